@@ -1,0 +1,42 @@
+#pragma once
+// Shared wiring for the CLI: global options, the streams commands write to, and the action a
+// parsed command leaves behind. Commands hold no logic: they parse, call the library, print.
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "frugal/core/error.h"
+
+namespace frugal::cli {
+
+/// Options every command accepts.
+struct GlobalOptions {
+  std::string db;            ///< --db: ledger location (SQLite path or postgresql:// URL)
+  std::string catalog;       ///< --catalog: custom offers YAML file
+  bool json = false;         ///< --json: exactly one JSON document on stdout
+  std::string color = "auto";
+  int verbosity = 0;         ///< -v adds one, -q subtracts one
+};
+
+/// Where a command writes: results to out, diagnostics to err.
+struct Streams {
+  std::ostream& out;
+  std::ostream& err;
+};
+
+/// What a parsed command runs; set by the command's CLI11 callback.
+using Action = std::function<Result<void>(Streams&)>;
+
+/// Writes `doc` as the one JSON document of the command, with schema_version added.
+void WriteJson(Streams& streams, nlohmann::json doc);
+
+/// Runs the CLI on argv and returns the process exit code. Help and version go to `out`,
+/// errors to `err` ("frugal: error: ..."). Usage errors return 2.
+int Main(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+}  // namespace frugal::cli

@@ -1,0 +1,14 @@
+#include <exception>
+#include <iostream>
+
+#include "app.h"
+
+int main(int argc, char** argv) {
+  try {
+    return frugal::cli::Main(argc, argv, std::cout, std::cerr);
+  } catch (const std::exception& e) {
+    // Last resort: every expected failure is a Result long before here.
+    std::cerr << "frugal: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,10 @@
+# Every outside dependency comes from a Debian package (see scripts/setup.sh).
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+find_package(CLI11 CONFIG REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(fmt REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(SQLite3 REQUIRED)
+find_package(tl-expected REQUIRED)
+pkg_check_modules(PQXX IMPORTED_TARGET libpqxx)

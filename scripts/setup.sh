@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Sets up a Debian 12 machine for frugal and builds it.
+#   scripts/setup.sh [PRESET]    PRESET: release (default), dev, asan, bench
+# Installs only the Debian packages that are missing (as root, or through sudo).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset="${1:-release}"
+
+packages=(
+  # build
+  g++ cmake ninja-build pkg-config ccache git
+  # libraries
+  libcli11-dev nlohmann-json3-dev libfmt-dev libyaml-cpp-dev libsqlite3-dev libpqxx-dev
+  libcpp-httplib-dev libexpected-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # real components used by examples and tests
+  sqlite3 postgresql python3 python3-torch python3-optuna
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset"

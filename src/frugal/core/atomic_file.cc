@@ -1,0 +1,100 @@
+#include "frugal/core/atomic_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace frugal {
+namespace {
+
+Error IoError(const std::filesystem::path& path, const char* what) {
+  return Error{ErrorCode::kFailed, fmt::format("{}: {}: {}", path.string(), what, std::strerror(errno))};
+}
+
+}  // namespace
+
+AtomicFile::AtomicFile(std::filesystem::path path) : path_(std::move(path)) {
+  temp_path_ = path_;
+  temp_path_ += fmt::format(".tmp.{}", ::getpid());
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_) {
+    std::error_code ignored;
+    std::filesystem::remove(temp_path_, ignored);
+  }
+}
+
+Result<void> AtomicFile::Write(std::string_view bytes) {
+  if (fd_ < 0) {
+    std::error_code ec;
+    if (path_.has_parent_path()) std::filesystem::create_directories(path_.parent_path(), ec);
+    if (ec) {
+      return Fail(ErrorCode::kFailed,
+                  fmt::format("{}: cannot create directory: {}", path_.parent_path().string(), ec.message()));
+    }
+    fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) return Fail(IoError(temp_path_, "cannot create"));
+  }
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Fail(IoError(temp_path_, "write failed"));
+    }
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return {};
+}
+
+Result<void> AtomicFile::Commit() {
+  FRUGAL_CHECK(!committed_);
+  if (fd_ < 0) FRUGAL_TRY(Write(""));
+  if (::fsync(fd_) != 0) return Fail(IoError(temp_path_, "fsync failed"));
+  if (::close(fd_) != 0) {
+    fd_ = -1;
+    return Fail(IoError(temp_path_, "close failed"));
+  }
+  fd_ = -1;
+  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+    return Fail(IoError(path_, "rename failed"));
+  }
+  committed_ = true;
+  const auto dir = path_.has_parent_path() ? path_.parent_path() : std::filesystem::path(".");
+  return SyncDirectory(dir);
+}
+
+Result<void> WriteFileAtomically(const std::filesystem::path& path, std::string_view contents) {
+  AtomicFile file(path);
+  FRUGAL_TRY(file.Write(contents));
+  return file.Commit();
+}
+
+Result<std::string> ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return Fail(ErrorCode::kBadInput, fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return Fail(ErrorCode::kBadInput, fmt::format("{}: read failed", path.string()));
+  return buffer.str();
+}
+
+Result<void> SyncDirectory(const std::filesystem::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Fail(IoError(dir, "cannot open directory"));
+  const int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) return Fail(IoError(dir, "fsync failed"));
+  return {};
+}
+
+}  // namespace frugal

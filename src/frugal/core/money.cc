@@ -1,0 +1,164 @@
+#include "frugal/core/money.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+namespace frugal {
+namespace {
+
+// 128-bit intermediates keep rate × duration exact; a GNU extension g++ and clang share.
+__extension__ typedef __int128 Int128;
+
+constexpr int64_t kMaxMicros = 9'000'000'000'000'000'000;  // ±9 trillion dollars
+
+// Rounds numerator/denominator to the nearest integer, half away from zero.
+int64_t DivRound(Int128 numerator, Int128 denominator) {
+  const bool negative = (numerator < 0) != (denominator < 0);
+  Int128 n = numerator < 0 ? -numerator : numerator;
+  const Int128 d = denominator < 0 ? -denominator : denominator;
+  Int128 q = (n + d / 2) / d;
+  return static_cast<int64_t>(negative ? -q : q);
+}
+
+std::string GroupThousands(int64_t whole) {
+  std::string digits = std::to_string(whole);
+  std::string out;
+  const size_t n = digits.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0 && (n - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+Money Money::FromDollars(double dollars) {
+  return Money(static_cast<int64_t>(std::llround(dollars * static_cast<double>(kMicrosPerDollar))));
+}
+
+Result<Money> Money::Parse(std::string_view text) {
+  const std::string original(text);
+  auto bad = [&](const char* why) {
+    return Fail(ErrorCode::kBadInput, fmt::format("invalid amount '{}': {}", original, why));
+  };
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  bool negative = false;
+  if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
+    negative = text.front() == '-';
+    text.remove_prefix(1);
+  }
+  if (!text.empty() && text.front() == '$') text.remove_prefix(1);
+  if (text.empty()) return bad("no digits");
+
+  Int128 whole = 0;
+  int whole_digits = 0;
+  int digits_since_comma = -1;  // -1: no comma seen yet
+  size_t i = 0;
+  for (; i < text.size() && text[i] != '.'; ++i) {
+    const char c = text[i];
+    if (c == ',') {
+      if (whole_digits == 0 || (digits_since_comma != -1 && digits_since_comma != 3) ||
+          (digits_since_comma == -1 && whole_digits > 3)) {
+        return bad("misplaced thousands separator");
+      }
+      digits_since_comma = 0;
+      continue;
+    }
+    if (c < '0' || c > '9') return bad("unexpected character");
+    whole = whole * 10 + (c - '0');
+    ++whole_digits;
+    if (digits_since_comma != -1) ++digits_since_comma;
+    if (whole > kMaxMicros) return bad("too large");
+  }
+  if (digits_since_comma != -1 && digits_since_comma != 3) {
+    return bad("misplaced thousands separator");
+  }
+  Int128 fraction = 0;  // in units of 10^-18
+  int fraction_digits = 0;
+  if (i < text.size()) {
+    ++i;  // the '.'
+    for (; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c < '0' || c > '9') return bad("unexpected character");
+      if (fraction_digits < 18) {
+        fraction = fraction * 10 + (c - '0');
+        ++fraction_digits;
+      }
+    }
+    if (fraction_digits == 0 && whole_digits == 0) return bad("no digits");
+  }
+  if (whole_digits == 0 && fraction_digits == 0) return bad("no digits");
+  for (int k = fraction_digits; k < 18; ++k) fraction *= 10;
+  // fraction is now in 1e-18 dollars; micro-dollars = fraction / 1e12, rounded.
+  const Int128 micros_fraction = (fraction + 500'000'000'000) / 1'000'000'000'000;
+  const Int128 total = whole * kMicrosPerDollar + micros_fraction;
+  if (total > kMaxMicros) return bad("too large");
+  const auto micros = static_cast<int64_t>(total);
+  return Money(negative ? -micros : micros);
+}
+
+std::string Money::ToString() const {
+  const bool negative = micros_ < 0;
+  const int64_t magnitude = negative ? -micros_ : micros_;
+  std::string body;
+  if (magnitude < kMicrosPerDollar) {
+    const int64_t ten_thousandths = DivRound(magnitude, 100);
+    body = fmt::format("{}.{:04d}", ten_thousandths / 10'000, ten_thousandths % 10'000);
+  } else {
+    const int64_t cents = DivRound(magnitude, 10'000);
+    body = fmt::format("{}.{:02d}", GroupThousands(cents / 100), cents % 100);
+  }
+  return (negative ? "-$" : "$") + body;
+}
+
+std::string Money::ToPlainString() const {
+  const bool negative = micros_ < 0;
+  const int64_t magnitude = negative ? -micros_ : micros_;
+  std::string s = fmt::format("{}{}.{:06d}", negative ? "-" : "", magnitude / kMicrosPerDollar,
+                              magnitude % kMicrosPerDollar);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
+Money Money::Scaled(double factor) const {
+  return Money(static_cast<int64_t>(std::llround(static_cast<double>(micros_) * factor)));
+}
+
+double Money::RatioTo(Money denominator) const {
+  if (denominator.micros_ == 0) return 0.0;
+  return static_cast<double>(micros_) / static_cast<double>(denominator.micros_);
+}
+
+Money Rate::For(Duration d) const {
+  return Money::FromMicros(
+      DivRound(static_cast<Int128>(per_hour.micros()) * d.count(), 3'600'000));
+}
+
+Money Rate::ForHours(double hours) const { return per_hour.Scaled(hours); }
+
+Result<Rate> Rate::Parse(std::string_view text) {
+  std::string_view number = text;
+  for (std::string_view suffix : {"/hour", "/hr", "/h"}) {
+    if (number.size() > suffix.size() && number.ends_with(suffix)) {
+      number.remove_suffix(suffix.size());
+      break;
+    }
+  }
+  auto money = Money::Parse(number);
+  if (!money) {
+    return Fail(ErrorCode::kBadInput, fmt::format("invalid rate '{}': expected dollars per hour "
+                                                  "such as 3.06 or $3.06/h",
+                                                  text));
+  }
+  if (*money < Money()) {
+    return Fail(ErrorCode::kBadInput, fmt::format("invalid rate '{}': negative", text));
+  }
+  return Rate{*money};
+}
+
+}  // namespace frugal

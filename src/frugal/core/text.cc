@@ -1,0 +1,120 @@
+#include "frugal/core/text.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace frugal {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+std::string ToLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::vector<std::string> Split(std::string_view s, char separator) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t pos = s.find(separator, start);
+    parts.emplace_back(s.substr(start, pos == std::string_view::npos ? pos : pos - start));
+    if (pos == std::string_view::npos) break;
+    start = pos + 1;
+  }
+  return parts;
+}
+
+Result<double> ParseDouble(std::string_view text) {
+  const std::string_view t = Trim(text);
+  double value = 0;
+  const char* begin = t.data();
+  const char* end = t.data() + t.size();
+  if (!t.empty() && *begin == '+') ++begin;
+  const auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (t.empty() || ec != std::errc() || ptr != end || !std::isfinite(value)) {
+    return Fail(ErrorCode::kBadInput, fmt::format("'{}' is not a number", text));
+  }
+  return value;
+}
+
+Result<int64_t> ParseInt(std::string_view text) {
+  const std::string_view t = Trim(text);
+  int64_t value = 0;
+  const char* begin = t.data();
+  const char* end = t.data() + t.size();
+  if (!t.empty() && *begin == '+') ++begin;
+  const auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (t.empty() || ec != std::errc() || ptr != end) {
+    return Fail(ErrorCode::kBadInput, fmt::format("'{}' is not an integer", text));
+  }
+  return value;
+}
+
+Result<double> ParseCount(std::string_view text) {
+  std::string_view t = Trim(text);
+  double multiplier = 1;
+  if (!t.empty()) {
+    switch (std::tolower(static_cast<unsigned char>(t.back()))) {
+      case 'k': multiplier = 1e3; break;
+      case 'm': multiplier = 1e6; break;
+      case 'b': multiplier = 1e9; break;
+      case 't': multiplier = 1e12; break;
+      default: break;
+    }
+    if (multiplier != 1) t.remove_suffix(1);
+  }
+  auto value = ParseDouble(t);
+  if (!value || *value < 0) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("'{}' is not a count (expected e.g. 7b, 350m, 2t or 7e9)", text));
+  }
+  return *value * multiplier;
+}
+
+namespace {
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                        std::tolower(static_cast<unsigned char>(b[j - 1]));
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+}  // namespace
+
+std::optional<std::string> Suggest(std::string_view word, std::span<const std::string> candidates) {
+  std::optional<std::string> best;
+  size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const std::string& candidate : candidates) {
+    const size_t d = EditDistance(word, candidate);
+    if (d < best_distance) {
+      best_distance = d;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+std::string DidYouMean(std::string_view word, std::span<const std::string> candidates) {
+  auto s = Suggest(word, candidates);
+  return s ? fmt::format(" (did you mean '{}'?)", *s) : std::string();
+}
+
+}  // namespace frugal

@@ -1,0 +1,47 @@
+#pragma once
+// Test helpers: run the real frugal binary, make temporary directories.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace frugal::testing {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs the built frugal binary with `args` (and extra environment "K=V" entries), capturing
+/// stdout and stderr. FRUGAL_HOME points at `home` when given, so tests never touch the user's
+/// real data directory.
+CommandResult RunFrugal(const std::vector<std::string>& args,
+                        const std::filesystem::path& home = {},
+                        const std::vector<std::string>& env = {});
+
+/// Runs any program the same way.
+CommandResult RunProgram(const std::vector<std::string>& argv, const std::vector<std::string>& env = {});
+
+/// A fresh directory removed (recursively) when the object goes away.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// Writes a file (creating parents); aborts the test on failure.
+void WriteTestFile(const std::filesystem::path& path, const std::string& contents);
+
+/// The source tree's root, and the shared raw data folder beside it.
+std::filesystem::path SourceDir();
+std::filesystem::path SharedDataDir();
+
+}  // namespace frugal::testing

@@ -1,0 +1,71 @@
+#include "frugal/core/atomic_file.h"
+
+#include <sys/resource.h>
+
+#include <csignal>
+
+#include <gtest/gtest.h>
+
+#include "support/test_support.h"
+
+namespace frugal {
+namespace {
+
+TEST(AtomicFile, TargetAppearsOnlyOnCommit) {
+  testing::TempDir dir;
+  const auto target = dir / "sub" / "out.txt";
+  {
+    AtomicFile file(target);
+    ASSERT_TRUE(file.Write("hello ").has_value());
+    ASSERT_TRUE(file.Write("world").has_value());
+    EXPECT_FALSE(std::filesystem::exists(target));
+    ASSERT_TRUE(file.Commit().has_value());
+  }
+  EXPECT_EQ(*ReadFile(target), "hello world");
+}
+
+TEST(AtomicFile, AbandonedWriteLeavesOldContentsAndNoTemporary) {
+  testing::TempDir dir;
+  const auto target = dir / "out.txt";
+  ASSERT_TRUE(WriteFileAtomically(target, "old").has_value());
+  {
+    AtomicFile file(target);
+    ASSERT_TRUE(file.Write("new, half-written").has_value());
+  }
+  EXPECT_EQ(*ReadFile(target), "old");
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 1u);
+}
+
+TEST(AtomicFile, WriteFailureKeepsOldContents) {
+  testing::TempDir dir;
+  const auto target = dir / "out.txt";
+  ASSERT_TRUE(WriteFileAtomically(target, "old").has_value());
+  // A file-size limit makes write() fail part-way, as a full disk does.
+  rlimit old_limit{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old_limit;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  Result<void> r = WriteFileAtomically(target, std::string(1 << 16, 'x'));
+  ::setrlimit(RLIMIT_FSIZE, &old_limit);
+  std::signal(SIGXFSZ, old_handler);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message.find("write failed"), std::string::npos) << r.error().message;
+  EXPECT_EQ(*ReadFile(target), "old");
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 1u);
+}
+
+TEST(ReadFile, MissingFileNamesIt) {
+  auto r = ReadFile("/nonexistent/frugal.yaml");
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message.find("/nonexistent/frugal.yaml"), std::string::npos);
+  EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+}
+
+}  // namespace
+}  // namespace frugal

@@ -1,0 +1,47 @@
+#include "frugal/core/csv.h"
+
+#include <gtest/gtest.h>
+
+namespace frugal {
+namespace {
+
+TEST(CsvTable, ParsesQuotedFieldsAndTracksLocations) {
+  auto t = CsvTable::Parse("a,b,c\n1,\"x, \"\"y\"\"\",3\r\n\n4,\"multi\nline\",6\n", "f.csv");
+  ASSERT_TRUE(t.has_value()) << t.error().message;
+  ASSERT_EQ(t->rows().size(), 2u);
+  EXPECT_EQ(t->rows()[0].fields[1], "x, \"y\"");
+  EXPECT_EQ(t->rows()[0].fields[2], "3");
+  EXPECT_EQ(t->rows()[1].line, 4);
+  EXPECT_EQ(t->rows()[1].fields[1], "multi\nline");
+  EXPECT_EQ(t->Where(t->rows()[0], 2), "f.csv:2:14");
+  EXPECT_EQ(*t->RequireColumn("c"), 2u);
+}
+
+TEST(CsvTable, ReportsMissingColumnsAndUnterminatedQuotes) {
+  auto t = CsvTable::Parse("a,b\n1,2\n", "f.csv");
+  ASSERT_TRUE(t.has_value());
+  auto missing = t->RequireColumn("Price");
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().message, "f.csv:1: missing column 'Price'");
+
+  auto bad = CsvTable::Parse("a,b\n1,\"open\n", "g.csv");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().message, "g.csv:2:3: unterminated quoted field");
+  EXPECT_EQ(bad.error().code, ErrorCode::kBadInput);
+  EXPECT_FALSE(CsvTable::Parse("", "e.csv").has_value());
+}
+
+TEST(CsvTable, ShortRowsYieldEmptyFields) {
+  auto t = CsvTable::Parse("a,b,c\n1\n", "f.csv");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(CsvTable::Field(t->rows()[0], 2), "");
+}
+
+TEST(CsvEscape, QuotesOnlyWhenNeeded) {
+  EXPECT_EQ(CsvEscape("plain"), "plain");
+  EXPECT_EQ(CsvEscape("a,b"), "\"a,b\"");
+  EXPECT_EQ(CsvEscape("say \"hi\""), "\"say \"\"hi\"\"\"");
+}
+
+}  // namespace
+}  // namespace frugal
