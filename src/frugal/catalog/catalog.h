@@ -1,0 +1,68 @@
+#pragma once
+// The catalog: GPU specs and every offer frugal knows, loaded from the shipped snapshot under
+// data/ (or the user's imported copy, which takes precedence) plus custom offers from YAML.
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frugal/catalog/gpu.h"
+#include "frugal/catalog/offer.h"
+#include "frugal/core/error.h"
+
+namespace frugal::catalog {
+
+/// Filters for Catalog::Query; unset fields match everything.
+struct OfferQuery {
+  std::optional<std::string> gpu;     ///< canonical name or alias ("A100-80GB", "a100-80gb")
+  int min_gpus = 0;
+  std::optional<std::string> cloud;
+  std::optional<std::string> region;
+  std::optional<Tier> tier;
+  std::optional<Money> max_price_per_hour;
+  enum class Sort { kPrice, kPricePerGpu } sort = Sort::kPrice;
+  size_t limit = 0;                   ///< 0: no limit
+};
+
+/// Where the loaded catalog came from, for `catalog info`.
+struct CatalogInfo {
+  std::string snapshot_date;          ///< "2026-05-20"
+  std::filesystem::path offers_path;  ///< the offers file in use
+  bool imported = false;              ///< true when the user's imported copy is in use
+  std::vector<std::string> sources;   ///< source lines from the snapshot's metadata
+  std::vector<std::filesystem::path> custom_files;
+  /// Row counts per cloud and tier.
+  std::map<std::string, std::map<std::string, size_t>> counts;
+};
+
+class Catalog {
+ public:
+  /// Loads the catalog: the user's imported offers when present (UserDataDir()/catalog),
+  /// otherwise the shipped snapshot; then the custom offers in `custom_files`, then the user's
+  /// config-directory offers.yaml if it exists. kBadInput names file and line on a malformed row.
+  [[nodiscard]] static Result<Catalog> LoadDefault(const std::vector<std::filesystem::path>& custom_files = {});
+  /// Loads from an explicit data directory (tests, benchmarks).
+  [[nodiscard]] static Result<Catalog> LoadFrom(const std::filesystem::path& data_dir,
+                                                const std::vector<std::filesystem::path>& custom_files = {});
+
+  const std::vector<GpuSpec>& gpus() const { return gpus_; }
+  const std::vector<Offer>& offers() const { return offers_; }
+  const CatalogInfo& info() const { return info_; }
+
+  /// The GPU with this name or alias (case-insensitive), or nullptr.
+  const GpuSpec* FindGpu(std::string_view name) const;
+  /// As FindGpu, but kBadInput "unknown GPU 'A100-80G' (did you mean 'A100-80GB'?)".
+  [[nodiscard]] Result<const GpuSpec*> RequireGpu(std::string_view name) const;
+
+  /// Offers matching the query, sorted and limited. kBadInput for an unknown GPU name.
+  [[nodiscard]] Result<std::vector<const Offer*>> Query(const OfferQuery& query) const;
+
+ private:
+  std::vector<GpuSpec> gpus_;
+  std::vector<Offer> offers_;
+  CatalogInfo info_;
+};
+
+}  // namespace frugal::catalog
