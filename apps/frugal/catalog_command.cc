@@ -250,7 +250,7 @@ void RegisterCatalog(CLI::App& app, GlobalOptions& global, Action& action) {
   o->add_option("--tier", offers->tier, "on_demand, spot, reserved_1y, reserved_3y");
   o->add_option("--max-price", offers->max_price, "Highest price per hour for the instance, in dollars");
   o->add_option("--sort", offers->sort, "price or price_per_gpu")->check(CLI::IsMember({"price", "price_per_gpu"}));
-  o->add_option("--limit", offers->limit, "Show at most N offers");
+  o->add_option("--limit", offers->limit, "Show at most N offers")->check(CLI::NonNegativeNumber);
   o->callback([&, offers] { action = [&global, offers](Streams& s) { return RunOffers(*offers, global, s); }; });
 
   cmd->add_subcommand("info", "Snapshot date, sources, row counts per cloud and tier")

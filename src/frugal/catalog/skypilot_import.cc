@@ -307,7 +307,7 @@ Result<ImportResult> ImportSkyPilot(const std::vector<fs::path>& inputs,
     auto ran = importer.Run();
     if (!ran) {
       return Fail(ErrorCode::kBadInput,
-                  ran.error().message + " (not a SkyPilot vms.csv file; nothing was imported)");
+                  ran.error().message + " (nothing was imported)");
     }
     result.reports.push_back(std::move(report));
   }
