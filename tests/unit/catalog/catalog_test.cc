@@ -29,7 +29,8 @@ TEST(Catalog, ShippedSnapshotLoadsWithEveryCloudAndTier) {
     if (o.tier == Tier::kSpot) {
       EXPECT_GT(o.preemptions_per_hour, 0.0) << o.Id();
     }
-    EXPECT_EQ(o.price_estimated, o.tier == Tier::kReserved1y || o.tier == Tier::kReserved3y) << o.Id();
+    EXPECT_EQ(o.price_estimated, o.tier == Tier::kReserved1y || o.tier == Tier::kReserved3y)
+        << o.Id();
     if (!o.gpu.empty()) {
       EXPECT_NE(c.FindGpu(o.gpu), nullptr) << o.gpu;
     }
@@ -86,19 +87,23 @@ TEST(Catalog, UnknownGpuIsBadInputWithSuggestion) {
   auto offers = Shipped().Query(q);
   ASSERT_FALSE(offers.has_value());
   EXPECT_EQ(offers.error().code, ErrorCode::kBadInput);
-  EXPECT_NE(offers.error().message.find("did you mean 'A100-80GB'"), std::string::npos) << offers.error().message;
+  EXPECT_NE(offers.error().message.find("did you mean 'A100-80GB'"), std::string::npos)
+      << offers.error().message;
 }
 
 TEST(Catalog, MalformedOfferTableNamesFileAndLine) {
   frugal::testing::TempDir dir;
-  std::filesystem::copy(frugal::testing::SourceDir() / "data", dir.path(), std::filesystem::copy_options::recursive);
-  frugal::testing::WriteTestFile(dir / "catalog" / "offers.csv",
-                                 "cloud,instance_type,region,zone,gpu,gpu_count,vcpus,ram_gib,tier,price_per_hour\n"
-                                 "aws,g4dn.xlarge,us-east-1,,T4,1,4,16,on_demand,0.526\n"
-                                 "aws,g4dn.2xlarge,us-east-1,,T4,1,8,32,on_demand,\n");
+  std::filesystem::copy(frugal::testing::SourceDir() / "data", dir.path(),
+                        std::filesystem::copy_options::recursive);
+  frugal::testing::WriteTestFile(
+      dir / "catalog" / "offers.csv",
+      "cloud,instance_type,region,zone,gpu,gpu_count,vcpus,ram_gib,tier,price_per_hour\n"
+      "aws,g4dn.xlarge,us-east-1,,T4,1,4,16,on_demand,0.526\n"
+      "aws,g4dn.2xlarge,us-east-1,,T4,1,8,32,on_demand,\n");
   auto c = Catalog::LoadFrom(dir.path());
   ASSERT_FALSE(c.has_value());
-  EXPECT_NE(c.error().message.find("offers.csv:3:49: field 'price_per_hour'"), std::string::npos) << c.error().message;
+  EXPECT_NE(c.error().message.find("offers.csv:3:49: field 'price_per_hour'"), std::string::npos)
+      << c.error().message;
 }
 
 }  // namespace

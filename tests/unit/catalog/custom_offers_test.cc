@@ -67,13 +67,15 @@ TEST(CustomOffers, BadInputNamesFileLineAndField) {
        "offers.yaml:4:5: unknown key 'gpuz' in offer (did you mean 'gpu'?)"},
       {"apiVersion: frugal/v1\noffers:\n  - name: x\n    gpu: L5\n    price_per_hour: 1\n",
        "offers.yaml:4:10: field 'gpu': unknown GPU 'L5' (did you mean 'L4'?)"},
-      {"apiVersion: frugal/v1\noffers:\n  - name: x\n    gpu: L4\n", "give exactly one of price_per_hour"},
+      {"apiVersion: frugal/v1\noffers:\n  - name: x\n    gpu: L4\n",
+       "give exactly one of price_per_hour"},
       {"apiVersion: frugal/v1\noffers:\n  - name: x\n    gpu: L4\n    price_per_hour: -2\n",
        "offers.yaml:5:21: field 'price_per_hour': must be positive"},
       {"apiVersion: frugal/v1\noffers:\n  - name: x\n    gpu: L4\n    price_per_hour: free\n",
        "offers.yaml:5:21: field 'price_per_hour': invalid amount 'free'"},
       {"apiVersion: frugal/v9\n", "unsupported version 'frugal/v9'"},
-      {"apiVersion: frugal/v1\noffers:\n  - name: x\n    gpu: L4\n    gpus: -1\n    price_per_hour: 1\n",
+      {"apiVersion: frugal/v1\noffers:\n  - name: x\n    gpu: L4\n    gpus: -1\n    "
+       "price_per_hour: 1\n",
        "field 'gpus': expected a GPU count"},
   };
   for (const BadCase& c : cases) {

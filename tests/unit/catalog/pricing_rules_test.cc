@@ -16,9 +16,11 @@ Offer MakeOffer(std::string cloud, std::string gpu, Tier tier, int64_t cents) {
 }
 
 TEST(PricingRules, DerivesReservedTiersFromOnDemandAndFlagsThemEstimated) {
-  std::vector<Offer> offers = {MakeOffer("gcp", "L4", Tier::kOnDemand, 1000), MakeOffer("gcp", "L4", Tier::kSpot, 300),
+  std::vector<Offer> offers = {MakeOffer("gcp", "L4", Tier::kOnDemand, 1000),
+                               MakeOffer("gcp", "L4", Tier::kSpot, 300),
                                MakeOffer("vast", "L4", Tier::kOnDemand, 500)};
-  DeriveReservedOffers({{"gcp", Tier::kReserved1y, 0.37, ""}, {"gcp", Tier::kReserved3y, 0.55, ""}}, offers);
+  DeriveReservedOffers({{"gcp", Tier::kReserved1y, 0.37, ""}, {"gcp", Tier::kReserved3y, 0.55, ""}},
+                       offers);
   ASSERT_EQ(offers.size(), 5u);
   EXPECT_EQ(offers[3].tier, Tier::kReserved1y);
   EXPECT_EQ(offers[3].price.per_hour, Money::FromCents(630));
@@ -29,9 +31,11 @@ TEST(PricingRules, DerivesReservedTiersFromOnDemandAndFlagsThemEstimated) {
 }
 
 TEST(PricingRules, FirstMatchingPreemptionRuleWinsSoOverridesGoFirst) {
-  std::vector<Offer> offers = {MakeOffer("aws", "H100-80GB-SXM", Tier::kSpot, 100), MakeOffer("aws", "T4", Tier::kSpot, 100),
-                               MakeOffer("aws", "T4", Tier::kOnDemand, 100), MakeOffer("oci", "T4", Tier::kSpot, 100)};
-  ApplyPreemptionRates({{"aws", "H100*", 0.9, "override"}, {"aws", "*", 0.3, ""}, {"*", "*", 0.2, ""}}, offers);
+  std::vector<Offer> offers = {
+      MakeOffer("aws", "H100-80GB-SXM", Tier::kSpot, 100), MakeOffer("aws", "T4", Tier::kSpot, 100),
+      MakeOffer("aws", "T4", Tier::kOnDemand, 100), MakeOffer("oci", "T4", Tier::kSpot, 100)};
+  ApplyPreemptionRates(
+      {{"aws", "H100*", 0.9, "override"}, {"aws", "*", 0.3, ""}, {"*", "*", 0.2, ""}}, offers);
   EXPECT_DOUBLE_EQ(offers[0].preemptions_per_hour, 0.9);
   EXPECT_DOUBLE_EQ(offers[1].preemptions_per_hour, 0.3);
   EXPECT_DOUBLE_EQ(offers[2].preemptions_per_hour, 0.0);

@@ -11,9 +11,11 @@ namespace {
 using frugal::testing::TempDir;
 using frugal::testing::WriteTestFile;
 
-const std::vector<std::string> kKnown = {"A100-40GB", "A100-80GB", "L4", "T4", "H100-80GB-SXM", "V100-16GB"};
+const std::vector<std::string> kKnown = {"A100-40GB", "A100-80GB",     "L4",
+                                         "T4",        "H100-80GB-SXM", "V100-16GB"};
 
-const Offer* Find(const std::vector<Offer>& offers, std::string_view type, Tier tier, std::string_view zone = "") {
+const Offer* Find(const std::vector<Offer>& offers, std::string_view type, Tier tier,
+                  std::string_view zone = "") {
   for (const Offer& o : offers) {
     if (o.instance_type == type && o.tier == tier && o.zone == zone) return &o;
   }
@@ -23,9 +25,11 @@ const Offer* Find(const std::vector<Offer>& offers, std::string_view type, Tier 
 TEST(ImportSkyPilot, PricesGcpGpuVmsAsHostPlusAccelerator) {
   TempDir dir;
   WriteTestFile(dir / "gcp_vms.csv",
-                "InstanceType,vCPUs,MemoryGiB,AcceleratorName,AcceleratorCount,GpuInfo,Region,AvailabilityZone,Price,SpotPrice\n"
+                "InstanceType,vCPUs,MemoryGiB,AcceleratorName,AcceleratorCount,GpuInfo,Region,"
+                "AvailabilityZone,Price,SpotPrice\n"
                 "a2-highgpu-1g,12.0,85.0,,,,us-central1,us-central1-a,0.73948,0.29\n"
-                ",,,A100,1,\"{'Gpus': [{'MemoryInfo': {'SizeInMiB': 40960}}]}\",us-central1,us-central1-a,2.93,1.1\n"
+                ",,,A100,1,\"{'Gpus': [{'MemoryInfo': {'SizeInMiB': "
+                "40960}}]}\",us-central1,us-central1-a,2.93,1.1\n"
                 "g2-standard-4,4.0,16.0,,,,us-central1,us-central1-a,0.2,0.08\n"
                 "g2-standard-8,8.0,32.0,,,,us-central1,us-central1-a,0.3,0.12\n"
                 ",,,L4,1,,us-central1,us-central1-a,0.5,0.2\n"
@@ -42,7 +46,8 @@ TEST(ImportSkyPilot, PricesGcpGpuVmsAsHostPlusAccelerator) {
   EXPECT_EQ(a100_spot->price.per_hour, *Money::Parse("1.39"));
   // One L4 fits several g2 hosts: each is an offer of its own.
   EXPECT_NE(Find(r->offers, "g2-standard-4", Tier::kOnDemand), nullptr);
-  EXPECT_EQ(Find(r->offers, "g2-standard-8", Tier::kOnDemand)->price.per_hour, *Money::Parse("0.8"));
+  EXPECT_EQ(Find(r->offers, "g2-standard-8", Tier::kOnDemand)->price.per_hour,
+            *Money::Parse("0.8"));
   // A100 ×2 needs a2-highgpu-2g, which this zone does not price.
   EXPECT_EQ(r->reports[0].skipped.at("GCP accelerator with no host VM priced in its zone"), 1u);
 }
@@ -50,7 +55,8 @@ TEST(ImportSkyPilot, PricesGcpGpuVmsAsHostPlusAccelerator) {
 TEST(ImportSkyPilot, SkipsAndCountsUnusableRows) {
   TempDir dir;
   WriteTestFile(dir / "aws" / "vms.csv",
-                "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone,Arch\n"
+                "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,"
+                "SpotPrice,Region,AvailabilityZone,Arch\n"
                 "g4dn.xlarge,T4,1.0,4.0,16.0,,0.526,0.2,us-east-1,use1-az1,x86_64\n"
                 "g4dn.xlarge,T4,1.0,4.0,16.0,,0.526,0.21,us-east-1,use1-az2,x86_64\n"
                 "p5e.48xlarge,H100,8.0,192.0,2048.0,,,,us-east-1,use1-az1,x86_64\n"
@@ -77,13 +83,15 @@ TEST(ImportSkyPilot, SkipsAndCountsUnusableRows) {
 TEST(ImportSkyPilot, MalformedPriceIsAnErrorNamingTheLine) {
   TempDir dir;
   WriteTestFile(dir / "lambda_vms.csv",
-                "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,SpotPrice\n"
+                "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,"
+                "GpuInfo,SpotPrice\n"
                 "gpu_1x_a10,A10,1.0,30.0,200.0,0.75,us-east-1,,\n"
                 "gpu_1x_l4,L4,1.0,30.0,200.0,cheap,us-east-1,,\n");
   auto r = ImportSkyPilot({dir / "lambda_vms.csv"}, kKnown);
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
-  EXPECT_NE(r.error().message.find("lambda_vms.csv:3:29: field 'Price': malformed price 'cheap'"), std::string::npos)
+  EXPECT_NE(r.error().message.find("lambda_vms.csv:3:29: field 'Price': malformed price 'cheap'"),
+            std::string::npos)
       << r.error().message;
 }
 
