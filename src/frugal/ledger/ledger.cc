@@ -55,20 +55,20 @@ std::string ResolveLocation(const std::string& db_flag) {
   return (UserDataDir() / "ledger.sqlite").string();
 }
 
+Result<std::unique_ptr<Connection>> Connect(const std::string& location, CreateMode create) {
+  if (IsPostgresUrl(location)) return OpenPostgres(location);
+  const std::filesystem::path path(location);
+  if (create == CreateMode::kMustExist && !std::filesystem::exists(path)) {
+    return Fail(ErrorCode::kBadInput, fmt::format("{}: no ledger there", location));
+  }
+  std::error_code ignored;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ignored);
+  return OpenSqlite(location, create);
+}
+
 Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& location,
                                              const OpenOptions& options) {
-  std::unique_ptr<Connection> db;
-  if (IsPostgresUrl(location)) {
-    db = FRUGAL_TRY(OpenPostgres(location));
-  } else {
-    const std::filesystem::path path(location);
-    if (options.create == CreateMode::kMustExist && !std::filesystem::exists(path)) {
-      return Fail(ErrorCode::kBadInput, fmt::format("{}: no ledger there", location));
-    }
-    std::error_code ignored;
-    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ignored);
-    db = FRUGAL_TRY(OpenSqlite(location, options.create));
-  }
+  std::unique_ptr<Connection> db = FRUGAL_TRY(Connect(location, options.create));
   const int target = options.schema_version == OpenOptions::kLatestSchema
                          ? kSchemaVersion
                          : options.schema_version;

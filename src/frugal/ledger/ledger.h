@@ -22,6 +22,10 @@ namespace frugal::ledger {
 /// Which ledger to open: the --db flag, else $FRUGAL_DB, else UserDataDir()/ledger.sqlite.
 [[nodiscard]] std::string ResolveLocation(const std::string& db_flag);
 
+/// Connects to a location without touching the schema: a postgresql:// URL or a SQLite path.
+[[nodiscard]] Result<std::unique_ptr<Connection>> Connect(const std::string& location,
+                                                          CreateMode create);
+
 struct OpenOptions {
   /// kMustExist refuses to create a missing SQLite file (read-only commands on a typo'd path).
   CreateMode create = CreateMode::kCreateIfMissing;

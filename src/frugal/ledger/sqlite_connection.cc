@@ -3,7 +3,9 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <map>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -171,7 +173,17 @@ Result<std::unique_ptr<Connection>> OpenSqlite(const std::string& path, CreateMo
   sqlite3_busy_timeout(db, kBusyTimeoutMs);
   std::unique_ptr<Connection> connection = std::make_unique<SqliteConnection>(db, path);
   // The first statement reads the header: a foreign file fails here with a clear message.
-  FRUGAL_TRY(connection->Query("PRAGMA journal_mode=WAL"));
+  // Switching a new file to WAL needs a moment of exclusive access, which the busy handler
+  // does not wait for when another process is creating the same ledger; retry then.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (true) {
+    Result<std::vector<Row>> wal = connection->Query("PRAGMA journal_mode=WAL");
+    if (wal) break;
+    if (!connection->LastErrorWasTransient() || std::chrono::steady_clock::now() > deadline) {
+      return Fail(wal.error());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   // NORMAL is durable across process crashes in WAL mode (only power loss may drop the tail).
   FRUGAL_TRY(connection->ExecuteScript("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON"));
   return connection;
