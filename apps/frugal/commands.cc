@@ -3,9 +3,9 @@
 namespace frugal::cli {
 
 void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
-  (void)app;
-  (void)global;
-  (void)action;
+  RegisterRuns(app, global, action);
+  RegisterReport(app, global, action);
+  RegisterLedger(app, global, action);
 }
 
 }  // namespace frugal::cli

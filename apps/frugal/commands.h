@@ -8,6 +8,9 @@ namespace frugal::cli {
 void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action);
 
 // One per command file.
+void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterReport(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterRuns(CLI::App& app, GlobalOptions& global, Action& action);
 
 
 }  // namespace frugal::cli

@@ -55,6 +55,14 @@ std::string ResolveLocation(const std::string& db_flag) {
   return (UserDataDir() / "ledger.sqlite").string();
 }
 
+Result<std::unique_ptr<Ledger>> OpenForCommand(const std::string& db_flag, CreateMode create) {
+  const std::string location = ResolveLocation(db_flag);
+  const bool is_default = db_flag.empty() && std::getenv("FRUGAL_DB") == nullptr;
+  OpenOptions options;
+  options.create = is_default ? CreateMode::kCreateIfMissing : create;
+  return Ledger::Open(location, options);
+}
+
 Result<std::unique_ptr<Connection>> Connect(const std::string& location, CreateMode create) {
   if (IsPostgresUrl(location)) return OpenPostgres(location);
   const std::filesystem::path path(location);

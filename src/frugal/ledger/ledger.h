@@ -22,6 +22,11 @@ namespace frugal::ledger {
 /// Which ledger to open: the --db flag, else $FRUGAL_DB, else UserDataDir()/ledger.sqlite.
 [[nodiscard]] std::string ResolveLocation(const std::string& db_flag);
 
+/// Opens the ledger a command names (--db flag, FRUGAL_DB, or the default file). The default
+/// file is created on first use; an explicit SQLite path must exist unless `create` allows.
+[[nodiscard]] Result<std::unique_ptr<class Ledger>> OpenForCommand(const std::string& db_flag,
+                                                                 CreateMode create);
+
 /// Connects to a location without touching the schema: a postgresql:// URL or a SQLite path.
 [[nodiscard]] Result<std::unique_ptr<Connection>> Connect(const std::string& location,
                                                           CreateMode create);

@@ -139,6 +139,16 @@ Result<Timestamp> ParseTimestamp(std::string_view raw) {
   return FromMillis(static_cast<int64_t>(seconds) * 1000 + millis);
 }
 
+Result<Timestamp> ParseTimeOrAgo(std::string_view text, Timestamp now) {
+  if (Result<Duration> ago = ParseDuration(text)) return now - *ago;
+  Result<Timestamp> at = ParseTimestamp(text);
+  if (at) return at;
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("invalid time '{}' (want a duration back from now like 7d or 36h, or "
+                          "a date like 2026-01-31)",
+                          text));
+}
+
 std::string_view RunStatusName(RunStatus s) { return NameOf(s, kRunStatusNames); }
 Result<RunStatus> ParseRunStatus(std::string_view text) {
   return ParseName(text, kRunStatusNames, "run status");

@@ -33,6 +33,10 @@ using SegmentId = int64_t;
 /// "YYYY-MM-DD HH:MM:SS". Times without an offset are UTC. kBadInput otherwise.
 [[nodiscard]] Result<Timestamp> ParseTimestamp(std::string_view text);
 
+/// A point in time for --since/--until: a duration back from `now` ("7d", "36h") or a date
+/// or time as ParseTimestamp accepts. kBadInput otherwise.
+[[nodiscard]] Result<Timestamp> ParseTimeOrAgo(std::string_view text, Timestamp now);
+
 enum class RunStatus { kRunning, kSucceeded, kFailed, kBudgetStopped, kCancelled, kLost };
 [[nodiscard]] std::string_view RunStatusName(RunStatus s);
 [[nodiscard]] Result<RunStatus> ParseRunStatus(std::string_view text);
