@@ -176,7 +176,7 @@ Result<Report> BuildReport(Ledger& ledger, const ReportOptions& options) {
   report.options = options;
   for (auto& [key, acc] : groups) {
     Finish(acc, util, options.now, month_end);
-    if (acc.runs.empty() && acc.row.month_to_date.IsZero()) continue;
+    if (acc.runs.empty()) continue;  // no time in the window; still in the total's forecast
     report.rows.push_back(std::move(acc.row));
   }
   Finish(total, util, options.now, month_end);
