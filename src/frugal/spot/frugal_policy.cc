@@ -1,0 +1,150 @@
+#include "frugal/spot/frugal_policy.h"
+
+#include <algorithm>
+
+namespace frugal::spot {
+namespace {
+
+// Lifetime assumed before any has been seen: two hours, a middle-of-the-road spot market.
+constexpr double kDefaultMeanUpHours = 2.0;
+constexpr double kDefaultMeanDownHours = 1.0;
+
+}  // namespace
+
+void RunLengths::Clear() {
+  histogram_.assign(kMaxSteps + 1, 0);
+  longer_count_.assign(kMaxSteps + 2, 0);
+  longer_sum_.assign(kMaxSteps + 2, 0);
+  dirty_ = false;
+  count_ = 0;
+  total_ = 0;
+}
+
+void RunLengths::Add(int length) {
+  if (histogram_.empty()) Clear();
+  length = std::clamp(length, 1, kMaxSteps);
+  ++histogram_[static_cast<size_t>(length)];
+  ++count_;
+  total_ += length;
+  dirty_ = true;
+}
+
+void RunLengths::Rebuild() {
+  longer_count_[kMaxSteps + 1] = 0;
+  longer_sum_[kMaxSteps + 1] = 0;
+  for (int a = kMaxSteps; a >= 0; --a) {
+    const auto i = static_cast<size_t>(a);
+    // Entries at index a sum over lengths > a.
+    const double c = a + 1 <= kMaxSteps ? histogram_[i + 1] : 0;
+    longer_count_[i] = longer_count_[i + 1] + c;
+    longer_sum_[i] = longer_sum_[i + 1] + c * (a + 1);
+  }
+  dirty_ = false;
+}
+
+double RunLengths::ExpectedRemaining(int age, double fallback_mean) {
+  if (count_ == 0 || age >= kMaxSteps) return fallback_mean;
+  if (dirty_) Rebuild();
+  const auto i = static_cast<size_t>(std::max(age, 0));
+  // With few runs longer than `age`, blend in the memoryless guess so one lucky run does not
+  // decide; the weight of the data grows with how many such runs were seen.
+  const double n = longer_count_[i];
+  if (n == 0) return fallback_mean;
+  const double empirical = longer_sum_[i] / n - age;
+  constexpr double kPriorWeight = 2.0;
+  return (n * empirical + kPriorWeight * fallback_mean) / (n + kPriorWeight);
+}
+
+void FrugalPolicy::Start(const PolicyContext& context) {
+  job_ = context.job;
+  price_ratio_ = context.price_ratio;
+  up_runs_.Clear();
+  down_runs_.Clear();
+  current_age_ = 0;
+  up_steps_seen_ = 0;
+  steps_seen_ = 0;
+  current_available_ = !context.past.empty() && context.past.front() != 0;
+  for (uint8_t available : context.past) Observe(available != 0);
+}
+
+void FrugalPolicy::Observe(bool available) {
+  ++steps_seen_;
+  up_steps_seen_ += available ? 1 : 0;
+  if (current_age_ > 0 && available != current_available_) {
+    (current_available_ ? up_runs_ : down_runs_).Add(current_age_);
+    current_age_ = 0;
+  }
+  current_available_ = available;
+  ++current_age_;
+}
+
+double FrugalPolicy::MeanUp() const {
+  if (up_runs_.count() > 0) return up_runs_.mean();
+  return kDefaultMeanUpHours / job_.step_hours();
+}
+
+double FrugalPolicy::MeanDown() const {
+  if (down_runs_.count() > 0) return down_runs_.mean();
+  return kDefaultMeanDownHours / job_.step_hours();
+}
+
+int FrugalPolicy::ReserveSteps(const Observation& obs) const {
+  // Spare time kept for round trips spot → (preempted) → on-demand → spot: each costs two
+  // changeovers (and a checkpoint) of spare time, and finishing the remaining work on spot
+  // takes about work / mean lifetime of them.
+  const int work_left = job_.compute - obs.committed;
+  const double trips = 1.0 + work_left / std::max(1.0, MeanUp());
+  const double per_trip = 2.0 * job_.changeover + job_.checkpoint_cost;
+  return 1 + static_cast<int>(trips * per_trip);
+}
+
+bool FrugalPolicy::WorthLeavingOnDemand(const Observation& obs, int spare_after) {
+  const int d = job_.changeover;
+  if (spare_after < d + 1) return false;  // could not even finish the changeover safely
+  const int work_left = job_.compute - obs.committed - obs.uncommitted;
+  const double life = up_runs_.ExpectedRemaining(current_age_, MeanUp());
+  const double useful = std::min(life, static_cast<double>(work_left));
+  // In spot-price units: each spot step instead of on-demand saves (ratio − 1); leaving costs
+  // the spot changeover, a checkpoint billed at on-demand if one is due, and — when the run
+  // is expected to end before the work does — the changeover back at on-demand prices.
+  const double save_cost = obs.uncommitted > 0 ? job_.checkpoint_cost * price_ratio_ : 0;
+  const double return_cost = life < work_left ? d * price_ratio_ : 0;
+  const double gain = (useful - d) * (price_ratio_ - 1);
+  return gain > d + save_cost + return_cost;
+}
+
+Mode FrugalPolicy::Decide(const Observation& obs) {
+  Observe(obs.spot_available);
+  const int d = job_.changeover;
+  const int c = job_.checkpoint_cost;
+
+  if (obs.mode == Mode::kOnDemand) {
+    const int spare_after = SpareAfterLeavingOnDemand(job_, obs);
+    if (obs.spot_available) {
+      return WorthLeavingOnDemand(obs, spare_after) ? Mode::kSpot : Mode::kOnDemand;
+    }
+    // Back to waiting only with a clear margin over the reserve (the reserve shrinks as work
+    // gets done), so the job does not flap, and only when the work left is worth the two
+    // changeovers that waiting for spot will cost.
+    const int work_left = job_.compute - obs.committed - obs.uncommitted;
+    const bool worth_waiting = work_left * (price_ratio_ - 1) > 2.0 * d * price_ratio_ + c;
+    return worth_waiting && spare_after > ReserveSteps(obs) + d ? Mode::kIdle : Mode::kOnDemand;
+  }
+
+  const int spare = SpareSteps(job_, obs);
+  if (spare < 1) return Mode::kOnDemand;  // the deadline guarantee
+  if (obs.spot_available) {
+    if (obs.mode == Mode::kSpot) return Mode::kSpot;
+    // Entering spot spends a changeover of spare time; if that would leave none, the job
+    // would be pulled onto on-demand before doing any work.
+    return spare >= d + 1 ? Mode::kSpot : Mode::kOnDemand;
+  }
+  if (spare > ReserveSteps(obs)) return Mode::kIdle;
+  // At the reserve: ride out an outage expected to end within a changeover, as long as the
+  // spare time allows it; otherwise cover it with on-demand.
+  const double outage_left = down_runs_.ExpectedRemaining(current_age_, MeanDown());
+  if (outage_left <= d && spare - outage_left >= d + 1) return Mode::kIdle;
+  return Mode::kOnDemand;
+}
+
+}  // namespace frugal::spot
