@@ -197,6 +197,35 @@ Result<Trace> LoadTrace(const std::filesystem::path& path, int tick_seconds) {
               path.string() + ": unknown trace format (expected .json or .csv)");
 }
 
+Result<void> AttachPriceSeries(const std::filesystem::path& path, Trace& trace) {
+  CsvTable table = FRUGAL_TRY(CsvTable::Load(path));
+  const size_t spot_column = FRUGAL_TRY(table.RequireColumn("spot_price"));
+  const size_t od_column = FRUGAL_TRY(table.RequireColumn("on_demand_price"));
+  if (table.rows().size() < trace.launchable.size()) {
+    return Fail(ErrorCode::kBadInput, path.string() + ": " + std::to_string(table.rows().size()) +
+                                          " price rows for a trace of " +
+                                          std::to_string(trace.ticks()) + " ticks ('" +
+                                          trace.name + "')");
+  }
+  std::vector<double> spot, od;
+  for (size_t i = 0; i < trace.launchable.size(); ++i) {
+    const CsvRecord& row = table.rows()[i];
+    for (auto [column, name, out] : {std::tuple{spot_column, "spot_price", &spot},
+                                     std::tuple{od_column, "on_demand_price", &od}}) {
+      auto price = ParseDouble(Trim(CsvTable::Field(row, column)));
+      if (!price || *price <= 0) {
+        return Fail(ErrorCode::kBadInput, table.Where(row, column) + ": field '" + name +
+                                              "': expected a positive price in $/h, got '" +
+                                              CsvTable::Field(row, column) + "'");
+      }
+      out->push_back(*price);
+    }
+  }
+  trace.spot_price = std::move(spot);
+  trace.on_demand_price = std::move(od);
+  return {};
+}
+
 std::vector<uint8_t> GangAvailability(const Trace& trace, int gang) {
   std::vector<uint8_t> available(trace.launchable.size());
   for (size_t i = 0; i < available.size(); ++i) {

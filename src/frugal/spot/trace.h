@@ -42,6 +42,12 @@ struct Trace {
 [[nodiscard]] Result<Trace> ParseCsvTrace(const std::string& text, const std::string& source,
                                           int tick_seconds);
 
+/// Attaches a price series to `trace`: a CSV with columns `spot_price` and `on_demand_price`
+/// ($/h per instance), one row per tick of the trace, in order (other columns are ignored).
+/// kBadInput names file:line:column and the field; a series shorter than the trace is an
+/// error, a longer one is cut.
+[[nodiscard]] Result<void> AttachPriceSeries(const std::filesystem::path& path, Trace& trace);
+
 /// Availability for a gang of `gang` instances: tick i is available when all of them can be
 /// launched (launchable ≥ gang). One byte per tick, 0 or 1.
 [[nodiscard]] std::vector<uint8_t> GangAvailability(const Trace& trace, int gang);
