@@ -189,6 +189,7 @@ nlohmann::json ToJson(const spot::Evaluation& eval, const spot::EvaluationConfig
 
 std::string Ratio(double x) { return fmt::format("{:.3f}", x); }
 std::string Hours(int steps, double step_hours) {
+  if (steps == 0) return "0s";
   return FormatDuration(FromHours(steps * step_hours));
 }
 

@@ -1,6 +1,7 @@
 #include "frugal/spot/frugal_policy.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace frugal::spot {
 namespace {
@@ -55,6 +56,26 @@ double RunLengths::ExpectedRemaining(int age, double fallback_mean) {
   return (n * empirical + kPriorWeight * fallback_mean) / (n + kPriorWeight);
 }
 
+RunLengths::Capped RunLengths::ExpectedRemainingCapped(int age, int cap, double fallback_mean) {
+  // Memoryless guess: E[min(X, cap)] and P(X < cap) for an exponential X of the given mean.
+  const double m = std::max(fallback_mean, 1e-9);
+  const double tail = std::exp(-cap / m);
+  Capped prior{m * (1 - tail), 1 - tail};
+  if (count_ == 0 || age >= kMaxSteps) return prior;
+  if (dirty_) Rebuild();
+  const auto a = static_cast<size_t>(std::max(age, 0));
+  const auto b = static_cast<size_t>(std::min(age + std::max(cap, 0), kMaxSteps + 1));
+  const double n = longer_count_[a];
+  if (n == 0) return prior;
+  // Runs ending within the cap contribute (ℓ − age); longer ones contribute the cap.
+  const double ending = n - longer_count_[b];
+  const double ending_sum = (longer_sum_[a] - longer_sum_[b]) - age * ending;
+  const double capped = (ending_sum + cap * longer_count_[b]) / n;
+  constexpr double kPriorWeight = 2.0;
+  return Capped{(n * capped + kPriorWeight * prior.expected) / (n + kPriorWeight),
+                (ending + kPriorWeight * prior.ends_before_cap) / (n + kPriorWeight)};
+}
+
 void FrugalPolicy::Start(const PolicyContext& context) {
   job_ = context.job;
   price_ratio_ = context.price_ratio;
@@ -93,7 +114,10 @@ int FrugalPolicy::ReserveSteps(const Observation& obs) const {
   // changeovers (and a checkpoint) of spare time, and finishing the remaining work on spot
   // takes about work / mean lifetime of them.
   const int work_left = job_.compute - obs.committed;
-  const double trips = 1.0 + work_left / std::max(1.0, MeanUp());
+  // Capped: past a few trips, holding more spare time back costs more on-demand now than the
+  // trips it buys would save later (checked on the synthetic families, docs/spot-policy.md).
+  constexpr double kMaxTrips = 4;
+  const double trips = 1.0 + std::min(kMaxTrips, work_left / std::max(1.0, MeanUp()));
   const double per_trip = 2.0 * job_.changeover + job_.checkpoint_cost;
   return 1 + static_cast<int>(trips * per_trip);
 }
@@ -102,14 +126,18 @@ bool FrugalPolicy::WorthLeavingOnDemand(const Observation& obs, int spare_after)
   const int d = job_.changeover;
   if (spare_after < d + 1) return false;  // could not even finish the changeover safely
   const int work_left = job_.compute - obs.committed - obs.uncommitted;
-  const double life = up_runs_.ExpectedRemaining(current_age_, MeanUp());
-  const double useful = std::min(life, static_cast<double>(work_left));
+  // The useful part of the spot run: its remaining life after the changeover, capped by the
+  // work left.
+  const RunLengths::Capped life =
+      up_runs_.ExpectedRemainingCapped(current_age_ + d, work_left, MeanUp());
+  const double survive_changeover =
+      d == 0 ? 1.0 : 1.0 - up_runs_.ExpectedRemainingCapped(current_age_, d, MeanUp()).ends_before_cap;
   // In spot-price units: each spot step instead of on-demand saves (ratio − 1); leaving costs
   // the spot changeover, a checkpoint billed at on-demand if one is due, and — when the run
-  // is expected to end before the work does — the changeover back at on-demand prices.
+  // ends before the work does — the changeover back at on-demand prices.
   const double save_cost = obs.uncommitted > 0 ? job_.checkpoint_cost * price_ratio_ : 0;
-  const double return_cost = life < work_left ? d * price_ratio_ : 0;
-  const double gain = (useful - d) * (price_ratio_ - 1);
+  const double return_cost = (1 - survive_changeover * (1 - life.ends_before_cap)) * d * price_ratio_;
+  const double gain = survive_changeover * life.expected * (price_ratio_ - 1);
   return gain > d + save_cost + return_cost;
 }
 

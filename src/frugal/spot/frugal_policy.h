@@ -24,6 +24,13 @@ class RunLengths {
   [[nodiscard]] double mean() const { return count_ == 0 ? 0 : total_ / count_; }
   /// E[length − age | length > age]; `fallback_mean` (memoryless) when nothing longer was seen.
   [[nodiscard]] double ExpectedRemaining(int age, double fallback_mean);
+  /// E[min(length − age, cap) | length > age] and P(length − age < cap | length > age), each
+  /// blended with a memoryless run of mean `fallback_mean` while few runs that long were seen.
+  struct Capped {
+    double expected = 0;
+    double ends_before_cap = 0;
+  };
+  [[nodiscard]] Capped ExpectedRemainingCapped(int age, int cap, double fallback_mean);
 
  private:
   void Rebuild();
