@@ -144,19 +144,15 @@ bool FrugalPolicy::WorthLeavingOnDemand(const Observation& obs, int spare_after)
 Mode FrugalPolicy::Decide(const Observation& obs) {
   Observe(obs.spot_available);
   const int d = job_.changeover;
-  const int c = job_.checkpoint_cost;
 
   if (obs.mode == Mode::kOnDemand) {
     const int spare_after = SpareAfterLeavingOnDemand(job_, obs);
     if (obs.spot_available) {
       return WorthLeavingOnDemand(obs, spare_after) ? Mode::kSpot : Mode::kOnDemand;
     }
-    // Back to waiting only with a clear margin over the reserve (the reserve shrinks as work
-    // gets done), so the job does not flap, and only when the work left is worth the two
-    // changeovers that waiting for spot will cost.
-    const int work_left = job_.compute - obs.committed - obs.uncommitted;
-    const bool worth_waiting = work_left * (price_ratio_ - 1) > 2.0 * d * price_ratio_ + c;
-    return worth_waiting && spare_after > ReserveSteps(obs) + d ? Mode::kIdle : Mode::kOnDemand;
+    // During an outage stay: going idle would only buy a second changeover onto on-demand
+    // when the spare time runs down again (spare time does not grow on on-demand).
+    return Mode::kOnDemand;
   }
 
   const int spare = SpareSteps(job_, obs);
