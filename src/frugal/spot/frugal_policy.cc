@@ -17,6 +17,7 @@ void RunLengths::Clear() {
   longer_count_.assign(kMaxSteps + 2, 0);
   longer_sum_.assign(kMaxSteps + 2, 0);
   dirty_ = false;
+  max_length_ = 0;
   count_ = 0;
   total_ = 0;
 }
@@ -25,15 +26,15 @@ void RunLengths::Add(int length) {
   if (histogram_.empty()) Clear();
   length = std::clamp(length, 1, kMaxSteps);
   ++histogram_[static_cast<size_t>(length)];
+  max_length_ = std::max(max_length_, length);
   ++count_;
   total_ += length;
   dirty_ = true;
 }
 
 void RunLengths::Rebuild() {
-  longer_count_[kMaxSteps + 1] = 0;
-  longer_sum_[kMaxSteps + 1] = 0;
-  for (int a = kMaxSteps; a >= 0; --a) {
+  // Entries past the longest run are zero from Clear() and stay so; only [0, max] changes.
+  for (int a = max_length_; a >= 0; --a) {
     const auto i = static_cast<size_t>(a);
     // Entries at index a sum over lengths > a.
     const double c = a + 1 <= kMaxSteps ? histogram_[i + 1] : 0;
@@ -109,36 +110,47 @@ double FrugalPolicy::MeanDown() const {
   return kDefaultMeanDownHours / job_.step_hours();
 }
 
-int FrugalPolicy::ReserveSteps(const Observation& obs) const {
+int FrugalPolicy::ReserveSteps(const Observation& obs) {
+  const int work_left = job_.compute - obs.committed;
+  // No trips are worth holding time for in a market where a return to spot does not pay
+  // (lifetimes short against the changeover): then waiting is all the spare time is for.
+  if (SpotTripGain(0, work_left, 0) <= 0) return 1;
   // Spare time kept for round trips spot → (preempted) → on-demand → spot: each costs two
   // changeovers (and a checkpoint) of spare time, and finishing the remaining work on spot
-  // takes about work / mean lifetime of them.
-  const int work_left = job_.compute - obs.committed;
-  // Capped: past a few trips, holding more spare time back costs more on-demand now than the
-  // trips it buys would save later (checked on the synthetic families, docs/spot-policy.md).
+  // takes about work / mean lifetime of them. Capped: past a few trips, holding more spare
+  // time back costs more on-demand now than the trips it buys would save later (checked on
+  // the synthetic families, docs/spot-policy.md).
   constexpr double kMaxTrips = 4;
   const double trips = 1.0 + std::min(kMaxTrips, work_left / std::max(1.0, MeanUp()));
   const double per_trip = 2.0 * job_.changeover + job_.checkpoint_cost;
   return 1 + static_cast<int>(trips * per_trip);
 }
 
-bool FrugalPolicy::WorthLeavingOnDemand(const Observation& obs, int spare_after) {
+int FrugalPolicy::MaxReserveSteps() const {
+  return 1 + static_cast<int>(5.0 * (2.0 * job_.changeover + job_.checkpoint_cost));
+}
+
+double FrugalPolicy::SpotTripGain(int age, int work_left, int unsaved) {
   const int d = job_.changeover;
-  if (spare_after < d + 1) return false;  // could not even finish the changeover safely
-  const int work_left = job_.compute - obs.committed - obs.uncommitted;
   // The useful part of the spot run: its remaining life after the changeover, capped by the
   // work left.
-  const RunLengths::Capped life =
-      up_runs_.ExpectedRemainingCapped(current_age_ + d, work_left, MeanUp());
+  const RunLengths::Capped life = up_runs_.ExpectedRemainingCapped(age + d, work_left, MeanUp());
   const double survive_changeover =
-      d == 0 ? 1.0 : 1.0 - up_runs_.ExpectedRemainingCapped(current_age_, d, MeanUp()).ends_before_cap;
+      d == 0 ? 1.0 : 1.0 - up_runs_.ExpectedRemainingCapped(age, d, MeanUp()).ends_before_cap;
   // In spot-price units: each spot step instead of on-demand saves (ratio − 1); leaving costs
   // the spot changeover, a checkpoint billed at on-demand if one is due, and — when the run
   // ends before the work does — the changeover back at on-demand prices.
-  const double save_cost = obs.uncommitted > 0 ? job_.checkpoint_cost * price_ratio_ : 0;
-  const double return_cost = (1 - survive_changeover * (1 - life.ends_before_cap)) * d * price_ratio_;
+  const double save_cost = unsaved > 0 ? job_.checkpoint_cost * price_ratio_ : 0;
+  const double return_cost =
+      (1 - survive_changeover * (1 - life.ends_before_cap)) * d * price_ratio_;
   const double gain = survive_changeover * life.expected * (price_ratio_ - 1);
-  return gain > d + save_cost + return_cost;
+  return gain - d - save_cost - return_cost;
+}
+
+bool FrugalPolicy::WorthLeavingOnDemand(const Observation& obs, int spare_after) {
+  if (spare_after < job_.changeover + 1) return false;  // no time to change over safely
+  const int work_left = job_.compute - obs.committed - obs.uncommitted;
+  return SpotTripGain(current_age_, work_left, obs.uncommitted) > 0;
 }
 
 Mode FrugalPolicy::Decide(const Observation& obs) {
@@ -146,9 +158,9 @@ Mode FrugalPolicy::Decide(const Observation& obs) {
   const int d = job_.changeover;
 
   if (obs.mode == Mode::kOnDemand) {
-    const int spare_after = SpareAfterLeavingOnDemand(job_, obs);
     if (obs.spot_available) {
-      return WorthLeavingOnDemand(obs, spare_after) ? Mode::kSpot : Mode::kOnDemand;
+      return WorthLeavingOnDemand(obs, SpareAfterLeavingOnDemand(job_, obs)) ? Mode::kSpot
+                                                                             : Mode::kOnDemand;
     }
     // During an outage stay: going idle would only buy a second changeover onto on-demand
     // when the spare time runs down again (spare time does not grow on on-demand).
@@ -163,7 +175,13 @@ Mode FrugalPolicy::Decide(const Observation& obs) {
     // would be pulled onto on-demand before doing any work.
     return spare >= d + 1 ? Mode::kSpot : Mode::kOnDemand;
   }
-  if (spare > ReserveSteps(obs)) return Mode::kIdle;
+  if (spare > MaxReserveSteps() || spare > ReserveSteps(obs)) {
+    // Above the reserve, waiting costs nothing but spare time, and waiting keeps the option
+    // that spot returns for the rest of the job. (Covering outages earlier — pacing the spare
+    // time over the outages expected, or when the availability seen so far predicts too little
+    // spot — lost on the synthetic families: see docs/spot-policy.md.)
+    return Mode::kIdle;
+  }
   // At the reserve: ride out an outage expected to end within a changeover, as long as the
   // spare time allows it; otherwise cover it with on-demand.
   const double outage_left = down_runs_.ExpectedRemaining(current_age_, MeanDown());

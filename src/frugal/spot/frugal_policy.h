@@ -38,6 +38,7 @@ class RunLengths {
   std::vector<double> longer_count_;  ///< Σ_{ℓ>a} count[ℓ]
   std::vector<double> longer_sum_;    ///< Σ_{ℓ>a} ℓ·count[ℓ]
   bool dirty_ = false;
+  int max_length_ = 0;
   int count_ = 0;
   double total_ = 0;
 };
@@ -50,8 +51,13 @@ class FrugalPolicy final : public Policy {
 
  private:
   void Observe(bool available);
-  [[nodiscard]] int ReserveSteps(const Observation& obs) const;
+  [[nodiscard]] int ReserveSteps(const Observation& obs);
+  /// The largest reserve ReserveSteps can return, without computing it.
+  [[nodiscard]] int MaxReserveSteps() const;
   [[nodiscard]] bool WorthLeavingOnDemand(const Observation& obs, int spare_after);
+  /// Expected saving, in spot-price steps, of switching from on-demand to a spot run that has
+  /// lasted `age` steps, with `work_left` to do; negative when it does not pay.
+  [[nodiscard]] double SpotTripGain(int age, int work_left, int unsaved);
   [[nodiscard]] double MeanUp() const;
   [[nodiscard]] double MeanDown() const;
 
