@@ -114,7 +114,7 @@ int FrugalPolicy::ReserveSteps(const Observation& obs) {
   const int work_left = job_.compute - obs.committed;
   // No trips are worth holding time for in a market where a return to spot does not pay
   // (lifetimes short against the changeover): then waiting is all the spare time is for.
-  if (SpotTripGain(0, work_left, 0) <= 0) return 1;
+  if (SpotTripGain(0, work_left, 0, Mode::kOnDemand) <= 0) return 1;
   // Spare time kept for round trips spot → (preempted) → on-demand → spot: each costs two
   // changeovers (and a checkpoint) of spare time, and finishing the remaining work on spot
   // takes about work / mean lifetime of them. Capped: past a few trips, holding more spare
@@ -130,7 +130,7 @@ int FrugalPolicy::MaxReserveSteps() const {
   return 1 + static_cast<int>(5.0 * (2.0 * job_.changeover + job_.checkpoint_cost));
 }
 
-double FrugalPolicy::SpotTripGain(int age, int work_left, int unsaved) {
+double FrugalPolicy::SpotTripGain(int age, int work_left, int unsaved, Mode from) {
   const int d = job_.changeover;
   // The useful part of the spot run: its remaining life after the changeover, capped by the
   // work left.
@@ -142,7 +142,9 @@ double FrugalPolicy::SpotTripGain(int age, int work_left, int unsaved) {
   // ends before the work does — the changeover back at on-demand prices.
   const double save_cost = unsaved > 0 ? job_.checkpoint_cost * price_ratio_ : 0;
   const double return_cost =
-      (1 - survive_changeover * (1 - life.ends_before_cap)) * d * price_ratio_;
+      from == Mode::kOnDemand
+          ? (1 - survive_changeover * (1 - life.ends_before_cap)) * d * price_ratio_
+          : 0;
   const double gain = survive_changeover * life.expected * (price_ratio_ - 1);
   return gain - d - save_cost - return_cost;
 }
@@ -150,7 +152,7 @@ double FrugalPolicy::SpotTripGain(int age, int work_left, int unsaved) {
 bool FrugalPolicy::WorthLeavingOnDemand(const Observation& obs, int spare_after) {
   if (spare_after < job_.changeover + 1) return false;  // no time to change over safely
   const int work_left = job_.compute - obs.committed - obs.uncommitted;
-  return SpotTripGain(current_age_, work_left, obs.uncommitted) > 0;
+  return SpotTripGain(current_age_, work_left, obs.uncommitted, Mode::kOnDemand) > 0;
 }
 
 Mode FrugalPolicy::Decide(const Observation& obs) {
@@ -173,7 +175,10 @@ Mode FrugalPolicy::Decide(const Observation& obs) {
     if (obs.mode == Mode::kSpot) return Mode::kSpot;
     // Entering spot spends a changeover of spare time; if that would leave none, the job
     // would be pulled onto on-demand before doing any work.
-    return spare >= d + 1 ? Mode::kSpot : Mode::kOnDemand;
+    if (spare < d + 1) return Mode::kOnDemand;
+    // A run expected to die before its changeover pays for itself is better waited out.
+    const int work_left = job_.compute - obs.committed;
+    return SpotTripGain(current_age_, work_left, 0, Mode::kIdle) > 0 ? Mode::kSpot : Mode::kIdle;
   }
   if (spare > MaxReserveSteps() || spare > ReserveSteps(obs)) {
     // Above the reserve, waiting costs nothing but spare time, and waiting keeps the option

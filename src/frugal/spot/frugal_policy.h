@@ -55,9 +55,9 @@ class FrugalPolicy final : public Policy {
   /// The largest reserve ReserveSteps can return, without computing it.
   [[nodiscard]] int MaxReserveSteps() const;
   [[nodiscard]] bool WorthLeavingOnDemand(const Observation& obs, int spare_after);
-  /// Expected saving, in spot-price steps, of switching from on-demand to a spot run that has
-  /// lasted `age` steps, with `work_left` to do; negative when it does not pay.
-  [[nodiscard]] double SpotTripGain(int age, int work_left, int unsaved);
+  /// Expected saving, in spot-price steps, of moving `from` idle or on-demand onto a spot run
+  /// that has lasted `age` steps, with `work_left` to do; negative when it does not pay.
+  [[nodiscard]] double SpotTripGain(int age, int work_left, int unsaved, Mode from);
   [[nodiscard]] double MeanUp() const;
   [[nodiscard]] double MeanDown() const;
 
