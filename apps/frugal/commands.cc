@@ -7,6 +7,7 @@ void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
   RegisterRuns(app, global, action);
   RegisterReport(app, global, action);
   RegisterLedger(app, global, action);
+  RegisterSimulate(app, global, action);
 }
 
 }  // namespace frugal::cli

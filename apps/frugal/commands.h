@@ -12,6 +12,7 @@ void RegisterCatalog(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterReport(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterRuns(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterSimulate(CLI::App& app, GlobalOptions& global, Action& action);
 
 
 }  // namespace frugal::cli
