@@ -1,0 +1,114 @@
+#include "frugal/estimate/mfu_prior.h"
+
+#include <algorithm>
+#include <array>
+#include <fmt/format.h>
+
+#include "frugal/core/text.h"
+
+namespace frugal::estimate {
+
+std::string_view InterconnectName(Interconnect i) {
+  switch (i) {
+    case Interconnect::kSingle: return "single";
+    case Interconnect::kNvlink: return "nvlink";
+    case Interconnect::kPcie: return "pcie";
+    case Interconnect::kMultiNode: return "multi_node";
+  }
+  return "?";
+}
+
+Interconnect InterconnectFor(bool has_nvlink, int gpus) {
+  if (gpus <= 1) return Interconnect::kSingle;
+  if (gpus > 8) return Interconnect::kMultiNode;
+  return has_nvlink ? Interconnect::kNvlink : Interconnect::kPcie;
+}
+
+namespace {
+
+struct FamilyBase {
+  std::string_view architecture;
+  double utilization;
+};
+
+// 16-bit training of a ≥3B-parameter model on one GPU, as a share of the dense tensor peak.
+// Fitted on bench/estimate/calibration.csv (see docs/estimate.md for the runs behind each).
+constexpr std::array<FamilyBase, 8> kFamilyBase = {{
+    {"volta", 0.40},
+    {"turing", 0.30},
+    {"ampere", 0.45},
+    {"ada lovelace", 0.35},
+    {"hopper", 0.40},
+    {"blackwell", 0.35},
+    {"cdna 3", 0.30},
+    {"tpu v5e", 0.45},
+}};
+constexpr double kUnknownFamilyBase = 0.35;
+
+double PrecisionFactor(Precision p) {
+  switch (p) {
+    case Precision::kFp32: return 1.3;  // non-tensor fp32 peak is low and easy to approach
+    case Precision::kTf32: return 0.8;
+    case Precision::kBf16:
+    case Precision::kFp16: return 1.0;
+    case Precision::kFp8: return 0.65;  // fp8 doubles the peak but not the realized speed
+  }
+  return 1.0;
+}
+
+MfuFactor SizeFactor(double params) {
+  if (params < 0.3e9) return {"model < 0.3B", 0.55};
+  if (params < 1e9) return {"model 0.3-1B", 0.75};
+  if (params < 3e9) return {"model 1-3B", 0.9};
+  return {"model >= 3B", 1.0};
+}
+
+double InterconnectFactor(Interconnect i) {
+  switch (i) {
+    case Interconnect::kSingle: return 1.0;
+    case Interconnect::kNvlink: return 0.95;
+    case Interconnect::kPcie: return 0.85;
+    case Interconnect::kMultiNode: return 0.9;
+  }
+  return 1.0;
+}
+
+double MethodFactor(Method m) {
+  switch (m) {
+    case Method::kFull: return 1.0;
+    case Method::kLora: return 0.85;   // small adapter matmuls and kernel launches
+    case Method::kQlora: return 0.6;   // NF4 dequantization on every forward and backward
+  }
+  return 1.0;
+}
+
+}  // namespace
+
+double FamilyBaseUtilization(std::string_view architecture) {
+  const std::string lower = ToLower(architecture);
+  for (const FamilyBase& f : kFamilyBase) {
+    if (f.architecture == lower) return f.utilization;
+  }
+  return kUnknownFamilyBase;
+}
+
+MfuPrior PriorUtilization(const Hardware& hw, const Training& t, double params) {
+  MfuPrior prior;
+  prior.factors.push_back({fmt::format("{} base", hw.architecture.empty() ? "unknown" : hw.architecture),
+                           FamilyBaseUtilization(hw.architecture)});
+  prior.factors.push_back({"precision", PrecisionFactor(t.precision)});
+  prior.factors.push_back(SizeFactor(params));
+  const Interconnect link = InterconnectFor(hw.has_nvlink, t.gpus);
+  prior.factors.push_back({fmt::format("{} GPUs, {}", t.gpus, InterconnectName(link)),
+                           InterconnectFactor(link)});
+  prior.factors.push_back({fmt::format("method {}", MethodName(t.method)), MethodFactor(t.method)});
+  if (t.recompute == Recompute::kSelective) {
+    prior.factors.push_back({"selective recompute (element-wise work)", 0.97});
+  }
+  double hfu = 1.0;
+  for (const MfuFactor& f : prior.factors) hfu *= f.factor;
+  prior.hfu = std::clamp(hfu, 0.05, 0.75);
+  return prior;
+}
+
+}  // namespace frugal::estimate
