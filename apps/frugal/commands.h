@@ -8,6 +8,7 @@ namespace frugal::cli {
 void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action);
 
 // One per command file.
+void RegisterCatalog(CLI::App& app, GlobalOptions& global, Action& action);
 
 
 }  // namespace frugal::cli
