@@ -22,6 +22,7 @@ struct EstimateOptions {
   std::string mlp = "swiglu";
   bool tied_embeddings = false;
   std::string dtype = "bf16", optimizer = "adamw", method = "full", recompute = "none";
+  std::string master_weights = "fp32", lora_targets = "all";
   int lora_rank = 16, micro_batch = 1, global_batch = 0, zero = 0;
   double epochs = 1;
   std::optional<double> tokens_per_sample, tokens_per_second, mfu;
@@ -55,6 +56,8 @@ Result<estimate::Training> TrainingFrom(const EstimateOptions& o) {
   t.method = FRUGAL_TRY(estimate::ParseMethod(o.method));
   t.recompute = FRUGAL_TRY(estimate::ParseRecompute(o.recompute));
   t.lora_rank = o.lora_rank;
+  t.lora_targets = FRUGAL_TRY(estimate::ParseLoraTargets(o.lora_targets));
+  t.master_weights = FRUGAL_TRY(estimate::ParseMasterWeights(o.master_weights));
   t.micro_batch = o.micro_batch;
   t.global_batch = o.global_batch;
   t.zero_stage = o.zero;
@@ -200,6 +203,8 @@ void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--optimizer", o->optimizer, "adamw, adam8bit, sgd, adafactor")->capture_default_str();
   cmd->add_option("--method", o->method, "full, lora, qlora")->capture_default_str();
   cmd->add_option("--lora-rank", o->lora_rank, "LoRA rank")->capture_default_str();
+  cmd->add_option("--lora-targets", o->lora_targets, "all (every linear layer) or qv")->capture_default_str();
+  cmd->add_option("--master-weights", o->master_weights, "fp32 (AMP) or none (pure 16-bit)")->capture_default_str();
   cmd->add_option("--micro-batch", o->micro_batch, "Sequences per GPU per step")->capture_default_str();
   cmd->add_option("--global-batch", o->global_batch, "Sequences per optimizer step (default micro-batch × GPUs)");
   cmd->add_option("--recompute", o->recompute, "none, selective, full")->capture_default_str();

@@ -14,7 +14,8 @@ double ElementBytes(Precision p) { return IsMixedPrecision(p) ? 2.0 : 4.0; }
 /// Optimizer bytes per trainable parameter: the fp32 master copy under mixed precision plus
 /// the moments of the optimizer.
 double OptimizerBytesPerParam(const Model& m, const Training& t) {
-  const double master = IsMixedPrecision(t.precision) ? 4.0 : 0.0;
+  const bool has_master = IsMixedPrecision(t.precision) && t.master_weights == MasterWeights::kFp32;
+  const double master = has_master ? 4.0 : 0.0;
   double moments = 0;
   switch (t.optimizer) {
     case Optimizer::kAdamW: moments = 8.0; break;
@@ -71,9 +72,11 @@ double TrainableParams(const Model& m, const Training& t) {
   const double h = D(m.hidden);
   const double kv = h * m.KvRatio();
   const double f = D(m.ffn);
-  // rank × (in + out) for q, k, v, o and the MLP matrices.
-  double widths = (h + h) + (h + kv) + (h + kv) + (h + h);
-  widths += (m.mlp == Mlp::kSwiGlu ? 3.0 : 2.0) * (h + f);
+  // rank × (in + out) for q, k, v, o and the MLP matrices (or q and v only).
+  double widths = (h + h) + (h + kv);
+  if (t.lora_targets == LoraTargets::kAllLinear) {
+    widths += (h + kv) + (h + h) + (m.mlp == Mlp::kSwiGlu ? 3.0 : 2.0) * (h + f);
+  }
   return D(m.layers) * D(t.lora_rank) * widths;
 }
 

@@ -30,7 +30,7 @@ struct MemoryBreakdown {
 };
 
 /// Parameters that receive gradients: all of them for full training; for LoRA/QLoRA the
-/// adapters, rank × (in + out) on every linear layer of every transformer layer.
+/// adapters, rank × (in + out) on every targeted linear layer of every transformer layer.
 [[nodiscard]] double TrainableParams(const Model& m, const Training& t);
 
 /// Activation bytes one transformer layer saves for backward for one micro-batch: Korthikanti

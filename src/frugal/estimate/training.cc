@@ -34,6 +34,28 @@ std::string_view RecomputeName(Recompute r) {
   return "?";
 }
 
+std::string_view MasterWeightsName(MasterWeights m) {
+  return m == MasterWeights::kFp32 ? "fp32" : "none";
+}
+
+std::string_view LoraTargetsName(LoraTargets t) {
+  return t == LoraTargets::kAllLinear ? "all" : "qv";
+}
+
+Result<MasterWeights> ParseMasterWeights(std::string_view text) {
+  const std::string t = ToLower(Trim(text));
+  if (t == "fp32") return MasterWeights::kFp32;
+  if (t == "none") return MasterWeights::kNone;
+  return Fail(ErrorCode::kBadInput, fmt::format("unknown master weights '{}' (expected fp32 or none)", text));
+}
+
+Result<LoraTargets> ParseLoraTargets(std::string_view text) {
+  const std::string t = ToLower(Trim(text));
+  if (t == "all" || t == "all-linear" || t == "all_linear") return LoraTargets::kAllLinear;
+  if (t == "qv") return LoraTargets::kAttentionQv;
+  return Fail(ErrorCode::kBadInput, fmt::format("unknown LoRA targets '{}' (expected all or qv)", text));
+}
+
 Result<Optimizer> ParseOptimizer(std::string_view text) {
   const std::string t = ToLower(Trim(text));
   if (t == "adamw" || t == "adam") return Optimizer::kAdamW;

@@ -21,6 +21,16 @@ enum class Method {
   kLora,   ///< frozen base in training precision, low-rank adapters on every linear layer
   kQlora,  ///< frozen 4-bit NF4 base (double-quantized), adapters in 16-bit
 };
+/// Where mixed-precision training keeps the weights the optimizer updates.
+enum class MasterWeights {
+  kFp32,  ///< an fp32 master copy beside the 16-bit weights (AMP, DeepSpeed, Megatron)
+  kNone,  ///< weights updated in place in 16 bits ("bf16-true", pure bf16)
+};
+/// Which linear layers LoRA adapts.
+enum class LoraTargets {
+  kAllLinear,    ///< q, k, v, o and the MLP matrices (QLoRA paper, most recipes today)
+  kAttentionQv,  ///< q and v only (the original LoRA paper, PEFT's default for Llama)
+};
 enum class Recompute {
   kNone,       ///< every activation kept for backward
   kSelective,  ///< norms and element-wise ops recomputed; matmul inputs and attention kept
@@ -30,11 +40,16 @@ enum class Recompute {
 [[nodiscard]] std::string_view OptimizerName(Optimizer o);
 [[nodiscard]] std::string_view MethodName(Method m);
 [[nodiscard]] std::string_view RecomputeName(Recompute r);
+[[nodiscard]] std::string_view MasterWeightsName(MasterWeights m);
+[[nodiscard]] std::string_view LoraTargetsName(LoraTargets t);
 /// Parsers accept the names above ("adamw", "adam8bit", "sgd", "adafactor"; "full", "lora",
 /// "qlora"; "none", "selective", "full"), case-insensitively; kBadInput lists the choices.
 [[nodiscard]] Result<Optimizer> ParseOptimizer(std::string_view text);
 [[nodiscard]] Result<Method> ParseMethod(std::string_view text);
 [[nodiscard]] Result<Recompute> ParseRecompute(std::string_view text);
+/// "fp32" or "none"; "all" or "qv".
+[[nodiscard]] Result<MasterWeights> ParseMasterWeights(std::string_view text);
+[[nodiscard]] Result<LoraTargets> ParseLoraTargets(std::string_view text);
 
 /// One training configuration on `gpus` data-parallel GPUs.
 struct Training {
@@ -42,6 +57,8 @@ struct Training {
   Optimizer optimizer = Optimizer::kAdamW;
   Method method = Method::kFull;
   int lora_rank = 16;
+  LoraTargets lora_targets = LoraTargets::kAllLinear;
+  MasterWeights master_weights = MasterWeights::kFp32;
   int micro_batch = 1;     ///< sequences per GPU per forward pass
   int global_batch = 0;    ///< sequences per optimizer step; 0: micro_batch × gpus
   Recompute recompute = Recompute::kNone;

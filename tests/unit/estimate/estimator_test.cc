@@ -24,8 +24,8 @@ Hardware L4() { return Hardware{"L4", "Ada Lovelace", 24, 121e12, false}; }
 TEST(Estimator, PriorUtilizationMultipliesItsFactors) {
   Training t;
   t.gpus = 8;
-  // Ampere base 0.45 × bf16 1.0 × ≥3B 1.0 × NVLink node 0.95 × full 1.0
-  EXPECT_DOUBLE_EQ(PriorUtilization(A100(), t, 7e9).hfu, 0.45 * 0.95);
+  // Ampere base 0.55 × bf16 1.0 × ≥3B 1.0 × NVLink node 0.95 × full 1.0
+  EXPECT_DOUBLE_EQ(PriorUtilization(A100(), t, 7e9).hfu, 0.55 * 0.95);
   t.gpus = 4;
   t.method = Method::kQlora;
   // Ada 0.35 × 0.75 (0.3-1B) × PCIe 0.85 × QLoRA 0.6
@@ -34,7 +34,7 @@ TEST(Estimator, PriorUtilizationMultipliesItsFactors) {
   t.method = Method::kFull;
   t.precision = Precision::kFp8;
   t.recompute = Recompute::kSelective;
-  EXPECT_DOUBLE_EQ(PriorUtilization(A100(), t, 70e9).hfu, 0.45 * 0.65 * 0.9 * 0.97);
+  EXPECT_DOUBLE_EQ(PriorUtilization(A100(), t, 70e9).hfu, 0.55 * 0.65 * 0.9 * 0.97);
   EXPECT_EQ(FamilyBaseUtilization("Unknown-Arch"), 0.35);
 }
 
@@ -47,7 +47,7 @@ TEST(Estimator, RuntimeIsFlopsOverGpusTimesPeakTimesUtilization) {
   t.recompute = Recompute::kFull;
   auto e = EstimateTraining(m, t, A100(), 1e9);
   ASSERT_TRUE(e) << e.error().message;
-  const double hfu = 0.45 * 0.95;
+  const double hfu = 0.55 * 0.95;
   EXPECT_DOUBLE_EQ(e->wall_seconds, e->flops.Total() / (8 * 312e12 * hfu));
   EXPECT_DOUBLE_EQ(e->GpuHours(), 8 * e->wall_seconds / 3600);
   // MFU counts model FLOPs only, so full recompute lowers it below the hardware utilization.

@@ -158,3 +158,28 @@ TEST(Memory, OverheadIsFixedContextPlusAllocatorShare) {
 
 }  // namespace
 }  // namespace frugal::estimate
+
+namespace frugal::estimate {
+namespace {
+
+TEST(Memory, PureBf16HasNoMasterCopyAndQvLoraAdaptsTwoMatrices) {
+  ModelSpec spec;
+  spec.layers = 2;
+  spec.hidden = 256;
+  spec.heads = 4;
+  spec.kv_heads = 2;
+  spec.ffn = 512;
+  spec.vocab = 1000;
+  const Model m = *ResolveModel(spec);
+  Training t;
+  t.master_weights = MasterWeights::kNone;
+  EXPECT_DOUBLE_EQ(EstimateMemory(m, t).optimizer_states, 8 * m.params);
+  t.method = Method::kLora;
+  t.lora_rank = 8;
+  t.lora_targets = LoraTargets::kAttentionQv;
+  // q (256+256) and v (256+128) per rank per layer
+  EXPECT_DOUBLE_EQ(TrainableParams(m, t), 2.0 * 8 * (512 + 384));
+}
+
+}  // namespace
+}  // namespace frugal::estimate
