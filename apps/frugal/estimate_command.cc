@@ -118,7 +118,7 @@ nlohmann::json EstimateJson(const estimate::Estimate& e, const std::vector<estim
           {"recompute_flops", e.flops.recompute},
           {"mfu", e.mfu},
           {"mfu_source", estimate::UtilizationSourceName(e.source)},
-          {"prior_hfu", e.prior.hfu},
+          {"prior_hfu", e.prior_hfu},
           {"wall_hours", e.WallHours()},
           {"gpu_hours", e.GpuHours()},
           {"costs", CostJson(costs)}};

@@ -55,7 +55,7 @@ Result<Estimate> EstimateTraining(const Model& m, const Training& t, const Hardw
   const int batch = t.global_batch > 0 ? t.global_batch : t.micro_batch * t.gpus;
   e.steps = tokens / (static_cast<double>(batch) * static_cast<double>(m.seq));
   e.flops = TrainingFlops(m, t, tokens);
-  e.prior = PriorUtilization(hw, t, m.params);
+  e.prior_hfu = PriorHfu(hw, t, m.params);
   const double cluster_peak = hw.peak_flops * static_cast<double>(t.gpus);
   if (measured.tokens_per_second) {
     if (!(*measured.tokens_per_second > 0)) {
@@ -70,7 +70,7 @@ Result<Estimate> EstimateTraining(const Model& m, const Training& t, const Hardw
     e.source = UtilizationSource::kMeasuredMfu;
     e.wall_seconds = e.flops.model / (cluster_peak * *measured.mfu);
   } else {
-    e.wall_seconds = e.flops.Total() / (cluster_peak * e.prior.hfu);
+    e.wall_seconds = e.flops.Total() / (cluster_peak * e.prior_hfu);
   }
   e.mfu = e.flops.model / (cluster_peak * e.wall_seconds);
   return e;

@@ -42,7 +42,7 @@ struct Estimate {
   double tokens = 0;
   double steps = 0;             ///< optimizer steps
   Flops flops;
-  MfuPrior prior;               ///< always computed, for comparison
+  double prior_hfu = 0;         ///< the prior's utilization, always computed for comparison
   UtilizationSource source = UtilizationSource::kPrior;
   double mfu = 0;               ///< model FLOPs / (GPUs × peak × wall)
   double wall_seconds = 0;

@@ -47,6 +47,9 @@ constexpr std::array<FamilyBase, 8> kFamilyBase = {{
     {"tpu v5e", 0.45},
 }};
 constexpr double kUnknownFamilyBase = 0.35;
+constexpr double kSelectiveFactor = 0.97;
+constexpr double kMinHfu = 0.05;
+constexpr double kMaxHfu = 0.75;
 
 double PrecisionFactor(Precision p) {
   switch (p) {
@@ -59,7 +62,12 @@ double PrecisionFactor(Precision p) {
   return 1.0;
 }
 
-MfuFactor SizeFactor(double params) {
+struct SizeBand {
+  const char* what;
+  double factor;
+};
+
+SizeBand SizeFactor(double params) {
   if (params < 0.3e9) return {"model < 0.3B", 0.55};
   if (params < 1e9) return {"model 0.3-1B", 0.75};
   if (params < 3e9) return {"model 1-3B", 0.9};
@@ -95,22 +103,30 @@ double FamilyBaseUtilization(std::string_view architecture) {
   return kUnknownFamilyBase;
 }
 
+double PriorHfu(const Hardware& hw, const Training& t, double params) {
+  double hfu = FamilyBaseUtilization(hw.architecture) * PrecisionFactor(t.precision) * SizeFactor(params).factor *
+               InterconnectFactor(InterconnectFor(hw.has_nvlink, t.gpus)) * MethodFactor(t.method);
+  if (t.recompute == Recompute::kSelective) hfu *= kSelectiveFactor;
+  return std::clamp(hfu, kMinHfu, kMaxHfu);
+}
+
 MfuPrior PriorUtilization(const Hardware& hw, const Training& t, double params) {
   MfuPrior prior;
   prior.factors.push_back({fmt::format("{} base", hw.architecture.empty() ? "unknown" : hw.architecture),
                            FamilyBaseUtilization(hw.architecture)});
   prior.factors.push_back({"precision", PrecisionFactor(t.precision)});
-  prior.factors.push_back(SizeFactor(params));
+  const SizeBand size = SizeFactor(params);
+  prior.factors.push_back({size.what, size.factor});
   const Interconnect link = InterconnectFor(hw.has_nvlink, t.gpus);
   prior.factors.push_back({fmt::format("{} GPUs, {}", t.gpus, InterconnectName(link)),
                            InterconnectFactor(link)});
   prior.factors.push_back({fmt::format("method {}", MethodName(t.method)), MethodFactor(t.method)});
   if (t.recompute == Recompute::kSelective) {
-    prior.factors.push_back({"selective recompute (element-wise work)", 0.97});
+    prior.factors.push_back({"selective recompute (element-wise work)", kSelectiveFactor});
   }
   double hfu = 1.0;
   for (const MfuFactor& f : prior.factors) hfu *= f.factor;
-  prior.hfu = std::clamp(hfu, 0.05, 0.75);
+  prior.hfu = std::clamp(hfu, kMinHfu, kMaxHfu);
   return prior;
 }
 

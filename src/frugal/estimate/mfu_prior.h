@@ -49,6 +49,9 @@ struct MfuPrior {
 /// recompute; clamped to [0.05, 0.75].
 [[nodiscard]] MfuPrior PriorUtilization(const Hardware& hw, const Training& t, double params);
 
+/// PriorUtilization(...).hfu without the explanation (no allocation; the planner's hot path).
+[[nodiscard]] double PriorHfu(const Hardware& hw, const Training& t, double params);
+
 /// The family's 16-bit base utilization (the fitted table); 0.35 for an unknown family.
 [[nodiscard]] double FamilyBaseUtilization(std::string_view architecture);
 

@@ -36,6 +36,7 @@ TEST(Estimator, PriorUtilizationMultipliesItsFactors) {
   t.recompute = Recompute::kSelective;
   EXPECT_DOUBLE_EQ(PriorUtilization(A100(), t, 70e9).hfu, 0.55 * 0.65 * 0.9 * 0.97);
   EXPECT_EQ(FamilyBaseUtilization("Unknown-Arch"), 0.35);
+  EXPECT_DOUBLE_EQ(PriorHfu(A100(), t, 70e9), PriorUtilization(A100(), t, 70e9).hfu);
 }
 
 TEST(Estimator, RuntimeIsFlopsOverGpusTimesPeakTimesUtilization) {
