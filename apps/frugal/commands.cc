@@ -5,6 +5,7 @@ namespace frugal::cli {
 void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
   RegisterCatalog(app, global, action);
   RegisterEstimate(app, global, action);
+  RegisterPlan(app, global, action);
 }
 
 }  // namespace frugal::cli

@@ -10,6 +10,7 @@ void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action);
 // One per command file.
 void RegisterCatalog(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterPlan(CLI::App& app, GlobalOptions& global, Action& action);
 
 
 }  // namespace frugal::cli
