@@ -140,7 +140,7 @@ void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, Streams& s) {
       const std::string mem = o.offer->gpu.empty() ? "-" : fmt::format("{:.1f}/{:g}", o.peak_gib, o.capacity_gib);
       const std::string knobs = o.measured ? "as measured" : plan::DescribeKnobs(o.knobs, o.knobs, plan::Describe::kAll);
       const std::string deadline = !p.deadline_hours ? "-"
-                                   : o.meets_deadline ? (o.deadline_miss_probability > 0 ? fmt::format("yes ({:.0f}% risk)", 100 * o.deadline_miss_probability) : "yes")
+                                   : o.meets_deadline ? (o.deadline_miss_probability >= 0.005 ? fmt::format("yes ({:.0f}% risk)", 100 * o.deadline_miss_probability) : "yes")
                                                       : "no";
       t.AddRow({std::to_string(i + 1), o.offer->Id(), RunLabel(o),
                 o.offer->gpu.empty() ? "cpu" : fmt::format("{} x{}", o.offer->gpu, o.gpus), knobs, mem,
@@ -168,7 +168,9 @@ void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, Streams& s) {
   }
   if (!p.excluded.empty()) {
     s.out << "\nWhy the others lost:\n";
-    for (const auto& e : p.excluded) s.out << fmt::format("  {} ({} options)\n", e.reason, e.offers);
+    for (const auto& e : p.excluded) {
+      s.out << fmt::format("  {} [{} option{}]\n", e.reason, e.offers, e.offers == 1 ? "" : "s");
+    }
   }
   if (!p.advice.empty()) {
     s.out << "\nAdvice:\n";

@@ -53,7 +53,7 @@ KnobResult SearchKnobs(const JobSpec& spec, const catalog::GpuSpec& gpu, int gpu
   for (const est::Precision p : spec.knobs.precisions) {
     auto hw = est::HardwareFor(gpu, p);
     if (!hw) {
-      r.unsupported = hw.error().message;
+      if (r.unsupported.empty()) r.unsupported = hw.error().message;
       continue;
     }
     est::Training t = base;

@@ -28,6 +28,9 @@ namespace est = estimate;
 using catalog::Offer;
 using catalog::Tier;
 
+/// Below this spot deadline risk a fallback changes nothing worth listing.
+constexpr double kMinFallbackRisk = 0.005;
+
 struct Context {
   const JobSpec& spec;
   const catalog::Catalog& catalog;
@@ -219,7 +222,7 @@ void AddFallbacks(Context& ctx) {
   }
   std::vector<Option> added;
   for (const Option& spot : ctx.candidates) {
-    if (spot.kind != RunKind::kSpot || spot.deadline_miss_probability <= 0) continue;
+    if (spot.kind != RunKind::kSpot || spot.deadline_miss_probability < kMinFallbackRisk) continue;
     const auto it = on_demand.find(std::make_tuple(spot.offer->cloud, spot.offer->gpu, spot.gpus));
     if (it == on_demand.end() || it->second->work_hours > *ctx.plan.deadline_hours) continue;
     Option f = spot;
