@@ -268,7 +268,8 @@ void Rank(Context& ctx) {
     const auto ka = key(a);
     const auto kb = key(b);
     if (ka != kb) return ka < kb;
-    return a.offer->Id() < b.offer->Id();
+    const auto id = [](const Offer& o) { return std::tie(o.cloud, o.instance_type, o.region, o.zone, o.tier); };
+    return id(*a.offer) < id(*b.offer);
   });
 }
 
@@ -282,11 +283,13 @@ void GroupLosers(Context& ctx) {
     size_t count = 0;
     bool misses_deadline = true;
   };
-  std::map<std::string, Group> groups;
+  // Keyed by GPU and run label without formatting per option (thousands of them).
+  std::map<std::pair<std::string_view, std::string_view>, Group> groups;
   for (size_t i = ctx.request.top; i < ctx.candidates.size(); ++i) {
     const Option& o = ctx.candidates[i];
-    const std::string name = fmt::format("{} {}", o.offer->gpu.empty() ? "CPU" : o.offer->gpu,
-                                         o.kind == RunKind::kFallback ? "spot+fallback" : catalog::TierName(o.offer->tier));
+    const std::pair<std::string_view, std::string_view> name{
+        o.offer->gpu.empty() ? std::string_view("CPU") : std::string_view(o.offer->gpu),
+        o.kind == RunKind::kFallback ? std::string_view("spot+fallback") : catalog::TierName(o.offer->tier)};
     const double ratio = by_cost ? o.expected_cost.RatioTo(best.expected_cost) : o.wall_hours / best.wall_hours;
     Group& g = groups[name];
     g.min_ratio = std::min(g.min_ratio, ratio);
@@ -297,7 +300,7 @@ void GroupLosers(Context& ctx) {
     const std::string why = g.misses_deadline && best.meets_deadline
                                 ? "misses the deadline"
                                 : fmt::format("{:.1f}x the {} of the best option", g.min_ratio, by_cost ? "cost" : "time");
-    ctx.plan.excluded.push_back({fmt::format("{}: {}", name, why), g.count});
+    ctx.plan.excluded.push_back({fmt::format("{} {}: {}", name.first, name.second, why), g.count});
   }
   ctx.candidates.resize(ctx.request.top);
 }
