@@ -63,9 +63,10 @@ void KnobAdvice(const JobSpec& spec, const std::vector<Option>& ranked, const st
                               "({}).",
                               changes, where, best.expected_cost.ToString(), TradeOff(best.knobs, base)));
   } else if (best.expected_cost < cheapest->cost) {
-    out.push_back(fmt::format("{} fits on {}: {} instead of {} with the knobs as written on {} x{} ({}).", changes,
-                              where, best.expected_cost.ToString(), cheapest->cost.ToString(), cheapest->offer->gpu,
-                              cheapest->gpus, TradeOff(best.knobs, base)));
+    out.push_back(fmt::format("{} fits on {}: {} in {} instead of {} in {} with the knobs as written on {} x{} ({}).",
+                              changes, where, best.expected_cost.ToString(), Hours(best.wall_hours),
+                              cheapest->cost.ToString(), Hours(cheapest->hours), cheapest->offer->gpu, cheapest->gpus,
+                              TradeOff(best.knobs, base)));
   }
 }
 

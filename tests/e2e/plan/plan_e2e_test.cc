@@ -81,6 +81,15 @@ TEST(PlanCli, WholeCatalogExampleRanksAndExplains) {
   EXPECT_GT(doc["excluded"].size(), 5u);
 }
 
+TEST(PlanCli, EveryExampleRuns) {
+  TempDir home;
+  for (const char* name : {"plan/small-gpu-advice.yaml", "plan/llama-7b-finetune.yaml", "seed/job.yaml"}) {
+    const auto r = RunFrugal({"plan", Example(name), "--top", "3"}, home.path());
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    EXPECT_NE(r.out.find("OFFER"), std::string::npos) << name;
+  }
+}
+
 TEST(PlanCli, BadSpecExitsTwoWithFileLineAndField) {
   TempDir home;
   testing::WriteTestFile(home / "bad.yaml",
