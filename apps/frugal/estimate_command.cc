@@ -28,6 +28,8 @@ struct EstimateOptions {
   std::optional<double> tokens_per_sample, tokens_per_second, mfu;
   std::string gpu;
   int gpus = 1;
+  std::string tier;   ///< only this tier's cheapest offer
+  std::string offer;  ///< exactly this offer (id or instance type)
 };
 
 Result<double> Count(const std::string& text, std::string_view flag) {
@@ -159,6 +161,27 @@ void PrintHuman(const estimate::Estimate& e, const std::string& gpu,
   out << "Spot cost is before preemption overhead; `frugal plan` prices that in.\n";
 }
 
+/// The costs to show: one offer (--offer), one tier's cheapest (--tier), or every tier's.
+Result<std::vector<estimate::TierCost>> Costs(const EstimateOptions& o, const catalog::Catalog& c,
+                                              const std::string& gpu, int gpus, double wall_hours) {
+  if (!o.offer.empty()) {
+    for (const catalog::Offer& offer : c.offers()) {
+      if ((offer.Id() == o.offer || offer.instance_type == o.offer) && offer.gpu == gpu) {
+        return std::vector<estimate::TierCost>{estimate::PriceOffer(offer, gpus, wall_hours)};
+      }
+    }
+    return Fail(ErrorCode::kBadInput, fmt::format("--offer: no offer '{}' with {} GPUs (see 'frugal catalog offers "
+                                                  "--gpu {}')",
+                                                  o.offer, gpu, gpu));
+  }
+  std::vector<estimate::TierCost> costs = estimate::CheapestPerTier(c, gpu, gpus, wall_hours);
+  if (!o.tier.empty()) {
+    const catalog::Tier tier = FRUGAL_TRY(catalog::ParseTier(o.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
+    std::erase_if(costs, [&](const estimate::TierCost& t) { return t.offer->tier != tier; });
+  }
+  return costs;
+}
+
 Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, Streams& s) {
   const estimate::Model model = FRUGAL_TRY(ModelFrom(o));
   const estimate::Training training = FRUGAL_TRY(TrainingFrom(o));
@@ -173,7 +196,7 @@ Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, 
   measured.tokens_per_second = o.tokens_per_second;
   measured.mfu = o.mfu;
   const estimate::Estimate e = FRUGAL_TRY(estimate::EstimateTraining(model, training, hw, tokens, measured));
-  const auto costs = estimate::CheapestPerTier(c, gpu->name, training.gpus, e.WallHours());
+  const auto costs = FRUGAL_TRY(Costs(o, c, gpu->name, training.gpus, e.WallHours()));
   if (global.json) {
     nlohmann::json doc = EstimateJson(e, costs);
     doc["gpu"] = gpu->name;
@@ -216,6 +239,8 @@ void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--steps", o->steps, "Optimizer steps of the global batch");
   cmd->add_option("--gpu", o->gpu, "GPU model (A100-80GB, H100, L4, ...)")->required();
   cmd->add_option("--gpus", o->gpus, "Number of GPUs (data parallel)")->capture_default_str();
+  cmd->add_option("--tier", o->tier, "Price only this tier: on_demand, spot, reserved_1y, reserved_3y");
+  cmd->add_option("--offer", o->offer, "Price exactly this offer (id from 'frugal catalog offers', or instance type)");
   cmd->add_option("--tokens-per-second", o->tokens_per_second, "Measured throughput of the whole job; overrides the MFU prior");
   cmd->add_option("--mfu", o->mfu, "Measured model FLOPs utilization (0-1); overrides the prior");
   cmd->callback([&, o] { action = [&global, o](Streams& s) { return RunEstimate(*o, global, s); }; });

@@ -33,16 +33,21 @@ Result<Hardware> HardwareFor(const catalog::GpuSpec& gpu, Precision p) {
   return hw;
 }
 
+TierCost PriceOffer(const catalog::Offer& offer, int gpus, double wall_hours) {
+  TierCost c;
+  c.offer = &offer;
+  c.instances = offer.gpu_count > 0 ? (gpus + offer.gpu_count - 1) / offer.gpu_count : 1;
+  c.cost = Rate{offer.price.per_hour * c.instances}.ForHours(wall_hours);
+  return c;
+}
+
 std::vector<TierCost> CheapestPerTier(const catalog::Catalog& c, const std::string& gpu, int gpus,
                                       double wall_hours) {
   std::vector<TierCost> best(4);
   for (const catalog::Offer& o : c.offers()) {
     // GPUs of one job share a node up to 8; beyond that, whole multi-GPU nodes.
     if (o.gpu != gpu || o.gpu_count < std::min(gpus, kGpusPerNode)) continue;
-    TierCost candidate;
-    candidate.offer = &o;
-    candidate.instances = (gpus + o.gpu_count - 1) / o.gpu_count;
-    candidate.cost = Rate{o.price.per_hour * candidate.instances}.ForHours(wall_hours);
+    const TierCost candidate = PriceOffer(o, gpus, wall_hours);
     TierCost& slot = best[static_cast<size_t>(o.tier)];
     if (slot.offer == nullptr || candidate.cost < slot.cost ||
         (candidate.cost == slot.cost && o.Id() < slot.offer->Id())) {

@@ -20,6 +20,9 @@ struct TierCost {
   Money cost;            ///< instances × price × wall hours (no spot overhead)
 };
 
+/// The cost of `gpus` GPUs on one offer for `wall_hours`: ceil(gpus / offer GPUs) instances.
+[[nodiscard]] TierCost PriceOffer(const catalog::Offer& offer, int gpus, double wall_hours);
+
 /// For each tier that has offers of `gpu`, the cheapest TierCost, in tier order. Up to 8 GPUs
 /// must share one instance; more take whole instances of at least 8.
 [[nodiscard]] std::vector<TierCost> CheapestPerTier(const catalog::Catalog& c, const std::string& gpu,

@@ -43,6 +43,25 @@ TEST(EstimateCli, JsonHasMemoryBreakdownComputeTimeAndCostPerTier) {
   }
 }
 
+TEST(EstimateCli, TierAndOfferSelectThePrice) {
+  TempDir home;
+  auto spot = RunJson({"--params", "1b", "--gpu", "L4", "--tokens", "100m", "--tier", "spot"}, home);
+  ASSERT_EQ(spot["costs"].size(), 1u);
+  EXPECT_EQ(spot["costs"][0]["tier"], "spot");
+  testing::WriteTestFile(home / "offers.yaml",
+                         "apiVersion: frugal/v1\noffers:\n  - {name: lab-l4, gpu: L4, price_per_hour: 2.00}\n");
+  const auto r = RunFrugal({"--json", "--catalog", (home / "offers.yaml").string(), "estimate", "--params", "1b",
+                            "--gpu", "L4", "--tokens", "100m", "--offer", "lab-l4"},
+                           home.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["costs"].size(), 1u);
+  EXPECT_NEAR(doc["costs"][0]["cost_usd"].get<double>(), 2.0 * doc["wall_hours"].get<double>(), 1e-6);
+  const auto missing = RunFrugal({"estimate", "--params", "1b", "--gpu", "L4", "--tokens", "1m", "--offer", "nope"},
+                                 home.path());
+  EXPECT_EQ(missing.exit_code, 2);
+}
+
 TEST(EstimateCli, FullSevenBOnOneL4DoesNotFitButQloraDoes) {
   TempDir home;
   auto full = RunJson({"--params", "7b", "--gpu", "L4", "--tokens", "10m"}, home);
