@@ -27,12 +27,14 @@ struct PlanOptions {
 Result<plan::PlanRequest> RequestFrom(const PlanOptions& o) {
   plan::PlanRequest r;
   if (!o.deadline.empty()) {
-    const Duration d = FRUGAL_TRY(ParseDuration(o.deadline).map_error([](Error e) { return e.Wrap("--deadline"); }));
+    const Duration d = FRUGAL_TRY(
+        ParseDuration(o.deadline).map_error([](Error e) { return e.Wrap("--deadline"); }));
     if (d.count() <= 0) return Fail(ErrorCode::kBadInput, "--deadline: must be positive");
     r.deadline_hours = ToHours(d);
   }
   if (!o.budget.empty()) {
-    r.budget = FRUGAL_TRY(Money::Parse(o.budget).map_error([](Error e) { return e.Wrap("--budget"); }));
+    r.budget =
+        FRUGAL_TRY(Money::Parse(o.budget).map_error([](Error e) { return e.Wrap("--budget"); }));
     if (*r.budget <= Money()) return Fail(ErrorCode::kBadInput, "--budget: must be positive");
   }
   r.objective = o.objective == "time" ? plan::Objective::kTime : plan::Objective::kCost;
@@ -42,7 +44,8 @@ Result<plan::PlanRequest> RequestFrom(const PlanOptions& o) {
 
 nlohmann::json KnobsJson(const estimate::Training& t) {
   return {{"method", estimate::MethodName(t.method)},
-          {"lora_rank", t.method == estimate::Method::kFull ? nlohmann::json() : nlohmann::json(t.lora_rank)},
+          {"lora_rank",
+           t.method == estimate::Method::kFull ? nlohmann::json() : nlohmann::json(t.lora_rank)},
           {"precision", catalog::PrecisionName(t.precision)},
           {"recompute", estimate::RecomputeName(t.recompute)},
           {"micro_batch", t.micro_batch},
@@ -54,8 +57,11 @@ nlohmann::json SpotJson(const Option& o) {
   if (o.kind != RunKind::kSpot && o.kind != RunKind::kFallback) return nullptr;
   const plan::SpotRun& s = o.spot;
   nlohmann::json j = {
-      {"strategy", s.strategy == plan::CheckpointStrategy::kOnNotice ? "checkpoint_on_notice" : "periodic"},
-      {"checkpoint_interval_hours", s.strategy == plan::CheckpointStrategy::kPeriodic ? nlohmann::json(s.interval_hours) : nlohmann::json()},
+      {"strategy",
+       s.strategy == plan::CheckpointStrategy::kOnNotice ? "checkpoint_on_notice" : "periodic"},
+      {"checkpoint_interval_hours", s.strategy == plan::CheckpointStrategy::kPeriodic
+                                        ? nlohmann::json(s.interval_hours)
+                                        : nlohmann::json()},
       {"preemptions_per_hour", o.offer->preemptions_per_hour * o.instances},
       {"expected_preemptions", s.expected_preemptions},
       {"checkpoint_hours", s.checkpoint_hours},
@@ -99,15 +105,18 @@ nlohmann::json OptionJson(const Option& o, size_t rank) {
           {"spot", SpotJson(o)}};
 }
 
-void WritePlanJson(const plan::JobSpec& spec, const plan::Plan& p, const PlanOptions& opts, Streams& s) {
+void WritePlanJson(const plan::JobSpec& spec, const plan::Plan& p, const PlanOptions& opts,
+                   Streams& s) {
   nlohmann::json options = nlohmann::json::array();
   for (size_t i = 0; i < p.options.size(); ++i) options.push_back(OptionJson(p.options[i], i + 1));
   nlohmann::json excluded = nlohmann::json::array();
-  for (const auto& e : p.excluded) excluded.push_back({{"reason", e.reason}, {"options", e.offers}});
+  for (const auto& e : p.excluded)
+    excluded.push_back({{"reason", e.reason}, {"options", e.offers}});
   WriteJson(s, {{"job", spec.name},
                 {"tokens", p.tokens},
                 {"objective", opts.objective},
-                {"deadline_hours", p.deadline_hours ? nlohmann::json(*p.deadline_hours) : nlohmann::json()},
+                {"deadline_hours",
+                 p.deadline_hours ? nlohmann::json(*p.deadline_hours) : nlohmann::json()},
                 {"budget_usd", p.budget ? nlohmann::json(p.budget->dollars()) : nlohmann::json()},
                 {"options", options},
                 {"excluded", excluded},
@@ -118,10 +127,14 @@ void WritePlanJson(const plan::JobSpec& spec, const plan::Plan& p, const PlanOpt
 
 std::string RunLabel(const Option& o) {
   switch (o.kind) {
-    case RunKind::kPlain: return std::string(catalog::TierName(o.offer->tier));
-    case RunKind::kSpot: return "spot";
-    case RunKind::kFallback: return "spot+fallback";
-    case RunKind::kReserved: return std::string(catalog::TierName(o.offer->tier)) + " (est.)";
+    case RunKind::kPlain:
+      return std::string(catalog::TierName(o.offer->tier));
+    case RunKind::kSpot:
+      return "spot";
+    case RunKind::kFallback:
+      return "spot+fallback";
+    case RunKind::kReserved:
+      return std::string(catalog::TierName(o.offer->tier)) + " (est.)";
   }
   return "?";
 }
@@ -133,18 +146,32 @@ void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, Streams& s) {
   if (p.options.empty()) {
     s.out << "No option meets the constraints.\n";
   } else {
-    Table t({{"#", Align::kRight}, {"OFFER"}, {"RUN"}, {"GPUS"}, {"KNOBS"}, {"MEM GiB", Align::kRight},
-             {"WALL", Align::kRight}, {"GPU-H", Align::kRight}, {"COST", Align::kRight}, {"DEADLINE"}});
+    Table t({{"#", Align::kRight},
+             {"OFFER"},
+             {"RUN"},
+             {"GPUS"},
+             {"KNOBS"},
+             {"MEM GiB", Align::kRight},
+             {"WALL", Align::kRight},
+             {"GPU-H", Align::kRight},
+             {"COST", Align::kRight},
+             {"DEADLINE"}});
     for (size_t i = 0; i < p.options.size(); ++i) {
       const Option& o = p.options[i];
-      const std::string mem = o.offer->gpu.empty() ? "-" : fmt::format("{:.1f}/{:g}", o.peak_gib, o.capacity_gib);
-      const std::string knobs = o.measured ? "as measured" : plan::DescribeKnobs(o.knobs, o.knobs, plan::Describe::kAll);
-      const std::string deadline = !p.deadline_hours ? "-"
-                                   : o.meets_deadline ? (o.deadline_miss_probability >= 0.005 ? fmt::format("yes ({:.0f}% risk)", 100 * o.deadline_miss_probability) : "yes")
-                                                      : "no";
+      const std::string mem =
+          o.offer->gpu.empty() ? "-" : fmt::format("{:.1f}/{:g}", o.peak_gib, o.capacity_gib);
+      const std::string knobs =
+          o.measured ? "as measured" : plan::DescribeKnobs(o.knobs, o.knobs, plan::Describe::kAll);
+      const std::string deadline =
+          !p.deadline_hours ? "-"
+          : o.meets_deadline
+              ? (o.deadline_miss_probability >= 0.005
+                     ? fmt::format("yes ({:.0f}% risk)", 100 * o.deadline_miss_probability)
+                     : "yes")
+              : "no";
       t.AddRow({std::to_string(i + 1), o.offer->Id(), RunLabel(o),
-                o.offer->gpu.empty() ? "cpu" : fmt::format("{} x{}", o.offer->gpu, o.gpus), knobs, mem,
-                FormatDuration(FromHours(o.wall_hours)), fmt::format("{:.1f}", o.gpu_hours),
+                o.offer->gpu.empty() ? "cpu" : fmt::format("{} x{}", o.offer->gpu, o.gpus), knobs,
+                mem, FormatDuration(FromHours(o.wall_hours)), fmt::format("{:.1f}", o.gpu_hours),
                 o.expected_cost.ToString() + (o.estimated_price ? " (est.)" : ""), deadline});
     }
     t.Render(s.out);
@@ -152,14 +179,16 @@ void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, Streams& s) {
   for (const Option& o : p.options) {
     if (o.kind != RunKind::kSpot && o.kind != RunKind::kFallback) continue;
     const plan::SpotRun& sp = o.spot;
-    s.out << fmt::format("  {} {}: {}; {:.2f} preemptions expected, {} lost work, {} restarts, {} checkpoints: "
-                         "time x{:.2f}",
-                         o.offer->Id(), RunLabel(o),
-                         sp.strategy == plan::CheckpointStrategy::kOnNotice ? "checkpoint on notice"
-                             : fmt::format("checkpoint every {}", FormatDuration(FromHours(sp.interval_hours))),
-                         sp.expected_preemptions, FormatDuration(FromHours(sp.lost_work_hours)),
-                         FormatDuration(FromHours(sp.restart_hours)), FormatDuration(FromHours(sp.checkpoint_hours)),
-                         sp.Inflation(o.work_hours));
+    s.out << fmt::format(
+        "  {} {}: {}; {:.2f} preemptions expected, {} lost work, {} restarts, {} checkpoints: "
+        "time x{:.2f}",
+        o.offer->Id(), RunLabel(o),
+        sp.strategy == plan::CheckpointStrategy::kOnNotice
+            ? "checkpoint on notice"
+            : fmt::format("checkpoint every {}", FormatDuration(FromHours(sp.interval_hours))),
+        sp.expected_preemptions, FormatDuration(FromHours(sp.lost_work_hours)),
+        FormatDuration(FromHours(sp.restart_hours)), FormatDuration(FromHours(sp.checkpoint_hours)),
+        sp.Inflation(o.work_hours));
     if (o.kind == RunKind::kFallback) {
       s.out << fmt::format("; falls back to {} with probability {:.0f}%", o.fallback_offer->Id(),
                            100 * o.fallback.switch_probability);
@@ -203,12 +232,19 @@ Result<void> RunPlan(const PlanOptions& o, const GlobalOptions& global, Streams&
 
 void RegisterPlan(CLI::App& app, GlobalOptions& global, Action& action) {
   auto o = std::make_shared<PlanOptions>();
-  CLI::App* cmd = app.add_subcommand("plan", "Rank every offer, GPU count and knob setting for a job spec");
-  cmd->add_option("job", o->job, "Job spec (YAML, apiVersion frugal/v1; see docs/job-spec.md)")->required();
-  cmd->add_option("--deadline", o->deadline, "Finish within this long (overrides the spec): 36h, 1.5h");
+  CLI::App* cmd =
+      app.add_subcommand("plan", "Rank every offer, GPU count and knob setting for a job spec");
+  cmd->add_option("job", o->job, "Job spec (YAML, apiVersion frugal/v1; see docs/job-spec.md)")
+      ->required();
+  cmd->add_option("--deadline", o->deadline,
+                  "Finish within this long (overrides the spec): 36h, 1.5h");
   cmd->add_option("--budget", o->budget, "Spend at most this many dollars (overrides the spec)");
-  cmd->add_option("--objective", o->objective, "cost or time")->check(CLI::IsMember({"cost", "time"}))->capture_default_str();
-  cmd->add_option("--top", o->top, "Show the best N options")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--objective", o->objective, "cost or time")
+      ->check(CLI::IsMember({"cost", "time"}))
+      ->capture_default_str();
+  cmd->add_option("--top", o->top, "Show the best N options")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->callback([&, o] { action = [&global, o](Streams& s) { return RunPlan(*o, global, s); }; });
 }
 

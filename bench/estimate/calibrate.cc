@@ -4,10 +4,10 @@
 //
 //   estimate_calibration [calibration.csv] [gpus.csv]
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <iostream>
-
-#include <fmt/format.h>
 
 #include "frugal/catalog/offer_table.h"
 #include "frugal/core/table.h"
@@ -22,14 +22,20 @@ namespace est = frugal::estimate;
 std::string Percent(double x) { return fmt::format("{:+.0f}%", 100 * x); }
 
 void PrintRows(const std::vector<est::CalibrationResult>& results) {
-  Table t({{"ID"}, {"GPU"}, {"CONFIDENCE"}, {"UNIT"}, {"PUBLISHED", Align::kRight}, {"PREDICTED", Align::kRight},
-           {"ERROR", Align::kRight}, {"LOO ERROR", Align::kRight}});
+  Table t({{"ID"},
+           {"GPU"},
+           {"CONFIDENCE"},
+           {"UNIT"},
+           {"PUBLISHED", Align::kRight},
+           {"PREDICTED", Align::kRight},
+           {"ERROR", Align::kRight},
+           {"LOO ERROR", Align::kRight}});
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     const auto loo = est::LeaveOneOutError(results, i);
     t.AddRow({r.row->id, r.row->gpu->name, r.row->confidence, r.is_memory ? "GB" : "GPU-h",
-              fmt::format("{:.4g}", r.published), fmt::format("{:.4g}", r.predicted), Percent(r.Ratio() - 1),
-              loo ? Percent(*loo) : "-"});
+              fmt::format("{:.4g}", r.published), fmt::format("{:.4g}", r.predicted),
+              Percent(r.Ratio() - 1), loo ? Percent(*loo) : "-"});
   }
   t.Render(std::cout);
 }
@@ -66,13 +72,17 @@ int main(int argc, char** argv) {
     return 2;
   }
   PrintRows(*results);
-  std::cout << fmt::format("\nMedian |error|, GPU-hours (shipped prior): {:.1f}%  (target <= 25%)\n",
-                           100 * est::MedianAbsError(*results, false));
+  std::cout << fmt::format(
+      "\nMedian |error|, GPU-hours (shipped prior): {:.1f}%  (target <= 25%)\n",
+      100 * est::MedianAbsError(*results, false));
   std::cout << fmt::format("Median |error|, GPU-hours (leave-one-out refit per family): {:.1f}%\n",
                            100 * MedianLooError(*results));
   std::cout << fmt::format("Median |error|, memory: {:.1f}%  (target <= 15%)\n\n",
                            100 * est::MedianAbsError(*results, true));
-  Table fits({{"FAMILY"}, {"ROWS", Align::kRight}, {"SHIPPED BASE", Align::kRight}, {"FITTED BASE", Align::kRight}});
+  Table fits({{"FAMILY"},
+              {"ROWS", Align::kRight},
+              {"SHIPPED BASE", Align::kRight},
+              {"FITTED BASE", Align::kRight}});
   for (const auto& f : est::FitFamilyBases(*results)) {
     fits.AddRow({f.family, std::to_string(f.rows), fmt::format("{:.3f}", f.shipped_base),
                  fmt::format("{:.3f}", f.fitted_base)});

@@ -29,7 +29,8 @@ const Inputs& Load() {
     }
     std::vector<std::string> names;
     for (const auto& g : c->gpus()) names.push_back(g.name);
-    auto spec = frugal::plan::LoadJobSpec(root / "examples" / "plan" / "llama-7b-finetune.yaml", names);
+    auto spec =
+        frugal::plan::LoadJobSpec(root / "examples" / "plan" / "llama-7b-finetune.yaml", names);
     if (!spec) {
       std::cerr << spec.error().message << "\n";
       std::exit(2);

@@ -1,8 +1,9 @@
 #include "frugal/estimate/calibration.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "frugal/core/csv.h"
 #include "frugal/core/text.h"
@@ -12,11 +13,13 @@ namespace frugal::estimate {
 
 namespace {
 
-constexpr std::string_view kColumns[] = {
-    "id",        "kind",         "layers",       "hidden",     "heads",          "kv_heads", "ffn",
-    "vocab",     "seq",          "mlp",          "tied",       "method",         "lora_rank", "lora_targets",
-    "dtype",     "master_weights", "optimizer",  "micro_batch", "recompute",     "zero",     "gpu",
-    "gpus",      "tokens",       "published",    "source",     "confidence"};
+constexpr std::string_view kColumns[] = {"id",        "kind",         "layers",    "hidden",
+                                         "heads",     "kv_heads",     "ffn",       "vocab",
+                                         "seq",       "mlp",          "tied",      "method",
+                                         "lora_rank", "lora_targets", "dtype",     "master_weights",
+                                         "optimizer", "micro_batch",  "recompute", "zero",
+                                         "gpu",       "gpus",         "tokens",    "published",
+                                         "source",    "confidence"};
 constexpr size_t kColumnCount = std::size(kColumns);
 
 Result<CalibrationKind> ParseKind(std::string_view t) {
@@ -36,7 +39,8 @@ class RowReader {
   const std::string& Text(size_t column) const { return CsvTable::Field(record_, index_[column]); }
   Error At(size_t column, const Error& e) const {
     return Error{ErrorCode::kBadInput,
-                 fmt::format("{}: column '{}': {}", table_.Where(record_, index_[column]), kColumns[column], e.message)};
+                 fmt::format("{}: column '{}': {}", table_.Where(record_, index_[column]),
+                             kColumns[column], e.message)};
   }
   template <typename T>
   Result<T> Get(size_t column, Result<T> value) const {
@@ -82,7 +86,8 @@ Result<CalibrationRow> ReadRow(const RowReader& r, const std::vector<catalog::Gp
   t.zero_stage = FRUGAL_TRY(r.Int(19));
   t.gpus = FRUGAL_TRY(r.Int(21));
   FRUGAL_TRY(r.Get(17, t.Validate()));
-  const auto gpu = std::find_if(gpus.begin(), gpus.end(), [&](const catalog::GpuSpec& g) { return g.name == r.Text(20); });
+  const auto gpu = std::find_if(gpus.begin(), gpus.end(),
+                                [&](const catalog::GpuSpec& g) { return g.name == r.Text(20); });
   if (gpu == gpus.end()) return Fail(r.At(20, Error{ErrorCode::kBadInput, "unknown GPU"}));
   row.gpu = &*gpu;
   row.tokens = FRUGAL_TRY(r.Number(22));
@@ -109,7 +114,8 @@ Result<std::vector<CalibrationRow>> ReadCalibration(const std::filesystem::path&
                                                     const std::vector<catalog::GpuSpec>& gpus) {
   const CsvTable table = FRUGAL_TRY(CsvTable::Load(path));
   std::vector<size_t> index;
-  for (size_t c = 0; c < kColumnCount; ++c) index.push_back(FRUGAL_TRY(table.RequireColumn(kColumns[c])));
+  for (size_t c = 0; c < kColumnCount; ++c)
+    index.push_back(FRUGAL_TRY(table.RequireColumn(kColumns[c])));
   std::vector<CalibrationRow> rows;
   for (const CsvRecord& record : table.rows()) {
     rows.push_back(FRUGAL_TRY(ReadRow(RowReader(table, record, index), gpus)));
@@ -117,13 +123,15 @@ Result<std::vector<CalibrationRow>> ReadCalibration(const std::filesystem::path&
   return rows;
 }
 
-Result<std::vector<CalibrationResult>> EvaluateCalibration(const std::vector<CalibrationRow>& rows) {
+Result<std::vector<CalibrationResult>> EvaluateCalibration(
+    const std::vector<CalibrationRow>& rows) {
   std::vector<CalibrationResult> out;
   for (const CalibrationRow& row : rows) {
     const auto wrap = [&](Error error) { return error.Wrap(row.id); };
     const Hardware hw = FRUGAL_TRY(HardwareFor(*row.gpu, row.training.precision).map_error(wrap));
     const double tokens = row.kind == CalibrationKind::kMemoryGbAllocated ? 1.0 : row.tokens;
-    const Estimate e = FRUGAL_TRY(EstimateTraining(row.model, row.training, hw, tokens).map_error(wrap));
+    const Estimate e =
+        FRUGAL_TRY(EstimateTraining(row.model, row.training, hw, tokens).map_error(wrap));
     CalibrationResult r;
     r.row = &row;
     r.family = row.gpu->architecture;
@@ -163,7 +171,8 @@ std::vector<FamilyFit> FitFamilyBases(const std::vector<CalibrationResult>& resu
   std::vector<FamilyFit> fits;
   for (const auto& r : results) {
     if (r.is_memory) continue;
-    if (std::none_of(fits.begin(), fits.end(), [&](const FamilyFit& f) { return f.family == r.family; })) {
+    if (std::none_of(fits.begin(), fits.end(),
+                     [&](const FamilyFit& f) { return f.family == r.family; })) {
       fits.push_back({r.family, 0, FamilyBaseUtilization(r.family), 0});
     }
   }
@@ -180,12 +189,14 @@ std::vector<FamilyFit> FitFamilyBases(const std::vector<CalibrationResult>& resu
   return fits;
 }
 
-std::optional<double> LeaveOneOutError(const std::vector<CalibrationResult>& results, size_t index) {
+std::optional<double> LeaveOneOutError(const std::vector<CalibrationResult>& results,
+                                       size_t index) {
   const CalibrationResult& target = results[index];
   if (target.is_memory) return std::nullopt;
   std::vector<double> others;
   for (size_t i = 0; i < results.size(); ++i) {
-    if (i != index && !results[i].is_memory && results[i].family == target.family) others.push_back(results[i].Ratio());
+    if (i != index && !results[i].is_memory && results[i].family == target.family)
+      others.push_back(results[i].Ratio());
   }
   if (others.empty()) return std::nullopt;
   return target.Ratio() / Median(others) - 1.0;

@@ -21,7 +21,12 @@
 
 namespace frugal::estimate {
 
-enum class CalibrationKind { kGpuHours, kModelTflopsPerGpu, kHardwareTflopsPerGpu, kMemoryGbAllocated };
+enum class CalibrationKind {
+  kGpuHours,
+  kModelTflopsPerGpu,
+  kHardwareTflopsPerGpu,
+  kMemoryGbAllocated
+};
 
 struct CalibrationRow {
   std::string id;
@@ -37,22 +42,23 @@ struct CalibrationRow {
 
 /// Reads the table; GPUs are resolved against `gpus` by canonical name. kBadInput names
 /// file:line:column and the column on any bad field.
-[[nodiscard]] Result<std::vector<CalibrationRow>> ReadCalibration(const std::filesystem::path& path,
-                                                                  const std::vector<catalog::GpuSpec>& gpus);
+[[nodiscard]] Result<std::vector<CalibrationRow>> ReadCalibration(
+    const std::filesystem::path& path, const std::vector<catalog::GpuSpec>& gpus);
 
 /// One row's comparison. Time rows compare GPU-hours (throughput rows are converted with the
 /// estimator's own FLOP count); memory rows compare GB allocated.
 struct CalibrationResult {
   const CalibrationRow* row = nullptr;
   bool is_memory = false;
-  std::string family;        ///< GPU architecture
-  double predicted = 0;      ///< GPU-hours or GB
-  double published = 0;      ///< GPU-hours or GB
+  std::string family;    ///< GPU architecture
+  double predicted = 0;  ///< GPU-hours or GB
+  double published = 0;  ///< GPU-hours or GB
   [[nodiscard]] double Ratio() const { return predicted / published; }
 };
 
 /// Runs the estimator (with the shipped prior) on every row.
-[[nodiscard]] Result<std::vector<CalibrationResult>> EvaluateCalibration(const std::vector<CalibrationRow>& rows);
+[[nodiscard]] Result<std::vector<CalibrationResult>> EvaluateCalibration(
+    const std::vector<CalibrationRow>& rows);
 
 /// The median of |ratio − 1| over time rows (or memory rows).
 [[nodiscard]] double MedianAbsError(const std::vector<CalibrationResult>& results, bool memory);
@@ -69,6 +75,7 @@ struct FamilyFit {
 /// Leave-one-out error of a time row: its ratio divided by the median ratio of the other rows
 /// of its family, minus one (the error had the base been fitted without it); nullopt when the
 /// family has no other row.
-[[nodiscard]] std::optional<double> LeaveOneOutError(const std::vector<CalibrationResult>& results, size_t index);
+[[nodiscard]] std::optional<double> LeaveOneOutError(const std::vector<CalibrationResult>& results,
+                                                     size_t index);
 
 }  // namespace frugal::estimate

@@ -6,9 +6,12 @@ namespace frugal::estimate {
 
 std::string_view UtilizationSourceName(UtilizationSource s) {
   switch (s) {
-    case UtilizationSource::kPrior: return "prior";
-    case UtilizationSource::kMeasuredThroughput: return "measured_throughput";
-    case UtilizationSource::kMeasuredMfu: return "measured_mfu";
+    case UtilizationSource::kPrior:
+      return "prior";
+    case UtilizationSource::kMeasuredThroughput:
+      return "measured_throughput";
+    case UtilizationSource::kMeasuredMfu:
+      return "measured_mfu";
   }
   return "?";
 }
@@ -16,12 +19,13 @@ std::string_view UtilizationSourceName(UtilizationSource s) {
 Result<double> WorkTokens(const Work& w, const Model& m, const Training& t) {
   const int forms = (w.tokens ? 1 : 0) + (w.samples ? 1 : 0) + (w.steps ? 1 : 0);
   if (forms != 1) {
-    return Fail(ErrorCode::kBadInput,
-                forms == 0 ? "the work needs tokens, samples (with epochs) or steps"
-                           : "give only one of tokens, samples or steps");
+    return Fail(ErrorCode::kBadInput, forms == 0
+                                          ? "the work needs tokens, samples (with epochs) or steps"
+                                          : "give only one of tokens, samples or steps");
   }
   const auto positive = [](double v, std::string_view field) -> Result<double> {
-    if (!(v > 0)) return Fail(ErrorCode::kBadInput, fmt::format("{} must be positive, got {}", field, v));
+    if (!(v > 0))
+      return Fail(ErrorCode::kBadInput, fmt::format("{} must be positive, got {}", field, v));
     return v;
   };
   if (w.tokens) return positive(*w.tokens, "tokens");
@@ -29,7 +33,8 @@ Result<double> WorkTokens(const Work& w, const Model& m, const Training& t) {
   if (w.samples) {
     FRUGAL_TRY(positive(*w.samples, "samples"));
     FRUGAL_TRY(positive(w.epochs, "epochs"));
-    const double per_sample = FRUGAL_TRY(positive(w.tokens_per_sample.value_or(seq), "tokens_per_sample"));
+    const double per_sample =
+        FRUGAL_TRY(positive(w.tokens_per_sample.value_or(seq), "tokens_per_sample"));
     return *w.samples * w.epochs * per_sample;
   }
   FRUGAL_TRY(positive(*w.steps, "steps"));

@@ -36,15 +36,15 @@ enum class UtilizationSource { kPrior, kMeasuredThroughput, kMeasuredMfu };
 struct Estimate {
   Model model;
   Training training;
-  MemoryBreakdown memory;       ///< per GPU
-  double capacity_bytes = 0;    ///< per GPU
+  MemoryBreakdown memory;     ///< per GPU
+  double capacity_bytes = 0;  ///< per GPU
   bool fits = false;
   double tokens = 0;
-  double steps = 0;             ///< optimizer steps
+  double steps = 0;  ///< optimizer steps
   Flops flops;
-  double prior_hfu = 0;         ///< the prior's utilization, always computed for comparison
+  double prior_hfu = 0;  ///< the prior's utilization, always computed for comparison
   UtilizationSource source = UtilizationSource::kPrior;
-  double mfu = 0;               ///< model FLOPs / (GPUs × peak × wall)
+  double mfu = 0;  ///< model FLOPs / (GPUs × peak × wall)
   double wall_seconds = 0;
 
   [[nodiscard]] double HeadroomBytes() const { return capacity_bytes - memory.Total(); }

@@ -1,8 +1,8 @@
 #include "frugal/estimate/hardware.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace frugal::estimate {
 
@@ -12,8 +12,9 @@ constexpr int kGpusPerNode = 8;
 
 Result<Hardware> HardwareFor(const catalog::GpuSpec& gpu, Precision p) {
   if ((p == Precision::kBf16 || p == Precision::kTf32) && !gpu.supports_bf16) {
-    return Fail(ErrorCode::kBadInput, fmt::format("{} ({}) has no {} support; use fp16 or fp32",
-                                                  gpu.name, gpu.architecture, catalog::PrecisionName(p)));
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{} ({}) has no {} support; use fp16 or fp32", gpu.name,
+                            gpu.architecture, catalog::PrecisionName(p)));
   }
   if (p == Precision::kFp8 && !gpu.fp8_tflops) {
     return Fail(ErrorCode::kBadInput, fmt::format("{} has no fp8 tensor cores", gpu.name));

@@ -16,8 +16,8 @@ namespace frugal::estimate {
 /// The cheapest way, on one tier, to rent `gpus` GPUs of a kind for `wall_hours`.
 struct TierCost {
   const catalog::Offer* offer = nullptr;
-  int instances = 0;     ///< ceil(gpus / offer GPUs)
-  Money cost;            ///< instances × price × wall hours (no spot overhead)
+  int instances = 0;  ///< ceil(gpus / offer GPUs)
+  Money cost;         ///< instances × price × wall hours (no spot overhead)
 };
 
 /// The cost of `gpus` GPUs on one offer for `wall_hours`: ceil(gpus / offer GPUs) instances.
@@ -25,7 +25,8 @@ struct TierCost {
 
 /// For each tier that has offers of `gpu`, the cheapest TierCost, in tier order. Up to 8 GPUs
 /// must share one instance; more take whole instances of at least 8.
-[[nodiscard]] std::vector<TierCost> CheapestPerTier(const catalog::Catalog& c, const std::string& gpu,
-                                                    int gpus, double wall_hours);
+[[nodiscard]] std::vector<TierCost> CheapestPerTier(const catalog::Catalog& c,
+                                                    const std::string& gpu, int gpus,
+                                                    double wall_hours);
 
 }  // namespace frugal::estimate

@@ -18,11 +18,19 @@ double OptimizerBytesPerParam(const Model& m, const Training& t) {
   const double master = has_master ? 4.0 : 0.0;
   double moments = 0;
   switch (t.optimizer) {
-    case Optimizer::kAdamW: moments = 8.0; break;
-    case Optimizer::kAdam8bit: moments = 2.0; break;
-    case Optimizer::kSgd: moments = 4.0; break;
+    case Optimizer::kAdamW:
+      moments = 8.0;
+      break;
+    case Optimizer::kAdam8bit:
+      moments = 2.0;
+      break;
+    case Optimizer::kSgd:
+      moments = 4.0;
+      break;
     // Row and column fp32 statistics per h×h matrix: 4·2h bytes over h² weights.
-    case Optimizer::kAdafactor: moments = 8.0 / D(m.hidden); break;
+    case Optimizer::kAdafactor:
+      moments = 8.0 / D(m.hidden);
+      break;
   }
   return master + moments;
 }

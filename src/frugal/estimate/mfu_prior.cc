@@ -1,8 +1,9 @@
 #include "frugal/estimate/mfu_prior.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
-#include <fmt/format.h>
 
 #include "frugal/core/text.h"
 
@@ -10,10 +11,14 @@ namespace frugal::estimate {
 
 std::string_view InterconnectName(Interconnect i) {
   switch (i) {
-    case Interconnect::kSingle: return "single";
-    case Interconnect::kNvlink: return "nvlink";
-    case Interconnect::kPcie: return "pcie";
-    case Interconnect::kMultiNode: return "multi_node";
+    case Interconnect::kSingle:
+      return "single";
+    case Interconnect::kNvlink:
+      return "nvlink";
+    case Interconnect::kPcie:
+      return "pcie";
+    case Interconnect::kMultiNode:
+      return "multi_node";
   }
   return "?";
 }
@@ -53,11 +58,15 @@ constexpr double kMaxHfu = 0.75;
 
 double PrecisionFactor(Precision p) {
   switch (p) {
-    case Precision::kFp32: return 1.3;  // non-tensor fp32 peak is low and easy to approach
-    case Precision::kTf32: return 0.8;
+    case Precision::kFp32:
+      return 1.3;  // non-tensor fp32 peak is low and easy to approach
+    case Precision::kTf32:
+      return 0.8;
     case Precision::kBf16:
-    case Precision::kFp16: return 1.0;
-    case Precision::kFp8: return 0.65;  // fp8 doubles the peak but not the realized speed
+    case Precision::kFp16:
+      return 1.0;
+    case Precision::kFp8:
+      return 0.65;  // fp8 doubles the peak but not the realized speed
   }
   return 1.0;
 }
@@ -76,19 +85,26 @@ SizeBand SizeFactor(double params) {
 
 double InterconnectFactor(Interconnect i) {
   switch (i) {
-    case Interconnect::kSingle: return 1.0;
-    case Interconnect::kNvlink: return 0.95;
-    case Interconnect::kPcie: return 0.85;
-    case Interconnect::kMultiNode: return 0.9;
+    case Interconnect::kSingle:
+      return 1.0;
+    case Interconnect::kNvlink:
+      return 0.95;
+    case Interconnect::kPcie:
+      return 0.85;
+    case Interconnect::kMultiNode:
+      return 0.9;
   }
   return 1.0;
 }
 
 double MethodFactor(Method m) {
   switch (m) {
-    case Method::kFull: return 1.0;
-    case Method::kLora: return 0.85;   // small adapter matmuls and kernel launches
-    case Method::kQlora: return 0.6;   // NF4 dequantization on every forward and backward
+    case Method::kFull:
+      return 1.0;
+    case Method::kLora:
+      return 0.85;  // small adapter matmuls and kernel launches
+    case Method::kQlora:
+      return 0.6;  // NF4 dequantization on every forward and backward
   }
   return 1.0;
 }
@@ -104,7 +120,8 @@ double FamilyBaseUtilization(std::string_view architecture) {
 }
 
 double PriorHfu(const Hardware& hw, const Training& t, double params) {
-  double hfu = FamilyBaseUtilization(hw.architecture) * PrecisionFactor(t.precision) * SizeFactor(params).factor *
+  double hfu = FamilyBaseUtilization(hw.architecture) * PrecisionFactor(t.precision) *
+               SizeFactor(params).factor *
                InterconnectFactor(InterconnectFor(hw.has_nvlink, t.gpus)) * MethodFactor(t.method);
   if (t.recompute == Recompute::kSelective) hfu *= kSelectiveFactor;
   return std::clamp(hfu, kMinHfu, kMaxHfu);
@@ -112,14 +129,15 @@ double PriorHfu(const Hardware& hw, const Training& t, double params) {
 
 MfuPrior PriorUtilization(const Hardware& hw, const Training& t, double params) {
   MfuPrior prior;
-  prior.factors.push_back({fmt::format("{} base", hw.architecture.empty() ? "unknown" : hw.architecture),
-                           FamilyBaseUtilization(hw.architecture)});
+  prior.factors.push_back(
+      {fmt::format("{} base", hw.architecture.empty() ? "unknown" : hw.architecture),
+       FamilyBaseUtilization(hw.architecture)});
   prior.factors.push_back({"precision", PrecisionFactor(t.precision)});
   const SizeBand size = SizeFactor(params);
   prior.factors.push_back({size.what, size.factor});
   const Interconnect link = InterconnectFor(hw.has_nvlink, t.gpus);
-  prior.factors.push_back({fmt::format("{} GPUs, {}", t.gpus, InterconnectName(link)),
-                           InterconnectFactor(link)});
+  prior.factors.push_back(
+      {fmt::format("{} GPUs, {}", t.gpus, InterconnectName(link)), InterconnectFactor(link)});
   prior.factors.push_back({fmt::format("method {}", MethodName(t.method)), MethodFactor(t.method)});
   if (t.recompute == Recompute::kSelective) {
     prior.factors.push_back({"selective recompute (element-wise work)", kSelectiveFactor});

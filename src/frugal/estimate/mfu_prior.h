@@ -40,7 +40,7 @@ struct MfuFactor {
 };
 
 struct MfuPrior {
-  double hfu = 0;  ///< hardware FLOPs utilization the runtime model divides by
+  double hfu = 0;                  ///< hardware FLOPs utilization the runtime model divides by
   std::vector<MfuFactor> factors;  ///< base and multipliers, for --verbose and docs
 };
 

@@ -1,7 +1,8 @@
 #include "frugal/estimate/model.h"
 
-#include <cmath>
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "frugal/core/text.h"
 
@@ -9,8 +10,10 @@ namespace frugal::estimate {
 
 std::string_view MlpName(Mlp m) {
   switch (m) {
-    case Mlp::kSwiGlu: return "swiglu";
-    case Mlp::kGelu: return "gelu";
+    case Mlp::kSwiGlu:
+      return "swiglu";
+    case Mlp::kGelu:
+      return "gelu";
   }
   return "?";
 }
@@ -19,7 +22,8 @@ Result<Mlp> ParseMlp(std::string_view text) {
   const std::string t = ToLower(Trim(text));
   if (t == "swiglu" || t == "gated") return Mlp::kSwiGlu;
   if (t == "gelu" || t == "relu" || t == "plain") return Mlp::kGelu;
-  return Fail(ErrorCode::kBadInput, fmt::format("unknown mlp '{}' (expected swiglu or gelu)", text));
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("unknown mlp '{}' (expected swiglu or gelu)", text));
 }
 
 namespace {
@@ -83,9 +87,12 @@ double ArchitectureParams(const Model& m) {
 }
 
 Result<Model> ResolveModel(const ModelSpec& spec) {
-  for (const auto& [value, name] : {std::pair{spec.layers, "layers"}, {spec.hidden, "hidden"},
-                                    {spec.heads, "heads"}, {spec.kv_heads, "kv_heads"},
-                                    {spec.ffn, "ffn"}, {spec.vocab, "vocab"}}) {
+  for (const auto& [value, name] : {std::pair{spec.layers, "layers"},
+                                    {spec.hidden, "hidden"},
+                                    {spec.heads, "heads"},
+                                    {spec.kv_heads, "kv_heads"},
+                                    {spec.ffn, "ffn"},
+                                    {spec.vocab, "vocab"}}) {
     FRUGAL_TRY(RequirePositive(value, name));
   }
   if (spec.seq <= 0) {

@@ -25,9 +25,9 @@ struct ModelSpec {
   std::optional<int> hidden;
   std::optional<int> heads;
   std::optional<int> kv_heads;
-  std::optional<int> ffn;        ///< feed-forward inner width
+  std::optional<int> ffn;  ///< feed-forward inner width
   std::optional<int> vocab;
-  int seq = 2048;                ///< training sequence length in tokens
+  int seq = 2048;  ///< training sequence length in tokens
   Mlp mlp = Mlp::kSwiGlu;
   bool tied_embeddings = false;  ///< output head shares the input embedding matrix
 };

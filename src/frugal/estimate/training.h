@@ -59,10 +59,10 @@ struct Training {
   int lora_rank = 16;
   LoraTargets lora_targets = LoraTargets::kAllLinear;
   MasterWeights master_weights = MasterWeights::kFp32;
-  int micro_batch = 1;     ///< sequences per GPU per forward pass
-  int global_batch = 0;    ///< sequences per optimizer step; 0: micro_batch × gpus
+  int micro_batch = 1;   ///< sequences per GPU per forward pass
+  int global_batch = 0;  ///< sequences per optimizer step; 0: micro_batch × gpus
   Recompute recompute = Recompute::kNone;
-  int zero_stage = 0;      ///< ZeRO / FSDP: 0 none, 1 optimizer, 2 +gradients, 3 +weights
+  int zero_stage = 0;  ///< ZeRO / FSDP: 0 none, 1 optimizer, 2 +gradients, 3 +weights
   int gpus = 1;
 
   /// Gradient-accumulation steps that turn micro-batches into the global batch.

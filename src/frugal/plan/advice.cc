@@ -1,9 +1,9 @@
 #include "frugal/plan/advice.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "frugal/core/duration.h"
 #include "frugal/plan/knob_search.h"
@@ -30,11 +30,14 @@ std::string TradeOff(const est::Training& t, const est::Training& base) {
     parts.emplace_back("selective recompute costs about 3% in speed");
   }
   if (t.micro_batch < base.micro_batch) {
-    parts.push_back(fmt::format("{} accumulation steps per optimizer step, same global batch", t.AccumulationSteps()));
+    parts.push_back(fmt::format("{} accumulation steps per optimizer step, same global batch",
+                                t.AccumulationSteps()));
   }
-  if (t.zero_stage > base.zero_stage) parts.push_back(fmt::format("ZeRO-{} adds communication per step", t.zero_stage));
+  if (t.zero_stage > base.zero_stage)
+    parts.push_back(fmt::format("ZeRO-{} adds communication per step", t.zero_stage));
   if (t.method != base.method) {
-    parts.push_back(fmt::format("{} trains rank-{} adapters, not every weight", est::MethodName(t.method), t.lora_rank));
+    parts.push_back(fmt::format("{} trains rank-{} adapters, not every weight",
+                                est::MethodName(t.method), t.lora_rank));
   }
   if (t.precision == est::Precision::kFp16 && base.precision != est::Precision::kFp16) {
     parts.emplace_back("fp16 needs loss scaling");
@@ -44,8 +47,8 @@ std::string TradeOff(const est::Training& t, const est::Training& base) {
   return out.empty() ? "no slower" : out;
 }
 
-void KnobAdvice(const JobSpec& spec, const std::vector<Option>& ranked, const std::vector<BaselineCost>& baselines,
-                std::vector<std::string>& out) {
+void KnobAdvice(const JobSpec& spec, const std::vector<Option>& ranked,
+                const std::vector<BaselineCost>& baselines, std::vector<std::string>& out) {
   if (ranked.empty() || ranked.front().measured) return;
   const Option& best = ranked.front();
   est::Training base = spec.baseline;
@@ -59,36 +62,41 @@ void KnobAdvice(const JobSpec& spec, const std::vector<Option>& ranked, const st
   }
   const std::string where = fmt::format("{} {:g}GB", best.offer->gpu, best.capacity_gib);
   if (cheapest == nullptr) {
-    out.push_back(fmt::format("The knobs as written fit no offer that meets the constraints; {} fits on {}: {} "
-                              "({}).",
-                              changes, where, best.expected_cost.ToString(), TradeOff(best.knobs, base)));
+    out.push_back(fmt::format(
+        "The knobs as written fit no offer that meets the constraints; {} fits on {}: {} "
+        "({}).",
+        changes, where, best.expected_cost.ToString(), TradeOff(best.knobs, base)));
   } else if (best.expected_cost < cheapest->cost) {
-    out.push_back(fmt::format("{} fits on {}: {} in {} instead of {} in {} with the knobs as written on {} x{} ({}).",
-                              changes, where, best.expected_cost.ToString(), Hours(best.wall_hours),
-                              cheapest->cost.ToString(), Hours(cheapest->hours), cheapest->offer->gpu, cheapest->gpus,
-                              TradeOff(best.knobs, base)));
+    out.push_back(fmt::format(
+        "{} fits on {}: {} in {} instead of {} in {} with the knobs as written on {} x{} ({}).",
+        changes, where, best.expected_cost.ToString(), Hours(best.wall_hours),
+        cheapest->cost.ToString(), Hours(cheapest->hours), cheapest->offer->gpu, cheapest->gpus,
+        TradeOff(best.knobs, base)));
   }
 }
 
-void DeadlineAdvice(const Plan& plan, const std::vector<Option>& ranked, std::vector<std::string>& out) {
+void DeadlineAdvice(const Plan& plan, const std::vector<Option>& ranked,
+                    std::vector<std::string>& out) {
   if (!plan.deadline_hours || ranked.empty() || ranked.front().meets_deadline) return;
-  const auto fastest = std::min_element(ranked.begin(), ranked.end(), [](const Option& a, const Option& b) {
-    return a.wall_hours < b.wall_hours;
-  });
-  out.push_back(fmt::format("Nothing meets the {} deadline. The fastest option, {}, takes {} for {}; a deadline of "
-                            "{} or more, or more GPUs (constraints.max_gpus), would be met.",
-                            Hours(*plan.deadline_hours), Where(*fastest), Hours(fastest->wall_hours),
-                            fastest->expected_cost.ToString(), Hours(std::ceil(fastest->wall_hours * 4) / 4)));
+  const auto fastest = std::min_element(
+      ranked.begin(), ranked.end(),
+      [](const Option& a, const Option& b) { return a.wall_hours < b.wall_hours; });
+  out.push_back(fmt::format(
+      "Nothing meets the {} deadline. The fastest option, {}, takes {} for {}; a deadline of "
+      "{} or more, or more GPUs (constraints.max_gpus), would be met.",
+      Hours(*plan.deadline_hours), Where(*fastest), Hours(fastest->wall_hours),
+      fastest->expected_cost.ToString(), Hours(std::ceil(fastest->wall_hours * 4) / 4)));
 }
 
-void BudgetAdvice(const Plan& plan, const std::vector<Option>& ranked, const std::map<std::string, size_t>& excluded,
-                  std::vector<std::string>& out) {
+void BudgetAdvice(const Plan& plan, const std::vector<Option>& ranked,
+                  const std::map<std::string, size_t>& excluded, std::vector<std::string>& out) {
   if (!plan.budget || !ranked.empty()) return;
   for (const auto& [reason, count] : excluded) {
     if (reason.rfind("over the", 0) == 0) {
-      out.push_back(fmt::format("Every option that fits costs more than the {} budget ({} options); raise the "
-                                "budget, allow spot (constraints.tiers), or a later deadline.",
-                                plan.budget->ToString(), count));
+      out.push_back(fmt::format(
+          "Every option that fits costs more than the {} budget ({} options); raise the "
+          "budget, allow spot (constraints.tiers), or a later deadline.",
+          plan.budget->ToString(), count));
       return;
     }
   }
@@ -98,10 +106,12 @@ void SpotAdvice(const std::vector<Option>& ranked, std::vector<std::string>& out
   if (ranked.empty() || ranked.front().kind != RunKind::kPlain) return;
   const Option& best = ranked.front();
   for (const Option& o : ranked) {
-    if ((o.kind == RunKind::kSpot || o.kind == RunKind::kFallback) && o.expected_cost < best.expected_cost) {
-      out.push_back(fmt::format("Spot on {} would cost {} expected ({:.0f}% risk of missing the deadline{}).",
-                                Where(o), o.expected_cost.ToString(), 100 * o.deadline_miss_probability,
-                                o.kind == RunKind::kFallback ? ", none with the on-demand fallback" : ""));
+    if ((o.kind == RunKind::kSpot || o.kind == RunKind::kFallback) &&
+        o.expected_cost < best.expected_cost) {
+      out.push_back(
+          fmt::format("Spot on {} would cost {} expected ({:.0f}% risk of missing the deadline{}).",
+                      Where(o), o.expected_cost.ToString(), 100 * o.deadline_miss_probability,
+                      o.kind == RunKind::kFallback ? ", none with the on-demand fallback" : ""));
       return;
     }
   }
@@ -109,7 +119,8 @@ void SpotAdvice(const std::vector<Option>& ranked, std::vector<std::string>& out
 
 }  // namespace
 
-std::vector<std::string> Advise(const JobSpec& spec, const Plan& plan, const std::vector<Option>& ranked,
+std::vector<std::string> Advise(const JobSpec& spec, const Plan& plan,
+                                const std::vector<Option>& ranked,
                                 const std::vector<BaselineCost>& baselines,
                                 const std::map<std::string, size_t>& excluded) {
   std::vector<std::string> out;

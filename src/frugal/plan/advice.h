@@ -25,7 +25,8 @@ struct BaselineCost {
 /// Advice lines for a ranked plan: knob changes that beat the knobs as written (with their
 /// trade-off), what would meet an unmet deadline or budget, and when spot is worth its risk.
 /// `ranked` is every ranked option, best first; `excluded` the grouped exclusion counts.
-[[nodiscard]] std::vector<std::string> Advise(const JobSpec& spec, const Plan& plan, const std::vector<Option>& ranked,
+[[nodiscard]] std::vector<std::string> Advise(const JobSpec& spec, const Plan& plan,
+                                              const std::vector<Option>& ranked,
                                               const std::vector<BaselineCost>& baselines,
                                               const std::map<std::string, size_t>& excluded);
 

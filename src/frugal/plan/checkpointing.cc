@@ -20,8 +20,8 @@ double DalyInterval(double checkpoint_hours, double mtbf_hours) {
 double ExpectedWallHours(double work_hours, double interval_hours, double checkpoint_hours,
                          double restart_hours, double mtbf_hours) {
   const double m = mtbf_hours;
-  return m * std::exp(restart_hours / m) * std::expm1((interval_hours + checkpoint_hours) / m) * work_hours /
-         interval_hours;
+  return m * std::exp(restart_hours / m) * std::expm1((interval_hours + checkpoint_hours) / m) *
+         work_hours / interval_hours;
 }
 
 double PoissonTail(double mean, double n) {
@@ -84,8 +84,8 @@ SpotRun ModelSpotRun(double work_hours, double preemptions_per_hour, const Fault
   run.expected_preemptions = rate * run.expected_wall_hours;
   run.checkpoint_hours = work_hours / run.interval_hours * c;
   run.restart_hours = run.expected_preemptions * r;
-  run.lost_work_hours =
-      std::max(0.0, run.expected_wall_hours - work_hours - run.checkpoint_hours - run.restart_hours);
+  run.lost_work_hours = std::max(
+      0.0, run.expected_wall_hours - work_hours - run.checkpoint_hours - run.restart_hours);
   SetDeadlineRisk(run, work_hours + run.checkpoint_hours, r + (run.interval_hours + c) / 2.0, rate,
                   deadline_hours);
   return run;
@@ -97,14 +97,16 @@ FallbackRun ModelFallback(double work_hours, const SpotRun& spot, double spot_ra
   const double spot_cost = spot_rate_dollars * spot.expected_wall_hours;
   f.switch_probability = spot.deadline_miss_probability;
   const double progress_per_hour = spot.viable ? work_hours / spot.expected_wall_hours : 0.0;
-  f.switch_at_hours =
-      progress_per_hour < 1.0 ? std::max(0.0, (deadline_hours - work_hours) / (1.0 - progress_per_hour)) : 0.0;
+  f.switch_at_hours = progress_per_hour < 1.0
+                          ? std::max(0.0, (deadline_hours - work_hours) / (1.0 - progress_per_hour))
+                          : 0.0;
   f.switch_at_hours = std::min(f.switch_at_hours, deadline_hours);
-  const double switched_cost =
-      spot_rate_dollars * f.switch_at_hours + on_demand_rate_dollars * (deadline_hours - f.switch_at_hours);
+  const double switched_cost = spot_rate_dollars * f.switch_at_hours +
+                               on_demand_rate_dollars * (deadline_hours - f.switch_at_hours);
   const double p = f.switch_probability;
   f.expected_cost_dollars = (1.0 - p) * (spot.viable ? spot_cost : 0.0) + p * switched_cost;
-  f.expected_wall_hours = (1.0 - p) * (spot.viable ? spot.expected_wall_hours : 0.0) + p * deadline_hours;
+  f.expected_wall_hours =
+      (1.0 - p) * (spot.viable ? spot.expected_wall_hours : 0.0) + p * deadline_hours;
   return f;
 }
 

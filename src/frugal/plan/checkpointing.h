@@ -23,8 +23,9 @@ struct FaultTolerance {
 
 /// Daly's expected wall time to finish `work_hours` checkpointing every τ hours of work, with
 /// exponential failures of mean M and restart R: T = M·e^(R/M)·(e^((τ+C)/M) − 1)·W/τ.
-[[nodiscard]] double ExpectedWallHours(double work_hours, double interval_hours, double checkpoint_hours,
-                                       double restart_hours, double mtbf_hours);
+[[nodiscard]] double ExpectedWallHours(double work_hours, double interval_hours,
+                                       double checkpoint_hours, double restart_hours,
+                                       double mtbf_hours);
 
 enum class CheckpointStrategy {
   kNone,      ///< no preemptions expected (on-demand, reserved)
@@ -34,15 +35,17 @@ enum class CheckpointStrategy {
 
 struct SpotRun {
   CheckpointStrategy strategy = CheckpointStrategy::kNone;
-  double interval_hours = 0;          ///< periodic: work between checkpoints
+  double interval_hours = 0;  ///< periodic: work between checkpoints
   double expected_wall_hours = 0;
   double expected_preemptions = 0;
-  double checkpoint_hours = 0;        ///< time spent writing checkpoints
-  double restart_hours = 0;           ///< time spent restarting
-  double lost_work_hours = 0;         ///< work redone after preemptions
+  double checkpoint_hours = 0;  ///< time spent writing checkpoints
+  double restart_hours = 0;     ///< time spent restarting
+  double lost_work_hours = 0;   ///< work redone after preemptions
   double deadline_miss_probability = 0;
-  bool viable = true;                 ///< false when preemptions come faster than restarts
-  [[nodiscard]] double Inflation(double work_hours) const { return expected_wall_hours / work_hours; }
+  bool viable = true;  ///< false when preemptions come faster than restarts
+  [[nodiscard]] double Inflation(double work_hours) const {
+    return expected_wall_hours / work_hours;
+  }
 };
 
 /// The expected run of `work_hours` of undisturbed work at `preemptions_per_hour` (the whole
@@ -50,8 +53,8 @@ struct SpotRun {
 /// write fits in the notice; else periodic at the Daly interval. The deadline-miss probability
 /// is P(N > n) for N ~ Poisson(rate × expected wall), n the preemptions the slack absorbs at
 /// the expected cost of each (restart plus half an interval of lost work plus the checkpoint).
-[[nodiscard]] SpotRun ModelSpotRun(double work_hours, double preemptions_per_hour, const FaultTolerance& ft,
-                                   std::optional<double> deadline_hours);
+[[nodiscard]] SpotRun ModelSpotRun(double work_hours, double preemptions_per_hour,
+                                   const FaultTolerance& ft, std::optional<double> deadline_hours);
 
 /// P(N > n) for N ~ Poisson(mean).
 [[nodiscard]] double PoissonTail(double mean, double n);
@@ -67,7 +70,8 @@ struct FallbackRun {
   double expected_cost_dollars = 0;
   double expected_wall_hours = 0;
 };
-[[nodiscard]] FallbackRun ModelFallback(double work_hours, const SpotRun& spot, double spot_rate_dollars,
-                                        double on_demand_rate_dollars, double deadline_hours);
+[[nodiscard]] FallbackRun ModelFallback(double work_hours, const SpotRun& spot,
+                                        double spot_rate_dollars, double on_demand_rate_dollars,
+                                        double deadline_hours);
 
 }  // namespace frugal::plan

@@ -27,13 +27,13 @@ struct KnobSpace {
 
 /// A measured run: runtime or throughput (and optionally peak memory) on an offer or a GPU.
 struct MeasuredProfile {
-  std::string offer;           ///< instance type or an offer-id prefix ("seed:option-a"); or empty
-  std::string gpu;             ///< canonical GPU name; or empty
-  int gpus = 0;                ///< GPU count it was measured on; 0 matches any
+  std::string offer;  ///< instance type or an offer-id prefix ("seed:option-a"); or empty
+  std::string gpu;    ///< canonical GPU name; or empty
+  int gpus = 0;       ///< GPU count it was measured on; 0 matches any
   std::optional<double> runtime_hours;
   std::optional<double> tokens_per_second;
   std::optional<double> peak_memory_gib;
-  std::string where;           ///< file:line:col, for messages
+  std::string where;  ///< file:line:col, for messages
 };
 
 struct Constraints {
@@ -43,7 +43,7 @@ struct Constraints {
   std::vector<std::string> clouds;
   std::vector<std::string> regions;
   std::vector<catalog::Tier> tiers;
-  std::vector<std::string> gpus;     ///< canonical names
+  std::vector<std::string> gpus;  ///< canonical names
   int max_gpus = 8;
   std::optional<double> reserved_utilization;  ///< share of a reservation this job's team uses
 };
@@ -52,7 +52,8 @@ struct JobSpec {
   std::string source;  ///< the file it came from
   std::string name;
   std::map<std::string, std::string> tags;
-  std::vector<std::filesystem::path> catalog_files;  ///< custom offers, resolved from the spec's folder
+  std::vector<std::filesystem::path>
+      catalog_files;  ///< custom offers, resolved from the spec's folder
   estimate::Model model;
   estimate::Training baseline;  ///< the knobs as the user wrote them (gpus unset)
   estimate::Work work;

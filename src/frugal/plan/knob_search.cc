@@ -1,9 +1,9 @@
 #include "frugal/plan/knob_search.h"
 
+#include <fmt/format.h>
+
 #include <tuple>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "frugal/estimate/hardware.h"
 
@@ -14,7 +14,8 @@ namespace est = estimate;
 
 std::optional<double> MeasuredPeakGib(const JobSpec& spec, int gpus) {
   for (const MeasuredProfile& p : spec.measured) {
-    if (p.peak_memory_gib && (p.gpus == gpus || (p.gpus == 0 && gpus == 1))) return p.peak_memory_gib;
+    if (p.peak_memory_gib && (p.gpus == gpus || (p.gpus == 0 && gpus == 1)))
+      return p.peak_memory_gib;
   }
   return std::nullopt;
 }
@@ -48,7 +49,8 @@ KnobResult SearchKnobs(const JobSpec& spec, const catalog::GpuSpec& gpu, int gpu
     r.memory_correction = *measured * est::kBytesPerGib / r.baseline->memory.Total();
   }
   if (r.baseline) {
-    r.baseline->fits = r.baseline->memory.Total() * r.memory_correction <= r.baseline->capacity_bytes;
+    r.baseline->fits =
+        r.baseline->memory.Total() * r.memory_correction <= r.baseline->capacity_bytes;
   }
   for (const est::Precision p : spec.knobs.precisions) {
     auto hw = est::HardwareFor(gpu, p);
@@ -88,16 +90,19 @@ std::string DescribeKnobs(const est::Training& t, const est::Training& base, Des
   std::vector<std::string> parts;
   const bool all = what == Describe::kAll;
   if (all || t.method != base.method) {
-    parts.push_back(t.method == est::Method::kFull ? "full training"
-                                                   : fmt::format("{} rank {}", est::MethodName(t.method), t.lora_rank));
+    parts.push_back(t.method == est::Method::kFull
+                        ? "full training"
+                        : fmt::format("{} rank {}", est::MethodName(t.method), t.lora_rank));
   }
   if (all || t.precision != base.precision) parts.emplace_back(catalog::PrecisionName(t.precision));
   if (all || t.recompute != base.recompute) {
-    parts.push_back(t.recompute == est::Recompute::kNone ? "no recompute"
-                                                         : fmt::format("{} recompute", est::RecomputeName(t.recompute)));
+    parts.push_back(t.recompute == est::Recompute::kNone
+                        ? "no recompute"
+                        : fmt::format("{} recompute", est::RecomputeName(t.recompute)));
   }
   if (all || t.micro_batch != base.micro_batch) {
-    parts.push_back(fmt::format("micro-batch {} (x{} accumulation)", t.micro_batch, t.AccumulationSteps()));
+    parts.push_back(
+        fmt::format("micro-batch {} (x{} accumulation)", t.micro_batch, t.AccumulationSteps()));
   }
   if (all || t.zero_stage != base.zero_stage) parts.push_back(fmt::format("ZeRO-{}", t.zero_stage));
   std::string out;

@@ -16,7 +16,8 @@ namespace frugal::plan {
 struct KnobResult {
   std::optional<estimate::Estimate> best;      ///< fastest fitting combination
   std::optional<estimate::Estimate> baseline;  ///< the spec's own knobs, fitting or not
-  double min_peak_bytes = std::numeric_limits<double>::infinity();  ///< smallest peak of any combination
+  double min_peak_bytes =
+      std::numeric_limits<double>::infinity();  ///< smallest peak of any combination
   double memory_correction = 1.0;  ///< measured / modelled peak, from a measured profile
   std::string unsupported;         ///< why nothing could be estimated (no bf16, no peak figure)
   size_t evaluated = 0;
@@ -26,11 +27,13 @@ struct KnobResult {
 /// profile's peak_memory_gib for this GPU count rescales every modelled peak by measured /
 /// modelled-baseline. Ties on wall time go to the lower ZeRO stage, then the larger micro-batch,
 /// then the lighter recompute.
-[[nodiscard]] KnobResult SearchKnobs(const JobSpec& spec, const catalog::GpuSpec& gpu, int gpus, double tokens);
+[[nodiscard]] KnobResult SearchKnobs(const JobSpec& spec, const catalog::GpuSpec& gpu, int gpus,
+                                     double tokens);
 
 /// "bf16, selective recompute, micro-batch 2 (×8 accumulation), ZeRO-2" (only what differs from
 /// `base` when `only_changes`).
 enum class Describe { kAll, kOnlyChanges };
-[[nodiscard]] std::string DescribeKnobs(const estimate::Training& t, const estimate::Training& base, Describe what);
+[[nodiscard]] std::string DescribeKnobs(const estimate::Training& t, const estimate::Training& base,
+                                        Describe what);
 
 }  // namespace frugal::plan

@@ -1,11 +1,11 @@
 #include "frugal/plan/planner.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
-
-#include <fmt/format.h>
 
 #include "frugal/plan/advice.h"
 #include "frugal/plan/knob_search.h"
@@ -14,10 +14,14 @@ namespace frugal::plan {
 
 std::string_view RunKindName(RunKind k) {
   switch (k) {
-    case RunKind::kPlain: return "plain";
-    case RunKind::kSpot: return "spot";
-    case RunKind::kFallback: return "spot_with_on_demand_fallback";
-    case RunKind::kReserved: return "reserved_estimate";
+    case RunKind::kPlain:
+      return "plain";
+    case RunKind::kSpot:
+      return "spot";
+    case RunKind::kFallback:
+      return "spot_with_on_demand_fallback";
+    case RunKind::kReserved:
+      return "reserved_estimate";
   }
   return "?";
 }
@@ -94,7 +98,8 @@ bool Price(Context& ctx, Option& opt) {
       break;
     case Tier::kSpot: {
       opt.kind = RunKind::kSpot;
-      opt.spot = ModelSpotRun(opt.work_hours, o.preemptions_per_hour * opt.instances, ctx.spec.fault_tolerance, deadline);
+      opt.spot = ModelSpotRun(opt.work_hours, o.preemptions_per_hour * opt.instances,
+                              ctx.spec.fault_tolerance, deadline);
       if (!opt.spot.viable) {
         Exclude(ctx, "spot: preempted faster than it can restart");
         return false;
@@ -119,9 +124,9 @@ bool Price(Context& ctx, Option& opt) {
     }
   }
   opt.gpu_hours = opt.wall_hours * std::max(opt.gpus, 1);
-  opt.meets_deadline = !deadline || (opt.kind == RunKind::kSpot
-                                         ? opt.deadline_miss_probability <= kMaxDeadlineRisk
-                                         : opt.wall_hours <= *deadline);
+  opt.meets_deadline =
+      !deadline || (opt.kind == RunKind::kSpot ? opt.deadline_miss_probability <= kMaxDeadlineRisk
+                                               : opt.wall_hours <= *deadline);
   return true;
 }
 
@@ -134,29 +139,34 @@ void AddMeasured(Context& ctx, const Offer& o, int instances, int total, const M
   opt.measured = true;
   opt.knobs = ctx.spec.baseline;
   opt.knobs.gpus = std::max(total, 1);
-  opt.work_hours = p.runtime_hours ? *p.runtime_hours : ctx.plan.tokens / *p.tokens_per_second / 3600.0;
+  opt.work_hours =
+      p.runtime_hours ? *p.runtime_hours : ctx.plan.tokens / *p.tokens_per_second / 3600.0;
   if (gpu != nullptr) {
     const KnobResult& k = Knobs(ctx, *gpu, total);
     opt.capacity_gib = gpu->memory_gib;
-    if (k.baseline) opt.peak_gib = k.baseline->memory.Total() * k.memory_correction / est::kBytesPerGib;
+    if (k.baseline)
+      opt.peak_gib = k.baseline->memory.Total() * k.memory_correction / est::kBytesPerGib;
     if (k.baseline && opt.peak_gib > opt.capacity_gib) {
-      Exclude(ctx, fmt::format("{} x{}: does not fit, needs {:.1f} GiB of {:g} GiB with the measured knobs", gpu->name,
-                               total, opt.peak_gib, opt.capacity_gib));
+      Exclude(ctx, fmt::format(
+                       "{} x{}: does not fit, needs {:.1f} GiB of {:g} GiB with the measured knobs",
+                       gpu->name, total, opt.peak_gib, opt.capacity_gib));
       return;
     }
   }
   if (Price(ctx, opt)) ctx.candidates.push_back(opt);
 }
 
-void AddModelled(Context& ctx, const Offer& o, int instances, int total, const catalog::GpuSpec& gpu) {
+void AddModelled(Context& ctx, const Offer& o, int instances, int total,
+                 const catalog::GpuSpec& gpu) {
   const KnobResult& k = Knobs(ctx, gpu, total);
   if (!k.unsupported.empty()) {
     Exclude(ctx, k.unsupported);
     return;
   }
   if (!k.best) {
-    Exclude(ctx, fmt::format("{} x{}: does not fit, needs {:.1f} GiB of {:g} GiB with the lightest knobs", gpu.name,
-                             total, k.min_peak_bytes / est::kBytesPerGib, gpu.memory_gib));
+    Exclude(ctx, fmt::format(
+                     "{} x{}: does not fit, needs {:.1f} GiB of {:g} GiB with the lightest knobs",
+                     gpu.name, total, k.min_peak_bytes / est::kBytesPerGib, gpu.memory_gib));
     return;
   }
   Option opt;
@@ -171,8 +181,8 @@ void AddModelled(Context& ctx, const Offer& o, int instances, int total, const c
   ctx.candidates.push_back(opt);
   if (k.baseline && k.baseline->fits && o.tier == Tier::kOnDemand) {
     const double hours = k.baseline->WallHours();
-    ctx.baselines.push_back({&o, total, Rate{o.price.per_hour * instances}.For(FromHours(hours)), hours,
-                             !ctx.plan.deadline_hours || hours <= *ctx.plan.deadline_hours});
+    ctx.baselines.push_back({&o, total, Rate{o.price.per_hour * instances}.For(FromHours(hours)),
+                             hours, !ctx.plan.deadline_hours || hours <= *ctx.plan.deadline_hours});
   }
 }
 
@@ -229,8 +239,9 @@ void AddFallbacks(Context& ctx) {
     f.kind = RunKind::kFallback;
     f.fallback_offer = it->second->offer;
     const double od_rate = it->second->offer->price.per_hour.dollars() * it->second->instances;
-    f.fallback = ModelFallback(spot.work_hours, spot.spot, spot.offer->price.per_hour.dollars() * spot.instances,
-                               od_rate, *ctx.plan.deadline_hours);
+    f.fallback = ModelFallback(spot.work_hours, spot.spot,
+                               spot.offer->price.per_hour.dollars() * spot.instances, od_rate,
+                               *ctx.plan.deadline_hours);
     f.expected_cost = Money::FromDollars(f.fallback.expected_cost_dollars);
     f.wall_hours = f.fallback.expected_wall_hours;
     f.gpu_hours = f.wall_hours * f.gpus;
@@ -262,13 +273,15 @@ void Rank(Context& ctx) {
   std::sort(ctx.candidates.begin(), ctx.candidates.end(), [&](const Option& a, const Option& b) {
     const auto key = [&](const Option& o) {
       const double cost = o.expected_cost.dollars();
-      return std::make_tuple(!o.meets_deadline, by_cost ? cost : o.wall_hours, by_cost ? o.wall_hours : cost,
-                             static_cast<int>(o.kind));
+      return std::make_tuple(!o.meets_deadline, by_cost ? cost : o.wall_hours,
+                             by_cost ? o.wall_hours : cost, static_cast<int>(o.kind));
     };
     const auto ka = key(a);
     const auto kb = key(b);
     if (ka != kb) return ka < kb;
-    const auto id = [](const Offer& o) { return std::tie(o.cloud, o.instance_type, o.region, o.zone, o.tier); };
+    const auto id = [](const Offer& o) {
+      return std::tie(o.cloud, o.instance_type, o.region, o.zone, o.tier);
+    };
     return id(*a.offer) < id(*b.offer);
   });
 }
@@ -289,8 +302,10 @@ void GroupLosers(Context& ctx) {
     const Option& o = ctx.candidates[i];
     const std::pair<std::string_view, std::string_view> name{
         o.offer->gpu.empty() ? std::string_view("CPU") : std::string_view(o.offer->gpu),
-        o.kind == RunKind::kFallback ? std::string_view("spot+fallback") : catalog::TierName(o.offer->tier)};
-    const double ratio = by_cost ? o.expected_cost.RatioTo(best.expected_cost) : o.wall_hours / best.wall_hours;
+        o.kind == RunKind::kFallback ? std::string_view("spot+fallback")
+                                     : catalog::TierName(o.offer->tier)};
+    const double ratio =
+        by_cost ? o.expected_cost.RatioTo(best.expected_cost) : o.wall_hours / best.wall_hours;
     Group& g = groups[name];
     g.min_ratio = std::min(g.min_ratio, ratio);
     g.misses_deadline = g.misses_deadline && !o.meets_deadline;
@@ -299,7 +314,8 @@ void GroupLosers(Context& ctx) {
   for (const auto& [name, g] : groups) {
     const std::string why = g.misses_deadline && best.meets_deadline
                                 ? "misses the deadline"
-                                : fmt::format("{:.1f}x the {} of the best option", g.min_ratio, by_cost ? "cost" : "time");
+                                : fmt::format("{:.1f}x the {} of the best option", g.min_ratio,
+                                              by_cost ? "cost" : "time");
     ctx.plan.excluded.push_back({fmt::format("{} {}: {}", name.first, name.second, why), g.count});
   }
   ctx.candidates.resize(ctx.request.top);
@@ -309,7 +325,8 @@ void GroupLosers(Context& ctx) {
 
 Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const PlanRequest& request) {
   Plan plan;
-  plan.deadline_hours = request.deadline_hours ? request.deadline_hours : spec.constraints.deadline_hours;
+  plan.deadline_hours =
+      request.deadline_hours ? request.deadline_hours : spec.constraints.deadline_hours;
   plan.budget = request.budget ? request.budget : spec.constraints.budget;
   est::Training base = spec.baseline;
   plan.tokens = FRUGAL_TRY(est::WorkTokens(spec.work, spec.model, base));
@@ -322,7 +339,8 @@ Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const Plan
   plan.advice = Advise(spec, plan, ctx.candidates, ctx.baselines, ctx.excluded);
   std::vector<Exclusion> grouped;
   for (const auto& [reason, count] : ctx.excluded) grouped.push_back({reason, count});
-  std::stable_sort(grouped.begin(), grouped.end(), [](const Exclusion& a, const Exclusion& b) { return a.offers > b.offers; });
+  std::stable_sort(grouped.begin(), grouped.end(),
+                   [](const Exclusion& a, const Exclusion& b) { return a.offers > b.offers; });
   GroupLosers(ctx);
   plan.excluded.insert(plan.excluded.begin(), grouped.begin(), grouped.end());
   plan.options = std::move(ctx.candidates);

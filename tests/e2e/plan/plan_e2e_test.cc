@@ -1,6 +1,7 @@
 // frugal plan, end to end: the real binary on the shipped examples.
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "support/test_support.h"
@@ -50,7 +51,8 @@ TEST(PlanCli, SeedExampleWithNinetyMinuteDeadlineChoosesA) {
   EXPECT_EQ(doc["options"][0]["instance_type"], "option-a");
   EXPECT_DOUBLE_EQ(doc["options"][0]["expected_cost_usd"].get<double>(), 4.00);
   EXPECT_FALSE(doc["options"][1]["meets_deadline"].get<bool>());
-  const auto human = RunFrugal({"plan", Example("seed/job.yaml"), "--deadline", "1.5h"}, home.path());
+  const auto human =
+      RunFrugal({"plan", Example("seed/job.yaml"), "--deadline", "1.5h"}, home.path());
   EXPECT_EQ(human.exit_code, 0) << human.err;
   EXPECT_NE(human.out.find("$4.00"), std::string::npos) << human.out;
   EXPECT_NE(human.out.find("$3.08"), std::string::npos) << human.out;
@@ -62,7 +64,8 @@ TEST(PlanCli, SeedExampleWhenBLacksMemoryChoosesA) {
   ASSERT_EQ(doc["options"].size(), 1u);
   EXPECT_EQ(doc["options"][0]["instance_type"], "option-a");
   bool said = false;
-  for (const auto& e : doc["excluded"]) said = said || e["reason"].get<std::string>().find("L4 x1: does not fit") == 0;
+  for (const auto& e : doc["excluded"])
+    said = said || e["reason"].get<std::string>().find("L4 x1: does not fit") == 0;
   EXPECT_TRUE(said) << doc["excluded"].dump();
 }
 
@@ -75,7 +78,8 @@ TEST(PlanCli, WholeCatalogExampleRanksAndExplains) {
     EXPECT_TRUE(o["meets_deadline"].get<bool>());
     EXPECT_GE(o["expected_cost_usd"].get<double>(), previous);
     previous = o["expected_cost_usd"].get<double>();
-    EXPECT_LE(o["peak_memory_gib_per_gpu"].get<double>(), o["peak_memory_gib_per_gpu"].get<double>() + o["headroom_gib"].get<double>());
+    EXPECT_LE(o["peak_memory_gib_per_gpu"].get<double>(),
+              o["peak_memory_gib_per_gpu"].get<double>() + o["headroom_gib"].get<double>());
   }
   EXPECT_GT(doc["evaluated_configurations"].get<double>(), 1000);
   EXPECT_GT(doc["excluded"].size(), 5u);
@@ -83,7 +87,8 @@ TEST(PlanCli, WholeCatalogExampleRanksAndExplains) {
 
 TEST(PlanCli, EveryExampleRuns) {
   TempDir home;
-  for (const char* name : {"plan/small-gpu-advice.yaml", "plan/llama-7b-finetune.yaml", "seed/job.yaml"}) {
+  for (const char* name :
+       {"plan/small-gpu-advice.yaml", "plan/llama-7b-finetune.yaml", "seed/job.yaml"}) {
     const auto r = RunFrugal({"plan", Example(name), "--top", "3"}, home.path());
     EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
     EXPECT_NE(r.out.find("OFFER"), std::string::npos) << name;
@@ -93,13 +98,15 @@ TEST(PlanCli, EveryExampleRuns) {
 TEST(PlanCli, BadSpecExitsTwoWithFileLineAndField) {
   TempDir home;
   testing::WriteTestFile(home / "bad.yaml",
-                         "apiVersion: frugal/v1\nmodel: {params: 1b}\nwork: {tokens: 1b}\nconstraints:\n  deadlne: 3h\n");
+                         "apiVersion: frugal/v1\nmodel: {params: 1b}\nwork: {tokens: "
+                         "1b}\nconstraints:\n  deadlne: 3h\n");
   auto r = RunFrugal({"plan", (home / "bad.yaml").string()}, home.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("bad.yaml:5:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("did you mean 'deadline'"), std::string::npos) << r.err;
   testing::WriteTestFile(home / "neg.yaml",
-                         "apiVersion: frugal/v1\nmodel: {params: 1b}\ntraining:\n  micro_batch: -4\nwork: {tokens: 1b}\n");
+                         "apiVersion: frugal/v1\nmodel: {params: 1b}\ntraining:\n  micro_batch: "
+                         "-4\nwork: {tokens: 1b}\n");
   r = RunFrugal({"--json", "plan", (home / "neg.yaml").string()}, home.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(r.out.empty());
@@ -116,7 +123,8 @@ TEST(PlanCli, ImpossibleConstraintsSayWhatWouldWork) {
   const auto doc = PlanJson({Example("seed/job.yaml"), "--budget", "1"}, home);
   EXPECT_TRUE(doc["options"].empty());
   bool said = false;
-  for (const auto& a : doc["advice"]) said = said || a.get<std::string>().find("budget") != std::string::npos;
+  for (const auto& a : doc["advice"])
+    said = said || a.get<std::string>().find("budget") != std::string::npos;
   EXPECT_TRUE(said) << doc["advice"].dump();
 }
 

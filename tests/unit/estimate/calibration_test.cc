@@ -16,7 +16,8 @@ std::vector<catalog::GpuSpec> Gpus() {
 
 TEST(Calibration, ShippedTableMeetsTheErrorTargets) {
   const auto gpus = Gpus();
-  auto rows = ReadCalibration(testing::SourceDir() / "bench" / "estimate" / "calibration.csv", gpus);
+  auto rows =
+      ReadCalibration(testing::SourceDir() / "bench" / "estimate" / "calibration.csv", gpus);
   ASSERT_TRUE(rows) << rows.error().message;
   ASSERT_GE(rows->size(), 20u);
   auto results = EvaluateCalibration(*rows);
@@ -32,11 +33,15 @@ TEST(Calibration, ShippedTableMeetsTheErrorTargets) {
 TEST(Calibration, BadRowNamesFileLineAndColumn) {
   testing::TempDir dir;
   const std::string header =
-      "id,kind,layers,hidden,heads,kv_heads,ffn,vocab,seq,mlp,tied,method,lora_rank,lora_targets,dtype,"
-      "master_weights,optimizer,micro_batch,recompute,zero,gpu,gpus,tokens,published,source,confidence,notes\n";
-  testing::WriteTestFile(dir / "c.csv",
-                         header + "x,gpu_hours,2,256,2,2,512,1000,128,gelu,false,full,0,all,bf16,fp32,adamw,1,"
-                                  "none,0,A100-80GB,1,1e9,-5,src,verified,\n");
+      "id,kind,layers,hidden,heads,kv_heads,ffn,vocab,seq,mlp,tied,method,lora_rank,lora_targets,"
+      "dtype,"
+      "master_weights,optimizer,micro_batch,recompute,zero,gpu,gpus,tokens,published,source,"
+      "confidence,notes\n";
+  testing::WriteTestFile(
+      dir / "c.csv",
+      header +
+          "x,gpu_hours,2,256,2,2,512,1000,128,gelu,false,full,0,all,bf16,fp32,adamw,1,"
+          "none,0,A100-80GB,1,1e9,-5,src,verified,\n");
   auto rows = ReadCalibration(dir / "c.csv", Gpus());
   ASSERT_FALSE(rows);
   EXPECT_NE(rows.error().message.find("c.csv:2:"), std::string::npos) << rows.error().message;

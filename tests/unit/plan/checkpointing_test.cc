@@ -1,9 +1,9 @@
 #include "frugal/plan/checkpointing.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <random>
-
-#include <gtest/gtest.h>
 
 namespace frugal::plan {
 namespace {
@@ -65,7 +65,8 @@ TEST(Checkpointing, PeriodicRunBreaksDownItsOverhead) {
   EXPECT_DOUBLE_EQ(run.expected_wall_hours, ExpectedWallHours(10, run.interval_hours, 0.1, 0.1, 5));
   EXPECT_DOUBLE_EQ(run.expected_preemptions, 0.2 * run.expected_wall_hours);
   EXPECT_DOUBLE_EQ(run.checkpoint_hours, 10 / run.interval_hours * 0.1);
-  EXPECT_NEAR(run.checkpoint_hours + run.restart_hours + run.lost_work_hours + 10, run.expected_wall_hours, 1e-9);
+  EXPECT_NEAR(run.checkpoint_hours + run.restart_hours + run.lost_work_hours + 10,
+              run.expected_wall_hours, 1e-9);
   EXPECT_GT(run.lost_work_hours, 0);
 }
 

@@ -7,7 +7,9 @@ namespace {
 
 const std::vector<std::string> kGpus = {"A100-80GB", "A100-40GB", "L4", "T4", "H100-80GB-SXM"};
 
-Result<JobSpec> Parse(const std::string& text) { return ParseJobSpec(text, "job.yaml", "/specs", kGpus); }
+Result<JobSpec> Parse(const std::string& text) {
+  return ParseJobSpec(text, "job.yaml", "/specs", kGpus);
+}
 
 constexpr const char* kMinimal = R"(apiVersion: frugal/v1
 kind: Job
@@ -73,24 +75,36 @@ void ExpectError(const std::string& text, const std::string& where, const std::s
 }
 
 TEST(JobSpec, BadInputNamesFileLineAndField) {
-  ExpectError(std::string(kMinimal) + "constraints:\n  deadlin: 3h\n", "job.yaml:8:", "did you mean 'deadline'");
-  ExpectError(std::string(kMinimal) + "training:\n  micro_batch: -2\n", "job.yaml:8:", "field 'micro_batch'");
-  ExpectError(std::string(kMinimal) + "constraints:\n  deadline: 3 hours\n", "job.yaml:8:", "field 'deadline'");
-  ExpectError(std::string(kMinimal) + "constraints:\n  budget: -5\n", "job.yaml:8:", "field 'budget'");
-  ExpectError(std::string(kMinimal) + "constraints:\n  gpus: [A100-90GB]\n", "job.yaml:8:", "unknown GPU 'A100-90GB'");
+  ExpectError(std::string(kMinimal) + "constraints:\n  deadlin: 3h\n",
+              "job.yaml:8:", "did you mean 'deadline'");
+  ExpectError(std::string(kMinimal) + "training:\n  micro_batch: -2\n",
+              "job.yaml:8:", "field 'micro_batch'");
+  ExpectError(std::string(kMinimal) + "constraints:\n  deadline: 3 hours\n",
+              "job.yaml:8:", "field 'deadline'");
+  ExpectError(std::string(kMinimal) + "constraints:\n  budget: -5\n",
+              "job.yaml:8:", "field 'budget'");
+  ExpectError(std::string(kMinimal) + "constraints:\n  gpus: [A100-90GB]\n",
+              "job.yaml:8:", "unknown GPU 'A100-90GB'");
   ExpectError(std::string(kMinimal) + "knobs:\n  zero: [0, 5]\n", "job.yaml:8:", "ZeRO stage");
-  ExpectError(std::string(kMinimal) + "measured:\n  - {offer: x}\n", "job.yaml:8:", "'runtime' and 'tokens_per_second'");
-  ExpectError("apiVersion: frugal/v2\nmodel: {params: 1b}\nwork: {tokens: 1}\n", "job.yaml:1:", "apiVersion");
+  ExpectError(std::string(kMinimal) + "measured:\n  - {offer: x}\n",
+              "job.yaml:8:", "'runtime' and 'tokens_per_second'");
+  ExpectError("apiVersion: frugal/v2\nmodel: {params: 1b}\nwork: {tokens: 1}\n",
+              "job.yaml:1:", "apiVersion");
   ExpectError("apiVersion: frugal/v1\nmodel: {params: 1b}\n", "job.yaml:", "work");
-  ExpectError("apiVersion: frugal/v1\nmodel: {params: -1b}\nwork: {tokens: 1}\n", "job.yaml:2:", "params");
-  ExpectError("apiVersion: frugal/v1\nmodel: {params: 1b}\nwork: {tokens: 1b, steps: 10}\n", "job.yaml:3:",
-              "only one of");
-  ExpectError("apiVersion: frugal/v1\nmodel: {params: 1b}\ntraining: {micro_batch: 3, global_batch: 10}\nwork: {tokens: 1}\n",
-              "job.yaml:3:", "not a multiple");
+  ExpectError("apiVersion: frugal/v1\nmodel: {params: -1b}\nwork: {tokens: 1}\n",
+              "job.yaml:2:", "params");
+  ExpectError("apiVersion: frugal/v1\nmodel: {params: 1b}\nwork: {tokens: 1b, steps: 10}\n",
+              "job.yaml:3:", "only one of");
+  ExpectError(
+      "apiVersion: frugal/v1\nmodel: {params: 1b}\ntraining: {micro_batch: 3, global_batch: "
+      "10}\nwork: {tokens: 1}\n",
+      "job.yaml:3:", "not a multiple");
 }
 
 TEST(JobSpec, HugeJobsAreValid) {
-  auto spec = Parse("apiVersion: frugal/v1\nmodel: {params: 125m}\nwork: {tokens: 10t}\nconstraints: {gpus: [T4]}\n");
+  auto spec = Parse(
+      "apiVersion: frugal/v1\nmodel: {params: 125m}\nwork: {tokens: 10t}\nconstraints: {gpus: "
+      "[T4]}\n");
   ASSERT_TRUE(spec) << spec.error().message;
   EXPECT_DOUBLE_EQ(*spec->work.tokens, 1e13);
 }

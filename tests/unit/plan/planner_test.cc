@@ -34,12 +34,16 @@ const std::string kSeedOffers =
     "  - {name: option-a, cloud: test, gpu: A100-80GB, price_per_hour: 4.00}\n"
     "  - {name: option-b, cloud: test, gpu: L4, price_per_hour: 1.40}\n";
 const std::string kSeedJob =
-    "model: {params: 500m, seq: 1024}\ntraining: {micro_batch: 4, global_batch: 32}\nwork: {tokens: 200m}\n"
+    "model: {params: 500m, seq: 1024}\ntraining: {micro_batch: 4, global_batch: 32}\nwork: "
+    "{tokens: 200m}\n"
     "constraints: {clouds: [test], deadline: 3h}\n";
 
 TEST(Planner, SeedExampleCostsAreExact) {
   auto f = Load(kSeedOffers);
-  const JobSpec spec = Spec(*f, kSeedJob + "measured:\n  - {offer: option-a, runtime: 1h}\n  - {offer: option-b, runtime: 2.2h}\n");
+  const JobSpec spec = Spec(
+      *f,
+      kSeedJob +
+          "measured:\n  - {offer: option-a, runtime: 1h}\n  - {offer: option-b, runtime: 2.2h}\n");
   auto plan = MakePlan(spec, f->catalog, PlanRequest{});
   ASSERT_TRUE(plan) << plan.error().message;
   ASSERT_EQ(plan->options.size(), 2u);
@@ -57,25 +61,30 @@ TEST(Planner, SeedExampleCostsAreExact) {
 
 TEST(Planner, MeasuredPeakThatDoesNotFitExcludesTheOffer) {
   auto f = Load(kSeedOffers);
-  const JobSpec spec = Spec(*f, kSeedJob + "measured:\n  - {offer: option-a, runtime: 1h, peak_memory_gib: 30}\n"
-                                           "  - {offer: option-b, runtime: 2.2h}\n");
+  const JobSpec spec =
+      Spec(*f, kSeedJob +
+                   "measured:\n  - {offer: option-a, runtime: 1h, peak_memory_gib: 30}\n"
+                   "  - {offer: option-b, runtime: 2.2h}\n");
   auto plan = MakePlan(spec, f->catalog, PlanRequest{});
   ASSERT_TRUE(plan);
   ASSERT_EQ(plan->options.size(), 1u);
   EXPECT_EQ(plan->options[0].offer->instance_type, "option-a");
   bool found = false;
-  for (const auto& e : plan->excluded) found = found || e.reason.find("L4 x1: does not fit, needs 30.0 GiB") == 0;
+  for (const auto& e : plan->excluded)
+    found = found || e.reason.find("L4 x1: does not fit, needs 30.0 GiB") == 0;
   EXPECT_TRUE(found);
 }
 
 TEST(Planner, KnobSearchFindsRecomputeThatFitsTheSmallGpuAndAdvisesIt) {
   // 1.3B full training at seq 8192: without recompute (or with selective) it needs more than
   // 24 GiB at any micro-batch; full recompute brings it under.
-  auto f = Load("  - {name: big, cloud: test, gpu: A100-80GB, price_per_hour: 8.00}\n"
-                "  - {name: small, cloud: test, gpu: L4, price_per_hour: 0.50}\n");
-  const JobSpec spec = Spec(*f, "model: {layers: 24, hidden: 2048, heads: 16, seq: 8192}\n"
-                                "training: {micro_batch: 1, global_batch: 16, optimizer: adam8bit}\n"
-                                "work: {tokens: 20m}\nconstraints: {clouds: [test]}\n");
+  auto f = Load(
+      "  - {name: big, cloud: test, gpu: A100-80GB, price_per_hour: 8.00}\n"
+      "  - {name: small, cloud: test, gpu: L4, price_per_hour: 0.50}\n");
+  const JobSpec spec = Spec(*f,
+                            "model: {layers: 24, hidden: 2048, heads: 16, seq: 8192}\n"
+                            "training: {micro_batch: 1, global_batch: 16, optimizer: adam8bit}\n"
+                            "work: {tokens: 20m}\nconstraints: {clouds: [test]}\n");
   auto plan = MakePlan(spec, f->catalog, PlanRequest{});
   ASSERT_TRUE(plan);
   ASSERT_FALSE(plan->options.empty());
@@ -89,9 +98,12 @@ TEST(Planner, KnobSearchFindsRecomputeThatFitsTheSmallGpuAndAdvisesIt) {
 }
 
 TEST(Planner, ReservedOnlyWithUtilizationAndPricedByIt) {
-  auto f = Load("  - {name: r, cloud: test, gpu: A100-80GB, price_per_hour: 2.00, tier: reserved_1y}\n");
-  JobSpec spec = Spec(*f, "model: {params: 500m, seq: 1024}\nwork: {tokens: 200m}\nconstraints: {clouds: [test]}\n"
-                          "measured:\n  - {offer: r, runtime: 3h}\n");
+  auto f =
+      Load("  - {name: r, cloud: test, gpu: A100-80GB, price_per_hour: 2.00, tier: reserved_1y}\n");
+  JobSpec spec =
+      Spec(*f,
+           "model: {params: 500m, seq: 1024}\nwork: {tokens: 200m}\nconstraints: {clouds: [test]}\n"
+           "measured:\n  - {offer: r, runtime: 3h}\n");
   auto plan = MakePlan(spec, f->catalog, PlanRequest{});
   ASSERT_TRUE(plan);
   EXPECT_TRUE(plan->options.empty());
@@ -105,12 +117,15 @@ TEST(Planner, ReservedOnlyWithUtilizationAndPricedByIt) {
 }
 
 TEST(Planner, SpotIsPricedWithDalyOverheadAndGetsAFallback) {
-  auto f = Load("  - {name: s, cloud: test, gpu: A100-80GB, price_per_hour: 1.00, tier: spot, preemptions_per_hour: 0.5}\n"
-                "  - {name: s, cloud: test, gpu: A100-80GB, price_per_hour: 4.00}\n");
-  const JobSpec spec = Spec(*f, "model: {params: 500m, seq: 1024}\nwork: {tokens: 200m}\n"
-                                "constraints: {clouds: [test], deadline: 11h}\n"
-                                "measured:\n  - {offer: s, runtime: 10h}\n"
-                                "fault_tolerance: {checkpoint_write: 6m, restart: 6m}\n");
+  auto f = Load(
+      "  - {name: s, cloud: test, gpu: A100-80GB, price_per_hour: 1.00, tier: spot, "
+      "preemptions_per_hour: 0.5}\n"
+      "  - {name: s, cloud: test, gpu: A100-80GB, price_per_hour: 4.00}\n");
+  const JobSpec spec = Spec(*f,
+                            "model: {params: 500m, seq: 1024}\nwork: {tokens: 200m}\n"
+                            "constraints: {clouds: [test], deadline: 11h}\n"
+                            "measured:\n  - {offer: s, runtime: 10h}\n"
+                            "fault_tolerance: {checkpoint_write: 6m, restart: 6m}\n");
   auto plan = MakePlan(spec, f->catalog, PlanRequest{});
   ASSERT_TRUE(plan);
   const Option* spot = nullptr;
@@ -133,8 +148,11 @@ TEST(Planner, SpotIsPricedWithDalyOverheadAndGetsAFallback) {
 
 TEST(Planner, BudgetAndUnsupportedGpusAreGroupedExclusions) {
   auto f = Load(kSeedOffers + "  - {name: old, cloud: test, gpu: T4, price_per_hour: 0.10}\n");
-  JobSpec spec = Spec(*f, kSeedJob + "knobs: {precision: [bf16]}\n"
-                                     "measured:\n  - {offer: option-a, runtime: 1h}\n  - {offer: option-b, runtime: 2.2h}\n");
+  JobSpec spec = Spec(
+      *f,
+      kSeedJob +
+          "knobs: {precision: [bf16]}\n"
+          "measured:\n  - {offer: option-a, runtime: 1h}\n  - {offer: option-b, runtime: 2.2h}\n");
   PlanRequest request;
   request.budget = Money::FromCents(350);
   auto plan = MakePlan(spec, f->catalog, request);
@@ -144,7 +162,9 @@ TEST(Planner, BudgetAndUnsupportedGpusAreGroupedExclusions) {
   std::vector<std::string> reasons;
   for (const auto& e : plan->excluded) reasons.push_back(e.reason);
   EXPECT_NE(std::find(reasons.begin(), reasons.end(), "over the $3.50 budget"), reasons.end());
-  EXPECT_NE(std::find(reasons.begin(), reasons.end(), "T4 (Turing) has no bf16 support; use fp16 or fp32"), reasons.end());
+  EXPECT_NE(std::find(reasons.begin(), reasons.end(),
+                      "T4 (Turing) has no bf16 support; use fp16 or fp32"),
+            reasons.end());
   request.budget = Money::FromCents(100);
   plan = MakePlan(spec, f->catalog, request);
   ASSERT_TRUE(plan);
@@ -155,7 +175,10 @@ TEST(Planner, BudgetAndUnsupportedGpusAreGroupedExclusions) {
 
 TEST(Planner, ImpossibleDeadlineSaysWhatWouldMeetIt) {
   auto f = Load(kSeedOffers);
-  const JobSpec spec = Spec(*f, kSeedJob + "measured:\n  - {offer: option-a, runtime: 1h}\n  - {offer: option-b, runtime: 2.2h}\n");
+  const JobSpec spec = Spec(
+      *f,
+      kSeedJob +
+          "measured:\n  - {offer: option-a, runtime: 1h}\n  - {offer: option-b, runtime: 2.2h}\n");
   PlanRequest request;
   request.deadline_hours = 0.5;
   auto plan = MakePlan(spec, f->catalog, request);
@@ -169,7 +192,10 @@ TEST(Planner, ImpossibleDeadlineSaysWhatWouldMeetIt) {
 
 TEST(Planner, ObjectiveTimeRanksFastestFirstAndTopGroupsTheRest) {
   auto f = Load(kSeedOffers);
-  const JobSpec spec = Spec(*f, kSeedJob + "measured:\n  - {offer: option-a, runtime: 1h}\n  - {offer: option-b, runtime: 2.2h}\n");
+  const JobSpec spec = Spec(
+      *f,
+      kSeedJob +
+          "measured:\n  - {offer: option-a, runtime: 1h}\n  - {offer: option-b, runtime: 2.2h}\n");
   PlanRequest request;
   request.objective = Objective::kTime;
   request.top = 1;
@@ -178,7 +204,8 @@ TEST(Planner, ObjectiveTimeRanksFastestFirstAndTopGroupsTheRest) {
   ASSERT_EQ(plan->options.size(), 1u);
   EXPECT_EQ(plan->options[0].offer->instance_type, "option-a");
   bool grouped = false;
-  for (const auto& e : plan->excluded) grouped = grouped || e.reason == "L4 on_demand: 2.2x the time of the best option";
+  for (const auto& e : plan->excluded)
+    grouped = grouped || e.reason == "L4 on_demand: 2.2x the time of the best option";
   EXPECT_TRUE(grouped);
 }
 
