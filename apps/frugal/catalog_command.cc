@@ -1,9 +1,9 @@
 // frugal catalog gpus|offers|info|import: what can be rented, at what price.
 
+#include <fmt/format.h>
+
 #include <ctime>
 #include <iostream>
-
-#include <fmt/format.h>
 
 #include "commands.h"
 #include "frugal/catalog/catalog.h"
@@ -24,7 +24,9 @@ std::vector<fs::path> CustomFiles(const GlobalOptions& global) {
   return {fs::path(global.catalog)};
 }
 
-nlohmann::json Optional(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+nlohmann::json Optional(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
 
 std::string Tflops(const std::optional<double>& v) { return v ? fmt::format("{:g}", *v) : "-"; }
 
@@ -35,9 +37,14 @@ Result<void> RunGpus(const GlobalOptions& global, Streams& s) {
     for (const auto& g : c.gpus()) {
       gpus.push_back({{"name", g.name},
                       {"memory_gib", g.memory_gib},
-                      {"memory_bandwidth_gbps", g.memory_bandwidth_gbps > 0 ? nlohmann::json(g.memory_bandwidth_gbps) : nlohmann::json()},
-                      {"dense_tflops", {{"fp32", Optional(g.fp32_tflops)}, {"tf32", Optional(g.tf32_tflops)},
-                                        {"bf16_fp16", Optional(g.bf16_tflops)}, {"fp8", Optional(g.fp8_tflops)}}},
+                      {"memory_bandwidth_gbps", g.memory_bandwidth_gbps > 0
+                                                    ? nlohmann::json(g.memory_bandwidth_gbps)
+                                                    : nlohmann::json()},
+                      {"dense_tflops",
+                       {{"fp32", Optional(g.fp32_tflops)},
+                        {"tf32", Optional(g.tf32_tflops)},
+                        {"bf16_fp16", Optional(g.bf16_tflops)},
+                        {"fp8", Optional(g.fp8_tflops)}}},
                       {"architecture", g.architecture},
                       {"source", g.source_url},
                       {"notes", g.notes}});
@@ -45,16 +52,24 @@ Result<void> RunGpus(const GlobalOptions& global, Streams& s) {
     WriteJson(s, {{"gpus", gpus}});
     return {};
   }
-  Table t({{"GPU"}, {"MEMORY", Align::kRight}, {"BW GB/s", Align::kRight}, {"FP32", Align::kRight},
-           {"TF32", Align::kRight}, {"BF16/FP16", Align::kRight}, {"FP8", Align::kRight}, {"ARCH"}, {"SOURCE"}});
+  Table t({{"GPU"},
+           {"MEMORY", Align::kRight},
+           {"BW GB/s", Align::kRight},
+           {"FP32", Align::kRight},
+           {"TF32", Align::kRight},
+           {"BF16/FP16", Align::kRight},
+           {"FP8", Align::kRight},
+           {"ARCH"},
+           {"SOURCE"}});
   for (const auto& g : c.gpus()) {
     t.AddRow({g.name, fmt::format("{:g} GiB", g.memory_gib),
-              g.memory_bandwidth_gbps > 0 ? fmt::format("{:g}", g.memory_bandwidth_gbps) : "-", Tflops(g.fp32_tflops),
-              Tflops(g.tf32_tflops), Tflops(g.bf16_tflops), Tflops(g.fp8_tflops),
-              g.architecture.empty() ? "-" : g.architecture, g.source_url});
+              g.memory_bandwidth_gbps > 0 ? fmt::format("{:g}", g.memory_bandwidth_gbps) : "-",
+              Tflops(g.fp32_tflops), Tflops(g.tf32_tflops), Tflops(g.bf16_tflops),
+              Tflops(g.fp8_tflops), g.architecture.empty() ? "-" : g.architecture, g.source_url});
   }
   t.Render(s.out);
-  s.out << "Dense TFLOPS per GPU (no sparsity). '-': not published; such GPUs can be listed but not timed.\n";
+  s.out << "Dense TFLOPS per GPU (no sparsity). '-': not published; such GPUs can be listed but "
+           "not timed.\n";
   return {};
 }
 
@@ -66,22 +81,24 @@ struct OffersOptions {
 };
 
 nlohmann::json OfferJson(const Offer& o) {
-  return {{"cloud", o.cloud},
-          {"instance_type", o.instance_type},
-          {"region", o.region},
-          {"zone", o.zone.empty() ? nlohmann::json() : nlohmann::json(o.zone)},
-          {"gpu", o.gpu.empty() ? nlohmann::json() : nlohmann::json(o.gpu)},
-          {"gpu_count", o.gpu_count},
-          {"vcpus", o.vcpus},
-          {"ram_gib", o.ram_gib},
-          {"tier", catalog::TierName(o.tier)},
-          {"price_per_hour", o.price.per_hour.dollars()},
-          {"price_per_gpu_hour", o.PricePerGpuHour().dollars()},
-          {"price_estimated", o.price_estimated},
-          {"preemptions_per_hour", o.tier == catalog::Tier::kSpot ? nlohmann::json(o.preemptions_per_hour) : nlohmann::json()},
-          {"source", o.source == catalog::OfferSource::kCustom     ? "custom"
-                     : o.source == catalog::OfferSource::kImported ? "imported"
-                                                                   : "shipped"}};
+  return {
+      {"cloud", o.cloud},
+      {"instance_type", o.instance_type},
+      {"region", o.region},
+      {"zone", o.zone.empty() ? nlohmann::json() : nlohmann::json(o.zone)},
+      {"gpu", o.gpu.empty() ? nlohmann::json() : nlohmann::json(o.gpu)},
+      {"gpu_count", o.gpu_count},
+      {"vcpus", o.vcpus},
+      {"ram_gib", o.ram_gib},
+      {"tier", catalog::TierName(o.tier)},
+      {"price_per_hour", o.price.per_hour.dollars()},
+      {"price_per_gpu_hour", o.PricePerGpuHour().dollars()},
+      {"price_estimated", o.price_estimated},
+      {"preemptions_per_hour",
+       o.tier == catalog::Tier::kSpot ? nlohmann::json(o.preemptions_per_hour) : nlohmann::json()},
+      {"source", o.source == catalog::OfferSource::kCustom     ? "custom"
+                 : o.source == catalog::OfferSource::kImported ? "imported"
+                                                               : "shipped"}};
 }
 
 Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, Streams& s) {
@@ -90,32 +107,47 @@ Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, S
   if (!opts.gpu.empty()) q.gpu = opts.gpu;
   if (!opts.cloud.empty()) q.cloud = opts.cloud;
   if (!opts.region.empty()) q.region = opts.region;
-  if (!opts.tier.empty()) q.tier = FRUGAL_TRY(catalog::ParseTier(opts.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
+  if (!opts.tier.empty())
+    q.tier = FRUGAL_TRY(
+        catalog::ParseTier(opts.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
   if (!opts.max_price.empty()) {
-    q.max_price_per_hour = FRUGAL_TRY(Money::Parse(opts.max_price).map_error([](Error e) { return e.Wrap("--max-price"); }));
+    q.max_price_per_hour = FRUGAL_TRY(
+        Money::Parse(opts.max_price).map_error([](Error e) { return e.Wrap("--max-price"); }));
   }
   q.min_gpus = opts.min_gpus;
-  q.sort = opts.sort == "price_per_gpu" ? catalog::OfferQuery::Sort::kPricePerGpu : catalog::OfferQuery::Sort::kPrice;
+  q.sort = opts.sort == "price_per_gpu" ? catalog::OfferQuery::Sort::kPricePerGpu
+                                        : catalog::OfferQuery::Sort::kPrice;
   q.limit = opts.limit;
   const auto offers = FRUGAL_TRY(c.Query(q));
   if (global.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const Offer* o : offers) list.push_back(OfferJson(*o));
-    WriteJson(s, {{"offers", list}, {"count", offers.size()}, {"snapshot_date", c.info().snapshot_date}});
+    WriteJson(
+        s, {{"offers", list}, {"count", offers.size()}, {"snapshot_date", c.info().snapshot_date}});
     return {};
   }
   if (offers.empty()) {
     s.out << "No offers match.\n";
     return {};
   }
-  Table t({{"CLOUD"}, {"INSTANCE"}, {"REGION"}, {"ZONE"}, {"GPU"}, {"N", Align::kRight}, {"VCPU", Align::kRight},
-           {"RAM", Align::kRight}, {"TIER"}, {"$/HOUR", Align::kRight}, {"$/GPU-HOUR", Align::kRight}});
+  Table t({{"CLOUD"},
+           {"INSTANCE"},
+           {"REGION"},
+           {"ZONE"},
+           {"GPU"},
+           {"N", Align::kRight},
+           {"VCPU", Align::kRight},
+           {"RAM", Align::kRight},
+           {"TIER"},
+           {"$/HOUR", Align::kRight},
+           {"$/GPU-HOUR", Align::kRight}});
   bool any_estimated = false;
   for (const Offer* o : offers) {
     any_estimated = any_estimated || o->price_estimated;
     const std::string mark = o->price_estimated ? " (est.)" : "";
-    t.AddRow({o->cloud, o->instance_type, o->region, o->zone.empty() ? "-" : o->zone, o->gpu.empty() ? "cpu" : o->gpu,
-              std::to_string(o->gpu_count), fmt::format("{:g}", o->vcpus), fmt::format("{:g} GiB", o->ram_gib),
+    t.AddRow({o->cloud, o->instance_type, o->region, o->zone.empty() ? "-" : o->zone,
+              o->gpu.empty() ? "cpu" : o->gpu, std::to_string(o->gpu_count),
+              fmt::format("{:g}", o->vcpus), fmt::format("{:g} GiB", o->ram_gib),
               std::string(catalog::TierName(o->tier)), o->price.per_hour.ToString() + mark,
               o->PricePerGpuHour().ToString() + mark});
   }
@@ -152,7 +184,10 @@ Result<void> RunInfo(const GlobalOptions& global, Streams& s) {
   for (const auto& f : info.custom_files) s.out << "Custom offers:  " << f.string() << "\n";
   s.out << fmt::format("GPU models: {}; offers: {}\n\n", c.gpus().size(), c.offers().size());
   const std::vector<std::string> tiers = {"on_demand", "spot", "reserved_1y", "reserved_3y"};
-  Table t({{"CLOUD"}, {"ON_DEMAND", Align::kRight}, {"SPOT", Align::kRight}, {"RESERVED_1Y*", Align::kRight},
+  Table t({{"CLOUD"},
+           {"ON_DEMAND", Align::kRight},
+           {"SPOT", Align::kRight},
+           {"RESERVED_1Y*", Align::kRight},
            {"RESERVED_3Y*", Align::kRight}});
   for (const auto& [cloud, counts] : info.counts) {
     std::vector<std::string> row = {cloud};
@@ -194,13 +229,14 @@ Result<void> RunImport(const ImportOptions& opts, const GlobalOptions& global, S
   std::set<std::string> clouds;
   for (const auto& r : imported.reports) {
     clouds.insert(r.cloud);
-    meta.sources.push_back(fmt::format("{} prices imported from {} (SkyPilot catalog format)", r.cloud,
-                                       r.file.filename().string()));
+    meta.sources.push_back(fmt::format("{} prices imported from {} (SkyPilot catalog format)",
+                                       r.cloud, r.file.filename().string()));
   }
   if (!opts.replace) {
     // Keep the clouds this import does not cover, from the catalog in use now.
     const Catalog current = FRUGAL_TRY(Catalog::LoadDefault());
-    const auto table = FRUGAL_TRY(catalog::ReadOfferTable(current.info().offers_path, catalog::OfferSource::kShipped));
+    const auto table = FRUGAL_TRY(
+        catalog::ReadOfferTable(current.info().offers_path, catalog::OfferSource::kShipped));
     for (const Offer& o : table) {
       if (!clouds.contains(o.cloud)) offers.push_back(o);
     }
@@ -216,17 +252,26 @@ Result<void> RunImport(const ImportOptions& opts, const GlobalOptions& global, S
 
   nlohmann::json files = nlohmann::json::array();
   for (const auto& r : imported.reports) {
-    files.push_back({{"file", r.file.string()}, {"cloud", r.cloud}, {"rows", r.rows_read}, {"offers", r.offers},
-                     {"skipped", r.skipped}, {"unknown_gpus", r.unknown_gpus}});
+    files.push_back({{"file", r.file.string()},
+                     {"cloud", r.cloud},
+                     {"rows", r.rows_read},
+                     {"offers", r.offers},
+                     {"skipped", r.skipped},
+                     {"unknown_gpus", r.unknown_gpus}});
   }
   if (global.json) {
-    WriteJson(s, {{"files", files}, {"offers_written", offers.size()}, {"output", (dir / "offers.csv").string()}});
+    WriteJson(s, {{"files", files},
+                  {"offers_written", offers.size()},
+                  {"output", (dir / "offers.csv").string()}});
     return {};
   }
   for (const auto& r : imported.reports) {
-    s.out << fmt::format("{}: {} rows, {} offers ({})\n", r.file.string(), r.rows_read, r.offers, r.cloud);
-    for (const auto& [reason, n] : r.skipped) s.out << fmt::format("  skipped {:>5}  {}\n", n, reason);
-    for (const auto& [name, n] : r.unknown_gpus) s.out << fmt::format("  unknown GPU '{}': {} rows\n", name, n);
+    s.out << fmt::format("{}: {} rows, {} offers ({})\n", r.file.string(), r.rows_read, r.offers,
+                         r.cloud);
+    for (const auto& [reason, n] : r.skipped)
+      s.out << fmt::format("  skipped {:>5}  {}\n", n, reason);
+    for (const auto& [name, n] : r.unknown_gpus)
+      s.out << fmt::format("  unknown GPU '{}': {} rows\n", name, n);
   }
   s.out << fmt::format("Wrote {} offers to {}\n", offers.size(), (dir / "offers.csv").string());
   return {};
@@ -235,36 +280,47 @@ Result<void> RunImport(const ImportOptions& opts, const GlobalOptions& global, S
 }  // namespace
 
 void RegisterCatalog(CLI::App& app, GlobalOptions& global, Action& action) {
-  CLI::App* cmd = app.add_subcommand("catalog", "GPU models and every offer to rent them, with prices");
+  CLI::App* cmd =
+      app.add_subcommand("catalog", "GPU models and every offer to rent them, with prices");
   cmd->require_subcommand(1);
 
   cmd->add_subcommand("gpus", "GPU models: memory, bandwidth, dense TFLOPS by precision, source")
       ->callback([&] { action = [&global](Streams& s) { return RunGpus(global, s); }; });
 
   auto offers = std::make_shared<OffersOptions>();
-  CLI::App* o = cmd->add_subcommand("offers", "Every way to rent a GPU: cloud, instance, region, tier, price");
+  CLI::App* o = cmd->add_subcommand(
+      "offers", "Every way to rent a GPU: cloud, instance, region, tier, price");
   o->add_option("--gpu", offers->gpu, "GPU model or alias (A100-80GB, H100, L4)");
-  o->add_option("--min-gpus", offers->min_gpus, "At least this many GPUs per instance")->check(CLI::NonNegativeNumber);
+  o->add_option("--min-gpus", offers->min_gpus, "At least this many GPUs per instance")
+      ->check(CLI::NonNegativeNumber);
   o->add_option("--cloud", offers->cloud, "aws, gcp, azure, lambda, vast, or a custom cloud");
   o->add_option("--region", offers->region, "Region, e.g. us-east-1");
   o->add_option("--tier", offers->tier, "on_demand, spot, reserved_1y, reserved_3y");
-  o->add_option("--max-price", offers->max_price, "Highest price per hour for the instance, in dollars");
-  o->add_option("--sort", offers->sort, "price or price_per_gpu")->check(CLI::IsMember({"price", "price_per_gpu"}));
-  o->add_option("--limit", offers->limit, "Show at most N offers");
-  o->callback([&, offers] { action = [&global, offers](Streams& s) { return RunOffers(*offers, global, s); }; });
+  o->add_option("--max-price", offers->max_price,
+                "Highest price per hour for the instance, in dollars");
+  o->add_option("--sort", offers->sort, "price or price_per_gpu")
+      ->check(CLI::IsMember({"price", "price_per_gpu"}));
+  o->add_option("--limit", offers->limit, "Show at most N offers")->check(CLI::NonNegativeNumber);
+  o->callback([&, offers] {
+    action = [&global, offers](Streams& s) { return RunOffers(*offers, global, s); };
+  });
 
   cmd->add_subcommand("info", "Snapshot date, sources, row counts per cloud and tier")
       ->callback([&] { action = [&global](Streams& s) { return RunInfo(global, s); }; });
 
   auto import = std::make_shared<ImportOptions>();
   CLI::App* i = cmd->add_subcommand("import", "Refresh prices from SkyPilot-format vms.csv files");
-  i->add_option("--skypilot", import->inputs, "Files (<cloud>_vms.csv, <cloud>/vms.csv) or directories")
+  i->add_option("--skypilot", import->inputs,
+                "Files (<cloud>_vms.csv, <cloud>/vms.csv) or directories")
       ->required()
       ->expected(1, -1);
   i->add_option("--output", import->output, "Write here instead of the user's data directory");
-  i->add_option("--snapshot-date", import->snapshot_date, "Date the prices were taken (default: today)");
+  i->add_option("--snapshot-date", import->snapshot_date,
+                "Date the prices were taken (default: today)");
   i->add_flag("--replace", import->replace, "Drop clouds not in this import (default: keep them)");
-  i->callback([&, import] { action = [&global, import](Streams& s) { return RunImport(*import, global, s); }; });
+  i->callback([&, import] {
+    action = [&global, import](Streams& s) { return RunImport(*import, global, s); };
+  });
 }
 
 }  // namespace frugal::cli

@@ -1,8 +1,8 @@
 #include "frugal/catalog/catalog.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "frugal/catalog/custom_offers.h"
 #include "frugal/catalog/gpu_names.h"
@@ -18,8 +18,8 @@ namespace {
 
 // Loads the data directory's GPU table, offers and pricing rules, then the custom files.
 Result<void> Load(const fs::path& data_dir, const fs::path& offers_dir, bool imported,
-                     const std::vector<fs::path>& custom_files, std::vector<GpuSpec>& gpus,
-                     std::vector<Offer>& offers, CatalogInfo& info) {
+                  const std::vector<fs::path>& custom_files, std::vector<GpuSpec>& gpus,
+                  std::vector<Offer>& offers, CatalogInfo& info) {
   gpus = FRUGAL_TRY(ReadGpuTable(data_dir / "gpus.csv"));
   const SnapshotMeta meta = FRUGAL_TRY(ReadSnapshotMeta(offers_dir / "snapshot.json"));
   offers = FRUGAL_TRY(ReadOfferTable(offers_dir / "offers.csv",
@@ -37,9 +37,11 @@ Result<void> Load(const fs::path& data_dir, const fs::path& offers_dir, bool imp
     rates.insert(rates.begin(), custom.preemption_rates.begin(), custom.preemption_rates.end());
     info.custom_files.push_back(file);
   }
-  const auto shipped_rates = FRUGAL_TRY(ReadPreemptionRates(data_dir / "catalog" / "preemption_rates.csv"));
+  const auto shipped_rates =
+      FRUGAL_TRY(ReadPreemptionRates(data_dir / "catalog" / "preemption_rates.csv"));
   rates.insert(rates.end(), shipped_rates.begin(), shipped_rates.end());
-  DeriveReservedOffers(FRUGAL_TRY(ReadReservedDiscounts(data_dir / "catalog" / "reserved_discounts.csv")), offers);
+  DeriveReservedOffers(
+      FRUGAL_TRY(ReadReservedDiscounts(data_dir / "catalog" / "reserved_discounts.csv")), offers);
   ApplyPreemptionRates(rates, offers);
   for (const Offer& o : offers) ++info.counts[o.cloud][std::string(TierName(o.tier))];
   return {};
@@ -47,9 +49,11 @@ Result<void> Load(const fs::path& data_dir, const fs::path& offers_dir, bool imp
 
 }  // namespace
 
-Result<Catalog> Catalog::LoadFrom(const fs::path& data_dir, const std::vector<fs::path>& custom_files) {
+Result<Catalog> Catalog::LoadFrom(const fs::path& data_dir,
+                                  const std::vector<fs::path>& custom_files) {
   Catalog c;
-  FRUGAL_TRY(Load(data_dir, data_dir / "catalog", false, custom_files, c.gpus_, c.offers_, c.info_));
+  FRUGAL_TRY(
+      Load(data_dir, data_dir / "catalog", false, custom_files, c.gpus_, c.offers_, c.info_));
   return c;
 }
 
@@ -61,8 +65,8 @@ Result<Catalog> Catalog::LoadDefault(const std::vector<fs::path>& custom_files) 
   const fs::path imported = UserDataDir() / "catalog";
   const bool use_imported = fs::exists(imported / "offers.csv", ec);
   Catalog c;
-  FRUGAL_TRY(Load(ShippedDataDir(), use_imported ? imported : ShippedDataDir() / "catalog", use_imported, files,
-                  c.gpus_, c.offers_, c.info_));
+  FRUGAL_TRY(Load(ShippedDataDir(), use_imported ? imported : ShippedDataDir() / "catalog",
+                  use_imported, files, c.gpus_, c.offers_, c.info_));
   return c;
 }
 
@@ -81,8 +85,8 @@ Result<const GpuSpec*> Catalog::RequireGpu(std::string_view name) const {
   if (const GpuSpec* g = FindGpu(name)) return g;
   std::vector<std::string> known;
   for (const GpuSpec& g : gpus_) known.push_back(g.name);
-  return Fail(ErrorCode::kBadInput, fmt::format("unknown GPU '{}'{} (see 'frugal catalog gpus')", name,
-                                                DidYouMean(name, known)));
+  return Fail(ErrorCode::kBadInput, fmt::format("unknown GPU '{}'{} (see 'frugal catalog gpus')",
+                                                name, DidYouMean(name, known)));
 }
 
 Result<std::vector<const Offer*>> Catalog::Query(const OfferQuery& query) const {
@@ -96,7 +100,9 @@ Result<std::vector<const Offer*>> Catalog::Query(const OfferQuery& query) const 
   const std::string cloud = query.cloud ? ToLower(*query.cloud) : "";
   std::vector<const Offer*> out;
   for (const Offer& o : offers_) {
-    if (!gpu_names.empty() && std::find(gpu_names.begin(), gpu_names.end(), o.gpu) == gpu_names.end()) continue;
+    if (!gpu_names.empty() &&
+        std::find(gpu_names.begin(), gpu_names.end(), o.gpu) == gpu_names.end())
+      continue;
     if (o.gpu_count < query.min_gpus) continue;
     if (query.cloud && o.cloud != cloud) continue;
     if (query.region && o.region != *query.region) continue;

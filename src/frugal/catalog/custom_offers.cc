@@ -9,10 +9,12 @@
 namespace frugal::catalog {
 namespace {
 
-Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node, const std::vector<std::string>& known) {
-  FRUGAL_TRY(doc.CheckKeys(node, "offer", {"name", "cloud", "region", "zone", "gpu", "gpus", "price_per_hour",
-                                           "price_per_gpu_hour", "tier", "preemptions_per_hour", "vcpus",
-                                           "ram_gib"}));
+Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node,
+                        const std::vector<std::string>& known) {
+  FRUGAL_TRY(
+      doc.CheckKeys(node, "offer",
+                    {"name", "cloud", "region", "zone", "gpu", "gpus", "price_per_hour",
+                     "price_per_gpu_hour", "tier", "preemptions_per_hour", "vcpus", "ram_gib"}));
   Offer o;
   o.source = OfferSource::kCustom;
   o.instance_type = FRUGAL_TRY(doc.RequiredString(node, "name"));
@@ -23,8 +25,9 @@ Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node, const std::v
     const auto names = ResolveGpuName(*gpu, known);
     if (names.size() != 1) {
       return Fail(doc.ErrorAt(node["gpu"], "gpu",
-                              names.empty() ? fmt::format("unknown GPU '{}'{}", *gpu, DidYouMean(*gpu, known))
-                                            : fmt::format("'{}' is ambiguous; name the exact part", *gpu)));
+                              names.empty()
+                                  ? fmt::format("unknown GPU '{}'{}", *gpu, DidYouMean(*gpu, known))
+                                  : fmt::format("'{}' is ambiguous; name the exact part", *gpu)));
     }
     o.gpu = names.front();
   }
@@ -33,21 +36,25 @@ Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node, const std::v
   if (count < 0 || count > 4096 || (!o.gpu.empty() && count == 0)) {
     return Fail(doc.ErrorAt(node["gpus"], "gpus", "expected a GPU count between 1 and 4096"));
   }
-  if (o.gpu.empty() && count > 0) return Fail(doc.ErrorAt(node["gpus"], "gpus", "a GPU count needs 'gpu'"));
+  if (o.gpu.empty() && count > 0)
+    return Fail(doc.ErrorAt(node["gpus"], "gpus", "a GPU count needs 'gpu'"));
   o.gpu_count = static_cast<int>(count);
   const auto whole = FRUGAL_TRY(doc.OptionalMoney(node, "price_per_hour"));
   const auto per_gpu = FRUGAL_TRY(doc.OptionalMoney(node, "price_per_gpu_hour"));
   if (whole.has_value() == per_gpu.has_value()) {
-    return Fail(ErrorCode::kBadInput, fmt::format("{}: offer '{}': give exactly one of price_per_hour and "
-                                                  "price_per_gpu_hour",
-                                                  doc.Where(node), o.instance_type));
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: offer '{}': give exactly one of price_per_hour and "
+                            "price_per_gpu_hour",
+                            doc.Where(node), o.instance_type));
   }
   if (per_gpu && o.gpu_count == 0) {
-    return Fail(doc.ErrorAt(node["price_per_gpu_hour"], "price_per_gpu_hour", "a CPU-only offer needs price_per_hour"));
+    return Fail(doc.ErrorAt(node["price_per_gpu_hour"], "price_per_gpu_hour",
+                            "a CPU-only offer needs price_per_hour"));
   }
   o.price = Rate{whole ? *whole : *per_gpu * o.gpu_count};
   const char* price_key = whole ? "price_per_hour" : "price_per_gpu_hour";
-  if (o.price.per_hour <= Money()) return Fail(doc.ErrorAt(node[price_key], price_key, "must be positive"));
+  if (o.price.per_hour <= Money())
+    return Fail(doc.ErrorAt(node[price_key], price_key, "must be positive"));
   if (auto tier = FRUGAL_TRY(doc.OptionalString(node, "tier"))) {
     auto t = ParseTier(*tier);
     if (!t) return Fail(doc.ErrorAt(node["tier"], "tier", t.error().message));
@@ -55,7 +62,8 @@ Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node, const std::v
   }
   o.preemptions_per_hour = FRUGAL_TRY(doc.OptionalDouble(node, "preemptions_per_hour")).value_or(0);
   if (o.preemptions_per_hour < 0 || o.preemptions_per_hour > 60) {
-    return Fail(doc.ErrorAt(node["preemptions_per_hour"], "preemptions_per_hour", "expected a rate in [0, 60]"));
+    return Fail(doc.ErrorAt(node["preemptions_per_hour"], "preemptions_per_hour",
+                            "expected a rate in [0, 60]"));
   }
   o.vcpus = FRUGAL_TRY(doc.OptionalDouble(node, "vcpus")).value_or(0);
   o.ram_gib = FRUGAL_TRY(doc.OptionalDouble(node, "ram_gib")).value_or(0);
@@ -77,13 +85,16 @@ Result<PreemptionRate> ReadRate(const YamlDoc& doc, const YAML::Node& node) {
 
 }  // namespace
 
-Result<CustomCatalog> ReadCustomOffers(const std::filesystem::path& path, const std::vector<GpuSpec>& gpus) {
+Result<CustomCatalog> ReadCustomOffers(const std::filesystem::path& path,
+                                       const std::vector<GpuSpec>& gpus) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
-  FRUGAL_TRY(doc.CheckKeys(doc.root(), "custom offers file", {"apiVersion", "offers", "preemption_rates"}));
+  FRUGAL_TRY(doc.CheckKeys(doc.root(), "custom offers file",
+                           {"apiVersion", "offers", "preemption_rates"}));
   const std::string version = FRUGAL_TRY(doc.RequiredString(doc.root(), "apiVersion"));
   if (version != "frugal/v1") {
-    return Fail(doc.ErrorAt(doc.root()["apiVersion"], "apiVersion",
-                            fmt::format("unsupported version '{}' (this frugal reads frugal/v1)", version)));
+    return Fail(doc.ErrorAt(
+        doc.root()["apiVersion"], "apiVersion",
+        fmt::format("unsupported version '{}' (this frugal reads frugal/v1)", version)));
   }
   std::vector<std::string> known;
   for (const GpuSpec& g : gpus) known.push_back(g.name);

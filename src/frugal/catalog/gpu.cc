@@ -8,11 +8,16 @@ namespace frugal::catalog {
 
 std::string_view PrecisionName(Precision p) {
   switch (p) {
-    case Precision::kFp32: return "fp32";
-    case Precision::kTf32: return "tf32";
-    case Precision::kBf16: return "bf16";
-    case Precision::kFp16: return "fp16";
-    case Precision::kFp8: return "fp8";
+    case Precision::kFp32:
+      return "fp32";
+    case Precision::kTf32:
+      return "tf32";
+    case Precision::kBf16:
+      return "bf16";
+    case Precision::kFp16:
+      return "fp16";
+    case Precision::kFp8:
+      return "fp8";
   }
   return "fp32";
 }
@@ -31,10 +36,13 @@ Result<Precision> ParsePrecision(std::string_view text) {
 double BytesPerElement(Precision p) {
   switch (p) {
     case Precision::kFp32:
-    case Precision::kTf32: return 4;
+    case Precision::kTf32:
+      return 4;
     case Precision::kBf16:
-    case Precision::kFp16: return 2;
-    case Precision::kFp8: return 1;
+    case Precision::kFp16:
+      return 2;
+    case Precision::kFp8:
+      return 1;
   }
   return 4;
 }

@@ -24,7 +24,8 @@ std::string NormalizeGpuName(const AcceleratorHint& hint) {
   return name;
 }
 
-std::vector<std::string> ResolveGpuName(std::string_view name, const std::vector<std::string>& known) {
+std::vector<std::string> ResolveGpuName(std::string_view name,
+                                        const std::vector<std::string>& known) {
   const std::string wanted = ToLower(name);
   for (const std::string& k : known) {
     if (ToLower(k) == wanted) return {k};
@@ -34,9 +35,12 @@ std::vector<std::string> ResolveGpuName(std::string_view name, const std::vector
     std::vector<std::string> names;
   };
   static const std::vector<Alias> kAliases = {
-      {"a100", {"A100-40GB"}},         {"a100-40g", {"A100-40GB"}},
-      {"a100-80g", {"A100-80GB"}},     {"v100", {"V100-16GB"}},
-      {"h100-sxm", {"H100-80GB-SXM"}}, {"h100-pcie", {"H100-80GB-PCIe"}},
+      {"a100", {"A100-40GB"}},
+      {"a100-40g", {"A100-40GB"}},
+      {"a100-80g", {"A100-80GB"}},
+      {"v100", {"V100-16GB"}},
+      {"h100-sxm", {"H100-80GB-SXM"}},
+      {"h100-pcie", {"H100-80GB-PCIe"}},
       {"h100", {"H100-80GB-SXM", "H100-80GB-PCIe"}},
       {"h100-80gb", {"H100-80GB-SXM", "H100-80GB-PCIe"}},
   };

@@ -13,7 +13,7 @@ namespace frugal::catalog {
 /// What a price-list row says about its accelerator.
 struct AcceleratorHint {
   std::string_view cloud;
-  std::string_view accelerator_name;   ///< SkyPilot's AcceleratorName
+  std::string_view accelerator_name;  ///< SkyPilot's AcceleratorName
   std::string_view instance_type;
   std::optional<double> memory_gib_per_gpu;  ///< from GpuInfo, when given
 };
@@ -29,6 +29,7 @@ std::string NormalizeGpuName(const AcceleratorHint& hint);
 /// Canonical names a user-typed name refers to, case-insensitively: the canonical name itself,
 /// an alias (A100 → A100-40GB, V100 → V100-16GB, H100-SXM → H100-80GB-SXM) or a family
 /// (H100 → both H100 parts). Empty when the name is unknown to `known`.
-std::vector<std::string> ResolveGpuName(std::string_view name, const std::vector<std::string>& known);
+std::vector<std::string> ResolveGpuName(std::string_view name,
+                                        const std::vector<std::string>& known);
 
 }  // namespace frugal::catalog

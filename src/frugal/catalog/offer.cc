@@ -8,10 +8,14 @@ namespace frugal::catalog {
 
 std::string_view TierName(Tier t) {
   switch (t) {
-    case Tier::kOnDemand: return "on_demand";
-    case Tier::kSpot: return "spot";
-    case Tier::kReserved1y: return "reserved_1y";
-    case Tier::kReserved3y: return "reserved_3y";
+    case Tier::kOnDemand:
+      return "on_demand";
+    case Tier::kSpot:
+      return "spot";
+    case Tier::kReserved1y:
+      return "reserved_1y";
+    case Tier::kReserved3y:
+      return "reserved_3y";
   }
   return "on_demand";
 }
@@ -22,8 +26,10 @@ Result<Tier> ParseTier(std::string_view text) {
   if (t == "spot" || t == "preemptible") return Tier::kSpot;
   if (t == "reserved_1y" || t == "reserved-1y") return Tier::kReserved1y;
   if (t == "reserved_3y" || t == "reserved-3y") return Tier::kReserved3y;
-  return Fail(ErrorCode::kBadInput,
-              fmt::format("unknown tier '{}' (expected on_demand, spot, reserved_1y or reserved_3y)", text));
+  return Fail(
+      ErrorCode::kBadInput,
+      fmt::format("unknown tier '{}' (expected on_demand, spot, reserved_1y or reserved_3y)",
+                  text));
 }
 
 Money Offer::PricePerGpuHour() const {

@@ -1,6 +1,7 @@
 #include "frugal/catalog/offer_table.h"
 
 #include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "frugal/core/atomic_file.h"
@@ -10,11 +11,13 @@
 namespace frugal::catalog {
 namespace {
 
-Result<double> NumberField(const CsvTable& t, const CsvRecord& r, size_t column, std::string_view name) {
+Result<double> NumberField(const CsvTable& t, const CsvRecord& r, size_t column,
+                           std::string_view name) {
   auto v = ParseDouble(CsvTable::Field(r, column));
   if (!v || *v < 0) {
-    return Fail(ErrorCode::kBadInput, fmt::format("{}: field '{}': '{}' is not a non-negative number",
-                                                  t.Where(r, column), name, CsvTable::Field(r, column)));
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: field '{}': '{}' is not a non-negative number", t.Where(r, column),
+                            name, CsvTable::Field(r, column)));
   }
   return *v;
 }
@@ -50,13 +53,16 @@ Result<std::vector<Offer>> ReadOfferTable(const std::filesystem::path& path, Off
     o.gpu = CsvTable::Field(r, gpu);
     auto n = ParseInt(CsvTable::Field(r, count));
     if (!n || *n < 0) {
-      return Fail(ErrorCode::kBadInput, fmt::format("{}: field 'gpu_count': not a count", t.Where(r, count)));
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: field 'gpu_count': not a count", t.Where(r, count)));
     }
     o.gpu_count = static_cast<int>(*n);
     o.vcpus = FRUGAL_TRY(NumberField(t, r, vcpus, "vcpus"));
     o.ram_gib = FRUGAL_TRY(NumberField(t, r, ram, "ram_gib"));
     auto parsed_tier = ParseTier(CsvTable::Field(r, tier));
-    if (!parsed_tier) return Fail(ErrorCode::kBadInput, fmt::format("{}: field 'tier': {}", t.Where(r, tier), parsed_tier.error().message));
+    if (!parsed_tier)
+      return Fail(ErrorCode::kBadInput, fmt::format("{}: field 'tier': {}", t.Where(r, tier),
+                                                    parsed_tier.error().message));
     o.tier = *parsed_tier;
     auto money = Money::Parse(CsvTable::Field(r, price));
     if (!money || *money <= Money()) {
@@ -73,11 +79,13 @@ Result<std::vector<Offer>> ReadOfferTable(const std::filesystem::path& path, Off
 
 Result<void> WriteOfferTable(const std::filesystem::path& dir, const std::vector<Offer>& offers,
                              const SnapshotMeta& meta) {
-  std::string csv = "cloud,instance_type,region,zone,gpu,gpu_count,vcpus,ram_gib,tier,price_per_hour\n";
+  std::string csv =
+      "cloud,instance_type,region,zone,gpu,gpu_count,vcpus,ram_gib,tier,price_per_hour\n";
   for (const Offer& o : offers) {
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", CsvEscape(o.cloud), CsvEscape(o.instance_type),
-                       CsvEscape(o.region), CsvEscape(o.zone), CsvEscape(o.gpu), o.gpu_count, o.vcpus,
-                       o.ram_gib, TierName(o.tier), o.price.per_hour.ToPlainString());
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", CsvEscape(o.cloud),
+                       CsvEscape(o.instance_type), CsvEscape(o.region), CsvEscape(o.zone),
+                       CsvEscape(o.gpu), o.gpu_count, o.vcpus, o.ram_gib, TierName(o.tier),
+                       o.price.per_hour.ToPlainString());
   }
   nlohmann::json j = {{"format_version", meta.format_version},
                       {"snapshot_date", meta.snapshot_date},
@@ -96,8 +104,8 @@ Result<SnapshotMeta> ReadSnapshotMeta(const std::filesystem::path& path) {
     meta.sources = j.value("sources", std::vector<std::string>{});
     if (meta.format_version > kOfferTableVersion) {
       return Fail(ErrorCode::kBadInput,
-                  fmt::format("{}: format_version {} is newer than this frugal knows ({})", path.string(),
-                              meta.format_version, kOfferTableVersion));
+                  fmt::format("{}: format_version {} is newer than this frugal knows ({})",
+                              path.string(), meta.format_version, kOfferTableVersion));
     }
     return meta;
   } catch (const nlohmann::json::exception& e) {
@@ -126,7 +134,8 @@ Result<std::vector<GpuSpec>> ReadGpuTable(const std::filesystem::path& path) {
     GpuSpec g;
     g.name = CsvTable::Field(r, name);
     g.memory_gib = FRUGAL_TRY(NumberField(t, r, memory, "memory_gib"));
-    g.memory_bandwidth_gbps = FRUGAL_TRY(OptionalNumber(t, r, bandwidth, "memory_bandwidth_gbps")).value_or(0);
+    g.memory_bandwidth_gbps =
+        FRUGAL_TRY(OptionalNumber(t, r, bandwidth, "memory_bandwidth_gbps")).value_or(0);
     g.fp32_tflops = FRUGAL_TRY(OptionalNumber(t, r, fp32, "fp32_tflops"));
     g.tf32_tflops = FRUGAL_TRY(OptionalNumber(t, r, tf32, "tf32_tflops"));
     g.bf16_tflops = FRUGAL_TRY(OptionalNumber(t, r, bf16, "bf16_tflops"));
@@ -134,7 +143,8 @@ Result<std::vector<GpuSpec>> ReadGpuTable(const std::filesystem::path& path) {
     g.nvlink_gbps = FRUGAL_TRY(OptionalNumber(t, r, nvlink, "nvlink_gbps"));
     g.tdp_watts = FRUGAL_TRY(OptionalNumber(t, r, tdp, "tdp_watts"));
     g.architecture = CsvTable::Field(r, arch);
-    g.release_year = static_cast<int>(FRUGAL_TRY(OptionalNumber(t, r, year, "release_year")).value_or(0));
+    g.release_year =
+        static_cast<int>(FRUGAL_TRY(OptionalNumber(t, r, year, "release_year")).value_or(0));
     g.supports_bf16 = CsvTable::Field(r, bf16_ok) != "false";
     g.source_url = CsvTable::Field(r, url);
     g.notes = CsvTable::Field(r, notes);

@@ -28,9 +28,11 @@ struct SnapshotMeta {
   std::vector<std::string> sources;
 };
 
-[[nodiscard]] Result<std::vector<Offer>> ReadOfferTable(const std::filesystem::path& path, OfferSource source);
+[[nodiscard]] Result<std::vector<Offer>> ReadOfferTable(const std::filesystem::path& path,
+                                                        OfferSource source);
 /// Writes offers.csv and snapshot.json into `dir` atomically (each file temp → fsync → rename).
-[[nodiscard]] Result<void> WriteOfferTable(const std::filesystem::path& dir, const std::vector<Offer>& offers,
+[[nodiscard]] Result<void> WriteOfferTable(const std::filesystem::path& dir,
+                                           const std::vector<Offer>& offers,
                                            const SnapshotMeta& meta);
 [[nodiscard]] Result<SnapshotMeta> ReadSnapshotMeta(const std::filesystem::path& path);
 

@@ -30,12 +30,14 @@ Result<std::vector<ReservedDiscount>> ReadReservedDiscounts(const std::filesyste
     } else if (term_text == "3y") {
       d.term = Tier::kReserved3y;
     } else {
-      return Fail(ErrorCode::kBadInput, fmt::format("{}: field 'term': expected 1y or 3y", t.Where(r, term)));
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: field 'term': expected 1y or 3y", t.Where(r, term)));
     }
     auto v = ParseDouble(CsvTable::Field(r, discount));
     if (!v || *v < 0 || *v >= 1) {
-      return Fail(ErrorCode::kBadInput,
-                  fmt::format("{}: field 'discount': expected a fraction in [0, 1)", t.Where(r, discount)));
+      return Fail(
+          ErrorCode::kBadInput,
+          fmt::format("{}: field 'discount': expected a fraction in [0, 1)", t.Where(r, discount)));
     }
     d.discount = *v;
     d.source = CsvTable::Field(r, source);
@@ -55,14 +57,17 @@ Result<std::vector<PreemptionRate>> ReadPreemptionRates(const std::filesystem::p
     auto v = ParseDouble(CsvTable::Field(r, rate));
     if (!v || *v < 0 || *v > 60) {
       return Fail(ErrorCode::kBadInput,
-                  fmt::format("{}: field 'preemptions_per_hour': expected a rate in [0, 60]", t.Where(r, rate)));
+                  fmt::format("{}: field 'preemptions_per_hour': expected a rate in [0, 60]",
+                              t.Where(r, rate)));
     }
-    out.push_back({CsvTable::Field(r, cloud), CsvTable::Field(r, gpu), *v, CsvTable::Field(r, source)});
+    out.push_back(
+        {CsvTable::Field(r, cloud), CsvTable::Field(r, gpu), *v, CsvTable::Field(r, source)});
   }
   return out;
 }
 
-void DeriveReservedOffers(const std::vector<ReservedDiscount>& discounts, std::vector<Offer>& offers) {
+void DeriveReservedOffers(const std::vector<ReservedDiscount>& discounts,
+                          std::vector<Offer>& offers) {
   const size_t n = offers.size();
   for (size_t i = 0; i < n; ++i) {
     if (offers[i].tier != Tier::kOnDemand) continue;

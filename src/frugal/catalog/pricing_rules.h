@@ -30,11 +30,14 @@ struct PreemptionRate {
   [[nodiscard]] bool Matches(const Offer& o) const;
 };
 
-[[nodiscard]] Result<std::vector<ReservedDiscount>> ReadReservedDiscounts(const std::filesystem::path& path);
-[[nodiscard]] Result<std::vector<PreemptionRate>> ReadPreemptionRates(const std::filesystem::path& path);
+[[nodiscard]] Result<std::vector<ReservedDiscount>> ReadReservedDiscounts(
+    const std::filesystem::path& path);
+[[nodiscard]] Result<std::vector<PreemptionRate>> ReadPreemptionRates(
+    const std::filesystem::path& path);
 
 /// Appends a reserved offer per on-demand offer and term its cloud has a discount for.
-void DeriveReservedOffers(const std::vector<ReservedDiscount>& discounts, std::vector<Offer>& offers);
+void DeriveReservedOffers(const std::vector<ReservedDiscount>& discounts,
+                          std::vector<Offer>& offers);
 /// Sets preemptions_per_hour on every spot offer from the first matching rule (rules earlier in
 /// the list win, so user overrides go first).
 void ApplyPreemptionRates(const std::vector<PreemptionRate>& rates, std::vector<Offer>& offers);

@@ -1,12 +1,12 @@
 #include "frugal/catalog/skypilot_import.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
 #include <set>
 #include <tuple>
-
-#include <fmt/format.h>
 
 #include "frugal/catalog/gpu_names.h"
 #include "frugal/core/csv.h"
@@ -18,8 +18,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // A price per GPU-hour outside this range is a data error, not an offer.
-constexpr int64_t kMinMicrosPerGpuHour = 1'000;          // $0.001
-constexpr int64_t kMaxMicrosPerGpuHour = 200'000'000;    // $200
+constexpr int64_t kMinMicrosPerGpuHour = 1'000;        // $0.001
+constexpr int64_t kMaxMicrosPerGpuHour = 200'000'000;  // $200
 
 struct Columns {
   size_t instance_type, accelerator, count, vcpus, memory, price, spot, region;
@@ -48,7 +48,9 @@ std::optional<double> MemoryPerGpu(const std::string& gpu_info, std::string_view
   size_t start = pos + 12;
   while (start < gpu_info.size() && gpu_info[start] == ' ') ++start;
   size_t end = start;
-  while (end < gpu_info.size() && (std::isdigit(static_cast<unsigned char>(gpu_info[end])) || gpu_info[end] == '.')) ++end;
+  while (end < gpu_info.size() &&
+         (std::isdigit(static_cast<unsigned char>(gpu_info[end])) || gpu_info[end] == '.'))
+    ++end;
   auto mib = ParseDouble(gpu_info.substr(start, end - start));
   if (!mib) return std::nullopt;
   double gib = *mib / 1024.0;
@@ -87,21 +89,32 @@ std::vector<std::string> GcpHosts(const std::string& accelerator, int count) {
   if (accelerator == "B200") return {"a4-highgpu-8g"};
   if (accelerator == "L4") {
     switch (count) {
-      case 1: return {"g2-standard-4", "g2-standard-8", "g2-standard-12", "g2-standard-16", "g2-standard-32"};
-      case 2: return {"g2-standard-24"};
-      case 4: return {"g2-standard-48"};
-      case 8: return {"g2-standard-96"};
-      default: return {};
+      case 1:
+        return {"g2-standard-4", "g2-standard-8", "g2-standard-12", "g2-standard-16",
+                "g2-standard-32"};
+      case 2:
+        return {"g2-standard-24"};
+      case 4:
+        return {"g2-standard-48"};
+      case 8:
+        return {"g2-standard-96"};
+      default:
+        return {};
     }
   }
   // T4, V100, P100, P4 attach to N1 VMs: frugal pairs them with an n1-highmem host of about
   // 4–8 vCPUs per GPU (8 vCPUs for one GPU, as SkyPilot's default host does).
   switch (count) {
-    case 1: return {"n1-highmem-8"};
-    case 2: return {"n1-highmem-16"};
-    case 4: return {"n1-highmem-32"};
-    case 8: return {"n1-highmem-64"};
-    default: return {};
+    case 1:
+      return {"n1-highmem-8"};
+    case 2:
+      return {"n1-highmem-16"};
+    case 4:
+      return {"n1-highmem-32"};
+    case 8:
+      return {"n1-highmem-64"};
+    default:
+      return {};
   }
 }
 
@@ -155,8 +168,8 @@ class FileImporter {
     }
     auto count = ParseDouble(CsvTable::Field(r, c.count));
     if (!count) {
-      return Fail(ErrorCode::kBadInput, fmt::format("{}: field 'AcceleratorCount': not a number",
-                                                    t_.Where(r, c.count)));
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: field 'AcceleratorCount': not a number", t_.Where(r, c.count)));
     }
     if (*count < 1 || std::floor(*count) != *count) {
       Skip("fractional GPU");
@@ -212,7 +225,8 @@ class FileImporter {
     return per_gpu >= kMinMicrosPerGpuHour && per_gpu <= kMaxMicrosPerGpuHour;
   }
 
-  void Emit(Offer o, const std::string& zone, std::optional<Money> price, std::optional<Money> spot) {
+  void Emit(Offer o, const std::string& zone, std::optional<Money> price,
+            std::optional<Money> spot) {
     if (!price) {
       Skip("no on-demand price");
     } else if (!Plausible(o, *price)) {
@@ -273,16 +287,19 @@ Result<std::vector<fs::path>> ExpandInputs(const std::vector<fs::path>& inputs) 
           files.push_back(entry.path());
         }
       }
-      if (ec) return Fail(ErrorCode::kBadInput, fmt::format("{}: {}", input.string(), ec.message()));
+      if (ec)
+        return Fail(ErrorCode::kBadInput, fmt::format("{}: {}", input.string(), ec.message()));
     } else if (fs::exists(input, ec)) {
       files.push_back(input);
     } else {
-      return Fail(ErrorCode::kBadInput, fmt::format("{}: no such file or directory", input.string()));
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: no such file or directory", input.string()));
     }
   }
   std::sort(files.begin(), files.end());
   if (files.empty()) {
-    return Fail(ErrorCode::kBadInput, "no SkyPilot vms.csv files found (expected <cloud>_vms.csv or <cloud>/vms.csv)");
+    return Fail(ErrorCode::kBadInput,
+                "no SkyPilot vms.csv files found (expected <cloud>_vms.csv or <cloud>/vms.csv)");
   }
   return files;
 }
@@ -295,9 +312,11 @@ Result<ImportResult> ImportSkyPilot(const std::vector<fs::path>& inputs,
   for (const fs::path& file : FRUGAL_TRY(ExpandInputs(inputs))) {
     const std::string cloud = CloudOf(file);
     if (cloud.empty()) {
-      return Fail(ErrorCode::kBadInput,
-                  fmt::format("{}: cannot tell the cloud (name the file <cloud>_vms.csv or <cloud>/vms.csv)",
-                              file.string()));
+      return Fail(
+          ErrorCode::kBadInput,
+          fmt::format(
+              "{}: cannot tell the cloud (name the file <cloud>_vms.csv or <cloud>/vms.csv)",
+              file.string()));
     }
     const CsvTable table = FRUGAL_TRY(CsvTable::Load(file));
     ImportReport report;
@@ -306,8 +325,7 @@ Result<ImportResult> ImportSkyPilot(const std::vector<fs::path>& inputs,
     FileImporter importer(table, cloud, known_gpus, report, result.offers);
     auto ran = importer.Run();
     if (!ran) {
-      return Fail(ErrorCode::kBadInput,
-                  ran.error().message + " (not a SkyPilot vms.csv file; nothing was imported)");
+      return Fail(ErrorCode::kBadInput, ran.error().message + " (nothing was imported)");
     }
     result.reports.push_back(std::move(report));
   }
