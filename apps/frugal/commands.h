@@ -9,6 +9,7 @@ void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action);
 
 // One per command file.
 void RegisterCatalog(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterRun(CLI::App& app, GlobalOptions& global, Action& action);
 
 
 }  // namespace frugal::cli

@@ -3,6 +3,8 @@
 
 #include <string_view>
 
+#include "frugal/core/error.h"
+
 namespace frugal::run {
 
 /// Bumped when a change would break a child written against an older version.
@@ -18,6 +20,6 @@ inline constexpr std::string_view kEnvSegment = "FRUGAL_SEGMENT";
 
 /// Exit code of `frugal run` after a preemption when an outer scheduler owns the restart:
 /// "requeue me" (EX_TEMPFAIL from sysexits.h, which schedulers already treat as transient).
-inline constexpr int kRequeueExitCode = 75;
+inline constexpr int kRequeueExitCode = static_cast<int>(ErrorCode::kPreempted);
 
 }  // namespace frugal::run

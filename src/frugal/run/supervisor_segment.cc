@@ -63,6 +63,10 @@ Result<SegmentEnd> Supervisor::RunSegment(int number, const std::optional<Commit
                            resume ? resume->step : 0});
   if (resume) log::Info("segment {}: resuming from step {} ({})", number, resume->step, resume->resume_path.string());
   for (auto& source : sources_) source->SegmentStarted(seg.started);
+  if (sampler_) {
+    sampler_->Take(seg.child->pid());  // the baseline the first recorded sample is measured from
+    loop.next_sample = seg.started + config_.sample_interval;
+  }
 
   std::optional<ExitStatus> exit;
   while (!(exit = seg.child->Poll())) {
@@ -157,6 +161,14 @@ void Supervisor::HandleReports(Segment& seg, Loop& loop) {
 void Supervisor::BeginStop(Segment& seg, SegmentEnd reason, Loop& /*loop*/) {
   if (seg.phase != SegmentPhase::kRunning) return;
   seg.pending_end = reason;
+  // SIGUSR1 terminates a process that does not handle it; a command that never spoke the
+  // protocol gets the plain SIGTERM its own code may handle instead.
+  if (seg.reader->messages() == 0) {
+    seg.child->SignalGroup(SIGTERM);
+    seg.phase = SegmentPhase::kStopping;
+    seg.deadline = std::chrono::steady_clock::now() + config_.stop_grace;
+    return;
+  }
   seg.child->SignalGroup(SIGUSR1);
   seg.phase = SegmentPhase::kCheckpointing;
   seg.deadline = std::chrono::steady_clock::now() + config_.checkpoint_grace;
