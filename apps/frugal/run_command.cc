@@ -16,6 +16,7 @@ struct RunOptions {
   int max_restarts = 3;
   std::string restart_backoff = "1s";
   std::string chaos_every;
+  int chaos_max = 0;
   uint64_t seed = 1;
 };
 
@@ -40,7 +41,7 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
       return Fail(ErrorCode::kBadInput, fmt::format("option --chaos-preempt-every: '{}' is not a positive duration",
                                                     o.chaos_every));
     }
-    supervisor.AddPreemptionSource(std::make_unique<run::ChaosPreemptions>(*every, o.seed));
+    supervisor.AddPreemptionSource(std::make_unique<run::ChaosPreemptions>(*every, o.seed, o.chaos_max));
     preemptible = true;
   }
   if (auto metadata = FRUGAL_TRY(MetadataSource(o.supervise))) {
@@ -77,6 +78,7 @@ void RegisterRun(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--restart-backoff", opts->restart_backoff, "First restart delay; doubles, at most 60s")
       ->capture_default_str();
   cmd->add_option("--chaos-preempt-every", opts->chaos_every, "Inject preemptions about this often (drills, tests)");
+  cmd->add_option("--chaos-max", opts->chaos_max, "Stop injecting after this many preemptions (0: never)");
   cmd->add_option("--seed", opts->seed, "Seed of the injected preemptions")->capture_default_str();
   cmd->callback([opts, &global, &action] {
     action = [opts, &global](Streams& s) -> Result<void> { return RunRun(*opts, global, s); };
