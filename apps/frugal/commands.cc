@@ -3,9 +3,7 @@
 namespace frugal::cli {
 
 void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
-  (void)app;
-  (void)global;
-  (void)action;
+  RegisterTune(app, global, action);
 }
 
 }  // namespace frugal::cli

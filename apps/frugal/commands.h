@@ -8,6 +8,7 @@ namespace frugal::cli {
 void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action);
 
 // One per command file.
+void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action);
 
 
 }  // namespace frugal::cli

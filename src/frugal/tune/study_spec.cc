@@ -304,3 +304,24 @@ Result<StudySpec> LoadStudySpec(const std::filesystem::path& path) {
 }
 
 }  // namespace frugal::tune
+
+namespace frugal::tune {
+
+Result<std::string> WithReplaySource(std::string_view yaml_text, const ReplaySource& replay) {
+  try {
+    YAML::Node root = YAML::Load(std::string(yaml_text));
+    root.remove("trial");
+    YAML::Node source;
+    source["dir"] = replay.dir.string();
+    source["config_column"] = replay.config_column;
+    source["cost_column"] = replay.cost_column;
+    root["replay"] = source;
+    YAML::Emitter out;
+    out << root;
+    return std::string(out.c_str()) + "\n";
+  } catch (const YAML::Exception& e) {
+    return Fail(ErrorCode::kBadInput, std::string("study spec: ") + e.what());
+  }
+}
+
+}  // namespace frugal::tune

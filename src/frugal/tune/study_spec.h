@@ -93,3 +93,11 @@ struct StudySpec {
 [[nodiscard]] Result<StudySpec> LoadStudySpec(const std::filesystem::path& path);
 
 }  // namespace frugal::tune
+
+namespace frugal::tune {
+
+/// The spec's YAML with its trial source replaced by `replay` (for `tune STUDY.yaml --replay`),
+/// so a resumed study re-reads the same effective spec. kBadInput on unparsable YAML.
+[[nodiscard]] Result<std::string> WithReplaySource(std::string_view yaml_text, const ReplaySource& replay);
+
+}  // namespace frugal::tune
