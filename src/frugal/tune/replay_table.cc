@@ -56,7 +56,7 @@ Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::str
       return Fail(ErrorCode::kBadInput, configs.Where(row, config_id) + ": duplicate config id '" + c.id + "'");
     }
     for (size_t col = 0; col < configs.header().size(); ++col) {
-      if (col != config_id) c.params[configs.header()[col]] = CellValue(CsvTable::Field(row, col));
+      c.params[configs.header()[col]] = CellValue(CsvTable::Field(row, col));
     }
     c.fails = ConfigFails(configs, row);
     index[c.id] = out.configs_.size();

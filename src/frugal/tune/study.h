@@ -58,7 +58,7 @@ nlohmann::json SummaryToJson(const StudySummary& summary);
 
 struct RunOptions {
   std::optional<int64_t> halt_after_events;  ///< stop as if killed after this many events
-  int64_t save_every_ms = 0;                 ///< 0: save after every event
+  int64_t save_every_ms = 200;  ///< at most one save per interval (0: after every event)
 };
 
 class Study {
