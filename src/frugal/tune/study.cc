@@ -194,6 +194,9 @@ void Study::EndTrial(Trial& trial, TrialState state) {
 void Study::UpdateIncumbent(const Trial& trial) {
   if (!trial.last_value) return;
   const double loss = Loss(*trial.last_value);
+  if (improvements_.empty() || loss < Loss(improvements_.back().value)) {
+    improvements_.push_back(Improvement{gate_.spend(), *trial.last_value});
+  }
   const double epsilon = spec_.gates.plateau ? spec_.gates.plateau->epsilon : 0.0;
   if (!incumbent_loss_ || loss < *incumbent_loss_ - epsilon) {
     incumbent_loss_ = loss;

@@ -82,6 +82,14 @@ class Study {
   const BudgetGate& gate() const { return gate_; }
   nlohmann::json SaveState() const;
 
+  /// Each time the best completed value improved in this process: (spend so far, best value).
+  /// For evaluations (cost to reach a target); not part of the saved state.
+  struct Improvement {
+    Money spend;
+    double value = 0.0;
+  };
+  const std::vector<Improvement>& improvements() const { return improvements_; }
+
  private:
   Study(SpecText text, StudySpec spec, TrialRunner& runner, StudyStore& store, const ReplayTable* table);
   [[nodiscard]] Result<void> Prepare();
@@ -126,6 +134,7 @@ class Study {
   std::optional<double> incumbent_loss_;
   int64_t incumbent_trials_started_ = 0;
   double incumbent_gpu_seconds_ = 0.0;
+  std::vector<Improvement> improvements_;
 };
 
 }  // namespace frugal::tune
