@@ -84,6 +84,7 @@ BENCHMARK(BM_SchedulingDecision)
     ->Arg(static_cast<int>(SchedulerKind::kAshaStop))
     ->Arg(static_cast<int>(SchedulerKind::kHyperband))
     ->Arg(static_cast<int>(SchedulerKind::kMedian))
+    ->Iterations(5000)  // starts add trials: keep the study near 10,000 (at most 15,000)
     ->Unit(benchmark::kMicrosecond);
 
 void BM_Replay512(benchmark::State& state) {
@@ -107,7 +108,7 @@ void BM_Replay512(benchmark::State& state) {
     ReplayRunner runner(*table, 100);
     MemoryStudyStore store;
     auto study = Study::Create(text, spec, runner, store, &*table);
-    auto summary = (*study)->Run({.save_every_ms = 200});
+    auto summary = (*study)->Run(RunOptions{});
     trials = static_cast<size_t>(summary->trials_started);
     benchmark::DoNotOptimize(summary);
   }

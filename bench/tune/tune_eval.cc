@@ -67,7 +67,9 @@ Outcome RunFrugal(const Dataset& d, const ReplayTable& table, const Method& m, i
   MemoryStudyStore store;
   auto study = Study::Create(text, *spec, runner, store, &table);
   if (!study) std::exit(2);
-  auto summary = (*study)->Run({.save_every_ms = 1'000'000});
+  RunOptions options;
+  options.save_every_ms = 1'000'000;
+  auto summary = (*study)->Run(options);
   if (!summary) {
     std::cerr << summary.error().message << "\n";
     std::exit(1);
