@@ -35,8 +35,9 @@ struct Dataset {
 
 struct Method {
   std::string name;
-  std::string yaml;  // scheduler, sampler, fidelity overrides
+  std::string yaml;  // scheduler, sampler overrides
   double grace;
+  double eta = 3;
 };
 
 struct Outcome {
@@ -49,9 +50,9 @@ constexpr double kPrice = 2.5;  // per GPU-hour, as in the issue's example
 std::string SpecYaml(const Dataset& d, const Method& m, int seed, double budget) {
   return fmt::format(
       "name: eval\nreplay: {{dir: '{}'}}\nobjective: {{metric: {}, direction: {}}}\n"
-      "fidelity: {{name: epoch, min: 1, max: {}, grace: {}, reduction_factor: 3}}\n"
+      "fidelity: {{name: epoch, min: 1, max: {}, grace: {}, reduction_factor: {}}}\n"
       "seed: {}\nresources: {{price_per_hour: {}, workers: 1}}\ngates: {{budget_usd: {:.2f}}}\n{}",
-      d.dir, d.metric, d.maximize ? "maximize" : "minimize", d.max_fidelity, m.grace, seed, kPrice,
+      d.dir, d.metric, d.maximize ? "maximize" : "minimize", d.max_fidelity, m.grace, m.eta, seed, kPrice,
       budget, m.yaml);
 }
 
@@ -174,8 +175,13 @@ int main(int argc, char** argv) {
       {"hyperband (min 1)", "scheduler: hyperband\n", 1},
       {"asha (grace 1)", "scheduler: asha\n", 1},
       {"asha (grace 3)", "scheduler: asha\n", 3},
+      {"asha (grace 5)", "scheduler: asha\n", 5},
       {"asha (grace 9)", "scheduler: asha\n", 9},
+      {"asha (grace 3, η=2)", "scheduler: asha\n", 3, 2},
+      {"asha-stop (grace 1)", "scheduler: asha-stop\n", 1},
       {"asha-stop (grace 3)", "scheduler: asha-stop\n", 3},
+      {"asha-stop (grace 5)", "scheduler: asha-stop\n", 5},
+      {"asha-stop (grace 3, η=2)", "scheduler: asha-stop\n", 3, 2},
       {"median (grace 3)", "scheduler: median\n", 3},
       {"median (grace 9)", "scheduler: median\n", 9},
   };

@@ -198,7 +198,10 @@ Result<SchedulerKind> ParseSchedulerKind(std::string_view text) {
 RungLadder GeometricLadder(double min_fidelity, double max_fidelity, double reduction_factor) {
   RungLadder ladder;
   ladder.reduction_factor = reduction_factor;
-  for (double f = min_fidelity; f < max_fidelity * (1 - 1e-9); f *= reduction_factor) {
+  // A rung just below max adds a barrier without adding evidence: the last step must grow the
+  // fidelity by at least √η.
+  const double last_below = max_fidelity / std::sqrt(reduction_factor) * (1 + 1e-9);
+  for (double f = min_fidelity; f <= last_below && f < max_fidelity * (1 - 1e-9); f *= reduction_factor) {
     ladder.fidelities.push_back(f);
   }
   ladder.fidelities.push_back(max_fidelity);

@@ -42,7 +42,8 @@ struct RungLadder {
   int top() const { return static_cast<int>(fidelities.size()) - 1; }
 };
 
-/// Rungs min·η^k capped at max (the last rung is always max).
+/// Rungs min·η^k below max/√η, then max (the last rung is always max, and the step to it is
+/// at least √η).
 RungLadder GeometricLadder(double min_fidelity, double max_fidelity, double reduction_factor);
 
 enum class JobKind {

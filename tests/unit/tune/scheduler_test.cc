@@ -189,7 +189,10 @@ TEST(Hyperband, StateRoundTripsThroughSave) {
 }
 
 TEST(GeometricLadder, CapsTheLastRungAtMax) {
-  EXPECT_EQ(GeometricLadder(3, 15, 2).fidelities, (std::vector<double>{3, 6, 12, 15}));
+  EXPECT_EQ(GeometricLadder(3, 24, 2).fidelities, (std::vector<double>{3, 6, 12, 24}));
+  // 12 → 15 would add a barrier for 25% more epochs: the ladder goes 6 → 15 instead.
+  EXPECT_EQ(GeometricLadder(3, 15, 2).fidelities, (std::vector<double>{3, 6, 15}));
+  EXPECT_EQ(GeometricLadder(3, 100, 3).fidelities, (std::vector<double>{3, 9, 27, 100}));
   EXPECT_EQ(GeometricLadder(1, 27, 3).fidelities, (std::vector<double>{1, 3, 9, 27}));
 }
 
