@@ -1,6 +1,12 @@
 // frugal tune end to end: the real binary over replayed curves.
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -79,6 +85,53 @@ TEST_F(TuneE2e, KilledStudyResumesWithItsRungStateAndEndsWhereAnUninterruptedOne
   ASSERT_EQ(after.exit_code, 0) << after.err;
   EXPECT_NE(after.out.find("study killed: finished"), std::string::npos) << after.out;
   EXPECT_NE(after.out.find("leaderboard"), std::string::npos);
+}
+
+TEST_F(TuneE2e, SigkilledStudyResumesFromItsLastSaveAndEndsWhereAnUninterruptedOneDoes) {
+  TempDir big;
+  tune::testing::WriteSyntheticTable(big.path(), 1500, 40);
+  const auto flags = [&](const std::string& name) {
+    return std::vector<std::string>{"tune", "--replay", big.path().string(), "--metric", "score", "--maximize",
+                                    "--scheduler", "asha", "--workers", "4", "--price-per-hour", "3.6",
+                                    "--name", name, "--json"};
+  };
+  const CommandResult whole = RunFrugal(flags("whole"), home_.path());
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+
+  // Start the same study and SIGKILL it once it has saved at least once.
+  std::vector<std::string> args = flags("crashed");
+  args.insert(args.begin(), FRUGAL_BINARY);
+  const std::string home_env = "FRUGAL_HOME=" + home_.path().string();
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::putenv(const_cast<char*>(home_env.c_str()));
+    if (!std::freopen("/dev/null", "w", stdout)) ::_exit(126);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  const auto state = home_.path() / "data" / "studies" / "crashed.json";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!std::filesystem::exists(state) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!WIFSIGNALED(status)) GTEST_SKIP() << "the study finished before it could be killed";
+
+  const CommandResult resumed = RunFrugal({"tune", "resume", "crashed", "--json"}, home_.path());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const nlohmann::json a = Json(whole);
+  const nlohmann::json b = Json(resumed);
+  EXPECT_EQ(a["best_value"], b["best_value"]);
+  EXPECT_EQ(a["spend_usd"], b["spend_usd"]);
+  EXPECT_EQ(a["trials"], b["trials"]);
+  EXPECT_EQ(a["promotions"], b["promotions"]);
 }
 
 TEST_F(TuneE2e, StatusOfAnUnknownStudyIsBadInput) {
