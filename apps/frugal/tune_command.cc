@@ -1,7 +1,11 @@
 // frugal tune: budgeted multi-fidelity tuning. `tune STUDY.yaml [--replay DIR]`, the all-flags
 // replay form, `tune status NAME`, `tune resume NAME`, `tune check STUDY.yaml`.
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -98,6 +102,25 @@ Result<tune::SpecText> SpecFromFile(const TuneOptions& o) {
   return tune::SpecText{yaml, path.string(), base};
 }
 
+/// A ninja-style status line on a terminal: overprinted, at most ten times a second; nothing
+/// when stderr is not a terminal or TERM is dumb.
+tune::RunOptions WithStatusLine(tune::RunOptions options, Streams& s) {
+  const char* term = std::getenv("TERM");
+  if (::isatty(2) == 0 || (term != nullptr && std::string(term) == "dumb")) return options;
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+  options.on_event = [&s, last](const tune::Study& study) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - *last < std::chrono::milliseconds(100)) return;
+    *last = now;
+    const tune::StudySummary sum = study.Summary();
+    s.err << fmt::format("\r[{} trials · {} · {:.1f} GPU-h · best {}]\x1b[K", sum.trials_started,
+                         sum.spend.ToString(), sum.gpu_hours,
+                         sum.best_value ? fmt::format("{:.4f}", *sum.best_value) : "-")
+          << std::flush;
+  };
+  return options;
+}
+
 /// Everything a study needs besides its state: the spec, and for replay the table and runner.
 struct Bench {
   StudySpec spec;
@@ -121,6 +144,7 @@ Result<Bench> Assemble(const tune::SpecText& text) {
 
 Result<void> Finish(Streams& s, const GlobalOptions& global, const tune::Study& study, const Bench& b,
                     Result<tune::StudySummary> result) {
+  if (::isatty(2) != 0) s.err << "\r\x1b[K" << std::flush;  // clear the status line
   if (!result) return Fail(result.error());
   if (global.json) {
     WriteJson(s, tune::RunJson(study, *result, b.table.get()));
@@ -143,7 +167,7 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
                                           "'frugal tune resume " + b.spec.name + "', or pass --restart");
   }
   auto study = FRUGAL_TRY(tune::Study::Create(text, b.spec, *b.runner, store, b.table.get()));
-  return Finish(s, global, *study, b, study->Run({o.halt_after, o.save_every_ms}));
+  return Finish(s, global, *study, b, study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms}, s)));
 }
 
 Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
@@ -153,7 +177,7 @@ Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Strea
                             state.value("spec_base", "")};
   Bench b = FRUGAL_TRY(Assemble(text));
   auto study = FRUGAL_TRY(tune::Study::Restore(state, b.spec, *b.runner, store, b.table.get()));
-  return Finish(s, global, *study, b, study->Run({o.halt_after, o.save_every_ms}));
+  return Finish(s, global, *study, b, study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms}, s)));
 }
 
 Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {

@@ -36,7 +36,7 @@ def load(directory, metric):
 def run(configs, maximize, max_fidelity, price, budget, seed, pruner, target, epsilon):
     ids = sorted(configs)
     random.Random(seed).shuffle(ids)
-    study = optuna.create_study(direction="maximize" if maximize else "minimize",
+    study = optuna.create_study(study_name=f"replay-{seed}", direction="maximize" if maximize else "minimize",
                                 sampler=optuna.samplers.RandomSampler(seed=seed), pruner=pruner)
     spend, best, reach = 0.0, None, None
     better = (lambda a, b: a > b) if maximize else (lambda a, b: a < b)

@@ -288,6 +288,7 @@ Result<StudySummary> Study::Run(const RunOptions& options) {
     FRUGAL_TRY(Handle(*progress));
     ++events_;
     ++handled;
+    if (options.on_event) options.on_event(*this);
     const auto& plateau = spec_.gates.plateau;
     if (plateau && incumbent_loss_ && !stopping_) {
       const bool by_trials =

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -56,8 +57,12 @@ struct StudySummary {
 
 nlohmann::json SummaryToJson(const StudySummary& summary);
 
+class Study;
+
 struct RunOptions {
   std::optional<int64_t> halt_after_events;  ///< stop as if killed after this many events
+  /// Called after every event (a status line); may be empty.
+  std::function<void(const Study&)> on_event;
   int64_t save_every_ms = 200;  ///< at most one save per interval (0: after every event)
 };
 

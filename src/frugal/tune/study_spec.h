@@ -36,7 +36,7 @@ struct FidelitySpec {
   std::string name = "epoch";
   double min = 1.0;
   double max = 0.0;
-  double grace = 1.0;              ///< no pruning before this much fidelity (the first rung)
+  double grace = 3.0;              ///< no pruning before this much fidelity (the first rung)
   double reduction_factor = 3.0;
   std::vector<double> rungs;       ///< explicit rungs; empty = grace·η^k up to max
   std::optional<Duration> cost_per_unit;  ///< prior for the gate's cost estimate

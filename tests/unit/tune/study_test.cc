@@ -126,7 +126,9 @@ TEST_F(StudyTest, HaltedStudyResumesToTheSameResultWithRungStateIntact) {
     ReplayStudy rs(dir_.path(), yaml);
     auto first = rs.Create();
     ASSERT_TRUE(first);
-    auto halted = (*first)->Run({.halt_after_events = 150});
+    RunOptions options;
+    options.halt_after_events = 150;
+    auto halted = (*first)->Run(options);
     ASSERT_FALSE(halted);
     EXPECT_EQ(halted.error().code, ErrorCode::kInterrupted);
     const nlohmann::json saved = *rs.store().Load("t");
