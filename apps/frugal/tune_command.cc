@@ -50,6 +50,7 @@ struct TuneOptions {
   bool restart = false;
   std::optional<int64_t> halt_after;
   int64_t save_every_ms = 200;
+  std::vector<std::string> flags_form_given;  // flags-form options given on the command line
   std::string study;  // status, resume
   std::string check_path;
 };
@@ -158,6 +159,10 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
   if (o.spec_path.empty() && o.replay_dir.empty()) {
     return Fail(ErrorCode::kBadInput, "tune needs a STUDY.yaml, or --replay DIR with --metric (see 'frugal tune --help')");
   }
+  if (!o.spec_path.empty() && !o.flags_form_given.empty()) {
+    return Fail(ErrorCode::kBadInput, o.flags_form_given.front() + " cannot change " + o.spec_path +
+                                          ": set it in the spec (with a spec, only --replay applies)");
+  }
   const tune::SpecText text = FRUGAL_TRY(o.spec_path.empty() ? SpecFromFlags(o) : SpecFromFile(o));
   Bench b = FRUGAL_TRY(Assemble(text));
   tune::JsonFileStudyStore store = tune::JsonFileStudyStore::Default();
@@ -246,8 +251,14 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
   AddReplayFlags(tune, *o);
   tune->add_flag("--restart", o->restart, "Replace an unfinished study of the same name");
   tune->add_option("--halt-after", o->halt_after, "Stop after N events as if killed (drills)");
+  tune->add_option("--save-every-ms", o->save_every_ms, "Save the study state at most this often (default 200)");
   tune->callback([o, tune, &global, &action] {
     if (!tune->get_subcommands().empty()) return;  // status, resume or check set the action
+    for (const char* flag : {"--metric", "--maximize", "--fidelity", "--price-per-hour", "--budget",
+                             "--max-gpu-hours", "--max-trials", "--scheduler", "--sampler", "--workers",
+                             "--seed", "--grace", "--reduction-factor", "--name"}) {
+      if (tune->count(flag) > 0) o->flags_form_given.emplace_back(flag);
+    }
     action = [o, &global](Streams& s) { return RunTune(*o, global, s); };
   });
 
@@ -259,6 +270,7 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
   CLI::App* resume = tune->add_subcommand("resume", "Continue a study with its rung state intact");
   resume->add_option("name", o->study, "Study name")->required();
   resume->add_option("--halt-after", o->halt_after, "Stop after N events as if killed (drills)");
+  resume->add_option("--save-every-ms", o->save_every_ms, "Save the study state at most this often (default 200)");
   resume->callback([o, &global, &action] {
     action = [o, &global](Streams& s) { return ResumeTune(*o, global, s); };
   });

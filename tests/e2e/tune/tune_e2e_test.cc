@@ -89,7 +89,7 @@ TEST_F(TuneE2e, KilledStudyResumesWithItsRungStateAndEndsWhereAnUninterruptedOne
 
 TEST_F(TuneE2e, SigkilledStudyResumesFromItsLastSaveAndEndsWhereAnUninterruptedOneDoes) {
   TempDir big;
-  tune::testing::WriteSyntheticTable(big.path(), 1500, 40);
+  tune::testing::WriteSyntheticTable(big.path(), 600, 40);
   const auto flags = [&](const std::string& name) {
     return std::vector<std::string>{"tune", "--replay", big.path().string(), "--metric", "score", "--maximize",
                                     "--scheduler", "asha", "--workers", "4", "--price-per-hour", "3.6",
@@ -98,8 +98,10 @@ TEST_F(TuneE2e, SigkilledStudyResumesFromItsLastSaveAndEndsWhereAnUninterruptedO
   const CommandResult whole = RunFrugal(flags("whole"), home_.path());
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
 
-  // Start the same study and SIGKILL it once it has saved at least once.
+  // Start the same study, saving after every event so that it runs long enough to be caught,
+  // and SIGKILL it once it has saved at least once.
   std::vector<std::string> args = flags("crashed");
+  args.insert(args.end(), {"--save-every-ms", "0"});
   args.insert(args.begin(), FRUGAL_BINARY);
   const std::string home_env = "FRUGAL_HOME=" + home_.path().string();
   const pid_t pid = ::fork();
@@ -118,7 +120,7 @@ TEST_F(TuneE2e, SigkilledStudyResumesFromItsLastSaveAndEndsWhereAnUninterruptedO
   while (!std::filesystem::exists(state) && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ::kill(pid, SIGKILL);
   int status = 0;
   ::waitpid(pid, &status, 0);
@@ -176,6 +178,14 @@ TEST_F(TuneE2e, BadSpecIsExitTwoWithFileLineAndField) {
   EXPECT_NE(r.err.find("bad.yaml:3:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("objective.direction"), std::string::npos) << r.err;
   EXPECT_TRUE(RunFrugal({"tune", "status", "bad"}, home_.path()).exit_code == 2) << "nothing half-written";
+}
+
+TEST_F(TuneE2e, FlagsCannotSilentlyOverrideASpec) {
+  const CommandResult r = RunFrugal({"tune", (SourceDir() / "examples/seed-plan.yaml").string(), "--replay",
+                                     table_.path().string(), "--budget", "5000"},
+                                    home_.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--budget cannot change"), std::string::npos) << r.err;
 }
 
 TEST_F(TuneE2e, TrialCommandStudyNeedsTheSupervisorOrAReplay) {
