@@ -1,17 +1,16 @@
 // frugal tune: budgeted multi-fidelity tuning. `tune STUDY.yaml [--replay DIR]`, the all-flags
 // replay form, `tune status NAME`, `tune resume NAME`, `tune check STUDY.yaml`.
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <ostream>
-
-#include <fmt/format.h>
 
 #include "commands.h"
 #include "frugal/core/atomic_file.h"
@@ -51,13 +50,14 @@ struct TuneOptions {
   std::optional<int64_t> halt_after;
   int64_t save_every_ms = 200;
   std::vector<std::string> flags_form_given;  // flags-form options given on the command line
-  std::string study;  // status, resume
+  std::string study;                          // status, resume
   std::string check_path;
 };
 
 /// The all-flags replay study as spec YAML, so it is stored and resumed like any other.
 Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
-  if (o.metric.empty()) return Fail(ErrorCode::kBadInput, "tune --replay without a spec needs --metric");
+  if (o.metric.empty())
+    return Fail(ErrorCode::kBadInput, "tune --replay without a spec needs --metric");
   if (!o.budget.empty() && o.price_per_hour.empty()) {
     return Fail(ErrorCode::kBadInput, "--budget is in dollars: give --price-per-hour too");
   }
@@ -69,7 +69,8 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
   for (const auto& c : table.configs()) {
     if (!c.curve.empty()) max_fidelity = std::max(max_fidelity, c.curve.back().fidelity);
   }
-  if (max_fidelity <= 0) return Fail(ErrorCode::kBadInput, dir.string() + ": the table has no curves");
+  if (max_fidelity <= 0)
+    return Fail(ErrorCode::kBadInput, dir.string() + ": the table has no curves");
   const std::string name = o.name.empty() ? "replay-" + dir.filename().string() : o.name;
   std::string yaml = fmt::format(
       "apiVersion: frugal/v1\nkind: Study\nname: {}\n"
@@ -78,9 +79,9 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
       "fidelity: {{name: {}, min: 1, max: {}, grace: {}, reduction_factor: {}}}\n"
       "scheduler: {}\nsampler: {}\nseed: {}\nresources: {{workers: {}{}}}\n",
       name, dir.string(), o.config_column, o.cost_column, o.metric,
-      o.maximize ? "maximize" : "minimize", o.fidelity, max_fidelity, std::min(o.grace, max_fidelity),
-      o.reduction_factor, o.scheduler, o.sampler, o.seed, o.workers,
-      o.price_per_hour.empty() ? "" : ", price_per_hour: '" + o.price_per_hour + "'");
+      o.maximize ? "maximize" : "minimize", o.fidelity, max_fidelity,
+      std::min(o.grace, max_fidelity), o.reduction_factor, o.scheduler, o.sampler, o.seed,
+      o.workers, o.price_per_hour.empty() ? "" : ", price_per_hour: '" + o.price_per_hour + "'");
   std::string gates;
   if (!o.budget.empty()) gates += fmt::format("budget_usd: '{}', ", o.budget);
   if (o.max_gpu_hours) gates += fmt::format("max_gpu_hours: {}, ", *o.max_gpu_hours);
@@ -134,17 +135,18 @@ Result<Bench> Assemble(const tune::SpecText& text) {
   b.spec = FRUGAL_TRY(tune::ParseStudySpec(text.yaml, text.source, text.base_dir));
   if (!b.spec.replay) {
     return Fail(ErrorCode::kUnavailable,
-                "study '" + b.spec.name + "' runs a trial command, which needs the run supervisor "
-                "(not in this build yet); replay it from tabulated curves with --replay DIR");
+                "study '" + b.spec.name +
+                    "' runs a trial command, which needs the run supervisor "
+                    "(not in this build yet); replay it from tabulated curves with --replay DIR");
   }
-  b.table = std::make_unique<tune::ReplayTable>(
-      FRUGAL_TRY(tune::ReplayTable::Load(*b.spec.replay, b.spec.objective.metric, b.spec.fidelity.name)));
+  b.table = std::make_unique<tune::ReplayTable>(FRUGAL_TRY(
+      tune::ReplayTable::Load(*b.spec.replay, b.spec.objective.metric, b.spec.fidelity.name)));
   b.runner = std::make_unique<tune::ReplayRunner>(*b.table, b.spec.fidelity.max);
   return b;
 }
 
-Result<void> Finish(Streams& s, const GlobalOptions& global, const tune::Study& study, const Bench& b,
-                    Result<tune::StudySummary> result) {
+Result<void> Finish(Streams& s, const GlobalOptions& global, const tune::Study& study,
+                    const Bench& b, Result<tune::StudySummary> result) {
   if (::isatty(2) != 0) s.err << "\r\x1b[K" << std::flush;  // clear the status line
   if (!result) return Fail(result.error());
   if (global.json) {
@@ -157,22 +159,27 @@ Result<void> Finish(Streams& s, const GlobalOptions& global, const tune::Study& 
 
 Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
   if (o.spec_path.empty() && o.replay_dir.empty()) {
-    return Fail(ErrorCode::kBadInput, "tune needs a STUDY.yaml, or --replay DIR with --metric (see 'frugal tune --help')");
+    return Fail(
+        ErrorCode::kBadInput,
+        "tune needs a STUDY.yaml, or --replay DIR with --metric (see 'frugal tune --help')");
   }
   if (!o.spec_path.empty() && !o.flags_form_given.empty()) {
-    return Fail(ErrorCode::kBadInput, o.flags_form_given.front() + " cannot change " + o.spec_path +
-                                          ": set it in the spec (with a spec, only --replay applies)");
+    return Fail(ErrorCode::kBadInput,
+                o.flags_form_given.front() + " cannot change " + o.spec_path +
+                    ": set it in the spec (with a spec, only --replay applies)");
   }
   const tune::SpecText text = FRUGAL_TRY(o.spec_path.empty() ? SpecFromFlags(o) : SpecFromFile(o));
   Bench b = FRUGAL_TRY(Assemble(text));
   tune::JsonFileStudyStore store = tune::JsonFileStudyStore::Default();
-  if (auto existing = store.Load(b.spec.name); existing && !o.restart &&
-                                               existing->value("status", "") != "finished") {
+  if (auto existing = store.Load(b.spec.name);
+      existing && !o.restart && existing->value("status", "") != "finished") {
     return Fail(ErrorCode::kBadInput, "study '" + b.spec.name + "' exists and has not finished: " +
-                                          "'frugal tune resume " + b.spec.name + "', or pass --restart");
+                                          "'frugal tune resume " + b.spec.name +
+                                          "', or pass --restart");
   }
   auto study = FRUGAL_TRY(tune::Study::Create(text, b.spec, *b.runner, store, b.table.get()));
-  return Finish(s, global, *study, b, study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms}, s)));
+  return Finish(s, global, *study, b,
+                study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms}, s)));
 }
 
 Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
@@ -182,15 +189,15 @@ Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Strea
                             state.value("spec_base", "")};
   Bench b = FRUGAL_TRY(Assemble(text));
   auto study = FRUGAL_TRY(tune::Study::Restore(state, b.spec, *b.runner, store, b.table.get()));
-  return Finish(s, global, *study, b, study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms}, s)));
+  return Finish(s, global, *study, b,
+                study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms}, s)));
 }
 
 Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
   const tune::JsonFileStudyStore store = tune::JsonFileStudyStore::Default();
   const nlohmann::json state = FRUGAL_TRY(store.Load(o.study));
-  const StudySpec spec = FRUGAL_TRY(tune::ParseStudySpec(state.value("spec_yaml", ""),
-                                                         state.value("spec_source", ""),
-                                                         state.value("spec_base", "")));
+  const StudySpec spec = FRUGAL_TRY(tune::ParseStudySpec(
+      state.value("spec_yaml", ""), state.value("spec_source", ""), state.value("spec_base", "")));
   std::vector<tune::Trial> trials;
   for (const auto& j : state.at("trials")) trials.push_back(FRUGAL_TRY(tune::TrialFromJson(j)));
   if (global.json) {
@@ -204,7 +211,8 @@ Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Strea
 Result<void> CheckTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
   const StudySpec spec = FRUGAL_TRY(tune::LoadStudySpec(o.check_path));
   const std::vector<tune::CheckItem> items = tune::CheckStudy(spec);
-  const auto missing = std::count_if(items.begin(), items.end(), [](const auto& i) { return !i.ok; });
+  const auto missing =
+      std::count_if(items.begin(), items.end(), [](const auto& i) { return !i.ok; });
   if (global.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& i : items) {
@@ -218,16 +226,20 @@ Result<void> CheckTune(const TuneOptions& o, const GlobalOptions& global, Stream
     }
     s.out << (missing == 0 ? "ready to spend\n" : fmt::format("{} item(s) missing\n", missing));
   }
-  if (missing > 0) return Fail(ErrorCode::kFailed, fmt::format("{}: {} checklist item(s) missing", o.check_path, missing));
+  if (missing > 0)
+    return Fail(ErrorCode::kFailed,
+                fmt::format("{}: {} checklist item(s) missing", o.check_path, missing));
   return {};
 }
 
 void AddReplayFlags(CLI::App* tune, TuneOptions& o) {
-  tune->add_option("--replay", o.replay_dir, "Replay tabulated curves from DIR (configs.csv, curves.csv)");
+  tune->add_option("--replay", o.replay_dir,
+                   "Replay tabulated curves from DIR (configs.csv, curves.csv)");
   tune->add_option("--metric", o.metric, "Objective metric column (flags form)");
   tune->add_flag("--maximize", o.maximize, "Maximize the metric (default: minimize)");
   tune->add_option("--fidelity", o.fidelity, "Fidelity column (default epoch)");
-  tune->add_option("--cost-column", o.cost_column, "Cumulative cost column in seconds (default elapsed_s)");
+  tune->add_option("--cost-column", o.cost_column,
+                   "Cumulative cost column in seconds (default elapsed_s)");
   tune->add_option("--config-column", o.config_column, "Config id column (default config_id)");
   tune->add_option("--price-per-hour", o.price_per_hour, "Price per GPU-hour, e.g. 2.5");
   tune->add_option("--budget", o.budget, "Hard dollar budget");
@@ -251,12 +263,13 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
   AddReplayFlags(tune, *o);
   tune->add_flag("--restart", o->restart, "Replace an unfinished study of the same name");
   tune->add_option("--halt-after", o->halt_after, "Stop after N events as if killed (drills)");
-  tune->add_option("--save-every-ms", o->save_every_ms, "Save the study state at most this often (default 200)");
+  tune->add_option("--save-every-ms", o->save_every_ms,
+                   "Save the study state at most this often (default 200)");
   tune->callback([o, tune, &global, &action] {
     if (!tune->get_subcommands().empty()) return;  // status, resume or check set the action
     for (const char* flag : {"--metric", "--maximize", "--fidelity", "--price-per-hour", "--budget",
-                             "--max-gpu-hours", "--max-trials", "--scheduler", "--sampler", "--workers",
-                             "--seed", "--grace", "--reduction-factor", "--name"}) {
+                             "--max-gpu-hours", "--max-trials", "--scheduler", "--sampler",
+                             "--workers", "--seed", "--grace", "--reduction-factor", "--name"}) {
       if (tune->count(flag) > 0) o->flags_form_given.emplace_back(flag);
     }
     action = [o, &global](Streams& s) { return RunTune(*o, global, s); };
@@ -270,7 +283,8 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
   CLI::App* resume = tune->add_subcommand("resume", "Continue a study with its rung state intact");
   resume->add_option("name", o->study, "Study name")->required();
   resume->add_option("--halt-after", o->halt_after, "Stop after N events as if killed (drills)");
-  resume->add_option("--save-every-ms", o->save_every_ms, "Save the study state at most this often (default 200)");
+  resume->add_option("--save-every-ms", o->save_every_ms,
+                     "Save the study state at most this often (default 200)");
   resume->callback([o, &global, &action] {
     action = [o, &global](Streams& s) { return ResumeTune(*o, global, s); };
   });

@@ -1,12 +1,12 @@
 // Speed of the tuner: one scheduling decision with 10,000 trials in the study (target < 50 µs),
 // and a whole replay of a 512-configuration study (target < 1 s).
 
+#include <benchmark/benchmark.h>
+
 #include <cmath>
 #include <filesystem>
 #include <limits>
 #include <random>
-
-#include <benchmark/benchmark.h>
 
 #include "frugal/tune/replay_runner.h"
 #include "frugal/tune/scheduler.h"
@@ -28,8 +28,8 @@ std::vector<Trial> PopulatedTrials(Scheduler& s, int n, int rungs) {
       Trial& t = trials[static_cast<size_t>(job.trial_id)];
       t.target_rung = job.target_rung;
       t.rung_losses[static_cast<size_t>(job.target_rung)] = u(rng);
-      t.state = s.OnRung(trials, t, job.target_rung, t.rung_losses[static_cast<size_t>(job.target_rung)]) ==
-                        Verdict::kComplete
+      t.state = s.OnRung(trials, t, job.target_rung,
+                         t.rung_losses[static_cast<size_t>(job.target_rung)]) == Verdict::kComplete
                     ? TrialState::kCompleted
                     : TrialState::kPaused;
       job = s.Next(trials, true);
@@ -43,7 +43,8 @@ std::vector<Trial> PopulatedTrials(Scheduler& s, int n, int rungs) {
     s.OnStart(trials.back());
     Trial& stored = trials.back();
     stored.rung_losses[static_cast<size_t>(job.target_rung)] = u(rng);
-    const Verdict v = s.OnRung(trials, stored, job.target_rung, stored.rung_losses[static_cast<size_t>(job.target_rung)]);
+    const Verdict v = s.OnRung(trials, stored, job.target_rung,
+                               stored.rung_losses[static_cast<size_t>(job.target_rung)]);
     stored.state = v == Verdict::kPause ? TrialState::kPaused : TrialState::kCompleted;
   }
   return trials;
@@ -73,8 +74,9 @@ void BM_SchedulingDecision(benchmark::State& state) {
     t.target_rung = job.target_rung;
     const double loss = u(rng);
     t.rung_losses[static_cast<size_t>(job.target_rung)] = loss;
-    t.state = s->OnRung(trials, t, job.target_rung, loss) == Verdict::kPause ? TrialState::kPaused
-                                                                             : TrialState::kCompleted;
+    t.state = s->OnRung(trials, t, job.target_rung, loss) == Verdict::kPause
+                  ? TrialState::kPaused
+                  : TrialState::kCompleted;
     benchmark::DoNotOptimize(job);
   }
   state.SetLabel(std::string(SchedulerName(kind)) + ", 10k trials");
@@ -96,10 +98,12 @@ void BM_Replay512(benchmark::State& state) {
     return;
   }
   const auto kind = static_cast<SchedulerKind>(state.range(0));
-  SpecText text{"name: b\nreplay: {dir: '" + dir.string() + "'}\n"
-                "objective: {metric: val_top1, direction: maximize}\n"
-                "fidelity: {max: 100, grace: 3}\nscheduler: " + std::string(SchedulerName(kind)) +
-                "\nresources: {price_per_hour: 2.5, workers: 8}\n",
+  SpecText text{"name: b\nreplay: {dir: '" + dir.string() +
+                    "'}\n"
+                    "objective: {metric: val_top1, direction: maximize}\n"
+                    "fidelity: {max: 100, grace: 3}\nscheduler: " +
+                    std::string(SchedulerName(kind)) +
+                    "\nresources: {price_per_hour: 2.5, workers: 8}\n",
                 "bench", dir};
   const StudySpec spec = *ParseStudySpec(text.yaml, text.source, dir);
   size_t trials = 0;
@@ -112,7 +116,8 @@ void BM_Replay512(benchmark::State& state) {
     trials = static_cast<size_t>(summary->trials_started);
     benchmark::DoNotOptimize(summary);
   }
-  state.SetLabel(std::string(SchedulerName(kind)) + ", " + std::to_string(trials) + " trials, 8 workers");
+  state.SetLabel(std::string(SchedulerName(kind)) + ", " + std::to_string(trials) +
+                 " trials, 8 workers");
 }
 BENCHMARK(BM_Replay512)
     ->Arg(static_cast<int>(SchedulerKind::kAsha))

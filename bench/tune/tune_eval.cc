@@ -5,16 +5,16 @@
 //
 // Usage: tune_eval [--data DIR] [--seeds N] [--python PATH] [--no-optuna]
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "frugal/tune/replay_runner.h"
 #include "frugal/tune/study.h"
@@ -52,12 +52,12 @@ std::string SpecYaml(const Dataset& d, const Method& m, int seed, double budget)
       "name: eval\nreplay: {{dir: '{}'}}\nobjective: {{metric: {}, direction: {}}}\n"
       "fidelity: {{name: epoch, min: 1, max: {}, grace: {}, reduction_factor: {}}}\n"
       "seed: {}\nresources: {{price_per_hour: {}, workers: 1}}\ngates: {{budget_usd: {:.2f}}}\n{}",
-      d.dir, d.metric, d.maximize ? "maximize" : "minimize", d.max_fidelity, m.grace, m.eta, seed, kPrice,
-      budget, m.yaml);
+      d.dir, d.metric, d.maximize ? "maximize" : "minimize", d.max_fidelity, m.grace, m.eta, seed,
+      kPrice, budget, m.yaml);
 }
 
-Outcome RunFrugal(const Dataset& d, const ReplayTable& table, const Method& m, int seed, double budget,
-                  double target) {
+Outcome RunFrugal(const Dataset& d, const ReplayTable& table, const Method& m, int seed,
+                  double budget, double target) {
   SpecText text{SpecYaml(d, m, seed, budget), "eval", d.dir};
   auto spec = ParseStudySpec(text.yaml, text.source, d.dir);
   if (!spec) {
@@ -85,12 +85,13 @@ Outcome RunFrugal(const Dataset& d, const ReplayTable& table, const Method& m, i
   return o;
 }
 
-std::vector<std::pair<std::string, Outcome>> RunOptuna(const std::string& python, const Dataset& d, int seeds,
-                                                       double budget, double target, double grace) {
-  const std::string command = fmt::format("{} {} '{}' {} {} {} {} {} {} {} {} {} 2>/dev/null", python,
-                                          FRUGAL_OPTUNA_SCRIPT, d.dir, d.metric,
-                                          d.maximize ? "maximize" : "minimize", d.max_fidelity, kPrice,
-                                          budget, seeds, target, d.epsilon, grace);
+std::vector<std::pair<std::string, Outcome>> RunOptuna(const std::string& python, const Dataset& d,
+                                                       int seeds, double budget, double target,
+                                                       double grace) {
+  const std::string command =
+      fmt::format("{} {} '{}' {} {} {} {} {} {} {} {} {} 2>/dev/null", python, FRUGAL_OPTUNA_SCRIPT,
+                  d.dir, d.metric, d.maximize ? "maximize" : "minimize", d.max_fidelity, kPrice,
+                  budget, seeds, target, d.epsilon, grace);
   std::vector<std::pair<std::string, Outcome>> out;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return out;
@@ -108,8 +109,8 @@ std::vector<std::pair<std::string, Outcome>> RunOptuna(const std::string& python
 }
 
 struct Row {
-  std::vector<double> best;      // at the equal budget (missing = no completed trial)
-  std::vector<double> reach;     // cost to ε, from the large-budget runs
+  std::vector<double> best;   // at the equal budget (missing = no completed trial)
+  std::vector<double> reach;  // cost to ε, from the large-budget runs
   int runs_small = 0;
   int runs_large = 0;
 };
@@ -129,10 +130,12 @@ void Print(const Dataset& d, double budget, double large, const ReplayTable::Hin
            const std::vector<std::pair<std::string, Row>>& rows) {
   std::cout << fmt::format("\n### {} ({} {}, ε = {}, ${}/GPU-h)\n\n", d.name, d.metric,
                            d.maximize ? "max" : "min", d.epsilon, kPrice);
-  std::cout << fmt::format("Table best {:.4f}; hindsight optimum (train only it): ${:.2f}. Equal budget "
-                           "${:.0f}; cost-to-ε runs get ${:.0f}.\n\n",
-                           h.best_value, h.cost_seconds * kPrice / 3600, budget, large);
-  std::cout << "| method | best at equal budget (mean) | mean regret | runs within ε | median cost to ε | vs random |\n";
+  std::cout << fmt::format(
+      "Table best {:.4f}; hindsight optimum (train only it): ${:.2f}. Equal budget "
+      "${:.0f}; cost-to-ε runs get ${:.0f}.\n\n",
+      h.best_value, h.cost_seconds * kPrice / 3600, budget, large);
+  std::cout << "| method | best at equal budget (mean) | mean regret | runs within ε | median cost "
+               "to ε | vs random |\n";
   std::cout << "|---|---|---|---|---|---|\n";
   double random_cost = NAN;
   for (const auto& [name, r] : rows) {
@@ -142,9 +145,9 @@ void Print(const Dataset& d, double budget, double large, const ReplayTable::Hin
     const double mean = Mean(r.best);
     const double regret = d.maximize ? h.best_value - mean : mean - h.best_value;
     const double cost = Median(r.reach);
-    std::cout << fmt::format("| {} | {:.4f} ({}/{} runs) | {:.4f} | {}/{} | {} | {} |\n", name, mean,
-                             r.best.size(), r.runs_small, regret, r.reach.size(), r.runs_large,
-                             std::isnan(cost) ? "-" : fmt::format("${:.0f}", cost),
+    std::cout << fmt::format("| {} | {:.4f} ({}/{} runs) | {:.4f} | {}/{} | {} | {} |\n", name,
+                             mean, r.best.size(), r.runs_small, regret, r.reach.size(),
+                             r.runs_large, std::isnan(cost) ? "-" : fmt::format("${:.0f}", cost),
                              std::isnan(cost) || std::isnan(random_cost)
                                  ? "-"
                                  : fmt::format("{:.2f}×", cost / random_cost));
@@ -160,10 +163,14 @@ int main(int argc, char** argv) {
   bool optuna = true;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--data" && i + 1 < argc) data = argv[++i];
-    else if (arg == "--seeds" && i + 1 < argc) seeds = std::atoi(argv[++i]);
-    else if (arg == "--python" && i + 1 < argc) python = argv[++i];
-    else if (arg == "--no-optuna") optuna = false;
+    if (arg == "--data" && i + 1 < argc)
+      data = argv[++i];
+    else if (arg == "--seeds" && i + 1 < argc)
+      seeds = std::atoi(argv[++i]);
+    else if (arg == "--python" && i + 1 < argc)
+      python = argv[++i];
+    else if (arg == "--no-optuna")
+      optuna = false;
   }
   const std::vector<Dataset> datasets = {
       {"opda_alexnet_imagenet", data + "/opda_alexnet_imagenet", "val_top1", true, 100, 0.01},
@@ -186,15 +193,18 @@ int main(int argc, char** argv) {
       {"median (grace 9)", "scheduler: median\n", 9},
   };
   for (const Dataset& d : datasets) {
-    auto table = ReplayTable::Load(ReplaySource{d.dir, "config_id", "elapsed_s"}, d.metric, "epoch");
+    auto table =
+        ReplayTable::Load(ReplaySource{d.dir, "config_id", "elapsed_s"}, d.metric, "epoch");
     if (!table) {
       std::cerr << "skipping " << d.name << ": " << table.error().message << "\n";
       continue;
     }
-    const auto h = *table->Best(d.maximize ? Direction::kMaximize : Direction::kMinimize, d.max_fidelity);
+    const auto h =
+        *table->Best(d.maximize ? Direction::kMaximize : Direction::kMinimize, d.max_fidelity);
     double total_seconds = 0;
     for (const auto& c : table->configs()) {
-      if (const auto* p = ReplayTable::FinalPoint(c, d.max_fidelity)) total_seconds += p->cost_seconds;
+      if (const auto* p = ReplayTable::FinalPoint(c, d.max_fidelity))
+        total_seconds += p->cost_seconds;
     }
     // Equal budget: 20× the hindsight optimum. Cost-to-ε: enough to train the whole table.
     const double budget = std::round(20 * h.cost_seconds * kPrice / 3600);

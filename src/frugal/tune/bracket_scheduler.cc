@@ -18,19 +18,24 @@ struct Bracket {
   int start_rung = 0;
   int size = 0;
   int started = 0;
-  int closed_rung = -1;                 ///< highest rung whose promotion decision was made
+  int closed_rung = -1;                       ///< highest rung whose promotion decision was made
   std::vector<std::vector<int64_t>> members;  ///< per rung: trials sent to it
   std::vector<std::vector<std::pair<double, int64_t>>> results;
-  std::vector<int> ended;               ///< per rung: members that ended without a result
+  std::vector<int> ended;  ///< per rung: members that ended without a result
   std::deque<int64_t> to_resume;
 
   bool Finished(int top) const { return closed_rung >= top; }
 };
 
 void to_json(nlohmann::json& j, const Bracket& b) {
-  j = {{"id", b.id},           {"start_rung", b.start_rung}, {"size", b.size},
-       {"started", b.started}, {"closed_rung", b.closed_rung}, {"members", b.members},
-       {"results", b.results}, {"ended", b.ended},
+  j = {{"id", b.id},
+       {"start_rung", b.start_rung},
+       {"size", b.size},
+       {"started", b.started},
+       {"closed_rung", b.closed_rung},
+       {"members", b.members},
+       {"results", b.results},
+       {"ended", b.ended},
        {"to_resume", std::vector<int64_t>(b.to_resume.begin(), b.to_resume.end())}};
 }
 
@@ -126,9 +131,8 @@ class BracketScheduler final : public Scheduler {
       b.size = static_cast<int>(std::ceil(static_cast<double>(s_max + 1) /
                                           static_cast<double>(s + 1) * std::pow(eta, s)));
     } else {
-      b.size = options_.bracket_size > 0
-                   ? options_.bracket_size
-                   : static_cast<int>(std::lround(std::pow(eta, s_max)));
+      b.size = options_.bracket_size > 0 ? options_.bracket_size
+                                         : static_cast<int>(std::lround(std::pow(eta, s_max)));
     }
     b.closed_rung = b.start_rung - 1;
     b.members.resize(static_cast<size_t>(Rungs()));
@@ -156,9 +160,10 @@ class BracketScheduler final : public Scheduler {
     if (k == options_.ladder.top()) return;
     std::sort(results.begin(), results.end());
     const double eta = options_.ladder.reduction_factor;
-    const auto keep = results.empty() ? size_t{0}
-                                      : static_cast<size_t>(std::max(
-                                            1.0, std::floor(static_cast<double>(results.size()) / eta)));
+    const auto keep = results.empty()
+                          ? size_t{0}
+                          : static_cast<size_t>(std::max(
+                                1.0, std::floor(static_cast<double>(results.size()) / eta)));
     for (size_t i = 0; i < results.size(); ++i) {
       if (i < keep) {
         b.to_resume.push_back(results[i].second);

@@ -4,12 +4,14 @@
 
 namespace frugal::tune {
 
-BudgetGate::BudgetGate(const Gates& gates, std::optional<Rate> price_per_gpu_hour, int gpus_per_trial)
+BudgetGate::BudgetGate(const Gates& gates, std::optional<Rate> price_per_gpu_hour,
+                       int gpus_per_trial)
     : gates_(gates), price_(price_per_gpu_hour), gpus_(gpus_per_trial) {
   if (gates.budget && price_ && price_->per_hour.micros() > 0) {
     cap_gpu_seconds_ = gates.budget->RatioTo(price_->per_hour) * 3600.0;
   }
-  if (gates.max_gpu_hours) cap_gpu_seconds_ = std::min(cap_gpu_seconds_, *gates.max_gpu_hours * 3600.0);
+  if (gates.max_gpu_hours)
+    cap_gpu_seconds_ = std::min(cap_gpu_seconds_, *gates.max_gpu_hours * 3600.0);
 }
 
 bool BudgetGate::Fits(double expected_wall_seconds, double reserved_wall_seconds) const {

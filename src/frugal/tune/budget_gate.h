@@ -31,7 +31,9 @@ class BudgetGate {
   /// already promised to running segments.
   bool Fits(double expected_wall_seconds, double reserved_wall_seconds) const;
   /// Whether the budget covers `next_interval_wall_seconds` more of running trials.
-  bool CoversNextInterval(double next_interval_wall_seconds) const { return Fits(next_interval_wall_seconds, 0.0); }
+  bool CoversNextInterval(double next_interval_wall_seconds) const {
+    return Fits(next_interval_wall_seconds, 0.0);
+  }
   /// Whether the trial cap allows a trial beyond `trials_started`.
   bool MayStartTrial(int64_t trials_started) const;
 
@@ -57,7 +59,8 @@ class BudgetGate {
 /// Seconds per unit of fidelity, learned from accruals; the prior until one arrives.
 class CostEstimator {
  public:
-  explicit CostEstimator(std::optional<double> prior_seconds_per_unit) : prior_(prior_seconds_per_unit) {}
+  explicit CostEstimator(std::optional<double> prior_seconds_per_unit)
+      : prior_(prior_seconds_per_unit) {}
   void Observe(double fidelity_units, double wall_seconds) {
     units_ += fidelity_units;
     seconds_ += wall_seconds;

@@ -16,7 +16,8 @@ ReplayRunner::ReplayRunner(const ReplayTable& table, double max_fidelity)
 
 void ReplayRunner::Schedule(int64_t trial_id, Segment& segment, double from_time) {
   const ReplayConfig& c = table_.configs()[segment.config];
-  const double cost = segment.next < c.curve.size() ? c.curve[segment.next].cost_seconds : segment.last_cost;
+  const double cost =
+      segment.next < c.curve.size() ? c.curve[segment.next].cost_seconds : segment.last_cost;
   segment.event_time = from_time + std::max(0.0, cost - segment.last_cost);
   segment.seq = seq_++;
   events_.push(Event{segment.event_time, segment.seq, trial_id});
@@ -25,8 +26,9 @@ void ReplayRunner::Schedule(int64_t trial_id, Segment& segment, double from_time
 Result<void> ReplayRunner::Launch(const Trial& trial, double from_fidelity, double to_fidelity) {
   auto it = index_.find(trial.source_id);
   if (it == index_.end()) {
-    return Fail(ErrorCode::kFailed, "replay: trial " + std::to_string(trial.id) + " names config '" +
-                                        trial.source_id + "', which the table does not have");
+    return Fail(ErrorCode::kFailed, "replay: trial " + std::to_string(trial.id) +
+                                        " names config '" + trial.source_id +
+                                        "', which the table does not have");
   }
   const ReplayConfig& c = table_.configs()[it->second];
   Segment segment;
@@ -98,9 +100,13 @@ std::optional<double> ReplayRunner::FullFidelitySeconds(const Trial& trial) cons
 nlohmann::json ReplayRunner::Save() const {
   nlohmann::json segments = nlohmann::json::array();
   for (const auto& [id, s] : running_) {
-    segments.push_back({{"trial", id}, {"config", s.config}, {"next", s.next},
-                        {"to_fidelity", s.to_fidelity}, {"last_cost", s.last_cost},
-                        {"event_time", s.event_time}, {"seq", s.seq}});
+    segments.push_back({{"trial", id},
+                        {"config", s.config},
+                        {"next", s.next},
+                        {"to_fidelity", s.to_fidelity},
+                        {"last_cost", s.last_cost},
+                        {"event_time", s.event_time},
+                        {"seq", s.seq}});
   }
   return {{"now", now_}, {"seq", seq_}, {"segments", segments}};
 }

@@ -18,7 +18,8 @@ class ReplayRunner final : public TrialRunner {
   /// Borrows `table`, which must outlive the runner. Trials name their row by source_id.
   ReplayRunner(const ReplayTable& table, double max_fidelity);
 
-  [[nodiscard]] Result<void> Launch(const Trial& trial, double from_fidelity, double to_fidelity) override;
+  [[nodiscard]] Result<void> Launch(const Trial& trial, double from_fidelity,
+                                    double to_fidelity) override;
   [[nodiscard]] Result<std::optional<Progress>> WaitNext() override;
   void Stop(int64_t trial_id) override;
   double Now() const override { return now_; }
@@ -29,11 +30,11 @@ class ReplayRunner final : public TrialRunner {
  private:
   struct Segment {
     size_t config = 0;
-    size_t next = 0;             ///< index of the next curve point to report
+    size_t next = 0;  ///< index of the next curve point to report
     double to_fidelity = 0.0;
-    double last_cost = 0.0;      ///< cumulative cost at the last report (or checkpoint)
-    double event_time = 0.0;     ///< when `next` is reported
-    uint64_t seq = 0;            ///< launch/reschedule order, for ties and staleness
+    double last_cost = 0.0;   ///< cumulative cost at the last report (or checkpoint)
+    double event_time = 0.0;  ///< when `next` is reported
+    uint64_t seq = 0;         ///< launch/reschedule order, for ties and staleness
   };
   struct Event {
     double time;

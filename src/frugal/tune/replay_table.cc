@@ -18,13 +18,14 @@ ParamValue CellValue(const std::string& text) {
   return text;
 }
 
-Result<double> NumberAt(const CsvTable& table, const CsvRecord& row, size_t column, bool allow_nan) {
+Result<double> NumberAt(const CsvTable& table, const CsvRecord& row, size_t column,
+                        bool allow_nan) {
   const std::string& text = CsvTable::Field(row, column);
   if (allow_nan && ToLower(Trim(text)) == "nan") return std::numeric_limits<double>::quiet_NaN();
   auto value = ParseDouble(text);
   if (!value) {
-    return Fail(ErrorCode::kBadInput, table.Where(row, column) + ": field '" + table.header()[column] +
-                                          "': " + value.error().message);
+    return Fail(ErrorCode::kBadInput, table.Where(row, column) + ": field '" +
+                                          table.header()[column] + "': " + value.error().message);
   }
   return *value;
 }
@@ -53,7 +54,8 @@ Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::str
     ReplayConfig c;
     c.id = CsvTable::Field(row, config_id);
     if (index.contains(c.id)) {
-      return Fail(ErrorCode::kBadInput, configs.Where(row, config_id) + ": duplicate config id '" + c.id + "'");
+      return Fail(ErrorCode::kBadInput,
+                  configs.Where(row, config_id) + ": duplicate config id '" + c.id + "'");
     }
     for (size_t col = 0; col < configs.header().size(); ++col) {
       c.params[configs.header()[col]] = CellValue(CsvTable::Field(row, col));
@@ -70,7 +72,8 @@ Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::str
     auto it = index.find(CsvTable::Field(row, curve_id));
     if (it == index.end()) {
       return Fail(ErrorCode::kBadInput, curves.Where(row, curve_id) + ": config id '" +
-                                            CsvTable::Field(row, curve_id) + "' is not in configs.csv");
+                                            CsvTable::Field(row, curve_id) +
+                                            "' is not in configs.csv");
     }
     ReplayConfig& c = out.configs_[it->second];
     CurvePoint p;
@@ -78,7 +81,8 @@ Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::str
     p.cost_seconds = FRUGAL_TRY(NumberAt(curves, row, cost, false));
     p.value = FRUGAL_TRY(NumberAt(curves, row, value, true));
     if (!c.curve.empty() && p.fidelity <= c.curve.back().fidelity) {
-      return Fail(ErrorCode::kBadInput, curves.Where(row, fidelity) + ": field '" + fidelity_column +
+      return Fail(ErrorCode::kBadInput, curves.Where(row, fidelity) + ": field '" +
+                                            fidelity_column +
                                             "': rows of a config must have increasing fidelity");
     }
     c.curve.push_back(p);
@@ -111,7 +115,8 @@ const CurvePoint* ReplayTable::FinalPoint(const ReplayConfig& config, double max
   return last;
 }
 
-std::optional<ReplayTable::Hindsight> ReplayTable::Best(Direction direction, double max_fidelity) const {
+std::optional<ReplayTable::Hindsight> ReplayTable::Best(Direction direction,
+                                                        double max_fidelity) const {
   std::optional<Hindsight> best;
   for (size_t i = 0; i < configs_.size(); ++i) {
     const ReplayConfig& c = configs_[i];

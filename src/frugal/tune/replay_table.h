@@ -32,7 +32,8 @@ class ReplayTable {
  public:
   /// Loads `source` for `metric` with `fidelity_column` (e.g. "epoch"). kBadInput with
   /// file:line:column on a missing column, a bad number, or an unknown config id.
-  [[nodiscard]] static Result<ReplayTable> Load(const ReplaySource& source, const std::string& metric,
+  [[nodiscard]] static Result<ReplayTable> Load(const ReplaySource& source,
+                                                const std::string& metric,
                                                 const std::string& fidelity_column);
 
   const std::vector<ReplayConfig>& configs() const { return configs_; }

@@ -23,12 +23,14 @@ class RungIndex {
   }
   void MarkPromoted(int rung, int64_t trial_id) {
     auto& flags = promoted_[static_cast<size_t>(rung)];
-    if (flags.size() <= static_cast<size_t>(trial_id)) flags.resize(static_cast<size_t>(trial_id) + 1, 0);
+    if (flags.size() <= static_cast<size_t>(trial_id))
+      flags.resize(static_cast<size_t>(trial_id) + 1, 0);
     flags[static_cast<size_t>(trial_id)] = 1;
   }
   bool Promoted(int rung, int64_t trial_id) const {
     const auto& flags = promoted_[static_cast<size_t>(rung)];
-    return static_cast<size_t>(trial_id) < flags.size() && flags[static_cast<size_t>(trial_id)] != 0;
+    return static_cast<size_t>(trial_id) < flags.size() &&
+           flags[static_cast<size_t>(trial_id)] != 0;
   }
   const std::vector<std::pair<double, int64_t>>& At(int rung) const {
     return results_[static_cast<size_t>(rung)];
@@ -129,8 +131,8 @@ class MedianScheduler final : public RungScheduler {
     Verdict verdict = rung >= top() ? Verdict::kComplete : Verdict::kContinue;
     if (rung < top() && static_cast<int>(others.size()) >= options_.median_min_trials) {
       const size_t n = others.size();
-      const double median = n % 2 == 1 ? others[n / 2].first
-                                       : 0.5 * (others[n / 2 - 1].first + others[n / 2].first);
+      const double median =
+          n % 2 == 1 ? others[n / 2].first : 0.5 * (others[n / 2 - 1].first + others[n / 2].first);
       if (loss > median) verdict = Verdict::kStop;
     }
     index_.Add(rung, trial.id, loss);
@@ -174,9 +176,9 @@ std::unique_ptr<Scheduler> MakeScheduler(const SchedulerOptions& options) {
 
 namespace {
 constexpr std::pair<SchedulerKind, std::string_view> kSchedulerNames[] = {
-    {SchedulerKind::kAsha, "asha"},           {SchedulerKind::kAshaStop, "asha-stop"},
-    {SchedulerKind::kSha, "sha"},             {SchedulerKind::kHyperband, "hyperband"},
-    {SchedulerKind::kMedian, "median"},       {SchedulerKind::kNone, "none"},
+    {SchedulerKind::kAsha, "asha"},     {SchedulerKind::kAshaStop, "asha-stop"},
+    {SchedulerKind::kSha, "sha"},       {SchedulerKind::kHyperband, "hyperband"},
+    {SchedulerKind::kMedian, "median"}, {SchedulerKind::kNone, "none"},
 };
 }  // namespace
 
@@ -201,7 +203,8 @@ RungLadder GeometricLadder(double min_fidelity, double max_fidelity, double redu
   // A rung just below max adds a barrier without adding evidence: the last step must grow the
   // fidelity by at least √η.
   const double last_below = max_fidelity / std::sqrt(reduction_factor) * (1 + 1e-9);
-  for (double f = min_fidelity; f <= last_below && f < max_fidelity * (1 - 1e-9); f *= reduction_factor) {
+  for (double f = min_fidelity; f <= last_below && f < max_fidelity * (1 - 1e-9);
+       f *= reduction_factor) {
     ladder.fidelities.push_back(f);
   }
   ladder.fidelities.push_back(max_fidelity);

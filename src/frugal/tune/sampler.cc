@@ -27,8 +27,8 @@ Result<void> LoadRng(std::mt19937_64& rng, const std::string& state) {
   return {};
 }
 
-constexpr uint64_t kPrimes[] = {2,  3,  5,  7,  11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53,
-                                59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113};
+constexpr uint64_t kPrimes[] = {2,  3,  5,  7,  11, 13, 17, 19, 23, 29, 31,  37,  41,  43,  47,
+                                53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113};
 
 double RadicalInverse(uint64_t index, uint64_t base) {
   double result = 0.0;
@@ -124,7 +124,8 @@ std::vector<double> TpeSampler::Propose(size_t dimensions, std::span<const Obser
       double x = pick == g.size() ? Uniform(rng_) : g[pick] + bw_good * noise(rng_);
       x = std::clamp(x, 0.0, std::nextafter(1.0, 0.0));
       point[d] = x;
-      score += std::log(Parzen(x, g, bw_good)) - std::log(Parzen(x, bad[d], Bandwidth(bad[d].size())));
+      score +=
+          std::log(Parzen(x, g, bw_good)) - std::log(Parzen(x, bad[d], Bandwidth(bad[d].size())));
     }
     if (score > best_score) {
       best_score = score;

@@ -1,9 +1,9 @@
 #include "frugal/tune/search_space.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace frugal::tune {
 

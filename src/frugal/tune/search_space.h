@@ -5,11 +5,10 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace frugal::tune {
 
@@ -26,9 +25,9 @@ struct Param {
   std::string name;
   ParamKind kind = ParamKind::kFloat;
   Scale scale = Scale::kLinear;
-  double low = 0.0;   ///< float and int bounds, inclusive
+  double low = 0.0;  ///< float and int bounds, inclusive
   double high = 1.0;
-  std::vector<std::string> choices;  ///< categorical choices; a fixed parameter's one value
+  std::vector<std::string> choices;   ///< categorical choices; a fixed parameter's one value
   std::vector<Condition> conditions;  ///< all must hold for the parameter to be active
 };
 

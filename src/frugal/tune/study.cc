@@ -27,7 +27,8 @@ void Study::CloseStarts(const std::string& reason) {
 
 std::optional<double> Study::RateOf(const Trial& trial) const {
   // A trial's own pace is the best predictor of its next segment (batch size, model size).
-  if (trial.last_fidelity > kEps && trial.cost_seconds > 0) return trial.cost_seconds / trial.last_fidelity;
+  if (trial.last_fidelity > kEps && trial.cost_seconds > 0)
+    return trial.cost_seconds / trial.last_fidelity;
   return estimator_.SecondsPerUnit();
 }
 
@@ -37,7 +38,8 @@ std::optional<double> Study::ReservedSeconds() const {
     const Trial& t = trials_[static_cast<size_t>(id)];
     const auto rate = RateOf(t);
     if (!rate) return std::nullopt;  // a probe in flight: its cost is not known yet
-    reserved += *rate * std::max(0.0, ladder_.fidelities[static_cast<size_t>(t.target_rung)] - t.last_fidelity);
+    reserved += *rate * std::max(0.0, ladder_.fidelities[static_cast<size_t>(t.target_rung)] -
+                                          t.last_fidelity);
   }
   return reserved;
 }
@@ -46,7 +48,8 @@ std::vector<Observation> Study::History() const {
   // TPE learns from the deepest rung with enough results to compare.
   std::vector<int> count(ladder_.fidelities.size(), 0);
   for (const Trial& t : trials_) {
-    for (size_t k = 0; k < t.rung_losses.size(); ++k) count[k] += std::isnan(t.rung_losses[k]) ? 0 : 1;
+    for (size_t k = 0; k < t.rung_losses.size(); ++k)
+      count[k] += std::isnan(t.rung_losses[k]) ? 0 : 1;
   }
   int rung = 0;
   for (size_t k = 0; k < count.size(); ++k) {
@@ -54,7 +57,8 @@ std::vector<Observation> Study::History() const {
   }
   std::vector<Observation> history;
   for (const Trial& t : trials_) {
-    if (static_cast<int>(t.rung_losses.size()) > rung && !std::isnan(t.rung_losses[static_cast<size_t>(rung)])) {
+    if (static_cast<int>(t.rung_losses.size()) > rung &&
+        !std::isnan(t.rung_losses[static_cast<size_t>(rung)])) {
       history.push_back(Observation{t.point, t.rung_losses[static_cast<size_t>(rung)]});
     }
   }
@@ -79,7 +83,8 @@ bool Study::PickConfig(Trial& trial) {
   size_t chosen = unused.front();
   if (spec_.space.empty()) {
     // An opaque table: the one coordinate picks among the rows not yet tried.
-    chosen = unused[std::min(unused.size() - 1, static_cast<size_t>(point[0] * static_cast<double>(unused.size())))];
+    chosen = unused[std::min(unused.size() - 1,
+                             static_cast<size_t>(point[0] * static_cast<double>(unused.size())))];
   } else {
     double best = std::numeric_limits<double>::infinity();
     for (size_t i : unused) {
@@ -292,10 +297,12 @@ Result<StudySummary> Study::Run(const RunOptions& options) {
     const auto& plateau = spec_.gates.plateau;
     if (plateau && incumbent_loss_ && !stopping_) {
       const bool by_trials =
-          plateau->trials && static_cast<int64_t>(trials_.size()) - incumbent_trials_started_ >= *plateau->trials;
+          plateau->trials &&
+          static_cast<int64_t>(trials_.size()) - incumbent_trials_started_ >= *plateau->trials;
       const bool by_spend =
-          plateau->spend && gate_.SpendFor((gate_.spent_gpu_seconds() - incumbent_gpu_seconds_) /
-                                           static_cast<double>(spec_.resources.gpus)) >= *plateau->spend;
+          plateau->spend &&
+          gate_.SpendFor((gate_.spent_gpu_seconds() - incumbent_gpu_seconds_) /
+                         static_cast<double>(spec_.resources.gpus)) >= *plateau->spend;
       if (by_trials || by_spend) {
         stopping_ = true;
         CloseStarts("plateau");
@@ -304,7 +311,8 @@ Result<StudySummary> Study::Run(const RunOptions& options) {
     if (options.halt_after_events && handled >= *options.halt_after_events) {
       FRUGAL_TRY(Persist("interrupted"));
       return Fail(ErrorCode::kInterrupted, "tuner halted after " + std::to_string(handled) +
-                                               " events; resume with 'frugal tune resume " + spec_.name + "'");
+                                               " events; resume with 'frugal tune resume " +
+                                               spec_.name + "'");
     }
     if (Clock::now() - last_save >= std::chrono::milliseconds(options.save_every_ms)) {
       FRUGAL_TRY(Persist("running"));

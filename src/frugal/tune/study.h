@@ -9,11 +9,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
@@ -31,8 +30,8 @@ namespace frugal::tune {
 /// The spec as the user gave it, so a resumed study re-reads exactly the same thing.
 struct SpecText {
   std::string yaml;
-  std::string source;             ///< file name for messages
-  std::filesystem::path base_dir; ///< relative paths in the spec resolve against it
+  std::string source;              ///< file name for messages
+  std::filesystem::path base_dir;  ///< relative paths in the spec resolve against it
 };
 
 struct StudySummary {
@@ -96,7 +95,8 @@ class Study {
   const std::vector<Improvement>& improvements() const { return improvements_; }
 
  private:
-  Study(SpecText text, StudySpec spec, TrialRunner& runner, StudyStore& store, const ReplayTable* table);
+  Study(SpecText text, StudySpec spec, TrialRunner& runner, StudyStore& store,
+        const ReplayTable* table);
   [[nodiscard]] Result<void> Prepare();
   [[nodiscard]] Result<void> FillWorkers();
   [[nodiscard]] Result<bool> TryStart(const Job& job);
@@ -128,7 +128,7 @@ class Study {
   BudgetGate gate_;
   CostEstimator estimator_;
   std::vector<Trial> trials_;
-  std::vector<int64_t> running_;  ///< trials with a segment in flight
+  std::vector<int64_t> running_;                   ///< trials with a segment in flight
   std::vector<std::vector<double>> table_points_;  ///< replay: each row's unit-cube point
   std::vector<char> table_used_;
   int64_t events_ = 0;

@@ -9,7 +9,7 @@
 namespace frugal::tune {
 
 struct CheckItem {
-  std::string name;    ///< short id: "budget_usd", "checkpoint_interval", ...
+  std::string name;  ///< short id: "budget_usd", "checkpoint_interval", ...
   bool ok = false;
   std::string detail;  ///< what the spec says, or what is missing
   std::string fix;     ///< the change that satisfies the item ("" when ok)

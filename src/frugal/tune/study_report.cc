@@ -1,9 +1,9 @@
 #include "frugal/tune/study_report.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "frugal/core/table.h"
 
@@ -35,8 +35,12 @@ nlohmann::json LeaderboardJson(const std::vector<Trial>& trials, Direction direc
 }
 
 void PrintLeaderboard(std::ostream& out, const std::vector<Trial>& trials, const StudySpec& spec) {
-  Table table({{"rank", Align::kRight}, {"trial", Align::kRight}, {"config"}, {"state"},
-               {spec.fidelity.name, Align::kRight}, {spec.objective.metric, Align::kRight},
+  Table table({{"rank", Align::kRight},
+               {"trial", Align::kRight},
+               {"config"},
+               {"state"},
+               {spec.fidelity.name, Align::kRight},
+               {spec.objective.metric, Align::kRight},
                {"spend", Align::kRight}});
   int rank = 0;
   for (const Trial* t : Leaderboard(trials, spec.objective.direction)) {
@@ -71,7 +75,8 @@ std::vector<const Trial*> Leaderboard(const std::vector<Trial>& trials, Directio
     // Completed trials compare by value alone; the rest by how far they got, then value.
     return std::make_tuple(tier, tier == 0 ? 0.0 : -t->last_fidelity, loss, t->id);
   };
-  std::sort(order.begin(), order.end(), [&](const Trial* a, const Trial* b) { return key(a) < key(b); });
+  std::sort(order.begin(), order.end(),
+            [&](const Trial* a, const Trial* b) { return key(a) < key(b); });
   return order;
 }
 
@@ -92,14 +97,16 @@ nlohmann::json RunJson(const Study& study, const StudySummary& summary, const Re
   return doc;
 }
 
-void PrintRun(std::ostream& out, const Study& study, const StudySummary& s, const ReplayTable* table) {
+void PrintRun(std::ostream& out, const Study& study, const StudySummary& s,
+              const ReplayTable* table) {
   const StudySpec& spec = study.spec();
   const nlohmann::json doc = SummaryToJson(s);
   out << fmt::format("study {}: finished ({})\n", s.name, s.stop_reason);
   out << fmt::format("  best {:<12} {}", spec.objective.metric, Value(s.best_value));
   if (s.best_trial) out << fmt::format("  (config {}, trial {})", s.best_config_id, *s.best_trial);
   out << "\n";
-  out << fmt::format("  spend             {}{} · {:.2f} GPU-hours · overshoot {}\n", s.spend.ToString(),
+  out << fmt::format("  spend             {}{} · {:.2f} GPU-hours · overshoot {}\n",
+                     s.spend.ToString(),
                      spec.gates.budget ? " of " + spec.gates.budget->ToString() : "", s.gpu_hours,
                      s.overshoot.ToString());
   out << fmt::format("  trials            {} started: {}; {} promotions\n", s.trials_started,
@@ -108,15 +115,17 @@ void PrintRun(std::ostream& out, const Study& study, const StudySummary& s, cons
                      s.pruning_saved.ToString(), s.full_fidelity_cost.ToString());
   if (table != nullptr) {
     if (auto best = table->Best(spec.objective.direction, spec.fidelity.max)) {
-      out << fmt::format("  table best        {:.4f} (config {}; training only it: {})\n", best->best_value,
-                         table->configs()[best->index].id, study.gate().SpendFor(best->cost_seconds).ToString());
+      out << fmt::format("  table best        {:.4f} (config {}; training only it: {})\n",
+                         best->best_value, table->configs()[best->index].id,
+                         study.gate().SpendFor(best->cost_seconds).ToString());
     }
   }
   out << "\n";
   PrintLeaderboard(out, study.trials(), spec);
 }
 
-nlohmann::json StatusJson(const StudySpec& spec, const nlohmann::json& state, const std::vector<Trial>& trials) {
+nlohmann::json StatusJson(const StudySpec& spec, const nlohmann::json& state,
+                          const std::vector<Trial>& trials) {
   nlohmann::json doc = state.value("summary", nlohmann::json::object());
   doc["status"] = state.value("status", "unknown");
   doc["leaderboard"] = LeaderboardJson(trials, spec.objective.direction);
@@ -128,11 +137,16 @@ nlohmann::json StatusJson(const StudySpec& spec, const nlohmann::json& state, co
     for (const Trial& t : trials) {
       if (k >= t.rung_losses.size() || std::isnan(t.rung_losses[k])) continue;
       ++results;
-      const double value = spec.objective.direction == Direction::kMaximize ? -t.rung_losses[k] : t.rung_losses[k];
-      const bool better = !best || (spec.objective.direction == Direction::kMaximize ? value > *best : value < *best);
+      const double value =
+          spec.objective.direction == Direction::kMaximize ? -t.rung_losses[k] : t.rung_losses[k];
+      const bool better =
+          !best ||
+          (spec.objective.direction == Direction::kMaximize ? value > *best : value < *best);
       if (better) best = value;
     }
-    rungs.push_back({{"rung", k}, {"fidelity", ladder.fidelities[k]}, {"results", results},
+    rungs.push_back({{"rung", k},
+                     {"fidelity", ladder.fidelities[k]},
+                     {"results", results},
                      {"best", best ? nlohmann::json(*best) : nlohmann::json(nullptr)}});
   }
   doc["rungs"] = rungs;
@@ -154,12 +168,13 @@ void PrintStatus(std::ostream& out, const StudySpec& spec, const nlohmann::json&
                  const std::vector<Trial>& trials) {
   const nlohmann::json doc = StatusJson(spec, state, trials);
   out << fmt::format("study {}: {}", spec.name, doc["status"].get<std::string>());
-  if (!doc.value("stop_reason", std::string()).empty()) out << " (" << doc["stop_reason"].get<std::string>() << ")";
+  if (!doc.value("stop_reason", std::string()).empty())
+    out << " (" << doc["stop_reason"].get<std::string>() << ")";
   out << "\n";
-  out << fmt::format("  spend     ${:.2f}{} · {:.2f} GPU-hours{}\n", doc.value("spend_usd", 0.0),
-                     spec.gates.budget ? " of " + spec.gates.budget->ToString() : "",
-                     doc.value("gpu_hours", 0.0),
-                     spec.gates.max_gpu_hours ? fmt::format(" of {}", *spec.gates.max_gpu_hours) : "");
+  out << fmt::format(
+      "  spend     ${:.2f}{} · {:.2f} GPU-hours{}\n", doc.value("spend_usd", 0.0),
+      spec.gates.budget ? " of " + spec.gates.budget->ToString() : "", doc.value("gpu_hours", 0.0),
+      spec.gates.max_gpu_hours ? fmt::format(" of {}", *spec.gates.max_gpu_hours) : "");
   out << fmt::format("  trials    {} started{}: {}\n", doc.value("trials_started", int64_t{0}),
                      spec.gates.max_trials ? fmt::format(" of {}", *spec.gates.max_trials) : "",
                      doc.contains("trials") ? Counts(doc["trials"]) : "none");
@@ -168,10 +183,13 @@ void PrintStatus(std::ostream& out, const StudySpec& spec, const nlohmann::json&
                        FormatDuration(FromSeconds(doc["eta_seconds"].get<double>())));
   }
   out << "\nrungs\n";
-  Table rungs({{"rung", Align::kRight}, {spec.fidelity.name, Align::kRight}, {"results", Align::kRight},
+  Table rungs({{"rung", Align::kRight},
+               {spec.fidelity.name, Align::kRight},
+               {"results", Align::kRight},
                {"best", Align::kRight}});
   for (const auto& r : doc["rungs"]) {
-    rungs.AddRow({std::to_string(r["rung"].get<int>()), fmt::format("{:g}", r["fidelity"].get<double>()),
+    rungs.AddRow({std::to_string(r["rung"].get<int>()),
+                  fmt::format("{:g}", r["fidelity"].get<double>()),
                   std::to_string(r["results"].get<int64_t>()),
                   r["best"].is_null() ? "-" : fmt::format("{:.4f}", r["best"].get<double>())});
   }

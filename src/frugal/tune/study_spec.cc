@@ -1,9 +1,9 @@
 #include "frugal/tune/study_spec.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/text.h"
@@ -29,14 +29,16 @@ Result<Param> ParseParam(const YamlDoc& doc, const std::string& name, const YAML
       return Fail(doc.ErrorAt(node["scale"], name + ".scale", "expected 'linear' or 'log'"));
     }
     p.scale = scale == "log" ? Scale::kLog : Scale::kLinear;
-    if (!(p.low < p.high)) return Fail(doc.ErrorAt(node["high"], name + ".high", "must exceed low"));
+    if (!(p.low < p.high))
+      return Fail(doc.ErrorAt(node["high"], name + ".high", "must exceed low"));
     if (p.scale == Scale::kLog && p.low <= 0) {
       return Fail(doc.ErrorAt(node["low"], name + ".low", "a log scale needs low > 0"));
     }
   } else if (type == "categorical") {
     p.kind = ParamKind::kCategorical;
     p.choices = FRUGAL_TRY(doc.StringList(node, "choices"));
-    if (p.choices.empty()) return Fail(doc.ErrorAt(node, name + ".choices", "needs at least one choice"));
+    if (p.choices.empty())
+      return Fail(doc.ErrorAt(node, name + ".choices", "needs at least one choice"));
   } else if (type == "fixed") {
     p.kind = ParamKind::kFixed;
     const auto value = FRUGAL_TRY(doc.OptionalString(node, "value"));
@@ -47,7 +49,8 @@ Result<Param> ParseParam(const YamlDoc& doc, const std::string& name, const YAML
                             "unknown type '" + type + "' (float, int, categorical, fixed)"));
   }
   if (const YAML::Node when = node["when"]) {
-    if (!when.IsMap()) return Fail(doc.ErrorAt(when, name + ".when", "expected 'parent: [values]'"));
+    if (!when.IsMap())
+      return Fail(doc.ErrorAt(when, name + ".when", "expected 'parent: [values]'"));
     for (const auto& entry : when) {
       const std::string parent = entry.first.as<std::string>();
       const bool known = std::any_of(earlier.begin(), earlier.end(),
@@ -73,18 +76,21 @@ Result<SearchSpace> ParseSpace(const YamlDoc& doc, const YAML::Node& node) {
   if (!node.IsMap()) return Fail(doc.ErrorAt(node, "space", "expected a mapping of parameters"));
   std::vector<Param> params;
   for (const auto& entry : node) {
-    params.push_back(FRUGAL_TRY(ParseParam(doc, entry.first.as<std::string>(), entry.second, params)));
+    params.push_back(
+        FRUGAL_TRY(ParseParam(doc, entry.first.as<std::string>(), entry.second, params)));
   }
   return SearchSpace(std::move(params));
 }
 
 Result<void> ParseObjective(const YamlDoc& doc, const YAML::Node& node, Objective& out) {
-  if (!node) return Fail(ErrorCode::kBadInput, doc.source() + ": missing required field 'objective'");
+  if (!node)
+    return Fail(ErrorCode::kBadInput, doc.source() + ": missing required field 'objective'");
   FRUGAL_TRY(doc.CheckKeys(node, "objective", {"metric", "direction", "watch"}));
   out.metric = FRUGAL_TRY(doc.RequiredString(node, "metric"));
   const std::string direction = FRUGAL_TRY(doc.RequiredString(node, "direction"));
   if (direction != "minimize" && direction != "maximize") {
-    return Fail(doc.ErrorAt(node["direction"], "objective.direction", "expected minimize or maximize"));
+    return Fail(
+        doc.ErrorAt(node["direction"], "objective.direction", "expected minimize or maximize"));
   }
   out.direction = direction == "maximize" ? Direction::kMaximize : Direction::kMinimize;
   out.watch = FRUGAL_TRY(doc.StringList(node, "watch"));
@@ -92,15 +98,18 @@ Result<void> ParseObjective(const YamlDoc& doc, const YAML::Node& node, Objectiv
 }
 
 Result<void> ParseFidelity(const YamlDoc& doc, const YAML::Node& node, FidelitySpec& out) {
-  if (!node) return Fail(ErrorCode::kBadInput, doc.source() + ": missing required field 'fidelity'");
-  FRUGAL_TRY(doc.CheckKeys(node, "fidelity",
-                           {"name", "min", "max", "grace", "reduction_factor", "rungs", "cost_per_unit"}));
+  if (!node)
+    return Fail(ErrorCode::kBadInput, doc.source() + ": missing required field 'fidelity'");
+  FRUGAL_TRY(
+      doc.CheckKeys(node, "fidelity",
+                    {"name", "min", "max", "grace", "reduction_factor", "rungs", "cost_per_unit"}));
   out.name = FRUGAL_TRY(doc.OptionalString(node, "name")).value_or("epoch");
   out.min = FRUGAL_TRY(doc.OptionalDouble(node, "min")).value_or(1.0);
   out.max = FRUGAL_TRY(doc.RequiredDouble(node, "max"));
   // Default warm-up: three reports. The evaluation in bench/tune shows a one-report grace
   // pruning eventual winners where early ranks correlate weakly with final ranks.
-  out.grace = FRUGAL_TRY(doc.OptionalDouble(node, "grace")).value_or(std::min(3 * out.min, out.max));
+  out.grace =
+      FRUGAL_TRY(doc.OptionalDouble(node, "grace")).value_or(std::min(3 * out.min, out.max));
   out.reduction_factor = FRUGAL_TRY(doc.OptionalDouble(node, "reduction_factor")).value_or(3.0);
   out.cost_per_unit = FRUGAL_TRY(doc.OptionalDuration(node, "cost_per_unit"));
   if (!(out.min > 0) || !(out.max >= out.min)) {
@@ -110,7 +119,8 @@ Result<void> ParseFidelity(const YamlDoc& doc, const YAML::Node& node, FidelityS
     return Fail(doc.ErrorAt(node["grace"], "fidelity.grace", "must lie between min and max"));
   }
   if (!(out.reduction_factor > 1.0)) {
-    return Fail(doc.ErrorAt(node["reduction_factor"], "fidelity.reduction_factor", "must exceed 1"));
+    return Fail(
+        doc.ErrorAt(node["reduction_factor"], "fidelity.reduction_factor", "must exceed 1"));
   }
   for (const std::string& text : FRUGAL_TRY(doc.StringList(node, "rungs"))) {
     auto value = ParseDouble(text);
@@ -118,8 +128,9 @@ Result<void> ParseFidelity(const YamlDoc& doc, const YAML::Node& node, FidelityS
     out.rungs.push_back(*value);
   }
   if (!out.rungs.empty()) {
-    const bool increasing = std::is_sorted(out.rungs.begin(), out.rungs.end(), std::less_equal<>()) &&
-                            std::adjacent_find(out.rungs.begin(), out.rungs.end()) == out.rungs.end();
+    const bool increasing =
+        std::is_sorted(out.rungs.begin(), out.rungs.end(), std::less_equal<>()) &&
+        std::adjacent_find(out.rungs.begin(), out.rungs.end()) == out.rungs.end();
     if (!increasing || out.rungs.front() < out.grace || out.rungs.back() != out.max) {
       return Fail(doc.ErrorAt(node["rungs"], "fidelity.rungs",
                               "must increase from at least 'grace' and end at 'max'"));
@@ -137,8 +148,10 @@ Result<void> ParseScheduler(const YamlDoc& doc, const YAML::Node& root, StudySpe
   } else {
     FRUGAL_TRY(doc.CheckKeys(node, "scheduler", {"type", "min_trials", "bracket_size"}));
     type = FRUGAL_TRY(doc.RequiredString(node, "type"));
-    out.median_min_trials = static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "min_trials")).value_or(3));
-    out.bracket_size = static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "bracket_size")).value_or(0));
+    out.median_min_trials =
+        static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "min_trials")).value_or(3));
+    out.bracket_size =
+        static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "bracket_size")).value_or(0));
   }
   auto kind = ParseSchedulerKind(type);
   if (!kind) return Fail(doc.ErrorAt(node, "scheduler", kind.error().message));
@@ -164,22 +177,28 @@ Result<void> ParseSampler(const YamlDoc& doc, const YAML::Node& root, StudySpec&
 
 Result<void> ParseResources(const YamlDoc& doc, const YAML::Node& node, Resources& out) {
   if (!node) return {};
-  FRUGAL_TRY(doc.CheckKeys(node, "resources",
-                           {"gpus", "tier", "offer", "price_per_hour", "workers", "checkpoint_interval"}));
+  FRUGAL_TRY(
+      doc.CheckKeys(node, "resources",
+                    {"gpus", "tier", "offer", "price_per_hour", "workers", "checkpoint_interval"}));
   out.gpus = static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "gpus")).value_or(1));
   out.workers = static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "workers")).value_or(1));
   if (out.gpus < 1) return Fail(doc.ErrorAt(node["gpus"], "resources.gpus", "must be at least 1"));
-  if (out.workers < 1) return Fail(doc.ErrorAt(node["workers"], "resources.workers", "must be at least 1"));
+  if (out.workers < 1)
+    return Fail(doc.ErrorAt(node["workers"], "resources.workers", "must be at least 1"));
   out.tier = FRUGAL_TRY(doc.OptionalString(node, "tier")).value_or("");
   constexpr std::string_view kTiers[] = {"on_demand", "spot", "reserved_1y", "reserved_3y"};
-  if (!out.tier.empty() && std::find(std::begin(kTiers), std::end(kTiers), out.tier) == std::end(kTiers)) {
-    return Fail(doc.ErrorAt(node["tier"], "resources.tier",
-                            "unknown tier '" + out.tier + "' (on_demand, spot, reserved_1y, reserved_3y)"));
+  if (!out.tier.empty() &&
+      std::find(std::begin(kTiers), std::end(kTiers), out.tier) == std::end(kTiers)) {
+    return Fail(
+        doc.ErrorAt(node["tier"], "resources.tier",
+                    "unknown tier '" + out.tier + "' (on_demand, spot, reserved_1y, reserved_3y)"));
   }
   out.offer = FRUGAL_TRY(doc.OptionalString(node, "offer")).value_or("");
   if (const auto price = FRUGAL_TRY(doc.OptionalString(node, "price_per_hour"))) {
     auto rate = Rate::Parse(*price);
-    if (!rate) return Fail(doc.ErrorAt(node["price_per_hour"], "resources.price_per_hour", rate.error().message));
+    if (!rate)
+      return Fail(
+          doc.ErrorAt(node["price_per_hour"], "resources.price_per_hour", rate.error().message));
     out.price_per_gpu_hour = *rate;
   }
   if (const YAML::Node interval = node["checkpoint_interval"]) {
@@ -201,8 +220,8 @@ Result<void> ParseResources(const YamlDoc& doc, const YAML::Node& node, Resource
 
 Result<void> ParseGates(const YamlDoc& doc, const YAML::Node& node, Gates& out) {
   if (!node) return {};
-  FRUGAL_TRY(doc.CheckKeys(node, "gates",
-                           {"budget_usd", "max_gpu_hours", "max_trials", "trial_max_wall", "plateau"}));
+  FRUGAL_TRY(doc.CheckKeys(
+      node, "gates", {"budget_usd", "max_gpu_hours", "max_trials", "trial_max_wall", "plateau"}));
   out.budget = FRUGAL_TRY(doc.OptionalMoney(node, "budget_usd"));
   out.max_gpu_hours = FRUGAL_TRY(doc.OptionalDouble(node, "max_gpu_hours"));
   out.max_trials = FRUGAL_TRY(doc.OptionalInt(node, "max_trials"));
@@ -227,8 +246,8 @@ Result<void> ParseGates(const YamlDoc& doc, const YAML::Node& node, Gates& out) 
   return {};
 }
 
-Result<void> ParseTrial(const YamlDoc& doc, const YAML::Node& root, const std::filesystem::path& base,
-                        StudySpec& out) {
+Result<void> ParseTrial(const YamlDoc& doc, const YAML::Node& root,
+                        const std::filesystem::path& base, StudySpec& out) {
   if (const YAML::Node trial = root["trial"]) {
     FRUGAL_TRY(doc.CheckKeys(trial, "trial", {"command"}));
     const YAML::Node command = trial["command"];
@@ -246,8 +265,10 @@ Result<void> ParseTrial(const YamlDoc& doc, const YAML::Node& root, const std::f
     ReplaySource source;
     source.dir = FRUGAL_TRY(doc.RequiredString(replay, "dir"));
     if (source.dir.is_relative()) source.dir = base / source.dir;
-    source.config_column = FRUGAL_TRY(doc.OptionalString(replay, "config_column")).value_or("config_id");
-    source.cost_column = FRUGAL_TRY(doc.OptionalString(replay, "cost_column")).value_or("elapsed_s");
+    source.config_column =
+        FRUGAL_TRY(doc.OptionalString(replay, "config_column")).value_or("config_id");
+    source.cost_column =
+        FRUGAL_TRY(doc.OptionalString(replay, "cost_column")).value_or("elapsed_s");
     out.replay = source;
   }
   if (out.command.empty() == !out.replay.has_value()) {
@@ -273,7 +294,8 @@ Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,
                             "fidelity", "scheduler", "sampler", "seed", "resources", "gates"}));
   const auto api = FRUGAL_TRY(doc.OptionalString(root, "apiVersion"));
   if (api && *api != "frugal/v1") {
-    return Fail(doc.ErrorAt(root["apiVersion"], "apiVersion", "unsupported (this frugal reads frugal/v1)"));
+    return Fail(
+        doc.ErrorAt(root["apiVersion"], "apiVersion", "unsupported (this frugal reads frugal/v1)"));
   }
   const auto kind = FRUGAL_TRY(doc.OptionalString(root, "kind"));
   if (kind && *kind != "Study") return Fail(doc.ErrorAt(root["kind"], "kind", "expected 'Study'"));

@@ -21,7 +21,7 @@ namespace frugal::tune {
 enum class Direction { kMinimize, kMaximize };
 
 struct ReplaySource {
-  std::filesystem::path dir;            ///< holds configs.csv and curves.csv
+  std::filesystem::path dir;  ///< holds configs.csv and curves.csv
   std::string config_column = "config_id";
   std::string cost_column = "elapsed_s";  ///< cumulative job-seconds at each row
 };
@@ -36,16 +36,16 @@ struct FidelitySpec {
   std::string name = "epoch";
   double min = 1.0;
   double max = 0.0;
-  double grace = 3.0;              ///< no pruning before this much fidelity (the first rung)
+  double grace = 3.0;  ///< no pruning before this much fidelity (the first rung)
   double reduction_factor = 3.0;
-  std::vector<double> rungs;       ///< explicit rungs; empty = grace·η^k up to max
+  std::vector<double> rungs;              ///< explicit rungs; empty = grace·η^k up to max
   std::optional<Duration> cost_per_unit;  ///< prior for the gate's cost estimate
 };
 
 struct Resources {
   int gpus = 1;
-  std::string tier;     ///< on_demand, spot, reserved_1y, reserved_3y ("" = not stated)
-  std::string offer;    ///< an offer name from the catalog ("" = not stated)
+  std::string tier;   ///< on_demand, spot, reserved_1y, reserved_3y ("" = not stated)
+  std::string offer;  ///< an offer name from the catalog ("" = not stated)
   std::optional<Rate> price_per_gpu_hour;
   int workers = 1;
   std::optional<Duration> checkpoint_min;  ///< checkpoint every checkpoint_min..checkpoint_max
@@ -54,8 +54,8 @@ struct Resources {
 
 struct PlateauGate {
   double epsilon = 0.0;
-  std::optional<int64_t> trials;   ///< stop when N trials started without improvement by ε
-  std::optional<Money> spend;      ///< or when this much was spent without improvement
+  std::optional<int64_t> trials;  ///< stop when N trials started without improvement by ε
+  std::optional<Money> spend;     ///< or when this much was spent without improvement
 };
 
 struct Gates {
@@ -68,7 +68,7 @@ struct Gates {
 
 struct StudySpec {
   std::string name;
-  std::vector<std::string> command;   ///< the trial command (empty for replay)
+  std::vector<std::string> command;  ///< the trial command (empty for replay)
   std::optional<ReplaySource> replay;
   SearchSpace space;
   Objective objective;
@@ -98,6 +98,7 @@ namespace frugal::tune {
 
 /// The spec's YAML with its trial source replaced by `replay` (for `tune STUDY.yaml --replay`),
 /// so a resumed study re-reads the same effective spec. kBadInput on unparsable YAML.
-[[nodiscard]] Result<std::string> WithReplaySource(std::string_view yaml_text, const ReplaySource& replay);
+[[nodiscard]] Result<std::string> WithReplaySource(std::string_view yaml_text,
+                                                   const ReplaySource& replay);
 
 }  // namespace frugal::tune

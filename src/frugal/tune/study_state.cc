@@ -34,8 +34,9 @@ Result<void> Study::Prepare() {
     std::vector<double> point;
     for (const Param& p : spec_.space.params()) {
       if (!row.params.contains(p.name) && p.conditions.empty()) {
-        return Fail(ErrorCode::kBadInput, spec_.source + ": space parameter '" + p.name +
-                                              "' is not a column of the replay table's configs.csv");
+        return Fail(ErrorCode::kBadInput,
+                    spec_.source + ": space parameter '" + p.name +
+                        "' is not a column of the replay table's configs.csv");
       }
       point.push_back(spec_.space.ToUnit(p, row.params));
     }
@@ -75,7 +76,8 @@ nlohmann::json Study::SaveState() const {
       {"flags",
        {{"stop_reason", stop_reason_},
         {"stopping", stopping_},
-        {"incumbent_loss", incumbent_loss_ ? nlohmann::json(*incumbent_loss_) : nlohmann::json(nullptr)},
+        {"incumbent_loss",
+         incumbent_loss_ ? nlohmann::json(*incumbent_loss_) : nlohmann::json(nullptr)},
         {"incumbent_trials_started", incumbent_trials_started_},
         {"incumbent_gpu_seconds", incumbent_gpu_seconds_}}},
   };
@@ -93,7 +95,8 @@ Result<std::unique_ptr<Study>> Study::Restore(const nlohmann::json& state, Study
                                               TrialRunner& runner, StudyStore& store,
                                               const ReplayTable* table) {
   try {
-    SpecText text{state.at("spec_yaml").get<std::string>(), state.at("spec_source").get<std::string>(),
+    SpecText text{state.at("spec_yaml").get<std::string>(),
+                  state.at("spec_source").get<std::string>(),
                   state.at("spec_base").get<std::string>()};
     std::unique_ptr<Study> study(new Study(std::move(text), std::move(spec), runner, store, table));
     FRUGAL_TRY(study->Prepare());
@@ -101,11 +104,14 @@ Result<std::unique_ptr<Study>> Study::Restore(const nlohmann::json& state, Study
       Trial t = FRUGAL_TRY(TrialFromJson(j));
       if (t.id != static_cast<int64_t>(study->trials_.size()) ||
           t.rung_losses.size() != study->ladder_.fidelities.size()) {
-        return Fail(ErrorCode::kBadInput, "study state: trial records do not match the spec's rungs");
+        return Fail(ErrorCode::kBadInput,
+                    "study state: trial records do not match the spec's rungs");
       }
       if (table != nullptr) {
         const auto row = table->Find(t.source_id);
-        if (!row) return Fail(ErrorCode::kBadInput, "study state: config '" + t.source_id + "' not in the table");
+        if (!row)
+          return Fail(ErrorCode::kBadInput,
+                      "study state: config '" + t.source_id + "' not in the table");
         study->table_used_[*row] = 1;
       }
       study->trials_.push_back(std::move(t));
@@ -115,14 +121,16 @@ Result<std::unique_ptr<Study>> Study::Restore(const nlohmann::json& state, Study
     FRUGAL_TRY(study->sampler_->LoadState(state.at("sampler").get<std::string>()));
     const auto& acc = state.at("accounting");
     study->gate_.RestoreSpent(acc.at("spent_gpu_seconds").get<double>());
-    study->estimator_.Restore(acc.at("estimator_units").get<double>(), acc.at("estimator_seconds").get<double>());
+    study->estimator_.Restore(acc.at("estimator_units").get<double>(),
+                              acc.at("estimator_seconds").get<double>());
     study->events_ = acc.at("events").get<int64_t>();
     study->promotions_ = acc.at("promotions").get<int64_t>();
     study->pauses_ = acc.at("pauses").get<int64_t>();
     const auto& flags = state.at("flags");
     study->stop_reason_ = flags.at("stop_reason").get<std::string>();
     study->stopping_ = flags.at("stopping").get<bool>();
-    if (!flags.at("incumbent_loss").is_null()) study->incumbent_loss_ = flags.at("incumbent_loss").get<double>();
+    if (!flags.at("incumbent_loss").is_null())
+      study->incumbent_loss_ = flags.at("incumbent_loss").get<double>();
     study->incumbent_trials_started_ = flags.at("incumbent_trials_started").get<int64_t>();
     study->incumbent_gpu_seconds_ = flags.at("incumbent_gpu_seconds").get<double>();
     // In-flight segments: a replay restores them exactly; a real runner that lost them
@@ -145,7 +153,8 @@ StudySummary Study::Summary() const {
   s.promotions = promotions_;
   s.pauses = pauses_;
   s.elapsed_seconds = runner_.Now();
-  for (std::string_view name : {"running", "paused", "completed", "pruned", "failed", "stopped_at_budget"}) {
+  for (std::string_view name :
+       {"running", "paused", "completed", "pruned", "failed", "stopped_at_budget"}) {
     s.trials_by_state[std::string(name)] = 0;
   }
   double full_seconds = 0.0;
@@ -165,7 +174,8 @@ StudySummary Study::Summary() const {
     }
   }
   s.full_fidelity_cost = gate_.SpendFor(full_seconds);
-  s.pruning_saved = s.full_fidelity_cost - gate_.SpendFor(gate_.spent_gpu_seconds() / spec_.resources.gpus);
+  s.pruning_saved =
+      s.full_fidelity_cost - gate_.SpendFor(gate_.spent_gpu_seconds() / spec_.resources.gpus);
   if (s.pruning_saved.micros() < 0) s.pruning_saved = Money{};
   return s;
 }

@@ -8,8 +8,8 @@ namespace frugal::tune {
 namespace {
 Result<void> CheckVersion(const std::string& where, const nlohmann::json& state) {
   if (!state.is_object() || !state.contains("version") || state["version"] != kStudyStateVersion) {
-    return Fail(ErrorCode::kBadInput, where + ": not a version " + std::to_string(kStudyStateVersion) +
-                                          " study state");
+    return Fail(ErrorCode::kBadInput,
+                where + ": not a version " + std::to_string(kStudyStateVersion) + " study state");
   }
   return {};
 }
@@ -26,7 +26,9 @@ Result<nlohmann::json> MemoryStudyStore::Load(const std::string& name) const {
   return it->second;
 }
 
-JsonFileStudyStore JsonFileStudyStore::Default() { return JsonFileStudyStore(UserDataDir() / "studies"); }
+JsonFileStudyStore JsonFileStudyStore::Default() {
+  return JsonFileStudyStore(UserDataDir() / "studies");
+}
 
 Result<void> JsonFileStudyStore::Save(const std::string& name, const nlohmann::json& state) {
   return WriteFileAtomically(PathOf(name), state.dump() + "\n");
@@ -36,7 +38,8 @@ Result<nlohmann::json> JsonFileStudyStore::Load(const std::string& name) const {
   const std::filesystem::path path = PathOf(name);
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
-    return Fail(ErrorCode::kBadInput, "no study named '" + name + "' (looked for " + path.string() + ")");
+    return Fail(ErrorCode::kBadInput,
+                "no study named '" + name + "' (looked for " + path.string() + ")");
   }
   const std::string text = FRUGAL_TRY(ReadFile(path));
   nlohmann::json state = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);

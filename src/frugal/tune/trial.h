@@ -2,12 +2,11 @@
 // A trial of a study: one configuration trained rung by rung, with its results and spend.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
@@ -30,17 +29,17 @@ std::string_view TrialStateName(TrialState state);
 struct Trial {
   int64_t id = 0;
   Config config;
-  std::vector<double> point;     ///< the sampler's unit-cube point (-1: inactive parameter)
-  std::string source_id;         ///< replay: the table's config_id
+  std::vector<double> point;  ///< the sampler's unit-cube point (-1: inactive parameter)
+  std::string source_id;      ///< replay: the table's config_id
   TrialState state = TrialState::kRunning;
-  int bracket = 0;               ///< sha/hyperband bracket; 0 otherwise
-  int target_rung = 0;           ///< the rung the current or next segment runs to
+  int bracket = 0;                   ///< sha/hyperband bracket; 0 otherwise
+  int target_rung = 0;               ///< the rung the current or next segment runs to
   double checkpoint_fidelity = 0.0;  ///< fidelity of its last committed checkpoint
   /// Loss (lower is better) recorded at each rung index it reported; NaN where skipped.
   std::vector<double> rung_losses;
-  std::optional<double> last_value;   ///< the objective metric as reported, at the checkpoint
-  double last_fidelity = 0.0;         ///< fidelity of last_value
-  double cost_seconds = 0.0;          ///< job-seconds consumed (× GPUs for GPU-seconds)
+  std::optional<double> last_value;  ///< the objective metric as reported, at the checkpoint
+  double last_fidelity = 0.0;        ///< fidelity of last_value
+  double cost_seconds = 0.0;         ///< job-seconds consumed (× GPUs for GPU-seconds)
   Money spend;
 
   /// The highest rung index with a result, or -1.

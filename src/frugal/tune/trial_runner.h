@@ -5,9 +5,8 @@
 // the supervised runner (frugal run's supervisor and protocol) will answer from real processes.
 
 #include <cstdint>
-#include <optional>
-
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "frugal/core/error.h"
 #include "frugal/tune/trial.h"
@@ -24,9 +23,9 @@ enum class SegmentEnd {
 /// One accrual interval of one trial.
 struct Progress {
   int64_t trial_id = -1;
-  double fidelity = 0.0;             ///< reached at the end of the interval
-  std::optional<double> value;       ///< the objective metric at `fidelity`, when reported
-  double wall_seconds = 0.0;         ///< consumed during the interval
+  double fidelity = 0.0;        ///< reached at the end of the interval
+  std::optional<double> value;  ///< the objective metric at `fidelity`, when reported
+  double wall_seconds = 0.0;    ///< consumed during the interval
   SegmentEnd end = SegmentEnd::kNone;
 };
 

@@ -1,15 +1,14 @@
 // frugal tune end to end: the real binary over replayed curves.
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
-#include <thread>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "support/test_support.h"
 #include "synthetic_table.h"
@@ -27,10 +26,29 @@ class TuneE2e : public ::testing::Test {
  protected:
   void SetUp() override { tune::testing::WriteSyntheticTable(table_.path(), 150, 27); }
   std::vector<std::string> Flags(const std::string& name, const std::string& scheduler = "asha") {
-    return {"tune",     "--replay",  table_.path().string(), "--metric", "score", "--maximize",
-            "--fidelity", "epoch",   "--cost-column", "elapsed_s", "--price-per-hour", "3.6",
-            "--budget", "30",        "--scheduler", scheduler, "--workers", "4", "--seed", "2",
-            "--name",   name,        "--json"};
+    return {"tune",
+            "--replay",
+            table_.path().string(),
+            "--metric",
+            "score",
+            "--maximize",
+            "--fidelity",
+            "epoch",
+            "--cost-column",
+            "elapsed_s",
+            "--price-per-hour",
+            "3.6",
+            "--budget",
+            "30",
+            "--scheduler",
+            scheduler,
+            "--workers",
+            "4",
+            "--seed",
+            "2",
+            "--name",
+            name,
+            "--json"};
   }
   TempDir table_;
   TempDir home_;
@@ -91,9 +109,21 @@ TEST_F(TuneE2e, SigkilledStudyResumesFromItsLastSaveAndEndsWhereAnUninterruptedO
   TempDir big;
   tune::testing::WriteSyntheticTable(big.path(), 600, 40);
   const auto flags = [&](const std::string& name) {
-    return std::vector<std::string>{"tune", "--replay", big.path().string(), "--metric", "score", "--maximize",
-                                    "--scheduler", "asha", "--workers", "4", "--price-per-hour", "3.6",
-                                    "--name", name, "--json"};
+    return std::vector<std::string>{"tune",
+                                    "--replay",
+                                    big.path().string(),
+                                    "--metric",
+                                    "score",
+                                    "--maximize",
+                                    "--scheduler",
+                                    "asha",
+                                    "--workers",
+                                    "4",
+                                    "--price-per-hour",
+                                    "3.6",
+                                    "--name",
+                                    name,
+                                    "--json"};
   };
   const CommandResult whole = RunFrugal(flags("whole"), home_.path());
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
@@ -143,8 +173,8 @@ TEST_F(TuneE2e, StatusOfAnUnknownStudyIsBadInput) {
 }
 
 TEST_F(TuneE2e, CheckPassesTheSeedPlanAndNamesEachMissingItemWithItsFix) {
-  const CommandResult ok = RunFrugal({"tune", "check", (SourceDir() / "examples/seed-plan.yaml").string()},
-                                     home_.path());
+  const CommandResult ok = RunFrugal(
+      {"tune", "check", (SourceDir() / "examples/seed-plan.yaml").string()}, home_.path());
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   EXPECT_NE(ok.out.find("ready to spend"), std::string::npos);
 
@@ -164,32 +194,36 @@ TEST_F(TuneE2e, CheckPassesTheSeedPlanAndNamesEachMissingItemWithItsFix) {
       EXPECT_FALSE(item["fix"].get<std::string>().empty()) << item;
     }
   }
-  for (const char* missing : {"budget_usd", "max_gpu_hours", "price", "checkpoint_interval", "prune_rule",
-                              "max_trials", "trial_max_wall", "plateau", "watch"}) {
+  for (const char* missing : {"budget_usd", "max_gpu_hours", "price", "checkpoint_interval",
+                              "prune_rule", "max_trials", "trial_max_wall", "plateau", "watch"}) {
     EXPECT_FALSE(ok_by_item.at(missing)) << missing;
   }
 }
 
 TEST_F(TuneE2e, BadSpecIsExitTwoWithFileLineAndField) {
   const auto spec = home_.path() / "bad.yaml";
-  WriteTestFile(spec, "name: bad\nreplay: {dir: x}\nobjective: {metric: m, direction: up}\nfidelity: {max: 3}\n");
+  WriteTestFile(
+      spec,
+      "name: bad\nreplay: {dir: x}\nobjective: {metric: m, direction: up}\nfidelity: {max: 3}\n");
   const CommandResult r = RunFrugal({"tune", spec.string()}, home_.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("bad.yaml:3:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("objective.direction"), std::string::npos) << r.err;
-  EXPECT_TRUE(RunFrugal({"tune", "status", "bad"}, home_.path()).exit_code == 2) << "nothing half-written";
+  EXPECT_TRUE(RunFrugal({"tune", "status", "bad"}, home_.path()).exit_code == 2)
+      << "nothing half-written";
 }
 
 TEST_F(TuneE2e, FlagsCannotSilentlyOverrideASpec) {
-  const CommandResult r = RunFrugal({"tune", (SourceDir() / "examples/seed-plan.yaml").string(), "--replay",
-                                     table_.path().string(), "--budget", "5000"},
+  const CommandResult r = RunFrugal({"tune", (SourceDir() / "examples/seed-plan.yaml").string(),
+                                     "--replay", table_.path().string(), "--budget", "5000"},
                                     home_.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--budget cannot change"), std::string::npos) << r.err;
 }
 
 TEST_F(TuneE2e, TrialCommandStudyNeedsTheSupervisorOrAReplay) {
-  const CommandResult r = RunFrugal({"tune", (SourceDir() / "examples/seed-plan.yaml").string()}, home_.path());
+  const CommandResult r =
+      RunFrugal({"tune", (SourceDir() / "examples/seed-plan.yaml").string()}, home_.path());
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_NE(r.err.find("--replay"), std::string::npos) << r.err;
 }
@@ -197,9 +231,10 @@ TEST_F(TuneE2e, TrialCommandStudyNeedsTheSupervisorOrAReplay) {
 TEST_F(TuneE2e, ExampleSpecReplaysTheSharedAlexnetCurves) {
   const auto dir = SharedDataDir() / "hpo_curves" / "opda_alexnet_imagenet";
   if (!std::filesystem::exists(dir / "curves.csv")) GTEST_SKIP() << "shared hpo_curves not present";
-  const CommandResult r = RunFrugal({"tune", (SourceDir() / "examples/alexnet-imagenet.yaml").string(),
-                                     "--replay", dir.string(), "--json"},
-                                    home_.path());
+  const CommandResult r =
+      RunFrugal({"tune", (SourceDir() / "examples/alexnet-imagenet.yaml").string(), "--replay",
+                 dir.string(), "--json"},
+                home_.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json doc = Json(r);
   EXPECT_LE(doc["spend_usd"].get<double>(), 400.0 + 2.0);

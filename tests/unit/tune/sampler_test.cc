@@ -1,9 +1,9 @@
 #include "frugal/tune/sampler.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <gtest/gtest.h>
 
 namespace frugal::tune {
 namespace {

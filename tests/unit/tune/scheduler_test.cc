@@ -1,9 +1,9 @@
 #include "frugal/tune/scheduler.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <limits>
-
-#include <gtest/gtest.h>
 
 namespace frugal::tune {
 namespace {
@@ -38,9 +38,10 @@ class Harness {
     Trial& t = trials[static_cast<size_t>(id)];
     t.rung_losses[static_cast<size_t>(t.target_rung)] = loss;
     const Verdict v = scheduler->OnRung(trials, t, t.target_rung, loss);
-    t.state = v == Verdict::kPause ? TrialState::kPaused
-              : v == Verdict::kStop ? TrialState::kPruned
-              : v == Verdict::kComplete ? TrialState::kCompleted : TrialState::kRunning;
+    t.state = v == Verdict::kPause      ? TrialState::kPaused
+              : v == Verdict::kStop     ? TrialState::kPruned
+              : v == Verdict::kComplete ? TrialState::kCompleted
+                                        : TrialState::kRunning;
     if (v == Verdict::kContinue) ++t.target_rung;
     return v;
   }
@@ -108,8 +109,9 @@ TEST(AshaStop, ContinuesTheTopAndStopsTheRest) {
 
 TEST(Median, StopsTrialsWorseThanTheMedianAfterMinTrials) {
   Harness h(SchedulerKind::kMedian, {2, 4, 8}, 3);
-  for (double loss : {0.3, 0.5, 0.7}) EXPECT_EQ(h.Report(h.Start(h.Next()), loss), Verdict::kContinue);
-  EXPECT_EQ(h.Report(h.Start(h.Next()), 0.6), Verdict::kStop);      // median of 3 others = 0.5
+  for (double loss : {0.3, 0.5, 0.7})
+    EXPECT_EQ(h.Report(h.Start(h.Next()), loss), Verdict::kContinue);
+  EXPECT_EQ(h.Report(h.Start(h.Next()), 0.6), Verdict::kStop);  // median of 3 others = 0.5
   EXPECT_EQ(h.Report(h.Start(h.Next()), 0.4), Verdict::kContinue);
 }
 

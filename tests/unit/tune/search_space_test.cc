@@ -1,8 +1,8 @@
 #include "frugal/tune/search_space.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace frugal::tune {
 namespace {
@@ -11,7 +11,8 @@ SearchSpace MakeSpace() {
   Param lr{"lr", ParamKind::kFloat, Scale::kLog, 1e-4, 1e-1, {}, {}};
   Param layers{"layers", ParamKind::kInt, Scale::kLinear, 1, 4, {}, {}};
   Param opt{"optimizer", ParamKind::kCategorical, Scale::kLinear, 0, 0, {"sgd", "adam"}, {}};
-  Param momentum{"momentum", ParamKind::kFloat, Scale::kLinear, 0.5, 0.99, {}, {{"optimizer", {"sgd"}}}};
+  Param momentum{"momentum", ParamKind::kFloat,       Scale::kLinear, 0.5, 0.99,
+                 {},         {{"optimizer", {"sgd"}}}};
   Param epochs{"epochs", ParamKind::kFixed, Scale::kLinear, 0, 0, {"15"}, {}};
   return SearchSpace({lr, layers, opt, momentum, epochs});
 }

@@ -18,16 +18,20 @@ constexpr double kMaxEpochSeconds = 180.0;  // the synthetic table's dearest epo
 class ReplayStudy {
  public:
   ReplayStudy(const std::filesystem::path& dir, const std::string& extra_yaml) {
-    text_.yaml = "name: t\nreplay: {dir: '" + dir.string() + "'}\n"
+    text_.yaml = "name: t\nreplay: {dir: '" + dir.string() +
+                 "'}\n"
                  "objective: {metric: score, direction: maximize}\n"
                  "fidelity: {max: 27, grace: 1, reduction_factor: 3}\n"
-                 "resources: {price_per_hour: 3.60}\n" + extra_yaml;
+                 "resources: {price_per_hour: 3.60}\n" +
+                 extra_yaml;
     text_.source = "test.yaml";
     spec_ = *ParseStudySpec(text_.yaml, text_.source, dir);
     table_ = *ReplayTable::Load(*spec_.replay, "score", "epoch");
     runner_ = std::make_unique<ReplayRunner>(table_, spec_.fidelity.max);
   }
-  Result<std::unique_ptr<Study>> Create() { return Study::Create(text_, spec_, *runner_, store_, &table_); }
+  Result<std::unique_ptr<Study>> Create() {
+    return Study::Create(text_, spec_, *runner_, store_, &table_);
+  }
   Result<std::unique_ptr<Study>> Restore() {
     runner_ = std::make_unique<ReplayRunner>(table_, spec_.fidelity.max);
     return Study::Restore(*store_.Load("t"), spec_, *runner_, store_, &table_);
@@ -63,7 +67,8 @@ TEST_F(StudyTest, NeverSpendsPastTheBudgetByMoreThanOneInterval) {
       for (int seed = 1; seed <= 3; ++seed) {
         const StudySummary s = RunToEnd(fmt::format(
             "scheduler: {}\nseed: {}\nresources: {{price_per_hour: 3.60, workers: {}}}\n"
-            "gates: {{budget_usd: 25}}\n", scheduler, seed, workers));
+            "gates: {{budget_usd: 25}}\n",
+            scheduler, seed, workers));
         SCOPED_TRACE(fmt::format("{} workers={} seed={}", scheduler, workers, seed));
         EXPECT_LE(s.spend.dollars(), 25.0 + kMaxEpochSeconds * 0.001);
         EXPECT_GE(s.spend.dollars(), 20.0) << "the budget should be used, not left idle";
@@ -75,8 +80,9 @@ TEST_F(StudyTest, NeverSpendsPastTheBudgetByMoreThanOneInterval) {
 }
 
 TEST_F(StudyTest, GpuHourCapBindsWhenTighter) {
-  const StudySummary s = RunToEnd("resources: {price_per_hour: 3.60, gpus: 2, workers: 3}\n"
-                                  "gates: {budget_usd: 1000, max_gpu_hours: 4}\n");
+  const StudySummary s = RunToEnd(
+      "resources: {price_per_hour: 3.60, gpus: 2, workers: 3}\n"
+      "gates: {budget_usd: 1000, max_gpu_hours: 4}\n");
   EXPECT_LE(s.gpu_hours, 4.0 + 2 * kMaxEpochSeconds / 3600);
   EXPECT_GE(s.gpu_hours, 3.0);
 }
@@ -95,8 +101,9 @@ TEST_F(StudyTest, NoPruningMeansNothingSavedAndEverythingCompletesOrFails) {
 }
 
 TEST_F(StudyTest, PruningSavesAgainstFullFidelity) {
-  const StudySummary s = RunToEnd("scheduler: asha\nresources: {price_per_hour: 3.60, workers: 4}\n"
-                                  "gates: {budget_usd: 40}\n");
+  const StudySummary s = RunToEnd(
+      "scheduler: asha\nresources: {price_per_hour: 3.60, workers: 4}\n"
+      "gates: {budget_usd: 40}\n");
   EXPECT_GT(s.trials_by_state.at("paused"), 0);
   EXPECT_GT(s.promotions, 0);
   EXPECT_GT(s.pruning_saved.dollars(), s.spend.dollars());
@@ -111,7 +118,8 @@ TEST_F(StudyTest, PlateauStopsTheStudyEarly) {
 
 TEST_F(StudyTest, TrialMaxWallStopsLongTrials) {
   const StudySummary s = RunToEnd("scheduler: none\ngates: {max_trials: 9, trial_max_wall: 20m}\n");
-  // Epochs of 60, 120 or 180 s: 27 epochs take 27–81 min, so every trial that does not diverge hits the 20 min wall.
+  // Epochs of 60, 120 or 180 s: 27 epochs take 27–81 min, so every trial that does not diverge hits
+  // the 20 min wall.
   EXPECT_EQ(s.trials_by_state.at("stopped_at_budget") + s.trials_by_state.at("failed"), 9);
 }
 
@@ -120,7 +128,8 @@ TEST_F(StudyTest, HaltedStudyResumesToTheSameResultWithRungStateIntact) {
     SCOPED_TRACE(scheduler);
     const std::string yaml = fmt::format(
         "scheduler: {}\nsampler: tpe\nresources: {{price_per_hour: 3.60, workers: 3}}\n"
-        "gates: {{budget_usd: 30}}\n", scheduler);
+        "gates: {{budget_usd: 30}}\n",
+        scheduler);
     const StudySummary whole = RunToEnd(yaml);
 
     ReplayStudy rs(dir_.path(), yaml);

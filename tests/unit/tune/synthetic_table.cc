@@ -1,8 +1,8 @@
 #include "synthetic_table.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "support/test_support.h"
 
