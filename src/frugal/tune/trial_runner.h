@@ -2,7 +2,11 @@
 // The seam between a study and whatever trains its trials. A study launches segments (a trial
 // from its checkpoint up to a target fidelity) and consumes progress events, one per accrual
 // interval, in time order. The replay runner answers from tabulated curves in simulated time;
-// the supervised runner (frugal run's supervisor and protocol) will answer from real processes.
+// the supervised runner (frugal run's supervisor and protocol) will answer from real processes:
+// Launch starts `trial.command` with FRUGAL_TRIAL_ID, FRUGAL_TRIAL_CONFIG (the config as JSON)
+// and the checkpoint to resume from; each progress line of the report channel becomes a
+// Progress (wall seconds since the previous one); reaching `to_fidelity` asks the child to
+// checkpoint and stop (a pause); Stop sends "checkpoint now" then "stop".
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

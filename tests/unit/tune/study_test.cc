@@ -17,15 +17,23 @@ constexpr double kMaxEpochSeconds = 180.0;  // the synthetic table's dearest epo
 /// A replay study over the synthetic table, driven in-process with an in-memory store.
 class ReplayStudy {
  public:
+  /// `extra_yaml` may replace the default fidelity and resources.
   ReplayStudy(const std::filesystem::path& dir, const std::string& extra_yaml) {
-    text_.yaml = "name: t\nreplay: {dir: '" + dir.string() +
-                 "'}\n"
-                 "objective: {metric: score, direction: maximize}\n"
-                 "fidelity: {max: 27, grace: 1, reduction_factor: 3}\n"
-                 "resources: {price_per_hour: 3.60}\n" +
-                 extra_yaml;
+    text_.yaml = "name: t\nreplay: {dir: '" + dir.string() + "'}\n" +
+                 "objective: {metric: score, direction: maximize}\n" + extra_yaml;
+    if (extra_yaml.find("fidelity:") == std::string::npos) {
+      text_.yaml += "fidelity: {max: 27, grace: 1, reduction_factor: 3}\n";
+    }
+    if (extra_yaml.find("resources:") == std::string::npos) {
+      text_.yaml += "resources: {price_per_hour: 3.60}\n";
+    }
     text_.source = "test.yaml";
-    spec_ = *ParseStudySpec(text_.yaml, text_.source, dir);
+    auto spec = ParseStudySpec(text_.yaml, text_.source, dir);
+    if (!spec) {
+      ADD_FAILURE() << spec.error().message;
+      std::abort();
+    }
+    spec_ = *spec;
     table_ = *ReplayTable::Load(*spec_.replay, "score", "epoch");
     runner_ = std::make_unique<ReplayRunner>(table_, spec_.fidelity.max);
   }
@@ -77,6 +85,17 @@ TEST_F(StudyTest, NeverSpendsPastTheBudgetByMoreThanOneInterval) {
       }
     }
   }
+}
+
+TEST_F(StudyTest, NothingStartsThatTheBudgetCannotPayFor) {
+  // With a cost prior of 2 min per epoch at $3.60 per hour, the first rung (3 epochs) is
+  // expected to cost $0.36: a $0.30 budget starts nothing at all.
+  const StudySummary s = RunToEnd(
+      "fidelity: {max: 27, grace: 3, reduction_factor: 3, cost_per_unit: 2m}\n"
+      "gates: {budget_usd: 0.30}\n");
+  EXPECT_EQ(s.trials_started, 0);
+  EXPECT_EQ(s.spend, Money{});
+  EXPECT_EQ(s.stop_reason, "budget");
 }
 
 TEST_F(StudyTest, GpuHourCapBindsWhenTighter) {
