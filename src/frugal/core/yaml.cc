@@ -1,5 +1,7 @@
 #include "frugal/core/yaml.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "frugal/core/atomic_file.h"
@@ -43,8 +45,16 @@ Result<void> YamlDoc::CheckKeys(const YAML::Node& map, std::string_view what,
     return Fail(ErrorCode::kBadInput, fmt::format("{}: '{}' must be a mapping", Where(map), what));
   }
   std::vector<std::string> names(allowed.begin(), allowed.end());
+  std::vector<std::string> seen;
   for (const auto& entry : map) {
     const auto key = entry.first.as<std::string>();
+    // yaml-cpp keeps both entries of a repeated key and lookups see only the first: the second
+    // would be silently ignored.
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: duplicate key '{}' in {}", Where(entry.first), key, what));
+    }
+    seen.push_back(key);
     bool known = false;
     for (std::string_view a : allowed) known = known || a == key;
     if (!known) {

@@ -15,6 +15,14 @@ TEST(YamlDoc, UnknownKeyNamesLocationAndSuggests) {
   EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
 }
 
+TEST(YamlDoc, DuplicateKeyIsAnErrorNotASilentlyIgnoredValue) {
+  auto doc = YamlDoc::Parse("gates: {budget_usd: 5}\nname: a\ngates: {budget_usd: 500}\n", "s.yaml");
+  ASSERT_TRUE(doc.has_value());
+  auto r = doc->CheckKeys(doc->root(), "study", {"gates", "name"});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().message, "s.yaml:3:1: duplicate key 'gates' in study");
+}
+
 TEST(YamlDoc, TypedFieldsReportField) {
   auto doc = YamlDoc::Parse("budget: lots\ndeadline: 36h\nprice: $3.06\nn: 4\n", "s.yaml");
   ASSERT_TRUE(doc.has_value());

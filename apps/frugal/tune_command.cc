@@ -1,0 +1,298 @@
+// frugal tune: budgeted multi-fidelity tuning. `tune STUDY.yaml [--replay DIR]`, the all-flags
+// replay form, `tune status NAME`, `tune resume NAME`, `tune check STUDY.yaml`.
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <ostream>
+
+#include "commands.h"
+#include "frugal/core/atomic_file.h"
+#include "frugal/core/table.h"
+#include "frugal/tune/replay_runner.h"
+#include "frugal/tune/study.h"
+#include "frugal/tune/study_check.h"
+#include "frugal/tune/study_report.h"
+
+namespace frugal::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using tune::StudySpec;
+
+struct TuneOptions {
+  std::string spec_path;
+  std::string replay_dir;
+  std::string metric;
+  bool maximize = false;
+  std::string fidelity = "epoch";
+  std::string cost_column = "elapsed_s";
+  std::string config_column = "config_id";
+  std::string price_per_hour;
+  std::string budget;
+  std::optional<double> max_gpu_hours;
+  std::optional<int64_t> max_trials;
+  std::string scheduler = "asha";
+  std::string sampler = "random";
+  int workers = 1;
+  int64_t seed = 1;
+  double grace = 3;
+  double reduction_factor = 3;
+  std::string name;
+  bool restart = false;
+  std::optional<int64_t> halt_after;
+  int64_t save_every_ms = 200;
+  std::vector<std::string> flags_form_given;  // flags-form options given on the command line
+  std::string study;                          // status, resume
+  std::string check_path;
+};
+
+/// The all-flags replay study as spec YAML, so it is stored and resumed like any other.
+Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
+  if (o.metric.empty())
+    return Fail(ErrorCode::kBadInput, "tune --replay without a spec needs --metric");
+  if (!o.budget.empty() && o.price_per_hour.empty()) {
+    return Fail(ErrorCode::kBadInput, "--budget is in dollars: give --price-per-hour too");
+  }
+  const fs::path dir = fs::absolute(o.replay_dir);
+  tune::ReplaySource source{dir, o.config_column, o.cost_column};
+  // The ladder's top is the longest curve in the table.
+  const tune::ReplayTable table = FRUGAL_TRY(tune::ReplayTable::Load(source, o.metric, o.fidelity));
+  double max_fidelity = 0;
+  for (const auto& c : table.configs()) {
+    if (!c.curve.empty()) max_fidelity = std::max(max_fidelity, c.curve.back().fidelity);
+  }
+  if (max_fidelity <= 0)
+    return Fail(ErrorCode::kBadInput, dir.string() + ": the table has no curves");
+  const std::string name = o.name.empty() ? "replay-" + dir.filename().string() : o.name;
+  std::string yaml = fmt::format(
+      "apiVersion: frugal/v1\nkind: Study\nname: {}\n"
+      "replay: {{dir: '{}', config_column: {}, cost_column: {}}}\n"
+      "objective: {{metric: {}, direction: {}}}\n"
+      "fidelity: {{name: {}, min: 1, max: {}, grace: {}, reduction_factor: {}}}\n"
+      "scheduler: {}\nsampler: {}\nseed: {}\nresources: {{workers: {}{}}}\n",
+      name, dir.string(), o.config_column, o.cost_column, o.metric,
+      o.maximize ? "maximize" : "minimize", o.fidelity, max_fidelity,
+      std::min(o.grace, max_fidelity), o.reduction_factor, o.scheduler, o.sampler, o.seed,
+      o.workers, o.price_per_hour.empty() ? "" : ", price_per_hour: '" + o.price_per_hour + "'");
+  std::string gates;
+  if (!o.budget.empty()) gates += fmt::format("budget_usd: '{}', ", o.budget);
+  if (o.max_gpu_hours) gates += fmt::format("max_gpu_hours: {}, ", *o.max_gpu_hours);
+  if (o.max_trials) gates += fmt::format("max_trials: {}, ", *o.max_trials);
+  if (!gates.empty()) yaml += "gates: {" + gates.substr(0, gates.size() - 2) + "}\n";
+  return tune::SpecText{yaml, "(flags)", fs::current_path()};
+}
+
+Result<tune::SpecText> SpecFromFile(const TuneOptions& o) {
+  const fs::path path = o.spec_path;
+  std::string yaml = FRUGAL_TRY(ReadFile(path));
+  const fs::path base = fs::absolute(path).parent_path();
+  // Parse as written first, so errors point at the user's lines.
+  const StudySpec spec = FRUGAL_TRY(tune::ParseStudySpec(yaml, path.string(), base));
+  if (!o.replay_dir.empty()) {
+    tune::ReplaySource source = spec.replay.value_or(tune::ReplaySource{});
+    source.dir = fs::absolute(o.replay_dir);
+    yaml = FRUGAL_TRY(tune::WithReplaySource(yaml, source));
+  }
+  return tune::SpecText{yaml, path.string(), base};
+}
+
+/// A ninja-style status line on a terminal: overprinted, at most ten times a second; nothing
+/// when stderr is not a terminal or TERM is dumb.
+tune::RunOptions WithStatusLine(tune::RunOptions options, Streams& s) {
+  const char* term = std::getenv("TERM");
+  if (::isatty(2) == 0 || (term != nullptr && std::string(term) == "dumb")) return options;
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+  options.on_event = [&s, last](const tune::Study& study) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - *last < std::chrono::milliseconds(100)) return;
+    *last = now;
+    const tune::StudySummary sum = study.Summary();
+    s.err << fmt::format("\r[{} trials · {} · {:.1f} GPU-h · best {}]\x1b[K", sum.trials_started,
+                         sum.spend.ToString(), sum.gpu_hours,
+                         sum.best_value ? fmt::format("{:.4f}", *sum.best_value) : "-")
+          << std::flush;
+  };
+  return options;
+}
+
+/// Everything a study needs besides its state: the spec, and for replay the table and runner.
+struct Bench {
+  StudySpec spec;
+  std::unique_ptr<tune::ReplayTable> table;  // owned apart: the runner borrows it
+  std::unique_ptr<tune::TrialRunner> runner;
+};
+
+Result<Bench> Assemble(const tune::SpecText& text) {
+  Bench b;
+  b.spec = FRUGAL_TRY(tune::ParseStudySpec(text.yaml, text.source, text.base_dir));
+  if (!b.spec.replay) {
+    return Fail(ErrorCode::kUnavailable,
+                "study '" + b.spec.name +
+                    "' runs a trial command, which needs the run supervisor "
+                    "(not in this build yet); replay it from tabulated curves with --replay DIR");
+  }
+  b.table = std::make_unique<tune::ReplayTable>(FRUGAL_TRY(
+      tune::ReplayTable::Load(*b.spec.replay, b.spec.objective.metric, b.spec.fidelity.name)));
+  b.runner = std::make_unique<tune::ReplayRunner>(*b.table, b.spec.fidelity.max);
+  return b;
+}
+
+Result<void> Finish(Streams& s, const GlobalOptions& global, const tune::Study& study,
+                    const Bench& b, Result<tune::StudySummary> result) {
+  if (::isatty(2) != 0) s.err << "\r\x1b[K" << std::flush;  // clear the status line
+  if (!result) return Fail(result.error());
+  if (global.json) {
+    WriteJson(s, tune::RunJson(study, *result, b.table.get()));
+  } else {
+    tune::PrintRun(s.out, study, *result, b.table.get());
+  }
+  return {};
+}
+
+Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
+  if (o.spec_path.empty() && o.replay_dir.empty()) {
+    return Fail(
+        ErrorCode::kBadInput,
+        "tune needs a STUDY.yaml, or --replay DIR with --metric (see 'frugal tune --help')");
+  }
+  if (!o.spec_path.empty() && !o.flags_form_given.empty()) {
+    return Fail(ErrorCode::kBadInput,
+                o.flags_form_given.front() + " cannot change " + o.spec_path +
+                    ": set it in the spec (with a spec, only --replay applies)");
+  }
+  const tune::SpecText text = FRUGAL_TRY(o.spec_path.empty() ? SpecFromFlags(o) : SpecFromFile(o));
+  Bench b = FRUGAL_TRY(Assemble(text));
+  tune::JsonFileStudyStore store = tune::JsonFileStudyStore::Default();
+  if (auto existing = store.Load(b.spec.name);
+      existing && !o.restart && existing->value("status", "") != "finished") {
+    return Fail(ErrorCode::kBadInput, "study '" + b.spec.name + "' exists and has not finished: " +
+                                          "'frugal tune resume " + b.spec.name +
+                                          "', or pass --restart");
+  }
+  auto study = FRUGAL_TRY(tune::Study::Create(text, b.spec, *b.runner, store, b.table.get()));
+  return Finish(s, global, *study, b,
+                study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms}, s)));
+}
+
+Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
+  tune::JsonFileStudyStore store = tune::JsonFileStudyStore::Default();
+  const nlohmann::json state = FRUGAL_TRY(store.Load(o.study));
+  const tune::SpecText text{state.value("spec_yaml", ""), state.value("spec_source", ""),
+                            state.value("spec_base", "")};
+  Bench b = FRUGAL_TRY(Assemble(text));
+  auto study = FRUGAL_TRY(tune::Study::Restore(state, b.spec, *b.runner, store, b.table.get()));
+  return Finish(s, global, *study, b,
+                study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms}, s)));
+}
+
+Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
+  const tune::JsonFileStudyStore store = tune::JsonFileStudyStore::Default();
+  const nlohmann::json state = FRUGAL_TRY(store.Load(o.study));
+  const StudySpec spec = FRUGAL_TRY(tune::ParseStudySpec(
+      state.value("spec_yaml", ""), state.value("spec_source", ""), state.value("spec_base", "")));
+  std::vector<tune::Trial> trials;
+  for (const auto& j : state.at("trials")) trials.push_back(FRUGAL_TRY(tune::TrialFromJson(j)));
+  if (global.json) {
+    WriteJson(s, tune::StatusJson(spec, state, trials));
+  } else {
+    tune::PrintStatus(s.out, spec, state, trials);
+  }
+  return {};
+}
+
+Result<void> CheckTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
+  const StudySpec spec = FRUGAL_TRY(tune::LoadStudySpec(o.check_path));
+  const std::vector<tune::CheckItem> items = tune::CheckStudy(spec);
+  const auto missing =
+      std::count_if(items.begin(), items.end(), [](const auto& i) { return !i.ok; });
+  if (global.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& i : items) {
+      list.push_back({{"item", i.name}, {"ok", i.ok}, {"detail", i.detail}, {"fix", i.fix}});
+    }
+    WriteJson(s, {{"study", spec.name}, {"items", list}, {"missing", missing}});
+  } else {
+    for (const auto& i : items) {
+      s.out << (i.ok ? "  ok       " : "  MISSING  ") << i.name << ": " << i.detail << "\n";
+      if (!i.ok) s.out << "           fix: " << i.fix << "\n";
+    }
+    s.out << (missing == 0 ? "ready to spend\n" : fmt::format("{} item(s) missing\n", missing));
+  }
+  if (missing > 0)
+    return Fail(ErrorCode::kFailed,
+                fmt::format("{}: {} checklist item(s) missing", o.check_path, missing));
+  return {};
+}
+
+void AddReplayFlags(CLI::App* tune, TuneOptions& o) {
+  tune->add_option("--replay", o.replay_dir,
+                   "Replay tabulated curves from DIR (configs.csv, curves.csv)");
+  tune->add_option("--metric", o.metric, "Objective metric column (flags form)");
+  tune->add_flag("--maximize", o.maximize, "Maximize the metric (default: minimize)");
+  tune->add_option("--fidelity", o.fidelity, "Fidelity column (default epoch)");
+  tune->add_option("--cost-column", o.cost_column,
+                   "Cumulative cost column in seconds (default elapsed_s)");
+  tune->add_option("--config-column", o.config_column, "Config id column (default config_id)");
+  tune->add_option("--price-per-hour", o.price_per_hour, "Price per GPU-hour, e.g. 2.5");
+  tune->add_option("--budget", o.budget, "Hard dollar budget");
+  tune->add_option("--max-gpu-hours", o.max_gpu_hours, "Hard GPU-hour cap");
+  tune->add_option("--max-trials", o.max_trials, "At most this many trials");
+  tune->add_option("--scheduler", o.scheduler, "asha, asha-stop, sha, hyperband, median, none");
+  tune->add_option("--sampler", o.sampler, "random, halton, tpe");
+  tune->add_option("--workers", o.workers, "Parallel workers")->check(CLI::PositiveNumber);
+  tune->add_option("--seed", o.seed, "Seed of the sampler");
+  tune->add_option("--grace", o.grace, "Fidelity before the first prune (default 3)");
+  tune->add_option("--reduction-factor", o.reduction_factor, "η: keep the top 1/η at each rung");
+  tune->add_option("--name", o.name, "Study name (default replay-<dir>)");
+}
+
+}  // namespace
+
+void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
+  auto o = std::make_shared<TuneOptions>();
+  CLI::App* tune = app.add_subcommand("tune", "Tune hyperparameters under a hard dollar budget");
+  tune->add_option("study", o->spec_path, "Study spec (YAML)");
+  AddReplayFlags(tune, *o);
+  tune->add_flag("--restart", o->restart, "Replace an unfinished study of the same name");
+  tune->add_option("--halt-after", o->halt_after, "Stop after N events as if killed (drills)");
+  tune->add_option("--save-every-ms", o->save_every_ms,
+                   "Save the study state at most this often (default 200)");
+  tune->callback([o, tune, &global, &action] {
+    if (!tune->get_subcommands().empty()) return;  // status, resume or check set the action
+    for (const char* flag : {"--metric", "--maximize", "--fidelity", "--price-per-hour", "--budget",
+                             "--max-gpu-hours", "--max-trials", "--scheduler", "--sampler",
+                             "--workers", "--seed", "--grace", "--reduction-factor", "--name"}) {
+      if (tune->count(flag) > 0) o->flags_form_given.emplace_back(flag);
+    }
+    action = [o, &global](Streams& s) { return RunTune(*o, global, s); };
+  });
+
+  CLI::App* status = tune->add_subcommand("status", "Leaderboard, rungs, spend against the gates");
+  status->add_option("name", o->study, "Study name")->required();
+  status->callback([o, &global, &action] {
+    action = [o, &global](Streams& s) { return StatusTune(*o, global, s); };
+  });
+  CLI::App* resume = tune->add_subcommand("resume", "Continue a study with its rung state intact");
+  resume->add_option("name", o->study, "Study name")->required();
+  resume->add_option("--halt-after", o->halt_after, "Stop after N events as if killed (drills)");
+  resume->add_option("--save-every-ms", o->save_every_ms,
+                     "Save the study state at most this often (default 200)");
+  resume->callback([o, &global, &action] {
+    action = [o, &global](Streams& s) { return ResumeTune(*o, global, s); };
+  });
+  CLI::App* check = tune->add_subcommand("check", "The checklist to run before spending");
+  check->add_option("study", o->check_path, "Study spec (YAML)")->required();
+  check->callback([o, &global, &action] {
+    action = [o, &global](Streams& s) { return CheckTune(*o, global, s); };
+  });
+}
+
+}  // namespace frugal::cli

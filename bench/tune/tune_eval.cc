@@ -1,0 +1,240 @@
+// Tuner quality on tabulated curves: for each method, over many seeds at an equal dollar
+// budget, the best final metric found; and, with a budget large enough for random search to
+// finish, the spend at which the best completed value first came within ε of the table's best.
+// The hindsight optimum is the cost of training only the table's best configuration.
+//
+// Usage: tune_eval [--data DIR] [--seeds N] [--python PATH] [--no-optuna]
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "frugal/tune/replay_runner.h"
+#include "frugal/tune/study.h"
+
+namespace {
+
+using namespace frugal;
+using namespace frugal::tune;
+
+struct Dataset {
+  std::string name;
+  std::string dir;
+  std::string metric;
+  bool maximize;
+  double max_fidelity;
+  double epsilon;
+};
+
+struct Method {
+  std::string name;
+  std::string yaml;  // scheduler, sampler overrides
+  double grace;
+  double eta = 3;
+};
+
+struct Outcome {
+  std::optional<double> best;
+  std::optional<double> reach_cost;  // dollars
+};
+
+constexpr double kPrice = 2.5;  // per GPU-hour, as in the example
+
+std::string SpecYaml(const Dataset& d, const Method& m, int seed, double budget) {
+  return fmt::format(
+      "name: eval\nreplay: {{dir: '{}'}}\nobjective: {{metric: {}, direction: {}}}\n"
+      "fidelity: {{name: epoch, min: 1, max: {}, grace: {}, reduction_factor: {}}}\n"
+      "seed: {}\nresources: {{price_per_hour: {}, workers: 1}}\ngates: {{budget_usd: {:.2f}}}\n{}",
+      d.dir, d.metric, d.maximize ? "maximize" : "minimize", d.max_fidelity, m.grace, m.eta, seed,
+      kPrice, budget, m.yaml);
+}
+
+Outcome RunFrugal(const Dataset& d, const ReplayTable& table, const Method& m, int seed,
+                  double budget, double target) {
+  SpecText text{SpecYaml(d, m, seed, budget), "eval", d.dir};
+  auto spec = ParseStudySpec(text.yaml, text.source, d.dir);
+  if (!spec) {
+    std::cerr << spec.error().message << "\n";
+    std::exit(2);
+  }
+  ReplayRunner runner(table, d.max_fidelity);
+  MemoryStudyStore store;
+  auto study = Study::Create(text, *spec, runner, store, &table);
+  if (!study) std::exit(2);
+  RunOptions options;
+  options.save_every_ms = 1'000'000;
+  auto summary = (*study)->Run(options);
+  if (!summary) {
+    std::cerr << summary.error().message << "\n";
+    std::exit(1);
+  }
+  Outcome o{summary->best_value, std::nullopt};
+  for (const auto& imp : (*study)->improvements()) {
+    if (std::abs(imp.value - target) <= d.epsilon) {
+      o.reach_cost = imp.spend.dollars();
+      break;
+    }
+  }
+  return o;
+}
+
+std::vector<std::pair<std::string, Outcome>> RunOptuna(const std::string& python, const Dataset& d,
+                                                       int seeds, double budget, double target,
+                                                       double grace) {
+  const std::string command =
+      fmt::format("{} {} '{}' {} {} {} {} {} {} {} {} {} 2>/dev/null", python, FRUGAL_OPTUNA_SCRIPT,
+                  d.dir, d.metric, d.maximize ? "maximize" : "minimize", d.max_fidelity, kPrice,
+                  budget, seeds, target, d.epsilon, grace);
+  std::vector<std::pair<std::string, Outcome>> out;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return out;
+  char line[4096];
+  while (std::fgets(line, sizeof line, pipe) != nullptr) {
+    auto doc = nlohmann::json::parse(line, nullptr, false);
+    if (doc.is_discarded()) continue;
+    Outcome o;
+    if (!doc["best"].is_null()) o.best = doc["best"].get<double>();
+    if (!doc["reach_cost"].is_null()) o.reach_cost = doc["reach_cost"].get<double>();
+    out.emplace_back(doc["method"].get<std::string>(), o);
+  }
+  ::pclose(pipe);
+  return out;
+}
+
+struct Row {
+  std::vector<double> best;   // at the equal budget (missing = no completed trial)
+  std::vector<double> reach;  // cost to ε, from the large-budget runs
+  int runs_small = 0;
+  int runs_large = 0;
+};
+
+double Mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? NAN : s / static_cast<double>(v.size());
+}
+double Median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+void Print(const Dataset& d, double budget, double large, const ReplayTable::Hindsight& h,
+           const std::vector<std::pair<std::string, Row>>& rows) {
+  std::cout << fmt::format("\n### {} ({} {}, ε = {}, ${}/GPU-h)\n\n", d.name, d.metric,
+                           d.maximize ? "max" : "min", d.epsilon, kPrice);
+  std::cout << fmt::format(
+      "Table best {:.4f}; hindsight optimum (train only it): ${:.2f}. Equal budget "
+      "${:.0f}; cost-to-ε runs get ${:.0f}.\n\n",
+      h.best_value, h.cost_seconds * kPrice / 3600, budget, large);
+  std::cout << "| method | best at equal budget (mean) | mean regret | runs within ε | median cost "
+               "to ε | vs random |\n";
+  std::cout << "|---|---|---|---|---|---|\n";
+  double random_cost = NAN;
+  for (const auto& [name, r] : rows) {
+    if (name == "random") random_cost = Median(r.reach);
+  }
+  for (const auto& [name, r] : rows) {
+    const double mean = Mean(r.best);
+    const double regret = d.maximize ? h.best_value - mean : mean - h.best_value;
+    const double cost = Median(r.reach);
+    std::cout << fmt::format("| {} | {:.4f} ({}/{} runs) | {:.4f} | {}/{} | {} | {} |\n", name,
+                             mean, r.best.size(), r.runs_small, regret, r.reach.size(),
+                             r.runs_large, std::isnan(cost) ? "-" : fmt::format("${:.0f}", cost),
+                             std::isnan(cost) || std::isnan(random_cost)
+                                 ? "-"
+                                 : fmt::format("{:.2f}×", cost / random_cost));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string data = std::string(FRUGAL_SHARED_DATA_DIR) + "/hpo_curves";
+  std::string python = "/usr/bin/python3";
+  int seeds = 20;
+  bool optuna = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--data" && i + 1 < argc)
+      data = argv[++i];
+    else if (arg == "--seeds" && i + 1 < argc)
+      seeds = std::atoi(argv[++i]);
+    else if (arg == "--python" && i + 1 < argc)
+      python = argv[++i];
+    else if (arg == "--no-optuna")
+      optuna = false;
+  }
+  const std::vector<Dataset> datasets = {
+      {"opda_alexnet_imagenet", data + "/opda_alexnet_imagenet", "val_top1", true, 100, 0.01},
+      {"nasbench_nlp_wikitext2", data + "/nasbench_nlp_wikitext2", "val_loss", false, 50, 0.01},
+  };
+  const std::vector<Method> methods = {
+      {"random", "scheduler: none\n", 1},
+      {"sha (grace 3)", "scheduler: sha\n", 3},
+      {"hyperband (min 1)", "scheduler: hyperband\n", 1},
+      {"asha (grace 1)", "scheduler: asha\n", 1},
+      {"asha (grace 3)", "scheduler: asha\n", 3},
+      {"asha (grace 5)", "scheduler: asha\n", 5},
+      {"asha (grace 9)", "scheduler: asha\n", 9},
+      {"asha (grace 3, η=2)", "scheduler: asha\n", 3, 2},
+      {"asha-stop (grace 1)", "scheduler: asha-stop\n", 1},
+      {"asha-stop (grace 3)", "scheduler: asha-stop\n", 3},
+      {"asha-stop (grace 5)", "scheduler: asha-stop\n", 5},
+      {"asha-stop (grace 3, η=2)", "scheduler: asha-stop\n", 3, 2},
+      {"median (grace 3)", "scheduler: median\n", 3},
+      {"median (grace 9)", "scheduler: median\n", 9},
+  };
+  for (const Dataset& d : datasets) {
+    auto table =
+        ReplayTable::Load(ReplaySource{d.dir, "config_id", "elapsed_s"}, d.metric, "epoch");
+    if (!table) {
+      std::cerr << "skipping " << d.name << ": " << table.error().message << "\n";
+      continue;
+    }
+    const auto h =
+        *table->Best(d.maximize ? Direction::kMaximize : Direction::kMinimize, d.max_fidelity);
+    double total_seconds = 0;
+    for (const auto& c : table->configs()) {
+      if (const auto* p = ReplayTable::FinalPoint(c, d.max_fidelity))
+        total_seconds += p->cost_seconds;
+    }
+    // Equal budget: 20× the hindsight optimum. Cost-to-ε: enough to train the whole table.
+    const double budget = std::round(20 * h.cost_seconds * kPrice / 3600);
+    const double large = std::ceil(total_seconds * kPrice / 3600);
+    std::vector<std::pair<std::string, Row>> rows;
+    for (const Method& m : methods) {
+      Row r;
+      for (int seed = 1; seed <= seeds; ++seed) {
+        const Outcome small = RunFrugal(d, *table, m, seed, budget, h.best_value);
+        ++r.runs_small;
+        if (small.best) r.best.push_back(*small.best);
+        const Outcome big = RunFrugal(d, *table, m, seed, large, h.best_value);
+        ++r.runs_large;
+        if (big.reach_cost) r.reach.push_back(*big.reach_cost);
+      }
+      rows.emplace_back(m.name, r);
+    }
+    if (optuna) {
+      std::map<std::string, Row> by_name;
+      for (const auto& [name, o] : RunOptuna(python, d, seeds, budget, h.best_value, 3)) {
+        ++by_name[name + " (grace 3)"].runs_small;
+        if (o.best) by_name[name + " (grace 3)"].best.push_back(*o.best);
+      }
+      for (const auto& [name, o] : RunOptuna(python, d, seeds, large, h.best_value, 3)) {
+        ++by_name[name + " (grace 3)"].runs_large;
+        if (o.reach_cost) by_name[name + " (grace 3)"].reach.push_back(*o.reach_cost);
+      }
+      for (auto& [name, r] : by_name) rows.emplace_back(name, r);
+    }
+    Print(d, budget, large, h, rows);
+  }
+  return 0;
+}

@@ -1,0 +1,197 @@
+// sha and hyperband: synchronous successive halving in brackets. A bracket starts `size`
+// trials at its start rung; rung k closes when every trial sent to it has reported or ended;
+// then the best max(1, ⌊n/η⌋) are resumed to rung k+1 and the rest pruned. When every open
+// bracket is waiting on a barrier, the next bracket opens so that free workers stay busy.
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+
+#include "frugal/tune/scheduler.h"
+
+namespace frugal::tune {
+
+namespace {
+
+struct Bracket {
+  int id = 0;
+  int start_rung = 0;
+  int size = 0;
+  int started = 0;
+  int closed_rung = -1;                       ///< highest rung whose promotion decision was made
+  std::vector<std::vector<int64_t>> members;  ///< per rung: trials sent to it
+  std::vector<std::vector<std::pair<double, int64_t>>> results;
+  std::vector<int> ended;  ///< per rung: members that ended without a result
+  std::deque<int64_t> to_resume;
+
+  bool Finished(int top) const { return closed_rung >= top; }
+};
+
+void to_json(nlohmann::json& j, const Bracket& b) {
+  j = {{"id", b.id},
+       {"start_rung", b.start_rung},
+       {"size", b.size},
+       {"started", b.started},
+       {"closed_rung", b.closed_rung},
+       {"members", b.members},
+       {"results", b.results},
+       {"ended", b.ended},
+       {"to_resume", std::vector<int64_t>(b.to_resume.begin(), b.to_resume.end())}};
+}
+
+void from_json(const nlohmann::json& j, Bracket& b) {
+  b.id = j.at("id").get<int>();
+  b.start_rung = j.at("start_rung").get<int>();
+  b.size = j.at("size").get<int>();
+  b.started = j.at("started").get<int>();
+  b.closed_rung = j.at("closed_rung").get<int>();
+  b.members = j.at("members").get<std::vector<std::vector<int64_t>>>();
+  b.results = j.at("results").get<std::vector<std::vector<std::pair<double, int64_t>>>>();
+  b.ended = j.at("ended").get<std::vector<int>>();
+  const auto queue = j.at("to_resume").get<std::vector<int64_t>>();
+  b.to_resume.assign(queue.begin(), queue.end());
+}
+
+class BracketScheduler final : public Scheduler {
+ public:
+  explicit BracketScheduler(const SchedulerOptions& options) : options_(options) {}
+
+  Job Next(std::span<const Trial>, bool may_start) override {
+    for (Bracket& b : open_) {
+      if (!b.to_resume.empty()) {
+        const int64_t id = b.to_resume.front();
+        b.to_resume.pop_front();
+        return Job{JobKind::kResume, id, b.closed_rung + 1, b.id};
+      }
+      if (b.started < b.size) {
+        if (may_start) return Job{JobKind::kStart, -1, b.start_rung, b.id};
+        // No more trials may start: the bracket makes do with those it has.
+        b.size = b.started;
+        if (b.started == 0) continue;
+        TryClose(b);
+        if (!b.to_resume.empty()) return Next({}, may_start);
+      }
+    }
+    Collect();
+    if (may_start) {
+      open_.push_back(NewBracket(next_bracket_++));
+      return Job{JobKind::kStart, -1, open_.back().start_rung, open_.back().id};
+    }
+    return Job{open_.empty() ? JobKind::kDone : JobKind::kWait};
+  }
+
+  void OnStart(const Trial& trial) override {
+    Bracket& b = Find(trial.bracket);
+    ++b.started;
+    b.members[static_cast<size_t>(b.start_rung)].push_back(trial.id);
+  }
+
+  Verdict OnRung(std::span<const Trial>, const Trial& trial, int rung, double loss) override {
+    Bracket& b = Find(trial.bracket);
+    b.results[static_cast<size_t>(rung)].emplace_back(loss, trial.id);
+    TryClose(b);
+    return rung >= options_.ladder.top() ? Verdict::kComplete : Verdict::kPause;
+  }
+
+  void OnEnd(const Trial& trial) override {
+    Bracket& b = Find(trial.bracket);
+    const int rung = std::clamp(trial.target_rung, b.start_rung, options_.ladder.top());
+    ++b.ended[static_cast<size_t>(rung)];
+    TryClose(b);
+  }
+
+  std::vector<int64_t> TakePruned() override { return std::exchange(pruned_, {}); }
+
+  nlohmann::json Save() const override {
+    return {{"next_bracket", next_bracket_}, {"open", open_}, {"pruned", pruned_}};
+  }
+
+  Result<void> Load(const nlohmann::json& state, std::span<const Trial>) override {
+    try {
+      next_bracket_ = state.at("next_bracket").get<int>();
+      open_ = state.at("open").get<std::vector<Bracket>>();
+      pruned_ = state.at("pruned").get<std::vector<int64_t>>();
+    } catch (const nlohmann::json::exception& e) {
+      return Fail(ErrorCode::kBadInput, std::string("scheduler state: ") + e.what());
+    }
+    return {};
+  }
+
+ private:
+  int Rungs() const { return options_.ladder.top() + 1; }
+
+  Bracket NewBracket(int id) const {
+    const double eta = options_.ladder.reduction_factor;
+    const int s_max = Rungs() - 1;
+    Bracket b;
+    b.id = id;
+    if (options_.kind == SchedulerKind::kHyperband) {
+      const int s = s_max - id % (s_max + 1);
+      b.start_rung = s_max - s;
+      b.size = static_cast<int>(std::ceil(static_cast<double>(s_max + 1) /
+                                          static_cast<double>(s + 1) * std::pow(eta, s)));
+    } else {
+      b.size = options_.bracket_size > 0 ? options_.bracket_size
+                                         : static_cast<int>(std::lround(std::pow(eta, s_max)));
+    }
+    b.closed_rung = b.start_rung - 1;
+    b.members.resize(static_cast<size_t>(Rungs()));
+    b.results.resize(static_cast<size_t>(Rungs()));
+    b.ended.assign(static_cast<size_t>(Rungs()), 0);
+    return b;
+  }
+
+  Bracket& Find(int id) {
+    for (Bracket& b : open_) {
+      if (b.id == id) return b;
+    }
+    FRUGAL_CHECK(false && "trial of an unknown bracket");
+    return open_.front();
+  }
+
+  /// Closes the bracket's current rung when every member reported or ended.
+  void TryClose(Bracket& b) {
+    const int k = b.closed_rung + 1;
+    if (k > options_.ladder.top() || b.started < b.size) return;
+    const auto ku = static_cast<size_t>(k);
+    auto& results = b.results[ku];
+    if (results.size() + static_cast<size_t>(b.ended[ku]) < b.members[ku].size()) return;
+    b.closed_rung = k;
+    if (k == options_.ladder.top()) return;
+    std::sort(results.begin(), results.end());
+    const double eta = options_.ladder.reduction_factor;
+    const auto keep = results.empty()
+                          ? size_t{0}
+                          : static_cast<size_t>(std::max(
+                                1.0, std::floor(static_cast<double>(results.size()) / eta)));
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (i < keep) {
+        b.to_resume.push_back(results[i].second);
+        b.members[ku + 1].push_back(results[i].second);
+      } else {
+        pruned_.push_back(results[i].second);
+      }
+    }
+    if (keep == 0) b.closed_rung = options_.ladder.top();
+  }
+
+  /// Forgets finished brackets.
+  void Collect() {
+    std::erase_if(open_, [&](const Bracket& b) {
+      return b.Finished(options_.ladder.top()) && b.to_resume.empty();
+    });
+  }
+
+  SchedulerOptions options_;
+  std::vector<Bracket> open_;
+  int next_bracket_ = 0;
+  std::vector<int64_t> pruned_;
+};
+
+}  // namespace
+
+std::unique_ptr<Scheduler> MakeBracketScheduler(const SchedulerOptions& options) {
+  return std::make_unique<BracketScheduler>(options);
+}
+
+}  // namespace frugal::tune

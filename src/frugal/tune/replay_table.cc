@@ -1,0 +1,132 @@
+#include "frugal/tune/replay_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "frugal/core/csv.h"
+#include "frugal/core/text.h"
+
+namespace frugal::tune {
+
+namespace {
+
+ParamValue CellValue(const std::string& text) {
+  if (auto i = ParseInt(text)) return *i;
+  if (auto d = ParseDouble(text)) return *d;
+  return text;
+}
+
+Result<double> NumberAt(const CsvTable& table, const CsvRecord& row, size_t column,
+                        bool allow_nan) {
+  const std::string& text = CsvTable::Field(row, column);
+  if (allow_nan && ToLower(Trim(text)) == "nan") return std::numeric_limits<double>::quiet_NaN();
+  auto value = ParseDouble(text);
+  if (!value) {
+    return Fail(ErrorCode::kBadInput, table.Where(row, column) + ": field '" +
+                                          table.header()[column] + "': " + value.error().message);
+  }
+  return *value;
+}
+
+bool ConfigFails(const CsvTable& table, const CsvRecord& row) {
+  if (auto status = table.Column("status")) {
+    const std::string value = ToLower(Trim(CsvTable::Field(row, *status)));
+    if (!value.empty() && value != "ok") return true;
+  }
+  if (auto nan_loss = table.Column("nan_train_loss")) {
+    if (Trim(CsvTable::Field(row, *nan_loss)) == "1") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::string& metric,
+                                      const std::string& fidelity_column) {
+  const CsvTable configs = FRUGAL_TRY(CsvTable::Load(source.dir / "configs.csv"));
+  const CsvTable curves = FRUGAL_TRY(CsvTable::Load(source.dir / "curves.csv"));
+  const size_t config_id = FRUGAL_TRY(configs.RequireColumn(source.config_column));
+  ReplayTable out;
+  std::unordered_map<std::string, size_t> index;
+  for (const CsvRecord& row : configs.rows()) {
+    ReplayConfig c;
+    c.id = CsvTable::Field(row, config_id);
+    if (index.contains(c.id)) {
+      return Fail(ErrorCode::kBadInput,
+                  configs.Where(row, config_id) + ": duplicate config id '" + c.id + "'");
+    }
+    for (size_t col = 0; col < configs.header().size(); ++col) {
+      c.params[configs.header()[col]] = CellValue(CsvTable::Field(row, col));
+    }
+    c.fails = ConfigFails(configs, row);
+    index[c.id] = out.configs_.size();
+    out.configs_.push_back(std::move(c));
+  }
+  const size_t curve_id = FRUGAL_TRY(curves.RequireColumn(source.config_column));
+  const size_t fidelity = FRUGAL_TRY(curves.RequireColumn(fidelity_column));
+  const size_t cost = FRUGAL_TRY(curves.RequireColumn(source.cost_column));
+  const size_t value = FRUGAL_TRY(curves.RequireColumn(metric));
+  for (const CsvRecord& row : curves.rows()) {
+    auto it = index.find(CsvTable::Field(row, curve_id));
+    if (it == index.end()) {
+      return Fail(ErrorCode::kBadInput, curves.Where(row, curve_id) + ": config id '" +
+                                            CsvTable::Field(row, curve_id) +
+                                            "' is not in configs.csv");
+    }
+    ReplayConfig& c = out.configs_[it->second];
+    CurvePoint p;
+    p.fidelity = FRUGAL_TRY(NumberAt(curves, row, fidelity, false));
+    p.cost_seconds = FRUGAL_TRY(NumberAt(curves, row, cost, false));
+    p.value = FRUGAL_TRY(NumberAt(curves, row, value, true));
+    if (!c.curve.empty() && p.fidelity <= c.curve.back().fidelity) {
+      return Fail(ErrorCode::kBadInput, curves.Where(row, fidelity) + ": field '" +
+                                            fidelity_column +
+                                            "': rows of a config must have increasing fidelity");
+    }
+    c.curve.push_back(p);
+  }
+  for (ReplayConfig& c : out.configs_) {
+    // A NaN metric is a divergence: the run paid for that evaluation and stops there.
+    auto nan = std::find_if(c.curve.begin(), c.curve.end(),
+                            [](const CurvePoint& p) { return std::isnan(p.value); });
+    if (nan != c.curve.end()) {
+      c.fails = true;
+      c.curve.erase(nan + 1, c.curve.end());
+    }
+  }
+  return out;
+}
+
+std::optional<size_t> ReplayTable::Find(const std::string& id) const {
+  for (size_t i = 0; i < configs_.size(); ++i) {
+    if (configs_[i].id == id) return i;
+  }
+  return std::nullopt;
+}
+
+const CurvePoint* ReplayTable::FinalPoint(const ReplayConfig& config, double max_fidelity) {
+  const CurvePoint* last = nullptr;
+  for (const CurvePoint& p : config.curve) {
+    if (p.fidelity > max_fidelity + 1e-9) break;
+    last = &p;
+  }
+  return last;
+}
+
+std::optional<ReplayTable::Hindsight> ReplayTable::Best(Direction direction,
+                                                        double max_fidelity) const {
+  std::optional<Hindsight> best;
+  for (size_t i = 0; i < configs_.size(); ++i) {
+    const ReplayConfig& c = configs_[i];
+    const CurvePoint* p = FinalPoint(c, max_fidelity);
+    if (c.fails || p == nullptr || std::isnan(p->value)) continue;
+    const bool better = !best || (direction == Direction::kMaximize ? p->value > best->best_value
+                                                                    : p->value < best->best_value);
+    if (better) best = Hindsight{p->value, i, p->cost_seconds};
+  }
+  return best;
+}
+
+}  // namespace frugal::tune

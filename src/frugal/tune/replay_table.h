@@ -1,0 +1,59 @@
+#pragma once
+// Tabulated learning curves for replay: a configs.csv (one row per configuration, any columns)
+// and a curves.csv (one row per evaluation: config id, fidelity, cumulative cost in seconds,
+// metrics). A configuration fails after its last row when the metric turns NaN there, when
+// configs.csv says `status` is not OK, or when it has `nan_train_loss` = 1.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frugal/core/error.h"
+#include "frugal/tune/search_space.h"
+#include "frugal/tune/study_spec.h"
+
+namespace frugal::tune {
+
+struct CurvePoint {
+  double fidelity = 0.0;
+  double cost_seconds = 0.0;  ///< cumulative since the start of the trial
+  double value = 0.0;         ///< the objective metric
+};
+
+struct ReplayConfig {
+  std::string id;
+  Config params;                  ///< configs.csv's columns
+  std::vector<CurvePoint> curve;  ///< by increasing fidelity; NaN values cut off
+  bool fails = false;             ///< fails after its last point
+};
+
+class ReplayTable {
+ public:
+  /// Loads `source` for `metric` with `fidelity_column` (e.g. "epoch"). kBadInput with
+  /// file:line:column on a missing column, a bad number, or an unknown config id.
+  [[nodiscard]] static Result<ReplayTable> Load(const ReplaySource& source,
+                                                const std::string& metric,
+                                                const std::string& fidelity_column);
+
+  const std::vector<ReplayConfig>& configs() const { return configs_; }
+  /// The index of a config id, or nullopt.
+  std::optional<size_t> Find(const std::string& id) const;
+
+  /// The best final value of any configuration that does not fail (the hindsight optimum),
+  /// its index, and the cost of training only it.
+  struct Hindsight {
+    double best_value = 0.0;
+    size_t index = 0;
+    double cost_seconds = 0.0;
+  };
+  std::optional<Hindsight> Best(Direction direction, double max_fidelity) const;
+
+  /// Cost and value of a config trained up to `max_fidelity` (or the end of its curve).
+  static const CurvePoint* FinalPoint(const ReplayConfig& config, double max_fidelity);
+
+ private:
+  std::vector<ReplayConfig> configs_;
+};
+
+}  // namespace frugal::tune

@@ -1,0 +1,83 @@
+#pragma once
+// Samplers propose the next point of a study's search space (a unit-cube vector, see
+// SearchSpace). Random and quasi-random ignore the history; TPE models it.
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "frugal/core/error.h"
+#include "frugal/tune/search_space.h"
+
+namespace frugal::tune {
+
+enum class SamplerKind { kRandom, kHalton, kTpe };
+
+/// A finished evaluation the sampler may learn from: the point, and a loss (lower is better;
+/// the study negates maximized metrics). Coordinates of inactive parameters are -1.
+struct Observation {
+  std::vector<double> point;
+  double loss = 0.0;
+};
+
+class Sampler {
+ public:
+  virtual ~Sampler() = default;
+  /// Proposes a point with `dimensions` coordinates in [0,1).
+  virtual std::vector<double> Propose(size_t dimensions, std::span<const Observation> history) = 0;
+  /// The generator state as text, so a resumed study continues the same sequence.
+  virtual std::string SaveState() const = 0;
+  /// Restores SaveState's text; kBadInput when it is not one.
+  [[nodiscard]] virtual Result<void> LoadState(const std::string& state) = 0;
+};
+
+/// Independent uniform draws.
+class RandomSampler final : public Sampler {
+ public:
+  explicit RandomSampler(uint64_t seed) : rng_(seed) {}
+  std::vector<double> Propose(size_t dimensions, std::span<const Observation> history) override;
+  std::string SaveState() const override;
+  [[nodiscard]] Result<void> LoadState(const std::string& state) override;
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+/// The Halton sequence (one prime base per dimension) with a seeded random shift modulo 1, so
+/// different seeds give different, still low-discrepancy, sequences.
+class HaltonSampler final : public Sampler {
+ public:
+  explicit HaltonSampler(uint64_t seed) : seed_(seed) {}
+  std::vector<double> Propose(size_t dimensions, std::span<const Observation> history) override;
+  std::string SaveState() const override;
+  [[nodiscard]] Result<void> LoadState(const std::string& state) override;
+
+ private:
+  uint64_t seed_;
+  uint64_t index_ = 1;  // index 0 is the origin for every base; skip it
+};
+
+/// Tree-structured Parzen estimator: after `startup` random points, splits the history into
+/// the best γ share and the rest, fits a Parzen density to each per dimension (Gaussian
+/// kernels plus a uniform prior), draws candidates from the good density and keeps the one
+/// with the highest good/bad density ratio.
+class TpeSampler final : public Sampler {
+ public:
+  explicit TpeSampler(uint64_t seed, size_t startup = 10, size_t candidates = 24)
+      : rng_(seed), startup_(startup), candidates_(candidates) {}
+  std::vector<double> Propose(size_t dimensions, std::span<const Observation> history) override;
+  std::string SaveState() const override;
+  [[nodiscard]] Result<void> LoadState(const std::string& state) override;
+
+ private:
+  std::mt19937_64 rng_;
+  size_t startup_;
+  size_t candidates_;
+};
+
+std::unique_ptr<Sampler> MakeSampler(SamplerKind kind, uint64_t seed);
+
+}  // namespace frugal::tune

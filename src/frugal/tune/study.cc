@@ -1,0 +1,327 @@
+#include "frugal/tune/study.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+namespace frugal::tune {
+
+namespace {
+constexpr double kEps = 1e-9;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+}  // namespace
+
+double Study::Loss(double value) const {
+  return spec_.objective.direction == Direction::kMaximize ? -value : value;
+}
+
+bool Study::MayStart() const {
+  if (stopping_ || !stop_reason_.empty()) return false;
+  return gate_.MayStartTrial(static_cast<int64_t>(trials_.size()));
+}
+
+void Study::CloseStarts(const std::string& reason) {
+  if (stop_reason_.empty()) stop_reason_ = reason;
+}
+
+std::optional<double> Study::RateOf(const Trial& trial) const {
+  // A trial's own pace is the best predictor of its next segment (batch size, model size).
+  if (trial.last_fidelity > kEps && trial.cost_seconds > 0)
+    return trial.cost_seconds / trial.last_fidelity;
+  return estimator_.SecondsPerUnit();
+}
+
+std::optional<double> Study::ReservedSeconds() const {
+  double reserved = 0.0;
+  for (int64_t id : running_) {
+    const Trial& t = trials_[static_cast<size_t>(id)];
+    const auto rate = RateOf(t);
+    if (!rate) return std::nullopt;  // a probe in flight: its cost is not known yet
+    reserved += *rate * std::max(0.0, ladder_.fidelities[static_cast<size_t>(t.target_rung)] -
+                                          t.last_fidelity);
+  }
+  return reserved;
+}
+
+std::vector<Observation> Study::History() const {
+  // TPE learns from the deepest rung with enough results to compare.
+  std::vector<int> count(ladder_.fidelities.size(), 0);
+  for (const Trial& t : trials_) {
+    for (size_t k = 0; k < t.rung_losses.size(); ++k)
+      count[k] += std::isnan(t.rung_losses[k]) ? 0 : 1;
+  }
+  int rung = 0;
+  for (size_t k = 0; k < count.size(); ++k) {
+    if (count[k] >= 10) rung = static_cast<int>(k);
+  }
+  std::vector<Observation> history;
+  for (const Trial& t : trials_) {
+    if (static_cast<int>(t.rung_losses.size()) > rung &&
+        !std::isnan(t.rung_losses[static_cast<size_t>(rung)])) {
+      history.push_back(Observation{t.point, t.rung_losses[static_cast<size_t>(rung)]});
+    }
+  }
+  return history;
+}
+
+bool Study::PickConfig(Trial& trial) {
+  const size_t dims = std::max<size_t>(1, spec_.space.dimensions());
+  const std::vector<Observation> history =
+      spec_.sampler == SamplerKind::kTpe ? History() : std::vector<Observation>{};
+  std::vector<double> point = sampler_->Propose(dims, history);
+  if (table_ == nullptr) {
+    trial.config = spec_.space.ToConfig(point);
+    trial.point = std::move(point);
+    return true;
+  }
+  std::vector<size_t> unused;
+  for (size_t i = 0; i < table_used_.size(); ++i) {
+    if (table_used_[i] == 0) unused.push_back(i);
+  }
+  if (unused.empty()) return false;
+  size_t chosen = unused.front();
+  if (spec_.space.empty()) {
+    // An opaque table: the one coordinate picks among the rows not yet tried.
+    chosen = unused[std::min(unused.size() - 1,
+                             static_cast<size_t>(point[0] * static_cast<double>(unused.size())))];
+  } else {
+    double best = std::numeric_limits<double>::infinity();
+    for (size_t i : unused) {
+      double d = 0.0;
+      for (size_t k = 0; k < point.size(); ++k) {
+        const double x = table_points_[i][k];
+        if (x >= 0) d += (x - point[k]) * (x - point[k]);
+      }
+      if (d < best) {
+        best = d;
+        chosen = i;
+      }
+    }
+  }
+  table_used_[chosen] = 1;
+  const ReplayConfig& row = table_->configs()[chosen];
+  trial.source_id = row.id;
+  trial.config = row.params;
+  trial.point = spec_.space.empty() ? point : table_points_[chosen];
+  return true;
+}
+
+Result<void> Study::Launch(Trial& trial, double to_fidelity) {
+  trial.state = TrialState::kRunning;
+  FRUGAL_TRY(runner_.Launch(trial, trial.checkpoint_fidelity, to_fidelity));
+  running_.push_back(trial.id);
+  return {};
+}
+
+Result<bool> Study::TryStart(const Job& job) {
+  const double to = ladder_.fidelities[static_cast<size_t>(job.target_rung)];
+  const auto rate = estimator_.SecondsPerUnit();
+  const auto reserved = ReservedSeconds();
+  if (!rate || !reserved) {
+    // Nothing is known about cost yet: one probe runs alone until its first report.
+    if (!running_.empty()) return false;
+  } else if (!gate_.Fits(*rate * to, *reserved)) {
+    if (gate_.Fits(*rate * to, 0.0)) return false;  // fits once running segments settle
+    CloseStarts("budget");
+    return true;
+  }
+  Trial trial;
+  trial.id = static_cast<int64_t>(trials_.size());
+  trial.bracket = job.bracket;
+  trial.target_rung = job.target_rung;
+  trial.rung_losses.assign(ladder_.fidelities.size(), kNaN);
+  if (!PickConfig(trial)) {
+    CloseStarts("search space exhausted");
+    return true;
+  }
+  trials_.push_back(std::move(trial));
+  Trial& stored = trials_.back();
+  scheduler_->OnStart(stored);
+  FRUGAL_TRY(Launch(stored, to));
+  return true;
+}
+
+Result<bool> Study::TryResume(Trial& trial) {
+  const double to = ladder_.fidelities[static_cast<size_t>(trial.target_rung)];
+  const double expected = RateOf(trial).value_or(0.0) * (to - trial.checkpoint_fidelity);
+  const auto reserved = ReservedSeconds();
+  if (!reserved) return false;
+  if (!gate_.Fits(expected, *reserved)) {
+    if (gate_.Fits(expected, 0.0)) return false;
+    EndTrial(trial, TrialState::kStoppedAtBudget);
+    CloseStarts("budget");
+    return true;
+  }
+  ++promotions_;
+  FRUGAL_TRY(Launch(trial, to));
+  return true;
+}
+
+Result<void> Study::FillWorkers() {
+  const auto workers = static_cast<size_t>(spec_.resources.workers);
+  // Promotions the gate deferred come first: the scheduler already chose them.
+  for (Trial& t : trials_) {
+    if (running_.size() >= workers || stopping_) break;
+    if (t.state == TrialState::kPaused && t.target_rung > t.RungReached()) {
+      if (!FRUGAL_TRY(TryResume(t))) return {};
+    }
+  }
+  while (running_.size() < workers && !stopping_) {
+    const Job job = scheduler_->Next(trials_, MayStart());
+    ApplyPruned();
+    if (job.kind == JobKind::kStart) {
+      if (!FRUGAL_TRY(TryStart(job))) return {};
+    } else if (job.kind == JobKind::kResume) {
+      Trial& t = trials_[static_cast<size_t>(job.trial_id)];
+      t.target_rung = job.target_rung;
+      if (!FRUGAL_TRY(TryResume(t))) return {};
+    } else {
+      return {};
+    }
+  }
+  return {};
+}
+
+void Study::ApplyPruned() {
+  for (int64_t id : scheduler_->TakePruned()) {
+    Trial& t = trials_[static_cast<size_t>(id)];
+    if (t.state == TrialState::kPaused) t.state = TrialState::kPruned;
+  }
+}
+
+void Study::EndTrial(Trial& trial, TrialState state) {
+  trial.state = state;
+  std::erase(running_, trial.id);
+  scheduler_->OnEnd(trial);
+}
+
+void Study::UpdateIncumbent(const Trial& trial) {
+  if (!trial.last_value) return;
+  const double loss = Loss(*trial.last_value);
+  if (improvements_.empty() || loss < Loss(improvements_.back().value)) {
+    improvements_.push_back(Improvement{gate_.spend(), *trial.last_value});
+  }
+  const double epsilon = spec_.gates.plateau ? spec_.gates.plateau->epsilon : 0.0;
+  if (!incumbent_loss_ || loss < *incumbent_loss_ - epsilon) {
+    incumbent_loss_ = loss;
+    incumbent_trials_started_ = static_cast<int64_t>(trials_.size());
+    incumbent_gpu_seconds_ = gate_.spent_gpu_seconds();
+  } else if (loss < *incumbent_loss_) {
+    incumbent_loss_ = loss;  // better, but not by ε: the plateau clock keeps running
+  }
+}
+
+Result<void> Study::Handle(const Progress& p) {
+  Trial& trial = trials_[static_cast<size_t>(p.trial_id)];
+  const double units = p.fidelity - trial.last_fidelity;
+  trial.cost_seconds += p.wall_seconds;
+  gate_.Accrue(p.wall_seconds);
+  if (units > kEps) estimator_.Observe(units, p.wall_seconds);
+  trial.spend = gate_.SpendFor(trial.cost_seconds);
+  if (p.value) {
+    trial.last_value = p.value;
+    trial.last_fidelity = p.fidelity;
+  }
+  trial.checkpoint_fidelity = std::max(trial.checkpoint_fidelity, p.fidelity);
+  if (p.end == SegmentEnd::kFailed) {
+    EndTrial(trial, TrialState::kFailed);
+    return {};
+  }
+  if (p.end != SegmentEnd::kNone) return OnSegmentEnd(trial, p);
+  // The cap holds at every accrual: the rest of the budget must pay one more interval of
+  // every running trial, else this one checkpoints and stops.
+  const double interval = p.wall_seconds;
+  if (!gate_.CoversNextInterval(interval * static_cast<double>(running_.size()))) {
+    runner_.Stop(trial.id);
+    EndTrial(trial, TrialState::kStoppedAtBudget);
+    CloseStarts("budget");
+    return {};
+  }
+  const auto& wall = spec_.gates.trial_max_wall;
+  if (wall && trial.cost_seconds + interval > ToSeconds(*wall)) {
+    runner_.Stop(trial.id);
+    EndTrial(trial, TrialState::kStoppedAtBudget);
+  }
+  return {};
+}
+
+Result<void> Study::OnSegmentEnd(Trial& trial, const Progress& p) {
+  std::erase(running_, trial.id);
+  if (p.end == SegmentEnd::kScheduleEnded) {
+    // The trial's own schedule is shorter than the ladder: it is done training.
+    EndTrial(trial, TrialState::kCompleted);
+    UpdateIncumbent(trial);
+    return {};
+  }
+  const int rung = trial.target_rung;
+  const double loss = Loss(trial.last_value.value_or(std::numeric_limits<double>::infinity()));
+  trial.rung_losses[static_cast<size_t>(rung)] = loss;
+  const Verdict verdict = scheduler_->OnRung(trials_, trial, rung, loss);
+  ApplyPruned();
+  switch (verdict) {
+    case Verdict::kComplete:
+      trial.state = TrialState::kCompleted;
+      UpdateIncumbent(trial);
+      break;
+    case Verdict::kStop:
+      trial.state = TrialState::kPruned;
+      break;
+    case Verdict::kPause:
+      trial.state = TrialState::kPaused;
+      ++pauses_;
+      break;
+    case Verdict::kContinue: {
+      trial.target_rung = rung + 1;
+      trial.state = TrialState::kPaused;
+      if (!stopping_) FRUGAL_TRY(TryResume(trial));
+      break;
+    }
+  }
+  return {};
+}
+
+Result<StudySummary> Study::Run(const RunOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  auto last_save = Clock::now();
+  int64_t handled = 0;
+  while (true) {
+    FRUGAL_TRY(FillWorkers());
+    if (running_.empty()) break;
+    const std::optional<Progress> progress = FRUGAL_TRY(runner_.WaitNext());
+    if (!progress) break;
+    FRUGAL_TRY(Handle(*progress));
+    ++events_;
+    ++handled;
+    if (options.on_event) options.on_event(*this);
+    const auto& plateau = spec_.gates.plateau;
+    if (plateau && incumbent_loss_ && !stopping_) {
+      const bool by_trials =
+          plateau->trials &&
+          static_cast<int64_t>(trials_.size()) - incumbent_trials_started_ >= *plateau->trials;
+      const bool by_spend =
+          plateau->spend &&
+          gate_.SpendFor((gate_.spent_gpu_seconds() - incumbent_gpu_seconds_) /
+                         static_cast<double>(spec_.resources.gpus)) >= *plateau->spend;
+      if (by_trials || by_spend) {
+        stopping_ = true;
+        CloseStarts("plateau");
+      }
+    }
+    if (options.halt_after_events && handled >= *options.halt_after_events) {
+      FRUGAL_TRY(Persist("interrupted"));
+      return Fail(ErrorCode::kInterrupted, "tuner halted after " + std::to_string(handled) +
+                                               " events; resume with 'frugal tune resume " +
+                                               spec_.name + "'");
+    }
+    if (Clock::now() - last_save >= std::chrono::milliseconds(options.save_every_ms)) {
+      FRUGAL_TRY(Persist("running"));
+      last_save = Clock::now();
+    }
+  }
+  if (stop_reason_.empty()) stop_reason_ = "scheduler finished";
+  FRUGAL_TRY(Persist("finished"));
+  return Summary();
+}
+
+}  // namespace frugal::tune

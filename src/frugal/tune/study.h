@@ -1,0 +1,145 @@
+#pragma once
+// A study: the loop that asks the scheduler for work, samples configurations, passes every
+// start and resume through the budget gate, hands segments to a TrialRunner, and records
+// results, spend and state. It owns its trials, scheduler, sampler and gate; it borrows the
+// runner, the store and (for replay) the table.
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frugal/core/error.h"
+#include "frugal/core/money.h"
+#include "frugal/tune/budget_gate.h"
+#include "frugal/tune/replay_table.h"
+#include "frugal/tune/sampler.h"
+#include "frugal/tune/scheduler.h"
+#include "frugal/tune/study_spec.h"
+#include "frugal/tune/study_store.h"
+#include "frugal/tune/trial.h"
+#include "frugal/tune/trial_runner.h"
+
+namespace frugal::tune {
+
+/// The spec as the user gave it, so a resumed study re-reads exactly the same thing.
+struct SpecText {
+  std::string yaml;
+  std::string source;              ///< file name for messages
+  std::filesystem::path base_dir;  ///< relative paths in the spec resolve against it
+};
+
+struct StudySummary {
+  std::string name;
+  std::string status;       ///< running, finished, interrupted
+  std::string stop_reason;  ///< why no more trials started ("" while running)
+  std::optional<double> best_value;
+  std::optional<int64_t> best_trial;
+  std::string best_config_id;
+  Config best_config;
+  Money spend;
+  double gpu_hours = 0.0;
+  Money overshoot;
+  std::map<std::string, int64_t> trials_by_state;
+  int64_t trials_started = 0;
+  int64_t promotions = 0;
+  int64_t pauses = 0;
+  Money full_fidelity_cost;  ///< every started trial trained to full fidelity
+  Money pruning_saved;
+  double elapsed_seconds = 0.0;  ///< study clock
+};
+
+nlohmann::json SummaryToJson(const StudySummary& summary);
+
+class Study;
+
+struct RunOptions {
+  std::optional<int64_t> halt_after_events;  ///< stop as if killed after this many events
+  /// Called after every event (a status line); may be empty.
+  std::function<void(const Study&)> on_event;
+  int64_t save_every_ms = 200;  ///< at most one save per interval (0: after every event)
+};
+
+class Study {
+ public:
+  /// A fresh study. kBadInput when the spec and the replay table disagree.
+  [[nodiscard]] static Result<std::unique_ptr<Study>> Create(SpecText text, StudySpec spec,
+                                                             TrialRunner& runner, StudyStore& store,
+                                                             const ReplayTable* table);
+  /// A study restored from `state` (its spec re-read from the saved text by the caller).
+  [[nodiscard]] static Result<std::unique_ptr<Study>> Restore(const nlohmann::json& state,
+                                                              StudySpec spec, TrialRunner& runner,
+                                                              StudyStore& store,
+                                                              const ReplayTable* table);
+
+  /// Runs until no work is left. kInterrupted (state saved) when halted by RunOptions.
+  [[nodiscard]] Result<StudySummary> Run(const RunOptions& options);
+
+  StudySummary Summary() const;
+  const std::vector<Trial>& trials() const { return trials_; }
+  const StudySpec& spec() const { return spec_; }
+  const BudgetGate& gate() const { return gate_; }
+  nlohmann::json SaveState() const;
+
+  /// Each time the best completed value improved in this process: (spend so far, best value).
+  /// For evaluations (cost to reach a target); not part of the saved state.
+  struct Improvement {
+    Money spend;
+    double value = 0.0;
+  };
+  const std::vector<Improvement>& improvements() const { return improvements_; }
+
+ private:
+  Study(SpecText text, StudySpec spec, TrialRunner& runner, StudyStore& store,
+        const ReplayTable* table);
+  [[nodiscard]] Result<void> Prepare();
+  [[nodiscard]] Result<void> FillWorkers();
+  [[nodiscard]] Result<bool> TryStart(const Job& job);
+  [[nodiscard]] Result<bool> TryResume(Trial& trial);
+  [[nodiscard]] Result<void> Handle(const Progress& progress);
+  [[nodiscard]] Result<void> OnSegmentEnd(Trial& trial, const Progress& progress);
+  [[nodiscard]] Result<void> Launch(Trial& trial, double to_fidelity);
+  void EndTrial(Trial& trial, TrialState state);
+  void ApplyPruned();
+  void UpdateIncumbent(const Trial& trial);
+  void CloseStarts(const std::string& reason);
+  bool MayStart() const;
+  std::optional<double> RateOf(const Trial& trial) const;
+  std::optional<double> ReservedSeconds() const;
+  double Loss(double value) const;
+  std::vector<Observation> History() const;
+  /// Picks the next configuration; false when the table has none left.
+  bool PickConfig(Trial& trial);
+  [[nodiscard]] Result<void> Persist(const std::string& status);
+
+  SpecText text_;
+  StudySpec spec_;
+  RungLadder ladder_;
+  TrialRunner& runner_;
+  StudyStore& store_;
+  const ReplayTable* table_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<Sampler> sampler_;
+  BudgetGate gate_;
+  CostEstimator estimator_;
+  std::vector<Trial> trials_;
+  std::vector<int64_t> running_;                   ///< trials with a segment in flight
+  std::vector<std::vector<double>> table_points_;  ///< replay: each row's unit-cube point
+  std::vector<char> table_used_;
+  int64_t events_ = 0;
+  int64_t promotions_ = 0;
+  int64_t pauses_ = 0;
+  std::string stop_reason_;
+  bool stopping_ = false;  ///< a plateau: no starts, no resumes
+  std::optional<double> incumbent_loss_;
+  int64_t incumbent_trials_started_ = 0;
+  double incumbent_gpu_seconds_ = 0.0;
+  std::vector<Improvement> improvements_;
+};
+
+}  // namespace frugal::tune

@@ -1,0 +1,86 @@
+#include "frugal/tune/study_check.h"
+
+#include <fmt/format.h>
+
+namespace frugal::tune {
+
+namespace {
+
+// Spot capacity is reclaimed with 30 s to 2 min notice; work since the last checkpoint is lost,
+// so the interval bounds the loss per preemption. Beyond 30 minutes the expected loss on spot
+// eats the discount on typical preemption rates.
+constexpr Duration kSpotMaxCheckpointInterval = std::chrono::minutes(30);
+
+CheckItem Item(std::string name, bool ok, std::string detail, std::string fix) {
+  return CheckItem{std::move(name), ok, std::move(detail), ok ? "" : std::move(fix)};
+}
+
+}  // namespace
+
+std::vector<CheckItem> CheckStudy(const StudySpec& spec) {
+  std::vector<CheckItem> items;
+  const Gates& g = spec.gates;
+  const Resources& r = spec.resources;
+  items.push_back(Item("budget_usd", g.budget.has_value(),
+                       g.budget ? "hard stop at " + g.budget->ToString() : "no dollar budget",
+                       "add 'gates: {budget_usd: 100}' so the study cannot spend past a cap"));
+  items.push_back(Item("max_gpu_hours", g.max_gpu_hours.has_value(),
+                       g.max_gpu_hours ? fmt::format("hard stop at {} GPU-hours", *g.max_gpu_hours)
+                                       : "no GPU-hour cap",
+                       "add 'gates: {max_gpu_hours: 20}' (a cap that holds when prices change)"));
+  const bool priced = r.price_per_gpu_hour.has_value() || !r.offer.empty();
+  items.push_back(Item("price", priced,
+                       r.price_per_gpu_hour
+                           ? "priced at " + r.price_per_gpu_hour->ToString() + " per GPU"
+                       : !r.offer.empty() ? "priced by offer '" + r.offer + "'"
+                                          : "no price: dollars cannot be counted",
+                       "add 'resources: {price_per_hour: 2.50}' or name an offer"));
+  if (r.tier == "spot") {
+    const bool ok = r.checkpoint_max && *r.checkpoint_max <= kSpotMaxCheckpointInterval;
+    items.push_back(
+        Item("checkpoint_interval", ok,
+             r.checkpoint_max ? "checkpoints every " + FormatDuration(*r.checkpoint_min) + "–" +
+                                    FormatDuration(*r.checkpoint_max) + " on spot"
+                              : "spot capacity without a checkpoint interval",
+             "set 'resources: {checkpoint_interval: {min: 15m, max: 30m}}': spot is reclaimed with "
+             "30 s–2 min notice and everything since the last checkpoint is lost"));
+  } else {
+    items.push_back(
+        Item("tier", !r.tier.empty(), r.tier.empty() ? "pricing tier not stated" : "tier " + r.tier,
+             "state 'resources: {tier: spot}' (with 15–30 min checkpoints) or on_demand"));
+  }
+  const bool prunes = spec.scheduler != SchedulerKind::kNone;
+  items.push_back(Item("prune_rule", prunes,
+                       prunes ? fmt::format("{} prunes with η={}", SchedulerName(spec.scheduler),
+                                            spec.fidelity.reduction_factor)
+                              : "every trial runs to full fidelity",
+                       "set 'scheduler: asha' so weak configurations stop early"));
+  const bool warm = spec.fidelity.grace > spec.fidelity.min;
+  items.push_back(
+      Item("warm_up", !prunes || warm,
+           fmt::format("first prune after {} {}(s)", spec.fidelity.grace, spec.fidelity.name),
+           fmt::format("set 'fidelity: {{grace: 3}}': early ranks correlate weakly with final "
+                       "ranks, and pruning after {} {} drops winners",
+                       spec.fidelity.min, spec.fidelity.name)));
+  items.push_back(
+      Item("max_trials", g.max_trials.has_value(),
+           g.max_trials ? fmt::format("at most {} trials", *g.max_trials) : "no trial cap",
+           "add 'gates: {max_trials: 40}'"));
+  items.push_back(Item("trial_max_wall", g.trial_max_wall.has_value(),
+                       g.trial_max_wall ? "a trial stops after " + FormatDuration(*g.trial_max_wall)
+                                        : "a hung trial can run forever",
+                       "add 'gates: {trial_max_wall: 2h}'"));
+  items.push_back(Item(
+      "plateau", g.plateau.has_value(),
+      g.plateau ? fmt::format("stop when the best improves by less than {}", g.plateau->epsilon)
+                : "no plateau stop: the study spends its whole budget",
+      "add 'gates: {plateau: {epsilon: 0.001, trials: 15}}'"));
+  items.push_back(Item("watch", !spec.objective.watch.empty(),
+                       spec.objective.watch.empty()
+                           ? "only '" + spec.objective.metric + "' is watched"
+                           : fmt::format("watching {}", fmt::join(spec.objective.watch, ", ")),
+                       "add 'objective: {watch: [train_loss]}' to see divergence and overfitting"));
+  return items;
+}
+
+}  // namespace frugal::tune

@@ -1,0 +1,21 @@
+#pragma once
+// `frugal tune check`: the checklist a careful engineer runs before spending on a study.
+
+#include <string>
+#include <vector>
+
+#include "frugal/tune/study_spec.h"
+
+namespace frugal::tune {
+
+struct CheckItem {
+  std::string name;  ///< short id: "budget_usd", "checkpoint_interval", ...
+  bool ok = false;
+  std::string detail;  ///< what the spec says, or what is missing
+  std::string fix;     ///< the change that satisfies the item ("" when ok)
+};
+
+/// Every item of the checklist, in order, each satisfied or not.
+std::vector<CheckItem> CheckStudy(const StudySpec& spec);
+
+}  // namespace frugal::tune

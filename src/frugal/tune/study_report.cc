@@ -1,0 +1,201 @@
+#include "frugal/tune/study_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "frugal/core/table.h"
+
+namespace frugal::tune {
+
+namespace {
+
+constexpr size_t kLeaderboardRows = 10;
+
+std::string Value(std::optional<double> v) { return v ? fmt::format("{:.4f}", *v) : "-"; }
+
+nlohmann::json TrialRow(const Trial& t) {
+  return {{"trial", t.id},
+          {"config_id", t.source_id.empty() ? std::to_string(t.id) : t.source_id},
+          {"state", TrialStateName(t.state)},
+          {"fidelity", t.last_fidelity},
+          {"value", t.last_value ? nlohmann::json(*t.last_value) : nlohmann::json(nullptr)},
+          {"spend_usd", t.spend.dollars()},
+          {"config", ConfigToJson(t.config)}};
+}
+
+nlohmann::json LeaderboardJson(const std::vector<Trial>& trials, Direction direction) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const Trial* t : Leaderboard(trials, direction)) {
+    if (rows.size() >= kLeaderboardRows) break;
+    rows.push_back(TrialRow(*t));
+  }
+  return rows;
+}
+
+void PrintLeaderboard(std::ostream& out, const std::vector<Trial>& trials, const StudySpec& spec) {
+  Table table({{"rank", Align::kRight},
+               {"trial", Align::kRight},
+               {"config"},
+               {"state"},
+               {spec.fidelity.name, Align::kRight},
+               {spec.objective.metric, Align::kRight},
+               {"spend", Align::kRight}});
+  int rank = 0;
+  for (const Trial* t : Leaderboard(trials, spec.objective.direction)) {
+    if (static_cast<size_t>(rank) >= kLeaderboardRows) break;
+    table.AddRow({std::to_string(++rank), std::to_string(t->id),
+                  t->source_id.empty() ? std::to_string(t->id) : t->source_id,
+                  std::string(TrialStateName(t->state)), fmt::format("{:g}", t->last_fidelity),
+                  Value(t->last_value), t->spend.ToString()});
+  }
+  table.Render(out);
+}
+
+std::string Counts(const nlohmann::json& by_state) {
+  std::string text;
+  for (const auto& [state, count] : by_state.items()) {
+    if (count.get<int64_t>() == 0) continue;
+    text += fmt::format("{}{} {}", text.empty() ? "" : ", ", count.get<int64_t>(), state);
+  }
+  return text.empty() ? "none" : text;
+}
+
+}  // namespace
+
+std::vector<const Trial*> Leaderboard(const std::vector<Trial>& trials, Direction direction) {
+  std::vector<const Trial*> order;
+  for (const Trial& t : trials) {
+    if (t.last_value) order.push_back(&t);
+  }
+  const auto key = [&](const Trial* t) {
+    const double loss = direction == Direction::kMaximize ? -*t->last_value : *t->last_value;
+    const int tier = t->state == TrialState::kCompleted ? 0 : 1;
+    // Completed trials compare by value alone; the rest by how far they got, then value.
+    return std::make_tuple(tier, tier == 0 ? 0.0 : -t->last_fidelity, loss, t->id);
+  };
+  std::sort(order.begin(), order.end(),
+            [&](const Trial* a, const Trial* b) { return key(a) < key(b); });
+  return order;
+}
+
+nlohmann::json RunJson(const Study& study, const StudySummary& summary, const ReplayTable* table) {
+  nlohmann::json doc = SummaryToJson(summary);
+  const StudySpec& spec = study.spec();
+  doc["metric"] = spec.objective.metric;
+  doc["scheduler"] = SchedulerName(spec.scheduler);
+  doc["workers"] = spec.resources.workers;
+  doc["leaderboard"] = LeaderboardJson(study.trials(), spec.objective.direction);
+  if (table != nullptr) {
+    if (auto best = table->Best(spec.objective.direction, spec.fidelity.max)) {
+      doc["table_best_value"] = best->best_value;
+      doc["table_best_config_id"] = table->configs()[best->index].id;
+      doc["table_best_cost_usd"] = study.gate().SpendFor(best->cost_seconds).dollars();
+    }
+  }
+  return doc;
+}
+
+void PrintRun(std::ostream& out, const Study& study, const StudySummary& s,
+              const ReplayTable* table) {
+  const StudySpec& spec = study.spec();
+  const nlohmann::json doc = SummaryToJson(s);
+  out << fmt::format("study {}: finished ({})\n", s.name, s.stop_reason);
+  out << fmt::format("  best {:<12} {}", spec.objective.metric, Value(s.best_value));
+  if (s.best_trial) out << fmt::format("  (config {}, trial {})", s.best_config_id, *s.best_trial);
+  out << "\n";
+  out << fmt::format("  spend             {}{} · {:.2f} GPU-hours · overshoot {}\n",
+                     s.spend.ToString(),
+                     spec.gates.budget ? " of " + spec.gates.budget->ToString() : "", s.gpu_hours,
+                     s.overshoot.ToString());
+  out << fmt::format("  trials            {} started: {}; {} promotions\n", s.trials_started,
+                     Counts(doc["trials"]), s.promotions);
+  out << fmt::format("  pruning saved     {} (every started trial at full fidelity: {})\n",
+                     s.pruning_saved.ToString(), s.full_fidelity_cost.ToString());
+  if (table != nullptr) {
+    if (auto best = table->Best(spec.objective.direction, spec.fidelity.max)) {
+      out << fmt::format("  table best        {:.4f} (config {}; training only it: {})\n",
+                         best->best_value, table->configs()[best->index].id,
+                         study.gate().SpendFor(best->cost_seconds).ToString());
+    }
+  }
+  out << "\n";
+  PrintLeaderboard(out, study.trials(), spec);
+}
+
+nlohmann::json StatusJson(const StudySpec& spec, const nlohmann::json& state,
+                          const std::vector<Trial>& trials) {
+  nlohmann::json doc = state.value("summary", nlohmann::json::object());
+  doc["status"] = state.value("status", "unknown");
+  doc["leaderboard"] = LeaderboardJson(trials, spec.objective.direction);
+  const RungLadder ladder = spec.Ladder();
+  nlohmann::json rungs = nlohmann::json::array();
+  for (size_t k = 0; k < ladder.fidelities.size(); ++k) {
+    int64_t results = 0;
+    std::optional<double> best;
+    for (const Trial& t : trials) {
+      if (k >= t.rung_losses.size() || std::isnan(t.rung_losses[k])) continue;
+      ++results;
+      const double value =
+          spec.objective.direction == Direction::kMaximize ? -t.rung_losses[k] : t.rung_losses[k];
+      const bool better =
+          !best ||
+          (spec.objective.direction == Direction::kMaximize ? value > *best : value < *best);
+      if (better) best = value;
+    }
+    rungs.push_back({{"rung", k},
+                     {"fidelity", ladder.fidelities[k]},
+                     {"results", results},
+                     {"best", best ? nlohmann::json(*best) : nlohmann::json(nullptr)}});
+  }
+  doc["rungs"] = rungs;
+  nlohmann::json gates = nlohmann::json::object();
+  if (spec.gates.budget) gates["budget_usd"] = spec.gates.budget->dollars();
+  if (spec.gates.max_gpu_hours) gates["max_gpu_hours"] = *spec.gates.max_gpu_hours;
+  if (spec.gates.max_trials) gates["max_trials"] = *spec.gates.max_trials;
+  doc["gates"] = gates;
+  doc["eta_seconds"] = nullptr;
+  const double spend = doc.value("spend_usd", 0.0);
+  const double elapsed = doc.value("elapsed_seconds", 0.0);
+  if (doc["status"] != "finished" && spec.gates.budget && spend > 0 && elapsed > 0) {
+    doc["eta_seconds"] = std::max(0.0, spec.gates.budget->dollars() - spend) / (spend / elapsed);
+  }
+  return doc;
+}
+
+void PrintStatus(std::ostream& out, const StudySpec& spec, const nlohmann::json& state,
+                 const std::vector<Trial>& trials) {
+  const nlohmann::json doc = StatusJson(spec, state, trials);
+  out << fmt::format("study {}: {}", spec.name, doc["status"].get<std::string>());
+  if (!doc.value("stop_reason", std::string()).empty())
+    out << " (" << doc["stop_reason"].get<std::string>() << ")";
+  out << "\n";
+  out << fmt::format(
+      "  spend     ${:.2f}{} · {:.2f} GPU-hours{}\n", doc.value("spend_usd", 0.0),
+      spec.gates.budget ? " of " + spec.gates.budget->ToString() : "", doc.value("gpu_hours", 0.0),
+      spec.gates.max_gpu_hours ? fmt::format(" of {}", *spec.gates.max_gpu_hours) : "");
+  out << fmt::format("  trials    {} started{}: {}\n", doc.value("trials_started", int64_t{0}),
+                     spec.gates.max_trials ? fmt::format(" of {}", *spec.gates.max_trials) : "",
+                     doc.contains("trials") ? Counts(doc["trials"]) : "none");
+  if (!doc["eta_seconds"].is_null()) {
+    out << fmt::format("  eta       {} of study time at the current burn rate\n",
+                       FormatDuration(FromSeconds(doc["eta_seconds"].get<double>())));
+  }
+  out << "\nrungs\n";
+  Table rungs({{"rung", Align::kRight},
+               {spec.fidelity.name, Align::kRight},
+               {"results", Align::kRight},
+               {"best", Align::kRight}});
+  for (const auto& r : doc["rungs"]) {
+    rungs.AddRow({std::to_string(r["rung"].get<int>()),
+                  fmt::format("{:g}", r["fidelity"].get<double>()),
+                  std::to_string(r["results"].get<int64_t>()),
+                  r["best"].is_null() ? "-" : fmt::format("{:.4f}", r["best"].get<double>())});
+  }
+  rungs.Render(out);
+  out << "\nleaderboard\n";
+  PrintLeaderboard(out, trials, spec);
+}
+
+}  // namespace frugal::tune

@@ -1,0 +1,351 @@
+#include "frugal/tune/study_spec.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "frugal/core/atomic_file.h"
+#include "frugal/core/text.h"
+#include "frugal/core/yaml.h"
+
+namespace frugal::tune {
+
+namespace {
+
+Result<Param> ParseParam(const YamlDoc& doc, const std::string& name, const YAML::Node& node,
+                         const std::vector<Param>& earlier) {
+  FRUGAL_TRY(doc.CheckKeys(node, "parameter '" + name + "'",
+                           {"type", "low", "high", "scale", "choices", "value", "when"}));
+  Param p;
+  p.name = name;
+  const std::string type = FRUGAL_TRY(doc.RequiredString(node, "type"));
+  if (type == "float" || type == "int") {
+    p.kind = type == "float" ? ParamKind::kFloat : ParamKind::kInt;
+    p.low = FRUGAL_TRY(doc.RequiredDouble(node, "low"));
+    p.high = FRUGAL_TRY(doc.RequiredDouble(node, "high"));
+    const auto scale = FRUGAL_TRY(doc.OptionalString(node, "scale"));
+    if (scale && *scale != "linear" && *scale != "log") {
+      return Fail(doc.ErrorAt(node["scale"], name + ".scale", "expected 'linear' or 'log'"));
+    }
+    p.scale = scale == "log" ? Scale::kLog : Scale::kLinear;
+    if (!(p.low < p.high))
+      return Fail(doc.ErrorAt(node["high"], name + ".high", "must exceed low"));
+    if (p.scale == Scale::kLog && p.low <= 0) {
+      return Fail(doc.ErrorAt(node["low"], name + ".low", "a log scale needs low > 0"));
+    }
+  } else if (type == "categorical") {
+    p.kind = ParamKind::kCategorical;
+    p.choices = FRUGAL_TRY(doc.StringList(node, "choices"));
+    if (p.choices.empty())
+      return Fail(doc.ErrorAt(node, name + ".choices", "needs at least one choice"));
+  } else if (type == "fixed") {
+    p.kind = ParamKind::kFixed;
+    const auto value = FRUGAL_TRY(doc.OptionalString(node, "value"));
+    if (!value) return Fail(doc.ErrorAt(node, name + ".value", "a fixed parameter needs a value"));
+    p.choices = {*value};
+  } else {
+    return Fail(doc.ErrorAt(node["type"], name + ".type",
+                            "unknown type '" + type + "' (float, int, categorical, fixed)"));
+  }
+  if (const YAML::Node when = node["when"]) {
+    if (!when.IsMap())
+      return Fail(doc.ErrorAt(when, name + ".when", "expected 'parent: [values]'"));
+    for (const auto& entry : when) {
+      const std::string parent = entry.first.as<std::string>();
+      const bool known = std::any_of(earlier.begin(), earlier.end(),
+                                     [&](const Param& e) { return e.name == parent; });
+      if (!known) {
+        return Fail(doc.ErrorAt(entry.first, name + ".when",
+                                "'" + parent + "' is not a parameter declared above this one"));
+      }
+      Condition c{parent, {}};
+      if (entry.second.IsSequence()) {
+        for (const auto& v : entry.second) c.values.push_back(v.as<std::string>());
+      } else {
+        c.values.push_back(entry.second.as<std::string>());
+      }
+      p.conditions.push_back(std::move(c));
+    }
+  }
+  return p;
+}
+
+Result<SearchSpace> ParseSpace(const YamlDoc& doc, const YAML::Node& node) {
+  if (!node) return SearchSpace{};
+  if (!node.IsMap()) return Fail(doc.ErrorAt(node, "space", "expected a mapping of parameters"));
+  std::vector<Param> params;
+  for (const auto& entry : node) {
+    params.push_back(
+        FRUGAL_TRY(ParseParam(doc, entry.first.as<std::string>(), entry.second, params)));
+  }
+  return SearchSpace(std::move(params));
+}
+
+Result<void> ParseObjective(const YamlDoc& doc, const YAML::Node& node, Objective& out) {
+  if (!node)
+    return Fail(ErrorCode::kBadInput, doc.source() + ": missing required field 'objective'");
+  FRUGAL_TRY(doc.CheckKeys(node, "objective", {"metric", "direction", "watch"}));
+  out.metric = FRUGAL_TRY(doc.RequiredString(node, "metric"));
+  const std::string direction = FRUGAL_TRY(doc.RequiredString(node, "direction"));
+  if (direction != "minimize" && direction != "maximize") {
+    return Fail(
+        doc.ErrorAt(node["direction"], "objective.direction", "expected minimize or maximize"));
+  }
+  out.direction = direction == "maximize" ? Direction::kMaximize : Direction::kMinimize;
+  out.watch = FRUGAL_TRY(doc.StringList(node, "watch"));
+  return {};
+}
+
+Result<void> ParseFidelity(const YamlDoc& doc, const YAML::Node& node, FidelitySpec& out) {
+  if (!node)
+    return Fail(ErrorCode::kBadInput, doc.source() + ": missing required field 'fidelity'");
+  FRUGAL_TRY(
+      doc.CheckKeys(node, "fidelity",
+                    {"name", "min", "max", "grace", "reduction_factor", "rungs", "cost_per_unit"}));
+  out.name = FRUGAL_TRY(doc.OptionalString(node, "name")).value_or("epoch");
+  out.min = FRUGAL_TRY(doc.OptionalDouble(node, "min")).value_or(1.0);
+  out.max = FRUGAL_TRY(doc.RequiredDouble(node, "max"));
+  // Default warm-up: three reports. The evaluation in bench/tune shows a one-report grace
+  // pruning eventual winners where early ranks correlate weakly with final ranks.
+  out.grace =
+      FRUGAL_TRY(doc.OptionalDouble(node, "grace")).value_or(std::min(3 * out.min, out.max));
+  out.reduction_factor = FRUGAL_TRY(doc.OptionalDouble(node, "reduction_factor")).value_or(3.0);
+  out.cost_per_unit = FRUGAL_TRY(doc.OptionalDuration(node, "cost_per_unit"));
+  if (!(out.min > 0) || !(out.max >= out.min)) {
+    return Fail(doc.ErrorAt(node["max"], "fidelity.max", "needs 0 < min <= max"));
+  }
+  if (out.grace < out.min || out.grace > out.max) {
+    return Fail(doc.ErrorAt(node["grace"], "fidelity.grace", "must lie between min and max"));
+  }
+  if (!(out.reduction_factor > 1.0)) {
+    return Fail(
+        doc.ErrorAt(node["reduction_factor"], "fidelity.reduction_factor", "must exceed 1"));
+  }
+  for (const std::string& text : FRUGAL_TRY(doc.StringList(node, "rungs"))) {
+    auto value = ParseDouble(text);
+    if (!value) return Fail(doc.ErrorAt(node["rungs"], "fidelity.rungs", value.error().message));
+    out.rungs.push_back(*value);
+  }
+  if (!out.rungs.empty()) {
+    const bool increasing =
+        std::is_sorted(out.rungs.begin(), out.rungs.end(), std::less_equal<>()) &&
+        std::adjacent_find(out.rungs.begin(), out.rungs.end()) == out.rungs.end();
+    if (!increasing || out.rungs.front() < out.grace || out.rungs.back() != out.max) {
+      return Fail(doc.ErrorAt(node["rungs"], "fidelity.rungs",
+                              "must increase from at least 'grace' and end at 'max'"));
+    }
+  }
+  return {};
+}
+
+Result<void> ParseScheduler(const YamlDoc& doc, const YAML::Node& root, StudySpec& out) {
+  const YAML::Node node = root["scheduler"];
+  if (!node) return {};
+  std::string type;
+  if (node.IsScalar()) {
+    type = node.as<std::string>();
+  } else {
+    FRUGAL_TRY(doc.CheckKeys(node, "scheduler", {"type", "min_trials", "bracket_size"}));
+    type = FRUGAL_TRY(doc.RequiredString(node, "type"));
+    out.median_min_trials =
+        static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "min_trials")).value_or(3));
+    out.bracket_size =
+        static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "bracket_size")).value_or(0));
+  }
+  auto kind = ParseSchedulerKind(type);
+  if (!kind) return Fail(doc.ErrorAt(node, "scheduler", kind.error().message));
+  out.scheduler = *kind;
+  return {};
+}
+
+Result<void> ParseSampler(const YamlDoc& doc, const YAML::Node& root, StudySpec& out) {
+  const auto text = FRUGAL_TRY(doc.OptionalString(root, "sampler"));
+  if (!text) return {};
+  if (*text == "random") {
+    out.sampler = SamplerKind::kRandom;
+  } else if (*text == "halton" || *text == "quasi-random") {
+    out.sampler = SamplerKind::kHalton;
+  } else if (*text == "tpe") {
+    out.sampler = SamplerKind::kTpe;
+  } else {
+    return Fail(doc.ErrorAt(root["sampler"], "sampler",
+                            "unknown sampler '" + *text + "' (random, halton, tpe)"));
+  }
+  return {};
+}
+
+Result<void> ParseResources(const YamlDoc& doc, const YAML::Node& node, Resources& out) {
+  if (!node) return {};
+  FRUGAL_TRY(
+      doc.CheckKeys(node, "resources",
+                    {"gpus", "tier", "offer", "price_per_hour", "workers", "checkpoint_interval"}));
+  out.gpus = static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "gpus")).value_or(1));
+  out.workers = static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "workers")).value_or(1));
+  if (out.gpus < 1) return Fail(doc.ErrorAt(node["gpus"], "resources.gpus", "must be at least 1"));
+  if (out.workers < 1)
+    return Fail(doc.ErrorAt(node["workers"], "resources.workers", "must be at least 1"));
+  out.tier = FRUGAL_TRY(doc.OptionalString(node, "tier")).value_or("");
+  constexpr std::string_view kTiers[] = {"on_demand", "spot", "reserved_1y", "reserved_3y"};
+  if (!out.tier.empty() &&
+      std::find(std::begin(kTiers), std::end(kTiers), out.tier) == std::end(kTiers)) {
+    return Fail(
+        doc.ErrorAt(node["tier"], "resources.tier",
+                    "unknown tier '" + out.tier + "' (on_demand, spot, reserved_1y, reserved_3y)"));
+  }
+  out.offer = FRUGAL_TRY(doc.OptionalString(node, "offer")).value_or("");
+  if (const auto price = FRUGAL_TRY(doc.OptionalString(node, "price_per_hour"))) {
+    auto rate = Rate::Parse(*price);
+    if (!rate)
+      return Fail(
+          doc.ErrorAt(node["price_per_hour"], "resources.price_per_hour", rate.error().message));
+    out.price_per_gpu_hour = *rate;
+  }
+  if (const YAML::Node interval = node["checkpoint_interval"]) {
+    if (interval.IsMap()) {
+      FRUGAL_TRY(doc.CheckKeys(interval, "checkpoint_interval", {"min", "max"}));
+      out.checkpoint_min = FRUGAL_TRY(doc.OptionalDuration(interval, "min"));
+      out.checkpoint_max = FRUGAL_TRY(doc.OptionalDuration(interval, "max"));
+    } else {
+      out.checkpoint_min = FRUGAL_TRY(doc.OptionalDuration(node, "checkpoint_interval"));
+      out.checkpoint_max = out.checkpoint_min;
+    }
+    if (!out.checkpoint_min || !out.checkpoint_max || *out.checkpoint_min > *out.checkpoint_max) {
+      return Fail(doc.ErrorAt(interval, "resources.checkpoint_interval",
+                              "expected a duration or {min, max} with min <= max"));
+    }
+  }
+  return {};
+}
+
+Result<void> ParseGates(const YamlDoc& doc, const YAML::Node& node, Gates& out) {
+  if (!node) return {};
+  FRUGAL_TRY(doc.CheckKeys(
+      node, "gates", {"budget_usd", "max_gpu_hours", "max_trials", "trial_max_wall", "plateau"}));
+  out.budget = FRUGAL_TRY(doc.OptionalMoney(node, "budget_usd"));
+  out.max_gpu_hours = FRUGAL_TRY(doc.OptionalDouble(node, "max_gpu_hours"));
+  out.max_trials = FRUGAL_TRY(doc.OptionalInt(node, "max_trials"));
+  out.trial_max_wall = FRUGAL_TRY(doc.OptionalDuration(node, "trial_max_wall"));
+  if (out.budget && out.budget->micros() <= 0) {
+    return Fail(doc.ErrorAt(node["budget_usd"], "gates.budget_usd", "must be positive"));
+  }
+  if (out.max_trials && *out.max_trials < 1) {
+    return Fail(doc.ErrorAt(node["max_trials"], "gates.max_trials", "must be at least 1"));
+  }
+  if (const YAML::Node plateau = node["plateau"]) {
+    FRUGAL_TRY(doc.CheckKeys(plateau, "plateau", {"epsilon", "trials", "spend_usd"}));
+    PlateauGate p;
+    p.epsilon = FRUGAL_TRY(doc.OptionalDouble(plateau, "epsilon")).value_or(0.0);
+    p.trials = FRUGAL_TRY(doc.OptionalInt(plateau, "trials"));
+    p.spend = FRUGAL_TRY(doc.OptionalMoney(plateau, "spend_usd"));
+    if (!p.trials && !p.spend) {
+      return Fail(doc.ErrorAt(plateau, "gates.plateau", "needs 'trials' or 'spend_usd'"));
+    }
+    out.plateau = p;
+  }
+  return {};
+}
+
+Result<void> ParseTrial(const YamlDoc& doc, const YAML::Node& root,
+                        const std::filesystem::path& base, StudySpec& out) {
+  if (const YAML::Node trial = root["trial"]) {
+    FRUGAL_TRY(doc.CheckKeys(trial, "trial", {"command"}));
+    const YAML::Node command = trial["command"];
+    if (command && command.IsScalar()) {
+      for (const std::string& word : Split(command.as<std::string>(), ' ')) {
+        if (!word.empty()) out.command.push_back(word);
+      }
+    } else {
+      out.command = FRUGAL_TRY(doc.StringList(trial, "command"));
+    }
+    if (out.command.empty()) return Fail(doc.ErrorAt(trial, "trial.command", "is empty"));
+  }
+  if (const YAML::Node replay = root["replay"]) {
+    FRUGAL_TRY(doc.CheckKeys(replay, "replay", {"dir", "config_column", "cost_column"}));
+    ReplaySource source;
+    source.dir = FRUGAL_TRY(doc.RequiredString(replay, "dir"));
+    if (source.dir.is_relative()) source.dir = base / source.dir;
+    source.config_column =
+        FRUGAL_TRY(doc.OptionalString(replay, "config_column")).value_or("config_id");
+    source.cost_column =
+        FRUGAL_TRY(doc.OptionalString(replay, "cost_column")).value_or("elapsed_s");
+    out.replay = source;
+  }
+  if (out.command.empty() == !out.replay.has_value()) {
+    return Fail(ErrorCode::kBadInput,
+                doc.Where(root) + ": a study needs exactly one of 'trial.command' and 'replay'");
+  }
+  return {};
+}
+
+}  // namespace
+
+RungLadder StudySpec::Ladder() const {
+  if (!fidelity.rungs.empty()) return RungLadder{fidelity.rungs, fidelity.reduction_factor};
+  return GeometricLadder(fidelity.grace, fidelity.max, fidelity.reduction_factor);
+}
+
+Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,
+                                 const std::filesystem::path& base_dir) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(yaml_text, source));
+  const YAML::Node& root = doc.root();
+  FRUGAL_TRY(doc.CheckKeys(root, "study",
+                           {"apiVersion", "kind", "name", "trial", "replay", "space", "objective",
+                            "fidelity", "scheduler", "sampler", "seed", "resources", "gates"}));
+  const auto api = FRUGAL_TRY(doc.OptionalString(root, "apiVersion"));
+  if (api && *api != "frugal/v1") {
+    return Fail(
+        doc.ErrorAt(root["apiVersion"], "apiVersion", "unsupported (this frugal reads frugal/v1)"));
+  }
+  const auto kind = FRUGAL_TRY(doc.OptionalString(root, "kind"));
+  if (kind && *kind != "Study") return Fail(doc.ErrorAt(root["kind"], "kind", "expected 'Study'"));
+  StudySpec spec;
+  spec.source = source;
+  spec.name = FRUGAL_TRY(doc.RequiredString(root, "name"));
+  if (spec.name.empty() || spec.name.find_first_of("/\\ ") != std::string::npos) {
+    return Fail(doc.ErrorAt(root["name"], "name", "must be non-empty, without spaces or slashes"));
+  }
+  FRUGAL_TRY(ParseTrial(doc, root, base_dir, spec));
+  spec.space = FRUGAL_TRY(ParseSpace(doc, root["space"]));
+  if (spec.space.empty() && !spec.replay) {
+    return Fail(ErrorCode::kBadInput, doc.Where(root) + ": a trial command needs a 'space'");
+  }
+  FRUGAL_TRY(ParseObjective(doc, root["objective"], spec.objective));
+  FRUGAL_TRY(ParseFidelity(doc, root["fidelity"], spec.fidelity));
+  FRUGAL_TRY(ParseScheduler(doc, root, spec));
+  FRUGAL_TRY(ParseSampler(doc, root, spec));
+  const auto seed = FRUGAL_TRY(doc.OptionalInt(root, "seed"));
+  if (seed && *seed < 0) return Fail(doc.ErrorAt(root["seed"], "seed", "must not be negative"));
+  spec.seed = static_cast<uint64_t>(seed.value_or(1));
+  FRUGAL_TRY(ParseResources(doc, root["resources"], spec.resources));
+  FRUGAL_TRY(ParseGates(doc, root["gates"], spec.gates));
+  return spec;
+}
+
+Result<StudySpec> LoadStudySpec(const std::filesystem::path& path) {
+  const std::string text = FRUGAL_TRY(ReadFile(path));
+  return ParseStudySpec(text, path.string(), path.parent_path());
+}
+
+}  // namespace frugal::tune
+
+namespace frugal::tune {
+
+Result<std::string> WithReplaySource(std::string_view yaml_text, const ReplaySource& replay) {
+  try {
+    YAML::Node root = YAML::Load(std::string(yaml_text));
+    root.remove("trial");
+    YAML::Node source;
+    source["dir"] = replay.dir.string();
+    source["config_column"] = replay.config_column;
+    source["cost_column"] = replay.cost_column;
+    root["replay"] = source;
+    YAML::Emitter out;
+    out << root;
+    return std::string(out.c_str()) + "\n";
+  } catch (const YAML::Exception& e) {
+    return Fail(ErrorCode::kBadInput, std::string("study spec: ") + e.what());
+  }
+}
+
+}  // namespace frugal::tune

@@ -1,0 +1,206 @@
+// Creating, saving, restoring and summarizing a study (the loop is in study.cc).
+
+#include <algorithm>
+#include <cmath>
+
+#include "frugal/tune/study.h"
+
+namespace frugal::tune {
+
+Study::Study(SpecText text, StudySpec spec, TrialRunner& runner, StudyStore& store,
+             const ReplayTable* table)
+    : text_(std::move(text)),
+      spec_(std::move(spec)),
+      ladder_(spec_.Ladder()),
+      runner_(runner),
+      store_(store),
+      table_(table),
+      gate_(spec_.gates, spec_.resources.price_per_gpu_hour, spec_.resources.gpus),
+      estimator_(spec_.fidelity.cost_per_unit
+                     ? std::optional<double>(ToSeconds(*spec_.fidelity.cost_per_unit))
+                     : std::nullopt) {}
+
+Result<void> Study::Prepare() {
+  SchedulerOptions options;
+  options.kind = spec_.scheduler;
+  options.ladder = ladder_;
+  options.median_min_trials = spec_.median_min_trials;
+  options.bracket_size = spec_.bracket_size;
+  scheduler_ = MakeScheduler(options);
+  sampler_ = MakeSampler(spec_.sampler, spec_.seed);
+  if (table_ == nullptr) return {};
+  table_used_.assign(table_->configs().size(), 0);
+  for (const ReplayConfig& row : table_->configs()) {
+    std::vector<double> point;
+    for (const Param& p : spec_.space.params()) {
+      if (!row.params.contains(p.name) && p.conditions.empty()) {
+        return Fail(ErrorCode::kBadInput,
+                    spec_.source + ": space parameter '" + p.name +
+                        "' is not a column of the replay table's configs.csv");
+      }
+      point.push_back(spec_.space.ToUnit(p, row.params));
+    }
+    table_points_.push_back(std::move(point));
+  }
+  return {};
+}
+
+Result<std::unique_ptr<Study>> Study::Create(SpecText text, StudySpec spec, TrialRunner& runner,
+                                             StudyStore& store, const ReplayTable* table) {
+  std::unique_ptr<Study> study(new Study(std::move(text), std::move(spec), runner, store, table));
+  FRUGAL_TRY(study->Prepare());
+  return study;
+}
+
+nlohmann::json Study::SaveState() const {
+  nlohmann::json trials = nlohmann::json::array();
+  for (const Trial& t : trials_) trials.push_back(TrialToJson(t));
+  return {
+      {"version", kStudyStateVersion},
+      {"name", spec_.name},
+      {"spec_yaml", text_.yaml},
+      {"spec_source", text_.source},
+      {"spec_base", text_.base_dir.string()},
+      {"trials", trials},
+      {"running", running_},
+      {"scheduler", scheduler_->Save()},
+      {"sampler", sampler_->SaveState()},
+      {"runner", runner_.Save()},
+      {"accounting",
+       {{"spent_gpu_seconds", gate_.spent_gpu_seconds()},
+        {"estimator_units", estimator_.units()},
+        {"estimator_seconds", estimator_.seconds()},
+        {"events", events_},
+        {"promotions", promotions_},
+        {"pauses", pauses_}}},
+      {"flags",
+       {{"stop_reason", stop_reason_},
+        {"stopping", stopping_},
+        {"incumbent_loss",
+         incumbent_loss_ ? nlohmann::json(*incumbent_loss_) : nlohmann::json(nullptr)},
+        {"incumbent_trials_started", incumbent_trials_started_},
+        {"incumbent_gpu_seconds", incumbent_gpu_seconds_}}},
+  };
+}
+
+Result<void> Study::Persist(const std::string& status) {
+  nlohmann::json state = SaveState();
+  state["status"] = status;
+  state["summary"] = SummaryToJson(Summary());
+  state["summary"]["status"] = status;
+  return store_.Save(spec_.name, state);
+}
+
+Result<std::unique_ptr<Study>> Study::Restore(const nlohmann::json& state, StudySpec spec,
+                                              TrialRunner& runner, StudyStore& store,
+                                              const ReplayTable* table) {
+  try {
+    SpecText text{state.at("spec_yaml").get<std::string>(),
+                  state.at("spec_source").get<std::string>(),
+                  state.at("spec_base").get<std::string>()};
+    std::unique_ptr<Study> study(new Study(std::move(text), std::move(spec), runner, store, table));
+    FRUGAL_TRY(study->Prepare());
+    for (const auto& j : state.at("trials")) {
+      Trial t = FRUGAL_TRY(TrialFromJson(j));
+      if (t.id != static_cast<int64_t>(study->trials_.size()) ||
+          t.rung_losses.size() != study->ladder_.fidelities.size()) {
+        return Fail(ErrorCode::kBadInput,
+                    "study state: trial records do not match the spec's rungs");
+      }
+      if (table != nullptr) {
+        const auto row = table->Find(t.source_id);
+        if (!row)
+          return Fail(ErrorCode::kBadInput,
+                      "study state: config '" + t.source_id + "' not in the table");
+        study->table_used_[*row] = 1;
+      }
+      study->trials_.push_back(std::move(t));
+    }
+    study->running_ = state.at("running").get<std::vector<int64_t>>();
+    FRUGAL_TRY(study->scheduler_->Load(state.at("scheduler"), study->trials_));
+    FRUGAL_TRY(study->sampler_->LoadState(state.at("sampler").get<std::string>()));
+    const auto& acc = state.at("accounting");
+    study->gate_.RestoreSpent(acc.at("spent_gpu_seconds").get<double>());
+    study->estimator_.Restore(acc.at("estimator_units").get<double>(),
+                              acc.at("estimator_seconds").get<double>());
+    study->events_ = acc.at("events").get<int64_t>();
+    study->promotions_ = acc.at("promotions").get<int64_t>();
+    study->pauses_ = acc.at("pauses").get<int64_t>();
+    const auto& flags = state.at("flags");
+    study->stop_reason_ = flags.at("stop_reason").get<std::string>();
+    study->stopping_ = flags.at("stopping").get<bool>();
+    if (!flags.at("incumbent_loss").is_null())
+      study->incumbent_loss_ = flags.at("incumbent_loss").get<double>();
+    study->incumbent_trials_started_ = flags.at("incumbent_trials_started").get<int64_t>();
+    study->incumbent_gpu_seconds_ = flags.at("incumbent_gpu_seconds").get<double>();
+    // In-flight segments: a replay restores them exactly; a real runner that lost them
+    // relaunches from their checkpoints.
+    FRUGAL_TRY(runner.Load(state.at("runner")));
+    return study;
+  } catch (const nlohmann::json::exception& e) {
+    return Fail(ErrorCode::kBadInput, std::string("study state: ") + e.what());
+  }
+}
+
+StudySummary Study::Summary() const {
+  StudySummary s;
+  s.name = spec_.name;
+  s.stop_reason = stop_reason_;
+  s.spend = gate_.spend();
+  s.gpu_hours = gate_.gpu_hours();
+  s.overshoot = gate_.Overshoot();
+  s.trials_started = static_cast<int64_t>(trials_.size());
+  s.promotions = promotions_;
+  s.pauses = pauses_;
+  s.elapsed_seconds = runner_.Now();
+  for (std::string_view name :
+       {"running", "paused", "completed", "pruned", "failed", "stopped_at_budget"}) {
+    s.trials_by_state[std::string(name)] = 0;
+  }
+  double full_seconds = 0.0;
+  std::optional<double> best_loss;
+  for (const Trial& t : trials_) {
+    ++s.trials_by_state[std::string(TrialStateName(t.state))];
+    const auto full = runner_.FullFidelitySeconds(t);
+    full_seconds += full ? *full : RateOf(t).value_or(0.0) * ladder_.fidelities.back();
+    if (t.state != TrialState::kCompleted || !t.last_value) continue;
+    const double loss = Loss(*t.last_value);
+    if (!best_loss || loss < *best_loss) {
+      best_loss = loss;
+      s.best_value = t.last_value;
+      s.best_trial = t.id;
+      s.best_config_id = t.source_id.empty() ? std::to_string(t.id) : t.source_id;
+      s.best_config = t.config;
+    }
+  }
+  s.full_fidelity_cost = gate_.SpendFor(full_seconds);
+  s.pruning_saved =
+      s.full_fidelity_cost - gate_.SpendFor(gate_.spent_gpu_seconds() / spec_.resources.gpus);
+  if (s.pruning_saved.micros() < 0) s.pruning_saved = Money{};
+  return s;
+}
+
+nlohmann::json SummaryToJson(const StudySummary& s) {
+  nlohmann::json doc = {
+      {"name", s.name},
+      {"stop_reason", s.stop_reason},
+      {"best_value", s.best_value ? nlohmann::json(*s.best_value) : nlohmann::json(nullptr)},
+      {"best_trial", s.best_trial ? nlohmann::json(*s.best_trial) : nlohmann::json(nullptr)},
+      {"best_config_id", s.best_trial ? nlohmann::json(s.best_config_id) : nlohmann::json(nullptr)},
+      {"best_config", ConfigToJson(s.best_config)},
+      {"spend_usd", s.spend.dollars()},
+      {"gpu_hours", s.gpu_hours},
+      {"overshoot_usd", s.overshoot.dollars()},
+      {"trials", s.trials_by_state},
+      {"trials_started", s.trials_started},
+      {"promotions", s.promotions},
+      {"pauses", s.pauses},
+      {"full_fidelity_cost_usd", s.full_fidelity_cost.dollars()},
+      {"pruning_saved_usd", s.pruning_saved.dollars()},
+      {"elapsed_seconds", s.elapsed_seconds},
+  };
+  if (!s.status.empty()) doc["status"] = s.status;
+  return doc;
+}
+
+}  // namespace frugal::tune

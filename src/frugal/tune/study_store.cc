@@ -1,0 +1,51 @@
+#include "frugal/tune/study_store.h"
+
+#include "frugal/core/atomic_file.h"
+#include "frugal/core/paths.h"
+
+namespace frugal::tune {
+
+namespace {
+Result<void> CheckVersion(const std::string& where, const nlohmann::json& state) {
+  if (!state.is_object() || !state.contains("version") || state["version"] != kStudyStateVersion) {
+    return Fail(ErrorCode::kBadInput,
+                where + ": not a version " + std::to_string(kStudyStateVersion) + " study state");
+  }
+  return {};
+}
+}  // namespace
+
+Result<void> MemoryStudyStore::Save(const std::string& name, const nlohmann::json& state) {
+  states_[name] = state;
+  return {};
+}
+
+Result<nlohmann::json> MemoryStudyStore::Load(const std::string& name) const {
+  auto it = states_.find(name);
+  if (it == states_.end()) return Fail(ErrorCode::kBadInput, "no study named '" + name + "'");
+  return it->second;
+}
+
+JsonFileStudyStore JsonFileStudyStore::Default() {
+  return JsonFileStudyStore(UserDataDir() / "studies");
+}
+
+Result<void> JsonFileStudyStore::Save(const std::string& name, const nlohmann::json& state) {
+  return WriteFileAtomically(PathOf(name), state.dump() + "\n");
+}
+
+Result<nlohmann::json> JsonFileStudyStore::Load(const std::string& name) const {
+  const std::filesystem::path path = PathOf(name);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    return Fail(ErrorCode::kBadInput,
+                "no study named '" + name + "' (looked for " + path.string() + ")");
+  }
+  const std::string text = FRUGAL_TRY(ReadFile(path));
+  nlohmann::json state = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (state.is_discarded()) return Fail(ErrorCode::kBadInput, path.string() + ": not valid JSON");
+  FRUGAL_TRY(CheckVersion(path.string(), state));
+  return state;
+}
+
+}  // namespace frugal::tune

@@ -1,0 +1,58 @@
+#pragma once
+// Where a study's state lives between runs of the tuner: a JSON document (format below) saved
+// after the tuner's steps and loaded by `frugal tune resume`. The ledger-backed store comes
+// with the ledger; until then, a file per study under the user's data directory.
+//
+// State document, version 1:
+//   {"version": 1, "name": ..., "spec_yaml": <the spec's YAML text>, "spec_base": <dir that
+//    relative paths in it resolve against>, "status": "running" | "finished" | "interrupted",
+//    "trials": [Trial...], "scheduler": {...}, "sampler": "<generator state>",
+//    "runner": {...}, "accounting": {...}, "flags": {...}}
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "frugal/core/error.h"
+
+namespace frugal::tune {
+
+inline constexpr int kStudyStateVersion = 1;
+
+class StudyStore {
+ public:
+  virtual ~StudyStore() = default;
+  /// Replaces the study's state; after success a crash leaves this state or nothing newer.
+  [[nodiscard]] virtual Result<void> Save(const std::string& name, const nlohmann::json& state) = 0;
+  /// The study's last saved state; kBadInput "no study named 'x'" when there is none.
+  [[nodiscard]] virtual Result<nlohmann::json> Load(const std::string& name) const = 0;
+};
+
+/// Keeps states in memory (evaluation programs, tests).
+class MemoryStudyStore final : public StudyStore {
+ public:
+  [[nodiscard]] Result<void> Save(const std::string& name, const nlohmann::json& state) override;
+  [[nodiscard]] Result<nlohmann::json> Load(const std::string& name) const override;
+
+ private:
+  std::map<std::string, nlohmann::json> states_;
+};
+
+/// One `<name>.json` per study in `dir`, replaced atomically (temp, fsync, rename).
+class JsonFileStudyStore final : public StudyStore {
+ public:
+  explicit JsonFileStudyStore(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  /// The default place: <user data dir>/studies.
+  static JsonFileStudyStore Default();
+
+  [[nodiscard]] Result<void> Save(const std::string& name, const nlohmann::json& state) override;
+  [[nodiscard]] Result<nlohmann::json> Load(const std::string& name) const override;
+  std::filesystem::path PathOf(const std::string& name) const { return dir_ / (name + ".json"); }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+}  // namespace frugal::tune

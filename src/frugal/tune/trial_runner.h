@@ -1,0 +1,56 @@
+#pragma once
+// The seam between a study and whatever trains its trials. A study launches segments (a trial
+// from its checkpoint up to a target fidelity) and consumes progress events, one per accrual
+// interval, in time order. The replay runner answers from tabulated curves in simulated time;
+// the supervised runner (frugal run's supervisor and protocol) will answer from real processes:
+// Launch starts `trial.command` with FRUGAL_TRIAL_ID, FRUGAL_TRIAL_CONFIG (the config as JSON)
+// and the checkpoint to resume from; each progress line of the report channel becomes a
+// Progress (wall seconds since the previous one); reaching `to_fidelity` asks the child to
+// checkpoint and stop (a pause); Stop sends "checkpoint now" then "stop".
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "frugal/core/error.h"
+#include "frugal/tune/trial.h"
+
+namespace frugal::tune {
+
+enum class SegmentEnd {
+  kNone,           ///< the segment runs on
+  kReachedTarget,  ///< reached the target fidelity; the trial is checkpointed there
+  kScheduleEnded,  ///< the trial's own schedule ended before the target (it is complete)
+  kFailed,         ///< the trial diverged or crashed
+};
+
+/// One accrual interval of one trial.
+struct Progress {
+  int64_t trial_id = -1;
+  double fidelity = 0.0;        ///< reached at the end of the interval
+  std::optional<double> value;  ///< the objective metric at `fidelity`, when reported
+  double wall_seconds = 0.0;    ///< consumed during the interval
+  SegmentEnd end = SegmentEnd::kNone;
+};
+
+class TrialRunner {
+ public:
+  virtual ~TrialRunner() = default;
+  /// Starts (from_fidelity 0) or resumes (from a checkpoint) a segment of `trial` that runs
+  /// until `to_fidelity`. kFailed when it cannot be started.
+  [[nodiscard]] virtual Result<void> Launch(const Trial& trial, double from_fidelity,
+                                            double to_fidelity) = 0;
+  /// Blocks until the next progress event of any running segment; nullopt when none runs.
+  [[nodiscard]] virtual Result<std::optional<Progress>> WaitNext() = 0;
+  /// Checkpoints the trial at its last reported fidelity and ends its segment.
+  virtual void Stop(int64_t trial_id) = 0;
+  /// The study clock: seconds since the study began.
+  virtual double Now() const = 0;
+  /// The wall seconds a trial would take from scratch to its full fidelity, when known.
+  virtual std::optional<double> FullFidelitySeconds(const Trial& trial) const = 0;
+  /// Runner state that a resumed study needs (in-flight segments of a replay); null if none.
+  virtual nlohmann::json Save() const = 0;
+  [[nodiscard]] virtual Result<void> Load(const nlohmann::json& state) = 0;
+};
+
+}  // namespace frugal::tune

@@ -1,0 +1,246 @@
+// frugal tune end to end: the real binary over replayed curves.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "support/test_support.h"
+#include "synthetic_table.h"
+
+namespace frugal::testing {
+namespace {
+
+nlohmann::json Json(const CommandResult& r) {
+  auto doc = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << r.out << r.err;
+  return doc;
+}
+
+class TuneE2e : public ::testing::Test {
+ protected:
+  void SetUp() override { tune::testing::WriteSyntheticTable(table_.path(), 150, 27); }
+  std::vector<std::string> Flags(const std::string& name, const std::string& scheduler = "asha") {
+    return {"tune",
+            "--replay",
+            table_.path().string(),
+            "--metric",
+            "score",
+            "--maximize",
+            "--fidelity",
+            "epoch",
+            "--cost-column",
+            "elapsed_s",
+            "--price-per-hour",
+            "3.6",
+            "--budget",
+            "30",
+            "--scheduler",
+            scheduler,
+            "--workers",
+            "4",
+            "--seed",
+            "2",
+            "--name",
+            name,
+            "--json"};
+  }
+  TempDir table_;
+  TempDir home_;
+};
+
+TEST_F(TuneE2e, FlagsFormPrintsTheResultAsOneJsonDocument) {
+  const CommandResult r = RunFrugal(Flags("flags"), home_.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = Json(r);
+  EXPECT_TRUE(doc["best_value"].is_number());
+  EXPECT_TRUE(doc["best_config_id"].is_string());
+  EXPECT_LE(doc["spend_usd"].get<double>(), 30.0 + 0.18);
+  EXPECT_GT(doc["gpu_hours"].get<double>(), 7.0);
+  for (const char* state : {"completed", "paused", "pruned", "failed", "stopped_at_budget"}) {
+    EXPECT_TRUE(doc["trials"].contains(state)) << state;
+  }
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_TRUE(doc["table_best_value"].is_number());
+}
+
+TEST_F(TuneE2e, KilledStudyResumesWithItsRungStateAndEndsWhereAnUninterruptedOneDoes) {
+  const CommandResult whole = RunFrugal(Flags("whole"), home_.path());
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+
+  std::vector<std::string> args = Flags("killed");
+  args.insert(args.end(), {"--halt-after", "120"});
+  const CommandResult halted = RunFrugal(args, home_.path());
+  ASSERT_EQ(halted.exit_code, 130) << halted.err;
+  EXPECT_NE(halted.err.find("frugal tune resume killed"), std::string::npos) << halted.err;
+
+  const CommandResult status = RunFrugal({"tune", "status", "killed", "--json"}, home_.path());
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  const nlohmann::json before = Json(status);
+  EXPECT_EQ(before["status"], "interrupted");
+  EXPECT_GT(before["rungs"][0]["results"].get<int>(), 0);
+  EXPECT_TRUE(before["eta_seconds"].is_number());
+
+  // Running it again by name is refused: it would throw the rung state away.
+  EXPECT_EQ(RunFrugal(Flags("killed"), home_.path()).exit_code, 2);
+
+  const CommandResult resumed = RunFrugal({"tune", "resume", "killed", "--json"}, home_.path());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const nlohmann::json a = Json(whole);
+  const nlohmann::json b = Json(resumed);
+  EXPECT_EQ(a["best_value"], b["best_value"]);
+  EXPECT_EQ(a["best_config_id"], b["best_config_id"]);
+  EXPECT_EQ(a["spend_usd"], b["spend_usd"]);
+  EXPECT_EQ(a["trials"], b["trials"]);
+  EXPECT_EQ(a["promotions"], b["promotions"]);
+
+  const CommandResult after = RunFrugal({"tune", "status", "killed"}, home_.path());
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_NE(after.out.find("study killed: finished"), std::string::npos) << after.out;
+  EXPECT_NE(after.out.find("leaderboard"), std::string::npos);
+}
+
+TEST_F(TuneE2e, SigkilledStudyResumesFromItsLastSaveAndEndsWhereAnUninterruptedOneDoes) {
+  TempDir big;
+  tune::testing::WriteSyntheticTable(big.path(), 600, 40);
+  const auto flags = [&](const std::string& name) {
+    return std::vector<std::string>{"tune",
+                                    "--replay",
+                                    big.path().string(),
+                                    "--metric",
+                                    "score",
+                                    "--maximize",
+                                    "--scheduler",
+                                    "asha",
+                                    "--workers",
+                                    "4",
+                                    "--price-per-hour",
+                                    "3.6",
+                                    "--name",
+                                    name,
+                                    "--json"};
+  };
+  const CommandResult whole = RunFrugal(flags("whole"), home_.path());
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+
+  // Start the same study, saving after every event so that it runs long enough to be caught,
+  // and SIGKILL it once it has saved at least once.
+  std::vector<std::string> args = flags("crashed");
+  args.insert(args.end(), {"--save-every-ms", "0"});
+  args.insert(args.begin(), FRUGAL_BINARY);
+  const std::string home_env = "FRUGAL_HOME=" + home_.path().string();
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::putenv(const_cast<char*>(home_env.c_str()));
+    if (!std::freopen("/dev/null", "w", stdout)) ::_exit(126);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  const auto state = home_.path() / "data" / "studies" / "crashed.json";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!std::filesystem::exists(state) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!WIFSIGNALED(status)) GTEST_SKIP() << "the study finished before it could be killed";
+
+  const CommandResult resumed = RunFrugal({"tune", "resume", "crashed", "--json"}, home_.path());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const nlohmann::json a = Json(whole);
+  const nlohmann::json b = Json(resumed);
+  EXPECT_EQ(a["best_value"], b["best_value"]);
+  EXPECT_EQ(a["spend_usd"], b["spend_usd"]);
+  EXPECT_EQ(a["trials"], b["trials"]);
+  EXPECT_EQ(a["promotions"], b["promotions"]);
+}
+
+TEST_F(TuneE2e, StatusOfAnUnknownStudyIsBadInput) {
+  const CommandResult r = RunFrugal({"tune", "status", "nope"}, home_.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no study named 'nope'"), std::string::npos) << r.err;
+}
+
+TEST_F(TuneE2e, CheckPassesTheSeedPlanAndNamesEachMissingItemWithItsFix) {
+  const CommandResult ok = RunFrugal(
+      {"tune", "check", (SourceDir() / "examples/seed-plan.yaml").string()}, home_.path());
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("ready to spend"), std::string::npos);
+
+  const auto spec = home_.path() / "bare.yaml";
+  WriteTestFile(spec,
+                "name: bare\ntrial: {command: python3 train.py}\n"
+                "space: {lr: {type: float, low: 0.001, high: 0.1, scale: log}}\n"
+                "objective: {metric: acc, direction: maximize}\nfidelity: {max: 20}\n"
+                "scheduler: none\nresources: {tier: spot}\n");
+  const CommandResult bare = RunFrugal({"tune", "check", spec.string(), "--json"}, home_.path());
+  EXPECT_EQ(bare.exit_code, 1);
+  const nlohmann::json doc = Json(bare);
+  std::map<std::string, bool> ok_by_item;
+  for (const auto& item : doc["items"]) {
+    ok_by_item[item["item"]] = item["ok"];
+    if (!item["ok"].get<bool>()) {
+      EXPECT_FALSE(item["fix"].get<std::string>().empty()) << item;
+    }
+  }
+  for (const char* missing : {"budget_usd", "max_gpu_hours", "price", "checkpoint_interval",
+                              "prune_rule", "max_trials", "trial_max_wall", "plateau", "watch"}) {
+    EXPECT_FALSE(ok_by_item.at(missing)) << missing;
+  }
+}
+
+TEST_F(TuneE2e, BadSpecIsExitTwoWithFileLineAndField) {
+  const auto spec = home_.path() / "bad.yaml";
+  WriteTestFile(
+      spec,
+      "name: bad\nreplay: {dir: x}\nobjective: {metric: m, direction: up}\nfidelity: {max: 3}\n");
+  const CommandResult r = RunFrugal({"tune", spec.string()}, home_.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad.yaml:3:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("objective.direction"), std::string::npos) << r.err;
+  EXPECT_TRUE(RunFrugal({"tune", "status", "bad"}, home_.path()).exit_code == 2)
+      << "nothing half-written";
+}
+
+TEST_F(TuneE2e, FlagsCannotSilentlyOverrideASpec) {
+  const CommandResult r = RunFrugal({"tune", (SourceDir() / "examples/seed-plan.yaml").string(),
+                                     "--replay", table_.path().string(), "--budget", "5000"},
+                                    home_.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--budget cannot change"), std::string::npos) << r.err;
+}
+
+TEST_F(TuneE2e, TrialCommandStudyNeedsTheSupervisorOrAReplay) {
+  const CommandResult r =
+      RunFrugal({"tune", (SourceDir() / "examples/seed-plan.yaml").string()}, home_.path());
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("--replay"), std::string::npos) << r.err;
+}
+
+TEST_F(TuneE2e, ExampleSpecReplaysTheSharedAlexnetCurves) {
+  const auto dir = SharedDataDir() / "hpo_curves" / "opda_alexnet_imagenet";
+  if (!std::filesystem::exists(dir / "curves.csv")) GTEST_SKIP() << "shared hpo_curves not present";
+  const CommandResult r =
+      RunFrugal({"tune", (SourceDir() / "examples/alexnet-imagenet.yaml").string(), "--replay",
+                 dir.string(), "--json"},
+                home_.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = Json(r);
+  EXPECT_LE(doc["spend_usd"].get<double>(), 400.0 + 2.0);
+  EXPECT_GT(doc["best_value"].get<double>(), 0.45);
+  EXPECT_LE(doc["best_value"].get<double>(), doc["table_best_value"].get<double>());
+}
+
+}  // namespace
+}  // namespace frugal::testing

@@ -1,0 +1,202 @@
+#include "frugal/tune/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace frugal::tune {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// Drives a scheduler the way a study does, with trials held here.
+class Harness {
+ public:
+  Harness(SchedulerKind kind, std::vector<double> rungs, double eta, int bracket_size = 0) {
+    SchedulerOptions o;
+    o.kind = kind;
+    o.ladder = RungLadder{std::move(rungs), eta};
+    o.bracket_size = bracket_size;
+    rungs_ = o.ladder.fidelities.size();
+    scheduler = MakeScheduler(o);
+  }
+  Job Next(bool may_start = true) { return scheduler->Next(trials, may_start); }
+  /// Starts a trial for a kStart job.
+  int64_t Start(const Job& job) {
+    EXPECT_EQ(job.kind, JobKind::kStart);
+    Trial t;
+    t.id = static_cast<int64_t>(trials.size());
+    t.bracket = job.bracket;
+    t.target_rung = job.target_rung;
+    t.rung_losses.assign(rungs_, kNaN);
+    trials.push_back(t);
+    scheduler->OnStart(trials.back());
+    return t.id;
+  }
+  Verdict Report(int64_t id, double loss) {
+    Trial& t = trials[static_cast<size_t>(id)];
+    t.rung_losses[static_cast<size_t>(t.target_rung)] = loss;
+    const Verdict v = scheduler->OnRung(trials, t, t.target_rung, loss);
+    t.state = v == Verdict::kPause      ? TrialState::kPaused
+              : v == Verdict::kStop     ? TrialState::kPruned
+              : v == Verdict::kComplete ? TrialState::kCompleted
+                                        : TrialState::kRunning;
+    if (v == Verdict::kContinue) ++t.target_rung;
+    return v;
+  }
+  void Resume(const Job& job) {
+    ASSERT_EQ(job.kind, JobKind::kResume);
+    Trial& t = trials[static_cast<size_t>(job.trial_id)];
+    t.target_rung = job.target_rung;
+    t.state = TrialState::kRunning;
+  }
+
+  std::unique_ptr<Scheduler> scheduler;
+  std::vector<Trial> trials;
+
+ private:
+  size_t rungs_ = 0;
+};
+
+TEST(Asha, PausesAtRungsAndPromotesTheTopThirdOnlyOnce) {
+  Harness h(SchedulerKind::kAsha, {1, 3, 9}, 3);
+  // Two results at rung 0: ⌊2/3⌋ = 0 may be promoted, so a new trial starts.
+  EXPECT_EQ(h.Report(h.Start(h.Next()), 0.5), Verdict::kPause);
+  EXPECT_EQ(h.Report(h.Start(h.Next()), 0.2), Verdict::kPause);
+  const Job third = h.Next();
+  ASSERT_EQ(third.kind, JobKind::kStart);
+  h.Report(h.Start(third), 0.9);
+  // Three results: the best (trial 1) is promoted to rung 1, and only once.
+  const Job promote = h.Next();
+  ASSERT_EQ(promote.kind, JobKind::kResume);
+  EXPECT_EQ(promote.trial_id, 1);
+  EXPECT_EQ(promote.target_rung, 1);
+  h.Resume(promote);
+  EXPECT_EQ(h.Next().kind, JobKind::kStart);
+}
+
+TEST(Asha, WaitsWhenNoStartIsAllowedAndNothingIsPromotable) {
+  Harness h(SchedulerKind::kAsha, {1, 3}, 2);
+  h.Report(h.Start(h.Next()), 0.5);
+  EXPECT_EQ(h.Next(false).kind, JobKind::kWait);
+  EXPECT_EQ(h.Report(h.Start(h.Next()), 0.4), Verdict::kPause);
+  const Job promote = h.Next(false);
+  ASSERT_EQ(promote.kind, JobKind::kResume);
+  h.Resume(promote);
+  EXPECT_EQ(h.Report(promote.trial_id, 0.3), Verdict::kComplete);
+}
+
+TEST(Asha, RebuildsRungStateFromTrials) {
+  Harness h(SchedulerKind::kAsha, {1, 3, 9}, 3);
+  for (double loss : {0.5, 0.2, 0.9}) h.Report(h.Start(h.Next()), loss);
+  h.Resume(h.Next());  // trial 1 promoted
+  SchedulerOptions o{SchedulerKind::kAsha, RungLadder{{1, 3, 9}, 3}, 3, 0};
+  auto fresh = MakeScheduler(o);
+  ASSERT_TRUE(fresh->Load(nullptr, h.trials));
+  // The rebuilt scheduler knows trial 1 was promoted: it starts a new trial rather than
+  // promoting it again.
+  EXPECT_EQ(fresh->Next(h.trials, true).kind, JobKind::kStart);
+}
+
+TEST(AshaStop, ContinuesTheTopAndStopsTheRest) {
+  Harness h(SchedulerKind::kAshaStop, {1, 3, 9}, 2);
+  EXPECT_EQ(h.Report(h.Start(h.Next()), 0.5), Verdict::kContinue);  // alone: top
+  EXPECT_EQ(h.Report(h.Start(h.Next()), 0.7), Verdict::kStop);      // 2nd of 2, keep ⌈2/2⌉=1
+  EXPECT_EQ(h.Report(h.Start(h.Next()), 0.1), Verdict::kContinue);  // best of 3
+  EXPECT_EQ(h.Next(false).kind, JobKind::kWait);
+}
+
+TEST(Median, StopsTrialsWorseThanTheMedianAfterMinTrials) {
+  Harness h(SchedulerKind::kMedian, {2, 4, 8}, 3);
+  for (double loss : {0.3, 0.5, 0.7})
+    EXPECT_EQ(h.Report(h.Start(h.Next()), loss), Verdict::kContinue);
+  EXPECT_EQ(h.Report(h.Start(h.Next()), 0.6), Verdict::kStop);  // median of 3 others = 0.5
+  EXPECT_EQ(h.Report(h.Start(h.Next()), 0.4), Verdict::kContinue);
+}
+
+TEST(None, RunsEveryTrialToTheTop) {
+  Harness h(SchedulerKind::kNone, {1, 3, 9}, 3);
+  const Job job = h.Next();
+  EXPECT_EQ(job.target_rung, 2);
+  EXPECT_EQ(h.Report(h.Start(job), 0.4), Verdict::kComplete);
+}
+
+TEST(Sha, ClosesARungOnlyWhenEveryMemberReported) {
+  Harness h(SchedulerKind::kSha, {1, 3}, 2, 4);
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(h.Start(h.Next()));
+  h.Report(ids[0], 0.4);
+  h.Report(ids[1], 0.1);
+  h.Report(ids[2], 0.3);
+  // The barrier holds: no promotion yet, so the next bracket opens for the free worker.
+  Job next = h.Next();
+  EXPECT_EQ(next.kind, JobKind::kStart);
+  EXPECT_EQ(next.bracket, 1);
+  h.Report(ids[3], 0.8);
+  // ⌊4/2⌋ = 2 survivors, best first; the others are pruned.
+  std::vector<int64_t> resumed;
+  for (int i = 0; i < 2; ++i) {
+    next = h.Next();
+    ASSERT_EQ(next.kind, JobKind::kResume);
+    resumed.push_back(next.trial_id);
+  }
+  EXPECT_EQ(resumed, (std::vector<int64_t>{ids[1], ids[2]}));
+  auto pruned = h.scheduler->TakePruned();
+  std::sort(pruned.begin(), pruned.end());
+  EXPECT_EQ(pruned, (std::vector<int64_t>{ids[0], ids[3]}));
+}
+
+TEST(Sha, ShrinksTheBracketWhenNoMoreTrialsMayStart) {
+  Harness h(SchedulerKind::kSha, {1, 3}, 2, 4);
+  const int64_t a = h.Start(h.Next());
+  const int64_t b = h.Start(h.Next());
+  h.Report(a, 0.5);
+  h.Report(b, 0.2);
+  const Job next = h.Next(false);
+  ASSERT_EQ(next.kind, JobKind::kResume);
+  EXPECT_EQ(next.trial_id, b);
+}
+
+TEST(Hyperband, CyclesBracketsFromManyCheapToFewFull) {
+  // η=3, rungs 1,3,9,27: s_max = 3, brackets of 27 trials from rung 0, 12 from rung 1,
+  // 6 from rung 2, 4 at rung 3 (Li et al., Table 1).
+  Harness h(SchedulerKind::kHyperband, {1, 3, 9, 27}, 3);
+  std::vector<std::pair<int, int>> seen;  // (bracket, start rung) of each start
+  for (int i = 0; i < 27 + 12 + 6 + 4; ++i) {
+    const Job job = h.Next();
+    ASSERT_EQ(job.kind, JobKind::kStart);
+    seen.emplace_back(job.bracket, job.target_rung);
+    h.Start(job);
+  }
+  EXPECT_EQ(seen[0], std::make_pair(0, 0));
+  EXPECT_EQ(seen[26], std::make_pair(0, 0));
+  EXPECT_EQ(seen[27], std::make_pair(1, 1));
+  EXPECT_EQ(seen[38], std::make_pair(1, 1));
+  EXPECT_EQ(seen[39], std::make_pair(2, 2));
+  EXPECT_EQ(seen[45], std::make_pair(3, 3));
+}
+
+TEST(Hyperband, StateRoundTripsThroughSave) {
+  Harness h(SchedulerKind::kHyperband, {1, 3, 9}, 3);
+  for (int i = 0; i < 5; ++i) h.Report(h.Start(h.Next()), 0.1 * i);
+  SchedulerOptions o{SchedulerKind::kHyperband, RungLadder{{1, 3, 9}, 3}, 3, 0};
+  auto copy = MakeScheduler(o);
+  ASSERT_TRUE(copy->Load(h.scheduler->Save(), h.trials));
+  const Job a = h.Next();
+  const Job b = copy->Next(h.trials, true);
+  EXPECT_EQ(a.kind, b.kind);
+  EXPECT_EQ(a.trial_id, b.trial_id);
+  EXPECT_EQ(a.bracket, b.bracket);
+}
+
+TEST(GeometricLadder, CapsTheLastRungAtMax) {
+  EXPECT_EQ(GeometricLadder(3, 24, 2).fidelities, (std::vector<double>{3, 6, 12, 24}));
+  // 12 → 15 would add a barrier for 25% more epochs: the ladder goes 6 → 15 instead.
+  EXPECT_EQ(GeometricLadder(3, 15, 2).fidelities, (std::vector<double>{3, 6, 15}));
+  EXPECT_EQ(GeometricLadder(3, 100, 3).fidelities, (std::vector<double>{3, 9, 27, 100}));
+  EXPECT_EQ(GeometricLadder(1, 27, 3).fidelities, (std::vector<double>{1, 3, 9, 27}));
+}
+
+}  // namespace
+}  // namespace frugal::tune

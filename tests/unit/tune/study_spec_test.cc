@@ -1,0 +1,84 @@
+#include "frugal/tune/study_spec.h"
+
+#include <gtest/gtest.h>
+
+#include "support/test_support.h"
+
+namespace frugal::tune {
+namespace {
+
+Result<StudySpec> Parse(const std::string& yaml) {
+  return ParseStudySpec(yaml, "study.yaml", "/base");
+}
+
+TEST(StudySpec, TheSeedPlanIsExpressibleExactly) {
+  auto spec = LoadStudySpec(frugal::testing::SourceDir() / "examples" / "seed-plan.yaml");
+  ASSERT_TRUE(spec) << spec.error().message;
+  EXPECT_EQ(spec->resources.tier, "spot");
+  EXPECT_EQ(*spec->resources.checkpoint_min, std::chrono::minutes(15));
+  EXPECT_EQ(*spec->resources.checkpoint_max, std::chrono::minutes(30));
+  EXPECT_EQ(spec->fidelity.grace, 3);
+  EXPECT_EQ(spec->Ladder().fidelities, (std::vector<double>{3, 15}));  // prune at 3, top at 15
+  EXPECT_EQ(spec->fidelity.reduction_factor, 2);                       // keep the top 50%
+  EXPECT_EQ(*spec->gates.max_trials, 40);
+  EXPECT_EQ(*spec->gates.budget, Money::FromCents(100'00));
+  EXPECT_EQ(*spec->gates.max_gpu_hours, 20);
+  EXPECT_EQ(spec->scheduler, SchedulerKind::kAsha);
+}
+
+TEST(StudySpec, EveryExampleParses) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(frugal::testing::SourceDir() / "examples")) {
+    if (entry.path().extension() != ".yaml") continue;
+    auto spec = LoadStudySpec(entry.path());
+    EXPECT_TRUE(spec) << entry.path() << ": " << spec.error().message;
+  }
+}
+
+TEST(StudySpec, ErrorsNameFileLineAndField) {
+  const std::string base =
+      "name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: maximize}\n";
+  auto bad_key = Parse(base + "fidelity: {max: 10}\ngates: {budget_usdd: 5}\n");
+  ASSERT_FALSE(bad_key);
+  EXPECT_EQ(bad_key.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(bad_key.error().message.find("study.yaml:5:"), std::string::npos)
+      << bad_key.error().message;
+  EXPECT_NE(bad_key.error().message.find("did you mean 'budget_usd'"), std::string::npos);
+
+  auto bad_rungs = Parse(base + "fidelity: {max: 10, grace: 3, rungs: [2, 10]}\n");
+  ASSERT_FALSE(bad_rungs);
+  EXPECT_NE(bad_rungs.error().message.find("fidelity.rungs"), std::string::npos);
+
+  auto bad_when =
+      Parse(base +
+            "fidelity: {max: 10}\nspace:\n  m: {type: float, low: 0, high: 1, when: {opt: sgd}}\n");
+  ASSERT_FALSE(bad_when);
+  EXPECT_NE(bad_when.error().message.find("study.yaml:6:"), std::string::npos)
+      << bad_when.error().message;
+
+  auto both = Parse(base + "fidelity: {max: 10}\ntrial: {command: python3 train.py}\n");
+  ASSERT_FALSE(both);
+  EXPECT_NE(both.error().message.find("exactly one"), std::string::npos);
+
+  auto log0 = Parse(
+      base + "fidelity: {max: 10}\nspace:\n  lr: {type: float, low: 0, high: 1, scale: log}\n");
+  ASSERT_FALSE(log0);
+  EXPECT_NE(log0.error().message.find("low > 0"), std::string::npos);
+}
+
+TEST(StudySpec, WithReplaySourceReplacesTheTrialCommand) {
+  const std::string yaml =
+      "name: s\ntrial: {command: [python3, train.py]}\nspace:\n  lr: {type: float, low: 0.1, high: "
+      "1}\n"
+      "objective: {metric: m, direction: maximize}\nfidelity: {max: 10}\n";
+  auto replaced = WithReplaySource(yaml, ReplaySource{"/data/curves", "id", "cost"});
+  ASSERT_TRUE(replaced);
+  auto spec = Parse(*replaced);
+  ASSERT_TRUE(spec) << spec.error().message;
+  EXPECT_TRUE(spec->command.empty());
+  EXPECT_EQ(spec->replay->dir, "/data/curves");
+  EXPECT_EQ(spec->replay->cost_column, "cost");
+}
+
+}  // namespace
+}  // namespace frugal::tune

@@ -1,0 +1,197 @@
+#include "frugal/tune/study.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "frugal/tune/replay_runner.h"
+#include "support/test_support.h"
+#include "synthetic_table.h"
+
+namespace frugal::tune {
+namespace {
+
+constexpr int kConfigs = 120;
+constexpr int kEpochs = 27;
+constexpr double kMaxEpochSeconds = 180.0;  // the synthetic table's dearest epoch
+
+/// A replay study over the synthetic table, driven in-process with an in-memory store.
+class ReplayStudy {
+ public:
+  /// `extra_yaml` may replace the default fidelity and resources.
+  ReplayStudy(const std::filesystem::path& dir, const std::string& extra_yaml) {
+    text_.yaml = "name: t\nreplay: {dir: '" + dir.string() + "'}\n" +
+                 "objective: {metric: score, direction: maximize}\n" + extra_yaml;
+    if (extra_yaml.find("fidelity:") == std::string::npos) {
+      text_.yaml += "fidelity: {max: 27, grace: 1, reduction_factor: 3}\n";
+    }
+    if (extra_yaml.find("resources:") == std::string::npos) {
+      text_.yaml += "resources: {price_per_hour: 3.60}\n";
+    }
+    text_.source = "test.yaml";
+    auto spec = ParseStudySpec(text_.yaml, text_.source, dir);
+    if (!spec) {
+      ADD_FAILURE() << spec.error().message;
+      std::abort();
+    }
+    spec_ = *spec;
+    table_ = *ReplayTable::Load(*spec_.replay, "score", "epoch");
+    runner_ = std::make_unique<ReplayRunner>(table_, spec_.fidelity.max);
+  }
+  Result<std::unique_ptr<Study>> Create() {
+    return Study::Create(text_, spec_, *runner_, store_, &table_);
+  }
+  Result<std::unique_ptr<Study>> Restore() {
+    runner_ = std::make_unique<ReplayRunner>(table_, spec_.fidelity.max);
+    return Study::Restore(*store_.Load("t"), spec_, *runner_, store_, &table_);
+  }
+  MemoryStudyStore& store() { return store_; }
+
+ private:
+  SpecText text_;
+  StudySpec spec_;
+  ReplayTable table_;
+  std::unique_ptr<ReplayRunner> runner_;
+  MemoryStudyStore store_;
+};
+
+class StudyTest : public ::testing::Test {
+ protected:
+  void SetUp() override { testing::WriteSyntheticTable(dir_.path(), kConfigs, kEpochs); }
+  StudySummary RunToEnd(const std::string& yaml) {
+    ReplayStudy rs(dir_.path(), yaml);
+    auto study = rs.Create();
+    EXPECT_TRUE(study) << study.error().message;
+    auto summary = (*study)->Run({});
+    EXPECT_TRUE(summary) << summary.error().message;
+    return *summary;
+  }
+  frugal::testing::TempDir dir_;
+};
+
+TEST_F(StudyTest, NeverSpendsPastTheBudgetByMoreThanOneInterval) {
+  // $3.60 per GPU-hour: one GPU-second costs $0.001; the dearest epoch costs $0.18.
+  for (const char* scheduler : {"asha", "asha-stop", "sha", "hyperband", "median", "none"}) {
+    for (int workers : {1, 5}) {
+      for (int seed = 1; seed <= 3; ++seed) {
+        const StudySummary s = RunToEnd(fmt::format(
+            "scheduler: {}\nseed: {}\nresources: {{price_per_hour: 3.60, workers: {}}}\n"
+            "gates: {{budget_usd: 25}}\n",
+            scheduler, seed, workers));
+        SCOPED_TRACE(fmt::format("{} workers={} seed={}", scheduler, workers, seed));
+        EXPECT_LE(s.spend.dollars(), 25.0 + kMaxEpochSeconds * 0.001);
+        EXPECT_GE(s.spend.dollars(), 20.0) << "the budget should be used, not left idle";
+        EXPECT_EQ(s.stop_reason, "budget");
+        EXPECT_EQ(s.trials_by_state.at("running"), 0);
+      }
+    }
+  }
+}
+
+TEST_F(StudyTest, NothingStartsThatTheBudgetCannotPayFor) {
+  // With a cost prior of 2 min per epoch at $3.60 per hour, the first rung (3 epochs) is
+  // expected to cost $0.36: a $0.30 budget starts nothing at all.
+  const StudySummary s = RunToEnd(
+      "fidelity: {max: 27, grace: 3, reduction_factor: 3, cost_per_unit: 2m}\n"
+      "gates: {budget_usd: 0.30}\n");
+  EXPECT_EQ(s.trials_started, 0);
+  EXPECT_EQ(s.spend, Money{});
+  EXPECT_EQ(s.stop_reason, "budget");
+}
+
+TEST_F(StudyTest, GpuHourCapBindsWhenTighter) {
+  const StudySummary s = RunToEnd(
+      "resources: {price_per_hour: 3.60, gpus: 2, workers: 3}\n"
+      "gates: {budget_usd: 1000, max_gpu_hours: 4}\n");
+  EXPECT_LE(s.gpu_hours, 4.0 + 2 * kMaxEpochSeconds / 3600);
+  EXPECT_GE(s.gpu_hours, 3.0);
+}
+
+TEST_F(StudyTest, MaxTrialsCapsStarts) {
+  const StudySummary s = RunToEnd("gates: {max_trials: 17}\n");
+  EXPECT_EQ(s.trials_started, 17);
+  EXPECT_EQ(s.stop_reason, "scheduler finished");
+}
+
+TEST_F(StudyTest, NoPruningMeansNothingSavedAndEverythingCompletesOrFails) {
+  const StudySummary s = RunToEnd("scheduler: none\ngates: {max_trials: 20}\n");
+  EXPECT_EQ(s.pruning_saved, Money{});
+  EXPECT_EQ(s.trials_by_state.at("completed") + s.trials_by_state.at("failed"), 20);
+  EXPECT_GT(s.trials_by_state.at("failed"), 0);  // every seventh config diverges
+}
+
+TEST_F(StudyTest, PruningSavesAgainstFullFidelity) {
+  const StudySummary s = RunToEnd(
+      "scheduler: asha\nresources: {price_per_hour: 3.60, workers: 4}\n"
+      "gates: {budget_usd: 40}\n");
+  EXPECT_GT(s.trials_by_state.at("paused"), 0);
+  EXPECT_GT(s.promotions, 0);
+  EXPECT_GT(s.pruning_saved.dollars(), s.spend.dollars());
+  ASSERT_TRUE(s.best_value);
+}
+
+TEST_F(StudyTest, PlateauStopsTheStudyEarly) {
+  const StudySummary s = RunToEnd("scheduler: none\ngates: {plateau: {epsilon: 0.5, trials: 5}}\n");
+  EXPECT_EQ(s.stop_reason, "plateau");
+  EXPECT_LT(s.trials_started, 12);
+}
+
+TEST_F(StudyTest, TrialMaxWallStopsLongTrials) {
+  const StudySummary s = RunToEnd("scheduler: none\ngates: {max_trials: 9, trial_max_wall: 20m}\n");
+  // Epochs of 60, 120 or 180 s: 27 epochs take 27–81 min, so every trial that does not diverge hits
+  // the 20 min wall.
+  EXPECT_EQ(s.trials_by_state.at("stopped_at_budget") + s.trials_by_state.at("failed"), 9);
+}
+
+TEST_F(StudyTest, HaltedStudyResumesToTheSameResultWithRungStateIntact) {
+  for (const char* scheduler : {"asha", "sha", "hyperband", "median"}) {
+    SCOPED_TRACE(scheduler);
+    const std::string yaml = fmt::format(
+        "scheduler: {}\nsampler: tpe\nresources: {{price_per_hour: 3.60, workers: 3}}\n"
+        "gates: {{budget_usd: 30}}\n",
+        scheduler);
+    const StudySummary whole = RunToEnd(yaml);
+
+    ReplayStudy rs(dir_.path(), yaml);
+    auto first = rs.Create();
+    ASSERT_TRUE(first);
+    RunOptions options;
+    options.halt_after_events = 150;
+    auto halted = (*first)->Run(options);
+    ASSERT_FALSE(halted);
+    EXPECT_EQ(halted.error().code, ErrorCode::kInterrupted);
+    const nlohmann::json saved = *rs.store().Load("t");
+    EXPECT_EQ(saved["status"], "interrupted");
+    auto resumed = rs.Restore();
+    ASSERT_TRUE(resumed) << resumed.error().message;
+    // The rung results recorded before the halt are all there after it.
+    ASSERT_EQ((*resumed)->trials().size(), (*first)->trials().size());
+    for (size_t i = 0; i < (*first)->trials().size(); ++i) {
+      EXPECT_EQ(TrialToJson((*resumed)->trials()[i]), TrialToJson((*first)->trials()[i]));
+    }
+    auto rest = (*resumed)->Run({});
+    ASSERT_TRUE(rest) << rest.error().message;
+    EXPECT_EQ(rest->best_value, whole.best_value);
+    EXPECT_EQ(rest->spend, whole.spend);
+    EXPECT_EQ(rest->trials_by_state, whole.trials_by_state);
+    EXPECT_EQ(rest->promotions, whole.promotions);
+  }
+}
+
+TEST_F(StudyTest, SpaceSnapsSamplesToUntriedTableRows) {
+  const StudySummary s = RunToEnd(
+      "space:\n  lr: {type: float, low: 1.0e-4, high: 0.1, scale: log}\n"
+      "  width: {type: categorical, choices: [32, 64, 128, 256]}\n"
+      "sampler: halton\nscheduler: none\ngates: {max_trials: 30}\n");
+  EXPECT_EQ(s.trials_started, 30);
+}
+
+TEST_F(StudyTest, SpaceParameterMissingFromTableIsBadInput) {
+  ReplayStudy rs(dir_.path(), "space:\n  dropout: {type: float, low: 0, high: 0.5}\n");
+  auto study = rs.Create();
+  ASSERT_FALSE(study);
+  EXPECT_EQ(study.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(study.error().message.find("dropout"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace frugal::tune
