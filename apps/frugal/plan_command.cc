@@ -68,6 +68,8 @@ nlohmann::json SpotJson(const Option& o) {
       {"restart_hours", s.restart_hours},
       {"lost_work_hours", s.lost_work_hours},
       {"time_inflation", s.Inflation(o.work_hours)},
+      {"cost_inflation", o.expected_cost.dollars() /
+                             (o.offer->price.per_hour.dollars() * o.instances * o.work_hours)},
       {"deadline_miss_probability_spot_only", s.deadline_miss_probability}};
   if (o.kind == RunKind::kFallback) {
     j["fallback"] = {{"on_demand_offer", o.fallback_offer->Id()},
