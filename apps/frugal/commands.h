@@ -9,6 +9,10 @@ void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action);
 
 // One per command file.
 void RegisterCatalog(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterReport(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterRuns(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterSimulate(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterPlan(CLI::App& app, GlobalOptions& global, Action& action);
 

@@ -1,0 +1,156 @@
+// frugal ledger export|import|info|sweep: FOCUS in and out, and ledger upkeep.
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "frugal/core/atomic_file.h"
+#include "frugal/ledger/focus.h"
+#include "frugal/ledger/ledger.h"
+#include "frugal/ledger/schema.h"
+
+namespace frugal::cli {
+namespace {
+
+struct ExportOptions {
+  std::string format;
+  std::string since = "30d";
+  std::string until;
+  std::string output;
+};
+
+Result<void> RunExport(const ExportOptions& o, const GlobalOptions& global, Streams& s) {
+  ledger::FocusExportOptions options;
+  options.now = ledger::Now();
+  options.since = FRUGAL_TRY(ledger::ParseTimeOrAgo(o.since, options.now));
+  options.until =
+      o.until.empty() ? options.now : FRUGAL_TRY(ledger::ParseTimeOrAgo(o.until, options.now));
+  auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
+  std::ostringstream csv;
+  const int64_t rows = FRUGAL_TRY(ledger::ExportFocus(*db, options, csv));
+  if (o.output.empty()) {
+    s.out << csv.str();
+  } else {
+    // Nothing half-written: the file appears only once complete.
+    FRUGAL_TRY(WriteFileAtomically(o.output, csv.str()));
+    s.err << fmt::format("Wrote {} FOCUS rows to {}\n", rows, o.output);
+  }
+  return {};
+}
+
+struct ImportOptions {
+  std::string format;
+  std::string file;
+};
+
+Result<void> RunImport(const ImportOptions& o, const GlobalOptions& global, Streams& s) {
+  auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
+  const ledger::FocusImportSummary sum = FRUGAL_TRY(ledger::ImportFocus(*db, o.file));
+  if (global.json) {
+    WriteJson(s, {{"file", o.file},
+                  {"rows", sum.rows},
+                  {"imported", sum.imported},
+                  {"duplicates", sum.duplicates},
+                  {"skipped", sum.skipped},
+                  {"linked_to_runs", sum.linked},
+                  {"billed_cost_usd", sum.billed.ToPlainString()},
+                  {"repaired", sum.repaired},
+                  {"ignored_columns", sum.ignored_columns}});
+    return {};
+  }
+  s.out << fmt::format("{}: {} rows read, {} imported ({}), {} already in the ledger, {} skipped",
+                       o.file, sum.rows, sum.imported, sum.billed.ToString(), sum.duplicates,
+                       sum.skipped.size());
+  if (sum.linked > 0) s.out << fmt::format(", {} linked to runs", sum.linked);
+  s.out << "\n";
+  for (const std::string& column : sum.ignored_columns) {
+    s.out << fmt::format("  ignored column '{}': not FOCUS and not prefixed x_\n", column);
+  }
+  for (const auto& [quirk, count] : sum.repaired) {
+    s.out << fmt::format("  tolerated in {} rows: {}\n", count, quirk);
+  }
+  for (const std::string& why : sum.skipped) s.out << "  skipped " << why << "\n";
+  return {};
+}
+
+Result<void> RunInfo(const GlobalOptions& global, Streams& s) {
+  auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
+  const int version = FRUGAL_TRY(ledger::SchemaVersion(db->connection()));
+  nlohmann::json counts;
+  for (const char* table : {"runs", "segments", "events", "samples", "studies", "trials",
+                            "billing_rows"}) {
+    counts[table] = FRUGAL_TRY(db->CountRows(table));
+  }
+  if (global.json) {
+    WriteJson(s, {{"location", db->connection().where()},
+                  {"schema_version", version},
+                  {"rows", counts}});
+    return {};
+  }
+  s.out << fmt::format("{:<14}{}\n{:<14}{}\n", "ledger", db->connection().where(), "schema",
+                       version);
+  for (auto& [table, n] : counts.items()) s.out << fmt::format("{:<14}{}\n", table, n.get<int64_t>());
+  return {};
+}
+
+struct SweepOptions {
+  std::string stale = "10m";
+};
+
+Result<void> RunSweep(const SweepOptions& o, const GlobalOptions& global, Streams& s) {
+  const Duration stale = FRUGAL_TRY(ParseDuration(o.stale));
+  auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
+  const std::vector<ledger::RunId> lost = FRUGAL_TRY(db->SweepLost(ledger::Now(), stale));
+  if (global.json) {
+    WriteJson(s, {{"lost_runs", lost}});
+    return {};
+  }
+  s.out << fmt::format("{} runs marked lost (no heartbeat for {})\n", lost.size(),
+                       FormatDuration(stale));
+  for (ledger::RunId id : lost) s.out << "  run " << id << "\n";
+  return {};
+}
+
+}  // namespace
+
+void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action) {
+  CLI::App* cmd = app.add_subcommand("ledger", "FOCUS export and import; ledger upkeep");
+  cmd->require_subcommand(1);
+
+  auto exp = std::make_shared<ExportOptions>();
+  CLI::App* e = cmd->add_subcommand("export", "Measured spend as FOCUS 1.2 CSV");
+  e->add_option("--format", exp->format, "Output format (focus)")
+      ->required()
+      ->check(CLI::IsMember({"focus"}));
+  e->add_option("--since", exp->since, "Start: a duration back (30d) or a date (default 30d)");
+  e->add_option("--until", exp->until, "End (exclusive); default now");
+  e->add_option("-o,--output", exp->output, "Write to FILE (atomically) instead of stdout");
+  e->callback([&, exp] {
+    action = [&global, exp](Streams& s) { return RunExport(*exp, global, s); };
+  });
+
+  auto imp = std::make_shared<ImportOptions>();
+  CLI::App* i = cmd->add_subcommand("import", "Cloud bills in FOCUS CSV, kept apart from runs");
+  i->add_option("--format", imp->format, "Input format (focus)")
+      ->required()
+      ->check(CLI::IsMember({"focus"}));
+  i->add_option("FILE", imp->file, "FOCUS CSV file")->required();
+  i->callback([&, imp] {
+    action = [&global, imp](Streams& s) { return RunImport(*imp, global, s); };
+  });
+
+  cmd->add_subcommand("info", "Where the ledger is, its schema version and row counts")
+      ->callback([&] { action = [&global](Streams& s) { return RunInfo(global, s); }; });
+
+  auto sweep = std::make_shared<SweepOptions>();
+  CLI::App* sw = cmd->add_subcommand(
+      "sweep", "Mark runs whose supervisor stopped heartbeating as lost, costed to the last beat");
+  sw->add_option("--stale", sweep->stale, "Silence that counts as dead (default 10m)");
+  sw->callback([&, sweep] {
+    action = [&global, sweep](Streams& s) { return RunSweep(*sweep, global, s); };
+  });
+}
+
+}  // namespace frugal::cli

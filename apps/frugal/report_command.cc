@@ -1,0 +1,55 @@
+// frugal report: spend by team/project/owner/gpu/tier/cloud, spot share and savings, cost per
+// successful run, month-end forecast.
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "frugal/ledger/ledger.h"
+#include "frugal/ledger/report.h"
+
+namespace frugal::cli {
+namespace {
+
+struct ReportCommandOptions {
+  std::string by;
+  std::string since = "30d";
+  std::string until;
+  std::string format = "table";
+};
+
+Result<void> RunReport(const ReportCommandOptions& o, const GlobalOptions& global, Streams& s) {
+  ledger::ReportOptions options;
+  options.now = ledger::Now();
+  options.by = FRUGAL_TRY(ledger::ParseGroupKeys(o.by));
+  options.since = FRUGAL_TRY(ledger::ParseTimeOrAgo(o.since, options.now));
+  options.until =
+      o.until.empty() ? options.now : FRUGAL_TRY(ledger::ParseTimeOrAgo(o.until, options.now));
+  auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
+  const ledger::Report report = FRUGAL_TRY(ledger::BuildReport(*db, options));
+  if (global.json || o.format == "json") {
+    WriteJson(s, ledger::ReportToJson(report));
+  } else if (o.format == "csv") {
+    ledger::WriteReportCsv(report, s.out);
+  } else {
+    ledger::WriteReportTable(report, s.out);
+  }
+  return {};
+}
+
+}  // namespace
+
+void RegisterReport(CLI::App& app, GlobalOptions& global, Action& action) {
+  auto opts = std::make_shared<ReportCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Spend, GPU-hours, spot share and savings, cost per successful run, forecast");
+  cmd->add_option("--by", opts->by, "Group by: team,project,owner,gpu,tier,cloud (comma list)");
+  cmd->add_option("--since", opts->since, "Start: a duration back (30d) or a date (default 30d)");
+  cmd->add_option("--until", opts->until, "End (exclusive): a duration back or a date; default now");
+  cmd->add_option("--format", opts->format, "table, csv or json")
+      ->check(CLI::IsMember({"table", "csv", "json"}));
+  cmd->callback([&, opts] {
+    action = [&global, opts](Streams& s) { return RunReport(*opts, global, s); };
+  });
+}
+
+}  // namespace frugal::cli

@@ -1,0 +1,198 @@
+// frugal runs list|show: what ran, where, for how long and for how much.
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "frugal/core/table.h"
+#include "frugal/ledger/ledger.h"
+
+namespace frugal::cli {
+namespace {
+
+using ledger::Timestamp;
+
+struct ListOptions {
+  std::string since;
+  std::string until;
+  std::vector<std::string> tags;
+  std::string status;
+  int64_t limit = 0;
+};
+
+std::string Elapsed(const ledger::Run& run, Timestamp now) {
+  const Timestamp end = run.end.value_or(now);
+  return FormatDuration(std::chrono::duration_cast<Duration>(end - run.start));
+}
+
+nlohmann::json RunJson(const ledger::RunSummary& r) {
+  return {{"id", r.run.id},
+          {"name", r.run.name},
+          {"status", ledger::RunStatusName(r.run.status)},
+          {"tags", r.run.tags.ToJson()},
+          {"start", ledger::FormatTimestamp(r.run.start)},
+          {"end", r.run.end ? nlohmann::json(ledger::FormatTimestamp(*r.run.end)) : nlohmann::json()},
+          {"cost_usd", r.cost.ToPlainString()},
+          {"cost_micros", r.cost.micros()},
+          {"gpu_hours", r.gpu_hours},
+          {"gpu", r.gpu.empty() ? nlohmann::json() : nlohmann::json(r.gpu)},
+          {"tier", r.tier.empty() ? nlohmann::json() : nlohmann::json(r.tier)},
+          {"segments", r.segments}};
+}
+
+Result<void> RunList(const ListOptions& o, const GlobalOptions& global, Streams& s) {
+  const Timestamp now = ledger::Now();
+  ledger::RunFilter filter;
+  if (!o.since.empty()) filter.since = FRUGAL_TRY(ledger::ParseTimeOrAgo(o.since, now));
+  if (!o.until.empty()) filter.until = FRUGAL_TRY(ledger::ParseTimeOrAgo(o.until, now));
+  if (!o.status.empty()) filter.status = FRUGAL_TRY(ledger::ParseRunStatus(o.status));
+  for (const std::string& tag : o.tags) {
+    ledger::Tags parsed;
+    FRUGAL_TRY(parsed.SetFromText(tag));
+    const size_t eq = tag.find('=');
+    filter.tags.emplace_back(tag.substr(0, eq), tag.substr(eq + 1));
+  }
+  filter.limit = o.limit;
+  auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
+  std::vector<ledger::RunSummary> runs = FRUGAL_TRY(db->ListRuns(filter, now));
+  if (global.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& r : runs) list.push_back(RunJson(r));
+    WriteJson(s, {{"runs", list}});
+    return {};
+  }
+  if (runs.empty()) {
+    s.out << "No runs match.\n";
+    return {};
+  }
+  Table t({{"ID", Align::kRight}, {"NAME"}, {"STATUS"}, {"TEAM"}, {"PROJECT"}, {"OWNER"},
+           {"GPU"}, {"TIER"}, {"STARTED"}, {"ELAPSED", Align::kRight},
+           {"GPU-H", Align::kRight}, {"COST", Align::kRight}});
+  Money total;
+  for (const auto& r : runs) {
+    total += r.cost;
+    t.AddRow({std::to_string(r.run.id), r.run.name, std::string(ledger::RunStatusName(r.run.status)),
+              r.run.tags.team.empty() ? "-" : r.run.tags.team,
+              r.run.tags.project.empty() ? "-" : r.run.tags.project,
+              r.run.tags.owner.empty() ? "-" : r.run.tags.owner, r.gpu.empty() ? "-" : r.gpu,
+              r.tier.empty() ? "-" : r.tier, ledger::FormatTimestamp(r.run.start),
+              Elapsed(r.run, now), fmt::format("{:.2f}", r.gpu_hours), r.cost.ToString()});
+  }
+  t.Render(s.out);
+  s.out << fmt::format("{} runs, {} in total\n", runs.size(), total.ToString());
+  return {};
+}
+
+std::string Optional(const std::optional<double>& v, const char* format_unit) {
+  return v ? fmt::format(fmt::runtime(format_unit), *v) : std::string("-");
+}
+
+void PrintDetail(const ledger::RunDetail& d, Timestamp now, Streams& s) {
+  const ledger::Run& run = d.summary.run;
+  s.out << fmt::format("Run {}: {}\n", run.id, run.name);
+  s.out << fmt::format("  status    {}\n", ledger::RunStatusName(run.status));
+  s.out << fmt::format("  command   {}\n", run.command.empty() ? "-" : run.command);
+  s.out << fmt::format("  tags      {}\n", run.tags.ToJson().dump());
+  s.out << fmt::format("  started   {}\n", ledger::FormatTimestamp(run.start));
+  s.out << fmt::format("  ended     {}\n", run.end ? ledger::FormatTimestamp(*run.end) : "-");
+  s.out << fmt::format("  elapsed   {}\n", Elapsed(run, now));
+  s.out << fmt::format("  spend     {}  ({:.2f} GPU-hours)\n", d.summary.cost.ToString(),
+                       d.summary.gpu_hours);
+  if (run.budget) s.out << fmt::format("  budget    {}\n", run.budget->ToString());
+  s.out << fmt::format("  gpu util  {}  cpu {}  samples {}\n",
+                       Optional(d.utilization.gpu_util, "{:.0f}%"),
+                       Optional(d.utilization.cpu_util, "{:.0f}%"), d.utilization.samples);
+  s.out << "\nSegments\n";
+  Table t({{"#", Align::kRight}, {"OFFER"}, {"GPU"}, {"TIER"}, {"PRICE", Align::kRight},
+           {"START"}, {"LENGTH", Align::kRight}, {"ENDED"}, {"COST", Align::kRight}});
+  for (const ledger::Segment& seg : d.segments) {
+    t.AddRow({std::to_string(seg.id),
+              fmt::format("{}:{}:{}", seg.offer.cloud, seg.offer.instance_type, seg.offer.region),
+              seg.offer.gpu.empty() ? "-" : fmt::format("{}x{}", seg.offer.gpu_count, seg.offer.gpu),
+              seg.offer.tier, seg.offer.price.ToString(), ledger::FormatTimestamp(seg.start),
+              FormatDuration(seg.Length(now)),
+              seg.end_reason ? std::string(ledger::EndReasonName(*seg.end_reason)) : "running",
+              seg.Cost(now).ToString()});
+  }
+  t.Render(s.out);
+  if (!d.events.empty()) {
+    s.out << "\nEvents\n";
+    for (const ledger::Event& e : d.events) {
+      s.out << fmt::format("  {}  {:<22} {}\n", ledger::FormatTimestamp(e.time),
+                           ledger::EventTypeName(e.type), e.payload.dump());
+    }
+  }
+}
+
+Result<void> RunShow(int64_t id, const GlobalOptions& global, Streams& s) {
+  const Timestamp now = ledger::Now();
+  auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
+  const ledger::RunDetail d = FRUGAL_TRY(db->GetRunDetail(id, now));
+  if (!global.json) {
+    PrintDetail(d, now, s);
+    return {};
+  }
+  nlohmann::json doc = RunJson(d.summary);
+  doc["command"] = d.summary.run.command;
+  doc["budget_usd"] = d.summary.run.budget ? nlohmann::json(d.summary.run.budget->ToPlainString())
+                                           : nlohmann::json();
+  nlohmann::json segments = nlohmann::json::array();
+  for (const auto& seg : d.segments) {
+    segments.push_back(
+        {{"id", seg.id}, {"cloud", seg.offer.cloud}, {"instance_type", seg.offer.instance_type},
+         {"region", seg.offer.region}, {"zone", seg.offer.zone.empty() ? nlohmann::json() : nlohmann::json(seg.offer.zone)},
+         {"gpu", seg.offer.gpu}, {"gpu_count", seg.offer.gpu_count}, {"tier", seg.offer.tier},
+         {"price_per_hour_usd", seg.offer.price.per_hour.ToPlainString()},
+         {"on_demand_price_per_hour_usd",
+          seg.offer.on_demand_price ? nlohmann::json(seg.offer.on_demand_price->per_hour.ToPlainString())
+                                    : nlohmann::json()},
+         {"start", ledger::FormatTimestamp(seg.start)},
+         {"end", seg.end ? nlohmann::json(ledger::FormatTimestamp(*seg.end)) : nlohmann::json()},
+         {"end_reason", seg.end_reason ? nlohmann::json(ledger::EndReasonName(*seg.end_reason)) : nlohmann::json()},
+         {"cost_usd", seg.Cost(now).ToPlainString()}});
+  }
+  doc["segments"] = segments;
+  nlohmann::json events = nlohmann::json::array();
+  for (const auto& e : d.events) {
+    events.push_back({{"time", ledger::FormatTimestamp(e.time)},
+                      {"type", ledger::EventTypeName(e.type)},
+                      {"payload", e.payload}});
+  }
+  doc["events"] = events;
+  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  doc["utilization"] = {{"samples", d.utilization.samples},
+                        {"gpu_util_percent", opt(d.utilization.gpu_util)},
+                        {"cpu_util_percent", opt(d.utilization.cpu_util)},
+                        {"gpu_mem_bytes", opt(d.utilization.gpu_mem_bytes)},
+                        {"power_watts", opt(d.utilization.power_watts)},
+                        {"io_wait_percent", opt(d.utilization.io_wait)}};
+  WriteJson(s, doc);
+  return {};
+}
+
+}  // namespace
+
+void RegisterRuns(CLI::App& app, GlobalOptions& global, Action& action) {
+  CLI::App* cmd = app.add_subcommand("runs", "Runs recorded in the ledger: where, how long, cost");
+  cmd->require_subcommand(1);
+
+  auto list = std::make_shared<ListOptions>();
+  CLI::App* l = cmd->add_subcommand("list", "Runs, newest first, with spend and GPU-hours");
+  l->add_option("--since", list->since, "Active since: a duration back (7d) or a date");
+  l->add_option("--until", list->until, "Started before: a duration back or a date");
+  l->add_option("--tag", list->tags, "key=value; repeat to require several")->expected(1);
+  l->add_option("--status", list->status,
+                "running, succeeded, failed, budget_stopped, cancelled, lost");
+  l->add_option("--limit", list->limit, "Show at most N runs")->check(CLI::NonNegativeNumber);
+  l->callback([&, list] {
+    action = [&global, list](Streams& s) { return RunList(*list, global, s); };
+  });
+
+  auto id = std::make_shared<int64_t>(0);
+  CLI::App* sh = cmd->add_subcommand("show", "One run: segments, events, spend, utilization");
+  sh->add_option("ID", *id, "Run id")->required();
+  sh->callback([&, id] {
+    action = [&global, id](Streams& s) { return RunShow(*id, global, s); };
+  });
+}
+
+}  // namespace frugal::cli

@@ -1,0 +1,299 @@
+#include "frugal/ledger/ledger.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "frugal/core/paths.h"
+#include "frugal/ledger/schema.h"
+
+namespace frugal::ledger {
+namespace {
+
+constexpr int64_t kHourMs = 3'600'000;
+constexpr size_t kSampleColumns = 10;
+constexpr size_t kRowsPerInsert = 200;
+
+bool IsPostgresUrl(const std::string& location) {
+  return location.starts_with("postgresql://") || location.starts_with("postgres://");
+}
+
+/// "(?, ?, ?), (?, ?, ?)" for `rows` rows of `columns` values.
+std::string Placeholders(size_t rows, size_t columns) {
+  std::string one = "(";
+  for (size_t c = 0; c < columns; ++c) one += c == 0 ? "?" : ", ?";
+  one += ")";
+  std::string all;
+  for (size_t r = 0; r < rows; ++r) all += (r == 0 ? "" : ", ") + one;
+  return all;
+}
+
+/// Sums of one hour of one run's samples, merged into sample_rollup.
+struct HourSums {
+  int64_t n = 0;
+  std::array<int64_t, 5> counts{};
+  std::array<double, 5> sums{};
+  void Add(size_t i, const std::optional<double>& v) {
+    if (!v) return;
+    counts[i] += 1;
+    sums[i] += *v;
+  }
+};
+
+// Keeps the heartbeat monotonic: any write from the supervisor proves it was alive then.
+constexpr const char* kBumpHeartbeat =
+    "UPDATE runs SET heartbeat_ms = CASE WHEN heartbeat_ms IS NULL OR heartbeat_ms < ? THEN ? "
+    "ELSE heartbeat_ms END WHERE id = ?";
+
+}  // namespace
+
+std::string ResolveLocation(const std::string& db_flag) {
+  if (!db_flag.empty()) return db_flag;
+  if (const char* env = std::getenv("FRUGAL_DB"); env != nullptr && *env != '\0') return env;
+  return (UserDataDir() / "ledger.sqlite").string();
+}
+
+Result<std::unique_ptr<Ledger>> OpenForCommand(const std::string& db_flag, CreateMode create) {
+  const std::string location = ResolveLocation(db_flag);
+  const bool is_default = db_flag.empty() && std::getenv("FRUGAL_DB") == nullptr;
+  OpenOptions options;
+  options.create = is_default ? CreateMode::kCreateIfMissing : create;
+  return Ledger::Open(location, options);
+}
+
+Result<std::unique_ptr<Connection>> Connect(const std::string& location, CreateMode create) {
+  if (IsPostgresUrl(location)) return OpenPostgres(location);
+  const std::filesystem::path path(location);
+  if (create == CreateMode::kMustExist && !std::filesystem::exists(path)) {
+    return Fail(ErrorCode::kBadInput, fmt::format("{}: no ledger there", location));
+  }
+  std::error_code ignored;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ignored);
+  return OpenSqlite(location, create);
+}
+
+Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& location,
+                                             const OpenOptions& options) {
+  std::unique_ptr<Connection> db = FRUGAL_TRY(Connect(location, options.create));
+  const int target = options.schema_version == OpenOptions::kLatestSchema
+                         ? kSchemaVersion
+                         : options.schema_version;
+  FRUGAL_TRY(MigrateSchema(*db, target));
+  return std::make_unique<Ledger>(std::move(db));
+}
+
+Result<RunId> Ledger::BeginRun(const NewRun& run) {
+  RunId id = 0;
+  Result<void> done = Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
+    const std::vector<Value> params = {
+        run.name, run.command, run.spec, run.tags.team, run.tags.project, run.tags.owner,
+        std::string(RunStatusName(RunStatus::kRunning)), ToMillis(run.start), ToMillis(run.start),
+        run.budget ? Value{run.budget->micros()} : Value{}, OrNull(run.gpu_hours_cap)};
+    std::vector<Row> rows = FRUGAL_TRY(c.Query(
+        "INSERT INTO runs (name, command, spec, team, project, owner, status, start_ms, "
+        "heartbeat_ms, budget_micros, gpu_hours_cap) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "RETURNING id",
+        params));
+    id = AsInt(rows.at(0).at(0));
+    std::vector<Row> tags;
+    for (const auto& [key, value] : run.tags.extra) tags.push_back({id, key, value});
+    return c.ExecuteMany("INSERT INTO run_tags (run_id, key, value) VALUES (?, ?, ?)", tags);
+  });
+  if (!done) return Fail(done.error());
+  return id;
+}
+
+Result<SegmentId> Ledger::OpenSegment(RunId run, const SegmentOffer& offer, Timestamp start) {
+  const std::string tier = FRUGAL_TRY(NormalizeTier(offer.tier));
+  SegmentId id = 0;
+  Result<void> done = Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
+    std::vector<Row> state = FRUGAL_TRY(c.Query(
+        "SELECT status, (SELECT COUNT(*) FROM segments WHERE run_id = runs.id AND end_ms IS "
+        "NULL) FROM runs WHERE id = ?",
+        std::vector<Value>{run}));
+    if (state.empty()) return Fail(ErrorCode::kBadInput, fmt::format("no run {}", run));
+    if (AsText(state[0][0]) != RunStatusName(RunStatus::kRunning)) {
+      return Fail(ErrorCode::kBadInput, fmt::format("run {} has ended", run));
+    }
+    if (AsInt(state[0][1]) != 0) {
+      return Fail(ErrorCode::kBadInput, fmt::format("run {} already has an open segment", run));
+    }
+    const std::vector<Value> params = {
+        run, offer.cloud, offer.instance_type, offer.region, NullIfEmpty(offer.zone),
+        NullIfEmpty(offer.gpu), int64_t{offer.gpu_count}, tier, offer.price.per_hour.micros(),
+        offer.on_demand_price ? Value{offer.on_demand_price->per_hour.micros()} : Value{},
+        ToMillis(start)};
+    std::vector<Row> rows = FRUGAL_TRY(c.Query(
+        "INSERT INTO segments (run_id, cloud, instance_type, region, zone, gpu, gpu_count, tier, "
+        "price_micros_per_hour, on_demand_micros_per_hour, start_ms) VALUES (?, ?, ?, ?, ?, ?, "
+        "?, ?, ?, ?, ?) RETURNING id",
+        params));
+    id = AsInt(rows.at(0).at(0));
+    FRUGAL_TRY(c.Query(kBumpHeartbeat, std::vector<Value>{ToMillis(start), ToMillis(start), run}));
+    return {};
+  });
+  if (!done) return Fail(done.error());
+  return id;
+}
+
+Result<void> Ledger::CloseSegment(SegmentId segment, Timestamp end, EndReason reason) {
+  return Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
+    std::vector<Row> rows = FRUGAL_TRY(c.Query(
+        "UPDATE segments SET end_ms = CASE WHEN start_ms > ? THEN start_ms ELSE ? END, "
+        "end_reason = ? WHERE id = ? AND end_ms IS NULL RETURNING run_id",
+        std::vector<Value>{ToMillis(end), ToMillis(end), std::string(EndReasonName(reason)),
+                           segment}));
+    if (rows.empty()) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("segment {} is unknown or already closed", segment));
+    }
+    return c.Query(kBumpHeartbeat, std::vector<Value>{ToMillis(end), ToMillis(end), rows[0][0]})
+        .map([](auto&&) {});
+  });
+}
+
+Result<int64_t> Ledger::AddEvent(RunId run, std::optional<SegmentId> segment, EventType type,
+                                 Timestamp time, const nlohmann::json& payload) {
+  int64_t id = 0;
+  Result<void> done = Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
+    std::vector<Row> rows = FRUGAL_TRY(c.Query(
+        "INSERT INTO events (run_id, segment_id, time_ms, type, payload) VALUES (?, ?, ?, ?, ?) "
+        "RETURNING id",
+        std::vector<Value>{run, OrNull(segment), ToMillis(time),
+                           std::string(EventTypeName(type)), payload.dump()}));
+    id = AsInt(rows.at(0).at(0));
+    return {};
+  });
+  if (!done) return Fail(done.error());
+  return id;
+}
+
+Result<void> Ledger::AddSamples(RunId run, std::span<const Sample> samples) {
+  if (samples.empty()) return {};
+  std::map<int64_t, HourSums> hours;
+  std::vector<Value> values;
+  values.reserve(samples.size() * kSampleColumns);
+  for (const Sample& s : samples) {
+    const int64_t t = ToMillis(s.time);
+    HourSums& h = hours[t / kHourMs * kHourMs];
+    h.n += 1;
+    h.Add(0, s.gpu_util);
+    h.Add(1, s.cpu_util);
+    h.Add(2, s.gpu_mem_bytes);
+    h.Add(3, s.power_watts);
+    h.Add(4, s.io_wait);
+    for (Value v : {Value{run}, Value{t}, Value{int64_t{0}}, OrNull(s.gpu_util),
+                    OrNull(s.sm_active), OrNull(s.gpu_mem_bytes), OrNull(s.power_watts),
+                    OrNull(s.cpu_util), OrNull(s.rss_bytes), OrNull(s.io_wait)}) {
+      values.push_back(std::move(v));
+    }
+  }
+  return Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
+    for (size_t first = 0; first < samples.size(); first += kRowsPerInsert) {
+      const size_t n = std::min(kRowsPerInsert, samples.size() - first);
+      const std::string sql =
+          "INSERT INTO samples (run_id, time_ms, resolution_ms, gpu_util, sm_active, "
+          "gpu_mem_bytes, power_watts, cpu_util, rss_bytes, io_wait) VALUES " +
+          Placeholders(n, kSampleColumns);
+      FRUGAL_TRY(c.Query(sql, std::span<const Value>(values).subspan(first * kSampleColumns,
+                                                                     n * kSampleColumns)));
+    }
+    std::vector<Row> rollups;
+    for (const auto& [hour, h] : hours) {
+      rollups.push_back({run, hour, h.n, h.counts[0], h.sums[0], h.counts[1], h.sums[1],
+                         h.counts[2], h.sums[2], h.counts[3], h.sums[3], h.counts[4], h.sums[4]});
+    }
+    return c.ExecuteMany(
+        "INSERT INTO sample_rollup VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (run_id, hour_ms) DO UPDATE SET n = sample_rollup.n + excluded.n, "
+        "gpu_util_n = sample_rollup.gpu_util_n + excluded.gpu_util_n, "
+        "gpu_util_sum = sample_rollup.gpu_util_sum + excluded.gpu_util_sum, "
+        "cpu_util_n = sample_rollup.cpu_util_n + excluded.cpu_util_n, "
+        "cpu_util_sum = sample_rollup.cpu_util_sum + excluded.cpu_util_sum, "
+        "gpu_mem_n = sample_rollup.gpu_mem_n + excluded.gpu_mem_n, "
+        "gpu_mem_sum = sample_rollup.gpu_mem_sum + excluded.gpu_mem_sum, "
+        "power_n = sample_rollup.power_n + excluded.power_n, "
+        "power_sum = sample_rollup.power_sum + excluded.power_sum, "
+        "io_wait_n = sample_rollup.io_wait_n + excluded.io_wait_n, "
+        "io_wait_sum = sample_rollup.io_wait_sum + excluded.io_wait_sum",
+        rollups);
+  });
+}
+
+Result<void> Ledger::Heartbeat(RunId run, Timestamp time) {
+  return Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
+    return c.Query(kBumpHeartbeat, std::vector<Value>{ToMillis(time), ToMillis(time), run})
+        .map([](auto&&) {});
+  });
+}
+
+Result<void> Ledger::FinishRun(RunId run, RunStatus status, Timestamp end) {
+  const EndReason reason = status == RunStatus::kSucceeded       ? EndReason::kFinished
+                           : status == RunStatus::kBudgetStopped ? EndReason::kBudgetStop
+                           : status == RunStatus::kLost          ? EndReason::kLost
+                                                                 : EndReason::kFailed;
+  return Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
+    std::vector<Row> rows = FRUGAL_TRY(c.Query(
+        "UPDATE runs SET status = ?, end_ms = ? WHERE id = ? AND status = 'running' RETURNING id",
+        std::vector<Value>{std::string(RunStatusName(status)), ToMillis(end), run}));
+    if (rows.empty()) {
+      return Fail(ErrorCode::kBadInput, fmt::format("run {} is unknown or already ended", run));
+    }
+    return c
+        .Query("UPDATE segments SET end_ms = CASE WHEN start_ms > ? THEN start_ms ELSE ? END, "
+               "end_reason = ? WHERE run_id = ? AND end_ms IS NULL",
+               std::vector<Value>{ToMillis(end), ToMillis(end), std::string(EndReasonName(reason)),
+                                  run})
+        .map([](auto&&) {});
+  });
+}
+
+Result<std::vector<RunId>> Ledger::SweepLost(Timestamp now, Duration stale_after) {
+  const int64_t cutoff = ToMillis(now - stale_after);
+  std::vector<RunId> lost;
+  Result<void> done = Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
+    lost.clear();
+    // The status check in the UPDATE itself makes a concurrent heartbeat or finish win.
+    std::vector<Row> rows = FRUGAL_TRY(c.Query(
+        "UPDATE runs SET status = 'lost', end_ms = heartbeat_ms WHERE status = 'running' AND "
+        "heartbeat_ms < ? RETURNING id, heartbeat_ms",
+        std::vector<Value>{cutoff}));
+    for (const Row& r : rows) {
+      lost.push_back(AsInt(r[0]));
+      FRUGAL_TRY(c.Query(
+          "UPDATE segments SET end_ms = CASE WHEN start_ms > ? THEN start_ms ELSE ? END, "
+          "end_reason = 'lost' WHERE run_id = ? AND end_ms IS NULL",
+          std::vector<Value>{r[1], r[1], r[0]}));
+    }
+    return {};
+  });
+  if (!done) return Fail(done.error());
+  return lost;
+}
+
+Result<int64_t> Ledger::Downsample(Timestamp before, Duration bucket) {
+  const int64_t bucket_ms = bucket.count();
+  if (bucket_ms <= 0) return Fail(ErrorCode::kBadInput, "downsample bucket must be positive");
+  int64_t removed = 0;
+  Result<void> done = Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
+    const std::vector<Value> params = {bucket_ms, bucket_ms, bucket_ms, ToMillis(before),
+                                       bucket_ms};
+    // Raw rows (and rows at a finer resolution) before the cut-off become one row per bucket.
+    FRUGAL_TRY(c.Query(
+        "INSERT INTO samples SELECT run_id, (time_ms / ?) * ?, ?, AVG(gpu_util), AVG(sm_active), "
+        "AVG(gpu_mem_bytes), AVG(power_watts), AVG(cpu_util), AVG(rss_bytes), AVG(io_wait) "
+        "FROM samples WHERE time_ms < ? AND resolution_ms < ? GROUP BY 1, 2",
+        params));
+    std::vector<Row> rows = FRUGAL_TRY(c.Query(
+        "DELETE FROM samples WHERE time_ms < ? AND resolution_ms < ? RETURNING 1",
+        std::vector<Value>{ToMillis(before), bucket_ms}));
+    removed = static_cast<int64_t>(rows.size());
+    return {};
+  });
+  if (!done) return Fail(done.error());
+  return removed;
+}
+
+}  // namespace frugal::ledger

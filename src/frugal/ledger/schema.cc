@@ -1,0 +1,170 @@
+#include "frugal/ledger/schema.h"
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "frugal/core/log.h"
+
+namespace frugal::ledger {
+namespace {
+
+constexpr const char* kApplication = "frugal-ledger";
+
+// Each migration's DDL; `{id}` becomes the dialect's auto-increment key column type.
+constexpr const char* kVersion1 = R"sql(
+CREATE TABLE frugal_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE runs (
+  id {id}, name TEXT NOT NULL, command TEXT NOT NULL, spec TEXT NOT NULL,
+  team TEXT NOT NULL, project TEXT NOT NULL, owner TEXT NOT NULL,
+  status TEXT NOT NULL, start_ms BIGINT NOT NULL, end_ms BIGINT, heartbeat_ms BIGINT,
+  budget_micros BIGINT, gpu_hours_cap DOUBLE PRECISION);
+CREATE INDEX runs_start ON runs (start_ms);
+CREATE INDEX runs_status ON runs (status, heartbeat_ms);
+CREATE TABLE run_tags (
+  run_id BIGINT NOT NULL REFERENCES runs (id), key TEXT NOT NULL, value TEXT NOT NULL,
+  PRIMARY KEY (run_id, key));
+CREATE TABLE segments (
+  id {id}, run_id BIGINT NOT NULL REFERENCES runs (id),
+  cloud TEXT NOT NULL, instance_type TEXT NOT NULL, region TEXT NOT NULL, zone TEXT,
+  gpu TEXT, gpu_count BIGINT NOT NULL, tier TEXT NOT NULL,
+  price_micros_per_hour BIGINT NOT NULL, on_demand_micros_per_hour BIGINT,
+  start_ms BIGINT NOT NULL, end_ms BIGINT, end_reason TEXT);
+CREATE INDEX segments_run ON segments (run_id);
+CREATE INDEX segments_time ON segments (start_ms, end_ms);
+CREATE TABLE events (
+  id {id}, run_id BIGINT NOT NULL REFERENCES runs (id), segment_id BIGINT,
+  time_ms BIGINT NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL);
+CREATE INDEX events_run ON events (run_id, time_ms);
+CREATE TABLE samples (
+  run_id BIGINT NOT NULL, time_ms BIGINT NOT NULL, resolution_ms BIGINT NOT NULL,
+  gpu_util DOUBLE PRECISION, sm_active DOUBLE PRECISION, gpu_mem_bytes DOUBLE PRECISION,
+  power_watts DOUBLE PRECISION, cpu_util DOUBLE PRECISION, rss_bytes DOUBLE PRECISION,
+  io_wait DOUBLE PRECISION);
+CREATE INDEX samples_run_time ON samples (run_id, time_ms);
+CREATE TABLE studies (
+  id {id}, name TEXT NOT NULL UNIQUE, spec TEXT NOT NULL, objective TEXT NOT NULL,
+  direction TEXT NOT NULL, state TEXT NOT NULL, budget_micros BIGINT,
+  created_ms BIGINT NOT NULL);
+CREATE TABLE trials (
+  id {id}, study_id BIGINT NOT NULL REFERENCES studies (id), number BIGINT NOT NULL,
+  config TEXT NOT NULL, state TEXT NOT NULL, cost_micros BIGINT NOT NULL,
+  run_id BIGINT, created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
+  UNIQUE (study_id, number));
+CREATE TABLE trial_rungs (
+  trial_id BIGINT NOT NULL REFERENCES trials (id), rung BIGINT NOT NULL,
+  fidelity DOUBLE PRECISION NOT NULL, value DOUBLE PRECISION NOT NULL, time_ms BIGINT NOT NULL,
+  PRIMARY KEY (trial_id, rung));
+)sql";
+
+// Version 2: hourly rollups so reports never scan raw samples (back-filled from what is
+// there), and imported billing rows.
+constexpr const char* kVersion2 = R"sql(
+CREATE TABLE sample_rollup (
+  run_id BIGINT NOT NULL, hour_ms BIGINT NOT NULL, n BIGINT NOT NULL,
+  gpu_util_n BIGINT NOT NULL, gpu_util_sum DOUBLE PRECISION NOT NULL,
+  cpu_util_n BIGINT NOT NULL, cpu_util_sum DOUBLE PRECISION NOT NULL,
+  gpu_mem_n BIGINT NOT NULL, gpu_mem_sum DOUBLE PRECISION NOT NULL,
+  power_n BIGINT NOT NULL, power_sum DOUBLE PRECISION NOT NULL,
+  io_wait_n BIGINT NOT NULL, io_wait_sum DOUBLE PRECISION NOT NULL,
+  PRIMARY KEY (run_id, hour_ms));
+INSERT INTO sample_rollup
+  SELECT run_id, (time_ms / 3600000) * 3600000, COUNT(*),
+    COUNT(gpu_util), COALESCE(SUM(gpu_util), 0), COUNT(cpu_util), COALESCE(SUM(cpu_util), 0),
+    COUNT(gpu_mem_bytes), COALESCE(SUM(gpu_mem_bytes), 0), COUNT(power_watts),
+    COALESCE(SUM(power_watts), 0), COUNT(io_wait), COALESCE(SUM(io_wait), 0)
+  FROM samples GROUP BY run_id, (time_ms / 3600000) * 3600000;
+CREATE TABLE billing_rows (
+  id {id}, source TEXT NOT NULL, row_key TEXT NOT NULL UNIQUE,
+  provider TEXT, billing_account_id TEXT, sub_account_id TEXT,
+  charge_period_start_ms BIGINT NOT NULL, charge_period_end_ms BIGINT NOT NULL,
+  billed_cost_micros BIGINT NOT NULL, effective_cost_micros BIGINT, list_cost_micros BIGINT,
+  billing_currency TEXT, charge_category TEXT, pricing_category TEXT,
+  service_name TEXT, resource_id TEXT, region_id TEXT, sku_id TEXT,
+  consumed_quantity DOUBLE PRECISION, consumed_unit TEXT, tags TEXT NOT NULL,
+  run_id BIGINT, imported_ms BIGINT NOT NULL);
+CREATE INDEX billing_period ON billing_rows (charge_period_start_ms);
+)sql";
+
+constexpr const char* kMigrations[] = {kVersion1, kVersion2};
+
+std::string ForDialect(std::string ddl, Dialect dialect) {
+  const std::string id_type =
+      dialect == Dialect::kSqlite ? "INTEGER PRIMARY KEY" : "BIGSERIAL PRIMARY KEY";
+  for (size_t at = ddl.find("{id}"); at != std::string::npos; at = ddl.find("{id}", at)) {
+    ddl.replace(at, 4, id_type);
+  }
+  return ddl;
+}
+
+/// Names of the user tables in the database (the current schema on PostgreSQL).
+Result<std::vector<std::string>> TableNames(Connection& db) {
+  const char* sql = db.dialect() == Dialect::kSqlite
+                        ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                          "'sqlite_%' ORDER BY name"
+                        : "SELECT table_name FROM information_schema.tables WHERE table_schema = "
+                          "current_schema() ORDER BY table_name";
+  std::vector<Row> rows = FRUGAL_TRY(db.Query(sql));
+  std::vector<std::string> names;
+  for (const Row& r : rows) names.push_back(AsText(r[0]));
+  return names;
+}
+
+Result<int> ReadVersion(Connection& db) {
+  std::vector<std::string> tables = FRUGAL_TRY(TableNames(db));
+  if (tables.empty()) return 0;
+  if (std::find(tables.begin(), tables.end(), "frugal_meta") == tables.end()) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: not a frugal ledger (it holds other tables, e.g. '{}'); pass "
+                            "another --db",
+                            db.where(), tables.front()));
+  }
+  std::vector<Row> rows =
+      FRUGAL_TRY(db.Query("SELECT key, value FROM frugal_meta WHERE key IN "
+                          "('application', 'schema_version') ORDER BY key"));
+  if (rows.size() != 2 || AsText(rows[0][1]) != kApplication) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: not a frugal ledger (frugal_meta is incomplete)", db.where()));
+  }
+  return static_cast<int>(AsInt(rows[1][1]));
+}
+
+}  // namespace
+
+Result<int> SchemaVersion(Connection& db) { return ReadVersion(db); }
+
+Result<void> MigrateSchema(Connection& db, int target_version) {
+  FRUGAL_CHECK(target_version >= 1 && target_version <= kSchemaVersion);
+  return Transact(db, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
+    if (c.dialect() == Dialect::kPostgres) {
+      // Processes opening a fresh PostgreSQL ledger at once must not both create the tables.
+      FRUGAL_TRY(c.Query("SELECT pg_advisory_xact_lock(7301)"));
+    }
+    const int version = FRUGAL_TRY(ReadVersion(c));
+    if (version > kSchemaVersion) {
+      return Fail(ErrorCode::kUnavailable,
+                  fmt::format("{}: ledger schema version {} is newer than this frugal knows "
+                              "({}); upgrade frugal",
+                              c.where(), version, kSchemaVersion));
+    }
+    if (version >= target_version) return {};
+    for (int v = version + 1; v <= target_version; ++v) {
+      FRUGAL_TRY(c.ExecuteScript(ForDialect(kMigrations[v - 1], c.dialect())));
+    }
+    const Value version_text = std::to_string(target_version);
+    if (version == 0) {
+      const Value app = std::string(kApplication);
+      FRUGAL_TRY(c.Query("INSERT INTO frugal_meta (key, value) VALUES ('application', ?)",
+                         std::vector<Value>{app}));
+      FRUGAL_TRY(c.Query("INSERT INTO frugal_meta (key, value) VALUES ('schema_version', ?)",
+                         std::vector<Value>{version_text}));
+    } else {
+      FRUGAL_TRY(c.Query("UPDATE frugal_meta SET value = ? WHERE key = 'schema_version'",
+                         std::vector<Value>{version_text}));
+      log::Info("{}: ledger migrated from schema {} to {}", c.where(), version, target_version);
+    }
+    return {};
+  });
+}
+
+}  // namespace frugal::ledger

@@ -1,0 +1,32 @@
+#pragma once
+// The ledger's on-disk schema and its forward migrations.
+//
+// Format (version 2):
+//   frugal_meta(key, value)    'application' = 'frugal-ledger', 'schema_version' = N
+//   runs, run_tags             one row per run; tags other than team/project/owner in run_tags
+//   segments                   one uninterrupted stretch on one offer; price and on-demand
+//                              reference in micro-dollars per hour; times in UTC milliseconds
+//   events                     typed, JSON payload
+//   samples                    utilization readings; `resolution_ms` > 0 once downsampled
+//   sample_rollup  (v2)        hourly sums per run, kept on insert; reports read these
+//   studies, trials, trial_rungs   the tuner's studies
+//   billing_rows   (v2)        imported FOCUS rows, apart from what frugal measured
+// A ledger at an older version is migrated forward inside one transaction when opened; one at
+// a newer version is refused, never rewritten.
+
+#include "frugal/core/error.h"
+#include "frugal/ledger/sql.h"
+
+namespace frugal::ledger {
+
+inline constexpr int kSchemaVersion = 2;
+
+/// Brings the database to `target_version` (tests pass an older one to build old ledgers).
+/// Creates the schema in an empty database. kBadInput when the database holds tables that are
+/// not a frugal ledger; kUnavailable when its schema is newer than this binary knows.
+[[nodiscard]] Result<void> MigrateSchema(Connection& db, int target_version = kSchemaVersion);
+
+/// The schema version of an opened ledger (0 for an empty database).
+[[nodiscard]] Result<int> SchemaVersion(Connection& db);
+
+}  // namespace frugal::ledger

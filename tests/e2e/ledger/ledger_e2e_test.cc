@@ -1,0 +1,245 @@
+// The ledger commands on the real binary: runs list/show, report, FOCUS export/import, sweep,
+// and the errors a user sees for bad ledgers. The ledger is populated through the library API,
+// as the supervisor will write it.
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "frugal/ledger/ledger.h"
+#include "postgres_server.h"
+#include "support/test_support.h"
+
+namespace frugal::ledger {
+namespace {
+
+using frugal::testing::RunFrugal;
+using frugal::testing::TempDir;
+
+/// Two teams' runs in the last few days: a finished spot run with a preemption, a failed
+/// on-demand run and a still-running one. Returns the run ids in that order.
+std::vector<RunId> Populate(Ledger& ledger, Timestamp now) {
+  auto hours_ago = [&](double h) { return now - FromHours(h); };
+  std::vector<RunId> ids;
+  NewRun a;
+  a.name = "bert-finetune";
+  a.command = "python train.py";
+  a.tags.team = "nlp";
+  a.tags.project = "search";
+  a.tags.owner = "ann";
+  a.tags.extra["ticket"] = "ML-7";
+  a.start = hours_ago(30);
+  ids.push_back(ledger.BeginRun(a).value());
+  SegmentOffer spot{"aws", "g5.xlarge", "us-east-1", "us-east-1a", "A10G", 1, "spot",
+                    Rate{Money::FromCents(40)}, Rate{Money::FromCents(101)}};
+  const SegmentId s1 = ledger.OpenSegment(ids[0], spot, hours_ago(30)).value();
+  EXPECT_TRUE(ledger.AddEvent(ids[0], s1, EventType::kPreemptionNotice, hours_ago(28), {})
+                  .has_value());
+  EXPECT_TRUE(ledger.CloseSegment(s1, hours_ago(28), EndReason::kPreempted).has_value());
+  EXPECT_TRUE(ledger.OpenSegment(ids[0], spot, hours_ago(27.5)).has_value());
+  std::vector<Sample> samples;
+  for (int i = 0; i < 60; ++i) {
+    Sample s;
+    s.time = hours_ago(27) + std::chrono::minutes(i);
+    s.gpu_util = 70;
+    samples.push_back(s);
+  }
+  EXPECT_TRUE(ledger.AddSamples(ids[0], samples).has_value());
+  EXPECT_TRUE(ledger.FinishRun(ids[0], RunStatus::kSucceeded, hours_ago(25.5)).has_value());
+
+  NewRun b = a;
+  b.name = "resnet-sweep";
+  b.tags.team = "vision";
+  b.tags.extra.clear();
+  b.start = hours_ago(10);
+  ids.push_back(ledger.BeginRun(b).value());
+  SegmentOffer on_demand{"gcp", "a2-highgpu-1g", "us-central1", "", "A100", 1, "on_demand",
+                         Rate{Money::FromCents(367)}, std::nullopt};
+  EXPECT_TRUE(ledger.OpenSegment(ids[1], on_demand, hours_ago(10)).has_value());
+  EXPECT_TRUE(ledger.FinishRun(ids[1], RunStatus::kFailed, hours_ago(8)).has_value());
+
+  NewRun c = a;
+  c.name = "llama-lora";
+  c.tags.extra.clear();
+  c.start = hours_ago(2);
+  ids.push_back(ledger.BeginRun(c).value());
+  EXPECT_TRUE(ledger.OpenSegment(ids[2], spot, hours_ago(2)).has_value());
+  EXPECT_TRUE(ledger.Heartbeat(ids[2], hours_ago(1)).has_value());
+  return ids;
+}
+
+class LedgerE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = (home_ / "team.sqlite").string();
+    auto ledger = Ledger::Open(db_).value();
+    ids_ = Populate(*ledger, Now());
+  }
+  frugal::testing::CommandResult Frugal(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--db", db_});
+    return RunFrugal(args, home_.path());
+  }
+
+  TempDir home_;
+  std::string db_;
+  std::vector<RunId> ids_;
+};
+
+TEST_F(LedgerE2E, RunsListShowsEveryRunWithCostAndFilters) {
+  auto all = Frugal({"runs", "list"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.out.find("bert-finetune"), std::string::npos);
+  EXPECT_NE(all.out.find("resnet-sweep"), std::string::npos);
+  EXPECT_NE(all.out.find("$7.34"), std::string::npos) << all.out;  // 2 h × $3.67
+  EXPECT_NE(all.out.find("3 runs"), std::string::npos);
+
+  auto nlp = Frugal({"runs", "list", "--tag", "team=nlp", "--json"});
+  ASSERT_EQ(nlp.exit_code, 0) << nlp.err;
+  const nlohmann::json doc = nlohmann::json::parse(nlp.out);
+  EXPECT_EQ(doc["schema_version"], 1);
+  ASSERT_EQ(doc["runs"].size(), 2u);
+  EXPECT_EQ(doc["runs"][0]["name"], "llama-lora");
+  EXPECT_EQ(doc["runs"][1]["cost_micros"], 1'600'000);  // 2 h + 2 h at $0.40
+
+  auto running = Frugal({"runs", "list", "--status", "running", "--since", "7d", "--json"});
+  ASSERT_EQ(running.exit_code, 0) << running.err;
+  EXPECT_EQ(nlohmann::json::parse(running.out)["runs"].size(), 1u);
+
+  auto bad = Frugal({"runs", "list", "--status", "runing"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("did you mean 'running'"), std::string::npos) << bad.err;
+}
+
+TEST_F(LedgerE2E, RunsShowGivesSegmentsEventsSpendAndUtilization) {
+  auto show = Frugal({"runs", "show", std::to_string(ids_[0])});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("preempted"), std::string::npos);
+  EXPECT_NE(show.out.find("preemption_notice"), std::string::npos);
+  EXPECT_NE(show.out.find("gpu util  70%"), std::string::npos) << show.out;
+  auto json = Frugal({"--json", "runs", "show", std::to_string(ids_[0])});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["segments"].size(), 2u);
+  EXPECT_EQ(doc["segments"][0]["end_reason"], "preempted");
+  EXPECT_EQ(doc["tags"]["ticket"], "ML-7");
+  EXPECT_EQ(doc["utilization"]["samples"], 60);
+  auto missing = Frugal({"runs", "show", "999"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("no run 999"), std::string::npos);
+}
+
+TEST_F(LedgerE2E, ReportGroupsByTeamInEveryFormat) {
+  auto csv = Frugal({"report", "--by", "team,tier", "--since", "7d", "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_NE(csv.out.find("team,tier,spend_usd"), std::string::npos);
+  EXPECT_NE(csv.out.find("vision,on_demand,7.34,"), std::string::npos) << csv.out;
+  auto json = Frugal({"report", "--by", "team", "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["rows"].size(), 2u);
+  EXPECT_EQ(doc["schema_version"], 1);
+  auto table = Frugal({"report", "--by", "cloud"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("spot_share"), std::string::npos);
+  EXPECT_NE(table.out.find("total"), std::string::npos);
+  auto bad = Frugal({"report", "--by", "temm"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("did you mean 'team'"), std::string::npos) << bad.err;
+}
+
+TEST_F(LedgerE2E, FocusExportImportsBackIdempotently) {
+  const std::string out = (home_ / "focus.csv").string();
+  auto exported = Frugal({"ledger", "export", "--format", "focus", "--since", "7d", "-o", out});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_NE(exported.err.find("Wrote 4 FOCUS rows"), std::string::npos) << exported.err;
+  auto first = Frugal({"--json", "ledger", "import", "--format", "focus", out});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const nlohmann::json doc = nlohmann::json::parse(first.out);
+  EXPECT_EQ(doc["imported"], 4);
+  EXPECT_EQ(doc["linked_to_runs"], 4);
+  auto second = Frugal({"ledger", "import", "--format", "focus", out});
+  ASSERT_EQ(second.exit_code, 0);
+  EXPECT_NE(second.out.find("0 imported"), std::string::npos) << second.out;
+  EXPECT_NE(second.out.find("4 already in the ledger"), std::string::npos);
+}
+
+TEST_F(LedgerE2E, ImportsTheSharedSampleAndSaysWhatItTolerated) {
+  const auto sample =
+      frugal::testing::SharedDataDir() / "focus" / "focus_1.0_sample_800rows.csv";
+  if (!std::filesystem::exists(sample)) GTEST_SKIP() << "shared FOCUS sample not present";
+  auto r = Frugal({"ledger", "import", "--format", "focus", sample.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("800 imported"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ignored column 'Id'"), std::string::npos);
+  EXPECT_NE(r.out.find("space-separated datetime"), std::string::npos);
+  EXPECT_NE(r.out.find("shifted column"), std::string::npos);
+  auto info = Frugal({"--json", "ledger", "info"});
+  EXPECT_EQ(nlohmann::json::parse(info.out)["rows"]["billing_rows"], 800);
+}
+
+TEST_F(LedgerE2E, SweepMarksTheSilentRunLost) {
+  auto sweep = Frugal({"ledger", "sweep", "--stale", "30m"});
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  EXPECT_NE(sweep.out.find("1 runs marked lost"), std::string::npos) << sweep.out;
+  auto show = Frugal({"--json", "runs", "show", std::to_string(ids_[2])});
+  const nlohmann::json doc = nlohmann::json::parse(show.out);
+  EXPECT_EQ(doc["status"], "lost");
+  EXPECT_EQ(doc["cost_micros"], 400'000);  // one hour to the last heartbeat at $0.40
+}
+
+TEST(LedgerE2ELocation, DefaultLedgerIsCreatedOnFirstUseAndFrugalDbSelectsAnother) {
+  TempDir home;
+  auto first = RunFrugal({"ledger", "info"}, home.path());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_TRUE(std::filesystem::exists(home / "data" / "ledger.sqlite"));
+  const std::string other = (home / "other.sqlite").string();
+  Ledger::Open(other).value()->BeginRun(NewRun{"via-env", "", "", {}, {}, {}, Now()}).value();
+  auto env = RunFrugal({"runs", "list"}, home.path(), {"FRUGAL_DB=" + other});
+  ASSERT_EQ(env.exit_code, 0) << env.err;
+  EXPECT_NE(env.out.find("via-env"), std::string::npos);
+}
+
+TEST(LedgerE2ELocation, BadLedgersGiveClearErrorsAndExitCodes) {
+  TempDir home;
+  frugal::testing::WriteTestFile(home / "notes.txt", "just some text, not a database\n");
+  auto foreign = RunFrugal({"--db", (home / "notes.txt").string(), "runs", "list"}, home.path());
+  EXPECT_EQ(foreign.exit_code, 2);
+  EXPECT_NE(foreign.err.find("not a usable frugal ledger"), std::string::npos) << foreign.err;
+
+  auto missing = RunFrugal({"--db", (home / "typo.sqlite").string(), "report"}, home.path());
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_FALSE(std::filesystem::exists(home / "typo.sqlite"));
+
+  const std::string newer = (home / "newer.sqlite").string();
+  ASSERT_TRUE(Ledger::Open(newer).value()->connection()
+                  .Query("UPDATE frugal_meta SET value = '9' WHERE key = 'schema_version'")
+                  .has_value());
+  auto too_new = RunFrugal({"--db", newer, "runs", "list"}, home.path());
+  EXPECT_EQ(too_new.exit_code, 4);
+  EXPECT_NE(too_new.err.find("upgrade frugal"), std::string::npos) << too_new.err;
+
+  auto down = RunFrugal({"--db", "postgresql://frugal@127.0.0.1:1/x?connect_timeout=2", "runs",
+                         "list"},
+                        home.path());
+  EXPECT_EQ(down.exit_code, 4);
+  EXPECT_NE(down.err.find("cannot connect to PostgreSQL"), std::string::npos) << down.err;
+}
+
+TEST(LedgerE2EPostgres, CommandsWorkAgainstARealPostgresLedger) {
+  auto* server = testing::PostgresServer::Shared();
+  if (server == nullptr) GTEST_SKIP() << testing::PostgresServer::why();
+  const std::string url = server->NewDatabaseUrl();
+  const std::vector<RunId> ids = Populate(*Ledger::Open(url).value(), Now());
+  TempDir home;
+  auto list = RunFrugal({"--db", url, "--json", "runs", "list"}, home.path());
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(nlohmann::json::parse(list.out)["runs"].size(), 3u);
+  auto report = RunFrugal({"report", "--by", "team", "--format", "csv"}, home.path(),
+                          {"FRUGAL_DB=" + url});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("vision,7.34,"), std::string::npos) << report.out;
+}
+
+}  // namespace
+}  // namespace frugal::ledger
