@@ -245,6 +245,12 @@ Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, 
     return {};
   }
   PrintHuman(e, gpu->name, costs, s.out);
+  if (global.verbosity > 0 && e.source == estimate::UtilizationSource::kPrior) {
+    const estimate::MfuPrior prior = estimate::PriorUtilization(hw, training, model.params);
+    s.out << "Utilization prior (docs/estimate.md):";
+    for (const auto& f : prior.factors) s.out << fmt::format(" {} {:.2f};", f.what, f.factor);
+    s.out << fmt::format(" = {:.3f}\n", prior.hfu);
+  }
   return {};
 }
 

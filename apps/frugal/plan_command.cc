@@ -68,6 +68,8 @@ nlohmann::json SpotJson(const Option& o) {
       {"restart_hours", s.restart_hours},
       {"lost_work_hours", s.lost_work_hours},
       {"time_inflation", s.Inflation(o.work_hours)},
+      {"cost_inflation", o.expected_cost.dollars() /
+                             (o.offer->price.per_hour.dollars() * o.instances * o.work_hours)},
       {"deadline_miss_probability_spot_only", s.deadline_miss_probability}};
   if (o.kind == RunKind::kFallback) {
     j["fallback"] = {{"on_demand_offer", o.fallback_offer->Id()},
@@ -139,47 +141,45 @@ std::string RunLabel(const Option& o) {
   return "?";
 }
 
-void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, Streams& s) {
-  s.out << fmt::format("Job {}: {:.4g} tokens; deadline {}; budget {}\n", spec.name, p.tokens,
-                       p.deadline_hours ? FormatDuration(FromHours(*p.deadline_hours)) : "none",
-                       p.budget ? p.budget->ToString() : "none");
-  if (p.options.empty()) {
-    s.out << "No option meets the constraints.\n";
-  } else {
-    Table t({{"#", Align::kRight},
-             {"OFFER"},
-             {"RUN"},
-             {"GPUS"},
-             {"KNOBS"},
-             {"MEM GiB", Align::kRight},
-             {"WALL", Align::kRight},
-             {"GPU-H", Align::kRight},
-             {"COST", Align::kRight},
-             {"DEADLINE"}});
-    for (size_t i = 0; i < p.options.size(); ++i) {
-      const Option& o = p.options[i];
-      const std::string mem =
-          o.offer->gpu.empty() ? "-" : fmt::format("{:.1f}/{:g}", o.peak_gib, o.capacity_gib);
-      const std::string knobs =
-          o.measured ? "as measured" : plan::DescribeKnobs(o.knobs, o.knobs, plan::Describe::kAll);
-      const std::string deadline =
-          !p.deadline_hours ? "-"
-          : o.meets_deadline
-              ? (o.deadline_miss_probability >= 0.005
-                     ? fmt::format("yes ({:.0f}% risk)", 100 * o.deadline_miss_probability)
-                     : "yes")
-              : "no";
-      t.AddRow({std::to_string(i + 1), o.offer->Id(), RunLabel(o),
-                o.offer->gpu.empty() ? "cpu" : fmt::format("{} x{}", o.offer->gpu, o.gpus), knobs,
-                mem, FormatDuration(FromHours(o.wall_hours)), fmt::format("{:.1f}", o.gpu_hours),
-                o.expected_cost.ToString() + (o.estimated_price ? " (est.)" : ""), deadline});
-    }
-    t.Render(s.out);
+std::string DeadlineCell(const plan::Plan& p, const Option& o) {
+  if (!p.deadline_hours) return "-";
+  if (!o.meets_deadline) return "no";
+  return o.deadline_miss_probability >= 0.005
+             ? fmt::format("yes ({:.0f}% risk)", 100 * o.deadline_miss_probability)
+             : "yes";
+}
+
+void PrintOptions(const plan::Plan& p, std::ostream& out) {
+  Table t({{"#", Align::kRight},
+           {"OFFER"},
+           {"RUN"},
+           {"GPUS"},
+           {"KNOBS"},
+           {"MEM GiB", Align::kRight},
+           {"WALL", Align::kRight},
+           {"GPU-H", Align::kRight},
+           {"COST", Align::kRight},
+           {"DEADLINE"}});
+  for (size_t i = 0; i < p.options.size(); ++i) {
+    const Option& o = p.options[i];
+    const std::string mem =
+        o.offer->gpu.empty() ? "-" : fmt::format("{:.1f}/{:g}", o.peak_gib, o.capacity_gib);
+    const std::string knobs =
+        o.measured ? "as measured" : plan::DescribeKnobs(o.knobs, o.knobs, plan::Describe::kAll);
+    t.AddRow({std::to_string(i + 1), o.offer->Id(), RunLabel(o),
+              o.offer->gpu.empty() ? "cpu" : fmt::format("{} x{}", o.offer->gpu, o.gpus), knobs,
+              mem, FormatDuration(FromHours(o.wall_hours)), fmt::format("{:.1f}", o.gpu_hours),
+              o.expected_cost.ToString() + (o.estimated_price ? " (est.)" : ""),
+              DeadlineCell(p, o)});
   }
+  t.Render(out);
+}
+
+void PrintSpotDetails(const plan::Plan& p, std::ostream& out) {
   for (const Option& o : p.options) {
     if (o.kind != RunKind::kSpot && o.kind != RunKind::kFallback) continue;
     const plan::SpotRun& sp = o.spot;
-    s.out << fmt::format(
+    out << fmt::format(
         "  {} {}: {}; {:.2f} preemptions expected, {} lost work, {} restarts, {} checkpoints: "
         "time x{:.2f}",
         o.offer->Id(), RunLabel(o),
@@ -190,11 +190,23 @@ void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, Streams& s) {
         FormatDuration(FromHours(sp.restart_hours)), FormatDuration(FromHours(sp.checkpoint_hours)),
         sp.Inflation(o.work_hours));
     if (o.kind == RunKind::kFallback) {
-      s.out << fmt::format("; falls back to {} with probability {:.0f}%", o.fallback_offer->Id(),
-                           100 * o.fallback.switch_probability);
+      out << fmt::format("; falls back to {} with probability {:.0f}%", o.fallback_offer->Id(),
+                         100 * o.fallback.switch_probability);
     }
-    s.out << "\n";
+    out << "\n";
   }
+}
+
+void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, Streams& s) {
+  s.out << fmt::format("Job {}: {:.4g} tokens; deadline {}; budget {}\n", spec.name, p.tokens,
+                       p.deadline_hours ? FormatDuration(FromHours(*p.deadline_hours)) : "none",
+                       p.budget ? p.budget->ToString() : "none");
+  if (p.options.empty()) {
+    s.out << "No option meets the constraints.\n";
+  } else {
+    PrintOptions(p, s.out);
+  }
+  PrintSpotDetails(p, s.out);
   if (!p.excluded.empty()) {
     s.out << "\nWhy the others lost:\n";
     for (const auto& e : p.excluded) {

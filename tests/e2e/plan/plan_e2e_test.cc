@@ -82,6 +82,16 @@ TEST(PlanCli, WholeCatalogExampleRanksAndExplains) {
               o["peak_memory_gib_per_gpu"].get<double>() + o["headroom_gib"].get<double>());
   }
   EXPECT_GT(doc["evaluated_configurations"].get<double>(), 1000);
+  bool spot_detailed = false;
+  for (const auto& o : doc["options"]) {
+    if (o["tier"] != "spot") continue;
+    const auto& spot = o["spot"];
+    spot_detailed = spot["expected_preemptions"].get<double>() > 0 &&
+                    spot["time_inflation"].get<double>() > 1 &&
+                    spot["checkpoint_interval_hours"].get<double>() > 0 &&
+                    spot["cost_inflation"].get<double>() > 1;
+  }
+  EXPECT_TRUE(spot_detailed) << doc["options"].dump();
   EXPECT_GT(doc["excluded"].size(), 5u);
 }
 
