@@ -52,8 +52,6 @@ class FrugalPolicy final : public Policy {
  private:
   void Observe(bool available);
   [[nodiscard]] int ReserveSteps(const Observation& obs);
-  /// The largest reserve ReserveSteps can return, without computing it.
-  [[nodiscard]] int MaxReserveSteps() const;
   [[nodiscard]] bool WorthLeavingOnDemand(const Observation& obs, int spare_after);
   /// Expected saving, in spot-price steps, of moving `from` idle or on-demand onto a spot run
   /// that has lasted `age` steps, with `work_left` to do; negative when it does not pay.
