@@ -115,3 +115,25 @@ TEST(SpotPolicies, FrugalStaysOnDemandWhenSpotRunsAreTooShortToPay) {
 
 }  // namespace
 }  // namespace frugal::spot
+
+namespace frugal::spot {
+namespace {
+
+TEST(SpotRunLengths, ConditionalRemainingLifeFromSeenRuns) {
+  RunLengths runs;
+  runs.Clear();
+  for (int i = 0; i < 100; ++i) runs.Add(2);
+  for (int i = 0; i < 100; ++i) runs.Add(20);
+  EXPECT_DOUBLE_EQ(runs.mean(), 11);
+  // Young runs are a mix; a run past 2 steps is one of the long ones (up to the prior blend).
+  EXPECT_NEAR(runs.ExpectedRemaining(0, 11), 11, 0.1);
+  EXPECT_NEAR(runs.ExpectedRemaining(5, 11), 15, 0.1);
+  const RunLengths::Capped capped = runs.ExpectedRemainingCapped(0, 10, 11);
+  EXPECT_NEAR(capped.expected, (2 + 10) / 2.0, 0.1);
+  EXPECT_NEAR(capped.ends_before_cap, 0.5, 0.01);
+  // Nothing seen that long: the memoryless guess.
+  EXPECT_DOUBLE_EQ(runs.ExpectedRemaining(30, 7), 7);
+}
+
+}  // namespace
+}  // namespace frugal::spot

@@ -134,3 +134,27 @@ TEST(SpotJob, ChoosesAStepThatFitsChangeovers) {
 
 }  // namespace
 }  // namespace frugal::spot
+
+namespace frugal::spot {
+namespace {
+
+TEST(SpotTrace, AttachesAPriceSeriesAndNamesBadFields) {
+  frugal::testing::TempDir dir;
+  Trace trace;
+  trace.name = "t";
+  trace.launchable = {1, 0};
+  frugal::testing::WriteTestFile(dir / "p.csv", "tick,spot_price,on_demand_price\n0,1,3\n1,1.5,3\n2,9,9\n");
+  ASSERT_TRUE(AttachPriceSeries(dir / "p.csv", trace));
+  EXPECT_EQ(trace.spot_price, (std::vector<double>{1, 1.5}));
+  EXPECT_EQ(trace.on_demand_price, (std::vector<double>{3, 3}));
+  frugal::testing::WriteTestFile(dir / "bad.csv", "spot_price,on_demand_price\n1,3\n1,-3\n");
+  auto bad = AttachPriceSeries(dir / "bad.csv", trace);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("bad.csv:3:"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("'on_demand_price'"), std::string::npos);
+  frugal::testing::WriteTestFile(dir / "short.csv", "spot_price,on_demand_price\n1,3\n");
+  EXPECT_FALSE(AttachPriceSeries(dir / "short.csv", trace));
+}
+
+}  // namespace
+}  // namespace frugal::spot
