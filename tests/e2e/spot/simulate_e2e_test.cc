@@ -80,6 +80,26 @@ TEST(SimulateE2e, CsvTraceWithPricesAndGang) {
   EXPECT_FALSE(doc["policies"]["od"].contains("mean_cost_ratio"));  // no --optimum
 }
 
+TEST(SimulateE2e, PriceSeriesFileSetsTheCost) {
+  TempDir home;
+  TempDir dir;
+  std::string prices = "tick,spot_price,on_demand_price\n";
+  for (int i = 0; i < 3895; ++i) prices += std::to_string(i) + ",0.5,2.0\n";
+  WriteTestFile(dir / "prices.csv", prices);
+  auto r = RunFrugal({"--json", "simulate", "--trace", ShippedTrace("us-west-2a_k80_1.json"),
+                      "--prices", (dir / "prices.csv").string(), "--policy", "od", "--compute",
+                      "3h", "--deadline", "5h", "--changeover", "10m", "--starts", "2"},
+                     home.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(doc["policies"]["od"]["mean_cost_usd"].get<double>(), 2.0 * (3 + 1.0 / 6), 1e-6);
+  auto both = RunFrugal({"simulate", "--trace", ShippedTrace("us-west-2a_k80_1.json"), "--prices",
+                         (dir / "prices.csv").string(), "--price-ratio", "3", "--compute", "3h",
+                         "--deadline", "5h", "--changeover", "10m"},
+                        home.path());
+  EXPECT_EQ(both.exit_code, 2);
+}
+
 TEST(SimulateE2e, BadTraceNamesFileLineAndField) {
   TempDir home;
   TempDir dir;
