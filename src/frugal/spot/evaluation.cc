@@ -79,7 +79,8 @@ Result<Evaluation> Evaluate(const std::vector<Trace>& traces, const EvaluationCo
   const StepJob probe = FRUGAL_TRY(ToSteps(config.job, step_seconds, 1.0));
   for (size_t i = 0; i < traces.size(); ++i) {
     if (step_traces[i].steps() < probe.deadline) {
-      return Fail(ErrorCode::kBadInput, "trace '" + traces[i].name + "' is shorter than the deadline");
+      return Fail(ErrorCode::kBadInput,
+                  "trace '" + traces[i].name + "' is shorter than the deadline");
     }
   }
   std::mt19937_64 rng(config.seed);
@@ -92,11 +93,12 @@ Result<Evaluation> Evaluate(const std::vector<Trace>& traces, const EvaluationCo
     row.start_step = pick(rng);
     row.step_seconds = step_seconds;
     const double fallback_life = 2.0 * 3600 / step_seconds;
-    const StepJob job = FRUGAL_TRY(ToSteps(
-        config.job, step_seconds, MeanLifetimeSteps(st.available, 0, row.start_step, fallback_life)));
+    const StepJob job =
+        FRUGAL_TRY(ToSteps(config.job, step_seconds,
+                           MeanLifetimeSteps(st.available, 0, row.start_step, fallback_life)));
     if (k == 0) eval.first_job = job;
-    row.window_availability = AvailableShare(st.available, row.start_step,
-                                             row.start_step + job.deadline);
+    row.window_availability =
+        AvailableShare(st.available, row.start_step, row.start_step + job.deadline);
     row.tight = static_cast<double>(job.compute) / job.deadline > 0.75;
     if (config.optimum) {
       const OptimumResult opt = SolveOptimum(st, row.start_step, job);

@@ -20,9 +20,9 @@ struct EvaluationConfig {
   JobSpec job;
   int gang = 1;
   FlatPrices flat;
-  int starts = 300;        ///< runs per policy, spread round-robin over the traces
+  int starts = 300;  ///< runs per policy, spread round-robin over the traces
   uint64_t seed = 1;
-  bool optimum = true;     ///< solve the optimum for every run (needed for ratios)
+  bool optimum = true;                ///< solve the optimum for every run (needed for ratios)
   std::vector<std::string> policies;  ///< names known to MakePolicy
 };
 
@@ -34,8 +34,8 @@ struct RunRow {
   double window_availability = 0;  ///< share of available steps in [start, start + deadline)
   bool tight = false;              ///< compute ÷ deadline > 0.75
   bool optimum_feasible = false;
-  double optimum_cost_usd = 0;     ///< when solved and feasible
-  std::vector<RunResult> runs;     ///< one per policy, in config order
+  double optimum_cost_usd = 0;  ///< when solved and feasible
+  std::vector<RunResult> runs;  ///< one per policy, in config order
 };
 
 /// Aggregates over runs of one group (all, or one stratum).

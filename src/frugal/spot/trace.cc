@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <ctime>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/csv.h"
@@ -52,10 +51,11 @@ std::optional<int64_t> ParseTimestamp(std::string_view text) {
   std::tm tm{};
   int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
   std::string copy(text);
-  int n = std::sscanf(copy.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &year, &month, &day, &hour,
-                      &minute, &second);
-  if (n < 5) n = std::sscanf(copy.c_str(), "%4d-%2d-%2d %2d:%2d:%2d", &year, &month, &day, &hour,
-                             &minute, &second);
+  int n = std::sscanf(copy.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &year, &month, &day, &hour, &minute,
+                      &second);
+  if (n < 5)
+    n = std::sscanf(copy.c_str(), "%4d-%2d-%2d %2d:%2d:%2d", &year, &month, &day, &hour, &minute,
+                    &second);
   if (n < 5 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
       second > 60) {
     return std::nullopt;
@@ -80,8 +80,8 @@ Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source)
   try {
     doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    return Fail(ErrorCode::kBadInput, source + ":" + LineColumn(text, e.byte > 0 ? e.byte - 1 : 0) +
-                                          ": not valid JSON");
+    return Fail(ErrorCode::kBadInput,
+                source + ":" + LineColumn(text, e.byte > 0 ? e.byte - 1 : 0) + ": not valid JSON");
   }
   Trace trace;
   trace.name = Stem(source);
@@ -106,25 +106,25 @@ Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source)
   for (size_t i = 0; i < data.size(); ++i) {
     const auto& v = data[i];
     if (!v.is_number_integer() || v.get<int64_t>() < 0) {
-      return Fail(ErrorCode::kBadInput, source + ":" + LineColumn(text, DataElementOffset(text, i)) +
-                                            ": field 'data[" + std::to_string(i) +
-                                            "]': expected a count ≥ 0, got " + v.dump());
+      return Fail(ErrorCode::kBadInput,
+                  source + ":" + LineColumn(text, DataElementOffset(text, i)) + ": field 'data[" +
+                      std::to_string(i) + "]': expected a count ≥ 0, got " + v.dump());
     }
     trace.launchable.push_back(static_cast<int>(v.get<int64_t>()));
   }
   return trace;
 }
 
-Result<Trace> ParseCsvTrace(const std::string& text, const std::string& source,
-                            int tick_seconds) {
+Result<Trace> ParseCsvTrace(const std::string& text, const std::string& source, int tick_seconds) {
   CsvTable table = FRUGAL_TRY(CsvTable::Parse(text, source));
   std::optional<size_t> time_column = table.Column("timestamp");
   const bool by_tick = !time_column.has_value();
   if (by_tick) time_column = table.Column("tick");
   if (!time_column) {
     return Fail(ErrorCode::kBadInput,
-                source + ":1:1: missing column 'timestamp' or 'tick' (header: "
-                         "timestamp_or_tick,available[,spot_price,on_demand_price])");
+                source +
+                    ":1:1: missing column 'timestamp' or 'tick' (header: "
+                    "timestamp_or_tick,available[,spot_price,on_demand_price])");
   }
   size_t available_column = FRUGAL_TRY(table.RequireColumn("available"));
   std::optional<size_t> spot_column = table.Column("spot_price");
@@ -141,12 +141,11 @@ Result<Trace> ParseCsvTrace(const std::string& text, const std::string& source,
   std::optional<int64_t> previous;
   for (const CsvRecord& row : table.rows()) {
     const std::string& time_text = CsvTable::Field(row, *time_column);
-    std::optional<int64_t> time =
-        by_tick ? [&]() -> std::optional<int64_t> {
-          auto v = ParseInt(Trim(time_text));
-          return v ? std::optional<int64_t>(*v) : std::nullopt;
-        }()
-                : ParseTimestamp(Trim(time_text));
+    std::optional<int64_t> time = by_tick ? [&]() -> std::optional<int64_t> {
+      auto v = ParseInt(Trim(time_text));
+      return v ? std::optional<int64_t>(*v) : std::nullopt;
+    }()
+        : ParseTimestamp(Trim(time_text));
     const char* time_field = by_tick ? "tick" : "timestamp";
     if (!time) {
       return Fail(ErrorCode::kBadInput, table.Where(row, *time_column) + ": field '" + time_field +
@@ -157,7 +156,8 @@ Result<Trace> ParseCsvTrace(const std::string& text, const std::string& source,
       int64_t expected = by_tick ? 1 : (trace.launchable.size() == 1 ? gap : trace.gap_seconds);
       if (gap <= 0 || gap != expected) {
         return Fail(ErrorCode::kBadInput, table.Where(row, *time_column) + ": field '" +
-                                              time_field + "': rows must be evenly spaced and "
+                                              time_field +
+                                              "': rows must be evenly spaced and "
                                               "increasing");
       }
       if (!by_tick) trace.gap_seconds = static_cast<int>(gap);
@@ -204,8 +204,8 @@ Result<void> AttachPriceSeries(const std::filesystem::path& path, Trace& trace) 
   if (table.rows().size() < trace.launchable.size()) {
     return Fail(ErrorCode::kBadInput, path.string() + ": " + std::to_string(table.rows().size()) +
                                           " price rows for a trace of " +
-                                          std::to_string(trace.ticks()) + " ticks ('" +
-                                          trace.name + "')");
+                                          std::to_string(trace.ticks()) + " ticks ('" + trace.name +
+                                          "')");
   }
   std::vector<double> spot, od;
   for (size_t i = 0; i < trace.launchable.size(); ++i) {

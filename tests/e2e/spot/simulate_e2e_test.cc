@@ -45,10 +45,28 @@ TEST(SimulateE2e, HumanOutputShowsPerRunAndPlotIsWritten) {
   TempDir home;
   TempDir out;
   const std::string svg = (out / "run.svg").string();
-  auto r = RunFrugal({"simulate", "--trace", "poisson:3h:1h:10", "--policy", "greedy,frugal",
-                      "--compute", "12h", "--deadline", "18h", "--changeover", "6m",
-                      "--checkpoint-cost", "2m", "--checkpoint-every", "30m", "--notice", "120s",
-                      "--starts", "1", "--optimum", "--plot", svg},
+  auto r = RunFrugal({"simulate",
+                      "--trace",
+                      "poisson:3h:1h:10",
+                      "--policy",
+                      "greedy,frugal",
+                      "--compute",
+                      "12h",
+                      "--deadline",
+                      "18h",
+                      "--changeover",
+                      "6m",
+                      "--checkpoint-cost",
+                      "2m",
+                      "--checkpoint-every",
+                      "30m",
+                      "--notice",
+                      "120s",
+                      "--starts",
+                      "1",
+                      "--optimum",
+                      "--plot",
+                      svg},
                      home.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("changeovers"), std::string::npos) << r.out;
@@ -69,10 +87,10 @@ TEST(SimulateE2e, CsvTraceWithPricesAndGang) {
     csv += std::to_string(1666742400 + 600 * i) + "," + (i % 20 < 15 ? "4" : "1") + ",1.0,4.0\n";
   }
   WriteTestFile(dir / "t.csv", csv);
-  auto r = RunFrugal({"--json", "simulate", "--trace", (dir / "t.csv").string(), "--policy",
-                      "od", "--compute", "2h", "--deadline", "4h", "--changeover", "10m",
-                      "--gang", "4", "--starts", "3"},
-                     home.path());
+  auto r = RunFrugal(
+      {"--json", "simulate", "--trace", (dir / "t.csv").string(), "--policy", "od", "--compute",
+       "2h", "--deadline", "4h", "--changeover", "10m", "--gang", "4", "--starts", "3"},
+      home.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
   // Four instances at $4/h for 2h10m.
@@ -129,9 +147,9 @@ TEST(SimulateE2e, BadFlagsExitTwo) {
                         home.path());
   EXPECT_EQ(typo.exit_code, 2);
   EXPECT_NE(typo.err.find("did you mean 'greedy'"), std::string::npos) << typo.err;
-  auto duration = RunFrugal({"simulate", "--trace", trace, "--compute", "1x", "--deadline", "2h",
-                             "--changeover", "10m"},
-                            home.path());
+  auto duration = RunFrugal(
+      {"simulate", "--trace", trace, "--compute", "1x", "--deadline", "2h", "--changeover", "10m"},
+      home.path());
   EXPECT_EQ(duration.exit_code, 2);
   EXPECT_NE(duration.err.find("--compute"), std::string::npos) << duration.err;
   auto missing = RunFrugal({"simulate", "--trace", "/nonexistent/t.json", "--compute", "1h",

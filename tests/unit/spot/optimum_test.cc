@@ -79,8 +79,8 @@ TEST(SpotOptimum, NeverAboveBruteForceWithCheckpoints) {
   for (int trial = 0; trial < 40; ++trial) {
     const int deadline = 6 + trial % 3;
     const int compute = 1 + static_cast<int>(rng() % 4);
-    const StepJob job = MakeJob(compute, deadline, static_cast<int>(rng() % 2), 1,
-                                1 + static_cast<int>(rng() % 3));
+    const StepJob job =
+        MakeJob(compute, deadline, static_cast<int>(rng() % 2), 1, 1 + static_cast<int>(rng() % 3));
     const StepTrace trace = MakeStepTrace(RandomPattern(rng, deadline + 2, 0.6));
     const double brute = BruteForce(trace, 0, job);
     const OptimumResult opt = SolveOptimum(trace, 0, job);
@@ -99,8 +99,8 @@ TEST(SpotOptimum, NeverAbovePoliciesAndPoliciesMeetFeasibleDeadlines) {
     const int changeover = static_cast<int>(rng() % 4);
     const int checkpoint = trial % 3 == 0 ? 1 + static_cast<int>(rng() % 2) : 0;
     const int notice = trial % 5 == 0 ? 2 : 0;
-    const StepJob job = MakeJob(compute, deadline, changeover, checkpoint,
-                                2 + static_cast<int>(rng() % 8), notice);
+    const StepJob job =
+        MakeJob(compute, deadline, changeover, checkpoint, 2 + static_cast<int>(rng() % 8), notice);
     // Markov on/off availability with random persistence.
     std::string pattern;
     bool up = rng() % 2 == 0;

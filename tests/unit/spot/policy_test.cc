@@ -15,11 +15,13 @@ using testing::MakeStepTrace;
 
 std::string Modes(const std::vector<StepRecord>& record) {
   std::string s;
-  for (const StepRecord& r : record) s += r.mode == Mode::kSpot ? 'S' : r.mode == Mode::kOnDemand ? 'O' : '.';
+  for (const StepRecord& r : record)
+    s += r.mode == Mode::kSpot ? 'S' : r.mode == Mode::kOnDemand ? 'O' : '.';
   return s;
 }
 
-std::string RunModes(Policy& policy, const std::string& pattern, const StepJob& job, int start = 0) {
+std::string RunModes(Policy& policy, const std::string& pattern, const StepJob& job,
+                     int start = 0) {
   std::vector<StepRecord> record;
   RunResult r = Simulate(MakeStepTrace(pattern), start, job, policy, &record);
   EXPECT_TRUE(r.deadline_met) << policy.name() << " on " << pattern;
@@ -76,9 +78,9 @@ TEST(SpotPolicies, UniformProgressStaysOnSpotWhileAvailable) {
 TEST(SpotPolicies, FrugalWaitsWhileSpareTimeIsAboveTheReserve) {
   FrugalPolicy frugal;
   // Plenty of slack: the outage is waited out, everything runs on spot.
-  const std::string modes = RunModes(frugal, std::string(10, '1') + std::string(6, '0') +
-                                            std::string(40, '1'),
-                                MakeJob(12, 40, 1));
+  const std::string modes =
+      RunModes(frugal, std::string(10, '1') + std::string(6, '0') + std::string(40, '1'),
+               MakeJob(12, 40, 1));
   EXPECT_EQ(modes.find('O'), std::string::npos) << modes;
 }
 

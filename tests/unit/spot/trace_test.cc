@@ -21,16 +21,15 @@ TEST(SpotTrace, ParsesSpotTracesJson) {
 }
 
 TEST(SpotTrace, JsonErrorNamesLineColumnAndField) {
-  auto trace = ParseJsonTrace("{\"metadata\": {\"gap_seconds\": 600},\n \"data\": [1, 0, -2]}",
-                              "t.json");
+  auto trace =
+      ParseJsonTrace("{\"metadata\": {\"gap_seconds\": 600},\n \"data\": [1, 0, -2]}", "t.json");
   ASSERT_FALSE(trace);
   EXPECT_EQ(trace.error().code, ErrorCode::kBadInput);
   EXPECT_NE(trace.error().message.find("t.json:2:"), std::string::npos) << trace.error().message;
   EXPECT_NE(trace.error().message.find("data[2]"), std::string::npos) << trace.error().message;
   auto broken = ParseJsonTrace("{\"data\": [1,\n 0,,]}", "b.json");
   ASSERT_FALSE(broken);
-  EXPECT_NE(broken.error().message.find("b.json:2:"), std::string::npos)
-      << broken.error().message;
+  EXPECT_NE(broken.error().message.find("b.json:2:"), std::string::npos) << broken.error().message;
   auto no_gap = ParseJsonTrace(R"({"metadata": {}, "data": [1]})", "g.json");
   ASSERT_FALSE(no_gap);
   EXPECT_NE(no_gap.error().message.find("metadata.gap_seconds"), std::string::npos);
@@ -143,7 +142,8 @@ TEST(SpotTrace, AttachesAPriceSeriesAndNamesBadFields) {
   Trace trace;
   trace.name = "t";
   trace.launchable = {1, 0};
-  frugal::testing::WriteTestFile(dir / "p.csv", "tick,spot_price,on_demand_price\n0,1,3\n1,1.5,3\n2,9,9\n");
+  frugal::testing::WriteTestFile(dir / "p.csv",
+                                 "tick,spot_price,on_demand_price\n0,1,3\n1,1.5,3\n2,9,9\n");
   ASSERT_TRUE(AttachPriceSeries(dir / "p.csv", trace));
   EXPECT_EQ(trace.spot_price, (std::vector<double>{1, 1.5}));
   EXPECT_EQ(trace.on_demand_price, (std::vector<double>{3, 3}));
