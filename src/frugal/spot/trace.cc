@@ -69,6 +69,35 @@ std::optional<int64_t> ParseTimestamp(std::string_view text) {
   return static_cast<int64_t>(timegm(&tm));
 }
 
+// A positive price in $/h from a CSV field; kBadInput names the field's place.
+Result<double> ReadPrice(const CsvTable& table, const CsvRecord& row, size_t column,
+                         const char* name) {
+  auto price = ParseDouble(Trim(CsvTable::Field(row, column)));
+  if (!price || *price <= 0) {
+    return Fail(ErrorCode::kBadInput, table.Where(row, column) + ": field '" + name +
+                                          "': expected a positive price in $/h, got '" +
+                                          CsvTable::Field(row, column) + "'");
+  }
+  return *price;
+}
+
+// The tick number or timestamp (seconds) of a CSV row.
+Result<int64_t> ReadTime(const CsvTable& table, const CsvRecord& row, size_t column, bool by_tick) {
+  const std::string& text = CsvTable::Field(row, column);
+  std::optional<int64_t> time;
+  if (by_tick) {
+    if (auto v = ParseInt(Trim(text))) time = *v;
+  } else {
+    time = ParseTimestamp(Trim(text));
+  }
+  if (!time) {
+    return Fail(ErrorCode::kBadInput, table.Where(row, column) + ": field '" +
+                                          (by_tick ? "tick" : "timestamp") + "': cannot read '" +
+                                          text + "'");
+  }
+  return *time;
+}
+
 std::string Stem(const std::string& source) {
   return std::filesystem::path(source).stem().string();
 }
@@ -140,25 +169,14 @@ Result<Trace> ParseCsvTrace(const std::string& text, const std::string& source, 
   trace.gap_seconds = tick_seconds;
   std::optional<int64_t> previous;
   for (const CsvRecord& row : table.rows()) {
-    const std::string& time_text = CsvTable::Field(row, *time_column);
-    std::optional<int64_t> time = by_tick ? [&]() -> std::optional<int64_t> {
-      auto v = ParseInt(Trim(time_text));
-      return v ? std::optional<int64_t>(*v) : std::nullopt;
-    }()
-        : ParseTimestamp(Trim(time_text));
-    const char* time_field = by_tick ? "tick" : "timestamp";
-    if (!time) {
-      return Fail(ErrorCode::kBadInput, table.Where(row, *time_column) + ": field '" + time_field +
-                                            "': cannot read '" + time_text + "'");
-    }
+    const int64_t time = FRUGAL_TRY(ReadTime(table, row, *time_column, by_tick));
     if (previous) {
-      int64_t gap = *time - *previous;
+      const int64_t gap = time - *previous;
       int64_t expected = by_tick ? 1 : (trace.launchable.size() == 1 ? gap : trace.gap_seconds);
       if (gap <= 0 || gap != expected) {
         return Fail(ErrorCode::kBadInput, table.Where(row, *time_column) + ": field '" +
-                                              time_field +
-                                              "': rows must be evenly spaced and "
-                                              "increasing");
+                                              (by_tick ? "tick" : "timestamp") +
+                                              "': rows must be evenly spaced and increasing");
       }
       if (!by_tick) trace.gap_seconds = static_cast<int>(gap);
     }
@@ -171,17 +189,9 @@ Result<Trace> ParseCsvTrace(const std::string& text, const std::string& source, 
     }
     trace.launchable.push_back(static_cast<int>(*count));
     if (spot_column) {
-      for (auto [column, name, out] :
-           {std::tuple{*spot_column, "spot_price", &trace.spot_price},
-            std::tuple{*od_column, "on_demand_price", &trace.on_demand_price}}) {
-        auto price = ParseDouble(Trim(CsvTable::Field(row, column)));
-        if (!price || *price <= 0) {
-          return Fail(ErrorCode::kBadInput, table.Where(row, column) + ": field '" + name +
-                                                "': expected a positive price in $/h, got '" +
-                                                CsvTable::Field(row, column) + "'");
-        }
-        out->push_back(*price);
-      }
+      trace.spot_price.push_back(FRUGAL_TRY(ReadPrice(table, row, *spot_column, "spot_price")));
+      trace.on_demand_price.push_back(
+          FRUGAL_TRY(ReadPrice(table, row, *od_column, "on_demand_price")));
     }
   }
   if (trace.launchable.size() == 1 && !by_tick) trace.gap_seconds = tick_seconds;
@@ -210,16 +220,8 @@ Result<void> AttachPriceSeries(const std::filesystem::path& path, Trace& trace) 
   std::vector<double> spot, od;
   for (size_t i = 0; i < trace.launchable.size(); ++i) {
     const CsvRecord& row = table.rows()[i];
-    for (auto [column, name, out] : {std::tuple{spot_column, "spot_price", &spot},
-                                     std::tuple{od_column, "on_demand_price", &od}}) {
-      auto price = ParseDouble(Trim(CsvTable::Field(row, column)));
-      if (!price || *price <= 0) {
-        return Fail(ErrorCode::kBadInput, table.Where(row, column) + ": field '" + name +
-                                              "': expected a positive price in $/h, got '" +
-                                              CsvTable::Field(row, column) + "'");
-      }
-      out->push_back(*price);
-    }
+    spot.push_back(FRUGAL_TRY(ReadPrice(table, row, spot_column, "spot_price")));
+    od.push_back(FRUGAL_TRY(ReadPrice(table, row, od_column, "on_demand_price")));
   }
   trace.spot_price = std::move(spot);
   trace.on_demand_price = std::move(od);
