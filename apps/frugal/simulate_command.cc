@@ -189,9 +189,13 @@ nlohmann::json ToJson(const spot::Evaluation& eval, const spot::EvaluationConfig
 }
 
 std::string Ratio(double x) { return fmt::format("{:.3f}", x); }
-std::string Hours(int steps, double step_hours) {
-  if (steps == 0) return "0s";
+// Start times humanized ("20d6h"); run quantities in decimal hours so nothing is rounded
+// away ("24.60h").
+std::string When(int steps, double step_hours) {
   return FormatDuration(FromHours(steps * step_hours));
+}
+std::string Hours(int steps, double step_hours) {
+  return fmt::format("{:.2f}h", steps * step_hours);
 }
 
 void PrintPerRun(const spot::Evaluation& eval, const spot::EvaluationConfig& config,
@@ -210,14 +214,14 @@ void PrintPerRun(const spot::Evaluation& eval, const spot::EvaluationConfig& con
   for (const spot::RunRow& row : eval.rows) {
     for (size_t i = 0; i < row.runs.size(); ++i) {
       const spot::RunResult& r = row.runs[i];
-      table.AddRow({row.trace, Hours(row.start_step, step_hours), config.policies[i],
+      table.AddRow({row.trace, When(row.start_step, step_hours), config.policies[i],
                     Money::FromDollars(r.cost_usd).ToString(), Hours(r.spot_steps, step_hours),
                     Hours(r.on_demand_steps, step_hours), std::to_string(r.changeovers),
                     Hours(r.lost_steps, step_hours), Hours(r.finish_step, step_hours),
                     r.deadline_met ? "met" : "MISSED"});
     }
     if (config.optimum) {
-      table.AddRow({row.trace, Hours(row.start_step, step_hours), "optimum",
+      table.AddRow({row.trace, When(row.start_step, step_hours), "optimum",
                     row.optimum_feasible ? Money::FromDollars(row.optimum_cost_usd).ToString()
                                          : "infeasible",
                     "", "", "", "", "", ""});
@@ -290,7 +294,7 @@ Result<void> WritePlot(const SimulateOptions& opts, const std::vector<spot::Trac
   const spot::RunResult r = spot::Simulate(st, row.start_step, eval.first_job, *policy, &record);
   const std::string title =
       fmt::format("{} on {} from {}: {}, deadline {}", name, row.trace,
-                  Hours(row.start_step, eval.step_seconds / 3600.0),
+                  When(row.start_step, eval.step_seconds / 3600.0),
                   Money::FromDollars(r.cost_usd).ToString(), r.deadline_met ? "met" : "missed");
   return WriteFileAtomically(opts.plot, spot::RenderRunSvg(title, eval.first_job, record));
 }
