@@ -150,6 +150,7 @@ bool FrugalPolicy::WorthLeavingOnDemand(const Observation& obs, int spare_after)
 
 Mode FrugalPolicy::Decide(const Observation& obs) {
   Observe(obs.spot_available);
+  price_ratio_ = obs.price_ratio;  // follows a price series step by step
   const int d = job_.changeover;
 
   if (obs.mode == Mode::kOnDemand) {
