@@ -41,6 +41,28 @@ TEST(SimulateE2e, JsonHasRatiosForEveryPolicy) {
   EXPECT_NEAR(doc["policies"]["od"]["mean_cost_usd"].get<double>(), 6.2 * 3.06, 1e-6);
 }
 
+TEST(SimulateE2e, PerRunJsonHasEveryRunsFigures) {
+  TempDir home;
+  auto r = RunFrugal({"--json", "simulate", "--trace", "bathtub:4h:2h:8", "--policy", "frugal",
+                      "--compute", "6h", "--deadline", "8h", "--changeover", "6m",
+                      "--checkpoint-cost", "3m", "--starts", "3", "--optimum", "--per-run"},
+                     home.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["per_run"].size(), 3u);
+  for (const auto& run : doc["per_run"]) {
+    const auto& f = run["policies"]["frugal"];
+    for (const char* key : {"cost_usd", "spot_hours", "on_demand_hours", "changeovers",
+                            "lost_work_hours", "finish_hours", "deadline_met"}) {
+      EXPECT_TRUE(f.contains(key)) << key;
+    }
+    EXPECT_TRUE(f["deadline_met"].get<bool>());
+    EXPECT_LE(f["finish_hours"].get<double>(), 8.0 + 1e-9);
+    EXPECT_GE(f["cost_usd"].get<double>(), run["optimum_cost_usd"].get<double>() - 1e-6);
+  }
+  EXPECT_GT(doc["job"]["checkpoint_every_hours"].get<double>(), 0);  // auto interval
+}
+
 TEST(SimulateE2e, HumanOutputShowsPerRunAndPlotIsWritten) {
   TempDir home;
   TempDir out;
