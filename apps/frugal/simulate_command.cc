@@ -132,6 +132,7 @@ nlohmann::json StatsJson(const spot::RatioStats& s, bool optimum) {
     j["mean_cost_ratio"] = s.mean_ratio;
     j["median_cost_ratio"] = s.median_ratio;
     j["p90_cost_ratio"] = s.p90_ratio;
+    j["spot_vs_optimum"] = s.spot_vs_optimum;
   }
   return j;
 }

@@ -25,12 +25,18 @@ RatioStats Summarize(const std::vector<const RunRow*>& rows, size_t policy) {
   double cost = 0;
   int64_t spot = 0;
   int64_t billed = 0;
+  int64_t spot_with_optimum = 0;
+  int64_t optimum_spot = 0;
   for (const RunRow* row : rows) {
     const RunResult& r = row->runs[policy];
     ++s.runs;
     cost += r.cost_usd;
     spot += r.spot_steps;
     billed += r.spot_steps + r.on_demand_steps;
+    if (row->optimum_feasible) {
+      spot_with_optimum += r.spot_steps;
+      optimum_spot += row->optimum_spot_steps;
+    }
     if (!r.deadline_met) {
       ++s.deadline_misses;
       continue;
@@ -42,6 +48,9 @@ RatioStats Summarize(const std::vector<const RunRow*>& rows, size_t policy) {
   s.ratio_runs = static_cast<int>(ratios.size());
   if (s.runs > 0) s.mean_cost_usd = cost / s.runs;
   if (billed > 0) s.spot_share = static_cast<double>(spot) / static_cast<double>(billed);
+  if (optimum_spot > 0) {
+    s.spot_vs_optimum = static_cast<double>(spot_with_optimum) / static_cast<double>(optimum_spot);
+  }
   if (!ratios.empty()) {
     double sum = 0;
     for (double x : ratios) sum += x;
@@ -146,6 +155,7 @@ Result<Evaluation> Evaluate(const std::vector<Trace>& traces, const EvaluationCo
       const OptimumResult opt = SolveOptimum(st, row.start_step, job);
       row.optimum_feasible = opt.feasible;
       row.optimum_cost_usd = opt.cost_usd;
+      row.optimum_spot_steps = opt.spot_steps;
       if (!opt.feasible) ++eval.infeasible;
     }
     for (auto& policy : policies) row.runs.push_back(Simulate(st, row.start_step, job, *policy));

@@ -35,6 +35,7 @@ struct RunRow {
   bool tight = false;              ///< compute ÷ deadline > 0.75
   bool optimum_feasible = false;
   double optimum_cost_usd = 0;  ///< when solved and feasible
+  int optimum_spot_steps = 0;   ///< spot steps of the optimal plan
   std::vector<RunResult> runs;  ///< one per policy, in config order
 };
 
@@ -48,6 +49,8 @@ struct RatioStats {
   double p90_ratio = 0;
   double mean_cost_usd = 0;
   double spot_share = 0;  ///< spot steps ÷ billed steps
+  /// Spot steps ÷ the optimum's spot steps, over runs with a feasible optimum (0 without).
+  double spot_vs_optimum = 0;
 };
 
 struct PolicySummary {

@@ -43,10 +43,12 @@ TEST(SpotOptimum, HandWorkedCases) {
   OptimumResult all_spot = SolveOptimum(MakeStepTrace("11111111"), 0, MakeJob(4, 8, 1));
   ASSERT_TRUE(all_spot.feasible);
   EXPECT_DOUBLE_EQ(all_spot.cost_usd, 5);
+  EXPECT_EQ(all_spot.spot_steps, 5);
   // No spot: on-demand.
   OptimumResult none = SolveOptimum(MakeStepTrace("00000000"), 0, MakeJob(4, 8, 1));
   ASSERT_TRUE(none.feasible);
   EXPECT_DOUBLE_EQ(none.cost_usd, 15);
+  EXPECT_EQ(none.spot_steps, 0);
   // Waiting for spot beats on-demand when the deadline allows it.
   OptimumResult wait = SolveOptimum(MakeStepTrace("00011111"), 0, MakeJob(4, 8, 1));
   EXPECT_DOUBLE_EQ(wait.cost_usd, 5);
