@@ -91,7 +91,7 @@ OptimumResult SolveOptimum(const StepTrace& trace, int start, const StepJob& job
       const Value stay_idle = N(p, 0);
       const Value enter_spot = enter(0);
       const Value enter_od = enter(1);
-      v[0] = std::min({stay_idle, enter_spot, enter_od});
+      v[0] = std::min(stay_idle, std::min(enter_spot, enter_od));
       for (int m = 0; m < 2; ++m) {
         const Value leave = std::min(stay_idle, m == 0 ? enter_od : enter_spot);
         if (m == 0 && !a) {
