@@ -1,12 +1,12 @@
 // `frugal simulate`: runs deadline policies over spot traces and compares them with the
 // offline optimum.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "commands.h"
 #include "frugal/core/atomic_file.h"
@@ -66,13 +66,12 @@ Result<std::vector<spot::Trace>> LoadTraces(const SimulateOptions& opts) {
       traces.push_back(FRUGAL_TRY(spot::LoadTrace(name, tick_seconds)));
     }
     if (!opts.prices.empty()) FRUGAL_TRY(spot::AttachPriceSeries(opts.prices, traces.back()));
-    const int most = *std::max_element(traces.back().launchable.begin(),
-                                       traces.back().launchable.end());
+    const int most =
+        *std::max_element(traces.back().launchable.begin(), traces.back().launchable.end());
     if (most > 0 && most < opts.gang) {
-      return Fail(ErrorCode::kBadInput,
-                  name + ": never more than " + std::to_string(most) +
-                      " instances launchable, so a gang of " + std::to_string(opts.gang) +
-                      " is never available");
+      return Fail(ErrorCode::kBadInput, name + ": never more than " + std::to_string(most) +
+                                            " instances launchable, so a gang of " +
+                                            std::to_string(opts.gang) + " is never available");
     }
   }
   return traces;
@@ -92,14 +91,15 @@ Result<spot::EvaluationConfig> MakeConfig(const SimulateOptions& opts) {
     }
   }
   config.job.notice = FRUGAL_TRY(FlagDuration("--notice", opts.notice));
-  if (config.job.compute.count() <= 0) return Fail(ErrorCode::kBadInput, "--compute: must be positive");
+  if (config.job.compute.count() <= 0)
+    return Fail(ErrorCode::kBadInput, "--compute: must be positive");
   if (config.job.deadline < config.job.compute) {
     return Fail(ErrorCode::kBadInput, "--deadline: shorter than --compute");
   }
   auto rate = Rate::Parse(opts.on_demand_rate);
   if (!rate || rate->per_hour.micros() <= 0) {
-    return Fail(ErrorCode::kBadInput, "--on-demand-rate: expected a positive $/h, got '" +
-                                          opts.on_demand_rate + "'");
+    return Fail(ErrorCode::kBadInput,
+                "--on-demand-rate: expected a positive $/h, got '" + opts.on_demand_rate + "'");
   }
   config.flat.on_demand_per_hour = rate->per_hour.dollars();
   if (!(opts.price_ratio >= 1)) return Fail(ErrorCode::kBadInput, "--price-ratio: must be ≥ 1");
@@ -132,6 +132,7 @@ nlohmann::json StatsJson(const spot::RatioStats& s, bool optimum) {
     j["mean_cost_ratio"] = s.mean_ratio;
     j["median_cost_ratio"] = s.median_ratio;
     j["p90_cost_ratio"] = s.p90_ratio;
+    j["spot_vs_optimum"] = s.spot_vs_optimum;
   }
   return j;
 }
@@ -176,7 +177,8 @@ nlohmann::json ToJson(const spot::Evaluation& eval, const spot::EvaluationConfig
                           {"start_hours", row.start_step * step_hours},
                           {"window_availability", row.window_availability},
                           {"stratum", spot::StratumOf(row)}};
-      if (config.optimum && row.optimum_feasible) r["optimum_cost_usd"] = Dollars(row.optimum_cost_usd);
+      if (config.optimum && row.optimum_feasible)
+        r["optimum_cost_usd"] = Dollars(row.optimum_cost_usd);
       for (size_t i = 0; i < row.runs.size(); ++i) {
         r["policies"][config.policies[i]] = RunJson(row.runs[i], step_hours);
       }
@@ -188,28 +190,39 @@ nlohmann::json ToJson(const spot::Evaluation& eval, const spot::EvaluationConfig
 }
 
 std::string Ratio(double x) { return fmt::format("{:.3f}", x); }
-std::string Hours(int steps, double step_hours) {
-  if (steps == 0) return "0s";
+// Start times humanized ("20d6h"); run quantities in decimal hours so nothing is rounded
+// away ("24.60h").
+std::string When(int steps, double step_hours) {
   return FormatDuration(FromHours(steps * step_hours));
+}
+std::string Hours(int steps, double step_hours) {
+  return fmt::format("{:.2f}h", steps * step_hours);
 }
 
 void PrintPerRun(const spot::Evaluation& eval, const spot::EvaluationConfig& config,
                  std::ostream& out) {
   const double step_hours = eval.step_seconds / 3600.0;
-  Table table({{"trace"}, {"start"}, {"policy"}, {"cost", Align::kRight}, {"spot", Align::kRight},
-               {"on-demand", Align::kRight}, {"changeovers", Align::kRight},
-               {"lost", Align::kRight}, {"finish", Align::kRight}, {"deadline"}});
+  Table table({{"trace"},
+               {"start"},
+               {"policy"},
+               {"cost", Align::kRight},
+               {"spot", Align::kRight},
+               {"on-demand", Align::kRight},
+               {"changeovers", Align::kRight},
+               {"lost", Align::kRight},
+               {"finish", Align::kRight},
+               {"deadline"}});
   for (const spot::RunRow& row : eval.rows) {
     for (size_t i = 0; i < row.runs.size(); ++i) {
       const spot::RunResult& r = row.runs[i];
-      table.AddRow({row.trace, Hours(row.start_step, step_hours), config.policies[i],
+      table.AddRow({row.trace, When(row.start_step, step_hours), config.policies[i],
                     Money::FromDollars(r.cost_usd).ToString(), Hours(r.spot_steps, step_hours),
                     Hours(r.on_demand_steps, step_hours), std::to_string(r.changeovers),
                     Hours(r.lost_steps, step_hours), Hours(r.finish_step, step_hours),
                     r.deadline_met ? "met" : "MISSED"});
     }
     if (config.optimum) {
-      table.AddRow({row.trace, Hours(row.start_step, step_hours), "optimum",
+      table.AddRow({row.trace, When(row.start_step, step_hours), "optimum",
                     row.optimum_feasible ? Money::FromDollars(row.optimum_cost_usd).ToString()
                                          : "infeasible",
                     "", "", "", "", "", ""});
@@ -221,11 +234,13 @@ void PrintPerRun(const spot::Evaluation& eval, const spot::EvaluationConfig& con
 
 void PrintSummary(const spot::Evaluation& eval, const spot::EvaluationConfig& config,
                   std::ostream& out) {
-  out << fmt::format("{} runs, step {}s{}\n\n", eval.rows.size(), eval.step_seconds,
-                     config.optimum ? fmt::format(", {} infeasible for every plan", eval.infeasible)
-                                    : "");
-  std::vector<Table::Column> columns = {{"policy"}, {"runs", Align::kRight},
-                                        {"misses", Align::kRight}, {"mean cost", Align::kRight},
+  out << fmt::format(
+      "{} runs, step {}s{}\n\n", eval.rows.size(), eval.step_seconds,
+      config.optimum ? fmt::format(", {} infeasible for every plan", eval.infeasible) : "");
+  std::vector<Table::Column> columns = {{"policy"},
+                                        {"runs", Align::kRight},
+                                        {"misses", Align::kRight},
+                                        {"mean cost", Align::kRight},
                                         {"spot share", Align::kRight}};
   if (config.optimum) {
     for (const char* title : {"mean ÷ opt", "median ÷ opt", "p90 ÷ opt", "greedy gap closed"}) {
@@ -239,17 +254,21 @@ void PrintSummary(const spot::Evaluation& eval, const spot::EvaluationConfig& co
                                     Money::FromDollars(s.all.mean_cost_usd).ToString(),
                                     fmt::format("{:.1f}%", 100 * s.all.spot_share)};
     if (config.optimum) {
-      row.insert(row.end(), {Ratio(s.all.mean_ratio), Ratio(s.all.median_ratio),
-                             Ratio(s.all.p90_ratio),
-                             s.has_gap_closed ? fmt::format("{:.0f}%", 100 * s.gap_closed) : "-"});
+      row.insert(row.end(),
+                 {Ratio(s.all.mean_ratio), Ratio(s.all.median_ratio), Ratio(s.all.p90_ratio),
+                  s.has_gap_closed ? fmt::format("{:.0f}%", 100 * s.gap_closed) : "-"});
     }
     table.AddRow(std::move(row));
   }
   table.Render(out);
   if (!config.optimum) return;
   out << "\nBy stratum (availability in the job's window; tight = compute/deadline > 0.75):\n";
-  Table strata({{"policy"}, {"stratum"}, {"runs", Align::kRight}, {"misses", Align::kRight},
-                {"mean ÷ opt", Align::kRight}, {"p90 ÷ opt", Align::kRight}});
+  Table strata({{"policy"},
+                {"stratum"},
+                {"runs", Align::kRight},
+                {"misses", Align::kRight},
+                {"mean ÷ opt", Align::kRight},
+                {"p90 ÷ opt", Align::kRight}});
   for (const spot::PolicySummary& s : eval.summaries) {
     for (const auto& [name, stats] : s.strata) {
       strata.AddRow({s.name, name, std::to_string(stats.runs),
@@ -269,14 +288,14 @@ Result<void> WritePlot(const SimulateOptions& opts, const std::vector<spot::Trac
   }
   std::unique_ptr<spot::Policy> policy = FRUGAL_TRY(spot::MakePolicy(name));
   const spot::RunRow& row = eval.rows.front();
-  const spot::Trace& trace = *std::find_if(traces.begin(), traces.end(),
-                                           [&](const spot::Trace& t) { return t.name == row.trace; });
+  const spot::Trace& trace = *std::find_if(
+      traces.begin(), traces.end(), [&](const spot::Trace& t) { return t.name == row.trace; });
   const spot::StepTrace st = spot::ToStepTrace(trace, eval.step_seconds, config.gang, config.flat);
   std::vector<spot::StepRecord> record;
   const spot::RunResult r = spot::Simulate(st, row.start_step, eval.first_job, *policy, &record);
   const std::string title =
       fmt::format("{} on {} from {}: {}, deadline {}", name, row.trace,
-                  Hours(row.start_step, eval.step_seconds / 3600.0),
+                  When(row.start_step, eval.step_seconds / 3600.0),
                   Money::FromDollars(r.cost_usd).ToString(), r.deadline_met ? "met" : "missed");
   return WriteFileAtomically(opts.plot, spot::RenderRunSvg(title, eval.first_job, record));
 }
@@ -318,8 +337,8 @@ void RegisterSimulate(CLI::App& app, GlobalOptions& global, Action& action) {
                   "Work between checkpoints on spot, or auto (Young's rule)");
   cmd->add_option("--notice", opts->notice, "Warning before a preemption, e.g. 120s");
   auto* ratio = cmd->add_option("--price-ratio", opts->price_ratio, "On-demand ÷ spot price");
-  auto* prices = cmd->add_option("--prices", opts->prices,
-                                 "CSV of spot_price,on_demand_price per tick ($/h)");
+  auto* prices =
+      cmd->add_option("--prices", opts->prices, "CSV of spot_price,on_demand_price per tick ($/h)");
   ratio->excludes(prices);
   cmd->add_option("--on-demand-rate", opts->on_demand_rate,
                   "On-demand $/h per instance when no price series is given");

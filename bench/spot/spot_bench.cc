@@ -31,9 +31,9 @@ void BM_PolicyDecisions(benchmark::State& state, const std::string& name) {
   const int half = trace.steps() / 2;
   StepJob job;
   job.step_seconds = kTickSeconds;
-  job.deadline = half;                // 45 days
-  job.compute = half * 2 / 3;         // 30 days of work
-  job.changeover = 2;                 // 6 minutes
+  job.deadline = half;         // 45 days
+  job.compute = half * 2 / 3;  // 30 days of work
+  job.changeover = 2;          // 6 minutes
   std::unique_ptr<Policy> policy = *MakePolicy(name);
   int64_t decisions = 0;
   for (auto _ : state) {
@@ -45,8 +45,7 @@ void BM_PolicyDecisions(benchmark::State& state, const std::string& name) {
 }
 BENCHMARK_CAPTURE(BM_PolicyDecisions, greedy, std::string("greedy"))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_PolicyDecisions, up, std::string("up"))->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_PolicyDecisions, frugal, std::string("frugal"))
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PolicyDecisions, frugal, std::string("frugal"))->Unit(benchmark::kMillisecond);
 
 // The optimum for an 80-hour job at 3-minute steps, deadline factor state.range(0)/100.
 void BM_Optimum80h(benchmark::State& state) {

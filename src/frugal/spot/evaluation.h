@@ -20,9 +20,9 @@ struct EvaluationConfig {
   JobSpec job;
   int gang = 1;
   FlatPrices flat;
-  int starts = 300;        ///< runs per policy, spread round-robin over the traces
+  int starts = 300;  ///< runs per policy, spread round-robin over the traces
   uint64_t seed = 1;
-  bool optimum = true;     ///< solve the optimum for every run (needed for ratios)
+  bool optimum = true;                ///< solve the optimum for every run (needed for ratios)
   std::vector<std::string> policies;  ///< names known to MakePolicy
 };
 
@@ -34,8 +34,9 @@ struct RunRow {
   double window_availability = 0;  ///< share of available steps in [start, start + deadline)
   bool tight = false;              ///< compute ÷ deadline > 0.75
   bool optimum_feasible = false;
-  double optimum_cost_usd = 0;     ///< when solved and feasible
-  std::vector<RunResult> runs;     ///< one per policy, in config order
+  double optimum_cost_usd = 0;  ///< when solved and feasible
+  int optimum_spot_steps = 0;   ///< spot steps of the optimal plan
+  std::vector<RunResult> runs;  ///< one per policy, in config order
 };
 
 /// Aggregates over runs of one group (all, or one stratum).
@@ -48,6 +49,8 @@ struct RatioStats {
   double p90_ratio = 0;
   double mean_cost_usd = 0;
   double spot_share = 0;  ///< spot steps ÷ billed steps
+  /// Spot steps ÷ the optimum's spot steps, over runs with a feasible optimum (0 without).
+  double spot_vs_optimum = 0;
 };
 
 struct PolicySummary {

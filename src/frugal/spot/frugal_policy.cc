@@ -117,17 +117,10 @@ int FrugalPolicy::ReserveSteps(const Observation& obs) {
   if (SpotTripGain(0, work_left, 0, Mode::kOnDemand) <= 0) return 1;
   // Spare time kept for round trips spot → (preempted) → on-demand → spot: each costs two
   // changeovers (and a checkpoint) of spare time, and finishing the remaining work on spot
-  // takes about work / mean lifetime of them. Capped: past a few trips, holding more spare
-  // time back costs more on-demand now than the trips it buys would save later (checked on
-  // the synthetic families, docs/spot-policy.md).
-  constexpr double kMaxTrips = 4;
-  const double trips = 1.0 + std::min(kMaxTrips, work_left / std::max(1.0, MeanUp()));
+  // takes about work ÷ mean lifetime of them.
+  const double trips = 1.0 + work_left / std::max(1.0, MeanUp());
   const double per_trip = 2.0 * job_.changeover + job_.checkpoint_cost;
   return 1 + static_cast<int>(trips * per_trip);
-}
-
-int FrugalPolicy::MaxReserveSteps() const {
-  return 1 + static_cast<int>(5.0 * (2.0 * job_.changeover + job_.checkpoint_cost));
 }
 
 double FrugalPolicy::SpotTripGain(int age, int work_left, int unsaved, Mode from) {
@@ -157,6 +150,7 @@ bool FrugalPolicy::WorthLeavingOnDemand(const Observation& obs, int spare_after)
 
 Mode FrugalPolicy::Decide(const Observation& obs) {
   Observe(obs.spot_available);
+  price_ratio_ = obs.price_ratio;  // follows a price series step by step
   const int d = job_.changeover;
 
   if (obs.mode == Mode::kOnDemand) {
@@ -180,7 +174,7 @@ Mode FrugalPolicy::Decide(const Observation& obs) {
     const int work_left = job_.compute - obs.committed;
     return SpotTripGain(current_age_, work_left, 0, Mode::kIdle) > 0 ? Mode::kSpot : Mode::kIdle;
   }
-  if (spare > MaxReserveSteps() || spare > ReserveSteps(obs)) {
+  if (spare > ReserveSteps(obs)) {
     // Above the reserve, waiting costs nothing but spare time, and waiting keeps the option
     // that spot returns for the rest of the job. (Covering outages earlier — pacing the spare
     // time over the outages expected, or when the availability seen so far predicts too little
@@ -188,7 +182,8 @@ Mode FrugalPolicy::Decide(const Observation& obs) {
     return Mode::kIdle;
   }
   // At the reserve: ride out an outage expected to end within a changeover, as long as the
-  // spare time allows it; otherwise cover it with on-demand.
+  // spare time allows it; otherwise cover it with on-demand. (Waiting a changeover's length
+  // into every outage first — ski rental — lost on both the AWS and the synthetic traces.)
   const double outage_left = down_runs_.ExpectedRemaining(current_age_, MeanDown());
   if (outage_left <= d && spare - outage_left >= d + 1) return Mode::kIdle;
   return Mode::kOnDemand;

@@ -1,10 +1,12 @@
 #pragma once
 // frugal's own deadline policy. Reasoning in docs/spot-policy.md. In short: idle time is
-// free and only spare time is spent by waiting, so wait for spot while the spare time is
-// above a reserve; the reserve buys future round trips between on-demand and spot, sized by
-// how often spot has been seen to die; from on-demand, go back to spot only when the spot
-// run's expected remaining life (learned online from the trace's past) pays for the two
-// changeovers; ride through outages expected to be shorter than a changeover.
+// free and waiting spends only spare time, so wait for spot while the spare time is above a
+// reserve; the reserve buys future round trips between on-demand and spot (two changeovers
+// each, about one per spot lifetime of work left), and is dropped where such trips do not
+// pay; from on-demand, go back to spot only when the spot run's expected remaining life
+// (learned online from the trace's past) pays for the changeovers; enter spot from idle only
+// when the run is expected to outlive its changeover; ride through outages expected to end
+// within a changeover. Never picks anything but on-demand once the spare time is gone.
 
 #include <string>
 #include <vector>
@@ -52,8 +54,6 @@ class FrugalPolicy final : public Policy {
  private:
   void Observe(bool available);
   [[nodiscard]] int ReserveSteps(const Observation& obs);
-  /// The largest reserve ReserveSteps can return, without computing it.
-  [[nodiscard]] int MaxReserveSteps() const;
   [[nodiscard]] bool WorthLeavingOnDemand(const Observation& obs, int spare_after);
   /// Expected saving, in spot-price steps, of moving `from` idle or on-demand onto a spot run
   /// that has lasted `age` steps, with `work_left` to do; negative when it does not pay.

@@ -22,11 +22,11 @@ const char* ModeName(Mode mode);
 /// The job in user units.
 struct JobSpec {
   Duration compute{};
-  Duration deadline{};                ///< measured from the job's start
-  Duration changeover{};              ///< launch + setup + restore
-  Duration checkpoint_cost{};         ///< time to write one checkpoint; 0 = free and instant
-  Duration checkpoint_every{};        ///< work between periodic checkpoints on spot; 0 = auto
-  Duration notice{};                  ///< warning before a preemption
+  Duration deadline{};          ///< measured from the job's start
+  Duration changeover{};        ///< launch + setup + restore
+  Duration checkpoint_cost{};   ///< time to write one checkpoint; 0 = free and instant
+  Duration checkpoint_every{};  ///< work between periodic checkpoints on spot; 0 = auto
+  Duration notice{};            ///< warning before a preemption
 };
 
 /// The job on the step grid. Units are steps of `step_seconds`.

@@ -9,6 +9,23 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// The cost to finish from a state, and the spot steps billed on the way (for reporting the
+// optimum's spot share). Among plans of equal cost the one with more spot is kept.
+struct Value {
+  double cost = kInf;
+  int spot_steps = 0;
+  bool operator<(const Value& o) const {
+    return cost < o.cost || (cost == o.cost && spot_steps > o.spot_steps);
+  }
+};
+constexpr Value kNever{kInf, 0};
+constexpr Value kDone{0, 0};
+
+// One billed step in mode m (0 spot, 1 on-demand) followed by `then`.
+Value Step(int m, double step_cost, Value then) {
+  return {step_cost + then.cost, then.spot_steps + (m == 0 ? 1 : 0)};
+}
+
 // Indices of the states of one progress value.
 struct Layout {
   int changeover = 0;  ///< changeover states per mode: r = 1 .. changeover
@@ -45,8 +62,8 @@ OptimumResult SolveOptimum(const StepTrace& trace, int start, const StepJob& job
   const Layout L(job);
   const int S = L.total;
   const int n = trace.steps();
-  std::vector<double> next(static_cast<size_t>((C + 1) * S), kInf);
-  std::vector<double> cur(next.size(), kInf);
+  std::vector<Value> next(static_cast<size_t>((C + 1) * S), kNever);
+  std::vector<Value> cur(next.size(), kNever);
   int next_lo = C;  // layer D: nothing below C is finished
   for (int t = D - 1; t >= 0; --t) {
     const int g = start + t;
@@ -55,41 +72,42 @@ OptimumResult SolveOptimum(const StepTrace& trace, int start, const StepJob& job
     const double cost[2] = {trace.spot_cost[pi], trace.on_demand_cost[pi]};
     const int lo = std::max(0, C - (D - t));
     const int hi = std::min(t, C - 1);
-    auto N = [&](int p, int s) -> double {
-      if (p >= C) return 0;
-      if (p < next_lo) return kInf;
+    auto N = [&](int p, int s) -> Value {
+      if (p >= C) return kDone;
+      if (p < next_lo) return kNever;
       return next[static_cast<size_t>(p * S + s)];
     };
     for (int p = lo; p <= hi; ++p) {
-      double* v = &cur[static_cast<size_t>(p * S)];
-      auto work_step = [&](int m) { return cost[m] + N(p + 1, L.AfterWork(m)); };
+      Value* v = &cur[static_cast<size_t>(p * S)];
+      auto work_step = [&](int m) { return Step(m, cost[m], N(p + 1, L.AfterWork(m))); };
       auto save_step = [&](int m, int s_left) {
-        return cost[m] + N(p, s_left > 0 ? L.Save(m, s_left) : L.Fresh(m));
+        return Step(m, cost[m], N(p, s_left > 0 ? L.Save(m, s_left) : L.Fresh(m)));
       };
       auto enter = [&](int m) {
-        if (m == 0 && !a) return kInf;
+        if (m == 0 && !a) return kNever;
         if (d == 0) return work_step(m);
-        return cost[m] + N(p, d - 1 > 0 ? L.Changeover(m, d - 1) : L.Fresh(m));
+        return Step(m, cost[m], N(p, d - 1 > 0 ? L.Changeover(m, d - 1) : L.Fresh(m)));
       };
-      const double stay_idle = N(p, 0);
-      const double enter_spot = enter(0);
-      const double enter_od = enter(1);
-      v[0] = std::min({stay_idle, enter_spot, enter_od});
+      const Value stay_idle = N(p, 0);
+      const Value enter_spot = enter(0);
+      const Value enter_od = enter(1);
+      v[0] = std::min(stay_idle, std::min(enter_spot, enter_od));
       for (int m = 0; m < 2; ++m) {
-        const double leave = std::min(stay_idle, m == 0 ? enter_od : enter_spot);
+        const Value leave = std::min(stay_idle, m == 0 ? enter_od : enter_spot);
         if (m == 0 && !a) {
           // Preempted: ready or changing-over spot falls back to idle; unsaved work is lost,
           // which the optimum never allows.
           for (int r = 1; r <= L.changeover; ++r) v[L.Changeover(0, r)] = v[0];
           v[L.Fresh(0)] = v[0];
           if (L.has_work) {
-            v[L.Work(0)] = kInf;
-            for (int s = 1; s <= L.save; ++s) v[L.Save(0, s)] = kInf;
+            v[L.Work(0)] = kNever;
+            for (int s = 1; s <= L.save; ++s) v[L.Save(0, s)] = kNever;
           }
           continue;
         }
         for (int r = 1; r <= L.changeover; ++r) {
-          const double go_on = cost[m] + N(p, r - 1 > 0 ? L.Changeover(m, r - 1) : L.Fresh(m));
+          const Value go_on =
+              Step(m, cost[m], N(p, r - 1 > 0 ? L.Changeover(m, r - 1) : L.Fresh(m)));
           v[L.Changeover(m, r)] = std::min(go_on, leave);
         }
         v[L.Fresh(m)] = std::min(work_step(m), leave);
@@ -102,10 +120,11 @@ OptimumResult SolveOptimum(const StepTrace& trace, int start, const StepJob& job
     std::swap(cur, next);
     next_lo = lo;
   }
-  const double best = next_lo == 0 ? next[0] : kInf;
-  if (best < kInf) {
+  const Value best = next_lo == 0 ? next[0] : kNever;
+  if (best.cost < kInf) {
     result.feasible = true;
-    result.cost_usd = best;
+    result.cost_usd = best.cost;
+    result.spot_steps = best.spot_steps;
   }
   return result;
 }

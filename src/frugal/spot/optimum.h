@@ -18,6 +18,7 @@ namespace frugal::spot {
 struct OptimumResult {
   bool feasible = false;  ///< false when no plan finishes by the deadline
   double cost_usd = 0;
+  int spot_steps = 0;  ///< billed spot steps of an optimal plan (the most among equal-cost ones)
 };
 
 /// Solves the job started at `start` on `trace`. Time O(deadline · compute · states), memory

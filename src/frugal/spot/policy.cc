@@ -16,9 +16,9 @@ Result<std::unique_ptr<Policy>> MakePolicy(const std::string& name) {
   if (name == "greedy") return std::unique_ptr<Policy>(std::make_unique<GreedyPolicy>());
   if (name == "up") return std::unique_ptr<Policy>(std::make_unique<UniformProgressPolicy>());
   if (name == "frugal") return std::unique_ptr<Policy>(std::make_unique<FrugalPolicy>());
-  return Fail(ErrorCode::kBadInput,
-              "unknown policy '" + name + "'" + DidYouMean(name, PolicyNames()) +
-                  " (known: od, greedy, up, frugal, all)");
+  return Fail(ErrorCode::kBadInput, "unknown policy '" + name + "'" +
+                                        DidYouMean(name, PolicyNames()) +
+                                        " (known: od, greedy, up, frugal, all)");
 }
 
 int StepsToFinishOnDemand(const StepJob& job, const Observation& obs) {

@@ -23,13 +23,13 @@ struct PolicyContext {
 
 /// The state at the start of a step, before the decision.
 struct Observation {
-  int step = 0;                ///< steps since the job started
-  bool spot_available = false; ///< spot can run during this step
-  Mode mode = Mode::kIdle;     ///< the mode held now (idle right after a preemption)
-  int changeover_left = 0;     ///< changeover steps still to pay in `mode`
-  int committed = 0;           ///< work steps safe in a checkpoint
-  int uncommitted = 0;         ///< work steps since the last checkpoint
-  double price_ratio = 3.0;    ///< on-demand ÷ spot price of this step
+  int step = 0;                 ///< steps since the job started
+  bool spot_available = false;  ///< spot can run during this step
+  Mode mode = Mode::kIdle;      ///< the mode held now (idle right after a preemption)
+  int changeover_left = 0;      ///< changeover steps still to pay in `mode`
+  int committed = 0;            ///< work steps safe in a checkpoint
+  int uncommitted = 0;          ///< work steps since the last checkpoint
+  double price_ratio = 3.0;     ///< on-demand ÷ spot price of this step
 };
 
 class Policy {

@@ -1,8 +1,8 @@
 #include "frugal/spot/run_plot.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace frugal::spot {
 namespace {
@@ -16,11 +16,20 @@ std::string Escape(const std::string& text) {
   std::string out;
   for (char ch : text) {
     switch (ch) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += ch;
     }
   }
   return out;
@@ -28,9 +37,12 @@ std::string Escape(const std::string& text) {
 
 const char* ModeColour(Mode mode) {
   switch (mode) {
-    case Mode::kSpot: return "#2a9d8f";
-    case Mode::kOnDemand: return "#e76f51";
-    case Mode::kIdle: return "#dddddd";
+    case Mode::kSpot:
+      return "#2a9d8f";
+    case Mode::kOnDemand:
+      return "#e76f51";
+    case Mode::kIdle:
+      return "#dddddd";
   }
   return "#000000";
 }
@@ -42,9 +54,10 @@ void Strip(std::string& svg, const std::vector<StepRecord>& steps, double x_per_
   size_t begin = 0;
   for (size_t i = 1; i <= steps.size(); ++i) {
     if (i < steps.size() && std::string(colour_of(steps[i])) == colour_of(steps[begin])) continue;
-    svg += fmt::format(R"(<rect x="{:.2f}" y="{:.1f}" width="{:.2f}" height="{:.1f}" fill="{}"/>)",
-                       kLeft + static_cast<double>(begin) * x_per_step, y,
-                       static_cast<double>(i - begin) * x_per_step, height, colour_of(steps[begin]));
+    svg +=
+        fmt::format(R"(<rect x="{:.2f}" y="{:.1f}" width="{:.2f}" height="{:.1f}" fill="{}"/>)",
+                    kLeft + static_cast<double>(begin) * x_per_step, y,
+                    static_cast<double>(i - begin) * x_per_step, height, colour_of(steps[begin]));
     svg += '\n';
     begin = i;
   }
@@ -61,11 +74,11 @@ std::string RenderRunSvg(const std::string& title, const StepJob& job,
       R"(<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" font-family="sans-serif" font-size="12">)"
       "\n<title>{}</title>\n<text x=\"{}\" y=\"18\" font-size=\"14\">{}</text>\n",
       kWidth, height, Escape(title), kLeft, Escape(title));
-  svg += fmt::format("<text x=\"8\" y=\"48\">spot</text>\n<text x=\"8\" y=\"82\">mode</text>\n"
-                     "<text x=\"8\" y=\"200\">progress</text>\n");
-  Strip(svg, steps, x_per_step, 36, 18, [](const StepRecord& r) {
-    return r.available ? "#8ecae6" : "#ffffff";
-  });
+  svg += fmt::format(
+      "<text x=\"8\" y=\"48\">spot</text>\n<text x=\"8\" y=\"82\">mode</text>\n"
+      "<text x=\"8\" y=\"200\">progress</text>\n");
+  Strip(svg, steps, x_per_step, 36, 18,
+        [](const StepRecord& r) { return r.available ? "#8ecae6" : "#ffffff"; });
   Strip(svg, steps, x_per_step, 70, 18, [](const StepRecord& r) { return ModeColour(r.mode); });
   // Progress panel: y from 300 (none) to 110 (all the work).
   const double top = 110, bottom = 300;

@@ -54,7 +54,12 @@ RunResult Run(const StepTrace& trace, int start, const StepJob& job, Decide&& de
       s = JobState{Mode::kIdle, 0, 0, s.committed, 0, 0};
     }
     if (s.save_left == 0) {
-      Observation obs{t, available, s.mode, s.changeover_left, s.committed, s.uncommitted,
+      Observation obs{t,
+                      available,
+                      s.mode,
+                      s.changeover_left,
+                      s.committed,
+                      s.uncommitted,
                       trace.on_demand_cost[price_index] / trace.spot_cost[price_index]};
       Mode want = t >= job.deadline ? Mode::kOnDemand : decide(obs);
       if (want == Mode::kSpot && !available) want = Mode::kIdle;
@@ -113,8 +118,8 @@ RunResult Simulate(const StepTrace& trace, int start, const StepJob& job, Policy
   const auto first = static_cast<size_t>(std::min(past_end, trace.steps() - 1));
   context.price_ratio = trace.on_demand_cost[first] / trace.spot_cost[first];
   policy.Start(context);
-  return Run(trace, start, job, [&policy](const Observation& obs) { return policy.Decide(obs); },
-             record);
+  return Run(
+      trace, start, job, [&policy](const Observation& obs) { return policy.Decide(obs); }, record);
 }
 
 RunResult SimulateSequence(const StepTrace& trace, int start, const StepJob& job,

@@ -22,12 +22,12 @@ namespace frugal::spot {
 /// the edges.
 struct RunResult {
   double cost_usd = 0;
-  int spot_steps = 0;        ///< billed steps on spot (work, changeover, checkpoints)
-  int on_demand_steps = 0;   ///< billed steps on on-demand
+  int spot_steps = 0;       ///< billed steps on spot (work, changeover, checkpoints)
+  int on_demand_steps = 0;  ///< billed steps on on-demand
   int changeovers = 0;
   int preemptions = 0;
-  int lost_steps = 0;        ///< work lost to preemptions
-  int finish_step = 0;       ///< steps from start until the work was done
+  int lost_steps = 0;   ///< work lost to preemptions
+  int finish_step = 0;  ///< steps from start until the work was done
   bool deadline_met = false;
 };
 

@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <ctime>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/csv.h"
@@ -52,10 +51,11 @@ std::optional<int64_t> ParseTimestamp(std::string_view text) {
   std::tm tm{};
   int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
   std::string copy(text);
-  int n = std::sscanf(copy.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &year, &month, &day, &hour,
-                      &minute, &second);
-  if (n < 5) n = std::sscanf(copy.c_str(), "%4d-%2d-%2d %2d:%2d:%2d", &year, &month, &day, &hour,
-                             &minute, &second);
+  int n = std::sscanf(copy.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &year, &month, &day, &hour, &minute,
+                      &second);
+  if (n < 5)
+    n = std::sscanf(copy.c_str(), "%4d-%2d-%2d %2d:%2d:%2d", &year, &month, &day, &hour, &minute,
+                    &second);
   if (n < 5 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
       second > 60) {
     return std::nullopt;
@@ -69,6 +69,35 @@ std::optional<int64_t> ParseTimestamp(std::string_view text) {
   return static_cast<int64_t>(timegm(&tm));
 }
 
+// A positive price in $/h from a CSV field; kBadInput names the field's place.
+Result<double> ReadPrice(const CsvTable& table, const CsvRecord& row, size_t column,
+                         const char* name) {
+  auto price = ParseDouble(Trim(CsvTable::Field(row, column)));
+  if (!price || *price <= 0) {
+    return Fail(ErrorCode::kBadInput, table.Where(row, column) + ": field '" + name +
+                                          "': expected a positive price in $/h, got '" +
+                                          CsvTable::Field(row, column) + "'");
+  }
+  return *price;
+}
+
+// The tick number or timestamp (seconds) of a CSV row.
+Result<int64_t> ReadTime(const CsvTable& table, const CsvRecord& row, size_t column, bool by_tick) {
+  const std::string& text = CsvTable::Field(row, column);
+  std::optional<int64_t> time;
+  if (by_tick) {
+    if (auto v = ParseInt(Trim(text))) time = *v;
+  } else {
+    time = ParseTimestamp(Trim(text));
+  }
+  if (!time) {
+    return Fail(ErrorCode::kBadInput, table.Where(row, column) + ": field '" +
+                                          (by_tick ? "tick" : "timestamp") + "': cannot read '" +
+                                          text + "'");
+  }
+  return *time;
+}
+
 std::string Stem(const std::string& source) {
   return std::filesystem::path(source).stem().string();
 }
@@ -80,8 +109,8 @@ Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source)
   try {
     doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    return Fail(ErrorCode::kBadInput, source + ":" + LineColumn(text, e.byte > 0 ? e.byte - 1 : 0) +
-                                          ": not valid JSON");
+    return Fail(ErrorCode::kBadInput,
+                source + ":" + LineColumn(text, e.byte > 0 ? e.byte - 1 : 0) + ": not valid JSON");
   }
   Trace trace;
   trace.name = Stem(source);
@@ -106,25 +135,25 @@ Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source)
   for (size_t i = 0; i < data.size(); ++i) {
     const auto& v = data[i];
     if (!v.is_number_integer() || v.get<int64_t>() < 0) {
-      return Fail(ErrorCode::kBadInput, source + ":" + LineColumn(text, DataElementOffset(text, i)) +
-                                            ": field 'data[" + std::to_string(i) +
-                                            "]': expected a count ≥ 0, got " + v.dump());
+      return Fail(ErrorCode::kBadInput,
+                  source + ":" + LineColumn(text, DataElementOffset(text, i)) + ": field 'data[" +
+                      std::to_string(i) + "]': expected a count ≥ 0, got " + v.dump());
     }
     trace.launchable.push_back(static_cast<int>(v.get<int64_t>()));
   }
   return trace;
 }
 
-Result<Trace> ParseCsvTrace(const std::string& text, const std::string& source,
-                            int tick_seconds) {
+Result<Trace> ParseCsvTrace(const std::string& text, const std::string& source, int tick_seconds) {
   CsvTable table = FRUGAL_TRY(CsvTable::Parse(text, source));
   std::optional<size_t> time_column = table.Column("timestamp");
   const bool by_tick = !time_column.has_value();
   if (by_tick) time_column = table.Column("tick");
   if (!time_column) {
     return Fail(ErrorCode::kBadInput,
-                source + ":1:1: missing column 'timestamp' or 'tick' (header: "
-                         "timestamp_or_tick,available[,spot_price,on_demand_price])");
+                source +
+                    ":1:1: missing column 'timestamp' or 'tick' (header: "
+                    "timestamp_or_tick,available[,spot_price,on_demand_price])");
   }
   size_t available_column = FRUGAL_TRY(table.RequireColumn("available"));
   std::optional<size_t> spot_column = table.Column("spot_price");
@@ -140,25 +169,14 @@ Result<Trace> ParseCsvTrace(const std::string& text, const std::string& source,
   trace.gap_seconds = tick_seconds;
   std::optional<int64_t> previous;
   for (const CsvRecord& row : table.rows()) {
-    const std::string& time_text = CsvTable::Field(row, *time_column);
-    std::optional<int64_t> time =
-        by_tick ? [&]() -> std::optional<int64_t> {
-          auto v = ParseInt(Trim(time_text));
-          return v ? std::optional<int64_t>(*v) : std::nullopt;
-        }()
-                : ParseTimestamp(Trim(time_text));
-    const char* time_field = by_tick ? "tick" : "timestamp";
-    if (!time) {
-      return Fail(ErrorCode::kBadInput, table.Where(row, *time_column) + ": field '" + time_field +
-                                            "': cannot read '" + time_text + "'");
-    }
+    const int64_t time = FRUGAL_TRY(ReadTime(table, row, *time_column, by_tick));
     if (previous) {
-      int64_t gap = *time - *previous;
+      const int64_t gap = time - *previous;
       int64_t expected = by_tick ? 1 : (trace.launchable.size() == 1 ? gap : trace.gap_seconds);
       if (gap <= 0 || gap != expected) {
         return Fail(ErrorCode::kBadInput, table.Where(row, *time_column) + ": field '" +
-                                              time_field + "': rows must be evenly spaced and "
-                                              "increasing");
+                                              (by_tick ? "tick" : "timestamp") +
+                                              "': rows must be evenly spaced and increasing");
       }
       if (!by_tick) trace.gap_seconds = static_cast<int>(gap);
     }
@@ -171,17 +189,9 @@ Result<Trace> ParseCsvTrace(const std::string& text, const std::string& source,
     }
     trace.launchable.push_back(static_cast<int>(*count));
     if (spot_column) {
-      for (auto [column, name, out] :
-           {std::tuple{*spot_column, "spot_price", &trace.spot_price},
-            std::tuple{*od_column, "on_demand_price", &trace.on_demand_price}}) {
-        auto price = ParseDouble(Trim(CsvTable::Field(row, column)));
-        if (!price || *price <= 0) {
-          return Fail(ErrorCode::kBadInput, table.Where(row, column) + ": field '" + name +
-                                                "': expected a positive price in $/h, got '" +
-                                                CsvTable::Field(row, column) + "'");
-        }
-        out->push_back(*price);
-      }
+      trace.spot_price.push_back(FRUGAL_TRY(ReadPrice(table, row, *spot_column, "spot_price")));
+      trace.on_demand_price.push_back(
+          FRUGAL_TRY(ReadPrice(table, row, *od_column, "on_demand_price")));
     }
   }
   if (trace.launchable.size() == 1 && !by_tick) trace.gap_seconds = tick_seconds;
@@ -204,22 +214,14 @@ Result<void> AttachPriceSeries(const std::filesystem::path& path, Trace& trace) 
   if (table.rows().size() < trace.launchable.size()) {
     return Fail(ErrorCode::kBadInput, path.string() + ": " + std::to_string(table.rows().size()) +
                                           " price rows for a trace of " +
-                                          std::to_string(trace.ticks()) + " ticks ('" +
-                                          trace.name + "')");
+                                          std::to_string(trace.ticks()) + " ticks ('" + trace.name +
+                                          "')");
   }
   std::vector<double> spot, od;
   for (size_t i = 0; i < trace.launchable.size(); ++i) {
     const CsvRecord& row = table.rows()[i];
-    for (auto [column, name, out] : {std::tuple{spot_column, "spot_price", &spot},
-                                     std::tuple{od_column, "on_demand_price", &od}}) {
-      auto price = ParseDouble(Trim(CsvTable::Field(row, column)));
-      if (!price || *price <= 0) {
-        return Fail(ErrorCode::kBadInput, table.Where(row, column) + ": field '" + name +
-                                              "': expected a positive price in $/h, got '" +
-                                              CsvTable::Field(row, column) + "'");
-      }
-      out->push_back(*price);
-    }
+    spot.push_back(FRUGAL_TRY(ReadPrice(table, row, spot_column, "spot_price")));
+    od.push_back(FRUGAL_TRY(ReadPrice(table, row, od_column, "on_demand_price")));
   }
   trace.spot_price = std::move(spot);
   trace.on_demand_price = std::move(od);

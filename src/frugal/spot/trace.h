@@ -21,10 +21,10 @@
 namespace frugal::spot {
 
 struct Trace {
-  std::string name;                 ///< file stem or synthetic spec, for reports
-  int gap_seconds = 600;            ///< time between ticks
-  std::vector<int> launchable;      ///< instances launchable at each tick
-  std::vector<double> spot_price;   ///< $/h per instance per tick; empty when not given
+  std::string name;                     ///< file stem or synthetic spec, for reports
+  int gap_seconds = 600;                ///< time between ticks
+  std::vector<int> launchable;          ///< instances launchable at each tick
+  std::vector<double> spot_price;       ///< $/h per instance per tick; empty when not given
   std::vector<double> on_demand_price;  ///< $/h per instance per tick; empty when not given
 
   [[nodiscard]] int ticks() const { return static_cast<int>(launchable.size()); }

@@ -59,7 +59,8 @@ bool IsSyntheticSpec(const std::string& text) {
 
 Result<SyntheticSpec> ParseSyntheticSpec(const std::string& text, uint64_t seed) {
   std::vector<std::string> parts = Split(text, ':');
-  const std::string usage = "trace '" + text + "': expected poisson:UP:DOWN[:DAYS] or "
+  const std::string usage = "trace '" + text +
+                            "': expected poisson:UP:DOWN[:DAYS] or "
                             "bathtub:UP:DOWN[:DAYS] (e.g. poisson:4h:2h:30)";
   if (parts.size() < 3 || parts.size() > 4 || !IsSyntheticSpec(text)) {
     return Fail(ErrorCode::kBadInput, usage);

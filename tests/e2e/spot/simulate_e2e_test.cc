@@ -41,14 +41,54 @@ TEST(SimulateE2e, JsonHasRatiosForEveryPolicy) {
   EXPECT_NEAR(doc["policies"]["od"]["mean_cost_usd"].get<double>(), 6.2 * 3.06, 1e-6);
 }
 
+TEST(SimulateE2e, PerRunJsonHasEveryRunsFigures) {
+  TempDir home;
+  auto r = RunFrugal({"--json", "simulate", "--trace", "bathtub:4h:2h:8", "--policy", "frugal",
+                      "--compute", "6h", "--deadline", "8h", "--changeover", "6m",
+                      "--checkpoint-cost", "3m", "--starts", "3", "--optimum", "--per-run"},
+                     home.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["per_run"].size(), 3u);
+  for (const auto& run : doc["per_run"]) {
+    const auto& f = run["policies"]["frugal"];
+    for (const char* key : {"cost_usd", "spot_hours", "on_demand_hours", "changeovers",
+                            "lost_work_hours", "finish_hours", "deadline_met"}) {
+      EXPECT_TRUE(f.contains(key)) << key;
+    }
+    EXPECT_TRUE(f["deadline_met"].get<bool>());
+    EXPECT_LE(f["finish_hours"].get<double>(), 8.0 + 1e-9);
+    EXPECT_GE(f["cost_usd"].get<double>(), run["optimum_cost_usd"].get<double>() - 1e-6);
+  }
+  EXPECT_GT(doc["job"]["checkpoint_every_hours"].get<double>(), 0);  // auto interval
+}
+
 TEST(SimulateE2e, HumanOutputShowsPerRunAndPlotIsWritten) {
   TempDir home;
   TempDir out;
   const std::string svg = (out / "run.svg").string();
-  auto r = RunFrugal({"simulate", "--trace", "poisson:3h:1h:10", "--policy", "greedy,frugal",
-                      "--compute", "12h", "--deadline", "18h", "--changeover", "6m",
-                      "--checkpoint-cost", "2m", "--checkpoint-every", "30m", "--notice", "120s",
-                      "--starts", "1", "--optimum", "--plot", svg},
+  auto r = RunFrugal({"simulate",
+                      "--trace",
+                      "poisson:3h:1h:10",
+                      "--policy",
+                      "greedy,frugal",
+                      "--compute",
+                      "12h",
+                      "--deadline",
+                      "18h",
+                      "--changeover",
+                      "6m",
+                      "--checkpoint-cost",
+                      "2m",
+                      "--checkpoint-every",
+                      "30m",
+                      "--notice",
+                      "120s",
+                      "--starts",
+                      "1",
+                      "--optimum",
+                      "--plot",
+                      svg},
                      home.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("changeovers"), std::string::npos) << r.out;
@@ -69,15 +109,35 @@ TEST(SimulateE2e, CsvTraceWithPricesAndGang) {
     csv += std::to_string(1666742400 + 600 * i) + "," + (i % 20 < 15 ? "4" : "1") + ",1.0,4.0\n";
   }
   WriteTestFile(dir / "t.csv", csv);
-  auto r = RunFrugal({"--json", "simulate", "--trace", (dir / "t.csv").string(), "--policy",
-                      "od", "--compute", "2h", "--deadline", "4h", "--changeover", "10m",
-                      "--gang", "4", "--starts", "3"},
-                     home.path());
+  auto r = RunFrugal(
+      {"--json", "simulate", "--trace", (dir / "t.csv").string(), "--policy", "od", "--compute",
+       "2h", "--deadline", "4h", "--changeover", "10m", "--gang", "4", "--starts", "3"},
+      home.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
   // Four instances at $4/h for 2h10m.
   EXPECT_NEAR(doc["policies"]["od"]["mean_cost_usd"].get<double>(), 4 * 4.0 * (2 + 1.0 / 6), 1e-6);
   EXPECT_FALSE(doc["policies"]["od"].contains("mean_cost_ratio"));  // no --optimum
+}
+
+TEST(SimulateE2e, PriceSeriesFileSetsTheCost) {
+  TempDir home;
+  TempDir dir;
+  std::string prices = "tick,spot_price,on_demand_price\n";
+  for (int i = 0; i < 3895; ++i) prices += std::to_string(i) + ",0.5,2.0\n";
+  WriteTestFile(dir / "prices.csv", prices);
+  auto r = RunFrugal({"--json", "simulate", "--trace", ShippedTrace("us-west-2a_k80_1.json"),
+                      "--prices", (dir / "prices.csv").string(), "--policy", "od", "--compute",
+                      "3h", "--deadline", "5h", "--changeover", "10m", "--starts", "2"},
+                     home.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(doc["policies"]["od"]["mean_cost_usd"].get<double>(), 2.0 * (3 + 1.0 / 6), 1e-6);
+  auto both = RunFrugal({"simulate", "--trace", ShippedTrace("us-west-2a_k80_1.json"), "--prices",
+                         (dir / "prices.csv").string(), "--price-ratio", "3", "--compute", "3h",
+                         "--deadline", "5h", "--changeover", "10m"},
+                        home.path());
+  EXPECT_EQ(both.exit_code, 2);
 }
 
 TEST(SimulateE2e, BadTraceNamesFileLineAndField) {
@@ -109,9 +169,9 @@ TEST(SimulateE2e, BadFlagsExitTwo) {
                         home.path());
   EXPECT_EQ(typo.exit_code, 2);
   EXPECT_NE(typo.err.find("did you mean 'greedy'"), std::string::npos) << typo.err;
-  auto duration = RunFrugal({"simulate", "--trace", trace, "--compute", "1x", "--deadline", "2h",
-                             "--changeover", "10m"},
-                            home.path());
+  auto duration = RunFrugal(
+      {"simulate", "--trace", trace, "--compute", "1x", "--deadline", "2h", "--changeover", "10m"},
+      home.path());
   EXPECT_EQ(duration.exit_code, 2);
   EXPECT_NE(duration.err.find("--compute"), std::string::npos) << duration.err;
   auto missing = RunFrugal({"simulate", "--trace", "/nonexistent/t.json", "--compute", "1h",

@@ -59,8 +59,10 @@ TEST(SpotPlot, SvgShowsModesAndDeadline) {
   StepJob job;
   job.compute = 3;
   job.deadline = 6;
-  std::vector<StepRecord> steps = {{Mode::kSpot, true, 1}, {Mode::kIdle, false, 1},
-                                   {Mode::kOnDemand, false, 2}, {Mode::kOnDemand, false, 3}};
+  std::vector<StepRecord> steps = {{Mode::kSpot, true, 1},
+                                   {Mode::kIdle, false, 1},
+                                   {Mode::kOnDemand, false, 2},
+                                   {Mode::kOnDemand, false, 3}};
   const std::string svg = RenderRunSvg("a <run>", job, steps);
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("a &lt;run&gt;"), std::string::npos);

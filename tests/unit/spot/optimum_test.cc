@@ -43,10 +43,12 @@ TEST(SpotOptimum, HandWorkedCases) {
   OptimumResult all_spot = SolveOptimum(MakeStepTrace("11111111"), 0, MakeJob(4, 8, 1));
   ASSERT_TRUE(all_spot.feasible);
   EXPECT_DOUBLE_EQ(all_spot.cost_usd, 5);
+  EXPECT_EQ(all_spot.spot_steps, 5);
   // No spot: on-demand.
   OptimumResult none = SolveOptimum(MakeStepTrace("00000000"), 0, MakeJob(4, 8, 1));
   ASSERT_TRUE(none.feasible);
   EXPECT_DOUBLE_EQ(none.cost_usd, 15);
+  EXPECT_EQ(none.spot_steps, 0);
   // Waiting for spot beats on-demand when the deadline allows it.
   OptimumResult wait = SolveOptimum(MakeStepTrace("00011111"), 0, MakeJob(4, 8, 1));
   EXPECT_DOUBLE_EQ(wait.cost_usd, 5);
@@ -79,8 +81,8 @@ TEST(SpotOptimum, NeverAboveBruteForceWithCheckpoints) {
   for (int trial = 0; trial < 40; ++trial) {
     const int deadline = 6 + trial % 3;
     const int compute = 1 + static_cast<int>(rng() % 4);
-    const StepJob job = MakeJob(compute, deadline, static_cast<int>(rng() % 2), 1,
-                                1 + static_cast<int>(rng() % 3));
+    const StepJob job =
+        MakeJob(compute, deadline, static_cast<int>(rng() % 2), 1, 1 + static_cast<int>(rng() % 3));
     const StepTrace trace = MakeStepTrace(RandomPattern(rng, deadline + 2, 0.6));
     const double brute = BruteForce(trace, 0, job);
     const OptimumResult opt = SolveOptimum(trace, 0, job);
@@ -99,8 +101,8 @@ TEST(SpotOptimum, NeverAbovePoliciesAndPoliciesMeetFeasibleDeadlines) {
     const int changeover = static_cast<int>(rng() % 4);
     const int checkpoint = trial % 3 == 0 ? 1 + static_cast<int>(rng() % 2) : 0;
     const int notice = trial % 5 == 0 ? 2 : 0;
-    const StepJob job = MakeJob(compute, deadline, changeover, checkpoint,
-                                2 + static_cast<int>(rng() % 8), notice);
+    const StepJob job =
+        MakeJob(compute, deadline, changeover, checkpoint, 2 + static_cast<int>(rng() % 8), notice);
     // Markov on/off availability with random persistence.
     std::string pattern;
     bool up = rng() % 2 == 0;

@@ -15,11 +15,13 @@ using testing::MakeStepTrace;
 
 std::string Modes(const std::vector<StepRecord>& record) {
   std::string s;
-  for (const StepRecord& r : record) s += r.mode == Mode::kSpot ? 'S' : r.mode == Mode::kOnDemand ? 'O' : '.';
+  for (const StepRecord& r : record)
+    s += r.mode == Mode::kSpot ? 'S' : r.mode == Mode::kOnDemand ? 'O' : '.';
   return s;
 }
 
-std::string RunModes(Policy& policy, const std::string& pattern, const StepJob& job, int start = 0) {
+std::string RunModes(Policy& policy, const std::string& pattern, const StepJob& job,
+                     int start = 0) {
   std::vector<StepRecord> record;
   RunResult r = Simulate(MakeStepTrace(pattern), start, job, policy, &record);
   EXPECT_TRUE(r.deadline_met) << policy.name() << " on " << pattern;
@@ -76,9 +78,9 @@ TEST(SpotPolicies, UniformProgressStaysOnSpotWhileAvailable) {
 TEST(SpotPolicies, FrugalWaitsWhileSpareTimeIsAboveTheReserve) {
   FrugalPolicy frugal;
   // Plenty of slack: the outage is waited out, everything runs on spot.
-  const std::string modes = RunModes(frugal, std::string(10, '1') + std::string(6, '0') +
-                                            std::string(40, '1'),
-                                MakeJob(12, 40, 1));
+  const std::string modes =
+      RunModes(frugal, std::string(10, '1') + std::string(6, '0') + std::string(40, '1'),
+               MakeJob(12, 40, 1));
   EXPECT_EQ(modes.find('O'), std::string::npos) << modes;
 }
 
@@ -111,6 +113,28 @@ TEST(SpotPolicies, FrugalStaysOnDemandWhenSpotRunsAreTooShortToPay) {
                          MakeJob(12, 30, 2), frugal, &record);
   EXPECT_TRUE(r.deadline_met);
   EXPECT_EQ(r.spot_steps, 0) << Modes(record);
+}
+
+}  // namespace
+}  // namespace frugal::spot
+
+namespace frugal::spot {
+namespace {
+
+TEST(SpotRunLengths, ConditionalRemainingLifeFromSeenRuns) {
+  RunLengths runs;
+  runs.Clear();
+  for (int i = 0; i < 100; ++i) runs.Add(2);
+  for (int i = 0; i < 100; ++i) runs.Add(20);
+  EXPECT_DOUBLE_EQ(runs.mean(), 11);
+  // Young runs are a mix; a run past 2 steps is one of the long ones (up to the prior blend).
+  EXPECT_NEAR(runs.ExpectedRemaining(0, 11), 11, 0.1);
+  EXPECT_NEAR(runs.ExpectedRemaining(5, 11), 15, 0.1);
+  const RunLengths::Capped capped = runs.ExpectedRemainingCapped(0, 10, 11);
+  EXPECT_NEAR(capped.expected, (2 + 10) / 2.0, 0.1);
+  EXPECT_NEAR(capped.ends_before_cap, 0.5, 0.01);
+  // Nothing seen that long: the memoryless guess.
+  EXPECT_DOUBLE_EQ(runs.ExpectedRemaining(30, 7), 7);
 }
 
 }  // namespace

@@ -11,7 +11,9 @@ namespace {
 using testing::MakeJob;
 using testing::MakeStepTrace;
 
-std::vector<Mode> Repeat(Mode mode, int n) { return std::vector<Mode>(static_cast<size_t>(n), mode); }
+std::vector<Mode> Repeat(Mode mode, int n) {
+  return std::vector<Mode>(static_cast<size_t>(n), mode);
+}
 
 TEST(SpotSimulator, OnDemandPaysChangeoverAndWork) {
   const StepTrace trace = MakeStepTrace("0000000000");
@@ -27,7 +29,7 @@ TEST(SpotSimulator, OnDemandPaysChangeoverAndWork) {
 TEST(SpotSimulator, ChangeoverIsBilledAtTheNewPrice) {
   // Two spot steps of changeover+work, preempted, then on-demand.
   const StepTrace trace = MakeStepTrace("1111000000");
-  std::vector<Mode> plan = {Mode::kSpot, Mode::kSpot, Mode::kSpot, Mode::kOnDemand,
+  std::vector<Mode> plan = {Mode::kSpot,     Mode::kSpot,     Mode::kSpot,    Mode::kOnDemand,
                             Mode::kOnDemand, Mode::kOnDemand, Mode::kOnDemand};
   RunResult r = SimulateSequence(trace, 0, MakeJob(3, 10, 1), plan);
   // spot: 1 changeover + 2 work ($3); od: 1 changeover + 1 work ($6).
@@ -41,7 +43,9 @@ TEST(SpotSimulator, ChangeoverIsBilledAtTheNewPrice) {
 
 TEST(SpotSimulator, PreemptionLosesUncommittedWork) {
   // Checkpoint costs 1 step every 2 work steps; no changeover.
-  const StepTrace trace = MakeStepTrace("11111" "0000000000000000");
+  const StepTrace trace = MakeStepTrace(
+      "11111"
+      "0000000000000000");
   RunResult r = SimulateSequence(trace, 0, MakeJob(6, 20, 0, 1, 2), Repeat(Mode::kSpot, 5));
   // Steps: work, work, save (committed 2), work, work -> preempted at step 5 losing 2.
   EXPECT_EQ(r.preemptions, 1);
@@ -50,9 +54,10 @@ TEST(SpotSimulator, PreemptionLosesUncommittedWork) {
 }
 
 TEST(SpotSimulator, NoticeLetsTheJobSaveBeforePreemption) {
-  const StepTrace trace = MakeStepTrace("11111" "0000000000000000");
-  RunResult r =
-      SimulateSequence(trace, 0, MakeJob(6, 20, 0, 1, 10, 2), Repeat(Mode::kSpot, 5));
+  const StepTrace trace = MakeStepTrace(
+      "11111"
+      "0000000000000000");
+  RunResult r = SimulateSequence(trace, 0, MakeJob(6, 20, 0, 1, 10, 2), Repeat(Mode::kSpot, 5));
   // Work 3 steps, notice at step 3 (outage at 5 is 2 steps away) → save at step 3; work at 4.
   EXPECT_EQ(r.preemptions, 1);
   EXPECT_EQ(r.lost_steps, 1);
@@ -60,7 +65,7 @@ TEST(SpotSimulator, NoticeLetsTheJobSaveBeforePreemption) {
 
 TEST(SpotSimulator, LeavingWithUnsavedWorkCheckpointsFirst) {
   const StepTrace trace = MakeStepTrace("1111111111");
-  std::vector<Mode> plan = {Mode::kSpot, Mode::kSpot, Mode::kOnDemand, Mode::kOnDemand,
+  std::vector<Mode> plan = {Mode::kSpot,     Mode::kSpot,     Mode::kOnDemand, Mode::kOnDemand,
                             Mode::kOnDemand, Mode::kOnDemand, Mode::kOnDemand};
   RunResult r = SimulateSequence(trace, 0, MakeJob(3, 10, 0, 1, 5), plan);
   // Two work steps on spot, one save step on spot, then one on-demand work step.

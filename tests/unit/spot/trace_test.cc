@@ -21,16 +21,15 @@ TEST(SpotTrace, ParsesSpotTracesJson) {
 }
 
 TEST(SpotTrace, JsonErrorNamesLineColumnAndField) {
-  auto trace = ParseJsonTrace("{\"metadata\": {\"gap_seconds\": 600},\n \"data\": [1, 0, -2]}",
-                              "t.json");
+  auto trace =
+      ParseJsonTrace("{\"metadata\": {\"gap_seconds\": 600},\n \"data\": [1, 0, -2]}", "t.json");
   ASSERT_FALSE(trace);
   EXPECT_EQ(trace.error().code, ErrorCode::kBadInput);
   EXPECT_NE(trace.error().message.find("t.json:2:"), std::string::npos) << trace.error().message;
   EXPECT_NE(trace.error().message.find("data[2]"), std::string::npos) << trace.error().message;
   auto broken = ParseJsonTrace("{\"data\": [1,\n 0,,]}", "b.json");
   ASSERT_FALSE(broken);
-  EXPECT_NE(broken.error().message.find("b.json:2:"), std::string::npos)
-      << broken.error().message;
+  EXPECT_NE(broken.error().message.find("b.json:2:"), std::string::npos) << broken.error().message;
   auto no_gap = ParseJsonTrace(R"({"metadata": {}, "data": [1]})", "g.json");
   ASSERT_FALSE(no_gap);
   EXPECT_NE(no_gap.error().message.find("metadata.gap_seconds"), std::string::npos);
@@ -130,6 +129,31 @@ TEST(SpotJob, ChoosesAStepThatFitsChangeovers) {
   EXPECT_EQ(steps->compute, 120);
   EXPECT_EQ(steps->deadline, 180);
   EXPECT_EQ(steps->changeover, 1);  // rounded up
+}
+
+}  // namespace
+}  // namespace frugal::spot
+
+namespace frugal::spot {
+namespace {
+
+TEST(SpotTrace, AttachesAPriceSeriesAndNamesBadFields) {
+  frugal::testing::TempDir dir;
+  Trace trace;
+  trace.name = "t";
+  trace.launchable = {1, 0};
+  frugal::testing::WriteTestFile(dir / "p.csv",
+                                 "tick,spot_price,on_demand_price\n0,1,3\n1,1.5,3\n2,9,9\n");
+  ASSERT_TRUE(AttachPriceSeries(dir / "p.csv", trace));
+  EXPECT_EQ(trace.spot_price, (std::vector<double>{1, 1.5}));
+  EXPECT_EQ(trace.on_demand_price, (std::vector<double>{3, 3}));
+  frugal::testing::WriteTestFile(dir / "bad.csv", "spot_price,on_demand_price\n1,3\n1,-3\n");
+  auto bad = AttachPriceSeries(dir / "bad.csv", trace);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("bad.csv:3:"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("'on_demand_price'"), std::string::npos);
+  frugal::testing::WriteTestFile(dir / "short.csv", "spot_price,on_demand_price\n1,3\n");
+  EXPECT_FALSE(AttachPriceSeries(dir / "short.csv", trace));
 }
 
 }  // namespace
