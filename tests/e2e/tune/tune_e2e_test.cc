@@ -213,6 +213,16 @@ TEST_F(TuneE2e, BadSpecIsExitTwoWithFileLineAndField) {
       << "nothing half-written";
 }
 
+TEST_F(TuneE2e, BadFlagsAreNamedInTheError) {
+  const CommandResult r = RunFrugal(Flags("bad", "hyperbnd"), home_.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--scheduler: unknown scheduler 'hyperbnd'"), std::string::npos) << r.err;
+  const CommandResult missing = RunFrugal({"tune", "--replay", table_.path().string(), "--metric", "acc"},
+                                          home_.path());
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("curves.csv:1: missing column 'acc'"), std::string::npos) << missing.err;
+}
+
 TEST_F(TuneE2e, FlagsCannotSilentlyOverrideASpec) {
   const CommandResult r = RunFrugal({"tune", (SourceDir() / "examples/seed-plan.yaml").string(),
                                      "--replay", table_.path().string(), "--budget", "5000"},
