@@ -66,15 +66,18 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
     return Fail(kind.error().Wrap("--scheduler"));
   }
   if (o.sampler != "random" && o.sampler != "halton" && o.sampler != "tpe") {
-    return Fail(ErrorCode::kBadInput, "--sampler: unknown sampler '" + o.sampler + "' (random, halton, tpe)");
+    return Fail(ErrorCode::kBadInput,
+                "--sampler: unknown sampler '" + o.sampler + "' (random, halton, tpe)");
   }
   if (!o.budget.empty()) {
     if (auto money = Money::Parse(o.budget); !money) return Fail(money.error().Wrap("--budget"));
   }
   if (!o.price_per_hour.empty()) {
-    if (auto rate = Rate::Parse(o.price_per_hour); !rate) return Fail(rate.error().Wrap("--price-per-hour"));
+    if (auto rate = Rate::Parse(o.price_per_hour); !rate)
+      return Fail(rate.error().Wrap("--price-per-hour"));
   }
-  if (!(o.reduction_factor > 1)) return Fail(ErrorCode::kBadInput, "--reduction-factor: must exceed 1");
+  if (!(o.reduction_factor > 1))
+    return Fail(ErrorCode::kBadInput, "--reduction-factor: must exceed 1");
   if (!(o.grace > 0)) return Fail(ErrorCode::kBadInput, "--grace: must be positive");
   const fs::path dir = fs::absolute(o.replay_dir);
   tune::ReplaySource source{dir, o.config_column, o.cost_column};
