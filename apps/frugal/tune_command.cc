@@ -61,6 +61,24 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
   if (!o.budget.empty() && o.price_per_hour.empty()) {
     return Fail(ErrorCode::kBadInput, "--budget is in dollars: give --price-per-hour too");
   }
+  // Check each flag here so errors name the flag rather than the generated spec.
+  if (auto kind = tune::ParseSchedulerKind(o.scheduler); !kind) {
+    return Fail(kind.error().Wrap("--scheduler"));
+  }
+  if (o.sampler != "random" && o.sampler != "halton" && o.sampler != "tpe") {
+    return Fail(ErrorCode::kBadInput,
+                "--sampler: unknown sampler '" + o.sampler + "' (random, halton, tpe)");
+  }
+  if (!o.budget.empty()) {
+    if (auto money = Money::Parse(o.budget); !money) return Fail(money.error().Wrap("--budget"));
+  }
+  if (!o.price_per_hour.empty()) {
+    if (auto rate = Rate::Parse(o.price_per_hour); !rate)
+      return Fail(rate.error().Wrap("--price-per-hour"));
+  }
+  if (!(o.reduction_factor > 1))
+    return Fail(ErrorCode::kBadInput, "--reduction-factor: must exceed 1");
+  if (!(o.grace > 0)) return Fail(ErrorCode::kBadInput, "--grace: must be positive");
   const fs::path dir = fs::absolute(o.replay_dir);
   tune::ReplaySource source{dir, o.config_column, o.cost_column};
   // The ladder's top is the longest curve in the table.

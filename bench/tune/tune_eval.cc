@@ -38,6 +38,7 @@ struct Method {
   std::string yaml;  // scheduler, sampler overrides
   double grace;
   double eta = 3;
+  int workers = 1;
 };
 
 struct Outcome {
@@ -51,9 +52,9 @@ std::string SpecYaml(const Dataset& d, const Method& m, int seed, double budget)
   return fmt::format(
       "name: eval\nreplay: {{dir: '{}'}}\nobjective: {{metric: {}, direction: {}}}\n"
       "fidelity: {{name: epoch, min: 1, max: {}, grace: {}, reduction_factor: {}}}\n"
-      "seed: {}\nresources: {{price_per_hour: {}, workers: 1}}\ngates: {{budget_usd: {:.2f}}}\n{}",
+      "seed: {}\nresources: {{price_per_hour: {}, workers: {}}}\ngates: {{budget_usd: {:.2f}}}\n{}",
       d.dir, d.metric, d.maximize ? "maximize" : "minimize", d.max_fidelity, m.grace, m.eta, seed,
-      kPrice, budget, m.yaml);
+      kPrice, m.workers, budget, m.yaml);
 }
 
 Outcome RunFrugal(const Dataset& d, const ReplayTable& table, const Method& m, int seed,
@@ -185,6 +186,7 @@ int main(int argc, char** argv) {
       {"asha (grace 5)", "scheduler: asha\n", 5},
       {"asha (grace 9)", "scheduler: asha\n", 9},
       {"asha (grace 3, η=2)", "scheduler: asha\n", 3, 2},
+      {"asha (grace 3, 8 workers)", "scheduler: asha\n", 3, 3, 8},
       {"asha-stop (grace 1)", "scheduler: asha-stop\n", 1},
       {"asha-stop (grace 3)", "scheduler: asha-stop\n", 3},
       {"asha-stop (grace 5)", "scheduler: asha-stop\n", 5},

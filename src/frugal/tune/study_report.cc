@@ -129,6 +129,10 @@ nlohmann::json StatusJson(const StudySpec& spec, const nlohmann::json& state,
   nlohmann::json doc = state.value("summary", nlohmann::json::object());
   doc["status"] = state.value("status", "unknown");
   doc["leaderboard"] = LeaderboardJson(trials, spec.objective.direction);
+  // Spend per trial, every trial (the cost of each successful one among them).
+  nlohmann::json per_trial = nlohmann::json::array();
+  for (const Trial& t : trials) per_trial.push_back(TrialRow(t));
+  doc["per_trial"] = per_trial;
   const RungLadder ladder = spec.Ladder();
   nlohmann::json rungs = nlohmann::json::array();
   for (size_t k = 0; k < ladder.fidelities.size(); ++k) {

@@ -85,6 +85,9 @@ TEST_F(TuneE2e, KilledStudyResumesWithItsRungStateAndEndsWhereAnUninterruptedOne
   EXPECT_EQ(before["status"], "interrupted");
   EXPECT_GT(before["rungs"][0]["results"].get<int>(), 0);
   EXPECT_TRUE(before["eta_seconds"].is_number());
+  double per_trial_spend = 0;
+  for (const auto& t : before["per_trial"]) per_trial_spend += t["spend_usd"].get<double>();
+  EXPECT_NEAR(per_trial_spend, before["spend_usd"].get<double>(), 0.01);
 
   // Running it again by name is refused: it would throw the rung state away.
   EXPECT_EQ(RunFrugal(Flags("killed"), home_.path()).exit_code, 2);
@@ -211,6 +214,17 @@ TEST_F(TuneE2e, BadSpecIsExitTwoWithFileLineAndField) {
   EXPECT_NE(r.err.find("objective.direction"), std::string::npos) << r.err;
   EXPECT_TRUE(RunFrugal({"tune", "status", "bad"}, home_.path()).exit_code == 2)
       << "nothing half-written";
+}
+
+TEST_F(TuneE2e, BadFlagsAreNamedInTheError) {
+  const CommandResult r = RunFrugal(Flags("bad", "hyperbnd"), home_.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--scheduler: unknown scheduler 'hyperbnd'"), std::string::npos) << r.err;
+  const CommandResult missing =
+      RunFrugal({"tune", "--replay", table_.path().string(), "--metric", "acc"}, home_.path());
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("curves.csv:1: missing column 'acc'"), std::string::npos)
+      << missing.err;
 }
 
 TEST_F(TuneE2e, FlagsCannotSilentlyOverrideASpec) {

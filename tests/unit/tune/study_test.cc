@@ -135,6 +135,14 @@ TEST_F(StudyTest, PlateauStopsTheStudyEarly) {
   EXPECT_LT(s.trials_started, 12);
 }
 
+TEST_F(StudyTest, PlateauBySpendStopsTheStudyEarly) {
+  const StudySummary s = RunToEnd(
+      "scheduler: none\ngates: {budget_usd: 200, plateau: {epsilon: 0.5, spend_usd: 10}}\n");
+  EXPECT_EQ(s.stop_reason, "plateau");
+  // The first completed trial sets the best; about $10 later nothing has beaten it by 0.5.
+  EXPECT_LT(s.spend.dollars(), 20.0);
+}
+
 TEST_F(StudyTest, TrialMaxWallStopsLongTrials) {
   const StudySummary s = RunToEnd("scheduler: none\ngates: {max_trials: 9, trial_max_wall: 20m}\n");
   // Epochs of 60, 120 or 180 s: 27 epochs take 27–81 min, so every trial that does not diverge hits
