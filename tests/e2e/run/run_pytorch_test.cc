@@ -33,10 +33,10 @@ TEST(PytorchExample, PreemptedRunEndsWithTheUninterruptedWeights) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   // How many of the (at most 4) injected preemptions land before the work is done depends on
-  // the machine's speed; several always do.
-  EXPECT_GE(doc["preemptions"].get<int>(), 2);
+  // the machine's speed and load (each restart re-imports torch); at least one always does.
+  EXPECT_GE(doc["preemptions"].get<int>(), 1);
   EXPECT_EQ(doc["segments"].get<int>(), doc["preemptions"].get<int>() + 1);
-  EXPECT_GE(doc["checkpoints_committed"].get<int>(), 2);
+  EXPECT_GE(doc["checkpoints_committed"].get<int>(), 1);
   const auto want = ReadFile(home / "reference.sha");
   const auto got = ReadFile(home / "drilled.sha");
   ASSERT_TRUE(want.has_value() && got.has_value());
