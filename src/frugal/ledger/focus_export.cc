@@ -116,7 +116,7 @@ Cells SegmentCells(const SegmentFact& fact, const Run& run, const Utilization& u
   c["SkuPriceId"] = fmt::format("{}:{}:{}", offer.instance_type, offer.region, offer.tier);
   c["SkuPriceDetails"] = nlohmann::json{{"x_GpuModel", offer.gpu}, {"x_GpuCount", offer.gpu_count},
                                         {"x_Tier", offer.tier}}.dump();
-  const nlohmann::json tags = fact.tags.ToJson();
+  const nlohmann::json tags = run.tags.ToJson();
   if (!tags.empty()) c["Tags"] = tags.dump();
   c["x_RunId"] = std::to_string(s.run_id);
   c["x_RunName"] = run.name;

@@ -66,7 +66,7 @@ struct RunDetail {
   Utilization utilization;
 };
 
-/// A segment with the run facts reports group by.
+/// A segment with the run facts reports group by (team, project and owner; no extra tags).
 struct SegmentFact {
   Segment segment;
   Tags tags;
@@ -115,7 +115,7 @@ class Ledger {
   [[nodiscard]] Result<RunDetail> GetRunDetail(RunId run, Timestamp now);
   /// Newest first.
   [[nodiscard]] Result<std::vector<RunSummary>> ListRuns(const RunFilter& filter, Timestamp now);
-  /// Segments overlapping [since, until), with their run's tags and status.
+  /// Segments overlapping [since, until), with their run's team/project/owner and status.
   [[nodiscard]] Result<std::vector<SegmentFact>> SegmentsBetween(Timestamp since, Timestamp until);
   [[nodiscard]] Result<std::vector<Sample>> SamplesOf(RunId run);
   [[nodiscard]] Result<std::vector<Segment>> SegmentsOf(RunId run);

@@ -4,7 +4,7 @@
 #include <array>
 #include <ctime>
 #include <map>
-#include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -56,13 +56,16 @@ std::string KeyValue(GroupKey key, const SegmentFact& fact) {
   return v.empty() ? "-" : v;
 }
 
-/// Accumulates one group; runs are counted once per group.
+/// Accumulates one group; runs are counted once per group. Segments arrive ordered by run, so
+/// a run's segments are adjacent and comparing with the last id seen dedupes.
 struct Accumulator {
   ReportRow row;
   Money burn;  ///< spend over the last kBurnWindow before now
-  std::set<RunId> runs;
-  std::set<RunId> successful;
+  std::vector<RunId> runs;
+  int64_t successful = 0;
 };
+
+using UtilByRun = std::unordered_map<RunId, std::pair<int64_t, double>>;
 
 void Add(Accumulator& acc, const SegmentFact& fact, const ReportOptions& o, Timestamp month_start) {
   const Segment& s = fact.segment;
@@ -80,17 +83,17 @@ void Add(Accumulator& acc, const SegmentFact& fact, const ReportOptions& o, Time
   }
   acc.row.month_to_date += s.offer.price.For(Overlap(s.start, end, month_start, o.now));
   acc.burn += s.offer.price.For(Overlap(s.start, end, o.now - kBurnWindow, o.now));
-  if (s.start < o.until && end > o.since) {
-    acc.runs.insert(s.run_id);
-    if (fact.run_status == RunStatus::kSucceeded) acc.successful.insert(s.run_id);
+  if (s.start < o.until && end > o.since && (acc.runs.empty() || acc.runs.back() != s.run_id)) {
+    acc.runs.push_back(s.run_id);
+    if (fact.run_status == RunStatus::kSucceeded) ++acc.successful;
   }
 }
 
-void Finish(Accumulator& acc, const std::map<RunId, std::pair<int64_t, double>>& util,
+void Finish(Accumulator& acc, const UtilByRun& util,
             Timestamp now, Timestamp month_end) {
   ReportRow& row = acc.row;
   row.runs = static_cast<int64_t>(acc.runs.size());
-  row.successful_runs = static_cast<int64_t>(acc.successful.size());
+  row.successful_runs = acc.successful;
   if (row.successful_runs > 0) {
     row.cost_per_successful_run = Money::FromMicros(row.spend.micros() / row.successful_runs);
   }
@@ -108,13 +111,13 @@ void Finish(Accumulator& acc, const std::map<RunId, std::pair<int64_t, double>>&
   row.month_forecast = row.month_to_date + acc.burn.Scaled(rest / ToHours(kBurnWindow));
 }
 
-Result<std::map<RunId, std::pair<int64_t, double>>> GpuUtilByRun(Connection& db, Timestamp since,
-                                                                   Timestamp until) {
+Result<UtilByRun> GpuUtilByRun(Connection& db, Timestamp since, Timestamp until) {
   std::vector<Row> rows = FRUGAL_TRY(db.Query(
       "SELECT run_id, SUM(gpu_util_n), SUM(gpu_util_sum) FROM sample_rollup WHERE hour_ms >= ? "
       "AND hour_ms < ? GROUP BY run_id",
       std::vector<Value>{ToMillis(since) / 3'600'000 * 3'600'000, ToMillis(until)}));
-  std::map<RunId, std::pair<int64_t, double>> out;
+  UtilByRun out;
+  out.reserve(rows.size());
   for (const Row& r : rows) out[AsInt(r[0])] = {AsInt(r[1]), AsDouble(r[2])};
   return out;
 }
