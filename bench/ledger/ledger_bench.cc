@@ -7,12 +7,11 @@
 // into FRUGAL_BENCH_DIR (default: the working directory) and reused by later runs.
 
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <random>
-
-#include <fmt/format.h>
 
 #include "frugal/ledger/ledger.h"
 #include "frugal/ledger/report.h"
@@ -95,8 +94,14 @@ std::string LargeLedger(int64_t runs, int64_t samples) {
     for (int s = 0; s < segments; ++s) {
       const std::string tier = tiers[rng() % 3];
       const int64_t cents = 50 + static_cast<int64_t>(rng() % 3000);
-      SegmentOffer offer{"aws", "inst", "us-east-1", "", gpus[rng() % 5],
-                         1 + static_cast<int>(rng() % 8), tier, Rate{Money::FromCents(cents)},
+      SegmentOffer offer{"aws",
+                         "inst",
+                         "us-east-1",
+                         "",
+                         gpus[rng() % 5],
+                         1 + static_cast<int>(rng() % 8),
+                         tier,
+                         Rate{Money::FromCents(cents)},
                          Rate{Money::FromCents(cents * 3)}};
       const SegmentId seg = ledger->OpenSegment(id, offer, t).value();
       if (s == 0 && per_run > 0) {

@@ -1,10 +1,10 @@
 // FOCUS import: cloud bills into billing_rows, tolerant of what real exports do.
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <set>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "frugal/core/csv.h"
 #include "frugal/core/text.h"
@@ -87,7 +87,9 @@ class FocusRow {
     std::optional<std::string> v = Get(column);
     if (!v) return Fail(ErrorCode::kBadInput, fmt::format("{}: {} is null", Where(column), column));
     Result<Timestamp> t = ParseTimestamp(*v);
-    if (!t) return Fail(ErrorCode::kBadInput, fmt::format("{}: {}: {}", Where(column), column, t.error().message));
+    if (!t)
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: {}: {}", Where(column), column, t.error().message));
     if (v->find(' ') != std::string::npos) Note(kQuirkSpaceTime);
     return *t;
   }
@@ -208,47 +210,61 @@ Result<FocusImportSummary> ImportFocus(Ledger& ledger, const std::filesystem::pa
     }
     const nlohmann::json tags = ReadTags(row);
     inserts.push_back(Row{
-        file.filename().string(), fmt::format("{:016x}#{}", hash, occurrence),
-        OrNull(row.Get("ProviderName")), OrNull(row.Get("BillingAccountId")),
-        OrNull(row.Get("SubAccountId")), ToMillis(*start), ToMillis(*end), billed->micros(),
+        file.filename().string(),
+        fmt::format("{:016x}#{}", hash, occurrence),
+        OrNull(row.Get("ProviderName")),
+        OrNull(row.Get("BillingAccountId")),
+        OrNull(row.Get("SubAccountId")),
+        ToMillis(*start),
+        ToMillis(*end),
+        billed->micros(),
         row.OptionalMoney("EffectiveCost") ? Value{row.OptionalMoney("EffectiveCost")->micros()}
                                            : Value{},
         row.OptionalMoney("ListCost") ? Value{row.OptionalMoney("ListCost")->micros()} : Value{},
-        OrNull(row.Get("BillingCurrency")), OrNull(row.Get("ChargeCategory")), OrNull(pricing),
-        OrNull(row.Get("ServiceName")), OrNull(row.Get("ResourceId")), OrNull(row.Get("RegionId")),
+        OrNull(row.Get("BillingCurrency")),
+        OrNull(row.Get("ChargeCategory")),
+        OrNull(pricing),
+        OrNull(row.Get("ServiceName")),
+        OrNull(row.Get("ResourceId")),
+        OrNull(row.Get("RegionId")),
         OrNull(row.Get("SkuId")),
         row.Get("ConsumedQuantity") ? Value{ParseDouble(*row.Get("ConsumedQuantity")).value_or(0)}
                                     : Value{},
-        OrNull(row.Get("ConsumedUnit")), tags.dump(), OrNull(run), ToMillis(Now())});
+        OrNull(row.Get("ConsumedUnit")),
+        tags.dump(),
+        OrNull(run),
+        ToMillis(Now())});
   }
-  Result<void> done = Transact(ledger.connection(), TxnMode::kWrite, [&](Connection& c) -> Result<void> {
-    summary.imported = summary.duplicates = summary.linked = 0;
-    summary.billed = Money();
-    for (Row& values : inserts) {
-      // Link only to runs this ledger has.
-      if (!IsNull(values[20])) {
-        std::vector<Row> found =
-            FRUGAL_TRY(c.Query("SELECT id FROM runs WHERE id = ?", std::vector<Value>{values[20]}));
-        if (found.empty()) values[20] = Value{};
-      }
-      std::vector<Row> rows = FRUGAL_TRY(c.Query(
-          "INSERT INTO billing_rows (source, row_key, provider, billing_account_id, "
-          "sub_account_id, charge_period_start_ms, charge_period_end_ms, billed_cost_micros, "
-          "effective_cost_micros, list_cost_micros, billing_currency, charge_category, "
-          "pricing_category, service_name, resource_id, region_id, sku_id, consumed_quantity, "
-          "consumed_unit, tags, run_id, imported_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-          "?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (row_key) DO NOTHING RETURNING id",
-          values));
-      if (rows.empty()) {
-        ++summary.duplicates;
-        continue;
-      }
-      ++summary.imported;
-      summary.billed += Money::FromMicros(AsInt(values[7]));
-      if (!IsNull(values[20])) ++summary.linked;
-    }
-    return {};
-  });
+  Result<void> done =
+      Transact(ledger.connection(), TxnMode::kWrite, [&](Connection& c) -> Result<void> {
+        summary.imported = summary.duplicates = summary.linked = 0;
+        summary.billed = Money();
+        for (Row& values : inserts) {
+          // Link only to runs this ledger has.
+          if (!IsNull(values[20])) {
+            std::vector<Row> found = FRUGAL_TRY(
+                c.Query("SELECT id FROM runs WHERE id = ?", std::vector<Value>{values[20]}));
+            if (found.empty()) values[20] = Value{};
+          }
+          std::vector<Row> rows = FRUGAL_TRY(c.Query(
+              "INSERT INTO billing_rows (source, row_key, provider, billing_account_id, "
+              "sub_account_id, charge_period_start_ms, charge_period_end_ms, billed_cost_micros, "
+              "effective_cost_micros, list_cost_micros, billing_currency, charge_category, "
+              "pricing_category, service_name, resource_id, region_id, sku_id, consumed_quantity, "
+              "consumed_unit, tags, run_id, imported_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+              "?, "
+              "?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (row_key) DO NOTHING RETURNING id",
+              values));
+          if (rows.empty()) {
+            ++summary.duplicates;
+            continue;
+          }
+          ++summary.imported;
+          summary.billed += Money::FromMicros(AsInt(values[7]));
+          if (!IsNull(values[20])) ++summary.linked;
+        }
+        return {};
+      });
   if (!done) return Fail(done.error());
   return summary;
 }

@@ -25,7 +25,7 @@ namespace frugal::ledger {
 /// Opens the ledger a command names (--db flag, FRUGAL_DB, or the default file). The default
 /// file is created on first use; an explicit SQLite path must exist unless `create` allows.
 [[nodiscard]] Result<std::unique_ptr<class Ledger>> OpenForCommand(const std::string& db_flag,
-                                                                 CreateMode create);
+                                                                   CreateMode create);
 
 /// Connects to a location without touching the schema: a postgresql:// URL or a SQLite path.
 [[nodiscard]] Result<std::unique_ptr<Connection>> Connect(const std::string& location,
@@ -41,11 +41,11 @@ struct OpenOptions {
 
 /// Filters for ListRuns; unset fields match everything.
 struct RunFilter {
-  std::optional<Timestamp> since;          ///< runs active at or after this time
-  std::optional<Timestamp> until;          ///< runs started before this time
+  std::optional<Timestamp> since;  ///< runs active at or after this time
+  std::optional<Timestamp> until;  ///< runs started before this time
   std::optional<RunStatus> status;
   std::vector<std::pair<std::string, std::string>> tags;  ///< all must match
-  int64_t limit = 0;                       ///< 0: no limit
+  int64_t limit = 0;                                      ///< 0: no limit
 };
 
 /// A run with its money: what `runs list` prints.

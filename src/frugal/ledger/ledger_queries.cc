@@ -72,9 +72,9 @@ Result<std::vector<Run>> Ledger::LoadRuns(std::string_view where, std::span<cons
   // Extra tags for these runs in one query.
   std::map<RunId, Run*> by_id;
   for (Run& run : runs) by_id[run.id] = &run;
-  std::vector<Row> tags = FRUGAL_TRY(db_->Query(
-      "SELECT run_id, key, value FROM run_tags WHERE run_id BETWEEN ? AND ?",
-      std::vector<Value>{by_id.begin()->first, by_id.rbegin()->first}));
+  std::vector<Row> tags =
+      FRUGAL_TRY(db_->Query("SELECT run_id, key, value FROM run_tags WHERE run_id BETWEEN ? AND ?",
+                            std::vector<Value>{by_id.begin()->first, by_id.rbegin()->first}));
   for (const Row& t : tags) {
     auto it = by_id.find(AsInt(t[0]));
     if (it != by_id.end()) it->second->tags.extra[AsText(t[1])] = AsText(t[2]);
@@ -169,8 +169,9 @@ Result<std::vector<RunSummary>> Ledger::ListRuns(const RunFilter& filter, Timest
       where += fmt::format(" AND {} = ?", key);
       params.emplace_back(value);
     } else {
-      where += " AND EXISTS (SELECT 1 FROM run_tags t WHERE t.run_id = runs.id AND t.key = ? AND "
-               "t.value = ?)";
+      where +=
+          " AND EXISTS (SELECT 1 FROM run_tags t WHERE t.run_id = runs.id AND t.key = ? AND "
+          "t.value = ?)";
       params.emplace_back(key);
       params.emplace_back(value);
     }
@@ -228,9 +229,9 @@ Result<std::vector<Sample>> Ledger::SamplesOf(RunId run) {
   samples.reserve(rows.size());
   for (const Row& r : rows) {
     samples.push_back(Sample{FromMillis(AsInt(r[0])), AsOptionalDouble(r[1]),
-                             AsOptionalDouble(r[2]), AsOptionalDouble(r[3]),
-                             AsOptionalDouble(r[4]), AsOptionalDouble(r[5]),
-                             AsOptionalDouble(r[6]), AsOptionalDouble(r[7])});
+                             AsOptionalDouble(r[2]), AsOptionalDouble(r[3]), AsOptionalDouble(r[4]),
+                             AsOptionalDouble(r[5]), AsOptionalDouble(r[6]),
+                             AsOptionalDouble(r[7])});
   }
   return samples;
 }

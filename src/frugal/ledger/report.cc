@@ -1,12 +1,12 @@
 #include "frugal/ledger/report.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <ctime>
 #include <map>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "frugal/core/csv.h"
 #include "frugal/core/table.h"
@@ -46,12 +46,24 @@ Duration Overlap(Timestamp from, Timestamp to, Timestamp lo, Timestamp hi) {
 std::string KeyValue(GroupKey key, const SegmentFact& fact) {
   std::string v;
   switch (key) {
-    case GroupKey::kTeam: v = fact.tags.team; break;
-    case GroupKey::kProject: v = fact.tags.project; break;
-    case GroupKey::kOwner: v = fact.tags.owner; break;
-    case GroupKey::kGpu: v = fact.segment.offer.gpu; break;
-    case GroupKey::kTier: v = fact.segment.offer.tier; break;
-    case GroupKey::kCloud: v = fact.segment.offer.cloud; break;
+    case GroupKey::kTeam:
+      v = fact.tags.team;
+      break;
+    case GroupKey::kProject:
+      v = fact.tags.project;
+      break;
+    case GroupKey::kOwner:
+      v = fact.tags.owner;
+      break;
+    case GroupKey::kGpu:
+      v = fact.segment.offer.gpu;
+      break;
+    case GroupKey::kTier:
+      v = fact.segment.offer.tier;
+      break;
+    case GroupKey::kCloud:
+      v = fact.segment.offer.cloud;
+      break;
   }
   return v.empty() ? "-" : v;
 }
@@ -89,8 +101,7 @@ void Add(Accumulator& acc, const SegmentFact& fact, const ReportOptions& o, Time
   }
 }
 
-void Finish(Accumulator& acc, const UtilByRun& util,
-            Timestamp now, Timestamp month_end) {
+void Finish(Accumulator& acc, const UtilByRun& util, Timestamp now, Timestamp month_end) {
   ReportRow& row = acc.row;
   row.runs = static_cast<int64_t>(acc.runs.size());
   row.successful_runs = acc.successful;
@@ -106,8 +117,8 @@ void Finish(Accumulator& acc, const UtilByRun& util,
     sum += it->second.second;
   }
   if (n > 0) row.gpu_util = sum / static_cast<double>(n);
-  const double rest = month_end > now ? ToHours(std::chrono::duration_cast<Duration>(month_end - now))
-                                      : 0.0;
+  const double rest =
+      month_end > now ? ToHours(std::chrono::duration_cast<Duration>(month_end - now)) : 0.0;
   row.month_forecast = row.month_to_date + acc.burn.Scaled(rest / ToHours(kBurnWindow));
 }
 
@@ -198,13 +209,12 @@ void WriteReportTable(const Report& report, std::ostream& out) {
   }
   Table table(columns);
   auto add = [&](const ReportRow& row, std::vector<std::string> cells) {
-    for (const std::string& v : {row.spend.ToString(), fmt::format("{:.1f}", row.gpu_hours),
-                                 fmt::format("{:.0f}%", 100 * row.SpotShare()),
-                                 row.spot_savings.ToString(), std::to_string(row.runs),
-                                 std::to_string(row.successful_runs),
-                                 row.cost_per_successful_run ? row.cost_per_successful_run->ToString()
-                                                             : std::string("-"),
-                                 Percent(row.gpu_util), row.month_forecast.ToString()}) {
+    for (const std::string& v :
+         {row.spend.ToString(), fmt::format("{:.1f}", row.gpu_hours),
+          fmt::format("{:.0f}%", 100 * row.SpotShare()), row.spot_savings.ToString(),
+          std::to_string(row.runs), std::to_string(row.successful_runs),
+          row.cost_per_successful_run ? row.cost_per_successful_run->ToString() : std::string("-"),
+          Percent(row.gpu_util), row.month_forecast.ToString()}) {
       cells.push_back(v);
     }
     table.AddRow(std::move(cells));

@@ -1,8 +1,8 @@
 #include "frugal/ledger/schema.h"
 
-#include <string>
-
 #include <fmt/format.h>
+
+#include <string>
 
 #include "frugal/core/log.h"
 

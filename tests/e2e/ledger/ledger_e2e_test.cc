@@ -2,9 +2,9 @@
 // and the errors a user sees for bad ledgers. The ledger is populated through the library API,
 // as the supervisor will write it.
 
-#include <fstream>
-
 #include <gtest/gtest.h>
+
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "frugal/ledger/ledger.h"
@@ -31,11 +31,18 @@ std::vector<RunId> Populate(Ledger& ledger, Timestamp now) {
   a.tags.extra["ticket"] = "ML-7";
   a.start = hours_ago(30);
   ids.push_back(ledger.BeginRun(a).value());
-  SegmentOffer spot{"aws", "g5.xlarge", "us-east-1", "us-east-1a", "A10G", 1, "spot",
-                    Rate{Money::FromCents(40)}, Rate{Money::FromCents(101)}};
+  SegmentOffer spot{"aws",
+                    "g5.xlarge",
+                    "us-east-1",
+                    "us-east-1a",
+                    "A10G",
+                    1,
+                    "spot",
+                    Rate{Money::FromCents(40)},
+                    Rate{Money::FromCents(101)}};
   const SegmentId s1 = ledger.OpenSegment(ids[0], spot, hours_ago(30)).value();
-  EXPECT_TRUE(ledger.AddEvent(ids[0], s1, EventType::kPreemptionNotice, hours_ago(28), {})
-                  .has_value());
+  EXPECT_TRUE(
+      ledger.AddEvent(ids[0], s1, EventType::kPreemptionNotice, hours_ago(28), {}).has_value());
   EXPECT_TRUE(ledger.CloseSegment(s1, hours_ago(28), EndReason::kPreempted).has_value());
   EXPECT_TRUE(ledger.OpenSegment(ids[0], spot, hours_ago(27.5)).has_value());
   std::vector<Sample> samples;
@@ -54,8 +61,11 @@ std::vector<RunId> Populate(Ledger& ledger, Timestamp now) {
   b.tags.extra.clear();
   b.start = hours_ago(10);
   ids.push_back(ledger.BeginRun(b).value());
-  SegmentOffer on_demand{"gcp", "a2-highgpu-1g", "us-central1", "", "A100", 1, "on_demand",
-                         Rate{Money::FromCents(367)}, std::nullopt};
+  SegmentOffer on_demand{"gcp",         "a2-highgpu-1g",
+                         "us-central1", "",
+                         "A100",        1,
+                         "on_demand",   Rate{Money::FromCents(367)},
+                         std::nullopt};
   EXPECT_TRUE(ledger.OpenSegment(ids[1], on_demand, hours_ago(10)).has_value());
   EXPECT_TRUE(ledger.FinishRun(ids[1], RunStatus::kFailed, hours_ago(8)).has_value());
 
@@ -165,8 +175,7 @@ TEST_F(LedgerE2E, FocusExportImportsBackIdempotently) {
 }
 
 TEST_F(LedgerE2E, ImportsTheSharedSampleAndSaysWhatItTolerated) {
-  const auto sample =
-      frugal::testing::SharedDataDir() / "focus" / "focus_1.0_sample_800rows.csv";
+  const auto sample = frugal::testing::SharedDataDir() / "focus" / "focus_1.0_sample_800rows.csv";
   if (!std::filesystem::exists(sample)) GTEST_SKIP() << "shared FOCUS sample not present";
   auto r = Frugal({"ledger", "import", "--format", "focus", sample.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -212,16 +221,17 @@ TEST(LedgerE2ELocation, BadLedgersGiveClearErrorsAndExitCodes) {
   EXPECT_FALSE(std::filesystem::exists(home / "typo.sqlite"));
 
   const std::string newer = (home / "newer.sqlite").string();
-  ASSERT_TRUE(Ledger::Open(newer).value()->connection()
+  ASSERT_TRUE(Ledger::Open(newer)
+                  .value()
+                  ->connection()
                   .Query("UPDATE frugal_meta SET value = '9' WHERE key = 'schema_version'")
                   .has_value());
   auto too_new = RunFrugal({"--db", newer, "runs", "list"}, home.path());
   EXPECT_EQ(too_new.exit_code, 4);
   EXPECT_NE(too_new.err.find("upgrade frugal"), std::string::npos) << too_new.err;
 
-  auto down = RunFrugal({"--db", "postgresql://frugal@127.0.0.1:1/x?connect_timeout=2", "runs",
-                         "list"},
-                        home.path());
+  auto down = RunFrugal(
+      {"--db", "postgresql://frugal@127.0.0.1:1/x?connect_timeout=2", "runs", "list"}, home.path());
   EXPECT_EQ(down.exit_code, 4);
   EXPECT_NE(down.err.find("cannot connect to PostgreSQL"), std::string::npos) << down.err;
 }
@@ -235,8 +245,8 @@ TEST(LedgerE2EPostgres, CommandsWorkAgainstARealPostgresLedger) {
   auto list = RunFrugal({"--db", url, "--json", "runs", "list"}, home.path());
   ASSERT_EQ(list.exit_code, 0) << list.err;
   EXPECT_EQ(nlohmann::json::parse(list.out)["runs"].size(), 3u);
-  auto report = RunFrugal({"report", "--by", "team", "--format", "csv"}, home.path(),
-                          {"FRUGAL_DB=" + url});
+  auto report =
+      RunFrugal({"report", "--by", "team", "--format", "csv"}, home.path(), {"FRUGAL_DB=" + url});
   ASSERT_EQ(report.exit_code, 0) << report.err;
   EXPECT_NE(report.out.find("vision,7.34,"), std::string::npos) << report.out;
 }
