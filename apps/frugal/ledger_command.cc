@@ -113,6 +113,25 @@ Result<void> RunSweep(const SweepOptions& o, const GlobalOptions& global, Stream
   return {};
 }
 
+struct DownsampleOptions {
+  std::string older_than = "30d";
+  std::string bucket = "5m";
+};
+
+Result<void> RunDownsample(const DownsampleOptions& o, const GlobalOptions& global, Streams& s) {
+  const Duration age = FRUGAL_TRY(ParseDuration(o.older_than));
+  const Duration bucket = FRUGAL_TRY(ParseDuration(o.bucket));
+  auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
+  const int64_t removed = FRUGAL_TRY(db->Downsample(ledger::Now() - age, bucket));
+  if (global.json) {
+    WriteJson(s, {{"rows_replaced", removed}});
+    return {};
+  }
+  s.out << fmt::format("{} samples older than {} replaced by {} averages\n", removed,
+                       FormatDuration(age), FormatDuration(bucket));
+  return {};
+}
+
 }  // namespace
 
 void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action) {
@@ -148,6 +167,15 @@ void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action) {
   sw->add_option("--stale", sweep->stale, "Silence that counts as dead (default 10m)");
   sw->callback([&, sweep] {
     action = [&global, sweep](Streams& s) { return RunSweep(*sweep, global, s); };
+  });
+
+  auto down = std::make_shared<DownsampleOptions>();
+  CLI::App* d = cmd->add_subcommand(
+      "downsample", "Replace old utilization samples by averages (reports are unaffected)");
+  d->add_option("--older-than", down->older_than, "Samples older than this (default 30d)");
+  d->add_option("--bucket", down->bucket, "One averaged sample per run per bucket (default 5m)");
+  d->callback([&, down] {
+    action = [&global, down](Streams& s) { return RunDownsample(*down, global, s); };
   });
 }
 

@@ -197,6 +197,22 @@ TEST_F(LedgerE2E, SweepMarksTheSilentRunLost) {
   EXPECT_EQ(doc["cost_micros"], 400'000);  // one hour to the last heartbeat at $0.40
 }
 
+TEST_F(LedgerE2E, DownsampleKeepsUtilizationAverages) {
+  auto down = Frugal({"ledger", "downsample", "--older-than", "1d", "--bucket", "10m"});
+  ASSERT_EQ(down.exit_code, 0) << down.err;
+  EXPECT_NE(down.out.find("60 samples older than 1d replaced by 10m averages"), std::string::npos)
+      << down.out;
+  auto info = Frugal({"--json", "ledger", "info"});
+  // An hour of minutes falls into 6 ten-minute buckets, or 7 when it does not start on one.
+  const int64_t left = nlohmann::json::parse(info.out)["rows"]["samples"];
+  EXPECT_GE(left, 6);
+  EXPECT_LE(left, 7);
+  auto show = Frugal({"runs", "show", std::to_string(ids_[0])});
+  EXPECT_NE(show.out.find("gpu util  70%"), std::string::npos) << show.out;
+  auto bad = Frugal({"ledger", "downsample", "--bucket", "10"});
+  EXPECT_EQ(bad.exit_code, 2);
+}
+
 TEST(LedgerE2ELocation, DefaultLedgerIsCreatedOnFirstUseAndFrugalDbSelectsAnother) {
   TempDir home;
   auto first = RunFrugal({"ledger", "info"}, home.path());
