@@ -14,9 +14,10 @@ void WriteJson(Streams& streams, nlohmann::json doc) {
 }
 
 int Main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  CLI::App app{"frugal: predicts, runs, tunes and accounts ML training at the lowest cost that "
-               "meets the deadline.",
-               "frugal"};
+  CLI::App app{
+      "frugal: predicts, runs, tunes and accounts ML training at the lowest cost that "
+      "meets the deadline.",
+      "frugal"};
   app.set_version_flag("--version", std::string("frugal ") + FRUGAL_VERSION);
   app.require_subcommand(1);
   app.fallthrough();
@@ -29,10 +30,12 @@ int Main(int argc, const char* const* argv, std::ostream& out, std::ostream& err
   app.add_flag("--json", global.json, "Print exactly one JSON document on stdout");
   app.add_option("--color", global.color, "Colour: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
-  app.add_flag_function("-v,--verbose", [&](int64_t n) { global.verbosity += static_cast<int>(n); },
-                        "More diagnostics");
-  app.add_flag_function("-q,--quiet", [&](int64_t n) { global.verbosity -= static_cast<int>(n); },
-                        "Fewer diagnostics");
+  app.add_flag_function(
+      "-v,--verbose", [&](int64_t n) { global.verbosity += static_cast<int>(n); },
+      "More diagnostics");
+  app.add_flag_function(
+      "-q,--quiet", [&](int64_t n) { global.verbosity -= static_cast<int>(n); },
+      "Fewer diagnostics");
 
   Action action;
   RegisterCommands(app, global, action);

@@ -2,13 +2,12 @@
 // Shared wiring for the CLI: global options, the streams commands write to, and the action a
 // parsed command leaves behind. Commands hold no logic: they parse, call the library, print.
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <iosfwd>
 #include <memory>
-#include <string>
-
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "frugal/core/error.h"
 
@@ -16,11 +15,11 @@ namespace frugal::cli {
 
 /// Options every command accepts.
 struct GlobalOptions {
-  std::string db;            ///< --db: ledger location (SQLite path or postgresql:// URL)
-  std::string catalog;       ///< --catalog: custom offers YAML file
-  bool json = false;         ///< --json: exactly one JSON document on stdout
+  std::string db;       ///< --db: ledger location (SQLite path or postgresql:// URL)
+  std::string catalog;  ///< --catalog: custom offers YAML file
+  bool json = false;    ///< --json: exactly one JSON document on stdout
   std::string color = "auto";
-  int verbosity = 0;         ///< -v adds one, -q subtracts one
+  int verbosity = 0;  ///< -v adds one, -q subtracts one
 };
 
 /// Where a command writes: results to out, diagnostics to err.

@@ -3,9 +3,11 @@
 namespace frugal::cli {
 
 void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
+  RegisterCatalog(app, global, action);
   RegisterRuns(app, global, action);
   RegisterReport(app, global, action);
   RegisterLedger(app, global, action);
+  RegisterSimulate(app, global, action);
 }
 
 }  // namespace frugal::cli

@@ -8,9 +8,11 @@ namespace frugal::cli {
 void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action);
 
 // One per command file.
+void RegisterCatalog(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterReport(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterRuns(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterSimulate(CLI::App& app, GlobalOptions& global, Action& action);
 
 
 }  // namespace frugal::cli

@@ -1,6 +1,7 @@
 #include "support/test_support.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,13 +10,12 @@
 #include <cstring>
 #include <fstream>
 
-#include <gtest/gtest.h>
-
 extern char** environ;
 
 namespace frugal::testing {
 
-CommandResult RunProgram(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+CommandResult RunProgram(const std::vector<std::string>& argv,
+                         const std::vector<std::string>& env) {
   int out_pipe[2];
   int err_pipe[2];
   if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) std::abort();

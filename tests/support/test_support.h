@@ -21,7 +21,8 @@ CommandResult RunFrugal(const std::vector<std::string>& args,
                         const std::vector<std::string>& env = {});
 
 /// Runs any program the same way.
-CommandResult RunProgram(const std::vector<std::string>& argv, const std::vector<std::string>& env = {});
+CommandResult RunProgram(const std::vector<std::string>& argv,
+                         const std::vector<std::string>& env = {});
 
 /// A fresh directory removed (recursively) when the object goes away.
 class TempDir {

@@ -16,14 +16,14 @@ namespace frugal::catalog {
 
 /// Filters for Catalog::Query; unset fields match everything.
 struct OfferQuery {
-  std::optional<std::string> gpu;     ///< canonical name or alias ("A100-80GB", "a100-80gb")
+  std::optional<std::string> gpu;  ///< canonical name or alias ("A100-80GB", "a100-80gb")
   int min_gpus = 0;
   std::optional<std::string> cloud;
   std::optional<std::string> region;
   std::optional<Tier> tier;
   std::optional<Money> max_price_per_hour;
   enum class Sort { kPrice, kPricePerGpu } sort = Sort::kPrice;
-  size_t limit = 0;                   ///< 0: no limit
+  size_t limit = 0;  ///< 0: no limit
 };
 
 /// Where the loaded catalog came from, for `catalog info`.
@@ -42,10 +42,12 @@ class Catalog {
   /// Loads the catalog: the user's imported offers when present (UserDataDir()/catalog),
   /// otherwise the shipped snapshot; then the custom offers in `custom_files`, then the user's
   /// config-directory offers.yaml if it exists. kBadInput names file and line on a malformed row.
-  [[nodiscard]] static Result<Catalog> LoadDefault(const std::vector<std::filesystem::path>& custom_files = {});
+  [[nodiscard]] static Result<Catalog> LoadDefault(
+      const std::vector<std::filesystem::path>& custom_files = {});
   /// Loads from an explicit data directory (tests, benchmarks).
-  [[nodiscard]] static Result<Catalog> LoadFrom(const std::filesystem::path& data_dir,
-                                                const std::vector<std::filesystem::path>& custom_files = {});
+  [[nodiscard]] static Result<Catalog> LoadFrom(
+      const std::filesystem::path& data_dir,
+      const std::vector<std::filesystem::path>& custom_files = {});
 
   const std::vector<GpuSpec>& gpus() const { return gpus_; }
   const std::vector<Offer>& offers() const { return offers_; }

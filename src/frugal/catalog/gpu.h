@@ -18,20 +18,20 @@ enum class Precision { kFp32, kTf32, kBf16, kFp16, kFp8 };
 [[nodiscard]] double BytesPerElement(Precision p);
 
 struct GpuSpec {
-  std::string name;                     ///< canonical: "A100-80GB", "H100-80GB-SXM", "L4"
+  std::string name;  ///< canonical: "A100-80GB", "H100-80GB-SXM", "L4"
   double memory_gib = 0;
-  double memory_bandwidth_gbps = 0;     ///< GB/s
-  std::optional<double> fp32_tflops;    ///< dense peaks, per GPU
+  double memory_bandwidth_gbps = 0;   ///< GB/s
+  std::optional<double> fp32_tflops;  ///< dense peaks, per GPU
   std::optional<double> tf32_tflops;
-  std::optional<double> bf16_tflops;    ///< bf16/fp16 tensor (fp16 only on Turing/Volta)
+  std::optional<double> bf16_tflops;  ///< bf16/fp16 tensor (fp16 only on Turing/Volta)
   std::optional<double> fp8_tflops;
-  std::optional<double> nvlink_gbps;    ///< per-GPU NVLink bandwidth, absent for PCIe-only parts
+  std::optional<double> nvlink_gbps;  ///< per-GPU NVLink bandwidth, absent for PCIe-only parts
   std::optional<double> tdp_watts;
-  std::string architecture;             ///< "Ampere", "Hopper", ...
+  std::string architecture;  ///< "Ampere", "Hopper", ...
   int release_year = 0;
   std::string source_url;
   std::string notes;
-  bool supports_bf16 = true;            ///< false on Turing and Volta (fp16 only)
+  bool supports_bf16 = true;  ///< false on Turing and Volta (fp16 only)
 
   /// Dense peak TFLOPS at a precision, falling back to the next-best the GPU has (fp8 → bf16,
   /// tf32 → fp32); nullopt when the GPU publishes no figure at all.

@@ -23,15 +23,15 @@ struct Offer {
   std::string cloud;          ///< "aws", "gcp", "azure", "lambda", "vast", or a custom pool's cloud
   std::string instance_type;  ///< "p4de.24xlarge", "a2-ultragpu-8g", "onprem-a100"
   std::string region;
-  std::string zone;           ///< empty where prices do not differ by zone
-  std::string gpu;            ///< canonical GPU name; empty for CPU-only offers
+  std::string zone;  ///< empty where prices do not differ by zone
+  std::string gpu;   ///< canonical GPU name; empty for CPU-only offers
   int gpu_count = 0;
   double vcpus = 0;
   double ram_gib = 0;
   Tier tier = Tier::kOnDemand;
-  Rate price;                 ///< for the whole instance
-  bool price_estimated = false;       ///< derived (reserved tiers), not a listed price
-  double preemptions_per_hour = 0;    ///< expected, spot only
+  Rate price;                       ///< for the whole instance
+  bool price_estimated = false;     ///< derived (reserved tiers), not a listed price
+  double preemptions_per_hour = 0;  ///< expected, spot only
   OfferSource source = OfferSource::kShipped;
 
   /// Price per GPU-hour (the whole price when the offer has no GPU).

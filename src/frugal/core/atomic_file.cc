@@ -1,6 +1,7 @@
 #include "frugal/core/atomic_file.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,13 +9,12 @@
 #include <fstream>
 #include <sstream>
 
-#include <fmt/format.h>
-
 namespace frugal {
 namespace {
 
 Error IoError(const std::filesystem::path& path, const char* what) {
-  return Error{ErrorCode::kFailed, fmt::format("{}: {}: {}", path.string(), what, std::strerror(errno))};
+  return Error{ErrorCode::kFailed,
+               fmt::format("{}: {}: {}", path.string(), what, std::strerror(errno))};
 }
 
 }  // namespace
@@ -37,8 +37,8 @@ Result<void> AtomicFile::Write(std::string_view bytes) {
     std::error_code ec;
     if (path_.has_parent_path()) std::filesystem::create_directories(path_.parent_path(), ec);
     if (ec) {
-      return Fail(ErrorCode::kFailed,
-                  fmt::format("{}: cannot create directory: {}", path_.parent_path().string(), ec.message()));
+      return Fail(ErrorCode::kFailed, fmt::format("{}: cannot create directory: {}",
+                                                  path_.parent_path().string(), ec.message()));
     }
     fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) return Fail(IoError(temp_path_, "cannot create"));
@@ -80,7 +80,8 @@ Result<void> WriteFileAtomically(const std::filesystem::path& path, std::string_
 Result<std::string> ReadFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return Fail(ErrorCode::kBadInput, fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
   }
   std::ostringstream buffer;
   buffer << in.rdbuf();

@@ -14,9 +14,9 @@
 namespace frugal {
 
 struct CsvRecord {
-  int line = 0;                   ///< 1-based line where the record starts
+  int line = 0;  ///< 1-based line where the record starts
   std::vector<std::string> fields;
-  std::vector<int> columns;       ///< 1-based character column where each field starts
+  std::vector<int> columns;  ///< 1-based character column where each field starts
 };
 
 class CsvTable {

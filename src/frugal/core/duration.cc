@@ -1,8 +1,8 @@
 #include "frugal/core/duration.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace frugal {
 namespace {
@@ -33,7 +33,8 @@ Result<Duration> ParseDuration(std::string_view text) {
   while (i < text.size()) {
     const size_t number_start = i;
     bool seen_dot = false;
-    while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || (text[i] == '.' && !seen_dot))) {
+    while (i < text.size() &&
+           ((text[i] >= '0' && text[i] <= '9') || (text[i] == '.' && !seen_dot))) {
       if (text[i] == '.') seen_dot = true;
       ++i;
     }
@@ -67,7 +68,8 @@ std::string FormatDuration(Duration d) {
   const int64_t minutes = total_s % 3'600 / 60;
   const int64_t seconds = total_s % 60;
   if (days > 0) {
-    return hours > 0 ? fmt::format("{}{}d{}h", sign, days, hours) : fmt::format("{}{}d", sign, days);
+    return hours > 0 ? fmt::format("{}{}d{}h", sign, days, hours)
+                     : fmt::format("{}{}d", sign, days);
   }
   if (hours > 0) {
     return minutes > 0 ? fmt::format("{}{}h{:02d}m", sign, hours, minutes)

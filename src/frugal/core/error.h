@@ -3,9 +3,8 @@
 // the ErrorCode of the error that reaches main becomes the process exit code.
 
 #include <string>
-#include <utility>
-
 #include <tl/expected.hpp>
+#include <utility>
 
 namespace frugal {
 
@@ -57,17 +56,16 @@ inline void TakeValue(tl::expected<void, Error>&& /*result*/) {}
 /// Evaluates a Result-returning expression; returns its error from the enclosing function,
 /// otherwise yields the value (nothing for Result<void>). Uses a GNU statement expression,
 /// which g++ and clang both accept.
-#define FRUGAL_TRY(expr)                                                  \
-  __extension__({                                                         \
-    auto frugal_try_result_ = (expr);                                     \
-    if (!frugal_try_result_) {                                            \
-      return ::tl::unexpected<::frugal::Error>(                           \
-          std::move(frugal_try_result_).error());                         \
-    }                                                                     \
-    ::frugal::detail::TakeValue(std::move(frugal_try_result_));           \
+#define FRUGAL_TRY(expr)                                                               \
+  __extension__({                                                                      \
+    auto frugal_try_result_ = (expr);                                                  \
+    if (!frugal_try_result_) {                                                         \
+      return ::tl::unexpected<::frugal::Error>(std::move(frugal_try_result_).error()); \
+    }                                                                                  \
+    ::frugal::detail::TakeValue(std::move(frugal_try_result_));                        \
   })
 
-#define FRUGAL_CHECK(cond)                                        \
-  do {                                                            \
+#define FRUGAL_CHECK(cond)                                         \
+  do {                                                             \
     if (!(cond)) ::frugal::CheckFailed(#cond, __FILE__, __LINE__); \
   } while (false)

@@ -16,10 +16,18 @@ void Write(Level level, std::string_view message) {
   if (level < g_level.load()) return;
   const char* tag = "";
   switch (level) {
-    case Level::kDebug: tag = "debug: "; break;
-    case Level::kInfo: tag = ""; break;
-    case Level::kWarning: tag = "warning: "; break;
-    case Level::kError: tag = "error: "; break;
+    case Level::kDebug:
+      tag = "debug: ";
+      break;
+    case Level::kInfo:
+      tag = "";
+      break;
+    case Level::kWarning:
+      tag = "warning: ";
+      break;
+    case Level::kError:
+      tag = "error: ";
+      break;
   }
   // One fprintf per line so concurrent writers do not interleave within a line.
   std::string line = fmt::format("frugal: {}{}\n", tag, message);

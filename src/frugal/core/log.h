@@ -1,9 +1,9 @@
 #pragma once
 // Diagnostics on stderr, filtered by a process-wide verbosity (-q / -v).
 
-#include <string_view>
-
 #include <fmt/format.h>
+
+#include <string_view>
 
 namespace frugal::log {
 
@@ -18,7 +18,8 @@ void Write(Level level, std::string_view message);
 
 template <typename... Args>
 void Debug(fmt::format_string<Args...> f, Args&&... args) {
-  if (GetLevel() <= Level::kDebug) Write(Level::kDebug, fmt::format(f, std::forward<Args>(args)...));
+  if (GetLevel() <= Level::kDebug)
+    Write(Level::kDebug, fmt::format(f, std::forward<Args>(args)...));
 }
 template <typename... Args>
 void Info(fmt::format_string<Args...> f, Args&&... args) {

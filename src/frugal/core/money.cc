@@ -1,9 +1,9 @@
 #include "frugal/core/money.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdlib>
-
-#include <fmt/format.h>
 
 namespace frugal {
 namespace {
@@ -135,8 +135,7 @@ double Money::RatioTo(Money denominator) const {
 }
 
 Money Rate::For(Duration d) const {
-  return Money::FromMicros(
-      DivRound(static_cast<Int128>(per_hour.micros()) * d.count(), 3'600'000));
+  return Money::FromMicros(DivRound(static_cast<Int128>(per_hour.micros()) * d.count(), 3'600'000));
 }
 
 Money Rate::ForHours(double hours) const { return per_hour.Scaled(hours); }

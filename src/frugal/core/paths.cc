@@ -7,7 +7,8 @@ namespace {
 
 std::filesystem::path FromEnv(const char* name) {
   const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? std::filesystem::path(value) : std::filesystem::path();
+  return value != nullptr && *value != '\0' ? std::filesystem::path(value)
+                                            : std::filesystem::path();
 }
 
 std::filesystem::path Home() {

@@ -8,9 +8,8 @@ namespace frugal {
 namespace {
 // Display width of UTF-8 text: count code points, not bytes.
 size_t Width(const std::string& s) {
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
+  return static_cast<size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 }  // namespace
 

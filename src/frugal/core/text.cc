@@ -1,11 +1,11 @@
 #include "frugal/core/text.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace frugal {
 
@@ -64,11 +64,20 @@ Result<double> ParseCount(std::string_view text) {
   double multiplier = 1;
   if (!t.empty()) {
     switch (std::tolower(static_cast<unsigned char>(t.back()))) {
-      case 'k': multiplier = 1e3; break;
-      case 'm': multiplier = 1e6; break;
-      case 'b': multiplier = 1e9; break;
-      case 't': multiplier = 1e12; break;
-      default: break;
+      case 'k':
+        multiplier = 1e3;
+        break;
+      case 'm':
+        multiplier = 1e6;
+        break;
+      case 'b':
+        multiplier = 1e9;
+        break;
+      case 't':
+        multiplier = 1e12;
+        break;
+      default:
+        break;
     }
     if (multiplier != 1) t.remove_suffix(1);
   }

@@ -28,6 +28,7 @@ namespace frugal {
 [[nodiscard]] std::optional<std::string> Suggest(std::string_view word,
                                                  std::span<const std::string> candidates);
 /// " (did you mean 'x'?)" or "" when nothing is close.
-[[nodiscard]] std::string DidYouMean(std::string_view word, std::span<const std::string> candidates);
+[[nodiscard]] std::string DidYouMean(std::string_view word,
+                                     std::span<const std::string> candidates);
 
 }  // namespace frugal

@@ -33,7 +33,8 @@ std::string YamlDoc::Where(const YAML::Node& node) const {
 
 Error YamlDoc::ErrorAt(const YAML::Node& node, std::string_view field,
                        std::string_view message) const {
-  return Error{ErrorCode::kBadInput, fmt::format("{}: field '{}': {}", Where(node), field, message)};
+  return Error{ErrorCode::kBadInput,
+               fmt::format("{}: field '{}': {}", Where(node), field, message)};
 }
 
 Result<void> YamlDoc::CheckKeys(const YAML::Node& map, std::string_view what,
@@ -47,14 +48,16 @@ Result<void> YamlDoc::CheckKeys(const YAML::Node& map, std::string_view what,
     bool known = false;
     for (std::string_view a : allowed) known = known || a == key;
     if (!known) {
-      return Fail(ErrorCode::kBadInput, fmt::format("{}: unknown key '{}' in {}{}", Where(entry.first),
-                                                    key, what, DidYouMean(key, names)));
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: unknown key '{}' in {}{}", Where(entry.first), key, what,
+                              DidYouMean(key, names)));
     }
   }
   return {};
 }
 
-Result<std::optional<std::string>> YamlDoc::Scalar(const YAML::Node& map, std::string_view key) const {
+Result<std::optional<std::string>> YamlDoc::Scalar(const YAML::Node& map,
+                                                   std::string_view key) const {
   if (!map.IsMap()) return std::optional<std::string>();
   const YAML::Node node = map[std::string(key)];
   if (!node.IsDefined() || node.IsNull()) return std::optional<std::string>();
@@ -74,16 +77,22 @@ Result<std::optional<T>> Convert(const YamlDoc& doc, const YAML::Node& map, std:
 }
 }  // namespace
 
-Result<std::optional<std::string>> YamlDoc::OptionalString(const YAML::Node& map, std::string_view key) const {
+Result<std::optional<std::string>> YamlDoc::OptionalString(const YAML::Node& map,
+                                                           std::string_view key) const {
   return Scalar(map, key);
 }
-Result<std::optional<double>> YamlDoc::OptionalDouble(const YAML::Node& map, std::string_view key) const {
-  return Convert<double>(*this, map, key, Scalar(map, key), [](const std::string& s) { return ParseDouble(s); });
+Result<std::optional<double>> YamlDoc::OptionalDouble(const YAML::Node& map,
+                                                      std::string_view key) const {
+  return Convert<double>(*this, map, key, Scalar(map, key),
+                         [](const std::string& s) { return ParseDouble(s); });
 }
-Result<std::optional<int64_t>> YamlDoc::OptionalInt(const YAML::Node& map, std::string_view key) const {
-  return Convert<int64_t>(*this, map, key, Scalar(map, key), [](const std::string& s) { return ParseInt(s); });
+Result<std::optional<int64_t>> YamlDoc::OptionalInt(const YAML::Node& map,
+                                                    std::string_view key) const {
+  return Convert<int64_t>(*this, map, key, Scalar(map, key),
+                          [](const std::string& s) { return ParseInt(s); });
 }
-Result<std::optional<bool>> YamlDoc::OptionalBool(const YAML::Node& map, std::string_view key) const {
+Result<std::optional<bool>> YamlDoc::OptionalBool(const YAML::Node& map,
+                                                  std::string_view key) const {
   return Convert<bool>(*this, map, key, Scalar(map, key), [](const std::string& s) -> Result<bool> {
     const std::string v = ToLower(s);
     if (v == "true" || v == "yes" || v == "on") return true;
@@ -91,17 +100,24 @@ Result<std::optional<bool>> YamlDoc::OptionalBool(const YAML::Node& map, std::st
     return Fail(ErrorCode::kBadInput, fmt::format("'{}' is not true or false", s));
   });
 }
-Result<std::optional<Money>> YamlDoc::OptionalMoney(const YAML::Node& map, std::string_view key) const {
-  return Convert<Money>(*this, map, key, Scalar(map, key), [](const std::string& s) { return Money::Parse(s); });
+Result<std::optional<Money>> YamlDoc::OptionalMoney(const YAML::Node& map,
+                                                    std::string_view key) const {
+  return Convert<Money>(*this, map, key, Scalar(map, key),
+                        [](const std::string& s) { return Money::Parse(s); });
 }
-Result<std::optional<Duration>> YamlDoc::OptionalDuration(const YAML::Node& map, std::string_view key) const {
-  return Convert<Duration>(*this, map, key, Scalar(map, key), [](const std::string& s) { return ParseDuration(s); });
+Result<std::optional<Duration>> YamlDoc::OptionalDuration(const YAML::Node& map,
+                                                          std::string_view key) const {
+  return Convert<Duration>(*this, map, key, Scalar(map, key),
+                           [](const std::string& s) { return ParseDuration(s); });
 }
-Result<std::optional<double>> YamlDoc::OptionalCount(const YAML::Node& map, std::string_view key) const {
-  return Convert<double>(*this, map, key, Scalar(map, key), [](const std::string& s) { return ParseCount(s); });
+Result<std::optional<double>> YamlDoc::OptionalCount(const YAML::Node& map,
+                                                     std::string_view key) const {
+  return Convert<double>(*this, map, key, Scalar(map, key),
+                         [](const std::string& s) { return ParseCount(s); });
 }
 
-Result<std::vector<std::string>> YamlDoc::StringList(const YAML::Node& map, std::string_view key) const {
+Result<std::vector<std::string>> YamlDoc::StringList(const YAML::Node& map,
+                                                     std::string_view key) const {
   std::vector<std::string> out;
   if (!map.IsMap()) return out;
   const YAML::Node node = map[std::string(key)];
@@ -121,7 +137,8 @@ Result<std::vector<std::string>> YamlDoc::StringList(const YAML::Node& map, std:
 Result<std::string> YamlDoc::RequiredString(const YAML::Node& map, std::string_view key) const {
   auto value = FRUGAL_TRY(OptionalString(map, key));
   if (!value) {
-    return Fail(ErrorCode::kBadInput, fmt::format("{}: missing required field '{}'", Where(map), key));
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: missing required field '{}'", Where(map), key));
   }
   return *value;
 }
@@ -129,7 +146,8 @@ Result<std::string> YamlDoc::RequiredString(const YAML::Node& map, std::string_v
 Result<double> YamlDoc::RequiredDouble(const YAML::Node& map, std::string_view key) const {
   auto value = FRUGAL_TRY(OptionalDouble(map, key));
   if (!value) {
-    return Fail(ErrorCode::kBadInput, fmt::format("{}: missing required field '{}'", Where(map), key));
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: missing required field '{}'", Where(map), key));
   }
   return *value;
 }

@@ -2,6 +2,8 @@
 // Reading YAML specs with errors that name file:line:column and the field. yaml-cpp's
 // exceptions are converted here; callers see only Result values.
 
+#include <yaml-cpp/yaml.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <initializer_list>
@@ -9,8 +11,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "frugal/core/duration.h"
 #include "frugal/core/error.h"
@@ -40,21 +40,31 @@ class YamlDoc {
 
   // Typed field access. Optional* return nullopt when the key is absent (or null); Required*
   // fail when it is. All fail with the field's location when the value has the wrong type.
-  [[nodiscard]] Result<std::optional<std::string>> OptionalString(const YAML::Node& map, std::string_view key) const;
-  [[nodiscard]] Result<std::optional<double>> OptionalDouble(const YAML::Node& map, std::string_view key) const;
-  [[nodiscard]] Result<std::optional<int64_t>> OptionalInt(const YAML::Node& map, std::string_view key) const;
-  [[nodiscard]] Result<std::optional<bool>> OptionalBool(const YAML::Node& map, std::string_view key) const;
-  [[nodiscard]] Result<std::optional<Money>> OptionalMoney(const YAML::Node& map, std::string_view key) const;
-  [[nodiscard]] Result<std::optional<Duration>> OptionalDuration(const YAML::Node& map, std::string_view key) const;
+  [[nodiscard]] Result<std::optional<std::string>> OptionalString(const YAML::Node& map,
+                                                                  std::string_view key) const;
+  [[nodiscard]] Result<std::optional<double>> OptionalDouble(const YAML::Node& map,
+                                                             std::string_view key) const;
+  [[nodiscard]] Result<std::optional<int64_t>> OptionalInt(const YAML::Node& map,
+                                                           std::string_view key) const;
+  [[nodiscard]] Result<std::optional<bool>> OptionalBool(const YAML::Node& map,
+                                                         std::string_view key) const;
+  [[nodiscard]] Result<std::optional<Money>> OptionalMoney(const YAML::Node& map,
+                                                           std::string_view key) const;
+  [[nodiscard]] Result<std::optional<Duration>> OptionalDuration(const YAML::Node& map,
+                                                                 std::string_view key) const;
   /// A count such as 7b or 2t (see ParseCount).
-  [[nodiscard]] Result<std::optional<double>> OptionalCount(const YAML::Node& map, std::string_view key) const;
-  [[nodiscard]] Result<std::vector<std::string>> StringList(const YAML::Node& map, std::string_view key) const;
+  [[nodiscard]] Result<std::optional<double>> OptionalCount(const YAML::Node& map,
+                                                            std::string_view key) const;
+  [[nodiscard]] Result<std::vector<std::string>> StringList(const YAML::Node& map,
+                                                            std::string_view key) const;
 
-  [[nodiscard]] Result<std::string> RequiredString(const YAML::Node& map, std::string_view key) const;
+  [[nodiscard]] Result<std::string> RequiredString(const YAML::Node& map,
+                                                   std::string_view key) const;
   [[nodiscard]] Result<double> RequiredDouble(const YAML::Node& map, std::string_view key) const;
 
  private:
-  YamlDoc(YAML::Node root, std::string source) : root_(std::move(root)), source_(std::move(source)) {}
+  YamlDoc(YAML::Node root, std::string source)
+      : root_(std::move(root)), source_(std::move(source)) {}
   /// The scalar at key, nullopt when absent or null; an error when it is not a scalar.
   Result<std::optional<std::string>> Scalar(const YAML::Node& map, std::string_view key) const;
 

@@ -1,10 +1,9 @@
 #include "frugal/core/atomic_file.h"
 
+#include <gtest/gtest.h>
 #include <sys/resource.h>
 
 #include <csignal>
-
-#include <gtest/gtest.h>
 
 #include "support/test_support.h"
 

@@ -10,7 +10,8 @@ TEST(YamlDoc, UnknownKeyNamesLocationAndSuggests) {
   ASSERT_TRUE(doc.has_value());
   auto r = doc->CheckKeys(doc->root()["resources"], "resources", {"gpus", "gpu", "tier"});
   ASSERT_FALSE(r.has_value());
-  EXPECT_EQ(r.error().message, "job.yaml:3:3: unknown key 'gpuz' in resources (did you mean 'gpus'?)");
+  EXPECT_EQ(r.error().message,
+            "job.yaml:3:3: unknown key 'gpuz' in resources (did you mean 'gpus'?)");
   EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
 }
 

@@ -1,0 +1,326 @@
+// frugal catalog gpus|offers|info|import: what can be rented, at what price.
+
+#include <fmt/format.h>
+
+#include <ctime>
+#include <iostream>
+
+#include "commands.h"
+#include "frugal/catalog/catalog.h"
+#include "frugal/catalog/offer_table.h"
+#include "frugal/catalog/skypilot_import.h"
+#include "frugal/core/paths.h"
+#include "frugal/core/table.h"
+
+namespace frugal::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using catalog::Catalog;
+using catalog::Offer;
+
+std::vector<fs::path> CustomFiles(const GlobalOptions& global) {
+  if (global.catalog.empty()) return {};
+  return {fs::path(global.catalog)};
+}
+
+nlohmann::json Optional(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
+
+std::string Tflops(const std::optional<double>& v) { return v ? fmt::format("{:g}", *v) : "-"; }
+
+Result<void> RunGpus(const GlobalOptions& global, Streams& s) {
+  const Catalog c = FRUGAL_TRY(Catalog::LoadDefault(CustomFiles(global)));
+  if (global.json) {
+    nlohmann::json gpus = nlohmann::json::array();
+    for (const auto& g : c.gpus()) {
+      gpus.push_back({{"name", g.name},
+                      {"memory_gib", g.memory_gib},
+                      {"memory_bandwidth_gbps", g.memory_bandwidth_gbps > 0
+                                                    ? nlohmann::json(g.memory_bandwidth_gbps)
+                                                    : nlohmann::json()},
+                      {"dense_tflops",
+                       {{"fp32", Optional(g.fp32_tflops)},
+                        {"tf32", Optional(g.tf32_tflops)},
+                        {"bf16_fp16", Optional(g.bf16_tflops)},
+                        {"fp8", Optional(g.fp8_tflops)}}},
+                      {"architecture", g.architecture},
+                      {"source", g.source_url},
+                      {"notes", g.notes}});
+    }
+    WriteJson(s, {{"gpus", gpus}});
+    return {};
+  }
+  Table t({{"GPU"},
+           {"MEMORY", Align::kRight},
+           {"BW GB/s", Align::kRight},
+           {"FP32", Align::kRight},
+           {"TF32", Align::kRight},
+           {"BF16/FP16", Align::kRight},
+           {"FP8", Align::kRight},
+           {"ARCH"},
+           {"SOURCE"}});
+  for (const auto& g : c.gpus()) {
+    t.AddRow({g.name, fmt::format("{:g} GiB", g.memory_gib),
+              g.memory_bandwidth_gbps > 0 ? fmt::format("{:g}", g.memory_bandwidth_gbps) : "-",
+              Tflops(g.fp32_tflops), Tflops(g.tf32_tflops), Tflops(g.bf16_tflops),
+              Tflops(g.fp8_tflops), g.architecture.empty() ? "-" : g.architecture, g.source_url});
+  }
+  t.Render(s.out);
+  s.out << "Dense TFLOPS per GPU (no sparsity). '-': not published; such GPUs can be listed but "
+           "not timed.\n";
+  return {};
+}
+
+struct OffersOptions {
+  std::string gpu, cloud, region, tier, sort = "price";
+  int min_gpus = 0;
+  std::string max_price;
+  size_t limit = 0;
+};
+
+nlohmann::json OfferJson(const Offer& o) {
+  return {
+      {"cloud", o.cloud},
+      {"instance_type", o.instance_type},
+      {"region", o.region},
+      {"zone", o.zone.empty() ? nlohmann::json() : nlohmann::json(o.zone)},
+      {"gpu", o.gpu.empty() ? nlohmann::json() : nlohmann::json(o.gpu)},
+      {"gpu_count", o.gpu_count},
+      {"vcpus", o.vcpus},
+      {"ram_gib", o.ram_gib},
+      {"tier", catalog::TierName(o.tier)},
+      {"price_per_hour", o.price.per_hour.dollars()},
+      {"price_per_gpu_hour", o.PricePerGpuHour().dollars()},
+      {"price_estimated", o.price_estimated},
+      {"preemptions_per_hour",
+       o.tier == catalog::Tier::kSpot ? nlohmann::json(o.preemptions_per_hour) : nlohmann::json()},
+      {"source", o.source == catalog::OfferSource::kCustom     ? "custom"
+                 : o.source == catalog::OfferSource::kImported ? "imported"
+                                                               : "shipped"}};
+}
+
+Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, Streams& s) {
+  const Catalog c = FRUGAL_TRY(Catalog::LoadDefault(CustomFiles(global)));
+  catalog::OfferQuery q;
+  if (!opts.gpu.empty()) q.gpu = opts.gpu;
+  if (!opts.cloud.empty()) q.cloud = opts.cloud;
+  if (!opts.region.empty()) q.region = opts.region;
+  if (!opts.tier.empty())
+    q.tier = FRUGAL_TRY(
+        catalog::ParseTier(opts.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
+  if (!opts.max_price.empty()) {
+    q.max_price_per_hour = FRUGAL_TRY(
+        Money::Parse(opts.max_price).map_error([](Error e) { return e.Wrap("--max-price"); }));
+  }
+  q.min_gpus = opts.min_gpus;
+  q.sort = opts.sort == "price_per_gpu" ? catalog::OfferQuery::Sort::kPricePerGpu
+                                        : catalog::OfferQuery::Sort::kPrice;
+  q.limit = opts.limit;
+  const auto offers = FRUGAL_TRY(c.Query(q));
+  if (global.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const Offer* o : offers) list.push_back(OfferJson(*o));
+    WriteJson(
+        s, {{"offers", list}, {"count", offers.size()}, {"snapshot_date", c.info().snapshot_date}});
+    return {};
+  }
+  if (offers.empty()) {
+    s.out << "No offers match.\n";
+    return {};
+  }
+  Table t({{"CLOUD"},
+           {"INSTANCE"},
+           {"REGION"},
+           {"ZONE"},
+           {"GPU"},
+           {"N", Align::kRight},
+           {"VCPU", Align::kRight},
+           {"RAM", Align::kRight},
+           {"TIER"},
+           {"$/HOUR", Align::kRight},
+           {"$/GPU-HOUR", Align::kRight}});
+  bool any_estimated = false;
+  for (const Offer* o : offers) {
+    any_estimated = any_estimated || o->price_estimated;
+    const std::string mark = o->price_estimated ? " (est.)" : "";
+    t.AddRow({o->cloud, o->instance_type, o->region, o->zone.empty() ? "-" : o->zone,
+              o->gpu.empty() ? "cpu" : o->gpu, std::to_string(o->gpu_count),
+              fmt::format("{:g}", o->vcpus), fmt::format("{:g} GiB", o->ram_gib),
+              std::string(catalog::TierName(o->tier)), o->price.per_hour.ToString() + mark,
+              o->PricePerGpuHour().ToString() + mark});
+  }
+  t.Render(s.out);
+  if (any_estimated) {
+    s.out << "(est.): reserved prices derived from documented discount factors "
+             "(data/catalog/reserved_discounts.csv), not listed prices.\n";
+  }
+  return {};
+}
+
+Result<void> RunInfo(const GlobalOptions& global, Streams& s) {
+  const Catalog c = FRUGAL_TRY(Catalog::LoadDefault(CustomFiles(global)));
+  const auto& info = c.info();
+  if (global.json) {
+    nlohmann::json counts = nlohmann::json::object();
+    for (const auto& [cloud, tiers] : info.counts) counts[cloud] = tiers;
+    std::vector<std::string> custom;
+    for (const auto& f : info.custom_files) custom.push_back(f.string());
+    WriteJson(s, {{"snapshot_date", info.snapshot_date},
+                  {"in_use", info.imported ? "imported" : "shipped"},
+                  {"offers_file", info.offers_path.string()},
+                  {"sources", info.sources},
+                  {"custom_files", custom},
+                  {"gpus", c.gpus().size()},
+                  {"offers", c.offers().size()},
+                  {"counts", counts}});
+    return {};
+  }
+  s.out << fmt::format("Catalog in use: {} ({})\n", info.imported ? "imported" : "shipped snapshot",
+                       info.offers_path.string());
+  s.out << fmt::format("Snapshot date:  {}\n", info.snapshot_date);
+  for (const auto& src : info.sources) s.out << "Source:         " << src << "\n";
+  for (const auto& f : info.custom_files) s.out << "Custom offers:  " << f.string() << "\n";
+  s.out << fmt::format("GPU models: {}; offers: {}\n\n", c.gpus().size(), c.offers().size());
+  const std::vector<std::string> tiers = {"on_demand", "spot", "reserved_1y", "reserved_3y"};
+  Table t({{"CLOUD"},
+           {"ON_DEMAND", Align::kRight},
+           {"SPOT", Align::kRight},
+           {"RESERVED_1Y*", Align::kRight},
+           {"RESERVED_3Y*", Align::kRight}});
+  for (const auto& [cloud, counts] : info.counts) {
+    std::vector<std::string> row = {cloud};
+    for (const auto& tier : tiers) {
+      auto it = counts.find(tier);
+      row.push_back(std::to_string(it == counts.end() ? 0 : it->second));
+    }
+    t.AddRow(row);
+  }
+  t.Render(s.out);
+  s.out << "*: reserved prices are estimated from documented discount factors.\n";
+  return {};
+}
+
+struct ImportOptions {
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string snapshot_date;
+  bool replace = false;
+};
+
+std::string Today() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  return fmt::format("{:04d}-{:02d}-{:02d}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+}
+
+Result<void> RunImport(const ImportOptions& opts, const GlobalOptions& global, Streams& s) {
+  const auto gpus = FRUGAL_TRY(catalog::ReadGpuTable(ShippedDataDir() / "gpus.csv"));
+  std::vector<std::string> known;
+  for (const auto& g : gpus) known.push_back(g.name);
+  std::vector<fs::path> inputs(opts.inputs.begin(), opts.inputs.end());
+  catalog::ImportResult imported = FRUGAL_TRY(catalog::ImportSkyPilot(inputs, known));
+
+  std::vector<Offer> offers;
+  catalog::SnapshotMeta meta;
+  meta.snapshot_date = opts.snapshot_date.empty() ? Today() : opts.snapshot_date;
+  std::set<std::string> clouds;
+  for (const auto& r : imported.reports) {
+    clouds.insert(r.cloud);
+    meta.sources.push_back(fmt::format("{} prices imported from {} (SkyPilot catalog format)",
+                                       r.cloud, r.file.filename().string()));
+  }
+  if (!opts.replace) {
+    // Keep the clouds this import does not cover, from the catalog in use now.
+    const Catalog current = FRUGAL_TRY(Catalog::LoadDefault());
+    const auto table = FRUGAL_TRY(
+        catalog::ReadOfferTable(current.info().offers_path, catalog::OfferSource::kShipped));
+    for (const Offer& o : table) {
+      if (!clouds.contains(o.cloud)) offers.push_back(o);
+    }
+    for (const auto& src : current.info().sources) {
+      bool covered = false;
+      for (const auto& cloud : clouds) covered = covered || src.starts_with(cloud + " ");
+      if (!covered) meta.sources.push_back(src);
+    }
+  }
+  offers.insert(offers.end(), imported.offers.begin(), imported.offers.end());
+  const fs::path dir = opts.output.empty() ? UserDataDir() / "catalog" : fs::path(opts.output);
+  FRUGAL_TRY(catalog::WriteOfferTable(dir, offers, meta));
+
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& r : imported.reports) {
+    files.push_back({{"file", r.file.string()},
+                     {"cloud", r.cloud},
+                     {"rows", r.rows_read},
+                     {"offers", r.offers},
+                     {"skipped", r.skipped},
+                     {"unknown_gpus", r.unknown_gpus}});
+  }
+  if (global.json) {
+    WriteJson(s, {{"files", files},
+                  {"offers_written", offers.size()},
+                  {"output", (dir / "offers.csv").string()}});
+    return {};
+  }
+  for (const auto& r : imported.reports) {
+    s.out << fmt::format("{}: {} rows, {} offers ({})\n", r.file.string(), r.rows_read, r.offers,
+                         r.cloud);
+    for (const auto& [reason, n] : r.skipped)
+      s.out << fmt::format("  skipped {:>5}  {}\n", n, reason);
+    for (const auto& [name, n] : r.unknown_gpus)
+      s.out << fmt::format("  unknown GPU '{}': {} rows\n", name, n);
+  }
+  s.out << fmt::format("Wrote {} offers to {}\n", offers.size(), (dir / "offers.csv").string());
+  return {};
+}
+
+}  // namespace
+
+void RegisterCatalog(CLI::App& app, GlobalOptions& global, Action& action) {
+  CLI::App* cmd =
+      app.add_subcommand("catalog", "GPU models and every offer to rent them, with prices");
+  cmd->require_subcommand(1);
+
+  cmd->add_subcommand("gpus", "GPU models: memory, bandwidth, dense TFLOPS by precision, source")
+      ->callback([&] { action = [&global](Streams& s) { return RunGpus(global, s); }; });
+
+  auto offers = std::make_shared<OffersOptions>();
+  CLI::App* o = cmd->add_subcommand(
+      "offers", "Every way to rent a GPU: cloud, instance, region, tier, price");
+  o->add_option("--gpu", offers->gpu, "GPU model or alias (A100-80GB, H100, L4)");
+  o->add_option("--min-gpus", offers->min_gpus, "At least this many GPUs per instance")
+      ->check(CLI::NonNegativeNumber);
+  o->add_option("--cloud", offers->cloud, "aws, gcp, azure, lambda, vast, or a custom cloud");
+  o->add_option("--region", offers->region, "Region, e.g. us-east-1");
+  o->add_option("--tier", offers->tier, "on_demand, spot, reserved_1y, reserved_3y");
+  o->add_option("--max-price", offers->max_price,
+                "Highest price per hour for the instance, in dollars");
+  o->add_option("--sort", offers->sort, "price or price_per_gpu")
+      ->check(CLI::IsMember({"price", "price_per_gpu"}));
+  o->add_option("--limit", offers->limit, "Show at most N offers")->check(CLI::NonNegativeNumber);
+  o->callback([&, offers] {
+    action = [&global, offers](Streams& s) { return RunOffers(*offers, global, s); };
+  });
+
+  cmd->add_subcommand("info", "Snapshot date, sources, row counts per cloud and tier")
+      ->callback([&] { action = [&global](Streams& s) { return RunInfo(global, s); }; });
+
+  auto import = std::make_shared<ImportOptions>();
+  CLI::App* i = cmd->add_subcommand("import", "Refresh prices from SkyPilot-format vms.csv files");
+  i->add_option("--skypilot", import->inputs,
+                "Files (<cloud>_vms.csv, <cloud>/vms.csv) or directories")
+      ->required()
+      ->expected(1, -1);
+  i->add_option("--output", import->output, "Write here instead of the user's data directory");
+  i->add_option("--snapshot-date", import->snapshot_date,
+                "Date the prices were taken (default: today)");
+  i->add_flag("--replace", import->replace, "Drop clouds not in this import (default: keep them)");
+  i->callback([&, import] {
+    action = [&global, import](Streams& s) { return RunImport(*import, global, s); };
+  });
+}
+
+}  // namespace frugal::cli

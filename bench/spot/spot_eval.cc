@@ -1,0 +1,162 @@
+// Policy quality over the grid of issue 6: mean and p90 cost ÷ offline optimum, deadline
+// misses and spot share for greedy, Uniform Progress and frugal, on the shipped AWS traces
+// and on synthetic families (validation on markets frugal was not designed on).
+//
+//   spot_eval [--part real|synthetic|all] [--starts N] [--seed S]
+// Prints Markdown tables.
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "frugal/spot/evaluation.h"
+#include "frugal/spot/trace.h"
+#include "frugal/spot/trace_synthetic.h"
+
+namespace frugal::spot {
+namespace {
+
+struct Cell {
+  double compute_hours;
+  double deadline_factor;
+  double changeover_hours;
+};
+
+// The shipped traces as 0/1 availability: `_8` files are gangs of eight.
+std::vector<Trace> RealTraces() {
+  std::vector<Trace> traces;
+  const std::filesystem::path dir = std::filesystem::path(FRUGAL_SOURCE_DIR) / "data" / "spot_traces";
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& path : files) {
+    auto trace = LoadTrace(path);
+    if (!trace) {
+      std::fprintf(stderr, "%s\n", trace.error().message.c_str());
+      std::exit(1);
+    }
+    const int gang = path.stem().string().ends_with("_8") ? 8 : 1;
+    for (int& n : trace->launchable) n = n >= gang ? 1 : 0;
+    traces.push_back(std::move(*trace));
+  }
+  return traces;
+}
+
+std::vector<Trace> SyntheticTraces(uint64_t seed) {
+  struct Family {
+    LifetimeShape shape;
+    double up, down;
+  };
+  const Family families[] = {{LifetimeShape::kPoisson, 3, 1},   {LifetimeShape::kPoisson, 1, 1},
+                             {LifetimeShape::kPoisson, 8, 8},   {LifetimeShape::kBathtub, 4, 2},
+                             {LifetimeShape::kBathtub, 2, 3},   {LifetimeShape::kPoisson, 0.5, 0.25}};
+  std::vector<Trace> traces;
+  for (const Family& f : families) {
+    SyntheticSpec spec;
+    spec.shape = f.shape;
+    spec.mean_up_hours = f.up;
+    spec.mean_down_hours = f.down;
+    spec.days = 40;
+    spec.seed = seed++;
+    traces.push_back(MakeSyntheticTrace(spec));
+  }
+  return traces;
+}
+
+JobSpec JobOf(const Cell& cell) {
+  JobSpec job;
+  job.compute = std::chrono::duration_cast<Duration>(
+      std::chrono::duration<double, std::ratio<3600>>(cell.compute_hours));
+  job.deadline = std::chrono::duration_cast<Duration>(
+      std::chrono::duration<double, std::ratio<3600>>(cell.compute_hours * cell.deadline_factor));
+  job.changeover = std::chrono::duration_cast<Duration>(
+      std::chrono::duration<double, std::ratio<3600>>(cell.changeover_hours));
+  return job;
+}
+
+struct Totals {
+  int cells = 0;
+  int frugal_beats_up = 0;
+  int frugal_within_target = 0;
+  int misses[3] = {0, 0, 0};
+  double mean_sum[3] = {0, 0, 0};
+};
+
+void RunGrid(const char* title, const std::vector<Trace>& traces, const std::vector<Cell>& cells,
+             int starts, uint64_t seed) {
+  std::printf("\n### %s (%d starts per cell, on-demand ÷ spot = 3)\n\n", title, starts);
+  std::printf("| C h | D/C | d h | greedy mean | greedy p90 | UP mean | UP p90 | frugal mean | "
+              "frugal p90 | misses g/UP/f | spot share g/UP/f | frugal < UP |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  Totals totals;
+  for (const Cell& cell : cells) {
+    EvaluationConfig config;
+    config.job = JobOf(cell);
+    config.starts = starts;
+    config.seed = seed;
+    config.policies = {"greedy", "up", "frugal"};
+    auto eval = Evaluate(traces, config);
+    if (!eval) {
+      std::fprintf(stderr, "%s\n", eval.error().message.c_str());
+      std::exit(1);
+    }
+    const auto& s = eval->summaries;
+    const bool beats = s[2].all.mean_ratio < s[1].all.mean_ratio;
+    std::printf("| %g | %g | %g | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %d/%d/%d | "
+                "%.0f%%/%.0f%%/%.0f%% | %s |\n",
+                cell.compute_hours, cell.deadline_factor, cell.changeover_hours,
+                s[0].all.mean_ratio, s[0].all.p90_ratio, s[1].all.mean_ratio, s[1].all.p90_ratio,
+                s[2].all.mean_ratio, s[2].all.p90_ratio, s[0].all.deadline_misses,
+                s[1].all.deadline_misses, s[2].all.deadline_misses, 100 * s[0].all.spot_share,
+                100 * s[1].all.spot_share, 100 * s[2].all.spot_share, beats ? "yes" : "no");
+    std::fflush(stdout);
+    ++totals.cells;
+    totals.frugal_beats_up += beats ? 1 : 0;
+    totals.frugal_within_target += s[2].all.mean_ratio <= 1.05 ? 1 : 0;
+    for (int p = 0; p < 3; ++p) {
+      totals.misses[p] += s[static_cast<size_t>(p)].all.deadline_misses;
+      totals.mean_sum[p] += s[static_cast<size_t>(p)].all.mean_ratio;
+    }
+  }
+  std::printf("\nCells: %d. Mean of cell means: greedy %.3f, UP %.3f, frugal %.3f. Misses: "
+              "greedy %d, UP %d, frugal %d. frugal better than UP in %d/%d cells; frugal mean "
+              "≤ 1.05 in %d/%d cells.\n",
+              totals.cells, totals.mean_sum[0] / totals.cells, totals.mean_sum[1] / totals.cells,
+              totals.mean_sum[2] / totals.cells, totals.misses[0], totals.misses[1],
+              totals.misses[2], totals.frugal_beats_up, totals.cells,
+              totals.frugal_within_target, totals.cells);
+}
+
+}  // namespace
+}  // namespace frugal::spot
+
+int main(int argc, char** argv) {
+  using namespace frugal::spot;
+  std::string part = "all";
+  int starts = 300;
+  uint64_t seed = 1;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--part") part = argv[i + 1];
+    else if (flag == "--starts") starts = std::atoi(argv[i + 1]);
+    else if (flag == "--seed") seed = static_cast<uint64_t>(std::atoll(argv[i + 1]));
+  }
+  std::vector<Cell> grid;
+  for (double c : {12.0, 24.0, 48.0}) {
+    for (double f : {1.1, 1.25, 1.5, 2.0}) {
+      for (double d : {0.1, 0.2}) grid.push_back({c, f, d});
+    }
+  }
+  if (part == "real" || part == "all") {
+    RunGrid("AWS traces (8 files, 1- and 8-instance)", RealTraces(), grid, starts, seed);
+  }
+  if (part == "synthetic" || part == "all") {
+    RunGrid("Synthetic families (Poisson and bathtub lifetimes, 6 markets)", SyntheticTraces(seed + 100),
+            grid, starts, seed);
+  }
+  return 0;
+}

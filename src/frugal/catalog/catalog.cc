@@ -1,0 +1,126 @@
+#include "frugal/catalog/catalog.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "frugal/catalog/custom_offers.h"
+#include "frugal/catalog/gpu_names.h"
+#include "frugal/catalog/offer_table.h"
+#include "frugal/catalog/pricing_rules.h"
+#include "frugal/core/paths.h"
+#include "frugal/core/text.h"
+
+namespace frugal::catalog {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Loads the data directory's GPU table, offers and pricing rules, then the custom files.
+Result<void> Load(const fs::path& data_dir, const fs::path& offers_dir, bool imported,
+                  const std::vector<fs::path>& custom_files, std::vector<GpuSpec>& gpus,
+                  std::vector<Offer>& offers, CatalogInfo& info) {
+  gpus = FRUGAL_TRY(ReadGpuTable(data_dir / "gpus.csv"));
+  const SnapshotMeta meta = FRUGAL_TRY(ReadSnapshotMeta(offers_dir / "snapshot.json"));
+  offers = FRUGAL_TRY(ReadOfferTable(offers_dir / "offers.csv",
+                                     imported ? OfferSource::kImported : OfferSource::kShipped));
+  info.snapshot_date = meta.snapshot_date;
+  info.sources = meta.sources;
+  info.offers_path = offers_dir / "offers.csv";
+  info.imported = imported;
+
+  std::vector<PreemptionRate> rates;
+  for (const fs::path& file : custom_files) {
+    CustomCatalog custom = FRUGAL_TRY(ReadCustomOffers(file, gpus));
+    offers.insert(offers.end(), custom.offers.begin(), custom.offers.end());
+    // Later files override earlier ones, and every user rule beats the shipped table.
+    rates.insert(rates.begin(), custom.preemption_rates.begin(), custom.preemption_rates.end());
+    info.custom_files.push_back(file);
+  }
+  const auto shipped_rates =
+      FRUGAL_TRY(ReadPreemptionRates(data_dir / "catalog" / "preemption_rates.csv"));
+  rates.insert(rates.end(), shipped_rates.begin(), shipped_rates.end());
+  DeriveReservedOffers(
+      FRUGAL_TRY(ReadReservedDiscounts(data_dir / "catalog" / "reserved_discounts.csv")), offers);
+  ApplyPreemptionRates(rates, offers);
+  for (const Offer& o : offers) ++info.counts[o.cloud][std::string(TierName(o.tier))];
+  return {};
+}
+
+}  // namespace
+
+Result<Catalog> Catalog::LoadFrom(const fs::path& data_dir,
+                                  const std::vector<fs::path>& custom_files) {
+  Catalog c;
+  FRUGAL_TRY(
+      Load(data_dir, data_dir / "catalog", false, custom_files, c.gpus_, c.offers_, c.info_));
+  return c;
+}
+
+Result<Catalog> Catalog::LoadDefault(const std::vector<fs::path>& custom_files) {
+  std::vector<fs::path> files = custom_files;
+  std::error_code ec;
+  const fs::path user_offers = UserConfigDir() / "offers.yaml";
+  if (fs::exists(user_offers, ec)) files.insert(files.begin(), user_offers);
+  const fs::path imported = UserDataDir() / "catalog";
+  const bool use_imported = fs::exists(imported / "offers.csv", ec);
+  Catalog c;
+  FRUGAL_TRY(Load(ShippedDataDir(), use_imported ? imported : ShippedDataDir() / "catalog",
+                  use_imported, files, c.gpus_, c.offers_, c.info_));
+  return c;
+}
+
+const GpuSpec* Catalog::FindGpu(std::string_view name) const {
+  std::vector<std::string> known;
+  for (const GpuSpec& g : gpus_) known.push_back(g.name);
+  const auto names = ResolveGpuName(name, known);
+  if (names.empty()) return nullptr;
+  for (const GpuSpec& g : gpus_) {
+    if (g.name == names.front()) return &g;
+  }
+  return nullptr;
+}
+
+Result<const GpuSpec*> Catalog::RequireGpu(std::string_view name) const {
+  if (const GpuSpec* g = FindGpu(name)) return g;
+  std::vector<std::string> known;
+  for (const GpuSpec& g : gpus_) known.push_back(g.name);
+  return Fail(ErrorCode::kBadInput, fmt::format("unknown GPU '{}'{} (see 'frugal catalog gpus')",
+                                                name, DidYouMean(name, known)));
+}
+
+Result<std::vector<const Offer*>> Catalog::Query(const OfferQuery& query) const {
+  std::vector<std::string> gpu_names;
+  if (query.gpu) {
+    std::vector<std::string> known;
+    for (const GpuSpec& g : gpus_) known.push_back(g.name);
+    gpu_names = ResolveGpuName(*query.gpu, known);
+    if (gpu_names.empty()) FRUGAL_TRY(RequireGpu(*query.gpu));
+  }
+  const std::string cloud = query.cloud ? ToLower(*query.cloud) : "";
+  std::vector<const Offer*> out;
+  for (const Offer& o : offers_) {
+    if (!gpu_names.empty() &&
+        std::find(gpu_names.begin(), gpu_names.end(), o.gpu) == gpu_names.end())
+      continue;
+    if (o.gpu_count < query.min_gpus) continue;
+    if (query.cloud && o.cloud != cloud) continue;
+    if (query.region && o.region != *query.region) continue;
+    if (query.tier && o.tier != *query.tier) continue;
+    if (query.max_price_per_hour && o.price.per_hour > *query.max_price_per_hour) continue;
+    out.push_back(&o);
+  }
+  auto key = [&](const Offer* o) {
+    return query.sort == OfferQuery::Sort::kPricePerGpu ? o->PricePerGpuHour() : o->price.per_hour;
+  };
+  std::sort(out.begin(), out.end(), [&](const Offer* a, const Offer* b) {
+    const Money ka = key(a);
+    const Money kb = key(b);
+    if (ka != kb) return ka < kb;
+    return a->Id() < b->Id();
+  });
+  if (query.limit > 0 && out.size() > query.limit) out.resize(query.limit);
+  return out;
+}
+
+}  // namespace frugal::catalog

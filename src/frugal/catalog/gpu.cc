@@ -1,0 +1,68 @@
+#include "frugal/catalog/gpu.h"
+
+#include <fmt/format.h>
+
+#include "frugal/core/text.h"
+
+namespace frugal::catalog {
+
+std::string_view PrecisionName(Precision p) {
+  switch (p) {
+    case Precision::kFp32:
+      return "fp32";
+    case Precision::kTf32:
+      return "tf32";
+    case Precision::kBf16:
+      return "bf16";
+    case Precision::kFp16:
+      return "fp16";
+    case Precision::kFp8:
+      return "fp8";
+  }
+  return "fp32";
+}
+
+Result<Precision> ParsePrecision(std::string_view text) {
+  const std::string t = ToLower(text);
+  if (t == "fp32" || t == "float32") return Precision::kFp32;
+  if (t == "tf32") return Precision::kTf32;
+  if (t == "bf16" || t == "bfloat16") return Precision::kBf16;
+  if (t == "fp16" || t == "float16") return Precision::kFp16;
+  if (t == "fp8") return Precision::kFp8;
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("unknown precision '{}' (expected fp32, tf32, bf16, fp16 or fp8)", text));
+}
+
+double BytesPerElement(Precision p) {
+  switch (p) {
+    case Precision::kFp32:
+    case Precision::kTf32:
+      return 4;
+    case Precision::kBf16:
+    case Precision::kFp16:
+      return 2;
+    case Precision::kFp8:
+      return 1;
+  }
+  return 4;
+}
+
+std::optional<double> GpuSpec::DenseTflops(Precision p) const {
+  switch (p) {
+    case Precision::kFp8:
+      if (fp8_tflops) return fp8_tflops;
+      [[fallthrough]];
+    case Precision::kBf16:
+    case Precision::kFp16:
+      if (bf16_tflops) return bf16_tflops;
+      [[fallthrough]];
+    case Precision::kTf32:
+      if (tf32_tflops) return tf32_tflops;
+      [[fallthrough]];
+    case Precision::kFp32:
+      return fp32_tflops;
+  }
+  return std::nullopt;
+}
+
+}  // namespace frugal::catalog

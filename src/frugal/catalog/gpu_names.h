@@ -1,0 +1,35 @@
+#pragma once
+// GPU name normalization. Price lists name accelerators loosely ("A100" for both memory sizes on
+// some clouds, "H100" for SXM and PCIe parts); frugal keys everything on one canonical name per
+// distinct part, the names of data/gpus.csv.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace frugal::catalog {
+
+/// What a price-list row says about its accelerator.
+struct AcceleratorHint {
+  std::string_view cloud;
+  std::string_view accelerator_name;  ///< SkyPilot's AcceleratorName
+  std::string_view instance_type;
+  std::optional<double> memory_gib_per_gpu;  ///< from GpuInfo, when given
+};
+
+/// The canonical name for a price-list accelerator:
+///   A100 → A100-80GB when GpuInfo says ≥ 70 GiB per GPU, else A100-40GB;
+///   V100 → V100-32GB when ≥ 24 GiB, else V100-16GB;
+///   H100 → H100-80GB-PCIe when the instance type says pcie, on Azure NC-series VMs (PCIe/NVL
+///   cards; ND-series are SXM) and on 94 GB parts; otherwise H100-80GB-SXM (H100-MEGA included);
+///   "Radeon MI25" → MI25; every other name is kept as it is.
+std::string NormalizeGpuName(const AcceleratorHint& hint);
+
+/// Canonical names a user-typed name refers to, case-insensitively: the canonical name itself,
+/// an alias (A100 → A100-40GB, V100 → V100-16GB, H100-SXM → H100-80GB-SXM) or a family
+/// (H100 → both H100 parts). Empty when the name is unknown to `known`.
+std::vector<std::string> ResolveGpuName(std::string_view name,
+                                        const std::vector<std::string>& known);
+
+}  // namespace frugal::catalog

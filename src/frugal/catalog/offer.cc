@@ -1,0 +1,45 @@
+#include "frugal/catalog/offer.h"
+
+#include <fmt/format.h>
+
+#include "frugal/core/text.h"
+
+namespace frugal::catalog {
+
+std::string_view TierName(Tier t) {
+  switch (t) {
+    case Tier::kOnDemand:
+      return "on_demand";
+    case Tier::kSpot:
+      return "spot";
+    case Tier::kReserved1y:
+      return "reserved_1y";
+    case Tier::kReserved3y:
+      return "reserved_3y";
+  }
+  return "on_demand";
+}
+
+Result<Tier> ParseTier(std::string_view text) {
+  const std::string t = ToLower(text);
+  if (t == "on_demand" || t == "on-demand" || t == "ondemand" || t == "od") return Tier::kOnDemand;
+  if (t == "spot" || t == "preemptible") return Tier::kSpot;
+  if (t == "reserved_1y" || t == "reserved-1y") return Tier::kReserved1y;
+  if (t == "reserved_3y" || t == "reserved-3y") return Tier::kReserved3y;
+  return Fail(
+      ErrorCode::kBadInput,
+      fmt::format("unknown tier '{}' (expected on_demand, spot, reserved_1y or reserved_3y)",
+                  text));
+}
+
+Money Offer::PricePerGpuHour() const {
+  if (gpu_count <= 0) return price.per_hour;
+  return Money::FromMicros((price.per_hour.micros() + gpu_count / 2) / gpu_count);
+}
+
+std::string Offer::Id() const {
+  const std::string where = zone.empty() ? region : region + "/" + zone;
+  return fmt::format("{}:{}:{}:{}", cloud, instance_type, where, TierName(tier));
+}
+
+}  // namespace frugal::catalog

@@ -1,0 +1,42 @@
+#pragma once
+// The normalized offer table frugal ships and imports into (offers.csv), and the GPU table
+// (gpus.csv).
+//
+// offers.csv, format version 1 (the version lives in the snapshot.json beside it):
+//   cloud,instance_type,region,zone,gpu,gpu_count,vcpus,ram_gib,tier,price_per_hour
+// One row per offer; tier is on_demand or spot (reserved tiers are derived on load); zone is
+// empty where prices do not differ by zone; gpu empty and gpu_count 0 for CPU-only offers;
+// price_per_hour in dollars with up to 6 decimals. A missing or malformed price is an error.
+//
+// snapshot.json: {"format_version": 1, "snapshot_date": "YYYY-MM-DD", "sources": ["..."]}
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "frugal/catalog/gpu.h"
+#include "frugal/catalog/offer.h"
+#include "frugal/core/error.h"
+
+namespace frugal::catalog {
+
+inline constexpr int kOfferTableVersion = 1;
+
+struct SnapshotMeta {
+  int format_version = kOfferTableVersion;
+  std::string snapshot_date;
+  std::vector<std::string> sources;
+};
+
+[[nodiscard]] Result<std::vector<Offer>> ReadOfferTable(const std::filesystem::path& path,
+                                                        OfferSource source);
+/// Writes offers.csv and snapshot.json into `dir` atomically (each file temp → fsync → rename).
+[[nodiscard]] Result<void> WriteOfferTable(const std::filesystem::path& dir,
+                                           const std::vector<Offer>& offers,
+                                           const SnapshotMeta& meta);
+[[nodiscard]] Result<SnapshotMeta> ReadSnapshotMeta(const std::filesystem::path& path);
+
+/// Reads data/gpus.csv (see scripts/build-gpu-table.py for its columns).
+[[nodiscard]] Result<std::vector<GpuSpec>> ReadGpuTable(const std::filesystem::path& path);
+
+}  // namespace frugal::catalog

@@ -1,0 +1,41 @@
+#pragma once
+// Import of price lists in SkyPilot's catalog format (v8 vms.csv, one file per cloud). Columns
+// are read by name since their order differs per cloud. GCP GPU VMs are priced as host VM +
+// accelerator in the same zone, as GCP bills them.
+
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frugal/catalog/offer.h"
+#include "frugal/core/error.h"
+
+namespace frugal::catalog {
+
+/// What importing one file did: how many rows became offers and why the others did not.
+struct ImportReport {
+  std::string cloud;
+  std::filesystem::path file;
+  size_t rows_read = 0;
+  size_t offers = 0;
+  std::map<std::string, size_t> skipped;       ///< reason → rows
+  std::map<std::string, size_t> unknown_gpus;  ///< accelerator name → rows
+};
+
+struct ImportResult {
+  std::vector<Offer> offers;  ///< on_demand and spot offers; reserved tiers are derived on load
+  std::vector<ImportReport> reports;
+};
+
+/// Imports SkyPilot vms.csv files. Each input is a file named <cloud>_vms.csv or <cloud>/vms.csv,
+/// or a directory holding such files. `known_gpus` are the canonical names of data/gpus.csv;
+/// rows for other accelerators are skipped and counted. Rows with an empty or absurd price,
+/// TPUs, fractional GPUs and duplicate conflicting rows are skipped and counted. Fails with
+/// kBadInput, importing nothing, when a file is not in the expected format (missing columns, a
+/// cloud that cannot be told) or a price is malformed (names file:line:column).
+[[nodiscard]] Result<ImportResult> ImportSkyPilot(const std::vector<std::filesystem::path>& inputs,
+                                                  const std::vector<std::string>& known_gpus);
+
+}  // namespace frugal::catalog

@@ -1,0 +1,156 @@
+// Runs the real frugal binary: catalog listing, filters, sorting, JSON shape, errors, import.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/test_support.h"
+
+namespace frugal {
+namespace {
+
+using testing::RunFrugal;
+using testing::TempDir;
+using testing::WriteTestFile;
+
+nlohmann::json Json(const testing::CommandResult& r) {
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+TEST(CatalogCli, HelpAndVersion) {
+  TempDir home;
+  auto version = RunFrugal({"--version"}, home.path());
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out.rfind("frugal ", 0), 0u);
+  for (auto args : std::vector<std::vector<std::string>>{{"--help"},
+                                                         {"catalog", "--help"},
+                                                         {"catalog", "offers", "--help"},
+                                                         {"catalog", "gpus", "--help"},
+                                                         {"catalog", "import", "--help"}}) {
+    auto r = RunFrugal(args, home.path());
+    EXPECT_EQ(r.exit_code, 0) << args.back();
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << r.out;
+  }
+}
+
+TEST(CatalogCli, OffersFilterAndSortWithStableJsonShape) {
+  TempDir home;
+  auto doc = Json(RunFrugal({"catalog", "offers", "--gpu", "A100-80GB", "--min-gpus", "8", "--tier",
+                             "spot", "--sort", "price_per_gpu", "--limit", "10", "--json"},
+                            home.path()));
+  EXPECT_EQ(doc["schema_version"], 1);
+  const auto& offers = doc["offers"];
+  ASSERT_GT(offers.size(), 0u);
+  EXPECT_LE(offers.size(), 10u);
+  double previous = 0;
+  for (const auto& o : offers) {
+    for (const char* key : {"cloud", "instance_type", "region", "zone", "gpu", "gpu_count", "vcpus",
+                            "ram_gib", "tier", "price_per_hour", "price_per_gpu_hour",
+                            "price_estimated", "preemptions_per_hour"}) {
+      EXPECT_TRUE(o.contains(key)) << key;
+    }
+    EXPECT_EQ(o["gpu"], "A100-80GB");
+    EXPECT_GE(o["gpu_count"].get<int>(), 8);
+    EXPECT_EQ(o["tier"], "spot");
+    EXPECT_GE(o["price_per_gpu_hour"].get<double>(), previous);
+    previous = o["price_per_gpu_hour"].get<double>();
+  }
+}
+
+TEST(CatalogCli, ReservedPricesAreFlaggedEstimated) {
+  TempDir home;
+  auto doc = Json(RunFrugal({"catalog", "offers", "--gpu", "L4", "--tier", "reserved_1y", "--json"},
+                            home.path()));
+  ASSERT_GT(doc["offers"].size(), 0u);
+  for (const auto& o : doc["offers"]) EXPECT_TRUE(o["price_estimated"].get<bool>());
+  auto table = RunFrugal(
+      {"catalog", "offers", "--gpu", "L4", "--tier", "reserved_3y", "--limit", "2"}, home.path());
+  EXPECT_NE(table.out.find("(est.)"), std::string::npos) << table.out;
+}
+
+TEST(CatalogCli, BadFlagsAndNamesExitTwo) {
+  TempDir home;
+  auto unknown_gpu = RunFrugal({"catalog", "offers", "--gpu", "A100-90GB"}, home.path());
+  EXPECT_EQ(unknown_gpu.exit_code, 2);
+  EXPECT_NE(unknown_gpu.err.find("unknown GPU 'A100-90GB'"), std::string::npos) << unknown_gpu.err;
+  auto bad_tier = RunFrugal({"catalog", "offers", "--tier", "sport"}, home.path());
+  EXPECT_EQ(bad_tier.exit_code, 2);
+  EXPECT_NE(bad_tier.err.find("unknown tier 'sport'"), std::string::npos);
+  auto bad_price = RunFrugal({"catalog", "offers", "--max-price", "ten"}, home.path());
+  EXPECT_EQ(bad_price.exit_code, 2);
+  EXPECT_NE(bad_price.err.find("--max-price"), std::string::npos);
+  EXPECT_EQ(RunFrugal({"catalog", "offers", "--sort", "speed"}, home.path()).exit_code, 2);
+  EXPECT_EQ(RunFrugal({"catalog", "offers", "--limit", "-1"}, home.path()).exit_code, 2);
+  EXPECT_EQ(RunFrugal({"catalog", "frobnicate"}, home.path()).exit_code, 2);
+  EXPECT_EQ(RunFrugal({"nosuchcommand"}, home.path()).exit_code, 2);
+}
+
+TEST(CatalogCli, CustomOffersAreListedLikeAnyOther) {
+  TempDir home;
+  WriteTestFile(
+      home / "pool.yaml",
+      "apiVersion: frugal/v1\noffers:\n  - name: dc1-a100x8\n    region: dc1\n    gpu: A100-80GB\n"
+      "    gpus: 8\n    price_per_gpu_hour: 0.40\n");
+  auto doc = Json(
+      RunFrugal({"--catalog", (home / "pool.yaml").string(), "catalog", "offers", "--gpu",
+                 "A100-80GB", "--min-gpus", "8", "--tier", "on_demand", "--limit", "1", "--json"},
+                home.path()));
+  ASSERT_EQ(doc["offers"].size(), 1u);
+  EXPECT_EQ(doc["offers"][0]["instance_type"], "dc1-a100x8");
+  EXPECT_EQ(doc["offers"][0]["source"], "custom");
+  EXPECT_DOUBLE_EQ(doc["offers"][0]["price_per_hour"].get<double>(), 3.2);
+
+  WriteTestFile(home / "bad.yaml",
+                "apiVersion: frugal/v1\noffers:\n  - name: x\n    gpu: A100-80GB\n    prise: 1\n");
+  auto bad =
+      RunFrugal({"--catalog", (home / "bad.yaml").string(), "catalog", "offers"}, home.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("bad.yaml:5:5: unknown key 'prise'"), std::string::npos) << bad.err;
+}
+
+TEST(CatalogCli, ImportTakesPrecedenceAndBadFilesChangeNothing) {
+  TempDir home;
+  auto before = Json(RunFrugal({"catalog", "info", "--json"}, home.path()));
+  EXPECT_EQ(before["in_use"], "shipped");
+
+  WriteTestFile(home / "in" / "lambda_vms.csv",
+                "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,"
+                "GpuInfo,SpotPrice\n"
+                "gpu_1x_a10,A10,1.0,30.0,200.0,0.75,us-east-1,,\n"
+                "gpu_1x_mystery,Q9000,1.0,30.0,200.0,0.75,us-east-1,,\n");
+  auto import = RunFrugal({"catalog", "import", "--skypilot", (home / "in").string()}, home.path());
+  ASSERT_EQ(import.exit_code, 0) << import.err;
+  EXPECT_NE(import.out.find("unknown GPU 'Q9000': 1 rows"), std::string::npos) << import.out;
+  auto after = Json(RunFrugal({"catalog", "info", "--json"}, home.path()));
+  EXPECT_EQ(after["in_use"], "imported");
+  // Lambda now has exactly the imported row (plus derived reserved tiers); other clouds remain.
+  EXPECT_EQ(after["counts"]["lambda"]["on_demand"], 1);
+  EXPECT_EQ(after["counts"]["aws"]["on_demand"], before["counts"]["aws"]["on_demand"]);
+
+  WriteTestFile(home / "bad" / "aws_vms.csv", "InstanceType,Price\nx,1\n");
+  auto bad = RunFrugal({"catalog", "import", "--skypilot", (home / "bad" / "aws_vms.csv").string()},
+                       home.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("missing column"), std::string::npos) << bad.err;
+  auto unchanged = Json(RunFrugal({"catalog", "info", "--json"}, home.path()));
+  EXPECT_EQ(unchanged["offers"], after["offers"]);
+}
+
+TEST(CatalogCli, GpusListsSpecsWithSources) {
+  TempDir home;
+  auto doc = Json(RunFrugal({"catalog", "gpus", "--json"}, home.path()));
+  bool found = false;
+  for (const auto& g : doc["gpus"]) {
+    if (g["name"] == "H100-80GB-SXM") {
+      found = true;
+      EXPECT_DOUBLE_EQ(g["dense_tflops"]["bf16_fp16"].get<double>(), 989.5);
+      EXPECT_DOUBLE_EQ(g["memory_gib"].get<double>(), 80);
+      EXPECT_FALSE(g["source"].get<std::string>().empty());
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace frugal

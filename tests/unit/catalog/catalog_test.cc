@@ -1,0 +1,110 @@
+#include "frugal/catalog/catalog.h"
+
+#include <gtest/gtest.h>
+
+#include "support/test_support.h"
+
+namespace frugal::catalog {
+namespace {
+
+const Catalog& Shipped() {
+  static const Catalog c = [] {
+    auto loaded = Catalog::LoadFrom(frugal::testing::SourceDir() / "data");
+    EXPECT_TRUE(loaded.has_value()) << loaded.error().message;
+    return std::move(loaded).value();
+  }();
+  return c;
+}
+
+TEST(Catalog, ShippedSnapshotLoadsWithEveryCloudAndTier) {
+  const Catalog& c = Shipped();
+  EXPECT_EQ(c.info().snapshot_date, "2026-05-20");
+  for (const char* cloud : {"aws", "gcp", "azure", "lambda", "vast"}) {
+    EXPECT_GT(c.info().counts.at(cloud).at("on_demand"), 0u) << cloud;
+  }
+  EXPECT_GT(c.info().counts.at("aws").at("spot"), 0u);
+  EXPECT_GT(c.info().counts.at("gcp").at("reserved_3y"), 0u);
+  for (const Offer& o : c.offers()) {
+    EXPECT_GT(o.price.per_hour, Money()) << o.Id();
+    if (o.tier == Tier::kSpot) {
+      EXPECT_GT(o.preemptions_per_hour, 0.0) << o.Id();
+    }
+    EXPECT_EQ(o.price_estimated, o.tier == Tier::kReserved1y || o.tier == Tier::kReserved3y)
+        << o.Id();
+    if (!o.gpu.empty()) {
+      EXPECT_NE(c.FindGpu(o.gpu), nullptr) << o.gpu;
+    }
+  }
+}
+
+TEST(Catalog, QueryFiltersSortsAndLimits) {
+  OfferQuery q;
+  q.gpu = "A100-80GB";
+  q.min_gpus = 8;
+  q.tier = Tier::kSpot;
+  q.sort = OfferQuery::Sort::kPricePerGpu;
+  auto offers = Shipped().Query(q);
+  ASSERT_TRUE(offers.has_value());
+  ASSERT_FALSE(offers->empty());
+  for (size_t i = 0; i < offers->size(); ++i) {
+    const Offer* o = (*offers)[i];
+    EXPECT_EQ(o->gpu, "A100-80GB");
+    EXPECT_GE(o->gpu_count, 8);
+    EXPECT_EQ(o->tier, Tier::kSpot);
+    if (i > 0) {
+      EXPECT_LE((*offers)[i - 1]->PricePerGpuHour(), o->PricePerGpuHour());
+    }
+  }
+  q.limit = 3;
+  q.cloud = "aws";
+  q.max_price_per_hour = Money::FromCents(1500);
+  auto limited = Shipped().Query(q);
+  ASSERT_TRUE(limited.has_value());
+  EXPECT_LE(limited->size(), 3u);
+  for (const Offer* o : *limited) {
+    EXPECT_EQ(o->cloud, "aws");
+    EXPECT_LE(o->price.per_hour, Money::FromCents(1500));
+  }
+}
+
+TEST(Catalog, H100FamilyCoversSxmAndPcie) {
+  OfferQuery q;
+  q.gpu = "H100";
+  auto offers = Shipped().Query(q);
+  ASSERT_TRUE(offers.has_value());
+  bool sxm = false, pcie = false;
+  for (const Offer* o : *offers) {
+    sxm = sxm || o->gpu == "H100-80GB-SXM";
+    pcie = pcie || o->gpu == "H100-80GB-PCIe";
+  }
+  EXPECT_TRUE(sxm);
+  EXPECT_TRUE(pcie);
+}
+
+TEST(Catalog, UnknownGpuIsBadInputWithSuggestion) {
+  OfferQuery q;
+  q.gpu = "A100-80GBX";
+  auto offers = Shipped().Query(q);
+  ASSERT_FALSE(offers.has_value());
+  EXPECT_EQ(offers.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(offers.error().message.find("did you mean 'A100-80GB'"), std::string::npos)
+      << offers.error().message;
+}
+
+TEST(Catalog, MalformedOfferTableNamesFileAndLine) {
+  frugal::testing::TempDir dir;
+  std::filesystem::copy(frugal::testing::SourceDir() / "data", dir.path(),
+                        std::filesystem::copy_options::recursive);
+  frugal::testing::WriteTestFile(
+      dir / "catalog" / "offers.csv",
+      "cloud,instance_type,region,zone,gpu,gpu_count,vcpus,ram_gib,tier,price_per_hour\n"
+      "aws,g4dn.xlarge,us-east-1,,T4,1,4,16,on_demand,0.526\n"
+      "aws,g4dn.2xlarge,us-east-1,,T4,1,8,32,on_demand,\n");
+  auto c = Catalog::LoadFrom(dir.path());
+  ASSERT_FALSE(c.has_value());
+  EXPECT_NE(c.error().message.find("offers.csv:3:49: field 'price_per_hour'"), std::string::npos)
+      << c.error().message;
+}
+
+}  // namespace
+}  // namespace frugal::catalog

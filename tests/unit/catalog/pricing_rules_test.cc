@@ -1,0 +1,46 @@
+#include "frugal/catalog/pricing_rules.h"
+
+#include <gtest/gtest.h>
+
+namespace frugal::catalog {
+namespace {
+
+Offer MakeOffer(std::string cloud, std::string gpu, Tier tier, int64_t cents) {
+  Offer o;
+  o.cloud = std::move(cloud);
+  o.gpu = std::move(gpu);
+  o.gpu_count = 1;
+  o.tier = tier;
+  o.price = Rate{Money::FromCents(cents)};
+  return o;
+}
+
+TEST(PricingRules, DerivesReservedTiersFromOnDemandAndFlagsThemEstimated) {
+  std::vector<Offer> offers = {MakeOffer("gcp", "L4", Tier::kOnDemand, 1000),
+                               MakeOffer("gcp", "L4", Tier::kSpot, 300),
+                               MakeOffer("vast", "L4", Tier::kOnDemand, 500)};
+  DeriveReservedOffers({{"gcp", Tier::kReserved1y, 0.37, ""}, {"gcp", Tier::kReserved3y, 0.55, ""}},
+                       offers);
+  ASSERT_EQ(offers.size(), 5u);
+  EXPECT_EQ(offers[3].tier, Tier::kReserved1y);
+  EXPECT_EQ(offers[3].price.per_hour, Money::FromCents(630));
+  EXPECT_TRUE(offers[3].price_estimated);
+  EXPECT_EQ(offers[4].tier, Tier::kReserved3y);
+  EXPECT_EQ(offers[4].price.per_hour, Money::FromCents(450));
+  EXPECT_FALSE(offers[0].price_estimated);
+}
+
+TEST(PricingRules, FirstMatchingPreemptionRuleWinsSoOverridesGoFirst) {
+  std::vector<Offer> offers = {
+      MakeOffer("aws", "H100-80GB-SXM", Tier::kSpot, 100), MakeOffer("aws", "T4", Tier::kSpot, 100),
+      MakeOffer("aws", "T4", Tier::kOnDemand, 100), MakeOffer("oci", "T4", Tier::kSpot, 100)};
+  ApplyPreemptionRates(
+      {{"aws", "H100*", 0.9, "override"}, {"aws", "*", 0.3, ""}, {"*", "*", 0.2, ""}}, offers);
+  EXPECT_DOUBLE_EQ(offers[0].preemptions_per_hour, 0.9);
+  EXPECT_DOUBLE_EQ(offers[1].preemptions_per_hour, 0.3);
+  EXPECT_DOUBLE_EQ(offers[2].preemptions_per_hour, 0.0);
+  EXPECT_DOUBLE_EQ(offers[3].preemptions_per_hour, 0.2);
+}
+
+}  // namespace
+}  // namespace frugal::catalog
