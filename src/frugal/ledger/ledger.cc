@@ -243,6 +243,9 @@ Result<void> Ledger::Heartbeat(RunId run, Timestamp time) {
 }
 
 Result<void> Ledger::FinishRun(RunId run, RunStatus status, Timestamp end) {
+  if (status == RunStatus::kRunning) {
+    return Fail(ErrorCode::kBadInput, fmt::format("run {}: a run cannot finish as running", run));
+  }
   const EndReason reason = status == RunStatus::kSucceeded       ? EndReason::kFinished
                            : status == RunStatus::kBudgetStopped ? EndReason::kBudgetStop
                            : status == RunStatus::kLost          ? EndReason::kLost

@@ -201,7 +201,7 @@ Result<std::unique_ptr<Connection>> OpenPostgres(const std::string& url) {
     auto conn = std::make_unique<pqxx::connection>(url);
     std::unique_ptr<Connection> connection =
         std::make_unique<PostgresConnection>(std::move(conn), Redacted(url));
-    // Schema creation races between processes are serialized by an advisory lock (see schema).
+    // Notices (e.g. "relation already exists, skipping") are not the user's business.
     FRUGAL_TRY(connection->ExecuteScript("SET client_min_messages TO WARNING"));
     return connection;
   } catch (const std::exception& e) {

@@ -106,7 +106,9 @@ void Finish(Accumulator& acc, const UtilByRun& util, Timestamp now, Timestamp mo
   row.runs = static_cast<int64_t>(acc.runs.size());
   row.successful_runs = acc.successful;
   if (row.successful_runs > 0) {
-    row.cost_per_successful_run = Money::FromMicros(row.spend.micros() / row.successful_runs);
+    // Rounded half up to the micro-dollar (spend is never negative).
+    row.cost_per_successful_run = Money::FromMicros(
+        (row.spend.micros() + row.successful_runs / 2) / row.successful_runs);
   }
   int64_t n = 0;
   double sum = 0;

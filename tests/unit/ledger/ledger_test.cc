@@ -86,6 +86,8 @@ TYPED_TEST(LedgerSuite, RefusesInconsistentSegmentChanges) {
   EXPECT_EQ(ledger->CloseSegment(seg, At(2), EndReason::kPaused).error().code,
             ErrorCode::kBadInput);
   EXPECT_EQ(ledger->OpenSegment(run, Offer(100, "gold"), At(1)).error().code, ErrorCode::kBadInput);
+  EXPECT_EQ(ledger->FinishRun(run, RunStatus::kRunning, At(1)).error().code,
+            ErrorCode::kBadInput);
   ASSERT_TRUE(ledger->FinishRun(run, RunStatus::kFailed, At(1)).has_value());
   EXPECT_FALSE(ledger->FinishRun(run, RunStatus::kFailed, At(1)).has_value());
   EXPECT_FALSE(ledger->OpenSegment(run, Offer(100), At(2)).has_value());
