@@ -60,7 +60,9 @@ Result<std::unique_ptr<Ledger>> OpenForCommand(const std::string& db_flag, Creat
   const bool is_default = db_flag.empty() && std::getenv("FRUGAL_DB") == nullptr;
   OpenOptions options;
   options.create = is_default ? CreateMode::kCreateIfMissing : create;
-  return Ledger::Open(location, options);
+  std::unique_ptr<Ledger> ledger = FRUGAL_TRY(Ledger::Open(location, options));
+  FRUGAL_TRY(ledger->SweepLost(Now(), kHeartbeatStaleAfter));
+  return ledger;
 }
 
 Result<std::unique_ptr<Connection>> Connect(const std::string& location, CreateMode create) {

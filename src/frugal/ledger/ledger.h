@@ -22,8 +22,14 @@ namespace frugal::ledger {
 /// Which ledger to open: the --db flag, else $FRUGAL_DB, else UserDataDir()/ledger.sqlite.
 [[nodiscard]] std::string ResolveLocation(const std::string& db_flag);
 
+/// A running run whose supervisor has not heartbeaten for this long is presumed dead. A
+/// supervisor heartbeats at least every minute.
+inline constexpr Duration kHeartbeatStaleAfter = std::chrono::minutes(10);
+
 /// Opens the ledger a command names (--db flag, FRUGAL_DB, or the default file). The default
 /// file is created on first use; an explicit SQLite path must exist unless `create` allows.
+/// Runs whose supervisor died (no heartbeat for kHeartbeatStaleAfter) are swept to lost first,
+/// so what a command shows never keeps charging a dead run.
 [[nodiscard]] Result<std::unique_ptr<class Ledger>> OpenForCommand(const std::string& db_flag,
                                                                    CreateMode create);
 

@@ -75,7 +75,14 @@ std::vector<RunId> Populate(Ledger& ledger, Timestamp now) {
   c.start = hours_ago(2);
   ids.push_back(ledger.BeginRun(c).value());
   EXPECT_TRUE(ledger.OpenSegment(ids[2], spot, hours_ago(2)).has_value());
-  EXPECT_TRUE(ledger.Heartbeat(ids[2], hours_ago(1)).has_value());
+  EXPECT_TRUE(ledger.Heartbeat(ids[2], hours_ago(0.05)).has_value());  // 3 minutes ago
+
+  NewRun d = c;
+  d.name = "orphan";  // its supervisor died an hour ago
+  d.tags.team = "research";
+  ids.push_back(ledger.BeginRun(d).value());
+  EXPECT_TRUE(ledger.OpenSegment(ids[3], on_demand, hours_ago(2)).has_value());
+  EXPECT_TRUE(ledger.Heartbeat(ids[3], hours_ago(1)).has_value());
   return ids;
 }
 
@@ -102,7 +109,7 @@ TEST_F(LedgerE2E, RunsListShowsEveryRunWithCostAndFilters) {
   EXPECT_NE(all.out.find("bert-finetune"), std::string::npos);
   EXPECT_NE(all.out.find("resnet-sweep"), std::string::npos);
   EXPECT_NE(all.out.find("$7.34"), std::string::npos) << all.out;  // 2 h × $3.67
-  EXPECT_NE(all.out.find("3 runs"), std::string::npos);
+  EXPECT_NE(all.out.find("4 runs"), std::string::npos);
 
   auto nlp = Frugal({"runs", "list", "--tag", "team=nlp", "--json"});
   ASSERT_EQ(nlp.exit_code, 0) << nlp.err;
@@ -147,7 +154,7 @@ TEST_F(LedgerE2E, ReportGroupsByTeamInEveryFormat) {
   auto json = Frugal({"report", "--by", "team", "--format", "json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const nlohmann::json doc = nlohmann::json::parse(json.out);
-  EXPECT_EQ(doc["rows"].size(), 2u);
+  EXPECT_EQ(doc["rows"].size(), 3u);  // nlp, vision, research
   EXPECT_EQ(doc["schema_version"], 1);
   auto table = Frugal({"report", "--by", "cloud"});
   ASSERT_EQ(table.exit_code, 0) << table.err;
@@ -162,16 +169,16 @@ TEST_F(LedgerE2E, FocusExportImportsBackIdempotently) {
   const std::string out = (home_ / "focus.csv").string();
   auto exported = Frugal({"ledger", "export", "--format", "focus", "--since", "7d", "-o", out});
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
-  EXPECT_NE(exported.err.find("Wrote 4 FOCUS rows"), std::string::npos) << exported.err;
+  EXPECT_NE(exported.err.find("Wrote 5 FOCUS rows"), std::string::npos) << exported.err;
   auto first = Frugal({"--json", "ledger", "import", "--format", "focus", out});
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const nlohmann::json doc = nlohmann::json::parse(first.out);
-  EXPECT_EQ(doc["imported"], 4);
-  EXPECT_EQ(doc["linked_to_runs"], 4);
+  EXPECT_EQ(doc["imported"], 5);
+  EXPECT_EQ(doc["linked_to_runs"], 5);
   auto second = Frugal({"ledger", "import", "--format", "focus", out});
   ASSERT_EQ(second.exit_code, 0);
   EXPECT_NE(second.out.find("0 imported"), std::string::npos) << second.out;
-  EXPECT_NE(second.out.find("4 already in the ledger"), std::string::npos);
+  EXPECT_NE(second.out.find("5 already in the ledger"), std::string::npos);
 }
 
 TEST_F(LedgerE2E, ImportsTheSharedSampleAndSaysWhatItTolerated) {
@@ -187,14 +194,21 @@ TEST_F(LedgerE2E, ImportsTheSharedSampleAndSaysWhatItTolerated) {
   EXPECT_EQ(nlohmann::json::parse(info.out)["rows"]["billing_rows"], 800);
 }
 
-TEST_F(LedgerE2E, SweepMarksTheSilentRunLost) {
-  auto sweep = Frugal({"ledger", "sweep", "--stale", "30m"});
-  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
-  EXPECT_NE(sweep.out.find("1 runs marked lost"), std::string::npos) << sweep.out;
-  auto show = Frugal({"--json", "runs", "show", std::to_string(ids_[2])});
+TEST_F(LedgerE2E, RunsWhoseSupervisorDiedAreFoundLostCostedToTheLastHeartbeat) {
+  auto show = Frugal({"--json", "runs", "show", std::to_string(ids_[3])});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
   const nlohmann::json doc = nlohmann::json::parse(show.out);
   EXPECT_EQ(doc["status"], "lost");
-  EXPECT_EQ(doc["cost_micros"], 400'000);  // one hour to the last heartbeat at $0.40
+  EXPECT_EQ(doc["cost_micros"], 3'670'000);  // one hour to the last heartbeat at $3.67
+  EXPECT_EQ(doc["segments"][0]["end_reason"], "lost");
+
+  // A stricter threshold by hand also catches the run that beat 3 minutes ago.
+  auto sweep = Frugal({"ledger", "sweep", "--stale", "1m"});
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  EXPECT_NE(sweep.out.find("1 runs marked lost"), std::string::npos) << sweep.out;
+  auto fresh = Frugal({"--json", "runs", "show", std::to_string(ids_[2])});
+  EXPECT_EQ(nlohmann::json::parse(fresh.out)["status"], "lost");
+  EXPECT_EQ(nlohmann::json::parse(fresh.out)["cost_micros"], 780'000);  // 1.95 h at $0.40
 }
 
 TEST_F(LedgerE2E, DownsampleKeepsUtilizationAverages) {
@@ -260,7 +274,7 @@ TEST(LedgerE2EPostgres, CommandsWorkAgainstARealPostgresLedger) {
   TempDir home;
   auto list = RunFrugal({"--db", url, "--json", "runs", "list"}, home.path());
   ASSERT_EQ(list.exit_code, 0) << list.err;
-  EXPECT_EQ(nlohmann::json::parse(list.out)["runs"].size(), 3u);
+  EXPECT_EQ(nlohmann::json::parse(list.out)["runs"].size(), 4u);
   auto report =
       RunFrugal({"report", "--by", "team", "--format", "csv"}, home.path(), {"FRUGAL_DB=" + url});
   ASSERT_EQ(report.exit_code, 0) << report.err;
