@@ -8,6 +8,8 @@ void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
   RegisterReport(app, global, action);
   RegisterLedger(app, global, action);
   RegisterSimulate(app, global, action);
+  RegisterEstimate(app, global, action);
+  RegisterPlan(app, global, action);
 }
 
 }  // namespace frugal::cli

@@ -13,6 +13,8 @@ void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterReport(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterRuns(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterSimulate(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterPlan(CLI::App& app, GlobalOptions& global, Action& action);
 
 
 }  // namespace frugal::cli

@@ -1,0 +1,302 @@
+// frugal estimate: memory, FLOPs, runtime and cost of one job on one GPU configuration.
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "frugal/catalog/catalog.h"
+#include "frugal/core/table.h"
+#include "frugal/core/text.h"
+#include "frugal/estimate/estimator.h"
+#include "frugal/estimate/hardware.h"
+
+namespace frugal::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using estimate::kBytesPerGib;
+
+struct EstimateOptions {
+  std::string params, tokens, samples, steps;
+  std::optional<int> layers, hidden, heads, kv_heads, ffn, vocab;
+  int seq = 2048;
+  std::string mlp = "swiglu";
+  bool tied_embeddings = false;
+  std::string dtype = "bf16", optimizer = "adamw", method = "full", recompute = "none";
+  std::string master_weights = "fp32", lora_targets = "all";
+  int lora_rank = 16, micro_batch = 1, global_batch = 0, zero = 0;
+  double epochs = 1;
+  std::optional<double> tokens_per_sample, tokens_per_second, mfu;
+  std::string gpu;
+  int gpus = 1;
+  std::string tier;   ///< only this tier's cheapest offer
+  std::string offer;  ///< exactly this offer (id or instance type)
+};
+
+Result<double> Count(const std::string& text, std::string_view flag) {
+  return ParseCount(text).map_error([&](Error e) { return e.Wrap(fmt::format("--{}", flag)); });
+}
+
+Result<estimate::Model> ModelFrom(const EstimateOptions& o) {
+  estimate::ModelSpec spec;
+  if (!o.params.empty()) spec.params = FRUGAL_TRY(Count(o.params, "params"));
+  spec.layers = o.layers;
+  spec.hidden = o.hidden;
+  spec.heads = o.heads;
+  spec.kv_heads = o.kv_heads;
+  spec.ffn = o.ffn;
+  spec.vocab = o.vocab;
+  spec.seq = o.seq;
+  spec.mlp = FRUGAL_TRY(estimate::ParseMlp(o.mlp));
+  spec.tied_embeddings = o.tied_embeddings;
+  return estimate::ResolveModel(spec);
+}
+
+Result<estimate::Training> TrainingFrom(const EstimateOptions& o) {
+  estimate::Training t;
+  t.precision = FRUGAL_TRY(
+      catalog::ParsePrecision(o.dtype).map_error([](Error e) { return e.Wrap("--dtype"); }));
+  t.optimizer = FRUGAL_TRY(estimate::ParseOptimizer(o.optimizer));
+  t.method = FRUGAL_TRY(estimate::ParseMethod(o.method));
+  t.recompute = FRUGAL_TRY(estimate::ParseRecompute(o.recompute));
+  t.lora_rank = o.lora_rank;
+  t.lora_targets = FRUGAL_TRY(estimate::ParseLoraTargets(o.lora_targets));
+  t.master_weights = FRUGAL_TRY(estimate::ParseMasterWeights(o.master_weights));
+  t.micro_batch = o.micro_batch;
+  t.global_batch = o.global_batch;
+  t.zero_stage = o.zero;
+  t.gpus = o.gpus;
+  FRUGAL_TRY(t.Validate());
+  return t;
+}
+
+Result<estimate::Work> WorkFrom(const EstimateOptions& o) {
+  estimate::Work w;
+  if (!o.tokens.empty()) w.tokens = FRUGAL_TRY(Count(o.tokens, "tokens"));
+  if (!o.samples.empty()) w.samples = FRUGAL_TRY(Count(o.samples, "samples"));
+  if (!o.steps.empty()) w.steps = FRUGAL_TRY(Count(o.steps, "steps"));
+  w.epochs = o.epochs;
+  w.tokens_per_sample = o.tokens_per_sample;
+  return w;
+}
+
+double Gib(double bytes) { return bytes / kBytesPerGib; }
+
+nlohmann::json MemoryJson(const estimate::MemoryBreakdown& m) {
+  return {{"weights_gib", Gib(m.weights)},
+          {"gradients_gib", Gib(m.gradients)},
+          {"optimizer_states_gib", Gib(m.optimizer_states)},
+          {"activations_gib", Gib(m.activations)},
+          {"logits_gib", Gib(m.logits)},
+          {"overhead_gib", Gib(m.overhead)}};
+}
+
+nlohmann::json CostJson(const std::vector<estimate::TierCost>& costs) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& c : costs) {
+    list.push_back({{"tier", catalog::TierName(c.offer->tier)},
+                    {"cloud", c.offer->cloud},
+                    {"instance_type", c.offer->instance_type},
+                    {"region", c.offer->region},
+                    {"instances", c.instances},
+                    {"price_per_hour", c.offer->price.per_hour.dollars()},
+                    {"price_estimated", c.offer->price_estimated},
+                    {"cost_usd", c.cost.dollars()}});
+  }
+  return list;
+}
+
+nlohmann::json EstimateJson(const estimate::Estimate& e,
+                            const std::vector<estimate::TierCost>& costs) {
+  const estimate::Model& m = e.model;
+  const estimate::Training& t = e.training;
+  return {{"fits", e.fits},
+          {"peak_memory_gib_per_gpu", Gib(e.memory.Total())},
+          {"capacity_gib_per_gpu", Gib(e.capacity_bytes)},
+          {"headroom_gib", Gib(e.HeadroomBytes())},
+          {"memory", MemoryJson(e.memory)},
+          {"model",
+           {{"params", m.params},
+            {"layers", m.layers},
+            {"hidden", m.hidden},
+            {"heads", m.heads},
+            {"kv_heads", m.kv_heads},
+            {"ffn", m.ffn},
+            {"vocab", m.vocab},
+            {"seq", m.seq},
+            {"mlp", estimate::MlpName(m.mlp)},
+            {"shape_derived", m.shape_derived}}},
+          {"training",
+           {{"dtype", catalog::PrecisionName(t.precision)},
+            {"optimizer", estimate::OptimizerName(t.optimizer)},
+            {"method", estimate::MethodName(t.method)},
+            {"lora_rank",
+             t.method == estimate::Method::kFull ? nlohmann::json() : nlohmann::json(t.lora_rank)},
+            {"micro_batch", t.micro_batch},
+            {"global_batch", t.global_batch > 0 ? t.global_batch : t.micro_batch * t.gpus},
+            {"accumulation_steps", t.AccumulationSteps()},
+            {"recompute", estimate::RecomputeName(t.recompute)},
+            {"zero", t.zero_stage},
+            {"gpus", t.gpus}}},
+          {"tokens", e.tokens},
+          {"steps", e.steps},
+          {"total_flops", e.flops.Total()},
+          {"model_flops", e.flops.model},
+          {"recompute_flops", e.flops.recompute},
+          {"mfu", e.mfu},
+          {"mfu_source", estimate::UtilizationSourceName(e.source)},
+          {"prior_hfu", e.prior_hfu},
+          {"wall_hours", e.WallHours()},
+          {"gpu_hours", e.GpuHours()},
+          {"costs", CostJson(costs)}};
+}
+
+void PrintHuman(const estimate::Estimate& e, const std::string& gpu,
+                const std::vector<estimate::TierCost>& costs, std::ostream& out) {
+  const estimate::MemoryBreakdown& b = e.memory;
+  out << fmt::format("Model: {:.3g}B parameters{}, {} layers, hidden {}, seq {}\n",
+                     e.model.params / 1e9,
+                     e.model.shape_derived ? " (shape derived from the count)" : "", e.model.layers,
+                     e.model.hidden, e.model.seq);
+  out << fmt::format(
+      "Memory per GPU: {:.1f} GiB of {:.0f} GiB on {} — {}\n", Gib(b.Total()),
+      Gib(e.capacity_bytes), gpu,
+      e.fits ? fmt::format("fits ({:.1f} GiB headroom)", Gib(e.HeadroomBytes()))
+             : fmt::format("does NOT fit (short by {:.1f} GiB)", -Gib(e.HeadroomBytes())));
+  Table mem({{"TERM"}, {"GIB", Align::kRight}});
+  for (const auto& [name, bytes] : {std::pair{"weights", b.weights},
+                                    {"gradients", b.gradients},
+                                    {"optimizer states", b.optimizer_states},
+                                    {"activations", b.activations},
+                                    {"logits and loss", b.logits},
+                                    {"framework overhead", b.overhead}}) {
+    mem.AddRow({name, fmt::format("{:.2f}", Gib(bytes))});
+  }
+  mem.Render(out);
+  out << fmt::format("Work: {:.4g} tokens, {:.4g} optimizer steps ({} accumulation steps)\n",
+                     e.tokens, e.steps, e.training.AccumulationSteps());
+  out << fmt::format("Compute: {:.3e} FLOPs ({:.3e} recompute); MFU {:.1f}% ({})\n",
+                     e.flops.Total(), e.flops.recompute, 100 * e.mfu,
+                     estimate::UtilizationSourceName(e.source));
+  out << fmt::format("Time: {:.2f} h wall on {} GPUs, {:.1f} GPU-hours\n", e.WallHours(),
+                     e.training.gpus, e.GpuHours());
+  if (costs.empty()) {
+    out << "Cost: no offer for this GPU in the catalog.\n";
+    return;
+  }
+  Table t({{"TIER"},
+           {"OFFER"},
+           {"INSTANCES", Align::kRight},
+           {"$/HOUR", Align::kRight},
+           {"COST", Align::kRight}});
+  for (const auto& c : costs) {
+    const std::string mark = c.offer->price_estimated ? " (est.)" : "";
+    t.AddRow({std::string(catalog::TierName(c.offer->tier)), c.offer->Id(),
+              std::to_string(c.instances), c.offer->price.ToString() + mark,
+              c.cost.ToString() + mark});
+  }
+  t.Render(out);
+  out << "Spot cost is before preemption overhead; `frugal plan` prices that in.\n";
+}
+
+/// The costs to show: one offer (--offer), one tier's cheapest (--tier), or every tier's.
+Result<std::vector<estimate::TierCost>> Costs(const EstimateOptions& o, const catalog::Catalog& c,
+                                              const std::string& gpu, int gpus, double wall_hours) {
+  if (!o.offer.empty()) {
+    for (const catalog::Offer& offer : c.offers()) {
+      if ((offer.Id() == o.offer || offer.instance_type == o.offer) && offer.gpu == gpu) {
+        return std::vector<estimate::TierCost>{estimate::PriceOffer(offer, gpus, wall_hours)};
+      }
+    }
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("--offer: no offer '{}' with {} GPUs (see 'frugal catalog offers "
+                            "--gpu {}')",
+                            o.offer, gpu, gpu));
+  }
+  std::vector<estimate::TierCost> costs = estimate::CheapestPerTier(c, gpu, gpus, wall_hours);
+  if (!o.tier.empty()) {
+    const catalog::Tier tier =
+        FRUGAL_TRY(catalog::ParseTier(o.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
+    std::erase_if(costs, [&](const estimate::TierCost& t) { return t.offer->tier != tier; });
+  }
+  return costs;
+}
+
+Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, Streams& s) {
+  const estimate::Model model = FRUGAL_TRY(ModelFrom(o));
+  const estimate::Training training = FRUGAL_TRY(TrainingFrom(o));
+  const estimate::Work work = FRUGAL_TRY(WorkFrom(o));
+  const double tokens = FRUGAL_TRY(estimate::WorkTokens(work, model, training));
+  std::vector<fs::path> custom;
+  if (!global.catalog.empty()) custom.emplace_back(global.catalog);
+  const catalog::Catalog c = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
+  const catalog::GpuSpec* gpu =
+      FRUGAL_TRY(c.RequireGpu(o.gpu).map_error([](Error e) { return e.Wrap("--gpu"); }));
+  const estimate::Hardware hw = FRUGAL_TRY(estimate::HardwareFor(*gpu, training.precision));
+  estimate::Measured measured;
+  measured.tokens_per_second = o.tokens_per_second;
+  measured.mfu = o.mfu;
+  const estimate::Estimate e =
+      FRUGAL_TRY(estimate::EstimateTraining(model, training, hw, tokens, measured));
+  const auto costs = FRUGAL_TRY(Costs(o, c, gpu->name, training.gpus, e.WallHours()));
+  if (global.json) {
+    nlohmann::json doc = EstimateJson(e, costs);
+    doc["gpu"] = gpu->name;
+    WriteJson(s, doc);
+    return {};
+  }
+  PrintHuman(e, gpu->name, costs, s.out);
+  return {};
+}
+
+}  // namespace
+
+void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action) {
+  auto o = std::make_shared<EstimateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "estimate", "Memory, FLOPs, runtime and cost of one job on one GPU configuration");
+  cmd->add_option("--params", o->params, "Parameters: 7b, 350m, 7e9");
+  cmd->add_option("--layers", o->layers, "Transformer layers");
+  cmd->add_option("--hidden", o->hidden, "Hidden size");
+  cmd->add_option("--heads", o->heads, "Attention heads (default hidden/128)");
+  cmd->add_option("--kv-heads", o->kv_heads,
+                  "Key/value heads for grouped-query attention (default: heads)");
+  cmd->add_option("--ffn", o->ffn,
+                  "Feed-forward width (default 8/3·hidden for SwiGLU, 4·hidden for GELU)");
+  cmd->add_option("--vocab", o->vocab, "Vocabulary size (default 32000)");
+  cmd->add_option("--seq", o->seq, "Sequence length in tokens")->capture_default_str();
+  cmd->add_option("--mlp", o->mlp, "swiglu or gelu")->capture_default_str();
+  cmd->add_flag("--tied-embeddings", o->tied_embeddings, "Output head shares the input embedding");
+  cmd->add_option("--dtype", o->dtype, "fp32, tf32, bf16, fp16, fp8")->capture_default_str();
+  cmd->add_option("--optimizer", o->optimizer, "adamw, adam8bit, sgd, adafactor")
+      ->capture_default_str();
+  cmd->add_option("--method", o->method, "full, lora, qlora")->capture_default_str();
+  cmd->add_option("--lora-rank", o->lora_rank, "LoRA rank")->capture_default_str();
+  cmd->add_option("--lora-targets", o->lora_targets, "all (every linear layer) or qv")
+      ->capture_default_str();
+  cmd->add_option("--master-weights", o->master_weights, "fp32 (AMP) or none (pure 16-bit)")
+      ->capture_default_str();
+  cmd->add_option("--micro-batch", o->micro_batch, "Sequences per GPU per step")
+      ->capture_default_str();
+  cmd->add_option("--global-batch", o->global_batch,
+                  "Sequences per optimizer step (default micro-batch × GPUs)");
+  cmd->add_option("--recompute", o->recompute, "none, selective, full")->capture_default_str();
+  cmd->add_option("--zero", o->zero, "ZeRO stage 0-3 (FSDP full shard = 3)")->capture_default_str();
+  cmd->add_option("--tokens", o->tokens, "Training tokens: 2t, 500m");
+  cmd->add_option("--samples", o->samples, "Training samples (with --epochs, --tokens-per-sample)");
+  cmd->add_option("--epochs", o->epochs, "Epochs over --samples")->capture_default_str();
+  cmd->add_option("--tokens-per-sample", o->tokens_per_sample, "Tokens per sample (default --seq)");
+  cmd->add_option("--steps", o->steps, "Optimizer steps of the global batch");
+  cmd->add_option("--gpu", o->gpu, "GPU model (A100-80GB, H100, L4, ...)")->required();
+  cmd->add_option("--gpus", o->gpus, "Number of GPUs (data parallel)")->capture_default_str();
+  cmd->add_option("--tier", o->tier,
+                  "Price only this tier: on_demand, spot, reserved_1y, reserved_3y");
+  cmd->add_option("--offer", o->offer,
+                  "Price exactly this offer (id from 'frugal catalog offers', or instance type)");
+  cmd->add_option("--tokens-per-second", o->tokens_per_second,
+                  "Measured throughput of the whole job; overrides the MFU prior");
+  cmd->add_option("--mfu", o->mfu, "Measured model FLOPs utilization (0-1); overrides the prior");
+  cmd->callback(
+      [&, o] { action = [&global, o](Streams& s) { return RunEstimate(*o, global, s); }; });
+}
+
+}  // namespace frugal::cli

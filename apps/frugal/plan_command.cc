@@ -1,0 +1,251 @@
+// frugal plan JOB.yaml: every offer × GPU count × knobs for a job, ranked by expected cost or
+// time with spot risk and the deadline priced in.
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "frugal/catalog/catalog.h"
+#include "frugal/core/table.h"
+#include "frugal/plan/knob_search.h"
+#include "frugal/plan/planner.h"
+
+namespace frugal::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using plan::Option;
+using plan::RunKind;
+
+struct PlanOptions {
+  std::string job;
+  std::string deadline;
+  std::string budget;
+  std::string objective = "cost";
+  size_t top = 10;
+};
+
+Result<plan::PlanRequest> RequestFrom(const PlanOptions& o) {
+  plan::PlanRequest r;
+  if (!o.deadline.empty()) {
+    const Duration d = FRUGAL_TRY(
+        ParseDuration(o.deadline).map_error([](Error e) { return e.Wrap("--deadline"); }));
+    if (d.count() <= 0) return Fail(ErrorCode::kBadInput, "--deadline: must be positive");
+    r.deadline_hours = ToHours(d);
+  }
+  if (!o.budget.empty()) {
+    r.budget =
+        FRUGAL_TRY(Money::Parse(o.budget).map_error([](Error e) { return e.Wrap("--budget"); }));
+    if (*r.budget <= Money()) return Fail(ErrorCode::kBadInput, "--budget: must be positive");
+  }
+  r.objective = o.objective == "time" ? plan::Objective::kTime : plan::Objective::kCost;
+  r.top = o.top;
+  return r;
+}
+
+nlohmann::json KnobsJson(const estimate::Training& t) {
+  return {{"method", estimate::MethodName(t.method)},
+          {"lora_rank",
+           t.method == estimate::Method::kFull ? nlohmann::json() : nlohmann::json(t.lora_rank)},
+          {"precision", catalog::PrecisionName(t.precision)},
+          {"recompute", estimate::RecomputeName(t.recompute)},
+          {"micro_batch", t.micro_batch},
+          {"accumulation_steps", t.AccumulationSteps()},
+          {"zero", t.zero_stage}};
+}
+
+nlohmann::json SpotJson(const Option& o) {
+  if (o.kind != RunKind::kSpot && o.kind != RunKind::kFallback) return nullptr;
+  const plan::SpotRun& s = o.spot;
+  nlohmann::json j = {
+      {"strategy",
+       s.strategy == plan::CheckpointStrategy::kOnNotice ? "checkpoint_on_notice" : "periodic"},
+      {"checkpoint_interval_hours", s.strategy == plan::CheckpointStrategy::kPeriodic
+                                        ? nlohmann::json(s.interval_hours)
+                                        : nlohmann::json()},
+      {"preemptions_per_hour", o.offer->preemptions_per_hour * o.instances},
+      {"expected_preemptions", s.expected_preemptions},
+      {"checkpoint_hours", s.checkpoint_hours},
+      {"restart_hours", s.restart_hours},
+      {"lost_work_hours", s.lost_work_hours},
+      {"time_inflation", s.Inflation(o.work_hours)},
+      {"deadline_miss_probability_spot_only", s.deadline_miss_probability}};
+  if (o.kind == RunKind::kFallback) {
+    j["fallback"] = {{"on_demand_offer", o.fallback_offer->Id()},
+                     {"switch_probability", o.fallback.switch_probability},
+                     {"switch_at_hours", o.fallback.switch_at_hours}};
+  }
+  return j;
+}
+
+nlohmann::json OptionJson(const Option& o, size_t rank) {
+  const bool cpu = o.offer->gpu.empty();
+  return {{"rank", rank},
+          {"cloud", o.offer->cloud},
+          {"instance_type", o.offer->instance_type},
+          {"region", o.offer->region},
+          {"zone", o.offer->zone.empty() ? nlohmann::json() : nlohmann::json(o.offer->zone)},
+          {"tier", catalog::TierName(o.offer->tier)},
+          {"run", plan::RunKindName(o.kind)},
+          {"gpu", cpu ? nlohmann::json() : nlohmann::json(o.offer->gpu)},
+          {"gpu_count", o.gpus},
+          {"instances", o.instances},
+          {"knobs", KnobsJson(o.knobs)},
+          {"measured", o.measured},
+          {"fits", true},
+          {"peak_memory_gib_per_gpu", cpu ? nlohmann::json() : nlohmann::json(o.peak_gib)},
+          {"headroom_gib", cpu ? nlohmann::json() : nlohmann::json(o.HeadroomGib())},
+          {"work_hours", o.work_hours},
+          {"wall_hours", o.wall_hours},
+          {"gpu_hours", o.gpu_hours},
+          {"price_per_hour", o.offer->price.per_hour.dollars() * o.instances},
+          {"expected_cost_usd", o.expected_cost.dollars()},
+          {"price_estimated", o.estimated_price},
+          {"meets_deadline", o.meets_deadline},
+          {"deadline_miss_probability", o.deadline_miss_probability},
+          {"spot", SpotJson(o)}};
+}
+
+void WritePlanJson(const plan::JobSpec& spec, const plan::Plan& p, const PlanOptions& opts,
+                   Streams& s) {
+  nlohmann::json options = nlohmann::json::array();
+  for (size_t i = 0; i < p.options.size(); ++i) options.push_back(OptionJson(p.options[i], i + 1));
+  nlohmann::json excluded = nlohmann::json::array();
+  for (const auto& e : p.excluded)
+    excluded.push_back({{"reason", e.reason}, {"options", e.offers}});
+  WriteJson(s, {{"job", spec.name},
+                {"tokens", p.tokens},
+                {"objective", opts.objective},
+                {"deadline_hours",
+                 p.deadline_hours ? nlohmann::json(*p.deadline_hours) : nlohmann::json()},
+                {"budget_usd", p.budget ? nlohmann::json(p.budget->dollars()) : nlohmann::json()},
+                {"options", options},
+                {"excluded", excluded},
+                {"advice", p.advice},
+                {"ranked_options", p.ranked},
+                {"evaluated_configurations", p.evaluated}});
+}
+
+std::string RunLabel(const Option& o) {
+  switch (o.kind) {
+    case RunKind::kPlain:
+      return std::string(catalog::TierName(o.offer->tier));
+    case RunKind::kSpot:
+      return "spot";
+    case RunKind::kFallback:
+      return "spot+fallback";
+    case RunKind::kReserved:
+      return std::string(catalog::TierName(o.offer->tier)) + " (est.)";
+  }
+  return "?";
+}
+
+void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, Streams& s) {
+  s.out << fmt::format("Job {}: {:.4g} tokens; deadline {}; budget {}\n", spec.name, p.tokens,
+                       p.deadline_hours ? FormatDuration(FromHours(*p.deadline_hours)) : "none",
+                       p.budget ? p.budget->ToString() : "none");
+  if (p.options.empty()) {
+    s.out << "No option meets the constraints.\n";
+  } else {
+    Table t({{"#", Align::kRight},
+             {"OFFER"},
+             {"RUN"},
+             {"GPUS"},
+             {"KNOBS"},
+             {"MEM GiB", Align::kRight},
+             {"WALL", Align::kRight},
+             {"GPU-H", Align::kRight},
+             {"COST", Align::kRight},
+             {"DEADLINE"}});
+    for (size_t i = 0; i < p.options.size(); ++i) {
+      const Option& o = p.options[i];
+      const std::string mem =
+          o.offer->gpu.empty() ? "-" : fmt::format("{:.1f}/{:g}", o.peak_gib, o.capacity_gib);
+      const std::string knobs =
+          o.measured ? "as measured" : plan::DescribeKnobs(o.knobs, o.knobs, plan::Describe::kAll);
+      const std::string deadline =
+          !p.deadline_hours ? "-"
+          : o.meets_deadline
+              ? (o.deadline_miss_probability >= 0.005
+                     ? fmt::format("yes ({:.0f}% risk)", 100 * o.deadline_miss_probability)
+                     : "yes")
+              : "no";
+      t.AddRow({std::to_string(i + 1), o.offer->Id(), RunLabel(o),
+                o.offer->gpu.empty() ? "cpu" : fmt::format("{} x{}", o.offer->gpu, o.gpus), knobs,
+                mem, FormatDuration(FromHours(o.wall_hours)), fmt::format("{:.1f}", o.gpu_hours),
+                o.expected_cost.ToString() + (o.estimated_price ? " (est.)" : ""), deadline});
+    }
+    t.Render(s.out);
+  }
+  for (const Option& o : p.options) {
+    if (o.kind != RunKind::kSpot && o.kind != RunKind::kFallback) continue;
+    const plan::SpotRun& sp = o.spot;
+    s.out << fmt::format(
+        "  {} {}: {}; {:.2f} preemptions expected, {} lost work, {} restarts, {} checkpoints: "
+        "time x{:.2f}",
+        o.offer->Id(), RunLabel(o),
+        sp.strategy == plan::CheckpointStrategy::kOnNotice
+            ? "checkpoint on notice"
+            : fmt::format("checkpoint every {}", FormatDuration(FromHours(sp.interval_hours))),
+        sp.expected_preemptions, FormatDuration(FromHours(sp.lost_work_hours)),
+        FormatDuration(FromHours(sp.restart_hours)), FormatDuration(FromHours(sp.checkpoint_hours)),
+        sp.Inflation(o.work_hours));
+    if (o.kind == RunKind::kFallback) {
+      s.out << fmt::format("; falls back to {} with probability {:.0f}%", o.fallback_offer->Id(),
+                           100 * o.fallback.switch_probability);
+    }
+    s.out << "\n";
+  }
+  if (!p.excluded.empty()) {
+    s.out << "\nWhy the others lost:\n";
+    for (const auto& e : p.excluded) {
+      s.out << fmt::format("  {} [{} option{}]\n", e.reason, e.offers, e.offers == 1 ? "" : "s");
+    }
+  }
+  if (!p.advice.empty()) {
+    s.out << "\nAdvice:\n";
+    for (const auto& a : p.advice) s.out << "  " << a << "\n";
+  }
+}
+
+Result<void> RunPlan(const PlanOptions& o, const GlobalOptions& global, Streams& s) {
+  const plan::PlanRequest request = FRUGAL_TRY(RequestFrom(o));
+  std::vector<fs::path> custom;
+  if (!global.catalog.empty()) custom.emplace_back(global.catalog);
+  catalog::Catalog c = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
+  std::vector<std::string> names;
+  for (const auto& g : c.gpus()) names.push_back(g.name);
+  const plan::JobSpec spec = FRUGAL_TRY(plan::LoadJobSpec(o.job, names));
+  if (!spec.catalog_files.empty()) {
+    custom.insert(custom.end(), spec.catalog_files.begin(), spec.catalog_files.end());
+    c = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
+  }
+  const plan::Plan p = FRUGAL_TRY(plan::MakePlan(spec, c, request));
+  if (global.json) {
+    WritePlanJson(spec, p, o, s);
+  } else {
+    PrintPlan(spec, p, s);
+  }
+  return {};
+}
+
+}  // namespace
+
+void RegisterPlan(CLI::App& app, GlobalOptions& global, Action& action) {
+  auto o = std::make_shared<PlanOptions>();
+  CLI::App* cmd =
+      app.add_subcommand("plan", "Rank every offer, GPU count and knob setting for a job spec");
+  cmd->add_option("job", o->job, "Job spec (YAML, apiVersion frugal/v1; see docs/job-spec.md)")
+      ->required();
+  cmd->add_option("--deadline", o->deadline,
+                  "Finish within this long (overrides the spec): 36h, 1.5h");
+  cmd->add_option("--budget", o->budget, "Spend at most this many dollars (overrides the spec)");
+  cmd->add_option("--objective", o->objective, "cost or time")
+      ->check(CLI::IsMember({"cost", "time"}))
+      ->capture_default_str();
+  cmd->add_option("--top", o->top, "Show the best N options")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->callback([&, o] { action = [&global, o](Streams& s) { return RunPlan(*o, global, s); }; });
+}
+
+}  // namespace frugal::cli

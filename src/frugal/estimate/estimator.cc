@@ -1,0 +1,84 @@
+#include "frugal/estimate/estimator.h"
+
+#include <fmt/format.h>
+
+namespace frugal::estimate {
+
+std::string_view UtilizationSourceName(UtilizationSource s) {
+  switch (s) {
+    case UtilizationSource::kPrior:
+      return "prior";
+    case UtilizationSource::kMeasuredThroughput:
+      return "measured_throughput";
+    case UtilizationSource::kMeasuredMfu:
+      return "measured_mfu";
+  }
+  return "?";
+}
+
+Result<double> WorkTokens(const Work& w, const Model& m, const Training& t) {
+  const int forms = (w.tokens ? 1 : 0) + (w.samples ? 1 : 0) + (w.steps ? 1 : 0);
+  if (forms != 1) {
+    return Fail(ErrorCode::kBadInput, forms == 0
+                                          ? "the work needs tokens, samples (with epochs) or steps"
+                                          : "give only one of tokens, samples or steps");
+  }
+  const auto positive = [](double v, std::string_view field) -> Result<double> {
+    if (!(v > 0))
+      return Fail(ErrorCode::kBadInput, fmt::format("{} must be positive, got {}", field, v));
+    return v;
+  };
+  if (w.tokens) return positive(*w.tokens, "tokens");
+  const double seq = static_cast<double>(m.seq);
+  if (w.samples) {
+    FRUGAL_TRY(positive(*w.samples, "samples"));
+    FRUGAL_TRY(positive(w.epochs, "epochs"));
+    const double per_sample =
+        FRUGAL_TRY(positive(w.tokens_per_sample.value_or(seq), "tokens_per_sample"));
+    return *w.samples * w.epochs * per_sample;
+  }
+  FRUGAL_TRY(positive(*w.steps, "steps"));
+  const int batch = t.global_batch > 0 ? t.global_batch : t.micro_batch * t.gpus;
+  return *w.steps * static_cast<double>(batch) * seq;
+}
+
+Result<Estimate> EstimateTraining(const Model& m, const Training& t, const Hardware& hw,
+                                  double tokens, const Measured& measured) {
+  FRUGAL_TRY(t.Validate());
+  if (!(hw.peak_flops > 0)) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("GPU '{}' has no published peak for this precision", hw.gpu));
+  }
+  if (!(tokens > 0)) return Fail(ErrorCode::kBadInput, "the work must be more than zero tokens");
+  Estimate e;
+  e.model = m;
+  e.training = t;
+  e.memory = EstimateMemory(m, t);
+  e.capacity_bytes = hw.memory_gib * kBytesPerGib;
+  e.fits = e.memory.Total() <= e.capacity_bytes;
+  e.tokens = tokens;
+  const int batch = t.global_batch > 0 ? t.global_batch : t.micro_batch * t.gpus;
+  e.steps = tokens / (static_cast<double>(batch) * static_cast<double>(m.seq));
+  e.flops = TrainingFlops(m, t, tokens);
+  e.prior_hfu = PriorHfu(hw, t, m.params);
+  const double cluster_peak = hw.peak_flops * static_cast<double>(t.gpus);
+  if (measured.tokens_per_second) {
+    if (!(*measured.tokens_per_second > 0)) {
+      return Fail(ErrorCode::kBadInput, "measured tokens per second must be positive");
+    }
+    e.source = UtilizationSource::kMeasuredThroughput;
+    e.wall_seconds = tokens / *measured.tokens_per_second;
+  } else if (measured.mfu) {
+    if (!(*measured.mfu > 0 && *measured.mfu <= 1)) {
+      return Fail(ErrorCode::kBadInput, "measured MFU must be in (0, 1]");
+    }
+    e.source = UtilizationSource::kMeasuredMfu;
+    e.wall_seconds = e.flops.model / (cluster_peak * *measured.mfu);
+  } else {
+    e.wall_seconds = e.flops.Total() / (cluster_peak * e.prior_hfu);
+  }
+  e.mfu = e.flops.model / (cluster_peak * e.wall_seconds);
+  return e;
+}
+
+}  // namespace frugal::estimate

@@ -1,0 +1,62 @@
+#pragma once
+// One job on one configuration: memory per GPU, FLOPs, utilization, wall-clock and GPU-hours.
+
+#include <optional>
+
+#include "frugal/estimate/flops.h"
+#include "frugal/estimate/memory.h"
+#include "frugal/estimate/mfu_prior.h"
+#include "frugal/estimate/model.h"
+#include "frugal/estimate/training.h"
+
+namespace frugal::estimate {
+
+/// The amount of training: exactly one of tokens, samples (× epochs), or steps.
+struct Work {
+  std::optional<double> tokens;
+  std::optional<double> samples;
+  double epochs = 1;
+  std::optional<double> tokens_per_sample;  ///< default: the model's sequence length
+  std::optional<double> steps;              ///< optimizer steps of global_batch sequences
+};
+
+/// Tokens the work amounts to. kBadInput when none or more than one form is given, or a
+/// figure is not positive.
+[[nodiscard]] Result<double> WorkTokens(const Work& w, const Model& m, const Training& t);
+
+/// What was measured on this configuration; either replaces the utilization prior.
+struct Measured {
+  std::optional<double> tokens_per_second;  ///< whole job (all GPUs together)
+  std::optional<double> mfu;                ///< model FLOPs utilization, 0-1
+};
+
+enum class UtilizationSource { kPrior, kMeasuredThroughput, kMeasuredMfu };
+[[nodiscard]] std::string_view UtilizationSourceName(UtilizationSource s);
+
+struct Estimate {
+  Model model;
+  Training training;
+  MemoryBreakdown memory;     ///< per GPU
+  double capacity_bytes = 0;  ///< per GPU
+  bool fits = false;
+  double tokens = 0;
+  double steps = 0;  ///< optimizer steps
+  Flops flops;
+  double prior_hfu = 0;  ///< the prior's utilization, always computed for comparison
+  UtilizationSource source = UtilizationSource::kPrior;
+  double mfu = 0;  ///< model FLOPs / (GPUs × peak × wall)
+  double wall_seconds = 0;
+
+  [[nodiscard]] double HeadroomBytes() const { return capacity_bytes - memory.Total(); }
+  [[nodiscard]] double WallHours() const { return wall_seconds / 3600.0; }
+  [[nodiscard]] double GpuHours() const { return WallHours() * training.gpus; }
+};
+
+/// Estimates training `tokens` tokens of `m` with `t` on t.gpus GPUs of `hw`. Runtime is
+/// total FLOPs / (GPUs × peak × utilization), the utilization from `measured` when given,
+/// else the prior. kBadInput for an invalid training config or a GPU without a peak figure.
+[[nodiscard]] Result<Estimate> EstimateTraining(const Model& m, const Training& t,
+                                                const Hardware& hw, double tokens,
+                                                const Measured& measured = {});
+
+}  // namespace frugal::estimate

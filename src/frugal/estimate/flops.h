@@ -1,0 +1,23 @@
+#pragma once
+// Training FLOPs: the useful model FLOPs (what MFU counts) and the extra FLOPs recompute adds.
+
+#include "frugal/estimate/model.h"
+#include "frugal/estimate/training.h"
+
+namespace frugal::estimate {
+
+struct Flops {
+  double model = 0;      ///< useful work: 6·N·D + 12·L·h·s·D for full training
+  double recompute = 0;  ///< extra forward work recompute performs
+  [[nodiscard]] double Total() const { return model + recompute; }
+};
+
+/// FLOPs to train on `tokens` tokens. N is the matmul parameter count (Model::MatmulParams);
+/// the attention term is 12·layers·hidden·seq per token (QKᵀ and AV, forward and backward,
+/// counted without causal savings as PaLM's MFU does). LoRA/QLoRA: the frozen base needs
+/// forward (2N) and input gradients (2N) only, so 4·N·D plus 6 × adapters × D. Full recompute
+/// adds one more forward (2·N·D + 4·L·h·s·D); selective recompute only element-wise work,
+/// counted as zero FLOPs (its time cost is in the runtime model).
+[[nodiscard]] Flops TrainingFlops(const Model& m, const Training& t, double tokens);
+
+}  // namespace frugal::estimate

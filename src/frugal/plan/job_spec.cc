@@ -1,0 +1,329 @@
+#include "frugal/plan/job_spec.h"
+
+#include <fmt/format.h>
+
+#include "frugal/catalog/gpu_names.h"
+#include "frugal/core/text.h"
+#include "frugal/core/yaml.h"
+
+namespace frugal::plan {
+namespace {
+
+namespace est = estimate;
+using YAML::Node;
+
+constexpr int64_t kMaxBatch = 1 << 20;
+
+/// Reads an optional integer in [low, high] with a located error.
+Result<std::optional<int>> IntIn(const YamlDoc& doc, const Node& map, std::string_view key,
+                                 int64_t low, int64_t high) {
+  const auto v = FRUGAL_TRY(doc.OptionalInt(map, key));
+  if (!v) return std::optional<int>();
+  if (*v < low || *v > high) {
+    return Fail(doc.ErrorAt(map[std::string(key)], key,
+                            fmt::format("must be between {} and {}, got {}", low, high, *v)));
+  }
+  return std::optional<int>(static_cast<int>(*v));
+}
+
+/// A scalar or list of values, each parsed by `parse`, with the error at the offending item.
+template <typename T, typename Parse>
+Result<std::vector<T>> ParsedList(const YamlDoc& doc, const Node& map, std::string_view key,
+                                  Parse parse) {
+  std::vector<T> out;
+  const Node node = map[std::string(key)];
+  if (!node.IsDefined() || node.IsNull()) return out;
+  std::vector<Node> items;
+  if (node.IsSequence()) {
+    for (const auto& item : node) items.push_back(item);
+  } else {
+    items.push_back(node);
+  }
+  for (const Node& item : items) {
+    if (!item.IsScalar())
+      return Fail(doc.ErrorAt(item, key, "expected a value or a list of values"));
+    auto value = parse(item.Scalar());
+    if (!value) return Fail(doc.ErrorAt(item, key, value.error().message));
+    out.push_back(*value);
+  }
+  return out;
+}
+
+Result<int> ParseBatchValue(const std::string& text) {
+  const int64_t v = FRUGAL_TRY(ParseInt(text));
+  if (v < 1 || v > kMaxBatch)
+    return Fail(ErrorCode::kBadInput, fmt::format("must be at least 1, got {}", text));
+  return static_cast<int>(v);
+}
+
+Result<int> ParseZeroValue(const std::string& text) {
+  const int64_t v = FRUGAL_TRY(ParseInt(text));
+  if (v < 0 || v > 3)
+    return Fail(ErrorCode::kBadInput, fmt::format("ZeRO stage must be 0-3, got {}", text));
+  return static_cast<int>(v);
+}
+
+Result<est::Model> ReadModel(const YamlDoc& doc, const Node& root) {
+  const Node m = root["model"];
+  if (!m.IsDefined())
+    return Fail(doc.ErrorAt(root, "model", "missing (params, or layers and hidden)"));
+  FRUGAL_TRY(doc.CheckKeys(m, "model",
+                           {"params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
+                            "seq", "mlp", "tied_embeddings"}));
+  est::ModelSpec spec;
+  spec.params = FRUGAL_TRY(doc.OptionalCount(m, "params"));
+  spec.layers = FRUGAL_TRY(IntIn(doc, m, "layers", 1, 10'000));
+  spec.hidden = FRUGAL_TRY(IntIn(doc, m, "hidden", 1, 1'000'000));
+  spec.heads = FRUGAL_TRY(IntIn(doc, m, "heads", 1, 100'000));
+  spec.kv_heads = FRUGAL_TRY(IntIn(doc, m, "kv_heads", 1, 100'000));
+  spec.ffn = FRUGAL_TRY(IntIn(doc, m, "ffn", 1, 10'000'000));
+  spec.vocab = FRUGAL_TRY(IntIn(doc, m, "vocab", 1, 100'000'000));
+  spec.seq = FRUGAL_TRY(IntIn(doc, m, "seq", 1, 100'000'000)).value_or(spec.seq);
+  if (auto mlp = FRUGAL_TRY(doc.OptionalString(m, "mlp"))) {
+    auto parsed = est::ParseMlp(*mlp);
+    if (!parsed) return Fail(doc.ErrorAt(m["mlp"], "mlp", parsed.error().message));
+    spec.mlp = *parsed;
+  }
+  spec.tied_embeddings = FRUGAL_TRY(doc.OptionalBool(m, "tied_embeddings")).value_or(false);
+  auto model = est::ResolveModel(spec);
+  if (!model) return Fail(doc.ErrorAt(m, "model", model.error().message));
+  return *model;
+}
+
+template <typename T, typename Parse>
+Result<void> ReadEnum(const YamlDoc& doc, const Node& t, std::string_view key, Parse parse,
+                      T& out) {
+  if (auto text = FRUGAL_TRY(doc.OptionalString(t, key))) {
+    auto parsed = parse(*text);
+    if (!parsed) return Fail(doc.ErrorAt(t[std::string(key)], key, parsed.error().message));
+    out = *parsed;
+  }
+  return {};
+}
+
+Result<est::Training> ReadTraining(const YamlDoc& doc, const Node& root) {
+  est::Training t;
+  const Node n = root["training"];
+  if (!n.IsDefined()) return t;
+  FRUGAL_TRY(doc.CheckKeys(n, "training",
+                           {"precision", "optimizer", "method", "lora_rank", "lora_targets",
+                            "master_weights", "micro_batch", "global_batch", "recompute", "zero"}));
+  FRUGAL_TRY(ReadEnum(doc, n, "precision", catalog::ParsePrecision, t.precision));
+  FRUGAL_TRY(ReadEnum(doc, n, "optimizer", est::ParseOptimizer, t.optimizer));
+  FRUGAL_TRY(ReadEnum(doc, n, "method", est::ParseMethod, t.method));
+  FRUGAL_TRY(ReadEnum(doc, n, "lora_targets", est::ParseLoraTargets, t.lora_targets));
+  FRUGAL_TRY(ReadEnum(doc, n, "master_weights", est::ParseMasterWeights, t.master_weights));
+  FRUGAL_TRY(ReadEnum(doc, n, "recompute", est::ParseRecompute, t.recompute));
+  t.lora_rank = FRUGAL_TRY(IntIn(doc, n, "lora_rank", 1, 65'536)).value_or(t.lora_rank);
+  t.micro_batch = FRUGAL_TRY(IntIn(doc, n, "micro_batch", 1, kMaxBatch)).value_or(t.micro_batch);
+  t.global_batch = FRUGAL_TRY(IntIn(doc, n, "global_batch", 1, kMaxBatch)).value_or(0);
+  t.zero_stage = FRUGAL_TRY(IntIn(doc, n, "zero", 0, 3)).value_or(0);
+  if (t.global_batch > 0 && t.global_batch % t.micro_batch != 0) {
+    return Fail(doc.ErrorAt(
+        n["global_batch"], "global_batch",
+        fmt::format("{} is not a multiple of micro_batch {}", t.global_batch, t.micro_batch)));
+  }
+  return t;
+}
+
+Result<KnobSpace> ReadKnobs(const YamlDoc& doc, const Node& root, const est::Training& base) {
+  KnobSpace k;
+  const Node n = root["knobs"];
+  if (n.IsDefined()) {
+    FRUGAL_TRY(
+        doc.CheckKeys(n, "knobs", {"precision", "recompute", "micro_batch", "zero", "method"}));
+    k.precisions =
+        FRUGAL_TRY(ParsedList<est::Precision>(doc, n, "precision", catalog::ParsePrecision));
+    k.recomputes = FRUGAL_TRY(ParsedList<est::Recompute>(doc, n, "recompute", est::ParseRecompute));
+    k.micro_batches = FRUGAL_TRY(ParsedList<int>(doc, n, "micro_batch", ParseBatchValue));
+    k.zero_stages = FRUGAL_TRY(ParsedList<int>(doc, n, "zero", ParseZeroValue));
+    k.methods = FRUGAL_TRY(ParsedList<est::Method>(doc, n, "method", est::ParseMethod));
+  }
+  // Unset knobs: the user's value first, then what the planner may try.
+  if (k.precisions.empty()) {
+    k.precisions = {base.precision};
+    if (base.precision == est::Precision::kBf16) k.precisions.push_back(est::Precision::kFp16);
+  }
+  if (k.recomputes.empty())
+    k.recomputes = {est::Recompute::kNone, est::Recompute::kSelective, est::Recompute::kFull};
+  if (k.micro_batches.empty()) k.micro_batches = {1, 2, 4, 8, 16, 32};
+  if (k.zero_stages.empty()) k.zero_stages = {0, 1, 2, 3};
+  if (k.methods.empty()) k.methods = {base.method};
+  return k;
+}
+
+Result<est::Work> ReadWork(const YamlDoc& doc, const Node& root, const est::Model& model,
+                           const est::Training& t) {
+  const Node n = root["work"];
+  if (!n.IsDefined())
+    return Fail(doc.ErrorAt(root, "work", "missing (tokens, samples and epochs, or steps)"));
+  FRUGAL_TRY(
+      doc.CheckKeys(n, "work", {"tokens", "samples", "epochs", "tokens_per_sample", "steps"}));
+  est::Work w;
+  w.tokens = FRUGAL_TRY(doc.OptionalCount(n, "tokens"));
+  w.samples = FRUGAL_TRY(doc.OptionalCount(n, "samples"));
+  w.epochs = FRUGAL_TRY(doc.OptionalDouble(n, "epochs")).value_or(1.0);
+  w.tokens_per_sample = FRUGAL_TRY(doc.OptionalCount(n, "tokens_per_sample"));
+  w.steps = FRUGAL_TRY(doc.OptionalCount(n, "steps"));
+  if (!(w.epochs > 0)) return Fail(doc.ErrorAt(n["epochs"], "epochs", "must be positive"));
+  auto tokens = est::WorkTokens(w, model, t);
+  if (!tokens) return Fail(doc.ErrorAt(n, "work", tokens.error().message));
+  return w;
+}
+
+Result<std::string> ResolveGpu(const YamlDoc& doc, const Node& node, std::string_view key,
+                               const std::string& name, const std::vector<std::string>& known) {
+  const auto names = catalog::ResolveGpuName(name, known);
+  if (names.size() == 1) return names.front();
+  return Fail(doc.ErrorAt(node, key,
+                          names.empty()
+                              ? fmt::format("unknown GPU '{}'{}", name, DidYouMean(name, known))
+                              : fmt::format("'{}' is ambiguous; name the exact part", name)));
+}
+
+Result<MeasuredProfile> ReadProfile(const YamlDoc& doc, const Node& n,
+                                    const std::vector<std::string>& known) {
+  FRUGAL_TRY(doc.CheckKeys(
+      n, "measured", {"offer", "gpu", "gpus", "runtime", "tokens_per_second", "peak_memory_gib"}));
+  MeasuredProfile p;
+  p.where = doc.Where(n);
+  p.offer = FRUGAL_TRY(doc.OptionalString(n, "offer")).value_or("");
+  if (auto gpu = FRUGAL_TRY(doc.OptionalString(n, "gpu")))
+    p.gpu = FRUGAL_TRY(ResolveGpu(doc, n["gpu"], "gpu", *gpu, known));
+  p.gpus = FRUGAL_TRY(IntIn(doc, n, "gpus", 1, 100'000)).value_or(0);
+  if (p.offer.empty() == p.gpu.empty()) {
+    return Fail(
+        ErrorCode::kBadInput,
+        fmt::format("{}: measured profile: give exactly one of 'offer' and 'gpu'", p.where));
+  }
+  if (auto runtime = FRUGAL_TRY(doc.OptionalDuration(n, "runtime"))) {
+    if (runtime->count() <= 0)
+      return Fail(doc.ErrorAt(n["runtime"], "runtime", "must be positive"));
+    p.runtime_hours = ToHours(*runtime);
+  }
+  p.tokens_per_second = FRUGAL_TRY(doc.OptionalDouble(n, "tokens_per_second"));
+  if (p.tokens_per_second && !(*p.tokens_per_second > 0)) {
+    return Fail(doc.ErrorAt(n["tokens_per_second"], "tokens_per_second", "must be positive"));
+  }
+  if (p.runtime_hours.has_value() == p.tokens_per_second.has_value()) {
+    return Fail(
+        ErrorCode::kBadInput,
+        fmt::format("{}: measured profile: give exactly one of 'runtime' and 'tokens_per_second'",
+                    p.where));
+  }
+  p.peak_memory_gib = FRUGAL_TRY(doc.OptionalDouble(n, "peak_memory_gib"));
+  if (p.peak_memory_gib && !(*p.peak_memory_gib > 0)) {
+    return Fail(doc.ErrorAt(n["peak_memory_gib"], "peak_memory_gib", "must be positive"));
+  }
+  return p;
+}
+
+Result<std::vector<MeasuredProfile>> ReadMeasured(const YamlDoc& doc, const Node& root,
+                                                  const std::vector<std::string>& known) {
+  std::vector<MeasuredProfile> out;
+  const Node n = root["measured"];
+  if (!n.IsDefined() || n.IsNull()) return out;
+  if (!n.IsSequence()) return Fail(doc.ErrorAt(n, "measured", "expected a list of profiles"));
+  for (const auto& item : n) out.push_back(FRUGAL_TRY(ReadProfile(doc, item, known)));
+  return out;
+}
+
+Result<Constraints> ReadConstraints(const YamlDoc& doc, const Node& root,
+                                    const std::vector<std::string>& known) {
+  Constraints c;
+  const Node n = root["constraints"];
+  if (!n.IsDefined()) return c;
+  FRUGAL_TRY(doc.CheckKeys(n, "constraints",
+                           {"deadline", "budget", "max_gpu_hours", "clouds", "regions", "tiers",
+                            "gpus", "max_gpus", "reserved_utilization"}));
+  if (auto d = FRUGAL_TRY(doc.OptionalDuration(n, "deadline"))) {
+    if (d->count() <= 0) return Fail(doc.ErrorAt(n["deadline"], "deadline", "must be positive"));
+    c.deadline_hours = ToHours(*d);
+  }
+  c.budget = FRUGAL_TRY(doc.OptionalMoney(n, "budget"));
+  if (c.budget && *c.budget <= Money())
+    return Fail(doc.ErrorAt(n["budget"], "budget", "must be positive"));
+  c.max_gpu_hours = FRUGAL_TRY(doc.OptionalDouble(n, "max_gpu_hours"));
+  if (c.max_gpu_hours && !(*c.max_gpu_hours > 0)) {
+    return Fail(doc.ErrorAt(n["max_gpu_hours"], "max_gpu_hours", "must be positive"));
+  }
+  c.clouds = FRUGAL_TRY(doc.StringList(n, "clouds"));
+  for (auto& cloud : c.clouds) cloud = ToLower(cloud);
+  c.regions = FRUGAL_TRY(doc.StringList(n, "regions"));
+  c.tiers = FRUGAL_TRY(ParsedList<catalog::Tier>(doc, n, "tiers", catalog::ParseTier));
+  for (const auto& g : FRUGAL_TRY(doc.StringList(n, "gpus"))) {
+    c.gpus.push_back(FRUGAL_TRY(ResolveGpu(doc, n["gpus"], "gpus", g, known)));
+  }
+  c.max_gpus = FRUGAL_TRY(IntIn(doc, n, "max_gpus", 1, 100'000)).value_or(c.max_gpus);
+  c.reserved_utilization = FRUGAL_TRY(doc.OptionalDouble(n, "reserved_utilization"));
+  if (c.reserved_utilization && !(*c.reserved_utilization > 0 && *c.reserved_utilization <= 1)) {
+    return Fail(
+        doc.ErrorAt(n["reserved_utilization"], "reserved_utilization", "must be in (0, 1]"));
+  }
+  return c;
+}
+
+Result<FaultTolerance> ReadFaultTolerance(const YamlDoc& doc, const Node& root) {
+  FaultTolerance ft;
+  const Node n = root["fault_tolerance"];
+  if (!n.IsDefined()) return ft;
+  FRUGAL_TRY(doc.CheckKeys(n, "fault_tolerance",
+                           {"checkpoint_write", "restart", "checkpoint_on_notice", "notice"}));
+  if (auto d = FRUGAL_TRY(doc.OptionalDuration(n, "checkpoint_write")))
+    ft.checkpoint_write_hours = ToHours(*d);
+  if (auto d = FRUGAL_TRY(doc.OptionalDuration(n, "restart"))) ft.restart_hours = ToHours(*d);
+  if (auto d = FRUGAL_TRY(doc.OptionalDuration(n, "notice"))) ft.notice_hours = ToHours(*d);
+  ft.checkpoint_on_notice = FRUGAL_TRY(doc.OptionalBool(n, "checkpoint_on_notice")).value_or(false);
+  return ft;
+}
+
+Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_dir,
+                         const std::vector<std::string>& known) {
+  const Node& root = doc.root();
+  FRUGAL_TRY(doc.CheckKeys(root, "job",
+                           {"apiVersion", "kind", "name", "tags", "catalog", "model", "training",
+                            "knobs", "work", "measured", "constraints", "fault_tolerance"}));
+  const std::string api = FRUGAL_TRY(doc.RequiredString(root, "apiVersion"));
+  if (api != "frugal/v1")
+    return Fail(doc.ErrorAt(root["apiVersion"], "apiVersion",
+                            fmt::format("unsupported '{}' (expected frugal/v1)", api)));
+  if (auto kind = FRUGAL_TRY(doc.OptionalString(root, "kind")); kind && *kind != "Job") {
+    return Fail(doc.ErrorAt(root["kind"], "kind", fmt::format("expected Job, got '{}'", *kind)));
+  }
+  JobSpec spec;
+  spec.source = doc.source();
+  spec.name = FRUGAL_TRY(doc.OptionalString(root, "name")).value_or("job");
+  if (const Node tags = root["tags"]; tags.IsDefined()) {
+    FRUGAL_TRY(doc.CheckKeys(tags, "tags", {"team", "project", "owner"}));
+    for (const char* key : {"team", "project", "owner"}) {
+      if (auto v = FRUGAL_TRY(doc.OptionalString(tags, key))) spec.tags[key] = *v;
+    }
+  }
+  for (const auto& file : FRUGAL_TRY(doc.StringList(root, "catalog")))
+    spec.catalog_files.push_back(base_dir / file);
+  spec.model = FRUGAL_TRY(ReadModel(doc, root));
+  spec.baseline = FRUGAL_TRY(ReadTraining(doc, root));
+  spec.knobs = FRUGAL_TRY(ReadKnobs(doc, root, spec.baseline));
+  spec.work = FRUGAL_TRY(ReadWork(doc, root, spec.model, spec.baseline));
+  spec.measured = FRUGAL_TRY(ReadMeasured(doc, root, known));
+  spec.constraints = FRUGAL_TRY(ReadConstraints(doc, root, known));
+  spec.fault_tolerance = FRUGAL_TRY(ReadFaultTolerance(doc, root));
+  return spec;
+}
+
+}  // namespace
+
+Result<JobSpec> LoadJobSpec(const std::filesystem::path& path,
+                            const std::vector<std::string>& gpu_names) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
+  return ReadSpec(doc, path.parent_path(), gpu_names);
+}
+
+Result<JobSpec> ParseJobSpec(std::string_view text, const std::string& source,
+                             const std::filesystem::path& base_dir,
+                             const std::vector<std::string>& gpu_names) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(text, source));
+  return ReadSpec(doc, base_dir, gpu_names);
+}
+
+}  // namespace frugal::plan

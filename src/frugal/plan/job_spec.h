@@ -1,0 +1,76 @@
+#pragma once
+// The job spec (YAML, apiVersion frugal/v1, kind Job): what to train, how much, what was
+// measured, the constraints and the fault tolerance. Documented field by field in
+// docs/job-spec.md; every error names file:line:column and the field.
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frugal/catalog/offer.h"
+#include "frugal/core/money.h"
+#include "frugal/estimate/estimator.h"
+#include "frugal/plan/checkpointing.h"
+
+namespace frugal::plan {
+
+/// The values the planner may choose among; each list is non-empty after loading.
+struct KnobSpace {
+  std::vector<estimate::Precision> precisions;
+  std::vector<estimate::Recompute> recomputes;
+  std::vector<int> micro_batches;
+  std::vector<int> zero_stages;
+  std::vector<estimate::Method> methods;
+};
+
+/// A measured run: runtime or throughput (and optionally peak memory) on an offer or a GPU.
+struct MeasuredProfile {
+  std::string offer;  ///< instance type or an offer-id prefix ("seed:option-a"); or empty
+  std::string gpu;    ///< canonical GPU name; or empty
+  int gpus = 0;       ///< GPU count it was measured on; 0 matches any
+  std::optional<double> runtime_hours;
+  std::optional<double> tokens_per_second;
+  std::optional<double> peak_memory_gib;
+  std::string where;  ///< file:line:col, for messages
+};
+
+struct Constraints {
+  std::optional<double> deadline_hours;
+  std::optional<Money> budget;
+  std::optional<double> max_gpu_hours;
+  std::vector<std::string> clouds;
+  std::vector<std::string> regions;
+  std::vector<catalog::Tier> tiers;
+  std::vector<std::string> gpus;  ///< canonical names
+  int max_gpus = 8;
+  std::optional<double> reserved_utilization;  ///< share of a reservation this job's team uses
+};
+
+struct JobSpec {
+  std::string source;  ///< the file it came from
+  std::string name;
+  std::map<std::string, std::string> tags;
+  std::vector<std::filesystem::path>
+      catalog_files;  ///< custom offers, resolved from the spec's folder
+  estimate::Model model;
+  estimate::Training baseline;  ///< the knobs as the user wrote them (gpus unset)
+  estimate::Work work;
+  KnobSpace knobs;
+  std::vector<MeasuredProfile> measured;
+  Constraints constraints;
+  FaultTolerance fault_tolerance;
+};
+
+/// Loads and validates a job spec. `gpu_names` (the catalog's canonical names) resolve and
+/// check GPU names. kBadInput "file:line:col: field 'x': ..." on any error.
+[[nodiscard]] Result<JobSpec> LoadJobSpec(const std::filesystem::path& path,
+                                          const std::vector<std::string>& gpu_names);
+/// As LoadJobSpec, from text (tests); `source` names it in errors, relative paths resolve
+/// against `base_dir`.
+[[nodiscard]] Result<JobSpec> ParseJobSpec(std::string_view text, const std::string& source,
+                                           const std::filesystem::path& base_dir,
+                                           const std::vector<std::string>& gpu_names);
+
+}  // namespace frugal::plan

@@ -1,0 +1,350 @@
+#include "frugal/plan/planner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "frugal/plan/advice.h"
+#include "frugal/plan/knob_search.h"
+
+namespace frugal::plan {
+
+std::string_view RunKindName(RunKind k) {
+  switch (k) {
+    case RunKind::kPlain:
+      return "plain";
+    case RunKind::kSpot:
+      return "spot";
+    case RunKind::kFallback:
+      return "spot_with_on_demand_fallback";
+    case RunKind::kReserved:
+      return "reserved_estimate";
+  }
+  return "?";
+}
+
+namespace {
+
+namespace est = estimate;
+using catalog::Offer;
+using catalog::Tier;
+
+/// Below this spot deadline risk a fallback changes nothing worth listing.
+constexpr double kMinFallbackRisk = 0.005;
+
+struct Context {
+  const JobSpec& spec;
+  const catalog::Catalog& catalog;
+  const PlanRequest& request;
+  Plan& plan;
+  std::map<std::pair<std::string, int>, KnobResult> knobs;
+  std::map<std::string, size_t> excluded;
+  std::vector<Option> candidates;
+  std::vector<BaselineCost> baselines;
+};
+
+void Exclude(Context& ctx, const std::string& reason) { ++ctx.excluded[reason]; }
+
+/// Why a constraint filters this offer out; empty when it passes.
+std::string ConstraintReason(const Offer& o, const Constraints& c) {
+  const auto in = [](const std::vector<std::string>& list, const std::string& v) {
+    return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
+  };
+  if (!in(c.clouds, o.cloud)) return "cloud not in constraints.clouds";
+  if (!in(c.regions, o.region)) return "region not in constraints.regions";
+  if (!c.tiers.empty() && std::find(c.tiers.begin(), c.tiers.end(), o.tier) == c.tiers.end()) {
+    return "tier not in constraints.tiers";
+  }
+  if (!c.gpus.empty() && !in(c.gpus, o.gpu)) return "GPU not in constraints.gpus";
+  return "";
+}
+
+const MeasuredProfile* FindProfile(const JobSpec& spec, const Offer& o, int total) {
+  for (const MeasuredProfile& p : spec.measured) {
+    if (!p.runtime_hours && !p.tokens_per_second) continue;
+    if (!p.offer.empty()) {
+      const bool match = p.offer == o.instance_type || o.Id().rfind(p.offer, 0) == 0;
+      if (match && total == o.gpu_count) return &p;
+    } else if (p.gpu == o.gpu && (p.gpus == total || (p.gpus == 0 && total == o.gpu_count))) {
+      return &p;
+    }
+  }
+  return nullptr;
+}
+
+const KnobResult& Knobs(Context& ctx, const catalog::GpuSpec& gpu, int total) {
+  const auto key = std::make_pair(gpu.name, total);
+  auto it = ctx.knobs.find(key);
+  if (it == ctx.knobs.end()) {
+    it = ctx.knobs.emplace(key, SearchKnobs(ctx.spec, gpu, total, ctx.plan.tokens)).first;
+    ctx.plan.evaluated += it->second.evaluated;
+  }
+  return it->second;
+}
+
+/// Prices an option whose undisturbed wall time is known, by its offer's tier.
+bool Price(Context& ctx, Option& opt) {
+  const Offer& o = *opt.offer;
+  const Rate rate{o.price.per_hour * opt.instances};
+  const auto deadline = ctx.plan.deadline_hours;
+  opt.estimated_price = o.price_estimated;
+  switch (o.tier) {
+    case Tier::kOnDemand:
+      opt.wall_hours = opt.work_hours;
+      opt.expected_cost = rate.For(FromHours(opt.work_hours));
+      break;
+    case Tier::kSpot: {
+      opt.kind = RunKind::kSpot;
+      opt.spot = ModelSpotRun(opt.work_hours, o.preemptions_per_hour * opt.instances,
+                              ctx.spec.fault_tolerance, deadline);
+      if (!opt.spot.viable) {
+        Exclude(ctx, "spot: preempted faster than it can restart");
+        return false;
+      }
+      opt.wall_hours = opt.spot.expected_wall_hours;
+      opt.expected_cost = rate.ForHours(opt.wall_hours);
+      opt.deadline_miss_probability = opt.spot.deadline_miss_probability;
+      break;
+    }
+    case Tier::kReserved1y:
+    case Tier::kReserved3y: {
+      const auto utilization = ctx.spec.constraints.reserved_utilization;
+      if (!utilization) {
+        Exclude(ctx, "reserved tiers: shown only with constraints.reserved_utilization");
+        return false;
+      }
+      opt.kind = RunKind::kReserved;
+      opt.estimated_price = true;
+      opt.wall_hours = opt.work_hours;
+      opt.expected_cost = rate.ForHours(opt.work_hours / *utilization);
+      break;
+    }
+  }
+  opt.gpu_hours = opt.wall_hours * std::max(opt.gpus, 1);
+  opt.meets_deadline =
+      !deadline || (opt.kind == RunKind::kSpot ? opt.deadline_miss_probability <= kMaxDeadlineRisk
+                                               : opt.wall_hours <= *deadline);
+  return true;
+}
+
+void AddMeasured(Context& ctx, const Offer& o, int instances, int total, const MeasuredProfile& p,
+                 const catalog::GpuSpec* gpu) {
+  Option opt;
+  opt.offer = &o;
+  opt.instances = instances;
+  opt.gpus = total;
+  opt.measured = true;
+  opt.knobs = ctx.spec.baseline;
+  opt.knobs.gpus = std::max(total, 1);
+  opt.work_hours =
+      p.runtime_hours ? *p.runtime_hours : ctx.plan.tokens / *p.tokens_per_second / 3600.0;
+  if (gpu != nullptr) {
+    const KnobResult& k = Knobs(ctx, *gpu, total);
+    opt.capacity_gib = gpu->memory_gib;
+    if (k.baseline)
+      opt.peak_gib = k.baseline->memory.Total() * k.memory_correction / est::kBytesPerGib;
+    if (k.baseline && opt.peak_gib > opt.capacity_gib) {
+      Exclude(ctx, fmt::format(
+                       "{} x{}: does not fit, needs {:.1f} GiB of {:g} GiB with the measured knobs",
+                       gpu->name, total, opt.peak_gib, opt.capacity_gib));
+      return;
+    }
+  }
+  if (Price(ctx, opt)) ctx.candidates.push_back(opt);
+}
+
+void AddModelled(Context& ctx, const Offer& o, int instances, int total,
+                 const catalog::GpuSpec& gpu) {
+  const KnobResult& k = Knobs(ctx, gpu, total);
+  if (!k.unsupported.empty()) {
+    Exclude(ctx, k.unsupported);
+    return;
+  }
+  if (!k.best) {
+    Exclude(ctx, fmt::format(
+                     "{} x{}: does not fit, needs {:.1f} GiB of {:g} GiB with the lightest knobs",
+                     gpu.name, total, k.min_peak_bytes / est::kBytesPerGib, gpu.memory_gib));
+    return;
+  }
+  Option opt;
+  opt.offer = &o;
+  opt.instances = instances;
+  opt.gpus = total;
+  opt.knobs = k.best->training;
+  opt.peak_gib = k.best->memory.Total() * k.memory_correction / est::kBytesPerGib;
+  opt.capacity_gib = gpu.memory_gib;
+  opt.work_hours = k.best->WallHours();
+  if (!Price(ctx, opt)) return;
+  ctx.candidates.push_back(opt);
+  if (k.baseline && k.baseline->fits && o.tier == Tier::kOnDemand) {
+    const double hours = k.baseline->WallHours();
+    ctx.baselines.push_back({&o, total, Rate{o.price.per_hour * instances}.For(FromHours(hours)),
+                             hours, !ctx.plan.deadline_hours || hours <= *ctx.plan.deadline_hours});
+  }
+}
+
+void AddOffer(Context& ctx, const Offer& o) {
+  if (const std::string why = ConstraintReason(o, ctx.spec.constraints); !why.empty()) {
+    Exclude(ctx, why);
+    return;
+  }
+  const int max_gpus = ctx.spec.constraints.max_gpus;
+  if (o.gpu.empty()) {
+    if (const MeasuredProfile* p = FindProfile(ctx.spec, o, 0)) {
+      AddMeasured(ctx, o, 1, 0, *p, nullptr);
+    } else {
+      Exclude(ctx, "CPU offers: CPU runtime is not modelled; add a measured profile for the offer");
+    }
+    return;
+  }
+  const catalog::GpuSpec* gpu = ctx.catalog.FindGpu(o.gpu);
+  if (gpu == nullptr) {
+    Exclude(ctx, fmt::format("{}: not in the GPU table", o.gpu));
+    return;
+  }
+  if (o.gpu_count > max_gpus) {
+    Exclude(ctx, fmt::format("more than constraints.max_gpus ({}) GPUs per instance", max_gpus));
+    return;
+  }
+  // One instance, and whole multiples of 8-GPU nodes (or of the offer) up to max_gpus.
+  for (int instances = 1; instances * o.gpu_count <= max_gpus; instances *= 2) {
+    if (instances > 1 && o.gpu_count < 8) break;  // small instances are not clustered
+    const int total = instances * o.gpu_count;
+    if (const MeasuredProfile* p = FindProfile(ctx.spec, o, total)) {
+      AddMeasured(ctx, o, instances, total, *p, gpu);
+    } else {
+      AddModelled(ctx, o, instances, total, *gpu);
+    }
+  }
+}
+
+void AddFallbacks(Context& ctx) {
+  if (!ctx.plan.deadline_hours) return;
+  std::map<std::tuple<std::string, std::string, int>, const Option*> on_demand;
+  for (const Option& opt : ctx.candidates) {
+    if (opt.offer->tier != Tier::kOnDemand) continue;
+    const auto key = std::make_tuple(opt.offer->cloud, opt.offer->gpu, opt.gpus);
+    auto [it, inserted] = on_demand.emplace(key, &opt);
+    if (!inserted && opt.expected_cost < it->second->expected_cost) it->second = &opt;
+  }
+  std::vector<Option> added;
+  for (const Option& spot : ctx.candidates) {
+    if (spot.kind != RunKind::kSpot || spot.deadline_miss_probability < kMinFallbackRisk) continue;
+    const auto it = on_demand.find(std::make_tuple(spot.offer->cloud, spot.offer->gpu, spot.gpus));
+    if (it == on_demand.end() || it->second->work_hours > *ctx.plan.deadline_hours) continue;
+    Option f = spot;
+    f.kind = RunKind::kFallback;
+    f.fallback_offer = it->second->offer;
+    const double od_rate = it->second->offer->price.per_hour.dollars() * it->second->instances;
+    f.fallback = ModelFallback(spot.work_hours, spot.spot,
+                               spot.offer->price.per_hour.dollars() * spot.instances, od_rate,
+                               *ctx.plan.deadline_hours);
+    f.expected_cost = Money::FromDollars(f.fallback.expected_cost_dollars);
+    f.wall_hours = f.fallback.expected_wall_hours;
+    f.gpu_hours = f.wall_hours * f.gpus;
+    f.deadline_miss_probability = 0;
+    f.meets_deadline = true;
+    added.push_back(f);
+  }
+  ctx.candidates.insert(ctx.candidates.end(), added.begin(), added.end());
+}
+
+/// Drops options over the budget or GPU-hour cap, counting them.
+void ApplyCaps(Context& ctx) {
+  const auto& caps = ctx.spec.constraints;
+  std::vector<Option> kept;
+  for (Option& opt : ctx.candidates) {
+    if (ctx.plan.budget && opt.expected_cost > *ctx.plan.budget) {
+      Exclude(ctx, fmt::format("over the {} budget", ctx.plan.budget->ToString()));
+    } else if (caps.max_gpu_hours && opt.gpu_hours > *caps.max_gpu_hours) {
+      Exclude(ctx, fmt::format("over constraints.max_gpu_hours ({:g})", *caps.max_gpu_hours));
+    } else {
+      kept.push_back(std::move(opt));
+    }
+  }
+  ctx.candidates = std::move(kept);
+}
+
+void Rank(Context& ctx) {
+  const bool by_cost = ctx.request.objective == Objective::kCost;
+  std::sort(ctx.candidates.begin(), ctx.candidates.end(), [&](const Option& a, const Option& b) {
+    const auto key = [&](const Option& o) {
+      const double cost = o.expected_cost.dollars();
+      return std::make_tuple(!o.meets_deadline, by_cost ? cost : o.wall_hours,
+                             by_cost ? o.wall_hours : cost, static_cast<int>(o.kind));
+    };
+    const auto ka = key(a);
+    const auto kb = key(b);
+    if (ka != kb) return ka < kb;
+    const auto id = [](const Offer& o) {
+      return std::tie(o.cloud, o.instance_type, o.region, o.zone, o.tier);
+    };
+    return id(*a.offer) < id(*b.offer);
+  });
+}
+
+/// The options past `top`, grouped by GPU and tier with their distance from the best.
+void GroupLosers(Context& ctx) {
+  if (ctx.candidates.size() <= ctx.request.top) return;
+  const Option& best = ctx.candidates.front();
+  const bool by_cost = ctx.request.objective == Objective::kCost;
+  struct Group {
+    double min_ratio = INFINITY;
+    size_t count = 0;
+    bool misses_deadline = true;
+  };
+  // Keyed by GPU and run label without formatting per option (thousands of them).
+  std::map<std::pair<std::string_view, std::string_view>, Group> groups;
+  for (size_t i = ctx.request.top; i < ctx.candidates.size(); ++i) {
+    const Option& o = ctx.candidates[i];
+    const std::pair<std::string_view, std::string_view> name{
+        o.offer->gpu.empty() ? std::string_view("CPU") : std::string_view(o.offer->gpu),
+        o.kind == RunKind::kFallback ? std::string_view("spot+fallback")
+                                     : catalog::TierName(o.offer->tier)};
+    const double ratio =
+        by_cost ? o.expected_cost.RatioTo(best.expected_cost) : o.wall_hours / best.wall_hours;
+    Group& g = groups[name];
+    g.min_ratio = std::min(g.min_ratio, ratio);
+    g.misses_deadline = g.misses_deadline && !o.meets_deadline;
+    ++g.count;
+  }
+  for (const auto& [name, g] : groups) {
+    const std::string why = g.misses_deadline && best.meets_deadline
+                                ? "misses the deadline"
+                                : fmt::format("{:.1f}x the {} of the best option", g.min_ratio,
+                                              by_cost ? "cost" : "time");
+    ctx.plan.excluded.push_back({fmt::format("{} {}: {}", name.first, name.second, why), g.count});
+  }
+  ctx.candidates.resize(ctx.request.top);
+}
+
+}  // namespace
+
+Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const PlanRequest& request) {
+  Plan plan;
+  plan.deadline_hours =
+      request.deadline_hours ? request.deadline_hours : spec.constraints.deadline_hours;
+  plan.budget = request.budget ? request.budget : spec.constraints.budget;
+  est::Training base = spec.baseline;
+  plan.tokens = FRUGAL_TRY(est::WorkTokens(spec.work, spec.model, base));
+  Context ctx{spec, c, request, plan, {}, {}, {}, {}};
+  for (const Offer& o : c.offers()) AddOffer(ctx, o);
+  AddFallbacks(ctx);
+  ApplyCaps(ctx);
+  Rank(ctx);
+  plan.ranked = ctx.candidates.size();
+  plan.advice = Advise(spec, plan, ctx.candidates, ctx.baselines, ctx.excluded);
+  std::vector<Exclusion> grouped;
+  for (const auto& [reason, count] : ctx.excluded) grouped.push_back({reason, count});
+  std::stable_sort(grouped.begin(), grouped.end(),
+                   [](const Exclusion& a, const Exclusion& b) { return a.offers > b.offers; });
+  GroupLosers(ctx);
+  plan.excluded.insert(plan.excluded.begin(), grouped.begin(), grouped.end());
+  plan.options = std::move(ctx.candidates);
+  return plan;
+}
+
+}  // namespace frugal::plan

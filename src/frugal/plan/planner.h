@@ -1,0 +1,82 @@
+#pragma once
+// The planner: every offer × GPU count × knobs for a job, priced with spot risk and the
+// deadline, ranked, with the losers grouped by why they lost and advice on cheaper knobs.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frugal/catalog/catalog.h"
+#include "frugal/estimate/estimator.h"
+#include "frugal/plan/checkpointing.h"
+#include "frugal/plan/job_spec.h"
+
+namespace frugal::plan {
+
+enum class Objective { kCost, kTime };
+
+/// Command-line overrides of the spec's constraints and how much to show.
+struct PlanRequest {
+  std::optional<double> deadline_hours;
+  std::optional<Money> budget;
+  Objective objective = Objective::kCost;
+  size_t top = 10;
+};
+
+/// How an option runs.
+enum class RunKind {
+  kPlain,     ///< on-demand (or spot/reserved priced plainly)
+  kSpot,      ///< spot with checkpoints; preemptions priced in
+  kFallback,  ///< spot, switching to on-demand when the deadline is at risk
+  kReserved,  ///< a reservation's cost for this job at the stated utilization (estimated)
+};
+[[nodiscard]] std::string_view RunKindName(RunKind k);
+
+struct Option {
+  const catalog::Offer* offer = nullptr;
+  const catalog::Offer* fallback_offer = nullptr;  ///< kFallback: the on-demand offer
+  RunKind kind = RunKind::kPlain;
+  int instances = 1;
+  int gpus = 0;  ///< total GPUs (0 for CPU offers)
+  estimate::Training knobs;
+  bool measured = false;  ///< runtime from a measured profile
+  double peak_gib = 0;    ///< per GPU (0 when unknown: CPU)
+  double capacity_gib = 0;
+  double work_hours = 0;  ///< undisturbed wall time
+  double wall_hours = 0;  ///< expected, preemptions included
+  double gpu_hours = 0;
+  Money expected_cost;
+  bool meets_deadline = true;
+  double deadline_miss_probability = 0;
+  SpotRun spot;          ///< kSpot/kFallback
+  FallbackRun fallback;  ///< kFallback
+  bool estimated_price = false;
+
+  [[nodiscard]] double HeadroomGib() const { return capacity_gib - peak_gib; }
+};
+
+/// Options that lost, grouped by one reason: "A100-40GB x1: does not fit, needs 47.2 GiB".
+struct Exclusion {
+  std::string reason;
+  size_t offers = 0;  ///< how many offer × count options it covers
+};
+
+struct Plan {
+  std::vector<Option> options;      ///< ranked, best first; the first `top`
+  std::vector<Exclusion> excluded;  ///< grouped reasons, most common first
+  std::vector<std::string> advice;
+  std::optional<double> deadline_hours;
+  std::optional<Money> budget;
+  double tokens = 0;
+  size_t ranked = 0;     ///< options that passed every constraint
+  size_t evaluated = 0;  ///< knob combinations estimated
+};
+
+/// Plans `spec` over `c` (custom offers already loaded into it). Spot options meet the
+/// deadline when their miss probability is at most kMaxDeadlineRisk.
+[[nodiscard]] Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c,
+                                    const PlanRequest& request);
+
+inline constexpr double kMaxDeadlineRisk = 0.10;
+
+}  // namespace frugal::plan

@@ -1,0 +1,131 @@
+// frugal estimate, end to end: the real binary, the shipped catalog.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/test_support.h"
+
+namespace frugal {
+namespace {
+
+using testing::RunFrugal;
+using testing::TempDir;
+
+nlohmann::json RunJson(const std::vector<std::string>& args, const TempDir& home) {
+  std::vector<std::string> full = {"--json", "estimate"};
+  full.insert(full.end(), args.begin(), args.end());
+  const auto r = RunFrugal(full, home.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+TEST(EstimateCli, JsonHasMemoryBreakdownComputeTimeAndCostPerTier) {
+  TempDir home;
+  const auto doc =
+      RunJson({"--layers", "32",    "--hidden",       "4096", "--heads",       "32",
+               "--ffn",    "11008", "--seq",          "4096", "--gpu",         "A100-80GB",
+               "--gpus",   "8",     "--zero",         "3",    "--recompute",   "selective",
+               "--tokens", "2b",    "--global-batch", "256",  "--micro-batch", "2"},
+              home);
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_TRUE(doc["fits"].get<bool>());
+  EXPECT_DOUBLE_EQ(doc["model"]["params"].get<double>(), 6'738'415'616.0);
+  double sum = 0;
+  for (const auto& [key, value] : doc["memory"].items()) sum += value.get<double>();
+  EXPECT_NEAR(sum, doc["peak_memory_gib_per_gpu"].get<double>(), 1e-9);
+  EXPECT_EQ(doc["training"]["accumulation_steps"], 16);
+  EXPECT_GT(doc["total_flops"].get<double>(), 6 * 6.6e9 * 2e9);
+  const double wall = doc["wall_hours"].get<double>();
+  EXPECT_DOUBLE_EQ(doc["gpu_hours"].get<double>(), 8 * wall);
+  EXPECT_EQ(doc["mfu_source"], "prior");
+  ASSERT_FALSE(doc["costs"].empty());
+  for (const auto& c : doc["costs"]) {
+    const double expected = c["price_per_hour"].get<double>() * c["instances"].get<double>() * wall;
+    EXPECT_NEAR(c["cost_usd"].get<double>(), expected, 1e-6) << c.dump();
+  }
+}
+
+TEST(EstimateCli, TierAndOfferSelectThePrice) {
+  TempDir home;
+  auto spot =
+      RunJson({"--params", "1b", "--gpu", "L4", "--tokens", "100m", "--tier", "spot"}, home);
+  ASSERT_EQ(spot["costs"].size(), 1u);
+  EXPECT_EQ(spot["costs"][0]["tier"], "spot");
+  testing::WriteTestFile(
+      home / "offers.yaml",
+      "apiVersion: frugal/v1\noffers:\n  - {name: lab-l4, gpu: L4, price_per_hour: 2.00}\n");
+  const auto r =
+      RunFrugal({"--json", "--catalog", (home / "offers.yaml").string(), "estimate", "--params",
+                 "1b", "--gpu", "L4", "--tokens", "100m", "--offer", "lab-l4"},
+                home.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["costs"].size(), 1u);
+  EXPECT_NEAR(doc["costs"][0]["cost_usd"].get<double>(), 2.0 * doc["wall_hours"].get<double>(),
+              1e-6);
+  const auto missing =
+      RunFrugal({"estimate", "--params", "1b", "--gpu", "L4", "--tokens", "1m", "--offer", "nope"},
+                home.path());
+  EXPECT_EQ(missing.exit_code, 2);
+}
+
+TEST(EstimateCli, FullSevenBOnOneL4DoesNotFitButQloraDoes) {
+  TempDir home;
+  auto full = RunJson({"--params", "7b", "--gpu", "L4", "--tokens", "10m"}, home);
+  EXPECT_FALSE(full["fits"].get<bool>());
+  EXPECT_LT(full["headroom_gib"].get<double>(), 0);
+  auto qlora = RunJson({"--params", "7b", "--gpu", "L4", "--tokens", "10m", "--method", "qlora",
+                        "--recompute", "full"},
+                       home);
+  EXPECT_TRUE(qlora["fits"].get<bool>());
+}
+
+TEST(EstimateCli, MeasuredThroughputOverridesThePrior) {
+  TempDir home;
+  auto doc = RunJson(
+      {"--params", "1b", "--gpu", "H100", "--tokens", "360m", "--tokens-per-second", "50000"},
+      home);
+  EXPECT_DOUBLE_EQ(doc["wall_hours"].get<double>(), 2.0);
+  EXPECT_EQ(doc["mfu_source"], "measured_throughput");
+}
+
+TEST(EstimateCli, HugeJobOnOneT4IsValidAndSaysHowLong) {
+  TempDir home;
+  auto doc =
+      RunJson({"--params", "125m", "--gpu", "T4", "--dtype", "fp16", "--tokens", "10t"}, home);
+  EXPECT_GT(doc["wall_hours"].get<double>(), 1e5);
+  const auto human = RunFrugal(
+      {"estimate", "--params", "125m", "--gpu", "T4", "--dtype", "fp16", "--tokens", "10t"},
+      home.path());
+  EXPECT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_NE(human.out.find("GPU-hours"), std::string::npos);
+}
+
+TEST(EstimateCli, BadInputExitsTwoNamingTheFlag) {
+  TempDir home;
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"--params", "7b", "--gpu", "A100-80GB", "--tokens", "1b", "--micro-batch", "-2"},
+       "micro_batch"},
+      {{"--params", "7b", "--gpu", "L5", "--tokens", "1b"}, "did you mean 'L4'"},
+      {{"--params", "7x", "--gpu", "L4", "--tokens", "1b"}, "--params"},
+      {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--dtype", "bf17"}, "--dtype"},
+      {{"--params", "7b", "--gpu", "L4"}, "tokens, samples"},
+      {{"--params", "7b", "--gpu", "T4", "--tokens", "1b"}, "no bf16"},
+      {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--zero", "5"}, "zero"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"estimate"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const auto r = RunFrugal(args, home.path());
+    EXPECT_EQ(r.exit_code, 2) << c.message << ": " << r.out;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace frugal

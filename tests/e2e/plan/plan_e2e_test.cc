@@ -1,0 +1,132 @@
+// frugal plan, end to end: the real binary on the shipped examples.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/test_support.h"
+
+namespace frugal {
+namespace {
+
+using testing::RunFrugal;
+using testing::SourceDir;
+using testing::TempDir;
+
+std::string Example(const std::string& name) { return (SourceDir() / "examples" / name).string(); }
+
+nlohmann::json PlanJson(const std::vector<std::string>& args, const TempDir& home) {
+  std::vector<std::string> full = {"--json", "plan"};
+  full.insert(full.end(), args.begin(), args.end());
+  const auto r = RunFrugal(full, home.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+TEST(PlanCli, SeedExampleWithThreeHourDeadlineChoosesB) {
+  TempDir home;
+  const auto doc = PlanJson({Example("seed/job.yaml")}, home);
+  ASSERT_EQ(doc["options"].size(), 2u);
+  const auto& b = doc["options"][0];
+  EXPECT_EQ(b["instance_type"], "option-b");
+  EXPECT_EQ(b["cloud"], "seed");
+  EXPECT_EQ(b["tier"], "on_demand");
+  EXPECT_EQ(b["gpu"], "L4");
+  EXPECT_EQ(b["gpu_count"], 1);
+  EXPECT_DOUBLE_EQ(b["expected_cost_usd"].get<double>(), 3.08);
+  EXPECT_DOUBLE_EQ(b["wall_hours"].get<double>(), 2.2);
+  EXPECT_TRUE(b["meets_deadline"].get<bool>());
+  EXPECT_TRUE(b["fits"].get<bool>());
+  EXPECT_TRUE(b.contains("knobs"));
+  EXPECT_TRUE(b.contains("gpu_hours"));
+  EXPECT_DOUBLE_EQ(doc["options"][1]["expected_cost_usd"].get<double>(), 4.00);
+  EXPECT_TRUE(doc["excluded"].is_array());
+  EXPECT_TRUE(doc["advice"].is_array());
+  EXPECT_EQ(doc["schema_version"], 1);
+}
+
+TEST(PlanCli, SeedExampleWithNinetyMinuteDeadlineChoosesA) {
+  TempDir home;
+  const auto doc = PlanJson({Example("seed/job.yaml"), "--deadline", "1.5h"}, home);
+  EXPECT_EQ(doc["options"][0]["instance_type"], "option-a");
+  EXPECT_DOUBLE_EQ(doc["options"][0]["expected_cost_usd"].get<double>(), 4.00);
+  EXPECT_FALSE(doc["options"][1]["meets_deadline"].get<bool>());
+  const auto human =
+      RunFrugal({"plan", Example("seed/job.yaml"), "--deadline", "1.5h"}, home.path());
+  EXPECT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_NE(human.out.find("$4.00"), std::string::npos) << human.out;
+  EXPECT_NE(human.out.find("$3.08"), std::string::npos) << human.out;
+}
+
+TEST(PlanCli, SeedExampleWhenBLacksMemoryChoosesA) {
+  TempDir home;
+  const auto doc = PlanJson({Example("seed/job-too-big-for-b.yaml")}, home);
+  ASSERT_EQ(doc["options"].size(), 1u);
+  EXPECT_EQ(doc["options"][0]["instance_type"], "option-a");
+  bool said = false;
+  for (const auto& e : doc["excluded"])
+    said = said || e["reason"].get<std::string>().find("L4 x1: does not fit") == 0;
+  EXPECT_TRUE(said) << doc["excluded"].dump();
+}
+
+TEST(PlanCli, WholeCatalogExampleRanksAndExplains) {
+  TempDir home;
+  const auto doc = PlanJson({Example("plan/llama-7b-finetune.yaml"), "--top", "5"}, home);
+  ASSERT_EQ(doc["options"].size(), 5u);
+  double previous = 0;
+  for (const auto& o : doc["options"]) {
+    EXPECT_TRUE(o["meets_deadline"].get<bool>());
+    EXPECT_GE(o["expected_cost_usd"].get<double>(), previous);
+    previous = o["expected_cost_usd"].get<double>();
+    EXPECT_LE(o["peak_memory_gib_per_gpu"].get<double>(),
+              o["peak_memory_gib_per_gpu"].get<double>() + o["headroom_gib"].get<double>());
+  }
+  EXPECT_GT(doc["evaluated_configurations"].get<double>(), 1000);
+  EXPECT_GT(doc["excluded"].size(), 5u);
+}
+
+TEST(PlanCli, EveryExampleRuns) {
+  TempDir home;
+  for (const char* name :
+       {"plan/small-gpu-advice.yaml", "plan/llama-7b-finetune.yaml", "seed/job.yaml"}) {
+    const auto r = RunFrugal({"plan", Example(name), "--top", "3"}, home.path());
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    EXPECT_NE(r.out.find("OFFER"), std::string::npos) << name;
+  }
+}
+
+TEST(PlanCli, BadSpecExitsTwoWithFileLineAndField) {
+  TempDir home;
+  testing::WriteTestFile(home / "bad.yaml",
+                         "apiVersion: frugal/v1\nmodel: {params: 1b}\nwork: {tokens: "
+                         "1b}\nconstraints:\n  deadlne: 3h\n");
+  auto r = RunFrugal({"plan", (home / "bad.yaml").string()}, home.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad.yaml:5:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did you mean 'deadline'"), std::string::npos) << r.err;
+  testing::WriteTestFile(home / "neg.yaml",
+                         "apiVersion: frugal/v1\nmodel: {params: 1b}\ntraining:\n  micro_batch: "
+                         "-4\nwork: {tokens: 1b}\n");
+  r = RunFrugal({"--json", "plan", (home / "neg.yaml").string()}, home.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("neg.yaml:4:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("micro_batch"), std::string::npos) << r.err;
+  r = RunFrugal({"plan", Example("seed/job.yaml"), "--deadline", "-3h"}, home.path());
+  EXPECT_EQ(r.exit_code, 2);
+  r = RunFrugal({"plan", (home / "missing.yaml").string()}, home.path());
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(PlanCli, ImpossibleConstraintsSayWhatWouldWork) {
+  TempDir home;
+  const auto doc = PlanJson({Example("seed/job.yaml"), "--budget", "1"}, home);
+  EXPECT_TRUE(doc["options"].empty());
+  bool said = false;
+  for (const auto& a : doc["advice"])
+    said = said || a.get<std::string>().find("budget") != std::string::npos;
+  EXPECT_TRUE(said) << doc["advice"].dump();
+}
+
+}  // namespace
+}  // namespace frugal

@@ -1,0 +1,113 @@
+#include "frugal/plan/job_spec.h"
+
+#include <gtest/gtest.h>
+
+namespace frugal::plan {
+namespace {
+
+const std::vector<std::string> kGpus = {"A100-80GB", "A100-40GB", "L4", "T4", "H100-80GB-SXM"};
+
+Result<JobSpec> Parse(const std::string& text) {
+  return ParseJobSpec(text, "job.yaml", "/specs", kGpus);
+}
+
+constexpr const char* kMinimal = R"(apiVersion: frugal/v1
+kind: Job
+model:
+  params: 1b
+work:
+  tokens: 1b
+)";
+
+TEST(JobSpec, MinimalSpecGetsDefaultKnobSpace) {
+  auto spec = Parse(kMinimal);
+  ASSERT_TRUE(spec) << spec.error().message;
+  EXPECT_DOUBLE_EQ(spec->model.params, 1e9);
+  EXPECT_EQ(spec->knobs.precisions.size(), 2u);  // bf16, then fp16 for parts without bf16
+  EXPECT_EQ(spec->knobs.recomputes.size(), 3u);
+  EXPECT_EQ(spec->knobs.zero_stages.size(), 4u);
+  EXPECT_EQ(spec->constraints.max_gpus, 8);
+  EXPECT_FALSE(spec->constraints.deadline_hours);
+}
+
+TEST(JobSpec, ReadsEverySection) {
+  auto spec = Parse(R"(apiVersion: frugal/v1
+kind: Job
+name: ft
+tags: {team: nlp, owner: grace}
+catalog: offers.yaml
+model: {layers: 2, hidden: 256, heads: 4, kv_heads: 2, vocab: 1000, seq: 512, mlp: gelu}
+training: {precision: fp16, optimizer: sgd, method: lora, lora_rank: 8, micro_batch: 2, global_batch: 16, recompute: selective, zero: 2}
+knobs: {recompute: [none, full], micro_batch: [1, 2], method: [lora, qlora]}
+work: {samples: 10k, epochs: 3, tokens_per_sample: 300}
+measured:
+  - {offer: "aws:p4d", runtime: 2h30m, peak_memory_gib: 20}
+  - {gpu: a100-80gb, gpus: 8, tokens_per_second: 5000}
+constraints: {deadline: 36h, budget: "$500", max_gpu_hours: 100, clouds: [AWS], tiers: [spot], gpus: [L4], max_gpus: 4, reserved_utilization: 0.5}
+fault_tolerance: {checkpoint_write: 90s, restart: 4m, checkpoint_on_notice: true, notice: 2m}
+)");
+  ASSERT_TRUE(spec) << spec.error().message;
+  EXPECT_EQ(spec->tags.at("team"), "nlp");
+  EXPECT_EQ(spec->catalog_files.front(), std::filesystem::path("/specs/offers.yaml"));
+  EXPECT_EQ(spec->model.mlp, estimate::Mlp::kGelu);
+  EXPECT_EQ(spec->baseline.method, estimate::Method::kLora);
+  EXPECT_EQ(spec->baseline.zero_stage, 2);
+  EXPECT_EQ(spec->knobs.precisions, std::vector<estimate::Precision>{estimate::Precision::kFp16});
+  EXPECT_EQ(spec->knobs.micro_batches, (std::vector<int>{1, 2}));
+  EXPECT_DOUBLE_EQ(*spec->work.samples, 10000);
+  ASSERT_EQ(spec->measured.size(), 2u);
+  EXPECT_DOUBLE_EQ(*spec->measured[0].runtime_hours, 2.5);
+  EXPECT_EQ(spec->measured[1].gpu, "A100-80GB");
+  EXPECT_DOUBLE_EQ(*spec->constraints.deadline_hours, 36);
+  EXPECT_EQ(*spec->constraints.budget, Money::FromCents(50000));
+  EXPECT_EQ(spec->constraints.clouds, std::vector<std::string>{"aws"});
+  EXPECT_EQ(spec->constraints.tiers, std::vector<catalog::Tier>{catalog::Tier::kSpot});
+  EXPECT_DOUBLE_EQ(spec->fault_tolerance.checkpoint_write_hours, 90.0 / 3600);
+  EXPECT_TRUE(spec->fault_tolerance.checkpoint_on_notice);
+}
+
+void ExpectError(const std::string& text, const std::string& where, const std::string& what) {
+  auto spec = Parse(text);
+  ASSERT_FALSE(spec) << text;
+  EXPECT_EQ(spec.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(spec.error().message.find(where), std::string::npos) << spec.error().message;
+  EXPECT_NE(spec.error().message.find(what), std::string::npos) << spec.error().message;
+}
+
+TEST(JobSpec, BadInputNamesFileLineAndField) {
+  ExpectError(std::string(kMinimal) + "constraints:\n  deadlin: 3h\n",
+              "job.yaml:8:", "did you mean 'deadline'");
+  ExpectError(std::string(kMinimal) + "training:\n  micro_batch: -2\n",
+              "job.yaml:8:", "field 'micro_batch'");
+  ExpectError(std::string(kMinimal) + "constraints:\n  deadline: 3 hours\n",
+              "job.yaml:8:", "field 'deadline'");
+  ExpectError(std::string(kMinimal) + "constraints:\n  budget: -5\n",
+              "job.yaml:8:", "field 'budget'");
+  ExpectError(std::string(kMinimal) + "constraints:\n  gpus: [A100-90GB]\n",
+              "job.yaml:8:", "unknown GPU 'A100-90GB'");
+  ExpectError(std::string(kMinimal) + "knobs:\n  zero: [0, 5]\n", "job.yaml:8:", "ZeRO stage");
+  ExpectError(std::string(kMinimal) + "measured:\n  - {offer: x}\n",
+              "job.yaml:8:", "'runtime' and 'tokens_per_second'");
+  ExpectError("apiVersion: frugal/v2\nmodel: {params: 1b}\nwork: {tokens: 1}\n",
+              "job.yaml:1:", "apiVersion");
+  ExpectError("apiVersion: frugal/v1\nmodel: {params: 1b}\n", "job.yaml:", "work");
+  ExpectError("apiVersion: frugal/v1\nmodel: {params: -1b}\nwork: {tokens: 1}\n",
+              "job.yaml:2:", "params");
+  ExpectError("apiVersion: frugal/v1\nmodel: {params: 1b}\nwork: {tokens: 1b, steps: 10}\n",
+              "job.yaml:3:", "only one of");
+  ExpectError(
+      "apiVersion: frugal/v1\nmodel: {params: 1b}\ntraining: {micro_batch: 3, global_batch: "
+      "10}\nwork: {tokens: 1}\n",
+      "job.yaml:3:", "not a multiple");
+}
+
+TEST(JobSpec, HugeJobsAreValid) {
+  auto spec = Parse(
+      "apiVersion: frugal/v1\nmodel: {params: 125m}\nwork: {tokens: 10t}\nconstraints: {gpus: "
+      "[T4]}\n");
+  ASSERT_TRUE(spec) << spec.error().message;
+  EXPECT_DOUBLE_EQ(*spec->work.tokens, 1e13);
+}
+
+}  // namespace
+}  // namespace frugal::plan
