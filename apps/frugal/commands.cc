@@ -10,6 +10,7 @@ void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
   RegisterSimulate(app, global, action);
   RegisterEstimate(app, global, action);
   RegisterPlan(app, global, action);
+  RegisterRun(app, global, action);
 }
 
 }  // namespace frugal::cli

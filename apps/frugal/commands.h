@@ -15,6 +15,7 @@ void RegisterRuns(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterSimulate(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterPlan(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterRun(CLI::App& app, GlobalOptions& global, Action& action);
 
 
 }  // namespace frugal::cli

@@ -14,6 +14,7 @@ enum class ErrorCode : int {
   kBadInput = 2,       ///< bad input or usage; the message names file:line:column where it can
   kBudget = 3,         ///< a budget was exhausted or a start was refused against it
   kUnavailable = 4,    ///< an external system (database, cluster, endpoint) is unavailable
+  kPreempted = 75,     ///< preempted; an outer scheduler should requeue the job (EX_TEMPFAIL)
   kInterrupted = 130,  ///< interrupted by the user
 };
 

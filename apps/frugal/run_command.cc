@@ -1,0 +1,88 @@
+// frugal run: supervise a training command under budget caps, preemptions and checkpoints.
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "frugal/monitor/proc_sampler.h"
+#include "frugal/run/run_journal.h"
+#include "run_support.h"
+
+namespace frugal::cli {
+namespace {
+
+struct RunOptions {
+  SuperviseOptions supervise;
+  std::string restart = "requeue";
+  int max_restarts = 3;
+  std::string restart_backoff = "1s";
+  std::string chaos_every;
+  int chaos_max = 0;
+  uint64_t seed = 1;
+};
+
+Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s) {
+  run::SupervisorConfig config = FRUGAL_TRY(BuildSupervisorConfig(o.supervise, global));
+  if (o.restart != "requeue" && o.restart != "local") {
+    return Fail(ErrorCode::kBadInput, fmt::format("option --restart: '{}' is not requeue or local", o.restart));
+  }
+  config.restart = o.restart == "local" ? run::RestartPolicy::kLocal : run::RestartPolicy::kRequeue;
+  if (o.max_restarts < 0) return Fail(ErrorCode::kBadInput, "option --max-restarts: must not be negative");
+  config.max_restarts = o.max_restarts;
+  Result<Duration> backoff = ParseDuration(o.restart_backoff);
+  if (!backoff) return Fail(ErrorCode::kBadInput, "option --restart-backoff: " + backoff.error().message);
+  config.restart_backoff = *backoff;
+
+  run::RunJournal journal(config.run_dir / "journal.jsonl");
+  run::Supervisor supervisor(config, journal);
+  bool preemptible = config.tier == "spot";
+  if (!o.chaos_every.empty()) {
+    Result<Duration> every = ParseDuration(o.chaos_every);
+    if (!every || every->count() <= 0) {
+      return Fail(ErrorCode::kBadInput, fmt::format("option --chaos-preempt-every: '{}' is not a positive duration",
+                                                    o.chaos_every));
+    }
+    supervisor.AddPreemptionSource(std::make_unique<run::ChaosPreemptions>(*every, o.seed, o.chaos_max));
+    preemptible = true;
+  }
+  if (auto metadata = FRUGAL_TRY(MetadataSource(o.supervise))) {
+    supervisor.AddPreemptionSource(std::move(metadata));
+    preemptible = true;
+  }
+  supervisor.SetSampler(std::make_unique<monitor::ProcSampler>(std::make_unique<monitor::NvmlProbe>()));
+  StatusLine status(s.err);
+  supervisor.SetStatusCallback([&status](const run::RunStatus& st) { status.Update(st); });
+
+  const run::RunResult result = FRUGAL_TRY(supervisor.Run());
+  status.Clear();
+  const auto checks = run::RunSelfChecks(result, preemptible);
+  if (global.json) {
+    WriteJson(s, RunSummaryJson(config, result, checks));
+  } else {
+    PrintRunSummary(s.out, config, result, checks);
+  }
+  if (result.exit_code == 0) return {};
+  return Fail(static_cast<ErrorCode>(result.exit_code), result.message);
+}
+
+}  // namespace
+
+void RegisterRun(CLI::App& app, GlobalOptions& global, Action& action) {
+  auto opts = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Run a training command under budget caps, surviving preemptions: frugal run [options] -- COMMAND...");
+  AddSuperviseOptions(cmd, opts->supervise);
+  cmd->add_option("--restart", opts->restart,
+                  "After a preemption: requeue (exit 75 for an outer scheduler) or local (restart here)")
+      ->capture_default_str();
+  cmd->add_option("--max-restarts", opts->max_restarts, "Local restarts at most")->capture_default_str();
+  cmd->add_option("--restart-backoff", opts->restart_backoff, "First restart delay; doubles, at most 60s")
+      ->capture_default_str();
+  cmd->add_option("--chaos-preempt-every", opts->chaos_every, "Inject preemptions about this often (drills, tests)");
+  cmd->add_option("--chaos-max", opts->chaos_max, "Stop injecting after this many preemptions (0: never)");
+  cmd->add_option("--seed", opts->seed, "Seed of the injected preemptions")->capture_default_str();
+  cmd->callback([opts, &global, &action] {
+    action = [opts, &global](Streams& s) -> Result<void> { return RunRun(*opts, global, s); };
+  });
+}
+
+}  // namespace frugal::cli

@@ -1,0 +1,61 @@
+#pragma once
+// Shared by `frugal run` and `frugal drill`: the options both take, turning them into a
+// supervisor configuration, the status line and the end-of-run summary.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app.h"
+#include "frugal/run/self_checks.h"
+#include "frugal/run/supervisor.h"
+
+namespace frugal::cli {
+
+struct SuperviseOptions {
+  std::string price, offer, gpu, tier = "spot";
+  int gpus = 0;
+  std::string budget, max_wall;
+  double max_gpu_hours = -1;
+  std::vector<std::string> tags;
+  std::string run_id, run_dir;
+  std::string grace = "30s", stop_grace = "10s", accrual = "1s", heartbeat = "10s", sample = "5s";
+  int keep_checkpoints = 3;
+  std::string metadata, metadata_endpoint, metadata_interval = "5s";
+  std::vector<std::string> command;
+};
+
+/// Adds the options above to `cmd`.
+void AddSuperviseOptions(CLI::App* cmd, SuperviseOptions& o);
+
+/// The supervisor configuration the options describe (price from --price, --offer or the
+/// cheapest --gpu offer). kBadInput naming the option on bad values.
+[[nodiscard]] Result<run::SupervisorConfig> BuildSupervisorConfig(const SuperviseOptions& o,
+                                                                  const GlobalOptions& global);
+/// The metadata preemption source the options ask for, or null.
+[[nodiscard]] Result<std::unique_ptr<run::PreemptionSource>> MetadataSource(const SuperviseOptions& o);
+
+/// Draws the status line: overprinted on a terminal (isatty, TERM not dumb), otherwise a
+/// plain line every 30 seconds.
+class StatusLine {
+ public:
+  explicit StatusLine(std::ostream& err);
+  ~StatusLine();
+  void Update(const run::RunStatus& status);
+  /// Clears an overprinted line before other output.
+  void Clear();
+
+ private:
+  std::ostream& err_;
+  bool smart_;
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point last_plain_{};
+};
+
+/// The end-of-run summary: human text or the JSON object for --json.
+void PrintRunSummary(std::ostream& out, const run::SupervisorConfig& config, const run::RunResult& result,
+                     const std::vector<run::SelfCheck>& checks);
+nlohmann::json RunSummaryJson(const run::SupervisorConfig& config, const run::RunResult& result,
+                              const std::vector<run::SelfCheck>& checks);
+
+}  // namespace frugal::cli

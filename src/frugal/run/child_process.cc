@@ -1,0 +1,163 @@
+#include "frugal/run/child_process.h"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <thread>
+
+#include <fmt/format.h>
+
+extern char** environ;
+
+namespace frugal::run {
+
+std::string SignalName(int signal) {
+  switch (signal) {
+    case SIGTERM: return "SIGTERM";
+    case SIGKILL: return "SIGKILL";
+    case SIGINT: return "SIGINT";
+    case SIGUSR1: return "SIGUSR1";
+    case SIGUSR2: return "SIGUSR2";
+    case SIGHUP: return "SIGHUP";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGPIPE: return "SIGPIPE";
+    case SIGXFSZ: return "SIGXFSZ";
+    default: return fmt::format("signal {}", signal);
+  }
+}
+
+std::string ExitStatus::Describe() const {
+  if (signal != 0) return "killed by " + SignalName(signal);
+  return fmt::format("exit code {}", exit_code);
+}
+
+ExitStatus FromWaitStatus(int wait_status) {
+  ExitStatus s;
+  if (WIFEXITED(wait_status)) s.exit_code = WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) s.signal = WTERMSIG(wait_status);
+  return s;
+}
+
+namespace {
+
+// Runs in the forked child: only async-signal-safe calls until exec.
+[[noreturn]] void ExecChild(const std::vector<char*>& args, const std::vector<char*>& envp,
+                            int error_fd, ChildStdout stdout_to, pid_t parent) {
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  // The parent may already be gone (it died between fork and prctl).
+  if (::getppid() != parent) ::_exit(127);
+  // Undo what the supervisor changed for itself: signal dispositions and the mask.
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int sig : {SIGTERM, SIGUSR1, SIGUSR2, SIGINT, SIGHUP, SIGPIPE, SIGXFSZ, SIGCHLD}) {
+    ::signal(sig, SIG_DFL);
+  }
+  if (stdout_to == ChildStdout::kToStderr) ::dup2(2, 1);
+  ::execvpe(args[0], args.data(), envp.data());
+  const int err = errno;
+  ssize_t ignored = ::write(error_fd, &err, sizeof err);
+  (void)ignored;
+  ::_exit(127);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ChildProcess>> ChildProcess::Spawn(const SpawnOptions& options) {
+  if (options.argv.empty()) return Fail(ErrorCode::kBadInput, "no command given to run");
+  // The child's environment: ours, with the options' entries replacing same-named ones.
+  std::vector<std::string> env_entries;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const std::string_view key = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (const auto& kv : options.env) replaced = replaced || kv.first == key;
+    if (!replaced) env_entries.emplace_back(entry);
+  }
+  for (const auto& [key, value] : options.env) env_entries.push_back(key + "=" + value);
+  std::vector<char*> envp;
+  for (std::string& e : env_entries) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<char*> args;
+  for (const std::string& a : options.argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  // exec failures come back through a close-on-exec pipe: EOF means exec succeeded.
+  int error_pipe[2];
+  if (::pipe2(error_pipe, O_CLOEXEC) != 0) {
+    return Fail(ErrorCode::kFailed, fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+  }
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) ExecChild(args, envp, error_pipe[1], options.stdout_to, parent);
+  const int fork_errno = errno;
+  ::close(error_pipe[1]);
+  if (pid < 0) {
+    ::close(error_pipe[0]);
+    return Fail(ErrorCode::kFailed, fmt::format("cannot fork: {}", std::strerror(fork_errno)));
+  }
+  // Both sides call setpgid so the group exists before either signals it.
+  ::setpgid(pid, pid);
+  auto child = std::unique_ptr<ChildProcess>(new ChildProcess(pid));
+  int exec_errno = 0;
+  ssize_t n;
+  do {
+    n = ::read(error_pipe[0], &exec_errno, sizeof exec_errno);
+  } while (n < 0 && errno == EINTR);
+  ::close(error_pipe[0]);
+  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
+    child->WaitFor(std::chrono::seconds(5));
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("cannot run '{}': {}", options.argv[0], std::strerror(exec_errno)));
+  }
+  return child;
+}
+
+ChildProcess::~ChildProcess() {
+  ::kill(-pid_, SIGKILL);
+  if (!status_) {
+    int ws = 0;
+    while (::waitpid(pid_, &ws, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+bool ChildProcess::SignalGroup(int signal) const { return ::kill(-pid_, signal) == 0; }
+
+bool ChildProcess::GroupAlive() const {
+  // A zombie leader still counts as a group member until reaped; that is what we want for an
+  // unreaped leader, and after reaping kill(0) only finds the other members.
+  return ::kill(-pid_, 0) == 0;
+}
+
+std::optional<ExitStatus> ChildProcess::Poll() {
+  if (status_) return status_;
+  int ws = 0;
+  pid_t r;
+  do {
+    r = ::waitpid(pid_, &ws, WNOHANG);
+  } while (r < 0 && errno == EINTR);
+  if (r == pid_) status_ = FromWaitStatus(ws);
+  // ECHILD: someone else reaped it (a subreaper loop); treat as gone with unknown status.
+  if (r < 0 && errno == ECHILD) status_ = ExitStatus{.exit_code = 255, .signal = 0};
+  return status_;
+}
+
+std::optional<ExitStatus> ChildProcess::WaitFor(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    if (auto s = Poll()) return s;
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+}  // namespace frugal::run

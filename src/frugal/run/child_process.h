@@ -1,0 +1,75 @@
+#pragma once
+// A child process in its own process group. The supervisor signals the whole group (so a
+// training script's workers and data loaders stop with it), and the destructor kills whatever
+// is left of the group, so no child ever outlives the object that started it.
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "frugal/core/error.h"
+
+namespace frugal::run {
+
+/// How a process ended.
+struct ExitStatus {
+  int exit_code = 0;  ///< valid when signal == 0
+  int signal = 0;     ///< the signal that killed it, or 0
+
+  [[nodiscard]] bool Succeeded() const { return signal == 0 && exit_code == 0; }
+  /// "exit code 1", "killed by SIGKILL".
+  [[nodiscard]] std::string Describe() const;
+};
+
+/// Where the child's standard output goes.
+enum class ChildStdout { kInherit, kToStderr };
+
+struct SpawnOptions {
+  std::vector<std::string> argv;  ///< argv[0] is looked up on PATH
+  /// Added to (or replacing in) the inherited environment.
+  std::vector<std::pair<std::string, std::string>> env;
+  ChildStdout stdout_to = ChildStdout::kInherit;
+};
+
+class ChildProcess {
+ public:
+  /// Starts argv in a new process group. kBadInput when the command cannot be executed (not
+  /// found, not executable), naming it; kFailed when fork fails. The child gets SIGTERM if
+  /// the spawning thread's process dies (so a SIGKILLed supervisor does not leave it running
+  /// unattended forever).
+  [[nodiscard]] static Result<std::unique_ptr<ChildProcess>> Spawn(const SpawnOptions& options);
+
+  /// Kills the whole process group (SIGKILL) and reaps the leader if it has not been reaped.
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  [[nodiscard]] pid_t pid() const { return pid_; }
+
+  /// Sends `signal` to every process of the group. Returns false when none is left.
+  bool SignalGroup(int signal) const;
+  /// Whether any process of the group (the leader included, even unreaped) still exists.
+  [[nodiscard]] bool GroupAlive() const;
+
+  /// Reaps the leader if it has exited; its status once it has (and from then on).
+  std::optional<ExitStatus> Poll();
+  /// Waits up to `timeout` for the leader to exit.
+  std::optional<ExitStatus> WaitFor(std::chrono::milliseconds timeout);
+
+ private:
+  explicit ChildProcess(pid_t pid) : pid_(pid) {}
+  pid_t pid_;
+  std::optional<ExitStatus> status_;
+};
+
+/// Converts a waitpid status.
+ExitStatus FromWaitStatus(int wait_status);
+/// "SIGTERM", "SIGKILL", or "signal 42".
+std::string SignalName(int signal);
+
+}  // namespace frugal::run

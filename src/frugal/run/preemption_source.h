@@ -1,0 +1,50 @@
+#pragma once
+// Where preemption notices come from, besides signals to the supervisor (signal_watcher.h):
+// a seeded chaos source for drills and tests, and cloud metadata endpoints
+// (metadata_notice.h). The supervisor polls every source on each tick.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+
+#include "frugal/core/duration.h"
+
+namespace frugal::run {
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+struct PreemptionNotice {
+  std::string source;  ///< "signal SIGTERM", "chaos", "aws instance-action", ...
+  std::string detail;
+};
+
+class PreemptionSource {
+ public:
+  virtual ~PreemptionSource() = default;
+  /// A new segment started at `now` (a source may schedule relative to it).
+  virtual void SegmentStarted(SteadyTime now) = 0;
+  /// A notice, once, when one is due.
+  virtual std::optional<PreemptionNotice> Poll(SteadyTime now) = 0;
+};
+
+/// Preempts each segment once at a random moment: uniformly between 0.5× and 1.5× `every`
+/// after the segment starts, from a generator seeded with `seed` (so a drill replays exactly).
+/// After `max_preemptions` notices (0: unlimited) it stays quiet, so the job can finish.
+class ChaosPreemptions : public PreemptionSource {
+ public:
+  ChaosPreemptions(Duration every, uint64_t seed, int max_preemptions = 0);
+  void SegmentStarted(SteadyTime now) override;
+  std::optional<PreemptionNotice> Poll(SteadyTime now) override;
+  [[nodiscard]] int fired() const { return fired_; }
+
+ private:
+  Duration every_;
+  std::mt19937_64 rng_;
+  int max_preemptions_;
+  int fired_ = 0;
+  std::optional<SteadyTime> next_;
+};
+
+}  // namespace frugal::run

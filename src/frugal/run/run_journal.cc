@@ -1,0 +1,236 @@
+#include "frugal/run/run_journal.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "frugal/core/log.h"
+
+namespace frugal::run {
+
+using nlohmann::json;
+
+std::string SegmentEndName(SegmentEnd end) {
+  switch (end) {
+    case SegmentEnd::kFinished: return "finished";
+    case SegmentEnd::kFailed: return "failed";
+    case SegmentEnd::kPreempted: return "preempted";
+    case SegmentEnd::kBudgetStop: return "budget_stop";
+    case SegmentEnd::kInterrupted: return "interrupted";
+    case SegmentEnd::kLost: return "lost";
+  }
+  return "?";
+}
+
+std::string EventKindName(EventKind kind) {
+  switch (kind) {
+    case EventKind::kPreemptionNotice: return "preemption_notice";
+    case EventKind::kPreempted: return "preempted";
+    case EventKind::kCheckpointCommitted: return "checkpoint_committed";
+    case EventKind::kCheckpointRejected: return "checkpoint_rejected";
+    case EventKind::kResumed: return "resumed";
+    case EventKind::kBudgetWarning: return "budget_warning";
+    case EventKind::kBudgetStop: return "budget_stop";
+    case EventKind::kWarning: return "warning";
+  }
+  return "?";
+}
+
+std::string FormatWallTime(WallTime t) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+  const std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  ::gmtime_r(&secs, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms % 1000);
+}
+
+std::optional<WallTime> ParseWallTime(const std::string& text) {
+  std::tm tm{};
+  int millis = 0;
+  if (std::sscanf(text.c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &tm.tm_sec, &millis) != 7) {
+    return std::nullopt;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  const std::time_t secs = ::timegm(&tm);
+  return WallTime(std::chrono::seconds(secs)) + std::chrono::milliseconds(millis);
+}
+
+namespace {
+
+json UsageJson(const BudgetUsage& u) {
+  return {{"spent_micros", u.spent.micros()}, {"gpu_hours", u.gpu_hours}, {"wall_ms", u.wall.count()}};
+}
+
+BudgetUsage UsageFrom(const json& j) {
+  BudgetUsage u;
+  u.spent = Money::FromMicros(j.value("spent_micros", int64_t{0}));
+  u.gpu_hours = j.value("gpu_hours", 0.0);
+  u.wall = Duration(j.value("wall_ms", int64_t{0}));
+  return u;
+}
+
+BudgetUsage Add(const BudgetUsage& a, const BudgetUsage& b) {
+  return {a.spent + b.spent, a.gpu_hours + b.gpu_hours, a.wall + b.wall};
+}
+
+}  // namespace
+
+RunJournal::RunJournal(std::filesystem::path path) : path_(std::move(path)) {}
+
+RunJournal::~RunJournal() {
+  Flush();
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void RunJournal::Append(json record) {
+  record["v"] = 1;
+  pending_.push_back(record.dump() + "\n");
+  Flush();
+}
+
+void RunJournal::Flush() {
+  if (pending_.empty()) return;
+  if (fd_ < 0) {
+    std::error_code ec;
+    std::filesystem::create_directories(path_.parent_path(), ec);
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  }
+  size_t written = 0;
+  int error = 0;
+  if (fd_ < 0) error = errno;
+  for (; error == 0 && written < pending_.size(); ++written) {
+    const std::string& line = pending_[written];
+    const ssize_t n = ::write(fd_, line.data(), line.size());
+    if (n != static_cast<ssize_t>(line.size())) {
+      error = n < 0 ? errno : ENOSPC;
+      // A short append leaves a torn line; end it so the next record starts on its own line.
+      if (n > 0) {
+        ssize_t ignored = ::write(fd_, "\n", 1);
+        (void)ignored;
+      }
+      break;
+    }
+  }
+  if (written > 0) ::fdatasync(fd_);
+  pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(written));
+  if (error != 0 && !warned_) {
+    warned_ = true;
+    log::Warning("{}: cannot append to the run journal ({}); keeping records in memory and retrying",
+                 path_.string(), std::strerror(error));
+  }
+}
+
+void RunJournal::RunStarted(const RunStart& s) {
+  json caps = json::object();
+  if (s.caps.dollars) caps["dollars_micros"] = s.caps.dollars->micros();
+  if (s.caps.gpu_hours) caps["gpu_hours"] = *s.caps.gpu_hours;
+  if (s.caps.wall) caps["wall_ms"] = s.caps.wall->count();
+  Append({{"record", "run_started"}, {"at", FormatWallTime(s.at)}, {"run_id", s.run_id},
+          {"attempt", s.attempt}, {"command", s.command}, {"tags", s.tags}, {"offer", s.offer},
+          {"tier", s.tier}, {"price_per_hour_micros", s.price.per_hour.micros()}, {"gpus", s.gpus},
+          {"caps", caps}});
+}
+
+void RunJournal::SegmentOpened(const SegmentOpen& o) {
+  Append({{"record", "segment_opened"}, {"at", FormatWallTime(o.at)}, {"segment", o.segment},
+          {"resume_from", o.resume_from ? json(o.resume_from->string()) : json()},
+          {"resume_step", o.resume_step}});
+}
+
+void RunJournal::SegmentClosed(const SegmentClose& c) {
+  json exit = json();
+  if (c.exit) exit = {{"exit_code", c.exit->exit_code}, {"signal", c.exit->signal}};
+  Append({{"record", "segment_closed"}, {"at", FormatWallTime(c.at)}, {"segment", c.segment},
+          {"end", SegmentEndName(c.end)}, {"exit", exit}, {"cost_micros", c.cost.micros()},
+          {"last_step", c.last_step}});
+}
+
+void RunJournal::Event(const RunEvent& e) {
+  json record = {{"record", "event"}, {"at", FormatWallTime(e.at)}, {"segment", e.segment},
+                 {"kind", EventKindName(e.kind)}, {"detail", e.detail}};
+  if (e.step) record["step"] = *e.step;
+  if (e.bytes) record["bytes"] = *e.bytes;
+  if (e.duration) record["duration_ms"] = e.duration->count();
+  if (e.cap) record["cap"] = CapKindName(*e.cap);
+  Append(std::move(record));
+}
+
+void RunJournal::RecordSample(int segment, const monitor::Sample& s) {
+  json record = {{"record", "sample"}, {"at", FormatWallTime(s.at)}, {"segment", segment},
+                 {"processes", s.processes}, {"cpu_cores", s.cpu_cores}, {"rss_bytes", s.rss_bytes},
+                 {"io_wait_fraction", s.io_wait_fraction}};
+  if (s.gpu_util_percent) record["gpu_util_percent"] = *s.gpu_util_percent;
+  if (s.gpu_memory_bytes) record["gpu_memory_bytes"] = *s.gpu_memory_bytes;
+  if (s.gpu_power_watts) record["gpu_power_watts"] = *s.gpu_power_watts;
+  if (s.sm_clock_mhz) record["sm_clock_mhz"] = *s.sm_clock_mhz;
+  if (s.sm_active_percent) record["sm_active_percent"] = *s.sm_active_percent;
+  Append(std::move(record));
+}
+
+void RunJournal::RecordHeartbeat(const Heartbeat& h) {
+  Append({{"record", "heartbeat"}, {"at", FormatWallTime(h.at)}, {"segment", h.segment},
+          {"usage", UsageJson(h.usage)}, {"step", h.step}});
+}
+
+void RunJournal::RunFinished(const RunFinish& f) {
+  Append({{"record", "run_finished"}, {"at", FormatWallTime(f.at)}, {"outcome", f.outcome},
+          {"exit_code", f.exit_code}, {"usage", UsageJson(f.usage)}, {"preemptions", f.preemptions}});
+}
+
+std::vector<json> ReadJournal(const std::filesystem::path& path) {
+  std::vector<json> records;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    json j = json::parse(line, nullptr, false);
+    if (!j.is_discarded() && j.is_object() && j.contains("record")) records.push_back(std::move(j));
+  }
+  return records;
+}
+
+JournalHistory ReadJournalHistory(const std::filesystem::path& path) {
+  JournalHistory h;
+  BudgetUsage attempt_usage;
+  bool attempt_open = false;
+  for (const json& r : ReadJournal(path)) {
+    const std::string kind = r.value("record", "");
+    if (kind == "run_started") {
+      // A previous attempt without run_finished was lost: count it to its last heartbeat.
+      if (attempt_open) h.usage = Add(h.usage, attempt_usage);
+      ++h.attempts;
+      attempt_usage = {};
+      attempt_open = true;
+    } else if (kind == "segment_opened") {
+      h.segments = std::max(h.segments, r.value("segment", 0));
+      h.open_segment = r.value("segment", 0);
+    } else if (kind == "segment_closed") {
+      if (h.open_segment == r.value("segment", 0)) h.open_segment.reset();
+    } else if (kind == "heartbeat" && r.contains("usage")) {
+      attempt_usage = UsageFrom(r.at("usage"));
+    } else if (kind == "event" && r.value("kind", "") == "preempted") {
+      ++h.preemptions;
+    } else if (kind == "run_finished") {
+      h.usage = Add(h.usage, r.contains("usage") ? UsageFrom(r.at("usage")) : attempt_usage);
+      h.last_outcome = r.value("outcome", "");
+      attempt_open = false;
+    }
+    if (r.contains("at")) h.last_seen = ParseWallTime(r.value("at", ""));
+  }
+  if (attempt_open) {
+    h.usage = Add(h.usage, attempt_usage);
+    h.unfinished_attempt = true;
+    h.unfinished_usage = attempt_usage;
+  }
+  return h;
+}
+
+}  // namespace frugal::run

@@ -1,0 +1,76 @@
+#pragma once
+// RunJournal: a RunRecorder writing one JSON object per line to <run dir>/journal.jsonl.
+// Each record is appended with a single write() on an O_APPEND descriptor and fdatasync'ed, so
+// a crash leaves at most one torn last line (which readers skip). A write that fails (a full
+// disk) is kept in memory and retried before the next record; nothing is dropped while the
+// process lives.
+//
+// Format, version 1: every line has "v":1, "record" (run_started, segment_opened,
+// segment_closed, event, sample, heartbeat, run_finished), "at" (RFC 3339 UTC, milliseconds)
+// and the fields of the matching struct in recorder.h, snake_case; money as micro-dollars
+// ("..._micros") and durations as milliseconds ("..._ms").
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "frugal/run/recorder.h"
+
+namespace frugal::run {
+
+class RunJournal : public RunRecorder {
+ public:
+  explicit RunJournal(std::filesystem::path path);
+  ~RunJournal() override;
+  RunJournal(const RunJournal&) = delete;
+  RunJournal& operator=(const RunJournal&) = delete;
+
+  void RunStarted(const RunStart& start) override;
+  void SegmentOpened(const SegmentOpen& open) override;
+  void SegmentClosed(const SegmentClose& close) override;
+  void Event(const RunEvent& event) override;
+  void RecordSample(int segment, const monitor::Sample& sample) override;
+  void RecordHeartbeat(const Heartbeat& heartbeat) override;
+  void RunFinished(const RunFinish& finish) override;
+
+  /// Records not yet on disk (after write failures).
+  [[nodiscard]] size_t pending() const { return pending_.size(); }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  void Append(nlohmann::json record);
+  void Flush();
+
+  std::filesystem::path path_;
+  int fd_ = -1;
+  std::vector<std::string> pending_;
+  bool warned_ = false;
+};
+
+/// Reads every complete record of a journal (a torn last line is skipped). Empty when the
+/// file does not exist.
+std::vector<nlohmann::json> ReadJournal(const std::filesystem::path& path);
+
+/// What earlier invocations of a run left in its journal.
+struct JournalHistory {
+  int attempts = 0;
+  int segments = 0;  ///< highest segment number opened
+  BudgetUsage usage;  ///< summed over attempts (a lost attempt counts to its last heartbeat)
+  int preemptions = 0;
+  /// A segment opened but never closed: the supervisor died (it is marked lost on restart).
+  std::optional<int> open_segment;
+  std::optional<WallTime> last_seen;  ///< time of the last record of the unfinished attempt
+  bool unfinished_attempt = false;     ///< the last attempt has no run_finished record
+  BudgetUsage unfinished_usage;        ///< that attempt's usage at its last heartbeat
+  std::optional<std::string> last_outcome;
+};
+JournalHistory ReadJournalHistory(const std::filesystem::path& path);
+
+/// RFC 3339 UTC with milliseconds: "2026-05-20T10:04:05.123Z".
+std::string FormatWallTime(WallTime t);
+std::optional<WallTime> ParseWallTime(const std::string& text);
+
+}  // namespace frugal::run

@@ -1,0 +1,223 @@
+#include "frugal/run/supervisor.h"
+
+#include <sys/prctl.h>
+
+#include <algorithm>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "frugal/core/log.h"
+#include "frugal/run/protocol.h"
+#include "frugal/run/run_journal.h"
+#include "frugal/run/supervisor_internal.h"
+
+namespace frugal::run {
+
+std::string RunOutcomeName(RunOutcome outcome) {
+  switch (outcome) {
+    case RunOutcome::kFinished: return "finished";
+    case RunOutcome::kFailed: return "failed";
+    case RunOutcome::kBudgetStop: return "budget_stop";
+    case RunOutcome::kPreempted: return "preempted";
+    case RunOutcome::kInterrupted: return "interrupted";
+  }
+  return "?";
+}
+
+namespace {
+
+double Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const auto index = static_cast<size_t>(p * static_cast<double>(values.size() - 1) + 0.5);
+  return values[std::min(index, values.size() - 1)];
+}
+
+UtilizationSummary Summarize(const std::vector<monitor::Sample>& samples) {
+  UtilizationSummary u;
+  u.samples = static_cast<int>(samples.size());
+  if (samples.empty()) return u;
+  std::vector<double> cpu, gpu;
+  double io = 0;
+  int idle = 0;
+  for (const monitor::Sample& s : samples) {
+    cpu.push_back(s.cpu_cores);
+    io += s.io_wait_fraction;
+    u.peak_rss_bytes = std::max(u.peak_rss_bytes, s.rss_bytes);
+    if (s.gpu_util_percent) {
+      gpu.push_back(*s.gpu_util_percent);
+      if (*s.gpu_util_percent < 5) ++idle;
+    }
+    if (s.gpu_memory_bytes) u.gpu_peak_memory_bytes = std::max(u.gpu_peak_memory_bytes.value_or(0), *s.gpu_memory_bytes);
+  }
+  double sum = 0;
+  for (double c : cpu) sum += c;
+  u.cpu_cores_mean = sum / static_cast<double>(cpu.size());
+  u.cpu_cores_p95 = Percentile(cpu, 0.95);
+  u.io_wait_fraction_mean = io / static_cast<double>(samples.size());
+  if (!gpu.empty()) {
+    double g = 0;
+    for (double v : gpu) g += v;
+    u.gpu_util_mean = g / static_cast<double>(gpu.size());
+    u.gpu_util_p95 = Percentile(gpu, 0.95);
+    u.gpu_idle_fraction = static_cast<double>(idle) / static_cast<double>(gpu.size());
+  }
+  return u;
+}
+
+}  // namespace
+
+Supervisor::Supervisor(SupervisorConfig config, RunRecorder& recorder)
+    : config_(std::move(config)), recorder_(recorder), store_(config_.run_dir / "checkpoints", config_.keep_checkpoints) {}
+
+Supervisor::~Supervisor() = default;
+
+void Supervisor::AddPreemptionSource(std::unique_ptr<PreemptionSource> source) {
+  sources_.push_back(std::move(source));
+}
+void Supervisor::SetSampler(std::unique_ptr<monitor::Sampler> sampler) { sampler_ = std::move(sampler); }
+void Supervisor::SetStatusCallback(std::function<void(const RunStatus&)> callback) {
+  status_callback_ = std::move(callback);
+}
+
+void Supervisor::Record(EventKind kind, int segment, std::string detail, Loop& /*loop*/) {
+  RunEvent e;
+  e.kind = kind;
+  e.segment = segment;
+  e.at = Now();
+  e.detail = std::move(detail);
+  recorder_.Event(e);
+}
+
+void Supervisor::MarkLostAttempt() {
+  const JournalHistory h = ReadJournalHistory(config_.run_dir / "journal.jsonl");
+  if (!h.unfinished_attempt) return;
+  const WallTime at = h.last_seen.value_or(Now());
+  if (h.open_segment) {
+    SegmentClose c;
+    c.segment = *h.open_segment;
+    c.at = at;
+    c.end = SegmentEnd::kLost;
+    recorder_.SegmentClosed(c);
+  }
+  RunFinish f;
+  f.at = at;
+  f.outcome = "lost";
+  f.exit_code = -1;
+  f.usage = h.unfinished_usage;
+  recorder_.RunFinished(f);
+  log::Warning("run {}: the previous attempt ended without a word (supervisor killed?); marked lost",
+               config_.run_id);
+}
+
+bool Supervisor::Backoff(Duration wait, Loop& loop) {
+  const SteadyTime until = std::chrono::steady_clock::now() + wait;
+  while (true) {
+    const SteadyTime now = std::chrono::steady_clock::now();
+    if (now >= until) return true;
+    loop.signals.WaitFor(std::min(Duration(100), std::chrono::duration_cast<Duration>(until - now)));
+    if (loop.signals.TakeInterrupt() || loop.signals.TakePreemptionSignal() != 0) return false;
+    const BudgetCheck check = loop.guard.Accrue(loop.Elapsed(std::chrono::steady_clock::now()));
+    if (check.exceeded) {
+      loop.cap_hit = check.exceeded;
+      return false;
+    }
+  }
+}
+
+Result<RunResult> Supervisor::Run() {
+  FRUGAL_TRY(store_.Prepare());
+  // Orphans of the command (a forked worker whose parent exited) are re-parented to us, so we
+  // can reap them and they never linger as zombies in the command's process group.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  MarkLostAttempt();
+  const JournalHistory history = ReadJournalHistory(config_.run_dir / "journal.jsonl");
+  result_ = RunResult{};
+  result_.attempt = history.attempts + 1;
+  Loop loop(BudgetGuard(config_.caps, config_.price, config_.gpus, history.usage), std::chrono::steady_clock::now());
+  if (const BudgetCheck c = loop.guard.Accrue(Duration(0)); c.exceeded) {
+    return Fail(ErrorCode::kBudget, fmt::format("run {}: earlier attempts already reached the {} cap ({})",
+                                                config_.run_id, CapKindName(*c.exceeded),
+                                                loop.guard.CapText(*c.exceeded)));
+  }
+  RunStart start{config_.run_id, result_.attempt, Now(), config_.command, config_.tags, config_.offer,
+                 config_.tier, config_.price, config_.gpus, config_.caps};
+  recorder_.RunStarted(start);
+
+  int segment = history.segments;
+  Duration backoff = config_.restart_backoff;
+  SegmentEnd end = SegmentEnd::kFinished;
+  while (true) {
+    std::vector<std::string> problems;
+    const std::optional<CommittedCheckpoint> resume = store_.LatestValid(&problems);
+    for (const std::string& p : problems) {
+      log::Warning("skipping a damaged checkpoint: {}", p);
+      Record(EventKind::kWarning, segment + 1, "damaged checkpoint skipped: " + p, loop);
+    }
+    Result<SegmentEnd> r = RunSegment(++segment, resume, loop);
+    if (!r) return Fail(r.error());
+    end = *r;
+    if (end != SegmentEnd::kPreempted) break;
+    if (config_.restart != RestartPolicy::kLocal || loop.self_signalled) break;
+    if (result_.restarts >= config_.max_restarts) {
+      result_.warnings.push_back(fmt::format("gave up after {} restarts (--max-restarts)", result_.restarts));
+      break;
+    }
+    log::Info("preempted; restarting in {} (restart {} of {})", FormatDuration(backoff), result_.restarts + 1,
+              config_.max_restarts);
+    if (!Backoff(backoff, loop)) {
+      end = loop.cap_hit ? SegmentEnd::kBudgetStop : SegmentEnd::kInterrupted;
+      break;
+    }
+    ++result_.restarts;
+    backoff = std::min<Duration>(backoff * 2, std::chrono::seconds(60));
+  }
+
+  loop.guard.Accrue(loop.Elapsed(std::chrono::steady_clock::now()));
+  result_.usage = loop.guard.usage();
+  result_.usage.spent -= history.usage.spent;
+  result_.usage.gpu_hours -= history.usage.gpu_hours;
+  result_.usage.wall -= history.usage.wall;
+  result_.total = loop.guard.usage();
+  result_.utilization = Summarize(loop.samples);
+  result_.last_step = loop.last_step;
+  switch (end) {
+    case SegmentEnd::kFinished:
+      result_.outcome = RunOutcome::kFinished;
+      result_.exit_code = 0;
+      result_.message = "the command finished";
+      break;
+    case SegmentEnd::kFailed:
+    case SegmentEnd::kLost:
+      result_.outcome = RunOutcome::kFailed;
+      result_.exit_code = 1;
+      result_.message = "the command failed: " + (result_.child_exit ? result_.child_exit->Describe() : "?");
+      break;
+    case SegmentEnd::kBudgetStop:
+      result_.outcome = RunOutcome::kBudgetStop;
+      result_.exit_code = static_cast<int>(ErrorCode::kBudget);
+      result_.cap = loop.cap_hit;
+      if (loop.cap_hit) {
+        result_.overshoot = loop.guard.Overshoot(*loop.cap_hit);
+        result_.message = fmt::format("stopped at the {} cap ({}); overshoot {}", CapKindName(*loop.cap_hit),
+                                      loop.guard.CapText(*loop.cap_hit), result_.overshoot);
+      }
+      break;
+    case SegmentEnd::kPreempted:
+      result_.outcome = RunOutcome::kPreempted;
+      result_.exit_code = kRequeueExitCode;
+      result_.message = fmt::format("preempted; requeue to resume (run id {})", config_.run_id);
+      break;
+    case SegmentEnd::kInterrupted:
+      result_.outcome = RunOutcome::kInterrupted;
+      result_.exit_code = static_cast<int>(ErrorCode::kInterrupted);
+      result_.message = "interrupted";
+      break;
+  }
+  RunFinish finish{Now(), RunOutcomeName(result_.outcome), result_.exit_code, result_.usage, result_.preemptions};
+  recorder_.RunFinished(finish);
+  return result_;
+}
+
+}  // namespace frugal::run

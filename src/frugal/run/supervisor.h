@@ -1,0 +1,147 @@
+#pragma once
+// The run supervisor: runs the user's training command under the protocol (docs/protocol.md),
+// commits the checkpoints it reports, enforces the budget caps, turns preemption notices into
+// "checkpoint now, then stop", and after a preemption either hands back to an outer scheduler
+// (exit kRequeueExitCode) or restarts the command itself from the newest valid checkpoint.
+// Each stretch of the command running is a segment; everything is told to a RunRecorder.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frugal/core/duration.h"
+#include "frugal/core/error.h"
+#include "frugal/core/money.h"
+#include "frugal/monitor/sampler.h"
+#include "frugal/run/budget_guard.h"
+#include "frugal/run/checkpoint_store.h"
+#include "frugal/run/child_process.h"
+#include "frugal/run/preemption_source.h"
+#include "frugal/run/recorder.h"
+#include "frugal/run/report_channel.h"
+
+namespace frugal::run {
+
+enum class RestartPolicy { kRequeue, kLocal };
+
+struct SupervisorConfig {
+  std::vector<std::string> command;
+  std::string run_id;
+  std::filesystem::path run_dir;  ///< journal, reports and checkpoints live here
+  std::map<std::string, std::string> tags;
+  std::string offer;  ///< for the record only
+  std::string tier;
+  Rate price;
+  int gpus = 1;
+  BudgetCaps caps;
+  Duration checkpoint_grace = std::chrono::seconds(30);  ///< after SIGUSR1, before SIGTERM
+  Duration stop_grace = std::chrono::seconds(10);        ///< after SIGTERM, before SIGKILL
+  Duration accrual_interval = std::chrono::seconds(1);
+  Duration heartbeat_interval = std::chrono::seconds(10);
+  Duration sample_interval = std::chrono::seconds(5);
+  RestartPolicy restart = RestartPolicy::kRequeue;
+  int max_restarts = 3;
+  Duration restart_backoff = std::chrono::seconds(1);  ///< doubles per restart, at most 60 s
+  int keep_checkpoints = 3;
+  ChildStdout child_stdout = ChildStdout::kInherit;
+};
+
+/// A snapshot for the status line.
+struct RunStatus {
+  Duration elapsed{0};
+  int segment = 0;
+  std::string phase;  ///< "running", "checkpointing", "stopping", "restarting in 2s"
+  int64_t step = 0;
+  double steps_per_second = 0;
+  BudgetUsage usage;  ///< including earlier attempts
+  std::optional<double> cap_fraction;  ///< the highest used fraction of any cap
+  std::optional<Duration> eta_to_cap;  ///< at the current burn, when the first cap is hit
+  int preemptions = 0;
+};
+
+enum class RunOutcome { kFinished, kFailed, kBudgetStop, kPreempted, kInterrupted };
+/// "finished", "failed", "budget_stop", "preempted", "interrupted".
+std::string RunOutcomeName(RunOutcome outcome);
+
+/// Summary statistics of the utilization samples of a run.
+struct UtilizationSummary {
+  int samples = 0;
+  double cpu_cores_mean = 0;
+  double cpu_cores_p95 = 0;
+  uint64_t peak_rss_bytes = 0;
+  double io_wait_fraction_mean = 0;
+  std::optional<double> gpu_util_mean;
+  std::optional<double> gpu_util_p95;
+  std::optional<double> gpu_idle_fraction;  ///< share of samples under 5% GPU utilization
+  std::optional<uint64_t> gpu_peak_memory_bytes;
+};
+
+struct RunResult {
+  RunOutcome outcome = RunOutcome::kFinished;
+  int exit_code = 0;  ///< what `frugal run` exits with
+  std::string message;  ///< one line for the user on how it ended
+  std::optional<ExitStatus> child_exit;  ///< of the last segment
+  BudgetUsage usage;  ///< this invocation
+  BudgetUsage total;  ///< including earlier attempts of the same run id
+  std::optional<CapKind> cap;  ///< the cap that stopped the run
+  std::string overshoot;       ///< past that cap, in its unit
+  int attempt = 1;
+  int segments = 0;  ///< in this invocation
+  int preemptions = 0;
+  int restarts = 0;
+  int checkpoints_committed = 0;
+  int checkpoints_rejected = 0;
+  uint64_t last_checkpoint_bytes = 0;
+  std::vector<Duration> commit_times;
+  std::vector<Duration> resume_times;   ///< resumed segment start → first progress
+  std::vector<int64_t> lost_steps;      ///< per preemption
+  std::optional<Duration> first_progress;  ///< of the first segment (the command's load time)
+  int64_t last_step = 0;
+  std::optional<ResultReport> result;
+  int64_t garbage_report_lines = 0;
+  UtilizationSummary utilization;
+  std::vector<std::string> warnings;
+};
+
+class Supervisor {
+ public:
+  /// `recorder` must outlive the supervisor.
+  Supervisor(SupervisorConfig config, RunRecorder& recorder);
+  ~Supervisor();
+
+  void AddPreemptionSource(std::unique_ptr<PreemptionSource> source);
+  void SetSampler(std::unique_ptr<monitor::Sampler> sampler);
+  /// Called from the supervisor's loop about twice a second.
+  void SetStatusCallback(std::function<void(const RunStatus&)> callback);
+
+  /// Runs the command to its end (with restarts under RestartPolicy::kLocal). kBadInput when
+  /// the command cannot be started; kFailed when the run directory cannot be prepared; kBudget
+  /// when earlier attempts already used the budget. Otherwise the result says how it ended.
+  [[nodiscard]] Result<RunResult> Run();
+
+ private:
+  struct Segment;
+  struct Loop;
+  [[nodiscard]] Result<SegmentEnd> RunSegment(int number, const std::optional<CommittedCheckpoint>& resume,
+                                              Loop& loop);
+  void HandleReports(Segment& seg, Loop& loop);
+  void Tick(Segment& seg, Loop& loop);
+  void BeginStop(Segment& seg, SegmentEnd reason, Loop& loop);
+  void StopLeftovers(Segment& seg, Loop& loop);
+  bool Backoff(Duration wait, Loop& loop);
+  void MarkLostAttempt();
+  void Record(EventKind kind, int segment, std::string detail, Loop& loop);
+
+  SupervisorConfig config_;
+  RunRecorder& recorder_;
+  CheckpointStore store_;
+  std::vector<std::unique_ptr<PreemptionSource>> sources_;
+  std::unique_ptr<monitor::Sampler> sampler_;
+  std::function<void(const RunStatus&)> status_callback_;
+  RunResult result_;
+};
+
+}  // namespace frugal::run

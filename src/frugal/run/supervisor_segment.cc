@@ -1,0 +1,300 @@
+// One segment of a run: start the command, watch it, stop it.
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+
+#include <fmt/format.h>
+
+#include "frugal/core/log.h"
+#include "frugal/run/protocol.h"
+#include "frugal/run/supervisor.h"
+#include "frugal/run/supervisor_internal.h"
+
+namespace frugal::run {
+namespace {
+
+constexpr Duration kTick(100);
+constexpr Duration kStatusInterval(500);
+
+/// Reaps exited processes that are not the leader (orphans re-parented to us).
+void ReapOrphans(pid_t leader) {
+  while (true) {
+    siginfo_t info{};
+    if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
+    if (info.si_pid == leader) return;  // the ChildProcess reaps its own
+    ::waitpid(info.si_pid, nullptr, WNOHANG);
+  }
+}
+
+}  // namespace
+
+Result<SegmentEnd> Supervisor::RunSegment(int number, const std::optional<CommittedCheckpoint>& resume,
+                                          Loop& loop) {
+  FRUGAL_TRY(store_.Prepare());
+  Segment seg;
+  seg.number = number;
+  loop.segment = number;
+  const std::filesystem::path report = config_.run_dir / "reports" / fmt::format("segment-{}.jsonl", number);
+  std::error_code ec;
+  std::filesystem::create_directories(report.parent_path(), ec);
+  std::filesystem::remove(report, ec);
+  seg.reader = std::make_unique<ReportReader>(report);
+
+  SpawnOptions spawn;
+  spawn.argv = config_.command;
+  spawn.stdout_to = config_.child_stdout;
+  spawn.env = {{std::string(kEnvRunId), config_.run_id},
+               {std::string(kEnvCheckpointDir), store_.staging_dir().string()},
+               {std::string(kEnvResumeFrom), resume ? resume->resume_path.string() : ""},
+               {std::string(kEnvReport), report.string()},
+               {std::string(kEnvProtocol), std::to_string(kProtocolVersion)},
+               {std::string(kEnvSegment), std::to_string(number)}};
+  seg.started = std::chrono::steady_clock::now();
+  seg.cost_at_start = loop.guard.usage().spent;
+  seg.resumed = resume.has_value();
+  seg.rate_window_start = seg.started;
+  seg.rate_window_step = resume ? resume->step : 0;
+  seg.child = FRUGAL_TRY(ChildProcess::Spawn(spawn));
+  ++result_.segments;
+  recorder_.SegmentOpened({number, Now(), resume ? std::optional(resume->resume_path) : std::nullopt,
+                           resume ? resume->step : 0});
+  if (resume) log::Info("segment {}: resuming from step {} ({})", number, resume->step, resume->resume_path.string());
+  for (auto& source : sources_) source->SegmentStarted(seg.started);
+  if (sampler_) {
+    sampler_->Take(seg.child->pid());  // the baseline the first recorded sample is measured from
+    loop.next_sample = seg.started + config_.sample_interval;
+  }
+
+  std::optional<ExitStatus> exit;
+  while (!(exit = seg.child->Poll())) {
+    const SteadyTime now = std::chrono::steady_clock::now();
+    Duration wait = kTick;
+    if (seg.phase != SegmentPhase::kRunning && seg.phase != SegmentPhase::kKilled) {
+      wait = std::clamp(std::chrono::duration_cast<Duration>(seg.deadline - now), Duration(0), kTick);
+    }
+    loop.signals.WaitFor(wait);
+    ReapOrphans(seg.child->pid());
+    HandleReports(seg, loop);
+    Tick(seg, loop);
+  }
+  // What the command reported just before it exited still counts (its last checkpoint above all).
+  HandleReports(seg, loop);
+  result_.child_exit = exit;
+  SegmentEnd end = seg.phase == SegmentPhase::kRunning
+                       ? (exit->Succeeded() ? SegmentEnd::kFinished : SegmentEnd::kFailed)
+                       : seg.pending_end;
+  StopLeftovers(seg, loop);
+  result_.garbage_report_lines += seg.reader->garbage_lines();
+  if (seg.reader->garbage_lines() > 0) {
+    const std::string w = fmt::format("segment {}: {} garbage report line(s) ignored", number, seg.reader->garbage_lines());
+    result_.warnings.push_back(w);
+    Record(EventKind::kWarning, number, w, loop);
+  }
+  if (end == SegmentEnd::kPreempted) {
+    const int64_t lost = std::max<int64_t>(0, loop.last_step - loop.last_committed_step);
+    result_.lost_steps.push_back(lost);
+    RunEvent e{EventKind::kPreempted, number, Now(), fmt::format("{} step(s) since the last checkpoint", lost), lost,
+               std::nullopt, std::nullopt, std::nullopt};
+    recorder_.Event(e);
+  }
+  loop.guard.Accrue(loop.Elapsed(std::chrono::steady_clock::now()));
+  SegmentClose close{number, Now(), end, exit, loop.guard.usage().spent - seg.cost_at_start, loop.last_step};
+  recorder_.SegmentClosed(close);
+  recorder_.RecordHeartbeat({number, Now(), loop.guard.usage(), loop.last_step});
+  log::Info("segment {} ended: {} ({})", number, SegmentEndName(end), exit->Describe());
+  return end;
+}
+
+void Supervisor::HandleReports(Segment& seg, Loop& loop) {
+  for (ReportMessage& message : seg.reader->Poll()) {
+    const SteadyTime now = std::chrono::steady_clock::now();
+    if (auto* p = std::get_if<ProgressReport>(&message)) {
+      loop.last_step = p->step;
+      if (!seg.first_progress_at) {
+        seg.first_progress_at = now;
+        seg.first_step = p->step;
+        const auto took = std::chrono::duration_cast<Duration>(now - seg.started);
+        if (seg.resumed) {
+          result_.resume_times.push_back(took);
+          recorder_.Event({EventKind::kResumed, seg.number, Now(), "first progress after resume", p->step,
+                           std::nullopt, took, std::nullopt});
+        } else if (!result_.first_progress) {
+          result_.first_progress = took;
+        }
+      }
+      const double window = std::chrono::duration<double>(now - seg.rate_window_start).count();
+      if (window >= 2.0) {
+        seg.steps_per_second = static_cast<double>(p->step - seg.rate_window_step) / window;
+        seg.rate_window_start = now;
+        seg.rate_window_step = p->step;
+      }
+    } else if (auto* c = std::get_if<CheckpointReport>(&message)) {
+      Result<CommittedCheckpoint> committed = store_.Commit(*c);
+      if (!committed) {
+        ++result_.checkpoints_rejected;
+        log::Warning("checkpoint at step {} not committed: {}", c->step, committed.error().message);
+        Record(EventKind::kCheckpointRejected, seg.number, committed.error().message, loop);
+        continue;
+      }
+      ++result_.checkpoints_committed;
+      result_.commit_times.push_back(committed->commit_time);
+      result_.last_checkpoint_bytes = committed->bytes;
+      loop.last_committed_step = committed->step;
+      recorder_.Event({EventKind::kCheckpointCommitted, seg.number, Now(), committed->dir.filename().string(),
+                       committed->step, committed->bytes, committed->commit_time, std::nullopt});
+      log::Debug("checkpoint at step {} committed ({} bytes)", committed->step, committed->bytes);
+      // Checkpoint done after a notice: no need to wait out the rest of the grace period.
+      if (seg.phase == SegmentPhase::kCheckpointing) {
+        seg.child->SignalGroup(SIGTERM);
+        seg.phase = SegmentPhase::kStopping;
+        seg.deadline = now + config_.stop_grace;
+      }
+    } else if (auto* r = std::get_if<ResultReport>(&message)) {
+      result_.result = *r;
+    }
+  }
+}
+
+void Supervisor::BeginStop(Segment& seg, SegmentEnd reason, Loop& /*loop*/) {
+  if (seg.phase != SegmentPhase::kRunning) return;
+  seg.pending_end = reason;
+  // SIGUSR1 terminates a process that does not handle it; a command that never spoke the
+  // protocol gets the plain SIGTERM its own code may handle instead.
+  if (seg.reader->messages() == 0) {
+    seg.child->SignalGroup(SIGTERM);
+    seg.phase = SegmentPhase::kStopping;
+    seg.deadline = std::chrono::steady_clock::now() + config_.stop_grace;
+    return;
+  }
+  seg.child->SignalGroup(SIGUSR1);
+  seg.phase = SegmentPhase::kCheckpointing;
+  seg.deadline = std::chrono::steady_clock::now() + config_.checkpoint_grace;
+}
+
+void Supervisor::Tick(Segment& seg, Loop& loop) {
+  const SteadyTime now = std::chrono::steady_clock::now();
+  if (now >= loop.next_accrual) {
+    loop.next_accrual = now + config_.accrual_interval;
+    const BudgetCheck check = loop.guard.Accrue(loop.Elapsed(now));
+    if (check.warn) {
+      const std::string d = fmt::format("{:.0f}% of the {} cap ({}) used", 100 * loop.guard.Fraction(*check.warn),
+                                        CapKindName(*check.warn), loop.guard.CapText(*check.warn));
+      log::Warning("budget: {}", d);
+      recorder_.Event({EventKind::kBudgetWarning, seg.number, Now(), d, std::nullopt, std::nullopt, std::nullopt,
+                       check.warn});
+    }
+    if (check.exceeded && seg.phase == SegmentPhase::kRunning) {
+      loop.cap_hit = check.exceeded;
+      log::Warning("budget: the {} cap ({}) is reached; asking the command to checkpoint and stop",
+                   CapKindName(*check.exceeded), loop.guard.CapText(*check.exceeded));
+      recorder_.Event({EventKind::kBudgetStop, seg.number, Now(), "cap reached", std::nullopt, std::nullopt,
+                       std::nullopt, check.exceeded});
+      BeginStop(seg, SegmentEnd::kBudgetStop, loop);
+    }
+  }
+  if (const int sig = loop.signals.TakePreemptionSignal(); sig != 0 && seg.phase == SegmentPhase::kRunning) {
+    loop.self_signalled = true;
+    ++result_.preemptions;
+    Record(EventKind::kPreemptionNotice, seg.number, "signal " + SignalName(sig), loop);
+    log::Warning("preemption notice: {} to frugal", SignalName(sig));
+    BeginStop(seg, SegmentEnd::kPreempted, loop);
+  }
+  if (seg.phase == SegmentPhase::kRunning) {
+    for (auto& source : sources_) {
+      if (auto notice = source->Poll(now)) {
+        ++result_.preemptions;
+        Record(EventKind::kPreemptionNotice, seg.number, notice->source + ": " + notice->detail, loop);
+        log::Warning("preemption notice from {}: {}", notice->source, notice->detail);
+        BeginStop(seg, SegmentEnd::kPreempted, loop);
+        break;
+      }
+    }
+  }
+  if (loop.signals.TakeInterrupt()) {
+    ++loop.interrupts;
+    if (seg.phase == SegmentPhase::kRunning) {
+      log::Warning("interrupted; asking the command to checkpoint and stop (again to kill it)");
+      BeginStop(seg, SegmentEnd::kInterrupted, loop);
+    } else if (loop.interrupts > 1 && seg.phase != SegmentPhase::kKilled) {
+      seg.child->SignalGroup(SIGKILL);
+      seg.phase = SegmentPhase::kKilled;
+    }
+  }
+  if (seg.phase == SegmentPhase::kCheckpointing && now >= seg.deadline) {
+    seg.child->SignalGroup(SIGTERM);
+    seg.phase = SegmentPhase::kStopping;
+    seg.deadline = now + config_.stop_grace;
+  } else if (seg.phase == SegmentPhase::kStopping && now >= seg.deadline) {
+    log::Warning("the command did not stop within {} of SIGTERM; killing its process group",
+                 FormatDuration(config_.stop_grace));
+    seg.child->SignalGroup(SIGKILL);
+    seg.phase = SegmentPhase::kKilled;
+  }
+  if (now >= loop.next_heartbeat) {
+    loop.next_heartbeat = now + config_.heartbeat_interval;
+    recorder_.RecordHeartbeat({seg.number, Now(), loop.guard.usage(), loop.last_step});
+  }
+  if (sampler_ && now >= loop.next_sample) {
+    loop.next_sample = now + config_.sample_interval;
+    monitor::Sample s = sampler_->Take(seg.child->pid());
+    recorder_.RecordSample(seg.number, s);
+    loop.samples.push_back(s);
+  }
+  if (status_callback_ && now >= loop.next_status) {
+    loop.next_status = now + kStatusInterval;
+    RunStatus st;
+    st.elapsed = loop.Elapsed(now);
+    st.segment = seg.number;
+    static constexpr const char* kPhases[] = {"running", "checkpointing", "stopping", "killing"};
+    st.phase = kPhases[static_cast<int>(seg.phase)];
+    st.step = loop.last_step;
+    st.steps_per_second = seg.steps_per_second;
+    st.usage = loop.guard.usage();
+    st.preemptions = result_.preemptions;
+    double highest = 0;
+    bool any = false;
+    for (CapKind k : {CapKind::kDollars, CapKind::kGpuHours, CapKind::kWall}) {
+      const bool set = (k == CapKind::kDollars && loop.guard.caps().dollars) ||
+                       (k == CapKind::kGpuHours && loop.guard.caps().gpu_hours) ||
+                       (k == CapKind::kWall && loop.guard.caps().wall);
+      if (set) {
+        any = true;
+        highest = std::max(highest, loop.guard.Fraction(k));
+      }
+    }
+    if (any) {
+      st.cap_fraction = highest;
+      // Every cap grows linearly with wall time here, so the remaining share scales with it.
+      if (highest > 0 && highest < 1) {
+        st.eta_to_cap = Duration(static_cast<int64_t>(static_cast<double>(st.usage.wall.count()) * (1 - highest) / highest));
+      }
+    }
+    status_callback_(st);
+  }
+}
+
+void Supervisor::StopLeftovers(Segment& seg, Loop& loop) {
+  ReapOrphans(-1);
+  if (!seg.child->GroupAlive()) return;
+  const std::string w = fmt::format(
+      "segment {}: the command exited but left processes running in its group; stopping them", seg.number);
+  log::Warning("{}", w);
+  result_.warnings.push_back(w);
+  Record(EventKind::kWarning, seg.number, w, loop);
+  seg.child->SignalGroup(SIGTERM);
+  const SteadyTime deadline = std::chrono::steady_clock::now() + config_.stop_grace;
+  while (seg.child->GroupAlive() && std::chrono::steady_clock::now() < deadline) {
+    loop.signals.WaitFor(Duration(20));
+    ReapOrphans(-1);
+  }
+  if (seg.child->GroupAlive()) seg.child->SignalGroup(SIGKILL);
+  for (int i = 0; i < 100 && seg.child->GroupAlive(); ++i) {
+    loop.signals.WaitFor(Duration(10));
+    ReapOrphans(-1);
+  }
+}
+
+}  // namespace frugal::run

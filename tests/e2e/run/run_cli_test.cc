@@ -1,0 +1,158 @@
+// End-to-end: the real frugal binary supervising real children, killed at random points.
+
+#include <signal.h>
+
+#include <random>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "frugal/core/atomic_file.h"
+#include "frugal/run/checkpoint_manifest.h"
+#include "frugal/run/child_process.h"
+#include "frugal/run/run_journal.h"
+#include "support/test_support.h"
+
+namespace frugal::run {
+namespace {
+
+namespace fs = std::filesystem;
+using frugal::testing::RunFrugal;
+using frugal::testing::TempDir;
+using std::chrono::milliseconds;
+
+std::string PythonPath() { return "PYTHONPATH=" + (frugal::testing::SourceDir() / "python").string(); }
+
+std::vector<std::string> Counter(int steps, double step_seconds, int every) {
+  return {FRUGAL_PYTHON, std::string(FRUGAL_TEST_CHILDREN) + "/counter.py", std::to_string(steps),
+          std::to_string(step_seconds), std::to_string(every)};
+}
+
+long long CounterValue(int steps) {
+  long long value = 1;
+  for (int step = 1; step <= steps; ++step) value = (value * 31 + step) % 1000000007LL;
+  return value;
+}
+
+TEST(RunCli, FinishesAndPrintsOneJsonDocument) {
+  TempDir home;
+  std::vector<std::string> args = {"--json", "run", "--price", "3.06/h", "--budget", "5", "--tag", "team=nlp",
+                                   "--run-id", "j1", "--"};
+  for (const auto& a : Counter(6, 0.01, 3)) args.push_back(a);
+  auto r = RunFrugal(args, home.path(), {PythonPath()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);  // the child's stdout went to stderr
+  EXPECT_EQ(doc["outcome"], "finished");
+  EXPECT_EQ(doc["checkpoints_committed"], 2);
+  EXPECT_EQ(doc["result"]["value"].get<long long>(), CounterValue(6));
+  EXPECT_EQ(doc["schema_version"], 1);
+  const auto journal = ReadJournal(home.path() / "data" / "runs" / "j1" / "journal.jsonl");
+  ASSERT_FALSE(journal.empty());
+  EXPECT_EQ(journal.front()["tags"]["team"], "nlp");
+}
+
+TEST(RunCli, BadInputIsExitCodeTwoWithTheOptionNamed) {
+  TempDir home;
+  auto no_price = RunFrugal({"run", "--", "true"}, home.path());
+  EXPECT_EQ(no_price.exit_code, 2);
+  EXPECT_NE(no_price.err.find("--price"), std::string::npos);
+  auto bad_budget = RunFrugal({"run", "--price", "1/h", "--budget", "lots", "--", "true"}, home.path());
+  EXPECT_EQ(bad_budget.exit_code, 2);
+  EXPECT_NE(bad_budget.err.find("--budget"), std::string::npos);
+  auto bad_tag = RunFrugal({"run", "--price", "1/h", "--tag", "team", "--", "true"}, home.path());
+  EXPECT_EQ(bad_tag.exit_code, 2);
+  auto missing = RunFrugal({"run", "--price", "1/h", "--", "frugal-no-such-trainer"}, home.path());
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("frugal-no-such-trainer"), std::string::npos);
+  auto unknown_offer = RunFrugal({"run", "--offer", "aws:nope:us-east-1:spot", "--", "true"}, home.path());
+  EXPECT_EQ(unknown_offer.exit_code, 2);
+}
+
+TEST(RunCli, BudgetStopExitsThreeAndReportsTheOvershoot) {
+  TempDir home;
+  auto r = RunFrugal({"run", "--price", "36/h", "--budget", "0.005", "--accrual-interval", "100ms", "--stop-grace",
+                      "200ms", "--", "/bin/sh", "-c", "sleep 30"},
+                     home.path());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.out.find("dollars reached; overshoot"), std::string::npos) << r.out;
+}
+
+TEST(RunCli, FailingCommandExitsOne) {
+  TempDir home;
+  auto r = RunFrugal({"run", "--price", "1/h", "--", "/bin/sh", "-c", "exit 7"}, home.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("exit code 7"), std::string::npos) << r.err;
+}
+
+/// Every committed checkpoint of the run verifies.
+void ExpectCommittedCheckpointsVerify(const fs::path& run_dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(run_dir / "checkpoints" / "committed", ec)) {
+    if (e.path().filename().string().rfind("ckpt-", 0) != 0) continue;
+    auto m = VerifyCheckpoint(e.path());
+    EXPECT_TRUE(m.has_value()) << m.error().message;
+  }
+}
+
+TEST(RunCli, SigkillOfChildOrSupervisorNeverCorruptsACommittedCheckpoint) {
+  TempDir home;
+  const fs::path run_dir = home / "run";
+  const fs::path pidfile = home / "child.pid";
+  std::mt19937 rng(424242);
+  std::uniform_int_distribution<int> delay_ms(400, 1400);
+  std::vector<std::string> args = {FRUGAL_BINARY, "-q", "run", "--price", "1/h", "--run-id", "k", "--run-dir",
+                                   run_dir.string(), "--heartbeat-interval", "200ms", "--"};
+  for (const auto& a : Counter(300, 0.02, 7)) args.push_back(a);
+  const std::vector<std::pair<std::string, std::string>> env = {
+      {"PYTHONPATH", (frugal::testing::SourceDir() / "python").string()},
+      {"FRUGAL_HOME", home.path().string()},
+      {"COUNTER_PIDFILE", pidfile.string()}};
+  for (int i = 0; i < 6; ++i) {
+    fs::remove(pidfile);
+    auto frugal = ChildProcess::Spawn({args, env, ChildStdout::kInherit});
+    ASSERT_TRUE(frugal.has_value());
+    std::this_thread::sleep_for(milliseconds(delay_ms(rng)));
+    if (i % 2 == 0) {
+      (*frugal)->SignalGroup(SIGKILL);  // the supervisor dies outright
+    } else {
+      auto pid = ReadFile(pidfile);
+      ASSERT_TRUE(pid.has_value());
+      ::kill(static_cast<pid_t>(std::stol(*pid)), SIGKILL);  // the training process dies
+    }
+    (*frugal)->WaitFor(std::chrono::seconds(20));
+    ExpectCommittedCheckpointsVerify(run_dir);
+    // Let an orphaned child of a killed supervisor notice and go (it gets SIGTERM).
+    std::this_thread::sleep_for(milliseconds(200));
+  }
+  std::vector<std::string> final_args(args.begin() + 1, args.end());
+  auto r = RunFrugal(final_args, home.path(), {PythonPath()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectCommittedCheckpointsVerify(run_dir);
+  const auto records = ReadJournal(run_dir / "journal.jsonl");
+  int opened = 0, closed = 0, started = 0, finished = 0, lost = 0;
+  long long value = -1;
+  int64_t resume_step = 0;
+  for (const auto& rec : records) {
+    const std::string kind = rec["record"];
+    opened += kind == "segment_opened";
+    closed += kind == "segment_closed";
+    started += kind == "run_started";
+    finished += kind == "run_finished";
+    if (kind == "run_finished" && rec["outcome"] == "lost") ++lost;
+    if (kind == "segment_opened") resume_step = rec["resume_step"].get<int64_t>();
+  }
+  EXPECT_EQ(started, 7);
+  EXPECT_EQ(finished, 7);  // every attempt ends in the journal, killed ones marked lost
+  EXPECT_EQ(lost, 3);
+  EXPECT_EQ(opened, closed);
+  EXPECT_GT(resume_step, 0);  // the last attempt resumed from a checkpoint
+  const std::string all = r.out + r.err;
+  const size_t at = all.find("final value ");
+  ASSERT_NE(at, std::string::npos) << all;
+  value = std::stoll(all.substr(at + 12));
+  EXPECT_EQ(value, CounterValue(300));
+}
+
+}  // namespace
+}  // namespace frugal::run

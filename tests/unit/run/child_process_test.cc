@@ -1,0 +1,85 @@
+#include "frugal/run/child_process.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "frugal/core/atomic_file.h"
+#include "support/test_support.h"
+
+namespace frugal::run {
+namespace {
+
+using std::chrono::seconds;
+
+/// Whether a process exists and is not a zombie.
+bool Running(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const size_t close = line.rfind(')');
+  return close != std::string::npos && line.size() > close + 2 && line[close + 2] != 'Z';
+}
+
+pid_t WaitForPidFile(const std::filesystem::path& p) {
+  for (int i = 0; i < 500; ++i) {
+    auto text = ReadFile(p);
+    if (text && !text->empty() && text->back() == '\n') return static_cast<pid_t>(std::stol(*text));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return -1;
+}
+
+TEST(ChildProcess, ReportsExitCodesAndSignals) {
+  auto ok = ChildProcess::Spawn({{"/bin/sh", "-c", "exit 0"}, {}, ChildStdout::kInherit});
+  ASSERT_TRUE(ok.has_value());
+  EXPECT_TRUE((*ok)->WaitFor(seconds(10))->Succeeded());
+  auto three = ChildProcess::Spawn({{"/bin/sh", "-c", "exit 3"}, {}, ChildStdout::kInherit});
+  EXPECT_EQ((*three)->WaitFor(seconds(10))->exit_code, 3);
+  auto killed = ChildProcess::Spawn({{"/bin/sh", "-c", "kill -9 $$"}, {}, ChildStdout::kInherit});
+  auto s = (*killed)->WaitFor(seconds(10));
+  EXPECT_EQ(s->signal, SIGKILL);
+  EXPECT_EQ(s->Describe(), "killed by SIGKILL");
+}
+
+TEST(ChildProcess, PassesEnvironmentWithoutChangingOurs) {
+  frugal::testing::TempDir dir;
+  auto c = ChildProcess::Spawn({{"/bin/sh", "-c", "echo \"$FRUGAL_TEST_X\" > \"$OUT\""},
+                                {{"FRUGAL_TEST_X", "42"}, {"OUT", (dir / "out").string()}},
+                                ChildStdout::kInherit});
+  ASSERT_TRUE(c.has_value());
+  (*c)->WaitFor(seconds(10));
+  EXPECT_EQ(*ReadFile(dir / "out"), "42\n");
+  EXPECT_EQ(std::getenv("FRUGAL_TEST_X"), nullptr);
+}
+
+TEST(ChildProcess, UnknownCommandIsBadInput) {
+  auto c = ChildProcess::Spawn({{"frugal-no-such-command-xyz"}, {}, ChildStdout::kInherit});
+  ASSERT_FALSE(c.has_value());
+  EXPECT_EQ(c.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(c.error().message.find("frugal-no-such-command-xyz"), std::string::npos);
+}
+
+TEST(ChildProcess, DestructorKillsTheWholeGroup) {
+  frugal::testing::TempDir dir;
+  const auto pidfile = dir / "grandchild";
+  pid_t grandchild = -1;
+  {
+    auto c = ChildProcess::Spawn({{"/bin/sh", "-c", "sleep 60 & echo $! > \"$P\"; wait"},
+                                  {{"P", pidfile.string()}}, ChildStdout::kInherit});
+    ASSERT_TRUE(c.has_value());
+    grandchild = WaitForPidFile(pidfile);
+    ASSERT_GT(grandchild, 0);
+    EXPECT_TRUE(Running(grandchild));
+    EXPECT_TRUE((*c)->GroupAlive());
+  }
+  for (int i = 0; i < 200 && Running(grandchild); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_FALSE(Running(grandchild));
+}
+
+}  // namespace
+}  // namespace frugal::run

@@ -1,0 +1,218 @@
+#include "frugal/run/supervisor.h"
+
+#include <signal.h>
+
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "frugal/core/atomic_file.h"
+#include "frugal/run/protocol.h"
+#include "frugal/run/run_journal.h"
+#include "run_test_support.h"
+#include "support/test_support.h"
+
+namespace frugal::run {
+namespace {
+
+using std::chrono::milliseconds;
+using testing::CounterCommand;
+using testing::CounterValue;
+using testing::Records;
+using testing::Shell;
+
+SupervisorConfig Config(const std::filesystem::path& dir, std::vector<std::string> command) {
+  SupervisorConfig c;
+  c.command = std::move(command);
+  c.run_id = "test-run";
+  c.run_dir = dir / "run";
+  c.price = Rate{Money::FromCents(360)};
+  c.checkpoint_grace = milliseconds(2000);
+  c.stop_grace = milliseconds(2000);
+  c.accrual_interval = milliseconds(100);
+  c.heartbeat_interval = milliseconds(200);
+  c.restart_backoff = milliseconds(50);
+  return c;
+}
+
+Result<RunResult> RunOnce(const SupervisorConfig& config, std::unique_ptr<PreemptionSource> source = nullptr) {
+  RunJournal journal(config.run_dir / "journal.jsonl");
+  Supervisor supervisor(config, journal);
+  if (source) supervisor.AddPreemptionSource(std::move(source));
+  return supervisor.Run();
+}
+
+TEST(Supervisor, RunsToTheEndCommittingCheckpoints) {
+  frugal::testing::TempDir dir;
+  auto config = Config(dir.path(), CounterCommand(12, 0.02, 4));
+  auto r = RunOnce(config);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  EXPECT_EQ(r->outcome, RunOutcome::kFinished);
+  EXPECT_EQ(r->exit_code, 0);
+  EXPECT_EQ(r->checkpoints_committed, 3);
+  ASSERT_TRUE(r->result.has_value());
+  EXPECT_EQ(static_cast<long long>(r->result->metrics.at("value")), CounterValue(12));
+  EXPECT_EQ(r->last_step, 12);
+  EXPECT_GT(r->usage.spent, Money());
+  const auto journal = config.run_dir / "journal.jsonl";
+  EXPECT_EQ(Records(journal, "run_started").size(), 1u);
+  EXPECT_EQ(Records(journal, "event", "checkpoint_committed").size(), 3u);
+  auto closed = Records(journal, "segment_closed");
+  ASSERT_EQ(closed.size(), 1u);
+  EXPECT_EQ(closed[0]["end"], "finished");
+  EXPECT_EQ(Records(journal, "run_finished").at(0)["outcome"], "finished");
+}
+
+TEST(Supervisor, ChaosPreemptionsRestartLocallyAndEndWithTheUninterruptedResult) {
+  frugal::testing::TempDir dir;
+  auto config = Config(dir.path(), CounterCommand(60, 0.03, 5));
+  config.restart = RestartPolicy::kLocal;
+  config.max_restarts = 5;
+  auto r = RunOnce(config, std::make_unique<ChaosPreemptions>(milliseconds(400), 11, 3));
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  EXPECT_EQ(r->outcome, RunOutcome::kFinished) << r->message;
+  EXPECT_EQ(r->preemptions, 3);
+  EXPECT_EQ(r->restarts, 3);
+  EXPECT_EQ(r->segments, 4);
+  EXPECT_EQ(r->resume_times.size(), 3u);
+  ASSERT_TRUE(r->result.has_value());
+  EXPECT_EQ(static_cast<long long>(r->result->metrics.at("value")), CounterValue(60));
+  const auto journal = config.run_dir / "journal.jsonl";
+  EXPECT_EQ(Records(journal, "segment_opened").size(), 4u);
+  EXPECT_EQ(Records(journal, "event", "preempted").size(), 3u);
+  EXPECT_EQ(Records(journal, "event", "resumed").size(), 3u);
+  // On notice the child checkpointed, so nothing was lost.
+  for (int64_t lost : r->lost_steps) EXPECT_EQ(lost, 0);
+}
+
+TEST(Supervisor, PreemptionWithoutLocalRestartAsksForARequeueAndTheNextAttemptResumes) {
+  frugal::testing::TempDir dir;
+  auto config = Config(dir.path(), CounterCommand(30, 0.03, 100));
+  auto first = RunOnce(config, std::make_unique<ChaosPreemptions>(milliseconds(500), 5, 1));
+  ASSERT_TRUE(first.has_value()) << first.error().message;
+  EXPECT_EQ(first->outcome, RunOutcome::kPreempted);
+  EXPECT_EQ(first->exit_code, kRequeueExitCode);
+  EXPECT_GE(first->checkpoints_committed, 1);  // taken on notice (and again on SIGTERM if it moved on)
+  auto second = RunOnce(config);
+  ASSERT_TRUE(second.has_value()) << second.error().message;
+  EXPECT_EQ(second->outcome, RunOutcome::kFinished);
+  EXPECT_EQ(second->attempt, 2);
+  EXPECT_EQ(static_cast<long long>(second->result->metrics.at("value")), CounterValue(30));
+  auto opened = Records(config.run_dir / "journal.jsonl", "segment_opened");
+  ASSERT_EQ(opened.size(), 2u);
+  EXPECT_EQ(opened[1]["segment"], 2);
+  EXPECT_GT(opened[1]["resume_step"].get<int>(), 0);
+  EXPECT_GT(second->total.spent, second->usage.spent);  // the first attempt's spend carried over
+}
+
+TEST(Supervisor, BudgetCapsAtRandomMomentsOvershootByAtMostOneIntervalPlusGrace) {
+  std::mt19937 rng(20260520);
+  std::uniform_int_distribution<int> cap_ms(300, 1200);
+  for (int i = 0; i < 3; ++i) {
+    frugal::testing::TempDir dir;
+    // A child that ignores the protocol entirely: it has to be killed.
+    auto config = Config(dir.path(), Shell("trap '' TERM USR1; while :; do sleep 0.05; done"));
+    config.price = Rate{Money::FromCents(3600)};  // one cent per second
+    config.checkpoint_grace = milliseconds(150);
+    config.stop_grace = milliseconds(150);
+    const int cap = cap_ms(rng);
+    config.caps.dollars = Money::FromMicros(cap * 10);
+    auto r = RunOnce(config);
+    ASSERT_TRUE(r.has_value()) << r.error().message;
+    EXPECT_EQ(r->outcome, RunOutcome::kBudgetStop);
+    EXPECT_EQ(r->exit_code, 3);
+    ASSERT_TRUE(r->cap.has_value());
+    EXPECT_EQ(*r->cap, CapKind::kDollars);
+    const Money overshoot = r->total.spent - *config.caps.dollars;
+    // interval 100 ms + grace 150 + 150 ms, plus 300 ms for a loaded machine's scheduling.
+    EXPECT_GE(overshoot, Money());
+    EXPECT_LE(overshoot, Money::FromMicros(700 * 10)) << "cap " << cap << " ms";
+    EXPECT_EQ(Records(config.run_dir / "journal.jsonl", "event", "budget_stop").size(), 1u);
+    EXPECT_EQ(Records(config.run_dir / "journal.jsonl", "event", "budget_warning").size(), 1u);
+  }
+}
+
+TEST(Supervisor, AChildThatIgnoresSigtermIsKilledAfterTheGracePeriods) {
+  frugal::testing::TempDir dir;
+  auto config = Config(dir.path(), Shell("trap '' TERM USR1; while :; do sleep 0.05; done"));
+  config.checkpoint_grace = milliseconds(200);
+  config.stop_grace = milliseconds(200);
+  const auto started = std::chrono::steady_clock::now();
+  auto r = RunOnce(config, std::make_unique<ChaosPreemptions>(milliseconds(200), 1, 1));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->outcome, RunOutcome::kPreempted);
+  EXPECT_EQ(r->child_exit->signal, SIGKILL);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+}
+
+TEST(Supervisor, AChildThatForksAndExitsLeavesNothingBehind) {
+  frugal::testing::TempDir dir;
+  const auto pidfile = dir / "orphan.pid";
+  auto config = Config(dir.path(), Shell("sleep 60 & echo $! > '" + pidfile.string() + "'; exit 0"));
+  config.stop_grace = milliseconds(300);
+  auto r = RunOnce(config);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->outcome, RunOutcome::kFinished);
+  ASSERT_EQ(r->warnings.size(), 1u);
+  EXPECT_NE(r->warnings[0].find("left processes running"), std::string::npos);
+  const pid_t orphan = static_cast<pid_t>(std::stol(*ReadFile(pidfile)));
+  EXPECT_NE(::kill(orphan, 0), 0);
+  EXPECT_EQ(Records(config.run_dir / "journal.jsonl", "event", "warning").size(), 1u);
+}
+
+TEST(Supervisor, GarbageReportLinesAreCountedAndWarnedNeverFatal) {
+  frugal::testing::TempDir dir;
+  auto config = Config(dir.path(), Shell("echo 'loss=0.3' >> \"$FRUGAL_REPORT\"; echo '{oops' >> \"$FRUGAL_REPORT\";"
+                                         "echo '{\"type\":\"progress\",\"step\":7}' >> \"$FRUGAL_REPORT\"; sleep 0.3"));
+  auto r = RunOnce(config);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->outcome, RunOutcome::kFinished);
+  EXPECT_EQ(r->garbage_report_lines, 2);
+  EXPECT_EQ(r->last_step, 7);
+}
+
+TEST(Supervisor, AVanishedCheckpointDirectoryIsReportedAndTheRunGoesOn) {
+  frugal::testing::TempDir dir;
+  auto config = Config(dir.path(), Shell("rm -rf \"$FRUGAL_CHECKPOINT_DIR\"; "
+                                         "echo '{\"type\":\"checkpoint\",\"path\":\"s1\",\"step\":1}' >> \"$FRUGAL_REPORT\";"
+                                         "echo '{\"type\":\"progress\",\"step\":2}' >> \"$FRUGAL_REPORT\"; sleep 0.3"));
+  auto r = RunOnce(config);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->outcome, RunOutcome::kFinished);
+  EXPECT_EQ(r->checkpoints_rejected, 1);
+  auto rejected = Records(config.run_dir / "journal.jsonl", "event", "checkpoint_rejected");
+  ASSERT_EQ(rejected.size(), 1u);
+  EXPECT_NE(rejected[0]["detail"].get<std::string>().find("vanished"), std::string::npos);
+}
+
+TEST(Supervisor, ASignalToTheSupervisorIsAPreemptionThatAlwaysRequeues) {
+  frugal::testing::TempDir dir;
+  auto config = Config(dir.path(), CounterCommand(200, 0.02, 1000));
+  config.restart = RestartPolicy::kLocal;  // the supervisor itself is going away: no local restart
+  std::thread notifier([] {
+    std::this_thread::sleep_for(milliseconds(600));
+    ::kill(::getpid(), SIGUSR1);
+  });
+  auto r = RunOnce(config);
+  notifier.join();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->outcome, RunOutcome::kPreempted);
+  EXPECT_EQ(r->exit_code, kRequeueExitCode);
+  EXPECT_EQ(r->restarts, 0);
+  EXPECT_GE(r->checkpoints_committed, 1);
+  auto notices = Records(config.run_dir / "journal.jsonl", "event", "preemption_notice");
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_EQ(notices[0]["detail"], "signal SIGUSR1");
+}
+
+TEST(Supervisor, ACommandThatCannotStartIsBadInput) {
+  frugal::testing::TempDir dir;
+  auto r = RunOnce(Config(dir.path(), {"frugal-no-such-trainer"}));
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+}
+
+}  // namespace
+}  // namespace frugal::run
