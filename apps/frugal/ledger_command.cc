@@ -1,9 +1,9 @@
 // frugal ledger export|import|info|sweep: FOCUS in and out, and ledger upkeep.
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "commands.h"
 #include "frugal/core/atomic_file.h"
@@ -79,19 +79,19 @@ Result<void> RunInfo(const GlobalOptions& global, Streams& s) {
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   const int version = FRUGAL_TRY(ledger::SchemaVersion(db->connection()));
   nlohmann::json counts;
-  for (const char* table : {"runs", "segments", "events", "samples", "studies", "trials",
-                            "billing_rows"}) {
+  for (const char* table :
+       {"runs", "segments", "events", "samples", "studies", "trials", "billing_rows"}) {
     counts[table] = FRUGAL_TRY(db->CountRows(table));
   }
   if (global.json) {
-    WriteJson(s, {{"location", db->connection().where()},
-                  {"schema_version", version},
-                  {"rows", counts}});
+    WriteJson(
+        s, {{"location", db->connection().where()}, {"schema_version", version}, {"rows", counts}});
     return {};
   }
   s.out << fmt::format("{:<14}{}\n{:<14}{}\n", "ledger", db->connection().where(), "schema",
                        version);
-  for (auto& [table, n] : counts.items()) s.out << fmt::format("{:<14}{}\n", table, n.get<int64_t>());
+  for (auto& [table, n] : counts.items())
+    s.out << fmt::format("{:<14}{}\n", table, n.get<int64_t>());
   return {};
 }
 
@@ -113,6 +113,25 @@ Result<void> RunSweep(const SweepOptions& o, const GlobalOptions& global, Stream
   return {};
 }
 
+struct DownsampleOptions {
+  std::string older_than = "30d";
+  std::string bucket = "5m";
+};
+
+Result<void> RunDownsample(const DownsampleOptions& o, const GlobalOptions& global, Streams& s) {
+  const Duration age = FRUGAL_TRY(ParseDuration(o.older_than));
+  const Duration bucket = FRUGAL_TRY(ParseDuration(o.bucket));
+  auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
+  const int64_t removed = FRUGAL_TRY(db->Downsample(ledger::Now() - age, bucket));
+  if (global.json) {
+    WriteJson(s, {{"rows_replaced", removed}});
+    return {};
+  }
+  s.out << fmt::format("{} samples older than {} replaced by {} averages\n", removed,
+                       FormatDuration(age), FormatDuration(bucket));
+  return {};
+}
+
 }  // namespace
 
 void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action) {
@@ -127,9 +146,8 @@ void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action) {
   e->add_option("--since", exp->since, "Start: a duration back (30d) or a date (default 30d)");
   e->add_option("--until", exp->until, "End (exclusive); default now");
   e->add_option("-o,--output", exp->output, "Write to FILE (atomically) instead of stdout");
-  e->callback([&, exp] {
-    action = [&global, exp](Streams& s) { return RunExport(*exp, global, s); };
-  });
+  e->callback(
+      [&, exp] { action = [&global, exp](Streams& s) { return RunExport(*exp, global, s); }; });
 
   auto imp = std::make_shared<ImportOptions>();
   CLI::App* i = cmd->add_subcommand("import", "Cloud bills in FOCUS CSV, kept apart from runs");
@@ -137,9 +155,8 @@ void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action) {
       ->required()
       ->check(CLI::IsMember({"focus"}));
   i->add_option("FILE", imp->file, "FOCUS CSV file")->required();
-  i->callback([&, imp] {
-    action = [&global, imp](Streams& s) { return RunImport(*imp, global, s); };
-  });
+  i->callback(
+      [&, imp] { action = [&global, imp](Streams& s) { return RunImport(*imp, global, s); }; });
 
   cmd->add_subcommand("info", "Where the ledger is, its schema version and row counts")
       ->callback([&] { action = [&global](Streams& s) { return RunInfo(global, s); }; });
@@ -150,6 +167,15 @@ void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action) {
   sw->add_option("--stale", sweep->stale, "Silence that counts as dead (default 10m)");
   sw->callback([&, sweep] {
     action = [&global, sweep](Streams& s) { return RunSweep(*sweep, global, s); };
+  });
+
+  auto down = std::make_shared<DownsampleOptions>();
+  CLI::App* d = cmd->add_subcommand(
+      "downsample", "Replace old utilization samples by averages (reports are unaffected)");
+  d->add_option("--older-than", down->older_than, "Samples older than this (default 30d)");
+  d->add_option("--bucket", down->bucket, "One averaged sample per run per bucket (default 5m)");
+  d->callback([&, down] {
+    action = [&global, down](Streams& s) { return RunDownsample(*down, global, s); };
   });
 }
 

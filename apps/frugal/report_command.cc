@@ -44,12 +44,12 @@ void RegisterReport(CLI::App& app, GlobalOptions& global, Action& action) {
       "report", "Spend, GPU-hours, spot share and savings, cost per successful run, forecast");
   cmd->add_option("--by", opts->by, "Group by: team,project,owner,gpu,tier,cloud (comma list)");
   cmd->add_option("--since", opts->since, "Start: a duration back (30d) or a date (default 30d)");
-  cmd->add_option("--until", opts->until, "End (exclusive): a duration back or a date; default now");
+  cmd->add_option("--until", opts->until,
+                  "End (exclusive): a duration back or a date; default now");
   cmd->add_option("--format", opts->format, "table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}));
-  cmd->callback([&, opts] {
-    action = [&global, opts](Streams& s) { return RunReport(*opts, global, s); };
-  });
+  cmd->callback(
+      [&, opts] { action = [&global, opts](Streams& s) { return RunReport(*opts, global, s); }; });
 }
 
 }  // namespace frugal::cli

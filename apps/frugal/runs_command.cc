@@ -25,18 +25,19 @@ std::string Elapsed(const ledger::Run& run, Timestamp now) {
 }
 
 nlohmann::json RunJson(const ledger::RunSummary& r) {
-  return {{"id", r.run.id},
-          {"name", r.run.name},
-          {"status", ledger::RunStatusName(r.run.status)},
-          {"tags", r.run.tags.ToJson()},
-          {"start", ledger::FormatTimestamp(r.run.start)},
-          {"end", r.run.end ? nlohmann::json(ledger::FormatTimestamp(*r.run.end)) : nlohmann::json()},
-          {"cost_usd", r.cost.ToPlainString()},
-          {"cost_micros", r.cost.micros()},
-          {"gpu_hours", r.gpu_hours},
-          {"gpu", r.gpu.empty() ? nlohmann::json() : nlohmann::json(r.gpu)},
-          {"tier", r.tier.empty() ? nlohmann::json() : nlohmann::json(r.tier)},
-          {"segments", r.segments}};
+  return {
+      {"id", r.run.id},
+      {"name", r.run.name},
+      {"status", ledger::RunStatusName(r.run.status)},
+      {"tags", r.run.tags.ToJson()},
+      {"start", ledger::FormatTimestamp(r.run.start)},
+      {"end", r.run.end ? nlohmann::json(ledger::FormatTimestamp(*r.run.end)) : nlohmann::json()},
+      {"cost_usd", r.cost.ToPlainString()},
+      {"cost_micros", r.cost.micros()},
+      {"gpu_hours", r.gpu_hours},
+      {"gpu", r.gpu.empty() ? nlohmann::json() : nlohmann::json(r.gpu)},
+      {"tier", r.tier.empty() ? nlohmann::json() : nlohmann::json(r.tier)},
+      {"segments", r.segments}};
 }
 
 Result<void> RunList(const ListOptions& o, const GlobalOptions& global, Streams& s) {
@@ -64,13 +65,23 @@ Result<void> RunList(const ListOptions& o, const GlobalOptions& global, Streams&
     s.out << "No runs match.\n";
     return {};
   }
-  Table t({{"ID", Align::kRight}, {"NAME"}, {"STATUS"}, {"TEAM"}, {"PROJECT"}, {"OWNER"},
-           {"GPU"}, {"TIER"}, {"STARTED"}, {"ELAPSED", Align::kRight},
-           {"GPU-H", Align::kRight}, {"COST", Align::kRight}});
+  Table t({{"ID", Align::kRight},
+           {"NAME"},
+           {"STATUS"},
+           {"TEAM"},
+           {"PROJECT"},
+           {"OWNER"},
+           {"GPU"},
+           {"TIER"},
+           {"STARTED"},
+           {"ELAPSED", Align::kRight},
+           {"GPU-H", Align::kRight},
+           {"COST", Align::kRight}});
   Money total;
   for (const auto& r : runs) {
     total += r.cost;
-    t.AddRow({std::to_string(r.run.id), r.run.name, std::string(ledger::RunStatusName(r.run.status)),
+    t.AddRow({std::to_string(r.run.id), r.run.name,
+              std::string(ledger::RunStatusName(r.run.status)),
               r.run.tags.team.empty() ? "-" : r.run.tags.team,
               r.run.tags.project.empty() ? "-" : r.run.tags.project,
               r.run.tags.owner.empty() ? "-" : r.run.tags.owner, r.gpu.empty() ? "-" : r.gpu,
@@ -102,16 +113,24 @@ void PrintDetail(const ledger::RunDetail& d, Timestamp now, Streams& s) {
                        Optional(d.utilization.gpu_util, "{:.0f}%"),
                        Optional(d.utilization.cpu_util, "{:.0f}%"), d.utilization.samples);
   s.out << "\nSegments\n";
-  Table t({{"#", Align::kRight}, {"OFFER"}, {"GPU"}, {"TIER"}, {"PRICE", Align::kRight},
-           {"START"}, {"LENGTH", Align::kRight}, {"ENDED"}, {"COST", Align::kRight}});
+  Table t({{"#", Align::kRight},
+           {"OFFER"},
+           {"GPU"},
+           {"TIER"},
+           {"PRICE", Align::kRight},
+           {"START"},
+           {"LENGTH", Align::kRight},
+           {"ENDED"},
+           {"COST", Align::kRight}});
   for (const ledger::Segment& seg : d.segments) {
-    t.AddRow({std::to_string(seg.id),
-              fmt::format("{}:{}:{}", seg.offer.cloud, seg.offer.instance_type, seg.offer.region),
-              seg.offer.gpu.empty() ? "-" : fmt::format("{}x{}", seg.offer.gpu_count, seg.offer.gpu),
-              seg.offer.tier, seg.offer.price.ToString(), ledger::FormatTimestamp(seg.start),
-              FormatDuration(seg.Length(now)),
-              seg.end_reason ? std::string(ledger::EndReasonName(*seg.end_reason)) : "running",
-              seg.Cost(now).ToString()});
+    t.AddRow(
+        {std::to_string(seg.id),
+         fmt::format("{}:{}:{}", seg.offer.cloud, seg.offer.instance_type, seg.offer.region),
+         seg.offer.gpu.empty() ? "-" : fmt::format("{}x{}", seg.offer.gpu_count, seg.offer.gpu),
+         seg.offer.tier, seg.offer.price.ToString(), ledger::FormatTimestamp(seg.start),
+         FormatDuration(seg.Length(now)),
+         seg.end_reason ? std::string(ledger::EndReasonName(*seg.end_reason)) : "running",
+         seg.Cost(now).ToString()});
   }
   t.Render(s.out);
   if (!d.events.empty()) {
@@ -138,16 +157,23 @@ Result<void> RunShow(int64_t id, const GlobalOptions& global, Streams& s) {
   nlohmann::json segments = nlohmann::json::array();
   for (const auto& seg : d.segments) {
     segments.push_back(
-        {{"id", seg.id}, {"cloud", seg.offer.cloud}, {"instance_type", seg.offer.instance_type},
-         {"region", seg.offer.region}, {"zone", seg.offer.zone.empty() ? nlohmann::json() : nlohmann::json(seg.offer.zone)},
-         {"gpu", seg.offer.gpu}, {"gpu_count", seg.offer.gpu_count}, {"tier", seg.offer.tier},
+        {{"id", seg.id},
+         {"cloud", seg.offer.cloud},
+         {"instance_type", seg.offer.instance_type},
+         {"region", seg.offer.region},
+         {"zone", seg.offer.zone.empty() ? nlohmann::json() : nlohmann::json(seg.offer.zone)},
+         {"gpu", seg.offer.gpu},
+         {"gpu_count", seg.offer.gpu_count},
+         {"tier", seg.offer.tier},
          {"price_per_hour_usd", seg.offer.price.per_hour.ToPlainString()},
          {"on_demand_price_per_hour_usd",
-          seg.offer.on_demand_price ? nlohmann::json(seg.offer.on_demand_price->per_hour.ToPlainString())
-                                    : nlohmann::json()},
+          seg.offer.on_demand_price
+              ? nlohmann::json(seg.offer.on_demand_price->per_hour.ToPlainString())
+              : nlohmann::json()},
          {"start", ledger::FormatTimestamp(seg.start)},
          {"end", seg.end ? nlohmann::json(ledger::FormatTimestamp(*seg.end)) : nlohmann::json()},
-         {"end_reason", seg.end_reason ? nlohmann::json(ledger::EndReasonName(*seg.end_reason)) : nlohmann::json()},
+         {"end_reason", seg.end_reason ? nlohmann::json(ledger::EndReasonName(*seg.end_reason))
+                                       : nlohmann::json()},
          {"cost_usd", seg.Cost(now).ToPlainString()}});
   }
   doc["segments"] = segments;
@@ -158,7 +184,9 @@ Result<void> RunShow(int64_t id, const GlobalOptions& global, Streams& s) {
                       {"payload", e.payload}});
   }
   doc["events"] = events;
-  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  auto opt = [](const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json();
+  };
   doc["utilization"] = {{"samples", d.utilization.samples},
                         {"gpu_util_percent", opt(d.utilization.gpu_util)},
                         {"cpu_util_percent", opt(d.utilization.cpu_util)},
@@ -183,16 +211,13 @@ void RegisterRuns(CLI::App& app, GlobalOptions& global, Action& action) {
   l->add_option("--status", list->status,
                 "running, succeeded, failed, budget_stopped, cancelled, lost");
   l->add_option("--limit", list->limit, "Show at most N runs")->check(CLI::NonNegativeNumber);
-  l->callback([&, list] {
-    action = [&global, list](Streams& s) { return RunList(*list, global, s); };
-  });
+  l->callback(
+      [&, list] { action = [&global, list](Streams& s) { return RunList(*list, global, s); }; });
 
   auto id = std::make_shared<int64_t>(0);
   CLI::App* sh = cmd->add_subcommand("show", "One run: segments, events, spend, utilization");
   sh->add_option("ID", *id, "Run id")->required();
-  sh->callback([&, id] {
-    action = [&global, id](Streams& s) { return RunShow(*id, global, s); };
-  });
+  sh->callback([&, id] { action = [&global, id](Streams& s) { return RunShow(*id, global, s); }; });
 }
 
 }  // namespace frugal::cli

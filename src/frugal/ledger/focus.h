@@ -36,14 +36,14 @@ struct FocusExportOptions {
                                           std::ostream& out);
 
 struct FocusImportSummary {
-  int64_t rows = 0;        ///< data rows read
-  int64_t imported = 0;    ///< new billing rows
-  int64_t duplicates = 0;  ///< already in the ledger (same file imported before)
-  int64_t linked = 0;      ///< rows linked to a frugal run (x_RunId)
-  Money billed;            ///< BilledCost of the rows imported now
-  std::vector<std::string> skipped;            ///< "file:line:col: why", one per skipped row
-  std::map<std::string, int64_t> repaired;     ///< quirk → rows where it was tolerated
-  std::vector<std::string> ignored_columns;    ///< non-FOCUS columns without the x_ prefix
+  int64_t rows = 0;                          ///< data rows read
+  int64_t imported = 0;                      ///< new billing rows
+  int64_t duplicates = 0;                    ///< already in the ledger (same file imported before)
+  int64_t linked = 0;                        ///< rows linked to a frugal run (x_RunId)
+  Money billed;                              ///< BilledCost of the rows imported now
+  std::vector<std::string> skipped;          ///< "file:line:col: why", one per skipped row
+  std::map<std::string, int64_t> repaired;   ///< quirk → rows where it was tolerated
+  std::vector<std::string> ignored_columns;  ///< non-FOCUS columns without the x_ prefix
 };
 
 /// Imports a FOCUS CSV file (1.0 to 1.2). Tolerates real-export quirks: space-separated

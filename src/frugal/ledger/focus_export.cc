@@ -1,9 +1,9 @@
 // FOCUS 1.2 export of measured segments.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <ctime>
-
-#include <fmt/format.h>
 
 #include "frugal/core/csv.h"
 #include "frugal/ledger/focus.h"
@@ -49,8 +49,8 @@ std::string ProviderName(const std::string& cloud) {
 
 using Cells = std::map<std::string, std::string>;
 
-Cells SegmentCells(const SegmentFact& fact, const Run& run, const Utilization& util,
-                   Timestamp from, Timestamp to, const FocusExportOptions& o) {
+Cells SegmentCells(const SegmentFact& fact, const Run& run, const Utilization& util, Timestamp from,
+                   Timestamp to, const FocusExportOptions& o) {
   const Segment& s = fact.segment;
   const SegmentOffer& offer = s.offer;
   const Duration length = std::chrono::duration_cast<Duration>(to - from);
@@ -58,8 +58,11 @@ Cells SegmentCells(const SegmentFact& fact, const Run& run, const Utilization& u
   const Money cost = offer.price.For(length);
   const Rate list = offer.on_demand_price.value_or(offer.price);
   const bool committed = IsCommittedTier(offer.tier);
-  const std::string pricing = IsSpotTier(offer.tier) ? "Dynamic" : committed ? "Committed" : "Standard";
-  const std::string gpu = offer.gpu.empty() ? "no GPU" : fmt::format("{} x{}", offer.gpu, offer.gpu_count);
+  const std::string pricing = IsSpotTier(offer.tier) ? "Dynamic"
+                              : committed            ? "Committed"
+                                                     : "Standard";
+  const std::string gpu =
+      offer.gpu.empty() ? "no GPU" : fmt::format("{} x{}", offer.gpu, offer.gpu_count);
   Cells c;
   c["AvailabilityZone"] = offer.zone;
   c["BilledCost"] = cost.ToPlainString();
@@ -69,18 +72,18 @@ Cells SegmentCells(const SegmentFact& fact, const Run& run, const Utilization& u
   c["BillingPeriodStart"] = FocusTime(MonthBoundary(from, 0));
   c["BillingPeriodEnd"] = FocusTime(MonthBoundary(from, 1));
   c["ChargeCategory"] = "Usage";
-  c["ChargeDescription"] = fmt::format("{} on {} {} in {} ({}), frugal run {} segment {}", gpu,
-                                       offer.cloud, offer.instance_type, offer.region, offer.tier,
-                                       s.run_id, s.id);
+  c["ChargeDescription"] =
+      fmt::format("{} on {} {} in {} ({}), frugal run {} segment {}", gpu, offer.cloud,
+                  offer.instance_type, offer.region, offer.tier, s.run_id, s.id);
   c["ChargeFrequency"] = "Usage-Based";
   c["ChargePeriodStart"] = FocusTime(from);
   c["ChargePeriodEnd"] = FocusTime(to);
   if (committed) {
     c["CommitmentDiscountCategory"] = "Usage";
-    c["CommitmentDiscountId"] = fmt::format("frugal:{}:{}:{}:{}", offer.cloud,
-                                            offer.instance_type, offer.region, offer.tier);
-    c["CommitmentDiscountName"] = fmt::format("{} {} {}", offer.instance_type, offer.region,
-                                              offer.tier);
+    c["CommitmentDiscountId"] = fmt::format("frugal:{}:{}:{}:{}", offer.cloud, offer.instance_type,
+                                            offer.region, offer.tier);
+    c["CommitmentDiscountName"] =
+        fmt::format("{} {} {}", offer.instance_type, offer.region, offer.tier);
     c["CommitmentDiscountQuantity"] = Decimal(hours);
     c["CommitmentDiscountStatus"] = "Used";
     c["CommitmentDiscountType"] = "Reserved";
@@ -114,9 +117,11 @@ Cells SegmentCells(const SegmentFact& fact, const Run& run, const Utilization& u
   c["SkuId"] = offer.instance_type;
   c["SkuMeter"] = "Instance hours";
   c["SkuPriceId"] = fmt::format("{}:{}:{}", offer.instance_type, offer.region, offer.tier);
-  c["SkuPriceDetails"] = nlohmann::json{{"x_GpuModel", offer.gpu}, {"x_GpuCount", offer.gpu_count},
-                                        {"x_Tier", offer.tier}}.dump();
-  const nlohmann::json tags = fact.tags.ToJson();
+  c["SkuPriceDetails"] = nlohmann::json{
+      {"x_GpuModel", offer.gpu},
+      {"x_GpuCount", offer.gpu_count},
+      {"x_Tier", offer.tier}}.dump();
+  const nlohmann::json tags = run.tags.ToJson();
   if (!tags.empty()) c["Tags"] = tags.dump();
   c["x_RunId"] = std::to_string(s.run_id);
   c["x_RunName"] = run.name;
@@ -134,23 +139,73 @@ Cells SegmentCells(const SegmentFact& fact, const Run& run, const Utilization& u
 }  // namespace
 
 const std::vector<std::string>& FocusExportColumns() {
-  static const std::vector<std::string> columns = {
-      "AvailabilityZone", "BilledCost", "BillingAccountId", "BillingAccountName",
-      "BillingAccountType", "BillingCurrency", "BillingPeriodEnd", "BillingPeriodStart",
-      "CapacityReservationId", "CapacityReservationStatus", "ChargeCategory", "ChargeClass",
-      "ChargeDescription", "ChargeFrequency", "ChargePeriodEnd", "ChargePeriodStart",
-      "CommitmentDiscountCategory", "CommitmentDiscountId", "CommitmentDiscountName",
-      "CommitmentDiscountQuantity", "CommitmentDiscountStatus", "CommitmentDiscountType",
-      "CommitmentDiscountUnit", "ConsumedQuantity", "ConsumedUnit", "ContractedCost",
-      "ContractedUnitPrice", "EffectiveCost", "InvoiceId", "InvoiceIssuerName", "ListCost",
-      "ListUnitPrice", "PricingCategory", "PricingCurrency",
-      "PricingCurrencyContractedUnitPrice", "PricingCurrencyEffectiveCost",
-      "PricingCurrencyListUnitPrice", "PricingQuantity", "PricingUnit", "ProviderName",
-      "PublisherName", "RegionId", "RegionName", "ResourceId", "ResourceName", "ResourceType",
-      "ServiceCategory", "ServiceName", "ServiceSubcategory", "SkuId", "SkuMeter",
-      "SkuPriceDetails", "SkuPriceId", "SubAccountId", "SubAccountName", "SubAccountType", "Tags",
-      "x_RunId", "x_RunName", "x_RunStatus", "x_SegmentId", "x_SegmentEndReason", "x_GpuModel",
-      "x_GpuCount", "x_GpuHours", "x_GpuUtilization", "x_Tier"};
+  static const std::vector<std::string> columns = {"AvailabilityZone",
+                                                   "BilledCost",
+                                                   "BillingAccountId",
+                                                   "BillingAccountName",
+                                                   "BillingAccountType",
+                                                   "BillingCurrency",
+                                                   "BillingPeriodEnd",
+                                                   "BillingPeriodStart",
+                                                   "CapacityReservationId",
+                                                   "CapacityReservationStatus",
+                                                   "ChargeCategory",
+                                                   "ChargeClass",
+                                                   "ChargeDescription",
+                                                   "ChargeFrequency",
+                                                   "ChargePeriodEnd",
+                                                   "ChargePeriodStart",
+                                                   "CommitmentDiscountCategory",
+                                                   "CommitmentDiscountId",
+                                                   "CommitmentDiscountName",
+                                                   "CommitmentDiscountQuantity",
+                                                   "CommitmentDiscountStatus",
+                                                   "CommitmentDiscountType",
+                                                   "CommitmentDiscountUnit",
+                                                   "ConsumedQuantity",
+                                                   "ConsumedUnit",
+                                                   "ContractedCost",
+                                                   "ContractedUnitPrice",
+                                                   "EffectiveCost",
+                                                   "InvoiceId",
+                                                   "InvoiceIssuerName",
+                                                   "ListCost",
+                                                   "ListUnitPrice",
+                                                   "PricingCategory",
+                                                   "PricingCurrency",
+                                                   "PricingCurrencyContractedUnitPrice",
+                                                   "PricingCurrencyEffectiveCost",
+                                                   "PricingCurrencyListUnitPrice",
+                                                   "PricingQuantity",
+                                                   "PricingUnit",
+                                                   "ProviderName",
+                                                   "PublisherName",
+                                                   "RegionId",
+                                                   "RegionName",
+                                                   "ResourceId",
+                                                   "ResourceName",
+                                                   "ResourceType",
+                                                   "ServiceCategory",
+                                                   "ServiceName",
+                                                   "ServiceSubcategory",
+                                                   "SkuId",
+                                                   "SkuMeter",
+                                                   "SkuPriceDetails",
+                                                   "SkuPriceId",
+                                                   "SubAccountId",
+                                                   "SubAccountName",
+                                                   "SubAccountType",
+                                                   "Tags",
+                                                   "x_RunId",
+                                                   "x_RunName",
+                                                   "x_RunStatus",
+                                                   "x_SegmentId",
+                                                   "x_SegmentEndReason",
+                                                   "x_GpuModel",
+                                                   "x_GpuCount",
+                                                   "x_GpuHours",
+                                                   "x_GpuUtilization",
+                                                   "x_Tier"};
   return columns;
 }
 

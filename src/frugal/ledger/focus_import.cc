@@ -1,10 +1,10 @@
 // FOCUS import: cloud bills into billing_rows, tolerant of what real exports do.
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <set>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "frugal/core/csv.h"
 #include "frugal/core/text.h"
@@ -87,7 +87,9 @@ class FocusRow {
     std::optional<std::string> v = Get(column);
     if (!v) return Fail(ErrorCode::kBadInput, fmt::format("{}: {} is null", Where(column), column));
     Result<Timestamp> t = ParseTimestamp(*v);
-    if (!t) return Fail(ErrorCode::kBadInput, fmt::format("{}: {}: {}", Where(column), column, t.error().message));
+    if (!t)
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: {}: {}", Where(column), column, t.error().message));
     if (v->find(' ') != std::string::npos) Note(kQuirkSpaceTime);
     return *t;
   }
@@ -164,6 +166,97 @@ void NoteQuirks(FocusRow& row) {
   }
 }
 
+/// The billing_rows values of one readable row (column order of kInsertBillingRow); nullopt
+/// and a reason in `summary.skipped` when its cost or charge period cannot be read.
+std::optional<Row> ReadBillingRow(const CsvTable& table, const CsvRecord& record,
+                                  const std::string& source, bool literal_nulls,
+                                  std::unordered_map<uint64_t, int>& seen,
+                                  FocusImportSummary& summary) {
+  FocusRow row(table, record, summary);
+  row.set_mixed_nulls(literal_nulls);
+  Result<Money> billed = row.RequireMoney("BilledCost");
+  Result<Timestamp> start = billed ? row.RequireTime("ChargePeriodStart") : Result<Timestamp>{};
+  Result<Timestamp> end = start ? row.RequireTime("ChargePeriodEnd") : Result<Timestamp>{};
+  if (!billed || !start || !end) {
+    const Error& e = !billed ? billed.error() : !start ? start.error() : end.error();
+    summary.skipped.push_back(e.message);
+    return std::nullopt;
+  }
+  NoteQuirks(row);
+  const std::optional<std::string> pricing =
+      row.Allowed("PricingCategory", {"Standard", "Dynamic", "Committed", "Other"});
+  uint64_t hash = 1469598103934665603ull;
+  for (const std::string& f : record.fields) hash = Fnv1a(f + '\x1f', hash);
+  // Identical rows in one file stay distinct; the same file again maps onto the same keys.
+  const int occurrence = seen[hash]++;
+  std::optional<int64_t> run;
+  if (std::optional<std::string> id = row.Get("x_RunId")) {
+    if (Result<int64_t> parsed = ParseInt(*id)) run = *parsed;
+  }
+  auto money = [&](const char* column) {
+    std::optional<Money> m = row.OptionalMoney(column);
+    return m ? Value{m->micros()} : Value{};
+  };
+  std::optional<std::string> quantity = row.Get("ConsumedQuantity");
+  return Row{source,
+             fmt::format("{:016x}#{}", hash, occurrence),
+             OrNull(row.Get("ProviderName")),
+             OrNull(row.Get("BillingAccountId")),
+             OrNull(row.Get("SubAccountId")),
+             ToMillis(*start),
+             ToMillis(*end),
+             billed->micros(),
+             money("EffectiveCost"),
+             money("ListCost"),
+             OrNull(row.Get("BillingCurrency")),
+             OrNull(row.Get("ChargeCategory")),
+             OrNull(pricing),
+             OrNull(row.Get("ServiceName")),
+             OrNull(row.Get("ResourceId")),
+             OrNull(row.Get("RegionId")),
+             OrNull(row.Get("SkuId")),
+             quantity ? Value{ParseDouble(*quantity).value_or(0)} : Value{},
+             OrNull(row.Get("ConsumedUnit")),
+             ReadTags(row).dump(),
+             OrNull(run),
+             ToMillis(Now())};
+}
+
+constexpr size_t kRunIdColumn = 20;
+constexpr const char* kInsertBillingRow =
+    "INSERT INTO billing_rows (source, row_key, provider, billing_account_id, sub_account_id, "
+    "charge_period_start_ms, charge_period_end_ms, billed_cost_micros, effective_cost_micros, "
+    "list_cost_micros, billing_currency, charge_category, pricing_category, service_name, "
+    "resource_id, region_id, sku_id, consumed_quantity, consumed_unit, tags, run_id, "
+    "imported_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (row_key) DO NOTHING RETURNING id";
+
+/// Inserts the rows in one transaction; counts new, duplicate and linked rows.
+Result<void> InsertBillingRows(Connection& db, std::vector<Row>& inserts,
+                               FocusImportSummary& summary) {
+  return Transact(db, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
+    summary.imported = summary.duplicates = summary.linked = 0;
+    summary.billed = Money();
+    for (Row& values : inserts) {
+      // Link only to runs this ledger has.
+      if (!IsNull(values[kRunIdColumn])) {
+        std::vector<Row> found = FRUGAL_TRY(
+            c.Query("SELECT id FROM runs WHERE id = ?", std::vector<Value>{values[kRunIdColumn]}));
+        if (found.empty()) values[kRunIdColumn] = Value{};
+      }
+      std::vector<Row> rows = FRUGAL_TRY(c.Query(kInsertBillingRow, values));
+      if (rows.empty()) {
+        ++summary.duplicates;
+        continue;
+      }
+      ++summary.imported;
+      summary.billed += Money::FromMicros(AsInt(values[7]));
+      if (!IsNull(values[kRunIdColumn])) ++summary.linked;
+    }
+    return {};
+  });
+}
+
 }  // namespace
 
 Result<FocusImportSummary> ImportFocus(Ledger& ledger, const std::filesystem::path& file) {
@@ -186,70 +279,11 @@ Result<FocusImportSummary> ImportFocus(Ledger& ledger, const std::filesystem::pa
   std::unordered_map<uint64_t, int> seen;
   for (const CsvRecord& record : table.rows()) {
     ++summary.rows;
-    FocusRow row(table, record, summary);
-    row.set_mixed_nulls(literal_nulls);
-    Result<Money> billed = row.RequireMoney("BilledCost");
-    Result<Timestamp> start = billed ? row.RequireTime("ChargePeriodStart") : Result<Timestamp>{};
-    Result<Timestamp> end = start ? row.RequireTime("ChargePeriodEnd") : Result<Timestamp>{};
-    if (!billed || !start || !end) {
-      const Error& e = !billed ? billed.error() : !start ? start.error() : end.error();
-      summary.skipped.push_back(e.message);
-      continue;
-    }
-    NoteQuirks(row);
-    const std::optional<std::string> pricing =
-        row.Allowed("PricingCategory", {"Standard", "Dynamic", "Committed", "Other"});
-    uint64_t hash = 1469598103934665603ull;
-    for (const std::string& f : record.fields) hash = Fnv1a(f + '\x1f', hash);
-    const int occurrence = seen[hash]++;
-    std::optional<int64_t> run;
-    if (std::optional<std::string> id = row.Get("x_RunId")) {
-      if (Result<int64_t> parsed = ParseInt(*id)) run = *parsed;
-    }
-    const nlohmann::json tags = ReadTags(row);
-    inserts.push_back(Row{
-        file.filename().string(), fmt::format("{:016x}#{}", hash, occurrence),
-        OrNull(row.Get("ProviderName")), OrNull(row.Get("BillingAccountId")),
-        OrNull(row.Get("SubAccountId")), ToMillis(*start), ToMillis(*end), billed->micros(),
-        row.OptionalMoney("EffectiveCost") ? Value{row.OptionalMoney("EffectiveCost")->micros()}
-                                           : Value{},
-        row.OptionalMoney("ListCost") ? Value{row.OptionalMoney("ListCost")->micros()} : Value{},
-        OrNull(row.Get("BillingCurrency")), OrNull(row.Get("ChargeCategory")), OrNull(pricing),
-        OrNull(row.Get("ServiceName")), OrNull(row.Get("ResourceId")), OrNull(row.Get("RegionId")),
-        OrNull(row.Get("SkuId")),
-        row.Get("ConsumedQuantity") ? Value{ParseDouble(*row.Get("ConsumedQuantity")).value_or(0)}
-                                    : Value{},
-        OrNull(row.Get("ConsumedUnit")), tags.dump(), OrNull(run), ToMillis(Now())});
+    std::optional<Row> row =
+        ReadBillingRow(table, record, file.filename().string(), literal_nulls, seen, summary);
+    if (row) inserts.push_back(std::move(*row));
   }
-  Result<void> done = Transact(ledger.connection(), TxnMode::kWrite, [&](Connection& c) -> Result<void> {
-    summary.imported = summary.duplicates = summary.linked = 0;
-    summary.billed = Money();
-    for (Row& values : inserts) {
-      // Link only to runs this ledger has.
-      if (!IsNull(values[20])) {
-        std::vector<Row> found =
-            FRUGAL_TRY(c.Query("SELECT id FROM runs WHERE id = ?", std::vector<Value>{values[20]}));
-        if (found.empty()) values[20] = Value{};
-      }
-      std::vector<Row> rows = FRUGAL_TRY(c.Query(
-          "INSERT INTO billing_rows (source, row_key, provider, billing_account_id, "
-          "sub_account_id, charge_period_start_ms, charge_period_end_ms, billed_cost_micros, "
-          "effective_cost_micros, list_cost_micros, billing_currency, charge_category, "
-          "pricing_category, service_name, resource_id, region_id, sku_id, consumed_quantity, "
-          "consumed_unit, tags, run_id, imported_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-          "?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (row_key) DO NOTHING RETURNING id",
-          values));
-      if (rows.empty()) {
-        ++summary.duplicates;
-        continue;
-      }
-      ++summary.imported;
-      summary.billed += Money::FromMicros(AsInt(values[7]));
-      if (!IsNull(values[20])) ++summary.linked;
-    }
-    return {};
-  });
-  if (!done) return Fail(done.error());
+  FRUGAL_TRY(InsertBillingRows(ledger.connection(), inserts, summary));
   return summary;
 }
 

@@ -1,10 +1,10 @@
 #include "frugal/ledger/ledger.h"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "frugal/core/paths.h"
 #include "frugal/ledger/schema.h"
@@ -60,7 +60,9 @@ Result<std::unique_ptr<Ledger>> OpenForCommand(const std::string& db_flag, Creat
   const bool is_default = db_flag.empty() && std::getenv("FRUGAL_DB") == nullptr;
   OpenOptions options;
   options.create = is_default ? CreateMode::kCreateIfMissing : create;
-  return Ledger::Open(location, options);
+  std::unique_ptr<Ledger> ledger = FRUGAL_TRY(Ledger::Open(location, options));
+  FRUGAL_TRY(ledger->SweepLost(Now(), kHeartbeatStaleAfter));
+  return ledger;
 }
 
 Result<std::unique_ptr<Connection>> Connect(const std::string& location, CreateMode create) {
@@ -77,9 +79,8 @@ Result<std::unique_ptr<Connection>> Connect(const std::string& location, CreateM
 Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& location,
                                              const OpenOptions& options) {
   std::unique_ptr<Connection> db = FRUGAL_TRY(Connect(location, options.create));
-  const int target = options.schema_version == OpenOptions::kLatestSchema
-                         ? kSchemaVersion
-                         : options.schema_version;
+  const int target = options.schema_version == OpenOptions::kLatestSchema ? kSchemaVersion
+                                                                          : options.schema_version;
   FRUGAL_TRY(MigrateSchema(*db, target));
   return std::make_unique<Ledger>(std::move(db));
 }
@@ -87,10 +88,17 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& location,
 Result<RunId> Ledger::BeginRun(const NewRun& run) {
   RunId id = 0;
   Result<void> done = Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
-    const std::vector<Value> params = {
-        run.name, run.command, run.spec, run.tags.team, run.tags.project, run.tags.owner,
-        std::string(RunStatusName(RunStatus::kRunning)), ToMillis(run.start), ToMillis(run.start),
-        run.budget ? Value{run.budget->micros()} : Value{}, OrNull(run.gpu_hours_cap)};
+    const std::vector<Value> params = {run.name,
+                                       run.command,
+                                       run.spec,
+                                       run.tags.team,
+                                       run.tags.project,
+                                       run.tags.owner,
+                                       std::string(RunStatusName(RunStatus::kRunning)),
+                                       ToMillis(run.start),
+                                       ToMillis(run.start),
+                                       run.budget ? Value{run.budget->micros()} : Value{},
+                                       OrNull(run.gpu_hours_cap)};
     std::vector<Row> rows = FRUGAL_TRY(c.Query(
         "INSERT INTO runs (name, command, spec, team, project, owner, status, start_ms, "
         "heartbeat_ms, budget_micros, gpu_hours_cap) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
@@ -121,8 +129,15 @@ Result<SegmentId> Ledger::OpenSegment(RunId run, const SegmentOffer& offer, Time
       return Fail(ErrorCode::kBadInput, fmt::format("run {} already has an open segment", run));
     }
     const std::vector<Value> params = {
-        run, offer.cloud, offer.instance_type, offer.region, NullIfEmpty(offer.zone),
-        NullIfEmpty(offer.gpu), int64_t{offer.gpu_count}, tier, offer.price.per_hour.micros(),
+        run,
+        offer.cloud,
+        offer.instance_type,
+        offer.region,
+        NullIfEmpty(offer.zone),
+        NullIfEmpty(offer.gpu),
+        int64_t{offer.gpu_count},
+        tier,
+        offer.price.per_hour.micros(),
         offer.on_demand_price ? Value{offer.on_demand_price->per_hour.micros()} : Value{},
         ToMillis(start)};
     std::vector<Row> rows = FRUGAL_TRY(c.Query(
@@ -140,11 +155,11 @@ Result<SegmentId> Ledger::OpenSegment(RunId run, const SegmentOffer& offer, Time
 
 Result<void> Ledger::CloseSegment(SegmentId segment, Timestamp end, EndReason reason) {
   return Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
-    std::vector<Row> rows = FRUGAL_TRY(c.Query(
-        "UPDATE segments SET end_ms = CASE WHEN start_ms > ? THEN start_ms ELSE ? END, "
-        "end_reason = ? WHERE id = ? AND end_ms IS NULL RETURNING run_id",
-        std::vector<Value>{ToMillis(end), ToMillis(end), std::string(EndReasonName(reason)),
-                           segment}));
+    std::vector<Row> rows = FRUGAL_TRY(
+        c.Query("UPDATE segments SET end_ms = CASE WHEN start_ms > ? THEN start_ms ELSE ? END, "
+                "end_reason = ? WHERE id = ? AND end_ms IS NULL RETURNING run_id",
+                std::vector<Value>{ToMillis(end), ToMillis(end), std::string(EndReasonName(reason)),
+                                   segment}));
     if (rows.empty()) {
       return Fail(ErrorCode::kBadInput,
                   fmt::format("segment {} is unknown or already closed", segment));
@@ -161,8 +176,8 @@ Result<int64_t> Ledger::AddEvent(RunId run, std::optional<SegmentId> segment, Ev
     std::vector<Row> rows = FRUGAL_TRY(c.Query(
         "INSERT INTO events (run_id, segment_id, time_ms, type, payload) VALUES (?, ?, ?, ?, ?) "
         "RETURNING id",
-        std::vector<Value>{run, OrNull(segment), ToMillis(time),
-                           std::string(EventTypeName(type)), payload.dump()}));
+        std::vector<Value>{run, OrNull(segment), ToMillis(time), std::string(EventTypeName(type)),
+                           payload.dump()}));
     id = AsInt(rows.at(0).at(0));
     return {};
   });
@@ -197,8 +212,8 @@ Result<void> Ledger::AddSamples(RunId run, std::span<const Sample> samples) {
           "INSERT INTO samples (run_id, time_ms, resolution_ms, gpu_util, sm_active, "
           "gpu_mem_bytes, power_watts, cpu_util, rss_bytes, io_wait) VALUES " +
           Placeholders(n, kSampleColumns);
-      FRUGAL_TRY(c.Query(sql, std::span<const Value>(values).subspan(first * kSampleColumns,
-                                                                     n * kSampleColumns)));
+      FRUGAL_TRY(c.Query(
+          sql, std::span<const Value>(values).subspan(first * kSampleColumns, n * kSampleColumns)));
     }
     std::vector<Row> rollups;
     for (const auto& [hour, h] : hours) {
@@ -230,6 +245,9 @@ Result<void> Ledger::Heartbeat(RunId run, Timestamp time) {
 }
 
 Result<void> Ledger::FinishRun(RunId run, RunStatus status, Timestamp end) {
+  if (status == RunStatus::kRunning) {
+    return Fail(ErrorCode::kBadInput, fmt::format("run {}: a run cannot finish as running", run));
+  }
   const EndReason reason = status == RunStatus::kSucceeded       ? EndReason::kFinished
                            : status == RunStatus::kBudgetStopped ? EndReason::kBudgetStop
                            : status == RunStatus::kLost          ? EndReason::kLost
@@ -242,10 +260,11 @@ Result<void> Ledger::FinishRun(RunId run, RunStatus status, Timestamp end) {
       return Fail(ErrorCode::kBadInput, fmt::format("run {} is unknown or already ended", run));
     }
     return c
-        .Query("UPDATE segments SET end_ms = CASE WHEN start_ms > ? THEN start_ms ELSE ? END, "
-               "end_reason = ? WHERE run_id = ? AND end_ms IS NULL",
-               std::vector<Value>{ToMillis(end), ToMillis(end), std::string(EndReasonName(reason)),
-                                  run})
+        .Query(
+            "UPDATE segments SET end_ms = CASE WHEN start_ms > ? THEN start_ms ELSE ? END, "
+            "end_reason = ? WHERE run_id = ? AND end_ms IS NULL",
+            std::vector<Value>{ToMillis(end), ToMillis(end), std::string(EndReasonName(reason)),
+                               run})
         .map([](auto&&) {});
   });
 }
@@ -262,10 +281,10 @@ Result<std::vector<RunId>> Ledger::SweepLost(Timestamp now, Duration stale_after
         std::vector<Value>{cutoff}));
     for (const Row& r : rows) {
       lost.push_back(AsInt(r[0]));
-      FRUGAL_TRY(c.Query(
-          "UPDATE segments SET end_ms = CASE WHEN start_ms > ? THEN start_ms ELSE ? END, "
-          "end_reason = 'lost' WHERE run_id = ? AND end_ms IS NULL",
-          std::vector<Value>{r[1], r[1], r[0]}));
+      FRUGAL_TRY(
+          c.Query("UPDATE segments SET end_ms = CASE WHEN start_ms > ? THEN start_ms ELSE ? END, "
+                  "end_reason = 'lost' WHERE run_id = ? AND end_ms IS NULL",
+                  std::vector<Value>{r[1], r[1], r[0]}));
     }
     return {};
   });
@@ -286,9 +305,9 @@ Result<int64_t> Ledger::Downsample(Timestamp before, Duration bucket) {
         "AVG(gpu_mem_bytes), AVG(power_watts), AVG(cpu_util), AVG(rss_bytes), AVG(io_wait) "
         "FROM samples WHERE time_ms < ? AND resolution_ms < ? GROUP BY 1, 2",
         params));
-    std::vector<Row> rows = FRUGAL_TRY(c.Query(
-        "DELETE FROM samples WHERE time_ms < ? AND resolution_ms < ? RETURNING 1",
-        std::vector<Value>{ToMillis(before), bucket_ms}));
+    std::vector<Row> rows = FRUGAL_TRY(
+        c.Query("DELETE FROM samples WHERE time_ms < ? AND resolution_ms < ? RETURNING 1",
+                std::vector<Value>{ToMillis(before), bucket_ms}));
     removed = static_cast<int64_t>(rows.size());
     return {};
   });

@@ -22,10 +22,16 @@ namespace frugal::ledger {
 /// Which ledger to open: the --db flag, else $FRUGAL_DB, else UserDataDir()/ledger.sqlite.
 [[nodiscard]] std::string ResolveLocation(const std::string& db_flag);
 
+/// A running run whose supervisor has not heartbeaten for this long is presumed dead. A
+/// supervisor heartbeats at least every minute.
+inline constexpr Duration kHeartbeatStaleAfter = std::chrono::minutes(10);
+
 /// Opens the ledger a command names (--db flag, FRUGAL_DB, or the default file). The default
 /// file is created on first use; an explicit SQLite path must exist unless `create` allows.
+/// Runs whose supervisor died (no heartbeat for kHeartbeatStaleAfter) are swept to lost first,
+/// so what a command shows never keeps charging a dead run.
 [[nodiscard]] Result<std::unique_ptr<class Ledger>> OpenForCommand(const std::string& db_flag,
-                                                                 CreateMode create);
+                                                                   CreateMode create);
 
 /// Connects to a location without touching the schema: a postgresql:// URL or a SQLite path.
 [[nodiscard]] Result<std::unique_ptr<Connection>> Connect(const std::string& location,
@@ -41,11 +47,11 @@ struct OpenOptions {
 
 /// Filters for ListRuns; unset fields match everything.
 struct RunFilter {
-  std::optional<Timestamp> since;          ///< runs active at or after this time
-  std::optional<Timestamp> until;          ///< runs started before this time
+  std::optional<Timestamp> since;  ///< runs active at or after this time
+  std::optional<Timestamp> until;  ///< runs started before this time
   std::optional<RunStatus> status;
   std::vector<std::pair<std::string, std::string>> tags;  ///< all must match
-  int64_t limit = 0;                       ///< 0: no limit
+  int64_t limit = 0;                                      ///< 0: no limit
 };
 
 /// A run with its money: what `runs list` prints.
@@ -66,7 +72,7 @@ struct RunDetail {
   Utilization utilization;
 };
 
-/// A segment with the run facts reports group by.
+/// A segment with the run facts reports group by (team, project and owner; no extra tags).
 struct SegmentFact {
   Segment segment;
   Tags tags;
@@ -115,7 +121,7 @@ class Ledger {
   [[nodiscard]] Result<RunDetail> GetRunDetail(RunId run, Timestamp now);
   /// Newest first.
   [[nodiscard]] Result<std::vector<RunSummary>> ListRuns(const RunFilter& filter, Timestamp now);
-  /// Segments overlapping [since, until), with their run's tags and status.
+  /// Segments overlapping [since, until), with their run's team/project/owner and status.
   [[nodiscard]] Result<std::vector<SegmentFact>> SegmentsBetween(Timestamp since, Timestamp until);
   [[nodiscard]] Result<std::vector<Sample>> SamplesOf(RunId run);
   [[nodiscard]] Result<std::vector<Segment>> SegmentsOf(RunId run);

@@ -72,9 +72,9 @@ Result<std::vector<Run>> Ledger::LoadRuns(std::string_view where, std::span<cons
   // Extra tags for these runs in one query.
   std::map<RunId, Run*> by_id;
   for (Run& run : runs) by_id[run.id] = &run;
-  std::vector<Row> tags = FRUGAL_TRY(db_->Query(
-      "SELECT run_id, key, value FROM run_tags WHERE run_id BETWEEN ? AND ?",
-      std::vector<Value>{by_id.begin()->first, by_id.rbegin()->first}));
+  std::vector<Row> tags =
+      FRUGAL_TRY(db_->Query("SELECT run_id, key, value FROM run_tags WHERE run_id BETWEEN ? AND ?",
+                            std::vector<Value>{by_id.begin()->first, by_id.rbegin()->first}));
   for (const Row& t : tags) {
     auto it = by_id.find(AsInt(t[0]));
     if (it != by_id.end()) it->second->tags.extra[AsText(t[1])] = AsText(t[2]);
@@ -169,8 +169,9 @@ Result<std::vector<RunSummary>> Ledger::ListRuns(const RunFilter& filter, Timest
       where += fmt::format(" AND {} = ?", key);
       params.emplace_back(value);
     } else {
-      where += " AND EXISTS (SELECT 1 FROM run_tags t WHERE t.run_id = runs.id AND t.key = ? AND "
-               "t.value = ?)";
+      where +=
+          " AND EXISTS (SELECT 1 FROM run_tags t WHERE t.run_id = runs.id AND t.key = ? AND "
+          "t.value = ?)";
       params.emplace_back(key);
       params.emplace_back(value);
     }
@@ -196,25 +197,24 @@ Result<std::vector<RunSummary>> Ledger::ListRuns(const RunFilter& filter, Timest
 }
 
 Result<std::vector<SegmentFact>> Ledger::SegmentsBetween(Timestamp since, Timestamp until) {
-  const std::vector<Value> window = {ToMillis(until), ToMillis(since)};
-  std::vector<Segment> segments = FRUGAL_TRY(LoadSegments(
-      "WHERE start_ms < ? AND (end_ms IS NULL OR end_ms > ?) ORDER BY run_id, start_ms", window));
-  std::vector<Run> runs = FRUGAL_TRY(LoadRuns(
-      "WHERE id IN (SELECT run_id FROM segments WHERE start_ms < ? AND (end_ms IS NULL OR "
-      "end_ms > ?))",
-      window));
-  std::map<RunId, const Run*> by_id;
-  for (const Run& r : runs) by_id[r.id] = &r;
+  // One pass with the run columns reports group by; extra tags are not needed for grouping
+  // and are left out (a report over 100,000 runs reads only these rows).
+  std::vector<Row> rows = FRUGAL_TRY(db_->Query(
+      "SELECT s.id, s.run_id, s.cloud, s.instance_type, s.region, s.zone, s.gpu, s.gpu_count, "
+      "s.tier, s.price_micros_per_hour, s.on_demand_micros_per_hour, s.start_ms, s.end_ms, "
+      "s.end_reason, r.team, r.project, r.owner, r.status FROM segments s JOIN runs r ON r.id = "
+      "s.run_id WHERE s.start_ms < ? AND (s.end_ms IS NULL OR s.end_ms > ?) ORDER BY s.run_id, "
+      "s.start_ms",
+      std::vector<Value>{ToMillis(until), ToMillis(since)}));
   std::vector<SegmentFact> facts;
-  facts.reserve(segments.size());
-  for (Segment& s : segments) {
+  facts.reserve(rows.size());
+  for (const Row& r : rows) {
     SegmentFact fact;
-    auto it = by_id.find(s.run_id);
-    if (it != by_id.end()) {
-      fact.tags = it->second->tags;
-      fact.run_status = it->second->status;
-    }
-    fact.segment = std::move(s);
+    fact.segment = SegmentFromRow(r);
+    fact.tags.team = AsText(r[14]);
+    fact.tags.project = AsText(r[15]);
+    fact.tags.owner = AsText(r[16]);
+    fact.run_status = ParseRunStatus(AsText(r[17])).value_or(RunStatus::kFailed);
     facts.push_back(std::move(fact));
   }
   return facts;
@@ -229,9 +229,9 @@ Result<std::vector<Sample>> Ledger::SamplesOf(RunId run) {
   samples.reserve(rows.size());
   for (const Row& r : rows) {
     samples.push_back(Sample{FromMillis(AsInt(r[0])), AsOptionalDouble(r[1]),
-                             AsOptionalDouble(r[2]), AsOptionalDouble(r[3]),
-                             AsOptionalDouble(r[4]), AsOptionalDouble(r[5]),
-                             AsOptionalDouble(r[6]), AsOptionalDouble(r[7])});
+                             AsOptionalDouble(r[2]), AsOptionalDouble(r[3]), AsOptionalDouble(r[4]),
+                             AsOptionalDouble(r[5]), AsOptionalDouble(r[6]),
+                             AsOptionalDouble(r[7])});
   }
   return samples;
 }

@@ -2,10 +2,10 @@
 // statements outside an explicit transaction run in autocommit; serialization failures,
 // deadlocks and lock timeouts are reported as transient so Transact retries them.
 
+#include <fmt/format.h>
+
 #include <map>
 #include <memory>
-
-#include <fmt/format.h>
 #include <pqxx/pqxx>
 
 #include "frugal/ledger/sql.h"
@@ -170,7 +170,8 @@ class PostgresConnection final : public Connection {
       return body();
     } catch (const pqxx::broken_connection& e) {
       work_.reset();
-      return Fail(ErrorCode::kUnavailable, fmt::format("{}: connection lost: {}", where_, e.what()));
+      return Fail(ErrorCode::kUnavailable,
+                  fmt::format("{}: connection lost: {}", where_, e.what()));
     } catch (const pqxx::sql_error& e) {
       const std::string state = e.sqlstate();
       // 40001 serialization failure, 40P01 deadlock, 55P03 lock not available.
@@ -200,7 +201,7 @@ Result<std::unique_ptr<Connection>> OpenPostgres(const std::string& url) {
     auto conn = std::make_unique<pqxx::connection>(url);
     std::unique_ptr<Connection> connection =
         std::make_unique<PostgresConnection>(std::move(conn), Redacted(url));
-    // Schema creation races between processes are serialized by an advisory lock (see schema).
+    // Notices (e.g. "relation already exists, skipping") are not the user's business.
     FRUGAL_TRY(connection->ExecuteScript("SET client_min_messages TO WARNING"));
     return connection;
   } catch (const std::exception& e) {

@@ -1,12 +1,12 @@
 #include "frugal/ledger/report.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <ctime>
 #include <map>
-#include <set>
-
-#include <fmt/format.h>
+#include <unordered_map>
 
 #include "frugal/core/csv.h"
 #include "frugal/core/table.h"
@@ -46,23 +46,38 @@ Duration Overlap(Timestamp from, Timestamp to, Timestamp lo, Timestamp hi) {
 std::string KeyValue(GroupKey key, const SegmentFact& fact) {
   std::string v;
   switch (key) {
-    case GroupKey::kTeam: v = fact.tags.team; break;
-    case GroupKey::kProject: v = fact.tags.project; break;
-    case GroupKey::kOwner: v = fact.tags.owner; break;
-    case GroupKey::kGpu: v = fact.segment.offer.gpu; break;
-    case GroupKey::kTier: v = fact.segment.offer.tier; break;
-    case GroupKey::kCloud: v = fact.segment.offer.cloud; break;
+    case GroupKey::kTeam:
+      v = fact.tags.team;
+      break;
+    case GroupKey::kProject:
+      v = fact.tags.project;
+      break;
+    case GroupKey::kOwner:
+      v = fact.tags.owner;
+      break;
+    case GroupKey::kGpu:
+      v = fact.segment.offer.gpu;
+      break;
+    case GroupKey::kTier:
+      v = fact.segment.offer.tier;
+      break;
+    case GroupKey::kCloud:
+      v = fact.segment.offer.cloud;
+      break;
   }
   return v.empty() ? "-" : v;
 }
 
-/// Accumulates one group; runs are counted once per group.
+/// Accumulates one group; runs are counted once per group. Segments arrive ordered by run, so
+/// a run's segments are adjacent and comparing with the last id seen dedupes.
 struct Accumulator {
   ReportRow row;
   Money burn;  ///< spend over the last kBurnWindow before now
-  std::set<RunId> runs;
-  std::set<RunId> successful;
+  std::vector<RunId> runs;
+  int64_t successful = 0;
 };
+
+using UtilByRun = std::unordered_map<RunId, std::pair<int64_t, double>>;
 
 void Add(Accumulator& acc, const SegmentFact& fact, const ReportOptions& o, Timestamp month_start) {
   const Segment& s = fact.segment;
@@ -80,19 +95,20 @@ void Add(Accumulator& acc, const SegmentFact& fact, const ReportOptions& o, Time
   }
   acc.row.month_to_date += s.offer.price.For(Overlap(s.start, end, month_start, o.now));
   acc.burn += s.offer.price.For(Overlap(s.start, end, o.now - kBurnWindow, o.now));
-  if (s.start < o.until && end > o.since) {
-    acc.runs.insert(s.run_id);
-    if (fact.run_status == RunStatus::kSucceeded) acc.successful.insert(s.run_id);
+  if (s.start < o.until && end > o.since && (acc.runs.empty() || acc.runs.back() != s.run_id)) {
+    acc.runs.push_back(s.run_id);
+    if (fact.run_status == RunStatus::kSucceeded) ++acc.successful;
   }
 }
 
-void Finish(Accumulator& acc, const std::map<RunId, std::pair<int64_t, double>>& util,
-            Timestamp now, Timestamp month_end) {
+void Finish(Accumulator& acc, const UtilByRun& util, Timestamp now, Timestamp month_end) {
   ReportRow& row = acc.row;
   row.runs = static_cast<int64_t>(acc.runs.size());
-  row.successful_runs = static_cast<int64_t>(acc.successful.size());
+  row.successful_runs = acc.successful;
   if (row.successful_runs > 0) {
-    row.cost_per_successful_run = Money::FromMicros(row.spend.micros() / row.successful_runs);
+    // Rounded half up to the micro-dollar (spend is never negative).
+    row.cost_per_successful_run = Money::FromMicros(
+        (row.spend.micros() + row.successful_runs / 2) / row.successful_runs);
   }
   int64_t n = 0;
   double sum = 0;
@@ -103,18 +119,18 @@ void Finish(Accumulator& acc, const std::map<RunId, std::pair<int64_t, double>>&
     sum += it->second.second;
   }
   if (n > 0) row.gpu_util = sum / static_cast<double>(n);
-  const double rest = month_end > now ? ToHours(std::chrono::duration_cast<Duration>(month_end - now))
-                                      : 0.0;
+  const double rest =
+      month_end > now ? ToHours(std::chrono::duration_cast<Duration>(month_end - now)) : 0.0;
   row.month_forecast = row.month_to_date + acc.burn.Scaled(rest / ToHours(kBurnWindow));
 }
 
-Result<std::map<RunId, std::pair<int64_t, double>>> GpuUtilByRun(Connection& db, Timestamp since,
-                                                                   Timestamp until) {
+Result<UtilByRun> GpuUtilByRun(Connection& db, Timestamp since, Timestamp until) {
   std::vector<Row> rows = FRUGAL_TRY(db.Query(
       "SELECT run_id, SUM(gpu_util_n), SUM(gpu_util_sum) FROM sample_rollup WHERE hour_ms >= ? "
       "AND hour_ms < ? GROUP BY run_id",
       std::vector<Value>{ToMillis(since) / 3'600'000 * 3'600'000, ToMillis(until)}));
-  std::map<RunId, std::pair<int64_t, double>> out;
+  UtilByRun out;
+  out.reserve(rows.size());
   for (const Row& r : rows) out[AsInt(r[0])] = {AsInt(r[1]), AsDouble(r[2])};
   return out;
 }
@@ -195,13 +211,12 @@ void WriteReportTable(const Report& report, std::ostream& out) {
   }
   Table table(columns);
   auto add = [&](const ReportRow& row, std::vector<std::string> cells) {
-    for (const std::string& v : {row.spend.ToString(), fmt::format("{:.1f}", row.gpu_hours),
-                                 fmt::format("{:.0f}%", 100 * row.SpotShare()),
-                                 row.spot_savings.ToString(), std::to_string(row.runs),
-                                 std::to_string(row.successful_runs),
-                                 row.cost_per_successful_run ? row.cost_per_successful_run->ToString()
-                                                             : std::string("-"),
-                                 Percent(row.gpu_util), row.month_forecast.ToString()}) {
+    for (const std::string& v :
+         {row.spend.ToString(), fmt::format("{:.1f}", row.gpu_hours),
+          fmt::format("{:.0f}%", 100 * row.SpotShare()), row.spot_savings.ToString(),
+          std::to_string(row.runs), std::to_string(row.successful_runs),
+          row.cost_per_successful_run ? row.cost_per_successful_run->ToString() : std::string("-"),
+          Percent(row.gpu_util), row.month_forecast.ToString()}) {
       cells.push_back(v);
     }
     table.AddRow(std::move(cells));

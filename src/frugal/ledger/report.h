@@ -2,13 +2,12 @@
 // Spend reports over the ledger: money, GPU-hours, spot share and savings, cost per successful
 // run and a month-end forecast, grouped by any of team, project, owner, gpu, tier, cloud.
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
@@ -24,24 +23,26 @@ enum class GroupKey { kTeam, kProject, kOwner, kGpu, kTier, kCloud };
 struct ReportOptions {
   std::vector<GroupKey> by;  ///< empty: one total row
   Timestamp since{};
-  Timestamp until{};         ///< exclusive
-  Timestamp now{};           ///< open segments are costed up to here; the forecast starts here
+  Timestamp until{};  ///< exclusive
+  Timestamp now{};    ///< open segments are costed up to here; the forecast starts here
 };
 
 struct ReportRow {
-  std::vector<std::string> key;     ///< one value per group key ("-" where untagged)
-  Money spend;                      ///< within [since, until)
+  std::vector<std::string> key;  ///< one value per group key ("-" where untagged)
+  Money spend;                   ///< within [since, until)
   double gpu_hours = 0;
   Money spot_spend;
-  Money spot_savings;               ///< on-demand reference minus what spot cost, where known
-  int64_t runs = 0;                 ///< runs with time in the window
+  Money spot_savings;  ///< on-demand reference minus what spot cost, where known
+  int64_t runs = 0;    ///< runs with time in the window
   int64_t successful_runs = 0;
   std::optional<Money> cost_per_successful_run;
-  std::optional<double> gpu_util;   ///< mean GPU utilization of its runs' samples, percent
-  Money month_to_date;              ///< spend since the start of `now`'s month
-  Money month_forecast;             ///< month_to_date + last-7-day burn rate × rest of month
+  std::optional<double> gpu_util;  ///< mean GPU utilization of its runs' samples, percent
+  Money month_to_date;             ///< spend since the start of `now`'s month
+  Money month_forecast;            ///< month_to_date + last-7-day burn rate × rest of month
 
-  [[nodiscard]] double SpotShare() const { return spend.IsZero() ? 0.0 : spot_spend.RatioTo(spend); }
+  [[nodiscard]] double SpotShare() const {
+    return spend.IsZero() ? 0.0 : spot_spend.RatioTo(spend);
+  }
 };
 
 struct Report {

@@ -1,8 +1,8 @@
 #include "frugal/ledger/schema.h"
 
-#include <string>
-
 #include <fmt/format.h>
+
+#include <string>
 
 #include "frugal/core/log.h"
 
@@ -135,6 +135,9 @@ Result<int> SchemaVersion(Connection& db) { return ReadVersion(db); }
 
 Result<void> MigrateSchema(Connection& db, int target_version) {
   FRUGAL_CHECK(target_version >= 1 && target_version <= kSchemaVersion);
+  // The common case, an up-to-date ledger, needs no write lock (and works on a read-only file).
+  const int current = FRUGAL_TRY(ReadVersion(db));
+  if (current == target_version) return {};
   return Transact(db, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
     if (c.dialect() == Dialect::kPostgres) {
       // Processes opening a fresh PostgreSQL ledger at once must not both create the tables.

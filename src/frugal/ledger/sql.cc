@@ -1,10 +1,10 @@
 #include "frugal/ledger/sql.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <random>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "frugal/core/text.h"
 

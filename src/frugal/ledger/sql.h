@@ -80,7 +80,7 @@ class Connection {
 /// timeout. kBadInput when the file is not a SQLite database; kFailed on I/O errors.
 enum class CreateMode { kCreateIfMissing, kMustExist };
 [[nodiscard]] Result<std::unique_ptr<Connection>> OpenSqlite(const std::string& path,
-                                                            CreateMode create);
+                                                             CreateMode create);
 /// Connects to PostgreSQL at a `postgresql://` URL. kUnavailable when it cannot be reached.
 [[nodiscard]] Result<std::unique_ptr<Connection>> OpenPostgres(const std::string& url);
 

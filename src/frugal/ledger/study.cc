@@ -2,9 +2,9 @@
 
 #include "frugal/ledger/study.h"
 
-#include <array>
-
 #include <fmt/format.h>
+
+#include <array>
 
 #include "frugal/ledger/ledger.h"
 
@@ -39,18 +39,18 @@ Result<TrialState> ParseTrialState(std::string_view text) {
 Result<StudyId> Ledger::CreateStudy(const NewStudy& study) {
   StudyId id = 0;
   Result<void> done = Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
-    std::vector<Row> existing =
-        FRUGAL_TRY(c.Query("SELECT id FROM studies WHERE name = ?", std::vector<Value>{study.name}));
+    std::vector<Row> existing = FRUGAL_TRY(
+        c.Query("SELECT id FROM studies WHERE name = ?", std::vector<Value>{study.name}));
     if (!existing.empty()) {
       return Fail(ErrorCode::kBadInput, fmt::format("a study named '{}' exists", study.name));
     }
-    std::vector<Row> rows = FRUGAL_TRY(c.Query(
-        "INSERT INTO studies (name, spec, objective, direction, state, budget_micros, "
-        "created_ms) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        std::vector<Value>{study.name, study.spec, study.objective, study.direction,
-                           std::string(StudyStateName(StudyState::kRunning)),
-                           study.budget ? Value{study.budget->micros()} : Value{},
-                           ToMillis(study.created)}));
+    std::vector<Row> rows = FRUGAL_TRY(
+        c.Query("INSERT INTO studies (name, spec, objective, direction, state, budget_micros, "
+                "created_ms) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                std::vector<Value>{study.name, study.spec, study.objective, study.direction,
+                                   std::string(StudyStateName(StudyState::kRunning)),
+                                   study.budget ? Value{study.budget->micros()} : Value{},
+                                   ToMillis(study.created)}));
     id = AsInt(rows.at(0).at(0));
     return {};
   });
@@ -81,15 +81,15 @@ Result<TrialId> Ledger::AddTrial(StudyId study, const nlohmann::json& config, Ti
   TrialId id = 0;
   Result<void> done = Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
     // Numbering inside the write transaction keeps numbers dense under concurrent writers.
-    std::vector<Row> next = FRUGAL_TRY(c.Query(
-        "SELECT COALESCE(MAX(number) + 1, 0) FROM trials WHERE study_id = ?",
-        std::vector<Value>{study}));
-    std::vector<Row> rows = FRUGAL_TRY(c.Query(
-        "INSERT INTO trials (study_id, number, config, state, cost_micros, created_ms, "
-        "updated_ms) VALUES (?, ?, ?, ?, 0, ?, ?) RETURNING id",
-        std::vector<Value>{study, next.at(0).at(0), config.dump(),
-                           std::string(TrialStateName(TrialState::kPending)), ToMillis(time),
-                           ToMillis(time)}));
+    std::vector<Row> next =
+        FRUGAL_TRY(c.Query("SELECT COALESCE(MAX(number) + 1, 0) FROM trials WHERE study_id = ?",
+                           std::vector<Value>{study}));
+    std::vector<Row> rows = FRUGAL_TRY(
+        c.Query("INSERT INTO trials (study_id, number, config, state, cost_micros, created_ms, "
+                "updated_ms) VALUES (?, ?, ?, ?, 0, ?, ?) RETURNING id",
+                std::vector<Value>{study, next.at(0).at(0), config.dump(),
+                                   std::string(TrialStateName(TrialState::kPending)),
+                                   ToMillis(time), ToMillis(time)}));
     id = AsInt(rows.at(0).at(0));
     return {};
   });
@@ -101,10 +101,11 @@ Result<void> Ledger::RecordRung(TrialId trial, int rung, double fidelity, double
                                 Timestamp time) {
   return Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
     return c
-        .Query("INSERT INTO trial_rungs (trial_id, rung, fidelity, value, time_ms) VALUES (?, ?, "
-               "?, ?, ?) ON CONFLICT (trial_id, rung) DO UPDATE SET fidelity = excluded.fidelity, "
-               "value = excluded.value, time_ms = excluded.time_ms",
-               std::vector<Value>{trial, int64_t{rung}, fidelity, value, ToMillis(time)})
+        .Query(
+            "INSERT INTO trial_rungs (trial_id, rung, fidelity, value, time_ms) VALUES (?, ?, "
+            "?, ?, ?) ON CONFLICT (trial_id, rung) DO UPDATE SET fidelity = excluded.fidelity, "
+            "value = excluded.value, time_ms = excluded.time_ms",
+            std::vector<Value>{trial, int64_t{rung}, fidelity, value, ToMillis(time)})
         .map([](auto&&) {});
   });
 }
@@ -112,11 +113,11 @@ Result<void> Ledger::RecordRung(TrialId trial, int rung, double fidelity, double
 Result<void> Ledger::UpdateTrial(TrialId trial, TrialState state, Money cost_delta,
                                  std::optional<RunId> run, Timestamp time) {
   return Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
-    std::vector<Row> rows = FRUGAL_TRY(c.Query(
-        "UPDATE trials SET state = ?, cost_micros = cost_micros + ?, run_id = COALESCE(?, "
-        "run_id), updated_ms = ? WHERE id = ? RETURNING id",
-        std::vector<Value>{std::string(TrialStateName(state)), cost_delta.micros(), OrNull(run),
-                           ToMillis(time), trial}));
+    std::vector<Row> rows = FRUGAL_TRY(
+        c.Query("UPDATE trials SET state = ?, cost_micros = cost_micros + ?, run_id = COALESCE(?, "
+                "run_id), updated_ms = ? WHERE id = ? RETURNING id",
+                std::vector<Value>{std::string(TrialStateName(state)), cost_delta.micros(),
+                                   OrNull(run), ToMillis(time), trial}));
     if (rows.empty()) return Fail(ErrorCode::kBadInput, fmt::format("no trial {}", trial));
     return {};
   });

@@ -1,10 +1,10 @@
 #include "frugal/ledger/types.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <ctime>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "frugal/core/text.h"
 
@@ -12,7 +12,8 @@ namespace frugal::ledger {
 namespace {
 
 template <typename E, size_t N>
-Result<E> ParseName(std::string_view text, const std::array<std::pair<E, std::string_view>, N>& names,
+Result<E> ParseName(std::string_view text,
+                    const std::array<std::pair<E, std::string_view>, N>& names,
                     std::string_view what) {
   for (const auto& [value, name] : names) {
     if (name == text) return value;
@@ -164,11 +165,13 @@ Result<EventType> ParseEventType(std::string_view text) {
 
 Result<std::string> NormalizeTier(std::string_view raw) {
   const std::string text = ToLower(Trim(raw));
-  if (text == "on_demand" || text == "ondemand" || text == "on-demand") return std::string("on_demand");
+  if (text == "on_demand" || text == "ondemand" || text == "on-demand")
+    return std::string("on_demand");
   if (text == "spot" || text == "preemptible") return std::string("spot");
   if (text == "reserved_1y" || text == "reserved_3y") return text;
   const std::vector<std::string> known = {"on_demand", "spot", "reserved_1y", "reserved_3y"};
-  return Fail(ErrorCode::kBadInput, fmt::format("unknown tier '{}'{}", raw, DidYouMean(text, known)));
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("unknown tier '{}'{}", raw, DidYouMean(text, known)));
 }
 
 std::string Tags::Get(std::string_view key) const {

@@ -6,12 +6,11 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "frugal/core/duration.h"
 #include "frugal/core/error.h"
@@ -138,13 +137,13 @@ struct Event {
 /// One utilization reading; absent values are unknown, not zero.
 struct Sample {
   Timestamp time{};
-  std::optional<double> gpu_util;       ///< percent
-  std::optional<double> sm_active;      ///< percent
+  std::optional<double> gpu_util;   ///< percent
+  std::optional<double> sm_active;  ///< percent
   std::optional<double> gpu_mem_bytes;
   std::optional<double> power_watts;
-  std::optional<double> cpu_util;       ///< percent of one core × cores
+  std::optional<double> cpu_util;  ///< percent of one core × cores
   std::optional<double> rss_bytes;
-  std::optional<double> io_wait;        ///< percent
+  std::optional<double> io_wait;  ///< percent
 };
 
 struct Run {

@@ -2,9 +2,9 @@
 // and the errors a user sees for bad ledgers. The ledger is populated through the library API,
 // as the supervisor will write it.
 
-#include <fstream>
-
 #include <gtest/gtest.h>
+
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "frugal/ledger/ledger.h"
@@ -31,11 +31,18 @@ std::vector<RunId> Populate(Ledger& ledger, Timestamp now) {
   a.tags.extra["ticket"] = "ML-7";
   a.start = hours_ago(30);
   ids.push_back(ledger.BeginRun(a).value());
-  SegmentOffer spot{"aws", "g5.xlarge", "us-east-1", "us-east-1a", "A10G", 1, "spot",
-                    Rate{Money::FromCents(40)}, Rate{Money::FromCents(101)}};
+  SegmentOffer spot{"aws",
+                    "g5.xlarge",
+                    "us-east-1",
+                    "us-east-1a",
+                    "A10G",
+                    1,
+                    "spot",
+                    Rate{Money::FromCents(40)},
+                    Rate{Money::FromCents(101)}};
   const SegmentId s1 = ledger.OpenSegment(ids[0], spot, hours_ago(30)).value();
-  EXPECT_TRUE(ledger.AddEvent(ids[0], s1, EventType::kPreemptionNotice, hours_ago(28), {})
-                  .has_value());
+  EXPECT_TRUE(
+      ledger.AddEvent(ids[0], s1, EventType::kPreemptionNotice, hours_ago(28), {}).has_value());
   EXPECT_TRUE(ledger.CloseSegment(s1, hours_ago(28), EndReason::kPreempted).has_value());
   EXPECT_TRUE(ledger.OpenSegment(ids[0], spot, hours_ago(27.5)).has_value());
   std::vector<Sample> samples;
@@ -54,8 +61,11 @@ std::vector<RunId> Populate(Ledger& ledger, Timestamp now) {
   b.tags.extra.clear();
   b.start = hours_ago(10);
   ids.push_back(ledger.BeginRun(b).value());
-  SegmentOffer on_demand{"gcp", "a2-highgpu-1g", "us-central1", "", "A100", 1, "on_demand",
-                         Rate{Money::FromCents(367)}, std::nullopt};
+  SegmentOffer on_demand{"gcp",         "a2-highgpu-1g",
+                         "us-central1", "",
+                         "A100",        1,
+                         "on_demand",   Rate{Money::FromCents(367)},
+                         std::nullopt};
   EXPECT_TRUE(ledger.OpenSegment(ids[1], on_demand, hours_ago(10)).has_value());
   EXPECT_TRUE(ledger.FinishRun(ids[1], RunStatus::kFailed, hours_ago(8)).has_value());
 
@@ -65,7 +75,14 @@ std::vector<RunId> Populate(Ledger& ledger, Timestamp now) {
   c.start = hours_ago(2);
   ids.push_back(ledger.BeginRun(c).value());
   EXPECT_TRUE(ledger.OpenSegment(ids[2], spot, hours_ago(2)).has_value());
-  EXPECT_TRUE(ledger.Heartbeat(ids[2], hours_ago(1)).has_value());
+  EXPECT_TRUE(ledger.Heartbeat(ids[2], hours_ago(0.05)).has_value());  // 3 minutes ago
+
+  NewRun d = c;
+  d.name = "orphan";  // its supervisor died an hour ago
+  d.tags.team = "research";
+  ids.push_back(ledger.BeginRun(d).value());
+  EXPECT_TRUE(ledger.OpenSegment(ids[3], on_demand, hours_ago(2)).has_value());
+  EXPECT_TRUE(ledger.Heartbeat(ids[3], hours_ago(1)).has_value());
   return ids;
 }
 
@@ -92,7 +109,7 @@ TEST_F(LedgerE2E, RunsListShowsEveryRunWithCostAndFilters) {
   EXPECT_NE(all.out.find("bert-finetune"), std::string::npos);
   EXPECT_NE(all.out.find("resnet-sweep"), std::string::npos);
   EXPECT_NE(all.out.find("$7.34"), std::string::npos) << all.out;  // 2 h × $3.67
-  EXPECT_NE(all.out.find("3 runs"), std::string::npos);
+  EXPECT_NE(all.out.find("4 runs"), std::string::npos);
 
   auto nlp = Frugal({"runs", "list", "--tag", "team=nlp", "--json"});
   ASSERT_EQ(nlp.exit_code, 0) << nlp.err;
@@ -137,7 +154,7 @@ TEST_F(LedgerE2E, ReportGroupsByTeamInEveryFormat) {
   auto json = Frugal({"report", "--by", "team", "--format", "json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const nlohmann::json doc = nlohmann::json::parse(json.out);
-  EXPECT_EQ(doc["rows"].size(), 2u);
+  EXPECT_EQ(doc["rows"].size(), 3u);  // nlp, vision, research
   EXPECT_EQ(doc["schema_version"], 1);
   auto table = Frugal({"report", "--by", "cloud"});
   ASSERT_EQ(table.exit_code, 0) << table.err;
@@ -152,21 +169,20 @@ TEST_F(LedgerE2E, FocusExportImportsBackIdempotently) {
   const std::string out = (home_ / "focus.csv").string();
   auto exported = Frugal({"ledger", "export", "--format", "focus", "--since", "7d", "-o", out});
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
-  EXPECT_NE(exported.err.find("Wrote 4 FOCUS rows"), std::string::npos) << exported.err;
+  EXPECT_NE(exported.err.find("Wrote 5 FOCUS rows"), std::string::npos) << exported.err;
   auto first = Frugal({"--json", "ledger", "import", "--format", "focus", out});
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const nlohmann::json doc = nlohmann::json::parse(first.out);
-  EXPECT_EQ(doc["imported"], 4);
-  EXPECT_EQ(doc["linked_to_runs"], 4);
+  EXPECT_EQ(doc["imported"], 5);
+  EXPECT_EQ(doc["linked_to_runs"], 5);
   auto second = Frugal({"ledger", "import", "--format", "focus", out});
   ASSERT_EQ(second.exit_code, 0);
   EXPECT_NE(second.out.find("0 imported"), std::string::npos) << second.out;
-  EXPECT_NE(second.out.find("4 already in the ledger"), std::string::npos);
+  EXPECT_NE(second.out.find("5 already in the ledger"), std::string::npos);
 }
 
 TEST_F(LedgerE2E, ImportsTheSharedSampleAndSaysWhatItTolerated) {
-  const auto sample =
-      frugal::testing::SharedDataDir() / "focus" / "focus_1.0_sample_800rows.csv";
+  const auto sample = frugal::testing::SharedDataDir() / "focus" / "focus_1.0_sample_800rows.csv";
   if (!std::filesystem::exists(sample)) GTEST_SKIP() << "shared FOCUS sample not present";
   auto r = Frugal({"ledger", "import", "--format", "focus", sample.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -178,14 +194,37 @@ TEST_F(LedgerE2E, ImportsTheSharedSampleAndSaysWhatItTolerated) {
   EXPECT_EQ(nlohmann::json::parse(info.out)["rows"]["billing_rows"], 800);
 }
 
-TEST_F(LedgerE2E, SweepMarksTheSilentRunLost) {
-  auto sweep = Frugal({"ledger", "sweep", "--stale", "30m"});
-  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
-  EXPECT_NE(sweep.out.find("1 runs marked lost"), std::string::npos) << sweep.out;
-  auto show = Frugal({"--json", "runs", "show", std::to_string(ids_[2])});
+TEST_F(LedgerE2E, RunsWhoseSupervisorDiedAreFoundLostCostedToTheLastHeartbeat) {
+  auto show = Frugal({"--json", "runs", "show", std::to_string(ids_[3])});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
   const nlohmann::json doc = nlohmann::json::parse(show.out);
   EXPECT_EQ(doc["status"], "lost");
-  EXPECT_EQ(doc["cost_micros"], 400'000);  // one hour to the last heartbeat at $0.40
+  EXPECT_EQ(doc["cost_micros"], 3'670'000);  // one hour to the last heartbeat at $3.67
+  EXPECT_EQ(doc["segments"][0]["end_reason"], "lost");
+
+  // A stricter threshold by hand also catches the run that beat 3 minutes ago.
+  auto sweep = Frugal({"ledger", "sweep", "--stale", "1m"});
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  EXPECT_NE(sweep.out.find("1 runs marked lost"), std::string::npos) << sweep.out;
+  auto fresh = Frugal({"--json", "runs", "show", std::to_string(ids_[2])});
+  EXPECT_EQ(nlohmann::json::parse(fresh.out)["status"], "lost");
+  EXPECT_EQ(nlohmann::json::parse(fresh.out)["cost_micros"], 780'000);  // 1.95 h at $0.40
+}
+
+TEST_F(LedgerE2E, DownsampleKeepsUtilizationAverages) {
+  auto down = Frugal({"ledger", "downsample", "--older-than", "1d", "--bucket", "10m"});
+  ASSERT_EQ(down.exit_code, 0) << down.err;
+  EXPECT_NE(down.out.find("60 samples older than 1d replaced by 10m averages"), std::string::npos)
+      << down.out;
+  auto info = Frugal({"--json", "ledger", "info"});
+  // An hour of minutes falls into 6 ten-minute buckets, or 7 when it does not start on one.
+  const int64_t left = nlohmann::json::parse(info.out)["rows"]["samples"];
+  EXPECT_GE(left, 6);
+  EXPECT_LE(left, 7);
+  auto show = Frugal({"runs", "show", std::to_string(ids_[0])});
+  EXPECT_NE(show.out.find("gpu util  70%"), std::string::npos) << show.out;
+  auto bad = Frugal({"ledger", "downsample", "--bucket", "10"});
+  EXPECT_EQ(bad.exit_code, 2);
 }
 
 TEST(LedgerE2ELocation, DefaultLedgerIsCreatedOnFirstUseAndFrugalDbSelectsAnother) {
@@ -212,16 +251,17 @@ TEST(LedgerE2ELocation, BadLedgersGiveClearErrorsAndExitCodes) {
   EXPECT_FALSE(std::filesystem::exists(home / "typo.sqlite"));
 
   const std::string newer = (home / "newer.sqlite").string();
-  ASSERT_TRUE(Ledger::Open(newer).value()->connection()
+  ASSERT_TRUE(Ledger::Open(newer)
+                  .value()
+                  ->connection()
                   .Query("UPDATE frugal_meta SET value = '9' WHERE key = 'schema_version'")
                   .has_value());
   auto too_new = RunFrugal({"--db", newer, "runs", "list"}, home.path());
   EXPECT_EQ(too_new.exit_code, 4);
   EXPECT_NE(too_new.err.find("upgrade frugal"), std::string::npos) << too_new.err;
 
-  auto down = RunFrugal({"--db", "postgresql://frugal@127.0.0.1:1/x?connect_timeout=2", "runs",
-                         "list"},
-                        home.path());
+  auto down = RunFrugal(
+      {"--db", "postgresql://frugal@127.0.0.1:1/x?connect_timeout=2", "runs", "list"}, home.path());
   EXPECT_EQ(down.exit_code, 4);
   EXPECT_NE(down.err.find("cannot connect to PostgreSQL"), std::string::npos) << down.err;
 }
@@ -234,9 +274,9 @@ TEST(LedgerE2EPostgres, CommandsWorkAgainstARealPostgresLedger) {
   TempDir home;
   auto list = RunFrugal({"--db", url, "--json", "runs", "list"}, home.path());
   ASSERT_EQ(list.exit_code, 0) << list.err;
-  EXPECT_EQ(nlohmann::json::parse(list.out)["runs"].size(), 3u);
-  auto report = RunFrugal({"report", "--by", "team", "--format", "csv"}, home.path(),
-                          {"FRUGAL_DB=" + url});
+  EXPECT_EQ(nlohmann::json::parse(list.out)["runs"].size(), 4u);
+  auto report =
+      RunFrugal({"report", "--by", "team", "--format", "csv"}, home.path(), {"FRUGAL_DB=" + url});
   ASSERT_EQ(report.exit_code, 0) << report.err;
   EXPECT_NE(report.out.find("vision,7.34,"), std::string::npos) << report.out;
 }

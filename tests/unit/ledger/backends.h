@@ -2,9 +2,9 @@
 // The two ledger backends as gtest type parameters: every typed test runs against a fresh
 // SQLite file and a fresh schema on the real PostgreSQL server started by the fixture.
 
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "frugal/ledger/ledger.h"
 #include "postgres_server.h"
@@ -15,7 +15,9 @@ namespace frugal::ledger::testing {
 struct SqliteBackend {
   static constexpr const char* kName = "sqlite";
   static bool Available(std::string& /*why*/) { return true; }
-  std::string NewLocation() { return (dir / ("ledger" + std::to_string(++n) + ".sqlite")).string(); }
+  std::string NewLocation() {
+    return (dir / ("ledger" + std::to_string(++n) + ".sqlite")).string();
+  }
   frugal::testing::TempDir dir;
   int n = 0;
 };

@@ -1,12 +1,13 @@
 // Many real writer processes at once, and writers killed with SIGKILL at seeded random points:
 // the ledger must open afterwards and hold exactly what was committed.
 
+#include <gtest/gtest.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "backends.h"
 #include "child_process.h"
@@ -17,7 +18,8 @@ namespace {
 
 std::vector<std::string> WriterArgs(const std::string& location, uint64_t seed, int runs,
                                     int batches, int samples_per_batch) {
-  return {LEDGER_WRITER_BINARY, location, std::to_string(seed), std::to_string(runs),
+  return {LEDGER_WRITER_BINARY,    location,
+          std::to_string(seed),    std::to_string(runs),
           std::to_string(batches), std::to_string(samples_per_batch)};
 }
 
@@ -77,7 +79,11 @@ TYPED_TEST(LedgerConcurrency, ParallelWriterProcessesLoseNothing) {
 }
 
 TYPED_TEST(LedgerConcurrency, WritersKilledAtRandomPointsLeaveExactlyWhatTheyCommitted) {
-  const int iterations = std::string(TypeParam::kName) == "sqlite" ? 12 : 6;
+  // A short seeded campaign by default; FRUGAL_CRASH_ITERATIONS runs the long one.
+  const char* env = std::getenv("FRUGAL_CRASH_ITERATIONS");
+  const int iterations = env != nullptr                              ? std::atoi(env)
+                         : std::string(TypeParam::kName) == "sqlite" ? 12
+                                                                     : 6;
   // How long one unhindered writer takes here, so kills land anywhere inside the script.
   int64_t script_ms = 0;
   {
@@ -110,7 +116,8 @@ TYPED_TEST(LedgerConcurrency, WritersKilledAtRandomPointsLeaveExactlyWhatTheyCom
     for (int w = 0; w < 2; ++w) {
       const ChildProcess& child = w == 0 ? a : b;
       const int64_t logged = child.LastLoggedOp();
-      std::cerr << "iter " << i << " w" << w << " logged " << logged << " status " << (w == 0 ? a : b).Wait() << (w == 0 ? a : b).err() << "\n";
+      std::cerr << "iter " << i << " w" << w << " logged " << logged << " status "
+                << (w == 0 ? a : b).Wait() << (w == 0 ? a : b).err() << "\n";
       EXPECT_LE(logged, kScriptOps);
       const Fingerprint got = FingerprintOf(**ledger, seeds[w]).value();
       // The op in flight when the kill came may or may not have committed; nothing else may

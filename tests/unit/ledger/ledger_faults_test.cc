@@ -1,10 +1,9 @@
 // Bad ledgers and unavailable servers: clear errors with the right exit code, nothing written.
 
+#include <gtest/gtest.h>
 #include <sys/mount.h>
 
 #include <fstream>
-
-#include <gtest/gtest.h>
 
 #include "frugal/ledger/ledger.h"
 #include "frugal/ledger/schema.h"

@@ -31,8 +31,9 @@ NewRun MakeRun(const std::string& name, const std::string& team = "nlp") {
 }
 
 SegmentOffer Offer(int64_t cents_per_hour, const std::string& tier = "on_demand") {
-  SegmentOffer o{"aws", "g5.xlarge", "us-east-1", "", "A10G", 1, tier,
-                 Rate{Money::FromCents(cents_per_hour)}, std::nullopt};
+  SegmentOffer o{"aws",       "g5.xlarge", "us-east-1", "",
+                 "A10G",      1,           tier,        Rate{Money::FromCents(cents_per_hour)},
+                 std::nullopt};
   return o;
 }
 
@@ -84,7 +85,8 @@ TYPED_TEST(LedgerSuite, RefusesInconsistentSegmentChanges) {
   ASSERT_TRUE(ledger->CloseSegment(seg, At(1), EndReason::kPaused).has_value());
   EXPECT_EQ(ledger->CloseSegment(seg, At(2), EndReason::kPaused).error().code,
             ErrorCode::kBadInput);
-  EXPECT_EQ(ledger->OpenSegment(run, Offer(100, "gold"), At(1)).error().code,
+  EXPECT_EQ(ledger->OpenSegment(run, Offer(100, "gold"), At(1)).error().code, ErrorCode::kBadInput);
+  EXPECT_EQ(ledger->FinishRun(run, RunStatus::kRunning, At(1)).error().code,
             ErrorCode::kBadInput);
   ASSERT_TRUE(ledger->FinishRun(run, RunStatus::kFailed, At(1)).has_value());
   EXPECT_FALSE(ledger->FinishRun(run, RunStatus::kFailed, At(1)).has_value());
@@ -101,8 +103,8 @@ TYPED_TEST(LedgerSuite, KeepsEventTypesAndPayloads) {
                   ->AddEvent(run, seg, EventType::kCheckpointCommitted, At(0.5),
                              {{"bytes", 123456789}, {"write_seconds", 4.5}})
                   .has_value());
-  ASSERT_TRUE(ledger->AddEvent(run, std::nullopt, EventType::kBudgetWarning, At(0.7), {})
-                  .has_value());
+  ASSERT_TRUE(
+      ledger->AddEvent(run, std::nullopt, EventType::kBudgetWarning, At(0.7), {}).has_value());
   RunDetail detail = ledger->GetRunDetail(run, At(1)).value();
   ASSERT_EQ(detail.events.size(), 2u);
   EXPECT_EQ(detail.events[0].type, EventType::kCheckpointCommitted);
@@ -233,12 +235,12 @@ TYPED_TEST(LedgerSuite, MigratesAVersionOneLedgerForwardKeepingItsData) {
     const RunId run = old->BeginRun(MakeRun("legacy")).value();
     // Version 1 had no rollups; write samples the way a version-1 binary did.
     for (int i = 0; i < 4; ++i) {
-      ASSERT_TRUE(old->connection()
-                      .Query("INSERT INTO samples (run_id, time_ms, resolution_ms, gpu_util) "
-                             "VALUES (?, ?, 0, ?)",
-                             std::vector<Value>{run, ToMillis(kT0) + i * kHourMs / 2,
-                                                double(10 * i)})
-                      .has_value());
+      ASSERT_TRUE(
+          old->connection()
+              .Query("INSERT INTO samples (run_id, time_ms, resolution_ms, gpu_util) "
+                     "VALUES (?, ?, 0, ?)",
+                     std::vector<Value>{run, ToMillis(kT0) + i * kHourMs / 2, double(10 * i)})
+              .has_value());
     }
   }
   auto ledger = this->Open();

@@ -1,12 +1,12 @@
 // Reports and FOCUS export/import, on SQLite and on the real PostgreSQL fixture.
 
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <gtest/gtest.h>
 
 #include "backends.h"
 #include "frugal/core/csv.h"
@@ -23,8 +23,9 @@ Timestamp Day(int day, double hour = 0) {  // January 2026
 
 SegmentOffer Offer(const std::string& gpu, int count, const std::string& tier, int64_t cents,
                    std::optional<int64_t> on_demand_cents = std::nullopt) {
-  SegmentOffer o{"aws", "p-" + gpu, "us-east-1", "us-east-1a", gpu, count, tier,
-                 Rate{Money::FromCents(cents)}, std::nullopt};
+  SegmentOffer o{"aws",       "p-" + gpu, "us-east-1", "us-east-1a",
+                 gpu,         count,      tier,        Rate{Money::FromCents(cents)},
+                 std::nullopt};
   if (on_demand_cents) o.on_demand_price = Rate{Money::FromCents(*on_demand_cents)};
   return o;
 }
@@ -169,11 +170,11 @@ void ExpectStrictFocus(const CsvTable& t, const std::string& raw) {
   for (const CsvRecord& r : t.rows()) {
     auto f = [&](const char* name) { return CsvTable::Field(r, col(name)); };
     for (const char* mandatory :
-         {"BilledCost", "BillingAccountId", "BillingAccountName", "BillingCurrency",
-          "BillingPeriodEnd", "BillingPeriodStart", "ChargeCategory", "ChargeDescription",
-          "ChargePeriodEnd", "ChargePeriodStart", "ContractedCost", "EffectiveCost",
-          "InvoiceIssuerName", "ListCost", "PricingQuantity", "PricingUnit", "ProviderName",
-          "PublisherName", "ServiceCategory", "ServiceName"}) {
+         {"BilledCost",        "BillingAccountId",   "BillingAccountName", "BillingCurrency",
+          "BillingPeriodEnd",  "BillingPeriodStart", "ChargeCategory",     "ChargeDescription",
+          "ChargePeriodEnd",   "ChargePeriodStart",  "ContractedCost",     "EffectiveCost",
+          "InvoiceIssuerName", "ListCost",           "PricingQuantity",    "PricingUnit",
+          "ProviderName",      "PublisherName",      "ServiceCategory",    "ServiceName"}) {
       EXPECT_FALSE(f(mandatory).empty()) << mandatory << " at line " << r.line;
     }
     for (const char* time :

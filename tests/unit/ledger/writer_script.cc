@@ -1,10 +1,9 @@
 #include "writer_script.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <random>
-
-#include <fmt/format.h>
 
 namespace frugal::ledger::testing {
 namespace {
@@ -33,8 +32,8 @@ Result<int64_t> RunScript(Ledger& ledger, const ScriptOptions& options) {
   };
   const char* teams[] = {"nlp", "vision", "speech"};
   for (int r = 0; r < options.runs; ++r) {
-    const int64_t t0 = kBaseMs + static_cast<int64_t>(options.seed % 1000) * 86'400'000 +
-                       r * 6 * 60 * kMinuteMs;
+    const int64_t t0 =
+        kBaseMs + static_cast<int64_t>(options.seed % 1000) * 86'400'000 + r * 6 * 60 * kMinuteMs;
     NewRun run;
     run.name = Prefix(options.seed) + std::to_string(r);
     run.command = "python train.py";
@@ -52,7 +51,13 @@ Result<int64_t> RunScript(Ledger& ledger, const ScriptOptions& options) {
     if (!step()) return ops;
     const RunId id = FRUGAL_TRY(ledger.BeginRun(run));
     done();
-    SegmentOffer offer{"aws", "g5.xlarge", "us-east-1", "us-east-1a", "A10G", 1, "spot",
+    SegmentOffer offer{"aws",
+                       "g5.xlarge",
+                       "us-east-1",
+                       "us-east-1a",
+                       "A10G",
+                       1,
+                       "spot",
                        Rate{Money::FromMicros(price_micros)},
                        Rate{Money::FromMicros(price_micros * 3)}};
     int64_t t = t0;
@@ -116,7 +121,8 @@ Result<Fingerprint> FingerprintOf(Ledger& ledger, uint64_t seed) {
   f.runs = FRUGAL_TRY(count("SELECT COUNT(*) FROM runs WHERE name LIKE ?"));
   f.finished_runs =
       FRUGAL_TRY(count("SELECT COUNT(*) FROM runs WHERE name LIKE ? AND status = 'succeeded'"));
-  f.lost_runs = FRUGAL_TRY(count("SELECT COUNT(*) FROM runs WHERE name LIKE ? AND status = 'lost'"));
+  f.lost_runs =
+      FRUGAL_TRY(count("SELECT COUNT(*) FROM runs WHERE name LIKE ? AND status = 'lost'"));
   f.segments = FRUGAL_TRY(count("SELECT COUNT(*) FROM segments WHERE run_id IN (" + runs + ")"));
   f.open_segments = FRUGAL_TRY(
       count("SELECT COUNT(*) FROM segments WHERE end_ms IS NULL AND run_id IN (" + runs + ")"));

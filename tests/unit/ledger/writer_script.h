@@ -15,10 +15,10 @@ namespace frugal::ledger::testing {
 struct ScriptOptions {
   uint64_t seed = 1;
   int runs = 3;
-  int batches = 2;            ///< sample batches per segment
+  int batches = 2;  ///< sample batches per segment
   int samples_per_batch = 50;
-  int64_t op_limit = -1;      ///< stop after this many operations (-1: all)
-  int log_fd = -1;            ///< when >= 0, "<op number>\n" is written after each commit
+  int64_t op_limit = -1;  ///< stop after this many operations (-1: all)
+  int log_fd = -1;        ///< when >= 0, "<op number>\n" is written after each commit
 };
 
 /// Runs the script; returns the number of operations committed.
