@@ -1,13 +1,46 @@
 #!/usr/bin/env bash
-# frugal's main job on the embedded default (SQLite ledger, shipped catalog): answers "what is
-# the cheapest way to get 8 × A100-80GB, on spot and on demand?"
+# frugal's main job on the embedded default (SQLite ledger in the user's data directory, shipped
+# catalog): predict → act → account.
+#   1. the cheapest way to rent 8 × A100-80GB, on spot and on demand;
+#   2. plan a Llama-2-7B fine-tune over the whole catalog, spot risk and deadline priced in;
+#   3. replay a real spot trace: deadline policies against the offline optimum;
+#   4. train a real PyTorch model under a dollar cap with injected spot preemptions: it resumes
+#      from verified checkpoints and ends with the same weights as an uninterrupted run;
+#   5. what was spent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-frugal=build/release/apps/frugal/frugal
-$frugal catalog info
+frugal=${FRUGAL_BIN:-build/release/apps/frugal/frugal}
+python=/usr/bin/python3
+
+echo "== 1. Cheapest 8 x A100-80GB on spot, and on demand"
+$frugal catalog offers --gpu A100-80GB --min-gpus 8 --tier spot --sort price --limit 3
+$frugal catalog offers --gpu A100-80GB --min-gpus 8 --tier on_demand --sort price --limit 3
+
 echo
-echo "== Cheapest 8 x A100-80GB on spot"
-$frugal catalog offers --gpu A100-80GB --min-gpus 8 --tier spot --sort price --limit 5
+echo "== 2. Plan: fine-tune a 7B model on 2B tokens within 48 h and \$2,000"
+$frugal plan examples/plan/llama-7b-finetune.yaml --top 5
+
 echo
-echo "== Cheapest 8 x A100-80GB on demand"
-$frugal catalog offers --gpu A100-80GB --min-gpus 8 --tier on_demand --sort price --limit 5
+echo "== 3. A 24 h job with a 36 h deadline on a real AWS V100 spot trace (50 start times)"
+$frugal simulate --trace data/spot_traces/us-west-2a_v100_1.json --policy all --compute 24h \
+  --deadline 36h --changeover 12m --optimum --starts 50 --seed 1
+
+echo
+echo "== 4. Real PyTorch training on the cheapest T4 spot offer, budget \$1, preempted at random"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+$python examples/pytorch/train.py --epochs 3 --out "$work/uninterrupted.sha" >/dev/null
+$frugal run --gpu T4 --gpus 1 --tier spot --budget 1 --tag team=ml --tag project=demo --tag owner="${USER:-me}" \
+  --restart local --max-restarts 5 --chaos-preempt-every 3s --chaos-max 2 --seed 7 \
+  --run-dir "$work/run" -- $python examples/pytorch/train.py --epochs 3 --step-delay 0.05 \
+  --out "$work/preempted.sha"
+if cmp -s "$work/uninterrupted.sha" "$work/preempted.sha"; then
+  echo "Final weights identical to the uninterrupted run: $(cut -c1-16 "$work/preempted.sha")…"
+else
+  echo "Final weights DIFFER from the uninterrupted run" >&2
+  exit 1
+fi
+
+echo
+echo "== 5. Spend in the ledger"
+$frugal report --since 30d
