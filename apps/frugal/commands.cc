@@ -11,6 +11,7 @@ void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
   RegisterEstimate(app, global, action);
   RegisterPlan(app, global, action);
   RegisterRun(app, global, action);
+  RegisterDrill(app, global, action);
 }
 
 }  // namespace frugal::cli

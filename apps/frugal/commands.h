@@ -16,6 +16,7 @@ void RegisterSimulate(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterPlan(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterRun(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterDrill(CLI::App& app, GlobalOptions& global, Action& action);
 
 
 }  // namespace frugal::cli
