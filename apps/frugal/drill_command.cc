@@ -124,7 +124,8 @@ Result<void> RunDrill(DrillOptions o, const GlobalOptions& global, Streams& s) {
   drilled.max_restarts = o.preemptions;
   drilled.restart_backoff = *backoff;
   const Duration load = before.first_progress.value_or(Duration(0));
-  auto source = std::make_unique<run::DrillPreemptions>(o.preemptions, load, before.usage.wall - load, o.seed);
+  auto source = std::make_unique<run::DrillPreemptions>(o.preemptions, before.last_step, load,
+                                                       before.usage.wall - load, o.seed);
   log::Info("drill: the run with {} injected preemptions", o.preemptions);
   run::RunJournal journal(drilled.run_dir / "journal.jsonl");
   std::optional<ledger::RunId> drilled_run;

@@ -32,18 +32,33 @@ Duration Max(const std::vector<Duration>& values) {
 
 }  // namespace
 
-DrillPreemptions::DrillPreemptions(int preemptions, Duration load, Duration work, uint64_t seed)
-    : preemptions_(preemptions), load_(load), share_(work / (preemptions + 1)), rng_(seed) {}
+DrillPreemptions::DrillPreemptions(int preemptions, int64_t total_steps, Duration load, Duration work,
+                                   uint64_t seed)
+    : preemptions_(preemptions), load_(load), share_(work / (preemptions + 1)), rng_(seed) {
+  if (total_steps <= 0) return;
+  std::uniform_real_distribution<double> u(0.15, 0.85);
+  for (int k = 0; k < preemptions; ++k) {
+    const double fraction = (k + u(rng_)) / preemptions;
+    step_targets_.push_back(std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(total_steps) * fraction)));
+  }
+}
 
 void DrillPreemptions::SegmentStarted(SteadyTime now) {
   next_.reset();
-  if (fired_ >= preemptions_) return;
+  last_step_.reset();
+  armed_ = fired_ < preemptions_;
+  if (!armed_ || !step_targets_.empty()) return;
   std::uniform_real_distribution<double> part(0.2, 0.9);
   next_ = now + load_ + Duration(static_cast<int64_t>(static_cast<double>(share_.count()) * part(rng_)));
 }
 
 std::optional<PreemptionNotice> DrillPreemptions::Poll(SteadyTime now) {
-  if (!next_ || now < *next_) return std::nullopt;
+  if (!armed_) return std::nullopt;
+  const bool due = step_targets_.empty()
+                       ? next_ && now >= *next_
+                       : last_step_ && *last_step_ >= step_targets_[static_cast<size_t>(fired_)];
+  if (!due) return std::nullopt;
+  armed_ = false;
   next_.reset();
   ++fired_;
   return PreemptionNotice{"drill", fmt::format("injected preemption {} of {}", fired_, preemptions_)};

@@ -23,14 +23,19 @@
 
 namespace frugal::run {
 
-/// Preempts the first `preemptions` segments, each at a random moment: the command's load
-/// time plus a uniform 20–90% share of the baseline's work divided among preemptions + 1
-/// segments, so every segment makes progress and the job cannot finish before the last one.
+/// Preempts the first `preemptions` segments, one each, at random moments spread over the
+/// job. When the baseline reported steps (`total_steps` > 0), preemption k (1-based) lands at
+/// the first progress at or past step total × (k − 1 + u) / preemptions, u uniform in
+/// [0.15, 0.85]: so every one lands before the job's last step, however far the stop sequence
+/// lets a segment run past its notice. Otherwise (a command that reports no progress) it lands
+/// at the baseline's load time plus a uniform 20–90% of its work divided among
+/// preemptions + 1 segments.
 class DrillPreemptions : public PreemptionSource {
  public:
-  DrillPreemptions(int preemptions, Duration load, Duration work, uint64_t seed);
+  DrillPreemptions(int preemptions, int64_t total_steps, Duration load, Duration work, uint64_t seed);
   void SegmentStarted(SteadyTime now) override;
   std::optional<PreemptionNotice> Poll(SteadyTime now) override;
+  void Progress(int64_t step) override { last_step_ = step; }
   [[nodiscard]] int fired() const { return fired_; }
 
  private:
@@ -38,7 +43,10 @@ class DrillPreemptions : public PreemptionSource {
   Duration load_;
   Duration share_;
   std::mt19937_64 rng_;
+  std::vector<int64_t> step_targets_;  ///< empty: schedule by time
   int fired_ = 0;
+  bool armed_ = false;  ///< this segment has not been preempted yet
+  std::optional<int64_t> last_step_;
   std::optional<SteadyTime> next_;
 };
 

@@ -19,11 +19,6 @@ using nlohmann::json;
 
 std::string PythonPath() { return "PYTHONPATH=" + (frugal::testing::SourceDir() / "python").string(); }
 
-std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 json Parse(const std::string& out) {
   json doc = json::parse(out, nullptr, false);
   EXPECT_FALSE(doc.is_discarded()) << out;
@@ -64,7 +59,7 @@ TEST(Drill, ProtocolFollowingCounterIsSpotReadyAndTheFindingsAreStored) {
   EXPECT_EQ(show["name"], "D1-drill");
   EXPECT_EQ(show["tags"]["drill"], "preempted");
   ASSERT_EQ(show["segments"].size(), 4u);
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(show["segments"][i]["end_reason"], "preempted");
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(show["segments"][i]["end_reason"], "preempted");
   EXPECT_EQ(show["segments"][3]["end_reason"], "finished");
   bool findings = false;
   for (const json& e : show["events"]) findings |= e["type"] == "note" && e["payload"].value("kind", "") == "drill";

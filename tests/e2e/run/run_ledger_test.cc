@@ -93,13 +93,13 @@ void ExpectFinishedRunWithExactSpend(const fs::path& home, const std::vector<std
   EXPECT_EQ(show["tags"]["team"], "nlp");
   EXPECT_EQ(show["tags"]["owner"], "ana");
   EXPECT_EQ(show["tags"]["ticket"], "42");
-  EXPECT_EQ(show["budget_usd"], "5.000000");
+  EXPECT_EQ(show["budget_usd"], "5");
   ASSERT_EQ(show["segments"].size(), 1u);
   const json& seg = show["segments"][0];
   EXPECT_EQ(seg["end_reason"], "finished");
   EXPECT_EQ(seg["cloud"], "custom");
   EXPECT_EQ(seg["tier"], "on_demand");
-  EXPECT_EQ(seg["price_per_hour_usd"], "3.600000");
+  EXPECT_EQ(seg["price_per_hour_usd"], "3.6");
   const Money spend = ExpectedSpend(show);
   EXPECT_GT(spend, Money());
   EXPECT_EQ(show["cost_micros"].get<int64_t>(), spend.micros());
@@ -142,8 +142,8 @@ TEST(RunLedger, CatalogOfferRecordsItsOnDemandTwin) {
   EXPECT_EQ(seg["zone"], "use1-az2");
   EXPECT_EQ(seg["gpu"], "T4");
   EXPECT_EQ(seg["tier"], "spot");
-  EXPECT_EQ(seg["price_per_hour_usd"], "0.200000");
-  EXPECT_EQ(seg["on_demand_price_per_hour_usd"], "0.526000");
+  EXPECT_EQ(seg["price_per_hour_usd"], "0.2");
+  EXPECT_EQ(seg["on_demand_price_per_hour_usd"], "0.526");
   EXPECT_EQ(show["cost_micros"].get<int64_t>(), ExpectedSpend(show).micros());
 }
 

@@ -82,11 +82,11 @@ TEST(RunSpec, AllowOverrunStartsItAndTheLedgerHoldsTheSpecTagsAndOffer) {
   EXPECT_EQ(show["tags"]["team"], "research");
   EXPECT_EQ(show["tags"]["project"], "seed");
   EXPECT_EQ(show["tags"]["owner"], "bob");  // the flag over the spec
-  EXPECT_EQ(show["budget_usd"], "3.000000");
+  EXPECT_EQ(show["budget_usd"], "3");
   ASSERT_EQ(show["segments"].size(), 1u);
   EXPECT_EQ(show["segments"][0]["cloud"], "seed");
   EXPECT_EQ(show["segments"][0]["gpu"], "L4");
-  EXPECT_EQ(show["segments"][0]["price_per_hour_usd"], "1.400000");
+  EXPECT_EQ(show["segments"][0]["price_per_hour_usd"], "1.4");
 }
 
 TEST(RunSpec, WithinBudgetRunsOnThePlannersChoiceAndTheGivenOfferIsGatedToo) {
