@@ -203,9 +203,7 @@ void AddSuperviseOptions(CLI::App* cmd, SuperviseOptions& o) {
   cmd->add_option("--max-gpu-hours", o.max_gpu_hours, "GPU-hour cap");
   cmd->add_option("--max-wall", o.max_wall, "Wall-clock cap, e.g. 6h");
   // One value per --tag, so `--tag k=v -- COMMAND -c ...` leaves the "--" to the command.
-  cmd->add_option("--tag", o.tags, "Tag k=v recorded on every row (repeatable)")
-      ->expected(1)
-      ->allow_extra_args(false);
+  cmd->add_option("--tag", o.tags, "Tag k=v recorded on every row (repeatable)")->allow_extra_args(false);
   cmd->add_option("--run-id", o.run_id, "Run id; reuse one to resume a requeued run (default: new, or slurm-$SLURM_JOB_ID)");
   cmd->add_option("--run-dir", o.run_dir, "Directory of the run's journal and checkpoints (default: data dir/runs/ID)");
   cmd->add_option("--grace", o.grace, "Time to checkpoint after a notice, before SIGTERM")->capture_default_str();
