@@ -4,6 +4,8 @@
 
 #include "commands.h"
 #include "frugal/monitor/proc_sampler.h"
+#include "frugal/ledger/ledger.h"
+#include "frugal/run/ledger_recorder.h"
 #include "frugal/run/run_journal.h"
 #include "run_support.h"
 
@@ -21,7 +23,8 @@ struct RunOptions {
 };
 
 Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s) {
-  run::SupervisorConfig config = FRUGAL_TRY(BuildSupervisorConfig(o.supervise, global));
+  SuperviseSetup setup = FRUGAL_TRY(BuildSupervisorConfig(o.supervise, global));
+  run::SupervisorConfig& config = setup.config;
   if (o.restart != "requeue" && o.restart != "local") {
     return Fail(ErrorCode::kBadInput, fmt::format("option --restart: '{}' is not requeue or local", o.restart));
   }
@@ -32,8 +35,12 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
   if (!backoff) return Fail(ErrorCode::kBadInput, "option --restart-backoff: " + backoff.error().message);
   config.restart_backoff = *backoff;
 
+  // The ledger first: a run that cannot be accounted for does not start.
+  std::unique_ptr<ledger::Ledger> db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
   run::RunJournal journal(config.run_dir / "journal.jsonl");
-  run::Supervisor supervisor(config, journal);
+  run::LedgerRecorder ledger_recorder(*db, config.run_id, setup.offer, setup.spec_text);
+  run::TeeRecorder recorder(journal, ledger_recorder);
+  run::Supervisor supervisor(config, recorder);
   bool preemptible = config.tier == "spot";
   if (!o.chaos_every.empty()) {
     Result<Duration> every = ParseDuration(o.chaos_every);
@@ -52,8 +59,14 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
   StatusLine status(s.err);
   supervisor.SetStatusCallback([&status](const run::RunStatus& st) { status.Update(st); });
 
-  const run::RunResult result = FRUGAL_TRY(supervisor.Run());
+  Result<run::RunResult> ran = supervisor.Run();
   status.Clear();
+  if (!ran) return Fail(ran.error());
+  const run::RunResult& result = *ran;
+  if (!ledger_recorder.Flush()) {
+    s.err << fmt::format("frugal: warning: {} record(s) could not be written to the ledger {}\n",
+                         ledger_recorder.pending(), ledger::ResolveLocation(global.db));
+  }
   const auto checks = run::RunSelfChecks(result, preemptible);
   if (global.json) {
     WriteJson(s, RunSummaryJson(config, result, checks));

@@ -12,7 +12,11 @@
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/paths.h"
 #include "frugal/core/text.h"
+#include "frugal/core/atomic_file.h"
+#include "frugal/core/log.h"
+#include "frugal/plan/job_spec.h"
 #include "frugal/run/metadata_notice.h"
+#include "frugal/run/spec_gate.h"
 
 namespace frugal::cli {
 namespace {
@@ -41,58 +45,145 @@ struct Pricing {
   Rate rate;
   int gpus = 1;
   std::string offer, tier;
+  ledger::SegmentOffer record;  ///< what the ledger's segments say the run ran on
 };
+
+/// The on-demand price of the same instance in the same place, when the catalog has it.
+std::optional<Rate> OnDemandTwin(const catalog::Catalog& c, const catalog::Offer& offer) {
+  if (offer.tier == catalog::Tier::kOnDemand) return offer.price;
+  for (const catalog::Offer& o : c.offers()) {
+    if (o.tier == catalog::Tier::kOnDemand && o.cloud == offer.cloud && o.instance_type == offer.instance_type &&
+        o.region == offer.region && (o.zone.empty() || o.zone == offer.zone)) {
+      return o.price;
+    }
+  }
+  return std::nullopt;
+}
+
+Result<catalog::Catalog> LoadCatalog(const GlobalOptions& global, const std::vector<fs::path>& extra) {
+  std::vector<fs::path> custom;
+  if (!global.catalog.empty()) custom.emplace_back(global.catalog);
+  custom.insert(custom.end(), extra.begin(), extra.end());
+  return catalog::Catalog::LoadDefault(custom);
+}
+
+Pricing PriceOf(const catalog::Catalog& c, const catalog::Offer& offer, int instances) {
+  Pricing p;
+  p.rate = Rate{offer.price.per_hour * instances};
+  p.gpus = std::max(offer.gpu_count * instances, 1);
+  p.offer = offer.Id();
+  p.tier = std::string(catalog::TierName(offer.tier));
+  p.record.cloud = offer.cloud;
+  p.record.instance_type = offer.instance_type;
+  p.record.region = offer.region;
+  p.record.zone = offer.zone;
+  p.record.gpu = offer.gpu;
+  p.record.gpu_count = offer.gpu_count * instances;
+  p.record.tier = p.tier;
+  p.record.price = p.rate;
+  if (std::optional<Rate> twin = OnDemandTwin(c, offer)) p.record.on_demand_price = Rate{twin->per_hour * instances};
+  return p;
+}
+
+Result<Pricing> PriceOnly(const SuperviseOptions& o) {
+  Pricing p;
+  Result<Rate> rate = Rate::Parse(o.price);
+  if (!rate) return Fail(ErrorCode::kBadInput, "option --price: " + rate.error().message);
+  p.rate = *rate;
+  p.gpus = o.gpus > 0 ? o.gpus : 1;
+  if (!o.tier.empty()) {
+    Result<catalog::Tier> tier = catalog::ParseTier(o.tier);
+    if (!tier) return Fail(ErrorCode::kBadInput, "option --tier: " + tier.error().message);
+    p.tier = std::string(catalog::TierName(*tier));
+  }
+  p.record.cloud = "custom";
+  p.record.gpu_count = p.gpus;
+  p.record.tier = p.tier.empty() ? "on_demand" : p.tier;
+  p.record.price = p.rate;
+  return p;
+}
+
+Result<const catalog::Offer*> ChooseOffer(const SuperviseOptions& o, const catalog::Catalog& c) {
+  if (!o.offer.empty()) {
+    for (const catalog::Offer& offer : c.offers()) {
+      if (ToLower(offer.Id()) == ToLower(o.offer)) return &offer;
+    }
+    return Fail(ErrorCode::kBadInput, fmt::format("option --offer: no offer '{}' in the catalog (see "
+                                                  "`frugal catalog offers`; ids are CLOUD:INSTANCE:REGION:TIER)",
+                                                  o.offer));
+  }
+  catalog::OfferQuery q;
+  q.gpu = o.gpu;
+  q.min_gpus = o.gpus > 0 ? o.gpus : 1;
+  Result<catalog::Tier> tier = catalog::ParseTier(o.tier.empty() ? "spot" : o.tier);
+  if (!tier) return Fail(ErrorCode::kBadInput, "option --tier: " + tier.error().message);
+  q.tier = *tier;
+  q.limit = 1;
+  const auto offers = FRUGAL_TRY(c.Query(q));
+  if (offers.empty()) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("no {} offer with at least {} x {}", catalog::TierName(*tier), q.min_gpus, o.gpu));
+  }
+  return offers.front();
+}
+
+/// The job spec `--spec` names, with the catalog its custom offers extend.
+struct LoadedSpec {
+  plan::JobSpec spec;
+  std::string text;
+  catalog::Catalog catalog;
+};
+
+Result<LoadedSpec> LoadSpec(const SuperviseOptions& o, const GlobalOptions& global) {
+  catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global, {}));
+  std::vector<std::string> names;
+  for (const auto& g : c.gpus()) names.push_back(g.name);
+  plan::JobSpec spec = FRUGAL_TRY(plan::LoadJobSpec(o.spec, names));
+  if (!spec.catalog_files.empty()) c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
+  std::string text = FRUGAL_TRY(ReadFile(o.spec));
+  return LoadedSpec{std::move(spec), std::move(text), std::move(c)};
+}
+
+/// Pricing for a run from a spec: the offer given (--offer/--gpu), or the planner's best; the
+/// estimate on it gated against the budget. `caps` are the run's (flags over the spec).
+Result<Pricing> PriceSpecRun(const SuperviseOptions& o, const LoadedSpec& loaded, const run::BudgetCaps& caps) {
+  std::string offer_id;
+  if (!o.offer.empty() || !o.gpu.empty()) offer_id = FRUGAL_TRY(ChooseOffer(o, loaded.catalog))->Id();
+  const std::optional<run::SpecEstimate> estimate =
+      FRUGAL_TRY(run::EstimateSpecRun(loaded.spec, loaded.catalog, offer_id));
+  if (!estimate) {
+    if (offer_id.empty()) {
+      return Fail(ErrorCode::kBadInput, fmt::format("{}: the planner finds no offer this job can run on (see "
+                                                    "`frugal plan {}`)",
+                                                    o.spec, o.spec));
+    }
+    log::Warning("{}: the planner ranks no option on {} (it does not fit or misses the deadline; see `frugal "
+                 "plan`), so the budget cannot be checked against an estimate",
+                 o.spec, offer_id);
+    const catalog::Offer* offer = FRUGAL_TRY(ChooseOffer(o, loaded.catalog));
+    return PriceOf(loaded.catalog, *offer, 1);
+  }
+  const std::string warning = FRUGAL_TRY(run::GateOnEstimate(
+      *estimate, caps.dollars, caps.gpu_hours, o.allow_overrun ? run::Overrun::kAllow : run::Overrun::kRefuse));
+  if (!warning.empty()) log::Warning("{}", warning);
+  log::Info("{}: running on {}{} ({}), estimated {} over {}", o.spec, estimate->offer->Id(),
+            estimate->instances > 1 ? fmt::format(" x{}", estimate->instances) : std::string(),
+            estimate->price.ToString(), estimate->expected_cost.ToString(),
+            FormatDuration(FromHours(estimate->wall_hours)));
+  return PriceOf(loaded.catalog, *estimate->offer, estimate->instances);
+}
 
 Result<Pricing> ResolvePricing(const SuperviseOptions& o, const GlobalOptions& global) {
   const int given = (o.price.empty() ? 0 : 1) + (o.offer.empty() ? 0 : 1) + (o.gpu.empty() ? 0 : 1);
   if (given != 1) {
     return Fail(ErrorCode::kBadInput,
-                "say what the run is priced at: exactly one of --price 3.06/h, --offer CLOUD:INSTANCE:REGION:TIER "
-                "or --gpu MODEL [--gpus N --tier T]");
+                "say what the run is priced at: exactly one of --price 3.06/h, --offer CLOUD:INSTANCE:REGION:TIER, "
+                "--gpu MODEL [--gpus N --tier T], or a job spec (--spec JOB.yaml)");
   }
-  Pricing p;
-  if (!o.price.empty()) {
-    Result<Rate> rate = Rate::Parse(o.price);
-    if (!rate) return Fail(ErrorCode::kBadInput, "option --price: " + rate.error().message);
-    p.rate = *rate;
-    p.gpus = o.gpus > 0 ? o.gpus : 1;
-    return p;
-  }
-  std::vector<fs::path> custom;
-  if (!global.catalog.empty()) custom.emplace_back(global.catalog);
-  const catalog::Catalog c = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
-  const catalog::Offer* chosen = nullptr;
-  if (!o.offer.empty()) {
-    for (const catalog::Offer& offer : c.offers()) {
-      if (ToLower(offer.Id()) == ToLower(o.offer)) {
-        chosen = &offer;
-        break;
-      }
-    }
-    if (chosen == nullptr) {
-      return Fail(ErrorCode::kBadInput, fmt::format("option --offer: no offer '{}' in the catalog (see "
-                                                    "`frugal catalog offers`; ids are CLOUD:INSTANCE:REGION:TIER)",
-                                                    o.offer));
-    }
-  } else {
-    catalog::OfferQuery q;
-    q.gpu = o.gpu;
-    q.min_gpus = o.gpus > 0 ? o.gpus : 1;
-    Result<catalog::Tier> tier = catalog::ParseTier(o.tier);
-    if (!tier) return Fail(ErrorCode::kBadInput, "option --tier: " + tier.error().message);
-    q.tier = *tier;
-    q.limit = 1;
-    const auto offers = FRUGAL_TRY(c.Query(q));
-    if (offers.empty()) {
-      return Fail(ErrorCode::kBadInput, fmt::format("no {} offer with at least {} x {}", o.tier, q.min_gpus, o.gpu));
-    }
-    chosen = offers.front();
-  }
-  p.rate = chosen->price;
-  p.gpus = std::max(chosen->gpu_count, 1);
-  p.offer = chosen->Id();
-  p.tier = std::string(catalog::TierName(chosen->tier));
-  return p;
+  if (!o.price.empty()) return PriceOnly(o);
+  const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global, {}));
+  const catalog::Offer* chosen = FRUGAL_TRY(ChooseOffer(o, c));
+  return PriceOf(c, *chosen, 1);
 }
 
 }  // namespace
@@ -102,11 +193,17 @@ void AddSuperviseOptions(CLI::App* cmd, SuperviseOptions& o) {
   cmd->add_option("--offer", o.offer, "Catalog offer CLOUD:INSTANCE:REGION:TIER");
   cmd->add_option("--gpu", o.gpu, "GPU model: run priced at the cheapest matching offer");
   cmd->add_option("--gpus", o.gpus, "GPU count (with --gpu: at least this many; with --price: for GPU-hours)");
-  cmd->add_option("--tier", o.tier, "Tier for --gpu: spot, on_demand, reserved_1y, reserved_3y")->capture_default_str();
+  cmd->add_option("--tier", o.tier,
+                  "Tier: for --gpu the tier to pick (default spot); for --price the tier recorded (default on_demand)");
+  cmd->add_option("--spec", o.spec,
+                  "Job spec (YAML): tags, budget and offer constraints; the planner picks the offer unless "
+                  "--offer/--gpu/--price is given, and a run estimated over its budget is refused (exit 3)");
+  cmd->add_flag("--allow-overrun", o.allow_overrun, "With --spec: start even when the estimate exceeds the budget");
   cmd->add_option("--budget", o.budget, "Dollar cap, e.g. 50");
   cmd->add_option("--max-gpu-hours", o.max_gpu_hours, "GPU-hour cap");
   cmd->add_option("--max-wall", o.max_wall, "Wall-clock cap, e.g. 6h");
-  cmd->add_option("--tag", o.tags, "Tag k=v recorded on every row (repeatable)");
+  // One value per --tag, so `--tag k=v -- COMMAND -c ...` leaves the "--" to the command.
+  cmd->add_option("--tag", o.tags, "Tag k=v recorded on every row (repeatable)")->allow_extra_args(false);
   cmd->add_option("--run-id", o.run_id, "Run id; reuse one to resume a requeued run (default: new, or slurm-$SLURM_JOB_ID)");
   cmd->add_option("--run-dir", o.run_dir, "Directory of the run's journal and checkpoints (default: data dir/runs/ID)");
   cmd->add_option("--grace", o.grace, "Time to checkpoint after a notice, before SIGTERM")->capture_default_str();
@@ -121,13 +218,20 @@ void AddSuperviseOptions(CLI::App* cmd, SuperviseOptions& o) {
   cmd->add_option("command", o.command, "The training command, after --")->required();
 }
 
-Result<run::SupervisorConfig> BuildSupervisorConfig(const SuperviseOptions& o, const GlobalOptions& global) {
-  run::SupervisorConfig c;
-  const Pricing p = FRUGAL_TRY(ResolvePricing(o, global));
-  c.price = p.rate;
-  c.gpus = p.gpus;
-  c.offer = p.offer;
-  c.tier = p.tier;
+Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o, const GlobalOptions& global) {
+  SuperviseSetup setup;
+  run::SupervisorConfig& c = setup.config;
+  std::optional<LoadedSpec> loaded;
+  if (!o.spec.empty()) {
+    loaded = FRUGAL_TRY(LoadSpec(o, global));
+    // The spec's tags and caps; the flags below override them one by one.
+    for (const auto& [key, value] : loaded->spec.tags) c.tags[key] = value;
+    c.caps.dollars = loaded->spec.constraints.budget;
+    c.caps.gpu_hours = loaded->spec.constraints.max_gpu_hours;
+    setup.spec_text = loaded->text;
+  } else if (o.allow_overrun) {
+    return Fail(ErrorCode::kBadInput, "option --allow-overrun: only with --spec (it lifts the estimate gate)");
+  }
   if (!o.budget.empty()) {
     Result<Money> budget = Money::Parse(o.budget);
     if (!budget || *budget <= Money()) {
@@ -147,6 +251,19 @@ Result<run::SupervisorConfig> BuildSupervisorConfig(const SuperviseOptions& o, c
     }
     c.tags[tag.substr(0, eq)] = tag.substr(eq + 1);
   }
+  Pricing p;
+  if (loaded && o.price.empty()) {
+    if (!o.offer.empty() && !o.gpu.empty()) return Fail(ErrorCode::kBadInput, "give --offer or --gpu, not both");
+    p = FRUGAL_TRY(PriceSpecRun(o, *loaded, c.caps));
+  } else {
+    if (loaded) log::Warning("--price names capacity the planner does not know: no estimate to check the budget");
+    p = FRUGAL_TRY(ResolvePricing(o, global));
+  }
+  setup.offer = p.record;
+  c.price = p.rate;
+  c.gpus = p.gpus;
+  c.offer = p.offer;
+  c.tier = p.tier;
   c.checkpoint_grace = FRUGAL_TRY(ParseOptionDuration("--grace", o.grace));
   c.stop_grace = FRUGAL_TRY(ParseOptionDuration("--stop-grace", o.stop_grace));
   c.accrual_interval = FRUGAL_TRY(ParseOptionDuration("--accrual-interval", o.accrual));
@@ -162,7 +279,7 @@ Result<run::SupervisorConfig> BuildSupervisorConfig(const SuperviseOptions& o, c
   }
   c.run_dir = o.run_dir.empty() ? UserDataDir() / "runs" / c.run_id : fs::path(o.run_dir);
   c.child_stdout = global.json ? run::ChildStdout::kToStderr : run::ChildStdout::kInherit;
-  return c;
+  return setup;
 }
 
 Result<std::unique_ptr<run::PreemptionSource>> MetadataSource(const SuperviseOptions& o) {

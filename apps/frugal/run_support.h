@@ -7,17 +7,20 @@
 #include <vector>
 
 #include "app.h"
+#include "frugal/ledger/types.h"
 #include "frugal/run/self_checks.h"
 #include "frugal/run/supervisor.h"
 
 namespace frugal::cli {
 
 struct SuperviseOptions {
-  std::string price, offer, gpu, tier = "spot";
+  std::string price, offer, gpu, tier;  ///< tier empty: spot for --gpu, on_demand for --price
   int gpus = 0;
   std::string budget, max_wall;
   double max_gpu_hours = -1;
   std::vector<std::string> tags;
+  std::string spec;  ///< job spec file
+  bool allow_overrun = false;
   std::string run_id, run_dir;
   std::string grace = "30s", stop_grace = "10s", accrual = "1s", heartbeat = "10s", sample = "5s";
   int keep_checkpoints = 3;
@@ -28,10 +31,17 @@ struct SuperviseOptions {
 /// Adds the options above to `cmd`.
 void AddSuperviseOptions(CLI::App* cmd, SuperviseOptions& o);
 
+/// What a supervised run is set up with: the supervisor's configuration and the offer the
+/// ledger records its segments on.
+struct SuperviseSetup {
+  run::SupervisorConfig config;
+  ledger::SegmentOffer offer;
+  std::string spec_text;  ///< the job spec as given, for the ledger
+};
+
 /// The supervisor configuration the options describe (price from --price, --offer or the
 /// cheapest --gpu offer). kBadInput naming the option on bad values.
-[[nodiscard]] Result<run::SupervisorConfig> BuildSupervisorConfig(const SuperviseOptions& o,
-                                                                  const GlobalOptions& global);
+[[nodiscard]] Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o, const GlobalOptions& global);
 /// The metadata preemption source the options ask for, or null.
 [[nodiscard]] Result<std::unique_ptr<run::PreemptionSource>> MetadataSource(const SuperviseOptions& o);
 

@@ -27,6 +27,8 @@ class PreemptionSource {
   virtual void SegmentStarted(SteadyTime now) = 0;
   /// A notice, once, when one is due.
   virtual std::optional<PreemptionNotice> Poll(SteadyTime now) = 0;
+  /// The command reported progress at `step` (a source may schedule by progress).
+  virtual void Progress(int64_t /*step*/) {}
 };
 
 /// Preempts each segment once at a random moment: uniformly between 0.5× and 1.5× `every`

@@ -156,7 +156,16 @@ Result<RunResult> Supervisor::Run() {
       Record(EventKind::kWarning, segment + 1, "damaged checkpoint skipped: " + p, loop);
     }
     Result<SegmentEnd> r = RunSegment(++segment, resume, loop);
-    if (!r) return Fail(r.error());
+    if (!r) {
+      // The attempt is over: say so, or the next one would take it for a killed supervisor.
+      loop.guard.Accrue(loop.Elapsed(std::chrono::steady_clock::now()));
+      BudgetUsage usage = loop.guard.usage();
+      usage.spent -= history.usage.spent;
+      usage.gpu_hours -= history.usage.gpu_hours;
+      usage.wall -= history.usage.wall;
+      recorder_.RunFinished({Now(), "failed", static_cast<int>(r.error().code), usage, result_.preemptions});
+      return Fail(r.error());
+    }
     end = *r;
     if (end != SegmentEnd::kPreempted) break;
     if (config_.restart != RestartPolicy::kLocal || loop.self_signalled) break;

@@ -1,0 +1,270 @@
+// End-to-end: `frugal run` records into the ledger (SQLite by default, PostgreSQL with --db),
+// and `frugal runs show` / `frugal report` read back the segments and the exact spend.
+
+#include <signal.h>
+
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "frugal/core/money.h"
+#include "frugal/ledger/types.h"
+#include "frugal/run/child_process.h"
+#include "postgres_server.h"
+#include "support/test_support.h"
+
+namespace frugal::run {
+namespace {
+
+namespace fs = std::filesystem;
+using frugal::testing::RunFrugal;
+using frugal::testing::TempDir;
+using nlohmann::json;
+
+std::string PythonPath() { return "PYTHONPATH=" + (frugal::testing::SourceDir() / "python").string(); }
+
+std::vector<std::string> Counter(int steps, double step_seconds, int every) {
+  return {FRUGAL_PYTHON, std::string(FRUGAL_TEST_CHILDREN) + "/counter.py", std::to_string(steps),
+          std::to_string(step_seconds), std::to_string(every)};
+}
+
+std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+/// `frugal --json ARGS` parsed; fails the test on a non-zero exit.
+json JsonOf(const std::vector<std::string>& args, const fs::path& home) {
+  auto r = RunFrugal(Concat({"--json"}, args), home);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  json doc = json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << r.out;
+  return doc;
+}
+
+/// The ledger's run recorded under `name`, as `runs show --json` prints it.
+json ShowRun(const std::string& name, const fs::path& home, const std::vector<std::string>& db = {}) {
+  const json list = JsonOf(Concat(db, {"runs", "list"}), home);
+  for (const json& run : list["runs"]) {
+    if (run["name"] == name) return JsonOf(Concat(db, {"runs", "show", std::to_string(run["id"].get<int64_t>())}), home);
+  }
+  ADD_FAILURE() << "no run named " << name << " in " << list.dump();
+  return json::object();
+}
+
+ledger::Timestamp TimeOf(const json& j) {
+  auto t = ledger::ParseTimestamp(j.get<std::string>());
+  EXPECT_TRUE(t.has_value()) << j;
+  return t.value_or(ledger::Timestamp{});
+}
+
+/// Sum over segments of price × (end − start), exact to the micro-dollar.
+Money ExpectedSpend(const json& show) {
+  Money total;
+  for (const json& seg : show["segments"]) {
+    const Rate price{Money::Parse(seg["price_per_hour_usd"].get<std::string>()).value()};
+    const Duration length = std::chrono::duration_cast<Duration>(TimeOf(seg["end"]) - TimeOf(seg["start"]));
+    EXPECT_GE(length.count(), 0);
+    total += price.For(length);
+  }
+  return total;
+}
+
+std::vector<std::string> EventTypes(const json& show) {
+  std::vector<std::string> types;
+  for (const json& e : show["events"]) types.push_back(e["type"]);
+  return types;
+}
+
+int Count(const std::vector<std::string>& v, const std::string& what) {
+  return static_cast<int>(std::count(v.begin(), v.end(), what));
+}
+
+void ExpectFinishedRunWithExactSpend(const fs::path& home, const std::vector<std::string>& db) {
+  auto r = RunFrugal(Concat(db, Concat({"run", "--price", "3.60/h", "--budget", "5", "--tag", "team=nlp", "--tag",
+                                        "project=x", "--tag", "owner=ana", "--tag", "ticket=42", "--run-id", "L1",
+                                        "--sample-interval", "100ms", "--"},
+                                       Counter(8, 0.05, 4))),
+                     home, {PythonPath()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json show = ShowRun("L1", home, db);
+  EXPECT_EQ(show["status"], "succeeded");
+  EXPECT_EQ(show["tags"]["team"], "nlp");
+  EXPECT_EQ(show["tags"]["owner"], "ana");
+  EXPECT_EQ(show["tags"]["ticket"], "42");
+  EXPECT_EQ(show["budget_usd"], "5");
+  ASSERT_EQ(show["segments"].size(), 1u);
+  const json& seg = show["segments"][0];
+  EXPECT_EQ(seg["end_reason"], "finished");
+  EXPECT_EQ(seg["cloud"], "custom");
+  EXPECT_EQ(seg["tier"], "on_demand");
+  EXPECT_EQ(seg["price_per_hour_usd"], "3.6");
+  const Money spend = ExpectedSpend(show);
+  EXPECT_GT(spend, Money());
+  EXPECT_EQ(show["cost_micros"].get<int64_t>(), spend.micros());
+  EXPECT_EQ(Count(EventTypes(show), "checkpoint_committed"), 2) << show["events"].dump();
+  EXPECT_GT(show["utilization"]["samples"].get<int64_t>(), 0);
+  EXPECT_FALSE(show["utilization"]["cpu_util_percent"].is_null());
+
+  const json report = JsonOf(Concat(db, {"report", "--by", "team"}), home);
+  ASSERT_EQ(report["rows"].size(), 1u) << report.dump();
+  EXPECT_EQ(report["rows"][0]["team"], "nlp");
+  EXPECT_EQ(report["total"]["spend_micros"].get<int64_t>(), spend.micros());
+  EXPECT_EQ(report["total"]["successful_runs"], 1);
+}
+
+TEST(RunLedger, FinishedRunHasItsSegmentTagsAndExactSpendInShowAndReport) {
+  TempDir home;
+  ExpectFinishedRunWithExactSpend(home.path(), {});
+  EXPECT_TRUE(fs::exists(home / "data" / "ledger.sqlite"));  // the default ledger
+}
+
+TEST(RunLedger, RecordsIntoPostgresWithDb) {
+  auto* server = ledger::testing::PostgresServer::Shared();
+  if (server == nullptr) GTEST_SKIP() << ledger::testing::PostgresServer::why();
+  TempDir home;
+  ExpectFinishedRunWithExactSpend(home.path(), {"--db", server->NewDatabaseUrl()});
+  EXPECT_FALSE(fs::exists(home / "data" / "ledger.sqlite"));
+}
+
+TEST(RunLedger, CatalogOfferRecordsItsOnDemandTwin) {
+  TempDir home;
+  auto r = RunFrugal({"run", "--offer", "aws:g4dn.xlarge:us-east-1/use1-az2:spot", "--run-id", "L2", "--", "/bin/sh",
+                      "-c", "sleep 0.3"},
+                     home.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json show = ShowRun("L2", home.path());
+  ASSERT_EQ(show["segments"].size(), 1u);
+  const json& seg = show["segments"][0];
+  EXPECT_EQ(seg["cloud"], "aws");
+  EXPECT_EQ(seg["instance_type"], "g4dn.xlarge");
+  EXPECT_EQ(seg["zone"], "use1-az2");
+  EXPECT_EQ(seg["gpu"], "T4");
+  EXPECT_EQ(seg["tier"], "spot");
+  EXPECT_EQ(seg["price_per_hour_usd"], "0.2");
+  EXPECT_EQ(seg["on_demand_price_per_hour_usd"], "0.526");
+  EXPECT_EQ(show["cost_micros"].get<int64_t>(), ExpectedSpend(show).micros());
+}
+
+TEST(RunLedger, ChaosPreemptedLocalRestartsAreOneSegmentPerStretch) {
+  TempDir home;
+  auto r = RunFrugal(Concat({"run", "--price", "2/h", "--tier", "spot", "--run-id", "L3", "--restart", "local",
+                             "--restart-backoff", "100ms", "--chaos-preempt-every", "700ms", "--chaos-max", "2",
+                             "--seed", "7", "--grace", "5s", "--"},
+                            Counter(60, 0.04, 10)),
+                     home.path(), {PythonPath()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json show = ShowRun("L3", home.path());
+  EXPECT_EQ(show["status"], "succeeded");
+  ASSERT_EQ(show["segments"].size(), 3u) << show.dump();
+  EXPECT_EQ(show["segments"][0]["end_reason"], "preempted");
+  EXPECT_EQ(show["segments"][1]["end_reason"], "preempted");
+  EXPECT_EQ(show["segments"][2]["end_reason"], "finished");
+  for (const json& seg : show["segments"]) EXPECT_EQ(seg["tier"], "spot");
+  const auto types = EventTypes(show);
+  EXPECT_EQ(Count(types, "preemption_notice"), 2);
+  EXPECT_EQ(Count(types, "preempted"), 2);
+  EXPECT_EQ(Count(types, "resumed"), 2);
+  EXPECT_EQ(show["cost_micros"].get<int64_t>(), ExpectedSpend(show).micros());
+}
+
+TEST(RunLedger, BudgetStopRecordsTheEventAndTheSegmentEnd) {
+  TempDir home;
+  auto r = RunFrugal({"run", "--price", "36/h", "--budget", "0.005", "--accrual-interval", "100ms", "--stop-grace",
+                      "200ms", "--run-id", "L4", "--", "/bin/sh", "-c", "sleep 30"},
+                     home.path());
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  const json show = ShowRun("L4", home.path());
+  EXPECT_EQ(show["status"], "budget_stopped");
+  ASSERT_EQ(show["segments"].size(), 1u);
+  EXPECT_EQ(show["segments"][0]["end_reason"], "budget_stop");
+  const auto types = EventTypes(show);
+  EXPECT_EQ(Count(types, "budget_stop"), 1);
+  EXPECT_EQ(Count(types, "budget_warning"), 1);
+  // 0.005 at 36/h is 0.5 s; the stop adds at most an accrual interval and the grace periods.
+  EXPECT_GE(show["cost_micros"].get<int64_t>(), 4'000);
+  EXPECT_LE(show["cost_micros"].get<int64_t>(), 5'000 + 10'000);
+  EXPECT_EQ(show["cost_micros"].get<int64_t>(), ExpectedSpend(show).micros());
+}
+
+TEST(RunLedger, SigkilledSupervisorLeavesARunTheSweepMarksLostAtItsLastHeartbeat) {
+  TempDir home;
+  const std::vector<std::string> args = {FRUGAL_BINARY, "-q", "run", "--price", "3.6/h", "--run-id", "L5",
+                                         "--heartbeat-interval", "200ms", "--", "/bin/sh", "-c", "sleep 30"};
+  auto frugal = ChildProcess::Spawn({args, {{"FRUGAL_HOME", home.path().string()}}, ChildStdout::kInherit});
+  ASSERT_TRUE(frugal.has_value());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  (*frugal)->SignalGroup(SIGKILL);
+  (*frugal)->WaitFor(std::chrono::seconds(10));
+  const auto killed_at = ledger::Now();
+
+  json show = ShowRun("L5", home.path());
+  EXPECT_EQ(show["status"], "running");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  const json swept = JsonOf({"ledger", "sweep", "--stale", "1s"}, home.path());
+  ASSERT_EQ(swept["lost_runs"].size(), 1u) << swept.dump();
+  show = ShowRun("L5", home.path());
+  EXPECT_EQ(show["status"], "lost");
+  ASSERT_EQ(show["segments"].size(), 1u);
+  const json& seg = show["segments"][0];
+  EXPECT_EQ(seg["end_reason"], "lost");
+  // Costed to the last heartbeat: within a heartbeat interval (and some slack) of the kill.
+  const auto end = TimeOf(seg["end"]);
+  EXPECT_LE(end, killed_at);
+  EXPECT_GE(end, killed_at - std::chrono::milliseconds(1000));
+  EXPECT_GE(end - TimeOf(seg["start"]), std::chrono::milliseconds(800));
+  EXPECT_EQ(show["cost_micros"].get<int64_t>(), ExpectedSpend(show).micros());
+
+  // Started again with the same run id, the run continues under the same ledger run.
+  auto again = RunFrugal({"run", "--price", "3.6/h", "--run-id", "L5", "--", "/bin/sh", "-c", "sleep 0.2"},
+                         home.path());
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  show = ShowRun("L5", home.path());
+  EXPECT_EQ(show["status"], "succeeded");
+  ASSERT_EQ(show["segments"].size(), 2u);
+  EXPECT_EQ(show["segments"][0]["end_reason"], "lost");
+  EXPECT_EQ(show["segments"][1]["end_reason"], "finished");
+}
+
+TEST(RunLedger, KilledAttemptIsClosedLostWhenTheRunIsStartedAgainBeforeAnySweep) {
+  TempDir home;
+  const std::vector<std::string> args = {FRUGAL_BINARY, "-q", "run", "--price", "3.6/h", "--run-id", "L6",
+                                         "--heartbeat-interval", "200ms", "--", "/bin/sh", "-c", "sleep 30"};
+  auto frugal = ChildProcess::Spawn({args, {{"FRUGAL_HOME", home.path().string()}}, ChildStdout::kInherit});
+  ASSERT_TRUE(frugal.has_value());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  (*frugal)->SignalGroup(SIGKILL);
+  (*frugal)->WaitFor(std::chrono::seconds(10));
+  auto again = RunFrugal({"run", "--price", "3.6/h", "--run-id", "L6", "--", "/bin/sh", "-c", "exit 3"}, home.path());
+  EXPECT_EQ(again.exit_code, 1) << again.err;
+  const json show = ShowRun("L6", home.path());
+  EXPECT_EQ(show["status"], "failed");
+  ASSERT_EQ(show["segments"].size(), 2u);
+  EXPECT_EQ(show["segments"][0]["end_reason"], "lost");
+  EXPECT_EQ(show["segments"][1]["end_reason"], "failed");
+  EXPECT_LT(TimeOf(show["segments"][0]["end"]), TimeOf(show["segments"][1]["start"]));
+  EXPECT_EQ(show["cost_micros"].get<int64_t>(), ExpectedSpend(show).micros());
+}
+
+TEST(RunLedger, RequeuedRunContinuesUnderOneLedgerRun) {
+  TempDir home;
+  const std::vector<std::string> base = {"run", "--price", "1/h", "--tier", "spot", "--run-id", "L7", "--grace", "5s"};
+  auto first = RunFrugal(Concat(base, Concat({"--chaos-preempt-every", "500ms", "--chaos-max", "1", "--"},
+                                             Counter(40, 0.04, 5))),
+                         home.path(), {PythonPath()});
+  ASSERT_EQ(first.exit_code, 75) << first.err;  // requeue me
+  json show = ShowRun("L7", home.path());
+  EXPECT_EQ(show["status"], "running");  // waiting for its requeue
+  auto second = RunFrugal(Concat(base, Concat({"--"}, Counter(40, 0.01, 5))), home.path(), {PythonPath()});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  show = ShowRun("L7", home.path());
+  EXPECT_EQ(show["status"], "succeeded");
+  ASSERT_EQ(show["segments"].size(), 2u);
+  EXPECT_EQ(show["segments"][0]["end_reason"], "preempted");
+  EXPECT_EQ(show["segments"][1]["end_reason"], "finished");
+  EXPECT_EQ(Count(EventTypes(show), "resumed"), 1);
+}
+
+}  // namespace
+}  // namespace frugal::run
