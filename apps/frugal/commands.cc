@@ -12,6 +12,7 @@ void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
   RegisterPlan(app, global, action);
   RegisterRun(app, global, action);
   RegisterTune(app, global, action);
+  RegisterAudit(app, global, action);
 }
 
 }  // namespace frugal::cli

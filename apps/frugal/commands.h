@@ -17,6 +17,7 @@ void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterPlan(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterRun(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterAudit(CLI::App& app, GlobalOptions& global, Action& action);
 
 
 }  // namespace frugal::cli
