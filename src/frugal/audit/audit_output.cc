@@ -7,9 +7,14 @@
 namespace frugal::audit {
 namespace {
 
+/// Money as the house prints it, but a plain "$0.00" for nothing.
+std::string MoneyText(Money m) { return m.IsZero() ? std::string("$0.00") : m.ToString(); }
+
 std::string SavingText(const Finding& f) {
-  return f.saving_per_month ? f.saving_per_month->ToString() + "/mo" : "unknown";
+  return f.saving_per_month ? MoneyText(*f.saving_per_month) + "/mo" : "unknown";
 }
+
+std::string CountText(size_t n) { return n == 1 ? "1 finding" : fmt::format("{} findings", n); }
 
 std::string WindowText(const AuditResult& r) {
   return fmt::format("{} to {}", ledger::FormatTimestamp(r.options.since),
@@ -19,8 +24,9 @@ std::string WindowText(const AuditResult& r) {
 }  // namespace
 
 void WriteAuditTable(const AuditResult& result, std::ostream& out) {
-  out << fmt::format("audit of {}: {} findings, {} per month to save\n", WindowText(result),
-                     result.findings.size(), result.TotalSavingPerMonth().ToString());
+  out << fmt::format("audit of {}: {}, {} per month to save\n", WindowText(result),
+                     CountText(result.findings.size()),
+                     MoneyText(result.TotalSavingPerMonth()));
   if (!result.findings.empty()) {
     Table table({{"#", Align::kRight},
                  {"rule"},
@@ -45,8 +51,8 @@ void WriteAuditTable(const AuditResult& result, std::ostream& out) {
 
 void WriteAuditMarkdown(const AuditResult& result, std::ostream& out) {
   out << "# GPU spend audit\n\n";
-  out << fmt::format("Window: {}. **{} findings, {} per month to save.**\n\n", WindowText(result),
-                     result.findings.size(), result.TotalSavingPerMonth().ToString());
+  out << fmt::format("Window: {}. **{}, {} per month to save.**\n\n", WindowText(result),
+                     CountText(result.findings.size()), MoneyText(result.TotalSavingPerMonth()));
   if (!result.findings.empty()) {
     out << "| # | Rule | Subject | Saving / month | Action |\n|---:|---|---|---:|---|\n";
     for (size_t i = 0; i < result.findings.size(); ++i) {
