@@ -13,6 +13,7 @@ void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
   RegisterRun(app, global, action);
   RegisterTune(app, global, action);
   RegisterAudit(app, global, action);
+  RegisterPolicy(app, global, action);
 }
 
 }  // namespace frugal::cli
