@@ -13,6 +13,8 @@ void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
   RegisterRun(app, global, action);
   RegisterTune(app, global, action);
   RegisterDrill(app, global, action);
+  RegisterAudit(app, global, action);
+  RegisterPolicy(app, global, action);
 }
 
 }  // namespace frugal::cli

@@ -18,6 +18,8 @@ void RegisterPlan(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterRun(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterDrill(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterAudit(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterPolicy(CLI::App& app, GlobalOptions& global, Action& action);
 
 
 }  // namespace frugal::cli

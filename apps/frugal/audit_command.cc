@@ -1,0 +1,86 @@
+// frugal audit: find waste in the ledger and imported bills, ranked by saving per month.
+
+#include <fmt/format.h>
+#include <sstream>
+
+#include "commands.h"
+#include "frugal/audit/audit.h"
+#include "frugal/audit/audit_output.h"
+#include "frugal/catalog/catalog.h"
+#include "frugal/core/atomic_file.h"
+#include "frugal/ledger/focus.h"
+#include "frugal/ledger/ledger.h"
+
+namespace frugal::cli {
+namespace {
+
+struct AuditCommandOptions {
+  std::string since = "90d";
+  std::vector<std::string> billing;
+  std::string thresholds;
+  std::string format = "table";
+  std::string output;
+};
+
+Result<void> RunAuditCommand(const AuditCommandOptions& o, const GlobalOptions& global,
+                             Streams& s) {
+  audit::AuditOptions options;
+  options.now = ledger::Now();
+  options.since = FRUGAL_TRY(ledger::ParseTimeOrAgo(o.since, options.now));
+  if (!o.thresholds.empty()) options.thresholds = FRUGAL_TRY(audit::LoadThresholds(o.thresholds));
+  std::vector<std::filesystem::path> custom;
+  if (!global.catalog.empty()) custom.emplace_back(global.catalog);
+  const catalog::Catalog catalog = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
+  options.catalog = &catalog;
+  // Bills are imported into the ledger first (re-importing a file adds nothing), so later
+  // audits see them too.
+  auto db = FRUGAL_TRY(ledger::OpenForCommand(
+      global.db, o.billing.empty() ? ledger::CreateMode::kMustExist
+                                   : ledger::CreateMode::kCreateIfMissing));
+  for (const std::string& file : o.billing) {
+    const ledger::FocusImportSummary sum = FRUGAL_TRY(ledger::ImportFocus(*db, file));
+    s.err << fmt::format("{}: {} rows, {} imported, {} already in the ledger, {} skipped\n", file,
+                         sum.rows, sum.imported, sum.duplicates, sum.skipped.size());
+  }
+  const audit::AuditResult result = FRUGAL_TRY(audit::RunAudit(*db, options));
+  std::ostringstream text;
+  const bool json = global.json || o.format == "json";
+  if (json) {
+    nlohmann::json doc = audit::AuditToJson(result);
+    doc["schema_version"] = 1;
+    text << doc.dump(2) << "\n";
+  } else if (o.format == "md") {
+    audit::WriteAuditMarkdown(result, text);
+  } else {
+    audit::WriteAuditTable(result, text);
+  }
+  if (!o.output.empty()) {
+    FRUGAL_TRY(WriteFileAtomically(o.output, text.str()));
+    s.out << fmt::format("wrote {} ({} findings, {} per month)\n", o.output,
+                         result.findings.size(), result.TotalSavingPerMonth().ToString());
+  } else if (json) {
+    WriteJson(s, audit::AuditToJson(result));
+  } else {
+    s.out << text.str();
+  }
+  return {};
+}
+
+}  // namespace
+
+void RegisterAudit(CLI::App& app, GlobalOptions& global, Action& action) {
+  auto opts = std::make_shared<AuditCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "audit", "Find idle, under-used and mis-priced GPU spend, ranked by saving per month");
+  cmd->add_option("--since", opts->since, "Start: a duration back (90d) or a date (default 90d)");
+  cmd->add_option("--billing", opts->billing, "FOCUS CSV bills to import and audit")
+      ->expected(1, -1);
+  cmd->add_option("--thresholds", opts->thresholds, "YAML file overriding rule thresholds");
+  cmd->add_option("--format", opts->format, "table, md or json")
+      ->check(CLI::IsMember({"table", "md", "json"}));
+  cmd->add_option("-o,--output", opts->output, "Write the report to FILE");
+  cmd->callback(
+      [&, opts] { action = [&global, opts](Streams& s) { return RunAuditCommand(*opts, global, s); }; });
+}
+
+}  // namespace frugal::cli

@@ -1,0 +1,298 @@
+// Rules over the fleet: commitment candidates, untagged spend, studies that pruned nothing,
+// forgotten capacity in imported bills.
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "frugal/audit/audit_data.h"
+#include "frugal/core/text.h"
+
+namespace frugal::audit {
+namespace {
+
+using ledger::Segment;
+using ledger::Timestamp;
+constexpr int64_t kHourMs = 3'600'000;
+
+/// Instances in use in each hour of the window (fractional where a segment covers part of it).
+std::vector<double> HourlyUsage(const std::vector<const Segment*>& segments,
+                                const AuditOptions& o) {
+  const int64_t first = ledger::ToMillis(o.since);
+  const auto hours = static_cast<size_t>((ledger::ToMillis(o.now) - first) / kHourMs);
+  std::vector<double> usage(hours, 0.0);
+  for (const Segment* s : segments) {
+    const int64_t begin = std::max(ledger::ToMillis(s->start), first);
+    const int64_t end = std::min(ledger::ToMillis(s->end.value_or(o.now)), ledger::ToMillis(o.now));
+    for (int64_t t = begin; t < end;) {
+      const auto h = static_cast<size_t>((t - first) / kHourMs);
+      const int64_t hour_end = first + static_cast<int64_t>(h + 1) * kHourMs;
+      const int64_t stop = std::min(end, hour_end);
+      if (h < usage.size()) usage[h] += static_cast<double>(stop - t) / kHourMs;
+      t = stop;
+    }
+  }
+  return usage;
+}
+
+const catalog::Offer* FindOffer(const AuditOptions& o, const ledger::SegmentOffer& s,
+                                catalog::Tier tier) {
+  if (o.catalog == nullptr) return nullptr;
+  for (const catalog::Offer& offer : o.catalog->offers()) {
+    if (offer.tier == tier && offer.cloud == s.cloud && offer.instance_type == s.instance_type &&
+        offer.region == s.region) {
+      return &offer;
+    }
+  }
+  return nullptr;
+}
+
+bool HasAttribution(const ledger::Tags& tags, const Thresholds& t) {
+  return std::any_of(t.attribution_tags.begin(), t.attribution_tags.end(),
+                     [&](const std::string& k) { return !tags.Get(k).empty(); });
+}
+
+bool HasAttribution(const nlohmann::json& tags, const Thresholds& t) {
+  for (const auto& [key, value] : tags.items()) {
+    const std::string lower = ToLower(key);
+    if (std::find(t.attribution_tags.begin(), t.attribution_tags.end(), lower) !=
+            t.attribution_tags.end() &&
+        !(value.is_string() && value.get<std::string>().empty())) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditResult& out) {
+  const double window_days = ToHours(o.now - o.since) / 24;
+  if (window_days < o.thresholds.commitment_min_days) {
+    out.notes.push_back(fmt::format(
+        "{}: the window is {:.0f} days; steady use needs at least {} (use --since {}d)",
+        kCommitment, window_days, o.thresholds.commitment_min_days,
+        o.thresholds.commitment_min_days));
+    return;
+  }
+  const catalog::Tier tier = o.thresholds.commitment_tier == "reserved_3y"
+                                 ? catalog::Tier::kReserved3y
+                                 : catalog::Tier::kReserved1y;
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<const Segment*>> groups;
+  for (const RunFacts& r : data.runs) {
+    for (const Segment& s : r.segments) {
+      if (s.offer.tier == "on_demand" && s.offer.gpu_count > 0) {
+        groups[{s.offer.cloud, s.offer.instance_type, s.offer.region}].push_back(&s);
+      }
+    }
+  }
+  for (const auto& [key, segments] : groups) {
+    const ledger::SegmentOffer& offer = segments.front()->offer;
+    const Timestamp first_use = (*std::min_element(segments.begin(), segments.end(),
+                                                   [](auto* a, auto* b) {
+                                                     return a->start < b->start;
+                                                   }))->start;
+    if (ToHours(o.now - std::max(first_use, o.since)) / 24 < o.thresholds.commitment_min_days) {
+      continue;
+    }
+    std::vector<double> usage = HourlyUsage(segments, o);
+    if (usage.empty()) continue;
+    const catalog::Offer* od = FindOffer(o, offer, catalog::Tier::kOnDemand);
+    const catalog::Offer* committed = FindOffer(o, offer, tier);
+    if (od == nullptr || committed == nullptr || od->price.per_hour.IsZero()) continue;
+    const double discount = 1 - committed->price.per_hour.RatioTo(od->price.per_hour);
+    if (discount <= 0) continue;
+    // The level kept busy in a (1 − discount) share of hours: above it, a committed instance
+    // would be idle often enough that on-demand is cheaper.
+    std::vector<double> sorted = usage;
+    std::sort(sorted.begin(), sorted.end(), std::greater<>());
+    const auto index = static_cast<size_t>(
+        std::ceil((1 - discount) * static_cast<double>(sorted.size())));
+    const double level = std::floor(sorted[std::max<size_t>(index, 1) - 1] + 1e-9);
+    if (level < 1) continue;
+    const Money price = offer.price.per_hour;  // what was paid on demand
+    double instance_hours = 0;
+    double overflow_hours = 0;
+    for (double u : usage) {
+      instance_hours += u;
+      overflow_hours += std::max(u - level, 0.0);
+    }
+    const Money without = price.Scaled(instance_hours);
+    const Money with = price.Scaled((1 - discount) * level * static_cast<double>(usage.size())) +
+                       price.Scaled(overflow_hours);
+    if (with >= without) continue;
+    Finding f;
+    f.rule = kCommitment;
+    f.subject = fmt::format("{} {} {}", offer.cloud, offer.instance_type, offer.region);
+    for (const Segment* s : segments) {
+      if (std::find(f.runs.begin(), f.runs.end(), s->run_id) == f.runs.end()) {
+        f.runs.push_back(s->run_id);
+      }
+    }
+    f.evidence = fmt::format(
+        "{:.0f} instance-hours on demand over {:.0f} days (mean {:.2f} instances); {} or more "
+        "in use {:.0f}% of hours",
+        instance_hours, window_days, instance_hours / static_cast<double>(usage.size()), level,
+        100.0 * static_cast<double>(std::count_if(usage.begin(), usage.end(),
+                                                  [&](double u) { return u >= level - 1e-9; })) /
+            static_cast<double>(usage.size()));
+    f.facts = {{"level", level},
+               {"discount", discount},
+               {"break_even_utilization", 1 - discount},
+               {"instance_hours", instance_hours}};
+    f.saving_per_month = PerMonth(without - with, o);
+    f.saving_basis = fmt::format(
+        "{} on demand − ({} instances × {} h × {} × {:.0f}% + {:.1f} h above the level on demand) "
+        "= {}, × {} / window days; discount {:.0f}% from the catalog's {} offer",
+        without.ToString(), level, usage.size(), price.ToString(), (1 - discount) * 100,
+        overflow_hours, (without - with).ToString(), o.thresholds.month_days, discount * 100,
+        o.thresholds.commitment_tier);
+    f.action = fmt::format(
+        "commit to {} × {} ({}); break-even utilization {:.0f}%: below it on demand is cheaper",
+        level, offer.instance_type, o.thresholds.commitment_tier, (1 - discount) * 100);
+    out.findings.push_back(std::move(f));
+  }
+  out.notes.push_back(fmt::format(
+      "{}: under-used commitments are not judged: the ledger does not record what was "
+      "committed",
+      kCommitment));
+}
+
+void UntaggedSpend(const AuditData& data, const AuditOptions& o, AuditResult& out) {
+  Money total;
+  Money untagged;
+  std::vector<ledger::RunId> runs;
+  for (const RunFacts& r : data.runs) {
+    Money spend;
+    for (const Segment& s : r.segments) spend += s.offer.price.For(InWindow(s, o));
+    total += spend;
+    if (!HasAttribution(r.run.tags, o.thresholds)) {
+      untagged += spend;
+      runs.push_back(r.run.id);
+    }
+  }
+  Money billed_total;
+  Money billed_untagged;
+  for (const BillingFact& b : data.billing) {
+    billed_total += b.billed;
+    if (!HasAttribution(b.tags, o.thresholds)) billed_untagged += b.billed;
+  }
+  const std::string keys = fmt::format("{}", fmt::join(o.thresholds.attribution_tags, ", "));
+  auto add = [&](Money part, Money whole, std::string subject, std::vector<ledger::RunId> ids) {
+    if (whole <= Money() || part.RatioTo(whole) * 100 <= o.thresholds.untagged_max_share_pct) {
+      return;
+    }
+    Finding f;
+    f.rule = kUntaggedSpend;
+    f.subject = std::move(subject);
+    f.runs = std::move(ids);
+    f.evidence = fmt::format("{} of {} ({:.1f}%) has none of the tags {}", part.ToString(),
+                             whole.ToString(), part.RatioTo(whole) * 100, keys);
+    f.facts = {{"untagged", part.ToPlainString()}, {"total", whole.ToPlainString()},
+               {"share", part.RatioTo(whole)}};
+    f.saving_basis = "not a saving: spend nobody can attribute cannot be budgeted or cut";
+    f.action = fmt::format("tag runs (`frugal run --tag team=...`) and cloud resources with {}",
+                           keys);
+    out.findings.push_back(std::move(f));
+  };
+  add(untagged, total, "ledger runs", std::move(runs));
+  add(billed_untagged, billed_total, "imported bills", {});
+}
+
+void StudiesWithoutPruning(const AuditData& data, const AuditOptions& o, AuditResult& out) {
+  for (const StudyFacts& s : data.studies) {
+    int finished = 0;
+    int pruned = 0;
+    Money cost;
+    for (const ledger::Trial& t : s.trials) {
+      if (t.state == ledger::TrialState::kPruned) ++pruned;
+      if (t.state == ledger::TrialState::kCompleted) ++finished;
+      cost += t.cost;
+    }
+    if (pruned > 0 || finished < o.thresholds.study_min_trials) continue;
+    Finding f;
+    f.rule = kStudyNoPruning;
+    f.subject = fmt::format("study {}", s.study.definition.name);
+    for (const ledger::Trial& t : s.trials) {
+      if (t.run_id) f.runs.push_back(*t.run_id);
+    }
+    f.evidence = fmt::format("{} trials completed, none pruned; trials cost {}", finished,
+                             cost.ToString());
+    f.facts = {{"completed", finished}, {"trials_cost", cost.ToPlainString()}};
+    f.saving_basis =
+        "not computed: what pruning saves depends on how early the losing trials could have "
+        "been told apart, which a study that never stopped one does not show";
+    f.action = "use a pruning scheduler (asha or hyperband) with a lower first rung";
+    out.findings.push_back(std::move(f));
+  }
+}
+
+void ForgottenCapacity(const AuditData& data, const AuditOptions& o, AuditResult& out) {
+  if (data.billing.empty()) {
+    out.notes.push_back(fmt::format("{}: no imported bills in the window (use --billing FILE)",
+                                    kForgottenCapacity));
+    return;
+  }
+  if (o.catalog == nullptr) {
+    out.notes.push_back(fmt::format("{}: no catalog to tell GPU instance types", kForgottenCapacity));
+    return;
+  }
+  // A billed resource is GPU capacity when its resource or SKU id names a catalog GPU
+  // instance type (the longest name that matches).
+  std::set<std::string> gpu_types;
+  for (const catalog::Offer& offer : o.catalog->offers()) {
+    if (offer.gpu_count > 0) gpu_types.insert(ToLower(offer.instance_type));
+  }
+  Timestamp bill_end{};
+  for (const BillingFact& b : data.billing) bill_end = std::max(bill_end, b.end);
+  const Timestamp from =
+      bill_end - std::chrono::duration_cast<Duration>(
+                     std::chrono::duration<double, std::ratio<86400>>(o.thresholds.forgotten_days));
+  struct Resource {
+    std::string type;
+    Money billed;
+    bool linked = false;
+  };
+  std::map<std::string, Resource> resources;
+  for (const BillingFact& b : data.billing) {
+    if (b.end <= from) continue;
+    const std::string text = ToLower(b.resource_id + " " + b.sku_id);
+    std::string type;
+    for (const std::string& t : gpu_types) {
+      if (text.find(t) != std::string::npos && t.size() > type.size()) type = t;
+    }
+    if (type.empty()) continue;
+    Resource& r = resources[b.resource_id.empty() ? b.sku_id : b.resource_id];
+    r.type = type;
+    r.billed += b.billed;
+    r.linked = r.linked || b.run_id.has_value();
+  }
+  for (const auto& [id, r] : resources) {
+    // Any ledger run on that instance type in the same two weeks accounts for the capacity.
+    bool used = r.linked;
+    for (const RunFacts& run : data.runs) {
+      for (const Segment& s : run.segments) {
+        used = used || (ToLower(s.offer.instance_type) == r.type &&
+                        s.end.value_or(o.now) > from && s.start < bill_end);
+      }
+    }
+    if (used || r.billed <= Money()) continue;
+    Finding f;
+    f.rule = kForgottenCapacity;
+    f.subject = fmt::format("{} ({})", id, r.type);
+    f.evidence = fmt::format("billed {} from {} to {} with no run in the ledger", r.billed.ToString(),
+                             ledger::FormatTimestamp(from), ledger::FormatTimestamp(bill_end));
+    f.facts = {{"billed", r.billed.ToPlainString()}, {"instance_type", r.type}};
+    f.saving_per_month = r.billed.Scaled(o.thresholds.month_days / o.thresholds.forgotten_days);
+    f.saving_basis = fmt::format("{} billed in the last {} days of the bill × {} / {}",
+                                 r.billed.ToString(), o.thresholds.forgotten_days,
+                                 o.thresholds.month_days, o.thresholds.forgotten_days);
+    f.action = "find its owner and terminate it, or record its work with `frugal run`";
+    out.findings.push_back(std::move(f));
+  }
+}
+
+}  // namespace frugal::audit

@@ -1,0 +1,299 @@
+// Rules over single runs: idle GPUs, under-utilized jobs, spot candidates, spot runs without
+// checkpoints.
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+
+#include "frugal/audit/audit_data.h"
+
+namespace frugal::audit {
+namespace {
+
+using ledger::Segment;
+using ledger::Timestamp;
+
+constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
+
+/// Mean GPU utilization per clock hour of the run's samples.
+std::map<int64_t, double> HourlyGpuUtil(const RunFacts& r) {
+  std::map<int64_t, std::pair<double, int>> sums;
+  for (const ledger::Sample& s : r.samples) {
+    if (!s.gpu_util) continue;
+    auto& [sum, n] = sums[ledger::ToMillis(s.time) / 3'600'000];
+    sum += *s.gpu_util;
+    ++n;
+  }
+  std::map<int64_t, double> means;
+  for (const auto& [hour, sn] : sums) means[hour] = sn.first / sn.second;
+  return means;
+}
+
+/// The segment with a GPU covering `t`, or null.
+const Segment* SegmentAt(const RunFacts& r, Timestamp t, const AuditOptions& o) {
+  for (const Segment& s : r.segments) {
+    if (s.offer.gpu_count > 0 && s.start <= t && t < s.end.value_or(o.now)) return &s;
+  }
+  return nullptr;
+}
+
+/// The run's idle hours and what they cost (each idle hour at the price of its segment).
+std::pair<int, Money> IdleHours(const RunFacts& r, const AuditOptions& o) {
+  int hours = 0;
+  Money cost;
+  for (const auto& [hour, util] : HourlyGpuUtil(r)) {
+    if (util >= o.thresholds.idle_gpu_util_pct) continue;
+    const Timestamp start = ledger::FromMillis(hour * 3'600'000);
+    // The hour counts for the part of it its segment covers.
+    const Segment* s = SegmentAt(r, start, o);
+    if (s == nullptr) continue;
+    const Timestamp end = std::min({start + std::chrono::hours(1), s->end.value_or(o.now), o.now});
+    ++hours;
+    cost += s->offer.price.For(end - start);
+  }
+  return {hours, cost};
+}
+
+Finding IdleFinding(const RunFacts& r, int hours, Money cost, const AuditOptions& o) {
+  Finding f;
+  f.rule = kIdleGpu;
+  f.subject = r.Label();
+  f.runs = {r.run.id};
+  f.evidence = fmt::format(
+      "{} clock hours with mean GPU utilization under {}% ({} to {})", hours,
+      o.thresholds.idle_gpu_util_pct, ledger::FormatTimestamp(std::max(r.run.start, o.since)),
+      ledger::FormatTimestamp(std::min(r.run.end.value_or(o.now), o.now)));
+  f.facts = {{"idle_hours", hours}, {"idle_cost", cost.ToPlainString()}};
+  f.saving_per_month = PerMonth(cost, o);
+  f.saving_basis = fmt::format("{} paid for idle hours in the window, × {} / window days",
+                               cost.ToString(), o.thresholds.month_days);
+  f.action = "stop the run or its instance when the GPU goes idle (an idle timeout in the job)";
+  return f;
+}
+
+std::optional<double> Tflops(const catalog::GpuSpec& g) {
+  for (catalog::Precision p : {catalog::Precision::kBf16, catalog::Precision::kFp16,
+                               catalog::Precision::kFp32}) {
+    if (auto t = g.DenseTflops(p)) return t;
+  }
+  return std::nullopt;
+}
+
+/// The cheapest catalog offer on the segment's cloud, tier and GPU count whose GPU has the
+/// memory and the compute the run used; "" in `missing` says why there is none.
+const catalog::Offer* CheaperOffer(const Segment& s, double peak_bytes, double mean_util,
+                                   const AuditOptions& o, std::string& missing) {
+  const catalog::GpuSpec* current = o.catalog->FindGpu(s.offer.gpu);
+  if (current == nullptr) {
+    missing = fmt::format("GPU '{}' is not in the catalog", s.offer.gpu);
+    return nullptr;
+  }
+  const std::optional<double> current_tflops = Tflops(*current);
+  const double need_bytes = peak_bytes * (1 + o.thresholds.memory_headroom_pct / 100);
+  const catalog::Offer* best = nullptr;
+  for (const catalog::Offer& offer : o.catalog->offers()) {
+    if (offer.cloud != s.offer.cloud || offer.gpu_count != s.offer.gpu_count ||
+        offer.gpu == current->name || catalog::TierName(offer.tier) != s.offer.tier ||
+        offer.price >= s.offer.price) {
+      continue;
+    }
+    const catalog::GpuSpec* gpu = o.catalog->FindGpu(offer.gpu);
+    if (gpu == nullptr || gpu->memory_gib * kBytesPerGib < need_bytes) continue;
+    const std::optional<double> tflops = Tflops(*gpu);
+    if (!current_tflops || !tflops || *tflops < *current_tflops * mean_util / 100) continue;
+    if (best == nullptr || offer.price < best->price) best = &offer;
+  }
+  if (best == nullptr) {
+    missing = fmt::format(
+        "no cheaper {} offer on {} has {:.1f} GiB per GPU and the compute the run used",
+        s.offer.tier, s.offer.cloud, need_bytes / kBytesPerGib);
+  }
+  return best;
+}
+
+void UnderutilizedFinding(const RunFacts& r, double mean_util, const AuditOptions& o,
+                          AuditResult& out) {
+  // The GPU segment the run spent longest on names the configuration to replace.
+  const Segment* main_segment = nullptr;
+  Duration gpu_time(0);
+  for (const Segment& s : r.segments) {
+    if (s.offer.gpu_count == 0) continue;
+    gpu_time += InWindow(s, o);
+    if (main_segment == nullptr || InWindow(s, o) > InWindow(*main_segment, o)) main_segment = &s;
+  }
+  if (main_segment == nullptr ||
+      ToHours(gpu_time) * 60 < o.thresholds.underutil_min_minutes) {
+    return;
+  }
+  std::optional<double> peak_bytes;
+  for (const ledger::Sample& s : r.samples) {
+    if (s.gpu_mem_bytes) peak_bytes = std::max(peak_bytes.value_or(0), *s.gpu_mem_bytes);
+  }
+  Finding f;
+  f.rule = kUnderutilized;
+  f.subject = r.Label();
+  f.runs = {r.run.id};
+  const std::string peak_text =
+      peak_bytes ? fmt::format("{:.1f} GiB", *peak_bytes / kBytesPerGib) : "unknown";
+  f.evidence = fmt::format("mean GPU utilization {:.0f}% over {} on {}x {}; peak memory {}",
+                           mean_util, FormatDuration(gpu_time), main_segment->offer.gpu_count,
+                           main_segment->offer.gpu, peak_text);
+  f.facts = {{"mean_gpu_util_pct", mean_util},
+             {"gpu_hours", ToHours(gpu_time) * main_segment->offer.gpu_count},
+             {"gpu", main_segment->offer.gpu}};
+  if (peak_bytes) f.facts["peak_gpu_mem_bytes"] = *peak_bytes;
+  std::string missing;
+  const catalog::Offer* cheaper = nullptr;
+  if (o.catalog == nullptr) {
+    missing = "no catalog loaded";
+  } else if (!peak_bytes) {
+    missing = "no GPU memory samples, so no smaller GPU can be shown to fit";
+  } else {
+    cheaper = CheaperOffer(*main_segment, *peak_bytes, mean_util, o, missing);
+  }
+  if (cheaper == nullptr) {
+    f.saving_basis = "not computed: " + missing;
+    f.action = "raise utilization (larger batch, more data-loader workers) or move to a smaller GPU";
+    out.findings.push_back(std::move(f));
+    return;
+  }
+  Money saving;
+  for (const Segment& s : r.segments) {
+    if (s.offer.gpu == main_segment->offer.gpu && s.offer.price > cheaper->price) {
+      saving += s.offer.price.For(InWindow(s, o)) - cheaper->price.For(InWindow(s, o));
+    }
+  }
+  f.saving_per_month = PerMonth(saving, o);
+  f.saving_basis = fmt::format(
+      "({} paid − {} for {}) × {} in the window = {}, × {} / window days; same run time "
+      "assumed: {} has the memory (+{}%) and the TFLOPS the run used",
+      main_segment->offer.price.ToString(), cheaper->price.ToString(), cheaper->Id(),
+      FormatDuration(gpu_time), saving.ToString(), o.thresholds.month_days, cheaper->gpu,
+      o.thresholds.memory_headroom_pct);
+  f.action = fmt::format("peaks at {} and {:.0f}% on {}: run it on {} ({}, {}) — saves {} per run",
+                         peak_text, mean_util, main_segment->offer.gpu, cheaper->gpu,
+                         cheaper->Id(), cheaper->price.ToString(), saving.ToString());
+  f.facts["cheaper_offer"] = cheaper->Id();
+  out.findings.push_back(std::move(f));
+}
+
+}  // namespace
+
+void IdleAndUnderutilized(const AuditData& data, const AuditOptions& o, AuditResult& out) {
+  for (const RunFacts& r : data.runs) {
+    const auto [idle_hours, idle_cost] = IdleHours(r, o);
+    if (idle_hours >= o.thresholds.idle_min_hours) {
+      // An idle run is reported once, as idle: its low mean utilization is the same waste.
+      out.findings.push_back(IdleFinding(r, idle_hours, idle_cost, o));
+      continue;
+    }
+    double sum = 0;
+    int n = 0;
+    for (const ledger::Sample& s : r.samples) {
+      if (s.gpu_util) {
+        sum += *s.gpu_util;
+        ++n;
+      }
+    }
+    if (n > 0 && sum / n < o.thresholds.underutil_gpu_util_pct) {
+      UnderutilizedFinding(r, sum / n, o, out);
+    }
+  }
+}
+
+void SpotCandidates(const AuditData& data, const AuditOptions& o, AuditResult& out) {
+  for (const RunFacts& r : data.runs) {
+    if (!r.run.end || r.segments.empty() || r.Checkpoints() == 0) continue;
+    const bool all_on_demand = std::all_of(r.segments.begin(), r.segments.end(), [](auto& s) {
+      return s.offer.tier == "on_demand" && s.offer.gpu_count > 0;
+    });
+    const double wall_hours = ToHours(*r.run.end - r.run.start);
+    if (!all_on_demand || wall_hours >= o.thresholds.spot_max_run_hours) continue;
+    const Segment& s = r.segments.front();
+    Money paid;
+    Duration length(0);
+    for (const Segment& seg : r.segments) {
+      paid += seg.offer.price.For(InWindow(seg, o));
+      length += InWindow(seg, o);
+    }
+    Finding f;
+    f.rule = kSpotCandidate;
+    f.subject = r.Label();
+    f.runs = {r.run.id};
+    f.evidence = fmt::format("{} on on-demand {} {} ({}), {} checkpoints, cost {}",
+                             FormatDuration(length), s.offer.cloud, s.offer.instance_type,
+                             s.offer.region, r.Checkpoints(), paid.ToString());
+    f.facts = {{"hours", ToHours(length)}, {"checkpoints", r.Checkpoints()},
+               {"paid", paid.ToPlainString()}};
+    const catalog::Offer* spot = nullptr;
+    if (o.catalog != nullptr) {
+      for (const catalog::Offer& offer : o.catalog->offers()) {
+        if (offer.tier != catalog::Tier::kSpot || offer.cloud != s.offer.cloud ||
+            offer.instance_type != s.offer.instance_type || offer.region != s.offer.region) {
+          continue;
+        }
+        const bool better = spot == nullptr || (offer.zone == s.offer.zone) ||
+                            (spot->zone != s.offer.zone && offer.price < spot->price);
+        if (better) spot = &offer;
+      }
+    }
+    f.action = "run it on spot with `frugal run` (it checkpoints, so a preemption costs little)";
+    if (spot == nullptr) {
+      f.saving_basis = fmt::format("not computed: no spot offer for {} in {} in the catalog",
+                                   s.offer.instance_type, s.offer.region);
+      out.findings.push_back(std::move(f));
+      continue;
+    }
+    // Each expected preemption loses half a checkpoint interval of work plus the restart.
+    const double hours = ToHours(length);
+    const double interval_hours = hours / r.Checkpoints();
+    const double preemptions = spot->preemptions_per_hour * hours;
+    const double overhead_hours =
+        preemptions * (interval_hours / 2 + o.thresholds.spot_restart_minutes / 60);
+    const Money spot_cost = spot->price.ForHours(hours + overhead_hours);
+    if (spot_cost >= paid) continue;
+    f.saving_per_month = PerMonth(paid - spot_cost, o);
+    f.saving_basis = fmt::format(
+        "{} paid − {} × ({:.2f} h + {:.2f} expected preemptions × ({:.2f} h half-interval + {} "
+        "min restart)) = {}, × {} / window days",
+        paid.ToString(), spot->price.ToString(), hours, preemptions, interval_hours / 2,
+        o.thresholds.spot_restart_minutes, (paid - spot_cost).ToString(),
+        o.thresholds.month_days);
+    f.facts["spot_offer"] = spot->Id();
+    out.findings.push_back(std::move(f));
+  }
+}
+
+void SpotWithoutCheckpoints(const AuditData& data, const AuditOptions& o, AuditResult& out) {
+  for (const RunFacts& r : data.runs) {
+    const bool on_spot = std::any_of(r.segments.begin(), r.segments.end(),
+                                     [](auto& s) { return ledger::IsSpotTier(s.offer.tier); });
+    if (!on_spot || r.Checkpoints() > 0) continue;
+    // Without a checkpoint, a preempted segment's whole work is redone.
+    Money lost;
+    int preemptions = 0;
+    for (const Segment& s : r.segments) {
+      if (s.end_reason == ledger::EndReason::kPreempted) {
+        lost += s.offer.price.For(InWindow(s, o));
+        ++preemptions;
+      }
+    }
+    Finding f;
+    f.rule = kSpotNoCheckpoint;
+    f.subject = r.Label();
+    f.runs = {r.run.id};
+    f.evidence = fmt::format("ran on spot with no checkpoint committed; {} preemptions", preemptions);
+    f.facts = {{"preemptions", preemptions}, {"lost", lost.ToPlainString()}};
+    f.saving_per_month = PerMonth(lost, o);
+    f.saving_basis =
+        preemptions == 0
+            ? std::string("no preemption in the window yet: the risk is the whole segment")
+            : fmt::format("{} paid for preempted segments whose work was lost, × {} / window days",
+                          lost.ToString(), o.thresholds.month_days);
+    f.action = "checkpoint (the job protocol's checkpoint request) or run it on demand";
+    out.findings.push_back(std::move(f));
+  }
+}
+
+}  // namespace frugal::audit

@@ -1,0 +1,69 @@
+// Reading what a Job or Study spec asks for. Jobs go through the planner's parser, so a spec
+// the planner rejects is rejected here with the same error; studies (whose parser lives in
+// tune, above this layer) are read for the fields the policy judges only.
+
+#include <fmt/format.h>
+
+#include "frugal/core/yaml.h"
+#include "frugal/plan/job_spec.h"
+#include "frugal/policy/policy.h"
+
+namespace frugal::policy {
+namespace {
+
+Result<Subject> StudySubject(const YamlDoc& doc, const catalog::Catalog& catalog) {
+  const YAML::Node& root = doc.root();
+  Subject s;
+  s.kind = "Study";
+  s.name = FRUGAL_TRY(doc.RequiredString(root, "name"));
+  if (const YAML::Node r = root["resources"]) {
+    if (auto tier = FRUGAL_TRY(doc.OptionalString(r, "tier"))) s.tiers = {*tier};
+    if (auto offer = FRUGAL_TRY(doc.OptionalString(r, "offer"))) {
+      for (const catalog::Offer& o : catalog.offers()) {
+        if (o.instance_type == *offer && !o.gpu.empty()) {
+          s.gpus = {o.gpu};
+          break;
+        }
+      }
+      if (s.gpus.empty()) {
+        return tl::unexpected(doc.ErrorAt(r["offer"], "resources.offer",
+                                          fmt::format("no GPU offer '{}' in the catalog", *offer)));
+      }
+    }
+    if (const YAML::Node ci = r["checkpoint_interval"]) {
+      s.fault_tolerant = true;
+      s.checkpoint_interval = FRUGAL_TRY(doc.OptionalDuration(ci, "max"));
+    }
+  }
+  if (const YAML::Node g = root["gates"]) {
+    if (auto usd = FRUGAL_TRY(doc.OptionalDouble(g, "budget_usd"))) {
+      s.budget = Money::FromDollars(*usd);
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+Result<Subject> LoadSubject(const std::filesystem::path& path, const catalog::Catalog& catalog) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
+  const std::string kind = FRUGAL_TRY(doc.OptionalString(doc.root(), "kind")).value_or("Job");
+  if (kind == "Study") return StudySubject(doc, catalog);
+  if (kind != "Job") {
+    return tl::unexpected(doc.ErrorAt(doc.root()["kind"], "kind", "must be Job or Study"));
+  }
+  std::vector<std::string> gpu_names;
+  for (const catalog::GpuSpec& g : catalog.gpus()) gpu_names.push_back(g.name);
+  const plan::JobSpec spec = FRUGAL_TRY(plan::LoadJobSpec(path, gpu_names));
+  Subject s;
+  s.kind = "Job";
+  s.name = spec.name;
+  s.tags = spec.tags;
+  s.gpus = spec.constraints.gpus;
+  for (catalog::Tier t : spec.constraints.tiers) s.tiers.emplace_back(catalog::TierName(t));
+  s.fault_tolerant = static_cast<bool>(doc.root()["fault_tolerance"]);
+  s.budget = spec.constraints.budget;
+  return s;
+}
+
+}  // namespace frugal::policy

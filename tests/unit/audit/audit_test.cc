@@ -1,0 +1,315 @@
+#include "frugal/audit/audit.h"
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+#include <map>
+
+#include "audit_fixture.h"
+#include "frugal/audit/audit_output.h"
+#include "frugal/catalog/catalog.h"
+#include "frugal/ledger/focus.h"
+
+namespace frugal::audit {
+namespace {
+
+using ledger::Timestamp;
+using fixture::TestOffer;
+using frugal::testing::SharedDataDir;
+using frugal::testing::TempDir;
+using frugal::testing::WriteTestFile;
+using std::chrono::hours;
+using std::chrono::minutes;
+
+constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
+
+class AuditTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WriteTestFile(dir_ / "offers.yaml", fixture::kTestOffers);
+    auto c = catalog::Catalog::LoadDefault(std::vector<std::filesystem::path>{dir_ / "offers.yaml"});
+    ASSERT_TRUE(c) << c.error().message;
+    catalog_ = std::make_unique<catalog::Catalog>(std::move(*c));
+    auto l = ledger::Ledger::Open((dir_ / "ledger.sqlite").string());
+    ASSERT_TRUE(l) << l.error().message;
+    ledger_ = std::move(*l);
+    options_.now = *ledger::ParseTimestamp("2026-04-01T00:00:00Z");
+    options_.since = options_.now - hours(24 * 90);
+    options_.catalog = catalog_.get();
+  }
+
+  /// A finished run with one segment per (offer, hours, end reason), tagged team=ml unless
+  /// `tagged` is false.
+  ledger::RunId AddRun(const std::string& name, Timestamp start,
+                       const std::vector<std::tuple<ledger::SegmentOffer, double,
+                                                    ledger::EndReason>>& segments,
+                       bool tagged = true) {
+    ledger::NewRun run;
+    run.name = name;
+    run.command = "train";
+    run.start = start;
+    if (tagged) run.tags.team = "ml";
+    const ledger::RunId id = *ledger_->BeginRun(run);
+    Timestamp t = start;
+    for (const auto& [offer, h, reason] : segments) {
+      const ledger::SegmentId seg = *ledger_->OpenSegment(id, offer, t);
+      t += std::chrono::duration_cast<Duration>(std::chrono::duration<double, std::ratio<3600>>(h));
+      EXPECT_TRUE(ledger_->CloseSegment(seg, t, reason));
+    }
+    EXPECT_TRUE(ledger_->FinishRun(id, ledger::RunStatus::kSucceeded, t));
+    return id;
+  }
+
+  /// Samples every 10 minutes over [from, from + h): utilization and memory as given.
+  void AddSamples(ledger::RunId run, Timestamp from, double h, double util, double mem_gib) {
+    std::vector<ledger::Sample> samples;
+    for (Timestamp t = from; t < from + minutes(static_cast<int>(h * 60)); t += minutes(10)) {
+      ledger::Sample s;
+      s.time = t;
+      s.gpu_util = util;
+      s.gpu_mem_bytes = mem_gib * kBytesPerGib;
+      samples.push_back(s);
+    }
+    ASSERT_TRUE(ledger_->AddSamples(run, samples));
+  }
+
+  void AddCheckpoints(ledger::RunId run, Timestamp from, int n, Duration every) {
+    for (int i = 1; i <= n; ++i) {
+      ASSERT_TRUE(ledger_->AddEvent(run, std::nullopt, ledger::EventType::kCheckpointCommitted,
+                                    from + every * i, {{"bytes", 1000}}));
+    }
+  }
+
+  double PerMonth(double window_dollars) const { return window_dollars * 30.0 / 90.0; }
+
+  TempDir dir_;
+  std::unique_ptr<catalog::Catalog> catalog_;
+  std::unique_ptr<ledger::Ledger> ledger_;
+  AuditOptions options_;
+};
+
+const Finding* Find(const AuditResult& r, std::string_view rule) {
+  for (const Finding& f : r.findings) {
+    if (f.rule == rule) return &f;
+  }
+  return nullptr;
+}
+
+void ExpectSaving(const Finding* f, double dollars) {
+  ASSERT_NE(f, nullptr);
+  ASSERT_TRUE(f->saving_per_month) << f->rule << ": " << f->saving_basis;
+  EXPECT_NEAR(f->saving_per_month->dollars(), dollars, 0.011) << f->rule << ": " << f->saving_basis;
+}
+
+TEST_F(AuditTest, FindsEveryPlantedCaseWithItsSavingAndNothingElse) {
+  const auto a100 = TestOffer("big-a100", "A100-80GB", 4.0);
+  const auto a100_spot = TestOffer("big-a100", "A100-80GB", 1.2, "spot");
+  const auto h100 = TestOffer("steady-h100", "H100-80GB-SXM", 8.0);
+  const auto done = ledger::EndReason::kFinished;
+  const Timestamp day10 = options_.since + hours(24 * 10);
+
+  // Idle: 4 busy hours then 16 idle ones on a $4/h GPU.
+  const auto idle = AddRun("idle", day10, {{a100, 20, done}});
+  AddSamples(idle, day10, 4, 90, 30);
+  AddSamples(idle, day10 + hours(4), 16, 0, 30);
+  // Under-utilized: 30% for 10 h, peaks at 20 GiB: T4 (16 GiB) does not fit, L4 (24) does.
+  const Timestamp day20 = options_.since + hours(24 * 20);
+  const auto under = AddRun("under", day20, {{a100, 10, done}});
+  AddSamples(under, day20, 10, 30, 20);
+  // Spot candidate: 8 h on demand, busy, 4 checkpoints.
+  const Timestamp day30 = options_.since + hours(24 * 30);
+  const auto spot_candidate = AddRun("ckpt", day30, {{a100, 8, done}});
+  AddSamples(spot_candidate, day30, 8, 90, 60);
+  AddCheckpoints(spot_candidate, day30, 4, hours(2));
+  // Commitment: one H100 the whole window, a second for 20 days.
+  const auto steady = AddRun("steady", options_.since, {{h100, 24 * 90, done}});
+  const auto burst = AddRun("burst", day10, {{h100, 24 * 20, done}});
+  // Untagged: 400 h on demand with no team, project or owner.
+  const Timestamp day40 = options_.since + hours(24 * 40);
+  const auto untagged = AddRun("untagged", day40, {{a100, 400, done}}, /*tagged=*/false);
+  // Spot without checkpoints: preempted after 5 h, finished 3 h later.
+  const Timestamp day60 = options_.since + hours(24 * 60);
+  const auto fragile = AddRun("fragile", day60, {{a100_spot, 5, ledger::EndReason::kPreempted},
+                                                 {a100_spot, 3, done}});
+  // Controls that must not be reported: a busy checkpointing spot run; a 30 h on-demand run
+  // that checkpoints (too long to move to spot) and keeps its GPU busy.
+  const Timestamp day70 = options_.since + hours(24 * 70);
+  const auto good = AddRun("good", day70, {{a100_spot, 6, done}});
+  AddSamples(good, day70, 6, 95, 70);
+  AddCheckpoints(good, day70, 3, hours(2));
+  const auto longrun = AddRun("long", day70, {{a100, 30, done}});
+  AddSamples(longrun, day70, 30, 85, 70);
+  AddCheckpoints(longrun, day70, 10, hours(3));
+  // Studies: one that pruned nothing; one that pruned; one too small to judge.
+  auto study = [&](const std::string& name, int completed, int pruned) {
+    ledger::NewStudy s;
+    s.name = name;
+    s.objective = "loss";
+    s.created = day10;
+    const ledger::StudyId id = *ledger_->CreateStudy(s);
+    for (int i = 0; i < completed + pruned; ++i) {
+      const ledger::TrialId t = *ledger_->AddTrial(id, {{"lr", i}}, day10);
+      ASSERT_TRUE(ledger_->UpdateTrial(
+          t, i < completed ? ledger::TrialState::kCompleted : ledger::TrialState::kPruned,
+          Money::FromDollars(2), std::nullopt, day10));
+    }
+  };
+  study("no-pruning", 5, 0);
+  study("pruned", 5, 3);
+  study("small", 2, 0);
+
+  auto result = RunAudit(*ledger_, options_);
+  ASSERT_TRUE(result) << result.error().message;
+  std::ostringstream table;
+  WriteAuditTable(*result, table);
+  SCOPED_TRACE(table.str());
+  std::map<std::string, int> by_rule;
+  for (const Finding& f : result->findings) ++by_rule[f.rule];
+  EXPECT_EQ(by_rule, (std::map<std::string, int>{{std::string(kIdleGpu), 1},
+                                                 {std::string(kUnderutilized), 1},
+                                                 {std::string(kSpotCandidate), 1},
+                                                 {std::string(kCommitment), 1},
+                                                 {std::string(kUntaggedSpend), 1},
+                                                 {std::string(kSpotNoCheckpoint), 1},
+                                                 {std::string(kStudyNoPruning), 1}}));
+
+  ExpectSaving(Find(*result, kIdleGpu), PerMonth(16 * 4.0));
+  EXPECT_EQ(Find(*result, kIdleGpu)->runs, std::vector<ledger::RunId>{idle});
+  const Finding* under_f = Find(*result, kUnderutilized);
+  ExpectSaving(under_f, PerMonth((4.0 - 1.0) * 10));
+  EXPECT_EQ(under_f->runs, std::vector<ledger::RunId>{under});
+  EXPECT_NE(under_f->action.find("L4"), std::string::npos) << under_f->action;
+  EXPECT_NE(under_f->action.find("20.0 GiB"), std::string::npos) << under_f->action;
+  // Spot: 8 h at $1.20 plus 0.8 expected preemptions × (1 h lost + 10 min restart).
+  const double spot_cost = 1.2 * (8 + 0.1 * 8 * (1.0 + 10.0 / 60));
+  ExpectSaving(Find(*result, kSpotCandidate), PerMonth(32.0 - spot_cost));
+  EXPECT_EQ(Find(*result, kSpotCandidate)->runs, std::vector<ledger::RunId>{spot_candidate});
+  // Commitment: discount 40%, 1 instance busy in more than 60% of hours, 2 only 22%.
+  const Finding* commit = Find(*result, kCommitment);
+  const double without = 8.0 * (2160 + 480);
+  const double with = 0.6 * 2160 * 8.0 + 480 * 8.0;
+  ExpectSaving(commit, PerMonth(without - with));
+  EXPECT_DOUBLE_EQ(commit->facts["level"].get<double>(), 1.0);
+  EXPECT_NEAR(commit->facts["break_even_utilization"].get<double>(), 0.6, 1e-9);
+  EXPECT_EQ(commit->runs, (std::vector<ledger::RunId>{steady, burst}));
+  const Finding* tags = Find(*result, kUntaggedSpend);
+  EXPECT_FALSE(tags->saving_per_month);
+  EXPECT_EQ(tags->runs, std::vector<ledger::RunId>{untagged});
+  ExpectSaving(Find(*result, kSpotNoCheckpoint), PerMonth(5 * 1.2));
+  EXPECT_EQ(Find(*result, kSpotNoCheckpoint)->runs, std::vector<ledger::RunId>{fragile});
+  EXPECT_EQ(Find(*result, kStudyNoPruning)->subject, "study no-pruning");
+  EXPECT_FALSE(Find(*result, kStudyNoPruning)->saving_per_month);
+
+  // Ranked by saving, unknown savings last.
+  EXPECT_EQ(result->findings.front().rule, kCommitment);
+  for (size_t i = 1; i < result->findings.size(); ++i) {
+    const auto& a = result->findings[i - 1].saving_per_month;
+    const auto& b = result->findings[i].saving_per_month;
+    if (b) {
+      ASSERT_TRUE(a);
+      EXPECT_GE(*a, *b);
+    }
+  }
+}
+
+TEST_F(AuditTest, SaysWhatIsMissingInsteadOfASaving) {
+  // No memory samples: no smaller GPU can be shown to fit.
+  const Timestamp start = options_.since + hours(24);
+  const auto run = AddRun("nomem", start, {{TestOffer("big-a100", "A100-80GB", 4.0), 2,
+                                            ledger::EndReason::kFinished}});
+  ledger::Sample s;
+  s.time = start + minutes(5);
+  s.gpu_util = 20;
+  ASSERT_TRUE(ledger_->AddSamples(run, std::vector<ledger::Sample>{s}));
+  // An on-demand checkpointing run on an instance the catalog has no spot offer for.
+  const auto od = AddRun("nospot", start, {{TestOffer("steady-h100", "H100-80GB-SXM", 8.0), 3,
+                                            ledger::EndReason::kFinished}});
+  AddCheckpoints(od, start, 2, hours(1));
+  options_.since = options_.now - hours(24 * 10);  // too short to judge commitments
+  options_.since = start - hours(1);
+  auto result = RunAudit(*ledger_, options_);
+  ASSERT_TRUE(result) << result.error().message;
+  const Finding* under = Find(*result, kUnderutilized);
+  ASSERT_NE(under, nullptr);
+  EXPECT_FALSE(under->saving_per_month);
+  EXPECT_NE(under->saving_basis.find("no GPU memory samples"), std::string::npos);
+  const Finding* spot = Find(*result, kSpotCandidate);
+  ASSERT_NE(spot, nullptr);
+  EXPECT_FALSE(spot->saving_per_month);
+  EXPECT_NE(spot->saving_basis.find("no spot offer for steady-h100"), std::string::npos);
+  bool commitment_note = false;
+  for (const std::string& n : result->notes) commitment_note |= n.starts_with(kCommitment);
+  EXPECT_TRUE(commitment_note);
+}
+
+/// A FOCUS file with the columns the import needs, one row per (resource, sku, day).
+std::string FocusCsv(const std::vector<std::tuple<std::string, std::string, std::string, double,
+                                                  std::string>>& rows) {
+  std::string csv =
+      "BilledCost,ChargePeriodStart,ChargePeriodEnd,ProviderName,ResourceId,SkuId,"
+      "ServiceName,Tags\n";
+  for (const auto& [resource, sku, day, cost, tags] : rows) {
+    csv += fmt::format("{},{}T00:00:00Z,{}T23:00:00Z,TestCloud,{},{},Compute,\"{}\"\n", cost, day,
+                       day, resource, sku, tags);
+  }
+  return csv;
+}
+
+TEST_F(AuditTest, FindsForgottenCapacityInImportedBills) {
+  // A run on big-a100 accounts for i-used; nothing accounts for i-forgotten (small-l4).
+  AddRun("recent", *ledger::ParseTimestamp("2026-03-25T00:00:00Z"),
+         {{TestOffer("big-a100", "A100-80GB", 4.0), 2, ledger::EndReason::kFinished}});
+  std::vector<std::tuple<std::string, std::string, std::string, double, std::string>> rows;
+  const std::string team = R"({""team"": ""ml""})";
+  for (int day = 1; day <= 28; ++day) {
+    const std::string date = fmt::format("2026-03-{:02}", day);
+    rows.emplace_back("i-used", "BoxUsage:big-a100", date, 96.0, team);
+    rows.emplace_back("i-forgotten", "BoxUsage:small-l4", date, 24.0, team);
+    rows.emplace_back("vol-1", "EBS:gp3", date, 1.0, team);  // not GPU capacity
+  }
+  WriteTestFile(dir_ / "bill.csv", FocusCsv(rows));
+  auto imported = ledger::ImportFocus(*ledger_, dir_ / "bill.csv");
+  ASSERT_TRUE(imported) << imported.error().message;
+  ASSERT_EQ(imported->imported, 84);
+  auto result = RunAudit(*ledger_, options_);
+  ASSERT_TRUE(result) << result.error().message;
+  ASSERT_EQ(result->findings.size(), 1u) << result->findings[0].rule;
+  const Finding& f = result->findings[0];
+  EXPECT_EQ(f.rule, kForgottenCapacity);
+  EXPECT_EQ(f.subject, "i-forgotten (small-l4)");
+  // The bill ends 2026-03-28T23:00; its last 14 days hold the daily rows of the 15th..28th.
+  ExpectSaving(&f, 14 * 24.0 * 30 / 14);
+}
+
+TEST_F(AuditTest, JudgesTheSharedFocusSample) {
+  const auto sample = SharedDataDir() / "focus" / "focus_1.0_sample_800rows.csv";
+  if (!std::filesystem::exists(sample)) GTEST_SKIP() << "no shared FOCUS sample";
+  auto imported = ledger::ImportFocus(*ledger_, sample);
+  ASSERT_TRUE(imported) << imported.error().message;
+  options_.since = *ledger::ParseTimestamp("2024-08-01");
+  options_.now = *ledger::ParseTimestamp("2024-10-15");
+  auto result = RunAudit(*ledger_, options_);
+  ASSERT_TRUE(result) << result.error().message;
+  // The sample is tagged by application/environment/business_unit, not team/project/owner
+  // bar a handful of rows, and bills no GPU instance: one untagged-spend finding.
+  ASSERT_EQ(result->findings.size(), 1u);
+  const Finding& f = result->findings[0];
+  EXPECT_EQ(f.rule, kUntaggedSpend);
+  EXPECT_EQ(f.subject, "imported bills");
+  EXPECT_GT(f.facts["share"].get<double>(), 0.99);
+  EXPECT_FALSE(f.saving_per_month);
+  // With business_unit accepted as attribution, the tagged rows no longer count.
+  options_.thresholds.attribution_tags = {"team", "business_unit"};
+  auto again = RunAudit(*ledger_, options_);
+  ASSERT_TRUE(again);
+  const Finding* g = Find(*again, kUntaggedSpend);
+  if (g != nullptr) {
+    EXPECT_LT(g->facts["share"].get<double>(), f.facts["share"].get<double>());
+  }
+}
+
+}  // namespace
+}  // namespace frugal::audit
