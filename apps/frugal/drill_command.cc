@@ -43,7 +43,8 @@ Result<run::RunResult> RunBaseline(const run::SupervisorConfig& config, const Su
   run::LedgerRecorder ledger_recorder(db, config.run_id, setup.offer, setup.spec_text);
   run::TeeRecorder tee(journal, ledger_recorder);
   run::Supervisor supervisor(config, tee);
-  supervisor.SetSampler(std::make_unique<monitor::ProcSampler>(std::make_unique<monitor::NvmlProbe>()));
+  supervisor.SetSampler(
+      std::make_unique<monitor::ProcSampler>(std::make_unique<monitor::NvmlProbe>()));
   Result<run::RunResult> result = supervisor.Run();
   ledger_recorder.Flush();
   *ledger_run = ledger_recorder.run_id();
@@ -57,29 +58,35 @@ std::string Stat(const std::vector<Duration>& values) {
     max = std::max(max, d);
     sum += d;
   }
-  return fmt::format("max {:.2f}s, mean {:.2f}s (n={})", std::chrono::duration<double>(max).count(),
-                     std::chrono::duration<double>(sum).count() / static_cast<double>(values.size()), values.size());
+  return fmt::format(
+      "max {:.2f}s, mean {:.2f}s (n={})", std::chrono::duration<double>(max).count(),
+      std::chrono::duration<double>(sum).count() / static_cast<double>(values.size()),
+      values.size());
 }
 
 void PrintFindings(std::ostream& out, const run::DrillFindings& f, const fs::path& stored) {
   auto yes = [](bool b) { return b ? "yes" : "no"; };
   int64_t lost_max = 0;
   for (int64_t s : f.lost_steps) lost_max = std::max(lost_max, s);
-  out << fmt::format("Drill: {} of {} preemptions injected\n", f.preemptions, f.preemptions_planned);
+  out << fmt::format("Drill: {} of {} preemptions injected\n", f.preemptions,
+                     f.preemptions_planned);
   out << fmt::format("  uninterrupted run          {}\n", FormatDuration(f.baseline_wall));
   out << fmt::format("  preempted run              {} ({})\n", FormatDuration(f.drilled_wall),
                      f.finished ? "finished" : "did not finish");
-  out << fmt::format("  load to first progress     {}\n",
-                     f.load ? fmt::format("{:.2f}s", std::chrono::duration<double>(*f.load).count()) : "-");
-  out << fmt::format("  notice to checkpoint       {}{}\n", Stat(f.checkpoint_write),
-                     f.checkpoint_misses > 0 ? fmt::format("; {} notice(s) got none", f.checkpoint_misses) : "");
+  out << fmt::format(
+      "  load to first progress     {}\n",
+      f.load ? fmt::format("{:.2f}s", std::chrono::duration<double>(*f.load).count()) : "-");
+  out << fmt::format(
+      "  notice to checkpoint       {}{}\n", Stat(f.checkpoint_write),
+      f.checkpoint_misses > 0 ? fmt::format("; {} notice(s) got none", f.checkpoint_misses) : "");
   out << fmt::format("  checkpoint commit          {}\n", Stat(f.commit));
   out << fmt::format("  restart to first progress  {}\n", Stat(f.restart));
-  out << fmt::format("  work lost per preemption   {} (at most {} steps)\n", Stat(f.lost_work), lost_max);
+  out << fmt::format("  work lost per preemption   {} (at most {} steps)\n", Stat(f.lost_work),
+                     lost_max);
   out << fmt::format("  final result               {}\n",
-                     !f.result_matches ? "not reported by both runs"
+                     !f.result_matches   ? "not reported by both runs"
                      : *f.result_matches ? "equals the uninterrupted run's"
-                                          : "DIFFERS: " + f.result_detail);
+                                         : "DIFFERS: " + f.result_detail);
   out << fmt::format("Verdict: {}\n", f.spot_ready ? "spot-ready" : "not spot-ready");
   for (const std::string& r : f.reasons) out << "  - " << r << "\n";
   out << fmt::format("  checkpoints within a 30 s notice: {}; within a 120 s notice: {}\n",
@@ -88,19 +95,23 @@ void PrintFindings(std::ostream& out, const run::DrillFindings& f, const fs::pat
 }
 
 Result<void> RunDrill(DrillOptions o, const GlobalOptions& global, Streams& s) {
-  if (o.preemptions < 1) return Fail(ErrorCode::kBadInput, "option --preemptions: must be at least 1");
+  if (o.preemptions < 1)
+    return Fail(ErrorCode::kBadInput, "option --preemptions: must be at least 1");
   SuperviseOptions& so = o.supervise;
-  if (so.price.empty() && so.offer.empty() && so.gpu.empty() && so.spec.empty()) so.price = "0/h";  // a local drill
+  if (so.price.empty() && so.offer.empty() && so.gpu.empty() && so.spec.empty())
+    so.price = "0/h";  // a local drill
   SuperviseSetup setup = FRUGAL_TRY(BuildSupervisorConfig(so, global));
   run::SupervisorConfig& base = setup.config;
   base.child_stdout = run::ChildStdout::kToStderr;  // the report owns stdout
   if (fs::exists(base.run_dir / "baseline") || fs::exists(base.run_dir / "drill")) {
     return Fail(ErrorCode::kBadInput,
-                fmt::format("{} holds an earlier drill; give a new --run-id or --run-dir", base.run_dir.string()));
+                fmt::format("{} holds an earlier drill; give a new --run-id or --run-dir",
+                            base.run_dir.string()));
   }
   const std::string name = RecordName(o, base);
   Result<Duration> backoff = ParseDuration(o.restart_backoff);
-  if (!backoff) return Fail(ErrorCode::kBadInput, "option --restart-backoff: " + backoff.error().message);
+  if (!backoff)
+    return Fail(ErrorCode::kBadInput, "option --restart-backoff: " + backoff.error().message);
   std::unique_ptr<ledger::Ledger> db =
       FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
 
@@ -113,7 +124,8 @@ Result<void> RunDrill(DrillOptions o, const GlobalOptions& global, Streams& s) {
   std::optional<ledger::RunId> baseline_run;
   const run::RunResult before = FRUGAL_TRY(RunBaseline(baseline, setup, *db, &baseline_run));
   if (before.outcome != run::RunOutcome::kFinished) {
-    return Fail(ErrorCode::kFailed, "drill: the uninterrupted run did not finish: " + before.message);
+    return Fail(ErrorCode::kFailed,
+                "drill: the uninterrupted run did not finish: " + before.message);
   }
 
   run::SupervisorConfig drilled = base;
@@ -125,7 +137,7 @@ Result<void> RunDrill(DrillOptions o, const GlobalOptions& global, Streams& s) {
   drilled.restart_backoff = *backoff;
   const Duration load = before.first_progress.value_or(Duration(0));
   auto source = std::make_unique<run::DrillPreemptions>(o.preemptions, before.last_step, load,
-                                                       before.usage.wall - load, o.seed);
+                                                        before.usage.wall - load, o.seed);
   log::Info("drill: the run with {} injected preemptions", o.preemptions);
   run::RunJournal journal(drilled.run_dir / "journal.jsonl");
   std::optional<ledger::RunId> drilled_run;
@@ -134,7 +146,8 @@ Result<void> RunDrill(DrillOptions o, const GlobalOptions& global, Streams& s) {
   run::DrillObserver observer(tee);
   run::Supervisor supervisor(drilled, observer);
   supervisor.AddPreemptionSource(std::move(source));
-  supervisor.SetSampler(std::make_unique<monitor::ProcSampler>(std::make_unique<monitor::NvmlProbe>()));
+  supervisor.SetSampler(
+      std::make_unique<monitor::ProcSampler>(std::make_unique<monitor::NvmlProbe>()));
   const run::RunResult after = FRUGAL_TRY(supervisor.Run());
   ledger_recorder.Flush();
   drilled_run = ledger_recorder.run_id();
@@ -146,7 +159,8 @@ Result<void> RunDrill(DrillOptions o, const GlobalOptions& global, Streams& s) {
   if (drilled_run) {
     nlohmann::json payload = record;
     payload["kind"] = "drill";
-    if (auto added = db->AddEvent(*drilled_run, std::nullopt, ledger::EventType::kNote, ledger::Now(), payload);
+    if (auto added = db->AddEvent(*drilled_run, std::nullopt, ledger::EventType::kNote,
+                                  ledger::Now(), payload);
         !added) {
       log::Warning("ledger: the drill's findings not recorded: {}", added.error().message);
     }
@@ -155,8 +169,9 @@ Result<void> RunDrill(DrillOptions o, const GlobalOptions& global, Streams& s) {
     nlohmann::json doc = record;
     doc.erase("v");
     doc["stored"] = stored.string();
-    doc["ledger_runs"] = {{"baseline", baseline_run ? nlohmann::json(*baseline_run) : nlohmann::json()},
-                          {"preempted", drilled_run ? nlohmann::json(*drilled_run) : nlohmann::json()}};
+    doc["ledger_runs"] = {
+        {"baseline", baseline_run ? nlohmann::json(*baseline_run) : nlohmann::json()},
+        {"preempted", drilled_run ? nlohmann::json(*drilled_run) : nlohmann::json()}};
     WriteJson(s, doc);
   } else {
     PrintFindings(s.out, findings, stored);
@@ -170,13 +185,17 @@ Result<void> RunDrill(DrillOptions o, const GlobalOptions& global, Streams& s) {
 void RegisterDrill(CLI::App& app, GlobalOptions& global, Action& action) {
   auto opts = std::make_shared<DrillOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "drill", "Run a job uninterrupted, then with injected preemptions; say whether it is spot-ready: "
-               "frugal drill [options] -- COMMAND...");
+      "drill",
+      "Run a job uninterrupted, then with injected preemptions; say whether it is spot-ready: "
+      "frugal drill [options] -- COMMAND...");
   AddSuperviseOptions(cmd, opts->supervise);
-  cmd->add_option("--preemptions", opts->preemptions, "Preemptions to inject")->capture_default_str();
+  cmd->add_option("--preemptions", opts->preemptions, "Preemptions to inject")
+      ->capture_default_str();
   cmd->add_option("--seed", opts->seed, "Seed of the preemption moments")->capture_default_str();
-  cmd->add_option("--name", opts->name, "Name the findings are stored under (default: the spec's or script's)");
-  cmd->add_option("--restart-backoff", opts->restart_backoff, "Delay before each restart")->capture_default_str();
+  cmd->add_option("--name", opts->name,
+                  "Name the findings are stored under (default: the spec's or script's)");
+  cmd->add_option("--restart-backoff", opts->restart_backoff, "Delay before each restart")
+      ->capture_default_str();
   cmd->callback([opts, &global, &action] {
     action = [opts, &global](Streams& s) -> Result<void> { return RunDrill(*opts, global, s); };
   });

@@ -6,6 +6,7 @@
 // The directory is $FRUGAL_BENCH_DIR, else the system temp directory: point it at the disk
 // checkpoints will live on.
 
+#include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -13,8 +14,6 @@
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <benchmark/benchmark.h>
 
 #include "frugal/run/checkpoint_store.h"
 
@@ -29,7 +28,8 @@ constexpr size_t kBlock = size_t{4} << 20;
 
 fs::path BenchDir(const char* name) {
   const char* env = std::getenv("FRUGAL_BENCH_DIR");
-  fs::path dir = (env != nullptr && *env != '\0' ? fs::path(env) : fs::temp_directory_path()) / name;
+  fs::path dir =
+      (env != nullptr && *env != '\0' ? fs::path(env) : fs::temp_directory_path()) / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -40,7 +40,8 @@ enum class Sync { kNone, kFsync };
 /// Writes `bytes` of non-constant data to `path` (so nothing compresses or dedups it).
 void WriteFile(const fs::path& path, uint64_t bytes, Sync sync) {
   std::vector<unsigned char> block(kBlock);
-  for (size_t i = 0; i < block.size(); ++i) block[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
+  for (size_t i = 0; i < block.size(); ++i)
+    block[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) std::abort();
   for (uint64_t done = 0; done < bytes; done += kBlock) {
@@ -52,14 +53,16 @@ void WriteFile(const fs::path& path, uint64_t bytes, Sync sync) {
 }
 
 void SetBytes(benchmark::State& state) {
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(kCheckpointBytes));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(kCheckpointBytes));
 }
 
 /// The disk's plain write speed: 1 GiB in four files, each fsync'ed.
 void BM_PlainWrite1GiB(benchmark::State& state) {
   const fs::path dir = BenchDir("frugal-bench-plain");
   for (auto _ : state) {
-    for (int f = 0; f < kFiles; ++f) WriteFile(dir / ("part" + std::to_string(f)), kCheckpointBytes / kFiles, Sync::kFsync);
+    for (int f = 0; f < kFiles; ++f)
+      WriteFile(dir / ("part" + std::to_string(f)), kCheckpointBytes / kFiles, Sync::kFsync);
     state.PauseTiming();
     fs::remove_all(dir);
     fs::create_directories(dir);
@@ -82,7 +85,8 @@ void BM_CheckpointCommit1GiB(benchmark::State& state) {
     const std::string name = "ckpt-" + std::to_string(++step);
     fs::create_directories(store.staging_dir() / name);
     for (int f = 0; f < kFiles; ++f) {
-      WriteFile(store.staging_dir() / name / ("part" + std::to_string(f)), kCheckpointBytes / kFiles, Sync::kNone);
+      WriteFile(store.staging_dir() / name / ("part" + std::to_string(f)),
+                kCheckpointBytes / kFiles, Sync::kNone);
     }
     CheckpointReport report;
     report.path = name;
@@ -106,7 +110,8 @@ BENCHMARK(BM_CheckpointCommit1GiB)->Iterations(3)->Unit(benchmark::kMillisecond)
 void BM_ChildWriteNoSync1GiB(benchmark::State& state) {
   const fs::path dir = BenchDir("frugal-bench-child");
   for (auto _ : state) {
-    for (int f = 0; f < kFiles; ++f) WriteFile(dir / ("part" + std::to_string(f)), kCheckpointBytes / kFiles, Sync::kNone);
+    for (int f = 0; f < kFiles; ++f)
+      WriteFile(dir / ("part" + std::to_string(f)), kCheckpointBytes / kFiles, Sync::kNone);
     state.PauseTiming();
     ::sync();
     fs::remove_all(dir);

@@ -1,9 +1,9 @@
 #include "frugal/run/drill.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/paths.h"
@@ -32,14 +32,15 @@ Duration Max(const std::vector<Duration>& values) {
 
 }  // namespace
 
-DrillPreemptions::DrillPreemptions(int preemptions, int64_t total_steps, Duration load, Duration work,
-                                   uint64_t seed)
+DrillPreemptions::DrillPreemptions(int preemptions, int64_t total_steps, Duration load,
+                                   Duration work, uint64_t seed)
     : preemptions_(preemptions), load_(load), share_(work / (preemptions + 1)), rng_(seed) {
   if (total_steps <= 0) return;
   std::uniform_real_distribution<double> u(0.15, 0.85);
   for (int k = 0; k < preemptions; ++k) {
     const double fraction = (k + u(rng_)) / preemptions;
-    step_targets_.push_back(std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(total_steps) * fraction)));
+    step_targets_.push_back(
+        std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(total_steps) * fraction)));
   }
 }
 
@@ -49,7 +50,8 @@ void DrillPreemptions::SegmentStarted(SteadyTime now) {
   armed_ = fired_ < preemptions_;
   if (!armed_ || !step_targets_.empty()) return;
   std::uniform_real_distribution<double> part(0.2, 0.9);
-  next_ = now + load_ + Duration(static_cast<int64_t>(static_cast<double>(share_.count()) * part(rng_)));
+  next_ = now + load_ +
+          Duration(static_cast<int64_t>(static_cast<double>(share_.count()) * part(rng_)));
 }
 
 std::optional<PreemptionNotice> DrillPreemptions::Poll(SteadyTime now) {
@@ -61,7 +63,8 @@ std::optional<PreemptionNotice> DrillPreemptions::Poll(SteadyTime now) {
   armed_ = false;
   next_.reset();
   ++fired_;
-  return PreemptionNotice{"drill", fmt::format("injected preemption {} of {}", fired_, preemptions_)};
+  return PreemptionNotice{"drill",
+                          fmt::format("injected preemption {} of {}", fired_, preemptions_)};
 }
 
 void DrillObserver::SegmentOpened(const SegmentOpen& o) {
@@ -107,8 +110,8 @@ bool SameResult(const ResultReport& a, const ResultReport& b, std::string* detai
   return true;
 }
 
-DrillFindings AssessDrill(const RunResult& baseline, const RunResult& drilled, const DrillObserver& observer,
-                          int preemptions_planned) {
+DrillFindings AssessDrill(const RunResult& baseline, const RunResult& drilled,
+                          const DrillObserver& observer, int preemptions_planned) {
   DrillFindings f;
   f.preemptions_planned = preemptions_planned;
   f.preemptions = drilled.preemptions;
@@ -127,40 +130,47 @@ DrillFindings AssessDrill(const RunResult& baseline, const RunResult& drilled, c
   if (baseline.last_step > 0 && working.count() > 0) {
     const double seconds_per_step = Seconds(working) / static_cast<double>(baseline.last_step);
     for (int64_t steps : f.lost_steps) {
-      f.lost_work.push_back(Duration(static_cast<int64_t>(static_cast<double>(steps) * seconds_per_step * 1000)));
+      f.lost_work.push_back(
+          Duration(static_cast<int64_t>(static_cast<double>(steps) * seconds_per_step * 1000)));
     }
   }
   if (baseline.result && drilled.result) {
     f.result_matches = SameResult(*baseline.result, *drilled.result, &f.result_detail);
   }
 
-  if (baseline.outcome != RunOutcome::kFinished) f.reasons.push_back("the uninterrupted run did not finish");
+  if (baseline.outcome != RunOutcome::kFinished)
+    f.reasons.push_back("the uninterrupted run did not finish");
   if (!f.finished) f.reasons.push_back("the preempted run did not finish: " + drilled.message);
   if (f.preemptions < preemptions_planned) {
-    f.reasons.push_back(fmt::format("only {} of {} preemptions landed before the job ended", f.preemptions,
-                                    preemptions_planned));
+    f.reasons.push_back(fmt::format("only {} of {} preemptions landed before the job ended",
+                                    f.preemptions, preemptions_planned));
   }
   if (observer.fresh_restarts() > 0) {
-    f.reasons.push_back(fmt::format("{} restart(s) started from scratch: no committed checkpoint to resume from",
-                                    observer.fresh_restarts()));
+    f.reasons.push_back(
+        fmt::format("{} restart(s) started from scratch: no committed checkpoint to resume from",
+                    observer.fresh_restarts()));
   }
   if (f.restart.size() < static_cast<size_t>(drilled.restarts)) {
     f.reasons.push_back("a restarted command never reported progress");
   }
   if (Max(f.restart) >= kSpotReadyRestart) {
     f.reasons.push_back(fmt::format("a restart took {} to make progress (spot-ready is under {})",
-                                    FormatDuration(Max(f.restart)), FormatDuration(kSpotReadyRestart)));
+                                    FormatDuration(Max(f.restart)),
+                                    FormatDuration(kSpotReadyRestart)));
   }
-  if (f.result_matches == false) f.reasons.push_back("the final result differs: " + f.result_detail);
+  if (f.result_matches == false)
+    f.reasons.push_back("the final result differs: " + f.result_detail);
   f.spot_ready = f.reasons.empty();
   const bool every_notice_checkpointed = f.checkpoint_misses == 0 && !f.checkpoint_write.empty();
-  f.checkpoint_within_30s = every_notice_checkpointed && Max(f.checkpoint_write) <= std::chrono::seconds(30);
-  f.checkpoint_within_120s = every_notice_checkpointed && Max(f.checkpoint_write) <= std::chrono::seconds(120);
+  f.checkpoint_within_30s =
+      every_notice_checkpointed && Max(f.checkpoint_write) <= std::chrono::seconds(30);
+  f.checkpoint_within_120s =
+      every_notice_checkpointed && Max(f.checkpoint_write) <= std::chrono::seconds(120);
   return f;
 }
 
-json DrillRecordJson(const std::string& name, const std::vector<std::string>& command, const DrillFindings& f,
-                     WallTime at) {
+json DrillRecordJson(const std::string& name, const std::vector<std::string>& command,
+                     const DrillFindings& f, WallTime at) {
   return {{"v", 1},
           {"name", name},
           {"command", command},
@@ -178,13 +188,17 @@ json DrillRecordJson(const std::string& name, const std::vector<std::string>& co
           {"reasons", f.reasons}};
 }
 
-std::filesystem::path DrillRecordPath(const std::string& name) { return UserDataDir() / "drills" / (name + ".json"); }
+std::filesystem::path DrillRecordPath(const std::string& name) {
+  return UserDataDir() / "drills" / (name + ".json");
+}
 
 Result<std::filesystem::path> SaveDrillRecord(const std::string& name, const json& record) {
   const std::filesystem::path path = DrillRecordPath(name);
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec) return Fail(ErrorCode::kFailed, fmt::format("{}: {}", path.parent_path().string(), ec.message()));
+  if (ec)
+    return Fail(ErrorCode::kFailed,
+                fmt::format("{}: {}", path.parent_path().string(), ec.message()));
   FRUGAL_TRY(WriteFileAtomically(path, record.dump(2) + "\n"));
   return path;
 }

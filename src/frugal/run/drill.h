@@ -8,12 +8,11 @@
 // below) so the planner can use them instead of a spec's guesses.
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "frugal/core/duration.h"
 #include "frugal/core/error.h"
@@ -32,7 +31,8 @@ namespace frugal::run {
 /// preemptions + 1 segments.
 class DrillPreemptions : public PreemptionSource {
  public:
-  DrillPreemptions(int preemptions, int64_t total_steps, Duration load, Duration work, uint64_t seed);
+  DrillPreemptions(int preemptions, int64_t total_steps, Duration load, Duration work,
+                   uint64_t seed);
   void SegmentStarted(SteadyTime now) override;
   std::optional<PreemptionNotice> Poll(SteadyTime now) override;
   void Progress(int64_t step) override { last_step_ = step; }
@@ -60,12 +60,16 @@ class DrillObserver : public RunRecorder {
   void SegmentOpened(const SegmentOpen& o) override;
   void SegmentClosed(const SegmentClose& c) override;
   void Event(const RunEvent& e) override;
-  void RecordSample(int segment, const monitor::Sample& s) override { next_.RecordSample(segment, s); }
+  void RecordSample(int segment, const monitor::Sample& s) override {
+    next_.RecordSample(segment, s);
+  }
   void RecordHeartbeat(const Heartbeat& h) override { next_.RecordHeartbeat(h); }
   void RunFinished(const RunFinish& f) override { next_.RunFinished(f); }
 
   /// Notice → committed checkpoint, per notice that got one.
-  [[nodiscard]] const std::vector<Duration>& notice_to_checkpoint() const { return notice_to_checkpoint_; }
+  [[nodiscard]] const std::vector<Duration>& notice_to_checkpoint() const {
+    return notice_to_checkpoint_;
+  }
   /// Notices whose segment ended with no checkpoint after them.
   [[nodiscard]] int missed() const { return missed_; }
   /// Segments after the first that started from scratch (no checkpoint to resume from).
@@ -82,18 +86,18 @@ class DrillObserver : public RunRecorder {
 /// What a drill found.
 struct DrillFindings {
   int preemptions_planned = 0;
-  int preemptions = 0;                      ///< notices delivered
-  std::vector<Duration> checkpoint_write;   ///< notice → committed checkpoint
-  int checkpoint_misses = 0;                ///< notices with no checkpoint after them
-  std::vector<Duration> commit;             ///< the supervisor's verify + commit of each checkpoint
-  std::vector<Duration> restart;            ///< resumed segment start → first progress
-  std::optional<Duration> load;             ///< baseline start → first progress
-  std::vector<int64_t> lost_steps;          ///< per preemption
-  std::vector<Duration> lost_work;          ///< per preemption, at the baseline's step rate
-  bool resumed_from_checkpoint = false;     ///< every restart resumed from a checkpoint
-  bool finished = false;                    ///< the preempted run finished
-  std::optional<bool> result_matches;       ///< nullopt when either run reported no result
-  std::string result_detail;                ///< what differed
+  int preemptions = 0;                     ///< notices delivered
+  std::vector<Duration> checkpoint_write;  ///< notice → committed checkpoint
+  int checkpoint_misses = 0;               ///< notices with no checkpoint after them
+  std::vector<Duration> commit;            ///< the supervisor's verify + commit of each checkpoint
+  std::vector<Duration> restart;           ///< resumed segment start → first progress
+  std::optional<Duration> load;            ///< baseline start → first progress
+  std::vector<int64_t> lost_steps;         ///< per preemption
+  std::vector<Duration> lost_work;         ///< per preemption, at the baseline's step rate
+  bool resumed_from_checkpoint = false;    ///< every restart resumed from a checkpoint
+  bool finished = false;                   ///< the preempted run finished
+  std::optional<bool> result_matches;      ///< nullopt when either run reported no result
+  std::string result_detail;               ///< what differed
   Duration baseline_wall{0};
   Duration drilled_wall{0};
 
@@ -124,11 +128,13 @@ inline constexpr Duration kSpotReadyRestart = std::chrono::minutes(5);
 // "spot_ready", "checkpoint_within_30s", "checkpoint_within_120s", "reasons": [..]}.
 
 /// The drill record of `findings` as JSON (the format above).
-[[nodiscard]] nlohmann::json DrillRecordJson(const std::string& name, const std::vector<std::string>& command,
+[[nodiscard]] nlohmann::json DrillRecordJson(const std::string& name,
+                                             const std::vector<std::string>& command,
                                              const DrillFindings& findings, WallTime at);
 /// Where the record named `name` lives.
 [[nodiscard]] std::filesystem::path DrillRecordPath(const std::string& name);
 /// Writes the record atomically. kFailed on I/O errors.
-[[nodiscard]] Result<std::filesystem::path> SaveDrillRecord(const std::string& name, const nlohmann::json& record);
+[[nodiscard]] Result<std::filesystem::path> SaveDrillRecord(const std::string& name,
+                                                            const nlohmann::json& record);
 
 }  // namespace frugal::run

@@ -9,14 +9,17 @@ namespace {
 
 using nlohmann::json;
 
-ledger::Timestamp ToLedgerTime(WallTime t) { return std::chrono::time_point_cast<std::chrono::milliseconds>(t); }
+ledger::Timestamp ToLedgerTime(WallTime t) {
+  return std::chrono::time_point_cast<std::chrono::milliseconds>(t);
+}
 
 /// The command as one line a shell would take back (arguments with spaces or quotes quoted).
 std::string CommandLine(const std::vector<std::string>& argv) {
   std::string line;
   for (const std::string& arg : argv) {
     if (!line.empty()) line += ' ';
-    const bool plain = !arg.empty() && arg.find_first_of(" \t\n'\"\\$`;&|<>()*?") == std::string::npos;
+    const bool plain =
+        !arg.empty() && arg.find_first_of(" \t\n'\"\\$`;&|<>()*?") == std::string::npos;
     if (plain) {
       line += arg;
       continue;
@@ -30,26 +33,39 @@ std::string CommandLine(const std::vector<std::string>& argv) {
 
 ledger::EndReason EndReasonOf(SegmentEnd end) {
   switch (end) {
-    case SegmentEnd::kFinished: return ledger::EndReason::kFinished;
-    case SegmentEnd::kFailed: return ledger::EndReason::kFailed;
-    case SegmentEnd::kPreempted: return ledger::EndReason::kPreempted;
-    case SegmentEnd::kBudgetStop: return ledger::EndReason::kBudgetStop;
-    case SegmentEnd::kInterrupted: return ledger::EndReason::kPaused;  // resumable by the user
-    case SegmentEnd::kLost: return ledger::EndReason::kLost;
+    case SegmentEnd::kFinished:
+      return ledger::EndReason::kFinished;
+    case SegmentEnd::kFailed:
+      return ledger::EndReason::kFailed;
+    case SegmentEnd::kPreempted:
+      return ledger::EndReason::kPreempted;
+    case SegmentEnd::kBudgetStop:
+      return ledger::EndReason::kBudgetStop;
+    case SegmentEnd::kInterrupted:
+      return ledger::EndReason::kPaused;  // resumable by the user
+    case SegmentEnd::kLost:
+      return ledger::EndReason::kLost;
   }
   return ledger::EndReason::kFailed;
 }
 
 ledger::EventType EventTypeOf(EventKind kind) {
   switch (kind) {
-    case EventKind::kPreemptionNotice: return ledger::EventType::kPreemptionNotice;
-    case EventKind::kPreempted: return ledger::EventType::kPreempted;
-    case EventKind::kCheckpointCommitted: return ledger::EventType::kCheckpointCommitted;
-    case EventKind::kResumed: return ledger::EventType::kResumed;
-    case EventKind::kBudgetWarning: return ledger::EventType::kBudgetWarning;
-    case EventKind::kBudgetStop: return ledger::EventType::kBudgetStop;
+    case EventKind::kPreemptionNotice:
+      return ledger::EventType::kPreemptionNotice;
+    case EventKind::kPreempted:
+      return ledger::EventType::kPreempted;
+    case EventKind::kCheckpointCommitted:
+      return ledger::EventType::kCheckpointCommitted;
+    case EventKind::kResumed:
+      return ledger::EventType::kResumed;
+    case EventKind::kBudgetWarning:
+      return ledger::EventType::kBudgetWarning;
+    case EventKind::kBudgetStop:
+      return ledger::EventType::kBudgetStop;
     case EventKind::kCheckpointRejected:
-    case EventKind::kWarning: return ledger::EventType::kNote;
+    case EventKind::kWarning:
+      return ledger::EventType::kNote;
   }
   return ledger::EventType::kNote;
 }
@@ -97,8 +113,8 @@ std::optional<ledger::RunStatus> RunStatusOf(const std::string& outcome) {
 
 Result<std::optional<ledger::Run>> FindRunByName(ledger::Ledger& ledger, const std::string& name) {
   const std::vector<ledger::Value> params = {name};
-  std::vector<ledger::Row> rows = FRUGAL_TRY(
-      ledger.connection().Query("SELECT id FROM runs WHERE name = ? ORDER BY id DESC LIMIT 1", params));
+  std::vector<ledger::Row> rows = FRUGAL_TRY(ledger.connection().Query(
+      "SELECT id FROM runs WHERE name = ? ORDER BY id DESC LIMIT 1", params));
   if (rows.empty()) return std::optional<ledger::Run>();
   return std::optional<ledger::Run>(FRUGAL_TRY(ledger.GetRun(ledger::AsInt(rows[0][0]))));
 }
@@ -120,7 +136,8 @@ bool LedgerRecorder::Flush() {
     }
     // The ledger refused the record itself (a run already ended elsewhere): retrying cannot
     // help, and holding it back would block every record after it.
-    if (!done) log::Warning("ledger: {} not recorded: {}", pending_.front().first, done.error().message);
+    if (!done)
+      log::Warning("ledger: {} not recorded: {}", pending_.front().first, done.error().message);
     pending_.pop_front();
   }
   return true;
@@ -137,15 +154,17 @@ Result<void> LedgerRecorder::BeginOrReopen(const RunStart& start) {
     std::optional<ledger::Run> earlier = FRUGAL_TRY(FindRunByName(ledger_, name_));
     if (earlier) {
       const ledger::RunId id = earlier->id;
-      FRUGAL_TRY(ledger::Transact(ledger_.connection(), ledger::TxnMode::kWrite,
-                                  [&](ledger::Connection& c) -> Result<void> {
-                                    const std::vector<ledger::Value> params = {ledger::ToMillis(at), id};
-                                    return c
-                                        .Query("UPDATE runs SET status = 'running', end_ms = NULL, "
-                                               "heartbeat_ms = ? WHERE id = ?",
-                                               params)
-                                        .map([](auto&&) {});
-                                  }));
+      FRUGAL_TRY(
+          ledger::Transact(ledger_.connection(), ledger::TxnMode::kWrite,
+                           [&](ledger::Connection& c) -> Result<void> {
+                             const std::vector<ledger::Value> params = {ledger::ToMillis(at), id};
+                             return c
+                                 .Query(
+                                     "UPDATE runs SET status = 'running', end_ms = NULL, "
+                                     "heartbeat_ms = ? WHERE id = ?",
+                                     params)
+                                 .map([](auto&&) {});
+                           }));
       run_ = id;
       return {};
     }
@@ -166,7 +185,8 @@ Result<void> LedgerRecorder::FinishLostAttempt() {
   std::optional<ledger::Run> earlier = FRUGAL_TRY(FindRunByName(ledger_, name_));
   if (!earlier || earlier->status != ledger::RunStatus::kRunning) return {};  // swept already
   // Like the sweep: the attempt is costed up to the last moment the ledger heard from it.
-  return ledger_.FinishRun(earlier->id, ledger::RunStatus::kLost, earlier->heartbeat.value_or(earlier->start));
+  return ledger_.FinishRun(earlier->id, ledger::RunStatus::kLost,
+                           earlier->heartbeat.value_or(earlier->start));
 }
 
 std::optional<ledger::SegmentId> LedgerRecorder::SegmentId(int segment) const {
@@ -201,8 +221,9 @@ void LedgerRecorder::SegmentClosed(const SegmentClose& close) {
 void LedgerRecorder::Event(const RunEvent& event) {
   Submit(fmt::format("a {} event", EventKindName(event.kind)), [this, event]() -> Result<void> {
     if (!run_) return {};  // the start could not be recorded (already reported)
-    return ledger_.AddEvent(*run_, SegmentId(event.segment), EventTypeOf(event.kind), ToLedgerTime(event.at),
-                            EventPayload(event))
+    return ledger_
+        .AddEvent(*run_, SegmentId(event.segment), EventTypeOf(event.kind), ToLedgerTime(event.at),
+                  EventPayload(event))
         .map([](int64_t) {});
   });
 }

@@ -39,7 +39,8 @@ class LedgerRecorder : public RunRecorder {
   /// `ledger` must outlive the recorder. `name` is the supervisor's run id; `offer` is what
   /// every segment ran on (price, tier, on-demand reference); `spec` is the job spec text,
   /// when the run came from one.
-  LedgerRecorder(ledger::Ledger& ledger, std::string name, ledger::SegmentOffer offer, std::string spec = {});
+  LedgerRecorder(ledger::Ledger& ledger, std::string name, ledger::SegmentOffer offer,
+                 std::string spec = {});
 
   void RunStarted(const RunStart& start) override;
   void SegmentOpened(const SegmentOpen& open) override;
@@ -92,6 +93,7 @@ class TeeRecorder : public RunRecorder {
 };
 
 /// The ledger run recorded under `name` (a supervisor run id), newest first; nullopt if none.
-[[nodiscard]] Result<std::optional<ledger::Run>> FindRunByName(ledger::Ledger& ledger, const std::string& name);
+[[nodiscard]] Result<std::optional<ledger::Run>> FindRunByName(ledger::Ledger& ledger,
+                                                               const std::string& name);
 
 }  // namespace frugal::run

@@ -1,14 +1,15 @@
 #include "frugal/run/spec_gate.h"
 
-#include <limits>
-
 #include <fmt/format.h>
+
+#include <limits>
 
 #include "frugal/core/text.h"
 
 namespace frugal::run {
 
-Result<std::optional<SpecEstimate>> EstimateSpecRun(const plan::JobSpec& spec, const catalog::Catalog& catalog,
+Result<std::optional<SpecEstimate>> EstimateSpecRun(const plan::JobSpec& spec,
+                                                    const catalog::Catalog& catalog,
                                                     const std::string& offer_id) {
   plan::JobSpec unbounded = spec;
   unbounded.constraints.budget.reset();
@@ -36,17 +37,18 @@ Result<std::string> GateOnEstimate(const SpecEstimate& estimate, std::optional<M
                                    std::optional<double> max_gpu_hours, Overrun overrun) {
   std::string over;
   if (budget && estimate.expected_cost > *budget) {
-    over = fmt::format("the estimate of {} on {} exceeds the budget of {}", estimate.expected_cost.ToString(),
-                       estimate.offer->Id(), budget->ToString());
+    over = fmt::format("the estimate of {} on {} exceeds the budget of {}",
+                       estimate.expected_cost.ToString(), estimate.offer->Id(), budget->ToString());
   } else if (max_gpu_hours && estimate.gpu_hours > *max_gpu_hours) {
     over = fmt::format("the estimate of {:.2f} GPU-hours on {} exceeds the cap of {:.2f} GPU-hours",
                        estimate.gpu_hours, estimate.offer->Id(), *max_gpu_hours);
   }
   if (over.empty()) return std::string();
   if (overrun == Overrun::kRefuse) {
-    return Fail(ErrorCode::kBudget, fmt::format("refused to start: {} (see `frugal plan`; --allow-overrun starts "
-                                                "it anyway, and the cap still stops it)",
-                                                over));
+    return Fail(ErrorCode::kBudget,
+                fmt::format("refused to start: {} (see `frugal plan`; --allow-overrun starts "
+                            "it anyway, and the cap still stops it)",
+                            over));
   }
   return fmt::format("{}; starting anyway (--allow-overrun): the cap will stop the run", over);
 }

@@ -38,7 +38,9 @@ enum class Overrun { kRefuse, kAllow };
 /// kBudget ("refused: the estimate ... exceeds the budget ...") when the estimate is over the
 /// dollar budget or the GPU-hour cap and `overrun` is kRefuse. With kAllow, returns the
 /// warning to print instead (empty when within both).
-[[nodiscard]] Result<std::string> GateOnEstimate(const SpecEstimate& estimate, std::optional<Money> budget,
-                                                 std::optional<double> max_gpu_hours, Overrun overrun);
+[[nodiscard]] Result<std::string> GateOnEstimate(const SpecEstimate& estimate,
+                                                 std::optional<Money> budget,
+                                                 std::optional<double> max_gpu_hours,
+                                                 Overrun overrun);
 
 }  // namespace frugal::run

@@ -2,6 +2,7 @@
 // ignores the protocol, one whose resume is wrong, and the PyTorch example.
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "frugal/core/atomic_file.h"
@@ -17,7 +18,9 @@ using frugal::testing::TempDir;
 using frugal::testing::WriteTestFile;
 using nlohmann::json;
 
-std::string PythonPath() { return "PYTHONPATH=" + (frugal::testing::SourceDir() / "python").string(); }
+std::string PythonPath() {
+  return "PYTHONPATH=" + (frugal::testing::SourceDir() / "python").string();
+}
 
 json Parse(const std::string& out) {
   json doc = json::parse(out, nullptr, false);
@@ -27,9 +30,10 @@ json Parse(const std::string& out) {
 
 TEST(Drill, ProtocolFollowingCounterIsSpotReadyAndTheFindingsAreStored) {
   TempDir home;
-  auto r = RunFrugal({"--json", "drill", "--preemptions", "3", "--seed", "5", "--run-id", "D1", "--", FRUGAL_PYTHON,
-                      std::string(FRUGAL_TEST_CHILDREN) + "/counter.py", "60", "0.03", "10"},
-                     home.path(), {PythonPath()});
+  auto r = RunFrugal(
+      {"--json", "drill", "--preemptions", "3", "--seed", "5", "--run-id", "D1", "--",
+       FRUGAL_PYTHON, std::string(FRUGAL_TEST_CHILDREN) + "/counter.py", "60", "0.03", "10"},
+      home.path(), {PythonPath()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json doc = Parse(r.out);
   EXPECT_EQ(doc["spot_ready"], true) << doc.dump();
@@ -53,7 +57,8 @@ TEST(Drill, ProtocolFollowingCounterIsSpotReadyAndTheFindingsAreStored) {
 
   // Both runs are in the ledger; the drilled one has a segment per stretch and the findings.
   const json show =
-      Parse(RunFrugal({"--json", "runs", "show", std::to_string(doc["ledger_runs"]["preempted"].get<int64_t>())},
+      Parse(RunFrugal({"--json", "runs", "show",
+                       std::to_string(doc["ledger_runs"]["preempted"].get<int64_t>())},
                       home.path())
                 .out);
   EXPECT_EQ(show["name"], "D1-drill");
@@ -62,13 +67,15 @@ TEST(Drill, ProtocolFollowingCounterIsSpotReadyAndTheFindingsAreStored) {
   for (size_t i = 0; i < 3; ++i) EXPECT_EQ(show["segments"][i]["end_reason"], "preempted");
   EXPECT_EQ(show["segments"][3]["end_reason"], "finished");
   bool findings = false;
-  for (const json& e : show["events"]) findings |= e["type"] == "note" && e["payload"].value("kind", "") == "drill";
+  for (const json& e : show["events"])
+    findings |= e["type"] == "note" && e["payload"].value("kind", "") == "drill";
   EXPECT_TRUE(findings);
 }
 
 TEST(Drill, CommandIgnoringTheProtocolIsNotSpotReady) {
   TempDir home;
-  auto r = RunFrugal({"--json", "drill", "--preemptions", "2", "--name", "sleepy", "--", "/bin/sh", "-c", "sleep 1.5"},
+  auto r = RunFrugal({"--json", "drill", "--preemptions", "2", "--name", "sleepy", "--", "/bin/sh",
+                      "-c", "sleep 1.5"},
                      home.path());
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const json doc = Parse(r.out);
@@ -102,13 +109,14 @@ while step < 50:
         raise SystemExit(0)
 frugal.result(value=value)
 )");
-  auto r = RunFrugal({"--json", "drill", "--preemptions", "2", "--", FRUGAL_PYTHON, child.string()}, home.path(),
-                     {PythonPath()});
+  auto r = RunFrugal({"--json", "drill", "--preemptions", "2", "--", FRUGAL_PYTHON, child.string()},
+                     home.path(), {PythonPath()});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const json doc = Parse(r.out);
   EXPECT_EQ(doc["result_matches"], false);
   EXPECT_EQ(doc["spot_ready"], false);
-  EXPECT_EQ(doc["checkpoint_within_30s"], true);  // it does checkpoint on notice, just the wrong state
+  EXPECT_EQ(doc["checkpoint_within_30s"],
+            true);  // it does checkpoint on notice, just the wrong state
   EXPECT_NE(doc["reasons"].dump().find("final result differs"), std::string::npos) << doc.dump();
 }
 
@@ -117,9 +125,10 @@ TEST(Drill, PytorchExampleIsSpotReadyWithTheUninterruptedResult) {
     GTEST_SKIP() << "torch is not importable by " << FRUGAL_PYTHON;
   }
   TempDir home;
-  const std::string train = (frugal::testing::SourceDir() / "examples" / "pytorch" / "train.py").string();
-  auto r = RunFrugal({"--json", "drill", "--preemptions", "2", "--seed", "3", "--", FRUGAL_PYTHON, train, "--epochs",
-                      "2", "--step-delay", "0.01", "--checkpoint-every", "40"},
+  const std::string train =
+      (frugal::testing::SourceDir() / "examples" / "pytorch" / "train.py").string();
+  auto r = RunFrugal({"--json", "drill", "--preemptions", "2", "--seed", "3", "--", FRUGAL_PYTHON,
+                      train, "--epochs", "2", "--step-delay", "0.01", "--checkpoint-every", "40"},
                      home.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json doc = Parse(r.out);

@@ -1,12 +1,11 @@
 // End-to-end: `frugal run` records into the ledger (SQLite by default, PostgreSQL with --db),
 // and `frugal runs show` / `frugal report` read back the segments and the exact spend.
 
+#include <gtest/gtest.h>
 #include <signal.h>
 
-#include <thread>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "frugal/core/money.h"
 #include "frugal/ledger/types.h"
@@ -22,7 +21,9 @@ using frugal::testing::RunFrugal;
 using frugal::testing::TempDir;
 using nlohmann::json;
 
-std::string PythonPath() { return "PYTHONPATH=" + (frugal::testing::SourceDir() / "python").string(); }
+std::string PythonPath() {
+  return "PYTHONPATH=" + (frugal::testing::SourceDir() / "python").string();
+}
 
 std::vector<std::string> Counter(int steps, double step_seconds, int every) {
   return {FRUGAL_PYTHON, std::string(FRUGAL_TEST_CHILDREN) + "/counter.py", std::to_string(steps),
@@ -44,10 +45,12 @@ json JsonOf(const std::vector<std::string>& args, const fs::path& home) {
 }
 
 /// The ledger's run recorded under `name`, as `runs show --json` prints it.
-json ShowRun(const std::string& name, const fs::path& home, const std::vector<std::string>& db = {}) {
+json ShowRun(const std::string& name, const fs::path& home,
+             const std::vector<std::string>& db = {}) {
   const json list = JsonOf(Concat(db, {"runs", "list"}), home);
   for (const json& run : list["runs"]) {
-    if (run["name"] == name) return JsonOf(Concat(db, {"runs", "show", std::to_string(run["id"].get<int64_t>())}), home);
+    if (run["name"] == name)
+      return JsonOf(Concat(db, {"runs", "show", std::to_string(run["id"].get<int64_t>())}), home);
   }
   ADD_FAILURE() << "no run named " << name << " in " << list.dump();
   return json::object();
@@ -64,7 +67,8 @@ Money ExpectedSpend(const json& show) {
   Money total;
   for (const json& seg : show["segments"]) {
     const Rate price{Money::Parse(seg["price_per_hour_usd"].get<std::string>()).value()};
-    const Duration length = std::chrono::duration_cast<Duration>(TimeOf(seg["end"]) - TimeOf(seg["start"]));
+    const Duration length =
+        std::chrono::duration_cast<Duration>(TimeOf(seg["end"]) - TimeOf(seg["start"]));
     EXPECT_GE(length.count(), 0);
     total += price.For(length);
   }
@@ -82,11 +86,12 @@ int Count(const std::vector<std::string>& v, const std::string& what) {
 }
 
 void ExpectFinishedRunWithExactSpend(const fs::path& home, const std::vector<std::string>& db) {
-  auto r = RunFrugal(Concat(db, Concat({"run", "--price", "3.60/h", "--budget", "5", "--tag", "team=nlp", "--tag",
-                                        "project=x", "--tag", "owner=ana", "--tag", "ticket=42", "--run-id", "L1",
-                                        "--sample-interval", "100ms", "--"},
-                                       Counter(8, 0.05, 4))),
-                     home, {PythonPath()});
+  auto r =
+      RunFrugal(Concat(db, Concat({"run", "--price", "3.60/h", "--budget", "5", "--tag", "team=nlp",
+                                   "--tag", "project=x", "--tag", "owner=ana", "--tag", "ticket=42",
+                                   "--run-id", "L1", "--sample-interval", "100ms", "--"},
+                                  Counter(8, 0.05, 4))),
+                home, {PythonPath()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json show = ShowRun("L1", home, db);
   EXPECT_EQ(show["status"], "succeeded");
@@ -130,8 +135,8 @@ TEST(RunLedger, RecordsIntoPostgresWithDb) {
 
 TEST(RunLedger, CatalogOfferRecordsItsOnDemandTwin) {
   TempDir home;
-  auto r = RunFrugal({"run", "--offer", "aws:g4dn.xlarge:us-east-1/use1-az2:spot", "--run-id", "L2", "--", "/bin/sh",
-                      "-c", "sleep 0.3"},
+  auto r = RunFrugal({"run", "--offer", "aws:g4dn.xlarge:us-east-1/use1-az2:spot", "--run-id", "L2",
+                      "--", "/bin/sh", "-c", "sleep 0.3"},
                      home.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json show = ShowRun("L2", home.path());
@@ -149,9 +154,11 @@ TEST(RunLedger, CatalogOfferRecordsItsOnDemandTwin) {
 
 TEST(RunLedger, ChaosPreemptedLocalRestartsAreOneSegmentPerStretch) {
   TempDir home;
-  auto r = RunFrugal(Concat({"run", "--price", "2/h", "--tier", "spot", "--run-id", "L3", "--restart", "local",
-                             "--restart-backoff", "100ms", "--chaos-preempt-every", "700ms", "--chaos-max", "2",
-                             "--seed", "7", "--grace", "5s", "--"},
+  auto r = RunFrugal(Concat({"run",   "--price",           "2/h",   "--tier",
+                             "spot",  "--run-id",          "L3",    "--restart",
+                             "local", "--restart-backoff", "100ms", "--chaos-preempt-every",
+                             "700ms", "--chaos-max",       "2",     "--seed",
+                             "7",     "--grace",           "5s",    "--"},
                             Counter(60, 0.04, 10)),
                      home.path(), {PythonPath()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -171,8 +178,8 @@ TEST(RunLedger, ChaosPreemptedLocalRestartsAreOneSegmentPerStretch) {
 
 TEST(RunLedger, BudgetStopRecordsTheEventAndTheSegmentEnd) {
   TempDir home;
-  auto r = RunFrugal({"run", "--price", "36/h", "--budget", "0.005", "--accrual-interval", "100ms", "--stop-grace",
-                      "200ms", "--run-id", "L4", "--", "/bin/sh", "-c", "sleep 30"},
+  auto r = RunFrugal({"run", "--price", "36/h", "--budget", "0.005", "--accrual-interval", "100ms",
+                      "--stop-grace", "200ms", "--run-id", "L4", "--", "/bin/sh", "-c", "sleep 30"},
                      home.path());
   ASSERT_EQ(r.exit_code, 3) << r.err;
   const json show = ShowRun("L4", home.path());
@@ -190,9 +197,11 @@ TEST(RunLedger, BudgetStopRecordsTheEventAndTheSegmentEnd) {
 
 TEST(RunLedger, SigkilledSupervisorLeavesARunTheSweepMarksLostAtItsLastHeartbeat) {
   TempDir home;
-  const std::vector<std::string> args = {FRUGAL_BINARY, "-q", "run", "--price", "3.6/h", "--run-id", "L5",
-                                         "--heartbeat-interval", "200ms", "--", "/bin/sh", "-c", "sleep 30"};
-  auto frugal = ChildProcess::Spawn({args, {{"FRUGAL_HOME", home.path().string()}}, ChildStdout::kInherit});
+  const std::vector<std::string> args = {
+      FRUGAL_BINARY,          "-q",    "run", "--price", "3.6/h", "--run-id", "L5",
+      "--heartbeat-interval", "200ms", "--",  "/bin/sh", "-c",    "sleep 30"};
+  auto frugal =
+      ChildProcess::Spawn({args, {{"FRUGAL_HOME", home.path().string()}}, ChildStdout::kInherit});
   ASSERT_TRUE(frugal.has_value());
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   (*frugal)->SignalGroup(SIGKILL);
@@ -217,8 +226,9 @@ TEST(RunLedger, SigkilledSupervisorLeavesARunTheSweepMarksLostAtItsLastHeartbeat
   EXPECT_EQ(show["cost_micros"].get<int64_t>(), ExpectedSpend(show).micros());
 
   // Started again with the same run id, the run continues under the same ledger run.
-  auto again = RunFrugal({"run", "--price", "3.6/h", "--run-id", "L5", "--", "/bin/sh", "-c", "sleep 0.2"},
-                         home.path());
+  auto again =
+      RunFrugal({"run", "--price", "3.6/h", "--run-id", "L5", "--", "/bin/sh", "-c", "sleep 0.2"},
+                home.path());
   ASSERT_EQ(again.exit_code, 0) << again.err;
   show = ShowRun("L5", home.path());
   EXPECT_EQ(show["status"], "succeeded");
@@ -229,14 +239,17 @@ TEST(RunLedger, SigkilledSupervisorLeavesARunTheSweepMarksLostAtItsLastHeartbeat
 
 TEST(RunLedger, KilledAttemptIsClosedLostWhenTheRunIsStartedAgainBeforeAnySweep) {
   TempDir home;
-  const std::vector<std::string> args = {FRUGAL_BINARY, "-q", "run", "--price", "3.6/h", "--run-id", "L6",
-                                         "--heartbeat-interval", "200ms", "--", "/bin/sh", "-c", "sleep 30"};
-  auto frugal = ChildProcess::Spawn({args, {{"FRUGAL_HOME", home.path().string()}}, ChildStdout::kInherit});
+  const std::vector<std::string> args = {
+      FRUGAL_BINARY,          "-q",    "run", "--price", "3.6/h", "--run-id", "L6",
+      "--heartbeat-interval", "200ms", "--",  "/bin/sh", "-c",    "sleep 30"};
+  auto frugal =
+      ChildProcess::Spawn({args, {{"FRUGAL_HOME", home.path().string()}}, ChildStdout::kInherit});
   ASSERT_TRUE(frugal.has_value());
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   (*frugal)->SignalGroup(SIGKILL);
   (*frugal)->WaitFor(std::chrono::seconds(10));
-  auto again = RunFrugal({"run", "--price", "3.6/h", "--run-id", "L6", "--", "/bin/sh", "-c", "exit 3"}, home.path());
+  auto again = RunFrugal(
+      {"run", "--price", "3.6/h", "--run-id", "L6", "--", "/bin/sh", "-c", "exit 3"}, home.path());
   EXPECT_EQ(again.exit_code, 1) << again.err;
   const json show = ShowRun("L6", home.path());
   EXPECT_EQ(show["status"], "failed");
@@ -249,14 +262,17 @@ TEST(RunLedger, KilledAttemptIsClosedLostWhenTheRunIsStartedAgainBeforeAnySweep)
 
 TEST(RunLedger, RequeuedRunContinuesUnderOneLedgerRun) {
   TempDir home;
-  const std::vector<std::string> base = {"run", "--price", "1/h", "--tier", "spot", "--run-id", "L7", "--grace", "5s"};
-  auto first = RunFrugal(Concat(base, Concat({"--chaos-preempt-every", "500ms", "--chaos-max", "1", "--"},
-                                             Counter(40, 0.04, 5))),
-                         home.path(), {PythonPath()});
+  const std::vector<std::string> base = {"run",      "--price", "1/h",     "--tier", "spot",
+                                         "--run-id", "L7",      "--grace", "5s"};
+  auto first =
+      RunFrugal(Concat(base, Concat({"--chaos-preempt-every", "500ms", "--chaos-max", "1", "--"},
+                                    Counter(40, 0.04, 5))),
+                home.path(), {PythonPath()});
   ASSERT_EQ(first.exit_code, 75) << first.err;  // requeue me
   json show = ShowRun("L7", home.path());
   EXPECT_EQ(show["status"], "running");  // waiting for its requeue
-  auto second = RunFrugal(Concat(base, Concat({"--"}, Counter(40, 0.01, 5))), home.path(), {PythonPath()});
+  auto second =
+      RunFrugal(Concat(base, Concat({"--"}, Counter(40, 0.01, 5))), home.path(), {PythonPath()});
   ASSERT_EQ(second.exit_code, 0) << second.err;
   show = ShowRun("L7", home.path());
   EXPECT_EQ(show["status"], "succeeded");

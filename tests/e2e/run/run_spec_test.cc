@@ -2,6 +2,7 @@
 // refuses (exit 3) to start a run the planner estimates over its budget, unless --allow-overrun.
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "support/test_support.h"
@@ -52,7 +53,8 @@ json OnlyRun(const fs::path& home) {
   const json runs = json::parse(list.out)["runs"];
   EXPECT_EQ(runs.size(), 1u) << runs.dump();
   if (runs.empty()) return json::object();
-  auto show = RunFrugal({"--json", "runs", "show", std::to_string(runs[0]["id"].get<int64_t>())}, home);
+  auto show =
+      RunFrugal({"--json", "runs", "show", std::to_string(runs[0]["id"].get<int64_t>())}, home);
   return json::parse(show.out);
 }
 
@@ -60,11 +62,13 @@ TEST(RunSpec, RefusesARunEstimatedOverItsBudgetWithExitThree) {
   TempDir dir;
   const fs::path spec = WriteSeedSpec(dir, "  budget: 3\n");
   const fs::path marker = dir / "ran";
-  auto r = RunFrugal({"run", "--spec", spec.string(), "--", "/bin/sh", "-c", "touch " + marker.string()},
-                     dir.path());
+  auto r =
+      RunFrugal({"run", "--spec", spec.string(), "--", "/bin/sh", "-c", "touch " + marker.string()},
+                dir.path());
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("refused to start"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("$3.08"), std::string::npos) << r.err;  // B, the cheapest that meets the deadline
+  EXPECT_NE(r.err.find("$3.08"), std::string::npos)
+      << r.err;  // B, the cheapest that meets the deadline
   EXPECT_NE(r.err.find("--allow-overrun"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(marker));
   EXPECT_FALSE(fs::exists(dir / "data" / "ledger.sqlite"));  // nothing recorded
@@ -73,8 +77,8 @@ TEST(RunSpec, RefusesARunEstimatedOverItsBudgetWithExitThree) {
 TEST(RunSpec, AllowOverrunStartsItAndTheLedgerHoldsTheSpecTagsAndOffer) {
   TempDir dir;
   const fs::path spec = WriteSeedSpec(dir, "  budget: 3\n");
-  auto r = RunFrugal({"run", "--spec", spec.string(), "--allow-overrun", "--tag", "owner=bob", "--", "/bin/sh",
-                      "-c", "sleep 0.2"},
+  auto r = RunFrugal({"run", "--spec", spec.string(), "--allow-overrun", "--tag", "owner=bob", "--",
+                      "/bin/sh", "-c", "sleep 0.2"},
                      dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("starting anyway"), std::string::npos) << r.err;
@@ -96,13 +100,14 @@ TEST(RunSpec, WithinBudgetRunsOnThePlannersChoiceAndTheGivenOfferIsGatedToo) {
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_EQ(OnlyRun(dir.path())["segments"][0]["gpu"], "L4");
   // Option A costs $4.00 for the job: over the $3.50 budget.
-  auto a = RunFrugal({"run", "--spec", spec.string(), "--offer", "seed:option-a:lab:on_demand", "--", "true"},
-                     dir.path());
+  auto a = RunFrugal(
+      {"run", "--spec", spec.string(), "--offer", "seed:option-a:lab:on_demand", "--", "true"},
+      dir.path());
   EXPECT_EQ(a.exit_code, 3) << a.err;
   EXPECT_NE(a.err.find("$4.00"), std::string::npos) << a.err;
   // A budget flag over the spec's lifts the gate.
-  auto more = RunFrugal({"run", "--spec", spec.string(), "--offer", "seed:option-a:lab:on_demand", "--budget",
-                         "4.5", "--", "true"},
+  auto more = RunFrugal({"run", "--spec", spec.string(), "--offer", "seed:option-a:lab:on_demand",
+                         "--budget", "4.5", "--", "true"},
                         dir.path());
   EXPECT_EQ(more.exit_code, 0) << more.err;
 }
