@@ -63,6 +63,9 @@ struct SupervisedRunner::Active {
   double fidelity = 0.0;  ///< the last fidelity reported with the objective
   bool reported = false;  ///< any objective report at all
   std::optional<SteadyClock::time_point> reached_at;  ///< when the target was reported
+  /// The furthest objective report in the trial's earlier report files, which the tuner may
+  /// not have seen (it was killed while the trial reported): (fidelity, value).
+  std::optional<std::pair<double, double>> earlier;
 };
 
 SupervisedRunnerOptions SupervisedRunnerOptions::ForSpec(const StudySpec& spec,
@@ -196,7 +199,16 @@ void SupervisedRunner::StartNext() {
   for (const auto& entry :
        std::filesystem::directory_iterator(TrialDir(a.pending.trial.id) / "reports", ec)) {
     auto reader = std::make_unique<run::ReportReader>(entry.path());
-    (void)reader->Poll();
+    for (const run::ReportMessage& m : reader->Poll()) {
+      const auto* progress = std::get_if<run::ProgressReport>(&m);
+      if (progress == nullptr) continue;
+      const auto value = progress->metrics.find(options_.objective_metric);
+      const auto fid = progress->metrics.find(options_.fidelity_metric);
+      if (value == progress->metrics.end()) continue;
+      const double f =
+          fid != progress->metrics.end() ? fid->second : static_cast<double>(progress->step);
+      if (!a.earlier || f >= a.earlier->first) a.earlier = std::make_pair(f, value->second);
+    }
     a.readers[entry.path()] = std::move(reader);
   }
   a.thread = std::thread([this, &a] { SuperviseLoop(a); });
@@ -259,6 +271,16 @@ Result<Progress> SupervisedRunner::FinishActive() {
   Active& a = *active_;
   PollReports(a);
   const int64_t id = a.pending.trial.id;
+  if (!a.reported && a.earlier && a.earlier->first >= a.pending.to_fidelity - kEps) {
+    // It had reached the target before the tuner stopped (its checkpoint is there): that
+    // report is the rung's result.
+    Progress p = TimeEvent(a, SegmentEnd::kNone);
+    p.fidelity = a.earlier->first;
+    p.value = a.earlier->second;
+    a.fidelity = p.fidelity;
+    a.reported = true;
+    ready_.push_back(p);
+  }
   SegmentEnd end = SegmentEnd::kFailed;
   if (!a.result) {
     log::Warning("trial {}: {}", id, a.result.error().message);
@@ -313,8 +335,8 @@ Result<std::optional<Progress>> SupervisedRunner::WaitNext() {
       Result<Progress> end = FinishActive();
       active_.reset();
       if (!end) return Fail(end.error());
-      StartNext();
-      return std::optional<Progress>(*end);
+      ready_.push_back(*end);  // after the segment's last reports
+      continue;
     }
     if (SteadyClock::now() - a.last_event >= options_.accrual_interval) {
       return std::optional<Progress>(TimeEvent(a, SegmentEnd::kNone));
