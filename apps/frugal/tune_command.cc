@@ -17,6 +17,8 @@
 #include "frugal/core/paths.h"
 #include "frugal/core/table.h"
 #include "frugal/core/text.h"
+#include "frugal/ledger/ledger.h"
+#include "frugal/tune/ledger_study_store.h"
 #include "frugal/tune/replay_runner.h"
 #include "frugal/tune/study.h"
 #include "frugal/tune/study_check.h"
@@ -222,6 +224,28 @@ Result<void> Finish(Streams& s, const GlobalOptions& global, const tune::Study& 
   return {};
 }
 
+/// Where study state lives: the ledger when --db or FRUGAL_DB names one, else one JSON file
+/// per study under the user's data directory.
+struct Store {
+  std::unique_ptr<ledger::Ledger> ledger;
+  std::unique_ptr<tune::StudyStore> store;
+  tune::LedgerStudyStore* in_ledger = nullptr;
+};
+
+Result<Store> OpenStore(const GlobalOptions& global, ledger::CreateMode create) {
+  Store st;
+  const char* env = std::getenv("FRUGAL_DB");
+  if (global.db.empty() && (env == nullptr || *env == '\0')) {
+    st.store = std::make_unique<tune::JsonFileStudyStore>(tune::JsonFileStudyStore::Default());
+    return st;
+  }
+  st.ledger = FRUGAL_TRY(ledger::OpenForCommand(global.db, create));
+  auto store = std::make_unique<tune::LedgerStudyStore>(*st.ledger);
+  st.in_ledger = store.get();
+  st.store = std::move(store);
+  return st;
+}
+
 Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
   if (o.spec_path.empty() && o.replay_dir.empty()) {
     return Fail(
@@ -235,13 +259,15 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
   }
   const tune::SpecText text = FRUGAL_TRY(o.spec_path.empty() ? SpecFromFlags(o) : SpecFromFile(o));
   Bench b = FRUGAL_TRY(Assemble(text, s));
-  tune::JsonFileStudyStore store = tune::JsonFileStudyStore::Default();
+  Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kCreateIfMissing));
+  tune::StudyStore& store = *st.store;
   if (auto existing = store.Load(b.spec.name);
       existing && !o.restart && existing->value("status", "") != "finished") {
     return Fail(ErrorCode::kBadInput, "study '" + b.spec.name + "' exists and has not finished: " +
                                           "'frugal tune resume " + b.spec.name +
                                           "', or pass --restart");
   }
+  if (st.in_ledger != nullptr) FRUGAL_TRY(st.in_ledger->Retire(b.spec.name));
   if (b.supervised != nullptr) {
     // A new study: checkpoints of an earlier one of the same name must not be resumed.
     std::error_code ec;
@@ -258,7 +284,8 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
 }
 
 Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
-  tune::JsonFileStudyStore store = tune::JsonFileStudyStore::Default();
+  Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kMustExist));
+  tune::StudyStore& store = *st.store;
   const nlohmann::json state = FRUGAL_TRY(store.Load(o.study));
   const tune::SpecText text{state.value("spec_yaml", ""), state.value("spec_source", ""),
                             state.value("spec_base", "")};
@@ -270,8 +297,8 @@ Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Strea
 }
 
 Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
-  const tune::JsonFileStudyStore store = tune::JsonFileStudyStore::Default();
-  const nlohmann::json state = FRUGAL_TRY(store.Load(o.study));
+  const Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kMustExist));
+  const nlohmann::json state = FRUGAL_TRY(st.store->Load(o.study));
   const StudySpec spec = FRUGAL_TRY(tune::ParseStudySpec(
       state.value("spec_yaml", ""), state.value("spec_source", ""), state.value("spec_base", "")));
   std::vector<tune::Trial> trials;

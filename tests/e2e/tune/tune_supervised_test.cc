@@ -116,10 +116,14 @@ class TuneSupervised : public ::testing::Test {
 
 TEST_F(TuneSupervised, PausesPromotesResumesAndSurvivesPreemptionsAndAKill) {
   // Killed (as if) after a few events, then resumed from the stored state.
-  const CommandResult first = RunFrugal(
-      {"tune", (dir_ / "study.yaml").string(), "--halt-after", "8"}, home_.path(), Env());
+  // State lives in a SQLite ledger (--db).
+  const std::string db = (dir_ / "ledger.sqlite").string();
+  const CommandResult first =
+      RunFrugal({"--db", db, "tune", (dir_ / "study.yaml").string(), "--halt-after", "8"},
+                home_.path(), Env());
   ASSERT_EQ(first.exit_code, 130) << first.err;
-  const CommandResult r = RunFrugal({"--json", "tune", "resume", "fake"}, home_.path(), Env());
+  const CommandResult r =
+      RunFrugal({"--db", db, "--json", "tune", "resume", "fake"}, home_.path(), Env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << r.out;
@@ -147,7 +151,8 @@ TEST_F(TuneSupervised, PausesPromotesResumesAndSurvivesPreemptionsAndAKill) {
   }
   EXPECT_GE(resumed, 2);
 
-  const CommandResult status = RunFrugal({"--json", "tune", "status", "fake"}, home_.path());
+  const CommandResult status =
+      RunFrugal({"--db", db, "--json", "tune", "status", "fake"}, home_.path());
   ASSERT_EQ(status.exit_code, 0) << status.err;
   EXPECT_NE(status.out.find("\"finished\""), std::string::npos) << status.out;
 }
