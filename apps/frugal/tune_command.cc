@@ -14,11 +14,16 @@
 
 #include "commands.h"
 #include "frugal/core/atomic_file.h"
+#include "frugal/core/paths.h"
 #include "frugal/core/table.h"
+#include "frugal/core/text.h"
+#include "frugal/ledger/ledger.h"
+#include "frugal/tune/ledger_study_store.h"
 #include "frugal/tune/replay_runner.h"
 #include "frugal/tune/study.h"
 #include "frugal/tune/study_check.h"
 #include "frugal/tune/study_report.h"
+#include "frugal/tune/supervised_runner.h"
 
 namespace frugal::cli {
 
@@ -141,21 +146,52 @@ tune::RunOptions WithStatusLine(tune::RunOptions options, Streams& s) {
   return options;
 }
 
-/// Everything a study needs besides its state: the spec, and for replay the table and runner.
+/// Everything a study needs besides its state: the spec, and the runner (for replay, the table
+/// it reads; for a trial command, the supervised runner).
 struct Bench {
   StudySpec spec;
   std::unique_ptr<tune::ReplayTable> table;  // owned apart: the runner borrows it
   std::unique_ptr<tune::TrialRunner> runner;
+  tune::SupervisedRunner* supervised = nullptr;  // the runner, when it trains real trials
 };
 
-Result<Bench> Assemble(const tune::SpecText& text) {
+/// Where a study's trials keep their runs (checkpoints, journals, reports).
+fs::path StudyDir(const std::string& name) { return UserDataDir() / "studies" / name; }
+
+/// kBadInput naming the field when the trial command's program cannot be found.
+Result<void> CheckCommand(const StudySpec& spec, const fs::path& workdir) {
+  const std::string& program = spec.command.front();
+  bool found = false;
+  if (program.find('/') != std::string::npos) {
+    found = fs::exists(fs::path(program).is_absolute() ? fs::path(program) : workdir / program);
+  } else if (const char* path = std::getenv("PATH")) {
+    for (const std::string& dir : Split(path, ':')) {
+      if (!dir.empty() && ::access((fs::path(dir) / program).c_str(), X_OK) == 0) found = true;
+    }
+  }
+  if (found) return {};
+  return Fail(ErrorCode::kBadInput, spec.source + ": field 'trial.command': program '" + program +
+                                        "' not found (on PATH, or relative to " +
+                                        workdir.string() + ")");
+}
+
+Result<Bench> Assemble(const tune::SpecText& text, Streams& s) {
   Bench b;
   b.spec = FRUGAL_TRY(tune::ParseStudySpec(text.yaml, text.source, text.base_dir));
   if (!b.spec.replay) {
-    return Fail(ErrorCode::kUnavailable,
-                "study '" + b.spec.name +
-                    "' runs a trial command, which needs the run supervisor "
-                    "(not in this build yet); replay it from tabulated curves with --replay DIR");
+    FRUGAL_TRY(CheckCommand(b.spec, text.base_dir));
+    if (b.spec.resources.workers > 1) {
+      s.err << fmt::format(
+          "note: trials of '{}' run one at a time (resources.workers: {} applies to replay "
+          "only: the run supervisor owns the process's signals and children)\n",
+          b.spec.name, b.spec.resources.workers);
+      b.spec.resources.workers = 1;
+    }
+    auto runner = std::make_unique<tune::SupervisedRunner>(
+        tune::SupervisedRunnerOptions::ForSpec(b.spec, text.base_dir, StudyDir(b.spec.name)));
+    b.supervised = runner.get();
+    b.runner = std::move(runner);
+    return b;
   }
   b.table = std::make_unique<tune::ReplayTable>(FRUGAL_TRY(
       tune::ReplayTable::Load(*b.spec.replay, b.spec.objective.metric, b.spec.fidelity.name)));
@@ -168,11 +204,46 @@ Result<void> Finish(Streams& s, const GlobalOptions& global, const tune::Study& 
   if (::isatty(2) != 0) s.err << "\r\x1b[K" << std::flush;  // clear the status line
   if (!result) return Fail(result.error());
   if (global.json) {
-    WriteJson(s, tune::RunJson(study, *result, b.table.get()));
+    nlohmann::json doc = tune::RunJson(study, *result, b.table.get());
+    if (b.supervised != nullptr) {
+      doc["supervised"] = {{"invocations", b.supervised->invocations()},
+                           {"preemptions", b.supervised->preemptions()},
+                           {"trials_dir", (StudyDir(result->name) / "trials").string()}};
+    }
+    WriteJson(s, doc);
   } else {
     tune::PrintRun(s.out, study, *result, b.table.get());
+    if (b.supervised != nullptr) {
+      s.out << fmt::format(
+          "supervised: {} supervisor invocation(s), {} preemption(s), each resumed from the "
+          "trial's newest checkpoint; runs under {}\n",
+          b.supervised->invocations(), b.supervised->preemptions(),
+          (StudyDir(result->name) / "trials").string());
+    }
   }
   return {};
+}
+
+/// Where study state lives: the ledger when --db or FRUGAL_DB names one, else one JSON file
+/// per study under the user's data directory.
+struct Store {
+  std::unique_ptr<ledger::Ledger> ledger;
+  std::unique_ptr<tune::StudyStore> store;
+  tune::LedgerStudyStore* in_ledger = nullptr;
+};
+
+Result<Store> OpenStore(const GlobalOptions& global, ledger::CreateMode create) {
+  Store st;
+  const char* env = std::getenv("FRUGAL_DB");
+  if (global.db.empty() && (env == nullptr || *env == '\0')) {
+    st.store = std::make_unique<tune::JsonFileStudyStore>(tune::JsonFileStudyStore::Default());
+    return st;
+  }
+  st.ledger = FRUGAL_TRY(ledger::OpenForCommand(global.db, create));
+  auto store = std::make_unique<tune::LedgerStudyStore>(*st.ledger);
+  st.in_ledger = store.get();
+  st.store = std::move(store);
+  return st;
 }
 
 Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
@@ -187,33 +258,47 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
                     ": set it in the spec (with a spec, only --replay applies)");
   }
   const tune::SpecText text = FRUGAL_TRY(o.spec_path.empty() ? SpecFromFlags(o) : SpecFromFile(o));
-  Bench b = FRUGAL_TRY(Assemble(text));
-  tune::JsonFileStudyStore store = tune::JsonFileStudyStore::Default();
+  Bench b = FRUGAL_TRY(Assemble(text, s));
+  Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kCreateIfMissing));
+  tune::StudyStore& store = *st.store;
   if (auto existing = store.Load(b.spec.name);
       existing && !o.restart && existing->value("status", "") != "finished") {
     return Fail(ErrorCode::kBadInput, "study '" + b.spec.name + "' exists and has not finished: " +
                                           "'frugal tune resume " + b.spec.name +
                                           "', or pass --restart");
   }
+  if (st.in_ledger != nullptr) FRUGAL_TRY(st.in_ledger->Retire(b.spec.name));
+  if (b.supervised != nullptr) {
+    // A new study: checkpoints of an earlier one of the same name must not be resumed.
+    std::error_code ec;
+    fs::remove_all(StudyDir(b.spec.name) / "trials", ec);
+    if (ec) {
+      return Fail(ErrorCode::kFailed, "cannot clear " + (StudyDir(b.spec.name) / "trials").string() +
+                                          ": " + ec.message());
+    }
+  }
   auto study = FRUGAL_TRY(tune::Study::Create(text, b.spec, *b.runner, store, b.table.get()));
+  if (b.supervised != nullptr) b.supervised->BindGate(&study->gate());
   return Finish(s, global, *study, b,
                 study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms}, s)));
 }
 
 Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
-  tune::JsonFileStudyStore store = tune::JsonFileStudyStore::Default();
+  Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kMustExist));
+  tune::StudyStore& store = *st.store;
   const nlohmann::json state = FRUGAL_TRY(store.Load(o.study));
   const tune::SpecText text{state.value("spec_yaml", ""), state.value("spec_source", ""),
                             state.value("spec_base", "")};
-  Bench b = FRUGAL_TRY(Assemble(text));
+  Bench b = FRUGAL_TRY(Assemble(text, s));
   auto study = FRUGAL_TRY(tune::Study::Restore(state, b.spec, *b.runner, store, b.table.get()));
+  if (b.supervised != nullptr) b.supervised->BindGate(&study->gate());
   return Finish(s, global, *study, b,
                 study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms}, s)));
 }
 
 Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
-  const tune::JsonFileStudyStore store = tune::JsonFileStudyStore::Default();
-  const nlohmann::json state = FRUGAL_TRY(store.Load(o.study));
+  const Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kMustExist));
+  const nlohmann::json state = FRUGAL_TRY(st.store->Load(o.study));
   const StudySpec spec = FRUGAL_TRY(tune::ParseStudySpec(
       state.value("spec_yaml", ""), state.value("spec_source", ""), state.value("spec_base", "")));
   std::vector<tune::Trial> trials;

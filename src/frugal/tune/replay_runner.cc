@@ -87,7 +87,10 @@ Result<std::optional<Progress>> ReplayRunner::WaitNext() {
   return std::optional<Progress>();
 }
 
-void ReplayRunner::Stop(int64_t trial_id) { running_.erase(trial_id); }
+double ReplayRunner::Stop(int64_t trial_id) {
+  running_.erase(trial_id);
+  return 0.0;
+}
 
 std::optional<double> ReplayRunner::FullFidelitySeconds(const Trial& trial) const {
   auto it = index_.find(trial.source_id);

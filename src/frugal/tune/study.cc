@@ -212,6 +212,14 @@ void Study::UpdateIncumbent(const Trial& trial) {
   }
 }
 
+void Study::AccrueStop(Trial& trial) {
+  // A real trial keeps paying while it checkpoints and exits: that time is its spend too.
+  const double tail = runner_.Stop(trial.id);
+  trial.cost_seconds += tail;
+  gate_.Accrue(tail);
+  trial.spend = gate_.SpendFor(trial.cost_seconds);
+}
+
 Result<void> Study::Handle(const Progress& p) {
   Trial& trial = trials_[static_cast<size_t>(p.trial_id)];
   const double units = p.fidelity - trial.last_fidelity;
@@ -228,19 +236,24 @@ Result<void> Study::Handle(const Progress& p) {
     EndTrial(trial, TrialState::kFailed);
     return {};
   }
+  if (p.end == SegmentEnd::kBudgetStopped) {
+    EndTrial(trial, TrialState::kStoppedAtBudget);
+    CloseStarts("budget");
+    return {};
+  }
   if (p.end != SegmentEnd::kNone) return OnSegmentEnd(trial, p);
   // The cap holds at every accrual: the rest of the budget must pay one more interval of
   // every running trial, else this one checkpoints and stops.
   const double interval = p.wall_seconds;
   if (!gate_.CoversNextInterval(interval * static_cast<double>(running_.size()))) {
-    runner_.Stop(trial.id);
+    AccrueStop(trial);
     EndTrial(trial, TrialState::kStoppedAtBudget);
     CloseStarts("budget");
     return {};
   }
   const auto& wall = spec_.gates.trial_max_wall;
   if (wall && trial.cost_seconds + interval > ToSeconds(*wall)) {
-    runner_.Stop(trial.id);
+    AccrueStop(trial);
     EndTrial(trial, TrialState::kStoppedAtBudget);
   }
   return {};
@@ -288,7 +301,13 @@ Result<StudySummary> Study::Run(const RunOptions& options) {
   while (true) {
     FRUGAL_TRY(FillWorkers());
     if (running_.empty()) break;
-    const std::optional<Progress> progress = FRUGAL_TRY(runner_.WaitNext());
+    Result<std::optional<Progress>> next = runner_.WaitNext();
+    if (!next) {
+      // Interrupted (Ctrl-C reached a supervised trial, which checkpointed): keep what is known.
+      if (next.error().code == ErrorCode::kInterrupted) FRUGAL_TRY(Persist("interrupted"));
+      return Fail(next.error());
+    }
+    const std::optional<Progress> progress = *next;
     if (!progress) break;
     FRUGAL_TRY(Handle(*progress));
     ++events_;

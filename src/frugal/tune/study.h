@@ -105,6 +105,8 @@ class Study {
   [[nodiscard]] Result<void> OnSegmentEnd(Trial& trial, const Progress& progress);
   [[nodiscard]] Result<void> Launch(Trial& trial, double to_fidelity);
   void EndTrial(Trial& trial, TrialState state);
+  /// Stops the trial's segment and accrues what the stop itself took.
+  void AccrueStop(Trial& trial);
   void ApplyPruned();
   void UpdateIncumbent(const Trial& trial);
   void CloseStarts(const std::string& reason);

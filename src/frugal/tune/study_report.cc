@@ -34,6 +34,20 @@ nlohmann::json LeaderboardJson(const std::vector<Trial>& trials, Direction direc
   return rows;
 }
 
+/// A replayed row's id, or the sampled configuration itself ("lr=0.0123 optimizer=adam").
+std::string ConfigText(const Trial& t) {
+  if (!t.source_id.empty()) return t.source_id;
+  std::string text;
+  const nlohmann::json config = ConfigToJson(t.config);
+  for (const auto& [name, value] : config.items()) {
+    const std::string v = value.is_number_float() ? fmt::format("{:.3g}", value.get<double>())
+                          : value.is_string()     ? value.get<std::string>()
+                                                  : value.dump();
+    text += (text.empty() ? "" : " ") + name + "=" + v;
+  }
+  return text.empty() ? std::to_string(t.id) : text;
+}
+
 void PrintLeaderboard(std::ostream& out, const std::vector<Trial>& trials, const StudySpec& spec) {
   Table table({{"rank", Align::kRight},
                {"trial", Align::kRight},
@@ -46,8 +60,7 @@ void PrintLeaderboard(std::ostream& out, const std::vector<Trial>& trials, const
   for (const Trial* t : Leaderboard(trials, spec.objective.direction)) {
     if (static_cast<size_t>(rank) >= kLeaderboardRows) break;
     table.AddRow({std::to_string(++rank), std::to_string(t->id),
-                  t->source_id.empty() ? std::to_string(t->id) : t->source_id,
-                  std::string(TrialStateName(t->state)), fmt::format("{:g}", t->last_fidelity),
+                  ConfigText(*t), std::string(TrialStateName(t->state)), fmt::format("{:g}", t->last_fidelity),
                   Value(t->last_value), t->spend.ToString()});
   }
   table.Render(out);

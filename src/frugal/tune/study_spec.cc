@@ -249,7 +249,7 @@ Result<void> ParseGates(const YamlDoc& doc, const YAML::Node& node, Gates& out) 
 Result<void> ParseTrial(const YamlDoc& doc, const YAML::Node& root,
                         const std::filesystem::path& base, StudySpec& out) {
   if (const YAML::Node trial = root["trial"]) {
-    FRUGAL_TRY(doc.CheckKeys(trial, "trial", {"command"}));
+    FRUGAL_TRY(doc.CheckKeys(trial, "trial", {"command", "chaos"}));
     const YAML::Node command = trial["command"];
     if (command && command.IsScalar()) {
       for (const std::string& word : Split(command.as<std::string>(), ' ')) {
@@ -259,6 +259,16 @@ Result<void> ParseTrial(const YamlDoc& doc, const YAML::Node& root,
       out.command = FRUGAL_TRY(doc.StringList(trial, "command"));
     }
     if (out.command.empty()) return Fail(doc.ErrorAt(trial, "trial.command", "is empty"));
+    if (const YAML::Node chaos = trial["chaos"]) {
+      FRUGAL_TRY(doc.CheckKeys(chaos, "trial.chaos", {"every", "max"}));
+      ChaosSpec c;
+      c.every = FRUGAL_TRY(doc.OptionalDuration(chaos, "every")).value_or(Duration(0));
+      if (c.every <= Duration(0))
+        return Fail(doc.ErrorAt(chaos, "trial.chaos.every", "needs a positive duration"));
+      c.max = FRUGAL_TRY(doc.OptionalInt(chaos, "max")).value_or(0);
+      if (c.max < 0) return Fail(doc.ErrorAt(chaos["max"], "trial.chaos.max", "must be >= 0"));
+      out.chaos = c;
+    }
   }
   if (const YAML::Node replay = root["replay"]) {
     FRUGAL_TRY(doc.CheckKeys(replay, "replay", {"dir", "config_column", "cost_column"}));

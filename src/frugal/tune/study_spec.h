@@ -66,9 +66,18 @@ struct Gates {
   std::optional<PlateauGate> plateau;
 };
 
+/// Injected preemptions for drills (the run supervisor's chaos source): each trial segment is
+/// preempted at a random moment 0.5–1.5× `every` after it starts, at most `max` times in the
+/// whole study (0: no limit).
+struct ChaosSpec {
+  Duration every{0};
+  int64_t max = 0;
+};
+
 struct StudySpec {
   std::string name;
   std::vector<std::string> command;  ///< the trial command (empty for replay)
+  std::optional<ChaosSpec> chaos;    ///< injected preemptions (trial commands only)
   std::optional<ReplaySource> replay;
   SearchSpace space;
   Objective objective;

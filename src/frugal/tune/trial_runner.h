@@ -22,6 +22,7 @@ enum class SegmentEnd {
   kReachedTarget,  ///< reached the target fidelity; the trial is checkpointed there
   kScheduleEnded,  ///< the trial's own schedule ended before the target (it is complete)
   kFailed,         ///< the trial diverged or crashed
+  kBudgetStopped,  ///< the runner's own cap on the trial stopped it (checkpointed)
 };
 
 /// One accrual interval of one trial.
@@ -42,8 +43,10 @@ class TrialRunner {
                                             double to_fidelity) = 0;
   /// Blocks until the next progress event of any running segment; nullopt when none runs.
   [[nodiscard]] virtual Result<std::optional<Progress>> WaitNext() = 0;
-  /// Checkpoints the trial at its last reported fidelity and ends its segment.
-  virtual void Stop(int64_t trial_id) = 0;
+  /// Checkpoints the trial at its last reported fidelity and ends its segment. Returns the
+  /// wall seconds the stop itself consumed after the last progress event (the checkpoint and
+  /// the exit), which the study accrues to the trial; 0 for a simulated trial.
+  virtual double Stop(int64_t trial_id) = 0;
   /// The study clock: seconds since the study began.
   virtual double Now() const = 0;
   /// The wall seconds a trial would take from scratch to its full fidelity, when known.

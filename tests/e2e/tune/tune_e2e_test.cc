@@ -235,11 +235,16 @@ TEST_F(TuneE2e, FlagsCannotSilentlyOverrideASpec) {
   EXPECT_NE(r.err.find("--budget cannot change"), std::string::npos) << r.err;
 }
 
-TEST_F(TuneE2e, TrialCommandStudyNeedsTheSupervisorOrAReplay) {
-  const CommandResult r =
-      RunFrugal({"tune", (SourceDir() / "examples/seed-plan.yaml").string()}, home_.path());
-  EXPECT_EQ(r.exit_code, 4) << r.err;
-  EXPECT_NE(r.err.find("--replay"), std::string::npos) << r.err;
+TEST_F(TuneE2e, TrialCommandWhoseProgramIsMissingIsBadInput) {
+  TempDir dir;
+  WriteTestFile(dir / "study.yaml",
+                "name: missing\ntrial: {command: [no-such-trainer-xyz, train.py]}\n"
+                "space: {lr: {type: float, low: 0.001, high: 0.1, scale: log}}\n"
+                "objective: {metric: loss, direction: minimize}\nfidelity: {max: 9, grace: 1}\n");
+  const CommandResult r = RunFrugal({"tune", (dir / "study.yaml").string()}, home_.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("trial.command"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no-such-trainer-xyz"), std::string::npos) << r.err;
 }
 
 TEST_F(TuneE2e, ExampleSpecReplaysTheSharedAlexnetCurves) {

@@ -1,0 +1,166 @@
+#include "frugal/tune/ledger_study_store.h"
+
+#include <cmath>
+#include <vector>
+
+#include "frugal/tune/study_spec.h"
+#include "frugal/tune/trial.h"
+
+namespace frugal::tune {
+
+namespace {
+
+using ledger::Value;
+
+constexpr const char* kCreateTable =
+    "CREATE TABLE IF NOT EXISTS tune_study_states (study_id BIGINT PRIMARY KEY REFERENCES "
+    "studies (id), state TEXT NOT NULL, saved_ms BIGINT NOT NULL)";
+
+/// The ledger's word for a trial state (it has no "stopped at budget": such a trial is
+/// checkpointed and could resume, so it is paused).
+ledger::TrialState LedgerState(TrialState s) {
+  switch (s) {
+    case TrialState::kRunning: return ledger::TrialState::kRunning;
+    case TrialState::kPaused: return ledger::TrialState::kPaused;
+    case TrialState::kCompleted: return ledger::TrialState::kCompleted;
+    case TrialState::kPruned: return ledger::TrialState::kPruned;
+    case TrialState::kFailed: return ledger::TrialState::kFailed;
+    case TrialState::kStoppedAtBudget: return ledger::TrialState::kPaused;
+  }
+  return ledger::TrialState::kPending;
+}
+
+ledger::StudyState LedgerStudyState(const nlohmann::json& state) {
+  if (state.value("status", "") != "finished") return ledger::StudyState::kRunning;
+  const auto& flags = state.value("flags", nlohmann::json::object());
+  return flags.value("stop_reason", "") == "budget" ? ledger::StudyState::kBudgetStopped
+                                                    : ledger::StudyState::kFinished;
+}
+
+}  // namespace
+
+Result<void> LedgerStudyStore::EnsureTable() const {
+  if (table_ready_) return {};
+  FRUGAL_TRY(ledger_.connection().ExecuteScript(kCreateTable));
+  table_ready_ = true;
+  return {};
+}
+
+Result<ledger::StudyId> LedgerStudyStore::StudyFor(const std::string& name,
+                                                   const nlohmann::json& state) {
+  if (auto it = ids_.find(name); it != ids_.end()) return it->second;
+  const auto found = FRUGAL_TRY(ledger_.FindStudy(name));
+  if (found) {
+    ids_[name] = found->id;
+    return found->id;
+  }
+  const std::string yaml = state.at("spec_yaml").get<std::string>();
+  const StudySpec spec = FRUGAL_TRY(ParseStudySpec(yaml, state.value("spec_source", name),
+                                                   state.value("spec_base", "")));
+  ledger::NewStudy study;
+  study.name = name;
+  study.spec = yaml;
+  study.objective = spec.objective.metric;
+  study.direction = spec.objective.direction == Direction::kMaximize ? "maximize" : "minimize";
+  study.budget = spec.gates.budget;
+  study.created = ledger::Now();
+  const ledger::StudyId id = FRUGAL_TRY(ledger_.CreateStudy(study));
+  ids_[name] = id;
+  return id;
+}
+
+Result<void> LedgerStudyStore::SaveTrials(ledger::StudyId study, const nlohmann::json& state) {
+  const StudySpec spec = FRUGAL_TRY(ParseStudySpec(state.at("spec_yaml").get<std::string>(),
+                                                   state.value("spec_source", ""),
+                                                   state.value("spec_base", "")));
+  const std::vector<double> rungs = spec.Ladder().fidelities;
+  const bool maximize = spec.objective.direction == Direction::kMaximize;
+  std::vector<ledger::Trial> rows = FRUGAL_TRY(ledger_.TrialsOf(study));
+  const ledger::Timestamp now = ledger::Now();
+  for (const auto& j : state.at("trials")) {
+    const Trial t = FRUGAL_TRY(TrialFromJson(j));
+    const auto number = static_cast<size_t>(t.id);
+    while (rows.size() <= number) {
+      // Trials are numbered densely in the order the study started them.
+      ledger::Trial row;
+      row.id = FRUGAL_TRY(ledger_.AddTrial(study, ConfigToJson(t.config), now));
+      row.number = static_cast<int>(rows.size());
+      rows.push_back(row);
+    }
+    ledger::Trial& row = rows[number];
+    const ledger::TrialState target = LedgerState(t.state);
+    if (row.state != target || row.cost != t.spend) {
+      FRUGAL_TRY(ledger_.UpdateTrial(row.id, target, t.spend - row.cost, std::nullopt, now));
+    }
+    for (size_t k = 0; k < t.rung_losses.size() && k < rungs.size(); ++k) {
+      if (std::isnan(t.rung_losses[k])) continue;
+      const double value = maximize ? -t.rung_losses[k] : t.rung_losses[k];
+      const auto it = row.rungs.find(static_cast<int>(k));
+      if (it != row.rungs.end() && it->second.second == value) continue;
+      FRUGAL_TRY(ledger_.RecordRung(row.id, static_cast<int>(k), rungs[k], value, now));
+    }
+  }
+  return {};
+}
+
+Result<void> LedgerStudyStore::Save(const std::string& name, const nlohmann::json& state) {
+  try {
+    FRUGAL_TRY(EnsureTable());
+    const ledger::StudyId study = FRUGAL_TRY(StudyFor(name, state));
+    FRUGAL_TRY(SaveTrials(study, state));
+    FRUGAL_TRY(ledger_.SetStudyState(study, LedgerStudyState(state)));
+    const std::vector<Value> params = {study, state.dump(), ledger::ToMillis(ledger::Now())};
+    return ledger::Transact(ledger_.connection(), ledger::TxnMode::kWrite,
+                            [&](ledger::Connection& c) -> Result<void> {
+                              FRUGAL_TRY(c.Query(
+                                  "INSERT INTO tune_study_states (study_id, state, saved_ms) "
+                                  "VALUES (?, ?, ?) ON CONFLICT (study_id) DO UPDATE SET state "
+                                  "= excluded.state, saved_ms = excluded.saved_ms",
+                                  params));
+                              return {};
+                            });
+  } catch (const nlohmann::json::exception& e) {
+    return Fail(ErrorCode::kBadInput, std::string("study state: ") + e.what());
+  }
+}
+
+Result<nlohmann::json> LedgerStudyStore::Load(const std::string& name) const {
+  FRUGAL_TRY(EnsureTable());
+  const auto found = FRUGAL_TRY(ledger_.FindStudy(name));
+  if (!found) {
+    return Fail(ErrorCode::kBadInput,
+                "no study named '" + name + "' in the ledger " + ledger_.connection().where());
+  }
+  const std::vector<Value> params = {found->id};
+  const auto rows = FRUGAL_TRY(ledger_.connection().Query(
+      "SELECT state FROM tune_study_states WHERE study_id = ?", params));
+  if (rows.empty()) {
+    return Fail(ErrorCode::kBadInput, "study '" + name + "' in the ledger has no tuner state");
+  }
+  nlohmann::json state =
+      nlohmann::json::parse(ledger::AsText(rows[0][0]), nullptr, /*allow_exceptions=*/false);
+  if (state.is_discarded() || !state.is_object() ||
+      state.value("version", 0) != kStudyStateVersion) {
+    return Fail(ErrorCode::kBadInput, "study '" + name + "': the ledger's tuner state is not a "
+                                          "version " + std::to_string(kStudyStateVersion) +
+                                          " study state");
+  }
+  return state;
+}
+
+Result<void> LedgerStudyStore::Retire(const std::string& name) {
+  const auto found = FRUGAL_TRY(ledger_.FindStudy(name));
+  ids_.erase(name);
+  if (!found) return {};
+  if (found->state == ledger::StudyState::kRunning) {
+    FRUGAL_TRY(ledger_.SetStudyState(found->id, ledger::StudyState::kCancelled));
+  }
+  const std::vector<Value> params = {name + "@" + std::to_string(found->id), found->id};
+  return ledger::Transact(ledger_.connection(), ledger::TxnMode::kWrite,
+                          [&](ledger::Connection& c) -> Result<void> {
+                            FRUGAL_TRY(c.Query("UPDATE studies SET name = ? WHERE id = ?", params));
+                            return {};
+                          });
+}
+
+}  // namespace frugal::tune

@@ -1,0 +1,43 @@
+#pragma once
+// A StudyStore in the ledger (`--db`): a study's trials, their rung results, states and spend
+// go into the ledger's studies / trials / trial_rungs tables, where reports and other tools
+// read them; the rest of the tuner's state document (scheduler, sampler, runner, accounting)
+// goes into tune_study_states, one row per study, which this store creates when missing:
+//   tune_study_states (study_id BIGINT PRIMARY KEY REFERENCES studies (id),
+//                      state TEXT NOT NULL, saved_ms BIGINT NOT NULL)
+// Save writes the rows first and the state document last, so after a crash the document
+// never refers to trials the ledger lacks; a later Save reconciles rows written after it.
+
+#include <map>
+#include <string>
+
+#include "frugal/ledger/ledger.h"
+#include "frugal/tune/study_store.h"
+
+namespace frugal::tune {
+
+class LedgerStudyStore final : public StudyStore {
+ public:
+  /// Borrows `ledger`, which must outlive the store.
+  explicit LedgerStudyStore(ledger::Ledger& ledger) : ledger_(ledger) {}
+
+  [[nodiscard]] Result<void> Save(const std::string& name, const nlohmann::json& state) override;
+  [[nodiscard]] Result<nlohmann::json> Load(const std::string& name) const override;
+
+  /// Frees `name` for a new study: an existing one is renamed "<name>@<id>" (and marked
+  /// cancelled when it had not finished), keeping its rows. Nothing happens when none exists.
+  [[nodiscard]] Result<void> Retire(const std::string& name);
+
+ private:
+  /// The study's ledger id, creating the study (from the state's spec) when it is new.
+  [[nodiscard]] Result<ledger::StudyId> StudyFor(const std::string& name,
+                                                 const nlohmann::json& state);
+  [[nodiscard]] Result<void> SaveTrials(ledger::StudyId study, const nlohmann::json& state);
+  [[nodiscard]] Result<void> EnsureTable() const;
+
+  ledger::Ledger& ledger_;
+  mutable bool table_ready_ = false;
+  std::map<std::string, ledger::StudyId> ids_;
+};
+
+}  // namespace frugal::tune

@@ -1,0 +1,183 @@
+// frugal tune with real trial processes under the run supervisor: a stdlib Python trainer
+// (fast, always available) for pauses, promotions, preemptions and kill/resume, and the
+// PyTorch example study when torch is importable.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/test_support.h"
+
+namespace frugal::testing {
+namespace {
+
+// Trains nothing, but behaves like a trainer: reads its configuration and target, resumes from
+// its checkpoint, "trains" epoch by epoch (checkpoint, then report), and logs every segment's
+// start and every epoch to trials.log in its working directory.
+constexpr const char* kTrainer = R"py(
+import json, os, sys, time
+sys.path.insert(0, os.environ["FRUGAL_TEST_PYTHONPATH"])
+import frugal
+config = json.loads(os.environ["FRUGAL_TRIAL_CONFIG"])
+trial = os.environ["FRUGAL_TRIAL_ID"]
+target = int(float(os.environ["FRUGAL_TRIAL_TARGET"]))
+epoch = 0
+if frugal.resume_from():
+    with open(os.path.join(frugal.resume_from(), "state.json")) as f:
+        epoch = json.load(f)["epoch"]
+def log(line):
+    with open("trials.log", "a") as f:
+        f.write(line + "\n")
+log(f"start {trial} {epoch} {target}")
+while epoch < target:
+    for i in range(5):
+        time.sleep(0.02)
+        frugal.report(epoch * 5 + i, heartbeat=1)
+        if frugal.checkpoint_requested():  # a preemption notice: keep the epochs done
+            with frugal.checkpoint(epoch * 5 + i) as d:
+                with open(os.path.join(d, "state.json"), "w") as f:
+                    json.dump({"epoch": epoch}, f)
+        if frugal.should_stop():
+            sys.exit(0)
+    epoch += 1
+    with frugal.checkpoint(epoch * 5 + 5) as d:
+        with open(os.path.join(d, "state.json"), "w") as f:
+            json.dump({"epoch": epoch}, f)
+    loss = (config["x"] - 0.3) ** 2 + 1.0 / (epoch + 1)
+    frugal.report(epoch * 5 + 5, epoch=epoch, loss=loss)
+    log(f"epoch {trial} {epoch}")
+)py";
+
+constexpr const char* kStudy = R"(name: fake
+trial:
+  command: [python3, trainer.py]
+  chaos: {every: 400ms, max: 3}
+space:
+  x: {type: float, low: 0.0, high: 1.0}
+objective: {metric: loss, direction: minimize}
+fidelity: {name: epoch, min: 1, max: 9, grace: 1, reduction_factor: 3, cost_per_unit: 200ms}
+scheduler: asha
+seed: 3
+resources: {gpus: 2, price_per_hour: 36, workers: 1}
+gates: {budget_usd: 10, max_trials: 9}
+)";
+
+struct Segment {
+  int from = 0;
+  int target = 0;
+  int done_before = 0;
+};
+
+class TuneSupervised : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WriteTestFile(dir_ / "trainer.py", kTrainer);
+    WriteTestFile(dir_ / "study.yaml", kStudy);
+  }
+  std::vector<std::string> Env() const {
+    const char* path = std::getenv("PATH");
+    return {"FRUGAL_TEST_PYTHONPATH=" + (SourceDir() / "python").string(),
+            std::string("PATH=/usr/bin:") + (path != nullptr ? path : "")};
+  }
+  /// trial id → the segments it ran and the epochs it trained, from trials.log.
+  /// trial id → its segments in order, from trials.log; `from` is checked against the epochs
+  /// the trial logged before the segment started.
+  std::map<int, std::vector<Segment>> ReadLog() const {
+    std::map<int, std::vector<Segment>> segments;
+    std::map<int, int> done;  // epochs logged so far
+    std::ifstream in(dir_ / "trials.log");
+    std::string kind;
+    int trial = 0;
+    while (in >> kind >> trial) {
+      if (kind == "start") {
+        Segment s;
+        in >> s.from >> s.target;
+        s.done_before = done[trial];
+        segments[trial].push_back(s);
+      } else {
+        int e = 0;
+        in >> e;
+        EXPECT_EQ(e, done[trial] + 1) << "trial " << trial << " trained an epoch twice or skipped";
+        done[trial] = e;
+      }
+    }
+    return segments;
+  }
+  TempDir home_;
+  TempDir dir_;
+};
+
+TEST_F(TuneSupervised, PausesPromotesResumesAndSurvivesPreemptionsAndAKill) {
+  // Killed (as if) after a few events, then resumed from the stored state.
+  // State lives in a SQLite ledger (--db).
+  const std::string db = (dir_ / "ledger.sqlite").string();
+  const CommandResult first =
+      RunFrugal({"--db", db, "tune", (dir_ / "study.yaml").string(), "--halt-after", "8"},
+                home_.path(), Env());
+  ASSERT_EQ(first.exit_code, 130) << first.err;
+  const CommandResult r =
+      RunFrugal({"--db", db, "--json", "tune", "resume", "fake"}, home_.path(), Env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  EXPECT_EQ(doc["trials_started"], 9);
+  EXPECT_GE(doc["trials"]["completed"].get<int>(), 1) << r.out;
+  EXPECT_EQ(doc["trials"]["failed"], 0) << r.err;
+  EXPECT_GE(doc["promotions"].get<int>(), 2);
+  EXPECT_GE(doc["supervised"]["preemptions"].get<int>(), 1) << r.err;
+  EXPECT_LT(doc["best_config"]["x"].get<double>(), 0.65);
+  // Money: 2 GPUs at $36/GPU-h is $0.02 a second; a trial's spend is its wall time.
+  EXPECT_GT(doc["spend_usd"].get<double>(), 0.02 * 9 * 0.1);
+  EXPECT_LE(doc["spend_usd"].get<double>(), 10.0);
+
+  const std::map<int, std::vector<Segment>> segments = ReadLog();
+  ASSERT_EQ(segments.size(), 9U);
+  int resumed = 0;
+  for (const auto& [trial, list] : segments) {
+    // Every segment starts where the trial's work stopped: pauses, promotions, preemptions and
+    // the kill all resume from its newest checkpoint, so no completed epoch is repeated.
+    for (const Segment& s : list) {
+      EXPECT_EQ(s.from, s.done_before) << "trial " << trial;
+      resumed += s.from > 0 ? 1 : 0;
+      EXPECT_TRUE(s.target == 1 || s.target == 3 || s.target == 9) << s.target;
+    }
+  }
+  EXPECT_GE(resumed, 2);
+
+  const CommandResult status =
+      RunFrugal({"--db", db, "--json", "tune", "status", "fake"}, home_.path());
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_NE(status.out.find("\"finished\""), std::string::npos) << status.out;
+}
+
+TEST(TunePytorch, ExampleStudyRunsUnderItsBudgetWithPreemptions) {
+  if (RunProgram({"/usr/bin/python3", "-c", "import torch"}).exit_code != 0) {
+    GTEST_SKIP() << "torch is not importable by /usr/bin/python3";
+  }
+  TempDir home;
+  const char* path = std::getenv("PATH");
+  const CommandResult r =
+      RunFrugal({"--json", "tune", (SourceDir() / "examples/pytorch/study.yaml").string()},
+                home.path(), {std::string("PATH=/usr/bin:") + (path != nullptr ? path : "")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  EXPECT_GE(doc["trials_started"].get<int>(), 3) << r.out;
+  EXPECT_EQ(doc["trials"]["failed"], 0) << r.err;
+  EXPECT_GE(doc["promotions"].get<int>(), 1) << r.out;
+  EXPECT_GE(doc["supervised"]["preemptions"].get<int>(), 1) << r.err;
+  // The budget is hard: at most one accrual interval (1 s at $2.50/h) past $0.035.
+  EXPECT_GT(doc["spend_usd"].get<double>(), 0.0);
+  EXPECT_LE(doc["spend_usd"].get<double>(), 0.035 + 0.0007);
+  EXPECT_FALSE(doc["leaderboard"].empty()) << r.out;
+}
+
+}  // namespace
+}  // namespace frugal::testing
