@@ -6,7 +6,8 @@
 #   3. replay a real spot trace: deadline policies against the offline optimum;
 #   4. train a real PyTorch model under a dollar cap with injected spot preemptions: it resumes
 #      from verified checkpoints and ends with the same weights as an uninterrupted run;
-#   5. what was spent.
+#   5. tune its hyperparameters under a hard dollar cap with ASHA, trials preempted and resumed;
+#   6. what was spent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 frugal=${FRUGAL_BIN:-build/release/apps/frugal/frugal}
@@ -42,5 +43,10 @@ else
 fi
 
 echo
-echo "== 5. Spend in the ledger"
-$frugal report --since 30d
+echo "== 5. Tune a real PyTorch model under a \$0.035 cap (ASHA, preemptions injected)"
+PATH=/usr/bin:$PATH $frugal tune examples/pytorch/study.yaml
+
+echo
+echo "== 6. Spend in the ledger, by team"
+$frugal report --since 30d --by team
+$frugal runs list --since 1d

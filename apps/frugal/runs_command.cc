@@ -207,7 +207,7 @@ void RegisterRuns(CLI::App& app, GlobalOptions& global, Action& action) {
   CLI::App* l = cmd->add_subcommand("list", "Runs, newest first, with spend and GPU-hours");
   l->add_option("--since", list->since, "Active since: a duration back (7d) or a date");
   l->add_option("--until", list->until, "Started before: a duration back or a date");
-  l->add_option("--tag", list->tags, "key=value; repeat to require several")->expected(1);
+  l->add_option("--tag", list->tags, "key=value; repeat to require several")->allow_extra_args(false);
   l->add_option("--status", list->status,
                 "running, succeeded, failed, budget_stopped, cancelled, lost");
   l->add_option("--limit", list->limit, "Show at most N runs")->check(CLI::NonNegativeNumber);
