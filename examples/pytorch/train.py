@@ -47,6 +47,27 @@ def weights_sha256(model):
     return h.hexdigest()
 
 
+def save_state(model, optimizer, epoch, batch, step):
+    """Writes everything an exact resume needs (weights, optimizer, RNG states, data position) as
+    a checkpoint through the helper, which reports it only once it is complete."""
+    with frugal.checkpoint(step) as directory:
+        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                    "torch_rng": torch.get_rng_state(), "python_rng": random.getstate(),
+                    "epoch": epoch, "batch": batch, "step": step}, os.path.join(directory, "state.pt"))
+
+
+def load_state(model, optimizer):
+    """Restores the checkpoint frugal hands over; returns (epoch, batch, step), zeros on a fresh start."""
+    if not frugal.resume_from():
+        return 0, 0, 0
+    state = torch.load(os.path.join(frugal.resume_from(), "state.pt"))
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    torch.set_rng_state(state["torch_rng"])
+    random.setstate(state["python_rng"])
+    return state["epoch"], state["batch"], state["step"]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--epochs", type=int, default=3)
@@ -64,22 +85,12 @@ def main():
     model = make_model()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     steps_per_epoch = SAMPLES // BATCH
-    epoch, batch, step = 0, 0, 0
-
+    epoch, batch, step = load_state(model, optimizer)
     if frugal.resume_from():
-        state = torch.load(os.path.join(frugal.resume_from(), "state.pt"))
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        torch.set_rng_state(state["torch_rng"])
-        random.setstate(state["python_rng"])
-        epoch, batch, step = state["epoch"], state["batch"], state["step"]
         print(f"resumed at step {step} (epoch {epoch}, batch {batch})", flush=True)
 
     def save():
-        with frugal.checkpoint(step) as directory:
-            torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                        "torch_rng": torch.get_rng_state(), "python_rng": random.getstate(),
-                        "epoch": epoch, "batch": batch, "step": step}, os.path.join(directory, "state.pt"))
+        save_state(model, optimizer, epoch, batch, step)
 
     saved_at = step
     loss = torch.tensor(0.0)

@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 sys.path.insert(0, HERE)
 import frugal  # noqa: E402
-from train import CLASSES, FEATURES, make_data  # noqa: E402
+from train import CLASSES, FEATURES, load_state, make_data, save_state  # noqa: E402
 
 TRAIN = 3072  # the rest of train.py's samples are the validation set
 DEFAULTS = {"lr": 0.05, "optimizer": "sgd", "momentum": 0.9, "hidden": 128, "dropout": 0.1,
@@ -87,22 +87,12 @@ def main():
     model = make_model(config)
     optimizer = make_optimizer(config, model)
     steps_per_epoch = TRAIN // batch_size
-    epoch, batch, step = 0, 0, 0
-
+    epoch, batch, step = load_state(model, optimizer)
     if frugal.resume_from():
-        state = torch.load(os.path.join(frugal.resume_from(), "state.pt"))
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        torch.set_rng_state(state["torch_rng"])
-        random.setstate(state["python_rng"])
-        epoch, batch, step = state["epoch"], state["batch"], state["step"]
         print(f"trial resumed at epoch {epoch}, batch {batch}", file=sys.stderr, flush=True)
 
     def save():
-        with frugal.checkpoint(step) as directory:
-            torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                        "torch_rng": torch.get_rng_state(), "python_rng": random.getstate(),
-                        "epoch": epoch, "batch": batch, "step": step}, os.path.join(directory, "state.pt"))
+        save_state(model, optimizer, epoch, batch, step)
 
     saved_at = step
     train_loss = float("nan")

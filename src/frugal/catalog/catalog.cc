@@ -54,6 +54,7 @@ Result<Catalog> Catalog::LoadFrom(const fs::path& data_dir,
   Catalog c;
   FRUGAL_TRY(
       Load(data_dir, data_dir / "catalog", false, custom_files, c.gpus_, c.offers_, c.info_));
+  c.IndexGpus();
   return c;
 }
 
@@ -67,34 +68,37 @@ Result<Catalog> Catalog::LoadDefault(const std::vector<fs::path>& custom_files) 
   Catalog c;
   FRUGAL_TRY(Load(ShippedDataDir(), use_imported ? imported : ShippedDataDir() / "catalog",
                   use_imported, files, c.gpus_, c.offers_, c.info_));
+  c.IndexGpus();
   return c;
 }
 
-const GpuSpec* Catalog::FindGpu(std::string_view name) const {
-  std::vector<std::string> known;
-  for (const GpuSpec& g : gpus_) known.push_back(g.name);
-  const auto names = ResolveGpuName(name, known);
-  if (names.empty()) return nullptr;
+void Catalog::IndexGpus() {
+  gpu_names_.clear();
+  gpus_by_name_.clear();
   for (const GpuSpec& g : gpus_) {
-    if (g.name == names.front()) return &g;
+    gpu_names_.push_back(g.name);
+    gpus_by_name_.emplace(g.name, &g);
   }
-  return nullptr;
+}
+
+const GpuSpec* Catalog::FindGpu(std::string_view name) const {
+  if (auto exact = gpus_by_name_.find(name); exact != gpus_by_name_.end()) return exact->second;
+  const auto names = ResolveGpuName(name, gpu_names_);
+  if (names.empty()) return nullptr;
+  auto found = gpus_by_name_.find(names.front());
+  return found == gpus_by_name_.end() ? nullptr : found->second;
 }
 
 Result<const GpuSpec*> Catalog::RequireGpu(std::string_view name) const {
   if (const GpuSpec* g = FindGpu(name)) return g;
-  std::vector<std::string> known;
-  for (const GpuSpec& g : gpus_) known.push_back(g.name);
   return Fail(ErrorCode::kBadInput, fmt::format("unknown GPU '{}'{} (see 'frugal catalog gpus')",
-                                                name, DidYouMean(name, known)));
+                                                name, DidYouMean(name, gpu_names_)));
 }
 
 Result<std::vector<const Offer*>> Catalog::Query(const OfferQuery& query) const {
   std::vector<std::string> gpu_names;
   if (query.gpu) {
-    std::vector<std::string> known;
-    for (const GpuSpec& g : gpus_) known.push_back(g.name);
-    gpu_names = ResolveGpuName(*query.gpu, known);
+    gpu_names = ResolveGpuName(*query.gpu, gpu_names_);
     if (gpu_names.empty()) FRUGAL_TRY(RequireGpu(*query.gpu));
   }
   const std::string cloud = query.cloud ? ToLower(*query.cloud) : "";

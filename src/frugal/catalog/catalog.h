@@ -39,6 +39,13 @@ struct CatalogInfo {
 
 class Catalog {
  public:
+  Catalog() = default;
+  // The GPU index points into gpus_: moving keeps the vector's buffer, copying would not.
+  Catalog(const Catalog&) = delete;
+  Catalog& operator=(const Catalog&) = delete;
+  Catalog(Catalog&&) = default;
+  Catalog& operator=(Catalog&&) = default;
+
   /// Loads the catalog: the user's imported offers when present (UserDataDir()/catalog),
   /// otherwise the shipped snapshot; then the custom offers in `custom_files`, then the user's
   /// config-directory offers.yaml if it exists. kBadInput names file and line on a malformed row.
@@ -50,10 +57,13 @@ class Catalog {
       const std::vector<std::filesystem::path>& custom_files = {});
 
   const std::vector<GpuSpec>& gpus() const { return gpus_; }
+  /// The canonical GPU names, in table order (for name resolution and suggestions).
+  const std::vector<std::string>& gpu_names() const { return gpu_names_; }
   const std::vector<Offer>& offers() const { return offers_; }
   const CatalogInfo& info() const { return info_; }
 
-  /// The GPU with this name or alias (case-insensitive), or nullptr.
+  /// The GPU with this name or alias (case-insensitive), or nullptr. A canonical name is a
+  /// map lookup, cheap enough for the planner's inner loop.
   const GpuSpec* FindGpu(std::string_view name) const;
   /// As FindGpu, but kBadInput "unknown GPU 'A100-80G' (did you mean 'A100-80GB'?)".
   [[nodiscard]] Result<const GpuSpec*> RequireGpu(std::string_view name) const;
@@ -62,7 +72,12 @@ class Catalog {
   [[nodiscard]] Result<std::vector<const Offer*>> Query(const OfferQuery& query) const;
 
  private:
+  /// Builds gpu_names_ and gpus_by_name_ from gpus_; called once after loading.
+  void IndexGpus();
+
   std::vector<GpuSpec> gpus_;
+  std::vector<std::string> gpu_names_;
+  std::map<std::string, const GpuSpec*, std::less<>> gpus_by_name_;
   std::vector<Offer> offers_;
   CatalogInfo info_;
 };

@@ -44,8 +44,6 @@ struct Context {
   std::map<std::string, size_t> excluded;
   std::vector<Option> candidates;
   std::vector<BaselineCost> baselines;
-  /// Offers name GPUs canonically; an exact lookup avoids alias resolution per offer.
-  std::map<std::string_view, const catalog::GpuSpec*> gpus_by_name;
 };
 
 void Exclude(Context& ctx, const std::string& reason) { ++ctx.excluded[reason]; }
@@ -202,9 +200,7 @@ void AddOffer(Context& ctx, const Offer& o) {
     }
     return;
   }
-  const auto found = ctx.gpus_by_name.find(o.gpu);
-  const catalog::GpuSpec* gpu =
-      found != ctx.gpus_by_name.end() ? found->second : ctx.catalog.FindGpu(o.gpu);
+  const catalog::GpuSpec* gpu = ctx.catalog.FindGpu(o.gpu);
   if (gpu == nullptr) {
     Exclude(ctx, fmt::format("{}: not in the GPU table", o.gpu));
     return;
@@ -334,8 +330,7 @@ Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const Plan
   plan.budget = request.budget ? request.budget : spec.constraints.budget;
   est::Training base = spec.baseline;
   plan.tokens = FRUGAL_TRY(est::WorkTokens(spec.work, spec.model, base));
-  Context ctx{spec, c, request, plan, {}, {}, {}, {}, {}};
-  for (const catalog::GpuSpec& g : c.gpus()) ctx.gpus_by_name.emplace(g.name, &g);
+  Context ctx{spec, c, request, plan, {}, {}, {}, {}};
   for (const Offer& o : c.offers()) AddOffer(ctx, o);
   AddFallbacks(ctx);
   ApplyCaps(ctx);

@@ -52,9 +52,7 @@ Result<Subject> LoadSubject(const std::filesystem::path& path, const catalog::Ca
   if (kind != "Job") {
     return tl::unexpected(doc.ErrorAt(doc.root()["kind"], "kind", "must be Job or Study"));
   }
-  std::vector<std::string> gpu_names;
-  for (const catalog::GpuSpec& g : catalog.gpus()) gpu_names.push_back(g.name);
-  const plan::JobSpec spec = FRUGAL_TRY(plan::LoadJobSpec(path, gpu_names));
+  const plan::JobSpec spec = FRUGAL_TRY(plan::LoadJobSpec(path, catalog.gpu_names()));
   Subject s;
   s.kind = "Job";
   s.name = spec.name;
