@@ -86,7 +86,22 @@ CREATE TABLE billing_rows (
 CREATE INDEX billing_period ON billing_rows (charge_period_start_ms);
 )sql";
 
-constexpr const char* kMigrations[] = {kVersion1, kVersion2};
+// Version 3: the tuner's resumable study state (tables made by older tuners are kept), policy
+// overrides (who proceeded past which rule, and why), and the tensor-core activity of samples.
+constexpr const char* kVersion3 = R"sql(
+CREATE TABLE IF NOT EXISTS tune_study_states (
+  study_id BIGINT PRIMARY KEY REFERENCES studies (id), state TEXT NOT NULL,
+  saved_ms BIGINT NOT NULL);
+CREATE TABLE policy_overrides (
+  id {id}, time_ms BIGINT NOT NULL, command TEXT NOT NULL, subject TEXT NOT NULL,
+  rules TEXT NOT NULL, reason TEXT NOT NULL, user_name TEXT NOT NULL,
+  team TEXT NOT NULL, project TEXT NOT NULL, policy_source TEXT NOT NULL,
+  run_id BIGINT, study_id BIGINT);
+CREATE INDEX policy_overrides_time ON policy_overrides (time_ms);
+ALTER TABLE samples ADD COLUMN tensor_active DOUBLE PRECISION;
+)sql";
+
+constexpr const char* kMigrations[] = {kVersion1, kVersion2, kVersion3};
 
 std::string ForDialect(std::string ddl, Dialect dialect) {
   const std::string id_type =

@@ -19,7 +19,7 @@
 
 namespace frugal::ledger {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 /// Brings the database to `target_version` (tests pass an older one to build old ledgers).
 /// Creates the schema in an empty database. kBadInput when the database holds tables that are

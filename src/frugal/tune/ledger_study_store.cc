@@ -12,10 +12,6 @@ namespace {
 
 using ledger::Value;
 
-constexpr const char* kCreateTable =
-    "CREATE TABLE IF NOT EXISTS tune_study_states (study_id BIGINT PRIMARY KEY REFERENCES "
-    "studies (id), state TEXT NOT NULL, saved_ms BIGINT NOT NULL)";
-
 /// The ledger's word for a trial state (it has no "stopped at budget": such a trial is
 /// checkpointed and could resume, so it is paused).
 ledger::TrialState LedgerState(TrialState s) {
@@ -38,13 +34,6 @@ ledger::StudyState LedgerStudyState(const nlohmann::json& state) {
 }
 
 }  // namespace
-
-Result<void> LedgerStudyStore::EnsureTable() const {
-  if (table_ready_) return {};
-  FRUGAL_TRY(ledger_.connection().ExecuteScript(kCreateTable));
-  table_ready_ = true;
-  return {};
-}
 
 Result<ledger::StudyId> LedgerStudyStore::StudyFor(const std::string& name,
                                                    const nlohmann::json& state) {
@@ -105,7 +94,6 @@ Result<void> LedgerStudyStore::SaveTrials(ledger::StudyId study, const nlohmann:
 
 Result<void> LedgerStudyStore::Save(const std::string& name, const nlohmann::json& state) {
   try {
-    FRUGAL_TRY(EnsureTable());
     const ledger::StudyId study = FRUGAL_TRY(StudyFor(name, state));
     FRUGAL_TRY(SaveTrials(study, state));
     FRUGAL_TRY(ledger_.SetStudyState(study, LedgerStudyState(state)));
@@ -125,7 +113,6 @@ Result<void> LedgerStudyStore::Save(const std::string& name, const nlohmann::jso
 }
 
 Result<nlohmann::json> LedgerStudyStore::Load(const std::string& name) const {
-  FRUGAL_TRY(EnsureTable());
   const auto found = FRUGAL_TRY(ledger_.FindStudy(name));
   if (!found) {
     return Fail(ErrorCode::kBadInput,

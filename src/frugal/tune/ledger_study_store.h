@@ -2,9 +2,7 @@
 // A StudyStore in the ledger (`--db`): a study's trials, their rung results, states and spend
 // go into the ledger's studies / trials / trial_rungs tables, where reports and other tools
 // read them; the rest of the tuner's state document (scheduler, sampler, runner, accounting)
-// goes into tune_study_states, one row per study, which this store creates when missing:
-//   tune_study_states (study_id BIGINT PRIMARY KEY REFERENCES studies (id),
-//                      state TEXT NOT NULL, saved_ms BIGINT NOT NULL)
+// goes into the ledger's tune_study_states table (schema version 3), one row per study.
 // Save writes the rows first and the state document last, so after a crash the document
 // never refers to trials the ledger lacks; a later Save reconciles rows written after it.
 
@@ -33,10 +31,8 @@ class LedgerStudyStore final : public StudyStore {
   [[nodiscard]] Result<ledger::StudyId> StudyFor(const std::string& name,
                                                  const nlohmann::json& state);
   [[nodiscard]] Result<void> SaveTrials(ledger::StudyId study, const nlohmann::json& state);
-  [[nodiscard]] Result<void> EnsureTable() const;
 
   ledger::Ledger& ledger_;
-  mutable bool table_ready_ = false;
   std::map<std::string, ledger::StudyId> ids_;
 };
 

@@ -245,7 +245,7 @@ TYPED_TEST(LedgerSuite, MigratesAVersionOneLedgerForwardKeepingItsData) {
   }
   auto ledger = this->Open();
   ASSERT_TRUE(ledger);
-  EXPECT_EQ(SchemaVersion(ledger->connection()).value(), 2);
+  EXPECT_EQ(SchemaVersion(ledger->connection()).value(), kSchemaVersion);
   const RunId run = ledger->ListRuns({}, kT0).value().at(0).run.id;
   Utilization u = ledger->UtilizationOf(run).value();
   EXPECT_EQ(u.samples, 4);
