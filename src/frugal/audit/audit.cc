@@ -29,6 +29,7 @@ Result<AuditResult> RunAudit(ledger::Ledger& ledger, const AuditOptions& options
   UntaggedSpend(data, options, result);
   StudiesWithoutPruning(data, options, result);
   ForgottenCapacity(data, options, result);
+  FRUGAL_TRY(PolicyOverrides(ledger, options, result));
   // Highest saving first; findings whose saving is unknown after every priced one; ties in a
   // stable order (rule, then subject) so reports diff cleanly.
   std::stable_sort(result.findings.begin(), result.findings.end(),

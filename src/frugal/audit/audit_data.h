@@ -60,5 +60,8 @@ void CommitmentCandidates(const AuditData& data, const AuditOptions& options, Au
 void UntaggedSpend(const AuditData& data, const AuditOptions& options, AuditResult& out);
 void StudiesWithoutPruning(const AuditData& data, const AuditOptions& options, AuditResult& out);
 void ForgottenCapacity(const AuditData& data, const AuditOptions& options, AuditResult& out);
+/// rules_overrides.cc: policy overrides in the window, as findings without a saving.
+[[nodiscard]] Result<void> PolicyOverrides(ledger::Ledger& ledger, const AuditOptions& options,
+                                           AuditResult& out);
 
 }  // namespace frugal::audit

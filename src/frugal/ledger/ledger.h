@@ -156,6 +156,9 @@ class Ledger {
                                           std::optional<StudyId> study);
   /// Overrides in the filter's window, newest first.
   [[nodiscard]] Result<std::vector<PolicyOverride>> ListOverrides(const OverrideFilter& filter);
+  /// What the run or study an override let start has spent up to `now` (open segments
+  /// included); nullopt when it is linked to neither (a plan, or a run that never began).
+  [[nodiscard]] Result<std::optional<Money>> SpendOf(const PolicyOverride& o, Timestamp now);
 
   Connection& connection() { return *db_; }
 

@@ -102,4 +102,17 @@ Result<std::vector<PolicyOverride>> Ledger::ListOverrides(const OverrideFilter& 
   return out;
 }
 
+Result<std::optional<Money>> Ledger::SpendOf(const PolicyOverride& o, Timestamp now) {
+  if (!o.record.run_id && !o.record.study_id) return std::optional<Money>();
+  Money spend;
+  if (o.record.run_id) {
+    for (const Segment& s : FRUGAL_TRY(SegmentsOf(*o.record.run_id))) spend += s.Cost(now);
+  }
+  if (o.record.study_id) {
+    // A study's trials carry what they spent (their runs' segments, as the tuner accrued it).
+    for (const Trial& t : FRUGAL_TRY(TrialsOf(*o.record.study_id))) spend += t.cost;
+  }
+  return std::optional<Money>(spend);
+}
+
 }  // namespace frugal::ledger

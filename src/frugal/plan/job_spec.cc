@@ -293,12 +293,8 @@ Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_d
   JobSpec spec;
   spec.source = doc.source();
   spec.name = FRUGAL_TRY(doc.OptionalString(root, "name")).value_or("job");
-  if (const Node tags = root["tags"]; tags.IsDefined()) {
-    FRUGAL_TRY(doc.CheckKeys(tags, "tags", {"team", "project", "owner"}));
-    for (const char* key : {"team", "project", "owner"}) {
-      if (auto v = FRUGAL_TRY(doc.OptionalString(tags, key))) spec.tags[key] = *v;
-    }
-  }
+  // Any tags: team, project and owner are what reports group by; a policy may require others.
+  spec.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
   for (const auto& file : FRUGAL_TRY(doc.StringList(root, "catalog")))
     spec.catalog_files.push_back(base_dir / file);
   spec.model = FRUGAL_TRY(ReadModel(doc, root));

@@ -297,6 +297,18 @@ TYPED_TEST(LedgerSuite, RecordsLinksAndListsPolicyOverrides) {
   EXPECT_EQ(back.run_id, run);
   EXPECT_FALSE(back.study_id.has_value());
 
+  // Spend: the run's segments (2 h at $1.50/h), the study's trials; nothing for an unlinked one.
+  const SegmentId seg = ledger->OpenSegment(run, Offer(150), At(1)).value();
+  ASSERT_TRUE(ledger->CloseSegment(seg, At(3), EndReason::kFinished).has_value());
+  EXPECT_EQ(ledger->SpendOf(all[1], At(5)).value(), Money::FromCents(300));
+  const TrialId trial = ledger->AddTrial(study, {{"lr", 0.1}}, At(3)).value();
+  ASSERT_TRUE(
+      ledger->UpdateTrial(trial, TrialState::kCompleted, Money::FromCents(75), {}, At(4)).has_value());
+  EXPECT_EQ(ledger->SpendOf(all[0], At(5)).value(), Money::FromCents(75));
+  PolicyOverride unlinked = all[0];
+  unlinked.record.study_id.reset();
+  EXPECT_FALSE(ledger->SpendOf(unlinked, At(5)).value().has_value());
+
   const auto window = ledger->ListOverrides({At(2), At(4)}).value();
   ASSERT_EQ(window.size(), 1u);
   EXPECT_EQ(window[0].id, second);
