@@ -46,8 +46,7 @@ Result<void> RunPolicyCheck(const PolicyCommandOptions& o, const GlobalOptions& 
       if (found.empty()) {
         s.out << fmt::format("{}: complies with policy {}\n", file, p.Label());
       } else {
-        s.out << fmt::format("{}: {} violation(s) of policy {}:\n", file, found.size(),
-                             p.Label());
+        s.out << fmt::format("{}: {} violation(s) of policy {}:\n", file, found.size(), p.Label());
         for (const policy::Violation& v : found) PrintViolation(s.out, v);
       }
     }
@@ -80,8 +79,14 @@ Result<void> RunPolicyOverrides(const PolicyCommandOptions& o, const GlobalOptio
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   const std::vector<ledger::PolicyOverride> rows = FRUGAL_TRY(db->ListOverrides({since, now}));
   nlohmann::json list = nlohmann::json::array();
-  Table t({{"WHEN"}, {"USER"}, {"COMMAND"}, {"SUBJECT"}, {"RULES"}, {"SPEND", Align::kRight},
-           {"LINKED"}, {"REASON"}});
+  Table t({{"WHEN"},
+           {"USER"},
+           {"COMMAND"},
+           {"SUBJECT"},
+           {"RULES"},
+           {"SPEND", Align::kRight},
+           {"LINKED"},
+           {"REASON"}});
   for (const ledger::PolicyOverride& row : rows) {
     const ledger::NewOverride& r = row.record;
     const std::optional<Money> spend = FRUGAL_TRY(db->SpendOf(row, now));
@@ -116,16 +121,19 @@ Result<void> RunPolicyOverrides(const PolicyCommandOptions& o, const GlobalOptio
 
 void RegisterPolicy(CLI::App& app, GlobalOptions& global, Action& action) {
   auto opts = std::make_shared<PolicyCommandOptions>();
-  CLI::App* cmd = app.add_subcommand("policy", "The team's GPU policy: check specs, list overrides");
+  CLI::App* cmd =
+      app.add_subcommand("policy", "The team's GPU policy: check specs, list overrides");
   cmd->require_subcommand(1);
-  CLI::App* check = cmd->add_subcommand("check", "List every violation with its fix; exit 3 if any");
+  CLI::App* check =
+      cmd->add_subcommand("check", "List every violation with its fix; exit 3 if any");
   check->add_option("--policy", global.policy,
                     "The policy YAML file (default: FRUGAL_POLICY, then the config dir's)");
   check->add_option("specs", opts->specs, "JOB.yaml or STUDY.yaml files")->required();
-  check->callback(
-      [&, opts] { action = [&global, opts](Streams& s) { return RunPolicyCheck(*opts, global, s); }; });
-  CLI::App* overrides =
-      cmd->add_subcommand("overrides", "Who went ahead against the policy, when, why, at what spend");
+  check->callback([&, opts] {
+    action = [&global, opts](Streams& s) { return RunPolicyCheck(*opts, global, s); };
+  });
+  CLI::App* overrides = cmd->add_subcommand(
+      "overrides", "Who went ahead against the policy, when, why, at what spend");
   overrides->add_option("--since", opts->since, "A duration back (90d) or a date (default 90d)");
   overrides->callback([&, opts] {
     action = [&global, opts](Streams& s) { return RunPolicyOverrides(*opts, global, s); };

@@ -1,12 +1,11 @@
 #include "policy_gate.h"
 
+#include <fmt/format.h>
 #include <pwd.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <ostream>
-
-#include <fmt/format.h>
 
 #include "frugal/core/text.h"
 

@@ -28,8 +28,8 @@ void AddOverrideOption(CLI::App* cmd, std::optional<std::string>& reason);
 
 /// What a command asks the policy about.
 struct Enforcement {
-  std::string command;        ///< plan, run, tune
-  std::string subject_label;  ///< "job llama-7b", "run r-1 (job llama-7b)", "study s"
+  std::string command;                      ///< plan, run, tune
+  std::string subject_label;                ///< "job llama-7b", "run r-1 (job llama-7b)", "study s"
   std::map<std::string, std::string> tags;  ///< the subject's; team and project are recorded
   std::vector<policy::Violation> violations;
   std::optional<std::string> override_reason;

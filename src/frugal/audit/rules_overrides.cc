@@ -27,10 +27,11 @@ Finding OverrideFinding(const ledger::PolicyOverride& row, std::optional<Money> 
   f.subject = r.subject;
   const std::string started = Started(r);
   f.evidence = fmt::format(
-      "{} overrode policy {} ({}) with `frugal {}` at {}: \"{}\"; {}", r.user_name,
-      r.policy_source, rules, r.command, ledger::FormatTimestamp(r.time), r.reason,
-      started.empty() ? std::string("no run or study linked (a plan, or a start that failed)")
-                      : fmt::format("{} has spent {}", started, spend.value_or(Money()).ToString()));
+      "{} overrode policy {} ({}) with `frugal {}` at {}: \"{}\"; {}", r.user_name, r.policy_source,
+      rules, r.command, ledger::FormatTimestamp(r.time), r.reason,
+      started.empty()
+          ? std::string("no run or study linked (a plan, or a start that failed)")
+          : fmt::format("{} has spent {}", started, spend.value_or(Money()).ToString()));
   f.facts = {{"override_id", row.id},
              {"time", ledger::FormatTimestamp(r.time)},
              {"user", r.user_name},

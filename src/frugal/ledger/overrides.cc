@@ -68,8 +68,8 @@ Result<OverrideId> Ledger::RecordOverride(const NewOverride& record) {
 Result<void> Ledger::LinkOverride(OverrideId id, std::optional<RunId> run,
                                   std::optional<StudyId> study) {
   return Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
-    std::vector<Row> found = FRUGAL_TRY(
-        c.Query("SELECT id FROM policy_overrides WHERE id = ?", std::vector<Value>{id}));
+    std::vector<Row> found =
+        FRUGAL_TRY(c.Query("SELECT id FROM policy_overrides WHERE id = ?", std::vector<Value>{id}));
     if (found.empty()) return Fail(ErrorCode::kBadInput, fmt::format("no override {}", id));
     if (run) {
       FRUGAL_TRY(c.Query("UPDATE policy_overrides SET run_id = ? WHERE id = ?",

@@ -21,7 +21,7 @@ struct NewOverride {
   std::vector<std::string> rules;  ///< the rules broken, in rule order, each once
   std::string reason;              ///< never empty
   std::string user_name;
-  std::string team;     ///< from the subject's tags ("" when untagged)
+  std::string team;  ///< from the subject's tags ("" when untagged)
   std::string project;
   std::string policy_source;  ///< "ml-platform v3 (policy.yaml)"
   std::optional<RunId> run_id;

@@ -2,8 +2,9 @@
 // against a policy: one function per rule, each violation with the change that fixes it, in
 // the field names of the subject's kind.
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "frugal/policy/policy.h"
 
@@ -15,7 +16,9 @@ bool HasTag(const Subject& s, const std::string& key) {
   return it != s.tags.end() && !it->second.empty();
 }
 
-std::string List(const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, ", ")); }
+std::string List(const std::vector<std::string>& v) {
+  return fmt::format("{}", fmt::join(v, ", "));
+}
 
 /// Where a subject of each kind states what a rule judges.
 struct Fields {
@@ -72,24 +75,23 @@ void H100Justification(const Policy& p, const Subject& s, const Fields& f,
   if (p.h100_justification_tag.empty() || s.no_gpu || HasTag(s, p.h100_justification_tag)) {
     return;
   }
-  const bool h100 = s.gpus.empty() || std::any_of(s.gpus.begin(), s.gpus.end(), [](auto& g) {
-                      return g.starts_with("H100");
-                    });
+  const bool h100 = s.gpus.empty() || std::any_of(s.gpus.begin(), s.gpus.end(),
+                                                  [](auto& g) { return g.starts_with("H100"); });
   if (!h100) return;
-  out.push_back({"h100-justification",
-                 fmt::format("H100 {} without a '{}' tag",
-                             s.gpus.empty() ? "may be chosen" : "requested",
-                             p.h100_justification_tag),
-                 fmt::format("add {} saying why H100 is needed, or leave H100 out of {}",
-                             f.Tag(p.h100_justification_tag), f.gpus)});
+  out.push_back(
+      {"h100-justification",
+       fmt::format("H100 {} without a '{}' tag", s.gpus.empty() ? "may be chosen" : "requested",
+                   p.h100_justification_tag),
+       fmt::format("add {} saying why H100 is needed, or leave H100 out of {}",
+                   f.Tag(p.h100_justification_tag), f.gpus)});
 }
 
 void SpotRules(const Policy& p, const Subject& s, const Fields& f, std::vector<Violation>& out) {
   const bool spot_only = s.tiers.size() == 1 && s.tiers[0] == "spot";
   const bool may_use_spot =
       s.tiers.empty() || std::find(s.tiers.begin(), s.tiers.end(), "spot") != s.tiers.end();
-  if (p.spot_for_fault_tolerant_training && WorkloadClass(p, s) == "training" &&
-      s.fault_tolerant && !spot_only) {
+  if (p.spot_for_fault_tolerant_training && WorkloadClass(p, s) == "training" && s.fault_tolerant &&
+      !spot_only) {
     out.push_back({"spot-required",
                    fmt::format("fault-tolerant training must run on spot only (tiers: {})",
                                s.tiers.empty() ? std::string("any") : List(s.tiers)),
@@ -103,9 +105,10 @@ void SpotRules(const Policy& p, const Subject& s, const Fields& f, std::vector<V
   const std::string fix =
       s.kind == "Study"
           ? fmt::format("set {} to {} or less", f.checkpoint, max)
-          : fmt::format("checkpoint when the preemption notice arrives ({}: true), or keep off "
-                        "spot ({})",
-                        f.checkpoint, f.tiers);
+          : fmt::format(
+                "checkpoint when the preemption notice arrives ({}: true), or keep off "
+                "spot ({})",
+                f.checkpoint, f.tiers);
   if (!s.checkpoint_interval) {
     out.push_back({"checkpoint-interval",
                    fmt::format("no maximum checkpoint interval on spot (policy: at most {})", max),

@@ -23,7 +23,8 @@ std::string_view OriginName(PolicyOrigin origin) {
 std::optional<PolicyLocation> FindPolicy(const std::string& flag) {
   // Absolute, so an override recorded from one directory names the same file as another's.
   std::error_code ec;
-  if (!flag.empty()) return PolicyLocation{std::filesystem::absolute(flag, ec), PolicyOrigin::kFlag};
+  if (!flag.empty())
+    return PolicyLocation{std::filesystem::absolute(flag, ec), PolicyOrigin::kFlag};
   if (const char* env = std::getenv("FRUGAL_POLICY"); env != nullptr && *env != '\0') {
     return PolicyLocation{std::filesystem::absolute(env, ec), PolicyOrigin::kEnv};
   }
@@ -45,8 +46,8 @@ Result<std::optional<ConfiguredPolicy>> LoadConfiguredPolicy(const std::string& 
   std::error_code ec;
   if (!std::filesystem::exists(location->path, ec)) {
     return Fail(ErrorCode::kBadInput,
-                fmt::format("{}: policy file named by {} does not exist",
-                            location->path.string(), OriginName(location->origin)));
+                fmt::format("{}: policy file named by {} does not exist", location->path.string(),
+                            OriginName(location->origin)));
   }
   Policy p = FRUGAL_TRY(LoadPolicy(location->path, catalog));
   return std::optional<ConfiguredPolicy>(ConfiguredPolicy{std::move(p), std::move(*location)});

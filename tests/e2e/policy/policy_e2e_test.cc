@@ -108,8 +108,9 @@ TEST_F(PolicyE2e, ChecksTheShippedExampleJob) {
   EXPECT_NE(bad.err.find("bad.yaml:5:"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("required_tags"), std::string::npos) << bad.err;
   WriteTestFile(dir_ / "unversioned.yaml", "apiVersion: frugal/v1\nkind: Policy\nname: x\n");
-  auto unversioned = RunFrugal(
-      {"policy", "check", "--policy", (dir_ / "unversioned.yaml").string(), example_}, home_.path());
+  auto unversioned =
+      RunFrugal({"policy", "check", "--policy", (dir_ / "unversioned.yaml").string(), example_},
+                home_.path());
   EXPECT_EQ(unversioned.exit_code, 2);
   EXPECT_NE(unversioned.err.find("field 'version'"), std::string::npos) << unversioned.err;
   auto none = RunFrugal({"policy", "check", example_}, home_.path());
@@ -139,8 +140,8 @@ TEST_F(PolicyE2e, PlanScreensOptionsAndRefusesWhenNoneIsAllowed) {
   EXPECT_NE(refused.err.find("fix: add tags.project"), std::string::npos) << refused.err;
   EXPECT_FALSE(fs::exists(Ledger())) << "a refusal writes nothing";
 
-  auto empty = RunFrugal({"plan", (dir_ / "untagged.yaml").string(), "--override", ""},
-                         home_.path());
+  auto empty =
+      RunFrugal({"plan", (dir_ / "untagged.yaml").string(), "--override", ""}, home_.path());
   EXPECT_EQ(empty.exit_code, 2) << empty.err;
   EXPECT_NE(empty.err.find("--override"), std::string::npos) << empty.err;
 
@@ -161,8 +162,9 @@ TEST_F(PolicyE2e, PlanScreensOptionsAndRefusesWhenNoneIsAllowed) {
 
 TEST_F(PolicyE2e, RunIsRefusedBeforeAnythingIsWrittenAndOverridesAreLinkedToTheRun) {
   const std::vector<std::string> env = {"FRUGAL_POLICY=" + (dir_ / "policy.yaml").string()};
-  const std::vector<std::string> run = {"run", "--gpu", "T4", "--tier", "on_demand", "--tag",
-                                        "team=nlp", "--tag", "project=chat", "--run-id", "t4-run"};
+  const std::vector<std::string> run = {"run",          "--gpu",    "T4",       "--tier",
+                                        "on_demand",    "--tag",    "team=nlp", "--tag",
+                                        "project=chat", "--run-id", "t4-run"};
   std::vector<std::string> refused_args = run;
   refused_args.insert(refused_args.end(), {"--", "true"});
   auto refused = RunFrugal(refused_args, home_.path(), env);
@@ -226,8 +228,9 @@ TEST_F(PolicyE2e, TuneIsRefusedAndAnOverriddenStudyIsLinked) {
       "FRUGAL_TEST_PYTHONPATH=" + (SourceDir() / "python").string(),
       std::string("PATH=/usr/bin:") + (path != nullptr ? path : "")};
   const std::string db = (dir_ / "team.sqlite").string();
-  const std::vector<std::string> tune = {"--db", db, "--policy", (dir_ / "policy.yaml").string(),
-                                         "tune", (dir_ / "study.yaml").string()};
+  const std::vector<std::string> tune = {"--db",     db,
+                                         "--policy", (dir_ / "policy.yaml").string(),
+                                         "tune",     (dir_ / "study.yaml").string()};
   auto refused = RunFrugal(tune, home_.path(), env);
   EXPECT_EQ(refused.exit_code, 3) << refused.out << refused.err;
   EXPECT_NE(refused.err.find("gpu-model: T4 is not allowed"), std::string::npos) << refused.err;

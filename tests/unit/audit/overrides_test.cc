@@ -26,8 +26,9 @@ TEST(AuditPolicyOverrides, ListsEachOverrideInTheWindowWithItsSpendAndNoSaving) 
   run.tags.team = "nlp";
   run.start = options.now - hours(48);
   const ledger::RunId run_id = *db.BeginRun(run);
-  ledger::SegmentOffer offer{"testcloud", "big", "r1", "", "H100-80GB-SXM", 1, "on_demand",
-                             Rate{Money::FromDollars(8)}, std::nullopt};
+  ledger::SegmentOffer offer{"testcloud",     "big", "r1",        "",
+                             "H100-80GB-SXM", 1,     "on_demand", Rate{Money::FromDollars(8)},
+                             std::nullopt};
   const ledger::SegmentId seg = *db.OpenSegment(run_id, offer, run.start);
   ASSERT_TRUE(db.CloseSegment(seg, run.start + hours(3), ledger::EndReason::kFinished));
 
@@ -63,13 +64,13 @@ TEST(AuditPolicyOverrides, ListsEachOverrideInTheWindowWithItsSpendAndNoSaving) 
     EXPECT_NE(f->saving_basis.find("none claimed"), std::string::npos);
     EXPECT_NE(f->action.find("team nlp"), std::string::npos) << f->action;
   }
-  const Finding& with_run = found[0]->subject == "run r-h100 (job pretrain)" ? *found[0] : *found[1];
+  const Finding& with_run =
+      found[0]->subject == "run r-h100 (job pretrain)" ? *found[0] : *found[1];
   const Finding& plan_only = &with_run == found[0] ? *found[1] : *found[0];
   EXPECT_EQ(with_run.runs, std::vector<ledger::RunId>{run_id});
   EXPECT_EQ(with_run.facts.at("spend"), "24");  // 3 h at $8/h
   EXPECT_EQ(with_run.facts.at("user"), "alice");
-  EXPECT_EQ(with_run.facts.at("rules"),
-            (nlohmann::json{"h100-justification", "budget-approval"}));
+  EXPECT_EQ(with_run.facts.at("rules"), (nlohmann::json{"h100-justification", "budget-approval"}));
   EXPECT_NE(with_run.evidence.find("INC-9: A100 pool exhausted"), std::string::npos)
       << with_run.evidence;
   EXPECT_NE(with_run.evidence.find("$24.00"), std::string::npos) << with_run.evidence;

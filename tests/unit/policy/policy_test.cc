@@ -10,7 +10,6 @@
 #include "frugal/plan/job_spec.h"
 #include "frugal/plan/planner.h"
 #include "frugal/policy/configured.h"
-
 #include "support/test_support.h"
 
 namespace frugal::policy {
@@ -64,7 +63,9 @@ Subject Compliant() {
   return s;
 }
 
-TEST_F(PolicyTest, ACompliantSpecHasNoViolation) { EXPECT_TRUE(Check(policy_, Compliant()).empty()); }
+TEST_F(PolicyTest, ACompliantSpecHasNoViolation) {
+  EXPECT_TRUE(Check(policy_, Compliant()).empty());
+}
 
 TEST_F(PolicyTest, EachRuleFiresOnItsOwnBreach) {
   Subject gpu = Compliant();
@@ -97,9 +98,10 @@ TEST_F(PolicyTest, BadPolicyNamesFileLineAndField) {
   EXPECT_EQ(unknown.error().code, ErrorCode::kBadInput);
   EXPECT_NE(unknown.error().message.find("p.yaml:13:"), std::string::npos)
       << unknown.error().message;
-  auto gpu = ParsePolicy("apiVersion: frugal/v1\nkind: Policy\nname: x\nversion: 1\n"
-                         "workload_classes:\n  training: [Z100]\n",
-                         "p.yaml", *catalog_);
+  auto gpu = ParsePolicy(
+      "apiVersion: frugal/v1\nkind: Policy\nname: x\nversion: 1\n"
+      "workload_classes:\n  training: [Z100]\n",
+      "p.yaml", *catalog_);
   ASSERT_FALSE(gpu);
   EXPECT_NE(gpu.error().message.find("p.yaml:6:"), std::string::npos) << gpu.error().message;
   EXPECT_NE(gpu.error().message.find("Z100"), std::string::npos);
@@ -111,8 +113,8 @@ TEST_F(PolicyTest, TheRevisionIsRequiredAndPositive) {
   EXPECT_EQ(missing.error().code, ErrorCode::kBadInput);
   EXPECT_NE(missing.error().message.find("field 'version'"), std::string::npos)
       << missing.error().message;
-  auto zero = ParsePolicy("apiVersion: frugal/v1\nkind: Policy\nname: x\nversion: 0\n",
-                          "p.yaml", *catalog_);
+  auto zero = ParsePolicy("apiVersion: frugal/v1\nkind: Policy\nname: x\nversion: 0\n", "p.yaml",
+                          *catalog_);
   ASSERT_FALSE(zero);
   EXPECT_NE(zero.error().message.find("p.yaml:4:"), std::string::npos) << zero.error().message;
   EXPECT_EQ(policy_.Label(), "ml-platform v3");
@@ -155,18 +157,19 @@ TEST_F(PolicyTest, CheckpointingOnNoticeSatisfiesTheIntervalRule) {
 }
 
 TEST_F(PolicyTest, ScreensEachPlanOptionByItsGpuTierAndCheckpointing) {
-  auto spec = plan::LoadJobSpec(frugal::testing::SourceDir() / "examples/plan/llama-7b-finetune.yaml",
-                                catalog_->gpu_names());
+  auto spec = plan::LoadJobSpec(
+      frugal::testing::SourceDir() / "examples/plan/llama-7b-finetune.yaml", catalog_->gpu_names());
   ASSERT_TRUE(spec) << spec.error().message;
   Subject job;
   job.kind = "Job";
   job.tags = spec->tags;
   job.fault_tolerant = true;
   job.budget = spec->constraints.budget;
-  auto p = ParsePolicy("apiVersion: frugal/v1\nkind: Policy\nname: team\nversion: 1\n"
-                       "workload_classes: {training: [L4, A100-80GB]}\n"
-                       "max_spot_checkpoint_interval: 2h\n",
-                       "p.yaml", *catalog_);
+  auto p = ParsePolicy(
+      "apiVersion: frugal/v1\nkind: Policy\nname: team\nversion: 1\n"
+      "workload_classes: {training: [L4, A100-80GB]}\n"
+      "max_spot_checkpoint_interval: 2h\n",
+      "p.yaml", *catalog_);
   ASSERT_TRUE(p) << p.error().message;
   const Policy strict = *p;
   plan::PlanRequest unscreened;
