@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "frugal/catalog/catalog.h"
+#include "frugal/core/paths.h"
 #include "frugal/core/table.h"
 #include "frugal/plan/knob_search.h"
 #include "frugal/plan/planner.h"
@@ -131,6 +132,17 @@ nlohmann::json OptionJson(const Option& o, size_t rank) {
           {"spot", SpotJson(o)}};
 }
 
+nlohmann::json FaultToleranceJson(const plan::FaultTolerance& ft) {
+  return {{"checkpoint_write_hours", ft.checkpoint_write_hours},
+          {"restart_hours", ft.restart_hours},
+          {"checkpoint_on_notice", ft.checkpoint_on_notice},
+          {"notice_hours", ft.notice_hours},
+          {"drill", ft.drill.empty() ? nlohmann::json() : nlohmann::json(ft.drill)},
+          {"drill_measured_at",
+           ft.drill.empty() ? nlohmann::json() : nlohmann::json(ft.drill_measured_at)},
+          {"not_spot_ready", ft.not_spot_ready ? nlohmann::json(*ft.not_spot_ready) : nullptr}};
+}
+
 nlohmann::json PolicyJson(const plan::Plan& p, const PlanPolicy& pp) {
   if (pp.policy == nullptr) return nullptr;
   nlohmann::json entries = nlohmann::json::array();
@@ -171,6 +183,7 @@ void WritePlanJson(const plan::JobSpec& spec, const plan::Plan& p, const PlanOpt
                 {"deadline_hours",
                  p.deadline_hours ? nlohmann::json(*p.deadline_hours) : nlohmann::json()},
                 {"budget_usd", p.budget ? nlohmann::json(p.budget->dollars()) : nlohmann::json()},
+                {"fault_tolerance", FaultToleranceJson(spec.fault_tolerance)},
                 {"options", options},
                 {"excluded", excluded},
                 {"advice", p.advice},
@@ -273,6 +286,15 @@ void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, const PlanPolicy&
   s.out << fmt::format("Job {}: {:.4g} tokens; deadline {}; budget {}\n", spec.name, p.tokens,
                        p.deadline_hours ? FormatDuration(FromHours(*p.deadline_hours)) : "none",
                        p.budget ? p.budget->ToString() : "none");
+  if (const plan::FaultTolerance& ft = spec.fault_tolerance; !ft.drill.empty()) {
+    s.out << fmt::format(
+        "Fault tolerance from drill '{}' ({}): checkpoint write {}, restart {} (boot included), "
+        "checkpoint on notice: {}{}\n",
+        ft.drill, ft.drill_measured_at.empty() ? "undated" : ft.drill_measured_at,
+        FormatDuration(FromHours(ft.checkpoint_write_hours)),
+        FormatDuration(FromHours(ft.restart_hours)), ft.checkpoint_on_notice ? "yes" : "no",
+        ft.not_spot_ready ? "; not spot-ready: " + *ft.not_spot_ready : "");
+  }
   if (p.options.empty()) {
     s.out << "No option meets the constraints.\n";
   } else {
@@ -348,9 +370,8 @@ Result<void> RunPlan(const PlanOptions& o, const GlobalOptions& global, Streams&
   std::vector<fs::path> custom;
   if (!global.catalog.empty()) custom.emplace_back(global.catalog);
   catalog::Catalog c = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
-  std::vector<std::string> names;
-  for (const auto& g : c.gpus()) names.push_back(g.name);
-  const plan::JobSpec spec = FRUGAL_TRY(plan::LoadJobSpec(o.job, names));
+  const plan::JobSpec spec =
+      FRUGAL_TRY(plan::LoadJobSpec(o.job, c.gpu_names(), UserDataDir() / "drills"));
   if (!spec.catalog_files.empty()) {
     custom.insert(custom.end(), spec.catalog_files.begin(), spec.catalog_files.end());
     c = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));

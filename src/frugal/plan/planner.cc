@@ -97,6 +97,11 @@ bool Price(Context& ctx, Option& opt) {
       opt.expected_cost = rate.For(FromHours(opt.work_hours));
       break;
     case Tier::kSpot: {
+      if (const auto& why = ctx.spec.fault_tolerance.not_spot_ready) {
+        Exclude(ctx, fmt::format("spot: drill '{}' found the job not spot-ready ({})",
+                                 ctx.spec.fault_tolerance.drill, *why));
+        return false;
+      }
       opt.kind = RunKind::kSpot;
       opt.spot = ModelSpotRun(opt.work_hours, o.preemptions_per_hour * opt.instances,
                               ctx.spec.fault_tolerance, deadline);

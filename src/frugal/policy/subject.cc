@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "frugal/core/paths.h"
 #include "frugal/core/yaml.h"
 #include "frugal/plan/job_spec.h"
 #include "frugal/policy/policy.h"
@@ -53,14 +54,17 @@ Result<Subject> LoadSubject(const std::filesystem::path& path, const catalog::Ca
   if (kind != "Job") {
     return tl::unexpected(doc.ErrorAt(doc.root()["kind"], "kind", "must be Job or Study"));
   }
-  const plan::JobSpec spec = FRUGAL_TRY(plan::LoadJobSpec(path, catalog.gpu_names()));
+  // With the drill records, so the fault tolerance judged is the one plan and run use.
+  const plan::JobSpec spec =
+      FRUGAL_TRY(plan::LoadJobSpec(path, catalog.gpu_names(), UserDataDir() / "drills"));
   Subject s;
   s.kind = "Job";
   s.name = spec.name;
   s.tags = spec.tags;
   s.gpus = spec.constraints.gpus;
   for (catalog::Tier t : spec.constraints.tiers) s.tiers.emplace_back(catalog::TierName(t));
-  s.fault_tolerant = static_cast<bool>(doc.root()["fault_tolerance"]);
+  s.fault_tolerant =
+      static_cast<bool>(doc.root()["fault_tolerance"]) || !spec.fault_tolerance.drill.empty();
   s.checkpoint_on_notice = s.fault_tolerant && spec.fault_tolerance.checkpoint_on_notice;
   s.budget = spec.constraints.budget;
   return s;
