@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 
 #include "frugal/core/duration.h"
+#include "frugal/core/money.h"
 #include "frugal/core/table.h"
 
 namespace frugal::tune {
@@ -26,7 +28,7 @@ nlohmann::json Gate(double used, double cap, const std::string& unit, std::optio
 }
 
 std::string Amount(double value, const std::string& unit) {
-  if (unit == "usd") return fmt::format("${:.2f}", value);
+  if (unit == "usd") return Money::FromDollars(value).ToString();
   if (unit == "gpu_hours") return fmt::format("{:.2f} GPU-h", value);
   if (unit == "seconds") return FormatDuration(FromSeconds(value));
   return fmt::format("{:g}", value);

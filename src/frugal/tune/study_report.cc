@@ -188,7 +188,8 @@ void PrintStatus(std::ostream& out, const StudySpec& spec, const nlohmann::json&
     out << " (" << doc["stop_reason"].get<std::string>() << ")";
   out << "\n";
   out << fmt::format(
-      "  spend     ${:.2f}{} · {:.2f} GPU-hours{}\n", doc.value("spend_usd", 0.0),
+      "  spend     {}{} · {:.2f} GPU-hours{}\n",
+      Money::FromDollars(doc.value("spend_usd", 0.0)).ToString(),
       spec.gates.budget ? " of " + spec.gates.budget->ToString() : "", doc.value("gpu_hours", 0.0),
       spec.gates.max_gpu_hours ? fmt::format(" of {}", *spec.gates.max_gpu_hours) : "");
   out << fmt::format("  trials    {} started{}: {}\n", doc.value("trials_started", int64_t{0}),

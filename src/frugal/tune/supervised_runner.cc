@@ -182,9 +182,9 @@ void SupervisedRunner::PollReports(Active& a) {
 }
 
 std::optional<double> SupervisedRunner::Correction(const Active& a) const {
-  if (!a.supervisor_wall) return std::nullopt;
+  if (!a.run_seconds) return std::nullopt;
   const auto told = told_seconds_.find(a.pending.trial.id);
-  return *a.supervisor_wall - (told == told_seconds_.end() ? 0.0 : told->second);
+  return *a.run_seconds - (told == told_seconds_.end() ? 0.0 : told->second);
 }
 
 Result<Progress> SupervisedRunner::FinishActive(Active& a) {
@@ -274,13 +274,13 @@ Result<std::optional<Progress>> SupervisedRunner::WaitNext() {
     WatchSignals();
     for (auto& [id, a] : active_) PollReports(*a);
     if (!ready_.empty()) continue;
-    bool finished = false;
-    for (auto it = active_.begin(); it != active_.end() && !finished; ++it) {
+    auto it = active_.begin();
+    for (; it != active_.end(); ++it) {
+      std::lock_guard lock(wake_mutex_);
+      if (it->second->done) break;
+    }
+    if (it != active_.end()) {
       Active& a = *it->second;
-      {
-        std::lock_guard lock(wake_mutex_);
-        if (!a.done) continue;
-      }
       Result<Progress> end = FinishActive(a);
       if (end) {
         ready_.push_back(*end);  // after the segment's last reports
@@ -292,9 +292,8 @@ Result<std::optional<Progress>> SupervisedRunner::WaitNext() {
         halting_ = true;
       }
       active_.erase(it);
-      finished = true;
+      continue;
     }
-    if (finished) continue;
     if (halting_) {
       // Wait for the other segments to checkpoint too, then report the interruption.
       std::unique_lock lock(wake_mutex_);

@@ -13,8 +13,9 @@
 // - Progress: a progress line carrying the objective metric becomes a Progress at the fidelity
 //   named by the fidelity metric (else the step); between them, one time-only Progress per
 //   accrual interval per running trial keeps the study's budget accounting and gates live.
-//   A segment's last Progress corrects the trial's accrued seconds to the supervisor's own
-//   clock (it may be negative), so the study's spend is what the trial's run cost.
+//   A segment's last Progress corrects the trial's accrued seconds to the length of its run's
+//   segments as journaled (it may be negative), so the study's spend is what the ledger
+//   prices the trial's run at.
 // - Pause at a rung: the child checkpoints and exits at FRUGAL_TRIAL_TARGET; a command that
 //   ignores it is asked to checkpoint and stop once it reports the target.
 // - Stop: "checkpoint now, then stop" through the supervisor; returns the seconds it took.
@@ -139,8 +140,8 @@ class SupervisedRunner final : public TrialRunner {
   void ReadEarlierReports(Active& active);
   void PollReports(Active& active);
   Progress TimeEvent(Active& active, SegmentEnd end);
-  /// The wall seconds of the trial's run by its supervisors' clock, minus what the study was
-  /// told; nullopt when the supervisor never ran.
+  /// The seconds of the trial's run segments (what the ledger prices), minus what the study
+  /// was told; nullopt when the supervisor never ran.
   std::optional<double> Correction(const Active& active) const;
   [[nodiscard]] Result<Progress> FinishActive(Active& active);
   void JoinActive(Active& active);

@@ -28,7 +28,7 @@ struct SupervisedRunner::Active {
   std::atomic<bool> stop_requested{false};  ///< the tuner asked (pause, Stop, cap)
   bool done = false;                        ///< under the runner's wake mutex
   Result<run::RunResult> result = Fail(ErrorCode::kFailed, "not run");  ///< (thread)
-  std::optional<double> supervisor_wall;  ///< (thread) the run's wall seconds, every attempt
+  std::optional<double> run_seconds;  ///< (thread) the run's segment seconds, every attempt
   int preemptions = 0;                    ///< (thread)
   int invocations = 0;                    ///< (thread)
   std::map<std::filesystem::path, std::unique_ptr<run::ReportReader>> readers;

@@ -150,7 +150,9 @@ void SupervisedRunner::SuperviseLoop(Active& a) {
     ++a.invocations;
     a.result = supervisor.Run();
     if (!a.result) break;
-    a.supervisor_wall = ToSeconds(a.result->total.wall);
+    // What the ledger prices: the trial's segments, not the supervisor's start-up around them.
+    a.run_seconds =
+        ToSeconds(run::ReadJournalHistory(config.run_dir / "journal.jsonl").segment_time);
     // Preemptions proper: spot notices and injected ones, not the tuner's own stop request.
     a.preemptions += a.result->preemptions - (stop_source->fired() ? 1 : 0);
     const bool preempted = a.result->outcome == run::RunOutcome::kPreempted;
