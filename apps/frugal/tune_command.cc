@@ -47,7 +47,7 @@ struct TuneOptions {
   std::optional<double> max_gpu_hours;
   std::optional<int64_t> max_trials;
   std::string scheduler = "asha";
-  std::string sampler = "random";
+  std::string sampler = "tpe";
   int workers = 1;
   int64_t seed = 1;
   double grace = 3;
@@ -391,7 +391,7 @@ void AddReplayFlags(CLI::App* tune, TuneOptions& o) {
   tune->add_option("--max-gpu-hours", o.max_gpu_hours, "Hard GPU-hour cap");
   tune->add_option("--max-trials", o.max_trials, "At most this many trials");
   tune->add_option("--scheduler", o.scheduler, "asha, asha-stop, sha, hyperband, median, none");
-  tune->add_option("--sampler", o.sampler, "random, halton, tpe");
+  tune->add_option("--sampler", o.sampler, "random, halton, tpe (default tpe)");
   tune->add_option("--workers", o.workers, "Parallel workers")->check(CLI::PositiveNumber);
   tune->add_option("--seed", o.seed, "Seed of the sampler");
   tune->add_option("--grace", o.grace, "Fidelity before the first prune (default 3)");

@@ -96,7 +96,7 @@ struct StudySpec {
   SchedulerKind scheduler = SchedulerKind::kAsha;
   int median_min_trials = 3;
   int bracket_size = 0;
-  SamplerKind sampler = SamplerKind::kRandom;
+  SamplerKind sampler = SamplerKind::kTpe;  /// TPE after 10 random points (bench/RESULTS.md)
   uint64_t seed = 1;
   Resources resources;
   Gates gates;
