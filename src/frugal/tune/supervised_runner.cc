@@ -356,7 +356,9 @@ Result<void> SupervisedRunner::Load(const nlohmann::json& state) {
     if (state.value("kind", "") != "supervised") {
       return Fail(ErrorCode::kBadInput, "study state: the runner state is not a supervised one");
     }
-    options_.run_prefix = state.value("run_prefix", options_.run_prefix);
+    if (const auto it = state.find("run_prefix"); it != state.end() && it->is_string()) {
+      options_.run_prefix = it->get<std::string>();
+    }
     elapsed_before_ = state.at("elapsed_seconds").get<double>();
     started_ = SteadyClock::now();
     chaos_fired_ = state.at("chaos_fired").get<int>();
