@@ -159,6 +159,17 @@ void SupervisedRunner::SuperviseLoop(Active& a) {
     if (!preempted || a.stop_requested || halting_ || attempt >= options_.max_restarts) break;
     log::Info("trial {}: preempted; resuming from its newest checkpoint", a.pending.trial.id);
   }
+  // The supervisor records the tuner's own stop (a pause, a cap, an interrupt) as a preemption,
+  // which leaves the ledger run open for a requeue that may never come: close it as what it
+  // was. A promotion or a resume reopens it, like any requeued run.
+  const bool tuner_stopped = a.result && a.result->outcome == run::RunOutcome::kPreempted &&
+                             (a.stop_requested || halting_);
+  if (ledger.recorder && tuner_stopped) {
+    run::RunFinish finish;
+    finish.at = std::chrono::system_clock::now();
+    finish.outcome = halting_ ? "interrupted" : "finished";
+    ledger.recorder->RunFinished(finish);
+  }
   if (ledger.recorder && !ledger.recorder->Flush()) {
     log::Warning("{}: {} record(s) could not be written to the ledger", config.run_id,
                  ledger.recorder->pending());

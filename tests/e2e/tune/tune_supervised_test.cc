@@ -4,7 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -274,7 +280,66 @@ TEST_F(TuneSupervised, ParallelTrialsOverlapHoldTheBudgetAndResumeAfterAKill) {
     EXPECT_EQ(run["tags"]["team"], "vision");
     EXPECT_EQ(run["tags"]["owner"], "ada");
     EXPECT_TRUE(run["tags"].contains("trial"));
+    // Paused and stopped trials close their runs; nothing is left for the sweep to call lost.
+    EXPECT_NE(run["status"], "running") << run.dump();
   }
+  EXPECT_NEAR(static_cast<double>(micros) / 1e6, spend, 0.002 + spend * 0.01) << runs.out;
+}
+
+TEST_F(TuneSupervised, CtrlCCheckpointsEveryRunningTrialAndResumeFinishesTheStudy) {
+  WriteTestFile(dir_ / "trainer.py", kSlowTrainer);
+  WriteTestFile(dir_ / "study.yaml", kParallelStudy);
+  std::vector<std::string> args = {FRUGAL_BINARY, "-q", "tune", (dir_ / "study.yaml").string()};
+  std::vector<std::string> env = Env();
+  env.push_back("FRUGAL_HOME=" + home_.path().string());
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    for (std::string& e : env) ::putenv(e.data());
+    if (!std::freopen("/dev/null", "w", stdout)) ::_exit(126);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  // Interrupt once trials run side by side.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (PeakOverlap(dir_ / "spans.log") < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(dir_ / "spans.log");
+    int running = 0;
+    for (std::string line; std::getline(in, line);) running += line.rfind("B ", 0) == 0 ? 1 : -1;
+    if (running >= 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  // Every trial that was running ended its segment (a span's end is logged on exit).
+  {
+    std::ifstream in(dir_ / "spans.log");
+    int open = 0;
+    for (std::string line; std::getline(in, line);) open += line.rfind("B ", 0) == 0 ? 1 : -1;
+    EXPECT_EQ(open, 0) << "a trial outlived the interrupted tuner";
+  }
+  const CommandResult r = RunFrugal({"--json", "tune", "resume", "par"}, home_.path(), Env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_EQ(doc["trials"]["failed"], 0) << r.err;
+  EXPECT_EQ(doc["trials"]["running"], 0) << r.out;
+  for (const auto& [trial, list] : ReadLog()) {
+    for (const Segment& s : list) EXPECT_EQ(s.from, s.done_before) << "trial " << trial;
+  }
+  const CommandResult runs = RunFrugal(
+      {"--json", "runs", "list", "--tag", "study=par", "--limit", "100"}, home_.path());
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  int64_t micros = 0;
+  const nlohmann::json listed = nlohmann::json::parse(runs.out, nullptr, false);
+  for (const auto& run : listed["runs"]) micros += run["cost_micros"].get<int64_t>();
+  const double spend = doc["spend_usd"].get<double>();
   EXPECT_NEAR(static_cast<double>(micros) / 1e6, spend, 0.002 + spend * 0.01) << runs.out;
 }
 
