@@ -21,7 +21,9 @@
 #include "frugal/tune/ledger_study_store.h"
 #include "frugal/tune/replay_runner.h"
 #include "frugal/tune/study.h"
+#include "frugal/catalog/catalog.h"
 #include "frugal/tune/study_check.h"
+#include "frugal/tune/study_pricing.h"
 #include "frugal/tune/study_report.h"
 #include "frugal/tune/supervised_runner.h"
 #include "policy_gate.h"
@@ -46,7 +48,7 @@ struct TuneOptions {
   std::optional<double> max_gpu_hours;
   std::optional<int64_t> max_trials;
   std::string scheduler = "asha";
-  std::string sampler = "random";
+  std::string sampler = "tpe";
   int workers = 1;
   int64_t seed = 1;
   double grace = 3;
@@ -177,20 +179,54 @@ Result<void> CheckCommand(const StudySpec& spec, const fs::path& workdir) {
                                         workdir.string() + ")");
 }
 
-Result<Bench> Assemble(const tune::SpecText& text, Streams& s) {
+/// A run-name prefix unique to this study instance: "<name>@<base-36 milliseconds>", so a
+/// restarted study's trial runs never take over an earlier one's.
+std::string FreshRunPrefix(const std::string& name) {
+  auto ms = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::system_clock::now().time_since_epoch())
+                                      .count());
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), "0123456789abcdefghijklmnopqrstuvwxyz"[ms % 36]);
+    ms /= 36;
+  } while (ms > 0);
+  return name + "@" + digits;
+}
+
+/// The spec parsed and priced: an offer or GPU it names is priced from the catalog (plus
+/// --catalog's custom offers).
+Result<StudySpec> ParsePriced(const tune::SpecText& text, const GlobalOptions& global) {
+  StudySpec spec = FRUGAL_TRY(tune::ParseStudySpec(text.yaml, text.source, text.base_dir));
+  catalog::Catalog none;
+  if (!tune::NeedsCatalog(spec)) {
+    FRUGAL_TRY(tune::ResolvePricing(spec, none));
+    return spec;
+  }
+  std::vector<fs::path> custom;
+  if (!global.catalog.empty()) custom.emplace_back(global.catalog);
+  const catalog::Catalog loaded = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
+  FRUGAL_TRY(tune::ResolvePricing(spec, loaded));
+  return spec;
+}
+
+/// `run_prefix`: the trial runs' name prefix for a fresh study; a resumed one keeps its own.
+Result<Bench> Assemble(const tune::SpecText& text, const GlobalOptions& global,
+                       const std::string& run_prefix) {
   Bench b;
-  b.spec = FRUGAL_TRY(tune::ParseStudySpec(text.yaml, text.source, text.base_dir));
+  b.spec = FRUGAL_TRY(ParsePriced(text, global));
   if (!b.spec.replay) {
     FRUGAL_TRY(CheckCommand(b.spec, text.base_dir));
-    if (b.spec.resources.workers > 1) {
-      s.err << fmt::format(
-          "note: trials of '{}' run one at a time (resources.workers: {} applies to replay "
-          "only: the run supervisor owns the process's signals and children)\n",
-          b.spec.name, b.spec.resources.workers);
-      b.spec.resources.workers = 1;
-    }
-    auto runner = std::make_unique<tune::SupervisedRunner>(
-        tune::SupervisedRunnerOptions::ForSpec(b.spec, text.base_dir, StudyDir(b.spec.name)));
+    auto options =
+        tune::SupervisedRunnerOptions::ForSpec(b.spec, text.base_dir, StudyDir(b.spec.name));
+    if (!run_prefix.empty()) options.run_prefix = run_prefix;
+    // Every trial is a ledger run, like `frugal run`; each trial thread opens its own
+    // connection. A ledger that cannot be opened stops the study before it spends.
+    const std::string db = global.db;
+    FRUGAL_TRY(ledger::OpenForCommand(db, ledger::CreateMode::kCreateIfMissing));
+    options.open_ledger = [db] {
+      return ledger::OpenForCommand(db, ledger::CreateMode::kCreateIfMissing);
+    };
+    auto runner = std::make_unique<tune::SupervisedRunner>(std::move(options));
     b.supervised = runner.get();
     b.runner = std::move(runner);
     return b;
@@ -210,6 +246,8 @@ Result<void> Finish(Streams& s, const GlobalOptions& global, const tune::Study& 
     if (b.supervised != nullptr) {
       doc["supervised"] = {{"invocations", b.supervised->invocations()},
                            {"preemptions", b.supervised->preemptions()},
+                           {"workers", b.spec.resources.workers},
+                           {"peak_concurrency", b.supervised->peak_concurrency()},
                            {"trials_dir", (StudyDir(result->name) / "trials").string()}};
     }
     WriteJson(s, doc);
@@ -255,17 +293,17 @@ struct TunePolicyCheck {
   Enforcement enforcement;
 };
 
-Result<TunePolicyCheck> CheckStudyAgainstPolicy(const TuneOptions& o, const Bench& b,
+Result<TunePolicyCheck> CheckStudyAgainstPolicy(const TuneOptions& o, const StudySpec& spec,
                                                 const GlobalOptions& global, Streams& s) {
   TunePolicyCheck check;
-  if (b.spec.replay) return check;
+  if (spec.replay) return check;
   std::vector<fs::path> custom;
   if (!global.catalog.empty()) custom.emplace_back(global.catalog);
   const catalog::Catalog catalog = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
   check.policy = FRUGAL_TRY(PolicyInEffect(global, catalog));
   if (!check.policy) return check;
   const policy::Subject subject = FRUGAL_TRY(policy::LoadSubject(o.spec_path, catalog));
-  check.enforcement = {"tune", "study " + b.spec.name, subject.tags,
+  check.enforcement = {"tune", "study " + spec.name, subject.tags,
                        policy::Check(check.policy->policy, subject), o.override_reason};
   FRUGAL_TRY(RefuseUnlessOverridden(check.enforcement, *check.policy, global, s));
   return check;
@@ -317,8 +355,10 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
                     ": set it in the spec (with a spec, only --replay applies)");
   }
   const tune::SpecText text = FRUGAL_TRY(o.spec_path.empty() ? SpecFromFlags(o) : SpecFromFile(o));
-  Bench b = FRUGAL_TRY(Assemble(text, s));
-  const TunePolicyCheck policy_check = FRUGAL_TRY(CheckStudyAgainstPolicy(o, b, global, s));
+  const StudySpec parsed = FRUGAL_TRY(tune::ParseStudySpec(text.yaml, text.source, text.base_dir));
+  // The policy first: a refused study writes nothing, not even the ledger its trials would use.
+  const TunePolicyCheck policy_check = FRUGAL_TRY(CheckStudyAgainstPolicy(o, parsed, global, s));
+  Bench b = FRUGAL_TRY(Assemble(text, global, FreshRunPrefix(parsed.name)));
   Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kCreateIfMissing));
   tune::StudyStore& store = *st.store;
   if (auto existing = store.Load(b.spec.name);
@@ -353,7 +393,7 @@ Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Strea
   const nlohmann::json state = FRUGAL_TRY(store.Load(o.study));
   const tune::SpecText text{state.value("spec_yaml", ""), state.value("spec_source", ""),
                             state.value("spec_base", "")};
-  Bench b = FRUGAL_TRY(Assemble(text, s));
+  Bench b = FRUGAL_TRY(Assemble(text, global, ""));
   auto study = FRUGAL_TRY(tune::Study::Restore(state, b.spec, *b.runner, store, b.table.get()));
   if (b.supervised != nullptr) b.supervised->BindGate(&study->gate());
   return Finish(s, global, *study, b,
@@ -376,7 +416,10 @@ Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Strea
 }
 
 Result<void> CheckTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
-  const StudySpec spec = FRUGAL_TRY(tune::LoadStudySpec(o.check_path));
+  const fs::path path = o.check_path;
+  const std::string yaml = FRUGAL_TRY(ReadFile(path));
+  const StudySpec spec = FRUGAL_TRY(
+      ParsePriced(tune::SpecText{yaml, path.string(), fs::absolute(path).parent_path()}, global));
   const std::vector<tune::CheckItem> items = tune::CheckStudy(spec);
   const auto missing =
       std::count_if(items.begin(), items.end(), [](const auto& i) { return !i.ok; });
@@ -413,7 +456,7 @@ void AddReplayFlags(CLI::App* tune, TuneOptions& o) {
   tune->add_option("--max-gpu-hours", o.max_gpu_hours, "Hard GPU-hour cap");
   tune->add_option("--max-trials", o.max_trials, "At most this many trials");
   tune->add_option("--scheduler", o.scheduler, "asha, asha-stop, sha, hyperband, median, none");
-  tune->add_option("--sampler", o.sampler, "random, halton, tpe");
+  tune->add_option("--sampler", o.sampler, "random, halton, tpe (default tpe)");
   tune->add_option("--workers", o.workers, "Parallel workers")->check(CLI::PositiveNumber);
   tune->add_option("--seed", o.seed, "Seed of the sampler");
   tune->add_option("--grace", o.grace, "Fidelity before the first prune (default 3)");

@@ -20,9 +20,23 @@ Result<Subject> StudySubject(const YamlDoc& doc, const catalog::Catalog& catalog
   s.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
   if (const YAML::Node r = root["resources"]) {
     if (auto tier = FRUGAL_TRY(doc.OptionalString(r, "tier"))) s.tiers = {*tier};
+    if (auto gpu = FRUGAL_TRY(doc.OptionalString(r, "gpu"))) {
+      const catalog::GpuSpec* spec = catalog.FindGpu(*gpu);
+      if (spec == nullptr) {
+        return tl::unexpected(doc.ErrorAt(r["gpu"], "resources.gpu",
+                                          fmt::format("unknown GPU '{}'", *gpu)));
+      }
+      s.gpus = {spec->name};
+    }
     if (auto offer = FRUGAL_TRY(doc.OptionalString(r, "offer"))) {
+      // The tuner's offer text: an instance type, or "cloud:instance[:region[:tier]] [tier]".
+      std::string instance = offer->substr(0, offer->find(' '));
+      if (const size_t colon = instance.find(':'); colon != std::string::npos) {
+        instance = instance.substr(colon + 1);
+        instance = instance.substr(0, instance.find(':'));
+      }
       for (const catalog::Offer& o : catalog.offers()) {
-        if ((o.instance_type == *offer || o.Id() == *offer) && !o.gpu.empty()) {
+        if ((o.instance_type == instance || o.Id() == *offer) && !o.gpu.empty()) {
           s.gpus = {o.gpu};
           break;
         }

@@ -9,6 +9,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <string_view>
 #include <thread>
 
@@ -47,6 +49,13 @@ ExitStatus FromWaitStatus(int wait_status) {
 }
 
 namespace {
+
+// The leaders some ChildProcess owns, from fork to reap. A multiset: a reaped pid may be
+// reused by a new child before its old owner erases it.
+std::mutex g_children_mutex;
+std::multiset<pid_t> g_leaders;
+
+bool Owned(pid_t pid) { return g_leaders.contains(pid); }
 
 // Runs in the forked child: only async-signal-safe calls until exec.
 [[noreturn]] void ExecChild(const std::vector<char*>& args, const std::vector<char*>& envp,
@@ -96,9 +105,12 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::Spawn(const SpawnOptions& op
     return Fail(ErrorCode::kFailed, fmt::format("cannot create a pipe: {}", std::strerror(errno)));
   }
   const pid_t parent = ::getpid();
+  std::unique_lock registry(g_children_mutex);  // registered before anyone may reap it
   const pid_t pid = ::fork();
   if (pid == 0) ExecChild(args, envp, error_pipe[1], options.stdout_to, parent);
   const int fork_errno = errno;
+  if (pid > 0) g_leaders.insert(pid);
+  registry.unlock();
   ::close(error_pipe[1]);
   if (pid < 0) {
     ::close(error_pipe[0]);
@@ -124,9 +136,12 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::Spawn(const SpawnOptions& op
 ChildProcess::~ChildProcess() {
   ::kill(-pid_, SIGKILL);
   if (!status_) {
+    // Nobody else reaps a registered leader, so waiting outside the lock is safe.
     int ws = 0;
     while (::waitpid(pid_, &ws, 0) < 0 && errno == EINTR) {
     }
+    std::lock_guard lock(g_children_mutex);
+    g_leaders.erase(g_leaders.find(pid_));
   }
 }
 
@@ -142,12 +157,14 @@ std::optional<ExitStatus> ChildProcess::Poll() {
   if (status_) return status_;
   int ws = 0;
   pid_t r;
+  std::lock_guard lock(g_children_mutex);
   do {
     r = ::waitpid(pid_, &ws, WNOHANG);
   } while (r < 0 && errno == EINTR);
   if (r == pid_) status_ = FromWaitStatus(ws);
-  // ECHILD: someone else reaped it (a subreaper loop); treat as gone with unknown status.
+  // ECHILD: someone else reaped it (code outside this registry); gone with unknown status.
   if (r < 0 && errno == ECHILD) status_ = ExitStatus{.exit_code = 255, .signal = 0};
+  if (status_) g_leaders.erase(g_leaders.find(pid_));
   return status_;
 }
 
@@ -157,6 +174,27 @@ std::optional<ExitStatus> ChildProcess::WaitFor(std::chrono::milliseconds timeou
     if (auto s = Poll()) return s;
     if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+void ReapOrphans(pid_t group) {
+  std::lock_guard lock(g_children_mutex);
+  // Any exited child nobody owns, until the first one that an owner will reap itself.
+  while (true) {
+    siginfo_t info{};
+    if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
+    if (Owned(info.si_pid)) break;
+    ::waitpid(info.si_pid, nullptr, WNOHANG);
+  }
+  // Then the command's own group, past other owners' exited leaders.
+  if (group <= 0) return;
+  while (true) {
+    siginfo_t info{};
+    if (::waitid(P_PGID, static_cast<id_t>(group), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+        info.si_pid == 0 || Owned(info.si_pid)) {
+      return;
+    }
+    ::waitpid(info.si_pid, nullptr, WNOHANG);
   }
 }
 

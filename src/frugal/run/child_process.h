@@ -2,6 +2,11 @@
 // A child process in its own process group. The supervisor signals the whole group (so a
 // training script's workers and data loaders stop with it), and the destructor kills whatever
 // is left of the group, so no child ever outlives the object that started it.
+//
+// Several supervisors may run in one process (the tuner's concurrent trials), and the process
+// is a child subreaper, so exited children are reaped with care: every ChildProcess leader is
+// registered process-wide from fork to reap, only its owner reaps it, and ReapOrphans reaps
+// only exited children that no ChildProcess owns.
 
 #include <sys/types.h>
 
@@ -66,6 +71,12 @@ class ChildProcess {
   pid_t pid_;
   std::optional<ExitStatus> status_;
 };
+
+/// Reaps exited children that no ChildProcess owns: orphans of a command, re-parented to this
+/// process (a child subreaper). `group`, when positive, is a command's process group, whose
+/// exited members are reaped even while another owner's exited leader waits to be reaped.
+/// Safe to call from several threads.
+void ReapOrphans(pid_t group);
 
 /// Converts a waitpid status.
 ExitStatus FromWaitStatus(int wait_status);

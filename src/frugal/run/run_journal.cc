@@ -201,6 +201,7 @@ JournalHistory ReadJournalHistory(const std::filesystem::path& path) {
   JournalHistory h;
   BudgetUsage attempt_usage;
   bool attempt_open = false;
+  std::optional<WallTime> segment_opened;
   for (const json& r : ReadJournal(path)) {
     const std::string kind = r.value("record", "");
     if (kind == "run_started") {
@@ -212,8 +213,14 @@ JournalHistory ReadJournalHistory(const std::filesystem::path& path) {
     } else if (kind == "segment_opened") {
       h.segments = std::max(h.segments, r.value("segment", 0));
       h.open_segment = r.value("segment", 0);
+      segment_opened = ParseWallTime(r.value("at", ""));
     } else if (kind == "segment_closed") {
       if (h.open_segment == r.value("segment", 0)) h.open_segment.reset();
+      const std::optional<WallTime> closed = ParseWallTime(r.value("at", ""));
+      if (segment_opened && closed && *closed > *segment_opened) {
+        h.segment_time += std::chrono::duration_cast<Duration>(*closed - *segment_opened);
+      }
+      segment_opened.reset();
     } else if (kind == "heartbeat" && r.contains("usage")) {
       attempt_usage = UsageFrom(r.at("usage"));
     } else if (kind == "event" && r.value("kind", "") == "preempted") {

@@ -66,6 +66,9 @@ struct JournalHistory {
   bool unfinished_attempt = false;     ///< the last attempt has no run_finished record
   BudgetUsage unfinished_usage;        ///< that attempt's usage at its last heartbeat
   std::optional<std::string> last_outcome;
+  /// Summed length of the closed segments (opened → closed), every attempt: the time the ledger
+  /// prices, which excludes the supervisor's own start and wind-down around each segment.
+  Duration segment_time{0};
 };
 JournalHistory ReadJournalHistory(const std::filesystem::path& path);
 

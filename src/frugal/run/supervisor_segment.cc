@@ -19,16 +19,6 @@ namespace {
 constexpr Duration kTick(100);
 constexpr Duration kStatusInterval(500);
 
-/// Reaps exited processes that are not the leader (orphans re-parented to us).
-void ReapOrphans(pid_t leader) {
-  while (true) {
-    siginfo_t info{};
-    if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
-    if (info.si_pid == leader) return;  // the ChildProcess reaps its own
-    ::waitpid(info.si_pid, nullptr, WNOHANG);
-  }
-}
-
 }  // namespace
 
 Result<SegmentEnd> Supervisor::RunSegment(int number, const std::optional<CommittedCheckpoint>& resume,
@@ -278,7 +268,7 @@ void Supervisor::Tick(Segment& seg, Loop& loop) {
 }
 
 void Supervisor::StopLeftovers(Segment& seg, Loop& loop) {
-  ReapOrphans(-1);
+  ReapOrphans(seg.child->pid());
   if (!seg.child->GroupAlive()) return;
   const std::string w = fmt::format(
       "segment {}: the command exited but left processes running in its group; stopping them", seg.number);
@@ -289,12 +279,12 @@ void Supervisor::StopLeftovers(Segment& seg, Loop& loop) {
   const SteadyTime deadline = std::chrono::steady_clock::now() + config_.stop_grace;
   while (seg.child->GroupAlive() && std::chrono::steady_clock::now() < deadline) {
     loop.signals.WaitFor(Duration(20));
-    ReapOrphans(-1);
+    ReapOrphans(seg.child->pid());
   }
   if (seg.child->GroupAlive()) seg.child->SignalGroup(SIGKILL);
   for (int i = 0; i < 100 && seg.child->GroupAlive(); ++i) {
     loop.signals.WaitFor(Duration(10));
-    ReapOrphans(-1);
+    ReapOrphans(seg.child->pid());
   }
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "frugal/run/ledger_recorder.h"
 #include "frugal/tune/study_spec.h"
 #include "frugal/tune/trial.h"
 
@@ -78,8 +79,15 @@ Result<void> LedgerStudyStore::SaveTrials(ledger::StudyId study, const nlohmann:
     }
     ledger::Trial& row = rows[number];
     const ledger::TrialState target = LedgerState(t.state);
-    if (row.state != target || row.cost != t.spend) {
-      FRUGAL_TRY(ledger_.UpdateTrial(row.id, target, t.spend - row.cost, std::nullopt, now));
+    // A supervised trial's spend is a ledger run of its own: link it once it exists.
+    std::optional<ledger::RunId> run;
+    if (!row.run_id && !t.run_name.empty()) {
+      if (const auto found = FRUGAL_TRY(run::FindRunByName(ledger_, t.run_name))) {
+        run = found->id;
+      }
+    }
+    if (row.state != target || row.cost != t.spend || run) {
+      FRUGAL_TRY(ledger_.UpdateTrial(row.id, target, t.spend - row.cost, run, now));
     }
     for (size_t k = 0; k < t.rung_losses.size() && k < rungs.size(); ++k) {
       if (std::isnan(t.rung_losses[k])) continue;

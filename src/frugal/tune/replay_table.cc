@@ -129,4 +129,15 @@ std::optional<ReplayTable::Hindsight> ReplayTable::Best(Direction direction,
   return best;
 }
 
+ReplayTable ReplayTable::WithFinalValues(double max_fidelity) const {
+  ReplayTable oracle = *this;
+  for (ReplayConfig& c : oracle.configs_) {
+    const CurvePoint* last = FinalPoint(c, max_fidelity);
+    if (last == nullptr) continue;
+    const double value = last->value;
+    for (CurvePoint& p : c.curve) p.value = value;
+  }
+  return oracle;
+}
+
 }  // namespace frugal::tune

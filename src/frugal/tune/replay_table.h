@@ -49,6 +49,11 @@ class ReplayTable {
   };
   std::optional<Hindsight> Best(Direction direction, double max_fidelity) const;
 
+  /// The same table with every point of a configuration carrying its final value (up to
+  /// `max_fidelity`), costs unchanged: a perfect early ranking, for evaluations that separate
+  /// what a scheduler loses to noisy early ranks from what screening itself costs.
+  ReplayTable WithFinalValues(double max_fidelity) const;
+
   /// Cost and value of a config trained up to `max_fidelity` (or the end of its curve).
   static const CurvePoint* FinalPoint(const ReplayConfig& config, double max_fidelity);
 

@@ -109,6 +109,7 @@ bool Study::PickConfig(Trial& trial) {
 
 Result<void> Study::Launch(Trial& trial, double to_fidelity) {
   trial.state = TrialState::kRunning;
+  if (trial.run_name.empty()) trial.run_name = runner_.RunName(trial.id);
   FRUGAL_TRY(runner_.Launch(trial, trial.checkpoint_fidelity, to_fidelity));
   running_.push_back(trial.id);
   return {};
@@ -246,8 +247,14 @@ Result<void> Study::Handle(const Progress& p) {
   // every running trial, else this one checkpoints and stops.
   const double interval = p.wall_seconds;
   if (!gate_.CoversNextInterval(interval * static_cast<double>(running_.size()))) {
-    AccrueStop(trial);
-    EndTrial(trial, TrialState::kStoppedAtBudget);
+    // At the cap every running trial checkpoints and stops, all at once.
+    const std::vector<int64_t> running = running_;
+    for (int64_t id : running) runner_.RequestStop(id);
+    for (int64_t id : running) {
+      Trial& t = trials_[static_cast<size_t>(id)];
+      AccrueStop(t);
+      EndTrial(t, TrialState::kStoppedAtBudget);
+    }
     CloseStarts("budget");
     return {};
   }

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "frugal/core/table.h"
+#include "frugal/tune/study_gates.h"
 
 namespace frugal::tune {
 
@@ -167,16 +168,14 @@ nlohmann::json StatusJson(const StudySpec& spec, const nlohmann::json& state,
                      {"best", best ? nlohmann::json(*best) : nlohmann::json(nullptr)}});
   }
   doc["rungs"] = rungs;
-  nlohmann::json gates = nlohmann::json::object();
-  if (spec.gates.budget) gates["budget_usd"] = spec.gates.budget->dollars();
-  if (spec.gates.max_gpu_hours) gates["max_gpu_hours"] = *spec.gates.max_gpu_hours;
-  if (spec.gates.max_trials) gates["max_trials"] = *spec.gates.max_trials;
-  doc["gates"] = gates;
+  doc["gates"] = GatesJson(spec, state, trials);
+  // The study ends at the first gate its burn rate reaches (or earlier, when the scheduler
+  // runs out of work or a plateau stops it).
   doc["eta_seconds"] = nullptr;
-  const double spend = doc.value("spend_usd", 0.0);
-  const double elapsed = doc.value("elapsed_seconds", 0.0);
-  if (doc["status"] != "finished" && spec.gates.budget && spend > 0 && elapsed > 0) {
-    doc["eta_seconds"] = std::max(0.0, spec.gates.budget->dollars() - spend) / (spend / elapsed);
+  doc["eta_gate"] = nullptr;
+  if (const auto nearest = NearestGate(doc["gates"])) {
+    doc["eta_gate"] = nearest->first;
+    doc["eta_seconds"] = nearest->second;
   }
   return doc;
 }
@@ -189,15 +188,21 @@ void PrintStatus(std::ostream& out, const StudySpec& spec, const nlohmann::json&
     out << " (" << doc["stop_reason"].get<std::string>() << ")";
   out << "\n";
   out << fmt::format(
-      "  spend     ${:.2f}{} · {:.2f} GPU-hours{}\n", doc.value("spend_usd", 0.0),
+      "  spend     {}{} · {:.2f} GPU-hours{}\n",
+      Money::FromDollars(doc.value("spend_usd", 0.0)).ToString(),
       spec.gates.budget ? " of " + spec.gates.budget->ToString() : "", doc.value("gpu_hours", 0.0),
       spec.gates.max_gpu_hours ? fmt::format(" of {}", *spec.gates.max_gpu_hours) : "");
   out << fmt::format("  trials    {} started{}: {}\n", doc.value("trials_started", int64_t{0}),
                      spec.gates.max_trials ? fmt::format(" of {}", *spec.gates.max_trials) : "",
                      doc.contains("trials") ? Counts(doc["trials"]) : "none");
   if (!doc["eta_seconds"].is_null()) {
-    out << fmt::format("  eta       {} of study time at the current burn rate\n",
-                       FormatDuration(FromSeconds(doc["eta_seconds"].get<double>())));
+    out << fmt::format("  eta       {} of study time at the current burn rate ({} first)\n",
+                       FormatDuration(FromSeconds(doc["eta_seconds"].get<double>())),
+                       doc["eta_gate"].get<std::string>());
+  }
+  if (!doc["gates"].empty()) {
+    out << "\ngates\n";
+    PrintGates(out, doc["gates"]);
   }
   out << "\nrungs\n";
   Table rungs({{"rung", Align::kRight},

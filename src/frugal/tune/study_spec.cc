@@ -179,7 +179,9 @@ Result<void> ParseResources(const YamlDoc& doc, const YAML::Node& node, Resource
   if (!node) return {};
   FRUGAL_TRY(
       doc.CheckKeys(node, "resources",
-                    {"gpus", "tier", "offer", "price_per_hour", "workers", "checkpoint_interval"}));
+                    {"gpus", "tier", "offer", "gpu", "price_per_hour", "workers",
+                     "checkpoint_interval"}));
+  out.gpus_stated = static_cast<bool>(node["gpus"]);
   out.gpus = static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "gpus")).value_or(1));
   out.workers = static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "workers")).value_or(1));
   if (out.gpus < 1) return Fail(doc.ErrorAt(node["gpus"], "resources.gpus", "must be at least 1"));
@@ -194,6 +196,20 @@ Result<void> ParseResources(const YamlDoc& doc, const YAML::Node& node, Resource
                     "unknown tier '" + out.tier + "' (on_demand, spot, reserved_1y, reserved_3y)"));
   }
   out.offer = FRUGAL_TRY(doc.OptionalString(node, "offer")).value_or("");
+  out.gpu = FRUGAL_TRY(doc.OptionalString(node, "gpu")).value_or("");
+  if (!out.offer.empty() && !out.gpu.empty()) {
+    return Fail(doc.ErrorAt(node["gpu"], "resources.gpu",
+                            "give either an offer or a GPU name, not both"));
+  }
+  if (!out.offer.empty()) out.offer_where = doc.Where(node["offer"]);
+  if (!out.gpu.empty()) out.offer_where = doc.Where(node["gpu"]);
+  if (node["price_per_hour"] && !out.offer_where.empty()) {
+    return Fail(doc.ErrorAt(node["price_per_hour"], "resources.price_per_hour",
+                            "the catalog prices the " +
+                                std::string(out.offer.empty() ? "GPU" : "offer") +
+                                "; give either price_per_hour or " +
+                                (out.offer.empty() ? "gpu" : "offer")));
+  }
   if (const auto price = FRUGAL_TRY(doc.OptionalString(node, "price_per_hour"))) {
     auto rate = Rate::Parse(*price);
     if (!rate)

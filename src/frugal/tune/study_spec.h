@@ -13,6 +13,7 @@
 #include "frugal/core/duration.h"
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
+#include "frugal/ledger/types.h"
 #include "frugal/tune/sampler.h"
 #include "frugal/tune/scheduler.h"
 #include "frugal/tune/search_space.h"
@@ -45,9 +46,17 @@ struct FidelitySpec {
 
 struct Resources {
   int gpus = 1;
+  bool gpus_stated = false;  ///< `gpus` was written in the spec (not the default)
   std::string tier;   ///< on_demand, spot, reserved_1y, reserved_3y ("" = not stated)
-  std::string offer;  ///< an offer name from the catalog ("" = not stated)
+  /// A catalog offer: "aws:g5.xlarge", "aws:g5.xlarge spot", "aws:g5.xlarge:us-east-1" or a
+  /// full id "aws:g5.xlarge:us-east-1:spot" ("" = not stated). Priced by ResolvePricing.
+  std::string offer;
+  std::string gpu;  ///< a GPU name: the cheapest catalog offer with it ("" = not stated)
+  std::string offer_where;  ///< "file:line:col" of `offer` or `gpu`, for resolution errors
   std::optional<Rate> price_per_gpu_hour;
+  /// Set by ResolvePricing: the catalog offer chosen, and what the ledger records trials on.
+  std::string offer_id;
+  ledger::SegmentOffer record;
   int workers = 1;
   std::optional<Duration> checkpoint_min;  ///< checkpoint every checkpoint_min..checkpoint_max
   std::optional<Duration> checkpoint_max;
@@ -77,7 +86,7 @@ struct ChaosSpec {
 
 struct StudySpec {
   std::string name;
-  std::map<std::string, std::string> tags;  ///< recorded on every trial's run; policy checks them
+  std::map<std::string, std::string> tags;  ///< on every trial's run; a policy checks them
   std::vector<std::string> command;  ///< the trial command (empty for replay)
   std::optional<ChaosSpec> chaos;    ///< injected preemptions (trial commands only)
   std::optional<ReplaySource> replay;
@@ -87,7 +96,7 @@ struct StudySpec {
   SchedulerKind scheduler = SchedulerKind::kAsha;
   int median_min_trials = 3;
   int bracket_size = 0;
-  SamplerKind sampler = SamplerKind::kRandom;
+  SamplerKind sampler = SamplerKind::kTpe;  /// TPE after 10 random points (bench/RESULTS.md)
   uint64_t seed = 1;
   Resources resources;
   Gates gates;

@@ -1,26 +1,39 @@
 #pragma once
 // A TrialRunner that trains real trials: each segment runs the study's trial command under the
-// run supervisor (frugal run's protocol, checkpoint store, budget guard), one trial at a time.
+// run supervisor (frugal run's protocol, checkpoint store, budget guard), up to `workers`
+// segments at once, each in its own thread owning its own supervisor.
 //
 // Mapping onto the seam (trial_runner.h):
 // - Launch: the command runs in the spec's directory with the protocol environment plus
 //   FRUGAL_TRIAL_ID, FRUGAL_TRIAL_CONFIG (the configuration as JSON), FRUGAL_TRIAL_TARGET (the
 //   fidelity this segment runs to) and FRUGAL_TRIAL_MAX (the top of the ladder). Each trial has
 //   its own run directory (<study dir>/trials/<id>), so a resumed segment starts from the
-//   trial's newest committed checkpoint (FRUGAL_RESUME_FROM), like any requeued run.
+//   trial's newest committed checkpoint (FRUGAL_RESUME_FROM), like any requeued run. Segments
+//   beyond `workers` wait in order.
 // - Progress: a progress line carrying the objective metric becomes a Progress at the fidelity
 //   named by the fidelity metric (else the step); between them, one time-only Progress per
-//   accrual interval keeps the study's budget accounting and gates live.
+//   accrual interval per running trial keeps the study's budget accounting and gates live.
+//   A segment's last Progress corrects the trial's accrued seconds to the length of its run's
+//   segments as journaled (it may be negative), so the study's spend is what the ledger
+//   prices the trial's run at.
 // - Pause at a rung: the child checkpoints and exits at FRUGAL_TRIAL_TARGET; a command that
 //   ignores it is asked to checkpoint and stop once it reports the target.
 // - Stop: "checkpoint now, then stop" through the supervisor; returns the seconds it took.
+//   RequestStop asks without waiting, so every running trial checkpoints at once at a cap.
 // - Spot preemptions (real notices, or the spec's chaos source) end a supervisor invocation;
 //   the runner relaunches it, which resumes from the newest committed checkpoint.
 // - Each invocation gets a dollar cap: what the trial has spent plus what the study has left,
-//   and the spec's trial_max_wall; the supervisor stops the trial there even if the tuner
-//   lags.
-// Workers: the supervisor owns process-wide signal handlers and reaps every exited child, so
-// one supervisor runs at a time; segments launched together run one after another.
+//   and the spec's trial_max_wall; a backstop for a lagging tuner (the study's gate, checked at
+//   every accrual of every trial, is what holds the study's total).
+// - The ledger: each trial is one ledger run named <prefix>-t<id> (RunName; the prefix is made
+//   unique per study instance and kept in the saved state), tagged with the spec's tags plus
+//   study and trial; every supervisor invocation of it reopens that run. Each
+//   trial thread opens its own ledger connection (open_ledger), so SQLite and PostgreSQL see
+//   ordinary concurrent writers.
+// Signals: the supervisors share the process-wide signal watcher (signal_watcher.h), which
+// fans every signal out to each of them, and each reaps only its own command's processes
+// (child_process.h). The runner watches too: SIGINT or SIGTERM to the tuner checkpoints and
+// stops every running trial, and the study ends as interrupted, resumable.
 
 #include <atomic>
 #include <condition_variable>
@@ -38,7 +51,9 @@
 
 #include "frugal/core/duration.h"
 #include "frugal/core/money.h"
+#include "frugal/ledger/ledger.h"
 #include "frugal/run/report_channel.h"
+#include "frugal/run/signal_watcher.h"
 #include "frugal/run/supervisor.h"
 #include "frugal/tune/budget_gate.h"
 #include "frugal/tune/study_spec.h"
@@ -50,8 +65,8 @@ struct SupervisedRunnerOptions {
   std::vector<std::string> command;
   std::filesystem::path workdir;    ///< the trial command runs here (the spec's directory)
   std::filesystem::path study_dir;  ///< trials/<id>/ (checkpoints, journal, reports)
-  std::string run_prefix;           ///< run ids are <prefix>-t<id>
-  std::map<std::string, std::string> tags;  ///< the study's tags, on every trial's run
+  std::string study;                ///< the study's name (tags, messages)
+  std::string run_prefix;  ///< ledger run names are <prefix>-t<id>; unique per study instance
   std::string fidelity_metric = "epoch";
   std::string objective_metric;
   double max_fidelity = 0.0;
@@ -59,6 +74,13 @@ struct SupervisedRunnerOptions {
   int gpus = 1;
   std::string tier;
   std::string offer;
+  int workers = 1;  ///< segments supervised at once
+  std::map<std::string, std::string> tags;  ///< team/project/owner...; study and trial are added
+  /// What the ledger's segments say each trial ran on (price, tier, offer fields).
+  ledger::SegmentOffer record;
+  /// Opens a ledger connection for one trial thread; empty: the trials' runs are journaled in
+  /// their run directories only.
+  std::function<Result<std::unique_ptr<ledger::Ledger>>()> open_ledger;
   std::optional<Duration> trial_max_wall;
   std::optional<ChaosSpec> chaos;
   uint64_t seed = 1;
@@ -68,7 +90,8 @@ struct SupervisedRunnerOptions {
   int max_restarts = 10;  ///< preemptions one segment survives before its trial fails
   run::ChildStdout child_stdout = run::ChildStdout::kToStderr;
 
-  /// The options for a spec whose trial is a command; study_dir is where its trials live.
+  /// The options for a spec whose trial is a command; study_dir is where its trials live. The
+  /// spec's price must be resolved (ResolvePricing) for the ledger record to carry the offer.
   static SupervisedRunnerOptions ForSpec(const StudySpec& spec, std::filesystem::path workdir,
                                          std::filesystem::path study_dir);
 };
@@ -76,6 +99,7 @@ struct SupervisedRunnerOptions {
 class SupervisedRunner final : public TrialRunner {
  public:
   explicit SupervisedRunner(SupervisedRunnerOptions options);
+  /// Asks every running segment to checkpoint and stop, and waits for them.
   ~SupervisedRunner() override;
   SupervisedRunner(const SupervisedRunner&) = delete;
   SupervisedRunner& operator=(const SupervisedRunner&) = delete;
@@ -87,8 +111,10 @@ class SupervisedRunner final : public TrialRunner {
                                     double to_fidelity) override;
   [[nodiscard]] Result<std::optional<Progress>> WaitNext() override;
   double Stop(int64_t trial_id) override;
+  void RequestStop(int64_t trial_id) override;
   double Now() const override;
   std::optional<double> FullFidelitySeconds(const Trial&) const override { return std::nullopt; }
+  std::string RunName(int64_t trial_id) const override;
   nlohmann::json Save() const override;
   [[nodiscard]] Result<void> Load(const nlohmann::json& state) override;
 
@@ -96,6 +122,8 @@ class SupervisedRunner final : public TrialRunner {
   int preemptions() const { return preemptions_; }
   /// Supervisor invocations started (segments of trials, restarts included).
   int invocations() const { return invocations_; }
+  /// The most segments that ran at the same moment in this process.
+  int peak_concurrency() const { return peak_concurrency_; }
   /// Where trial `id` keeps its run (journal, reports, checkpoints).
   std::filesystem::path TrialDir(int64_t id) const;
 
@@ -106,24 +134,37 @@ class SupervisedRunner final : public TrialRunner {
   };
   struct Active;
 
-  void StartNext();
+  void StartQueued();
   void SuperviseLoop(Active& active);
   [[nodiscard]] run::SupervisorConfig ConfigFor(const Pending& p) const;
+  void ReadEarlierReports(Active& active);
   void PollReports(Active& active);
   Progress TimeEvent(Active& active, SegmentEnd end);
-  [[nodiscard]] Result<Progress> FinishActive();
-  void JoinActive();
+  /// The seconds of the trial's run segments (what the ledger prices), minus what the study
+  /// was told; nullopt when the supervisor never ran.
+  std::optional<double> Correction(const Active& active) const;
+  [[nodiscard]] Result<Progress> FinishActive(Active& active);
+  void JoinActive(Active& active);
+  /// SIGINT or SIGTERM to the tuner: every running trial checkpoints and stops.
+  void WatchSignals();
+  Progress Emit(Progress p);
 
   SupervisedRunnerOptions options_;
   const BudgetGate* gate_ = nullptr;
+  std::optional<run::SignalWatcher> signals_;  ///< while trials run
   std::deque<Pending> queue_;
-  std::unique_ptr<Active> active_;
+  std::map<int64_t, std::unique_ptr<Active>> active_;
   std::deque<Progress> ready_;
+  std::map<int64_t, double> told_seconds_;  ///< per trial: wall seconds given to the study
+  std::mutex wake_mutex_;
+  std::condition_variable wake_;  ///< a segment's thread finished
+  std::atomic<bool> halting_{false};
   std::chrono::steady_clock::time_point started_;
   double elapsed_before_ = 0.0;  ///< study clock carried over from an earlier tuner process
   int preemptions_ = 0;          ///< over every invocation in this process
-  int chaos_fired_ = 0;          ///< injected ones, against chaos.max (saved)
+  std::atomic<int> chaos_fired_{0};  ///< injected ones, against chaos.max (saved)
   int invocations_ = 0;
+  int peak_concurrency_ = 0;
 };
 
 }  // namespace frugal::tune

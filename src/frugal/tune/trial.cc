@@ -53,6 +53,7 @@ nlohmann::json TrialToJson(const Trial& t) {
       {"cost_seconds", t.cost_seconds},
       {"spend_micros", t.spend.micros()},
   };
+  if (!t.run_name.empty()) doc["run"] = t.run_name;
   doc["last_value"] = t.last_value ? nlohmann::json(*t.last_value) : nlohmann::json(nullptr);
   return doc;
 }
@@ -84,6 +85,7 @@ Result<Trial> TrialFromJson(const nlohmann::json& doc) {
     t.last_fidelity = doc.at("last_fidelity").get<double>();
     t.cost_seconds = doc.at("cost_seconds").get<double>();
     t.spend = Money::FromMicros(doc.at("spend_micros").get<int64_t>());
+    t.run_name = doc.value("run", "");
     return t;
   } catch (const nlohmann::json::exception& e) {
     return Fail(ErrorCode::kBadInput, std::string("trial record: ") + e.what());

@@ -41,6 +41,7 @@ struct Trial {
   double last_fidelity = 0.0;        ///< fidelity of last_value
   double cost_seconds = 0.0;         ///< job-seconds consumed (× GPUs for GPU-seconds)
   Money spend;
+  std::string run_name;  ///< the ledger run recording its spend ("" for replay)
 
   /// The highest rung index with a result, or -1.
   int RungReached() const;

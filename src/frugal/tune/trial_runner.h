@@ -2,7 +2,7 @@
 // The seam between a study and whatever trains its trials. A study launches segments (a trial
 // from its checkpoint up to a target fidelity) and consumes progress events, one per accrual
 // interval, in time order. The replay runner answers from tabulated curves in simulated time;
-// the supervised runner (frugal run's supervisor and protocol) will answer from real processes:
+// the supervised runner (frugal run's supervisor and protocol) answers from real processes:
 // Launch starts `trial.command` with FRUGAL_TRIAL_ID, FRUGAL_TRIAL_CONFIG (the config as JSON)
 // and the checkpoint to resume from; each progress line of the report channel becomes a
 // Progress (wall seconds since the previous one); reaching `to_fidelity` asks the child to
@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
 
 #include "frugal/core/error.h"
 #include "frugal/tune/trial.h"
@@ -30,7 +31,9 @@ struct Progress {
   int64_t trial_id = -1;
   double fidelity = 0.0;        ///< reached at the end of the interval
   std::optional<double> value;  ///< the objective metric at `fidelity`, when reported
-  double wall_seconds = 0.0;    ///< consumed during the interval
+  /// Consumed during the interval. A segment's last event may carry a negative correction
+  /// (the runner's own clock said the trial used less than it was told so far).
+  double wall_seconds = 0.0;
   SegmentEnd end = SegmentEnd::kNone;
 };
 
@@ -47,6 +50,12 @@ class TrialRunner {
   /// wall seconds the stop itself consumed after the last progress event (the checkpoint and
   /// the exit), which the study accrues to the trial; 0 for a simulated trial.
   virtual double Stop(int64_t trial_id) = 0;
+  /// Asks the trial's segment to checkpoint and stop without waiting for it; a later Stop
+  /// waits. Lets every running trial checkpoint at once at a cap. A no-op where Stop is
+  /// immediate.
+  virtual void RequestStop(int64_t /*trial_id*/) {}
+  /// The name of the ledger run that records the trial's spend, or "" when none does.
+  virtual std::string RunName(int64_t /*trial_id*/) const { return {}; }
   /// The study clock: seconds since the study began.
   virtual double Now() const = 0;
   /// The wall seconds a trial would take from scratch to its full fidelity, when known.

@@ -216,7 +216,7 @@ space: {x: {type: float, low: 0.0, high: 1.0}}
 objective: {metric: loss, direction: minimize}
 fidelity: {name: epoch, min: 1, max: 2, grace: 1}
 scheduler: none
-resources: {offer: g4dn.xlarge, tier: on_demand, price_per_hour: 36}
+resources: {offer: "aws:g4dn.xlarge on_demand"}
 gates: {budget_usd: 5, max_trials: 2}
 )";
 

@@ -216,6 +216,29 @@ TEST_F(TuneE2e, BadSpecIsExitTwoWithFileLineAndField) {
       << "nothing half-written";
 }
 
+TEST_F(TuneE2e, AnOfferIsPricedFromTheCatalogAndAnUnknownOneIsExitTwoWithASuggestion) {
+  const std::string base = "name: priced\nreplay: {dir: '" + table_.path().string() +
+                           "'}\nobjective: {metric: score, direction: maximize}\n"
+                           "fidelity: {max: 27}\nsampler: random\ngates: {budget_usd: 5}\n";
+  const auto good = home_.path() / "good.yaml";
+  WriteTestFile(good, base + "resources:\n  offer: 'aws:g5.xlarge spot'\n");
+  const CommandResult ran = RunFrugal({"--json", "tune", good.string()}, home_.path());
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_GT(Json(ran)["spend_usd"].get<double>(), 0.0) << ran.out;
+
+  const auto typo = home_.path() / "typo.yaml";
+  WriteTestFile(typo, base + "resources:\n  offer: 'aws:g5.xlarg spot'\n");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"tune", typo.string()},
+        std::vector<std::string>{"tune", "check", typo.string()}}) {
+    const CommandResult r = RunFrugal(args, home_.path());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("typo.yaml:8:10: field 'resources.offer'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("did you mean 'aws:g5.xlarge'"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(RunFrugal({"tune", "status", "priced"}, home_.path()).exit_code, 0);
+}
+
 TEST_F(TuneE2e, BadFlagsAreNamedInTheError) {
   const CommandResult r = RunFrugal(Flags("bad", "hyperbnd"), home_.path());
   EXPECT_EQ(r.exit_code, 2);

@@ -4,6 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -155,6 +162,185 @@ TEST_F(TuneSupervised, PausesPromotesResumesAndSurvivesPreemptionsAndAKill) {
       RunFrugal({"--db", db, "--json", "tune", "status", "fake"}, home_.path());
   ASSERT_EQ(status.exit_code, 0) << status.err;
   EXPECT_NE(status.out.find("\"finished\""), std::string::npos) << status.out;
+}
+
+// A trainer for the parallel study: half a second per epoch, every segment's start and end
+// logged with the wall clock (spans.log), resumable from its checkpoint like the one above.
+constexpr const char* kSlowTrainer = R"py(
+import json, os, sys, time
+sys.path.insert(0, os.environ["FRUGAL_TEST_PYTHONPATH"])
+import frugal
+config = json.loads(os.environ["FRUGAL_TRIAL_CONFIG"])
+trial = os.environ["FRUGAL_TRIAL_ID"]
+target = int(float(os.environ["FRUGAL_TRIAL_TARGET"]))
+epoch = 0
+if frugal.resume_from():
+    with open(os.path.join(frugal.resume_from(), "state.json")) as f:
+        epoch = json.load(f)["epoch"]
+def log(name, line):
+    with open(name, "a") as f:
+        f.write(line + "\n")
+log("spans.log", f"B {trial} {time.time()}")
+log("trials.log", f"start {trial} {epoch} {target}")
+try:
+    while epoch < target:
+        for i in range(10):
+            time.sleep(0.05)
+            frugal.report(epoch * 10 + i, heartbeat=1)
+            if frugal.should_stop() or frugal.checkpoint_requested():
+                with frugal.checkpoint(epoch * 10 + i) as d:
+                    with open(os.path.join(d, "state.json"), "w") as f:
+                        json.dump({"epoch": epoch}, f)
+                sys.exit(0)
+        epoch += 1
+        with frugal.checkpoint(epoch * 10) as d:
+            with open(os.path.join(d, "state.json"), "w") as f:
+                json.dump({"epoch": epoch}, f)
+        frugal.report(epoch * 10, epoch=epoch, loss=(config["x"] - 0.3) ** 2 + 1.0 / (epoch + 1))
+        log("trials.log", f"epoch {trial} {epoch}")
+finally:
+    log("spans.log", f"E {trial} {time.time()}")
+)py";
+
+constexpr const char* kParallelStudy = R"(name: par
+tags: {team: vision, project: hpo, owner: ada}
+trial:
+  command: [python3, trainer.py]
+space:
+  x: {type: float, low: 0.0, high: 1.0}
+objective: {metric: loss, direction: minimize}
+fidelity: {name: epoch, min: 1, max: 9, grace: 1, reduction_factor: 3, cost_per_unit: 700ms}
+scheduler: asha
+seed: 5
+resources: {gpus: 1, price_per_hour: 36, workers: 3}
+gates: {budget_usd: 0.12, max_trials: 12}
+)";
+
+/// The most segments whose [begin, end) spans overlap at one moment, from spans.log.
+int PeakOverlap(const std::filesystem::path& spans) {
+  std::vector<std::pair<double, int>> edges;
+  std::ifstream in(spans);
+  std::string kind;
+  int trial = 0;
+  double t = 0;
+  while (in >> kind >> trial >> t) edges.emplace_back(t, kind == "B" ? 1 : -1);
+  std::sort(edges.begin(), edges.end());  // an end sorts before a begin at the same time
+  int now = 0, peak = 0;
+  for (const auto& [time, delta] : edges) peak = std::max(peak, now += delta);
+  return peak;
+}
+
+TEST_F(TuneSupervised, ParallelTrialsOverlapHoldTheBudgetAndResumeAfterAKill) {
+  WriteTestFile(dir_ / "trainer.py", kSlowTrainer);
+  WriteTestFile(dir_ / "study.yaml", kParallelStudy);
+  const std::string db = (dir_ / "ledger.sqlite").string();
+  const CommandResult first =
+      RunFrugal({"--db", db, "tune", (dir_ / "study.yaml").string(), "--halt-after", "12"},
+                home_.path(), Env());
+  ASSERT_EQ(first.exit_code, 130) << first.err;
+  const CommandResult during =
+      RunFrugal({"--db", db, "--json", "tune", "status", "par"}, home_.path());
+  ASSERT_EQ(during.exit_code, 0) << during.err;
+  const nlohmann::json before = nlohmann::json::parse(during.out, nullptr, false);
+  ASSERT_TRUE(before["gates"].contains("budget_usd")) << during.out;
+  EXPECT_GT(before["gates"]["budget_usd"]["used"].get<double>(), 0.0);
+  EXPECT_TRUE(before["gates"]["max_trials"]["eta_seconds"].is_number()) << during.out;
+  EXPECT_TRUE(before["eta_seconds"].is_number()) << during.out;
+
+  const CommandResult r =
+      RunFrugal({"--db", db, "--json", "tune", "resume", "par"}, home_.path(), Env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  // Trials ran side by side, in the killed process and in the resumed one.
+  EXPECT_GE(PeakOverlap(dir_ / "spans.log"), 2);
+  EXPECT_GE(doc["supervised"]["peak_concurrency"].get<int>(), 2) << r.out;
+  EXPECT_EQ(doc["trials"]["failed"], 0) << r.err;
+  // The budget binds, and holds: at the cap every running trial checkpoints and stops; what
+  // the stops themselves take (a checkpoint and an exit) is the only overshoot.
+  EXPECT_EQ(doc["stop_reason"], "budget") << r.out;
+  const double spend = doc["spend_usd"].get<double>();
+  EXPECT_GT(spend, 0.12 * 0.7);
+  EXPECT_LE(spend, 0.12 + 0.01 * 3 * 0.5) << "more than half a second of three trials past the cap";
+  // No epoch was trained twice: every segment started where its trial's work stopped.
+  for (const auto& [trial, list] : ReadLog()) {
+    for (const Segment& s : list) EXPECT_EQ(s.from, s.done_before) << "trial " << trial;
+  }
+
+  // Each trial is a ledger run with the spec's tags; together they cost what the study spent.
+  const CommandResult runs =
+      RunFrugal({"--db", db, "--json", "runs", "list", "--tag", "study=par", "--limit", "100"},
+                home_.path());
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  const nlohmann::json listed = nlohmann::json::parse(runs.out, nullptr, false);
+  ASSERT_EQ(listed["runs"].size(), doc["trials_started"].get<size_t>()) << runs.out;
+  int64_t micros = 0;
+  for (const auto& run : listed["runs"]) {
+    micros += run["cost_micros"].get<int64_t>();
+    EXPECT_EQ(run["tags"]["team"], "vision");
+    EXPECT_EQ(run["tags"]["owner"], "ada");
+    EXPECT_TRUE(run["tags"].contains("trial"));
+    // Paused and stopped trials close their runs; nothing is left for the sweep to call lost.
+    EXPECT_NE(run["status"], "running") << run.dump();
+  }
+  EXPECT_NEAR(static_cast<double>(micros) / 1e6, spend, 0.002 + spend * 0.01) << runs.out;
+}
+
+TEST_F(TuneSupervised, CtrlCCheckpointsEveryRunningTrialAndResumeFinishesTheStudy) {
+  WriteTestFile(dir_ / "trainer.py", kSlowTrainer);
+  WriteTestFile(dir_ / "study.yaml", kParallelStudy);
+  std::vector<std::string> args = {FRUGAL_BINARY, "-q", "tune", (dir_ / "study.yaml").string()};
+  std::vector<std::string> env = Env();
+  env.push_back("FRUGAL_HOME=" + home_.path().string());
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    for (std::string& e : env) ::putenv(e.data());
+    if (!std::freopen("/dev/null", "w", stdout)) ::_exit(126);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  // Interrupt once trials run side by side.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (PeakOverlap(dir_ / "spans.log") < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(dir_ / "spans.log");
+    int running = 0;
+    for (std::string line; std::getline(in, line);) running += line.rfind("B ", 0) == 0 ? 1 : -1;
+    if (running >= 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  // Every trial that was running ended its segment (a span's end is logged on exit).
+  {
+    std::ifstream in(dir_ / "spans.log");
+    int open = 0;
+    for (std::string line; std::getline(in, line);) open += line.rfind("B ", 0) == 0 ? 1 : -1;
+    EXPECT_EQ(open, 0) << "a trial outlived the interrupted tuner";
+  }
+  const CommandResult r = RunFrugal({"--json", "tune", "resume", "par"}, home_.path(), Env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_EQ(doc["trials"]["failed"], 0) << r.err;
+  EXPECT_EQ(doc["trials"]["running"], 0) << r.out;
+  for (const auto& [trial, list] : ReadLog()) {
+    for (const Segment& s : list) EXPECT_EQ(s.from, s.done_before) << "trial " << trial;
+  }
+  const CommandResult runs = RunFrugal(
+      {"--json", "runs", "list", "--tag", "study=par", "--limit", "100"}, home_.path());
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  int64_t micros = 0;
+  const nlohmann::json listed = nlohmann::json::parse(runs.out, nullptr, false);
+  for (const auto& run : listed["runs"]) micros += run["cost_micros"].get<int64_t>();
+  const double spend = doc["spend_usd"].get<double>();
+  EXPECT_NEAR(static_cast<double>(micros) / 1e6, spend, 0.002 + spend * 0.01) << runs.out;
 }
 
 TEST(TunePytorch, ExampleStudyRunsUnderItsBudgetWithPreemptions) {

@@ -134,3 +134,42 @@ TEST_F(LedgerStudyStoreTest, MissingStudyIsBadInputAndRetireFreesTheName) {
 
 }  // namespace
 }  // namespace frugal::tune
+
+namespace frugal::tune {
+namespace {
+
+TEST_F(LedgerStudyStoreTest, TrialsLinkTheirLedgerRunsOnceTheRunsExist) {
+  Harness h(dir_.path());
+  MemoryStudyStore memory;
+  ASSERT_TRUE(h.Run(memory, std::nullopt, false));
+  nlohmann::json state = *memory.Load("s");
+  ASSERT_GE(state["trials"].size(), 2U);
+  // As a supervised study names them: one ledger run per trial.
+  state["trials"][0]["run"] = "s@x-t0";
+  state["trials"][1]["run"] = "s@x-t1";
+  auto l = Open();
+  LedgerStudyStore store(*l);
+  ledger::NewRun run;
+  run.name = "s@x-t0";
+  run.command = "train";
+  run.start = ledger::Now();
+  const auto first = l->BeginRun(run);
+  ASSERT_TRUE(first) << first.error().message;
+  ASSERT_TRUE(store.Save("s", state));
+  auto trials = l->TrialsOf((*l->FindStudy("s"))->id);
+  ASSERT_TRUE(trials);
+  EXPECT_EQ((*trials)[0].run_id, *first);
+  EXPECT_FALSE((*trials)[1].run_id.has_value()) << "its run has not started yet";
+  EXPECT_FALSE((*trials)[2].run_id.has_value()) << "a replayed trial has no run";
+
+  run.name = "s@x-t1";
+  const auto second = l->BeginRun(run);
+  ASSERT_TRUE(second);
+  ASSERT_TRUE(store.Save("s", state));
+  trials = l->TrialsOf((*l->FindStudy("s"))->id);
+  EXPECT_EQ((*trials)[0].run_id, *first);
+  EXPECT_EQ((*trials)[1].run_id, *second);
+}
+
+}  // namespace
+}  // namespace frugal::tune

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Why early stopping is hard on the shared HPO curves: for each table, how many
+configurations end within epsilon of the best, and how well the rank at epoch k predicts the
+final rank (Spearman), plus the top-k overlap at each candidate grace period. Stdlib only.
+
+Usage: curve_stats.py DIR METRIC (max|min) MAX_EPOCH EPSILON
+"""
+import csv
+import math
+import sys
+from collections import defaultdict
+
+
+def ranks(values):
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    r = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            r[order[k]] = (i + j) / 2.0
+        i = j + 1
+    return r
+
+
+def spearman(a, b):
+    ra, rb = ranks(a), ranks(b)
+    n = len(a)
+    ma, mb = sum(ra) / n, sum(rb) / n
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+    va = math.sqrt(sum((x - ma) ** 2 for x in ra))
+    vb = math.sqrt(sum((y - mb) ** 2 for y in rb))
+    return cov / (va * vb) if va and vb else float("nan")
+
+
+def main():
+    folder, metric, direction, max_epoch, eps = sys.argv[1:6]
+    max_epoch, eps = float(max_epoch), float(eps)
+    sign = -1.0 if direction == "max" else 1.0  # loss: lower is better
+    curves = defaultdict(dict)
+    cost = defaultdict(dict)
+    with open(folder + "/curves.csv") as f:
+        for row in csv.DictReader(f):
+            try:
+                v = float(row[metric])
+            except ValueError:
+                continue
+            if math.isnan(v):
+                continue
+            e = float(row["epoch"])
+            curves[row["config_id"]][e] = sign * v
+            cost[row["config_id"]][e] = float(row["elapsed_s"])
+    # A configuration's final value is its last point up to MAX_EPOCH: some tables give each
+    # configuration its own schedule length (a hyperparameter), which ends its curve early.
+    failed = set()
+    try:
+        with open(folder + "/configs.csv") as f:
+            for row in csv.DictReader(f):
+                if row.get("nan_train_loss", "0") == "1" or row.get("status", "OK") != "OK":
+                    failed.add(row["config_id"])
+    except FileNotFoundError:
+        pass
+    final = {}
+    for c, pts in curves.items():
+        last = max(e for e in pts if e <= max_epoch)
+        if c not in failed:
+            final[c] = pts[last]
+    best = min(final.values())
+    within = [c for c, v in final.items() if v <= best + eps]
+    full_cost = sum(cost[c][max(cost[c])] for c in final) / len(final)
+    print(f"{folder.rstrip('/').split('/')[-1]}: {len(final)} configurations that do not fail; "
+          f"{len(within)} end within eps={eps} of the best "
+          f"({100.0 * len(within) / len(final):.1f}%); mean full-fidelity cost {full_cost:.0f} s")
+    print("Among configurations still training at each epoch:")
+    print("epoch  spearman(rank@epoch, final rank)  best-final kept in top 1/3  "
+          "within-eps kept in top 1/3  cost share of full")
+    for e in [1, 2, 3, 5, 9, 15, 27]:
+        if e >= max_epoch:
+            break
+        ids = [c for c in final if e in curves[c] and max(curves[c]) > e]
+        early = [curves[c][e] for c in ids]
+        rho = spearman(early, [final[c] for c in ids])
+        cut = sorted(early)[len(early) // 3]
+        kept = {c for c in ids if curves[c][e] <= cut}
+        winners = [c for c in within if c in kept]
+        best_id = min(final, key=final.get)
+        share = sum(cost[c][e] for c in ids) / sum(cost[c][max(cost[c])] for c in ids)
+        print(f"{e:5g}  {rho:32.3f}  {str(best_id in kept):>26}  "
+              f"{len(winners):>12}/{len(within):<13}  {share:.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+#include "frugal/tune/study_pricing.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "frugal/core/text.h"
+
+namespace frugal::tune {
+
+namespace {
+
+/// The offer text split: cloud, instance, region ("" = any), tier ("" = not in the text).
+struct OfferText {
+  std::string cloud;
+  std::string instance;
+  std::string region;
+  std::string tier;
+};
+
+Error At(const StudySpec& spec, std::string_view field, std::string_view message) {
+  return Error{ErrorCode::kBadInput,
+               fmt::format("{}: field '{}': {}", spec.resources.offer_where, field, message)};
+}
+
+Result<OfferText> SplitOffer(const StudySpec& spec) {
+  std::string text = ToLower(spec.resources.offer);
+  OfferText out;
+  if (const size_t space = text.find(' '); space != std::string::npos) {
+    out.tier = std::string(Trim(text.substr(space + 1)));
+    text = text.substr(0, space);
+  }
+  const std::vector<std::string> parts = Split(text, ':');
+  if (parts.size() < 2 || parts.size() > 4 || parts[0].empty() || parts[1].empty()) {
+    return Fail(At(spec, "resources.offer",
+                   fmt::format("'{}' is not CLOUD:INSTANCE[:REGION[:TIER]] [TIER] (e.g. "
+                               "'aws:g5.xlarge spot')",
+                               spec.resources.offer)));
+  }
+  out.cloud = parts[0];
+  out.instance = parts[1];
+  if (parts.size() >= 3) out.region = parts[2];
+  if (parts.size() == 4) {
+    if (!out.tier.empty() && out.tier != parts[3]) {
+      return Fail(At(spec, "resources.offer", "names two tiers"));
+    }
+    out.tier = parts[3];
+  }
+  return out;
+}
+
+/// The tier to price at: the offer text's, else the spec's, else on demand.
+Result<catalog::Tier> TierFor(const StudySpec& spec, const std::string& from_text) {
+  if (!from_text.empty() && !spec.resources.tier.empty() && from_text != spec.resources.tier) {
+    return Fail(At(spec, "resources.offer",
+                   fmt::format("names tier '{}' but resources.tier is '{}'", from_text,
+                               spec.resources.tier)));
+  }
+  const std::string tier =
+      !from_text.empty() ? from_text
+                         : (spec.resources.tier.empty() ? "on_demand" : spec.resources.tier);
+  Result<catalog::Tier> parsed = catalog::ParseTier(tier);
+  if (!parsed) return Fail(At(spec, "resources.offer", parsed.error().message));
+  return parsed;
+}
+
+Result<const catalog::Offer*> FindOffer(const StudySpec& spec, const catalog::Catalog& c) {
+  const OfferText want = FRUGAL_TRY(SplitOffer(spec));
+  const catalog::Tier tier = FRUGAL_TRY(TierFor(spec, want.tier));
+  const catalog::Offer* best = nullptr;
+  std::set<std::string> instances;  // cloud:instance, for "did you mean"
+  std::set<std::string> tiers;      // the instance's tiers, where the tier is what is missing
+  std::set<std::string> regions;
+  for (const catalog::Offer& o : c.offers()) {
+    const std::string cloud = ToLower(o.cloud);
+    const std::string instance = ToLower(o.instance_type);
+    instances.insert(cloud + ":" + instance);
+    if (cloud != want.cloud || instance != want.instance) continue;
+    const std::string where = ToLower(o.zone.empty() ? o.region : o.region + "/" + o.zone);
+    regions.insert(where);
+    if (!want.region.empty() && where != want.region && ToLower(o.region) != want.region) continue;
+    tiers.insert(std::string(catalog::TierName(o.tier)));
+    if (o.tier != tier) continue;
+    if (best == nullptr || o.price.per_hour < best->price.per_hour) best = &o;
+  }
+  if (best != nullptr) return best;
+  const std::string pair = want.cloud + ":" + want.instance;
+  if (!instances.contains(pair)) {
+    const std::vector<std::string> known(instances.begin(), instances.end());
+    return Fail(At(spec, "resources.offer",
+                   fmt::format("no offer '{}' in the catalog{} (see `frugal catalog offers`)",
+                               pair, DidYouMean(pair, known))));
+  }
+  if (tiers.empty()) {
+    const std::vector<std::string> known(regions.begin(), regions.end());
+    return Fail(At(spec, "resources.offer",
+                   fmt::format("{} is not offered in region '{}'{}", pair, want.region,
+                               DidYouMean(want.region, known))));
+  }
+  return Fail(At(spec, "resources.offer",
+                 fmt::format("{} has no {} offer (it has: {})", pair, catalog::TierName(tier),
+                             fmt::join(tiers, ", "))));
+}
+
+Result<const catalog::Offer*> CheapestWithGpu(const StudySpec& spec, const catalog::Catalog& c) {
+  Result<const catalog::GpuSpec*> gpu = c.RequireGpu(spec.resources.gpu);
+  if (!gpu) return Fail(At(spec, "resources.gpu", gpu.error().message));
+  catalog::OfferQuery q;
+  q.gpu = (*gpu)->name;
+  q.min_gpus = spec.resources.gpus;
+  q.tier = FRUGAL_TRY(TierFor(spec, ""));
+  q.limit = 1;
+  const std::vector<const catalog::Offer*> offers = FRUGAL_TRY(c.Query(q));
+  if (offers.empty()) {
+    return Fail(At(spec, "resources.gpu",
+                   fmt::format("no {} offer with at least {} x {} in the catalog",
+                               catalog::TierName(*q.tier), q.min_gpus, (*gpu)->name)));
+  }
+  return offers.front();
+}
+
+std::optional<Rate> OnDemandTwin(const catalog::Catalog& c, const catalog::Offer& offer) {
+  if (offer.tier == catalog::Tier::kOnDemand) return offer.price;
+  for (const catalog::Offer& o : c.offers()) {
+    if (o.tier == catalog::Tier::kOnDemand && o.cloud == offer.cloud &&
+        o.instance_type == offer.instance_type && o.region == offer.region &&
+        (o.zone.empty() || o.zone == offer.zone)) {
+      return o.price;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<void> ResolvePricing(StudySpec& spec, const catalog::Catalog& catalog) {
+  Resources& r = spec.resources;
+  r.record = ledger::SegmentOffer{};
+  r.record.gpu_count = r.gpus;
+  r.record.tier = r.tier.empty() ? "on_demand" : r.tier;
+  if (r.price_per_gpu_hour) r.record.price = Rate{r.price_per_gpu_hour->per_hour * r.gpus};
+  if (!NeedsCatalog(spec)) return {};
+  const catalog::Offer* offer = r.offer.empty() ? FRUGAL_TRY(CheapestWithGpu(spec, catalog))
+                                                : FRUGAL_TRY(FindOffer(spec, catalog));
+  const int gpus = std::max(1, offer->gpu_count);
+  if (r.gpus_stated && r.gpus != gpus && !r.offer.empty()) {
+    return Fail(At(spec, "resources.gpus",
+                   fmt::format("resources.gpus is {} but {} has {} GPU(s); a trial rents the "
+                               "whole instance",
+                               r.gpus, offer->Id(), offer->gpu_count)));
+  }
+  r.gpus = gpus;
+  r.tier = std::string(catalog::TierName(offer->tier));
+  r.price_per_gpu_hour = Rate{offer->price.per_hour.Scaled(1.0 / static_cast<double>(gpus))};
+  r.offer_id = offer->Id();
+  r.record.cloud = offer->cloud;
+  r.record.instance_type = offer->instance_type;
+  r.record.region = offer->region;
+  r.record.zone = offer->zone;
+  r.record.gpu = offer->gpu;
+  r.record.gpu_count = offer->gpu_count;
+  r.record.tier = r.tier;
+  // The rate the study and the supervisor charge (equal to the offer's up to rounding).
+  r.record.price = Rate{r.price_per_gpu_hour->per_hour * gpus};
+  r.record.on_demand_price = OnDemandTwin(catalog, *offer);
+  return {};
+}
+
+}  // namespace frugal::tune

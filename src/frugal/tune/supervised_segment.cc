@@ -1,0 +1,184 @@
+// The thread side of the supervised runner: one trial segment's supervisor invocations (with
+// relaunches after preemptions), its configuration, its ledger recorder, and the preemption
+// sources the tuner adds (its own stop request, the study's shared chaos budget).
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "frugal/core/log.h"
+#include "frugal/run/ledger_recorder.h"
+#include "frugal/run/preemption_source.h"
+#include "frugal/run/run_journal.h"
+#include "frugal/tune/supervised_runner.h"
+#include "frugal/tune/supervised_runner_internal.h"
+
+namespace frugal::tune {
+
+namespace {
+
+/// The tuner asking a segment to checkpoint and stop (a pause at a rung, Stop, a cap, or the
+/// tuner being interrupted), delivered the way a spot notice is: the supervisor polls its
+/// sources every tick.
+class StopRequest final : public run::PreemptionSource {
+ public:
+  StopRequest(const std::atomic<bool>& flag, const std::atomic<bool>& halting)
+      : flag_(flag), halting_(halting) {}
+  void SegmentStarted(run::SteadyTime /*now*/) override {}
+  std::optional<run::PreemptionNotice> Poll(run::SteadyTime /*now*/) override {
+    if (fired_ || !(flag_.load() || halting_.load())) return std::nullopt;
+    fired_ = true;
+    return run::PreemptionNotice{"tuner", "checkpoint and stop"};
+  }
+  [[nodiscard]] bool fired() const { return fired_; }
+
+ private:
+  const std::atomic<bool>& flag_;
+  const std::atomic<bool>& halting_;
+  bool fired_ = false;
+};
+
+/// Injected preemptions under the study's shared limit: a notice is delivered only while the
+/// study's count of fired ones is under `max` (0: no limit), so concurrent trials together
+/// never exceed it.
+class SharedChaos final : public run::PreemptionSource {
+ public:
+  SharedChaos(Duration every, uint64_t seed, int max, std::atomic<int>& fired_total)
+      : inner_(every, seed, 1), max_(max), fired_total_(fired_total) {}
+  void SegmentStarted(run::SteadyTime now) override { inner_.SegmentStarted(now); }
+  std::optional<run::PreemptionNotice> Poll(run::SteadyTime now) override {
+    std::optional<run::PreemptionNotice> notice = inner_.Poll(now);
+    if (!notice || max_ == 0) return notice;
+    int seen = fired_total_.load();
+    while (seen < max_) {
+      if (fired_total_.compare_exchange_weak(seen, seen + 1)) return notice;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  run::ChaosPreemptions inner_;
+  int max_;
+  std::atomic<int>& fired_total_;
+};
+
+/// The trial's ledger recorder, when a ledger is configured and opens.
+struct LedgerSide {
+  std::unique_ptr<ledger::Ledger> ledger;
+  std::unique_ptr<run::LedgerRecorder> recorder;
+};
+
+LedgerSide OpenLedgerSide(const SupervisedRunnerOptions& options, const std::string& run_id) {
+  LedgerSide side;
+  if (!options.open_ledger) return side;
+  Result<std::unique_ptr<ledger::Ledger>> opened = options.open_ledger();
+  if (!opened) {
+    log::Warning("{}: the ledger cannot be opened ({}); the trial is journaled only", run_id,
+                 opened.error().message);
+    return side;
+  }
+  side.ledger = std::move(*opened);
+  side.recorder = std::make_unique<run::LedgerRecorder>(*side.ledger, run_id, options.record);
+  return side;
+}
+
+}  // namespace
+
+std::string SupervisedRunner::RunName(int64_t trial_id) const {
+  return fmt::format("{}-t{}", options_.run_prefix, trial_id);
+}
+
+run::SupervisorConfig SupervisedRunner::ConfigFor(const Pending& p) const {
+  run::SupervisorConfig c;
+  c.command = {"env", "-C", options_.workdir.string(),
+               "FRUGAL_TRIAL_ID=" + std::to_string(p.trial.id),
+               "FRUGAL_TRIAL_CONFIG=" + ConfigToJson(p.trial.config).dump(),
+               fmt::format("FRUGAL_TRIAL_TARGET={}", p.to_fidelity),
+               fmt::format("FRUGAL_TRIAL_MAX={}", options_.max_fidelity)};
+  c.command.insert(c.command.end(), options_.command.begin(), options_.command.end());
+  c.run_id = RunName(p.trial.id);
+  c.run_dir = TrialDir(p.trial.id);
+  c.tags = options_.tags;
+  c.tags["study"] = options_.study;
+  c.tags["trial"] = std::to_string(p.trial.id);
+  c.offer = options_.offer;
+  c.tier = options_.tier;
+  c.price = options_.price;
+  c.gpus = options_.gpus;
+  c.accrual_interval = options_.accrual_interval;
+  c.checkpoint_grace = options_.checkpoint_grace;
+  c.stop_grace = options_.stop_grace;
+  c.restart = run::RestartPolicy::kRequeue;  // this runner relaunches after a preemption
+  c.child_stdout = options_.child_stdout;
+  c.caps.wall = options_.trial_max_wall;
+  if (gate_ != nullptr && std::isfinite(gate_->cap_gpu_seconds())) {
+    // The trial's backstop: what it has already spent plus everything the study has left.
+    const run::JournalHistory h = run::ReadJournalHistory(c.run_dir / "journal.jsonl");
+    const double left_gpu_s = std::max(0.0, gate_->cap_gpu_seconds() - gate_->spent_gpu_seconds());
+    const double left_wall_s = left_gpu_s / std::max(1, options_.gpus);
+    c.caps.gpu_hours = h.usage.gpu_hours + left_gpu_s / 3600.0;
+    if (options_.price.per_hour.micros() > 0) {
+      c.caps.dollars = h.usage.spent + options_.price.For(FromSeconds(left_wall_s));
+    }
+  }
+  return c;
+}
+
+void SupervisedRunner::SuperviseLoop(Active& a) {
+  const run::SupervisorConfig& config = a.config;
+  std::error_code ec;
+  std::filesystem::create_directories(config.run_dir, ec);
+  LedgerSide ledger = OpenLedgerSide(options_, config.run_id);
+  for (int attempt = 0;; ++attempt) {
+    run::RunJournal journal(config.run_dir / "journal.jsonl");
+    std::optional<run::TeeRecorder> tee;
+    run::RunRecorder* recorder = &journal;
+    if (ledger.recorder) recorder = &tee.emplace(journal, *ledger.recorder);
+    run::Supervisor supervisor(config, *recorder);
+    auto stop = std::make_unique<StopRequest>(a.stop_requested, halting_);
+    const StopRequest* stop_source = stop.get();
+    supervisor.AddPreemptionSource(std::move(stop));
+    if (const auto& chaos = options_.chaos;
+        chaos && (chaos->max == 0 || chaos_fired_.load() < chaos->max)) {
+      const auto trial = static_cast<uint64_t>(a.pending.trial.id);
+      const auto nth = static_cast<uint64_t>(a.first_invocation + a.invocations);
+      const uint64_t seed = options_.seed * uint64_t{1000003} + trial * uint64_t{7919} + nth;
+      supervisor.AddPreemptionSource(std::make_unique<SharedChaos>(
+          chaos->every, seed, static_cast<int>(chaos->max), chaos_fired_));
+    }
+    ++a.invocations;
+    a.result = supervisor.Run();
+    if (!a.result) break;
+    // What the ledger prices: the trial's segments, not the supervisor's start-up around them.
+    a.run_seconds =
+        ToSeconds(run::ReadJournalHistory(config.run_dir / "journal.jsonl").segment_time);
+    // Preemptions proper: spot notices and injected ones, not the tuner's own stop request.
+    a.preemptions += a.result->preemptions - (stop_source->fired() ? 1 : 0);
+    const bool preempted = a.result->outcome == run::RunOutcome::kPreempted;
+    if (!preempted || a.stop_requested || halting_ || attempt >= options_.max_restarts) break;
+    log::Info("trial {}: preempted; resuming from its newest checkpoint", a.pending.trial.id);
+  }
+  // The supervisor records the tuner's own stop (a pause, a cap, an interrupt) as a preemption,
+  // which leaves the ledger run open for a requeue that may never come: close it as what it
+  // was. A promotion or a resume reopens it, like any requeued run.
+  const bool tuner_stopped = a.result && a.result->outcome == run::RunOutcome::kPreempted &&
+                             (a.stop_requested || halting_);
+  if (ledger.recorder && tuner_stopped) {
+    run::RunFinish finish;
+    finish.at = std::chrono::system_clock::now();
+    finish.outcome = halting_ ? "interrupted" : "finished";
+    ledger.recorder->RunFinished(finish);
+  }
+  if (ledger.recorder && !ledger.recorder->Flush()) {
+    log::Warning("{}: {} record(s) could not be written to the ledger", config.run_id,
+                 ledger.recorder->pending());
+  }
+  {
+    std::lock_guard lock(wake_mutex_);
+    a.done = true;
+  }
+  wake_.notify_all();
+}
+
+}  // namespace frugal::tune
