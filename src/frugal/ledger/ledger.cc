@@ -13,7 +13,7 @@ namespace frugal::ledger {
 namespace {
 
 constexpr int64_t kHourMs = 3'600'000;
-constexpr size_t kSampleColumns = 10;
+constexpr size_t kSampleColumns = 11;
 constexpr size_t kRowsPerInsert = 200;
 
 bool IsPostgresUrl(const std::string& location) {
@@ -200,8 +200,9 @@ Result<void> Ledger::AddSamples(RunId run, std::span<const Sample> samples) {
     h.Add(3, s.power_watts);
     h.Add(4, s.io_wait);
     for (Value v : {Value{run}, Value{t}, Value{int64_t{0}}, OrNull(s.gpu_util),
-                    OrNull(s.sm_active), OrNull(s.gpu_mem_bytes), OrNull(s.power_watts),
-                    OrNull(s.cpu_util), OrNull(s.rss_bytes), OrNull(s.io_wait)}) {
+                    OrNull(s.sm_active), OrNull(s.tensor_active), OrNull(s.gpu_mem_bytes),
+                    OrNull(s.power_watts), OrNull(s.cpu_util), OrNull(s.rss_bytes),
+                    OrNull(s.io_wait)}) {
       values.push_back(std::move(v));
     }
   }
@@ -209,7 +210,7 @@ Result<void> Ledger::AddSamples(RunId run, std::span<const Sample> samples) {
     for (size_t first = 0; first < samples.size(); first += kRowsPerInsert) {
       const size_t n = std::min(kRowsPerInsert, samples.size() - first);
       const std::string sql =
-          "INSERT INTO samples (run_id, time_ms, resolution_ms, gpu_util, sm_active, "
+          "INSERT INTO samples (run_id, time_ms, resolution_ms, gpu_util, sm_active, tensor_active, "
           "gpu_mem_bytes, power_watts, cpu_util, rss_bytes, io_wait) VALUES " +
           Placeholders(n, kSampleColumns);
       FRUGAL_TRY(c.Query(
@@ -301,7 +302,9 @@ Result<int64_t> Ledger::Downsample(Timestamp before, Duration bucket) {
                                        bucket_ms};
     // Raw rows (and rows at a finer resolution) before the cut-off become one row per bucket.
     FRUGAL_TRY(c.Query(
-        "INSERT INTO samples SELECT run_id, (time_ms / ?) * ?, ?, AVG(gpu_util), AVG(sm_active), "
+        "INSERT INTO samples (run_id, time_ms, resolution_ms, gpu_util, sm_active, tensor_active, "
+        "gpu_mem_bytes, power_watts, cpu_util, rss_bytes, io_wait) "
+        "SELECT run_id, (time_ms / ?) * ?, ?, AVG(gpu_util), AVG(sm_active), AVG(tensor_active), "
         "AVG(gpu_mem_bytes), AVG(power_watts), AVG(cpu_util), AVG(rss_bytes), AVG(io_wait) "
         "FROM samples WHERE time_ms < ? AND resolution_ms < ? GROUP BY 1, 2",
         params));
