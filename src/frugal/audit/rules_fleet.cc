@@ -155,10 +155,6 @@ void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditRes
         level, offer.instance_type, o.thresholds.commitment_tier, (1 - discount) * 100);
     out.findings.push_back(std::move(f));
   }
-  out.notes.push_back(fmt::format(
-      "{}: under-used commitments are not judged: the ledger does not record what was "
-      "committed",
-      kCommitment));
 }
 
 void UntaggedSpend(const AuditData& data, const AuditOptions& o, AuditResult& out) {
@@ -232,8 +228,12 @@ void StudiesWithoutPruning(const AuditData& data, const AuditOptions& o, AuditRe
 
 void ForgottenCapacity(const AuditData& data, const AuditOptions& o, AuditResult& out) {
   if (data.billing.empty()) {
-    out.notes.push_back(fmt::format("{}: no imported bills in the window (use --billing FILE)",
-                                    kForgottenCapacity));
+    if (o.inventory == nullptr) {
+      out.notes.push_back(fmt::format(
+          "{}: no imported bills in the window and no inventory (use --billing FILE or "
+          "--inventory FILE)",
+          kForgottenCapacity));
+    }
     return;
   }
   if (o.catalog == nullptr) {

@@ -16,20 +16,6 @@ using ledger::Timestamp;
 
 constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
 
-/// Mean GPU utilization per clock hour of the run's samples.
-std::map<int64_t, double> HourlyGpuUtil(const RunFacts& r) {
-  std::map<int64_t, std::pair<double, int>> sums;
-  for (const ledger::Sample& s : r.samples) {
-    if (!s.gpu_util) continue;
-    auto& [sum, n] = sums[ledger::ToMillis(s.time) / 3'600'000];
-    sum += *s.gpu_util;
-    ++n;
-  }
-  std::map<int64_t, double> means;
-  for (const auto& [hour, sn] : sums) means[hour] = sn.first / sn.second;
-  return means;
-}
-
 /// The segment with a GPU covering `t`, or null.
 const Segment* SegmentAt(const RunFacts& r, Timestamp t, const AuditOptions& o) {
   for (const Segment& s : r.segments) {
