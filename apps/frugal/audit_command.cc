@@ -1,6 +1,7 @@
 // frugal audit: find waste in the ledger and imported bills, ranked by saving per month.
 
 #include <fmt/format.h>
+
 #include <sstream>
 
 #include "commands.h"
@@ -44,9 +45,9 @@ Result<void> RunAuditCommand(const AuditCommandOptions& o, const GlobalOptions& 
   }
   // Bills are imported into the ledger first (re-importing a file adds nothing), so later
   // audits see them too.
-  auto db = FRUGAL_TRY(ledger::OpenForCommand(
-      global.db, o.billing.empty() ? ledger::CreateMode::kMustExist
-                                   : ledger::CreateMode::kCreateIfMissing));
+  auto db = FRUGAL_TRY(
+      ledger::OpenForCommand(global.db, o.billing.empty() ? ledger::CreateMode::kMustExist
+                                                          : ledger::CreateMode::kCreateIfMissing));
   for (const std::string& file : o.billing) {
     const ledger::FocusImportSummary sum = FRUGAL_TRY(ledger::ImportFocus(*db, file));
     s.err << fmt::format("{}: {} rows, {} imported, {} already in the ledger, {} skipped\n", file,
@@ -96,8 +97,9 @@ void RegisterAudit(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--format", opts->format, "table, md, html or json")
       ->check(CLI::IsMember({"table", "md", "html", "json"}));
   cmd->add_option("-o,--output", opts->output, "Write the report to FILE");
-  cmd->callback(
-      [&, opts] { action = [&global, opts](Streams& s) { return RunAuditCommand(*opts, global, s); }; });
+  cmd->callback([&, opts] {
+    action = [&global, opts](Streams& s) { return RunAuditCommand(*opts, global, s); };
+  });
 }
 
 }  // namespace frugal::cli

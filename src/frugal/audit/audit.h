@@ -52,14 +52,14 @@ struct AuditOptions {
   ledger::Timestamp now{};
   Thresholds thresholds;
   const catalog::Catalog* catalog = nullptr;  ///< borrowed; null: rules needing prices say so
-  const Inventory* inventory = nullptr;         ///< borrowed; null: no inventory given
-  const TransferPrices* transfer = nullptr;     ///< borrowed; null: egress cannot be priced
+  const Inventory* inventory = nullptr;       ///< borrowed; null: no inventory given
+  const TransferPrices* transfer = nullptr;   ///< borrowed; null: egress cannot be priced
 };
 
 struct AuditResult {
   AuditOptions options;
-  std::vector<Finding> findings;  ///< highest saving first; unknown savings last
-  std::vector<std::string> notes;  ///< rules that could not run over this data, and why
+  std::vector<Finding> findings;      ///< highest saving first; unknown savings last
+  std::vector<std::string> notes;     ///< rules that could not run over this data, and why
   std::vector<BudgetStatus> budgets;  ///< every declared budget, overrun or not
   ReportCharts charts;                ///< the report's chart data
   [[nodiscard]] Money TotalSavingPerMonth() const;

@@ -1,7 +1,8 @@
 #include "frugal/audit/audit_data.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <map>
 
 #include "frugal/core/text.h"
@@ -53,8 +54,7 @@ std::string BillingTag(const BillingFact& b, std::string_view key) {
 
 namespace {
 
-Result<std::vector<BillingFact>> LoadBilling(ledger::Ledger& ledger, Timestamp from,
-                                             Timestamp to) {
+Result<std::vector<BillingFact>> LoadBilling(ledger::Ledger& ledger, Timestamp from, Timestamp to) {
   using ledger::Value;
   const std::vector<Value> params{ledger::ToMillis(from), ledger::ToMillis(to)};
   std::vector<ledger::Row> rows = FRUGAL_TRY(ledger.connection().Query(

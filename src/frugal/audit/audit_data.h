@@ -54,8 +54,7 @@ struct AuditData {
   std::vector<BillingFact> budget_billing;
 };
 
-[[nodiscard]] Result<AuditData> LoadAuditData(ledger::Ledger& ledger,
-                                              const AuditOptions& options);
+[[nodiscard]] Result<AuditData> LoadAuditData(ledger::Ledger& ledger, const AuditOptions& options);
 
 /// The part of a segment inside [since, now).
 [[nodiscard]] Duration InWindow(const ledger::Segment& s, const AuditOptions& options);
@@ -70,8 +69,7 @@ struct AuditData {
 // The rules (rules_runs.cc, rules_fleet.cc). Each appends its findings and notes.
 void IdleAndUnderutilized(const AuditData& data, const AuditOptions& options, AuditResult& out);
 void SpotCandidates(const AuditData& data, const AuditOptions& options, AuditResult& out);
-void SpotWithoutCheckpoints(const AuditData& data, const AuditOptions& options,
-                            AuditResult& out);
+void SpotWithoutCheckpoints(const AuditData& data, const AuditOptions& options, AuditResult& out);
 void CommitmentCandidates(const AuditData& data, const AuditOptions& options, AuditResult& out);
 void UntaggedSpend(const AuditData& data, const AuditOptions& options, AuditResult& out);
 void StudiesWithoutPruning(const AuditData& data, const AuditOptions& options, AuditResult& out);
@@ -83,8 +81,7 @@ void UnderusedCommitments(const AuditData& data, const AuditOptions& options, Au
 // rules_jobs.cc: over what runs' specs and GPU counters say about the job.
 void TensorCoresUnused(const AuditData& data, const AuditOptions& options, AuditResult& out);
 void DataFarFromCompute(const AuditData& data, const AuditOptions& options, AuditResult& out);
-void PreprocessingRecomputed(const AuditData& data, const AuditOptions& options,
-                             AuditResult& out);
+void PreprocessingRecomputed(const AuditData& data, const AuditOptions& options, AuditResult& out);
 // rules_budget.cc
 void BudgetForecasts(const AuditData& data, const AuditOptions& options, AuditResult& out);
 // report_charts.cc: the chart data, after the rules.

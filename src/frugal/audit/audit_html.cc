@@ -32,9 +32,10 @@ void Summary(const AuditResult& r, std::ostream& out) {
   out << fmt::format("<p class=\"meta\">Window {}. Spend in the window {}. Thresholds: {}.</p>\n",
                      Esc(WindowText(r)), Esc(MoneyText(SpendInWindow(r))),
                      Esc(r.options.thresholds.source));
-  out << fmt::format("<p class=\"headline\"><strong>{} finding{}, {} per month to save.</strong></p>\n",
-                     r.findings.size(), r.findings.size() == 1 ? "" : "s",
-                     Esc(MoneyText(r.TotalSavingPerMonth())));
+  out << fmt::format(
+      "<p class=\"headline\"><strong>{} finding{}, {} per month to save.</strong></p>\n",
+      r.findings.size(), r.findings.size() == 1 ? "" : "s",
+      Esc(MoneyText(r.TotalSavingPerMonth())));
   if (r.charts.savings_by_rule.empty()) return;
   out << "<table class=\"by-rule\"><tr><th>Rule</th><th class=\"num\">Saving / month</th></tr>\n";
   for (const auto& [rule, money] : r.charts.savings_by_rule) {
@@ -75,7 +76,8 @@ void Details(const AuditResult& r, std::ostream& out) {
 void Budgets(const AuditResult& r, std::ostream& out) {
   if (r.budgets.empty()) return;
   out << "<h2>Budgets</h2>\n<table class=\"budgets\"><tr><th>Budget</th><th>Period</th>"
-         "<th class=\"num\">Amount</th><th class=\"num\">Spent</th><th class=\"num\">Burn / day</th>"
+         "<th class=\"num\">Amount</th><th class=\"num\">Spent</th><th class=\"num\">Burn / "
+         "day</th>"
          "<th class=\"num\">Forecast</th></tr>\n";
   for (const BudgetStatus& b : r.budgets) {
     const bool over = b.forecast > b.budget.amount;

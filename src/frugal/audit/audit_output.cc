@@ -55,14 +55,10 @@ Money SpendInWindow(const AuditResult& r) {
 
 void WriteAuditTable(const AuditResult& result, std::ostream& out) {
   out << fmt::format("audit of {}: {}, {} per month to save\n", WindowText(result),
-                     CountText(result.findings.size()),
-                     MoneyText(result.TotalSavingPerMonth()));
+                     CountText(result.findings.size()), MoneyText(result.TotalSavingPerMonth()));
   if (!result.findings.empty()) {
-    Table table({{"#", Align::kRight},
-                 {"rule"},
-                 {"subject"},
-                 {"saving", Align::kRight},
-                 {"action"}});
+    Table table(
+        {{"#", Align::kRight}, {"rule"}, {"subject"}, {"saving", Align::kRight}, {"action"}});
     for (size_t i = 0; i < result.findings.size(); ++i) {
       const Finding& f = result.findings[i];
       table.AddRow({std::to_string(i + 1), f.rule, f.subject, SavingText(f), f.action});
@@ -80,17 +76,16 @@ void WriteAuditTable(const AuditResult& result, std::ostream& out) {
     out << fmt::format("budget {} ({} from {}): {} spent of {}, {}/day, forecast {}{}\n",
                        b.budget.Label(), BudgetPeriodName(b.budget.period),
                        ledger::FormatTimestamp(b.period.start), b.spent.ToString(),
-                       b.budget.amount.ToString(), b.burn_per_day.ToString(),
-                       b.forecast.ToString(), b.forecast > b.budget.amount ? " (over)" : "");
+                       b.budget.amount.ToString(), b.burn_per_day.ToString(), b.forecast.ToString(),
+                       b.forecast > b.budget.amount ? " (over)" : "");
   }
   for (const std::string& note : result.notes) out << "note: " << note << "\n";
 }
 
 void WriteAuditMarkdown(const AuditResult& result, std::ostream& out) {
   out << "# GPU spend audit\n\n";
-  out << fmt::format("Window: {}. Spend in the window: {}. Thresholds: {}.\n\n",
-                     WindowText(result), MoneyText(SpendInWindow(result)),
-                     result.options.thresholds.source);
+  out << fmt::format("Window: {}. Spend in the window: {}. Thresholds: {}.\n\n", WindowText(result),
+                     MoneyText(SpendInWindow(result)), result.options.thresholds.source);
   out << fmt::format("**{}, {} per month to save.**\n", CountText(result.findings.size()),
                      MoneyText(result.TotalSavingPerMonth()));
   if (!result.charts.savings_by_rule.empty()) {

@@ -1,15 +1,19 @@
 #include "frugal/audit/budgets.h"
 
-#include <chrono>
 #include <fmt/format.h>
+
+#include <chrono>
 
 namespace frugal::audit {
 
 std::string_view BudgetPeriodName(BudgetPeriod p) {
   switch (p) {
-    case BudgetPeriod::kMonth: return "month";
-    case BudgetPeriod::kQuarter: return "quarter";
-    case BudgetPeriod::kYear: return "year";
+    case BudgetPeriod::kMonth:
+      return "month";
+    case BudgetPeriod::kQuarter:
+      return "quarter";
+    case BudgetPeriod::kYear:
+      return "year";
   }
   return "month";
 }

@@ -45,10 +45,10 @@ struct PeriodBounds {
 struct BudgetStatus {
   Budget budget;
   PeriodBounds period;
-  Money spent;          ///< in [period.start, now)
-  Money burn_per_day;   ///< spend of the last burn_days / burn_days
+  Money spent;         ///< in [period.start, now)
+  Money burn_per_day;  ///< spend of the last burn_days / burn_days
   double burn_days = 0;
-  Money forecast;       ///< spent + burn_per_day × days left in the period
+  Money forecast;  ///< spent + burn_per_day × days left in the period
 };
 
 /// Reads the `budgets` list of `map` (absent: none). kBadInput at the offending entry for

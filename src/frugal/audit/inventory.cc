@@ -1,6 +1,7 @@
 #include "frugal/audit/inventory.h"
 
 #include <fmt/format.h>
+
 #include <map>
 #include <set>
 
@@ -23,13 +24,13 @@ Result<std::string> ResolveGpu(std::string_view name, const catalog::Catalog& ca
   const std::vector<std::string> names = catalog::ResolveGpuName(name, catalog.gpu_names());
   if (names.size() == 1) return names.front();
   if (names.empty()) {
-    return Fail(FieldError(where, "gpu",
-                           fmt::format("unknown GPU '{}'{}", name,
-                                       DidYouMean(name, catalog.gpu_names()))));
+    return Fail(
+        FieldError(where, "gpu",
+                   fmt::format("unknown GPU '{}'{}", name, DidYouMean(name, catalog.gpu_names()))));
   }
-  return Fail(FieldError(where, "gpu",
-                         fmt::format("'{}' is ambiguous ({}); name the exact part", name,
-                                     fmt::join(names, ", "))));
+  return Fail(FieldError(
+      where, "gpu",
+      fmt::format("'{}' is ambiguous ({}); name the exact part", name, fmt::join(names, ", "))));
 }
 
 Result<std::string> ResolveTier(std::string_view text, std::string_view where) {
@@ -58,7 +59,8 @@ Result<std::vector<UtilizationSpan>> ReadHistory(const YamlDoc& doc, const YAML:
   const Duration step = FRUGAL_TRY(doc.OptionalDuration(n, "step")).value_or(std::chrono::hours(1));
   if (step.count() <= 0) return Fail(doc.ErrorAt(n["step"], "step", "must be positive"));
   const YAML::Node values = n["gpu_util"];
-  if (!values.IsSequence()) return Fail(doc.ErrorAt(n, "gpu_util", "expected a list of percentages"));
+  if (!values.IsSequence())
+    return Fail(doc.ErrorAt(n, "gpu_util", "expected a list of percentages"));
   ledger::Timestamp t = *start;
   for (const YAML::Node& v : values) {
     const double util = FRUGAL_TRY(Utilization(v.IsScalar() ? v.Scalar() : "", doc.Where(v)));
@@ -135,15 +137,24 @@ struct CsvColumns {
 };
 
 Result<CsvColumns> Columns(const CsvTable& t) {
-  CsvColumns c{FRUGAL_TRY(t.RequireColumn("id")),     FRUGAL_TRY(t.RequireColumn("cloud")),
-               FRUGAL_TRY(t.RequireColumn("region")), FRUGAL_TRY(t.RequireColumn("gpu")),
-               FRUGAL_TRY(t.RequireColumn("price_per_hour")), t.Column("instance_type"),
-               t.Column("gpus"), t.Column("tier"), t.Column("team"), t.Column("project"),
-               t.Column("owner"), t.Column("launched"), t.Column("time"), t.Column("gpu_util")};
+  CsvColumns c{FRUGAL_TRY(t.RequireColumn("id")),
+               FRUGAL_TRY(t.RequireColumn("cloud")),
+               FRUGAL_TRY(t.RequireColumn("region")),
+               FRUGAL_TRY(t.RequireColumn("gpu")),
+               FRUGAL_TRY(t.RequireColumn("price_per_hour")),
+               t.Column("instance_type"),
+               t.Column("gpus"),
+               t.Column("tier"),
+               t.Column("team"),
+               t.Column("project"),
+               t.Column("owner"),
+               t.Column("launched"),
+               t.Column("time"),
+               t.Column("gpu_util")};
   if (c.time.has_value() != c.util.has_value()) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("{}:1: give both columns 'time' and 'gpu_util', or neither",
-                            t.source()));
+    return Fail(
+        ErrorCode::kBadInput,
+        fmt::format("{}:1: give both columns 'time' and 'gpu_util', or neither", t.source()));
   }
   return c;
 }
@@ -169,7 +180,8 @@ Result<InventoryInstance> ReadCsvInstance(const CsvTable& t, const CsvRecord& ro
   i.gpu = FRUGAL_TRY(ResolveGpu(gpu, catalog, t.Where(row, c.gpu)));
   if (const std::string gpus = Optional(row, c.gpus); !gpus.empty()) {
     Result<int64_t> n = ParseInt(gpus);
-    if (!n || *n < 1 || *n > 1024) return Fail(FieldError(t.Where(row, *c.gpus), "gpus", "must be 1-1024"));
+    if (!n || *n < 1 || *n > 1024)
+      return Fail(FieldError(t.Where(row, *c.gpus), "gpus", "must be 1-1024"));
     i.gpu_count = static_cast<int>(*n);
   }
   if (const std::string tier = Optional(row, c.tier); !tier.empty()) {
@@ -177,10 +189,12 @@ Result<InventoryInstance> ReadCsvInstance(const CsvTable& t, const CsvRecord& ro
   }
   Result<Money> price = Money::Parse(FRUGAL_TRY(required(c.price, "price_per_hour")));
   if (!price || *price <= Money()) {
-    return Fail(FieldError(t.Where(row, c.price), "price_per_hour", "needs a positive price per hour"));
+    return Fail(
+        FieldError(t.Where(row, c.price), "price_per_hour", "needs a positive price per hour"));
   }
   i.price = Rate{*price};
-  for (auto [key, column] : {std::pair{"team", c.team}, {"project", c.project}, {"owner", c.owner}}) {
+  for (auto [key, column] :
+       {std::pair{"team", c.team}, {"project", c.project}, {"owner", c.owner}}) {
     if (std::string v = Optional(row, column); !v.empty()) i.tags.Set(key, v);
   }
   if (const std::string launched = Optional(row, c.launched); !launched.empty()) {
@@ -213,8 +227,9 @@ Result<Inventory> ParseCsv(std::string_view text, std::string source,
     if (!at) return Fail(FieldError(t.Where(row, *c.time), "time", at.error().message));
     auto& mine = readings[it->second];
     if (!mine.empty() && *at <= mine.back().first) {
-      return Fail(FieldError(t.Where(row, *c.time), "time",
-                             fmt::format("'{}' is not after the instance's previous reading", time)));
+      return Fail(
+          FieldError(t.Where(row, *c.time), "time",
+                     fmt::format("'{}' is not after the instance's previous reading", time)));
     }
     mine.emplace_back(*at, FRUGAL_TRY(Utilization(util, t.Where(row, *c.util))));
   }

@@ -1,8 +1,9 @@
 #include "frugal/audit/report_charts.h"
 
-#include <algorithm>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <map>
 
 #include "frugal/audit/audit_data.h"
@@ -21,9 +22,10 @@ void Spread(const ReportCharts& c, Timestamp start, Timestamp end, Money cost,
   for (size_t i = 0; i < c.buckets.size(); ++i) {
     const Duration part = Overlap(start, end, c.buckets[i], c.buckets[i] + c.bucket_length);
     if (part.count() <= 0) continue;
-    into[i] += whole.count() <= 0 ? cost
-                                  : cost.Scaled(static_cast<double>(part.count()) /
-                                                static_cast<double>(whole.count()));
+    into[i] +=
+        whole.count() <= 0
+            ? cost
+            : cost.Scaled(static_cast<double>(part.count()) / static_cast<double>(whole.count()));
   }
 }
 
@@ -31,12 +33,14 @@ void Spread(const ReportCharts& c, Timestamp start, Timestamp end, Money cost,
 std::vector<SpendSeries> Ranked(std::map<std::string, std::vector<Money>> by_name, size_t keep) {
   std::vector<SpendSeries> series;
   for (auto& [name, values] : by_name) series.push_back({name, std::move(values)});
-  std::stable_sort(series.begin(), series.end(),
-                   [](const SpendSeries& a, const SpendSeries& b) { return a.Total() > b.Total(); });
+  std::stable_sort(series.begin(), series.end(), [](const SpendSeries& a, const SpendSeries& b) {
+    return a.Total() > b.Total();
+  });
   if (series.size() > keep) {
     SpendSeries other{"other", std::vector<Money>(series.front().per_bucket.size())};
     for (size_t k = keep - 1; k < series.size(); ++k) {
-      for (size_t i = 0; i < other.per_bucket.size(); ++i) other.per_bucket[i] += series[k].per_bucket[i];
+      for (size_t i = 0; i < other.per_bucket.size(); ++i)
+        other.per_bucket[i] += series[k].per_bucket[i];
     }
     series.resize(keep - 1);
     series.push_back(std::move(other));
@@ -108,7 +112,8 @@ void BuildCharts(const AuditData& data, const AuditOptions& o, AuditResult& out)
   if (o.inventory != nullptr) {
     for (const InventoryInstance& i : o.inventory->instances) {
       for (const UtilizationSpan& s : i.history) {
-        c.util_hours[UtilBucket(s.gpu_util_pct)] += ToHours(Overlap(s.start, s.end, o.since, o.now));
+        c.util_hours[UtilBucket(s.gpu_util_pct)] +=
+            ToHours(Overlap(s.start, s.end, o.since, o.now));
       }
     }
   }

@@ -28,8 +28,8 @@ Money SpendBetween(const Budget& b, const AuditData& data, Timestamp from, Times
       if (row.start >= from && row.start < to) spend += row.billed;
       continue;
     }
-    spend += row.billed.Scaled(static_cast<double>(inside.count()) /
-                               static_cast<double>(whole.count()));
+    spend +=
+        row.billed.Scaled(static_cast<double>(inside.count()) / static_cast<double>(whole.count()));
   }
   return spend;
 }
@@ -69,12 +69,11 @@ void BudgetForecasts(const AuditData& data, const AuditOptions& o, AuditResult& 
     const bool already = st.spent > b.amount;
     const Money room = already ? Money() : b.amount - st.spent;
     f.saving_basis = fmt::format("not a saving: a forecast overrun of {}", over.ToString());
-    f.action = already ? fmt::format("the budget is spent: stop or re-approve {}'s work",
-                                     b.Label())
-                       : fmt::format("cut the burn to {}/day for the {:.1f} days left (or raise "
-                                     "the budget)",
-                                     room.Scaled(1 / std::max(days_left, 1.0 / 24)).ToString(),
-                                     days_left);
+    f.action = already ? fmt::format("the budget is spent: stop or re-approve {}'s work", b.Label())
+                       : fmt::format(
+                             "cut the burn to {}/day for the {:.1f} days left (or raise "
+                             "the budget)",
+                             room.Scaled(1 / std::max(days_left, 1.0 / 24)).ToString(), days_left);
     out.findings.push_back(std::move(f));
   }
 }

@@ -2,8 +2,9 @@
 // week, or running for two weeks with no history and no run in the ledger), and committed
 // (reserved) instances used below their break-even.
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "frugal/audit/audit_data.h"
 
@@ -13,7 +14,8 @@ namespace {
 using ledger::Timestamp;
 
 Duration Days(double days) {
-  return std::chrono::duration_cast<Duration>(std::chrono::duration<double, std::ratio<86400>>(days));
+  return std::chrono::duration_cast<Duration>(
+      std::chrono::duration<double, std::ratio<86400>>(days));
 }
 
 /// What an instance bills in a month of `month_days`, used or not.
@@ -63,7 +65,8 @@ Finding Forgotten(const InventoryInstance& i, std::string evidence, const AuditO
   f.rule = kForgottenCapacity;
   f.subject = i.Label();
   f.evidence = std::move(evidence);
-  f.facts = {{"instance", i.id}, {"price_per_hour", i.price.per_hour.ToPlainString()},
+  f.facts = {{"instance", i.id},
+             {"price_per_hour", i.price.per_hour.ToPlainString()},
              {"owner", i.tags.ToJson()}};
   f.saving_per_month = MonthOf(i, o);
   f.saving_basis = fmt::format("{} × 24 h × {} days: it bills every hour it runs",
@@ -87,10 +90,10 @@ void IdleInstance(const InventoryInstance& i, const std::vector<UtilizationSpan>
   Finding f;
   f.rule = kIdleGpu;
   f.subject = i.Label();
-  f.evidence = fmt::format("{:.1f} hours with GPU utilization under {}% in {} of history ({} to {})",
-                           idle_hours, o.thresholds.idle_gpu_util_pct, FormatDuration(observed),
-                           ledger::FormatTimestamp(spans.front().start),
-                           ledger::FormatTimestamp(spans.back().end));
+  f.evidence = fmt::format(
+      "{:.1f} hours with GPU utilization under {}% in {} of history ({} to {})", idle_hours,
+      o.thresholds.idle_gpu_util_pct, FormatDuration(observed),
+      ledger::FormatTimestamp(spans.front().start), ledger::FormatTimestamp(spans.back().end));
   f.facts = {{"instance", i.id}, {"idle_hours", idle_hours}, {"idle_cost", cost.ToPlainString()}};
   f.saving_per_month = cost.Scaled(o.thresholds.month_days / (ToHours(observed) / 24));
   f.saving_basis = fmt::format("{} paid for idle hours in {} of history, × {} / history days",
@@ -109,12 +112,12 @@ void InventoryIdleAndForgotten(const AuditData& data, const AuditOptions& o, Aud
     const std::vector<UtilizationSpan> spans = InWindow(i, o);
     Timestamp from{};
     if (IdleForAWeek(spans, o, from)) {
-      out.findings.push_back(Forgotten(
-          i,
-          fmt::format("GPU utilization under {}% in every reading from {} to {}",
-                      o.thresholds.idle_gpu_util_pct, ledger::FormatTimestamp(from),
-                      ledger::FormatTimestamp(spans.back().end)),
-          o));
+      out.findings.push_back(
+          Forgotten(i,
+                    fmt::format("GPU utilization under {}% in every reading from {} to {}",
+                                o.thresholds.idle_gpu_util_pct, ledger::FormatTimestamp(from),
+                                ledger::FormatTimestamp(spans.back().end)),
+                    o));
       continue;
     }
     if (!spans.empty()) {
@@ -142,21 +145,20 @@ void InventoryIdleAndForgotten(const AuditData& data, const AuditOptions& o, Aud
 
 void UnderusedCommitments(const AuditData&, const AuditOptions& o, AuditResult& out) {
   if (o.inventory == nullptr) {
-    out.notes.push_back(fmt::format(
-        "{}: commitments are judged from the reserved instances of an inventory "
-        "(--inventory FILE)",
-        kUnderusedCommitment));
+    out.notes.push_back(
+        fmt::format("{}: commitments are judged from the reserved instances of an inventory "
+                    "(--inventory FILE)",
+                    kUnderusedCommitment));
     return;
   }
   for (const InventoryInstance& i : o.inventory->instances) {
     if (!ledger::IsCommittedTier(i.tier)) continue;
     const std::vector<UtilizationSpan> spans = InWindow(i, o);
-    const Duration observed =
-        spans.empty() ? Duration(0) : spans.back().end - spans.front().start;
+    const Duration observed = spans.empty() ? Duration(0) : spans.back().end - spans.front().start;
     if (ToHours(observed) / 24 < o.thresholds.commitment_min_history_days) {
-      out.notes.push_back(fmt::format("{}: {} has {} of utilization history; judging it needs {} days",
-                                      kUnderusedCommitment, i.Label(), FormatDuration(observed),
-                                      o.thresholds.commitment_min_history_days));
+      out.notes.push_back(fmt::format(
+          "{}: {} has {} of utilization history; judging it needs {} days", kUnderusedCommitment,
+          i.Label(), FormatDuration(observed), o.thresholds.commitment_min_history_days));
       continue;
     }
     Duration busy(0);
@@ -191,7 +193,9 @@ void UnderusedCommitments(const AuditData&, const AuditOptions& o, AuditResult& 
         "committed against {} on demand",
         i.tier, o.thresholds.idle_gpu_util_pct, used * 100, FormatDuration(observed),
         break_even * 100, i.price.ToString(), od->price.ToString());
-    f.facts = {{"instance", i.id}, {"used_share", used}, {"break_even", break_even},
+    f.facts = {{"instance", i.id},
+               {"used_share", used},
+               {"break_even", break_even},
                {"on_demand_offer", od->Id()}};
     f.saving_per_month = (i.price.per_hour - on_demand_use).Scaled(24 * o.thresholds.month_days);
     f.saving_basis = fmt::format(

@@ -2,8 +2,9 @@
 // data read from another region than the compute, preprocessing recomputed by every run of a
 // family.
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -56,16 +57,21 @@ void TensorFinding(const RunFacts& r, double sm, double tensor, const AuditOptio
   f.runs = {r.run.id};
   f.evidence = fmt::format("SMs active {:.0f}% but tensor pipes {:.1f}% over {} on {}x {}", sm,
                            tensor, FormatDuration(time), main->offer.gpu_count, main->offer.gpu);
-  f.facts = {{"sm_active_pct", sm}, {"tensor_active_pct", tensor}, {"paid", paid.ToPlainString()},
+  f.facts = {{"sm_active_pct", sm},
+             {"tensor_active_pct", tensor},
+             {"paid", paid.ToPlainString()},
              {"gpu", main->offer.gpu}};
-  f.action = "train in mixed precision (bf16 autocast) or allow TF32 matmuls, so matrix math runs "
-             "on the tensor cores";
-  const catalog::GpuSpec* gpu = o.catalog == nullptr ? nullptr : o.catalog->FindGpu(main->offer.gpu);
-  const std::optional<double> fp32 = gpu ? gpu->DenseTflops(catalog::Precision::kFp32) : std::nullopt;
+  f.action =
+      "train in mixed precision (bf16 autocast) or allow TF32 matmuls, so matrix math runs "
+      "on the tensor cores";
+  const catalog::GpuSpec* gpu =
+      o.catalog == nullptr ? nullptr : o.catalog->FindGpu(main->offer.gpu);
+  const std::optional<double> fp32 =
+      gpu ? gpu->DenseTflops(catalog::Precision::kFp32) : std::nullopt;
   const auto fast = gpu ? TensorTflops(*gpu) : std::nullopt;
   if (!fp32 || !fast || fast->second <= *fp32) {
-    f.saving_basis = fmt::format("not computed: the catalog has no FP32 and tensor-core TFLOPS for '{}'",
-                                 main->offer.gpu);
+    f.saving_basis = fmt::format(
+        "not computed: the catalog has no FP32 and tensor-core TFLOPS for '{}'", main->offer.gpu);
     out.findings.push_back(std::move(f));
     return;
   }
@@ -108,8 +114,8 @@ void FarFinding(const FarGroup& g, const AuditOptions& o, AuditResult& out) {
   f.evidence = fmt::format("{} runs read their data from another {}; {:.0f} GB moved",
                            g.runs.size(), g.data_cloud == g.cloud ? "region" : "cloud", total_gb);
   f.facts = {{"runs", g.runs.size()}, {"gb_moved", total_gb}};
-  f.action = fmt::format("keep a copy of the dataset in {} {} (or run in {} {})", g.cloud,
-                         g.region, g.data_cloud, g.data_region);
+  f.action = fmt::format("keep a copy of the dataset in {} {} (or run in {} {})", g.cloud, g.region,
+                         g.data_cloud, g.data_region);
   const std::optional<Money> egress =
       o.transfer ? o.transfer->EgressPerGb(g.data_cloud, g.data_region, g.cloud, g.region)
                  : std::nullopt;
@@ -217,8 +223,7 @@ void PreprocessingRecomputed(const AuditData& data, const AuditOptions& o, Audit
                              runs.size(), key);
     f.facts = {{"runs", runs.size()}, {"cache_key", key}};
     f.action = fmt::format(
-        "store the preprocessed output keyed by '{}' (data.preprocessing.cache) and reuse it",
-        key);
+        "store the preprocessed output keyed by '{}' (data.preprocessing.cache) and reuse it", key);
     if (!missing.empty()) {
       f.saving_basis = "not computed: missing " + missing;
     } else {

@@ -1,9 +1,10 @@
 // Rules over single runs: idle GPUs, under-utilized jobs, spot candidates, spot runs without
 // checkpoints.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <map>
 
 #include "frugal/audit/audit_data.h"
@@ -46,10 +47,10 @@ Finding IdleFinding(const RunFacts& r, int hours, Money cost, const AuditOptions
   f.rule = kIdleGpu;
   f.subject = r.Label();
   f.runs = {r.run.id};
-  f.evidence = fmt::format(
-      "{} clock hours with mean GPU utilization under {}% ({} to {})", hours,
-      o.thresholds.idle_gpu_util_pct, ledger::FormatTimestamp(std::max(r.run.start, o.since)),
-      ledger::FormatTimestamp(std::min(r.run.end.value_or(o.now), o.now)));
+  f.evidence = fmt::format("{} clock hours with mean GPU utilization under {}% ({} to {})", hours,
+                           o.thresholds.idle_gpu_util_pct,
+                           ledger::FormatTimestamp(std::max(r.run.start, o.since)),
+                           ledger::FormatTimestamp(std::min(r.run.end.value_or(o.now), o.now)));
   f.facts = {{"idle_hours", hours}, {"idle_cost", cost.ToPlainString()}};
   f.saving_per_month = PerMonth(cost, o);
   f.saving_basis = fmt::format("{} paid for idle hours in the window, × {} / window days",
@@ -59,8 +60,8 @@ Finding IdleFinding(const RunFacts& r, int hours, Money cost, const AuditOptions
 }
 
 std::optional<double> Tflops(const catalog::GpuSpec& g) {
-  for (catalog::Precision p : {catalog::Precision::kBf16, catalog::Precision::kFp16,
-                               catalog::Precision::kFp32}) {
+  for (catalog::Precision p :
+       {catalog::Precision::kBf16, catalog::Precision::kFp16, catalog::Precision::kFp32}) {
     if (auto t = g.DenseTflops(p)) return t;
   }
   return std::nullopt;
@@ -91,9 +92,9 @@ const catalog::Offer* CheaperOffer(const Segment& s, double peak_bytes, double m
     if (best == nullptr || offer.price < best->price) best = &offer;
   }
   if (best == nullptr) {
-    missing = fmt::format(
-        "no cheaper {} offer on {} has {:.1f} GiB per GPU and the compute the run used",
-        s.offer.tier, s.offer.cloud, need_bytes / kBytesPerGib);
+    missing =
+        fmt::format("no cheaper {} offer on {} has {:.1f} GiB per GPU and the compute the run used",
+                    s.offer.tier, s.offer.cloud, need_bytes / kBytesPerGib);
   }
   return best;
 }
@@ -108,8 +109,7 @@ void UnderutilizedFinding(const RunFacts& r, double mean_util, const AuditOption
     gpu_time += InWindow(s, o);
     if (main_segment == nullptr || InWindow(s, o) > InWindow(*main_segment, o)) main_segment = &s;
   }
-  if (main_segment == nullptr ||
-      ToHours(gpu_time) * 60 < o.thresholds.underutil_min_minutes) {
+  if (main_segment == nullptr || ToHours(gpu_time) * 60 < o.thresholds.underutil_min_minutes) {
     return;
   }
   std::optional<double> peak_bytes;
@@ -140,7 +140,8 @@ void UnderutilizedFinding(const RunFacts& r, double mean_util, const AuditOption
   }
   if (cheaper == nullptr) {
     f.saving_basis = "not computed: " + missing;
-    f.action = "raise utilization (larger batch, more data-loader workers) or move to a smaller GPU";
+    f.action =
+        "raise utilization (larger batch, more data-loader workers) or move to a smaller GPU";
     out.findings.push_back(std::move(f));
     return;
   }
@@ -158,8 +159,8 @@ void UnderutilizedFinding(const RunFacts& r, double mean_util, const AuditOption
       FormatDuration(gpu_time), saving.ToString(), o.thresholds.month_days, cheaper->gpu,
       o.thresholds.memory_headroom_pct);
   f.action = fmt::format("peaks at {} and {:.0f}% on {}: run it on {} ({}, {}) — saves {} per run",
-                         peak_text, mean_util, main_segment->offer.gpu, cheaper->gpu,
-                         cheaper->Id(), cheaper->price.ToString(), saving.ToString());
+                         peak_text, mean_util, main_segment->offer.gpu, cheaper->gpu, cheaper->Id(),
+                         cheaper->price.ToString(), saving.ToString());
   f.facts["cheaper_offer"] = cheaper->Id();
   out.findings.push_back(std::move(f));
 }
@@ -210,7 +211,8 @@ void SpotCandidates(const AuditData& data, const AuditOptions& o, AuditResult& o
     f.evidence = fmt::format("{} on on-demand {} {} ({}), {} checkpoints, cost {}",
                              FormatDuration(length), s.offer.cloud, s.offer.instance_type,
                              s.offer.region, r.Checkpoints(), paid.ToString());
-    f.facts = {{"hours", ToHours(length)}, {"checkpoints", r.Checkpoints()},
+    f.facts = {{"hours", ToHours(length)},
+               {"checkpoints", r.Checkpoints()},
                {"paid", paid.ToPlainString()}};
     const catalog::Offer* spot = nullptr;
     if (o.catalog != nullptr) {
@@ -244,8 +246,7 @@ void SpotCandidates(const AuditData& data, const AuditOptions& o, AuditResult& o
         "{} paid − {} × ({:.2f} h + {:.2f} expected preemptions × ({:.2f} h half-interval + {} "
         "min restart)) = {}, × {} / window days",
         paid.ToString(), spot->price.ToString(), hours, preemptions, interval_hours / 2,
-        o.thresholds.spot_restart_minutes, (paid - spot_cost).ToString(),
-        o.thresholds.month_days);
+        o.thresholds.spot_restart_minutes, (paid - spot_cost).ToString(), o.thresholds.month_days);
     f.facts["spot_offer"] = spot->Id();
     out.findings.push_back(std::move(f));
   }
@@ -269,7 +270,8 @@ void SpotWithoutCheckpoints(const AuditData& data, const AuditOptions& o, AuditR
     f.rule = kSpotNoCheckpoint;
     f.subject = r.Label();
     f.runs = {r.run.id};
-    f.evidence = fmt::format("ran on spot with no checkpoint committed; {} preemptions", preemptions);
+    f.evidence =
+        fmt::format("ran on spot with no checkpoint committed; {} preemptions", preemptions);
     f.facts = {{"preemptions", preemptions}, {"lost", lost.ToPlainString()}};
     f.saving_per_month = PerMonth(lost, o);
     f.saving_basis =

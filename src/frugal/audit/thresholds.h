@@ -26,17 +26,17 @@ struct Thresholds {
   std::string commitment_tier = "reserved_1y";
   double untagged_max_share_pct = 5;  ///< untagged spend above this share is a finding
   std::vector<std::string> attribution_tags = {"team", "project", "owner"};
-  double study_min_trials = 4;  ///< studies with fewer trials are not judged
-  double forgotten_days = 14;   ///< billed GPU capacity with no run for this long
-  double forgotten_idle_days = 7;  ///< an inventory instance idle this long is forgotten
-  double tensor_min_sm_active_pct = 40;  ///< SMs busy at least this much ...
-  double tensor_unused_pct = 1;          ///< ... with tensor pipes active under this: unused
-  double tensor_matmul_share_pct = 50;   ///< share of SM-active time assumed to be matrix math
-  double data_far_min_gb = 10;           ///< datasets smaller than this are not judged
-  double preprocess_min_runs = 2;        ///< runs sharing a cache key that make a family
-  double budget_burn_days = 14;          ///< the burn rate is the spend of this many days
+  double study_min_trials = 4;             ///< studies with fewer trials are not judged
+  double forgotten_days = 14;              ///< billed GPU capacity with no run for this long
+  double forgotten_idle_days = 7;          ///< an inventory instance idle this long is forgotten
+  double tensor_min_sm_active_pct = 40;    ///< SMs busy at least this much ...
+  double tensor_unused_pct = 1;            ///< ... with tensor pipes active under this: unused
+  double tensor_matmul_share_pct = 50;     ///< share of SM-active time assumed to be matrix math
+  double data_far_min_gb = 10;             ///< datasets smaller than this are not judged
+  double preprocess_min_runs = 2;          ///< runs sharing a cache key that make a family
+  double budget_burn_days = 14;            ///< the burn rate is the spend of this many days
   double commitment_min_history_days = 7;  ///< a commitment needs this much history to judge
-  double month_days = 30;       ///< savings per month = saving in window × month / window
+  double month_days = 30;  ///< savings per month = saving in window × month / window
   std::vector<Budget> budgets;
   std::string source = "defaults";  ///< the file read, or "defaults"
 };

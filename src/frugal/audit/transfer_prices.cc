@@ -14,9 +14,8 @@ Result<Money> PriceAt(const CsvTable& t, const CsvRecord& row, size_t column,
   const std::string& text = CsvTable::Field(row, column);
   Result<double> v = ParseDouble(Trim(text));
   if (!v || *v < 0) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("{}: field '{}': '{}' is not a price in dollars", t.Where(row, column),
-                            name, text));
+    return Fail(ErrorCode::kBadInput, fmt::format("{}: field '{}': '{}' is not a price in dollars",
+                                                  t.Where(row, column), name, text));
   }
   return Money::FromDollars(*v);
 }
@@ -42,9 +41,8 @@ Result<TransferPrices> TransferPrices::FromTable(const CsvTable& t) {
     p.storage_per_gb_month =
         FRUGAL_TRY(PriceAt(t, row, storage, "object_storage_usd_per_gb_month"));
     if (!prices.clouds_.emplace(name, p).second) {
-      return Fail(ErrorCode::kBadInput,
-                  fmt::format("{}: field 'cloud': '{}' is listed twice", t.Where(row, cloud),
-                              name));
+      return Fail(ErrorCode::kBadInput, fmt::format("{}: field 'cloud': '{}' is listed twice",
+                                                    t.Where(row, cloud), name));
     }
   }
   return prices;

@@ -3,9 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "../../unit/audit/audit_fixture.h"
 #include "frugal/core/atomic_file.h"
@@ -131,11 +130,18 @@ TEST_F(AuditE2e, HtmlReportRendersInAHeadlessBrowser) {
 
   const std::filesystem::path chromium = "/usr/bin/chromium";
   if (!std::filesystem::exists(chromium)) GTEST_SKIP() << "no chromium to render the report";
-  const std::vector<std::string> flags = {
-      "/usr/bin/timeout", "90", chromium.string(), "--headless", "--no-sandbox", "--disable-gpu",
-      "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync",
-      "--user-data-dir=" + (dir_ / "chromium").string()};
+  const std::vector<std::string> flags = {"/usr/bin/timeout",
+                                          "90",
+                                          chromium.string(),
+                                          "--headless",
+                                          "--no-sandbox",
+                                          "--disable-gpu",
+                                          "--disable-quic",
+                                          "--no-first-run",
+                                          "--disable-background-networking",
+                                          "--disable-component-update",
+                                          "--disable-sync",
+                                          "--user-data-dir=" + (dir_ / "chromium").string()};
   auto dom_args = flags;
   dom_args.insert(dom_args.end(), {"--dump-dom", "file://" + html.string()});
   auto dom = RunProgram(dom_args);
@@ -195,8 +201,8 @@ TEST_F(AuditE2e, InventoryFeedsTheFleetRulesAndBadNamesExitTwo) {
   WriteTestFile(dir_ / "inv.yaml",
                 "version: 1\ninstances:\n"
                 "  - {id: i-lost, cloud: testcloud, region: r1, instance_type: small-l4, gpu: L4,\n"
-                "     price_per_hour: 1, utilization: {start: " + start +
-                    ", step: 1h, gpu_util: [" + readings + "]}}\n");
+                "     price_per_hour: 1, utilization: {start: " +
+                    start + ", step: 1h, gpu_util: [" + readings + "]}}\n");
   auto r = Audit({"--format", "json", "--inventory", (dir_ / "inv.yaml").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-
 #include <map>
 #include <memory>
 #include <tuple>
@@ -32,8 +31,8 @@ offers:
   - {name: steady-h100, cloud: testcloud, region: r1, gpu: H100-80GB-SXM, price_per_hour: 4.80, tier: reserved_1y}
 )";
 
-inline ledger::SegmentOffer TestOffer(const std::string& type, const std::string& gpu,
-                                      double price, const std::string& tier = "on_demand") {
+inline ledger::SegmentOffer TestOffer(const std::string& type, const std::string& gpu, double price,
+                                      const std::string& tier = "on_demand") {
   ledger::SegmentOffer o;
   o.cloud = "testcloud";
   o.instance_type = type;
@@ -52,7 +51,8 @@ class AuditTest : public ::testing::Test {
  protected:
   void SetUp() override {
     frugal::testing::WriteTestFile(dir_ / "offers.yaml", kTestOffers);
-    auto c = catalog::Catalog::LoadDefault(std::vector<std::filesystem::path>{dir_ / "offers.yaml"});
+    auto c =
+        catalog::Catalog::LoadDefault(std::vector<std::filesystem::path>{dir_ / "offers.yaml"});
     ASSERT_TRUE(c) << c.error().message;
     catalog_ = std::make_unique<catalog::Catalog>(std::move(*c));
     auto l = ledger::Ledger::Open((dir_ / "ledger.sqlite").string());
@@ -65,11 +65,10 @@ class AuditTest : public ::testing::Test {
 
   /// A finished run with one segment per (offer, hours, end reason), tagged team=ml unless
   /// `tagged` is false.
-  ledger::RunId AddRun(const std::string& name, Timestamp start,
-                       const std::vector<std::tuple<ledger::SegmentOffer, double,
-                                                    ledger::EndReason>>& segments,
-                       bool tagged = true, const std::string& spec = "",
-                       const std::string& team = "ml") {
+  ledger::RunId AddRun(
+      const std::string& name, Timestamp start,
+      const std::vector<std::tuple<ledger::SegmentOffer, double, ledger::EndReason>>& segments,
+      bool tagged = true, const std::string& spec = "", const std::string& team = "ml") {
     ledger::NewRun run;
     run.name = name;
     run.command = "train";

@@ -1,12 +1,11 @@
 #include "frugal/audit/audit.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <fmt/format.h>
-
 #include <fstream>
-#include <sstream>
 #include <map>
+#include <sstream>
 
 #include "audit_fixture.h"
 #include "frugal/audit/audit_output.h"
@@ -16,7 +15,6 @@
 namespace frugal::audit {
 namespace {
 
-using ledger::Timestamp;
 using fixture::AuditTest;
 using fixture::ExpectSaving;
 using fixture::Find;
@@ -24,6 +22,7 @@ using fixture::TestOffer;
 using frugal::testing::SharedDataDir;
 using frugal::testing::TempDir;
 using frugal::testing::WriteTestFile;
+using ledger::Timestamp;
 using std::chrono::hours;
 using std::chrono::minutes;
 
@@ -55,8 +54,8 @@ TEST_F(AuditTest, FindsEveryPlantedCaseWithItsSavingAndNothingElse) {
   const auto untagged = AddRun("untagged", day40, {{a100, 400, done}}, /*tagged=*/false);
   // Spot without checkpoints: preempted after 5 h, finished 3 h later.
   const Timestamp day60 = options_.since + hours(24 * 60);
-  const auto fragile = AddRun("fragile", day60, {{a100_spot, 5, ledger::EndReason::kPreempted},
-                                                 {a100_spot, 3, done}});
+  const auto fragile = AddRun(
+      "fragile", day60, {{a100_spot, 5, ledger::EndReason::kPreempted}, {a100_spot, 3, done}});
   // Controls that must not be reported: a busy checkpointing spot run; a 30 h on-demand run
   // that checkpoints (too long to move to spot) and keeps its GPU busy.
   const Timestamp day70 = options_.since + hours(24 * 70);
@@ -141,15 +140,16 @@ TEST_F(AuditTest, FindsEveryPlantedCaseWithItsSavingAndNothingElse) {
 TEST_F(AuditTest, SaysWhatIsMissingInsteadOfASaving) {
   // No memory samples: no smaller GPU can be shown to fit.
   const Timestamp start = options_.since + hours(24);
-  const auto run = AddRun("nomem", start, {{TestOffer("big-a100", "A100-80GB", 4.0), 2,
-                                            ledger::EndReason::kFinished}});
+  const auto run = AddRun(
+      "nomem", start, {{TestOffer("big-a100", "A100-80GB", 4.0), 2, ledger::EndReason::kFinished}});
   ledger::Sample s;
   s.time = start + minutes(5);
   s.gpu_util = 20;
   ASSERT_TRUE(ledger_->AddSamples(run, std::vector<ledger::Sample>{s}));
   // An on-demand checkpointing run on an instance the catalog has no spot offer for.
-  const auto od = AddRun("nospot", start, {{TestOffer("steady-h100", "H100-80GB-SXM", 8.0), 3,
-                                            ledger::EndReason::kFinished}});
+  const auto od =
+      AddRun("nospot", start,
+             {{TestOffer("steady-h100", "H100-80GB-SXM", 8.0), 3, ledger::EndReason::kFinished}});
   AddCheckpoints(od, start, 2, hours(1));
   options_.since = start - hours(1);
   auto result = RunAudit(*ledger_, options_);
@@ -169,8 +169,9 @@ TEST_F(AuditTest, SaysWhatIsMissingInsteadOfASaving) {
 }
 
 /// A FOCUS file with the columns the import needs, one row per (resource, sku, day).
-std::string FocusCsv(const std::vector<std::tuple<std::string, std::string, std::string, double,
-                                                  std::string>>& rows) {
+std::string FocusCsv(
+    const std::vector<std::tuple<std::string, std::string, std::string, double, std::string>>&
+        rows) {
   std::string csv =
       "BilledCost,ChargePeriodStart,ChargePeriodEnd,ProviderName,ResourceId,SkuId,"
       "ServiceName,Tags\n";

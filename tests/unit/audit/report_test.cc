@@ -86,7 +86,7 @@ TEST_F(AuditReportTest, HtmlIsStandaloneWithInlineCharts) {
   EXPECT_EQ(Count(text, "<svg "), 4u);
   EXPECT_EQ(Count(text, "<section class=\"finding\""), result_.findings.size());
   EXPECT_EQ(text.find("<script"), std::string::npos);
-  EXPECT_EQ(text.find("http://") , text.find("http://www.w3.org/2000/svg"));  // no links out
+  EXPECT_EQ(text.find("http://"), text.find("http://www.w3.org/2000/svg"));  // no links out
   // The team chart names both teams in its legend.
   EXPECT_NE(text.find(">ml</text>"), std::string::npos);
   EXPECT_NE(text.find(">vision</text>"), std::string::npos);

@@ -1,9 +1,8 @@
 // Planted waste in an inventory of running capacity (idle, forgotten, under-used commitments)
 // and budgets forecast from the ledger and imported bills; the inventory's formats and errors.
 
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <sstream>
 
@@ -91,10 +90,10 @@ TEST_F(AuditFleetTest, FindsIdleForgottenAndUnderusedCapacityAndNothingElse) {
   auto result = AuditWith(inv);
   ASSERT_TRUE(result) << result.error().message;
   SCOPED_TRACE(report_);
-  EXPECT_EQ(CountByRule(*result), (std::map<std::string, int>{
-                                      {std::string(kIdleGpu), 1},
-                                      {std::string(kForgottenCapacity), 2},
-                                      {std::string(kUnderusedCommitment), 1}}));
+  EXPECT_EQ(CountByRule(*result),
+            (std::map<std::string, int>{{std::string(kIdleGpu), 1},
+                                        {std::string(kForgottenCapacity), 2},
+                                        {std::string(kUnderusedCommitment), 1}}));
   ExpectCents(Find(*result, kIdleGpu), 96.0 * 30 / 2);
   EXPECT_EQ(Find(*result, kIdleGpu)->subject, "instance i-idle (1x A100-80GB)");
   std::map<std::string, double> forgotten;
@@ -145,24 +144,27 @@ TEST_F(AuditFleetTest, InventoryErrorsNameFileLineAndField) {
     EXPECT_NE(inv.error().message.find(what), std::string::npos) << inv.error().message;
   };
   const auto yaml = InventoryFormat::kYaml;
-  expect("instances:\n  - {id: a, cloud: c, region: r, gpu: A100-80BG, price_per_hour: 1}\n",
-         yaml, "inv.yaml:2:", "unknown GPU 'A100-80BG' (did you mean 'A100-80GB'?)");
+  expect("instances:\n  - {id: a, cloud: c, region: r, gpu: A100-80BG, price_per_hour: 1}\n", yaml,
+         "inv.yaml:2:", "unknown GPU 'A100-80BG' (did you mean 'A100-80GB'?)");
   expect("instances:\n  - {id: a, cloud: c, region: r, gpu: T4, price_per_houre: 1}\n", yaml,
          "inv.yaml:2:", "did you mean 'price_per_hour'");
-  expect("instances:\n  - {id: a, cloud: c, region: r, gpu: T4}\n", yaml, "inv.yaml:2:",
-         "price_per_hour");
-  expect("instances:\n  - {id: a, cloud: c, region: r, gpu: T4, price_per_hour: 1,\n"
-         "     utilization: {start: 2026-03-01, gpu_util: [5, 140]}}\n",
-         yaml, "inv.yaml:3:", "field 'gpu_util': '140'");
-  expect("instances:\n  - {id: a, cloud: c, region: r, gpu: T4, price_per_hour: 1}\n"
-         "  - {id: a, cloud: c, region: r, gpu: T4, price_per_hour: 1}\n",
-         yaml, "inv.yaml:3:", "'a' is listed twice");
+  expect("instances:\n  - {id: a, cloud: c, region: r, gpu: T4}\n", yaml,
+         "inv.yaml:2:", "price_per_hour");
+  expect(
+      "instances:\n  - {id: a, cloud: c, region: r, gpu: T4, price_per_hour: 1,\n"
+      "     utilization: {start: 2026-03-01, gpu_util: [5, 140]}}\n",
+      yaml, "inv.yaml:3:", "field 'gpu_util': '140'");
+  expect(
+      "instances:\n  - {id: a, cloud: c, region: r, gpu: T4, price_per_hour: 1}\n"
+      "  - {id: a, cloud: c, region: r, gpu: T4, price_per_hour: 1}\n",
+      yaml, "inv.yaml:3:", "'a' is listed twice");
   const auto csv = InventoryFormat::kCsv;
   expect("id,cloud,region,gpu,price_per_hour\na,c,r,T-4,1\n", csv, "inv.csv:2:7",
          "field 'gpu': unknown GPU 'T-4' (did you mean 'T4'?)");
-  expect("id,cloud,region,gpu,price_per_hour,time,gpu_util\na,c,r,T4,1,2026-03-02,5\n"
-         "a,,,,,2026-03-01,5\n",
-         csv, "inv.csv:3:", "not after");
+  expect(
+      "id,cloud,region,gpu,price_per_hour,time,gpu_util\na,c,r,T4,1,2026-03-02,5\n"
+      "a,,,,,2026-03-01,5\n",
+      csv, "inv.csv:3:", "not after");
   expect("id,cloud,region,gpu\na,c,r,T4\n", csv, "inv.csv:1", "price_per_hour");
 }
 
@@ -194,8 +196,7 @@ TEST_F(AuditFleetTest, BudgetsForecastTheBurnRateToThePeriodEnd) {
   std::ostringstream table;
   WriteAuditTable(*result, table);
   SCOPED_TRACE(table.str());
-  EXPECT_EQ(CountByRule(*result),
-            (std::map<std::string, int>{{std::string(kBudgetForecast), 1}}));
+  EXPECT_EQ(CountByRule(*result), (std::map<std::string, int>{{std::string(kBudgetForecast), 1}}));
   const Finding* f = Find(*result, kBudgetForecast);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->subject, "team ml");

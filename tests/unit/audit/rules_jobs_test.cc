@@ -2,9 +2,8 @@
 // compute, preprocessing recomputed by a family of runs. Each planted case must be found with
 // its saving to the cent, and nothing else.
 
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <sstream>
 
@@ -95,10 +94,10 @@ TEST_F(AuditJobRulesTest, FindsEachPlantedJobWasteWithItsSavingAndNothingElse) {
   auto result = Audit();
   ASSERT_TRUE(result) << result.error().message;
   SCOPED_TRACE(report_);
-  EXPECT_EQ(CountByRule(*result), (std::map<std::string, int>{
-                                      {std::string(kTensorCoresUnused), 1},
-                                      {std::string(kDataFarFromCompute), 1},
-                                      {std::string(kPreprocessingRecomputed), 1}}));
+  EXPECT_EQ(CountByRule(*result),
+            (std::map<std::string, int>{{std::string(kTensorCoresUnused), 1},
+                                        {std::string(kDataFarFromCompute), 1},
+                                        {std::string(kPreprocessingRecomputed), 1}}));
   // $40 × 80% SM-active × 50% matrix math × (1 − 19.5 / 312 TFLOPS) = $15 in 90 days.
   const Finding* tensor = Find(*result, kTensorCoresUnused);
   ExpectCents(tensor, 15.0 * 30 / 90);
@@ -147,8 +146,9 @@ TEST_F(AuditJobRulesTest, SaysWhatIsMissingInsteadOfASaving) {
   }
   EXPECT_EQ(far, 2);
   ASSERT_NE(Find(*result, kPreprocessingRecomputed), nullptr);
-  EXPECT_NE(Find(*result, kPreprocessingRecomputed)->saving_basis.find("data.preprocessing.duration"),
-            std::string::npos);
+  EXPECT_NE(
+      Find(*result, kPreprocessingRecomputed)->saving_basis.find("data.preprocessing.duration"),
+      std::string::npos);
   ASSERT_NE(Find(*result, kTensorCoresUnused), nullptr);
   EXPECT_NE(Find(*result, kTensorCoresUnused)->saving_basis.find("'L40'"), std::string::npos);
   bool broken_note = false;

@@ -66,9 +66,10 @@ TEST(AuditThresholds, PeriodsAreCalendarPeriodsInUtc) {
 }
 
 TEST(AuditThresholds, OverridesApply) {
-  auto t = ParseThresholds("version: 1\nunderutil_gpu_util_pct: 40\ncommitment_tier: reserved_3y\n"
-                           "attribution_tags: [team, cost_center]\n",
-                           "t.yaml");
+  auto t = ParseThresholds(
+      "version: 1\nunderutil_gpu_util_pct: 40\ncommitment_tier: reserved_3y\n"
+      "attribution_tags: [team, cost_center]\n",
+      "t.yaml");
   ASSERT_TRUE(t) << t.error().message;
   EXPECT_EQ(t->underutil_gpu_util_pct, 40);
   EXPECT_EQ(t->commitment_tier, "reserved_3y");
