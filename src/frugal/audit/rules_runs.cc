@@ -99,8 +99,38 @@ const catalog::Offer* CheaperOffer(const Segment& s, double peak_bytes, double m
   return best;
 }
 
-void UnderutilizedFinding(const RunFacts& r, double mean_util, const AuditOptions& o,
-                          AuditResult& out) {
+/// How busy a run kept its GPUs: mean SM-active where the samples carry it (the share of
+/// time the SMs had work, which GPU utilization overstates), else mean GPU utilization.
+struct Busy {
+  double mean_pct = 0;
+  bool sm_active = false;
+  [[nodiscard]] std::string_view Metric() const {
+    return sm_active ? "SM-active" : "GPU utilization";
+  }
+};
+
+std::optional<Busy> MeanBusy(const RunFacts& r) {
+  double util_sum = 0;
+  double sm_sum = 0;
+  int util_n = 0;
+  int sm_n = 0;
+  for (const ledger::Sample& s : r.samples) {
+    if (s.gpu_util) {
+      util_sum += *s.gpu_util;
+      ++util_n;
+    }
+    if (s.sm_active) {
+      sm_sum += *s.sm_active;
+      ++sm_n;
+    }
+  }
+  if (sm_n > 0) return Busy{sm_sum / sm_n, true};
+  if (util_n > 0) return Busy{util_sum / util_n, false};
+  return std::nullopt;
+}
+
+void UnderutilizedFinding(const RunFacts& r, Busy busy, const AuditOptions& o, AuditResult& out) {
+  const double mean_util = busy.mean_pct;
   // The GPU segment the run spent longest on names the configuration to replace.
   const Segment* main_segment = nullptr;
   Duration gpu_time(0);
@@ -122,10 +152,10 @@ void UnderutilizedFinding(const RunFacts& r, double mean_util, const AuditOption
   f.runs = {r.run.id};
   const std::string peak_text =
       peak_bytes ? fmt::format("{:.1f} GiB", *peak_bytes / kBytesPerGib) : "unknown";
-  f.evidence = fmt::format("mean GPU utilization {:.0f}% over {} on {}x {}; peak memory {}",
+  f.evidence = fmt::format("mean {} {:.0f}% over {} on {}x {}; peak memory {}", busy.Metric(),
                            mean_util, FormatDuration(gpu_time), main_segment->offer.gpu_count,
                            main_segment->offer.gpu, peak_text);
-  f.facts = {{"mean_gpu_util_pct", mean_util},
+  f.facts = {{busy.sm_active ? "mean_sm_active_pct" : "mean_gpu_util_pct", mean_util},
              {"gpu_hours", ToHours(gpu_time) * main_segment->offer.gpu_count},
              {"gpu", main_segment->offer.gpu}};
   if (peak_bytes) f.facts["peak_gpu_mem_bytes"] = *peak_bytes;
@@ -175,16 +205,9 @@ void IdleAndUnderutilized(const AuditData& data, const AuditOptions& o, AuditRes
       out.findings.push_back(IdleFinding(r, idle_hours, idle_cost, o));
       continue;
     }
-    double sum = 0;
-    int n = 0;
-    for (const ledger::Sample& s : r.samples) {
-      if (s.gpu_util) {
-        sum += *s.gpu_util;
-        ++n;
-      }
-    }
-    if (n > 0 && sum / n < o.thresholds.underutil_gpu_util_pct) {
-      UnderutilizedFinding(r, sum / n, o, out);
+    const std::optional<Busy> busy = MeanBusy(r);
+    if (busy && busy->mean_pct < o.thresholds.underutil_gpu_util_pct) {
+      UnderutilizedFinding(r, *busy, o, out);
     }
   }
 }

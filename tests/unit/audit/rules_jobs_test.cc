@@ -114,6 +114,28 @@ TEST_F(AuditJobRulesTest, FindsEachPlantedJobWasteWithItsSavingAndNothingElse) {
   EXPECT_NE(prep->action.find("tok-v1"), std::string::npos);
 }
 
+TEST_F(AuditJobRulesTest, UnderUseIsJudgedOnSmActiveWhereKnownAndSharesAreOverridable) {
+  const auto a100 = TestOffer("big-a100", "A100-80GB", 4.0);
+  const Timestamp t = options_.since + hours(24 * 5);
+  // GPU utilization says 90% busy; the SMs were active 25% of the time, tensor pipes idle.
+  const auto run = AddRun("sparse", t, {{a100, 10, ledger::EndReason::kFinished}});
+  AddCounterSamples(run, t, 10, 25, 0);
+  options_.thresholds.tensor_min_sm_active_pct = 20;
+  options_.thresholds.tensor_matmul_share_pct = 100;
+  auto result = Audit();
+  ASSERT_TRUE(result) << result.error().message;
+  SCOPED_TRACE(report_);
+  EXPECT_EQ(CountByRule(*result),
+            (std::map<std::string, int>{{std::string(kUnderutilized), 1},
+                                        {std::string(kTensorCoresUnused), 1}}));
+  const Finding* under = Find(*result, kUnderutilized);
+  ASSERT_NE(under, nullptr);
+  EXPECT_NE(under->evidence.find("mean SM-active 25%"), std::string::npos) << under->evidence;
+  EXPECT_DOUBLE_EQ(under->facts["mean_sm_active_pct"].get<double>(), 25);
+  // $40 × 25% × 100% × (1 − 19.5 / 312) = $9.375 in 90 days.
+  ExpectCents(Find(*result, kTensorCoresUnused), 9.375 * 30 / 90);
+}
+
 TEST_F(AuditJobRulesTest, SaysWhatIsMissingInsteadOfASaving) {
   const auto a100 = TestOffer("big-a100", "A100-80GB", 4.0);
   const auto done = ledger::EndReason::kFinished;
