@@ -43,6 +43,9 @@ struct Finding {
   nlohmann::json facts = nlohmann::json::object();  ///< the evidence's numbers, for --format json
   std::vector<ledger::RunId> runs;
   std::optional<Money> saving_per_month;  ///< absent when it cannot be computed
+  /// False for findings that are not about money to save (attribution, budgets): they show
+  /// "n/a" rather than an unknown saving.
+  bool saving_applies = true;
   std::string saving_basis;  ///< how the saving was computed, or what is missing for it
   std::string action;
 };

@@ -39,6 +39,7 @@ void MarkdownBudgets(const AuditResult& result, std::ostream& out) {
 std::string MoneyText(Money m) { return m.IsZero() ? std::string("$0.00") : m.ToString(); }
 
 std::string SavingText(const Finding& f) {
+  if (!f.saving_applies) return "n/a";
   return f.saving_per_month ? MoneyText(*f.saving_per_month) + "/mo" : "unknown";
 }
 
@@ -126,9 +127,13 @@ void WriteAuditMarkdown(const AuditResult& result, std::ostream& out) {
 nlohmann::json AuditToJson(const AuditResult& result) {
   nlohmann::json findings = nlohmann::json::array();
   for (const Finding& f : result.findings) {
-    nlohmann::json j = {{"rule", f.rule},         {"subject", f.subject},
-                        {"evidence", f.evidence}, {"facts", f.facts},
-                        {"runs", f.runs},         {"saving_basis", f.saving_basis},
+    nlohmann::json j = {{"rule", f.rule},
+                        {"subject", f.subject},
+                        {"evidence", f.evidence},
+                        {"facts", f.facts},
+                        {"runs", f.runs},
+                        {"saving_basis", f.saving_basis},
+                        {"saving_applies", f.saving_applies},
                         {"action", f.action}};
     j["saving_per_month"] =
         f.saving_per_month ? nlohmann::json(f.saving_per_month->ToPlainString()) : nullptr;

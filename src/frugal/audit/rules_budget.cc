@@ -69,6 +69,7 @@ void BudgetForecasts(const AuditData& data, const AuditOptions& o, AuditResult& 
     const bool already = st.spent > b.amount;
     const Money room = already ? Money() : b.amount - st.spent;
     f.saving_basis = fmt::format("not a saving: a forecast overrun of {}", over.ToString());
+    f.saving_applies = false;
     f.action = already ? fmt::format("the budget is spent: stop or re-approve {}'s work", b.Label())
                        : fmt::format(
                              "cut the burn to {}/day for the {:.1f} days left (or raise "

@@ -193,6 +193,7 @@ void UntaggedSpend(const AuditData& data, const AuditOptions& o, AuditResult& ou
                {"total", whole.ToPlainString()},
                {"share", part.RatioTo(whole)}};
     f.saving_basis = "not a saving: spend nobody can attribute cannot be budgeted or cut";
+    f.saving_applies = false;
     f.action =
         fmt::format("tag runs (`frugal run --tag team=...`) and cloud resources with {}", keys);
     out.findings.push_back(std::move(f));

@@ -201,6 +201,8 @@ TEST_F(AuditFleetTest, BudgetsForecastTheBurnRateToThePeriodEnd) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->subject, "team ml");
   EXPECT_FALSE(f->saving_per_month);
+  EXPECT_FALSE(f->saving_applies);
+  EXPECT_EQ(SavingText(*f), "n/a");
   // Spent $800 + $168 + $14 = $982; burn ($224 + $168 + $14) / 14 = $29/day; 11 days left.
   EXPECT_EQ(f->facts["spent"], "982");
   EXPECT_EQ(f->facts["burn_per_day"], "29");
