@@ -48,11 +48,14 @@ std::vector<SpendSeries> Ranked(std::map<std::string, std::vector<Money>> by_nam
   return series;
 }
 
-/// FOCUS PricingCategory as a tier: Dynamic is spot, Commitment-Based is reserved.
+/// FOCUS 1.0 PricingCategory as a tier: Standard is on demand, Dynamic is spot, Committed
+/// (Commitment-Based in the 1.0 previews) is reserved; Other and empty stay apart.
 std::string TierOfBill(const BillingFact& b) {
-  if (b.pricing_category == "Dynamic") return "spot";
-  if (b.pricing_category == "Commitment-Based") return "reserved";
   if (b.pricing_category == "Standard" || b.pricing_category == "On-Demand") return "on_demand";
+  if (b.pricing_category == "Dynamic") return "spot";
+  if (b.pricing_category == "Committed" || b.pricing_category == "Commitment-Based") {
+    return "reserved";
+  }
   return "billed (other)";
 }
 

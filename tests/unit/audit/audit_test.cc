@@ -225,6 +225,16 @@ TEST_F(AuditTest, JudgesTheSharedFocusSample) {
   EXPECT_EQ(f.subject, "imported bills");
   EXPECT_GT(f.facts["share"].get<double>(), 0.99);
   EXPECT_FALSE(f.saving_per_month);
+  // The spend chart splits the bill by FOCUS PricingCategory: Standard rows are on demand,
+  // the three Committed rows reserved (their usage is covered: billed $0), the credit and the
+  // uncategorized rows apart.
+  std::map<std::string, Money> tiers;
+  for (const SpendSeries& t : result->charts.spend_by_tier) tiers[t.name] = t.Total();
+  EXPECT_EQ(tiers.size(), 3u);
+  EXPECT_GT(tiers["on_demand"], Money());
+  ASSERT_TRUE(tiers.contains("reserved"));
+  EXPECT_EQ(tiers["reserved"], Money());
+  EXPECT_TRUE(tiers.contains("billed (other)"));
   // With business_unit accepted as attribution, the tagged rows no longer count.
   options_.thresholds.attribution_tags = {"team", "business_unit"};
   auto again = RunAudit(*ledger_, options_);
