@@ -130,6 +130,14 @@ void InventoryIdleAndForgotten(const AuditData& data, const AuditOptions& o, Aud
       continue;
     }
     const Timestamp since = o.now - Days(o.thresholds.forgotten_days);
+    if (since < o.since) {
+      // The runs that could account for it were not loaded: say so rather than guess.
+      out.notes.push_back(fmt::format(
+          "{}: {} has no utilization history, and the window is shorter than the {} days "
+          "without a run that make it forgotten",
+          kForgottenCapacity, i.Label(), o.thresholds.forgotten_days));
+      continue;
+    }
     if (*i.launched <= since && !LedgerUsed(i, data, since, o)) {
       out.findings.push_back(Forgotten(
           i,

@@ -132,7 +132,14 @@ void FarFinding(const FarGroup& g, const AuditOptions& o, AuditResult& out) {
   const Money copy = egress->Scaled(dataset_gb);
   const Money storage = there->storage_per_gb_month.Scaled(dataset_gb * window_months);
   const Money saving = paid - copy - storage;
-  if (saving <= Money()) return;  // a copy would not pay for itself in this window
+  if (saving <= Money()) {
+    out.notes.push_back(fmt::format(
+        "{}: {}: {} runs paid {} egress, less than a copy there would cost in this window ({} "
+        "to move, {} to keep)",
+        kDataFarFromCompute, f.subject, g.runs.size(), paid.ToString(), copy.ToString(),
+        storage.ToString()));
+    return;
+  }
   f.facts["egress_paid"] = paid.ToPlainString();
   f.saving_per_month = PerMonth(saving, o);
   f.saving_basis = fmt::format(

@@ -109,6 +109,17 @@ TEST_F(AuditFleetTest, FindsIdleForgottenAndUnderusedCapacityAndNothingElse) {
   EXPECT_NEAR(commit->facts["break_even"].get<double>(), 0.6, 1e-9);
 }
 
+TEST_F(AuditFleetTest, AWindowTooShortToShowTwoIdleWeeksIsANoteNotAFinding) {
+  options_.since = options_.now - hours(24 * 7);
+  auto result = AuditWith("instances:\n" + Instance("i-nohist", "tiny-t4", "T4", "on_demand", 0.5,
+                                                    "", "", ", launched: 2026-01-01"));
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_TRUE(result->findings.empty()) << report_;
+  bool noted = false;
+  for (const std::string& n : result->notes) noted |= n.find("i-nohist") != std::string::npos;
+  EXPECT_TRUE(noted) << report_;
+}
+
 TEST_F(AuditFleetTest, CsvInventoryReadsLikeItsYaml) {
   const std::string csv =
       "id,cloud,region,instance_type,gpu,gpus,tier,price_per_hour,team,project,owner,launched,"

@@ -76,6 +76,9 @@ TEST_F(AuditJobRulesTest, FindsEachPlantedJobWasteWithItsSavingAndNothingElse) {
          Spec("  region: r1\n  size_gb: 2000\n"));
   AddRun("small", options_.since + hours(24 * 31), {{t4, 1, done}}, true,
          Spec("  region: r2\n  size_gb: 5\n"));
+  // Read once from r3: a copy kept there would cost more than the egress. A note, no finding.
+  AddRun("once", options_.since + hours(24 * 32), {{t4, 1, done}}, true,
+         Spec("  region: r3\n  size_gb: 2000\n"));
   // Preprocessing: four runs share cache key tok-v1 (90 min each time at $4/h) and keep no
   // cache; controls: a family that keeps its cache, a family of one.
   std::vector<ledger::RunId> family;
@@ -112,6 +115,10 @@ TEST_F(AuditJobRulesTest, FindsEachPlantedJobWasteWithItsSavingAndNothingElse) {
   ExpectCents(prep, 18.0 * 30 / 90);
   EXPECT_EQ(prep->runs, family);
   EXPECT_NE(prep->action.find("tok-v1"), std::string::npos);
+  bool once_noted = false;
+  for (const std::string& n : result->notes)
+    once_noted |= n.find("data in testcloud r3") != std::string::npos;
+  EXPECT_TRUE(once_noted);
 }
 
 TEST_F(AuditJobRulesTest, UnderUseIsJudgedOnSmActiveWhereKnownAndSharesAreOverridable) {
