@@ -27,6 +27,11 @@ int Main(int argc, const char* const* argv, std::ostream& out, std::ostream& err
       ->envname("FRUGAL_DB");
   app.add_option("--catalog", global.catalog, "Custom offers YAML file (on-prem, Slurm pools)")
       ->envname("FRUGAL_CATALOG");
+  // Not bound to FRUGAL_POLICY here: the policy area resolves the lookup order itself
+  // (--policy, FRUGAL_POLICY, config dir) so every command and error names the same source.
+  app.add_option("--policy", global.policy,
+                 "Team GPU policy YAML enforced by plan, run and tune (else env FRUGAL_POLICY, "
+                 "else <config dir>/policy.yaml)");
   app.add_flag("--json", global.json, "Print exactly one JSON document on stdout");
   app.add_option("--color", global.color, "Colour: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));

@@ -17,6 +17,7 @@ namespace frugal::cli {
 struct GlobalOptions {
   std::string db;       ///< --db: ledger location (SQLite path or postgresql:// URL)
   std::string catalog;  ///< --catalog: custom offers YAML file
+  std::string policy;   ///< --policy: the team's GPU policy ("" = $FRUGAL_POLICY, config dir)
   bool json = false;    ///< --json: exactly one JSON document on stdout
   std::string color = "auto";
   int verbosity = 0;  ///< -v adds one, -q subtracts one

@@ -3,11 +3,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "commands.h"
 #include "frugal/catalog/catalog.h"
+#include "frugal/core/paths.h"
 #include "frugal/core/table.h"
 #include "frugal/plan/knob_search.h"
 #include "frugal/plan/planner.h"
+#include "policy_gate.h"
 
 namespace frugal::cli {
 namespace {
@@ -22,6 +26,27 @@ struct PlanOptions {
   std::string budget;
   std::string objective = "cost";
   size_t top = 10;
+  std::optional<std::string> override_reason;
+};
+
+/// The policy's verdict on a plan: the options it refused (taken out of the ranking) or, with
+/// --override, the shown options that violate it.
+struct PlanPolicy {
+  const policy::ConfiguredPolicy* policy = nullptr;  ///< null: no policy configured
+  policy::Subject job;
+  std::optional<std::string> override_reason;
+  std::optional<ledger::OverrideId> override_id;
+  /// Shown (override) or refused options with their violations: (rank, option, violations).
+  struct Entry {
+    size_t rank = 0;
+    const Option* option = nullptr;
+    std::vector<policy::Violation> violations;
+  };
+  std::vector<Entry> entries;
+
+  [[nodiscard]] std::vector<policy::Violation> Check(const Option& o) const {
+    return policy::Check(policy->policy, policy::ForOption(job, o));
+  }
 };
 
 Result<plan::PlanRequest> RequestFrom(const PlanOptions& o) {
@@ -107,8 +132,46 @@ nlohmann::json OptionJson(const Option& o, size_t rank) {
           {"spot", SpotJson(o)}};
 }
 
+nlohmann::json FaultToleranceJson(const plan::FaultTolerance& ft) {
+  return {{"checkpoint_write_hours", ft.checkpoint_write_hours},
+          {"restart_hours", ft.restart_hours},
+          {"checkpoint_on_notice", ft.checkpoint_on_notice},
+          {"notice_hours", ft.notice_hours},
+          {"drill", ft.drill.empty() ? nlohmann::json() : nlohmann::json(ft.drill)},
+          {"drill_measured_at",
+           ft.drill.empty() ? nlohmann::json() : nlohmann::json(ft.drill_measured_at)},
+          {"not_spot_ready", ft.not_spot_ready ? nlohmann::json(*ft.not_spot_ready) : nullptr}};
+}
+
+nlohmann::json PolicyJson(const plan::Plan& p, const PlanPolicy& pp) {
+  if (pp.policy == nullptr) return nullptr;
+  nlohmann::json entries = nlohmann::json::array();
+  for (const PlanPolicy::Entry& e : pp.entries) {
+    entries.push_back({{"rank", e.rank},
+                       {"offer", e.option->offer->Id()},
+                       {"run", plan::RunKindName(e.option->kind)},
+                       {"gpu", e.option->offer->gpu},
+                       {"gpu_count", e.option->gpus},
+                       {"expected_cost_usd", e.option->expected_cost.dollars()},
+                       {"violations", ViolationsJson(e.violations)}});
+  }
+  nlohmann::json doc = {{"name", pp.policy->policy.name},
+                        {"version", pp.policy->policy.version},
+                        {"file", pp.policy->location.path.string()},
+                        {"refused_count", p.refused_count}};
+  if (pp.override_reason) {
+    doc["override"] = {{"reason", *pp.override_reason},
+                       {"id", pp.override_id ? nlohmann::json(*pp.override_id) : nlohmann::json()}};
+    doc["violating_options"] = entries;
+  } else {
+    doc["override"] = nullptr;
+    doc["refused"] = entries;
+  }
+  return doc;
+}
+
 void WritePlanJson(const plan::JobSpec& spec, const plan::Plan& p, const PlanOptions& opts,
-                   Streams& s) {
+                   const PlanPolicy& pp, Streams& s) {
   nlohmann::json options = nlohmann::json::array();
   for (size_t i = 0; i < p.options.size(); ++i) options.push_back(OptionJson(p.options[i], i + 1));
   nlohmann::json excluded = nlohmann::json::array();
@@ -120,11 +183,13 @@ void WritePlanJson(const plan::JobSpec& spec, const plan::Plan& p, const PlanOpt
                 {"deadline_hours",
                  p.deadline_hours ? nlohmann::json(*p.deadline_hours) : nlohmann::json()},
                 {"budget_usd", p.budget ? nlohmann::json(p.budget->dollars()) : nlohmann::json()},
+                {"fault_tolerance", FaultToleranceJson(spec.fault_tolerance)},
                 {"options", options},
                 {"excluded", excluded},
                 {"advice", p.advice},
                 {"ranked_options", p.ranked},
-                {"evaluated_configurations", p.evaluated}});
+                {"evaluated_configurations", p.evaluated},
+                {"policy", PolicyJson(p, pp)}});
 }
 
 std::string RunLabel(const Option& o) {
@@ -197,16 +262,46 @@ void PrintSpotDetails(const plan::Plan& p, std::ostream& out) {
   }
 }
 
-void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, Streams& s) {
+void PrintPolicy(const plan::Plan& p, const PlanPolicy& pp, std::ostream& out) {
+  if (pp.policy == nullptr || pp.entries.empty()) return;
+  if (pp.override_reason) {
+    out << fmt::format("\nOptions above that violate policy {} (overridden: {}):\n",
+                       pp.policy->policy.Label(), *pp.override_reason);
+  } else {
+    out << fmt::format("\nRefused by policy {} ({} option{} in all; those ranked above the "
+                       "last option shown):\n",
+                       pp.policy->policy.Label(), p.refused_count, p.refused_count == 1 ? "" : "s");
+  }
+  for (const PlanPolicy::Entry& e : pp.entries) {
+    out << fmt::format("  #{} {} {} {}: {}\n", e.rank, e.option->offer->Id(), RunLabel(*e.option),
+                       e.option->expected_cost.ToString(),
+                       fmt::join(policy::RuleNames(e.violations), ", "));
+    for (const policy::Violation& v : e.violations) {
+      out << fmt::format("      {}: {} (fix: {})\n", v.rule, v.message, v.fix);
+    }
+  }
+}
+
+void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, const PlanPolicy& pp, Streams& s) {
   s.out << fmt::format("Job {}: {:.4g} tokens; deadline {}; budget {}\n", spec.name, p.tokens,
                        p.deadline_hours ? FormatDuration(FromHours(*p.deadline_hours)) : "none",
                        p.budget ? p.budget->ToString() : "none");
+  if (const plan::FaultTolerance& ft = spec.fault_tolerance; !ft.drill.empty()) {
+    s.out << fmt::format(
+        "Fault tolerance from drill '{}' ({}): checkpoint write {}, restart {} (boot included), "
+        "checkpoint on notice: {}{}\n",
+        ft.drill, ft.drill_measured_at.empty() ? "undated" : ft.drill_measured_at,
+        FormatDuration(FromHours(ft.checkpoint_write_hours)),
+        FormatDuration(FromHours(ft.restart_hours)), ft.checkpoint_on_notice ? "yes" : "no",
+        ft.not_spot_ready ? "; not spot-ready: " + *ft.not_spot_ready : "");
+  }
   if (p.options.empty()) {
     s.out << "No option meets the constraints.\n";
   } else {
     PrintOptions(p, s.out);
   }
   PrintSpotDetails(p, s.out);
+  PrintPolicy(p, pp, s.out);
   if (!p.excluded.empty()) {
     s.out << "\nWhy the others lost:\n";
     for (const auto& e : p.excluded) {
@@ -219,23 +314,83 @@ void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, Streams& s) {
   }
 }
 
+/// Screens the plan's options through the policy (refused ones leave the ranking) unless
+/// --override asks to see them all.
+Result<std::optional<policy::ConfiguredPolicy>> SetUpPolicy(const PlanOptions& o,
+                                                            const GlobalOptions& global,
+                                                            const catalog::Catalog& c,
+                                                            PlanPolicy& pp) {
+  std::optional<policy::ConfiguredPolicy> configured = FRUGAL_TRY(PolicyInEffect(global, c));
+  if (!configured) return configured;
+  pp.job = FRUGAL_TRY(policy::LoadSubject(o.job, c));
+  pp.override_reason = o.override_reason;
+  return configured;
+}
+
+/// After planning: refuses when every ranked option is refused (exit 3) unless overridden;
+/// with --override, finds the shown options that violate and records the override.
+Result<void> ApplyPolicy(const plan::JobSpec& spec, const plan::Plan& p, const GlobalOptions& global,
+                         PlanPolicy& pp, Streams& s) {
+  Enforcement e{"plan", "job " + spec.name, pp.job.tags, {}, pp.override_reason};
+  if (!pp.override_reason) {
+    for (const plan::RefusedOption& r : p.refused) {
+      pp.entries.push_back({r.rank, &r.option, pp.Check(r.option)});
+    }
+    if (!p.options.empty() || pp.entries.empty()) return {};
+    // Nothing the policy allows: refuse with the violations of the best option.
+    s.err << fmt::format("every one of the {} ranked options violates policy {}; the best:\n",
+                         p.refused_count, pp.policy->policy.Label());
+    e.subject_label = fmt::format("job {} on {} {}", spec.name,
+                                  pp.entries.front().option->offer->Id(),
+                                  RunLabel(*pp.entries.front().option));
+    e.violations = pp.entries.front().violations;
+    return RefuseUnlessOverridden(e, *pp.policy, global, s);
+  }
+  for (size_t i = 0; i < p.options.size(); ++i) {
+    std::vector<policy::Violation> found = pp.Check(p.options[i]);
+    if (found.empty()) continue;
+    for (const policy::Violation& v : found) {
+      const bool seen = std::any_of(e.violations.begin(), e.violations.end(), [&](const auto& x) {
+        return x.rule == v.rule && x.message == v.message;
+      });
+      if (!seen) e.violations.push_back(v);
+    }
+    pp.entries.push_back({i + 1, &p.options[i], std::move(found)});
+  }
+  if (e.violations.empty()) return {};
+  FRUGAL_TRY(RefuseUnlessOverridden(e, *pp.policy, global, s));
+  auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
+  pp.override_id = FRUGAL_TRY(RecordOverride(*db, e, *pp.policy));
+  return {};
+}
+
 Result<void> RunPlan(const PlanOptions& o, const GlobalOptions& global, Streams& s) {
-  const plan::PlanRequest request = FRUGAL_TRY(RequestFrom(o));
+  FRUGAL_TRY(CheckOverrideReason(o.override_reason));
+  plan::PlanRequest request = FRUGAL_TRY(RequestFrom(o));
   std::vector<fs::path> custom;
   if (!global.catalog.empty()) custom.emplace_back(global.catalog);
   catalog::Catalog c = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
-  std::vector<std::string> names;
-  for (const auto& g : c.gpus()) names.push_back(g.name);
-  const plan::JobSpec spec = FRUGAL_TRY(plan::LoadJobSpec(o.job, names));
+  const plan::JobSpec spec =
+      FRUGAL_TRY(plan::LoadJobSpec(o.job, c.gpu_names(), UserDataDir() / "drills"));
   if (!spec.catalog_files.empty()) {
     custom.insert(custom.end(), spec.catalog_files.begin(), spec.catalog_files.end());
     c = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
   }
+  PlanPolicy pp;
+  const std::optional<policy::ConfiguredPolicy> configured =
+      FRUGAL_TRY(SetUpPolicy(o, global, c, pp));
+  if (configured) {
+    pp.policy = &*configured;
+    if (!o.override_reason) {
+      request.refuse = [&pp](const Option& option) { return !pp.Check(option).empty(); };
+    }
+  }
   const plan::Plan p = FRUGAL_TRY(plan::MakePlan(spec, c, request));
+  if (configured) FRUGAL_TRY(ApplyPolicy(spec, p, global, pp, s));
   if (global.json) {
-    WritePlanJson(spec, p, o, s);
+    WritePlanJson(spec, p, o, pp, s);
   } else {
-    PrintPlan(spec, p, s);
+    PrintPlan(spec, p, pp, s);
   }
   return {};
 }
@@ -257,6 +412,7 @@ void RegisterPlan(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--top", o->top, "Show the best N options")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  AddOverrideOption(cmd, o->override_reason);
   cmd->callback([&, o] { action = [&global, o](Streams& s) { return RunPlan(*o, global, s); }; });
 }
 

@@ -7,6 +7,7 @@
 #include "frugal/ledger/ledger.h"
 #include "frugal/run/ledger_recorder.h"
 #include "frugal/run/run_journal.h"
+#include "policy_gate.h"
 #include "run_support.h"
 
 namespace frugal::cli {
@@ -20,9 +21,50 @@ struct RunOptions {
   std::string chaos_every;
   int chaos_max = 0;
   uint64_t seed = 1;
+  std::optional<std::string> override_reason;
 };
 
+/// The run as the policy judges it: what it will run on (the offer chosen, its tier), its
+/// tags and dollar cap, and the spec's fault tolerance. The supervisor checkpoints on notice
+/// (it forwards the preemption notice to the job), so the interval rule holds on spot.
+struct RunPolicyCheck {
+  std::optional<policy::ConfiguredPolicy> policy;
+  Enforcement enforcement;
+};
+
+Result<RunPolicyCheck> CheckRunAgainstPolicy(const RunOptions& o, const SuperviseSetup& setup,
+                                             const GlobalOptions& global, Streams& s) {
+  RunPolicyCheck check;
+  std::vector<std::filesystem::path> custom;
+  if (!global.catalog.empty()) custom.emplace_back(global.catalog);
+  const catalog::Catalog catalog = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
+  check.policy = FRUGAL_TRY(PolicyInEffect(global, catalog));
+  if (!check.policy) return check;
+  const run::SupervisorConfig& c = setup.config;
+  policy::Subject subject;
+  std::string label = "run " + c.run_id;
+  if (!o.supervise.spec.empty()) {
+    subject = FRUGAL_TRY(policy::LoadSubject(o.supervise.spec, catalog));
+    label += " (job " + subject.name + ")";
+  } else {
+    subject.kind = "Run";
+    subject.name = c.run_id;
+    subject.fault_tolerant = setup.offer.tier == "spot";  // chosen to be interruptible
+  }
+  subject.checkpoint_on_notice = true;
+  subject.gpus.clear();
+  if (!setup.offer.gpu.empty()) subject.gpus.push_back(setup.offer.gpu);
+  subject.tiers = {setup.offer.tier};
+  subject.tags = c.tags;
+  subject.budget = c.caps.dollars;
+  check.enforcement = {"run", label, subject.tags, policy::Check(check.policy->policy, subject),
+                       o.override_reason};
+  FRUGAL_TRY(RefuseUnlessOverridden(check.enforcement, *check.policy, global, s));
+  return check;
+}
+
 Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s) {
+  FRUGAL_TRY(CheckOverrideReason(o.override_reason));
   SuperviseSetup setup = FRUGAL_TRY(BuildSupervisorConfig(o.supervise, global));
   run::SupervisorConfig& config = setup.config;
   if (o.restart != "requeue" && o.restart != "local") {
@@ -35,8 +77,15 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
   if (!backoff) return Fail(ErrorCode::kBadInput, "option --restart-backoff: " + backoff.error().message);
   config.restart_backoff = *backoff;
 
+  // The policy before anything is written: a refused run leaves no ledger row and no run dir.
+  const RunPolicyCheck policy_check = FRUGAL_TRY(CheckRunAgainstPolicy(o, setup, global, s));
+
   // The ledger first: a run that cannot be accounted for does not start.
   std::unique_ptr<ledger::Ledger> db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
+  std::optional<ledger::OverrideId> override_id;
+  if (!policy_check.enforcement.violations.empty()) {
+    override_id = FRUGAL_TRY(RecordOverride(*db, policy_check.enforcement, *policy_check.policy));
+  }
   run::RunJournal journal(config.run_dir / "journal.jsonl");
   run::LedgerRecorder ledger_recorder(*db, config.run_id, setup.offer, setup.spec_text);
   run::TeeRecorder recorder(journal, ledger_recorder);
@@ -61,6 +110,12 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
 
   Result<run::RunResult> ran = supervisor.Run();
   status.Clear();
+  if (override_id && ledger_recorder.run_id()) {
+    if (auto linked = db->LinkOverride(*override_id, ledger_recorder.run_id(), std::nullopt); !linked) {
+      s.err << fmt::format("frugal: warning: override {} not linked to its run: {}\n", *override_id,
+                           linked.error().message);
+    }
+  }
   if (!ran) return Fail(ran.error());
   const run::RunResult& result = *ran;
   if (!ledger_recorder.Flush()) {
@@ -93,6 +148,7 @@ void RegisterRun(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--chaos-preempt-every", opts->chaos_every, "Inject preemptions about this often (drills, tests)");
   cmd->add_option("--chaos-max", opts->chaos_max, "Stop injecting after this many preemptions (0: never)");
   cmd->add_option("--seed", opts->seed, "Seed of the injected preemptions")->capture_default_str();
+  AddOverrideOption(cmd, opts->override_reason);
   cmd->callback([opts, &global, &action] {
     action = [opts, &global](Streams& s) -> Result<void> { return RunRun(*opts, global, s); };
   });

@@ -136,9 +136,8 @@ struct LoadedSpec {
 
 Result<LoadedSpec> LoadSpec(const SuperviseOptions& o, const GlobalOptions& global) {
   catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global, {}));
-  std::vector<std::string> names;
-  for (const auto& g : c.gpus()) names.push_back(g.name);
-  plan::JobSpec spec = FRUGAL_TRY(plan::LoadJobSpec(o.spec, names));
+  plan::JobSpec spec =
+      FRUGAL_TRY(plan::LoadJobSpec(o.spec, c.gpu_names(), UserDataDir() / "drills"));
   if (!spec.catalog_files.empty()) c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
   std::string text = FRUGAL_TRY(ReadFile(o.spec));
   return LoadedSpec{std::move(spec), std::move(text), std::move(c)};

@@ -24,6 +24,7 @@
 #include "frugal/tune/study_check.h"
 #include "frugal/tune/study_report.h"
 #include "frugal/tune/supervised_runner.h"
+#include "policy_gate.h"
 
 namespace frugal::cli {
 
@@ -57,6 +58,7 @@ struct TuneOptions {
   std::vector<std::string> flags_form_given;  // flags-form options given on the command line
   std::string study;                          // status, resume
   std::string check_path;
+  std::optional<std::string> override_reason;
 };
 
 /// The all-flags replay study as spec YAML, so it is stored and resumed like any other.
@@ -246,7 +248,64 @@ Result<Store> OpenStore(const GlobalOptions& global, ledger::CreateMode create) 
   return st;
 }
 
+/// A study that trains real trials, checked against the policy before anything is stored or
+/// cleared. Replays spend nothing on GPUs and are not checked.
+struct TunePolicyCheck {
+  std::optional<policy::ConfiguredPolicy> policy;
+  Enforcement enforcement;
+};
+
+Result<TunePolicyCheck> CheckStudyAgainstPolicy(const TuneOptions& o, const Bench& b,
+                                                const GlobalOptions& global, Streams& s) {
+  TunePolicyCheck check;
+  if (b.spec.replay) return check;
+  std::vector<fs::path> custom;
+  if (!global.catalog.empty()) custom.emplace_back(global.catalog);
+  const catalog::Catalog catalog = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
+  check.policy = FRUGAL_TRY(PolicyInEffect(global, catalog));
+  if (!check.policy) return check;
+  const policy::Subject subject = FRUGAL_TRY(policy::LoadSubject(o.spec_path, catalog));
+  check.enforcement = {"tune", "study " + b.spec.name, subject.tags,
+                       policy::Check(check.policy->policy, subject), o.override_reason};
+  FRUGAL_TRY(RefuseUnlessOverridden(check.enforcement, *check.policy, global, s));
+  return check;
+}
+
+/// Records an override in the study's ledger (or the default one when study state is kept in
+/// files) and links it to the study once the ledger knows it.
+class StudyOverride {
+ public:
+  Result<void> Record(const TunePolicyCheck& check, const GlobalOptions& global, ledger::Ledger* ledger) {
+    if (check.enforcement.violations.empty()) return {};
+    if (ledger == nullptr) {
+      own_ = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
+      ledger = own_.get();
+    }
+    ledger_ = ledger;
+    id_ = FRUGAL_TRY(RecordOverride(*ledger, check.enforcement, *check.policy));
+    return {};
+  }
+  /// Links the override to the study `name` when it is in the same ledger; once.
+  void Link(const std::string& name, Streams& s) {
+    if (!id_ || linked_ || own_) return;
+    auto found = ledger_->FindStudy(name);
+    if (!found || !*found) return;
+    if (auto done = ledger_->LinkOverride(*id_, std::nullopt, (*found)->id); !done) {
+      s.err << fmt::format("frugal: warning: override {} not linked to study {}: {}\n", *id_, name,
+                           done.error().message);
+    }
+    linked_ = true;
+  }
+
+ private:
+  std::unique_ptr<ledger::Ledger> own_;
+  ledger::Ledger* ledger_ = nullptr;
+  std::optional<ledger::OverrideId> id_;
+  bool linked_ = false;
+};
+
 Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
+  FRUGAL_TRY(CheckOverrideReason(o.override_reason));
   if (o.spec_path.empty() && o.replay_dir.empty()) {
     return Fail(
         ErrorCode::kBadInput,
@@ -259,6 +318,7 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
   }
   const tune::SpecText text = FRUGAL_TRY(o.spec_path.empty() ? SpecFromFlags(o) : SpecFromFile(o));
   Bench b = FRUGAL_TRY(Assemble(text, s));
+  const TunePolicyCheck policy_check = FRUGAL_TRY(CheckStudyAgainstPolicy(o, b, global, s));
   Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kCreateIfMissing));
   tune::StudyStore& store = *st.store;
   if (auto existing = store.Load(b.spec.name);
@@ -267,6 +327,8 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
                                           "'frugal tune resume " + b.spec.name +
                                           "', or pass --restart");
   }
+  StudyOverride overridden;
+  FRUGAL_TRY(overridden.Record(policy_check, global, st.ledger.get()));
   if (st.in_ledger != nullptr) FRUGAL_TRY(st.in_ledger->Retire(b.spec.name));
   if (b.supervised != nullptr) {
     // A new study: checkpoints of an earlier one of the same name must not be resumed.
@@ -278,9 +340,11 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
     }
   }
   auto study = FRUGAL_TRY(tune::Study::Create(text, b.spec, *b.runner, store, b.table.get()));
+  overridden.Link(b.spec.name, s);
   if (b.supervised != nullptr) b.supervised->BindGate(&study->gate());
-  return Finish(s, global, *study, b,
-                study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms}, s)));
+  Result<tune::StudySummary> ran = study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms}, s));
+  overridden.Link(b.spec.name, s);
+  return Finish(s, global, *study, b, std::move(ran));
 }
 
 Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
@@ -368,6 +432,7 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
   tune->add_option("--halt-after", o->halt_after, "Stop after N events as if killed (drills)");
   tune->add_option("--save-every-ms", o->save_every_ms,
                    "Save the study state at most this often (default 200)");
+  AddOverrideOption(tune, o->override_reason);
   tune->callback([o, tune, &global, &action] {
     if (!tune->get_subcommands().empty()) return;  // status, resume or check set the action
     for (const char* flag : {"--metric", "--maximize", "--fidelity", "--price-per-hour", "--budget",

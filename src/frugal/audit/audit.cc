@@ -29,6 +29,7 @@ Result<AuditResult> RunAudit(ledger::Ledger& ledger, const AuditOptions& options
   UntaggedSpend(data, options, result);
   StudiesWithoutPruning(data, options, result);
   ForgottenCapacity(data, options, result);
+  FRUGAL_TRY(PolicyOverrides(ledger, options, result));
   InventoryIdleAndForgotten(data, options, result);
   UnderusedCommitments(data, options, result);
   TensorCoresUnused(data, options, result);

@@ -86,5 +86,8 @@ void PreprocessingRecomputed(const AuditData& data, const AuditOptions& options,
 void BudgetForecasts(const AuditData& data, const AuditOptions& options, AuditResult& out);
 // report_charts.cc: the chart data, after the rules.
 void BuildCharts(const AuditData& data, const AuditOptions& options, AuditResult& out);
+/// rules_overrides.cc: policy overrides in the window, as findings without a saving.
+[[nodiscard]] Result<void> PolicyOverrides(ledger::Ledger& ledger, const AuditOptions& options,
+                                           AuditResult& out);
 
 }  // namespace frugal::audit

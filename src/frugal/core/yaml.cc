@@ -144,6 +144,23 @@ Result<std::vector<std::string>> YamlDoc::StringList(const YAML::Node& map,
   return out;
 }
 
+Result<std::map<std::string, std::string>> YamlDoc::StringMap(const YAML::Node& map,
+                                                              std::string_view key) const {
+  std::map<std::string, std::string> out;
+  if (!map.IsMap()) return out;
+  const YAML::Node node = map[std::string(key)];
+  if (!node.IsDefined() || node.IsNull()) return out;
+  if (!node.IsMap()) return Fail(ErrorAt(node, key, "expected a mapping of names to values"));
+  for (const auto& entry : node) {
+    const std::string name = entry.first.Scalar();
+    if (name.empty() || !entry.second.IsScalar()) {
+      return Fail(ErrorAt(entry.second, fmt::format("{}.{}", key, name), "expected a value"));
+    }
+    out[name] = entry.second.Scalar();
+  }
+  return out;
+}
+
 Result<std::string> YamlDoc::RequiredString(const YAML::Node& map, std::string_view key) const {
   auto value = FRUGAL_TRY(OptionalString(map, key));
   if (!value) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,6 +58,10 @@ class YamlDoc {
                                                             std::string_view key) const;
   [[nodiscard]] Result<std::vector<std::string>> StringList(const YAML::Node& map,
                                                             std::string_view key) const;
+  /// A mapping of names to scalar values (tags: {team: nlp, cost_center: cc-42}); empty when
+  /// absent. kBadInput naming "key.name" on a value that is not a scalar.
+  [[nodiscard]] Result<std::map<std::string, std::string>> StringMap(const YAML::Node& map,
+                                                                     std::string_view key) const;
 
   [[nodiscard]] Result<std::string> RequiredString(const YAML::Node& map,
                                                    std::string_view key) const;

@@ -302,11 +302,11 @@ Result<int64_t> Ledger::Downsample(Timestamp before, Duration bucket) {
                                        bucket_ms};
     // Raw rows (and rows at a finer resolution) before the cut-off become one row per bucket.
     FRUGAL_TRY(c.Query(
-        "INSERT INTO samples (run_id, time_ms, resolution_ms, gpu_util, sm_active, tensor_active, "
-        "gpu_mem_bytes, power_watts, cpu_util, rss_bytes, io_wait) "
-        "SELECT run_id, (time_ms / ?) * ?, ?, AVG(gpu_util), AVG(sm_active), AVG(tensor_active), "
-        "AVG(gpu_mem_bytes), AVG(power_watts), AVG(cpu_util), AVG(rss_bytes), AVG(io_wait) "
-        "FROM samples WHERE time_ms < ? AND resolution_ms < ? GROUP BY 1, 2",
+        "INSERT INTO samples (run_id, time_ms, resolution_ms, gpu_util, sm_active, gpu_mem_bytes, "
+        "power_watts, cpu_util, rss_bytes, io_wait, tensor_active) "
+        "SELECT run_id, (time_ms / ?) * ?, ?, AVG(gpu_util), AVG(sm_active), "
+        "AVG(gpu_mem_bytes), AVG(power_watts), AVG(cpu_util), AVG(rss_bytes), AVG(io_wait), "
+        "AVG(tensor_active) FROM samples WHERE time_ms < ? AND resolution_ms < ? GROUP BY 1, 2",
         params));
     std::vector<Row> rows = FRUGAL_TRY(
         c.Query("DELETE FROM samples WHERE time_ms < ? AND resolution_ms < ? RETURNING 1",

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "frugal/core/error.h"
+#include "frugal/ledger/overrides.h"
 #include "frugal/ledger/sql.h"
 #include "frugal/ledger/study.h"
 #include "frugal/ledger/types.h"
@@ -145,6 +146,19 @@ class Ledger {
                                          std::optional<RunId> run, Timestamp time);
   [[nodiscard]] Result<void> SetStudyState(StudyId study, StudyState state);
   [[nodiscard]] Result<std::vector<Trial>> TrialsOf(StudyId study);
+
+  // --- Policy overrides (overrides.cc) --------------------------------------------------
+  /// Records an override. kBadInput when the reason, command or rule list is empty.
+  [[nodiscard]] Result<OverrideId> RecordOverride(const NewOverride& record);
+  /// Links an override to the run or study it let start (either may stay unset).
+  /// kBadInput when no override has that id.
+  [[nodiscard]] Result<void> LinkOverride(OverrideId id, std::optional<RunId> run,
+                                          std::optional<StudyId> study);
+  /// Overrides in the filter's window, newest first.
+  [[nodiscard]] Result<std::vector<PolicyOverride>> ListOverrides(const OverrideFilter& filter);
+  /// What the run or study an override let start has spent up to `now` (open segments
+  /// included); nullopt when it is linked to neither (a plan, or a run that never began).
+  [[nodiscard]] Result<std::optional<Money>> SpendOf(const PolicyOverride& o, Timestamp now);
 
   Connection& connection() { return *db_; }
 

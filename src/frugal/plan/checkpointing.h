@@ -3,6 +3,7 @@
 // risk to the deadline, and with an on-demand fallback. All times are hours.
 
 #include <optional>
+#include <string>
 
 namespace frugal::plan {
 
@@ -12,6 +13,11 @@ struct FaultTolerance {
   double restart_hours = 5.0 / 60;           ///< new instance up + resume from checkpoint
   bool checkpoint_on_notice = false;         ///< can save when the notice arrives
   double notice_hours = 0.5 / 60;            ///< shortest preemption notice to count on
+  double boot_hours = 3.0 / 60;  ///< a new instance's boot, added to a drill's measured restart
+  std::string drill;             ///< the drill record these figures came from ("" when none)
+  std::string drill_measured_at;
+  /// Set when the drill found the job not spot-ready: why (spot options are then excluded).
+  std::optional<std::string> not_spot_ready;
 };
 
 /// Young (1974): τ = √(2·C·M), checkpoint cost C, mean time between failures M.

@@ -1,10 +1,12 @@
 #include "frugal/plan/job_spec.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "frugal/catalog/gpu_names.h"
 #include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
+#include "frugal/plan/drill_record.h"
 
 namespace frugal::plan {
 namespace {
@@ -263,17 +265,64 @@ Result<Constraints> ReadConstraints(const YamlDoc& doc, const Node& root,
   return c;
 }
 
-Result<FaultTolerance> ReadFaultTolerance(const YamlDoc& doc, const Node& root) {
+/// Lays a drill record's measurements over the defaults (the spec's own keys come after).
+void ApplyDrill(const DrillRecord& d, FaultTolerance& ft) {
+  ft.drill = d.name;
+  ft.drill_measured_at = d.measured_at;
+  if (d.checkpoint_write_max) ft.checkpoint_write_hours = *d.checkpoint_write_max / 3600;
+  if (d.restart_max) ft.restart_hours = *d.restart_max / 3600 + ft.boot_hours;
+  ft.checkpoint_on_notice = d.checkpoint_on_notice;
+  if (!d.spot_ready) {
+    ft.not_spot_ready = d.reasons.empty() ? std::string("no reason recorded")
+                                          : fmt::format("{}", fmt::join(d.reasons, "; "));
+  }
+}
+
+/// The drill record for this job: the one `fault_tolerance.drill` names (it must exist), else
+/// the one named like the job, else like the spec file (the drill's default name), else none.
+Result<std::optional<DrillRecord>> FindDrill(const YamlDoc& doc, const Node& n,
+                                             const std::string& job_name,
+                                             const std::filesystem::path& drills_dir) {
+  std::optional<std::string> named;
+  if (n.IsDefined()) named = FRUGAL_TRY(doc.OptionalString(n, "drill"));
+  if (drills_dir.empty()) return std::nullopt;
+  std::error_code ec;
+  if (named) {
+    const std::filesystem::path path = drills_dir / (*named + ".json");
+    if (std::filesystem::exists(path, ec)) return FRUGAL_TRY(ReadDrillRecord(path));
+    return Fail(doc.ErrorAt(n["drill"], "drill",
+                            fmt::format("no drill record '{}' (run `frugal drill --name {}` "
+                                        "first)",
+                                        path.string(), *named)));
+  }
+  for (const std::string& name :
+       {job_name, std::filesystem::path(doc.source()).stem().string()}) {
+    const std::filesystem::path path = drills_dir / (name + ".json");
+    if (!name.empty() && std::filesystem::exists(path, ec)) {
+      return FRUGAL_TRY(ReadDrillRecord(path));
+    }
+  }
+  return std::nullopt;
+}
+
+Result<FaultTolerance> ReadFaultTolerance(const YamlDoc& doc, const Node& root,
+                                          const std::string& job_name,
+                                          const std::filesystem::path& drills_dir) {
   FaultTolerance ft;
   const Node n = root["fault_tolerance"];
+  if (n.IsDefined()) {
+    FRUGAL_TRY(doc.CheckKeys(n, "fault_tolerance",
+                             {"checkpoint_write", "restart", "checkpoint_on_notice", "notice",
+                              "boot", "drill"}));
+    if (auto d = FRUGAL_TRY(doc.OptionalDuration(n, "boot"))) ft.boot_hours = ToHours(*d);
+  }
+  if (auto drill = FRUGAL_TRY(FindDrill(doc, n, job_name, drills_dir))) ApplyDrill(*drill, ft);
   if (!n.IsDefined()) return ft;
-  FRUGAL_TRY(doc.CheckKeys(n, "fault_tolerance",
-                           {"checkpoint_write", "restart", "checkpoint_on_notice", "notice"}));
   if (auto d = FRUGAL_TRY(doc.OptionalDuration(n, "checkpoint_write")))
     ft.checkpoint_write_hours = ToHours(*d);
   if (auto d = FRUGAL_TRY(doc.OptionalDuration(n, "restart"))) ft.restart_hours = ToHours(*d);
   if (auto d = FRUGAL_TRY(doc.OptionalDuration(n, "notice"))) ft.notice_hours = ToHours(*d);
-  ft.checkpoint_on_notice = FRUGAL_TRY(doc.OptionalBool(n, "checkpoint_on_notice")).value_or(false);
+  if (auto b = FRUGAL_TRY(doc.OptionalBool(n, "checkpoint_on_notice"))) ft.checkpoint_on_notice = *b;
   return ft;
 }
 
@@ -304,7 +353,8 @@ Result<DataSpec> ReadData(const YamlDoc& doc, const Node& root) {
 }
 
 Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_dir,
-                         const std::vector<std::string>& known) {
+                         const std::vector<std::string>& known,
+                         const std::filesystem::path& drills_dir) {
   const Node& root = doc.root();
   FRUGAL_TRY(doc.CheckKeys(root, "job",
                            {"apiVersion", "kind", "name", "tags", "catalog", "model", "training",
@@ -319,12 +369,8 @@ Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_d
   JobSpec spec;
   spec.source = doc.source();
   spec.name = FRUGAL_TRY(doc.OptionalString(root, "name")).value_or("job");
-  if (const Node tags = root["tags"]; tags.IsDefined()) {
-    FRUGAL_TRY(doc.CheckKeys(tags, "tags", {"team", "project", "owner"}));
-    for (const char* key : {"team", "project", "owner"}) {
-      if (auto v = FRUGAL_TRY(doc.OptionalString(tags, key))) spec.tags[key] = *v;
-    }
-  }
+  // Any tags: team, project and owner are what reports group by; a policy may require others.
+  spec.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
   for (const auto& file : FRUGAL_TRY(doc.StringList(root, "catalog")))
     spec.catalog_files.push_back(base_dir / file);
   spec.model = FRUGAL_TRY(ReadModel(doc, root));
@@ -333,7 +379,7 @@ Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_d
   spec.work = FRUGAL_TRY(ReadWork(doc, root, spec.model, spec.baseline));
   spec.measured = FRUGAL_TRY(ReadMeasured(doc, root, known));
   spec.constraints = FRUGAL_TRY(ReadConstraints(doc, root, known));
-  spec.fault_tolerance = FRUGAL_TRY(ReadFaultTolerance(doc, root));
+  spec.fault_tolerance = FRUGAL_TRY(ReadFaultTolerance(doc, root, spec.name, drills_dir));
   spec.data = FRUGAL_TRY(ReadData(doc, root));
   return spec;
 }
@@ -341,16 +387,18 @@ Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_d
 }  // namespace
 
 Result<JobSpec> LoadJobSpec(const std::filesystem::path& path,
-                            const std::vector<std::string>& gpu_names) {
+                            const std::vector<std::string>& gpu_names,
+                            const std::filesystem::path& drills_dir) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
-  return ReadSpec(doc, path.parent_path(), gpu_names);
+  return ReadSpec(doc, path.parent_path(), gpu_names, drills_dir);
 }
 
 Result<JobSpec> ParseJobSpec(std::string_view text, const std::string& source,
                              const std::filesystem::path& base_dir,
-                             const std::vector<std::string>& gpu_names) {
+                             const std::vector<std::string>& gpu_names,
+                             const std::filesystem::path& drills_dir) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(text, source));
-  return ReadSpec(doc, base_dir, gpu_names);
+  return ReadSpec(doc, base_dir, gpu_names, drills_dir);
 }
 
 Result<DataSpec> ParseDataSection(std::string_view text, const std::string& source) {

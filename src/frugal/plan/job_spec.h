@@ -77,14 +77,19 @@ struct JobSpec {
 };
 
 /// Loads and validates a job spec. `gpu_names` (the catalog's canonical names) resolve and
-/// check GPU names. kBadInput "file:line:col: field 'x': ..." on any error.
+/// check GPU names. With `drills_dir` (`<data dir>/drills`), the fault tolerance comes from the
+/// drill record `fault_tolerance.drill` names, or the one named like the job when present,
+/// under the spec's own fault_tolerance keys. kBadInput "file:line:col: field 'x': ..." on any
+/// error.
 [[nodiscard]] Result<JobSpec> LoadJobSpec(const std::filesystem::path& path,
-                                          const std::vector<std::string>& gpu_names);
+                                          const std::vector<std::string>& gpu_names,
+                                          const std::filesystem::path& drills_dir = {});
 /// As LoadJobSpec, from text (tests); `source` names it in errors, relative paths resolve
 /// against `base_dir`.
 [[nodiscard]] Result<JobSpec> ParseJobSpec(std::string_view text, const std::string& source,
                                            const std::filesystem::path& base_dir,
-                                           const std::vector<std::string>& gpu_names);
+                                           const std::vector<std::string>& gpu_names,
+                                           const std::filesystem::path& drills_dir = {});
 
 /// Only the `data:` section of a job spec's text (the audit reads it from the specs runs
 /// recorded, without the catalog the rest needs). An empty DataSpec when there is none;

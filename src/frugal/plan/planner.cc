@@ -97,6 +97,11 @@ bool Price(Context& ctx, Option& opt) {
       opt.expected_cost = rate.For(FromHours(opt.work_hours));
       break;
     case Tier::kSpot: {
+      if (const auto& why = ctx.spec.fault_tolerance.not_spot_ready) {
+        Exclude(ctx, fmt::format("spot: drill '{}' found the job not spot-ready ({})",
+                                 ctx.spec.fault_tolerance.drill, *why));
+        return false;
+      }
       opt.kind = RunKind::kSpot;
       opt.spot = ModelSpotRun(opt.work_hours, o.preemptions_per_hour * opt.instances,
                               ctx.spec.fault_tolerance, deadline);
@@ -321,6 +326,26 @@ void GroupLosers(Context& ctx) {
   ctx.candidates.resize(ctx.request.top);
 }
 
+/// Takes the options the request refuses out of the ranking, keeping those that ranked above
+/// the last allowed option shown (at most `top`) for the output.
+void Screen(Context& ctx) {
+  if (!ctx.request.refuse) return;
+  std::vector<Option> allowed;
+  size_t rank = 0;
+  for (Option& o : ctx.candidates) {
+    ++rank;
+    if (!ctx.request.refuse(o)) {
+      allowed.push_back(std::move(o));
+      continue;
+    }
+    ++ctx.plan.refused_count;
+    if (allowed.size() < ctx.request.top && ctx.plan.refused.size() < ctx.request.top) {
+      ctx.plan.refused.push_back({std::move(o), rank});
+    }
+  }
+  ctx.candidates = std::move(allowed);
+}
+
 }  // namespace
 
 Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const PlanRequest& request) {
@@ -335,6 +360,7 @@ Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const Plan
   AddFallbacks(ctx);
   ApplyCaps(ctx);
   Rank(ctx);
+  Screen(ctx);
   plan.ranked = ctx.candidates.size();
   plan.advice = Advise(spec, plan, ctx.candidates, ctx.baselines, ctx.excluded);
   std::vector<Exclusion> grouped;

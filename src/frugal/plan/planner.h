@@ -2,6 +2,7 @@
 // The planner: every offer × GPU count × knobs for a job, priced with spot risk and the
 // deadline, ranked, with the losers grouped by why they lost and advice on cheaper knobs.
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,12 +16,17 @@ namespace frugal::plan {
 
 enum class Objective { kCost, kTime };
 
+struct Option;
+
 /// Command-line overrides of the spec's constraints and how much to show.
 struct PlanRequest {
   std::optional<double> deadline_hours;
   std::optional<Money> budget;
   Objective objective = Objective::kCost;
   size_t top = 10;
+  /// When set, ranked options it returns true for (a team policy forbids them) are taken out
+  /// of the ranking before `top` applies, into Plan::refused.
+  std::function<bool(const Option&)> refuse;
 };
 
 /// How an option runs.
@@ -61,8 +67,17 @@ struct Exclusion {
   size_t offers = 0;  ///< how many offer × count options it covers
 };
 
+/// An option PlanRequest::refuse took out, with the rank it had before.
+struct RefusedOption {
+  Option option;
+  size_t rank = 0;  ///< 1-based, among every ranked option
+};
+
 struct Plan {
   std::vector<Option> options;      ///< ranked, best first; the first `top`
+  /// Refused options that ranked above the last option shown (at most `top` of them).
+  std::vector<RefusedOption> refused;
+  size_t refused_count = 0;  ///< every option refused
   std::vector<Exclusion> excluded;  ///< grouped reasons, most common first
   std::vector<std::string> advice;
   std::optional<double> deadline_hours;

@@ -23,7 +23,13 @@ Result<Policy> FromDoc(const YamlDoc& doc, const catalog::Catalog& catalog) {
     return tl::unexpected(doc.ErrorAt(root["kind"], "kind", "must be Policy"));
   }
   p.name = FRUGAL_TRY(doc.RequiredString(root, "name"));
-  p.version = FRUGAL_TRY(doc.OptionalInt(root, "version")).value_or(1);
+  // The revision is required: every refusal and override names the policy by it.
+  const std::optional<int64_t> version = FRUGAL_TRY(doc.OptionalInt(root, "version"));
+  if (!version) {
+    return tl::unexpected(doc.ErrorAt(root, "version",
+                                      "missing: the policy's revision (1, 2, ...) is required"));
+  }
+  p.version = *version;
   if (p.version < 1) {
     return tl::unexpected(doc.ErrorAt(root["version"], "version", "must be 1 or more"));
   }

@@ -5,7 +5,8 @@
 //   apiVersion: frugal/v1
 //   kind: Policy
 //   name: ml-platform
-//   version: 3                          # the policy's own revision, shown with every check
+//   version: 3                          # required: the policy's own revision, recorded with
+//                                       # every check and override
 //   workload_tag: workload              # the tag naming a spec's class (default: workload)
 //   default_workload: training
 //   workload_classes:                   # allowed GPU models per class
@@ -28,6 +29,7 @@
 #include "frugal/core/duration.h"
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
+#include "frugal/plan/planner.h"
 
 namespace frugal::policy {
 
@@ -44,10 +46,13 @@ struct Policy {
   std::optional<Money> max_budget_without_approval;
   std::string approval_tag = "approved_by";
   std::vector<std::string> required_tags;
+
+  /// "ml-platform v3": how checks, refusals and overrides name the policy.
+  [[nodiscard]] std::string Label() const;
 };
 
 /// Reads a policy; GPU names are checked against `catalog`. kBadInput "file:line:col: field
-/// 'x': ..." on unknown keys, unknown GPUs, bad values.
+/// 'x': ..." on unknown keys, a missing or non-positive version, unknown GPUs, bad values.
 [[nodiscard]] Result<Policy> LoadPolicy(const std::filesystem::path& path,
                                         const catalog::Catalog& catalog);
 [[nodiscard]] Result<Policy> ParsePolicy(std::string_view text, const std::string& source,
@@ -55,13 +60,15 @@ struct Policy {
 
 /// What a spec asks for, as far as the policy cares.
 struct Subject {
-  std::string kind;  ///< "Job" or "Study"
+  std::string kind;  ///< "Job", "Study", or "Run" (a `frugal run` without a spec)
   std::string name;
   std::map<std::string, std::string> tags;
   std::vector<std::string> gpus;  ///< allowed or chosen GPU models; empty = any
+  bool no_gpu = false;            ///< runs on CPUs only: the GPU rules do not apply
   std::vector<std::string> tiers;  ///< allowed tiers; empty = any
   bool fault_tolerant = false;     ///< declares checkpointing (fault_tolerance / interval)
   std::optional<Duration> checkpoint_interval;  ///< the longest interval it may use
+  bool checkpoint_on_notice = false;  ///< saves when the preemption notice arrives (any interval)
   std::optional<Money> budget;
 };
 
@@ -70,13 +77,21 @@ struct Subject {
 [[nodiscard]] Result<Subject> LoadSubject(const std::filesystem::path& path,
                                           const catalog::Catalog& catalog);
 
+/// `job` (a Job subject) as one option of its plan runs it: that offer's GPU and tier, and on
+/// spot the planner's checkpointing (on notice, or its periodic interval).
+[[nodiscard]] Subject ForOption(const Subject& job, const plan::Option& option);
+
 struct Violation {
   std::string rule;  ///< gpu-model, h100-justification, spot-required, checkpoint-interval,
                      ///< budget-approval, required-tags
-  std::string message;
+  std::string message;  ///< what is wrong
+  std::string fix;      ///< the change that complies, in the subject's field names
 };
 
 /// Every violation of `policy` by `subject`, in rule order.
 [[nodiscard]] std::vector<Violation> Check(const Policy& policy, const Subject& subject);
+
+/// The rules `violations` break, each once, in rule order.
+[[nodiscard]] std::vector<std::string> RuleNames(const std::vector<Violation>& violations);
 
 }  // namespace frugal::policy

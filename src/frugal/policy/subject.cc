@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "frugal/core/paths.h"
 #include "frugal/core/yaml.h"
 #include "frugal/plan/job_spec.h"
 #include "frugal/policy/policy.h"
@@ -16,11 +17,12 @@ Result<Subject> StudySubject(const YamlDoc& doc, const catalog::Catalog& catalog
   Subject s;
   s.kind = "Study";
   s.name = FRUGAL_TRY(doc.RequiredString(root, "name"));
+  s.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
   if (const YAML::Node r = root["resources"]) {
     if (auto tier = FRUGAL_TRY(doc.OptionalString(r, "tier"))) s.tiers = {*tier};
     if (auto offer = FRUGAL_TRY(doc.OptionalString(r, "offer"))) {
       for (const catalog::Offer& o : catalog.offers()) {
-        if (o.instance_type == *offer && !o.gpu.empty()) {
+        if ((o.instance_type == *offer || o.Id() == *offer) && !o.gpu.empty()) {
           s.gpus = {o.gpu};
           break;
         }
@@ -52,15 +54,40 @@ Result<Subject> LoadSubject(const std::filesystem::path& path, const catalog::Ca
   if (kind != "Job") {
     return tl::unexpected(doc.ErrorAt(doc.root()["kind"], "kind", "must be Job or Study"));
   }
-  const plan::JobSpec spec = FRUGAL_TRY(plan::LoadJobSpec(path, catalog.gpu_names()));
+  // With the drill records, so the fault tolerance judged is the one plan and run use.
+  const plan::JobSpec spec =
+      FRUGAL_TRY(plan::LoadJobSpec(path, catalog.gpu_names(), UserDataDir() / "drills"));
   Subject s;
   s.kind = "Job";
   s.name = spec.name;
   s.tags = spec.tags;
   s.gpus = spec.constraints.gpus;
   for (catalog::Tier t : spec.constraints.tiers) s.tiers.emplace_back(catalog::TierName(t));
-  s.fault_tolerant = static_cast<bool>(doc.root()["fault_tolerance"]);
+  s.fault_tolerant =
+      static_cast<bool>(doc.root()["fault_tolerance"]) || !spec.fault_tolerance.drill.empty();
+  s.checkpoint_on_notice = s.fault_tolerant && spec.fault_tolerance.checkpoint_on_notice;
   s.budget = spec.constraints.budget;
+  return s;
+}
+
+Subject ForOption(const Subject& job, const plan::Option& option) {
+  Subject s = job;
+  s.gpus.clear();
+  s.no_gpu = option.offer->gpu.empty();
+  if (!s.no_gpu) s.gpus.push_back(option.offer->gpu);
+  const bool spot = option.kind == plan::RunKind::kSpot || option.kind == plan::RunKind::kFallback;
+  if (option.kind == plan::RunKind::kFallback) {
+    s.tiers = {"spot", std::string(catalog::TierName(option.fallback_offer->tier))};
+    const std::string& gpu = option.fallback_offer->gpu;
+    if (!gpu.empty() && gpu != option.offer->gpu) s.gpus.push_back(gpu);
+  } else {
+    s.tiers = {spot ? std::string("spot") : std::string(catalog::TierName(option.offer->tier))};
+  }
+  if (spot && option.spot.strategy == plan::CheckpointStrategy::kOnNotice) {
+    s.checkpoint_on_notice = true;
+  } else if (spot && option.spot.strategy == plan::CheckpointStrategy::kPeriodic) {
+    s.checkpoint_interval = FromHours(option.spot.interval_hours);
+  }
   return s;
 }
 

@@ -300,8 +300,9 @@ Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(yaml_text, source));
   const YAML::Node& root = doc.root();
   FRUGAL_TRY(doc.CheckKeys(root, "study",
-                           {"apiVersion", "kind", "name", "trial", "replay", "space", "objective",
-                            "fidelity", "scheduler", "sampler", "seed", "resources", "gates"}));
+                           {"apiVersion", "kind", "name", "tags", "trial", "replay", "space",
+                            "objective", "fidelity", "scheduler", "sampler", "seed", "resources",
+                            "gates"}));
   const auto api = FRUGAL_TRY(doc.OptionalString(root, "apiVersion"));
   if (api && *api != "frugal/v1") {
     return Fail(
@@ -315,6 +316,7 @@ Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,
   if (spec.name.empty() || spec.name.find_first_of("/\\ ") != std::string::npos) {
     return Fail(doc.ErrorAt(root["name"], "name", "must be non-empty, without spaces or slashes"));
   }
+  spec.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
   FRUGAL_TRY(ParseTrial(doc, root, base_dir, spec));
   spec.space = FRUGAL_TRY(ParseSpace(doc, root["space"]));
   if (spec.space.empty() && !spec.replay) {

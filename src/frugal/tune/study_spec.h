@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,6 +77,7 @@ struct ChaosSpec {
 
 struct StudySpec {
   std::string name;
+  std::map<std::string, std::string> tags;  ///< recorded on every trial's run; policy checks them
   std::vector<std::string> command;  ///< the trial command (empty for replay)
   std::optional<ChaosSpec> chaos;    ///< injected preemptions (trial commands only)
   std::optional<ReplaySource> replay;

@@ -76,6 +76,7 @@ SupervisedRunnerOptions SupervisedRunnerOptions::ForSpec(const StudySpec& spec,
   o.workdir = std::move(workdir);
   o.study_dir = std::move(study_dir);
   o.run_prefix = spec.name;
+  o.tags = spec.tags;
   o.fidelity_metric = spec.fidelity.name;
   o.objective_metric = spec.objective.metric;
   o.max_fidelity = spec.Ladder().fidelities.back();
@@ -126,7 +127,9 @@ run::SupervisorConfig SupervisedRunner::ConfigFor(const Pending& p) const {
   c.command.insert(c.command.end(), options_.command.begin(), options_.command.end());
   c.run_id = fmt::format("{}-t{}", options_.run_prefix, p.trial.id);
   c.run_dir = TrialDir(p.trial.id);
-  c.tags = {{"study", options_.run_prefix}, {"trial", std::to_string(p.trial.id)}};
+  c.tags = options_.tags;  // the study's team/project/owner attribute its trials' spend
+  c.tags["study"] = options_.run_prefix;
+  c.tags["trial"] = std::to_string(p.trial.id);
   c.offer = options_.offer;
   c.tier = options_.tier;
   c.price = options_.price;

@@ -51,6 +51,7 @@ struct SupervisedRunnerOptions {
   std::filesystem::path workdir;    ///< the trial command runs here (the spec's directory)
   std::filesystem::path study_dir;  ///< trials/<id>/ (checkpoints, journal, reports)
   std::string run_prefix;           ///< run ids are <prefix>-t<id>
+  std::map<std::string, std::string> tags;  ///< the study's tags, on every trial's run
   std::string fidelity_metric = "epoch";
   std::string objective_metric;
   double max_fidelity = 0.0;

@@ -1,41 +1,259 @@
-// frugal policy check end to end: exit 0 on compliance, 3 with every violation, 2 on a bad
-// policy.
+// The team's GPU policy end to end with the real binary: `policy check`; `plan`, `run` and
+// `tune` refusing a violating spec with exit 3, the rule and its fix, before anything is
+// written; `--override REASON` going ahead and leaving a row that `policy overrides` and
+// `audit` list.
 
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "support/test_support.h"
 
 namespace {
 
+namespace fs = std::filesystem;
+using frugal::testing::CommandResult;
 using frugal::testing::RunFrugal;
 using frugal::testing::SourceDir;
 using frugal::testing::TempDir;
 using frugal::testing::WriteTestFile;
 
-TEST(PolicyE2e, ChecksTheShippedExampleJob) {
-  TempDir dir;
-  WriteTestFile(dir / "policy.yaml", R"(apiVersion: frugal/v1
+constexpr const char* kPolicy = R"(apiVersion: frugal/v1
 kind: Policy
 name: ml-platform
-version: 2
+version: 4
 workload_classes:
-  training: [A100-80GB, L4]
-max_budget_without_approval: 500
-required_tags: [team, project, owner, cost_center]
-)");
-  const std::string job = (SourceDir() / "examples/plan/llama-7b-finetune.yaml").string();
-  auto r = RunFrugal({"policy", "check", "--policy", (dir / "policy.yaml").string(), job},
-                     dir.path());
-  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
-  EXPECT_NE(r.out.find("required-tags: missing tag 'cost_center'"), std::string::npos) << r.out;
-  EXPECT_NE(r.err.find("ml-platform v2"), std::string::npos) << r.err;
+  training: [L4, A100-80GB]
+required_tags: [team, project]
+)";
 
-  WriteTestFile(dir / "bad.yaml", "apiVersion: frugal/v1\nkind: Policy\nname: x\nrequired_tag: []\n");
-  auto bad = RunFrugal({"policy", "check", "--policy", (dir / "bad.yaml").string(), job},
-                       dir.path());
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+nlohmann::json Json(const CommandResult& r) {
+  try {
+    return nlohmann::json::parse(r.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not JSON: " << e.what() << "\n" << r.out << r.err;
+    return nlohmann::json::object();
+  }
+}
+
+/// The overrides the ledger holds, through `frugal policy overrides --json`.
+nlohmann::json Overrides(const fs::path& home, const std::vector<std::string>& db = {}) {
+  std::vector<std::string> args = db;
+  args.insert(args.end(), {"--json", "policy", "overrides", "--since", "1d"});
+  const CommandResult r = RunFrugal(args, home);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return Json(r)["overrides"];
+}
+
+/// The audit's policy-override findings, through `frugal audit --format json`.
+nlohmann::json AuditOverrides(const fs::path& home, const std::vector<std::string>& db = {}) {
+  std::vector<std::string> args = db;
+  args.insert(args.end(), {"audit", "--since", "1d", "--format", "json"});
+  const CommandResult r = RunFrugal(args, home);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json found = nlohmann::json::array();
+  const nlohmann::json doc = Json(r);
+  for (const auto& f : doc["findings"]) {
+    if (f["rule"] == "policy-override") found.push_back(f);
+  }
+  EXPECT_FALSE(found.empty()) << r.out;
+  return found;
+}
+
+class PolicyE2e : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WriteTestFile(dir_ / "policy.yaml", kPolicy);
+    example_ = (SourceDir() / "examples/plan/llama-7b-finetune.yaml").string();
+    // The shipped example without its project tag: every option breaks required-tags.
+    std::string job = ReadText(example_);
+    const std::string tags = "tags: {team: nlp, project: assistant, owner: grace}";
+    ASSERT_NE(job.find(tags), std::string::npos);
+    job.replace(job.find(tags), tags.size(), "tags: {team: nlp, owner: grace}");
+    WriteTestFile(dir_ / "untagged.yaml", job);
+  }
+  fs::path Ledger() const { return home_ / "data" / "ledger.sqlite"; }
+
+  TempDir home_;
+  TempDir dir_;
+  std::string example_;
+};
+
+TEST_F(PolicyE2e, ChecksTheShippedExampleJob) {
+  WriteTestFile(dir_ / "strict.yaml", std::string(kPolicy) + "max_budget_without_approval: 500\n");
+  auto r = RunFrugal({"policy", "check", "--policy", (dir_ / "strict.yaml").string(), example_},
+                     home_.path());
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("budget-approval: budget $2,000.00 is above $500.00"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("fix: set constraints.budget to $500.00 or less"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.err.find("ml-platform v4"), std::string::npos) << r.err;
+
+  WriteTestFile(dir_ / "bad.yaml",
+                "apiVersion: frugal/v1\nkind: Policy\nname: x\nversion: 1\nrequired_tag: []\n");
+  auto bad = RunFrugal({"policy", "check", "--policy", (dir_ / "bad.yaml").string(), example_},
+                       home_.path());
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("bad.yaml:4:"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("bad.yaml:5:"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("required_tags"), std::string::npos) << bad.err;
+  WriteTestFile(dir_ / "unversioned.yaml", "apiVersion: frugal/v1\nkind: Policy\nname: x\n");
+  auto unversioned =
+      RunFrugal({"policy", "check", "--policy", (dir_ / "unversioned.yaml").string(), example_},
+                home_.path());
+  EXPECT_EQ(unversioned.exit_code, 2);
+  EXPECT_NE(unversioned.err.find("field 'version'"), std::string::npos) << unversioned.err;
+  auto none = RunFrugal({"policy", "check", example_}, home_.path());
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("no policy configured"), std::string::npos) << none.err;
+}
+
+TEST_F(PolicyE2e, PlanScreensOptionsAndRefusesWhenNoneIsAllowed) {
+  // Found in the config dir, with no flag.
+  WriteTestFile(home_ / "config" / "policy.yaml", kPolicy);
+  auto screened = RunFrugal({"--json", "plan", example_, "--top", "3"}, home_.path());
+  ASSERT_EQ(screened.exit_code, 0) << screened.err;
+  const nlohmann::json plan = Json(screened);
+  ASSERT_FALSE(plan["options"].empty());
+  for (const auto& o : plan["options"]) {
+    EXPECT_TRUE(o["gpu"] == "L4" || o["gpu"] == "A100-80GB") << o.dump();
+  }
+  EXPECT_EQ(plan["policy"]["version"], 4);
+  EXPECT_GT(plan["policy"]["refused_count"].get<int>(), 0);
+  ASSERT_FALSE(plan["policy"]["refused"].empty());
+  EXPECT_EQ(plan["policy"]["refused"][0]["violations"][0]["rule"], "gpu-model");
+
+  auto refused = RunFrugal({"plan", (dir_ / "untagged.yaml").string()}, home_.path());
+  EXPECT_EQ(refused.exit_code, 3) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("required-tags: missing tag 'project'"), std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("fix: add tags.project"), std::string::npos) << refused.err;
+  EXPECT_FALSE(fs::exists(Ledger())) << "a refusal writes nothing";
+
+  auto empty =
+      RunFrugal({"plan", (dir_ / "untagged.yaml").string(), "--override", ""}, home_.path());
+  EXPECT_EQ(empty.exit_code, 2) << empty.err;
+  EXPECT_NE(empty.err.find("--override"), std::string::npos) << empty.err;
+
+  auto overridden = RunFrugal({"plan", (dir_ / "untagged.yaml").string(), "--override",
+                               "FIN-12: estimate for the budget review"},
+                              home_.path());
+  ASSERT_EQ(overridden.exit_code, 0) << overridden.err;
+  EXPECT_NE(overridden.out.find("overridden: FIN-12"), std::string::npos) << overridden.out;
+  const nlohmann::json rows = Overrides(home_.path());
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["command"], "plan");
+  EXPECT_EQ(rows[0]["reason"], "FIN-12: estimate for the budget review");
+  EXPECT_EQ(rows[0]["team"], "nlp");
+  EXPECT_NE(rows[0]["rules"].dump().find("required-tags"), std::string::npos);
+  EXPECT_NE(rows[0]["policy"].get<std::string>().find("ml-platform v4"), std::string::npos);
+  EXPECT_EQ(AuditOverrides(home_.path()).size(), 1u);
+}
+
+TEST_F(PolicyE2e, RunIsRefusedBeforeAnythingIsWrittenAndOverridesAreLinkedToTheRun) {
+  const std::vector<std::string> env = {"FRUGAL_POLICY=" + (dir_ / "policy.yaml").string()};
+  const std::vector<std::string> run = {"run",          "--gpu",    "T4",       "--tier",
+                                        "on_demand",    "--tag",    "team=nlp", "--tag",
+                                        "project=chat", "--run-id", "t4-run"};
+  std::vector<std::string> refused_args = run;
+  refused_args.insert(refused_args.end(), {"--", "true"});
+  auto refused = RunFrugal(refused_args, home_.path(), env);
+  EXPECT_EQ(refused.exit_code, 3) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("gpu-model: T4 is not allowed for training work"), std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("fix: use only L4, A100-80GB in --gpu/--offer"), std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(Ledger())) << "a refused run leaves no ledger";
+  EXPECT_FALSE(fs::exists(home_ / "data" / "runs" / "t4-run")) << "nor a run directory";
+
+  std::vector<std::string> override_args = run;
+  override_args.insert(override_args.end(),
+                       {"--override", "T4 latency benchmark for the inference team", "--", "true"});
+  auto ran = RunFrugal(override_args, home_.path(), env);
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_NE(ran.err.find("overridden: T4 latency benchmark"), std::string::npos) << ran.err;
+  const nlohmann::json rows = Overrides(home_.path());
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["command"], "run");
+  EXPECT_EQ(rows[0]["rules"], nlohmann::json::array({"gpu-model"}));
+  EXPECT_EQ(rows[0]["project"], "chat");
+  ASSERT_FALSE(rows[0]["run_id"].is_null()) << rows[0].dump();
+  EXPECT_FALSE(rows[0]["spend_usd"].is_null());
+  const nlohmann::json findings = AuditOverrides(home_.path());
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0]["runs"], nlohmann::json::array({rows[0]["run_id"]}));
+  EXPECT_TRUE(findings[0]["saving_per_month"].is_null());
+  EXPECT_NE(findings[0]["evidence"].get<std::string>().find("T4 latency benchmark"),
+            std::string::npos);
+}
+
+constexpr const char* kTrainer = R"py(
+import json, os, sys
+sys.path.insert(0, os.environ["FRUGAL_TEST_PYTHONPATH"])
+import frugal
+config = json.loads(os.environ["FRUGAL_TRIAL_CONFIG"])
+target = int(float(os.environ["FRUGAL_TRIAL_TARGET"]))
+for epoch in range(1, target + 1):
+    frugal.report(epoch, epoch=epoch, loss=(config["x"] - 0.3) ** 2 + 1.0 / (epoch + 1))
+)py";
+
+constexpr const char* kStudy = R"(apiVersion: frugal/v1
+kind: Study
+name: t4-sweep
+tags: {team: nlp}
+trial: {command: [python3, trainer.py]}
+space: {x: {type: float, low: 0.0, high: 1.0}}
+objective: {metric: loss, direction: minimize}
+fidelity: {name: epoch, min: 1, max: 2, grace: 1}
+scheduler: none
+resources: {offer: g4dn.xlarge, tier: on_demand, price_per_hour: 36}
+gates: {budget_usd: 5, max_trials: 2}
+)";
+
+TEST_F(PolicyE2e, TuneIsRefusedAndAnOverriddenStudyIsLinked) {
+  WriteTestFile(dir_ / "trainer.py", kTrainer);
+  WriteTestFile(dir_ / "study.yaml", kStudy);
+  const char* path = std::getenv("PATH");
+  const std::vector<std::string> env = {
+      "FRUGAL_TEST_PYTHONPATH=" + (SourceDir() / "python").string(),
+      std::string("PATH=/usr/bin:") + (path != nullptr ? path : "")};
+  const std::string db = (dir_ / "team.sqlite").string();
+  const std::vector<std::string> tune = {"--db",     db,
+                                         "--policy", (dir_ / "policy.yaml").string(),
+                                         "tune",     (dir_ / "study.yaml").string()};
+  auto refused = RunFrugal(tune, home_.path(), env);
+  EXPECT_EQ(refused.exit_code, 3) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("gpu-model: T4 is not allowed"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("fix: use only L4, A100-80GB in resources.offer"), std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("required-tags: missing tag 'project'"), std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(db)) << "a refused study stores nothing";
+  EXPECT_FALSE(fs::exists(home_ / "data" / "studies" / "t4-sweep"));
+
+  std::vector<std::string> overridden = tune;
+  overridden.insert(overridden.end(), {"--override", "compare with last year's T4 baseline"});
+  auto ran = RunFrugal(overridden, home_.path(), env);
+  ASSERT_EQ(ran.exit_code, 0) << ran.out << ran.err;
+  const nlohmann::json rows = Overrides(home_.path(), {"--db", db});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["command"], "tune");
+  EXPECT_EQ(rows[0]["subject"], "study t4-sweep");
+  EXPECT_EQ(rows[0]["rules"], nlohmann::json::array({"gpu-model", "required-tags"}));
+  ASSERT_FALSE(rows[0]["study_id"].is_null()) << rows[0].dump();
+  ASSERT_FALSE(rows[0]["spend_usd"].is_null());
+  EXPECT_GT(rows[0]["spend_usd"].get<double>(), 0.0);
+  EXPECT_EQ(AuditOverrides(home_.path(), {"--db", db}).size(), 1u);
 }
 
 }  // namespace

@@ -257,6 +257,79 @@ TYPED_TEST(LedgerSuite, MigratesAVersionOneLedgerForwardKeepingItsData) {
   EXPECT_DOUBLE_EQ(*u.gpu_util, 15.0);
 }
 
+TYPED_TEST(LedgerSuite, RecordsLinksAndListsPolicyOverrides) {
+  auto ledger = this->Open();
+  ASSERT_TRUE(ledger);
+  NewOverride o;
+  o.time = At(1);
+  o.command = "run";
+  o.subject = "run r-1 (job llama)";
+  o.rules = {"gpu-model", "required-tags"};
+  o.reason = "INC-42: the only capacity left tonight";
+  o.user_name = "alice";
+  o.team = "nlp";
+  o.project = "llm";
+  o.policy_source = "ml-platform v3 (policy.yaml)";
+  const OverrideId first = ledger->RecordOverride(o).value();
+  o.time = At(3);
+  o.command = "tune";
+  o.rules = {"budget-approval"};
+  const OverrideId second = ledger->RecordOverride(o).value();
+  EXPECT_NE(first, second);
+
+  const RunId run = ledger->BeginRun(MakeRun("r-1")).value();
+  ASSERT_TRUE(ledger->LinkOverride(first, run, std::nullopt).has_value());
+  const StudyId study = ledger->CreateStudy({"s", "spec", "loss", "minimize", {}, At(3)}).value();
+  ASSERT_TRUE(ledger->LinkOverride(second, std::nullopt, study).has_value());
+  auto missing = ledger->LinkOverride(second + 100, run, std::nullopt);
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().code, ErrorCode::kBadInput);
+
+  const std::vector<PolicyOverride> all = ledger->ListOverrides({}).value();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].id, second);  // newest first
+  EXPECT_EQ(all[0].record.study_id, study);
+  EXPECT_FALSE(all[0].record.run_id.has_value());
+  const NewOverride& back = all[1].record;
+  EXPECT_EQ(back.time, At(1));
+  EXPECT_EQ(back.command, "run");
+  EXPECT_EQ(back.rules, (std::vector<std::string>{"gpu-model", "required-tags"}));
+  EXPECT_EQ(back.reason, "INC-42: the only capacity left tonight");
+  EXPECT_EQ(back.user_name, "alice");
+  EXPECT_EQ(back.team, "nlp");
+  EXPECT_EQ(back.project, "llm");
+  EXPECT_EQ(back.policy_source, "ml-platform v3 (policy.yaml)");
+  EXPECT_EQ(back.run_id, run);
+  EXPECT_FALSE(back.study_id.has_value());
+
+  // Spend: the run's segments (2 h at $1.50/h), the study's trials; nothing for an unlinked one.
+  const SegmentId seg = ledger->OpenSegment(run, Offer(150), At(1)).value();
+  ASSERT_TRUE(ledger->CloseSegment(seg, At(3), EndReason::kFinished).has_value());
+  EXPECT_EQ(ledger->SpendOf(all[1], At(5)).value(), Money::FromCents(300));
+  const TrialId trial = ledger->AddTrial(study, {{"lr", 0.1}}, At(3)).value();
+  ASSERT_TRUE(
+      ledger->UpdateTrial(trial, TrialState::kCompleted, Money::FromCents(75), {}, At(4)).has_value());
+  EXPECT_EQ(ledger->SpendOf(all[0], At(5)).value(), Money::FromCents(75));
+  PolicyOverride unlinked = all[0];
+  unlinked.record.study_id.reset();
+  EXPECT_FALSE(ledger->SpendOf(unlinked, At(5)).value().has_value());
+
+  const auto window = ledger->ListOverrides({At(2), At(4)}).value();
+  ASSERT_EQ(window.size(), 1u);
+  EXPECT_EQ(window[0].id, second);
+  EXPECT_TRUE(ledger->ListOverrides({At(0), At(1)}).value().empty());  // until is exclusive
+
+  NewOverride no_reason = o;
+  no_reason.reason.clear();
+  auto refused = ledger->RecordOverride(no_reason);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code, ErrorCode::kBadInput);
+  NewOverride no_rules = o;
+  no_rules.rules.clear();
+  EXPECT_FALSE(ledger->RecordOverride(no_rules).has_value());
+  EXPECT_EQ(ledger->CountRows("policy_overrides").value(), 2);
+}
+
 TYPED_TEST(LedgerSuite, RefusesASchemaNewerThanItKnows) {
   {
     auto ledger = this->Open();

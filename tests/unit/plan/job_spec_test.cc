@@ -30,6 +30,19 @@ TEST(JobSpec, MinimalSpecGetsDefaultKnobSpace) {
   EXPECT_FALSE(spec->constraints.deadline_hours);
 }
 
+TEST(JobSpec, TagsAreAnyNamesWithScalarValues) {
+  const std::string rest = "model: {params: 1b}\nwork: {tokens: 1b}\n";
+  auto spec = Parse("apiVersion: frugal/v1\ntags: {team: nlp, justification: fp8 pretraining}\n" +
+                    rest);
+  ASSERT_TRUE(spec) << spec.error().message;
+  EXPECT_EQ(spec->tags.at("justification"), "fp8 pretraining");
+  auto bad = Parse("apiVersion: frugal/v1\ntags:\n  team: {a: b}\n" + rest);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(bad.error().message.find(":3:"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("tags.team"), std::string::npos) << bad.error().message;
+}
+
 TEST(JobSpec, ReadsEverySection) {
   auto spec = Parse(R"(apiVersion: frugal/v1
 kind: Job

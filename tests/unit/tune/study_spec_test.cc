@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "support/test_support.h"
 
 namespace frugal::tune {
@@ -33,6 +35,20 @@ TEST(StudySpec, EveryExampleParses) {
     auto spec = LoadStudySpec(entry.path());
     EXPECT_TRUE(spec) << entry.path() << ": " << spec.error().message;
   }
+}
+
+TEST(StudySpec, TagsAreAnyNamesWithScalarValues) {
+  const std::string base = "name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: "
+                           "maximize}\nfidelity: {max: 10}\n";
+  auto tagged = Parse(base + "tags: {team: nlp, cost_center: cc-42}\n");
+  ASSERT_TRUE(tagged) << tagged.error().message;
+  EXPECT_EQ(tagged->tags,
+            (std::map<std::string, std::string>{{"team", "nlp"}, {"cost_center", "cc-42"}}));
+  auto nested = Parse(base + "tags:\n  team: [a, b]\n");
+  ASSERT_FALSE(nested);
+  EXPECT_NE(nested.error().message.find("study.yaml:6:"), std::string::npos)
+      << nested.error().message;
+  EXPECT_NE(nested.error().message.find("tags.team"), std::string::npos);
 }
 
 TEST(StudySpec, ErrorsNameFileLineAndField) {
