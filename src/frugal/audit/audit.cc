@@ -30,6 +30,13 @@ Result<AuditResult> RunAudit(ledger::Ledger& ledger, const AuditOptions& options
   StudiesWithoutPruning(data, options, result);
   ForgottenCapacity(data, options, result);
   FRUGAL_TRY(PolicyOverrides(ledger, options, result));
+  InventoryIdleAndForgotten(data, options, result);
+  UnderusedCommitments(data, options, result);
+  TensorCoresUnused(data, options, result);
+  DataFarFromCompute(data, options, result);
+  PreprocessingRecomputed(data, options, result);
+  BudgetForecasts(data, options, result);
+  result.notes.insert(result.notes.end(), data.notes.begin(), data.notes.end());
   // Highest saving first; findings whose saving is unknown after every priced one; ties in a
   // stable order (rule, then subject) so reports diff cleanly.
   std::stable_sort(result.findings.begin(), result.findings.end(),
@@ -40,6 +47,7 @@ Result<AuditResult> RunAudit(ledger::Ledger& ledger, const AuditOptions& options
                      if (a.rule != b.rule) return a.rule < b.rule;
                      return a.subject < b.subject;
                    });
+  BuildCharts(data, options, result);
   return result;
 }
 

@@ -1,8 +1,11 @@
 #include "frugal/audit/audit_data.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <map>
+
+#include "frugal/core/text.h"
 
 namespace frugal::audit {
 
@@ -20,19 +23,43 @@ std::string RunFacts::Label() const {
 }
 
 Duration InWindow(const ledger::Segment& s, const AuditOptions& options) {
-  const Timestamp begin = std::max(s.start, options.since);
-  const Timestamp end = std::min(s.end.value_or(options.now), options.now);
+  return Overlap(s.start, s.end.value_or(options.now), options.since, options.now);
+}
+
+Duration Overlap(Timestamp a_start, Timestamp a_end, Timestamp b_start, Timestamp b_end) {
+  const Timestamp begin = std::max(a_start, b_start);
+  const Timestamp end = std::min(a_end, b_end);
   return end > begin ? end - begin : Duration(0);
+}
+
+std::map<int64_t, double> HourlyGpuUtil(const RunFacts& r) {
+  std::map<int64_t, std::pair<double, int>> sums;
+  for (const ledger::Sample& s : r.samples) {
+    if (!s.gpu_util) continue;
+    auto& [sum, n] = sums[ledger::ToMillis(s.time) / 3'600'000];
+    sum += *s.gpu_util;
+    ++n;
+  }
+  std::map<int64_t, double> means;
+  for (const auto& [hour, sn] : sums) means[hour] = sn.first / sn.second;
+  return means;
+}
+
+std::string BillingTag(const BillingFact& b, std::string_view key) {
+  for (const auto& [k, v] : b.tags.items()) {
+    if (ToLower(k) == key && v.is_string()) return v.get<std::string>();
+  }
+  return "";
 }
 
 namespace {
 
-Result<std::vector<BillingFact>> LoadBilling(ledger::Ledger& ledger, const AuditOptions& options) {
+Result<std::vector<BillingFact>> LoadBilling(ledger::Ledger& ledger, Timestamp from, Timestamp to) {
   using ledger::Value;
-  const std::vector<Value> params{ledger::ToMillis(options.since), ledger::ToMillis(options.now)};
+  const std::vector<Value> params{ledger::ToMillis(from), ledger::ToMillis(to)};
   std::vector<ledger::Row> rows = FRUGAL_TRY(ledger.connection().Query(
       "SELECT provider, resource_id, sku_id, service_name, region_id, charge_period_start_ms, "
-      "charge_period_end_ms, billed_cost_micros, tags, run_id FROM billing_rows "
+      "charge_period_end_ms, billed_cost_micros, tags, run_id, pricing_category FROM billing_rows "
       "WHERE charge_period_end_ms > ? AND charge_period_start_ms < ? ORDER BY id",
       params));
   std::vector<BillingFact> facts;
@@ -49,6 +76,7 @@ Result<std::vector<BillingFact>> LoadBilling(ledger::Ledger& ledger, const Audit
     f.tags = nlohmann::json::parse(ledger::AsText(r[8]), nullptr, /*allow_exceptions=*/false);
     if (!f.tags.is_object()) f.tags = nlohmann::json::object();
     f.run_id = ledger::AsOptionalInt(r[9]);
+    f.pricing_category = ledger::AsText(r[10]);
     facts.push_back(std::move(f));
   }
   return facts;
@@ -68,6 +96,20 @@ Result<std::vector<StudyFacts>> LoadStudies(ledger::Ledger& ledger, const AuditO
   return studies;
 }
 
+/// Where budgets need spend from: the earliest budget period start or burn window.
+std::optional<Timestamp> BudgetHorizon(const AuditOptions& options) {
+  std::optional<Timestamp> from;
+  const Thresholds& t = options.thresholds;
+  for (const Budget& b : t.budgets) {
+    const Timestamp burn =
+        options.now - std::chrono::duration_cast<Duration>(
+                          std::chrono::duration<double, std::ratio<86400>>(t.budget_burn_days));
+    const Timestamp start = std::min(PeriodAround(b.period, options.now).start, burn);
+    from = from ? std::min(*from, start) : start;
+  }
+  return from;
+}
+
 }  // namespace
 
 Result<AuditData> LoadAuditData(ledger::Ledger& ledger, const AuditOptions& options) {
@@ -78,14 +120,28 @@ Result<AuditData> LoadAuditData(ledger::Ledger& ledger, const AuditOptions& opti
   }
   for (auto& [id, segments] : segments_by_run) {
     ledger::RunDetail detail = FRUGAL_TRY(ledger.GetRunDetail(id, options.now));
-    RunFacts facts{detail.summary.run, std::move(segments), std::move(detail.events), {}};
+    RunFacts facts{detail.summary.run, std::move(segments), std::move(detail.events), {}, {}};
     for (ledger::Sample& s : FRUGAL_TRY(ledger.SamplesOf(id))) {
       if (s.time >= options.since && s.time < options.now) facts.samples.push_back(s);
+    }
+    if (!facts.run.spec.empty()) {
+      // A spec that no longer parses costs the data rules this run, not the audit.
+      Result<plan::DataSpec> spec = plan::ParseDataSection(facts.run.spec, facts.Label() + " spec");
+      if (spec) {
+        facts.data = std::move(*spec);
+      } else {
+        data.notes.push_back(fmt::format("{}: its data section is not read: {}", facts.Label(),
+                                         spec.error().message));
+      }
     }
     data.runs.push_back(std::move(facts));
   }
   data.studies = FRUGAL_TRY(LoadStudies(ledger, options));
-  data.billing = FRUGAL_TRY(LoadBilling(ledger, options));
+  data.billing = FRUGAL_TRY(LoadBilling(ledger, options.since, options.now));
+  if (const std::optional<Timestamp> from = BudgetHorizon(options)) {
+    data.budget_segments = FRUGAL_TRY(ledger.SegmentsBetween(*from, options.now));
+    data.budget_billing = FRUGAL_TRY(LoadBilling(ledger, *from, options.now));
+  }
   return data;
 }
 

@@ -1,12 +1,15 @@
 #pragma once
 // What the rules read, loaded once from the ledger: each run active in the window with its
-// segments, events and samples, the studies, and the imported billing rows.
+// segments, events, samples and the data section of its spec, the studies, the imported
+// billing rows, and the spend budgets are forecast from.
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "frugal/audit/audit.h"
 #include "frugal/ledger/study.h"
+#include "frugal/plan/job_spec.h"
 
 namespace frugal::audit {
 
@@ -15,6 +18,7 @@ struct RunFacts {
   std::vector<ledger::Segment> segments;  ///< those overlapping the window
   std::vector<ledger::Event> events;
   std::vector<ledger::Sample> samples;  ///< those inside the window
+  plan::DataSpec data;  ///< from the spec the run recorded; empty when it declares none
 
   [[nodiscard]] int Checkpoints() const;
   [[nodiscard]] std::string Label() const;  ///< "run 12 (bert-ft)"
@@ -32,6 +36,7 @@ struct BillingFact {
   std::string sku_id;
   std::string service_name;
   std::string region;
+  std::string pricing_category;  ///< FOCUS PricingCategory: On-Demand, Commitment-Based, ...
   ledger::Timestamp start{};
   ledger::Timestamp end{};
   Money billed;
@@ -43,23 +48,44 @@ struct AuditData {
   std::vector<RunFacts> runs;  ///< by run id
   std::vector<StudyFacts> studies;
   std::vector<BillingFact> billing;  ///< rows whose charge period overlaps the window
+  std::vector<std::string> notes;    ///< what could not be read (a run's spec), and why
+  /// For budgets: segments and billing rows from the earliest budget period or burn window.
+  std::vector<ledger::SegmentFact> budget_segments;
+  std::vector<BillingFact> budget_billing;
 };
 
-[[nodiscard]] Result<AuditData> LoadAuditData(ledger::Ledger& ledger,
-                                              const AuditOptions& options);
+[[nodiscard]] Result<AuditData> LoadAuditData(ledger::Ledger& ledger, const AuditOptions& options);
 
 /// The part of a segment inside [since, now).
 [[nodiscard]] Duration InWindow(const ledger::Segment& s, const AuditOptions& options);
+/// The length of [a_start, a_end) ∩ [b_start, b_end), zero when they do not meet.
+[[nodiscard]] Duration Overlap(ledger::Timestamp a_start, ledger::Timestamp a_end,
+                               ledger::Timestamp b_start, ledger::Timestamp b_end);
+/// Mean GPU utilization per clock hour (hours since the epoch) of the run's samples.
+[[nodiscard]] std::map<int64_t, double> HourlyGpuUtil(const RunFacts& r);
+/// A billing row's tag, the key compared case-insensitively; "" when absent.
+[[nodiscard]] std::string BillingTag(const BillingFact& b, std::string_view key);
 
 // The rules (rules_runs.cc, rules_fleet.cc). Each appends its findings and notes.
 void IdleAndUnderutilized(const AuditData& data, const AuditOptions& options, AuditResult& out);
 void SpotCandidates(const AuditData& data, const AuditOptions& options, AuditResult& out);
-void SpotWithoutCheckpoints(const AuditData& data, const AuditOptions& options,
-                            AuditResult& out);
+void SpotWithoutCheckpoints(const AuditData& data, const AuditOptions& options, AuditResult& out);
 void CommitmentCandidates(const AuditData& data, const AuditOptions& options, AuditResult& out);
 void UntaggedSpend(const AuditData& data, const AuditOptions& options, AuditResult& out);
 void StudiesWithoutPruning(const AuditData& data, const AuditOptions& options, AuditResult& out);
 void ForgottenCapacity(const AuditData& data, const AuditOptions& options, AuditResult& out);
+// rules_inventory.cc: over the inventory of running capacity.
+void InventoryIdleAndForgotten(const AuditData& data, const AuditOptions& options,
+                               AuditResult& out);
+void UnderusedCommitments(const AuditData& data, const AuditOptions& options, AuditResult& out);
+// rules_jobs.cc: over what runs' specs and GPU counters say about the job.
+void TensorCoresUnused(const AuditData& data, const AuditOptions& options, AuditResult& out);
+void DataFarFromCompute(const AuditData& data, const AuditOptions& options, AuditResult& out);
+void PreprocessingRecomputed(const AuditData& data, const AuditOptions& options, AuditResult& out);
+// rules_budget.cc
+void BudgetForecasts(const AuditData& data, const AuditOptions& options, AuditResult& out);
+// report_charts.cc: the chart data, after the rules.
+void BuildCharts(const AuditData& data, const AuditOptions& options, AuditResult& out);
 /// rules_overrides.cc: policy overrides in the window, as findings without a saving.
 [[nodiscard]] Result<void> PolicyOverrides(ledger::Ledger& ledger, const AuditOptions& options,
                                            AuditResult& out);

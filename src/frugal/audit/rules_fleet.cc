@@ -1,9 +1,10 @@
 // Rules over the fleet: commitment candidates, untagged spend, studies that pruned nothing,
 // forgotten capacity in imported bills.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <map>
 #include <set>
 #include <tuple>
@@ -72,10 +73,10 @@ bool HasAttribution(const nlohmann::json& tags, const Thresholds& t) {
 void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditResult& out) {
   const double window_days = ToHours(o.now - o.since) / 24;
   if (window_days < o.thresholds.commitment_min_days) {
-    out.notes.push_back(fmt::format(
-        "{}: the window is {:.0f} days; steady use needs at least {} (use --since {}d)",
-        kCommitment, window_days, o.thresholds.commitment_min_days,
-        o.thresholds.commitment_min_days));
+    out.notes.push_back(
+        fmt::format("{}: the window is {:.0f} days; steady use needs at least {} (use --since {}d)",
+                    kCommitment, window_days, o.thresholds.commitment_min_days,
+                    o.thresholds.commitment_min_days));
     return;
   }
   const catalog::Tier tier = o.thresholds.commitment_tier == "reserved_3y"
@@ -91,10 +92,10 @@ void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditRes
   }
   for (const auto& [key, segments] : groups) {
     const ledger::SegmentOffer& offer = segments.front()->offer;
-    const Timestamp first_use = (*std::min_element(segments.begin(), segments.end(),
-                                                   [](auto* a, auto* b) {
-                                                     return a->start < b->start;
-                                                   }))->start;
+    const Timestamp first_use =
+        (*std::min_element(segments.begin(), segments.end(), [](auto* a, auto* b) {
+          return a->start < b->start;
+        }))->start;
     if (ToHours(o.now - std::max(first_use, o.since)) / 24 < o.thresholds.commitment_min_days) {
       continue;
     }
@@ -109,8 +110,8 @@ void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditRes
     // would be idle often enough that on-demand is cheaper.
     std::vector<double> sorted = usage;
     std::sort(sorted.begin(), sorted.end(), std::greater<>());
-    const auto index = static_cast<size_t>(
-        std::ceil((1 - discount) * static_cast<double>(sorted.size())));
+    const auto index =
+        static_cast<size_t>(std::ceil((1 - discount) * static_cast<double>(sorted.size())));
     const double level = std::floor(sorted[std::max<size_t>(index, 1) - 1] + 1e-9);
     if (level < 1) continue;
     const Money price = offer.price.per_hour;  // what was paid on demand
@@ -136,8 +137,9 @@ void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditRes
         "{:.0f} instance-hours on demand over {:.0f} days (mean {:.2f} instances); {} or more "
         "in use {:.0f}% of hours",
         instance_hours, window_days, instance_hours / static_cast<double>(usage.size()), level,
-        100.0 * static_cast<double>(std::count_if(usage.begin(), usage.end(),
-                                                  [&](double u) { return u >= level - 1e-9; })) /
+        100.0 *
+            static_cast<double>(std::count_if(usage.begin(), usage.end(),
+                                              [&](double u) { return u >= level - 1e-9; })) /
             static_cast<double>(usage.size()));
     f.facts = {{"level", level},
                {"discount", discount},
@@ -155,10 +157,6 @@ void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditRes
         level, offer.instance_type, o.thresholds.commitment_tier, (1 - discount) * 100);
     out.findings.push_back(std::move(f));
   }
-  out.notes.push_back(fmt::format(
-      "{}: under-used commitments are not judged: the ledger does not record what was "
-      "committed",
-      kCommitment));
 }
 
 void UntaggedSpend(const AuditData& data, const AuditOptions& o, AuditResult& out) {
@@ -191,11 +189,13 @@ void UntaggedSpend(const AuditData& data, const AuditOptions& o, AuditResult& ou
     f.runs = std::move(ids);
     f.evidence = fmt::format("{} of {} ({:.1f}%) has none of the tags {}", part.ToString(),
                              whole.ToString(), part.RatioTo(whole) * 100, keys);
-    f.facts = {{"untagged", part.ToPlainString()}, {"total", whole.ToPlainString()},
+    f.facts = {{"untagged", part.ToPlainString()},
+               {"total", whole.ToPlainString()},
                {"share", part.RatioTo(whole)}};
     f.saving_basis = "not a saving: spend nobody can attribute cannot be budgeted or cut";
-    f.action = fmt::format("tag runs (`frugal run --tag team=...`) and cloud resources with {}",
-                           keys);
+    f.saving_applies = false;
+    f.action =
+        fmt::format("tag runs (`frugal run --tag team=...`) and cloud resources with {}", keys);
     out.findings.push_back(std::move(f));
   };
   add(untagged, total, "ledger runs", std::move(runs));
@@ -219,8 +219,8 @@ void StudiesWithoutPruning(const AuditData& data, const AuditOptions& o, AuditRe
     for (const ledger::Trial& t : s.trials) {
       if (t.run_id) f.runs.push_back(*t.run_id);
     }
-    f.evidence = fmt::format("{} trials completed, none pruned; trials cost {}", finished,
-                             cost.ToString());
+    f.evidence =
+        fmt::format("{} trials completed, none pruned; trials cost {}", finished, cost.ToString());
     f.facts = {{"completed", finished}, {"trials_cost", cost.ToPlainString()}};
     f.saving_basis =
         "not computed: what pruning saves depends on how early the losing trials could have "
@@ -232,12 +232,17 @@ void StudiesWithoutPruning(const AuditData& data, const AuditOptions& o, AuditRe
 
 void ForgottenCapacity(const AuditData& data, const AuditOptions& o, AuditResult& out) {
   if (data.billing.empty()) {
-    out.notes.push_back(fmt::format("{}: no imported bills in the window (use --billing FILE)",
-                                    kForgottenCapacity));
+    if (o.inventory == nullptr) {
+      out.notes.push_back(
+          fmt::format("{}: no imported bills in the window and no inventory (use --billing FILE or "
+                      "--inventory FILE)",
+                      kForgottenCapacity));
+    }
     return;
   }
   if (o.catalog == nullptr) {
-    out.notes.push_back(fmt::format("{}: no catalog to tell GPU instance types", kForgottenCapacity));
+    out.notes.push_back(
+        fmt::format("{}: no catalog to tell GPU instance types", kForgottenCapacity));
     return;
   }
   // A billed resource is GPU capacity when its resource or SKU id names a catalog GPU
@@ -275,16 +280,17 @@ void ForgottenCapacity(const AuditData& data, const AuditOptions& o, AuditResult
     bool used = r.linked;
     for (const RunFacts& run : data.runs) {
       for (const Segment& s : run.segments) {
-        used = used || (ToLower(s.offer.instance_type) == r.type &&
-                        s.end.value_or(o.now) > from && s.start < bill_end);
+        used = used || (ToLower(s.offer.instance_type) == r.type && s.end.value_or(o.now) > from &&
+                        s.start < bill_end);
       }
     }
     if (used || r.billed <= Money()) continue;
     Finding f;
     f.rule = kForgottenCapacity;
     f.subject = fmt::format("{} ({})", id, r.type);
-    f.evidence = fmt::format("billed {} from {} to {} with no run in the ledger", r.billed.ToString(),
-                             ledger::FormatTimestamp(from), ledger::FormatTimestamp(bill_end));
+    f.evidence =
+        fmt::format("billed {} from {} to {} with no run in the ledger", r.billed.ToString(),
+                    ledger::FormatTimestamp(from), ledger::FormatTimestamp(bill_end));
     f.facts = {{"billed", r.billed.ToPlainString()}, {"instance_type", r.type}};
     f.saving_per_month = r.billed.Scaled(o.thresholds.month_days / o.thresholds.forgotten_days);
     f.saving_basis = fmt::format("{} billed in the last {} days of the bill × {} / {}",

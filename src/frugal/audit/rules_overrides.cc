@@ -48,6 +48,7 @@ Finding OverrideFinding(const ledger::PolicyOverride& row, std::optional<Money> 
   f.saving_basis =
       "none claimed: an override is a recorded decision, not waste; its spend is shown for "
       "review";
+  f.saving_applies = false;
   f.action = fmt::format(
       "review with {}: if the reason recurs, change the policy (a new version) rather than "
       "overriding it",

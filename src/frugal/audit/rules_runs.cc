@@ -1,9 +1,10 @@
 // Rules over single runs: idle GPUs, under-utilized jobs, spot candidates, spot runs without
 // checkpoints.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <map>
 
 #include "frugal/audit/audit_data.h"
@@ -15,20 +16,6 @@ using ledger::Segment;
 using ledger::Timestamp;
 
 constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
-
-/// Mean GPU utilization per clock hour of the run's samples.
-std::map<int64_t, double> HourlyGpuUtil(const RunFacts& r) {
-  std::map<int64_t, std::pair<double, int>> sums;
-  for (const ledger::Sample& s : r.samples) {
-    if (!s.gpu_util) continue;
-    auto& [sum, n] = sums[ledger::ToMillis(s.time) / 3'600'000];
-    sum += *s.gpu_util;
-    ++n;
-  }
-  std::map<int64_t, double> means;
-  for (const auto& [hour, sn] : sums) means[hour] = sn.first / sn.second;
-  return means;
-}
 
 /// The segment with a GPU covering `t`, or null.
 const Segment* SegmentAt(const RunFacts& r, Timestamp t, const AuditOptions& o) {
@@ -60,10 +47,10 @@ Finding IdleFinding(const RunFacts& r, int hours, Money cost, const AuditOptions
   f.rule = kIdleGpu;
   f.subject = r.Label();
   f.runs = {r.run.id};
-  f.evidence = fmt::format(
-      "{} clock hours with mean GPU utilization under {}% ({} to {})", hours,
-      o.thresholds.idle_gpu_util_pct, ledger::FormatTimestamp(std::max(r.run.start, o.since)),
-      ledger::FormatTimestamp(std::min(r.run.end.value_or(o.now), o.now)));
+  f.evidence = fmt::format("{} clock hours with mean GPU utilization under {}% ({} to {})", hours,
+                           o.thresholds.idle_gpu_util_pct,
+                           ledger::FormatTimestamp(std::max(r.run.start, o.since)),
+                           ledger::FormatTimestamp(std::min(r.run.end.value_or(o.now), o.now)));
   f.facts = {{"idle_hours", hours}, {"idle_cost", cost.ToPlainString()}};
   f.saving_per_month = PerMonth(cost, o);
   f.saving_basis = fmt::format("{} paid for idle hours in the window, × {} / window days",
@@ -73,8 +60,8 @@ Finding IdleFinding(const RunFacts& r, int hours, Money cost, const AuditOptions
 }
 
 std::optional<double> Tflops(const catalog::GpuSpec& g) {
-  for (catalog::Precision p : {catalog::Precision::kBf16, catalog::Precision::kFp16,
-                               catalog::Precision::kFp32}) {
+  for (catalog::Precision p :
+       {catalog::Precision::kBf16, catalog::Precision::kFp16, catalog::Precision::kFp32}) {
     if (auto t = g.DenseTflops(p)) return t;
   }
   return std::nullopt;
@@ -105,15 +92,45 @@ const catalog::Offer* CheaperOffer(const Segment& s, double peak_bytes, double m
     if (best == nullptr || offer.price < best->price) best = &offer;
   }
   if (best == nullptr) {
-    missing = fmt::format(
-        "no cheaper {} offer on {} has {:.1f} GiB per GPU and the compute the run used",
-        s.offer.tier, s.offer.cloud, need_bytes / kBytesPerGib);
+    missing =
+        fmt::format("no cheaper {} offer on {} has {:.1f} GiB per GPU and the compute the run used",
+                    s.offer.tier, s.offer.cloud, need_bytes / kBytesPerGib);
   }
   return best;
 }
 
-void UnderutilizedFinding(const RunFacts& r, double mean_util, const AuditOptions& o,
-                          AuditResult& out) {
+/// How busy a run kept its GPUs: mean SM-active where the samples carry it (the share of
+/// time the SMs had work, which GPU utilization overstates), else mean GPU utilization.
+struct Busy {
+  double mean_pct = 0;
+  bool sm_active = false;
+  [[nodiscard]] std::string_view Metric() const {
+    return sm_active ? "SM-active" : "GPU utilization";
+  }
+};
+
+std::optional<Busy> MeanBusy(const RunFacts& r) {
+  double util_sum = 0;
+  double sm_sum = 0;
+  int util_n = 0;
+  int sm_n = 0;
+  for (const ledger::Sample& s : r.samples) {
+    if (s.gpu_util) {
+      util_sum += *s.gpu_util;
+      ++util_n;
+    }
+    if (s.sm_active) {
+      sm_sum += *s.sm_active;
+      ++sm_n;
+    }
+  }
+  if (sm_n > 0) return Busy{sm_sum / sm_n, true};
+  if (util_n > 0) return Busy{util_sum / util_n, false};
+  return std::nullopt;
+}
+
+void UnderutilizedFinding(const RunFacts& r, Busy busy, const AuditOptions& o, AuditResult& out) {
+  const double mean_util = busy.mean_pct;
   // The GPU segment the run spent longest on names the configuration to replace.
   const Segment* main_segment = nullptr;
   Duration gpu_time(0);
@@ -122,8 +139,7 @@ void UnderutilizedFinding(const RunFacts& r, double mean_util, const AuditOption
     gpu_time += InWindow(s, o);
     if (main_segment == nullptr || InWindow(s, o) > InWindow(*main_segment, o)) main_segment = &s;
   }
-  if (main_segment == nullptr ||
-      ToHours(gpu_time) * 60 < o.thresholds.underutil_min_minutes) {
+  if (main_segment == nullptr || ToHours(gpu_time) * 60 < o.thresholds.underutil_min_minutes) {
     return;
   }
   std::optional<double> peak_bytes;
@@ -136,10 +152,10 @@ void UnderutilizedFinding(const RunFacts& r, double mean_util, const AuditOption
   f.runs = {r.run.id};
   const std::string peak_text =
       peak_bytes ? fmt::format("{:.1f} GiB", *peak_bytes / kBytesPerGib) : "unknown";
-  f.evidence = fmt::format("mean GPU utilization {:.0f}% over {} on {}x {}; peak memory {}",
+  f.evidence = fmt::format("mean {} {:.0f}% over {} on {}x {}; peak memory {}", busy.Metric(),
                            mean_util, FormatDuration(gpu_time), main_segment->offer.gpu_count,
                            main_segment->offer.gpu, peak_text);
-  f.facts = {{"mean_gpu_util_pct", mean_util},
+  f.facts = {{busy.sm_active ? "mean_sm_active_pct" : "mean_gpu_util_pct", mean_util},
              {"gpu_hours", ToHours(gpu_time) * main_segment->offer.gpu_count},
              {"gpu", main_segment->offer.gpu}};
   if (peak_bytes) f.facts["peak_gpu_mem_bytes"] = *peak_bytes;
@@ -154,7 +170,8 @@ void UnderutilizedFinding(const RunFacts& r, double mean_util, const AuditOption
   }
   if (cheaper == nullptr) {
     f.saving_basis = "not computed: " + missing;
-    f.action = "raise utilization (larger batch, more data-loader workers) or move to a smaller GPU";
+    f.action =
+        "raise utilization (larger batch, more data-loader workers) or move to a smaller GPU";
     out.findings.push_back(std::move(f));
     return;
   }
@@ -172,8 +189,8 @@ void UnderutilizedFinding(const RunFacts& r, double mean_util, const AuditOption
       FormatDuration(gpu_time), saving.ToString(), o.thresholds.month_days, cheaper->gpu,
       o.thresholds.memory_headroom_pct);
   f.action = fmt::format("peaks at {} and {:.0f}% on {}: run it on {} ({}, {}) — saves {} per run",
-                         peak_text, mean_util, main_segment->offer.gpu, cheaper->gpu,
-                         cheaper->Id(), cheaper->price.ToString(), saving.ToString());
+                         peak_text, mean_util, main_segment->offer.gpu, cheaper->gpu, cheaper->Id(),
+                         cheaper->price.ToString(), saving.ToString());
   f.facts["cheaper_offer"] = cheaper->Id();
   out.findings.push_back(std::move(f));
 }
@@ -188,16 +205,9 @@ void IdleAndUnderutilized(const AuditData& data, const AuditOptions& o, AuditRes
       out.findings.push_back(IdleFinding(r, idle_hours, idle_cost, o));
       continue;
     }
-    double sum = 0;
-    int n = 0;
-    for (const ledger::Sample& s : r.samples) {
-      if (s.gpu_util) {
-        sum += *s.gpu_util;
-        ++n;
-      }
-    }
-    if (n > 0 && sum / n < o.thresholds.underutil_gpu_util_pct) {
-      UnderutilizedFinding(r, sum / n, o, out);
+    const std::optional<Busy> busy = MeanBusy(r);
+    if (busy && busy->mean_pct < o.thresholds.underutil_gpu_util_pct) {
+      UnderutilizedFinding(r, *busy, o, out);
     }
   }
 }
@@ -224,7 +234,8 @@ void SpotCandidates(const AuditData& data, const AuditOptions& o, AuditResult& o
     f.evidence = fmt::format("{} on on-demand {} {} ({}), {} checkpoints, cost {}",
                              FormatDuration(length), s.offer.cloud, s.offer.instance_type,
                              s.offer.region, r.Checkpoints(), paid.ToString());
-    f.facts = {{"hours", ToHours(length)}, {"checkpoints", r.Checkpoints()},
+    f.facts = {{"hours", ToHours(length)},
+               {"checkpoints", r.Checkpoints()},
                {"paid", paid.ToPlainString()}};
     const catalog::Offer* spot = nullptr;
     if (o.catalog != nullptr) {
@@ -258,8 +269,7 @@ void SpotCandidates(const AuditData& data, const AuditOptions& o, AuditResult& o
         "{} paid − {} × ({:.2f} h + {:.2f} expected preemptions × ({:.2f} h half-interval + {} "
         "min restart)) = {}, × {} / window days",
         paid.ToString(), spot->price.ToString(), hours, preemptions, interval_hours / 2,
-        o.thresholds.spot_restart_minutes, (paid - spot_cost).ToString(),
-        o.thresholds.month_days);
+        o.thresholds.spot_restart_minutes, (paid - spot_cost).ToString(), o.thresholds.month_days);
     f.facts["spot_offer"] = spot->Id();
     out.findings.push_back(std::move(f));
   }
@@ -283,7 +293,8 @@ void SpotWithoutCheckpoints(const AuditData& data, const AuditOptions& o, AuditR
     f.rule = kSpotNoCheckpoint;
     f.subject = r.Label();
     f.runs = {r.run.id};
-    f.evidence = fmt::format("ran on spot with no checkpoint committed; {} preemptions", preemptions);
+    f.evidence =
+        fmt::format("ran on spot with no checkpoint committed; {} preemptions", preemptions);
     f.facts = {{"preemptions", preemptions}, {"lost", lost.ToPlainString()}};
     f.saving_per_month = PerMonth(lost, o);
     f.saving_basis =

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "frugal/core/paths.h"
 #include "frugal/core/yaml.h"
 
 namespace frugal::audit {
@@ -23,17 +24,36 @@ Result<void> ReadNumber(const YamlDoc& doc, std::string_view key, double lo, dou
 Result<Thresholds> FromDoc(const YamlDoc& doc) {
   Thresholds t;
   if (!doc.root() || doc.root().IsNull()) return t;
-  FRUGAL_TRY(doc.CheckKeys(
-      doc.root(), "thresholds",
-      {"version", "idle_gpu_util_pct", "idle_min_hours", "underutil_gpu_util_pct",
-       "underutil_min_minutes", "memory_headroom_pct", "spot_max_run_hours",
-       "spot_restart_minutes", "commitment_min_days", "commitment_tier", "untagged_max_share_pct",
-       "attribution_tags", "study_min_trials", "forgotten_days", "month_days"}));
+  FRUGAL_TRY(doc.CheckKeys(doc.root(), "thresholds",
+                           {"version",
+                            "idle_gpu_util_pct",
+                            "idle_min_hours",
+                            "underutil_gpu_util_pct",
+                            "underutil_min_minutes",
+                            "memory_headroom_pct",
+                            "spot_max_run_hours",
+                            "spot_restart_minutes",
+                            "commitment_min_days",
+                            "commitment_tier",
+                            "untagged_max_share_pct",
+                            "attribution_tags",
+                            "study_min_trials",
+                            "forgotten_days",
+                            "forgotten_idle_days",
+                            "tensor_min_sm_active_pct",
+                            "tensor_unused_pct",
+                            "tensor_matmul_share_pct",
+                            "data_far_min_gb",
+                            "preprocess_min_runs",
+                            "budget_burn_days",
+                            "commitment_min_history_days",
+                            "month_days",
+                            "budgets"}));
   std::optional<int64_t> version = FRUGAL_TRY(doc.OptionalInt(doc.root(), "version"));
   if (version && *version != 1) {
-    return tl::unexpected(doc.ErrorAt(doc.root()["version"], "version",
-                                      fmt::format("unsupported version {} (this frugal reads 1)",
-                                                  *version)));
+    return tl::unexpected(
+        doc.ErrorAt(doc.root()["version"], "version",
+                    fmt::format("unsupported version {} (this frugal reads 1)", *version)));
   }
   FRUGAL_TRY(ReadNumber(doc, "idle_gpu_util_pct", 0, 100, t.idle_gpu_util_pct));
   FRUGAL_TRY(ReadNumber(doc, "idle_min_hours", 1, 24 * 365, t.idle_min_hours));
@@ -46,7 +66,16 @@ Result<Thresholds> FromDoc(const YamlDoc& doc) {
   FRUGAL_TRY(ReadNumber(doc, "untagged_max_share_pct", 0, 100, t.untagged_max_share_pct));
   FRUGAL_TRY(ReadNumber(doc, "study_min_trials", 1, 1e6, t.study_min_trials));
   FRUGAL_TRY(ReadNumber(doc, "forgotten_days", 1, 365, t.forgotten_days));
+  FRUGAL_TRY(ReadNumber(doc, "forgotten_idle_days", 1, 365, t.forgotten_idle_days));
+  FRUGAL_TRY(ReadNumber(doc, "tensor_min_sm_active_pct", 0, 100, t.tensor_min_sm_active_pct));
+  FRUGAL_TRY(ReadNumber(doc, "tensor_unused_pct", 0, 100, t.tensor_unused_pct));
+  FRUGAL_TRY(ReadNumber(doc, "tensor_matmul_share_pct", 0, 100, t.tensor_matmul_share_pct));
+  FRUGAL_TRY(ReadNumber(doc, "data_far_min_gb", 0, 1e9, t.data_far_min_gb));
+  FRUGAL_TRY(ReadNumber(doc, "preprocess_min_runs", 2, 1e6, t.preprocess_min_runs));
+  FRUGAL_TRY(ReadNumber(doc, "budget_burn_days", 1, 365, t.budget_burn_days));
+  FRUGAL_TRY(ReadNumber(doc, "commitment_min_history_days", 1, 365, t.commitment_min_history_days));
   FRUGAL_TRY(ReadNumber(doc, "month_days", 28, 31, t.month_days));
+  t.budgets = FRUGAL_TRY(ReadBudgets(doc, doc.root()));
   if (auto tier = FRUGAL_TRY(doc.OptionalString(doc.root(), "commitment_tier"))) {
     if (*tier != "reserved_1y" && *tier != "reserved_3y") {
       return tl::unexpected(doc.ErrorAt(doc.root()["commitment_tier"], "commitment_tier",
@@ -68,12 +97,24 @@ Result<Thresholds> FromDoc(const YamlDoc& doc) {
 
 Result<Thresholds> LoadThresholds(const std::filesystem::path& path) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
-  return FromDoc(doc);
+  Thresholds t = FRUGAL_TRY(FromDoc(doc));
+  t.source = path.string();
+  return t;
+}
+
+Result<Thresholds> ResolveThresholds(const std::filesystem::path& explicit_path) {
+  if (!explicit_path.empty()) return LoadThresholds(explicit_path);
+  const std::filesystem::path user = UserConfigDir() / "audit.yaml";
+  std::error_code ec;
+  if (std::filesystem::exists(user, ec)) return LoadThresholds(user);
+  return Thresholds{};
 }
 
 Result<Thresholds> ParseThresholds(std::string_view text, std::string source) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(text, std::move(source)));
-  return FromDoc(doc);
+  Thresholds t = FRUGAL_TRY(FromDoc(doc));
+  t.source = doc.source();
+  return t;
 }
 
 }  // namespace frugal::audit

@@ -1,12 +1,15 @@
 #pragma once
-// The audit's thresholds: one documented default per rule (docs/audit.md), overridable by a
-// YAML file. Format (version 1): a map with an optional `version: 1` and any of the keys
-// below; unknown keys and out-of-range values are errors naming file, line and field.
+// The audit's settings: one documented default threshold per rule (docs/audit.md), overridable
+// by a YAML file, and the budgets burn rates are forecast against (budgets.h). Format
+// (version 1): a map with an optional `version: 1`, any of the keys below and `budgets:`;
+// unknown keys and out-of-range values are errors naming file, line and field. The file is
+// `<config dir>/audit.yaml` when it exists; `--thresholds FILE` replaces it.
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "frugal/audit/budgets.h"
 #include "frugal/core/error.h"
 
 namespace frugal::audit {
@@ -23,9 +26,19 @@ struct Thresholds {
   std::string commitment_tier = "reserved_1y";
   double untagged_max_share_pct = 5;  ///< untagged spend above this share is a finding
   std::vector<std::string> attribution_tags = {"team", "project", "owner"};
-  double study_min_trials = 4;  ///< studies with fewer trials are not judged
-  double forgotten_days = 14;   ///< billed GPU capacity with no run for this long
-  double month_days = 30;       ///< savings per month = saving in window × month / window
+  double study_min_trials = 4;             ///< studies with fewer trials are not judged
+  double forgotten_days = 14;              ///< billed GPU capacity with no run for this long
+  double forgotten_idle_days = 7;          ///< an inventory instance idle this long is forgotten
+  double tensor_min_sm_active_pct = 40;    ///< SMs busy at least this much ...
+  double tensor_unused_pct = 1;            ///< ... with tensor pipes active under this: unused
+  double tensor_matmul_share_pct = 50;     ///< share of SM-active time assumed to be matrix math
+  double data_far_min_gb = 10;             ///< datasets smaller than this are not judged
+  double preprocess_min_runs = 2;          ///< runs sharing a cache key that make a family
+  double budget_burn_days = 14;            ///< the burn rate is the spend of this many days
+  double commitment_min_history_days = 7;  ///< a commitment needs this much history to judge
+  double month_days = 30;  ///< savings per month = saving in window × month / window
+  std::vector<Budget> budgets;
+  std::string source = "defaults";  ///< the file read, or "defaults"
 };
 
 /// Reads overrides from `path` on top of the defaults. kBadInput "file:line:col: field 'x':
@@ -33,5 +46,8 @@ struct Thresholds {
 [[nodiscard]] Result<Thresholds> LoadThresholds(const std::filesystem::path& path);
 /// As LoadThresholds, from text (tests); `source` names it in errors.
 [[nodiscard]] Result<Thresholds> ParseThresholds(std::string_view text, std::string source);
+/// The settings the audit runs with: `explicit_path` when not empty, else
+/// `<UserConfigDir()>/audit.yaml` when it exists, else the defaults.
+[[nodiscard]] Result<Thresholds> ResolveThresholds(const std::filesystem::path& explicit_path);
 
 }  // namespace frugal::audit

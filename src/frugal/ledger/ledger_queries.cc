@@ -222,8 +222,8 @@ Result<std::vector<SegmentFact>> Ledger::SegmentsBetween(Timestamp since, Timest
 
 Result<std::vector<Sample>> Ledger::SamplesOf(RunId run) {
   std::vector<Row> rows = FRUGAL_TRY(db_->Query(
-      "SELECT time_ms, gpu_util, sm_active, gpu_mem_bytes, power_watts, cpu_util, rss_bytes, "
-      "io_wait FROM samples WHERE run_id = ? ORDER BY time_ms",
+      "SELECT time_ms, gpu_util, sm_active, tensor_active, gpu_mem_bytes, power_watts, cpu_util, "
+      "rss_bytes, io_wait FROM samples WHERE run_id = ? ORDER BY time_ms",
       std::vector<Value>{run}));
   std::vector<Sample> samples;
   samples.reserve(rows.size());
@@ -231,7 +231,7 @@ Result<std::vector<Sample>> Ledger::SamplesOf(RunId run) {
     samples.push_back(Sample{FromMillis(AsInt(r[0])), AsOptionalDouble(r[1]),
                              AsOptionalDouble(r[2]), AsOptionalDouble(r[3]), AsOptionalDouble(r[4]),
                              AsOptionalDouble(r[5]), AsOptionalDouble(r[6]),
-                             AsOptionalDouble(r[7])});
+                             AsOptionalDouble(r[7]), AsOptionalDouble(r[8])});
   }
   return samples;
 }

@@ -19,6 +19,9 @@ struct Sample {
   std::optional<double> gpu_power_watts;
   std::optional<double> sm_clock_mhz;
   std::optional<double> sm_active_percent;  ///< GPM, on GPUs that have it
+  /// Share of time any tensor pipe was active (GPM, on GPUs that have it); with SM-active it
+  /// tells a training job that never uses its tensor cores.
+  std::optional<double> tensor_active_percent;
 };
 
 }  // namespace frugal::monitor

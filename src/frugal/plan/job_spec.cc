@@ -326,13 +326,39 @@ Result<FaultTolerance> ReadFaultTolerance(const YamlDoc& doc, const Node& root,
   return ft;
 }
 
+Result<DataSpec> ReadData(const YamlDoc& doc, const Node& root) {
+  DataSpec d;
+  const Node n = root["data"];
+  if (!n.IsDefined() || n.IsNull()) return d;
+  FRUGAL_TRY(doc.CheckKeys(n, "data", {"cloud", "region", "size_gb", "preprocessing"}));
+  d.cloud = ToLower(FRUGAL_TRY(doc.OptionalString(n, "cloud")).value_or(""));
+  d.region = FRUGAL_TRY(doc.OptionalString(n, "region")).value_or("");
+  if (!d.cloud.empty() && d.region.empty()) {
+    return Fail(doc.ErrorAt(n["cloud"], "cloud", "needs the region the data is in ('region')"));
+  }
+  d.size_gb = FRUGAL_TRY(doc.OptionalDouble(n, "size_gb"));
+  if (d.size_gb && !(*d.size_gb > 0)) {
+    return Fail(doc.ErrorAt(n["size_gb"], "size_gb", "must be positive"));
+  }
+  const Node p = n["preprocessing"];
+  if (!p.IsDefined() || p.IsNull()) return d;
+  FRUGAL_TRY(doc.CheckKeys(p, "preprocessing", {"cache_key", "duration", "cache"}));
+  d.cache_key = FRUGAL_TRY(doc.RequiredString(p, "cache_key"));
+  if (auto t = FRUGAL_TRY(doc.OptionalDuration(p, "duration"))) {
+    if (t->count() <= 0) return Fail(doc.ErrorAt(p["duration"], "duration", "must be positive"));
+    d.preprocess_hours = ToHours(*t);
+  }
+  d.cache = FRUGAL_TRY(doc.OptionalString(p, "cache")).value_or("");
+  return d;
+}
+
 Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_dir,
                          const std::vector<std::string>& known,
                          const std::filesystem::path& drills_dir) {
   const Node& root = doc.root();
   FRUGAL_TRY(doc.CheckKeys(root, "job",
                            {"apiVersion", "kind", "name", "tags", "catalog", "model", "training",
-                            "knobs", "work", "measured", "constraints", "fault_tolerance"}));
+                            "knobs", "work", "measured", "constraints", "fault_tolerance", "data"}));
   const std::string api = FRUGAL_TRY(doc.RequiredString(root, "apiVersion"));
   if (api != "frugal/v1")
     return Fail(doc.ErrorAt(root["apiVersion"], "apiVersion",
@@ -354,6 +380,7 @@ Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_d
   spec.measured = FRUGAL_TRY(ReadMeasured(doc, root, known));
   spec.constraints = FRUGAL_TRY(ReadConstraints(doc, root, known));
   spec.fault_tolerance = FRUGAL_TRY(ReadFaultTolerance(doc, root, spec.name, drills_dir));
+  spec.data = FRUGAL_TRY(ReadData(doc, root));
   return spec;
 }
 
@@ -372,6 +399,12 @@ Result<JobSpec> ParseJobSpec(std::string_view text, const std::string& source,
                              const std::filesystem::path& drills_dir) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(text, source));
   return ReadSpec(doc, base_dir, gpu_names, drills_dir);
+}
+
+Result<DataSpec> ParseDataSection(std::string_view text, const std::string& source) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(text, source));
+  if (!doc.root().IsMap()) return DataSpec{};
+  return ReadData(doc, doc.root());
 }
 
 }  // namespace frugal::plan

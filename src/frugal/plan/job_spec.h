@@ -48,6 +48,18 @@ struct Constraints {
   std::optional<double> reserved_utilization;  ///< share of a reservation this job's team uses
 };
 
+/// Where the job's data lives and how it is prepared (optional; read by `frugal audit`).
+struct DataSpec {
+  std::string cloud;   ///< where the dataset is stored; empty: the compute's cloud
+  std::string region;  ///< empty: not declared
+  std::optional<double> size_gb;  ///< what one run reads, in GB (10^9 bytes)
+  /// Preprocessing: runs declaring the same cache key would produce the same output.
+  std::string cache_key;
+  std::optional<double> preprocess_hours;  ///< how long the step takes on the job's offer
+  std::string cache;  ///< where the output is kept and reused; empty: recomputed every run
+  [[nodiscard]] bool declared() const { return !region.empty() || !cache_key.empty(); }
+};
+
 struct JobSpec {
   std::string source;  ///< the file it came from
   std::string name;
@@ -61,6 +73,7 @@ struct JobSpec {
   std::vector<MeasuredProfile> measured;
   Constraints constraints;
   FaultTolerance fault_tolerance;
+  DataSpec data;
 };
 
 /// Loads and validates a job spec. `gpu_names` (the catalog's canonical names) resolve and
@@ -77,5 +90,10 @@ struct JobSpec {
                                            const std::filesystem::path& base_dir,
                                            const std::vector<std::string>& gpu_names,
                                            const std::filesystem::path& drills_dir = {});
+
+/// Only the `data:` section of a job spec's text (the audit reads it from the specs runs
+/// recorded, without the catalog the rest needs). An empty DataSpec when there is none;
+/// kBadInput with file:line:col for a malformed section.
+[[nodiscard]] Result<DataSpec> ParseDataSection(std::string_view text, const std::string& source);
 
 }  // namespace frugal::plan

@@ -94,6 +94,7 @@ ledger::Sample LedgerSample(const monitor::Sample& s) {
   out.io_wait = s.io_wait_fraction * 100;
   out.gpu_util = s.gpu_util_percent;
   out.sm_active = s.sm_active_percent;
+  out.tensor_active = s.tensor_active_percent;
   if (s.gpu_memory_bytes) out.gpu_mem_bytes = static_cast<double>(*s.gpu_memory_bytes);
   out.power_watts = s.gpu_power_watts;
   return out;

@@ -173,6 +173,7 @@ void RunJournal::RecordSample(int segment, const monitor::Sample& s) {
   if (s.gpu_power_watts) record["gpu_power_watts"] = *s.gpu_power_watts;
   if (s.sm_clock_mhz) record["sm_clock_mhz"] = *s.sm_clock_mhz;
   if (s.sm_active_percent) record["sm_active_percent"] = *s.sm_active_percent;
+  if (s.tensor_active_percent) record["tensor_active_percent"] = *s.tensor_active_percent;
   Append(std::move(record));
 }
 

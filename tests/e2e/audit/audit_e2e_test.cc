@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "../../unit/audit/audit_fixture.h"
@@ -14,6 +15,7 @@ namespace frugal::audit {
 namespace {
 
 using frugal::testing::RunFrugal;
+using frugal::testing::RunProgram;
 using frugal::testing::TempDir;
 using frugal::testing::WriteTestFile;
 using std::chrono::hours;
@@ -106,6 +108,121 @@ TEST_F(AuditE2e, BadInputExitsTwoNamingFileLineAndField) {
   // Nothing half-written: a failed audit leaves no output file.
   auto out = Audit({"--thresholds", (dir_ / "t.yaml").string(), "-o", (dir_ / "x.md").string()});
   EXPECT_EQ(out.exit_code, 2);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "x.md"));
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST_F(AuditE2e, HtmlReportRendersInAHeadlessBrowser) {
+  const auto html = dir_ / "audit.html";
+  auto r = Audit({"--format", "html", "-o", html.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto written = ReadFile(html);
+  ASSERT_TRUE(written);
+  // Team, tier, utilization and savings-by-rule charts; nothing that needs a script.
+  EXPECT_EQ(Count(*written, "<svg "), 4u);
+  EXPECT_EQ(written->find("<script"), std::string::npos);
+  EXPECT_NE(written->find("underutilized-job"), std::string::npos);
+
+  const std::filesystem::path chromium = "/usr/bin/chromium";
+  if (!std::filesystem::exists(chromium)) GTEST_SKIP() << "no chromium to render the report";
+  const std::vector<std::string> flags = {"/usr/bin/timeout",
+                                          "90",
+                                          chromium.string(),
+                                          "--headless",
+                                          "--no-sandbox",
+                                          "--disable-gpu",
+                                          "--disable-quic",
+                                          "--no-first-run",
+                                          "--disable-background-networking",
+                                          "--disable-component-update",
+                                          "--disable-sync",
+                                          "--user-data-dir=" + (dir_ / "chromium").string()};
+  auto dom_args = flags;
+  dom_args.insert(dom_args.end(), {"--dump-dom", "file://" + html.string()});
+  auto dom = RunProgram(dom_args);
+  ASSERT_EQ(dom.exit_code, 0) << dom.err;
+  // The browser parsed each chart into SVG elements: it serializes every rect back with a
+  // closing tag, including those the file writes self-closed (backgrounds, legend keys).
+  EXPECT_EQ(Count(dom.out, "<svg "), 4u) << dom.out.substr(0, 2000);
+  EXPECT_GT(Count(*written, "<rect "), Count(*written, "</rect>"));
+  EXPECT_GE(Count(dom.out, "class=\"bar\""), 4u);
+  EXPECT_EQ(Count(dom.out, "class=\"bar\""), Count(*written, "class=\"bar\""));
+  EXPECT_EQ(Count(dom.out, "</rect>"), Count(*written, "<rect "));
+  // And it draws them: a screenshot of the page is a PNG of the window's width.
+  auto shot_args = flags;
+  const auto png = dir_ / "audit.png";
+  shot_args.insert(shot_args.end(), {"--window-size=1024,3000", "--screenshot=" + png.string(),
+                                     "file://" + html.string()});
+  auto shot = RunProgram(shot_args);
+  ASSERT_EQ(shot.exit_code, 0) << shot.err;
+  std::ifstream in(png, std::ios::binary);
+  std::string header(24, '\0');
+  ASSERT_TRUE(in.read(header.data(), 24));
+  EXPECT_EQ(header.substr(1, 3), "PNG");
+  const auto width = (static_cast<unsigned char>(header[16]) << 24) |
+                     (static_cast<unsigned char>(header[17]) << 16) |
+                     (static_cast<unsigned char>(header[18]) << 8) |
+                     static_cast<unsigned char>(header[19]);
+  EXPECT_EQ(width, 1024u);
+  EXPECT_GT(std::filesystem::file_size(png), 20'000u);
+}
+
+TEST_F(AuditE2e, ReadsThresholdsFromTheConfigDirUnlessAFileIsGiven) {
+  // audit.yaml in the user config dir: 20% is the new bar, so the 30% run is not under-used.
+  std::filesystem::create_directories(dir_ / "config");
+  WriteTestFile(dir_ / "config" / "audit.yaml", "version: 1\nunderutil_gpu_util_pct: 20\n");
+  auto quiet = Audit({"--format", "json"});
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  auto doc = nlohmann::json::parse(quiet.out);
+  EXPECT_EQ(doc["findings"].size(), 0u) << quiet.out;
+  EXPECT_NE(doc["thresholds"].get<std::string>().find("audit.yaml"), std::string::npos);
+  // --thresholds replaces it.
+  WriteTestFile(dir_ / "t.yaml", "version: 1\nunderutil_gpu_util_pct: 40\n");
+  auto loud = Audit({"--format", "json", "--thresholds", (dir_ / "t.yaml").string()});
+  ASSERT_EQ(loud.exit_code, 0) << loud.err;
+  EXPECT_EQ(nlohmann::json::parse(loud.out)["findings"].size(), 1u);
+  // A bad config file is bad input too.
+  WriteTestFile(dir_ / "config" / "audit.yaml", "budgets:\n  - {team: ml}\n");
+  auto bad = Audit({});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("audit.yaml:2:"), std::string::npos) << bad.err;
+}
+
+TEST_F(AuditE2e, InventoryFeedsTheFleetRulesAndBadNamesExitTwo) {
+  // Ten days of hourly readings, every one idle: forgotten.
+  std::string readings = "0";
+  for (int i = 1; i < 240; ++i) readings += ", 0";
+  const std::string start = ledger::FormatTimestamp(ledger::Now() - hours(240));
+  WriteTestFile(dir_ / "inv.yaml",
+                "version: 1\ninstances:\n"
+                "  - {id: i-lost, cloud: testcloud, region: r1, instance_type: small-l4, gpu: L4,\n"
+                "     price_per_hour: 1, utilization: {start: " +
+                    start + ", step: 1h, gpu_util: [" + readings + "]}}\n");
+  auto r = Audit({"--format", "json", "--inventory", (dir_ / "inv.yaml").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  bool forgotten = false;
+  for (const auto& f : doc["findings"]) {
+    if (f["rule"] == "forgotten-capacity") {
+      forgotten = true;
+      EXPECT_EQ(f["saving_per_month"], "720");  // $1/h × 24 h × 30 days
+    }
+  }
+  EXPECT_TRUE(forgotten) << r.out;
+
+  WriteTestFile(dir_ / "bad.csv",
+                "id,cloud,region,gpu,price_per_hour\ni-1,aws,us-east-1,A100-80GB,4\n"
+                "i-2,aws,us-east-1,H100-80GB-SMX,8\n");
+  auto bad = Audit({"--inventory", (dir_ / "bad.csv").string(), "-o", (dir_ / "x.md").string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("bad.csv:3:"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("field 'gpu'"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("did you mean 'H100-80GB-SXM'"), std::string::npos) << bad.err;
   EXPECT_FALSE(std::filesystem::exists(dir_ / "x.md"));
 }
 

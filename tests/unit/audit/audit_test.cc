@@ -1,12 +1,11 @@
 #include "frugal/audit/audit.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <fmt/format.h>
-
 #include <fstream>
-#include <sstream>
 #include <map>
+#include <sstream>
 
 #include "audit_fixture.h"
 #include "frugal/audit/audit_output.h"
@@ -16,93 +15,16 @@
 namespace frugal::audit {
 namespace {
 
-using ledger::Timestamp;
+using fixture::AuditTest;
+using fixture::ExpectSaving;
+using fixture::Find;
 using fixture::TestOffer;
 using frugal::testing::SharedDataDir;
 using frugal::testing::TempDir;
 using frugal::testing::WriteTestFile;
+using ledger::Timestamp;
 using std::chrono::hours;
 using std::chrono::minutes;
-
-constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
-
-class AuditTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    WriteTestFile(dir_ / "offers.yaml", fixture::kTestOffers);
-    auto c = catalog::Catalog::LoadDefault(std::vector<std::filesystem::path>{dir_ / "offers.yaml"});
-    ASSERT_TRUE(c) << c.error().message;
-    catalog_ = std::make_unique<catalog::Catalog>(std::move(*c));
-    auto l = ledger::Ledger::Open((dir_ / "ledger.sqlite").string());
-    ASSERT_TRUE(l) << l.error().message;
-    ledger_ = std::move(*l);
-    options_.now = *ledger::ParseTimestamp("2026-04-01T00:00:00Z");
-    options_.since = options_.now - hours(24 * 90);
-    options_.catalog = catalog_.get();
-  }
-
-  /// A finished run with one segment per (offer, hours, end reason), tagged team=ml unless
-  /// `tagged` is false.
-  ledger::RunId AddRun(const std::string& name, Timestamp start,
-                       const std::vector<std::tuple<ledger::SegmentOffer, double,
-                                                    ledger::EndReason>>& segments,
-                       bool tagged = true) {
-    ledger::NewRun run;
-    run.name = name;
-    run.command = "train";
-    run.start = start;
-    if (tagged) run.tags.team = "ml";
-    const ledger::RunId id = *ledger_->BeginRun(run);
-    Timestamp t = start;
-    for (const auto& [offer, h, reason] : segments) {
-      const ledger::SegmentId seg = *ledger_->OpenSegment(id, offer, t);
-      t += std::chrono::duration_cast<Duration>(std::chrono::duration<double, std::ratio<3600>>(h));
-      EXPECT_TRUE(ledger_->CloseSegment(seg, t, reason));
-    }
-    EXPECT_TRUE(ledger_->FinishRun(id, ledger::RunStatus::kSucceeded, t));
-    return id;
-  }
-
-  /// Samples every 10 minutes over [from, from + h): utilization and memory as given.
-  void AddSamples(ledger::RunId run, Timestamp from, double h, double util, double mem_gib) {
-    std::vector<ledger::Sample> samples;
-    for (Timestamp t = from; t < from + minutes(static_cast<int>(h * 60)); t += minutes(10)) {
-      ledger::Sample s;
-      s.time = t;
-      s.gpu_util = util;
-      s.gpu_mem_bytes = mem_gib * kBytesPerGib;
-      samples.push_back(s);
-    }
-    ASSERT_TRUE(ledger_->AddSamples(run, samples));
-  }
-
-  void AddCheckpoints(ledger::RunId run, Timestamp from, int n, Duration every) {
-    for (int i = 1; i <= n; ++i) {
-      ASSERT_TRUE(ledger_->AddEvent(run, std::nullopt, ledger::EventType::kCheckpointCommitted,
-                                    from + every * i, {{"bytes", 1000}}));
-    }
-  }
-
-  double PerMonth(double window_dollars) const { return window_dollars * 30.0 / 90.0; }
-
-  TempDir dir_;
-  std::unique_ptr<catalog::Catalog> catalog_;
-  std::unique_ptr<ledger::Ledger> ledger_;
-  AuditOptions options_;
-};
-
-const Finding* Find(const AuditResult& r, std::string_view rule) {
-  for (const Finding& f : r.findings) {
-    if (f.rule == rule) return &f;
-  }
-  return nullptr;
-}
-
-void ExpectSaving(const Finding* f, double dollars) {
-  ASSERT_NE(f, nullptr);
-  ASSERT_TRUE(f->saving_per_month) << f->rule << ": " << f->saving_basis;
-  EXPECT_NEAR(f->saving_per_month->dollars(), dollars, 0.011) << f->rule << ": " << f->saving_basis;
-}
 
 TEST_F(AuditTest, FindsEveryPlantedCaseWithItsSavingAndNothingElse) {
   const auto a100 = TestOffer("big-a100", "A100-80GB", 4.0);
@@ -132,8 +54,8 @@ TEST_F(AuditTest, FindsEveryPlantedCaseWithItsSavingAndNothingElse) {
   const auto untagged = AddRun("untagged", day40, {{a100, 400, done}}, /*tagged=*/false);
   // Spot without checkpoints: preempted after 5 h, finished 3 h later.
   const Timestamp day60 = options_.since + hours(24 * 60);
-  const auto fragile = AddRun("fragile", day60, {{a100_spot, 5, ledger::EndReason::kPreempted},
-                                                 {a100_spot, 3, done}});
+  const auto fragile = AddRun(
+      "fragile", day60, {{a100_spot, 5, ledger::EndReason::kPreempted}, {a100_spot, 3, done}});
   // Controls that must not be reported: a busy checkpointing spot run; a 30 h on-demand run
   // that checkpoints (too long to move to spot) and keeps its GPU busy.
   const Timestamp day70 = options_.since + hours(24 * 70);
@@ -218,17 +140,17 @@ TEST_F(AuditTest, FindsEveryPlantedCaseWithItsSavingAndNothingElse) {
 TEST_F(AuditTest, SaysWhatIsMissingInsteadOfASaving) {
   // No memory samples: no smaller GPU can be shown to fit.
   const Timestamp start = options_.since + hours(24);
-  const auto run = AddRun("nomem", start, {{TestOffer("big-a100", "A100-80GB", 4.0), 2,
-                                            ledger::EndReason::kFinished}});
+  const auto run = AddRun(
+      "nomem", start, {{TestOffer("big-a100", "A100-80GB", 4.0), 2, ledger::EndReason::kFinished}});
   ledger::Sample s;
   s.time = start + minutes(5);
   s.gpu_util = 20;
   ASSERT_TRUE(ledger_->AddSamples(run, std::vector<ledger::Sample>{s}));
   // An on-demand checkpointing run on an instance the catalog has no spot offer for.
-  const auto od = AddRun("nospot", start, {{TestOffer("steady-h100", "H100-80GB-SXM", 8.0), 3,
-                                            ledger::EndReason::kFinished}});
+  const auto od =
+      AddRun("nospot", start,
+             {{TestOffer("steady-h100", "H100-80GB-SXM", 8.0), 3, ledger::EndReason::kFinished}});
   AddCheckpoints(od, start, 2, hours(1));
-  options_.since = options_.now - hours(24 * 10);  // too short to judge commitments
   options_.since = start - hours(1);
   auto result = RunAudit(*ledger_, options_);
   ASSERT_TRUE(result) << result.error().message;
@@ -240,14 +162,16 @@ TEST_F(AuditTest, SaysWhatIsMissingInsteadOfASaving) {
   ASSERT_NE(spot, nullptr);
   EXPECT_FALSE(spot->saving_per_month);
   EXPECT_NE(spot->saving_basis.find("no spot offer for steady-h100"), std::string::npos);
+  // With no inventory, commitments already bought cannot be judged: a note says so.
   bool commitment_note = false;
-  for (const std::string& n : result->notes) commitment_note |= n.starts_with(kCommitment);
+  for (const std::string& n : result->notes) commitment_note |= n.starts_with(kUnderusedCommitment);
   EXPECT_TRUE(commitment_note);
 }
 
 /// A FOCUS file with the columns the import needs, one row per (resource, sku, day).
-std::string FocusCsv(const std::vector<std::tuple<std::string, std::string, std::string, double,
-                                                  std::string>>& rows) {
+std::string FocusCsv(
+    const std::vector<std::tuple<std::string, std::string, std::string, double, std::string>>&
+        rows) {
   std::string csv =
       "BilledCost,ChargePeriodStart,ChargePeriodEnd,ProviderName,ResourceId,SkuId,"
       "ServiceName,Tags\n";
@@ -301,6 +225,16 @@ TEST_F(AuditTest, JudgesTheSharedFocusSample) {
   EXPECT_EQ(f.subject, "imported bills");
   EXPECT_GT(f.facts["share"].get<double>(), 0.99);
   EXPECT_FALSE(f.saving_per_month);
+  // The spend chart splits the bill by FOCUS PricingCategory: Standard rows are on demand,
+  // the three Committed rows reserved (their usage is covered: billed $0), the credit and the
+  // uncategorized rows apart.
+  std::map<std::string, Money> tiers;
+  for (const SpendSeries& t : result->charts.spend_by_tier) tiers[t.name] = t.Total();
+  EXPECT_EQ(tiers.size(), 3u);
+  EXPECT_GT(tiers["on_demand"], Money());
+  ASSERT_TRUE(tiers.contains("reserved"));
+  EXPECT_EQ(tiers["reserved"], Money());
+  EXPECT_TRUE(tiers.contains("billed (other)"));
   // With business_unit accepted as attribution, the tagged rows no longer count.
   options_.thresholds.attribution_tags = {"team", "business_unit"};
   auto again = RunAudit(*ledger_, options_);

@@ -125,6 +125,8 @@ TYPED_TEST(LedgerSuite, SamplesRollUpAndDownsampleKeepsAverages) {
     s.gpu_util = i < 60 ? 20.0 : 80.0;
     s.cpu_util = 100.0;
     if (i % 2 == 0) s.power_watts = 300.0;
+    s.sm_active = 70.0;
+    s.tensor_active = i < 60 ? 10.0 : 35.0;
     samples.push_back(s);
   }
   ASSERT_TRUE(ledger->AddSamples(run, samples).has_value());
@@ -140,6 +142,9 @@ TYPED_TEST(LedgerSuite, SamplesRollUpAndDownsampleKeepsAverages) {
   std::vector<Sample> after = ledger->SamplesOf(run).value();
   ASSERT_EQ(after.size(), 66u);
   EXPECT_DOUBLE_EQ(*after[0].gpu_util, 20.0);
+  EXPECT_DOUBLE_EQ(*after[0].sm_active, 70.0);
+  EXPECT_DOUBLE_EQ(*after[0].tensor_active, 10.0);
+  EXPECT_DOUBLE_EQ(*after.back().tensor_active, 35.0);  // a raw row, read back as written
   EXPECT_EQ(after[1].time, kT0 + std::chrono::minutes(10));
   EXPECT_EQ(ledger->UtilizationOf(run).value().samples, 120);
   // Downsampling again changes nothing.

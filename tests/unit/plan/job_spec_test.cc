@@ -114,6 +114,28 @@ TEST(JobSpec, BadInputNamesFileLineAndField) {
       "job.yaml:3:", "not a multiple");
 }
 
+TEST(JobSpec, ReadsTheDataSection) {
+  auto spec = Parse(std::string(kMinimal) +
+                    "data:\n  cloud: AWS\n  region: us-east-1\n  size_gb: 800\n"
+                    "  preprocessing: {cache_key: tok-v2, duration: 40m}\n");
+  ASSERT_TRUE(spec) << spec.error().message;
+  EXPECT_EQ(spec->data.cloud, "aws");
+  EXPECT_EQ(spec->data.region, "us-east-1");
+  EXPECT_DOUBLE_EQ(*spec->data.size_gb, 800);
+  EXPECT_EQ(spec->data.cache_key, "tok-v2");
+  EXPECT_NEAR(*spec->data.preprocess_hours, 40.0 / 60, 1e-9);
+  EXPECT_TRUE(spec->data.cache.empty());
+  // The audit reads the section alone, from a recorded spec, without GPU names.
+  auto alone = ParseDataSection(std::string(kMinimal) + "data: {region: eu-west-1}\n", "run 3");
+  ASSERT_TRUE(alone) << alone.error().message;
+  EXPECT_EQ(alone->region, "eu-west-1");
+  EXPECT_FALSE(ParseDataSection(kMinimal, "run 3")->declared());
+  ExpectError(std::string(kMinimal) + "data:\n  size_gb: -1\n", "job.yaml:8:", "'size_gb'");
+  ExpectError(std::string(kMinimal) + "data:\n  preprocessing: {cache_kye: x}\n", "job.yaml:8:",
+              "did you mean 'cache_key'");
+  ExpectError(std::string(kMinimal) + "data:\n  cloud: aws\n", "job.yaml:8:", "region");
+}
+
 TEST(JobSpec, HugeJobsAreValid) {
   auto spec = Parse(
       "apiVersion: frugal/v1\nmodel: {params: 125m}\nwork: {tokens: 10t}\nconstraints: {gpus: "

@@ -1,0 +1,82 @@
+#include "frugal/audit/budgets.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+namespace frugal::audit {
+
+std::string_view BudgetPeriodName(BudgetPeriod p) {
+  switch (p) {
+    case BudgetPeriod::kMonth:
+      return "month";
+    case BudgetPeriod::kQuarter:
+      return "quarter";
+    case BudgetPeriod::kYear:
+      return "year";
+  }
+  return "month";
+}
+
+std::string Budget::Label() const {
+  if (project.empty()) return "team " + team;
+  if (team.empty()) return "project " + project;
+  return fmt::format("team {} / project {}", team, project);
+}
+
+bool Budget::Covers(std::string_view team_tag, std::string_view project_tag) const {
+  return (team.empty() || team == team_tag) && (project.empty() || project == project_tag);
+}
+
+PeriodBounds PeriodAround(BudgetPeriod p, ledger::Timestamp t) {
+  using namespace std::chrono;
+  const year_month_day day{floor<days>(t)};
+  const unsigned month = static_cast<unsigned>(day.month());
+  const unsigned first = p == BudgetPeriod::kMonth     ? month
+                         : p == BudgetPeriod::kQuarter ? (month - 1) / 3 * 3 + 1
+                                                       : 1;
+  const int span = p == BudgetPeriod::kMonth ? 1 : p == BudgetPeriod::kQuarter ? 3 : 12;
+  const year_month start_month{day.year(), std::chrono::month{first}};
+  const year_month end_month = start_month + months{span};
+  PeriodBounds b;
+  b.start = ledger::Timestamp(sys_days{start_month / 1}.time_since_epoch());
+  b.end = ledger::Timestamp(sys_days{end_month / 1}.time_since_epoch());
+  return b;
+}
+
+Result<std::vector<Budget>> ReadBudgets(const YamlDoc& doc, const YAML::Node& map) {
+  std::vector<Budget> budgets;
+  const YAML::Node list = map["budgets"];
+  if (!list.IsDefined() || list.IsNull()) return budgets;
+  if (!list.IsSequence()) return Fail(doc.ErrorAt(list, "budgets", "expected a list"));
+  for (const YAML::Node& entry : list) {
+    FRUGAL_TRY(doc.CheckKeys(entry, "budget", {"team", "project", "amount", "period"}));
+    Budget b;
+    b.team = FRUGAL_TRY(doc.OptionalString(entry, "team")).value_or("");
+    b.project = FRUGAL_TRY(doc.OptionalString(entry, "project")).value_or("");
+    if (b.team.empty() && b.project.empty()) {
+      return Fail(doc.ErrorAt(entry, "budgets", "name a team, a project, or both"));
+    }
+    const std::optional<Money> amount = FRUGAL_TRY(doc.OptionalMoney(entry, "amount"));
+    if (!amount || *amount <= Money()) {
+      return Fail(doc.ErrorAt(amount ? entry["amount"] : entry, "amount",
+                              "needs a positive amount in dollars"));
+    }
+    b.amount = *amount;
+    const std::string period = FRUGAL_TRY(doc.OptionalString(entry, "period")).value_or("month");
+    if (period == "month") {
+      b.period = BudgetPeriod::kMonth;
+    } else if (period == "quarter") {
+      b.period = BudgetPeriod::kQuarter;
+    } else if (period == "year") {
+      b.period = BudgetPeriod::kYear;
+    } else {
+      return Fail(doc.ErrorAt(entry["period"], "period",
+                              fmt::format("'{}' is not month, quarter or year", period)));
+    }
+    budgets.push_back(std::move(b));
+  }
+  return budgets;
+}
+
+}  // namespace frugal::audit

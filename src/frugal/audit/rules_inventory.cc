@@ -1,0 +1,221 @@
+// Rules over the inventory of running capacity: idle instances, forgotten ones (idle for a
+// week, or running for two weeks with no history and no run in the ledger), and committed
+// (reserved) instances used below their break-even.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "frugal/audit/audit_data.h"
+
+namespace frugal::audit {
+namespace {
+
+using ledger::Timestamp;
+
+Duration Days(double days) {
+  return std::chrono::duration_cast<Duration>(
+      std::chrono::duration<double, std::ratio<86400>>(days));
+}
+
+/// What an instance bills in a month of `month_days`, used or not.
+Money MonthOf(const InventoryInstance& i, const AuditOptions& o) {
+  return i.price.per_hour.Scaled(24 * o.thresholds.month_days);
+}
+
+/// The instance's history clipped to the window.
+std::vector<UtilizationSpan> InWindow(const InventoryInstance& i, const AuditOptions& o) {
+  std::vector<UtilizationSpan> spans;
+  for (UtilizationSpan s : i.history) {
+    s.start = std::max(s.start, o.since);
+    s.end = std::min(s.end, o.now);
+    if (s.end > s.start) spans.push_back(s);
+  }
+  return spans;
+}
+
+/// Whether every reading of the last `forgotten_idle_days` of history is idle (and the
+/// history covers those days).
+bool IdleForAWeek(const std::vector<UtilizationSpan>& spans, const AuditOptions& o,
+                  Timestamp& from) {
+  if (spans.empty()) return false;
+  from = spans.back().end - Days(o.thresholds.forgotten_idle_days);
+  if (spans.front().start > from) return false;
+  return std::all_of(spans.begin(), spans.end(), [&](const UtilizationSpan& s) {
+    return s.end <= from || s.gpu_util_pct < o.thresholds.idle_gpu_util_pct;
+  });
+}
+
+/// Whether a ledger run used capacity like this instance's in [from, now).
+bool LedgerUsed(const InventoryInstance& i, const AuditData& data, Timestamp from,
+                const AuditOptions& o) {
+  for (const RunFacts& r : data.runs) {
+    for (const ledger::Segment& s : r.segments) {
+      const bool same = s.offer.cloud == i.cloud && s.offer.region == i.region &&
+                        (i.instance_type.empty() ? s.offer.gpu == i.gpu
+                                                 : s.offer.instance_type == i.instance_type);
+      if (same && s.end.value_or(o.now) > from) return true;
+    }
+  }
+  return false;
+}
+
+Finding Forgotten(const InventoryInstance& i, std::string evidence, const AuditOptions& o) {
+  Finding f;
+  f.rule = kForgottenCapacity;
+  f.subject = i.Label();
+  f.evidence = std::move(evidence);
+  f.facts = {{"instance", i.id},
+             {"price_per_hour", i.price.per_hour.ToPlainString()},
+             {"owner", i.tags.ToJson()}};
+  f.saving_per_month = MonthOf(i, o);
+  f.saving_basis = fmt::format("{} × 24 h × {} days: it bills every hour it runs",
+                               i.price.ToString(), o.thresholds.month_days);
+  const std::string owner = i.tags.owner.empty() ? i.tags.team : i.tags.owner;
+  f.action = owner.empty() ? "find its owner and terminate it"
+                           : fmt::format("ask {} and terminate it", owner);
+  return f;
+}
+
+void IdleInstance(const InventoryInstance& i, const std::vector<UtilizationSpan>& spans,
+                  const AuditOptions& o, AuditResult& out) {
+  Duration idle(0);
+  for (const UtilizationSpan& s : spans) {
+    if (s.gpu_util_pct < o.thresholds.idle_gpu_util_pct) idle += s.end - s.start;
+  }
+  const double idle_hours = ToHours(idle);
+  if (idle_hours < o.thresholds.idle_min_hours) return;
+  const Duration observed = spans.back().end - spans.front().start;
+  const Money cost = i.price.For(idle);
+  Finding f;
+  f.rule = kIdleGpu;
+  f.subject = i.Label();
+  f.evidence = fmt::format(
+      "{:.1f} hours with GPU utilization under {}% in {} of history ({} to {})", idle_hours,
+      o.thresholds.idle_gpu_util_pct, FormatDuration(observed),
+      ledger::FormatTimestamp(spans.front().start), ledger::FormatTimestamp(spans.back().end));
+  f.facts = {{"instance", i.id}, {"idle_hours", idle_hours}, {"idle_cost", cost.ToPlainString()}};
+  f.saving_per_month = cost.Scaled(o.thresholds.month_days / (ToHours(observed) / 24));
+  f.saving_basis = fmt::format("{} paid for idle hours in {} of history, × {} / history days",
+                               cost.ToString(), FormatDuration(observed), o.thresholds.month_days);
+  f.action = "stop it when its GPUs go idle (an idle timeout), or share it through a queue";
+  out.findings.push_back(std::move(f));
+}
+
+}  // namespace
+
+void InventoryIdleAndForgotten(const AuditData& data, const AuditOptions& o, AuditResult& out) {
+  if (o.inventory == nullptr) return;
+  for (const InventoryInstance& i : o.inventory->instances) {
+    // Committed capacity is paid whether it runs or not: UnderusedCommitments judges it.
+    if (ledger::IsCommittedTier(i.tier)) continue;
+    const std::vector<UtilizationSpan> spans = InWindow(i, o);
+    Timestamp from{};
+    if (IdleForAWeek(spans, o, from)) {
+      out.findings.push_back(
+          Forgotten(i,
+                    fmt::format("GPU utilization under {}% in every reading from {} to {}",
+                                o.thresholds.idle_gpu_util_pct, ledger::FormatTimestamp(from),
+                                ledger::FormatTimestamp(spans.back().end)),
+                    o));
+      continue;
+    }
+    if (!spans.empty()) {
+      IdleInstance(i, spans, o, out);
+      continue;
+    }
+    if (!i.launched) {
+      out.notes.push_back(fmt::format("{}: {} has neither a launch time nor utilization history",
+                                      kForgottenCapacity, i.Label()));
+      continue;
+    }
+    const Timestamp since = o.now - Days(o.thresholds.forgotten_days);
+    if (since < o.since) {
+      // The runs that could account for it were not loaded: say so rather than guess.
+      out.notes.push_back(fmt::format(
+          "{}: {} has no utilization history, and the window is shorter than the {} days "
+          "without a run that make it forgotten",
+          kForgottenCapacity, i.Label(), o.thresholds.forgotten_days));
+      continue;
+    }
+    if (*i.launched <= since && !LedgerUsed(i, data, since, o)) {
+      out.findings.push_back(Forgotten(
+          i,
+          fmt::format("running since {} with no utilization history and no run in the ledger "
+                      "on {} in {} since {}",
+                      ledger::FormatTimestamp(*i.launched),
+                      i.instance_type.empty() ? i.gpu : i.instance_type, i.region,
+                      ledger::FormatTimestamp(since)),
+          o));
+    }
+  }
+}
+
+void UnderusedCommitments(const AuditData&, const AuditOptions& o, AuditResult& out) {
+  if (o.inventory == nullptr) {
+    out.notes.push_back(
+        fmt::format("{}: commitments are judged from the reserved instances of an inventory "
+                    "(--inventory FILE)",
+                    kUnderusedCommitment));
+    return;
+  }
+  for (const InventoryInstance& i : o.inventory->instances) {
+    if (!ledger::IsCommittedTier(i.tier)) continue;
+    const std::vector<UtilizationSpan> spans = InWindow(i, o);
+    const Duration observed = spans.empty() ? Duration(0) : spans.back().end - spans.front().start;
+    if (ToHours(observed) / 24 < o.thresholds.commitment_min_history_days) {
+      out.notes.push_back(fmt::format(
+          "{}: {} has {} of utilization history; judging it needs {} days", kUnderusedCommitment,
+          i.Label(), FormatDuration(observed), o.thresholds.commitment_min_history_days));
+      continue;
+    }
+    Duration busy(0);
+    for (const UtilizationSpan& s : spans) {
+      if (s.gpu_util_pct >= o.thresholds.idle_gpu_util_pct) busy += s.end - s.start;
+    }
+    const double used = ToHours(busy) / ToHours(observed);
+    const catalog::Offer* od = nullptr;
+    if (o.catalog != nullptr && !i.instance_type.empty()) {
+      for (const catalog::Offer& offer : o.catalog->offers()) {
+        if (offer.tier == catalog::Tier::kOnDemand && offer.cloud == i.cloud &&
+            offer.instance_type == i.instance_type && offer.region == i.region) {
+          od = &offer;
+        }
+      }
+    }
+    if (od == nullptr) {
+      out.notes.push_back(fmt::format(
+          "{}: {} is used {:.0f}% of the time, but its break-even needs the on-demand price of "
+          "'{}' in {} {}, which the catalog does not have",
+          kUnderusedCommitment, i.Label(), used * 100, i.instance_type, i.cloud, i.region));
+      continue;
+    }
+    const double break_even = i.price.per_hour.RatioTo(od->price.per_hour);
+    if (used >= break_even) continue;
+    const Money on_demand_use = od->price.per_hour.Scaled(used);
+    Finding f;
+    f.rule = kUnderusedCommitment;
+    f.subject = i.Label();
+    f.evidence = fmt::format(
+        "{} busy (GPU utilization ≥ {}%) {:.0f}% of {} of history; break-even {:.0f}% at {} "
+        "committed against {} on demand",
+        i.tier, o.thresholds.idle_gpu_util_pct, used * 100, FormatDuration(observed),
+        break_even * 100, i.price.ToString(), od->price.ToString());
+    f.facts = {{"instance", i.id},
+               {"used_share", used},
+               {"break_even", break_even},
+               {"on_demand_offer", od->Id()}};
+    f.saving_per_month = (i.price.per_hour - on_demand_use).Scaled(24 * o.thresholds.month_days);
+    f.saving_basis = fmt::format(
+        "({} − {} × {:.1f}% used) × 24 h × {} days: the commitment's month over what its busy "
+        "hours cost on demand",
+        i.price.ToString(), od->price.ToString(), used * 100, o.thresholds.month_days);
+    f.action = fmt::format(
+        "move on-demand {} work onto it; at the end of the term do not renew it (or sell it "
+        "where the cloud allows)",
+        i.instance_type);
+    out.findings.push_back(std::move(f));
+  }
+}
+
+}  // namespace frugal::audit
