@@ -84,9 +84,13 @@ void AvailabilityModel::Reset(double default_up_steps, double default_down_steps
   current_age_ = 0;
 }
 
+void AvailabilityModel::Record(bool available, int length) {
+  runs(available).Add(length);
+}
+
 void AvailabilityModel::Observe(bool available) {
   if (current_age_ > 0 && available != current_available_) {
-    runs(current_available_).Add(current_age_);
+    Record(current_available_, current_age_);
     current_age_ = 0;
   }
   current_available_ = available;
@@ -94,7 +98,7 @@ void AvailabilityModel::Observe(bool available) {
 }
 
 void AvailabilityModel::AddRun(bool available, int length) {
-  if (length > 0) runs(available).Add(length);
+  if (length > 0) Record(available, length);
 }
 
 double AvailabilityModel::Mean(bool available) const {

@@ -70,6 +70,7 @@ class AvailabilityModel {
   [[nodiscard]] std::vector<float> StayProbabilities(bool available, int unit, int ages) const;
 
  private:
+  void Record(bool available, int length);
   RunLengths up_;
   RunLengths down_;
   double default_up_ = 1;
