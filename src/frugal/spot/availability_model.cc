@@ -102,9 +102,11 @@ void AvailabilityModel::AddRun(bool available, int length) {
 }
 
 double AvailabilityModel::Mean(bool available) const {
+  // The default counts as two runs already seen, so one odd run does not decide alone.
+  constexpr double kPriorRuns = 2.0;
   const RunLengths& r = runs(available);
-  if (r.count() > 0) return r.mean();
-  return available ? default_up_ : default_down_;
+  const double prior = available ? default_up_ : default_down_;
+  return (r.mean() * r.count() + kPriorRuns * prior) / (r.count() + kPriorRuns);
 }
 
 std::vector<float> AvailabilityModel::StayProbabilities(bool available, int unit, int ages) const {

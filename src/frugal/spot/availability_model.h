@@ -59,7 +59,8 @@ class AvailabilityModel {
   [[nodiscard]] int current_age() const { return current_age_; }
   [[nodiscard]] RunLengths& runs(bool available) { return available ? up_ : down_; }
   [[nodiscard]] const RunLengths& runs(bool available) const { return available ? up_ : down_; }
-  /// Mean of the finished runs of that state, or the default before any.
+  /// Mean of the finished runs of that state, with the default counted as two runs of its
+  /// length (so it is the default before any run, and the runs' mean after many).
   [[nodiscard]] double Mean(bool available) const;
 
   /// P(a run of that state goes on for another unit | it has lasted k units), for k = 1 ..

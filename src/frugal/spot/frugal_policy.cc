@@ -17,7 +17,10 @@ constexpr int kPlannerAgeSteps = 48;
 void FrugalPolicy::Start(const PolicyContext& context) {
   job_ = context.job;
   price_ratio_ = context.price_ratio;
-  model_.Reset(kDefaultMeanUpHours / job_.step_hours(), kDefaultMeanDownHours / job_.step_hours());
+  model_.Reset(context.prior_lifetime_steps > 0 ? context.prior_lifetime_steps
+                                               : kDefaultMeanUpHours / job_.step_hours(),
+               context.prior_outage_steps > 0 ? context.prior_outage_steps
+                                              : kDefaultMeanDownHours / job_.step_hours());
   for (uint8_t available : context.past) model_.Observe(available != 0);
   Plan();
 }

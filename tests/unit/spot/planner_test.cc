@@ -39,19 +39,34 @@ TEST(SpotAvailabilityModel, SurvivalByAgeFromSeenRuns) {
   model.Observe(true);
   EXPECT_TRUE(model.current_available());
   EXPECT_EQ(model.current_age(), 1);
-  EXPECT_DOUBLE_EQ(model.Mean(true), 3);
+  // The default (10) counts as two runs among the 200 seen.
+  const double mean = (3.0 * 200 + 2 * 10) / 202;
+  EXPECT_DOUBLE_EQ(model.Mean(true), mean);
   const std::vector<float> up = model.StayProbabilities(true, 1, 5);
   ASSERT_EQ(up.size(), 5u);
   EXPECT_GT(up[0], 0.98);  // a run of age 1 goes on
   EXPECT_GT(up[1], 0.98);
   EXPECT_LT(up[2], 0.02);  // and ends at age 3
   // Nothing seen past 3: the memoryless guess (1 − 1/mean) for the older ages and the tail.
-  EXPECT_NEAR(up[3], 2.0 / 3.0, 1e-6);
-  EXPECT_NEAR(up[4], 2.0 / 3.0, 1e-6);
+  EXPECT_NEAR(up[3], 1 - 1 / mean, 1e-6);
+  EXPECT_NEAR(up[4], 1 - 1 / mean, 1e-6);
   // On a coarser grid (units of 3 steps) a lifetime is one unit.
   EXPECT_LT(model.StayProbabilities(true, 3, 2)[0], 0.02);
   const std::vector<float> down = model.StayProbabilities(false, 1, 2);
   EXPECT_LT(down[0], 0.02);
+}
+
+TEST(SpotAvailabilityModel, OneOddRunDoesNotOutweighTheDefault) {
+  AvailabilityModel model;
+  model.Reset(100, 50);
+  EXPECT_DOUBLE_EQ(model.Mean(true), 100);
+  model.AddRun(true, 1);
+  EXPECT_DOUBLE_EQ(model.Mean(true), 67);
+  EXPECT_DOUBLE_EQ(model.Mean(false), 50);
+  // The one run that ended at once makes age 1 risky, not every age.
+  const std::vector<float> up = model.StayProbabilities(true, 1, 3);
+  EXPECT_LT(up[0], 0.7);
+  EXPECT_GT(up[1], 0.98);
 }
 
 TEST(SpotPlanner, SpotThatNeverEndsIsUsedAtOnce) {
