@@ -4,6 +4,8 @@
 
 #include <optional>
 
+#include "frugal/core/checkpoint_interval.h"
+
 namespace frugal::plan {
 
 /// What the job can do about interruptions (the spec's fault_tolerance section).
@@ -14,8 +16,8 @@ struct FaultTolerance {
   double notice_hours = 0.5 / 60;            ///< shortest preemption notice to count on
 };
 
-/// Young (1974): τ = √(2·C·M), checkpoint cost C, mean time between failures M.
-[[nodiscard]] double YoungInterval(double checkpoint_hours, double mtbf_hours);
+/// Young (1974): τ = √(2·C·M), checkpoint cost C, mean time between failures M (hours here).
+using frugal::YoungInterval;
 
 /// Daly (2006), the higher-order optimum: τ = √(2CM)·[1 + ⅓√(C/2M) + ⅑(C/2M)] − C for C < 2M,
 /// else M.
