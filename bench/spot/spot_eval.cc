@@ -65,9 +65,9 @@ constexpr Family kSynthetic[] = {
 // a rule or a constant. Heavy-tailed markets (log-normal lifetimes and outages) and families
 // at parameters none of the others use.
 constexpr Family kHeldOut[] = {
-    {LifetimeShape::kLogNormal, 6, 1},     {LifetimeShape::kLogNormal, 2, 2},
-    {LifetimeShape::kLogNormal, 1, 0.5},   {LifetimeShape::kLogNormal, 12, 4},
-    {LifetimeShape::kBathtub, 8, 1},       {LifetimeShape::kPoisson, 1.5, 0.5}};
+    {LifetimeShape::kLogNormal, 6, 1},   {LifetimeShape::kLogNormal, 2, 2},
+    {LifetimeShape::kLogNormal, 1, 0.5}, {LifetimeShape::kLogNormal, 12, 4},
+    {LifetimeShape::kBathtub, 8, 1},     {LifetimeShape::kPoisson, 1.5, 0.5}};
 
 // Memoryless markets on the simulator's own 2-minute grid: there the planner's model (an
 // alternating renewal process) is the true one, up to what it learns from the past, so its

@@ -1,8 +1,8 @@
 #include "frugal/run/deadline_advice.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "frugal/run/run_journal.h"
 
@@ -88,11 +88,11 @@ Result<DeadlineAdvice> AdviseAfterPreemption(const DeadlineAdviceConfig& config,
   DeadlineAdvice out;
   out.advice = FRUGAL_TRY(spot::AdviseLive(job, history.spans, state));
   out.tier = out.advice.mode == spot::Mode::kOnDemand ? "on_demand" : "spot";
-  out.detail = fmt::format(
-      "{}: {} of work left, {} to spare before the deadline ({} elapsed of {}; {})",
-      spot::AdviceName(out.advice.mode), FormatDuration(out.advice.work_left),
-      FormatDuration(out.advice.spare), FormatDuration(state.elapsed),
-      FormatDuration(config.deadline), out.advice.planned ? "planned" : "rules");
+  out.detail =
+      fmt::format("{}: {} of work left, {} to spare before the deadline ({} elapsed of {}; {})",
+                  spot::AdviceName(out.advice.mode), FormatDuration(out.advice.work_left),
+                  FormatDuration(out.advice.spare), FormatDuration(state.elapsed),
+                  FormatDuration(config.deadline), out.advice.planned ? "planned" : "rules");
   return out;
 }
 

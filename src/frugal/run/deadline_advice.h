@@ -5,11 +5,10 @@
 // turns that into "wait for spot", "spot" or "on_demand". The supervisor records the answer
 // as an event and, for a requeue (exit 75), states the tier the scheduler should ask for.
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "frugal/core/error.h"
 #include "frugal/run/recorder.h"
@@ -19,8 +18,8 @@ namespace frugal::run {
 
 /// The run's deadline, as `frugal run --deadline --compute` configure it.
 struct DeadlineAdviceConfig {
-  Duration compute{};     ///< work the job needs in all, on this capacity
-  Duration deadline{};    ///< from the run's first start
+  Duration compute{};                             ///< work the job needs in all, on this capacity
+  Duration deadline{};                            ///< from the run's first start
   Duration changeover = std::chrono::minutes(5);  ///< a new instance's launch + setup + restore
   Duration checkpoint_cost{};
   double price_ratio = 3;  ///< on-demand ÷ spot

@@ -84,9 +84,7 @@ void AvailabilityModel::Reset(double default_up_steps, double default_down_steps
   current_age_ = 0;
 }
 
-void AvailabilityModel::Record(bool available, int length) {
-  runs(available).Add(length);
-}
+void AvailabilityModel::Record(bool available, int length) { runs(available).Add(length); }
 
 void AvailabilityModel::Observe(bool available) {
   if (current_age_ > 0 && available != current_available_) {
@@ -139,8 +137,8 @@ std::vector<float> AvailabilityModel::StayProbabilities(bool available, int unit
     stay[static_cast<size_t>(k - 1)] = static_cast<float>(1.0 - std::min(p_end, 1.0));
     at_least -= ended;
   }
-  const double tail_end = (ends[static_cast<size_t>(ages)] + kPriorWeight * prior_end) /
-                          (tail_exposure + kPriorWeight);
+  const double tail_end =
+      (ends[static_cast<size_t>(ages)] + kPriorWeight * prior_end) / (tail_exposure + kPriorWeight);
   stay[static_cast<size_t>(ages - 1)] = static_cast<float>(1.0 - std::min(tail_end, 1.0));
   return stay;
 }

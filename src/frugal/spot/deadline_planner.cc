@@ -53,6 +53,64 @@ void Consider(float value, unsigned code, float& best, unsigned& pick) {
   }
 }
 
+// The expected cost of each option of one (spare, work) cell, per age.
+struct Options {
+  const float* idle[2];  ///< a step idle, in an outage / with spot available
+  const float* spot_enter;
+  const float* spot_work;
+  const float* od_enter[2];
+  const float* od_work[2];
+};
+
+// The values of the decision states of the cell, written per age.
+struct Values {
+  float* idle_down;
+  float* idle_up;
+  float* od_down;
+  float* od_up;
+  float* spot;
+};
+
+// The cheapest option of every decision state, per age, and its code.
+void Choose(const Options& q, const Values& v, uint16_t* decisions, int ages) {
+  for (int k = 0; k < ages; ++k) {
+    unsigned code = 0;
+    // Idle in an outage: wait, or on-demand (also when both are out of reach).
+    const bool wait = q.idle[0][k] < q.od_enter[0][k] && q.idle[0][k] < kInfeasibleAbove;
+    v.idle_down[k] = wait ? q.idle[0][k] : q.od_enter[0][k];
+    code |= (wait ? 0u : 2u) << kIdleDownShift;
+    // Idle with spot available: wait, enter spot or enter on-demand.
+    float best = q.od_enter[1][k];
+    unsigned pick = 2;
+    if (q.spot_enter[k] <= best && q.spot_enter[k] < kInfeasibleAbove) {
+      best = q.spot_enter[k];
+      pick = 1;
+    }
+    Consider(q.idle[1][k], 0, best, pick);
+    v.idle_up[k] = best;
+    code |= pick << kIdleUpShift;
+    // On on-demand in an outage: carry on, or go idle.
+    const bool leave = q.idle[0][k] < q.od_work[0][k];
+    v.od_down[k] = leave ? q.idle[0][k] : q.od_work[0][k];
+    code |= (leave ? 0u : 2u) << kOnDemandDownShift;
+    // On on-demand with spot available: carry on, move to spot, or go idle.
+    best = q.od_work[1][k];
+    pick = 2;
+    Consider(q.spot_enter[k], 1, best, pick);
+    Consider(q.idle[1][k], 0, best, pick);
+    v.od_up[k] = best;
+    code |= pick << kOnDemandUpShift;
+    // On spot: carry on, move to on-demand, or go idle.
+    best = q.spot_work[k];
+    pick = 1;
+    Consider(q.od_enter[1][k], 2, best, pick);
+    Consider(q.idle[1][k], 0, best, pick);
+    v.spot[k] = best;
+    code |= pick << kSpotShift;
+    decisions[k] = static_cast<uint16_t>(code);
+  }
+}
+
 }  // namespace
 
 int64_t DeadlinePlanner::Work(const PlannerInput& input) {
@@ -128,50 +186,18 @@ void DeadlinePlanner::Solve(const PlannerInput& input) {
         od_step(at(V, g.OnDemand(c, 0)), c, 0);
         od_step(at(V, g.OnDemand(c, 1)), c, 1);
       }
-      uint16_t* decisions = table_.data() + (static_cast<size_t>(s) * static_cast<size_t>(work_units_ + 1) +
-                                             static_cast<size_t>(w)) *
-                                                static_cast<size_t>(A);
-      float* v_idle0 = at(V, g.Idle(0));
-      float* v_idle1 = at(V, g.Idle(1));
-      float* v_od0 = at(V, g.OnDemand(0, 0));
-      float* v_od1 = at(V, g.OnDemand(0, 1));
-      float* v_spot = at(V, g.Spot(0));
-      for (int k = 0; k < A; ++k) {
-        unsigned code = 0;
-        // Idle in an outage: wait, or on-demand (also when both are out of reach).
-        const bool wait = idle[0][k] < od_enter[0][k] && idle[0][k] < kInfeasibleAbove;
-        v_idle0[k] = wait ? idle[0][k] : od_enter[0][k];
-        code |= (wait ? 0u : 2u) << kIdleDownShift;
-        // Idle with spot available: wait, enter spot or enter on-demand.
-        float best = od_enter[1][k];
-        unsigned pick = 2;
-        if (spot_enter[k] <= best && spot_enter[k] < kInfeasibleAbove) {
-          best = spot_enter[k];
-          pick = 1;
-        }
-        Consider(idle[1][k], 0, best, pick);
-        v_idle1[k] = best;
-        code |= pick << kIdleUpShift;
-        // On on-demand in an outage: carry on, or go idle.
-        const bool leave = idle[0][k] < od_work[0][k];
-        v_od0[k] = leave ? idle[0][k] : od_work[0][k];
-        code |= (leave ? 0u : 2u) << kOnDemandDownShift;
-        // On on-demand with spot available: carry on, move to spot, or go idle.
-        best = od_work[1][k];
-        pick = 2;
-        Consider(spot_enter[k], 1, best, pick);
-        Consider(idle[1][k], 0, best, pick);
-        v_od1[k] = best;
-        code |= pick << kOnDemandUpShift;
-        // On spot: carry on, move to on-demand, or go idle.
-        best = spot_work[k];
-        pick = 1;
-        Consider(od_enter[1][k], 2, best, pick);
-        Consider(idle[1][k], 0, best, pick);
-        v_spot[k] = best;
-        code |= pick << kSpotShift;
-        decisions[k] = static_cast<uint16_t>(code);
-      }
+      uint16_t* decisions =
+          table_.data() +
+          (static_cast<size_t>(s) * static_cast<size_t>(work_units_ + 1) + static_cast<size_t>(w)) *
+              static_cast<size_t>(A);
+      Choose(Options{{idle[0], idle[1]},
+                     spot_enter,
+                     spot_work,
+                     {od_enter[0], od_enter[1]},
+                     {od_work[0], od_work[1]}},
+             Values{at(V, g.Idle(0)), at(V, g.Idle(1)), at(V, g.OnDemand(0, 0)),
+                    at(V, g.OnDemand(0, 1)), at(V, g.Spot(0))},
+             decisions, A);
     }
     std::swap(prev, cur);
   }
@@ -189,10 +215,10 @@ Mode DeadlinePlanner::Decide(int spare, int work_left, Mode mode, bool available
   if (w == 0) return mode;
   const int s = std::min(spare / unit_, spare_units_);
   const int k = std::clamp((age + unit_ / 2) / unit_, 1, ages_) - 1;
-  const unsigned code =
-      table_[(static_cast<size_t>(s) * static_cast<size_t>(work_units_ + 1) + static_cast<size_t>(w)) *
-                 static_cast<size_t>(ages_) +
-             static_cast<size_t>(k)];
+  const unsigned code = table_[(static_cast<size_t>(s) * static_cast<size_t>(work_units_ + 1) +
+                                static_cast<size_t>(w)) *
+                                   static_cast<size_t>(ages_) +
+                               static_cast<size_t>(k)];
   int shift = kSpotShift;
   if (mode == Mode::kIdle) shift = available ? kIdleUpShift : kIdleDownShift;
   if (mode == Mode::kOnDemand) shift = available ? kOnDemandUpShift : kOnDemandDownShift;

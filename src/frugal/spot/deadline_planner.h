@@ -58,7 +58,7 @@ class DeadlinePlanner {
   int ages_ = 1;
   int spare_units_ = 0;
   int work_units_ = 0;
-  std::vector<uint16_t> table_;  ///< decisions per (spare, work, age), see the .cc
+  std::vector<uint16_t> table_;       ///< decisions per (spare, work, age), see the .cc
   std::vector<float> start_idle_[2];  ///< expected cost from idle at the start, per age
 };
 

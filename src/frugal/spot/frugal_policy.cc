@@ -18,7 +18,7 @@ void FrugalPolicy::Start(const PolicyContext& context) {
   job_ = context.job;
   price_ratio_ = context.price_ratio;
   model_.Reset(context.prior_lifetime_steps > 0 ? context.prior_lifetime_steps
-                                               : kDefaultMeanUpHours / job_.step_hours(),
+                                                : kDefaultMeanUpHours / job_.step_hours(),
                context.prior_outage_steps > 0 ? context.prior_outage_steps
                                               : kDefaultMeanDownHours / job_.step_hours());
   for (uint8_t available : context.past) model_.Observe(available != 0);
@@ -74,8 +74,8 @@ Mode FrugalPolicy::Guard(Mode want, const Observation& obs) const {
   // A job working on spot loses no spare time while it works (nor, with free checkpoints,
   // when it is preempted), so it may ride spot down to zero spare; every other step off
   // on-demand spends one.
-  const bool riding = want == Mode::kSpot && obs.mode == Mode::kSpot &&
-                      obs.changeover_left == 0 && job_.checkpoint_cost == 0;
+  const bool riding = want == Mode::kSpot && obs.mode == Mode::kSpot && obs.changeover_left == 0 &&
+                      job_.checkpoint_cost == 0;
   return SpareSteps(job_, obs) >= (riding ? 0 : 1) ? want : Mode::kOnDemand;
 }
 
@@ -96,9 +96,13 @@ double FrugalPolicy::SpotTripGain(int age, int work_left, int unsaved, Mode from
   const int d = job_.changeover;
   // The useful part of the spot run: its remaining life after the changeover, capped by the
   // work left.
-  const RunLengths::Capped life = model_.runs(true).ExpectedRemainingCapped(age + d, work_left, model_.Mean(true));
+  const RunLengths::Capped life =
+      model_.runs(true).ExpectedRemainingCapped(age + d, work_left, model_.Mean(true));
   const double survive_changeover =
-      d == 0 ? 1.0 : 1.0 - model_.runs(true).ExpectedRemainingCapped(age, d, model_.Mean(true)).ends_before_cap;
+      d == 0 ? 1.0
+             : 1.0 - model_.runs(true)
+                         .ExpectedRemainingCapped(age, d, model_.Mean(true))
+                         .ends_before_cap;
   // In spot-price units: each spot step instead of on-demand saves (ratio − 1); leaving costs
   // the spot changeover, a checkpoint billed at on-demand if one is due, and — when the run
   // ends before the work does — the changeover back at on-demand prices.
@@ -139,7 +143,8 @@ Mode FrugalPolicy::Rules(const Observation& obs) {
     if (spare < d + 1) return Mode::kOnDemand;
     // A run expected to die before its changeover pays for itself is better waited out.
     const int work_left = job_.compute - obs.committed;
-    return SpotTripGain(model_.current_age(), work_left, 0, Mode::kIdle) > 0 ? Mode::kSpot : Mode::kIdle;
+    return SpotTripGain(model_.current_age(), work_left, 0, Mode::kIdle) > 0 ? Mode::kSpot
+                                                                             : Mode::kIdle;
   }
   if (spare > ReserveSteps(obs)) {
     // Above the reserve, waiting costs nothing but spare time, and waiting keeps the option
@@ -151,7 +156,8 @@ Mode FrugalPolicy::Rules(const Observation& obs) {
   // At the reserve: ride out an outage expected to end within a changeover, as long as the
   // spare time allows it; otherwise cover it with on-demand. (Waiting a changeover's length
   // into every outage first — ski rental — lost on both the AWS and the synthetic traces.)
-  const double outage_left = model_.runs(false).ExpectedRemaining(model_.current_age(), model_.Mean(false));
+  const double outage_left =
+      model_.runs(false).ExpectedRemaining(model_.current_age(), model_.Mean(false));
   if (outage_left <= d && spare - outage_left >= d + 1) return Mode::kIdle;
   return Mode::kOnDemand;
 }

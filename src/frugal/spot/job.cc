@@ -66,8 +66,9 @@ Result<StepJob> ToSteps(const JobSpec& job, int step_seconds, double mean_lifeti
                                           (step_seconds * 1000.0))));
     } else {
       // Young's rule: the interval that balances checkpoint time against expected lost work.
-      s.checkpoint_every = std::max(1, static_cast<int>(std::lround(YoungInterval(
-                                           s.checkpoint_cost, std::max(1.0, mean_lifetime_steps)))));
+      s.checkpoint_every =
+          std::max(1, static_cast<int>(std::lround(
+                          YoungInterval(s.checkpoint_cost, std::max(1.0, mean_lifetime_steps)))));
     }
   }
   return s;

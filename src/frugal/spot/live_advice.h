@@ -15,11 +15,11 @@ namespace frugal::spot {
 
 /// The job as the run was configured.
 struct LiveJob {
-  Duration compute{};         ///< work the job needs in all
-  Duration deadline{};        ///< from the run's first start
-  Duration changeover{};      ///< launch + setup + restore of a new instance
+  Duration compute{};     ///< work the job needs in all
+  Duration deadline{};    ///< from the run's first start
+  Duration changeover{};  ///< launch + setup + restore of a new instance
   Duration checkpoint_cost{};
-  double price_ratio = 3;     ///< on-demand ÷ spot
+  double price_ratio = 3;  ///< on-demand ÷ spot
   /// The market before any of it is seen (0: the policy's defaults, 2 h and 1 h).
   Duration prior_lifetime{};
   Duration prior_outage{};
@@ -34,8 +34,8 @@ struct AvailabilitySpan {
 
 /// Where the run stands now.
 struct LiveState {
-  Duration elapsed{};    ///< since the run's first start
-  Duration work_done{};  ///< work safe in committed checkpoints
+  Duration elapsed{};       ///< since the run's first start
+  Duration work_done{};     ///< work safe in committed checkpoints
   Mode mode = Mode::kIdle;  ///< idle right after a preemption
   bool spot_available = false;
 };
@@ -44,8 +44,8 @@ struct LiveAdvice {
   Mode mode = Mode::kOnDemand;  ///< idle = wait for spot capacity
   Duration spare{};             ///< time to spare beyond finishing on on-demand from now
   Duration work_left{};
-  bool planned = false;         ///< from the planner (false: the fallback rules)
-  int step_seconds = 60;        ///< the grid the policy decided on
+  bool planned = false;   ///< from the planner (false: the fallback rules)
+  int step_seconds = 60;  ///< the grid the policy decided on
 };
 
 /// "wait_for_spot", "spot" or "on_demand": what the advice asks of the scheduler.

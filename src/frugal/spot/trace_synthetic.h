@@ -30,8 +30,9 @@ struct SyntheticSpec {
 /// Generates a trace of launchable counts 0/1; the same spec always gives the same trace.
 [[nodiscard]] Trace MakeSyntheticTrace(const SyntheticSpec& spec);
 
-/// Parses "poisson:UP:DOWN[:DAYS]", "bathtub:UP:DOWN[:DAYS]" or "lognormal:UP:DOWN[:DAYS]" (durations like "4h", days a
-/// number); nullopt-like kBadInput when the text is not such a spec. `seed` is used as given.
+/// Parses "poisson:UP:DOWN[:DAYS]", "bathtub:UP:DOWN[:DAYS]" or "lognormal:UP:DOWN[:DAYS]"
+/// (durations like "4h", days a number); nullopt-like kBadInput when the text is not such a spec.
+/// `seed` is used as given.
 [[nodiscard]] Result<SyntheticSpec> ParseSyntheticSpec(const std::string& text, uint64_t seed);
 
 /// "poisson", "bathtub" or "lognormal".

@@ -48,14 +48,43 @@ std::vector<json> AdviceEvents(const fs::path& run_dir) {
 TEST(RunDeadline, AdviceMovesToOnDemandWhenTheSlackRunsOut) {
   TempDir home;
   const fs::path run_dir = home.path() / "run";
-  auto r = RunFrugal(
-      Concat({"--json", "run", "--price", "1/h", "--tier", "spot", "--run-id", "D1", "--run-dir",
-              run_dir.string(), "--restart", "local", "--max-restarts", "3", "--restart-backoff",
-              "1s", "--chaos-preempt-every", "2s", "--chaos-max", "3", "--seed", "3", "--grace",
-              "5s", "--deadline", "17s", "--compute", "12s", "--changeover", "1s",
-              "--spot-lifetime", "4s", "--spot-outage", "1s", "--"},
-             Counter(160, 0.05, 4)),
-      home.path(), {PythonPath()});
+  auto r = RunFrugal(Concat({"--json",
+                             "run",
+                             "--price",
+                             "1/h",
+                             "--tier",
+                             "spot",
+                             "--run-id",
+                             "D1",
+                             "--run-dir",
+                             run_dir.string(),
+                             "--restart",
+                             "local",
+                             "--max-restarts",
+                             "3",
+                             "--restart-backoff",
+                             "1s",
+                             "--chaos-preempt-every",
+                             "2s",
+                             "--chaos-max",
+                             "3",
+                             "--seed",
+                             "3",
+                             "--grace",
+                             "5s",
+                             "--deadline",
+                             "17s",
+                             "--compute",
+                             "12s",
+                             "--changeover",
+                             "1s",
+                             "--spot-lifetime",
+                             "4s",
+                             "--spot-outage",
+                             "1s",
+                             "--"},
+                            Counter(160, 0.05, 4)),
+                     home.path(), {PythonPath()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json doc = json::parse(r.out);
   const std::vector<json> advice = AdviceEvents(run_dir);
@@ -81,8 +110,9 @@ TEST(RunDeadline, AdviceMovesToOnDemandWhenTheSlackRunsOut) {
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
   const json list = json::parse(shown.out);
   ASSERT_EQ(list["runs"].size(), 1u);
-  auto show = RunFrugal(
-      {"--json", "runs", "show", std::to_string(list["runs"][0]["id"].get<int64_t>())}, home.path());
+  auto show =
+      RunFrugal({"--json", "runs", "show", std::to_string(list["runs"][0]["id"].get<int64_t>())},
+                home.path());
   ASSERT_EQ(show.exit_code, 0) << show.err;
   const json shown_run = json::parse(show.out);
   int notes = 0;
@@ -107,7 +137,8 @@ TEST(RunDeadline, RequeueStatesTheTierToResumeOn) {
 
 TEST(RunDeadline, BadDeadlineFlagsExitTwo) {
   TempDir home;
-  auto one = RunFrugal({"run", "--price", "1/h", "--deadline", "10h", "--", "/bin/true"}, home.path());
+  auto one =
+      RunFrugal({"run", "--price", "1/h", "--deadline", "10h", "--", "/bin/true"}, home.path());
   EXPECT_EQ(one.exit_code, 2);
   EXPECT_NE(one.err.find("--compute"), std::string::npos) << one.err;
   auto bad = RunFrugal(

@@ -1,10 +1,9 @@
-#include "frugal/spot/deadline_planner.h"
-
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "frugal/spot/availability_model.h"
+#include "frugal/spot/deadline_planner.h"
 #include "frugal/spot/frugal_policy.h"
 #include "frugal/spot/simulator.h"
 #include "spot_test_util.h"
@@ -133,9 +132,9 @@ TEST(SpotPlanner, ExpectedCostMatchesSimulatedRuns) {
     AvailabilityModel model;
     model.Reset(1, 1);
     for (uint8_t a : context.past) model.Observe(a != 0);
-    PlannerInput in = Input(job.compute, job.deadline - job.compute, job.changeover,
-                            model.StayProbabilities(true, 1, 48),
-                            model.StayProbabilities(false, 1, 48));
+    PlannerInput in =
+        Input(job.compute, job.deadline - job.compute, job.changeover,
+              model.StayProbabilities(true, 1, 48), model.StayProbabilities(false, 1, 48));
     DeadlinePlanner planner;
     planner.Solve(in);
     const bool available = trace.available[static_cast<size_t>(start)] != 0;
