@@ -22,6 +22,9 @@ struct RunOptions {
   int chaos_max = 0;
   uint64_t seed = 1;
   std::optional<std::string> override_reason;
+  std::string deadline, compute, changeover = "5m", checkpoint_cost = "0s";
+  std::string spot_lifetime = "2h", spot_outage = "1h";
+  double price_ratio = 3;
 };
 
 /// The run as the policy judges it: what it will run on (the offer chosen, its tier), its
@@ -63,6 +66,38 @@ Result<RunPolicyCheck> CheckRunAgainstPolicy(const RunOptions& o, const Supervis
   return check;
 }
 
+/// The deadline policy's configuration from --deadline/--compute and friends; nullopt when no
+/// deadline is given.
+Result<std::optional<run::DeadlineAdviceConfig>> DeadlineAdviceOf(const RunOptions& o) {
+  if (o.deadline.empty() && o.compute.empty()) return std::nullopt;
+  if (o.deadline.empty() || o.compute.empty()) {
+    return Fail(ErrorCode::kBadInput, "options --deadline and --compute: give both (or neither)");
+  }
+  run::DeadlineAdviceConfig c;
+  const std::pair<const char*, std::pair<const std::string*, Duration*>> fields[] = {
+      {"--deadline", {&o.deadline, &c.deadline}},
+      {"--compute", {&o.compute, &c.compute}},
+      {"--changeover", {&o.changeover, &c.changeover}},
+      {"--checkpoint-cost", {&o.checkpoint_cost, &c.checkpoint_cost}},
+      {"--spot-lifetime", {&o.spot_lifetime, &c.prior_lifetime}},
+      {"--spot-outage", {&o.spot_outage, &c.prior_outage}}};
+  for (const auto& [flag, field] : fields) {
+    Result<Duration> d = ParseDuration(*field.first);
+    if (!d || d->count() < 0) {
+      return Fail(ErrorCode::kBadInput, fmt::format("option {}: '{}' is not a duration like 36h", flag, *field.first));
+    }
+    *field.second = *d;
+  }
+  if (c.deadline.count() <= 0 || c.compute.count() <= 0) {
+    return Fail(ErrorCode::kBadInput, "options --deadline and --compute: must be positive");
+  }
+  if (!(o.price_ratio >= 1)) {
+    return Fail(ErrorCode::kBadInput, fmt::format("option --price-ratio: {} is not at least 1", o.price_ratio));
+  }
+  c.price_ratio = o.price_ratio;
+  return c;
+}
+
 Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s) {
   FRUGAL_TRY(CheckOverrideReason(o.override_reason));
   SuperviseSetup setup = FRUGAL_TRY(BuildSupervisorConfig(o.supervise, global));
@@ -76,6 +111,7 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
   Result<Duration> backoff = ParseDuration(o.restart_backoff);
   if (!backoff) return Fail(ErrorCode::kBadInput, "option --restart-backoff: " + backoff.error().message);
   config.restart_backoff = *backoff;
+  config.deadline_advice = FRUGAL_TRY(DeadlineAdviceOf(o));
 
   // The policy before anything is written: a refused run leaves no ledger row and no run dir.
   const RunPolicyCheck policy_check = FRUGAL_TRY(CheckRunAgainstPolicy(o, setup, global, s));
@@ -149,6 +185,20 @@ void RegisterRun(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--chaos-max", opts->chaos_max, "Stop injecting after this many preemptions (0: never)");
   cmd->add_option("--seed", opts->seed, "Seed of the injected preemptions")->capture_default_str();
   AddOverrideOption(cmd, opts->override_reason);
+  cmd->add_option("--deadline", opts->deadline,
+                  "Deadline from the run's first start (with --compute): after a preemption, advise "
+                  "waiting for spot or moving to on-demand");
+  cmd->add_option("--compute", opts->compute, "Work the job needs in all, e.g. 48h (with --deadline)");
+  cmd->add_option("--changeover", opts->changeover, "A new instance's launch + setup + restore")
+      ->capture_default_str();
+  cmd->add_option("--checkpoint-cost", opts->checkpoint_cost, "Time to write a checkpoint")->capture_default_str();
+  cmd->add_option("--price-ratio", opts->price_ratio, "On-demand ÷ spot price")->capture_default_str();
+  cmd->add_option("--spot-lifetime", opts->spot_lifetime,
+                  "Mean spot lifetime believed before the run has seen one")
+      ->capture_default_str();
+  cmd->add_option("--spot-outage", opts->spot_outage,
+                  "Mean wait for spot capacity believed before the run has seen one")
+      ->capture_default_str();
   cmd->callback([opts, &global, &action] {
     action = [opts, &global](Streams& s) -> Result<void> { return RunRun(*opts, global, s); };
   });

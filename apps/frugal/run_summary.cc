@@ -87,6 +87,7 @@ void PrintRunSummary(std::ostream& out, const run::SupervisorConfig& config, con
                      config.gpus == 1 ? "" : "s", FormatDuration(r.usage.wall));
   if (r.cap) out << fmt::format("  cap          {} reached; overshoot {}\n", run::CapKindName(*r.cap), r.overshoot);
   out << fmt::format("  segments     {}, preemptions {}, restarts {}\n", r.segments, r.preemptions, r.restarts);
+  if (r.recommended_tier) out << fmt::format("  deadline     resume on {} ({})\n", *r.recommended_tier, r.advice);
   if (!r.lost_steps.empty()) {
     out << fmt::format("  lost work    {} step(s) over {} preemption(s)\n",
                        std::accumulate(r.lost_steps.begin(), r.lost_steps.end(), int64_t{0}), r.lost_steps.size());
@@ -159,6 +160,8 @@ nlohmann::json RunSummaryJson(const run::SupervisorConfig& config, const RunResu
           {"segments", r.segments},
           {"preemptions", r.preemptions},
           {"restarts", r.restarts},
+          {"recommended_tier", opt(r.recommended_tier)},
+          {"advice", r.advice},
           {"lost_steps", r.lost_steps},
           {"last_step", r.last_step},
           {"first_progress_ms", r.first_progress ? nlohmann::json(r.first_progress->count()) : nlohmann::json()},

@@ -325,7 +325,7 @@ void RegisterSimulate(CLI::App& app, GlobalOptions& global, Action& action) {
       "simulate", "Replay spot traces: deadline policies against the offline optimum");
   cmd->add_option("--trace", opts->traces,
                   "Trace files (.json spot-traces format, .csv) or synthetic families "
-                  "poisson:UP:DOWN[:DAYS], bathtub:UP:DOWN[:DAYS]")
+                  "poisson:UP:DOWN[:DAYS], bathtub:UP:DOWN[:DAYS], lognormal:UP:DOWN[:DAYS]")
       ->required();
   cmd->add_option("--policy", opts->policy, "od, greedy, up, frugal, a comma list, or all");
   cmd->add_option("--compute", opts->compute, "Work the job needs, e.g. 48h")->required();

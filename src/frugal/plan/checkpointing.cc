@@ -5,10 +5,6 @@
 
 namespace frugal::plan {
 
-double YoungInterval(double checkpoint_hours, double mtbf_hours) {
-  return std::sqrt(2.0 * checkpoint_hours * mtbf_hours);
-}
-
 double DalyInterval(double checkpoint_hours, double mtbf_hours) {
   const double c = checkpoint_hours;
   const double m = mtbf_hours;

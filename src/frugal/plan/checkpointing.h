@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "frugal/core/checkpoint_interval.h"
+
 namespace frugal::plan {
 
 /// What the job can do about interruptions (the spec's fault_tolerance section).
@@ -20,8 +22,8 @@ struct FaultTolerance {
   std::optional<std::string> not_spot_ready;
 };
 
-/// Young (1974): τ = √(2·C·M), checkpoint cost C, mean time between failures M.
-[[nodiscard]] double YoungInterval(double checkpoint_hours, double mtbf_hours);
+/// Young (1974): τ = √(2·C·M), checkpoint cost C, mean time between failures M (hours here).
+using frugal::YoungInterval;
 
 /// Daly (2006), the higher-order optimum: τ = √(2CM)·[1 + ⅓√(C/2M) + ⅑(C/2M)] − C for C < 2M,
 /// else M.

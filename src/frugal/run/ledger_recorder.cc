@@ -65,6 +65,7 @@ ledger::EventType EventTypeOf(EventKind kind) {
       return ledger::EventType::kBudgetStop;
     case EventKind::kCheckpointRejected:
     case EventKind::kWarning:
+    case EventKind::kSpotAdvice:
       return ledger::EventType::kNote;
   }
   return ledger::EventType::kNote;

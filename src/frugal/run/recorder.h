@@ -68,6 +68,7 @@ enum class EventKind {
   kBudgetWarning,        ///< cap, detail: the fraction used
   kBudgetStop,           ///< cap, detail: the overshoot
   kWarning,              ///< detail: e.g. processes left behind, garbage report lines
+  kSpotAdvice,           ///< detail: the deadline policy's advice after a preemption
 };
 /// "preemption_notice", "preempted", ...
 std::string EventKindName(EventKind kind);

@@ -38,6 +38,7 @@ std::string EventKindName(EventKind kind) {
     case EventKind::kBudgetWarning: return "budget_warning";
     case EventKind::kBudgetStop: return "budget_stop";
     case EventKind::kWarning: return "warning";
+    case EventKind::kSpotAdvice: return "spot_advice";
   }
   return "?";
 }

@@ -111,6 +111,20 @@ void Supervisor::MarkLostAttempt() {
                config_.run_id);
 }
 
+void Supervisor::AdviseAfterPreemption(int segment, Loop& loop) {
+  if (!config_.deadline_advice) return;
+  Result<DeadlineAdvice> advice = run::AdviseAfterPreemption(
+      *config_.deadline_advice, ReadJournal(config_.run_dir / "journal.jsonl"), Now());
+  if (!advice) {
+    log::Warning("no deadline advice: {}", advice.error().message);
+    return;
+  }
+  result_.recommended_tier = advice->tier;
+  result_.advice = advice->detail;
+  log::Info("deadline advice: {}", advice->detail);
+  Record(EventKind::kSpotAdvice, segment, advice->detail, loop);
+}
+
 bool Supervisor::Backoff(Duration wait, Loop& loop) {
   const SteadyTime until = std::chrono::steady_clock::now() + wait;
   while (true) {
@@ -168,6 +182,7 @@ Result<RunResult> Supervisor::Run() {
     }
     end = *r;
     if (end != SegmentEnd::kPreempted) break;
+    AdviseAfterPreemption(segment, loop);
     if (config_.restart != RestartPolicy::kLocal || loop.self_signalled) break;
     if (result_.restarts >= config_.max_restarts) {
       result_.warnings.push_back(fmt::format("gave up after {} restarts (--max-restarts)", result_.restarts));
@@ -217,6 +232,7 @@ Result<RunResult> Supervisor::Run() {
       result_.outcome = RunOutcome::kPreempted;
       result_.exit_code = kRequeueExitCode;
       result_.message = fmt::format("preempted; requeue to resume (run id {})", config_.run_id);
+      if (result_.recommended_tier) result_.message += " on " + *result_.recommended_tier;
       break;
     case SegmentEnd::kInterrupted:
       result_.outcome = RunOutcome::kInterrupted;

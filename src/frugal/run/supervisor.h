@@ -18,6 +18,7 @@
 #include "frugal/monitor/sampler.h"
 #include "frugal/run/budget_guard.h"
 #include "frugal/run/checkpoint_store.h"
+#include "frugal/run/deadline_advice.h"
 #include "frugal/run/child_process.h"
 #include "frugal/run/preemption_source.h"
 #include "frugal/run/recorder.h"
@@ -47,6 +48,9 @@ struct SupervisorConfig {
   Duration restart_backoff = std::chrono::seconds(1);  ///< doubles per restart, at most 60 s
   int keep_checkpoints = 3;
   ChildStdout child_stdout = ChildStdout::kInherit;
+  /// With a deadline: after each preemption, ask the deadline policy whether to wait for spot
+  /// or move to on-demand (recorded as a spot_advice event, stated in the result).
+  std::optional<DeadlineAdviceConfig> deadline_advice;
 };
 
 /// A snapshot for the status line.
@@ -104,6 +108,10 @@ struct RunResult {
   int64_t garbage_report_lines = 0;
   UtilizationSummary utilization;
   std::vector<std::string> warnings;
+  /// After the last preemption, with a deadline: the tier to resume on ("spot" or
+  /// "on_demand") and the advice's reasoning.
+  std::optional<std::string> recommended_tier;
+  std::string advice;
 };
 
 class Supervisor {
@@ -133,6 +141,7 @@ class Supervisor {
   void StopLeftovers(Segment& seg, Loop& loop);
   bool Backoff(Duration wait, Loop& loop);
   void MarkLostAttempt();
+  void AdviseAfterPreemption(int segment, Loop& loop);
   void Record(EventKind kind, int segment, std::string detail, Loop& loop);
 
   SupervisorConfig config_;

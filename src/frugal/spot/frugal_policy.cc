@@ -9,105 +9,74 @@ namespace {
 // Lifetime assumed before any has been seen: two hours, a middle-of-the-road spot market.
 constexpr double kDefaultMeanUpHours = 2.0;
 constexpr double kDefaultMeanDownHours = 1.0;
+// Ages the planner tells apart, in job steps; older runs share the tail's survival.
+constexpr int kPlannerAgeSteps = 48;
 
 }  // namespace
-
-void RunLengths::Clear() {
-  histogram_.assign(kMaxSteps + 1, 0);
-  longer_count_.assign(kMaxSteps + 2, 0);
-  longer_sum_.assign(kMaxSteps + 2, 0);
-  dirty_ = false;
-  max_length_ = 0;
-  count_ = 0;
-  total_ = 0;
-}
-
-void RunLengths::Add(int length) {
-  if (histogram_.empty()) Clear();
-  length = std::clamp(length, 1, kMaxSteps);
-  ++histogram_[static_cast<size_t>(length)];
-  max_length_ = std::max(max_length_, length);
-  ++count_;
-  total_ += length;
-  dirty_ = true;
-}
-
-void RunLengths::Rebuild() {
-  // Entries past the longest run are zero from Clear() and stay so; only [0, max] changes.
-  for (int a = max_length_; a >= 0; --a) {
-    const auto i = static_cast<size_t>(a);
-    // Entries at index a sum over lengths > a.
-    const double c = a + 1 <= kMaxSteps ? histogram_[i + 1] : 0;
-    longer_count_[i] = longer_count_[i + 1] + c;
-    longer_sum_[i] = longer_sum_[i + 1] + c * (a + 1);
-  }
-  dirty_ = false;
-}
-
-double RunLengths::ExpectedRemaining(int age, double fallback_mean) {
-  if (count_ == 0 || age >= kMaxSteps) return fallback_mean;
-  if (dirty_) Rebuild();
-  const auto i = static_cast<size_t>(std::max(age, 0));
-  // With few runs longer than `age`, blend in the memoryless guess so one lucky run does not
-  // decide; the weight of the data grows with how many such runs were seen.
-  const double n = longer_count_[i];
-  if (n == 0) return fallback_mean;
-  const double empirical = longer_sum_[i] / n - age;
-  constexpr double kPriorWeight = 2.0;
-  return (n * empirical + kPriorWeight * fallback_mean) / (n + kPriorWeight);
-}
-
-RunLengths::Capped RunLengths::ExpectedRemainingCapped(int age, int cap, double fallback_mean) {
-  // Memoryless guess: E[min(X, cap)] and P(X < cap) for an exponential X of the given mean.
-  const double m = std::max(fallback_mean, 1e-9);
-  const double tail = std::exp(-cap / m);
-  Capped prior{m * (1 - tail), 1 - tail};
-  if (count_ == 0 || age >= kMaxSteps) return prior;
-  if (dirty_) Rebuild();
-  const auto a = static_cast<size_t>(std::max(age, 0));
-  const auto b = static_cast<size_t>(std::min(age + std::max(cap, 0), kMaxSteps + 1));
-  const double n = longer_count_[a];
-  if (n == 0) return prior;
-  // Runs ending within the cap contribute (ℓ − age); longer ones contribute the cap.
-  const double ending = n - longer_count_[b];
-  const double ending_sum = (longer_sum_[a] - longer_sum_[b]) - age * ending;
-  const double capped = (ending_sum + cap * longer_count_[b]) / n;
-  constexpr double kPriorWeight = 2.0;
-  return Capped{(n * capped + kPriorWeight * prior.expected) / (n + kPriorWeight),
-                (ending + kPriorWeight * prior.ends_before_cap) / (n + kPriorWeight)};
-}
 
 void FrugalPolicy::Start(const PolicyContext& context) {
   job_ = context.job;
   price_ratio_ = context.price_ratio;
-  up_runs_.Clear();
-  down_runs_.Clear();
-  current_age_ = 0;
-  up_steps_seen_ = 0;
-  steps_seen_ = 0;
-  current_available_ = !context.past.empty() && context.past.front() != 0;
-  for (uint8_t available : context.past) Observe(available != 0);
+  model_.Reset(context.prior_lifetime_steps > 0 ? context.prior_lifetime_steps
+                                                : kDefaultMeanUpHours / job_.step_hours(),
+               context.prior_outage_steps > 0 ? context.prior_outage_steps
+                                              : kDefaultMeanDownHours / job_.step_hours());
+  for (uint8_t available : context.past) model_.Observe(available != 0);
+  Plan();
 }
 
-void FrugalPolicy::Observe(bool available) {
-  ++steps_seen_;
-  up_steps_seen_ += available ? 1 : 0;
-  if (current_age_ > 0 && available != current_available_) {
-    (current_available_ ? up_runs_ : down_runs_).Add(current_age_);
-    current_age_ = 0;
+void FrugalPolicy::Plan() {
+  // Leaving a working mode writes a checkpoint before the changeover, so both count.
+  const int enter = job_.changeover + job_.checkpoint_cost;
+  PlannerInput input;
+  input.compute = job_.compute;
+  input.spare = std::max(job_.deadline - job_.compute, 0);
+  input.changeover = enter;
+  input.price_ratio = price_ratio_;
+  // The finest grid within budget whose unit divides the changeover (so that it stays exact).
+  planner_ = DeadlinePlanner();
+  for (int unit = 1; unit <= std::max(enter, 1); ++unit) {
+    if (enter > 0 && enter % unit != 0) continue;
+    input.unit = unit;
+    input.ages = std::max(2, (kPlannerAgeSteps + unit - 1) / unit);
+    if (DeadlinePlanner::Work(input) > kPlannerBudget) continue;
+    input.stay_up = model_.StayProbabilities(true, unit, input.ages);
+    input.stay_down = model_.StayProbabilities(false, unit, input.ages);
+    planner_.Solve(input);
+    break;
   }
-  current_available_ = available;
-  ++current_age_;
+  runs_at_plan_ = model_.runs(true).count() + model_.runs(false).count();
 }
 
-double FrugalPolicy::MeanUp() const {
-  if (up_runs_.count() > 0) return up_runs_.mean();
-  return kDefaultMeanUpHours / job_.step_hours();
+Mode FrugalPolicy::Decide(const Observation& obs) {
+  model_.Observe(obs.spot_available);
+  price_ratio_ = obs.price_ratio;  // follows a price series step by step
+  if (!planner_.solved()) return Rules(obs);
+  // Re-plan when the market seen has doubled since the plan (few past runs at the start).
+  const int runs = model_.runs(true).count() + model_.runs(false).count();
+  if (runs >= 2 * runs_at_plan_ + 4) Plan();
+  if (obs.changeover_left > 0) return Guard(obs.mode, obs);
+  const int unsaved = obs.mode == Mode::kOnDemand ? 0 : obs.uncommitted;
+  const int work_left = job_.compute - obs.committed - obs.uncommitted + unsaved;
+  const int spare = job_.deadline - obs.step - work_left;
+  const Mode want =
+      planner_.Decide(spare, work_left, obs.mode, obs.spot_available, model_.current_age());
+  return Guard(want, obs);
 }
 
-double FrugalPolicy::MeanDown() const {
-  if (down_runs_.count() > 0) return down_runs_.mean();
-  return kDefaultMeanDownHours / job_.step_hours();
+Mode FrugalPolicy::Guard(Mode want, const Observation& obs) const {
+  if (want == Mode::kOnDemand) return want;
+  if (want == Mode::kSpot && !obs.spot_available) want = Mode::kIdle;
+  if (obs.mode == Mode::kOnDemand) {
+    if (want == Mode::kOnDemand) return want;
+    return SpareAfterLeavingOnDemand(job_, obs) >= 1 ? want : Mode::kOnDemand;
+  }
+  // A job working on spot loses no spare time while it works (nor, with free checkpoints,
+  // when it is preempted), so it may ride spot down to zero spare; every other step off
+  // on-demand spends one.
+  const bool riding = want == Mode::kSpot && obs.mode == Mode::kSpot && obs.changeover_left == 0 &&
+                      job_.checkpoint_cost == 0;
+  return SpareSteps(job_, obs) >= (riding ? 0 : 1) ? want : Mode::kOnDemand;
 }
 
 int FrugalPolicy::ReserveSteps(const Observation& obs) {
@@ -118,7 +87,7 @@ int FrugalPolicy::ReserveSteps(const Observation& obs) {
   // Spare time kept for round trips spot → (preempted) → on-demand → spot: each costs two
   // changeovers (and a checkpoint) of spare time, and finishing the remaining work on spot
   // takes about work ÷ mean lifetime of them.
-  const double trips = 1.0 + work_left / std::max(1.0, MeanUp());
+  const double trips = 1.0 + work_left / std::max(1.0, model_.Mean(true));
   const double per_trip = 2.0 * job_.changeover + job_.checkpoint_cost;
   return 1 + static_cast<int>(trips * per_trip);
 }
@@ -127,9 +96,13 @@ double FrugalPolicy::SpotTripGain(int age, int work_left, int unsaved, Mode from
   const int d = job_.changeover;
   // The useful part of the spot run: its remaining life after the changeover, capped by the
   // work left.
-  const RunLengths::Capped life = up_runs_.ExpectedRemainingCapped(age + d, work_left, MeanUp());
+  const RunLengths::Capped life =
+      model_.runs(true).ExpectedRemainingCapped(age + d, work_left, model_.Mean(true));
   const double survive_changeover =
-      d == 0 ? 1.0 : 1.0 - up_runs_.ExpectedRemainingCapped(age, d, MeanUp()).ends_before_cap;
+      d == 0 ? 1.0
+             : 1.0 - model_.runs(true)
+                         .ExpectedRemainingCapped(age, d, model_.Mean(true))
+                         .ends_before_cap;
   // In spot-price units: each spot step instead of on-demand saves (ratio − 1); leaving costs
   // the spot changeover, a checkpoint billed at on-demand if one is due, and — when the run
   // ends before the work does — the changeover back at on-demand prices.
@@ -145,12 +118,10 @@ double FrugalPolicy::SpotTripGain(int age, int work_left, int unsaved, Mode from
 bool FrugalPolicy::WorthLeavingOnDemand(const Observation& obs, int spare_after) {
   if (spare_after < job_.changeover + 1) return false;  // no time to change over safely
   const int work_left = job_.compute - obs.committed - obs.uncommitted;
-  return SpotTripGain(current_age_, work_left, obs.uncommitted, Mode::kOnDemand) > 0;
+  return SpotTripGain(model_.current_age(), work_left, obs.uncommitted, Mode::kOnDemand) > 0;
 }
 
-Mode FrugalPolicy::Decide(const Observation& obs) {
-  Observe(obs.spot_available);
-  price_ratio_ = obs.price_ratio;  // follows a price series step by step
+Mode FrugalPolicy::Rules(const Observation& obs) {
   const int d = job_.changeover;
 
   if (obs.mode == Mode::kOnDemand) {
@@ -172,7 +143,8 @@ Mode FrugalPolicy::Decide(const Observation& obs) {
     if (spare < d + 1) return Mode::kOnDemand;
     // A run expected to die before its changeover pays for itself is better waited out.
     const int work_left = job_.compute - obs.committed;
-    return SpotTripGain(current_age_, work_left, 0, Mode::kIdle) > 0 ? Mode::kSpot : Mode::kIdle;
+    return SpotTripGain(model_.current_age(), work_left, 0, Mode::kIdle) > 0 ? Mode::kSpot
+                                                                             : Mode::kIdle;
   }
   if (spare > ReserveSteps(obs)) {
     // Above the reserve, waiting costs nothing but spare time, and waiting keeps the option
@@ -184,7 +156,8 @@ Mode FrugalPolicy::Decide(const Observation& obs) {
   // At the reserve: ride out an outage expected to end within a changeover, as long as the
   // spare time allows it; otherwise cover it with on-demand. (Waiting a changeover's length
   // into every outage first — ski rental — lost on both the AWS and the synthetic traces.)
-  const double outage_left = down_runs_.ExpectedRemaining(current_age_, MeanDown());
+  const double outage_left =
+      model_.runs(false).ExpectedRemaining(model_.current_age(), model_.Mean(false));
   if (outage_left <= d && spare - outage_left >= d + 1) return Mode::kIdle;
   return Mode::kOnDemand;
 }

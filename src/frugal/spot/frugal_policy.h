@@ -1,74 +1,59 @@
 #pragma once
-// frugal's own deadline policy. Reasoning in docs/spot-policy.md. In short: idle time is
-// free and waiting spends only spare time, so wait for spot while the spare time is above a
-// reserve; the reserve buys future round trips between on-demand and spot (two changeovers
-// each, about one per spot lifetime of work left), and is dropped where such trips do not
-// pay; from on-demand, go back to spot only when the spot run's expected remaining life
-// (learned online from the trace's past) pays for the changeovers; enter spot from idle only
-// when the run is expected to outlive its changeover; ride through outages expected to end
-// within a changeover. Never picks anything but on-demand once the spare time is gone.
+// frugal's own deadline policy. Reasoning in docs/spot-policy.md. In short: learn the spot
+// market from what has been seen (lifetimes and outages, by age: availability_model.h), and
+// plan against that model — the deadline planner (deadline_planner.h) gives, for every spare
+// time, work left, mode and age of the current run, the decision with the least expected
+// cost to finish. The exact deadline rule (policy.h: SpareSteps) guards every decision, so
+// the model can cost money when it is wrong but never a deadline.
+//
+// When the planner would exceed its budget (very long jobs on a fine step grid) the policy
+// uses rules instead: wait for spot while the spare time is above a reserve of round trips;
+// from on-demand, go back to spot only when the run's expected remaining life pays for the
+// changeovers; enter spot from idle only when the run is expected to outlive its changeover;
+// ride through outages expected to end within a changeover.
 
+#include <cstdint>
 #include <string>
-#include <vector>
 
+#include "frugal/spot/availability_model.h"
+#include "frugal/spot/deadline_planner.h"
 #include "frugal/spot/policy.h"
 
 namespace frugal::spot {
 
-/// Lengths of the runs of one state (available or not) seen so far, with the expected
-/// remaining length of a run that has lasted `age` steps. Capped at kMaxSteps.
-class RunLengths {
- public:
-  static constexpr int kMaxSteps = 8192;
-  void Clear();
-  void Add(int length);
-  [[nodiscard]] int count() const { return count_; }
-  [[nodiscard]] double mean() const { return count_ == 0 ? 0 : total_ / count_; }
-  /// E[length − age | length > age]; `fallback_mean` (memoryless) when nothing longer was seen.
-  [[nodiscard]] double ExpectedRemaining(int age, double fallback_mean);
-  /// E[min(length − age, cap) | length > age] and P(length − age < cap | length > age), each
-  /// blended with a memoryless run of mean `fallback_mean` while few runs that long were seen.
-  struct Capped {
-    double expected = 0;
-    double ends_before_cap = 0;
-  };
-  [[nodiscard]] Capped ExpectedRemainingCapped(int age, int cap, double fallback_mean);
-
- private:
-  void Rebuild();
-  std::vector<int> histogram_;
-  std::vector<double> longer_count_;  ///< Σ_{ℓ>a} count[ℓ]
-  std::vector<double> longer_sum_;    ///< Σ_{ℓ>a} ℓ·count[ℓ]
-  bool dirty_ = false;
-  int max_length_ = 0;
-  int count_ = 0;
-  double total_ = 0;
-};
-
 class FrugalPolicy final : public Policy {
  public:
+  /// State updates one plan may cost (about 10–40 ms on one core); beyond it the planner
+  /// runs on a coarser grid, and beyond every grid that keeps the changeover exact, the
+  /// rules decide.
+  static constexpr int64_t kPlannerBudget = 40'000'000;
+
   void Start(const PolicyContext& context) override;
   Mode Decide(const Observation& obs) override;
   [[nodiscard]] std::string name() const override { return "frugal"; }
 
+  /// True when decisions come from the planner (false: the rules).
+  [[nodiscard]] bool planned() const { return planner_.solved(); }
+  /// Planner steps per job step of the current plan (1 = exact).
+  [[nodiscard]] int plan_unit() const { return planner_.unit(); }
+  /// The market model learned so far.
+  [[nodiscard]] const AvailabilityModel& model() const { return model_; }
+
  private:
-  void Observe(bool available);
+  void Plan();
+  [[nodiscard]] Mode Guard(Mode want, const Observation& obs) const;
+  [[nodiscard]] Mode Rules(const Observation& obs);
   [[nodiscard]] int ReserveSteps(const Observation& obs);
   [[nodiscard]] bool WorthLeavingOnDemand(const Observation& obs, int spare_after);
   /// Expected saving, in spot-price steps, of moving `from` idle or on-demand onto a spot run
   /// that has lasted `age` steps, with `work_left` to do; negative when it does not pay.
   [[nodiscard]] double SpotTripGain(int age, int work_left, int unsaved, Mode from);
-  [[nodiscard]] double MeanUp() const;
-  [[nodiscard]] double MeanDown() const;
 
   StepJob job_;
   double price_ratio_ = 3;
-  RunLengths up_runs_;
-  RunLengths down_runs_;
-  bool current_available_ = false;
-  int current_age_ = 0;  ///< steps the current run (available or not) has lasted
-  int up_steps_seen_ = 0;
-  int steps_seen_ = 0;
+  AvailabilityModel model_;
+  DeadlinePlanner planner_;
+  int runs_at_plan_ = 0;  ///< runs the model had seen when the plan was made
 };
 
 }  // namespace frugal::spot

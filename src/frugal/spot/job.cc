@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "frugal/core/checkpoint_interval.h"
+
 namespace frugal::spot {
 namespace {
 
@@ -65,8 +67,8 @@ Result<StepJob> ToSteps(const JobSpec& job, int step_seconds, double mean_lifeti
     } else {
       // Young's rule: the interval that balances checkpoint time against expected lost work.
       s.checkpoint_every =
-          std::max(1, static_cast<int>(std::lround(std::sqrt(2.0 * s.checkpoint_cost *
-                                                             std::max(1.0, mean_lifetime_steps)))));
+          std::max(1, static_cast<int>(std::lround(
+                          YoungInterval(s.checkpoint_cost, std::max(1.0, mean_lifetime_steps)))));
     }
   }
   return s;

@@ -19,6 +19,10 @@ struct PolicyContext {
   StepJob job;
   std::span<const uint8_t> past;  ///< availability before the job's start, oldest first
   double price_ratio = 3.0;       ///< on-demand ÷ spot at the start
+  /// What the market is believed to do before any of it is seen: mean spot lifetime and mean
+  /// outage, in steps (0: the policy's own default).
+  double prior_lifetime_steps = 0;
+  double prior_outage_steps = 0;
 };
 
 /// The state at the start of a step, before the decision.

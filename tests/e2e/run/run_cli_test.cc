@@ -116,6 +116,10 @@ TEST(RunCli, SigkillOfChildOrSupervisorNeverCorruptsACommittedCheckpoint) {
     if (i % 2 == 0) {
       (*frugal)->SignalGroup(SIGKILL);  // the supervisor dies outright
     } else {
+      // On a loaded machine Python can take longer than the delay to start: wait for it.
+      for (int wait = 0; wait < 200 && !fs::exists(pidfile); ++wait) {
+        std::this_thread::sleep_for(milliseconds(100));
+      }
       auto pid = ReadFile(pidfile);
       ASSERT_TRUE(pid.has_value());
       ::kill(static_cast<pid_t>(std::stol(*pid)), SIGKILL);  // the training process dies

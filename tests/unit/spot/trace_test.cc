@@ -84,7 +84,8 @@ TEST(SpotTrace, LoadsTheSharedTraces) {
 }
 
 TEST(SpotTrace, SyntheticTracesAreSeededAndMatchTheirMeans) {
-  for (LifetimeShape shape : {LifetimeShape::kPoisson, LifetimeShape::kBathtub}) {
+  for (LifetimeShape shape :
+       {LifetimeShape::kPoisson, LifetimeShape::kBathtub, LifetimeShape::kLogNormal}) {
     SyntheticSpec spec;
     spec.shape = shape;
     spec.mean_up_hours = 3;
@@ -110,6 +111,10 @@ TEST(SpotTrace, ParsesSyntheticSpecs) {
   EXPECT_DOUBLE_EQ(spec->mean_up_hours, 4);
   EXPECT_DOUBLE_EQ(spec->mean_down_hours, 0.5);
   EXPECT_DOUBLE_EQ(spec->days, 10);
+  auto heavy = ParseSyntheticSpec("lognormal:6h:1h", 3);
+  ASSERT_TRUE(heavy) << heavy.error().message;
+  EXPECT_EQ(heavy->shape, LifetimeShape::kLogNormal);
+  EXPECT_EQ(MakeSyntheticTrace(*heavy).name, "lognormal-3");
   EXPECT_FALSE(ParseSyntheticSpec("poisson:4h", 1));
   EXPECT_FALSE(ParseSyntheticSpec("poisson:x:1h", 1));
 }

@@ -1,0 +1,55 @@
+#pragma once
+// Deadline advice after a preemption: the run's journal (this attempt and earlier ones) tells
+// how long spot lasted in each segment, how long each wait for capacity took and how much
+// work is safe in committed checkpoints; the spot area's deadline policy (spot/live_advice.h)
+// turns that into "wait for spot", "spot" or "on_demand". The supervisor records the answer
+// as an event and, for a requeue (exit 75), states the tier the scheduler should ask for.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frugal/core/error.h"
+#include "frugal/run/recorder.h"
+#include "frugal/spot/live_advice.h"
+
+namespace frugal::run {
+
+/// The run's deadline, as `frugal run --deadline --compute` configure it.
+struct DeadlineAdviceConfig {
+  Duration compute{};                             ///< work the job needs in all, on this capacity
+  Duration deadline{};                            ///< from the run's first start
+  Duration changeover = std::chrono::minutes(5);  ///< a new instance's launch + setup + restore
+  Duration checkpoint_cost{};
+  double price_ratio = 3;  ///< on-demand ÷ spot
+  /// Mean spot lifetime and outage believed before the run has seen any (0: 2 h and 1 h).
+  Duration prior_lifetime{};
+  Duration prior_outage{};
+};
+
+/// What the journal says, for the policy.
+struct SpotHistory {
+  std::optional<WallTime> first_start;
+  std::vector<spot::AvailabilitySpan> spans;
+  Duration work_done{};
+  bool waiting_for_spot = false;  ///< the last segment ended in a preemption
+};
+
+/// Reads the history out of journal records (ReadJournal), up to `now`. Segments on spot
+/// count as spot available for their length; the time from a preemption to the next segment
+/// (or to `now`) as spot unavailable. Work done is, per segment, the time from its first
+/// progress to its last committed checkpoint.
+[[nodiscard]] SpotHistory SpotHistoryOf(const std::vector<nlohmann::json>& records, WallTime now);
+
+struct DeadlineAdvice {
+  spot::LiveAdvice advice;
+  std::string tier;    ///< what to requeue on: "spot" (wait for it) or "on_demand"
+  std::string detail;  ///< one line for the event and the user
+};
+
+/// The advice now. kBadInput when the configuration has no positive compute or deadline.
+[[nodiscard]] Result<DeadlineAdvice> AdviseAfterPreemption(
+    const DeadlineAdviceConfig& config, const std::vector<nlohmann::json>& records, WallTime now);
+
+}  // namespace frugal::run
