@@ -78,6 +78,13 @@ Result<void> WriteFileAtomically(const std::filesystem::path& path, std::string_
 }
 
 Result<std::string> ReadFile(const std::filesystem::path& path) {
+  // An ifstream opens a directory without complaint and then reads nothing, which would surface
+  // later as a misleading "empty document".
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: is a directory, expected a file", path.string()));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return Fail(ErrorCode::kBadInput,

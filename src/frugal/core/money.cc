@@ -39,6 +39,16 @@ Money Money::FromDollars(double dollars) {
   return Money(static_cast<int64_t>(std::llround(dollars * static_cast<double>(kMicrosPerDollar))));
 }
 
+Result<Money> Money::FromDollarsChecked(double dollars) {
+  constexpr double kMaxDollars =
+      static_cast<double>(kMaxMicros) / static_cast<double>(kMicrosPerDollar);
+  if (!std::isfinite(dollars) || std::abs(dollars) > kMaxDollars) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("invalid amount {:g}: beyond ±9 trillion dollars", dollars));
+  }
+  return FromDollars(dollars);
+}
+
 Result<Money> Money::Parse(std::string_view text) {
   const std::string original(text);
   auto bad = [&](const char* why) {

@@ -22,6 +22,9 @@ class Money {
   /// Rounds to the nearest micro-dollar (half away from zero). For converting model outputs
   /// (expected costs), never for reading prices: use Parse for those.
   static Money FromDollars(double dollars);
+  /// FromDollars for numbers read from input: kBadInput when `dollars` is not finite or beyond
+  /// ±9 trillion dollars (the range Parse accepts), where the conversion would overflow.
+  [[nodiscard]] static Result<Money> FromDollarsChecked(double dollars);
 
   /// Parses "$1,234.50", "1234.5", "0.0005", "-3". Digits beyond the sixth decimal are rounded
   /// half away from zero. Rejects empty strings, stray characters, misplaced separators and

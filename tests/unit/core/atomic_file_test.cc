@@ -66,5 +66,13 @@ TEST(ReadFile, MissingFileNamesIt) {
   EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
 }
 
+TEST(ReadFile, DirectoryIsBadInputNotAnEmptyFile) {
+  testing::TempDir dir;
+  auto r = ReadFile(dir.path());
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(r.error().message.find("is a directory"), std::string::npos) << r.error().message;
+}
+
 }  // namespace
 }  // namespace frugal
