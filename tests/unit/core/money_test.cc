@@ -43,6 +43,16 @@ TEST(Money, FromDollarsCheckedRefusesWhatWouldOverflow) {
   }
 }
 
+TEST(Money, ScalingAndModelOutputsSaturateInsteadOfWrapping) {
+  const Money max = Money::FromDollarsChecked(9e12).value();
+  EXPECT_EQ(Money::FromDollars(1e300), max);
+  EXPECT_EQ(Money::FromDollars(-1e300), -max);
+  EXPECT_EQ(Money::FromDollars(std::numeric_limits<double>::quiet_NaN()), Money());
+  EXPECT_EQ(Money::FromCents(4000).Scaled(1e22), max);
+  EXPECT_EQ(Rate{Money::FromCents(4000)}.ForHours(1e22), max);
+  EXPECT_EQ(Money::FromCents(4000).Scaled(0.5), Money::FromCents(2000));
+}
+
 TEST(Money, RejectsBadStrings) {
   for (const char* bad : {"", "$", "abc", "1.2.3", "1,23", "12,34.5", ",123", "1e5", "--1", "$-",
                           "1 000", "NaN", "99999999999999"}) {
