@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "frugal/core/text.h"
 #include "frugal/plan/advice.h"
 #include "frugal/plan/knob_search.h"
 
@@ -346,6 +347,26 @@ void Screen(Context& ctx) {
   ctx.candidates = std::move(allowed);
 }
 
+/// kBadInput for a measured profile naming an offer no catalog offer matches: a typo there
+/// would otherwise leave the profile unused and the plan silently modelled.
+Result<void> CheckProfileOffers(const JobSpec& spec, const catalog::Catalog& c) {
+  for (const MeasuredProfile& p : spec.measured) {
+    if (p.offer.empty()) continue;
+    std::vector<std::string> names;
+    bool found = false;
+    for (const Offer& o : c.offers()) {
+      found = found || p.offer == o.instance_type || o.Id().rfind(p.offer, 0) == 0;
+      names.push_back(o.instance_type);
+    }
+    if (!found) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: field 'offer': no offer '{}' in the catalog{}", p.where, p.offer,
+                              DidYouMean(p.offer, names)));
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const PlanRequest& request) {
@@ -355,6 +376,7 @@ Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const Plan
   plan.budget = request.budget ? request.budget : spec.constraints.budget;
   est::Training base = spec.baseline;
   plan.tokens = FRUGAL_TRY(est::WorkTokens(spec.work, spec.model, base));
+  FRUGAL_TRY(CheckProfileOffers(spec, c));
   Context ctx{spec, c, request, plan, {}, {}, {}, {}};
   for (const Offer& o : c.offers()) AddOffer(ctx, o);
   AddFallbacks(ctx);
