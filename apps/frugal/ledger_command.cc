@@ -195,7 +195,7 @@ void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action) {
   auto sweep = std::make_shared<SweepOptions>();
   CLI::App* sw = cmd->add_subcommand(
       "sweep", "Mark runs whose supervisor stopped heartbeating as lost, costed to the last beat");
-  sw->add_option("--stale", sweep->stale, "Silence that counts as dead (default 10m)");
+  sw->add_option("--stale", sweep->stale, "Silence that counts as dead: at least 2m (default 10m)");
   sw->callback([&, sweep] {
     action = [&global, sweep](Streams& s) { return RunSweep(*sweep, global, s); };
   });

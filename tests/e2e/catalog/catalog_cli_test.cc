@@ -197,6 +197,21 @@ TEST(CatalogCli, ImportRefusesACutOffFileAndAnUnreadableSnapshotDate) {
             "2028-02-29");
 }
 
+TEST(CatalogCli, ImportThatCannotWriteItsMetadataLeavesAWorkingCatalog) {
+  TempDir home;
+  WriteTestFile(home / "in" / "lambda_vms.csv",
+                "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,"
+                "GpuInfo,SpotPrice\ngpu_1x_a10,A10,1.0,30.0,200.0,0.75,us-east-1,,\n");
+  // snapshot.json cannot be replaced (a directory sits there): the import fails. offers.csv
+  // used to be written first, and every later command failed reading the missing metadata.
+  std::filesystem::create_directories(home / "data" / "catalog" / "snapshot.json");
+  auto import = RunFrugal({"catalog", "import", "--skypilot", (home / "in").string()}, home.path());
+  EXPECT_NE(import.exit_code, 0);
+  EXPECT_FALSE(std::filesystem::exists(home / "data" / "catalog" / "offers.csv"));
+  auto info = Json(RunFrugal({"catalog", "info", "--json"}, home.path()));
+  EXPECT_EQ(info["in_use"], "shipped");
+}
+
 TEST(CatalogCli, GpusListsSpecsWithSources) {
   TempDir home;
   auto doc = Json(RunFrugal({"catalog", "gpus", "--json"}, home.path()));
