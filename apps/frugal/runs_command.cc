@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "commands.h"
 #include "frugal/core/table.h"
 #include "frugal/ledger/ledger.h"
@@ -227,7 +229,9 @@ void RegisterRuns(CLI::App& app, GlobalOptions& global, Action& action) {
 
   auto id = std::make_shared<int64_t>(0);
   CLI::App* sh = cmd->add_subcommand("show", "One run: segments, events, spend, utilization");
-  sh->add_option("ID", *id, "Run id")->required();
+  sh->add_option("ID", *id, "Run id")
+      ->required()
+      ->check(WholeNumber(1, std::numeric_limits<int64_t>::max()));
   sh->callback([&, id] { action = [&global, id](Streams& s) { return RunShow(*id, global, s); }; });
 }
 

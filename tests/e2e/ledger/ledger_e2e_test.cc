@@ -247,6 +247,15 @@ TEST_F(LedgerE2E, BadOptionsNameTheOptionAndChangeNothing) {
   EXPECT_NE(until.err.find("--until: invalid time"), std::string::npos) << until.err;
   auto bucket = Frugal({"ledger", "downsample", "--bucket", "banana"});
   EXPECT_NE(bucket.err.find("--bucket: invalid duration"), std::string::npos) << bucket.err;
+  auto twice = Frugal({"report", "--by", "team,gpu,team"});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.err.find("--by: 'team' given twice"), std::string::npos) << twice.err;
+  auto huge_id = Frugal({"runs", "show", "99999999999999999999"});
+  EXPECT_EQ(huge_id.exit_code, 2);
+  EXPECT_NE(huge_id.err.find("expected a whole number"), std::string::npos) << huge_id.err;
+  auto to_dir = Frugal({"ledger", "export", "--format", "focus", "-o", home_.path().string()});
+  EXPECT_EQ(to_dir.exit_code, 2);
+  EXPECT_NE(to_dir.err.find("is a directory"), std::string::npos) << to_dir.err;
   auto limit = Frugal({"runs", "list", "--limit", "-1"});
   EXPECT_EQ(limit.exit_code, 2);
   EXPECT_NE(limit.err.find("--limit: expected a whole number from 0"), std::string::npos)

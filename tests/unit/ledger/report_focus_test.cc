@@ -116,6 +116,7 @@ TYPED_TEST(ReportFocus, ClipsSegmentsToTheWindowAndGroupsByGpuAndTier) {
   EXPECT_EQ(r.rows[0].key, (std::vector<std::string>{"A10G", "spot"}));
   EXPECT_EQ(r.rows[0].spend, Money::FromCents(500));
   EXPECT_FALSE(ParseGroupKeys("team,gpux").has_value());
+  EXPECT_FALSE(ParseGroupKeys("team,gpu,Team").has_value());  // a column twice
   EXPECT_NE(ParseGroupKeys("team,gpux").error().message.find("did you mean 'gpu'"),
             std::string::npos);
 }
