@@ -30,6 +30,9 @@ std::string_view RunKindName(RunKind k) {
 namespace {
 
 namespace est = estimate;
+
+/// Options that would run longer are excluded rather than priced.
+constexpr double kMaxPlannedHours = 1e6;
 using catalog::Offer;
 using catalog::Tier;
 
@@ -88,6 +91,12 @@ const KnobResult& Knobs(Context& ctx, const catalog::GpuSpec& gpu, int total) {
 
 /// Prices an option whose undisturbed wall time is known, by its offer's tier.
 bool Price(Context& ctx, Option& opt) {
+  // Far past any deadline, and past what durations and money can hold: 1e30 tokens priced
+  // a T4 at "-$9,202,132,660,692.13", which then ranked first under the budget.
+  if (!(opt.work_hours <= kMaxPlannedHours)) {
+    Exclude(ctx, "runs over a million hours (more than a century)");
+    return false;
+  }
   const Offer& o = *opt.offer;
   const Rate rate{o.price.per_hour * opt.instances};
   const auto deadline = ctx.plan.deadline_hours;
@@ -185,7 +194,8 @@ void AddModelled(Context& ctx, const Offer& o, int instances, int total,
   opt.work_hours = k.best->WallHours();
   if (!Price(ctx, opt)) return;
   ctx.candidates.push_back(opt);
-  if (k.baseline && k.baseline->fits && o.tier == Tier::kOnDemand) {
+  if (k.baseline && k.baseline->fits && o.tier == Tier::kOnDemand &&
+      k.baseline->WallHours() <= kMaxPlannedHours) {
     const double hours = k.baseline->WallHours();
     ctx.baselines.push_back({&o, total, Rate{o.price.per_hour * instances}.For(FromHours(hours)),
                              hours, !ctx.plan.deadline_hours || hours <= *ctx.plan.deadline_hours});

@@ -166,6 +166,24 @@ TEST(PlanCli, MissingOffersFileNamesTheSpecLine) {
   EXPECT_NE(r.err.find("ofers.yaml"), std::string::npos) << r.err;
 }
 
+TEST(PlanCli, AbsurdWorkIsExcludedNeverPricedNegative) {
+  TempDir home;
+  std::ifstream in(SourceDir() / "examples" / "plan" / "llama-7b-finetune.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string from = "tokens: 2b";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "tokens: 1e30");
+  testing::WriteTestFile(home / "job.yaml", text);
+  // It printed a T4 at "-$9,202,132,660,692.13" ranked first, under the $2,000 budget.
+  const nlohmann::json doc = PlanJson({(home / "job.yaml").string()}, home);
+  EXPECT_TRUE(doc["options"].empty()) << doc["options"].dump().substr(0, 400);
+  bool excluded = false;
+  for (const auto& e : doc["excluded"]) {
+    excluded = excluded || e["reason"] == "runs over a million hours (more than a century)";
+  }
+  EXPECT_TRUE(excluded) << doc["excluded"].dump().substr(0, 400);
+}
+
 TEST(PlanCli, ImpossibleConstraintsSayWhatWouldWork) {
   TempDir home;
   const auto doc = PlanJson({Example("seed/job.yaml"), "--budget", "1"}, home);
