@@ -8,5 +8,7 @@ find_package(yaml-cpp REQUIRED)
 find_package(SQLite3 REQUIRED)
 find_package(tl-expected REQUIRED)
 pkg_check_modules(PQXX IMPORTED_TARGET libpqxx)
+# libpq itself too: the ledger asks it to parse a URL before connecting (libpqxx has no call).
+pkg_check_modules(PQ IMPORTED_TARGET libpq)
 find_package(OpenSSL REQUIRED)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)

@@ -1,5 +1,8 @@
 #include "app.h"
 
+#include <fmt/format.h>
+
+#include <charconv>
 #include <iostream>
 #include <sstream>
 
@@ -7,6 +10,20 @@
 #include "frugal/core/log.h"
 
 namespace frugal::cli {
+
+CLI::Validator WholeNumber(int64_t min, int64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& value) -> std::string {
+        int64_t n = 0;
+        const char* end = value.data() + value.size();
+        const auto [ptr, ec] = std::from_chars(value.data(), end, n);
+        if (ec != std::errc() || ptr != end || n < min || n > max) {
+          return fmt::format("expected a whole number from {} to {}, got '{}'", min, max, value);
+        }
+        return {};
+      },
+      fmt::format("INT in [{} - {}]", min, max));
+}
 
 void WriteJson(Streams& streams, nlohmann::json doc) {
   doc["schema_version"] = 1;

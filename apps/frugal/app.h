@@ -32,6 +32,10 @@ struct Streams {
 /// What a parsed command runs; set by the command's CLI11 callback.
 using Action = std::function<Result<void>(Streams&)>;
 
+/// A CLI11 check that the value is a whole number in [min, max], with a message that says so
+/// ("expected a whole number from 1 to 1000000, got '0'") instead of CLI11's floating-point range.
+CLI::Validator WholeNumber(int64_t min, int64_t max);
+
 /// Writes `doc` as the one JSON document of the command, with schema_version added.
 void WriteJson(Streams& streams, nlohmann::json doc);
 

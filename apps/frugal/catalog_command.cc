@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <chrono>
 #include <ctime>
 #include <iostream>
 
@@ -113,6 +115,10 @@ Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, S
   if (!opts.max_price.empty()) {
     q.max_price_per_hour = FRUGAL_TRY(
         Money::Parse(opts.max_price).map_error([](Error e) { return e.Wrap("--max-price"); }));
+    if (q.max_price_per_hour->micros() < 0) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("--max-price: must not be negative, got '{}'", opts.max_price));
+    }
   }
   q.min_gpus = opts.min_gpus;
   q.sort = opts.sort == "price_per_gpu" ? catalog::OfferQuery::Sort::kPricePerGpu
@@ -216,7 +222,31 @@ std::string Today() {
   return fmt::format("{:04d}-{:02d}-{:02d}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
 }
 
+/// kBadInput unless `text` is a calendar date written YYYY-MM-DD.
+Result<void> CheckDate(std::string_view option, const std::string& text) {
+  auto number = [&](size_t pos, size_t count) -> std::optional<int> {
+    int n = 0;
+    const char* begin = text.data() + pos;
+    const auto [end, ec] = std::from_chars(begin, begin + count, n);
+    if (ec != std::errc() || end != begin + count) return std::nullopt;
+    return n;
+  };
+  if (text.size() == 10 && text[4] == '-' && text[7] == '-') {
+    const auto y = number(0, 4), m = number(5, 2), d = number(8, 2);
+    if (y && m && d && *m > 0 && *d > 0 &&
+        std::chrono::year_month_day(std::chrono::year(*y),
+                                    std::chrono::month(static_cast<unsigned>(*m)),
+                                    std::chrono::day(static_cast<unsigned>(*d)))
+            .ok()) {
+      return {};
+    }
+  }
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("{}: '{}' is not a date written YYYY-MM-DD", option, text));
+}
+
 Result<void> RunImport(const ImportOptions& opts, const GlobalOptions& global, Streams& s) {
+  if (!opts.snapshot_date.empty()) FRUGAL_TRY(CheckDate("--snapshot-date", opts.snapshot_date));
   const auto gpus = FRUGAL_TRY(catalog::ReadGpuTable(ShippedDataDir() / "gpus.csv"));
   std::vector<std::string> known;
   for (const auto& g : gpus) known.push_back(g.name);
@@ -292,7 +322,7 @@ void RegisterCatalog(CLI::App& app, GlobalOptions& global, Action& action) {
       "offers", "Every way to rent a GPU: cloud, instance, region, tier, price");
   o->add_option("--gpu", offers->gpu, "GPU model or alias (A100-80GB, H100, L4)");
   o->add_option("--min-gpus", offers->min_gpus, "At least this many GPUs per instance")
-      ->check(CLI::NonNegativeNumber);
+      ->check(WholeNumber(0, 1'000'000));
   o->add_option("--cloud", offers->cloud, "aws, gcp, azure, lambda, vast, or a custom cloud");
   o->add_option("--region", offers->region, "Region, e.g. us-east-1");
   o->add_option("--tier", offers->tier, "on_demand, spot, reserved_1y, reserved_3y");
@@ -300,7 +330,8 @@ void RegisterCatalog(CLI::App& app, GlobalOptions& global, Action& action) {
                 "Highest price per hour for the instance, in dollars");
   o->add_option("--sort", offers->sort, "price or price_per_gpu")
       ->check(CLI::IsMember({"price", "price_per_gpu"}));
-  o->add_option("--limit", offers->limit, "Show at most N offers")->check(CLI::NonNegativeNumber);
+  o->add_option("--limit", offers->limit, "Show at most N offers (0: all)")
+      ->check(WholeNumber(0, 1'000'000'000));
   o->callback([&, offers] {
     action = [&global, offers](Streams& s) { return RunOffers(*offers, global, s); };
   });

@@ -24,9 +24,20 @@ struct ExportOptions {
 Result<void> RunExport(const ExportOptions& o, const GlobalOptions& global, Streams& s) {
   ledger::FocusExportOptions options;
   options.now = ledger::Now();
-  options.since = FRUGAL_TRY(ledger::ParseTimeOrAgo(o.since, options.now));
+  options.since = FRUGAL_TRY(ledger::ParseTimeOrAgo(o.since, options.now).map_error([](Error e) {
+    return e.Wrap("--since");
+  }));
   options.until =
-      o.until.empty() ? options.now : FRUGAL_TRY(ledger::ParseTimeOrAgo(o.until, options.now));
+      o.until.empty()
+          ? options.now
+          : FRUGAL_TRY(ledger::ParseTimeOrAgo(o.until, options.now).map_error([](Error e) {
+              return e.Wrap("--until");
+            }));
+  if (global.json && o.output.empty()) {
+    // The CSV would be the document on stdout; --json promises JSON there instead.
+    return Fail(ErrorCode::kBadInput,
+                "--json: the FOCUS CSV goes to stdout; give -o FILE to get a JSON summary instead");
+  }
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   std::ostringstream csv;
   const int64_t rows = FRUGAL_TRY(ledger::ExportFocus(*db, options, csv));
@@ -35,7 +46,11 @@ Result<void> RunExport(const ExportOptions& o, const GlobalOptions& global, Stre
   } else {
     // Nothing half-written: the file appears only once complete.
     FRUGAL_TRY(WriteFileAtomically(o.output, csv.str()));
-    s.err << fmt::format("Wrote {} FOCUS rows to {}\n", rows, o.output);
+    if (global.json) {
+      WriteJson(s, {{"rows", rows}, {"output", o.output}});
+    } else {
+      s.err << fmt::format("Wrote {} FOCUS rows to {}\n", rows, o.output);
+    }
   }
   return {};
 }
@@ -46,8 +61,10 @@ struct ImportOptions {
 };
 
 Result<void> RunImport(const ImportOptions& o, const GlobalOptions& global, Streams& s) {
+  // Read and check the file first: a bad file leaves no new, empty ledger behind.
+  ledger::FocusBatch batch = FRUGAL_TRY(ledger::ReadFocus(o.file));
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
-  const ledger::FocusImportSummary sum = FRUGAL_TRY(ledger::ImportFocus(*db, o.file));
+  const ledger::FocusImportSummary sum = FRUGAL_TRY(ledger::ImportFocus(*db, std::move(batch)));
   if (global.json) {
     WriteJson(s, {{"file", o.file},
                   {"rows", sum.rows},
@@ -95,12 +112,23 @@ Result<void> RunInfo(const GlobalOptions& global, Streams& s) {
   return {};
 }
 
+constexpr Duration kMinimumStale = std::chrono::minutes(2);
+
 struct SweepOptions {
   std::string stale = "10m";
 };
 
 Result<void> RunSweep(const SweepOptions& o, const GlobalOptions& global, Streams& s) {
-  const Duration stale = FRUGAL_TRY(ParseDuration(o.stale));
+  const Duration stale =
+      FRUGAL_TRY(ParseDuration(o.stale).map_error([](Error e) { return e.Wrap("--stale"); }));
+  // A supervisor heartbeats at least once a minute: a shorter silence proves nothing and would
+  // mark live runs lost.
+  if (stale < kMinimumStale) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("--stale: {} is shorter than the heartbeat a supervisor promises; "
+                            "give at least {}",
+                            o.stale, FormatDuration(kMinimumStale)));
+  }
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   const std::vector<ledger::RunId> lost = FRUGAL_TRY(db->SweepLost(ledger::Now(), stale));
   if (global.json) {
@@ -119,8 +147,10 @@ struct DownsampleOptions {
 };
 
 Result<void> RunDownsample(const DownsampleOptions& o, const GlobalOptions& global, Streams& s) {
-  const Duration age = FRUGAL_TRY(ParseDuration(o.older_than));
-  const Duration bucket = FRUGAL_TRY(ParseDuration(o.bucket));
+  const Duration age = FRUGAL_TRY(
+      ParseDuration(o.older_than).map_error([](Error e) { return e.Wrap("--older-than"); }));
+  const Duration bucket =
+      FRUGAL_TRY(ParseDuration(o.bucket).map_error([](Error e) { return e.Wrap("--bucket"); }));
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   const int64_t removed = FRUGAL_TRY(db->Downsample(ledger::Now() - age, bucket));
   if (global.json) {
@@ -145,7 +175,8 @@ void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action) {
       ->check(CLI::IsMember({"focus"}));
   e->add_option("--since", exp->since, "Start: a duration back (30d) or a date (default 30d)");
   e->add_option("--until", exp->until, "End (exclusive); default now");
-  e->add_option("-o,--output", exp->output, "Write to FILE (atomically) instead of stdout");
+  e->add_option("-o,--output", exp->output,
+                "Write to FILE (atomically) instead of stdout; with --json, print a summary");
   e->callback(
       [&, exp] { action = [&global, exp](Streams& s) { return RunExport(*exp, global, s); }; });
 
@@ -164,7 +195,7 @@ void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action) {
   auto sweep = std::make_shared<SweepOptions>();
   CLI::App* sw = cmd->add_subcommand(
       "sweep", "Mark runs whose supervisor stopped heartbeating as lost, costed to the last beat");
-  sw->add_option("--stale", sweep->stale, "Silence that counts as dead (default 10m)");
+  sw->add_option("--stale", sweep->stale, "Silence that counts as dead: at least 2m (default 10m)");
   sw->callback([&, sweep] {
     action = [&global, sweep](Streams& s) { return RunSweep(*sweep, global, s); };
   });

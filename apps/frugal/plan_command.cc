@@ -268,9 +268,10 @@ void PrintPolicy(const plan::Plan& p, const PlanPolicy& pp, std::ostream& out) {
     out << fmt::format("\nOptions above that violate policy {} (overridden: {}):\n",
                        pp.policy->policy.Label(), *pp.override_reason);
   } else {
-    out << fmt::format("\nRefused by policy {} ({} option{} in all; those ranked above the "
-                       "last option shown):\n",
-                       pp.policy->policy.Label(), p.refused_count, p.refused_count == 1 ? "" : "s");
+    out << fmt::format(
+        "\nRefused by policy {} ({} option{} in all; those ranked above the "
+        "last option shown):\n",
+        pp.policy->policy.Label(), p.refused_count, p.refused_count == 1 ? "" : "s");
   }
   for (const PlanPolicy::Entry& e : pp.entries) {
     out << fmt::format("  #{} {} {} {}: {}\n", e.rank, e.option->offer->Id(), RunLabel(*e.option),
@@ -329,8 +330,8 @@ Result<std::optional<policy::ConfiguredPolicy>> SetUpPolicy(const PlanOptions& o
 
 /// After planning: refuses when every ranked option is refused (exit 3) unless overridden;
 /// with --override, finds the shown options that violate and records the override.
-Result<void> ApplyPolicy(const plan::JobSpec& spec, const plan::Plan& p, const GlobalOptions& global,
-                         PlanPolicy& pp, Streams& s) {
+Result<void> ApplyPolicy(const plan::JobSpec& spec, const plan::Plan& p,
+                         const GlobalOptions& global, PlanPolicy& pp, Streams& s) {
   Enforcement e{"plan", "job " + spec.name, pp.job.tags, {}, pp.override_reason};
   if (!pp.override_reason) {
     for (const plan::RefusedOption& r : p.refused) {
@@ -340,9 +341,9 @@ Result<void> ApplyPolicy(const plan::JobSpec& spec, const plan::Plan& p, const G
     // Nothing the policy allows: refuse with the violations of the best option.
     s.err << fmt::format("every one of the {} ranked options violates policy {}; the best:\n",
                          p.refused_count, pp.policy->policy.Label());
-    e.subject_label = fmt::format("job {} on {} {}", spec.name,
-                                  pp.entries.front().option->offer->Id(),
-                                  RunLabel(*pp.entries.front().option));
+    e.subject_label =
+        fmt::format("job {} on {} {}", spec.name, pp.entries.front().option->offer->Id(),
+                    RunLabel(*pp.entries.front().option));
     e.violations = pp.entries.front().violations;
     return RefuseUnlessOverridden(e, *pp.policy, global, s);
   }
@@ -410,7 +411,7 @@ void RegisterPlan(CLI::App& app, GlobalOptions& global, Action& action) {
       ->check(CLI::IsMember({"cost", "time"}))
       ->capture_default_str();
   cmd->add_option("--top", o->top, "Show the best N options")
-      ->check(CLI::PositiveNumber)
+      ->check(WholeNumber(1, 1'000'000))
       ->capture_default_str();
   AddOverrideOption(cmd, o->override_reason);
   cmd->callback([&, o] { action = [&global, o](Streams& s) { return RunPlan(*o, global, s); }; });

@@ -75,7 +75,8 @@ std::string Linked(const ledger::NewOverride& o) {
 Result<void> RunPolicyOverrides(const PolicyCommandOptions& o, const GlobalOptions& global,
                                 Streams& s) {
   const ledger::Timestamp now = ledger::Now();
-  const ledger::Timestamp since = FRUGAL_TRY(ledger::ParseTimeOrAgo(o.since, now));
+  const ledger::Timestamp since = FRUGAL_TRY(
+      ledger::ParseTimeOrAgo(o.since, now).map_error([](Error e) { return e.Wrap("--since"); }));
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   const std::vector<ledger::PolicyOverride> rows = FRUGAL_TRY(db->ListOverrides({since, now}));
   nlohmann::json list = nlohmann::json::array();

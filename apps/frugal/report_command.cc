@@ -21,9 +21,15 @@ Result<void> RunReport(const ReportCommandOptions& o, const GlobalOptions& globa
   ledger::ReportOptions options;
   options.now = ledger::Now();
   options.by = FRUGAL_TRY(ledger::ParseGroupKeys(o.by));
-  options.since = FRUGAL_TRY(ledger::ParseTimeOrAgo(o.since, options.now));
+  options.since = FRUGAL_TRY(ledger::ParseTimeOrAgo(o.since, options.now).map_error([](Error e) {
+    return e.Wrap("--since");
+  }));
   options.until =
-      o.until.empty() ? options.now : FRUGAL_TRY(ledger::ParseTimeOrAgo(o.until, options.now));
+      o.until.empty()
+          ? options.now
+          : FRUGAL_TRY(ledger::ParseTimeOrAgo(o.until, options.now).map_error([](Error e) {
+              return e.Wrap("--until");
+            }));
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   const ledger::Report report = FRUGAL_TRY(ledger::BuildReport(*db, options));
   if (global.json || o.format == "json") {

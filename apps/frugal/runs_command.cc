@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "commands.h"
 #include "frugal/core/table.h"
 #include "frugal/ledger/ledger.h"
@@ -43,9 +45,18 @@ nlohmann::json RunJson(const ledger::RunSummary& r) {
 Result<void> RunList(const ListOptions& o, const GlobalOptions& global, Streams& s) {
   const Timestamp now = ledger::Now();
   ledger::RunFilter filter;
-  if (!o.since.empty()) filter.since = FRUGAL_TRY(ledger::ParseTimeOrAgo(o.since, now));
-  if (!o.until.empty()) filter.until = FRUGAL_TRY(ledger::ParseTimeOrAgo(o.until, now));
-  if (!o.status.empty()) filter.status = FRUGAL_TRY(ledger::ParseRunStatus(o.status));
+  if (!o.since.empty()) {
+    filter.since = FRUGAL_TRY(
+        ledger::ParseTimeOrAgo(o.since, now).map_error([](Error e) { return e.Wrap("--since"); }));
+  }
+  if (!o.until.empty()) {
+    filter.until = FRUGAL_TRY(
+        ledger::ParseTimeOrAgo(o.until, now).map_error([](Error e) { return e.Wrap("--until"); }));
+  }
+  if (!o.status.empty()) {
+    filter.status = FRUGAL_TRY(
+        ledger::ParseRunStatus(o.status).map_error([](Error e) { return e.Wrap("--status"); }));
+  }
   for (const std::string& tag : o.tags) {
     ledger::Tags parsed;
     FRUGAL_TRY(parsed.SetFromText(tag));
@@ -207,16 +218,20 @@ void RegisterRuns(CLI::App& app, GlobalOptions& global, Action& action) {
   CLI::App* l = cmd->add_subcommand("list", "Runs, newest first, with spend and GPU-hours");
   l->add_option("--since", list->since, "Active since: a duration back (7d) or a date");
   l->add_option("--until", list->until, "Started before: a duration back or a date");
-  l->add_option("--tag", list->tags, "key=value; repeat to require several")->allow_extra_args(false);
+  l->add_option("--tag", list->tags, "key=value; repeat to require several")
+      ->allow_extra_args(false);
   l->add_option("--status", list->status,
                 "running, succeeded, failed, budget_stopped, cancelled, lost");
-  l->add_option("--limit", list->limit, "Show at most N runs")->check(CLI::NonNegativeNumber);
+  l->add_option("--limit", list->limit, "Show at most N runs (0: all)")
+      ->check(WholeNumber(0, 1'000'000'000));
   l->callback(
       [&, list] { action = [&global, list](Streams& s) { return RunList(*list, global, s); }; });
 
   auto id = std::make_shared<int64_t>(0);
   CLI::App* sh = cmd->add_subcommand("show", "One run: segments, events, spend, utilization");
-  sh->add_option("ID", *id, "Run id")->required();
+  sh->add_option("ID", *id, "Run id")
+      ->required()
+      ->check(WholeNumber(1, std::numeric_limits<int64_t>::max()));
   sh->callback([&, id] { action = [&global, id](Streams& s) { return RunShow(*id, global, s); }; });
 }
 

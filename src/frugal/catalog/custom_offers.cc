@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "frugal/catalog/gpu_names.h"
 #include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
@@ -66,7 +68,9 @@ Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node,
                             "expected a rate in [0, 60]"));
   }
   o.vcpus = FRUGAL_TRY(doc.OptionalDouble(node, "vcpus")).value_or(0);
+  if (o.vcpus < 0) return Fail(doc.ErrorAt(node["vcpus"], "vcpus", "must not be negative"));
   o.ram_gib = FRUGAL_TRY(doc.OptionalDouble(node, "ram_gib")).value_or(0);
+  if (o.ram_gib < 0) return Fail(doc.ErrorAt(node["ram_gib"], "ram_gib", "must not be negative"));
   return o;
 }
 
@@ -101,7 +105,19 @@ Result<CustomCatalog> ReadCustomOffers(const std::filesystem::path& path,
   CustomCatalog out;
   if (const YAML::Node offers = doc.root()["offers"]; offers) {
     if (!offers.IsSequence()) return Fail(doc.ErrorAt(offers, "offers", "expected a list"));
-    for (const auto& node : offers) out.offers.push_back(FRUGAL_TRY(ReadOffer(doc, node, known)));
+    // Two offers with one id would make --offer and measured profiles ambiguous.
+    std::map<std::string, std::string> first_at;
+    for (const auto& node : offers) {
+      Offer o = FRUGAL_TRY(ReadOffer(doc, node, known));
+      const auto [it, fresh] = first_at.emplace(o.Id(), doc.Where(node));
+      if (!fresh) {
+        return Fail(doc.ErrorAt(node["name"], "name",
+                                fmt::format("offer '{}' is already defined at {} (same name, "
+                                            "cloud, region, zone and tier)",
+                                            o.Id(), it->second)));
+      }
+      out.offers.push_back(std::move(o));
+    }
   }
   if (const YAML::Node rates = doc.root()["preemption_rates"]; rates) {
     if (!rates.IsSequence()) return Fail(doc.ErrorAt(rates, "preemption_rates", "expected a list"));

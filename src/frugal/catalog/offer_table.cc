@@ -90,8 +90,11 @@ Result<void> WriteOfferTable(const std::filesystem::path& dir, const std::vector
   nlohmann::json j = {{"format_version", meta.format_version},
                       {"snapshot_date", meta.snapshot_date},
                       {"sources", meta.sources}};
-  FRUGAL_TRY(WriteFileAtomically(dir / "offers.csv", csv));
-  return WriteFileAtomically(dir / "snapshot.json", j.dump(2) + "\n");
+  // offers.csv is what makes a directory an imported catalog (Catalog::LoadDefault), so it is
+  // renamed into place last: a write that fails or a process killed in between never leaves
+  // offers.csv without the snapshot.json every later command would then fail to read.
+  FRUGAL_TRY(WriteFileAtomically(dir / "snapshot.json", j.dump(2) + "\n"));
+  return WriteFileAtomically(dir / "offers.csv", csv);
 }
 
 Result<SnapshotMeta> ReadSnapshotMeta(const std::filesystem::path& path) {

@@ -319,6 +319,9 @@ Result<ImportResult> ImportSkyPilot(const std::vector<fs::path>& inputs,
               file.string()));
     }
     const CsvTable table = FRUGAL_TRY(CsvTable::Load(file));
+    if (auto full = table.RequireFullRows(); !full) {
+      return Fail(ErrorCode::kBadInput, full.error().message + " (nothing was imported)");
+    }
     ImportReport report;
     report.cloud = cloud;
     report.file = file;

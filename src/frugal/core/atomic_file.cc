@@ -35,6 +35,11 @@ AtomicFile::~AtomicFile() {
 Result<void> AtomicFile::Write(std::string_view bytes) {
   if (fd_ < 0) {
     std::error_code ec;
+    // Found now rather than when the rename fails after all the bytes are written.
+    if (std::filesystem::is_directory(path_, ec)) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: is a directory, expected a file to write", path_.string()));
+    }
     if (path_.has_parent_path()) std::filesystem::create_directories(path_.parent_path(), ec);
     if (ec) {
       return Fail(ErrorCode::kFailed, fmt::format("{}: cannot create directory: {}",
@@ -78,6 +83,13 @@ Result<void> WriteFileAtomically(const std::filesystem::path& path, std::string_
 }
 
 Result<std::string> ReadFile(const std::filesystem::path& path) {
+  // An ifstream opens a directory without complaint and then reads nothing, which would surface
+  // later as a misleading "empty document".
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: is a directory, expected a file", path.string()));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return Fail(ErrorCode::kBadInput,

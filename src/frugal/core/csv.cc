@@ -114,6 +114,17 @@ Result<size_t> CsvTable::RequireColumn(std::string_view name) const {
   return Fail(ErrorCode::kBadInput, fmt::format("{}:1: missing column '{}'", source_, name));
 }
 
+Result<void> CsvTable::RequireFullRows() const {
+  for (const CsvRecord& r : rows_) {
+    if (r.fields.size() != header_.fields.size()) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}:{}: {} fields, the header has {} (is the file cut off?)", source_,
+                              r.line, r.fields.size(), header_.fields.size()));
+    }
+  }
+  return {};
+}
+
 std::string CsvTable::Where(const CsvRecord& record, size_t column) const {
   const int col = column < record.columns.size() ? record.columns[column] : 1;
   return fmt::format("{}:{}:{}", source_, record.line, col);

@@ -34,6 +34,11 @@ class CsvTable {
   /// The column's index, or kBadInput "file:1: missing column 'Price'".
   [[nodiscard]] Result<size_t> RequireColumn(std::string_view name) const;
 
+  /// kBadInput "file:line: 3 fields, the header has 9" for the first row whose field count
+  /// differs from the header's: a cut-off or hand-damaged file, which readers of machine-written
+  /// tables refuse rather than read short rows as empty fields.
+  [[nodiscard]] Result<void> RequireFullRows() const;
+
   /// "file:line:column" of a field (the record's start when the field is absent).
   std::string Where(const CsvRecord& record, size_t column) const;
   /// The field, or "" when the row is short.

@@ -35,8 +35,30 @@ std::string GroupThousands(int64_t whole) {
 
 }  // namespace
 
+namespace {
+/// Rounds micro-dollars held in a double to the nearest micro, saturating at ±9 trillion dollars
+/// (llround of a value beyond int64 is undefined; the old code printed "-$-9223372036854.-7758").
+int64_t SaturatedMicros(double micros) {
+  const double limit = static_cast<double>(kMaxMicros);
+  if (std::isnan(micros)) return 0;
+  if (micros >= limit) return kMaxMicros;
+  if (micros <= -limit) return -kMaxMicros;
+  return static_cast<int64_t>(std::llround(micros));
+}
+}  // namespace
+
 Money Money::FromDollars(double dollars) {
-  return Money(static_cast<int64_t>(std::llround(dollars * static_cast<double>(kMicrosPerDollar))));
+  return Money(SaturatedMicros(dollars * static_cast<double>(kMicrosPerDollar)));
+}
+
+Result<Money> Money::FromDollarsChecked(double dollars) {
+  constexpr double kMaxDollars =
+      static_cast<double>(kMaxMicros) / static_cast<double>(kMicrosPerDollar);
+  if (!std::isfinite(dollars) || std::abs(dollars) > kMaxDollars) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("invalid amount {:g}: beyond ±9 trillion dollars", dollars));
+  }
+  return FromDollars(dollars);
 }
 
 Result<Money> Money::Parse(std::string_view text) {
@@ -126,7 +148,7 @@ std::string Money::ToPlainString() const {
 }
 
 Money Money::Scaled(double factor) const {
-  return Money(static_cast<int64_t>(std::llround(static_cast<double>(micros_) * factor)));
+  return Money(SaturatedMicros(static_cast<double>(micros_) * factor));
 }
 
 double Money::RatioTo(Money denominator) const {

@@ -20,8 +20,12 @@ class Money {
   /// Whole cents; convenient for tests and constants.
   static constexpr Money FromCents(int64_t cents) { return Money(cents * 10'000); }
   /// Rounds to the nearest micro-dollar (half away from zero). For converting model outputs
-  /// (expected costs), never for reading prices: use Parse for those.
+  /// (expected costs), never for reading prices: use Parse for those. Saturates at ±9 trillion
+  /// dollars (the range Parse accepts); NaN gives zero.
   static Money FromDollars(double dollars);
+  /// FromDollars for numbers read from input: kBadInput when `dollars` is not finite or beyond
+  /// ±9 trillion dollars (the range Parse accepts), where the conversion would overflow.
+  [[nodiscard]] static Result<Money> FromDollarsChecked(double dollars);
 
   /// Parses "$1,234.50", "1234.5", "0.0005", "-3". Digits beyond the sixth decimal are rounded
   /// half away from zero. Rejects empty strings, stray characters, misplaced separators and
@@ -53,7 +57,8 @@ class Money {
     return *this;
   }
   constexpr Money operator*(int64_t n) const { return Money(micros_ * n); }
-  /// Scales by a real factor (a discount, a share), rounded to the nearest micro-dollar.
+  /// Scales by a real factor (a discount, a share), rounded to the nearest micro-dollar;
+  /// saturates at ±9 trillion dollars.
   [[nodiscard]] Money Scaled(double factor) const;
   /// Exact ratio of two amounts, as a double (for reporting shares).
   [[nodiscard]] double RatioTo(Money denominator) const;

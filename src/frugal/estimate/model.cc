@@ -32,6 +32,7 @@ double D(int v) { return static_cast<double>(v); }
 
 constexpr int kDefaultVocab = 32000;
 constexpr int kHeadDim = 128;
+constexpr double kMaxParams = 1e14;
 
 int RoundUp(double value, int multiple) {
   return static_cast<int>(std::ceil(value / D(multiple))) * multiple;
@@ -100,6 +101,11 @@ Result<Model> ResolveModel(const ModelSpec& spec) {
   }
   if (spec.params && !(*spec.params > 0)) {
     return Fail(ErrorCode::kBadInput, "params must be positive");
+  }
+  // Beyond this the derived shape no longer fits an int; no model is within orders of it.
+  if (spec.params && *spec.params > kMaxParams) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("params {:g} is beyond {:g} (100 trillion)", *spec.params, kMaxParams));
   }
   Model m;
   m.seq = spec.seq;

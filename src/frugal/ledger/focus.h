@@ -46,10 +46,26 @@ struct FocusImportSummary {
   std::vector<std::string> ignored_columns;  ///< non-FOCUS columns without the x_ prefix
 };
 
+/// A FOCUS file read and checked, not yet in any ledger: the billing rows to insert and the
+/// summary of what reading found (rows, skipped, repaired, ignored columns).
+struct FocusBatch {
+  std::vector<Row> rows;
+  FocusImportSummary summary;
+};
+
+/// The reading half of ImportFocus: every check, no ledger needed, so a command can refuse a
+/// bad file before it opens (or creates) one. kBadInput as for ImportFocus.
+[[nodiscard]] Result<FocusBatch> ReadFocus(const std::filesystem::path& file);
+
+/// The writing half: inserts `batch` in one transaction and completes its summary (imported,
+/// duplicates, linked, billed).
+[[nodiscard]] Result<FocusImportSummary> ImportFocus(Ledger& ledger, FocusBatch batch);
+
 /// Imports a FOCUS CSV file (1.0 to 1.2). Tolerates real-export quirks: space-separated
 /// datetimes, literal NULL and empty-string nulls, case variants of allowed values, a number
 /// shifted into AvailabilityZone, padded tag keys; each is counted in `repaired`. A row whose
-/// cost or charge period cannot be read is skipped and reported. Re-importing the same file
+/// cost or charge period cannot be read, or whose field count is not the header's, is skipped
+/// and reported. Re-importing the same file
 /// adds nothing. kBadInput when the file is not FOCUS (required columns missing).
 [[nodiscard]] Result<FocusImportSummary> ImportFocus(Ledger& ledger,
                                                      const std::filesystem::path& file);

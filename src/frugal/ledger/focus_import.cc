@@ -119,7 +119,12 @@ class FocusRow {
     Result<Money> m = Money::Parse(text);
     if (m) return m;
     Result<double> d = ParseDouble(text);  // scientific notation ("1.5E-7")
-    if (d) return Money::FromDollars(*d);
+    if (d) {
+      Result<Money> checked = Money::FromDollarsChecked(*d);
+      if (checked) return checked;
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: {}: {}", Where(column), column, checked.error().message));
+    }
     return Fail(ErrorCode::kBadInput,
                 fmt::format("{}: {} '{}' is not an amount", Where(column), column, text));
   }
@@ -172,6 +177,14 @@ std::optional<Row> ReadBillingRow(const CsvTable& table, const CsvRecord& record
                                   const std::string& source, bool literal_nulls,
                                   std::unordered_map<uint64_t, int>& seen,
                                   FocusImportSummary& summary) {
+  // A row cut short (a truncated download) or with stray separators would shift or drop
+  // fields; it is skipped whole rather than read partly.
+  if (record.fields.size() != table.header().size()) {
+    summary.skipped.push_back(fmt::format("{}:{}: {} fields, the header has {}", table.source(),
+                                          record.line, record.fields.size(),
+                                          table.header().size()));
+    return std::nullopt;
+  }
   FocusRow row(table, record, summary);
   row.set_mixed_nulls(literal_nulls);
   Result<Money> billed = row.RequireMoney("BilledCost");
@@ -259,7 +272,7 @@ Result<void> InsertBillingRows(Connection& db, std::vector<Row>& inserts,
 
 }  // namespace
 
-Result<FocusImportSummary> ImportFocus(Ledger& ledger, const std::filesystem::path& file) {
+Result<FocusBatch> ReadFocus(const std::filesystem::path& file) {
   CsvTable table = FRUGAL_TRY(CsvTable::Load(file));
   for (const char* required : {"BilledCost", "ChargePeriodStart", "ChargePeriodEnd"}) {
     Result<size_t> column = table.RequireColumn(required);
@@ -275,16 +288,26 @@ Result<FocusImportSummary> ImportFocus(Ledger& ledger, const std::filesystem::pa
     for (const std::string& f : r.fields) literal_nulls = literal_nulls || f == "NULL";
     if (literal_nulls) break;
   }
-  std::vector<Row> inserts;
+  FocusBatch batch;
   std::unordered_map<uint64_t, int> seen;
   for (const CsvRecord& record : table.rows()) {
     ++summary.rows;
     std::optional<Row> row =
         ReadBillingRow(table, record, file.filename().string(), literal_nulls, seen, summary);
-    if (row) inserts.push_back(std::move(*row));
+    if (row) batch.rows.push_back(std::move(*row));
   }
-  FRUGAL_TRY(InsertBillingRows(ledger.connection(), inserts, summary));
-  return summary;
+  batch.summary = std::move(summary);
+  return batch;
+}
+
+Result<FocusImportSummary> ImportFocus(Ledger& ledger, FocusBatch batch) {
+  FRUGAL_TRY(InsertBillingRows(ledger.connection(), batch.rows, batch.summary));
+  return std::move(batch.summary);
+}
+
+Result<FocusImportSummary> ImportFocus(Ledger& ledger, const std::filesystem::path& file) {
+  FocusBatch batch = FRUGAL_TRY(ReadFocus(file));
+  return ImportFocus(ledger, std::move(batch));
 }
 
 }  // namespace frugal::ledger

@@ -67,7 +67,20 @@ Result<std::unique_ptr<Ledger>> OpenForCommand(const std::string& db_flag, Creat
 
 Result<std::unique_ptr<Connection>> Connect(const std::string& location, CreateMode create) {
   if (IsPostgresUrl(location)) return OpenPostgres(location);
+  if (const size_t scheme_end = location.find("://"); scheme_end != std::string::npos) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: unsupported ledger URL scheme '{}' (use a SQLite file path or "
+                            "postgresql://...)",
+                            location, location.substr(0, scheme_end)));
+  }
   const std::filesystem::path path(location);
+  std::error_code is_dir_error;
+  if (std::filesystem::is_directory(path, is_dir_error)) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: is a directory (the ledger is a SQLite file or a postgresql:// "
+                            "URL)",
+                            location));
+  }
   if (create == CreateMode::kMustExist && !std::filesystem::exists(path)) {
     return Fail(ErrorCode::kBadInput, fmt::format("{}: no ledger there", location));
   }

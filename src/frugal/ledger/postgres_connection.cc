@@ -3,6 +3,7 @@
 // deadlocks and lock timeouts are reported as transient so Transact retries them.
 
 #include <fmt/format.h>
+#include <libpq-fe.h>
 
 #include <map>
 #include <memory>
@@ -197,6 +198,22 @@ class PostgresConnection final : public Connection {
 }  // namespace
 
 Result<std::unique_ptr<Connection>> OpenPostgres(const std::string& url) {
+  // A URL libpq cannot even parse is the user's typo, not a server that is down.
+  char* parse_error = nullptr;
+  PQconninfoOption* parsed = PQconninfoParse(url.c_str(), &parse_error);
+  if (parsed == nullptr) {
+    std::string detail = parse_error != nullptr ? parse_error : "out of memory";
+    PQfreemem(parse_error);
+    // libpq quotes the whole URI, password included, after " in URI:"; the redacted one is
+    // printed instead.
+    if (const size_t quoted = detail.find(" in URI:"); quoted != std::string::npos) {
+      detail.resize(quoted);
+    }
+    while (!detail.empty() && (detail.back() == '\n' || detail.back() == ' ')) detail.pop_back();
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: not a valid PostgreSQL URL: {}", Redacted(url), detail));
+  }
+  PQconninfoFree(parsed);
   try {
     auto conn = std::make_unique<pqxx::connection>(url);
     std::unique_ptr<Connection> connection =

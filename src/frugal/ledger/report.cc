@@ -107,8 +107,8 @@ void Finish(Accumulator& acc, const UtilByRun& util, Timestamp now, Timestamp mo
   row.successful_runs = acc.successful;
   if (row.successful_runs > 0) {
     // Rounded half up to the micro-dollar (spend is never negative).
-    row.cost_per_successful_run = Money::FromMicros(
-        (row.spend.micros() + row.successful_runs / 2) / row.successful_runs);
+    row.cost_per_successful_run =
+        Money::FromMicros((row.spend.micros() + row.successful_runs / 2) / row.successful_runs);
   }
   int64_t n = 0;
   double sum = 0;
@@ -161,6 +161,9 @@ Result<std::vector<GroupKey>> ParseGroupKeys(std::string_view text) {
       return Fail(ErrorCode::kBadInput, fmt::format("--by: unknown key '{}'{} (keys: team, "
                                                     "project, owner, gpu, tier, cloud)",
                                                     name, DidYouMean(name, names)));
+    }
+    if (std::find(keys.begin(), keys.end(), it->first) != keys.end()) {
+      return Fail(ErrorCode::kBadInput, fmt::format("--by: '{}' given twice", name));
     }
     keys.push_back(it->first);
   }

@@ -1,6 +1,7 @@
 #include "frugal/ledger/types.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 #include <ctime>
@@ -20,8 +21,9 @@ Result<E> ParseName(std::string_view text,
   }
   std::vector<std::string> known;
   for (const auto& entry : names) known.emplace_back(entry.second);
-  return Fail(ErrorCode::kBadInput,
-              fmt::format("unknown {} '{}'{}", what, text, DidYouMean(text, known)));
+  std::string hint = DidYouMean(text, known);
+  if (hint.empty()) hint = fmt::format(" (one of {})", fmt::join(known, ", "));
+  return Fail(ErrorCode::kBadInput, fmt::format("unknown {} '{}'{}", what, text, hint));
 }
 
 template <typename E, size_t N>
@@ -136,6 +138,11 @@ Result<Timestamp> ParseTimestamp(std::string_view raw) {
       tm.tm_sec > 60) {
     return bad();
   }
+  // timegm would quietly roll 2026-02-30 over into March.
+  const bool leap = (*year % 4 == 0 && *year % 100 != 0) || *year % 400 == 0;
+  constexpr std::array<int, 12> kDaysInMonth = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const int month_days = kDaysInMonth[static_cast<size_t>(*month - 1)] + (leap && *month == 2);
+  if (*day > month_days) return bad();
   const std::time_t seconds = timegm(&tm);
   return FromMillis(static_cast<int64_t>(seconds) * 1000 + millis);
 }

@@ -295,8 +295,7 @@ Result<std::optional<DrillRecord>> FindDrill(const YamlDoc& doc, const Node& n,
                                         "first)",
                                         path.string(), *named)));
   }
-  for (const std::string& name :
-       {job_name, std::filesystem::path(doc.source()).stem().string()}) {
+  for (const std::string& name : {job_name, std::filesystem::path(doc.source()).stem().string()}) {
     const std::filesystem::path path = drills_dir / (name + ".json");
     if (!name.empty() && std::filesystem::exists(path, ec)) {
       return FRUGAL_TRY(ReadDrillRecord(path));
@@ -311,9 +310,9 @@ Result<FaultTolerance> ReadFaultTolerance(const YamlDoc& doc, const Node& root,
   FaultTolerance ft;
   const Node n = root["fault_tolerance"];
   if (n.IsDefined()) {
-    FRUGAL_TRY(doc.CheckKeys(n, "fault_tolerance",
-                             {"checkpoint_write", "restart", "checkpoint_on_notice", "notice",
-                              "boot", "drill"}));
+    FRUGAL_TRY(doc.CheckKeys(
+        n, "fault_tolerance",
+        {"checkpoint_write", "restart", "checkpoint_on_notice", "notice", "boot", "drill"}));
     if (auto d = FRUGAL_TRY(doc.OptionalDuration(n, "boot"))) ft.boot_hours = ToHours(*d);
   }
   if (auto drill = FRUGAL_TRY(FindDrill(doc, n, job_name, drills_dir))) ApplyDrill(*drill, ft);
@@ -322,7 +321,8 @@ Result<FaultTolerance> ReadFaultTolerance(const YamlDoc& doc, const Node& root,
     ft.checkpoint_write_hours = ToHours(*d);
   if (auto d = FRUGAL_TRY(doc.OptionalDuration(n, "restart"))) ft.restart_hours = ToHours(*d);
   if (auto d = FRUGAL_TRY(doc.OptionalDuration(n, "notice"))) ft.notice_hours = ToHours(*d);
-  if (auto b = FRUGAL_TRY(doc.OptionalBool(n, "checkpoint_on_notice"))) ft.checkpoint_on_notice = *b;
+  if (auto b = FRUGAL_TRY(doc.OptionalBool(n, "checkpoint_on_notice")))
+    ft.checkpoint_on_notice = *b;
   return ft;
 }
 
@@ -373,6 +373,7 @@ Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_d
   spec.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
   for (const auto& file : FRUGAL_TRY(doc.StringList(root, "catalog")))
     spec.catalog_files.push_back(base_dir / file);
+  if (!spec.catalog_files.empty()) spec.catalog_where = doc.Where(root["catalog"]);
   spec.model = FRUGAL_TRY(ReadModel(doc, root));
   spec.baseline = FRUGAL_TRY(ReadTraining(doc, root));
   spec.knobs = FRUGAL_TRY(ReadKnobs(doc, root, spec.baseline));
@@ -390,7 +391,18 @@ Result<JobSpec> LoadJobSpec(const std::filesystem::path& path,
                             const std::vector<std::string>& gpu_names,
                             const std::filesystem::path& drills_dir) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
-  return ReadSpec(doc, path.parent_path(), gpu_names, drills_dir);
+  JobSpec spec = FRUGAL_TRY(ReadSpec(doc, path.parent_path(), gpu_names, drills_dir));
+  // Name the spec's line, not only the missing file: the path is relative to the spec.
+  for (const std::filesystem::path& file : spec.catalog_files) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: field 'catalog': no offers file '{}' (paths are relative to "
+                              "the spec's folder)",
+                              spec.catalog_where, file.string()));
+    }
+  }
+  return spec;
 }
 
 Result<JobSpec> ParseJobSpec(std::string_view text, const std::string& source,

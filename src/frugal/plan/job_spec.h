@@ -65,7 +65,8 @@ struct JobSpec {
   std::string name;
   std::map<std::string, std::string> tags;
   std::vector<std::filesystem::path>
-      catalog_files;  ///< custom offers, resolved from the spec's folder
+      catalog_files;          ///< custom offers, resolved from the spec's folder
+  std::string catalog_where;  ///< file:line:col of the catalog key, for messages
   estimate::Model model;
   estimate::Training baseline;  ///< the knobs as the user wrote them (gpus unset)
   estimate::Work work;
@@ -80,7 +81,7 @@ struct JobSpec {
 /// check GPU names. With `drills_dir` (`<data dir>/drills`), the fault tolerance comes from the
 /// drill record `fault_tolerance.drill` names, or the one named like the job when present,
 /// under the spec's own fault_tolerance keys. kBadInput "file:line:col: field 'x': ..." on any
-/// error.
+/// error, including a `catalog` file that does not exist.
 [[nodiscard]] Result<JobSpec> LoadJobSpec(const std::filesystem::path& path,
                                           const std::vector<std::string>& gpu_names,
                                           const std::filesystem::path& drills_dir = {});

@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "frugal/core/text.h"
 #include "frugal/plan/advice.h"
 #include "frugal/plan/knob_search.h"
 
@@ -29,6 +30,9 @@ std::string_view RunKindName(RunKind k) {
 namespace {
 
 namespace est = estimate;
+
+/// Options that would run longer are excluded rather than priced.
+constexpr double kMaxPlannedHours = 1e6;
 using catalog::Offer;
 using catalog::Tier;
 
@@ -87,6 +91,12 @@ const KnobResult& Knobs(Context& ctx, const catalog::GpuSpec& gpu, int total) {
 
 /// Prices an option whose undisturbed wall time is known, by its offer's tier.
 bool Price(Context& ctx, Option& opt) {
+  // Far past any deadline, and past what durations and money can hold: 1e30 tokens priced
+  // a T4 at "-$9,202,132,660,692.13", which then ranked first under the budget.
+  if (!(opt.work_hours <= kMaxPlannedHours)) {
+    Exclude(ctx, "runs over a million hours (more than a century)");
+    return false;
+  }
   const Offer& o = *opt.offer;
   const Rate rate{o.price.per_hour * opt.instances};
   const auto deadline = ctx.plan.deadline_hours;
@@ -184,7 +194,8 @@ void AddModelled(Context& ctx, const Offer& o, int instances, int total,
   opt.work_hours = k.best->WallHours();
   if (!Price(ctx, opt)) return;
   ctx.candidates.push_back(opt);
-  if (k.baseline && k.baseline->fits && o.tier == Tier::kOnDemand) {
+  if (k.baseline && k.baseline->fits && o.tier == Tier::kOnDemand &&
+      k.baseline->WallHours() <= kMaxPlannedHours) {
     const double hours = k.baseline->WallHours();
     ctx.baselines.push_back({&o, total, Rate{o.price.per_hour * instances}.For(FromHours(hours)),
                              hours, !ctx.plan.deadline_hours || hours <= *ctx.plan.deadline_hours});
@@ -346,6 +357,26 @@ void Screen(Context& ctx) {
   ctx.candidates = std::move(allowed);
 }
 
+/// kBadInput for a measured profile naming an offer no catalog offer matches: a typo there
+/// would otherwise leave the profile unused and the plan silently modelled.
+Result<void> CheckProfileOffers(const JobSpec& spec, const catalog::Catalog& c) {
+  for (const MeasuredProfile& p : spec.measured) {
+    if (p.offer.empty()) continue;
+    std::vector<std::string> names;
+    bool found = false;
+    for (const Offer& o : c.offers()) {
+      found = found || p.offer == o.instance_type || o.Id().rfind(p.offer, 0) == 0;
+      names.push_back(o.instance_type);
+    }
+    if (!found) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: field 'offer': no offer '{}' in the catalog{}", p.where, p.offer,
+                              DidYouMean(p.offer, names)));
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const PlanRequest& request) {
@@ -355,6 +386,7 @@ Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const Plan
   plan.budget = request.budget ? request.budget : spec.constraints.budget;
   est::Training base = spec.baseline;
   plan.tokens = FRUGAL_TRY(est::WorkTokens(spec.work, spec.model, base));
+  FRUGAL_TRY(CheckProfileOffers(spec, c));
   Context ctx{spec, c, request, plan, {}, {}, {}, {}};
   for (const Offer& o : c.offers()) AddOffer(ctx, o);
   AddFallbacks(ctx);

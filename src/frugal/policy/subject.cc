@@ -53,7 +53,12 @@ Result<Subject> StudySubject(const YamlDoc& doc, const catalog::Catalog& catalog
   }
   if (const YAML::Node g = root["gates"]) {
     if (auto usd = FRUGAL_TRY(doc.OptionalDouble(g, "budget_usd"))) {
-      s.budget = Money::FromDollars(*usd);
+      Result<Money> budget = Money::FromDollarsChecked(*usd);
+      if (!budget) {
+        return tl::unexpected(
+            doc.ErrorAt(g["budget_usd"], "gates.budget_usd", budget.error().message));
+      }
+      s.budget = *budget;
     }
   }
   return s;

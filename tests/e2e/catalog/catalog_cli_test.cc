@@ -137,6 +137,81 @@ TEST(CatalogCli, ImportTakesPrecedenceAndBadFilesChangeNothing) {
   EXPECT_EQ(unchanged["offers"], after["offers"]);
 }
 
+TEST(CatalogCli, NumbersOutOfRangeSayWhatIsExpected) {
+  TempDir home;
+  auto min_gpus = RunFrugal({"catalog", "offers", "--min-gpus", "-1"}, home.path());
+  EXPECT_EQ(min_gpus.exit_code, 2);
+  EXPECT_NE(min_gpus.err.find("--min-gpus: expected a whole number from 0 to 1000000, got '-1'"),
+            std::string::npos)
+      << min_gpus.err;
+  auto negative = RunFrugal({"catalog", "offers", "--max-price", "-5"}, home.path());
+  EXPECT_EQ(negative.exit_code, 2);
+  EXPECT_NE(negative.err.find("--max-price: must not be negative"), std::string::npos)
+      << negative.err;
+  auto top = RunFrugal({"plan", (home / "job.yaml").string(), "--top", "0"}, home.path());
+  EXPECT_EQ(top.exit_code, 2);
+  EXPECT_NE(top.err.find("--top: expected a whole number from 1"), std::string::npos) << top.err;
+}
+
+TEST(CatalogCli, ADirectoryOrEmptyFileAsCustomOffersIsNamedAsSuch) {
+  TempDir home;
+  auto dir = RunFrugal({"--catalog", home.path().string(), "catalog", "offers"}, home.path());
+  EXPECT_EQ(dir.exit_code, 2);
+  EXPECT_NE(dir.err.find("is a directory"), std::string::npos) << dir.err;
+  WriteTestFile(home / "empty.yaml", "");
+  auto empty =
+      RunFrugal({"--catalog", (home / "empty.yaml").string(), "catalog", "offers"}, home.path());
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("empty.yaml: empty document"), std::string::npos) << empty.err;
+}
+
+TEST(CatalogCli, ImportRefusesACutOffFileAndAnUnreadableSnapshotDate) {
+  TempDir home;
+  const std::string header =
+      "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,"
+      "SpotPrice\n";
+  WriteTestFile(home / "cut" / "lambda_vms.csv",
+                header + "gpu_1x_a10,A10,1.0,30.0,200.0,0.75,us-east-1,,\ngpu_1x_a10,A10,1.0,30");
+  auto cut = RunFrugal({"catalog", "import", "--skypilot", (home / "cut").string()}, home.path());
+  EXPECT_EQ(cut.exit_code, 2);
+  EXPECT_NE(cut.err.find("lambda_vms.csv:3: 4 fields, the header has 9"), std::string::npos)
+      << cut.err;
+  EXPECT_NE(cut.err.find("nothing was imported"), std::string::npos) << cut.err;
+
+  WriteTestFile(home / "ok" / "lambda_vms.csv",
+                header + "gpu_1x_a10,A10,1.0,30.0,200.0,0.75,us-east-1,,\n");
+  for (const char* date : {"yesterday", "2026-02-30", "2026-1-5"}) {
+    auto bad = RunFrugal(
+        {"catalog", "import", "--skypilot", (home / "ok").string(), "--snapshot-date", date},
+        home.path());
+    EXPECT_EQ(bad.exit_code, 2) << date;
+    EXPECT_NE(bad.err.find("--snapshot-date"), std::string::npos) << bad.err;
+  }
+  auto info = Json(RunFrugal({"catalog", "info", "--json"}, home.path()));
+  EXPECT_EQ(info["in_use"], "shipped");
+  auto good = RunFrugal(
+      {"catalog", "import", "--skypilot", (home / "ok").string(), "--snapshot-date", "2028-02-29"},
+      home.path());
+  ASSERT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_EQ(Json(RunFrugal({"catalog", "info", "--json"}, home.path()))["snapshot_date"],
+            "2028-02-29");
+}
+
+TEST(CatalogCli, ImportThatCannotWriteItsMetadataLeavesAWorkingCatalog) {
+  TempDir home;
+  WriteTestFile(home / "in" / "lambda_vms.csv",
+                "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,"
+                "GpuInfo,SpotPrice\ngpu_1x_a10,A10,1.0,30.0,200.0,0.75,us-east-1,,\n");
+  // snapshot.json cannot be replaced (a directory sits there): the import fails. offers.csv
+  // used to be written first, and every later command failed reading the missing metadata.
+  std::filesystem::create_directories(home / "data" / "catalog" / "snapshot.json");
+  auto import = RunFrugal({"catalog", "import", "--skypilot", (home / "in").string()}, home.path());
+  EXPECT_NE(import.exit_code, 0);
+  EXPECT_FALSE(std::filesystem::exists(home / "data" / "catalog" / "offers.csv"));
+  auto info = Json(RunFrugal({"catalog", "info", "--json"}, home.path()));
+  EXPECT_EQ(info["in_use"], "shipped");
+}
+
 TEST(CatalogCli, GpusListsSpecsWithSources) {
   TempDir home;
   auto doc = Json(RunFrugal({"catalog", "gpus", "--json"}, home.path()));

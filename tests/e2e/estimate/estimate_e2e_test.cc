@@ -102,6 +102,16 @@ TEST(EstimateCli, HugeJobOnOneT4IsValidAndSaysHowLong) {
   EXPECT_NE(human.out.find("GPU-hours"), std::string::npos);
 }
 
+TEST(EstimateCli, AbsurdWorkGivesAHugeCostNeverANegativeOne) {
+  TempDir home;
+  // 1e30 tokens: the cost would overflow 64-bit micro-dollars (it printed "-$-9223372036854").
+  auto doc = RunJson(
+      {"--params", "7b", "--gpu", "A100-80GB", "--gpus", "8", "--zero", "3", "--tokens", "1e30"},
+      home);
+  ASSERT_FALSE(doc["costs"].empty());
+  for (const auto& c : doc["costs"]) EXPECT_GT(c["cost_usd"].get<double>(), 1e12) << c.dump();
+}
+
 TEST(EstimateCli, BadInputExitsTwoNamingTheFlag) {
   TempDir home;
   struct Case {
@@ -117,6 +127,7 @@ TEST(EstimateCli, BadInputExitsTwoNamingTheFlag) {
       {{"--params", "7b", "--gpu", "L4"}, "tokens, samples"},
       {{"--params", "7b", "--gpu", "T4", "--tokens", "1b"}, "no bf16"},
       {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--zero", "5"}, "zero"},
+      {{"--params", "1e30", "--gpu", "L4", "--tokens", "1b"}, "100 trillion"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = {"estimate"};

@@ -203,7 +203,7 @@ TEST_F(LedgerE2E, RunsWhoseSupervisorDiedAreFoundLostCostedToTheLastHeartbeat) {
   EXPECT_EQ(doc["segments"][0]["end_reason"], "lost");
 
   // A stricter threshold by hand also catches the run that beat 3 minutes ago.
-  auto sweep = Frugal({"ledger", "sweep", "--stale", "1m"});
+  auto sweep = Frugal({"ledger", "sweep", "--stale", "2m"});
   ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
   EXPECT_NE(sweep.out.find("1 runs marked lost"), std::string::npos) << sweep.out;
   auto fresh = Frugal({"--json", "runs", "show", std::to_string(ids_[2])});
@@ -225,6 +225,91 @@ TEST_F(LedgerE2E, DownsampleKeepsUtilizationAverages) {
   EXPECT_NE(show.out.find("gpu util  70%"), std::string::npos) << show.out;
   auto bad = Frugal({"ledger", "downsample", "--bucket", "10"});
   EXPECT_EQ(bad.exit_code, 2);
+}
+
+TEST_F(LedgerE2E, BadOptionsNameTheOptionAndChangeNothing) {
+  // Shorter than the supervisor's heartbeat promise: it would mark live runs lost.
+  auto eager = Frugal({"ledger", "sweep", "--stale", "0s"});
+  EXPECT_EQ(eager.exit_code, 2);
+  EXPECT_NE(eager.err.find("--stale: 0s is shorter than the heartbeat"), std::string::npos)
+      << eager.err;
+  auto fresh = Frugal({"--json", "runs", "show", std::to_string(ids_[2])});
+  EXPECT_EQ(nlohmann::json::parse(fresh.out)["status"], "running");
+
+  auto since = Frugal({"runs", "list", "--since", "yesterday"});
+  EXPECT_EQ(since.exit_code, 2);
+  EXPECT_NE(since.err.find("--since: invalid time 'yesterday'"), std::string::npos) << since.err;
+  auto status = Frugal({"runs", "list", "--status", "bogus"});
+  EXPECT_EQ(status.exit_code, 2);
+  EXPECT_NE(status.err.find("(one of running, succeeded"), std::string::npos) << status.err;
+  auto until = Frugal({"report", "--until", "2026-02-30"});
+  EXPECT_EQ(until.exit_code, 2);
+  EXPECT_NE(until.err.find("--until: invalid time"), std::string::npos) << until.err;
+  auto bucket = Frugal({"ledger", "downsample", "--bucket", "banana"});
+  EXPECT_NE(bucket.err.find("--bucket: invalid duration"), std::string::npos) << bucket.err;
+  auto twice = Frugal({"report", "--by", "team,gpu,team"});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.err.find("--by: 'team' given twice"), std::string::npos) << twice.err;
+  auto huge_id = Frugal({"runs", "show", "99999999999999999999"});
+  EXPECT_EQ(huge_id.exit_code, 2);
+  EXPECT_NE(huge_id.err.find("expected a whole number"), std::string::npos) << huge_id.err;
+  auto to_dir = Frugal({"ledger", "export", "--format", "focus", "-o", home_.path().string()});
+  EXPECT_EQ(to_dir.exit_code, 2);
+  EXPECT_NE(to_dir.err.find("is a directory"), std::string::npos) << to_dir.err;
+  auto limit = Frugal({"runs", "list", "--limit", "-1"});
+  EXPECT_EQ(limit.exit_code, 2);
+  EXPECT_NE(limit.err.find("--limit: expected a whole number from 0"), std::string::npos)
+      << limit.err;
+}
+
+TEST_F(LedgerE2E, ExportWithJsonPrintsOneSummaryDocumentNeverCsv) {
+  auto to_stdout = Frugal({"--json", "ledger", "export", "--format", "focus", "--since", "7d"});
+  EXPECT_EQ(to_stdout.exit_code, 2);
+  EXPECT_EQ(to_stdout.out, "");
+  EXPECT_NE(to_stdout.err.find("give -o FILE"), std::string::npos) << to_stdout.err;
+  const std::string out = (home_ / "focus.csv").string();
+  auto to_file =
+      Frugal({"--json", "ledger", "export", "--format", "focus", "--since", "7d", "-o", out});
+  ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
+  const nlohmann::json doc = nlohmann::json::parse(to_file.out);
+  EXPECT_EQ(doc["rows"], 5);
+  EXPECT_EQ(doc["output"], out);
+  EXPECT_TRUE(std::filesystem::exists(out));
+}
+
+TEST(LedgerE2ELocation, BadFocusFilesAreRefusedOrSkippedAndCreateNoLedger) {
+  TempDir home;
+  const std::string db = (home / "new.sqlite").string();
+  frugal::testing::WriteTestFile(home / "empty.csv", "");
+  frugal::testing::WriteTestFile(home / "prices.csv", "name,price\nA100,3.06\n");
+  for (const char* file : {"empty.csv", "prices.csv", "missing.csv"}) {
+    auto r = RunFrugal(
+        {"--db", db, "ledger", "import", "--format", "focus", (home / file).string()}, home.path());
+    EXPECT_EQ(r.exit_code, 2) << file;
+    EXPECT_NE(r.err.find(file), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(db)) << file << " left a new ledger behind";
+  }
+  // A row cut short and amounts no ledger can hold are skipped, naming the line; the good row
+  // is imported.
+  frugal::testing::WriteTestFile(home / "cut.csv",
+                                 "BilledCost,ChargePeriodStart,ChargePeriodEnd,ServiceName\n"
+                                 "1.50,2026-01-01T00:00:00Z,2026-01-01T01:00:00Z,EC2\n"
+                                 "1e300,2026-01-01T00:00:00Z,2026-01-01T01:00:00Z,EC2\n"
+                                 "-1e308,2026-01-01T00:00:00Z,2026-01-01T01:00:00Z,EC2\n"
+                                 "2.00,2026-01-01T00:00:00Z,2026-01-01T01:00:00Z\n");
+  auto cut = RunFrugal(
+      {"--db", db, "--json", "ledger", "import", "--format", "focus", (home / "cut.csv").string()},
+      home.path());
+  ASSERT_EQ(cut.exit_code, 0) << cut.err;
+  const nlohmann::json doc = nlohmann::json::parse(cut.out);
+  EXPECT_EQ(doc["imported"], 1);
+  EXPECT_EQ(doc["billed_cost_usd"], "1.5");
+  ASSERT_EQ(doc["skipped"].size(), 3u) << doc.dump();
+  EXPECT_NE(doc["skipped"][0].get<std::string>().find("cut.csv:3:1: BilledCost"), std::string::npos)
+      << doc["skipped"][0];
+  EXPECT_NE(doc["skipped"][2].get<std::string>().find("cut.csv:5: 3 fields, the header has 4"),
+            std::string::npos)
+      << doc["skipped"][2];
 }
 
 TEST(LedgerE2ELocation, DefaultLedgerIsCreatedOnFirstUseAndFrugalDbSelectsAnother) {
@@ -264,6 +349,19 @@ TEST(LedgerE2ELocation, BadLedgersGiveClearErrorsAndExitCodes) {
       {"--db", "postgresql://frugal@127.0.0.1:1/x?connect_timeout=2", "runs", "list"}, home.path());
   EXPECT_EQ(down.exit_code, 4);
   EXPECT_NE(down.err.find("cannot connect to PostgreSQL"), std::string::npos) << down.err;
+
+  // Not a server that is down, not a file to create: the user's mistake, exit 2.
+  auto malformed = RunFrugal({"--db", "postgresql://u:pw@[::1/x", "runs", "list"}, home.path());
+  EXPECT_EQ(malformed.exit_code, 2) << malformed.err;
+  EXPECT_NE(malformed.err.find("not a valid PostgreSQL URL"), std::string::npos) << malformed.err;
+  EXPECT_EQ(malformed.err.find(":pw@"), std::string::npos) << malformed.err;
+  auto scheme = RunFrugal({"--db", "mysql://host/x", "ledger", "info"}, home.path());
+  EXPECT_EQ(scheme.exit_code, 2);
+  EXPECT_NE(scheme.err.find("unsupported ledger URL scheme 'mysql'"), std::string::npos)
+      << scheme.err;
+  auto directory = RunFrugal({"--db", home.path().string(), "ledger", "info"}, home.path());
+  EXPECT_EQ(directory.exit_code, 2);
+  EXPECT_NE(directory.err.find("is a directory"), std::string::npos) << directory.err;
 }
 
 TEST(LedgerE2EPostgres, CommandsWorkAgainstARealPostgresLedger) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "support/test_support.h"
@@ -126,6 +128,60 @@ TEST(PlanCli, BadSpecExitsTwoWithFileLineAndField) {
   EXPECT_EQ(r.exit_code, 2);
   r = RunFrugal({"plan", (home / "missing.yaml").string()}, home.path());
   EXPECT_EQ(r.exit_code, 2);
+}
+
+/// The seed example copied into `home` with `from` replaced by `to` in job.yaml.
+std::string SeedVariant(const TempDir& home, const std::string& from, const std::string& to) {
+  std::filesystem::copy_file(SourceDir() / "examples" / "seed" / "offers.yaml",
+                             home / "offers.yaml");
+  std::ifstream in(SourceDir() / "examples" / "seed" / "job.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  testing::WriteTestFile(home / "job.yaml", text);
+  return (home / "job.yaml").string();
+}
+
+TEST(PlanCli, MeasuredProfileForAnOfferNoCatalogHasIsAnError) {
+  TempDir home;
+  // A typo here used to leave the profile unused: the plan quietly fell back to the model.
+  const std::string job = SeedVariant(home, "offer: option-a", "offer: optoin-a");
+  auto r = RunFrugal({"--json", "plan", job}, home.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("job.yaml:20:5: field 'offer': no offer 'optoin-a' in the catalog"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("did you mean 'option-a'"), std::string::npos) << r.err;
+}
+
+TEST(PlanCli, MissingOffersFileNamesTheSpecLine) {
+  TempDir home;
+  const std::string job = SeedVariant(home, "catalog: offers.yaml", "catalog: ofers.yaml");
+  auto r = RunFrugal({"plan", job}, home.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("job.yaml:8:10: field 'catalog': no offers file"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("ofers.yaml"), std::string::npos) << r.err;
+}
+
+TEST(PlanCli, AbsurdWorkIsExcludedNeverPricedNegative) {
+  TempDir home;
+  std::ifstream in(SourceDir() / "examples" / "plan" / "llama-7b-finetune.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string from = "tokens: 2b";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "tokens: 1e30");
+  testing::WriteTestFile(home / "job.yaml", text);
+  // It printed a T4 at "-$9,202,132,660,692.13" ranked first, under the $2,000 budget.
+  const nlohmann::json doc = PlanJson({(home / "job.yaml").string()}, home);
+  EXPECT_TRUE(doc["options"].empty()) << doc["options"].dump().substr(0, 400);
+  bool excluded = false;
+  for (const auto& e : doc["excluded"]) {
+    excluded = excluded || e["reason"] == "runs over a million hours (more than a century)";
+  }
+  EXPECT_TRUE(excluded) << doc["excluded"].dump().substr(0, 400);
 }
 
 TEST(PlanCli, ImpossibleConstraintsSayWhatWouldWork) {

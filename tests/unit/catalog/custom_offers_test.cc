@@ -77,6 +77,12 @@ TEST(CustomOffers, BadInputNamesFileLineAndField) {
       {"apiVersion: frugal/v1\noffers:\n  - name: x\n    gpu: L4\n    gpus: -1\n    "
        "price_per_hour: 1\n",
        "field 'gpus': expected a GPU count"},
+      {"apiVersion: frugal/v1\noffers:\n  - name: x\n    gpu: L4\n    price_per_hour: 1\n"
+       "    vcpus: -4\n",
+       "offers.yaml:6:12: field 'vcpus': must not be negative"},
+      {"apiVersion: frugal/v1\noffers:\n  - name: x\n    gpu: L4\n    price_per_hour: 1\n"
+       "  - name: x\n    gpu: L4\n    gpus: 2\n    price_per_hour: 2\n",
+       "offers.yaml:6:11: field 'name': offer 'onprem:x:local:on_demand' is already defined at "},
   };
   for (const BadCase& c : cases) {
     TempDir dir;

@@ -66,5 +66,28 @@ TEST(ReadFile, MissingFileNamesIt) {
   EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
 }
 
+TEST(AtomicFile, ADirectoryAtTheTargetIsBadInputBeforeAnyWrite) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir / "out.csv");
+  auto r = WriteFileAtomically(dir / "out.csv", "a,b\n");
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(r.error().message.find("is a directory"), std::string::npos) << r.error().message;
+  size_t entries = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    (void)entry;
+    ++entries;
+  }
+  EXPECT_EQ(entries, 1u);  // no temp file left beside it
+}
+
+TEST(ReadFile, DirectoryIsBadInputNotAnEmptyFile) {
+  testing::TempDir dir;
+  auto r = ReadFile(dir.path());
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(r.error().message.find("is a directory"), std::string::npos) << r.error().message;
+}
+
 }  // namespace
 }  // namespace frugal

@@ -37,6 +37,19 @@ TEST(CsvTable, ShortRowsYieldEmptyFields) {
   EXPECT_EQ(CsvTable::Field(t->rows()[0], 2), "");
 }
 
+TEST(CsvTable, RequireFullRowsNamesTheFirstShortOrLongRow) {
+  auto full = CsvTable::Parse("a,b,c\r\n1,2,3\r\n", "f.csv");
+  ASSERT_TRUE(full.has_value());
+  EXPECT_TRUE(full->RequireFullRows().has_value());
+  auto cut = CsvTable::Parse("a,b,c\n1,2,3\n4,5\n6,7,8,9\n", "f.csv");
+  ASSERT_TRUE(cut.has_value());
+  auto r = cut->RequireFullRows();
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(r.error().message.find("f.csv:3: 2 fields, the header has 3"), std::string::npos)
+      << r.error().message;
+}
+
 TEST(CsvEscape, QuotesOnlyWhenNeeded) {
   EXPECT_EQ(CsvEscape("plain"), "plain");
   EXPECT_EQ(CsvEscape("a,b"), "\"a,b\"");

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace frugal {
 namespace {
 
@@ -26,6 +28,29 @@ TEST(Money, RoundsBeyondMicrosHalfAwayFromZero) {
   EXPECT_EQ(P("0.0000004").micros(), 0);
   EXPECT_EQ(P("-0.0000005").micros(), -1);
   EXPECT_EQ(P("33.60609").micros(), 33'606'090);
+}
+
+TEST(Money, FromDollarsCheckedRefusesWhatWouldOverflow) {
+  EXPECT_EQ(Money::FromDollarsChecked(1.5e-7).value(), Money::FromMicros(0));
+  EXPECT_EQ(Money::FromDollarsChecked(-2.25).value(), Money::FromMicros(-2'250'000));
+  for (double bad : {1e300, -1e308, 9.3e12, std::numeric_limits<double>::infinity(),
+                     std::numeric_limits<double>::quiet_NaN()}) {
+    auto m = Money::FromDollarsChecked(bad);
+    EXPECT_FALSE(m.has_value()) << "accepted " << bad;
+    if (!m) {
+      EXPECT_EQ(m.error().code, ErrorCode::kBadInput);
+    }
+  }
+}
+
+TEST(Money, ScalingAndModelOutputsSaturateInsteadOfWrapping) {
+  const Money max = Money::FromDollarsChecked(9e12).value();
+  EXPECT_EQ(Money::FromDollars(1e300), max);
+  EXPECT_EQ(Money::FromDollars(-1e300), -max);
+  EXPECT_EQ(Money::FromDollars(std::numeric_limits<double>::quiet_NaN()), Money());
+  EXPECT_EQ(Money::FromCents(4000).Scaled(1e22), max);
+  EXPECT_EQ(Rate{Money::FromCents(4000)}.ForHours(1e22), max);
+  EXPECT_EQ(Money::FromCents(4000).Scaled(0.5), Money::FromCents(2000));
 }
 
 TEST(Money, RejectsBadStrings) {

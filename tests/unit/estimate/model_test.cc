@@ -97,6 +97,13 @@ TEST(Model, RejectsMissingAndInconsistentShapes) {
   negative.layers = -1;
   negative.hidden = 256;
   EXPECT_EQ(ResolveModel(negative).error().code, ErrorCode::kBadInput);
+  ModelSpec absurd;
+  absurd.params = 1e30;  // the derived hidden size would overflow an int
+  auto too_big = ResolveModel(absurd);
+  ASSERT_FALSE(too_big);
+  EXPECT_EQ(too_big.error().code, ErrorCode::kBadInput);
+  absurd.params = 1.8e12;  // GPT-4 scale is fine
+  EXPECT_TRUE(ResolveModel(absurd)) << ResolveModel(absurd).error().message;
 }
 
 }  // namespace

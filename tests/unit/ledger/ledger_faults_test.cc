@@ -68,6 +68,28 @@ TEST(LedgerFaults, UnreachablePostgresIsUnavailableAndHidesThePassword) {
   EXPECT_NE(ledger.error().message.find("cannot connect"), std::string::npos);
 }
 
+TEST(LedgerFaults, MalformedPostgresUrlIsBadInputAndHidesThePassword) {
+  auto ledger = Ledger::Open("postgresql://frugal:s3cret@[::1/ledger");
+  ASSERT_FALSE(ledger.has_value());
+  EXPECT_EQ(ledger.error().code, ErrorCode::kBadInput) << ledger.error().message;
+  EXPECT_EQ(ledger.error().message.find("s3cret"), std::string::npos) << ledger.error().message;
+  EXPECT_NE(ledger.error().message.find("not a valid PostgreSQL URL"), std::string::npos);
+}
+
+TEST(LedgerFaults, OtherUrlSchemesAndDirectoriesAreBadInputNotFiles) {
+  TempDir dir;
+  auto mysql = Ledger::Open("mysql://host/ledger");
+  ASSERT_FALSE(mysql.has_value());
+  EXPECT_EQ(mysql.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(mysql.error().message.find("unsupported ledger URL scheme 'mysql'"), std::string::npos)
+      << mysql.error().message;
+  EXPECT_FALSE(std::filesystem::exists("mysql:"));
+  auto directory = Ledger::Open(dir.path().string());
+  ASSERT_FALSE(directory.has_value());
+  EXPECT_EQ(directory.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(directory.error().message.find("is a directory"), std::string::npos);
+}
+
 TEST(LedgerFaults, FullDiskFailsCleanlyAndKeepsCommittedRows) {
   TempDir dir;
   const std::filesystem::path mnt = dir / "small";

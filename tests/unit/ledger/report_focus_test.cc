@@ -116,6 +116,7 @@ TYPED_TEST(ReportFocus, ClipsSegmentsToTheWindowAndGroupsByGpuAndTier) {
   EXPECT_EQ(r.rows[0].key, (std::vector<std::string>{"A10G", "spot"}));
   EXPECT_EQ(r.rows[0].spend, Money::FromCents(500));
   EXPECT_FALSE(ParseGroupKeys("team,gpux").has_value());
+  EXPECT_FALSE(ParseGroupKeys("team,gpu,Team").has_value());  // a column twice
   EXPECT_NE(ParseGroupKeys("team,gpux").error().message.find("did you mean 'gpu'"),
             std::string::npos);
 }
@@ -284,6 +285,36 @@ TYPED_TEST(ReportFocus, SkipsUnreadableRowsNamingWhereAndRefusesNonFocusFiles) {
   ASSERT_FALSE(refused.has_value());
   EXPECT_EQ(refused.error().code, ErrorCode::kBadInput);
   EXPECT_EQ(this->ledger_->CountRows("billing_rows").value(), 1);
+}
+
+TEST(ParseTimestamp, RefusesDaysTheMonthDoesNotHave) {
+  for (const char* bad : {"2026-02-29", "2026-02-30", "2026-04-31", "2100-02-29", "2026-00-10"}) {
+    auto t = ParseTimestamp(bad);
+    EXPECT_FALSE(t.has_value()) << "accepted " << bad;
+  }
+  EXPECT_EQ(ParseTimestamp("2028-02-29").value(),
+            ParseTimestamp("2028-03-01").value() - FromHours(24));
+  EXPECT_TRUE(ParseTimestamp("2000-02-29T23:59:59Z").has_value());
+  EXPECT_TRUE(ParseTimestamp("2026-12-31").has_value());
+}
+
+TYPED_TEST(ReportFocus, ReadFocusChecksAFileWithoutALedger) {
+  const auto file = this->dir_ / "cut.csv";
+  std::ofstream(file) << "BilledCost,ChargePeriodStart,ChargePeriodEnd\n"
+                         "1e300,2026-01-01T00:00:00Z,2026-01-01T01:00:00Z\n"
+                         "2.00,2026-01-01T00:00:00Z\n"
+                         "1.25,2026-01-01T00:00:00Z,2026-01-01T01:00:00Z\n";
+  FocusBatch batch = ReadFocus(file).value();
+  EXPECT_EQ(batch.summary.rows, 3);
+  EXPECT_EQ(batch.rows.size(), 1u);
+  ASSERT_EQ(batch.summary.skipped.size(), 2u);
+  EXPECT_NE(batch.summary.skipped[0].find("beyond"), std::string::npos) << batch.summary.skipped[0];
+  EXPECT_NE(batch.summary.skipped[1].find(":3: 2 fields, the header has 3"), std::string::npos)
+      << batch.summary.skipped[1];
+  EXPECT_EQ(this->ledger_->CountRows("billing_rows").value(), 0);
+  const FocusImportSummary s = ImportFocus(*this->ledger_, std::move(batch)).value();
+  EXPECT_EQ(s.imported, 1);
+  EXPECT_EQ(s.billed, Money::FromMicros(1'250'000));
 }
 
 }  // namespace
