@@ -112,7 +112,9 @@ Result<void> RunInfo(const GlobalOptions& global, Streams& s) {
   return {};
 }
 
-constexpr Duration kMinimumStale = std::chrono::minutes(2);
+/// The default heartbeat of `frugal run` is 10 s and a supervisor promises one a minute; a
+/// shorter --stale is allowed (a run with --heartbeat-interval 200ms) but warned about.
+constexpr Duration kPromisedHeartbeat = std::chrono::minutes(1);
 
 struct SweepOptions {
   std::string stale = "10m";
@@ -121,13 +123,18 @@ struct SweepOptions {
 Result<void> RunSweep(const SweepOptions& o, const GlobalOptions& global, Streams& s) {
   const Duration stale =
       FRUGAL_TRY(ParseDuration(o.stale).map_error([](Error e) { return e.Wrap("--stale"); }));
-  // A supervisor heartbeats at least once a minute: a shorter silence proves nothing and would
-  // mark live runs lost.
-  if (stale < kMinimumStale) {
+  // Zero would mark every running run lost, live or not.
+  if (stale <= Duration::zero()) {
     return Fail(ErrorCode::kBadInput,
-                fmt::format("--stale: {} is shorter than the heartbeat a supervisor promises; "
-                            "give at least {}",
-                            o.stale, FormatDuration(kMinimumStale)));
+                fmt::format("--stale: {} would mark every running run lost; give how long a "
+                            "supervisor may stay silent (default 10m)",
+                            o.stale));
+  }
+  if (stale < kPromisedHeartbeat) {
+    s.err << fmt::format(
+        "frugal: warning: --stale {} is shorter than the heartbeat a supervisor promises ({}): "
+        "live runs with a longer --heartbeat-interval are marked lost too\n",
+        o.stale, FormatDuration(kPromisedHeartbeat));
   }
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   const std::vector<ledger::RunId> lost = FRUGAL_TRY(db->SweepLost(ledger::Now(), stale));
@@ -195,7 +202,7 @@ void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action) {
   auto sweep = std::make_shared<SweepOptions>();
   CLI::App* sw = cmd->add_subcommand(
       "sweep", "Mark runs whose supervisor stopped heartbeating as lost, costed to the last beat");
-  sw->add_option("--stale", sweep->stale, "Silence that counts as dead: at least 2m (default 10m)");
+  sw->add_option("--stale", sweep->stale, "Silence that counts as dead, more than 0 (default 10m)");
   sw->callback([&, sweep] {
     action = [&global, sweep](Streams& s) { return RunSweep(*sweep, global, s); };
   });

@@ -110,7 +110,17 @@ std::optional<size_t> CsvTable::Column(std::string_view name) const {
 }
 
 Result<size_t> CsvTable::RequireColumn(std::string_view name) const {
-  if (auto c = Column(name)) return *c;
+  if (auto c = Column(name)) {
+    // A second column of the same name would be silently ignored: refuse the ambiguity.
+    for (size_t i = *c + 1; i < header_.fields.size(); ++i) {
+      if (header_.fields[i] == name) {
+        return Fail(ErrorCode::kBadInput,
+                    fmt::format("{}:1:{}: column '{}' appears twice", source_,
+                                header_.columns[i], name));
+      }
+    }
+    return *c;
+  }
   return Fail(ErrorCode::kBadInput, fmt::format("{}:1: missing column '{}'", source_, name));
 }
 

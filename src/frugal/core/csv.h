@@ -31,7 +31,8 @@ class CsvTable {
   const std::vector<CsvRecord>& rows() const { return rows_; }
 
   std::optional<size_t> Column(std::string_view name) const;
-  /// The column's index, or kBadInput "file:1: missing column 'Price'".
+  /// The column's index, or kBadInput "file:1: missing column 'Price'" (or "file:1:40: column
+  /// 'Price' appears twice").
   [[nodiscard]] Result<size_t> RequireColumn(std::string_view name) const;
 
   /// kBadInput "file:line: 3 fields, the header has 9" for the first row whose field count

@@ -28,11 +28,12 @@ Result<double> WorkTokens(const Work& w, const Model& m, const Training& t) {
       return Fail(ErrorCode::kBadInput, fmt::format("{} must be positive, got {}", field, v));
     return v;
   };
+  // Checked whatever the form: an epochs the work then ignores is still a mistake to point out.
+  FRUGAL_TRY(positive(w.epochs, "epochs"));
   if (w.tokens) return positive(*w.tokens, "tokens");
   const double seq = static_cast<double>(m.seq);
   if (w.samples) {
     FRUGAL_TRY(positive(*w.samples, "samples"));
-    FRUGAL_TRY(positive(w.epochs, "epochs"));
     const double per_sample =
         FRUGAL_TRY(positive(w.tokens_per_sample.value_or(seq), "tokens_per_sample"));
     return *w.samples * w.epochs * per_sample;

@@ -128,6 +128,7 @@ TEST(EstimateCli, BadInputExitsTwoNamingTheFlag) {
       {{"--params", "7b", "--gpu", "T4", "--tokens", "1b"}, "no bf16"},
       {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--zero", "5"}, "zero"},
       {{"--params", "1e30", "--gpu", "L4", "--tokens", "1b"}, "100 trillion"},
+      {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--epochs", "-1"}, "epochs"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = {"estimate"};

@@ -37,6 +37,15 @@ TEST(CsvTable, ShortRowsYieldEmptyFields) {
   EXPECT_EQ(CsvTable::Field(t->rows()[0], 2), "");
 }
 
+TEST(CsvTable, RequireColumnRefusesAColumnNamedTwice) {
+  auto t = CsvTable::Parse("Price,Region,Price\n1,a,2\n", "f.csv");
+  ASSERT_TRUE(t.has_value());
+  auto r = t->RequireColumn("Price");
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().message, "f.csv:1:14: column 'Price' appears twice");
+  EXPECT_EQ(*t->RequireColumn("Region"), 1u);
+}
+
 TEST(CsvTable, RequireFullRowsNamesTheFirstShortOrLongRow) {
   auto full = CsvTable::Parse("a,b,c\r\n1,2,3\r\n", "f.csv");
   ASSERT_TRUE(full.has_value());

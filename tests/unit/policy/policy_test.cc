@@ -257,5 +257,18 @@ gates:
                                               "checkpoint-interval", "required-tags"}));
 }
 
+TEST_F(PolicyTest, AStudyBudgetNoAmountCanHoldIsBadInputNamingTheField) {
+  TempDir dir;
+  // Converted unchecked, 1e300 became INT64_MIN micro-dollars: a budget far below any maximum.
+  WriteTestFile(dir / "study.yaml",
+                "apiVersion: frugal/v1\nkind: Study\nname: s\ngates:\n"
+                "  budget_usd: 1e300\n");
+  auto s = LoadSubject(dir / "study.yaml", *catalog_);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(s.error().message.find("study.yaml:5:15: field 'gates.budget_usd'"), std::string::npos)
+      << s.error().message;
+}
+
 }  // namespace
 }  // namespace frugal::policy
