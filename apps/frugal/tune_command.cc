@@ -457,7 +457,7 @@ void AddReplayFlags(CLI::App* tune, TuneOptions& o) {
   tune->add_option("--max-trials", o.max_trials, "At most this many trials");
   tune->add_option("--scheduler", o.scheduler, "asha, asha-stop, sha, hyperband, median, none");
   tune->add_option("--sampler", o.sampler, "random, halton, tpe (default tpe)");
-  tune->add_option("--workers", o.workers, "Parallel workers")->check(CLI::PositiveNumber);
+  tune->add_option("--workers", o.workers, "Parallel workers")->check(WholeNumber(1, 4096));
   tune->add_option("--seed", o.seed, "Seed of the sampler");
   tune->add_option("--grace", o.grace, "Fidelity before the first prune (default 3)");
   tune->add_option("--reduction-factor", o.reduction_factor, "η: keep the top 1/η at each rung");
