@@ -7,6 +7,7 @@
 
 #include "frugal/audit/audit_output.h"
 #include "frugal/audit/svg_chart.h"
+#include "frugal/core/text.h"
 
 namespace frugal::audit {
 namespace {

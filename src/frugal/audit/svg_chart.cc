@@ -6,6 +6,8 @@
 #include <array>
 #include <cmath>
 
+#include "frugal/core/text.h"
+
 namespace frugal::audit {
 namespace {
 
@@ -73,33 +75,6 @@ std::string Legend(const BarChart& chart, double x) {
 }
 
 }  // namespace
-
-std::string XmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string StackedBarSvg(const BarChart& chart) {
   const bool legend = chart.series.size() > 1;

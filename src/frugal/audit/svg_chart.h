@@ -23,7 +23,5 @@ struct BarChart {
 [[nodiscard]] std::string StackedBarSvg(const BarChart& chart);
 /// One horizontal bar per label (the first series), its value printed beside it.
 [[nodiscard]] std::string HorizontalBarSvg(const BarChart& chart);
-/// `text` with &, <, >, " and ' escaped for XML and HTML.
-[[nodiscard]] std::string XmlEscape(std::string_view text);
 
 }  // namespace frugal::audit

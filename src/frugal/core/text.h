@@ -31,4 +31,7 @@ namespace frugal {
 [[nodiscard]] std::string DidYouMean(std::string_view word,
                                      std::span<const std::string> candidates);
 
+/// `text` safe inside XML/HTML/SVG text and attribute values (& < > " ' escaped).
+[[nodiscard]] std::string XmlEscape(std::string_view text);
+
 }  // namespace frugal

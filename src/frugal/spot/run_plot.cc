@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "frugal/core/text.h"
+
 namespace frugal::spot {
 namespace {
 
@@ -11,29 +13,6 @@ constexpr double kWidth = 900;
 constexpr double kLeft = 90;
 constexpr double kRight = 20;
 constexpr double kPlotWidth = kWidth - kLeft - kRight;
-
-std::string Escape(const std::string& text) {
-  std::string out;
-  for (char ch : text) {
-    switch (ch) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += ch;
-    }
-  }
-  return out;
-}
 
 const char* ModeColour(Mode mode) {
   switch (mode) {
@@ -73,7 +52,7 @@ std::string RenderRunSvg(const std::string& title, const StepJob& job,
   std::string svg = fmt::format(
       R"(<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" font-family="sans-serif" font-size="12">)"
       "\n<title>{}</title>\n<text x=\"{}\" y=\"18\" font-size=\"14\">{}</text>\n",
-      kWidth, height, Escape(title), kLeft, Escape(title));
+      kWidth, height, XmlEscape(title), kLeft, XmlEscape(title));
   svg += fmt::format(
       "<text x=\"8\" y=\"48\">spot</text>\n<text x=\"8\" y=\"82\">mode</text>\n"
       "<text x=\"8\" y=\"200\">progress</text>\n");

@@ -6,21 +6,19 @@
 #include <nlohmann/json.hpp>
 
 #include "frugal/core/atomic_file.h"
+#include "run_e2e_support.h"
 #include "support/test_support.h"
 
 namespace frugal::run {
 namespace {
 
 namespace fs = std::filesystem;
+using e2e::PythonPath;
 using frugal::testing::RunFrugal;
 using frugal::testing::RunProgram;
 using frugal::testing::TempDir;
 using frugal::testing::WriteTestFile;
 using nlohmann::json;
-
-std::string PythonPath() {
-  return "PYTHONPATH=" + (frugal::testing::SourceDir() / "python").string();
-}
 
 json Parse(const std::string& out) {
   json doc = json::parse(out, nullptr, false);

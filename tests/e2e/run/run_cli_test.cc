@@ -12,22 +12,18 @@
 #include "frugal/run/checkpoint_manifest.h"
 #include "frugal/run/child_process.h"
 #include "frugal/run/run_journal.h"
+#include "run_e2e_support.h"
 #include "support/test_support.h"
 
 namespace frugal::run {
 namespace {
 
 namespace fs = std::filesystem;
+using e2e::PythonPath;
+using e2e::Counter;
 using frugal::testing::RunFrugal;
 using frugal::testing::TempDir;
 using std::chrono::milliseconds;
-
-std::string PythonPath() { return "PYTHONPATH=" + (frugal::testing::SourceDir() / "python").string(); }
-
-std::vector<std::string> Counter(int steps, double step_seconds, int every) {
-  return {FRUGAL_PYTHON, std::string(FRUGAL_TEST_CHILDREN) + "/counter.py", std::to_string(steps),
-          std::to_string(step_seconds), std::to_string(every)};
-}
 
 long long CounterValue(int steps) {
   long long value = 1;

@@ -6,29 +6,19 @@
 #include <nlohmann/json.hpp>
 
 #include "frugal/run/run_journal.h"
+#include "run_e2e_support.h"
 #include "support/test_support.h"
 
 namespace frugal::run {
 namespace {
 
 namespace fs = std::filesystem;
+using e2e::PythonPath;
+using e2e::Counter;
+using e2e::Concat;
 using frugal::testing::RunFrugal;
 using frugal::testing::TempDir;
 using nlohmann::json;
-
-std::string PythonPath() {
-  return "PYTHONPATH=" + (frugal::testing::SourceDir() / "python").string();
-}
-
-std::vector<std::string> Counter(int steps, double step_seconds, int every) {
-  return {FRUGAL_PYTHON, std::string(FRUGAL_TEST_CHILDREN) + "/counter.py", std::to_string(steps),
-          std::to_string(step_seconds), std::to_string(every)};
-}
-
-std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 
 std::vector<json> AdviceEvents(const fs::path& run_dir) {
   std::vector<json> out;

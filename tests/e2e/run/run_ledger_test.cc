@@ -11,29 +11,19 @@
 #include "frugal/ledger/types.h"
 #include "frugal/run/child_process.h"
 #include "postgres_server.h"
+#include "run_e2e_support.h"
 #include "support/test_support.h"
 
 namespace frugal::run {
 namespace {
 
 namespace fs = std::filesystem;
+using e2e::PythonPath;
+using e2e::Counter;
+using e2e::Concat;
 using frugal::testing::RunFrugal;
 using frugal::testing::TempDir;
 using nlohmann::json;
-
-std::string PythonPath() {
-  return "PYTHONPATH=" + (frugal::testing::SourceDir() / "python").string();
-}
-
-std::vector<std::string> Counter(int steps, double step_seconds, int every) {
-  return {FRUGAL_PYTHON, std::string(FRUGAL_TEST_CHILDREN) + "/counter.py", std::to_string(steps),
-          std::to_string(step_seconds), std::to_string(every)};
-}
-
-std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 
 /// `frugal --json ARGS` parsed; fails the test on a non-zero exit.
 json JsonOf(const std::vector<std::string>& args, const fs::path& home) {
