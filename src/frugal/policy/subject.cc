@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "frugal/core/paths.h"
+#include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
 #include "frugal/plan/job_spec.h"
 #include "frugal/policy/policy.h"
@@ -44,6 +45,15 @@ Result<Subject> StudySubject(const YamlDoc& doc, const catalog::Catalog& catalog
       if (s.gpus.empty()) {
         return tl::unexpected(doc.ErrorAt(r["offer"], "resources.offer",
                                           fmt::format("no GPU offer '{}' in the catalog", *offer)));
+      }
+      // The tier written in the offer text (" spot", or the id's last ':' part) when
+      // resources.tier does not say it.
+      const size_t space = offer->find(' ');
+      const std::string tier_text = space != std::string::npos
+                                        ? std::string(Trim(offer->substr(space + 1)))
+                                        : offer->substr(offer->rfind(':') + 1);
+      if (const auto tier = catalog::ParseTier(tier_text); s.tiers.empty() && tier) {
+        s.tiers = {std::string(catalog::TierName(*tier))};
       }
     }
     if (const YAML::Node ci = r["checkpoint_interval"]) {
