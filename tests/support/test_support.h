@@ -1,6 +1,8 @@
 #pragma once
 // Test helpers: run the real frugal binary, make temporary directories.
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -19,6 +21,10 @@ struct CommandResult {
 CommandResult RunFrugal(const std::vector<std::string>& args,
                         const std::filesystem::path& home = {},
                         const std::vector<std::string>& env = {});
+
+/// Reads a child's stdout and stderr pipes to their end into `out` and `err`, closes them and
+/// reaps `pid`; returns its exit status (128 + signal when killed).
+int DrainAndReap(pid_t pid, int out_fd, int err_fd, std::string& out, std::string& err);
 
 /// Runs any program the same way.
 CommandResult RunProgram(const std::vector<std::string>& argv,

@@ -72,21 +72,13 @@ Result<DeadlineAdvice> AdviseAfterPreemption(const DeadlineAdviceConfig& config,
                                              const std::vector<nlohmann::json>& records,
                                              WallTime now) {
   const SpotHistory history = SpotHistoryOf(records, now);
-  spot::LiveJob job;
-  job.compute = config.compute;
-  job.deadline = config.deadline;
-  job.changeover = config.changeover;
-  job.checkpoint_cost = config.checkpoint_cost;
-  job.price_ratio = config.price_ratio;
-  job.prior_lifetime = config.prior_lifetime;
-  job.prior_outage = config.prior_outage;
   spot::LiveState state;
   state.elapsed = history.first_start ? Between(*history.first_start, now) : Duration(0);
   state.work_done = history.work_done;
   state.mode = spot::Mode::kIdle;  // preempted: nothing runs now
   state.spot_available = false;
   DeadlineAdvice out;
-  out.advice = FRUGAL_TRY(spot::AdviseLive(job, history.spans, state));
+  out.advice = FRUGAL_TRY(spot::AdviseLive(config, history.spans, state));
   out.tier = out.advice.mode == spot::Mode::kOnDemand ? "on_demand" : "spot";
   out.detail =
       fmt::format("{}: {} of work left, {} to spare before the deadline ({} elapsed of {}; {})",

@@ -17,16 +17,7 @@
 namespace frugal::run {
 
 /// The run's deadline, as `frugal run --deadline --compute` configure it.
-struct DeadlineAdviceConfig {
-  Duration compute{};                             ///< work the job needs in all, on this capacity
-  Duration deadline{};                            ///< from the run's first start
-  Duration changeover = std::chrono::minutes(5);  ///< a new instance's launch + setup + restore
-  Duration checkpoint_cost{};
-  double price_ratio = 3;  ///< on-demand ÷ spot
-  /// Mean spot lifetime and outage believed before the run has seen any (0: 2 h and 1 h).
-  Duration prior_lifetime{};
-  Duration prior_outage{};
-};
+using DeadlineAdviceConfig = spot::LiveJob;
 
 /// What the journal says, for the policy.
 struct SpotHistory {

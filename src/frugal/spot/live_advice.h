@@ -17,7 +17,7 @@ namespace frugal::spot {
 struct LiveJob {
   Duration compute{};     ///< work the job needs in all
   Duration deadline{};    ///< from the run's first start
-  Duration changeover{};  ///< launch + setup + restore of a new instance
+  Duration changeover = std::chrono::minutes(5);  ///< launch + setup + restore of a new instance
   Duration checkpoint_cost{};
   double price_ratio = 3;  ///< on-demand ÷ spot
   /// The market before any of it is seen (0: the policy's defaults, 2 h and 1 h).

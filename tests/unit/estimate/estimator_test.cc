@@ -2,19 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "llama7b.h"
+
 namespace frugal::estimate {
 namespace {
 
-Model Llama7b() {
-  ModelSpec spec;
-  spec.layers = 32;
-  spec.hidden = 4096;
-  spec.heads = 32;
-  spec.ffn = 11008;
-  spec.vocab = 32000;
-  spec.seq = 4096;
-  return *ResolveModel(spec);
-}
+using testing::Llama7b;
 
 // A100-80GB SXM figures from gpus.csv: 80 GiB, 312 dense bf16 TFLOPS, NVLink.
 Hardware A100() { return Hardware{"A100-80GB", "Ampere", 80, 312e12, true}; }

@@ -2,19 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "llama7b.h"
+
 namespace frugal::estimate {
 namespace {
 
-Model Llama7b() {
-  ModelSpec spec;
-  spec.layers = 32;
-  spec.hidden = 4096;
-  spec.heads = 32;
-  spec.ffn = 11008;
-  spec.vocab = 32000;
-  spec.seq = 4096;
-  return *ResolveModel(spec);
-}
+using testing::Llama7b;
 
 TEST(Flops, FullTrainingIsSixNDPlusTheAttentionTerm) {
   const Model m = Llama7b();

@@ -1,12 +1,13 @@
 #include "child_process.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+
+#include "support/test_support.h"
 
 namespace frugal::ledger::testing {
 
@@ -44,26 +45,7 @@ void ChildProcess::Kill(int signal) {
 
 int ChildProcess::Wait() {
   if (status_ >= 0) return status_;
-  pollfd fds[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
-  int open_fds = 2;
-  char buffer[65536];
-  while (open_fds > 0) {
-    if (::poll(fds, 2, -1) < 0) break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-      const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
-      if (n <= 0) {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      } else {
-        (i == 0 ? out_ : err_).append(buffer, static_cast<size_t>(n));
-      }
-    }
-  }
-  int status = 0;
-  ::waitpid(pid_, &status, 0);
-  status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  status_ = frugal::testing::DrainAndReap(pid_, out_fd_, err_fd_, out_, err_);
   return status_;
 }
 
