@@ -45,22 +45,29 @@ std::optional<double> Study::ReservedSeconds() const {
 }
 
 std::vector<Observation> Study::History() const {
-  // TPE learns from the deepest rung with enough results to compare.
-  std::vector<int> count(ladder_.fidelities.size(), 0);
+  // TPE learns what the scheduler has learned: a trial that reached a deeper rung ranks above
+  // every trial that stopped short of it, and trials at the same rung rank by their result
+  // there. Learning from the shallowest rung alone (where most results are) teaches TPE what
+  // learns fast, which is not what ends best when early ranks mislead.
+  std::vector<std::vector<double>> at(ladder_.fidelities.size());
   for (const Trial& t : trials_) {
-    for (size_t k = 0; k < t.rung_losses.size(); ++k)
-      count[k] += std::isnan(t.rung_losses[k]) ? 0 : 1;
+    for (size_t k = 0; k < t.rung_losses.size() && k < at.size(); ++k)
+      if (!std::isnan(t.rung_losses[k])) at[k].push_back(t.rung_losses[k]);
   }
-  int rung = 0;
-  for (size_t k = 0; k < count.size(); ++k) {
-    if (count[k] >= 10) rung = static_cast<int>(k);
-  }
+  for (auto& losses : at) std::sort(losses.begin(), losses.end());
   std::vector<Observation> history;
   for (const Trial& t : trials_) {
-    if (static_cast<int>(t.rung_losses.size()) > rung &&
-        !std::isnan(t.rung_losses[static_cast<size_t>(rung)])) {
-      history.push_back(Observation{t.point, t.rung_losses[static_cast<size_t>(rung)]});
-    }
+    int deepest = -1;
+    for (size_t k = 0; k < t.rung_losses.size() && k < at.size(); ++k)
+      if (!std::isnan(t.rung_losses[k])) deepest = static_cast<int>(k);
+    if (deepest < 0) continue;
+    const auto& losses = at[static_cast<size_t>(deepest)];
+    const double share =
+        static_cast<double>(std::lower_bound(losses.begin(), losses.end(),
+                                             t.rung_losses[static_cast<size_t>(deepest)]) -
+                            losses.begin()) /
+        static_cast<double>(losses.size());
+    history.push_back(Observation{t.point, static_cast<double>(ladder_.top() - deepest) + share});
   }
   return history;
 }
@@ -75,8 +82,10 @@ bool Study::PickConfig(Trial& trial) {
     trial.point = std::move(point);
     return true;
   }
+  // An opaque table's rows are visited in the study's own shuffled order: the file's row order
+  // (often grouped or sorted upstream) must not steer the search.
   std::vector<size_t> unused;
-  for (size_t i = 0; i < table_used_.size(); ++i) {
+  for (size_t i : table_order_) {
     if (table_used_[i] == 0) unused.push_back(i);
   }
   if (unused.empty()) return false;

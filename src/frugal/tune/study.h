@@ -133,6 +133,7 @@ class Study {
   std::vector<int64_t> running_;                   ///< trials with a segment in flight
   std::vector<std::vector<double>> table_points_;  ///< replay: each row's unit-cube point
   std::vector<char> table_used_;
+  std::vector<size_t> table_order_;  ///< replay: the order rows are offered in (shuffled when opaque)
   int64_t events_ = 0;
   int64_t promotions_ = 0;
   int64_t pauses_ = 0;

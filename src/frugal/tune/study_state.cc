@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <random>
 
 #include "frugal/tune/study.h"
 
@@ -30,6 +32,12 @@ Result<void> Study::Prepare() {
   sampler_ = MakeSampler(spec_.sampler, spec_.seed);
   if (table_ == nullptr) return {};
   table_used_.assign(table_->configs().size(), 0);
+  table_order_.resize(table_->configs().size());
+  std::iota(table_order_.begin(), table_order_.end(), size_t{0});
+  if (spec_.space.empty()) {
+    std::mt19937_64 rng(spec_.seed ^ 0x9e3779b97f4a7c15ULL);
+    std::shuffle(table_order_.begin(), table_order_.end(), rng);
+  }
   for (const ReplayConfig& row : table_->configs()) {
     std::vector<double> point;
     for (const Param& p : spec_.space.params()) {

@@ -193,6 +193,39 @@ TEST_F(StudyTest, SpaceSnapsSamplesToUntriedTableRows) {
   EXPECT_EQ(s.trials_started, 30);
 }
 
+/// (sampler coordinate, table row) of each trial of a study without a space.
+std::vector<std::pair<double, int>> OpaqueRowsTried(const std::filesystem::path& dir,
+                                                    const std::string& yaml) {
+  ReplayStudy rs(dir, yaml);
+  auto study = rs.Create();
+  EXPECT_TRUE(study) << study.error().message;
+  EXPECT_TRUE((*study)->Run({}));
+  std::vector<std::pair<double, int>> rows;
+  for (const Trial& t : (*study)->trials()) rows.emplace_back(t.point.at(0), std::stoi(t.source_id));
+  return rows;
+}
+
+TEST_F(StudyTest, OpaqueTableRowsComeInTheStudysOwnShuffledOrder) {
+  // The sampler's coordinate must not map onto the file's row order: benchmark files are often
+  // grouped or sorted upstream, and a sampler that learns "low coordinates are good" would be
+  // learning the file, not the configurations.
+  const std::string yaml = "scheduler: none\ngates: {max_trials: 40}\nsampler: random\n";
+  const auto tried = OpaqueRowsTried(dir_.path(), yaml + "seed: 1\n");
+  ASSERT_EQ(tried.size(), 40u);
+  EXPECT_EQ(OpaqueRowsTried(dir_.path(), yaml + "seed: 1\n"), tried);  // reproducible
+  EXPECT_NE(OpaqueRowsTried(dir_.path(), yaml + "seed: 2\n"), tried);
+  // Kendall's τ between coordinate and row: near 1 if the coordinate walked the file in order.
+  int concordant = 0, discordant = 0;
+  for (size_t i = 0; i < tried.size(); ++i) {
+    for (size_t j = i + 1; j < tried.size(); ++j) {
+      const double sign = (tried[i].first - tried[j].first) * (tried[i].second - tried[j].second);
+      (sign > 0 ? concordant : discordant) += 1;
+    }
+  }
+  const double tau = static_cast<double>(concordant - discordant) / (concordant + discordant);
+  EXPECT_LT(std::abs(tau), 0.3) << "τ = " << tau;
+}
+
 TEST_F(StudyTest, SpaceParameterMissingFromTableIsBadInput) {
   ReplayStudy rs(dir_.path(), "space:\n  dropout: {type: float, low: 0, high: 0.5}\n");
   auto study = rs.Create();
