@@ -209,11 +209,22 @@ Result<StudySpec> ParsePriced(const tune::SpecText& text, const GlobalOptions& g
   return spec;
 }
 
+/// The spec of a stored study, priced as it was when the study started (states written before
+/// the pricing was kept are priced again from the catalog).
+Result<StudySpec> ParseStored(const tune::SpecText& text, const nlohmann::json& state,
+                              const GlobalOptions& global) {
+  if (!state.contains("pricing")) return ParsePriced(text, global);
+  StudySpec spec = FRUGAL_TRY(tune::ParseStudySpec(text.yaml, text.source, text.base_dir));
+  FRUGAL_TRY(tune::ApplyPinnedPricing(spec, state.at("pricing")));
+  return spec;
+}
+
 /// `run_prefix`: the trial runs' name prefix for a fresh study; a resumed one keeps its own.
+/// `state`: a stored study's state when resuming (its pricing is kept), else null.
 Result<Bench> Assemble(const tune::SpecText& text, const GlobalOptions& global,
-                       const std::string& run_prefix) {
+                       const std::string& run_prefix, const nlohmann::json* state = nullptr) {
   Bench b;
-  b.spec = FRUGAL_TRY(ParsePriced(text, global));
+  b.spec = FRUGAL_TRY(state ? ParseStored(text, *state, global) : ParsePriced(text, global));
   if (!b.spec.replay) {
     FRUGAL_TRY(CheckCommand(b.spec, text.base_dir));
     auto options =
@@ -393,7 +404,7 @@ Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Strea
   const nlohmann::json state = FRUGAL_TRY(store.Load(o.study));
   const tune::SpecText text{state.value("spec_yaml", ""), state.value("spec_source", ""),
                             state.value("spec_base", "")};
-  Bench b = FRUGAL_TRY(Assemble(text, global, ""));
+  Bench b = FRUGAL_TRY(Assemble(text, global, "", &state));
   auto study = FRUGAL_TRY(tune::Study::Restore(state, b.spec, *b.runner, store, b.table.get()));
   if (b.supervised != nullptr) b.supervised->BindGate(&study->gate());
   return Finish(s, global, *study, b,

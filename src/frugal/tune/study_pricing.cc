@@ -170,4 +170,53 @@ Result<void> ResolvePricing(StudySpec& spec, const catalog::Catalog& catalog) {
   return {};
 }
 
+nlohmann::json PricingToJson(const Resources& r) {
+  const ledger::SegmentOffer& o = r.record;
+  return {{"gpus", r.gpus},
+          {"tier", r.tier},
+          {"price_per_gpu_hour_micros",
+           r.price_per_gpu_hour ? nlohmann::json(r.price_per_gpu_hour->per_hour.micros())
+                                : nlohmann::json(nullptr)},
+          {"offer_id", r.offer_id},
+          {"record",
+           {{"cloud", o.cloud},
+            {"instance_type", o.instance_type},
+            {"region", o.region},
+            {"zone", o.zone},
+            {"gpu", o.gpu},
+            {"gpu_count", o.gpu_count},
+            {"tier", o.tier},
+            {"price_micros", o.price.per_hour.micros()},
+            {"on_demand_price_micros", o.on_demand_price
+                                           ? nlohmann::json(o.on_demand_price->per_hour.micros())
+                                           : nlohmann::json(nullptr)}}}};
+}
+
+Result<void> ApplyPinnedPricing(StudySpec& spec, const nlohmann::json& pricing) {
+  auto rate = [](const nlohmann::json& micros) -> std::optional<Rate> {
+    if (micros.is_null()) return std::nullopt;
+    return Rate{Money::FromMicros(micros.get<int64_t>())};
+  };
+  try {
+    Resources& r = spec.resources;
+    r.gpus = pricing.at("gpus").get<int>();
+    r.tier = pricing.at("tier").get<std::string>();
+    r.price_per_gpu_hour = rate(pricing.at("price_per_gpu_hour_micros"));
+    r.offer_id = pricing.at("offer_id").get<std::string>();
+    const auto& o = pricing.at("record");
+    r.record.cloud = o.at("cloud").get<std::string>();
+    r.record.instance_type = o.at("instance_type").get<std::string>();
+    r.record.region = o.at("region").get<std::string>();
+    r.record.zone = o.at("zone").get<std::string>();
+    r.record.gpu = o.at("gpu").get<std::string>();
+    r.record.gpu_count = o.at("gpu_count").get<int>();
+    r.record.tier = o.at("tier").get<std::string>();
+    r.record.price = *rate(o.at("price_micros"));
+    r.record.on_demand_price = rate(o.at("on_demand_price_micros"));
+  } catch (const nlohmann::json::exception& e) {
+    return Fail(ErrorCode::kBadInput, std::string("study state: pricing: ") + e.what());
+  }
+  return {};
+}
+
 }  // namespace frugal::tune

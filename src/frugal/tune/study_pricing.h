@@ -13,6 +13,8 @@
 // offer's (a stated `gpus` must match), and the price per GPU-hour the gate counts in is the
 // offer's price divided by its GPUs.
 
+#include <nlohmann/json.hpp>
+
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/error.h"
 #include "frugal/tune/study_spec.h"
@@ -29,5 +31,13 @@ namespace frugal::tune {
 /// "file:line:col: field 'resources.offer': no offer ... (did you mean ...?)" for an unknown
 /// offer, GPU or tier, or a GPU count the offer does not have.
 [[nodiscard]] Result<void> ResolvePricing(StudySpec& spec, const catalog::Catalog& catalog);
+
+/// The pricing ResolvePricing chose, as the study state keeps it: a study is priced once, when
+/// it starts, and a resumed study charges the same rate even if the catalog changed since.
+nlohmann::json PricingToJson(const Resources& resources);
+
+/// Restores PricingToJson's document into the spec's resources (no catalog needed); kBadInput
+/// when it is not one.
+[[nodiscard]] Result<void> ApplyPinnedPricing(StudySpec& spec, const nlohmann::json& pricing);
 
 }  // namespace frugal::tune

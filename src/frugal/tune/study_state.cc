@@ -6,6 +6,7 @@
 #include <random>
 
 #include "frugal/tune/study.h"
+#include "frugal/tune/study_pricing.h"
 
 namespace frugal::tune {
 
@@ -69,6 +70,7 @@ nlohmann::json Study::SaveState() const {
       {"spec_yaml", text_.yaml},
       {"spec_source", text_.source},
       {"spec_base", text_.base_dir.string()},
+      {"pricing", PricingToJson(spec_.resources)},
       {"trials", trials},
       {"running", running_},
       {"scheduler", scheduler_->Save()},

@@ -239,6 +239,52 @@ TEST_F(TuneE2e, AnOfferIsPricedFromTheCatalogAndAnUnknownOneIsExitTwoWithASugges
   EXPECT_EQ(RunFrugal({"tune", "status", "priced"}, home_.path()).exit_code, 0);
 }
 
+TEST_F(TuneE2e, AResumedStudyKeepsThePriceItStartedWithWhenTheCatalogChanges) {
+  // A pool priced from a custom catalog; before the resume its rate doubles. The study was
+  // priced when it started: resumed, it charges what an uninterrupted run charges.
+  auto offers = [&](const std::string& rate) {
+    const auto path = home_.path() / ("offers-" + rate + ".yaml");
+    WriteTestFile(path, "apiVersion: frugal/v1\noffers:\n  - name: pool-a100\n"
+                        "    gpu: A100-80GB\n    gpus: 1\n    price_per_gpu_hour: " +
+                            rate + "\n");
+    return path.string();
+  };
+  const std::string spec = "replay: {dir: '" + table_.path().string() +
+                           "'}\nobjective: {metric: score, direction: maximize}\n"
+                           "fidelity: {max: 27}\nsampler: random\ngates: {budget_usd: 20}\n"
+                           "resources: {offer: 'onprem:pool-a100', workers: 2}\n";
+  const auto whole_yaml = home_.path() / "whole.yaml";
+  const auto killed_yaml = home_.path() / "killed.yaml";
+  WriteTestFile(whole_yaml, "name: whole\n" + spec);
+  WriteTestFile(killed_yaml, "name: killed\n" + spec);
+
+  const std::string cheap = offers("2.00");
+  const CommandResult whole =
+      RunFrugal({"--json", "--catalog", cheap, "tune", whole_yaml.string()}, home_.path());
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const CommandResult halted = RunFrugal(
+      {"--catalog", cheap, "tune", killed_yaml.string(), "--halt-after", "60"}, home_.path());
+  ASSERT_EQ(halted.exit_code, 130) << halted.err;
+
+  const std::string dear = offers("4.00");
+  const CommandResult resumed =
+      RunFrugal({"--json", "--catalog", dear, "tune", "resume", "killed"}, home_.path());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(Json(whole)["spend_usd"], Json(resumed)["spend_usd"]);
+  EXPECT_EQ(Json(whole)["gpu_hours"], Json(resumed)["gpu_hours"]);
+
+  // Even with the pool gone from the catalog, a study resumes at its own price.
+  const auto gone_yaml = home_.path() / "gone.yaml";
+  WriteTestFile(gone_yaml, "name: gone\n" + spec);
+  ASSERT_EQ(RunFrugal({"--catalog", cheap, "tune", gone_yaml.string(), "--halt-after", "60"},
+                      home_.path())
+                .exit_code,
+            130);
+  const CommandResult gone = RunFrugal({"--json", "tune", "resume", "gone"}, home_.path());
+  ASSERT_EQ(gone.exit_code, 0) << gone.err;
+  EXPECT_EQ(Json(whole)["gpu_hours"], Json(gone)["gpu_hours"]);
+}
+
 TEST_F(TuneE2e, BadFlagsAreNamedInTheError) {
   const CommandResult r = RunFrugal(Flags("bad", "hyperbnd"), home_.path());
   EXPECT_EQ(r.exit_code, 2);
