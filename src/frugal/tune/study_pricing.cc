@@ -211,7 +211,7 @@ Result<void> ApplyPinnedPricing(StudySpec& spec, const nlohmann::json& pricing) 
     r.record.gpu = o.at("gpu").get<std::string>();
     r.record.gpu_count = o.at("gpu_count").get<int>();
     r.record.tier = o.at("tier").get<std::string>();
-    r.record.price = *rate(o.at("price_micros"));
+    r.record.price = Rate{Money::FromMicros(o.at("price_micros").get<int64_t>())};
     r.record.on_demand_price = rate(o.at("on_demand_price_micros"));
   } catch (const nlohmann::json::exception& e) {
     return Fail(ErrorCode::kBadInput, std::string("study state: pricing: ") + e.what());
