@@ -129,7 +129,10 @@ void Summarize(const EvaluationConfig& config, Evaluation& eval) {
 Result<Evaluation> Evaluate(const std::vector<Trace>& traces, const EvaluationConfig& config) {
   if (traces.empty()) return Fail(ErrorCode::kBadInput, "no trace given");
   std::vector<std::unique_ptr<Policy>> policies;
-  for (const std::string& name : config.policies) policies.push_back(FRUGAL_TRY(MakePolicy(name)));
+  for (const std::string& name : config.policies) {
+    policies.push_back(
+        FRUGAL_TRY(config.make_policy ? config.make_policy(name) : MakePolicy(name)));
+  }
   Evaluation eval;
   const int step_seconds = ChooseStepSeconds(traces.front().gap_seconds, config.job);
   eval.step_seconds = step_seconds;

@@ -4,6 +4,7 @@
 // strata by availability and deadline slack). Shared by `frugal simulate` and bench/spot.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "frugal/core/error.h"
 #include "frugal/spot/job.h"
+#include "frugal/spot/policy.h"
 #include "frugal/spot/simulator.h"
 #include "frugal/spot/trace.h"
 
@@ -23,7 +25,9 @@ struct EvaluationConfig {
   int starts = 300;  ///< runs per policy, spread round-robin over the traces
   uint64_t seed = 1;
   bool optimum = true;                ///< solve the optimum for every run (needed for ratios)
-  std::vector<std::string> policies;  ///< names known to MakePolicy
+  std::vector<std::string> policies;  ///< names known to MakePolicy (or to make_policy)
+  /// Makes a policy by name (benchmarks add their own); empty = MakePolicy.
+  std::function<Result<std::unique_ptr<Policy>>(const std::string&)> make_policy;
 };
 
 /// One (trace, start) pair and every policy's run on it.

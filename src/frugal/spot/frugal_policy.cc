@@ -25,6 +25,11 @@ void FrugalPolicy::Start(const PolicyContext& context) {
   Plan();
 }
 
+void FrugalPolicy::AssumeMemoryless(double stay_up, double stay_down) {
+  known_stay_[0] = stay_down;
+  known_stay_[1] = stay_up;
+}
+
 void FrugalPolicy::Plan() {
   // Leaving a working mode writes a checkpoint before the changeover, so both count.
   const int enter = job_.changeover + job_.checkpoint_cost;
@@ -38,10 +43,17 @@ void FrugalPolicy::Plan() {
   for (int unit = 1; unit <= std::max(enter, 1); ++unit) {
     if (enter > 0 && enter % unit != 0) continue;
     input.unit = unit;
-    input.ages = std::max(2, (kPlannerAgeSteps + unit - 1) / unit);
+    const bool known = known_stay_[0] >= 0;
+    input.ages = known ? 1 : std::max(2, (kPlannerAgeSteps + unit - 1) / unit);
     if (DeadlinePlanner::Work(input) > kPlannerBudget) continue;
-    input.stay_up = model_.StayProbabilities(true, unit, input.ages);
-    input.stay_down = model_.StayProbabilities(false, unit, input.ages);
+    if (known) {
+      // A memoryless run stays for `unit` more steps with probability p^unit.
+      input.stay_up = {static_cast<float>(std::pow(known_stay_[1], unit))};
+      input.stay_down = {static_cast<float>(std::pow(known_stay_[0], unit))};
+    } else {
+      input.stay_up = model_.StayProbabilities(true, unit, input.ages);
+      input.stay_down = model_.StayProbabilities(false, unit, input.ages);
+    }
     planner_.Solve(input);
     break;
   }
@@ -54,7 +66,7 @@ Mode FrugalPolicy::Decide(const Observation& obs) {
   if (!planner_.solved()) return Rules(obs);
   // Re-plan when the market seen has doubled since the plan (few past runs at the start).
   const int runs = model_.runs(true).count() + model_.runs(false).count();
-  if (runs >= 2 * runs_at_plan_ + 4) Plan();
+  if (runs >= 2 * runs_at_plan_ + 4 && known_stay_[0] < 0) Plan();
   if (obs.changeover_left > 0) return Guard(obs.mode, obs);
   const int unsaved = obs.mode == Mode::kOnDemand ? 0 : obs.uncommitted;
   const int work_left = job_.compute - obs.committed - obs.uncommitted + unsaved;

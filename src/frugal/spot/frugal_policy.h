@@ -32,6 +32,12 @@ class FrugalPolicy final : public Policy {
   Mode Decide(const Observation& obs) override;
   [[nodiscard]] std::string name() const override { return "frugal"; }
 
+  /// Plans against a known memoryless market instead of the one it learns: P(spot that is
+  /// available stays so one more step) and P(an outage goes on one more step). With the true
+  /// values of a memoryless market this is the best online policy there (bench/spot uses it
+  /// to bound what any online policy can reach). Call before Start.
+  void AssumeMemoryless(double stay_up, double stay_down);
+
   /// True when decisions come from the planner (false: the rules).
   [[nodiscard]] bool planned() const { return planner_.solved(); }
   /// Planner steps per job step of the current plan (1 = exact).
@@ -54,6 +60,7 @@ class FrugalPolicy final : public Policy {
   AvailabilityModel model_;
   DeadlinePlanner planner_;
   int runs_at_plan_ = 0;  ///< runs the model had seen when the plan was made
+  double known_stay_[2] = {-1, -1};  ///< AssumeMemoryless: outage, available (< 0: learn)
 };
 
 }  // namespace frugal::spot

@@ -151,5 +151,45 @@ TEST(SpotPlanner, ExpectedCostMatchesSimulatedRuns) {
   EXPECT_NEAR(realized / runs, predicted / runs, 0.03 * predicted / runs);
 }
 
+// Told the true memoryless market, the policy plans against it without learning: the cost it
+// expects at the start is what the runs cost on average (the bound of bench/spot rests on it).
+TEST(SpotPlanner, InformedPolicyPaysWhatItsPlanExpects) {
+  constexpr double kStayUp = 11.0 / 12, kStayDown = 4.0 / 5;
+  std::mt19937_64 rng(5);
+  std::bernoulli_distribution up_ends(1 - kStayUp), down_ends(1 - kStayDown);
+  std::string pattern;
+  bool up = true;
+  for (int i = 0; i < 60000; ++i) {
+    pattern += up ? '1' : '0';
+    if (up ? up_ends(rng) : down_ends(rng)) up = !up;
+  }
+  const StepTrace trace = MakeStepTrace(pattern);
+  const StepJob job = MakeJob(40, 52, 3);
+  DeadlinePlanner planner;
+  planner.Solve(Input(job.compute, job.deadline - job.compute, job.changeover,
+                      {static_cast<float>(kStayUp)}, {static_cast<float>(kStayDown)}));
+  FrugalPolicy informed;
+  informed.AssumeMemoryless(kStayUp, kStayDown);
+  double predicted = 0, realized = 0;
+  int runs = 0;
+  for (int start = 100; start + job.deadline + 10 < trace.steps(); start += 97) {
+    predicted += planner.ExpectedCostFromIdle(trace.available[static_cast<size_t>(start)] != 0, 1);
+    const RunResult r = Simulate(trace, start, job, informed);
+    ASSERT_TRUE(r.deadline_met);
+    ASSERT_TRUE(informed.planned());
+    realized += r.cost_usd;
+    ++runs;
+  }
+  ASSERT_GT(runs, 500);
+  EXPECT_NEAR(realized / runs, predicted / runs, 0.02 * predicted / runs);
+  // What it is told is what it plans on: told that spot dies within a step, it never
+  // enters spot, on a market where it learns otherwise.
+  FrugalPolicy pessimist;
+  pessimist.AssumeMemoryless(0.01, 0.99);
+  EXPECT_EQ(Simulate(trace, 1000, job, pessimist).spot_steps, 0);
+  FrugalPolicy learner;
+  EXPECT_GT(Simulate(trace, 1000, job, learner).spot_steps, 0);
+}
+
 }  // namespace
 }  // namespace frugal::spot
