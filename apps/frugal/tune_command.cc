@@ -53,6 +53,7 @@ struct TuneOptions {
   int64_t seed = 1;
   double grace = 3;
   double reduction_factor = 3;
+  std::string scale_by;
   std::string name;
   bool restart = false;
   std::optional<int64_t> halt_after;
@@ -103,11 +104,12 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
       "apiVersion: frugal/v1\nkind: Study\nname: {}\n"
       "replay: {{dir: '{}', config_column: {}, cost_column: {}}}\n"
       "objective: {{metric: {}, direction: {}}}\n"
-      "fidelity: {{name: {}, min: 1, max: {}, grace: {}, reduction_factor: {}}}\n"
+      "fidelity: {{name: {}, min: 1, max: {}, grace: {}, reduction_factor: {}{}}}\n"
       "scheduler: {}\nsampler: {}\nseed: {}\nresources: {{workers: {}{}}}\n",
       name, dir.string(), o.config_column, o.cost_column, o.metric,
       o.maximize ? "maximize" : "minimize", o.fidelity, max_fidelity,
-      std::min(o.grace, max_fidelity), o.reduction_factor, o.scheduler, o.sampler, o.seed,
+      std::min(o.grace, max_fidelity), o.reduction_factor,
+      o.scale_by.empty() ? "" : ", scale_by: '" + o.scale_by + "'", o.scheduler, o.sampler, o.seed,
       o.workers, o.price_per_hour.empty() ? "" : ", price_per_hour: '" + o.price_per_hour + "'");
   std::string gates;
   if (!o.budget.empty()) gates += fmt::format("budget_usd: '{}', ", o.budget);
@@ -472,6 +474,9 @@ void AddReplayFlags(CLI::App* tune, TuneOptions& o) {
   tune->add_option("--seed", o.seed, "Seed of the sampler");
   tune->add_option("--grace", o.grace, "Fidelity before the first prune (default 3)");
   tune->add_option("--reduction-factor", o.reduction_factor, "η: keep the top 1/η at each rung");
+  tune->add_option("--scale-by", o.scale_by,
+                   "Config column that sets each trial's own schedule length (e.g. epochs): "
+                   "rungs become shares of it");
   tune->add_option("--name", o.name, "Study name (default replay-<dir>)");
 }
 
@@ -491,7 +496,8 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
     if (!tune->get_subcommands().empty()) return;  // status, resume or check set the action
     for (const char* flag : {"--metric", "--maximize", "--fidelity", "--price-per-hour", "--budget",
                              "--max-gpu-hours", "--max-trials", "--scheduler", "--sampler",
-                             "--workers", "--seed", "--grace", "--reduction-factor", "--name"}) {
+                             "--workers", "--seed", "--grace", "--reduction-factor", "--scale-by",
+                             "--name"}) {
       if (tune->count(flag) > 0) o->flags_form_given.emplace_back(flag);
     }
     action = [o, &global](Streams& s) { return RunTune(*o, global, s); };

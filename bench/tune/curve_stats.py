@@ -3,7 +3,11 @@
 configurations end within epsilon of the best, and how well the rank at epoch k predicts the
 final rank (Spearman), plus the top-k overlap at each candidate grace period. Stdlib only.
 
-Usage: curve_stats.py DIR METRIC (max|min) MAX_EPOCH EPSILON
+Usage: curve_stats.py DIR METRIC (max|min) MAX_EPOCH EPSILON [SCALE_BY]
+
+With SCALE_BY (a configs.csv column holding each configuration's own schedule length, as
+`fidelity.scale_by` in a study), the same figures at shares of each configuration's schedule:
+each is read at ceil(share x its length), the epoch a scale_by study would compare it at.
 """
 import csv
 import math
@@ -55,11 +59,15 @@ def main():
     # A configuration's final value is its last point up to MAX_EPOCH: some tables give each
     # configuration its own schedule length (a hyperparameter), which ends its curve early.
     failed = set()
+    lengths = {}
+    scale_by = sys.argv[6] if len(sys.argv) > 6 else None
     try:
         with open(folder + "/configs.csv") as f:
             for row in csv.DictReader(f):
                 if row.get("nan_train_loss", "0") == "1" or row.get("status", "OK") != "OK":
                     failed.add(row["config_id"])
+                if scale_by:
+                    lengths[row["config_id"]] = min(float(row[scale_by]), max_epoch)
     except FileNotFoundError:
         pass
     final = {}
@@ -89,6 +97,34 @@ def main():
         share = sum(cost[c][e] for c in ids) / sum(cost[c][max(cost[c])] for c in ids)
         print(f"{e:5g}  {rho:32.3f}  {str(best_id in kept):>26}  "
               f"{len(winners):>12}/{len(within):<13}  {share:.3f}")
+    if scale_by:
+        shares_report(curves, cost, final, within, lengths)
+
+
+def at_share(points, length, share):
+    """The point a scale_by study reads: epoch ceil(share x length), or the last one before."""
+    e = max(1, math.ceil(share * length - 1e-9))
+    reached = [x for x in points if x <= e]
+    return points[max(reached)] if reached else None
+
+
+def shares_report(curves, cost, final, within, lengths):
+    print("At shares of each configuration's own schedule (scale_by):")
+    print("share   spearman(rank@share, final rank)  within-eps kept in top 1/3  "
+          "their percentiles  cost share of full")
+    ids = [c for c in final if c in lengths]
+    for share in [1 / 27, 1 / 9, 1 / 3]:
+        early = {c: at_share(curves[c], lengths[c], share) for c in ids}
+        ids_ok = [c for c in ids if early[c] is not None]
+        values = [early[c] for c in ids_ok]
+        rho = spearman(values, [final[c] for c in ids_ok])
+        pct = sorted(sum(1 for v in values if v < early[c]) / len(values)
+                     for c in within if c in early)
+        kept = sum(1 for p in pct if p < 1 / 3)
+        spent = sum(at_share(cost[c], lengths[c], share) for c in ids_ok)
+        full = sum(cost[c][max(cost[c])] for c in ids_ok)
+        print(f"{share:5.3f}  {rho:33.3f}  {kept:>14}/{len(pct):<11}  "
+              f"{pct[0]:.2f}-{pct[-1]:.2f}  {spent / full:18.3f}")
 
 
 if __name__ == "__main__":

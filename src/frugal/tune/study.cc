@@ -38,10 +38,13 @@ std::optional<double> Study::ReservedSeconds() const {
     const Trial& t = trials_[static_cast<size_t>(id)];
     const auto rate = RateOf(t);
     if (!rate) return std::nullopt;  // a probe in flight: its cost is not known yet
-    reserved += *rate * std::max(0.0, ladder_.fidelities[static_cast<size_t>(t.target_rung)] -
-                                          t.last_fidelity);
+    reserved += *rate * std::max(0.0, RungFidelity(t, t.target_rung) - t.last_fidelity);
   }
   return reserved;
+}
+
+double Study::RungFidelity(const Trial& trial, int rung) const {
+  return spec_.RungFidelity(ladder_, trial.config, rung);
 }
 
 std::vector<Observation> Study::History() const {
@@ -125,6 +128,7 @@ Result<void> Study::Launch(Trial& trial, double to_fidelity) {
 }
 
 Result<bool> Study::TryStart(const Job& job) {
+  // The configuration is not chosen yet: reserve for the longest schedule the rung allows.
   const double to = ladder_.fidelities[static_cast<size_t>(job.target_rung)];
   const auto rate = estimator_.SecondsPerUnit();
   const auto reserved = ReservedSeconds();
@@ -148,12 +152,17 @@ Result<bool> Study::TryStart(const Job& job) {
   trials_.push_back(std::move(trial));
   Trial& stored = trials_.back();
   scheduler_->OnStart(stored);
-  FRUGAL_TRY(Launch(stored, to));
+  FRUGAL_TRY(Launch(stored, RungFidelity(stored, stored.target_rung)));
   return true;
 }
 
 Result<bool> Study::TryResume(Trial& trial) {
-  const double to = ladder_.fidelities[static_cast<size_t>(trial.target_rung)];
+  const double to = RungFidelity(trial, trial.target_rung);
+  if (trial.last_value && to <= trial.last_fidelity + kEps) {
+    // A short schedule is already past this rung's share of it: nothing to train.
+    FRUGAL_TRY(PassRung(trial));
+    return true;
+  }
   const double expected = RateOf(trial).value_or(0.0) * (to - trial.checkpoint_fidelity);
   const auto reserved = ReservedSeconds();
   if (!reserved) return false;
@@ -283,6 +292,10 @@ Result<void> Study::OnSegmentEnd(Trial& trial, const Progress& p) {
     UpdateIncumbent(trial);
     return {};
   }
+  return PassRung(trial);
+}
+
+Result<void> Study::PassRung(Trial& trial) {
   const int rung = trial.target_rung;
   const double loss = Loss(trial.last_value.value_or(std::numeric_limits<double>::infinity()));
   trial.rung_losses[static_cast<size_t>(rung)] = loss;

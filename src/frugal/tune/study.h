@@ -113,6 +113,11 @@ class Study {
   bool MayStart() const;
   std::optional<double> RateOf(const Trial& trial) const;
   std::optional<double> ReservedSeconds() const;
+  /// The fidelity at which `trial` reports `rung` (its own schedule's, with scale_by).
+  double RungFidelity(const Trial& trial, int rung) const;
+  /// Records a rung the trial already passed (a short schedule under scale_by), as if a
+  /// segment had ended there.
+  [[nodiscard]] Result<void> PassRung(Trial& trial);
   double Loss(double value) const;
   std::vector<Observation> History() const;
   /// Picks the next configuration; false when the table has none left.

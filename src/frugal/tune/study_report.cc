@@ -168,6 +168,7 @@ nlohmann::json StatusJson(const StudySpec& spec, const nlohmann::json& state,
                      {"best", best ? nlohmann::json(*best) : nlohmann::json(nullptr)}});
   }
   doc["rungs"] = rungs;
+  if (!spec.fidelity.scale_by.empty()) doc["rungs_scaled_by"] = spec.fidelity.scale_by;
   doc["gates"] = GatesJson(spec, state, trials);
   // The study ends at the first gate its burn rate reaches (or earlier, when the scheduler
   // runs out of work or a plateau stops it).
@@ -204,7 +205,12 @@ void PrintStatus(std::ostream& out, const StudySpec& spec, const nlohmann::json&
     out << "\ngates\n";
     PrintGates(out, doc["gates"]);
   }
-  out << "\nrungs\n";
+  out << "\nrungs";
+  if (!spec.fidelity.scale_by.empty()) {
+    out << fmt::format(" (a trial with {} = L reports at the {} shown × L ÷ {:g})",
+                       spec.fidelity.scale_by, spec.fidelity.name, spec.fidelity.max);
+  }
+  out << "\n";
   Table rungs({{"rung", Align::kRight},
                {spec.fidelity.name, Align::kRight},
                {"results", Align::kRight},

@@ -102,7 +102,8 @@ Result<void> ParseFidelity(const YamlDoc& doc, const YAML::Node& node, FidelityS
     return Fail(ErrorCode::kBadInput, doc.source() + ": missing required field 'fidelity'");
   FRUGAL_TRY(
       doc.CheckKeys(node, "fidelity",
-                    {"name", "min", "max", "grace", "reduction_factor", "rungs", "cost_per_unit"}));
+                    {"name", "min", "max", "grace", "reduction_factor", "rungs", "cost_per_unit",
+                     "scale_by"}));
   out.name = FRUGAL_TRY(doc.OptionalString(node, "name")).value_or("epoch");
   out.min = FRUGAL_TRY(doc.OptionalDouble(node, "min")).value_or(1.0);
   out.max = FRUGAL_TRY(doc.RequiredDouble(node, "max"));
@@ -112,6 +113,7 @@ Result<void> ParseFidelity(const YamlDoc& doc, const YAML::Node& node, FidelityS
       FRUGAL_TRY(doc.OptionalDouble(node, "grace")).value_or(std::min(3 * out.min, out.max));
   out.reduction_factor = FRUGAL_TRY(doc.OptionalDouble(node, "reduction_factor")).value_or(3.0);
   out.cost_per_unit = FRUGAL_TRY(doc.OptionalDuration(node, "cost_per_unit"));
+  out.scale_by = FRUGAL_TRY(doc.OptionalString(node, "scale_by")).value_or("");
   if (!(out.min > 0) || !(out.max >= out.min)) {
     return Fail(doc.ErrorAt(node["max"], "fidelity.max", "needs 0 < min <= max"));
   }
@@ -134,6 +136,39 @@ Result<void> ParseFidelity(const YamlDoc& doc, const YAML::Node& node, FidelityS
     if (!increasing || out.rungs.front() < out.grace || out.rungs.back() != out.max) {
       return Fail(doc.ErrorAt(node["rungs"], "fidelity.rungs",
                               "must increase from at least 'grace' and end at 'max'"));
+    }
+  }
+  return {};
+}
+
+// `fidelity.scale_by` must name a parameter whose every value is a positive number no longer
+// than `max` (an opaque replay table is checked against its columns when the study loads it).
+Result<void> CheckScaleBy(const YamlDoc& doc, const YAML::Node& node, const StudySpec& spec) {
+  const std::string& name = spec.fidelity.scale_by;
+  if (name.empty() || spec.space.empty()) return {};
+  auto fail = [&](const std::string& why) {
+    return Fail(doc.ErrorAt(node["scale_by"], "fidelity.scale_by", why));
+  };
+  const auto& params = spec.space.params();
+  auto it = std::find_if(params.begin(), params.end(),
+                         [&](const Param& p) { return p.name == name; });
+  if (it == params.end()) return fail("'" + name + "' is not a parameter of the space");
+  std::vector<double> values;
+  if (it->kind == ParamKind::kFloat || it->kind == ParamKind::kInt) {
+    values = {it->low, it->high};
+  } else {
+    for (const std::string& choice : it->choices) {
+      auto number = ParseDouble(choice);
+      if (!number) return fail("'" + name + "' has a value that is not a number: '" + choice + "'");
+      values.push_back(*number);
+    }
+  }
+  for (double v : values) {
+    if (!(v > 0)) return fail("'" + name + "' must be positive: it sets each trial's length");
+    if (v > spec.fidelity.max + 1e-9) {
+      return fail(fmt::format("'{}' goes up to {:g}, past fidelity.max {:g}: max is the longest "
+                              "schedule",
+                              name, v, spec.fidelity.max));
     }
   }
   return {};
@@ -311,6 +346,30 @@ RungLadder StudySpec::Ladder() const {
   return GeometricLadder(fidelity.grace, fidelity.max, fidelity.reduction_factor);
 }
 
+std::optional<double> FidelitySpec::LengthOf(const Config& config) const {
+  if (scale_by.empty()) return std::nullopt;
+  auto it = config.find(scale_by);
+  if (it == config.end()) return std::nullopt;
+  double length = 0.0;
+  if (const auto* d = std::get_if<double>(&it->second)) length = *d;
+  if (const auto* i = std::get_if<int64_t>(&it->second)) length = static_cast<double>(*i);
+  if (const auto* text = std::get_if<std::string>(&it->second)) {
+    if (auto parsed = ParseDouble(*text)) length = *parsed;
+  }
+  if (!(length > 0)) return std::nullopt;
+  return std::min(length, max);
+}
+
+double StudySpec::RungFidelity(const RungLadder& ladder, const Config& config, int rung) const {
+  const double f = ladder.fidelities[static_cast<size_t>(rung)];
+  const std::optional<double> length = fidelity.LengthOf(config);
+  if (!length) return f;
+  if (rung == ladder.top()) return *length;
+  // The rung's share of the trial's own schedule, in whole units (a trial reports per unit).
+  return std::clamp(std::ceil(f * *length / fidelity.max - 1e-9), std::min(fidelity.min, *length),
+                    *length);
+}
+
 Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,
                                  const std::filesystem::path& base_dir) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(yaml_text, source));
@@ -340,6 +399,7 @@ Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,
   }
   FRUGAL_TRY(ParseObjective(doc, root["objective"], spec.objective));
   FRUGAL_TRY(ParseFidelity(doc, root["fidelity"], spec.fidelity));
+  FRUGAL_TRY(CheckScaleBy(doc, root["fidelity"], spec));
   FRUGAL_TRY(ParseScheduler(doc, root, spec));
   FRUGAL_TRY(ParseSampler(doc, root, spec));
   const auto seed = FRUGAL_TRY(doc.OptionalInt(root, "seed"));

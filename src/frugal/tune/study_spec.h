@@ -42,6 +42,15 @@ struct FidelitySpec {
   double reduction_factor = 3.0;
   std::vector<double> rungs;              ///< explicit rungs; empty = grace·η^k up to max
   std::optional<Duration> cost_per_unit;  ///< prior for the gate's cost estimate
+  /// A numeric parameter that sets each trial's own length of training (its schedule, as
+  /// `epochs` does when the learning rate anneals to the trial's end). When set, the ladder
+  /// is read as fractions of `max`: a trial of length L reports at rung fidelity f·L/max,
+  /// rounded up to a whole unit, and completes at L. "" = every trial uses the ladder as is.
+  std::string scale_by;
+
+  /// The trial's own full fidelity under scale_by: its `scale_by` value capped at max (none
+  /// without scale_by, or when the config lacks a positive number there).
+  [[nodiscard]] std::optional<double> LengthOf(const Config& config) const;
 };
 
 struct Resources {
@@ -104,6 +113,9 @@ struct StudySpec {
 
   /// The rung ladder the scheduler uses (explicit rungs, or grace·η^k capped at max).
   RungLadder Ladder() const;
+  /// The fidelity at which a trial with `config` reports rung `rung` of `ladder` (this spec's
+  /// Ladder()), with scale_by applied.
+  double RungFidelity(const RungLadder& ladder, const Config& config, int rung) const;
 };
 
 /// Parses a study spec. kBadInput "file:line:col: field 'x': ..." on any bad field; relative

@@ -39,7 +39,13 @@ Result<void> Study::Prepare() {
     std::mt19937_64 rng(spec_.seed ^ 0x9e3779b97f4a7c15ULL);
     std::shuffle(table_order_.begin(), table_order_.end(), rng);
   }
+  const std::string& scale_by = spec_.fidelity.scale_by;
   for (const ReplayConfig& row : table_->configs()) {
+    if (!scale_by.empty() && spec_.space.empty() && !spec_.fidelity.LengthOf(row.params)) {
+      return Fail(ErrorCode::kBadInput, spec_.source + ": fidelity.scale_by '" + scale_by +
+                                            "' is not a positive number in row '" + row.id +
+                                            "' of the replay table's configs.csv");
+    }
     std::vector<double> point;
     for (const Param& p : spec_.space.params()) {
       if (!row.params.contains(p.name) && p.conditions.empty()) {
@@ -172,7 +178,7 @@ StudySummary Study::Summary() const {
   for (const Trial& t : trials_) {
     ++s.trials_by_state[std::string(TrialStateName(t.state))];
     const auto full = runner_.FullFidelitySeconds(t);
-    full_seconds += full ? *full : RateOf(t).value_or(0.0) * ladder_.fidelities.back();
+    full_seconds += full ? *full : RateOf(t).value_or(0.0) * RungFidelity(t, ladder_.top());
     if (t.state != TrialState::kCompleted || !t.last_value) continue;
     const double loss = Loss(*t.last_value);
     if (!best_loss || loss < *best_loss) {

@@ -54,6 +54,7 @@ SupervisedRunnerOptions SupervisedRunnerOptions::ForSpec(const StudySpec& spec,
   o.fidelity_metric = spec.fidelity.name;
   o.objective_metric = spec.objective.metric;
   o.max_fidelity = spec.Ladder().fidelities.back();
+  o.fidelity = spec.fidelity;
   const Money per_gpu = spec.resources.price_per_gpu_hour
                             ? spec.resources.price_per_gpu_hour->per_hour
                             : Money{};

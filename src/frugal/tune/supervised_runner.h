@@ -70,6 +70,7 @@ struct SupervisedRunnerOptions {
   std::string fidelity_metric = "epoch";
   std::string objective_metric;
   double max_fidelity = 0.0;
+  FidelitySpec fidelity;  ///< scale_by: each trial's own full fidelity (FRUGAL_TRIAL_MAX)
   Rate price;  ///< per hour of one trial (price per GPU-hour × GPUs)
   int gpus = 1;
   std::string tier;

@@ -95,7 +95,8 @@ run::SupervisorConfig SupervisedRunner::ConfigFor(const Pending& p) const {
                "FRUGAL_TRIAL_ID=" + std::to_string(p.trial.id),
                "FRUGAL_TRIAL_CONFIG=" + ConfigToJson(p.trial.config).dump(),
                fmt::format("FRUGAL_TRIAL_TARGET={}", p.to_fidelity),
-               fmt::format("FRUGAL_TRIAL_MAX={}", options_.max_fidelity)};
+               fmt::format("FRUGAL_TRIAL_MAX={}", options_.fidelity.LengthOf(p.trial.config)
+                                                      .value_or(options_.max_fidelity))};
   c.command.insert(c.command.end(), options_.command.begin(), options_.command.end());
   c.run_id = RunName(p.trial.id);
   c.run_dir = TrialDir(p.trial.id);

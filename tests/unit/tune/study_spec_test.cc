@@ -82,6 +82,45 @@ TEST(StudySpec, ErrorsNameFileLineAndField) {
   EXPECT_NE(log0.error().message.find("low > 0"), std::string::npos);
 }
 
+TEST(StudySpec, ScaleByReadsTheLadderAsSharesOfEachTrialsOwnSchedule) {
+  auto spec = Parse(
+      "name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: maximize}\n"
+      "fidelity: {max: 90, grace: 10, reduction_factor: 3, scale_by: epochs}\n"
+      "space:\n  epochs: {type: int, low: 5, high: 90}\n");
+  ASSERT_TRUE(spec) << spec.error().message;
+  const RungLadder ladder = spec->Ladder();
+  ASSERT_EQ(ladder.fidelities, (std::vector<double>{10, 30, 90}));
+  auto rungs = [&](const Config& config) {
+    std::vector<double> out;
+    for (int k = 0; k <= ladder.top(); ++k) out.push_back(spec->RungFidelity(ladder, config, k));
+    return out;
+  };
+  // The longest schedule uses the ladder as written; a 45-epoch one reports at half of each
+  // rung, rounded up to whole epochs, and completes at its own end; a 5-epoch one reports
+  // its first two rungs at the same epoch.
+  EXPECT_EQ(rungs({{"epochs", int64_t{90}}}), (std::vector<double>{10, 30, 90}));
+  EXPECT_EQ(rungs({{"epochs", int64_t{45}}}), (std::vector<double>{5, 15, 45}));
+  EXPECT_EQ(rungs({{"epochs", int64_t{5}}}), (std::vector<double>{1, 2, 5}));
+  EXPECT_EQ(rungs({{"epochs", std::string("20")}}), (std::vector<double>{3, 7, 20}));  // a table
+  EXPECT_EQ(rungs({}), (std::vector<double>{10, 30, 90}));  // inactive: the ladder as written
+
+  const std::string base = "name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: "
+                           "maximize}\nfidelity: {max: 90, scale_by: epochs}\n";
+  auto unknown = Parse(base + "space:\n  lr: {type: float, low: 0.1, high: 1}\n");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("study.yaml:4:"), std::string::npos)
+      << unknown.error().message;
+  EXPECT_NE(unknown.error().message.find("fidelity.scale_by"), std::string::npos);
+  EXPECT_NE(unknown.error().message.find("not a parameter"), std::string::npos);
+  auto text = Parse(base + "space:\n  epochs: {type: categorical, choices: [short, long]}\n");
+  ASSERT_FALSE(text);
+  EXPECT_NE(text.error().message.find("not a number"), std::string::npos);
+  auto too_long = Parse(base + "space:\n  epochs: {type: int, low: 10, high: 120}\n");
+  ASSERT_FALSE(too_long);
+  EXPECT_NE(too_long.error().message.find("past fidelity.max"), std::string::npos);
+  EXPECT_TRUE(Parse(base + "space:\n  epochs: {type: categorical, choices: [30, 90]}\n"));
+}
+
 TEST(StudySpec, WithReplaySourceReplacesTheTrialCommand) {
   const std::string yaml =
       "name: s\ntrial: {command: [python3, train.py]}\nspace:\n  lr: {type: float, low: 0.1, high: "

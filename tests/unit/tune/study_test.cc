@@ -234,5 +234,70 @@ TEST_F(StudyTest, SpaceParameterMissingFromTableIsBadInput) {
   EXPECT_NE(study.error().message.find("dropout"), std::string::npos);
 }
 
+// Three configurations with their own schedule lengths (an `epochs` column) and scores that
+// name the epoch they were read at: config 1 (9 epochs) scores 100 + epoch, config 2 (27
+// epochs) scores epoch, config 3 (2 epochs) scores 200 + epoch. Each epoch costs 60 s.
+void WriteSchedulesTable(const std::filesystem::path& dir) {
+  frugal::testing::WriteTestFile(dir / "configs.csv", "config_id,epochs\n1,9\n2,27\n3,2\n");
+  std::string curves = "config_id,epoch,elapsed_s,score\n";
+  const std::pair<int, int> configs[] = {{1, 9}, {2, 27}, {3, 2}};
+  for (const auto& [id, epochs] : configs) {
+    const int base = id == 1 ? 100 : id == 3 ? 200 : 0;
+    for (int e = 1; e <= epochs; ++e) curves += fmt::format("{},{},{},{}\n", id, e, 60 * e, base + e);
+  }
+  frugal::testing::WriteTestFile(dir / "curves.csv", curves);
+}
+
+TEST(StudyScaleBy, TrialsReportAtTheirOwnShareOfEachRung) {
+  frugal::testing::TempDir dir;
+  WriteSchedulesTable(dir.path());
+  // One synchronous bracket of all three: each reports rung 0, the best one goes on.
+  const std::string yaml = "scheduler: {type: sha, bracket_size: 3}\nsampler: random\n";
+  ReplayStudy scaled(dir.path(), yaml +
+                                      "fidelity: {max: 27, grace: 3, reduction_factor: 3, "
+                                      "scale_by: epochs}\n");
+  auto study = scaled.Create();
+  ASSERT_TRUE(study) << study.error().message;
+  ASSERT_TRUE((*study)->Run({}));
+  std::map<std::string, const Trial*> by_id;
+  for (const Trial& t : (*study)->trials()) by_id[t.source_id] = &t;
+  ASSERT_EQ(by_id.size(), 3u);
+  // Rungs 3, 9, 27 of the longest schedule are 1, 3, 9 epochs of a 9-epoch one.
+  EXPECT_EQ(by_id["1"]->rung_losses.at(0), -101);
+  EXPECT_EQ(by_id["2"]->rung_losses.at(0), -3);
+  // The 2-epoch schedule reports rungs 0 and 1 at epoch 1 (it trains once for both) and
+  // completes at its own end.
+  const Trial& shortest = *by_id["3"];
+  EXPECT_EQ(shortest.rung_losses, (std::vector<double>{-201, -201, -202}));
+  EXPECT_EQ(shortest.state, TrialState::kCompleted);
+  EXPECT_DOUBLE_EQ(shortest.cost_seconds, 120.0);
+  EXPECT_NE(by_id["1"]->state, TrialState::kCompleted);
+  EXPECT_NE(by_id["2"]->state, TrialState::kCompleted);
+
+  // Without scale_by every trial reports rung 0 at epoch 3, and the 2-epoch one ends short.
+  ReplayStudy plain(dir.path(), yaml + "fidelity: {max: 27, grace: 3, reduction_factor: 3}\n");
+  auto unscaled = plain.Create();
+  ASSERT_TRUE(unscaled) << unscaled.error().message;
+  ASSERT_TRUE((*unscaled)->Run({}));
+  for (const Trial& t : (*unscaled)->trials()) {
+    if (t.source_id == "1") {
+      EXPECT_EQ(t.rung_losses.at(0), -103);
+    } else if (t.source_id == "2") {
+      EXPECT_EQ(t.rung_losses.at(0), -3);
+    }
+  }
+}
+
+TEST(StudyScaleBy, AnOpaqueTableWithoutTheColumnIsBadInput) {
+  frugal::testing::TempDir dir;
+  WriteSchedulesTable(dir.path());
+  ReplayStudy rs(dir.path(), "fidelity: {max: 27, scale_by: steps}\n");
+  auto study = rs.Create();
+  ASSERT_FALSE(study);
+  EXPECT_EQ(study.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(study.error().message.find("scale_by 'steps'"), std::string::npos)
+      << study.error().message;
+}
+
 }  // namespace
 }  // namespace frugal::tune
