@@ -300,8 +300,23 @@ Result<void> WritePlot(const SimulateOptions& opts, const std::vector<spot::Trac
   return WriteFileAtomically(opts.plot, spot::RenderRunSvg(title, eval.first_job, record));
 }
 
+// `frugal --policy up simulate` puts simulate's policy where the global option (the team GPU
+// policy file) goes, and would silently simulate every policy instead.
+Result<void> CheckPolicyPlacement(const GlobalOptions& global) {
+  if (global.policy.empty()) return {};
+  const auto& names = spot::PolicyNames();
+  for (const std::string& name : Split(global.policy, ',')) {
+    if (name != "all" && std::find(names.begin(), names.end(), name) == names.end()) return {};
+  }
+  return Fail(ErrorCode::kBadInput,
+              "--policy " + global.policy +
+                  " before 'simulate' names the team GPU policy file; the spot policies to "
+                  "simulate go after it: frugal simulate --policy " + global.policy + " ...");
+}
+
 Result<void> RunSimulate(const SimulateOptions& opts, const GlobalOptions& global,
                          Streams& streams) {
+  FRUGAL_TRY(CheckPolicyPlacement(global));
   const spot::EvaluationConfig config = FRUGAL_TRY(MakeConfig(opts));
   const std::vector<spot::Trace> traces = FRUGAL_TRY(LoadTraces(opts));
   const spot::Evaluation eval = FRUGAL_TRY(spot::Evaluate(traces, config));

@@ -184,6 +184,14 @@ TEST(SimulateE2e, BadFlagsExitTwo) {
                         home.path());
   EXPECT_EQ(gang.exit_code, 2);
   EXPECT_NE(gang.err.find("gang of 8"), std::string::npos) << gang.err;
+  // The global --policy is the team GPU policy file: a spot policy there is a misplaced flag,
+  // not a silent run of every policy.
+  auto misplaced = RunFrugal({"--policy", "up", "simulate", "--trace", trace, "--compute", "1h",
+                              "--deadline", "2h", "--changeover", "10m"},
+                             home.path());
+  EXPECT_EQ(misplaced.exit_code, 2);
+  EXPECT_NE(misplaced.err.find("frugal simulate --policy up"), std::string::npos)
+      << misplaced.err;
 }
 
 }  // namespace
