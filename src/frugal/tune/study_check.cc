@@ -62,6 +62,27 @@ std::vector<CheckItem> CheckStudy(const StudySpec& spec) {
            fmt::format("set 'fidelity: {{grace: 3}}': early ranks correlate weakly with final "
                        "ranks, and pruning after {} {} drops winners",
                        spec.fidelity.min, spec.fidelity.name)));
+  // A searched schedule length (`epochs` when the fidelity is `epoch`) with rungs at absolute
+  // fidelity compares trials at different points of their learning-rate schedules.
+  if (prunes) {
+    const std::string& unit = spec.fidelity.name;
+    for (const Param& p : spec.space.params()) {
+      const bool length = p.name == unit || p.name == unit + "s" || p.name == "num_" + unit + "s";
+      const bool searched = p.kind == ParamKind::kFloat || p.kind == ParamKind::kInt ||
+                            (p.kind == ParamKind::kCategorical && p.choices.size() > 1);
+      if (!length || !searched) continue;
+      const bool scaled = spec.fidelity.scale_by == p.name;
+      items.push_back(Item(
+          "schedule_length", scaled,
+          scaled ? fmt::format("rungs are shares of each trial's '{}'", p.name)
+                 : fmt::format("'{}' is searched, but rungs compare trials at the same {}",
+                               p.name, unit),
+          fmt::format("set 'fidelity: {{scale_by: {}}}' so a trial with a short schedule is "
+                      "compared at the same share of it as a long one",
+                      p.name)));
+      break;
+    }
+  }
   items.push_back(
       Item("max_trials", g.max_trials.has_value(),
            g.max_trials ? fmt::format("at most {} trials", *g.max_trials) : "no trial cap",

@@ -201,6 +201,28 @@ TEST_F(TuneE2e, CheckPassesTheSeedPlanAndNamesEachMissingItemWithItsFix) {
                               "prune_rule", "max_trials", "trial_max_wall", "plateau", "watch"}) {
     EXPECT_FALSE(ok_by_item.at(missing)) << missing;
   }
+  EXPECT_FALSE(ok_by_item.contains("schedule_length")) << "no schedule length is searched";
+
+  // A searched schedule length with rungs at absolute epochs is named, with scale_by as the fix.
+  const std::string lengths =
+      "name: lengths\ntrial: {command: python3 train.py}\n"
+      "space: {epochs: {type: int, low: 10, high: 20}}\n"
+      "objective: {metric: acc, direction: maximize}\nscheduler: asha\n";
+  auto schedule_item = [&](const std::string& fidelity) {
+    WriteTestFile(spec, lengths + fidelity);
+    const nlohmann::json items =
+        Json(RunFrugal({"tune", "check", spec.string(), "--json"}, home_.path()))["items"];
+    for (const auto& item : items) {
+      if (item["item"] == "schedule_length") return item;
+    }
+    return nlohmann::json();
+  };
+  const nlohmann::json unscaled = schedule_item("fidelity: {max: 20}\n");
+  ASSERT_FALSE(unscaled.is_null());
+  EXPECT_FALSE(unscaled["ok"].get<bool>());
+  EXPECT_NE(unscaled["fix"].get<std::string>().find("scale_by: epochs"), std::string::npos)
+      << unscaled;
+  EXPECT_TRUE(schedule_item("fidelity: {max: 20, scale_by: epochs}\n")["ok"].get<bool>());
 }
 
 TEST_F(TuneE2e, BadSpecIsExitTwoWithFileLineAndField) {
