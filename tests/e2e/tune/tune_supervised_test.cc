@@ -17,6 +17,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,8 @@ def log(line):
     with open("trials.log", "a") as f:
         f.write(line + "\n")
 log(f"start {trial} {epoch} {target}")
+if "epochs" in config:
+    log(f"max {trial} {os.environ['FRUGAL_TRIAL_MAX']} {config['epochs']}")
 while epoch < target:
     for i in range(5):
         time.sleep(0.02)
@@ -108,6 +111,11 @@ class TuneSupervised : public ::testing::Test {
         in >> s.from >> s.target;
         s.done_before = done[trial];
         segments[trial].push_back(s);
+      } else if (kind == "max") {
+        std::string max, length;
+        in >> max >> length;
+        EXPECT_EQ(std::stod(max), std::stod(length)) << "trial " << trial << "'s own full fidelity";
+        lengths_[trial] = static_cast<int>(std::stod(length));
       } else {
         int e = 0;
         in >> e;
@@ -119,6 +127,7 @@ class TuneSupervised : public ::testing::Test {
   }
   TempDir home_;
   TempDir dir_;
+  mutable std::map<int, int> lengths_;  ///< trial id → its own schedule (scale_by studies)
 };
 
 TEST_F(TuneSupervised, PausesPromotesResumesAndSurvivesPreemptionsAndAKill) {
@@ -162,6 +171,40 @@ TEST_F(TuneSupervised, PausesPromotesResumesAndSurvivesPreemptionsAndAKill) {
       RunFrugal({"--db", db, "--json", "tune", "status", "fake"}, home_.path());
   ASSERT_EQ(status.exit_code, 0) << status.err;
   EXPECT_NE(status.out.find("\"finished\""), std::string::npos) << status.out;
+}
+
+TEST_F(TuneSupervised, ScaleByTrainsEachTrialToItsShareOfEachRungAndToItsOwnEnd) {
+  WriteTestFile(dir_ / "scaled.yaml", R"(name: scaled
+trial: {command: [python3, trainer.py]}
+space:
+  x: {type: float, low: 0.0, high: 1.0}
+  epochs: {type: categorical, choices: [3, 9]}
+objective: {metric: loss, direction: minimize}
+fidelity: {name: epoch, min: 1, max: 9, grace: 3, reduction_factor: 3, cost_per_unit: 200ms,
+           scale_by: epochs}
+scheduler: asha
+sampler: random
+seed: 4
+resources: {gpus: 1, price_per_hour: 36, workers: 1}
+gates: {budget_usd: 10, max_trials: 6}
+)");
+  const CommandResult r =
+      RunFrugal({"--json", "tune", (dir_ / "scaled.yaml").string()}, home_.path(), Env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::map<int, std::vector<Segment>> segments = ReadLog();
+  ASSERT_EQ(segments.size(), 6U);
+  std::set<int> seen_lengths;
+  for (const auto& [trial, list] : segments) {
+    ASSERT_TRUE(lengths_.contains(trial)) << trial;
+    const int length = lengths_[trial];
+    seen_lengths.insert(length);
+    // Rungs 3 and 9 of the longest schedule are epochs L/3 and L of a trial of length L.
+    EXPECT_EQ(list.front().target, length / 3) << "trial " << trial;
+    for (const Segment& s : list) {
+      EXPECT_TRUE(s.target == length / 3 || s.target == length) << s.target;
+    }
+  }
+  EXPECT_EQ(seen_lengths, (std::set<int>{3, 9}));
 }
 
 // A trainer for the parallel study: half a second per epoch, every segment's start and end

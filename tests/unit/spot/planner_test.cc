@@ -109,18 +109,24 @@ TEST(SpotPlanner, CoarseGridRoundsSpareDownAndWorkUp) {
   EXPECT_EQ(planner.Decide(1, 12, Mode::kIdle, false, 1), Mode::kOnDemand);
 }
 
-// The plan's expected cost is what the simulator then charges on average, on a market that
-// follows the learned model: the program and the simulator agree on every step rule.
-TEST(SpotPlanner, ExpectedCostMatchesSimulatedRuns) {
-  std::mt19937_64 rng(3);
-  std::bernoulli_distribution up_ends(1.0 / 12), down_ends(1.0 / 5);
+// 60,000 steps of a memoryless market: each step, spot ends with probability `up_ends` and an
+// outage with probability `down_ends`.
+StepTrace MemorylessTrace(uint64_t seed, double up_ends, double down_ends) {
+  std::mt19937_64 rng(seed);
+  std::bernoulli_distribution ends_up(up_ends), ends_down(down_ends);
   std::string pattern;
   bool up = true;
   for (int i = 0; i < 60000; ++i) {
     pattern += up ? '1' : '0';
-    if (up ? up_ends(rng) : down_ends(rng)) up = !up;
+    if (up ? ends_up(rng) : ends_down(rng)) up = !up;
   }
-  const StepTrace trace = MakeStepTrace(pattern);
+  return MakeStepTrace(pattern);
+}
+
+// The plan's expected cost is what the simulator then charges on average, on a market that
+// follows the learned model: the program and the simulator agree on every step rule.
+TEST(SpotPlanner, ExpectedCostMatchesSimulatedRuns) {
+  const StepTrace trace = MemorylessTrace(3, 1.0 / 12, 1.0 / 5);
   const StepJob job = MakeJob(40, 52, 3);
   FrugalPolicy policy;
   double predicted = 0, realized = 0;
@@ -155,15 +161,7 @@ TEST(SpotPlanner, ExpectedCostMatchesSimulatedRuns) {
 // expects at the start is what the runs cost on average (the bound of bench/spot rests on it).
 TEST(SpotPlanner, InformedPolicyPaysWhatItsPlanExpects) {
   constexpr double kStayUp = 11.0 / 12, kStayDown = 4.0 / 5;
-  std::mt19937_64 rng(5);
-  std::bernoulli_distribution up_ends(1 - kStayUp), down_ends(1 - kStayDown);
-  std::string pattern;
-  bool up = true;
-  for (int i = 0; i < 60000; ++i) {
-    pattern += up ? '1' : '0';
-    if (up ? up_ends(rng) : down_ends(rng)) up = !up;
-  }
-  const StepTrace trace = MakeStepTrace(pattern);
+  const StepTrace trace = MemorylessTrace(5, 1 - kStayUp, 1 - kStayDown);
   const StepJob job = MakeJob(40, 52, 3);
   DeadlinePlanner planner;
   planner.Solve(Input(job.compute, job.deadline - job.compute, job.changeover,
