@@ -26,10 +26,9 @@
 namespace frugal::testing {
 namespace {
 
-// Trains nothing, but behaves like a trainer: reads its configuration and target, resumes from
-// its checkpoint, "trains" epoch by epoch (checkpoint, then report), and logs every segment's
-// start and every epoch to trials.log in its working directory.
-constexpr const char* kTrainer = R"py(
+// What every fake trainer starts with: its configuration, trial id and target, and the epoch
+// its newest checkpoint holds (0 without one).
+constexpr const char* kTrainerPrelude = R"py(
 import json, os, sys, time
 sys.path.insert(0, os.environ["FRUGAL_TEST_PYTHONPATH"])
 import frugal
@@ -40,6 +39,12 @@ epoch = 0
 if frugal.resume_from():
     with open(os.path.join(frugal.resume_from(), "state.json")) as f:
         epoch = json.load(f)["epoch"]
+)py";
+
+// Trains nothing, but behaves like a trainer: reads its configuration and target, resumes from
+// its checkpoint, "trains" epoch by epoch (checkpoint, then report), and logs every segment's
+// start and every epoch to trials.log in its working directory.
+const std::string kTrainer = std::string(kTrainerPrelude) + R"py(
 def log(line):
     with open("trials.log", "a") as f:
         f.write(line + "\n")
@@ -209,17 +214,7 @@ gates: {budget_usd: 10, max_trials: 6}
 
 // A trainer for the parallel study: half a second per epoch, every segment's start and end
 // logged with the wall clock (spans.log), resumable from its checkpoint like the one above.
-constexpr const char* kSlowTrainer = R"py(
-import json, os, sys, time
-sys.path.insert(0, os.environ["FRUGAL_TEST_PYTHONPATH"])
-import frugal
-config = json.loads(os.environ["FRUGAL_TRIAL_CONFIG"])
-trial = os.environ["FRUGAL_TRIAL_ID"]
-target = int(float(os.environ["FRUGAL_TRIAL_TARGET"]))
-epoch = 0
-if frugal.resume_from():
-    with open(os.path.join(frugal.resume_from(), "state.json")) as f:
-        epoch = json.load(f)["epoch"]
+const std::string kSlowTrainer = std::string(kTrainerPrelude) + R"py(
 def log(name, line):
     with open(name, "a") as f:
         f.write(line + "\n")

@@ -7,10 +7,13 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <sstream>
+#include <string>
 #include <tuple>
 #include <vector>
 
 #include "frugal/audit/audit.h"
+#include "frugal/audit/audit_output.h"
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/atomic_file.h"
 #include "support/test_support.h"
@@ -123,10 +126,22 @@ class AuditTest : public ::testing::Test {
 
   double PerMonth(double window_dollars) const { return window_dollars * 30.0 / 90.0; }
 
+  /// Runs the audit with `options_`; its table goes to `report_` for failure messages.
+  Result<AuditResult> Audit() {
+    auto result = RunAudit(*ledger_, options_);
+    if (result) {
+      std::ostringstream table;
+      WriteAuditTable(*result, table);
+      report_ = table.str();
+    }
+    return result;
+  }
+
   frugal::testing::TempDir dir_;
   std::unique_ptr<catalog::Catalog> catalog_;
   std::unique_ptr<ledger::Ledger> ledger_;
   AuditOptions options_;
+  std::string report_;
 };
 
 inline const Finding* Find(const AuditResult& r, std::string_view rule) {

@@ -50,16 +50,9 @@ class AuditFleetTest : public AuditTest {
     if (!inv) return Fail(inv.error());
     inventory_ = std::move(*inv);
     options_.inventory = &inventory_;
-    auto result = RunAudit(*ledger_, options_);
-    if (result) {
-      std::ostringstream table;
-      WriteAuditTable(*result, table);
-      report_ = table.str();
-    }
-    return result;
+    return Audit();
   }
   Inventory inventory_;
-  std::string report_;
 };
 
 TEST_F(AuditFleetTest, FindsIdleForgottenAndUnderusedCapacityAndNothingElse) {

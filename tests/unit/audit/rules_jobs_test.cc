@@ -40,18 +40,7 @@ class AuditJobRulesTest : public AuditTest {
     options_.transfer = &transfer_;
   }
 
-  Result<AuditResult> Audit() {
-    auto result = RunAudit(*ledger_, options_);
-    if (result) {
-      std::ostringstream table;
-      WriteAuditTable(*result, table);
-      report_ = table.str();
-    }
-    return result;
-  }
-
   TransferPrices transfer_;
-  std::string report_;
 };
 
 TEST_F(AuditJobRulesTest, FindsEachPlantedJobWasteWithItsSavingAndNothingElse) {
