@@ -52,6 +52,7 @@ struct TuneOptions {
   int workers = 1;
   int64_t seed = 1;
   double grace = 3;
+  bool grace_given = false;
   double reduction_factor = 3;
   std::string scale_by;
   std::string name;
@@ -104,11 +105,13 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
       "apiVersion: frugal/v1\nkind: Study\nname: {}\n"
       "replay: {{dir: '{}', config_column: {}, cost_column: {}}}\n"
       "objective: {{metric: {}, direction: {}}}\n"
-      "fidelity: {{name: {}, min: 1, max: {}, grace: {}, reduction_factor: {}{}}}\n"
+      "fidelity: {{name: {}, min: 1, max: {}{}, reduction_factor: {}{}}}\n"
       "scheduler: {}\nsampler: {}\nseed: {}\nresources: {{workers: {}{}}}\n",
       name, dir.string(), o.config_column, o.cost_column, o.metric,
       o.maximize ? "maximize" : "minimize", o.fidelity, max_fidelity,
-      std::min(o.grace, max_fidelity), o.reduction_factor,
+      // Left unstated, the spec's default grace (3) applies, with its early rungs.
+      o.grace_given ? fmt::format(", grace: {}", std::min(o.grace, max_fidelity)) : "",
+      o.reduction_factor,
       o.scale_by.empty() ? "" : ", scale_by: '" + o.scale_by + "'", o.scheduler, o.sampler, o.seed,
       o.workers, o.price_per_hour.empty() ? "" : ", price_per_hour: '" + o.price_per_hour + "'");
   std::string gates;
@@ -472,7 +475,8 @@ void AddReplayFlags(CLI::App* tune, TuneOptions& o) {
   tune->add_option("--sampler", o.sampler, "random, halton, tpe (default tpe)");
   tune->add_option("--workers", o.workers, "Parallel workers")->check(WholeNumber(1, 4096));
   tune->add_option("--seed", o.seed, "Seed of the sampler");
-  tune->add_option("--grace", o.grace, "Fidelity before the first prune (default 3)");
+  tune->add_option("--grace", o.grace, "Fidelity before the first prune (default 3, with early rungs below it that prune "
+                   "once their ranks agree with the next rung's)");
   tune->add_option("--reduction-factor", o.reduction_factor, "η: keep the top 1/η at each rung");
   tune->add_option("--scale-by", o.scale_by,
                    "Config column that sets each trial's own schedule length (e.g. epochs): "
@@ -500,6 +504,7 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
                              "--name"}) {
       if (tune->count(flag) > 0) o->flags_form_given.emplace_back(flag);
     }
+    o->grace_given = tune->count("--grace") > 0;
     action = [o, &global](Streams& s) { return RunTune(*o, global, s); };
   });
 

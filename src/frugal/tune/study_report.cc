@@ -148,6 +148,12 @@ nlohmann::json StatusJson(const StudySpec& spec, const nlohmann::json& state,
   for (const Trial& t : trials) per_trial.push_back(TrialRow(t));
   doc["per_trial"] = per_trial;
   const RungLadder ladder = spec.Ladder();
+  // Early rungs prune from the scheduler's judgement on (see scheduler.h).
+  const nlohmann::json& scheduler = state.contains("scheduler") && state["scheduler"].is_object()
+                                        ? state["scheduler"]
+                                        : nlohmann::json::object();
+  const int pruning_from = scheduler.value("pruning_from", ladder.early);
+  const bool early_rejected = scheduler.value("early_rejected", false);
   nlohmann::json rungs = nlohmann::json::array();
   for (size_t k = 0; k < ladder.fidelities.size(); ++k) {
     int64_t results = 0;
@@ -162,10 +168,24 @@ nlohmann::json StatusJson(const StudySpec& spec, const nlohmann::json& state,
           (spec.objective.direction == Direction::kMaximize ? value > *best : value < *best);
       if (better) best = value;
     }
+    const int rung = static_cast<int>(k);
+    std::string prunes = rung == ladder.top() ? "top" : "yes";
+    if (rung < ladder.early) {
+      if (rung >= pruning_from) {
+        prunes = "yes: early, its ranks agreed with the next rung's";
+      } else if (rung == pruning_from - 1 && early_rejected) {
+        prunes = "no: early, its ranks disagreed with the next rung's";
+      } else {
+        prunes = fmt::format("not yet: early, judged after {} trials reach the next rung",
+                             kEarlyRungPairs);
+      }
+    }
     rungs.push_back({{"rung", k},
                      {"fidelity", ladder.fidelities[k]},
                      {"results", results},
-                     {"best", best ? nlohmann::json(*best) : nlohmann::json(nullptr)}});
+                     {"best", best ? nlohmann::json(*best) : nlohmann::json(nullptr)},
+                     {"early", rung < ladder.early},
+                     {"prunes", prunes}});
   }
   doc["rungs"] = rungs;
   if (!spec.fidelity.scale_by.empty()) doc["rungs_scaled_by"] = spec.fidelity.scale_by;
@@ -214,12 +234,14 @@ void PrintStatus(std::ostream& out, const StudySpec& spec, const nlohmann::json&
   Table rungs({{"rung", Align::kRight},
                {spec.fidelity.name, Align::kRight},
                {"results", Align::kRight},
-               {"best", Align::kRight}});
+               {"best", Align::kRight},
+               {"prunes", Align::kLeft}});
   for (const auto& r : doc["rungs"]) {
     rungs.AddRow({std::to_string(r["rung"].get<int>()),
                   fmt::format("{:g}", r["fidelity"].get<double>()),
                   std::to_string(r["results"].get<int64_t>()),
-                  r["best"].is_null() ? "-" : fmt::format("{:.4f}", r["best"].get<double>())});
+                  r["best"].is_null() ? "-" : fmt::format("{:.4f}", r["best"].get<double>()),
+                  r["prunes"].get<std::string>()});
   }
   rungs.Render(out);
   out << "\nleaderboard\n";

@@ -103,14 +103,15 @@ Result<void> ParseFidelity(const YamlDoc& doc, const YAML::Node& node, FidelityS
   FRUGAL_TRY(
       doc.CheckKeys(node, "fidelity",
                     {"name", "min", "max", "grace", "reduction_factor", "rungs", "cost_per_unit",
-                     "scale_by"}));
+                     "scale_by", "early_rungs"}));
   out.name = FRUGAL_TRY(doc.OptionalString(node, "name")).value_or("epoch");
   out.min = FRUGAL_TRY(doc.OptionalDouble(node, "min")).value_or(1.0);
   out.max = FRUGAL_TRY(doc.RequiredDouble(node, "max"));
   // Default warm-up: three reports. The evaluation in bench/tune shows a one-report grace
   // pruning eventual winners where early ranks correlate weakly with final ranks.
-  out.grace =
-      FRUGAL_TRY(doc.OptionalDouble(node, "grace")).value_or(std::min(3 * out.min, out.max));
+  const auto grace = FRUGAL_TRY(doc.OptionalDouble(node, "grace"));
+  out.grace_stated = grace.has_value();
+  out.grace = grace.value_or(std::min(3 * out.min, out.max));
   out.reduction_factor = FRUGAL_TRY(doc.OptionalDouble(node, "reduction_factor")).value_or(3.0);
   out.cost_per_unit = FRUGAL_TRY(doc.OptionalDuration(node, "cost_per_unit"));
   out.scale_by = FRUGAL_TRY(doc.OptionalString(node, "scale_by")).value_or("");
@@ -191,6 +192,26 @@ Result<void> ParseScheduler(const YamlDoc& doc, const YAML::Node& root, StudySpe
   auto kind = ParseSchedulerKind(type);
   if (!kind) return Fail(doc.ErrorAt(node, "scheduler", kind.error().message));
   out.scheduler = *kind;
+  return {};
+}
+
+/// Early rungs: only the rung schedulers have a ladder below the grace period to trust.
+Result<void> ParseEarlyRungs(const YamlDoc& doc, const YAML::Node& root, StudySpec& out) {
+  const YAML::Node fidelity = root["fidelity"];
+  const auto early = FRUGAL_TRY(doc.OptionalString(fidelity, "early_rungs"));
+  if (early && *early != "auto" && *early != "off") {
+    return Fail(doc.ErrorAt(fidelity["early_rungs"], "fidelity.early_rungs",
+                            "must be 'auto' or 'off'"));
+  }
+  const bool rung_scheduler =
+      out.scheduler == SchedulerKind::kAsha || out.scheduler == SchedulerKind::kAshaStop;
+  if (early == "auto" && (!rung_scheduler || !out.fidelity.rungs.empty())) {
+    return Fail(doc.ErrorAt(fidelity["early_rungs"], "fidelity.early_rungs",
+                            "'auto' needs scheduler asha or asha-stop and no explicit 'rungs'"));
+  }
+  out.fidelity.early_rungs =
+      early ? *early == "auto"
+            : rung_scheduler && out.fidelity.rungs.empty() && !out.fidelity.grace_stated;
   return {};
 }
 
@@ -343,7 +364,20 @@ Result<void> ParseTrial(const YamlDoc& doc, const YAML::Node& root,
 
 RungLadder StudySpec::Ladder() const {
   if (!fidelity.rungs.empty()) return RungLadder{fidelity.rungs, fidelity.reduction_factor};
-  return GeometricLadder(fidelity.grace, fidelity.max, fidelity.reduction_factor);
+  RungLadder ladder = GeometricLadder(fidelity.grace, fidelity.max, fidelity.reduction_factor);
+  if (!fidelity.early_rungs) return ladder;
+  // grace/η, grace/η², …, each rounded down to a whole multiple of min, while one lies at or
+  // above min and below the rung above it.
+  std::vector<double> early;
+  for (double f = fidelity.grace / fidelity.reduction_factor;; f /= fidelity.reduction_factor) {
+    const double rung = std::floor(f / fidelity.min + 1e-9) * fidelity.min;
+    const double above = early.empty() ? fidelity.grace : early.back();
+    if (rung < fidelity.min * (1 - 1e-9) || rung >= above * (1 - 1e-9)) break;
+    early.push_back(rung);
+  }
+  ladder.fidelities.insert(ladder.fidelities.begin(), early.rbegin(), early.rend());
+  ladder.early = static_cast<int>(early.size());
+  return ladder;
 }
 
 std::optional<double> FidelitySpec::LengthOf(const Config& config) const {
@@ -401,6 +435,7 @@ Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,
   FRUGAL_TRY(ParseFidelity(doc, root["fidelity"], spec.fidelity));
   FRUGAL_TRY(CheckScaleBy(doc, root["fidelity"], spec));
   FRUGAL_TRY(ParseScheduler(doc, root, spec));
+  FRUGAL_TRY(ParseEarlyRungs(doc, root, spec));
   FRUGAL_TRY(ParseSampler(doc, root, spec));
   const auto seed = FRUGAL_TRY(doc.OptionalInt(root, "seed"));
   if (seed && *seed < 0) return Fail(doc.ErrorAt(root["seed"], "seed", "must not be negative"));

@@ -39,6 +39,12 @@ struct FidelitySpec {
   double min = 1.0;
   double max = 0.0;
   double grace = 3.0;  ///< no pruning before this much fidelity (the first rung)
+  bool grace_stated = false;  ///< `grace` was written in the spec (not the default)
+  /// Early rungs below the grace period (grace/η, grace/η², … down to min, at whole multiples
+  /// of min) that prune only once their ranks are shown to agree with the rung above (see
+  /// RungLadder::early). Default: on for asha and asha-stop when `grace` and `rungs` are left
+  /// unstated (a stated grace is a promise of no pruning before it).
+  bool early_rungs = false;
   double reduction_factor = 3.0;
   std::vector<double> rungs;              ///< explicit rungs; empty = grace·η^k up to max
   std::optional<Duration> cost_per_unit;  ///< prior for the gate's cost estimate
