@@ -84,6 +84,10 @@ TEST_F(TuneE2e, KilledStudyResumesWithItsRungStateAndEndsWhereAnUninterruptedOne
   const nlohmann::json before = Json(status);
   EXPECT_EQ(before["status"], "interrupted");
   EXPECT_GT(before["rungs"][0]["results"].get<int>(), 0);
+  // The flags form leaves grace at its default: rung 0 (epoch 1) is an early rung.
+  EXPECT_EQ(before["rungs"][0]["fidelity"], 1);
+  EXPECT_EQ(before["rungs"][0]["early"], true);
+  EXPECT_EQ(before["rungs"][1]["early"], false);
   EXPECT_TRUE(before["eta_seconds"].is_number());
   double per_trial_spend = 0;
   for (const auto& t : before["per_trial"]) per_trial_spend += t["spend_usd"].get<double>();
@@ -106,6 +110,7 @@ TEST_F(TuneE2e, KilledStudyResumesWithItsRungStateAndEndsWhereAnUninterruptedOne
   ASSERT_EQ(after.exit_code, 0) << after.err;
   EXPECT_NE(after.out.find("study killed: finished"), std::string::npos) << after.out;
   EXPECT_NE(after.out.find("leaderboard"), std::string::npos);
+  EXPECT_NE(after.out.find("early, "), std::string::npos) << after.out;
 }
 
 TEST_F(TuneE2e, SigkilledStudyResumesFromItsLastSaveAndEndsWhereAnUninterruptedOneDoes) {

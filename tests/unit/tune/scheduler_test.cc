@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -13,10 +14,11 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 /// Drives a scheduler the way a study does, with trials held here.
 class Harness {
  public:
-  Harness(SchedulerKind kind, std::vector<double> rungs, double eta, int bracket_size = 0) {
+  Harness(SchedulerKind kind, std::vector<double> rungs, double eta, int bracket_size = 0,
+          int early = 0) {
     SchedulerOptions o;
     o.kind = kind;
-    o.ladder = RungLadder{std::move(rungs), eta};
+    o.ladder = RungLadder{std::move(rungs), eta, early};
     o.bracket_size = bracket_size;
     rungs_ = o.ladder.fidelities.size();
     scheduler = MakeScheduler(o);
@@ -188,6 +190,107 @@ TEST(Hyperband, StateRoundTripsThroughSave) {
   EXPECT_EQ(a.kind, b.kind);
   EXPECT_EQ(a.trial_id, b.trial_id);
   EXPECT_EQ(a.bracket, b.bracket);
+}
+
+/// Runs `n` new trials of an asha ladder {1, 3, 9} with an early rung at 1, each through rungs
+/// 0 and 1 with losses early(i) and late(i); promotions the scheduler asks for in between
+/// complete at the top. Returns the verdicts at rung 0.
+std::vector<Verdict> RunThroughEarlyRung(Harness& h, int n, double (*early)(int),
+                                         double (*late)(int)) {
+  std::vector<Verdict> at_early;
+  for (int i = 0; i < n; ++i) {
+    Job job = h.Next();
+    while (job.kind == JobKind::kResume) {
+      h.Resume(job);
+      EXPECT_EQ(h.Report(job.trial_id, 0.0), Verdict::kComplete);
+      job = h.Next();
+    }
+    const int64_t id = h.Start(job);
+    at_early.push_back(h.Report(id, early(i)));
+    if (at_early.back() == Verdict::kContinue) {
+      // It waits at rung 1, or stops there when its own report cut it retroactively.
+      const Verdict v = h.Report(id, late(i));
+      EXPECT_TRUE(v == Verdict::kPause || (v == Verdict::kStop && i == kEarlyRungPairs - 1));
+    }
+  }
+  return at_early;
+}
+
+// Losses spread over a shuffled order, so no rung result ties with another.
+double Shuffled(int i) { return static_cast<double>((i * 37) % 101); }
+double ShuffledLater(int i) { return Shuffled(i) / 2 + 0.1; }
+double Reversed(int i) { return -Shuffled(i); }
+
+TEST(Asha, AnEarlyRungWhoseRanksAgreeStartsPruningAndCutsTheTrialsThatRanThrough) {
+  Harness h(SchedulerKind::kAsha, {1, 3, 9}, 3, 0, /*early=*/1);
+  const std::vector<Verdict> first =
+      RunThroughEarlyRung(h, kEarlyRungPairs, Shuffled, ShuffledLater);
+  // Until 30 trials reached rung 1, rung 0 pruned nobody.
+  for (Verdict v : first) EXPECT_EQ(v, Verdict::kContinue);
+  // The 30th pair agreed perfectly: rung 0 prunes from now on, and the trials outside its top
+  // third that still wait at rung 1 are cut where they are.
+  std::vector<int64_t> ranked;
+  for (const Trial& t : h.trials) ranked.push_back(t.id);
+  std::sort(ranked.begin(), ranked.end(), [&](int64_t a, int64_t b) {
+    return h.trials[static_cast<size_t>(a)].rung_losses[0] <
+           h.trials[static_cast<size_t>(b)].rung_losses[0];
+  });
+  std::vector<int64_t> expected;
+  for (size_t i = kEarlyRungPairs / 3; i < ranked.size(); ++i) {
+    if (h.trials[static_cast<size_t>(ranked[i])].state == TrialState::kPaused)
+      expected.push_back(ranked[i]);
+  }
+  std::vector<int64_t> pruned = h.scheduler->TakePruned();
+  std::sort(pruned.begin(), pruned.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_FALSE(expected.empty());
+  EXPECT_EQ(pruned, expected);
+  for (int64_t id : pruned) h.trials[static_cast<size_t>(id)].state = TrialState::kPruned;
+  const nlohmann::json saved = h.scheduler->Save();
+  EXPECT_EQ(saved["pruning_from"], 0);
+  EXPECT_EQ(saved["cut"].size(), kEarlyRungPairs - kEarlyRungPairs / 3);
+  // A cut trial is never promoted from rung 1, however it ranks there.
+  for (Job job = h.Next(false); job.kind == JobKind::kResume; job = h.Next(false)) {
+    EXPECT_FALSE(saved["cut"].dump().find("[" + std::to_string(job.trial_id) + ",") !=
+                 std::string::npos);
+    h.Resume(job);
+    h.Report(job.trial_id, 0.0);
+  }
+  // A new trial now pauses at rung 0 to wait for promotion like at any rung.
+  const int64_t next = h.Start(h.Next());
+  EXPECT_EQ(h.Report(next, 500.0), Verdict::kPause);
+
+  // The judgement and the cut survive a save and load.
+  SchedulerOptions o{SchedulerKind::kAsha, RungLadder{{1, 3, 9}, 3, 1}, 3, 0};
+  auto copy = MakeScheduler(o);
+  ASSERT_TRUE(copy->Load(h.scheduler->Save(), h.trials));
+  EXPECT_EQ(copy->Save(), h.scheduler->Save());
+  const Job a = h.Next();
+  const Job b = copy->Next(h.trials, true);
+  EXPECT_EQ(a.kind, b.kind);
+  EXPECT_EQ(a.trial_id, b.trial_id);
+}
+
+TEST(Asha, AnEarlyRungWhoseRanksDisagreeNeverPrunes) {
+  for (SchedulerKind kind : {SchedulerKind::kAsha, SchedulerKind::kAshaStop}) {
+    Harness h(kind, {1, 3, 9}, 3, 0, /*early=*/1);
+    if (kind == SchedulerKind::kAshaStop) {
+      // asha-stop: a trial runs on or stops at once; rung 0 never stops anyone.
+      for (int i = 0; i < 2 * kEarlyRungPairs; ++i) {
+        const int64_t id = h.Start(h.Next());
+        EXPECT_EQ(h.Report(id, Shuffled(i)), Verdict::kContinue);
+        h.Report(id, Reversed(i));
+      }
+    } else {
+      for (Verdict v : RunThroughEarlyRung(h, 2 * kEarlyRungPairs, Shuffled, Reversed))
+        EXPECT_EQ(v, Verdict::kContinue);
+    }
+    EXPECT_TRUE(h.scheduler->TakePruned().empty());
+    const nlohmann::json saved = h.scheduler->Save();
+    EXPECT_EQ(saved["pruning_from"], 1);
+    EXPECT_EQ(saved["early_rejected"], true);
+    EXPECT_TRUE(saved["cut"].empty());
+  }
 }
 
 TEST(GeometricLadder, CapsTheLastRungAtMax) {

@@ -121,6 +121,47 @@ TEST(StudySpec, ScaleByReadsTheLadderAsSharesOfEachTrialsOwnSchedule) {
   EXPECT_TRUE(Parse(base + "space:\n  epochs: {type: categorical, choices: [30, 90]}\n"));
 }
 
+TEST(StudySpec, EarlyRungsLieBelowAnUnstatedGraceAndNeverBelowAStatedOne) {
+  const std::string base =
+      "name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: maximize}\n";
+  auto ladder = [&](const std::string& rest) {
+    auto spec = Parse(base + rest);
+    EXPECT_TRUE(spec) << spec.error().message;
+    return spec ? spec->Ladder() : RungLadder{};
+  };
+  // The default grace (3) with asha: an early rung at 1 below it.
+  RungLadder l = ladder("fidelity: {max: 27}\n");
+  EXPECT_EQ(l.fidelities, (std::vector<double>{1, 3, 9, 27}));
+  EXPECT_EQ(l.early, 1);
+  // A stated grace is a promise: nothing prunes before it unless early rungs are asked for.
+  l = ladder("fidelity: {max: 27, grace: 3}\n");
+  EXPECT_EQ(l.fidelities, (std::vector<double>{3, 9, 27}));
+  EXPECT_EQ(l.early, 0);
+  // Asked for: grace/η, grace/η², … rounded down to whole multiples of min.
+  l = ladder("fidelity: {max: 64, grace: 8, reduction_factor: 2.5, early_rungs: auto}\n");
+  EXPECT_EQ(l.fidelities, (std::vector<double>{1, 3, 8, 20, 64}));
+  EXPECT_EQ(l.early, 2);
+  l = ladder("fidelity: {min: 2, max: 54, grace: 6, early_rungs: auto}\n");
+  EXPECT_EQ(l.fidelities, (std::vector<double>{2, 6, 18, 54}));
+  EXPECT_EQ(l.early, 1);
+  // No room below the grace, and the schedulers without a rung-by-rung cut: none.
+  EXPECT_EQ(ladder("fidelity: {max: 27, grace: 1, early_rungs: auto}\n").early, 0);
+  EXPECT_EQ(ladder("fidelity: {max: 27}\nscheduler: hyperband\n").early, 0);
+  EXPECT_EQ(ladder("fidelity: {max: 27}\nscheduler: asha-stop\n").early, 1);
+  EXPECT_EQ(ladder("fidelity: {max: 27, early_rungs: 'off'}\n").early, 0);
+
+  auto sha = Parse(base + "fidelity: {max: 27, early_rungs: auto}\nscheduler: sha\n");
+  ASSERT_FALSE(sha);
+  EXPECT_EQ(sha.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(sha.error().message.find("study.yaml:4:"), std::string::npos)
+      << sha.error().message;
+  EXPECT_NE(sha.error().message.find("fidelity.early_rungs"), std::string::npos);
+  auto word = Parse(base + "fidelity: {max: 27, early_rungs: yes}\n");
+  ASSERT_FALSE(word);
+  EXPECT_NE(word.error().message.find("'auto' or 'off'"), std::string::npos)
+      << word.error().message;
+}
+
 TEST(StudySpec, WithReplaySourceReplacesTheTrialCommand) {
   const std::string yaml =
       "name: s\ntrial: {command: [python3, train.py]}\nspace:\n  lr: {type: float, low: 0.1, high: "

@@ -151,11 +151,12 @@ TEST_F(StudyTest, TrialMaxWallStopsLongTrials) {
 }
 
 TEST_F(StudyTest, HaltedStudyResumesToTheSameResultWithRungStateIntact) {
-  for (const char* scheduler : {"asha", "sha", "hyperband", "median"}) {
+  // The last case leaves grace unstated: an early rung at epoch 1, judged before the halt.
+  for (const char* scheduler : {"asha", "sha", "hyperband", "median", "asha\nfidelity: {max: 27}"}) {
     SCOPED_TRACE(scheduler);
     const std::string yaml = fmt::format(
         "scheduler: {}\nsampler: tpe\nresources: {{price_per_hour: 3.60, workers: 3}}\n"
-        "gates: {{budget_usd: 30}}\n",
+        "gates: {{budget_usd: 60}}\n",
         scheduler);
     const StudySummary whole = RunToEnd(yaml);
 
@@ -163,12 +164,16 @@ TEST_F(StudyTest, HaltedStudyResumesToTheSameResultWithRungStateIntact) {
     auto first = rs.Create();
     ASSERT_TRUE(first);
     RunOptions options;
-    options.halt_after_events = 150;
+    options.halt_after_events = 250;
     auto halted = (*first)->Run(options);
     ASSERT_FALSE(halted);
     EXPECT_EQ(halted.error().code, ErrorCode::kInterrupted);
     const nlohmann::json saved = *rs.store().Load("t");
     EXPECT_EQ(saved["status"], "interrupted");
+    if (saved["scheduler"].contains("pruning_from")) {
+      EXPECT_EQ(saved["scheduler"]["pruning_from"], 0) << saved["scheduler"].dump();
+      EXPECT_FALSE(saved["scheduler"]["cut"].empty());
+    }
     auto resumed = rs.Restore();
     ASSERT_TRUE(resumed) << resumed.error().message;
     // The rung results recorded before the halt are all there after it.
