@@ -5,12 +5,17 @@ final rank (Spearman), plus the top-k overlap at each candidate grace period. St
 
 Usage: curve_stats.py DIR METRIC (max|min) MAX_EPOCH EPSILON [SCALE_BY]
 
+It ends with the early-rung judgement (fidelity.early_rungs): how often 30 random trials'
+ranks at epoch 1 and epoch 3 (or at 1% and 3% of each schedule, with SCALE_BY) agree with
+Spearman >= 0.85, the rule under which a study lets its epoch-1 rung prune.
+
 With SCALE_BY (a configs.csv column holding each configuration's own schedule length, as
 `fidelity.scale_by` in a study), the same figures at shares of each configuration's schedule:
 each is read at ceil(share x its length), the epoch a scale_by study would compare it at.
 """
 import csv
 import math
+import random
 import sys
 from collections import defaultdict
 
@@ -99,6 +104,7 @@ def main():
               f"{len(winners):>12}/{len(within):<13}  {share:.3f}")
     if scale_by:
         shares_report(curves, cost, final, within, lengths)
+    early_rung_report(curves, lengths if scale_by else None, max_epoch)
 
 
 def at_share(points, length, share):
@@ -125,6 +131,36 @@ def shares_report(curves, cost, final, within, lengths):
         full = sum(cost[c][max(cost[c])] for c in ids_ok)
         print(f"{share:5.3f}  {rho:33.3f}  {kept:>14}/{len(pct):<11}  "
               f"{pct[0]:.2f}-{pct[-1]:.2f}  {spent / full:18.3f}")
+
+
+def early_rung_report(curves, lengths, max_epoch, low=1, high=3, draws=4000):
+    """Resamples the early rung's judgement: n trials with results at both rungs, Spearman of
+    their ranks there, against the 0.85 a study needs (kEarlyRungAgreement)."""
+    def read(c, fidelity):
+        if lengths is None:
+            return curves[c].get(fidelity)
+        return at_share(curves[c], lengths[c], fidelity / max_epoch)
+
+    pairs = []
+    for c in curves:
+        if lengths is not None and c not in lengths:
+            continue
+        a, b = read(c, low), read(c, high)
+        if a is not None and b is not None:
+            pairs.append((a, b))
+    where = "of each schedule" if lengths is not None else ""
+    rho = spearman([a for a, _ in pairs], [b for _, b in pairs])
+    print(f"Early rung at {low / max_epoch if lengths else low:g} {where or 'epoch'} against "
+          f"the rung at {high / max_epoch if lengths else high:g}: Spearman {rho:.2f} over "
+          f"{len(pairs)} configurations")
+    print("trials judged  P(Spearman >= 0.85) over random draws")
+    rng = random.Random(1)
+    for n in (18, 24, 30, 36):
+        passed = 0
+        for _ in range(draws):
+            sample = rng.sample(pairs, n)
+            passed += spearman([a for a, _ in sample], [b for _, b in sample]) >= 0.85
+        print(f"{n:13d}  {passed / draws:.3f}")
 
 
 if __name__ == "__main__":

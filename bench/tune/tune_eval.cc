@@ -332,6 +332,10 @@ int main(int argc, char** argv) {
        0, 3, 1, true},
       {"the default, 8 workers", "scheduler: asha\nsampler: tpe\n", 0, 3, 8},
       {"asha + tpe (grace 1)", "scheduler: asha\nsampler: tpe\n", 1},
+      {.name = "asha + tpe (grace 5, early rung at 1)",
+       .yaml = "scheduler: asha\nsampler: tpe\n",
+       .grace = 5,
+       .early = true},
       {"asha-stop + tpe (grace 3)", "scheduler: asha-stop\nsampler: tpe\n", 3},
       {"hyperband + tpe (grace 3, BOHB-like)", "scheduler: hyperband\nsampler: tpe\n", 3},
   };
