@@ -475,8 +475,9 @@ void AddReplayFlags(CLI::App* tune, TuneOptions& o) {
   tune->add_option("--sampler", o.sampler, "random, halton, tpe (default tpe)");
   tune->add_option("--workers", o.workers, "Parallel workers")->check(WholeNumber(1, 4096));
   tune->add_option("--seed", o.seed, "Seed of the sampler");
-  tune->add_option("--grace", o.grace, "Fidelity before the first prune (default 3, with early rungs below it that prune "
-                   "once their ranks agree with the next rung's)");
+  tune->add_option("--grace", o.grace,
+                   "Fidelity before the first prune (default 3, with early rungs below it that "
+                   "prune once their ranks agree with the next rung's)");
   tune->add_option("--reduction-factor", o.reduction_factor, "η: keep the top 1/η at each rung");
   tune->add_option("--scale-by", o.scale_by,
                    "Config column that sets each trial's own schedule length (e.g. epochs): "
