@@ -7,9 +7,18 @@
 #include <sstream>
 
 #include "commands.h"
+#include "frugal/catalog/catalog.h"
 #include "frugal/core/log.h"
 
 namespace frugal::cli {
+
+Result<catalog::Catalog> LoadCatalog(const GlobalOptions& global,
+                                     const std::vector<std::filesystem::path>& extra) {
+  std::vector<std::filesystem::path> custom;
+  if (!global.catalog.empty()) custom.emplace_back(global.catalog);
+  custom.insert(custom.end(), extra.begin(), extra.end());
+  return catalog::Catalog::LoadDefault(custom);
+}
 
 CLI::Validator WholeNumber(int64_t min, int64_t max) {
   return CLI::Validator(

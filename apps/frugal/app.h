@@ -3,13 +3,19 @@
 // parsed command leaves behind. Commands hold no logic: they parse, call the library, print.
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <functional>
 #include <iosfwd>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "frugal/core/error.h"
+
+namespace frugal::catalog {
+class Catalog;
+}
 
 namespace frugal::cli {
 
@@ -22,6 +28,10 @@ struct GlobalOptions {
   std::string color = "auto";
   int verbosity = 0;  ///< -v adds one, -q subtracts one
 };
+
+/// The shipped catalog plus --catalog and then `extra` offer files (a job spec's own).
+[[nodiscard]] Result<catalog::Catalog> LoadCatalog(
+    const GlobalOptions& global, const std::vector<std::filesystem::path>& extra = {});
 
 /// Where a command writes: results to out, diagnostics to err.
 struct Streams {

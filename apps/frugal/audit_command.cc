@@ -31,9 +31,7 @@ Result<void> RunAuditCommand(const AuditCommandOptions& o, const GlobalOptions& 
   options.now = ledger::Now();
   options.since = FRUGAL_TRY(ledger::ParseTimeOrAgo(o.since, options.now));
   options.thresholds = FRUGAL_TRY(audit::ResolveThresholds(o.thresholds));
-  std::vector<std::filesystem::path> custom;
-  if (!global.catalog.empty()) custom.emplace_back(global.catalog);
-  const catalog::Catalog catalog = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
+  const catalog::Catalog catalog = FRUGAL_TRY(LoadCatalog(global));
   options.catalog = &catalog;
   const audit::TransferPrices transfer = FRUGAL_TRY(
       audit::TransferPrices::Load(ShippedDataDir() / "transfer" / "transfer_prices.csv"));

@@ -21,11 +21,6 @@ namespace fs = std::filesystem;
 using catalog::Catalog;
 using catalog::Offer;
 
-std::vector<fs::path> CustomFiles(const GlobalOptions& global) {
-  if (global.catalog.empty()) return {};
-  return {fs::path(global.catalog)};
-}
-
 nlohmann::json Optional(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json();
 }
@@ -33,7 +28,7 @@ nlohmann::json Optional(const std::optional<double>& v) {
 std::string Tflops(const std::optional<double>& v) { return v ? fmt::format("{:g}", *v) : "-"; }
 
 Result<void> RunGpus(const GlobalOptions& global, Streams& s) {
-  const Catalog c = FRUGAL_TRY(Catalog::LoadDefault(CustomFiles(global)));
+  const Catalog c = FRUGAL_TRY(LoadCatalog(global));
   if (global.json) {
     nlohmann::json gpus = nlohmann::json::array();
     for (const auto& g : c.gpus()) {
@@ -104,7 +99,7 @@ nlohmann::json OfferJson(const Offer& o) {
 }
 
 Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, Streams& s) {
-  const Catalog c = FRUGAL_TRY(Catalog::LoadDefault(CustomFiles(global)));
+  const Catalog c = FRUGAL_TRY(LoadCatalog(global));
   catalog::OfferQuery q;
   if (!opts.gpu.empty()) q.gpu = opts.gpu;
   if (!opts.cloud.empty()) q.cloud = opts.cloud;
@@ -166,7 +161,7 @@ Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, S
 }
 
 Result<void> RunInfo(const GlobalOptions& global, Streams& s) {
-  const Catalog c = FRUGAL_TRY(Catalog::LoadDefault(CustomFiles(global)));
+  const Catalog c = FRUGAL_TRY(LoadCatalog(global));
   const auto& info = c.info();
   if (global.json) {
     nlohmann::json counts = nlohmann::json::object();

@@ -226,9 +226,7 @@ Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, 
   const estimate::Training training = FRUGAL_TRY(TrainingFrom(o));
   const estimate::Work work = FRUGAL_TRY(WorkFrom(o));
   const double tokens = FRUGAL_TRY(estimate::WorkTokens(work, model, training));
-  std::vector<fs::path> custom;
-  if (!global.catalog.empty()) custom.emplace_back(global.catalog);
-  const catalog::Catalog c = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
+  const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
   const catalog::GpuSpec* gpu =
       FRUGAL_TRY(c.RequireGpu(o.gpu).map_error([](Error e) { return e.Wrap("--gpu"); }));
   const estimate::Hardware hw = FRUGAL_TRY(estimate::HardwareFor(*gpu, training.precision));

@@ -368,14 +368,11 @@ Result<void> ApplyPolicy(const plan::JobSpec& spec, const plan::Plan& p,
 Result<void> RunPlan(const PlanOptions& o, const GlobalOptions& global, Streams& s) {
   FRUGAL_TRY(CheckOverrideReason(o.override_reason));
   plan::PlanRequest request = FRUGAL_TRY(RequestFrom(o));
-  std::vector<fs::path> custom;
-  if (!global.catalog.empty()) custom.emplace_back(global.catalog);
-  catalog::Catalog c = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
+  catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
   const plan::JobSpec spec =
       FRUGAL_TRY(plan::LoadJobSpec(o.job, c.gpu_names(), UserDataDir() / "drills"));
   if (!spec.catalog_files.empty()) {
-    custom.insert(custom.end(), spec.catalog_files.begin(), spec.catalog_files.end());
-    c = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
+    c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
   }
   PlanPolicy pp;
   const std::optional<policy::ConfiguredPolicy> configured =

@@ -31,9 +31,7 @@ Result<policy::ConfiguredPolicy> RequirePolicy(const GlobalOptions& global,
 
 Result<void> RunPolicyCheck(const PolicyCommandOptions& o, const GlobalOptions& global,
                             Streams& s) {
-  std::vector<std::filesystem::path> custom;
-  if (!global.catalog.empty()) custom.emplace_back(global.catalog);
-  const catalog::Catalog catalog = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
+  const catalog::Catalog catalog = FRUGAL_TRY(LoadCatalog(global));
   const policy::ConfiguredPolicy configured = FRUGAL_TRY(RequirePolicy(global, catalog));
   const policy::Policy& p = configured.policy;
   nlohmann::json results = nlohmann::json::array();

@@ -35,6 +35,12 @@ struct Enforcement {
   std::optional<std::string> override_reason;
 };
 
+/// The policy in effect for a command (none configured: nullopt) and what it found.
+struct PolicyCheck {
+  std::optional<policy::ConfiguredPolicy> policy;
+  Enforcement enforcement;
+};
+
 /// No violation: returns. Violations without --override: prints each (rule, message, fix) to
 /// stderr, or as one JSON document on stdout with --json, and returns kBudget (exit 3) naming
 /// the policy and the rules. With --override: prints a warning and returns, so the command

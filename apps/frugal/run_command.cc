@@ -30,17 +30,10 @@ struct RunOptions {
 /// The run as the policy judges it: what it will run on (the offer chosen, its tier), its
 /// tags and dollar cap, and the spec's fault tolerance. The supervisor checkpoints on notice
 /// (it forwards the preemption notice to the job), so the interval rule holds on spot.
-struct RunPolicyCheck {
-  std::optional<policy::ConfiguredPolicy> policy;
-  Enforcement enforcement;
-};
-
-Result<RunPolicyCheck> CheckRunAgainstPolicy(const RunOptions& o, const SuperviseSetup& setup,
-                                             const GlobalOptions& global, Streams& s) {
-  RunPolicyCheck check;
-  std::vector<std::filesystem::path> custom;
-  if (!global.catalog.empty()) custom.emplace_back(global.catalog);
-  const catalog::Catalog catalog = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
+Result<PolicyCheck> CheckRunAgainstPolicy(const RunOptions& o, const SuperviseSetup& setup,
+                                          const GlobalOptions& global, Streams& s) {
+  PolicyCheck check;
+  const catalog::Catalog catalog = FRUGAL_TRY(LoadCatalog(global));
   check.policy = FRUGAL_TRY(PolicyInEffect(global, catalog));
   if (!check.policy) return check;
   const run::SupervisorConfig& c = setup.config;
@@ -114,7 +107,7 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
   config.deadline_advice = FRUGAL_TRY(DeadlineAdviceOf(o));
 
   // The policy before anything is written: a refused run leaves no ledger row and no run dir.
-  const RunPolicyCheck policy_check = FRUGAL_TRY(CheckRunAgainstPolicy(o, setup, global, s));
+  const PolicyCheck policy_check = FRUGAL_TRY(CheckRunAgainstPolicy(o, setup, global, s));
 
   // The ledger first: a run that cannot be accounted for does not start.
   std::unique_ptr<ledger::Ledger> db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));

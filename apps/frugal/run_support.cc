@@ -60,13 +60,6 @@ std::optional<Rate> OnDemandTwin(const catalog::Catalog& c, const catalog::Offer
   return std::nullopt;
 }
 
-Result<catalog::Catalog> LoadCatalog(const GlobalOptions& global, const std::vector<fs::path>& extra) {
-  std::vector<fs::path> custom;
-  if (!global.catalog.empty()) custom.emplace_back(global.catalog);
-  custom.insert(custom.end(), extra.begin(), extra.end());
-  return catalog::Catalog::LoadDefault(custom);
-}
-
 Pricing PriceOf(const catalog::Catalog& c, const catalog::Offer& offer, int instances) {
   Pricing p;
   p.rate = Rate{offer.price.per_hour * instances};
@@ -135,7 +128,7 @@ struct LoadedSpec {
 };
 
 Result<LoadedSpec> LoadSpec(const SuperviseOptions& o, const GlobalOptions& global) {
-  catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global, {}));
+  catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
   plan::JobSpec spec =
       FRUGAL_TRY(plan::LoadJobSpec(o.spec, c.gpu_names(), UserDataDir() / "drills"));
   if (!spec.catalog_files.empty()) c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
@@ -180,7 +173,7 @@ Result<Pricing> ResolvePricing(const SuperviseOptions& o, const GlobalOptions& g
                 "--gpu MODEL [--gpus N --tier T], or a job spec (--spec JOB.yaml)");
   }
   if (!o.price.empty()) return PriceOnly(o);
-  const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global, {}));
+  const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
   const catalog::Offer* chosen = FRUGAL_TRY(ChooseOffer(o, c));
   return PriceOf(c, *chosen, 1);
 }

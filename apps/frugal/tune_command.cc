@@ -207,9 +207,7 @@ Result<StudySpec> ParsePriced(const tune::SpecText& text, const GlobalOptions& g
     FRUGAL_TRY(tune::ResolvePricing(spec, none));
     return spec;
   }
-  std::vector<fs::path> custom;
-  if (!global.catalog.empty()) custom.emplace_back(global.catalog);
-  const catalog::Catalog loaded = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
+  const catalog::Catalog loaded = FRUGAL_TRY(LoadCatalog(global));
   FRUGAL_TRY(tune::ResolvePricing(spec, loaded));
   return spec;
 }
@@ -304,18 +302,11 @@ Result<Store> OpenStore(const GlobalOptions& global, ledger::CreateMode create) 
 
 /// A study that trains real trials, checked against the policy before anything is stored or
 /// cleared. Replays spend nothing on GPUs and are not checked.
-struct TunePolicyCheck {
-  std::optional<policy::ConfiguredPolicy> policy;
-  Enforcement enforcement;
-};
-
-Result<TunePolicyCheck> CheckStudyAgainstPolicy(const TuneOptions& o, const StudySpec& spec,
-                                                const GlobalOptions& global, Streams& s) {
-  TunePolicyCheck check;
+Result<PolicyCheck> CheckStudyAgainstPolicy(const TuneOptions& o, const StudySpec& spec,
+                                            const GlobalOptions& global, Streams& s) {
+  PolicyCheck check;
   if (spec.replay) return check;
-  std::vector<fs::path> custom;
-  if (!global.catalog.empty()) custom.emplace_back(global.catalog);
-  const catalog::Catalog catalog = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
+  const catalog::Catalog catalog = FRUGAL_TRY(LoadCatalog(global));
   check.policy = FRUGAL_TRY(PolicyInEffect(global, catalog));
   if (!check.policy) return check;
   const policy::Subject subject = FRUGAL_TRY(policy::LoadSubject(o.spec_path, catalog));
@@ -329,7 +320,7 @@ Result<TunePolicyCheck> CheckStudyAgainstPolicy(const TuneOptions& o, const Stud
 /// files) and links it to the study once the ledger knows it.
 class StudyOverride {
  public:
-  Result<void> Record(const TunePolicyCheck& check, const GlobalOptions& global, ledger::Ledger* ledger) {
+  Result<void> Record(const PolicyCheck& check, const GlobalOptions& global, ledger::Ledger* ledger) {
     if (check.enforcement.violations.empty()) return {};
     if (ledger == nullptr) {
       own_ = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
@@ -373,7 +364,7 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
   const tune::SpecText text = FRUGAL_TRY(o.spec_path.empty() ? SpecFromFlags(o) : SpecFromFile(o));
   const StudySpec parsed = FRUGAL_TRY(tune::ParseStudySpec(text.yaml, text.source, text.base_dir));
   // The policy first: a refused study writes nothing, not even the ledger its trials would use.
-  const TunePolicyCheck policy_check = FRUGAL_TRY(CheckStudyAgainstPolicy(o, parsed, global, s));
+  const PolicyCheck policy_check = FRUGAL_TRY(CheckStudyAgainstPolicy(o, parsed, global, s));
   Bench b = FRUGAL_TRY(Assemble(text, global, FreshRunPrefix(parsed.name)));
   Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kCreateIfMissing));
   tune::StudyStore& store = *st.store;

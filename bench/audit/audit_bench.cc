@@ -16,6 +16,7 @@
 #include <random>
 #include <sstream>
 
+#include "bench_env.h"
 #include "frugal/audit/audit.h"
 #include "frugal/audit/audit_output.h"
 #include "frugal/core/paths.h"
@@ -26,15 +27,8 @@ namespace {
 using ledger::Timestamp;
 const Timestamp kNow = ledger::FromMillis(1'769'817'600'000);  // 2026-01-31T00:00:00Z
 
-int64_t EnvCount(const char* name, int64_t fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? std::atoll(v) : fallback;
-}
-
-std::filesystem::path BenchDir() {
-  const char* v = std::getenv("FRUGAL_BENCH_DIR");
-  return v != nullptr ? std::filesystem::path(v) : std::filesystem::current_path();
-}
+using frugal::bench::BenchDir;
+using frugal::bench::EnvCount;
 
 /// Offers from the shipped catalog (aws, us-east-1) the generated runs are priced at.
 struct Choice {

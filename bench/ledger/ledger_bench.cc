@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <random>
 
+#include "bench_env.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/ledger/report.h"
 
@@ -22,15 +23,8 @@ namespace {
 constexpr int64_t kMinuteMs = 60'000;
 const Timestamp kNow = FromMillis(1'769'817'600'000);  // 2026-01-31T00:00:00Z
 
-int64_t EnvCount(const char* name, int64_t fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? std::atoll(v) : fallback;
-}
-
-std::filesystem::path BenchDir() {
-  const char* v = std::getenv("FRUGAL_BENCH_DIR");
-  return v != nullptr ? std::filesystem::path(v) : std::filesystem::current_path();
-}
+using frugal::bench::BenchDir;
+using frugal::bench::EnvCount;
 
 std::vector<Sample> Batch(Timestamp start, int n, std::mt19937& rng) {
   std::vector<Sample> batch(static_cast<size_t>(n));

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -68,6 +69,25 @@ CommandResult RunFrugal(const std::vector<std::string>& args, const std::filesys
   std::vector<std::string> full_env = env;
   if (!home.empty()) full_env.push_back("FRUGAL_HOME=" + home.string());
   return RunProgram(argv, full_env);
+}
+
+pid_t StartFrugal(const std::vector<std::string>& args, const std::filesystem::path& home,
+                  const std::vector<std::string>& env) {
+  std::vector<std::string> argv = {FRUGAL_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<std::string> full_env = env;
+  if (!home.empty()) full_env.push_back("FRUGAL_HOME=" + home.string());
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    for (std::string& kv : full_env) ::putenv(kv.data());
+    if (!std::freopen("/dev/null", "w", stdout)) ::_exit(126);
+    std::vector<char*> pointers;
+    for (std::string& a : argv) pointers.push_back(a.data());
+    pointers.push_back(nullptr);
+    ::execv(pointers[0], pointers.data());
+    ::_exit(127);
+  }
+  return pid;
 }
 
 TempDir::TempDir() {

@@ -22,6 +22,12 @@ CommandResult RunFrugal(const std::vector<std::string>& args,
                         const std::filesystem::path& home = {},
                         const std::vector<std::string>& env = {});
 
+/// Starts the built frugal binary the same way, without waiting: its stdout goes to
+/// /dev/null, its stderr to the test's. Returns the child's pid (negative when fork fails) for
+/// the caller to signal and reap.
+pid_t StartFrugal(const std::vector<std::string>& args, const std::filesystem::path& home = {},
+                  const std::vector<std::string>& env = {});
+
 /// Reads a child's stdout and stderr pipes to their end into `out` and `err`, closes them and
 /// reaps `pid`; returns its exit status (128 + signal when killed).
 int DrainAndReap(pid_t pid, int out_fd, int err_fd, std::string& out, std::string& err);

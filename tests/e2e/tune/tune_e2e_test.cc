@@ -140,19 +140,8 @@ TEST_F(TuneE2e, SigkilledStudyResumesFromItsLastSaveAndEndsWhereAnUninterruptedO
   // and SIGKILL it once it has saved at least once.
   std::vector<std::string> args = flags("crashed");
   args.insert(args.end(), {"--save-every-ms", "0"});
-  args.insert(args.begin(), FRUGAL_BINARY);
-  const std::string home_env = "FRUGAL_HOME=" + home_.path().string();
-  const pid_t pid = ::fork();
+  const pid_t pid = StartFrugal(args, home_.path());
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ::putenv(const_cast<char*>(home_env.c_str()));
-    if (!std::freopen("/dev/null", "w", stdout)) ::_exit(126);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
   const auto state = home_.path() / "data" / "studies" / "crashed.json";
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!std::filesystem::exists(state) && std::chrono::steady_clock::now() < deadline) {

@@ -327,20 +327,9 @@ TEST_F(TuneSupervised, ParallelTrialsOverlapHoldTheBudgetAndResumeAfterAKill) {
 TEST_F(TuneSupervised, CtrlCCheckpointsEveryRunningTrialAndResumeFinishesTheStudy) {
   WriteTestFile(dir_ / "trainer.py", kSlowTrainer);
   WriteTestFile(dir_ / "study.yaml", kParallelStudy);
-  std::vector<std::string> args = {FRUGAL_BINARY, "-q", "tune", (dir_ / "study.yaml").string()};
-  std::vector<std::string> env = Env();
-  env.push_back("FRUGAL_HOME=" + home_.path().string());
-  const pid_t pid = ::fork();
+  const pid_t pid =
+      StartFrugal({"-q", "tune", (dir_ / "study.yaml").string()}, home_.path(), Env());
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    for (std::string& e : env) ::putenv(e.data());
-    if (!std::freopen("/dev/null", "w", stdout)) ::_exit(126);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
   // Interrupt once trials run side by side.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (PeakOverlap(dir_ / "spans.log") < 2 && std::chrono::steady_clock::now() < deadline) {
