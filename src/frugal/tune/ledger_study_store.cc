@@ -134,12 +134,10 @@ Result<nlohmann::json> LedgerStudyStore::Load(const std::string& name) const {
   }
   nlohmann::json state =
       nlohmann::json::parse(ledger::AsText(rows[0][0]), nullptr, /*allow_exceptions=*/false);
-  if (state.is_discarded() || !state.is_object() ||
-      state.value("version", 0) != kStudyStateVersion) {
-    return Fail(ErrorCode::kBadInput, "study '" + name + "': the ledger's tuner state is not a "
-                                          "version " + std::to_string(kStudyStateVersion) +
-                                          " study state");
+  if (state.is_discarded()) {
+    return Fail(ErrorCode::kBadInput, "study '" + name + "': the ledger's tuner state is not JSON");
   }
+  FRUGAL_TRY(CheckStudyStateVersion("study '" + name + "' in the ledger", state));
   return state;
 }
 

@@ -58,7 +58,10 @@ Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::str
                   configs.Where(row, config_id) + ": duplicate config id '" + c.id + "'");
     }
     for (size_t col = 0; col < configs.header().size(); ++col) {
-      c.params[configs.header()[col]] = CellValue(CsvTable::Field(row, col));
+      // An empty cell is a parameter the configuration does not have (an inactive
+      // conditional one, such as SGD's momentum in an Adam row).
+      const std::string& text = CsvTable::Field(row, col);
+      if (!Trim(text).empty()) c.params[configs.header()[col]] = CellValue(text);
     }
     c.fails = ConfigFails(configs, row);
     index[c.id] = out.configs_.size();

@@ -53,6 +53,15 @@ Result<void> Study::Prepare() {
                     spec_.source + ": space parameter '" + p.name +
                         "' is not a column of the replay table's configs.csv");
       }
+      const auto value = row.params.find(p.name);
+      const bool numeric = p.kind == ParamKind::kFloat || p.kind == ParamKind::kInt;
+      if (numeric && value != row.params.end() &&
+          std::holds_alternative<std::string>(value->second)) {
+        return Fail(ErrorCode::kBadInput,
+                    spec_.source + ": space parameter '" + p.name + "' is '" +
+                        std::get<std::string>(value->second) + "', not a number, in row '" +
+                        row.id + "' of the replay table's configs.csv");
+      }
       point.push_back(spec_.space.ToUnit(p, row.params));
     }
     table_points_.push_back(std::move(point));
@@ -77,6 +86,7 @@ nlohmann::json Study::SaveState() const {
       {"spec_source", text_.source},
       {"spec_base", text_.base_dir.string()},
       {"pricing", PricingToJson(spec_.resources)},
+      {"early_rungs", spec_.fidelity.early_rungs},
       {"trials", trials},
       {"running", running_},
       {"scheduler", scheduler_->Save()},
@@ -114,6 +124,9 @@ Result<std::unique_ptr<Study>> Study::Restore(const nlohmann::json& state, Study
     SpecText text{state.at("spec_yaml").get<std::string>(),
                   state.at("spec_source").get<std::string>(),
                   state.at("spec_base").get<std::string>()};
+    // A study resumes on the ladder it started with, whatever today's default: version 1
+    // states predate early rungs and have none.
+    spec.fidelity.early_rungs = state.value("early_rungs", false);
     std::unique_ptr<Study> study(new Study(std::move(text), std::move(spec), runner, store, table));
     FRUGAL_TRY(study->Prepare());
     for (const auto& j : state.at("trials")) {

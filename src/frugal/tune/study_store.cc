@@ -5,15 +5,18 @@
 
 namespace frugal::tune {
 
-namespace {
-Result<void> CheckVersion(const std::string& where, const nlohmann::json& state) {
-  if (!state.is_object() || !state.contains("version") || state["version"] != kStudyStateVersion) {
-    return Fail(ErrorCode::kBadInput,
-                where + ": not a version " + std::to_string(kStudyStateVersion) + " study state");
+Result<void> CheckStudyStateVersion(const std::string& where, const nlohmann::json& state) {
+  const auto version = state.is_object() && state.contains("version") &&
+                               state["version"].is_number_integer()
+                           ? state["version"].get<int>()
+                           : 0;
+  if (version < kOldestStudyStateVersion || version > kStudyStateVersion) {
+    return Fail(ErrorCode::kBadInput, where + ": not a study state of version " +
+                                          std::to_string(kOldestStudyStateVersion) + " to " +
+                                          std::to_string(kStudyStateVersion));
   }
   return {};
 }
-}  // namespace
 
 Result<void> MemoryStudyStore::Save(const std::string& name, const nlohmann::json& state) {
   states_[name] = state;
@@ -44,7 +47,7 @@ Result<nlohmann::json> JsonFileStudyStore::Load(const std::string& name) const {
   const std::string text = FRUGAL_TRY(ReadFile(path));
   nlohmann::json state = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (state.is_discarded()) return Fail(ErrorCode::kBadInput, path.string() + ": not valid JSON");
-  FRUGAL_TRY(CheckVersion(path.string(), state));
+  FRUGAL_TRY(CheckStudyStateVersion(path.string(), state));
   return state;
 }
 

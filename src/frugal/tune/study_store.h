@@ -3,10 +3,11 @@
 // after the tuner's steps and loaded by `frugal tune resume`. The ledger-backed store comes
 // with the ledger; until then, a file per study under the user's data directory.
 //
-// State document, version 1:
-//   {"version": 1, "name": ..., "spec_yaml": <the spec's YAML text>, "spec_base": <dir that
-//    relative paths in it resolve against>, "status": "running" | "finished" | "interrupted",
-//    "trials": [Trial...], "scheduler": {...}, "sampler": "<generator state>",
+// State document, version 2 (version 1, written before early rungs existed, still loads: its
+// study resumes without them, since its trials have no results at those rungs):
+//   {"version": 2, "name": ..., "spec_yaml": <the spec's YAML text>, "spec_base": <dir that
+//    relative paths in it resolve against>, "early_rungs": <whether its ladder has them>,
+//    "status": "running" | "finished" | "interrupted", "trials": [Trial...], "scheduler": {...}, "sampler": "<generator state>",
 //    "runner": {...}, "accounting": {...}, "flags": {...}}
 
 #include <filesystem>
@@ -19,7 +20,13 @@
 
 namespace frugal::tune {
 
-inline constexpr int kStudyStateVersion = 1;
+inline constexpr int kStudyStateVersion = 2;
+/// The oldest state version `frugal tune resume` still reads.
+inline constexpr int kOldestStudyStateVersion = 1;
+
+/// kBadInput naming `where` unless `state` is a study state of a version this build reads.
+[[nodiscard]] Result<void> CheckStudyStateVersion(const std::string& where,
+                                                  const nlohmann::json& state);
 
 class StudyStore {
  public:

@@ -190,6 +190,51 @@ TEST_F(StudyTest, HaltedStudyResumesToTheSameResultWithRungStateIntact) {
   }
 }
 
+TEST_F(StudyTest, AStudySavedBeforeEarlyRungsResumesOnItsOwnLadder) {
+  // Version 1 states come from before early rungs: the same spec text, an unstated grace, then
+  // meant no rung below it. Such a study resumes as it started, not on today's default ladder.
+  const std::string common =
+      "scheduler: asha\nsampler: tpe\nresources: {price_per_hour: 3.60, workers: 3}\n"
+      "gates: {budget_usd: 60}\n";
+  const std::string then = common + "fidelity: {max: 27, early_rungs: off}\n";
+  const std::string now = common + "fidelity: {max: 27}\n";
+  const StudySummary whole = RunToEnd(then);
+
+  ReplayStudy old_build(dir_.path(), then);
+  auto first = old_build.Create();
+  ASSERT_TRUE(first);
+  RunOptions options;
+  options.halt_after_events = 250;
+  ASSERT_FALSE((*first)->Run(options));
+  nlohmann::json saved = *old_build.store().Load("t");
+  saved["version"] = 1;
+  saved.erase("early_rungs");
+  saved["spec_yaml"] = "name: t\n" + now;
+
+  ReplayStudy new_build(dir_.path(), now);
+  ASSERT_TRUE(new_build.store().Save("t", saved));
+  auto resumed = new_build.Restore();
+  ASSERT_TRUE(resumed) << resumed.error().message;
+  auto rest = (*resumed)->Run({});
+  ASSERT_TRUE(rest) << rest.error().message;
+  EXPECT_EQ(rest->best_value, whole.best_value);
+  EXPECT_EQ(rest->spend, whole.spend);
+  EXPECT_EQ(rest->trials_by_state, whole.trials_by_state);
+  // It saves as the current version, still without the early rung, so it resumes again.
+  const nlohmann::json resaved = *new_build.store().Load("t");
+  EXPECT_EQ(resaved["version"], kStudyStateVersion);
+  EXPECT_EQ(resaved["early_rungs"], false);
+  EXPECT_EQ(resaved["trials"][0]["rung_losses"].size(), saved["trials"][0]["rung_losses"].size());
+
+  // A state whose trials lack the rungs its ladder claims is refused.
+  saved["version"] = kStudyStateVersion;
+  saved["early_rungs"] = true;
+  ASSERT_TRUE(new_build.store().Save("t", saved));
+  auto mismatched = new_build.Restore();
+  ASSERT_FALSE(mismatched);
+  EXPECT_NE(mismatched.error().message.find("rungs"), std::string::npos);
+}
+
 TEST_F(StudyTest, SpaceSnapsSamplesToUntriedTableRows) {
   const StudySummary s = RunToEnd(
       "space:\n  lr: {type: float, low: 1.0e-4, high: 0.1, scale: log}\n"
@@ -251,6 +296,59 @@ void WriteSchedulesTable(const std::filesystem::path& dir) {
     for (int e = 1; e <= epochs; ++e) curves += fmt::format("{},{},{},{}\n", id, e, 60 * e, base + e);
   }
   frugal::testing::WriteTestFile(dir / "curves.csv", curves);
+}
+
+/// Six configurations with a conditional parameter: momentum only in the SGD rows, empty in
+/// the AdamW ones. `lr_of_row_2` lets a test spoil one cell.
+void WriteConditionalTable(const std::filesystem::path& dir, const std::string& lr_of_row_2) {
+  frugal::testing::WriteTestFile(dir / "configs.csv",
+                                 "config_id,optimizer,lr,momentum\n"
+                                 "1,adamw,0.001,\n" +
+                                     fmt::format("2,sgd,{},0.9\n", lr_of_row_2) +
+                                     "3,adamw,0.01,\n4,sgd,0.01,0.95\n5,adamw,0.0001,\n"
+                                     "6,sgd,0.5,0.8\n");
+  std::string curves = "config_id,epoch,elapsed_s,score\n";
+  for (int id = 1; id <= 6; ++id) {
+    for (int e = 1; e <= 9; ++e) curves += fmt::format("{},{},{},{}\n", id, e, 60 * e, id * e);
+  }
+  frugal::testing::WriteTestFile(dir / "curves.csv", curves);
+}
+
+constexpr const char* kConditionalSpace =
+    "space:\n"
+    "  optimizer: {type: categorical, choices: [adamw, sgd]}\n"
+    "  lr: {type: float, low: 1.0e-4, high: 1, scale: log}\n"
+    "  momentum: {type: float, low: 0.8, high: 0.99, when: {optimizer: [sgd]}}\n"
+    "sampler: tpe\nscheduler: none\nfidelity: {max: 9}\n";
+
+TEST(StudyReplaySpace, EmptyCellsAreInactiveConditionalParameters) {
+  frugal::testing::TempDir dir;
+  WriteConditionalTable(dir.path(), "0.1");
+  const auto table = ReplayTable::Load(ReplaySource{dir.path(), "config_id", "elapsed_s"},
+                                       "score", "epoch");
+  ASSERT_TRUE(table) << table.error().message;
+  EXPECT_FALSE(table->configs()[0].params.contains("momentum"));
+  EXPECT_TRUE(table->configs()[1].params.contains("momentum"));
+
+  ReplayStudy rs(dir.path(), kConditionalSpace);
+  auto study = rs.Create();
+  ASSERT_TRUE(study) << study.error().message;
+  auto summary = (*study)->Run({});
+  ASSERT_TRUE(summary) << summary.error().message;
+  EXPECT_EQ(summary->trials_by_state.at("completed"), 6);
+  EXPECT_EQ(summary->best_value, 54);  // config 6 ends at 6 × 9
+}
+
+TEST(StudyReplaySpace, ANonNumberInANumericColumnIsBadInputNamingTheRow) {
+  frugal::testing::TempDir dir;
+  WriteConditionalTable(dir.path(), "fast");
+  ReplayStudy rs(dir.path(), kConditionalSpace);
+  auto study = rs.Create();
+  ASSERT_FALSE(study);
+  EXPECT_EQ(study.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(study.error().message.find("'lr' is 'fast', not a number, in row '2'"),
+            std::string::npos)
+      << study.error().message;
 }
 
 TEST(StudyScaleBy, TrialsReportAtTheirOwnShareOfEachRung) {
