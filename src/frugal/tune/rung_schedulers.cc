@@ -220,12 +220,17 @@ class AshaScheduler final : public RungScheduler {
     if (rung >= top()) return Verdict::kComplete;
     return Prunes(rung) ? Verdict::kPause : Verdict::kContinue;
   }
+  int PauseRungFrom(int rung) const override {
+    while (rung < top() && !Prunes(rung)) ++rung;
+    return rung;
+  }
 };
 
 class AshaStopScheduler final : public RungScheduler {
  public:
   using RungScheduler::RungScheduler;
   Job Next(std::span<const Trial>, bool may_start) override { return StartOrWait(may_start, 0); }
+  int PauseRungFrom(int) const override { return top(); }
   Verdict OnRung(std::span<const Trial> trials, const Trial& trial, int rung,
                  double loss) override {
     if (CutOff(trial, rung)) return Verdict::kStop;
@@ -244,6 +249,7 @@ class MedianScheduler final : public RungScheduler {
  public:
   using RungScheduler::RungScheduler;
   Job Next(std::span<const Trial>, bool may_start) override { return StartOrWait(may_start, 0); }
+  int PauseRungFrom(int) const override { return top(); }
   Verdict OnRung(std::span<const Trial>, const Trial& trial, int rung, double loss) override {
     const auto& others = index_.At(rung);
     Verdict verdict = rung >= top() ? Verdict::kComplete : Verdict::kContinue;

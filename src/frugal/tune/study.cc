@@ -119,10 +119,12 @@ bool Study::PickConfig(Trial& trial) {
   return true;
 }
 
-Result<void> Study::Launch(Trial& trial, double to_fidelity) {
+Result<void> Study::Launch(Trial& trial) {
   trial.state = TrialState::kRunning;
+  trial.segment_rung = std::max(trial.target_rung, scheduler_->PauseRungFrom(trial.target_rung));
   if (trial.run_name.empty()) trial.run_name = runner_.RunName(trial.id);
-  FRUGAL_TRY(runner_.Launch(trial, trial.checkpoint_fidelity, to_fidelity));
+  FRUGAL_TRY(runner_.Launch(trial, trial.checkpoint_fidelity,
+                            RungFidelity(trial, trial.segment_rung)));
   running_.push_back(trial.id);
   return {};
 }
@@ -152,28 +154,38 @@ Result<bool> Study::TryStart(const Job& job) {
   trials_.push_back(std::move(trial));
   Trial& stored = trials_.back();
   scheduler_->OnStart(stored);
-  FRUGAL_TRY(Launch(stored, RungFidelity(stored, stored.target_rung)));
+  FRUGAL_TRY(Launch(stored));
   return true;
+}
+
+Study::Room Study::RoomToReach(const Trial& trial, int rung) const {
+  const double to = RungFidelity(trial, rung);
+  const double expected = RateOf(trial).value_or(0.0) * (to - trial.checkpoint_fidelity);
+  const auto reserved = ReservedSeconds();
+  if (!reserved) return Room::kLater;
+  if (gate_.Fits(expected, *reserved)) return Room::kNow;
+  return gate_.Fits(expected, 0.0) ? Room::kLater : Room::kNever;
 }
 
 Result<bool> Study::TryResume(Trial& trial) {
   const double to = RungFidelity(trial, trial.target_rung);
   if (trial.last_value && to <= trial.last_fidelity + kEps) {
     // A short schedule is already past this rung's share of it: nothing to train.
-    FRUGAL_TRY(PassRung(trial));
+    FRUGAL_TRY(PassRung(trial, /*in_flight=*/false));
     return true;
   }
-  const double expected = RateOf(trial).value_or(0.0) * (to - trial.checkpoint_fidelity);
-  const auto reserved = ReservedSeconds();
-  if (!reserved) return false;
-  if (!gate_.Fits(expected, *reserved)) {
-    if (gate_.Fits(expected, 0.0)) return false;
-    EndTrial(trial, TrialState::kStoppedAtBudget);
-    CloseStarts("budget");
-    return true;
+  switch (RoomToReach(trial, trial.target_rung)) {
+    case Room::kLater:
+      return false;
+    case Room::kNever:
+      EndTrial(trial, TrialState::kStoppedAtBudget);
+      CloseStarts("budget");
+      return true;
+    case Room::kNow:
+      break;
   }
   ++promotions_;
-  FRUGAL_TRY(Launch(trial, to));
+  FRUGAL_TRY(Launch(trial));
   return true;
 }
 
@@ -251,6 +263,16 @@ Result<void> Study::Handle(const Progress& p) {
     trial.last_fidelity = p.fidelity;
   }
   trial.checkpoint_fidelity = std::max(trial.checkpoint_fidelity, p.fidelity);
+  // Rungs inside the segment are decided as the trial passes them, while it trains on. A
+  // report that also ends the segment (a replayed curve's last point) is a rung result first.
+  if (p.end != SegmentEnd::kReachedTarget && p.end != SegmentEnd::kBudgetStopped) {
+    while (p.value && trial.state == TrialState::kRunning &&
+           trial.target_rung < trial.segment_rung &&
+           p.fidelity >= RungFidelity(trial, trial.target_rung) - kEps) {
+      FRUGAL_TRY(PassRung(trial, /*in_flight=*/true));
+    }
+    if (trial.state != TrialState::kRunning) return {};
+  }
   if (p.end == SegmentEnd::kFailed) {
     EndTrial(trial, TrialState::kFailed);
     return {};
@@ -284,6 +306,7 @@ Result<void> Study::Handle(const Progress& p) {
   return {};
 }
 
+
 Result<void> Study::OnSegmentEnd(Trial& trial, const Progress& p) {
   std::erase(running_, trial.id);
   if (p.end == SegmentEnd::kScheduleEnded) {
@@ -292,10 +315,10 @@ Result<void> Study::OnSegmentEnd(Trial& trial, const Progress& p) {
     UpdateIncumbent(trial);
     return {};
   }
-  return PassRung(trial);
+  return PassRung(trial, /*in_flight=*/false);
 }
 
-Result<void> Study::PassRung(Trial& trial) {
+Result<void> Study::PassRung(Trial& trial, bool in_flight) {
   const int rung = trial.target_rung;
   const double loss = Loss(trial.last_value.value_or(std::numeric_limits<double>::infinity()));
   trial.rung_losses[static_cast<size_t>(rung)] = loss;
@@ -307,16 +330,37 @@ Result<void> Study::PassRung(Trial& trial) {
       UpdateIncumbent(trial);
       break;
     case Verdict::kStop:
+      if (in_flight) AccrueStop(trial);
+      std::erase(running_, trial.id);
       trial.state = TrialState::kPruned;
       break;
     case Verdict::kPause:
+      if (in_flight) AccrueStop(trial);
+      std::erase(running_, trial.id);
       trial.state = TrialState::kPaused;
       ++pauses_;
       break;
     case Verdict::kContinue: {
       trial.target_rung = rung + 1;
-      trial.state = TrialState::kPaused;
-      if (!stopping_) FRUGAL_TRY(TryResume(trial));
+      if (!in_flight) {
+        trial.state = TrialState::kPaused;
+        if (!stopping_) FRUGAL_TRY(TryResume(trial));
+        break;
+      }
+      // Still training: it goes on if the budget could have resumed it, exactly as a paused
+      // trial would have been; else it checkpoints here, as it would have paused.
+      const Room room = stopping_ ? Room::kLater : RoomToReach(trial, trial.target_rung);
+      if (room == Room::kNow) {
+        ++promotions_;
+      } else if (room == Room::kLater) {
+        AccrueStop(trial);
+        std::erase(running_, trial.id);
+        trial.state = TrialState::kPaused;
+      } else {
+        AccrueStop(trial);
+        EndTrial(trial, TrialState::kStoppedAtBudget);
+        CloseStarts("budget");
+      }
       break;
     }
   }

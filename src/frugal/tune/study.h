@@ -103,7 +103,9 @@ class Study {
   [[nodiscard]] Result<bool> TryResume(Trial& trial);
   [[nodiscard]] Result<void> Handle(const Progress& progress);
   [[nodiscard]] Result<void> OnSegmentEnd(Trial& trial, const Progress& progress);
-  [[nodiscard]] Result<void> Launch(Trial& trial, double to_fidelity);
+  /// Starts or resumes the trial's segment: from its checkpoint to the first rung at or above
+  /// target_rung where the scheduler may pause it (segment_rung).
+  [[nodiscard]] Result<void> Launch(Trial& trial);
   void EndTrial(Trial& trial, TrialState state);
   /// Stops the trial's segment and accrues what the stop itself took.
   void AccrueStop(Trial& trial);
@@ -117,7 +119,14 @@ class Study {
   double RungFidelity(const Trial& trial, int rung) const;
   /// Records a rung the trial already passed (a short schedule under scale_by), as if a
   /// segment had ended there.
-  [[nodiscard]] Result<void> PassRung(Trial& trial);
+  /// Records the trial's result at target_rung and applies the scheduler's verdict. In flight
+  /// (the trial still trains toward segment_rung), a verdict that ends or pauses it stops it
+  /// where it is, and continuing needs the room a resume would.
+  [[nodiscard]] Result<void> PassRung(Trial& trial, bool in_flight);
+  /// Whether the budget can pay for `trial` to reach `rung` now, once running segments settle,
+  /// or never.
+  enum class Room { kNow, kLater, kNever };
+  Room RoomToReach(const Trial& trial, int rung) const;
   double Loss(double value) const;
   std::vector<Observation> History() const;
   /// Picks the next configuration; false when the table has none left.

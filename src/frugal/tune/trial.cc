@@ -47,6 +47,7 @@ nlohmann::json TrialToJson(const Trial& t) {
       {"state", TrialStateName(t.state)},
       {"bracket", t.bracket},
       {"target_rung", t.target_rung},
+      {"segment_rung", t.segment_rung},
       {"checkpoint_fidelity", t.checkpoint_fidelity},
       {"rung_losses", losses},
       {"last_fidelity", t.last_fidelity},
@@ -76,6 +77,7 @@ Result<Trial> TrialFromJson(const nlohmann::json& doc) {
     t.state = FRUGAL_TRY(ParseTrialState(doc.at("state").get<std::string>()));
     t.bracket = doc.at("bracket").get<int>();
     t.target_rung = doc.at("target_rung").get<int>();
+    t.segment_rung = doc.value("segment_rung", t.target_rung);
     t.checkpoint_fidelity = doc.at("checkpoint_fidelity").get<double>();
     for (const auto& l : doc.at("rung_losses")) {
       t.rung_losses.push_back(l.is_null() ? std::numeric_limits<double>::quiet_NaN()

@@ -33,7 +33,10 @@ struct Trial {
   std::string source_id;      ///< replay: the table's config_id
   TrialState state = TrialState::kRunning;
   int bracket = 0;                   ///< sha/hyperband bracket; 0 otherwise
-  int target_rung = 0;               ///< the rung the current or next segment runs to
+  int target_rung = 0;               ///< the next rung the trial reports at
+  /// The rung its current or next segment runs to (≥ target_rung; the study decides the rungs
+  /// between in flight: Scheduler::PauseRungFrom).
+  int segment_rung = 0;
   double checkpoint_fidelity = 0.0;  ///< fidelity of its last committed checkpoint
   /// Loss (lower is better) recorded at each rung index it reported; NaN where skipped.
   std::vector<double> rung_losses;

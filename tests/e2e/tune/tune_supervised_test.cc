@@ -126,6 +126,7 @@ class TuneSupervised : public ::testing::Test {
         in >> e;
         EXPECT_EQ(e, done[trial] + 1) << "trial " << trial << " trained an epoch twice or skipped";
         done[trial] = e;
+        epochs_[trial] = e;
       }
     }
     return segments;
@@ -133,6 +134,7 @@ class TuneSupervised : public ::testing::Test {
   TempDir home_;
   TempDir dir_;
   mutable std::map<int, int> lengths_;  ///< trial id → its own schedule (scale_by studies)
+  mutable std::map<int, int> epochs_;   ///< trial id → the epochs it trained in all
 };
 
 TEST_F(TuneSupervised, PausesPromotesResumesAndSurvivesPreemptionsAndAKill) {
@@ -176,6 +178,74 @@ TEST_F(TuneSupervised, PausesPromotesResumesAndSurvivesPreemptionsAndAKill) {
       RunFrugal({"--db", db, "--json", "tune", "status", "fake"}, home_.path());
   ASSERT_EQ(status.exit_code, 0) << status.err;
   EXPECT_NE(status.out.find("\"finished\""), std::string::npos) << status.out;
+}
+
+TEST_F(TuneSupervised, AshaStopDecidesRungsInFlightWithoutRestartingTheTrial) {
+  // asha-stop never pauses: each trial is one process that trains on through the rungs it
+  // passes, and one that falls out of the top third is stopped where it reports.
+  WriteTestFile(dir_ / "stop.yaml", R"(name: stop
+trial: {command: [python3, trainer.py]}
+space:
+  x: {type: float, low: 0.0, high: 1.0}
+objective: {metric: loss, direction: minimize}
+fidelity: {name: epoch, min: 1, max: 9, grace: 1, reduction_factor: 3, cost_per_unit: 200ms}
+scheduler: asha-stop
+sampler: random
+seed: 5
+resources: {gpus: 1, price_per_hour: 36, workers: 1}
+gates: {budget_usd: 10, max_trials: 8}
+)");
+  const CommandResult r =
+      RunFrugal({"--json", "tune", (dir_ / "stop.yaml").string()}, home_.path(), Env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  const std::map<int, std::vector<Segment>> segments = ReadLog();
+  ASSERT_EQ(segments.size(), 8U);
+  int stopped_early = 0;
+  for (const auto& [trial, list] : segments) {
+    ASSERT_EQ(list.size(), 1U) << "trial " << trial << " was restarted";
+    EXPECT_EQ(list[0].target, 9) << "trial " << trial;
+    stopped_early += epochs_[trial] < 9 ? 1 : 0;
+  }
+  const int pruned = doc["trials"]["pruned"].get<int>();
+  EXPECT_GE(pruned, 2) << r.out;
+  EXPECT_EQ(stopped_early, pruned) << r.out;
+  EXPECT_EQ(doc["trials"]["completed"].get<int>(), 8 - pruned) << r.out;
+}
+
+TEST_F(TuneSupervised, AnEarlyRungNotYetTrustedIsPassedWithoutRestartingTheTrial) {
+  // The default ladder for max 9: an early rung at epoch 1 below the grace of 3. Until it is
+  // judged it cannot pause anyone, so a new trial's first segment runs to epoch 3 in one
+  // process, and its epoch-1 result is recorded on the way.
+  WriteTestFile(dir_ / "early.yaml", R"(name: early
+trial: {command: [python3, trainer.py]}
+space:
+  x: {type: float, low: 0.0, high: 1.0}
+objective: {metric: loss, direction: minimize}
+fidelity: {name: epoch, min: 1, max: 9, reduction_factor: 3, cost_per_unit: 200ms}
+scheduler: asha
+sampler: random
+seed: 6
+resources: {gpus: 1, price_per_hour: 36, workers: 1}
+gates: {budget_usd: 10, max_trials: 4}
+)");
+  const CommandResult r =
+      RunFrugal({"--json", "tune", (dir_ / "early.yaml").string()}, home_.path(), Env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& [trial, list] : ReadLog()) {
+    ASSERT_FALSE(list.empty());
+    EXPECT_EQ(list[0].from, 0) << "trial " << trial;
+    EXPECT_EQ(list[0].target, 3) << "trial " << trial;
+    for (const Segment& s : list) EXPECT_NE(s.target, 1) << "trial " << trial;
+  }
+  const CommandResult status =
+      RunFrugal({"--json", "tune", "status", "early"}, home_.path());
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  const nlohmann::json st = nlohmann::json::parse(status.out, nullptr, false);
+  ASSERT_FALSE(st.is_discarded()) << status.out;
+  // Every trial reported at the early rung.
+  EXPECT_EQ(st["rungs"][0]["results"].get<int>(), 4) << status.out;
 }
 
 TEST_F(TuneSupervised, ScaleByTrainsEachTrialToItsShareOfEachRungAndToItsOwnEnd) {
