@@ -152,7 +152,8 @@ TEST_F(StudyTest, TrialMaxWallStopsLongTrials) {
 
 TEST_F(StudyTest, HaltedStudyResumesToTheSameResultWithRungStateIntact) {
   // The last case leaves grace unstated: an early rung at epoch 1, judged before the halt.
-  for (const char* scheduler : {"asha", "sha", "hyperband", "median", "asha\nfidelity: {max: 27}"}) {
+  for (const char* scheduler :
+       {"asha", "asha-stop", "sha", "hyperband", "median", "asha\nfidelity: {max: 27}"}) {
     SCOPED_TRACE(scheduler);
     const std::string yaml = fmt::format(
         "scheduler: {}\nsampler: tpe\nresources: {{price_per_hour: 3.60, workers: 3}}\n"
