@@ -2,6 +2,7 @@
 // (fast, always available) for pauses, promotions, preemptions and kill/resume, and the
 // PyTorch example study when torch is importable.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -131,6 +132,27 @@ class TuneSupervised : public ::testing::Test {
     }
     return segments;
   }
+  /// Runs a one-worker study of the fake trainer (`x` in [0, 1] plus `extra_space`, loss
+  /// minimized, $10 budget) to its end with --json.
+  CommandResult RunFakeStudy(const std::string& name, const std::string& fidelity,
+                             const std::string& scheduler, int seed, int max_trials,
+                             const std::string& extra_space = "") const {
+    const std::filesystem::path spec = dir_ / (name + ".yaml");
+    WriteTestFile(spec, fmt::format(R"(name: {}
+trial: {{command: [python3, trainer.py]}}
+space:
+  x: {{type: float, low: 0.0, high: 1.0}}
+{}objective: {{metric: loss, direction: minimize}}
+fidelity: {{name: epoch, min: 1, max: 9, reduction_factor: 3, cost_per_unit: 200ms{}}}
+scheduler: {}
+sampler: random
+seed: {}
+resources: {{gpus: 1, price_per_hour: 36, workers: 1}}
+gates: {{budget_usd: 10, max_trials: {}}}
+)",
+                                    name, extra_space, fidelity, scheduler, seed, max_trials));
+    return RunFrugal({"--json", "tune", spec.string()}, home_.path(), Env());
+  }
   TempDir home_;
   TempDir dir_;
   mutable std::map<int, int> lengths_;  ///< trial id → its own schedule (scale_by studies)
@@ -183,20 +205,7 @@ TEST_F(TuneSupervised, PausesPromotesResumesAndSurvivesPreemptionsAndAKill) {
 TEST_F(TuneSupervised, AshaStopDecidesRungsInFlightWithoutRestartingTheTrial) {
   // asha-stop never pauses: each trial is one process that trains on through the rungs it
   // passes, and one that falls out of the top third is stopped where it reports.
-  WriteTestFile(dir_ / "stop.yaml", R"(name: stop
-trial: {command: [python3, trainer.py]}
-space:
-  x: {type: float, low: 0.0, high: 1.0}
-objective: {metric: loss, direction: minimize}
-fidelity: {name: epoch, min: 1, max: 9, grace: 1, reduction_factor: 3, cost_per_unit: 200ms}
-scheduler: asha-stop
-sampler: random
-seed: 5
-resources: {gpus: 1, price_per_hour: 36, workers: 1}
-gates: {budget_usd: 10, max_trials: 8}
-)");
-  const CommandResult r =
-      RunFrugal({"--json", "tune", (dir_ / "stop.yaml").string()}, home_.path(), Env());
+  const CommandResult r = RunFakeStudy("stop", ", grace: 1", "asha-stop", 5, 8);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << r.out;
@@ -218,20 +227,7 @@ TEST_F(TuneSupervised, AnEarlyRungNotYetTrustedIsPassedWithoutRestartingTheTrial
   // The default ladder for max 9: an early rung at epoch 1 below the grace of 3. Until it is
   // judged it cannot pause anyone, so a new trial's first segment runs to epoch 3 in one
   // process, and its epoch-1 result is recorded on the way.
-  WriteTestFile(dir_ / "early.yaml", R"(name: early
-trial: {command: [python3, trainer.py]}
-space:
-  x: {type: float, low: 0.0, high: 1.0}
-objective: {metric: loss, direction: minimize}
-fidelity: {name: epoch, min: 1, max: 9, reduction_factor: 3, cost_per_unit: 200ms}
-scheduler: asha
-sampler: random
-seed: 6
-resources: {gpus: 1, price_per_hour: 36, workers: 1}
-gates: {budget_usd: 10, max_trials: 4}
-)");
-  const CommandResult r =
-      RunFrugal({"--json", "tune", (dir_ / "early.yaml").string()}, home_.path(), Env());
+  const CommandResult r = RunFakeStudy("early", "", "asha", 6, 4);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const auto& [trial, list] : ReadLog()) {
     ASSERT_FALSE(list.empty());
@@ -249,22 +245,9 @@ gates: {budget_usd: 10, max_trials: 4}
 }
 
 TEST_F(TuneSupervised, ScaleByTrainsEachTrialToItsShareOfEachRungAndToItsOwnEnd) {
-  WriteTestFile(dir_ / "scaled.yaml", R"(name: scaled
-trial: {command: [python3, trainer.py]}
-space:
-  x: {type: float, low: 0.0, high: 1.0}
-  epochs: {type: categorical, choices: [3, 9]}
-objective: {metric: loss, direction: minimize}
-fidelity: {name: epoch, min: 1, max: 9, grace: 3, reduction_factor: 3, cost_per_unit: 200ms,
-           scale_by: epochs}
-scheduler: asha
-sampler: random
-seed: 4
-resources: {gpus: 1, price_per_hour: 36, workers: 1}
-gates: {budget_usd: 10, max_trials: 6}
-)");
   const CommandResult r =
-      RunFrugal({"--json", "tune", (dir_ / "scaled.yaml").string()}, home_.path(), Env());
+      RunFakeStudy("scaled", ", grace: 3, scale_by: epochs", "asha", 4, 6,
+                   "  epochs: {type: categorical, choices: [3, 9]}\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::map<int, std::vector<Segment>> segments = ReadLog();
   ASSERT_EQ(segments.size(), 6U);

@@ -54,6 +54,22 @@ class ReplayStudy {
   MemoryStudyStore store_;
 };
 
+/// Creates the study and runs it until it halts after `events` progress events, as a killed
+/// tuner would leave it (its state saved as interrupted).
+std::unique_ptr<Study> RunUntilHalted(ReplayStudy& rs, int64_t events) {
+  auto study = rs.Create();
+  EXPECT_TRUE(study) << study.error().message;
+  if (!study) std::abort();
+  RunOptions options;
+  options.halt_after_events = events;
+  auto halted = (*study)->Run(options);
+  EXPECT_FALSE(halted);
+  if (!halted) {
+    EXPECT_EQ(halted.error().code, ErrorCode::kInterrupted);
+  }
+  return std::move(*study);
+}
+
 class StudyTest : public ::testing::Test {
  protected:
   void SetUp() override { testing::WriteSyntheticTable(dir_.path(), kConfigs, kEpochs); }
@@ -162,13 +178,7 @@ TEST_F(StudyTest, HaltedStudyResumesToTheSameResultWithRungStateIntact) {
     const StudySummary whole = RunToEnd(yaml);
 
     ReplayStudy rs(dir_.path(), yaml);
-    auto first = rs.Create();
-    ASSERT_TRUE(first);
-    RunOptions options;
-    options.halt_after_events = 250;
-    auto halted = (*first)->Run(options);
-    ASSERT_FALSE(halted);
-    EXPECT_EQ(halted.error().code, ErrorCode::kInterrupted);
+    const std::unique_ptr<Study> first = RunUntilHalted(rs, 250);
     const nlohmann::json saved = *rs.store().Load("t");
     EXPECT_EQ(saved["status"], "interrupted");
     if (saved["scheduler"].contains("pruning_from")) {
@@ -178,9 +188,9 @@ TEST_F(StudyTest, HaltedStudyResumesToTheSameResultWithRungStateIntact) {
     auto resumed = rs.Restore();
     ASSERT_TRUE(resumed) << resumed.error().message;
     // The rung results recorded before the halt are all there after it.
-    ASSERT_EQ((*resumed)->trials().size(), (*first)->trials().size());
-    for (size_t i = 0; i < (*first)->trials().size(); ++i) {
-      EXPECT_EQ(TrialToJson((*resumed)->trials()[i]), TrialToJson((*first)->trials()[i]));
+    ASSERT_EQ((*resumed)->trials().size(), first->trials().size());
+    for (size_t i = 0; i < first->trials().size(); ++i) {
+      EXPECT_EQ(TrialToJson((*resumed)->trials()[i]), TrialToJson(first->trials()[i]));
     }
     auto rest = (*resumed)->Run({});
     ASSERT_TRUE(rest) << rest.error().message;
@@ -202,11 +212,7 @@ TEST_F(StudyTest, AStudySavedBeforeEarlyRungsResumesOnItsOwnLadder) {
   const StudySummary whole = RunToEnd(then);
 
   ReplayStudy old_build(dir_.path(), then);
-  auto first = old_build.Create();
-  ASSERT_TRUE(first);
-  RunOptions options;
-  options.halt_after_events = 250;
-  ASSERT_FALSE((*first)->Run(options));
+  RunUntilHalted(old_build, 250);
   nlohmann::json saved = *old_build.store().Load("t");
   saved["version"] = 1;
   saved.erase("early_rungs");
