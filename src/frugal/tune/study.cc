@@ -306,7 +306,6 @@ Result<void> Study::Handle(const Progress& p) {
   return {};
 }
 
-
 Result<void> Study::OnSegmentEnd(Trial& trial, const Progress& p) {
   std::erase(running_, trial.id);
   if (p.end == SegmentEnd::kScheduleEnded) {

@@ -117,11 +117,10 @@ class Study {
   std::optional<double> ReservedSeconds() const;
   /// The fidelity at which `trial` reports `rung` (its own schedule's, with scale_by).
   double RungFidelity(const Trial& trial, int rung) const;
-  /// Records a rung the trial already passed (a short schedule under scale_by), as if a
-  /// segment had ended there.
-  /// Records the trial's result at target_rung and applies the scheduler's verdict. In flight
-  /// (the trial still trains toward segment_rung), a verdict that ends or pauses it stops it
-  /// where it is, and continuing needs the room a resume would.
+  /// Records the trial's result at target_rung and applies the scheduler's verdict: at the end
+  /// of a segment, at a rung a short schedule already passed (scale_by), or in flight (the
+  /// trial still trains toward segment_rung), where a verdict that ends or pauses it stops it
+  /// where it is and continuing needs the room a resume would.
   [[nodiscard]] Result<void> PassRung(Trial& trial, bool in_flight);
   /// Whether the budget can pay for `trial` to reach `rung` now, once running segments settle,
   /// or never.

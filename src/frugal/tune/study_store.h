@@ -7,8 +7,9 @@
 // study resumes without them, since its trials have no results at those rungs):
 //   {"version": 2, "name": ..., "spec_yaml": <the spec's YAML text>, "spec_base": <dir that
 //    relative paths in it resolve against>, "early_rungs": <whether its ladder has them>,
-//    "status": "running" | "finished" | "interrupted", "trials": [Trial...], "scheduler": {...}, "sampler": "<generator state>",
-//    "runner": {...}, "accounting": {...}, "flags": {...}}
+//    "status": "running" | "finished" | "interrupted", "trials": [Trial...],
+//    "scheduler": {...}, "sampler": "<generator state>", "runner": {...}, "accounting": {...},
+//    "flags": {...}}
 
 #include <filesystem>
 #include <map>
