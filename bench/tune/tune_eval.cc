@@ -22,8 +22,8 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -170,12 +170,11 @@ void Print(const Dataset& d, double budget, double large, const ReplayTable::Hin
     const double mean = Mean(r.best);
     const double regret = d.maximize ? h.best_value - mean : mean - h.best_value;
     const double cost = Median(r.reach);
-    std::cout << fmt::format("| {} | {:.4f} ({}/{} runs) | {:.4f} | {}/{} | {} | {} |\n", name,
-                             mean, r.best.size(), r.runs_small, regret, r.reach.size(),
-                             r.runs_large, std::isnan(cost) ? "-" : Dollars(cost),
-                             std::isnan(cost) || std::isnan(random_cost)
-                                 ? "-"
-                                 : fmt::format("{:.2f}×", cost / random_cost));
+    std::cout << fmt::format(
+        "| {} | {:.4f} ({}/{} runs) | {:.4f} | {}/{} | {} | {} |\n", name, mean, r.best.size(),
+        r.runs_small, regret, r.reach.size(), r.runs_large, std::isnan(cost) ? "-" : Dollars(cost),
+        std::isnan(cost) || std::isnan(random_cost) ? "-"
+                                                    : fmt::format("{:.2f}×", cost / random_cost));
   }
 }
 
@@ -224,7 +223,8 @@ std::optional<Loaded> LoadDataset(const Dataset& d) {
       *table->Best(d.maximize ? Direction::kMaximize : Direction::kMinimize, d.max_fidelity);
   double total_seconds = 0;
   for (const auto& c : table->configs()) {
-    if (const auto* p = ReplayTable::FinalPoint(c, d.max_fidelity)) total_seconds += p->cost_seconds;
+    if (const auto* p = ReplayTable::FinalPoint(c, d.max_fidelity))
+      total_seconds += p->cost_seconds;
   }
   ReplayTable oracle = table->WithFinalValues(d.max_fidelity);
   const double large = total_seconds * kPrice / 3600;
@@ -316,7 +316,7 @@ int main(int argc, char** argv) {
   int seeds = 20;
   bool optuna = true;
   bool grid = false;
-  std::string only;    // run only the methods whose name contains this (and random search)
+  std::string only;          // run only the methods whose name contains this (and random search)
   std::string table_filter;  // run only the tables whose name contains this
   int first_seed = 1;  // the grid chose settings on seeds 1-20; report on fresh ones
   for (int i = 1; i < argc; ++i) {
@@ -354,8 +354,8 @@ int main(int argc, char** argv) {
        // configurations at the same share of their schedules (docs/study-spec.md).
        "epochs"},
       // Architectures are opaque choices: no space, rows offered in a seeded shuffled order.
-      {"nasbench_nlp_wikitext2", data + "/nasbench_nlp_wikitext2", "val_loss", false, 50, 0.01,
-       "", ""},
+      {"nasbench_nlp_wikitext2", data + "/nasbench_nlp_wikitext2", "val_loss", false, 50, 0.01, "",
+       ""},
       // Held out: trained after the defaults were fixed (bench/tune/make_curves.py), never
       // used to choose a setting. Its space is the one the random search sampled.
       {"charlm_cpython (held out)", held_out + "/charlm_cpython", "val_loss", false, 30, 0.01,

@@ -123,8 +123,8 @@ Result<void> Study::Launch(Trial& trial) {
   trial.state = TrialState::kRunning;
   trial.segment_rung = std::max(trial.target_rung, scheduler_->PauseRungFrom(trial.target_rung));
   if (trial.run_name.empty()) trial.run_name = runner_.RunName(trial.id);
-  FRUGAL_TRY(runner_.Launch(trial, trial.checkpoint_fidelity,
-                            RungFidelity(trial, trial.segment_rung)));
+  FRUGAL_TRY(
+      runner_.Launch(trial, trial.checkpoint_fidelity, RungFidelity(trial, trial.segment_rung)));
   running_.push_back(trial.id);
   return {};
 }

@@ -57,10 +57,10 @@ Result<void> Study::Prepare() {
       const bool numeric = p.kind == ParamKind::kFloat || p.kind == ParamKind::kInt;
       if (numeric && value != row.params.end() &&
           std::holds_alternative<std::string>(value->second)) {
-        return Fail(ErrorCode::kBadInput,
-                    spec_.source + ": space parameter '" + p.name + "' is '" +
-                        std::get<std::string>(value->second) + "', not a number, in row '" +
-                        row.id + "' of the replay table's configs.csv");
+        return Fail(ErrorCode::kBadInput, spec_.source + ": space parameter '" + p.name + "' is '" +
+                                              std::get<std::string>(value->second) +
+                                              "', not a number, in row '" + row.id +
+                                              "' of the replay table's configs.csv");
       }
       point.push_back(spec_.space.ToUnit(p, row.params));
     }

@@ -6,10 +6,10 @@
 namespace frugal::tune {
 
 Result<void> CheckStudyStateVersion(const std::string& where, const nlohmann::json& state) {
-  const auto version = state.is_object() && state.contains("version") &&
-                               state["version"].is_number_integer()
-                           ? state["version"].get<int>()
-                           : 0;
+  const auto version =
+      state.is_object() && state.contains("version") && state["version"].is_number_integer()
+          ? state["version"].get<int>()
+          : 0;
   if (version < kOldestStudyStateVersion || version > kStudyStateVersion) {
     return Fail(ErrorCode::kBadInput, where + ": not a study state of version " +
                                           std::to_string(kOldestStudyStateVersion) + " to " +

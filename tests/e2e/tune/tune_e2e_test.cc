@@ -349,10 +349,10 @@ TEST_F(TuneE2e, ExampleSpecReplaysTheSharedAlexnetCurves) {
 TEST_F(TuneE2e, ExampleSpecReplaysTheShippedHeldOutCurves) {
   // The project's own table: a conditional space (momentum only in SGD rows, empty cells in the
   // AdamW ones) replayed from the spec's example as a user would run it.
-  const CommandResult r = RunFrugal(
-      {"tune", (SourceDir() / "examples/charlm-cpython.yaml").string(), "--replay",
-       (SourceDir() / "data/hpo_curves/charlm_cpython").string(), "--json"},
-      home_.path());
+  const CommandResult r =
+      RunFrugal({"tune", (SourceDir() / "examples/charlm-cpython.yaml").string(), "--replay",
+                 (SourceDir() / "data/hpo_curves/charlm_cpython").string(), "--json"},
+                home_.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json doc = Json(r);
   EXPECT_LE(doc["spend_usd"].get<double>(), 0.20 + 0.001);

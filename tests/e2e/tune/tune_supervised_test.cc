@@ -4,22 +4,21 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <set>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/test_support.h"
@@ -235,8 +234,7 @@ TEST_F(TuneSupervised, AnEarlyRungNotYetTrustedIsPassedWithoutRestartingTheTrial
     EXPECT_EQ(list[0].target, 3) << "trial " << trial;
     for (const Segment& s : list) EXPECT_NE(s.target, 1) << "trial " << trial;
   }
-  const CommandResult status =
-      RunFrugal({"--json", "tune", "status", "early"}, home_.path());
+  const CommandResult status = RunFrugal({"--json", "tune", "status", "early"}, home_.path());
   ASSERT_EQ(status.exit_code, 0) << status.err;
   const nlohmann::json st = nlohmann::json::parse(status.out, nullptr, false);
   ASSERT_FALSE(st.is_discarded()) << status.out;
@@ -245,9 +243,8 @@ TEST_F(TuneSupervised, AnEarlyRungNotYetTrustedIsPassedWithoutRestartingTheTrial
 }
 
 TEST_F(TuneSupervised, ScaleByTrainsEachTrialToItsShareOfEachRungAndToItsOwnEnd) {
-  const CommandResult r =
-      RunFakeStudy("scaled", ", grace: 3, scale_by: epochs", "asha", 4, 6,
-                   "  epochs: {type: categorical, choices: [3, 9]}\n");
+  const CommandResult r = RunFakeStudy("scaled", ", grace: 3, scale_by: epochs", "asha", 4, 6,
+                                       "  epochs: {type: categorical, choices: [3, 9]}\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::map<int, std::vector<Segment>> segments = ReadLog();
   ASSERT_EQ(segments.size(), 6U);

@@ -331,8 +331,8 @@ constexpr const char* kConditionalSpace =
 TEST(StudyReplaySpace, EmptyCellsAreInactiveConditionalParameters) {
   frugal::testing::TempDir dir;
   WriteConditionalTable(dir.path(), "0.1");
-  const auto table = ReplayTable::Load(ReplaySource{dir.path(), "config_id", "elapsed_s"},
-                                       "score", "epoch");
+  const auto table =
+      ReplayTable::Load(ReplaySource{dir.path(), "config_id", "elapsed_s"}, "score", "epoch");
   ASSERT_TRUE(table) << table.error().message;
   EXPECT_FALSE(table->configs()[0].params.contains("momentum"));
   EXPECT_TRUE(table->configs()[1].params.contains("momentum"));
