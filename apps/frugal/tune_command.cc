@@ -40,6 +40,7 @@ struct TuneOptions {
   std::string replay_dir;
   std::string metric;
   bool maximize = false;
+  bool minimize = false;  // the default, stated
   std::string fidelity = "epoch";
   std::string cost_column = "elapsed_s";
   std::string config_column = "config_id";
@@ -453,7 +454,9 @@ void AddReplayFlags(CLI::App* tune, TuneOptions& o) {
   tune->add_option("--replay", o.replay_dir,
                    "Replay tabulated curves from DIR (configs.csv, curves.csv)");
   tune->add_option("--metric", o.metric, "Objective metric column (flags form)");
-  tune->add_flag("--maximize", o.maximize, "Maximize the metric (default: minimize)");
+  CLI::Option* maximize =
+      tune->add_flag("--maximize", o.maximize, "Maximize the metric (default: minimize)");
+  tune->add_flag("--minimize", o.minimize, "Minimize the metric (the default)")->excludes(maximize);
   tune->add_option("--fidelity", o.fidelity, "Fidelity column (default epoch)");
   tune->add_option("--cost-column", o.cost_column,
                    "Cumulative cost column in seconds (default elapsed_s)");
@@ -490,7 +493,8 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
   AddOverrideOption(tune, o->override_reason);
   tune->callback([o, tune, &global, &action] {
     if (!tune->get_subcommands().empty()) return;  // status, resume or check set the action
-    for (const char* flag : {"--metric", "--maximize", "--fidelity", "--price-per-hour", "--budget",
+    for (const char* flag : {"--metric", "--maximize", "--minimize", "--fidelity",
+                             "--price-per-hour", "--budget",
                              "--max-gpu-hours", "--max-trials", "--scheduler", "--sampler",
                              "--workers", "--seed", "--grace", "--reduction-factor", "--scale-by",
                              "--name"}) {

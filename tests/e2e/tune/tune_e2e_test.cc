@@ -310,6 +310,11 @@ TEST_F(TuneE2e, BadFlagsAreNamedInTheError) {
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("curves.csv:1: missing column 'acc'"), std::string::npos)
       << missing.err;
+  const CommandResult both = RunFrugal({"tune", "--replay", table_.path().string(), "--metric",
+                                        "acc", "--minimize", "--maximize"},
+                                       home_.path());
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("--maximize excludes --minimize"), std::string::npos) << both.err;
 }
 
 TEST_F(TuneE2e, FlagsCannotSilentlyOverrideASpec) {
