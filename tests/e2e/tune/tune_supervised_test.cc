@@ -220,6 +220,19 @@ TEST_F(TuneSupervised, AshaStopDecidesRungsInFlightWithoutRestartingTheTrial) {
   EXPECT_GE(pruned, 2) << r.out;
   EXPECT_EQ(stopped_early, pruned) << r.out;
   EXPECT_EQ(doc["trials"]["completed"].get<int>(), 8 - pruned) << r.out;
+  // A trial stopped in flight closes its ledger run, and the runs add up to the study's spend.
+  const CommandResult runs = RunFrugal(
+      {"--json", "runs", "list", "--tag", "study=stop", "--limit", "100"}, home_.path());
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  const nlohmann::json listed = nlohmann::json::parse(runs.out, nullptr, false);
+  ASSERT_EQ(listed["runs"].size(), 8U) << runs.out;
+  int64_t micros = 0;
+  for (const auto& run : listed["runs"]) {
+    micros += run["cost_micros"].get<int64_t>();
+    EXPECT_NE(run["status"], "running") << run.dump();
+  }
+  const double spend = doc["spend_usd"].get<double>();
+  EXPECT_NEAR(static_cast<double>(micros) / 1e6, spend, 0.002 + spend * 0.01) << runs.out;
 }
 
 TEST_F(TuneSupervised, AnEarlyRungNotYetTrustedIsPassedWithoutRestartingTheTrial) {
