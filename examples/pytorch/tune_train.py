@@ -5,8 +5,8 @@ hyperparameters the tuner chose, to the fidelity (epochs) it asked for, reportin
 The tuner runs it under the run supervisor with, besides the protocol environment:
   FRUGAL_TRIAL_CONFIG  the configuration as JSON: lr, optimizer, momentum (sgd only),
                        hidden, dropout, weight_decay, batch (any of them may be absent)
-  FRUGAL_TRIAL_TARGET  the epoch to reach in this segment (the next rung where the tuner may
-                       pause it; it may stop the trial earlier): checkpoint there and exit
+  FRUGAL_TRIAL_TARGET  the epoch to reach in this segment: checkpoint there and exit (the
+                       tuner decides the rungs on the way and may ask it to stop sooner)
   FRUGAL_TRIAL_MAX     full fidelity (the last rung)
 A paused trial is promoted by running it again with a higher target: it resumes from its
 newest checkpoint (FRUGAL_RESUME_FROM), which holds everything that decides the result, so a

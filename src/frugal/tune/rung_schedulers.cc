@@ -220,10 +220,9 @@ class AshaScheduler final : public RungScheduler {
     if (rung >= top()) return Verdict::kComplete;
     return Prunes(rung) ? Verdict::kPause : Verdict::kContinue;
   }
-  int PauseRungFrom(int rung) const override {
-    while (rung < top() && !Prunes(rung)) ++rung;
-    return rung;
-  }
+  /// Segments run to the top: a trial paused at a rung is parked, and continues in place when
+  /// the next free worker's job is its own promotion (most promotions come at once).
+  int PauseRungFrom(int) const override { return top(); }
 };
 
 class AshaStopScheduler final : public RungScheduler {

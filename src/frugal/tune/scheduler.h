@@ -97,11 +97,11 @@ class Scheduler {
   virtual void OnEnd(const Trial& trial) = 0;
   /// Trials the scheduler pruned while they were paused, since the last call.
   virtual std::vector<int64_t> TakePruned() { return {}; }
-  /// The first rung at or above `rung` whose verdict may be kPause. A segment runs to it in
-  /// one process; the rungs below it are decided as their reports arrive, and a trial stopped
-  /// there is stopped in flight. So a trial that continues through a rung does not checkpoint,
-  /// exit and start again there (asha-stop and median never pause; asha's early rungs do not
-  /// until judged).
+  /// The rung a segment starting at `rung` runs to in one process. The rungs below it are
+  /// decided as their reports arrive: a trial pruned or paused there is stopped in flight, and
+  /// one that continues (or, paused, is promoted at once) trains on without a restart. The
+  /// default, `rung`, ends every segment at the next rung (sha and hyperband, whose brackets
+  /// wait for every member).
   virtual int PauseRungFrom(int rung) const { return rung; }
   /// Scheduler state beyond what the trials record (null when there is none).
   virtual nlohmann::json Save() const = 0;

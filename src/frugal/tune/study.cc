@@ -121,6 +121,11 @@ bool Study::PickConfig(Trial& trial) {
 
 Result<void> Study::Launch(Trial& trial) {
   trial.state = TrialState::kRunning;
+  if (std::erase(parked_, trial.id) > 0) {
+    // Promoted while its process still trains: it goes on in the same segment.
+    running_.push_back(trial.id);
+    return {};
+  }
   trial.segment_rung = std::max(trial.target_rung, scheduler_->PauseRungFrom(trial.target_rung));
   if (trial.run_name.empty()) trial.run_name = runner_.RunName(trial.id);
   FRUGAL_TRY(
@@ -171,7 +176,7 @@ Result<bool> Study::TryResume(Trial& trial) {
   const double to = RungFidelity(trial, trial.target_rung);
   if (trial.last_value && to <= trial.last_fidelity + kEps) {
     // A short schedule is already past this rung's share of it: nothing to train.
-    FRUGAL_TRY(PassRung(trial, /*in_flight=*/false));
+    FRUGAL_TRY(PassRung(trial, RungPass::kAtSegmentEnd));
     return true;
   }
   switch (RoomToReach(trial, trial.target_rung)) {
@@ -190,6 +195,17 @@ Result<bool> Study::TryResume(Trial& trial) {
 }
 
 Result<void> Study::FillWorkers() {
+  const Result<void> filled = AssignFreeWorkers();
+  SettleParked();
+  return filled;
+}
+
+void Study::SettleParked() {
+  for (int64_t id : parked_) AccrueStop(trials_[static_cast<size_t>(id)]);
+  parked_.clear();
+}
+
+Result<void> Study::AssignFreeWorkers() {
   const auto workers = static_cast<size_t>(spec_.resources.workers);
   // Promotions the gate deferred come first: the scheduler already chose them.
   for (Trial& t : trials_) {
@@ -269,7 +285,8 @@ Result<void> Study::Handle(const Progress& p) {
     while (p.value && trial.state == TrialState::kRunning &&
            trial.target_rung < trial.segment_rung &&
            p.fidelity >= RungFidelity(trial, trial.target_rung) - kEps) {
-      FRUGAL_TRY(PassRung(trial, /*in_flight=*/true));
+      FRUGAL_TRY(PassRung(trial, p.end == SegmentEnd::kNone ? RungPass::kInFlight
+                                                            : RungPass::kAtLastReport));
     }
     if (trial.state != TrialState::kRunning) return {};
   }
@@ -314,49 +331,53 @@ Result<void> Study::OnSegmentEnd(Trial& trial, const Progress& p) {
     UpdateIncumbent(trial);
     return {};
   }
-  return PassRung(trial, /*in_flight=*/false);
+  return PassRung(trial, RungPass::kAtSegmentEnd);
 }
 
-Result<void> Study::PassRung(Trial& trial, bool in_flight) {
+Result<void> Study::PassRung(Trial& trial, RungPass pass) {
   const int rung = trial.target_rung;
   const double loss = Loss(trial.last_value.value_or(std::numeric_limits<double>::infinity()));
   trial.rung_losses[static_cast<size_t>(rung)] = loss;
   const Verdict verdict = scheduler_->OnRung(trials_, trial, rung, loss);
   ApplyPruned();
+  // A trial decided in flight still has a process to stop; at its last report it has none.
+  const bool training = pass == RungPass::kInFlight;
   switch (verdict) {
     case Verdict::kComplete:
       trial.state = TrialState::kCompleted;
       UpdateIncumbent(trial);
       break;
     case Verdict::kStop:
-      if (in_flight) AccrueStop(trial);
+      if (training) AccrueStop(trial);
       std::erase(running_, trial.id);
       trial.state = TrialState::kPruned;
       break;
     case Verdict::kPause:
-      if (in_flight) AccrueStop(trial);
+      // In flight it is parked: its worker is free, and unless the next job given to a free
+      // worker is its own promotion, it is stopped once the jobs are given (SettleParked).
+      if (training) parked_.push_back(trial.id);
       std::erase(running_, trial.id);
       trial.state = TrialState::kPaused;
       ++pauses_;
       break;
     case Verdict::kContinue: {
       trial.target_rung = rung + 1;
-      if (!in_flight) {
+      if (pass == RungPass::kAtSegmentEnd) {
         trial.state = TrialState::kPaused;
         if (!stopping_) FRUGAL_TRY(TryResume(trial));
         break;
       }
-      // Still training: it goes on if the budget could have resumed it, exactly as a paused
-      // trial would have been; else it checkpoints here, as it would have paused.
+      // Still in its segment: it goes on if the budget could have resumed it, exactly as a
+      // paused trial would have been; else it checkpoints here, as it would have paused.
       const Room room = stopping_ ? Room::kLater : RoomToReach(trial, trial.target_rung);
       if (room == Room::kNow) {
         ++promotions_;
       } else if (room == Room::kLater) {
-        AccrueStop(trial);
+        if (training) AccrueStop(trial);
         std::erase(running_, trial.id);
         trial.state = TrialState::kPaused;
       } else {
-        AccrueStop(trial);
+        if (training) AccrueStop(trial);
         EndTrial(trial, TrialState::kStoppedAtBudget);
         CloseStarts("budget");
       }
@@ -373,6 +394,11 @@ Result<StudySummary> Study::Run(const RunOptions& options) {
   while (true) {
     FRUGAL_TRY(FillWorkers());
     if (running_.empty()) break;
+    // Saved between FillWorkers and the next event, when no trial is parked.
+    if (Clock::now() - last_save >= std::chrono::milliseconds(options.save_every_ms)) {
+      FRUGAL_TRY(Persist("running"));
+      last_save = Clock::now();
+    }
     Result<std::optional<Progress>> next = runner_.WaitNext();
     if (!next) {
       // Interrupted (Ctrl-C reached a supervised trial, which checkpointed): keep what is known.
@@ -400,14 +426,11 @@ Result<StudySummary> Study::Run(const RunOptions& options) {
       }
     }
     if (options.halt_after_events && handled >= *options.halt_after_events) {
+      SettleParked();  // as a killed tuner's trials would be: checkpointed where they were
       FRUGAL_TRY(Persist("interrupted"));
       return Fail(ErrorCode::kInterrupted, "tuner halted after " + std::to_string(handled) +
                                                " events; resume with 'frugal tune resume " +
                                                spec_.name + "'");
-    }
-    if (Clock::now() - last_save >= std::chrono::milliseconds(options.save_every_ms)) {
-      FRUGAL_TRY(Persist("running"));
-      last_save = Clock::now();
     }
   }
   if (stop_reason_.empty()) stop_reason_ = "scheduler finished";

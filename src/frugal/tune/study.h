@@ -98,7 +98,12 @@ class Study {
   Study(SpecText text, StudySpec spec, TrialRunner& runner, StudyStore& store,
         const ReplayTable* table);
   [[nodiscard]] Result<void> Prepare();
+  /// Gives every free worker its job (deferred promotions first, then the scheduler's), then
+  /// stops the parked trials that were not resumed in place.
   [[nodiscard]] Result<void> FillWorkers();
+  [[nodiscard]] Result<void> AssignFreeWorkers();
+  /// Checkpoints and stops every parked trial (paused in flight, still training).
+  void SettleParked();
   [[nodiscard]] Result<bool> TryStart(const Job& job);
   [[nodiscard]] Result<bool> TryResume(Trial& trial);
   [[nodiscard]] Result<void> Handle(const Progress& progress);
@@ -121,7 +126,12 @@ class Study {
   /// of a segment, at a rung a short schedule already passed (scale_by), or in flight (the
   /// trial still trains toward segment_rung), where a verdict that ends or pauses it stops it
   /// where it is and continuing needs the room a resume would.
-  [[nodiscard]] Result<void> PassRung(Trial& trial, bool in_flight);
+  enum class RungPass {
+    kAtSegmentEnd,  ///< its segment ended at this rung (or a short schedule passed it)
+    kInFlight,      ///< its process trains on past the rung
+    kAtLastReport,  ///< in its segment, at the report that ended it (no process to stop)
+  };
+  [[nodiscard]] Result<void> PassRung(Trial& trial, RungPass pass);
   /// Whether the budget can pay for `trial` to reach `rung` now, once running segments settle,
   /// or never.
   enum class Room { kNow, kLater, kNever };
@@ -144,6 +154,9 @@ class Study {
   CostEstimator estimator_;
   std::vector<Trial> trials_;
   std::vector<int64_t> running_;                   ///< trials with a segment in flight
+  /// Trials paused in flight whose process still trains until the free workers are given
+  /// their jobs: a promotion of one of them continues it in place, without a restart.
+  std::vector<int64_t> parked_;
   std::vector<std::vector<double>> table_points_;  ///< replay: each row's unit-cube point
   std::vector<char> table_used_;
   std::vector<size_t> table_order_;  ///< replay: the order rows are offered in (shuffled when opaque)

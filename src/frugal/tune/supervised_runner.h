@@ -16,10 +16,10 @@
 //   A segment's last Progress corrects the trial's accrued seconds to the length of its run's
 //   segments as journaled (it may be negative), so the study's spend is what the ledger
 //   prices the trial's run at.
-// - Pause at a rung: the child checkpoints and exits at FRUGAL_TRIAL_TARGET (the next rung
-//   where the study may pause it; it decides the rungs before that in flight and Stops the
-//   trial there if it must); a command that ignores the target is asked to checkpoint and stop
-//   once it reports it.
+// - Pause at a rung: the child checkpoints and exits at FRUGAL_TRIAL_TARGET (the end of its
+//   segment; the study decides the rungs before it in flight and Stops the trial there if it
+//   must); a command that ignores the target is asked to checkpoint and stop once it reports
+//   it.
 // - Stop: "checkpoint now, then stop" through the supervisor; returns the seconds it took.
 //   RequestStop asks without waiting, so every running trial checkpoints at once at a cap.
 // - Spot preemptions (real notices, or the spec's chaos source) end a supervisor invocation;

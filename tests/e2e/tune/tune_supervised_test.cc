@@ -152,6 +152,13 @@ gates: {{budget_usd: 10, max_trials: {}}}
                                     name, extra_space, fidelity, scheduler, seed, max_trials));
     return RunFrugal({"--json", "tune", spec.string()}, home_.path(), Env());
   }
+  /// The state the study saved (the file store beside its trials directory).
+  static nlohmann::json SavedState(const CommandResult& r, const std::string& name) {
+    const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+    const std::filesystem::path trials = doc["supervised"]["trials_dir"].get<std::string>();
+    std::ifstream in(trials.parent_path().parent_path() / (name + ".json"));
+    return nlohmann::json::parse(in, nullptr, false);
+  }
   TempDir home_;
   TempDir dir_;
   mutable std::map<int, int> lengths_;  ///< trial id → its own schedule (scale_by studies)
@@ -236,16 +243,15 @@ TEST_F(TuneSupervised, AshaStopDecidesRungsInFlightWithoutRestartingTheTrial) {
 }
 
 TEST_F(TuneSupervised, AnEarlyRungNotYetTrustedIsPassedWithoutRestartingTheTrial) {
-  // The default ladder for max 9: an early rung at epoch 1 below the grace of 3. Until it is
-  // judged it cannot pause anyone, so a new trial's first segment runs to epoch 3 in one
-  // process, and its epoch-1 result is recorded on the way.
+  // The default ladder for max 9: an early rung at epoch 1 below the grace of 3. Every segment
+  // runs to the top and the rungs are decided in flight: nobody restarts at epoch 1, and its
+  // result is recorded on the way.
   const CommandResult r = RunFakeStudy("early", "", "asha", 6, 4);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const auto& [trial, list] : ReadLog()) {
     ASSERT_FALSE(list.empty());
     EXPECT_EQ(list[0].from, 0) << "trial " << trial;
-    EXPECT_EQ(list[0].target, 3) << "trial " << trial;
-    for (const Segment& s : list) EXPECT_NE(s.target, 1) << "trial " << trial;
+    for (const Segment& s : list) EXPECT_EQ(s.target, 9) << "trial " << trial;
   }
   const CommandResult status = RunFrugal({"--json", "tune", "status", "early"}, home_.path());
   ASSERT_EQ(status.exit_code, 0) << status.err;
@@ -253,6 +259,26 @@ TEST_F(TuneSupervised, AnEarlyRungNotYetTrustedIsPassedWithoutRestartingTheTrial
   ASSERT_FALSE(st.is_discarded()) << status.out;
   // Every trial reported at the early rung.
   EXPECT_EQ(st["rungs"][0]["results"].get<int>(), 4) << status.out;
+}
+
+TEST_F(TuneSupervised, AshaPromotesAtOnceInPlaceAndPausesTheRest) {
+  // A trial that reaches a rung in the top third is promoted at once: it goes on in the same
+  // process. Only a trial paused and promoted later starts again, from its checkpoint.
+  const CommandResult r = RunFakeStudy("inplace", ", grace: 1", "asha", 7, 9);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  const int promotions = doc["promotions"].get<int>();
+  ASSERT_GE(promotions, 3) << r.out;
+  size_t starts = 0;
+  for (const auto& [trial, list] : ReadLog()) {
+    starts += list.size();
+    for (const Segment& s : list) EXPECT_EQ(s.from, s.done_before) << "trial " << trial;
+  }
+  // Every promotion used to be a restart: 9 first starts plus one per promotion.
+  EXPECT_LT(starts, 9U + static_cast<size_t>(promotions)) << r.out;
+  EXPECT_GE(doc["trials"]["completed"].get<int>(), 1) << r.out;
+  EXPECT_GE(doc["trials"]["paused"].get<int>(), 1) << r.out;
 }
 
 TEST_F(TuneSupervised, ScaleByTrainsEachTrialToItsShareOfEachRungAndToItsOwnEnd) {
@@ -266,13 +292,28 @@ TEST_F(TuneSupervised, ScaleByTrainsEachTrialToItsShareOfEachRungAndToItsOwnEnd)
     ASSERT_TRUE(lengths_.contains(trial)) << trial;
     const int length = lengths_[trial];
     seen_lengths.insert(length);
-    // Rungs 3 and 9 of the longest schedule are epochs L/3 and L of a trial of length L.
-    EXPECT_EQ(list.front().target, length / 3) << "trial " << trial;
-    for (const Segment& s : list) {
-      EXPECT_TRUE(s.target == length / 3 || s.target == length) << s.target;
-    }
+    // Every segment runs to the trial's own end; the rungs on the way are decided in flight.
+    for (const Segment& s : list) EXPECT_EQ(s.target, length) << "trial " << trial;
   }
   EXPECT_EQ(seen_lengths, (std::set<int>{3, 9}));
+  // Rungs 3 and 9 of the longest schedule are epochs L/3 and L of a trial of length L: each
+  // result recorded there is the fake trainer's loss at that epoch.
+  const nlohmann::json state = SavedState(r, "scaled");
+  int checked = 0;
+  for (const auto& t : state["trials"]) {
+    const double x = t["config"]["x"].get<double>();
+    const auto& epochs = t["config"]["epochs"];
+    const int length = epochs.is_string() ? std::stoi(epochs.get<std::string>()) : epochs.get<int>();
+    const int rung_epochs[] = {length / 3, length};
+    for (size_t k = 0; k < 2; ++k) {
+      if (t["rung_losses"][k].is_null()) continue;
+      EXPECT_NEAR(t["rung_losses"][k].get<double>(),
+                  (x - 0.3) * (x - 0.3) + 1.0 / (rung_epochs[k] + 1), 1e-9)
+          << "trial " << t["id"] << " rung " << k;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 7);  // all six at rung 0, and at least one promoted to the top
 }
 
 // A trainer for the parallel study: half a second per epoch, every segment's start and end
