@@ -201,8 +201,16 @@ Result<void> Study::FillWorkers() {
 }
 
 void Study::SettleParked() {
-  for (int64_t id : parked_) AccrueStop(trials_[static_cast<size_t>(id)]);
+  for (int64_t id : parked_) StopDecided(trials_[static_cast<size_t>(id)]);
   parked_.clear();
+}
+
+void Study::StopDecided(Trial& trial) {
+  if (runner_.StopInBackground(trial.id)) {
+    released_.push_back(trial.id);
+  } else {
+    AccrueStop(trial);
+  }
 }
 
 Result<void> Study::AssignFreeWorkers() {
@@ -269,6 +277,15 @@ void Study::AccrueStop(Trial& trial) {
 
 Result<void> Study::Handle(const Progress& p) {
   Trial& trial = trials_[static_cast<size_t>(p.trial_id)];
+  if (const auto it = std::find(released_.begin(), released_.end(), trial.id);
+      it != released_.end()) {
+    // A segment stopped in the background: its checkpoint and exit are the trial's spend.
+    trial.cost_seconds += p.wall_seconds;
+    gate_.Accrue(p.wall_seconds);
+    trial.spend = gate_.SpendFor(trial.cost_seconds);
+    if (p.end != SegmentEnd::kNone) released_.erase(it);
+    return {};
+  }
   const double units = p.fidelity - trial.last_fidelity;
   trial.cost_seconds += p.wall_seconds;
   gate_.Accrue(p.wall_seconds);
@@ -303,7 +320,8 @@ Result<void> Study::Handle(const Progress& p) {
   // The cap holds at every accrual: the rest of the budget must pay one more interval of
   // every running trial, else this one checkpoints and stops.
   const double interval = p.wall_seconds;
-  if (!gate_.CoversNextInterval(interval * static_cast<double>(running_.size()))) {
+  if (!gate_.CoversNextInterval(interval *
+                                static_cast<double>(running_.size() + released_.size()))) {
     // At the cap every running trial checkpoints and stops, all at once.
     const std::vector<int64_t> running = running_;
     for (int64_t id : running) runner_.RequestStop(id);
@@ -348,7 +366,7 @@ Result<void> Study::PassRung(Trial& trial, RungPass pass) {
       UpdateIncumbent(trial);
       break;
     case Verdict::kStop:
-      if (training) AccrueStop(trial);
+      if (training) StopDecided(trial);
       std::erase(running_, trial.id);
       trial.state = TrialState::kPruned;
       break;
@@ -373,11 +391,11 @@ Result<void> Study::PassRung(Trial& trial, RungPass pass) {
       if (room == Room::kNow) {
         ++promotions_;
       } else if (room == Room::kLater) {
-        if (training) AccrueStop(trial);
+        if (training) StopDecided(trial);
         std::erase(running_, trial.id);
         trial.state = TrialState::kPaused;
       } else {
-        if (training) AccrueStop(trial);
+        if (training) StopDecided(trial);
         EndTrial(trial, TrialState::kStoppedAtBudget);
         CloseStarts("budget");
       }
@@ -393,7 +411,7 @@ Result<StudySummary> Study::Run(const RunOptions& options) {
   int64_t handled = 0;
   while (true) {
     FRUGAL_TRY(FillWorkers());
-    if (running_.empty()) break;
+    if (running_.empty() && released_.empty()) break;
     // Saved between FillWorkers and the next event, when no trial is parked.
     if (Clock::now() - last_save >= std::chrono::milliseconds(options.save_every_ms)) {
       FRUGAL_TRY(Persist("running"));

@@ -104,6 +104,9 @@ class Study {
   [[nodiscard]] Result<void> AssignFreeWorkers();
   /// Checkpoints and stops every parked trial (paused in flight, still training).
   void SettleParked();
+  /// Checkpoints and stops a trial decided in flight: in the background where the runner can
+  /// (the trial joins released_ until its time is told), else at once (AccrueStop).
+  void StopDecided(Trial& trial);
   [[nodiscard]] Result<bool> TryStart(const Job& job);
   [[nodiscard]] Result<bool> TryResume(Trial& trial);
   [[nodiscard]] Result<void> Handle(const Progress& progress);
@@ -157,6 +160,9 @@ class Study {
   /// Trials paused in flight whose process still trains until the free workers are given
   /// their jobs: a promotion of one of them continues it in place, without a restart.
   std::vector<int64_t> parked_;
+  /// Trials decided and stopped in the background, still checkpointing: they burn until the
+  /// runner tells their last time (SegmentEnd::kReleased).
+  std::vector<int64_t> released_;
   std::vector<std::vector<double>> table_points_;  ///< replay: each row's unit-cube point
   std::vector<char> table_used_;
   std::vector<size_t> table_order_;  ///< replay: the order rows are offered in (shuffled when opaque)

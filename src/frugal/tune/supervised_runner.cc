@@ -112,13 +112,17 @@ void SupervisedRunner::ReadEarlierReports(Active& a) {
 }
 
 void SupervisedRunner::StartQueued() {
-  while (!queue_.empty() && static_cast<int>(active_.size()) < std::max(1, options_.workers) &&
-         !halting_) {
+  while (static_cast<int>(active_.size()) < std::max(1, options_.workers) && !halting_) {
+    // A trial whose released segment is still checkpointing resumes once it has ended.
+    const auto next = std::find_if(queue_.begin(), queue_.end(), [this](const Pending& p) {
+      return !active_.contains(p.trial.id);
+    });
+    if (next == queue_.end()) break;
     if (!signals_) signals_.emplace();  // SIGINT between two invocations must not kill us
     auto active = std::make_unique<Active>();
     Active& a = *active;
-    a.pending = std::move(queue_.front());
-    queue_.pop_front();
+    a.pending = std::move(*next);
+    queue_.erase(next);
     a.config = ConfigFor(a.pending);
     a.first_invocation = invocations_;
     a.last_event = SteadyClock::now();
@@ -165,7 +169,7 @@ void SupervisedRunner::PollReports(Active& a) {
   for (auto& [path, reader] : a.readers) {
     for (run::ReportMessage& m : reader->Poll()) {
       const auto objective = ObjectiveOf(m, options_);
-      if (!objective) continue;
+      if (!objective || a.released) continue;
       Progress p = TimeEvent(a, SegmentEnd::kNone);
       p.fidelity = objective->first;
       p.value = objective->second;
@@ -175,7 +179,7 @@ void SupervisedRunner::PollReports(Active& a) {
     }
   }
   // A command that does not stop at FRUGAL_TRIAL_TARGET by itself is asked to.
-  if (a.reported && a.fidelity >= a.pending.to_fidelity - kEps) {
+  if (!a.released && a.reported && a.fidelity >= a.pending.to_fidelity - kEps) {
     const auto now = SteadyClock::now();
     if (!a.reached_at) a.reached_at = now;
     if (now - *a.reached_at >= kExitOnTargetGrace) a.stop_requested = true;
@@ -192,6 +196,14 @@ Result<Progress> SupervisedRunner::FinishActive(Active& a) {
   JoinActive(a);
   PollReports(a);
   const int64_t id = a.pending.trial.id;
+  if (a.released) {
+    // Whatever ended it (its checkpoint and exit, an interruption, a failure), the study has
+    // already decided the trial: only the time is left to tell.
+    Progress p = TimeEvent(a, SegmentEnd::kReleased);
+    p.wall_seconds += a.released_seconds;
+    if (const auto correction = Correction(a)) p.wall_seconds = *correction;
+    return p;
+  }
   if (!a.reported && a.earlier && a.earlier->first >= a.pending.to_fidelity - kEps) {
     // It had reached the target before the tuner stopped (its checkpoint is there): that
     // report is the rung's result.
@@ -304,13 +316,28 @@ Result<std::optional<Progress>> SupervisedRunner::WaitNext() {
     // The running trial that has gone longest without an event accrues one interval.
     Active* due = nullptr;
     for (auto& [id, a] : active_) {
-      if (SteadyClock::now() - a->last_event < options_.accrual_interval) continue;
+      if (a->released || SteadyClock::now() - a->last_event < options_.accrual_interval) continue;
       if (due == nullptr || a->last_event < due->last_event) due = a.get();
     }
     if (due != nullptr) return std::optional<Progress>(Emit(TimeEvent(*due, SegmentEnd::kNone)));
     std::unique_lock lock(wake_mutex_);
     wake_.wait_for(lock, kPoll);
   }
+}
+
+bool SupervisedRunner::StopInBackground(int64_t trial_id) {
+  const auto it = active_.find(trial_id);
+  if (it == active_.end()) return false;
+  Active& a = *it->second;
+  a.released = true;
+  a.stop_requested = true;
+  // Reports not yet told are no longer results: their time is told with the segment's end.
+  std::erase_if(ready_, [&a, trial_id](const Progress& p) {
+    if (p.trial_id != trial_id) return false;
+    a.released_seconds += p.wall_seconds;
+    return true;
+  });
+  return true;
 }
 
 void SupervisedRunner::RequestStop(int64_t trial_id) {
@@ -340,7 +367,9 @@ nlohmann::json SupervisedRunner::Save() const {
   auto add = [&segments](const Pending& p) {
     segments.push_back({{"trial", TrialToJson(p.trial)}, {"to_fidelity", p.to_fidelity}});
   };
-  for (const auto& [id, a] : active_) add(a->pending);
+  for (const auto& [id, a] : active_) {
+    if (!a->released) add(a->pending);  // a released segment is not resumed
+  }
   for (const Pending& p : queue_) add(p);
   nlohmann::json told = nlohmann::json::object();
   for (const auto& [id, seconds] : told_seconds_) told[std::to_string(id)] = seconds;

@@ -115,6 +115,9 @@ class SupervisedRunner final : public TrialRunner {
   [[nodiscard]] Result<std::optional<Progress>> WaitNext() override;
   double Stop(int64_t trial_id) override;
   void RequestStop(int64_t trial_id) override;
+  /// The segment checkpoints and stops on its own thread while the tuner goes on; its worker
+  /// slot stays taken, and a new segment of the same trial waits for it, until it has ended.
+  bool StopInBackground(int64_t trial_id) override;
   double Now() const override;
   std::optional<double> FullFidelitySeconds(const Trial&) const override { return std::nullopt; }
   std::string RunName(int64_t trial_id) const override;

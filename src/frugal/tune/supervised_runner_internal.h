@@ -26,6 +26,8 @@ struct SupervisedRunner::Active {
   int first_invocation = 0;      ///< invocations before this segment (seeds the chaos source)
   std::thread thread;
   std::atomic<bool> stop_requested{false};  ///< the tuner asked (pause, Stop, cap)
+  bool released = false;  ///< StopInBackground: only its time is reported from now on
+  double released_seconds = 0.0;  ///< time of its reports dropped when it was released
   bool done = false;                        ///< under the runner's wake mutex
   Result<run::RunResult> result = Fail(ErrorCode::kFailed, "not run");  ///< (thread)
   std::optional<double> run_seconds;  ///< (thread) the run's segment seconds, every attempt

@@ -24,6 +24,7 @@ enum class SegmentEnd {
   kScheduleEnded,  ///< the trial's own schedule ended before the target (it is complete)
   kFailed,         ///< the trial diverged or crashed
   kBudgetStopped,  ///< the runner's own cap on the trial stopped it (checkpointed)
+  kReleased,       ///< a segment given up with StopInBackground has ended (time only)
 };
 
 /// One accrual interval of one trial.
@@ -54,6 +55,11 @@ class TrialRunner {
   /// waits. Lets every running trial checkpoint at once at a cap. A no-op where Stop is
   /// immediate.
   virtual void RequestStop(int64_t /*trial_id*/) {}
+  /// Asks the trial's segment to checkpoint and stop, and returns at once; true when the
+  /// runner does so: it then reports no more results of that segment, only its time, ending
+  /// with one Progress whose end is kReleased. False where stopping is immediate (a replay):
+  /// the caller uses Stop.
+  virtual bool StopInBackground(int64_t /*trial_id*/) { return false; }
   /// The name of the ledger run that records the trial's spend, or "" when none does.
   virtual std::string RunName(int64_t /*trial_id*/) const { return {}; }
   /// The study clock: seconds since the study began.

@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <deque>
+#include <map>
+#include <string_view>
+
 #include "frugal/tune/replay_runner.h"
 #include "support/test_support.h"
 #include "synthetic_table.h"
@@ -240,6 +244,106 @@ TEST_F(StudyTest, AStudySavedBeforeEarlyRungsResumesOnItsOwnLadder) {
   auto mismatched = new_build.Restore();
   ASSERT_FALSE(mismatched);
   EXPECT_NE(mismatched.error().message.find("rungs"), std::string::npos);
+}
+
+/// A replay whose trials, stopped in flight, take `kStopSeconds` more to checkpoint and exit in
+/// the background: their time is told later, between other trials' events.
+class BackgroundStopRunner final : public TrialRunner {
+ public:
+  static constexpr double kStopSeconds = 7.0;
+  explicit BackgroundStopRunner(ReplayRunner& inner) : inner_(inner) {}
+  Result<void> Launch(const Trial& t, double from, double to) override {
+    // As a real runner: a trial's new segment waits until its released one has ended.
+    for (const Progress& r : released_) {
+      if (r.trial_id == t.id) {
+        held_.emplace(t.id, Held{t, from, to});
+        return {};
+      }
+    }
+    return inner_.Launch(t, from, to);
+  }
+  Result<std::optional<Progress>> WaitNext() override {
+    // A released segment ends after two more events of the others (or when none is left).
+    if (!released_.empty() && (++tick_ % 3 == 0)) return TakeReleased();
+    auto next = inner_.WaitNext();
+    if (next && !*next && !released_.empty()) return TakeReleased();
+    return next;
+  }
+  double Stop(int64_t id) override { return inner_.Stop(id); }
+  bool StopInBackground(int64_t id) override {
+    inner_.Stop(id);
+    released_.push_back(Progress{id, 0.0, std::nullopt, kStopSeconds, SegmentEnd::kReleased});
+    ++stops_;
+    return true;
+  }
+  double Now() const override { return inner_.Now(); }
+  std::optional<double> FullFidelitySeconds(const Trial& t) const override {
+    return inner_.FullFidelitySeconds(t);
+  }
+  nlohmann::json Save() const override { return inner_.Save(); }
+  Result<void> Load(const nlohmann::json& state) override { return inner_.Load(state); }
+  int stops() const { return stops_; }
+
+ private:
+  struct Held {
+    Trial trial;
+    double from;
+    double to;
+  };
+  Result<std::optional<Progress>> TakeReleased() {
+    Progress p = released_.front();
+    released_.pop_front();
+    if (const auto it = held_.find(p.trial_id); it != held_.end()) {
+      FRUGAL_TRY(inner_.Launch(it->second.trial, it->second.from, it->second.to));
+      held_.erase(it);
+    }
+    return std::optional<Progress>(p);
+  }
+  ReplayRunner& inner_;
+  std::deque<Progress> released_;
+  std::map<int64_t, Held> held_;
+  int tick_ = 0;
+  int stops_ = 0;
+};
+
+TEST_F(StudyTest, TrialsStoppedInTheBackgroundAreChargedTheirStopAndDecideNothingMore) {
+  // asha-stop and median never resume a stopped trial, so the decisions are the replay's own;
+  // asha's later promotions wait for the stopped segment to end, which may change them.
+  for (const char* scheduler : {"asha-stop", "median", "asha"}) {
+    const bool exact = std::string_view(scheduler) != "asha";
+    SCOPED_TRACE(scheduler);
+    const std::string yaml = fmt::format(
+        "scheduler: {}\nresources: {{price_per_hour: 3.60, workers: 3}}\n"
+        "gates: {{max_trials: 40}}\n",
+        scheduler);
+    const StudySummary base = RunToEnd(yaml);
+
+    SpecText text{"name: t\nreplay: {dir: '" + dir_.path().string() +
+                      "'}\nobjective: {metric: score, direction: maximize}\n"
+                      "fidelity: {max: 27, grace: 1, reduction_factor: 3}\n" + yaml,
+                  "test.yaml", dir_.path()};
+    const auto spec = ParseStudySpec(text.yaml, text.source, dir_.path());
+    ASSERT_TRUE(spec) << spec.error().message;
+    const ReplayTable table = *ReplayTable::Load(*spec->replay, "score", "epoch");
+    ReplayRunner replay(table, spec->fidelity.max);
+    BackgroundStopRunner runner(replay);
+    MemoryStudyStore store;
+    auto study = Study::Create(text, *spec, runner, store, &table);
+    ASSERT_TRUE(study) << study.error().message;
+    auto s = (*study)->Run({});
+    ASSERT_TRUE(s) << s.error().message;
+    ASSERT_GT(runner.stops(), 0);
+    EXPECT_EQ(s->trials_by_state.at("running"), 0);
+    // Every stop is charged its time (one GPU-second is $0.001).
+    const double stops = runner.stops() * BackgroundStopRunner::kStopSeconds * 0.001;
+    double trials = 0;
+    for (const Trial& t : (*study)->trials()) trials += t.spend.dollars();
+    EXPECT_NEAR(trials, s->spend.dollars(), 1e-3);
+    if (!exact) continue;
+    EXPECT_EQ(s->trials_by_state, base.trials_by_state);
+    EXPECT_EQ(s->best_value, base.best_value);
+    EXPECT_NEAR(s->spend.dollars(), base.spend.dollars() + stops, 1e-6);
+  }
 }
 
 TEST_F(StudyTest, SpaceSnapsSamplesToUntriedTableRows) {
