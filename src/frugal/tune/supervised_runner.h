@@ -22,6 +22,10 @@
 //   it.
 // - Stop: "checkpoint now, then stop" through the supervisor; returns the seconds it took.
 //   RequestStop asks without waiting, so every running trial checkpoints at once at a cap.
+//   StopInBackground (a trial pruned or paused in flight) asks the same and lets the tuner go
+//   on: the segment keeps its worker slot until it has ended, its reports are no longer
+//   results, its time is told in one kReleased Progress, and a new segment of the trial
+//   (a later promotion) waits for it.
 // - Spot preemptions (real notices, or the spec's chaos source) end a supervisor invocation;
 //   the runner relaunches it, which resumes from the newest committed checkpoint.
 // - Each invocation gets a dollar cap: what the trial has spent plus what the study has left,
