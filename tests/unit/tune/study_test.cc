@@ -44,6 +44,11 @@ class ReplayStudy {
   Result<std::unique_ptr<Study>> Create() {
     return Study::Create(text_, spec_, *runner_, store_, &table_);
   }
+  /// The study driven through `runner`, which may wrap replay().
+  Result<std::unique_ptr<Study>> CreateWith(TrialRunner& runner) {
+    return Study::Create(text_, spec_, runner, store_, &table_);
+  }
+  ReplayRunner& replay() { return *runner_; }
   Result<std::unique_ptr<Study>> Restore() {
     runner_ = std::make_unique<ReplayRunner>(table_, spec_.fidelity.max);
     return Study::Restore(*store_.Load("t"), spec_, *runner_, store_, &table_);
@@ -318,17 +323,9 @@ TEST_F(StudyTest, TrialsStoppedInTheBackgroundAreChargedTheirStopAndDecideNothin
         scheduler);
     const StudySummary base = RunToEnd(yaml);
 
-    SpecText text{"name: t\nreplay: {dir: '" + dir_.path().string() +
-                      "'}\nobjective: {metric: score, direction: maximize}\n"
-                      "fidelity: {max: 27, grace: 1, reduction_factor: 3}\n" + yaml,
-                  "test.yaml", dir_.path()};
-    const auto spec = ParseStudySpec(text.yaml, text.source, dir_.path());
-    ASSERT_TRUE(spec) << spec.error().message;
-    const ReplayTable table = *ReplayTable::Load(*spec->replay, "score", "epoch");
-    ReplayRunner replay(table, spec->fidelity.max);
-    BackgroundStopRunner runner(replay);
-    MemoryStudyStore store;
-    auto study = Study::Create(text, *spec, runner, store, &table);
+    ReplayStudy rs(dir_.path(), yaml);
+    BackgroundStopRunner runner(rs.replay());
+    auto study = rs.CreateWith(runner);
     ASSERT_TRUE(study) << study.error().message;
     auto s = (*study)->Run({});
     ASSERT_TRUE(s) << s.error().message;
