@@ -16,6 +16,7 @@
 //                  [--only METHOD] [--table TABLE] [--grid]
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -60,6 +61,11 @@ struct Method {
 struct Outcome {
   std::optional<double> best;
   std::optional<double> reach_cost;  // dollars
+  /// At the moment ε was reached (--explain): trials started, and spend by the deepest rung
+  /// each trial had reached (index 0 = no rung yet).
+  int started = 0;
+  std::vector<double> spend_by_rung;
+  std::vector<int> near_best_started;  ///< when each within-ε configuration was started (1 = first)
 };
 
 constexpr double kPrice = 2.5;  // per GPU-hour, as in the example
@@ -91,12 +97,31 @@ Outcome RunFrugal(const Dataset& d, const ReplayTable& table, const Method& m, i
   if (!study) std::exit(2);
   RunOptions options;
   options.save_every_ms = 1'000'000;
+  Outcome snapshot;
+  options.on_event = [&](const Study& s) {
+    if (snapshot.started > 0 || s.improvements().empty() ||
+        std::abs(s.improvements().back().value - target) > d.epsilon)
+      return;
+    snapshot.started = static_cast<int>(s.trials().size());
+    for (const Trial& t : s.trials()) {
+      const auto row = table.Find(t.source_id);
+      const auto* p = row ? ReplayTable::FinalPoint(table.configs()[*row], d.max_fidelity) : nullptr;
+      if (p != nullptr && std::abs(p->value - target) <= d.epsilon)
+        snapshot.near_best_started.push_back(static_cast<int>(t.id) + 1);
+    }
+    for (const Trial& t : s.trials()) {
+      const size_t at = static_cast<size_t>(t.RungReached() + 1);
+      if (snapshot.spend_by_rung.size() <= at) snapshot.spend_by_rung.resize(at + 1, 0.0);
+      snapshot.spend_by_rung[at] += t.spend.dollars();
+    }
+  };
   auto summary = (*study)->Run(options);
   if (!summary) {
     std::cerr << summary.error().message << "\n";
     std::exit(1);
   }
-  Outcome o{summary->best_value, std::nullopt};
+  Outcome o = snapshot;
+  o.best = summary->best_value;
   for (const auto& imp : (*study)->improvements()) {
     if (std::abs(imp.value - target) <= d.epsilon) {
       o.reach_cost = imp.spend.dollars();
@@ -237,6 +262,37 @@ std::optional<Loaded> LoadDataset(const Dataset& d) {
                 large >= 10 ? std::ceil(large) : std::ceil(large * 100) / 100};
 }
 
+/// Where each seed's cost to ε went: trials started by then, and the share of the spend on
+/// trials by the deepest rung they had reached (r0 = the lowest rung).
+void Explain(const Loaded& l, const std::vector<Method>& methods, const std::string& only,
+             int first_seed, int seeds) {
+  std::cout << fmt::format("\n### {}: where the cost to ε goes\n", l.d.name);
+  for (const Method& m : methods) {
+    if (m.name == "random" || m.name.find(only) == std::string::npos) continue;
+    std::cout << fmt::format("\n{}\n\n| seed | cost to ε | trials started | within-ε configurations "
+                             "started as trial # | spend share by deepest rung reached (none, r0, "
+                             "r1, ...) |\n|---|---|---|---|---|\n",
+                             m.name);
+    std::vector<double> costs, started;
+    for (int seed = first_seed; seed < first_seed + seeds; ++seed) {
+      const Outcome o = RunFrugal(l.d, l.table, m, seed, l.large, l.target);
+      if (!o.reach_cost) {
+        std::cout << fmt::format("| {} | - | - | - | - |\n", seed);
+        continue;
+      }
+      costs.push_back(*o.reach_cost);
+      started.push_back(o.started);
+      std::string shares;
+      for (double x : o.spend_by_rung)
+        shares += fmt::format("{}{:.2f}", shares.empty() ? "" : " ", x / *o.reach_cost);
+      std::cout << fmt::format("| {} | {} | {} | {} | {} |\n", seed, Dollars(*o.reach_cost),
+                               o.started, fmt::join(o.near_best_started, ", "), shares);
+    }
+    std::cout << fmt::format("\nmedian cost {}, median trials started {}\n", Dollars(Median(costs)),
+                             Median(started));
+  }
+}
+
 void RunGrid(const std::vector<Loaded>& tables, int seeds) {
   std::vector<Method> grid;
   for (const char* scheduler : {"asha", "asha-stop", "hyperband"}) {
@@ -318,6 +374,7 @@ int main(int argc, char** argv) {
   bool grid = false;
   std::string only;          // run only the methods whose name contains this (and random search)
   std::string table_filter;  // run only the tables whose name contains this
+  bool explain = false;  // where the cost to ε goes, per seed, for the methods --only selects
   int first_seed = 1;  // the grid chose settings on seeds 1-20; report on fresh ones
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -337,6 +394,8 @@ int main(int argc, char** argv) {
       only = argv[++i];
     else if (arg == "--table" && i + 1 < argc)
       table_filter = argv[++i];
+    else if (arg == "--explain")
+      explain = true;
   }
   const std::vector<Dataset> datasets = {
       // The search space of the upstream random search, so samplers and models see the
@@ -415,6 +474,10 @@ int main(int argc, char** argv) {
     const ReplayTable::Hindsight& h = loaded->hindsight;
     const double budget = loaded->budget;
     const double large = loaded->large;
+    if (explain) {
+      Explain(*loaded, methods, only, first_seed, seeds);
+      continue;
+    }
     std::vector<std::pair<std::string, Row>> rows;
     for (const Method& m : methods) {
       if (!only.empty() && m.name != "random" && m.name.find(only) == std::string::npos) continue;
