@@ -85,8 +85,11 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
     if (auto money = Money::Parse(o.budget); !money) return Fail(money.error().Wrap("--budget"));
   }
   if (!o.price_per_hour.empty()) {
-    if (auto rate = Rate::Parse(o.price_per_hour); !rate)
-      return Fail(rate.error().Wrap("--price-per-hour"));
+    auto rate = Rate::Parse(o.price_per_hour);
+    if (!rate) return Fail(rate.error().Wrap("--price-per-hour"));
+    if (rate->per_hour.micros() <= 0 && !o.budget.empty()) {
+      return Fail(ErrorCode::kBadInput, "--price-per-hour: is zero, so --budget would never bind");
+    }
   }
   if (!(o.reduction_factor > 1))
     return Fail(ErrorCode::kBadInput, "--reduction-factor: must exceed 1");
@@ -101,6 +104,11 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
   }
   if (max_fidelity <= 0)
     return Fail(ErrorCode::kBadInput, dir.string() + ": the table has no curves");
+  if (o.grace_given && o.grace > max_fidelity) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("--grace: {:g} is past the table's longest curve ({:g} {}s)", o.grace,
+                            max_fidelity, o.fidelity));
+  }
   const std::string name = o.name.empty() ? "replay-" + dir.filename().string() : o.name;
   std::string yaml = fmt::format(
       "apiVersion: frugal/v1\nkind: Study\nname: {}\n"
@@ -111,8 +119,7 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
       name, dir.string(), o.config_column, o.cost_column, o.metric,
       o.maximize ? "maximize" : "minimize", o.fidelity, max_fidelity,
       // Left unstated, the spec's default grace (3) applies, with its early rungs.
-      o.grace_given ? fmt::format(", grace: {}", std::min(o.grace, max_fidelity)) : "",
-      o.reduction_factor,
+      o.grace_given ? fmt::format(", grace: {}", o.grace) : "", o.reduction_factor,
       o.scale_by.empty() ? "" : ", scale_by: '" + o.scale_by + "'", o.scheduler, o.sampler, o.seed,
       o.workers, o.price_per_hour.empty() ? "" : ", price_per_hour: '" + o.price_per_hour + "'");
   std::string gates;
@@ -369,11 +376,16 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
   Bench b = FRUGAL_TRY(Assemble(text, global, FreshRunPrefix(parsed.name)));
   Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kCreateIfMissing));
   tune::StudyStore& store = *st.store;
-  if (auto existing = store.Load(b.spec.name);
-      existing && !o.restart && existing->value("status", "") != "finished") {
-    return Fail(ErrorCode::kBadInput, "study '" + b.spec.name + "' exists and has not finished: " +
-                                          "'frugal tune resume " + b.spec.name +
-                                          "', or pass --restart");
+  if (auto existing = store.Load(b.spec.name); existing && !o.restart) {
+    if (existing->value("status", "") != "finished") {
+      return Fail(ErrorCode::kBadInput,
+                  "study '" + b.spec.name + "' exists and has not finished: " +
+                      "'frugal tune resume " + b.spec.name + "', or pass --restart");
+    }
+    // Its trial runs stay in the ledger; its leaderboard and rungs are replaced.
+    s.err << "note: study '" << b.spec.name
+          << "' had finished; starting it again replaces its results (its trial runs stay in "
+             "the ledger)\n";
   }
   StudyOverride overridden;
   FRUGAL_TRY(overridden.Record(policy_check, global, st.ledger.get()));
@@ -426,8 +438,19 @@ Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Strea
 Result<void> CheckTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
   const fs::path path = o.check_path;
   const std::string yaml = FRUGAL_TRY(ReadFile(path));
-  const StudySpec spec = FRUGAL_TRY(
-      ParsePriced(tune::SpecText{yaml, path.string(), fs::absolute(path).parent_path()}, global));
+  const tune::SpecText text{yaml, path.string(), fs::absolute(path).parent_path()};
+  const StudySpec spec = FRUGAL_TRY(ParsePriced(text, global));
+  // What `tune` would refuse before spending, `check` refuses too (exit 2): a trial program
+  // that is not there, a replay table that is unreadable or does not match the space.
+  if (spec.replay) {
+    const tune::ReplayTable table = FRUGAL_TRY(
+        tune::ReplayTable::Load(*spec.replay, spec.objective.metric, spec.fidelity.name));
+    tune::ReplayRunner runner(table, spec.fidelity.max);
+    tune::MemoryStudyStore scratch;
+    FRUGAL_TRY(tune::Study::Create(text, spec, runner, scratch, &table));
+  } else {
+    FRUGAL_TRY(CheckCommand(spec, text.base_dir));
+  }
   const std::vector<tune::CheckItem> items = tune::CheckStudy(spec);
   const auto missing =
       std::count_if(items.begin(), items.end(), [](const auto& i) { return !i.ok; });
@@ -487,9 +510,11 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
   tune->add_option("study", o->spec_path, "Study spec (YAML)");
   AddReplayFlags(tune, *o);
   tune->add_flag("--restart", o->restart, "Replace an unfinished study of the same name");
-  tune->add_option("--halt-after", o->halt_after, "Stop after N events as if killed (drills)");
+  tune->add_option("--halt-after", o->halt_after, "Stop after N events as if killed (drills)")
+      ->check(WholeNumber(1, 1'000'000'000));
   tune->add_option("--save-every-ms", o->save_every_ms,
-                   "Save the study state at most this often (default 200)");
+                   "Save the study state at most this often (default 200)")
+      ->check(WholeNumber(0, 86'400'000));
   AddOverrideOption(tune, o->override_reason);
   tune->callback([o, tune, &global, &action] {
     if (!tune->get_subcommands().empty()) return;  // status, resume or check set the action
@@ -511,9 +536,12 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
   });
   CLI::App* resume = tune->add_subcommand("resume", "Continue a study with its rung state intact");
   resume->add_option("name", o->study, "Study name")->required();
-  resume->add_option("--halt-after", o->halt_after, "Stop after N events as if killed (drills)");
-  resume->add_option("--save-every-ms", o->save_every_ms,
-                     "Save the study state at most this often (default 200)");
+  resume->add_option("--halt-after", o->halt_after, "Stop after N events as if killed (drills)")
+      ->check(WholeNumber(1, 1'000'000'000));
+  resume
+      ->add_option("--save-every-ms", o->save_every_ms,
+                   "Save the study state at most this often (default 200)")
+      ->check(WholeNumber(0, 86'400'000));
   resume->callback([o, &global, &action] {
     action = [o, &global](Streams& s) { return ResumeTune(*o, global, s); };
   });

@@ -127,9 +127,12 @@ Result<size_t> CsvTable::RequireColumn(std::string_view name) const {
 Result<void> CsvTable::RequireFullRows() const {
   for (const CsvRecord& r : rows_) {
     if (r.fields.size() != header_.fields.size()) {
-      return Fail(ErrorCode::kBadInput,
-                  fmt::format("{}:{}: {} fields, the header has {} (is the file cut off?)", source_,
-                              r.line, r.fields.size(), header_.fields.size()));
+      return Fail(
+          ErrorCode::kBadInput,
+          fmt::format("{}:{}: {} fields, the header has {} ({})", source_, r.line, r.fields.size(),
+                      header_.fields.size(),
+                      r.fields.size() < header_.fields.size() ? "is the file cut off?"
+                                                              : "an unquoted comma in a field?"));
     }
   }
   return {};

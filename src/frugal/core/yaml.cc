@@ -1,8 +1,9 @@
 #include "frugal/core/yaml.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
 
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/text.h"
@@ -14,12 +15,40 @@ Result<YamlDoc> YamlDoc::Load(const std::filesystem::path& path) {
   return Parse(text, path.string());
 }
 
+namespace {
+
+/// YAML forbids a key twice in one mapping. yaml-cpp keeps both entries and lookups see only
+/// the first, so the second would be silently ignored (or, iterated, silently win).
+Result<void> CheckUniqueKeys(const YAML::Node& node, const std::string& source) {
+  if (node.IsSequence()) {
+    for (const auto& item : node) FRUGAL_TRY(CheckUniqueKeys(item, source));
+  } else if (node.IsMap()) {
+    std::map<std::string, YAML::Mark> seen;
+    for (const auto& entry : node) {
+      if (entry.first.IsScalar()) {
+        const std::string key = entry.first.Scalar();
+        const YAML::Mark mark = entry.first.Mark();
+        if (auto [it, fresh] = seen.emplace(key, mark); !fresh) {
+          return Fail(ErrorCode::kBadInput,
+                      fmt::format("{}:{}:{}: duplicate key '{}' (first at line {})", source,
+                                  mark.line + 1, mark.column + 1, key, it->second.line + 1));
+        }
+      }
+      FRUGAL_TRY(CheckUniqueKeys(entry.second, source));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<YamlDoc> YamlDoc::Parse(std::string_view text, std::string source) {
   try {
     YAML::Node root = YAML::Load(std::string(text));
     if (!root.IsDefined() || root.IsNull()) {
       return Fail(ErrorCode::kBadInput, fmt::format("{}: empty document", source));
     }
+    FRUGAL_TRY(CheckUniqueKeys(root, source));
     return YamlDoc(std::move(root), std::move(source));
   } catch (const YAML::Exception& e) {
     return Fail(ErrorCode::kBadInput,
@@ -45,16 +74,8 @@ Result<void> YamlDoc::CheckKeys(const YAML::Node& map, std::string_view what,
     return Fail(ErrorCode::kBadInput, fmt::format("{}: '{}' must be a mapping", Where(map), what));
   }
   std::vector<std::string> names(allowed.begin(), allowed.end());
-  std::vector<std::string> seen;
   for (const auto& entry : map) {
     const auto key = entry.first.as<std::string>();
-    // yaml-cpp keeps both entries of a repeated key and lookups see only the first: the second
-    // would be silently ignored.
-    if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
-      return Fail(ErrorCode::kBadInput,
-                  fmt::format("{}: duplicate key '{}' in {}", Where(entry.first), key, what));
-    }
-    seen.push_back(key);
     bool known = false;
     for (std::string_view a : allowed) known = known || a == key;
     if (!known) {

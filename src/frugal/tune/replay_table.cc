@@ -1,5 +1,7 @@
 #include "frugal/tune/replay_table.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -30,6 +32,32 @@ Result<double> NumberAt(const CsvTable& table, const CsvRecord& row, size_t colu
   return *value;
 }
 
+// A configuration's rows must go forward: fidelity rises and the cumulative cost, the seconds
+// spent so far, never falls. A negative or falling cost would give money back to the budget.
+Result<void> CheckFollows(const CsvTable& curves, const CsvRecord& row, size_t fidelity,
+                          size_t cost, const std::vector<CurvePoint>& curve, const CurvePoint& p) {
+  const std::string& cost_column = curves.header()[cost];
+  if (!curve.empty() && p.fidelity <= curve.back().fidelity) {
+    return Fail(ErrorCode::kBadInput, curves.Where(row, fidelity) + ": field '" +
+                                          curves.header()[fidelity] +
+                                          "': rows of a config must have increasing fidelity");
+  }
+  if (!curve.empty() && p.cost_seconds < curve.back().cost_seconds) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: field '{}': {} is below the previous point's {} (a cumulative "
+                            "cost must not decrease)",
+                            curves.Where(row, cost), cost_column, p.cost_seconds,
+                            curve.back().cost_seconds));
+  }
+  if (p.cost_seconds < 0) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: field '{}': {} must not be negative (a cost is the seconds spent "
+                            "so far)",
+                            curves.Where(row, cost), cost_column, p.cost_seconds));
+  }
+  return {};
+}
+
 bool ConfigFails(const CsvTable& table, const CsvRecord& row) {
   if (auto status = table.Column("status")) {
     const std::string value = ToLower(Trim(CsvTable::Field(row, *status)));
@@ -47,6 +75,9 @@ Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::str
                                       const std::string& fidelity_column) {
   const CsvTable configs = FRUGAL_TRY(CsvTable::Load(source.dir / "configs.csv"));
   const CsvTable curves = FRUGAL_TRY(CsvTable::Load(source.dir / "curves.csv"));
+  // A short or long row is a damaged file: its fields would land in the wrong columns.
+  FRUGAL_TRY(configs.RequireFullRows());
+  FRUGAL_TRY(curves.RequireFullRows());
   const size_t config_id = FRUGAL_TRY(configs.RequireColumn(source.config_column));
   ReplayTable out;
   std::unordered_map<std::string, size_t> index;
@@ -83,11 +114,7 @@ Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::str
     p.fidelity = FRUGAL_TRY(NumberAt(curves, row, fidelity, false));
     p.cost_seconds = FRUGAL_TRY(NumberAt(curves, row, cost, false));
     p.value = FRUGAL_TRY(NumberAt(curves, row, value, true));
-    if (!c.curve.empty() && p.fidelity <= c.curve.back().fidelity) {
-      return Fail(ErrorCode::kBadInput, curves.Where(row, fidelity) + ": field '" +
-                                            fidelity_column +
-                                            "': rows of a config must have increasing fidelity");
-    }
+    FRUGAL_TRY(CheckFollows(curves, row, fidelity, cost, c.curve, p));
     c.curve.push_back(p);
   }
   for (ReplayConfig& c : out.configs_) {

@@ -1,8 +1,10 @@
 #pragma once
 // Tabulated learning curves for replay: a configs.csv (one row per configuration, any columns)
 // and a curves.csv (one row per evaluation: config id, fidelity, cumulative cost in seconds,
-// metrics). A configuration fails after its last row when the metric turns NaN there, when
-// configs.csv says `status` is not OK, or when it has `nan_train_loss` = 1.
+// metrics). Every row has as many fields as its file's header; a configuration's rows rise in
+// fidelity and its cost never falls below 0 or below its previous row's. A configuration fails
+// after its last row when the metric turns NaN there, when configs.csv says `status` is not OK,
+// or when it has `nan_train_loss` = 1.
 
 #include <cstdint>
 #include <optional>
@@ -31,7 +33,9 @@ struct ReplayConfig {
 class ReplayTable {
  public:
   /// Loads `source` for `metric` with `fidelity_column` (e.g. "epoch"). kBadInput with
-  /// file:line:column on a missing column, a bad number, or an unknown config id.
+  /// file:line:column on a missing column, a bad or non-finite number, an unknown config id,
+  /// a fidelity that does not rise or a cost that is negative or falls along a configuration's
+  /// rows; with file:line on a row whose field count differs from its header's.
   [[nodiscard]] static Result<ReplayTable> Load(const ReplaySource& source,
                                                 const std::string& metric,
                                                 const std::string& fidelity_column);

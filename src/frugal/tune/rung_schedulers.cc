@@ -252,7 +252,8 @@ class MedianScheduler final : public RungScheduler {
   Verdict OnRung(std::span<const Trial>, const Trial& trial, int rung, double loss) override {
     const auto& others = index_.At(rung);
     Verdict verdict = rung >= top() ? Verdict::kComplete : Verdict::kContinue;
-    if (rung < top() && static_cast<int>(others.size()) >= options_.median_min_trials) {
+    if (rung < top() && !others.empty() &&
+        static_cast<int>(others.size()) >= options_.median_min_trials) {
       const size_t n = others.size();
       const double median =
           n % 2 == 1 ? others[n / 2].first : 0.5 * (others[n / 2 - 1].first + others[n / 2].first);

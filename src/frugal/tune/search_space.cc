@@ -59,11 +59,13 @@ Config SearchSpace::ToConfig(const std::vector<double>& point) const {
       case ParamKind::kCategorical: {
         const auto n = p.choices.size();
         const auto index = std::min(n - 1, static_cast<size_t>(u * static_cast<double>(n)));
-        config[p.name] = p.choices[index];
+        config[p.name] =
+            p.choice_values.empty() ? ParamValue(p.choices[index]) : p.choice_values[index];
         break;
       }
       case ParamKind::kFixed:
-        config[p.name] = p.choices.front();
+        config[p.name] =
+            p.choice_values.empty() ? ParamValue(p.choices.front()) : p.choice_values.front();
         break;
     }
   }

@@ -21,18 +21,22 @@ struct Condition {
   std::vector<std::string> values;
 };
 
+/// One value of a config: a number (float or int) or text (categorical, fixed).
+using ParamValue = std::variant<double, int64_t, std::string>;
+
 struct Param {
   std::string name;
   ParamKind kind = ParamKind::kFloat;
   Scale scale = Scale::kLinear;
   double low = 0.0;  ///< float and int bounds, inclusive
   double high = 1.0;
-  std::vector<std::string> choices;   ///< categorical choices; a fixed parameter's one value
+  /// Categorical choices, a fixed parameter's one value: as text (ValueText) for conditions and
+  /// tables to compare, and as values, so a choice written as a number reaches trials as one.
+  std::vector<std::string> choices;
   std::vector<Condition> conditions;  ///< all must hold for the parameter to be active
+  std::vector<ParamValue> choice_values;  ///< the choices as values (empty: each is its text)
 };
 
-/// One value of a config: a number (float or int) or text (categorical, fixed).
-using ParamValue = std::variant<double, int64_t, std::string>;
 /// A configuration: active parameter name → value. Inactive parameters are absent.
 using Config = std::map<std::string, ParamValue>;
 

@@ -1,6 +1,7 @@
 #include "frugal/tune/study_spec.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,90 @@
 namespace frugal::tune {
 
 namespace {
+
+/// A plain YAML scalar that reads as a whole or real number is that number; anything else
+/// (quoted, or text) is text. So `choices: [64, 128]` reach trials as numbers, `["64"]` as text.
+ParamValue ScalarValue(const YAML::Node& node) {
+  const std::string& text = node.Scalar();
+  if (node.Tag() == "?") {
+    if (auto whole = ParseInt(text)) return *whole;
+    if (auto real = ParseDouble(text); real && std::isfinite(*real)) return *real;
+  }
+  return text;
+}
+
+/// The choices of a categorical (`key` choices) or fixed (`key` value) parameter.
+Result<void> ParseChoices(const YamlDoc& doc, const YAML::Node& node, const std::string& name,
+                          std::string_view key, Param& p) {
+  const YAML::Node list = node[std::string(key)];
+  const std::string field = name + "." + std::string(key);
+  if (!list.IsDefined() || list.IsNull()) {
+    return Fail(doc.ErrorAt(
+        node, field,
+        key == "value" ? "a fixed parameter needs a value" : "needs at least one choice"));
+  }
+  const bool one = key == "value" || list.IsScalar();
+  if (!one && !list.IsSequence()) return Fail(doc.ErrorAt(list, field, "expected a list"));
+  for (size_t i = 0; i < (one ? 1 : list.size()); ++i) {
+    const YAML::Node item = one ? list : list[i];
+    if (!item.IsScalar()) {
+      return Fail(
+          doc.ErrorAt(item, field, one ? "expected one value" : "expected a list of values"));
+    }
+    const ParamValue value = ScalarValue(item);
+    const std::string text = ValueText(value);
+    if (std::find(p.choices.begin(), p.choices.end(), text) != p.choices.end()) {
+      return Fail(doc.ErrorAt(item, field, "'" + text + "' is listed twice"));
+    }
+    p.choices.push_back(text);
+    p.choice_values.push_back(value);
+  }
+  if (p.choices.empty()) return Fail(doc.ErrorAt(list, field, "needs at least one choice"));
+  return {};
+}
+
+/// `when: {parent: [values]}`: the parent must be declared above, and each value one it can
+/// take (a choice, or a whole number in an int's range), or the parameter would never be active.
+Result<Condition> ParseCondition(const YamlDoc& doc, const std::string& name, const YAML::Node& key,
+                                 const YAML::Node& values, const std::vector<Param>& earlier) {
+  const std::string field = name + ".when";
+  const std::string parent = key.as<std::string>();
+  const auto it = std::find_if(earlier.begin(), earlier.end(),
+                               [&](const Param& e) { return e.name == parent; });
+  if (it == earlier.end()) {
+    return Fail(
+        doc.ErrorAt(key, field, "'" + parent + "' is not a parameter declared above this one"));
+  }
+  if (it->kind == ParamKind::kFloat) {
+    return Fail(doc.ErrorAt(key, field,
+                            "'" + parent +
+                                "' is a float: a condition needs a categorical, fixed "
+                                "or int parent"));
+  }
+  Condition c{parent, {}};
+  for (size_t i = 0; i < (values.IsSequence() ? values.size() : 1); ++i) {
+    const YAML::Node item = values.IsSequence() ? values[i] : values;
+    if (!item.IsScalar()) return Fail(doc.ErrorAt(item, field, "expected 'parent: [values]'"));
+    const ParamValue value = ScalarValue(item);
+    const std::string text = ValueText(value);
+    const bool possible =
+        it->kind == ParamKind::kInt
+            ? std::holds_alternative<int64_t>(value) &&
+                  static_cast<double>(std::get<int64_t>(value)) >= it->low &&
+                  static_cast<double>(std::get<int64_t>(value)) <= it->high
+            : std::find(it->choices.begin(), it->choices.end(), text) != it->choices.end();
+    if (!possible) {
+      return Fail(doc.ErrorAt(
+          item, field,
+          fmt::format("'{}' never takes the value '{}' ({})", parent, text,
+                      it->kind == ParamKind::kInt
+                          ? fmt::format("a whole number in {:g}..{:g}", it->low, it->high)
+                          : fmt::format("{}", fmt::join(it->choices, ", ")))));
+    }
+    c.values.push_back(text);
+  }
+  return c;
+}
 
 Result<Param> ParseParam(const YamlDoc& doc, const std::string& name, const YAML::Node& node,
                          const std::vector<Param>& earlier) {
@@ -29,6 +114,15 @@ Result<Param> ParseParam(const YamlDoc& doc, const std::string& name, const YAML
       return Fail(doc.ErrorAt(node["scale"], name + ".scale", "expected 'linear' or 'log'"));
     }
     p.scale = scale == "log" ? Scale::kLog : Scale::kLinear;
+    if (p.kind == ParamKind::kInt) {
+      for (const char* bound : {"low", "high"}) {
+        const double v = bound[0] == 'l' ? p.low : p.high;
+        if (v != std::floor(v)) {
+          return Fail(doc.ErrorAt(node[bound], name + "." + bound,
+                                  fmt::format("an int parameter needs whole bounds, not {:g}", v)));
+        }
+      }
+    }
     if (!(p.low < p.high))
       return Fail(doc.ErrorAt(node["high"], name + ".high", "must exceed low"));
     if (p.scale == Scale::kLog && p.low <= 0) {
@@ -36,14 +130,10 @@ Result<Param> ParseParam(const YamlDoc& doc, const std::string& name, const YAML
     }
   } else if (type == "categorical") {
     p.kind = ParamKind::kCategorical;
-    p.choices = FRUGAL_TRY(doc.StringList(node, "choices"));
-    if (p.choices.empty())
-      return Fail(doc.ErrorAt(node, name + ".choices", "needs at least one choice"));
+    FRUGAL_TRY(ParseChoices(doc, node, name, "choices", p));
   } else if (type == "fixed") {
     p.kind = ParamKind::kFixed;
-    const auto value = FRUGAL_TRY(doc.OptionalString(node, "value"));
-    if (!value) return Fail(doc.ErrorAt(node, name + ".value", "a fixed parameter needs a value"));
-    p.choices = {*value};
+    FRUGAL_TRY(ParseChoices(doc, node, name, "value", p));
   } else {
     return Fail(doc.ErrorAt(node["type"], name + ".type",
                             "unknown type '" + type + "' (float, int, categorical, fixed)"));
@@ -52,20 +142,8 @@ Result<Param> ParseParam(const YamlDoc& doc, const std::string& name, const YAML
     if (!when.IsMap())
       return Fail(doc.ErrorAt(when, name + ".when", "expected 'parent: [values]'"));
     for (const auto& entry : when) {
-      const std::string parent = entry.first.as<std::string>();
-      const bool known = std::any_of(earlier.begin(), earlier.end(),
-                                     [&](const Param& e) { return e.name == parent; });
-      if (!known) {
-        return Fail(doc.ErrorAt(entry.first, name + ".when",
-                                "'" + parent + "' is not a parameter declared above this one"));
-      }
-      Condition c{parent, {}};
-      if (entry.second.IsSequence()) {
-        for (const auto& v : entry.second) c.values.push_back(v.as<std::string>());
-      } else {
-        c.values.push_back(entry.second.as<std::string>());
-      }
-      p.conditions.push_back(std::move(c));
+      p.conditions.push_back(
+          FRUGAL_TRY(ParseCondition(doc, name, entry.first, entry.second, earlier)));
     }
   }
   return p;
@@ -186,8 +264,15 @@ Result<void> ParseScheduler(const YamlDoc& doc, const YAML::Node& root, StudySpe
     type = FRUGAL_TRY(doc.RequiredString(node, "type"));
     out.median_min_trials =
         static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "min_trials")).value_or(3));
-    out.bracket_size =
-        static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "bracket_size")).value_or(0));
+    if (out.median_min_trials < 1) {
+      return Fail(doc.ErrorAt(node["min_trials"], "scheduler.min_trials", "must be at least 1"));
+    }
+    const auto bracket_size = FRUGAL_TRY(doc.OptionalInt(node, "bracket_size"));
+    if (bracket_size && *bracket_size < 2) {
+      return Fail(doc.ErrorAt(node["bracket_size"], "scheduler.bracket_size",
+                              "must be at least 2 (a bracket halves among its trials)"));
+    }
+    out.bracket_size = static_cast<int>(bracket_size.value_or(0));
   }
   auto kind = ParseSchedulerKind(type);
   if (!kind) return Fail(doc.ErrorAt(node, "scheduler", kind.error().message));
@@ -301,8 +386,14 @@ Result<void> ParseGates(const YamlDoc& doc, const YAML::Node& node, Gates& out) 
   if (out.budget && out.budget->micros() <= 0) {
     return Fail(doc.ErrorAt(node["budget_usd"], "gates.budget_usd", "must be positive"));
   }
+  if (out.max_gpu_hours && !(*out.max_gpu_hours > 0)) {
+    return Fail(doc.ErrorAt(node["max_gpu_hours"], "gates.max_gpu_hours", "must be positive"));
+  }
   if (out.max_trials && *out.max_trials < 1) {
     return Fail(doc.ErrorAt(node["max_trials"], "gates.max_trials", "must be at least 1"));
+  }
+  if (out.trial_max_wall && *out.trial_max_wall <= Duration(0)) {
+    return Fail(doc.ErrorAt(node["trial_max_wall"], "gates.trial_max_wall", "must be positive"));
   }
   if (const YAML::Node plateau = node["plateau"]) {
     FRUGAL_TRY(doc.CheckKeys(plateau, "plateau", {"epsilon", "trials", "spend_usd"}));
@@ -313,7 +404,39 @@ Result<void> ParseGates(const YamlDoc& doc, const YAML::Node& node, Gates& out) 
     if (!p.trials && !p.spend) {
       return Fail(doc.ErrorAt(plateau, "gates.plateau", "needs 'trials' or 'spend_usd'"));
     }
+    if (!(p.epsilon >= 0)) {
+      return Fail(doc.ErrorAt(plateau["epsilon"], "gates.plateau.epsilon", "must not be negative"));
+    }
+    if (p.trials && *p.trials < 1) {
+      return Fail(doc.ErrorAt(plateau["trials"], "gates.plateau.trials", "must be at least 1"));
+    }
+    if (p.spend && p.spend->micros() <= 0) {
+      return Fail(doc.ErrorAt(plateau["spend_usd"], "gates.plateau.spend_usd", "must be positive"));
+    }
     out.plateau = p;
+  }
+  return {};
+}
+
+/// Dollar gates need a price to count against: a budget with no price would never bind.
+Result<void> CheckPriced(const YamlDoc& doc, const YAML::Node& root, const StudySpec& spec) {
+  const Resources& r = spec.resources;
+  const bool priced = !r.offer.empty() || !r.gpu.empty() || r.price_per_gpu_hour.has_value();
+  if (r.price_per_gpu_hour && r.price_per_gpu_hour->per_hour.micros() <= 0 &&
+      (spec.gates.budget || (spec.gates.plateau && spec.gates.plateau->spend))) {
+    return Fail(doc.ErrorAt(root["resources"]["price_per_hour"], "resources.price_per_hour",
+                            "is zero, so the dollar gates would never bind"));
+  }
+  if (priced) return {};
+  if (spec.gates.budget) {
+    return Fail(doc.ErrorAt(root["gates"]["budget_usd"], "gates.budget_usd",
+                            "a dollar budget needs a price: give resources.price_per_hour, "
+                            "resources.offer or resources.gpu"));
+  }
+  if (spec.gates.plateau && spec.gates.plateau->spend) {
+    return Fail(doc.ErrorAt(root["gates"]["plateau"]["spend_usd"], "gates.plateau.spend_usd",
+                            "counts dollars, so it needs a price: give resources.price_per_hour, "
+                            "resources.offer or resources.gpu"));
   }
   return {};
 }
@@ -422,8 +545,12 @@ Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,
   StudySpec spec;
   spec.source = source;
   spec.name = FRUGAL_TRY(doc.RequiredString(root, "name"));
-  if (spec.name.empty() || spec.name.find_first_of("/\\ ") != std::string::npos) {
-    return Fail(doc.ErrorAt(root["name"], "name", "must be non-empty, without spaces or slashes"));
+  // The name is a file name in the data directory: "." and ".." would escape it.
+  if (spec.name.empty() || spec.name.front() == '.' ||
+      spec.name.find_first_of("/\\ ") != std::string::npos) {
+    return Fail(
+        doc.ErrorAt(root["name"], "name",
+                    "must be non-empty, without spaces or slashes, and not start with '.'"));
   }
   spec.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
   FRUGAL_TRY(ParseTrial(doc, root, base_dir, spec));
@@ -442,6 +569,7 @@ Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,
   spec.seed = static_cast<uint64_t>(seed.value_or(1));
   FRUGAL_TRY(ParseResources(doc, root["resources"], spec.resources));
   FRUGAL_TRY(ParseGates(doc, root["gates"], spec.gates));
+  FRUGAL_TRY(CheckPriced(doc, root, spec));
   return spec;
 }
 

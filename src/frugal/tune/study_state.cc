@@ -40,6 +40,12 @@ Result<void> Study::Prepare() {
     std::shuffle(table_order_.begin(), table_order_.end(), rng);
   }
   const std::string& scale_by = spec_.fidelity.scale_by;
+  if (!scale_by.empty() && spec_.space.empty() &&
+      std::none_of(table_->configs().begin(), table_->configs().end(),
+                   [&](const ReplayConfig& row) { return row.params.contains(scale_by); })) {
+    return Fail(ErrorCode::kBadInput, spec_.source + ": fidelity.scale_by '" + scale_by +
+                                          "' is not a column of the replay table's configs.csv");
+  }
   for (const ReplayConfig& row : table_->configs()) {
     if (!scale_by.empty() && spec_.space.empty() && !spec_.fidelity.LengthOf(row.params)) {
       return Fail(ErrorCode::kBadInput, spec_.source + ": fidelity.scale_by '" + scale_by +
@@ -60,6 +66,14 @@ Result<void> Study::Prepare() {
         return Fail(ErrorCode::kBadInput, spec_.source + ": space parameter '" + p.name + "' is '" +
                                               std::get<std::string>(value->second) +
                                               "', not a number, in row '" + row.id +
+                                              "' of the replay table's configs.csv");
+      }
+      if (!numeric && value != row.params.end() &&
+          std::find(p.choices.begin(), p.choices.end(), ValueText(value->second)) ==
+              p.choices.end()) {
+        return Fail(ErrorCode::kBadInput, spec_.source + ": space parameter '" + p.name + "' is '" +
+                                              ValueText(value->second) +
+                                              "', not one of its choices, in row '" + row.id +
                                               "' of the replay table's configs.csv");
       }
       point.push_back(spec_.space.ToUnit(p, row.params));

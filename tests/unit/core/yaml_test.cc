@@ -17,10 +17,15 @@ TEST(YamlDoc, UnknownKeyNamesLocationAndSuggests) {
 
 TEST(YamlDoc, DuplicateKeyIsAnErrorNotASilentlyIgnoredValue) {
   auto doc = YamlDoc::Parse("gates: {budget_usd: 5}\nname: a\ngates: {budget_usd: 500}\n", "s.yaml");
-  ASSERT_TRUE(doc.has_value());
-  auto r = doc->CheckKeys(doc->root(), "study", {"gates", "name"});
-  ASSERT_FALSE(r.has_value());
-  EXPECT_EQ(r.error().message, "s.yaml:3:1: duplicate key 'gates' in study");
+  ASSERT_FALSE(doc.has_value());
+  EXPECT_EQ(doc.error().message, "s.yaml:3:1: duplicate key 'gates' (first at line 1)");
+  // At any depth, in mappings no parser checks the keys of (a study's parameters).
+  auto nested = YamlDoc::Parse("space:\n  lr: {type: float}\n  lr: {type: int}\n", "s.yaml");
+  ASSERT_FALSE(nested.has_value());
+  EXPECT_EQ(nested.error().message, "s.yaml:3:3: duplicate key 'lr' (first at line 2)");
+  auto in_list = YamlDoc::Parse("steps:\n  - {a: 1, a: 2}\n", "s.yaml");
+  ASSERT_FALSE(in_list.has_value());
+  EXPECT_NE(in_list.error().message.find("duplicate key 'a'"), std::string::npos);
 }
 
 TEST(YamlDoc, TypedFieldsReportField) {

@@ -8,12 +8,12 @@ namespace frugal::tune {
 namespace {
 
 SearchSpace MakeSpace() {
-  Param lr{"lr", ParamKind::kFloat, Scale::kLog, 1e-4, 1e-1, {}, {}};
-  Param layers{"layers", ParamKind::kInt, Scale::kLinear, 1, 4, {}, {}};
-  Param opt{"optimizer", ParamKind::kCategorical, Scale::kLinear, 0, 0, {"sgd", "adam"}, {}};
-  Param momentum{"momentum", ParamKind::kFloat,       Scale::kLinear, 0.5, 0.99,
-                 {},         {{"optimizer", {"sgd"}}}};
-  Param epochs{"epochs", ParamKind::kFixed, Scale::kLinear, 0, 0, {"15"}, {}};
+  Param lr{"lr", ParamKind::kFloat, Scale::kLog, 1e-4, 1e-1, {}, {}, {}};
+  Param layers{"layers", ParamKind::kInt, Scale::kLinear, 1, 4, {}, {}, {}};
+  Param opt{"optimizer", ParamKind::kCategorical, Scale::kLinear, 0, 0, {"sgd", "adam"}, {}, {}};
+  Param momentum{
+      "momentum", ParamKind::kFloat, Scale::kLinear, 0.5, 0.99, {}, {{"optimizer", {"sgd"}}}, {}};
+  Param epochs{"epochs", ParamKind::kFixed, Scale::kLinear, 0, 0, {"15"}, {}, {int64_t{15}}};
   return SearchSpace({lr, layers, opt, momentum, epochs});
 }
 
@@ -37,7 +37,7 @@ TEST(SearchSpace, ConditionalParameterOnlyWhenParentMatches) {
   const Config adam = space.ToConfig({0.1, 0.1, 0.7, 0.5, 0.3});
   ASSERT_EQ(std::get<std::string>(adam.at("optimizer")), "adam");
   EXPECT_FALSE(adam.contains("momentum"));
-  EXPECT_EQ(std::get<std::string>(adam.at("epochs")), "15");
+  EXPECT_EQ(std::get<int64_t>(adam.at("epochs")), 15);  // written as a number, given as one
 }
 
 TEST(SearchSpace, ToUnitInvertsToConfig) {

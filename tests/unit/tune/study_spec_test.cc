@@ -82,6 +82,89 @@ TEST(StudySpec, ErrorsNameFileLineAndField) {
   EXPECT_NE(log0.error().message.find("low > 0"), std::string::npos);
 }
 
+// Values a study would otherwise accept and then misbehave on: each is refused at its line,
+// naming its field.
+TEST(StudySpec, OutOfRangeValuesAreRefusedAtTheirField) {
+  const std::string base =
+      "name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: maximize}\n"
+      "fidelity: {max: 10}\nresources: {price_per_hour: 2.5}\n";
+  const std::string opt = "space:\n  opt: {type: categorical, choices: [adamw, sgd]}\n";
+  const struct {
+    std::string yaml;
+    std::string field;
+  } cases[] = {
+      {"scheduler: {type: median, min_trials: 0}\n", "scheduler.min_trials"},
+      {"scheduler: {type: sha, bracket_size: 0}\n", "scheduler.bracket_size"},
+      {"gates: {max_gpu_hours: -1}\n", "gates.max_gpu_hours"},
+      {"gates: {trial_max_wall: 0s}\n", "gates.trial_max_wall"},
+      {"gates: {plateau: {epsilon: -0.1, trials: 5}}\n", "gates.plateau.epsilon"},
+      {"gates: {plateau: {trials: 0}}\n", "gates.plateau.trials"},
+      {"gates: {plateau: {spend_usd: -1}}\n", "gates.plateau.spend_usd"},
+      {"space:\n  n: {type: int, low: 1.5, high: 3.5}\n", "n.low"},
+      {"space:\n  bs: {type: categorical, choices: [64, 128, 64]}\n", "bs.choices"},
+      {opt + "  m: {type: float, low: 0.8, high: 0.99, when: {opt: [rmsprop]}}\n", "m.when"},
+      {"space:\n  lr: {type: float, low: 0, high: 1}\n"
+       "  m: {type: float, low: 0, high: 1, when: {lr: [0.5]}}\n",
+       "m.when"},
+      {"space:\n  layers: {type: int, low: 1, high: 3}\n"
+       "  w: {type: float, low: 0, high: 1, when: {layers: [4]}}\n",
+       "w.when"},
+  };
+  for (const auto& c : cases) {
+    auto spec = Parse(base + c.yaml);
+    ASSERT_FALSE(spec) << c.yaml;
+    EXPECT_EQ(spec.error().code, ErrorCode::kBadInput);
+    EXPECT_NE(spec.error().message.find("study.yaml:"), std::string::npos) << spec.error().message;
+    EXPECT_NE(spec.error().message.find("field '" + c.field + "'"), std::string::npos)
+        << c.yaml << " -> " << spec.error().message;
+  }
+  auto dots = Parse(
+      "name: ..\nreplay: {dir: d}\nobjective: {metric: m, direction: maximize}\n"
+      "fidelity: {max: 10}\n");
+  ASSERT_FALSE(dots);
+  EXPECT_NE(dots.error().message.find("field 'name'"), std::string::npos);
+  // A conditional value the parent does take, and an int parent, are fine.
+  auto fine = Parse(base + opt + "  m: {type: float, low: 0.8, high: 0.99, when: {opt: sgd}}\n");
+  EXPECT_TRUE(fine) << fine.error().message;
+}
+
+TEST(StudySpec, DollarGatesNeedAPrice) {
+  const std::string base =
+      "name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: maximize}\n"
+      "fidelity: {max: 10}\n";
+  auto unpriced = Parse(base + "resources: {gpus: 1, tier: on_demand}\ngates: {budget_usd: 5}\n");
+  ASSERT_FALSE(unpriced);
+  EXPECT_NE(unpriced.error().message.find("study.yaml:6:"), std::string::npos)
+      << unpriced.error().message;
+  EXPECT_NE(unpriced.error().message.find("field 'gates.budget_usd'"), std::string::npos);
+  auto plateau = Parse(base + "gates: {plateau: {spend_usd: 5}}\n");
+  ASSERT_FALSE(plateau);
+  EXPECT_NE(plateau.error().message.find("gates.plateau.spend_usd"), std::string::npos);
+  auto free = Parse(base + "resources: {price_per_hour: 0}\ngates: {budget_usd: 5}\n");
+  ASSERT_FALSE(free);
+  EXPECT_NE(free.error().message.find("resources.price_per_hour"), std::string::npos);
+  // Gates in GPU-hours and trials need no price.
+  auto hours = Parse(base + "gates: {max_gpu_hours: 2, max_trials: 10}\n");
+  EXPECT_TRUE(hours) << hours.error().message;
+  auto priced = Parse(base + "resources: {price_per_hour: 2.5}\ngates: {budget_usd: 5}\n");
+  EXPECT_TRUE(priced) << priced.error().message;
+}
+
+// Choices written as numbers reach trials as numbers (Optuna's suggest_categorical keeps the
+// type); quoted ones stay text.
+TEST(StudySpec, NumericChoicesAreNumbers) {
+  auto spec = Parse(
+      "name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: maximize}\n"
+      "fidelity: {max: 10}\nspace:\n  bs: {type: categorical, choices: [64, 128]}\n"
+      "  drop: {type: categorical, choices: [0.1, 0.25]}\n"
+      "  tag: {type: categorical, choices: ['64', sgd]}\n  epochs: {type: fixed, value: 15}\n"
+      "  w: {type: float, low: 0, high: 1, when: {bs: 128}}\n");
+  ASSERT_TRUE(spec) << spec.error().message;
+  const Config c = spec->space.ToConfig({0.9, 0.9, 0.1, 0.5, 0.5});
+  EXPECT_EQ(ConfigToJson(c).dump(), R"({"bs":128,"drop":0.25,"epochs":15,"tag":"64","w":0.5})");
+  EXPECT_FALSE(spec->space.ToConfig({0.1, 0.9, 0.1, 0.5, 0.5}).contains("w"));
+}
+
 TEST(StudySpec, ScaleByReadsTheLadderAsSharesOfEachTrialsOwnSchedule) {
   auto spec = Parse(
       "name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: maximize}\n"

@@ -1,0 +1,146 @@
+#include "frugal/tune/replay_table.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "support/test_support.h"
+
+namespace frugal::tune {
+namespace {
+
+constexpr const char* kConfigs = "config_id,lr\n1,0.01\n2,0.1\n";
+
+/// Writes `configs` and `curves` into a fresh directory and loads them for `score` by `epoch`.
+class ReplayTableTest : public ::testing::Test {
+ protected:
+  Result<ReplayTable> Load(const std::string& configs, const std::string& curves) {
+    frugal::testing::WriteTestFile(dir_ / "configs.csv", configs);
+    frugal::testing::WriteTestFile(dir_ / "curves.csv", curves);
+    return ReplayTable::Load(ReplaySource{dir_.path(), "config_id", "elapsed_s"}, "score", "epoch");
+  }
+  std::string CurvesAt(const std::string& where) const {
+    return (dir_ / "curves.csv").string() + ":" + where;
+  }
+  std::string ConfigsAt(const std::string& where) const {
+    return (dir_ / "configs.csv").string() + ":" + where;
+  }
+
+  frugal::testing::TempDir dir_;
+};
+
+TEST_F(ReplayTableTest, AValidTableLoadsWithEachConfigsOwnCumulativeCost) {
+  // Rows of the two configs interleave: config 2's first cost is below config 1's last, and a
+  // first evaluation may cost nothing.
+  auto table = Load(kConfigs,
+                    "config_id,epoch,elapsed_s,score\n"
+                    "1,1,10,0.5\n"
+                    "2,1,0,0.4\n"
+                    "1,2,20,0.6\n"
+                    "2,2,5,nan\n");
+  ASSERT_TRUE(table) << table.error().message;
+  ASSERT_EQ(table->configs().size(), 2u);
+  const ReplayConfig& first = table->configs()[0];
+  ASSERT_EQ(first.curve.size(), 2u);
+  EXPECT_DOUBLE_EQ(first.curve[1].cost_seconds, 20.0);
+  EXPECT_FALSE(first.fails);
+  const ReplayConfig& second = table->configs()[1];
+  ASSERT_EQ(second.curve.size(), 2u);
+  EXPECT_DOUBLE_EQ(second.curve[0].cost_seconds, 0.0);
+  EXPECT_TRUE(second.fails);
+}
+
+TEST_F(ReplayTableTest, ADecreasingCostIsBadInputNamingFileLineAndField) {
+  auto table = Load(kConfigs,
+                    "config_id,epoch,elapsed_s,score\n"
+                    "1,1,10,0.5\n"
+                    "2,1,1,0.4\n"
+                    "1,2,-5,0.6\n");
+  ASSERT_FALSE(table);
+  EXPECT_EQ(table.error().code, ErrorCode::kBadInput);
+  EXPECT_EQ(table.error().message,
+            CurvesAt("4:5: field 'elapsed_s': -5 is below the previous point's 10 (a cumulative "
+                     "cost must not decrease)"));
+}
+
+TEST_F(ReplayTableTest, ACostBelowThePreviousPointIsBadInputEvenWhenPositive) {
+  auto table = Load(kConfigs,
+                    "config_id,epoch,elapsed_s,score\n"
+                    "1,1,10,0.5\n"
+                    "1,2,20,0.6\n"
+                    "1,3,15.5,0.7\n");
+  ASSERT_FALSE(table);
+  EXPECT_EQ(table.error().code, ErrorCode::kBadInput);
+  EXPECT_EQ(table.error().message,
+            CurvesAt("4:5: field 'elapsed_s': 15.5 is below the previous point's 20 (a "
+                     "cumulative cost must not decrease)"));
+}
+
+TEST_F(ReplayTableTest, ANegativeCostIsBadInputNamingFileLineAndField) {
+  // The first point of a configuration has no previous one to compare with.
+  auto table = Load(kConfigs,
+                    "config_id,epoch,elapsed_s,score\n"
+                    "1,1,10,0.5\n"
+                    "2,1,-0.25,0.4\n");
+  ASSERT_FALSE(table);
+  EXPECT_EQ(table.error().code, ErrorCode::kBadInput);
+  EXPECT_EQ(table.error().message,
+            CurvesAt("3:5: field 'elapsed_s': -0.25 must not be negative (a cost is the seconds "
+                     "spent so far)"));
+}
+
+TEST_F(ReplayTableTest, AnInfiniteOrNanCostIsBadInputNamingFileLineAndField) {
+  auto infinite = Load(kConfigs, "config_id,epoch,elapsed_s,score\n1,1,inf,0.5\n");
+  ASSERT_FALSE(infinite);
+  EXPECT_EQ(infinite.error().code, ErrorCode::kBadInput);
+  EXPECT_EQ(infinite.error().message, CurvesAt("2:5: field 'elapsed_s': 'inf' is not a number"));
+
+  auto nan = Load(kConfigs, "config_id,epoch,elapsed_s,score\n1,1,nan,0.5\n");
+  ASSERT_FALSE(nan);
+  EXPECT_EQ(nan.error().message, CurvesAt("2:5: field 'elapsed_s': 'nan' is not a number"));
+}
+
+TEST_F(ReplayTableTest, AConfigsRowWithFewerOrMoreFieldsThanTheHeaderIsBadInput) {
+  const std::string curves = "config_id,epoch,elapsed_s,score\n1,1,10,0.5\n";
+  auto short_row = Load("config_id,lr,width\n1,0.01,32\n2,0.1\n", curves);
+  ASSERT_FALSE(short_row);
+  EXPECT_EQ(short_row.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(short_row.error().message.find(ConfigsAt("3: 2 fields, the header has 3")),
+            std::string::npos)
+      << short_row.error().message;
+
+  auto long_row = Load("config_id,lr\n1,0.01,32\n", curves);
+  ASSERT_FALSE(long_row);
+  EXPECT_EQ(long_row.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(long_row.error().message.find(ConfigsAt("2: 3 fields, the header has 2")),
+            std::string::npos)
+      << long_row.error().message;
+}
+
+TEST_F(ReplayTableTest, ACurvesRowWithMoreFieldsThanTheHeaderIsBadInput) {
+  auto table = Load(kConfigs,
+                    "config_id,epoch,elapsed_s,score\n"
+                    "1,1,10,0.5\n"
+                    "1,2,20,0.6,0.7\n");
+  ASSERT_FALSE(table);
+  EXPECT_EQ(table.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(table.error().message.find(CurvesAt("3: 5 fields, the header has 4")),
+            std::string::npos)
+      << table.error().message;
+}
+
+TEST_F(ReplayTableTest, ACurvesRowShortOfAnUnusedColumnIsBadInput) {
+  // The row has every column the replay reads; the missing last one would otherwise pass.
+  auto table = Load(kConfigs,
+                    "config_id,epoch,elapsed_s,score,train_loss\n"
+                    "1,1,10,0.5,2.0\n"
+                    "1,2,20,0.6\n");
+  ASSERT_FALSE(table);
+  EXPECT_EQ(table.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(table.error().message.find(CurvesAt("3: 4 fields, the header has 5")),
+            std::string::npos)
+      << table.error().message;
+}
+
+}  // namespace
+}  // namespace frugal::tune
