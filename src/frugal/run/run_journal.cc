@@ -199,6 +199,22 @@ std::vector<json> ReadJournal(const std::filesystem::path& path) {
   return records;
 }
 
+void CloseLostAttempt(const JournalHistory& h, WallTime at, RunRecorder& recorder) {
+  if (h.open_segment) {
+    SegmentClose c;
+    c.segment = *h.open_segment;
+    c.at = at;
+    c.end = SegmentEnd::kLost;
+    recorder.SegmentClosed(c);
+  }
+  RunFinish f;
+  f.at = at;
+  f.outcome = "lost";
+  f.exit_code = -1;
+  f.usage = h.unfinished_usage;
+  recorder.RunFinished(f);
+}
+
 JournalHistory ReadJournalHistory(const std::filesystem::path& path) {
   JournalHistory h;
   BudgetUsage attempt_usage;

@@ -72,6 +72,10 @@ struct JournalHistory {
 };
 JournalHistory ReadJournalHistory(const std::filesystem::path& path);
 
+/// Ends an attempt whose supervisor died (h.unfinished_attempt): its open segment closes as
+/// lost at `at`, and the attempt finishes "lost" with the usage it had reached.
+void CloseLostAttempt(const JournalHistory& h, WallTime at, RunRecorder& recorder);
+
 /// RFC 3339 UTC with milliseconds: "2026-05-20T10:04:05.123Z".
 std::string FormatWallTime(WallTime t);
 std::optional<WallTime> ParseWallTime(const std::string& text);

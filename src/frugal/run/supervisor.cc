@@ -93,20 +93,7 @@ void Supervisor::Record(EventKind kind, int segment, std::string detail, Loop& /
 void Supervisor::MarkLostAttempt() {
   const JournalHistory h = ReadJournalHistory(config_.run_dir / "journal.jsonl");
   if (!h.unfinished_attempt) return;
-  const WallTime at = h.last_seen.value_or(Now());
-  if (h.open_segment) {
-    SegmentClose c;
-    c.segment = *h.open_segment;
-    c.at = at;
-    c.end = SegmentEnd::kLost;
-    recorder_.SegmentClosed(c);
-  }
-  RunFinish f;
-  f.at = at;
-  f.outcome = "lost";
-  f.exit_code = -1;
-  f.usage = h.unfinished_usage;
-  recorder_.RunFinished(f);
+  CloseLostAttempt(h, h.last_seen.value_or(Now()), recorder_);
   log::Warning("run {}: the previous attempt ended without a word (supervisor killed?); marked lost",
                config_.run_id);
 }

@@ -267,6 +267,22 @@ void Study::UpdateIncumbent(const Trial& trial) {
   }
 }
 
+void Study::KeepTrainedPast(Trial& trial, const Progress& p) {
+  // A trial stopped in flight trains on until it stops (a fast epoch, a slow checkpoint): what
+  // it reached was paid for. A later promotion resumes from there, and a trial that reached
+  // its full fidelity is complete, whatever the rung decided before it got there.
+  if (!p.value || p.fidelity <= trial.last_fidelity + kEps) return;
+  trial.last_value = p.value;
+  trial.last_fidelity = p.fidelity;
+  trial.checkpoint_fidelity = std::max(trial.checkpoint_fidelity, p.fidelity);
+  const int top = ladder_.top();
+  const bool waiting = trial.state == TrialState::kPaused || trial.state == TrialState::kPruned;
+  if (!waiting || p.fidelity < RungFidelity(trial, top) - kEps) return;
+  trial.rung_losses[static_cast<size_t>(top)] = Loss(*p.value);
+  trial.state = TrialState::kCompleted;
+  UpdateIncumbent(trial);
+}
+
 void Study::AccrueStop(Trial& trial) {
   // A real trial keeps paying while it checkpoints and exits: that time is its spend too.
   const double tail = runner_.Stop(trial.id);
@@ -283,7 +299,10 @@ Result<void> Study::Handle(const Progress& p) {
     trial.cost_seconds += p.wall_seconds;
     gate_.Accrue(p.wall_seconds);
     trial.spend = gate_.SpendFor(trial.cost_seconds);
-    if (p.end != SegmentEnd::kNone) released_.erase(it);
+    if (p.end != SegmentEnd::kNone) {
+      released_.erase(it);
+      KeepTrainedPast(trial, p);
+    }
     return {};
   }
   const double units = p.fidelity - trial.last_fidelity;

@@ -117,6 +117,8 @@ class Study {
   void EndTrial(Trial& trial, TrialState state);
   /// Stops the trial's segment and accrues what the stop itself took.
   void AccrueStop(Trial& trial);
+  /// The end of a segment stopped in the background: the fidelity and result it reached.
+  void KeepTrainedPast(Trial& trial, const Progress& p);
   void ApplyPruned();
   void UpdateIncumbent(const Trial& trial);
   void CloseStarts(const std::string& reason);

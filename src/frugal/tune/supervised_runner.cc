@@ -17,6 +17,8 @@ namespace frugal::tune {
 namespace {
 
 constexpr double kEps = 1e-9;
+/// Below this, what the study was told of a trial already matches its journal (milliseconds).
+constexpr double kToldSlack = 1e-4;
 constexpr auto kPoll = std::chrono::milliseconds(50);
 /// How long a child that reported its target may take to checkpoint and exit by itself before
 /// it is asked to (a command that ignores FRUGAL_TRIAL_TARGET).
@@ -35,8 +37,8 @@ std::optional<std::pair<double, double>> ObjectiveOf(const run::ReportMessage& m
   const auto value = progress->metrics.find(o.objective_metric);
   if (value == progress->metrics.end()) return std::nullopt;
   const auto fid = progress->metrics.find(o.fidelity_metric);
-  const double f = fid != progress->metrics.end() ? fid->second
-                                                  : static_cast<double>(progress->step);
+  const double f =
+      fid != progress->metrics.end() ? fid->second : static_cast<double>(progress->step);
   return std::make_pair(f, value->second);
 }
 
@@ -55,9 +57,8 @@ SupervisedRunnerOptions SupervisedRunnerOptions::ForSpec(const StudySpec& spec,
   o.objective_metric = spec.objective.metric;
   o.max_fidelity = spec.Ladder().fidelities.back();
   o.fidelity = spec.fidelity;
-  const Money per_gpu = spec.resources.price_per_gpu_hour
-                            ? spec.resources.price_per_gpu_hour->per_hour
-                            : Money{};
+  const Money per_gpu =
+      spec.resources.price_per_gpu_hour ? spec.resources.price_per_gpu_hour->per_hour : Money{};
   o.price = Rate{per_gpu * spec.resources.gpus};
   o.gpus = spec.resources.gpus;
   o.tier = spec.resources.tier;
@@ -169,7 +170,12 @@ void SupervisedRunner::PollReports(Active& a) {
   for (auto& [path, reader] : a.readers) {
     for (run::ReportMessage& m : reader->Poll()) {
       const auto objective = ObjectiveOf(m, options_);
-      if (!objective || a.released) continue;
+      if (!objective) continue;
+      if (a.released) {
+        if (!a.after_release || objective->first > a.after_release->first)
+          a.after_release = objective;
+        continue;
+      }
       Progress p = TimeEvent(a, SegmentEnd::kNone);
       p.fidelity = objective->first;
       p.value = objective->second;
@@ -201,6 +207,10 @@ Result<Progress> SupervisedRunner::FinishActive(Active& a) {
     // already decided the trial: only the time is left to tell.
     Progress p = TimeEvent(a, SegmentEnd::kReleased);
     p.wall_seconds += a.released_seconds;
+    if (a.after_release) {
+      p.fidelity = a.after_release->first;
+      p.value = a.after_release->second;
+    }
     if (const auto correction = Correction(a)) p.wall_seconds = *correction;
     return p;
   }
@@ -231,8 +241,7 @@ Result<Progress> SupervisedRunner::FinishActive(Active& a) {
           return Fail(ErrorCode::kInterrupted, "the tuner was interrupted");
         } else {
           log::Warning("trial {}: {} before reporting '{}' at {} {}", id, r.message,
-                       options_.objective_metric, options_.fidelity_metric,
-                       a.pending.to_fidelity);
+                       options_.objective_metric, options_.fidelity_metric, a.pending.to_fidelity);
         }
         break;
       case run::RunOutcome::kBudgetStop:
@@ -259,10 +268,10 @@ void SupervisedRunner::WatchSignals() {
   const bool interrupt = signals_->TakeInterrupt();
   const int preemption = signals_->TakePreemptionSignal();
   if (!interrupt && preemption == 0) return;
-  log::Warning("{}: every running trial checkpoints and stops; resume with 'frugal tune resume "
-               "{}'",
-               interrupt ? "interrupted" : run::SignalName(preemption) + " to the tuner",
-               options_.study);
+  log::Warning(
+      "{}: every running trial checkpoints and stops; resume with 'frugal tune resume "
+      "{}'",
+      interrupt ? "interrupted" : run::SignalName(preemption) + " to the tuner", options_.study);
   halting_ = true;
   for (auto& [id, a] : active_) a->stop_requested = true;
 }
@@ -347,10 +356,18 @@ void SupervisedRunner::RequestStop(int64_t trial_id) {
 }
 
 double SupervisedRunner::Stop(int64_t trial_id) {
-  std::erase_if(queue_, [trial_id](const Pending& p) { return p.trial.id == trial_id; });
+  const bool queued =
+      std::erase_if(queue_, [trial_id](const Pending& p) { return p.trial.id == trial_id; }) > 0;
   std::erase_if(ready_, [trial_id](const Progress& p) { return p.trial_id == trial_id; });
   const auto it = active_.find(trial_id);
-  if (it == active_.end()) return 0.0;
+  if (it == active_.end()) {
+    if (!queued) return 0.0;
+    // Not relaunched (after a resume, its run was closed at its last heartbeat): what its run
+    // holds beyond what the study was told.
+    const double tail = JournaledSeconds(trial_id) - told_seconds_[trial_id];
+    told_seconds_[trial_id] += tail;
+    return tail;
+  }
   Active& a = *it->second;
   a.stop_requested = true;
   JoinActive(a);
@@ -373,12 +390,9 @@ nlohmann::json SupervisedRunner::Save() const {
   for (const Pending& p : queue_) add(p);
   nlohmann::json told = nlohmann::json::object();
   for (const auto& [id, seconds] : told_seconds_) told[std::to_string(id)] = seconds;
-  return {{"kind", "supervised"},
-          {"run_prefix", options_.run_prefix},
-          {"elapsed_seconds", Now()},
-          {"chaos_fired", chaos_fired_.load()},
-          {"told_seconds", told},
-          {"segments", segments}};
+  return {{"kind", "supervised"},     {"run_prefix", options_.run_prefix},
+          {"elapsed_seconds", Now()}, {"chaos_fired", chaos_fired_.load()},
+          {"told_seconds", told},     {"segments", segments}};
 }
 
 Result<void> SupervisedRunner::Load(const nlohmann::json& state) {
@@ -404,6 +418,22 @@ Result<void> SupervisedRunner::Load(const nlohmann::json& state) {
     }
   } catch (const std::exception& e) {
     return Fail(ErrorCode::kBadInput, std::string("supervised runner state: ") + e.what());
+  }
+  CloseLostAttempts();
+  // A trial the study will not relaunch (one stopped in flight, or whose last time was not
+  // told before the tuner stopped) is told what its run holds beyond what the study has.
+  for (const auto& [id, told] : told_seconds_) {
+    const int64_t trial_id = id;
+    if (std::any_of(queue_.begin(), queue_.end(),
+                    [trial_id](const Pending& p) { return p.trial.id == trial_id; })) {
+      continue;
+    }
+    const double correction = JournaledSeconds(trial_id) - told;
+    if (std::abs(correction) < kToldSlack) continue;
+    Progress p;
+    p.trial_id = trial_id;
+    p.wall_seconds = correction;
+    ready_.push_back(p);
   }
   return {};
 }

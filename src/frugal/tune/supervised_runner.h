@@ -35,7 +35,13 @@
 //   unique per study instance and kept in the saved state), tagged with the spec's tags plus
 //   study and trial; every supervisor invocation of it reopens that run. Each
 //   trial thread opens its own ledger connection (open_ledger), so SQLite and PostgreSQL see
-//   ordinary concurrent writers.
+//   ordinary concurrent writers. Trial supervisors heartbeat once per accrual interval.
+// - A killed tuner: its trials' supervisors died with it. Load (a resume) closes each run they
+//   left open as lost at its last heartbeat, in the journal and the ledger alike, whether or
+//   not the study continues the trial (a relaunch reopens the same run). Each trial the study
+//   will not relaunch gets one time-only Progress (or Stop's return, for one it stops before
+//   relaunching) correcting its seconds to its journaled segments, so the study's spend stays
+//   the sum of its runs' costs.
 // Signals: the supervisors share the process-wide signal watcher (signal_watcher.h), which
 // fans every signal out to each of them, and each reaps only its own command's processes
 // (child_process.h). The runner watches too: SIGINT or SIGTERM to the tuner checkpoints and
@@ -77,11 +83,11 @@ struct SupervisedRunnerOptions {
   std::string objective_metric;
   double max_fidelity = 0.0;
   FidelitySpec fidelity;  ///< scale_by: each trial's own full fidelity (FRUGAL_TRIAL_MAX)
-  Rate price;  ///< per hour of one trial (price per GPU-hour × GPUs)
+  Rate price;             ///< per hour of one trial (price per GPU-hour × GPUs)
   int gpus = 1;
   std::string tier;
   std::string offer;
-  int workers = 1;  ///< segments supervised at once
+  int workers = 1;                          ///< segments supervised at once
   std::map<std::string, std::string> tags;  ///< team/project/owner...; study and trial are added
   /// What the ledger's segments say each trial ran on (price, tier, offer fields).
   ledger::SegmentOffer record;
@@ -153,6 +159,12 @@ class SupervisedRunner final : public TrialRunner {
   /// The seconds of the trial's run segments (what the ledger prices), minus what the study
   /// was told; nullopt when the supervisor never ran.
   std::optional<double> Correction(const Active& active) const;
+  /// The seconds of trial `trial_id`'s run segments as journaled, every attempt.
+  double JournaledSeconds(int64_t trial_id) const;
+  /// On resume: closes every trial run the stopped tuner left unfinished (its supervisor died
+  /// with it) as lost, in the journal and the ledger, at the ledger's last heartbeat for it.
+  /// A trial relaunched later continues the same run; one never relaunched stays closed.
+  void CloseLostAttempts();
   [[nodiscard]] Result<Progress> FinishActive(Active& active);
   void JoinActive(Active& active);
   /// SIGINT or SIGTERM to the tuner: every running trial checkpoints and stops.
@@ -170,8 +182,8 @@ class SupervisedRunner final : public TrialRunner {
   std::condition_variable wake_;  ///< a segment's thread finished
   std::atomic<bool> halting_{false};
   std::chrono::steady_clock::time_point started_;
-  double elapsed_before_ = 0.0;  ///< study clock carried over from an earlier tuner process
-  int preemptions_ = 0;          ///< over every invocation in this process
+  double elapsed_before_ = 0.0;      ///< study clock carried over from an earlier tuner process
+  int preemptions_ = 0;              ///< over every invocation in this process
   std::atomic<int> chaos_fired_{0};  ///< injected ones, against chaos.max (saved)
   int invocations_ = 0;
   int peak_concurrency_ = 0;

@@ -41,6 +41,9 @@ struct SupervisedRunner::Active {
   /// The furthest objective report in the trial's earlier report files, which the tuner may
   /// not have seen (it was killed while the trial reported): (fidelity, value).
   std::optional<std::pair<double, double>> earlier;
+  /// The furthest objective report after it was released, told with its end: a trial that
+  /// trains on before it stops keeps what it reached (fidelity, value).
+  std::optional<std::pair<double, double>> after_release;
 };
 
 }  // namespace frugal::tune

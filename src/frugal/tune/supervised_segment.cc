@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include "frugal/core/log.h"
@@ -91,12 +92,15 @@ std::string SupervisedRunner::RunName(int64_t trial_id) const {
 
 run::SupervisorConfig SupervisedRunner::ConfigFor(const Pending& p) const {
   run::SupervisorConfig c;
-  c.command = {"env", "-C", options_.workdir.string(),
-               "FRUGAL_TRIAL_ID=" + std::to_string(p.trial.id),
-               "FRUGAL_TRIAL_CONFIG=" + ConfigToJson(p.trial.config).dump(),
-               fmt::format("FRUGAL_TRIAL_TARGET={}", p.to_fidelity),
-               fmt::format("FRUGAL_TRIAL_MAX={}", options_.fidelity.LengthOf(p.trial.config)
-                                                      .value_or(options_.max_fidelity))};
+  c.command = {
+      "env",
+      "-C",
+      options_.workdir.string(),
+      "FRUGAL_TRIAL_ID=" + std::to_string(p.trial.id),
+      "FRUGAL_TRIAL_CONFIG=" + ConfigToJson(p.trial.config).dump(),
+      fmt::format("FRUGAL_TRIAL_TARGET={}", p.to_fidelity),
+      fmt::format("FRUGAL_TRIAL_MAX={}",
+                  options_.fidelity.LengthOf(p.trial.config).value_or(options_.max_fidelity))};
   c.command.insert(c.command.end(), options_.command.begin(), options_.command.end());
   c.run_id = RunName(p.trial.id);
   c.run_dir = TrialDir(p.trial.id);
@@ -108,6 +112,8 @@ run::SupervisorConfig SupervisedRunner::ConfigFor(const Pending& p) const {
   c.price = options_.price;
   c.gpus = options_.gpus;
   c.accrual_interval = options_.accrual_interval;
+  // A killed tuner's trial is costed to its last heartbeat: keep that within one accrual.
+  c.heartbeat_interval = options_.accrual_interval;
   c.checkpoint_grace = options_.checkpoint_grace;
   c.stop_grace = options_.stop_grace;
   c.restart = run::RestartPolicy::kRequeue;  // this runner relaunches after a preemption
@@ -124,6 +130,59 @@ run::SupervisorConfig SupervisedRunner::ConfigFor(const Pending& p) const {
     }
   }
   return c;
+}
+
+double SupervisedRunner::JournaledSeconds(int64_t trial_id) const {
+  return ToSeconds(run::ReadJournalHistory(TrialDir(trial_id) / "journal.jsonl").segment_time);
+}
+
+void SupervisedRunner::CloseLostAttempts() {
+  std::unique_ptr<ledger::Ledger> ledger;
+  if (options_.open_ledger) {
+    Result<std::unique_ptr<ledger::Ledger>> opened = options_.open_ledger();
+    if (opened) {
+      ledger = std::move(*opened);
+    } else {
+      log::Warning(
+          "{}: the ledger cannot be opened ({}); the runs of trials the stopped tuner "
+          "left open are closed in their journals only",
+          options_.study, opened.error().message);
+    }
+  }
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(options_.study_dir / "trials", ec)) {
+    const std::string name = entry.path().filename().string();
+    int64_t id = 0;
+    const auto [end, parsed] = std::from_chars(name.data(), name.data() + name.size(), id);
+    if (parsed != std::errc() || end != name.data() + name.size()) continue;
+    const std::filesystem::path path = entry.path() / "journal.jsonl";
+    const run::JournalHistory h = run::ReadJournalHistory(path);
+    if (!h.unfinished_attempt) continue;
+    const std::string run_id = RunName(id);
+    // The ledger closes a lost attempt at the last heartbeat it has (LedgerRecorder, as after a
+    // killed `frugal run`); the journal ends the segment there too, so that the seconds the
+    // study is told (JournaledSeconds) are the seconds the ledger prices.
+    run::WallTime at = h.last_seen.value_or(std::chrono::system_clock::now());
+    std::optional<run::LedgerRecorder> to_ledger;
+    if (ledger) {
+      Result<std::optional<ledger::Run>> found = run::FindRunByName(*ledger, run_id);
+      if (found && *found) at = (*found)->heartbeat.value_or((*found)->start);
+      to_ledger.emplace(*ledger, run_id, options_.record);
+    }
+    run::RunJournal journal(path);
+    std::optional<run::TeeRecorder> tee;
+    run::RunRecorder* recorder = &journal;
+    if (to_ledger) recorder = &tee.emplace(journal, *to_ledger);
+    run::CloseLostAttempt(h, at, *recorder);
+    if (to_ledger && !to_ledger->Flush()) {
+      log::Warning("{}: {} record(s) could not be written to the ledger", run_id,
+                   to_ledger->pending());
+    }
+    log::Warning(
+        "trial {}: its supervisor died with the tuner; run {} closed as lost at its last "
+        "heartbeat",
+        id, run_id);
+  }
 }
 
 void SupervisedRunner::SuperviseLoop(Active& a) {

@@ -24,7 +24,8 @@ enum class SegmentEnd {
   kScheduleEnded,  ///< the trial's own schedule ended before the target (it is complete)
   kFailed,         ///< the trial diverged or crashed
   kBudgetStopped,  ///< the runner's own cap on the trial stopped it (checkpointed)
-  kReleased,       ///< a segment given up with StopInBackground has ended (time only)
+  kReleased,       ///< a segment given up with StopInBackground has ended: its time, and
+                   ///< (value set) the furthest report it made after it was given up
 };
 
 /// One accrual interval of one trial.

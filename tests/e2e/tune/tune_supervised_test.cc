@@ -228,8 +228,8 @@ TEST_F(TuneSupervised, AshaStopDecidesRungsInFlightWithoutRestartingTheTrial) {
   EXPECT_EQ(stopped_early, pruned) << r.out;
   EXPECT_EQ(doc["trials"]["completed"].get<int>(), 8 - pruned) << r.out;
   // A trial stopped in flight closes its ledger run, and the runs add up to the study's spend.
-  const CommandResult runs = RunFrugal(
-      {"--json", "runs", "list", "--tag", "study=stop", "--limit", "100"}, home_.path());
+  const CommandResult runs =
+      RunFrugal({"--json", "runs", "list", "--tag", "study=stop", "--limit", "100"}, home_.path());
   ASSERT_EQ(runs.exit_code, 0) << runs.err;
   const nlohmann::json listed = nlohmann::json::parse(runs.out, nullptr, false);
   ASSERT_EQ(listed["runs"].size(), 8U) << runs.out;
@@ -240,6 +240,32 @@ TEST_F(TuneSupervised, AshaStopDecidesRungsInFlightWithoutRestartingTheTrial) {
   }
   const double spend = doc["spend_usd"].get<double>();
   EXPECT_NEAR(static_cast<double>(micros) / 1e6, spend, 0.002 + spend * 0.01) << runs.out;
+}
+
+TEST_F(TuneSupervised, ATrialThatTrainsOnPastItsStopKeepsWhatItReached) {
+  // A trainer slow to honour a stop (here: never; its epochs take 0.1 s, far inside the
+  // supervisor's grace) trains to the end after its rung pruned it. That training was paid
+  // for: the trial is complete with its final result, not pruned at the rung it passed.
+  std::string stubborn = kTrainer;
+  const std::string honour = "        if frugal.should_stop():\n            sys.exit(0)\n";
+  ASSERT_NE(stubborn.find(honour), std::string::npos);
+  stubborn.erase(stubborn.find(honour), honour.size());
+  WriteTestFile(dir_ / "trainer.py", stubborn);
+  const CommandResult r = RunFakeStudy("stubborn", ", grace: 1", "asha-stop", 5, 8);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  ReadLog();
+  const nlohmann::json state = SavedState(r, "stubborn");
+  ASSERT_EQ(state["trials"].size(), 8U) << state.dump();
+  for (const auto& t : state["trials"]) {
+    const int id = t["id"].get<int>();
+    ASSERT_EQ(epochs_[id], 9) << "trial " << id << " stopped: the trainer should not";
+    EXPECT_EQ(t["state"], "completed") << t.dump();
+    const double x = t["config"]["x"].get<double>();
+    EXPECT_NEAR(t["last_value"].get<double>(), (x - 0.3) * (x - 0.3) + 0.1, 1e-9) << t.dump();
+  }
+  EXPECT_EQ(doc["trials"]["completed"], 8) << r.out;
 }
 
 TEST_F(TuneSupervised, AnEarlyRungNotYetTrustedIsPassedWithoutRestartingTheTrial) {
@@ -303,7 +329,8 @@ TEST_F(TuneSupervised, ScaleByTrainsEachTrialToItsShareOfEachRungAndToItsOwnEnd)
   for (const auto& t : state["trials"]) {
     const double x = t["config"]["x"].get<double>();
     const auto& epochs = t["config"]["epochs"];
-    const int length = epochs.is_string() ? std::stoi(epochs.get<std::string>()) : epochs.get<int>();
+    const int length =
+        epochs.is_string() ? std::stoi(epochs.get<std::string>()) : epochs.get<int>();
     const int rung_epochs[] = {length / 3, length};
     for (size_t k = 0; k < 2; ++k) {
       if (t["rung_losses"][k].is_null()) continue;
@@ -410,9 +437,8 @@ TEST_F(TuneSupervised, ParallelTrialsOverlapHoldTheBudgetAndResumeAfterAKill) {
   }
 
   // Each trial is a ledger run with the spec's tags; together they cost what the study spent.
-  const CommandResult runs =
-      RunFrugal({"--db", db, "--json", "runs", "list", "--tag", "study=par", "--limit", "100"},
-                home_.path());
+  const CommandResult runs = RunFrugal(
+      {"--db", db, "--json", "runs", "list", "--tag", "study=par", "--limit", "100"}, home_.path());
   ASSERT_EQ(runs.exit_code, 0) << runs.err;
   const nlohmann::json listed = nlohmann::json::parse(runs.out, nullptr, false);
   ASSERT_EQ(listed["runs"].size(), doc["trials_started"].get<size_t>()) << runs.out;
@@ -464,14 +490,125 @@ TEST_F(TuneSupervised, CtrlCCheckpointsEveryRunningTrialAndResumeFinishesTheStud
   for (const auto& [trial, list] : ReadLog()) {
     for (const Segment& s : list) EXPECT_EQ(s.from, s.done_before) << "trial " << trial;
   }
-  const CommandResult runs = RunFrugal(
-      {"--json", "runs", "list", "--tag", "study=par", "--limit", "100"}, home_.path());
+  const CommandResult runs =
+      RunFrugal({"--json", "runs", "list", "--tag", "study=par", "--limit", "100"}, home_.path());
   ASSERT_EQ(runs.exit_code, 0) << runs.err;
   int64_t micros = 0;
   const nlohmann::json listed = nlohmann::json::parse(runs.out, nullptr, false);
   for (const auto& run : listed["runs"]) micros += run["cost_micros"].get<int64_t>();
   const double spend = doc["spend_usd"].get<double>();
   EXPECT_NEAR(static_cast<double>(micros) / 1e6, spend, 0.002 + spend * 0.01) << runs.out;
+}
+
+// A trainer that is slow to checkpoint when the tuner stops it in flight (two seconds), and
+// that exits at once when its supervisor is gone (SIGTERM: the tuner was killed). Each stop
+// request is logged to stops.log; spans.log as kSlowTrainer.
+const std::string kSlowToStopTrainer = std::string(kTrainerPrelude) + R"py(
+def log(name, line):
+    with open(name, "a") as f:
+        f.write(line + "\n")
+def save(step):
+    with frugal.checkpoint(step) as d:
+        with open(os.path.join(d, "state.json"), "w") as f:
+            json.dump({"epoch": epoch}, f)
+log("spans.log", f"B {trial} {time.time()}")
+try:
+    while epoch < target:
+        for i in range(10):
+            time.sleep(0.05)
+            frugal.report(epoch * 10 + i, heartbeat=1)
+            if frugal.should_stop():
+                sys.exit(0)
+            if frugal.checkpoint_requested():
+                log("stops.log", f"{trial} {time.time()}")
+                for _ in range(40):
+                    time.sleep(0.05)
+                    if frugal.should_stop():
+                        sys.exit(0)
+                save(epoch * 10 + i)
+                sys.exit(0)
+        epoch += 1
+        save(epoch * 10)
+        frugal.report(epoch * 10, epoch=epoch, loss=(config["x"] - 0.3) ** 2 + 1.0 / (epoch + 1))
+finally:
+    log("spans.log", f"E {trial} {time.time()}")
+)py";
+
+constexpr const char* kOrphanStudy = R"(name: orphan
+trial:
+  command: [python3, trainer.py]
+space:
+  x: {type: float, low: 0.0, high: 1.0}
+objective: {metric: loss, direction: minimize}
+fidelity: {name: epoch, min: 1, max: 9, grace: 1, reduction_factor: 3, cost_per_unit: 700ms}
+scheduler: asha-stop
+seed: 5
+resources: {gpus: 1, price_per_hour: 36, workers: 2}
+gates: {budget_usd: 1, max_trials: 6}
+)";
+
+/// Segments begun and not yet ended, from spans.log.
+int OpenSpans(const std::filesystem::path& spans) {
+  std::ifstream in(spans);
+  int open = 0;
+  for (std::string line; std::getline(in, line);) open += line.rfind("B ", 0) == 0 ? 1 : -1;
+  return open;
+}
+
+TEST_F(TuneSupervised, AKilledTunersTrialRunsAreClosedAtTheirLastHeartbeatOnResume) {
+  // SIGKILL to the tuner while a trial it stopped in flight is still checkpointing: that trial
+  // is decided (pruned) and never relaunched, and the other one was mid-segment. On resume,
+  // every run the dead tuner left open is closed at its last heartbeat, not left running (and
+  // charging by the wall clock), and the runs still cost what the study says it spent.
+  WriteTestFile(dir_ / "trainer.py", kSlowToStopTrainer);
+  WriteTestFile(dir_ / "study.yaml", kOrphanStudy);
+  const pid_t pid =
+      StartFrugal({"-q", "tune", (dir_ / "study.yaml").string()}, home_.path(), Env());
+  ASSERT_GE(pid, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!std::filesystem::exists(dir_ / "stops.log") &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(std::filesystem::exists(dir_ / "stops.log")) << "no trial was stopped in flight";
+  int stopped = -1;
+  std::ifstream(dir_ / "stops.log") >> stopped;
+  // Long enough for the study to save its state with the trial stopped, well inside its stop.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  // The trials see their supervisors die and exit.
+  const auto exited = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (OpenSpans(dir_ / "spans.log") > 0 && std::chrono::steady_clock::now() < exited) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(OpenSpans(dir_ / "spans.log"), 0) << "a trial outlived the killed tuner";
+
+  const CommandResult r = RunFrugal({"--json", "tune", "resume", "orphan"}, home_.path(), Env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  const CommandResult runs = RunFrugal(
+      {"--json", "runs", "list", "--tag", "study=orphan", "--limit", "100"}, home_.path());
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  const nlohmann::json listed = nlohmann::json::parse(runs.out, nullptr, false);
+  ASSERT_EQ(listed["runs"].size(), doc["trials_started"].get<size_t>()) << runs.out;
+  int64_t micros = 0;
+  bool found_stopped = false;
+  for (const auto& run : listed["runs"]) {
+    micros += run["cost_micros"].get<int64_t>();
+    EXPECT_NE(run["status"], "running") << run.dump();
+    if (run["tags"]["trial"] == std::to_string(stopped)) {
+      found_stopped = true;
+      EXPECT_GT(run["cost_micros"].get<int64_t>(), 0) << run.dump();
+    }
+  }
+  EXPECT_TRUE(found_stopped) << runs.out;
+  // Within one accrual interval (1 s at $36/h) of the study's spend.
+  const double spend = doc["spend_usd"].get<double>();
+  EXPECT_NEAR(static_cast<double>(micros) / 1e6, spend, 0.01) << runs.out << r.err;
 }
 
 TEST(TunePytorch, ExampleStudyRunsUnderItsBudgetWithPreemptions) {
