@@ -385,6 +385,14 @@ resources: {gpus: 1, price_per_hour: 36, workers: 3}
 gates: {budget_usd: 0.12, max_trials: 12}
 )";
 
+/// Segments begun and not yet ended, from spans.log.
+int OpenSpans(const std::filesystem::path& spans) {
+  std::ifstream in(spans);
+  int open = 0;
+  for (std::string line; std::getline(in, line);) open += line.rfind("B ", 0) == 0 ? 1 : -1;
+  return open;
+}
+
 /// The most segments whose [begin, end) spans overlap at one moment, from spans.log.
 int PeakOverlap(const std::filesystem::path& spans) {
   std::vector<std::pair<double, int>> edges;
@@ -463,10 +471,7 @@ TEST_F(TuneSupervised, CtrlCCheckpointsEveryRunningTrialAndResumeFinishesTheStud
   // Interrupt once trials run side by side.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (PeakOverlap(dir_ / "spans.log") < 2 && std::chrono::steady_clock::now() < deadline) {
-    std::ifstream in(dir_ / "spans.log");
-    int running = 0;
-    for (std::string line; std::getline(in, line);) running += line.rfind("B ", 0) == 0 ? 1 : -1;
-    if (running >= 2) break;
+    if (OpenSpans(dir_ / "spans.log") >= 2) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -546,14 +551,6 @@ seed: 5
 resources: {gpus: 1, price_per_hour: 36, workers: 2}
 gates: {budget_usd: 1, max_trials: 6}
 )";
-
-/// Segments begun and not yet ended, from spans.log.
-int OpenSpans(const std::filesystem::path& spans) {
-  std::ifstream in(spans);
-  int open = 0;
-  for (std::string line; std::getline(in, line);) open += line.rfind("B ", 0) == 0 ? 1 : -1;
-  return open;
-}
 
 TEST_F(TuneSupervised, AKilledTunersTrialRunsAreClosedAtTheirLastHeartbeatOnResume) {
   // SIGKILL to the tuner while a trial it stopped in flight is still checkpointing: that trial
