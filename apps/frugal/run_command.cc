@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 
 #include "commands.h"
-#include "frugal/monitor/proc_sampler.h"
+#include "frugal/core/file_lock.h"
 #include "frugal/ledger/ledger.h"
+#include "frugal/monitor/proc_sampler.h"
 #include "frugal/run/ledger_recorder.h"
 #include "frugal/run/run_journal.h"
 #include "policy_gate.h"
@@ -108,6 +109,10 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
 
   // The policy before anything is written: a refused run leaves no ledger row and no run dir.
   const PolicyCheck policy_check = FRUGAL_TRY(CheckRunAgainstPolicy(o, setup, global, s));
+
+  // One supervisor per run: a second one would interleave its journal and checkpoints.
+  const FileLock lock = FRUGAL_TRY(
+      FileLock::Acquire(config.run_dir / "supervisor.lock", "run '" + config.run_id + "'"));
 
   // The ledger first: a run that cannot be accounted for does not start.
   std::unique_ptr<ledger::Ledger> db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));

@@ -13,7 +13,9 @@
 #include <ostream>
 
 #include "commands.h"
+#include "frugal/catalog/catalog.h"
 #include "frugal/core/atomic_file.h"
+#include "frugal/core/file_lock.h"
 #include "frugal/core/paths.h"
 #include "frugal/core/table.h"
 #include "frugal/core/text.h"
@@ -21,7 +23,6 @@
 #include "frugal/tune/ledger_study_store.h"
 #include "frugal/tune/replay_runner.h"
 #include "frugal/tune/study.h"
-#include "frugal/catalog/catalog.h"
 #include "frugal/tune/study_check.h"
 #include "frugal/tune/study_pricing.h"
 #include "frugal/tune/study_report.h"
@@ -174,6 +175,15 @@ struct Bench {
 
 /// Where a study's trials keep their runs (checkpoints, journals, reports).
 fs::path StudyDir(const std::string& name) { return UserDataDir() / "studies" / name; }
+
+/// One tuner per study (on this host): a second one resuming a live study would mark its
+/// running trials lost and launch them again. A killed tuner's lock goes with it.
+Result<FileLock> LockStudy(const std::string& name) {
+  if (!tune::IsStudyName(name)) {
+    return Fail(ErrorCode::kBadInput, "study name '" + name + "': " + tune::kStudyNameRule);
+  }
+  return FileLock::Acquire(StudyDir(name) / "study.lock", "study '" + name + "'");
+}
 
 /// kBadInput naming the field when the trial command's program cannot be found.
 Result<void> CheckCommand(const StudySpec& spec, const fs::path& workdir) {
@@ -371,6 +381,7 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
   }
   const tune::SpecText text = FRUGAL_TRY(o.spec_path.empty() ? SpecFromFlags(o) : SpecFromFile(o));
   const StudySpec parsed = FRUGAL_TRY(tune::ParseStudySpec(text.yaml, text.source, text.base_dir));
+  const FileLock lock = FRUGAL_TRY(LockStudy(parsed.name));
   // The policy first: a refused study writes nothing, not even the ledger its trials would use.
   const PolicyCheck policy_check = FRUGAL_TRY(CheckStudyAgainstPolicy(o, parsed, global, s));
   Bench b = FRUGAL_TRY(Assemble(text, global, FreshRunPrefix(parsed.name)));
@@ -410,6 +421,7 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
 Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
   Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kMustExist));
   tune::StudyStore& store = *st.store;
+  const FileLock lock = FRUGAL_TRY(LockStudy(o.study));
   const nlohmann::json state = FRUGAL_TRY(store.Load(o.study));
   const tune::SpecText text{state.value("spec_yaml", ""), state.value("spec_source", ""),
                             state.value("spec_base", "")};

@@ -183,12 +183,15 @@ Result<void> LedgerRecorder::BeginOrReopen(const RunStart& start) {
   return {};
 }
 
-Result<void> LedgerRecorder::FinishLostAttempt() {
+Result<void> LedgerRecorder::FinishLostAttempt(ledger::Timestamp last_seen) {
   std::optional<ledger::Run> earlier = FRUGAL_TRY(FindRunByName(ledger_, name_));
   if (!earlier || earlier->status != ledger::RunStatus::kRunning) return {};  // swept already
-  // Like the sweep: the attempt is costed up to the last moment the ledger heard from it.
+  // Like the sweep, the attempt is costed up to the last moment anything heard from it: the
+  // ledger's last heartbeat, or the journal's last record when that is later (the journal also
+  // records samples and events between heartbeats). The journal closes it at the same moment,
+  // so the two agree on the attempt's seconds.
   return ledger_.FinishRun(earlier->id, ledger::RunStatus::kLost,
-                           earlier->heartbeat.value_or(earlier->start));
+                           std::max(earlier->heartbeat.value_or(earlier->start), last_seen));
 }
 
 std::optional<ledger::SegmentId> LedgerRecorder::SegmentId(int segment) const {
@@ -246,7 +249,8 @@ void LedgerRecorder::RecordHeartbeat(const Heartbeat& heartbeat) {
 
 void LedgerRecorder::RunFinished(const RunFinish& finish) {
   if (!run_ && finish.outcome == "lost") {
-    Submit("the earlier attempt's loss", [this] { return FinishLostAttempt(); });
+    Submit("the earlier attempt's loss",
+           [this, at = ToLedgerTime(finish.at)] { return FinishLostAttempt(at); });
     return;
   }
   Submit("the run's end", [this, finish]() -> Result<void> {

@@ -62,7 +62,7 @@ class LedgerRecorder : public RunRecorder {
   /// Queues `write` behind anything pending and tries the queue.
   void Submit(std::string what, Write write);
   [[nodiscard]] Result<void> BeginOrReopen(const RunStart& start);
-  [[nodiscard]] Result<void> FinishLostAttempt();
+  [[nodiscard]] Result<void> FinishLostAttempt(ledger::Timestamp last_seen);
   [[nodiscard]] std::optional<ledger::SegmentId> SegmentId(int segment) const;
 
   ledger::Ledger& ledger_;

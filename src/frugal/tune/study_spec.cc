@@ -381,6 +381,10 @@ double StudySpec::RungFidelity(const RungLadder& ladder, const Config& config, i
                     *length);
 }
 
+bool IsStudyName(std::string_view name) {
+  return !name.empty() && name.front() != '.' && name.find_first_of("/\\ ") == std::string::npos;
+}
+
 Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,
                                  const std::filesystem::path& base_dir) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(yaml_text, source));
@@ -399,13 +403,7 @@ Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,
   StudySpec spec;
   spec.source = source;
   spec.name = FRUGAL_TRY(doc.RequiredString(root, "name"));
-  // The name is a file name in the data directory: "." and ".." would escape it.
-  if (spec.name.empty() || spec.name.front() == '.' ||
-      spec.name.find_first_of("/\\ ") != std::string::npos) {
-    return Fail(
-        doc.ErrorAt(root["name"], "name",
-                    "must be non-empty, without spaces or slashes, and not start with '.'"));
-  }
+  if (!IsStudyName(spec.name)) return Fail(doc.ErrorAt(root["name"], "name", kStudyNameRule));
   spec.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
   FRUGAL_TRY(ParseTrial(doc, root, base_dir, spec));
   spec.space = FRUGAL_TRY(ParseSpace(doc, root["space"]));

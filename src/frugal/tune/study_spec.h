@@ -124,6 +124,12 @@ struct StudySpec {
   double RungFidelity(const RungLadder& ladder, const Config& config, int rung) const;
 };
 
+/// Whether `name` can name a study: it is a file name in the data directory, so it is
+/// non-empty, has no spaces or slashes, and does not start with '.' ("." and ".." would escape).
+bool IsStudyName(std::string_view name);
+inline constexpr const char* kStudyNameRule =
+    "must be non-empty, without spaces or slashes, and not start with '.'";
+
 /// Parses a study spec. kBadInput "file:line:col: field 'x': ..." on any bad field; relative
 /// replay directories resolve against `base_dir`.
 [[nodiscard]] Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,

@@ -10,6 +10,7 @@
 #include "frugal/core/money.h"
 #include "frugal/ledger/types.h"
 #include "frugal/run/child_process.h"
+#include "frugal/run/run_journal.h"
 #include "postgres_server.h"
 #include "run_e2e_support.h"
 #include "support/test_support.h"
@@ -187,16 +188,33 @@ TEST(RunLedger, BudgetStopRecordsTheEventAndTheSegmentEnd) {
 
 TEST(RunLedger, SigkilledSupervisorLeavesARunTheSweepMarksLostAtItsLastHeartbeat) {
   TempDir home;
+  // `exec`: the sleep is the supervised child itself, which is told to go when its killed
+  // supervisor dies. Under a shell it would be a grandchild, outlive the test and hold its
+  // output open.
   const std::vector<std::string> args = {
-      FRUGAL_BINARY,          "-q",    "run", "--price", "3.6/h", "--run-id", "L5",
-      "--heartbeat-interval", "200ms", "--",  "/bin/sh", "-c",    "sleep 30"};
+      FRUGAL_BINARY,          "-q",    "run", "--price", "3.6/h", "--run-id",     "L5",
+      "--heartbeat-interval", "200ms", "--",  "/bin/sh", "-c",    "exec sleep 30"};
   auto frugal =
       ChildProcess::Spawn({args, {{"FRUGAL_HOME", home.path().string()}}, ChildStdout::kInherit});
   ASSERT_TRUE(frugal.has_value());
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // A second supervisor of the same run is refused while the first lives, and writes nothing.
+  auto second =
+      RunFrugal({"run", "--price", "3.6/h", "--run-id", "L5", "--", "/bin/true"}, home.path());
+  EXPECT_EQ(second.exit_code, 2) << second.err;
+  EXPECT_NE(second.err.find("run 'L5' is in use by another frugal process (pid " +
+                            std::to_string((*frugal)->pid()) + ")"),
+            std::string::npos)
+      << second.err;
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   (*frugal)->SignalGroup(SIGKILL);
   (*frugal)->WaitFor(std::chrono::seconds(10));
   const auto killed_at = ledger::Now();
+  EXPECT_EQ(ShowRun("L5", home.path())["segments"].size(), 1u);
+  int attempts = 0;
+  for (const json& r : run::ReadJournal(home.path() / "data" / "runs" / "L5" / "journal.jsonl"))
+    attempts += r["record"] == "run_started" ? 1 : 0;
+  EXPECT_EQ(attempts, 1);
 
   json show = ShowRun("L5", home.path());
   EXPECT_EQ(show["status"], "running");
@@ -229,9 +247,16 @@ TEST(RunLedger, SigkilledSupervisorLeavesARunTheSweepMarksLostAtItsLastHeartbeat
 
 TEST(RunLedger, KilledAttemptIsClosedLostWhenTheRunIsStartedAgainBeforeAnySweep) {
   TempDir home;
-  const std::vector<std::string> args = {
-      FRUGAL_BINARY,          "-q",    "run", "--price", "3.6/h", "--run-id", "L6",
-      "--heartbeat-interval", "200ms", "--",  "/bin/sh", "-c",    "sleep 30"};
+  // Heartbeats are rare and samples frequent: the journal's last record is well after the
+  // ledger's last heartbeat, and both must close the lost attempt at that later moment.
+  const std::vector<std::string> args = {FRUGAL_BINARY,  "-q",
+                                         "run",          "--price",
+                                         "3.6/h",        "--run-id",
+                                         "L6",           "--heartbeat-interval",
+                                         "1h",           "--sample-interval",
+                                         "100ms",        "--",
+                                         "/bin/sh",      "-c",
+                                         "exec sleep 30"};
   auto frugal =
       ChildProcess::Spawn({args, {{"FRUGAL_HOME", home.path().string()}}, ChildStdout::kInherit});
   ASSERT_TRUE(frugal.has_value());
@@ -248,6 +273,15 @@ TEST(RunLedger, KilledAttemptIsClosedLostWhenTheRunIsStartedAgainBeforeAnySweep)
   EXPECT_EQ(show["segments"][1]["end_reason"], "failed");
   EXPECT_LT(TimeOf(show["segments"][0]["end"]), TimeOf(show["segments"][1]["start"]));
   EXPECT_EQ(show["cost_micros"].get<int64_t>(), ExpectedSpend(show).micros());
+  // The journal and the ledger agree on when the lost attempt ended, to the millisecond, and
+  // that is close to the kill (not the segment's start, where the only heartbeat was).
+  std::optional<ledger::Timestamp> journal_end;
+  for (const json& r : run::ReadJournal(home.path() / "data" / "runs" / "L6" / "journal.jsonl")) {
+    if (r["record"] == "segment_closed" && r["end"] == "lost") journal_end = TimeOf(r["at"]);
+  }
+  ASSERT_TRUE(journal_end.has_value());
+  EXPECT_EQ(*journal_end, TimeOf(show["segments"][0]["end"]));
+  EXPECT_GE(*journal_end - TimeOf(show["segments"][0]["start"]), std::chrono::milliseconds(500));
 }
 
 TEST(RunLedger, RequeuedRunContinuesUnderOneLedgerRun) {

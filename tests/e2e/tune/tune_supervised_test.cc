@@ -570,8 +570,21 @@ TEST_F(TuneSupervised, AKilledTunersTrialRunsAreClosedAtTheirLastHeartbeatOnResu
   ASSERT_TRUE(std::filesystem::exists(dir_ / "stops.log")) << "no trial was stopped in flight";
   int stopped = -1;
   std::ifstream(dir_ / "stops.log") >> stopped;
+  const auto stop_seen = std::chrono::steady_clock::now();
+  // While the tuner lives, neither a resume nor a fresh start may take the study over: either
+  // would mark its running trials lost (or clear their checkpoints) and launch them again.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"tune", "resume", "orphan"},
+        std::vector<std::string>{"tune", "--restart", (dir_ / "study.yaml").string()}}) {
+    const CommandResult refused = RunFrugal(args, home_.path(), Env());
+    EXPECT_EQ(refused.exit_code, 2) << args[1] << ": " << refused.err;
+    EXPECT_NE(refused.err.find("study 'orphan' is in use by another frugal process (pid " +
+                               std::to_string(pid) + ")"),
+              std::string::npos)
+        << refused.err;
+  }
   // Long enough for the study to save its state with the trial stopped, well inside its stop.
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  std::this_thread::sleep_until(stop_seen + std::chrono::milliseconds(1200));
   ::kill(pid, SIGKILL);
   int status = 0;
   ::waitpid(pid, &status, 0);
