@@ -381,9 +381,9 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
   }
   const tune::SpecText text = FRUGAL_TRY(o.spec_path.empty() ? SpecFromFlags(o) : SpecFromFile(o));
   const StudySpec parsed = FRUGAL_TRY(tune::ParseStudySpec(text.yaml, text.source, text.base_dir));
-  const FileLock lock = FRUGAL_TRY(LockStudy(parsed.name));
   // The policy first: a refused study writes nothing, not even the ledger its trials would use.
   const PolicyCheck policy_check = FRUGAL_TRY(CheckStudyAgainstPolicy(o, parsed, global, s));
+  const FileLock lock = FRUGAL_TRY(LockStudy(parsed.name));
   Bench b = FRUGAL_TRY(Assemble(text, global, FreshRunPrefix(parsed.name)));
   Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kCreateIfMissing));
   tune::StudyStore& store = *st.store;
@@ -413,7 +413,8 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
   auto study = FRUGAL_TRY(tune::Study::Create(text, b.spec, *b.runner, store, b.table.get()));
   overridden.Link(b.spec.name, s);
   if (b.supervised != nullptr) b.supervised->BindGate(&study->gate());
-  Result<tune::StudySummary> ran = study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms}, s));
+  Result<tune::StudySummary> ran =
+      study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms, b.supervised != nullptr}, s));
   overridden.Link(b.spec.name, s);
   return Finish(s, global, *study, b, std::move(ran));
 }
@@ -428,8 +429,9 @@ Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Strea
   Bench b = FRUGAL_TRY(Assemble(text, global, "", &state));
   auto study = FRUGAL_TRY(tune::Study::Restore(state, b.spec, *b.runner, store, b.table.get()));
   if (b.supervised != nullptr) b.supervised->BindGate(&study->gate());
-  return Finish(s, global, *study, b,
-                study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms}, s)));
+  return Finish(
+      s, global, *study, b,
+      study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms, b.supervised != nullptr}, s)));
 }
 
 Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {

@@ -13,7 +13,7 @@
 // chosen on.
 //
 // Usage: tune_eval [--data DIR] [--seeds N] [--first-seed S] [--python PATH] [--no-optuna]
-//                  [--only METHOD] [--table TABLE] [--grid]
+//                  [--only METHOD] [--table TABLE] [--grid] [--explain [--oracle]]
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -265,7 +265,7 @@ std::optional<Loaded> LoadDataset(const Dataset& d) {
 /// Where each seed's cost to ε went: trials started by then, and the share of the spend on
 /// trials by the deepest rung they had reached (r0 = the lowest rung).
 void Explain(const Loaded& l, const std::vector<Method>& methods, const std::string& only,
-             int first_seed, int seeds) {
+             int first_seed, int seeds, bool oracle) {
   std::cout << fmt::format("\n### {}: where the cost to ε goes\n", l.d.name);
   for (const Method& m : methods) {
     if (m.name == "random" || m.name.find(only) == std::string::npos) continue;
@@ -273,9 +273,10 @@ void Explain(const Loaded& l, const std::vector<Method>& methods, const std::str
                              "started as trial # | spend share by deepest rung reached (none, r0, "
                              "r1, ...) |\n|---|---|---|---|---|\n",
                              m.name);
-    std::vector<double> costs, started;
+    std::vector<double> costs, started, first;
     for (int seed = first_seed; seed < first_seed + seeds; ++seed) {
-      const Outcome o = RunFrugal(l.d, l.table, m, seed, l.large, l.target);
+      const Outcome o = RunFrugal(l.d, oracle ? l.oracle : l.table, m, seed, l.large, l.target);
+      if (!o.near_best_started.empty()) first.push_back(o.near_best_started.front());
       if (!o.reach_cost) {
         std::cout << fmt::format("| {} | - | - | - | - |\n", seed);
         continue;
@@ -288,8 +289,9 @@ void Explain(const Loaded& l, const std::vector<Method>& methods, const std::str
       std::cout << fmt::format("| {} | {} | {} | {} | {} |\n", seed, Dollars(*o.reach_cost),
                                o.started, fmt::join(o.near_best_started, ", "), shares);
     }
-    std::cout << fmt::format("\nmedian cost {}, median trials started {}\n", Dollars(Median(costs)),
-                             Median(started));
+    std::cout << fmt::format(
+        "\nmedian cost {}, median trials started {}, median first within-ε trial # {}\n",
+        Dollars(Median(costs)), Median(started), Median(first));
   }
 }
 
@@ -375,6 +377,7 @@ int main(int argc, char** argv) {
   std::string only;          // run only the methods whose name contains this (and random search)
   std::string table_filter;  // run only the tables whose name contains this
   bool explain = false;  // where the cost to ε goes, per seed, for the methods --only selects
+  bool oracle = false;   // --explain on the oracle copy (every point carries its final value)
   int first_seed = 1;  // the grid chose settings on seeds 1-20; report on fresh ones
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -396,6 +399,8 @@ int main(int argc, char** argv) {
       table_filter = argv[++i];
     else if (arg == "--explain")
       explain = true;
+    else if (arg == "--oracle")
+      oracle = true;
   }
   const std::vector<Dataset> datasets = {
       // The search space of the upstream random search, so samplers and models see the
@@ -475,7 +480,7 @@ int main(int argc, char** argv) {
     const double budget = loaded->budget;
     const double large = loaded->large;
     if (explain) {
-      Explain(*loaded, methods, only, first_seed, seeds);
+      Explain(*loaded, methods, only, first_seed, seeds, oracle);
       continue;
     }
     std::vector<std::pair<std::string, Row>> rows;

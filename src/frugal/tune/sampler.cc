@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "frugal/core/text.h"
@@ -89,44 +90,77 @@ Result<void> HaltonSampler::LoadState(const std::string& state) {
   return {};
 }
 
+namespace {
+
+/// TPE's model of a history: per dimension, the coordinates of the best γ share ("good") and
+/// of the rest, each a Parzen density.
+class TpeModel {
+ public:
+  TpeModel(size_t dimensions, std::span<const Observation> history)
+      : good_(dimensions), bad_(dimensions) {
+    std::vector<const Observation*> sorted;
+    for (const Observation& o : history) sorted.push_back(&o);
+    std::sort(sorted.begin(), sorted.end(),
+              [](const Observation* a, const Observation* b) { return a->loss < b->loss; });
+    // γ as Optuna's default: the best min(⌈0.1 n⌉, 25) are "good".
+    const size_t n_good = std::min<size_t>(
+        25, static_cast<size_t>(std::ceil(0.1 * static_cast<double>(sorted.size()))));
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      for (size_t d = 0; d < dimensions && d < sorted[i]->point.size(); ++d) {
+        const double x = sorted[i]->point[d];
+        if (x < 0) continue;  // inactive
+        (i < n_good ? good_ : bad_)[d].push_back(x);
+      }
+    }
+  }
+
+  /// A draw from the good mixture: per dimension the prior with weight 1/(n+1), else a kernel.
+  std::vector<double> Draw(std::mt19937_64& rng, std::normal_distribution<double>& noise) const {
+    std::vector<double> point(good_.size());
+    for (size_t d = 0; d < good_.size(); ++d) {
+      const std::vector<double>& g = good_[d];
+      const auto pick = std::uniform_int_distribution<size_t>(0, g.size())(rng);
+      const double x = pick == g.size() ? Uniform(rng) : g[pick] + Bandwidth(g.size()) * noise(rng);
+      point[d] = std::clamp(x, 0.0, std::nextafter(1.0, 0.0));
+    }
+    return point;
+  }
+
+  /// log good density − log bad density, over the active coordinates.
+  double Score(std::span<const double> point) const {
+    double score = 0.0;
+    for (size_t d = 0; d < good_.size() && d < point.size(); ++d) {
+      if (point[d] < 0) continue;
+      score += std::log(Parzen(point[d], good_[d], Bandwidth(good_[d].size()))) -
+               std::log(Parzen(point[d], bad_[d], Bandwidth(bad_[d].size())));
+    }
+    return score;
+  }
+
+ private:
+  std::vector<std::vector<double>> good_, bad_;
+};
+
+}  // namespace
+
+size_t Sampler::Pick(size_t dimensions, std::span<const Observation> history,
+                     std::span<const std::vector<double>> pool) {
+  return Nearest(Propose(dimensions, history), pool);
+}
+
 std::vector<double> TpeSampler::Propose(size_t dimensions, std::span<const Observation> history) {
   if (history.size() < startup_) {
     std::vector<double> point(dimensions);
     for (double& u : point) u = Uniform(rng_);
     return point;
   }
-  std::vector<const Observation*> sorted;
-  for (const Observation& o : history) sorted.push_back(&o);
-  std::sort(sorted.begin(), sorted.end(),
-            [](const Observation* a, const Observation* b) { return a->loss < b->loss; });
-  // γ as Optuna's default: the best min(⌈0.1 n⌉, 25) are "good".
-  const size_t n_good = std::min<size_t>(
-      25, static_cast<size_t>(std::ceil(0.1 * static_cast<double>(sorted.size()))));
-  std::vector<std::vector<double>> good(dimensions), bad(dimensions);
-  for (size_t i = 0; i < sorted.size(); ++i) {
-    for (size_t d = 0; d < dimensions && d < sorted[i]->point.size(); ++d) {
-      const double x = sorted[i]->point[d];
-      if (x < 0) continue;  // inactive
-      (i < n_good ? good : bad)[d].push_back(x);
-    }
-  }
+  const TpeModel model(dimensions, history);
   std::normal_distribution<double> noise(0.0, 1.0);
   std::vector<double> best_point;
   double best_score = -1e300;
   for (size_t c = 0; c < candidates_; ++c) {
-    std::vector<double> point(dimensions);
-    double score = 0.0;
-    for (size_t d = 0; d < dimensions; ++d) {
-      const std::vector<double>& g = good[d];
-      const double bw_good = Bandwidth(g.size());
-      // Draw from the good mixture: the prior with weight 1/(n+1), else a kernel.
-      const auto pick = std::uniform_int_distribution<size_t>(0, g.size())(rng_);
-      double x = pick == g.size() ? Uniform(rng_) : g[pick] + bw_good * noise(rng_);
-      x = std::clamp(x, 0.0, std::nextafter(1.0, 0.0));
-      point[d] = x;
-      score +=
-          std::log(Parzen(x, g, bw_good)) - std::log(Parzen(x, bad[d], Bandwidth(bad[d].size())));
-    }
+    std::vector<double> point = model.Draw(rng_, noise);
+    const double score = model.Score(point);
     if (score > best_score) {
       best_score = score;
       best_point = std::move(point);
@@ -134,6 +168,25 @@ std::vector<double> TpeSampler::Propose(size_t dimensions, std::span<const Obser
   }
   return best_point;
 }
+
+size_t TpeSampler::Pick(size_t dimensions, std::span<const Observation> history,
+                        std::span<const std::vector<double>> pool) {
+  if (history.size() < startup_) return Sampler::Pick(dimensions, history, pool);
+  const TpeModel model(dimensions, history);
+  std::normal_distribution<double> noise(0.0, 1.0);
+  size_t best = 0;
+  double best_score = -1e300;
+  for (size_t c = 0; c < candidates_; ++c) {
+    const size_t i = Nearest(model.Draw(rng_, noise), pool);
+    const double score = model.Score(pool[i]);
+    if (score > best_score) {
+      best_score = score;
+      best = i;
+    }
+  }
+  return best;
+}
+
 std::string TpeSampler::SaveState() const { return SaveRng(rng_); }
 Result<void> TpeSampler::LoadState(const std::string& state) { return LoadRng(rng_, state); }
 
@@ -147,6 +200,23 @@ std::unique_ptr<Sampler> MakeSampler(SamplerKind kind, uint64_t seed) {
       return std::make_unique<TpeSampler>(seed);
   }
   return nullptr;
+}
+
+size_t Nearest(std::span<const double> point, std::span<const std::vector<double>> pool) {
+  size_t nearest = 0;
+  double best = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < pool.size(); ++i) {
+    double d = 0.0;
+    for (size_t k = 0; k < point.size() && k < pool[i].size(); ++k) {
+      const double x = pool[i][k];
+      if (x >= 0) d += (x - point[k]) * (x - point[k]);
+    }
+    if (d < best) {
+      best = d;
+      nearest = i;
+    }
+  }
+  return nearest;
 }
 
 }  // namespace frugal::tune

@@ -28,6 +28,10 @@ class Sampler {
   virtual ~Sampler() = default;
   /// Proposes a point with `dimensions` coordinates in [0,1).
   virtual std::vector<double> Propose(size_t dimensions, std::span<const Observation> history) = 0;
+  /// Picks one of `pool` (the points a study may still try: a replay table's untried rows) and
+  /// returns its index; `pool` is not empty. By default the pool point nearest a proposal.
+  virtual size_t Pick(size_t dimensions, std::span<const Observation> history,
+                      std::span<const std::vector<double>> pool);
   /// The generator state as text, so a resumed study continues the same sequence.
   virtual std::string SaveState() const = 0;
   /// Restores SaveState's text; kBadInput when it is not one.
@@ -69,6 +73,10 @@ class TpeSampler final : public Sampler {
   explicit TpeSampler(uint64_t seed, size_t startup = 10, size_t candidates = 24)
       : rng_(seed), startup_(startup), candidates_(candidates) {}
   std::vector<double> Propose(size_t dimensions, std::span<const Observation> history) override;
+  /// Snaps each candidate to the pool before scoring it, so the density ratio is judged where
+  /// the trial would really run.
+  size_t Pick(size_t dimensions, std::span<const Observation> history,
+              std::span<const std::vector<double>> pool) override;
   std::string SaveState() const override;
   [[nodiscard]] Result<void> LoadState(const std::string& state) override;
 
@@ -79,5 +87,8 @@ class TpeSampler final : public Sampler {
 };
 
 std::unique_ptr<Sampler> MakeSampler(SamplerKind kind, uint64_t seed);
+
+/// The index of the pool point nearest `point`, over the coordinates both have active (≥ 0).
+size_t Nearest(std::span<const double> point, std::span<const std::vector<double>> pool);
 
 }  // namespace frugal::tune

@@ -79,8 +79,8 @@ bool Study::PickConfig(Trial& trial) {
   const size_t dims = std::max<size_t>(1, spec_.space.dimensions());
   const std::vector<Observation> history =
       spec_.sampler == SamplerKind::kTpe ? History() : std::vector<Observation>{};
-  std::vector<double> point = sampler_->Propose(dims, history);
   if (table_ == nullptr) {
+    std::vector<double> point = sampler_->Propose(dims, history);
     trial.config = spec_.space.ToConfig(point);
     trial.point = std::move(point);
     return true;
@@ -93,23 +93,17 @@ bool Study::PickConfig(Trial& trial) {
   }
   if (unused.empty()) return false;
   size_t chosen = unused.front();
+  std::vector<double> point;
   if (spec_.space.empty()) {
     // An opaque table: the one coordinate picks among the rows not yet tried.
+    point = sampler_->Propose(dims, history);
     chosen = unused[std::min(unused.size() - 1,
                              static_cast<size_t>(point[0] * static_cast<double>(unused.size())))];
   } else {
-    double best = std::numeric_limits<double>::infinity();
-    for (size_t i : unused) {
-      double d = 0.0;
-      for (size_t k = 0; k < point.size(); ++k) {
-        const double x = table_points_[i][k];
-        if (x >= 0) d += (x - point[k]) * (x - point[k]);
-      }
-      if (d < best) {
-        best = d;
-        chosen = i;
-      }
-    }
+    std::vector<std::vector<double>> pool;
+    pool.reserve(unused.size());
+    for (size_t i : unused) pool.push_back(table_points_[i]);
+    chosen = unused[sampler_->Pick(dims, history, pool)];
   }
   table_used_[chosen] = 1;
   const ReplayConfig& row = table_->configs()[chosen];
@@ -427,14 +421,17 @@ Result<void> Study::PassRung(Trial& trial, RungPass pass) {
 Result<StudySummary> Study::Run(const RunOptions& options) {
   using Clock = std::chrono::steady_clock;
   auto last_save = Clock::now();
+  size_t trials_saved = trials_.size();
   int64_t handled = 0;
   while (true) {
     FRUGAL_TRY(FillWorkers());
     if (running_.empty() && released_.empty()) break;
     // Saved between FillWorkers and the next event, when no trial is parked.
-    if (Clock::now() - last_save >= std::chrono::milliseconds(options.save_every_ms)) {
+    const bool started = options.save_after_start && trials_.size() > trials_saved;
+    if (started || Clock::now() - last_save >= std::chrono::milliseconds(options.save_every_ms)) {
       FRUGAL_TRY(Persist("running"));
       last_save = Clock::now();
+      trials_saved = trials_.size();
     }
     Result<std::optional<Progress>> next = runner_.WaitNext();
     if (!next) {

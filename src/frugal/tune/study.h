@@ -63,6 +63,10 @@ struct RunOptions {
   /// Called after every event (a status line); may be empty.
   std::function<void(const Study&)> on_event;
   int64_t save_every_ms = 200;  ///< at most one save per interval (0: after every event)
+  /// Also save as soon as a new trial has started, whatever the interval: a real trial is a
+  /// process that spends, and one the saved state does not know of would be started again, as
+  /// a new configuration, under its run's name and in its folder.
+  bool save_after_start = false;
 };
 
 class Study {

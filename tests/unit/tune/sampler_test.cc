@@ -71,5 +71,27 @@ TEST(TpeSampler, ConvergesFasterThanRandomOnAQuadratic) {
   EXPECT_LT(tpe_total, 0.5 * random_total);
 }
 
+// A replay table offers a finite pool of untried rows. A proposal snapped to its nearest row
+// can land somewhere the model has learned is bad; TPE judges each candidate at the row it
+// would really run. Here the good trials sit at 0.30 and the bad ones crowd 0.40, the row
+// nearest most proposals; the other row, 0.02, is far from both.
+TEST(TpeSampler, PicksAPoolRowByItsOwnScoreNotByNearnessToAProposal) {
+  std::vector<Observation> history;
+  for (int i = 0; i < 3; ++i) history.push_back({{0.30 + 0.01 * i}, 0.0});
+  for (int i = 0; i < 30; ++i) history.push_back({{0.37 + 0.002 * i}, 1.0});
+  const std::vector<std::vector<double>> pool = {{0.40}, {0.02}};
+  int far_row = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    TpeSampler tpe(seed);
+    far_row += tpe.Pick(1, history, pool) == 1 ? 1 : 0;
+  }
+  EXPECT_GE(far_row, 18);
+  // Without a model (or before it has enough history), a proposal goes to its nearest row.
+  RandomSampler random(1);
+  EXPECT_EQ(Nearest(std::vector<double>{0.1}, pool), 1u);
+  EXPECT_EQ(Nearest(std::vector<double>{0.3}, pool), 0u);
+  EXPECT_LT(random.Pick(1, {}, pool), pool.size());
+}
+
 }  // namespace
 }  // namespace frugal::tune

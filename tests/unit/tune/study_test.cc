@@ -343,6 +343,34 @@ TEST_F(StudyTest, TrialsStoppedInTheBackgroundAreChargedTheirStopAndDecideNothin
   }
 }
 
+TEST_F(StudyTest, WithSaveAfterStartEveryStartedTrialIsSavedBeforeTheNextEvent) {
+  // However long the save interval, a started trial is in the saved state before anything else
+  // happens, so a tuner killed afterwards never leaves a trial that resume does not know of.
+  for (const bool save_after_start : {false, true}) {
+    ReplayStudy rs(dir_.path(), "scheduler: asha\nresources: {price_per_hour: 3.60, workers: 3}\n");
+    auto study = rs.Create();
+    ASSERT_TRUE(study) << study.error().message;
+    size_t unsaved_events = 0, events = 0, trials_before = 0;
+    RunOptions options;
+    options.save_every_ms = 1000 * 1000;
+    options.save_after_start = save_after_start;
+    // Trials started after the previous event were started before this one was waited for.
+    options.on_event = [&](const Study& s) {
+      ++events;
+      const auto saved = rs.store().Load("t");
+      if (!saved || (*saved)["trials"].size() < trials_before) ++unsaved_events;
+      trials_before = s.trials().size();
+    };
+    ASSERT_TRUE((*study)->Run(options));
+    ASSERT_GT(events, 10u);
+    if (save_after_start) {
+      EXPECT_EQ(unsaved_events, 0u);
+    } else {
+      EXPECT_GT(unsaved_events, 0u);  // the interval alone leaves started trials unsaved
+    }
+  }
+}
+
 TEST_F(StudyTest, SpaceSnapsSamplesToUntriedTableRows) {
   const StudySummary s = RunToEnd(
       "space:\n  lr: {type: float, low: 1.0e-4, high: 0.1, scale: log}\n"
