@@ -5,6 +5,7 @@
 // host (and on local filesystems), not across machines.
 
 #include <filesystem>
+#include <string>
 
 #include "frugal/core/error.h"
 
