@@ -92,24 +92,24 @@ bool Study::PickConfig(Trial& trial) {
     if (table_used_[i] == 0) unused.push_back(i);
   }
   if (unused.empty()) return false;
-  size_t chosen = unused.front();
-  std::vector<double> point;
+  size_t chosen = 0;
   if (spec_.space.empty()) {
     // An opaque table: the one coordinate picks among the rows not yet tried.
-    point = sampler_->Propose(dims, history);
+    std::vector<double> point = sampler_->Propose(dims, history);
     chosen = unused[std::min(unused.size() - 1,
                              static_cast<size_t>(point[0] * static_cast<double>(unused.size())))];
+    trial.point = std::move(point);
   } else {
     std::vector<std::vector<double>> pool;
     pool.reserve(unused.size());
     for (size_t i : unused) pool.push_back(table_points_[i]);
     chosen = unused[sampler_->Pick(dims, history, pool)];
+    trial.point = table_points_[chosen];
   }
   table_used_[chosen] = 1;
   const ReplayConfig& row = table_->configs()[chosen];
   trial.source_id = row.id;
   trial.config = row.params;
-  trial.point = spec_.space.empty() ? point : table_points_[chosen];
   return true;
 }
 
