@@ -1,6 +1,7 @@
 #include "frugal/run/child_process.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,12 +10,13 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <set>
 #include <string_view>
 #include <thread>
-
-#include <fmt/format.h>
 
 extern char** environ;
 
@@ -196,6 +198,61 @@ void ReapOrphans(pid_t group) {
     }
     ::waitpid(info.si_pid, nullptr, WNOHANG);
   }
+}
+
+namespace {
+
+/// Whether `pid` still runs: it exists and is not a zombie.
+bool Running(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t paren = text.rfind(')');  // the command name may hold spaces and parentheses
+  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] != 'Z' &&
+         text[paren + 2] != 'X';
+}
+
+}  // namespace
+
+std::vector<pid_t> ProcessesWithEnvironment(const std::vector<std::string>& entries) {
+  std::vector<pid_t> found;
+  std::error_code ec;
+  for (const auto& dir : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = dir.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const auto pid = static_cast<pid_t>(std::stol(name));
+    if (pid == ::getpid()) continue;
+    std::ifstream in(dir.path() / "environ", std::ios::binary);
+    if (!in) continue;
+    std::set<std::string> environment;
+    for (std::string entry; std::getline(in, entry, '\0');) environment.insert(entry);
+    bool all = !entries.empty();
+    for (const std::string& e : entries) all = all && environment.contains(e);
+    if (all && Running(pid)) found.push_back(pid);
+  }
+  return found;
+}
+
+void StopProcessGroups(const std::vector<pid_t>& pids, std::chrono::milliseconds grace) {
+  const pid_t own_group = ::getpgrp();
+  std::set<pid_t> groups;  // taken first: a leader that dies leaves its group's members behind
+  for (pid_t pid : pids) {
+    if (const pid_t group = ::getpgid(pid); group > 0 && group != own_group) groups.insert(group);
+  }
+  auto signal_all = [&](int sig) {
+    for (pid_t group : groups) ::kill(-group, sig);
+    for (pid_t pid : pids) ::kill(pid, sig);
+  };
+  signal_all(SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  auto any_running = [&] {
+    for (pid_t pid : pids)
+      if (Running(pid)) return true;
+    return false;
+  };
+  while (any_running() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (any_running()) signal_all(SIGKILL);
 }
 
 }  // namespace frugal::run

@@ -78,6 +78,14 @@ class ChildProcess {
 /// Safe to call from several threads.
 void ReapOrphans(pid_t group);
 
+/// Processes (other than this one) whose environment holds every entry of `entries`
+/// ("NAME=value"), as /proc records it from their exec. Processes it cannot read are skipped.
+std::vector<pid_t> ProcessesWithEnvironment(const std::vector<std::string>& entries);
+
+/// Stops each of `pids` with its whole process group: SIGTERM, then SIGKILL to whatever is still
+/// running after `grace`. A process in this process's own group is signalled alone.
+void StopProcessGroups(const std::vector<pid_t>& pids, std::chrono::milliseconds grace);
+
 /// Converts a waitpid status.
 ExitStatus FromWaitStatus(int wait_status);
 /// "SIGTERM", "SIGKILL", or "signal 42".

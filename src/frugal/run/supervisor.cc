@@ -1,11 +1,11 @@
 #include "frugal/run/supervisor.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/prctl.h>
 
 #include <algorithm>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "frugal/core/log.h"
 #include "frugal/run/protocol.h"
@@ -112,6 +112,24 @@ void Supervisor::AdviseAfterPreemption(int segment, Loop& loop) {
   Record(EventKind::kSpotAdvice, segment, advice->detail, loop);
 }
 
+void Supervisor::StopStragglers() {
+  // A killed supervisor's command got SIGTERM from the kernel (PR_SET_PDEATHSIG), but that
+  // reaches only the direct child: a trainer started through a shell, or its data loaders, may
+  // still be running and writing to this run's checkpoint folder. This supervisor holds the
+  // run's lock, so whatever still carries the run's environment belongs to no one.
+  const std::vector<pid_t> left = ProcessesWithEnvironment(
+      {fmt::format("{}={}", kEnvRunId, config_.run_id),
+       fmt::format("{}={}", kEnvCheckpointDir, store_.staging_dir().string())});
+  if (left.empty()) return;
+  const std::string pids = fmt::format("{}", fmt::join(left, ", "));
+  log::Warning("run {}: stopping {} process(es) left by an earlier supervisor: {}", config_.run_id,
+               left.size(), pids);
+  StopProcessGroups(left,
+                    std::chrono::duration_cast<std::chrono::milliseconds>(config_.stop_grace));
+  result_.warnings.push_back(fmt::format(
+      "stopped {} process(es) an earlier, killed supervisor left running: {}", left.size(), pids));
+}
+
 bool Supervisor::Backoff(Duration wait, Loop& loop) {
   const SteadyTime until = std::chrono::steady_clock::now() + wait;
   while (true) {
@@ -135,6 +153,7 @@ Result<RunResult> Supervisor::Run() {
   MarkLostAttempt();
   const JournalHistory history = ReadJournalHistory(config_.run_dir / "journal.jsonl");
   result_ = RunResult{};
+  StopStragglers();
   result_.attempt = history.attempts + 1;
   Loop loop(BudgetGuard(config_.caps, config_.price, config_.gpus, history.usage), std::chrono::steady_clock::now());
   if (const BudgetCheck c = loop.guard.Accrue(Duration(0)); c.exceeded) {

@@ -141,6 +141,7 @@ class Supervisor {
   void StopLeftovers(Segment& seg, Loop& loop);
   bool Backoff(Duration wait, Loop& loop);
   void MarkLostAttempt();
+  void StopStragglers();
   void AdviseAfterPreemption(int segment, Loop& loop);
   void Record(EventKind kind, int segment, std::string detail, Loop& loop);
 

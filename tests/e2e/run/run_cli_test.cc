@@ -154,5 +154,51 @@ TEST(RunCli, SigkillOfChildOrSupervisorNeverCorruptsACommittedCheckpoint) {
   EXPECT_EQ(value, CounterValue(300));
 }
 
+/// Whether `pid` runs (exists and is not a zombie).
+bool Running(pid_t pid) {
+  auto stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return false;
+  const size_t paren = stat->rfind(')');
+  return paren != std::string::npos && paren + 2 < stat->size() && (*stat)[paren + 2] != 'Z';
+}
+
+// The kernel's parent-death signal reaches only the supervisor's direct child: here a shell,
+// whose background `sleep` (a stand-in for a trainer's worker) survives a SIGKILLed supervisor.
+// The next supervisor of the run stops it before starting anything.
+TEST(RunCli, ANewSupervisorStopsWhatAKilledOneLeftRunning) {
+  TempDir home;
+  const fs::path marker = home / "started-once";
+  const fs::path pidfile = home / "worker.pid";
+  const std::string script = "if [ -e '" + marker.string() + "' ]; then exit 0; fi; touch '" +
+                             marker.string() + "'; sleep 300 & echo $! > '" + pidfile.string() +
+                             "'; wait";
+  const std::vector<std::string> args = {"run",     "--price",      "1/h", "--run-id",
+                                         "orphan",  "--stop-grace", "2s",  "--",
+                                         "/bin/sh", "-c",           script};
+  std::vector<std::string> first = {FRUGAL_BINARY, "-q"};
+  first.insert(first.end(), args.begin(), args.end());
+  auto frugal =
+      ChildProcess::Spawn({first, {{"FRUGAL_HOME", home.path().string()}}, ChildStdout::kInherit});
+  ASSERT_TRUE(frugal.has_value());
+  for (int wait = 0; wait < 200 && !fs::exists(pidfile); ++wait)
+    std::this_thread::sleep_for(milliseconds(50));
+  auto text = ReadFile(pidfile);
+  ASSERT_TRUE(text.has_value() && !text->empty());
+  const auto worker = static_cast<pid_t>(std::stol(*text));
+  (*frugal)->SignalGroup(SIGKILL);  // only the supervisor: the command has its own group
+  (*frugal)->WaitFor(std::chrono::seconds(10));
+  std::this_thread::sleep_for(milliseconds(300));
+  ASSERT_TRUE(Running(worker)) << "the worker should have outlived the killed supervisor";
+
+  auto again = RunFrugal(args, home.path());
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE((again.out + again.err).find("left running"), std::string::npos)
+      << again.out << again.err;
+  for (int wait = 0; wait < 100 && Running(worker); ++wait)
+    std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_FALSE(Running(worker));
+  if (Running(worker)) ::kill(worker, SIGKILL);
+}
+
 }  // namespace
 }  // namespace frugal::run
