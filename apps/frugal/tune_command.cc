@@ -78,9 +78,9 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
   if (auto kind = tune::ParseSchedulerKind(o.scheduler); !kind) {
     return Fail(kind.error().Wrap("--scheduler"));
   }
-  if (o.sampler != "random" && o.sampler != "halton" && o.sampler != "tpe") {
+  if (o.sampler != "random" && o.sampler != "halton" && o.sampler != "tpe" && o.sampler != "gp") {
     return Fail(ErrorCode::kBadInput,
-                "--sampler: unknown sampler '" + o.sampler + "' (random, halton, tpe)");
+                "--sampler: unknown sampler '" + o.sampler + "' (random, halton, tpe, gp)");
   }
   if (!o.budget.empty()) {
     if (auto money = Money::Parse(o.budget); !money) return Fail(money.error().Wrap("--budget"));
@@ -503,7 +503,7 @@ void AddReplayFlags(CLI::App* tune, TuneOptions& o) {
   tune->add_option("--max-gpu-hours", o.max_gpu_hours, "Hard GPU-hour cap");
   tune->add_option("--max-trials", o.max_trials, "At most this many trials");
   tune->add_option("--scheduler", o.scheduler, "asha, asha-stop, sha, hyperband, median, none");
-  tune->add_option("--sampler", o.sampler, "random, halton, tpe (default tpe)");
+  tune->add_option("--sampler", o.sampler, "random, halton, tpe, gp (default tpe)");
   tune->add_option("--workers", o.workers, "Parallel workers")->check(WholeNumber(1, 4096));
   tune->add_option("--seed", o.seed, "Seed of the sampler");
   tune->add_option("--grace", o.grace,

@@ -9,8 +9,6 @@
 
 namespace frugal::tune {
 
-namespace {
-
 double Uniform(std::mt19937_64& rng) {
   return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
 }
@@ -27,6 +25,8 @@ Result<void> LoadRng(std::mt19937_64& rng, const std::string& state) {
   if (in.fail()) return Fail(ErrorCode::kBadInput, "sampler state is not a generator state");
   return {};
 }
+
+namespace {
 
 constexpr uint64_t kPrimes[] = {2,  3,  5,  7,  11, 13, 17, 19, 23, 29, 31,  37,  41,  43,  47,
                                 53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113};
@@ -198,8 +198,14 @@ std::unique_ptr<Sampler> MakeSampler(SamplerKind kind, uint64_t seed) {
       return std::make_unique<HaltonSampler>(seed);
     case SamplerKind::kTpe:
       return std::make_unique<TpeSampler>(seed);
+    case SamplerKind::kGp:
+      return std::make_unique<GpSampler>(seed);
   }
   return nullptr;
+}
+
+bool SamplerLearns(SamplerKind kind) {
+  return kind == SamplerKind::kTpe || kind == SamplerKind::kGp;
 }
 
 size_t Nearest(std::span<const double> point, std::span<const std::vector<double>> pool) {

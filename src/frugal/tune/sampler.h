@@ -1,6 +1,6 @@
 #pragma once
 // Samplers propose the next point of a study's search space (a unit-cube vector, see
-// SearchSpace). Random and quasi-random ignore the history; TPE models it.
+// SearchSpace). Random and quasi-random ignore the history; TPE and the Gaussian process model it.
 
 #include <cstdint>
 #include <memory>
@@ -14,7 +14,7 @@
 
 namespace frugal::tune {
 
-enum class SamplerKind { kRandom, kHalton, kTpe };
+enum class SamplerKind { kRandom, kHalton, kTpe, kGp };
 
 /// A finished evaluation the sampler may learn from: the point, and a loss (lower is better;
 /// the study negates maximized metrics). Coordinates of inactive parameters are -1.
@@ -86,7 +86,36 @@ class TpeSampler final : public Sampler {
   size_t candidates_;
 };
 
+/// Gaussian-process expected improvement: after `startup` random points, fits a GP (Matérn 5/2
+/// kernel, its length scale chosen by marginal likelihood) to the standardized losses of at
+/// most kMaxObservations of the history (the best half and the most recent rest), and picks the
+/// candidate with the highest expected improvement over the best loss seen.
+class GpSampler final : public Sampler {
+ public:
+  static constexpr size_t kMaxObservations = 160;
+  explicit GpSampler(uint64_t seed, size_t startup = 10) : rng_(seed), startup_(startup) {}
+  /// The best of random candidates and of local perturbations of the best points so far.
+  std::vector<double> Propose(size_t dimensions, std::span<const Observation> history) override;
+  /// The pool point with the highest expected improvement.
+  size_t Pick(size_t dimensions, std::span<const Observation> history,
+              std::span<const std::vector<double>> pool) override;
+  std::string SaveState() const override;
+  [[nodiscard]] Result<void> LoadState(const std::string& state) override;
+
+ private:
+  std::mt19937_64 rng_;
+  size_t startup_;
+};
+
 std::unique_ptr<Sampler> MakeSampler(SamplerKind kind, uint64_t seed);
+
+/// Whether a sampler learns from the study's history (so the study must compute it).
+bool SamplerLearns(SamplerKind kind);
+
+/// A uniform draw in [0,1); a generator's state as text, and back (kBadInput when not one).
+double Uniform(std::mt19937_64& rng);
+std::string SaveRng(const std::mt19937_64& rng);
+[[nodiscard]] Result<void> LoadRng(std::mt19937_64& rng, const std::string& state);
 
 /// The index of the pool point nearest `point`, over the coordinates both have active (≥ 0).
 size_t Nearest(std::span<const double> point, std::span<const std::vector<double>> pool);

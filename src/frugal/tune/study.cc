@@ -78,7 +78,7 @@ std::vector<Observation> Study::History() const {
 bool Study::PickConfig(Trial& trial) {
   const size_t dims = std::max<size_t>(1, spec_.space.dimensions());
   const std::vector<Observation> history =
-      spec_.sampler == SamplerKind::kTpe ? History() : std::vector<Observation>{};
+      SamplerLearns(spec_.sampler) ? History() : std::vector<Observation>{};
   if (table_ == nullptr) {
     std::vector<double> point = sampler_->Propose(dims, history);
     trial.config = spec_.space.ToConfig(point);

@@ -163,9 +163,11 @@ Result<void> ParseSampler(const YamlDoc& doc, const YAML::Node& root, StudySpec&
     out.sampler = SamplerKind::kHalton;
   } else if (*text == "tpe") {
     out.sampler = SamplerKind::kTpe;
+  } else if (*text == "gp") {
+    out.sampler = SamplerKind::kGp;
   } else {
     return Fail(doc.ErrorAt(root["sampler"], "sampler",
-                            "unknown sampler '" + *text + "' (random, halton, tpe)"));
+                            "unknown sampler '" + *text + "' (random, halton, tpe, gp)"));
   }
   return {};
 }

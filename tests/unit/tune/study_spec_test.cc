@@ -84,6 +84,27 @@ TEST(StudySpec, ErrorsNameFileLineAndField) {
 
 // Values a study would otherwise accept and then misbehave on: each is refused at its line,
 // naming its field.
+TEST(StudySpec, SamplersByName) {
+  const std::string base =
+      "name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: maximize}\n"
+      "fidelity: {max: 10}\n";
+  const std::map<std::string, SamplerKind> names = {{"random", SamplerKind::kRandom},
+                                                    {"halton", SamplerKind::kHalton},
+                                                    {"quasi-random", SamplerKind::kHalton},
+                                                    {"tpe", SamplerKind::kTpe},
+                                                    {"gp", SamplerKind::kGp}};
+  for (const auto& [name, kind] : names) {
+    auto spec = Parse(base + "sampler: " + name + "\n");
+    ASSERT_TRUE(spec) << name << ": " << spec.error().message;
+    EXPECT_EQ(spec->sampler, kind) << name;
+  }
+  auto unknown = Parse(base + "sampler: bayes\n");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("study.yaml:5:"), std::string::npos)
+      << unknown.error().message;
+  EXPECT_NE(unknown.error().message.find("random, halton, tpe, gp"), std::string::npos);
+}
+
 TEST(StudySpec, OutOfRangeValuesAreRefusedAtTheirField) {
   const std::string base =
       "name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: maximize}\n"
