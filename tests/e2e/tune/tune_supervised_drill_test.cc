@@ -1,0 +1,288 @@
+// frugal tune's drills with real trial processes: parallel trials under a budget, killed and
+// resumed; Ctrl-C; and a tuner SIGKILLed while a trial it stopped is still checkpointing.
+
+#include "tune_supervised_support.h"
+
+namespace frugal::testing {
+namespace {
+
+// A trainer for the parallel study: half a second per epoch, every segment's start and end
+// logged with the wall clock (spans.log), resumable from its checkpoint like the one above.
+const std::string kSlowTrainer = std::string(kTrainerPrelude) + R"py(
+def log(name, line):
+    with open(name, "a") as f:
+        f.write(line + "\n")
+log("spans.log", f"B {trial} {time.time()}")
+log("trials.log", f"start {trial} {epoch} {target}")
+try:
+    while epoch < target:
+        for i in range(10):
+            time.sleep(0.05)
+            frugal.report(epoch * 10 + i, heartbeat=1)
+            if frugal.should_stop() or frugal.checkpoint_requested():
+                with frugal.checkpoint(epoch * 10 + i) as d:
+                    with open(os.path.join(d, "state.json"), "w") as f:
+                        json.dump({"epoch": epoch}, f)
+                sys.exit(0)
+        epoch += 1
+        with frugal.checkpoint(epoch * 10) as d:
+            with open(os.path.join(d, "state.json"), "w") as f:
+                json.dump({"epoch": epoch}, f)
+        frugal.report(epoch * 10, epoch=epoch, loss=(config["x"] - 0.3) ** 2 + 1.0 / (epoch + 1))
+        log("trials.log", f"epoch {trial} {epoch}")
+finally:
+    log("spans.log", f"E {trial} {time.time()}")
+)py";
+
+constexpr const char* kParallelStudy = R"(name: par
+tags: {team: vision, project: hpo, owner: ada}
+trial:
+  command: [python3, trainer.py]
+space:
+  x: {type: float, low: 0.0, high: 1.0}
+objective: {metric: loss, direction: minimize}
+fidelity: {name: epoch, min: 1, max: 9, grace: 1, reduction_factor: 3, cost_per_unit: 700ms}
+scheduler: asha
+seed: 5
+resources: {gpus: 1, price_per_hour: 36, workers: 3}
+gates: {budget_usd: 0.12, max_trials: 12}
+)";
+
+/// Segments begun and not yet ended, from spans.log.
+int OpenSpans(const std::filesystem::path& spans) {
+  std::ifstream in(spans);
+  int open = 0;
+  for (std::string line; std::getline(in, line);) open += line.rfind("B ", 0) == 0 ? 1 : -1;
+  return open;
+}
+
+/// The most segments whose [begin, end) spans overlap at one moment, from spans.log.
+int PeakOverlap(const std::filesystem::path& spans) {
+  std::vector<std::pair<double, int>> edges;
+  std::ifstream in(spans);
+  std::string kind;
+  int trial = 0;
+  double t = 0;
+  while (in >> kind >> trial >> t) edges.emplace_back(t, kind == "B" ? 1 : -1);
+  std::sort(edges.begin(), edges.end());  // an end sorts before a begin at the same time
+  int now = 0, peak = 0;
+  for (const auto& [time, delta] : edges) peak = std::max(peak, now += delta);
+  return peak;
+}
+
+TEST_F(TuneSupervised, ParallelTrialsOverlapHoldTheBudgetAndResumeAfterAKill) {
+  WriteTestFile(dir_ / "trainer.py", kSlowTrainer);
+  WriteTestFile(dir_ / "study.yaml", kParallelStudy);
+  const std::string db = (dir_ / "ledger.sqlite").string();
+  const CommandResult first =
+      RunFrugal({"--db", db, "tune", (dir_ / "study.yaml").string(), "--halt-after", "12"},
+                home_.path(), Env());
+  ASSERT_EQ(first.exit_code, 130) << first.err;
+  const CommandResult during =
+      RunFrugal({"--db", db, "--json", "tune", "status", "par"}, home_.path());
+  ASSERT_EQ(during.exit_code, 0) << during.err;
+  const nlohmann::json before = nlohmann::json::parse(during.out, nullptr, false);
+  ASSERT_TRUE(before["gates"].contains("budget_usd")) << during.out;
+  EXPECT_GT(before["gates"]["budget_usd"]["used"].get<double>(), 0.0);
+  EXPECT_TRUE(before["gates"]["max_trials"]["eta_seconds"].is_number()) << during.out;
+  EXPECT_TRUE(before["eta_seconds"].is_number()) << during.out;
+
+  const CommandResult r =
+      RunFrugal({"--db", db, "--json", "tune", "resume", "par"}, home_.path(), Env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  // Trials ran side by side, in the killed process and in the resumed one.
+  EXPECT_GE(PeakOverlap(dir_ / "spans.log"), 2);
+  EXPECT_GE(doc["supervised"]["peak_concurrency"].get<int>(), 2) << r.out;
+  EXPECT_EQ(doc["trials"]["failed"], 0) << r.err;
+  // The budget binds, and holds: at the cap every running trial checkpoints and stops; what
+  // the stops themselves take (a checkpoint and an exit) is the only overshoot.
+  EXPECT_EQ(doc["stop_reason"], "budget") << r.out;
+  const double spend = doc["spend_usd"].get<double>();
+  EXPECT_GT(spend, 0.12 * 0.7);
+  EXPECT_LE(spend, 0.12 + 0.01 * 3 * 0.5) << "more than half a second of three trials past the cap";
+  // No epoch was trained twice: every segment started where its trial's work stopped.
+  for (const auto& [trial, list] : ReadLog()) {
+    for (const Segment& s : list) EXPECT_EQ(s.from, s.done_before) << "trial " << trial;
+  }
+
+  // Each trial is a ledger run with the spec's tags; together they cost what the study spent.
+  const CommandResult runs = RunFrugal(
+      {"--db", db, "--json", "runs", "list", "--tag", "study=par", "--limit", "100"}, home_.path());
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  const nlohmann::json listed = nlohmann::json::parse(runs.out, nullptr, false);
+  ASSERT_EQ(listed["runs"].size(), doc["trials_started"].get<size_t>()) << runs.out;
+  int64_t micros = 0;
+  for (const auto& run : listed["runs"]) {
+    micros += run["cost_micros"].get<int64_t>();
+    EXPECT_EQ(run["tags"]["team"], "vision");
+    EXPECT_EQ(run["tags"]["owner"], "ada");
+    EXPECT_TRUE(run["tags"].contains("trial"));
+    // Paused and stopped trials close their runs; nothing is left for the sweep to call lost.
+    EXPECT_NE(run["status"], "running") << run.dump();
+  }
+  EXPECT_NEAR(static_cast<double>(micros) / 1e6, spend, 0.002 + spend * 0.01) << runs.out;
+}
+
+TEST_F(TuneSupervised, CtrlCCheckpointsEveryRunningTrialAndResumeFinishesTheStudy) {
+  WriteTestFile(dir_ / "trainer.py", kSlowTrainer);
+  WriteTestFile(dir_ / "study.yaml", kParallelStudy);
+  const pid_t pid =
+      StartFrugal({"-q", "tune", (dir_ / "study.yaml").string()}, home_.path(), Env());
+  ASSERT_GE(pid, 0);
+  // Interrupt once trials run side by side.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (PeakOverlap(dir_ / "spans.log") < 2 && std::chrono::steady_clock::now() < deadline) {
+    if (OpenSpans(dir_ / "spans.log") >= 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  // Every trial that was running ended its segment (a span's end is logged on exit).
+  {
+    std::ifstream in(dir_ / "spans.log");
+    int open = 0;
+    for (std::string line; std::getline(in, line);) open += line.rfind("B ", 0) == 0 ? 1 : -1;
+    EXPECT_EQ(open, 0) << "a trial outlived the interrupted tuner";
+  }
+  const CommandResult r = RunFrugal({"--json", "tune", "resume", "par"}, home_.path(), Env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_EQ(doc["trials"]["failed"], 0) << r.err;
+  EXPECT_EQ(doc["trials"]["running"], 0) << r.out;
+  for (const auto& [trial, list] : ReadLog()) {
+    for (const Segment& s : list) EXPECT_EQ(s.from, s.done_before) << "trial " << trial;
+  }
+  const CommandResult runs =
+      RunFrugal({"--json", "runs", "list", "--tag", "study=par", "--limit", "100"}, home_.path());
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  int64_t micros = 0;
+  const nlohmann::json listed = nlohmann::json::parse(runs.out, nullptr, false);
+  for (const auto& run : listed["runs"]) micros += run["cost_micros"].get<int64_t>();
+  const double spend = doc["spend_usd"].get<double>();
+  EXPECT_NEAR(static_cast<double>(micros) / 1e6, spend, 0.002 + spend * 0.01) << runs.out;
+}
+
+// A trainer that is slow to checkpoint when the tuner stops it in flight (two seconds), and
+// that exits at once when its supervisor is gone (SIGTERM: the tuner was killed). Each stop
+// request is logged to stops.log; spans.log as kSlowTrainer.
+const std::string kSlowToStopTrainer = std::string(kTrainerPrelude) + R"py(
+def log(name, line):
+    with open(name, "a") as f:
+        f.write(line + "\n")
+def save(step):
+    with frugal.checkpoint(step) as d:
+        with open(os.path.join(d, "state.json"), "w") as f:
+            json.dump({"epoch": epoch}, f)
+log("spans.log", f"B {trial} {time.time()}")
+try:
+    while epoch < target:
+        for i in range(10):
+            time.sleep(0.05)
+            frugal.report(epoch * 10 + i, heartbeat=1)
+            if frugal.should_stop():
+                sys.exit(0)
+            if frugal.checkpoint_requested():
+                log("stops.log", f"{trial} {time.time()}")
+                for _ in range(40):
+                    time.sleep(0.05)
+                    if frugal.should_stop():
+                        sys.exit(0)
+                save(epoch * 10 + i)
+                sys.exit(0)
+        epoch += 1
+        save(epoch * 10)
+        frugal.report(epoch * 10, epoch=epoch, loss=(config["x"] - 0.3) ** 2 + 1.0 / (epoch + 1))
+finally:
+    log("spans.log", f"E {trial} {time.time()}")
+)py";
+
+constexpr const char* kOrphanStudy = R"(name: orphan
+trial:
+  command: [python3, trainer.py]
+space:
+  x: {type: float, low: 0.0, high: 1.0}
+objective: {metric: loss, direction: minimize}
+fidelity: {name: epoch, min: 1, max: 9, grace: 1, reduction_factor: 3, cost_per_unit: 700ms}
+scheduler: asha-stop
+seed: 5
+resources: {gpus: 1, price_per_hour: 36, workers: 2}
+gates: {budget_usd: 1, max_trials: 6}
+)";
+
+TEST_F(TuneSupervised, AKilledTunersTrialRunsAreClosedAtTheirLastHeartbeatOnResume) {
+  // SIGKILL to the tuner while a trial it stopped in flight is still checkpointing: that trial
+  // is decided (pruned) and never relaunched, and the other one was mid-segment. On resume,
+  // every run the dead tuner left open is closed at its last heartbeat, not left running (and
+  // charging by the wall clock), and the runs still cost what the study says it spent.
+  WriteTestFile(dir_ / "trainer.py", kSlowToStopTrainer);
+  WriteTestFile(dir_ / "study.yaml", kOrphanStudy);
+  const pid_t pid =
+      StartFrugal({"-q", "tune", (dir_ / "study.yaml").string()}, home_.path(), Env());
+  ASSERT_GE(pid, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!std::filesystem::exists(dir_ / "stops.log") &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(std::filesystem::exists(dir_ / "stops.log")) << "no trial was stopped in flight";
+  int stopped = -1;
+  std::ifstream(dir_ / "stops.log") >> stopped;
+  const auto stop_seen = std::chrono::steady_clock::now();
+  // While the tuner lives, neither a resume nor a fresh start may take the study over: either
+  // would mark its running trials lost (or clear their checkpoints) and launch them again.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"tune", "resume", "orphan"},
+        std::vector<std::string>{"tune", "--restart", (dir_ / "study.yaml").string()}}) {
+    const CommandResult refused = RunFrugal(args, home_.path(), Env());
+    EXPECT_EQ(refused.exit_code, 2) << args[1] << ": " << refused.err;
+    EXPECT_NE(refused.err.find("study 'orphan' is in use by another frugal process (pid " +
+                               std::to_string(pid) + ")"),
+              std::string::npos)
+        << refused.err;
+  }
+  // Long enough for the study to save its state with the trial stopped, well inside its stop.
+  std::this_thread::sleep_until(stop_seen + std::chrono::milliseconds(1200));
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  // The trials see their supervisors die and exit.
+  const auto exited = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (OpenSpans(dir_ / "spans.log") > 0 && std::chrono::steady_clock::now() < exited) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(OpenSpans(dir_ / "spans.log"), 0) << "a trial outlived the killed tuner";
+
+  const CommandResult r = RunFrugal({"--json", "tune", "resume", "orphan"}, home_.path(), Env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  const CommandResult runs = RunFrugal(
+      {"--json", "runs", "list", "--tag", "study=orphan", "--limit", "100"}, home_.path());
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  const nlohmann::json listed = nlohmann::json::parse(runs.out, nullptr, false);
+  ASSERT_EQ(listed["runs"].size(), doc["trials_started"].get<size_t>()) << runs.out;
+  int64_t micros = 0;
+  bool found_stopped = false;
+  for (const auto& run : listed["runs"]) {
+    micros += run["cost_micros"].get<int64_t>();
+    EXPECT_NE(run["status"], "running") << run.dump();
+    if (run["tags"]["trial"] == std::to_string(stopped)) {
+      found_stopped = true;
+      EXPECT_GT(run["cost_micros"].get<int64_t>(), 0) << run.dump();
+    }
+  }
+  EXPECT_TRUE(found_stopped) << runs.out;
+  // Within one accrual interval (1 s at $36/h) of the study's spend.
+  const double spend = doc["spend_usd"].get<double>();
+  EXPECT_NEAR(static_cast<double>(micros) / 1e6, spend, 0.01) << runs.out << r.err;
+}
+
+}  // namespace
+}  // namespace frugal::testing
