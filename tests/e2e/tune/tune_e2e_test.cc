@@ -190,6 +190,10 @@ TEST_F(TuneE2e, CheckPassesTheSeedPlanAndNamesEachMissingItemWithItsFix) {
     if (!item["ok"].get<bool>()) {
       EXPECT_FALSE(item["fix"].get<std::string>().empty()) << item;
     }
+    // A study that cannot prune is pointed at the sampler that does best without pruning.
+    if (item["item"] == "prune_rule") {
+      EXPECT_NE(item["fix"].get<std::string>().find("sampler: gp"), std::string::npos) << item;
+    }
   }
   for (const char* missing : {"budget_usd", "max_gpu_hours", "price", "checkpoint_interval",
                               "prune_rule", "max_trials", "trial_max_wall", "plateau", "watch"}) {
