@@ -2,6 +2,7 @@
 // and a whole replay of a 512-configuration study (target < 1 s).
 
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <filesystem>
@@ -124,6 +125,40 @@ BENCHMARK(BM_Replay512)
     ->Arg(static_cast<int>(SchedulerKind::kAsha))
     ->Arg(static_cast<int>(SchedulerKind::kHyperband))
     ->Arg(static_cast<int>(SchedulerKind::kNone))
+    ->Unit(benchmark::kMillisecond);
+
+/// One proposal (range 2 = 0) or one pick among 365 untried rows (range 2 = 1) by TPE or the GP,
+/// in 7 dimensions, after range(1) observations of a quadratic bowl.
+void BM_SamplerProposal(benchmark::State& state) {
+  const auto kind = static_cast<SamplerKind>(state.range(0));
+  const auto observed = static_cast<size_t>(state.range(1));
+  const bool pick = state.range(2) != 0;
+  constexpr size_t kDims = 7;
+  RandomSampler random(11);
+  std::vector<Observation> history;
+  for (size_t i = 0; i < observed; ++i) {
+    std::vector<double> p = random.Propose(kDims, {});
+    double loss = 0;
+    for (double x : p) loss += (x - 0.4) * (x - 0.4);
+    history.push_back({std::move(p), loss});
+  }
+  std::vector<std::vector<double>> pool;
+  for (int i = 0; i < 365; ++i) pool.push_back(random.Propose(kDims, {}));
+  auto sampler = MakeSampler(kind, 5);
+  for (auto _ : state) {
+    if (pick) {
+      benchmark::DoNotOptimize(sampler->Pick(kDims, history, pool));
+    } else {
+      benchmark::DoNotOptimize(sampler->Propose(kDims, history));
+    }
+  }
+  state.SetLabel(fmt::format("{}, {} observations, {}", kind == SamplerKind::kGp ? "gp" : "tpe",
+                             observed, pick ? "pick of 365 rows" : "proposal"));
+}
+BENCHMARK(BM_SamplerProposal)
+    ->ArgsProduct({{static_cast<int>(SamplerKind::kTpe), static_cast<int>(SamplerKind::kGp)},
+                   {40, 160, 400},
+                   {0, 1}})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
