@@ -227,7 +227,4 @@ size_t GpSampler::Pick(size_t dimensions, std::span<const Observation> history,
   return best;
 }
 
-std::string GpSampler::SaveState() const { return SaveRng(rng_); }
-Result<void> GpSampler::LoadState(const std::string& state) { return LoadRng(rng_, state); }
-
 }  // namespace frugal::tune

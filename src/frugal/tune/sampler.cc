@@ -67,8 +67,6 @@ std::vector<double> RandomSampler::Propose(size_t dimensions, std::span<const Ob
   for (double& u : point) u = Uniform(rng_);
   return point;
 }
-std::string RandomSampler::SaveState() const { return SaveRng(rng_); }
-Result<void> RandomSampler::LoadState(const std::string& state) { return LoadRng(rng_, state); }
 
 std::vector<double> HaltonSampler::Propose(size_t dimensions, std::span<const Observation>) {
   std::vector<double> point(dimensions);
@@ -186,9 +184,6 @@ size_t TpeSampler::Pick(size_t dimensions, std::span<const Observation> history,
   }
   return best;
 }
-
-std::string TpeSampler::SaveState() const { return SaveRng(rng_); }
-Result<void> TpeSampler::LoadState(const std::string& state) { return LoadRng(rng_, state); }
 
 std::unique_ptr<Sampler> MakeSampler(SamplerKind kind, uint64_t seed) {
   switch (kind) {

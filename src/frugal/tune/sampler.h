@@ -38,16 +38,30 @@ class Sampler {
   [[nodiscard]] virtual Result<void> LoadState(const std::string& state) = 0;
 };
 
-/// Independent uniform draws.
-class RandomSampler final : public Sampler {
- public:
-  explicit RandomSampler(uint64_t seed) : rng_(seed) {}
-  std::vector<double> Propose(size_t dimensions, std::span<const Observation> history) override;
-  std::string SaveState() const override;
-  [[nodiscard]] Result<void> LoadState(const std::string& state) override;
+/// A uniform draw in [0,1); a generator's state as text, and back (kBadInput when not one).
+double Uniform(std::mt19937_64& rng);
+std::string SaveRng(const std::mt19937_64& rng);
+[[nodiscard]] Result<void> LoadRng(std::mt19937_64& rng, const std::string& state);
 
- private:
+/// A sampler whose whole state is its random generator: given the history, the generator alone
+/// decides what comes next, so a resumed study continues the same sequence.
+class SeededSampler : public Sampler {
+ public:
+  std::string SaveState() const final { return SaveRng(rng_); }
+  [[nodiscard]] Result<void> LoadState(const std::string& state) final {
+    return LoadRng(rng_, state);
+  }
+
+ protected:
+  explicit SeededSampler(uint64_t seed) : rng_(seed) {}
   std::mt19937_64 rng_;
+};
+
+/// Independent uniform draws.
+class RandomSampler final : public SeededSampler {
+ public:
+  explicit RandomSampler(uint64_t seed) : SeededSampler(seed) {}
+  std::vector<double> Propose(size_t dimensions, std::span<const Observation> history) override;
 };
 
 /// The Halton sequence (one prime base per dimension) with a seeded random shift modulo 1, so
@@ -68,20 +82,17 @@ class HaltonSampler final : public Sampler {
 /// the best γ share and the rest, fits a Parzen density to each per dimension (Gaussian
 /// kernels plus a uniform prior), draws candidates from the good density and keeps the one
 /// with the highest good/bad density ratio.
-class TpeSampler final : public Sampler {
+class TpeSampler final : public SeededSampler {
  public:
   explicit TpeSampler(uint64_t seed, size_t startup = 10, size_t candidates = 24)
-      : rng_(seed), startup_(startup), candidates_(candidates) {}
+      : SeededSampler(seed), startup_(startup), candidates_(candidates) {}
   std::vector<double> Propose(size_t dimensions, std::span<const Observation> history) override;
   /// Snaps each candidate to the pool before scoring it, so the density ratio is judged where
   /// the trial would really run.
   size_t Pick(size_t dimensions, std::span<const Observation> history,
               std::span<const std::vector<double>> pool) override;
-  std::string SaveState() const override;
-  [[nodiscard]] Result<void> LoadState(const std::string& state) override;
 
  private:
-  std::mt19937_64 rng_;
   size_t startup_;
   size_t candidates_;
 };
@@ -90,20 +101,17 @@ class TpeSampler final : public Sampler {
 /// kernel, its length scale chosen by marginal likelihood) to the standardized losses of at
 /// most kMaxObservations of the history (the best half and the most recent rest), and picks the
 /// candidate with the highest expected improvement over the best loss seen.
-class GpSampler final : public Sampler {
+class GpSampler final : public SeededSampler {
  public:
   static constexpr size_t kMaxObservations = 160;
-  explicit GpSampler(uint64_t seed, size_t startup = 10) : rng_(seed), startup_(startup) {}
+  explicit GpSampler(uint64_t seed, size_t startup = 10) : SeededSampler(seed), startup_(startup) {}
   /// The best of random candidates and of local perturbations of the best points so far.
   std::vector<double> Propose(size_t dimensions, std::span<const Observation> history) override;
   /// The pool point with the highest expected improvement.
   size_t Pick(size_t dimensions, std::span<const Observation> history,
               std::span<const std::vector<double>> pool) override;
-  std::string SaveState() const override;
-  [[nodiscard]] Result<void> LoadState(const std::string& state) override;
 
  private:
-  std::mt19937_64 rng_;
   size_t startup_;
 };
 
@@ -111,11 +119,6 @@ std::unique_ptr<Sampler> MakeSampler(SamplerKind kind, uint64_t seed);
 
 /// Whether a sampler learns from the study's history (so the study must compute it).
 bool SamplerLearns(SamplerKind kind);
-
-/// A uniform draw in [0,1); a generator's state as text, and back (kBadInput when not one).
-double Uniform(std::mt19937_64& rng);
-std::string SaveRng(const std::mt19937_64& rng);
-[[nodiscard]] Result<void> LoadRng(std::mt19937_64& rng, const std::string& state);
 
 /// The index of the pool point nearest `point`, over the coordinates both have active (≥ 0).
 size_t Nearest(std::span<const double> point, std::span<const std::vector<double>> pool);
