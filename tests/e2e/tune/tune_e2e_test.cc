@@ -319,6 +319,17 @@ TEST_F(TuneE2e, BadFlagsAreNamedInTheError) {
                                        home_.path());
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_NE(both.err.find("--maximize excludes --minimize"), std::string::npos) << both.err;
+  std::vector<std::string> flags = Flags("sampler");
+  flags.insert(flags.end(), {"--sampler", "bayes"});
+  const CommandResult sampler = RunFrugal(flags, home_.path());
+  EXPECT_EQ(sampler.exit_code, 2);
+  EXPECT_NE(sampler.err.find("--sampler: unknown sampler 'bayes' (random, halton, tpe, gp)"),
+            std::string::npos)
+      << sampler.err;
+  flags.back() = "gp";
+  const CommandResult gp = RunFrugal(flags, home_.path());
+  ASSERT_EQ(gp.exit_code, 0) << gp.err;
+  EXPECT_TRUE(Json(gp)["best_value"].is_number()) << gp.out;
 }
 
 TEST_F(TuneE2e, FlagsCannotSilentlyOverrideASpec) {

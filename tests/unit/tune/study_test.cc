@@ -177,13 +177,15 @@ TEST_F(StudyTest, TrialMaxWallStopsLongTrials) {
 
 TEST_F(StudyTest, HaltedStudyResumesToTheSameResultWithRungStateIntact) {
   // The last case leaves grace unstated: an early rung at epoch 1, judged before the halt.
-  for (const char* scheduler :
-       {"asha", "asha-stop", "sha", "hyperband", "median", "asha\nfidelity: {max: 27}"}) {
+  for (const char* scheduler : {"asha", "asha-stop", "sha", "hyperband", "median",
+                                "asha\nfidelity: {max: 27}", "asha\nsampler: gp"}) {
     SCOPED_TRACE(scheduler);
     const std::string yaml = fmt::format(
-        "scheduler: {}\nsampler: tpe\nresources: {{price_per_hour: 3.60, workers: 3}}\n"
-        "gates: {{budget_usd: 60}}\n",
-        scheduler);
+        "scheduler: {}\nresources: {{price_per_hour: 3.60, workers: 3}}\n"
+        "gates: {{budget_usd: 60}}\n{}",
+        scheduler,
+        std::string_view(scheduler).find("sampler") == std::string_view::npos ? "sampler: tpe\n"
+                                                                              : "");
     const StudySummary whole = RunToEnd(yaml);
 
     ReplayStudy rs(dir_.path(), yaml);
