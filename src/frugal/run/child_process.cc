@@ -227,7 +227,11 @@ std::vector<pid_t> ProcessesWithEnvironment(const std::vector<std::string>& entr
     for (std::string entry; std::getline(in, entry, '\0');) environment.insert(entry);
     bool all = !entries.empty();
     for (const std::string& e : entries) all = all && environment.contains(e);
-    if (all && Running(pid)) found.push_back(pid);
+    if (!all || !Running(pid)) continue;
+    // A command some supervisor in this process still runs (the tuner's other trials) is not
+    // left over, whatever its environment says.
+    std::lock_guard lock(g_children_mutex);
+    if (!Owned(::getpgid(pid))) found.push_back(pid);
   }
   return found;
 }

@@ -78,8 +78,9 @@ class ChildProcess {
 /// Safe to call from several threads.
 void ReapOrphans(pid_t group);
 
-/// Processes (other than this one) whose environment holds every entry of `entries`
-/// ("NAME=value"), as /proc records it from their exec. Processes it cannot read are skipped.
+/// Running processes whose environment holds every entry of `entries` ("NAME=value"), as /proc
+/// records it from their exec; not this process, nor the members of a command group that a
+/// ChildProcess here owns. Processes it cannot read are skipped.
 std::vector<pid_t> ProcessesWithEnvironment(const std::vector<std::string>& entries);
 
 /// Stops each of `pids` with its whole process group: SIGTERM, then SIGKILL to whatever is still

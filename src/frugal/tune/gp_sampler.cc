@@ -14,8 +14,8 @@ namespace frugal::tune {
 
 namespace {
 
-constexpr double kNoise =
-    0.01;  ///< observation noise variance, in units of the standardized losses' variance
+/// Observation noise variance, in units of the standardized losses' variance.
+constexpr double kNoise = 0.01;
 /// Length scales tried, per √dimension: the marginal likelihood picks one at each fit.
 constexpr double kLengthScales[] = {0.05, 0.08, 0.12, 0.18, 0.27, 0.4};
 constexpr size_t kRandomCandidates = 512;
@@ -52,12 +52,15 @@ class GpModel {
         length_scale_ = length;
       }
     }
-    Factor(length_scale_);
+    // No length scale factors (the points are numerically degenerate): every candidate then
+    // scores the same, and the first one, a random draw, is taken.
+    fitted_ = std::isfinite(Factor(length_scale_));
     best_ = *std::min_element(y_.begin(), y_.end());
   }
 
   /// Expected improvement (lower losses are better) at `point`.
   double ExpectedImprovement(std::span<const double> point) const {
+    if (!fitted_) return 0.0;
     const size_t n = y_.size();
     std::vector<double> k(n);
     for (size_t i = 0; i < n; ++i) k[i] = Matern52(SquaredDistance(point, x_[i]), length_scale_);
@@ -125,6 +128,7 @@ class GpModel {
   std::vector<double> alpha_;  ///< (K + σ²I)⁻¹y
   double length_scale_ = 1.0;
   double best_ = 0.0;
+  bool fitted_ = false;
 };
 
 /// The observations the GP conditions on: all of them up to kMaxObservations, else the best

@@ -1,12 +1,12 @@
 #include "frugal/run/child_process.h"
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "frugal/core/atomic_file.h"
 #include "support/test_support.h"
@@ -79,6 +79,41 @@ TEST(ChildProcess, DestructorKillsTheWholeGroup) {
   }
   for (int i = 0; i < 200 && Running(grandchild); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_FALSE(Running(grandchild));
+}
+
+// What a killed supervisor's command left behind is found by its environment, unless a live
+// ChildProcess here still owns its group; what is found is stopped with its whole group.
+TEST(ChildProcess, LeftoversAreFoundByEnvironmentAndStoppedWithTheirGroup) {
+  frugal::testing::TempDir dir;
+  const std::string mark = "FRUGAL_TEST_MARK=" + std::to_string(::getpid()) + "-leftover";
+  const std::pair<std::string, std::string> env = {"FRUGAL_TEST_MARK",
+                                                   mark.substr(mark.find('=') + 1)};
+  auto owned =
+      ChildProcess::Spawn({{"/bin/sh", "-c", "exec sleep 60"}, {env}, ChildStdout::kInherit});
+  ASSERT_TRUE(owned.has_value());
+  // `setsid` puts the shell and its sleep in a group of their own that nothing here owns, as a
+  // dead supervisor's command's would be.
+  const auto pidfile = dir / "leftover";
+  auto launcher = ChildProcess::Spawn(
+      {{"/bin/sh", "-c", "setsid /bin/sh -c 'sleep 60 & echo $! > \"$P\"; wait' &"},
+       {env, {"P", pidfile.string()}},
+       ChildStdout::kInherit});
+  ASSERT_TRUE(launcher.has_value());
+  (*launcher)->WaitFor(seconds(10));
+  const pid_t leftover = WaitForPidFile(pidfile);
+  ASSERT_GT(leftover, 0);
+
+  const std::vector<pid_t> found = ProcessesWithEnvironment({mark});
+  EXPECT_NE(std::find(found.begin(), found.end(), leftover), found.end());
+  EXPECT_EQ(std::find(found.begin(), found.end(), (*owned)->pid()), found.end());
+  EXPECT_TRUE(ProcessesWithEnvironment({mark, "FRUGAL_TEST_MARK=other"}).empty());
+
+  StopProcessGroups(found, std::chrono::milliseconds(2000));
+  for (int i = 0; i < 200 && Running(leftover); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_FALSE(Running(leftover));
+  EXPECT_TRUE(ProcessesWithEnvironment({mark}).empty());
+  EXPECT_TRUE(Running((*owned)->pid()));
 }
 
 }  // namespace
