@@ -70,6 +70,17 @@ int PeakOverlap(const std::filesystem::path& spans) {
   return peak;
 }
 
+/// Polls `done` every 20 ms until it holds or `limit` passes; returns whether it held.
+template <class Done>
+bool WaitUntil(Done done, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
 TEST_F(TuneSupervised, ParallelTrialsOverlapHoldTheBudgetAndResumeAfterAKill) {
   WriteTestFile(dir_ / "trainer.py", kSlowTrainer);
   WriteTestFile(dir_ / "study.yaml", kParallelStudy);
@@ -126,17 +137,12 @@ TEST_F(TuneSupervised, ParallelTrialsOverlapHoldTheBudgetAndResumeAfterAKill) {
 }
 
 TEST_F(TuneSupervised, CtrlCCheckpointsEveryRunningTrialAndResumeFinishesTheStudy) {
-  WriteTestFile(dir_ / "trainer.py", kSlowTrainer);
-  WriteTestFile(dir_ / "study.yaml", kParallelStudy);
-  const pid_t pid =
-      StartFrugal({"-q", "tune", (dir_ / "study.yaml").string()}, home_.path(), Env());
+  const pid_t pid = StartStudy(kSlowTrainer, kParallelStudy);
   ASSERT_GE(pid, 0);
   // Interrupt once trials run side by side.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (PeakOverlap(dir_ / "spans.log") < 2 && std::chrono::steady_clock::now() < deadline) {
-    if (OpenSpans(dir_ / "spans.log") >= 2) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  WaitUntil(
+      [&] { return PeakOverlap(dir_ / "spans.log") >= 2 || OpenSpans(dir_ / "spans.log") >= 2; },
+      std::chrono::seconds(30));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   ::kill(pid, SIGINT);
   int status = 0;
@@ -220,17 +226,11 @@ TEST_F(TuneSupervised, AKilledTunersTrialRunsAreClosedAtTheirLastHeartbeatOnResu
   // is decided (pruned) and never relaunched, and the other one was mid-segment. On resume,
   // every run the dead tuner left open is closed at its last heartbeat, not left running (and
   // charging by the wall clock), and the runs still cost what the study says it spent.
-  WriteTestFile(dir_ / "trainer.py", kSlowToStopTrainer);
-  WriteTestFile(dir_ / "study.yaml", kOrphanStudy);
-  const pid_t pid =
-      StartFrugal({"-q", "tune", (dir_ / "study.yaml").string()}, home_.path(), Env());
+  const pid_t pid = StartStudy(kSlowToStopTrainer, kOrphanStudy);
   ASSERT_GE(pid, 0);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (!std::filesystem::exists(dir_ / "stops.log") &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ASSERT_TRUE(std::filesystem::exists(dir_ / "stops.log")) << "no trial was stopped in flight";
+  ASSERT_TRUE(WaitUntil([&] { return std::filesystem::exists(dir_ / "stops.log"); },
+                        std::chrono::seconds(60)))
+      << "no trial was stopped in flight";
   int stopped = -1;
   std::ifstream(dir_ / "stops.log") >> stopped;
   const auto stop_seen = std::chrono::steady_clock::now();
@@ -253,11 +253,9 @@ TEST_F(TuneSupervised, AKilledTunersTrialRunsAreClosedAtTheirLastHeartbeatOnResu
   ::waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFSIGNALED(status));
   // The trials see their supervisors die and exit.
-  const auto exited = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (OpenSpans(dir_ / "spans.log") > 0 && std::chrono::steady_clock::now() < exited) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ASSERT_EQ(OpenSpans(dir_ / "spans.log"), 0) << "a trial outlived the killed tuner";
+  ASSERT_TRUE(
+      WaitUntil([&] { return OpenSpans(dir_ / "spans.log") == 0; }, std::chrono::seconds(10)))
+      << "a trial outlived the killed tuner";
 
   const CommandResult r = RunFrugal({"--json", "tune", "resume", "orphan"}, home_.path(), Env());
   ASSERT_EQ(r.exit_code, 0) << r.err;

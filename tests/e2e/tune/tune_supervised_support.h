@@ -152,6 +152,13 @@ gates: {{budget_usd: 10, max_trials: {}}}
                                     name, extra_space, fidelity, scheduler, seed, max_trials));
     return RunFrugal({"--json", "tune", spec.string()}, home_.path(), Env());
   }
+  /// Writes `trainer` and `study` (its spec) and starts `frugal -q tune` on them in the
+  /// background; the pid, or -1.
+  pid_t StartStudy(const std::string& trainer, const char* study) const {
+    WriteTestFile(dir_ / "trainer.py", trainer);
+    WriteTestFile(dir_ / "study.yaml", study);
+    return StartFrugal({"-q", "tune", (dir_ / "study.yaml").string()}, home_.path(), Env());
+  }
   /// The state the study saved (the file store beside its trials directory).
   static nlohmann::json SavedState(const CommandResult& r, const std::string& name) {
     const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
