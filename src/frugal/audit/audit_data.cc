@@ -59,7 +59,9 @@ Result<std::vector<BillingFact>> LoadBilling(ledger::Ledger& ledger, Timestamp f
   const std::vector<Value> params{ledger::ToMillis(from), ledger::ToMillis(to)};
   std::vector<ledger::Row> rows = FRUGAL_TRY(ledger.connection().Query(
       "SELECT provider, resource_id, sku_id, service_name, region_id, charge_period_start_ms, "
-      "charge_period_end_ms, billed_cost_micros, tags, run_id, pricing_category FROM billing_rows "
+      "charge_period_end_ms, billed_cost_micros, tags, run_id, pricing_category, "
+      "effective_cost_micros, commitment_discount_id, commitment_discount_name, "
+      "commitment_discount_status FROM billing_rows "
       "WHERE charge_period_end_ms > ? AND charge_period_start_ms < ? ORDER BY id",
       params));
   std::vector<BillingFact> facts;
@@ -77,6 +79,12 @@ Result<std::vector<BillingFact>> LoadBilling(ledger::Ledger& ledger, Timestamp f
     if (!f.tags.is_object()) f.tags = nlohmann::json::object();
     f.run_id = ledger::AsOptionalInt(r[9]);
     f.pricing_category = ledger::AsText(r[10]);
+    if (const std::optional<int64_t> micros = ledger::AsOptionalInt(r[11])) {
+      f.effective = Money::FromMicros(*micros);
+    }
+    f.commitment_id = ledger::AsText(r[12]);
+    f.commitment_name = ledger::AsText(r[13]);
+    f.commitment_status = ledger::AsText(r[14]);
     facts.push_back(std::move(f));
   }
   return facts;

@@ -40,8 +40,12 @@ struct BillingFact {
   ledger::Timestamp start{};
   ledger::Timestamp end{};
   Money billed;
+  std::optional<Money> effective;  ///< FOCUS EffectiveCost (amortized), when the bill has it
   nlohmann::json tags = nlohmann::json::object();
   std::optional<ledger::RunId> run_id;
+  std::string commitment_id;      ///< FOCUS CommitmentDiscountId ("" when none)
+  std::string commitment_name;    ///< FOCUS CommitmentDiscountName
+  std::string commitment_status;  ///< FOCUS CommitmentDiscountStatus: Used, Unused or ""
 };
 
 struct AuditData {

@@ -1,10 +1,12 @@
 // Rules over the inventory of running capacity: idle instances, forgotten ones (idle for a
 // week, or running for two weeks with no history and no run in the ledger), and committed
-// (reserved) instances used below their break-even.
+// (reserved) instances used below their break-even; and commitments whose bill says a share of
+// them went unused (FOCUS CommitmentDiscountStatus).
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "frugal/audit/audit_data.h"
 
@@ -151,12 +153,81 @@ void InventoryIdleAndForgotten(const AuditData& data, const AuditOptions& o, Aud
   }
 }
 
-void UnderusedCommitments(const AuditData&, const AuditOptions& o, AuditResult& out) {
+namespace {
+
+/// One commitment's amortized cost in the window, as its bill splits it.
+struct BilledCommitment {
+  std::string name;
+  Money used, unused;
+  Timestamp first{Timestamp::max()}, last{Timestamp::min()};
+};
+
+/// Commitments the imported bills mark Used and Unused (FOCUS CommitmentDiscountStatus): the
+/// unused share of their amortized cost (EffectiveCost) in the window, when it is above
+/// commitment_max_unused_pct. Returns whether the bills had any commitment to judge.
+bool BilledCommitments(const AuditData& data, const AuditOptions& o, AuditResult& out) {
+  std::map<std::string, BilledCommitment> commitments;
+  for (const BillingFact& b : data.billing) {
+    if (b.commitment_id.empty() || b.end <= b.start) continue;
+    if (b.commitment_status != "Used" && b.commitment_status != "Unused") continue;
+    // The row's cost in proportion to the part of its charge period inside the window.
+    const double inside =
+        ToHours(Overlap(b.start, b.end, o.since, o.now)) / ToHours(b.end - b.start);
+    if (inside <= 0) continue;
+    BilledCommitment& c = commitments[b.commitment_id];
+    if (!b.commitment_name.empty()) c.name = b.commitment_name;
+    const Money cost = b.effective.value_or(b.billed).Scaled(inside);
+    (b.commitment_status == "Used" ? c.used : c.unused) += cost;
+    c.first = std::min(c.first, std::max(b.start, o.since));
+    c.last = std::max(c.last, std::min(b.end, o.now));
+  }
+  for (const auto& [id, c] : commitments) {
+    const Money total = c.used + c.unused;
+    if (total <= Money() || c.unused <= Money()) continue;
+    const double unused_share = c.unused.RatioTo(total);
+    if (unused_share * 100 <= o.thresholds.commitment_max_unused_pct) continue;
+    const double days = ToHours(c.last - c.first) / 24;
+    Finding f;
+    f.rule = kUnderusedCommitment;
+    f.subject = c.name.empty() ? "commitment " + id : fmt::format("commitment {} ({})", c.name, id);
+    f.evidence = fmt::format(
+        "{} of its {} amortized cost over {:.1f} days of bills went unused ({:.0f}%; FOCUS "
+        "CommitmentDiscountStatus Unused)",
+        c.unused.ToString(), total.ToString(), days, unused_share * 100);
+    f.facts = {{"commitment_id", id},
+               {"unused", c.unused.ToPlainString()},
+               {"used", c.used.ToPlainString()},
+               {"unused_share", unused_share},
+               {"days", days}};
+    if (days > 0) {
+      f.saving_per_month = c.unused.Scaled(o.thresholds.month_days / days);
+      f.saving_basis = fmt::format(
+          "{} unused in {:.1f} days × {} days: what the unused share costs a month, recovered by "
+          "moving on-demand work onto the commitment or by a smaller one at renewal",
+          c.unused.ToString(), days, o.thresholds.month_days);
+    } else {
+      f.saving_basis = "the commitment's bills cover no time in the window";
+    }
+    f.action =
+        "move on-demand work that the commitment covers onto it (same family, region or "
+        "service); at renewal, commit to what is used";
+    out.findings.push_back(std::move(f));
+  }
+  return !commitments.empty();
+}
+
+}  // namespace
+
+void UnderusedCommitments(const AuditData& data, const AuditOptions& o, AuditResult& out) {
+  const bool billed = BilledCommitments(data, o, out);
   if (o.inventory == nullptr) {
-    out.notes.push_back(
-        fmt::format("{}: commitments are judged from the reserved instances of an inventory "
-                    "(--inventory FILE)",
-                    kUnderusedCommitment));
+    if (!billed) {
+      out.notes.push_back(fmt::format(
+          "{}: commitments are judged from bills that mark their unused share (FOCUS "
+          "CommitmentDiscountStatus, --billing FILE) or from the reserved instances of an "
+          "inventory (--inventory FILE)",
+          kUnderusedCommitment));
+    }
     return;
   }
   for (const InventoryInstance& i : o.inventory->instances) {

@@ -47,6 +47,7 @@ Result<Thresholds> FromDoc(const YamlDoc& doc) {
                             "preprocess_min_runs",
                             "budget_burn_days",
                             "commitment_min_history_days",
+                            "commitment_max_unused_pct",
                             "month_days",
                             "budgets"}));
   std::optional<int64_t> version = FRUGAL_TRY(doc.OptionalInt(doc.root(), "version"));
@@ -74,6 +75,7 @@ Result<Thresholds> FromDoc(const YamlDoc& doc) {
   FRUGAL_TRY(ReadNumber(doc, "preprocess_min_runs", 2, 1e6, t.preprocess_min_runs));
   FRUGAL_TRY(ReadNumber(doc, "budget_burn_days", 1, 365, t.budget_burn_days));
   FRUGAL_TRY(ReadNumber(doc, "commitment_min_history_days", 1, 365, t.commitment_min_history_days));
+  FRUGAL_TRY(ReadNumber(doc, "commitment_max_unused_pct", 0, 100, t.commitment_max_unused_pct));
   FRUGAL_TRY(ReadNumber(doc, "month_days", 28, 31, t.month_days));
   t.budgets = FRUGAL_TRY(ReadBudgets(doc, doc.root()));
   if (auto tier = FRUGAL_TRY(doc.OptionalString(doc.root(), "commitment_tier"))) {

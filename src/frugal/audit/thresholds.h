@@ -36,6 +36,7 @@ struct Thresholds {
   double preprocess_min_runs = 2;          ///< runs sharing a cache key that make a family
   double budget_burn_days = 14;            ///< the burn rate is the spend of this many days
   double commitment_min_history_days = 7;  ///< a commitment needs this much history to judge
+  double commitment_max_unused_pct = 5;    ///< a billed commitment unused above this is a finding
   double month_days = 30;  ///< savings per month = saving in window × month / window
   std::vector<Budget> budgets;
   std::string source = "defaults";  ///< the file read, or "defaults"

@@ -232,7 +232,10 @@ std::optional<Row> ReadBillingRow(const CsvTable& table, const CsvRecord& record
              OrNull(row.Get("ConsumedUnit")),
              ReadTags(row).dump(),
              OrNull(run),
-             ToMillis(Now())};
+             ToMillis(Now()),
+             OrNull(row.Get("CommitmentDiscountId")),
+             OrNull(row.Get("CommitmentDiscountName")),
+             OrNull(row.Allowed("CommitmentDiscountStatus", {"Used", "Unused"}))};
 }
 
 constexpr size_t kRunIdColumn = 20;
@@ -241,7 +244,8 @@ constexpr const char* kInsertBillingRow =
     "charge_period_start_ms, charge_period_end_ms, billed_cost_micros, effective_cost_micros, "
     "list_cost_micros, billing_currency, charge_category, pricing_category, service_name, "
     "resource_id, region_id, sku_id, consumed_quantity, consumed_unit, tags, run_id, "
-    "imported_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "imported_ms, commitment_discount_id, commitment_discount_name, commitment_discount_status) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
     "ON CONFLICT (row_key) DO NOTHING RETURNING id";
 
 /// Inserts the rows in one transaction; counts new, duplicate and linked rows.

@@ -101,7 +101,15 @@ CREATE INDEX policy_overrides_time ON policy_overrides (time_ms);
 ALTER TABLE samples ADD COLUMN tensor_active DOUBLE PRECISION;
 )sql";
 
-constexpr const char* kMigrations[] = {kVersion1, kVersion2, kVersion3};
+// Version 4: the commitment discount of an imported FOCUS row, so the audit can judge
+// commitments from the bill (the cost of their unused share) as well as from an inventory.
+constexpr const char* kVersion4 = R"sql(
+ALTER TABLE billing_rows ADD COLUMN commitment_discount_id TEXT;
+ALTER TABLE billing_rows ADD COLUMN commitment_discount_name TEXT;
+ALTER TABLE billing_rows ADD COLUMN commitment_discount_status TEXT;
+)sql";
+
+constexpr const char* kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4};
 
 std::string ForDialect(std::string ddl, Dialect dialect) {
   const std::string id_type =

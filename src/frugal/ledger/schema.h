@@ -10,7 +10,8 @@
 //   samples                    utilization readings; `resolution_ms` > 0 once downsampled
 //   sample_rollup  (v2)        hourly sums per run, kept on insert; reports read these
 //   studies, trials, trial_rungs   the tuner's studies
-//   billing_rows   (v2)        imported FOCUS rows, apart from what frugal measured
+//   billing_rows   (v2)        imported FOCUS rows, apart from what frugal measured; their
+//                              commitment discount id, name and status (v4)
 // A ledger at an older version is migrated forward inside one transaction when opened; one at
 // a newer version is refused, never rewritten.
 
@@ -19,7 +20,7 @@
 
 namespace frugal::ledger {
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 /// Brings the database to `target_version` (tests pass an older one to build old ledgers).
 /// Creates the schema in an empty database. kBadInput when the database holds tables that are

@@ -208,6 +208,51 @@ TEST_F(AuditTest, FindsForgottenCapacityInImportedBills) {
   ExpectSaving(&f, 14 * 24.0 * 30 / 14);
 }
 
+// A bill that splits each commitment's amortized cost into its Used and Unused share (FOCUS
+// CommitmentDiscountStatus) shows an under-used commitment without any inventory.
+TEST_F(AuditTest, JudgesCommitmentsByTheUnusedShareOfTheirBills) {
+  std::string csv =
+      "BilledCost,EffectiveCost,ChargePeriodStart,ChargePeriodEnd,ProviderName,SkuId,"
+      "ServiceName,Tags,CommitmentDiscountId,CommitmentDiscountName,CommitmentDiscountStatus\n";
+  const std::string team = R"(""{""""team"""": """"ml""""}"")";
+  for (int day = 1; day <= 10; ++day) {
+    const std::string period =
+        fmt::format("2026-03-{:02}T00:00:00Z,2026-03-{:02}T00:00:00Z", day, day + 1);
+    for (const auto& [id, name, used, unused] :
+         {std::tuple{"ri-1", "p4d 1y", 80.0, 20.0}, std::tuple{"ri-2", "g5 1y", 99.0, 1.0}}) {
+      csv += fmt::format("0,{},{},TestCloud,Commitment,Compute,{},{},{},Used\n", used, period, team,
+                         id, name);
+      csv += fmt::format("0,{},{},TestCloud,Commitment,Compute,{},{},{},Unused\n", unused, period,
+                         team, id, name);
+    }
+  }
+  WriteTestFile(dir_ / "bill.csv", csv);
+  auto imported = ledger::ImportFocus(*ledger_, dir_ / "bill.csv");
+  ASSERT_TRUE(imported) << imported.error().message;
+  ASSERT_EQ(imported->imported, 40);
+  options_.since = *ledger::ParseTimestamp("2026-03-01T00:00:00Z");
+  options_.now = *ledger::ParseTimestamp("2026-03-11T00:00:00Z");
+  auto result = RunAudit(*ledger_, options_);
+  ASSERT_TRUE(result) << result.error().message;
+  // ri-1 left 20% of its cost unused; ri-2 1%, under the 5% threshold.
+  ASSERT_EQ(result->findings.size(), 1u) << result->findings[0].rule;
+  const Finding& f = result->findings[0];
+  EXPECT_EQ(f.rule, kUnderusedCommitment);
+  EXPECT_EQ(f.subject, "commitment p4d 1y (ri-1)");
+  EXPECT_NEAR(f.facts["unused_share"].get<double>(), 0.2, 1e-9);
+  EXPECT_NE(f.evidence.find("$200.00 of its $1,000.00"), std::string::npos) << f.evidence;
+  ExpectSaving(&f, 200.0 * 30 / 10);  // $200 unused in 10 days, a 30-day month
+  for (const std::string& n : result->notes) EXPECT_FALSE(n.starts_with(kUnderusedCommitment)) << n;
+
+  // Half the window: the rows are counted by the part of their charge period inside it.
+  options_.since = *ledger::ParseTimestamp("2026-03-06T12:00:00Z");
+  auto half = RunAudit(*ledger_, options_);
+  ASSERT_TRUE(half) << half.error().message;
+  ASSERT_EQ(half->findings.size(), 1u);
+  EXPECT_EQ(half->findings[0].facts["unused"], "90");
+  ExpectSaving(&half->findings[0], 90.0 * 30 / 4.5);
+}
+
 TEST_F(AuditTest, JudgesTheSharedFocusSample) {
   const auto sample = SharedDataDir() / "focus" / "focus_1.0_sample_800rows.csv";
   if (!std::filesystem::exists(sample)) GTEST_SKIP() << "no shared FOCUS sample";
