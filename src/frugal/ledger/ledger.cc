@@ -283,6 +283,23 @@ Result<void> Ledger::FinishRun(RunId run, RunStatus status, Timestamp end) {
   });
 }
 
+Result<void> Ledger::ExtendLost(RunId run, Timestamp end) {
+  return Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
+    std::vector<Row> rows = FRUGAL_TRY(
+        c.Query("SELECT end_ms FROM runs WHERE id = ? AND status = 'lost' AND end_ms < ?",
+                std::vector<Value>{run, ToMillis(end)}));
+    if (rows.empty()) return {};
+    // The sweep closed the open segment at the run's end (or at its start, when it began after
+    // the last heartbeat); earlier attempts' lost segments end before it and stay as they are.
+    FRUGAL_TRY(c.Query(
+        "UPDATE segments SET end_ms = ? WHERE run_id = ? AND end_reason = 'lost' AND end_ms >= ?",
+        std::vector<Value>{ToMillis(end), run, rows[0][0]}));
+    return c
+        .Query("UPDATE runs SET end_ms = ? WHERE id = ?", std::vector<Value>{ToMillis(end), run})
+        .map([](auto&&) {});
+  });
+}
+
 Result<std::vector<RunId>> Ledger::SweepLost(Timestamp now, Duration stale_after) {
   const int64_t cutoff = ToMillis(now - stale_after);
   std::vector<RunId> lost;

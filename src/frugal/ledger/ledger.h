@@ -113,6 +113,10 @@ class Ledger {
   /// open segment ends at the last heartbeat with reason lost, so cost counts up to it.
   /// Returns the runs marked.
   [[nodiscard]] Result<std::vector<RunId>> SweepLost(Timestamp now, Duration stale_after);
+  /// A run swept lost was heard from after its last heartbeat (its journal has later records):
+  /// moves its end, and the end of the segment the sweep closed, to `end` when that is later.
+  /// Nothing happens to a run that is not lost.
+  [[nodiscard]] Result<void> ExtendLost(RunId run, Timestamp end);
   /// Replaces raw samples older than `before` with one averaged sample per `bucket` per run.
   /// Returns the number of rows removed. Rollups are unaffected.
   [[nodiscard]] Result<int64_t> Downsample(Timestamp before, Duration bucket);

@@ -185,11 +185,14 @@ Result<void> LedgerRecorder::BeginOrReopen(const RunStart& start) {
 
 Result<void> LedgerRecorder::FinishLostAttempt(ledger::Timestamp last_seen) {
   std::optional<ledger::Run> earlier = FRUGAL_TRY(FindRunByName(ledger_, name_));
-  if (!earlier || earlier->status != ledger::RunStatus::kRunning) return {};  // swept already
+  if (!earlier) return {};
   // Like the sweep, the attempt is costed up to the last moment anything heard from it: the
   // ledger's last heartbeat, or the journal's last record when that is later (the journal also
   // records samples and events between heartbeats). The journal closes it at the same moment,
-  // so the two agree on the attempt's seconds.
+  // so the two agree on the attempt's seconds, also when the sweep got there first.
+  if (earlier->status == ledger::RunStatus::kLost)
+    return ledger_.ExtendLost(earlier->id, last_seen);
+  if (earlier->status != ledger::RunStatus::kRunning) return {};
   return ledger_.FinishRun(earlier->id, ledger::RunStatus::kLost,
                            std::max(earlier->heartbeat.value_or(earlier->start), last_seen));
 }

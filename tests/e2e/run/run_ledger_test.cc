@@ -284,6 +284,48 @@ TEST(RunLedger, KilledAttemptIsClosedLostWhenTheRunIsStartedAgainBeforeAnySweep)
   EXPECT_GE(*journal_end - TimeOf(show["segments"][0]["start"]), std::chrono::milliseconds(500));
 }
 
+TEST(RunLedger, ASweptAttemptIsExtendedToTheJournalsLastRecordWhenTheRunStartsAgain) {
+  TempDir home;
+  // One heartbeat (at the start) and frequent samples: the sweep ends the attempt at that
+  // heartbeat, long before the journal's last sample; the next start moves the ledger's end
+  // there, where the journal closes the attempt.
+  const std::vector<std::string> args = {FRUGAL_BINARY,  "-q",
+                                         "run",          "--price",
+                                         "3.6/h",        "--run-id",
+                                         "L8",           "--heartbeat-interval",
+                                         "1h",           "--sample-interval",
+                                         "100ms",        "--",
+                                         "/bin/sh",      "-c",
+                                         "exec sleep 30"};
+  auto frugal =
+      ChildProcess::Spawn({args, {{"FRUGAL_HOME", home.path().string()}}, ChildStdout::kInherit});
+  ASSERT_TRUE(frugal.has_value());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  (*frugal)->SignalGroup(SIGKILL);
+  (*frugal)->WaitFor(std::chrono::seconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  const json swept = JsonOf({"ledger", "sweep", "--stale", "1s"}, home.path());
+  ASSERT_EQ(swept["lost_runs"].size(), 1u) << swept.dump();
+  const auto swept_end = TimeOf(ShowRun("L8", home.path())["segments"][0]["end"]);
+
+  auto again = RunFrugal(
+      {"run", "--price", "3.6/h", "--run-id", "L8", "--", "/bin/sh", "-c", "exit 0"}, home.path());
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const json show = ShowRun("L8", home.path());
+  EXPECT_EQ(show["status"], "succeeded");
+  ASSERT_EQ(show["segments"].size(), 2u);
+  EXPECT_EQ(show["segments"][0]["end_reason"], "lost");
+  std::optional<ledger::Timestamp> journal_end;
+  for (const json& r : run::ReadJournal(home.path() / "data" / "runs" / "L8" / "journal.jsonl")) {
+    if (r["record"] == "segment_closed" && r["end"] == "lost") journal_end = TimeOf(r["at"]);
+  }
+  ASSERT_TRUE(journal_end.has_value());
+  EXPECT_EQ(*journal_end, TimeOf(show["segments"][0]["end"]));
+  EXPECT_GE(*journal_end - swept_end, std::chrono::milliseconds(500));
+  EXPECT_LT(TimeOf(show["segments"][0]["end"]), TimeOf(show["segments"][1]["start"]));
+  EXPECT_EQ(show["cost_micros"].get<int64_t>(), ExpectedSpend(show).micros());
+}
+
 TEST(RunLedger, RequeuedRunContinuesUnderOneLedgerRun) {
   TempDir home;
   const std::vector<std::string> base = {"run",      "--price", "1/h",     "--tier", "spot",

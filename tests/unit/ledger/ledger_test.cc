@@ -169,6 +169,18 @@ TYPED_TEST(LedgerSuite, SweepMarksDeadSupervisorsLostCostedToLastHeartbeat) {
   EXPECT_EQ(detail.segments[0].end_reason, EndReason::kLost);
   EXPECT_EQ(ledger->GetRun(alive).value().status, RunStatus::kRunning);
   EXPECT_TRUE(ledger->SweepLost(At(10), std::chrono::minutes(10)).value().empty());
+
+  // The dead run's journal heard from it until 2 h: its end moves there, never back, and a run
+  // that is not lost is left alone.
+  ASSERT_TRUE(ledger->ExtendLost(dead, At(2)).has_value());
+  ASSERT_TRUE(ledger->ExtendLost(dead, At(1)).has_value());
+  ASSERT_TRUE(ledger->ExtendLost(alive, At(20)).has_value());
+  detail = ledger->GetRunDetail(dead, At(10)).value();
+  EXPECT_EQ(detail.summary.cost, Money::FromCents(600));  // $3/h × 2 h
+  EXPECT_EQ(detail.segments[0].end, At(2));
+  EXPECT_EQ(detail.summary.run.end, At(2));
+  EXPECT_EQ(ledger->GetRun(alive).value().status, RunStatus::kRunning);
+  EXPECT_FALSE(ledger->GetRun(alive).value().end.has_value());
 }
 
 TYPED_TEST(LedgerSuite, ListsRunsByTagStatusAndTime) {
