@@ -245,17 +245,24 @@ TEST(RunLedger, SigkilledSupervisorLeavesARunTheSweepMarksLostAtItsLastHeartbeat
   EXPECT_EQ(show["segments"][1]["end_reason"], "finished");
 }
 
-TEST(RunLedger, KilledAttemptIsClosedLostWhenTheRunIsStartedAgainBeforeAnySweep) {
-  TempDir home;
-  // Heartbeats are rare and samples frequent: the journal's last record is well after the
-  // ledger's last heartbeat, and both must close the lost attempt at that later moment.
-  const std::vector<std::string> args = {FRUGAL_BINARY,  "-q",
-                                         "run",          "--price",
-                                         "3.6/h",        "--run-id",
-                                         "L6",           "--heartbeat-interval",
-                                         "1h",           "--sample-interval",
-                                         "100ms",        "--",
-                                         "/bin/sh",      "-c",
+/// Runs `frugal run` as run `id` with one heartbeat (at the start) and samples every 100 ms,
+/// and SIGKILLs it after a second: the journal's last record is well after the ledger's last
+/// heartbeat.
+void StartAndKillWithRareHeartbeats(const std::string& id, const TempDir& home) {
+  const std::vector<std::string> args = {FRUGAL_BINARY,
+                                         "-q",
+                                         "run",
+                                         "--price",
+                                         "3.6/h",
+                                         "--run-id",
+                                         id,
+                                         "--heartbeat-interval",
+                                         "1h",
+                                         "--sample-interval",
+                                         "100ms",
+                                         "--",
+                                         "/bin/sh",
+                                         "-c",
                                          "exec sleep 30"};
   auto frugal =
       ChildProcess::Spawn({args, {{"FRUGAL_HOME", home.path().string()}}, ChildStdout::kInherit});
@@ -263,6 +270,21 @@ TEST(RunLedger, KilledAttemptIsClosedLostWhenTheRunIsStartedAgainBeforeAnySweep)
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   (*frugal)->SignalGroup(SIGKILL);
   (*frugal)->WaitFor(std::chrono::seconds(10));
+}
+
+/// When run `id`'s journal closed a lost segment.
+std::optional<ledger::Timestamp> JournalLostEnd(const std::string& id, const TempDir& home) {
+  std::optional<ledger::Timestamp> end;
+  for (const json& r : run::ReadJournal(home.path() / "data" / "runs" / id / "journal.jsonl")) {
+    if (r["record"] == "segment_closed" && r["end"] == "lost") end = TimeOf(r["at"]);
+  }
+  return end;
+}
+
+TEST(RunLedger, KilledAttemptIsClosedLostWhenTheRunIsStartedAgainBeforeAnySweep) {
+  TempDir home;
+  // Both must close the lost attempt at the journal's last record.
+  ASSERT_NO_FATAL_FAILURE(StartAndKillWithRareHeartbeats("L6", home));
   auto again = RunFrugal(
       {"run", "--price", "3.6/h", "--run-id", "L6", "--", "/bin/sh", "-c", "exit 3"}, home.path());
   EXPECT_EQ(again.exit_code, 1) << again.err;
@@ -275,10 +297,7 @@ TEST(RunLedger, KilledAttemptIsClosedLostWhenTheRunIsStartedAgainBeforeAnySweep)
   EXPECT_EQ(show["cost_micros"].get<int64_t>(), ExpectedSpend(show).micros());
   // The journal and the ledger agree on when the lost attempt ended, to the millisecond, and
   // that is close to the kill (not the segment's start, where the only heartbeat was).
-  std::optional<ledger::Timestamp> journal_end;
-  for (const json& r : run::ReadJournal(home.path() / "data" / "runs" / "L6" / "journal.jsonl")) {
-    if (r["record"] == "segment_closed" && r["end"] == "lost") journal_end = TimeOf(r["at"]);
-  }
+  const std::optional<ledger::Timestamp> journal_end = JournalLostEnd("L6", home);
   ASSERT_TRUE(journal_end.has_value());
   EXPECT_EQ(*journal_end, TimeOf(show["segments"][0]["end"]));
   EXPECT_GE(*journal_end - TimeOf(show["segments"][0]["start"]), std::chrono::milliseconds(500));
@@ -286,23 +305,9 @@ TEST(RunLedger, KilledAttemptIsClosedLostWhenTheRunIsStartedAgainBeforeAnySweep)
 
 TEST(RunLedger, ASweptAttemptIsExtendedToTheJournalsLastRecordWhenTheRunStartsAgain) {
   TempDir home;
-  // One heartbeat (at the start) and frequent samples: the sweep ends the attempt at that
-  // heartbeat, long before the journal's last sample; the next start moves the ledger's end
-  // there, where the journal closes the attempt.
-  const std::vector<std::string> args = {FRUGAL_BINARY,  "-q",
-                                         "run",          "--price",
-                                         "3.6/h",        "--run-id",
-                                         "L8",           "--heartbeat-interval",
-                                         "1h",           "--sample-interval",
-                                         "100ms",        "--",
-                                         "/bin/sh",      "-c",
-                                         "exec sleep 30"};
-  auto frugal =
-      ChildProcess::Spawn({args, {{"FRUGAL_HOME", home.path().string()}}, ChildStdout::kInherit});
-  ASSERT_TRUE(frugal.has_value());
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
-  (*frugal)->SignalGroup(SIGKILL);
-  (*frugal)->WaitFor(std::chrono::seconds(10));
+  // The sweep ends the attempt at its only heartbeat, long before the journal's last sample;
+  // the next start moves the ledger's end there, where the journal closes the attempt.
+  ASSERT_NO_FATAL_FAILURE(StartAndKillWithRareHeartbeats("L8", home));
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   const json swept = JsonOf({"ledger", "sweep", "--stale", "1s"}, home.path());
   ASSERT_EQ(swept["lost_runs"].size(), 1u) << swept.dump();
@@ -315,10 +320,7 @@ TEST(RunLedger, ASweptAttemptIsExtendedToTheJournalsLastRecordWhenTheRunStartsAg
   EXPECT_EQ(show["status"], "succeeded");
   ASSERT_EQ(show["segments"].size(), 2u);
   EXPECT_EQ(show["segments"][0]["end_reason"], "lost");
-  std::optional<ledger::Timestamp> journal_end;
-  for (const json& r : run::ReadJournal(home.path() / "data" / "runs" / "L8" / "journal.jsonl")) {
-    if (r["record"] == "segment_closed" && r["end"] == "lost") journal_end = TimeOf(r["at"]);
-  }
+  const std::optional<ledger::Timestamp> journal_end = JournalLostEnd("L8", home);
   ASSERT_TRUE(journal_end.has_value());
   EXPECT_EQ(*journal_end, TimeOf(show["segments"][0]["end"]));
   EXPECT_GE(*journal_end - swept_end, std::chrono::milliseconds(500));
