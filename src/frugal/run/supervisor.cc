@@ -153,7 +153,8 @@ Result<RunResult> Supervisor::Run() {
   MarkLostAttempt();
   const JournalHistory history = ReadJournalHistory(config_.run_dir / "journal.jsonl");
   result_ = RunResult{};
-  StopStragglers();
+  // Only a run that was started before can have a killed supervisor's leftovers.
+  if (history.attempts > 0) StopStragglers();
   result_.attempt = history.attempts + 1;
   Loop loop(BudgetGuard(config_.caps, config_.price, config_.gpus, history.usage), std::chrono::steady_clock::now());
   if (const BudgetCheck c = loop.guard.Accrue(Duration(0)); c.exceeded) {

@@ -54,11 +54,11 @@ std::vector<CheckItem> CheckStudy(const StudySpec& spec) {
                        prunes ? fmt::format("{} prunes with η={}", SchedulerName(spec.scheduler),
                                             spec.fidelity.reduction_factor)
                               : "every trial runs to full fidelity",
-                       spec.sampler == SamplerKind::kGp
-                           ? "set 'scheduler: asha' so weak configurations stop early"
-                           : "set 'scheduler: asha' so weak configurations stop early (if the "
-                             "metric comes only at the end, 'sampler: gp' picks each full trial "
-                             "more carefully)"));
+                       std::string("set 'scheduler: asha' so weak configurations stop early") +
+                           (spec.sampler == SamplerKind::kGp
+                                ? ""
+                                : " (if the metric comes only at the end, 'sampler: gp' picks "
+                                  "each full trial more carefully)")));
   const bool warm = spec.fidelity.grace > spec.fidelity.min;
   items.push_back(
       Item("warm_up", !prunes || warm,

@@ -50,54 +50,32 @@ TEST_F(ReplayTableTest, AValidTableLoadsWithEachConfigsOwnCumulativeCost) {
   EXPECT_TRUE(second.fails);
 }
 
-TEST_F(ReplayTableTest, ADecreasingCostIsBadInputNamingFileLineAndField) {
-  auto table = Load(kConfigs,
-                    "config_id,epoch,elapsed_s,score\n"
-                    "1,1,10,0.5\n"
-                    "2,1,1,0.4\n"
-                    "1,2,-5,0.6\n");
-  ASSERT_FALSE(table);
-  EXPECT_EQ(table.error().code, ErrorCode::kBadInput);
-  EXPECT_EQ(table.error().message,
-            CurvesAt("4:5: field 'elapsed_s': -5 is below the previous point's 10 (a cumulative "
-                     "cost must not decrease)"));
-}
-
-TEST_F(ReplayTableTest, ACostBelowThePreviousPointIsBadInputEvenWhenPositive) {
-  auto table = Load(kConfigs,
-                    "config_id,epoch,elapsed_s,score\n"
-                    "1,1,10,0.5\n"
-                    "1,2,20,0.6\n"
-                    "1,3,15.5,0.7\n");
-  ASSERT_FALSE(table);
-  EXPECT_EQ(table.error().code, ErrorCode::kBadInput);
-  EXPECT_EQ(table.error().message,
-            CurvesAt("4:5: field 'elapsed_s': 15.5 is below the previous point's 20 (a "
-                     "cumulative cost must not decrease)"));
-}
-
-TEST_F(ReplayTableTest, ANegativeCostIsBadInputNamingFileLineAndField) {
-  // The first point of a configuration has no previous one to compare with.
-  auto table = Load(kConfigs,
-                    "config_id,epoch,elapsed_s,score\n"
-                    "1,1,10,0.5\n"
-                    "2,1,-0.25,0.4\n");
-  ASSERT_FALSE(table);
-  EXPECT_EQ(table.error().code, ErrorCode::kBadInput);
-  EXPECT_EQ(table.error().message,
-            CurvesAt("3:5: field 'elapsed_s': -0.25 must not be negative (a cost is the seconds "
-                     "spent so far)"));
-}
-
-TEST_F(ReplayTableTest, AnInfiniteOrNanCostIsBadInputNamingFileLineAndField) {
-  auto infinite = Load(kConfigs, "config_id,epoch,elapsed_s,score\n1,1,inf,0.5\n");
-  ASSERT_FALSE(infinite);
-  EXPECT_EQ(infinite.error().code, ErrorCode::kBadInput);
-  EXPECT_EQ(infinite.error().message, CurvesAt("2:5: field 'elapsed_s': 'inf' is not a number"));
-
-  auto nan = Load(kConfigs, "config_id,epoch,elapsed_s,score\n1,1,nan,0.5\n");
-  ASSERT_FALSE(nan);
-  EXPECT_EQ(nan.error().message, CurvesAt("2:5: field 'elapsed_s': 'nan' is not a number"));
+// A cumulative cost that decreases (even while positive), is negative at a configuration's
+// first point (no previous one to compare with), or is not a finite number is bad input at its
+// line and field.
+TEST_F(ReplayTableTest, ABadCostIsBadInputNamingFileLineAndField) {
+  const struct {
+    const char* rows;
+    const char* where;
+  } cases[] = {
+      {"1,1,10,0.5\n2,1,1,0.4\n1,2,-5,0.6\n",
+       "4:5: field 'elapsed_s': -5 is below the previous point's 10 (a cumulative cost must not "
+       "decrease)"},
+      {"1,1,10,0.5\n1,2,20,0.6\n1,3,15.5,0.7\n",
+       "4:5: field 'elapsed_s': 15.5 is below the previous point's 20 (a cumulative cost must "
+       "not decrease)"},
+      {"1,1,10,0.5\n2,1,-0.25,0.4\n",
+       "3:5: field 'elapsed_s': -0.25 must not be negative (a cost is the seconds spent so far)"},
+      {"1,1,inf,0.5\n", "2:5: field 'elapsed_s': 'inf' is not a number"},
+      {"1,1,nan,0.5\n", "2:5: field 'elapsed_s': 'nan' is not a number"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.rows);
+    auto table = Load(kConfigs, std::string("config_id,epoch,elapsed_s,score\n") + c.rows);
+    ASSERT_FALSE(table);
+    EXPECT_EQ(table.error().code, ErrorCode::kBadInput);
+    EXPECT_EQ(table.error().message, CurvesAt(c.where));
+  }
 }
 
 TEST_F(ReplayTableTest, AConfigsRowWithFewerOrMoreFieldsThanTheHeaderIsBadInput) {
