@@ -116,6 +116,8 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
 
   // The ledger first: a run that cannot be accounted for does not start.
   std::unique_ptr<ledger::Ledger> db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
+  // The FileLock guards this host; a ledger shared between hosts needs its own claim.
+  FRUGAL_TRY(db->ClaimExclusive("run " + config.run_id, "run '" + config.run_id + "'"));
   std::optional<ledger::OverrideId> override_id;
   if (!policy_check.enforcement.violations.empty()) {
     override_id = FRUGAL_TRY(RecordOverride(*db, policy_check.enforcement, *policy_check.policy));

@@ -297,14 +297,16 @@ Result<void> Finish(Streams& s, const GlobalOptions& global, const tune::Study& 
 }
 
 /// Where study state lives: the ledger when --db or FRUGAL_DB names one, else one JSON file
-/// per study under the user's data directory.
+/// per study under the user's data directory. A tuner that will drive `study` claims it in
+/// the ledger; readers pass "".
 struct Store {
   std::unique_ptr<ledger::Ledger> ledger;
   std::unique_ptr<tune::StudyStore> store;
   tune::LedgerStudyStore* in_ledger = nullptr;
 };
 
-Result<Store> OpenStore(const GlobalOptions& global, ledger::CreateMode create) {
+Result<Store> OpenStore(const GlobalOptions& global, ledger::CreateMode create,
+                        const std::string& study) {
   Store st;
   const char* env = std::getenv("FRUGAL_DB");
   if (global.db.empty() && (env == nullptr || *env == '\0')) {
@@ -312,6 +314,9 @@ Result<Store> OpenStore(const GlobalOptions& global, ledger::CreateMode create) 
     return st;
   }
   st.ledger = FRUGAL_TRY(ledger::OpenForCommand(global.db, create));
+  // The study's FileLock guards this host; a ledger shared between hosts needs its own claim.
+  if (!study.empty())
+    FRUGAL_TRY(st.ledger->ClaimExclusive("study " + study, "study '" + study + "'"));
   auto store = std::make_unique<tune::LedgerStudyStore>(*st.ledger);
   st.in_ledger = store.get();
   st.store = std::move(store);
@@ -385,7 +390,7 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
   const PolicyCheck policy_check = FRUGAL_TRY(CheckStudyAgainstPolicy(o, parsed, global, s));
   const FileLock lock = FRUGAL_TRY(LockStudy(parsed.name));
   Bench b = FRUGAL_TRY(Assemble(text, global, FreshRunPrefix(parsed.name)));
-  Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kCreateIfMissing));
+  Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kCreateIfMissing, parsed.name));
   tune::StudyStore& store = *st.store;
   if (auto existing = store.Load(b.spec.name); existing && !o.restart) {
     if (existing->value("status", "") != "finished") {
@@ -420,9 +425,9 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
 }
 
 Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
-  Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kMustExist));
-  tune::StudyStore& store = *st.store;
   const FileLock lock = FRUGAL_TRY(LockStudy(o.study));
+  Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kMustExist, o.study));
+  tune::StudyStore& store = *st.store;
   const nlohmann::json state = FRUGAL_TRY(store.Load(o.study));
   const tune::SpecText text{state.value("spec_yaml", ""), state.value("spec_source", ""),
                             state.value("spec_base", "")};
@@ -435,7 +440,7 @@ Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Strea
 }
 
 Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
-  const Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kMustExist));
+  const Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kMustExist, ""));
   const nlohmann::json state = FRUGAL_TRY(st.store->Load(o.study));
   const StudySpec spec = FRUGAL_TRY(tune::ParseStudySpec(
       state.value("spec_yaml", ""), state.value("spec_source", ""), state.value("spec_base", "")));

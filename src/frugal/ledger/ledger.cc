@@ -348,4 +348,31 @@ Result<int64_t> Ledger::Downsample(Timestamp before, Duration bucket) {
   return removed;
 }
 
+// The advisory-lock space frugal's claims live in ('frug'), so they never meet another
+// application's locks on a shared server.
+constexpr int64_t kClaimSpace = 0x66727567;
+
+Result<void> Ledger::ClaimExclusive(std::string_view key, std::string_view what) {
+  if (db_->dialect() != Dialect::kPostgres) return {};
+  const std::vector<Value> params{kClaimSpace, std::string(key)};
+  std::vector<Row> got = FRUGAL_TRY(db_->Query(
+      "SELECT CASE WHEN pg_try_advisory_lock(CAST(? AS integer), hashtext(?)) THEN 1 ELSE 0 END",
+      params));
+  if (AsInt(got.at(0).at(0)) == 1) return {};
+  // Who holds it, for the message; the claim is refused either way.
+  std::vector<Row> holder = FRUGAL_TRY(
+      db_->Query("SELECT COALESCE(host(a.client_addr), 'a local socket'), a.backend_start "
+                 "FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+                 "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 "
+                 "AND l.classid::text::bigint = ? AND l.objid::text::bigint = (hashtext(?)::bigint "
+                 "& 4294967295)",
+                 params));
+  const std::string from =
+      holder.empty() ? std::string() : " (a connection from " + AsText(holder.front().at(0)) + ")";
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("{} is in use by another frugal process on {}{}: wait for it to end, "
+                          "or stop it first",
+                          what, db_->where(), from));
+}
+
 }  // namespace frugal::ledger

@@ -124,6 +124,50 @@ TEST(RunLedger, RecordsIntoPostgresWithDb) {
   EXPECT_FALSE(fs::exists(home / "data" / "ledger.sqlite"));
 }
 
+TEST(RunLedger, ARunInASharedPostgresLedgerIsRefusedToASecondHostUntilItsSupervisorDies) {
+  auto* server = ledger::testing::PostgresServer::Shared();
+  if (server == nullptr) GTEST_SKIP() << ledger::testing::PostgresServer::why();
+  // Two hosts: each has its own FRUGAL_HOME (so its own FileLock), and they share the ledger.
+  TempDir host_a;
+  TempDir host_b;
+  const std::string db = server->NewDatabaseUrl();
+  const std::vector<std::string> args = {
+      FRUGAL_BINARY, "-q",    "--db",     db,   "run",
+      "--price",     "3.6/h", "--run-id", "S1", "--heartbeat-interval",
+      "200ms",       "--",    "/bin/sh",  "-c", "exec sleep 30"};
+  auto frugal =
+      ChildProcess::Spawn({args, {{"FRUGAL_HOME", host_a.path().string()}}, ChildStdout::kInherit});
+  ASSERT_TRUE(frugal.has_value());
+  const auto running = [&] {
+    auto list = RunFrugal({"--json", "--db", db, "runs", "list"}, host_b.path());
+    return list.exit_code == 0 && list.out.find("\"S1\"") != std::string::npos;
+  };
+  for (int i = 0; i < 100 && !running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(running());
+
+  auto second = RunFrugal(
+      {"--db", db, "run", "--price", "3.6/h", "--run-id", "S1", "--", "/bin/true"}, host_b.path());
+  EXPECT_EQ(second.exit_code, 2) << second.err;
+  EXPECT_NE(second.err.find("run 'S1' is in use by another frugal process on postgresql://"),
+            std::string::npos)
+      << second.err;
+  EXPECT_EQ(ShowRun("S1", host_b.path(), {"--db", db})["segments"].size(), 1u);
+
+  // The claim dies with the supervisor's connection: the second host may now take the run over.
+  (*frugal)->SignalGroup(SIGKILL);
+  (*frugal)->WaitFor(std::chrono::seconds(10));
+  auto again = RunFrugal(
+      {"--db", db, "run", "--price", "3.6/h", "--run-id", "S1", "--", "/bin/true"}, host_b.path());
+  for (int i = 0; i < 50 && again.exit_code == 2; ++i) {  // the server notices the drop
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    again = RunFrugal({"--db", db, "run", "--price", "3.6/h", "--run-id", "S1", "--", "/bin/true"},
+                      host_b.path());
+  }
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(ShowRun("S1", host_b.path(), {"--db", db})["status"], "succeeded");
+}
+
 TEST(RunLedger, CatalogOfferRecordsItsOnDemandTwin) {
   TempDir home;
   auto r = RunFrugal({"run", "--offer", "aws:g4dn.xlarge:us-east-1/use1-az2:spot", "--run-id", "L2",

@@ -135,5 +135,33 @@ TYPED_TEST(LedgerConcurrency, WritersKilledAtRandomPointsLeaveExactlyWhatTheyCom
   EXPECT_GE(killed, iterations / 2);
 }
 
+TYPED_TEST(LedgerConcurrency, AClaimHoldsAgainstOtherSessionsUntilItsLedgerCloses) {
+  auto first = this->Open();
+  auto second = this->Open();
+  ASSERT_TRUE(first && second);
+  ASSERT_TRUE(first->ClaimExclusive("study alpha", "study 'alpha'").has_value());
+  // Another key is free, and the holder may claim its own key again.
+  EXPECT_TRUE(second->ClaimExclusive("study beta", "study 'beta'").has_value());
+  EXPECT_TRUE(first->ClaimExclusive("study alpha", "study 'alpha'").has_value());
+
+  Result<void> refused = second->ClaimExclusive("study alpha", "study 'alpha'");
+  if (std::string(TypeParam::kName) == "sqlite") {
+    // A SQLite ledger is a local file: the host's FileLock is the guard, not the ledger.
+    EXPECT_TRUE(refused.has_value());
+    return;
+  }
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(refused.error().message.find("study 'alpha' is in use by another frugal process"),
+            std::string::npos)
+      << refused.error().message;
+  EXPECT_NE(refused.error().message.find("a connection from"), std::string::npos)
+      << refused.error().message;
+
+  // A killed holder's claim goes with its connection.
+  first.reset();
+  EXPECT_TRUE(second->ClaimExclusive("study alpha", "study 'alpha'").has_value());
+}
+
 }  // namespace
 }  // namespace frugal::ledger::testing
