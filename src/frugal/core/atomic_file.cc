@@ -34,12 +34,14 @@ AtomicFile::~AtomicFile() {
 
 Result<void> AtomicFile::Write(std::string_view bytes) {
   if (fd_ < 0) {
-    std::error_code ec;
-    // Found now rather than when the rename fails after all the bytes are written.
-    if (std::filesystem::is_directory(path_, ec)) {
+    // Found now rather than when the rename fails after all the bytes are written. (A file
+    // that does not exist yet is no directory: that check's error is not a failure.)
+    std::error_code not_found;
+    if (std::filesystem::is_directory(path_, not_found)) {
       return Fail(ErrorCode::kBadInput,
                   fmt::format("{}: is a directory, expected a file to write", path_.string()));
     }
+    std::error_code ec;
     if (path_.has_parent_path()) std::filesystem::create_directories(path_.parent_path(), ec);
     if (ec) {
       return Fail(ErrorCode::kFailed, fmt::format("{}: cannot create directory: {}",

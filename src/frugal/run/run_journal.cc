@@ -205,6 +205,8 @@ void CloseLostAttempt(const JournalHistory& h, WallTime at, RunRecorder& recorde
     c.segment = *h.open_segment;
     c.at = at;
     c.end = SegmentEnd::kLost;
+    c.cost = h.open_segment_cost;
+    c.last_step = h.last_step;
     recorder.SegmentClosed(c);
   }
   RunFinish f;
@@ -215,45 +217,85 @@ void CloseLostAttempt(const JournalHistory& h, WallTime at, RunRecorder& recorde
   recorder.RunFinished(f);
 }
 
+namespace {
+
+/// What an attempt's guard had counted when it was last heard from. Its heartbeats can lag by
+/// an interval, so for an attempt that never finished the usage is also priced from its start
+/// to its last record (the ledger's end for it): the larger of the two, so the next attempt's
+/// caps never start from too little.
+struct AttemptTally {
+  std::optional<WallTime> started;
+  Rate rate;
+  int gpus = 0;
+  BudgetUsage at_heartbeat;
+  std::optional<WallTime> last_record;
+
+  [[nodiscard]] BudgetUsage UpToLastRecord() const {
+    BudgetUsage u = at_heartbeat;
+    if (!started || !last_record || *last_record <= *started) return u;
+    const auto elapsed = std::chrono::duration_cast<Duration>(*last_record - *started);
+    u.spent = std::max(u.spent, rate.For(elapsed));
+    u.gpu_hours = std::max(u.gpu_hours, ToHours(elapsed) * gpus);
+    u.wall = std::max(u.wall, elapsed);
+    return u;
+  }
+};
+
+}  // namespace
+
 JournalHistory ReadJournalHistory(const std::filesystem::path& path) {
   JournalHistory h;
-  BudgetUsage attempt_usage;
+  AttemptTally attempt;
   bool attempt_open = false;
   std::optional<WallTime> segment_opened;
   for (const json& r : ReadJournal(path)) {
     const std::string kind = r.value("record", "");
+    const std::optional<WallTime> at =
+        r.contains("at") ? ParseWallTime(r.value("at", "")) : std::optional<WallTime>();
     if (kind == "run_started") {
-      // A previous attempt without run_finished was lost: count it to its last heartbeat.
-      if (attempt_open) h.usage = Add(h.usage, attempt_usage);
+      // A previous attempt without run_finished was lost: count it to its last record.
+      if (attempt_open) h.usage = Add(h.usage, attempt.UpToLastRecord());
       ++h.attempts;
-      attempt_usage = {};
+      attempt = AttemptTally{at,
+                             Rate{Money::FromMicros(r.value("price_per_hour_micros", int64_t{0}))},
+                             r.value("gpus", 0),
+                             {},
+                             at};
       attempt_open = true;
     } else if (kind == "segment_opened") {
       h.segments = std::max(h.segments, r.value("segment", 0));
       h.open_segment = r.value("segment", 0);
-      segment_opened = ParseWallTime(r.value("at", ""));
+      segment_opened = at;
     } else if (kind == "segment_closed") {
       if (h.open_segment == r.value("segment", 0)) h.open_segment.reset();
-      const std::optional<WallTime> closed = ParseWallTime(r.value("at", ""));
-      if (segment_opened && closed && *closed > *segment_opened) {
-        h.segment_time += std::chrono::duration_cast<Duration>(*closed - *segment_opened);
+      if (segment_opened && at && *at > *segment_opened) {
+        h.segment_time += std::chrono::duration_cast<Duration>(*at - *segment_opened);
       }
       segment_opened.reset();
     } else if (kind == "heartbeat" && r.contains("usage")) {
-      attempt_usage = UsageFrom(r.at("usage"));
+      attempt.at_heartbeat = UsageFrom(r.at("usage"));
+      h.last_step = std::max(h.last_step, r.value("step", int64_t{0}));
     } else if (kind == "event" && r.value("kind", "") == "preempted") {
       ++h.preemptions;
     } else if (kind == "run_finished") {
-      h.usage = Add(h.usage, r.contains("usage") ? UsageFrom(r.at("usage")) : attempt_usage);
+      h.usage = Add(h.usage, r.contains("usage") ? UsageFrom(r.at("usage")) : attempt.at_heartbeat);
       h.last_outcome = r.value("outcome", "");
       attempt_open = false;
     }
-    if (r.contains("at")) h.last_seen = ParseWallTime(r.value("at", ""));
+    if (at) {
+      h.last_seen = at;
+      attempt.last_record = at;
+    }
+  }
+  if (h.open_segment && segment_opened && attempt.last_record &&
+      *attempt.last_record > *segment_opened) {
+    h.open_segment_cost = attempt.rate.For(
+        std::chrono::duration_cast<Duration>(*attempt.last_record - *segment_opened));
   }
   if (attempt_open) {
-    h.usage = Add(h.usage, attempt_usage);
+    h.unfinished_usage = attempt.UpToLastRecord();
+    h.usage = Add(h.usage, h.unfinished_usage);
     h.unfinished_attempt = true;
-    h.unfinished_usage = attempt_usage;
   }
   return h;
 }

@@ -58,13 +58,17 @@ std::vector<nlohmann::json> ReadJournal(const std::filesystem::path& path);
 struct JournalHistory {
   int attempts = 0;
   int segments = 0;  ///< highest segment number opened
-  BudgetUsage usage;  ///< summed over attempts (a lost attempt counts to its last heartbeat)
+  /// Summed over attempts. A lost attempt counts to its last record, priced from its start
+  /// (its heartbeats may lag by an interval).
+  BudgetUsage usage;
   int preemptions = 0;
   /// A segment opened but never closed: the supervisor died (it is marked lost on restart).
   std::optional<int> open_segment;
+  Money open_segment_cost;            ///< that segment priced from its opening to the last record
+  int64_t last_step = 0;              ///< the furthest step a heartbeat reported
   std::optional<WallTime> last_seen;  ///< time of the last record of the unfinished attempt
   bool unfinished_attempt = false;     ///< the last attempt has no run_finished record
-  BudgetUsage unfinished_usage;        ///< that attempt's usage at its last heartbeat
+  BudgetUsage unfinished_usage;        ///< that attempt's usage at its last record
   std::optional<std::string> last_outcome;
   /// Summed length of the closed segments (opened → closed), every attempt: the time the ledger
   /// prices, which excludes the supervisor's own start and wind-down around each segment.

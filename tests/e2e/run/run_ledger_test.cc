@@ -372,6 +372,38 @@ TEST(RunLedger, ASweptAttemptIsExtendedToTheJournalsLastRecordWhenTheRunStartsAg
   EXPECT_EQ(show["cost_micros"].get<int64_t>(), ExpectedSpend(show).micros());
 }
 
+TEST(RunLedger, AKilledAttemptCountsAgainstTheCapsUpToTheLedgersEndForIt) {
+  TempDir home;
+  // Its only heartbeat is at the start: counted from it, the killed second of spend would be
+  // free, and the next attempt could spend the whole budget again.
+  ASSERT_NO_FATAL_FAILURE(StartAndKillWithRareHeartbeats("L9", home));
+  auto again = RunFrugal(
+      {"run", "--price", "3.6/h", "--budget", "0.0025", "--run-id", "L9", "--accrual-interval",
+       "50ms", "--stop-grace", "200ms", "--", "/bin/sh", "-c", "exec sleep 30"},
+      home.path());
+  EXPECT_EQ(again.exit_code, 3) << again.err;
+  const json show = ShowRun("L9", home.path());
+  ASSERT_EQ(show["segments"].size(), 2u);
+  ASSERT_EQ(show["segments"][0]["end_reason"], "lost");
+  const int64_t lost_micros = ExpectedSpend({{"segments", {show["segments"][0]}}}).micros();
+  EXPECT_GE(lost_micros, 500);  // half a second at $3.60/h: the kill came a second in
+  int64_t counted_micros = -1;
+  int64_t closed_micros = -1;
+  for (const json& r : run::ReadJournal(home.path() / "data" / "runs" / "L9" / "journal.jsonl")) {
+    if (r["record"] == "run_finished" && r["outcome"] == "lost") {
+      counted_micros = r["usage"]["spent_micros"].get<int64_t>();
+    }
+    if (r["record"] == "segment_closed" && r["end"] == "lost") {
+      closed_micros = r["cost_micros"].get<int64_t>();
+    }
+  }
+  // The journal counts the lost attempt at least as far as the ledger prices it.
+  EXPECT_GE(counted_micros, lost_micros);
+  EXPECT_EQ(closed_micros, lost_micros);
+  // And the ledger's total stays within the cap plus one accrual interval and the stop grace.
+  EXPECT_LE(show["cost_micros"].get<int64_t>(), 2500 + 300) << show.dump();
+}
+
 TEST(RunLedger, RequeuedRunContinuesUnderOneLedgerRun) {
   TempDir home;
   const std::vector<std::string> base = {"run",      "--price", "1/h",     "--tier", "spot",

@@ -23,6 +23,16 @@ TEST(AtomicFile, TargetAppearsOnlyOnCommit) {
   EXPECT_EQ(*ReadFile(target), "hello world");
 }
 
+TEST(AtomicFile, ABareFileNameIsWrittenInTheWorkingDirectory) {
+  testing::TempDir dir;
+  const auto previous = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path());
+  const Result<void> written = WriteFileAtomically("out.txt", "bare");
+  std::filesystem::current_path(previous);
+  ASSERT_TRUE(written.has_value()) << written.error().message;
+  EXPECT_EQ(*ReadFile(dir / "out.txt"), "bare");
+}
+
 TEST(AtomicFile, AbandonedWriteLeavesOldContentsAndNoTemporary) {
   testing::TempDir dir;
   const auto target = dir / "out.txt";
