@@ -58,28 +58,35 @@ Result<void> RunExport(const ExportOptions& o, const GlobalOptions& global, Stre
 struct ImportOptions {
   std::string format;
   std::string file;
+  bool skip_bad_rows = false;
 };
 
 Result<void> RunImport(const ImportOptions& o, const GlobalOptions& global, Streams& s) {
   // Read and check the file first: a bad file leaves no new, empty ledger behind.
-  ledger::FocusBatch batch = FRUGAL_TRY(ledger::ReadFocus(o.file));
+  ledger::FocusBatch batch = FRUGAL_TRY(ledger::ReadFocus(
+      o.file, o.skip_bad_rows ? ledger::BadRows::kSkip : ledger::BadRows::kRefuse));
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
   const ledger::FocusImportSummary sum = FRUGAL_TRY(ledger::ImportFocus(*db, std::move(batch)));
+  // What was left out or left unlinked is a diagnostic, whatever stdout carries.
+  for (const std::string& why : sum.skipped) s.err << "frugal: warning: skipped " << why << "\n";
+  for (const std::string& why : sum.warnings) s.err << "frugal: warning: " << why << "\n";
   if (global.json) {
     WriteJson(s, {{"file", o.file},
                   {"rows", sum.rows},
                   {"imported", sum.imported},
                   {"duplicates", sum.duplicates},
+                  {"bad_rows", sum.bad_rows},
                   {"skipped", sum.skipped},
                   {"linked_to_runs", sum.linked},
+                  {"warnings", sum.warnings},
                   {"billed_cost_usd", sum.billed.ToPlainString()},
                   {"repaired", sum.repaired},
                   {"ignored_columns", sum.ignored_columns}});
     return {};
   }
-  s.out << fmt::format("{}: {} rows read, {} imported ({}), {} already in the ledger, {} skipped",
-                       o.file, sum.rows, sum.imported, sum.billed.ToString(), sum.duplicates,
-                       sum.skipped.size());
+  s.out << fmt::format("{}: {} rows read, {} imported ({}), {} already in the ledger", o.file,
+                       sum.rows, sum.imported, sum.billed.ToString(), sum.duplicates);
+  if (sum.bad_rows > 0) s.out << fmt::format(", {} bad rows skipped", sum.bad_rows);
   if (sum.linked > 0) s.out << fmt::format(", {} linked to runs", sum.linked);
   s.out << "\n";
   for (const std::string& column : sum.ignored_columns) {
@@ -88,7 +95,6 @@ Result<void> RunImport(const ImportOptions& o, const GlobalOptions& global, Stre
   for (const auto& [quirk, count] : sum.repaired) {
     s.out << fmt::format("  tolerated in {} rows: {}\n", count, quirk);
   }
-  for (const std::string& why : sum.skipped) s.out << "  skipped " << why << "\n";
   return {};
 }
 
@@ -193,6 +199,9 @@ void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action) {
       ->required()
       ->check(CLI::IsMember({"focus"}));
   i->add_option("FILE", imp->file, "FOCUS CSV file")->required();
+  i->add_flag("--skip-bad-rows", imp->skip_bad_rows,
+              "Import the readable rows of a file with bad ones, listing what was skipped "
+              "(default: refuse the whole file)");
   i->callback(
       [&, imp] { action = [&global, imp](Streams& s) { return RunImport(*imp, global, s); }; });
 

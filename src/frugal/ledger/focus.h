@@ -5,7 +5,8 @@
 //
 // Export: one row per segment per calendar month it touched (a charge period never crosses
 // its billing period), UTC times as YYYY-MM-DDTHH:MM:SSZ, nulls as empty unquoted fields
-// (never empty strings), Tags as a JSON object, frugal's own columns prefixed x_.
+// (never empty strings), Tags as a JSON object, frugal's own columns prefixed x_; x_RunId and
+// x_RunName carry the run's name (the run id users know), never the ledger's row number.
 // PricingCategory: on-demand → Standard, spot → Dynamic, reserved → Committed.
 
 #include <filesystem>
@@ -36,38 +37,65 @@ struct FocusExportOptions {
                                           std::ostream& out);
 
 struct FocusImportSummary {
-  int64_t rows = 0;                          ///< data rows read
-  int64_t imported = 0;                      ///< new billing rows
-  int64_t duplicates = 0;                    ///< already in the ledger (same file imported before)
-  int64_t linked = 0;                        ///< rows linked to a frugal run (x_RunId)
-  Money billed;                              ///< BilledCost of the rows imported now
-  std::vector<std::string> skipped;          ///< "file:line:col: why", one per skipped row
+  int64_t rows = 0;        ///< data rows read
+  int64_t imported = 0;    ///< new billing rows
+  int64_t duplicates = 0;  ///< charges already in the ledger (the same bill imported before)
+  int64_t linked = 0;      ///< rows linked to a frugal run (x_RunId, else x_RunName)
+  Money billed;            ///< BilledCost of the rows imported now
+  /// "file:line:col: Field why", one per problem of a bad row; with BadRows::kSkip these rows
+  /// were left out.
+  std::vector<std::string> skipped;
+  int64_t bad_rows = 0;  ///< rows with at least one entry in `skipped`
+  /// "file:line: why" for rows that name a run this ledger has not, or names that disagree;
+  /// those rows are imported unlinked.
+  std::vector<std::string> warnings;
   std::map<std::string, int64_t> repaired;   ///< quirk → rows where it was tolerated
   std::vector<std::string> ignored_columns;  ///< non-FOCUS columns without the x_ prefix
 };
 
+/// One readable row of a FOCUS file, ready to insert.
+struct FocusBatchRow {
+  Row values;              ///< billing_rows values in BillingRowColumns() order (focus_key.h)
+  std::string file;        ///< as errors name it
+  int line = 0;            ///< where the row starts
+  std::string run_id;      ///< x_RunId as written ("" when null or absent)
+  std::string run_name;    ///< x_RunName as written ("" when null or absent)
+  std::string legacy_key;  ///< the key frugal gave this row before ledger schema 5
+};
+
 /// A FOCUS file read and checked, not yet in any ledger: the billing rows to insert and the
-/// summary of what reading found (rows, skipped, repaired, ignored columns).
+/// summary of what reading found (rows, bad rows, repaired, ignored columns).
 struct FocusBatch {
-  std::vector<Row> rows;
+  std::vector<FocusBatchRow> rows;
   FocusImportSummary summary;
 };
 
+/// What an import does with rows it cannot read (a cost or charge period that is not one, a
+/// currency other than USD, a field count not the header's).
+enum class BadRows {
+  kRefuse,  ///< the file is refused whole: kBadInput listing every bad row; nothing imported
+  kSkip,    ///< the other rows are imported; the bad ones are listed in `skipped`
+};
+
 /// The reading half of ImportFocus: every check, no ledger needed, so a command can refuse a
-/// bad file before it opens (or creates) one. kBadInput as for ImportFocus.
-[[nodiscard]] Result<FocusBatch> ReadFocus(const std::filesystem::path& file);
+/// bad file before it opens (or creates) one. kBadInput when the file is not FOCUS (required
+/// columns missing), is not CSV (e.g. it ends inside a quoted field), or, with
+/// BadRows::kRefuse, has a bad row.
+[[nodiscard]] Result<FocusBatch> ReadFocus(const std::filesystem::path& file,
+                                           BadRows bad_rows = BadRows::kRefuse);
 
 /// The writing half: inserts `batch` in one transaction and completes its summary (imported,
-/// duplicates, linked, billed).
+/// duplicates, linked, billed, warnings). A row is linked to the run whose name (the run id
+/// `frugal run` prints) is its x_RunId, or its x_RunName when it has no x_RunId.
 [[nodiscard]] Result<FocusImportSummary> ImportFocus(Ledger& ledger, FocusBatch batch);
 
 /// Imports a FOCUS CSV file (1.0 to 1.2). Tolerates real-export quirks: space-separated
 /// datetimes, literal NULL and empty-string nulls, case variants of allowed values, a number
-/// shifted into AvailabilityZone, padded tag keys; each is counted in `repaired`. A row whose
-/// cost or charge period cannot be read, or whose field count is not the header's, is skipped
-/// and reported. Re-importing the same file
-/// adds nothing. kBadInput when the file is not FOCUS (required columns missing).
+/// shifted into AvailabilityZone, padded tag keys; each is counted in `repaired`. Bad rows as
+/// `bad_rows` says. A charge already in the ledger is not imported again, however the file
+/// spells it (focus_key.h). kBadInput as for ReadFocus.
 [[nodiscard]] Result<FocusImportSummary> ImportFocus(Ledger& ledger,
-                                                     const std::filesystem::path& file);
+                                                     const std::filesystem::path& file,
+                                                     BadRows bad_rows = BadRows::kRefuse);
 
 }  // namespace frugal::ledger

@@ -123,7 +123,9 @@ Cells SegmentCells(const SegmentFact& fact, const Run& run, const Utilization& u
       {"x_Tier", offer.tier}}.dump();
   const nlohmann::json tags = run.tags.ToJson();
   if (!tags.empty()) c["Tags"] = tags.dump();
-  c["x_RunId"] = std::to_string(s.run_id);
+  // A run is known by its name (the run id `frugal run` prints); the ledger's row number
+  // means nothing in another ledger, so the import links by name.
+  c["x_RunId"] = run.name;
   c["x_RunName"] = run.name;
   c["x_RunStatus"] = std::string(RunStatusName(run.status));
   c["x_SegmentId"] = std::to_string(s.id);

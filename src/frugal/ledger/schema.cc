@@ -5,6 +5,7 @@
 #include <string>
 
 #include "frugal/core/log.h"
+#include "frugal/ledger/focus_key.h"
 
 namespace frugal::ledger {
 namespace {
@@ -109,7 +110,25 @@ ALTER TABLE billing_rows ADD COLUMN commitment_discount_name TEXT;
 ALTER TABLE billing_rows ADD COLUMN commitment_discount_status TEXT;
 )sql";
 
-constexpr const char* kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4};
+// Version 5: billing rows are keyed by their charge, not by the text of the file they came
+// from (see focus_key.h). The old key is kept so that re-importing a file imported before still
+// finds its rows; RecomputeChargeKeys then rewrites row_key.
+constexpr const char* kVersion5 = R"sql(
+ALTER TABLE billing_rows ADD COLUMN legacy_row_key TEXT;
+UPDATE billing_rows SET legacy_row_key = row_key;
+CREATE INDEX billing_legacy_key ON billing_rows (legacy_row_key);
+)sql";
+
+struct Migration {
+  const char* ddl;
+  Result<void> (*then)(Connection&);  ///< a step SQL cannot do, or nullptr
+};
+
+constexpr Migration kMigrations[] = {{kVersion1, nullptr},
+                                     {kVersion2, nullptr},
+                                     {kVersion3, nullptr},
+                                     {kVersion4, nullptr},
+                                     {kVersion5, RecomputeChargeKeys}};
 
 std::string ForDialect(std::string ddl, Dialect dialect) {
   const std::string id_type =
@@ -175,7 +194,9 @@ Result<void> MigrateSchema(Connection& db, int target_version) {
     }
     if (version >= target_version) return {};
     for (int v = version + 1; v <= target_version; ++v) {
-      FRUGAL_TRY(c.ExecuteScript(ForDialect(kMigrations[v - 1], c.dialect())));
+      const Migration& m = kMigrations[v - 1];
+      FRUGAL_TRY(c.ExecuteScript(ForDialect(m.ddl, c.dialect())));
+      if (m.then != nullptr) FRUGAL_TRY(m.then(c));
     }
     const Value version_text = std::to_string(target_version);
     if (version == 0) {

@@ -11,7 +11,9 @@
 //   sample_rollup  (v2)        hourly sums per run, kept on insert; reports read these
 //   studies, trials, trial_rungs   the tuner's studies
 //   billing_rows   (v2)        imported FOCUS rows, apart from what frugal measured; their
-//                              commitment discount id, name and status (v4)
+//                              commitment discount id, name and status (v4); row_key is
+//                              the charge key of focus_key.h, legacy_row_key the key an
+//                              older frugal gave the row (v5)
 // A ledger at an older version is migrated forward inside one transaction when opened; one at
 // a newer version is refused, never rewritten.
 
@@ -20,7 +22,7 @@
 
 namespace frugal::ledger {
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 /// Brings the database to `target_version` (tests pass an older one to build old ledgers).
 /// Creates the schema in an empty database. kBadInput when the database holds tables that are

@@ -179,6 +179,32 @@ TEST_F(LedgerE2E, FocusExportImportsBackIdempotently) {
   ASSERT_EQ(second.exit_code, 0);
   EXPECT_NE(second.out.find("0 imported"), std::string::npos) << second.out;
   EXPECT_NE(second.out.find("5 already in the ledger"), std::string::npos);
+
+  // Into another ledger, whose first run is another one: rows link by run name only, and
+  // rows naming runs it has not are imported unlinked with a warning naming the line.
+  const std::string other = (home_ / "other.sqlite").string();
+  {
+    auto ledger = Ledger::Open(other).value();
+    ledger->BeginRun(NewRun{"someone-else", "", "", {}, {}, {}, Now()}).value();
+    ledger->BeginRun(NewRun{"resnet-sweep", "", "", {}, {}, {}, Now()}).value();
+  }
+  auto elsewhere = RunFrugal(
+      {"--db", other, "--json", "ledger", "import", "--format", "focus", out}, home_.path());
+  ASSERT_EQ(elsewhere.exit_code, 0) << elsewhere.err;
+  EXPECT_EQ(nlohmann::json::parse(elsewhere.out)["linked_to_runs"], 1);
+  EXPECT_NE(elsewhere.err.find("warning: " + out +
+                               ":2: x_RunId 'bert-finetune' names no run in "
+                               "this ledger; imported unlinked (2 rows"),
+            std::string::npos)
+      << elsewhere.err;
+  const std::vector<Row> linked =
+      Ledger::Open(other)
+          .value()
+          ->connection()
+          .Query("SELECT r.name FROM billing_rows b JOIN runs r ON r.id = b.run_id")
+          .value();
+  ASSERT_EQ(linked.size(), 1u);
+  EXPECT_EQ(AsText(linked[0][0]), "resnet-sweep");
 }
 
 TEST_F(LedgerE2E, ImportsTheSharedSampleAndSaysWhatItTolerated) {
@@ -283,39 +309,71 @@ TEST_F(LedgerE2E, ExportWithJsonPrintsOneSummaryDocumentNeverCsv) {
   EXPECT_TRUE(std::filesystem::exists(out));
 }
 
-TEST(LedgerE2ELocation, BadFocusFilesAreRefusedOrSkippedAndCreateNoLedger) {
+TEST(LedgerE2ELocation, BadFocusFilesAreRefusedWholeUnlessToldToSkipRowsAndCreateNoLedger) {
   TempDir home;
   const std::string db = (home / "new.sqlite").string();
+  auto import = [&](const std::string& file, std::vector<std::string> flags = {}) {
+    std::vector<std::string> args = {"--db", db, "ledger", "import", "--format", "focus"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.push_back((home / file).string());
+    return RunFrugal(args, home.path());
+  };
   frugal::testing::WriteTestFile(home / "empty.csv", "");
   frugal::testing::WriteTestFile(home / "prices.csv", "name,price\nA100,3.06\n");
   for (const char* file : {"empty.csv", "prices.csv", "missing.csv"}) {
-    auto r = RunFrugal(
-        {"--db", db, "ledger", "import", "--format", "focus", (home / file).string()}, home.path());
+    auto r = import(file);
     EXPECT_EQ(r.exit_code, 2) << file;
     EXPECT_NE(r.err.find(file), std::string::npos) << r.err;
     EXPECT_FALSE(std::filesystem::exists(db)) << file << " left a new ledger behind";
   }
-  // A row cut short and amounts no ledger can hold are skipped, naming the line; the good row
-  // is imported.
+  // A row cut short, amounts no ledger can hold and a currency it does not keep: by default
+  // the file is refused whole, every bad row named, and nothing (not even a ledger) is made.
+  const std::string hour = "2026-01-01T00:00:00Z,2026-01-01T01:00:00Z";
   frugal::testing::WriteTestFile(home / "cut.csv",
-                                 "BilledCost,ChargePeriodStart,ChargePeriodEnd,ServiceName\n"
-                                 "1.50,2026-01-01T00:00:00Z,2026-01-01T01:00:00Z,EC2\n"
-                                 "1e300,2026-01-01T00:00:00Z,2026-01-01T01:00:00Z,EC2\n"
-                                 "-1e308,2026-01-01T00:00:00Z,2026-01-01T01:00:00Z,EC2\n"
-                                 "2.00,2026-01-01T00:00:00Z,2026-01-01T01:00:00Z\n");
-  auto cut = RunFrugal(
-      {"--db", db, "--json", "ledger", "import", "--format", "focus", (home / "cut.csv").string()},
-      home.path());
-  ASSERT_EQ(cut.exit_code, 0) << cut.err;
-  const nlohmann::json doc = nlohmann::json::parse(cut.out);
-  EXPECT_EQ(doc["imported"], 1);
-  EXPECT_EQ(doc["billed_cost_usd"], "1.5");
-  ASSERT_EQ(doc["skipped"].size(), 3u) << doc.dump();
-  EXPECT_NE(doc["skipped"][0].get<std::string>().find("cut.csv:3:1: BilledCost"), std::string::npos)
-      << doc["skipped"][0];
-  EXPECT_NE(doc["skipped"][2].get<std::string>().find("cut.csv:5: 3 fields, the header has 4"),
+                                 "BilledCost,ChargePeriodStart,ChargePeriodEnd,BillingCurrency\n"
+                                 "1.50," +
+                                     hour + ",USD\n" + "1e300," + hour + ",USD\n" + "-1e308," +
+                                     hour + ",USD\n" + "4," + hour + ",EUR\n" + "2.00," + hour +
+                                     "\n");
+  auto refused = import("cut.csv");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.out, "");
+  for (const char* expected :
+       {"cut.csv: 4 of 5 rows cannot be imported, so none is", "cut.csv:3:1: BilledCost",
+        "cut.csv:4:1: BilledCost", "cut.csv:5:45: BillingCurrency 'EUR'",
+        "cut.csv:6: 3 fields, the header has 4"}) {
+    EXPECT_NE(refused.err.find(expected), std::string::npos) << expected << "\n" << refused.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(db));
+
+  // Asked to, the readable rows are imported and the others listed on stderr.
+  auto skipped = import("cut.csv", {"--skip-bad-rows"});
+  ASSERT_EQ(skipped.exit_code, 0) << skipped.err;
+  EXPECT_NE(skipped.out.find("1 imported ($1.50)"), std::string::npos) << skipped.out;
+  EXPECT_NE(skipped.out.find("4 bad rows skipped"), std::string::npos) << skipped.out;
+  EXPECT_NE(skipped.err.find("warning: skipped " + (home / "cut.csv").string() +
+                             ":6: 3 fields, the header has 4"),
             std::string::npos)
-      << doc["skipped"][2];
+      << skipped.err;
+  auto json = RunFrugal({"--db", db, "--json", "ledger", "import", "--format", "focus",
+                         "--skip-bad-rows", (home / "cut.csv").string()},
+                        home.path());
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["duplicates"], 1);
+  EXPECT_EQ(doc["bad_rows"], 4);
+  EXPECT_EQ(doc["skipped"].size(), 4u);
+
+  // A file that ends inside a quoted field cannot be split into rows at all: refused even
+  // with --skip-bad-rows (a stray quote would swallow every row after it).
+  frugal::testing::WriteTestFile(home / "trunc.csv",
+                                 "BilledCost,ChargePeriodStart,ChargePeriodEnd,ServiceName\n"
+                                 "1.50," +
+                                     hour + ",EC2\n2.00," + hour + ",\"Elastic Com");
+  auto trunc = import("trunc.csv", {"--skip-bad-rows"});
+  EXPECT_EQ(trunc.exit_code, 2);
+  EXPECT_NE(trunc.err.find("trunc.csv:3:48: unterminated quoted field"), std::string::npos)
+      << trunc.err;
 }
 
 TEST(LedgerE2ELocation, DefaultLedgerIsCreatedOnFirstUseAndFrugalDbSelectsAnother) {

@@ -267,23 +267,35 @@ TYPED_TEST(ReportFocus, ImportsTheSharedSampleReportingItsQuirks) {
   EXPECT_EQ(ImportFocus(*this->ledger_, sample).value().imported, 0);
 }
 
-TYPED_TEST(ReportFocus, SkipsUnreadableRowsNamingWhereAndRefusesNonFocusFiles) {
+TYPED_TEST(ReportFocus, RefusesAFileWithUnreadableRowsWholeUnlessToldToSkipThem) {
   const auto bad = this->dir_ / "bad.csv";
   std::ofstream(bad) << "BilledCost,ChargePeriodStart,ChargePeriodEnd\n"
                         "1.50,2026-01-01T00:00:00Z,2026-01-01T01:00:00Z\n"
                         "abc,2026-01-01T00:00:00Z,2026-01-01T01:00:00Z\n"
                         "2.00,yesterday,2026-01-01T01:00:00Z\n";
-  const FocusImportSummary s = ImportFocus(*this->ledger_, bad).value();
+  // All or nothing: every bad row is named, and not even the good one is imported.
+  const auto refused = ImportFocus(*this->ledger_, bad);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code, ErrorCode::kBadInput);
+  const std::string& why = refused.error().message;
+  EXPECT_NE(why.find("2 of 3 rows cannot be imported, so none is"), std::string::npos) << why;
+  EXPECT_NE(why.find("bad.csv:3:1: BilledCost 'abc' is not an amount"), std::string::npos) << why;
+  EXPECT_NE(why.find("bad.csv:4:6: ChargePeriodStart: invalid time 'yesterday'"), std::string::npos)
+      << why;
+  EXPECT_EQ(this->ledger_->CountRows("billing_rows").value(), 0);
+
+  const FocusImportSummary s = ImportFocus(*this->ledger_, bad, BadRows::kSkip).value();
   EXPECT_EQ(s.imported, 1);
+  EXPECT_EQ(s.bad_rows, 2);
   ASSERT_EQ(s.skipped.size(), 2u);
   EXPECT_NE(s.skipped[0].find("bad.csv:3:1"), std::string::npos) << s.skipped[0];
   EXPECT_NE(s.skipped[1].find("bad.csv:4:6"), std::string::npos) << s.skipped[1];
 
   const auto foreign = this->dir_ / "foreign.csv";
   std::ofstream(foreign) << "name,price\nA100,3.06\n";
-  const auto refused = ImportFocus(*this->ledger_, foreign);
-  ASSERT_FALSE(refused.has_value());
-  EXPECT_EQ(refused.error().code, ErrorCode::kBadInput);
+  const auto not_focus = ImportFocus(*this->ledger_, foreign);
+  ASSERT_FALSE(not_focus.has_value());
+  EXPECT_EQ(not_focus.error().code, ErrorCode::kBadInput);
   EXPECT_EQ(this->ledger_->CountRows("billing_rows").value(), 1);
 }
 
@@ -304,7 +316,8 @@ TYPED_TEST(ReportFocus, ReadFocusChecksAFileWithoutALedger) {
                          "1e300,2026-01-01T00:00:00Z,2026-01-01T01:00:00Z\n"
                          "2.00,2026-01-01T00:00:00Z\n"
                          "1.25,2026-01-01T00:00:00Z,2026-01-01T01:00:00Z\n";
-  FocusBatch batch = ReadFocus(file).value();
+  EXPECT_FALSE(ReadFocus(file).has_value());
+  FocusBatch batch = ReadFocus(file, BadRows::kSkip).value();
   EXPECT_EQ(batch.summary.rows, 3);
   EXPECT_EQ(batch.rows.size(), 1u);
   ASSERT_EQ(batch.summary.skipped.size(), 2u);

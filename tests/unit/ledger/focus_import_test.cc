@@ -1,0 +1,345 @@
+// FOCUS import: run links by name, all-or-nothing bad rows, charge keys that do not depend on
+// how a file spells a charge, the schema 5 re-keying, currencies and amounts; on SQLite and on
+// the real PostgreSQL fixture.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <sstream>
+
+#include "backends.h"
+#include "frugal/core/csv.h"
+#include "frugal/ledger/focus.h"
+#include "frugal/ledger/focus_key.h"
+#include "frugal/ledger/focus_row.h"
+#include "frugal/ledger/schema.h"
+
+namespace frugal::ledger::testing {
+namespace {
+
+using frugal::testing::WriteTestFile;
+
+Timestamp Day(int day, double hour = 0) {  // January 2026
+  return ParseTimestamp(fmt::format("2026-01-{:02}", day)).value() + FromHours(hour);
+}
+
+RunId AddRun(Ledger& ledger, const std::string& name, Timestamp start, Timestamp end) {
+  NewRun run;
+  run.name = name;
+  run.start = start;
+  const RunId id = ledger.BeginRun(run).value();
+  const SegmentOffer offer{"aws",       "g5.xlarge", "us-east-1", "",
+                           "A10G",      1,           "on_demand", Rate{Money::FromCents(100)},
+                           std::nullopt};
+  EXPECT_TRUE(ledger.OpenSegment(id, offer, start).has_value());
+  EXPECT_TRUE(ledger.FinishRun(id, RunStatus::kSucceeded, end).has_value());
+  return id;
+}
+
+/// A bill as cells, header first, so tests can respell it.
+using Table = std::vector<std::vector<std::string>>;
+
+/// Three charges: a sub-micro request charge, a commitment-covered hour, and the first charge
+/// again (a bill can hold the same charge twice; both count).
+Table Bill() {
+  return {{"ProviderName", "BillingAccountId", "ChargePeriodStart", "ChargePeriodEnd", "BilledCost",
+           "EffectiveCost", "ListCost", "BillingCurrency", "ChargeCategory", "PricingCategory",
+           "ResourceId", "SkuId", "ConsumedQuantity", "ConsumedUnit", "CommitmentDiscountId",
+           "CommitmentDiscountStatus", "Tags"},
+          {"AWS", "123", "2026-01-01T00:00:00Z", "2026-01-01T01:00:00Z", "0.00000080000",
+           "0.0000008", "0.0000008", "USD", "Usage", "Standard", "q-1", "sqs", "2.000000000000000",
+           "Requests", "", "", R"({"team":"ml"})"},
+          {"AWS", "123", "2026-01-01T00:00:00Z", "2026-01-01T01:00:00Z", "1.5", "1.5", "3", "USD",
+           "Usage", "Committed", "i-2", "g5", "1", "Hours", "sp-1", "Used", "{}"},
+          {"AWS", "123", "2026-01-01T00:00:00Z", "2026-01-01T01:00:00Z", "0.00000080000",
+           "0.0000008", "0.0000008", "USD", "Usage", "Standard", "q-1", "sqs", "2.000000000000000",
+           "Requests", "", "", R"({"team":"ml"})"}};
+}
+
+std::string ToCsv(const Table& table, const std::string& eol = "\n") {
+  std::string csv;
+  for (const std::vector<std::string>& row : table) {
+    for (size_t i = 0; i < row.size(); ++i) csv += (i ? "," : "") + CsvEscape(row[i]);
+    csv += eol;
+  }
+  return csv;
+}
+
+/// The table with each data cell replaced by f(column, cell).
+Table Respell(Table table,
+              const std::function<std::string(const std::string&, const std::string&)>& f) {
+  for (size_t r = 1; r < table.size(); ++r) {
+    for (size_t c = 0; c < table[r].size(); ++c) table[r][c] = f(table[0][c], table[r][c]);
+  }
+  return table;
+}
+
+Table Reversed(Table table) {
+  for (std::vector<std::string>& row : table) std::reverse(row.begin(), row.end());
+  return table;
+}
+
+template <typename B>
+class FocusImport : public BackendTest<B> {
+ protected:
+  std::filesystem::path Write(const std::string& name, const std::string& text) {
+    const auto path = dir_ / name;
+    WriteTestFile(path, text);
+    return path;
+  }
+
+  /// (run name or "-") of each billing row, in charge period then id order.
+  std::vector<std::string> LinkedRuns(Ledger& ledger) {
+    const std::vector<Row> rows =
+        ledger.connection()
+            .Query(
+                "SELECT r.name FROM billing_rows b LEFT JOIN runs r ON r.id = b.run_id "
+                "ORDER BY b.charge_period_start_ms, b.id")
+            .value();
+    std::vector<std::string> names;
+    for (const Row& r : rows) names.push_back(IsNull(r[0]) ? "-" : AsText(r[0]));
+    return names;
+  }
+
+  frugal::testing::TempDir dir_;
+};
+TYPED_TEST_SUITE(FocusImport, Backends, BackendNames);
+
+TYPED_TEST(FocusImport, LinksAnotherLedgersExportByRunNameNotByRowNumber) {
+  // A laptop's ledger exports two runs; the team's ledger has another run at row 1 and the
+  // second run under the same name at row 2.
+  auto laptop = this->Open();
+  ASSERT_TRUE(laptop);
+  AddRun(*laptop, "r-alpha", Day(1), Day(1, 2));
+  AddRun(*laptop, "r-beta", Day(2), Day(2, 1));
+  FocusExportOptions o;
+  o.since = Day(1);
+  o.until = o.now = Day(3);
+  std::ostringstream csv;
+  ASSERT_EQ(ExportFocus(*laptop, o, csv).value(), 2);
+  const auto file = this->Write("laptop.csv", csv.str());
+
+  auto team = Ledger::Open(this->NewLocation()).value();
+  AddRun(*team, "r-zeta", Day(5), Day(5, 1));
+  AddRun(*team, "r-beta", Day(2), Day(2, 1));
+  const FocusImportSummary s = ImportFocus(*team, file).value();
+  EXPECT_EQ(s.imported, 2);
+  EXPECT_EQ(s.linked, 1);
+  EXPECT_EQ(this->LinkedRuns(*team), (std::vector<std::string>{"-", "r-beta"}));
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0],
+            file.string() + ":2: x_RunId 'r-alpha' names no run in this ledger; imported unlinked");
+
+  // Back into the ledger it came from, every row finds its run again, and nothing doubles.
+  EXPECT_EQ(ImportFocus(*laptop, file).value().linked, 2);
+  EXPECT_EQ(this->LinkedRuns(*laptop), (std::vector<std::string>{"r-alpha", "r-beta"}));
+  EXPECT_EQ(ImportFocus(*laptop, file).value().duplicates, 2);
+}
+
+TYPED_TEST(FocusImport, ChecksXRunNameAndWarnsAboutRunsItCannotFind) {
+  auto ledger = this->Open();
+  ASSERT_TRUE(ledger);
+  AddRun(*ledger, "r-1", Day(1), Day(1, 1));
+  AddRun(*ledger, "r-2", Day(1), Day(1, 1));
+  std::string csv = "BilledCost,ChargePeriodStart,ChargePeriodEnd,ResourceId,x_RunId,x_RunName\n";
+  const std::vector<std::pair<std::string, std::string>> refs = {
+      {"r-1", "r-1"},  // line 2: agrees
+      {"r-1", "r-2"},  // line 3: disagrees
+      {"999", ""},     // line 4: no such run
+      {"", "r-2"},     // line 5: by name alone
+      {"7", "r-1"},    // line 6: an older frugal's export (x_RunId its row number)
+      {"r-9", ""},     // lines 7 and 8: one warning for both
+      {"r-9", ""}};
+  for (size_t i = 0; i < refs.size(); ++i) {
+    csv += fmt::format("1,2026-01-01T00:00:00Z,2026-01-01T01:00:00Z,res-{},{},{}\n", i,
+                       refs[i].first, refs[i].second);
+  }
+  const auto file = this->Write("runs.csv", csv);
+  const FocusImportSummary s = ImportFocus(*ledger, file).value();
+  EXPECT_EQ(s.imported, 7);
+  EXPECT_EQ(s.linked, 3);
+  EXPECT_EQ(this->LinkedRuns(*ledger),
+            (std::vector<std::string>{"r-1", "-", "-", "r-2", "r-1", "-", "-"}));
+  const std::string where = file.string();
+  EXPECT_EQ(s.warnings,
+            (std::vector<std::string>{
+                where + ":3: x_RunId 'r-1' and x_RunName 'r-2' disagree; imported unlinked",
+                where + ":4: x_RunId '999' names no run in this ledger; imported unlinked",
+                where + ":7: x_RunId 'r-9' names no run in this ledger; imported unlinked "
+                        "(2 rows; also line 8)"}));
+  EXPECT_EQ(s.repaired.size(), 1u);
+}
+
+TYPED_TEST(FocusImport, ImportsTheSameChargesOnceHoweverAFileSpellsThem) {
+  auto ledger = this->Open();
+  ASSERT_TRUE(ledger);
+  const FocusImportSummary first =
+      ImportFocus(*ledger, this->Write("bill.csv", ToCsv(Bill()))).value();
+  EXPECT_EQ(first.imported, 3);  // the repeated charge counts twice, as the bill says
+  const std::map<std::string, Table> respelled = {
+      {"reordered.csv", Reversed(Bill())},
+      {"nulls.csv", Respell(Bill(), [](auto&, auto& v) { return v.empty() ? "NULL" : v; })},
+      {"numbers.csv", Respell(Bill(),
+                              [](auto& column, auto& v) -> std::string {
+                                if (v == "0.00000080000" || v == "0.0000008") return "8e-07";
+                                if (v == "1.5") return "1.50000000000";
+                                if (column == "ConsumedQuantity") return v == "1" ? "1E0" : "2";
+                                return v;
+                              })},
+      {"sql-times.csv", Respell(Bill(),
+                                [](auto&, auto& v) -> std::string {
+                                  if (!v.ends_with(":00Z")) return v;
+                                  return v.substr(0, 10) + " " + v.substr(11, 8);
+                                })},
+      {"case.csv", Respell(Bill(),
+                           [](auto&, auto& v) -> std::string {
+                             if (v == "Standard") return "standard";
+                             return v == "Used" ? "USED" : v;
+                           })},
+      {"tags.csv", Respell(Bill(), [](auto&, auto& v) -> std::string {
+         return v == R"({"team":"ml"})" ? R"({ " team" : "ml" })" : v;
+       })}};
+  for (const auto& [name, table] : respelled) {
+    const FocusImportSummary again = ImportFocus(*ledger, this->Write(name, ToCsv(table))).value();
+    EXPECT_EQ(again.imported, 0) << name;
+    EXPECT_EQ(again.duplicates, 3) << name;
+  }
+  const FocusImportSummary crlf =
+      ImportFocus(*ledger, this->Write("crlf.csv", "\xEF\xBB\xBF" + ToCsv(Bill(), "\r\n"))).value();
+  EXPECT_EQ(crlf.imported, 0);
+  EXPECT_EQ(ledger->CountRows("billing_rows").value(), 3);
+  EXPECT_EQ(AsInt(ledger->connection()
+                      .Query("SELECT SUM(billed_cost_micros) FROM billing_rows")
+                      .value()[0][0]),
+            1'500'002);
+}
+
+/// Stores the batch the way frugal at schema 4 did: keyed by the raw text of its fields.
+void InsertAsSchemaFour(Ledger& ledger, const FocusBatch& batch) {
+  const std::vector<std::string>& columns = BillingRowColumns();
+  std::string sql = "INSERT INTO billing_rows (";
+  for (size_t i = 0; i < columns.size(); ++i) sql += (i ? ", " : "") + columns[i];
+  sql += ") VALUES (?";
+  for (size_t i = 1; i < columns.size(); ++i) sql += ", ?";
+  sql += ")";
+  for (const FocusBatchRow& row : batch.rows) {
+    Row values = row.values;
+    values[BillingRowColumn("row_key")] = row.legacy_key;
+    ASSERT_TRUE(ledger.connection().Query(sql, values).has_value());
+  }
+}
+
+TYPED_TEST(FocusImport, SchemaFiveRekeysRowsImportedBeforeSoTheyAreNotImportedAgain) {
+  const auto bill = this->Write("bill.csv", ToCsv(Bill()));
+  {
+    OpenOptions v4;
+    v4.schema_version = 4;
+    auto old = this->Open(v4);
+    ASSERT_TRUE(old);
+    InsertAsSchemaFour(*old, ReadFocus(bill).value());
+    // The old key let the same charges in a second time from a file with other columns.
+    FocusBatch reordered = ReadFocus(this->Write("reordered.csv", ToCsv(Reversed(Bill())))).value();
+    reordered.rows.resize(1);
+    InsertAsSchemaFour(*old, reordered);
+    // A ledger from before schema 4 kept no commitment columns.
+    ASSERT_TRUE(old->connection()
+                    .Query("UPDATE billing_rows SET commitment_discount_id = NULL, "
+                           "commitment_discount_status = NULL WHERE resource_id = 'i-2'")
+                    .has_value());
+  }
+  auto ledger = this->Open();
+  ASSERT_TRUE(ledger);
+  EXPECT_EQ(SchemaVersion(ledger->connection()).value(), 5);
+  const std::vector<Row> keys =
+      ledger->connection()
+          .Query("SELECT row_key, legacy_row_key FROM billing_rows ORDER BY id")
+          .value();
+  ASSERT_EQ(keys.size(), 4u);
+  for (const Row& k : keys) {
+    EXPECT_TRUE(AsText(k[0]).starts_with("v2:")) << AsText(k[0]);
+    EXPECT_FALSE(IsNull(k[1]));
+  }
+  // Rows 1 and 4 (one charge, stored twice by the old key) keep both rows, now numbered.
+  EXPECT_EQ(AsText(keys[3][0]), AsText(keys[0][0]).substr(0, 19) + "#2");
+
+  // The same file: every row is found (the commitment row by its old key).
+  const FocusImportSummary same = ImportFocus(*ledger, bill).value();
+  EXPECT_EQ(same.imported, 0);
+  EXPECT_EQ(same.duplicates, 3);
+  // Respelled, the rows whose values the ledger kept are found by their recomputed key.
+  Table repeated = Reversed(Bill());
+  repeated.erase(repeated.begin() + 2);  // the commitment row
+  const FocusImportSummary other =
+      ImportFocus(*ledger, this->Write("other.csv", ToCsv(Respell(repeated,
+                                                                  [](auto&, auto& v) {
+                                                                    return v.empty() ? "NULL" : v;
+                                                                  }))))
+          .value();
+  EXPECT_EQ(other.imported, 0);
+  EXPECT_EQ(other.duplicates, 2);
+  EXPECT_EQ(ledger->CountRows("billing_rows").value(), 4);
+}
+
+TEST(FocusAmounts, RefusesOtherCurrenciesLocaleNumbersAndBackwardChargePeriods) {
+  frugal::testing::TempDir dir;
+  const std::string head = "BilledCost,ChargePeriodStart,ChargePeriodEnd,BillingCurrency\n";
+  const std::string hour = "2026-01-01T00:00:00Z,2026-01-01T01:00:00Z";
+  WriteTestFile(dir / "eu.csv", head + "\"1,500\"," + hour + ",USD\n" +  // line 2
+                                    "100," + hour + ",EUR\n" +           // line 3
+                                    "$5," + hour + ",USD\n" +            // line 4
+                                    "\"12,5\"," + hour + ",USD\n" +      // line 5
+                                    "1.500.00," + hour + ",USD\n" +      // line 6
+                                    "1,2026-01-02T00:00:00Z,2026-01-01T00:00:00Z,USD\n" + "2," +
+                                    hour + ",usd\n");  // line 8: fine
+  const auto refused = ReadFocus(dir / "eu.csv");
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code, ErrorCode::kBadInput);
+  const std::string& why = refused.error().message;
+  for (const char* expected :
+       {"eu.csv:2:1: BilledCost '1,500' is not an amount", "eu.csv:3:47: BillingCurrency 'EUR'",
+        "eu.csv:4:1: BilledCost '$5' is not an amount",
+        "eu.csv:5:1: BilledCost '12,5' is not an amount",
+        "eu.csv:6:1: BilledCost '1.500.00' is not an amount",
+        "eu.csv:7:24: ChargePeriodEnd 2026-01-01T00:00:00Z is before ChargePeriodStart"}) {
+    EXPECT_NE(why.find(expected), std::string::npos) << expected << " not in:\n" << why;
+  }
+  EXPECT_EQ(why.find("eu.csv:8"), std::string::npos) << why;
+  const FocusBatch skipped = ReadFocus(dir / "eu.csv", BadRows::kSkip).value();
+  ASSERT_EQ(skipped.rows.size(), 1u);
+  EXPECT_EQ(skipped.rows[0].values[BillingRowColumn("billing_currency")], Value{"USD"});
+  EXPECT_EQ(skipped.summary.bad_rows, 6);
+}
+
+TEST(FocusAmounts, ReadsFocusNumbersExactly) {
+  const std::vector<std::pair<std::string, std::optional<std::string>>> cases = {
+      {"8e-07", "0.0000008"},
+      {"0.00000080000", "0.0000008"},
+      {"1.5E3", "1500"},
+      {"-2.50", "-2.5"},
+      {"+.5", "0.5"},
+      {"7.", "7"},
+      {"0", "0"},
+      {"-0.000", "0"},
+      {"1e-999", "0"},
+      {"12345678901234567890", "12345678901234567890"},
+      {"1,500", std::nullopt},
+      {"$5", std::nullopt},
+      {"12,5", std::nullopt},
+      {"1.5.0", std::nullopt},
+      {"1e", std::nullopt},
+      {"NaN", std::nullopt},
+      {"inf", std::nullopt},
+      {"0x10", std::nullopt},
+      {" 3", std::nullopt},
+      {"", std::nullopt},
+      {"-", std::nullopt},
+      {".", std::nullopt}};
+  for (const auto& [text, plain] : cases) EXPECT_EQ(PlainDecimal(text), plain) << text;
+  // A huge exponent is clamped, still beyond every amount.
+  EXPECT_EQ(PlainDecimal("1e999999999999"), PlainDecimal("1e40"));
+  EXPECT_FALSE(Money::Parse(PlainDecimal("1e40").value()).has_value());
+}
+
+}  // namespace
+}  // namespace frugal::ledger::testing
