@@ -138,8 +138,6 @@ Result<void> InsertBillingRows(Connection& db, const std::vector<FocusBatchRow>&
              .empty();
     for (const FocusBatchRow& row : batch) {
       const Link link = FRUGAL_TRY(Resolve(runs, row));
-      if (!link.warning.empty()) unlinked.emplace_back(link.warning, &row);
-      if (link.by_row_number) summary.repaired[kQuirkRowNumberRunId] += 1;
       if (legacy_keys) {
         const std::vector<Value> params = {row.legacy_key};
         if (!FRUGAL_TRY(c.Query("SELECT 1 FROM billing_rows WHERE legacy_row_key = ?", params))
@@ -155,6 +153,9 @@ Result<void> InsertBillingRows(Connection& db, const std::vector<FocusBatchRow>&
         continue;
       }
       ++summary.imported;
+      // Only what is imported now is worth a word: a duplicate's link was settled before.
+      if (!link.warning.empty()) unlinked.emplace_back(link.warning, &row);
+      if (link.by_row_number) summary.repaired[kQuirkRowNumberRunId] += 1;
       summary.billed += Money::FromMicros(AsInt(values[billed_column]));
       if (link.run) ++summary.linked;
     }

@@ -130,6 +130,9 @@ TYPED_TEST(FocusImport, LinksAnotherLedgersExportByRunNameNotByRowNumber) {
   ASSERT_EQ(s.warnings.size(), 1u);
   EXPECT_EQ(s.warnings[0],
             file.string() + ":2: x_RunId 'r-alpha' names no run in this ledger; imported unlinked");
+  const FocusImportSummary again = ImportFocus(*team, file).value();
+  EXPECT_EQ(again.duplicates, 2);
+  EXPECT_TRUE(again.warnings.empty()) << again.warnings[0];
 
   // Back into the ledger it came from, every row finds its run again, and nothing doubles.
   EXPECT_EQ(ImportFocus(*laptop, file).value().linked, 2);
