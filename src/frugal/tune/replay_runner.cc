@@ -87,9 +87,11 @@ Result<std::optional<Progress>> ReplayRunner::WaitNext() {
   return std::optional<Progress>();
 }
 
-double ReplayRunner::Stop(int64_t trial_id) {
+Progress ReplayRunner::Stop(int64_t trial_id) {
   running_.erase(trial_id);
-  return 0.0;
+  Progress tail;
+  tail.trial_id = trial_id;
+  return tail;
 }
 
 std::optional<double> ReplayRunner::FullFidelitySeconds(const Trial& trial) const {

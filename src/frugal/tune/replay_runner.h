@@ -21,7 +21,7 @@ class ReplayRunner final : public TrialRunner {
   [[nodiscard]] Result<void> Launch(const Trial& trial, double from_fidelity,
                                     double to_fidelity) override;
   [[nodiscard]] Result<std::optional<Progress>> WaitNext() override;
-  double Stop(int64_t trial_id) override;
+  Progress Stop(int64_t trial_id) override;
   double Now() const override { return now_; }
   std::optional<double> FullFidelitySeconds(const Trial& trial) const override;
   nlohmann::json Save() const override;

@@ -278,11 +278,13 @@ void Study::KeepTrainedPast(Trial& trial, const Progress& p) {
 }
 
 void Study::AccrueStop(Trial& trial) {
-  // A real trial keeps paying while it checkpoints and exits: that time is its spend too.
-  const double tail = runner_.Stop(trial.id);
-  trial.cost_seconds += tail;
-  gate_.Accrue(tail);
+  // A real trial keeps paying while it checkpoints and exits: that time is its spend too, and
+  // what it reported meanwhile it keeps.
+  const Progress tail = runner_.Stop(trial.id);
+  trial.cost_seconds += tail.wall_seconds;
+  gate_.Accrue(tail.wall_seconds);
   trial.spend = gate_.SpendFor(trial.cost_seconds);
+  KeepTrainedPast(trial, tail);
 }
 
 Result<void> Study::Handle(const Progress& p) {
@@ -302,7 +304,10 @@ Result<void> Study::Handle(const Progress& p) {
   const double units = p.fidelity - trial.last_fidelity;
   trial.cost_seconds += p.wall_seconds;
   gate_.Accrue(p.wall_seconds);
-  if (units > kEps) estimator_.Observe(units, p.wall_seconds);
+  // The pace is every second a trial costs over the fidelity it gained: the seconds between
+  // reports (start-up, checkpoints, a slow epoch's heartbeats, work redone after a preemption)
+  // are as much its price as the seconds that end in one.
+  estimator_.Observe(std::max(units, 0.0), p.wall_seconds);
   trial.spend = gate_.SpendFor(trial.cost_seconds);
   if (p.value) {
     trial.last_value = p.value;

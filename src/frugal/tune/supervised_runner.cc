@@ -334,18 +334,26 @@ Result<std::optional<Progress>> SupervisedRunner::WaitNext() {
   }
 }
 
+void SupervisedRunner::Release(Active& a) {
+  a.released = true;
+  a.stop_requested = true;
+  // Its reports not yet told are no longer rung results: their time is told with the
+  // segment's end, and the furthest of them (or of any it makes while it stops) is kept.
+  const int64_t id = a.pending.trial.id;
+  std::erase_if(ready_, [&a, id](const Progress& p) {
+    if (p.trial_id != id) return false;
+    a.released_seconds += p.wall_seconds;
+    if (p.value && (!a.after_release || p.fidelity > a.after_release->first)) {
+      a.after_release = {p.fidelity, *p.value};
+    }
+    return true;
+  });
+}
+
 bool SupervisedRunner::StopInBackground(int64_t trial_id) {
   const auto it = active_.find(trial_id);
   if (it == active_.end()) return false;
-  Active& a = *it->second;
-  a.released = true;
-  a.stop_requested = true;
-  // Reports not yet told are no longer results: their time is told with the segment's end.
-  std::erase_if(ready_, [&a, trial_id](const Progress& p) {
-    if (p.trial_id != trial_id) return false;
-    a.released_seconds += p.wall_seconds;
-    return true;
-  });
+  Release(*it->second);
   return true;
 }
 
@@ -355,25 +363,32 @@ void SupervisedRunner::RequestStop(int64_t trial_id) {
   }
 }
 
-double SupervisedRunner::Stop(int64_t trial_id) {
+Progress SupervisedRunner::Stop(int64_t trial_id) {
+  Progress tail;
+  tail.trial_id = trial_id;
   const bool queued =
       std::erase_if(queue_, [trial_id](const Pending& p) { return p.trial.id == trial_id; }) > 0;
-  std::erase_if(ready_, [trial_id](const Progress& p) { return p.trial_id == trial_id; });
   const auto it = active_.find(trial_id);
   if (it == active_.end()) {
-    if (!queued) return 0.0;
+    std::erase_if(ready_, [trial_id](const Progress& p) { return p.trial_id == trial_id; });
+    if (!queued) return tail;
     // Not relaunched (after a resume, its run was closed at its last heartbeat): what its run
     // holds beyond what the study was told.
-    const double tail = JournaledSeconds(trial_id) - told_seconds_[trial_id];
-    told_seconds_[trial_id] += tail;
+    tail.wall_seconds = JournaledSeconds(trial_id) - told_seconds_[trial_id];
+    told_seconds_[trial_id] += tail.wall_seconds;
     return tail;
   }
   Active& a = *it->second;
-  a.stop_requested = true;
+  Release(a);
   JoinActive(a);
-  double tail = SecondsSince(a.last_event);
-  if (const auto correction = Correction(a)) tail = *correction;
-  told_seconds_[trial_id] += tail;
+  PollReports(a);
+  tail.wall_seconds = SecondsSince(a.last_event) + a.released_seconds;
+  if (const auto correction = Correction(a)) tail.wall_seconds = *correction;
+  if (a.after_release) {
+    tail.fidelity = a.after_release->first;
+    tail.value = a.after_release->second;
+  }
+  told_seconds_[trial_id] += tail.wall_seconds;
   active_.erase(it);
   StartQueued();
   return tail;

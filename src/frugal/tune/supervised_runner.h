@@ -123,7 +123,7 @@ class SupervisedRunner final : public TrialRunner {
   [[nodiscard]] Result<void> Launch(const Trial& trial, double from_fidelity,
                                     double to_fidelity) override;
   [[nodiscard]] Result<std::optional<Progress>> WaitNext() override;
-  double Stop(int64_t trial_id) override;
+  Progress Stop(int64_t trial_id) override;
   void RequestStop(int64_t trial_id) override;
   /// The segment checkpoints and stops on its own thread while the tuner goes on; its worker
   /// slot stays taken, and a new segment of the same trial waits for it, until it has ended.
@@ -155,6 +155,9 @@ class SupervisedRunner final : public TrialRunner {
   [[nodiscard]] run::SupervisorConfig ConfigFor(const Pending& p) const;
   void ReadEarlierReports(Active& active);
   void PollReports(Active& active);
+  /// Gives the segment up: it checkpoints and stops, and what it reports from now on is no
+  /// longer a result, only time and the furthest fidelity it reached.
+  void Release(Active& active);
   Progress TimeEvent(Active& active, SegmentEnd end);
   /// The seconds of the trial's run segments (what the ledger prices), minus what the study
   /// was told; nullopt when the supervisor never ran.

@@ -48,10 +48,11 @@ class TrialRunner {
                                             double to_fidelity) = 0;
   /// Blocks until the next progress event of any running segment; nullopt when none runs.
   [[nodiscard]] virtual Result<std::optional<Progress>> WaitNext() = 0;
-  /// Checkpoints the trial at its last reported fidelity and ends its segment. Returns the
-  /// wall seconds the stop itself consumed after the last progress event (the checkpoint and
-  /// the exit), which the study accrues to the trial; 0 for a simulated trial.
-  virtual double Stop(int64_t trial_id) = 0;
+  /// Checkpoints the trial and ends its segment. Returns the stop's tail: the wall seconds it
+  /// consumed after the last progress event told (the checkpoint and the exit; 0 for a
+  /// simulated trial), which the study accrues to the trial, and (value set) the furthest
+  /// report the trial made that was not told, which it paid for and keeps.
+  virtual Progress Stop(int64_t trial_id) = 0;
   /// Asks the trial's segment to checkpoint and stop without waiting for it; a later Stop
   /// waits. Lets every running trial checkpoint at once at a cap. A no-op where Stop is
   /// immediate.

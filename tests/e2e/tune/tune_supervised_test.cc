@@ -111,6 +111,41 @@ TEST_F(TuneSupervised, ATrialThatTrainsOnPastItsStopKeepsWhatItReached) {
   EXPECT_EQ(doc["trials"]["completed"], 8) << r.out;
 }
 
+TEST_F(TuneSupervised, ATrialStoppedAtTheBudgetKeepsWhatItReportedWhileItStopped) {
+  // At $0.01 a second the cap comes inside the first trial. The trainer takes its time to stop
+  // (it never asks, and its epochs fit in the supervisor's grace), and every epoch it reports
+  // meanwhile was paid for: the study keeps the furthest, with its result.
+  std::string stubborn = kTrainer;
+  const std::string honour = "        if frugal.should_stop():\n            sys.exit(0)\n";
+  ASSERT_NE(stubborn.find(honour), std::string::npos);
+  stubborn.erase(stubborn.find(honour), honour.size());
+  WriteTestFile(dir_ / "trainer.py", stubborn);
+  WriteTestFile(dir_ / "capped.yaml", R"(name: capped
+trial: {command: [python3, trainer.py]}
+space:
+  x: {type: float, low: 0.0, high: 1.0}
+objective: {metric: loss, direction: minimize}
+fidelity: {name: epoch, min: 1, max: 9, grace: 9, cost_per_unit: 50ms}
+scheduler: none
+sampler: random
+seed: 4
+resources: {gpus: 1, price_per_hour: 36, workers: 1}
+gates: {budget_usd: 0.006, max_trials: 1}
+)");
+  const CommandResult r =
+      RunFrugal({"--json", "tune", (dir_ / "capped.yaml").string()}, home_.path(), Env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ReadLog();
+  const nlohmann::json state = SavedState(r, "capped");
+  ASSERT_EQ(state["trials"].size(), 1U) << state.dump();
+  const nlohmann::json& t = state["trials"][0];
+  EXPECT_EQ(t["state"], "stopped_at_budget") << t.dump();
+  ASSERT_GT(epochs_[0], 0);
+  EXPECT_EQ(t["last_fidelity"].get<double>(), epochs_[0]) << t.dump();
+  const double x = t["config"]["x"].get<double>();
+  EXPECT_NEAR(t["last_value"].get<double>(), (x - 0.3) * (x - 0.3) + 1.0 / (epochs_[0] + 1), 1e-9);
+}
+
 TEST_F(TuneSupervised, AnEarlyRungNotYetTrustedIsPassedWithoutRestartingTheTrial) {
   // The default ladder for max 9: an early rung at epoch 1 below the grace of 3. Every segment
   // runs to the top and the rungs are decided in flight: nobody restarts at epoch 1, and its
