@@ -293,6 +293,15 @@ Result<void> Finish(Streams& s, const GlobalOptions& global, const tune::Study& 
           (StudyDir(result->name) / "trials").string());
     }
   }
+  // A study whose every trial failed found nothing: a script must not take it for success.
+  const int64_t failed = result->trials_by_state.at("failed");
+  if (result->trials_started > 0 && failed == result->trials_started) {
+    return Fail(ErrorCode::kFailed,
+                fmt::format("study '{}': all {} trials failed; see their logs under {}",
+                            result->name, failed,
+                            b.supervised != nullptr ? (StudyDir(result->name) / "trials").string()
+                                                    : "the replay table (every curve diverged)"));
+  }
   return {};
 }
 

@@ -204,8 +204,12 @@ StudySummary Study::Summary() const {
   std::optional<double> best_loss;
   for (const Trial& t : trials_) {
     ++s.trials_by_state[std::string(TrialStateName(t.state))];
-    const auto full = runner_.FullFidelitySeconds(t);
-    full_seconds += full ? *full : RateOf(t).value_or(0.0) * RungFidelity(t, ladder_.top());
+    if (t.state == TrialState::kFailed) {
+      full_seconds += t.cost_seconds;  // it would have failed where it did, pruned or not
+    } else {
+      const auto full = runner_.FullFidelitySeconds(t);
+      full_seconds += full ? *full : RateOf(t).value_or(0.0) * RungFidelity(t, ladder_.top());
+    }
     if (t.state != TrialState::kCompleted || !t.last_value) continue;
     const double loss = Loss(*t.last_value);
     if (!best_loss || loss < *best_loss) {

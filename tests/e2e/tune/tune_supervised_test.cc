@@ -146,6 +146,20 @@ gates: {budget_usd: 0.006, max_trials: 1}
   EXPECT_NEAR(t["last_value"].get<double>(), (x - 0.3) * (x - 0.3) + 1.0 / (epochs_[0] + 1), 1e-9);
 }
 
+TEST_F(TuneSupervised, AStudyWhoseEveryTrialFailsIsAFailureThatSavedNothing) {
+  WriteTestFile(dir_ / "trainer.py", "import sys\nsys.exit(3)\n");
+  const CommandResult r = RunFakeStudy("broken", ", grace: 1", "asha", 1, 3);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("study 'broken': all 3 trials failed"), std::string::npos) << r.err;
+  // The result is still printed, and a failed trial would have failed however it was pruned.
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  EXPECT_EQ(doc["trials"]["failed"], 3) << r.out;
+  EXPECT_EQ(doc["pruning_saved_usd"].get<double>(), 0.0) << r.out;
+  EXPECT_NEAR(doc["full_fidelity_cost_usd"].get<double>(), doc["spend_usd"].get<double>(), 1e-6)
+      << r.out;
+}
+
 TEST_F(TuneSupervised, AnEarlyRungNotYetTrustedIsPassedWithoutRestartingTheTrial) {
   // The default ladder for max 9: an early rung at epoch 1 below the grace of 3. Every segment
   // runs to the top and the rungs are decided in flight: nobody restarts at epoch 1, and its
