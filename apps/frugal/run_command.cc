@@ -110,13 +110,14 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
   // The policy before anything is written: a refused run leaves no ledger row and no run dir.
   const PolicyCheck policy_check = FRUGAL_TRY(CheckRunAgainstPolicy(o, setup, global, s));
 
-  // One supervisor per run: a second one would interleave its journal and checkpoints.
+  // The ledger first: a run that cannot be accounted for does not start (and leaves no run
+  // folder behind).
+  std::unique_ptr<ledger::Ledger> db =
+      FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
+  // One supervisor per run: a second one would interleave its journal and checkpoints. The
+  // FileLock guards this host; a ledger shared between hosts needs its own claim.
   const FileLock lock = FRUGAL_TRY(
       FileLock::Acquire(config.run_dir / "supervisor.lock", "run '" + config.run_id + "'"));
-
-  // The ledger first: a run that cannot be accounted for does not start.
-  std::unique_ptr<ledger::Ledger> db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
-  // The FileLock guards this host; a ledger shared between hosts needs its own claim.
   FRUGAL_TRY(db->ClaimExclusive("run " + config.run_id, "run '" + config.run_id + "'"));
   std::optional<ledger::OverrideId> override_id;
   if (!policy_check.enforcement.violations.empty()) {

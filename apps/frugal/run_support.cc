@@ -184,7 +184,9 @@ void AddSuperviseOptions(CLI::App* cmd, SuperviseOptions& o) {
   cmd->add_option("--price", o.price, "Price of the capacity, e.g. 3.06/h (for capacity not in the catalog)");
   cmd->add_option("--offer", o.offer, "Catalog offer CLOUD:INSTANCE:REGION:TIER");
   cmd->add_option("--gpu", o.gpu, "GPU model: run priced at the cheapest matching offer");
-  cmd->add_option("--gpus", o.gpus, "GPU count (with --gpu: at least this many; with --price: for GPU-hours)");
+  cmd->add_option("--gpus", o.gpus,
+                  "GPU count (with --gpu: at least this many; with --price: for GPU-hours)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--tier", o.tier,
                   "Tier: for --gpu the tier to pick (default spot); for --price the tier recorded (default on_demand)");
   cmd->add_option("--spec", o.spec,
@@ -231,11 +233,16 @@ Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o, const Gl
     }
     c.caps.dollars = *budget;
   }
-  if (o.max_gpu_hours >= 0) {
-    if (o.max_gpu_hours == 0) return Fail(ErrorCode::kBadInput, "option --max-gpu-hours: must be positive");
-    c.caps.gpu_hours = o.max_gpu_hours;
+  if (o.max_gpu_hours) {
+    if (!(*o.max_gpu_hours > 0))
+      return Fail(ErrorCode::kBadInput, "option --max-gpu-hours: must be positive");
+    c.caps.gpu_hours = *o.max_gpu_hours;
   }
-  if (!o.max_wall.empty()) c.caps.wall = FRUGAL_TRY(ParseOptionDuration("--max-wall", o.max_wall));
+  if (!o.max_wall.empty()) {
+    c.caps.wall = FRUGAL_TRY(ParseOptionDuration("--max-wall", o.max_wall));
+    if (c.caps.wall->count() <= 0)
+      return Fail(ErrorCode::kBadInput, "option --max-wall: must be positive");
+  }
   for (const std::string& tag : o.tags) {
     const size_t eq = tag.find('=');
     if (eq == std::string::npos || eq == 0) {

@@ -3,6 +3,7 @@
 // supervisor configuration, the status line and the end-of-run summary.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,7 @@ struct SuperviseOptions {
   std::string price, offer, gpu, tier;  ///< tier empty: spot for --gpu, on_demand for --price
   int gpus = 0;
   std::string budget, max_wall;
-  double max_gpu_hours = -1;
+  std::optional<double> max_gpu_hours;
   std::vector<std::string> tags;
   std::string spec;  ///< job spec file
   bool allow_overrun = false;

@@ -48,6 +48,7 @@ struct Supervisor::Segment {
   SegmentPhase phase = SegmentPhase::kRunning;
   SteadyTime deadline;
   SegmentEnd pending_end = SegmentEnd::kFinished;
+  bool reported_result = false;  ///< the command reported its final result in this segment
   SteadyTime started;
   Money cost_at_start;
   bool resumed = false;

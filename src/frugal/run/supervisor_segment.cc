@@ -73,9 +73,13 @@ Result<SegmentEnd> Supervisor::RunSegment(int number, const std::optional<Commit
   // What the command reported just before it exited still counts (its last checkpoint above all).
   HandleReports(seg, loop);
   result_.child_exit = exit;
-  SegmentEnd end = seg.phase == SegmentPhase::kRunning
-                       ? (exit->Succeeded() ? SegmentEnd::kFinished : SegmentEnd::kFailed)
-                       : seg.pending_end;
+  // A command that reported its result and exited cleanly has finished, even when a stop was
+  // on its way (a notice that came as it ended): requeueing it would pay for a second start.
+  const bool finished =
+      exit->Succeeded() && (seg.phase == SegmentPhase::kRunning || seg.reported_result);
+  SegmentEnd end = finished                              ? SegmentEnd::kFinished
+                   : seg.phase == SegmentPhase::kRunning ? SegmentEnd::kFailed
+                                                         : seg.pending_end;
   StopLeftovers(seg, loop);
   result_.garbage_report_lines += seg.reader->garbage_lines();
   if (seg.reader->garbage_lines() > 0) {
@@ -145,6 +149,7 @@ void Supervisor::HandleReports(Segment& seg, Loop& loop) {
       }
     } else if (auto* r = std::get_if<ResultReport>(&message)) {
       result_.result = *r;
+      seg.reported_result = true;
     }
   }
 }

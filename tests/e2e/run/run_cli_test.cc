@@ -63,6 +63,21 @@ TEST(RunCli, BadInputIsExitCodeTwoWithTheOptionNamed) {
   EXPECT_NE(missing.err.find("frugal-no-such-trainer"), std::string::npos);
   auto unknown_offer = RunFrugal({"run", "--offer", "aws:nope:us-east-1:spot", "--", "true"}, home.path());
   EXPECT_EQ(unknown_offer.exit_code, 2);
+  // Limits that would silently remove a cap, or could never be met, are refused by name.
+  for (const std::vector<std::string>& limit : {std::vector<std::string>{"--max-gpu-hours", "-1"},
+                                                {"--max-gpu-hours", "0"},
+                                                {"--max-wall", "0s"},
+                                                {"--gpus", "0"},
+                                                {"--gpus", "-2"}}) {
+    std::vector<std::string> args = {"run", "--price", "1/h", "--run-id", "refused"};
+    args.insert(args.end(), limit.begin(), limit.end());
+    args.insert(args.end(), {"--", "true"});
+    auto refused = RunFrugal(args, home.path());
+    EXPECT_EQ(refused.exit_code, 2) << limit[0] << " " << limit[1] << ": " << refused.err;
+    EXPECT_NE(refused.err.find(limit[0]), std::string::npos) << refused.err;
+  }
+  // Nothing refused leaves a run folder behind.
+  EXPECT_FALSE(std::filesystem::exists(home / "data" / "runs" / "refused"));
 }
 
 TEST(RunCli, BudgetStopExitsThreeAndReportsTheOvershoot) {

@@ -210,6 +210,31 @@ TEST(Supervisor, ASignalToTheSupervisorIsAPreemptionThatAlwaysRequeues) {
   EXPECT_EQ(notices[0]["detail"], "signal SIGUSR1");
 }
 
+TEST(Supervisor, ACommandThatFinishesAsANoticeComesHasFinishedAndIsNotRequeued) {
+  frugal::testing::TempDir dir;
+  // Its last step is done when the notice arrives: it reports its result and exits 0.
+  auto config =
+      Config(dir.path(),
+             Shell("r='{\"type\":\"result\",\"metrics\":{\"value\":7}}';"
+                   " finish() { echo \"$r\" >> \"$FRUGAL_REPORT\"; exit 0; }; trap finish USR1;"
+                   " echo '{\"type\":\"progress\",\"step\":1}' >> \"$FRUGAL_REPORT\";"
+                   " while :; do sleep 0.05; done"));
+  std::thread notifier([] {
+    std::this_thread::sleep_for(milliseconds(600));
+    ::kill(::getpid(), SIGUSR1);
+  });
+  auto r = RunOnce(config);
+  notifier.join();
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  EXPECT_EQ(r->outcome, RunOutcome::kFinished);
+  EXPECT_EQ(r->exit_code, 0);
+  ASSERT_TRUE(r->result.has_value());
+  EXPECT_EQ(r->result->metrics.at("value"), 7);
+  auto closed = Records(config.run_dir / "journal.jsonl", "segment_closed");
+  ASSERT_EQ(closed.size(), 1u);
+  EXPECT_EQ(closed[0]["end"], "finished");
+}
+
 TEST(Supervisor, ACommandThatCannotStartIsBadInput) {
   frugal::testing::TempDir dir;
   auto r = RunOnce(Config(dir.path(), {"frugal-no-such-trainer"}));
