@@ -99,7 +99,10 @@ nlohmann::json SpotJson(const Option& o) {
   if (o.kind == RunKind::kFallback) {
     j["fallback"] = {{"on_demand_offer", o.fallback_offer->Id()},
                      {"switch_probability", o.fallback.switch_probability},
-                     {"switch_at_hours", o.fallback.switch_at_hours}};
+                     {"switch_at_hours", o.fallback.switch_at_hours},
+                     {"on_demand_hours", o.fallback.on_demand_hours},
+                     {"absorbed_preemptions", o.fallback.absorbed_preemptions},
+                     {"planned_switch", o.fallback.planned_switch}};
   }
   return j;
 }
@@ -255,8 +258,17 @@ void PrintSpotDetails(const plan::Plan& p, std::ostream& out) {
         FormatDuration(FromHours(sp.restart_hours)), FormatDuration(FromHours(sp.checkpoint_hours)),
         sp.Inflation(o.work_hours));
     if (o.kind == RunKind::kFallback) {
-      out << fmt::format("; falls back to {} with probability {:.0f}%", o.fallback_offer->Id(),
-                         100 * o.fallback.switch_probability);
+      const plan::FallbackRun& fb = o.fallback;
+      const std::string then =
+          fmt::format("then {} on demand", FormatDuration(FromHours(fb.on_demand_hours)));
+      out << (fb.planned_switch
+                  ? fmt::format("; moves to {} at about {} as planned, {}", o.fallback_offer->Id(),
+                                FormatDuration(FromHours(fb.switch_at_hours)), then)
+                  : fmt::format("; falls back to {} with probability {:.0f}% (at preemption {:g}, "
+                                "about {}, {})",
+                                o.fallback_offer->Id(), 100 * fb.switch_probability,
+                                fb.absorbed_preemptions + 1,
+                                FormatDuration(FromHours(fb.switch_at_hours)), then));
     }
     out << "\n";
   }

@@ -1,8 +1,10 @@
 #include "frugal/catalog/catalog.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <set>
 
 #include "frugal/catalog/custom_offers.h"
 #include "frugal/catalog/gpu_names.h"
@@ -95,6 +97,12 @@ Result<const GpuSpec*> Catalog::RequireGpu(std::string_view name) const {
                                                 name, DidYouMean(name, gpu_names_)));
 }
 
+std::vector<std::string> Catalog::Clouds() const {
+  std::set<std::string> clouds;
+  for (const Offer& o : offers_) clouds.insert(o.cloud);
+  return {clouds.begin(), clouds.end()};
+}
+
 Result<std::vector<const Offer*>> Catalog::Query(const OfferQuery& query) const {
   std::vector<std::string> gpu_names;
   if (query.gpu) {
@@ -102,6 +110,14 @@ Result<std::vector<const Offer*>> Catalog::Query(const OfferQuery& query) const 
     if (gpu_names.empty()) FRUGAL_TRY(RequireGpu(*query.gpu));
   }
   const std::string cloud = query.cloud ? ToLower(*query.cloud) : "";
+  if (query.cloud) {
+    const std::vector<std::string> clouds = Clouds();
+    if (std::find(clouds.begin(), clouds.end(), cloud) == clouds.end()) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("unknown cloud '{}'{} (the catalog has offers from {})", *query.cloud,
+                              DidYouMean(cloud, clouds), fmt::join(clouds, ", ")));
+    }
+  }
   std::vector<const Offer*> out;
   for (const Offer& o : offers_) {
     if (!gpu_names.empty() &&

@@ -68,7 +68,11 @@ class Catalog {
   /// As FindGpu, but kBadInput "unknown GPU 'A100-80G' (did you mean 'A100-80GB'?)".
   [[nodiscard]] Result<const GpuSpec*> RequireGpu(std::string_view name) const;
 
-  /// Offers matching the query, sorted and limited. kBadInput for an unknown GPU name.
+  /// The clouds with at least one offer (custom offers included), sorted.
+  [[nodiscard]] std::vector<std::string> Clouds() const;
+
+  /// Offers matching the query, sorted and limited. kBadInput for an unknown GPU name, or a
+  /// cloud no offer is from ("unknown cloud 'awz' (did you mean 'aws'?)").
   [[nodiscard]] Result<std::vector<const Offer*>> Query(const OfferQuery& query) const;
 
  private:

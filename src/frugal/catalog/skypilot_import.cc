@@ -171,6 +171,10 @@ class FileImporter {
       return Fail(ErrorCode::kBadInput,
                   fmt::format("{}: field 'AcceleratorCount': not a number", t_.Where(r, c.count)));
     }
+    if (*count <= 0) {
+      Skip("bad row: AcceleratorCount zero or negative");
+      return {};
+    }
     if (*count < 1 || std::floor(*count) != *count) {
       Skip("fractional GPU");
       return {};
@@ -229,6 +233,8 @@ class FileImporter {
             std::optional<Money> spot) {
     if (!price) {
       Skip("no on-demand price");
+    } else if (price->micros() < 0) {
+      Skip("bad row: negative on-demand Price");
     } else if (!Plausible(o, *price)) {
       Skip("absurd on-demand price");
     } else {
@@ -239,6 +245,10 @@ class FileImporter {
     }
     if (!spot || spot->IsZero()) {
       Skip("no spot price");
+      return;
+    }
+    if (spot->micros() < 0) {
+      Skip("bad row: negative SpotPrice");
       return;
     }
     if (cloud_ == "aws" && price && *spot >= *price) {
@@ -329,6 +339,18 @@ Result<ImportResult> ImportSkyPilot(const std::vector<fs::path>& inputs,
     auto ran = importer.Run();
     if (!ran) {
       return Fail(ErrorCode::kBadInput, ran.error().message + " (nothing was imported)");
+    }
+    // Importing a file replaces its cloud's offers: one with none (a header, a cut-off
+    // download, rows all skipped) would silently delete them all.
+    if (report.offers == 0) {
+      std::string why;
+      for (const auto& [reason, n] : report.skipped) {
+        why += fmt::format("{}{} {}", why.empty() ? "; skipped: " : ", ", n, reason);
+      }
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: no usable rows ({} read{}), so no {} offers would be left; "
+                              "nothing was imported",
+                              file.string(), report.rows_read, why, cloud));
     }
     result.reports.push_back(std::move(report));
   }

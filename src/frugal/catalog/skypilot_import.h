@@ -34,7 +34,9 @@ struct ImportResult {
 /// rows for other accelerators are skipped and counted. Rows with an empty or absurd price,
 /// TPUs, fractional GPUs and duplicate conflicting rows are skipped and counted. Fails with
 /// kBadInput, importing nothing, when a file is not in the expected format (missing columns, a
-/// cloud that cannot be told) or a price is malformed (names file:line:column).
+/// cloud that cannot be told), a price is malformed (names file:line:column), or a file yields
+/// no offer at all (importing it would delete every offer of its cloud). Negative prices and
+/// GPU counts are skipped and counted as bad rows.
 [[nodiscard]] Result<ImportResult> ImportSkyPilot(const std::vector<std::filesystem::path>& inputs,
                                                   const std::vector<std::string>& known_gpus);
 

@@ -87,22 +87,62 @@ SpotRun ModelSpotRun(double work_hours, double preemptions_per_hour, const Fault
   return run;
 }
 
-FallbackRun ModelFallback(double work_hours, const SpotRun& spot, double spot_rate_dollars,
-                          double on_demand_rate_dollars, double deadline_hours) {
+std::optional<FallbackRun> ModelFallback(double work_hours, const SpotRun& spot,
+                                         double preemptions_per_hour, const FaultTolerance& ft,
+                                         const FallbackPrices& prices, double deadline_hours) {
+  const double lambda = preemptions_per_hour;
+  const double c_write = ft.checkpoint_write_hours;
+  const double r = ft.restart_hours;
+  const bool periodic = spot.strategy == CheckpointStrategy::kPeriodic;
+  // Spot progress per hour of uninterrupted wall, and the wall a preemption loses: on average,
+  // and at worst (just before a checkpoint commits), which the switch rule keeps in reserve.
+  const double pace = periodic ? spot.interval_hours / (spot.interval_hours + c_write) : 1.0;
+  const double lost_max = periodic ? spot.interval_hours + c_write : c_write;
+  const double lost = periodic ? lost_max / 2.0 : lost_max;
+  const double per_preemption = r + lost;
+  const double spot_base = work_hours / pace;
+  const double od_work = prices.on_demand_work_hours;
+  // The reserve left at the start: on-demand must still fit after the worst first loss.
+  const double reserve = deadline_hours - lost_max - r - od_work;
+  if (!spot.viable || lambda <= 0 || reserve < 0) return std::nullopt;
+  const auto od_hours_after = [&](double spot_work_hours) {
+    const double saved = std::clamp(spot_work_hours * pace, 0.0, work_hours);
+    return r + (1.0 - saved / work_hours) * od_work;
+  };
+
   FallbackRun f;
-  const double spot_cost = spot_rate_dollars * spot.expected_wall_hours;
-  f.switch_probability = spot.deadline_miss_probability;
-  const double progress_per_hour = spot.viable ? work_hours / spot.expected_wall_hours : 0.0;
-  f.switch_at_hours = progress_per_hour < 1.0
-                          ? std::max(0.0, (deadline_hours - work_hours) / (1.0 - progress_per_hour))
-                          : 0.0;
-  f.switch_at_hours = std::min(f.switch_at_hours, deadline_hours);
-  const double switched_cost = spot_rate_dollars * f.switch_at_hours +
-                               on_demand_rate_dollars * (deadline_hours - f.switch_at_hours);
+  const double slack = deadline_hours - r - std::max(spot_base, od_work) - lost_max;
+  if (slack < 0) {
+    // Spot cannot finish inside the reserve even undisturbed: it moves to on-demand at the
+    // latest safe moment, when its surplus X = D − t − L_max − R − (on-demand rest) reaches 0.
+    // X falls by δ = 1 − W_od/W' per hour of spot work and by c per preemption; on the
+    // expected path (λ·t preemptions by wall time t) that is t = X0 / (δ·(1 − λc) + λc).
+    const double drift = 1.0 - od_work / spot_base;
+    const double spot_hours =
+        reserve / (drift * (1.0 - lambda * per_preemption) + lambda * per_preemption);
+    f.planned_switch = true;
+    f.switch_probability = 1.0;
+    f.switch_at_hours = spot_hours;
+    f.on_demand_hours = od_hours_after(spot_hours * (1.0 - lambda * per_preemption));
+  } else {
+    const double k = std::floor(slack / per_preemption);
+    f.absorbed_preemptions = k;
+    const double horizon = spot_base + k * per_preemption;
+    const double mean = lambda * horizon;
+    f.switch_probability = PoissonTail(mean, k);
+    const double p = f.switch_probability;
+    f.switch_at_hours =
+        p > 0 ? std::min(horizon, (k + 1) / lambda * PoissonTail(mean, k + 1) / p) : horizon;
+    f.on_demand_hours = od_hours_after(f.switch_at_hours - k * per_preemption - lost);
+    f.unswitched_hours = std::min(spot.expected_wall_hours, horizon);
+  }
   const double p = f.switch_probability;
-  f.expected_cost_dollars = (1.0 - p) * (spot.viable ? spot_cost : 0.0) + p * switched_cost;
+  const double switched_cost =
+      prices.spot_per_hour * f.switch_at_hours + prices.on_demand_per_hour * f.on_demand_hours;
+  f.expected_cost_dollars =
+      (1.0 - p) * prices.spot_per_hour * f.unswitched_hours + p * switched_cost;
   f.expected_wall_hours =
-      (1.0 - p) * (spot.viable ? spot.expected_wall_hours : 0.0) + p * deadline_hours;
+      (1.0 - p) * f.unswitched_hours + p * (f.switch_at_hours + f.on_demand_hours);
   return f;
 }
 

@@ -67,19 +67,51 @@ struct SpotRun {
 /// P(N > n) for N ~ Poisson(mean).
 [[nodiscard]] double PoissonTail(double mean, double n);
 
-/// Spot with an on-demand fallback: run on spot and switch to on-demand at the last moment the
-/// remaining work still fits before the deadline. The switch happens with the spot run's
-/// deadline-miss probability p; at expected spot progress W/T per hour the switch time is
-/// t* = (D − W)/(1 − W/T). Expected cost = (1−p)·spot cost + p·(spot rate·t* + on-demand
-/// rate·(D − t*)), in dollars from hourly rates.
+/// Spot with an on-demand fallback. The rule: at each checkpoint commit and each restart, go
+/// on with spot only while a whole further segment could be lost and the on-demand restart
+/// plus the rest of the work would still end by the deadline D; else move to on-demand now.
+/// A preemption loses at most L_max of wall (a checkpoint interval plus its write; on notice,
+/// the save), L on average (half that; the save), so each costs c = R + L with restart R. The
+/// rule always keeps L_max + R + the on-demand rest in reserve, which is why no run misses D.
+///   With B the longer of the spot run's undisturbed wall W' (work plus checkpoint writes)
+/// and the on-demand offer's W_od: when D − R − B − L_max ≥ 0, spot absorbs about
+/// k = ⌊(D − R − B − L_max)/c⌋ preemptions and switches at the k+1-th. A spot run with at
+/// most k ends by H = W' + k·c, so the switch probability is p = P(N(H) > k) for N Poisson at
+/// the job's preemption rate λ (slightly high: a finished run is not switched). Given a
+/// switch, it comes at the k+1-th arrival, E[t | t ≤ H] = (k+1)/λ · P(N(H) > k+1)/P(N(H) > k),
+/// with (t − k·c − L)·W/W' of the work checkpointed (at least 0).
+///   Otherwise (spot too slow to finish inside the reserve) the switch is planned: p = 1, at
+/// the wall time t where the surplus X = D − t − L_max − R − (on-demand rest) reaches 0 on the
+/// expected path, X falling by 1 − W_od/W' per hour of spot work and by c per preemption:
+/// t = X₀/((1 − W_od/W')·(1 − λc) + λc), X₀ = D − L_max − R − W_od (negative: no fallback).
+///   Expected cost = (1−p)·spot rate·min(T, H) + p·(spot rate·t + on-demand rate·(R + the rest
+/// of the work on the on-demand offer)), T the spot run's expected wall: it errs high.
 struct FallbackRun {
   double switch_probability = 0;
-  double switch_at_hours = 0;
+  double switch_at_hours = 0;   ///< expected switch time, given a switch; before D − R − L_max
+  double on_demand_hours = 0;   ///< expected on-demand wall after a switch: restart + the rest
+  double unswitched_hours = 0;  ///< expected spot wall of a run that is not switched
+  double absorbed_preemptions = 0;  ///< k: preemptions spot takes before the switching one
+  bool planned_switch = false;      ///< spot is too slow for the reserve: switch at a set time
   double expected_cost_dollars = 0;
   double expected_wall_hours = 0;
 };
-[[nodiscard]] FallbackRun ModelFallback(double work_hours, const SpotRun& spot,
-                                        double spot_rate_dollars, double on_demand_rate_dollars,
-                                        double deadline_hours);
+
+/// The two offers' hourly prices (dollars, all instances) and the on-demand offer's undisturbed
+/// wall time for the whole job.
+struct FallbackPrices {
+  double spot_per_hour = 0;
+  double on_demand_per_hour = 0;
+  double on_demand_work_hours = 0;
+};
+
+/// The fallback for `spot` (the spot run of `work_hours` at `preemptions_per_hour`, modelled by
+/// ModelSpotRun with `ft`), or nullopt when no switch can meet `deadline_hours` (a switch at
+/// the first preemption would already be late): the fallback then saves nothing.
+[[nodiscard]] std::optional<FallbackRun> ModelFallback(double work_hours, const SpotRun& spot,
+                                                       double preemptions_per_hour,
+                                                       const FaultTolerance& ft,
+                                                       const FallbackPrices& prices,
+                                                       double deadline_hours);
 
 }  // namespace frugal::plan

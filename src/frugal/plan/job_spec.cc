@@ -128,18 +128,54 @@ Result<est::Training> ReadTraining(const YamlDoc& doc, const Node& root) {
   return t;
 }
 
+/// kBadInput at the first micro-batch that cannot divide the global batch per GPU on any GPU
+/// count: the planner would have no valid combination with it. Unset, the global batch is
+/// micro_batch × GPUs, so its per-GPU share is micro_batch; set, it is at most global_batch.
+Result<void> CheckMicroBatches(const YamlDoc& doc, const Node& knobs, const est::Training& base) {
+  const Node list = knobs["micro_batch"];
+  if (!list.IsDefined() || list.IsNull()) return {};
+  const int per_gpu = base.global_batch > 0 ? base.global_batch : base.micro_batch;
+  std::vector<Node> items;
+  if (list.IsSequence()) {
+    for (const auto& item : list) items.push_back(item);
+  } else {
+    items.push_back(list);
+  }
+  for (const Node& item : items) {
+    const int mb = FRUGAL_TRY(ParseBatchValue(item.Scalar()));
+    if (per_gpu % mb == 0) continue;
+    return Fail(doc.ErrorAt(
+        item, "micro_batch",
+        base.global_batch > 0
+            ? fmt::format("{} does not divide training.global_batch {}", mb, base.global_batch)
+            : fmt::format("{} does not divide the global batch per GPU ({}: with no "
+                          "training.global_batch it is training.micro_batch {} per GPU)",
+                          mb, per_gpu, base.micro_batch)));
+  }
+  return {};
+}
+
 Result<KnobSpace> ReadKnobs(const YamlDoc& doc, const Node& root, const est::Training& base) {
   KnobSpace k;
   const Node n = root["knobs"];
   if (n.IsDefined()) {
     FRUGAL_TRY(
         doc.CheckKeys(n, "knobs", {"precision", "recompute", "micro_batch", "zero", "method"}));
+    for (const char* key : {"precision", "recompute", "micro_batch", "zero", "method"}) {
+      const Node list = n[key];
+      if (list.IsDefined() && list.IsSequence() && list.size() == 0) {
+        return Fail(doc.ErrorAt(list, key,
+                                "empty list: give at least one value, or leave the "
+                                "key out to let the planner choose"));
+      }
+    }
     k.precisions =
         FRUGAL_TRY(ParsedList<est::Precision>(doc, n, "precision", catalog::ParsePrecision));
     k.recomputes = FRUGAL_TRY(ParsedList<est::Recompute>(doc, n, "recompute", est::ParseRecompute));
     k.micro_batches = FRUGAL_TRY(ParsedList<int>(doc, n, "micro_batch", ParseBatchValue));
     k.zero_stages = FRUGAL_TRY(ParsedList<int>(doc, n, "zero", ParseZeroValue));
     k.methods = FRUGAL_TRY(ParsedList<est::Method>(doc, n, "method", est::ParseMethod));
+    FRUGAL_TRY(CheckMicroBatches(doc, n, base));
   }
   // Unset knobs: the user's value first, then what the planner may try.
   if (k.precisions.empty()) {
@@ -193,6 +229,7 @@ Result<MeasuredProfile> ReadProfile(const YamlDoc& doc, const Node& n,
   if (auto gpu = FRUGAL_TRY(doc.OptionalString(n, "gpu")))
     p.gpu = FRUGAL_TRY(ResolveGpu(doc, n["gpu"], "gpu", *gpu, known));
   p.gpus = FRUGAL_TRY(IntIn(doc, n, "gpus", 1, 100'000)).value_or(0);
+  p.gpus_where = p.gpus > 0 ? doc.Where(n["gpus"]) : p.gpu.empty() ? p.where : doc.Where(n["gpu"]);
   if (p.offer.empty() == p.gpu.empty()) {
     return Fail(
         ErrorCode::kBadInput,
@@ -251,6 +288,12 @@ Result<Constraints> ReadConstraints(const YamlDoc& doc, const Node& root,
   }
   c.clouds = FRUGAL_TRY(doc.StringList(n, "clouds"));
   for (auto& cloud : c.clouds) cloud = ToLower(cloud);
+  // Checked against the catalog by the planner (custom offers may add clouds); kept for that.
+  if (const Node list = n["clouds"]; list.IsDefined() && list.IsSequence()) {
+    for (const auto& item : list) c.clouds_where.push_back(doc.Where(item));
+  } else if (!c.clouds.empty()) {
+    c.clouds_where.push_back(doc.Where(list));
+  }
   c.regions = FRUGAL_TRY(doc.StringList(n, "regions"));
   c.tiers = FRUGAL_TRY(ParsedList<catalog::Tier>(doc, n, "tiers", catalog::ParseTier));
   for (const auto& g : FRUGAL_TRY(doc.StringList(n, "gpus"))) {

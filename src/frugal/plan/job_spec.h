@@ -33,7 +33,8 @@ struct MeasuredProfile {
   std::optional<double> runtime_hours;
   std::optional<double> tokens_per_second;
   std::optional<double> peak_memory_gib;
-  std::string where;  ///< file:line:col, for messages
+  std::string where;       ///< file:line:col, for messages
+  std::string gpus_where;  ///< file:line:col of `gpus` (of `gpu` when it is absent)
 };
 
 struct Constraints {
@@ -41,6 +42,7 @@ struct Constraints {
   std::optional<Money> budget;
   std::optional<double> max_gpu_hours;
   std::vector<std::string> clouds;
+  std::vector<std::string> clouds_where;  ///< file:line:col of each of `clouds`
   std::vector<std::string> regions;
   std::vector<catalog::Tier> tiers;
   std::vector<std::string> gpus;  ///< canonical names

@@ -1,10 +1,12 @@
 #include "frugal/plan/planner.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "frugal/core/text.h"
@@ -64,6 +66,17 @@ std::string ConstraintReason(const Offer& o, const Constraints& c) {
   }
   if (!c.gpus.empty() && !in(c.gpus, o.gpu)) return "GPU not in constraints.gpus";
   return "";
+}
+
+/// How many instances of a GPU offer an option may use: one, and for 8-GPU (and larger)
+/// instances doublings up to max_gpus; small instances are not clustered.
+std::vector<int> InstanceCounts(const Offer& o, int max_gpus) {
+  std::vector<int> counts;
+  for (int instances = 1; instances * o.gpu_count <= max_gpus; instances *= 2) {
+    if (instances > 1 && o.gpu_count < 8) break;
+    counts.push_back(instances);
+  }
+  return counts;
 }
 
 const MeasuredProfile* FindProfile(const JobSpec& spec, const Offer& o, int total) {
@@ -178,6 +191,13 @@ void AddModelled(Context& ctx, const Offer& o, int instances, int total,
     Exclude(ctx, k.unsupported);
     return;
   }
+  if (!k.best && k.evaluated == 0) {
+    // Not a memory problem: the knobs leave nothing to estimate at this GPU count.
+    Exclude(ctx, fmt::format("{} x{}: no knob combination applies at {} GPUs (each micro_batch "
+                             "must divide the global batch per GPU; ZeRO needs 2 or more GPUs)",
+                             gpu.name, total, total));
+    return;
+  }
   if (!k.best) {
     Exclude(ctx, fmt::format(
                      "{} x{}: does not fit, needs {:.1f} GiB of {:g} GiB with the lightest knobs",
@@ -225,9 +245,7 @@ void AddOffer(Context& ctx, const Offer& o) {
     Exclude(ctx, fmt::format("more than constraints.max_gpus ({}) GPUs per instance", max_gpus));
     return;
   }
-  // One instance, and whole multiples of 8-GPU nodes (or of the offer) up to max_gpus.
-  for (int instances = 1; instances * o.gpu_count <= max_gpus; instances *= 2) {
-    if (instances > 1 && o.gpu_count < 8) break;  // small instances are not clustered
+  for (const int instances : InstanceCounts(o, max_gpus)) {
     const int total = instances * o.gpu_count;
     if (const MeasuredProfile* p = FindProfile(ctx.spec, o, total)) {
       AddMeasured(ctx, o, instances, total, *p, gpu);
@@ -251,16 +269,23 @@ void AddFallbacks(Context& ctx) {
     if (spot.kind != RunKind::kSpot || spot.deadline_miss_probability < kMinFallbackRisk) continue;
     const auto it = on_demand.find(std::make_tuple(spot.offer->cloud, spot.offer->gpu, spot.gpus));
     if (it == on_demand.end() || it->second->work_hours > *ctx.plan.deadline_hours) continue;
+    const Option& od = *it->second;
+    const FallbackPrices prices{spot.offer->price.per_hour.dollars() * spot.instances,
+                                od.offer->price.per_hour.dollars() * od.instances, od.work_hours};
+    const std::optional<FallbackRun> fallback =
+        ModelFallback(spot.work_hours, spot.spot, spot.offer->preemptions_per_hour * spot.instances,
+                      ctx.spec.fault_tolerance, prices, *ctx.plan.deadline_hours);
+    // No switch could still make the deadline: the fallback would only add cost.
+    if (!fallback) continue;
     Option f = spot;
     f.kind = RunKind::kFallback;
-    f.fallback_offer = it->second->offer;
-    const double od_rate = it->second->offer->price.per_hour.dollars() * it->second->instances;
-    f.fallback = ModelFallback(spot.work_hours, spot.spot,
-                               spot.offer->price.per_hour.dollars() * spot.instances, od_rate,
-                               *ctx.plan.deadline_hours);
+    f.fallback_offer = od.offer;
+    f.fallback = *fallback;
     f.expected_cost = Money::FromDollars(f.fallback.expected_cost_dollars);
     f.wall_hours = f.fallback.expected_wall_hours;
     f.gpu_hours = f.wall_hours * f.gpus;
+    // The switch rule leaves the restart and the rest of the work on on-demand before the
+    // deadline, so in the model no run misses it.
     f.deadline_miss_probability = 0;
     f.meets_deadline = true;
     added.push_back(f);
@@ -302,7 +327,9 @@ void Rank(Context& ctx) {
   });
 }
 
-/// The options past `top`, grouped by GPU and tier with their distance from the best.
+/// The options past `top`, grouped by GPU and tier with their distance from the best. When the
+/// best meets the deadline, the distance is over the group's options that meet it too (those
+/// that miss it lost on the deadline, however cheap), and the misses are counted.
 void GroupLosers(Context& ctx) {
   if (ctx.candidates.size() <= ctx.request.top) return;
   const Option& best = ctx.candidates.front();
@@ -310,7 +337,7 @@ void GroupLosers(Context& ctx) {
   struct Group {
     double min_ratio = INFINITY;
     size_t count = 0;
-    bool misses_deadline = true;
+    size_t misses = 0;
   };
   // Keyed by GPU and run label without formatting per option (thousands of them).
   std::map<std::pair<std::string_view, std::string_view>, Group> groups;
@@ -320,18 +347,24 @@ void GroupLosers(Context& ctx) {
         o.offer->gpu.empty() ? std::string_view("CPU") : std::string_view(o.offer->gpu),
         o.kind == RunKind::kFallback ? std::string_view("spot+fallback")
                                      : catalog::TierName(o.offer->tier)};
+    Group& g = groups[name];
+    ++g.count;
+    if (best.meets_deadline && !o.meets_deadline) {
+      ++g.misses;
+      continue;
+    }
     const double ratio =
         by_cost ? o.expected_cost.RatioTo(best.expected_cost) : o.wall_hours / best.wall_hours;
-    Group& g = groups[name];
     g.min_ratio = std::min(g.min_ratio, ratio);
-    g.misses_deadline = g.misses_deadline && !o.meets_deadline;
-    ++g.count;
   }
   for (const auto& [name, g] : groups) {
-    const std::string why = g.misses_deadline && best.meets_deadline
-                                ? "misses the deadline"
-                                : fmt::format("{:.1f}x the {} of the best option", g.min_ratio,
-                                              by_cost ? "cost" : "time");
+    std::string why = g.misses == g.count ? "misses the deadline"
+                                          : fmt::format("{:.1f}x the {} of the best option",
+                                                        g.min_ratio, by_cost ? "cost" : "time");
+    if (g.misses > 0 && g.misses < g.count) {
+      why += g.misses == 1 ? std::string("; one of them misses the deadline")
+                           : fmt::format("; {} of them miss the deadline", g.misses);
+    }
     ctx.plan.excluded.push_back({fmt::format("{} {}: {}", name.first, name.second, why), g.count});
   }
   ctx.candidates.resize(ctx.request.top);
@@ -377,6 +410,53 @@ Result<void> CheckProfileOffers(const JobSpec& spec, const catalog::Catalog& c) 
   return {};
 }
 
+/// kBadInput for a measured profile naming a GPU (and count) that no option can have: no offer
+/// rents that GPU, or none at that count under the planner's layouts and max_gpus.
+Result<void> CheckProfileGpus(const JobSpec& spec, const catalog::Catalog& c) {
+  const int max_gpus = spec.constraints.max_gpus;
+  for (const MeasuredProfile& p : spec.measured) {
+    if (p.gpu.empty()) continue;
+    std::set<int> totals;
+    bool rented = false;
+    for (const Offer& o : c.offers()) {
+      if (o.gpu != p.gpu) continue;
+      rented = true;
+      for (const int instances : InstanceCounts(o, max_gpus)) {
+        if (p.gpus == 0 && instances > 1) break;  // no count: the offer's own
+        totals.insert(instances * o.gpu_count);
+      }
+    }
+    if (!rented) {
+      return Fail(
+          ErrorCode::kBadInput,
+          fmt::format("{}: field 'gpu': no offer in the catalog has {} GPUs", p.where, p.gpu));
+    }
+    if (p.gpus == 0 ? totals.empty() : !totals.contains(p.gpus)) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: field 'gpus': no option runs {} x{} (offers give {} GPUs, "
+                              "counts up to constraints.max_gpus {}; only 8-GPU instances are "
+                              "clustered)",
+                              p.gpus_where, p.gpu, p.gpus, fmt::join(totals, ", "), max_gpus));
+    }
+  }
+  return {};
+}
+
+/// kBadInput for a constraints.clouds entry no catalog offer (custom ones included) is from:
+/// a typo there would otherwise exclude every offer as "not in constraints.clouds".
+Result<void> CheckClouds(const JobSpec& spec, const catalog::Catalog& c) {
+  const std::vector<std::string> known = c.Clouds();
+  for (size_t i = 0; i < spec.constraints.clouds.size(); ++i) {
+    const std::string& cloud = spec.constraints.clouds[i];
+    if (std::find(known.begin(), known.end(), cloud) != known.end()) continue;
+    const std::string where =
+        i < spec.constraints.clouds_where.size() ? spec.constraints.clouds_where[i] : spec.source;
+    return Fail(ErrorCode::kBadInput, fmt::format("{}: field 'clouds': unknown cloud '{}'{}", where,
+                                                  cloud, DidYouMean(cloud, known)));
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const PlanRequest& request) {
@@ -387,6 +467,8 @@ Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const Plan
   est::Training base = spec.baseline;
   plan.tokens = FRUGAL_TRY(est::WorkTokens(spec.work, spec.model, base));
   FRUGAL_TRY(CheckProfileOffers(spec, c));
+  FRUGAL_TRY(CheckProfileGpus(spec, c));
+  FRUGAL_TRY(CheckClouds(spec, c));
   Context ctx{spec, c, request, plan, {}, {}, {}, {}};
   for (const Offer& o : c.offers()) AddOffer(ctx, o);
   AddFallbacks(ctx);

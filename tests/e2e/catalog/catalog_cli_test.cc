@@ -82,6 +82,12 @@ TEST(CatalogCli, BadFlagsAndNamesExitTwo) {
   EXPECT_NE(bad_price.err.find("--max-price"), std::string::npos);
   EXPECT_EQ(RunFrugal({"catalog", "offers", "--sort", "speed"}, home.path()).exit_code, 2);
   EXPECT_EQ(RunFrugal({"catalog", "offers", "--limit", "-1"}, home.path()).exit_code, 2);
+  auto bad_cloud = RunFrugal({"catalog", "offers", "--cloud", "awz"}, home.path());
+  EXPECT_EQ(bad_cloud.exit_code, 2);
+  EXPECT_NE(bad_cloud.err.find("unknown cloud 'awz' (did you mean 'aws'?)"), std::string::npos)
+      << bad_cloud.err;
+  EXPECT_EQ(
+      RunFrugal({"catalog", "offers", "--cloud", "AWS", "--limit", "1"}, home.path()).exit_code, 0);
   EXPECT_EQ(RunFrugal({"catalog", "frobnicate"}, home.path()).exit_code, 2);
   EXPECT_EQ(RunFrugal({"nosuchcommand"}, home.path()).exit_code, 2);
 }
@@ -195,6 +201,25 @@ TEST(CatalogCli, ImportRefusesACutOffFileAndAnUnreadableSnapshotDate) {
   ASSERT_EQ(good.exit_code, 0) << good.err;
   EXPECT_EQ(Json(RunFrugal({"catalog", "info", "--json"}, home.path()))["snapshot_date"],
             "2028-02-29");
+}
+
+TEST(CatalogCli, ImportOfAFileWithNoUsableRowsWritesNothing) {
+  TempDir home;
+  WriteTestFile(home / "in" / "aws_vms.csv",
+                "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,"
+                "GpuInfo,SpotPrice\n");
+  auto out = RunFrugal({"catalog", "import", "--skypilot", (home / "in").string(), "--output",
+                        (home / "o3").string()},
+                       home.path());
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_NE(out.err.find("aws_vms.csv: no usable rows"), std::string::npos) << out.err;
+  EXPECT_FALSE(std::filesystem::exists(home / "o3"));
+  auto in_place =
+      RunFrugal({"catalog", "import", "--skypilot", (home / "in").string()}, home.path());
+  EXPECT_EQ(in_place.exit_code, 2);
+  auto info = Json(RunFrugal({"catalog", "info", "--json"}, home.path()));
+  EXPECT_EQ(info["in_use"], "shipped");
+  EXPECT_GT(info["counts"]["aws"]["on_demand"].get<int>(), 0);
 }
 
 TEST(CatalogCli, ImportThatCannotWriteItsMetadataLeavesAWorkingCatalog) {

@@ -63,12 +63,17 @@ TEST(ImportSkyPilot, SkipsAndCountsUnusableRows) {
                 "p3.2xlarge,V100,1.0,8.0,61.0,,3.06,3.06,us-east-1,use1-az1,x86_64\n"
                 "inf2.xlarge,Inferentia2,1.0,4.0,16.0,,0.76,0.3,us-east-1,use1-az1,x86_64\n"
                 "g6f.large,L4,0.125,2.0,8.0,,0.2,0.1,us-east-1,use1-az1,x86_64\n"
-                "g4dn.2xlarge,T4,1.0,8.0,32.0,,0.000001,,us-east-1,use1-az1,x86_64\n");
+                "g4dn.2xlarge,T4,1.0,8.0,32.0,,0.000001,,us-east-1,use1-az1,x86_64\n"
+                "g4dn.4xlarge,T4,-1.0,16.0,64.0,,1.2,0.5,us-east-1,use1-az1,x86_64\n"
+                "g4dn.8xlarge,T4,1.0,32.0,128.0,,-2.18,-0.9,us-east-1,use1-az1,x86_64\n");
   auto r = ImportSkyPilot({dir / "aws" / "vms.csv"}, kKnown);
   ASSERT_TRUE(r.has_value()) << r.error().message;
   const ImportReport& report = r->reports.at(0);
   EXPECT_EQ(report.cloud, "aws");
-  EXPECT_EQ(report.rows_read, 7u);
+  EXPECT_EQ(report.rows_read, 9u);
+  EXPECT_EQ(report.skipped.at("bad row: AcceleratorCount zero or negative"), 1u);
+  EXPECT_EQ(report.skipped.at("bad row: negative on-demand Price"), 1u);
+  EXPECT_EQ(report.skipped.at("bad row: negative SpotPrice"), 1u);
   // On-demand rows repeated per zone collapse to one regional offer; spot stays per zone.
   EXPECT_NE(Find(r->offers, "g4dn.xlarge", Tier::kOnDemand), nullptr);
   EXPECT_NE(Find(r->offers, "g4dn.xlarge", Tier::kSpot, "use1-az2"), nullptr);
@@ -78,6 +83,33 @@ TEST(ImportSkyPilot, SkipsAndCountsUnusableRows) {
   EXPECT_EQ(report.skipped.at("fractional GPU"), 1u);
   EXPECT_EQ(report.skipped.at("absurd on-demand price"), 1u);
   for (const Offer& o : r->offers) EXPECT_GT(o.price.per_hour, Money());
+}
+
+// Importing a file replaces its cloud's offers; a file that yields none would delete them.
+TEST(ImportSkyPilot, FileWithNoUsableRowsIsRefused) {
+  TempDir dir;
+  const std::string header =
+      "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,"
+      "SpotPrice\n";
+  WriteTestFile(dir / "ok" / "lambda_vms.csv",
+                header + "gpu_1x_a10,L4,1.0,30.0,200.0,0.75,us-east-1,,\n");
+  WriteTestFile(dir / "empty" / "aws_vms.csv", header);
+  auto r = ImportSkyPilot({dir / "ok", dir / "empty"}, kKnown);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(r.error().message.find("aws_vms.csv: no usable rows (0 read), so no aws offers"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("nothing was imported"), std::string::npos);
+  WriteTestFile(dir / "skipped" / "gcp_vms.csv", header +
+                                                     "tpu,tpu-v4,1.0,30.0,200.0,0.75,us-east1,,\n"
+                                                     "g6f,L4,0.5,30.0,200.0,0.75,us-east1,,\n");
+  r = ImportSkyPilot({dir / "skipped"}, kKnown);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message.find("no usable rows (2 read; skipped: 1 TPU (not a GPU), 1 "
+                                   "fractional GPU)"),
+            std::string::npos)
+      << r.error().message;
 }
 
 TEST(ImportSkyPilot, MalformedPriceIsAnErrorNamingTheLine) {

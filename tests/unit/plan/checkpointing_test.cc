@@ -99,19 +99,158 @@ TEST(Checkpointing, DeadlineRiskIsAPoissonTail) {
   EXPECT_DOUBLE_EQ(ModelSpotRun(4, 0.0, ft, 5.0).deadline_miss_probability, 0.0);
 }
 
-TEST(Checkpointing, FallbackPricesTheSwitchByItsProbability) {
-  SpotRun spot;
-  spot.viable = true;
-  spot.expected_wall_hours = 5;
-  spot.deadline_miss_probability = 0.2;
-  // W = 4, T = 5: progress 0.8/h; D = 6: switch at (6 − 4)/(1 − 0.8) = 10 → capped at 6.
-  FallbackRun f = ModelFallback(4, spot, 1.0, 3.0, 6);
-  EXPECT_DOUBLE_EQ(f.switch_at_hours, 6);
-  EXPECT_DOUBLE_EQ(f.expected_cost_dollars, 0.8 * 5 + 0.2 * 6);
-  // D = 4.2: switch at 0.2/0.2 = 1 h; then 3.2 h on demand.
-  f = ModelFallback(4, spot, 1.0, 3.0, 4.2);
-  EXPECT_NEAR(f.switch_at_hours, 1.0, 1e-12);
-  EXPECT_NEAR(f.expected_cost_dollars, 0.8 * 5 + 0.2 * (1.0 + 3.0 * 3.2), 1e-12);
+struct FallbackCase {
+  double work_hours, rate, deadline_hours;
+  FaultTolerance ft;
+  FallbackPrices prices;
+};
+
+FallbackCase Periodic() {
+  // Like an 8-GPU node at 0.3 preemptions/h whose expected spot wall (~20 h) is inside the
+  // 21 h deadline: the case where the switch time used to be the deadline itself.
+  FallbackCase c{16.6, 0.3, 21.0, {}, {12.0, 32.8, 16.6}};
+  c.ft.checkpoint_write_hours = 3.0 / 60;
+  c.ft.restart_hours = 8.0 / 60;
+  return c;
+}
+
+FallbackCase OnNotice() {
+  FallbackCase c{10.0, 0.5, 11.8, {}, {1.0, 3.0, 9.0}};
+  c.ft.checkpoint_on_notice = true;
+  c.ft.notice_hours = 2.0 / 60;
+  c.ft.checkpoint_write_hours = 1.0 / 60;
+  c.ft.restart_hours = 0.2;
+  return c;
+}
+
+FallbackCase Planned() {
+  // 10 h of work by 11 h, checkpointing 6 min every ~36 min: spot alone needs 11.7 h.
+  FallbackCase c{10.0, 0.5, 11.0, {}, {1.0, 4.0, 10.0}};
+  c.ft.checkpoint_write_hours = 0.1;
+  c.ft.restart_hours = 0.1;
+  return c;
+}
+
+struct Simulated {
+  double mean_cost = 0;
+  double switched_share = 0;
+  double latest_finish = 0;
+};
+
+// A seeded simulation of the rule checkpointing.h states, event by event: preemptions arrive
+// in wall time (restarts included); a periodic run commits τ of work per τ + C, one on notice
+// saves what it did; at each commit (continuously on notice) and before each restart, spot goes
+// on only if a whole further loss, the restart and the on-demand rest still fit the deadline.
+Simulated SimulateFallback(const FallbackCase& c, const SpotRun& spot, int runs) {
+  const bool periodic = spot.strategy == CheckpointStrategy::kPeriodic;
+  const double tau = spot.interval_hours;
+  const double cw = c.ft.checkpoint_write_hours;
+  const double r = c.ft.restart_hours;
+  const double lost_max = periodic ? tau + cw : cw;
+  const double w = c.work_hours;
+  const double od_work = c.prices.on_demand_work_hours;
+  const double drift = periodic ? 0 : 1 - od_work / w;  // on notice: surplus lost per spot hour
+  std::mt19937_64 rng(7);
+  std::exponential_distribution<double> next(c.rate);
+  Simulated out;
+  for (int i = 0; i < runs; ++i) {
+    double t = 0, saved = 0, cost = 0;
+    const auto on_spot = [&](double hours) {
+      t += hours;
+      cost += c.prices.spot_per_hour * hours;
+    };
+    const auto surplus = [&] {
+      return c.deadline_hours - t - lost_max - r - (1 - saved / w) * od_work;
+    };
+    bool switched = false;
+    while (saved < w - 1e-12 && !switched) {
+      if (surplus() < 0) {
+        switched = true;
+        break;
+      }
+      // Spot until the next commit (periodic) or the planned switch (on notice).
+      const double work = periodic ? std::min(tau, w - saved)
+                                   : std::min(w - saved, drift > 0 ? surplus() / drift : INFINITY);
+      if (work <= 1e-9) {  // on notice: the planned switch is now
+        switched = true;
+        break;
+      }
+      const double wall = periodic ? work + cw : work;
+      const double f = next(rng);
+      if (f >= wall) {
+        on_spot(wall);
+        saved += work;
+        continue;
+      }
+      on_spot(f + (periodic ? 0 : cw));
+      if (!periodic) saved += f;
+      while (true) {  // restart on spot, if that leaves the reserve
+        if (surplus() - r < 0) {
+          switched = true;
+          break;
+        }
+        const double g = next(rng);
+        on_spot(std::min(g, r));
+        if (g >= r) break;
+      }
+    }
+    if (switched) {
+      const double od = r + (1 - saved / w) * od_work;
+      t += od;
+      cost += c.prices.on_demand_per_hour * od;
+      out.switched_share += 1.0 / runs;
+    }
+    out.mean_cost += cost / runs;
+    out.latest_finish = std::max(out.latest_finish, t);
+  }
+  return out;
+}
+
+TEST(Checkpointing, FallbackSwitchReservesTheOnDemandRestartAndTheRemainingWork) {
+  for (const FallbackCase& c : {Periodic(), OnNotice(), Planned()}) {
+    const SpotRun spot = ModelSpotRun(c.work_hours, c.rate, c.ft, c.deadline_hours);
+    ASSERT_GT(spot.deadline_miss_probability, 0.05);
+    const auto f =
+        ModelFallback(c.work_hours, spot, c.rate, c.ft, c.prices, c.deadline_hours).value();
+    EXPECT_GT(f.switch_probability, 0);
+    EXPECT_LT(f.switch_at_hours, c.deadline_hours - c.ft.restart_hours);
+    // The switched branch does real work on demand, and still ends by the deadline.
+    EXPECT_GT(f.on_demand_hours, c.ft.restart_hours + 0.1 * c.prices.on_demand_work_hours);
+    EXPECT_LE(f.switch_at_hours + f.on_demand_hours, c.deadline_hours);
+    EXPECT_LE(f.expected_wall_hours, c.deadline_hours);
+  }
+  EXPECT_FALSE(ModelFallback(16.6, ModelSpotRun(16.6, 0.3, Periodic().ft, 21.0), 0.3, Periodic().ft,
+                             Periodic().prices, 21.0)
+                   ->planned_switch);
+  EXPECT_TRUE(ModelFallback(10, ModelSpotRun(10, 0.5, Planned().ft, 11.0), 0.5, Planned().ft,
+                            Planned().prices, 11.0)
+                  ->planned_switch);
+}
+
+// The model against a simulation of the rule it prices: no simulated run misses the deadline,
+// the switch is at least about as likely as simulated, and the expected cost is not below the
+// simulated mean by more than the simulation's noise. It errs high (P(N(H) > k) counts
+// preemptions over the longest unswitched run), by well under a fifth.
+TEST(Checkpointing, FallbackModelAgreesWithASeededSimulationOfItsRule) {
+  for (const FallbackCase& c : {Periodic(), OnNotice(), Planned()}) {
+    const SpotRun spot = ModelSpotRun(c.work_hours, c.rate, c.ft, c.deadline_hours);
+    const auto f =
+        ModelFallback(c.work_hours, spot, c.rate, c.ft, c.prices, c.deadline_hours).value();
+    const Simulated sim = SimulateFallback(c, spot, 100'000);
+    EXPECT_LE(sim.latest_finish, c.deadline_hours + 1e-9);
+    EXPECT_GT(sim.switched_share, 0.02);
+    EXPECT_GE(f.switch_probability, sim.switched_share - 0.01);
+    EXPECT_GE(f.expected_cost_dollars, 0.99 * sim.mean_cost);
+    EXPECT_LE(f.expected_cost_dollars, 1.2 * sim.mean_cost);
+  }
+}
+
+TEST(Checkpointing, FallbackThatCannotSaveTheDeadlineIsNone) {
+  FallbackCase c = OnNotice();
+  const SpotRun spot = ModelSpotRun(c.work_hours, c.rate, c.ft, c.deadline_hours);
+  // The reserve at the start is a save, a restart and the on-demand work: 9.2 h and a minute.
+  EXPECT_TRUE(ModelFallback(c.work_hours, spot, c.rate, c.ft, c.prices, 9.3).has_value());
+  EXPECT_FALSE(ModelFallback(c.work_hours, spot, c.rate, c.ft, c.prices, 9.2).has_value());
 }
 
 }  // namespace

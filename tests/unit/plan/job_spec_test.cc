@@ -114,6 +114,25 @@ TEST(JobSpec, BadInputNamesFileLineAndField) {
       "job.yaml:3:", "not a multiple");
 }
 
+TEST(JobSpec, KnobListsWithNoValidValueAreBadInput) {
+  // With no global_batch the batch per GPU is training.micro_batch (1 by default).
+  ExpectError(std::string(kMinimal) + "knobs:\n  micro_batch: [1, 3]\n", "job.yaml:8:20:",
+              "field 'micro_batch': 3 does not divide the global batch per GPU (1");
+  ExpectError(std::string(kMinimal) +
+                  "training: {micro_batch: 4, global_batch: 32}\n"
+                  "knobs:\n  micro_batch: [8, 64]\n",
+              "job.yaml:9:20:", "field 'micro_batch': 64 does not divide training.global_batch 32");
+  ExpectError(std::string(kMinimal) + "knobs:\n  micro_batch: []\n",
+              "job.yaml:8:16:", "field 'micro_batch': empty list");
+  ExpectError(std::string(kMinimal) + "knobs:\n  precision: []\n",
+              "job.yaml:8:14:", "field 'precision': empty list");
+  auto spec = Parse(std::string(kMinimal) +
+                    "training: {micro_batch: 4, global_batch: 32}\n"
+                    "knobs:\n  micro_batch: [1, 2, 4, 8]\n");
+  ASSERT_TRUE(spec) << spec.error().message;
+  EXPECT_EQ(spec->knobs.micro_batches, (std::vector<int>{1, 2, 4, 8}));
+}
+
 TEST(JobSpec, ReadsTheDataSection) {
   auto spec = Parse(std::string(kMinimal) +
                     "data:\n  cloud: AWS\n  region: us-east-1\n  size_gb: 800\n"

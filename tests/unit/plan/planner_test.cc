@@ -141,6 +141,9 @@ TEST(Planner, SpotIsPricedWithDalyOverheadAndGetsAFallback) {
   EXPECT_FALSE(spot->meets_deadline);  // 10 h of work, 11 h deadline, 0.5 preemptions/h
   ASSERT_NE(fallback, nullptr);
   EXPECT_TRUE(fallback->meets_deadline);
+  // The switch leaves the on-demand restart and the rest of the work before the deadline.
+  EXPECT_GT(fallback->fallback.on_demand_hours, 0.1);
+  EXPECT_LE(fallback->fallback.switch_at_hours + fallback->fallback.on_demand_hours, 11.0);
   EXPECT_GT(fallback->expected_cost, spot->expected_cost);
   EXPECT_EQ(plan->options[0].kind, RunKind::kFallback);  // cheaper than $40 on demand
   EXPECT_LT(plan->options[0].expected_cost, Money::FromCents(4000));
@@ -207,6 +210,75 @@ TEST(Planner, ObjectiveTimeRanksFastestFirstAndTopGroupsTheRest) {
   for (const auto& e : plan->excluded)
     grouped = grouped || e.reason == "L4 on_demand: 2.2x the time of the best option";
   EXPECT_TRUE(grouped);
+}
+
+TEST(Planner, MeasuredProfileForAGpuCountNoOptionHasIsBadInput) {
+  auto f = Load(kSeedOffers);
+  // The catalog has A100-80GB in 1, 2, 4 and 8 GPUs per instance; never 3.
+  JobSpec spec = Spec(*f, kSeedJob +
+                              "measured:\n  - gpu: A100-80GB\n    gpus: 3\n"
+                              "    tokens_per_second: 50000\n");
+  auto plan = MakePlan(spec, f->catalog, PlanRequest{});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(plan.error().message.find("job.yaml:8:11: field 'gpus': no option runs A100-80GB x3"),
+            std::string::npos)
+      << plan.error().message;
+  // 16 GPUs are two 8-GPU instances: an option only when max_gpus allows it.
+  spec = Spec(*f, kSeedJob + "measured:\n  - {gpu: A100-80GB, gpus: 16, runtime: 1h}\n");
+  EXPECT_FALSE(MakePlan(spec, f->catalog, PlanRequest{}).has_value());  // max_gpus 8
+  spec.constraints.max_gpus = 16;
+  EXPECT_TRUE(MakePlan(spec, f->catalog, PlanRequest{}).has_value());
+  spec = Spec(*f, kSeedJob + "measured:\n  - {gpu: A100-80GB, gpus: 1, runtime: 1h}\n");
+  plan = MakePlan(spec, f->catalog, PlanRequest{});
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_TRUE(plan->options[0].measured);
+}
+
+TEST(Planner, UnknownCloudInTheConstraintsIsBadInput) {
+  auto f = Load(kSeedOffers);
+  const JobSpec spec = Spec(*f,
+                            "model: {params: 500m, seq: 1024}\nwork: {tokens: 200m}\n"
+                            "constraints:\n  clouds: [test, awz]\n");
+  auto plan = MakePlan(spec, f->catalog, PlanRequest{});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(plan.error().message.find(
+                "job.yaml:5:18: field 'clouds': unknown cloud 'awz' (did you mean 'aws'?)"),
+            std::string::npos)
+      << plan.error().message;
+}
+
+TEST(Planner, LosersThatMissTheDeadlineAreNotCalledCheaper) {
+  auto f = Load(kSeedOffers + "  - {name: option-c, cloud: test, gpu: L4, price_per_hour: 5.00}\n");
+  const JobSpec spec = Spec(*f, kSeedJob +
+                                    "measured:\n  - {offer: option-a, runtime: 1h}\n"
+                                    "  - {offer: option-b, runtime: 2.2h}\n"
+                                    "  - {offer: option-c, runtime: 1h}\n");
+  PlanRequest request;
+  request.deadline_hours = 1.5;
+  request.top = 1;
+  auto plan = MakePlan(spec, f->catalog, request);
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan->options[0].offer->instance_type, "option-a");  // $4.00 in 1 h
+  // option-b ($3.08) is cheaper but misses the deadline; option-c ($5.00) meets it.
+  std::vector<std::string> reasons;
+  for (const auto& e : plan->excluded) reasons.push_back(e.reason);
+  EXPECT_NE(std::find(reasons.begin(), reasons.end(),
+                      "L4 on_demand: 1.2x the cost of the best option; one of them misses the "
+                      "deadline"),
+            reasons.end())
+      << ::testing::PrintToString(reasons);
+  request.deadline_hours = 0.9;  // nothing meets it: distances over all, by cost
+  plan = MakePlan(spec, f->catalog, request);
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan->options[0].offer->instance_type, "option-b");
+  reasons.clear();
+  for (const auto& e : plan->excluded) reasons.push_back(e.reason);
+  EXPECT_NE(std::find(reasons.begin(), reasons.end(),
+                      "A100-80GB on_demand: 1.3x the cost of the best option"),
+            reasons.end())
+      << ::testing::PrintToString(reasons);
 }
 
 }  // namespace
