@@ -204,6 +204,16 @@ Result<std::vector<estimate::TierCost>> Costs(const EstimateOptions& o, const ca
   if (!o.offer.empty()) {
     for (const catalog::Offer& offer : c.offers()) {
       if ((offer.Id() == o.offer || offer.instance_type == o.offer) && offer.gpu == gpu) {
+        if (!estimate::CanHost(offer, gpus)) {
+          return Fail(
+              ErrorCode::kBadInput,
+              fmt::format("--offer: {} has {} GPU(s) per instance; {} GPUs would be {} "
+                          "instances over the network, and instances under 8 GPUs are "
+                          "not clustered (as in `frugal plan`): use an offer with at "
+                          "least {} GPUs, or fewer --gpus",
+                          o.offer, offer.gpu_count, gpus,
+                          (gpus + offer.gpu_count - 1) / offer.gpu_count, std::min(gpus, 8)));
+        }
         return std::vector<estimate::TierCost>{estimate::PriceOffer(offer, gpus, wall_hours)};
       }
     }

@@ -96,6 +96,14 @@ Result<spot::EvaluationConfig> MakeConfig(const SimulateOptions& opts) {
   if (config.job.deadline < config.job.compute) {
     return Fail(ErrorCode::kBadInput, "--deadline: shorter than --compute");
   }
+  // Even on-demand from the start pays one changeover before any work.
+  if (config.job.deadline < config.job.compute + config.job.changeover) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("--deadline: {} is shorter than --compute plus --changeover ({}), so "
+                            "not even on-demand from the start can meet it",
+                            FormatDuration(config.job.deadline),
+                            FormatDuration(config.job.compute + config.job.changeover)));
+  }
   auto rate = Rate::Parse(opts.on_demand_rate);
   if (!rate || rate->per_hour.micros() <= 0) {
     return Fail(ErrorCode::kBadInput,
@@ -128,10 +136,12 @@ nlohmann::json StatsJson(const spot::RatioStats& s, bool optimum) {
   j["mean_cost_usd"] = Dollars(s.mean_cost_usd);
   j["spot_share"] = s.spot_share;
   if (optimum) {
+    // No run with a ratio (every optimum infeasible, or every deadline missed): no ratio.
+    const auto ratio = [&](double x) { return s.ratio_runs > 0 ? nlohmann::json(x) : nullptr; };
     j["ratio_runs"] = s.ratio_runs;
-    j["mean_cost_ratio"] = s.mean_ratio;
-    j["median_cost_ratio"] = s.median_ratio;
-    j["p90_cost_ratio"] = s.p90_ratio;
+    j["mean_cost_ratio"] = ratio(s.mean_ratio);
+    j["median_cost_ratio"] = ratio(s.median_ratio);
+    j["p90_cost_ratio"] = ratio(s.p90_ratio);
     j["spot_vs_optimum"] = s.spot_vs_optimum;
   }
   return j;
@@ -189,7 +199,10 @@ nlohmann::json ToJson(const spot::Evaluation& eval, const spot::EvaluationConfig
   return doc;
 }
 
-std::string Ratio(double x) { return fmt::format("{:.3f}", x); }
+/// A cost ratio of `s`, or "-" when no run has one.
+std::string Ratio(const spot::RatioStats& s, double x) {
+  return s.ratio_runs > 0 ? fmt::format("{:.3f}", x) : "-";
+}
 // Start times humanized ("20d6h"); run quantities in decimal hours so nothing is rounded
 // away ("24.60h").
 std::string When(int steps, double step_hours) {
@@ -254,9 +267,9 @@ void PrintSummary(const spot::Evaluation& eval, const spot::EvaluationConfig& co
                                     Money::FromDollars(s.all.mean_cost_usd).ToString(),
                                     fmt::format("{:.1f}%", 100 * s.all.spot_share)};
     if (config.optimum) {
-      row.insert(row.end(),
-                 {Ratio(s.all.mean_ratio), Ratio(s.all.median_ratio), Ratio(s.all.p90_ratio),
-                  s.has_gap_closed ? fmt::format("{:.0f}%", 100 * s.gap_closed) : "-"});
+      row.insert(row.end(), {Ratio(s.all, s.all.mean_ratio), Ratio(s.all, s.all.median_ratio),
+                             Ratio(s.all, s.all.p90_ratio),
+                             s.has_gap_closed ? fmt::format("{:.0f}%", 100 * s.gap_closed) : "-"});
     }
     table.AddRow(std::move(row));
   }
@@ -272,8 +285,8 @@ void PrintSummary(const spot::Evaluation& eval, const spot::EvaluationConfig& co
   for (const spot::PolicySummary& s : eval.summaries) {
     for (const auto& [name, stats] : s.strata) {
       strata.AddRow({s.name, name, std::to_string(stats.runs),
-                     std::to_string(stats.deadline_misses), Ratio(stats.mean_ratio),
-                     Ratio(stats.p90_ratio)});
+                     std::to_string(stats.deadline_misses), Ratio(stats, stats.mean_ratio),
+                     Ratio(stats, stats.p90_ratio)});
     }
   }
   strata.Render(out);

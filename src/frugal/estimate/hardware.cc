@@ -42,12 +42,16 @@ TierCost PriceOffer(const catalog::Offer& offer, int gpus, double wall_hours) {
   return c;
 }
 
+bool CanHost(const catalog::Offer& offer, int gpus) {
+  return offer.gpu_count >= std::min(gpus, kGpusPerNode);
+}
+
 std::vector<TierCost> CheapestPerTier(const catalog::Catalog& c, const std::string& gpu, int gpus,
                                       double wall_hours) {
   std::vector<TierCost> best(4);
   for (const catalog::Offer& o : c.offers()) {
     // GPUs of one job share a node up to 8; beyond that, whole multi-GPU nodes.
-    if (o.gpu != gpu || o.gpu_count < std::min(gpus, kGpusPerNode)) continue;
+    if (o.gpu != gpu || !CanHost(o, gpus)) continue;
     const TierCost candidate = PriceOffer(o, gpus, wall_hours);
     TierCost& slot = best[static_cast<size_t>(o.tier)];
     if (slot.offer == nullptr || candidate.cost < slot.cost ||

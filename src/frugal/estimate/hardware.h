@@ -23,6 +23,10 @@ struct TierCost {
 /// The cost of `gpus` GPUs on one offer for `wall_hours`: ceil(gpus / offer GPUs) instances.
 [[nodiscard]] TierCost PriceOffer(const catalog::Offer& offer, int gpus, double wall_hours);
 
+/// Whether one job's `gpus` GPUs can run on `offer`: up to 8 GPUs share one instance; more take
+/// whole instances of at least 8 (small instances are not clustered, as the planner has it).
+[[nodiscard]] bool CanHost(const catalog::Offer& offer, int gpus);
+
 /// For each tier that has offers of `gpu`, the cheapest TierCost, in tier order. Up to 8 GPUs
 /// must share one instance; more take whole instances of at least 8.
 [[nodiscard]] std::vector<TierCost> CheapestPerTier(const catalog::Catalog& c,

@@ -150,8 +150,11 @@ DrillFindings AssessDrill(const RunResult& baseline, const RunResult& drilled,
         fmt::format("{} restart(s) started from scratch: no committed checkpoint to resume from",
                     observer.fresh_restarts()));
   }
-  if (f.restart.size() < static_cast<size_t>(drilled.restarts)) {
-    f.reasons.push_back("a restarted command never reported progress");
+  // Resume times are recorded only for restarts that resumed from a checkpoint; the ones
+  // from scratch have their own reason above.
+  const int64_t resumed = std::max<int64_t>(0, drilled.restarts - observer.fresh_restarts());
+  if (f.restart.size() < static_cast<size_t>(resumed)) {
+    f.reasons.push_back("a resumed command never reported progress");
   }
   if (Max(f.restart) >= kSpotReadyRestart) {
     f.reasons.push_back(fmt::format("a restart took {} to make progress (spot-ready is under {})",

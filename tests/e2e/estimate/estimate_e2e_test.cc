@@ -70,6 +70,29 @@ TEST(EstimateCli, TierAndOfferSelectThePrice) {
   EXPECT_EQ(missing.exit_code, 2);
 }
 
+// Eight 1-GPU VMs are not one NVLink node, and `frugal plan` does not cluster them either.
+TEST(EstimateCli, SmallInstanceForMoreGpusThanItHasIsRefused) {
+  TempDir home;
+  const auto r = RunFrugal({"--json", "estimate", "--params", "1b", "--gpu", "A100-80GB", "--gpus",
+                            "8", "--tokens", "1b", "--offer", "a2-ultragpu-1g"},
+                           home.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("--offer: a2-ultragpu-1g has 1 GPU(s) per instance; 8 GPUs would be 8 "
+                       "instances"),
+            std::string::npos)
+      << r.err;
+  // The 8-GPU instance holds them; the 1-GPU one holds one.
+  EXPECT_EQ(RunJson({"--params", "1b", "--gpu", "A100-80GB", "--gpus", "8", "--tokens", "1b",
+                     "--offer", "a2-ultragpu-8g"},
+                    home)["costs"][0]["instances"],
+            1);
+  EXPECT_EQ(RunJson({"--params", "1b", "--gpu", "A100-80GB", "--gpus", "1", "--tokens", "1b",
+                     "--offer", "a2-ultragpu-1g"},
+                    home)["costs"][0]["instances"],
+            1);
+}
+
 TEST(EstimateCli, FullSevenBOnOneL4DoesNotFitButQloraDoes) {
   TempDir home;
   auto full = RunJson({"--params", "7b", "--gpu", "L4", "--tokens", "10m"}, home);

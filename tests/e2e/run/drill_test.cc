@@ -84,6 +84,36 @@ TEST(Drill, CommandIgnoringTheProtocolIsNotSpotReady) {
   EXPECT_TRUE(fs::exists(home / "data" / "drills" / "sleepy.json"));
 }
 
+// It reports progress but never checkpoints: every restart starts from scratch, and that is
+// the reason given (not that a restarted command never reported progress, which it did).
+TEST(Drill, RestartsFromScratchAreTheOnlyReason) {
+  TempDir home;
+  const fs::path child = home / "nockpt.py";
+  WriteTestFile(child, R"(import time
+import frugal
+step = 0
+while step < 100:
+    time.sleep(0.03)
+    step += 1
+    frugal.report(step)
+    if frugal.should_stop():
+        raise SystemExit(0)
+frugal.result(value=step)
+)");
+  // A short grace: should_stop() comes with the SIGTERM that follows it.
+  auto r = RunFrugal({"--json", "drill", "--preemptions", "2", "--seed", "1", "--grace", "300ms",
+                      "--name", "nockpt", "--", FRUGAL_PYTHON, child.string()},
+                     home.path(), {PythonPath()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const json doc = Parse(r.out);
+  EXPECT_EQ(doc["spot_ready"], false);
+  EXPECT_EQ(doc["preemptions"], 2) << doc.dump();
+  ASSERT_EQ(doc["reasons"].size(), 1u) << doc.dump();
+  EXPECT_NE(doc["reasons"][0].get<std::string>().find("2 restart(s) started from scratch"),
+            std::string::npos)
+      << doc.dump();
+}
+
 TEST(Drill, ResumeThatLosesStateIsCaughtByTheResult) {
   TempDir home;
   // Checkpoints its step but not its running value: a resumed run reports a different result.

@@ -192,6 +192,56 @@ TEST(SimulateE2e, BadFlagsExitTwo) {
   EXPECT_EQ(misplaced.exit_code, 2);
   EXPECT_NE(misplaced.err.find("frugal simulate --policy up"), std::string::npos)
       << misplaced.err;
+  // 10 h of work and a 12 m changeover cannot fit 10h05m, not even on demand from the start.
+  auto impossible = RunFrugal({"simulate", "--trace", trace, "--compute", "10h", "--deadline",
+                               "10h5m", "--changeover", "12m", "--starts", "3", "--optimum"},
+                              home.path());
+  EXPECT_EQ(impossible.exit_code, 2);
+  EXPECT_NE(impossible.err.find("--deadline: 10h05m is shorter than --compute plus --changeover"),
+            std::string::npos)
+      << impossible.err;
+}
+
+// A job that fits in time but not in whole 2-minute steps (10h0m1s of work is 301 steps, the
+// 10h13m deadline 306, the changeover 6): no run has an optimum to compare with.
+TEST(SimulateE2e, NoRatioIsShownAsNoneNotZero) {
+  TempDir home;
+  const std::vector<std::string> args = {"simulate",
+                                         "--trace",
+                                         ShippedTrace("us-west-2a_v100_1.json"),
+                                         "--policy",
+                                         "all",
+                                         "--compute",
+                                         "36001s",
+                                         "--deadline",
+                                         "10h13m",
+                                         "--changeover",
+                                         "12m",
+                                         "--starts",
+                                         "3",
+                                         "--seed",
+                                         "1",
+                                         "--optimum"};
+  std::vector<std::string> json = {"--json"};
+  json.insert(json.end(), args.begin(), args.end());
+  auto r = RunFrugal(json, home.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["infeasible_runs"], 3) << r.out;
+  for (const char* name : {"od", "greedy", "up", "frugal"}) {
+    const auto& p = doc["policies"][name];
+    EXPECT_EQ(p["ratio_runs"], 0) << name;
+    EXPECT_TRUE(p["mean_cost_ratio"].is_null()) << name;
+    EXPECT_TRUE(p["median_cost_ratio"].is_null()) << name;
+    EXPECT_TRUE(p["p90_cost_ratio"].is_null()) << name;
+  }
+  auto human = RunFrugal(args, home.path());
+  ASSERT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_EQ(human.out.find("0.000"), std::string::npos) << human.out;
+  const size_t od = human.out.find("\nod ");
+  ASSERT_NE(od, std::string::npos) << human.out;
+  const std::string row = human.out.substr(od + 1, human.out.find('\n', od + 1) - od - 1);
+  EXPECT_NE(row.find(" -  "), std::string::npos) << row;
 }
 
 }  // namespace
