@@ -20,10 +20,23 @@ ParamValue CellValue(const std::string& text) {
   return text;
 }
 
+// A metric cell that holds no finite number: `nan` (how numpy prints NaN), an empty cell (how
+// pandas' to_csv writes it) or an infinity (a loss that overflowed). All mean the evaluation
+// diverged or produced nothing.
+bool IsMissingMetric(const std::string& text) {
+  const std::string t = ToLower(Trim(text));
+  return t.empty() || t == "nan" || t == "-nan" || t == "inf" || t == "+inf" || t == "-inf" ||
+         t == "infinity" || t == "+infinity" || t == "-infinity";
+}
+
+enum class Missing { kRefuse, kAsNaN };
+
 Result<double> NumberAt(const CsvTable& table, const CsvRecord& row, size_t column,
-                        bool allow_nan) {
+                        Missing missing) {
   const std::string& text = CsvTable::Field(row, column);
-  if (allow_nan && ToLower(Trim(text)) == "nan") return std::numeric_limits<double>::quiet_NaN();
+  if (missing == Missing::kAsNaN && IsMissingMetric(text)) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
   auto value = ParseDouble(text);
   if (!value) {
     return Fail(ErrorCode::kBadInput, table.Where(row, column) + ": field '" +
@@ -111,11 +124,23 @@ Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::str
     }
     ReplayConfig& c = out.configs_[it->second];
     CurvePoint p;
-    p.fidelity = FRUGAL_TRY(NumberAt(curves, row, fidelity, false));
-    p.cost_seconds = FRUGAL_TRY(NumberAt(curves, row, cost, false));
-    p.value = FRUGAL_TRY(NumberAt(curves, row, value, true));
+    p.fidelity = FRUGAL_TRY(NumberAt(curves, row, fidelity, Missing::kRefuse));
+    p.cost_seconds = FRUGAL_TRY(NumberAt(curves, row, cost, Missing::kRefuse));
+    p.value = FRUGAL_TRY(NumberAt(curves, row, value, Missing::kAsNaN));
     FRUGAL_TRY(CheckFollows(curves, row, fidelity, cost, c.curve, p));
     c.curve.push_back(p);
+  }
+  for (size_t i = 0; i < out.configs_.size(); ++i) {
+    // A configuration with no evaluation is only meaningful as one that failed before its
+    // first; otherwise it would replay as a trial that completes with no result.
+    const ReplayConfig& c = out.configs_[i];
+    if (c.curve.empty() && !c.fails) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: config '{}' has no rows in curves.csv (a configuration that "
+                              "failed before its first evaluation says so with 'status' other "
+                              "than OK or 'nan_train_loss' = 1)",
+                              configs.Where(configs.rows()[i], config_id), c.id));
+    }
   }
   for (ReplayConfig& c : out.configs_) {
     // A NaN metric is a divergence: the run paid for that evaluation and stops there.

@@ -3,8 +3,10 @@
 // and a curves.csv (one row per evaluation: config id, fidelity, cumulative cost in seconds,
 // metrics). Every row has as many fields as its file's header; a configuration's rows rise in
 // fidelity and its cost never falls below 0 or below its previous row's. A configuration fails
-// after its last row when the metric turns NaN there, when configs.csv says `status` is not OK,
-// or when it has `nan_train_loss` = 1.
+// after its last row when the metric has no finite value there (`nan`, an empty cell, `inf` or
+// `-inf`: it diverged or produced nothing), when configs.csv says `status` is not OK, or when
+// it has `nan_train_loss` = 1. Every configuration has rows in curves.csv unless configs.csv
+// marks it failed (it failed before its first evaluation).
 
 #include <cstdint>
 #include <optional>
@@ -33,9 +35,11 @@ struct ReplayConfig {
 class ReplayTable {
  public:
   /// Loads `source` for `metric` with `fidelity_column` (e.g. "epoch"). kBadInput with
-  /// file:line:column on a missing column, a bad or non-finite number, an unknown config id,
-  /// a fidelity that does not rise or a cost that is negative or falls along a configuration's
-  /// rows; with file:line on a row whose field count differs from its header's.
+  /// file:line:column on a missing column, a fidelity or cost that is not a finite number, a
+  /// metric that is neither a number nor missing (empty, nan, ±inf), an unknown config id, a
+  /// fidelity that does not rise or a cost that is negative or falls along a configuration's
+  /// rows, or a configuration with no rows that configs.csv does not mark failed; with
+  /// file:line on a row whose field count differs from its header's.
   [[nodiscard]] static Result<ReplayTable> Load(const ReplaySource& source,
                                                 const std::string& metric,
                                                 const std::string& fidelity_column);

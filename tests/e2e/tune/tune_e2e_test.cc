@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -221,6 +222,26 @@ TEST_F(TuneE2e, CheckPassesTheSeedPlanAndNamesEachMissingItemWithItsFix) {
   EXPECT_NE(unscaled["fix"].get<std::string>().find("scale_by: epochs"), std::string::npos)
       << unscaled;
   EXPECT_TRUE(schedule_item("fidelity: {max: 20, scale_by: epochs}\n")["ok"].get<bool>());
+}
+
+TEST_F(TuneE2e, AReplayConfigWithoutCurvesIsExitTwoNamingItsConfigsLine) {
+  // Config 999 has a configs.csv row (line 152: the header, then configs 0..149) and no
+  // evaluation; it used to replay as a "completed" trial with no result.
+  std::ofstream(table_ / "configs.csv", std::ios::app) << "999,0.01,32\n";
+  const std::string where = (table_ / "configs.csv").string() + ":152:1: config '999' has no rows";
+  const CommandResult flags = RunFrugal(Flags("nocurve"), home_.path());
+  EXPECT_EQ(flags.exit_code, 2) << flags.err;
+  EXPECT_NE(flags.err.find(where), std::string::npos) << flags.err;
+  EXPECT_EQ(RunFrugal({"tune", "status", "nocurve"}, home_.path()).exit_code, 2)
+      << "nothing half-written";
+
+  const auto spec = home_.path() / "nocurve.yaml";
+  WriteTestFile(spec, "name: nocurve\nreplay: {dir: '" + table_.path().string() +
+                          "'}\nobjective: {metric: score, direction: maximize}\n"
+                          "fidelity: {max: 27}\n");
+  const CommandResult check = RunFrugal({"tune", "check", spec.string()}, home_.path());
+  EXPECT_EQ(check.exit_code, 2) << check.out << check.err;
+  EXPECT_NE(check.err.find(where), std::string::npos) << check.err;
 }
 
 TEST_F(TuneE2e, BadSpecIsExitTwoWithFileLineAndField) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "support/test_support.h"
@@ -118,6 +119,56 @@ TEST_F(ReplayTableTest, ACurvesRowShortOfAnUnusedColumnIsBadInput) {
   EXPECT_NE(table.error().message.find(CurvesAt("3: 4 fields, the header has 5")),
             std::string::npos)
       << table.error().message;
+}
+
+TEST_F(ReplayTableTest, AConfigWithNoCurveRowsIsBadInputNamingItsConfigsLine) {
+  // Config 2 has a configs.csv row but no evaluation: it would replay as a trial that
+  // "completes" with no result.
+  auto table = Load(kConfigs, "config_id,epoch,elapsed_s,score\n1,1,10,0.5\n1,2,20,0.6\n");
+  ASSERT_FALSE(table);
+  EXPECT_EQ(table.error().code, ErrorCode::kBadInput);
+  EXPECT_EQ(table.error().message.rfind(ConfigsAt("3:1: config '2' has no rows in curves.csv"), 0),
+            0u)
+      << table.error().message;
+}
+
+TEST_F(ReplayTableTest, AConfigMarkedFailedMayHaveNoCurveRowsAndFailsAtOnce) {
+  // The shared AlexNet table has such rows: runs that diverged before their first evaluation.
+  const std::string curves = "config_id,epoch,elapsed_s,score\n1,1,10,0.5\n";
+  for (const char* configs : {"config_id,lr,status\n1,0.01,OK\n2,0.1,diverged\n",
+                              "config_id,lr,nan_train_loss\n1,0.01,0\n2,0.1,1\n"}) {
+    SCOPED_TRACE(configs);
+    auto table = Load(configs, curves);
+    ASSERT_TRUE(table) << table.error().message;
+    EXPECT_FALSE(table->configs()[0].fails);
+    EXPECT_TRUE(table->configs()[1].curve.empty());
+    EXPECT_TRUE(table->configs()[1].fails);
+  }
+}
+
+// pandas writes NaN as an empty cell and a loss that overflowed reads `inf`: like `nan`, each is
+// an evaluation that diverged, so the configuration fails there, having paid for it.
+TEST_F(ReplayTableTest, AnEmptyOrInfiniteMetricIsADivergenceLikeNan) {
+  for (const char* cell : {"nan", "NaN", "", " ", "inf", "-inf", "+inf", "Infinity", "-nan"}) {
+    SCOPED_TRACE(std::string("cell '") + cell + "'");
+    auto table = Load(kConfigs, std::string("config_id,epoch,elapsed_s,score\n"
+                                            "1,1,10,0.5\n1,2,20,") +
+                                    cell + "\n1,3,30,0.7\n2,1,5,0.4\n");
+    ASSERT_TRUE(table) << table.error().message;
+    const ReplayConfig& first = table->configs()[0];
+    EXPECT_TRUE(first.fails);
+    ASSERT_EQ(first.curve.size(), 2u);
+    EXPECT_TRUE(std::isnan(first.curve[1].value));
+    EXPECT_DOUBLE_EQ(first.curve[1].cost_seconds, 20.0);
+    EXPECT_FALSE(table->configs()[1].fails);
+  }
+}
+
+TEST_F(ReplayTableTest, AMetricThatIsNotANumberIsStillBadInput) {
+  auto table = Load(kConfigs, "config_id,epoch,elapsed_s,score\n1,1,10,0.5\n2,1,5,high\n");
+  ASSERT_FALSE(table);
+  EXPECT_EQ(table.error().code, ErrorCode::kBadInput);
+  EXPECT_EQ(table.error().message, CurvesAt("3:7: field 'score': 'high' is not a number"));
 }
 
 }  // namespace
