@@ -154,6 +154,14 @@ Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::str
   return out;
 }
 
+double ReplayTable::LongestCurve() const {
+  double longest = 0.0;
+  for (const ReplayConfig& c : configs_) {
+    if (!c.curve.empty()) longest = std::max(longest, c.curve.back().fidelity);
+  }
+  return longest;
+}
+
 std::optional<size_t> ReplayTable::Find(const std::string& id) const {
   for (size_t i = 0; i < configs_.size(); ++i) {
     if (configs_[i].id == id) return i;

@@ -45,6 +45,8 @@ class ReplayTable {
                                                 const std::string& fidelity_column);
 
   const std::vector<ReplayConfig>& configs() const { return configs_; }
+  /// The highest fidelity any configuration reaches (0 for a table without rows).
+  double LongestCurve() const;
   /// The index of a config id, or nullopt.
   std::optional<size_t> Find(const std::string& id) const;
 

@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/text.h"
@@ -39,6 +43,7 @@ Result<void> ParseFidelity(const YamlDoc& doc, const YAML::Node& node, FidelityS
   out.name = FRUGAL_TRY(doc.OptionalString(node, "name")).value_or("epoch");
   out.min = FRUGAL_TRY(doc.OptionalDouble(node, "min")).value_or(1.0);
   out.max = FRUGAL_TRY(doc.RequiredDouble(node, "max"));
+  out.max_where = doc.Where(node["max"]);
   // Default warm-up: three reports. The evaluation in bench/tune shows a one-report grace
   // pruning eventual winners where early ranks correlate weakly with final ranks.
   const auto grace = FRUGAL_TRY(doc.OptionalDouble(node, "grace"));
@@ -436,14 +441,55 @@ Result<StudySpec> LoadStudySpec(const std::filesystem::path& path) {
 
 namespace frugal::tune {
 
+namespace {
+
+// `yaml_text` with the blocks of the root's `trial` and `replay` keys replaced by `replay_line`
+// on the first one's line and blank lines for the rest, so every other field keeps its line
+// and column and errors point at the user's file. nullopt unless the root is a block mapping
+// with its keys at column 0.
+std::optional<std::string> ReplaceSourceBlocks(std::string_view yaml_text, const YAML::Node& root,
+                                               const std::string& replay_line) {
+  if (!root.IsMap() || root.Style() == YAML::EmitterStyle::Flow) return std::nullopt;
+  std::vector<std::pair<int, bool>> keys;  // each root key's line, and whether it is replaced
+  for (const auto& entry : root) {
+    const YAML::Mark mark = entry.first.Mark();
+    if (mark.is_null() || mark.column != 0) return std::nullopt;
+    const auto name = entry.first.as<std::string>();
+    keys.emplace_back(mark.line, name == "trial" || name == "replay");
+  }
+  std::sort(keys.begin(), keys.end());
+  std::vector<std::string> lines = Split(yaml_text, '\n');
+  bool written = false;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (!keys[k].second) continue;
+    const auto end = k + 1 < keys.size() ? static_cast<size_t>(keys[k + 1].first) : lines.size();
+    for (auto line = static_cast<size_t>(keys[k].first); line < end && line < lines.size();
+         ++line) {
+      lines[line] = written ? "" : replay_line;
+      written = true;
+    }
+  }
+  if (!written) return std::nullopt;
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) out += lines[i] + (i + 1 < lines.size() ? "\n" : "");
+  return out;
+}
+
+}  // namespace
+
 Result<std::string> WithReplaySource(std::string_view yaml_text, const ReplaySource& replay) {
   try {
     YAML::Node root = YAML::Load(std::string(yaml_text));
-    root.remove("trial");
     YAML::Node source;
     source["dir"] = replay.dir.string();
     source["config_column"] = replay.config_column;
     source["cost_column"] = replay.cost_column;
+    YAML::Emitter flow;
+    flow << YAML::Flow << source;
+    if (auto kept = ReplaceSourceBlocks(yaml_text, root, std::string("replay: ") + flow.c_str())) {
+      return *kept;
+    }
+    root.remove("trial");
     root["replay"] = source;
     YAML::Emitter out;
     out << root;

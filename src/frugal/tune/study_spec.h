@@ -53,6 +53,8 @@ struct FidelitySpec {
   /// is read as fractions of `max`: a trial of length L reports at rung fidelity f·L/max,
   /// rounded up to a whole unit, and completes at L. "" = every trial uses the ladder as is.
   std::string scale_by;
+  /// "file:line:col" of `max` in the spec, for checks against a replay table ("" when absent).
+  std::string max_where;
 
   /// The trial's own full fidelity under scale_by: its `scale_by` value capped at max (none
   /// without scale_by, or when the config lacks a positive number there).

@@ -1,5 +1,7 @@
 // Creating, saving, restoring and summarizing a study (the loop is in study.cc).
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -23,6 +25,31 @@ Study::Study(SpecText text, StudySpec spec, TrialRunner& runner, StudyStore& sto
                      ? std::optional<double>(ToSeconds(*spec_.fidelity.cost_per_unit))
                      : std::nullopt) {}
 
+namespace {
+
+// A trial replays toward `fidelity.max` (grace and every rung lie at or below it), so a max
+// past every curve in the table leaves each trial paused where its curve ends: the study would
+// spend its budget and complete nothing. Under `scale_by` a configuration with a length runs
+// its own schedule instead and is measured against that, so only those without one need max.
+Result<void> CheckLadderFitsTable(const StudySpec& spec, const ReplayTable& table) {
+  const auto& configs = table.configs();
+  const bool every_config_scaled =
+      !spec.fidelity.scale_by.empty() &&
+      std::all_of(configs.begin(), configs.end(), [&](const ReplayConfig& row) {
+        return spec.fidelity.LengthOf(row.params).has_value();
+      });
+  const double longest = table.LongestCurve();
+  if (every_config_scaled || spec.fidelity.max <= longest * (1 + 1e-9)) return {};
+  const std::string where = spec.fidelity.max_where.empty() ? spec.source : spec.fidelity.max_where;
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("{}: field 'fidelity.max': {:g} is past the replay table's longest "
+                          "curve ({:g} {}s), so no trial could reach full fidelity; set it to "
+                          "at most {:g}",
+                          where, spec.fidelity.max, longest, spec.fidelity.name, longest));
+}
+
+}  // namespace
+
 Result<void> Study::Prepare() {
   SchedulerOptions options;
   options.kind = spec_.scheduler;
@@ -32,6 +59,7 @@ Result<void> Study::Prepare() {
   scheduler_ = MakeScheduler(options);
   sampler_ = MakeSampler(spec_.sampler, spec_.seed);
   if (table_ == nullptr) return {};
+  FRUGAL_TRY(CheckLadderFitsTable(spec_, *table_));
   table_used_.assign(table_->configs().size(), 0);
   table_order_.resize(table_->configs().size());
   std::iota(table_order_.begin(), table_order_.end(), size_t{0});

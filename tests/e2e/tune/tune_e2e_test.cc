@@ -244,6 +244,27 @@ TEST_F(TuneE2e, AReplayConfigWithoutCurvesIsExitTwoNamingItsConfigsLine) {
   EXPECT_NE(check.err.find(where), std::string::npos) << check.err;
 }
 
+TEST_F(TuneE2e, AReplayMaxPastTheTablesLongestCurveIsExitTwoNamingTheSpecLine) {
+  // The table's curves end at epoch 27; a study to 50 would spend and complete nothing.
+  const auto spec = home_.path() / "long.yaml";
+  WriteTestFile(spec, "name: long\nreplay: {dir: '" + table_.path().string() +
+                          "'}\nobjective: {metric: score, direction: maximize}\n"
+                          "fidelity:\n  grace: 3\n  max: 50\n"
+                          "resources: {price_per_hour: 3.6}\ngates: {budget_usd: 5}\n");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"tune", "check", spec.string()},
+        std::vector<std::string>{"tune", spec.string()}}) {
+    const CommandResult r = RunFrugal(args, home_.path());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("long.yaml:6:8: field 'fidelity.max': 50 is past the replay table's "
+                         "longest curve (27 epochs)"),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_EQ(RunFrugal({"tune", "status", "long"}, home_.path()).exit_code, 2)
+      << "nothing half-written";
+}
+
 TEST_F(TuneE2e, BadSpecIsExitTwoWithFileLineAndField) {
   const auto spec = home_.path() / "bad.yaml";
   WriteTestFile(

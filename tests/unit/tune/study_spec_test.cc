@@ -280,5 +280,25 @@ TEST(StudySpec, WithReplaySourceReplacesTheTrialCommand) {
   EXPECT_EQ(spec->replay->cost_column, "cost");
 }
 
+TEST(StudySpec, WithReplaySourceKeepsEveryOtherFieldOnItsLine) {
+  // `tune STUDY.yaml --replay DIR` parses the replaced text: its errors must still point at
+  // the user's lines and columns, comments and a multi-line trial block included.
+  const std::string yaml =
+      "# a comment\nname: s\ntrial:\n  command: [python3, train.py]\n  chaos: {every: 5m}\n"
+      "space:\n  lr: {type: float, low: 0.1, high: 1}\n"
+      "objective: {metric: m, direction: maximize}\nfidelity: {name: epoch, max: 10}\n";
+  auto replaced = WithReplaySource(yaml, ReplaySource{"/data/my curves", "id", "cost"});
+  ASSERT_TRUE(replaced);
+  auto spec = ParseStudySpec(*replaced, "s.yaml", "/");
+  ASSERT_TRUE(spec) << spec.error().message << "\n" << *replaced;
+  EXPECT_TRUE(spec->command.empty());
+  EXPECT_EQ(spec->replay->dir, "/data/my curves");
+  EXPECT_EQ(spec->replay->config_column, "id");
+  EXPECT_EQ(spec->fidelity.max_where, "s.yaml:9:30");
+  auto bad = ParseStudySpec(*replaced + "seed: -1\n", "s.yaml", "/");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message.rfind("s.yaml:10:7: field 'seed'", 0), 0u) << bad.error().message;
+}
+
 }  // namespace
 }  // namespace frugal::tune
