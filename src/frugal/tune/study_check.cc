@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+
 namespace frugal::tune {
 
 namespace {
@@ -15,10 +19,48 @@ CheckItem Item(std::string name, bool ok, std::string detail, std::string fix) {
   return CheckItem{std::move(name), ok, std::move(detail), ok ? "" : std::move(fix)};
 }
 
+// Programs that run a script named by their first argument: `python3 train.py`.
+bool IsInterpreter(const std::string& program) {
+  const std::string name = std::filesystem::path(program).filename().string();
+  for (std::string_view family : {"python", "pypy"}) {
+    // python, python3, python3.11, pypy3
+    if (name.starts_with(family) &&
+        name.find_first_not_of("0123456789.", family.size()) == std::string::npos) {
+      return true;
+    }
+  }
+  constexpr std::string_view kShells[] = {"bash", "sh",   "zsh",     "dash",  "ksh",
+                                          "perl", "ruby", "Rscript", "julia", "node"};
+  return std::find(std::begin(kShells), std::end(kShells), name) != std::end(kShells);
+}
+
+// The trial's script, when the command runs one through an interpreter, must be there: the
+// program itself is found on the PATH, but a missing script fails every trial the study pays
+// to start. Trials run in the spec's directory, so a relative script is looked up there.
+std::optional<CheckItem> TrialScriptItem(const StudySpec& spec) {
+  if (spec.command.size() < 2 || !IsInterpreter(spec.command[0])) return std::nullopt;
+  const std::string& script = spec.command[1];
+  if (script.empty() || script.front() == '-') return std::nullopt;  // an option: `python3 -m`
+  const std::filesystem::path path = std::filesystem::path(script).is_absolute()
+                                         ? std::filesystem::path(script)
+                                         : spec.base_dir / script;
+  std::error_code error;
+  const bool found = std::filesystem::is_regular_file(path, error);
+  const std::string dir = std::filesystem::absolute(spec.base_dir, error).string();
+  return Item("trial_script", found,
+              found ? fmt::format("{} runs {}", spec.command[0], path.string())
+                    : fmt::format("{} would run '{}', which is not in {} (trials run there)",
+                                  spec.command[0], script, dir),
+              fmt::format("put {} in {}, or point 'trial.command' at the script (relative to "
+                          "the spec's directory, or absolute)",
+                          std::filesystem::path(script).filename().string(), dir));
+}
+
 }  // namespace
 
 std::vector<CheckItem> CheckStudy(const StudySpec& spec) {
   std::vector<CheckItem> items;
+  if (auto script = TrialScriptItem(spec)) items.push_back(std::move(*script));
   const Gates& g = spec.gates;
   const Resources& r = spec.resources;
   items.push_back(Item("budget_usd", g.budget.has_value(),

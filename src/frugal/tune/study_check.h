@@ -15,7 +15,9 @@ struct CheckItem {
   std::string fix;     ///< the change that satisfies the item ("" when ok)
 };
 
-/// Every item of the checklist, in order, each satisfied or not.
+/// Every item of the checklist, in order, each satisfied or not. The first, `trial_script`,
+/// is there only when the trial command runs a script through an interpreter (`python3
+/// train.py`): the script must exist, relative to the spec's directory where trials run.
 std::vector<CheckItem> CheckStudy(const StudySpec& spec);
 
 }  // namespace frugal::tune

@@ -409,6 +409,7 @@ Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,
   if (kind && *kind != "Study") return Fail(doc.ErrorAt(root["kind"], "kind", "expected 'Study'"));
   StudySpec spec;
   spec.source = source;
+  spec.base_dir = base_dir;
   spec.name = FRUGAL_TRY(doc.RequiredString(root, "name"));
   if (!IsStudyName(spec.name)) return Fail(doc.ErrorAt(root["name"], "name", kStudyNameRule));
   spec.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));

@@ -118,6 +118,8 @@ struct StudySpec {
   Resources resources;
   Gates gates;
   std::string source;  ///< where the spec came from, for messages
+  /// The spec's directory: a relative replay dir resolves here, and trial commands run here.
+  std::filesystem::path base_dir;
 
   /// The rung ladder the scheduler uses (explicit rungs, or grace·η^k capped at max).
   RungLadder Ladder() const;

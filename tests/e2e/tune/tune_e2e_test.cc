@@ -171,8 +171,23 @@ TEST_F(TuneE2e, StatusOfAnUnknownStudyIsBadInput) {
 }
 
 TEST_F(TuneE2e, CheckPassesTheSeedPlanAndNamesEachMissingItemWithItsFix) {
-  const CommandResult ok = RunFrugal(
-      {"tune", "check", (SourceDir() / "examples/seed-plan.yaml").string()}, home_.path());
+  // The seed plan ships without its trainer (train.py is the user's): as shipped, check names
+  // exactly that; with a train.py beside it, the plan is ready to spend.
+  const auto shipped = SourceDir() / "examples/seed-plan.yaml";
+  const CommandResult as_shipped =
+      RunFrugal({"tune", "check", shipped.string(), "--json"}, home_.path());
+  EXPECT_EQ(as_shipped.exit_code, 1) << as_shipped.out << as_shipped.err;
+  std::vector<std::string> unmet;
+  const nlohmann::json shipped_doc = Json(as_shipped);
+  for (const auto& item : shipped_doc["items"]) {
+    if (!item["ok"].get<bool>()) unmet.push_back(item["item"]);
+  }
+  EXPECT_EQ(unmet, std::vector<std::string>{"trial_script"}) << as_shipped.out;
+  TempDir plan;
+  std::filesystem::copy_file(shipped, plan / "seed-plan.yaml");
+  WriteTestFile(plan / "train.py", "print('the team trainer')\n");
+  const CommandResult ok =
+      RunFrugal({"tune", "check", (plan / "seed-plan.yaml").string()}, home_.path());
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   EXPECT_NE(ok.out.find("ready to spend"), std::string::npos);
 
@@ -222,6 +237,41 @@ TEST_F(TuneE2e, CheckPassesTheSeedPlanAndNamesEachMissingItemWithItsFix) {
   EXPECT_NE(unscaled["fix"].get<std::string>().find("scale_by: epochs"), std::string::npos)
       << unscaled;
   EXPECT_TRUE(schedule_item("fidelity: {max: 20, scale_by: epochs}\n")["ok"].get<bool>());
+}
+
+TEST_F(TuneE2e, CheckNamesATrialScriptThatIsNotWhereTrialsRun) {
+  // Trials run in the spec's directory: `python3 nosuch.py` there would fail every trial.
+  TempDir dir;
+  const auto spec = dir / "study.yaml";
+  auto script_item = [&](const std::string& command) {
+    WriteTestFile(spec, "name: script\ntrial: {command: " + command +
+                            "}\nspace: {lr: {type: float, low: 0.001, high: 0.1}}\n"
+                            "objective: {metric: acc, direction: maximize}\nfidelity: {max: 9}\n");
+    const CommandResult r = RunFrugal({"tune", "check", spec.string(), "--json"}, home_.path());
+    EXPECT_NE(r.exit_code, 2) << r.err;
+    const nlohmann::json doc = Json(r);
+    for (const auto& item : doc["items"]) {
+      if (item["item"] == "trial_script") return item;
+    }
+    return nlohmann::json();
+  };
+  const nlohmann::json missing = script_item("[python3, nosuch.py]");
+  ASSERT_FALSE(missing.is_null());
+  EXPECT_FALSE(missing["ok"].get<bool>());
+  EXPECT_NE(missing["detail"].get<std::string>().find("'nosuch.py', which is not in"),
+            std::string::npos)
+      << missing;
+  EXPECT_NE(missing["fix"].get<std::string>().find("put nosuch.py in"), std::string::npos)
+      << missing;
+  EXPECT_FALSE(script_item("bash scripts/train.sh")["ok"].get<bool>());
+
+  WriteTestFile(dir / "nosuch.py", "print('trained')\n");
+  WriteTestFile(dir / "scripts/train.sh", "echo trained\n");
+  EXPECT_TRUE(script_item("[python3, nosuch.py]")["ok"].get<bool>());
+  EXPECT_TRUE(script_item("bash scripts/train.sh")["ok"].get<bool>());
+  // A module or an inline program has no script file to look for.
+  EXPECT_TRUE(script_item("[python3, -m, trainer]").is_null());
+  EXPECT_TRUE(script_item("[sh, -c, 'exit 0']").is_null());
 }
 
 TEST_F(TuneE2e, AReplayConfigWithoutCurvesIsExitTwoNamingItsConfigsLine) {
