@@ -2,15 +2,20 @@
 // replay form, `tune status NAME`, `tune resume NAME`, `tune check STUDY.yaml`.
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <ostream>
+#include <regex>
+#include <string>
 
 #include "commands.h"
 #include "frugal/catalog/catalog.h"
@@ -67,6 +72,60 @@ struct TuneOptions {
   std::optional<std::string> override_reason;
 };
 
+/// The flag-form study's name: --name, else "replay-" and the table folder's own name (of its
+/// real path, so "." and "dir/" name it too), with what a study name may not hold made '-'.
+std::string DefaultStudyName(const TuneOptions& o, const fs::path& dir) {
+  if (!o.name.empty()) {
+    std::string quoted;  // inside single-quoted YAML
+    for (char c : o.name) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+    return quoted;
+  }
+  std::error_code ec;
+  fs::path real = fs::weakly_canonical(dir, ec);
+  if (ec) real = dir.lexically_normal();
+  std::string base = real.filename().string();
+  if (base.empty()) base = real.parent_path().filename().string();
+  for (char& c : base) {
+    if (c == ' ' || c == '/' || c == '\\' || c == '\'') c = '-';
+  }
+  return base.empty() ? "replay" : "replay-" + base;
+}
+
+/// An error in the spec built from flags, told by the flag that set the field.
+Error FlagError(const Error& e) {
+  static const std::map<std::string, std::string> kFlagOf = {
+      {"name", "--name"},
+      {"seed", "--seed"},
+      {"scheduler", "--scheduler"},
+      {"sampler", "--sampler"},
+      {"budget_usd", "--budget"},
+      {"gates.budget_usd", "--budget"},
+      {"max_trials", "--max-trials"},
+      {"gates.max_trials", "--max-trials"},
+      {"max_gpu_hours", "--max-gpu-hours"},
+      {"gates.max_gpu_hours", "--max-gpu-hours"},
+      {"workers", "--workers"},
+      {"resources.workers", "--workers"},
+      {"price_per_hour", "--price-per-hour"},
+      {"resources.price_per_hour", "--price-per-hour"},
+      {"grace", "--grace"},
+      {"fidelity.grace", "--grace"},
+      {"reduction_factor", "--reduction-factor"},
+      {"fidelity.reduction_factor", "--reduction-factor"},
+      {"scale_by", "--scale-by"},
+      {"fidelity.scale_by", "--scale-by"},
+      {"metric", "--metric"},
+      {"objective.metric", "--metric"},
+  };
+  static const std::regex kFieldError(R"(^\(flags\):\d+:\d+: field '([^']+)': (.*)$)");
+  std::smatch m;
+  if (std::regex_match(e.message, m, kFieldError)) {
+    const auto flag = kFlagOf.find(m[1].str());
+    if (flag != kFlagOf.end()) return Error{e.code, flag->second + ": " + m[2].str()};
+  }
+  return e;
+}
+
 /// The all-flags replay study as spec YAML, so it is stored and resumed like any other.
 Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
   if (o.metric.empty())
@@ -110,14 +169,13 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
                 fmt::format("--grace: {:g} is past the table's longest curve ({:g} {}s)", o.grace,
                             max_fidelity, o.fidelity));
   }
-  const std::string name = o.name.empty() ? "replay-" + dir.filename().string() : o.name;
   std::string yaml = fmt::format(
-      "apiVersion: frugal/v1\nkind: Study\nname: {}\n"
+      "apiVersion: frugal/v1\nkind: Study\nname: '{}'\n"
       "replay: {{dir: '{}', config_column: {}, cost_column: {}}}\n"
       "objective: {{metric: {}, direction: {}}}\n"
       "fidelity: {{name: {}, min: 1, max: {}{}, reduction_factor: {}{}}}\n"
       "scheduler: {}\nsampler: {}\nseed: {}\nresources: {{workers: {}{}}}\n",
-      name, dir.string(), o.config_column, o.cost_column, o.metric,
+      DefaultStudyName(o, dir), dir.string(), o.config_column, o.cost_column, o.metric,
       o.maximize ? "maximize" : "minimize", o.fidelity, max_fidelity,
       // Left unstated, the spec's default grace (3) applies, with its early rungs.
       o.grace_given ? fmt::format(", grace: {}", o.grace) : "", o.reduction_factor,
@@ -128,7 +186,12 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
   if (o.max_gpu_hours) gates += fmt::format("max_gpu_hours: {}, ", *o.max_gpu_hours);
   if (o.max_trials) gates += fmt::format("max_trials: {}, ", *o.max_trials);
   if (!gates.empty()) yaml += "gates: {" + gates.substr(0, gates.size() - 2) + "}\n";
-  return tune::SpecText{yaml, "(flags)", fs::current_path()};
+  tune::SpecText text{yaml, "(flags)", fs::current_path()};
+  // What the spec's own checks find, they find in a spec the user never wrote: name the flag.
+  if (auto parsed = tune::ParseStudySpec(text.yaml, text.source, text.base_dir); !parsed) {
+    return Fail(FlagError(parsed.error()));
+  }
+  return text;
 }
 
 Result<tune::SpecText> SpecFromFile(const TuneOptions& o) {
@@ -183,6 +246,37 @@ Result<FileLock> LockStudy(const std::string& name) {
     return Fail(ErrorCode::kBadInput, "study name '" + name + "': " + tune::kStudyNameRule);
   }
   return FileLock::Acquire(StudyDir(name) / "study.lock", "study '" + name + "'");
+}
+
+/// Moves a study's trial folders to the study `kept` (the earlier study's new name), or
+/// clears them when nothing was kept: checkpoints of an earlier study must not be resumed.
+Result<void> SetTrialsAside(const std::string& name, const std::string& kept) {
+  const fs::path trials = StudyDir(name) / "trials";
+  std::error_code ec;
+  if (!fs::exists(trials, ec)) return {};
+  if (kept.empty()) {
+    fs::remove_all(trials, ec);
+  } else {
+    fs::create_directories(StudyDir(kept), ec);
+    if (!ec) fs::rename(trials, StudyDir(kept) / "trials", ec);
+  }
+  if (ec)
+    return Fail(ErrorCode::kFailed, "cannot set " + trials.string() + " aside: " + ec.message());
+  return {};
+}
+
+/// Whether a tuner on this host holds `name`'s lock: the pid noted in the lock file is alive.
+/// (Taking the lock to find out would refuse a tuner starting at that moment.) A study driven
+/// from another host through a shared ledger counts as alive: its lock is not here to read.
+bool TunerAlive(const std::string& name) {
+  std::error_code ec;
+  const fs::path lock = StudyDir(name) / "study.lock";
+  if (!fs::exists(lock, ec)) return true;
+  const Result<std::string> text = ReadFile(lock);
+  if (!text) return true;
+  const auto pid = ParseInt(Trim(*text));
+  if (!pid || *pid <= 0) return true;
+  return ::kill(static_cast<pid_t>(*pid), 0) == 0 || errno == EPERM;
 }
 
 /// kBadInput naming the field when the trial command's program cannot be found.
@@ -311,7 +405,6 @@ Result<void> Finish(Streams& s, const GlobalOptions& global, const tune::Study& 
 struct Store {
   std::unique_ptr<ledger::Ledger> ledger;
   std::unique_ptr<tune::StudyStore> store;
-  tune::LedgerStudyStore* in_ledger = nullptr;
 };
 
 Result<Store> OpenStore(const GlobalOptions& global, ledger::CreateMode create,
@@ -326,9 +419,7 @@ Result<Store> OpenStore(const GlobalOptions& global, ledger::CreateMode create,
   // The study's FileLock guards this host; a ledger shared between hosts needs its own claim.
   if (!study.empty())
     FRUGAL_TRY(st.ledger->ClaimExclusive("study " + study, "study '" + study + "'"));
-  auto store = std::make_unique<tune::LedgerStudyStore>(*st.ledger);
-  st.in_ledger = store.get();
-  st.store = std::move(store);
+  st.store = std::make_unique<tune::LedgerStudyStore>(*st.ledger);
   return st;
 }
 
@@ -407,23 +498,17 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
                   "study '" + b.spec.name + "' exists and has not finished: " +
                       "'frugal tune resume " + b.spec.name + "', or pass --restart");
     }
-    // Its trial runs stay in the ledger; its leaderboard and rungs are replaced.
-    s.err << "note: study '" << b.spec.name
-          << "' had finished; starting it again replaces its results (its trial runs stay in "
-             "the ledger)\n";
   }
   StudyOverride overridden;
   FRUGAL_TRY(overridden.Record(policy_check, global, st.ledger.get()));
-  if (st.in_ledger != nullptr) FRUGAL_TRY(st.in_ledger->Retire(b.spec.name));
-  if (b.supervised != nullptr) {
-    // A new study: checkpoints of an earlier one of the same name must not be resumed.
-    std::error_code ec;
-    fs::remove_all(StudyDir(b.spec.name) / "trials", ec);
-    if (ec) {
-      return Fail(ErrorCode::kFailed, "cannot clear " + (StudyDir(b.spec.name) / "trials").string() +
-                                          ": " + ec.message());
-    }
+  // The earlier study of this name keeps its results (and its trials' checkpoints) under
+  // another name; the new one starts clean, so none of them is resumed by mistake.
+  const std::string kept = FRUGAL_TRY(store.Retire(b.spec.name));
+  if (!kept.empty()) {
+    s.err << "note: the earlier study '" << b.spec.name << "' is kept as '" << kept
+          << "' (frugal tune status " << kept << ")\n";
   }
+  if (b.supervised != nullptr) FRUGAL_TRY(SetTrialsAside(b.spec.name, kept));
   auto study = FRUGAL_TRY(tune::Study::Create(text, b.spec, *b.runner, store, b.table.get()));
   overridden.Link(b.spec.name, s);
   if (b.supervised != nullptr) b.supervised->BindGate(&study->gate());
@@ -450,7 +535,16 @@ Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Strea
 
 Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
   const Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kMustExist, ""));
-  const nlohmann::json state = FRUGAL_TRY(st.store->Load(o.study));
+  nlohmann::json state = FRUGAL_TRY(st.store->Load(o.study));
+  if (state.value("status", "") == "running" && !TunerAlive(o.study)) {
+    // Saved as running, but the tuner that ran it is gone (killed): say what it is.
+    state["status"] = "interrupted";
+    if (!global.json) {
+      s.err << "note: no tuner is running study '" << o.study
+            << "' (it was stopped without saving); continue it with 'frugal tune resume " << o.study
+            << "'\n";
+    }
+  }
   const StudySpec spec = FRUGAL_TRY(tune::ParseStudySpec(
       state.value("spec_yaml", ""), state.value("spec_source", ""), state.value("spec_base", "")));
   std::vector<tune::Trial> trials;

@@ -141,19 +141,22 @@ Result<nlohmann::json> LedgerStudyStore::Load(const std::string& name) const {
   return state;
 }
 
-Result<void> LedgerStudyStore::Retire(const std::string& name) {
+Result<std::string> LedgerStudyStore::Retire(const std::string& name) {
   const auto found = FRUGAL_TRY(ledger_.FindStudy(name));
   ids_.erase(name);
-  if (!found) return {};
+  if (!found) return std::string();
   if (found->state == ledger::StudyState::kRunning) {
     FRUGAL_TRY(ledger_.SetStudyState(found->id, ledger::StudyState::kCancelled));
   }
-  const std::vector<Value> params = {name + "@" + std::to_string(found->id), found->id};
-  return ledger::Transact(ledger_.connection(), ledger::TxnMode::kWrite,
-                          [&](ledger::Connection& c) -> Result<void> {
-                            FRUGAL_TRY(c.Query("UPDATE studies SET name = ? WHERE id = ?", params));
-                            return {};
-                          });
+  const std::string kept = name + "@" + std::to_string(found->id);
+  const std::vector<Value> params = {kept, found->id};
+  const Result<void> renamed = ledger::Transact(
+      ledger_.connection(), ledger::TxnMode::kWrite, [&](ledger::Connection& c) -> Result<void> {
+        FRUGAL_TRY(c.Query("UPDATE studies SET name = ? WHERE id = ?", params));
+        return {};
+      });
+  if (!renamed) return Fail(renamed.error());
+  return kept;
 }
 
 }  // namespace frugal::tune

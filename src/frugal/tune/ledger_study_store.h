@@ -24,7 +24,7 @@ class LedgerStudyStore final : public StudyStore {
 
   /// Frees `name` for a new study: an existing one is renamed "<name>@<id>" (and marked
   /// cancelled when it had not finished), keeping its rows. Nothing happens when none exists.
-  [[nodiscard]] Result<void> Retire(const std::string& name);
+  [[nodiscard]] Result<std::string> Retire(const std::string& name) override;
 
  private:
   /// The study's ledger id, creating the study (from the state's spec) when it is new.

@@ -29,6 +29,17 @@ Result<nlohmann::json> MemoryStudyStore::Load(const std::string& name) const {
   return it->second;
 }
 
+Result<std::string> MemoryStudyStore::Retire(const std::string& name) {
+  auto it = states_.find(name);
+  if (it == states_.end()) return std::string();
+  std::string kept;
+  for (int n = 1; kept.empty() || states_.contains(kept); ++n)
+    kept = name + "@" + std::to_string(n);
+  states_[kept] = std::move(it->second);
+  states_.erase(name);
+  return kept;
+}
+
 JsonFileStudyStore JsonFileStudyStore::Default() {
   return JsonFileStudyStore(UserDataDir() / "studies");
 }
@@ -49,6 +60,21 @@ Result<nlohmann::json> JsonFileStudyStore::Load(const std::string& name) const {
   if (state.is_discarded()) return Fail(ErrorCode::kBadInput, path.string() + ": not valid JSON");
   FRUGAL_TRY(CheckStudyStateVersion(path.string(), state));
   return state;
+}
+
+Result<std::string> JsonFileStudyStore::Retire(const std::string& name) {
+  std::error_code ec;
+  if (!std::filesystem::exists(PathOf(name), ec)) return std::string();
+  std::string kept;
+  for (int n = 1; kept.empty() || std::filesystem::exists(PathOf(kept), ec); ++n) {
+    kept = name + "@" + std::to_string(n);
+  }
+  std::filesystem::rename(PathOf(name), PathOf(kept), ec);
+  if (ec) {
+    return Fail(ErrorCode::kFailed, "cannot keep the earlier study " + PathOf(name).string() +
+                                        " as " + PathOf(kept).string() + ": " + ec.message());
+  }
+  return kept;
 }
 
 }  // namespace frugal::tune

@@ -36,6 +36,9 @@ class StudyStore {
   [[nodiscard]] virtual Result<void> Save(const std::string& name, const nlohmann::json& state) = 0;
   /// The study's last saved state; kBadInput "no study named 'x'" when there is none.
   [[nodiscard]] virtual Result<nlohmann::json> Load(const std::string& name) const = 0;
+  /// Frees `name` for a new study, keeping the old one's results under another name, which it
+  /// returns ("" when there was none to keep).
+  [[nodiscard]] virtual Result<std::string> Retire(const std::string& name) = 0;
 };
 
 /// Keeps states in memory (evaluation programs, tests).
@@ -43,6 +46,7 @@ class MemoryStudyStore final : public StudyStore {
  public:
   [[nodiscard]] Result<void> Save(const std::string& name, const nlohmann::json& state) override;
   [[nodiscard]] Result<nlohmann::json> Load(const std::string& name) const override;
+  [[nodiscard]] Result<std::string> Retire(const std::string& name) override;
 
  private:
   std::map<std::string, nlohmann::json> states_;
@@ -57,6 +61,8 @@ class JsonFileStudyStore final : public StudyStore {
 
   [[nodiscard]] Result<void> Save(const std::string& name, const nlohmann::json& state) override;
   [[nodiscard]] Result<nlohmann::json> Load(const std::string& name) const override;
+  /// Renames `<name>.json` to `<name>@<n>.json`, n the first number free.
+  [[nodiscard]] Result<std::string> Retire(const std::string& name) override;
   std::filesystem::path PathOf(const std::string& name) const { return dir_ / (name + ".json"); }
 
  private:

@@ -256,6 +256,11 @@ TEST_F(TuneSupervised, AKilledTunersTrialRunsAreClosedAtTheirLastHeartbeatOnResu
   ASSERT_TRUE(
       WaitUntil([&] { return OpenSpans(dir_ / "spans.log") == 0; }, std::chrono::seconds(10)))
       << "a trial outlived the killed tuner";
+  // Its state was saved as running; status tells that no tuner runs it any more.
+  const CommandResult shown = RunFrugal({"tune", "status", "orphan"}, home_.path(), Env());
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("study orphan: interrupted"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.err.find("frugal tune resume orphan"), std::string::npos) << shown.err;
 
   const CommandResult r = RunFrugal({"--json", "tune", "resume", "orphan"}, home_.path(), Env());
   ASSERT_EQ(r.exit_code, 0) << r.err;

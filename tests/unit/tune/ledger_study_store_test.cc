@@ -122,7 +122,9 @@ TEST_F(LedgerStudyStoreTest, MissingStudyIsBadInputAndRetireFreesTheName) {
 
   Harness h(dir_.path());
   ASSERT_FALSE(h.Run(store, 20, false));  // halted: the study is running in the ledger
-  ASSERT_TRUE(store.Retire("s"));
+  const auto kept = store.Retire("s");
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(*kept, "s@1");
   EXPECT_FALSE(*l->FindStudy("s"));
   const auto old = l->FindStudy("s@1");
   ASSERT_TRUE(old && *old);

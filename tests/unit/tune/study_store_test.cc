@@ -45,6 +45,21 @@ TEST(JsonFileStudyStore, MissingCorruptOrForeignStateIsBadInput) {
   EXPECT_NE(future.error().message.find("version"), std::string::npos);
 }
 
+TEST(JsonFileStudyStore, RetireKeepsTheEarlierStudyUnderTheFirstFreeName) {
+  frugal::testing::TempDir dir;
+  JsonFileStudyStore store(dir.path());
+  EXPECT_EQ(*store.Retire("s"), "");  // nothing to keep
+  const nlohmann::json first = {{"version", kStudyStateVersion}, {"name", "s"}, {"n", 1}};
+  const nlohmann::json second = {{"version", kStudyStateVersion}, {"name", "s"}, {"n", 2}};
+  ASSERT_TRUE(store.Save("s", first));
+  EXPECT_EQ(*store.Retire("s"), "s@1");
+  ASSERT_TRUE(store.Save("s", second));
+  EXPECT_EQ(*store.Retire("s"), "s@2");
+  EXPECT_FALSE(store.Load("s"));
+  EXPECT_EQ(*store.Load("s@1"), first);
+  EXPECT_EQ(*store.Load("s@2"), second);
+}
+
 TEST(MemoryStudyStore, KeepsTheLastSave) {
   MemoryStudyStore store;
   ASSERT_TRUE(store.Save("a", {{"n", 1}}));
