@@ -22,7 +22,9 @@ ledger::TrialState LedgerState(TrialState s) {
     case TrialState::kCompleted: return ledger::TrialState::kCompleted;
     case TrialState::kPruned: return ledger::TrialState::kPruned;
     case TrialState::kFailed: return ledger::TrialState::kFailed;
-    case TrialState::kStoppedAtBudget: return ledger::TrialState::kPaused;
+    case TrialState::kStoppedAtBudget:
+    case TrialState::kStoppedAtWall:
+      return ledger::TrialState::kPaused;
   }
   return ledger::TrialState::kPending;
 }

@@ -354,7 +354,7 @@ Result<void> Study::Handle(const Progress& p) {
   const auto& wall = spec_.gates.trial_max_wall;
   if (wall && trial.cost_seconds + interval > ToSeconds(*wall)) {
     AccrueStop(trial);
-    EndTrial(trial, TrialState::kStoppedAtBudget);
+    EndTrial(trial, TrialState::kStoppedAtWall);
   }
   return {};
 }

@@ -224,8 +224,8 @@ StudySummary Study::Summary() const {
   s.promotions = promotions_;
   s.pauses = pauses_;
   s.elapsed_seconds = runner_.Now();
-  for (std::string_view name :
-       {"running", "paused", "completed", "pruned", "failed", "stopped_at_budget"}) {
+  for (std::string_view name : {"running", "paused", "completed", "pruned", "failed",
+                                "stopped_at_budget", "stopped_at_wall"}) {
     s.trials_by_state[std::string(name)] = 0;
   }
   double full_seconds = 0.0;

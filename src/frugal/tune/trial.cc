@@ -7,9 +7,13 @@ namespace frugal::tune {
 
 namespace {
 constexpr std::pair<TrialState, std::string_view> kStateNames[] = {
-    {TrialState::kRunning, "running"},     {TrialState::kPaused, "paused"},
-    {TrialState::kCompleted, "completed"}, {TrialState::kPruned, "pruned"},
-    {TrialState::kFailed, "failed"},       {TrialState::kStoppedAtBudget, "stopped_at_budget"},
+    {TrialState::kRunning, "running"},
+    {TrialState::kPaused, "paused"},
+    {TrialState::kCompleted, "completed"},
+    {TrialState::kPruned, "pruned"},
+    {TrialState::kFailed, "failed"},
+    {TrialState::kStoppedAtBudget, "stopped_at_budget"},
+    {TrialState::kStoppedAtWall, "stopped_at_wall"},
 };
 }  // namespace
 

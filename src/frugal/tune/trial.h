@@ -21,6 +21,7 @@ enum class TrialState {
   kPruned,           ///< stopped by the scheduler
   kFailed,           ///< diverged or crashed
   kStoppedAtBudget,  ///< checkpointed and stopped because a gate was reached
+  kStoppedAtWall,    ///< checkpointed and stopped before its next interval passed trial_max_wall
 };
 
 std::string_view TrialStateName(TrialState state);

@@ -91,7 +91,9 @@ TEST_F(StudyTest, TrialMaxWallStopsLongTrials) {
   const StudySummary s = RunToEnd("scheduler: none\ngates: {max_trials: 9, trial_max_wall: 20m}\n");
   // Epochs of 60, 120 or 180 s: 27 epochs take 27–81 min, so every trial that does not diverge hits
   // the 20 min wall.
-  EXPECT_EQ(s.trials_by_state.at("stopped_at_budget") + s.trials_by_state.at("failed"), 9);
+  EXPECT_EQ(s.trials_by_state.at("stopped_at_wall") + s.trials_by_state.at("failed"), 9);
+  EXPECT_GT(s.trials_by_state.at("stopped_at_wall"), 0);
+  EXPECT_EQ(s.trials_by_state.at("stopped_at_budget"), 0);
 }
 
 TEST_F(StudyTest, HaltedStudyResumesToTheSameResultWithRungStateIntact) {
