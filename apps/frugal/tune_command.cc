@@ -342,6 +342,11 @@ Result<Bench> Assemble(const tune::SpecText& text, const GlobalOptions& global,
   b.spec = FRUGAL_TRY(state ? ParseStored(text, *state, global) : ParsePriced(text, global));
   if (!b.spec.replay) {
     FRUGAL_TRY(CheckCommand(b.spec, text.base_dir));
+    // A missing script would fail every trial the study pays to start.
+    if (const auto script = tune::TrialScriptItem(b.spec); script && !script->ok) {
+      return Fail(ErrorCode::kBadInput, b.spec.source + ": field 'trial.command': " +
+                                            script->detail + "; " + script->fix);
+    }
     auto options =
         tune::SupervisedRunnerOptions::ForSpec(b.spec, text.base_dir, StudyDir(b.spec.name));
     if (!run_prefix.empty()) options.run_prefix = run_prefix;

@@ -34,6 +34,8 @@ bool IsInterpreter(const std::string& program) {
   return std::find(std::begin(kShells), std::end(kShells), name) != std::end(kShells);
 }
 
+}  // namespace
+
 // The trial's script, when the command runs one through an interpreter, must be there: the
 // program itself is found on the PATH, but a missing script fails every trial the study pays
 // to start. Trials run in the spec's directory, so a relative script is looked up there.
@@ -55,8 +57,6 @@ std::optional<CheckItem> TrialScriptItem(const StudySpec& spec) {
                           "the spec's directory, or absolute)",
                           std::filesystem::path(script).filename().string(), dir));
 }
-
-}  // namespace
 
 std::vector<CheckItem> CheckStudy(const StudySpec& spec) {
   std::vector<CheckItem> items;

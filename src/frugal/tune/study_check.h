@@ -1,6 +1,7 @@
 #pragma once
 // `frugal tune check`: the checklist a careful engineer runs before spending on a study.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,5 +20,9 @@ struct CheckItem {
 /// is there only when the trial command runs a script through an interpreter (`python3
 /// train.py`): the script must exist, relative to the spec's directory where trials run.
 std::vector<CheckItem> CheckStudy(const StudySpec& spec);
+
+/// The `trial_script` item alone: nullopt when the command runs no script through an
+/// interpreter. `frugal tune` refuses to start a study whose item is not ok.
+std::optional<CheckItem> TrialScriptItem(const StudySpec& spec);
 
 }  // namespace frugal::tune

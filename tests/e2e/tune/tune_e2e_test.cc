@@ -5,11 +5,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <tuple>
 
 #include "support/test_support.h"
 #include "synthetic_table.h"
@@ -422,6 +424,47 @@ TEST_F(TuneE2e, BadFlagsAreNamedInTheError) {
   const CommandResult gp = RunFrugal(flags, home_.path());
   ASSERT_EQ(gp.exit_code, 0) << gp.err;
   EXPECT_TRUE(Json(gp)["best_value"].is_number()) << gp.out;
+  // What the generated spec's own checks refuse is told by the flag, not by its YAML line.
+  for (const auto& [flag, value, message] :
+       {std::tuple<std::string, std::string, std::string>{"--seed", "-5", "must not be negative"},
+        {"--name", "a b", "must be non-empty, without spaces"},
+        {"--budget", "-1", "must be positive"}}) {
+    std::vector<std::string> bad = Flags("named");
+    const auto at = std::find(bad.begin(), bad.end(), flag);
+    ASSERT_NE(at, bad.end()) << flag;
+    *(at + 1) = value;
+    const CommandResult named = RunFrugal(bad, home_.path());
+    EXPECT_EQ(named.exit_code, 2) << flag;
+    EXPECT_NE(named.err.find(flag + ": " + message), std::string::npos) << named.err;
+    EXPECT_EQ(named.err.find("(flags)"), std::string::npos) << named.err;
+  }
+}
+
+TEST_F(TuneE2e, StartingAStudyAgainKeepsTheEarlierOneUnderANewName) {
+  // Unnamed, the study is named after the table folder, however the folder is written.
+  std::vector<std::string> unnamed = Flags("");
+  unnamed.erase(std::find(unnamed.begin(), unnamed.end(), "--name"),
+                std::find(unnamed.begin(), unnamed.end(), "--json"));
+  *(std::find(unnamed.begin(), unnamed.end(), "--replay") + 1) = table_.path().string() + "/";
+  const std::string name = "replay-" + table_.path().filename().string();
+  const CommandResult first = RunFrugal(unnamed, home_.path());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(Json(first)["name"], name);
+  *(std::find(unnamed.begin(), unnamed.end(), "--replay") + 1) = table_.path().string() + "/.";
+  *(std::find(unnamed.begin(), unnamed.end(), "--seed") + 1) = "3";
+  const CommandResult second = RunFrugal(unnamed, home_.path());
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(Json(second)["name"], name);
+  EXPECT_NE(second.err.find("the earlier study '" + name + "' is kept as '" + name + "@1'"),
+            std::string::npos)
+      << second.err;
+  // Both results are there to read.
+  const CommandResult kept = RunFrugal({"--json", "tune", "status", name + "@1"}, home_.path());
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  EXPECT_EQ(Json(kept)["spend_usd"], Json(first)["spend_usd"]);
+  const CommandResult latest = RunFrugal({"--json", "tune", "status", name}, home_.path());
+  ASSERT_EQ(latest.exit_code, 0) << latest.err;
+  EXPECT_EQ(Json(latest)["spend_usd"], Json(second)["spend_usd"]);
 }
 
 TEST_F(TuneE2e, FlagsCannotSilentlyOverrideASpec) {
@@ -442,6 +485,17 @@ TEST_F(TuneE2e, TrialCommandWhoseProgramIsMissingIsBadInput) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("trial.command"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("no-such-trainer-xyz"), std::string::npos) << r.err;
+  // A script the interpreter would not find fails the study before it spends, too.
+  WriteTestFile(dir / "script.yaml",
+                "name: noscript\ntrial: {command: [python3, no_such_train.py]}\n"
+                "space: {lr: {type: float, low: 0.001, high: 0.1, scale: log}}\n"
+                "objective: {metric: loss, direction: minimize}\nfidelity: {max: 9, grace: 1}\n");
+  const CommandResult script = RunFrugal({"tune", (dir / "script.yaml").string()}, home_.path());
+  EXPECT_EQ(script.exit_code, 2) << script.err;
+  EXPECT_NE(script.err.find("field 'trial.command': python3 would run 'no_such_train.py'"),
+            std::string::npos)
+      << script.err;
+  EXPECT_FALSE(std::filesystem::exists(home_ / "data" / "studies" / "noscript.json"));
 }
 
 TEST_F(TuneE2e, ExampleSpecReplaysTheSharedAlexnetCurves) {
