@@ -79,12 +79,24 @@ void StatusLine::Clear() {
 void PrintRunSummary(std::ostream& out, const run::SupervisorConfig& config, const RunResult& r,
                      const std::vector<run::SelfCheck>& checks) {
   out << fmt::format("run {} (attempt {}): {}\n", config.run_id, r.attempt, r.message);
-  out << fmt::format("  spend        {} at {}{}", r.usage.spent.ToString(), config.price.ToString(),
+  // Spend and GPU-hours are the segments' (the ledger's figures: `runs`, `report`, FOCUS); the
+  // caps counted the supervisor's whole time, which is a little more.
+  out << fmt::format("  spend        {} at {}{}", r.recorded.spent.ToString(),
+                     config.price.ToString(),
                      config.offer.empty() ? "" : " (" + config.offer + ")");
-  if (r.total.spent != r.usage.spent) out << fmt::format(", {} over all attempts", r.total.spent.ToString());
+  if (r.recorded_total.spent != r.recorded.spent) {
+    out << fmt::format(", {} over all attempts", r.recorded_total.spent.ToString());
+  }
   out << "\n";
-  out << fmt::format("  GPU-hours    {:.4f} ({} GPU{}), wall {}\n", r.usage.gpu_hours, config.gpus,
-                     config.gpus == 1 ? "" : "s", FormatDuration(r.usage.wall));
+  out << fmt::format("  GPU-hours    {:.4f} ({} GPU{}), wall {}\n", r.recorded.gpu_hours,
+                     config.gpus, config.gpus == 1 ? "" : "s", FormatDuration(r.usage.wall));
+  if (r.usage.spent != r.recorded.spent || r.total.spent != r.recorded_total.spent) {
+    out << fmt::format("  caps counted {}{} (the supervisor's whole time)\n",
+                       r.usage.spent.ToString(),
+                       r.total.spent != r.usage.spent
+                           ? fmt::format(", {} over all attempts", r.total.spent.ToString())
+                           : "");
+  }
   if (r.cap) out << fmt::format("  cap          {} reached; overshoot {}\n", run::CapKindName(*r.cap), r.overshoot);
   out << fmt::format("  segments     {}, preemptions {}, restarts {}\n", r.segments, r.preemptions, r.restarts);
   if (r.recommended_tier) out << fmt::format("  deadline     resume on {} ({})\n", *r.recommended_tier, r.advice);
@@ -151,10 +163,14 @@ nlohmann::json RunSummaryJson(const run::SupervisorConfig& config, const RunResu
           {"offer", config.offer},
           {"price_per_hour", config.price.per_hour.ToPlainString()},
           {"gpus", config.gpus},
-          {"spent", r.usage.spent.ToPlainString()},
-          {"spent_all_attempts", r.total.spent.ToPlainString()},
-          {"gpu_hours", r.usage.gpu_hours},
+          {"spent", r.recorded.spent.ToPlainString()},
+          {"spent_all_attempts", r.recorded_total.spent.ToPlainString()},
+          {"gpu_hours", r.recorded.gpu_hours},
           {"wall_ms", r.usage.wall.count()},
+          {"caps_counted",
+           {{"spent", r.usage.spent.ToPlainString()},
+            {"spent_all_attempts", r.total.spent.ToPlainString()},
+            {"gpu_hours", r.usage.gpu_hours}}},
           {"cap", r.cap ? nlohmann::json(run::CapKindName(*r.cap)) : nlohmann::json()},
           {"overshoot", r.overshoot},
           {"segments", r.segments},
@@ -164,7 +180,8 @@ nlohmann::json RunSummaryJson(const run::SupervisorConfig& config, const RunResu
           {"advice", r.advice},
           {"lost_steps", r.lost_steps},
           {"last_step", r.last_step},
-          {"first_progress_ms", r.first_progress ? nlohmann::json(r.first_progress->count()) : nlohmann::json()},
+          {"first_progress_ms",
+           r.first_progress ? nlohmann::json(r.first_progress->count()) : nlohmann::json()},
           {"checkpoints_committed", r.checkpoints_committed},
           {"checkpoints_rejected", r.checkpoints_rejected},
           {"checkpoint_commit_ms", ms(r.commit_times)},

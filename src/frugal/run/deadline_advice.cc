@@ -49,8 +49,10 @@ SpotHistory SpotHistoryOf(const std::vector<nlohmann::json>& records, WallTime n
       open = SegmentTimes{*at, std::nullopt, std::nullopt};
     } else if (kind == "event" && open) {
       const std::string event = r.value("kind", "");
-      if (event == "resumed" && r.contains("duration_ms")) {
-        open->work_start = open->opened + Duration(r["duration_ms"].get<int64_t>());
+      if (event == "resumed") {
+        // When the first progress came. Not the segment's opening plus the time to it: after a
+        // local restart the segment opens where the previous one closed, before the backoff.
+        open->work_start = *at;
       } else if (event == "checkpoint_committed") {
         open->last_commit = *at;
       }

@@ -5,6 +5,7 @@
 // write is retried with the next one, and a problem is reported once on stderr; they never
 // stop the run.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -22,6 +23,14 @@
 namespace frugal::run {
 
 using WallTime = std::chrono::system_clock::time_point;
+
+/// A segment's length as the journal and the ledger record it: both ends to the millisecond.
+inline Duration RecordedLength(WallTime opened, WallTime closed) {
+  const auto ms = [](WallTime t) {
+    return std::chrono::time_point_cast<std::chrono::milliseconds>(t);
+  };
+  return std::max(Duration(0), std::chrono::duration_cast<Duration>(ms(closed) - ms(opened)));
+}
 
 /// One invocation of `frugal run` starting (a requeued run starts again with the same run id
 /// and the next attempt number).
@@ -55,7 +64,7 @@ struct SegmentClose {
   WallTime at;
   SegmentEnd end = SegmentEnd::kFinished;
   std::optional<ExitStatus> exit;
-  Money cost;  ///< accrued during the segment
+  Money cost;  ///< price × RecordedLength(opened, closed): what the ledger prices it at
   int64_t last_step = 0;
 };
 

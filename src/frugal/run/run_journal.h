@@ -73,6 +73,9 @@ struct JournalHistory {
   /// Summed length of the closed segments (opened → closed), every attempt: the time the ledger
   /// prices, which excludes the supervisor's own start and wind-down around each segment.
   Duration segment_time{0};
+  /// The closed segments priced as the ledger prices them (each at its attempt's price and GPU
+  /// count, over RecordedLength), every attempt; `wall` is segment_time.
+  BudgetUsage recorded;
 };
 JournalHistory ReadJournalHistory(const std::filesystem::path& path);
 

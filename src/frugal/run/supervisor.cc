@@ -202,6 +202,8 @@ Result<RunResult> Supervisor::Run() {
       break;
     }
     ++result_.restarts;
+    // The capacity was held through the backoff: the next segment starts where this one ended.
+    loop.next_segment_opens = loop.last_segment_closed;
     backoff = std::min<Duration>(backoff * 2, std::chrono::seconds(60));
   }
 
@@ -211,6 +213,10 @@ Result<RunResult> Supervisor::Run() {
   result_.usage.gpu_hours -= history.usage.gpu_hours;
   result_.usage.wall -= history.usage.wall;
   result_.total = loop.guard.usage();
+  result_.recorded = loop.recorded;
+  result_.recorded_total = {history.recorded.spent + loop.recorded.spent,
+                            history.recorded.gpu_hours + loop.recorded.gpu_hours,
+                            history.recorded.wall + loop.recorded.wall};
   result_.utilization = Summarize(loop.samples);
   result_.last_step = loop.last_step;
   switch (end) {

@@ -88,8 +88,14 @@ struct RunResult {
   int exit_code = 0;  ///< what `frugal run` exits with
   std::string message;  ///< one line for the user on how it ended
   std::optional<ExitStatus> child_exit;  ///< of the last segment
+  /// What the budget caps counted: the supervisor's whole time (its start-up and wind-down
+  /// around the segments too), so a cap stops a run early, never late.
   BudgetUsage usage;  ///< this invocation
   BudgetUsage total;  ///< including earlier attempts of the same run id
+  /// What the segments price, exactly as the ledger (`runs`, `report`, the FOCUS export) does:
+  /// the spend. Never more than `usage`.
+  BudgetUsage recorded;        ///< this invocation
+  BudgetUsage recorded_total;  ///< including earlier attempts of the same run id
   std::optional<CapKind> cap;  ///< the cap that stopped the run
   std::string overshoot;       ///< past that cap, in its unit
   int attempt = 1;

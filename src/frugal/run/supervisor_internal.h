@@ -30,6 +30,13 @@ struct Supervisor::Loop {
   int64_t last_committed_step = 0;
   int64_t last_step = 0;
   std::vector<monitor::Sample> samples;
+  /// What this invocation's segments price, as the ledger prices them (price × length, both
+  /// ends to the millisecond): what the summary calls spend.
+  BudgetUsage recorded;
+  std::optional<WallTime> last_segment_closed;
+  /// With --restart local the capacity is held between segments (the backoff, the relaunch):
+  /// the next segment opens where the previous one closed, so the ledger prices that time too.
+  std::optional<WallTime> next_segment_opens;
 
   Loop(BudgetGuard g, SteadyTime now)
       : guard(std::move(g)), t0(now), next_accrual(now), next_heartbeat(now), next_sample(now), next_status(now) {}
@@ -50,7 +57,6 @@ struct Supervisor::Segment {
   SegmentEnd pending_end = SegmentEnd::kFinished;
   bool reported_result = false;  ///< the command reported its final result in this segment
   SteadyTime started;
-  Money cost_at_start;
   bool resumed = false;
   std::optional<SteadyTime> first_progress_at;
   int64_t first_step = 0;

@@ -43,13 +43,15 @@ Result<SegmentEnd> Supervisor::RunSegment(int number, const std::optional<Commit
                {std::string(kEnvProtocol), std::to_string(kProtocolVersion)},
                {std::string(kEnvSegment), std::to_string(number)}};
   seg.started = std::chrono::steady_clock::now();
-  seg.cost_at_start = loop.guard.usage().spent;
   seg.resumed = resume.has_value();
   seg.rate_window_start = seg.started;
   seg.rate_window_step = resume ? resume->step : 0;
   seg.child = FRUGAL_TRY(ChildProcess::Spawn(spawn));
   ++result_.segments;
-  recorder_.SegmentOpened({number, Now(), resume ? std::optional(resume->resume_path) : std::nullopt,
+  const WallTime opened_at = loop.next_segment_opens.value_or(Now());
+  loop.next_segment_opens.reset();
+  recorder_.SegmentOpened({number, opened_at,
+                           resume ? std::optional(resume->resume_path) : std::nullopt,
                            resume ? resume->step : 0});
   if (resume) log::Info("segment {}: resuming from step {} ({})", number, resume->step, resume->resume_path.string());
   for (auto& source : sources_) source->SegmentStarted(seg.started);
@@ -95,7 +97,14 @@ Result<SegmentEnd> Supervisor::RunSegment(int number, const std::optional<Commit
     recorder_.Event(e);
   }
   loop.guard.Accrue(loop.Elapsed(std::chrono::steady_clock::now()));
-  SegmentClose close{number, Now(), end, exit, loop.guard.usage().spent - seg.cost_at_start, loop.last_step};
+  const WallTime closed_at = Now();
+  const Duration length = RecordedLength(opened_at, closed_at);
+  const Money cost = config_.price.For(length);
+  loop.recorded.spent += cost;
+  loop.recorded.gpu_hours += ToHours(length) * config_.gpus;
+  loop.recorded.wall += length;
+  loop.last_segment_closed = closed_at;
+  SegmentClose close{number, closed_at, end, exit, cost, loop.last_step};
   recorder_.SegmentClosed(close);
   recorder_.RecordHeartbeat({number, Now(), loop.guard.usage(), loop.last_step});
   log::Info("segment {} ended: {} ({})", number, SegmentEndName(end), exit->Describe());

@@ -90,6 +90,40 @@ TEST(Supervisor, ChaosPreemptionsRestartLocallyAndEndWithTheUninterruptedResult)
   for (int64_t lost : r->lost_steps) EXPECT_EQ(lost, 0);
 }
 
+TEST(Supervisor, LocalRestartsHoldTheCapacityAndTheSpendIsWhatTheSegmentsPrice) {
+  frugal::testing::TempDir dir;
+  auto config = Config(dir.path(), CounterCommand(40, 0.03, 5));
+  config.restart = RestartPolicy::kLocal;
+  config.restart_backoff = milliseconds(300);  // then 600 ms: held, so paid for
+  auto r = RunOnce(config, std::make_unique<ChaosPreemptions>(milliseconds(400), 11, 2));
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  ASSERT_EQ(r->segments, 3) << r->message;
+  const auto journal = config.run_dir / "journal.jsonl";
+  const auto opened = Records(journal, "segment_opened");
+  const auto closed = Records(journal, "segment_closed");
+  ASSERT_EQ(opened.size(), 3u);
+  ASSERT_EQ(closed.size(), 3u);
+  // One held stretch: each restarted segment opens where the previous one closed.
+  EXPECT_EQ(opened[1]["at"], closed[0]["at"]);
+  EXPECT_EQ(opened[2]["at"], closed[1]["at"]);
+  // Each segment's cost is price × its recorded length, as the ledger prices it, and the
+  // spend is their sum, backoffs included.
+  Money sum;
+  for (size_t i = 0; i < 3; ++i) {
+    const Duration length = RecordedLength(*ParseWallTime(opened[i]["at"].get<std::string>()),
+                                           *ParseWallTime(closed[i]["at"].get<std::string>()));
+    EXPECT_EQ(closed[i]["cost_micros"].get<int64_t>(), config.price.For(length).micros());
+    sum += config.price.For(length);
+  }
+  EXPECT_EQ(r->recorded.spent, sum);
+  EXPECT_EQ(r->recorded_total.spent, sum);
+  EXPECT_GE(r->recorded.wall, milliseconds(900));
+  EXPECT_EQ(ReadJournalHistory(journal).recorded.spent, sum);
+  // The caps counted the supervisor's whole time: never less.
+  EXPECT_GE(r->usage.spent, r->recorded.spent);
+  EXPECT_LE(r->usage.spent - r->recorded.spent, config.price.For(milliseconds(500)));
+}
+
 TEST(Supervisor, PreemptionWithoutLocalRestartAsksForARequeueAndTheNextAttemptResumes) {
   frugal::testing::TempDir dir;
   auto config = Config(dir.path(), CounterCommand(30, 0.03, 100));
