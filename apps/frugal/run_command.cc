@@ -4,8 +4,10 @@
 
 #include "commands.h"
 #include "frugal/core/file_lock.h"
+#include "frugal/core/log.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/monitor/proc_sampler.h"
+#include "frugal/run/ledger_catch_up.h"
 #include "frugal/run/ledger_recorder.h"
 #include "frugal/run/run_journal.h"
 #include "policy_gate.h"
@@ -92,6 +94,25 @@ Result<std::optional<run::DeadlineAdviceConfig>> DeadlineAdviceOf(const RunOptio
   return c;
 }
 
+/// How long a supervisor about to exit keeps retrying ledger writes that failed.
+constexpr Duration kLedgerPatienceAtExit = std::chrono::seconds(5);
+
+/// Brings the ledger up to the run's journal before a new attempt starts: what an earlier
+/// supervisor could not write (a full disk, a dead server) is in the journal. A ledger that
+/// still fails is reported; the run goes on, and the next start tries again.
+void CatchUpLedger(ledger::Ledger& db, const run::SupervisorConfig& config,
+                   const ledger::SegmentOffer& offer) {
+  Result<run::LedgerCatchUp> caught =
+      run::CatchUpFromJournal(db, config.run_id, config.run_dir / "journal.jsonl", offer);
+  if (!caught) {
+    log::Warning("run {}: the ledger could not be brought up to the run's journal: {}",
+                 config.run_id, caught.error().message);
+  } else if (caught->Any()) {
+    log::Warning("run {}: the ledger had missed part of an earlier attempt; from the journal: {}",
+                 config.run_id, caught->Describe());
+  }
+}
+
 Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s) {
   FRUGAL_TRY(CheckOverrideReason(o.override_reason));
   SuperviseSetup setup = FRUGAL_TRY(BuildSupervisorConfig(o.supervise, global));
@@ -123,6 +144,7 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
   if (!policy_check.enforcement.violations.empty()) {
     override_id = FRUGAL_TRY(RecordOverride(*db, policy_check.enforcement, *policy_check.policy));
   }
+  CatchUpLedger(*db, config, setup.offer);
   run::RunJournal journal(config.run_dir / "journal.jsonl");
   run::LedgerRecorder ledger_recorder(*db, config.run_id, setup.offer, setup.spec_text);
   run::TeeRecorder recorder(journal, ledger_recorder);
@@ -155,9 +177,12 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
   }
   if (!ran) return Fail(ran.error());
   const run::RunResult& result = *ran;
-  if (!ledger_recorder.Flush()) {
-    s.err << fmt::format("frugal: warning: {} record(s) could not be written to the ledger {}\n",
-                         ledger_recorder.pending(), ledger::ResolveLocation(global.db));
+  if (!ledger_recorder.FlushWithin(kLedgerPatienceAtExit)) {
+    s.err << fmt::format(
+        "frugal: warning: {} record(s) could not be written to the ledger {}; the journal {} has "
+        "them, and the next `frugal run --run-id {}` brings the ledger up to it\n",
+        ledger_recorder.pending(), ledger::ResolveLocation(global.db),
+        (config.run_dir / "journal.jsonl").string(), config.run_id);
   }
   const auto checks = run::RunSelfChecks(result, preemptible);
   if (global.json) {

@@ -300,6 +300,36 @@ Result<void> Ledger::ExtendLost(RunId run, Timestamp end) {
   });
 }
 
+Result<void> Ledger::ReviseSegmentEnd(SegmentId segment, Timestamp end, EndReason reason) {
+  return Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
+    std::vector<Row> rows = FRUGAL_TRY(
+        c.Query("UPDATE segments SET end_ms = CASE WHEN start_ms > ? THEN start_ms ELSE ? END, "
+                "end_reason = ? WHERE id = ? AND end_ms IS NOT NULL RETURNING id",
+                std::vector<Value>{ToMillis(end), ToMillis(end), std::string(EndReasonName(reason)),
+                                   segment}));
+    if (rows.empty()) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("segment {} is unknown or still open", segment));
+    }
+    return {};
+  });
+}
+
+Result<void> Ledger::ReviseRunEnd(RunId run, RunStatus status, Timestamp end) {
+  if (status == RunStatus::kRunning) {
+    return Fail(ErrorCode::kBadInput, fmt::format("run {}: a run cannot end as running", run));
+  }
+  return Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
+    std::vector<Row> rows = FRUGAL_TRY(c.Query(
+        "UPDATE runs SET status = ?, end_ms = ? WHERE id = ? AND status <> 'running' RETURNING id",
+        std::vector<Value>{std::string(RunStatusName(status)), ToMillis(end), run}));
+    if (rows.empty()) {
+      return Fail(ErrorCode::kBadInput, fmt::format("run {} is unknown or still running", run));
+    }
+    return {};
+  });
+}
+
 Result<std::vector<RunId>> Ledger::SweepLost(Timestamp now, Duration stale_after) {
   const int64_t cutoff = ToMillis(now - stale_after);
   std::vector<RunId> lost;

@@ -117,6 +117,13 @@ class Ledger {
   /// moves its end, and the end of the segment the sweep closed, to `end` when that is later.
   /// Nothing happens to a run that is not lost.
   [[nodiscard]] Result<void> ExtendLost(RunId run, Timestamp end);
+  /// Sets a closed segment's end and reason to what its supervisor recorded (the run's journal,
+  /// when the ledger write failed and a sweep closed the segment lost instead). kBadInput when
+  /// the segment is unknown or still open.
+  [[nodiscard]] Result<void> ReviseSegmentEnd(SegmentId segment, Timestamp end, EndReason reason);
+  /// Sets an ended run's status and end to what its supervisor recorded (as above). kBadInput
+  /// when the run is unknown or still running, or `status` is running.
+  [[nodiscard]] Result<void> ReviseRunEnd(RunId run, RunStatus status, Timestamp end);
   /// Replaces raw samples older than `before` with one averaged sample per `bucket` per run.
   /// Returns the number of rows removed. Rollups are unaffected.
   [[nodiscard]] Result<int64_t> Downsample(Timestamp before, Duration bucket);

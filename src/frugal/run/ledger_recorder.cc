@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <thread>
+
 #include "frugal/core/log.h"
 
 namespace frugal::run {
@@ -141,6 +143,19 @@ bool LedgerRecorder::Flush() {
     if (!done)
       log::Warning("ledger: {} not recorded: {}", pending_.front().first, done.error().message);
     pending_.pop_front();
+  }
+  return true;
+}
+
+bool LedgerRecorder::FlushWithin(Duration patience) {
+  const auto until = std::chrono::steady_clock::now() + patience;
+  Duration wait(100);
+  while (!Flush()) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= until) return false;
+    std::this_thread::sleep_for(
+        std::min<Duration>(wait, std::chrono::duration_cast<Duration>(until - now)));
+    wait = std::min<Duration>(wait * 2, std::chrono::seconds(1));
   }
   return true;
 }

@@ -22,6 +22,8 @@
 //
 // A failed write (a locked or full database, a PostgreSQL server gone) is kept and retried, in
 // order, before the next record; the first failure is reported once on stderr. The run goes on.
+// What is still pending when the supervisor exits is in the run's journal: the next supervisor
+// of the run brings the ledger up to it (ledger_catch_up.h).
 
 #include <deque>
 #include <functional>
@@ -56,6 +58,10 @@ class LedgerRecorder : public RunRecorder {
   [[nodiscard]] size_t pending() const { return pending_.size(); }
   /// Retries what is pending; true when nothing is left.
   bool Flush();
+  /// Retries what is pending for up to `patience` (backing off from 100 ms to 1 s), for a
+  /// supervisor about to exit: a server restarting or a lock held for a while still gets the
+  /// records. True when nothing is left.
+  bool FlushWithin(Duration patience);
 
  private:
   using Write = std::function<Result<void>()>;

@@ -211,6 +211,43 @@ TEST(RunLedger, ChaosPreemptedLocalRestartsAreOneSegmentPerStretch) {
   EXPECT_EQ(show["cost_micros"].get<int64_t>(), ExpectedSpend(show).micros());
 }
 
+TEST(RunLedger, LocalRestartsArePricedThroughTheBackoffAndTheSummarySpendIsTheLedgers) {
+  TempDir home;
+  // Backoffs of 300 ms and 600 ms: the capacity is held through both, so they are spend.
+  auto r = RunFrugal(Concat({"--json", "run", "--price", "36/h", "--run-id", "L10", "--restart",
+                             "local", "--restart-backoff", "300ms", "--chaos-preempt-every",
+                             "600ms", "--chaos-max", "2", "--seed", "3", "--grace", "5s", "--"},
+                            Counter(50, 0.04, 5)),
+                     home.path(), {PythonPath()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json summary = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(summary.is_discarded()) << r.out;
+  const json show = ShowRun("L10", home.path());
+  ASSERT_EQ(show["segments"].size(), 3u) << show.dump();
+  // One held stretch: each restarted segment opens where the previous one closed.
+  EXPECT_EQ(show["segments"][1]["start"], show["segments"][0]["end"]);
+  EXPECT_EQ(show["segments"][2]["start"], show["segments"][1]["end"]);
+  const auto held = TimeOf(show["segments"][2]["end"]) - TimeOf(show["segments"][0]["start"]);
+  EXPECT_GE(held, std::chrono::milliseconds(900));
+  const int64_t ledger_micros = show["cost_micros"].get<int64_t>();
+  EXPECT_EQ(ledger_micros, ExpectedSpend(show).micros());
+  // The summary's spend is the ledger's, to the micro-dollar; `report` agrees.
+  EXPECT_EQ(Money::Parse(summary["spent"].get<std::string>())->micros(), ledger_micros);
+  EXPECT_EQ(Money::Parse(summary["spent_all_attempts"].get<std::string>())->micros(),
+            ledger_micros);
+  EXPECT_EQ(JsonOf({"report"}, home.path())["total"]["spend_micros"].get<int64_t>(), ledger_micros);
+  // The caps counted the supervisor's whole time: not less, and not much more.
+  const int64_t counted_micros =
+      Money::Parse(summary["caps_counted"]["spent"].get<std::string>())->micros();
+  EXPECT_GE(counted_micros, ledger_micros);
+  EXPECT_LE(counted_micros, ledger_micros + 5'000);  // half a second at $36/h
+  // The journal's segment costs are the ledger's segments' costs.
+  int64_t journal_micros = 0;
+  for (const json& rec : run::ReadJournal(home.path() / "data" / "runs" / "L10" / "journal.jsonl"))
+    if (rec["record"] == "segment_closed") journal_micros += rec["cost_micros"].get<int64_t>();
+  EXPECT_EQ(journal_micros, ledger_micros);
+}
+
 TEST(RunLedger, BudgetStopRecordsTheEventAndTheSegmentEnd) {
   TempDir home;
   auto r = RunFrugal({"run", "--price", "36/h", "--budget", "0.005", "--accrual-interval", "100ms",
@@ -402,6 +439,92 @@ TEST(RunLedger, AKilledAttemptCountsAgainstTheCapsUpToTheLedgersEndForIt) {
   EXPECT_EQ(closed_micros, lost_micros);
   // And the ledger's total stays within the cap plus one accrual interval and the stop grace.
   EXPECT_LE(show["cost_micros"].get<int64_t>(), 2500 + 300) << show.dump();
+}
+
+/// Runs `frugal run` as run `id` (a command that fails after 2 s) with every file it writes
+/// limited to 100 KiB (RLIMIT_FSIZE, with SIGXFSZ ignored so a write past it fails with EFBIG,
+/// as on a full disk). The ledger file is already bigger, so once the ledger's write-ahead log
+/// reaches the limit (within the first second: heartbeats and samples every 50 ms) every
+/// ledger write fails; the journal stays well under it.
+void RunWithTheLedgerFull(const std::string& id, const TempDir& home) {
+  // A first run creates the ledger (128 KiB).
+  ASSERT_EQ(RunFrugal({"run", "--price", "36/h", "--", "/bin/true"}, home.path()).exit_code, 0);
+  ASSERT_GT(fs::file_size(home.path() / "data" / "ledger.sqlite"), 100u * 1024);
+  const std::vector<std::string> args = {"/bin/sh",
+                                         "-c",
+                                         "trap '' XFSZ; ulimit -f 200; exec \"$@\"",
+                                         "sh",
+                                         FRUGAL_BINARY,
+                                         "-q",
+                                         "run",
+                                         "--price",
+                                         "36/h",
+                                         "--run-id",
+                                         id,
+                                         "--heartbeat-interval",
+                                         "50ms",
+                                         "--sample-interval",
+                                         "50ms",
+                                         "--",
+                                         "/bin/sh",
+                                         "-c",
+                                         "sleep 2; exit 3"};
+  auto frugal =
+      ChildProcess::Spawn({args, {{"FRUGAL_HOME", home.path().string()}}, ChildStdout::kInherit});
+  ASSERT_TRUE(frugal.has_value());
+  const std::optional<ExitStatus> exit = (*frugal)->WaitFor(std::chrono::seconds(30));
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_EQ(exit->exit_code, 1);  // the command failed
+  // The ledger missed the segment's end and the run's: it still charges the run as running.
+  const json show = ShowRun(id, home.path());
+  ASSERT_EQ(show["status"], "running") << show.dump();
+  ASSERT_EQ(show["segments"].size(), 1u);
+  ASSERT_TRUE(show["segments"][0]["end"].is_null()) << show.dump();
+}
+
+/// The journal's end of run `id`'s first segment, and its reason.
+std::pair<ledger::Timestamp, std::string> JournalFirstClose(const std::string& id,
+                                                            const TempDir& home) {
+  for (const json& r : run::ReadJournal(home.path() / "data" / "runs" / id / "journal.jsonl")) {
+    if (r["record"] == "segment_closed") return {TimeOf(r["at"]), r["end"]};
+  }
+  ADD_FAILURE() << "no segment_closed in " << id << "'s journal";
+  return {};
+}
+
+/// Run `id` started again, after RunWithTheLedgerFull: the ledger agrees with the journal.
+void ExpectCaughtUpWhenStartedAgain(const std::string& id, const TempDir& home) {
+  const auto [closed_at, reason] = JournalFirstClose(id, home);
+  EXPECT_EQ(reason, "failed");
+  auto again = RunFrugal(
+      {"run", "--price", "36/h", "--run-id", id, "--", "/bin/sh", "-c", "exit 0"}, home.path());
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("from the journal"), std::string::npos) << again.err;
+  const json show = ShowRun(id, home.path());
+  EXPECT_EQ(show["status"], "succeeded");
+  ASSERT_EQ(show["segments"].size(), 2u) << show.dump();
+  EXPECT_EQ(show["segments"][0]["end_reason"], "failed");
+  EXPECT_EQ(TimeOf(show["segments"][0]["end"]), closed_at);
+  EXPECT_EQ(show["segments"][1]["end_reason"], "finished");
+  EXPECT_EQ(show["cost_micros"].get<int64_t>(), ExpectedSpend(show).micros());
+}
+
+TEST(RunLedger, LedgerWritesThatFailedAreReplayedFromTheJournalWhenTheRunStartsAgain) {
+  TempDir home;
+  ASSERT_NO_FATAL_FAILURE(RunWithTheLedgerFull("F1", home));
+  ExpectCaughtUpWhenStartedAgain("F1", home);
+}
+
+TEST(RunLedger, ASweptRunWhoseWritesFailedGetsTheJournalsEndAndReasonWhenStartedAgain) {
+  TempDir home;
+  ASSERT_NO_FATAL_FAILURE(RunWithTheLedgerFull("F2", home));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  const json swept = JsonOf({"ledger", "sweep", "--stale", "1s"}, home.path());
+  ASSERT_EQ(swept["lost_runs"].size(), 1u) << swept.dump();
+  const json lost = ShowRun("F2", home.path());
+  EXPECT_EQ(lost["status"], "lost");
+  EXPECT_EQ(lost["segments"][0]["end_reason"], "lost");
+  ExpectCaughtUpWhenStartedAgain("F2", home);
 }
 
 TEST(RunLedger, RequeuedRunContinuesUnderOneLedgerRun) {

@@ -1,0 +1,184 @@
+#include "frugal/run/ledger_catch_up.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <vector>
+
+#include "frugal/run/ledger_recorder.h"
+#include "frugal/run/run_journal.h"
+
+namespace frugal::run {
+namespace {
+
+using nlohmann::json;
+
+struct JournalSegment {
+  ledger::Timestamp opened;
+  std::optional<ledger::Timestamp> closed;
+  std::string end;  ///< the journal's SegmentEndName
+};
+
+struct JournalAttempt {
+  Rate price;
+  std::string tier;
+  std::string offer;
+  int gpus = 0;
+  std::vector<JournalSegment> segments;
+  std::optional<ledger::Timestamp> finished;
+  std::string outcome;
+};
+
+std::optional<ledger::Timestamp> TimeOf(const json& record) {
+  const std::optional<WallTime> at = ParseWallTime(record.value("at", ""));
+  if (!at) return std::nullopt;
+  return std::chrono::time_point_cast<std::chrono::milliseconds>(*at);
+}
+
+/// The journal's attempts with their segments, in order. Records without a time are skipped.
+std::vector<JournalAttempt> AttemptsOf(const std::vector<json>& records) {
+  std::vector<JournalAttempt> attempts;
+  for (const json& r : records) {
+    const std::string kind = r.value("record", "");
+    const std::optional<ledger::Timestamp> at = TimeOf(r);
+    if (!at) continue;
+    if (kind == "run_started") {
+      JournalAttempt a;
+      a.price = Rate{Money::FromMicros(r.value("price_per_hour_micros", int64_t{0}))};
+      a.tier = r.value("tier", "");
+      a.offer = r.value("offer", "");
+      a.gpus = r.value("gpus", 0);
+      attempts.push_back(std::move(a));
+    } else if (attempts.empty()) {
+      continue;
+    } else if (kind == "segment_opened") {
+      attempts.back().segments.push_back({*at, std::nullopt, ""});
+    } else if (kind == "segment_closed" && !attempts.back().segments.empty() &&
+               !attempts.back().segments.back().closed) {
+      attempts.back().segments.back().closed = at;
+      attempts.back().segments.back().end = r.value("end", "failed");
+    } else if (kind == "run_finished") {
+      attempts.back().finished = at;
+      attempts.back().outcome = r.value("outcome", "failed");
+    }
+  }
+  return attempts;
+}
+
+ledger::EndReason EndReasonOf(const std::string& end) {
+  if (end == "interrupted") return ledger::EndReason::kPaused;  // as LedgerRecorder records it
+  return ledger::ParseEndReason(end).value_or(ledger::EndReason::kFailed);
+}
+
+/// How an attempt's outcome ends the ledger run; nullopt leaves it as it is (a requeue).
+std::optional<ledger::RunStatus> RunStatusOf(const std::string& outcome) {
+  if (outcome == "finished") return ledger::RunStatus::kSucceeded;
+  if (outcome == "budget_stop") return ledger::RunStatus::kBudgetStopped;
+  if (outcome == "interrupted") return ledger::RunStatus::kCancelled;
+  if (outcome == "lost") return ledger::RunStatus::kLost;
+  if (outcome == "preempted") return std::nullopt;
+  return ledger::RunStatus::kFailed;
+}
+
+/// The offer an attempt's missing segments are recorded on.
+ledger::SegmentOffer OfferOf(const JournalAttempt& a, const ledger::SegmentOffer& current) {
+  const std::string tier = a.tier.empty() ? "on_demand" : a.tier;
+  if (a.price.per_hour == current.price.per_hour && tier == current.tier) return current;
+  ledger::SegmentOffer offer;
+  offer.cloud = "custom";
+  offer.instance_type = a.offer;
+  offer.gpu_count = a.gpus;
+  offer.tier = tier;
+  offer.price = a.price;
+  return offer;
+}
+
+/// A run the ledger ended (a sweep) gets new segments only while it runs again.
+Result<void> Reopen(ledger::Ledger& ledger, ledger::RunId run) {
+  return ledger::Transact(ledger.connection(), ledger::TxnMode::kWrite,
+                          [&](ledger::Connection& c) -> Result<void> {
+                            return c
+                                .Query(
+                                    "UPDATE runs SET status = 'running', end_ms = NULL "
+                                    "WHERE id = ?",
+                                    std::vector<ledger::Value>{run})
+                                .map([](auto&&) {});
+                          });
+}
+
+}  // namespace
+
+std::string LedgerCatchUp::Describe() const {
+  std::vector<std::string> parts;
+  auto count = [](int n, const char* what) {
+    return fmt::format("{} {} segment{}", what, n, n == 1 ? "" : "s");
+  };
+  if (segments_closed > 0) parts.push_back(count(segments_closed, "closed"));
+  if (segments_revised > 0) parts.push_back(count(segments_revised, "corrected"));
+  if (segments_added > 0) parts.push_back(count(segments_added, "added"));
+  if (run_ended) parts.push_back("ended the run");
+  std::string text;
+  for (const std::string& p : parts) text += (text.empty() ? "" : ", ") + p;
+  return text.empty() ? "nothing to do" : text;
+}
+
+Result<LedgerCatchUp> CatchUpFromJournal(ledger::Ledger& ledger, const std::string& name,
+                                         const std::filesystem::path& journal,
+                                         const ledger::SegmentOffer& offer) {
+  LedgerCatchUp done;
+  const std::vector<JournalAttempt> attempts = AttemptsOf(ReadJournal(journal));
+  if (attempts.empty()) return done;
+  const std::optional<ledger::Run> found = FRUGAL_TRY(FindRunByName(ledger, name));
+  if (!found) return done;
+  ledger::Run run = *found;
+  const std::vector<ledger::Segment> recorded = FRUGAL_TRY(ledger.SegmentsOf(run.id));
+  auto recorded_at = [&recorded](ledger::Timestamp start) -> const ledger::Segment* {
+    for (const ledger::Segment& s : recorded) {
+      if (s.start == start) return &s;
+    }
+    return nullptr;
+  };
+
+  for (const JournalAttempt& attempt : attempts) {
+    for (const JournalSegment& seg : attempt.segments) {
+      if (seg.opened < run.start) continue;  // an older run of the same name
+      const ledger::EndReason reason = EndReasonOf(seg.end);
+      if (const ledger::Segment* s = recorded_at(seg.opened)) {
+        if (!seg.closed) continue;  // a killed supervisor's: the next one closes it lost
+        if (!s->end) {
+          FRUGAL_TRY(ledger.CloseSegment(s->id, *seg.closed, reason));
+          ++done.segments_closed;
+        } else if (s->end_reason == ledger::EndReason::kLost &&
+                   (*s->end != *seg.closed || reason != ledger::EndReason::kLost)) {
+          FRUGAL_TRY(ledger.ReviseSegmentEnd(s->id, *seg.closed, reason));
+          ++done.segments_revised;
+        }
+        continue;
+      }
+      if (run.status != ledger::RunStatus::kRunning) {
+        FRUGAL_TRY(Reopen(ledger, run.id));
+        run.status = ledger::RunStatus::kRunning;
+        run.end.reset();
+      }
+      const ledger::SegmentId id =
+          FRUGAL_TRY(ledger.OpenSegment(run.id, OfferOf(attempt, offer), seg.opened));
+      if (seg.closed) FRUGAL_TRY(ledger.CloseSegment(id, *seg.closed, reason));
+      ++done.segments_added;
+    }
+  }
+
+  const JournalAttempt& last = attempts.back();
+  if (!last.finished || *last.finished < run.start) return done;
+  const std::optional<ledger::RunStatus> status = RunStatusOf(last.outcome);
+  if (!status) return done;  // preempted: its requeue continues the run
+  if (run.status == ledger::RunStatus::kRunning) {
+    FRUGAL_TRY(ledger.FinishRun(run.id, *status, *last.finished));
+    done.run_ended = true;
+  } else if (run.status != *status || run.end != last.finished) {
+    FRUGAL_TRY(ledger.ReviseRunEnd(run.id, *status, *last.finished));
+    done.run_ended = true;
+  }
+  return done;
+}
+
+}  // namespace frugal::run

@@ -1,0 +1,55 @@
+#pragma once
+// Bringing the ledger up to a run's journal. The journal (run_journal.h) is the source of
+// truth: it is written first, on the run's own disk, and a record that cannot be appended is
+// retried until the supervisor exits. The ledger may fall behind it: a full disk, a locked or
+// dead database, while the run goes on. The supervisor's LedgerRecorder keeps failed writes and
+// retries them, in order, so the ledger holds a prefix of each attempt's records; what is left
+// at exit is in the journal only. Until it is caught up the ledger shows the run `running` and
+// charges it "up to now", or (after a sweep) `lost` at its last heartbeat.
+//
+// CatchUpFromJournal replays what matters for money and status:
+// - a segment the journal closed and the ledger left open is closed at the journal's time with
+//   the journal's reason; one a sweep (or a lost attempt) closed `lost` gets the journal's end
+//   and reason instead;
+// - a segment the ledger never heard of is added, priced as the journal's attempt was (its
+//   price, tier and GPU count);
+// - the run ends as the journal's last attempt ended (its outcome and time). An attempt that
+//   was preempted (waiting for its requeue) or never finished (a killed supervisor, which the
+//   next supervisor marks lost itself) leaves the run's status as it is.
+// Events and samples that never reached the ledger stay in the journal only. A ledger run is
+// matched by name (the newest run of that name); a journal the ledger has no run for (written
+// against another ledger) is left alone, and so are journal segments older than the run.
+// Repeating it changes nothing: every step compares before it writes.
+
+#include <filesystem>
+#include <string>
+
+#include "frugal/core/error.h"
+#include "frugal/ledger/ledger.h"
+
+namespace frugal::run {
+
+/// What CatchUpFromJournal changed in the ledger.
+struct LedgerCatchUp {
+  int segments_closed = 0;   ///< left open by the ledger, closed as the journal says
+  int segments_revised = 0;  ///< closed lost by a sweep, given the journal's end and reason
+  int segments_added = 0;    ///< the ledger never had them
+  bool run_ended = false;    ///< the run's status and end set from the journal
+
+  [[nodiscard]] bool Any() const {
+    return segments_closed + segments_revised + segments_added > 0 || run_ended;
+  }
+  /// "closed 1 segment, ended the run as failed" style text for a log line.
+  [[nodiscard]] std::string Describe() const;
+};
+
+/// Brings the ledger's run `name` up to the journal at `journal` (see above). `offer` is what
+/// the current configuration runs on: added segments of an attempt with the same price and
+/// tier are recorded on it, others on a custom offer with the journal's price. Errors are the
+/// ledger's (a write that fails again); what was done before stays done.
+[[nodiscard]] Result<LedgerCatchUp> CatchUpFromJournal(ledger::Ledger& ledger,
+                                                       const std::string& name,
+                                                       const std::filesystem::path& journal,
+                                                       const ledger::SegmentOffer& offer);
+
+}  // namespace frugal::run

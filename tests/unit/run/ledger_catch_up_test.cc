@@ -1,0 +1,218 @@
+// CatchUpFromJournal on both ledger backends (a SQLite file and the fixture's PostgreSQL). A
+// ledger whose writes failed holds a prefix of what the supervisor recorded (LedgerRecorder
+// retries in order), while the journal holds everything: each test writes the whole attempt to
+// the journal and only its first N records to the ledger, then catches the ledger up.
+
+#include "frugal/run/ledger_catch_up.h"
+
+#include <gtest/gtest.h>
+
+#include "backends.h"
+#include "frugal/run/ledger_recorder.h"
+#include "frugal/run/run_journal.h"
+
+namespace frugal::run {
+namespace {
+
+using ledger::testing::BackendNames;
+using ledger::testing::Backends;
+using ledger::testing::BackendTest;
+using std::chrono::milliseconds;
+
+const WallTime kT0 = *ParseWallTime("2024-05-20T10:00:00.000Z");
+
+ledger::Timestamp Ms(WallTime t) { return std::chrono::time_point_cast<milliseconds>(t); }
+
+ledger::SegmentOffer Offer(int64_t cents_per_hour) {
+  ledger::SegmentOffer o;
+  o.cloud = "custom";
+  o.gpu_count = 1;
+  o.tier = "on_demand";
+  o.price = Rate{Money::FromCents(cents_per_hour)};
+  return o;
+}
+
+/// Passes the first `limit` records to `inner` and drops the rest: a ledger whose writes
+/// started failing there and never recovered before the supervisor exited.
+class CutRecorder : public RunRecorder {
+ public:
+  CutRecorder(RunRecorder& inner, int limit) : inner_(inner), left_(limit) {}
+  void RunStarted(const RunStart& s) override {
+    if (Pass()) inner_.RunStarted(s);
+  }
+  void SegmentOpened(const SegmentOpen& o) override {
+    if (Pass()) inner_.SegmentOpened(o);
+  }
+  void SegmentClosed(const SegmentClose& c) override {
+    if (Pass()) inner_.SegmentClosed(c);
+  }
+  void Event(const RunEvent& e) override {
+    if (Pass()) inner_.Event(e);
+  }
+  void RecordSample(int segment, const monitor::Sample& s) override {
+    if (Pass()) inner_.RecordSample(segment, s);
+  }
+  void RecordHeartbeat(const Heartbeat& h) override {
+    if (Pass()) inner_.RecordHeartbeat(h);
+  }
+  void RunFinished(const RunFinish& f) override {
+    if (Pass()) inner_.RunFinished(f);
+  }
+
+ private:
+  bool Pass() { return left_-- > 0; }
+  RunRecorder& inner_;
+  int left_;
+};
+
+/// One attempt of run "C1" at $3.60/h: started at kT0, segment 1 from +10 ms to +2 s, which
+/// ends `end`, then the attempt ends `outcome` at +2.1 s. Five records.
+void RecordAttempt(RunRecorder& r, int attempt, WallTime t0, SegmentEnd end,
+                   const std::string& outcome, int64_t cents_per_hour = 360) {
+  RunStart start;
+  start.run_id = "C1";
+  start.attempt = attempt;
+  start.at = t0;
+  start.command = {"train"};
+  start.price = Rate{Money::FromCents(cents_per_hour)};
+  start.gpus = 1;
+  r.RunStarted(start);
+  r.SegmentOpened({attempt, t0 + milliseconds(10), std::nullopt, 0});
+  Heartbeat beat;
+  beat.segment = attempt;
+  beat.at = t0 + milliseconds(500);
+  r.RecordHeartbeat(beat);
+  SegmentClose close;
+  close.segment = attempt;
+  close.at = t0 + milliseconds(2000);
+  close.end = end;
+  r.SegmentClosed(close);
+  RunFinish finish;
+  finish.at = t0 + milliseconds(2100);
+  finish.outcome = outcome;
+  r.RunFinished(finish);
+}
+
+template <typename B>
+class LedgerCatchUpTest : public BackendTest<B> {
+ protected:
+  std::filesystem::path Journal() { return dir_.path() / "journal.jsonl"; }
+
+  /// The attempt in full in the journal, its first `limit` records in the ledger.
+  void RecordCut(ledger::Ledger& db, int limit, int attempt = 1, WallTime t0 = kT0,
+                 SegmentEnd end = SegmentEnd::kFailed, const std::string& outcome = "failed",
+                 int64_t cents_per_hour = 360) {
+    RunJournal journal(Journal());
+    LedgerRecorder to_ledger(db, "C1", Offer(360));
+    CutRecorder cut(to_ledger, limit);
+    TeeRecorder both(journal, cut);
+    RecordAttempt(both, attempt, t0, end, outcome, cents_per_hour);
+    ASSERT_TRUE(to_ledger.Flush());
+  }
+
+  ledger::Run RunOf(ledger::Ledger& db) {
+    Result<std::optional<ledger::Run>> run = FindRunByName(db, "C1");
+    EXPECT_TRUE(run && *run);
+    return run && *run ? **run : ledger::Run{};
+  }
+
+  frugal::testing::TempDir dir_;
+};
+
+TYPED_TEST_SUITE(LedgerCatchUpTest, Backends, BackendNames);
+
+TYPED_TEST(LedgerCatchUpTest, WritesLostAtAnyPointAreReplayedToTheJournalsSegmentAndOutcome) {
+  // Cut after the run's start (no segment), after the segment's start, after the heartbeat,
+  // after the segment's end (no run end).
+  for (int limit = 1; limit <= 4; ++limit) {
+    SCOPED_TRACE(limit);
+    this->location_ = this->NewLocation();
+    std::filesystem::remove(this->Journal());
+    auto db = this->Open();
+    ASSERT_NE(db, nullptr);
+    ASSERT_NO_FATAL_FAILURE(this->RecordCut(*db, limit));
+    EXPECT_EQ(this->RunOf(*db).status, ledger::RunStatus::kRunning);
+
+    Result<LedgerCatchUp> caught = CatchUpFromJournal(*db, "C1", this->Journal(), Offer(360));
+    ASSERT_TRUE(caught.has_value()) << caught.error().message;
+    EXPECT_TRUE(caught->Any());
+    EXPECT_TRUE(caught->run_ended);
+    EXPECT_EQ(caught->segments_added, limit == 1 ? 1 : 0);
+    EXPECT_EQ(caught->segments_closed, limit == 2 || limit == 3 ? 1 : 0);
+
+    const ledger::Run run = this->RunOf(*db);
+    EXPECT_EQ(run.status, ledger::RunStatus::kFailed);
+    EXPECT_EQ(run.end, Ms(kT0 + milliseconds(2100)));
+    auto segments = db->SegmentsOf(run.id);
+    ASSERT_TRUE(segments.has_value());
+    ASSERT_EQ(segments->size(), 1u);
+    const ledger::Segment& seg = segments->front();
+    EXPECT_EQ(seg.start, Ms(kT0 + milliseconds(10)));
+    EXPECT_EQ(seg.end, Ms(kT0 + milliseconds(2000)));
+    EXPECT_EQ(seg.end_reason, ledger::EndReason::kFailed);
+    EXPECT_EQ(seg.Cost(ledger::Now()), Rate{Money::FromCents(360)}.For(milliseconds(1990)));
+
+    // Nothing more to do the second time.
+    Result<LedgerCatchUp> again = CatchUpFromJournal(*db, "C1", this->Journal(), Offer(360));
+    ASSERT_TRUE(again.has_value()) << again.error().message;
+    EXPECT_FALSE(again->Any()) << again->Describe();
+  }
+}
+
+TYPED_TEST(LedgerCatchUpTest, ARunTheSweepMarkedLostGetsTheJournalsEndAndOutcome) {
+  auto db = this->Open();
+  ASSERT_NE(db, nullptr);
+  ASSERT_NO_FATAL_FAILURE(this->RecordCut(*db, 3));  // the last write that made it: the heartbeat
+  auto swept = db->SweepLost(ledger::Now(), std::chrono::minutes(1));
+  ASSERT_TRUE(swept.has_value());
+  ASSERT_EQ(swept->size(), 1u);
+  EXPECT_EQ(this->RunOf(*db).status, ledger::RunStatus::kLost);
+
+  Result<LedgerCatchUp> caught = CatchUpFromJournal(*db, "C1", this->Journal(), Offer(360));
+  ASSERT_TRUE(caught.has_value()) << caught.error().message;
+  EXPECT_EQ(caught->segments_revised, 1);
+  EXPECT_TRUE(caught->run_ended);
+  const ledger::Run run = this->RunOf(*db);
+  EXPECT_EQ(run.status, ledger::RunStatus::kFailed);
+  EXPECT_EQ(run.end, Ms(kT0 + milliseconds(2100)));
+  auto segments = db->SegmentsOf(run.id);
+  ASSERT_TRUE(segments.has_value());
+  ASSERT_EQ(segments->size(), 1u);
+  EXPECT_EQ(segments->front().end, Ms(kT0 + milliseconds(2000)));
+  EXPECT_EQ(segments->front().end_reason, ledger::EndReason::kFailed);
+}
+
+TYPED_TEST(LedgerCatchUpTest, ARequeuedAttemptsMissingSegmentIsAddedAtItsOwnPrice) {
+  auto db = this->Open();
+  ASSERT_NO_FATAL_FAILURE(
+      this->RecordCut(*db, 5, 1, kT0, SegmentEnd::kPreempted, "preempted"));  // all recorded
+  // The requeued attempt, on pricier capacity, reached the ledger with its start only.
+  const WallTime t1 = kT0 + std::chrono::minutes(5);
+  ASSERT_NO_FATAL_FAILURE(this->RecordCut(*db, 1, 2, t1, SegmentEnd::kFinished, "finished", 1000));
+  Result<LedgerCatchUp> caught = CatchUpFromJournal(*db, "C1", this->Journal(), Offer(360));
+  ASSERT_TRUE(caught.has_value()) << caught.error().message;
+  EXPECT_EQ(caught->segments_added, 1);
+  const ledger::Run run = this->RunOf(*db);
+  EXPECT_EQ(run.status, ledger::RunStatus::kSucceeded);
+  auto segments = db->SegmentsOf(run.id);
+  ASSERT_TRUE(segments.has_value());
+  ASSERT_EQ(segments->size(), 2u);
+  EXPECT_EQ(segments->at(0).end_reason, ledger::EndReason::kPreempted);
+  EXPECT_EQ(segments->at(1).end_reason, ledger::EndReason::kFinished);
+  EXPECT_EQ(segments->at(1).offer.price.per_hour, Money::FromCents(1000));
+  EXPECT_EQ(segments->at(1).start, Ms(t1 + milliseconds(10)));
+}
+
+TYPED_TEST(LedgerCatchUpTest, AJournalTheLedgerHasNoRunForIsLeftAlone) {
+  auto db = this->Open();
+  ASSERT_NO_FATAL_FAILURE(this->RecordCut(*db, 0));
+  Result<LedgerCatchUp> caught = CatchUpFromJournal(*db, "C1", this->Journal(), Offer(360));
+  ASSERT_TRUE(caught.has_value()) << caught.error().message;
+  EXPECT_FALSE(caught->Any());
+  auto runs = db->CountRows("runs");
+  ASSERT_TRUE(runs.has_value());
+  EXPECT_EQ(*runs, 0);
+}
+
+}  // namespace
+}  // namespace frugal::run
