@@ -11,10 +11,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <ostream>
-#include <regex>
 #include <string>
 
 #include "commands.h"
@@ -33,6 +31,7 @@
 #include "frugal/tune/study_report.h"
 #include "frugal/tune/supervised_runner.h"
 #include "policy_gate.h"
+#include "tune_spec_text.h"
 
 namespace frugal::cli {
 
@@ -40,173 +39,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using tune::StudySpec;
-
-struct TuneOptions {
-  std::string spec_path;
-  std::string replay_dir;
-  std::string metric;
-  bool maximize = false;
-  bool minimize = false;  // the default, stated
-  std::string fidelity = "epoch";
-  std::string cost_column = "elapsed_s";
-  std::string config_column = "config_id";
-  std::string price_per_hour;
-  std::string budget;
-  std::optional<double> max_gpu_hours;
-  std::optional<int64_t> max_trials;
-  std::string scheduler = "asha";
-  std::string sampler = "tpe";
-  int workers = 1;
-  int64_t seed = 1;
-  double grace = 3;
-  bool grace_given = false;
-  double reduction_factor = 3;
-  std::string scale_by;
-  std::string name;
-  bool restart = false;
-  std::optional<int64_t> halt_after;
-  int64_t save_every_ms = 200;
-  std::vector<std::string> flags_form_given;  // flags-form options given on the command line
-  std::string study;                          // status, resume
-  std::string check_path;
-  std::optional<std::string> override_reason;
-};
-
-/// The flag-form study's name: --name, else "replay-" and the table folder's own name (of its
-/// real path, so "." and "dir/" name it too), with what a study name may not hold made '-'.
-std::string DefaultStudyName(const TuneOptions& o, const fs::path& dir) {
-  if (!o.name.empty()) {
-    std::string quoted;  // inside single-quoted YAML
-    for (char c : o.name) quoted += c == '\'' ? std::string("''") : std::string(1, c);
-    return quoted;
-  }
-  std::error_code ec;
-  fs::path real = fs::weakly_canonical(dir, ec);
-  if (ec) real = dir.lexically_normal();
-  std::string base = real.filename().string();
-  if (base.empty()) base = real.parent_path().filename().string();
-  for (char& c : base) {
-    if (c == ' ' || c == '/' || c == '\\' || c == '\'') c = '-';
-  }
-  return base.empty() ? "replay" : "replay-" + base;
-}
-
-/// An error in the spec built from flags, told by the flag that set the field.
-Error FlagError(const Error& e) {
-  static const std::map<std::string, std::string> kFlagOf = {
-      {"name", "--name"},
-      {"seed", "--seed"},
-      {"scheduler", "--scheduler"},
-      {"sampler", "--sampler"},
-      {"budget_usd", "--budget"},
-      {"gates.budget_usd", "--budget"},
-      {"max_trials", "--max-trials"},
-      {"gates.max_trials", "--max-trials"},
-      {"max_gpu_hours", "--max-gpu-hours"},
-      {"gates.max_gpu_hours", "--max-gpu-hours"},
-      {"workers", "--workers"},
-      {"resources.workers", "--workers"},
-      {"price_per_hour", "--price-per-hour"},
-      {"resources.price_per_hour", "--price-per-hour"},
-      {"grace", "--grace"},
-      {"fidelity.grace", "--grace"},
-      {"reduction_factor", "--reduction-factor"},
-      {"fidelity.reduction_factor", "--reduction-factor"},
-      {"scale_by", "--scale-by"},
-      {"fidelity.scale_by", "--scale-by"},
-      {"metric", "--metric"},
-      {"objective.metric", "--metric"},
-  };
-  static const std::regex kFieldError(R"(^\(flags\):\d+:\d+: field '([^']+)': (.*)$)");
-  std::smatch m;
-  if (std::regex_match(e.message, m, kFieldError)) {
-    const auto flag = kFlagOf.find(m[1].str());
-    if (flag != kFlagOf.end()) return Error{e.code, flag->second + ": " + m[2].str()};
-  }
-  return e;
-}
-
-/// The all-flags replay study as spec YAML, so it is stored and resumed like any other.
-Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
-  if (o.metric.empty())
-    return Fail(ErrorCode::kBadInput, "tune --replay without a spec needs --metric");
-  if (!o.budget.empty() && o.price_per_hour.empty()) {
-    return Fail(ErrorCode::kBadInput, "--budget is in dollars: give --price-per-hour too");
-  }
-  // Check each flag here so errors name the flag rather than the generated spec.
-  if (auto kind = tune::ParseSchedulerKind(o.scheduler); !kind) {
-    return Fail(kind.error().Wrap("--scheduler"));
-  }
-  if (o.sampler != "random" && o.sampler != "halton" && o.sampler != "tpe" && o.sampler != "gp") {
-    return Fail(ErrorCode::kBadInput,
-                "--sampler: unknown sampler '" + o.sampler + "' (random, halton, tpe, gp)");
-  }
-  if (!o.budget.empty()) {
-    if (auto money = Money::Parse(o.budget); !money) return Fail(money.error().Wrap("--budget"));
-  }
-  if (!o.price_per_hour.empty()) {
-    auto rate = Rate::Parse(o.price_per_hour);
-    if (!rate) return Fail(rate.error().Wrap("--price-per-hour"));
-    if (rate->per_hour.micros() <= 0 && !o.budget.empty()) {
-      return Fail(ErrorCode::kBadInput, "--price-per-hour: is zero, so --budget would never bind");
-    }
-  }
-  if (!(o.reduction_factor > 1))
-    return Fail(ErrorCode::kBadInput, "--reduction-factor: must exceed 1");
-  if (!(o.grace > 0)) return Fail(ErrorCode::kBadInput, "--grace: must be positive");
-  const fs::path dir = fs::absolute(o.replay_dir);
-  tune::ReplaySource source{dir, o.config_column, o.cost_column};
-  // The ladder's top is the longest curve in the table.
-  const tune::ReplayTable table = FRUGAL_TRY(tune::ReplayTable::Load(source, o.metric, o.fidelity));
-  double max_fidelity = 0;
-  for (const auto& c : table.configs()) {
-    if (!c.curve.empty()) max_fidelity = std::max(max_fidelity, c.curve.back().fidelity);
-  }
-  if (max_fidelity <= 0)
-    return Fail(ErrorCode::kBadInput, dir.string() + ": the table has no curves");
-  if (o.grace_given && o.grace > max_fidelity) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("--grace: {:g} is past the table's longest curve ({:g} {}s)", o.grace,
-                            max_fidelity, o.fidelity));
-  }
-  std::string yaml = fmt::format(
-      "apiVersion: frugal/v1\nkind: Study\nname: '{}'\n"
-      "replay: {{dir: '{}', config_column: {}, cost_column: {}}}\n"
-      "objective: {{metric: {}, direction: {}}}\n"
-      "fidelity: {{name: {}, min: 1, max: {}{}, reduction_factor: {}{}}}\n"
-      "scheduler: {}\nsampler: {}\nseed: {}\nresources: {{workers: {}{}}}\n",
-      DefaultStudyName(o, dir), dir.string(), o.config_column, o.cost_column, o.metric,
-      o.maximize ? "maximize" : "minimize", o.fidelity, max_fidelity,
-      // Left unstated, the spec's default grace (3) applies, with its early rungs.
-      o.grace_given ? fmt::format(", grace: {}", o.grace) : "", o.reduction_factor,
-      o.scale_by.empty() ? "" : ", scale_by: '" + o.scale_by + "'", o.scheduler, o.sampler, o.seed,
-      o.workers, o.price_per_hour.empty() ? "" : ", price_per_hour: '" + o.price_per_hour + "'");
-  std::string gates;
-  if (!o.budget.empty()) gates += fmt::format("budget_usd: '{}', ", o.budget);
-  if (o.max_gpu_hours) gates += fmt::format("max_gpu_hours: {}, ", *o.max_gpu_hours);
-  if (o.max_trials) gates += fmt::format("max_trials: {}, ", *o.max_trials);
-  if (!gates.empty()) yaml += "gates: {" + gates.substr(0, gates.size() - 2) + "}\n";
-  tune::SpecText text{yaml, "(flags)", fs::current_path()};
-  // What the spec's own checks find, they find in a spec the user never wrote: name the flag.
-  if (auto parsed = tune::ParseStudySpec(text.yaml, text.source, text.base_dir); !parsed) {
-    return Fail(FlagError(parsed.error()));
-  }
-  return text;
-}
-
-Result<tune::SpecText> SpecFromFile(const TuneOptions& o) {
-  const fs::path path = o.spec_path;
-  std::string yaml = FRUGAL_TRY(ReadFile(path));
-  const fs::path base = fs::absolute(path).parent_path();
-  // Parse as written first, so errors point at the user's lines.
-  const StudySpec spec = FRUGAL_TRY(tune::ParseStudySpec(yaml, path.string(), base));
-  if (!o.replay_dir.empty()) {
-    tune::ReplaySource source = spec.replay.value_or(tune::ReplaySource{});
-    source.dir = fs::absolute(o.replay_dir);
-    yaml = FRUGAL_TRY(tune::WithReplaySource(yaml, source));
-  }
-  return tune::SpecText{yaml, path.string(), base};
-}
 
 /// A ninja-style status line on a terminal: overprinted, at most ten times a second; nothing
 /// when stderr is not a terminal or TERM is dumb.
@@ -530,6 +362,7 @@ Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Strea
   const nlohmann::json state = FRUGAL_TRY(store.Load(o.study));
   const tune::SpecText text{state.value("spec_yaml", ""), state.value("spec_source", ""),
                             state.value("spec_base", "")};
+  NoteEditedSpec(state, s);
   Bench b = FRUGAL_TRY(Assemble(text, global, "", &state));
   auto study = FRUGAL_TRY(tune::Study::Restore(state, b.spec, *b.runner, store, b.table.get()));
   if (b.supervised != nullptr) b.supervised->BindGate(&study->gate());

@@ -440,6 +440,25 @@ TEST_F(TuneE2e, BadFlagsAreNamedInTheError) {
   }
 }
 
+TEST_F(TuneE2e, AResumeSaysWhichFieldsOfTheSpecFileChangedSinceTheStudyStarted) {
+  TempDir dir;
+  const std::string spec = "name: edited\nreplay: {dir: '" + table_.path().string() +
+                           "'}\nobjective: {metric: score, direction: maximize}\n"
+                           "fidelity: {max: 27, grace: 3}\nresources: {price_per_hour: 3.6}\n"
+                           "gates: {budget_usd: 30}\n";
+  WriteTestFile(dir / "study.yaml", spec);
+  const CommandResult halted =
+      RunFrugal({"tune", (dir / "study.yaml").string(), "--halt-after", "20"}, home_.path());
+  ASSERT_EQ(halted.exit_code, 130) << halted.err;
+  WriteTestFile(dir / "study.yaml",
+                spec.substr(0, spec.find("gates:")) + "gates: {budget_usd: 5}\n");
+  const CommandResult resumed = RunFrugal({"tune", "resume", "edited"}, home_.path());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("has changed since study 'edited' started (gates.budget_usd)"),
+            std::string::npos)
+      << resumed.err;
+}
+
 TEST_F(TuneE2e, StartingAStudyAgainKeepsTheEarlierOneUnderANewName) {
   // Unnamed, the study is named after the table folder, however the folder is written.
   std::vector<std::string> unnamed = Flags("");

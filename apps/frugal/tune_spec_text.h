@@ -1,0 +1,56 @@
+#pragma once
+// How `frugal tune` turns its command line into a study spec: the all-flags replay form, a spec
+// file (with --replay), and the note a resume gives when the spec file changed since.
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "frugal/core/error.h"
+#include "frugal/tune/study.h"
+#include "frugal/tune/study_spec.h"
+
+namespace frugal::cli {
+
+struct TuneOptions {
+  std::string spec_path;
+  std::string replay_dir;
+  std::string metric;
+  bool maximize = false;
+  bool minimize = false;  // the default, stated
+  std::string fidelity = "epoch";
+  std::string cost_column = "elapsed_s";
+  std::string config_column = "config_id";
+  std::string price_per_hour;
+  std::string budget;
+  std::optional<double> max_gpu_hours;
+  std::optional<int64_t> max_trials;
+  std::string scheduler = "asha";
+  std::string sampler = "tpe";
+  int workers = 1;
+  int64_t seed = 1;
+  double grace = 3;
+  bool grace_given = false;
+  double reduction_factor = 3;
+  std::string scale_by;
+  std::string name;
+  bool restart = false;
+  std::optional<int64_t> halt_after;
+  int64_t save_every_ms = 200;
+  std::vector<std::string> flags_form_given;  // flags-form options given on the command line
+  std::string study;                          // status, resume
+  std::string check_path;
+  std::optional<std::string> override_reason;
+};
+
+/// The all-flags replay study as spec YAML, so it is stored and resumed like any other.
+[[nodiscard]] Result<tune::SpecText> SpecFromFlags(const TuneOptions& o);
+/// The spec file's text, its replay source replaced by --replay when given.
+[[nodiscard]] Result<tune::SpecText> SpecFromFile(const TuneOptions& o);
+/// A study resumes on the spec it started with; says so when its file has changed since.
+void NoteEditedSpec(const nlohmann::json& state, Streams& s);
+
+}  // namespace frugal::cli
