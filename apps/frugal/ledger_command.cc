@@ -108,7 +108,7 @@ Result<void> RunInfo(const GlobalOptions& global, Streams& s) {
   }
   if (global.json) {
     WriteJson(
-        s, {{"location", db->connection().where()}, {"schema_version", version}, {"rows", counts}});
+        s, {{"location", db->connection().where()}, {"ledger_schema", version}, {"rows", counts}});
     return {};
   }
   s.out << fmt::format("{:<14}{}\n{:<14}{}\n", "ledger", db->connection().where(), "schema",

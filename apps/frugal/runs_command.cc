@@ -6,7 +6,9 @@
 
 #include "commands.h"
 #include "frugal/core/table.h"
+#include "frugal/core/text.h"
 #include "frugal/ledger/ledger.h"
+#include "frugal/run/ledger_recorder.h"
 
 namespace frugal::cli {
 namespace {
@@ -153,9 +155,22 @@ void PrintDetail(const ledger::RunDetail& d, Timestamp now, Streams& s) {
   }
 }
 
-Result<void> RunShow(int64_t id, const GlobalOptions& global, Streams& s) {
+/// The ledger id of the run `ref` names: its number in the ledger, or the run id `frugal run`
+/// printed (the newest run of that name).
+Result<int64_t> ResolveRun(ledger::Ledger& db, const std::string& ref) {
+  if (const Result<int64_t> number = ParseInt(ref); number && *number > 0) return *number;
+  const std::optional<ledger::Run> run = FRUGAL_TRY(run::FindRunByName(db, ref));
+  if (!run) {
+    return Fail(ErrorCode::kBadInput,
+                "no run named '" + ref + "' in the ledger (see 'frugal runs list')");
+  }
+  return run->id;
+}
+
+Result<void> RunShow(const std::string& ref, const GlobalOptions& global, Streams& s) {
   const Timestamp now = ledger::Now();
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
+  const int64_t id = FRUGAL_TRY(ResolveRun(*db, ref));
   const ledger::RunDetail d = FRUGAL_TRY(db->GetRunDetail(id, now));
   if (!global.json) {
     PrintDetail(d, now, s);
@@ -227,11 +242,10 @@ void RegisterRuns(CLI::App& app, GlobalOptions& global, Action& action) {
   l->callback(
       [&, list] { action = [&global, list](Streams& s) { return RunList(*list, global, s); }; });
 
-  auto id = std::make_shared<int64_t>(0);
+  auto id = std::make_shared<std::string>();
   CLI::App* sh = cmd->add_subcommand("show", "One run: segments, events, spend, utilization");
-  sh->add_option("ID", *id, "Run id")
-      ->required()
-      ->check(WholeNumber(1, std::numeric_limits<int64_t>::max()));
+  sh->add_option("RUN", *id, "The run: its ledger number, or the run id 'frugal run' printed")
+      ->required();
   sh->callback([&, id] { action = [&global, id](Streams& s) { return RunShow(*id, global, s); }; });
 }
 

@@ -114,6 +114,8 @@ TEST(RunLedger, FinishedRunHasItsSegmentTagsAndExactSpendInShowAndReport) {
   TempDir home;
   ExpectFinishedRunWithExactSpend(home.path(), {});
   EXPECT_TRUE(fs::exists(home / "data" / "ledger.sqlite"));  // the default ledger
+  // The run id `frugal run` printed finds it too.
+  EXPECT_EQ(JsonOf({"runs", "show", "L1"}, home.path())["name"], "L1");
 }
 
 TEST(RunLedger, RecordsIntoPostgresWithDb) {
