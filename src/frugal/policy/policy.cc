@@ -1,7 +1,13 @@
-#include <fmt/format.h>
-
-#include "frugal/core/yaml.h"
 #include "frugal/policy/policy.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <string>
+#include <vector>
+
+#include "frugal/core/text.h"
+#include "frugal/core/yaml.h"
 
 namespace frugal::policy {
 namespace {
@@ -53,6 +59,16 @@ Result<Policy> FromDoc(const YamlDoc& doc, const catalog::Catalog& catalog) {
         p.allowed_gpus[cls].push_back(gpu->name);
       }
     }
+  }
+  // A default class no class list names would make every untagged run a violation.
+  if (!p.allowed_gpus.empty() && !p.allowed_gpus.contains(p.default_workload)) {
+    std::vector<std::string> classes;
+    for (const auto& [cls, gpus] : p.allowed_gpus) classes.push_back(cls);
+    const YAML::Node at = root["default_workload"] ? root["default_workload"] : root;
+    return tl::unexpected(doc.ErrorAt(
+        at, "default_workload",
+        fmt::format("'{}' is not one of workload_classes ({}){}", p.default_workload,
+                    fmt::join(classes, ", "), DidYouMean(p.default_workload, classes))));
   }
   p.h100_justification_tag =
       FRUGAL_TRY(doc.OptionalString(root, "h100_justification_tag")).value_or("");

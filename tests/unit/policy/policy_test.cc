@@ -105,6 +105,16 @@ TEST_F(PolicyTest, BadPolicyNamesFileLineAndField) {
   ASSERT_FALSE(gpu);
   EXPECT_NE(gpu.error().message.find("p.yaml:6:"), std::string::npos) << gpu.error().message;
   EXPECT_NE(gpu.error().message.find("Z100"), std::string::npos);
+  // A default class that no class list names would make every untagged spec a violation.
+  auto typo =
+      ParsePolicy(std::string(kPolicy) + "default_workload: trainng\n", "p.yaml", *catalog_);
+  ASSERT_FALSE(typo);
+  EXPECT_EQ(typo.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(typo.error().message.find("p.yaml:13:19: field 'default_workload': 'trainng' is not "
+                                      "one of workload_classes (inference, training) (did you "
+                                      "mean 'training'?)"),
+            std::string::npos)
+      << typo.error().message;
 }
 
 TEST_F(PolicyTest, TheRevisionIsRequiredAndPositive) {
