@@ -59,10 +59,13 @@ Finding IdleFinding(const RunFacts& r, int hours, Money cost, const AuditOptions
   return f;
 }
 
-std::optional<double> Tflops(const catalog::GpuSpec& g) {
+/// The precision a run on `g` most likely trains in (the first of bf16, fp16, fp32 it has),
+/// with its dense TFLOPS there.
+std::optional<std::pair<catalog::Precision, double>> Tflops(const catalog::GpuSpec& g) {
   for (catalog::Precision p :
        {catalog::Precision::kBf16, catalog::Precision::kFp16, catalog::Precision::kFp32}) {
-    if (auto t = g.DenseTflops(p)) return t;
+    if (p == catalog::Precision::kBf16 && !g.supports_bf16) continue;
+    if (auto t = g.DenseTflops(p)) return std::pair{p, *t};
   }
   return std::nullopt;
 }
@@ -76,7 +79,9 @@ const catalog::Offer* CheaperOffer(const Segment& s, double peak_bytes, double m
     missing = fmt::format("GPU '{}' is not in the catalog", s.offer.gpu);
     return nullptr;
   }
-  const std::optional<double> current_tflops = Tflops(*current);
+  // Compared in the precision the run trains in: a GPU without it (a T4 has no bf16) cannot
+  // take the run over, whatever its other TFLOPS.
+  const auto current_tflops = Tflops(*current);
   const double need_bytes = peak_bytes * (1 + o.thresholds.memory_headroom_pct / 100);
   const catalog::Offer* best = nullptr;
   for (const catalog::Offer& offer : o.catalog->offers()) {
@@ -87,8 +92,10 @@ const catalog::Offer* CheaperOffer(const Segment& s, double peak_bytes, double m
     }
     const catalog::GpuSpec* gpu = o.catalog->FindGpu(offer.gpu);
     if (gpu == nullptr || gpu->memory_gib * kBytesPerGib < need_bytes) continue;
-    const std::optional<double> tflops = Tflops(*gpu);
-    if (!current_tflops || !tflops || *tflops < *current_tflops * mean_util / 100) continue;
+    if (!current_tflops) continue;
+    if (current_tflops->first == catalog::Precision::kBf16 && !gpu->supports_bf16) continue;
+    const std::optional<double> tflops = gpu->DenseTflops(current_tflops->first);
+    if (!tflops || *tflops < current_tflops->second * mean_util / 100) continue;
     if (best == nullptr || offer.price < best->price) best = &offer;
   }
   if (best == nullptr) {

@@ -137,6 +137,26 @@ TEST_F(AuditTest, FindsEveryPlantedCaseWithItsSavingAndNothingElse) {
   }
 }
 
+TEST_F(AuditTest, ACheaperGpuMustRunTheJobsPrecision) {
+  // An A100 run (bf16) barely busy and small enough for a T4: the T4 is cheaper and has the
+  // fp16 TFLOPS, but no bf16, so the job moves to the L4.
+  const Timestamp start = options_.since + hours(24);
+  const auto run =
+      AddRun("light", start,
+             {{TestOffer("big-a100", "A100-80GB", 4.0), 10, ledger::EndReason::kFinished}});
+  AddSamples(run, start, 10, 10, 4);
+  options_.since = start - hours(1);
+  auto result = RunAudit(*ledger_, options_);
+  ASSERT_TRUE(result) << result.error().message;
+  const Finding* under = Find(*result, kUnderutilized);
+  ASSERT_NE(under, nullptr);
+  EXPECT_EQ(under->facts["cheaper_offer"].get<std::string>().find("tiny-t4"), std::string::npos)
+      << under->action;
+  EXPECT_NE(under->action.find("run it on L4"), std::string::npos) << under->action;
+  EXPECT_NE(under->saving_basis.find("× 10h in the window = $30.00"), std::string::npos)
+      << under->saving_basis;
+}
+
 TEST_F(AuditTest, SaysWhatIsMissingInsteadOfASaving) {
   // No memory samples: no smaller GPU can be shown to fit.
   const Timestamp start = options_.since + hours(24);
