@@ -2,17 +2,23 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "commands.h"
 #include "frugal/core/atomic_file.h"
+#include "frugal/core/paths.h"
 #include "frugal/ledger/focus.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/ledger/schema.h"
+#include "frugal/run/ledger_catch_up.h"
 
 namespace frugal::cli {
 namespace {
+
+namespace fs = std::filesystem;
 
 struct ExportOptions {
   std::string format;
@@ -144,13 +150,33 @@ Result<void> RunSweep(const SweepOptions& o, const GlobalOptions& global, Stream
   }
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   const std::vector<ledger::RunId> lost = FRUGAL_TRY(db->SweepLost(ledger::Now(), stale));
+  // A run whose supervisor ended while the ledger could not be written (a full disk, a dead
+  // server) looks lost too; where its journal is here, the ledger takes its real end from it.
+  nlohmann::json caught_up = nlohmann::json::array();
+  std::map<ledger::RunId, std::string> from_journal;
+  for (ledger::RunId id : lost) {
+    const ledger::Run run = FRUGAL_TRY(db->GetRun(id));
+    const fs::path journal = UserDataDir() / "runs" / run.name / "journal.jsonl";
+    const std::vector<ledger::Segment> segments = FRUGAL_TRY(db->SegmentsOf(id));
+    std::error_code ec;
+    if (segments.empty() || !fs::exists(journal, ec)) continue;
+    const run::LedgerCatchUp done =
+        FRUGAL_TRY(run::CatchUpFromJournal(*db, run.name, journal, segments.back().offer));
+    if (!done.Any()) continue;
+    from_journal[id] = done.Describe();
+    caught_up.push_back({{"run", id}, {"name", run.name}, {"from_journal", done.Describe()}});
+  }
   if (global.json) {
-    WriteJson(s, {{"lost_runs", lost}});
+    WriteJson(s, {{"lost_runs", lost}, {"caught_up_from_journal", caught_up}});
     return {};
   }
   s.out << fmt::format("{} runs marked lost (no heartbeat for {})\n", lost.size(),
                        FormatDuration(stale));
-  for (ledger::RunId id : lost) s.out << "  run " << id << "\n";
+  for (ledger::RunId id : lost) {
+    s.out << "  run " << id;
+    if (from_journal.contains(id)) s.out << ": from its journal, " << from_journal[id];
+    s.out << "\n";
+  }
   return {};
 }
 

@@ -517,16 +517,29 @@ TEST(RunLedger, LedgerWritesThatFailedAreReplayedFromTheJournalWhenTheRunStartsA
   ExpectCaughtUpWhenStartedAgain("F1", home);
 }
 
-TEST(RunLedger, ASweptRunWhoseWritesFailedGetsTheJournalsEndAndReasonWhenStartedAgain) {
+TEST(RunLedger, ASweepGivesARunWhoseWritesFailedTheJournalsEndAndReason) {
   TempDir home;
   ASSERT_NO_FATAL_FAILURE(RunWithTheLedgerFull("F2", home));
+  const auto [closed_at, reason] = JournalFirstClose("F2", home);
+  EXPECT_EQ(reason, "failed");
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  // The sweep finds it silent, and its journal (in the data dir) says how it really ended.
   const json swept = JsonOf({"ledger", "sweep", "--stale", "1s"}, home.path());
   ASSERT_EQ(swept["lost_runs"].size(), 1u) << swept.dump();
-  const json lost = ShowRun("F2", home.path());
-  EXPECT_EQ(lost["status"], "lost");
-  EXPECT_EQ(lost["segments"][0]["end_reason"], "lost");
-  ExpectCaughtUpWhenStartedAgain("F2", home);
+  ASSERT_EQ(swept["caught_up_from_journal"].size(), 1u) << swept.dump();
+  EXPECT_EQ(swept["caught_up_from_journal"][0]["name"], "F2");
+  const json show = ShowRun("F2", home.path());
+  EXPECT_EQ(show["status"], "failed");
+  ASSERT_EQ(show["segments"].size(), 1u);
+  EXPECT_EQ(show["segments"][0]["end_reason"], "failed");
+  EXPECT_EQ(TimeOf(show["segments"][0]["end"]), closed_at);
+  EXPECT_EQ(show["cost_micros"].get<int64_t>(), ExpectedSpend(show).micros());
+  // Started again, nothing is left to catch up.
+  auto again = RunFrugal(
+      {"run", "--price", "36/h", "--run-id", "F2", "--", "/bin/sh", "-c", "exit 0"}, home.path());
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.err.find("from the journal"), std::string::npos) << again.err;
+  EXPECT_EQ(ShowRun("F2", home.path())["status"], "succeeded");
 }
 
 TEST(RunLedger, RequeuedRunContinuesUnderOneLedgerRun) {
