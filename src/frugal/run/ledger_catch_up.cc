@@ -70,16 +70,6 @@ ledger::EndReason EndReasonOf(const std::string& end) {
   return ledger::ParseEndReason(end).value_or(ledger::EndReason::kFailed);
 }
 
-/// How an attempt's outcome ends the ledger run; nullopt leaves it as it is (a requeue).
-std::optional<ledger::RunStatus> RunStatusOf(const std::string& outcome) {
-  if (outcome == "finished") return ledger::RunStatus::kSucceeded;
-  if (outcome == "budget_stop") return ledger::RunStatus::kBudgetStopped;
-  if (outcome == "interrupted") return ledger::RunStatus::kCancelled;
-  if (outcome == "lost") return ledger::RunStatus::kLost;
-  if (outcome == "preempted") return std::nullopt;
-  return ledger::RunStatus::kFailed;
-}
-
 /// The offer an attempt's missing segments are recorded on.
 ledger::SegmentOffer OfferOf(const JournalAttempt& a, const ledger::SegmentOffer& current) {
   const std::string tier = a.tier.empty() ? "on_demand" : a.tier;

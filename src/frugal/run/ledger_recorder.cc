@@ -103,7 +103,8 @@ ledger::Sample LedgerSample(const monitor::Sample& s) {
   return out;
 }
 
-/// How an invocation's outcome ends the ledger run; nullopt leaves it running (requeue).
+}  // namespace
+
 std::optional<ledger::RunStatus> RunStatusOf(const std::string& outcome) {
   if (outcome == "finished") return ledger::RunStatus::kSucceeded;
   if (outcome == "budget_stop") return ledger::RunStatus::kBudgetStopped;
@@ -112,8 +113,6 @@ std::optional<ledger::RunStatus> RunStatusOf(const std::string& outcome) {
   if (outcome == "preempted") return std::nullopt;
   return ledger::RunStatus::kFailed;
 }
-
-}  // namespace
 
 Result<std::optional<ledger::Run>> FindRunByName(ledger::Ledger& ledger, const std::string& name) {
   const std::vector<ledger::Value> params = {name};

@@ -98,6 +98,10 @@ class TeeRecorder : public RunRecorder {
   RunRecorder& second_;
 };
 
+/// How an attempt's outcome ("finished", "failed", ...) ends the ledger run; nullopt leaves it
+/// as it is (a preempted attempt waits for its requeue).
+[[nodiscard]] std::optional<ledger::RunStatus> RunStatusOf(const std::string& outcome);
+
 /// The ledger run recorded under `name` (a supervisor run id), newest first; nullopt if none.
 [[nodiscard]] Result<std::optional<ledger::Run>> FindRunByName(ledger::Ledger& ledger,
                                                                const std::string& name);

@@ -70,6 +70,16 @@ while epoch < target:
     log(f"epoch {trial} {epoch}")
 )py";
 
+/// kTrainer without its stop check: it trains on until the supervisor's SIGTERM ends it.
+inline std::string StubbornTrainer() {
+  std::string stubborn = kTrainer;
+  const std::string honour = "        if frugal.should_stop():\n            sys.exit(0)\n";
+  const size_t at = stubborn.find(honour);
+  EXPECT_NE(at, std::string::npos) << "kTrainer no longer checks should_stop()";
+  if (at != std::string::npos) stubborn.erase(at, honour.size());
+  return stubborn;
+}
+
 inline constexpr const char* kStudy = R"(name: fake
 trial:
   command: [python3, trainer.py]

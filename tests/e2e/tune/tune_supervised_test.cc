@@ -89,11 +89,7 @@ TEST_F(TuneSupervised, ATrialThatTrainsOnPastItsStopKeepsWhatItReached) {
   // A trainer slow to honour a stop (here: never; its epochs take 0.1 s, far inside the
   // supervisor's grace) trains to the end after its rung pruned it. That training was paid
   // for: the trial is complete with its final result, not pruned at the rung it passed.
-  std::string stubborn = kTrainer;
-  const std::string honour = "        if frugal.should_stop():\n            sys.exit(0)\n";
-  ASSERT_NE(stubborn.find(honour), std::string::npos);
-  stubborn.erase(stubborn.find(honour), honour.size());
-  WriteTestFile(dir_ / "trainer.py", stubborn);
+  WriteTestFile(dir_ / "trainer.py", StubbornTrainer());
   const CommandResult r = RunFakeStudy("stubborn", ", grace: 1", "asha-stop", 5, 8);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
@@ -115,11 +111,7 @@ TEST_F(TuneSupervised, ATrialStoppedAtTheBudgetKeepsWhatItReportedWhileItStopped
   // At $0.01 a second the cap comes inside the first trial. The trainer takes its time to stop
   // (it never asks, and its epochs fit in the supervisor's grace), and every epoch it reports
   // meanwhile was paid for: the study keeps the furthest, with its result.
-  std::string stubborn = kTrainer;
-  const std::string honour = "        if frugal.should_stop():\n            sys.exit(0)\n";
-  ASSERT_NE(stubborn.find(honour), std::string::npos);
-  stubborn.erase(stubborn.find(honour), honour.size());
-  WriteTestFile(dir_ / "trainer.py", stubborn);
+  WriteTestFile(dir_ / "trainer.py", StubbornTrainer());
   WriteTestFile(dir_ / "capped.yaml", R"(name: capped
 trial: {command: [python3, trainer.py]}
 space:
