@@ -29,7 +29,8 @@ std::vector<SelfCheck> RunSelfChecks(const RunResult& r, bool on_spot) {
                                     FormatDuration(slowest), FormatDuration(kSpotReadyResume))});
     } else {
       checks.push_back({CheckLevel::kOk, "spot_ready",
-                        fmt::format("resumed in at most {} after a preemption: spot-ready", FormatDuration(slowest))});
+                        fmt::format("resumed from a checkpoint in at most {}: spot-ready",
+                                    FormatDuration(slowest))});
     }
   }
   if (r.checkpoints_rejected > 0) {

@@ -29,12 +29,17 @@ nlohmann::json Gate(double used, double cap, const std::string& unit, std::optio
 
 std::string Amount(double value, const std::string& unit) {
   if (unit == "usd") return Money::FromDollars(value).ToString();
-  if (unit == "gpu_hours") return fmt::format("{:.2f} GPU-h", value);
+  if (unit == "gpu_hours") return GpuHoursText(value) + " GPU-h";
   if (unit == "seconds") return FormatDuration(FromSeconds(value));
   return fmt::format("{:g}", value);
 }
 
 }  // namespace
+
+std::string GpuHoursText(double hours) {
+  if (hours == 0 || std::abs(hours) >= 0.01) return fmt::format("{:.2f}", hours);
+  return fmt::format("{:.2g}", hours);
+}
 
 nlohmann::json GatesJson(const StudySpec& spec, const nlohmann::json& state,
                          const std::vector<Trial>& trials) {

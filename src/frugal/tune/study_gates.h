@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "frugal/tune/study_spec.h"
@@ -22,6 +23,10 @@ nlohmann::json GatesJson(const StudySpec& spec, const nlohmann::json& state,
 
 /// The gate that the study reaches first at its burn rate: (gate name, seconds), if any.
 std::optional<std::pair<std::string, double>> NearestGate(const nlohmann::json& gates);
+
+/// GPU-hours to two decimals, or to two significant digits below 0.01 (a small cap is not
+/// shown as 0.00).
+std::string GpuHoursText(double hours);
 
 /// The gates as an aligned table (gate, used, cap, used %, eta).
 void PrintGates(std::ostream& out, const nlohmann::json& gates);

@@ -119,10 +119,9 @@ void PrintRun(std::ostream& out, const Study& study, const StudySummary& s,
   out << fmt::format("  best {:<12} {}", spec.objective.metric, Value(s.best_value));
   if (s.best_trial) out << fmt::format("  (config {}, trial {})", s.best_config_id, *s.best_trial);
   out << "\n";
-  out << fmt::format("  spend             {}{} · {:.2f} GPU-hours · overshoot {}\n",
-                     s.spend.ToString(),
-                     spec.gates.budget ? " of " + spec.gates.budget->ToString() : "", s.gpu_hours,
-                     s.overshoot.ToString());
+  out << fmt::format("  spend             {}{} · {} GPU-hours · overshoot {}\n", s.spend.ToString(),
+                     spec.gates.budget ? " of " + spec.gates.budget->ToString() : "",
+                     GpuHoursText(s.gpu_hours), s.overshoot.ToString());
   out << fmt::format("  trials            {} started: {}; {} promotions\n", s.trials_started,
                      Counts(doc["trials"]), s.promotions);
   out << fmt::format("  pruning saved     {} (every started trial at full fidelity: {})\n",
@@ -209,10 +208,11 @@ void PrintStatus(std::ostream& out, const StudySpec& spec, const nlohmann::json&
     out << " (" << doc["stop_reason"].get<std::string>() << ")";
   out << "\n";
   out << fmt::format(
-      "  spend     {}{} · {:.2f} GPU-hours{}\n",
+      "  spend     {}{} · {} GPU-hours{}\n",
       Money::FromDollars(doc.value("spend_usd", 0.0)).ToString(),
-      spec.gates.budget ? " of " + spec.gates.budget->ToString() : "", doc.value("gpu_hours", 0.0),
-      spec.gates.max_gpu_hours ? fmt::format(" of {}", *spec.gates.max_gpu_hours) : "");
+      spec.gates.budget ? " of " + spec.gates.budget->ToString() : "",
+      GpuHoursText(doc.value("gpu_hours", 0.0)),
+      spec.gates.max_gpu_hours ? " of " + GpuHoursText(*spec.gates.max_gpu_hours) : "");
   out << fmt::format("  trials    {} started{}: {}\n", doc.value("trials_started", int64_t{0}),
                      spec.gates.max_trials ? fmt::format(" of {}", *spec.gates.max_trials) : "",
                      doc.contains("trials") ? Counts(doc["trials"]) : "none");

@@ -144,5 +144,13 @@ TEST(StudyGates, EveryGateShowsUseCapAndAnEtaAtTheBurnRate) {
   EXPECT_FALSE(NearestGate(GatesJson(*spec, finished, {longest})));
 }
 
+TEST(StudyGates, SmallGpuHourCapsAreNotShownAsZero) {
+  EXPECT_EQ(GpuHoursText(0), "0.00");
+  EXPECT_EQ(GpuHoursText(12.345), "12.35");
+  EXPECT_EQ(GpuHoursText(0.01), "0.01");
+  EXPECT_EQ(GpuHoursText(0.001), "0.001");
+  EXPECT_EQ(GpuHoursText(0.0045), "0.0045");
+}
+
 }  // namespace
 }  // namespace frugal::tune
