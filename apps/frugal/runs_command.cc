@@ -135,9 +135,11 @@ void PrintDetail(const ledger::RunDetail& d, Timestamp now, Streams& s) {
            {"LENGTH", Align::kRight},
            {"ENDED"},
            {"COST", Align::kRight}});
+  // Numbered within the run, as the journal and the supervisor's log number them.
+  int number = 0;
   for (const ledger::Segment& seg : d.segments) {
     t.AddRow(
-        {std::to_string(seg.id),
+        {std::to_string(++number),
          fmt::format("{}:{}:{}", seg.offer.cloud, seg.offer.instance_type, seg.offer.region),
          seg.offer.gpu.empty() ? "-" : fmt::format("{}x{}", seg.offer.gpu_count, seg.offer.gpu),
          seg.offer.tier, seg.offer.price.ToString(), ledger::FormatTimestamp(seg.start),
