@@ -28,6 +28,11 @@ std::string HolderOf(int fd) {
 Result<FileLock> FileLock::Acquire(const std::filesystem::path& path, const std::string& what) {
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) {
+    // An unwritable data directory (FRUGAL_HOME) is the usual cause: name it, not the lock.
+    return Fail(ErrorCode::kFailed, "cannot create " + path.parent_path().string() + ": " +
+                                        ec.message() + " (is FRUGAL_HOME writable?)");
+  }
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     return Fail(ErrorCode::kFailed,

@@ -34,6 +34,18 @@ TEST(FileLock, OneHolderAtATimeAndTheRefusalNamesIt) {
   EXPECT_TRUE(FileLock::Acquire(path, "study 'x'").has_value());
 }
 
+TEST(FileLock, AFolderThatCannotBeCreatedIsNamed) {
+  testing::TempDir dir;
+  // A file where the lock's folder should be: no user, root included, can create it.
+  testing::WriteTestFile(dir / "home", "not a folder");
+  auto lock = FileLock::Acquire(dir / "home" / "runs" / "r1" / "supervisor.lock", "run 'r1'");
+  ASSERT_FALSE(lock.has_value());
+  EXPECT_EQ(lock.error().code, ErrorCode::kFailed);
+  EXPECT_NE(lock.error().message.find("cannot create " + (dir / "home" / "runs" / "r1").string()),
+            std::string::npos)
+      << lock.error().message;
+}
+
 TEST(FileLock, AKilledHolderLeavesNoStaleLock) {
   TempDir dir;
   const auto path = dir.path() / "run.lock";
