@@ -29,6 +29,13 @@ struct BudgetUsage {
   Money spent;
   double gpu_hours = 0;
   Duration wall{0};
+
+  /// Adds `length` held at `rate` on `gpus` GPUs (a segment, priced as the ledger prices it).
+  void AddHeld(Duration length, Rate rate, int gpus) {
+    spent += rate.For(length);
+    gpu_hours += ToHours(length) * gpus;
+    wall += length;
+  }
 };
 
 /// The result of one accrual.

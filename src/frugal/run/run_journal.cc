@@ -269,11 +269,8 @@ JournalHistory ReadJournalHistory(const std::filesystem::path& path) {
     } else if (kind == "segment_closed") {
       if (h.open_segment == r.value("segment", 0)) h.open_segment.reset();
       if (segment_opened && at && *at > *segment_opened) {
-        const Duration length = std::chrono::duration_cast<Duration>(*at - *segment_opened);
-        h.segment_time += length;
-        h.recorded.spent += attempt.rate.For(length);
-        h.recorded.gpu_hours += ToHours(length) * attempt.gpus;
-        h.recorded.wall += length;
+        h.recorded.AddHeld(std::chrono::duration_cast<Duration>(*at - *segment_opened),
+                           attempt.rate, attempt.gpus);
       }
       segment_opened.reset();
     } else if (kind == "heartbeat" && r.contains("usage")) {

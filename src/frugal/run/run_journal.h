@@ -70,11 +70,9 @@ struct JournalHistory {
   bool unfinished_attempt = false;     ///< the last attempt has no run_finished record
   BudgetUsage unfinished_usage;        ///< that attempt's usage at its last record
   std::optional<std::string> last_outcome;
-  /// Summed length of the closed segments (opened → closed), every attempt: the time the ledger
-  /// prices, which excludes the supervisor's own start and wind-down around each segment.
-  Duration segment_time{0};
   /// The closed segments priced as the ledger prices them (each at its attempt's price and GPU
-  /// count, over RecordedLength), every attempt; `wall` is segment_time.
+  /// count, over RecordedLength), every attempt. `wall` is their summed length: the time the
+  /// ledger prices, which excludes the supervisor's own start and wind-down around each segment.
   BudgetUsage recorded;
 };
 JournalHistory ReadJournalHistory(const std::filesystem::path& path);

@@ -100,9 +100,7 @@ Result<SegmentEnd> Supervisor::RunSegment(int number, const std::optional<Commit
   const WallTime closed_at = Now();
   const Duration length = RecordedLength(opened_at, closed_at);
   const Money cost = config_.price.For(length);
-  loop.recorded.spent += cost;
-  loop.recorded.gpu_hours += ToHours(length) * config_.gpus;
-  loop.recorded.wall += length;
+  loop.recorded.AddHeld(length, config_.price, config_.gpus);
   loop.last_segment_closed = closed_at;
   SegmentClose close{number, closed_at, end, exit, cost, loop.last_step};
   recorder_.SegmentClosed(close);

@@ -133,7 +133,7 @@ run::SupervisorConfig SupervisedRunner::ConfigFor(const Pending& p) const {
 }
 
 double SupervisedRunner::JournaledSeconds(int64_t trial_id) const {
-  return ToSeconds(run::ReadJournalHistory(TrialDir(trial_id) / "journal.jsonl").segment_time);
+  return ToSeconds(run::ReadJournalHistory(TrialDir(trial_id) / "journal.jsonl").recorded.wall);
 }
 
 void SupervisedRunner::CloseLostAttempts() {
@@ -212,7 +212,7 @@ void SupervisedRunner::SuperviseLoop(Active& a) {
     if (!a.result) break;
     // What the ledger prices: the trial's segments, not the supervisor's start-up around them.
     a.run_seconds =
-        ToSeconds(run::ReadJournalHistory(config.run_dir / "journal.jsonl").segment_time);
+        ToSeconds(run::ReadJournalHistory(config.run_dir / "journal.jsonl").recorded.wall);
     // Preemptions proper: spot notices and injected ones, not the tuner's own stop request.
     a.preemptions += a.result->preemptions - (stop_source->fired() ? 1 : 0);
     const bool preempted = a.result->outcome == run::RunOutcome::kPreempted;
