@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "frugal/core/paths.h"
 #include "frugal/ledger/schema.h"
@@ -385,10 +387,19 @@ constexpr int64_t kClaimSpace = 0x66727567;
 Result<void> Ledger::ClaimExclusive(std::string_view key, std::string_view what) {
   if (db_->dialect() != Dialect::kPostgres) return {};
   const std::vector<Value> params{kClaimSpace, std::string(key)};
-  std::vector<Row> got = FRUGAL_TRY(db_->Query(
-      "SELECT CASE WHEN pg_try_advisory_lock(CAST(? AS integer), hashtext(?)) THEN 1 ELSE 0 END",
-      params));
-  if (AsInt(got.at(0).at(0)) == 1) return {};
+  // A holder that has just ended (a restart right after a kill) may keep its lock a moment: the
+  // server drops it only once the old connection's backend has seen the close and exited. So a
+  // refused claim is tried again for a short while before it is called in use.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  while (true) {
+    std::vector<Row> got = FRUGAL_TRY(db_->Query(
+        "SELECT CASE WHEN pg_try_advisory_lock(CAST(? AS integer), hashtext(?)) THEN 1 ELSE 0 "
+        "END",
+        params));
+    if (AsInt(got.at(0).at(0)) == 1) return {};
+    if (std::chrono::steady_clock::now() >= give_up) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   // Who holds it, for the message; the claim is refused either way.
   std::vector<Row> holder = FRUGAL_TRY(
       db_->Query("SELECT COALESCE(host(a.client_addr), 'a local socket'), a.backend_start "

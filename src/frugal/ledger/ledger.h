@@ -175,7 +175,8 @@ class Ledger {
   /// Claims `key` (a run or study name, with its kind) for as long as this ledger stays open,
   /// so that two frugal processes on different hosts never drive the same run or study in a
   /// shared ledger. On PostgreSQL it is a session advisory lock: the server drops it when the
-  /// connection ends, so a killed holder leaves nothing behind. On SQLite it is a no-op (the
+  /// connection ends, so a killed holder leaves nothing behind (a claim it still holds while
+  /// its connection winds down is waited for, up to 3 s). On SQLite it is a no-op (the
   /// file is local; the caller's FileLock already covers the host). kBadInput naming `what`
   /// and the holder's client address when another session holds it.
   [[nodiscard]] Result<void> ClaimExclusive(std::string_view key, std::string_view what);
