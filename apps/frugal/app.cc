@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <iostream>
 #include <sstream>
@@ -34,12 +35,76 @@ CLI::Validator WholeNumber(int64_t min, int64_t max) {
       fmt::format("INT in [{} - {}]", min, max));
 }
 
+namespace {
+
+// Passes everything to another stream buffer and remembers whether anything went through, so
+// that a failed --json command can tell whether its document was already written.
+class WatchedBuf : public std::streambuf {
+ public:
+  explicit WatchedBuf(std::streambuf* to) : to_(to) {}
+  [[nodiscard]] bool written() const { return written_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    written_ = true;
+    return to_->sputc(traits_type::to_char_type(c));
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    written_ = written_ || n > 0;
+    return to_->sputn(s, n);
+  }
+  int sync() override { return to_->pubsync(); }
+
+ private:
+  std::streambuf* to_;
+  bool written_ = false;
+};
+
+std::string_view ErrorKind(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kFailed:
+      return "failed";
+    case ErrorCode::kBadInput:
+      return "bad_input";
+    case ErrorCode::kBudget:
+      return "budget";
+    case ErrorCode::kUnavailable:
+      return "unavailable";
+    case ErrorCode::kPreempted:
+      return "preempted";
+    case ErrorCode::kInterrupted:
+      return "interrupted";
+  }
+  return "failed";
+}
+
+// Under --json a failure is still exactly one document on stdout (unless the command already
+// wrote its own, as a budget refusal does); the message also goes to stderr for people.
+int Failed(const Error& error, bool json, const WatchedBuf& out_buf, std::ostream& out,
+           std::ostream& err) {
+  err << "frugal: error: " << error.message << "\n";
+  if (json && !out_buf.written()) {
+    nlohmann::json doc;
+    doc["schema_version"] = 1;
+    doc["error"] = {{"kind", ErrorKind(error.code)},
+                    {"exit_code", error.ExitCode()},
+                    {"message", error.message}};
+    out << doc.dump(2) << '\n';
+  }
+  return error.ExitCode();
+}
+
+}  // namespace
+
 void WriteJson(Streams& streams, nlohmann::json doc) {
   doc["schema_version"] = 1;
   streams.out << doc.dump(2) << '\n';
 }
 
 int Main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  WatchedBuf out_buf(out.rdbuf());
+  std::ostream watched_out(&out_buf);
   CLI::App app{
       "frugal: predicts, runs, tunes and accounts ML training at the lowest cost that "
       "meets the deadline.",
@@ -83,24 +148,24 @@ int Main(int argc, const char* const* argv, std::ostream& out, std::ostream& err
     out << app.version() << '\n';
     return 0;
   } catch (const CLI::ParseError& e) {
-    // Help requested on a subcommand surfaces as CallForHelp with the subcommand selected.
-    err << "frugal: error: " << e.what() << "\n";
+    // A parse error may come before --json is read, so the words themselves are looked at.
+    const bool json = global.json || std::any_of(argv + 1, argv + argc, [](const char* arg) {
+                        return std::string_view(arg) == "--json";
+                      });
+    const int code = Failed(Error{ErrorCode::kBadInput, e.what()}, json, out_buf, out, err);
     err << "Run 'frugal --help' or 'frugal <command> --help' for usage.\n";
-    return static_cast<int>(ErrorCode::kBadInput);
+    return code;
   }
   log::SetLevel(global.verbosity > 0   ? log::Level::kDebug
                 : global.verbosity < 0 ? log::Level::kWarning
                                        : log::Level::kInfo);
   if (!action) {
-    err << "frugal: error: no command given\n";
-    return static_cast<int>(ErrorCode::kBadInput);
+    return Failed(Error{ErrorCode::kBadInput, "no command given"}, global.json, out_buf, out, err);
   }
-  Streams streams{out, err};
+  Streams streams{watched_out, err};
   Result<void> result = action(streams);
-  if (!result) {
-    err << "frugal: error: " << result.error().message << "\n";
-    return result.error().ExitCode();
-  }
+  watched_out.flush();
+  if (!result) return Failed(result.error(), global.json, out_buf, out, err);
   return 0;
 }
 

@@ -108,6 +108,7 @@ Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::str
       if (!Trim(text).empty()) c.params[configs.header()[col]] = CellValue(text);
     }
     c.fails = ConfigFails(configs, row);
+    c.where = fmt::format("{}:{}", (source.dir / "configs.csv").string(), row.line);
     index[c.id] = out.configs_.size();
     out.configs_.push_back(std::move(c));
   }

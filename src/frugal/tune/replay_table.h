@@ -30,6 +30,7 @@ struct ReplayConfig {
   Config params;                  ///< configs.csv's columns
   std::vector<CurvePoint> curve;  ///< by increasing fidelity; NaN values cut off
   bool fails = false;             ///< fails after its last point
+  std::string where;              ///< configs.csv:line of its row, for errors
 };
 
 class ReplayTable {

@@ -35,6 +35,7 @@ struct Param {
   std::vector<std::string> choices;
   std::vector<Condition> conditions;  ///< all must hold for the parameter to be active
   std::vector<ParamValue> choice_values;  ///< the choices as values (empty: each is its text)
+  std::string where;  ///< file:line:column of its spec entry, for errors (empty when unknown)
 };
 
 /// A configuration: active parameter name → value. Inactive parameters are absent.

@@ -102,6 +102,7 @@ Result<Param> ParseParam(const YamlDoc& doc, const std::string& name, const YAML
                            {"type", "low", "high", "scale", "choices", "value", "when"}));
   Param p;
   p.name = name;
+  p.where = doc.Where(node);
   const std::string type = FRUGAL_TRY(doc.RequiredString(node, "type"));
   if (type == "float" || type == "int") {
     p.kind = type == "float" ? ParamKind::kFloat : ParamKind::kInt;

@@ -1,6 +1,7 @@
 // Creating, saving, restoring and summarizing a study (the loop is in study.cc).
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -76,33 +77,38 @@ Result<void> Study::Prepare() {
   }
   for (const ReplayConfig& row : table_->configs()) {
     if (!scale_by.empty() && spec_.space.empty() && !spec_.fidelity.LengthOf(row.params)) {
-      return Fail(ErrorCode::kBadInput, spec_.source + ": fidelity.scale_by '" + scale_by +
-                                            "' is not a positive number in row '" + row.id +
-                                            "' of the replay table's configs.csv");
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: column '{}' (config '{}'): not a positive number, as "
+                              "fidelity.scale_by in {} needs",
+                              row.where, scale_by, row.id, spec_.source));
     }
     std::vector<double> point;
     for (const Param& p : spec_.space.params()) {
       if (!row.params.contains(p.name) && p.conditions.empty()) {
         return Fail(ErrorCode::kBadInput,
-                    spec_.source + ": space parameter '" + p.name +
-                        "' is not a column of the replay table's configs.csv");
+                    fmt::format("{}: space parameter '{}' is not a column of the replay table "
+                                "(no value in {})",
+                                p.where.empty() ? spec_.source : p.where, p.name, row.where));
       }
       const auto value = row.params.find(p.name);
       const bool numeric = p.kind == ParamKind::kFloat || p.kind == ParamKind::kInt;
       if (numeric && value != row.params.end() &&
           std::holds_alternative<std::string>(value->second)) {
-        return Fail(ErrorCode::kBadInput, spec_.source + ": space parameter '" + p.name + "' is '" +
-                                              std::get<std::string>(value->second) +
-                                              "', not a number, in row '" + row.id +
-                                              "' of the replay table's configs.csv");
+        return Fail(ErrorCode::kBadInput,
+                    fmt::format("{}: column '{}' (config '{}'): '{}' is not a number, as space "
+                                "parameter '{}' at {} needs",
+                                row.where, p.name, row.id, std::get<std::string>(value->second),
+                                p.name, p.where.empty() ? spec_.source : p.where));
       }
       if (!numeric && value != row.params.end() &&
           std::find(p.choices.begin(), p.choices.end(), ValueText(value->second)) ==
               p.choices.end()) {
-        return Fail(ErrorCode::kBadInput, spec_.source + ": space parameter '" + p.name + "' is '" +
-                                              ValueText(value->second) +
-                                              "', not one of its choices, in row '" + row.id +
-                                              "' of the replay table's configs.csv");
+        return Fail(ErrorCode::kBadInput,
+                    fmt::format("{}: column '{}' (config '{}'): '{}' is not one of the choices "
+                                "of space parameter '{}' at {} ({})",
+                                row.where, p.name, row.id, ValueText(value->second), p.name,
+                                p.where.empty() ? spec_.source : p.where,
+                                fmt::format("{}", fmt::join(p.choices, ", "))));
       }
       point.push_back(spec_.space.ToUnit(p, row.params));
     }

@@ -34,6 +34,40 @@ TEST(CatalogCli, HelpAndVersion) {
   }
 }
 
+// A script reading --json output gets one document on a failure too: the error, its kind and
+// the exit code, while the message still goes to stderr for people.
+TEST(CatalogCli, AJsonFailureIsOneErrorDocument) {
+  TempDir home;
+  auto bad =
+      RunFrugal({"--json", "catalog", "offers", "--tier", "spot", "--limit", "-1"}, home.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--limit"), std::string::npos) << bad.err;
+  auto doc = nlohmann::json::parse(bad.out);
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["error"]["kind"], "bad_input");
+  EXPECT_EQ(doc["error"]["exit_code"], 2);
+  EXPECT_NE(doc["error"]["message"].get<std::string>().find("--limit"), std::string::npos);
+
+  // A flag CLI11 cannot parse, with --json after the command, and an error from the command
+  // itself (a file that is not there).
+  auto unknown = RunFrugal({"catalog", "offers", "--no-such-flag", "--json"}, home.path());
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(nlohmann::json::parse(unknown.out)["error"]["kind"], "bad_input");
+  auto missing = RunFrugal({"--json", "catalog", "import", "--snapshot-date", "2026-02-30",
+                            "--skypilot", (home.path() / "aws_vms.csv").string()},
+                           home.path());
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;
+  EXPECT_NE(nlohmann::json::parse(missing.out)["error"]["message"].get<std::string>().find(
+                "--snapshot-date"),
+            std::string::npos)
+      << missing.out;
+
+  // Without --json stdout stays empty.
+  auto plain = RunFrugal({"catalog", "offers", "--limit", "-1"}, home.path());
+  EXPECT_EQ(plain.exit_code, 2);
+  EXPECT_EQ(plain.out, "");
+}
+
 TEST(CatalogCli, OffersFilterAndSortWithStableJsonShape) {
   TempDir home;
   auto doc = Json(RunFrugal({"catalog", "offers", "--gpu", "A100-80GB", "--min-gpus", "8", "--tier",

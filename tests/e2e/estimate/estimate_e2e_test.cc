@@ -77,7 +77,9 @@ TEST(EstimateCli, SmallInstanceForMoreGpusThanItHasIsRefused) {
                             "8", "--tokens", "1b", "--offer", "a2-ultragpu-1g"},
                            home.path());
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(nlohmann::json::parse(r.out)["error"]["message"].get<std::string>().find("--offer"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.err.find("--offer: a2-ultragpu-1g has 1 GPU(s) per instance; 8 GPUs would be 8 "
                        "instances"),
             std::string::npos)

@@ -121,7 +121,7 @@ TEST(PlanCli, BadSpecExitsTwoWithFileLineAndField) {
                          "-4\nwork: {tokens: 1b}\n");
   r = RunFrugal({"--json", "plan", (home / "neg.yaml").string()}, home.path());
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(r.out.empty());
+  EXPECT_EQ(nlohmann::json::parse(r.out)["error"]["kind"], "bad_input") << r.out;
   EXPECT_NE(r.err.find("neg.yaml:4:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("micro_batch"), std::string::npos) << r.err;
   r = RunFrugal({"plan", Example("seed/job.yaml"), "--deadline", "-3h"}, home.path());
@@ -149,7 +149,7 @@ TEST(PlanCli, MeasuredProfileForAnOfferNoCatalogHasIsAnError) {
   const std::string job = SeedVariant(home, "offer: option-a", "offer: optoin-a");
   auto r = RunFrugal({"--json", "plan", job}, home.path());
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["error"]["exit_code"], 2) << r.out;
   EXPECT_NE(r.err.find("job.yaml:20:5: field 'offer': no offer 'optoin-a' in the catalog"),
             std::string::npos)
       << r.err;

@@ -8,12 +8,14 @@ namespace frugal::tune {
 namespace {
 
 SearchSpace MakeSpace() {
-  Param lr{"lr", ParamKind::kFloat, Scale::kLog, 1e-4, 1e-1, {}, {}, {}};
-  Param layers{"layers", ParamKind::kInt, Scale::kLinear, 1, 4, {}, {}, {}};
-  Param opt{"optimizer", ParamKind::kCategorical, Scale::kLinear, 0, 0, {"sgd", "adam"}, {}, {}};
+  Param lr{"lr", ParamKind::kFloat, Scale::kLog, 1e-4, 1e-1, {}, {}, {}, {}};
+  Param layers{"layers", ParamKind::kInt, Scale::kLinear, 1, 4, {}, {}, {}, {}};
+  Param opt{"optimizer", ParamKind::kCategorical, Scale::kLinear, 0, 0, {"sgd", "adam"}, {}, {},
+            {}};
   Param momentum{
-      "momentum", ParamKind::kFloat, Scale::kLinear, 0.5, 0.99, {}, {{"optimizer", {"sgd"}}}, {}};
-  Param epochs{"epochs", ParamKind::kFixed, Scale::kLinear, 0, 0, {"15"}, {}, {int64_t{15}}};
+      "momentum", ParamKind::kFloat, Scale::kLinear, 0.5, 0.99, {}, {{"optimizer", {"sgd"}}}, {},
+      {}};
+  Param epochs{"epochs", ParamKind::kFixed, Scale::kLinear, 0, 0, {"15"}, {}, {int64_t{15}}, {}};
   return SearchSpace({lr, layers, opt, momentum, epochs});
 }
 

@@ -405,7 +405,40 @@ TEST(StudyReplaySpace, ANonNumberInANumericColumnIsBadInputNamingTheRow) {
   auto study = rs.Create();
   ASSERT_FALSE(study);
   EXPECT_EQ(study.error().code, ErrorCode::kBadInput);
-  EXPECT_NE(study.error().message.find("'lr' is 'fast', not a number, in row '2'"),
+  // The table's line and column, and the spec's line of the parameter.
+  EXPECT_NE(study.error().message.find("configs.csv:3: column 'lr' (config '2'): 'fast' is not a "
+                                       "number, as space parameter 'lr' at test.yaml:6:"),
+            std::string::npos)
+      << study.error().message;
+}
+
+TEST(StudyReplaySpace, AValueOutsideTheChoicesOrAMissingColumnNamesTheLineOfEach) {
+  frugal::testing::TempDir dir;
+  WriteConditionalTable(dir.path(), "0.1");
+  // Row 2 of the table (line 3) tried an optimizer the space does not have.
+  frugal::testing::WriteTestFile(dir.path() / "configs.csv",
+                                 "config_id,optimizer,lr,momentum\n1,adamw,0.001,\n"
+                                 "2,lion,0.1,\n3,adamw,0.01,\n4,sgd,0.01,0.95\n"
+                                 "5,adamw,0.0001,\n6,sgd,0.5,0.8\n");
+  ReplayStudy outside(dir.path(), kConditionalSpace);
+  auto study = outside.Create();
+  ASSERT_FALSE(study);
+  EXPECT_EQ(study.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(study.error().message.find("configs.csv:3: column 'optimizer' (config '2'): 'lion' is "
+                                       "not one of the choices of space parameter 'optimizer' "
+                                       "at test.yaml:5:"),
+            std::string::npos)
+      << study.error().message;
+
+  WriteConditionalTable(dir.path(), "0.1");
+  std::string space = kConditionalSpace;
+  space.insert(space.find("sampler:"), "  warmup: {type: int, low: 0, high: 5}\n");
+  ReplayStudy missing(dir.path(), space);
+  study = missing.Create();
+  ASSERT_FALSE(study);
+  EXPECT_NE(study.error().message.find("test.yaml:8:"), std::string::npos) << study.error().message;
+  EXPECT_NE(study.error().message.find("space parameter 'warmup' is not a column of the replay "
+                                       "table (no value in "),
             std::string::npos)
       << study.error().message;
 }
