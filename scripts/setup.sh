@@ -14,6 +14,8 @@ packages=(
   libcpp-httplib-dev libssl-dev libexpected-dev libgtest-dev libgmock-dev libbenchmark-dev
   # real components used by examples and tests
   sqlite3 postgresql python3 python3-torch python3-optuna
+  # a single-node Slurm cluster the tests start (batch jobs requeued as preemption)
+  slurm-wlm munge
   # headless browser: renders the audit's HTML report in its end-to-end test
   chromium
 )

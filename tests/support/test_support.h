@@ -53,6 +53,9 @@ class TempDir {
 /// Writes a file (creating parents); aborts the test on failure.
 void WriteTestFile(const std::filesystem::path& path, const std::string& contents);
 
+/// A TCP port on 127.0.0.1 that nothing listened on a moment ago (0 when none could be found).
+int FreeLoopbackPort();
+
 /// The source tree's root, and the shared raw data folder beside it.
 std::filesystem::path SourceDir();
 std::filesystem::path SharedDataDir();

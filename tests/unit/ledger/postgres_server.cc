@@ -1,8 +1,6 @@
 #include "postgres_server.h"
 
 #include <fmt/format.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -24,22 +22,6 @@ std::string FindBinDir() {
     if (std::filesystem::exists(bin / "initdb") && bin.string() > best) best = bin.string();
   }
   return best;
-}
-
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  ::close(fd);
-  return port;
 }
 
 std::string& Why() {
@@ -93,7 +75,7 @@ bool PostgresServer::Start(std::string& why) {
     return false;
   }
   for (int attempt = 0; attempt < 5 && !running_; ++attempt) {
-    port_ = FreePort();
+    port_ = frugal::testing::FreeLoopbackPort();
     const auto start = frugal::testing::RunProgram(
         AsServerUser({bin_ + "/pg_ctl", "-D", dir_ + "/data", "-l", dir_ + "/log", "-w", "-o",
                       fmt::format("-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off "

@@ -1,0 +1,49 @@
+#pragma once
+// A real single-node Slurm cluster for tests: its own munge daemon (a fresh key and socket),
+// slurmctld and slurmd on free loopback ports, every file in a temporary directory; stopped
+// and removed when the object goes away. Needs root (the daemons run as root here) and the
+// Debian packages slurm-wlm and munge.
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "support/test_support.h"
+
+namespace frugal::testing {
+
+class SlurmCluster {
+ public:
+  /// Starts a cluster; null when it cannot (why() says so): not root, packages missing, or a
+  /// daemon that did not come up.
+  static std::unique_ptr<SlurmCluster> Start();
+  static const std::string& why();
+
+  ~SlurmCluster();
+  SlurmCluster(const SlurmCluster&) = delete;
+  SlurmCluster& operator=(const SlurmCluster&) = delete;
+
+  /// Runs a Slurm client command (`sbatch`, `scontrol`, ...) against this cluster, with extra
+  /// "K=V" environment entries (a submitted job inherits them).
+  CommandResult Client(const std::string& command, const std::vector<std::string>& args,
+                       const std::vector<std::string>& env = {}) const;
+  /// A job's state as `scontrol show job` gives it (PENDING, RUNNING, COMPLETED, ...), empty
+  /// when the controller does not know it.
+  std::string JobState(const std::string& job) const;
+  /// Polls until the job's state is one of `states`; false after `limit`.
+  bool WaitForJob(const std::string& job, const std::vector<std::string>& states,
+                  std::chrono::seconds limit) const;
+
+  const std::filesystem::path& dir() const { return dir_; }
+
+ private:
+  SlurmCluster() = default;
+  bool Launch(std::string& why);
+
+  std::filesystem::path dir_;
+  std::string conf_env_;  ///< SLURM_CONF=...
+};
+
+}  // namespace frugal::testing
