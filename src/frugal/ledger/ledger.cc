@@ -109,7 +109,10 @@ Result<std::unique_ptr<Connection>> Connect(const std::string& location, CreateM
     return Fail(ErrorCode::kBadInput, fmt::format("{}: no ledger there", location));
   }
   if (create == CreateMode::kMustExist && NoSqliteLedgerYet(location)) {
-    return Fail(ErrorCode::kBadInput, fmt::format("{} is empty: no ledger there yet", location));
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{} is empty: no ledger there yet (a command that records, such as "
+                            "`frugal run` or `frugal ledger import`, creates it)",
+                            location));
   }
   std::error_code ignored;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ignored);
