@@ -105,25 +105,5 @@ TEST(LedgerReadOnly, AWritingCommandStillCreatesTheLedgerInAnEmptyFile) {
   EXPECT_EQ((*opened)->CountRows("billing_rows").value(), 1);
 }
 
-TEST(LedgerReadOnly, OpeningAnEmptyDatabaseToReadLaysNoSchema) {
-  TempDir dir;
-  const fs::path db = dir / "blank.sqlite";
-  // A SQLite database with a header but no tables (what another tool might leave).
-  {
-    auto raw = Connect(db.string(), CreateMode::kCreateIfMissing);
-    ASSERT_TRUE(raw) << raw.error().message;
-  }
-  ASSERT_GT(fs::file_size(db), 0u);
-  OpenOptions read;
-  read.create = CreateMode::kMustExist;
-  auto ledger = Ledger::Open(db.string(), read);
-  ASSERT_FALSE(ledger.has_value());
-  EXPECT_EQ(ledger.error().code, ErrorCode::kBadInput);
-  EXPECT_NE(ledger.error().message.find("no ledger there yet"), std::string::npos);
-  auto raw = Connect(db.string(), CreateMode::kMustExist);
-  ASSERT_TRUE(raw) << raw.error().message;
-  EXPECT_EQ(SchemaVersion(**raw).value(), 0);
-}
-
 }  // namespace
 }  // namespace frugal::ledger

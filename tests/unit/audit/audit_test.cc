@@ -205,6 +205,30 @@ std::string FocusCsv(
   return csv;
 }
 
+TEST_F(AuditTest, AnIdleFindingWithManyIdlePeriodsNamesTheFirstAndTheLast) {
+  // 20 h at $4/h: busy 2 h then idle 3 h, four times: 12 idle hours in four periods.
+  const Timestamp start = options_.since + hours(24 * 10);
+  const auto run =
+      AddRun("gappy", start,
+             {{TestOffer("big-a100", "A100-80GB", 4.0), 20, ledger::EndReason::kFinished}});
+  for (int k = 0; k < 4; ++k) {
+    AddSamples(run, start + hours(5 * k), 2, 90, 30);
+    AddSamples(run, start + hours(5 * k + 2), 3, 0, 30);
+  }
+  auto result = RunAudit(*ledger_, options_);
+  ASSERT_TRUE(result) << result.error().message;
+  const Finding* idle = Find(*result, kIdleGpu);
+  ASSERT_NE(idle, nullptr);
+  ExpectSaving(idle, PerMonth(12 * 4.0));
+  EXPECT_EQ(idle->facts["idle_periods"].size(), 4u);
+  const auto at = [&](int h) { return ledger::FormatTimestamp(start + hours(h)); };
+  EXPECT_NE(idle->evidence.find(fmt::format("4 idle periods, the first {} to {} (3h), the last {} "
+                                            "to {} (3h)",
+                                            at(2), at(5), at(17), at(20))),
+            std::string::npos)
+      << idle->evidence;
+}
+
 TEST_F(AuditTest, FindsForgottenCapacityInImportedBills) {
   // A run on big-a100 accounts for i-used; nothing accounts for i-forgotten (small-l4).
   AddRun("recent", *ledger::ParseTimestamp("2026-03-25T00:00:00Z"),
