@@ -90,19 +90,20 @@ Result<void> RunPolicyOverrides(const PolicyCommandOptions& o, const GlobalOptio
     const ledger::NewOverride& r = row.record;
     const std::optional<Money> spend = FRUGAL_TRY(db->SpendOf(row, now));
     const std::string rules = fmt::format("{}", fmt::join(r.rules, ","));
-    list.push_back({{"id", row.id},
-                    {"time", ledger::FormatTimestamp(r.time)},
-                    {"user", r.user_name},
-                    {"team", r.team},
-                    {"project", r.project},
-                    {"command", r.command},
-                    {"subject", r.subject},
-                    {"rules", r.rules},
-                    {"reason", r.reason},
-                    {"policy", r.policy_source},
-                    {"run_id", r.run_id ? nlohmann::json(*r.run_id) : nlohmann::json()},
-                    {"study_id", r.study_id ? nlohmann::json(*r.study_id) : nlohmann::json()},
-                    {"spend_usd", spend ? nlohmann::json(spend->dollars()) : nlohmann::json()}});
+    list.push_back(
+        {{"id", row.id},
+         {"time", ledger::FormatTimestamp(r.time)},
+         {"user", r.user_name},
+         {"team", r.team},
+         {"project", r.project},
+         {"command", r.command},
+         {"subject", r.subject},
+         {"rules", r.rules},
+         {"reason", r.reason},
+         {"policy", r.policy_source},
+         {"run_id", r.run_id ? nlohmann::json(*r.run_id) : nlohmann::json()},
+         {"study_id", r.study_id ? nlohmann::json(*r.study_id) : nlohmann::json()},
+         {"spend_usd", spend ? nlohmann::json(spend->ToPlainString()) : nlohmann::json()}});
     t.AddRow({ledger::FormatTimestamp(r.time), r.user_name, r.command, r.subject, rules,
               spend ? spend->ToString() : "-", Linked(r), r.reason});
   }

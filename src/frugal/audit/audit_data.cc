@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "frugal/core/text.h"
@@ -52,6 +53,39 @@ std::string BillingTag(const BillingFact& b, std::string_view key) {
   return "";
 }
 
+std::string InstanceTypeInDescription(std::string_view description) {
+  const auto is_alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  const auto is_word = [&](char c) { return is_alnum(c) || c == '.' || c == '-'; };
+  for (size_t at = 0; at < description.size();) {
+    // A word runs between separators (spaces, '|', ',', parentheses, '$'...).
+    if (!is_word(description[at])) {
+      ++at;
+      continue;
+    }
+    size_t end = at;
+    while (end < description.size() && is_word(description[end])) ++end;
+    const std::string word = ToLower(description.substr(at, end - at));
+    // Only a whole word: "$3.06" and "Linux/UNIX" are not types, nor "1.5" after a '$'.
+    const bool whole =
+        (at == 0 || std::isspace(static_cast<unsigned char>(description[at - 1])) ||
+         description[at - 1] == '|' || description[at - 1] == '(' || description[at - 1] == ',') &&
+        (end == description.size() || description[end] != '/');
+    at = end;
+    const size_t dot = word.find('.');
+    if (!whole || dot == std::string::npos || word.find('.', dot + 1) != std::string::npos) {
+      continue;
+    }
+    const std::string_view family(word.data(), dot);
+    const std::string_view size(word.data() + dot + 1, word.size() - dot - 1);
+    const bool family_ok = !family.empty() && std::isalpha(static_cast<unsigned char>(family[0])) &&
+                           family.find_first_of("0123456789") != std::string_view::npos;
+    const bool size_ok =
+        !size.empty() && std::isalpha(static_cast<unsigned char>(size.back())) != 0;
+    if (family_ok && size_ok) return word;
+  }
+  return "";
+}
+
 namespace {
 
 Result<std::vector<BillingFact>> LoadBilling(ledger::Ledger& ledger, Timestamp from, Timestamp to) {
@@ -61,7 +95,7 @@ Result<std::vector<BillingFact>> LoadBilling(ledger::Ledger& ledger, Timestamp f
       "SELECT provider, resource_id, sku_id, service_name, region_id, charge_period_start_ms, "
       "charge_period_end_ms, billed_cost_micros, tags, run_id, pricing_category, "
       "effective_cost_micros, commitment_discount_id, commitment_discount_name, "
-      "commitment_discount_status FROM billing_rows "
+      "commitment_discount_status, charge_description FROM billing_rows "
       "WHERE charge_period_end_ms > ? AND charge_period_start_ms < ? ORDER BY id",
       params));
   std::vector<BillingFact> facts;
@@ -85,6 +119,7 @@ Result<std::vector<BillingFact>> LoadBilling(ledger::Ledger& ledger, Timestamp f
     f.commitment_id = ledger::AsText(r[12]);
     f.commitment_name = ledger::AsText(r[13]);
     f.commitment_status = ledger::AsText(r[14]);
+    f.charge_description = ledger::AsText(r[15]);
     facts.push_back(std::move(f));
   }
   return facts;

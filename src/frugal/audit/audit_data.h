@@ -46,6 +46,7 @@ struct BillingFact {
   std::string commitment_id;      ///< FOCUS CommitmentDiscountId ("" when none)
   std::string commitment_name;    ///< FOCUS CommitmentDiscountName
   std::string commitment_status;  ///< FOCUS CommitmentDiscountStatus: Used, Unused or ""
+  std::string charge_description;  ///< FOCUS ChargeDescription ("" when none)
 };
 
 struct AuditData {
@@ -69,6 +70,11 @@ struct AuditData {
 [[nodiscard]] std::map<int64_t, double> HourlyGpuUtil(const RunFacts& r);
 /// A billing row's tag, the key compared case-insensitively; "" when absent.
 [[nodiscard]] std::string BillingTag(const BillingFact& b, std::string_view key);
+/// The instance type a charge description names, lower case: AWS writes "$3.06 per On Demand
+/// Linux p3.2xlarge Instance Hour", "... per c6a.xlarge instance-hour (or partial hour)" or
+/// "...|us-east-1|m5.xlarge". The first word shaped FAMILY.SIZE (a family with a digit, a size
+/// ending in a letter); "" when none.
+[[nodiscard]] std::string InstanceTypeInDescription(std::string_view description);
 
 // The rules (rules_runs.cc, rules_fleet.cc). Each appends its findings and notes.
 void IdleAndUnderutilized(const AuditData& data, const AuditOptions& options, AuditResult& out);

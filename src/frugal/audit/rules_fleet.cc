@@ -246,7 +246,8 @@ void ForgottenCapacity(const AuditData& data, const AuditOptions& o, AuditResult
     return;
   }
   // A billed resource is GPU capacity when its resource or SKU id names a catalog GPU
-  // instance type (the longest name that matches).
+  // instance type (the longest name that matches), or else its charge description does (AWS
+  // bills name the type only there).
   std::set<std::string> gpu_types;
   for (const catalog::Offer& offer : o.catalog->offers()) {
     if (offer.gpu_count > 0) gpu_types.insert(ToLower(offer.instance_type));
@@ -268,6 +269,10 @@ void ForgottenCapacity(const AuditData& data, const AuditOptions& o, AuditResult
     std::string type;
     for (const std::string& t : gpu_types) {
       if (text.find(t) != std::string::npos && t.size() > type.size()) type = t;
+    }
+    if (type.empty()) {
+      const std::string described = InstanceTypeInDescription(b.charge_description);
+      if (gpu_types.contains(described)) type = described;
     }
     if (type.empty()) continue;
     Resource& r = resources[b.resource_id.empty() ? b.sku_id : b.resource_id];

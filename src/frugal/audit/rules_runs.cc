@@ -25,10 +25,17 @@ const Segment* SegmentAt(const RunFacts& r, Timestamp t, const AuditOptions& o) 
   return nullptr;
 }
 
-/// The run's idle hours and what they cost (each idle hour at the price of its segment).
-std::pair<int, Money> IdleHours(const RunFacts& r, const AuditOptions& o) {
+/// The hours a run's GPUs sat idle: how many clock hours, what they cost and when they were
+/// (adjacent hours merged into one period).
+struct Idle {
   int hours = 0;
   Money cost;
+  std::vector<std::pair<Timestamp, Timestamp>> periods;
+};
+
+/// The run's idle hours and what they cost (each idle hour at the price of its segment).
+Idle IdleHours(const RunFacts& r, const AuditOptions& o) {
+  Idle idle;
   for (const auto& [hour, util] : HourlyGpuUtil(r)) {
     if (util >= o.thresholds.idle_gpu_util_pct) continue;
     const Timestamp start = ledger::FromMillis(hour * 3'600'000);
@@ -36,25 +43,55 @@ std::pair<int, Money> IdleHours(const RunFacts& r, const AuditOptions& o) {
     const Segment* s = SegmentAt(r, start, o);
     if (s == nullptr) continue;
     const Timestamp end = std::min({start + std::chrono::hours(1), s->end.value_or(o.now), o.now});
-    ++hours;
-    cost += s->offer.price.For(end - start);
+    ++idle.hours;
+    idle.cost += s->offer.price.For(end - start);
+    if (!idle.periods.empty() && idle.periods.back().second == start) {
+      idle.periods.back().second = end;
+    } else {
+      idle.periods.emplace_back(start, end);
+    }
   }
-  return {hours, cost};
+  return idle;
 }
 
-Finding IdleFinding(const RunFacts& r, int hours, Money cost, const AuditOptions& o) {
+std::string PeriodText(const std::pair<Timestamp, Timestamp>& p) {
+  return fmt::format("{} to {} ({})", ledger::FormatTimestamp(p.first),
+                     ledger::FormatTimestamp(p.second),
+                     FormatDuration(std::chrono::duration_cast<Duration>(p.second - p.first)));
+}
+
+/// The idle periods a finding charges: all of them when few, else the first and the last.
+std::string PeriodsText(const Idle& idle) {
+  constexpr size_t kListed = 3;
+  const auto& p = idle.periods;
+  if (p.size() <= kListed) {
+    std::string text;
+    for (size_t i = 0; i < p.size(); ++i) text += (i ? ", " : "") + PeriodText(p[i]);
+    return text;
+  }
+  return fmt::format("{} idle periods, the first {}, the last {}", p.size(), PeriodText(p.front()),
+                     PeriodText(p.back()));
+}
+
+Finding IdleFinding(const RunFacts& r, const Idle& idle, const AuditOptions& o) {
   Finding f;
   f.rule = kIdleGpu;
   f.subject = r.Label();
   f.runs = {r.run.id};
-  f.evidence = fmt::format("{} clock hours with mean GPU utilization under {}% ({} to {})", hours,
-                           o.thresholds.idle_gpu_util_pct,
-                           ledger::FormatTimestamp(std::max(r.run.start, o.since)),
-                           ledger::FormatTimestamp(std::min(r.run.end.value_or(o.now), o.now)));
-  f.facts = {{"idle_hours", hours}, {"idle_cost", cost.ToPlainString()}};
-  f.saving_per_month = PerMonth(cost, o);
+  f.evidence =
+      fmt::format("{} clock hours with mean GPU utilization under {}%, costing {}: {}", idle.hours,
+                  o.thresholds.idle_gpu_util_pct, idle.cost.ToString(), PeriodsText(idle));
+  nlohmann::json periods = nlohmann::json::array();
+  for (const auto& [start, end] : idle.periods) {
+    periods.push_back(
+        {{"start", ledger::FormatTimestamp(start)}, {"end", ledger::FormatTimestamp(end)}});
+  }
+  f.facts = {{"idle_hours", idle.hours},
+             {"idle_cost", idle.cost.ToPlainString()},
+             {"idle_periods", periods}};
+  f.saving_per_month = PerMonth(idle.cost, o);
   f.saving_basis = fmt::format("{} paid for idle hours in the window, × {} / window days",
-                               cost.ToString(), o.thresholds.month_days);
+                               idle.cost.ToString(), o.thresholds.month_days);
   f.action = "stop the run or its instance when the GPU goes idle (an idle timeout in the job)";
   return f;
 }
@@ -206,10 +243,10 @@ void UnderutilizedFinding(const RunFacts& r, Busy busy, const AuditOptions& o, A
 
 void IdleAndUnderutilized(const AuditData& data, const AuditOptions& o, AuditResult& out) {
   for (const RunFacts& r : data.runs) {
-    const auto [idle_hours, idle_cost] = IdleHours(r, o);
-    if (idle_hours >= o.thresholds.idle_min_hours) {
+    const Idle idle = IdleHours(r, o);
+    if (idle.hours >= o.thresholds.idle_min_hours) {
       // An idle run is reported once, as idle: its low mean utilization is the same waste.
-      out.findings.push_back(IdleFinding(r, idle_hours, idle_cost, o));
+      out.findings.push_back(IdleFinding(r, idle, o));
       continue;
     }
     const std::optional<Busy> busy = MeanBusy(r);

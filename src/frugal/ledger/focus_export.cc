@@ -21,9 +21,18 @@ Timestamp MonthBoundary(Timestamp t, int months_ahead) {
   return FromMillis(static_cast<int64_t>(timegm(&tm)) * 1000);
 }
 
-/// FOCUS date-times are whole seconds: "2026-01-01T00:00:00Z".
-std::string FocusTime(Timestamp t) {
-  return FormatTimestamp(FromMillis(ToMillis(t) / 1000 * 1000));
+/// `t` rounded down to a whole second (FOCUS date-times have no fraction).
+Timestamp FloorSecond(Timestamp t) {
+  const int64_t ms = ToMillis(t);
+  return FromMillis(ms - (((ms % 1000) + 1000) % 1000));
+}
+
+/// FOCUS date-times are whole seconds: "2026-01-01T00:00:00Z". A period's end is rounded up,
+/// so a row's printed period always covers the time it charges and is never empty.
+std::string FocusTime(Timestamp t) { return FormatTimestamp(FloorSecond(t)); }
+std::string FocusEndTime(Timestamp t) {
+  const Timestamp floor = FloorSecond(t);
+  return FormatTimestamp(floor == t ? t : floor + std::chrono::seconds(1));
 }
 
 std::string Decimal(double v) {
@@ -77,7 +86,7 @@ Cells SegmentCells(const SegmentFact& fact, const Run& run, const Utilization& u
                   offer.instance_type, offer.region, offer.tier, s.run_id, s.id);
   c["ChargeFrequency"] = "Usage-Based";
   c["ChargePeriodStart"] = FocusTime(from);
-  c["ChargePeriodEnd"] = FocusTime(to);
+  c["ChargePeriodEnd"] = FocusEndTime(to);
   if (committed) {
     c["CommitmentDiscountCategory"] = "Usage";
     c["CommitmentDiscountId"] = fmt::format("frugal:{}:{}:{}:{}", offer.cloud, offer.instance_type,
@@ -211,10 +220,16 @@ const std::vector<std::string>& FocusExportColumns() {
   return columns;
 }
 
-Result<int64_t> ExportFocus(Ledger& ledger, const FocusExportOptions& options, std::ostream& out) {
-  if (options.until <= options.since) {
+Result<int64_t> ExportFocus(Ledger& ledger, const FocusExportOptions& asked, std::ostream& out) {
+  if (asked.until <= asked.since) {
     return Fail(ErrorCode::kBadInput, "export: --until must be after --since");
   }
+  // The window's edges fall on whole seconds, so a row clipped there prints exactly the period
+  // it charges, and exports of adjacent windows split a segment's cost without a gap or overlap.
+  FocusExportOptions options = asked;
+  options.since = FloorSecond(asked.since);
+  options.until = FloorSecond(asked.until);
+  options.now = FloorSecond(asked.now);
   const std::vector<std::string>& columns = FocusExportColumns();
   for (size_t i = 0; i < columns.size(); ++i) out << (i ? "," : "") << columns[i];
   out << "\n";

@@ -133,7 +133,8 @@ std::optional<FocusBatchRow> ReadBillingRow(const CsvTable& table, const CsvReco
           ToMillis(Now()),
           OrNull(row.Get("CommitmentDiscountId")),
           OrNull(row.Get("CommitmentDiscountName")),
-          OrNull(row.Allowed("CommitmentDiscountStatus", {"Used", "Unused"}))};
+          OrNull(row.Allowed("CommitmentDiscountStatus", {"Used", "Unused"})),
+          OrNull(row.Get("ChargeDescription"))};
   out.file = table.source();
   out.line = record.line;
   out.run_id = row.Get("x_RunId").value_or("");

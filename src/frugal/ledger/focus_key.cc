@@ -97,7 +97,8 @@ const std::vector<std::string>& BillingRowColumns() {
                                                    "imported_ms",
                                                    "commitment_discount_id",
                                                    "commitment_discount_name",
-                                                   "commitment_discount_status"};
+                                                   "commitment_discount_status",
+                                                   "charge_description"};
   return columns;
 }
 
@@ -135,15 +136,19 @@ std::string LegacyKey(uint64_t hash, int occurrence) {
 }
 
 Result<void> RecomputeChargeKeys(Connection& db) {
+  // Only the keyed columns: this runs at schema 5, before later versions add the others.
   std::string select = "SELECT id";
-  for (const std::string& column : BillingRowColumns()) select += ", " + column;
+  for (const KeyedColumn& column : kKeyed) select += fmt::format(", {}", column.name);
   select += " FROM billing_rows ORDER BY id";
   const std::vector<Row> stored = FRUGAL_TRY(db.Query(select));
   std::unordered_map<uint64_t, int> seen;
   std::vector<Row> updates;
   updates.reserve(stored.size());
   for (const Row& r : stored) {
-    const Row values(r.begin() + 1, r.end());
+    Row values(BillingRowColumns().size());
+    for (size_t i = 0; i < std::size(kKeyed); ++i) {
+      values[BillingRowColumn(kKeyed[i].name)] = r[i + 1];
+    }
     const uint64_t hash = ChargeHash(values);
     updates.push_back(Row{ChargeKey(hash, seen[hash]++), r[0]});
   }

@@ -32,7 +32,9 @@ namespace frugal::ledger {
 [[nodiscard]] size_t BillingRowColumn(std::string_view name);
 
 /// The hash of a billing row's charge: every column of BillingRowColumns() but the file name,
-/// the key, the run link and the import time, normalized as the header comment says.
+/// the key, the run link, the import time and the charge description (text about the charge,
+/// kept out so that rows keyed before schema 6 keep their keys), normalized as the header
+/// comment says.
 [[nodiscard]] uint64_t ChargeHash(const Row& values);
 
 /// "v2:<hash>#<occurrence>".

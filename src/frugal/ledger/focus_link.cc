@@ -125,6 +125,8 @@ Result<void> InsertBillingRows(Connection& db, const std::vector<FocusBatchRow>&
   const std::string insert = InsertSql();
   const size_t run_column = BillingRowColumn("run_id");
   const size_t billed_column = BillingRowColumn("billed_cost_micros");
+  const size_t description_column = BillingRowColumn("charge_description");
+  const size_t key_column = BillingRowColumn("row_key");
   return Transact(db, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
     // Re-run from scratch when the transaction is retried.
     summary.imported = summary.duplicates = summary.linked = 0;
@@ -150,6 +152,11 @@ Result<void> InsertBillingRows(Connection& db, const std::vector<FocusBatchRow>&
       values[run_column] = OrNull(link.run);
       if (FRUGAL_TRY(c.Query(insert, values)).empty()) {
         ++summary.duplicates;
+        // A row imported before schema 6 gets the description it was stored without.
+        FRUGAL_TRY(
+            c.Query("UPDATE billing_rows SET charge_description = ? WHERE row_key = ? AND "
+                    "charge_description IS NULL",
+                    std::vector<Value>{values[description_column], values[key_column]}));
         continue;
       }
       ++summary.imported;

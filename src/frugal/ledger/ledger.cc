@@ -49,6 +49,21 @@ constexpr const char* kBumpHeartbeat =
     "UPDATE runs SET heartbeat_ms = CASE WHEN heartbeat_ms IS NULL OR heartbeat_ms < ? THEN ? "
     "ELSE heartbeat_ms END WHERE id = ?";
 
+/// Whether a SQLite ledger path holds no ledger yet: no file, or an empty one (as `touch`
+/// leaves it) with no write-ahead log beside it.
+bool NoSqliteLedgerYet(const std::string& location) {
+  if (IsPostgresUrl(location)) return false;
+  std::error_code error;
+  const std::filesystem::path path(location);
+  if (!std::filesystem::exists(path, error)) return true;
+  if (!std::filesystem::is_regular_file(path, error) ||
+      std::filesystem::file_size(path, error) != 0) {
+    return false;
+  }
+  const std::filesystem::path wal(location + "-wal");
+  return !std::filesystem::exists(wal, error) || std::filesystem::file_size(wal, error) == 0;
+}
+
 }  // namespace
 
 std::string ResolveLocation(const std::string& db_flag) {
@@ -60,6 +75,13 @@ std::string ResolveLocation(const std::string& db_flag) {
 Result<std::unique_ptr<Ledger>> OpenForCommand(const std::string& db_flag, CreateMode create) {
   const std::string location = ResolveLocation(db_flag);
   const bool is_default = db_flag.empty() && std::getenv("FRUGAL_DB") == nullptr;
+  if (is_default && create == CreateMode::kMustExist && NoSqliteLedgerYet(location)) {
+    // Nothing recorded yet: a read-only command shows an empty ledger and creates none.
+    std::unique_ptr<Connection> empty =
+        FRUGAL_TRY(OpenSqliteInMemory(fmt::format("{} (none yet)", location)));
+    FRUGAL_TRY(MigrateSchema(*empty));
+    return std::make_unique<Ledger>(std::move(empty));
+  }
   OpenOptions options;
   options.create = is_default ? CreateMode::kCreateIfMissing : create;
   std::unique_ptr<Ledger> ledger = FRUGAL_TRY(Ledger::Open(location, options));
@@ -86,6 +108,12 @@ Result<std::unique_ptr<Connection>> Connect(const std::string& location, CreateM
   if (create == CreateMode::kMustExist && !std::filesystem::exists(path)) {
     return Fail(ErrorCode::kBadInput, fmt::format("{}: no ledger there", location));
   }
+  if (create == CreateMode::kMustExist && NoSqliteLedgerYet(location)) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{} is empty: no ledger there yet (a command that records, such as "
+                            "`frugal run` or `frugal ledger import`, creates it)",
+                            location));
+  }
   std::error_code ignored;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ignored);
   return OpenSqlite(location, create);
@@ -94,6 +122,11 @@ Result<std::unique_ptr<Connection>> Connect(const std::string& location, CreateM
 Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& location,
                                              const OpenOptions& options) {
   std::unique_ptr<Connection> db = FRUGAL_TRY(Connect(location, options.create));
+  if (options.create == CreateMode::kMustExist && FRUGAL_TRY(SchemaVersion(*db)) == 0) {
+    // A reader never lays a schema into a database nobody has written a ledger to.
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: no ledger there yet (the database has no tables)", db->where()));
+  }
   const int target = options.schema_version == OpenOptions::kLatestSchema ? kSchemaVersion
                                                                           : options.schema_version;
   FRUGAL_TRY(MigrateSchema(*db, target));

@@ -27,8 +27,12 @@ namespace frugal::ledger {
 /// supervisor heartbeats at least every minute.
 inline constexpr Duration kHeartbeatStaleAfter = std::chrono::minutes(10);
 
-/// Opens the ledger a command names (--db flag, FRUGAL_DB, or the default file). The default
-/// file is created on first use; an explicit SQLite path must exist unless `create` allows.
+/// Opens the ledger a command names (--db flag, FRUGAL_DB, or the default file). A writing
+/// command (kCreateIfMissing) creates the ledger on first use. A read-only one (kMustExist)
+/// never lays a schema down: where the default file is missing or empty it reads an empty
+/// in-memory ledger (an empty result; where() says "(none yet)"); an explicit SQLite path that
+/// is missing or empty, or a PostgreSQL database with no tables, is kBadInput ("no ledger
+/// there yet").
 /// Runs whose supervisor died (no heartbeat for kHeartbeatStaleAfter) are swept to lost first,
 /// so what a command shows never keeps charging a dead run.
 [[nodiscard]] Result<std::unique_ptr<class Ledger>> OpenForCommand(const std::string& db_flag,
@@ -39,7 +43,8 @@ inline constexpr Duration kHeartbeatStaleAfter = std::chrono::minutes(10);
                                                           CreateMode create);
 
 struct OpenOptions {
-  /// kMustExist refuses to create a missing SQLite file (read-only commands on a typo'd path).
+  /// kMustExist refuses to create a missing SQLite file (read-only commands on a typo'd path)
+  /// or to lay a schema into an empty file or database.
   CreateMode create = CreateMode::kCreateIfMissing;
   /// Tests build old ledgers by stopping migration early.
   int schema_version = kLatestSchema;

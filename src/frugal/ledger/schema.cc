@@ -119,6 +119,12 @@ UPDATE billing_rows SET legacy_row_key = row_key;
 CREATE INDEX billing_legacy_key ON billing_rows (legacy_row_key);
 )sql";
 
+// Version 6: an imported row's ChargeDescription, where AWS names the instance type ("$3.06
+// per On Demand Linux p3.2xlarge Instance Hour") that its ResourceId and SkuId do not.
+constexpr const char* kVersion6 = R"sql(
+ALTER TABLE billing_rows ADD COLUMN charge_description TEXT;
+)sql";
+
 struct Migration {
   const char* ddl;
   Result<void> (*then)(Connection&);  ///< a step SQL cannot do, or nullptr
@@ -128,7 +134,8 @@ constexpr Migration kMigrations[] = {{kVersion1, nullptr},
                                      {kVersion2, nullptr},
                                      {kVersion3, nullptr},
                                      {kVersion4, nullptr},
-                                     {kVersion5, RecomputeChargeKeys}};
+                                     {kVersion5, RecomputeChargeKeys},
+                                     {kVersion6, nullptr}};
 
 std::string ForDialect(std::string ddl, Dialect dialect) {
   const std::string id_type =

@@ -13,7 +13,7 @@
 //   billing_rows   (v2)        imported FOCUS rows, apart from what frugal measured; their
 //                              commitment discount id, name and status (v4); row_key is
 //                              the charge key of focus_key.h, legacy_row_key the key an
-//                              older frugal gave the row (v5)
+//                              older frugal gave the row (v5); its ChargeDescription (v6)
 // A ledger at an older version is migrated forward inside one transaction when opened; one at
 // a newer version is refused, never rewritten.
 
@@ -22,7 +22,7 @@
 
 namespace frugal::ledger {
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 /// Brings the database to `target_version` (tests pass an older one to build old ledgers).
 /// Creates the schema in an empty database. kBadInput when the database holds tables that are

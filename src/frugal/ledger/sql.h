@@ -81,6 +81,9 @@ class Connection {
 enum class CreateMode { kCreateIfMissing, kMustExist };
 [[nodiscard]] Result<std::unique_ptr<Connection>> OpenSqlite(const std::string& path,
                                                              CreateMode create);
+/// An empty SQLite database in memory, named `where` in messages: what a read-only command
+/// reads when the default ledger does not exist yet, so that it creates nothing on disk.
+[[nodiscard]] Result<std::unique_ptr<Connection>> OpenSqliteInMemory(const std::string& where);
 /// Connects to PostgreSQL at a `postgresql://` URL. kUnavailable when it cannot be reached.
 [[nodiscard]] Result<std::unique_ptr<Connection>> OpenPostgres(const std::string& url);
 

@@ -158,20 +158,31 @@ class SqliteConnection final : public Connection {
   bool last_transient_ = false;
 };
 
-}  // namespace
-
-Result<std::unique_ptr<Connection>> OpenSqlite(const std::string& path, CreateMode create) {
+/// Opens `file` (a path or ":memory:") with `flags`; `where` names it in messages.
+Result<std::unique_ptr<Connection>> OpenHandle(const std::string& file, const std::string& where,
+                                               int flags) {
   sqlite3* db = nullptr;
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
-  if (create == CreateMode::kCreateIfMissing) flags |= SQLITE_OPEN_CREATE;
-  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  const int rc = sqlite3_open_v2(file.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string detail = db != nullptr ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close_v2(db);
-    return Fail(ErrorCode::kFailed, fmt::format("{}: cannot open ledger: {}", path, detail));
+    return Fail(ErrorCode::kFailed, fmt::format("{}: cannot open ledger: {}", where, detail));
   }
   sqlite3_busy_timeout(db, kBusyTimeoutMs);
-  std::unique_ptr<Connection> connection = std::make_unique<SqliteConnection>(db, path);
+  return std::make_unique<SqliteConnection>(db, where);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Connection>> OpenSqliteInMemory(const std::string& where) {
+  return OpenHandle(":memory:", where,
+                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
+}
+
+Result<std::unique_ptr<Connection>> OpenSqlite(const std::string& path, CreateMode create) {
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+  if (create == CreateMode::kCreateIfMissing) flags |= SQLITE_OPEN_CREATE;
+  std::unique_ptr<Connection> connection = FRUGAL_TRY(OpenHandle(path, path, flags));
   // The first statement reads the header: a foreign file fails here with a clear message.
   // Switching a new file to WAL needs a moment of exclusive access, which the busy handler
   // does not wait for when another process is creating the same ledger; retry then.

@@ -1,9 +1,11 @@
 // frugal audit end to end: a ledger written through the ledger API, the real binary reading
 // it, its formats, its output file and its bad-input errors.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "../../unit/audit/audit_fixture.h"
@@ -85,6 +87,78 @@ TEST_F(AuditE2e, ReportsTheUnderUsedRunInEveryFormat) {
   // A shorter window scales the same $30 to a month differently: 30 days → $30.00.
   auto month = Audit({"--since", "30d"});
   EXPECT_NE(month.out.find("$30.00/mo"), std::string::npos) << month.out;
+}
+
+TEST_F(AuditE2e, AnIdleFindingShowsTheIdlePeriodsItCharges) {
+  // 30 h on a $4/h A100 from an hour boundary: busy 2 h, idle 6 h, busy 4 h, idle 8 h, busy
+  // 10 h. The finding charges 14 idle hours ($56), in two periods, not the run's span.
+  auto ledger = ledger::Ledger::Open(db_.string()).value();
+  const int64_t hour_ms = 3'600'000;
+  const ledger::Timestamp start =
+      ledger::FromMillis(ledger::ToMillis(ledger::Now() - hours(96)) / hour_ms * hour_ms);
+  ledger::NewRun run;
+  run.name = "idle-gaps";
+  run.tags.team = "ml";
+  run.start = start;
+  const ledger::RunId id = *ledger->BeginRun(run);
+  const auto seg =
+      *ledger->OpenSegment(id, fixture::TestOffer("big-a100", "A100-80GB", 4.0), start);
+  std::vector<ledger::Sample> samples;
+  for (auto t = start; t < start + hours(30); t += minutes(10)) {
+    const auto h = std::chrono::duration_cast<hours>(t - start).count();
+    ledger::Sample s;
+    s.time = t;
+    s.gpu_util = (h >= 2 && h < 8) || (h >= 12 && h < 20) ? 0 : 90;
+    s.gpu_mem_bytes = 60.0 * 1024 * 1024 * 1024;
+    samples.push_back(s);
+  }
+  ASSERT_TRUE(ledger->AddSamples(id, samples));
+  ASSERT_TRUE(ledger->CloseSegment(seg, start + hours(30), ledger::EndReason::kFinished));
+  ASSERT_TRUE(ledger->FinishRun(id, ledger::RunStatus::kSucceeded, start + hours(30)));
+  ledger.reset();
+
+  auto json = Audit({"--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  nlohmann::json idle;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  for (const auto& f : doc["findings"]) {
+    if (f["rule"] == "idle-gpu") idle = f;
+  }
+  ASSERT_FALSE(idle.is_null()) << json.out;
+  const auto at = [&](int h) { return ledger::FormatTimestamp(start + hours(h)); };
+  EXPECT_EQ(idle["facts"]["idle_hours"], 14);
+  EXPECT_EQ(idle["facts"]["idle_cost"], "56");
+  EXPECT_EQ(idle["facts"]["idle_periods"],
+            nlohmann::json::parse(
+                fmt::format(R"([{{"start": "{}", "end": "{}"}}, {{"start": "{}", "end": "{}"}}])",
+                            at(2), at(8), at(12), at(20))));
+  const std::string evidence = idle["evidence"];
+  EXPECT_NE(evidence.find(at(2) + " to " + at(8) + " (6h)"), std::string::npos) << evidence;
+  EXPECT_NE(evidence.find(at(12) + " to " + at(20) + " (8h)"), std::string::npos) << evidence;
+  EXPECT_EQ(evidence.find(at(0)), std::string::npos) << "the run's start is no idle time";
+  EXPECT_EQ(evidence.find(at(30)), std::string::npos) << "nor its end";
+}
+
+TEST_F(AuditE2e, ForgottenCapacityReadsTheInstanceTypeFromAwsChargeDescriptions) {
+  // Real AWS rows name the instance only in ChargeDescription ("$1.624 per On Demand Linux
+  // g5.4xlarge Instance Hour"); ResourceId is an instance id and SkuId an opaque code.
+  const auto sample = frugal::testing::SharedDataDir() / "focus" / "focus_1.0_sample_800rows.csv";
+  if (!std::filesystem::exists(sample)) GTEST_SKIP() << "no shared FOCUS sample";
+  auto r = RunFrugal({"--db", db_.string(), "audit", "--billing", sample.string(), "--since",
+                      "2024-08-01", "--format", "json"},
+                     dir_.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, std::string> forgotten;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  for (const auto& f : doc["findings"]) {
+    if (f["rule"] == "forgotten-capacity") forgotten[f["subject"]] = f["facts"]["billed"];
+  }
+  // The bill ends 2024-10-01; of its GPU instances only the two g5.4xlarge billed after
+  // 2024-09-17 are within its last 14 days (g3.4xlarge is not in the shipped catalog).
+  EXPECT_EQ(forgotten,
+            (std::map<std::string, std::string>{{"i-006flle71l19b488a (g5.4xlarge)", "1.624"},
+                                                {"i-09ba12e1l5743720b (g5.4xlarge)", "0.480884"}}))
+      << r.out;
 }
 
 TEST_F(AuditE2e, BadInputExitsTwoNamingFileLineAndField) {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "frugal/core/csv.h"
 #include "frugal/ledger/ledger.h"
 #include "postgres_server.h"
 #include "support/test_support.h"
@@ -295,6 +296,47 @@ TEST_F(LedgerE2E, BadOptionsNameTheOptionAndChangeNothing) {
       << quick.err;
 }
 
+TEST(LedgerExport, ClippedRowsChargeTheirClippedPeriodAndNeverPrintAnEmptyOne) {
+  TempDir home;
+  const std::string db = (home / "clip.sqlite").string();
+  const Timestamp ten = ParseTimestamp("2026-01-01T10:00:00Z").value();
+  const auto ms = [&](int64_t offset) { return ten + std::chrono::milliseconds(offset); };
+  {
+    auto ledger = Ledger::Open(db).value();
+    const RunId run = ledger->BeginRun(NewRun{"short", "", "", {}, {}, {}, ms(-1000)}).value();
+    const SegmentOffer offer{"aws",       "g5.xlarge", "us-east-1", "",
+                             "A10G",      1,           "on_demand", Rate{Money::FromCents(360)},
+                             std::nullopt};
+    // [09:59:59.000, 10:00:00.700): clipped by --since to its last 0.7 s.
+    const SegmentId a = ledger->OpenSegment(run, offer, ms(-1000)).value();
+    ASSERT_TRUE(ledger->CloseSegment(a, ms(700), EndReason::kPreempted));
+    // [10:59:59.500, 11:00:00.300): clipped by --until to its first 0.5 s.
+    const SegmentId b = ledger->OpenSegment(run, offer, ms(3'599'500)).value();
+    ASSERT_TRUE(ledger->CloseSegment(b, ms(3'600'300), EndReason::kPreempted));
+    // [11:00:00.300, 11:00:00.900): wholly after the window, no row.
+    const SegmentId c = ledger->OpenSegment(run, offer, ms(3'600'300)).value();
+    ASSERT_TRUE(ledger->CloseSegment(c, ms(3'600'900), EndReason::kFinished));
+    ASSERT_TRUE(ledger->FinishRun(run, RunStatus::kSucceeded, ms(3'600'900)));
+  }
+  const std::string out = (home / "focus.csv").string();
+  auto exported = RunFrugal({"--db", db, "ledger", "export", "--format", "focus", "--since",
+                             "2026-01-01T10:00:00Z", "--until", "2026-01-01T11:00:00Z", "-o", out},
+                            home.path());
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const CsvTable csv = CsvTable::Load(out).value();
+  ASSERT_EQ(csv.rows().size(), 2u);
+  const auto field = [&](size_t row, const char* column) {
+    return CsvTable::Field(csv.rows()[row], *csv.Column(column));
+  };
+  // $3.60/h: 0.7 s is $0.0007 and 0.5 s $0.0005, each over a period that covers it.
+  EXPECT_EQ(field(0, "ChargePeriodStart"), "2026-01-01T10:00:00Z");
+  EXPECT_EQ(field(0, "ChargePeriodEnd"), "2026-01-01T10:00:01Z");
+  EXPECT_EQ(field(0, "BilledCost"), "0.0007");
+  EXPECT_EQ(field(1, "ChargePeriodStart"), "2026-01-01T10:59:59Z");
+  EXPECT_EQ(field(1, "ChargePeriodEnd"), "2026-01-01T11:00:00Z");
+  EXPECT_EQ(field(1, "BilledCost"), "0.0005");
+}
+
 TEST_F(LedgerE2E, ExportWithJsonPrintsOneSummaryDocumentNeverCsv) {
   auto to_stdout = Frugal({"--json", "ledger", "export", "--format", "focus", "--since", "7d"});
   EXPECT_EQ(to_stdout.exit_code, 2);
@@ -378,10 +420,18 @@ TEST(LedgerE2ELocation, BadFocusFilesAreRefusedWholeUnlessToldToSkipRowsAndCreat
       << trunc.err;
 }
 
-TEST(LedgerE2ELocation, DefaultLedgerIsCreatedOnFirstUseAndFrugalDbSelectsAnother) {
+TEST(LedgerE2ELocation, DefaultLedgerIsCreatedByTheFirstRecordingAndFrugalDbSelectsAnother) {
   TempDir home;
+  // Reading creates nothing (ledger_read_only_test); the first command that records does.
   auto first = RunFrugal({"ledger", "info"}, home.path());
   ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_FALSE(std::filesystem::exists(home / "data" / "ledger.sqlite"));
+  frugal::testing::WriteTestFile(home / "bill.csv",
+                                 "BilledCost,ChargePeriodStart,ChargePeriodEnd\n"
+                                 "1.5,2026-01-01T00:00:00Z,2026-01-01T01:00:00Z\n");
+  auto imported = RunFrugal({"ledger", "import", "--format", "focus", (home / "bill.csv").string()},
+                            home.path());
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
   EXPECT_TRUE(std::filesystem::exists(home / "data" / "ledger.sqlite"));
   const std::string other = (home / "other.sqlite").string();
   Ledger::Open(other).value()->BeginRun(NewRun{"via-env", "", "", {}, {}, {}, Now()}).value();

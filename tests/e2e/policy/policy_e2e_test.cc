@@ -188,7 +188,13 @@ TEST_F(PolicyE2e, RunIsRefusedBeforeAnythingIsWrittenAndOverridesAreLinkedToTheR
   EXPECT_EQ(rows[0]["rules"], nlohmann::json::array({"gpu-model"}));
   EXPECT_EQ(rows[0]["project"], "chat");
   ASSERT_FALSE(rows[0]["run_id"].is_null()) << rows[0].dump();
-  EXPECT_FALSE(rows[0]["spend_usd"].is_null());
+  // Money in JSON is a decimal string, as `runs` and `report` write it: the run's own cost.
+  const CommandResult runs = RunFrugal({"--json", "runs", "list"}, home_.path());
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  const nlohmann::json listed = Json(runs)["runs"];
+  ASSERT_EQ(listed.size(), 1u) << runs.out;
+  ASSERT_TRUE(rows[0]["spend_usd"].is_string()) << rows[0].dump();
+  EXPECT_EQ(rows[0]["spend_usd"], listed[0]["cost_usd"]) << rows[0].dump();
   const nlohmann::json findings = AuditOverrides(home_.path());
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0]["runs"], nlohmann::json::array({rows[0]["run_id"]}));
@@ -251,8 +257,8 @@ TEST_F(PolicyE2e, TuneIsRefusedAndAnOverriddenStudyIsLinked) {
   EXPECT_EQ(rows[0]["subject"], "study t4-sweep");
   EXPECT_EQ(rows[0]["rules"], nlohmann::json::array({"gpu-model", "required-tags"}));
   ASSERT_FALSE(rows[0]["study_id"].is_null()) << rows[0].dump();
-  ASSERT_FALSE(rows[0]["spend_usd"].is_null());
-  EXPECT_GT(rows[0]["spend_usd"].get<double>(), 0.0);
+  ASSERT_TRUE(rows[0]["spend_usd"].is_string()) << rows[0].dump();
+  EXPECT_GT(std::stod(rows[0]["spend_usd"].get<std::string>()), 0.0) << rows[0].dump();
   EXPECT_EQ(AuditOverrides(home_.path(), {"--db", db}).size(), 1u);
 }
 

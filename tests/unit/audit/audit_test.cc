@@ -5,11 +5,14 @@
 
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "audit_fixture.h"
+#include "frugal/audit/audit_data.h"
 #include "frugal/audit/audit_output.h"
 #include "frugal/catalog/catalog.h"
+#include "frugal/core/csv.h"
 #include "frugal/ledger/focus.h"
 
 namespace frugal::audit {
@@ -202,6 +205,30 @@ std::string FocusCsv(
   return csv;
 }
 
+TEST_F(AuditTest, AnIdleFindingWithManyIdlePeriodsNamesTheFirstAndTheLast) {
+  // 20 h at $4/h: busy 2 h then idle 3 h, four times: 12 idle hours in four periods.
+  const Timestamp start = options_.since + hours(24 * 10);
+  const auto run =
+      AddRun("gappy", start,
+             {{TestOffer("big-a100", "A100-80GB", 4.0), 20, ledger::EndReason::kFinished}});
+  for (int k = 0; k < 4; ++k) {
+    AddSamples(run, start + hours(5 * k), 2, 90, 30);
+    AddSamples(run, start + hours(5 * k + 2), 3, 0, 30);
+  }
+  auto result = RunAudit(*ledger_, options_);
+  ASSERT_TRUE(result) << result.error().message;
+  const Finding* idle = Find(*result, kIdleGpu);
+  ASSERT_NE(idle, nullptr);
+  ExpectSaving(idle, PerMonth(12 * 4.0));
+  EXPECT_EQ(idle->facts["idle_periods"].size(), 4u);
+  const auto at = [&](int h) { return ledger::FormatTimestamp(start + hours(h)); };
+  EXPECT_NE(idle->evidence.find(fmt::format("4 idle periods, the first {} to {} (3h), the last {} "
+                                            "to {} (3h)",
+                                            at(2), at(5), at(17), at(20))),
+            std::string::npos)
+      << idle->evidence;
+}
+
 TEST_F(AuditTest, FindsForgottenCapacityInImportedBills) {
   // A run on big-a100 accounts for i-used; nothing accounts for i-forgotten (small-l4).
   AddRun("recent", *ledger::ParseTimestamp("2026-03-25T00:00:00Z"),
@@ -283,9 +310,20 @@ TEST_F(AuditTest, JudgesTheSharedFocusSample) {
   auto result = RunAudit(*ledger_, options_);
   ASSERT_TRUE(result) << result.error().message;
   // The sample is tagged by application/environment/business_unit, not team/project/owner
-  // bar a handful of rows, and bills no GPU instance: one untagged-spend finding.
-  ASSERT_EQ(result->findings.size(), 1u);
-  const Finding& f = result->findings[0];
+  // bar a handful of rows: one untagged-spend finding. Its GPU instances are named only in
+  // ChargeDescription; the two g5.4xlarge billed in its last 14 days have no run: forgotten.
+  EXPECT_EQ(fixture::CountByRule(*result),
+            (std::map<std::string, int>{{std::string(kUntaggedSpend), 1},
+                                        {std::string(kForgottenCapacity), 2}}));
+  std::set<std::string> forgotten;
+  for (const Finding& g : result->findings) {
+    if (g.rule == kForgottenCapacity) forgotten.insert(g.subject);
+  }
+  EXPECT_EQ(forgotten, (std::set<std::string>{"i-006flle71l19b488a (g5.4xlarge)",
+                                              "i-09ba12e1l5743720b (g5.4xlarge)"}));
+  const Finding* untagged = Find(*result, kUntaggedSpend);
+  ASSERT_NE(untagged, nullptr);
+  const Finding& f = *untagged;
   EXPECT_EQ(f.rule, kUntaggedSpend);
   EXPECT_EQ(f.subject, "imported bills");
   EXPECT_GT(f.facts["share"].get<double>(), 0.99);
@@ -308,6 +346,47 @@ TEST_F(AuditTest, JudgesTheSharedFocusSample) {
   if (g != nullptr) {
     EXPECT_LT(g->facts["share"].get<double>(), f.facts["share"].get<double>());
   }
+}
+
+TEST(InstanceTypeInDescription, ReadsTheTypeAwsNamesInChargeDescriptions) {
+  EXPECT_EQ(InstanceTypeInDescription("$3.06 per On Demand Linux p3.2xlarge Instance Hour"),
+            "p3.2xlarge");
+  EXPECT_EQ(InstanceTypeInDescription("AWS Marketplace hourly software usage|us-east-1|m5.2xlarge"),
+            "m5.2xlarge");
+  EXPECT_EQ(InstanceTypeInDescription("$0.00 for 4245 Mbps per c6a.4xlarge instance-hour (or "
+                                      "partial hour)"),
+            "c6a.4xlarge");
+  EXPECT_EQ(InstanceTypeInDescription("$0.19152 per On Demand Linux m7i-flex.xlarge Instance Hour"),
+            "m7i-flex.xlarge");
+  EXPECT_EQ(InstanceTypeInDescription("$0.08 per GB-month of General Purpose (gp3) storage"), "");
+  EXPECT_EQ(InstanceTypeInDescription("$0.05 per 1.5 GB"), "");
+  EXPECT_EQ(InstanceTypeInDescription(""), "");
+
+  // Every description of the shared sample: exactly the instance types they name (found by
+  // reading the file), nothing from the others.
+  const auto sample = SharedDataDir() / "focus" / "focus_1.0_sample_800rows.csv";
+  if (!std::filesystem::exists(sample)) GTEST_SKIP() << "no shared FOCUS sample";
+  const CsvTable table = CsvTable::Load(sample).value();
+  const size_t column = table.RequireColumn("ChargeDescription").value();
+  std::map<std::string, int> types;
+  for (const CsvRecord& row : table.rows()) {
+    const std::string type = InstanceTypeInDescription(CsvTable::Field(row, column));
+    if (!type.empty()) ++types[type];
+  }
+  EXPECT_EQ(types, (std::map<std::string, int>{{"c5.2xlarge", 2},
+                                               {"c5.xlarge", 1},
+                                               {"c6a.4xlarge", 1},
+                                               {"g3.4xlarge", 1},
+                                               {"g5.4xlarge", 4},
+                                               {"m4.10xlarge", 1},
+                                               {"m5.2xlarge", 3},
+                                               {"m5.large", 1},
+                                               {"m7i-flex.xlarge", 1},
+                                               {"t2.medium", 1},
+                                               {"t2.micro", 1},
+                                               {"t3.medium", 1},
+                                               {"t3.micro", 1},
+                                               {"t3a.small", 1}}));
 }
 
 }  // namespace

@@ -218,9 +218,17 @@ TYPED_TEST(FocusImport, ImportsTheSameChargesOnceHoweverAFileSpellsThem) {
             1'500'002);
 }
 
-/// Stores the batch the way frugal at schema 4 did: keyed by the raw text of its fields.
-void InsertAsSchemaFour(Ledger& ledger, const FocusBatch& batch) {
-  const std::vector<std::string>& columns = BillingRowColumns();
+/// How an older frugal keyed a row: by the raw text of its fields (before schema 5), or by
+/// its charge (schema 5).
+enum class OldKey { kRawText, kCharge };
+
+/// Stores the batch the way an older frugal did: without the charge description (schema 6),
+/// keyed as `key` says.
+void InsertAsOlderSchema(Ledger& ledger, const FocusBatch& batch, OldKey key) {
+  // Schema 6 added charge_description, the last column.
+  std::vector<std::string> columns = BillingRowColumns();
+  ASSERT_EQ(columns.back(), "charge_description");
+  columns.pop_back();
   std::string sql = "INSERT INTO billing_rows (";
   for (size_t i = 0; i < columns.size(); ++i) sql += (i ? ", " : "") + columns[i];
   sql += ") VALUES (?";
@@ -228,9 +236,14 @@ void InsertAsSchemaFour(Ledger& ledger, const FocusBatch& batch) {
   sql += ")";
   for (const FocusBatchRow& row : batch.rows) {
     Row values = row.values;
-    values[BillingRowColumn("row_key")] = row.legacy_key;
+    values.pop_back();
+    if (key == OldKey::kRawText) values[BillingRowColumn("row_key")] = row.legacy_key;
     ASSERT_TRUE(ledger.connection().Query(sql, values).has_value());
   }
+}
+
+void InsertAsSchemaFour(Ledger& ledger, const FocusBatch& batch) {
+  InsertAsOlderSchema(ledger, batch, OldKey::kRawText);
 }
 
 TYPED_TEST(FocusImport, SchemaFiveRekeysRowsImportedBeforeSoTheyAreNotImportedAgain) {
@@ -253,7 +266,7 @@ TYPED_TEST(FocusImport, SchemaFiveRekeysRowsImportedBeforeSoTheyAreNotImportedAg
   }
   auto ledger = this->Open();
   ASSERT_TRUE(ledger);
-  EXPECT_EQ(SchemaVersion(ledger->connection()).value(), 5);
+  EXPECT_EQ(SchemaVersion(ledger->connection()).value(), kSchemaVersion);
   const std::vector<Row> keys =
       ledger->connection()
           .Query("SELECT row_key, legacy_row_key FROM billing_rows ORDER BY id")
@@ -282,6 +295,38 @@ TYPED_TEST(FocusImport, SchemaFiveRekeysRowsImportedBeforeSoTheyAreNotImportedAg
   EXPECT_EQ(other.imported, 0);
   EXPECT_EQ(other.duplicates, 2);
   EXPECT_EQ(ledger->CountRows("billing_rows").value(), 4);
+}
+
+TYPED_TEST(FocusImport, SchemaSixKeepsChargeDescriptionsAndFillsThemInOnReimport) {
+  Table bill = Bill();
+  for (size_t i = 0; i < bill.size(); ++i) {
+    bill[i].push_back(
+        i == 0 ? "ChargeDescription"
+               : fmt::format("$1.624 per On Demand Linux g5.4xlarge Instance Hour {}", i));
+  }
+  const auto file = this->Write("described.csv", ToCsv(bill));
+  {
+    // Imported by a frugal at schema 5, which kept no description.
+    OpenOptions v5;
+    v5.schema_version = 5;
+    auto old = this->Open(v5);
+    ASSERT_TRUE(old);
+    InsertAsOlderSchema(*old, ReadFocus(this->Write("plain.csv", ToCsv(Bill()))).value(),
+                        OldKey::kCharge);
+  }
+  auto ledger = this->Open();
+  ASSERT_TRUE(ledger);
+  // The description is no part of the charge: the same rows are found again, and gain it.
+  const FocusImportSummary again = ImportFocus(*ledger, file).value();
+  EXPECT_EQ(again.imported, 0);
+  EXPECT_EQ(again.duplicates, 3);
+  const std::vector<Row> stored =
+      ledger->connection().Query("SELECT charge_description FROM billing_rows ORDER BY id").value();
+  ASSERT_EQ(stored.size(), 3u);
+  for (size_t i = 0; i < stored.size(); ++i) {
+    EXPECT_EQ(AsText(stored[i][0]),
+              fmt::format("$1.624 per On Demand Linux g5.4xlarge Instance Hour {}", i + 1));
+  }
 }
 
 TEST(FocusAmounts, RefusesOtherCurrenciesLocaleNumbersAndBackwardChargePeriods) {

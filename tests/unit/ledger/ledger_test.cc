@@ -53,6 +53,29 @@ TYPED_TEST(LedgerSuite, CreatesSchemaOnFirstOpenAndReopens) {
   EXPECT_EQ(again->CountRows("runs").value(), 1);
 }
 
+TYPED_TEST(LedgerSuite, ReadingADatabaseWithNoLedgerLaysNoSchema) {
+  // An empty database: a SQLite file with a header but no tables, a fresh PostgreSQL schema.
+  {
+    auto raw = Connect(this->location_, CreateMode::kCreateIfMissing);
+    ASSERT_TRUE(raw) << raw.error().message;
+  }
+  OpenOptions read;
+  read.create = CreateMode::kMustExist;
+  auto refused = Ledger::Open(this->location_, read);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(refused.error().message.find("no ledger there yet"), std::string::npos)
+      << refused.error().message;
+  {
+    auto raw = Connect(this->location_, CreateMode::kMustExist);
+    ASSERT_TRUE(raw) << raw.error().message;
+    EXPECT_EQ(SchemaVersion(**raw).value(), 0);
+  }
+  // A writer lays the schema down; a reader then opens it.
+  ASSERT_TRUE(this->Open());
+  EXPECT_TRUE(Ledger::Open(this->location_, read).has_value());
+}
+
 TYPED_TEST(LedgerSuite, CostsSegmentsExactlyAtTheirOwnPrice) {
   auto ledger = this->Open();
   ASSERT_TRUE(ledger);
