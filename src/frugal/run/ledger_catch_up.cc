@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "frugal/run/ledger_recorder.h"
@@ -14,6 +16,7 @@ namespace {
 using nlohmann::json;
 
 struct JournalSegment {
+  int number = 0;  ///< the journal's segment number, which its events name
   ledger::Timestamp opened;
   std::optional<ledger::Timestamp> closed;
   std::string end;  ///< the journal's SegmentEndName
@@ -25,6 +28,8 @@ struct JournalAttempt {
   std::string offer;
   int gpus = 0;
   std::vector<JournalSegment> segments;
+  std::vector<RunEvent> events;
+  std::vector<monitor::Sample> samples;
   std::optional<ledger::Timestamp> finished;
   std::string outcome;
 };
@@ -52,7 +57,7 @@ std::vector<JournalAttempt> AttemptsOf(const std::vector<json>& records) {
     } else if (attempts.empty()) {
       continue;
     } else if (kind == "segment_opened") {
-      attempts.back().segments.push_back({*at, std::nullopt, ""});
+      attempts.back().segments.push_back({r.value("segment", 0), *at, std::nullopt, ""});
     } else if (kind == "segment_closed" && !attempts.back().segments.empty() &&
                !attempts.back().segments.back().closed) {
       attempts.back().segments.back().closed = at;
@@ -60,6 +65,10 @@ std::vector<JournalAttempt> AttemptsOf(const std::vector<json>& records) {
     } else if (kind == "run_finished") {
       attempts.back().finished = at;
       attempts.back().outcome = r.value("outcome", "failed");
+    } else if (std::optional<RunEvent> event = JournalEvent(r)) {
+      attempts.back().events.push_back(std::move(*event));
+    } else if (std::optional<monitor::Sample> sample = JournalSample(r)) {
+      attempts.back().samples.push_back(*sample);
     }
   }
   return attempts;
@@ -96,6 +105,57 @@ Result<void> Reopen(ledger::Ledger& ledger, ledger::RunId run) {
                           });
 }
 
+ledger::Timestamp ToLedger(WallTime t) { return std::chrono::time_point_cast<std::chrono::milliseconds>(t); }
+
+/// Adds the events and samples of the run's attempts that the ledger lacks. An event is known
+/// by its time and kind. The ledger holds a prefix of each attempt's samples (the recorder
+/// writes in order), so an attempt's samples after the last one the ledger has for it are
+/// added: older ones the ledger may have averaged away (Downsample) are not added again.
+Result<void> CatchUpEventsAndSamples(ledger::Ledger& ledger, const ledger::Run& run,
+                                     const std::vector<JournalAttempt>& attempts,
+                                     const std::map<int, ledger::SegmentId>& segment_ids,
+                                     LedgerCatchUp& done) {
+  const ledger::RunDetail detail = FRUGAL_TRY(ledger.GetRunDetail(run.id, ledger::Now()));
+  std::set<std::pair<int64_t, std::string>> events;
+  for (const ledger::Event& e : detail.events) {
+    events.insert({e.time.time_since_epoch().count(), e.payload.value("kind", "")});
+  }
+  const std::vector<ledger::Sample> samples = FRUGAL_TRY(ledger.SamplesOf(run.id));
+  for (size_t i = 0; i < attempts.size(); ++i) {
+    for (const RunEvent& e : attempts[i].events) {
+      const ledger::Timestamp at = ToLedger(e.at);
+      if (at < run.start || events.contains({at.time_since_epoch().count(), EventKindName(e.kind)})) {
+        continue;
+      }
+      const auto segment = segment_ids.find(e.segment);
+      FRUGAL_TRY(ledger.AddEvent(
+          run.id, segment == segment_ids.end() ? std::nullopt : std::optional(segment->second),
+          EventTypeOf(e.kind), at, EventPayload(e)));
+      ++done.events_added;
+    }
+    if (attempts[i].samples.empty()) continue;
+    const ledger::Timestamp from = ToLedger(attempts[i].samples.front().at);
+    const std::optional<ledger::Timestamp> until =
+        i + 1 < attempts.size() && !attempts[i + 1].samples.empty()
+            ? std::optional(ToLedger(attempts[i + 1].samples.front().at))
+            : std::nullopt;
+    std::optional<ledger::Timestamp> last_held;
+    for (const ledger::Sample& s : samples) {
+      if (s.time >= from && (!until || s.time < *until) && (!last_held || s.time > *last_held)) {
+        last_held = s.time;
+      }
+    }
+    std::vector<ledger::Sample> missing;
+    for (const monitor::Sample& s : attempts[i].samples) {
+      const ledger::Sample held = LedgerSample(s);
+      if (held.time >= run.start && (!last_held || held.time > *last_held)) missing.push_back(held);
+    }
+    if (!missing.empty()) FRUGAL_TRY(ledger.AddSamples(run.id, missing));
+    done.samples_added += static_cast<int>(missing.size());
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string LedgerCatchUp::Describe() const {
@@ -106,6 +166,8 @@ std::string LedgerCatchUp::Describe() const {
   if (segments_closed > 0) parts.push_back(count(segments_closed, "closed"));
   if (segments_revised > 0) parts.push_back(count(segments_revised, "corrected"));
   if (segments_added > 0) parts.push_back(count(segments_added, "added"));
+  if (events_added > 0) parts.push_back(fmt::format("added {} event{}", events_added, events_added == 1 ? "" : "s"));
+  if (samples_added > 0) parts.push_back(fmt::format("added {} utilization sample{}", samples_added, samples_added == 1 ? "" : "s"));
   if (run_ended) parts.push_back("ended the run");
   std::string text;
   for (const std::string& p : parts) text += (text.empty() ? "" : ", ") + p;
@@ -129,11 +191,13 @@ Result<LedgerCatchUp> CatchUpFromJournal(ledger::Ledger& ledger, const std::stri
     return nullptr;
   };
 
+  std::map<int, ledger::SegmentId> segment_ids;  // the journal's numbers, for its events
   for (const JournalAttempt& attempt : attempts) {
     for (const JournalSegment& seg : attempt.segments) {
       if (seg.opened < run.start) continue;  // an older run of the same name
       const ledger::EndReason reason = EndReasonOf(seg.end);
       if (const ledger::Segment* s = recorded_at(seg.opened)) {
+        segment_ids[seg.number] = s->id;
         if (!seg.closed) continue;  // a killed supervisor's: the next one closes it lost
         if (!s->end) {
           FRUGAL_TRY(ledger.CloseSegment(s->id, *seg.closed, reason));
@@ -152,10 +216,13 @@ Result<LedgerCatchUp> CatchUpFromJournal(ledger::Ledger& ledger, const std::stri
       }
       const ledger::SegmentId id =
           FRUGAL_TRY(ledger.OpenSegment(run.id, OfferOf(attempt, offer), seg.opened));
+      segment_ids[seg.number] = id;
       if (seg.closed) FRUGAL_TRY(ledger.CloseSegment(id, *seg.closed, reason));
       ++done.segments_added;
     }
   }
+
+  FRUGAL_TRY(CatchUpEventsAndSamples(ledger, run, attempts, segment_ids, done));
 
   const JournalAttempt& last = attempts.back();
   if (!last.finished || *last.finished < run.start) return done;

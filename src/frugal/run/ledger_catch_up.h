@@ -16,7 +16,10 @@
 // - the run ends as the journal's last attempt ended (its outcome and time). An attempt that
 //   was preempted (waiting for its requeue) or never finished (a killed supervisor, which the
 //   next supervisor marks lost itself) leaves the run's status as it is.
-// Events and samples that never reached the ledger stay in the journal only. A ledger run is
+// - events and utilization samples the ledger never had are added (an event is known by its time
+//   and kind; an attempt's samples after the last one the ledger holds for it are added, so
+//   samples the ledger has averaged away are not brought back).
+// A ledger run is
 // matched by name (the newest run of that name); a journal the ledger has no run for (written
 // against another ledger) is left alone, and so are journal segments older than the run.
 // Repeating it changes nothing: every step compares before it writes.
@@ -34,10 +37,14 @@ struct LedgerCatchUp {
   int segments_closed = 0;   ///< left open by the ledger, closed as the journal says
   int segments_revised = 0;  ///< closed lost by a sweep, given the journal's end and reason
   int segments_added = 0;    ///< the ledger never had them
+  int events_added = 0;      ///< events the ledger never had
+  int samples_added = 0;     ///< utilization samples the ledger never had
   bool run_ended = false;    ///< the run's status and end set from the journal
 
   [[nodiscard]] bool Any() const {
-    return segments_closed + segments_revised + segments_added > 0 || run_ended;
+    return segments_closed + segments_revised + segments_added + events_added + samples_added >
+               0 ||
+           run_ended;
   }
   /// "closed 1 segment, ended the run as failed" style text for a log line.
   [[nodiscard]] std::string Describe() const;

@@ -51,6 +51,8 @@ ledger::EndReason EndReasonOf(SegmentEnd end) {
   return ledger::EndReason::kFailed;
 }
 
+}  // namespace
+
 ledger::EventType EventTypeOf(EventKind kind) {
   switch (kind) {
     case EventKind::kPreemptionNotice:
@@ -73,7 +75,7 @@ ledger::EventType EventTypeOf(EventKind kind) {
   return ledger::EventType::kNote;
 }
 
-json EventPayload(const RunEvent& e) {
+nlohmann::json EventPayload(const RunEvent& e) {
   json p = {{"kind", EventKindName(e.kind)}, {"segment", e.segment}};
   if (!e.detail.empty()) p["detail"] = e.detail;
   if (e.step) p["step"] = *e.step;
@@ -102,8 +104,6 @@ ledger::Sample LedgerSample(const monitor::Sample& s) {
   out.power_watts = s.gpu_power_watts;
   return out;
 }
-
-}  // namespace
 
 std::optional<ledger::RunStatus> RunStatusOf(const std::string& outcome) {
   if (outcome == "finished") return ledger::RunStatus::kSucceeded;

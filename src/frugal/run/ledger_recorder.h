@@ -98,6 +98,13 @@ class TeeRecorder : public RunRecorder {
   RunRecorder& second_;
 };
 
+/// How the ledger keeps a supervisor's event: its type, and the payload (kind, segment and the
+/// event's figures, durations in seconds).
+[[nodiscard]] ledger::EventType EventTypeOf(EventKind kind);
+[[nodiscard]] nlohmann::json EventPayload(const RunEvent& event);
+/// A utilization sample as the ledger keeps it (percentages, bytes as numbers).
+[[nodiscard]] ledger::Sample LedgerSample(const monitor::Sample& sample);
+
 /// How an attempt's outcome ("finished", "failed", ...) ends the ledger run; nullopt leaves it
 /// as it is (a preempted attempt waits for its requeue).
 [[nodiscard]] std::optional<ledger::RunStatus> RunStatusOf(const std::string& outcome);

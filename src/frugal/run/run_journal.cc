@@ -43,6 +43,69 @@ std::string EventKindName(EventKind kind) {
   return "?";
 }
 
+namespace {
+
+std::optional<EventKind> EventKindNamed(const std::string& name) {
+  for (int k = 0; k <= static_cast<int>(EventKind::kSpotAdvice); ++k) {
+    if (EventKindName(static_cast<EventKind>(k)) == name) return static_cast<EventKind>(k);
+  }
+  return std::nullopt;
+}
+
+std::optional<CapKind> CapKindNamed(const std::string& name) {
+  for (CapKind k : {CapKind::kDollars, CapKind::kGpuHours, CapKind::kWall}) {
+    if (CapKindName(k) == name) return k;
+  }
+  return std::nullopt;
+}
+
+template <typename T>
+std::optional<T> Optional(const json& record, const char* key) {
+  const auto it = record.find(key);
+  if (it == record.end() || !it->is_number()) return std::nullopt;
+  return it->get<T>();
+}
+
+}  // namespace
+
+std::optional<RunEvent> JournalEvent(const json& record) {
+  if (record.value("record", "") != "event" || !record.value("kind", json()).is_string()) {
+    return std::nullopt;
+  }
+  const std::optional<EventKind> kind = EventKindNamed(record.value("kind", ""));
+  const std::optional<WallTime> at = ParseWallTime(record.value("at", ""));
+  if (!kind || !at) return std::nullopt;
+  RunEvent e;
+  e.kind = *kind;
+  e.at = *at;
+  e.segment = Optional<int>(record, "segment").value_or(0);
+  if (record.value("detail", json()).is_string()) e.detail = record["detail"].get<std::string>();
+  e.step = Optional<int64_t>(record, "step");
+  e.bytes = Optional<uint64_t>(record, "bytes");
+  if (const auto ms = Optional<int64_t>(record, "duration_ms")) e.duration = Duration(*ms);
+  if (record.value("cap", json()).is_string()) e.cap = CapKindNamed(record["cap"]);
+  return e;
+}
+
+std::optional<monitor::Sample> JournalSample(const json& record) {
+  if (record.value("record", "") != "sample") return std::nullopt;
+  const std::optional<WallTime> at = ParseWallTime(record.value("at", ""));
+  if (!at) return std::nullopt;
+  monitor::Sample s;
+  s.at = *at;
+  s.processes = Optional<int>(record, "processes").value_or(0);
+  s.cpu_cores = Optional<double>(record, "cpu_cores").value_or(0);
+  s.rss_bytes = Optional<uint64_t>(record, "rss_bytes").value_or(0);
+  s.io_wait_fraction = Optional<double>(record, "io_wait_fraction").value_or(0);
+  s.gpu_util_percent = Optional<double>(record, "gpu_util_percent");
+  s.gpu_memory_bytes = Optional<uint64_t>(record, "gpu_memory_bytes");
+  s.gpu_power_watts = Optional<double>(record, "gpu_power_watts");
+  s.sm_clock_mhz = Optional<double>(record, "sm_clock_mhz");
+  s.sm_active_percent = Optional<double>(record, "sm_active_percent");
+  s.tensor_active_percent = Optional<double>(record, "tensor_active_percent");
+  return s;
+}
+
 std::string FormatWallTime(WallTime t) {
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
   const std::time_t secs = static_cast<std::time_t>(ms / 1000);

@@ -54,6 +54,11 @@ class RunJournal : public RunRecorder {
 /// file does not exist.
 std::vector<nlohmann::json> ReadJournal(const std::filesystem::path& path);
 
+/// The event or utilization sample an `event` or `sample` record holds, as the supervisor
+/// recorded it (times to the millisecond); nullopt for another record or one that is damaged.
+std::optional<RunEvent> JournalEvent(const nlohmann::json& record);
+std::optional<monitor::Sample> JournalSample(const nlohmann::json& record);
+
 /// What earlier invocations of a run left in its journal.
 struct JournalHistory {
   int attempts = 0;

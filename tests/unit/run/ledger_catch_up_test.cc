@@ -214,5 +214,95 @@ TYPED_TEST(LedgerCatchUpTest, AJournalTheLedgerHasNoRunForIsLeftAlone) {
   EXPECT_EQ(*runs, 0);
 }
 
+TYPED_TEST(LedgerCatchUpTest, EventsAndSamplesTheLedgerMissedAreAddedOnce) {
+  auto db = this->Open();
+  ASSERT_NE(db, nullptr);
+  {
+    RunJournal journal(this->Journal());
+    LedgerRecorder to_ledger(*db, "C1", Offer(360));
+    // Start, segment, the first checkpoint and sample reach the ledger; nothing after them.
+    CutRecorder cut(to_ledger, 4);
+    TeeRecorder both(journal, cut);
+    RunStart start;
+    start.run_id = "C1";
+    start.attempt = 1;
+    start.at = kT0;
+    start.command = {"train"};
+    start.price = Rate{Money::FromCents(360)};
+    start.gpus = 1;
+    both.RunStarted(start);
+    both.SegmentOpened({1, kT0 + milliseconds(10), std::nullopt, 0});
+    for (int i = 1; i <= 3; ++i) {
+      RunEvent committed;
+      committed.kind = EventKind::kCheckpointCommitted;
+      committed.segment = 1;
+      committed.at = kT0 + milliseconds(1000 * i);
+      committed.detail = "ckpt-00000" + std::to_string(i);
+      committed.step = 10 * i;
+      committed.bytes = 1000u * static_cast<uint64_t>(i);
+      committed.duration = milliseconds(40);
+      both.Event(committed);
+      monitor::Sample sample;
+      sample.at = kT0 + milliseconds(1000 * i + 500);
+      sample.processes = 2;
+      sample.cpu_cores = 0.5 * i;
+      sample.rss_bytes = 1u << 20;
+      sample.gpu_util_percent = 30.0 * i;
+      both.RecordSample(1, sample);
+    }
+    RunEvent stop;
+    stop.kind = EventKind::kBudgetStop;
+    stop.segment = 1;
+    stop.at = kT0 + milliseconds(3900);
+    stop.detail = "overshoot $0.0001";
+    stop.cap = CapKind::kDollars;
+    both.Event(stop);
+    SegmentClose close;
+    close.segment = 1;
+    close.at = kT0 + milliseconds(4000);
+    close.end = SegmentEnd::kBudgetStop;
+    both.SegmentClosed(close);
+    RunFinish finish;
+    finish.at = kT0 + milliseconds(4100);
+    finish.outcome = "budget_stop";
+    both.RunFinished(finish);
+    ASSERT_TRUE(to_ledger.Flush());
+  }
+  const ledger::RunId id = this->RunOf(*db).id;
+  ASSERT_EQ(db->GetRunDetail(id, ledger::Now())->events.size(), 1u);
+  ASSERT_EQ(db->SamplesOf(id)->size(), 1u);
+
+  Result<LedgerCatchUp> caught = CatchUpFromJournal(*db, "C1", this->Journal(), Offer(360));
+  ASSERT_TRUE(caught.has_value()) << caught.error().message;
+  EXPECT_EQ(caught->events_added, 3);
+  EXPECT_EQ(caught->samples_added, 2);
+  EXPECT_NE(caught->Describe().find("added 3 events, added 2 utilization samples"),
+            std::string::npos)
+      << caught->Describe();
+
+  const ledger::RunDetail detail = *db->GetRunDetail(id, ledger::Now());
+  ASSERT_EQ(detail.events.size(), 4u);
+  const ledger::Event& last = detail.events.back();
+  EXPECT_EQ(last.type, ledger::EventType::kBudgetStop);
+  EXPECT_EQ(last.time, Ms(kT0 + milliseconds(3900)));
+  EXPECT_EQ(last.payload["cap"], "dollars");
+  EXPECT_EQ(last.payload["detail"], "overshoot $0.0001");
+  ASSERT_TRUE(last.segment_id.has_value());
+  EXPECT_EQ(*last.segment_id, db->SegmentsOf(id)->front().id);
+  // The replayed checkpoint events carry what the supervisor recorded.
+  EXPECT_EQ(detail.events[2].payload["step"], 30);
+  EXPECT_EQ(detail.events[2].payload["bytes"], 3000);
+  EXPECT_DOUBLE_EQ(detail.events[2].payload["write_seconds"].get<double>(), 0.04);
+  const std::vector<ledger::Sample> samples = *db->SamplesOf(id);
+  ASSERT_EQ(samples.size(), 3u);
+  EXPECT_EQ(samples.back().time, Ms(kT0 + milliseconds(3500)));
+  EXPECT_DOUBLE_EQ(samples.back().gpu_util.value_or(0), 90.0);
+  EXPECT_DOUBLE_EQ(samples.back().cpu_util.value_or(0), 150.0);
+
+  Result<LedgerCatchUp> again = CatchUpFromJournal(*db, "C1", this->Journal(), Offer(360));
+  ASSERT_TRUE(again.has_value()) << again.error().message;
+  EXPECT_FALSE(again->Any()) << again->Describe();
+}
+
 }  // namespace
 }  // namespace frugal::run
