@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 extern char** environ;
 
@@ -108,6 +109,13 @@ void WriteTestFile(const std::filesystem::path& path, const std::string& content
   std::ofstream out(path, std::ios::binary);
   out << contents;
   ASSERT_TRUE(out.good()) << "cannot write " << path;
+}
+
+std::string ReadTestFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 std::filesystem::path SourceDir() { return FRUGAL_SOURCE_DIR; }

@@ -52,6 +52,8 @@ class TempDir {
 
 /// Writes a file (creating parents); aborts the test on failure.
 void WriteTestFile(const std::filesystem::path& path, const std::string& contents);
+/// A file's whole contents; empty when it cannot be read.
+std::string ReadTestFile(const std::filesystem::path& path);
 
 /// A TCP port on 127.0.0.1 that nothing listened on a moment ago (0 when none could be found).
 int FreeLoopbackPort();

@@ -6,9 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "support/test_support.h"
 
@@ -16,6 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using frugal::testing::CommandResult;
+using frugal::testing::ReadTestFile;
 using frugal::testing::RunFrugal;
 using frugal::testing::SourceDir;
 using frugal::testing::TempDir;
@@ -29,13 +28,6 @@ workload_classes:
   training: [L4, A100-80GB]
 required_tags: [team, project]
 )";
-
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 nlohmann::json Json(const CommandResult& r) {
   try {
@@ -76,7 +68,7 @@ class PolicyE2e : public ::testing::Test {
     WriteTestFile(dir_ / "policy.yaml", kPolicy);
     example_ = (SourceDir() / "examples/plan/llama-7b-finetune.yaml").string();
     // The shipped example without its project tag: every option breaks required-tags.
-    std::string job = ReadText(example_);
+    std::string job = ReadTestFile(example_);
     const std::string tags = "tags: {team: nlp, project: assistant, owner: grace}";
     ASSERT_NE(job.find(tags), std::string::npos);
     job.replace(job.find(tags), tags.size(), "tags: {team: nlp, owner: grace}");

@@ -8,9 +8,7 @@
 #include <signal.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <thread>
 
 #include "run_e2e_support.h"
@@ -21,19 +19,13 @@ namespace frugal::run::e2e {
 namespace {
 
 namespace fs = std::filesystem;
+using frugal::testing::ReadTestFile;
 using frugal::testing::RunFrugal;
 using frugal::testing::SlurmCluster;
 using frugal::testing::TempDir;
 using json = nlohmann::json;
 
 constexpr int kSteps = 24;
-
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 /// The counter child's value after `steps` steps, interrupted or not.
 int64_t CounterValue(int steps) {
@@ -74,7 +66,7 @@ class SlurmRun : public ::testing::Test {
   /// Waits until the run's journal has a committed checkpoint.
   bool WaitForCheckpoint(const std::string& job) const {
     for (int i = 0; i < 240; ++i) {
-      if (ReadAll(RunDir(job) / "journal.jsonl").find("checkpoint_committed") !=
+      if (ReadTestFile(RunDir(job) / "journal.jsonl").find("checkpoint_committed") !=
           std::string::npos) {
         return true;
       }
@@ -97,7 +89,7 @@ class SlurmRun : public ::testing::Test {
     ASSERT_TRUE(
         cluster_->WaitForJob(job, {"COMPLETED", "FAILED", "CANCELLED"}, std::chrono::seconds(90)))
         << cluster_->JobState(job);
-    const std::string log = ReadAll(home_ / "job.log");
+    const std::string log = ReadTestFile(home_ / "job.log");
     EXPECT_EQ(cluster_->JobState(job), "COMPLETED") << log;
     EXPECT_NE(log.find("final value " + std::to_string(CounterValue(kSteps))), std::string::npos)
         << log;
@@ -126,7 +118,7 @@ std::unique_ptr<SlurmCluster> SlurmRun::cluster_;
 
 TEST_F(SlurmRun, AJobSlurmRequeuesResumesFromItsCheckpointAsOneRun) {
   const std::string job = Submit();
-  ASSERT_TRUE(WaitForCheckpoint(job)) << ReadAll(home_ / "job.log");
+  ASSERT_TRUE(WaitForCheckpoint(job)) << ReadTestFile(home_ / "job.log");
   // What Slurm does to a job it preempts with PreemptMode=REQUEUE: SIGTERM to the job's
   // processes, then the job goes back to the queue under its id.
   const auto requeued = cluster_->Client("scontrol", {"requeue", job});
@@ -137,15 +129,17 @@ TEST_F(SlurmRun, AJobSlurmRequeuesResumesFromItsCheckpointAsOneRun) {
 
 TEST_F(SlurmRun, AJobFrugalFindsPreemptedRequeuesItselfWithExit75) {
   const std::string job = Submit();
-  ASSERT_TRUE(WaitForCheckpoint(job)) << ReadAll(home_ / "job.log");
+  ASSERT_TRUE(WaitForCheckpoint(job)) << ReadTestFile(home_ / "job.log");
   // A preemption only frugal hears of (here a signal to the supervisor, as a cloud notice
   // would be): it exits 75 and the batch script asks Slurm for the requeue.
-  const pid_t supervisor = static_cast<pid_t>(std::stol(ReadAll(RunDir(job) / "supervisor.lock")));
+  const pid_t supervisor =
+      static_cast<pid_t>(std::stol(ReadTestFile(RunDir(job) / "supervisor.lock")));
   ASSERT_GT(supervisor, 0);
   ASSERT_EQ(::kill(supervisor, SIGTERM), 0);
   StartRequeuedJob(job);
   ExpectOneRunResumedOnce(job);
-  EXPECT_NE(ReadAll(home_ / "job.log").find("preempted; requeueing job " + job), std::string::npos);
+  EXPECT_NE(ReadTestFile(home_ / "job.log").find("preempted; requeueing job " + job),
+            std::string::npos);
 }
 
 }  // namespace

@@ -4,9 +4,7 @@
 #include <unistd.h>
 
 #include <csignal>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <thread>
 
 namespace frugal::testing {
@@ -20,17 +18,10 @@ std::string& Why() {
   return why;
 }
 
-std::string ReadAll(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 /// The pid a daemon wrote to its pid file, or 0.
 pid_t PidIn(const std::filesystem::path& file) {
   try {
-    return static_cast<pid_t>(std::stol(ReadAll(file)));
+    return static_cast<pid_t>(std::stol(ReadTestFile(file)));
   } catch (const std::exception&) {
     return 0;
   }
@@ -143,8 +134,8 @@ bool SlurmCluster::Launch(std::string& why) {
     if (state.exit_code == 0 && state.out.find("idle") != std::string::npos) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  why = "the node never became idle; slurmctld.log:\n" + ReadAll(dir_ / "slurmctld.log") +
-        "\nslurmd.log:\n" + ReadAll(dir_ / "slurmd.log");
+  why = "the node never became idle; slurmctld.log:\n" + ReadTestFile(dir_ / "slurmctld.log") +
+        "\nslurmd.log:\n" + ReadTestFile(dir_ / "slurmd.log");
   return false;
 }
 
