@@ -208,4 +208,18 @@ void NoteEditedSpec(const nlohmann::json& state, Streams& s) {
       path.string(), name, fmt::join(changed, ", "));
 }
 
+void PrintCapEdits(const std::string& study, const std::vector<tune::CapEdit>& edits,
+                   const tune::BudgetGate& gate, Streams& s) {
+  for (const tune::CapEdit& e : edits) {
+    s.err << fmt::format("study '{}': {} {} \u2192 {}\n", study, e.field, e.from, e.to);
+  }
+  if (edits.empty()) return;
+  if (gate.spent_gpu_seconds() >= gate.cap_gpu_seconds() * (1 - 1e-12)) {
+    s.err << fmt::format(
+        "study '{}': the new cap is at or below what it has spent ({}, {:.2f} GPU-h): no trial "
+        "starts or resumes, and it ends stopped at its budget ({} over)\n",
+        study, gate.spend().ToString(), gate.gpu_hours(), gate.Overshoot().ToString());
+  }
+}
+
 }  // namespace frugal::cli

@@ -129,6 +129,8 @@ nlohmann::json Study::SaveState() const {
       {"spec_base", text_.base_dir.string()},
       {"pricing", PricingToJson(spec_.resources)},
       {"early_rungs", spec_.fidelity.early_rungs},
+      {"caps", CapsToJson(spec_.gates)},
+      {"cap_changes", cap_changes_},
       {"trials", trials},
       {"running", running_},
       {"scheduler", scheduler_->Save()},
@@ -188,6 +190,7 @@ Result<std::unique_ptr<Study>> Study::Restore(const nlohmann::json& state, Study
       study->trials_.push_back(std::move(t));
     }
     study->running_ = state.at("running").get<std::vector<int64_t>>();
+    study->cap_changes_ = state.value("cap_changes", nlohmann::json::array());
     FRUGAL_TRY(study->scheduler_->Load(state.at("scheduler"), study->trials_));
     FRUGAL_TRY(study->sampler_->LoadState(state.at("sampler").get<std::string>()));
     const auto& acc = state.at("accounting");
@@ -210,6 +213,54 @@ Result<std::unique_ptr<Study>> Study::Restore(const nlohmann::json& state, Study
     return study;
   } catch (const nlohmann::json::exception& e) {
     return Fail(ErrorCode::kBadInput, std::string("study state: ") + e.what());
+  }
+}
+
+void Study::OnCapsChanged(const Gates& before, const std::vector<CapEdit>& edits) {
+  for (const CapEdit& e : edits) {
+    cap_changes_.push_back({{"field", e.field},
+                            {"from", e.from},
+                            {"to", e.to},
+                            {"at_spend_usd", gate_.spend().dollars()}});
+  }
+  const double cap = gate_.cap_gpu_seconds();
+  if (gate_.spent_gpu_seconds() >= cap * (1 - 1e-12)) {
+    // Spent already: nothing more may run. Trials a stopped tuner left running checkpoint and
+    // stop (those not relaunched yet are not relaunched).
+    const std::vector<int64_t> running = running_;
+    for (int64_t id : running) {
+      Trial& t = trials_[static_cast<size_t>(id)];
+      AccrueStop(t);
+      EndTrial(t, TrialState::kStoppedAtBudget);
+    }
+    CloseStarts("budget");
+    return;
+  }
+  const BudgetGate old_gate(before, spec_.resources.price_per_gpu_hour, spec_.resources.gpus);
+  const bool budget_raised = cap > old_gate.cap_gpu_seconds() * (1 + 1e-12);
+  const bool trials_raised = spec_.gates.max_trials &&
+                             static_cast<int64_t>(trials_.size()) < *spec_.gates.max_trials &&
+                             (!before.max_trials || *before.max_trials < *spec_.gates.max_trials);
+  const bool wall_raised =
+      before.trial_max_wall &&
+      (!spec_.gates.trial_max_wall || *spec_.gates.trial_max_wall > *before.trial_max_wall);
+  const bool reopen_budget = stop_reason_ == "budget" && budget_raised;
+  if (reopen_budget || (stop_reason_ == "scheduler finished" && trials_raised)) {
+    stop_reason_.clear();
+  }
+  // Brackets (sha, hyperband) counted a stopped member as ended and may have closed without
+  // it: such trials stay as they are.
+  if (spec_.scheduler == SchedulerKind::kSha || spec_.scheduler == SchedulerKind::kHyperband)
+    return;
+  const auto& wall = spec_.gates.trial_max_wall;
+  for (Trial& t : trials_) {
+    const bool budget_stopped = t.state == TrialState::kStoppedAtBudget && reopen_budget;
+    const bool wall_stopped = t.state == TrialState::kStoppedAtWall && wall_raised &&
+                              (!wall || t.cost_seconds < ToSeconds(*wall));
+    // Checkpointed where it stopped, short of its next rung: it resumes like a promotion.
+    if ((budget_stopped || wall_stopped) && t.target_rung > t.RungReached()) {
+      t.state = TrialState::kPaused;
+    }
   }
 }
 
