@@ -154,6 +154,7 @@ nlohmann::json Study::SaveState() const {
 }
 
 Result<void> Study::Persist(const std::string& status) {
+  runner_.RecordTrialStates(trials_);
   nlohmann::json state = SaveState();
   state["status"] = status;
   state["summary"] = SummaryToJson(Summary());
