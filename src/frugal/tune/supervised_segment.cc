@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
 
 #include "frugal/core/log.h"
 #include "frugal/run/ledger_catch_up.h"
@@ -71,13 +72,48 @@ struct LedgerSide {
   std::unique_ptr<run::LedgerRecorder> recorder;
 };
 
+/// Records the run `run_id` in the ledger as its journal's first attempt started it, when the
+/// ledger never got it (its writes failed from the trial's start on). Only a journal of that
+/// run counts. Returns whether the run is in the ledger now.
+bool BeginRunFromJournal(ledger::Ledger& ledger, const std::string& run_id,
+                         const std::filesystem::path& journal, const ledger::SegmentOffer& offer) {
+  for (const nlohmann::json& r : run::ReadJournal(journal)) {
+    if (r.value("record", "") != "run_started") continue;
+    const std::optional<run::WallTime> at = run::ParseWallTime(r.value("at", ""));
+    if (r.value("run_id", "") != run_id || !at) return false;
+    run::RunStart start;
+    start.run_id = run_id;
+    start.attempt = 1;
+    start.at = *at;
+    try {
+      start.command = r.value("command", std::vector<std::string>{});
+      start.tags = r.value("tags", std::map<std::string, std::string>{});
+      const nlohmann::json caps = r.value("caps", nlohmann::json::object());
+      if (caps.contains("dollars_micros"))
+        start.caps.dollars = Money::FromMicros(caps.at("dollars_micros").get<int64_t>());
+      if (caps.contains("gpu_hours")) start.caps.gpu_hours = caps.at("gpu_hours").get<double>();
+    } catch (const nlohmann::json::exception&) {
+      return false;  // a record this frugal did not write: leave the run to its own ledger
+    }
+    run::LedgerRecorder recorder(ledger, run_id, offer);
+    recorder.RunStarted(start);
+    return recorder.Flush();
+  }
+  return false;
+}
+
 /// Brings the ledger's run of a trial up to the trial's journal, as `frugal run` does before a
 /// relaunch: what an earlier supervisor could not write there (a full disk, a dead server) is
-/// in the journal. A ledger that still fails is warned about; the trial goes on.
+/// in the journal, the run's start included. A ledger that still fails is warned about; the
+/// trial goes on.
 void CatchUpTrial(ledger::Ledger& ledger, const std::string& run_id,
                   const std::filesystem::path& journal, const ledger::SegmentOffer& offer) {
   std::error_code ec;
   if (!std::filesystem::exists(journal, ec)) return;
+  if (const Result<std::optional<ledger::Run>> found = run::FindRunByName(ledger, run_id);
+      found && !*found && BeginRunFromJournal(ledger, run_id, journal, offer)) {
+    log::Warning("{}: the ledger had missed the trial's run; recorded from its journal", run_id);
+  }
   const Result<run::LedgerCatchUp> caught = run::CatchUpFromJournal(ledger, run_id, journal, offer);
   if (!caught) {
     log::Warning("{}: the ledger could not be brought up to the trial's journal: {}", run_id,

@@ -73,6 +73,57 @@ TEST_F(TuneTrialLedger, ResumeCatchesATrialsLedgerRunUpFromItsJournal) {
   EXPECT_EQ(after["end"], whole["end"]);
 }
 
+TEST_F(TuneTrialLedger, ATunerWhoseLedgerWritesFailedIsCaughtUpOnResume) {
+  // A first run creates the ledger (over 100 KiB), then the study runs with every file it writes
+  // limited to 100 KiB (RLIMIT_FSIZE, SIGXFSZ ignored so a write past it fails with EFBIG, as on
+  // a full disk): once the ledger's write-ahead log reaches the limit every ledger write fails,
+  // while journals, checkpoints and the study's state stay well under it.
+  ASSERT_EQ(RunFrugal({"run", "--price", "36/h", "--", "/bin/true"}, home_.path()).exit_code, 0);
+  ASSERT_GT(std::filesystem::file_size(Db()), 100u * 1024);
+  WriteTestFile(dir_ / "full.yaml", R"(name: full
+trial: {command: [python3, trainer.py]}
+space:
+  x: {type: float, low: 0.0, high: 1.0}
+objective: {metric: loss, direction: minimize}
+fidelity: {name: epoch, min: 1, max: 9, reduction_factor: 3, cost_per_unit: 200ms}
+scheduler: asha
+sampler: random
+seed: 4
+resources: {gpus: 1, price_per_hour: 36, workers: 1}
+gates: {budget_usd: 10, max_trials: 4}
+)");
+  std::vector<std::string> env = Env();
+  env.push_back("FRUGAL_HOME=" + home_.path().string());
+  const CommandResult full =
+      RunProgram({"/bin/sh", "-c", "trap '' XFSZ; ulimit -f 200; exec \"$@\"", "sh", FRUGAL_BINARY,
+                  "-q", "tune", (dir_ / "full.yaml").string()},
+                 env);
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  const CommandResult status = RunFrugal({"tune", "status", "full", "--json"}, home_.path());
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  const json trials = json::parse(status.out, nullptr, false)["per_trial"];
+  ASSERT_EQ(trials.size(), 4u);
+  // The ledger missed part of the study: a trial run it never heard of, or one still running.
+  const json missed = Runs("full");
+  bool behind = missed.size() < trials.size();
+  for (const json& r : missed) behind = behind || r["status"] == "running";
+  ASSERT_TRUE(behind) << missed.dump();
+
+  const CommandResult resumed = RunFrugal({"tune", "resume", "full"}, home_.path(), Env());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const json runs = Runs("full");
+  ASSERT_EQ(runs.size(), trials.size()) << runs.dump();
+  int64_t run_micros = 0;
+  for (const json& r : runs) {
+    const json& t = trials[static_cast<size_t>(std::stoi(r["tags"]["trial"].get<std::string>()))];
+    EXPECT_EQ(r["status"], t["state"] == "completed" ? "succeeded" : t["state"].get<std::string>())
+        << r.dump();
+    run_micros += r["cost_micros"].get<int64_t>();
+  }
+  EXPECT_NEAR(static_cast<double>(run_micros) / 1e6,
+              json::parse(status.out, nullptr, false)["spend_usd"].get<double>(), 1e-4);
+}
+
 TEST_F(TuneTrialLedger, SweepFindsATrialsJournalInItsStudyFolder) {
   const CommandResult study = RunFakeStudy("swept", "", "asha", 5, 2);
   ASSERT_EQ(study.exit_code, 0) << study.err;
