@@ -200,6 +200,7 @@ class SupervisedRunner final : public TrialRunner {
   /// Per trial: the state last recorded for its run (erased when a segment launches).
   std::map<int64_t, TrialState> recorded_states_;
   std::unique_ptr<ledger::Ledger> status_ledger_;  ///< opened on the first status to record
+  bool status_ledger_tried_ = false;
 };
 
 /// The ledger run status of a trial in `state` (not running): paused → paused, completed →

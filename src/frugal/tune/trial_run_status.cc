@@ -78,34 +78,32 @@ void SupervisedRunner::RecordTrialStates(const std::vector<Trial>& trials) {
     if (end->decided != name) {
       run::RunJournal(journal).RunStatusDecided(name, end->end);
     }
-    if (!status_ledger_ && options_.open_ledger) {
+    if (!status_ledger_tried_ && options_.open_ledger) {
+      status_ledger_tried_ = true;
       Result<std::unique_ptr<ledger::Ledger>> opened = options_.open_ledger();
       if (!opened) {
         log::Warning("{}: the ledger cannot be opened ({}); trial statuses are journaled only",
                      options_.study, opened.error().message);
-        options_.open_ledger = nullptr;
       } else {
         status_ledger_ = std::move(*opened);
       }
     }
+    // The journal now says it; a ledger write that fails (or a run the ledger still shows
+    // running) is left to the journal's catch-up at the next resume or sweep, not retried here.
     if (status_ledger_) {
       const ledger::Timestamp at =
           std::chrono::time_point_cast<std::chrono::milliseconds>(end->end);
       const auto found = run::FindRunByName(*status_ledger_, t.run_name);
+      Result<void> done;
       if (!found) {
-        log::Warning("{}: status not recorded in the ledger: {}", t.run_name,
-                     found.error().message);
-        continue;  // tried again at the next save
+        done = Fail(found.error());
+      } else if (*found && (*found)->status != ledger::RunStatus::kRunning &&
+                 ((*found)->status != status || (*found)->end != at)) {
+        done = status_ledger_->ReviseRunEnd((*found)->id, status, at);
       }
-      // A run still open in the ledger missed its end: the journal's catch-up gives it.
-      if (*found && (*found)->status != ledger::RunStatus::kRunning &&
-          ((*found)->status != status || (*found)->end != at)) {
-        if (const Result<void> done = status_ledger_->ReviseRunEnd((*found)->id, status, at);
-            !done) {
-          log::Warning("{}: status not recorded in the ledger: {}", t.run_name,
-                       done.error().message);
-          continue;
-        }
+      if (!done) {
+        log::Warning("{}: status {} not recorded in the ledger ({}); its journal has it",
+                     t.run_name, name, done.error().message);
       }
     }
     recorded_states_[t.id] = t.state;
