@@ -362,8 +362,7 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
 }
 
 Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
-  const tune::CapChange caps = FRUGAL_TRY(tune::ParseCapFlags(
-      o.new_budget, o.new_max_gpu_hours, o.new_max_trials, o.new_trial_max_wall));
+  const tune::CapChange caps = FRUGAL_TRY(tune::ParseCapFlags(o.new_caps));
   const FileLock lock = FRUGAL_TRY(LockStudy(o.study));
   Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kMustExist, o.study));
   tune::StudyStore& store = *st.store;
@@ -519,12 +518,16 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
       ->add_option("--save-every-ms", o->save_every_ms,
                    "Save the study state at most this often (default 200)")
       ->check(WholeNumber(0, 86'400'000));
-  resume->add_option("--budget", o->new_budget,
+  resume->add_option("--budget", o->new_caps.budget,
                      "New hard dollar budget (replaces the study's; lower than spent: stop)");
-  resume->add_option("--max-gpu-hours", o->new_max_gpu_hours, "New hard GPU-hour cap");
-  resume->add_option("--max-trials", o->new_max_trials, "New cap on the number of trials");
-  resume->add_option("--trial-max-wall", o->new_trial_max_wall,
+  resume->add_option("--max-gpu-hours", o->new_caps.max_gpu_hours, "New hard GPU-hour cap");
+  resume->add_option("--max-trials", o->new_caps.max_trials, "New cap on the number of trials");
+  resume->add_option("--trial-max-wall", o->new_caps.trial_max_wall,
                      "New per-trial wall-clock cap (e.g. 3h)");
+  resume->add_option("--plateau-trials", o->new_caps.plateau_trials,
+                     "New plateau gate: stop after N trials without improvement");
+  resume->add_option("--plateau-spend", o->new_caps.plateau_spend,
+                     "New plateau gate: stop after this many dollars without improvement");
   resume->callback([o, &global, &action] {
     action = [o, &global](Streams& s) { return ResumeTune(*o, global, s); };
   });

@@ -43,10 +43,7 @@ struct TuneOptions {
   std::vector<std::string> flags_form_given;  // flags-form options given on the command line
   std::string study;                          // status, resume
   // resume: new caps (empty: keep the study's)
-  std::string new_budget;
-  std::string new_max_gpu_hours;
-  std::string new_max_trials;
-  std::string new_trial_max_wall;
+  tune::CapFlags new_caps;  // resume: new caps (empty: keep the study's)
   std::string check_path;
   std::optional<std::string> override_reason;
 };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <utility>
 
 #include "frugal/core/text.h"
 
@@ -15,7 +16,35 @@ nlohmann::json OrNull(const std::optional<T>& v, F to_json) {
   return v ? nlohmann::json(to_json(*v)) : nlohmann::json(nullptr);
 }
 
+template <typename T>
+std::optional<T> Optional(const nlohmann::json& doc, const char* key) {
+  const nlohmann::json& v = doc.at(key);
+  return v.is_null() ? std::nullopt : std::optional<T>(v.get<T>());
+}
+
 std::string GpuHoursText(double h) { return fmt::format("{:g} GPU-h", h); }
+
+Result<Money> PositiveMoney(const std::string& text, const std::string& flag) {
+  const Money m =
+      FRUGAL_TRY(Money::Parse(text).map_error([&flag](const Error& e) { return e.Wrap(flag); }));
+  if (m.micros() <= 0) {
+    return Fail(ErrorCode::kBadInput, flag + ": '" + text + "' must be positive");
+  }
+  return m;
+}
+
+Result<int64_t> AtLeastOne(const std::string& text, const std::string& flag) {
+  const int64_t n =
+      FRUGAL_TRY(ParseInt(text).map_error([&flag](const Error& e) { return e.Wrap(flag); }));
+  if (n < 1) return Fail(ErrorCode::kBadInput, flag + ": '" + text + "' must be at least 1");
+  return n;
+}
+
+nlohmann::json PlateauToJson(const PlateauGate& p) {
+  return {{"epsilon", p.epsilon},
+          {"trials", OrNull(p.trials, [](int64_t n) { return n; })},
+          {"spend_micros", OrNull(p.spend, [](Money m) { return m.micros(); })}};
+}
 
 }  // namespace
 
@@ -25,6 +54,7 @@ nlohmann::json CapsToJson(const Gates& gates) {
       {"max_gpu_hours", OrNull(gates.max_gpu_hours, [](double h) { return h; })},
       {"max_trials", OrNull(gates.max_trials, [](int64_t n) { return n; })},
       {"trial_max_wall_ms", OrNull(gates.trial_max_wall, [](Duration d) { return d.count(); })},
+      {"plateau", OrNull(gates.plateau, PlateauToJson)},
   };
 }
 
@@ -34,84 +64,78 @@ Result<void> ApplySavedCaps(StudySpec& spec, const nlohmann::json& state) {
   try {
     const nlohmann::json& caps = *it;
     Gates& g = spec.gates;
-    g.budget =
-        caps.at("budget_micros").is_null()
-            ? std::nullopt
-            : std::optional<Money>(Money::FromMicros(caps.at("budget_micros").get<int64_t>()));
-    g.max_gpu_hours = caps.at("max_gpu_hours").is_null()
-                          ? std::nullopt
-                          : std::optional<double>(caps.at("max_gpu_hours").get<double>());
-    g.max_trials = caps.at("max_trials").is_null()
-                       ? std::nullopt
-                       : std::optional<int64_t>(caps.at("max_trials").get<int64_t>());
-    g.trial_max_wall =
-        caps.at("trial_max_wall_ms").is_null()
-            ? std::nullopt
-            : std::optional<Duration>(Duration(caps.at("trial_max_wall_ms").get<int64_t>()));
+    const auto budget = Optional<int64_t>(caps, "budget_micros");
+    g.budget = budget ? std::optional<Money>(Money::FromMicros(*budget)) : std::nullopt;
+    g.max_gpu_hours = Optional<double>(caps, "max_gpu_hours");
+    g.max_trials = Optional<int64_t>(caps, "max_trials");
+    const auto wall = Optional<int64_t>(caps, "trial_max_wall_ms");
+    g.trial_max_wall = wall ? std::optional<Duration>(Duration(*wall)) : std::nullopt;
+    if (const auto p = caps.find("plateau"); p != caps.end() && p->is_null()) {
+      g.plateau.reset();
+    } else if (p != caps.end()) {
+      PlateauGate plateau;
+      plateau.epsilon = p->at("epsilon").get<double>();
+      plateau.trials = Optional<int64_t>(*p, "trials");
+      const auto spend = Optional<int64_t>(*p, "spend_micros");
+      if (spend) plateau.spend = Money::FromMicros(*spend);
+      g.plateau = plateau;
+    }
   } catch (const nlohmann::json::exception& e) {
     return Fail(ErrorCode::kBadInput, std::string("study state: caps: ") + e.what());
   }
   return {};
 }
 
-Result<CapChange> ParseCapFlags(const std::string& budget, const std::string& max_gpu_hours,
-                                const std::string& max_trials, const std::string& trial_max_wall) {
+Result<CapChange> ParseCapFlags(const CapFlags& flags) {
   CapChange change;
-  if (!budget.empty()) {
-    const Money m = FRUGAL_TRY(
-        Money::Parse(budget).map_error([](const Error& e) { return e.Wrap("--budget"); }));
-    if (m.micros() <= 0) {
-      return Fail(ErrorCode::kBadInput, "--budget: '" + budget + "' must be positive");
-    }
-    change.budget = m;
-  }
-  if (!max_gpu_hours.empty()) {
-    const double h = FRUGAL_TRY(ParseDouble(max_gpu_hours).map_error([](const Error& e) {
+  if (!flags.budget.empty()) change.budget = FRUGAL_TRY(PositiveMoney(flags.budget, "--budget"));
+  if (!flags.max_gpu_hours.empty()) {
+    const double h = FRUGAL_TRY(ParseDouble(flags.max_gpu_hours).map_error([](const Error& e) {
       return e.Wrap("--max-gpu-hours");
     }));
     if (!(h > 0) || !std::isfinite(h)) {
       return Fail(ErrorCode::kBadInput,
-                  "--max-gpu-hours: '" + max_gpu_hours + "' must be positive");
+                  "--max-gpu-hours: '" + flags.max_gpu_hours + "' must be positive");
     }
     change.max_gpu_hours = h;
   }
-  if (!max_trials.empty()) {
-    const int64_t n = FRUGAL_TRY(
-        ParseInt(max_trials).map_error([](const Error& e) { return e.Wrap("--max-trials"); }));
-    if (n < 1) {
-      return Fail(ErrorCode::kBadInput, "--max-trials: '" + max_trials + "' must be at least 1");
-    }
-    change.max_trials = n;
-  }
-  if (!trial_max_wall.empty()) {
-    const Duration d = FRUGAL_TRY(ParseDuration(trial_max_wall).map_error([](const Error& e) {
+  if (!flags.max_trials.empty())
+    change.max_trials = FRUGAL_TRY(AtLeastOne(flags.max_trials, "--max-trials"));
+  if (!flags.trial_max_wall.empty()) {
+    const Duration d = FRUGAL_TRY(ParseDuration(flags.trial_max_wall).map_error([](const Error& e) {
       return e.Wrap("--trial-max-wall");
     }));
     if (d <= Duration(0)) {
       return Fail(ErrorCode::kBadInput,
-                  "--trial-max-wall: '" + trial_max_wall + "' must be positive");
+                  "--trial-max-wall: '" + flags.trial_max_wall + "' must be positive");
     }
     change.trial_max_wall = d;
   }
+  if (!flags.plateau_trials.empty())
+    change.plateau_trials = FRUGAL_TRY(AtLeastOne(flags.plateau_trials, "--plateau-trials"));
+  if (!flags.plateau_spend.empty())
+    change.plateau_spend = FRUGAL_TRY(PositiveMoney(flags.plateau_spend, "--plateau-spend"));
   return change;
 }
 
 Result<std::vector<CapEdit>> ApplyCapChange(StudySpec& spec, const CapChange& change) {
+  const auto& price = spec.resources.price_per_gpu_hour;
+  const bool priced = price && price->per_hour.micros() > 0;
+  for (const auto& [given, flag] :
+       {std::pair{change.budget.has_value(), "--budget"},
+        std::pair{change.plateau_spend.has_value(), "--plateau-spend"}}) {
+    if (given && !priced) {
+      return Fail(ErrorCode::kBadInput,
+                  std::string(flag) + ": study '" + spec.name +
+                      "' has no price per GPU-hour, so a dollar gate would never bind");
+    }
+  }
   std::vector<CapEdit> edits;
   Gates& g = spec.gates;
-  if (change.budget) {
-    const auto& price = spec.resources.price_per_gpu_hour;
-    if (!price || price->per_hour.micros() <= 0) {
-      return Fail(ErrorCode::kBadInput,
-                  "--budget: study '" + spec.name +
-                      "' has no price per GPU-hour, so a dollar cap would never bind; use "
-                      "--max-gpu-hours");
-    }
-    if (g.budget != change.budget) {
-      edits.push_back(
-          {"budget_usd", g.budget ? g.budget->ToString() : "none", change.budget->ToString()});
-      g.budget = change.budget;
-    }
+  if (change.budget && g.budget != change.budget) {
+    edits.push_back(
+        {"budget_usd", g.budget ? g.budget->ToString() : "none", change.budget->ToString()});
+    g.budget = change.budget;
   }
   if (change.max_gpu_hours && g.max_gpu_hours != change.max_gpu_hours) {
     edits.push_back({"max_gpu_hours", g.max_gpu_hours ? GpuHoursText(*g.max_gpu_hours) : "none",
@@ -128,6 +152,20 @@ Result<std::vector<CapEdit>> ApplyCapChange(StudySpec& spec, const CapChange& ch
                      g.trial_max_wall ? FormatDuration(*g.trial_max_wall) : "none",
                      FormatDuration(*change.trial_max_wall)});
     g.trial_max_wall = change.trial_max_wall;
+  }
+  if (change.plateau_trials || change.plateau_spend) {
+    PlateauGate p = g.plateau.value_or(PlateauGate{});
+    if (change.plateau_trials && p.trials != change.plateau_trials) {
+      edits.push_back({"plateau_trials", p.trials ? std::to_string(*p.trials) : "none",
+                       std::to_string(*change.plateau_trials)});
+      p.trials = change.plateau_trials;
+    }
+    if (change.plateau_spend && p.spend != change.plateau_spend) {
+      edits.push_back({"plateau_spend_usd", p.spend ? p.spend->ToString() : "none",
+                       change.plateau_spend->ToString()});
+      p.spend = change.plateau_spend;
+    }
+    g.plateau = p;
   }
   return edits;
 }

@@ -7,7 +7,8 @@
 //
 // State format (inside the study state document, since state version 2 writers):
 //   "caps": {"budget_micros": int|null, "max_gpu_hours": number|null,
-//            "max_trials": int|null, "trial_max_wall_ms": int|null}
+//            "max_trials": int|null, "trial_max_wall_ms": int|null,
+//            "plateau": {"epsilon": number, "trials": int|null, "spend_micros": int|null}|null}
 //   "cap_changes": [{"field": "budget_usd", "from": "$100.00", "to": "$150.00",
 //                    "at_spend_usd": number}]
 // A state without "caps" (written before caps could change) uses its spec's gates.
@@ -31,8 +32,18 @@ struct CapChange {
   std::optional<double> max_gpu_hours;
   std::optional<int64_t> max_trials;
   std::optional<Duration> trial_max_wall;
+  std::optional<int64_t> plateau_trials;
+  std::optional<Money> plateau_spend;
+};
 
-  [[nodiscard]] bool Any() const { return budget || max_gpu_hours || max_trials || trial_max_wall; }
+/// The resume flags as given (empty: not given).
+struct CapFlags {
+  std::string budget;          ///< --budget
+  std::string max_gpu_hours;   ///< --max-gpu-hours
+  std::string max_trials;      ///< --max-trials
+  std::string trial_max_wall;  ///< --trial-max-wall
+  std::string plateau_trials;  ///< --plateau-trials
+  std::string plateau_spend;   ///< --plateau-spend
 };
 
 /// The caps of `gates` as the state's "caps" object.
@@ -41,24 +52,22 @@ nlohmann::json CapsToJson(const Gates& gates);
 /// "caps" object is malformed.
 [[nodiscard]] Result<void> ApplySavedCaps(StudySpec& spec, const nlohmann::json& state);
 
-/// Parses resume flags into a CapChange. Each error names its flag (kBadInput): `--budget`
-/// must be a positive amount, `--max-gpu-hours` positive, `--max-trials` at least 1,
-/// `--trial-max-wall` a positive duration. Unset strings are not given.
-[[nodiscard]] Result<CapChange> ParseCapFlags(const std::string& budget,
-                                              const std::string& max_gpu_hours,
-                                              const std::string& max_trials,
-                                              const std::string& trial_max_wall);
+/// Parses resume flags into a CapChange. Each error names its flag (kBadInput): `--budget` and
+/// `--plateau-spend` must be positive amounts, `--max-gpu-hours` positive, `--max-trials` and
+/// `--plateau-trials` at least 1, `--trial-max-wall` a positive duration.
+[[nodiscard]] Result<CapChange> ParseCapFlags(const CapFlags& flags);
 
 /// One cap that a change replaced: its gate name and the two values as text.
 struct CapEdit {
-  std::string field;  ///< budget_usd, max_gpu_hours, max_trials, trial_max_wall
+  std::string field;  ///< budget_usd, max_gpu_hours, max_trials, trial_max_wall,
+                      ///< plateau_trials, plateau_spend_usd
   std::string from;   ///< "none" when the study had no such cap
   std::string to;
 };
 
 /// Applies `change` to `spec`'s gates and returns what changed (a value given equal to the
-/// current one is no edit). kBadInput naming `--budget` when the study has no price to count a
-/// dollar cap against.
+/// current one is no edit). kBadInput naming `--budget` or `--plateau-spend` when the study has
+/// no price to count a dollar gate against. A plateau gate the study lacked is added (ε = 0).
 [[nodiscard]] Result<std::vector<CapEdit>> ApplyCapChange(StudySpec& spec, const CapChange& change);
 
 }  // namespace frugal::tune

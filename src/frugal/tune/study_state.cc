@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -248,6 +249,25 @@ void Study::OnCapsChanged(const Gates& before, const std::vector<CapEdit>& edits
   const bool reopen_budget = stop_reason_ == "budget" && budget_raised;
   if (reopen_budget || (stop_reason_ == "scheduler finished" && trials_raised)) {
     stop_reason_.clear();
+  }
+  // A plateau gate loosened: the study searches on, and stops again once the new gate sees no
+  // improvement (checked after every event, as before).
+  // Either criterion stops the study, so an absent one is the loosest.
+  const auto& p_now = spec_.gates.plateau;
+  const auto& p_was = before.plateau;
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  auto trials_of = [&](const std::optional<PlateauGate>& p) {
+    return p && p->trials ? static_cast<double>(*p->trials) : kNever;
+  };
+  auto spend_of = [&](const std::optional<PlateauGate>& p) {
+    return p && p->spend ? p->spend->dollars() : kNever;
+  };
+  const bool plateau_loosened =
+      trials_of(p_now) >= trials_of(p_was) && spend_of(p_now) >= spend_of(p_was) &&
+      (trials_of(p_now) > trials_of(p_was) || spend_of(p_now) > spend_of(p_was));
+  if (stop_reason_ == "plateau" && plateau_loosened) {
+    stop_reason_.clear();
+    stopping_ = false;
   }
   // Brackets (sha, hyperband) counted a stopped member as ended and may have closed without
   // it: such trials stay as they are.

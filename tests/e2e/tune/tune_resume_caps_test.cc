@@ -175,6 +175,30 @@ TEST_F(TuneResumeCaps, TheNewCapIsKeptWithTheStudyInTheLedger) {
   EXPECT_EQ(doc["cap_changes"][0]["field"], "max_gpu_hours");
 }
 
+TEST_F(TuneResumeCaps, ALoosenedPlateauLetsAStudyThatPlateauedSearchOn) {
+  TempDir dir;
+  // ε as wide as the scores: once a trial completes, nothing counts as an improvement.
+  WriteTestFile(dir / "study.yaml", "name: flat\nreplay: {dir: '" + table_.path().string() +
+                                        "'}\nobjective: {metric: score, direction: maximize}\n"
+                                        "fidelity: {max: 27}\nsampler: random\nseed: 3\n"
+                                        "resources: {price_per_hour: 3.6, workers: 2}\n"
+                                        "gates: {budget_usd: 200, plateau: {epsilon: 10, "
+                                        "trials: 6}}\n");
+  const CommandResult first =
+      RunFrugal({"tune", (dir / "study.yaml").string(), "--json"}, home_.path());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const nlohmann::json a = Json(first);
+  ASSERT_EQ(a["stop_reason"], "plateau") << first.out;
+  const CommandResult more =
+      RunFrugal({"tune", "resume", "flat", "--plateau-trials", "20", "--json"}, home_.path());
+  ASSERT_EQ(more.exit_code, 0) << more.err;
+  EXPECT_NE(more.err.find("plateau_trials 6 \u2192 20"), std::string::npos) << more.err;
+  const nlohmann::json b = Json(more);
+  EXPECT_GE(b["trials_started"].get<int64_t>(), a["trials_started"].get<int64_t>() + 10);
+  EXPECT_EQ(b["stop_reason"], "plateau");
+  EXPECT_EQ(Status("flat")["gates"]["plateau_trials"]["cap"], 20.0);
+}
+
 TEST_F(TuneResumeCaps, BadCapFlagsAreExitTwoNamingTheFlag) {
   for (const auto& [flag, value] :
        std::vector<std::pair<std::string, std::string>>{{"--budget", "-5"},
@@ -183,7 +207,9 @@ TEST_F(TuneResumeCaps, BadCapFlagsAreExitTwoNamingTheFlag) {
                                                         {"--max-trials", "0"},
                                                         {"--max-trials", "2.5"},
                                                         {"--trial-max-wall", "soon"},
-                                                        {"--trial-max-wall", "0s"}}) {
+                                                        {"--trial-max-wall", "0s"},
+                                                        {"--plateau-trials", "0"},
+                                                        {"--plateau-spend", "free"}}) {
     const CommandResult r = RunFrugal({"tune", "resume", "any", flag, value}, home_.path());
     EXPECT_EQ(r.exit_code, 2) << flag << " " << value << ": " << r.err;
     EXPECT_NE(r.err.find(flag + ":"), std::string::npos) << r.err;
