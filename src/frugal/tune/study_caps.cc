@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "frugal/core/text.h"
+#include "frugal/tune/study.h"
 
 namespace frugal::tune {
 
@@ -168,6 +170,74 @@ Result<std::vector<CapEdit>> ApplyCapChange(StudySpec& spec, const CapChange& ch
     g.plateau = p;
   }
   return edits;
+}
+
+bool PlateauLoosened(const std::optional<PlateauGate>& before,
+                     const std::optional<PlateauGate>& after) {
+  // Either criterion stops the study, so an absent one is the loosest.
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  auto trials_of = [](const std::optional<PlateauGate>& p) {
+    return p && p->trials ? static_cast<double>(*p->trials) : kNever;
+  };
+  auto spend_of = [](const std::optional<PlateauGate>& p) {
+    return p && p->spend ? p->spend->dollars() : kNever;
+  };
+  return trials_of(after) >= trials_of(before) && spend_of(after) >= spend_of(before) &&
+         (trials_of(after) > trials_of(before) || spend_of(after) > spend_of(before));
+}
+
+void Study::OnCapsChanged(const Gates& before, const std::vector<CapEdit>& edits) {
+  for (const CapEdit& e : edits) {
+    cap_changes_.push_back({{"field", e.field},
+                            {"from", e.from},
+                            {"to", e.to},
+                            {"at_spend_usd", gate_.spend().dollars()}});
+  }
+  const double cap = gate_.cap_gpu_seconds();
+  if (gate_.spent_gpu_seconds() >= cap * (1 - 1e-12)) {
+    // Spent already: nothing more may run. Trials a stopped tuner left running checkpoint and
+    // stop (those not relaunched yet are not relaunched).
+    const std::vector<int64_t> running = running_;
+    for (int64_t id : running) {
+      Trial& t = trials_[static_cast<size_t>(id)];
+      AccrueStop(t);
+      EndTrial(t, TrialState::kStoppedAtBudget);
+    }
+    CloseStarts("budget");
+    return;
+  }
+  const BudgetGate old_gate(before, spec_.resources.price_per_gpu_hour, spec_.resources.gpus);
+  const bool budget_raised = cap > old_gate.cap_gpu_seconds() * (1 + 1e-12);
+  const bool trials_raised = spec_.gates.max_trials &&
+                             static_cast<int64_t>(trials_.size()) < *spec_.gates.max_trials &&
+                             (!before.max_trials || *before.max_trials < *spec_.gates.max_trials);
+  const bool wall_raised =
+      before.trial_max_wall &&
+      (!spec_.gates.trial_max_wall || *spec_.gates.trial_max_wall > *before.trial_max_wall);
+  const bool reopen_budget = stop_reason_ == "budget" && budget_raised;
+  if (reopen_budget || (stop_reason_ == "scheduler finished" && trials_raised)) {
+    stop_reason_.clear();
+  }
+  // A plateau gate loosened: the study searches on, and stops again once the new gate sees no
+  // improvement (checked after every event, as before).
+  if (stop_reason_ == "plateau" && PlateauLoosened(before.plateau, spec_.gates.plateau)) {
+    stop_reason_.clear();
+    stopping_ = false;
+  }
+  // Brackets (sha, hyperband) counted a stopped member as ended and may have closed without
+  // it: such trials stay as they are.
+  if (spec_.scheduler == SchedulerKind::kSha || spec_.scheduler == SchedulerKind::kHyperband)
+    return;
+  const auto& wall = spec_.gates.trial_max_wall;
+  for (Trial& t : trials_) {
+    const bool budget_stopped = t.state == TrialState::kStoppedAtBudget && reopen_budget;
+    const bool wall_stopped = t.state == TrialState::kStoppedAtWall && wall_raised &&
+                              (!wall || t.cost_seconds < ToSeconds(*wall));
+    // Checkpointed where it stopped, short of its next rung: it resumes like a promotion.
+    if ((budget_stopped || wall_stopped) && t.target_rung > t.RungReached()) {
+      t.state = TrialState::kPaused;
+    }
+  }
 }
 
 }  // namespace frugal::tune

@@ -70,4 +70,10 @@ struct CapEdit {
 /// no price to count a dollar gate against. A plateau gate the study lacked is added (ε = 0).
 [[nodiscard]] Result<std::vector<CapEdit>> ApplyCapChange(StudySpec& spec, const CapChange& change);
 
+/// Whether the plateau gate `after` stops a study later than `before` in every case and
+/// sooner in none: each criterion (trials, spend) at least as large, one larger; an absent one
+/// never stops it.
+[[nodiscard]] bool PlateauLoosened(const std::optional<PlateauGate>& before,
+                                   const std::optional<PlateauGate>& after);
+
 }  // namespace frugal::tune
