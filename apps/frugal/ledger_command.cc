@@ -14,6 +14,7 @@
 #include "frugal/ledger/ledger.h"
 #include "frugal/ledger/schema.h"
 #include "frugal/run/ledger_catch_up.h"
+#include "frugal/tune/supervised_runner.h"
 
 namespace frugal::cli {
 namespace {
@@ -156,12 +157,20 @@ Result<void> RunSweep(const SweepOptions& o, const GlobalOptions& global, Stream
   std::map<ledger::RunId, std::string> from_journal;
   for (ledger::RunId id : lost) {
     const ledger::Run run = FRUGAL_TRY(db->GetRun(id));
-    const fs::path journal = UserDataDir() / "runs" / run.name / "journal.jsonl";
+    fs::path journal = UserDataDir() / "runs" / run.name / "journal.jsonl";
     const std::vector<ledger::Segment> segments = FRUGAL_TRY(db->SegmentsOf(id));
     std::error_code ec;
-    if (segments.empty() || !fs::exists(journal, ec)) continue;
+    if (!fs::exists(journal, ec)) {
+      // A tune trial's run keeps its journal in its study's trial folder.
+      const auto trial = tune::FindTrialJournal(UserDataDir() / "studies", run.name);
+      if (trial) journal = *trial;
+    }
+    if (!fs::exists(journal, ec)) continue;
+    // With no segment recorded, the journal's own offer text and price are recorded instead.
+    const ledger::SegmentOffer offer =
+        segments.empty() ? ledger::SegmentOffer{} : segments.back().offer;
     const run::LedgerCatchUp done =
-        FRUGAL_TRY(run::CatchUpFromJournal(*db, run.name, journal, segments.back().offer));
+        FRUGAL_TRY(run::CatchUpFromJournal(*db, run.name, journal, offer));
     if (!done.Any()) continue;
     from_journal[id] = done.Describe();
     caught_up.push_back({{"run", id}, {"name", run.name}, {"from_journal", done.Describe()}});

@@ -238,7 +238,7 @@ void RegisterRuns(CLI::App& app, GlobalOptions& global, Action& action) {
   l->add_option("--tag", list->tags, "key=value; repeat to require several")
       ->allow_extra_args(false);
   l->add_option("--status", list->status,
-                "running, succeeded, failed, budget_stopped, cancelled, lost");
+                "running, succeeded, failed, budget_stopped, cancelled, lost, paused, pruned");
   l->add_option("--limit", list->limit, "Show at most N runs (0: all)")
       ->check(WholeNumber(0, 1'000'000'000));
   l->callback(

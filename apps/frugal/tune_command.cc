@@ -160,9 +160,15 @@ Result<StudySpec> ParsePriced(const tune::SpecText& text, const GlobalOptions& g
 /// the pricing was kept are priced again from the catalog).
 Result<StudySpec> ParseStored(const tune::SpecText& text, const nlohmann::json& state,
                               const GlobalOptions& global) {
-  if (!state.contains("pricing")) return ParsePriced(text, global);
-  StudySpec spec = FRUGAL_TRY(tune::ParseStudySpec(text.yaml, text.source, text.base_dir));
-  FRUGAL_TRY(tune::ApplyPinnedPricing(spec, state.at("pricing")));
+  StudySpec spec;
+  if (!state.contains("pricing")) {
+    spec = FRUGAL_TRY(ParsePriced(text, global));
+  } else {
+    spec = FRUGAL_TRY(tune::ParseStudySpec(text.yaml, text.source, text.base_dir));
+    FRUGAL_TRY(tune::ApplyPinnedPricing(spec, state.at("pricing")));
+  }
+  // The caps in force: a resume may have changed the spec's.
+  FRUGAL_TRY(tune::ApplySavedCaps(spec, state));
   return spec;
 }
 
@@ -356,6 +362,7 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
 }
 
 Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
+  const tune::CapChange caps = FRUGAL_TRY(tune::ParseCapFlags(o.new_caps));
   const FileLock lock = FRUGAL_TRY(LockStudy(o.study));
   Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kMustExist, o.study));
   tune::StudyStore& store = *st.store;
@@ -364,8 +371,16 @@ Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Strea
                             state.value("spec_base", "")};
   NoteEditedSpec(state, s);
   Bench b = FRUGAL_TRY(Assemble(text, global, "", &state));
+  // New caps replace the stored ones for good: the study saves the caps in force.
+  const tune::Gates before = b.spec.gates;
+  const std::vector<tune::CapEdit> edits = FRUGAL_TRY(tune::ApplyCapChange(b.spec, caps));
+  if (b.supervised != nullptr) b.supervised->SetTrialMaxWall(b.spec.gates.trial_max_wall);
   auto study = FRUGAL_TRY(tune::Study::Restore(state, b.spec, *b.runner, store, b.table.get()));
   if (b.supervised != nullptr) b.supervised->BindGate(&study->gate());
+  if (!edits.empty()) {
+    study->OnCapsChanged(before, edits);
+    PrintCapEdits(o.study, edits, study->gate(), s);
+  }
   return Finish(
       s, global, *study, b,
       study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms, b.supervised != nullptr}, s)));
@@ -383,8 +398,9 @@ Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Strea
             << "'\n";
     }
   }
-  const StudySpec spec = FRUGAL_TRY(tune::ParseStudySpec(
+  StudySpec spec = FRUGAL_TRY(tune::ParseStudySpec(
       state.value("spec_yaml", ""), state.value("spec_source", ""), state.value("spec_base", "")));
+  FRUGAL_TRY(tune::ApplySavedCaps(spec, state));
   std::vector<tune::Trial> trials;
   for (const auto& j : state.at("trials")) trials.push_back(FRUGAL_TRY(tune::TrialFromJson(j)));
   if (global.json) {
@@ -502,6 +518,16 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
       ->add_option("--save-every-ms", o->save_every_ms,
                    "Save the study state at most this often (default 200)")
       ->check(WholeNumber(0, 86'400'000));
+  resume->add_option("--budget", o->new_caps.budget,
+                     "New hard dollar budget (replaces the study's; lower than spent: stop)");
+  resume->add_option("--max-gpu-hours", o->new_caps.max_gpu_hours, "New hard GPU-hour cap");
+  resume->add_option("--max-trials", o->new_caps.max_trials, "New cap on the number of trials");
+  resume->add_option("--trial-max-wall", o->new_caps.trial_max_wall,
+                     "New per-trial wall-clock cap (e.g. 3h)");
+  resume->add_option("--plateau-trials", o->new_caps.plateau_trials,
+                     "New plateau gate: stop after N trials without improvement");
+  resume->add_option("--plateau-spend", o->new_caps.plateau_spend,
+                     "New plateau gate: stop after this many dollars without improvement");
   resume->callback([o, &global, &action] {
     action = [o, &global](Streams& s) { return ResumeTune(*o, global, s); };
   });

@@ -208,4 +208,24 @@ void NoteEditedSpec(const nlohmann::json& state, Streams& s) {
       path.string(), name, fmt::join(changed, ", "));
 }
 
+void PrintCapEdits(const std::string& study, const std::vector<tune::CapEdit>& edits,
+                   const tune::BudgetGate& gate, Streams& s) {
+  for (const tune::CapEdit& e : edits) {
+    s.err << fmt::format("study '{}': {} {} \u2192 {}\n", study, e.field, e.from, e.to);
+  }
+  if (edits.empty()) return;
+  if (gate.spent_gpu_seconds() >= gate.cap_gpu_seconds() * (1 - 1e-12)) {
+    // The binding cap is the dollar one when spend is past it, else the GPU-hour one.
+    const std::string over =
+        gate.Overshoot().micros() > 0
+            ? gate.Overshoot().ToString() + " past the budget"
+            : fmt::format("{:.2f} GPU-h past the GPU-hour cap",
+                          (gate.spent_gpu_seconds() - gate.cap_gpu_seconds()) / 3600.0);
+    s.err << fmt::format(
+        "study '{}': the new cap is at or below what it has spent ({}, {:.2f} GPU-h): no trial "
+        "starts or resumes, and it ends stopped at its budget ({})\n",
+        study, gate.spend().ToString(), gate.gpu_hours(), over);
+  }
+}
+
 }  // namespace frugal::cli

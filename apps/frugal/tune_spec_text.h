@@ -42,6 +42,8 @@ struct TuneOptions {
   int64_t save_every_ms = 200;
   std::vector<std::string> flags_form_given;  // flags-form options given on the command line
   std::string study;                          // status, resume
+  // resume: new caps (empty: keep the study's)
+  tune::CapFlags new_caps;  // resume: new caps (empty: keep the study's)
   std::string check_path;
   std::optional<std::string> override_reason;
 };
@@ -52,5 +54,9 @@ struct TuneOptions {
 [[nodiscard]] Result<tune::SpecText> SpecFromFile(const TuneOptions& o);
 /// A study resumes on the spec it started with; says so when its file has changed since.
 void NoteEditedSpec(const nlohmann::json& state, Streams& s);
+/// Prints each cap a resume changed ("budget_usd: $100.00 → $150.00"), and what a cap at or
+/// below the spend means, on stderr (stdout stays the study's result).
+void PrintCapEdits(const std::string& study, const std::vector<tune::CapEdit>& edits,
+                   const tune::BudgetGate& gate, Streams& s);
 
 }  // namespace frugal::cli

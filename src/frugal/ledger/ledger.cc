@@ -300,6 +300,8 @@ Result<void> Ledger::FinishRun(RunId run, RunStatus status, Timestamp end) {
   const EndReason reason = status == RunStatus::kSucceeded       ? EndReason::kFinished
                            : status == RunStatus::kBudgetStopped ? EndReason::kBudgetStop
                            : status == RunStatus::kLost          ? EndReason::kLost
+                           : status == RunStatus::kPaused        ? EndReason::kPaused
+                           : status == RunStatus::kPruned        ? EndReason::kFinished
                                                                  : EndReason::kFailed;
   return Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
     std::vector<Row> rows = FRUGAL_TRY(c.Query(

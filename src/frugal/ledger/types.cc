@@ -34,13 +34,15 @@ std::string_view NameOf(E value, const std::array<std::pair<E, std::string_view>
   return "unknown";
 }
 
-constexpr std::array<std::pair<RunStatus, std::string_view>, 6> kRunStatusNames{{
+constexpr std::array<std::pair<RunStatus, std::string_view>, 8> kRunStatusNames{{
     {RunStatus::kRunning, "running"},
     {RunStatus::kSucceeded, "succeeded"},
     {RunStatus::kFailed, "failed"},
     {RunStatus::kBudgetStopped, "budget_stopped"},
     {RunStatus::kCancelled, "cancelled"},
     {RunStatus::kLost, "lost"},
+    {RunStatus::kPaused, "paused"},
+    {RunStatus::kPruned, "pruned"},
 }};
 
 constexpr std::array<std::pair<EndReason, std::string_view>, 6> kEndReasonNames{{

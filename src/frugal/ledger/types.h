@@ -36,7 +36,18 @@ using SegmentId = int64_t;
 /// or time as ParseTimestamp accepts. kBadInput otherwise.
 [[nodiscard]] Result<Timestamp> ParseTimeOrAgo(std::string_view text, Timestamp now);
 
-enum class RunStatus { kRunning, kSucceeded, kFailed, kBudgetStopped, kCancelled, kLost };
+/// kPaused and kPruned are a tune trial's: checkpointed at a rung to resume later, or stopped
+/// by the tuner's scheduler (set by the tuner once the trial's segment has ended).
+enum class RunStatus {
+  kRunning,
+  kSucceeded,
+  kFailed,
+  kBudgetStopped,
+  kCancelled,
+  kLost,
+  kPaused,
+  kPruned
+};
 [[nodiscard]] std::string_view RunStatusName(RunStatus s);
 [[nodiscard]] Result<RunStatus> ParseRunStatus(std::string_view text);
 

@@ -32,6 +32,9 @@ struct JournalAttempt {
   std::vector<monitor::Sample> samples;
   std::optional<ledger::Timestamp> finished;
   std::string outcome;
+  /// A run_status record after run_finished: how the run ended in the end (a tuner's word).
+  std::optional<ledger::RunStatus> decided;
+  std::optional<ledger::Timestamp> decided_end;
 };
 
 std::optional<ledger::Timestamp> TimeOf(const json& record) {
@@ -65,6 +68,13 @@ std::vector<JournalAttempt> AttemptsOf(const std::vector<json>& records) {
     } else if (kind == "run_finished") {
       attempts.back().finished = at;
       attempts.back().outcome = r.value("outcome", "failed");
+    } else if (kind == "run_status" && attempts.back().finished) {
+      const Result<ledger::RunStatus> status = ledger::ParseRunStatus(r.value("status", ""));
+      const std::optional<WallTime> end = ParseWallTime(r.value("end", ""));
+      if (status && *status != ledger::RunStatus::kRunning && end) {
+        attempts.back().decided = *status;
+        attempts.back().decided_end = std::chrono::time_point_cast<std::chrono::milliseconds>(*end);
+      }
     } else if (std::optional<RunEvent> event = JournalEvent(r)) {
       attempts.back().events.push_back(std::move(*event));
     } else if (std::optional<monitor::Sample> sample = JournalSample(r)) {
@@ -226,13 +236,16 @@ Result<LedgerCatchUp> CatchUpFromJournal(ledger::Ledger& ledger, const std::stri
 
   const JournalAttempt& last = attempts.back();
   if (!last.finished || *last.finished < run.start) return done;
-  const std::optional<ledger::RunStatus> status = RunStatusOf(last.outcome);
+  // A tuner's word on the run (a paused trial) stands over the attempt's outcome.
+  const std::optional<ledger::RunStatus> status =
+      last.decided ? last.decided : RunStatusOf(last.outcome);
   if (!status) return done;  // preempted: its requeue continues the run
+  const ledger::Timestamp end = last.decided ? *last.decided_end : *last.finished;
   if (run.status == ledger::RunStatus::kRunning) {
-    FRUGAL_TRY(ledger.FinishRun(run.id, *status, *last.finished));
+    FRUGAL_TRY(ledger.FinishRun(run.id, *status, end));
     done.run_ended = true;
-  } else if (run.status != *status || run.end != last.finished) {
-    FRUGAL_TRY(ledger.ReviseRunEnd(run.id, *status, *last.finished));
+  } else if (run.status != *status || run.end != end) {
+    FRUGAL_TRY(ledger.ReviseRunEnd(run.id, *status, end));
     done.run_ended = true;
   }
   return done;

@@ -155,6 +155,13 @@ RunJournal::~RunJournal() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+void RunJournal::RunStatusDecided(const std::string& status, WallTime end) {
+  Append({{"record", "run_status"},
+          {"at", FormatWallTime(std::chrono::system_clock::now())},
+          {"status", status},
+          {"end", FormatWallTime(end)}});
+}
+
 void RunJournal::Append(json record) {
   record["v"] = 1;
   pending_.push_back(record.dump() + "\n");

@@ -6,9 +6,12 @@
 // process lives.
 //
 // Format, version 1: every line has "v":1, "record" (run_started, segment_opened,
-// segment_closed, event, sample, heartbeat, run_finished), "at" (RFC 3339 UTC, milliseconds)
-// and the fields of the matching struct in recorder.h, snake_case; money as micro-dollars
-// ("..._micros") and durations as milliseconds ("..._ms").
+// segment_closed, event, sample, heartbeat, run_finished, run_status), "at" (RFC 3339 UTC,
+// milliseconds) and the fields of the matching struct in recorder.h, snake_case; money as
+// micro-dollars ("..._micros") and durations as milliseconds ("..._ms"). `run_status` is not a
+// recorder call: a tuner's word on how a trial's run ended, after its attempt's run_finished
+// ("status": a ledger run status such as paused or pruned, "end": the run's end time, RFC 3339);
+// the newest one stands until the next run_started.
 
 #include <filesystem>
 #include <optional>
@@ -35,6 +38,10 @@ class RunJournal : public RunRecorder {
   void RecordSample(int segment, const monitor::Sample& sample) override;
   void RecordHeartbeat(const Heartbeat& heartbeat) override;
   void RunFinished(const RunFinish& finish) override;
+
+  /// Appends a `run_status` record: the run ended as `status` (a ledger run status name) at
+  /// `end`, whatever its last attempt's outcome says (a tuner's paused or pruned trial).
+  void RunStatusDecided(const std::string& status, WallTime end);
 
   /// Records not yet on disk (after write failures).
   [[nodiscard]] size_t pending() const { return pending_.size(); }

@@ -108,6 +108,12 @@ Result<void> LedgerStudyStore::Save(const std::string& name, const nlohmann::jso
     FRUGAL_TRY(SaveTrials(study, state));
     FRUGAL_TRY(ledger_.SetStudyState(study, LedgerStudyState(state)));
     const std::vector<Value> params = {study, state.dump(), ledger::ToMillis(ledger::Now())};
+    // The study's budget as it stands: a resume may have changed it (study_caps.h).
+    std::vector<Value> budget;
+    if (const auto caps = state.find("caps"); caps != state.end() && caps->is_object()) {
+      const nlohmann::json& micros = caps->value("budget_micros", nlohmann::json());
+      budget = {micros.is_number_integer() ? Value{micros.get<int64_t>()} : Value{}, study};
+    }
     return ledger::Transact(ledger_.connection(), ledger::TxnMode::kWrite,
                             [&](ledger::Connection& c) -> Result<void> {
                               FRUGAL_TRY(c.Query(
@@ -115,6 +121,10 @@ Result<void> LedgerStudyStore::Save(const std::string& name, const nlohmann::jso
                                   "VALUES (?, ?, ?) ON CONFLICT (study_id) DO UPDATE SET state "
                                   "= excluded.state, saved_ms = excluded.saved_ms",
                                   params));
+                              if (!budget.empty()) {
+                                FRUGAL_TRY(c.Query(
+                                    "UPDATE studies SET budget_micros = ? WHERE id = ?", budget));
+                              }
                               return {};
                             });
   } catch (const nlohmann::json::exception& e) {

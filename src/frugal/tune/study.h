@@ -20,6 +20,7 @@
 #include "frugal/tune/replay_table.h"
 #include "frugal/tune/sampler.h"
 #include "frugal/tune/scheduler.h"
+#include "frugal/tune/study_caps.h"
 #include "frugal/tune/study_spec.h"
 #include "frugal/tune/study_store.h"
 #include "frugal/tune/trial.h"
@@ -80,6 +81,15 @@ class Study {
                                                               StudySpec spec, TrialRunner& runner,
                                                               StudyStore& store,
                                                               const ReplayTable* table);
+
+  /// After Restore with new caps in the spec (a resume's --budget and the like): `before` are
+  /// the caps the study had, `edits` what changed (kept with the state). A cap now at or below
+  /// what is spent ends the study at its budget: its running trials checkpoint and stop, and
+  /// nothing starts or resumes. A study that stopped at a cap now raised opens again: its
+  /// trials stopped at the budget (or at a wall cap now above their time) are paused and
+  /// resume from their checkpoints (not under sha or hyperband, whose brackets closed without
+  /// them), and new trials may start.
+  void OnCapsChanged(const Gates& before, const std::vector<CapEdit>& edits);
 
   /// Runs until no work is left. kInterrupted (state saved) when halted by RunOptions.
   [[nodiscard]] Result<StudySummary> Run(const RunOptions& options);
@@ -181,6 +191,7 @@ class Study {
   int64_t incumbent_trials_started_ = 0;
   double incumbent_gpu_seconds_ = 0.0;
   std::vector<Improvement> improvements_;
+  nlohmann::json cap_changes_ = nlohmann::json::array();  ///< see study_caps.h
 };
 
 }  // namespace frugal::tune

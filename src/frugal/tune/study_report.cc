@@ -146,6 +146,8 @@ nlohmann::json StatusJson(const StudySpec& spec, const nlohmann::json& state,
   nlohmann::json per_trial = nlohmann::json::array();
   for (const Trial& t : trials) per_trial.push_back(TrialRow(t));
   doc["per_trial"] = per_trial;
+  // Caps a resume changed, oldest first (study_caps.h).
+  doc["cap_changes"] = state.value("cap_changes", nlohmann::json::array());
   const RungLadder ladder = spec.Ladder();
   // Early rungs prune from the scheduler's judgement on (see scheduler.h).
   const nlohmann::json& scheduler = state.contains("scheduler") && state["scheduler"].is_object()
@@ -216,6 +218,15 @@ void PrintStatus(std::ostream& out, const StudySpec& spec, const nlohmann::json&
   out << fmt::format("  trials    {} started{}: {}\n", doc.value("trials_started", int64_t{0}),
                      spec.gates.max_trials ? fmt::format(" of {}", *spec.gates.max_trials) : "",
                      doc.contains("trials") ? Counts(doc["trials"]) : "none");
+  for (const auto& c : doc["cap_changes"]) {
+    out << fmt::format("  cap       {} {} \u2192 {} (on a resume, at {} spent)\n",
+                       c.value("field", ""), c.value("from", ""), c.value("to", ""),
+                       Money::FromDollars(c.value("at_spend_usd", 0.0)).ToString());
+  }
+  if (doc.value("overshoot_usd", 0.0) > 0) {
+    out << fmt::format("  overshoot {} past the budget\n",
+                       Money::FromDollars(doc.value("overshoot_usd", 0.0)).ToString());
+  }
   if (!doc["eta_seconds"].is_null()) {
     out << fmt::format("  eta       {} of study time at the current burn rate ({} first)\n",
                        FormatDuration(FromSeconds(doc["eta_seconds"].get<double>())),

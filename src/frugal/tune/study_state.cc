@@ -1,10 +1,12 @@
-// Creating, saving, restoring and summarizing a study (the loop is in study.cc).
+// Creating, saving, restoring and summarizing a study (the loop is in study.cc; caps changed on
+// a resume in study_caps.cc).
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -135,6 +137,8 @@ nlohmann::json Study::SaveState() const {
       {"spec_base", text_.base_dir.string()},
       {"pricing", PricingToJson(spec_.resources)},
       {"early_rungs", spec_.fidelity.early_rungs},
+      {"caps", CapsToJson(spec_.gates)},
+      {"cap_changes", cap_changes_},
       {"trials", trials},
       {"running", running_},
       {"scheduler", scheduler_->Save()},
@@ -158,6 +162,7 @@ nlohmann::json Study::SaveState() const {
 }
 
 Result<void> Study::Persist(const std::string& status) {
+  runner_.RecordTrialStates(trials_);
   nlohmann::json state = SaveState();
   state["status"] = status;
   state["summary"] = SummaryToJson(Summary());
@@ -194,6 +199,7 @@ Result<std::unique_ptr<Study>> Study::Restore(const nlohmann::json& state, Study
       study->trials_.push_back(std::move(t));
     }
     study->running_ = state.at("running").get<std::vector<int64_t>>();
+    study->cap_changes_ = state.value("cap_changes", nlohmann::json::array());
     FRUGAL_TRY(study->scheduler_->Load(state.at("scheduler"), study->trials_));
     FRUGAL_TRY(study->sampler_->LoadState(state.at("sampler").get<std::string>()));
     const auto& acc = state.at("accounting");

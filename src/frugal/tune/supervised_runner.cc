@@ -92,6 +92,7 @@ double SupervisedRunner::Now() const { return elapsed_before_ + SecondsSince(sta
 Result<void> SupervisedRunner::Launch(const Trial& trial, double /*from_fidelity*/,
                                       double to_fidelity) {
   // The checkpoint store, not the tuner's record, says where a resumed segment starts.
+  recorded_states_.erase(trial.id);  // the run is open again
   queue_.push_back(Pending{trial, to_fidelity});
   StartQueued();
   return {};

@@ -119,6 +119,8 @@ class SupervisedRunner final : public TrialRunner {
 
   /// The gate the per-invocation dollar and GPU-hour caps are derived from (may be null).
   void BindGate(const BudgetGate* gate) { gate_ = gate; }
+  /// The per-trial wall cap each later launch carries (a resume may change the study's).
+  void SetTrialMaxWall(std::optional<Duration> wall) { options_.trial_max_wall = wall; }
 
   [[nodiscard]] Result<void> Launch(const Trial& trial, double from_fidelity,
                                     double to_fidelity) override;
@@ -133,6 +135,11 @@ class SupervisedRunner final : public TrialRunner {
   std::string RunName(int64_t trial_id) const override;
   nlohmann::json Save() const override;
   [[nodiscard]] Result<void> Load(const nlohmann::json& state) override;
+  /// Each trial whose segment has ended and whose state changed since: its journal gets a
+  /// `run_status` record and its ledger run that status (paused, pruned, succeeded, failed,
+  /// budget_stopped; TrialRunStatus), its end kept. A run the ledger still shows running (its
+  /// writes failed) is left to the journal's catch-up. Spend is not touched.
+  void RecordTrialStates(const std::vector<Trial>& trials) override;
 
   /// Preemptions seen by every supervisor invocation so far (injected or real).
   int preemptions() const { return preemptions_; }
@@ -190,6 +197,21 @@ class SupervisedRunner final : public TrialRunner {
   std::atomic<int> chaos_fired_{0};  ///< injected ones, against chaos.max (saved)
   int invocations_ = 0;
   int peak_concurrency_ = 0;
+  /// Per trial: the state last recorded for its run (erased when a segment launches).
+  std::map<int64_t, TrialState> recorded_states_;
+  std::unique_ptr<ledger::Ledger> status_ledger_;  ///< opened on the first status to record
+  bool status_ledger_tried_ = false;
 };
+
+/// The ledger run status of a trial in `state` (not running): paused → paused, completed →
+/// succeeded, pruned → pruned, failed → failed, stopped at the budget or wall → budget_stopped.
+ledger::RunStatus TrialRunStatus(TrialState state);
+
+/// The journal of the trial whose ledger run is named `run_name`, under `studies_dir` (the data
+/// directory's `studies/`): in its study's trial folders, or in those of an earlier study of that
+/// name kept as `NAME@n`. Only a journal whose run is `run_name` is returned; nullopt when none
+/// is there (`frugal ledger sweep` looks here when a run has no `runs/NAME/journal.jsonl`).
+std::optional<std::filesystem::path> FindTrialJournal(const std::filesystem::path& studies_dir,
+                                                      const std::string& run_name);
 
 }  // namespace frugal::tune

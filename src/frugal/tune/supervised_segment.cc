@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
 
 #include "frugal/core/log.h"
+#include "frugal/run/ledger_catch_up.h"
 #include "frugal/run/ledger_recorder.h"
 #include "frugal/run/preemption_source.h"
 #include "frugal/run/run_journal.h"
@@ -70,7 +72,60 @@ struct LedgerSide {
   std::unique_ptr<run::LedgerRecorder> recorder;
 };
 
-LedgerSide OpenLedgerSide(const SupervisedRunnerOptions& options, const std::string& run_id) {
+/// Records the run `run_id` in the ledger as its journal's first attempt started it, when the
+/// ledger never got it (its writes failed from the trial's start on). Only a journal of that
+/// run counts. Returns whether the run is in the ledger now.
+bool BeginRunFromJournal(ledger::Ledger& ledger, const std::string& run_id,
+                         const std::filesystem::path& journal, const ledger::SegmentOffer& offer) {
+  for (const nlohmann::json& r : run::ReadJournal(journal)) {
+    if (r.value("record", "") != "run_started") continue;
+    const std::optional<run::WallTime> at = run::ParseWallTime(r.value("at", ""));
+    if (r.value("run_id", "") != run_id || !at) return false;
+    run::RunStart start;
+    start.run_id = run_id;
+    start.attempt = 1;
+    start.at = *at;
+    try {
+      start.command = r.value("command", std::vector<std::string>{});
+      start.tags = r.value("tags", std::map<std::string, std::string>{});
+      const nlohmann::json caps = r.value("caps", nlohmann::json::object());
+      if (caps.contains("dollars_micros"))
+        start.caps.dollars = Money::FromMicros(caps.at("dollars_micros").get<int64_t>());
+      if (caps.contains("gpu_hours")) start.caps.gpu_hours = caps.at("gpu_hours").get<double>();
+    } catch (const nlohmann::json::exception&) {
+      return false;  // a record this frugal did not write: leave the run to its own ledger
+    }
+    run::LedgerRecorder recorder(ledger, run_id, offer);
+    recorder.RunStarted(start);
+    return recorder.Flush();
+  }
+  return false;
+}
+
+/// Brings the ledger's run of a trial up to the trial's journal, as `frugal run` does before a
+/// relaunch: what an earlier supervisor could not write there (a full disk, a dead server) is
+/// in the journal, the run's start included. A ledger that still fails is warned about; the
+/// trial goes on.
+void CatchUpTrial(ledger::Ledger& ledger, const std::string& run_id,
+                  const std::filesystem::path& journal, const ledger::SegmentOffer& offer) {
+  std::error_code ec;
+  if (!std::filesystem::exists(journal, ec)) return;
+  if (const Result<std::optional<ledger::Run>> found = run::FindRunByName(ledger, run_id);
+      found && !*found && BeginRunFromJournal(ledger, run_id, journal, offer)) {
+    log::Warning("{}: the ledger had missed the trial's run; recorded from its journal", run_id);
+  }
+  const Result<run::LedgerCatchUp> caught = run::CatchUpFromJournal(ledger, run_id, journal, offer);
+  if (!caught) {
+    log::Warning("{}: the ledger could not be brought up to the trial's journal: {}", run_id,
+                 caught.error().message);
+  } else if (caught->Any()) {
+    log::Warning("{}: the ledger had missed part of the trial's run; from its journal: {}", run_id,
+                 caught->Describe());
+  }
+}
+
+LedgerSide OpenLedgerSide(const SupervisedRunnerOptions& options, const std::string& run_id,
+                          const std::filesystem::path& run_dir) {
   LedgerSide side;
   if (!options.open_ledger) return side;
   Result<std::unique_ptr<ledger::Ledger>> opened = options.open_ledger();
@@ -80,6 +135,7 @@ LedgerSide OpenLedgerSide(const SupervisedRunnerOptions& options, const std::str
     return side;
   }
   side.ledger = std::move(*opened);
+  CatchUpTrial(*side.ledger, run_id, run_dir / "journal.jsonl", options.record);
   side.recorder = std::make_unique<run::LedgerRecorder>(*side.ledger, run_id, options.record);
   return side;
 }
@@ -156,9 +212,12 @@ void SupervisedRunner::CloseLostAttempts() {
     const auto [end, parsed] = std::from_chars(name.data(), name.data() + name.size(), id);
     if (parsed != std::errc() || end != name.data() + name.size()) continue;
     const std::filesystem::path path = entry.path() / "journal.jsonl";
+    const std::string run_id = RunName(id);
+    // Before the trial is counted or relaunched, the ledger gets what its journal has and it
+    // missed (the tuner may have been killed while ledger writes were failing).
+    if (ledger) CatchUpTrial(*ledger, run_id, path, options_.record);
     const run::JournalHistory h = run::ReadJournalHistory(path);
     if (!h.unfinished_attempt) continue;
-    const std::string run_id = RunName(id);
     // The ledger closes a lost attempt at the last heartbeat it has (LedgerRecorder, as after a
     // killed `frugal run`); the journal ends the segment there too, so that the seconds the
     // study is told (JournaledSeconds) are the seconds the ledger prices.
@@ -189,7 +248,7 @@ void SupervisedRunner::SuperviseLoop(Active& a) {
   const run::SupervisorConfig& config = a.config;
   std::error_code ec;
   std::filesystem::create_directories(config.run_dir, ec);
-  LedgerSide ledger = OpenLedgerSide(options_, config.run_id);
+  LedgerSide ledger = OpenLedgerSide(options_, config.run_id, config.run_dir);
   for (int attempt = 0;; ++attempt) {
     run::RunJournal journal(config.run_dir / "journal.jsonl");
     std::optional<run::TeeRecorder> tee;
@@ -239,6 +298,36 @@ void SupervisedRunner::SuperviseLoop(Active& a) {
     a.done = true;
   }
   wake_.notify_all();
+}
+
+std::optional<std::filesystem::path> FindTrialJournal(const std::filesystem::path& studies_dir,
+                                                      const std::string& run_name) {
+  // A trial's run is "<prefix>-t<trial>", its prefix "<study>@<instance>" (or the study's name).
+  const size_t dash = run_name.rfind("-t");
+  if (dash == std::string::npos || dash + 2 >= run_name.size()) return std::nullopt;
+  const std::string trial = run_name.substr(dash + 2);
+  if (!std::all_of(trial.begin(), trial.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  const std::string study = run_name.substr(0, std::min(run_name.find('@'), dash));
+  if (study.empty()) return std::nullopt;
+  // The study's own folder, then those of earlier studies of its name kept as "<study>@n".
+  std::vector<std::filesystem::path> folders = {studies_dir / study};
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(studies_dir, ec)) {
+    if (entry.path().filename().string().starts_with(study + "@")) folders.push_back(entry.path());
+  }
+  for (const std::filesystem::path& folder : folders) {
+    const std::filesystem::path journal = folder / "trials" / trial / "journal.jsonl";
+    if (!std::filesystem::exists(journal, ec)) continue;
+    // The folder may hold a later study's trial of the same number: the journal says whose.
+    for (const nlohmann::json& r : run::ReadJournal(journal)) {
+      if (r.value("record", "") != "run_started") continue;
+      if (r.value("run_id", "") == run_name) return journal;
+      break;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace frugal::tune

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "frugal/core/error.h"
 #include "frugal/tune/trial.h"
@@ -68,6 +69,10 @@ class TrialRunner {
   virtual double Now() const = 0;
   /// The wall seconds a trial would take from scratch to its full fidelity, when known.
   virtual std::optional<double> FullFidelitySeconds(const Trial& trial) const = 0;
+  /// The study's trials as they stand (called at every save): a runner that records trials
+  /// elsewhere (the ledger) makes the record of each trial whose segment has ended say the
+  /// state the study gave it. A no-op by default.
+  virtual void RecordTrialStates(const std::vector<Trial>& /*trials*/) {}
   /// Runner state that a resumed study needs (in-flight segments of a replay); null if none.
   virtual nlohmann::json Save() const = 0;
   [[nodiscard]] virtual Result<void> Load(const nlohmann::json& state) = 0;

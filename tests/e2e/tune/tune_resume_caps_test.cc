@@ -1,0 +1,220 @@
+// `frugal tune resume NAME --budget/--max-gpu-hours/--max-trials/--trial-max-wall`, end to end
+// over replayed curves: new caps replace the stored ones for good, a study stopped at its
+// budget continues with more, and a cap lowered below the spend stops it without a resume.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "support/test_support.h"
+#include "synthetic_table.h"
+
+namespace frugal::testing {
+namespace {
+
+nlohmann::json Json(const CommandResult& r) {
+  auto doc = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << r.out << r.err;
+  return doc;
+}
+
+class TuneResumeCaps : public ::testing::Test {
+ protected:
+  void SetUp() override { tune::testing::WriteSyntheticTable(table_.path(), 150, 27); }
+  std::vector<std::string> Flags(const std::string& name, const std::string& budget) {
+    return {"tune",
+            "--replay",
+            table_.path().string(),
+            "--metric",
+            "score",
+            "--maximize",
+            "--price-per-hour",
+            "3.6",
+            "--budget",
+            budget,
+            "--scheduler",
+            "asha",
+            "--workers",
+            "4",
+            "--seed",
+            "2",
+            "--name",
+            name,
+            "--json"};
+  }
+  nlohmann::json Status(const std::string& name) {
+    const CommandResult r = RunFrugal({"tune", "status", name, "--json"}, home_.path());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return Json(r);
+  }
+  TempDir table_;
+  TempDir home_;
+};
+
+TEST_F(TuneResumeCaps, AStudyStoppedAtItsBudgetContinuesWithAHigherOneThatStays) {
+  const CommandResult first = RunFrugal(Flags("more", "8"), home_.path());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const nlohmann::json a = Json(first);
+  ASSERT_EQ(a["stop_reason"], "budget");
+  const nlohmann::json before = Status("more");
+  ASSERT_EQ(before["status"], "finished");
+
+  // Resumed as it is, a study at its budget does nothing more.
+  const CommandResult same = RunFrugal({"tune", "resume", "more", "--json"}, home_.path());
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(Json(same)["spend_usd"], a["spend_usd"]);
+
+  const CommandResult more =
+      RunFrugal({"tune", "resume", "more", "--budget", "20", "--json"}, home_.path());
+  ASSERT_EQ(more.exit_code, 0) << more.err;
+  EXPECT_NE(more.err.find("budget_usd $8.00 \u2192 $20.00"), std::string::npos) << more.err;
+  const nlohmann::json b = Json(more);
+  EXPECT_GT(b["spend_usd"].get<double>(), a["spend_usd"].get<double>() + 5.0);
+  EXPECT_LE(b["spend_usd"].get<double>(), 20.0 + 0.18);
+  EXPECT_GT(b["trials_started"].get<int64_t>(), a["trials_started"].get<int64_t>());
+
+  // No completed work is repeated: every earlier trial keeps its configuration and what it
+  // spent, and a completed one is exactly as it was.
+  const nlohmann::json after = Status("more");
+  const auto& was = before["per_trial"];
+  const auto& now = after["per_trial"];
+  ASSERT_GE(now.size(), was.size());
+  int resumed = 0;
+  for (size_t i = 0; i < was.size(); ++i) {
+    EXPECT_EQ(now[i]["config"], was[i]["config"]) << i;
+    EXPECT_GE(now[i]["spend_usd"].get<double>(), was[i]["spend_usd"].get<double>() - 1e-9) << i;
+    if (was[i]["state"] == "completed") {
+      EXPECT_EQ(now[i], was[i]) << i;
+    }
+    // A trial stopped at the budget resumed from its checkpoint: it trained further.
+    if (was[i]["state"] == "stopped_at_budget" &&
+        now[i]["fidelity"].get<double>() > was[i]["fidelity"].get<double>()) {
+      ++resumed;
+    }
+  }
+  const int64_t stopped = before["trials"]["stopped_at_budget"].get<int64_t>();
+  if (stopped > 0) {
+    EXPECT_GT(resumed, 0);
+  }
+  EXPECT_EQ(after["gates"]["budget_usd"]["cap"], 20.0);
+  ASSERT_EQ(after["cap_changes"].size(), 1u);
+  EXPECT_EQ(after["cap_changes"][0]["field"], "budget_usd");
+  EXPECT_EQ(after["cap_changes"][0]["from"], "$8.00");
+  EXPECT_EQ(after["cap_changes"][0]["to"], "$20.00");
+  const CommandResult text = RunFrugal({"tune", "status", "more"}, home_.path());
+  EXPECT_NE(text.out.find("budget_usd $8.00 \u2192 $20.00"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("of $20.00"), std::string::npos) << text.out;
+
+  // A later resume without flags keeps the new cap.
+  const CommandResult again = RunFrugal({"tune", "resume", "more", "--json"}, home_.path());
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(Json(again)["spend_usd"], b["spend_usd"]);
+  EXPECT_EQ(Status("more")["gates"]["budget_usd"]["cap"], 20.0);
+}
+
+TEST_F(TuneResumeCaps, ACapLoweredBelowTheSpendEndsTheStudyWithoutResumingAnything) {
+  std::vector<std::string> args = Flags("tight", "30");
+  args.insert(args.end(), {"--halt-after", "120"});
+  ASSERT_EQ(RunFrugal(args, home_.path()).exit_code, 130);
+  const nlohmann::json before = Status("tight");
+  const double spent = before["spend_usd"].get<double>();
+  ASSERT_GT(spent, 2.0);
+  ASSERT_GT(before["trials"]["running"].get<int64_t>() + before["trials"]["paused"].get<int64_t>(),
+            0);
+  const std::string lower = fmt::format("{:.2f}", spent / 2);
+
+  const CommandResult r =
+      RunFrugal({"tune", "resume", "tight", "--budget", lower, "--json"}, home_.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;  // a stop at the budget is no error
+  EXPECT_NE(r.err.find("no trial starts or resumes"), std::string::npos) << r.err;
+  const nlohmann::json doc = Json(r);
+  EXPECT_EQ(doc["stop_reason"], "budget");
+  EXPECT_NEAR(doc["spend_usd"].get<double>(), spent, 0.01);  // nothing more was spent
+  EXPECT_NEAR(doc["overshoot_usd"].get<double>(), spent - std::stod(lower), 0.01);
+  EXPECT_EQ(doc["trials"]["running"], 0);
+  EXPECT_EQ(doc["trials_started"], before["trials_started"]);
+
+  const nlohmann::json after = Status("tight");
+  EXPECT_EQ(after["status"], "finished");
+  EXPECT_EQ(after["gates"]["budget_usd"]["cap"].get<double>(), std::stod(lower));
+  const CommandResult text = RunFrugal({"tune", "status", "tight"}, home_.path());
+  EXPECT_NE(text.out.find("overshoot"), std::string::npos) << text.out;
+}
+
+TEST_F(TuneResumeCaps, ATrialCapRaisedOnAFinishedStudyStartsMoreTrials) {
+  std::vector<std::string> args = Flags("few", "100");
+  args.insert(args.end(), {"--max-trials", "6"});
+  const CommandResult first = RunFrugal(args, home_.path());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_EQ(Json(first)["trials_started"], 6);
+  const CommandResult more =
+      RunFrugal({"tune", "resume", "few", "--max-trials", "10", "--json"}, home_.path());
+  ASSERT_EQ(more.exit_code, 0) << more.err;
+  EXPECT_EQ(Json(more)["trials_started"], 10);
+  EXPECT_NE(more.err.find("max_trials 6 \u2192 10"), std::string::npos) << more.err;
+  EXPECT_EQ(Status("few")["gates"]["max_trials"]["cap"], 10.0);
+}
+
+TEST_F(TuneResumeCaps, TheNewCapIsKeptWithTheStudyInTheLedger) {
+  const std::string db = (home_.path() / "ledger.db").string();
+  std::vector<std::string> args = Flags("kept", "8");
+  args.insert(args.begin(), {"--db", db});
+  ASSERT_EQ(RunFrugal(args, home_.path()).exit_code, 0);
+  const CommandResult more =
+      RunFrugal({"--db", db, "tune", "resume", "kept", "--max-gpu-hours", "4"}, home_.path());
+  ASSERT_EQ(more.exit_code, 0) << more.err;
+  EXPECT_NE(more.err.find("max_gpu_hours none \u2192 4 GPU-h"), std::string::npos) << more.err;
+  const CommandResult status =
+      RunFrugal({"--db", db, "tune", "status", "kept", "--json"}, home_.path());
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  const nlohmann::json doc = Json(status);
+  EXPECT_EQ(doc["gates"]["max_gpu_hours"]["cap"], 4.0);
+  EXPECT_EQ(doc["cap_changes"][0]["field"], "max_gpu_hours");
+}
+
+TEST_F(TuneResumeCaps, ALoosenedPlateauLetsAStudyThatPlateauedSearchOn) {
+  TempDir dir;
+  // ε as wide as the scores: once a trial completes, nothing counts as an improvement.
+  WriteTestFile(dir / "study.yaml", "name: flat\nreplay: {dir: '" + table_.path().string() +
+                                        "'}\nobjective: {metric: score, direction: maximize}\n"
+                                        "fidelity: {max: 27}\nsampler: random\nseed: 3\n"
+                                        "resources: {price_per_hour: 3.6, workers: 2}\n"
+                                        "gates: {budget_usd: 200, plateau: {epsilon: 10, "
+                                        "trials: 6}}\n");
+  const CommandResult first =
+      RunFrugal({"tune", (dir / "study.yaml").string(), "--json"}, home_.path());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const nlohmann::json a = Json(first);
+  ASSERT_EQ(a["stop_reason"], "plateau") << first.out;
+  const CommandResult more =
+      RunFrugal({"tune", "resume", "flat", "--plateau-trials", "20", "--json"}, home_.path());
+  ASSERT_EQ(more.exit_code, 0) << more.err;
+  EXPECT_NE(more.err.find("plateau_trials 6 \u2192 20"), std::string::npos) << more.err;
+  const nlohmann::json b = Json(more);
+  EXPECT_GE(b["trials_started"].get<int64_t>(), a["trials_started"].get<int64_t>() + 10);
+  EXPECT_EQ(b["stop_reason"], "plateau");
+  EXPECT_EQ(Status("flat")["gates"]["plateau_trials"]["cap"], 20.0);
+}
+
+TEST_F(TuneResumeCaps, BadCapFlagsAreExitTwoNamingTheFlag) {
+  for (const auto& [flag, value] :
+       std::vector<std::pair<std::string, std::string>>{{"--budget", "-5"},
+                                                        {"--budget", "lots"},
+                                                        {"--max-gpu-hours", "0"},
+                                                        {"--max-trials", "0"},
+                                                        {"--max-trials", "2.5"},
+                                                        {"--trial-max-wall", "soon"},
+                                                        {"--trial-max-wall", "0s"},
+                                                        {"--plateau-trials", "0"},
+                                                        {"--plateau-spend", "free"}}) {
+    const CommandResult r = RunFrugal({"tune", "resume", "any", flag, value}, home_.path());
+    EXPECT_EQ(r.exit_code, 2) << flag << " " << value << ": " << r.err;
+    EXPECT_NE(r.err.find(flag + ":"), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace frugal::testing
