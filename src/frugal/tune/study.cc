@@ -270,11 +270,21 @@ void Study::KeepTrainedPast(Trial& trial, const Progress& p) {
   trial.last_fidelity = p.fidelity;
   trial.checkpoint_fidelity = std::max(trial.checkpoint_fidelity, p.fidelity);
   const int top = ladder_.top();
-  const bool waiting = trial.state == TrialState::kPaused || trial.state == TrialState::kPruned;
+  // Stopping at a cap (running, or ended already when it stops in the background), too: it
+  // finished before the stop reached it.
+  const bool waiting = trial.state == TrialState::kPaused || trial.state == TrialState::kPruned ||
+                       trial.state == TrialState::kRunning ||
+                       trial.state == TrialState::kStoppedAtBudget ||
+                       trial.state == TrialState::kStoppedAtWall;
   if (!waiting || p.fidelity < RungFidelity(trial, top) - kEps) return;
   trial.rung_losses[static_cast<size_t>(top)] = Loss(*p.value);
   trial.state = TrialState::kCompleted;
   UpdateIncumbent(trial);
+}
+
+void Study::StopAtCap(Trial& trial, TrialState cap_state) {
+  AccrueStop(trial);
+  EndTrial(trial, trial.state == TrialState::kCompleted ? TrialState::kCompleted : cap_state);
 }
 
 void Study::AccrueStop(Trial& trial) {
@@ -343,18 +353,14 @@ Result<void> Study::Handle(const Progress& p) {
     // At the cap every running trial checkpoints and stops, all at once.
     const std::vector<int64_t> running = running_;
     for (int64_t id : running) runner_.RequestStop(id);
-    for (int64_t id : running) {
-      Trial& t = trials_[static_cast<size_t>(id)];
-      AccrueStop(t);
-      EndTrial(t, TrialState::kStoppedAtBudget);
-    }
+    for (int64_t id : running)
+      StopAtCap(trials_[static_cast<size_t>(id)], TrialState::kStoppedAtBudget);
     CloseStarts("budget");
     return {};
   }
   const auto& wall = spec_.gates.trial_max_wall;
   if (wall && trial.cost_seconds + interval > ToSeconds(*wall)) {
-    AccrueStop(trial);
-    EndTrial(trial, TrialState::kStoppedAtWall);
+    StopAtCap(trial, TrialState::kStoppedAtWall);
   }
   return {};
 }
@@ -384,9 +390,10 @@ Result<void> Study::PassRung(Trial& trial, RungPass pass) {
       UpdateIncumbent(trial);
       break;
     case Verdict::kStop:
-      if (training) StopDecided(trial);
+      // The state first: a trial that finishes while it stops is complete (KeepTrainedPast).
       std::erase(running_, trial.id);
       trial.state = TrialState::kPruned;
+      if (training) StopDecided(trial);
       break;
     case Verdict::kPause:
       // In flight it is parked: its worker is free, and unless the next job given to a free
@@ -409,12 +416,12 @@ Result<void> Study::PassRung(Trial& trial, RungPass pass) {
       if (room == Room::kNow) {
         ++promotions_;
       } else if (room == Room::kLater) {
-        if (training) StopDecided(trial);
         std::erase(running_, trial.id);
         trial.state = TrialState::kPaused;
-      } else {
         if (training) StopDecided(trial);
+      } else {
         EndTrial(trial, TrialState::kStoppedAtBudget);
+        if (training) StopDecided(trial);
         CloseStarts("budget");
       }
       break;

@@ -131,6 +131,9 @@ class Study {
   void EndTrial(Trial& trial, TrialState state);
   /// Stops the trial's segment and accrues what the stop itself took.
   void AccrueStop(Trial& trial);
+  /// A running trial stopped at a cap: charged its stop, and ended `cap_state` unless it
+  /// reached its full fidelity before the stop reached it (then it is complete).
+  void StopAtCap(Trial& trial, TrialState cap_state);
   /// The end of a segment stopped in the background: the fidelity and result it reached.
   void KeepTrainedPast(Trial& trial, const Progress& p);
   void ApplyPruned();

@@ -198,11 +198,8 @@ void Study::OnCapsChanged(const Gates& before, const std::vector<CapEdit>& edits
     // Spent already: nothing more may run. Trials a stopped tuner left running checkpoint and
     // stop (those not relaunched yet are not relaunched).
     const std::vector<int64_t> running = running_;
-    for (int64_t id : running) {
-      Trial& t = trials_[static_cast<size_t>(id)];
-      AccrueStop(t);
-      EndTrial(t, TrialState::kStoppedAtBudget);
-    }
+    for (int64_t id : running)
+      StopAtCap(trials_[static_cast<size_t>(id)], TrialState::kStoppedAtBudget);
     CloseStarts("budget");
     return;
   }
