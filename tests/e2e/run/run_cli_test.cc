@@ -128,12 +128,14 @@ TEST(RunCli, SigkillOfChildOrSupervisorNeverCorruptsACommittedCheckpoint) {
       (*frugal)->SignalGroup(SIGKILL);  // the supervisor dies outright
     } else {
       // On a loaded machine Python can take longer than the delay to start: wait for it.
-      for (int wait = 0; wait < 200 && !fs::exists(pidfile); ++wait) {
+      // The file exists a moment before the pid is in it.
+      std::string pid;
+      for (int wait = 0; wait < 200 && pid.empty(); ++wait) {
         std::this_thread::sleep_for(milliseconds(100));
+        pid = ReadFile(pidfile).value_or("");
       }
-      auto pid = ReadFile(pidfile);
-      ASSERT_TRUE(pid.has_value());
-      ::kill(static_cast<pid_t>(std::stol(*pid)), SIGKILL);  // the training process dies
+      ASSERT_FALSE(pid.empty());
+      ::kill(static_cast<pid_t>(std::stol(pid)), SIGKILL);  // the training process dies
     }
     (*frugal)->WaitFor(std::chrono::seconds(20));
     ExpectCommittedCheckpointsVerify(run_dir);
@@ -195,11 +197,15 @@ TEST(RunCli, ANewSupervisorStopsWhatAKilledOneLeftRunning) {
   auto frugal =
       ChildProcess::Spawn({first, {{"FRUGAL_HOME", home.path().string()}}, ChildStdout::kInherit});
   ASSERT_TRUE(frugal.has_value());
-  for (int wait = 0; wait < 200 && !fs::exists(pidfile); ++wait)
+  // The shell creates the file before `echo` writes to it: wait for the whole line.
+  std::string text;
+  for (int wait = 0; wait < 200 && (text.empty() || text.back() != '\n'); ++wait) {
     std::this_thread::sleep_for(milliseconds(50));
-  auto text = ReadFile(pidfile);
-  ASSERT_TRUE(text.has_value() && !text->empty());
-  const auto worker = static_cast<pid_t>(std::stol(*text));
+    text = ReadFile(pidfile).value_or("");
+  }
+  if (text.empty() || text.back() != '\n') (*frugal)->SignalGroup(SIGKILL);
+  ASSERT_TRUE(!text.empty() && text.back() == '\n') << text;
+  const auto worker = static_cast<pid_t>(std::stol(text));
   (*frugal)->SignalGroup(SIGKILL);  // only the supervisor: the command has its own group
   (*frugal)->WaitFor(std::chrono::seconds(10));
   std::this_thread::sleep_for(milliseconds(300));
