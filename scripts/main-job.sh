@@ -43,7 +43,7 @@ else
 fi
 
 echo
-echo "== 5. Tune a real PyTorch model under a \$0.035 cap (ASHA, preemptions injected)"
+echo "== 5. Tune a real PyTorch model under a \$0.06 cap (ASHA, preemptions injected)"
 PATH=/usr/bin:$PATH $frugal tune examples/pytorch/study.yaml
 
 echo

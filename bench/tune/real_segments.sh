@@ -13,8 +13,8 @@ cleanup() { rm -f "${specs[@]}"; }
 trap cleanup EXIT
 variant() {  # name, sed program
   local file="$dir/.bench-$1.yaml"
-  sed -e '/^  chaos:/d' -e 's/budget_usd: 0.035 .*/budget_usd: 1/' \
-      -e 's/max_gpu_hours: 0.01/max_gpu_hours: 1/' -e 's/workers: 2 .*/workers: 1/' \
+  sed -e '/^  chaos:/d' -e 's/budget_usd: 0.06 .*/budget_usd: 1/' \
+      -e 's/max_gpu_hours: 0.02 .*/max_gpu_hours: 1/' -e 's/workers: 2 .*/workers: 1/' \
       -e 's/max_trials: 8/max_trials: 9/' -e "$2" "$dir/study.yaml" > "$file"
   specs+=("$file")
 }

@@ -244,9 +244,11 @@ TEST(TunePytorch, ExampleStudyRunsUnderItsBudgetWithPreemptions) {
   EXPECT_EQ(doc["trials"]["failed"], 0) << r.err;
   EXPECT_GE(doc["promotions"].get<int>(), 1) << r.out;
   EXPECT_GE(doc["supervised"]["preemptions"].get<int>(), 1) << r.err;
-  // The budget is hard: at most one accrual interval (1 s at $2.50/h) past $0.035.
+  // The budget is hard: at most one accrual interval (1 s at $2.50/h) past $0.06. (The
+  // study ends at max_trials with about a fifth of it spent on an idle machine; the caps leave
+  // room for promotions on a loaded one, where epochs cost more.)
   EXPECT_GT(doc["spend_usd"].get<double>(), 0.0);
-  EXPECT_LE(doc["spend_usd"].get<double>(), 0.035 + 0.0007);
+  EXPECT_LE(doc["spend_usd"].get<double>(), 0.06 + 0.0007);
   EXPECT_FALSE(doc["leaderboard"].empty()) << r.out;
 }
 
