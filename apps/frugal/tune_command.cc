@@ -282,6 +282,26 @@ Result<PolicyCheck> CheckStudyAgainstPolicy(const TuneOptions& o, const StudySpe
   return check;
 }
 
+/// A resume that raises or sets a study's budget or GPU-hour cap is admitted again: the stored
+/// spec with its new caps is checked against the policy in force, as a new study would be (a
+/// budget above the approval limit needs its tag, or --override).
+Result<PolicyCheck> CheckResumeAgainstPolicy(const TuneOptions& o, const tune::SpecText& text,
+                                             const StudySpec& spec, const tune::CapChange& caps,
+                                             const GlobalOptions& global, Streams& s) {
+  PolicyCheck check;
+  if (spec.replay || (!caps.budget && !caps.max_gpu_hours)) return check;
+  const catalog::Catalog catalog = FRUGAL_TRY(LoadCatalog(global));
+  check.policy = FRUGAL_TRY(PolicyInEffect(global, catalog));
+  if (!check.policy) return check;
+  policy::Subject subject =
+      FRUGAL_TRY(policy::StudySubjectFromText(text.yaml, text.source, catalog));
+  subject.budget = spec.gates.budget;
+  check.enforcement = {"tune resume", "study " + spec.name, subject.tags,
+                       policy::Check(check.policy->policy, subject), o.override_reason};
+  FRUGAL_TRY(RefuseUnlessOverridden(check.enforcement, *check.policy, global, s));
+  return check;
+}
+
 /// Records an override in the study's ledger (or the default one when study state is kept in
 /// files) and links it to the study once the ledger knows it.
 class StudyOverride {
@@ -362,6 +382,7 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
 }
 
 Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
+  FRUGAL_TRY(CheckOverrideReason(o.override_reason));
   const tune::CapChange caps = FRUGAL_TRY(tune::ParseCapFlags(o.new_caps));
   const FileLock lock = FRUGAL_TRY(LockStudy(o.study));
   Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kMustExist, o.study));
@@ -374,6 +395,11 @@ Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Strea
   // New caps replace the stored ones for good: the study saves the caps in force.
   const tune::Gates before = b.spec.gates;
   const std::vector<tune::CapEdit> edits = FRUGAL_TRY(tune::ApplyCapChange(b.spec, caps));
+  const PolicyCheck policy_check =
+      FRUGAL_TRY(CheckResumeAgainstPolicy(o, text, b.spec, caps, global, s));
+  StudyOverride overridden;
+  FRUGAL_TRY(overridden.Record(policy_check, global, st.ledger.get()));
+  overridden.Link(o.study, s);
   if (b.supervised != nullptr) b.supervised->SetTrialMaxWall(b.spec.gates.trial_max_wall);
   auto study = FRUGAL_TRY(tune::Study::Restore(state, b.spec, *b.runner, store, b.table.get()));
   if (b.supervised != nullptr) b.supervised->BindGate(&study->gate());
@@ -528,6 +554,7 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
                      "New plateau gate: stop after N trials without improvement");
   resume->add_option("--plateau-spend", o->new_caps.plateau_spend,
                      "New plateau gate: stop after this many dollars without improvement");
+  AddOverrideOption(resume, o->override_reason);
   resume->callback([o, &global, &action] {
     action = [o, &global](Streams& s) { return ResumeTune(*o, global, s); };
   });

@@ -77,6 +77,10 @@ struct Subject {
 [[nodiscard]] Result<Subject> LoadSubject(const std::filesystem::path& path,
                                           const catalog::Catalog& catalog);
 
+/// A Study spec given as text (a study's stored spec, on resume); as LoadSubject.
+[[nodiscard]] Result<Subject> StudySubjectFromText(std::string_view yaml, std::string source,
+                                                   const catalog::Catalog& catalog);
+
 /// `job` (a Job subject) as one option of its plan runs it: that offer's GPU and tier, and on
 /// spot the planner's checkpointing (on notice, or its periodic interval).
 [[nodiscard]] Subject ForOption(const Subject& job, const plan::Option& option);

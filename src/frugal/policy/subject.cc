@@ -99,6 +99,12 @@ Result<Subject> LoadSubject(const std::filesystem::path& path, const catalog::Ca
   return s;
 }
 
+Result<Subject> StudySubjectFromText(std::string_view yaml, std::string source,
+                                     const catalog::Catalog& catalog) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(yaml, std::move(source)));
+  return StudySubject(doc, catalog);
+}
+
 Subject ForOption(const Subject& job, const plan::Option& option) {
   Subject s = job;
   s.gpus.clear();

@@ -254,4 +254,45 @@ TEST_F(PolicyE2e, TuneIsRefusedAndAnOverriddenStudyIsLinked) {
   EXPECT_EQ(AuditOverrides(home_.path(), {"--db", db}).size(), 1u);
 }
 
+// A resume that raises the budget is admitted again: above the approval limit it is refused
+// like a new study, and goes ahead only with --override, which the ledger records.
+TEST_F(PolicyE2e, ResumeWithABudgetAboveTheApprovalLimitIsRefusedUnlessOverridden) {
+  WriteTestFile(dir_ / "trainer.py", kTrainer);
+  std::string study = kStudy;
+  study.replace(study.find("budget_usd: 5"), 13, "budget_usd: 0.5");
+  WriteTestFile(dir_ / "study.yaml", study);
+  WriteTestFile(dir_ / "budgets.yaml",
+                "apiVersion: frugal/v1\nkind: Policy\nname: budgets\nversion: 1\n"
+                "workload_classes:\n  training: [T4, L4]\n"
+                "max_budget_without_approval: 1\napproval_tag: approved_by\n");
+  const char* path = std::getenv("PATH");
+  const std::vector<std::string> env = {
+      "FRUGAL_TEST_PYTHONPATH=" + (SourceDir() / "python").string(),
+      std::string("PATH=/usr/bin:") + (path != nullptr ? path : "")};
+  const std::vector<std::string> with = {"--db", (dir_ / "team.sqlite").string(), "--policy",
+                                         (dir_ / "budgets.yaml").string()};
+  auto frugal = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), with.begin(), with.end());
+    return RunFrugal(args, home_.path(), env);
+  };
+  ASSERT_EQ(frugal({"tune", (dir_ / "study.yaml").string()}).exit_code, 0);
+
+  auto refused = frugal({"tune", "resume", "t4-sweep", "--budget", "5"});
+  EXPECT_EQ(refused.exit_code, 3) << refused.err;
+  EXPECT_NE(refused.err.find("budget-approval: budget $5.00 is above $1.00"), std::string::npos)
+      << refused.err;
+  auto status = frugal({"--json", "tune", "status", "t4-sweep"});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_TRUE(Json(status)["cap_changes"].empty()) << status.out;  // the refusal changed nothing
+
+  auto overridden =
+      frugal({"tune", "resume", "t4-sweep", "--budget", "5", "--override", "quarter-end push"});
+  ASSERT_EQ(overridden.exit_code, 0) << overridden.err;
+  const nlohmann::json rows = Overrides(home_.path(), {"--db", with[1]});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["command"], "tune resume");
+  EXPECT_EQ(rows[0]["rules"], nlohmann::json::array({"budget-approval"}));
+  EXPECT_FALSE(rows[0]["study_id"].is_null()) << rows[0].dump();
+}
+
 }  // namespace
