@@ -130,7 +130,19 @@ Result<void> CatchUpEventsAndSamples(ledger::Ledger& ledger, const ledger::Run& 
   for (const ledger::Event& e : detail.events) {
     events.insert({e.time.time_since_epoch().count(), e.payload.value("kind", "")});
   }
-  const std::vector<ledger::Sample> samples = FRUGAL_TRY(ledger.SamplesOf(run.id));
+  // What each ledger row covers: a raw sample its instant, a downsampled one (Downsample) its
+  // whole bucket, which starts before the raw samples it averaged.
+  struct Held {
+    int64_t from_ms;
+    int64_t through_ms;
+  };
+  std::vector<Held> held;
+  for (const ledger::Row& row : FRUGAL_TRY(ledger.connection().Query(
+           "SELECT time_ms, resolution_ms FROM samples WHERE run_id = ?",
+           std::vector<ledger::Value>{run.id}))) {
+    const int64_t time = ledger::AsInt(row.at(0));
+    held.push_back({time, time + std::max<int64_t>(ledger::AsInt(row.at(1)) - 1, 0)});
+  }
   for (size_t i = 0; i < attempts.size(); ++i) {
     for (const RunEvent& e : attempts[i].events) {
       const ledger::Timestamp at = ToLedger(e.at);
@@ -149,16 +161,20 @@ Result<void> CatchUpEventsAndSamples(ledger::Ledger& ledger, const ledger::Run& 
         i + 1 < attempts.size() && !attempts[i + 1].samples.empty()
             ? std::optional(ToLedger(attempts[i + 1].samples.front().at))
             : std::nullopt;
-    std::optional<ledger::Timestamp> last_held;
-    for (const ledger::Sample& s : samples) {
-      if (s.time >= from && (!until || s.time < *until) && (!last_held || s.time > *last_held)) {
-        last_held = s.time;
+    std::optional<int64_t> last_held;
+    const int64_t from_ms = from.time_since_epoch().count();
+    for (const Held& h : held) {
+      if (h.through_ms >= from_ms && (!until || h.from_ms < until->time_since_epoch().count())) {
+        last_held = std::max(last_held.value_or(h.through_ms), h.through_ms);
       }
     }
     std::vector<ledger::Sample> missing;
     for (const monitor::Sample& s : attempts[i].samples) {
-      const ledger::Sample held = LedgerSample(s);
-      if (held.time >= run.start && (!last_held || held.time > *last_held)) missing.push_back(held);
+      const ledger::Sample sample = LedgerSample(s);
+      if (sample.time >= run.start &&
+          (!last_held || sample.time.time_since_epoch().count() > *last_held)) {
+        missing.push_back(sample);
+      }
     }
     if (!missing.empty()) FRUGAL_TRY(ledger.AddSamples(run.id, missing));
     done.samples_added += static_cast<int>(missing.size());

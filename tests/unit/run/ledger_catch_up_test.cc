@@ -304,5 +304,33 @@ TYPED_TEST(LedgerCatchUpTest, EventsAndSamplesTheLedgerMissedAreAddedOnce) {
   EXPECT_FALSE(again->Any()) << again->Describe();
 }
 
+
+TYPED_TEST(LedgerCatchUpTest, SamplesTheLedgerDownsampledAreNotAddedAgain) {
+  auto db = this->Open();
+  ASSERT_NE(db, nullptr);
+  {
+    RunJournal journal(this->Journal());
+    LedgerRecorder to_ledger(*db, "C1", Offer(360));
+    TeeRecorder both(journal, to_ledger);
+    RecordAttempt(both, 1, kT0, SegmentEnd::kFinished, "finished");
+    for (int i = 1; i <= 3; ++i) {
+      monitor::Sample sample;
+      sample.at = kT0 + milliseconds(500 * i);
+      sample.cpu_cores = 1;
+      both.RecordSample(1, sample);
+    }
+    ASSERT_TRUE(to_ledger.Flush());
+  }
+  const ledger::RunId id = this->RunOf(*db).id;
+  // The three raw samples become one hourly row stamped at the hour's start, before them.
+  ASSERT_TRUE(db->Downsample(ledger::Now(), std::chrono::hours(1)).has_value());
+  ASSERT_EQ(db->SamplesOf(id)->size(), 1u);
+
+  Result<LedgerCatchUp> caught = CatchUpFromJournal(*db, "C1", this->Journal(), Offer(360));
+  ASSERT_TRUE(caught.has_value()) << caught.error().message;
+  EXPECT_EQ(caught->samples_added, 0) << caught->Describe();
+  EXPECT_EQ(db->SamplesOf(id)->size(), 1u);
+}
+
 }  // namespace
 }  // namespace frugal::run
