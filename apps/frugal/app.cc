@@ -148,8 +148,11 @@ int Main(int argc, const char* const* argv, std::ostream& out, std::ostream& err
     out << app.version() << '\n';
     return 0;
   } catch (const CLI::ParseError& e) {
-    // A parse error may come before --json is read, so the words themselves are looked at.
-    const bool json = global.json || std::any_of(argv + 1, argv + argc, [](const char* arg) {
+    // A parse error may come before --json is read, so the words themselves are looked at,
+    // up to `--` (what follows is the command frugal runs, not frugal's options).
+    const char* const* words_end = std::find_if(
+        argv + 1, argv + argc, [](const char* arg) { return std::string_view(arg) == "--"; });
+    const bool json = global.json || std::any_of(argv + 1, words_end, [](const char* arg) {
                         return std::string_view(arg) == "--json";
                       });
     const int code = Failed(Error{ErrorCode::kBadInput, e.what()}, json, out_buf, out, err);

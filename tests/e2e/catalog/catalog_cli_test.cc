@@ -62,7 +62,10 @@ TEST(CatalogCli, AJsonFailureIsOneErrorDocument) {
             std::string::npos)
       << missing.out;
 
-  // Without --json stdout stays empty.
+  // Without --json stdout stays empty, even when the command frugal would run has one.
+  auto child = RunFrugal({"run", "--bogus", "--", "echo", "--json"}, home.path());
+  EXPECT_EQ(child.exit_code, 2);
+  EXPECT_EQ(child.out, "");
   auto plain = RunFrugal({"catalog", "offers", "--limit", "-1"}, home.path());
   EXPECT_EQ(plain.exit_code, 2);
   EXPECT_EQ(plain.out, "");
