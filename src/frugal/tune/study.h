@@ -134,6 +134,8 @@ class Study {
   /// A running trial stopped at a cap: charged its stop, and ended `cap_state` unless it
   /// reached its full fidelity before the stop reached it (then it is complete).
   void StopAtCap(Trial& trial, TrialState cap_state);
+  /// On a resume that lowers trial_max_wall: trials already past it end stopped_at_wall.
+  void StopTrialsPastANewWall(const Gates& before);
   /// The end of a segment stopped in the background: the fidelity and result it reached.
   void KeepTrainedPast(Trial& trial, const Progress& p);
   void ApplyPruned();

@@ -186,6 +186,21 @@ bool PlateauLoosened(const std::optional<PlateauGate>& before,
          (trials_of(after) > trials_of(before) || spend_of(after) > spend_of(before));
 }
 
+void Study::StopTrialsPastANewWall(const Gates& before) {
+  const auto& wall = spec_.gates.trial_max_wall;
+  if (!wall || (before.trial_max_wall && *before.trial_max_wall <= *wall)) return;
+  // A lowered wall binds at once: a trial already past it spends nothing more (one left
+  // running checkpoints and stops, one waiting is not resumed).
+  for (Trial& t : trials_) {
+    if (t.cost_seconds < ToSeconds(*wall)) continue;
+    if (t.state == TrialState::kRunning) {
+      StopAtCap(t, TrialState::kStoppedAtWall);
+    } else if (t.state == TrialState::kPaused) {
+      EndTrial(t, TrialState::kStoppedAtWall);
+    }
+  }
+}
+
 void Study::OnCapsChanged(const Gates& before, const std::vector<CapEdit>& edits) {
   for (const CapEdit& e : edits) {
     cap_changes_.push_back({{"field", e.field},
@@ -203,6 +218,7 @@ void Study::OnCapsChanged(const Gates& before, const std::vector<CapEdit>& edits
     CloseStarts("budget");
     return;
   }
+  StopTrialsPastANewWall(before);
   const BudgetGate old_gate(before, spec_.resources.price_per_gpu_hour, spec_.resources.gpus);
   const bool budget_raised = cap > old_gate.cap_gpu_seconds() * (1 + 1e-12);
   const bool trials_raised = spec_.gates.max_trials &&

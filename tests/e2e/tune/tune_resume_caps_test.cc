@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <map>
 #include <vector>
 
 #include "support/test_support.h"
@@ -213,6 +214,42 @@ TEST_F(TuneResumeCaps, BadCapFlagsAreExitTwoNamingTheFlag) {
     const CommandResult r = RunFrugal({"tune", "resume", "any", flag, value}, home_.path());
     EXPECT_EQ(r.exit_code, 2) << flag << " " << value << ": " << r.err;
     EXPECT_NE(r.err.find(flag + ":"), std::string::npos) << r.err;
+  }
+}
+
+
+TEST_F(TuneResumeCaps, ALoweredTrialWallStopsTrialsAlreadyPastIt) {
+  // Killed mid-study: some trials have trained longer than the wall set on resume.
+  std::vector<std::string> flags = Flags("wall", "400");
+  flags.insert(flags.end(), {"--halt-after", "40"});
+  ASSERT_EQ(RunFrugal(flags, home_.path()).exit_code, 130);
+  // The wall: the longest trial's time so far ($0.001 a second), so at least it is past it.
+  std::map<int64_t, double> before;
+  double longest = 0;
+  const nlohmann::json halted = Status("wall");
+  for (const auto& t : halted["leaderboard"]) {
+    before[t["trial"].get<int64_t>()] = t["spend_usd"].get<double>();
+    longest = std::max(longest, t["spend_usd"].get<double>());
+  }
+  ASSERT_GT(before.size(), 2u) << halted.dump();
+  const auto wall_seconds = static_cast<int64_t>(longest * 1000);
+  const double kWallUsd = static_cast<double>(wall_seconds) / 1000;
+  int past = 0;
+  for (const auto& [id, spend] : before) past += spend >= kWallUsd;
+  ASSERT_LT(past, static_cast<int>(before.size()));
+
+  const CommandResult resumed =
+      RunFrugal({"tune", "resume", "wall", "--trial-max-wall", std::to_string(wall_seconds) + "s",
+                 "--json"},
+                home_.path());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const nlohmann::json after = Status("wall");
+  for (const auto& t : after["leaderboard"]) {
+    const auto was = before.find(t["trial"].get<int64_t>());
+    const double spend = t["spend_usd"].get<double>();
+    if (was == before.end() || was->second < kWallUsd) continue;
+    EXPECT_DOUBLE_EQ(spend, was->second) << t.dump();  // nothing more after the new wall
+    EXPECT_EQ(t["state"], "stopped_at_wall") << t.dump();
   }
 }
 
