@@ -18,6 +18,11 @@ std::string& Why() {
   return why;
 }
 
+bool& Unavailable() {
+  static bool unavailable = false;
+  return unavailable;
+}
+
 /// The pid a daemon wrote to its pid file, or 0.
 pid_t PidIn(const std::filesystem::path& file) {
   try {
@@ -70,6 +75,7 @@ std::string Config(const std::filesystem::path& dir, int controller_port, int no
 }  // namespace
 
 const std::string& SlurmCluster::why() { return Why(); }
+bool SlurmCluster::unavailable() { return Unavailable(); }
 
 std::unique_ptr<SlurmCluster> SlurmCluster::Start() {
   std::unique_ptr<SlurmCluster> cluster(new SlurmCluster());
@@ -82,11 +88,13 @@ bool SlurmCluster::Launch(std::string& why) {
                                  "/usr/bin/sbatch", "/usr/bin/scontrol"}) {
     if (!std::filesystem::exists(tool)) {
       why = tool + " is missing (Debian packages slurm-wlm and munge)";
+      Unavailable() = true;
       return false;
     }
   }
   if (::geteuid() != 0) {
     why = "a test Slurm cluster runs its daemons as root";
+    Unavailable() = true;
     return false;
   }
   std::string pattern = (std::filesystem::temp_directory_path() / "frugal-slurm-XXXXXX").string();
@@ -117,7 +125,10 @@ bool SlurmCluster::Launch(std::string& why) {
     why = "munged did not start: " + munge.err;
     return false;
   }
-  WriteTestFile(dir_ / "slurm.conf", Config(dir_, FreeLoopbackPort(), FreeLoopbackPort()));
+  const int controller_port = FreeLoopbackPort();
+  int node_port = FreeLoopbackPort();
+  for (int i = 0; i < 20 && node_port == controller_port; ++i) node_port = FreeLoopbackPort();
+  WriteTestFile(dir_ / "slurm.conf", Config(dir_, controller_port, node_port));
   conf_env_ = "SLURM_CONF=" + d + "/slurm.conf";
   for (const char* daemon : {"slurmctld", "slurmd"}) {
     const CommandResult started =
@@ -141,8 +152,15 @@ bool SlurmCluster::Launch(std::string& why) {
 
 SlurmCluster::~SlurmCluster() {
   if (dir_.empty()) return;
-  // Jobs first (their processes belong to slurmd), then the daemons, then munge.
+  // Jobs first (their processes belong to slurmd and end within KillWait), then the daemons,
+  // then munge.
   Client("scancel", {"--full", "--user=root"});
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (std::chrono::steady_clock::now() < give_up) {
+    const CommandResult queued = Client("squeue", {"-h"});
+    if (queued.exit_code != 0 || queued.out.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
   Stop(PidIn(dir_ / "slurmd.pid"));
   Stop(PidIn(dir_ / "slurmctld.pid"));
   Stop(PidIn(dir_ / "munged.pid"));

@@ -20,6 +20,9 @@ class SlurmCluster {
   /// daemon that did not come up.
   static std::unique_ptr<SlurmCluster> Start();
   static const std::string& why();
+  /// Whether the last Start failed because this machine cannot run a cluster at all (not root,
+  /// packages missing), rather than because one did not come up.
+  static bool unavailable();
 
   ~SlurmCluster();
   SlurmCluster(const SlurmCluster&) = delete;
