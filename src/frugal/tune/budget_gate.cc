@@ -39,4 +39,9 @@ Money BudgetGate::Overshoot() const {
   return over.micros() > 0 ? over : Money{};
 }
 
+double BudgetGate::OvershootGpuHours() const {
+  if (!gates_.max_gpu_hours) return 0.0;
+  return std::max(0.0, spent_gpu_seconds_ / 3600.0 - *gates_.max_gpu_hours);
+}
+
 }  // namespace frugal::tune

@@ -46,6 +46,8 @@ class BudgetGate {
   double gpu_hours() const { return spent_gpu_seconds_ / 3600.0; }
   /// How far spend went past the cap, in money (zero when within it).
   Money Overshoot() const;
+  /// GPU-hours spent past max_gpu_hours (0 without that gate, or under it).
+  double OvershootGpuHours() const;
   const Gates& gates() const { return gates_; }
 
  private:

@@ -46,6 +46,7 @@ struct StudySummary {
   Money spend;
   double gpu_hours = 0.0;
   Money overshoot;
+  double overshoot_gpu_hours = 0.0;  ///< past max_gpu_hours
   std::map<std::string, int64_t> trials_by_state;
   int64_t trials_started = 0;
   int64_t promotions = 0;

@@ -227,6 +227,10 @@ void PrintStatus(std::ostream& out, const StudySpec& spec, const nlohmann::json&
     out << fmt::format("  overshoot {} past the budget\n",
                        Money::FromDollars(doc.value("overshoot_usd", 0.0)).ToString());
   }
+  if (doc.value("overshoot_gpu_hours", 0.0) > 0) {
+    out << fmt::format("  overshoot {} GPU-hours past the GPU-hour cap\n",
+                       GpuHoursText(doc.value("overshoot_gpu_hours", 0.0)));
+  }
   if (!doc["eta_seconds"].is_null()) {
     out << fmt::format("  eta       {} of study time at the current burn rate ({} first)\n",
                        FormatDuration(FromSeconds(doc["eta_seconds"].get<double>())),

@@ -232,6 +232,7 @@ StudySummary Study::Summary() const {
   s.spend = gate_.spend();
   s.gpu_hours = gate_.gpu_hours();
   s.overshoot = gate_.Overshoot();
+  s.overshoot_gpu_hours = gate_.OvershootGpuHours();
   s.trials_started = static_cast<int64_t>(trials_.size());
   s.promotions = promotions_;
   s.pauses = pauses_;
@@ -278,6 +279,7 @@ nlohmann::json SummaryToJson(const StudySummary& s) {
       {"spend_usd", s.spend.dollars()},
       {"gpu_hours", s.gpu_hours},
       {"overshoot_usd", s.overshoot.dollars()},
+      {"overshoot_gpu_hours", s.overshoot_gpu_hours},
       {"trials", s.trials_by_state},
       {"trials_started", s.trials_started},
       {"promotions", s.promotions},

@@ -143,6 +143,18 @@ TEST_F(TuneResumeCaps, ACapLoweredBelowTheSpendEndsTheStudyWithoutResumingAnythi
   EXPECT_EQ(after["gates"]["budget_usd"]["cap"].get<double>(), std::stod(lower));
   const CommandResult text = RunFrugal({"tune", "status", "tight"}, home_.path());
   EXPECT_NE(text.out.find("overshoot"), std::string::npos) << text.out;
+
+  // A GPU-hour cap lowered below the GPU-hours spent: its overshoot is in GPU-hours.
+  const double gpu_hours = after["gpu_hours"].get<double>();
+  const CommandResult hours = RunFrugal(
+      {"tune", "resume", "tight", "--max-gpu-hours", fmt::format("{:.3f}", gpu_hours / 2),
+       "--json"},
+      home_.path());
+  ASSERT_EQ(hours.exit_code, 0) << hours.err;
+  EXPECT_NEAR(Json(hours)["overshoot_gpu_hours"].get<double>(), gpu_hours / 2, 0.001);
+  const CommandResult hours_text = RunFrugal({"tune", "status", "tight"}, home_.path());
+  EXPECT_NE(hours_text.out.find("GPU-hours past the GPU-hour cap"), std::string::npos)
+      << hours_text.out;
 }
 
 TEST_F(TuneResumeCaps, ATrialCapRaisedOnAFinishedStudyStartsMoreTrials) {
