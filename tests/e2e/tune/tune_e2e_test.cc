@@ -13,45 +13,18 @@
 #include <thread>
 #include <tuple>
 
+#include "replay_flags.h"
 #include "support/test_support.h"
 #include "synthetic_table.h"
 
 namespace frugal::testing {
 namespace {
 
-nlohmann::json Json(const CommandResult& r) {
-  auto doc = nlohmann::json::parse(r.out, nullptr, false);
-  EXPECT_FALSE(doc.is_discarded()) << r.out << r.err;
-  return doc;
-}
-
 class TuneE2e : public ::testing::Test {
  protected:
   void SetUp() override { tune::testing::WriteSyntheticTable(table_.path(), 150, 27); }
   std::vector<std::string> Flags(const std::string& name, const std::string& scheduler = "asha") {
-    return {"tune",
-            "--replay",
-            table_.path().string(),
-            "--metric",
-            "score",
-            "--maximize",
-            "--fidelity",
-            "epoch",
-            "--cost-column",
-            "elapsed_s",
-            "--price-per-hour",
-            "3.6",
-            "--budget",
-            "30",
-            "--scheduler",
-            scheduler,
-            "--workers",
-            "4",
-            "--seed",
-            "2",
-            "--name",
-            name,
-            "--json"};
+    return ReplayStudyFlags(table_.path(), name, "30", scheduler);
   }
   TempDir table_;
   TempDir home_;

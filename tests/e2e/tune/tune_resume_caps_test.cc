@@ -10,41 +10,18 @@
 #include <map>
 #include <vector>
 
+#include "replay_flags.h"
 #include "support/test_support.h"
 #include "synthetic_table.h"
 
 namespace frugal::testing {
 namespace {
 
-nlohmann::json Json(const CommandResult& r) {
-  auto doc = nlohmann::json::parse(r.out, nullptr, false);
-  EXPECT_FALSE(doc.is_discarded()) << r.out << r.err;
-  return doc;
-}
-
 class TuneResumeCaps : public ::testing::Test {
  protected:
   void SetUp() override { tune::testing::WriteSyntheticTable(table_.path(), 150, 27); }
   std::vector<std::string> Flags(const std::string& name, const std::string& budget) {
-    return {"tune",
-            "--replay",
-            table_.path().string(),
-            "--metric",
-            "score",
-            "--maximize",
-            "--price-per-hour",
-            "3.6",
-            "--budget",
-            budget,
-            "--scheduler",
-            "asha",
-            "--workers",
-            "4",
-            "--seed",
-            "2",
-            "--name",
-            name,
-            "--json"};
+    return ReplayStudyFlags(table_.path(), name, budget, "asha");
   }
   nlohmann::json Status(const std::string& name) {
     const CommandResult r = RunFrugal({"tune", "status", name, "--json"}, home_.path());

@@ -81,6 +81,26 @@ inline std::unique_ptr<Study> RunUntilHalted(ReplayStudy& rs, int64_t events) {
   return std::move(*study);
 }
 
+/// A runner that passes everything to another; tests override what they change.
+class ForwardingRunner : public TrialRunner {
+ public:
+  explicit ForwardingRunner(TrialRunner& inner) : inner_(inner) {}
+  Result<void> Launch(const Trial& t, double from, double to) override {
+    return inner_.Launch(t, from, to);
+  }
+  Result<std::optional<Progress>> WaitNext() override { return inner_.WaitNext(); }
+  Progress Stop(int64_t id) override { return inner_.Stop(id); }
+  double Now() const override { return inner_.Now(); }
+  std::optional<double> FullFidelitySeconds(const Trial& t) const override {
+    return inner_.FullFidelitySeconds(t);
+  }
+  nlohmann::json Save() const override { return inner_.Save(); }
+  Result<void> Load(const nlohmann::json& state) override { return inner_.Load(state); }
+
+ protected:
+  TrialRunner& inner_;
+};
+
 class StudyTest : public ::testing::Test {
  protected:
   void SetUp() override { testing::WriteSyntheticTable(dir_.path(), kConfigs, kEpochs); }

@@ -13,10 +13,10 @@ namespace {
 
 /// Tells each replayed report as a run of accruals that move nothing, then the report: the
 /// same seconds, as a real trial's heartbeats come between its epochs.
-class HeartbeatRunner final : public TrialRunner {
+class HeartbeatRunner final : public ForwardingRunner {
  public:
   static constexpr int kBeats = 10;
-  explicit HeartbeatRunner(TrialRunner& inner) : inner_(inner) {}
+  using ForwardingRunner::ForwardingRunner;
   Result<void> Launch(const Trial& t, double from, double to) override {
     reached_[t.id] = from;
     return inner_.Launch(t, from, to);
@@ -44,15 +44,8 @@ class HeartbeatRunner final : public TrialRunner {
     std::erase_if(pending_, [id](const Progress& p) { return p.trial_id == id; });
     return inner_.Stop(id);
   }
-  double Now() const override { return inner_.Now(); }
-  std::optional<double> FullFidelitySeconds(const Trial& t) const override {
-    return inner_.FullFidelitySeconds(t);
-  }
-  nlohmann::json Save() const override { return inner_.Save(); }
-  Result<void> Load(const nlohmann::json& state) override { return inner_.Load(state); }
 
  private:
-  TrialRunner& inner_;
   std::deque<Progress> pending_;
   std::map<int64_t, double> reached_;
 };

@@ -13,14 +13,10 @@ namespace {
 
 /// A replay whose trials, when stopped, turn out to have reached their full fidelity first, at
 /// an objective value no configuration of the table has.
-class FinishesWhileStoppingRunner final : public TrialRunner {
+class FinishesWhileStoppingRunner final : public ForwardingRunner {
  public:
   static constexpr double kValue = 1e6;  // the objective is maximized
-  explicit FinishesWhileStoppingRunner(TrialRunner& inner) : inner_(inner) {}
-  Result<void> Launch(const Trial& t, double from, double to) override {
-    return inner_.Launch(t, from, to);
-  }
-  Result<std::optional<Progress>> WaitNext() override { return inner_.WaitNext(); }
+  using ForwardingRunner::ForwardingRunner;
   Progress Stop(int64_t id) override {
     Progress tail = inner_.Stop(id);
     tail.trial_id = id;
@@ -29,16 +25,9 @@ class FinishesWhileStoppingRunner final : public TrialRunner {
     ++stops_;
     return tail;
   }
-  double Now() const override { return inner_.Now(); }
-  std::optional<double> FullFidelitySeconds(const Trial& t) const override {
-    return inner_.FullFidelitySeconds(t);
-  }
-  nlohmann::json Save() const override { return inner_.Save(); }
-  Result<void> Load(const nlohmann::json& state) override { return inner_.Load(state); }
   int stops() const { return stops_; }
 
  private:
-  TrialRunner& inner_;
   int stops_ = 0;
 };
 

@@ -176,10 +176,10 @@ TEST_F(StudyTest, AStudySavedBeforeEarlyRungsResumesOnItsOwnLadder) {
 
 /// A replay whose trials, stopped in flight, take `kStopSeconds` more to checkpoint and exit in
 /// the background: their time is told later, between other trials' events.
-class BackgroundStopRunner final : public TrialRunner {
+class BackgroundStopRunner final : public ForwardingRunner {
  public:
   static constexpr double kStopSeconds = 7.0;
-  explicit BackgroundStopRunner(ReplayRunner& inner) : inner_(inner) {}
+  explicit BackgroundStopRunner(ReplayRunner& inner) : ForwardingRunner(inner) {}
   Result<void> Launch(const Trial& t, double from, double to) override {
     // As a real runner: a trial's new segment waits until its released one has ended.
     for (const Progress& r : released_) {
@@ -197,19 +197,12 @@ class BackgroundStopRunner final : public TrialRunner {
     if (next && !*next && !released_.empty()) return TakeReleased();
     return next;
   }
-  Progress Stop(int64_t id) override { return inner_.Stop(id); }
   bool StopInBackground(int64_t id) override {
     inner_.Stop(id);
     released_.push_back(Progress{id, 0.0, std::nullopt, kStopSeconds, SegmentEnd::kReleased});
     ++stops_;
     return true;
   }
-  double Now() const override { return inner_.Now(); }
-  std::optional<double> FullFidelitySeconds(const Trial& t) const override {
-    return inner_.FullFidelitySeconds(t);
-  }
-  nlohmann::json Save() const override { return inner_.Save(); }
-  Result<void> Load(const nlohmann::json& state) override { return inner_.Load(state); }
   int stops() const { return stops_; }
 
  private:
@@ -227,7 +220,6 @@ class BackgroundStopRunner final : public TrialRunner {
     }
     return std::optional<Progress>(p);
   }
-  ReplayRunner& inner_;
   std::deque<Progress> released_;
   std::map<int64_t, Held> held_;
   int tick_ = 0;
