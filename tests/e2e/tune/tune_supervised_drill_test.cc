@@ -108,11 +108,14 @@ TEST_F(TuneSupervised, ParallelTrialsOverlapHoldTheBudgetAndResumeAfterAKill) {
   EXPECT_GE(doc["supervised"]["peak_concurrency"].get<int>(), 2) << r.out;
   EXPECT_EQ(doc["trials"]["failed"], 0) << r.err;
   // The budget binds, and holds: at the cap every running trial checkpoints and stops; what
-  // the stops themselves take (a checkpoint and an exit) is the only overshoot.
+  // the stops themselves take (a checkpoint and an exit, about half a second on an idle
+  // machine) is the only overshoot, within the bound of one accrual interval (1 s)
+  // of each of the three trials.
   EXPECT_EQ(doc["stop_reason"], "budget") << r.out;
   const double spend = doc["spend_usd"].get<double>();
   EXPECT_GT(spend, 0.12 * 0.7);
-  EXPECT_LE(spend, 0.12 + 0.01 * 3 * 0.5) << "more than half a second of three trials past the cap";
+  EXPECT_LE(spend, 0.12 + 0.01 * 3 * 1.0) << "more than one interval of three trials past the cap";
+  EXPECT_NEAR(doc["overshoot_usd"].get<double>(), std::max(0.0, spend - 0.12), 1e-6) << r.out;
   // No epoch was trained twice: every segment started where its trial's work stopped.
   for (const auto& [trial, list] : ReadLog()) {
     for (const Segment& s : list) EXPECT_EQ(s.from, s.done_before) << "trial " << trial;
