@@ -268,18 +268,30 @@ Result<Store> OpenStore(const GlobalOptions& global, ledger::CreateMode create,
 
 /// A study that trains real trials, checked against the policy before anything is stored or
 /// cleared. Replays spend nothing on GPUs and are not checked.
-Result<PolicyCheck> CheckStudyAgainstPolicy(const TuneOptions& o, const StudySpec& spec,
-                                            const GlobalOptions& global, Streams& s) {
+/// The study as `load` reads it from the catalog, judged by the policy in force for `command`;
+/// refused (exit 3) unless overridden.
+template <typename LoadSubject>
+Result<PolicyCheck> JudgeStudy(const std::string& command, const StudySpec& spec,
+                               LoadSubject load, const TuneOptions& o,
+                               const GlobalOptions& global, Streams& s) {
   PolicyCheck check;
-  if (spec.replay) return check;
   const catalog::Catalog catalog = FRUGAL_TRY(LoadCatalog(global));
   check.policy = FRUGAL_TRY(PolicyInEffect(global, catalog));
   if (!check.policy) return check;
-  const policy::Subject subject = FRUGAL_TRY(policy::LoadSubject(o.spec_path, catalog));
-  check.enforcement = {"tune", "study " + spec.name, subject.tags,
+  const policy::Subject subject = FRUGAL_TRY(load(catalog));
+  check.enforcement = {command, "study " + spec.name, subject.tags,
                        policy::Check(check.policy->policy, subject), o.override_reason};
   FRUGAL_TRY(RefuseUnlessOverridden(check.enforcement, *check.policy, global, s));
   return check;
+}
+
+Result<PolicyCheck> CheckStudyAgainstPolicy(const TuneOptions& o, const StudySpec& spec,
+                                            const GlobalOptions& global, Streams& s) {
+  if (spec.replay) return PolicyCheck{};
+  return JudgeStudy(
+      "tune", spec,
+      [&o](const catalog::Catalog& c) { return policy::LoadSubject(o.spec_path, c); }, o, global,
+      s);
 }
 
 /// A resume that raises or sets a study's budget or GPU-hour cap is admitted again: the stored
@@ -288,18 +300,16 @@ Result<PolicyCheck> CheckStudyAgainstPolicy(const TuneOptions& o, const StudySpe
 Result<PolicyCheck> CheckResumeAgainstPolicy(const TuneOptions& o, const tune::SpecText& text,
                                              const StudySpec& spec, const tune::CapChange& caps,
                                              const GlobalOptions& global, Streams& s) {
-  PolicyCheck check;
-  if (spec.replay || (!caps.budget && !caps.max_gpu_hours)) return check;
-  const catalog::Catalog catalog = FRUGAL_TRY(LoadCatalog(global));
-  check.policy = FRUGAL_TRY(PolicyInEffect(global, catalog));
-  if (!check.policy) return check;
-  policy::Subject subject =
-      FRUGAL_TRY(policy::StudySubjectFromText(text.yaml, text.source, catalog));
-  subject.budget = spec.gates.budget;
-  check.enforcement = {"tune resume", "study " + spec.name, subject.tags,
-                       policy::Check(check.policy->policy, subject), o.override_reason};
-  FRUGAL_TRY(RefuseUnlessOverridden(check.enforcement, *check.policy, global, s));
-  return check;
+  if (spec.replay || (!caps.budget && !caps.max_gpu_hours)) return PolicyCheck{};
+  return JudgeStudy(
+      "tune resume", spec,
+      [&](const catalog::Catalog& c) -> Result<policy::Subject> {
+        policy::Subject subject =
+            FRUGAL_TRY(policy::StudySubjectFromText(text.yaml, text.source, c));
+        subject.budget = spec.gates.budget;
+        return subject;
+      },
+      o, global, s);
 }
 
 /// Records an override in the study's ledger (or the default one when study state is kept in

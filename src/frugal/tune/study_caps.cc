@@ -24,7 +24,8 @@ std::optional<T> Optional(const nlohmann::json& doc, const char* key) {
   return v.is_null() ? std::nullopt : std::optional<T>(v.get<T>());
 }
 
-std::string GpuHoursText(double h) { return fmt::format("{:g} GPU-h", h); }
+/// A cap as a resume prints it ("4 GPU-h"), to full precision.
+std::string CapHoursText(double h) { return fmt::format("{:g} GPU-h", h); }
 
 Result<Money> PositiveMoney(const std::string& text, const std::string& flag) {
   const Money m =
@@ -140,8 +141,8 @@ Result<std::vector<CapEdit>> ApplyCapChange(StudySpec& spec, const CapChange& ch
     g.budget = change.budget;
   }
   if (change.max_gpu_hours && g.max_gpu_hours != change.max_gpu_hours) {
-    edits.push_back({"max_gpu_hours", g.max_gpu_hours ? GpuHoursText(*g.max_gpu_hours) : "none",
-                     GpuHoursText(*change.max_gpu_hours)});
+    edits.push_back({"max_gpu_hours", g.max_gpu_hours ? CapHoursText(*g.max_gpu_hours) : "none",
+                     CapHoursText(*change.max_gpu_hours)});
     g.max_gpu_hours = change.max_gpu_hours;
   }
   if (change.max_trials && g.max_trials != change.max_trials) {

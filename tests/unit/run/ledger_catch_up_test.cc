@@ -110,6 +110,11 @@ class LedgerCatchUpTest : public BackendTest<B> {
     ASSERT_TRUE(to_ledger.Flush());
   }
 
+  /// Catches run C1 up from the journal, as a relaunch on the $3.60/h offer would.
+  Result<LedgerCatchUp> CatchUp(ledger::Ledger& db) {
+    return CatchUpFromJournal(db, "C1", Journal(), Offer(360));
+  }
+
   ledger::Run RunOf(ledger::Ledger& db) {
     Result<std::optional<ledger::Run>> run = FindRunByName(db, "C1");
     EXPECT_TRUE(run && *run);
@@ -133,7 +138,7 @@ TYPED_TEST(LedgerCatchUpTest, WritesLostAtAnyPointAreReplayedToTheJournalsSegmen
     ASSERT_NO_FATAL_FAILURE(this->RecordCut(*db, limit));
     EXPECT_EQ(this->RunOf(*db).status, ledger::RunStatus::kRunning);
 
-    Result<LedgerCatchUp> caught = CatchUpFromJournal(*db, "C1", this->Journal(), Offer(360));
+    Result<LedgerCatchUp> caught = this->CatchUp(*db);
     ASSERT_TRUE(caught.has_value()) << caught.error().message;
     EXPECT_TRUE(caught->Any());
     EXPECT_TRUE(caught->run_ended);
@@ -153,7 +158,7 @@ TYPED_TEST(LedgerCatchUpTest, WritesLostAtAnyPointAreReplayedToTheJournalsSegmen
     EXPECT_EQ(seg.Cost(ledger::Now()), Rate{Money::FromCents(360)}.For(milliseconds(1990)));
 
     // Nothing more to do the second time.
-    Result<LedgerCatchUp> again = CatchUpFromJournal(*db, "C1", this->Journal(), Offer(360));
+    Result<LedgerCatchUp> again = this->CatchUp(*db);
     ASSERT_TRUE(again.has_value()) << again.error().message;
     EXPECT_FALSE(again->Any()) << again->Describe();
   }
@@ -168,7 +173,7 @@ TYPED_TEST(LedgerCatchUpTest, ARunTheSweepMarkedLostGetsTheJournalsEndAndOutcome
   ASSERT_EQ(swept->size(), 1u);
   EXPECT_EQ(this->RunOf(*db).status, ledger::RunStatus::kLost);
 
-  Result<LedgerCatchUp> caught = CatchUpFromJournal(*db, "C1", this->Journal(), Offer(360));
+  Result<LedgerCatchUp> caught = this->CatchUp(*db);
   ASSERT_TRUE(caught.has_value()) << caught.error().message;
   EXPECT_EQ(caught->segments_revised, 1);
   EXPECT_TRUE(caught->run_ended);
@@ -189,7 +194,7 @@ TYPED_TEST(LedgerCatchUpTest, ARequeuedAttemptsMissingSegmentIsAddedAtItsOwnPric
   // The requeued attempt, on pricier capacity, reached the ledger with its start only.
   const WallTime t1 = kT0 + std::chrono::minutes(5);
   ASSERT_NO_FATAL_FAILURE(this->RecordCut(*db, 1, 2, t1, SegmentEnd::kFinished, "finished", 1000));
-  Result<LedgerCatchUp> caught = CatchUpFromJournal(*db, "C1", this->Journal(), Offer(360));
+  Result<LedgerCatchUp> caught = this->CatchUp(*db);
   ASSERT_TRUE(caught.has_value()) << caught.error().message;
   EXPECT_EQ(caught->segments_added, 1);
   const ledger::Run run = this->RunOf(*db);
@@ -206,7 +211,7 @@ TYPED_TEST(LedgerCatchUpTest, ARequeuedAttemptsMissingSegmentIsAddedAtItsOwnPric
 TYPED_TEST(LedgerCatchUpTest, AJournalTheLedgerHasNoRunForIsLeftAlone) {
   auto db = this->Open();
   ASSERT_NO_FATAL_FAILURE(this->RecordCut(*db, 0));
-  Result<LedgerCatchUp> caught = CatchUpFromJournal(*db, "C1", this->Journal(), Offer(360));
+  Result<LedgerCatchUp> caught = this->CatchUp(*db);
   ASSERT_TRUE(caught.has_value()) << caught.error().message;
   EXPECT_FALSE(caught->Any());
   auto runs = db->CountRows("runs");
@@ -272,7 +277,7 @@ TYPED_TEST(LedgerCatchUpTest, EventsAndSamplesTheLedgerMissedAreAddedOnce) {
   ASSERT_EQ(db->GetRunDetail(id, ledger::Now())->events.size(), 1u);
   ASSERT_EQ(db->SamplesOf(id)->size(), 1u);
 
-  Result<LedgerCatchUp> caught = CatchUpFromJournal(*db, "C1", this->Journal(), Offer(360));
+  Result<LedgerCatchUp> caught = this->CatchUp(*db);
   ASSERT_TRUE(caught.has_value()) << caught.error().message;
   EXPECT_EQ(caught->events_added, 3);
   EXPECT_EQ(caught->samples_added, 2);
@@ -299,11 +304,10 @@ TYPED_TEST(LedgerCatchUpTest, EventsAndSamplesTheLedgerMissedAreAddedOnce) {
   EXPECT_DOUBLE_EQ(samples.back().gpu_util.value_or(0), 90.0);
   EXPECT_DOUBLE_EQ(samples.back().cpu_util.value_or(0), 150.0);
 
-  Result<LedgerCatchUp> again = CatchUpFromJournal(*db, "C1", this->Journal(), Offer(360));
+  Result<LedgerCatchUp> again = this->CatchUp(*db);
   ASSERT_TRUE(again.has_value()) << again.error().message;
   EXPECT_FALSE(again->Any()) << again->Describe();
 }
-
 
 TYPED_TEST(LedgerCatchUpTest, SamplesTheLedgerDownsampledAreNotAddedAgain) {
   auto db = this->Open();
@@ -326,7 +330,7 @@ TYPED_TEST(LedgerCatchUpTest, SamplesTheLedgerDownsampledAreNotAddedAgain) {
   ASSERT_TRUE(db->Downsample(ledger::Now(), std::chrono::hours(1)).has_value());
   ASSERT_EQ(db->SamplesOf(id)->size(), 1u);
 
-  Result<LedgerCatchUp> caught = CatchUpFromJournal(*db, "C1", this->Journal(), Offer(360));
+  Result<LedgerCatchUp> caught = this->CatchUp(*db);
   ASSERT_TRUE(caught.has_value()) << caught.error().message;
   EXPECT_EQ(caught->samples_added, 0) << caught->Describe();
   EXPECT_EQ(db->SamplesOf(id)->size(), 1u);
