@@ -82,6 +82,11 @@ Result<SegmentEnd> Supervisor::RunSegment(int number, const std::optional<Commit
   SegmentEnd end = finished                              ? SegmentEnd::kFinished
                    : seg.phase == SegmentPhase::kRunning ? SegmentEnd::kFailed
                                                          : seg.pending_end;
+  if (finished && seg.phase != SegmentPhase::kRunning && seg.pending_end == SegmentEnd::kPreempted) {
+    // The notice came as the command finished: no segment ended preempted and no work was
+    // lost, so it is no preemption (its notice stays in the events).
+    --result_.preemptions;
+  }
   StopLeftovers(seg, loop);
   result_.garbage_report_lines += seg.reader->garbage_lines();
   if (seg.reader->garbage_lines() > 0) {

@@ -264,6 +264,7 @@ TEST(Supervisor, ACommandThatFinishesAsANoticeComesHasFinishedAndIsNotRequeued) 
   EXPECT_EQ(r->exit_code, 0);
   ASSERT_TRUE(r->result.has_value());
   EXPECT_EQ(r->result->metrics.at("value"), 7);
+  EXPECT_EQ(r->preemptions, 0);  // the notice ended no segment
   auto closed = Records(config.run_dir / "journal.jsonl", "segment_closed");
   ASSERT_EQ(closed.size(), 1u);
   EXPECT_EQ(closed[0]["end"], "finished");
