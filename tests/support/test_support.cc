@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 extern char** environ;
 
@@ -116,6 +117,17 @@ std::string ReadTestFile(const std::filesystem::path& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+std::string WaitForLine(const std::filesystem::path& path, std::chrono::milliseconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (true) {
+    const std::string text = ReadTestFile(path);
+    const size_t end = text.find('\n');
+    if (end != std::string::npos) return text.substr(0, end);
+    if (std::chrono::steady_clock::now() >= until) return {};
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 std::filesystem::path SourceDir() { return FRUGAL_SOURCE_DIR; }

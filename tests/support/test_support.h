@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -54,6 +55,9 @@ class TempDir {
 void WriteTestFile(const std::filesystem::path& path, const std::string& contents);
 /// A file's whole contents; empty when it cannot be read.
 std::string ReadTestFile(const std::filesystem::path& path);
+/// The first line of a file another process is writing, without its newline, once the whole
+/// line is there (a file exists before anything is written to it); empty after `limit`.
+std::string WaitForLine(const std::filesystem::path& path, std::chrono::milliseconds limit);
 
 /// A TCP port on 127.0.0.1 that nothing listened on a moment ago (0 when none could be found).
 int FreeLoopbackPort();

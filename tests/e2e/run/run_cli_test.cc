@@ -19,10 +19,11 @@ namespace frugal::run {
 namespace {
 
 namespace fs = std::filesystem;
-using e2e::PythonPath;
 using e2e::Counter;
+using e2e::PythonPath;
 using frugal::testing::RunFrugal;
 using frugal::testing::TempDir;
+using frugal::testing::WaitForLine;
 using std::chrono::milliseconds;
 
 long long CounterValue(int steps) {
@@ -128,12 +129,7 @@ TEST(RunCli, SigkillOfChildOrSupervisorNeverCorruptsACommittedCheckpoint) {
       (*frugal)->SignalGroup(SIGKILL);  // the supervisor dies outright
     } else {
       // On a loaded machine Python can take longer than the delay to start: wait for it.
-      // The file exists a moment before the pid is in it.
-      std::string pid;
-      for (int wait = 0; wait < 200 && pid.empty(); ++wait) {
-        std::this_thread::sleep_for(milliseconds(100));
-        pid = ReadFile(pidfile).value_or("");
-      }
+      const std::string pid = WaitForLine(pidfile, std::chrono::seconds(20));
       ASSERT_FALSE(pid.empty());
       ::kill(static_cast<pid_t>(std::stol(pid)), SIGKILL);  // the training process dies
     }
@@ -197,14 +193,9 @@ TEST(RunCli, ANewSupervisorStopsWhatAKilledOneLeftRunning) {
   auto frugal =
       ChildProcess::Spawn({first, {{"FRUGAL_HOME", home.path().string()}}, ChildStdout::kInherit});
   ASSERT_TRUE(frugal.has_value());
-  // The shell creates the file before `echo` writes to it: wait for the whole line.
-  std::string text;
-  for (int wait = 0; wait < 200 && (text.empty() || text.back() != '\n'); ++wait) {
-    std::this_thread::sleep_for(milliseconds(50));
-    text = ReadFile(pidfile).value_or("");
-  }
-  if (text.empty() || text.back() != '\n') (*frugal)->SignalGroup(SIGKILL);
-  ASSERT_TRUE(!text.empty() && text.back() == '\n') << text;
+  const std::string text = WaitForLine(pidfile, std::chrono::seconds(10));
+  if (text.empty()) (*frugal)->SignalGroup(SIGKILL);
+  ASSERT_FALSE(text.empty());
   const auto worker = static_cast<pid_t>(std::stol(text));
   (*frugal)->SignalGroup(SIGKILL);  // only the supervisor: the command has its own group
   (*frugal)->WaitFor(std::chrono::seconds(10));

@@ -231,11 +231,10 @@ TEST_F(TuneSupervised, AKilledTunersTrialRunsAreClosedAtTheirLastHeartbeatOnResu
   // charging by the wall clock), and the runs still cost what the study says it spent.
   const pid_t pid = StartStudy(kSlowToStopTrainer, kOrphanStudy);
   ASSERT_GE(pid, 0);
-  ASSERT_TRUE(WaitUntil([&] { return std::filesystem::exists(dir_ / "stops.log"); },
-                        std::chrono::seconds(60)))
-      << "no trial was stopped in flight";
-  int stopped = -1;
-  std::ifstream(dir_ / "stops.log") >> stopped;
+  // The file exists a moment before its line is written: wait for the whole line.
+  const std::string stop_line = WaitForLine(dir_ / "stops.log", std::chrono::seconds(60));
+  ASSERT_FALSE(stop_line.empty()) << "no trial was stopped in flight";
+  const int stopped = std::stoi(stop_line);
   const auto stop_seen = std::chrono::steady_clock::now();
   // While the tuner lives, neither a resume nor a fresh start may take the study over: either
   // would mark its running trials lost (or clear their checkpoints) and launch them again.

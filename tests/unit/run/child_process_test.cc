@@ -26,12 +26,8 @@ bool Running(pid_t pid) {
 }
 
 pid_t WaitForPidFile(const std::filesystem::path& p) {
-  for (int i = 0; i < 500; ++i) {
-    auto text = ReadFile(p);
-    if (text && !text->empty() && text->back() == '\n') return static_cast<pid_t>(std::stol(*text));
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return -1;
+  const std::string line = frugal::testing::WaitForLine(p, std::chrono::seconds(5));
+  return line.empty() ? -1 : static_cast<pid_t>(std::stol(line));
 }
 
 TEST(ChildProcess, ReportsExitCodesAndSignals) {

@@ -14,7 +14,7 @@ steps, step_seconds, every = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[
 pad = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 if os.environ.get("COUNTER_PIDFILE"):
     with open(os.environ["COUNTER_PIDFILE"], "w") as f:
-        f.write(str(os.getpid()))
+        f.write(f"{os.getpid()}\n")
 
 step, value, saved = 0, 1, -1
 if frugal.resume_from():
