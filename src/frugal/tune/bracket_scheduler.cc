@@ -23,7 +23,13 @@ struct Bracket {
   std::vector<std::vector<std::pair<double, int64_t>>> results;
   std::vector<int> ended;  ///< per rung: members that ended without a result
   std::deque<int64_t> to_resume;
+  std::vector<int64_t> gated;  ///< members a gate (budget, wall) stopped: they may come back
 
+  /// Rung k's decision may still send a member on: the next rung is open, or nobody was ever
+  /// sent to it (k closed with no result, which ended the bracket).
+  bool NextRungOpen(int k) const {
+    return k + 1 > closed_rung || members[static_cast<size_t>(k) + 1].empty();
+  }
   bool Finished(int top) const { return closed_rung >= top; }
 };
 
@@ -36,7 +42,8 @@ void to_json(nlohmann::json& j, const Bracket& b) {
        {"members", b.members},
        {"results", b.results},
        {"ended", b.ended},
-       {"to_resume", std::vector<int64_t>(b.to_resume.begin(), b.to_resume.end())}};
+       {"to_resume", std::vector<int64_t>(b.to_resume.begin(), b.to_resume.end())},
+       {"gated", b.gated}};
 }
 
 void from_json(const nlohmann::json& j, Bracket& b) {
@@ -50,6 +57,7 @@ void from_json(const nlohmann::json& j, Bracket& b) {
   b.ended = j.at("ended").get<std::vector<int>>();
   const auto queue = j.at("to_resume").get<std::vector<int64_t>>();
   b.to_resume.assign(queue.begin(), queue.end());
+  b.gated = j.value("gated", std::vector<int64_t>{});  // absent before gated trials were kept
 }
 
 class BracketScheduler final : public Scheduler {
@@ -88,16 +96,42 @@ class BracketScheduler final : public Scheduler {
 
   Verdict OnRung(std::span<const Trial>, const Trial& trial, int rung, double loss) override {
     Bracket& b = Find(trial.bracket);
+    std::erase(b.gated, trial.id);
+    if (rung >= options_.ladder.top()) {
+      b.results[static_cast<size_t>(rung)].emplace_back(loss, trial.id);
+      TryClose(b);
+      return Verdict::kComplete;
+    }
+    if (rung <= b.closed_rung) return LateResult(b, trial.id, rung, loss);
     b.results[static_cast<size_t>(rung)].emplace_back(loss, trial.id);
     TryClose(b);
-    return rung >= options_.ladder.top() ? Verdict::kComplete : Verdict::kPause;
+    return Verdict::kPause;
   }
 
   void OnEnd(const Trial& trial) override {
     Bracket& b = Find(trial.bracket);
     const int rung = std::clamp(trial.target_rung, b.start_rung, options_.ladder.top());
+    std::erase(b.gated, trial.id);
+    if (trial.state == TrialState::kStoppedAtBudget || trial.state == TrialState::kStoppedAtWall)
+      b.gated.push_back(trial.id);
     ++b.ended[static_cast<size_t>(rung)];
     TryClose(b);
+  }
+
+  bool Reopen(const Trial& trial) override {
+    Bracket* b = FindOpen(trial.bracket);
+    if (b == nullptr) return false;
+    const int rung = std::clamp(trial.target_rung, b->start_rung, options_.ladder.top());
+    if (rung > b->closed_rung) {
+      // Its rung still waits: it is a member again, no longer counted as ended.
+      int& ended = b->ended[static_cast<size_t>(rung)];
+      if (ended > 0) --ended;
+      return true;
+    }
+    // The rung was decided without it (its end may have closed it): it comes back as a late
+    // member, judged against that decision when it reports (LateResult), unless the rung after
+    // has been decided too. One bound for the top rung only completes.
+    return rung == options_.ladder.top() || b->NextRungOpen(rung);
   }
 
   std::vector<int64_t> TakePruned() override { return std::exchange(pruned_, {}); }
@@ -141,12 +175,35 @@ class BracketScheduler final : public Scheduler {
     return b;
   }
 
-  Bracket& Find(int id) {
+  Bracket* FindOpen(int id) {
     for (Bracket& b : open_) {
-      if (b.id == id) return b;
+      if (b.id == id) return &b;
     }
-    FRUGAL_CHECK(false && "trial of an unknown bracket");
-    return open_.front();
+    return nullptr;
+  }
+
+  Bracket& Find(int id) {
+    Bracket* b = FindOpen(id);
+    FRUGAL_CHECK(b != nullptr && "trial of an unknown bracket");
+    return *b;
+  }
+
+  /// A member that reports at a rung already decided (it was stopped at a gate, the rung
+  /// closed without it, and the gate was raised): it goes on when it would have been kept had
+  /// it reported in time and the next rung is still open; otherwise it is pruned.
+  Verdict LateResult(Bracket& b, int64_t id, int rung, double loss) {
+    auto& results = b.results[static_cast<size_t>(rung)];
+    results.emplace_back(loss, id);
+    std::sort(results.begin(), results.end());
+    const auto keep = static_cast<size_t>(std::max(
+        1.0, std::floor(static_cast<double>(results.size()) / options_.ladder.reduction_factor)));
+    const auto rank = static_cast<size_t>(
+        std::find(results.begin(), results.end(), std::pair{loss, id}) - results.begin());
+    if (rank >= keep || !b.NextRungOpen(rung)) return Verdict::kStop;
+    b.closed_rung = std::min(b.closed_rung, rung);  // reopens an ended bracket's next rung
+    b.to_resume.push_back(id);
+    b.members[static_cast<size_t>(rung) + 1].push_back(id);
+    return Verdict::kPause;
   }
 
   /// Closes the bracket's current rung when every member reported or ended.
@@ -175,10 +232,10 @@ class BracketScheduler final : public Scheduler {
     if (keep == 0) b.closed_rung = options_.ladder.top();
   }
 
-  /// Forgets finished brackets.
+  /// Forgets finished brackets (but those a gated member may come back to).
   void Collect() {
     std::erase_if(open_, [&](const Bracket& b) {
-      return b.Finished(options_.ladder.top()) && b.to_resume.empty();
+      return b.Finished(options_.ladder.top()) && b.to_resume.empty() && b.gated.empty();
     });
   }
 

@@ -95,6 +95,10 @@ class Scheduler {
                          double loss) = 0;
   /// `trial` ended outside the scheduler's verdicts (failed, its schedule ended early, a gate).
   virtual void OnEnd(const Trial& trial) = 0;
+  /// `trial`, ended by a gate (OnEnd) short of its target rung, may run on now that the gate
+  /// was raised. True when the scheduler takes it back: the study resumes it to its target
+  /// rung and reports there as usual. False when its place is gone (its bracket finished).
+  virtual bool Reopen(const Trial& /*trial*/) { return true; }
   /// Trials the scheduler pruned while they were paused, since the last call.
   virtual std::vector<int64_t> TakePruned() { return {}; }
   /// The rung a segment starting at `rung` runs to in one process. The rungs below it are

@@ -381,7 +381,6 @@ Result<void> Study::PassRung(Trial& trial, RungPass pass) {
   const double loss = Loss(trial.last_value.value_or(std::numeric_limits<double>::infinity()));
   trial.rung_losses[static_cast<size_t>(rung)] = loss;
   const Verdict verdict = scheduler_->OnRung(trials_, trial, rung, loss);
-  ApplyPruned();
   // A trial decided in flight still has a process to stop; at its last report it has none.
   const bool training = pass == RungPass::kInFlight;
   switch (verdict) {
@@ -427,6 +426,8 @@ Result<void> Study::PassRung(Trial& trial, RungPass pass) {
       break;
     }
   }
+  // After the trial's own state: the rung its report closed may have pruned it too.
+  ApplyPruned();
   return {};
 }
 

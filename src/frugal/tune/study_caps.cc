@@ -238,17 +238,15 @@ void Study::OnCapsChanged(const Gates& before, const std::vector<CapEdit>& edits
     stop_reason_.clear();
     stopping_ = false;
   }
-  // Brackets (sha, hyperband) counted a stopped member as ended and may have closed without
-  // it: such trials stay as they are.
-  if (spec_.scheduler == SchedulerKind::kSha || spec_.scheduler == SchedulerKind::kHyperband)
-    return;
   const auto& wall = spec_.gates.trial_max_wall;
   for (Trial& t : trials_) {
     const bool budget_stopped = t.state == TrialState::kStoppedAtBudget && reopen_budget;
     const bool wall_stopped = t.state == TrialState::kStoppedAtWall && wall_raised &&
                               (!wall || t.cost_seconds < ToSeconds(*wall));
     // Checkpointed where it stopped, short of its next rung: it resumes like a promotion.
-    if ((budget_stopped || wall_stopped) && t.target_rung > t.RungReached()) {
+    // (A bracket whose rung closed without it takes it back as a late member, or not at all.)
+    if ((budget_stopped || wall_stopped) && t.target_rung > t.RungReached() &&
+        scheduler_->Reopen(t)) {
       t.state = TrialState::kPaused;
     }
   }

@@ -93,6 +93,34 @@ TEST_F(TuneResumeCaps, AStudyStoppedAtItsBudgetContinuesWithAHigherOneThatStays)
   EXPECT_EQ(Status("more")["gates"]["budget_usd"]["cap"], 20.0);
 }
 
+TEST_F(TuneResumeCaps, UnderShaTrialsStoppedAtTheBudgetRejoinTheirBracketsWhenItIsRaised) {
+  for (const std::string scheduler : {"sha", "hyperband"}) {
+    const std::string name = "brackets-" + scheduler;
+    const CommandResult first =
+        RunFrugal(ReplayStudyFlags(table_.path(), name, "8", scheduler), home_.path());
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    ASSERT_EQ(Json(first)["stop_reason"], "budget") << scheduler;
+    const nlohmann::json before = Status(name);
+    ASSERT_GT(before["trials"]["stopped_at_budget"].get<int64_t>(), 0) << scheduler;
+
+    const CommandResult more =
+        RunFrugal({"tune", "resume", name, "--budget", "20", "--json"}, home_.path());
+    ASSERT_EQ(more.exit_code, 0) << more.err;
+    const nlohmann::json after = Status(name);
+    // Every trial stopped at the old budget trained on from its checkpoint: back in its rung,
+    // or as a late member of one that closed without it.
+    for (size_t i = 0; i < before["per_trial"].size(); ++i) {
+      const auto& was = before["per_trial"][i];
+      const auto& now = after["per_trial"][i];
+      if (was["state"] != "stopped_at_budget") continue;
+      // (A diverging configuration fails on its next epoch: it trained, with no new value.)
+      EXPECT_GT(now["spend_usd"].get<double>(), was["spend_usd"].get<double>())
+          << scheduler << " trial " << i << ": " << now.dump();
+      EXPECT_NE(now["state"], "stopped_at_budget") << scheduler << " trial " << i;
+    }
+  }
+}
+
 TEST_F(TuneResumeCaps, ACapLoweredBelowTheSpendEndsTheStudyWithoutResumingAnything) {
   std::vector<std::string> args = Flags("tight", "30");
   args.insert(args.end(), {"--halt-after", "120"});

@@ -47,6 +47,12 @@ class Harness {
     if (v == Verdict::kContinue) ++t.target_rung;
     return v;
   }
+  /// A gate stops the trial short of its target rung.
+  void StopAtBudget(int64_t id) {
+    Trial& t = trials[static_cast<size_t>(id)];
+    t.state = TrialState::kStoppedAtBudget;
+    scheduler->OnEnd(t);
+  }
   void Resume(const Job& job) {
     ASSERT_EQ(job.kind, JobKind::kResume);
     Trial& t = trials[static_cast<size_t>(job.trial_id)];
@@ -158,6 +164,67 @@ TEST(Sha, ShrinksTheBracketWhenNoMoreTrialsMayStart) {
   const Job next = h.Next(false);
   ASSERT_EQ(next.kind, JobKind::kResume);
   EXPECT_EQ(next.trial_id, b);
+}
+
+TEST(Sha, AMemberStoppedAtACapRejoinsItsOpenRungWhenReopened) {
+  Harness h(SchedulerKind::kSha, {1, 3}, 2, 4);
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(h.Start(h.Next()));
+  h.StopAtBudget(ids[0]);
+  h.Report(ids[1], 0.5);
+  h.Report(ids[2], 0.3);
+  ASSERT_TRUE(h.scheduler->Reopen(h.trials[0]));
+  h.Resume(Job{JobKind::kResume, ids[0], 0, 0});
+  // The rung no longer counts it as ended: the last report does not close it.
+  h.Report(ids[3], 0.8);
+  EXPECT_EQ(h.Next().kind, JobKind::kStart);
+  EXPECT_EQ(h.Report(ids[0], 0.1), Verdict::kPause);
+  std::vector<int64_t> resumed;
+  for (Job next = h.Next(); next.kind == JobKind::kResume; next = h.Next())
+    resumed.push_back(next.trial_id);
+  EXPECT_EQ(resumed, (std::vector<int64_t>{ids[0], ids[2]}));
+}
+
+TEST(Sha, AMemberWhoseRungClosedWithoutItComesBackLate) {
+  Harness h(SchedulerKind::kSha, {1, 3, 9}, 2, 4);
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(h.Start(h.Next()));
+  h.Report(ids[1], 0.5);
+  h.Report(ids[2], 0.3);
+  h.Report(ids[3], 0.8);
+  h.StopAtBudget(ids[0]);  // the last member: the rung closes with three results, keeps one
+  ASSERT_EQ(h.Next(false).trial_id, ids[2]);
+  ASSERT_TRUE(h.scheduler->Reopen(h.trials[0]));
+  h.Resume(Job{JobKind::kResume, ids[0], 0, 0});
+  // In the top ⌊4/2⌋ = 2 of the four results: it joins the next rung.
+  EXPECT_EQ(h.Report(ids[0], 0.4), Verdict::kPause);
+  const Job late = h.Next(false);
+  ASSERT_EQ(late.kind, JobKind::kResume);
+  EXPECT_EQ(late.trial_id, ids[0]);
+  EXPECT_EQ(late.target_rung, 1);
+}
+
+TEST(Sha, ALateMemberOutsideTheKeptOrPastAClosedRungIsPruned) {
+  Harness h(SchedulerKind::kSha, {1, 3, 9}, 2, 4);
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(h.Start(h.Next()));
+  h.Report(ids[1], 0.5);
+  h.Report(ids[2], 0.3);
+  h.Report(ids[3], 0.8);
+  h.StopAtBudget(ids[0]);
+  ASSERT_TRUE(h.scheduler->Reopen(h.trials[0]));
+  h.Resume(Job{JobKind::kResume, ids[0], 0, 0});
+  EXPECT_EQ(h.Report(ids[0], 0.6), Verdict::kStop);  // third of four: not kept
+  // Once the next rung closed too, a member stopped at the first has no place to come back to.
+  Harness g(SchedulerKind::kSha, {1, 3, 9}, 2, 4);
+  for (int i = 0; i < 4; ++i) g.Start(g.Next());
+  g.Report(1, 0.5);
+  g.Report(2, 0.3);
+  g.Report(3, 0.8);
+  g.StopAtBudget(0);
+  g.Resume(g.Next(false));
+  g.Report(2, 0.2);  // rung 1 closes with its one member
+  EXPECT_FALSE(g.scheduler->Reopen(g.trials[0]));
 }
 
 TEST(Hyperband, CyclesBracketsFromManyCheapToFewFull) {

@@ -63,6 +63,19 @@ TEST_F(StudyTest, NoPruningMeansNothingSavedAndEverythingCompletesOrFails) {
   EXPECT_GT(s.trials_by_state.at("failed"), 0);  // every seventh config diverges
 }
 
+TEST_F(StudyTest, BracketsThatFinishLeaveNoTrialPaused) {
+  // The member whose report closes a rung may be pruned by that very decision: it ends
+  // pruned, not paused waiting for a promotion that cannot come.
+  for (const char* scheduler : {"sha", "hyperband"}) {
+    const StudySummary s = RunToEnd(std::string("scheduler: ") + scheduler +
+                                    "\nresources: {price_per_hour: 3.60, workers: 3}\n"
+                                    "gates: {max_trials: 30}\n");
+    EXPECT_EQ(s.stop_reason, "scheduler finished") << scheduler;
+    EXPECT_EQ(s.trials_by_state.at("paused"), 0) << scheduler;
+    EXPECT_GT(s.trials_by_state.at("pruned"), 0) << scheduler;
+  }
+}
+
 TEST_F(StudyTest, PruningSavesAgainstFullFidelity) {
   const StudySummary s = RunToEnd(
       "scheduler: asha\nresources: {price_per_hour: 3.60, workers: 4}\n"
