@@ -564,6 +564,8 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
                      "New plateau gate: stop after N trials without improvement");
   resume->add_option("--plateau-spend", o->new_caps.plateau_spend,
                      "New plateau gate: stop after this many dollars without improvement");
+  resume->add_option("--plateau-epsilon", o->new_caps.plateau_epsilon,
+                     "New plateau ε: the least gain that counts as an improvement");
   AddOverrideOption(resume, o->override_reason);
   resume->callback([o, &global, &action] {
     action = [o, &global](Streams& s) { return ResumeTune(*o, global, s); };

@@ -118,6 +118,16 @@ Result<CapChange> ParseCapFlags(const CapFlags& flags) {
     change.plateau_trials = FRUGAL_TRY(AtLeastOne(flags.plateau_trials, "--plateau-trials"));
   if (!flags.plateau_spend.empty())
     change.plateau_spend = FRUGAL_TRY(PositiveMoney(flags.plateau_spend, "--plateau-spend"));
+  if (!flags.plateau_epsilon.empty()) {
+    const double e = FRUGAL_TRY(ParseDouble(flags.plateau_epsilon).map_error([](const Error& err) {
+      return err.Wrap("--plateau-epsilon");
+    }));
+    if (!(e >= 0) || !std::isfinite(e)) {
+      return Fail(ErrorCode::kBadInput,
+                  "--plateau-epsilon: '" + flags.plateau_epsilon + "' must not be negative");
+    }
+    change.plateau_epsilon = e;
+  }
   return change;
 }
 
@@ -156,7 +166,12 @@ Result<std::vector<CapEdit>> ApplyCapChange(StudySpec& spec, const CapChange& ch
                      FormatDuration(*change.trial_max_wall)});
     g.trial_max_wall = change.trial_max_wall;
   }
-  if (change.plateau_trials || change.plateau_spend) {
+  if (change.plateau_epsilon && !g.plateau && !change.plateau_trials && !change.plateau_spend) {
+    return Fail(ErrorCode::kBadInput,
+                "--plateau-epsilon: study '" + spec.name +
+                    "' has no plateau gate; give --plateau-trials or --plateau-spend with it");
+  }
+  if (change.plateau_trials || change.plateau_spend || change.plateau_epsilon) {
     PlateauGate p = g.plateau.value_or(PlateauGate{});
     if (change.plateau_trials && p.trials != change.plateau_trials) {
       edits.push_back({"plateau_trials", p.trials ? std::to_string(*p.trials) : "none",
@@ -167,6 +182,11 @@ Result<std::vector<CapEdit>> ApplyCapChange(StudySpec& spec, const CapChange& ch
       edits.push_back({"plateau_spend_usd", p.spend ? p.spend->ToString() : "none",
                        change.plateau_spend->ToString()});
       p.spend = change.plateau_spend;
+    }
+    if (change.plateau_epsilon && p.epsilon != *change.plateau_epsilon) {
+      edits.push_back({"plateau_epsilon", fmt::format("{:g}", p.epsilon),
+                       fmt::format("{:g}", *change.plateau_epsilon)});
+      p.epsilon = *change.plateau_epsilon;
     }
     g.plateau = p;
   }
@@ -183,8 +203,11 @@ bool PlateauLoosened(const std::optional<PlateauGate>& before,
   auto spend_of = [](const std::optional<PlateauGate>& p) {
     return p && p->spend ? p->spend->dollars() : kNever;
   };
+  auto epsilon_of = [](const std::optional<PlateauGate>& p) { return p ? p->epsilon : 0.0; };
   return trials_of(after) >= trials_of(before) && spend_of(after) >= spend_of(before) &&
-         (trials_of(after) > trials_of(before) || spend_of(after) > spend_of(before));
+         epsilon_of(after) <= epsilon_of(before) &&
+         (trials_of(after) > trials_of(before) || spend_of(after) > spend_of(before) ||
+          epsilon_of(after) < epsilon_of(before));
 }
 
 void Study::StopTrialsPastANewWall(const Gates& before) {
@@ -234,6 +257,12 @@ void Study::OnCapsChanged(const Gates& before, const std::vector<CapEdit>& edits
   }
   // A plateau gate loosened: the study searches on, and stops again once the new gate sees no
   // improvement (checked after every event, as before).
+  // A smaller ε: which earlier gains it counts is not kept, so its clock starts at this resume.
+  if (before.plateau && spec_.gates.plateau &&
+      spec_.gates.plateau->epsilon < before.plateau->epsilon) {
+    incumbent_trials_started_ = static_cast<int64_t>(trials_.size());
+    incumbent_gpu_seconds_ = gate_.spent_gpu_seconds();
+  }
   if (stop_reason_ == "plateau" && PlateauLoosened(before.plateau, spec_.gates.plateau)) {
     stop_reason_.clear();
     stopping_ = false;

@@ -34,6 +34,7 @@ struct CapChange {
   std::optional<Duration> trial_max_wall;
   std::optional<int64_t> plateau_trials;
   std::optional<Money> plateau_spend;
+  std::optional<double> plateau_epsilon;
 };
 
 /// The resume flags as given (empty: not given).
@@ -44,6 +45,7 @@ struct CapFlags {
   std::string trial_max_wall;  ///< --trial-max-wall
   std::string plateau_trials;  ///< --plateau-trials
   std::string plateau_spend;   ///< --plateau-spend
+  std::string plateau_epsilon;  ///< --plateau-epsilon
 };
 
 /// The caps of `gates` as the state's "caps" object.
@@ -54,25 +56,27 @@ nlohmann::json CapsToJson(const Gates& gates);
 
 /// Parses resume flags into a CapChange. Each error names its flag (kBadInput): `--budget` and
 /// `--plateau-spend` must be positive amounts, `--max-gpu-hours` positive, `--max-trials` and
-/// `--plateau-trials` at least 1, `--trial-max-wall` a positive duration.
+/// `--plateau-trials` at least 1, `--trial-max-wall` a positive duration, `--plateau-epsilon` a
+/// number not below 0.
 [[nodiscard]] Result<CapChange> ParseCapFlags(const CapFlags& flags);
 
 /// One cap that a change replaced: its gate name and the two values as text.
 struct CapEdit {
   std::string field;  ///< budget_usd, max_gpu_hours, max_trials, trial_max_wall,
-                      ///< plateau_trials, plateau_spend_usd
+                      ///< plateau_trials, plateau_spend_usd, plateau_epsilon
   std::string from;   ///< "none" when the study had no such cap
   std::string to;
 };
 
 /// Applies `change` to `spec`'s gates and returns what changed (a value given equal to the
 /// current one is no edit). kBadInput naming `--budget` or `--plateau-spend` when the study has
-/// no price to count a dollar gate against. A plateau gate the study lacked is added (ε = 0).
+/// no price to count a dollar gate against. A plateau gate the study lacked is added (ε = 0);
+/// `--plateau-epsilon` alone cannot add one (kBadInput: it would have no criterion).
 [[nodiscard]] Result<std::vector<CapEdit>> ApplyCapChange(StudySpec& spec, const CapChange& change);
 
 /// Whether the plateau gate `after` stops a study later than `before` in every case and
-/// sooner in none: each criterion (trials, spend) at least as large, one larger; an absent one
-/// never stops it.
+/// sooner in none: each criterion (trials, spend) at least as large and ε no larger, one of
+/// them strictly; an absent criterion never stops it.
 [[nodiscard]] bool PlateauLoosened(const std::optional<PlateauGate>& before,
                                    const std::optional<PlateauGate>& after);
 

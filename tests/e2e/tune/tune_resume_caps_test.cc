@@ -215,6 +215,22 @@ TEST_F(TuneResumeCaps, ALoosenedPlateauLetsAStudyThatPlateauedSearchOn) {
   EXPECT_GE(b["trials_started"].get<int64_t>(), a["trials_started"].get<int64_t>() + 10);
   EXPECT_EQ(b["stop_reason"], "plateau");
   EXPECT_EQ(Status("flat")["gates"]["plateau_trials"]["cap"], 20.0);
+
+  // A smaller ε loosens it too: the count starts again at the resume, so at least 20 more.
+  const CommandResult finer =
+      RunFrugal({"tune", "resume", "flat", "--plateau-epsilon", "0", "--json"}, home_.path());
+  ASSERT_EQ(finer.exit_code, 0) << finer.err;
+  EXPECT_NE(finer.err.find("plateau_epsilon 10 \u2192 0"), std::string::npos) << finer.err;
+  EXPECT_GE(Json(finer)["trials_started"].get<int64_t>(), b["trials_started"].get<int64_t>() + 20);
+
+  // ε alone cannot give a study a plateau gate: it would have nothing to count.
+  ASSERT_EQ(RunFrugal(Flags("unplateaued", "8"), home_.path()).exit_code, 0);
+  const CommandResult alone =
+      RunFrugal({"tune", "resume", "unplateaued", "--plateau-epsilon", "0.1"}, home_.path());
+  EXPECT_EQ(alone.exit_code, 2) << alone.err;
+  EXPECT_NE(alone.err.find("--plateau-epsilon: study 'unplateaued' has no plateau gate"),
+            std::string::npos)
+      << alone.err;
 }
 
 TEST_F(TuneResumeCaps, BadCapFlagsAreExitTwoNamingTheFlag) {
@@ -227,7 +243,9 @@ TEST_F(TuneResumeCaps, BadCapFlagsAreExitTwoNamingTheFlag) {
                                                         {"--trial-max-wall", "soon"},
                                                         {"--trial-max-wall", "0s"},
                                                         {"--plateau-trials", "0"},
-                                                        {"--plateau-spend", "free"}}) {
+                                                        {"--plateau-spend", "free"},
+                                                        {"--plateau-epsilon", "-1"},
+                                                        {"--plateau-epsilon", "tiny"}}) {
     const CommandResult r = RunFrugal({"tune", "resume", "any", flag, value}, home_.path());
     EXPECT_EQ(r.exit_code, 2) << flag << " " << value << ": " << r.err;
     EXPECT_NE(r.err.find(flag + ":"), std::string::npos) << r.err;
