@@ -109,6 +109,7 @@ std::optional<ledger::RunStatus> RunStatusOf(const std::string& outcome) {
   if (outcome == "finished") return ledger::RunStatus::kSucceeded;
   if (outcome == "budget_stop") return ledger::RunStatus::kBudgetStopped;
   if (outcome == "interrupted") return ledger::RunStatus::kCancelled;
+  if (outcome == "paused") return ledger::RunStatus::kPaused;
   if (outcome == "lost") return ledger::RunStatus::kLost;
   if (outcome == "preempted") return std::nullopt;
   return ledger::RunStatus::kFailed;

@@ -105,7 +105,8 @@ struct Heartbeat {
 /// How an invocation ended.
 struct RunFinish {
   WallTime at;
-  std::string outcome;  ///< "finished", "failed", "budget_stop", "preempted", "interrupted"
+  std::string outcome;  ///< "finished", "failed", "budget_stop", "preempted", "interrupted",
+                        ///< "paused" (a tune trial stopped with its interrupted study)
   int exit_code = 0;
   BudgetUsage usage;  ///< this invocation's
   int preemptions = 0;

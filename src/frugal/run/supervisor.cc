@@ -253,7 +253,9 @@ Result<RunResult> Supervisor::Run() {
       result_.message = "interrupted";
       break;
   }
-  RunFinish finish{Now(), RunOutcomeName(result_.outcome), result_.exit_code, result_.usage, result_.preemptions};
+  const bool paused = result_.outcome == RunOutcome::kInterrupted && config_.interrupt_pauses;
+  RunFinish finish{Now(), paused ? "paused" : RunOutcomeName(result_.outcome), result_.exit_code,
+                   result_.usage, result_.preemptions};
   recorder_.RunFinished(finish);
   return result_;
 }

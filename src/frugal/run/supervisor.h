@@ -51,6 +51,9 @@ struct SupervisorConfig {
   /// With a deadline: after each preemption, ask the deadline policy whether to wait for spot
   /// or move to on-demand (recorded as a spot_advice event, stated in the result).
   std::optional<DeadlineAdviceConfig> deadline_advice;
+  /// An interrupt stops the run on its checkpoint to be resumed later (a tune trial, resumed
+  /// with its study): its record ends "paused", not "interrupted" (cancelled).
+  bool interrupt_pauses = false;
 };
 
 /// A snapshot for the status line.

@@ -173,6 +173,7 @@ run::SupervisorConfig SupervisedRunner::ConfigFor(const Pending& p) const {
   c.checkpoint_grace = options_.checkpoint_grace;
   c.stop_grace = options_.stop_grace;
   c.restart = run::RestartPolicy::kRequeue;  // this runner relaunches after a preemption
+  c.interrupt_pauses = true;                 // a Ctrl-C pauses the study; its resume resumes it
   c.child_stdout = options_.child_stdout;
   c.caps.wall = options_.trial_max_wall;
   if (gate_ != nullptr && std::isfinite(gate_->cap_gpu_seconds())) {
@@ -280,13 +281,14 @@ void SupervisedRunner::SuperviseLoop(Active& a) {
   }
   // The supervisor records the tuner's own stop (a pause, a cap, an interrupt) as a preemption,
   // which leaves the ledger run open for a requeue that may never come: close it as what it
-  // was. A promotion or a resume reopens it, like any requeued run.
+  // was (interrupted with its study, it waits on its checkpoint for the study's resume: paused).
+  // A promotion or a resume reopens it, like any requeued run.
   const bool tuner_stopped = a.result && a.result->outcome == run::RunOutcome::kPreempted &&
                              (a.stop_requested || halting_);
   if (ledger.recorder && tuner_stopped) {
     run::RunFinish finish;
     finish.at = std::chrono::system_clock::now();
-    finish.outcome = halting_ ? "interrupted" : "finished";
+    finish.outcome = halting_ ? "paused" : "finished";
     ledger.recorder->RunFinished(finish);
   }
   if (ledger.recorder && !ledger.recorder->Flush()) {

@@ -159,6 +159,21 @@ TEST_F(TuneSupervised, CtrlCCheckpointsEveryRunningTrialAndResumeFinishesTheStud
     for (std::string line; std::getline(in, line);) open += line.rfind("B ", 0) == 0 ? 1 : -1;
     EXPECT_EQ(open, 0) << "a trial outlived the interrupted tuner";
   }
+  // Until the resume, the trials it interrupted wait on their checkpoints: the ledger says
+  // paused, not cancelled (nor running, charging by the wall clock).
+  {
+    const CommandResult runs =
+        RunFrugal({"--json", "runs", "list", "--tag", "study=par", "--limit", "100"}, home_.path());
+    ASSERT_EQ(runs.exit_code, 0) << runs.err;
+    const nlohmann::json listed = nlohmann::json::parse(runs.out, nullptr, false);
+    int paused = 0;
+    for (const auto& run : listed["runs"]) {
+      EXPECT_NE(run["status"], "cancelled") << run.dump();
+      EXPECT_NE(run["status"], "running") << run.dump();
+      paused += run["status"] == "paused" ? 1 : 0;
+    }
+    EXPECT_GE(paused, 2) << runs.out;
+  }
   const CommandResult r = RunFrugal({"--json", "tune", "resume", "par"}, home_.path(), Env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
