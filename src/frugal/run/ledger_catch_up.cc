@@ -15,35 +15,12 @@ namespace {
 
 using nlohmann::json;
 
-struct JournalSegment {
-  int number = 0;  ///< the journal's segment number, which its events name
-  ledger::Timestamp opened;
-  std::optional<ledger::Timestamp> closed;
-  std::string end;  ///< the journal's SegmentEndName
-};
-
-struct JournalAttempt {
-  Rate price;
-  std::string tier;
-  std::string offer;
-  int gpus = 0;
-  std::vector<JournalSegment> segments;
-  std::vector<RunEvent> events;
-  std::vector<monitor::Sample> samples;
-  std::optional<ledger::Timestamp> finished;
-  std::string outcome;
-  /// A run_status record after run_finished: how the run ended in the end (a tuner's word).
-  std::optional<ledger::RunStatus> decided;
-  std::optional<ledger::Timestamp> decided_end;
-};
-
 std::optional<ledger::Timestamp> TimeOf(const json& record) {
   const std::optional<WallTime> at = ParseWallTime(record.value("at", ""));
   if (!at) return std::nullopt;
   return std::chrono::time_point_cast<std::chrono::milliseconds>(*at);
 }
 
-/// The journal's attempts with their segments, in order. Records without a time are skipped.
 std::vector<JournalAttempt> AttemptsOf(const std::vector<json>& records) {
   std::vector<JournalAttempt> attempts;
   for (const json& r : records) {
@@ -184,6 +161,10 @@ Result<void> CatchUpEventsAndSamples(ledger::Ledger& ledger, const ledger::Run& 
 
 }  // namespace
 
+std::vector<JournalAttempt> ReadJournalAttempts(const std::filesystem::path& journal) {
+  return AttemptsOf(ReadJournal(journal));
+}
+
 std::string LedgerCatchUp::Describe() const {
   std::vector<std::string> parts;
   auto count = [](int n, const char* what) {
@@ -204,7 +185,7 @@ Result<LedgerCatchUp> CatchUpFromJournal(ledger::Ledger& ledger, const std::stri
                                          const std::filesystem::path& journal,
                                          const ledger::SegmentOffer& offer) {
   LedgerCatchUp done;
-  const std::vector<JournalAttempt> attempts = AttemptsOf(ReadJournal(journal));
+  const std::vector<JournalAttempt> attempts = ReadJournalAttempts(journal);
   if (attempts.empty()) return done;
   const std::optional<ledger::Run> found = FRUGAL_TRY(FindRunByName(ledger, name));
   if (!found) return done;

@@ -25,12 +25,45 @@
 // Repeating it changes nothing: every step compares before it writes.
 
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "frugal/core/error.h"
+#include "frugal/core/money.h"
 #include "frugal/ledger/ledger.h"
+#include "frugal/monitor/sample.h"
+#include "frugal/run/recorder.h"
 
 namespace frugal::run {
+
+/// A journal's segment as the ledger would hold it.
+struct JournalSegment {
+  int number = 0;  ///< the journal's segment number, which its events name
+  ledger::Timestamp opened;
+  std::optional<ledger::Timestamp> closed;
+  std::string end;  ///< the journal's SegmentEndName
+};
+
+/// One invocation (attempt) of a run, as its journal tells it.
+struct JournalAttempt {
+  Rate price;
+  std::string tier;
+  std::string offer;
+  int gpus = 0;
+  std::vector<JournalSegment> segments;
+  std::vector<RunEvent> events;
+  std::vector<monitor::Sample> samples;
+  std::optional<ledger::Timestamp> finished;
+  std::string outcome;
+  /// A run_status record after run_finished: how the run ended in the end (a tuner's word).
+  std::optional<ledger::RunStatus> decided;
+  std::optional<ledger::Timestamp> decided_end;
+};
+
+/// The journal's attempts with their segments, events and samples, in order; records without
+/// a time are skipped. Empty when the file does not exist.
+std::vector<JournalAttempt> ReadJournalAttempts(const std::filesystem::path& journal);
 
 /// What CatchUpFromJournal changed in the ledger.
 struct LedgerCatchUp {

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "frugal/core/log.h"
+#include "frugal/run/ledger_catch_up.h"
 #include "frugal/run/ledger_recorder.h"
 #include "frugal/run/run_journal.h"
 #include "frugal/tune/supervised_runner.h"
@@ -16,25 +17,16 @@ namespace {
 /// The run's end and the status the journal last decided for it, when its last attempt has
 /// finished (nullopt while one runs or was lost unfinished).
 struct JournalEnd {
-  run::WallTime end;
+  ledger::Timestamp end;
   std::string decided;  ///< the newest run_status after it ("" when none)
 };
 
 std::optional<JournalEnd> EndOf(const std::filesystem::path& journal) {
-  std::optional<JournalEnd> out;
-  for (const nlohmann::json& r : run::ReadJournal(journal)) {
-    const std::string kind = r.value("record", "");
-    if (kind == "run_started") {
-      out.reset();
-    } else if (kind == "run_finished") {
-      const auto at = run::ParseWallTime(r.value("at", ""));
-      if (at) out = JournalEnd{*at, ""};
-    } else if (kind == "run_status" && out) {
-      const auto end = run::ParseWallTime(r.value("end", ""));
-      if (end) out = JournalEnd{*end, r.value("status", "")};
-    }
-  }
-  return out;
+  const std::vector<run::JournalAttempt> attempts = run::ReadJournalAttempts(journal);
+  if (attempts.empty() || !attempts.back().finished) return std::nullopt;
+  const run::JournalAttempt& last = attempts.back();
+  if (!last.decided) return JournalEnd{*last.finished, ""};
+  return JournalEnd{*last.decided_end, std::string(ledger::RunStatusName(*last.decided))};
 }
 
 }  // namespace
@@ -91,8 +83,7 @@ void SupervisedRunner::RecordTrialStates(const std::vector<Trial>& trials) {
     // The journal now says it; a ledger write that fails (or a run the ledger still shows
     // running) is left to the journal's catch-up at the next resume or sweep, not retried here.
     if (status_ledger_) {
-      const ledger::Timestamp at =
-          std::chrono::time_point_cast<std::chrono::milliseconds>(end->end);
+      const ledger::Timestamp at = end->end;
       const auto found = run::FindRunByName(*status_ledger_, t.run_name);
       Result<void> done;
       if (!found) {
