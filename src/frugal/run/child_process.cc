@@ -15,6 +15,7 @@
 #include <iterator>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <thread>
 
@@ -202,16 +203,51 @@ void ReapOrphans(pid_t group) {
 
 namespace {
 
-/// Whether `pid` still runs: it exists and is not a zombie.
-bool Running(pid_t pid) {
+/// The fields of /proc/PID/stat after the command name: [0] state, [2] pgrp, [19] starttime.
+std::vector<std::string> StatFields(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  const size_t paren = text.rfind(')');  // the command name may hold spaces and parentheses
-  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] != 'Z' &&
-         text[paren + 2] != 'X';
+  const size_t paren = text.rfind(')');
+  std::vector<std::string> fields;
+  if (paren == std::string::npos) return fields;
+  std::istringstream rest(text.substr(paren + 1));
+  for (std::string field; rest >> field;) fields.push_back(field);
+  return fields;
+}
+
+/// Whether `pid` still runs: it exists and is not a zombie.
+bool Running(pid_t pid) {
+  const std::vector<std::string> fields = StatFields(pid);
+  return !fields.empty() && fields[0] != "Z" && fields[0] != "X";
 }
 
 }  // namespace
+
+std::optional<uint64_t> ProcessStartTime(pid_t pid) {
+  const std::vector<std::string> fields = StatFields(pid);
+  if (fields.size() < 20) return std::nullopt;
+  return std::stoull(fields[19]);
+}
+
+std::vector<pid_t> LeftGroupMembers(pid_t group, uint64_t leader_start) {
+  std::vector<pid_t> found;
+  if (group <= 1 || group == ::getpgrp()) return found;
+  if (const auto start = ProcessStartTime(group); start && *start != leader_start) return found;
+  {
+    std::lock_guard lock(g_children_mutex);
+    if (Owned(group)) return found;
+  }
+  std::error_code ec;
+  for (const auto& dir : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = dir.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const auto pid = static_cast<pid_t>(std::stol(name));
+    const std::vector<std::string> fields = StatFields(pid);
+    if (fields.size() < 3 || fields[0] == "Z" || fields[0] == "X") continue;
+    if (fields[2] == std::to_string(group)) found.push_back(pid);
+  }
+  return found;
+}
 
 std::vector<pid_t> ProcessesWithEnvironment(const std::vector<std::string>& entries) {
   std::vector<pid_t> found;

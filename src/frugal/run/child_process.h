@@ -83,6 +83,18 @@ void ReapOrphans(pid_t group);
 /// ChildProcess here owns. Processes it cannot read are skipped.
 std::vector<pid_t> ProcessesWithEnvironment(const std::vector<std::string>& entries);
 
+/// A process's start time in clock ticks since boot (/proc/PID/stat), or nullopt when it is gone
+/// or not readable. With its pid it names one process for good: pids are reused, start times
+/// are not.
+std::optional<uint64_t> ProcessStartTime(pid_t pid);
+
+/// The running members of process group `group`, a command's group that an earlier owner
+/// recorded with its leader's start time `leader_start`. None when the group's leader runs but
+/// started at another time (the pid was reused), or when a ChildProcess here owns the group.
+/// While any member lives the kernel hands out no pid equal to the group's id, so members found
+/// without their leader are the command's.
+std::vector<pid_t> LeftGroupMembers(pid_t group, uint64_t leader_start);
+
 /// Stops each of `pids` with its whole process group: SIGTERM, then SIGKILL to whatever is still
 /// running after `grace`. A process in this process's own group is signalled alone.
 void StopProcessGroups(const std::vector<pid_t>& pids, std::chrono::milliseconds grace);

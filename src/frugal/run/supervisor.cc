@@ -5,8 +5,10 @@
 #include <sys/prctl.h>
 
 #include <algorithm>
+#include <fstream>
 #include <thread>
 
+#include "frugal/core/atomic_file.h"
 #include "frugal/core/log.h"
 #include "frugal/run/protocol.h"
 #include "frugal/run/run_journal.h"
@@ -112,14 +114,38 @@ void Supervisor::AdviseAfterPreemption(int segment, Loop& loop) {
   Record(EventKind::kSpotAdvice, segment, advice->detail, loop);
 }
 
+namespace {
+constexpr const char* kCommandGroupFile = "command.pgid";
+}  // namespace
+
+void Supervisor::RecordCommandGroup(pid_t leader) {
+  // The group's id and its leader's start time: a later supervisor finds what this one's command
+  // left even when its environment does not say so (a worker started with a clean environment).
+  const std::optional<uint64_t> start = ProcessStartTime(leader);
+  if (!start) return;  // gone already: it left nothing running
+  const Result<void> written = WriteFileAtomically(config_.run_dir / kCommandGroupFile,
+                                                   fmt::format("{} {}\n", leader, *start));
+  if (!written) log::Warning("run {}: {}", config_.run_id, written.error().message);
+}
+
 void Supervisor::StopStragglers() {
   // A killed supervisor's command got SIGTERM from the kernel (PR_SET_PDEATHSIG), but that
   // reaches only the direct child: a trainer started through a shell, or its data loaders, may
   // still be running and writing to this run's checkpoint folder. This supervisor holds the
   // run's lock, so whatever still carries the run's environment belongs to no one.
-  const std::vector<pid_t> left = ProcessesWithEnvironment(
+  // So do the members of the command group the earlier supervisor noted, whatever their
+  // environment.
+  std::vector<pid_t> left = ProcessesWithEnvironment(
       {fmt::format("{}={}", kEnvRunId, config_.run_id),
        fmt::format("{}={}", kEnvCheckpointDir, store_.staging_dir().string())});
+  std::ifstream noted(config_.run_dir / kCommandGroupFile);
+  pid_t group = 0;
+  uint64_t leader_start = 0;
+  if (noted >> group >> leader_start) {
+    for (pid_t pid : LeftGroupMembers(group, leader_start)) {
+      if (std::find(left.begin(), left.end(), pid) == left.end()) left.push_back(pid);
+    }
+  }
   if (left.empty()) return;
   const std::string pids = fmt::format("{}", fmt::join(left, ", "));
   log::Warning("run {}: stopping {} process(es) left by an earlier supervisor: {}", config_.run_id,

@@ -151,6 +151,8 @@ class Supervisor {
   bool Backoff(Duration wait, Loop& loop);
   void MarkLostAttempt();
   void StopStragglers();
+  /// Notes the command's process group in the run folder (command.pgid), for StopStragglers.
+  void RecordCommandGroup(pid_t leader);
   void AdviseAfterPreemption(int segment, Loop& loop);
   void Record(EventKind kind, int segment, std::string detail, Loop& loop);
 

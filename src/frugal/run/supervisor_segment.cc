@@ -47,6 +47,7 @@ Result<SegmentEnd> Supervisor::RunSegment(int number, const std::optional<Commit
   seg.rate_window_start = seg.started;
   seg.rate_window_step = resume ? resume->step : 0;
   seg.child = FRUGAL_TRY(ChildProcess::Spawn(spawn));
+  RecordCommandGroup(seg.child->pid());
   ++result_.segments;
   const WallTime opened_at = loop.next_segment_opens.value_or(Now());
   loop.next_segment_opens.reset();

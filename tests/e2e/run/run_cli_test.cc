@@ -176,15 +176,15 @@ bool Running(pid_t pid) {
 }
 
 // The kernel's parent-death signal reaches only the supervisor's direct child: here a shell,
-// whose background `sleep` (a stand-in for a trainer's worker) survives a SIGKILLed supervisor.
-// The next supervisor of the run stops it before starting anything.
-TEST(RunCli, ANewSupervisorStopsWhatAKilledOneLeftRunning) {
+// whose background `worker` (a stand-in for a trainer's data loader) survives a SIGKILLed
+// supervisor. The next supervisor of the run stops it before starting anything.
+void ExpectANewSupervisorStopsWhatAKilledOneLeft(const std::string& worker) {
   TempDir home;
   const fs::path marker = home / "started-once";
   const fs::path pidfile = home / "worker.pid";
   const std::string script = "if [ -e '" + marker.string() + "' ]; then exit 0; fi; touch '" +
-                             marker.string() + "'; sleep 300 & echo $! > '" + pidfile.string() +
-                             "'; wait";
+                             marker.string() + "'; " + worker + " & echo $! > '" +
+                             pidfile.string() + "'; wait";
   const std::vector<std::string> args = {"run",     "--price",      "1/h", "--run-id",
                                          "orphan",  "--stop-grace", "2s",  "--",
                                          "/bin/sh", "-c",           script};
@@ -196,20 +196,30 @@ TEST(RunCli, ANewSupervisorStopsWhatAKilledOneLeftRunning) {
   const std::string text = WaitForLine(pidfile, std::chrono::seconds(10));
   if (text.empty()) (*frugal)->SignalGroup(SIGKILL);
   ASSERT_FALSE(text.empty());
-  const auto worker = static_cast<pid_t>(std::stol(text));
+  const auto pid = static_cast<pid_t>(std::stol(text));
   (*frugal)->SignalGroup(SIGKILL);  // only the supervisor: the command has its own group
   (*frugal)->WaitFor(std::chrono::seconds(10));
   std::this_thread::sleep_for(milliseconds(300));
-  ASSERT_TRUE(Running(worker)) << "the worker should have outlived the killed supervisor";
+  ASSERT_TRUE(Running(pid)) << "the worker should have outlived the killed supervisor";
 
   auto again = RunFrugal(args, home.path());
   EXPECT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE((again.out + again.err).find("left running"), std::string::npos)
       << again.out << again.err;
-  for (int wait = 0; wait < 100 && Running(worker); ++wait)
+  for (int wait = 0; wait < 100 && Running(pid); ++wait)
     std::this_thread::sleep_for(milliseconds(20));
-  EXPECT_FALSE(Running(worker));
-  if (Running(worker)) ::kill(worker, SIGKILL);
+  EXPECT_FALSE(Running(pid));
+  if (Running(pid)) ::kill(pid, SIGKILL);
+}
+
+TEST(RunCli, ANewSupervisorStopsWhatAKilledOneLeftRunning) {
+  ExpectANewSupervisorStopsWhatAKilledOneLeft("sleep 300");
+}
+
+// A worker started with a clean environment carries nothing of the run: the process group the
+// killed supervisor noted (command.pgid) still names it.
+TEST(RunCli, ANewSupervisorStopsALeftWorkerWhoseEnvironmentWasCleared) {
+  ExpectANewSupervisorStopsWhatAKilledOneLeft("env -i /bin/sleep 300");
 }
 
 }  // namespace
