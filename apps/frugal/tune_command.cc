@@ -2,13 +2,10 @@
 // replay form, `tune status NAME`, `tune resume NAME`, `tune check STUDY.yaml`.
 
 #include <fmt/format.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -19,18 +16,14 @@
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/file_lock.h"
-#include "frugal/core/paths.h"
 #include "frugal/core/table.h"
-#include "frugal/core/text.h"
 #include "frugal/ledger/ledger.h"
-#include "frugal/tune/ledger_study_store.h"
 #include "frugal/tune/replay_runner.h"
 #include "frugal/tune/study.h"
 #include "frugal/tune/study_check.h"
-#include "frugal/tune/study_pricing.h"
 #include "frugal/tune/study_report.h"
-#include "frugal/tune/supervised_runner.h"
 #include "policy_gate.h"
+#include "tune_setup.h"
 #include "tune_spec_text.h"
 
 namespace frugal::cli {
@@ -57,153 +50,6 @@ tune::RunOptions WithStatusLine(tune::RunOptions options, Streams& s) {
           << std::flush;
   };
   return options;
-}
-
-/// Everything a study needs besides its state: the spec, and the runner (for replay, the table
-/// it reads; for a trial command, the supervised runner).
-struct Bench {
-  StudySpec spec;
-  std::unique_ptr<tune::ReplayTable> table;  // owned apart: the runner borrows it
-  std::unique_ptr<tune::TrialRunner> runner;
-  tune::SupervisedRunner* supervised = nullptr;  // the runner, when it trains real trials
-};
-
-/// Where a study's trials keep their runs (checkpoints, journals, reports).
-fs::path StudyDir(const std::string& name) { return UserDataDir() / "studies" / name; }
-
-/// One tuner per study (on this host): a second one resuming a live study would mark its
-/// running trials lost and launch them again. A killed tuner's lock goes with it.
-Result<FileLock> LockStudy(const std::string& name) {
-  if (!tune::IsStudyName(name)) {
-    return Fail(ErrorCode::kBadInput, "study name '" + name + "': " + tune::kStudyNameRule);
-  }
-  return FileLock::Acquire(StudyDir(name) / "study.lock", "study '" + name + "'");
-}
-
-/// Moves a study's trial folders to the study `kept` (the earlier study's new name), or
-/// clears them when nothing was kept: checkpoints of an earlier study must not be resumed.
-Result<void> SetTrialsAside(const std::string& name, const std::string& kept) {
-  const fs::path trials = StudyDir(name) / "trials";
-  std::error_code ec;
-  if (!fs::exists(trials, ec)) return {};
-  if (kept.empty()) {
-    fs::remove_all(trials, ec);
-  } else {
-    fs::create_directories(StudyDir(kept), ec);
-    if (!ec) fs::rename(trials, StudyDir(kept) / "trials", ec);
-  }
-  if (ec)
-    return Fail(ErrorCode::kFailed, "cannot set " + trials.string() + " aside: " + ec.message());
-  return {};
-}
-
-/// Whether a tuner on this host holds `name`'s lock: the pid noted in the lock file is alive.
-/// (Taking the lock to find out would refuse a tuner starting at that moment.) A study driven
-/// from another host through a shared ledger counts as alive: its lock is not here to read.
-bool TunerAlive(const std::string& name) {
-  std::error_code ec;
-  const fs::path lock = StudyDir(name) / "study.lock";
-  if (!fs::exists(lock, ec)) return true;
-  const Result<std::string> text = ReadFile(lock);
-  if (!text) return true;
-  const auto pid = ParseInt(Trim(*text));
-  if (!pid || *pid <= 0) return true;
-  return ::kill(static_cast<pid_t>(*pid), 0) == 0 || errno == EPERM;
-}
-
-/// kBadInput naming the field when the trial command's program cannot be found.
-Result<void> CheckCommand(const StudySpec& spec, const fs::path& workdir) {
-  const std::string& program = spec.command.front();
-  bool found = false;
-  if (program.find('/') != std::string::npos) {
-    found = fs::exists(fs::path(program).is_absolute() ? fs::path(program) : workdir / program);
-  } else if (const char* path = std::getenv("PATH")) {
-    for (const std::string& dir : Split(path, ':')) {
-      if (!dir.empty() && ::access((fs::path(dir) / program).c_str(), X_OK) == 0) found = true;
-    }
-  }
-  if (found) return {};
-  return Fail(ErrorCode::kBadInput, spec.source + ": field 'trial.command': program '" + program +
-                                        "' not found (on PATH, or relative to " +
-                                        workdir.string() + ")");
-}
-
-/// A run-name prefix unique to this study instance: "<name>@<base-36 milliseconds>", so a
-/// restarted study's trial runs never take over an earlier one's.
-std::string FreshRunPrefix(const std::string& name) {
-  auto ms = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                      std::chrono::system_clock::now().time_since_epoch())
-                                      .count());
-  std::string digits;
-  do {
-    digits.insert(digits.begin(), "0123456789abcdefghijklmnopqrstuvwxyz"[ms % 36]);
-    ms /= 36;
-  } while (ms > 0);
-  return name + "@" + digits;
-}
-
-/// The spec parsed and priced: an offer or GPU it names is priced from the catalog (plus
-/// --catalog's custom offers).
-Result<StudySpec> ParsePriced(const tune::SpecText& text, const GlobalOptions& global) {
-  StudySpec spec = FRUGAL_TRY(tune::ParseStudySpec(text.yaml, text.source, text.base_dir));
-  catalog::Catalog none;
-  if (!tune::NeedsCatalog(spec)) {
-    FRUGAL_TRY(tune::ResolvePricing(spec, none));
-    return spec;
-  }
-  const catalog::Catalog loaded = FRUGAL_TRY(LoadCatalog(global));
-  FRUGAL_TRY(tune::ResolvePricing(spec, loaded));
-  return spec;
-}
-
-/// The spec of a stored study, priced as it was when the study started (states written before
-/// the pricing was kept are priced again from the catalog).
-Result<StudySpec> ParseStored(const tune::SpecText& text, const nlohmann::json& state,
-                              const GlobalOptions& global) {
-  StudySpec spec;
-  if (!state.contains("pricing")) {
-    spec = FRUGAL_TRY(ParsePriced(text, global));
-  } else {
-    spec = FRUGAL_TRY(tune::ParseStudySpec(text.yaml, text.source, text.base_dir));
-    FRUGAL_TRY(tune::ApplyPinnedPricing(spec, state.at("pricing")));
-  }
-  // The caps in force: a resume may have changed the spec's.
-  FRUGAL_TRY(tune::ApplySavedCaps(spec, state));
-  return spec;
-}
-
-/// `run_prefix`: the trial runs' name prefix for a fresh study; a resumed one keeps its own.
-/// `state`: a stored study's state when resuming (its pricing is kept), else null.
-Result<Bench> Assemble(const tune::SpecText& text, const GlobalOptions& global,
-                       const std::string& run_prefix, const nlohmann::json* state = nullptr) {
-  Bench b;
-  b.spec = FRUGAL_TRY(state ? ParseStored(text, *state, global) : ParsePriced(text, global));
-  if (!b.spec.replay) {
-    FRUGAL_TRY(CheckCommand(b.spec, text.base_dir));
-    // A missing script would fail every trial the study pays to start.
-    if (const auto script = tune::TrialScriptItem(b.spec); script && !script->ok) {
-      return Fail(ErrorCode::kBadInput, b.spec.source + ": field 'trial.command': " +
-                                            script->detail + "; " + script->fix);
-    }
-    auto options =
-        tune::SupervisedRunnerOptions::ForSpec(b.spec, text.base_dir, StudyDir(b.spec.name));
-    if (!run_prefix.empty()) options.run_prefix = run_prefix;
-    // Every trial is a ledger run, like `frugal run`; each trial thread opens its own
-    // connection. A ledger that cannot be opened stops the study before it spends.
-    const std::string db = global.db;
-    FRUGAL_TRY(ledger::OpenForCommand(db, ledger::CreateMode::kCreateIfMissing));
-    options.open_ledger = [db] {
-      return ledger::OpenForCommand(db, ledger::CreateMode::kCreateIfMissing);
-    };
-    auto runner = std::make_unique<tune::SupervisedRunner>(std::move(options));
-    b.supervised = runner.get();
-    b.runner = std::move(runner);
-    return b;
-  }
-  b.table = std::make_unique<tune::ReplayTable>(FRUGAL_TRY(
-      tune::ReplayTable::Load(*b.spec.replay, b.spec.objective.metric, b.spec.fidelity.name)));
-  b.runner = std::make_unique<tune::ReplayRunner>(*b.table, b.spec.fidelity.max);
-  return b;
 }
 
 Result<void> Finish(Streams& s, const GlobalOptions& global, const tune::Study& study,
@@ -240,30 +86,6 @@ Result<void> Finish(Streams& s, const GlobalOptions& global, const tune::Study& 
                                                     : "the replay table (every curve diverged)"));
   }
   return {};
-}
-
-/// Where study state lives: the ledger when --db or FRUGAL_DB names one, else one JSON file
-/// per study under the user's data directory. A tuner that will drive `study` claims it in
-/// the ledger; readers pass "".
-struct Store {
-  std::unique_ptr<ledger::Ledger> ledger;
-  std::unique_ptr<tune::StudyStore> store;
-};
-
-Result<Store> OpenStore(const GlobalOptions& global, ledger::CreateMode create,
-                        const std::string& study) {
-  Store st;
-  const char* env = std::getenv("FRUGAL_DB");
-  if (global.db.empty() && (env == nullptr || *env == '\0')) {
-    st.store = std::make_unique<tune::JsonFileStudyStore>(tune::JsonFileStudyStore::Default());
-    return st;
-  }
-  st.ledger = FRUGAL_TRY(ledger::OpenForCommand(global.db, create));
-  // The study's FileLock guards this host; a ledger shared between hosts needs its own claim.
-  if (!study.empty())
-    FRUGAL_TRY(st.ledger->ClaimExclusive("study " + study, "study '" + study + "'"));
-  st.store = std::make_unique<tune::LedgerStudyStore>(*st.ledger);
-  return st;
 }
 
 /// A study that trains real trials, checked against the policy before anything is stored or
