@@ -232,7 +232,6 @@ Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Strea
   StudyOverride overridden;
   FRUGAL_TRY(overridden.Record(policy_check, global, st.ledger.get()));
   overridden.Link(o.study, s);
-  if (b.supervised != nullptr) b.supervised->SetTrialMaxWall(b.spec.gates.trial_max_wall);
   auto study = FRUGAL_TRY(tune::Study::Restore(state, b.spec, *b.runner, store, b.table.get()));
   if (b.supervised != nullptr) b.supervised->BindGate(&study->gate());
   if (!edits.empty()) {

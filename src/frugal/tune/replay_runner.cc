@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace frugal::tune {
 
@@ -18,7 +19,9 @@ void ReplayRunner::Schedule(int64_t trial_id, Segment& segment, double from_time
   const ReplayConfig& c = table_.configs()[segment.config];
   const double cost =
       segment.next < c.curve.size() ? c.curve[segment.next].cost_seconds : segment.last_cost;
-  segment.event_time = from_time + std::max(0.0, cost - segment.last_cost);
+  const double step = std::max(0.0, cost - segment.last_cost);
+  segment.at_wall = step > segment.wall_left + kEps;
+  segment.event_time = from_time + (segment.at_wall ? std::max(0.0, segment.wall_left) : step);
   segment.seq = seq_++;
   events_.push(Event{segment.event_time, segment.seq, trial_id});
 }
@@ -40,6 +43,8 @@ Result<void> ReplayRunner::Launch(const Trial& trial, double from_fidelity, doub
     ++segment.next;
   }
   if (from_fidelity <= kEps) segment.last_cost = 0.0;
+  segment.wall_left =
+      wall_seconds_ ? *wall_seconds_ - trial.cost_seconds : std::numeric_limits<double>::infinity();
   Segment& stored = running_[trial.id] = segment;
   Schedule(trial.id, stored, now_);
   return {};
@@ -56,6 +61,14 @@ Result<std::optional<Progress>> ReplayRunner::WaitNext() {
     const ReplayConfig& c = table_.configs()[s.config];
     Progress p;
     p.trial_id = event.trial_id;
+    if (s.at_wall) {
+      // Its wall came before its next point: stopped there, checkpointed at the last one.
+      p.fidelity = s.next > 0 ? c.curve[s.next - 1].fidelity : 0.0;
+      p.wall_seconds = std::max(0.0, s.wall_left);
+      p.end = SegmentEnd::kWallStopped;
+      running_.erase(it);
+      return p;
+    }
     if (s.next >= c.curve.size()) {
       // Nothing left to replay past the checkpoint.
       p.fidelity = c.curve.empty() ? 0.0 : c.curve.back().fidelity;
@@ -68,6 +81,7 @@ Result<std::optional<Progress>> ReplayRunner::WaitNext() {
     p.wall_seconds = std::max(0.0, point.cost_seconds - s.last_cost);
     if (!std::isnan(point.value)) p.value = point.value;
     s.last_cost = point.cost_seconds;
+    s.wall_left -= p.wall_seconds;
     ++s.next;
     const bool last = s.next >= c.curve.size();
     if (std::isnan(point.value)) {
@@ -85,6 +99,10 @@ Result<std::optional<Progress>> ReplayRunner::WaitNext() {
     return p;
   }
   return std::optional<Progress>();
+}
+
+void ReplayRunner::SetTrialMaxWall(std::optional<Duration> wall) {
+  wall_seconds_ = wall ? std::optional<double>(ToSeconds(*wall)) : std::nullopt;
 }
 
 Progress ReplayRunner::Stop(int64_t trial_id) {
@@ -111,7 +129,10 @@ nlohmann::json ReplayRunner::Save() const {
                         {"to_fidelity", s.to_fidelity},
                         {"last_cost", s.last_cost},
                         {"event_time", s.event_time},
-                        {"seq", s.seq}});
+                        {"seq", s.seq},
+                        {"wall_left", std::isfinite(s.wall_left) ? nlohmann::json(s.wall_left)
+                                                                 : nlohmann::json(nullptr)},
+                        {"at_wall", s.at_wall}});
   }
   return {{"now", now_}, {"seq", seq_}, {"segments", segments}};
 }
@@ -130,6 +151,11 @@ Result<void> ReplayRunner::Load(const nlohmann::json& state) {
       s.last_cost = j.at("last_cost").get<double>();
       s.event_time = j.at("event_time").get<double>();
       s.seq = j.at("seq").get<uint64_t>();
+      // Absent before the runner held the wall: no cap on a segment already in flight.
+      const nlohmann::json wall_left = j.value("wall_left", nlohmann::json(nullptr));
+      s.wall_left =
+          wall_left.is_number() ? wall_left.get<double>() : std::numeric_limits<double>::infinity();
+      s.at_wall = j.value("at_wall", false);
       if (s.config >= table_.configs().size()) {
         return Fail(ErrorCode::kBadInput, "replay state names a config the table does not have");
       }

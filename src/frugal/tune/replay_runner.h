@@ -24,6 +24,9 @@ class ReplayRunner final : public TrialRunner {
   Progress Stop(int64_t trial_id) override;
   double Now() const override { return now_; }
   std::optional<double> FullFidelitySeconds(const Trial& trial) const override;
+  /// A segment whose next point would take its trial past the wall stops at the wall instead,
+  /// without that point's result, as a supervised trial's wall cap stops it.
+  void SetTrialMaxWall(std::optional<Duration> wall) override;
   nlohmann::json Save() const override;
   [[nodiscard]] Result<void> Load(const nlohmann::json& state) override;
 
@@ -35,6 +38,8 @@ class ReplayRunner final : public TrialRunner {
     double last_cost = 0.0;   ///< cumulative cost at the last report (or checkpoint)
     double event_time = 0.0;  ///< when `next` is reported
     uint64_t seq = 0;         ///< launch/reschedule order, for ties and staleness
+    double wall_left = 0.0;   ///< wall seconds its trial may still run (infinite: no cap)
+    bool at_wall = false;     ///< the scheduled event is the stop at the wall, not `next`
   };
   struct Event {
     double time;
@@ -50,6 +55,7 @@ class ReplayRunner final : public TrialRunner {
   std::unordered_map<int64_t, Segment> running_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   double now_ = 0.0;
+  std::optional<double> wall_seconds_;
   uint64_t seq_ = 0;
 };
 

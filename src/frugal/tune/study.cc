@@ -326,7 +326,8 @@ Result<void> Study::Handle(const Progress& p) {
   trial.checkpoint_fidelity = std::max(trial.checkpoint_fidelity, p.fidelity);
   // Rungs inside the segment are decided as the trial passes them, while it trains on. A
   // report that also ends the segment (a replayed curve's last point) is a rung result first.
-  if (p.end != SegmentEnd::kReachedTarget && p.end != SegmentEnd::kBudgetStopped) {
+  if (p.end != SegmentEnd::kReachedTarget && p.end != SegmentEnd::kBudgetStopped &&
+      p.end != SegmentEnd::kWallStopped) {
     while (p.value && trial.state == TrialState::kRunning &&
            trial.target_rung < trial.segment_rung &&
            p.fidelity >= RungFidelity(trial, trial.target_rung) - kEps) {
@@ -342,6 +343,10 @@ Result<void> Study::Handle(const Progress& p) {
   if (p.end == SegmentEnd::kBudgetStopped) {
     EndTrial(trial, TrialState::kStoppedAtBudget);
     CloseStarts("budget");
+    return {};
+  }
+  if (p.end == SegmentEnd::kWallStopped) {
+    EndTrial(trial, TrialState::kStoppedAtWall);
     return {};
   }
   if (p.end != SegmentEnd::kNone) return OnSegmentEnd(trial, p);

@@ -61,6 +61,7 @@ Result<void> Study::Prepare() {
   options.bracket_size = spec_.bracket_size;
   scheduler_ = MakeScheduler(options);
   sampler_ = MakeSampler(spec_.sampler, spec_.seed);
+  runner_.SetTrialMaxWall(spec_.gates.trial_max_wall);
   if (table_ == nullptr) return {};
   FRUGAL_TRY(CheckLadderFitsTable(spec_, *table_));
   table_used_.assign(table_->configs().size(), 0);

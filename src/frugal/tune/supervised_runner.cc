@@ -246,7 +246,8 @@ Result<Progress> SupervisedRunner::FinishActive(Active& a) {
         }
         break;
       case run::RunOutcome::kBudgetStop:
-        end = SegmentEnd::kBudgetStopped;
+        // The trial's own wall cap is no budget: the study goes on without it.
+        end = r.cap == run::CapKind::kWall ? SegmentEnd::kWallStopped : SegmentEnd::kBudgetStopped;
         break;
       case run::RunOutcome::kInterrupted:
         return Fail(ErrorCode::kInterrupted, "interrupted");

@@ -119,8 +119,8 @@ class SupervisedRunner final : public TrialRunner {
 
   /// The gate the per-invocation dollar and GPU-hour caps are derived from (may be null).
   void BindGate(const BudgetGate* gate) { gate_ = gate; }
-  /// The per-trial wall cap each later launch carries (a resume may change the study's).
-  void SetTrialMaxWall(std::optional<Duration> wall) { options_.trial_max_wall = wall; }
+  /// The per-trial wall cap each later launch carries (its supervisor's wall cap).
+  void SetTrialMaxWall(std::optional<Duration> wall) override { options_.trial_max_wall = wall; }
 
   [[nodiscard]] Result<void> Launch(const Trial& trial, double from_fidelity,
                                     double to_fidelity) override;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "frugal/core/duration.h"
 #include "frugal/core/error.h"
 #include "frugal/tune/trial.h"
 
@@ -25,6 +26,7 @@ enum class SegmentEnd {
   kScheduleEnded,  ///< the trial's own schedule ended before the target (it is complete)
   kFailed,         ///< the trial diverged or crashed
   kBudgetStopped,  ///< the runner's own cap on the trial stopped it (checkpointed)
+  kWallStopped,    ///< the trial reached its wall-clock cap (SetTrialMaxWall) and stopped there
   kReleased,       ///< a segment given up with StopInBackground has ended: its time, and
                    ///< (value set) the furthest report it made after it was given up
 };
@@ -63,6 +65,10 @@ class TrialRunner {
   /// with one Progress whose end is kReleased. False where stopping is immediate (a replay):
   /// the caller uses Stop.
   virtual bool StopInBackground(int64_t /*trial_id*/) { return false; }
+  /// The per-trial wall cap (the study's trial_max_wall) that segments launched from now on
+  /// hold: a trial whose cost would pass it stops there, its segment ending kWallStopped. The
+  /// study checks the cap at every accrual too; the runner also holds it within one.
+  virtual void SetTrialMaxWall(std::optional<Duration> /*wall*/) {}
   /// The name of the ledger run that records the trial's spend, or "" when none does.
   virtual std::string RunName(int64_t /*trial_id*/) const { return {}; }
   /// The study clock: seconds since the study began.

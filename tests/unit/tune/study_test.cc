@@ -109,6 +109,23 @@ TEST_F(StudyTest, TrialMaxWallStopsLongTrials) {
   EXPECT_EQ(s.trials_by_state.at("stopped_at_budget"), 0);
 }
 
+TEST_F(StudyTest, AReplayedTrialStopsAtItsWallEvenBeforeItsFirstReport) {
+  // A 90 s wall against epochs of 60, 120 or 180 s: the slower trials reach the wall inside
+  // their first epoch, before any accrual could tell the study; the runner stops them there.
+  ReplayStudy rs(dir_.path(), "scheduler: none\ngates: {max_trials: 12, trial_max_wall: 90s}\n");
+  auto study = rs.Create();
+  ASSERT_TRUE(study) << study.error().message;
+  auto summary = (*study)->Run({});
+  ASSERT_TRUE(summary) << summary.error().message;
+  int at_wall_unreported = 0;
+  for (const Trial& t : (*study)->trials()) {
+    EXPECT_LE(t.cost_seconds, 90.0 + 1e-6) << "trial " << t.id;
+    if (t.state == TrialState::kStoppedAtWall && !t.last_value) ++at_wall_unreported;
+  }
+  EXPECT_GT(at_wall_unreported, 0);
+  EXPECT_EQ(summary->stop_reason, "scheduler finished");  // a trial's wall is no budget stop
+}
+
 TEST_F(StudyTest, HaltedStudyResumesToTheSameResultWithRungStateIntact) {
   // The last case leaves grace unstated: an early rung at epoch 1, judged before the halt.
   for (const char* scheduler : {"asha", "asha-stop", "sha", "hyperband", "median",
