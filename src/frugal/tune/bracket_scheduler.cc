@@ -73,9 +73,10 @@ class BracketScheduler final : public Scheduler {
       }
       if (b.started < b.size) {
         if (may_start) return Job{JobKind::kStart, -1, b.start_rung, b.id};
-        // No more trials may start: the bracket makes do with those it has.
-        b.size = b.started;
+        // No more trials may start: the bracket makes do with those it has. One that has
+        // none keeps its plan, for a resume with room to start it.
         if (b.started == 0) continue;
+        b.size = b.started;
         TryClose(b);
         if (!b.to_resume.empty()) return Next({}, may_start);
       }
@@ -122,6 +123,13 @@ class BracketScheduler final : public Scheduler {
     Bracket* b = FindOpen(trial.bracket);
     if (b == nullptr) return false;
     const int rung = std::clamp(trial.target_rung, b->start_rung, options_.ladder.top());
+    const auto ku = static_cast<size_t>(rung);
+    if (rung <= b->closed_rung && b->results[ku].empty() &&
+        (rung == options_.ladder.top() || b->members[ku + 1].empty())) {
+      // The rung closed with no result at all (every member stopped at the cap): it decided
+      // nothing, so it opens again and waits for its members, as if it had never closed.
+      b->closed_rung = rung - 1;
+    }
     if (rung > b->closed_rung) {
       // Its rung still waits: it is a member again, no longer counted as ended.
       int& ended = b->ended[static_cast<size_t>(rung)];

@@ -204,6 +204,32 @@ TEST(Sha, AMemberWhoseRungClosedWithoutItComesBackLate) {
   EXPECT_EQ(late.target_rung, 1);
 }
 
+TEST(Sha, ARungThatClosedWithNoResultOpensAgainAndWaitsForAllItsMembers) {
+  Harness h(SchedulerKind::kSha, {1, 3, 9}, 2, 4);
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(h.Start(h.Next()));
+  for (int i = 0; i < 4; ++i) h.Report(ids[static_cast<size_t>(i)], 0.1 * (i + 1));
+  const Job a = h.Next(false);
+  const Job b = h.Next(false);
+  h.Resume(a);
+  h.Resume(b);
+  // Both promoted members stop at the budget: rung 1 "closes" having decided nothing.
+  h.StopAtBudget(a.trial_id);
+  h.StopAtBudget(b.trial_id);
+  ASSERT_TRUE(h.scheduler->Reopen(h.trials[static_cast<size_t>(a.trial_id)]));
+  ASSERT_TRUE(h.scheduler->Reopen(h.trials[static_cast<size_t>(b.trial_id)]));
+  h.Resume(Job{JobKind::kResume, a.trial_id, 1, 0});
+  h.Resume(Job{JobKind::kResume, b.trial_id, 1, 0});
+  // The first to report is not promoted on its own: the rung waits for both, then keeps one.
+  EXPECT_EQ(h.Report(a.trial_id, 0.5), Verdict::kPause);
+  EXPECT_EQ(h.Next(false).kind, JobKind::kWait);
+  EXPECT_EQ(h.Report(b.trial_id, 0.4), Verdict::kPause);
+  const Job next = h.Next(false);
+  ASSERT_EQ(next.kind, JobKind::kResume);
+  EXPECT_EQ(next.trial_id, b.trial_id);
+  EXPECT_EQ(h.Next(false).kind, JobKind::kWait);
+}
+
 TEST(Sha, ALateMemberOutsideTheKeptOrPastAClosedRungIsPruned) {
   Harness h(SchedulerKind::kSha, {1, 3, 9}, 2, 4);
   std::vector<int64_t> ids;
@@ -225,6 +251,20 @@ TEST(Sha, ALateMemberOutsideTheKeptOrPastAClosedRungIsPruned) {
   g.Resume(g.Next(false));
   g.Report(2, 0.2);  // rung 1 closes with its one member
   EXPECT_FALSE(g.scheduler->Reopen(g.trials[0]));
+}
+
+TEST(Sha, ABracketThatStartedNothingKeepsItsPlanForALaterStart) {
+  Harness h(SchedulerKind::kSha, {1, 3}, 2, 4);
+  for (int i = 0; i < 4; ++i) h.Start(h.Next());
+  // The next bracket opens, but its first start is refused (the budget): it waits, whole.
+  ASSERT_EQ(h.Next().bracket, 1);
+  EXPECT_EQ(h.Next(false).kind, JobKind::kWait);
+  for (int i = 0; i < 4; ++i) {
+    const Job job = h.Next();
+    ASSERT_EQ(job.kind, JobKind::kStart);
+    EXPECT_EQ(job.bracket, 1);
+    h.Start(job);
+  }
 }
 
 TEST(Hyperband, CyclesBracketsFromManyCheapToFewFull) {
