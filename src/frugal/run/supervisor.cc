@@ -92,12 +92,14 @@ void Supervisor::Record(EventKind kind, int segment, std::string detail, Loop& /
   recorder_.Event(e);
 }
 
-void Supervisor::MarkLostAttempt() {
+std::optional<WallTime> Supervisor::MarkLostAttempt() {
   const JournalHistory h = ReadJournalHistory(config_.run_dir / "journal.jsonl");
-  if (!h.unfinished_attempt) return;
-  CloseLostAttempt(h, h.last_seen.value_or(Now()), recorder_);
+  if (!h.unfinished_attempt) return std::nullopt;
+  const WallTime lost_at = h.last_seen.value_or(Now());
+  CloseLostAttempt(h, lost_at, recorder_);
   log::Warning("run {}: the previous attempt ended without a word (supervisor killed?); marked lost",
                config_.run_id);
+  return lost_at;
 }
 
 void Supervisor::AdviseAfterPreemption(int segment, Loop& loop) {
@@ -128,7 +130,7 @@ void Supervisor::RecordCommandGroup(pid_t leader) {
   if (!written) log::Warning("run {}: {}", config_.run_id, written.error().message);
 }
 
-void Supervisor::StopStragglers() {
+void Supervisor::StopStragglers(std::optional<WallTime> lost_at) {
   // A killed supervisor's command got SIGTERM from the kernel (PR_SET_PDEATHSIG), but that
   // reaches only the direct child: a trainer started through a shell, or its data loaders, may
   // still be running and writing to this run's checkpoint folder. This supervisor holds the
@@ -141,8 +143,8 @@ void Supervisor::StopStragglers() {
   std::ifstream noted(config_.run_dir / kCommandGroupFile);
   pid_t group = 0;
   uint64_t leader_start = 0;
-  if (noted >> group >> leader_start) {
-    for (pid_t pid : LeftGroupMembers(group, leader_start)) {
+  if (lost_at && noted >> group >> leader_start) {
+    for (pid_t pid : LeftGroupMembers(group, leader_start, *lost_at)) {
       if (std::find(left.begin(), left.end(), pid) == left.end()) left.push_back(pid);
     }
   }
@@ -176,11 +178,11 @@ Result<RunResult> Supervisor::Run() {
   // Orphans of the command (a forked worker whose parent exited) are re-parented to us, so we
   // can reap them and they never linger as zombies in the command's process group.
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-  MarkLostAttempt();
+  const std::optional<WallTime> lost_at = MarkLostAttempt();
   const JournalHistory history = ReadJournalHistory(config_.run_dir / "journal.jsonl");
   result_ = RunResult{};
   // Only a run that was started before can have a killed supervisor's leftovers.
-  if (history.attempts > 0) StopStragglers();
+  if (history.attempts > 0) StopStragglers(lost_at);
   result_.attempt = history.attempts + 1;
   Loop loop(BudgetGuard(config_.caps, config_.price, config_.gpus, history.usage), std::chrono::steady_clock::now());
   if (const BudgetCheck c = loop.guard.Accrue(Duration(0)); c.exceeded) {
@@ -283,6 +285,9 @@ Result<RunResult> Supervisor::Run() {
   RunFinish finish{Now(), paused ? "paused" : RunOutcomeName(result_.outcome), result_.exit_code,
                    result_.usage, result_.preemptions};
   recorder_.RunFinished(finish);
+  // An orderly end left no command running: nothing for a later supervisor to look for.
+  std::error_code ec;
+  std::filesystem::remove(config_.run_dir / kCommandGroupFile, ec);
   return result_;
 }
 

@@ -149,8 +149,13 @@ class Supervisor {
   void BeginStop(Segment& seg, SegmentEnd reason, Loop& loop);
   void StopLeftovers(Segment& seg, Loop& loop);
   bool Backoff(Duration wait, Loop& loop);
-  void MarkLostAttempt();
-  void StopStragglers();
+  /// Marks a previous attempt that never finished lost; when there was one, when it was last
+  /// heard from.
+  std::optional<WallTime> MarkLostAttempt();
+  /// Stops what a killed earlier supervisor's command left running: processes with the run's
+  /// environment, and (when the previous attempt was lost at `lost_at`) the members of the
+  /// command group it noted.
+  void StopStragglers(std::optional<WallTime> lost_at);
   /// Notes the command's process group in the run folder (command.pgid), for StopStragglers.
   void RecordCommandGroup(pid_t leader);
   void AdviseAfterPreemption(int segment, Loop& loop);
