@@ -260,6 +260,21 @@ Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Strea
   FRUGAL_TRY(tune::ApplySavedCaps(spec, state));
   std::vector<tune::Trial> trials;
   for (const auto& j : state.at("trials")) trials.push_back(FRUGAL_TRY(tune::TrialFromJson(j)));
+  if (state.value("status", "") == "interrupted") {
+    // No tuner runs it: the trials it left running stopped with it, on their checkpoints, and
+    // wait for the resume (their ledger runs say paused too).
+    int64_t waiting = 0;
+    for (tune::Trial& t : trials) {
+      if (t.state != tune::TrialState::kRunning) continue;
+      t.state = tune::TrialState::kPaused;
+      ++waiting;
+    }
+    nlohmann::json& counts = state["summary"]["trials"];
+    if (waiting > 0 && counts.is_object()) {
+      counts["running"] = counts.value("running", int64_t{0}) - waiting;
+      counts["paused"] = counts.value("paused", int64_t{0}) + waiting;
+    }
+  }
   if (global.json) {
     WriteJson(s, tune::StatusJson(spec, state, trials));
   } else {

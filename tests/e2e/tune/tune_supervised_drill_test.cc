@@ -173,6 +173,14 @@ TEST_F(TuneSupervised, CtrlCCheckpointsEveryRunningTrialAndResumeFinishesTheStud
       paused += run["status"] == "paused" ? 1 : 0;
     }
     EXPECT_GE(paused, 2) << runs.out;
+    // The study says so too: nothing of it is running.
+    const CommandResult told = RunFrugal({"--json", "tune", "status", "par"}, home_.path());
+    ASSERT_EQ(told.exit_code, 0) << told.err;
+    const nlohmann::json shown = nlohmann::json::parse(told.out, nullptr, false);
+    EXPECT_EQ(shown["status"], "interrupted") << told.out;
+    EXPECT_EQ(shown["trials"]["running"], 0) << told.out;
+    EXPECT_GE(shown["trials"]["paused"].get<int>(), 2) << told.out;
+    for (const auto& t : shown["per_trial"]) EXPECT_NE(t["state"], "running") << t.dump();
   }
   const CommandResult r = RunFrugal({"--json", "tune", "resume", "par"}, home_.path(), Env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
