@@ -6,6 +6,7 @@
 #include <limits>
 #include <utility>
 
+#include "frugal/core/log.h"
 #include "frugal/core/text.h"
 #include "frugal/tune/study.h"
 
@@ -257,15 +258,23 @@ void Study::OnCapsChanged(const Gates& before, const std::vector<CapEdit>& edits
   }
   // A plateau gate loosened: the study searches on, and stops again once the new gate sees no
   // improvement (checked after every event, as before).
-  // A smaller ε: which earlier gains it counts is not kept, so its clock starts at this resume.
+  const bool loosened = PlateauLoosened(before.plateau, spec_.gates.plateau);
+  const bool plateaued = stop_reason_ == "plateau";
+  // A smaller ε: which earlier gains it counts is not kept, so its clock starts at this resume
+  // (unless the study stays stopped at its plateau: then the count it stopped at stands).
   if (before.plateau && spec_.gates.plateau &&
-      spec_.gates.plateau->epsilon < before.plateau->epsilon) {
+      spec_.gates.plateau->epsilon < before.plateau->epsilon && (!plateaued || loosened)) {
     incumbent_trials_started_ = static_cast<int64_t>(trials_.size());
     incumbent_gpu_seconds_ = gate_.spent_gpu_seconds();
   }
-  if (stop_reason_ == "plateau" && PlateauLoosened(before.plateau, spec_.gates.plateau)) {
+  if (plateaued && loosened) {
     stop_reason_.clear();
     stopping_ = false;
+  } else if (plateaued && before.plateau != spec_.gates.plateau) {
+    log::Warning(
+        "study '{}' stays stopped at its plateau: the new gate is not looser in every way (more "
+        "trials or spend, a smaller epsilon, nothing tighter)",
+        spec_.name);
   }
   const auto& wall = spec_.gates.trial_max_wall;
   for (Trial& t : trials_) {

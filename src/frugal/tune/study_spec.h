@@ -83,6 +83,7 @@ struct PlateauGate {
   double epsilon = 0.0;
   std::optional<int64_t> trials;  ///< stop when N trials started without improvement by ε
   std::optional<Money> spend;     ///< or when this much was spent without improvement
+  bool operator==(const PlateauGate&) const = default;
 };
 
 struct Gates {

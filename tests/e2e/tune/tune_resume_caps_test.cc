@@ -216,11 +216,24 @@ TEST_F(TuneResumeCaps, ALoosenedPlateauLetsAStudyThatPlateauedSearchOn) {
   EXPECT_EQ(b["stop_reason"], "plateau");
   EXPECT_EQ(Status("flat")["gates"]["plateau_trials"]["cap"], 20.0);
 
-  // A smaller ε loosens it too: the count starts again at the resume, so at least 20 more.
-  const CommandResult finer =
-      RunFrugal({"tune", "resume", "flat", "--plateau-epsilon", "0", "--json"}, home_.path());
+  // A smaller ε with a tighter count is not looser: the study stays stopped where it stopped,
+  // its gate still reading what it stopped at, and says so.
+  const CommandResult mixed = RunFrugal(
+      {"tune", "resume", "flat", "--plateau-epsilon", "5", "--plateau-trials", "2", "--json"},
+      home_.path());
+  ASSERT_EQ(mixed.exit_code, 0) << mixed.err;
+  EXPECT_NE(mixed.err.find("stays stopped at its plateau"), std::string::npos) << mixed.err;
+  EXPECT_EQ(Json(mixed)["trials_started"], b["trials_started"]);
+  const nlohmann::json gate = Status("flat")["gates"]["plateau_trials"];
+  EXPECT_GE(gate["used"].get<double>(), gate["cap"].get<double>()) << gate.dump();
+
+  // A smaller ε and a larger count loosen it: the count starts again at the resume, so at least
+  // 20 more.
+  const CommandResult finer = RunFrugal(
+      {"tune", "resume", "flat", "--plateau-epsilon", "0", "--plateau-trials", "20", "--json"},
+      home_.path());
   ASSERT_EQ(finer.exit_code, 0) << finer.err;
-  EXPECT_NE(finer.err.find("plateau_epsilon 10 \u2192 0"), std::string::npos) << finer.err;
+  EXPECT_NE(finer.err.find("plateau_epsilon 5 \u2192 0"), std::string::npos) << finer.err;
   EXPECT_GE(Json(finer)["trials_started"].get<int64_t>(), b["trials_started"].get<int64_t>() + 20);
 
   // ε alone cannot give a study a plateau gate: it would have nothing to count.
