@@ -481,10 +481,14 @@ std::optional<std::string> ReplaceSourceBlocks(std::string_view yaml_text, const
 Result<std::string> WithReplaySource(std::string_view yaml_text, const ReplaySource& replay) {
   try {
     YAML::Node root = YAML::Load(std::string(yaml_text));
+    // Columns at their defaults are left out, so a spec that already names this table reads
+    // the same as the file it came from.
     YAML::Node source;
     source["dir"] = replay.dir.string();
-    source["config_column"] = replay.config_column;
-    source["cost_column"] = replay.cost_column;
+    const ReplaySource defaults;
+    if (replay.config_column != defaults.config_column)
+      source["config_column"] = replay.config_column;
+    if (replay.cost_column != defaults.cost_column) source["cost_column"] = replay.cost_column;
     YAML::Emitter flow;
     flow << YAML::Flow << source;
     if (auto kept = ReplaceSourceBlocks(yaml_text, root, std::string("replay: ") + flow.c_str())) {

@@ -420,9 +420,16 @@ TEST_F(TuneE2e, AResumeSaysWhichFieldsOfTheSpecFileChangedSinceTheStudyStarted) 
                            "fidelity: {max: 27, grace: 3}\nresources: {price_per_hour: 3.6}\n"
                            "gates: {budget_usd: 30}\n";
   WriteTestFile(dir / "study.yaml", spec);
-  const CommandResult halted =
-      RunFrugal({"tune", (dir / "study.yaml").string(), "--halt-after", "20"}, home_.path());
+  // Started with --replay naming the table the spec names already.
+  const CommandResult halted = RunFrugal({"tune", (dir / "study.yaml").string(), "--replay",
+                                          table_.path().string(), "--halt-after", "10"},
+                                         home_.path());
   ASSERT_EQ(halted.exit_code, 130) << halted.err;
+  // The file as it was: no note (the flag's table is the spec's).
+  const CommandResult same =
+      RunFrugal({"tune", "resume", "edited", "--halt-after", "10"}, home_.path());
+  ASSERT_EQ(same.exit_code, 130) << same.err;
+  EXPECT_EQ(same.err.find("has changed"), std::string::npos) << same.err;
   WriteTestFile(dir / "study.yaml",
                 spec.substr(0, spec.find("gates:")) + "gates: {budget_usd: 5}\n");
   const CommandResult resumed = RunFrugal({"tune", "resume", "edited"}, home_.path());
