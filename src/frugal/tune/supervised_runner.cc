@@ -288,10 +288,13 @@ Result<std::optional<Progress>> SupervisedRunner::WaitNext() {
     StartQueued();
     if (active_.empty()) {
       if (halting_) {
-        return Fail(ErrorCode::kInterrupted,
-                    fmt::format("interrupted; the running trials checkpointed; resume with "
-                                "'frugal tune resume {}'",
-                                options_.study));
+        return Fail(
+            ErrorCode::kInterrupted,
+            fmt::format(
+                "interrupted; the running trials were stopped (each resumes from its newest "
+                "committed checkpoint); resume with "
+                "'frugal tune resume {}'",
+                options_.study));
       }
       return std::optional<Progress>();
     }
