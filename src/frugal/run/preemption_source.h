@@ -18,6 +18,9 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 struct PreemptionNotice {
   std::string source;  ///< "signal SIGTERM", "chaos", "aws instance-action", ...
   std::string detail;
+  /// The run's owner asking it to stop (a tuner pausing a trial), not capacity being reclaimed:
+  /// handled the same way, told the user as what it is.
+  bool stop_request = false;
 };
 
 class PreemptionSource {

@@ -216,7 +216,11 @@ void Supervisor::Tick(Segment& seg, Loop& loop) {
       if (auto notice = source->Poll(now)) {
         ++result_.preemptions;
         Record(EventKind::kPreemptionNotice, seg.number, notice->source + ": " + notice->detail, loop);
-        log::Warning("preemption notice from {}: {}", notice->source, notice->detail);
+        if (notice->stop_request) {
+          log::Info("stop request from {}: {}", notice->source, notice->detail);
+        } else {
+          log::Warning("preemption notice from {}: {}", notice->source, notice->detail);
+        }
         BeginStop(seg, SegmentEnd::kPreempted, loop);
         break;
       }

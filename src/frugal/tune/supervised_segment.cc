@@ -32,7 +32,7 @@ class StopRequest final : public run::PreemptionSource {
   std::optional<run::PreemptionNotice> Poll(run::SteadyTime /*now*/) override {
     if (fired_ || !(flag_.load() || halting_.load())) return std::nullopt;
     fired_ = true;
-    return run::PreemptionNotice{"tuner", "checkpoint and stop"};
+    return run::PreemptionNotice{"tuner", "checkpoint and stop", true};
   }
   [[nodiscard]] bool fired() const { return fired_; }
 
