@@ -185,14 +185,21 @@ TEST(Sha, AMemberStoppedAtACapRejoinsItsOpenRungWhenReopened) {
   EXPECT_EQ(resumed, (std::vector<int64_t>{ids[0], ids[2]}));
 }
 
-TEST(Sha, AMemberWhoseRungClosedWithoutItComesBackLate) {
-  Harness h(SchedulerKind::kSha, {1, 3, 9}, 2, 4);
+/// Under sha (rungs 1, 3, 9; η 2; brackets of 4), three members report at rung 0 and the last
+/// one is stopped at the budget: the rung closes with three results and keeps one (ids[2]).
+std::vector<int64_t> ThreeReportAndTheLastStops(Harness& h) {
   std::vector<int64_t> ids;
   for (int i = 0; i < 4; ++i) ids.push_back(h.Start(h.Next()));
   h.Report(ids[1], 0.5);
   h.Report(ids[2], 0.3);
   h.Report(ids[3], 0.8);
-  h.StopAtBudget(ids[0]);  // the last member: the rung closes with three results, keeps one
+  h.StopAtBudget(ids[0]);
+  return ids;
+}
+
+TEST(Sha, AMemberWhoseRungClosedWithoutItComesBackLate) {
+  Harness h(SchedulerKind::kSha, {1, 3, 9}, 2, 4);
+  const std::vector<int64_t> ids = ThreeReportAndTheLastStops(h);
   ASSERT_EQ(h.Next(false).trial_id, ids[2]);
   ASSERT_TRUE(h.scheduler->Reopen(h.trials[0]));
   h.Resume(Job{JobKind::kResume, ids[0], 0, 0});
@@ -232,25 +239,16 @@ TEST(Sha, ARungThatClosedWithNoResultOpensAgainAndWaitsForAllItsMembers) {
 
 TEST(Sha, ALateMemberOutsideTheKeptOrPastAClosedRungIsPruned) {
   Harness h(SchedulerKind::kSha, {1, 3, 9}, 2, 4);
-  std::vector<int64_t> ids;
-  for (int i = 0; i < 4; ++i) ids.push_back(h.Start(h.Next()));
-  h.Report(ids[1], 0.5);
-  h.Report(ids[2], 0.3);
-  h.Report(ids[3], 0.8);
-  h.StopAtBudget(ids[0]);
+  const std::vector<int64_t> ids = ThreeReportAndTheLastStops(h);
   ASSERT_TRUE(h.scheduler->Reopen(h.trials[0]));
   h.Resume(Job{JobKind::kResume, ids[0], 0, 0});
   EXPECT_EQ(h.Report(ids[0], 0.6), Verdict::kStop);  // third of four: not kept
   // Once the next rung closed too, a member stopped at the first has no place to come back to.
   Harness g(SchedulerKind::kSha, {1, 3, 9}, 2, 4);
-  for (int i = 0; i < 4; ++i) g.Start(g.Next());
-  g.Report(1, 0.5);
-  g.Report(2, 0.3);
-  g.Report(3, 0.8);
-  g.StopAtBudget(0);
+  const std::vector<int64_t> gids = ThreeReportAndTheLastStops(g);
   g.Resume(g.Next(false));
-  g.Report(2, 0.2);  // rung 1 closes with its one member
-  EXPECT_FALSE(g.scheduler->Reopen(g.trials[0]));
+  g.Report(gids[2], 0.2);  // rung 1 closes with its one member
+  EXPECT_FALSE(g.scheduler->Reopen(g.trials[static_cast<size_t>(gids[0])]));
 }
 
 TEST(Sha, ABracketThatStartedNothingKeepsItsPlanForALaterStart) {
