@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 
 #include "frugal/tune/scheduler.h"
 
@@ -17,6 +18,7 @@ struct Bracket {
   int id = 0;
   int start_rung = 0;
   int size = 0;
+  int planned = 0;  ///< the size it opened with (size shrinks when no more trials may start)
   int started = 0;
   int closed_rung = -1;                       ///< highest rung whose promotion decision was made
   std::vector<std::vector<int64_t>> members;  ///< per rung: trials sent to it
@@ -37,6 +39,7 @@ void to_json(nlohmann::json& j, const Bracket& b) {
   j = {{"id", b.id},
        {"start_rung", b.start_rung},
        {"size", b.size},
+       {"planned", b.planned},
        {"started", b.started},
        {"closed_rung", b.closed_rung},
        {"members", b.members},
@@ -50,6 +53,7 @@ void from_json(const nlohmann::json& j, Bracket& b) {
   b.id = j.at("id").get<int>();
   b.start_rung = j.at("start_rung").get<int>();
   b.size = j.at("size").get<int>();
+  b.planned = j.value("planned", b.size);  // absent before brackets kept their plan
   b.started = j.at("started").get<int>();
   b.closed_rung = j.at("closed_rung").get<int>();
   b.members = j.at("members").get<std::vector<std::vector<int64_t>>>();
@@ -62,7 +66,8 @@ void from_json(const nlohmann::json& j, Bracket& b) {
 
 class BracketScheduler final : public Scheduler {
  public:
-  explicit BracketScheduler(const SchedulerOptions& options) : options_(options) {}
+  explicit BracketScheduler(const SchedulerOptions& options)
+      : options_(options), all_results_(static_cast<size_t>(options.ladder.top() + 1)) {}
 
   Job Next(std::span<const Trial>, bool may_start) override {
     for (Bracket& b : open_) {
@@ -98,6 +103,7 @@ class BracketScheduler final : public Scheduler {
   Verdict OnRung(std::span<const Trial>, const Trial& trial, int rung, double loss) override {
     Bracket& b = Find(trial.bracket);
     std::erase(b.gated, trial.id);
+    all_results_[static_cast<size_t>(rung)].push_back(loss);
     if (rung >= options_.ladder.top()) {
       b.results[static_cast<size_t>(rung)].emplace_back(loss, trial.id);
       TryClose(b);
@@ -148,7 +154,13 @@ class BracketScheduler final : public Scheduler {
     return {{"next_bracket", next_bracket_}, {"open", open_}, {"pruned", pruned_}};
   }
 
-  Result<void> Load(const nlohmann::json& state, std::span<const Trial>) override {
+  Result<void> Load(const nlohmann::json& state, std::span<const Trial> trials) override {
+    for (auto& at : all_results_) at.clear();
+    for (const Trial& t : trials) {
+      for (size_t k = 0; k < t.rung_losses.size() && k < all_results_.size(); ++k) {
+        if (!std::isnan(t.rung_losses[k])) all_results_[k].push_back(t.rung_losses[k]);
+      }
+    }
     try {
       next_bracket_ = state.at("next_bracket").get<int>();
       open_ = state.at("open").get<std::vector<Bracket>>();
@@ -176,6 +188,7 @@ class BracketScheduler final : public Scheduler {
       b.size = options_.bracket_size > 0 ? options_.bracket_size
                                          : static_cast<int>(std::lround(std::pow(eta, s_max)));
     }
+    b.planned = b.size;
     b.closed_rung = b.start_rung - 1;
     b.members.resize(static_cast<size_t>(Rungs()));
     b.results.resize(static_cast<size_t>(Rungs()));
@@ -229,15 +242,31 @@ class BracketScheduler final : public Scheduler {
                           ? size_t{0}
                           : static_cast<size_t>(std::max(
                                 1.0, std::floor(static_cast<double>(results.size()) / eta)));
+    // A bracket cut short (no more trials could start) judges too few to trust its own top
+    // 1/η: what it keeps must also be in the top 1/η of every result at the rung, or a lone
+    // weak survivor would be trained on for want of rivals.
+    const double bar = b.size < b.planned ? StudyBar(k) : std::numeric_limits<double>::infinity();
+    size_t kept = 0;
     for (size_t i = 0; i < results.size(); ++i) {
-      if (i < keep) {
+      if (i < keep && results[i].first <= bar) {
         b.to_resume.push_back(results[i].second);
         b.members[ku + 1].push_back(results[i].second);
+        ++kept;
       } else {
         pruned_.push_back(results[i].second);
       }
     }
-    if (keep == 0) b.closed_rung = options_.ladder.top();
+    if (kept == 0) b.closed_rung = options_.ladder.top();
+  }
+
+  /// The worst loss in the top max(1, ⌊n/η⌋) of all n results at rung `k`, every bracket's.
+  double StudyBar(int k) const {
+    std::vector<double> all = all_results_[static_cast<size_t>(k)];
+    if (all.empty()) return std::numeric_limits<double>::infinity();
+    std::sort(all.begin(), all.end());
+    const auto top = static_cast<size_t>(std::max(
+        1.0, std::floor(static_cast<double>(all.size()) / options_.ladder.reduction_factor)));
+    return all[top - 1];
   }
 
   /// Forgets finished brackets (but those a gated member may come back to).
@@ -251,6 +280,7 @@ class BracketScheduler final : public Scheduler {
   std::vector<Bracket> open_;
   int next_bracket_ = 0;
   std::vector<int64_t> pruned_;
+  std::vector<std::vector<double>> all_results_;  ///< per rung: every loss reported there
 };
 
 }  // namespace
