@@ -63,7 +63,7 @@ Result<Money> Money::FromDollarsChecked(double dollars) {
 
 Result<Money> Money::Parse(std::string_view text) {
   const std::string original(text);
-  auto bad = [&](const char* why) {
+  auto bad = [&](std::string_view why) {
     return Fail(ErrorCode::kBadInput, fmt::format("invalid amount '{}': {}", original, why));
   };
   while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
@@ -90,7 +90,7 @@ Result<Money> Money::Parse(std::string_view text) {
       digits_since_comma = 0;
       continue;
     }
-    if (c < '0' || c > '9') return bad("unexpected character");
+    if (c < '0' || c > '9') return bad(fmt::format("unexpected character '{}'", c));
     whole = whole * 10 + (c - '0');
     ++whole_digits;
     if (digits_since_comma != -1) ++digits_since_comma;
@@ -105,7 +105,7 @@ Result<Money> Money::Parse(std::string_view text) {
     ++i;  // the '.'
     for (; i < text.size(); ++i) {
       const char c = text[i];
-      if (c < '0' || c > '9') return bad("unexpected character");
+      if (c < '0' || c > '9') return bad(fmt::format("unexpected character '{}'", c));
       if (fraction_digits < 18) {
         fraction = fraction * 10 + (c - '0');
         ++fraction_digits;

@@ -40,6 +40,9 @@ Result<double> ParseDouble(std::string_view text) {
   const char* end = t.data() + t.size();
   if (!t.empty() && *begin == '+') ++begin;
   const auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (!t.empty() && ec == std::errc::result_out_of_range && ptr == end) {
+    return Fail(ErrorCode::kBadInput, fmt::format("'{}' is out of range", text));
+  }
   if (t.empty() || ec != std::errc() || ptr != end || !std::isfinite(value)) {
     return Fail(ErrorCode::kBadInput, fmt::format("'{}' is not a number", text));
   }

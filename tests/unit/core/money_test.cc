@@ -62,6 +62,9 @@ TEST(Money, RejectsBadStrings) {
       EXPECT_EQ(m.error().code, ErrorCode::kBadInput);
     }
   }
+  // The character that does not belong is named (an amount takes no exponent).
+  EXPECT_EQ(Money::Parse("1e400").error().message,
+            "invalid amount '1e400': unexpected character 'e'");
 }
 
 TEST(Money, FormatsTwoDecimalsAndFourBelowOneDollar) {

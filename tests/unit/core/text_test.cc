@@ -20,6 +20,10 @@ TEST(Text, StrictNumbers) {
   EXPECT_DOUBLE_EQ(*ParseDouble("2.5"), 2.5);
   EXPECT_FALSE(ParseDouble("2.5x").has_value());
   EXPECT_FALSE(ParseDouble("inf").has_value());
+  // A number too large or too small for a double is one, out of range.
+  EXPECT_EQ(ParseDouble("1e400").error().message, "'1e400' is out of range");
+  EXPECT_EQ(ParseDouble("1e-400").error().message, "'1e-400' is out of range");
+  EXPECT_EQ(ParseDouble("tiny").error().message, "'tiny' is not a number");
   EXPECT_EQ(*ParseInt("42"), 42);
   EXPECT_FALSE(ParseInt("4.2").has_value());
 }
