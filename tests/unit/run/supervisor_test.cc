@@ -277,5 +277,21 @@ TEST(Supervisor, ACommandThatCannotStartIsBadInput) {
   EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
 }
 
+TEST(PythonHelper, ACheckpointRequestAfterTheScriptEndedIsIgnored) {
+  // Python puts the default (fatal) action back for SIGUSR1 as it shuts down: a request that
+  // lands then would read as "killed by SIGUSR1". Once the script's exit handlers ran, the
+  // helper has the signal ignored: its last checkpoint stands.
+  testing::UsePythonHelper();
+  const frugal::testing::CommandResult r = frugal::testing::RunProgram(
+      {FRUGAL_PYTHON, "-c",
+       "import atexit, signal, frugal\n"
+       "assert signal.getsignal(signal.SIGUSR1) not in (signal.SIG_IGN, signal.SIG_DFL)\n"
+       "atexit._run_exitfuncs()\n"
+       "print(signal.getsignal(signal.SIGUSR1) == signal.SIG_IGN)\n"},
+      {"FRUGAL_REPORT=/dev/null"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "True\n") << r.err;
+}
+
 }  // namespace
 }  // namespace frugal::run
