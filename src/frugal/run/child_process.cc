@@ -207,7 +207,7 @@ namespace {
 std::vector<std::string> StatFields(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  const size_t paren = text.rfind(')');
+  const size_t paren = text.rfind(')');  // the command name may hold spaces and parentheses
   std::vector<std::string> fields;
   if (paren == std::string::npos) return fields;
   std::istringstream rest(text.substr(paren + 1));
