@@ -251,22 +251,26 @@ TEST(Sha, ALateMemberOutsideTheKeptOrPastAClosedRungIsPruned) {
   EXPECT_FALSE(g.scheduler->Reopen(g.trials[static_cast<size_t>(gids[0])]));
 }
 
-TEST(Sha, ABracketCutShortKeepsOnlyWhatTheWholeRungWouldKeep) {
-  Harness h(SchedulerKind::kSha, {1, 3}, 2, 4);
+/// Under sha (rungs 1, 3; η 2; brackets of 4), a full bracket reports 0.1–0.4 at rung 0 and
+/// its top two resume; then a second bracket starts one trial, whose id is returned.
+int64_t AFullBracketThenOneMoreTrial(Harness& h) {
   for (int i = 0; i < 4; ++i) h.Report(h.Start(h.Next()), 0.1 * (i + 1));
   for (int i = 0; i < 2; ++i) h.Resume(h.Next());
   h.scheduler->TakePruned();
-  // A second bracket starts one trial, then no more may start: alone it would keep its only
-  // member, but 0.9 is far outside the top half of the rung's five results.
-  const int64_t weak = h.Start(h.Next());
+  return h.Start(h.Next());
+}
+
+TEST(Sha, ABracketCutShortKeepsOnlyWhatTheWholeRungWouldKeep) {
+  // The second bracket's one trial reports, then no more may start: alone it would keep its
+  // only member, but 0.9 is far outside the top half of the rung's five results.
+  Harness h(SchedulerKind::kSha, {1, 3}, 2, 4);
+  const int64_t weak = AFullBracketThenOneMoreTrial(h);
   EXPECT_EQ(h.Report(weak, 0.9), Verdict::kPause);
   EXPECT_EQ(h.Next(false).kind, JobKind::kWait);
   EXPECT_EQ(h.scheduler->TakePruned(), (std::vector<int64_t>{weak}));
   // One as good as the best is kept, cut short or not.
   Harness g(SchedulerKind::kSha, {1, 3}, 2, 4);
-  for (int i = 0; i < 4; ++i) g.Report(g.Start(g.Next()), 0.1 * (i + 1));
-  for (int i = 0; i < 2; ++i) g.Resume(g.Next());
-  const int64_t strong = g.Start(g.Next());
+  const int64_t strong = AFullBracketThenOneMoreTrial(g);
   g.Report(strong, 0.05);
   const Job next = g.Next(false);
   ASSERT_EQ(next.kind, JobKind::kResume);
