@@ -230,11 +230,11 @@ std::optional<uint64_t> ProcessStartTime(pid_t pid) {
 }
 
 std::vector<pid_t> LeftGroupMembers(pid_t group, uint64_t leader_start,
-                                    std::chrono::system_clock::time_point owner_last_seen) {
+                                    std::chrono::system_clock::time_point latest_start) {
   std::vector<pid_t> found;
   if (group <= 1 || group == ::getpgrp()) return found;
-  // Start times count clock ticks since boot: the owner's last word on that clock, with a
-  // second's slack for the boot time's whole seconds.
+  // Start times count clock ticks since boot: `latest_start` on that clock, with a second's
+  // slack for the boot time's whole seconds.
   uint64_t boot_seconds = 0;
   {
     std::ifstream stat("/proc/stat");
@@ -246,14 +246,14 @@ std::vector<pid_t> LeftGroupMembers(pid_t group, uint64_t leader_start,
     }
   }
   const auto ticks_per_second = static_cast<uint64_t>(::sysconf(_SC_CLK_TCK));
-  const auto last_seen_seconds =
-      std::chrono::duration_cast<std::chrono::seconds>(owner_last_seen.time_since_epoch()).count();
+  const auto latest_seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(latest_start.time_since_epoch()).count();
   if (boot_seconds == 0 || ticks_per_second == 0 ||
-      last_seen_seconds + 1 < static_cast<int64_t>(boot_seconds)) {
-    return found;  // the owner was last seen before this boot: nothing of it is left
+      latest_seconds + 1 < static_cast<int64_t>(boot_seconds)) {
+    return found;  // the owner was gone before this boot: nothing of it is left
   }
-  const uint64_t latest_start =
-      (static_cast<uint64_t>(last_seen_seconds) + 1 - boot_seconds) * ticks_per_second;
+  const uint64_t latest_ticks =
+      (static_cast<uint64_t>(latest_seconds) + 1 - boot_seconds) * ticks_per_second;
   if (const auto start = ProcessStartTime(group); start && *start != leader_start) return found;
   {
     std::lock_guard lock(g_children_mutex);
@@ -268,7 +268,7 @@ std::vector<pid_t> LeftGroupMembers(pid_t group, uint64_t leader_start,
     if (fields.size() < 20 || fields[0] == "Z" || fields[0] == "X") continue;
     if (fields[2] != std::to_string(group)) continue;
     const uint64_t start = std::stoull(fields[19]);
-    if (start >= leader_start && start <= latest_start) found.push_back(pid);
+    if (start >= leader_start && start <= latest_ticks) found.push_back(pid);
   }
   return found;
 }

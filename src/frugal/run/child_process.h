@@ -89,13 +89,13 @@ std::vector<pid_t> ProcessesWithEnvironment(const std::vector<std::string>& entr
 std::optional<uint64_t> ProcessStartTime(pid_t pid);
 
 /// The running members of process group `group`, a command's group that an earlier owner
-/// recorded with its leader's start time `leader_start`, and that was last heard of at
-/// `owner_last_seen`. None when the group's leader runs but started at another time (the pid
-/// was reused), or when a ChildProcess here owns the group. Only members that started after the
-/// leader and by `owner_last_seen` count: a group whose id was reused after the command's group
-/// ended is younger than that.
+/// recorded with its leader's start time `leader_start`. None when the group's leader runs but
+/// started at another time (the pid was reused), or when a ChildProcess here owns the group.
+/// Only members that started after the leader and no later than `latest_start` (when the owner
+/// was surely gone) count: a group whose id was reused after the command's group ended is
+/// younger than that.
 std::vector<pid_t> LeftGroupMembers(pid_t group, uint64_t leader_start,
-                                    std::chrono::system_clock::time_point owner_last_seen);
+                                    std::chrono::system_clock::time_point latest_start);
 
 /// Stops each of `pids` with its whole process group: SIGTERM, then SIGKILL to whatever is still
 /// running after `grace`. A process in this process's own group is signalled alone.

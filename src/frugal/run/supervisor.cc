@@ -144,7 +144,10 @@ void Supervisor::StopStragglers(std::optional<WallTime> lost_at) {
   pid_t group = 0;
   uint64_t leader_start = 0;
   if (lost_at && noted >> group >> leader_start) {
-    for (pid_t pid : LeftGroupMembers(group, leader_start, *lost_at)) {
+    // The lost supervisor wrote a record at least every heartbeat interval: it was gone within
+    // one of its last, and its command soon after (a worker may start in the meantime).
+    const WallTime gone_by = *lost_at + config_.heartbeat_interval + std::chrono::seconds(5);
+    for (pid_t pid : LeftGroupMembers(group, leader_start, gone_by)) {
       if (std::find(left.begin(), left.end(), pid) == left.end()) left.push_back(pid);
     }
   }
