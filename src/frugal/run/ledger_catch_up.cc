@@ -18,7 +18,7 @@ using nlohmann::json;
 std::optional<ledger::Timestamp> TimeOf(const json& record) {
   const std::optional<WallTime> at = ParseWallTime(record.value("at", ""));
   if (!at) return std::nullopt;
-  return std::chrono::time_point_cast<std::chrono::milliseconds>(*at);
+  return ToLedgerTime(*at);
 }
 
 std::vector<JournalAttempt> AttemptsOf(const std::vector<json>& records) {
@@ -50,7 +50,7 @@ std::vector<JournalAttempt> AttemptsOf(const std::vector<json>& records) {
       const std::optional<WallTime> end = ParseWallTime(r.value("end", ""));
       if (status && *status != ledger::RunStatus::kRunning && end) {
         attempts.back().decided = *status;
-        attempts.back().decided_end = std::chrono::time_point_cast<std::chrono::milliseconds>(*end);
+        attempts.back().decided_end = ToLedgerTime(*end);
       }
     } else if (std::optional<RunEvent> event = JournalEvent(r)) {
       attempts.back().events.push_back(std::move(*event));
@@ -92,8 +92,6 @@ Result<void> Reopen(ledger::Ledger& ledger, ledger::RunId run) {
                           });
 }
 
-ledger::Timestamp ToLedger(WallTime t) { return std::chrono::time_point_cast<std::chrono::milliseconds>(t); }
-
 /// Adds the events and samples of the run's attempts that the ledger lacks. An event is known
 /// by its time and kind. The ledger holds a prefix of each attempt's samples (the recorder
 /// writes in order), so an attempt's samples after the last one the ledger has for it are
@@ -122,7 +120,7 @@ Result<void> CatchUpEventsAndSamples(ledger::Ledger& ledger, const ledger::Run& 
   }
   for (size_t i = 0; i < attempts.size(); ++i) {
     for (const RunEvent& e : attempts[i].events) {
-      const ledger::Timestamp at = ToLedger(e.at);
+      const ledger::Timestamp at = ToLedgerTime(e.at);
       if (at < run.start || events.contains({at.time_since_epoch().count(), EventKindName(e.kind)})) {
         continue;
       }
@@ -133,10 +131,10 @@ Result<void> CatchUpEventsAndSamples(ledger::Ledger& ledger, const ledger::Run& 
       ++done.events_added;
     }
     if (attempts[i].samples.empty()) continue;
-    const ledger::Timestamp from = ToLedger(attempts[i].samples.front().at);
+    const ledger::Timestamp from = ToLedgerTime(attempts[i].samples.front().at);
     const std::optional<ledger::Timestamp> until =
         i + 1 < attempts.size() && !attempts[i + 1].samples.empty()
-            ? std::optional(ToLedger(attempts[i + 1].samples.front().at))
+            ? std::optional(ToLedgerTime(attempts[i + 1].samples.front().at))
             : std::nullopt;
     std::optional<int64_t> last_held;
     const int64_t from_ms = from.time_since_epoch().count();

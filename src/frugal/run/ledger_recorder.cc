@@ -11,10 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-ledger::Timestamp ToLedgerTime(WallTime t) {
-  return std::chrono::time_point_cast<std::chrono::milliseconds>(t);
-}
-
 /// The command as one line a shell would take back (arguments with spaces or quotes quoted).
 std::string CommandLine(const std::vector<std::string>& argv) {
   std::string line;
@@ -103,6 +99,10 @@ ledger::Sample LedgerSample(const monitor::Sample& s) {
   if (s.gpu_memory_bytes) out.gpu_mem_bytes = static_cast<double>(*s.gpu_memory_bytes);
   out.power_watts = s.gpu_power_watts;
   return out;
+}
+
+ledger::Timestamp ToLedgerTime(WallTime t) {
+  return std::chrono::time_point_cast<std::chrono::milliseconds>(t);
 }
 
 std::optional<ledger::RunStatus> RunStatusOf(const std::string& outcome) {

@@ -98,6 +98,8 @@ class TeeRecorder : public RunRecorder {
   RunRecorder& second_;
 };
 
+/// A journal time as the ledger keeps it (to the millisecond).
+[[nodiscard]] ledger::Timestamp ToLedgerTime(WallTime t);
 /// How the ledger keeps a supervisor's event: its type, and the payload (kind, segment and the
 /// event's figures, durations in seconds).
 [[nodiscard]] ledger::EventType EventTypeOf(EventKind kind);
