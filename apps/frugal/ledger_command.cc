@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -152,10 +153,21 @@ Result<void> RunSweep(const SweepOptions& o, const GlobalOptions& global, Stream
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   const std::vector<ledger::RunId> lost = FRUGAL_TRY(db->SweepLost(ledger::Now(), stale));
   // A run whose supervisor ended while the ledger could not be written (a full disk, a dead
-  // server) looks lost too; where its journal is here, the ledger takes its real end from it.
+  // server) looks lost too; where its journal is here, the ledger takes its real end from it,
+  // and a killed supervisor's run is costed to its journal's last record. Runs the sweep every
+  // command makes (10 minutes) marked lost before this one count too; a run caught up before
+  // has nothing left to do.
+  std::vector<ledger::RunId> candidates = lost;
+  for (const ledger::Row& row : FRUGAL_TRY(db->connection().Query(
+           "SELECT id FROM runs WHERE status = 'lost' ORDER BY id"))) {
+    const ledger::RunId id = ledger::AsInt(row.at(0));
+    if (std::find(candidates.begin(), candidates.end(), id) == candidates.end()) {
+      candidates.push_back(id);
+    }
+  }
   nlohmann::json caught_up = nlohmann::json::array();
   std::map<ledger::RunId, std::string> from_journal;
-  for (ledger::RunId id : lost) {
+  for (ledger::RunId id : candidates) {
     const ledger::Run run = FRUGAL_TRY(db->GetRun(id));
     fs::path journal = UserDataDir() / "runs" / run.name / "journal.jsonl";
     const std::vector<ledger::Segment> segments = FRUGAL_TRY(db->SegmentsOf(id));
@@ -185,6 +197,11 @@ Result<void> RunSweep(const SweepOptions& o, const GlobalOptions& global, Stream
     s.out << "  run " << id;
     if (from_journal.contains(id)) s.out << ": from its journal, " << from_journal[id];
     s.out << "\n";
+  }
+  for (const auto& [id, what] : from_journal) {
+    if (std::find(lost.begin(), lost.end(), id) == lost.end()) {
+      s.out << "  run " << id << " (lost before): from its journal, " << what << "\n";
+    }
   }
   return {};
 }

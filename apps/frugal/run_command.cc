@@ -140,12 +140,14 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
   const FileLock lock = FRUGAL_TRY(
       FileLock::Acquire(config.run_dir / "supervisor.lock", "run '" + config.run_id + "'"));
   FRUGAL_TRY(db->ClaimExclusive("run " + config.run_id, "run '" + config.run_id + "'"));
+  // Nor does a run whose journal cannot be written (a full disk under --run-dir).
+  run::RunJournal journal(config.run_dir / "journal.jsonl");
+  FRUGAL_TRY(journal.Open());
   std::optional<ledger::OverrideId> override_id;
   if (!policy_check.enforcement.violations.empty()) {
     override_id = FRUGAL_TRY(RecordOverride(*db, policy_check.enforcement, *policy_check.policy));
   }
   CatchUpLedger(*db, config, setup.offer);
-  run::RunJournal journal(config.run_dir / "journal.jsonl");
   run::LedgerRecorder ledger_recorder(*db, config.run_id, setup.offer, setup.spec_text);
   run::TeeRecorder recorder(journal, ledger_recorder);
   run::Supervisor supervisor(config, recorder);

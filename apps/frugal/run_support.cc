@@ -16,6 +16,7 @@
 #include "frugal/core/log.h"
 #include "frugal/plan/job_spec.h"
 #include "frugal/run/metadata_notice.h"
+#include "frugal/run/run_text.h"
 #include "frugal/run/spec_gate.h"
 
 namespace frugal::cli {
@@ -245,6 +246,8 @@ Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o, const Gl
   }
   for (const std::string& tag : o.tags) {
     const size_t eq = tag.find('=');
+    FRUGAL_TRY(run::CheckTagText(tag.substr(0, std::min(eq, tag.size())),
+                                 eq == std::string::npos ? "" : tag.substr(eq + 1), "--tag"));
     if (eq == std::string::npos || eq == 0) {
       return Fail(ErrorCode::kBadInput, fmt::format("option --tag: '{}' is not KEY=VALUE", tag));
     }
@@ -273,9 +276,7 @@ Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o, const Gl
   c.keep_checkpoints = o.keep_checkpoints;
   c.command = o.command;
   c.run_id = o.run_id.empty() ? DefaultRunId() : o.run_id;
-  if (c.run_id.find('/') != std::string::npos || c.run_id.find("..") != std::string::npos) {
-    return Fail(ErrorCode::kBadInput, fmt::format("option --run-id: '{}' may not contain '/' or '..'", c.run_id));
-  }
+  FRUGAL_TRY(run::CheckRunId(c.run_id, "--run-id"));
   c.run_dir = o.run_dir.empty() ? UserDataDir() / "runs" / c.run_id : fs::path(o.run_dir);
   c.child_stdout = global.json ? run::ChildStdout::kToStderr : run::ChildStdout::kInherit;
   return setup;

@@ -29,11 +29,19 @@ Result<FileLock> FileLock::Acquire(const std::filesystem::path& path, const std:
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
   if (ec) {
+    if (ec.value() == ENOSPC || ec.value() == EDQUOT) {
+      return Fail(ErrorCode::kFailed,
+                  "cannot create " + path.parent_path().string() + ": disk full (" + ec.message() + ")");
+    }
     // An unwritable data directory (FRUGAL_HOME) is the usual cause: name it, not the lock.
     return Fail(ErrorCode::kFailed, "cannot create " + path.parent_path().string() + ": " +
                                         ec.message() + " (is FRUGAL_HOME writable?)");
   }
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0 && (errno == ENOSPC || errno == EDQUOT)) {
+    return Fail(ErrorCode::kFailed, "cannot create the lock " + path.string() + ": disk full (" +
+                                        std::strerror(errno) + ")");
+  }
   if (fd < 0) {
     return Fail(ErrorCode::kFailed,
                 "cannot create the lock " + path.string() + ": " + std::strerror(errno));

@@ -1,7 +1,10 @@
 #include "frugal/ledger/ledger.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -64,6 +67,19 @@ bool NoSqliteLedgerYet(const std::string& location) {
   return !std::filesystem::exists(wal, error) || std::filesystem::file_size(wal, error) == 0;
 }
 
+/// Whether this user may write the SQLite ledger at `location` (the file, and the directory
+/// where SQLite keeps its write-ahead log). True for a PostgreSQL URL or a missing file: there
+/// the connection itself says.
+bool SqliteWritableByUs(const std::string& location) {
+  if (IsPostgresUrl(location)) return true;
+  const std::filesystem::path path(location);
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) return true;
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
+  return ::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) == 0 &&
+         ::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) == 0;
+}
+
 }  // namespace
 
 std::string ResolveLocation(const std::string& db_flag) {
@@ -84,8 +100,12 @@ Result<std::unique_ptr<Ledger>> OpenForCommand(const std::string& db_flag, Creat
   }
   OpenOptions options;
   options.create = is_default ? CreateMode::kCreateIfMissing : create;
+  // A ledger this user may read but not write (a team's file, another user's data dir) is
+  // read as it is: the sweep, a write, is left to its owner.
+  const bool read_only = create == CreateMode::kMustExist && !SqliteWritableByUs(location);
+  if (read_only) options.create = CreateMode::kReadOnly;
   std::unique_ptr<Ledger> ledger = FRUGAL_TRY(Ledger::Open(location, options));
-  FRUGAL_TRY(ledger->SweepLost(Now(), kHeartbeatStaleAfter));
+  if (!read_only) FRUGAL_TRY(ledger->SweepLost(Now(), kHeartbeatStaleAfter));
   return ledger;
 }
 
@@ -105,24 +125,32 @@ Result<std::unique_ptr<Connection>> Connect(const std::string& location, CreateM
                             "URL)",
                             location));
   }
-  if (create == CreateMode::kMustExist && !std::filesystem::exists(path)) {
+  if (create != CreateMode::kCreateIfMissing && !std::filesystem::exists(path)) {
     return Fail(ErrorCode::kBadInput, fmt::format("{}: no ledger there", location));
   }
-  if (create == CreateMode::kMustExist && NoSqliteLedgerYet(location)) {
+  if (create != CreateMode::kCreateIfMissing && NoSqliteLedgerYet(location)) {
     return Fail(ErrorCode::kBadInput,
                 fmt::format("{} is empty: no ledger there yet (a command that records, such as "
                             "`frugal run` or `frugal ledger import`, creates it)",
                             location));
   }
-  std::error_code ignored;
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ignored);
+  if (create == CreateMode::kCreateIfMissing && path.has_parent_path()) {
+    std::error_code error;
+    std::filesystem::create_directories(path.parent_path(), error);
+    if (error) {
+      return Fail(ErrorCode::kFailed,
+                  fmt::format("{}: cannot create the ledger's directory {}: {}", location,
+                              path.parent_path().string(),
+                              error.value() == ENOSPC ? "disk full" : error.message()));
+    }
+  }
   return OpenSqlite(location, create);
 }
 
 Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& location,
                                              const OpenOptions& options) {
   std::unique_ptr<Connection> db = FRUGAL_TRY(Connect(location, options.create));
-  if (options.create == CreateMode::kMustExist && FRUGAL_TRY(SchemaVersion(*db)) == 0) {
+  if (options.create != CreateMode::kCreateIfMissing && FRUGAL_TRY(SchemaVersion(*db)) == 0) {
     // A reader never lays a schema into a database nobody has written a ledger to.
     return Fail(ErrorCode::kBadInput,
                 fmt::format("{}: no ledger there yet (the database has no tables)", db->where()));

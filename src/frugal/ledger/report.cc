@@ -202,6 +202,7 @@ Result<Report> BuildReport(Ledger& ledger, const ReportOptions& options) {
   report.total = std::move(total.row);
   std::stable_sort(report.rows.begin(), report.rows.end(),
                    [](const ReportRow& a, const ReportRow& b) { return a.spend > b.spend; });
+  report.billed = FRUGAL_TRY(BuildBilled(ledger, options));
   return report;
 }
 
@@ -235,6 +236,7 @@ void WriteReportTable(const Report& report, std::ostream& out) {
   out << fmt::format("{} to {}\n", FormatTimestamp(report.options.since),
                      FormatTimestamp(report.options.until));
   table.Render(out);
+  WriteBilledTable(report, out);
 }
 
 void WriteReportCsv(const Report& report, std::ostream& out) {
@@ -297,6 +299,7 @@ nlohmann::json ReportToJson(const Report& report) {
   doc["rows"] = nlohmann::json::array();
   for (const ReportRow& row : report.rows) doc["rows"].push_back(row_json(row));
   doc["total"] = row_json(report.total);
+  doc["billed"] = BilledToJson(report);
   return doc;
 }
 

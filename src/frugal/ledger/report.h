@@ -45,16 +45,43 @@ struct ReportRow {
   }
 };
 
+/// What imported FOCUS bills (billing_rows) charged in the window: apart from what frugal
+/// measured, never added to it. A row linked to a frugal run (its x_RunId) bills the same
+/// capacity the run's segments measured; `linked` says how much of `billed` that is.
+struct BilledRow {
+  std::vector<std::string> key;  ///< one value per group key ("-" where the bill does not say)
+  Money billed;   ///< BilledCost, each row prorated to the part of its charge period in the window
+  int64_t charges = 0;  ///< billing rows with time in the window
+  Money linked;         ///< of `billed`, rows linked to a frugal run
+};
+
+struct Billed {
+  std::vector<BilledRow> rows;  ///< sorted by billed, highest first
+  BilledRow total;
+};
+
 struct Report {
   ReportOptions options;
   std::vector<ReportRow> rows;  ///< sorted by spend, highest first
   ReportRow total;
+  Billed billed;  ///< imported bills in the same window, kept apart
 };
 
-/// Builds the report from the ledger's segments and hourly utilization rollups.
+/// Builds the report from the ledger's segments and hourly utilization rollups, and the
+/// imported bills beside it (BuildBilled).
 [[nodiscard]] Result<Report> BuildReport(Ledger& ledger, const ReportOptions& options);
 
+/// The imported FOCUS rows of [since, until), grouped by `by`: team, project and owner from the
+/// linked run's tags, else the row's Tags; tier from its PricingCategory (Standard on_demand,
+/// Dynamic spot, Committed reserved); cloud from its ProviderName (AWS aws, Google Cloud gcp,
+/// Microsoft azure); gpu is not in a bill ("-").
+[[nodiscard]] Result<Billed> BuildBilled(Ledger& ledger, const ReportOptions& options);
+
 void WriteReportTable(const Report& report, std::ostream& out);
+/// The billed section of the table: nothing when no bill has time in the window.
+void WriteBilledTable(const Report& report, std::ostream& out);
+/// {"rows": [...], "total": {...}} with billed_usd/_micros, charges, linked_to_runs_usd/_micros.
+[[nodiscard]] nlohmann::json BilledToJson(const Report& report);
 void WriteReportCsv(const Report& report, std::ostream& out);
 [[nodiscard]] nlohmann::json ReportToJson(const Report& report);
 

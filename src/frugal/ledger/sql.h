@@ -78,7 +78,9 @@ class Connection {
 
 /// Opens a SQLite file (creating it when absent and `create` allows), in WAL mode with a busy
 /// timeout. kBadInput when the file is not a SQLite database; kFailed on I/O errors.
-enum class CreateMode { kCreateIfMissing, kMustExist };
+/// kReadOnly: the file must exist and is only read (a ledger this user may read but not
+/// write); a write then fails with "not writable by this user".
+enum class CreateMode { kCreateIfMissing, kMustExist, kReadOnly };
 [[nodiscard]] Result<std::unique_ptr<Connection>> OpenSqlite(const std::string& path,
                                                              CreateMode create);
 /// An empty SQLite database in memory, named `where` in messages: what a read-only command

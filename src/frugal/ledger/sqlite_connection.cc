@@ -1,10 +1,16 @@
 // The SQLite backend of the ledger's SQL seam: WAL journal, a busy timeout, BEGIN IMMEDIATE for
 // writers and a cache of prepared statements (sample batches reuse one insert).
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sqlite3.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <filesystem>
 #include <map>
 #include <thread>
 
@@ -14,6 +20,58 @@ namespace frugal::ledger {
 namespace {
 
 constexpr int kBusyTimeoutMs = 5'000;
+
+/// Whether the filesystem holding `path` has no byte left for this user.
+bool NoRoomBeside(const std::string& path) {
+  struct statvfs fs {};
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (::statvfs(dir.empty() ? "." : dir.c_str(), &fs) != 0) return false;
+  return fs.f_bavail == 0;
+}
+
+/// Why `path` cannot be opened, when permissions say: the file, or (for a ledger still to be
+/// created) its directory, is not this user's to read or write. Empty when they do not.
+std::string PermissionProblem(const std::string& path, CreateMode create) {
+  const std::filesystem::path file(path);
+  std::filesystem::path dir = file.parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) {
+    if (create == CreateMode::kCreateIfMissing &&
+        ::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
+      return fmt::format("cannot create the ledger there: the directory {} is not writable by "
+                         "this user ({})",
+                         dir.string(), std::strerror(errno));
+    }
+    return {};
+  }
+  const int wanted = create == CreateMode::kReadOnly ? R_OK : R_OK | W_OK;
+  if (::faccessat(AT_FDCWD, file.c_str(), wanted, AT_EACCESS) != 0) {
+    return fmt::format("the file is not {} by this user ({})",
+                       create == CreateMode::kReadOnly ? "readable" : "readable and writable",
+                       std::strerror(errno));
+  }
+  if (create != CreateMode::kReadOnly &&
+      ::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
+    return fmt::format("its directory {} is not writable by this user ({}), and SQLite keeps "
+                       "its write-ahead log there",
+                       dir.string(), std::strerror(errno));
+  }
+  return {};
+}
+
+/// `path` as a SQLite URI ("file:" with '%', '?' and '#' escaped).
+std::string FileUri(const std::string& path) {
+  std::string uri = "file:";
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    } else {
+      uri += c;
+    }
+  }
+  return uri;
+}
 
 class SqliteConnection final : public Connection {
  public:
@@ -141,11 +199,20 @@ class SqliteConnection final : public Connection {
                                "another --db",
                                path_, detail)};
     }
-    if (primary == SQLITE_FULL) {
+    // With no byte free, SQLite may fail before it writes (growing the shared-memory file, an
+    // fsync): an I/O error whose cause is ENOSPC is a full disk all the same.
+    const int os_error = sqlite3_system_errno(db_);
+    if (primary == SQLITE_FULL ||
+        (primary == SQLITE_IOERR && (os_error == ENOSPC || os_error == EDQUOT || NoRoomBeside(path_)))) {
       return Error{ErrorCode::kFailed, fmt::format("{}: disk full ({})", path_, detail)};
     }
-    if (primary == SQLITE_CANTOPEN || primary == SQLITE_IOERR || primary == SQLITE_READONLY ||
-        primary == SQLITE_PERM) {
+    if (primary == SQLITE_READONLY) {
+      return Error{ErrorCode::kFailed,
+                   fmt::format("{}: not writable by this user ({}); read-only commands work, "
+                               "others need a user who can write it and its directory",
+                               path_, detail)};
+    }
+    if (primary == SQLITE_CANTOPEN || primary == SQLITE_IOERR || primary == SQLITE_PERM) {
       return Error{ErrorCode::kFailed, fmt::format("{}: {}", path_, detail)};
     }
     return Error{last_transient_ ? ErrorCode::kUnavailable : ErrorCode::kFailed,
@@ -179,7 +246,31 @@ Result<std::unique_ptr<Connection>> OpenSqliteInMemory(const std::string& where)
                     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
 }
 
+/// A ledger this user may read but not write. SQLite reads a WAL database through its
+/// shared-memory file, which a reader creates when it is missing; where it cannot (the
+/// directory is not the user's) and no write-ahead log is there, every committed row is in the
+/// file itself, which is then read as immutable.
+Result<std::unique_ptr<Connection>> OpenSqliteReadOnly(const std::string& path) {
+  const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
+  std::unique_ptr<Connection> connection = FRUGAL_TRY(OpenHandle(path, path, flags));
+  if (connection->Query("SELECT COUNT(*) FROM sqlite_master")) return connection;
+  std::error_code ec;
+  if (std::filesystem::exists(path + "-wal", ec) && std::filesystem::file_size(path + "-wal", ec) > 0) {
+    return Fail(ErrorCode::kFailed,
+                fmt::format("{}: cannot be read by this user: it is not writable by this user "
+                            "and a writer's log beside it is still open",
+                            path));
+  }
+  connection = FRUGAL_TRY(OpenHandle(FileUri(path) + "?immutable=1", path, flags | SQLITE_OPEN_URI));
+  FRUGAL_TRY(connection->Query("SELECT COUNT(*) FROM sqlite_master"));
+  return connection;
+}
+
 Result<std::unique_ptr<Connection>> OpenSqlite(const std::string& path, CreateMode create) {
+  if (const std::string problem = PermissionProblem(path, create); !problem.empty()) {
+    return Fail(ErrorCode::kFailed, fmt::format("{}: {}", path, problem));
+  }
+  if (create == CreateMode::kReadOnly) return OpenSqliteReadOnly(path);
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
   if (create == CreateMode::kCreateIfMissing) flags |= SQLITE_OPEN_CREATE;
   std::unique_ptr<Connection> connection = FRUGAL_TRY(OpenHandle(path, path, flags));

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "frugal/core/atomic_file.h"
+#include "frugal/run/run_text.h"
 
 namespace frugal::run {
 namespace {
@@ -133,6 +134,14 @@ Result<std::vector<ManifestFile>> HashDirectory(const fs::path& dir) {
   for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) break;
     const fs::directory_entry& entry = *it;
+    // The manifest is JSON, which holds UTF-8 text only: a name that is not cannot be listed
+    // in it (nor restored from it), so the checkpoint is refused rather than half-described.
+    if (!IsUtf8(entry.path().lexically_relative(dir).generic_string())) {
+      return Fail(ErrorCode::kFailed,
+                  fmt::format("{}: the file name is not UTF-8 text, which a checkpoint manifest "
+                              "cannot hold; rename it",
+                              EscapeNonUtf8(entry.path().string())));
+    }
     if (entry.is_symlink()) {
       return Fail(ErrorCode::kFailed,
                   fmt::format("{}: symbolic links are not allowed in a checkpoint", entry.path().string()));

@@ -27,12 +27,14 @@ std::vector<JournalAttempt> AttemptsOf(const std::vector<json>& records) {
     const std::string kind = r.value("record", "");
     const std::optional<ledger::Timestamp> at = TimeOf(r);
     if (!at) continue;
+    if (kind != "run_started" && !attempts.empty()) attempts.back().last_record = at;
     if (kind == "run_started") {
       JournalAttempt a;
       a.price = Rate{Money::FromMicros(r.value("price_per_hour_micros", int64_t{0}))};
       a.tier = r.value("tier", "");
       a.offer = r.value("offer", "");
       a.gpus = r.value("gpus", 0);
+      a.last_record = at;
       attempts.push_back(std::move(a));
     } else if (attempts.empty()) {
       continue;
@@ -174,6 +176,7 @@ std::string LedgerCatchUp::Describe() const {
   if (events_added > 0) parts.push_back(fmt::format("added {} event{}", events_added, events_added == 1 ? "" : "s"));
   if (samples_added > 0) parts.push_back(fmt::format("added {} utilization sample{}", samples_added, samples_added == 1 ? "" : "s"));
   if (run_ended) parts.push_back("ended the run");
+  if (lost_extended) parts.push_back("costed the killed attempt to its last journal record");
   std::string text;
   for (const std::string& p : parts) text += (text.empty() ? "" : ", ") + p;
   return text.empty() ? "nothing to do" : text;
@@ -196,14 +199,24 @@ Result<LedgerCatchUp> CatchUpFromJournal(ledger::Ledger& ledger, const std::stri
     return nullptr;
   };
 
+  // A killed supervisor's attempt, once swept: its open segment ends where the journal last
+  // heard from it.
+  const JournalAttempt& last = attempts.back();
+  const bool killed_and_swept = !last.finished && run.status == ledger::RunStatus::kLost;
   std::map<int, ledger::SegmentId> segment_ids;  // the journal's numbers, for its events
   for (const JournalAttempt& attempt : attempts) {
-    for (const JournalSegment& seg : attempt.segments) {
+    const bool killed = killed_and_swept && &attempt == &last;
+    for (JournalSegment seg : attempt.segments) {
+      if (killed && !seg.closed && last.last_record) {
+        seg.closed = std::max(seg.opened, *last.last_record);
+        seg.end = "lost";
+      }
       if (seg.opened < run.start) continue;  // an older run of the same name
       const ledger::EndReason reason = EndReasonOf(seg.end);
       if (const ledger::Segment* s = recorded_at(seg.opened)) {
         segment_ids[seg.number] = s->id;
         if (!seg.closed) continue;  // a killed supervisor's: the next one closes it lost
+        if (killed) continue;      // the sweep closed it; moved on below with the run's end
         if (!s->end) {
           FRUGAL_TRY(ledger.CloseSegment(s->id, *seg.closed, reason));
           ++done.segments_closed;
@@ -229,7 +242,16 @@ Result<LedgerCatchUp> CatchUpFromJournal(ledger::Ledger& ledger, const std::stri
 
   FRUGAL_TRY(CatchUpEventsAndSamples(ledger, run, attempts, segment_ids, done));
 
-  const JournalAttempt& last = attempts.back();
+  if (killed_and_swept && last.last_record && *last.last_record > run.start) {
+    if (run.status == ledger::RunStatus::kRunning) {  // reopened for a segment it never had
+      FRUGAL_TRY(ledger.FinishRun(run.id, ledger::RunStatus::kLost, *last.last_record));
+      done.run_ended = true;
+    } else if (run.end && *run.end < *last.last_record) {
+      FRUGAL_TRY(ledger.ExtendLost(run.id, *last.last_record));
+      done.lost_extended = true;
+    }
+    return done;
+  }
   if (!last.finished || *last.finished < run.start) return done;
   // A tuner's word on the run (a paused trial) stands over the attempt's outcome.
   const std::optional<ledger::RunStatus> status =

@@ -14,8 +14,11 @@
 // - a segment the ledger never heard of is added, priced as the journal's attempt was (its
 //   price, tier and GPU count);
 // - the run ends as the journal's last attempt ended (its outcome and time). An attempt that
-//   was preempted (waiting for its requeue) or never finished (a killed supervisor, which the
-//   next supervisor marks lost itself) leaves the run's status as it is.
+//   was preempted (waiting for its requeue) leaves the run's status as it is. One that never
+//   finished (a killed supervisor) is, once a sweep has marked the run lost, costed to the
+//   journal's last record: the same end the next supervisor of the run gives it
+//   (LedgerRecorder's lost attempt), so a sweep and a restart agree. While the run is still
+//   `running` in the ledger it is left to the sweep or the next supervisor.
 // - events and utilization samples the ledger never had are added (an event is known by its time
 //   and kind; an attempt's samples after the last one the ledger holds for it are added, so
 //   samples the ledger has averaged away are not brought back).
@@ -55,6 +58,9 @@ struct JournalAttempt {
   std::vector<RunEvent> events;
   std::vector<monitor::Sample> samples;
   std::optional<ledger::Timestamp> finished;
+  /// The time of the attempt's last record: for an attempt that never finished (its
+  /// supervisor was killed), the last moment it was known alive.
+  std::optional<ledger::Timestamp> last_record;
   std::string outcome;
   /// A run_status record after run_finished: how the run ended in the end (a tuner's word).
   std::optional<ledger::RunStatus> decided;
@@ -73,11 +79,14 @@ struct LedgerCatchUp {
   int events_added = 0;      ///< events the ledger never had
   int samples_added = 0;     ///< utilization samples the ledger never had
   bool run_ended = false;    ///< the run's status and end set from the journal
+  /// A run swept lost at its last heartbeat whose last attempt never finished (a killed
+  /// supervisor): costed on to the journal's last record, as a restart would.
+  bool lost_extended = false;
 
   [[nodiscard]] bool Any() const {
     return segments_closed + segments_revised + segments_added + events_added + samples_added >
                0 ||
-           run_ended;
+           run_ended || lost_extended;
   }
   /// "closed 1 segment, ended the run as failed" style text for a log line.
   [[nodiscard]] std::string Describe() const;

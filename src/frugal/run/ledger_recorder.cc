@@ -5,16 +5,19 @@
 #include <thread>
 
 #include "frugal/core/log.h"
+#include "frugal/run/run_text.h"
 
 namespace frugal::run {
 namespace {
 
 using nlohmann::json;
 
-/// The command as one line a shell would take back (arguments with spaces or quotes quoted).
+/// The command as one line a shell would take back (arguments with spaces or quotes quoted);
+/// bytes that are not UTF-8 are written escaped (run_text.h).
 std::string CommandLine(const std::vector<std::string>& argv) {
   std::string line;
-  for (const std::string& arg : argv) {
+  for (const std::string& raw : argv) {
+    const std::string arg = EscapeNonUtf8(raw);
     if (!line.empty()) line += ' ';
     const bool plain =
         !arg.empty() && arg.find_first_of(" \t\n'\"\\$`;&|<>()*?") == std::string::npos;
@@ -73,7 +76,7 @@ ledger::EventType EventTypeOf(EventKind kind) {
 
 nlohmann::json EventPayload(const RunEvent& e) {
   json p = {{"kind", EventKindName(e.kind)}, {"segment", e.segment}};
-  if (!e.detail.empty()) p["detail"] = e.detail;
+  if (!e.detail.empty()) p["detail"] = EscapeNonUtf8(e.detail);
   if (e.step) p["step"] = *e.step;
   if (e.bytes) p["bytes"] = *e.bytes;
   if (e.duration) {

@@ -1,6 +1,7 @@
 #include "frugal/run/run_journal.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "frugal/core/log.h"
+#include "frugal/run/run_text.h"
 
 namespace frugal::run {
 
@@ -146,9 +148,57 @@ BudgetUsage Add(const BudgetUsage& a, const BudgetUsage& b) {
   return {a.spent + b.spent, a.gpu_hours + b.gpu_hours, a.wall + b.wall};
 }
 
+/// a − b, never below zero (a damaged journal).
+BudgetUsage Subtract(const BudgetUsage& a, const BudgetUsage& b) {
+  return {std::max(a.spent - b.spent, Money()), std::max(a.gpu_hours - b.gpu_hours, 0.0),
+          std::max(a.wall - b.wall, Duration(0))};
+}
+
 }  // namespace
 
 RunJournal::RunJournal(std::filesystem::path path) : path_(std::move(path)) {}
+
+namespace {
+
+/// Bytes reserved past the journal's end when it is opened: one filesystem block, what the
+/// first records need.
+constexpr off_t kReservedBytes = 4096;
+
+/// Why `path` cannot be written, in the user's words: "disk full" for ENOSPC and EDQUOT.
+std::string CannotWrite(const std::filesystem::path& path, int error, const char* doing) {
+  if (error == ENOSPC || error == EDQUOT) {
+    return fmt::format("{}: disk full: cannot {} the run's journal ({}); free some space or "
+                       "give another --run-dir",
+                       EscapeNonUtf8(path.string()), doing, std::strerror(error));
+  }
+  return fmt::format("{}: cannot {} the run's journal: {}", EscapeNonUtf8(path.string()), doing,
+                     std::strerror(error));
+}
+
+}  // namespace
+
+Result<void> RunJournal::Open() {
+  if (fd_ >= 0) return {};
+  std::error_code ec;
+  std::filesystem::create_directories(path_.parent_path(), ec);
+  if (ec) {
+    return Fail(ErrorCode::kFailed, CannotWrite(path_.parent_path(), ec.value(), "create the folder of"));
+  }
+  const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return Fail(ErrorCode::kFailed, CannotWrite(path_, errno, "open"));
+  // An empty file can be created on a full disk; its first record could not. Reserving a block
+  // past the end (the file's size is unchanged) asks the filesystem for room now.
+  struct stat st {};
+  const off_t end = ::fstat(fd, &st) == 0 ? st.st_size : 0;
+  if (::fallocate(fd, FALLOC_FL_KEEP_SIZE, end, kReservedBytes) != 0 && errno != EOPNOTSUPP &&
+      errno != ENOSYS) {
+    const int error = errno;
+    ::close(fd);
+    return Fail(ErrorCode::kFailed, CannotWrite(path_, error, "write"));
+  }
+  fd_ = fd;
+  return {};
+}
 
 RunJournal::~RunJournal() {
   Flush();
@@ -164,7 +214,9 @@ void RunJournal::RunStatusDecided(const std::string& status, WallTime end) {
 
 void RunJournal::Append(json record) {
   record["v"] = 1;
-  pending_.push_back(record.dump() + "\n");
+  // Every text a record holds is UTF-8 by now (run_text.h); should one not be, its bad bytes
+  // become U+FFFD rather than the record (and the run's accounting) being lost.
+  pending_.push_back(record.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
   Flush();
 }
 
@@ -205,8 +257,11 @@ void RunJournal::RunStarted(const RunStart& s) {
   if (s.caps.dollars) caps["dollars_micros"] = s.caps.dollars->micros();
   if (s.caps.gpu_hours) caps["gpu_hours"] = *s.caps.gpu_hours;
   if (s.caps.wall) caps["wall_ms"] = s.caps.wall->count();
+  // The command runs as given; bytes that are not UTF-8 are written escaped (run_text.h).
+  json command = json::array();
+  for (const std::string& arg : s.command) command.push_back(EscapeNonUtf8(arg));
   Append({{"record", "run_started"}, {"at", FormatWallTime(s.at)}, {"run_id", s.run_id},
-          {"attempt", s.attempt}, {"command", s.command}, {"tags", s.tags}, {"offer", s.offer},
+          {"attempt", s.attempt}, {"command", command}, {"tags", s.tags}, {"offer", s.offer},
           {"tier", s.tier}, {"price_per_hour_micros", s.price.per_hour.micros()}, {"gpus", s.gpus},
           {"caps", caps}});
 }
@@ -297,7 +352,10 @@ struct AttemptTally {
   std::optional<WallTime> started;
   Rate rate;
   int gpus = 0;
-  BudgetUsage at_heartbeat;
+  /// What the earlier attempts had used when this one started: its guard's prior, which its
+  /// heartbeats include (they carry the caps' whole count).
+  BudgetUsage prior;
+  BudgetUsage at_heartbeat;  ///< this attempt's own usage at its last heartbeat
   std::optional<WallTime> last_record;
 
   [[nodiscard]] BudgetUsage UpToLastRecord() const {
@@ -329,6 +387,7 @@ JournalHistory ReadJournalHistory(const std::filesystem::path& path) {
       attempt = AttemptTally{at,
                              Rate{Money::FromMicros(r.value("price_per_hour_micros", int64_t{0}))},
                              r.value("gpus", 0),
+                             h.usage,
                              {},
                              at};
       attempt_open = true;
@@ -344,7 +403,9 @@ JournalHistory ReadJournalHistory(const std::filesystem::path& path) {
       }
       segment_opened.reset();
     } else if (kind == "heartbeat" && r.contains("usage")) {
-      attempt.at_heartbeat = UsageFrom(r.at("usage"));
+      // A heartbeat carries the caps' count, earlier attempts included: take them out, or a
+      // lost attempt would count them again (and the next one again, twice).
+      attempt.at_heartbeat = Subtract(UsageFrom(r.at("usage")), attempt.prior);
       h.last_step = std::max(h.last_step, r.value("step", int64_t{0}));
     } else if (kind == "event" && r.value("kind", "") == "preempted") {
       ++h.preemptions;

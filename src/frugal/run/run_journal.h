@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "frugal/core/error.h"
 #include "frugal/run/recorder.h"
 
 namespace frugal::run {
@@ -28,6 +29,13 @@ class RunJournal : public RunRecorder {
  public:
   explicit RunJournal(std::filesystem::path path);
   ~RunJournal() override;
+
+  /// Creates the journal's folder and opens the journal for appending, and makes sure the disk
+  /// has room for its next records (a block is reserved past its end). A run must not start
+  /// when its journal, the source of truth for its spend, cannot be written: kFailed naming the
+  /// path ("disk full" when there is no room). Without it the journal is opened at its first
+  /// record and a failure is only warned about (records are kept in memory and retried).
+  [[nodiscard]] Result<void> Open();
   RunJournal(const RunJournal&) = delete;
   RunJournal& operator=(const RunJournal&) = delete;
 

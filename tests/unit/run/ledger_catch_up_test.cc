@@ -336,5 +336,73 @@ TYPED_TEST(LedgerCatchUpTest, SamplesTheLedgerDownsampledAreNotAddedAgain) {
   EXPECT_EQ(db->SamplesOf(id)->size(), 1u);
 }
 
+/// Run C1's attempt whose supervisor is killed 1.6 s in: started at kT0, segment 1 open from
+/// +10 ms, one heartbeat at +500 ms, its last record a sample at +1500 ms; every record reached
+/// both the journal and the ledger, and nothing closes the segment.
+void RecordKilledAttempt(RunRecorder& r) {
+  RunStart start;
+  start.run_id = "C1";
+  start.attempt = 1;
+  start.at = kT0;
+  start.command = {"train"};
+  start.price = Rate{Money::FromCents(360)};
+  start.gpus = 1;
+  r.RunStarted(start);
+  r.SegmentOpened({1, kT0 + milliseconds(10), std::nullopt, 0});
+  Heartbeat beat;
+  beat.segment = 1;
+  beat.at = kT0 + milliseconds(500);
+  r.RecordHeartbeat(beat);
+  monitor::Sample sample;
+  sample.at = kT0 + milliseconds(1500);
+  r.RecordSample(1, sample);
+}
+
+TYPED_TEST(LedgerCatchUpTest, ASweptKilledAttemptIsCostedToTheJournalsLastRecordAsARestartWould) {
+  auto db = this->Open();
+  ASSERT_NE(db, nullptr);
+  {
+    RunJournal journal(this->Journal());
+    LedgerRecorder to_ledger(*db, "C1", Offer(360));
+    TeeRecorder both(journal, to_ledger);
+    RecordKilledAttempt(both);
+    ASSERT_TRUE(to_ledger.Flush());
+  }
+  // The sweep ends the attempt at the ledger's last heartbeat, a second before the journal's
+  // last record.
+  ASSERT_TRUE(db->SweepLost(ledger::Now(), std::chrono::minutes(1)).has_value());
+  const ledger::RunId id = this->RunOf(*db).id;
+  ASSERT_EQ(this->RunOf(*db).end, Ms(kT0 + milliseconds(500)));
+
+  Result<LedgerCatchUp> caught = this->CatchUp(*db);
+  ASSERT_TRUE(caught.has_value()) << caught.error().message;
+  EXPECT_TRUE(caught->lost_extended) << caught->Describe();
+  ledger::Run run = this->RunOf(*db);
+  EXPECT_EQ(run.status, ledger::RunStatus::kLost);
+  EXPECT_EQ(run.end, Ms(kT0 + milliseconds(1500)));
+  auto segments = db->SegmentsOf(id);
+  ASSERT_TRUE(segments.has_value());
+  ASSERT_EQ(segments->size(), 1u);
+  EXPECT_EQ(segments->front().end, Ms(kT0 + milliseconds(1500)));
+  EXPECT_EQ(segments->front().end_reason, ledger::EndReason::kLost);
+  const Money swept_cost = segments->front().Cost(ledger::Now());
+  EXPECT_EQ(swept_cost, Rate{Money::FromCents(360)}.For(milliseconds(1490)));
+  EXPECT_FALSE(this->CatchUp(*db)->Any());
+
+  // The next supervisor of the run closes the attempt where the journal last heard from it:
+  // the ledger keeps the same figure.
+  {
+    RunJournal journal(this->Journal());
+    LedgerRecorder to_ledger(*db, "C1", Offer(360));
+    TeeRecorder both(journal, to_ledger);
+    const JournalHistory history = ReadJournalHistory(this->Journal());
+    ASSERT_TRUE(history.unfinished_attempt);
+    CloseLostAttempt(history, *history.last_seen, both);
+    ASSERT_TRUE(to_ledger.Flush());
+  }
+  EXPECT_EQ(db->SegmentsOf(id)->front().Cost(ledger::Now()), swept_cost);
+  EXPECT_EQ(this->RunOf(*db).end, Ms(kT0 + milliseconds(1500)));
+}
+
 }  // namespace
 }  // namespace frugal::run

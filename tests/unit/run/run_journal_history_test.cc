@@ -1,0 +1,71 @@
+// What a run's journal says earlier attempts used (ReadJournalHistory): the budget guard of
+// the next attempt starts from it, so each attempt must count once.
+
+#include <gtest/gtest.h>
+
+#include "frugal/run/run_journal.h"
+#include "support/test_support.h"
+
+namespace frugal::run {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+const WallTime kT0 = *ParseWallTime("2026-11-26T10:00:00.000Z");
+const Rate k36PerHour{Money::FromCents(3600)};  // a cent a second
+
+/// One attempt at $36/h whose supervisor is killed: started at `t0`, its segment open from
+/// +10 ms, a heartbeat at +5 s carrying the caps' count (`prior` plus its own 5 s, as the
+/// supervisor's guard counts), nothing after.
+void RecordKilledAttempt(RunJournal& journal, int attempt, WallTime t0, const BudgetUsage& prior) {
+  RunStart start;
+  start.run_id = "cap1";
+  start.attempt = attempt;
+  start.at = t0;
+  start.command = {"sleep", "100"};
+  start.price = k36PerHour;
+  start.gpus = 1;
+  journal.RunStarted(start);
+  journal.SegmentOpened({attempt, t0 + milliseconds(10), std::nullopt, 0});
+  Heartbeat beat;
+  beat.segment = attempt;
+  beat.at = t0 + seconds(5);
+  beat.usage = prior;
+  beat.usage.AddHeld(seconds(5), k36PerHour, 1);
+  journal.RecordHeartbeat(beat);
+}
+
+TEST(JournalHistory, EachKilledAttemptCountsOnceThoughItsHeartbeatsIncludeTheEarlierOnes) {
+  frugal::testing::TempDir dir;
+  const auto path = dir / "journal.jsonl";
+  {
+    RunJournal journal(path);
+    RecordKilledAttempt(journal, 1, kT0, {});
+  }
+  for (int attempt = 2; attempt <= 3; ++attempt) {
+    // The next supervisor closes the lost attempt, then its own guard starts from the history.
+    const JournalHistory before = ReadJournalHistory(path);
+    ASSERT_TRUE(before.unfinished_attempt);
+    RunJournal journal(path);
+    CloseLostAttempt(before, *before.last_seen, journal);
+    const BudgetUsage prior = ReadJournalHistory(path).usage;
+    EXPECT_EQ(prior.spent, Money::FromCents(5 * (attempt - 1))) << "attempt " << attempt;
+    RecordKilledAttempt(journal, attempt, kT0 + seconds(60 * attempt), prior);
+  }
+  // Three attempts of 5 s each: 15 s at a cent a second, 15 s of wall time.
+  const JournalHistory h = ReadJournalHistory(path);
+  EXPECT_EQ(h.attempts, 3);
+  EXPECT_EQ(h.usage.spent, Money::FromCents(15));
+  EXPECT_EQ(h.usage.wall, seconds(15));
+  EXPECT_NEAR(h.usage.gpu_hours, 15.0 / 3600, 1e-9);
+  // The journal's lost records carry each attempt's own usage.
+  for (const nlohmann::json& r : ReadJournal(path)) {
+    if (r["record"] == "run_finished") {
+      EXPECT_EQ(r["usage"]["spent_micros"].get<int64_t>(), Money::FromCents(5).micros()) << r;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace frugal::run
