@@ -204,7 +204,10 @@ class SqliteConnection final : public Connection {
     const int os_error = sqlite3_system_errno(db_);
     if (primary == SQLITE_FULL ||
         (primary == SQLITE_IOERR && (os_error == ENOSPC || os_error == EDQUOT || NoRoomBeside(path_)))) {
-      return Error{ErrorCode::kFailed, fmt::format("{}: disk full ({})", path_, detail)};
+      // SQLite's own words for the I/O error ("disk I/O error") would hide the cause.
+      return Error{ErrorCode::kFailed,
+                   fmt::format("{}: disk full ({})", path_,
+                               primary == SQLITE_FULL ? detail : std::strerror(ENOSPC))};
     }
     if (primary == SQLITE_READONLY) {
       return Error{ErrorCode::kFailed,

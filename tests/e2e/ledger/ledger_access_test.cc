@@ -33,7 +33,7 @@ std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<st
 
 /// Runs the frugal binary as user nobody (setpriv), with FRUGAL_HOME at `home`.
 CommandResult RunFrugalAsNobody(const std::vector<std::string>& args, const fs::path& home) {
-  return RunProgram(Concat({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+  return RunProgram(Concat({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                             FRUGAL_BINARY},
                            args),
                     {"FRUGAL_HOME=" + home.string()});
@@ -77,7 +77,9 @@ TEST(LedgerAccess, ReadOnlyCommandsWorkOnALedgerThisUserMayReadButNotWrite) {
       ASSERT_EQ(doc["runs"].size(), 1u) << r.out;
       EXPECT_EQ(doc["runs"][0]["name"], "RO1");
     }
-    if (command.front() == "report") EXPECT_EQ(doc["rows"][0]["team"], "nlp") << r.out;
+    if (command.front() == "report") {
+      EXPECT_EQ(doc["rows"][0]["team"], "nlp") << r.out;
+    }
   }
   EXPECT_EQ(fs::last_write_time(db), before);
   EXPECT_FALSE(fs::exists(db.string() + "-wal"));
