@@ -90,7 +90,8 @@ int Failed(const Error& error, bool json, const WatchedBuf& out_buf, std::ostrea
     doc["error"] = {{"kind", ErrorKind(error.code)},
                     {"exit_code", error.ExitCode()},
                     {"message", error.message}};
-    out << doc.dump(2) << '\n';
+    // A message may quote bytes that are not UTF-8: they are replaced, never a throw.
+    out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   }
   return error.ExitCode();
 }

@@ -42,6 +42,7 @@ struct SimulateOptions {
   bool per_run = false;
   std::string plot;
   std::string plot_policy;
+  std::string trace_format = "auto";
 };
 
 Result<Duration> FlagDuration(const std::string& flag, const std::string& text) {
@@ -52,8 +53,11 @@ Result<Duration> FlagDuration(const std::string& flag, const std::string& text) 
 
 Result<std::vector<spot::Trace>> LoadTraces(const SimulateOptions& opts) {
   const Duration tick = FRUGAL_TRY(FlagDuration("--tick", opts.tick));
+  if (tick.count() < 1000 || tick.count() > spot::kMaxTickSeconds * 1000) {
+    return Fail(ErrorCode::kBadInput, "--tick: must be from 1s to 24h");
+  }
   const int tick_seconds = static_cast<int>(tick.count() / 1000);
-  if (tick_seconds < 1) return Fail(ErrorCode::kBadInput, "--tick: must be at least 1s");
+  const spot::TraceFormat format = FRUGAL_TRY(spot::ParseTraceFormat(opts.trace_format));
   std::vector<spot::Trace> traces;
   for (size_t i = 0; i < opts.traces.size(); ++i) {
     const std::string& name = opts.traces[i];
@@ -63,7 +67,7 @@ Result<std::vector<spot::Trace>> LoadTraces(const SimulateOptions& opts) {
       traces.push_back(spot::MakeSyntheticTrace(spec));
       traces.back().name = name;
     } else {
-      traces.push_back(FRUGAL_TRY(spot::LoadTrace(name, tick_seconds)));
+      traces.push_back(FRUGAL_TRY(spot::LoadTrace(name, tick_seconds, format)));
     }
     if (!opts.prices.empty()) FRUGAL_TRY(spot::AttachPriceSeries(opts.prices, traces.back()));
     const int most =
@@ -371,6 +375,9 @@ void RegisterSimulate(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--on-demand-rate", opts->on_demand_rate,
                   "On-demand $/h per instance when no price series is given");
   cmd->add_option("--tick", opts->tick, "Tick length of CSV traces numbered by tick");
+  cmd->add_option("--trace-format", opts->trace_format,
+                  "What 1 means in a JSON trace's data: auto (default), launchable "
+                  "(spot-traces counts) or unavailable (SkyNomad flags)");
   cmd->add_option("--starts", opts->starts, "Runs (start times spread over the traces)")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", opts->seed, "Seed for start times and synthetic traces");

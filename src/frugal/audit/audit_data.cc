@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 
 #include "frugal/core/text.h"
 
@@ -186,6 +187,29 @@ Result<AuditData> LoadAuditData(ledger::Ledger& ledger, const AuditOptions& opti
     data.budget_billing = FRUGAL_TRY(LoadBilling(ledger, *from, options.now));
   }
   return data;
+}
+
+Money InventorySpend::Between(Timestamp from, Timestamp to) const {
+  return instance->price.For(Overlap(start, end, from, to));
+}
+
+std::vector<InventorySpend> InventorySpendOf(const AuditData& data, const AuditOptions& options) {
+  std::vector<InventorySpend> out;
+  if (options.inventory == nullptr) return out;
+  std::set<std::string> billed;
+  for (const auto* rows : {&data.billing, &data.budget_billing}) {
+    for (const BillingFact& b : *rows) {
+      if (!b.resource_id.empty()) billed.insert(b.resource_id);
+    }
+  }
+  for (const InventoryInstance& i : options.inventory->instances) {
+    if (billed.contains(i.id)) continue;
+    std::optional<Timestamp> start = i.launched;
+    if (!start && !i.history.empty()) start = i.history.front().start;
+    if (!start || *start >= options.now) continue;
+    out.push_back({&i, *start, options.now});
+  }
+  return out;
 }
 
 }  // namespace frugal::audit

@@ -76,6 +76,20 @@ struct AuditData {
 /// ending in a letter); "" when none.
 [[nodiscard]] std::string InstanceTypeInDescription(std::string_view description);
 
+/// An inventory instance's spend, which neither the ledger nor the imported bills hold: from
+/// its launch (its first reading when no launch time is given) to the audit's now, at its
+/// price. An instance an imported bill lists by id (ResourceId) is left to the bill.
+struct InventorySpend {
+  const InventoryInstance* instance = nullptr;
+  ledger::Timestamp start{};
+  ledger::Timestamp end{};
+  /// The spend in [from, to).
+  [[nodiscard]] Money Between(ledger::Timestamp from, ledger::Timestamp to) const;
+};
+/// Every inventory instance whose spend can be told (empty without an inventory).
+[[nodiscard]] std::vector<InventorySpend> InventorySpendOf(const AuditData& data,
+                                                           const AuditOptions& options);
+
 // The rules (rules_runs.cc, rules_fleet.cc). Each appends its findings and notes.
 void IdleAndUnderutilized(const AuditData& data, const AuditOptions& options, AuditResult& out);
 void SpotCandidates(const AuditData& data, const AuditOptions& options, AuditResult& out);

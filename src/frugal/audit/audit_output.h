@@ -22,7 +22,8 @@ void WriteAuditHtml(const AuditResult& result, std::ostream& out);
 [[nodiscard]] std::string SavingText(const Finding& f);
 /// "2026-01-01T00:00:00Z to 2026-04-01T00:00:00Z".
 [[nodiscard]] std::string WindowText(const AuditResult& r);
-/// Spend in the window over every series of the tier chart (ledger runs and unlinked bills).
+/// Spend in the window over every series of the tier chart (ledger runs, unlinked bills and
+/// inventory instances no bill lists).
 [[nodiscard]] Money SpendInWindow(const AuditResult& r);
 
 }  // namespace frugal::audit

@@ -26,7 +26,8 @@ Result<std::string> ResolveGpu(std::string_view name, const catalog::Catalog& ca
   if (names.empty()) {
     return Fail(
         FieldError(where, "gpu",
-                   fmt::format("unknown GPU '{}'{}", name, DidYouMean(name, catalog.gpu_names()))));
+                   fmt::format("unknown GPU '{}'{}", Abbreviate(name),
+                               DidYouMean(name, catalog.gpu_names()))));
   }
   return Fail(FieldError(
       where, "gpu",

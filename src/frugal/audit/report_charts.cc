@@ -112,6 +112,17 @@ void BuildCharts(const AuditData& data, const AuditOptions& o, AuditResult& out)
            teams.try_emplace(team.empty() ? "(no team)" : team, zeros).first->second);
     Spread(c, b.start, b.end, b.billed, tiers.try_emplace(TierOfBill(b), zeros).first->second);
   }
+  // Capacity the inventory lists bills whether or not a run used it.
+  for (const InventorySpend& spend : InventorySpendOf(data, o)) {
+    const InventoryInstance& i = *spend.instance;
+    const Timestamp start = std::max(spend.start, o.since);
+    if (start >= o.now) continue;
+    const Money cost = spend.Between(start, o.now);
+    Spread(c, start, o.now, cost,
+           teams.try_emplace(i.tags.team.empty() ? "(no team)" : i.tags.team, zeros)
+               .first->second);
+    Spread(c, start, o.now, cost, tiers.try_emplace(i.tier, zeros).first->second);
+  }
   if (o.inventory != nullptr) {
     for (const InventoryInstance& i : o.inventory->instances) {
       for (const UtilizationSpan& s : i.history) {

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "frugal/audit/audit_data.h"
 
 namespace frugal::audit {
@@ -12,9 +14,13 @@ using ledger::Timestamp;
 
 /// Spend the budget covers in [from, to): ledger segments by their run's tags, plus imported
 /// bills not linked to a run by their tags, prorated by how much of their charge period
-/// falls inside.
-Money SpendBetween(const Budget& b, const AuditData& data, Timestamp from, Timestamp to) {
+/// falls inside, plus the inventory's instances by their tags.
+Money SpendBetween(const Budget& b, const AuditData& data,
+                   const std::vector<InventorySpend>& inventory, Timestamp from, Timestamp to) {
   Money spend;
+  for (const InventorySpend& i : inventory) {
+    if (b.Covers(i.instance->tags.team, i.instance->tags.project)) spend += i.Between(from, to);
+  }
   for (const ledger::SegmentFact& f : data.budget_segments) {
     if (!b.Covers(f.tags.team, f.tags.project)) continue;
     const ledger::Segment& s = f.segment;
@@ -41,13 +47,14 @@ void BudgetForecasts(const AuditData& data, const AuditOptions& o, AuditResult& 
   const Timestamp burn_from =
       o.now - std::chrono::duration_cast<Duration>(
                   std::chrono::duration<double, std::ratio<86400>>(burn_days));
+  const std::vector<InventorySpend> inventory = InventorySpendOf(data, o);
   for (const Budget& b : o.thresholds.budgets) {
     BudgetStatus st;
     st.budget = b;
     st.period = PeriodAround(b.period, o.now);
-    st.spent = SpendBetween(b, data, st.period.start, o.now);
+    st.spent = SpendBetween(b, data, inventory, st.period.start, o.now);
     st.burn_days = burn_days;
-    st.burn_per_day = SpendBetween(b, data, burn_from, o.now).Scaled(1 / burn_days);
+    st.burn_per_day = SpendBetween(b, data, inventory, burn_from, o.now).Scaled(1 / burn_days);
     const double days_left = ToHours(st.period.end - o.now) / 24;
     st.forecast = st.spent + st.burn_per_day.Scaled(days_left);
     out.budgets.push_back(st);

@@ -68,6 +68,36 @@ bool HasAttribution(const nlohmann::json& tags, const Thresholds& t) {
   return false;
 }
 
+/// Busy stretches of the inventory's on-demand instances as segments (run id 0; the zone
+/// field carries the instance id): each reading at or above the idle threshold, merged with
+/// the next when they touch.
+std::vector<Segment> InventoryBusySegments(const AuditOptions& o) {
+  std::vector<Segment> out;
+  if (o.inventory == nullptr) return out;
+  for (const InventoryInstance& i : o.inventory->instances) {
+    if (i.tier != "on_demand" || i.instance_type.empty()) continue;
+    for (const UtilizationSpan& span : i.history) {
+      if (span.gpu_util_pct < o.thresholds.idle_gpu_util_pct) continue;
+      if (!out.empty() && out.back().offer.zone == i.id && out.back().end == span.start) {
+        out.back().end = span.end;
+        continue;
+      }
+      Segment s;
+      s.offer.cloud = i.cloud;
+      s.offer.instance_type = i.instance_type;
+      s.offer.region = i.region;
+      s.offer.zone = i.id;
+      s.offer.gpu = i.gpu;
+      s.offer.gpu_count = i.gpu_count;
+      s.offer.price = i.price;
+      s.start = span.start;
+      s.end = span.end;
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditResult& out) {
@@ -89,6 +119,12 @@ void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditRes
         groups[{s.offer.cloud, s.offer.instance_type, s.offer.region}].push_back(&s);
       }
     }
+  }
+  // The inventory's on-demand instances count as used in their busy readings (an idle one is
+  // a candidate for stopping, not for a commitment); run id 0 marks them.
+  const std::vector<Segment> inventory = InventoryBusySegments(o);
+  for (const Segment& s : inventory) {
+    groups[{s.offer.cloud, s.offer.instance_type, s.offer.region}].push_back(&s);
   }
   for (const auto& [key, segments] : groups) {
     const ledger::SegmentOffer& offer = segments.front()->offer;
@@ -128,8 +164,11 @@ void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditRes
     Finding f;
     f.rule = kCommitment;
     f.subject = fmt::format("{} {} {}", offer.cloud, offer.instance_type, offer.region);
+    std::set<std::string> instances;
     for (const Segment* s : segments) {
-      if (std::find(f.runs.begin(), f.runs.end(), s->run_id) == f.runs.end()) {
+      if (s->run_id == 0) {
+        instances.insert(s->offer.zone);
+      } else if (std::find(f.runs.begin(), f.runs.end(), s->run_id) == f.runs.end()) {
         f.runs.push_back(s->run_id);
       }
     }
@@ -145,6 +184,9 @@ void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditRes
                {"discount", discount},
                {"break_even_utilization", 1 - discount},
                {"instance_hours", instance_hours}};
+    if (!instances.empty()) {
+      f.facts["inventory_instances"] = std::vector<std::string>(instances.begin(), instances.end());
+    }
     f.saving_per_month = PerMonth(without - with, o);
     f.saving_basis = fmt::format(
         "{} on demand − ({} instances × {} h × {} × {:.0f}% + {:.1f} h above the level on demand) "
@@ -208,7 +250,10 @@ void StudiesWithoutPruning(const AuditData& data, const AuditOptions& o, AuditRe
     int pruned = 0;
     Money cost;
     for (const ledger::Trial& t : s.trials) {
-      if (t.state == ledger::TrialState::kPruned) ++pruned;
+      // ASHA with pause/promote parks a trial at a rung and promotes it only if it ranks
+      // well: one left paused after reporting at a rung was stopped early, which is pruning.
+      const bool paused_at_rung = t.state == ledger::TrialState::kPaused && !t.rungs.empty();
+      if (t.state == ledger::TrialState::kPruned || paused_at_rung) ++pruned;
       if (t.state == ledger::TrialState::kCompleted) ++finished;
       cost += t.cost;
     }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "frugal/audit/audit_data.h"
@@ -79,14 +80,15 @@ Finding Forgotten(const InventoryInstance& i, std::string evidence, const AuditO
   return f;
 }
 
-void IdleInstance(const InventoryInstance& i, const std::vector<UtilizationSpan>& spans,
+/// Whether the instance had idle_min_hours of idle readings (then it is reported as idle).
+bool IdleInstance(const InventoryInstance& i, const std::vector<UtilizationSpan>& spans,
                   const AuditOptions& o, AuditResult& out) {
   Duration idle(0);
   for (const UtilizationSpan& s : spans) {
     if (s.gpu_util_pct < o.thresholds.idle_gpu_util_pct) idle += s.end - s.start;
   }
   const double idle_hours = ToHours(idle);
-  if (idle_hours < o.thresholds.idle_min_hours) return;
+  if (idle_hours < o.thresholds.idle_min_hours) return false;
   const Duration observed = spans.back().end - spans.front().start;
   const Money cost = i.price.For(idle);
   Finding f;
@@ -101,6 +103,63 @@ void IdleInstance(const InventoryInstance& i, const std::vector<UtilizationSpan>
   f.saving_basis = fmt::format("{} paid for idle hours in {} of history, × {} / history days",
                                cost.ToString(), FormatDuration(observed), o.thresholds.month_days);
   f.action = "stop it when its GPUs go idle (an idle timeout), or share it through a queue";
+  out.findings.push_back(std::move(f));
+  return true;
+}
+
+/// Right-sizing keeps each remaining GPU at most this busy.
+constexpr double kRightSizeUtilPct = 80;
+
+/// An instance whose mean GPU utilization over its history is under underutil_gpu_util_pct:
+/// the work of its GPUs fits on fewer of them. A ledger run on the same capacity is judged by
+/// the run rules instead.
+void UnderusedInstance(const InventoryInstance& i, const std::vector<UtilizationSpan>& spans,
+                       const AuditData& data, const AuditOptions& o, AuditResult& out) {
+  Duration observed(0);
+  double util_hours = 0;
+  for (const UtilizationSpan& s : spans) {
+    observed += s.end - s.start;
+    util_hours += s.gpu_util_pct * ToHours(s.end - s.start);
+  }
+  const double hours = ToHours(observed);
+  if (hours * 60 < o.thresholds.underutil_min_minutes || hours <= 0) return;
+  const double mean = util_hours / hours;
+  if (mean >= o.thresholds.underutil_gpu_util_pct) return;
+  if (LedgerUsed(i, data, spans.front().start, o)) return;
+  Finding f;
+  f.rule = kUnderutilized;
+  f.subject = i.Label();
+  f.evidence = fmt::format("mean GPU utilization {:.0f}% over {} of history on {}x {} ({} to {})",
+                           mean, FormatDuration(observed), i.gpu_count, i.gpu,
+                           ledger::FormatTimestamp(spans.front().start),
+                           ledger::FormatTimestamp(spans.back().end));
+  f.facts = {{"instance", i.id},
+             {"mean_gpu_util_pct", mean},
+             {"gpus", i.gpu_count},
+             {"gpu_hours", hours * i.gpu_count},
+             {"gpu", i.gpu}};
+  // The busy GPU-time of all its GPUs, packed onto the fewest that stay under the ceiling.
+  const int needed = std::max(
+      1, static_cast<int>(std::ceil(i.gpu_count * mean / kRightSizeUtilPct - 1e-9)));
+  if (needed >= i.gpu_count) {
+    f.saving_basis = fmt::format(
+        "not computed: its {} GPU(s) would each stay above {:.0f}% busy on fewer, so only a "
+        "smaller GPU model could save, and the inventory gives no memory use to show one fits",
+        i.gpu_count, kRightSizeUtilPct);
+    f.action = "raise utilization (larger batch, more data-loader workers) or share it";
+    out.findings.push_back(std::move(f));
+    return;
+  }
+  const Money paid = i.price.For(observed);
+  const Money saving = paid.Scaled(1.0 - static_cast<double>(needed) / i.gpu_count);
+  f.saving_per_month = saving.Scaled(o.thresholds.month_days / (hours / 24));
+  f.saving_basis = fmt::format(
+      "{} paid over {} of history × (1 − {} of {} GPUs) = {}, × {} / history days; {} GPUs "
+      "carry its {:.0f}% mean at most {:.0f}% busy each, at the same price per GPU",
+      paid.ToString(), FormatDuration(observed), needed, i.gpu_count, saving.ToString(),
+      o.thresholds.month_days, needed, mean, kRightSizeUtilPct);
+  f.action = fmt::format("move its work to {}x {} (or pack more jobs onto it)", needed, i.gpu);
+  f.facts["right_size_gpus"] = needed;
   out.findings.push_back(std::move(f));
 }
 
@@ -123,7 +182,7 @@ void InventoryIdleAndForgotten(const AuditData& data, const AuditOptions& o, Aud
       continue;
     }
     if (!spans.empty()) {
-      IdleInstance(i, spans, o, out);
+      if (!IdleInstance(i, spans, o, out)) UnderusedInstance(i, spans, data, o, out);
       continue;
     }
     if (!i.launched) {

@@ -94,7 +94,7 @@ const GpuSpec* Catalog::FindGpu(std::string_view name) const {
 Result<const GpuSpec*> Catalog::RequireGpu(std::string_view name) const {
   if (const GpuSpec* g = FindGpu(name)) return g;
   return Fail(ErrorCode::kBadInput, fmt::format("unknown GPU '{}'{} (see 'frugal catalog gpus')",
-                                                name, DidYouMean(name, gpu_names_)));
+                                                Abbreviate(name), DidYouMean(name, gpu_names_)));
 }
 
 std::vector<std::string> Catalog::Clouds() const {
@@ -114,7 +114,8 @@ Result<std::vector<const Offer*>> Catalog::Query(const OfferQuery& query) const 
     const std::vector<std::string> clouds = Clouds();
     if (std::find(clouds.begin(), clouds.end(), cloud) == clouds.end()) {
       return Fail(ErrorCode::kBadInput,
-                  fmt::format("unknown cloud '{}'{} (the catalog has offers from {})", *query.cloud,
+                  fmt::format("unknown cloud '{}'{} (the catalog has offers from {})",
+                              Abbreviate(*query.cloud),
                               DidYouMean(cloud, clouds), fmt::join(clouds, ", ")));
     }
   }

@@ -28,8 +28,8 @@ Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node,
     if (names.size() != 1) {
       return Fail(doc.ErrorAt(node["gpu"], "gpu",
                               names.empty()
-                                  ? fmt::format("unknown GPU '{}'{}", *gpu, DidYouMean(*gpu, known))
-                                  : fmt::format("'{}' is ambiguous; name the exact part", *gpu)));
+                                  ? fmt::format("unknown GPU '{}'{}", Abbreviate(*gpu), DidYouMean(*gpu, known))
+                                  : fmt::format("'{}' is ambiguous; name the exact part", Abbreviate(*gpu))));
     }
     o.gpu = names.front();
   }

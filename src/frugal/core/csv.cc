@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include "frugal/core/atomic_file.h"
+#include "frugal/core/text.h"
 
 namespace frugal {
 
 Result<CsvTable> CsvTable::Parse(std::string_view text, std::string source) {
+  // Every field may end up in a JSON document or the ledger, which hold only UTF-8 text.
+  FRUGAL_TRY(RequireUtf8(text, source));
   CsvTable table;
   table.source_ = std::move(source);
   std::vector<CsvRecord> records;

@@ -22,7 +22,7 @@ struct CsvRecord {
 class CsvTable {
  public:
   /// Parses `text`; the first record is the header. `source` names the input in errors.
-  /// kBadInput on an unterminated quote or an empty input.
+  /// kBadInput on an unterminated quote, an empty input or a byte that is not UTF-8.
   [[nodiscard]] static Result<CsvTable> Parse(std::string_view text, std::string source);
   [[nodiscard]] static Result<CsvTable> Load(const std::filesystem::path& path);
 

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 
 namespace frugal {
 
@@ -112,9 +113,17 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::optional<std::string> Suggest(std::string_view word, std::span<const std::string> candidates) {
+  // A typo is short: a long value (a pasted file, a fuzzed field) gets no suggestion, so the
+  // work stays bounded by kMaxSuggestLength × the candidates' lengths.
+  constexpr size_t kMaxSuggestLength = 64;
+  if (word.size() > kMaxSuggestLength) return std::nullopt;
   std::optional<std::string> best;
   size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
   for (const std::string& candidate : candidates) {
+    // The distance is at least the difference in length.
+    const size_t gap = candidate.size() > word.size() ? candidate.size() - word.size()
+                                                      : word.size() - candidate.size();
+    if (gap >= best_distance) continue;
     const size_t d = EditDistance(word, candidate);
     if (d < best_distance) {
       best_distance = d;
@@ -127,6 +136,73 @@ std::optional<std::string> Suggest(std::string_view word, std::span<const std::s
 std::string DidYouMean(std::string_view word, std::span<const std::string> candidates) {
   auto s = Suggest(word, candidates);
   return s ? fmt::format(" (did you mean '{}'?)", *s) : std::string();
+}
+
+std::optional<size_t> FirstInvalidUtf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t length = 0;
+    uint32_t code = 0;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2;
+      code = lead & 0x1Fu;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3;
+      code = lead & 0x0Fu;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4;
+      code = lead & 0x07u;
+    } else {
+      return i;  // a continuation byte, an overlong lead (C0, C1) or past F4
+    }
+    if (i + length > text.size()) return i;
+    for (size_t k = 1; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if ((next & 0xC0u) != 0x80u) return i;
+      code = (code << 6) | (next & 0x3Fu);
+    }
+    const bool overlong = (length == 3 && code < 0x800) || (length == 4 && code < 0x10000);
+    const bool surrogate = code >= 0xD800 && code <= 0xDFFF;
+    if (overlong || surrogate || code > 0x10FFFF) return i;
+    i += length;
+  }
+  return std::nullopt;
+}
+
+std::string LineColumnAt(std::string_view text, size_t offset) {
+  size_t line = 1;
+  size_t column = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return fmt::format("{}:{}", line, column);
+}
+
+Result<void> RequireUtf8(std::string_view text, std::string_view source) {
+  const std::optional<size_t> bad = FirstInvalidUtf8(text);
+  if (!bad) return {};
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("{}:{}: byte 0x{:02X} is not UTF-8 (save the file as UTF-8 text)",
+                          source, LineColumnAt(text, *bad),
+                          static_cast<unsigned>(static_cast<unsigned char>(text[*bad]))));
+}
+
+std::string Abbreviate(std::string_view value, size_t max_bytes) {
+  if (value.size() <= max_bytes) return std::string(value);
+  size_t cut = max_bytes;
+  // Back up to the start of a UTF-8 sequence.
+  while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0u) == 0x80u) --cut;
+  return fmt::format("{}… ({} bytes)", value.substr(0, cut), value.size());
 }
 
 std::string XmlEscape(std::string_view text) {

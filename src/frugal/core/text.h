@@ -31,6 +31,19 @@ namespace frugal {
 [[nodiscard]] std::string DidYouMean(std::string_view word,
                                      std::span<const std::string> candidates);
 
+/// Offset of the first byte of `text` that is not part of well-formed UTF-8 (an invalid lead
+/// byte, a cut-off or overlong sequence, a surrogate, a code point past U+10FFFF); nullopt
+/// when the whole text is UTF-8.
+[[nodiscard]] std::optional<size_t> FirstInvalidUtf8(std::string_view text);
+/// "line:column" (1-based, columns counted in bytes) of byte `offset` of `text`.
+[[nodiscard]] std::string LineColumnAt(std::string_view text, size_t offset);
+/// kBadInput "source:line:col: byte 0xFF is not UTF-8 (...)" for the first invalid byte of
+/// `text`, which every reader of outside text refuses before parsing it.
+[[nodiscard]] Result<void> RequireUtf8(std::string_view text, std::string_view source);
+/// `value` cut to at most `max_bytes` for echoing in a message ("abc… (20000 bytes)"), never
+/// cutting a UTF-8 sequence in two.
+[[nodiscard]] std::string Abbreviate(std::string_view value, size_t max_bytes = 80);
+
 /// `text` safe inside XML/HTML/SVG text and attribute values (& < > " ' escaped).
 [[nodiscard]] std::string XmlEscape(std::string_view text);
 

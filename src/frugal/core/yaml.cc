@@ -2,8 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <sstream>
+#include <unordered_map>
 
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/text.h"
@@ -40,13 +45,110 @@ Result<void> CheckUniqueKeys(const YAML::Node& node, const std::string& source) 
   return {};
 }
 
+/// Counts, over the parser's events, the nodes a reader walking the document would visit
+/// with every alias expanded. yaml-cpp shares an aliased node, but every walk over it (the
+/// duplicate-key check, each spec reader) visits it once per alias: nine levels of ten aliases
+/// are a billion visits from 700 bytes.
+class AliasExpansion : public YAML::EventHandler {
+ public:
+  /// Aliases may add at most this many nodes beyond the document's own.
+  static constexpr uint64_t kMaxAliasedNodes = 100'000;
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { Leaf(anchor); }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+                const std::string&) override {
+    Leaf(anchor);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    auto it = sizes_.find(anchor);
+    if (it == sizes_.end()) {
+      // The anchor is still open: the alias sits inside the node it names.
+      if (!problem_) problem_ = Problem{mark, "an alias inside the node it refers to (a cycle)"};
+      Add(1);
+      return;
+    }
+    aliased_ = Saturate(aliased_ + it->second);
+    if (aliased_ > kMaxAliasedNodes && !problem_) {
+      problem_ = Problem{mark, fmt::format("aliases expand the document past {} nodes; write "
+                                           "the repeated values out",
+                                           kMaxAliasedNodes)};
+    }
+    Add(it->second);
+  }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    Open(anchor);
+  }
+  void OnSequenceEnd() override { Close(); }
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    Open(anchor);
+  }
+  void OnMapEnd() override { Close(); }
+
+  struct Problem {
+    YAML::Mark mark;
+    std::string message;
+  };
+  const std::optional<Problem>& problem() const { return problem_; }
+
+ private:
+  static uint64_t Saturate(uint64_t n) { return std::min<uint64_t>(n, uint64_t{1} << 60); }
+  void Leaf(YAML::anchor_t anchor) {
+    if (anchor != YAML::NullAnchor) sizes_[anchor] = 1;
+    Add(1);
+  }
+  void Add(uint64_t nodes) {
+    if (!open_.empty()) open_.back().nodes = Saturate(open_.back().nodes + nodes);
+  }
+  void Open(YAML::anchor_t anchor) { open_.push_back({anchor, 1}); }
+  void Close() {
+    if (open_.empty()) return;
+    const OpenNode done = open_.back();
+    open_.pop_back();
+    if (done.anchor != YAML::NullAnchor) sizes_[done.anchor] = done.nodes;
+    Add(done.nodes);
+  }
+
+  struct OpenNode {
+    YAML::anchor_t anchor;
+    uint64_t nodes;
+  };
+  std::vector<OpenNode> open_;
+  std::unordered_map<YAML::anchor_t, uint64_t> sizes_;
+  uint64_t aliased_ = 0;
+  std::optional<Problem> problem_;
+};
+
+/// kBadInput at the alias that makes the first document too large to walk, or that refers
+/// to its own enclosing node.
+Result<void> CheckAliases(const std::string& text, const std::string& source) {
+  if (text.find('*') == std::string::npos) return {};  // no alias can occur
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  AliasExpansion counter;
+  parser.HandleNextDocument(counter);
+  if (const auto& problem = counter.problem()) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}:{}:{}: {}", source, problem->mark.line + 1,
+                            problem->mark.column + 1, problem->message));
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<YamlDoc> YamlDoc::Parse(std::string_view text, std::string source) {
+  FRUGAL_TRY(RequireUtf8(text, source));
   try {
-    YAML::Node root = YAML::Load(std::string(text));
+    const std::string copy(text);
+    FRUGAL_TRY(CheckAliases(copy, source));
+    YAML::Node root = YAML::Load(copy);
     if (!root.IsDefined() || root.IsNull()) {
-      return Fail(ErrorCode::kBadInput, fmt::format("{}: empty document", source));
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}:1:1: empty document (no YAML mapping in the file)", source));
     }
     FRUGAL_TRY(CheckUniqueKeys(root, source));
     return YamlDoc(std::move(root), std::move(source));
@@ -57,6 +159,7 @@ Result<YamlDoc> YamlDoc::Parse(std::string_view text, std::string source) {
 }
 
 std::string YamlDoc::Where(const YAML::Node& node) const {
+  if (!node.IsDefined()) return source_;
   const YAML::Mark mark = node.Mark();
   if (mark.is_null()) return source_;
   return fmt::format("{}:{}:{}", source_, mark.line + 1, mark.column + 1);
@@ -80,8 +183,8 @@ Result<void> YamlDoc::CheckKeys(const YAML::Node& map, std::string_view what,
     for (std::string_view a : allowed) known = known || a == key;
     if (!known) {
       return Fail(ErrorCode::kBadInput,
-                  fmt::format("{}: unknown key '{}' in {}{}", Where(entry.first), key, what,
-                              DidYouMean(key, names)));
+                  fmt::format("{}: unknown key '{}' in {}{}", Where(entry.first), Abbreviate(key),
+                              what, DidYouMean(key, names)));
     }
   }
   return {};
@@ -182,21 +285,21 @@ Result<std::map<std::string, std::string>> YamlDoc::StringMap(const YAML::Node& 
   return out;
 }
 
+Error YamlDoc::Missing(const YAML::Node& map, std::string_view key) const {
+  // A map without a mark (an absent section) is located at the document's start.
+  const std::string where = !map.IsDefined() || map.Mark().is_null() ? source_ + ":1:1" : Where(map);
+  return Error{ErrorCode::kBadInput, fmt::format("{}: missing required field '{}'", where, key)};
+}
+
 Result<std::string> YamlDoc::RequiredString(const YAML::Node& map, std::string_view key) const {
   auto value = FRUGAL_TRY(OptionalString(map, key));
-  if (!value) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("{}: missing required field '{}'", Where(map), key));
-  }
+  if (!value) return Fail(Missing(map, key));
   return *value;
 }
 
 Result<double> YamlDoc::RequiredDouble(const YAML::Node& map, std::string_view key) const {
   auto value = FRUGAL_TRY(OptionalDouble(map, key));
-  if (!value) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("{}: missing required field '{}'", Where(map), key));
-  }
+  if (!value) return Fail(Missing(map, key));
   return *value;
 }
 

@@ -22,7 +22,10 @@ namespace frugal {
 /// A parsed YAML document and the name of where it came from.
 class YamlDoc {
  public:
-  /// Parses a file; kBadInput "file:line:col: <yaml error>" on a syntax error or a missing file.
+  /// Parses a file; kBadInput "file:line:col: <yaml error>" on a syntax error or a missing file,
+  /// on a byte that is not UTF-8, on an empty document, and on aliases that would expand the
+  /// document past 100,000 extra nodes or that refer to their own enclosing node (so any
+  /// input is judged in time linear in its size).
   [[nodiscard]] static Result<YamlDoc> Load(const std::filesystem::path& path);
   [[nodiscard]] static Result<YamlDoc> Parse(std::string_view text, std::string source);
 
@@ -33,6 +36,9 @@ class YamlDoc {
   std::string Where(const YAML::Node& node) const;
   /// A kBadInput error located at `node`: "file:line:col: field 'key': message".
   Error ErrorAt(const YAML::Node& node, std::string_view field, std::string_view message) const;
+  /// A kBadInput error "file:line:col: missing required field 'key'" located at `map` (at the
+  /// document's start when `map` is absent).
+  Error Missing(const YAML::Node& map, std::string_view key) const;
 
   /// Every key of `map` must be in `allowed`; otherwise "unknown key 'gpuz' (did you mean
   /// 'gpus'?)". A node that is not a map is an error too.

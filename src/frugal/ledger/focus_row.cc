@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "frugal/core/text.h"
 
@@ -14,14 +15,15 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 /// Beyond 10^40 a number is out of every range frugal keeps; below 10^-40 it is zero at any
 /// precision frugal keeps. Clamping there keeps the plain text short whatever the exponent.
 constexpr int64_t kMaxPlainDigits = 40;
+constexpr double kMaxQuantity = 1e40;
 
 }  // namespace
 
-std::optional<std::string> PlainDecimal(std::string_view text) {
+std::optional<DecimalParts> SplitDecimal(std::string_view text) {
   size_t i = 0;
-  std::string sign;
+  DecimalParts out;
   if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
-    if (text[i] == '-') sign = "-";
+    out.negative = text[i] == '-';
     ++i;
   }
   std::string digits;
@@ -54,10 +56,21 @@ std::optional<std::string> PlainDecimal(std::string_view text) {
 
   // digits × 10^(point_at − digits.size()): point_at digits stand before the decimal point.
   const size_t lead = digits.find_first_not_of('0');
-  if (lead == std::string::npos) return "0";
+  if (lead == std::string::npos) return DecimalParts{};  // zero, whatever its sign
   digits.erase(0, lead);
-  int64_t point_at = whole_digits + exponent - static_cast<int64_t>(lead);
+  out.point_at = whole_digits + exponent - static_cast<int64_t>(lead);
   while (digits.back() == '0') digits.pop_back();
+  out.digits = std::move(digits);
+  return out;
+}
+
+std::optional<std::string> PlainDecimal(std::string_view text) {
+  std::optional<DecimalParts> parts = SplitDecimal(text);
+  if (!parts) return std::nullopt;
+  if (parts->digits.empty()) return "0";
+  const std::string sign = parts->negative ? "-" : "";
+  const std::string& digits = parts->digits;
+  int64_t point_at = parts->point_at;
   if (point_at < -kMaxPlainDigits) return "0";
   point_at = std::min(point_at, kMaxPlainDigits + 1);
   const auto size = static_cast<int64_t>(digits.size());
@@ -68,6 +81,13 @@ std::optional<std::string> PlainDecimal(std::string_view text) {
     return sign + digits + std::string(static_cast<size_t>(point_at - size), '0');
   const auto split = static_cast<size_t>(point_at);
   return sign + digits.substr(0, split) + "." + digits.substr(split);
+}
+
+bool SameDecimal(std::string_view a, std::string_view b) {
+  const std::optional<DecimalParts> x = SplitDecimal(a);
+  const std::optional<DecimalParts> y = SplitDecimal(b);
+  return x && y && x->negative == y->negative && x->digits == y->digits &&
+         x->point_at == y->point_at;
 }
 
 std::optional<std::string> FocusRow::Get(std::string_view column) {
@@ -124,9 +144,23 @@ std::optional<double> FocusRow::Quantity(std::string_view column) {
   const std::optional<std::string> text = Number(column);
   if (!text) return std::nullopt;
   const std::optional<std::string> plain = PlainDecimal(*text);
-  Result<double> value = plain ? ParseDouble(*plain) : Result<double>{};
-  if (!plain || !value) {
-    Problem(column, fmt::format("{} '{}' is not a number", column, *text));
+  if (!plain) {
+    Problem(column, fmt::format("{} '{}' is not a number", column, Abbreviate(*text)));
+    return std::nullopt;
+  }
+  // The ledger keeps a quantity as a double and reads it back as plain decimal text, which
+  // stops at 10^40: the number must come back as written. Past that (1e41, 1e309), past the
+  // double's precision (1.00000000000000001) or below its smallest value (1e-400), it would
+  // be kept as another number.
+  Result<double> value = ParseDouble(*text);
+  const bool exact = value && std::abs(*value) < kMaxQuantity &&
+                     SameDecimal(fmt::format("{}", *value), *text);
+  if (!exact) {
+    Problem(column,
+            fmt::format("{} '{}' cannot be stored exactly (a quantity is kept to about 15 "
+                        "significant digits, below 1e40){}",
+                        column, Abbreviate(*text),
+                        value ? fmt::format("; it would be kept as {}", *value) : ""));
     return std::nullopt;
   }
   return *value;

@@ -2,6 +2,7 @@
 // One data row of a FOCUS CSV file as the importer reads it: FOCUS null handling, strict
 // FOCUS numbers, counting of tolerated quirks, and every problem named by file:line:column.
 
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
@@ -19,6 +20,19 @@ namespace frugal::ledger {
 /// optional exponent; no grouping separators, currency symbols or spaces ("1,500", "$5",
 /// "12,5", " 3" are not numbers; FocusRow trims spaces first).
 [[nodiscard]] std::optional<std::string> PlainDecimal(std::string_view text);
+
+/// A FOCUS number as sign, significant digits (no leading or trailing zeros; empty for zero)
+/// and where the decimal point stands among them: digits × 10^(point_at − digits.size()).
+struct DecimalParts {
+  bool negative = false;
+  std::string digits;
+  int64_t point_at = 0;
+};
+/// nullopt when the text is not a FOCUS number (see PlainDecimal). Zero has no sign.
+[[nodiscard]] std::optional<DecimalParts> SplitDecimal(std::string_view text);
+/// Whether two numeric texts ("1e3", "1000.0", fmt's shortest form of a double) are the same
+/// decimal number; false when either is not a FOCUS number.
+[[nodiscard]] bool SameDecimal(std::string_view a, std::string_view b);
 
 /// The quirks a real export has that the importer tolerates, as `repaired` names them.
 inline constexpr const char* kQuirkLiteralNull = "literal NULL read as null";

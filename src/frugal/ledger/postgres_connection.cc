@@ -5,10 +5,15 @@
 #include <fmt/format.h>
 #include <libpq-fe.h>
 
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <pqxx/pqxx>
+#include <set>
+#include <string_view>
 
+#include "frugal/core/text.h"
 #include "frugal/ledger/sql.h"
 
 namespace frugal::ledger {
@@ -195,6 +200,54 @@ class PostgresConnection final : public Connection {
   bool last_transient_ = false;
 };
 
+/// Whether `value` is a whole number in [low, high].
+bool IsIntegerIn(std::string_view value, int64_t low, int64_t high) {
+  const Result<int64_t> n = ParseInt(value);
+  return n && Trim(value) == value && *n >= low && *n <= high;
+}
+
+/// libpq parses a URL without judging its values: a port of "notaport" or an sslmode of
+/// "bogus" fail only at connect time, where they would read as a server that is down. The
+/// parameters frugal's users write are checked here as libpq would check them later.
+Result<void> CheckConninfoValues(const PQconninfoOption* options, const std::string& redacted) {
+  auto bad = [&](std::string_view keyword, const std::string& value, std::string_view expected) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: not a valid PostgreSQL URL: {} '{}' is not {}", redacted, keyword,
+                            Abbreviate(value), expected));
+  };
+  for (const PQconninfoOption* o = options; o->keyword != nullptr; ++o) {
+    if (o->val == nullptr) continue;
+    const std::string keyword = o->keyword;
+    const std::string value = o->val;
+    if (keyword == "port") {
+      // A list, one port per host; an empty entry means the default.
+      for (const std::string& port : Split(value, ',')) {
+        if (!port.empty() && !IsIntegerIn(port, 1, 65535)) {
+          return bad("port", port, "a port number (1 to 65535)");
+        }
+      }
+    } else if (keyword == "sslmode") {
+      static const std::set<std::string> kModes = {"disable", "allow",     "prefer",
+                                                   "require", "verify-ca", "verify-full"};
+      if (!kModes.contains(value)) {
+        return bad("sslmode", value,
+                   "one of disable, allow, prefer, require, verify-ca, verify-full");
+      }
+    } else if (keyword == "gssencmode") {
+      if (value != "disable" && value != "prefer" && value != "require") {
+        return bad("gssencmode", value, "one of disable, prefer, require");
+      }
+    } else if (keyword == "connect_timeout" || keyword == "keepalives" ||
+               keyword == "keepalives_idle" || keyword == "keepalives_interval" ||
+               keyword == "keepalives_count" || keyword == "tcp_user_timeout") {
+      if (!IsIntegerIn(value, 0, std::numeric_limits<int32_t>::max())) {
+        return bad(keyword, value, "a whole number of seconds (or a count) ≥ 0");
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Connection>> OpenPostgres(const std::string& url) {
@@ -213,7 +266,9 @@ Result<std::unique_ptr<Connection>> OpenPostgres(const std::string& url) {
     return Fail(ErrorCode::kBadInput,
                 fmt::format("{}: not a valid PostgreSQL URL: {}", Redacted(url), detail));
   }
+  const Result<void> values = CheckConninfoValues(parsed, Redacted(url));
   PQconninfoFree(parsed);
+  FRUGAL_TRY(values);
   try {
     auto conn = std::make_unique<pqxx::connection>(url);
     std::unique_ptr<Connection> connection =

@@ -160,7 +160,7 @@ Result<std::vector<GroupKey>> ParseGroupKeys(std::string_view text) {
     if (it == kGroupKeys.end()) {
       return Fail(ErrorCode::kBadInput, fmt::format("--by: unknown key '{}'{} (keys: team, "
                                                     "project, owner, gpu, tier, cloud)",
-                                                    name, DidYouMean(name, names)));
+                                                    Abbreviate(name), DidYouMean(name, names)));
     }
     if (std::find(keys.begin(), keys.end(), it->first) != keys.end()) {
       return Fail(ErrorCode::kBadInput, fmt::format("--by: '{}' given twice", name));

@@ -23,7 +23,7 @@ Result<E> ParseName(std::string_view text,
   for (const auto& entry : names) known.emplace_back(entry.second);
   std::string hint = DidYouMean(text, known);
   if (hint.empty()) hint = fmt::format(" (one of {})", fmt::join(known, ", "));
-  return Fail(ErrorCode::kBadInput, fmt::format("unknown {} '{}'{}", what, text, hint));
+  return Fail(ErrorCode::kBadInput, fmt::format("unknown {} '{}'{}", what, Abbreviate(text), hint));
 }
 
 template <typename E, size_t N>
@@ -180,7 +180,7 @@ Result<std::string> NormalizeTier(std::string_view raw) {
   if (text == "reserved_1y" || text == "reserved_3y") return text;
   const std::vector<std::string> known = {"on_demand", "spot", "reserved_1y", "reserved_3y"};
   return Fail(ErrorCode::kBadInput,
-              fmt::format("unknown tier '{}'{}", raw, DidYouMean(text, known)));
+              fmt::format("unknown tier '{}'{}", Abbreviate(raw), DidYouMean(text, known)));
 }
 
 std::string Tags::Get(std::string_view key) const {

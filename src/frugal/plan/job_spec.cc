@@ -215,8 +215,8 @@ Result<std::string> ResolveGpu(const YamlDoc& doc, const Node& node, std::string
   if (names.size() == 1) return names.front();
   return Fail(doc.ErrorAt(node, key,
                           names.empty()
-                              ? fmt::format("unknown GPU '{}'{}", name, DidYouMean(name, known))
-                              : fmt::format("'{}' is ambiguous; name the exact part", name)));
+                              ? fmt::format("unknown GPU '{}'{}", Abbreviate(name), DidYouMean(name, known))
+                              : fmt::format("'{}' is ambiguous; name the exact part", Abbreviate(name))));
 }
 
 Result<MeasuredProfile> ReadProfile(const YamlDoc& doc, const Node& n,

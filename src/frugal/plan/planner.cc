@@ -403,7 +403,8 @@ Result<void> CheckProfileOffers(const JobSpec& spec, const catalog::Catalog& c) 
     }
     if (!found) {
       return Fail(ErrorCode::kBadInput,
-                  fmt::format("{}: field 'offer': no offer '{}' in the catalog{}", p.where, p.offer,
+                  fmt::format("{}: field 'offer': no offer '{}' in the catalog{}", p.where,
+                              Abbreviate(p.offer),
                               DidYouMean(p.offer, names)));
     }
   }
@@ -452,7 +453,7 @@ Result<void> CheckClouds(const JobSpec& spec, const catalog::Catalog& c) {
     const std::string where =
         i < spec.constraints.clouds_where.size() ? spec.constraints.clouds_where[i] : spec.source;
     return Fail(ErrorCode::kBadInput, fmt::format("{}: field 'clouds': unknown cloud '{}'{}", where,
-                                                  cloud, DidYouMean(cloud, known)));
+                                                  Abbreviate(cloud), DidYouMean(cloud, known)));
   }
   return {};
 }

@@ -67,7 +67,7 @@ Result<Policy> FromDoc(const YamlDoc& doc, const catalog::Catalog& catalog) {
     const YAML::Node at = root["default_workload"] ? root["default_workload"] : root;
     return tl::unexpected(doc.ErrorAt(
         at, "default_workload",
-        fmt::format("'{}' is not one of workload_classes ({}){}", p.default_workload,
+        fmt::format("'{}' is not one of workload_classes ({}){}", Abbreviate(p.default_workload),
                     fmt::join(classes, ", "), DidYouMean(p.default_workload, classes))));
   }
   p.h100_justification_tag =

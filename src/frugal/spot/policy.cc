@@ -16,7 +16,7 @@ Result<std::unique_ptr<Policy>> MakePolicy(const std::string& name) {
   if (name == "greedy") return std::unique_ptr<Policy>(std::make_unique<GreedyPolicy>());
   if (name == "up") return std::unique_ptr<Policy>(std::make_unique<UniformProgressPolicy>());
   if (name == "frugal") return std::unique_ptr<Policy>(std::make_unique<FrugalPolicy>());
-  return Fail(ErrorCode::kBadInput, "unknown policy '" + name + "'" +
+  return Fail(ErrorCode::kBadInput, "unknown policy '" + Abbreviate(name) + "'" +
                                         DidYouMean(name, PolicyNames()) +
                                         " (known: od, greedy, up, frugal, all)");
 }

@@ -1,6 +1,9 @@
 #include "frugal/spot/trace.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -104,7 +107,67 @@ std::string Stem(const std::string& source) {
 
 }  // namespace
 
-Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source) {
+Result<TraceFormat> ParseTraceFormat(std::string_view text) {
+  if (text == "auto") return TraceFormat::kAuto;
+  if (text == "launchable" || text == "spot-traces") return TraceFormat::kLaunchable;
+  if (text == "unavailable" || text == "skynomad") return TraceFormat::kUnavailable;
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("--trace-format: '{}' is not auto, launchable (spot-traces: data count "
+                          "launchable instances) or unavailable (SkyNomad: 1 = unavailable)",
+                          Abbreviate(text)));
+}
+
+namespace {
+
+/// The tick length of metadata.gap_seconds: a whole number of seconds in [1, kMaxTickSeconds].
+Result<int> ReadGapSeconds(const nlohmann::json& meta, const std::string& text,
+                           const std::string& source) {
+  const size_t at = text.find("\"gap_seconds\"");
+  const std::string where =
+      source + ":" + LineColumn(text, at != std::string::npos ? at : text.find("\"metadata\""));
+  if (!meta.is_object() || !meta.contains("gap_seconds") || !meta["gap_seconds"].is_number()) {
+    return Fail(ErrorCode::kBadInput,
+                where + ": field 'metadata.gap_seconds': expected a positive number of seconds");
+  }
+  const double gap = meta["gap_seconds"].get<double>();
+  if (!(gap >= 1) || gap != std::floor(gap) || gap > static_cast<double>(kMaxTickSeconds)) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: field 'metadata.gap_seconds': {} is not a whole number of "
+                            "seconds from 1 to {} (one day): the simulator steps through every "
+                            "minute of a trace, so a longer tick describes no spot market it "
+                            "could follow",
+                            where, meta["gap_seconds"].dump(), kMaxTickSeconds));
+  }
+  return static_cast<int>(gap);
+}
+
+/// Whether the document is laid out exactly as the public spot-traces files are.
+bool IsSpotTracesLayout(const nlohmann::json& doc) {
+  for (const auto& [key, value] : doc.items()) {
+    if (key != "metadata" && key != "data") return false;
+  }
+  if (!doc.contains("metadata")) return true;
+  const auto& meta = doc["metadata"];
+  return meta.size() == 1 && meta.contains("gap_seconds");
+}
+
+Result<void> CheckTraceSpan(const Trace& trace, const std::string& source) {
+  const auto seconds = static_cast<int64_t>(trace.launchable.size()) * trace.gap_seconds;
+  if (seconds > kMaxTraceSeconds) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: field 'data': {} ticks of {} s span {} days; frugal simulates "
+                            "traces of at most {} days",
+                            source, trace.launchable.size(), trace.gap_seconds, seconds / 86'400,
+                            kMaxTraceSeconds / 86'400));
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source,
+                             TraceFormat format) {
+  FRUGAL_TRY(RequireUtf8(text, source));
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
@@ -116,15 +179,7 @@ Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source)
   trace.name = Stem(source);
   if (!doc.is_object()) return Fail(ErrorCode::kBadInput, source + ":1:1: expected a JSON object");
   if (doc.contains("metadata")) {
-    const auto& meta = doc["metadata"];
-    if (!meta.is_object() || !meta.contains("gap_seconds") || !meta["gap_seconds"].is_number() ||
-        meta["gap_seconds"].get<double>() < 1) {
-      size_t at = text.find("\"metadata\"");
-      return Fail(ErrorCode::kBadInput,
-                  source + ":" + LineColumn(text, at == std::string::npos ? 0 : at) +
-                      ": field 'metadata.gap_seconds': expected a positive number of seconds");
-    }
-    trace.gap_seconds = static_cast<int>(meta["gap_seconds"].get<double>());
+    trace.gap_seconds = FRUGAL_TRY(ReadGapSeconds(doc["metadata"], text, source));
   }
   if (!doc.contains("data") || !doc["data"].is_array() || doc["data"].empty()) {
     return Fail(ErrorCode::kBadInput,
@@ -132,15 +187,35 @@ Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source)
   }
   const auto& data = doc["data"];
   trace.launchable.reserve(data.size());
+  bool counts = false;  // some value above 1: only launchable counts have those
   for (size_t i = 0; i < data.size(); ++i) {
     const auto& v = data[i];
-    if (!v.is_number_integer() || v.get<int64_t>() < 0) {
+    const bool flag_ok = format != TraceFormat::kUnavailable ||
+                         (v.is_number_integer() && v.get<int64_t>() <= 1);
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > kMaxLaunchable ||
+        !flag_ok) {
       return Fail(ErrorCode::kBadInput,
                   source + ":" + LineColumn(text, DataElementOffset(text, i)) + ": field 'data[" +
-                      std::to_string(i) + "]': expected a count ≥ 0, got " + v.dump());
+                      std::to_string(i) + "]': expected " +
+                      (format == TraceFormat::kUnavailable
+                           ? std::string("0 (available) or 1 (unavailable)")
+                           : fmt::format("a count from 0 to {}", kMaxLaunchable)) +
+                      ", got " + Abbreviate(v.dump()));
     }
+    counts = counts || v.get<int64_t>() > 1;
     trace.launchable.push_back(static_cast<int>(v.get<int64_t>()));
   }
+  if (format == TraceFormat::kAuto && !counts && !IsSpotTracesLayout(doc)) {
+    return Fail(ErrorCode::kBadInput,
+                source + ":1:1: field 'data': cannot tell what 1 means in this trace: spot-traces "
+                         "files count launchable instances (1 = available), SkyNomad's traces "
+                         "flag preemptions (1 = unavailable); say --trace-format launchable or "
+                         "--trace-format unavailable");
+  }
+  if (format == TraceFormat::kUnavailable) {
+    for (int& v : trace.launchable) v = 1 - v;
+  }
+  FRUGAL_TRY(CheckTraceSpan(trace, source));
   return trace;
 }
 
@@ -178,14 +253,24 @@ Result<Trace> ParseCsvTrace(const std::string& text, const std::string& source, 
                                               (by_tick ? "tick" : "timestamp") +
                                               "': rows must be evenly spaced and increasing");
       }
-      if (!by_tick) trace.gap_seconds = static_cast<int>(gap);
+      if (!by_tick) {
+        if (gap > kMaxTickSeconds) {
+          return Fail(ErrorCode::kBadInput,
+                      fmt::format("{}: field 'timestamp': rows {} s apart; frugal simulates "
+                                  "ticks of at most {} s (one day)",
+                                  table.Where(row, *time_column), gap, kMaxTickSeconds));
+        }
+        trace.gap_seconds = static_cast<int>(gap);
+      }
     }
     previous = time;
     auto count = ParseInt(Trim(CsvTable::Field(row, available_column)));
-    if (!count || *count < 0) {
+    if (!count || *count < 0 || *count > kMaxLaunchable) {
       return Fail(ErrorCode::kBadInput, table.Where(row, available_column) +
-                                            ": field 'available': expected a count ≥ 0, got '" +
-                                            CsvTable::Field(row, available_column) + "'");
+                                            ": field 'available': expected a count from 0 to " +
+                                            std::to_string(kMaxLaunchable) + ", got '" +
+                                            Abbreviate(CsvTable::Field(row, available_column)) +
+                                            "'");
     }
     trace.launchable.push_back(static_cast<int>(*count));
     if (spot_column) {
@@ -195,13 +280,14 @@ Result<Trace> ParseCsvTrace(const std::string& text, const std::string& source, 
     }
   }
   if (trace.launchable.size() == 1 && !by_tick) trace.gap_seconds = tick_seconds;
+  FRUGAL_TRY(CheckTraceSpan(trace, source));
   return trace;
 }
 
-Result<Trace> LoadTrace(const std::filesystem::path& path, int tick_seconds) {
+Result<Trace> LoadTrace(const std::filesystem::path& path, int tick_seconds, TraceFormat format) {
   std::string text = FRUGAL_TRY(ReadFile(path));
   std::string ext = ToLower(path.extension().string());
-  if (ext == ".json") return ParseJsonTrace(text, path.string());
+  if (ext == ".json") return ParseJsonTrace(text, path.string(), format);
   if (ext == ".csv") return ParseCsvTrace(text, path.string(), tick_seconds);
   return Fail(ErrorCode::kBadInput,
               path.string() + ": unknown trace format (expected .json or .csv)");

@@ -5,7 +5,11 @@
 //
 // JSON (format of the public spot-traces data, version implied by its keys):
 //   {"metadata": {"gap_seconds": 600}, "data": [n_0, n_1, ...]}
-//   n_i ≥ 0 is the number of instances launchable at tick i.
+//   n_i ≥ 0 is the number of instances launchable at tick i (TraceFormat::kLaunchable).
+//   The same layout with data flags where 1 = unavailable (preempted) and 0 = available is
+//   another convention (TraceFormat::kUnavailable: the traces of the SkyNomad artifact, whose
+//   files carry more metadata and price keys). gap_seconds is a whole number of seconds from
+//   1 to 86,400 and the trace spans at most 3,650 days.
 // CSV (version 1): header `timestamp,available[,spot_price,on_demand_price]` or
 //   `tick,available[,...]`. Timestamps are ISO 8601 UTC ("2022-10-26T00:10:00Z") or unix
 //   seconds, evenly spaced; ticks are consecutive integers `tick_seconds` apart. Prices are
@@ -14,6 +18,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "frugal/core/error.h"
@@ -31,13 +36,34 @@ struct Trace {
   [[nodiscard]] bool HasPrices() const { return !spot_price.empty(); }
 };
 
+/// What the numbers in a JSON trace's `data` mean.
+enum class TraceFormat {
+  kAuto,         ///< told from the file, refused when it cannot be told (see ParseJsonTrace)
+  kLaunchable,   ///< spot-traces: instances launchable at the tick (1 = available)
+  kUnavailable,  ///< 1 = unavailable (preempted), 0 = available
+};
+/// "auto", "launchable" (or "spot-traces"), "unavailable" (or "skynomad"); kBadInput otherwise.
+[[nodiscard]] Result<TraceFormat> ParseTraceFormat(std::string_view text);
+
+/// Longest tick and longest trace frugal simulates: the simulator steps through every minute.
+inline constexpr int64_t kMaxTickSeconds = 86'400;
+inline constexpr int64_t kMaxTraceSeconds = int64_t{3650} * 86'400;
+/// Most instances one tick may count.
+inline constexpr int64_t kMaxLaunchable = 1'000'000;
+
 /// Loads a trace from a .json (spot-traces format) or .csv file. `tick_seconds` is the tick
 /// length of a CSV whose first column is `tick`. kBadInput names file:line:column and the
 /// field on malformed input; kFailed when the file cannot be read.
-[[nodiscard]] Result<Trace> LoadTrace(const std::filesystem::path& path, int tick_seconds = 600);
+[[nodiscard]] Result<Trace> LoadTrace(const std::filesystem::path& path, int tick_seconds = 600,
+                                      TraceFormat format = TraceFormat::kAuto);
 
-/// Parses JSON text (see above); `source` names it in errors.
-[[nodiscard]] Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source);
+/// Parses JSON text (see above); `source` names it in errors. Under kAuto, data with a count
+/// above 1 are launchable counts, and a file of only 0s and 1s is read as spot-traces only
+/// when it has that layout exactly (no keys beside metadata.gap_seconds and data); any other
+/// 0/1 file is refused with kBadInput asking for the format, since reading it the wrong way
+/// round silently inverts availability.
+[[nodiscard]] Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source,
+                                           TraceFormat format = TraceFormat::kAuto);
 /// Parses CSV text (see above); `source` names it in errors.
 [[nodiscard]] Result<Trace> ParseCsvTrace(const std::string& text, const std::string& source,
                                           int tick_seconds);

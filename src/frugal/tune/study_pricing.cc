@@ -93,12 +93,12 @@ Result<const catalog::Offer*> FindOffer(const StudySpec& spec, const catalog::Ca
     const std::vector<std::string> known(instances.begin(), instances.end());
     return Fail(At(spec, "resources.offer",
                    fmt::format("no offer '{}' in the catalog{} (see `frugal catalog offers`)",
-                               pair, DidYouMean(pair, known))));
+                               Abbreviate(pair), DidYouMean(pair, known))));
   }
   if (tiers.empty()) {
     const std::vector<std::string> known(regions.begin(), regions.end());
     return Fail(At(spec, "resources.offer",
-                   fmt::format("{} is not offered in region '{}'{}", pair, want.region,
+                   fmt::format("{} is not offered in region '{}'{}", Abbreviate(pair), Abbreviate(want.region),
                                DidYouMean(want.region, known))));
   }
   return Fail(At(spec, "resources.offer",

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "frugal/core/atomic_file.h"
+#include "frugal/core/csv.h"
 #include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
 #include "frugal/tune/space_spec.h"
@@ -19,8 +21,7 @@ namespace frugal::tune {
 namespace {
 
 Result<void> ParseObjective(const YamlDoc& doc, const YAML::Node& node, Objective& out) {
-  if (!node)
-    return Fail(ErrorCode::kBadInput, doc.source() + ": missing required field 'objective'");
+  if (!node) return Fail(doc.Missing(doc.root(), "objective"));
   FRUGAL_TRY(doc.CheckKeys(node, "objective", {"metric", "direction", "watch"}));
   out.metric = FRUGAL_TRY(doc.RequiredString(node, "metric"));
   const std::string direction = FRUGAL_TRY(doc.RequiredString(node, "direction"));
@@ -33,9 +34,43 @@ Result<void> ParseObjective(const YamlDoc& doc, const YAML::Node& node, Objectiv
   return {};
 }
 
+/// The header of a replay study's curves.csv; nullopt when it cannot be read (the table's own
+/// load reports that).
+std::optional<std::vector<std::string>> CurvesHeader(const ReplaySource& replay) {
+  std::ifstream in(replay.dir / "curves.csv");
+  std::string line;
+  if (!in || !std::getline(in, line)) return std::nullopt;
+  auto header = CsvTable::Parse(line, "curves.csv");
+  if (!header) return std::nullopt;
+  return header->header();
+}
+
+/// A replay study's objective metric and every watched metric must be columns of its
+/// curves.csv; the error points at the spec's line, where the typo is.
+Result<void> CheckReplayMetrics(const YamlDoc& doc, const YAML::Node& objective,
+                                const StudySpec& spec) {
+  if (!spec.replay || !objective.IsMap()) return {};
+  const std::optional<std::vector<std::string>> columns = CurvesHeader(*spec.replay);
+  if (!columns) return {};
+  auto check = [&](const YAML::Node& node, std::string_view field,
+                   const std::string& name) -> Result<void> {
+    if (std::find(columns->begin(), columns->end(), name) != columns->end()) return {};
+    return Fail(doc.ErrorAt(
+        node, field,
+        fmt::format("'{}' is not a column of {}{}", Abbreviate(name),
+                    (spec.replay->dir / "curves.csv").string(), DidYouMean(name, *columns))));
+  };
+  FRUGAL_TRY(check(objective["metric"], "objective.metric", spec.objective.metric));
+  const YAML::Node watch = objective["watch"];
+  if (watch.IsScalar()) FRUGAL_TRY(check(watch, "objective.watch", watch.Scalar()));
+  if (watch.IsSequence()) {
+    for (const auto& item : watch) FRUGAL_TRY(check(item, "objective.watch", item.Scalar()));
+  }
+  return {};
+}
+
 Result<void> ParseFidelity(const YamlDoc& doc, const YAML::Node& node, FidelitySpec& out) {
-  if (!node)
-    return Fail(ErrorCode::kBadInput, doc.source() + ": missing required field 'fidelity'");
+  if (!node) return Fail(doc.Missing(doc.root(), "fidelity"));
   FRUGAL_TRY(
       doc.CheckKeys(node, "fidelity",
                     {"name", "min", "max", "grace", "reduction_factor", "rungs", "cost_per_unit",
@@ -419,6 +454,7 @@ Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,
     return Fail(ErrorCode::kBadInput, doc.Where(root) + ": a trial command needs a 'space'");
   }
   FRUGAL_TRY(ParseObjective(doc, root["objective"], spec.objective));
+  FRUGAL_TRY(CheckReplayMetrics(doc, root["objective"], spec));
   FRUGAL_TRY(ParseFidelity(doc, root["fidelity"], spec.fidelity));
   FRUGAL_TRY(CheckScaleBy(doc, root["fidelity"], spec));
   FRUGAL_TRY(ParseScheduler(doc, root, spec));

@@ -205,7 +205,7 @@ TEST(CatalogCli, ADirectoryOrEmptyFileAsCustomOffersIsNamedAsSuch) {
   auto empty =
       RunFrugal({"--catalog", (home / "empty.yaml").string(), "catalog", "offers"}, home.path());
   EXPECT_EQ(empty.exit_code, 2);
-  EXPECT_NE(empty.err.find("empty.yaml: empty document"), std::string::npos) << empty.err;
+  EXPECT_NE(empty.err.find("empty.yaml:1:1: empty document"), std::string::npos) << empty.err;
 }
 
 TEST(CatalogCli, ImportRefusesACutOffFileAndAnUnreadableSnapshotDate) {

@@ -107,6 +107,39 @@ TEST(PlanCli, EveryExampleRuns) {
   }
 }
 
+TEST(PlanCli, NonUtf8JobNameIsBadInputWithTheJsonErrorDocument) {
+  TempDir home;
+  // A Latin-1 'é' in the job's name, and a stray byte in a comment of another spec.
+  testing::WriteTestFile(home / "latin1.yaml",
+                         "apiVersion: frugal/v1\nname: caf\xE9-ft\nmodel: {params: 1b}\n"
+                         "work: {tokens: 1b}\n");
+  auto r = RunFrugal({"--json", "plan", (home / "latin1.yaml").string()}, home.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("latin1.yaml:2:10: byte 0xE9 is not UTF-8"), std::string::npos) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["error"]["kind"], "bad_input") << r.out;
+  EXPECT_EQ(doc["error"]["exit_code"], 2) << r.out;
+  testing::WriteTestFile(home / "comment.yaml",
+                         "# r\xFF\xFEsum\xE9\napiVersion: frugal/v1\nmodel: {params: 1b}\n"
+                         "work: {tokens: 1b}\n");
+  r = RunFrugal({"--json", "plan", (home / "comment.yaml").string()}, home.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("comment.yaml:1:4:"), std::string::npos) << r.err;
+  EXPECT_TRUE(nlohmann::json::accept(r.out)) << r.out;
+}
+
+TEST(PlanCli, HugeMeasuredOfferIsRefusedWithAShortMessage) {
+  TempDir home;
+  testing::WriteTestFile(home / "big.yaml", "apiVersion: frugal/v1\nmodel: {params: 1b}\n"
+                                            "work: {tokens: 1b}\nmeasured:\n  - offer: " +
+                                                std::string(20000, 'q') + "\n    runtime: 1h\n");
+  auto r = RunFrugal({"plan", (home / "big.yaml").string()}, home.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err.substr(0, 500);
+  EXPECT_NE(r.err.find("big.yaml:5:"), std::string::npos) << r.err.substr(0, 500);
+  EXPECT_NE(r.err.find("(20000 bytes)"), std::string::npos) << r.err.substr(0, 500);
+  EXPECT_LT(r.err.size(), 1000u);
+}
+
 TEST(PlanCli, BadSpecExitsTwoWithFileLineAndField) {
   TempDir home;
   testing::WriteTestFile(home / "bad.yaml",

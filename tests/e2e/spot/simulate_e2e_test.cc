@@ -161,6 +161,71 @@ TEST(SimulateE2e, BadTraceNamesFileLineAndField) {
   EXPECT_NE(r.err.find("data[1]"), std::string::npos) << r.err;
 }
 
+TEST(SimulateE2e, HugeGapSecondsIsBadInputNotAnAllocationFailure) {
+  TempDir home;
+  for (const char* gap : {"1e7", "1e10"}) {
+    WriteTestFile(home / "gap.json",
+                  std::string("{\"metadata\": {\"gap_seconds\": ") + gap + "}, \"data\": [1, 1, 0, 1]}");
+    auto r = RunFrugal({"--json", "simulate", "--trace", (home / "gap.json").string(),
+                        "--compute", "1h", "--deadline", "3h", "--changeover", "10m"},
+                       home.path());
+    EXPECT_EQ(r.exit_code, 2) << gap << ": " << r.err;
+    EXPECT_NE(r.err.find("field 'metadata.gap_seconds'"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("--compute"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("bad_alloc"), std::string::npos) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["error"]["exit_code"], 2) << r.out;
+  }
+}
+
+TEST(SimulateE2e, TraceFormatTellsWhatOneMeansAndRefusesAFileItCannotTell) {
+  TempDir home;
+  // The same availability in both conventions: 1 = unavailable (with the extra metadata and
+  // prices a SkyNomad-style file carries) and spot-traces counts.
+  std::string flags;
+  std::string counts;
+  for (int i = 0; i < 48; ++i) {
+    const bool up = (i / 5) % 3 != 2;
+    flags += std::string(i ? ", " : "") + (up ? "0" : "1");
+    counts += std::string(i ? ", " : "") + (up ? "1" : "0");
+  }
+  WriteTestFile(home / "flags.json",
+                "{\"metadata\": {\"gap_seconds\": 600, \"start_time\": \"2025-05-01T00:00:00\"},\n"
+                " \"data\": [" + flags + "]}");
+  WriteTestFile(home / "counts.json",
+                "{\"metadata\": {\"gap_seconds\": 600}, \"data\": [" + counts + "]}");
+  const std::vector<std::string> job = {"--policy", "greedy", "--compute", "3h", "--deadline",
+                                        "6h", "--changeover", "10m", "--starts", "4", "--seed",
+                                        "2"};
+  auto simulate = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--json", "simulate"});
+    args.insert(args.end(), job.begin(), job.end());
+    return RunFrugal(args, home.path());
+  };
+  auto refused = simulate({"--trace", (home / "flags.json").string()});
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("flags.json:1:1: field 'data': cannot tell what 1 means"),
+            std::string::npos)
+      << refused.err;
+  auto flagged = simulate(
+      {"--trace", (home / "flags.json").string(), "--trace-format", "unavailable"});
+  ASSERT_EQ(flagged.exit_code, 0) << flagged.err;
+  auto counted = simulate({"--trace", (home / "counts.json").string()});
+  ASSERT_EQ(counted.exit_code, 0) << counted.err;
+  const auto a = nlohmann::json::parse(flagged.out)["policies"]["greedy"];
+  const auto b = nlohmann::json::parse(counted.out)["policies"]["greedy"];
+  EXPECT_EQ(a["mean_cost_usd"], b["mean_cost_usd"]);
+  EXPECT_EQ(a["deadline_misses"], b["deadline_misses"]);
+  // Read the wrong way round, the same file gives another answer.
+  auto inverted = simulate(
+      {"--trace", (home / "flags.json").string(), "--trace-format", "launchable"});
+  ASSERT_EQ(inverted.exit_code, 0) << inverted.err;
+  EXPECT_NE(nlohmann::json::parse(inverted.out)["policies"]["greedy"]["mean_cost_usd"],
+            a["mean_cost_usd"]);
+  auto bad = simulate({"--trace", (home / "counts.json").string(), "--trace-format", "upside"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--trace-format: 'upside'"), std::string::npos) << bad.err;
+}
+
 TEST(SimulateE2e, BadFlagsExitTwo) {
   TempDir home;
   const std::string trace = ShippedTrace("us-west-2a_k80_1.json");

@@ -85,6 +85,21 @@ TEST_F(AuditTest, FindsEveryPlantedCaseWithItsSavingAndNothingElse) {
   study("no-pruning", 5, 0);
   study("pruned", 5, 3);
   study("small", 2, 0);
+  {
+    // ASHA with pause/promote: trials parked at a rung and never promoted are its pruning.
+    ledger::NewStudy s;
+    s.name = "asha-paused";
+    s.objective = "loss";
+    s.created = day10;
+    const ledger::StudyId id = *ledger_->CreateStudy(s);
+    for (int i = 0; i < 8; ++i) {
+      const ledger::TrialId t = *ledger_->AddTrial(id, {{"lr", i}}, day10);
+      ASSERT_TRUE(ledger_->RecordRung(t, 0, 1.0, 0.5 + i, day10));
+      ASSERT_TRUE(ledger_->UpdateTrial(
+          t, i < 5 ? ledger::TrialState::kCompleted : ledger::TrialState::kPaused,
+          Money::FromDollars(1), std::nullopt, day10));
+    }
+  }
 
   auto result = RunAudit(*ledger_, options_);
   ASSERT_TRUE(result) << result.error().message;

@@ -102,6 +102,37 @@ TEST_F(AuditFleetTest, FindsIdleForgottenAndUnderusedCapacityAndNothingElse) {
   EXPECT_NEAR(commit->facts["break_even"].get<double>(), 0.6, 1e-9);
 }
 
+TEST_F(AuditFleetTest, InventoryUnderuseCommitmentAndSpendAreCounted) {
+  options_.thresholds.budgets = {Budget{"ml", "", Money::FromDollars(1000), BudgetPeriod::kMonth}};
+  const std::string inv =
+      "version: 1\ninstances:\n" +
+      // 8 GPUs at a mean 37% for 30 days: the work fits 4 GPUs at most 80% busy each.
+      Instance("i-a100x8", "big-a100", "A100-80GB", "on_demand", 32, "2026-03-02T00:00:00Z",
+               Readings(720, 37), ", gpus: 8") +
+      // On demand and busy every hour of the 90 days: steady-h100 has a 1-year commitment.
+      Instance("i-quad", "steady-h100", "H100-80GB-SXM", "on_demand", 8, "2026-01-01T00:00:00Z",
+               Readings(2160, 95), ", gpus: 4");
+  auto result = AuditWith(inv);
+  ASSERT_TRUE(result) << result.error().message;
+  SCOPED_TRACE(report_);
+  EXPECT_EQ(CountByRule(*result),
+            (std::map<std::string, int>{{std::string(kUnderutilized), 1},
+                                        {std::string(kCommitment), 1},
+                                        {std::string(kBudgetForecast), 1}}));
+  const Finding* under = Find(*result, kUnderutilized);
+  EXPECT_EQ(under->subject, "instance i-a100x8 (8x A100-80GB)");
+  // $32/h × 720 h × (1 − 4/8), over 30 days of history.
+  ExpectCents(under, 32.0 * 720 * 0.5);
+  // On demand $8 × 2160 h; committed 60% of it: $6,912 in the window, a third a month.
+  const Finding* commit = Find(*result, kCommitment);
+  ExpectCents(commit, (8.0 * 2160 - 8.0 * 0.6 * 2160) / 3);
+  EXPECT_EQ(commit->facts["inventory_instances"], nlohmann::json::array({"i-quad"}));
+  // Spend: the inventory bills whether a run used it or not.
+  EXPECT_NEAR(SpendInWindow(*result).dollars(), 32.0 * 720 + 8.0 * 2160, 0.01);
+  ASSERT_EQ(result->budgets.size(), 1u);
+  EXPECT_NEAR(result->budgets[0].burn_per_day.dollars(), (32.0 + 8.0) * 24, 0.01);
+}
+
 TEST_F(AuditFleetTest, AWindowTooShortToShowTwoIdleWeeksIsANoteNotAFinding) {
   options_.since = options_.now - hours(24 * 7);
   auto result = AuditWith("instances:\n" + Instance("i-nohist", "tiny-t4", "T4", "on_demand", 0.5,

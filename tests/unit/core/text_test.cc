@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <string>
+#include <vector>
+
 namespace frugal {
 namespace {
 
@@ -34,6 +38,40 @@ TEST(Text, SuggestsCloseNamesOnly) {
   EXPECT_EQ(Suggest("dedline", names).value_or(""), "deadline");
   EXPECT_FALSE(Suggest("zebra", names).has_value());
   EXPECT_EQ(DidYouMean("teir", names), " (did you mean 'tier'?)");
+}
+
+TEST(Text, SuggestionWorkIsBoundedForLongValues) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 2000; ++i) names.push_back("aws-us-east-1-p4d.24xlarge-" + std::to_string(i));
+  const std::string value(20000, 'z');
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(DidYouMean(value, names), "");
+  // Guards against the quadratic edit distance (16 s before); not a speed target.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  // Short typos still get their suggestion.
+  EXPECT_EQ(DidYouMean("aws-us-east-1-p4d.24xlarge-17x", names),
+            " (did you mean 'aws-us-east-1-p4d.24xlarge-17'?)");
+}
+
+TEST(Text, FindsTheFirstByteThatIsNotUtf8) {
+  EXPECT_EQ(FirstInvalidUtf8("plain ascii"), std::nullopt);
+  EXPECT_EQ(FirstInvalidUtf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"), std::nullopt);
+  EXPECT_EQ(FirstInvalidUtf8("ab\xE9"), 2u);           // Latin-1
+  EXPECT_EQ(FirstInvalidUtf8("\xC0\xAF"), 0u);         // overlong '/'
+  EXPECT_EQ(FirstInvalidUtf8("x\xED\xA0\x80"), 1u);    // surrogate
+  EXPECT_EQ(FirstInvalidUtf8("\xE2\x82"), 0u);         // cut off
+  EXPECT_EQ(FirstInvalidUtf8("\xF4\x90\x80\x80"), 0u); // past U+10FFFF
+  auto r = RequireUtf8("a\nb\xFF", "f.csv");
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().message.rfind("f.csv:2:2: byte 0xFF is not UTF-8", 0), 0u);
+}
+
+TEST(Text, AbbreviateKeepsShortValuesAndCutsLongOnes) {
+  EXPECT_EQ(Abbreviate("short"), "short");
+  const std::string cut = Abbreviate(std::string(1000, 'a'), 10);
+  EXPECT_EQ(cut, "aaaaaaaaaa… (1000 bytes)");
+  // Never splits a UTF-8 sequence.
+  EXPECT_EQ(FirstInvalidUtf8(Abbreviate("\xC3\xA9\xC3\xA9\xC3\xA9", 3)), std::nullopt);
 }
 
 }  // namespace

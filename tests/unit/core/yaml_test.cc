@@ -1,6 +1,10 @@
 #include "frugal/core/yaml.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
 
 namespace frugal {
 namespace {
@@ -49,6 +53,79 @@ TEST(YamlDoc, SyntaxErrorsAreLocated) {
   ASSERT_FALSE(doc.has_value());
   EXPECT_EQ(doc.error().code, ErrorCode::kBadInput);
   EXPECT_EQ(doc.error().message.rfind("bad.yaml:", 0), 0u) << doc.error().message;
+}
+
+// Nine levels of ten aliases: a billion nodes for a reader that walks every alias.
+std::string AliasBomb(int levels) {
+  std::string text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= levels; ++i) {
+    text += fmt::format("a{}: &a{} [", i, i);
+    for (int k = 0; k < 10; ++k) text += fmt::format("{}*a{}", k ? ", " : "", i - 1);
+    text += "]\n";
+  }
+  return text;
+}
+
+TEST(YamlDoc, AliasBombIsRefusedQuicklyAtTheAlias) {
+  const auto start = std::chrono::steady_clock::now();
+  auto doc = YamlDoc::Parse(AliasBomb(9), "offers.yaml");
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(doc.has_value());
+  EXPECT_EQ(doc.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(doc.error().message.find("aliases expand the document past"), std::string::npos)
+      << doc.error().message;
+  EXPECT_EQ(doc.error().message.rfind("offers.yaml:", 0), 0u) << doc.error().message;
+  // Not a timing assertion on speed, a guard against the exponential walk (tens of seconds).
+  EXPECT_LT(took, std::chrono::seconds(5));
+  // A few aliases of a small anchor stay fine.
+  auto small = YamlDoc::Parse(AliasBomb(2), "offers.yaml");
+  EXPECT_TRUE(small.has_value()) << small.error().message;
+}
+
+TEST(YamlDoc, AliasInsideItsOwnAnchorIsRefused) {
+  auto doc = YamlDoc::Parse("a: &x [1, *x]\n", "c.yaml");
+  ASSERT_FALSE(doc.has_value());
+  EXPECT_NE(doc.error().message.find("c.yaml:1:"), std::string::npos) << doc.error().message;
+}
+
+TEST(YamlDoc, NonUtf8ByteIsBadInputWithItsLine) {
+  // In a value and in a comment alike.
+  auto value = YamlDoc::Parse("name: a\nteam: caf\xE9\n", "study.yaml");
+  ASSERT_FALSE(value.has_value());
+  EXPECT_EQ(value.error().code, ErrorCode::kBadInput);
+  EXPECT_EQ(value.error().message.rfind("study.yaml:2:10: byte 0xE9 is not UTF-8", 0), 0u)
+      << value.error().message;
+  auto comment = YamlDoc::Parse("# \xFF\nname: a\n", "study.yaml");
+  ASSERT_FALSE(comment.has_value());
+  EXPECT_EQ(comment.error().message.rfind("study.yaml:1:3:", 0), 0u) << comment.error().message;
+  EXPECT_TRUE(YamlDoc::Parse("name: caf\xC3\xA9\n", "study.yaml").has_value());
+}
+
+TEST(YamlDoc, EmptyDocumentAndMissingFieldHaveALocation) {
+  auto empty = YamlDoc::Parse("# nothing\n", "job.yaml");
+  ASSERT_FALSE(empty.has_value());
+  EXPECT_EQ(empty.error().message.rfind("job.yaml:1:1: empty document", 0), 0u)
+      << empty.error().message;
+  auto doc = YamlDoc::Parse("name: a\n", "job.yaml");
+  ASSERT_TRUE(doc.has_value());
+  // An absent section is located at the document's start, a present one at its own line.
+  EXPECT_EQ(doc->Missing(doc->root()["trial"], "command").message,
+            "job.yaml:1:1: missing required field 'command'");
+  auto nested = YamlDoc::Parse("name: a\ntrial:\n  gpus: 1\n", "job.yaml");
+  ASSERT_TRUE(nested.has_value());
+  auto missing = nested->RequiredString(nested->root()["trial"], "command");
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().message, "job.yaml:3:3: missing required field 'command'");
+}
+
+TEST(YamlDoc, LongUnknownKeyIsCutInTheMessage) {
+  const std::string key(1000, 'q');  // YAML's longest plain key is 1024 characters
+  auto doc = YamlDoc::Parse(key + ": 1\n", "job.yaml");
+  ASSERT_TRUE(doc.has_value());
+  auto r = doc->CheckKeys(doc->root(), "job", {"name", "resources"});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_LT(r.error().message.size(), 300u) << r.error().message.size();
+  EXPECT_NE(r.error().message.find("(1000 bytes)"), std::string::npos);
 }
 
 }  // namespace

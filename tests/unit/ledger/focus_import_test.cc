@@ -359,6 +359,34 @@ TEST(FocusAmounts, RefusesOtherCurrenciesLocaleNumbersAndBackwardChargePeriods) 
   EXPECT_EQ(skipped.summary.bad_rows, 6);
 }
 
+TEST(FocusAmounts, QuantityThatCannotBeStoredExactlyIsABadRow) {
+  frugal::testing::TempDir dir;
+  const std::string row = "1,2026-01-01T00:00:00Z,2026-01-01T01:00:00Z,";
+  WriteTestFile(dir / "q.csv", "BilledCost,ChargePeriodStart,ChargePeriodEnd,ConsumedQuantity\n" +
+                                   row + "1e41\n" +                 // line 2: was kept as 1e40
+                                   row + "1e300\n" +                // line 3
+                                   row + "1e309\n" +                // line 4: past a double
+                                   row + "1.00000000000000001\n" +  // line 5: past its precision
+                                   row + "1e-400\n" +               // line 6: below it
+                                   row + "0.1\n" +                  // line 7: fine
+                                   row + "2.5E3\n");                // line 8: fine
+  const auto refused = ReadFocus(dir / "q.csv");
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code, ErrorCode::kBadInput);
+  const std::string& why = refused.error().message;
+  for (int line = 2; line <= 6; ++line) {
+    const std::string expected = fmt::format("q.csv:{}:45: ConsumedQuantity", line);
+    EXPECT_NE(why.find(expected), std::string::npos) << expected << " not in:\n" << why;
+  }
+  EXPECT_NE(why.find("'1e41' cannot be stored exactly"), std::string::npos) << why;
+  EXPECT_EQ(why.find("q.csv:7"), std::string::npos) << why;
+  EXPECT_EQ(why.find("q.csv:8"), std::string::npos) << why;
+  const FocusBatch kept = ReadFocus(dir / "q.csv", BadRows::kSkip).value();
+  ASSERT_EQ(kept.rows.size(), 2u);
+  EXPECT_EQ(kept.rows[0].values[BillingRowColumn("consumed_quantity")], Value{0.1});
+  EXPECT_EQ(kept.rows[1].values[BillingRowColumn("consumed_quantity")], Value{2500.0});
+}
+
 TEST(FocusAmounts, ReadsFocusNumbersExactly) {
   const std::vector<std::pair<std::string, std::optional<std::string>>> cases = {
       {"8e-07", "0.0000008"},

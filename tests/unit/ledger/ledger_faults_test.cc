@@ -1,6 +1,10 @@
 // Bad ledgers and unavailable servers: clear errors with the right exit code, nothing written.
 
 #include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
 #include <sys/mount.h>
 
 #include <fstream>
@@ -74,6 +78,23 @@ TEST(LedgerFaults, MalformedPostgresUrlIsBadInputAndHidesThePassword) {
   EXPECT_EQ(ledger.error().code, ErrorCode::kBadInput) << ledger.error().message;
   EXPECT_EQ(ledger.error().message.find("s3cret"), std::string::npos) << ledger.error().message;
   EXPECT_NE(ledger.error().message.find("not a valid PostgreSQL URL"), std::string::npos);
+}
+
+TEST(LedgerFaults, MalformedPortSslmodeOrTimeoutIsBadInputNotUnavailable) {
+  // libpq parses these URLs and fails only at connect time; they are the user's typos.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"postgresql://frugal:s3cret@127.0.0.1:notaport/x", "port 'notaport'"},
+      {"postgresql://frugal:s3cret@127.0.0.1:70000/x", "port '70000'"},
+      {"postgresql://frugal:s3cret@127.0.0.1:5432/x?sslmode=bogus", "sslmode 'bogus'"},
+      {"postgresql://frugal:s3cret@127.0.0.1:5432/x?connect_timeout=abc",
+       "connect_timeout 'abc'"}};
+  for (const auto& [url, named] : cases) {
+    auto ledger = Ledger::Open(url);
+    ASSERT_FALSE(ledger.has_value()) << url;
+    EXPECT_EQ(ledger.error().code, ErrorCode::kBadInput) << url << ": " << ledger.error().message;
+    EXPECT_NE(ledger.error().message.find(named), std::string::npos) << ledger.error().message;
+    EXPECT_EQ(ledger.error().message.find("s3cret"), std::string::npos) << ledger.error().message;
+  }
 }
 
 TEST(LedgerFaults, OtherUrlSchemesAndDirectoriesAreBadInputNotFiles) {

@@ -35,6 +35,63 @@ TEST(SpotTrace, JsonErrorNamesLineColumnAndField) {
   EXPECT_NE(no_gap.error().message.find("metadata.gap_seconds"), std::string::npos);
 }
 
+TEST(SpotTrace, HugeOrFractionalGapSecondsIsBadInputNamingTheField) {
+  for (const char* gap : {"1e7", "1e10", "1e300", "600.5", "86401"}) {
+    auto trace = ParseJsonTrace(
+        std::string("{\"metadata\": {\"gap_seconds\": ") + gap + "},\n \"data\": [1, 0, 1]}",
+        "t.json");
+    ASSERT_FALSE(trace) << gap;
+    EXPECT_EQ(trace.error().code, ErrorCode::kBadInput);
+    EXPECT_NE(trace.error().message.find("t.json:1:15: field 'metadata.gap_seconds'"),
+              std::string::npos)
+        << trace.error().message;
+    EXPECT_NE(trace.error().message.find("one day"), std::string::npos) << trace.error().message;
+  }
+  // A day is the longest tick; ten years the longest trace.
+  EXPECT_TRUE(ParseJsonTrace(R"({"metadata": {"gap_seconds": 86400}, "data": [1, 2]})", "d.json"));
+  std::string long_data = "[1";
+  for (int i = 0; i < 3651; ++i) long_data += ", 1";
+  auto too_long = ParseJsonTrace(
+      R"({"metadata": {"gap_seconds": 86400}, "data": )" + long_data + "]}", "long.json");
+  ASSERT_FALSE(too_long);
+  EXPECT_NE(too_long.error().message.find("at most 3650 days"), std::string::npos)
+      << too_long.error().message;
+  auto huge_count = ParseJsonTrace(R"({"data": [1, 9999999999]})", "c.json");
+  ASSERT_FALSE(huge_count);
+  EXPECT_NE(huge_count.error().message.find("data[1]"), std::string::npos);
+}
+
+TEST(SpotTrace, UnavailableConventionIsReadInvertedAndAmbiguousFilesAreRefused) {
+  // SkyNomad's convention: 1 = unavailable; its files carry more metadata.
+  const std::string flags =
+      R"({"metadata": {"gap_seconds": 600, "start_time": "2025-05-01T00:00:00"},
+ "data": [0, 1, 1, 0], "prices": [2.1, 2.2, 2.3, 2.1]})";
+  auto ambiguous = ParseJsonTrace(flags, "h100.json");
+  ASSERT_FALSE(ambiguous);
+  EXPECT_EQ(ambiguous.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(ambiguous.error().message.find("h100.json:1:1: field 'data': cannot tell"),
+            std::string::npos)
+      << ambiguous.error().message;
+  EXPECT_NE(ambiguous.error().message.find("--trace-format"), std::string::npos);
+  auto unavailable = ParseJsonTrace(flags, "h100.json", TraceFormat::kUnavailable);
+  ASSERT_TRUE(unavailable) << unavailable.error().message;
+  EXPECT_EQ(unavailable->launchable, (std::vector<int>{1, 0, 0, 1}));
+  auto as_counts = ParseJsonTrace(flags, "h100.json", TraceFormat::kLaunchable);
+  ASSERT_TRUE(as_counts);
+  EXPECT_EQ(as_counts->launchable, (std::vector<int>{0, 1, 1, 0}));
+  // A flag is 0 or 1.
+  auto two = ParseJsonTrace(R"({"data": [0, 2]})", "f.json", TraceFormat::kUnavailable);
+  ASSERT_FALSE(two);
+  EXPECT_NE(two.error().message.find("data[1]"), std::string::npos) << two.error().message;
+  // The spot-traces layout, and counts above 1, are told without a flag.
+  EXPECT_TRUE(ParseJsonTrace(R"({"metadata": {"gap_seconds": 600}, "data": [0, 1]})", "a.json"));
+  EXPECT_TRUE(ParseJsonTrace(R"({"metadata": {"gap_seconds": 600, "x": 1}, "data": [0, 8]})",
+                             "b.json"));
+  EXPECT_EQ(*ParseTraceFormat("skynomad"), TraceFormat::kUnavailable);
+  EXPECT_EQ(*ParseTraceFormat("spot-traces"), TraceFormat::kLaunchable);
+  EXPECT_FALSE(ParseTraceFormat("inverted"));
+}
+
 TEST(SpotTrace, ParsesCsvWithTimestampsAndPrices) {
   auto trace = ParseCsvTrace(
       "timestamp,available,spot_price,on_demand_price\n"

@@ -51,6 +51,42 @@ TEST(StudySpec, TagsAreAnyNamesWithScalarValues) {
   EXPECT_NE(nested.error().message.find("tags.team"), std::string::npos);
 }
 
+TEST(StudySpec, MissingSectionsAndReplayMetricsAreReportedAtTheSpecsLine) {
+  auto no_fidelity = Parse("name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: min"
+                           "imize}\n");
+  ASSERT_FALSE(no_fidelity);
+  EXPECT_EQ(no_fidelity.error().message, "study.yaml:1:1: missing required field 'fidelity'");
+
+  frugal::testing::TempDir dir;
+  frugal::testing::WriteTestFile(dir / "t" / "curves.csv",
+                                 "config_id,epoch,elapsed_s,val_loss,train_loss\nc1,1,10,0.5,0.6\n");
+  frugal::testing::WriteTestFile(dir / "t" / "configs.csv", "config_id,lr\nc1,0.1\n");
+  const std::string head = "name: s\nreplay: {dir: t}\nfidelity: {max: 1}\n";
+  auto metric = ParseStudySpec(head + "objective:\n  metric: val_los\n  direction: minimize\n",
+                               "study.yaml", dir.path());
+  ASSERT_FALSE(metric);
+  EXPECT_EQ(metric.error().code, ErrorCode::kBadInput);
+  EXPECT_EQ(metric.error().message.rfind("study.yaml:5:11: field 'objective.metric': 'val_los' "
+                                         "is not a column of ",
+                                         0),
+            0u)
+      << metric.error().message;
+  EXPECT_NE(metric.error().message.find("did you mean 'val_loss'"), std::string::npos);
+  auto watch = ParseStudySpec(
+      head + "objective:\n  metric: val_loss\n  direction: minimize\n  watch: [nosuch_metric]\n",
+      "study.yaml", dir.path());
+  ASSERT_FALSE(watch);
+  EXPECT_EQ(watch.error().message.rfind("study.yaml:7:11: field 'objective.watch': "
+                                        "'nosuch_metric' is not a column",
+                                        0),
+            0u)
+      << watch.error().message;
+  auto fine = ParseStudySpec(
+      head + "objective:\n  metric: val_loss\n  direction: minimize\n  watch: [train_loss]\n",
+      "study.yaml", dir.path());
+  EXPECT_TRUE(fine) << fine.error().message;
+}
+
 TEST(StudySpec, ErrorsNameFileLineAndField) {
   const std::string base =
       "name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: maximize}\n";
