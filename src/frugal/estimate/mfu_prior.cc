@@ -83,16 +83,16 @@ SizeBand SizeFactor(double params) {
   return {"model >= 3B", 1.0};
 }
 
-double InterconnectFactor(Interconnect i) {
-  switch (i) {
-    case Interconnect::kSingle:
+/// Host offload: the CPU optimizer step and PCIe transfers (judgement: ZeRO-Offload reports
+/// most of the GPU throughput kept for large batches, parameter offload much less).
+double OffloadFactor(Offload o) {
+  switch (o) {
+    case Offload::kNone:
       return 1.0;
-    case Interconnect::kNvlink:
-      return 0.95;
-    case Interconnect::kPcie:
-      return 0.85;
-    case Interconnect::kMultiNode:
-      return 0.9;
+    case Offload::kOptimizer:
+      return 0.8;
+    case Offload::kAll:
+      return 0.5;
   }
   return 1.0;
 }
@@ -105,6 +105,8 @@ double MethodFactor(Method m) {
       return 0.85;  // small adapter matmuls and kernel launches
     case Method::kQlora:
       return 0.6;  // NF4 dequantization on every forward and backward
+    case Method::kInference:
+      return 1.0;
   }
   return 1.0;
 }
@@ -121,8 +123,7 @@ double FamilyBaseUtilization(std::string_view architecture) {
 
 double PriorHfu(const Hardware& hw, const Training& t, double params) {
   double hfu = FamilyBaseUtilization(hw.architecture) * PrecisionFactor(t.precision) *
-               SizeFactor(params).factor *
-               InterconnectFactor(InterconnectFor(hw.has_nvlink, t.gpus)) * MethodFactor(t.method);
+               SizeFactor(params).factor * MethodFactor(t.method) * OffloadFactor(t.offload);
   if (t.recompute == Recompute::kSelective) hfu *= kSelectiveFactor;
   return std::clamp(hfu, kMinHfu, kMaxHfu);
 }
@@ -135,10 +136,11 @@ MfuPrior PriorUtilization(const Hardware& hw, const Training& t, double params) 
   prior.factors.push_back({"precision", PrecisionFactor(t.precision)});
   const SizeBand size = SizeFactor(params);
   prior.factors.push_back({size.what, size.factor});
-  const Interconnect link = InterconnectFor(hw.has_nvlink, t.gpus);
-  prior.factors.push_back(
-      {fmt::format("{} GPUs, {}", t.gpus, InterconnectName(link)), InterconnectFactor(link)});
   prior.factors.push_back({fmt::format("method {}", MethodName(t.method)), MethodFactor(t.method)});
+  if (t.offload != Offload::kNone) {
+    prior.factors.push_back(
+        {fmt::format("offload {}", OffloadName(t.offload)), OffloadFactor(t.offload)});
+  }
   if (t.recompute == Recompute::kSelective) {
     prior.factors.push_back({"selective recompute (element-wise work)", kSelectiveFactor});
   }
