@@ -30,7 +30,7 @@ struct EstimateOptions {
   std::optional<double> tokens_per_sample, tokens_per_second, mfu;
   std::string gpu;
   int gpus = 1;
-  int tensor_parallel = 1, pipeline_parallel = 1;
+  int tensor_parallel = 1, pipeline_parallel = 1, virtual_stages = 1;
   bool sequence_parallel = false, optimizer_in_backward = false;
   std::string attention = "flash", loss = "standard", offload = "none";
   std::optional<double> network_gbps;
@@ -74,6 +74,7 @@ Result<estimate::Training> TrainingFrom(const EstimateOptions& o, const estimate
   t.gpus = o.gpus;
   t.tensor_parallel = o.tensor_parallel;
   t.pipeline_parallel = o.pipeline_parallel;
+  t.virtual_stages = o.virtual_stages;
   t.sequence_parallel = o.sequence_parallel;
   t.attention = FRUGAL_TRY(
       estimate::ParseAttention(o.attention).map_error([](Error e) { return e.Wrap("--attention"); }));
@@ -165,6 +166,7 @@ nlohmann::json EstimateJson(const estimate::Estimate& e,
             {"gpus", t.gpus},
             {"tensor_parallel", t.tensor_parallel},
             {"pipeline_parallel", t.pipeline_parallel},
+            {"virtual_stages", t.virtual_stages},
             {"data_parallel", t.DataParallel()},
             {"sequence_parallel", t.sequence_parallel},
             {"attention", estimate::AttentionName(t.attention)},
@@ -215,13 +217,13 @@ void PrintHuman(const estimate::Estimate& e, const std::string& gpu,
                      estimate::UtilizationSourceName(e.source));
   out << fmt::format("Time: {:.2f} h wall on {} GPUs, {:.1f} GPU-hours\n", e.WallHours(),
                      e.training.gpus, e.GpuHours());
-  const estimate::Training& t = e.training;
-  if (t.gpus > 1 && e.source == estimate::UtilizationSource::kPrior) {
+  const estimate::Training& tr = e.training;
+  if (tr.gpus > 1 && e.source == estimate::UtilizationSource::kPrior) {
     const estimate::StepTime& s = e.step;
     out << fmt::format(
         "Parallelism: TP {} x PP {} x DP {}; per step {:.3g} s = compute {:.3g} + bubble {:.3g} "
         "+ tensor-parallel {:.3g} + data-parallel {:.3g} not hidden (of {:.3g})\n",
-        t.tensor_parallel, t.pipeline_parallel, t.DataParallel(), s.Total(), s.compute, s.bubble,
+        tr.tensor_parallel, tr.pipeline_parallel, tr.DataParallel(), s.Total(), s.compute, s.bubble,
         s.tensor_parallel, s.exposed_data_parallel, s.data_parallel);
   }
   if (costs.empty()) {
@@ -386,6 +388,9 @@ void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--tensor-parallel,--tp", o->tensor_parallel, "Tensor-parallel GPUs per layer")
       ->capture_default_str();
   cmd->add_option("--pipeline-parallel,--pp", o->pipeline_parallel, "Pipeline stages (1F1B)")
+      ->capture_default_str();
+  cmd->add_option("--virtual-stages", o->virtual_stages,
+                  "Interleaved pipeline: model chunks per stage (shrinks the bubble)")
       ->capture_default_str();
   cmd->add_flag("--sequence-parallel", o->sequence_parallel,
                 "Megatron sequence parallelism (with --tensor-parallel > 1)");

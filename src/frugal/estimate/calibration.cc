@@ -27,6 +27,8 @@ Result<CalibrationKind> ParseKind(std::string_view t) {
   if (t == "model_tflops_per_gpu") return CalibrationKind::kModelTflopsPerGpu;
   if (t == "hardware_tflops_per_gpu") return CalibrationKind::kHardwareTflopsPerGpu;
   if (t == "memory_gb_allocated") return CalibrationKind::kMemoryGbAllocated;
+  if (t == "tokens_per_second_per_gpu") return CalibrationKind::kTokensPerSecondPerGpu;
+  if (t == "memory_gib_reserved") return CalibrationKind::kMemoryGibReserved;
   return Fail(ErrorCode::kBadInput, fmt::format("unknown kind '{}'", t));
 }
 
@@ -62,7 +64,7 @@ class RowReader {
 /// The optional version-2 columns, by name; absent columns are nullopt.
 struct OptionalColumns {
   std::optional<size_t> family, tensor_parallel, pipeline_parallel, sequence_parallel,
-      global_batch, network_gbps, attention, loss, offload, optimizer_in_backward;
+      global_batch, network_gbps, attention, loss, offload, optimizer_in_backward, virtual_stages;
 };
 
 OptionalColumns FindOptionalColumns(const CsvTable& table) {
@@ -77,6 +79,7 @@ OptionalColumns FindOptionalColumns(const CsvTable& table) {
   c.loss = table.Column("loss");
   c.offload = table.Column("offload");
   c.optimizer_in_backward = table.Column("optimizer_in_backward");
+  c.virtual_stages = table.Column("virtual_stages");
   return c;
 }
 
@@ -119,6 +122,7 @@ Result<void> ReadOptional(const OptionalReader& o, const OptionalColumns& c, Cal
   row.family = family.empty() ? row.id.substr(0, row.id.find('-')) : family;
   FRUGAL_TRY(o.Read(c.tensor_parallel, ParseInt, t.tensor_parallel));
   FRUGAL_TRY(o.Read(c.pipeline_parallel, ParseInt, t.pipeline_parallel));
+  FRUGAL_TRY(o.Read(c.virtual_stages, ParseInt, t.virtual_stages));
   FRUGAL_TRY(o.Read(c.sequence_parallel, ParseBool, t.sequence_parallel));
   FRUGAL_TRY(o.Read(c.global_batch, ParseInt, t.global_batch));
   FRUGAL_TRY(o.Read(c.network_gbps, ParseDouble, row.network_gbps));
@@ -162,7 +166,9 @@ Result<CalibrationRow> ReadRow(const RowReader& r, const std::vector<catalog::Gp
   row.tokens = FRUGAL_TRY(r.Number(22));
   row.published = FRUGAL_TRY(r.Number(23));
   if (!(row.published > 0)) return Fail(r.At(23, Error{ErrorCode::kBadInput, "must be positive"}));
-  if (row.kind != CalibrationKind::kMemoryGbAllocated && !(row.tokens > 0)) {
+  const bool memory = row.kind == CalibrationKind::kMemoryGbAllocated ||
+                      row.kind == CalibrationKind::kMemoryGibReserved;
+  if (!memory && !(row.tokens > 0)) {
     return Fail(r.At(22, Error{ErrorCode::kBadInput, "a time row needs tokens"}));
   }
   row.source = r.Text(24);
@@ -204,7 +210,9 @@ Result<std::vector<CalibrationResult>> EvaluateCalibration(
     const auto wrap = [&](Error error) { return error.Wrap(row.id); };
     Hardware hw = FRUGAL_TRY(HardwareFor(*row.gpu, row.training.precision).map_error(wrap));
     hw.network_gbps = row.network_gbps;
-    const double tokens = row.kind == CalibrationKind::kMemoryGbAllocated ? 1.0 : row.tokens;
+    const bool memory = row.kind == CalibrationKind::kMemoryGbAllocated ||
+                        row.kind == CalibrationKind::kMemoryGibReserved;
+    const double tokens = memory ? 1.0 : row.tokens;
     const Estimate e =
         FRUGAL_TRY(EstimateTraining(row.model, row.training, hw, tokens).map_error(wrap));
     CalibrationResult r;
@@ -216,9 +224,18 @@ Result<std::vector<CalibrationResult>> EvaluateCalibration(
         r.predicted = (e.memory.Total() - kFixedOverheadBytes) / 1e9;
         r.published = row.published;
         break;
+      case CalibrationKind::kMemoryGibReserved:
+        r.is_memory = true;
+        r.predicted = (e.memory.Total() - kFixedOverheadBytes) / kBytesPerGib;
+        r.published = row.published;
+        break;
       case CalibrationKind::kGpuHours:
         r.predicted = e.GpuHours();
         r.published = row.published;
+        break;
+      case CalibrationKind::kTokensPerSecondPerGpu:
+        r.predicted = e.GpuHours();
+        r.published = row.tokens / (row.published * 3600.0);
         break;
       case CalibrationKind::kModelTflopsPerGpu:
         r.predicted = e.GpuHours();

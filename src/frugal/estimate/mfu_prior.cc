@@ -36,17 +36,18 @@ struct FamilyBase {
   double utilization;
 };
 
-// 16-bit training of a ≥3B-parameter model on one GPU, as a share of the dense tensor peak.
-// Ampere and Hopper are fitted on bench/estimate/calibration.csv (the median ratio of
-// predicted to published GPU-hours brought to 1; docs/estimate.md lists the runs). The other
-// families have no published run in the table yet: their bases are judgement, set below
-// Ampere where kernels are less mature or the part is memory-bound.
+// Compute utilization of 16-bit training of a ≥3B-parameter model, as a share of the dense
+// tensor peak; communication between GPUs is added by the step model (parallelism.h).
+// Ampere (28 time rows) and Hopper (26 time rows) are fitted on bench/estimate/calibration.csv
+// (the median ratio of predicted to published GPU-hours brought to 1; docs/estimate.md lists
+// the runs). The other families have no published run in the table yet: their bases are
+// judgement, set below Ampere where kernels are less mature or the part is memory-bound.
 constexpr std::array<FamilyBase, 8> kFamilyBase = {{
     {"volta", 0.40},
     {"turing", 0.30},
-    {"ampere", 0.55},
+    {"ampere", 0.53},
     {"ada lovelace", 0.35},
-    {"hopper", 0.35},
+    {"hopper", 0.45},
     {"blackwell", 0.35},
     {"cdna 3", 0.30},
     {"tpu v5e", 0.45},

@@ -69,7 +69,8 @@ StepTime EstimateStepTime(const Model& m, const Training& t, const Hardware& hw,
   StepTime s;
   s.compute = compute_seconds;
   if (t.pipeline_parallel > 1) {
-    s.bubble = compute_seconds * D(t.pipeline_parallel - 1) / D(t.AccumulationSteps());
+    s.bubble = compute_seconds * D(t.pipeline_parallel - 1) /
+               (D(t.virtual_stages) * D(t.AccumulationSteps()));
   }
   s.tensor_parallel = TensorParallelBytes(m, t) /
                       CollectiveBytesPerSecond(hw, t.tensor_parallel, t.tensor_parallel);

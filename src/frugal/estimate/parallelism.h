@@ -66,7 +66,7 @@ struct StepTime {
 
 /// The step given its compute time (`compute_seconds`, all micro-batches): data-parallel traffic
 /// overlaps backward (ZeRO-3 prefetching: forward and backward), tensor-parallel traffic does
-/// not, and the 1F1B pipeline idles (stages − 1) micro-batch slots.
+/// not, and the 1F1B pipeline idles (stages − 1) / virtual_stages micro-batch slots.
 [[nodiscard]] StepTime EstimateStepTime(const Model& m, const Training& t, const Hardware& hw,
                                         double compute_seconds);
 

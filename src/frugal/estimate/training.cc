@@ -189,7 +189,8 @@ Result<void> Training::Validate() const {
                 fmt::format("global_batch must not be negative, got {}", global_batch));
   }
   for (const auto& [value, name] : {std::pair{tensor_parallel, "tensor_parallel"},
-                                     std::pair{pipeline_parallel, "pipeline_parallel"}}) {
+                                     std::pair{pipeline_parallel, "pipeline_parallel"},
+                                     std::pair{virtual_stages, "virtual_stages"}}) {
     if (value < 1 || value > 4096) {
       return Fail(ErrorCode::kBadInput,
                   fmt::format("{} must be between 1 and 4096, got {}", name, value));

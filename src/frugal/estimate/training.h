@@ -101,6 +101,8 @@ struct Training {
   int gpus = 1;        ///< all GPUs of the job
   int tensor_parallel = 1;    ///< Megatron tensor parallelism: each layer split over this many
   int pipeline_parallel = 1;  ///< pipeline stages (1F1B schedule), layers split evenly
+  int virtual_stages = 1;     ///< interleaved 1F1B: model chunks per stage (Megatron's
+                              ///< virtual pipeline); the bubble shrinks by this factor
   bool sequence_parallel = false;  ///< Megatron sequence parallelism (with tensor_parallel > 1)
   Attention attention = Attention::kFlash;
   Loss loss = Loss::kStandard;

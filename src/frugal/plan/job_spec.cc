@@ -107,6 +107,7 @@ Result<void> ReadEnum(const YamlDoc& doc, const Node& t, std::string_view key, P
 Result<void> ReadParallelism(const YamlDoc& doc, const Node& n, est::Training& t) {
   t.tensor_parallel = FRUGAL_TRY(IntIn(doc, n, "tensor_parallel", 1, 4096)).value_or(1);
   t.pipeline_parallel = FRUGAL_TRY(IntIn(doc, n, "pipeline_parallel", 1, 4096)).value_or(1);
+  t.virtual_stages = FRUGAL_TRY(IntIn(doc, n, "virtual_stages", 1, 4096)).value_or(1);
   t.sequence_parallel = FRUGAL_TRY(doc.OptionalBool(n, "sequence_parallel")).value_or(false);
   if (t.sequence_parallel && t.tensor_parallel < 2) {
     return Fail(doc.ErrorAt(n["sequence_parallel"], "sequence_parallel",
@@ -130,6 +131,7 @@ Result<est::Training> ReadTraining(const YamlDoc& doc, const Node& root, const e
       n, "training",
       {"precision", "optimizer", "method", "lora_rank", "lora_targets", "master_weights",
        "micro_batch", "global_batch", "recompute", "zero", "tensor_parallel", "pipeline_parallel",
+       "virtual_stages",
        "sequence_parallel", "attention", "loss", "offload", "optimizer_in_backward",
        "network_gbps"}));
   FRUGAL_TRY(ReadParallelism(doc, n, t));
