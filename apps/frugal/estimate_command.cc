@@ -8,6 +8,7 @@
 #include "frugal/core/text.h"
 #include "frugal/estimate/estimator.h"
 #include "frugal/estimate/hardware.h"
+#include "frugal/estimate/network.h"
 
 namespace frugal::cli {
 namespace {
@@ -21,13 +22,18 @@ struct EstimateOptions {
   int seq = 2048;
   std::string mlp = "swiglu";
   bool tied_embeddings = false;
-  std::string dtype = "bf16", optimizer = "adamw", method = "full", recompute = "none";
+  std::string dtype = "bf16", optimizer = "adamw", method = "full";
+  std::string recompute;  ///< empty: what frameworks default to for the model's size
   std::string master_weights = "fp32", lora_targets = "all";
   int lora_rank = 16, micro_batch = 1, global_batch = 0, zero = 0;
   double epochs = 1;
   std::optional<double> tokens_per_sample, tokens_per_second, mfu;
   std::string gpu;
   int gpus = 1;
+  int tensor_parallel = 1, pipeline_parallel = 1, virtual_stages = 1;
+  bool sequence_parallel = false, optimizer_in_backward = false;
+  std::string attention = "flash", loss = "standard", offload = "none";
+  std::optional<double> network_gbps;
   std::string tier;   ///< only this tier's cheapest offer
   std::string offer;  ///< exactly this offer (id or instance type)
 };
@@ -51,13 +57,14 @@ Result<estimate::Model> ModelFrom(const EstimateOptions& o) {
   return estimate::ResolveModel(spec);
 }
 
-Result<estimate::Training> TrainingFrom(const EstimateOptions& o) {
+Result<estimate::Training> TrainingFrom(const EstimateOptions& o, const estimate::Model& m) {
   estimate::Training t;
   t.precision = FRUGAL_TRY(
       catalog::ParsePrecision(o.dtype).map_error([](Error e) { return e.Wrap("--dtype"); }));
   t.optimizer = FRUGAL_TRY(estimate::ParseOptimizer(o.optimizer));
   t.method = FRUGAL_TRY(estimate::ParseMethod(o.method));
-  t.recompute = FRUGAL_TRY(estimate::ParseRecompute(o.recompute));
+  t.recompute = o.recompute.empty() ? estimate::DefaultRecompute(m.params)
+                                    : FRUGAL_TRY(estimate::ParseRecompute(o.recompute));
   t.lora_rank = o.lora_rank;
   t.lora_targets = FRUGAL_TRY(estimate::ParseLoraTargets(o.lora_targets));
   t.master_weights = FRUGAL_TRY(estimate::ParseMasterWeights(o.master_weights));
@@ -65,6 +72,17 @@ Result<estimate::Training> TrainingFrom(const EstimateOptions& o) {
   t.global_batch = o.global_batch;
   t.zero_stage = o.zero;
   t.gpus = o.gpus;
+  t.tensor_parallel = o.tensor_parallel;
+  t.pipeline_parallel = o.pipeline_parallel;
+  t.virtual_stages = o.virtual_stages;
+  t.sequence_parallel = o.sequence_parallel;
+  t.attention = FRUGAL_TRY(
+      estimate::ParseAttention(o.attention).map_error([](Error e) { return e.Wrap("--attention"); }));
+  t.loss =
+      FRUGAL_TRY(estimate::ParseLoss(o.loss).map_error([](Error e) { return e.Wrap("--loss"); }));
+  t.offload = FRUGAL_TRY(
+      estimate::ParseOffload(o.offload).map_error([](Error e) { return e.Wrap("--offload"); }));
+  t.optimizer_in_backward = o.optimizer_in_backward;
   FRUGAL_TRY(t.Validate());
   return t;
 }
@@ -105,6 +123,15 @@ nlohmann::json CostJson(const std::vector<estimate::TierCost>& costs) {
   return list;
 }
 
+nlohmann::json StepJson(const estimate::StepTime& s) {
+  return {{"total", s.Total()},
+          {"compute", s.compute},
+          {"pipeline_bubble", s.bubble},
+          {"tensor_parallel", s.tensor_parallel},
+          {"data_parallel", s.data_parallel},
+          {"data_parallel_exposed", s.exposed_data_parallel}};
+}
+
 nlohmann::json EstimateJson(const estimate::Estimate& e,
                             const std::vector<estimate::TierCost>& costs) {
   const estimate::Model& m = e.model;
@@ -132,11 +159,20 @@ nlohmann::json EstimateJson(const estimate::Estimate& e,
             {"lora_rank",
              t.method == estimate::Method::kFull ? nlohmann::json() : nlohmann::json(t.lora_rank)},
             {"micro_batch", t.micro_batch},
-            {"global_batch", t.global_batch > 0 ? t.global_batch : t.micro_batch * t.gpus},
+            {"global_batch", t.GlobalBatch()},
             {"accumulation_steps", t.AccumulationSteps()},
             {"recompute", estimate::RecomputeName(t.recompute)},
             {"zero", t.zero_stage},
-            {"gpus", t.gpus}}},
+            {"gpus", t.gpus},
+            {"tensor_parallel", t.tensor_parallel},
+            {"pipeline_parallel", t.pipeline_parallel},
+            {"virtual_stages", t.virtual_stages},
+            {"data_parallel", t.DataParallel()},
+            {"sequence_parallel", t.sequence_parallel},
+            {"attention", estimate::AttentionName(t.attention)},
+            {"loss", estimate::LossName(t.loss)},
+            {"offload", estimate::OffloadName(t.offload)},
+            {"optimizer_in_backward", t.optimizer_in_backward}}},
           {"tokens", e.tokens},
           {"steps", e.steps},
           {"total_flops", e.flops.Total()},
@@ -145,6 +181,8 @@ nlohmann::json EstimateJson(const estimate::Estimate& e,
           {"mfu", e.mfu},
           {"mfu_source", estimate::UtilizationSourceName(e.source)},
           {"prior_hfu", e.prior_hfu},
+          {"compute_hfu", e.compute_hfu},
+          {"step_seconds", StepJson(e.step)},
           {"wall_hours", e.WallHours()},
           {"gpu_hours", e.GpuHours()},
           {"costs", CostJson(costs)}};
@@ -179,6 +217,15 @@ void PrintHuman(const estimate::Estimate& e, const std::string& gpu,
                      estimate::UtilizationSourceName(e.source));
   out << fmt::format("Time: {:.2f} h wall on {} GPUs, {:.1f} GPU-hours\n", e.WallHours(),
                      e.training.gpus, e.GpuHours());
+  const estimate::Training& tr = e.training;
+  if (tr.gpus > 1 && e.source == estimate::UtilizationSource::kPrior) {
+    const estimate::StepTime& s = e.step;
+    out << fmt::format(
+        "Parallelism: TP {} x PP {} x DP {}; per step {:.3g} s = compute {:.3g} + bubble {:.3g} "
+        "+ tensor-parallel {:.3g} + data-parallel {:.3g} not hidden (of {:.3g})\n",
+        tr.tensor_parallel, tr.pipeline_parallel, tr.DataParallel(), s.Total(), s.compute, s.bubble,
+        s.tensor_parallel, s.exposed_data_parallel, s.data_parallel);
+  }
   if (costs.empty()) {
     out << "Cost: no offer for this GPU in the catalog.\n";
     return;
@@ -261,9 +308,38 @@ Result<void> RunMemoryOnly(const estimate::Model& model, const estimate::Trainin
   return {};
 }
 
+/// The network between nodes the communication model uses, and where the figure came from.
+struct NetworkChoice {
+  double gbps = 0;  ///< 0: the estimator's default
+  std::string source;
+};
+
+/// --network-gbps; else the --offer's instance from the network table; else the best figure
+/// the table lists for the GPU (a cluster built for training it); else the default.
+Result<NetworkChoice> ChooseNetwork(const EstimateOptions& o, const catalog::Catalog& c,
+                                    const std::string& gpu) {
+  if (o.network_gbps) {
+    if (!(*o.network_gbps > 0))
+      return Fail(ErrorCode::kBadInput, "--network-gbps: must be positive");
+    return NetworkChoice{*o.network_gbps, "flag"};
+  }
+  const auto table = FRUGAL_TRY(estimate::LoadShippedNetworkTable());
+  if (!o.offer.empty()) {
+    for (const catalog::Offer& offer : c.offers()) {
+      if ((offer.Id() == o.offer || offer.instance_type == o.offer) && offer.gpu == gpu) {
+        if (auto g = estimate::NetworkGbpsFor(table, offer.cloud, offer.instance_type))
+          return NetworkChoice{*g, "offer"};
+        break;
+      }
+    }
+  }
+  if (auto g = estimate::BestNetworkGbps(table, gpu)) return NetworkChoice{*g, "best_for_gpu"};
+  return NetworkChoice{0, "default"};
+}
+
 Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, Streams& s) {
   const estimate::Model model = FRUGAL_TRY(ModelFrom(o));
-  const estimate::Training training = FRUGAL_TRY(TrainingFrom(o));
+  const estimate::Training training = FRUGAL_TRY(TrainingFrom(o, model));
   if (o.tokens.empty() && o.samples.empty() && o.steps.empty()) {
     const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
     const catalog::GpuSpec* gpu =
@@ -275,7 +351,9 @@ Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, 
   const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
   const catalog::GpuSpec* gpu =
       FRUGAL_TRY(c.RequireGpu(o.gpu).map_error([](Error e) { return e.Wrap("--gpu"); }));
-  const estimate::Hardware hw = FRUGAL_TRY(estimate::HardwareFor(*gpu, training.precision));
+  estimate::Hardware hw = FRUGAL_TRY(estimate::HardwareFor(*gpu, training.precision));
+  const NetworkChoice network = FRUGAL_TRY(ChooseNetwork(o, c, gpu->name));
+  hw.network_gbps = network.gbps;
   estimate::Measured measured;
   measured.tokens_per_second = o.tokens_per_second;
   measured.mfu = o.mfu;
@@ -285,6 +363,8 @@ Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, 
   if (global.json) {
     nlohmann::json doc = EstimateJson(e, costs);
     doc["gpu"] = gpu->name;
+    doc["network_gbps"] = network.gbps > 0 ? network.gbps : estimate::kDefaultNetworkGbps;
+    doc["network_source"] = network.source;
     WriteJson(s, doc);
     return {};
   }
@@ -317,9 +397,10 @@ void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--mlp", o->mlp, "swiglu or gelu")->capture_default_str();
   cmd->add_flag("--tied-embeddings", o->tied_embeddings, "Output head shares the input embedding");
   cmd->add_option("--dtype", o->dtype, "fp32, tf32, bf16, fp16, fp8")->capture_default_str();
-  cmd->add_option("--optimizer", o->optimizer, "adamw, adam8bit, sgd, adafactor")
+  cmd->add_option("--optimizer", o->optimizer, "adamw, adam8bit, paged_adam8bit, sgd, adafactor")
       ->capture_default_str();
-  cmd->add_option("--method", o->method, "full, lora, qlora")->capture_default_str();
+  cmd->add_option("--method", o->method, "full, lora, qlora, inference (weights-only load)")
+      ->capture_default_str();
   cmd->add_option("--lora-rank", o->lora_rank, "LoRA rank")->capture_default_str();
   cmd->add_option("--lora-targets", o->lora_targets, "all (every linear layer) or qv")
       ->capture_default_str();
@@ -329,7 +410,8 @@ void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action) {
       ->capture_default_str();
   cmd->add_option("--global-batch", o->global_batch,
                   "Sequences per optimizer step (default micro-batch × GPUs)");
-  cmd->add_option("--recompute", o->recompute, "none, selective, full")->capture_default_str();
+  cmd->add_option("--recompute", o->recompute,
+                  "none, selective, full (default: full from 100B parameters, else none)");
   cmd->add_option("--zero", o->zero, "ZeRO stage 0-3 (FSDP full shard = 3)")->capture_default_str();
   cmd->add_option("--tokens", o->tokens, "Training tokens: 2t, 500m");
   cmd->add_option("--samples", o->samples, "Training samples (with --epochs, --tokens-per-sample)");
@@ -337,7 +419,27 @@ void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--tokens-per-sample", o->tokens_per_sample, "Tokens per sample (default --seq)");
   cmd->add_option("--steps", o->steps, "Optimizer steps of the global batch");
   cmd->add_option("--gpu", o->gpu, "GPU model (A100-80GB, H100, L4, ...)")->required();
-  cmd->add_option("--gpus", o->gpus, "Number of GPUs (data parallel)")->capture_default_str();
+  cmd->add_option("--gpus", o->gpus, "Number of GPUs (all of them: TP x PP x data parallel)")
+      ->capture_default_str();
+  cmd->add_option("--tensor-parallel,--tp", o->tensor_parallel, "Tensor-parallel GPUs per layer")
+      ->capture_default_str();
+  cmd->add_option("--pipeline-parallel,--pp", o->pipeline_parallel, "Pipeline stages (1F1B)")
+      ->capture_default_str();
+  cmd->add_option("--virtual-stages", o->virtual_stages,
+                  "Interleaved pipeline: model chunks per stage (shrinks the bubble)")
+      ->capture_default_str();
+  cmd->add_flag("--sequence-parallel", o->sequence_parallel,
+                "Megatron sequence parallelism (with --tensor-parallel > 1)");
+  cmd->add_option("--attention", o->attention, "flash (or sdpa) or eager")->capture_default_str();
+  cmd->add_option("--loss", o->loss, "standard, chunked (torchtune) or fused (Liger)")
+      ->capture_default_str();
+  cmd->add_option("--offload", o->offload, "none, optimizer (ZeRO-Offload) or all (FSDP CPU)")
+      ->capture_default_str();
+  cmd->add_flag("--optimizer-in-backward", o->optimizer_in_backward,
+                "Step each parameter in backward and free its gradient (torchtune)");
+  cmd->add_option("--network-gbps", o->network_gbps,
+                  "Network between nodes, Gbit/s per node (default: the offer's, else the best "
+                  "listed for the GPU)");
   cmd->add_option("--tier", o->tier,
                   "Price only this tier: on_demand, spot, reserved_1y, reserved_3y");
   cmd->add_option("--offer", o->offer,

@@ -1,11 +1,14 @@
 // Estimator quality on published training runs and measured memory peaks: prints one row per
-// calibration entry (published vs predicted, error, leave-one-out error), the median errors,
-// and the family base utilizations that would fit the table.
+// calibration entry (published vs predicted, in-sample error, and the error with the row's
+// whole model family left out of the fit), the median errors, the worst held-out rows, and the
+// family base utilizations that would fit the table.
 //
 //   estimate_calibration [calibration.csv] [gpus.csv]
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -19,36 +22,73 @@ using frugal::Align;
 using frugal::Table;
 namespace est = frugal::estimate;
 
-std::string Percent(double x) { return fmt::format("{:+.0f}%", 100 * x); }
+std::string Log(double ratio) { return fmt::format("{:+.2f}", std::log(ratio)); }
 
 void PrintRows(const std::vector<est::CalibrationResult>& results) {
   Table t({{"ID"},
+           {"FAMILY"},
            {"GPU"},
+           {"GPUS", Align::kRight},
            {"CONFIDENCE"},
            {"UNIT"},
            {"PUBLISHED", Align::kRight},
            {"PREDICTED", Align::kRight},
-           {"ERROR", Align::kRight},
-           {"LOO ERROR", Align::kRight}});
+           {"LN ERR", Align::kRight},
+           {"LOFO LN ERR", Align::kRight}});
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
-    const auto loo = est::LeaveOneOutError(results, i);
-    t.AddRow({r.row->id, r.row->gpu->name, r.row->confidence, r.is_memory ? "GB" : "GPU-h",
-              fmt::format("{:.4g}", r.published), fmt::format("{:.4g}", r.predicted),
-              Percent(r.Ratio() - 1), loo ? Percent(*loo) : "-"});
+    const auto lofo = est::LeaveOneFamilyOutRatio(results, i);
+    t.AddRow({r.row->id, r.row->family, r.row->gpu->name, std::to_string(r.row->training.gpus),
+              r.row->confidence, r.is_memory ? "GB" : "GPU-h", fmt::format("{:.4g}", r.published),
+              fmt::format("{:.4g}", r.predicted), Log(r.Ratio()), lofo ? Log(*lofo) : "-"});
   }
   t.Render(std::cout);
 }
 
-double MedianLooError(const std::vector<est::CalibrationResult>& results) {
-  std::vector<double> errors;
+struct HeldOut {
+  std::vector<double> abs_log;
+  std::vector<double> signed_log;
+  std::vector<std::pair<double, std::string>> worst;
+  size_t not_evaluable = 0;
+};
+
+HeldOut Collect(const std::vector<est::CalibrationResult>& results, bool memory) {
+  HeldOut h;
   for (size_t i = 0; i < results.size(); ++i) {
-    if (auto loo = est::LeaveOneOutError(results, i)) errors.push_back(std::abs(*loo));
+    if (results[i].is_memory != memory) continue;
+    const auto ratio = est::LeaveOneFamilyOutRatio(results, i);
+    if (!ratio) {
+      ++h.not_evaluable;
+      continue;
+    }
+    const double l = std::log(*ratio);
+    h.abs_log.push_back(std::abs(l));
+    h.signed_log.push_back(l);
+    h.worst.emplace_back(std::abs(l), fmt::format("{} {:+.2f}", results[i].row->id, l));
   }
-  std::sort(errors.begin(), errors.end());
-  if (errors.empty()) return 0;
-  const size_t n = errors.size();
-  return n % 2 == 1 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
+  std::sort(h.worst.rbegin(), h.worst.rend());
+  if (h.worst.size() > 6) h.worst.resize(6);
+  return h;
+}
+
+void PrintSummary(const std::vector<est::CalibrationResult>& results) {
+  const HeldOut time = Collect(results, false);
+  const HeldOut memory = Collect(results, true);
+  std::cout << fmt::format(
+      "\nGPU-hours, in-sample (shipped prior): median |ln| {:.3f}\n"
+      "GPU-hours, leave-one-family-out: median |ln| {:.3f}, median signed ln {:+.3f} over {} "
+      "rows (target <= 0.15); {} rows have no other model family on their GPU family\n",
+      est::MedianAbsLog(results, false), est::Median(time.abs_log), est::Median(time.signed_log),
+      time.abs_log.size(), time.not_evaluable);
+  std::cout << fmt::format(
+      "Memory (no fitted constant: held out = in-sample): median |error| {:.1f}% over {} rows "
+      "(target <= 10%)\n",
+      100 * est::MedianAbsError(results, true), memory.abs_log.size());
+  std::cout << "Worst held-out GPU-hours rows (ln):";
+  for (const auto& w : time.worst) std::cout << " " << w.second << ";";
+  std::cout << "\nWorst memory rows (ln):";
+  for (const auto& w : memory.worst) std::cout << " " << w.second << ";";
+  std::cout << "\n\n";
 }
 
 }  // namespace
@@ -72,14 +112,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   PrintRows(*results);
-  std::cout << fmt::format(
-      "\nMedian |error|, GPU-hours (shipped prior): {:.1f}%  (target <= 25%)\n",
-      100 * est::MedianAbsError(*results, false));
-  std::cout << fmt::format("Median |error|, GPU-hours (leave-one-out refit per family): {:.1f}%\n",
-                           100 * MedianLooError(*results));
-  std::cout << fmt::format("Median |error|, memory: {:.1f}%  (target <= 15%)\n\n",
-                           100 * est::MedianAbsError(*results, true));
-  Table fits({{"FAMILY"},
+  PrintSummary(*results);
+  Table fits({{"GPU FAMILY"},
               {"ROWS", Align::kRight},
               {"SHIPPED BASE", Align::kRight},
               {"FITTED BASE", Align::kRight}});

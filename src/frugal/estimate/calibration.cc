@@ -27,6 +27,8 @@ Result<CalibrationKind> ParseKind(std::string_view t) {
   if (t == "model_tflops_per_gpu") return CalibrationKind::kModelTflopsPerGpu;
   if (t == "hardware_tflops_per_gpu") return CalibrationKind::kHardwareTflopsPerGpu;
   if (t == "memory_gb_allocated") return CalibrationKind::kMemoryGbAllocated;
+  if (t == "tokens_per_second_per_gpu") return CalibrationKind::kTokensPerSecondPerGpu;
+  if (t == "memory_gib_reserved") return CalibrationKind::kMemoryGibReserved;
   return Fail(ErrorCode::kBadInput, fmt::format("unknown kind '{}'", t));
 }
 
@@ -59,6 +61,78 @@ class RowReader {
   const std::vector<size_t>& index_;
 };
 
+/// The optional version-2 columns, by name; absent columns are nullopt.
+struct OptionalColumns {
+  std::optional<size_t> family, tensor_parallel, pipeline_parallel, sequence_parallel,
+      global_batch, network_gbps, attention, loss, offload, optimizer_in_backward, virtual_stages;
+};
+
+OptionalColumns FindOptionalColumns(const CsvTable& table) {
+  OptionalColumns c;
+  c.family = table.Column("family");
+  c.tensor_parallel = table.Column("tensor_parallel");
+  c.pipeline_parallel = table.Column("pipeline_parallel");
+  c.sequence_parallel = table.Column("sequence_parallel");
+  c.global_batch = table.Column("global_batch");
+  c.network_gbps = table.Column("network_gbps");
+  c.attention = table.Column("attention");
+  c.loss = table.Column("loss");
+  c.offload = table.Column("offload");
+  c.optimizer_in_backward = table.Column("optimizer_in_backward");
+  c.virtual_stages = table.Column("virtual_stages");
+  return c;
+}
+
+/// Reads one optional column: empty or absent leaves `out` as it is.
+class OptionalReader {
+ public:
+  OptionalReader(const CsvTable& table, const CsvRecord& record)
+      : table_(table), record_(record) {}
+  std::string Text(std::optional<size_t> column) const {
+    return column ? std::string(Trim(CsvTable::Field(record_, *column))) : std::string();
+  }
+  template <typename T, typename Parse>
+  Result<void> Read(std::optional<size_t> column, Parse parse, T& out) const {
+    const std::string text = Text(column);
+    if (text.empty()) return {};
+    auto value = parse(text);
+    if (!value) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: column '{}': {}", table_.Where(record_, *column),
+                              table_.header()[*column], value.error().message));
+    }
+    out = static_cast<T>(*value);
+    return {};
+  }
+
+ private:
+  const CsvTable& table_;
+  const CsvRecord& record_;
+};
+
+Result<bool> ParseBool(std::string_view text) {
+  if (text == "true") return true;
+  if (text == "false") return false;
+  return Fail(ErrorCode::kBadInput, fmt::format("expected true or false, got '{}'", text));
+}
+
+Result<void> ReadOptional(const OptionalReader& o, const OptionalColumns& c, CalibrationRow& row) {
+  Training& t = row.training;
+  const std::string family = o.Text(c.family);
+  row.family = family.empty() ? row.id.substr(0, row.id.find('-')) : family;
+  FRUGAL_TRY(o.Read(c.tensor_parallel, ParseInt, t.tensor_parallel));
+  FRUGAL_TRY(o.Read(c.pipeline_parallel, ParseInt, t.pipeline_parallel));
+  FRUGAL_TRY(o.Read(c.virtual_stages, ParseInt, t.virtual_stages));
+  FRUGAL_TRY(o.Read(c.sequence_parallel, ParseBool, t.sequence_parallel));
+  FRUGAL_TRY(o.Read(c.global_batch, ParseInt, t.global_batch));
+  FRUGAL_TRY(o.Read(c.network_gbps, ParseDouble, row.network_gbps));
+  FRUGAL_TRY(o.Read(c.attention, ParseAttention, t.attention));
+  FRUGAL_TRY(o.Read(c.loss, ParseLoss, t.loss));
+  FRUGAL_TRY(o.Read(c.offload, ParseOffload, t.offload));
+  FRUGAL_TRY(o.Read(c.optimizer_in_backward, ParseBool, t.optimizer_in_backward));
+  return {};
+}
+
 Result<CalibrationRow> ReadRow(const RowReader& r, const std::vector<catalog::GpuSpec>& gpus) {
   CalibrationRow row;
   row.id = r.Text(0);
@@ -85,7 +159,6 @@ Result<CalibrationRow> ReadRow(const RowReader& r, const std::vector<catalog::Gp
   t.recompute = FRUGAL_TRY(r.Get(18, ParseRecompute(r.Text(18))));
   t.zero_stage = FRUGAL_TRY(r.Int(19));
   t.gpus = FRUGAL_TRY(r.Int(21));
-  FRUGAL_TRY(r.Get(17, t.Validate()));
   const auto gpu = std::find_if(gpus.begin(), gpus.end(),
                                 [&](const catalog::GpuSpec& g) { return g.name == r.Text(20); });
   if (gpu == gpus.end()) return Fail(r.At(20, Error{ErrorCode::kBadInput, "unknown GPU"}));
@@ -93,13 +166,17 @@ Result<CalibrationRow> ReadRow(const RowReader& r, const std::vector<catalog::Gp
   row.tokens = FRUGAL_TRY(r.Number(22));
   row.published = FRUGAL_TRY(r.Number(23));
   if (!(row.published > 0)) return Fail(r.At(23, Error{ErrorCode::kBadInput, "must be positive"}));
-  if (row.kind != CalibrationKind::kMemoryGbAllocated && !(row.tokens > 0)) {
+  const bool memory = row.kind == CalibrationKind::kMemoryGbAllocated ||
+                      row.kind == CalibrationKind::kMemoryGibReserved;
+  if (!memory && !(row.tokens > 0)) {
     return Fail(r.At(22, Error{ErrorCode::kBadInput, "a time row needs tokens"}));
   }
   row.source = r.Text(24);
   row.confidence = r.Text(25);
   return row;
 }
+
+}  // namespace
 
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -108,17 +185,20 @@ double Median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-}  // namespace
-
 Result<std::vector<CalibrationRow>> ReadCalibration(const std::filesystem::path& path,
                                                     const std::vector<catalog::GpuSpec>& gpus) {
   const CsvTable table = FRUGAL_TRY(CsvTable::Load(path));
   std::vector<size_t> index;
   for (size_t c = 0; c < kColumnCount; ++c)
     index.push_back(FRUGAL_TRY(table.RequireColumn(kColumns[c])));
+  const OptionalColumns optional = FindOptionalColumns(table);
   std::vector<CalibrationRow> rows;
   for (const CsvRecord& record : table.rows()) {
-    rows.push_back(FRUGAL_TRY(ReadRow(RowReader(table, record, index), gpus)));
+    const RowReader reader(table, record, index);
+    CalibrationRow row = FRUGAL_TRY(ReadRow(reader, gpus));
+    FRUGAL_TRY(ReadOptional(OptionalReader(table, record), optional, row));
+    FRUGAL_TRY(reader.Get(17, row.training.Validate()));
+    rows.push_back(std::move(row));
   }
   return rows;
 }
@@ -128,8 +208,11 @@ Result<std::vector<CalibrationResult>> EvaluateCalibration(
   std::vector<CalibrationResult> out;
   for (const CalibrationRow& row : rows) {
     const auto wrap = [&](Error error) { return error.Wrap(row.id); };
-    const Hardware hw = FRUGAL_TRY(HardwareFor(*row.gpu, row.training.precision).map_error(wrap));
-    const double tokens = row.kind == CalibrationKind::kMemoryGbAllocated ? 1.0 : row.tokens;
+    Hardware hw = FRUGAL_TRY(HardwareFor(*row.gpu, row.training.precision).map_error(wrap));
+    hw.network_gbps = row.network_gbps;
+    const bool memory = row.kind == CalibrationKind::kMemoryGbAllocated ||
+                        row.kind == CalibrationKind::kMemoryGibReserved;
+    const double tokens = memory ? 1.0 : row.tokens;
     const Estimate e =
         FRUGAL_TRY(EstimateTraining(row.model, row.training, hw, tokens).map_error(wrap));
     CalibrationResult r;
@@ -141,9 +224,18 @@ Result<std::vector<CalibrationResult>> EvaluateCalibration(
         r.predicted = (e.memory.Total() - kFixedOverheadBytes) / 1e9;
         r.published = row.published;
         break;
+      case CalibrationKind::kMemoryGibReserved:
+        r.is_memory = true;
+        r.predicted = (e.memory.Total() - kFixedOverheadBytes) / kBytesPerGib;
+        r.published = row.published;
+        break;
       case CalibrationKind::kGpuHours:
         r.predicted = e.GpuHours();
         r.published = row.published;
+        break;
+      case CalibrationKind::kTokensPerSecondPerGpu:
+        r.predicted = e.GpuHours();
+        r.published = row.tokens / (row.published * 3600.0);
         break;
       case CalibrationKind::kModelTflopsPerGpu:
         r.predicted = e.GpuHours();
@@ -165,6 +257,27 @@ double MedianAbsError(const std::vector<CalibrationResult>& results, bool memory
     if (r.is_memory == memory) errors.push_back(std::abs(r.Ratio() - 1.0));
   }
   return Median(errors);
+}
+
+double MedianAbsLog(const std::vector<CalibrationResult>& results, bool memory) {
+  std::vector<double> errors;
+  for (const auto& r : results) {
+    if (r.is_memory == memory) errors.push_back(std::abs(std::log(r.Ratio())));
+  }
+  return Median(errors);
+}
+
+std::optional<double> LeaveOneFamilyOutRatio(const std::vector<CalibrationResult>& results,
+                                             size_t index) {
+  const CalibrationResult& target = results[index];
+  if (target.is_memory) return target.Ratio();
+  std::vector<double> others;
+  for (const CalibrationResult& r : results) {
+    if (!r.is_memory && r.family == target.family && r.row->family != target.row->family)
+      others.push_back(r.Ratio());
+  }
+  if (others.empty()) return std::nullopt;
+  return target.Ratio() / Median(others);
 }
 
 std::vector<FamilyFit> FitFamilyBases(const std::vector<CalibrationResult>& results) {

@@ -10,7 +10,16 @@
 // kind says what `published` is: gpu_hours (for the whole run), model_tflops_per_gpu (achieved
 // model FLOP/s per GPU, in TFLOPS), hardware_tflops_per_gpu (the same counting recompute), or
 // memory_gb_allocated (peak torch.cuda.max_memory_allocated in 1e9 bytes, which leaves out the
-// CUDA context). confidence is free text ("verified", "paper-from-memory", ...).
+// CUDA context), tokens_per_second_per_gpu (measured throughput per GPU; tokens is any positive
+// amount to convert it to GPU-hours) or memory_gib_reserved (peak memory the caching allocator
+// reserved, GiB, also without the context). confidence is free text ("verified", "paper-from-memory", ...).
+//
+// Optional columns (version 2; a table without them reads as before): family (the model family
+// a leave-one-family-out evaluation holds out together; default: the id up to its first '-'),
+// tensor_parallel, pipeline_parallel, sequence_parallel (true/false), global_batch (sequences
+// per step; 0 or empty: micro_batch × data-parallel GPUs), virtual_stages, network_gbps (between nodes, per
+// node), attention (flash/eager), loss (standard/chunked/fused), offload (none/optimizer/all),
+// optimizer_in_backward (true/false). Empty fields take the defaults.
 
 #include <filesystem>
 #include <string>
@@ -25,17 +34,21 @@ enum class CalibrationKind {
   kGpuHours,
   kModelTflopsPerGpu,
   kHardwareTflopsPerGpu,
-  kMemoryGbAllocated
+  kMemoryGbAllocated,
+  kTokensPerSecondPerGpu,
+  kMemoryGibReserved,
 };
 
 struct CalibrationRow {
   std::string id;
+  std::string family;  ///< model family, held out together by LeaveOneFamilyOut
   CalibrationKind kind = CalibrationKind::kGpuHours;
   Model model;
   Training training;
   const catalog::GpuSpec* gpu = nullptr;  ///< borrowed from the table passed to the reader
   double tokens = 0;
   double published = 0;
+  double network_gbps = 0;  ///< between nodes, per node; 0: the estimator's default
   std::string source;
   std::string confidence;
 };
@@ -62,6 +75,10 @@ struct CalibrationResult {
 
 /// The median of |ratio − 1| over time rows (or memory rows).
 [[nodiscard]] double MedianAbsError(const std::vector<CalibrationResult>& results, bool memory);
+/// The median of |ln ratio| over time rows (or memory rows).
+[[nodiscard]] double MedianAbsLog(const std::vector<CalibrationResult>& results, bool memory);
+/// The median of a list (0 when empty).
+[[nodiscard]] double Median(std::vector<double> values);
 
 /// Family base utilization that makes the median time ratio of the family's rows 1.
 struct FamilyFit {
@@ -71,6 +88,13 @@ struct FamilyFit {
   double fitted_base = 0;
 };
 [[nodiscard]] std::vector<FamilyFit> FitFamilyBases(const std::vector<CalibrationResult>& results);
+
+/// Leave-one-family-out ratio of a time row: predicted / published had the GPU family's base
+/// been fitted on the rows of every other model family (its ratio divided by the median ratio
+/// of the other families' rows on the same GPU family); nullopt when no other model family has
+/// a row on that GPU family. Memory rows have no fitted constant: their ratio as is.
+[[nodiscard]] std::optional<double> LeaveOneFamilyOutRatio(
+    const std::vector<CalibrationResult>& results, size_t index);
 
 /// Leave-one-out error of a time row: its ratio divided by the median ratio of the other rows
 /// of its family, minus one (the error had the base been fitted without it); nullopt when the

@@ -39,7 +39,7 @@ Result<double> WorkTokens(const Work& w, const Model& m, const Training& t) {
     return *w.samples * w.epochs * per_sample;
   }
   FRUGAL_TRY(positive(*w.steps, "steps"));
-  const int batch = t.global_batch > 0 ? t.global_batch : t.micro_batch * t.gpus;
+  const int batch = t.GlobalBatch();
   return *w.steps * static_cast<double>(batch) * seq;
 }
 
@@ -58,11 +58,14 @@ Result<Estimate> EstimateTraining(const Model& m, const Training& t, const Hardw
   e.capacity_bytes = hw.memory_gib * kBytesPerGib;
   e.fits = e.memory.Total() <= e.capacity_bytes;
   e.tokens = tokens;
-  const int batch = t.global_batch > 0 ? t.global_batch : t.micro_batch * t.gpus;
-  e.steps = tokens / (static_cast<double>(batch) * static_cast<double>(m.seq));
+  e.steps = tokens / (static_cast<double>(t.GlobalBatch()) * static_cast<double>(m.seq));
   e.flops = TrainingFlops(m, t, tokens);
-  e.prior_hfu = PriorHfu(hw, t, m.params);
+  e.compute_hfu = PriorHfu(hw, t, m.params);
   const double cluster_peak = hw.peak_flops * static_cast<double>(t.gpus);
+  const double compute_seconds = e.flops.Total() / (cluster_peak * e.compute_hfu);
+  e.step = EstimateStepTime(m, t, hw, compute_seconds / e.steps);
+  const double prior_wall = e.step.Total() * e.steps;
+  e.prior_hfu = e.flops.Total() / (cluster_peak * prior_wall);
   if (measured.tokens_per_second) {
     if (!(*measured.tokens_per_second > 0)) {
       return Fail(ErrorCode::kBadInput, "measured tokens per second must be positive");
@@ -76,7 +79,7 @@ Result<Estimate> EstimateTraining(const Model& m, const Training& t, const Hardw
     e.source = UtilizationSource::kMeasuredMfu;
     e.wall_seconds = e.flops.model / (cluster_peak * *measured.mfu);
   } else {
-    e.wall_seconds = e.flops.Total() / (cluster_peak * e.prior_hfu);
+    e.wall_seconds = prior_wall;
   }
   e.mfu = e.flops.model / (cluster_peak * e.wall_seconds);
   return e;

@@ -7,6 +7,7 @@
 #include "frugal/estimate/memory.h"
 #include "frugal/estimate/mfu_prior.h"
 #include "frugal/estimate/model.h"
+#include "frugal/estimate/parallelism.h"
 #include "frugal/estimate/training.h"
 
 namespace frugal::estimate {
@@ -42,7 +43,10 @@ struct Estimate {
   double tokens = 0;
   double steps = 0;  ///< optimizer steps
   Flops flops;
-  double prior_hfu = 0;  ///< the prior's utilization, always computed for comparison
+  double prior_hfu = 0;  ///< the prior's overall utilization (compute and communication),
+                         ///< always computed for comparison
+  double compute_hfu = 0;  ///< the prior's compute utilization (PriorHfu), before communication
+  StepTime step;           ///< one optimizer step under the prior, seconds by what they go to
   UtilizationSource source = UtilizationSource::kPrior;
   double mfu = 0;  ///< model FLOPs / (GPUs × peak × wall)
   double wall_seconds = 0;
@@ -52,9 +56,10 @@ struct Estimate {
   [[nodiscard]] double GpuHours() const { return WallHours() * training.gpus; }
 };
 
-/// Estimates training `tokens` tokens of `m` with `t` on t.gpus GPUs of `hw`. Runtime is
-/// total FLOPs / (GPUs × peak × utilization), the utilization from `measured` when given,
-/// else the prior. kBadInput for an invalid training config or a GPU without a peak figure.
+/// Estimates training `tokens` tokens of `m` with `t` on t.gpus GPUs of `hw`. Under the prior,
+/// runtime is steps × step time: compute (total FLOPs / (GPUs × peak × compute utilization))
+/// plus the pipeline bubble and the communication EstimateStepTime adds; a measured throughput
+/// or MFU replaces all of it. kBadInput for an invalid training config or a GPU without a peak figure.
 [[nodiscard]] Result<Estimate> EstimateTraining(const Model& m, const Training& t,
                                                 const Hardware& hw, double tokens,
                                                 const Measured& measured = {});

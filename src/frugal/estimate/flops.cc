@@ -12,6 +12,9 @@ Flops TrainingFlops(const Model& m, const Training& t, double tokens) {
   Flops f;
   if (t.method == Method::kFull) {
     f.model = 3.0 * (dense_forward + attention_forward) * tokens;
+  } else if (t.method == Method::kInference) {
+    f.model = (dense_forward + attention_forward) * tokens;  // one forward pass, no backward
+    return f;
   } else {
     f.model =
         (2.0 * dense_forward + 3.0 * attention_forward + 6.0 * TrainableParams(m, t)) * tokens;

@@ -17,7 +17,8 @@ struct Flops {
 /// counted without causal savings as PaLM's MFU does). LoRA/QLoRA: the frozen base needs
 /// forward (2N) and input gradients (2N) only, so 4·N·D plus 6 × adapters × D. Full recompute
 /// adds one more forward (2·N·D + 4·L·h·s·D); selective recompute only element-wise work,
-/// counted as zero FLOPs (its time cost is in the runtime model).
+/// counted as zero FLOPs (its time cost is in the runtime model). Inference (weights-only): one
+/// forward, 2·N·D + 4·L·h·s·D, nothing more.
 [[nodiscard]] Flops TrainingFlops(const Model& m, const Training& t, double tokens);
 
 }  // namespace frugal::estimate

@@ -31,6 +31,7 @@ Result<Hardware> HardwareFor(const catalog::GpuSpec& gpu, Precision p) {
   hw.memory_gib = gpu.memory_gib;
   hw.peak_flops = *tflops * 1e12;
   hw.has_nvlink = gpu.nvlink_gbps.has_value();
+  hw.nvlink_gbps = gpu.nvlink_gbps.value_or(0.0);
   return hw;
 }
 

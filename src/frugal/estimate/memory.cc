@@ -1,6 +1,7 @@
 #include "frugal/estimate/memory.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace frugal::estimate {
 
@@ -11,36 +12,48 @@ double D(int v) { return static_cast<double>(v); }
 /// Bytes of a weight, gradient or activation element in the training precision.
 double ElementBytes(Precision p) { return IsMixedPrecision(p) ? 2.0 : 4.0; }
 
-/// Optimizer bytes per trainable parameter: the fp32 master copy under mixed precision plus
-/// the moments of the optimizer.
-double OptimizerBytesPerParam(const Model& m, const Training& t) {
-  const bool has_master = IsMixedPrecision(t.precision) && t.master_weights == MasterWeights::kFp32;
-  const double master = has_master ? 4.0 : 0.0;
-  double moments = 0;
-  switch (t.optimizer) {
+/// Bytes per trainable parameter of the optimizer's moments, and whether they live on the GPU.
+double MomentBytesPerParam(const Model& m, Optimizer o) {
+  switch (o) {
     case Optimizer::kAdamW:
-      moments = 8.0;
-      break;
+      return 8.0;
     case Optimizer::kAdam8bit:
-      moments = 2.0;
-      break;
+    case Optimizer::kPagedAdam8bit:
+      return 2.0;
     case Optimizer::kSgd:
-      moments = 4.0;
-      break;
+      return 4.0;
     // Row and column fp32 statistics per h×h matrix: 4·2h bytes over h² weights.
     case Optimizer::kAdafactor:
-      moments = 8.0 / D(m.hidden);
-      break;
+      return 8.0 / D(m.hidden);
   }
-  return master + moments;
+  return 8.0;
 }
 
-double ShardFor(int zero_stage, int needed_stage, int gpus) {
-  return zero_stage >= needed_stage ? D(gpus) : 1.0;
+double ShardFor(int zero_stage, int needed_stage, const Training& t) {
+  return zero_stage >= needed_stage ? D(t.DataParallel()) : 1.0;
+}
+
+/// Layers one pipeline stage holds (the first stage when they do not divide evenly).
+double StageLayers(const Model& m, const Training& t) {
+  return std::ceil(D(m.layers) / D(t.pipeline_parallel));
+}
+
+/// Parameters of one transformer layer on one GPU (tensor-parallel shard).
+double LayerShardParams(const Model& m, const Training& t) {
+  return m.LayerParams() / D(t.tensor_parallel);
+}
+
+/// Micro-batches whose activations one GPU holds at once: under the 1F1B pipeline schedule the
+/// first stage keeps one per stage (fewer when there are fewer micro-batches); else one.
+double InFlightMicroBatches(const Training& t) {
+  if (t.pipeline_parallel <= 1) return 1.0;
+  return D(std::min(t.pipeline_parallel, t.AccumulationSteps()));
 }
 
 double WeightBytes(const Model& m, const Training& t) {
   const double element = ElementBytes(t.precision);
+  const double share = ModelShare(m, t);
+  if (t.method == Method::kInference) return m.params * share * element;
   const double adapters = t.method == Method::kFull ? 0.0 : TrainableParams(m, t) * element;
   double base = m.params * element;
   if (t.method == Method::kQlora) {
@@ -49,34 +62,88 @@ double WeightBytes(const Model& m, const Training& t) {
     const double quantized = std::min(linear, m.params);
     base = quantized * kNf4BytesPerParam + (m.params - quantized) * 2.0;
   }
-  const double shard = ShardFor(t.zero_stage, 3, t.gpus);
-  double bytes = (base + adapters) / shard;
-  if (t.zero_stage == 3 && t.gpus > 1) {
-    // FSDP/ZeRO-3 gathers the current layer and prefetches the next in full.
-    bytes += 2.0 * m.LayerParams() * element;
-  }
+  // FSDP/ZeRO-3 gathers the current layer and prefetches the next in full; with parameters
+  // offloaded that working set is all the GPU holds.
+  const double gathered = 2.0 * LayerShardParams(m, t) * element;
+  if (t.offload == Offload::kAll) return gathered + adapters * share;
+  double bytes = (base + adapters) * share / ShardFor(t.zero_stage, 3, t);
+  if (t.zero_stage == 3 && t.DataParallel() > 1) bytes += gathered;
   return bytes;
 }
 
 double GradientBytes(const Model& m, const Training& t) {
-  const double grads = TrainableParams(m, t) * ElementBytes(t.precision);
-  if (t.zero_stage >= 2) return grads / D(t.gpus);
+  if (t.method == Method::kInference) return 0;
+  const double element = ElementBytes(t.precision);
+  const double grads = TrainableParams(m, t) * ModelShare(m, t) * element;
+  if (t.optimizer_in_backward) {
+    // Each parameter is stepped as soon as its gradient is ready and the gradient freed: the
+    // largest single matrix is the most held at once.
+    const double largest = t.method == Method::kFull
+                               ? std::max(D(m.vocab), D(m.ffn)) * D(m.hidden) / D(t.tensor_parallel)
+                               : grads / D(m.layers);
+    return std::min(grads, largest * element);
+  }
+  if (t.offload == Offload::kAll) return std::min(grads, 2.0 * LayerShardParams(m, t) * element);
+  if (t.zero_stage >= 2) return grads / D(t.DataParallel());
   // Plain DDP copies gradients into communication buckets of the same total size.
-  const double buckets = (t.zero_stage == 0 && t.gpus > 1) ? grads : 0.0;
+  const double buckets = (t.zero_stage == 0 && t.DataParallel() > 1) ? grads : 0.0;
   return grads + buckets;
 }
 
+double OptimizerBytes(const Model& m, const Training& t) {
+  if (t.method == Method::kInference || t.offload != Offload::kNone) return 0;
+  const bool has_master = IsMixedPrecision(t.precision) && t.master_weights == MasterWeights::kFp32;
+  const double master = has_master ? 4.0 : 0.0;
+  // Paged moments sit in CUDA unified memory and page out to the host when the GPU is full.
+  const double moments =
+      t.optimizer == Optimizer::kPagedAdam8bit ? 0.0 : MomentBytesPerParam(m, t.optimizer);
+  return TrainableParams(m, t) * ModelShare(m, t) * (master + moments) /
+         ShardFor(t.zero_stage, 1, t);
+}
+
 double LogitBytes(const Model& m, const Training& t) {
-  // The head's output in the training precision, its fp32 upcast for the loss, and the fp32
-  // gradient the loss returns; fp32 training has no separate upcast.
-  const double per_element = IsMixedPrecision(t.precision) ? 2.0 + 4.0 + 4.0 : 4.0 + 4.0;
-  return D(m.seq) * D(t.micro_batch) * D(m.vocab) * per_element;
+  const double element = ElementBytes(t.precision);
+  const bool mixed = IsMixedPrecision(t.precision);
+  double per_element = 0;
+  if (t.method == Method::kInference) {
+    per_element = mixed ? element + 4.0 : 4.0;  // the head's output and its fp32 copy
+  } else {
+    switch (t.loss) {
+      // The head's output in the training precision, its fp32 upcast for the loss, and the
+      // fp32 gradient the loss returns; fp32 training has no separate upcast.
+      case Loss::kStandard:
+        per_element = mixed ? element + 4.0 + 4.0 : 4.0 + 4.0;
+        break;
+      // The output is kept; only one chunk at a time is upcast and differentiated.
+      case Loss::kChunked:
+        per_element = element + 8.0 / kLossChunks;
+        break;
+      // Head matmul, loss and gradient fused per chunk: one chunk's logits exist at a time.
+      case Loss::kFused:
+        per_element = (element + 8.0) / kLossChunks;
+        break;
+    }
+  }
+  return D(m.seq) * D(t.micro_batch) * D(m.vocab) / D(t.tensor_parallel) * per_element;
 }
 
 }  // namespace
 
+double ModelShare(const Model& m, const Training& t) {
+  if (t.tensor_parallel <= 1 && t.pipeline_parallel <= 1) return 1.0;
+  const double arch = ArchitectureParams(m);
+  if (!(arch > 0)) return 1.0;
+  // The first stage holds its layers and the input embedding; a single stage holds both
+  // embedding matrices. Everything is split over the tensor-parallel group.
+  const double embeddings =
+      t.pipeline_parallel > 1 ? D(m.vocab) * D(m.hidden) : m.EmbeddingParams();
+  const double stage = StageLayers(m, t) * m.LayerParams() + embeddings;
+  return std::min(1.0, stage / D(t.tensor_parallel) / arch);
+}
+
 double TrainableParams(const Model& m, const Training& t) {
   if (t.method == Method::kFull) return m.params;
+  if (t.method == Method::kInference) return 0;
   const double h = D(m.hidden);
   const double kv = h * m.KvRatio();
   const double f = D(m.ffn);
@@ -93,47 +160,65 @@ double LayerActivationBytes(const Model& m, const Training& t) {
   const double h = D(m.hidden);
   const double f = D(m.ffn);
   const double g = m.KvRatio();
-  const double lse = 4.0 * sb * D(m.heads);  // flash attention's fp32 log-sum-exp per head
-  // Counts below are in units of 16-bit elements × 2 bytes, per sequence position.
-  double attention = 0;
-  double mlp = 0;
+  const double tp = D(t.tensor_parallel);
+  // Counts below are in units of 16-bit elements × 2 bytes, per sequence position. `whole`
+  // terms are full-width tensors every tensor-parallel rank holds unless sequence parallelism
+  // splits them; `split` terms are divided over the tensor-parallel ranks.
+  double whole = 0;
+  double split = 0;
   switch (t.recompute) {
     case Recompute::kNone:
     case Recompute::kFull:  // the working set of the layer being recomputed
-      // norm input, QKV input (norm output), Q, K and V (GQA width), attention output.
-      attention = (2.0 + 2.0 + 2.0 + 4.0 * g + 2.0) * h;
-      // norm input, MLP input; SwiGLU: gate, SiLU(gate), up, product; GELU: pre-act, post-act.
-      mlp = 4.0 * h + (m.mlp == Mlp::kSwiGlu ? 8.0 : 4.0) * f;
+      // Attention: norm input, QKV input (norm output); Q, K and V (GQA width), output.
+      // MLP: norm input, MLP input; SwiGLU: gate, SiLU(gate), up, product; GELU: pre-, post-act.
+      whole = 2.0 * h + 2.0 * h + 2.0 * h + 2.0 * h;
+      split = (2.0 + 4.0 * g + 2.0) * h + (m.mlp == Mlp::kSwiGlu ? 8.0 : 4.0) * f;
       break;
     case Recompute::kSelective:
-      // Norm outputs and element-wise results are recomputed: layer input, Q, K, V, output.
-      attention = (2.0 + 2.0 + 4.0 * g + 2.0) * h;
+      // Norm outputs and element-wise results are recomputed: layer input, Q, K, V, output;
       // MLP block input; SwiGLU keeps gate and up; GELU keeps the pre-activation.
-      mlp = 2.0 * h + (m.mlp == Mlp::kSwiGlu ? 4.0 : 2.0) * f;
+      whole = 2.0 * h + 2.0 * h;
+      split = (2.0 + 4.0 * g + 2.0) * h + (m.mlp == Mlp::kSwiGlu ? 4.0 : 2.0) * f;
       break;
   }
+  const double whole_share = t.sequence_parallel ? tp : 1.0;
   const double scale = ElementBytes(t.precision) / 2.0;
-  return (sb * (attention + mlp)) * scale + lse;
+  double bytes = sb * (whole / whole_share + split / tp) * scale;
+  if (t.attention == Attention::kEager && t.recompute != Recompute::kSelective) {
+    // Korthikanti et al.: scores, softmax output and dropout mask, 5·a·s² bytes per sequence;
+    // selective recompute rebuilds exactly these.
+    bytes += 5.0 * D(m.heads) / tp * D(m.seq) * sb;
+  } else if (t.attention == Attention::kFlash) {
+    bytes += 4.0 * sb * D(m.heads) / tp;  // fp32 log-sum-exp per head and position
+  }
+  return bytes;
 }
 
 double ActivationBytes(const Model& m, const Training& t) {
   const double element = ElementBytes(t.precision);
-  const double sbh = D(m.seq) * D(t.micro_batch) * D(m.hidden);
+  const double whole_share = t.sequence_parallel ? D(t.tensor_parallel) : 1.0;
+  const double sbh = D(m.seq) * D(t.micro_batch) * D(m.hidden) / whole_share;
   // Embedding output and final-norm input.
   const double ends = 2.0 * sbh * element;
+  // A forward pass keeps nothing for backward: only the layer being computed.
+  if (t.method == Method::kInference) {
+    Training working = t;
+    working.recompute = Recompute::kNone;
+    return LayerActivationBytes(m, working) + ends;
+  }
+  const double layers = StageLayers(m, t) * InFlightMicroBatches(t);
   if (t.recompute == Recompute::kFull) {
     // Each layer's input is checkpointed; one layer at a time is rebuilt in full.
-    return D(m.layers) * sbh * element + LayerActivationBytes(m, t) + ends;
+    return layers * sbh * element + LayerActivationBytes(m, t) + ends;
   }
-  return D(m.layers) * LayerActivationBytes(m, t) + ends;
+  return layers * LayerActivationBytes(m, t) + ends;
 }
 
 MemoryBreakdown EstimateMemory(const Model& m, const Training& t) {
   MemoryBreakdown b;
   b.weights = WeightBytes(m, t);
   b.gradients = GradientBytes(m, t);
-  b.optimizer_states =
-      TrainableParams(m, t) * OptimizerBytesPerParam(m, t) / ShardFor(t.zero_stage, 1, t.gpus);
+  b.optimizer_states = OptimizerBytes(m, t);
   b.activations = ActivationBytes(m, t);
   b.logits = LogitBytes(m, t);
   const double dynamic = b.weights + b.gradients + b.optimizer_states + b.activations + b.logits;

@@ -8,8 +8,12 @@
 namespace frugal::estimate {
 
 inline constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
-/// CUDA context, cuBLAS/cuDNN workspaces and NCCL buffers a training process holds.
-inline constexpr double kFixedOverheadBytes = 0.5 * kBytesPerGib;
+/// CUDA context (about 0.3 GiB bare with lazy module loading, PyTorch issue #107667; well over
+/// 1 GiB once the kernels of a training step are loaded, #55277), cuBLAS/cuDNN workspaces and
+/// NCCL buffers a training process holds: what nvidia-smi shows beyond the caching allocator.
+inline constexpr double kFixedOverheadBytes = 1.3 * kBytesPerGib;
+/// Chunks a chunked or fused cross-entropy splits the sequence into (torchtune's default 8).
+inline constexpr double kLossChunks = 8.0;
 /// Caching-allocator fragmentation, as a share of everything else.
 inline constexpr double kAllocatorOverheadShare = 0.05;
 /// NF4 with double quantization: 4 bits plus 0.127 bits of constants per weight (QLoRA paper).
@@ -33,17 +37,25 @@ struct MemoryBreakdown {
 /// adapters, rank × (in + out) on every targeted linear layer of every transformer layer.
 [[nodiscard]] double TrainableParams(const Model& m, const Training& t);
 
+/// Share of the model's parameters the most loaded GPU of one model replica holds under tensor
+/// and pipeline parallelism (before ZeRO): its stage's layers and the input embedding, split
+/// over the tensor-parallel ranks; 1 without either.
+[[nodiscard]] double ModelShare(const Model& m, const Training& t);
+
 /// Activation bytes one transformer layer saves for backward for one micro-batch: Korthikanti
 /// et al. 2022 (sbh(34 + 5as/h)) adjusted for flash attention (no s² terms; Q, K, V, O and the
-/// fp32 log-sum-exp kept), no dropout masks, SwiGLU or GELU MLPs, grouped-query K/V and
-/// selective recompute. Under full recompute this is the working set of the one layer being
+/// fp32 log-sum-exp kept) unless attention is eager (Korthikanti's 5·a·s² score term kept),
+/// no dropout masks, SwiGLU or GELU MLPs, grouped-query K/V, selective recompute, and tensor
+/// (with or without sequence) parallelism as Korthikanti et al. split them. Under full recompute this is the working set of the one layer being
 /// rebuilt (see ActivationBytes).
 [[nodiscard]] double LayerActivationBytes(const Model& m, const Training& t);
 
-/// All saved activations for one micro-batch on one GPU.
+/// All saved activations on one GPU: one micro-batch, or under pipeline parallelism the first
+/// stage's layers for min(stages, micro-batches) micro-batches in flight (1F1B).
 [[nodiscard]] double ActivationBytes(const Model& m, const Training& t);
 
-/// The full breakdown per GPU for `t` on t.gpus data-parallel GPUs.
+/// The full breakdown per GPU for `t` on t.gpus GPUs (the most loaded GPU under pipeline
+/// parallelism, counted as if one stage held both embeddings and the logits).
 [[nodiscard]] MemoryBreakdown EstimateMemory(const Model& m, const Training& t);
 
 }  // namespace frugal::estimate

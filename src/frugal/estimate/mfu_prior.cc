@@ -36,17 +36,18 @@ struct FamilyBase {
   double utilization;
 };
 
-// 16-bit training of a ≥3B-parameter model on one GPU, as a share of the dense tensor peak.
-// Ampere and Hopper are fitted on bench/estimate/calibration.csv (the median ratio of
-// predicted to published GPU-hours brought to 1; docs/estimate.md lists the runs). The other
-// families have no published run in the table yet: their bases are judgement, set below
-// Ampere where kernels are less mature or the part is memory-bound.
+// Compute utilization of 16-bit training of a ≥3B-parameter model, as a share of the dense
+// tensor peak; communication between GPUs is added by the step model (parallelism.h).
+// Ampere (28 time rows) and Hopper (26 time rows) are fitted on bench/estimate/calibration.csv
+// (the median ratio of predicted to published GPU-hours brought to 1; docs/estimate.md lists
+// the runs). The other families have no published run in the table yet: their bases are
+// judgement, set below Ampere where kernels are less mature or the part is memory-bound.
 constexpr std::array<FamilyBase, 8> kFamilyBase = {{
     {"volta", 0.40},
     {"turing", 0.30},
-    {"ampere", 0.55},
+    {"ampere", 0.53},
     {"ada lovelace", 0.35},
-    {"hopper", 0.35},
+    {"hopper", 0.45},
     {"blackwell", 0.35},
     {"cdna 3", 0.30},
     {"tpu v5e", 0.45},
@@ -83,16 +84,16 @@ SizeBand SizeFactor(double params) {
   return {"model >= 3B", 1.0};
 }
 
-double InterconnectFactor(Interconnect i) {
-  switch (i) {
-    case Interconnect::kSingle:
+/// Host offload: the CPU optimizer step and PCIe transfers (judgement: ZeRO-Offload reports
+/// most of the GPU throughput kept for large batches, parameter offload much less).
+double OffloadFactor(Offload o) {
+  switch (o) {
+    case Offload::kNone:
       return 1.0;
-    case Interconnect::kNvlink:
-      return 0.95;
-    case Interconnect::kPcie:
-      return 0.85;
-    case Interconnect::kMultiNode:
-      return 0.9;
+    case Offload::kOptimizer:
+      return 0.8;
+    case Offload::kAll:
+      return 0.5;
   }
   return 1.0;
 }
@@ -105,6 +106,8 @@ double MethodFactor(Method m) {
       return 0.85;  // small adapter matmuls and kernel launches
     case Method::kQlora:
       return 0.6;  // NF4 dequantization on every forward and backward
+    case Method::kInference:
+      return 1.0;
   }
   return 1.0;
 }
@@ -121,8 +124,7 @@ double FamilyBaseUtilization(std::string_view architecture) {
 
 double PriorHfu(const Hardware& hw, const Training& t, double params) {
   double hfu = FamilyBaseUtilization(hw.architecture) * PrecisionFactor(t.precision) *
-               SizeFactor(params).factor *
-               InterconnectFactor(InterconnectFor(hw.has_nvlink, t.gpus)) * MethodFactor(t.method);
+               SizeFactor(params).factor * MethodFactor(t.method) * OffloadFactor(t.offload);
   if (t.recompute == Recompute::kSelective) hfu *= kSelectiveFactor;
   return std::clamp(hfu, kMinHfu, kMaxHfu);
 }
@@ -135,10 +137,11 @@ MfuPrior PriorUtilization(const Hardware& hw, const Training& t, double params) 
   prior.factors.push_back({"precision", PrecisionFactor(t.precision)});
   const SizeBand size = SizeFactor(params);
   prior.factors.push_back({size.what, size.factor});
-  const Interconnect link = InterconnectFor(hw.has_nvlink, t.gpus);
-  prior.factors.push_back(
-      {fmt::format("{} GPUs, {}", t.gpus, InterconnectName(link)), InterconnectFactor(link)});
   prior.factors.push_back({fmt::format("method {}", MethodName(t.method)), MethodFactor(t.method)});
+  if (t.offload != Offload::kNone) {
+    prior.factors.push_back(
+        {fmt::format("offload {}", OffloadName(t.offload)), OffloadFactor(t.offload)});
+  }
   if (t.recompute == Recompute::kSelective) {
     prior.factors.push_back({"selective recompute (element-wise work)", kSelectiveFactor});
   }

@@ -27,6 +27,8 @@ struct Hardware {
   double memory_gib = 0;     ///< per GPU
   double peak_flops = 0;     ///< dense peak per GPU at the training precision, FLOP/s
   bool has_nvlink = false;   ///< NVLink/NVSwitch (or Infinity Fabric, ICI) between GPUs
+  double nvlink_gbps = 0;    ///< NVLink bandwidth per GPU, GB/s both directions; 0 if none
+  double network_gbps = 0;   ///< network between nodes, Gbit/s per node; 0: not known
 };
 
 /// The interconnect of `gpus` GPUs of a kind: one is kSingle; up to 8 (one node) kNvlink when
@@ -44,9 +46,10 @@ struct MfuPrior {
   std::vector<MfuFactor> factors;  ///< base and multipliers, for --verbose and docs
 };
 
-/// Base utilization of the GPU family for 16-bit training of a ≥3B model on one GPU, times
-/// factors for precision, model size, GPU count (t.gpus) and interconnect, method and selective
-/// recompute; clamped to [0.05, 0.75].
+/// The compute utilization: base utilization of the GPU family for 16-bit training of a ≥3B
+/// model, times factors for precision, model size, method, offload and selective recompute;
+/// clamped to [0.05, 0.75]. Communication between GPUs is not in it: EstimateStepTime
+/// (parallelism.h) adds it per step.
 [[nodiscard]] MfuPrior PriorUtilization(const Hardware& hw, const Training& t, double params);
 
 /// PriorUtilization(...).hfu without the explanation (no allocation; the planner's hot path).

@@ -16,6 +16,8 @@ std::string_view OptimizerName(Optimizer o) {
       return "sgd";
     case Optimizer::kAdafactor:
       return "adafactor";
+    case Optimizer::kPagedAdam8bit:
+      return "paged_adam8bit";
   }
   return "?";
 }
@@ -28,6 +30,8 @@ std::string_view MethodName(Method m) {
       return "lora";
     case Method::kQlora:
       return "qlora";
+    case Method::kInference:
+      return "inference";
   }
   return "?";
 }
@@ -52,6 +56,62 @@ std::string_view LoraTargetsName(LoraTargets t) {
   return t == LoraTargets::kAllLinear ? "all" : "qv";
 }
 
+std::string_view AttentionName(Attention a) { return a == Attention::kFlash ? "flash" : "eager"; }
+
+std::string_view LossName(Loss l) {
+  switch (l) {
+    case Loss::kStandard:
+      return "standard";
+    case Loss::kChunked:
+      return "chunked";
+    case Loss::kFused:
+      return "fused";
+  }
+  return "?";
+}
+
+std::string_view OffloadName(Offload o) {
+  switch (o) {
+    case Offload::kNone:
+      return "none";
+    case Offload::kOptimizer:
+      return "optimizer";
+    case Offload::kAll:
+      return "all";
+  }
+  return "?";
+}
+
+Result<Attention> ParseAttention(std::string_view text) {
+  const std::string t = ToLower(Trim(text));
+  if (t == "flash" || t == "sdpa" || t == "flash_attention_2") return Attention::kFlash;
+  if (t == "eager") return Attention::kEager;
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("unknown attention '{}' (expected flash, sdpa or eager)", text));
+}
+
+Result<Loss> ParseLoss(std::string_view text) {
+  const std::string t = ToLower(Trim(text));
+  if (t == "standard") return Loss::kStandard;
+  if (t == "chunked") return Loss::kChunked;
+  if (t == "fused") return Loss::kFused;
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("unknown loss '{}' (expected standard, chunked or fused)", text));
+}
+
+Result<Offload> ParseOffload(std::string_view text) {
+  const std::string t = ToLower(Trim(text));
+  if (t == "none") return Offload::kNone;
+  if (t == "optimizer") return Offload::kOptimizer;
+  if (t == "all") return Offload::kAll;
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("unknown offload '{}' (expected none, optimizer or all)", text));
+}
+
+Recompute DefaultRecompute(double params) {
+  return params >= 100e9 ? Recompute::kFull : Recompute::kNone;
+}
+
 Result<MasterWeights> ParseMasterWeights(std::string_view text) {
   const std::string t = ToLower(Trim(text));
   if (t == "fp32") return MasterWeights::kFp32;
@@ -74,9 +134,12 @@ Result<Optimizer> ParseOptimizer(std::string_view text) {
   if (t == "adam8bit" || t == "adamw8bit" || t == "adam-8bit") return Optimizer::kAdam8bit;
   if (t == "sgd") return Optimizer::kSgd;
   if (t == "adafactor") return Optimizer::kAdafactor;
-  return Fail(
-      ErrorCode::kBadInput,
-      fmt::format("unknown optimizer '{}' (expected adamw, adam8bit, sgd or adafactor)", text));
+  if (t == "paged_adam8bit" || t == "paged_adamw8bit" || t == "paged-adam8bit")
+    return Optimizer::kPagedAdam8bit;
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("unknown optimizer '{}' (expected adamw, adam8bit, paged_adam8bit, sgd "
+                          "or adafactor)",
+                          text));
 }
 
 Result<Method> ParseMethod(std::string_view text) {
@@ -84,8 +147,9 @@ Result<Method> ParseMethod(std::string_view text) {
   if (t == "full") return Method::kFull;
   if (t == "lora") return Method::kLora;
   if (t == "qlora") return Method::kQlora;
+  if (t == "inference") return Method::kInference;
   return Fail(ErrorCode::kBadInput,
-              fmt::format("unknown method '{}' (expected full, lora or qlora)", text));
+              fmt::format("unknown method '{}' (expected full, lora, qlora or inference)", text));
 }
 
 Result<Recompute> ParseRecompute(std::string_view text) {
@@ -97,8 +161,18 @@ Result<Recompute> ParseRecompute(std::string_view text) {
               fmt::format("unknown recompute '{}' (expected none, selective or full)", text));
 }
 
+int Training::DataParallel() const {
+  const int model_parallel = ModelParallel();
+  if (model_parallel <= 0) return std::max(1, gpus);
+  return std::max(1, gpus / model_parallel);
+}
+
+int Training::GlobalBatch() const {
+  return global_batch > 0 ? global_batch : micro_batch * DataParallel();
+}
+
 int Training::AccumulationSteps() const {
-  const int per_step = micro_batch * gpus;
+  const int per_step = micro_batch * DataParallel();
   if (global_batch <= 0 || per_step <= 0) return 1;
   return std::max(1, global_batch / per_step);
 }
@@ -114,10 +188,27 @@ Result<void> Training::Validate() const {
     return Fail(ErrorCode::kBadInput,
                 fmt::format("global_batch must not be negative, got {}", global_batch));
   }
-  if (global_batch > 0 && global_batch % (micro_batch * gpus) != 0) {
+  for (const auto& [value, name] : {std::pair{tensor_parallel, "tensor_parallel"},
+                                     std::pair{pipeline_parallel, "pipeline_parallel"},
+                                     std::pair{virtual_stages, "virtual_stages"}}) {
+    if (value < 1 || value > 4096) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{} must be between 1 and 4096, got {}", name, value));
+    }
+  }
+  if (gpus % ModelParallel() != 0) {
     return Fail(ErrorCode::kBadInput,
-                fmt::format("global_batch {} is not a multiple of micro_batch {} × gpus {}",
-                            global_batch, micro_batch, gpus));
+                fmt::format("gpus {} is not a multiple of tensor_parallel {} × pipeline_parallel {}",
+                            gpus, tensor_parallel, pipeline_parallel));
+  }
+  if (sequence_parallel && tensor_parallel < 2) {
+    return Fail(ErrorCode::kBadInput, "sequence_parallel needs tensor_parallel of 2 or more");
+  }
+  if (global_batch > 0 && global_batch % (micro_batch * DataParallel()) != 0) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("global_batch {} is not a multiple of micro_batch {} × data-parallel "
+                            "GPUs {}",
+                            global_batch, micro_batch, DataParallel()));
   }
   if (zero_stage < 0 || zero_stage > 3) {
     return Fail(ErrorCode::kBadInput, fmt::format("zero stage must be 0-3, got {}", zero_stage));

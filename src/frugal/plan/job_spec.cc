@@ -103,13 +103,38 @@ Result<void> ReadEnum(const YamlDoc& doc, const Node& t, std::string_view key, P
   return {};
 }
 
-Result<est::Training> ReadTraining(const YamlDoc& doc, const Node& root) {
+/// Parallelism and memory-saving settings of `training` (docs/job-spec.md, docs/estimate.md).
+Result<void> ReadParallelism(const YamlDoc& doc, const Node& n, est::Training& t) {
+  t.tensor_parallel = FRUGAL_TRY(IntIn(doc, n, "tensor_parallel", 1, 4096)).value_or(1);
+  t.pipeline_parallel = FRUGAL_TRY(IntIn(doc, n, "pipeline_parallel", 1, 4096)).value_or(1);
+  t.virtual_stages = FRUGAL_TRY(IntIn(doc, n, "virtual_stages", 1, 4096)).value_or(1);
+  t.sequence_parallel = FRUGAL_TRY(doc.OptionalBool(n, "sequence_parallel")).value_or(false);
+  if (t.sequence_parallel && t.tensor_parallel < 2) {
+    return Fail(doc.ErrorAt(n["sequence_parallel"], "sequence_parallel",
+                            "needs tensor_parallel of 2 or more"));
+  }
+  FRUGAL_TRY(ReadEnum(doc, n, "attention", est::ParseAttention, t.attention));
+  FRUGAL_TRY(ReadEnum(doc, n, "loss", est::ParseLoss, t.loss));
+  FRUGAL_TRY(ReadEnum(doc, n, "offload", est::ParseOffload, t.offload));
+  t.optimizer_in_backward =
+      FRUGAL_TRY(doc.OptionalBool(n, "optimizer_in_backward")).value_or(false);
+  return {};
+}
+
+Result<est::Training> ReadTraining(const YamlDoc& doc, const Node& root, const est::Model& model) {
   est::Training t;
+  // Unstated, recompute is what the frameworks of models this size default to.
+  t.recompute = est::DefaultRecompute(model.params);
   const Node n = root["training"];
   if (!n.IsDefined()) return t;
-  FRUGAL_TRY(doc.CheckKeys(n, "training",
-                           {"precision", "optimizer", "method", "lora_rank", "lora_targets",
-                            "master_weights", "micro_batch", "global_batch", "recompute", "zero"}));
+  FRUGAL_TRY(doc.CheckKeys(
+      n, "training",
+      {"precision", "optimizer", "method", "lora_rank", "lora_targets", "master_weights",
+       "micro_batch", "global_batch", "recompute", "zero", "tensor_parallel", "pipeline_parallel",
+       "virtual_stages",
+       "sequence_parallel", "attention", "loss", "offload", "optimizer_in_backward",
+       "network_gbps"}));
+  FRUGAL_TRY(ReadParallelism(doc, n, t));
   FRUGAL_TRY(ReadEnum(doc, n, "precision", catalog::ParsePrecision, t.precision));
   FRUGAL_TRY(ReadEnum(doc, n, "optimizer", est::ParseOptimizer, t.optimizer));
   FRUGAL_TRY(ReadEnum(doc, n, "method", est::ParseMethod, t.method));
@@ -418,7 +443,14 @@ Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_d
     spec.catalog_files.push_back(base_dir / file);
   if (!spec.catalog_files.empty()) spec.catalog_where = doc.Where(root["catalog"]);
   spec.model = FRUGAL_TRY(ReadModel(doc, root));
-  spec.baseline = FRUGAL_TRY(ReadTraining(doc, root));
+  spec.baseline = FRUGAL_TRY(ReadTraining(doc, root, spec.model));
+  if (const Node training = root["training"]; training.IsDefined()) {
+    if (auto gbps = FRUGAL_TRY(doc.OptionalDouble(training, "network_gbps"))) {
+      if (!(*gbps > 0))
+        return Fail(doc.ErrorAt(training["network_gbps"], "network_gbps", "must be positive"));
+      spec.network_gbps = *gbps;
+    }
+  }
   spec.knobs = FRUGAL_TRY(ReadKnobs(doc, root, spec.baseline));
   spec.work = FRUGAL_TRY(ReadWork(doc, root, spec.model, spec.baseline));
   spec.measured = FRUGAL_TRY(ReadMeasured(doc, root, known));

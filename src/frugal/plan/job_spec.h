@@ -71,6 +71,9 @@ struct JobSpec {
   std::string catalog_where;  ///< file:line:col of the catalog key, for messages
   estimate::Model model;
   estimate::Training baseline;  ///< the knobs as the user wrote them (gpus unset)
+  /// training.network_gbps: the network between nodes (Gbit/s per node) for jobs that span
+  /// nodes; 0 when unstated (the estimator's default).
+  double network_gbps = 0;
   estimate::Work work;
   KnobSpace knobs;
   std::vector<MeasuredProfile> measured;

@@ -21,7 +21,7 @@ std::optional<double> MeasuredPeakGib(const JobSpec& spec, int gpus) {
 }
 
 bool ValidBatch(const est::Training& t) {
-  return t.global_batch <= 0 || t.global_batch % (t.micro_batch * t.gpus) == 0;
+  return t.global_batch <= 0 || t.global_batch % (t.micro_batch * t.DataParallel()) == 0;
 }
 
 /// Orders fitting candidates: faster, then lower ZeRO, larger micro-batch, lighter recompute.
@@ -39,9 +39,10 @@ KnobResult SearchKnobs(const JobSpec& spec, const catalog::GpuSpec& gpu, int gpu
   KnobResult r;
   est::Training base = spec.baseline;
   base.gpus = gpus;
-  if (base.global_batch <= 0) base.global_batch = spec.baseline.micro_batch * gpus;
+  if (base.global_batch <= 0) base.global_batch = spec.baseline.micro_batch * base.DataParallel();
   auto base_hw = est::HardwareFor(gpu, base.precision);
   if (base_hw) {
+    base_hw->network_gbps = spec.network_gbps;
     auto e = est::EstimateTraining(spec.model, base, *base_hw, tokens);
     if (e) r.baseline = *e;
   }
@@ -58,6 +59,7 @@ KnobResult SearchKnobs(const JobSpec& spec, const catalog::GpuSpec& gpu, int gpu
       if (r.unsupported.empty()) r.unsupported = hw.error().message;
       continue;
     }
+    hw->network_gbps = spec.network_gbps;
     est::Training t = base;
     t.precision = p;
     for (const est::Method m : spec.knobs.methods) {

@@ -137,6 +137,58 @@ TEST(EstimateCli, AbsurdWorkGivesAHugeCostNeverANegativeOne) {
   for (const auto& c : doc["costs"]) EXPECT_GT(c["cost_usd"].get<double>(), 1e12) << c.dump();
 }
 
+// GPT-3 175B as Narayanan et al. ran it: TP 8 x PP 16 x DP 8 on 1024 A100s, batch 1536,
+// full recompute (the default at this size), Selene's 8 x 200 Gbit/s InfiniBand.
+TEST(EstimateCli, MegatronStyleRunHasItsShapeMemoryAndStepInTheJson) {
+  TempDir home;
+  const auto doc = RunJson(
+      {"--layers", "96", "--hidden", "12288", "--heads", "96", "--vocab", "51200", "--mlp",
+       "gelu", "--seq", "2048", "--dtype", "fp16", "--gpu", "A100-80GB", "--gpus", "1024", "--tp",
+       "8", "--pp", "16", "--global-batch", "1536", "--network-gbps", "1600", "--tokens", "300b"},
+      home);
+  for (const char* key : {"gpu_hours", "peak_memory_gib_per_gpu", "wall_hours", "fits", "mfu"})
+    EXPECT_TRUE(doc.contains(key)) << key;
+  EXPECT_EQ(doc["training"]["recompute"], "full");
+  EXPECT_EQ(doc["training"]["tensor_parallel"], 8);
+  EXPECT_EQ(doc["training"]["pipeline_parallel"], 16);
+  EXPECT_EQ(doc["training"]["data_parallel"], 8);
+  EXPECT_EQ(doc["training"]["accumulation_steps"], 192);
+  EXPECT_TRUE(doc["fits"].get<bool>());
+  EXPECT_LT(doc["peak_memory_gib_per_gpu"].get<double>(), 80);
+  EXPECT_DOUBLE_EQ(doc["network_gbps"].get<double>(), 1600);
+  EXPECT_EQ(doc["network_source"], "flag");
+  const auto& step = doc["step_seconds"];
+  EXPECT_GT(step["pipeline_bubble"].get<double>(), 0);
+  EXPECT_GT(step["tensor_parallel"].get<double>(), 0);
+  EXPECT_NEAR(step["total"].get<double>(),
+              step["compute"].get<double>() + step["pipeline_bubble"].get<double>() +
+                  step["tensor_parallel"].get<double>() +
+                  step["data_parallel_exposed"].get<double>(),
+              1e-9);
+  // Without model parallelism 175B does not fit an 80 GB GPU at all.
+  const auto dp_only = RunJson({"--layers", "96", "--hidden", "12288", "--heads", "96", "--mlp",
+                                "gelu", "--gpu", "A100-80GB", "--gpus", "1024", "--tokens", "300b"},
+                               home);
+  EXPECT_FALSE(dp_only["fits"].get<bool>());
+}
+
+TEST(EstimateCli, MemoryKnobsChangeThePeak) {
+  TempDir home;
+  const std::vector<std::string> base = {"--params", "8b", "--vocab", "128256", "--seq", "2048",
+                                         "--gpu", "H100", "--tokens", "1b"};
+  const auto peak = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunJson(args, home)["peak_memory_gib_per_gpu"].get<double>();
+  };
+  const double plain = peak({});
+  EXPECT_LT(peak({"--loss", "chunked"}), plain);
+  EXPECT_GT(peak({"--attention", "eager"}), plain);
+  EXPECT_LT(peak({"--optimizer", "paged_adam8bit", "--optimizer-in-backward"}), plain);
+  EXPECT_LT(peak({"--offload", "optimizer"}), plain);
+  EXPECT_LT(peak({"--method", "inference"}), 20);  // 16 GB of bf16 weights and a little more
+}
+
 TEST(EstimateCli, BadInputExitsTwoNamingTheFlag) {
   TempDir home;
   struct Case {
@@ -155,6 +207,13 @@ TEST(EstimateCli, BadInputExitsTwoNamingTheFlag) {
       {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--zero", "5"}, "zero"},
       {{"--params", "1e30", "--gpu", "L4", "--tokens", "1b"}, "100 trillion"},
       {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--epochs", "-1"}, "epochs"},
+      {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--attention", "fast"}, "--attention"},
+      {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--loss", "tiny"}, "--loss"},
+      {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--offload", "disk"}, "--offload"},
+      {{"--params", "7b", "--gpu", "A100-80GB", "--gpus", "8", "--tp", "3", "--tokens", "1b"},
+       "tensor_parallel"},
+      {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--network-gbps", "0"},
+       "--network-gbps"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = {"estimate"};

@@ -9,30 +9,47 @@ namespace {
 
 using testing::Llama7b;
 
-// A100-80GB SXM figures from gpus.csv: 80 GiB, 312 dense bf16 TFLOPS, NVLink.
-Hardware A100() { return Hardware{"A100-80GB", "Ampere", 80, 312e12, true}; }
+// A100-80GB SXM figures from gpus.csv: 80 GiB, 312 dense bf16 TFLOPS, NVLink 600 GB/s.
+Hardware A100() { return Hardware{"A100-80GB", "Ampere", 80, 312e12, true, 600, 0}; }
 // L4 from gpus.csv: 24 GiB, 121 dense bf16 TFLOPS, PCIe only.
-Hardware L4() { return Hardware{"L4", "Ada Lovelace", 24, 121e12, false}; }
+Hardware L4() { return Hardware{"L4", "Ada Lovelace", 24, 121e12, false, 0, 0}; }
 
 TEST(Estimator, PriorUtilizationMultipliesItsFactors) {
+  const double ampere = FamilyBaseUtilization("Ampere");
+  const double ada = FamilyBaseUtilization("Ada Lovelace");
   Training t;
   t.gpus = 8;
-  // Ampere base 0.55 × bf16 1.0 × ≥3B 1.0 × NVLink node 0.95 × full 1.0
-  EXPECT_DOUBLE_EQ(PriorUtilization(A100(), t, 7e9).hfu, 0.55 * 0.95);
+  // Ampere base × bf16 1.0 × ≥3B 1.0 × full 1.0: the GPU count is the step model's business.
+  EXPECT_DOUBLE_EQ(PriorUtilization(A100(), t, 7e9).hfu, ampere);
   t.gpus = 4;
   t.method = Method::kQlora;
-  // Ada 0.35 × 0.75 (0.3-1B) × PCIe 0.85 × QLoRA 0.6
-  EXPECT_DOUBLE_EQ(PriorUtilization(L4(), t, 0.5e9).hfu, 0.35 * 0.75 * 0.85 * 0.6);
+  // Ada × 0.75 (0.3-1B) × QLoRA 0.6
+  EXPECT_DOUBLE_EQ(PriorUtilization(L4(), t, 0.5e9).hfu, ada * 0.75 * 0.6);
   t.gpus = 16;
   t.method = Method::kFull;
   t.precision = Precision::kFp8;
   t.recompute = Recompute::kSelective;
-  EXPECT_DOUBLE_EQ(PriorUtilization(A100(), t, 70e9).hfu, 0.55 * 0.65 * 0.9 * 0.97);
+  t.offload = Offload::kOptimizer;
+  const double fp8 = PriorUtilization(A100(), t, 70e9).factors[1].factor;
+  EXPECT_DOUBLE_EQ(PriorUtilization(A100(), t, 70e9).hfu, ampere * fp8 * 0.8 * 0.97);
   EXPECT_EQ(FamilyBaseUtilization("Unknown-Arch"), 0.35);
   EXPECT_DOUBLE_EQ(PriorHfu(A100(), t, 70e9), PriorUtilization(A100(), t, 70e9).hfu);
 }
 
-TEST(Estimator, RuntimeIsFlopsOverGpusTimesPeakTimesUtilization) {
+TEST(Estimator, OneGpuRuntimeIsFlopsOverPeakTimesUtilization) {
+  const Model m = Llama7b();
+  Training t;
+  t.recompute = Recompute::kFull;
+  auto e = EstimateTraining(m, t, A100(), 1e9);
+  ASSERT_TRUE(e) << e.error().message;
+  const double hfu = FamilyBaseUtilization("Ampere");
+  EXPECT_DOUBLE_EQ(e->wall_seconds, e->flops.Total() / (312e12 * hfu));
+  // MFU counts model FLOPs only, so full recompute lowers it below the hardware utilization.
+  EXPECT_DOUBLE_EQ(e->mfu, hfu * e->flops.model / e->flops.Total());
+  EXPECT_DOUBLE_EQ(e->step.data_parallel, 0);
+}
+
+TEST(Estimator, RuntimeIsStepsTimesComputePlusExposedCommunication) {
   const Model m = Llama7b();
   Training t;
   t.gpus = 8;
@@ -41,14 +58,85 @@ TEST(Estimator, RuntimeIsFlopsOverGpusTimesPeakTimesUtilization) {
   t.recompute = Recompute::kFull;
   auto e = EstimateTraining(m, t, A100(), 1e9);
   ASSERT_TRUE(e) << e.error().message;
-  const double hfu = 0.55 * 0.95;
-  EXPECT_DOUBLE_EQ(e->wall_seconds, e->flops.Total() / (8 * 312e12 * hfu));
+  const double hfu = FamilyBaseUtilization("Ampere");
+  const double compute_per_step = e->flops.Total() / (8 * 312e12 * hfu) / e->steps;
+  EXPECT_DOUBLE_EQ(e->step.compute, compute_per_step);
+  // DDP on one NVLink node: 2·7/8 of the bf16 gradients at 600/2 × 0.75 GB/s, hidden behind
+  // the backward pass of eight micro-batches.
+  EXPECT_NEAR(e->step.data_parallel, 2.0 * 7 / 8 * 2 * m.params / (300e9 * 0.75), 1e-9);
+  EXPECT_EQ(DataParallelLatency(m, t), 0);  // one node
+  EXPECT_EQ(e->step.exposed_data_parallel, 0);
+  EXPECT_DOUBLE_EQ(e->wall_seconds, e->steps * e->step.Total());
   EXPECT_DOUBLE_EQ(e->GpuHours(), 8 * e->wall_seconds / 3600);
-  // MFU counts model FLOPs only, so full recompute lowers it below the hardware utilization.
-  EXPECT_DOUBLE_EQ(e->mfu, hfu * e->flops.model / e->flops.Total());
   EXPECT_DOUBLE_EQ(e->steps, 1e9 / (64.0 * 4096));
   EXPECT_EQ(e->training.AccumulationSteps(), 8);
   EXPECT_EQ(e->source, UtilizationSource::kPrior);
+}
+
+// The finding that motivated the step model: ZeRO-3 over hundreds of GPUs at a fixed per-GPU
+// batch keeps each GPU's compute per step constant while every GPU still moves the whole model
+// three times a step, and each ring collective takes one more hop per GPU added.
+TEST(Estimator, ZeroThreeOverHundredsOfGpusLosesThroughputAtScale) {
+  const Model m = Llama7b();
+  Training t;
+  t.zero_stage = 3;
+  t.micro_batch = 1;
+  Hardware hw = A100();
+  hw.network_gbps = 400;  // AWS p4d
+  const auto per_gpu = [&](int gpus) {
+    t.gpus = gpus;
+    t.global_batch = gpus;
+    auto e = EstimateTraining(m, t, hw, 1e10);
+    EXPECT_TRUE(e) << e.error().message;
+    return e ? 1e10 / e->GpuHours() : 0.0;
+  };
+  const double node = per_gpu(8);
+  const double g256 = per_gpu(256);
+  const double g1024 = per_gpu(1024);
+  EXPECT_LT(g256, node);
+  EXPECT_LT(g1024, 0.7 * node);
+  EXPECT_LT(g1024, g256);
+  // A faster fabric (InfiniBand 8 x 400) narrows the gap; DDP has no per-layer collectives.
+  hw.network_gbps = 3200;
+  EXPECT_GT(per_gpu(1024), g1024);
+  t.zero_stage = 0;
+  hw.network_gbps = 400;
+  EXPECT_GT(per_gpu(1024), g1024);
+}
+
+TEST(Estimator, PipelineBubbleAndTensorParallelTrafficLengthenTheStep) {
+  const Model m = Llama7b();
+  Training t;
+  t.gpus = 32;
+  t.tensor_parallel = 8;
+  t.pipeline_parallel = 4;
+  t.micro_batch = 1;
+  t.global_batch = 8;  // one data-parallel replica, 8 micro-batches
+  auto e = EstimateTraining(m, t, A100(), 1e9);
+  ASSERT_TRUE(e) << e.error().message;
+  EXPECT_EQ(e->training.DataParallel(), 1);
+  EXPECT_DOUBLE_EQ(e->step.bubble, e->step.compute * 3.0 / 8.0);
+  // Per micro-batch and layer of the stage: 4 all-reduces of s·b·h bf16, 2·7/8 each on NVLink.
+  const double bytes = 8.0 * (32.0 / 4) * 4 * 2 * 7.0 / 8 * 4096 * 4096 * 2;
+  EXPECT_NEAR(e->step.tensor_parallel, bytes / (300e9 * 0.75), 1e-12);
+  EXPECT_EQ(e->step.data_parallel, 0);
+}
+
+TEST(Estimator, FrameworksDefaultToFullRecomputeForVeryLargeModels) {
+  EXPECT_EQ(DefaultRecompute(175e9), Recompute::kFull);
+  EXPECT_EQ(DefaultRecompute(176e9), Recompute::kFull);
+  EXPECT_EQ(DefaultRecompute(70e9), Recompute::kNone);
+}
+
+TEST(Estimator, InferenceIsOneForwardPass) {
+  const Model m = Llama7b();
+  Training t;
+  t.method = Method::kInference;
+  auto e = EstimateTraining(m, t, A100(), 1e6);
+  ASSERT_TRUE(e) << e.error().message;
+  EXPECT_DOUBLE_EQ(e->flops.model, (2 * m.MatmulParams() + 4.0 * 32 * 4096 * 4096) * 1e6);
+  EXPECT_EQ(e->memory.gradients, 0);
+  EXPECT_EQ(e->memory.optimizer_states, 0);
 }
 
 TEST(Estimator, MeasuredThroughputAndMfuOverrideThePrior) {
@@ -125,6 +213,14 @@ TEST(Estimator, RejectsBadTrainingConfigs) {
   EXPECT_FALSE(EstimateTraining(m, t, A100(), 1e9));
   t.global_batch = 12;
   t.zero_stage = 4;
+  EXPECT_FALSE(EstimateTraining(m, t, A100(), 1e9));
+  t.zero_stage = 0;
+  t.gpus = 8;
+  t.global_batch = 0;
+  t.tensor_parallel = 3;  // 8 GPUs are not a multiple of 3
+  EXPECT_FALSE(EstimateTraining(m, t, A100(), 1e9));
+  t.tensor_parallel = 1;
+  t.sequence_parallel = true;  // needs tensor parallelism
   EXPECT_FALSE(EstimateTraining(m, t, A100(), 1e9));
   Hardware no_peak = A100();
   no_peak.peak_flops = 0;

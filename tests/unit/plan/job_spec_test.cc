@@ -114,6 +114,62 @@ TEST(JobSpec, BadInputNamesFileLineAndField) {
       "job.yaml:3:", "not a multiple");
 }
 
+TEST(JobSpec, ReadsParallelismAndMemoryKnobs) {
+  auto spec = Parse(R"(apiVersion: frugal/v1
+model: {params: 175b}
+training:
+  tensor_parallel: 8
+  pipeline_parallel: 16
+  sequence_parallel: true
+  attention: eager
+  loss: chunked
+  offload: optimizer
+  optimizer_in_backward: true
+  network_gbps: 1600
+work: {tokens: 300b}
+)");
+  ASSERT_TRUE(spec) << spec.error().message;
+  const estimate::Training& t = spec->baseline;
+  EXPECT_EQ(t.tensor_parallel, 8);
+  EXPECT_EQ(t.pipeline_parallel, 16);
+  EXPECT_TRUE(t.sequence_parallel);
+  EXPECT_EQ(t.attention, estimate::Attention::kEager);
+  EXPECT_EQ(t.loss, estimate::Loss::kChunked);
+  EXPECT_EQ(t.offload, estimate::Offload::kOptimizer);
+  EXPECT_TRUE(t.optimizer_in_backward);
+  EXPECT_DOUBLE_EQ(spec->network_gbps, 1600);
+  // Unstated, a 175B model gets full recompute, as Megatron-style frameworks ran it.
+  EXPECT_EQ(t.recompute, estimate::Recompute::kFull);
+  auto small = Parse(kMinimal);
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->baseline.recompute, estimate::Recompute::kNone);
+  EXPECT_EQ(small->baseline.tensor_parallel, 1);
+  EXPECT_EQ(small->baseline.attention, estimate::Attention::kFlash);
+}
+
+TEST(JobSpec, BadParallelismKnobsNameTheField) {
+  ExpectError(std::string(kMinimal) + "training:
+  tensor_parallel: 0
+", "job.yaml:8:",
+              "field 'tensor_parallel'");
+  ExpectError(std::string(kMinimal) + "training:
+  sequence_parallel: true
+", "job.yaml:8:",
+              "tensor_parallel of 2 or more");
+  ExpectError(std::string(kMinimal) + "training:
+  attention: fast
+", "job.yaml:8:",
+              "unknown attention 'fast'");
+  ExpectError(std::string(kMinimal) + "training:
+  offload: disk
+", "job.yaml:8:",
+              "field 'offload'");
+  ExpectError(std::string(kMinimal) + "training:
+  network_gbps: -1
+", "job.yaml:8:",
+              "field 'network_gbps'");
+}
+
 TEST(JobSpec, KnobListsWithNoValidValueAreBadInput) {
   // With no global_batch the batch per GPU is training.micro_batch (1 by default).
   ExpectError(std::string(kMinimal) + "knobs:\n  micro_batch: [1, 3]\n", "job.yaml:8:20:",
