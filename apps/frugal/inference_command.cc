@@ -28,6 +28,14 @@ nlohmann::json LatencyJson(const serving::LatencyObjective& l) {
 
 constexpr double kGib = 1024.0 * 1024.0 * 1024.0;
 
+/// "7.0B", "365M", "22K" parameters.
+std::string FormatCount(double n) {
+  if (n >= 1e12) return fmt::format("{:.3g}T", n / 1e12);
+  if (n >= 1e9) return fmt::format("{:.3g}B", n / 1e9);
+  if (n >= 1e6) return fmt::format("{:.3g}M", n / 1e6);
+  return fmt::format("{:.3g}K", n / 1e3);
+}
+
 }  // namespace
 
 nlohmann::json ServingOptionJson(const ServingOption& o, size_t rank) {
@@ -122,9 +130,10 @@ std::string LatencyCell(const ServingOption& o) {
 void PrintServing(const serving::InferenceSpec& spec, const serving::ServingPlan& p, Streams& s) {
   const serving::Workload& w = spec.workload;
   s.out << fmt::format(
-      "Inference {}: {} {:.3g} params, {} weights ({:.1f} GiB); {:g} rps mean, {:g} peak; {} "
-      "({:g} h/month) for {} months\n",
-      spec.name, serving::ArchitectureName(spec.model.architecture), spec.model.shape.params,
+      "Inference {}: {} of {} parameters, {} weights ({:.1f} GiB); {:.3g} rps mean, {:.3g} peak; "
+      "{} ({:.4g} h/month) for {} months\n",
+      spec.name, serving::ArchitectureName(spec.model.architecture),
+      FormatCount(spec.model.shape.params),
       serving::WeightFormatName(spec.model.weights), serving::ModelWeightBytes(spec.model) / kGib,
       w.mean_rps, w.peak_rps, spec.schedule.label, spec.schedule.hours_per_month,
       spec.schedule.lifetime_months);
@@ -164,8 +173,9 @@ void PrintServing(const serving::InferenceSpec& spec, const serving::ServingPlan
                          serving::DescribeOption(p.options.front()),
                          p.options.front().monthly.ToString(),
                          p.options.front().lifetime.ToString(), spec.schedule.lifetime_months);
+    int shown = 0;
     for (const ServingOption& o : p.options) {
-      if (o.break_even_utilization) {
+      if (o.break_even_utilization && o.base_replicas == 0 && shown++ < 3) {
         s.out << fmt::format("  {} {}: pays off when used more than {:.0f}% of the hours\n",
                              o.offer->Id(), o.tier, 100 * *o.break_even_utilization);
       }
