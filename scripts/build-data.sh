@@ -9,4 +9,5 @@ python3 scripts/build-gpu-table.py "$raw" > data/gpus.csv.tmp && mv data/gpus.cs
 frugal=build/release/apps/frugal/frugal
 [[ -x $frugal ]] || frugal=build/dev/apps/frugal/frugal
 "$frugal" catalog import --replace --snapshot-date "$date" --output data/catalog \
-  --skypilot "$raw"/catalog/{aws,gcp,azure,lambda,vast}_vms.csv
+  --skypilot "$raw"/catalog/{aws,gcp,azure,lambda,vast}_vms.csv \
+  "$raw"/catalog/cpu/{aws,gcp,azure}_cpu_vms.csv

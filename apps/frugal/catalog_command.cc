@@ -43,6 +43,8 @@ Result<void> RunGpus(const GlobalOptions& global, Streams& s) {
                         {"bf16_fp16", Optional(g.bf16_tflops)},
                         {"fp8", Optional(g.fp8_tflops)}}},
                       {"architecture", g.architecture},
+                      {"tensor_cores", g.tensor_cores},
+                      {"estimated", g.estimated},
                       {"source", g.source_url},
                       {"notes", g.notes}});
     }
@@ -58,8 +60,10 @@ Result<void> RunGpus(const GlobalOptions& global, Streams& s) {
            {"FP8", Align::kRight},
            {"ARCH"},
            {"SOURCE"}});
+  bool any_estimated = false;
   for (const auto& g : c.gpus()) {
-    t.AddRow({g.name, fmt::format("{:g} GiB", g.memory_gib),
+    any_estimated = any_estimated || g.estimated;
+    t.AddRow({g.estimated ? g.name + " (est.)" : g.name, fmt::format("{:g} GiB", g.memory_gib),
               g.memory_bandwidth_gbps > 0 ? fmt::format("{:g}", g.memory_bandwidth_gbps) : "-",
               Tflops(g.fp32_tflops), Tflops(g.tf32_tflops), Tflops(g.bf16_tflops),
               Tflops(g.fp8_tflops), g.architecture.empty() ? "-" : g.architecture, g.source_url});
@@ -67,12 +71,18 @@ Result<void> RunGpus(const GlobalOptions& global, Streams& s) {
   t.Render(s.out);
   s.out << "Dense TFLOPS per GPU (no sparsity). '-': not published; such GPUs can be listed but "
            "not timed.\n";
+  if (any_estimated) {
+    s.out << "(est.): figures derived from sparse, boost, per-board or community figures (the "
+             "derivation is in --json's notes), not a vendor's dense per-GPU datasheet value.\n";
+  }
   return {};
 }
 
 struct OffersOptions {
-  std::string gpu, cloud, region, tier, sort = "price";
+  std::string gpu, cloud, region, tier, sort = "price", cpu_class;
+  bool cpu = false;
   int min_gpus = 0;
+  double min_vcpus = 0, min_ram_gib = 0;
   std::string max_price;
   size_t limit = 0;
 };
@@ -85,6 +95,9 @@ nlohmann::json OfferJson(const Offer& o) {
       {"zone", o.zone.empty() ? nlohmann::json() : nlohmann::json(o.zone)},
       {"gpu", o.gpu.empty() ? nlohmann::json() : nlohmann::json(o.gpu)},
       {"gpu_count", o.gpu_count},
+      {"cpu_class", o.gpu.empty() ? nlohmann::json(catalog::CpuClassName(
+                                        catalog::ClassifyCpuOffer(o)))
+                                  : nlohmann::json()},
       {"vcpus", o.vcpus},
       {"ram_gib", o.ram_gib},
       {"tier", catalog::TierName(o.tier)},
@@ -101,7 +114,19 @@ nlohmann::json OfferJson(const Offer& o) {
 Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, Streams& s) {
   const Catalog c = FRUGAL_TRY(LoadCatalog(global));
   catalog::OfferQuery q;
+  if (opts.cpu && !opts.gpu.empty() && !catalog::IsCpuName(opts.gpu)) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("--cpu lists CPU offers; it cannot be combined with --gpu {}", opts.gpu));
+  }
   if (!opts.gpu.empty()) q.gpu = opts.gpu;
+  if (opts.cpu) q.gpu = "CPU";
+  if (!opts.cpu_class.empty()) {
+    q.cpu_class = FRUGAL_TRY(catalog::ParseCpuClass(opts.cpu_class).map_error([](Error e) {
+      return e.Wrap("--cpu-class");
+    }));
+  }
+  q.min_vcpus = opts.min_vcpus;
+  q.min_ram_gib = opts.min_ram_gib;
   if (!opts.cloud.empty()) q.cloud = opts.cloud;
   if (!opts.region.empty()) q.region = opts.region;
   if (!opts.tier.empty())
@@ -147,7 +172,10 @@ Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, S
     any_estimated = any_estimated || o->price_estimated;
     const std::string mark = o->price_estimated ? " (est.)" : "";
     t.AddRow({o->cloud, o->instance_type, o->region, o->zone.empty() ? "-" : o->zone,
-              o->gpu.empty() ? "cpu" : o->gpu, std::to_string(o->gpu_count),
+              o->gpu.empty()
+                  ? fmt::format("cpu ({})", catalog::CpuClassName(catalog::ClassifyCpuOffer(*o)))
+                  : o->gpu,
+              std::to_string(o->gpu_count),
               fmt::format("{:g}", o->vcpus), fmt::format("{:g} GiB", o->ram_gib),
               std::string(catalog::TierName(o->tier)), o->price.per_hour.ToString() + mark,
               o->PricePerGpuHour().ToString() + mark});
@@ -314,8 +342,16 @@ void RegisterCatalog(CLI::App& app, GlobalOptions& global, Action& action) {
 
   auto offers = std::make_shared<OffersOptions>();
   CLI::App* o = cmd->add_subcommand(
-      "offers", "Every way to rent a GPU: cloud, instance, region, tier, price");
-  o->add_option("--gpu", offers->gpu, "GPU model or alias (A100-80GB, H100, L4)");
+      "offers", "Every way to rent a GPU or a CPU instance: cloud, instance, region, tier, price");
+  o->add_option("--gpu", offers->gpu,
+                "GPU model or alias (A100-80GB, H100, L4); CPU for the offers without a GPU");
+  o->add_flag("--cpu", offers->cpu, "Only CPU instances (the same as --gpu CPU)");
+  o->add_option("--cpu-class", offers->cpu_class,
+                "Only CPU instances of this class: general, memory or compute");
+  o->add_option("--min-vcpus", offers->min_vcpus, "At least this many vCPUs per instance")
+      ->check(CLI::NonNegativeNumber);
+  o->add_option("--min-ram", offers->min_ram_gib, "At least this much RAM per instance, in GiB")
+      ->check(CLI::NonNegativeNumber);
   o->add_option("--min-gpus", offers->min_gpus, "At least this many GPUs per instance")
       ->check(WholeNumber(0, 1'000'000));
   o->add_option("--cloud", offers->cloud, "aws, gcp, azure, lambda, vast, or a custom cloud");

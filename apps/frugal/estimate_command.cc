@@ -231,9 +231,45 @@ Result<std::vector<estimate::TierCost>> Costs(const EstimateOptions& o, const ca
   return costs;
 }
 
+/// Does the job fit? Needs no FLOPs, no work and no peak: any GPU with a memory figure.
+Result<void> RunMemoryOnly(const estimate::Model& model, const estimate::Training& training,
+                           const catalog::GpuSpec& gpu, const GlobalOptions& global, Streams& s) {
+  estimate::Estimate e;
+  e.model = model;
+  e.training = training;
+  e.memory = estimate::EstimateMemory(model, training);
+  e.capacity_bytes = gpu.memory_gib * kBytesPerGib;
+  e.fits = e.memory.Total() <= e.capacity_bytes;
+  if (global.json) {
+    nlohmann::json doc = EstimateJson(e, {});
+    for (const char* key : {"tokens", "steps", "total_flops", "model_flops", "recompute_flops",
+                            "mfu", "mfu_source", "prior_hfu", "wall_hours", "gpu_hours"}) {
+      doc[key] = nullptr;
+    }
+    doc["gpu"] = gpu.name;
+    doc["memory_only"] = true;
+    WriteJson(s, doc);
+    return {};
+  }
+  const estimate::MemoryBreakdown& b = e.memory;
+  s.out << fmt::format(
+      "Memory per GPU: {:.1f} GiB of {:.0f} GiB on {} — {}\n", Gib(b.Total()),
+      Gib(e.capacity_bytes), gpu.name,
+      e.fits ? fmt::format("fits ({:.1f} GiB headroom)", Gib(e.HeadroomBytes()))
+             : fmt::format("does NOT fit (short by {:.1f} GiB)", -Gib(e.HeadroomBytes())));
+  s.out << "No work given (--tokens, --samples or --steps): memory only, no time or cost.\n";
+  return {};
+}
+
 Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, Streams& s) {
   const estimate::Model model = FRUGAL_TRY(ModelFrom(o));
   const estimate::Training training = FRUGAL_TRY(TrainingFrom(o));
+  if (o.tokens.empty() && o.samples.empty() && o.steps.empty()) {
+    const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
+    const catalog::GpuSpec* gpu =
+        FRUGAL_TRY(c.RequireGpu(o.gpu).map_error([](Error e) { return e.Wrap("--gpu"); }));
+    return RunMemoryOnly(model, training, *gpu, global, s);
+  }
   const estimate::Work work = FRUGAL_TRY(WorkFrom(o));
   const double tokens = FRUGAL_TRY(estimate::WorkTokens(work, model, training));
   const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));

@@ -51,6 +51,8 @@ Result<void> Load(const fs::path& data_dir, const fs::path& offers_dir, bool imp
 
 }  // namespace
 
+bool IsCpuName(std::string_view name) { return ToLower(name) == "cpu"; }
+
 Result<Catalog> Catalog::LoadFrom(const fs::path& data_dir,
                                   const std::vector<fs::path>& custom_files) {
   Catalog c;
@@ -105,7 +107,8 @@ std::vector<std::string> Catalog::Clouds() const {
 
 Result<std::vector<const Offer*>> Catalog::Query(const OfferQuery& query) const {
   std::vector<std::string> gpu_names;
-  if (query.gpu) {
+  const bool cpu_only = query.cpu_class.has_value() || (query.gpu && IsCpuName(*query.gpu));
+  if (query.gpu && !cpu_only) {
     gpu_names = ResolveGpuName(*query.gpu, gpu_names_);
     if (gpu_names.empty()) FRUGAL_TRY(RequireGpu(*query.gpu));
   }
@@ -123,7 +126,10 @@ Result<std::vector<const Offer*>> Catalog::Query(const OfferQuery& query) const 
     if (!gpu_names.empty() &&
         std::find(gpu_names.begin(), gpu_names.end(), o.gpu) == gpu_names.end())
       continue;
+    if (cpu_only && !o.gpu.empty()) continue;
+    if (query.cpu_class && ClassifyCpuOffer(o) != *query.cpu_class) continue;
     if (o.gpu_count < query.min_gpus) continue;
+    if (o.vcpus < query.min_vcpus || o.ram_gib < query.min_ram_gib) continue;
     if (query.cloud && o.cloud != cloud) continue;
     if (query.region && o.region != *query.region) continue;
     if (query.tier && o.tier != *query.tier) continue;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "frugal/catalog/cpu_instance.h"
 #include "frugal/catalog/gpu.h"
 #include "frugal/catalog/offer.h"
 #include "frugal/core/error.h"
@@ -16,8 +17,13 @@ namespace frugal::catalog {
 
 /// Filters for Catalog::Query; unset fields match everything.
 struct OfferQuery {
-  std::optional<std::string> gpu;  ///< canonical name or alias ("A100-80GB", "a100-80gb")
+  /// Canonical name or alias ("A100-80GB", "a100-80gb"); "CPU" (any case) selects the offers
+  /// without a GPU.
+  std::optional<std::string> gpu;
   int min_gpus = 0;
+  std::optional<CpuClass> cpu_class;  ///< only CPU offers of this class
+  double min_vcpus = 0;
+  double min_ram_gib = 0;
   std::optional<std::string> cloud;
   std::optional<std::string> region;
   std::optional<Tier> tier;
@@ -25,6 +31,9 @@ struct OfferQuery {
   enum class Sort { kPrice, kPricePerGpu } sort = Sort::kPrice;
   size_t limit = 0;  ///< 0: no limit
 };
+
+/// True for "CPU" in any case: the name that stands for the offers without a GPU.
+[[nodiscard]] bool IsCpuName(std::string_view name);
 
 /// Where the loaded catalog came from, for `catalog info`.
 struct CatalogInfo {

@@ -32,6 +32,10 @@ struct GpuSpec {
   std::string source_url;
   std::string notes;
   bool supports_bf16 = true;  ///< false on Turing and Volta (fp16 only)
+  bool tensor_cores = true;   ///< false before Volta (Pascal, Maxwell, Kepler) and on MI25
+  /// True where a figure is derived (from sparse, boost, per-board or community figures) rather
+  /// than a vendor's dense per-GPU datasheet value; `notes` gives the derivation.
+  bool estimated = false;
 
   /// Dense peak TFLOPS at a precision, falling back to the next-best the GPU has (fp8 → bf16,
   /// tf32 → fp32); nullopt when the GPU publishes no figure at all.

@@ -132,6 +132,9 @@ Result<std::vector<GpuSpec>> ReadGpuTable(const std::filesystem::path& path) {
   const size_t bf16_ok = FRUGAL_TRY(t.RequireColumn("supports_bf16"));
   const size_t url = FRUGAL_TRY(t.RequireColumn("source_url"));
   const size_t notes = FRUGAL_TRY(t.RequireColumn("notes"));
+  // Later columns: a table without them has tensor cores everywhere and no estimated figure.
+  const std::optional<size_t> tensor = t.Column("tensor_cores");
+  const std::optional<size_t> estimated = t.Column("estimated");
   std::vector<GpuSpec> gpus;
   for (const CsvRecord& r : t.rows()) {
     GpuSpec g;
@@ -151,6 +154,8 @@ Result<std::vector<GpuSpec>> ReadGpuTable(const std::filesystem::path& path) {
     g.supports_bf16 = CsvTable::Field(r, bf16_ok) != "false";
     g.source_url = CsvTable::Field(r, url);
     g.notes = CsvTable::Field(r, notes);
+    if (tensor) g.tensor_cores = CsvTable::Field(r, *tensor) != "false";
+    if (estimated) g.estimated = CsvTable::Field(r, *estimated) == "true";
     gpus.push_back(std::move(g));
   }
   return gpus;

@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "frugal/catalog/cpu_instance.h"
 #include "frugal/catalog/gpu_names.h"
 #include "frugal/core/csv.h"
 #include "frugal/core/text.h"
@@ -73,6 +74,8 @@ Result<std::optional<Money>> PriceField(const CsvTable& t, const CsvRecord& r, s
 
 std::string CloudOf(const fs::path& file) {
   const std::string stem = file.stem().string();
+  // <cloud>_cpu_vms.csv: a CPU-only price list of the same cloud.
+  if (stem.ends_with("_cpu_vms")) return stem.substr(0, stem.size() - 8);
   if (stem.ends_with("_vms")) return stem.substr(0, stem.size() - 4);
   if (stem == "vms" && file.has_parent_path()) return file.parent_path().filename().string();
   return "";
@@ -158,10 +161,7 @@ class FileImporter {
 
   Result<void> Row(const Columns& c, const CsvRecord& r) {
     const std::string& accelerator = CsvTable::Field(r, c.accelerator);
-    if (accelerator.empty()) {
-      Skip(cloud_ == "gcp" ? "GCP host VM row (joined with accelerators)" : "no accelerator");
-      return {};
-    }
+    if (accelerator.empty()) return CpuRow(c, r);
     if (accelerator.starts_with("tpu-")) {
       Skip("TPU (not a GPU)");
       return {};
@@ -222,6 +222,38 @@ class FileImporter {
     }
     if (!any_host) Skip("GCP accelerator with no host VM priced in its zone");
     return {};
+  }
+
+  // A row without accelerators: a CPU offer when its family is one frugal imports.
+  Result<void> CpuRow(const Columns& c, const CsvRecord& r) {
+    const std::string instance_type = CsvTable::Field(r, c.instance_type);
+    if (!ImportedCpuFamily(cloud_, instance_type)) {
+      Skip(cloud_ == "gcp" && IsGcpGpuHost(instance_type)
+               ? "GCP host VM row (joined with accelerators)"
+               : "CPU instance outside the imported general, memory and compute families");
+      return {};
+    }
+    Offer base;
+    base.cloud = cloud_;
+    base.instance_type = instance_type;
+    base.region = CsvTable::Field(r, c.region);
+    base.vcpus = ParseDouble(CsvTable::Field(r, c.vcpus)).value_or(0);
+    base.ram_gib = ParseDouble(CsvTable::Field(r, c.memory)).value_or(0);
+    base.source = OfferSource::kImported;
+    if (base.vcpus <= 0) {
+      Skip("bad row: CPU instance without vCPUs");
+      return {};
+    }
+    const std::string zone = c.zone ? CsvTable::Field(r, *c.zone) : "";
+    const std::optional<Money> price = FRUGAL_TRY(PriceField(t_, r, c.price, "Price"));
+    const std::optional<Money> spot = FRUGAL_TRY(PriceField(t_, r, c.spot, "SpotPrice"));
+    Emit(base, zone, price, spot);
+    return {};
+  }
+
+  static bool IsGcpGpuHost(std::string_view type) {
+    return type.starts_with("a2-") || type.starts_with("a3-") || type.starts_with("a4-") ||
+           type.starts_with("g2-") || type.starts_with("n1-");
   }
 
   bool Plausible(const Offer& o, Money price) {

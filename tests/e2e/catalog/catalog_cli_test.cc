@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "support/test_support.h"
 
@@ -287,6 +288,64 @@ TEST(CatalogCli, GpusListsSpecsWithSources) {
     }
   }
   EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace frugal
+
+namespace frugal {
+namespace {
+
+TEST(CatalogCli, CpuOffersAreQueryableByClassOnEveryTier) {
+  TempDir home;
+  auto r = RunFrugal({"--json", "catalog", "offers", "--gpu", "CPU", "--cpu-class", "memory",
+                      "--min-ram", "64", "--cloud", "aws", "--region", "us-east-1"},
+                     home.path());
+  const auto doc = Json(r);
+  ASSERT_GT(doc["count"].get<int>(), 0);
+  std::set<std::string> tiers;
+  for (const auto& o : doc["offers"]) {
+    EXPECT_TRUE(o["gpu"].is_null());
+    EXPECT_EQ(o["gpu_count"], 0);
+    EXPECT_EQ(o["cpu_class"], "memory");
+    EXPECT_GE(o["ram_gib"].get<double>(), 64);
+    tiers.insert(o["tier"].get<std::string>());
+  }
+  EXPECT_EQ(tiers, (std::set<std::string>{"on_demand", "spot", "reserved_1y", "reserved_3y"}));
+  // --cpu is the same query; the human table names the class.
+  auto human = RunFrugal({"catalog", "offers", "--cpu", "--cpu-class", "compute", "--cloud",
+                          "gcp", "--tier", "on_demand", "--limit", "3"},
+                         home.path());
+  EXPECT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_NE(human.out.find("cpu (compute)"), std::string::npos) << human.out;
+  auto bad = RunFrugal({"catalog", "offers", "--cpu-class", "gpu"}, home.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--cpu-class"), std::string::npos) << bad.err;
+  auto mixed = RunFrugal({"catalog", "offers", "--cpu", "--gpu", "T4"}, home.path());
+  EXPECT_EQ(mixed.exit_code, 2);
+}
+
+TEST(CatalogCli, EstimatedGpuFiguresAreFlaggedAndMemoryQuestionsNeedNoFlops) {
+  TempDir home;
+  const auto gpus = Json(RunFrugal({"--json", "catalog", "gpus"}, home.path()));
+  bool saw_a10g = false;
+  for (const auto& g : gpus["gpus"]) {
+    if (g["name"] != "A10G") continue;
+    saw_a10g = true;
+    EXPECT_EQ(g["estimated"], true);
+    EXPECT_EQ(g["dense_tflops"]["bf16_fp16"], 70);
+    EXPECT_NE(g["notes"].get<std::string>().find("Baseten"), std::string::npos);
+  }
+  EXPECT_TRUE(saw_a10g);
+  // Memory only: no work, and a GPU that publishes no FLOPs at all still gets an answer.
+  for (const char* gpu : {"RTXA6000", "M4000"}) {
+    auto mem = Json(RunFrugal({"--json", "estimate", "--params", "1b", "--gpu", gpu}, home.path()));
+    EXPECT_EQ(mem["memory_only"], true) << gpu;
+    EXPECT_TRUE(mem["wall_hours"].is_null());
+    EXPECT_GT(mem["peak_memory_gib_per_gpu"].get<double>(), 0);
+  }
+  auto big = Json(RunFrugal({"--json", "estimate", "--params", "13b", "--gpu", "M4000"}, home.path()));
+  EXPECT_EQ(big["fits"], false);
 }
 
 }  // namespace

@@ -108,3 +108,63 @@ TEST(Catalog, MalformedOfferTableNamesFileAndLine) {
 
 }  // namespace
 }  // namespace frugal::catalog
+
+namespace frugal::catalog {
+namespace {
+
+TEST(Catalog, ShipsCpuInstancesOfEveryClassOnEveryTier) {
+  for (const CpuClass cls : {CpuClass::kGeneral, CpuClass::kMemory, CpuClass::kCompute}) {
+    for (const char* cloud : {"aws", "gcp", "azure"}) {
+      for (const Tier tier : {Tier::kOnDemand, Tier::kSpot, Tier::kReserved1y, Tier::kReserved3y}) {
+        OfferQuery q;
+        q.gpu = "cpu";
+        q.cpu_class = cls;
+        q.cloud = cloud;
+        q.tier = tier;
+        q.limit = 1;
+        auto offers = Shipped().Query(q);
+        ASSERT_TRUE(offers.has_value()) << offers.error().message;
+        ASSERT_EQ(offers->size(), 1u) << CpuClassName(cls) << " " << cloud << " "
+                                      << TierName(tier);
+        EXPECT_TRUE(offers->front()->gpu.empty());
+        EXPECT_GT(offers->front()->vcpus, 0);
+      }
+    }
+  }
+  // RAM filter: a 512 GiB memory-optimized machine exists, and every answer has the RAM.
+  OfferQuery big;
+  big.gpu = "CPU";
+  big.min_ram_gib = 512;
+  auto offers = Shipped().Query(big);
+  ASSERT_TRUE(offers.has_value());
+  ASSERT_FALSE(offers->empty());
+  for (const Offer* o : *offers) EXPECT_GE(o->ram_gib, 512);
+}
+
+TEST(Catalog, EveryRentedGpuHasComputeFiguresAndEstimatedOnesSayHow) {
+  const Catalog& c = Shipped();
+  for (const Offer& o : c.offers()) {
+    if (o.gpu.empty()) continue;
+    const GpuSpec* g = c.FindGpu(o.gpu);
+    ASSERT_NE(g, nullptr) << o.gpu;
+    EXPECT_TRUE(g->fp32_tflops.has_value()) << g->name;
+    EXPECT_GT(g->memory_bandwidth_gbps, 0) << g->name;
+  }
+  for (const char* name : {"A10G", "A40", "L40", "RTXA6000", "RTX4090", "RTX3090", "P100", "P4",
+                           "M60", "B300"}) {
+    const GpuSpec* g = c.FindGpu(name);
+    ASSERT_NE(g, nullptr) << name;
+    EXPECT_TRUE(g->fp32_tflops.has_value()) << name;
+    if (g->estimated) {
+      EXPECT_FALSE(g->notes.empty()) << name;
+    }
+  }
+  EXPECT_TRUE(c.FindGpu("A10G")->estimated);
+  EXPECT_TRUE(c.FindGpu("B300")->estimated);
+  EXPECT_FALSE(c.FindGpu("A100-80GB")->estimated);
+  EXPECT_FALSE(c.FindGpu("P100")->tensor_cores);
+  EXPECT_TRUE(c.FindGpu("T4")->tensor_cores);
+}
+
+}  // namespace
+}  // namespace frugal::catalog

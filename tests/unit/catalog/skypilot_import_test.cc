@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "frugal/catalog/cpu_instance.h"
 #include "frugal/catalog/offer_table.h"
 #include "support/test_support.h"
 
@@ -156,6 +157,72 @@ TEST(ImportSkyPilot, ImportsEveryShippedCloudFile) {
       EXPECT_GE(o.gpu_count, 1) << o.Id();
     }
   }
+}
+
+}  // namespace
+}  // namespace frugal::catalog
+
+namespace frugal::catalog {
+namespace {
+
+TEST(ImportSkyPilot, ImportsCpuInstancesOfTheGeneralMemoryAndComputeFamilies) {
+  TempDir dir;
+  const std::string header =
+      "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,"
+      "Region,AvailabilityZone,Arch\n";
+  WriteTestFile(dir / "aws_cpu_vms.csv",
+                header +
+                    "r6i.2xlarge,,,8.0,64.0,,0.504,0.1512,us-east-1,use1-az1,x86_64\n"
+                    "r6i.2xlarge,,,8.0,64.0,,0.504,0.16,us-east-1,use1-az2,x86_64\n"
+                    "m6i.xlarge,,,4.0,16.0,,0.192,,us-east-1,use1-az1,x86_64\n"
+                    "t3.micro,,,2.0,1.0,,0.0104,0.003,us-east-1,use1-az1,x86_64\n");
+  auto r = ImportSkyPilot({dir / "aws_cpu_vms.csv"}, kKnown);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  const ImportReport& report = r->reports.at(0);
+  // <cloud>_cpu_vms.csv is a price list of the same cloud.
+  EXPECT_EQ(report.cloud, "aws");
+  const Offer* r6i = Find(r->offers, "r6i.2xlarge", Tier::kOnDemand);
+  ASSERT_NE(r6i, nullptr);
+  EXPECT_TRUE(r6i->gpu.empty());
+  EXPECT_EQ(r6i->gpu_count, 0);
+  EXPECT_EQ(r6i->vcpus, 8.0);
+  EXPECT_EQ(r6i->ram_gib, 64.0);
+  EXPECT_EQ(r6i->price.per_hour, *Money::Parse("0.504"));
+  EXPECT_EQ(ClassifyCpuOffer(*r6i), CpuClass::kMemory);
+  const Offer* spot = Find(r->offers, "r6i.2xlarge", Tier::kSpot, "use1-az2");
+  ASSERT_NE(spot, nullptr);
+  EXPECT_EQ(spot->price.per_hour, *Money::Parse("0.16"));
+  EXPECT_EQ(ClassifyCpuOffer(*Find(r->offers, "m6i.xlarge", Tier::kOnDemand)),
+            CpuClass::kGeneral);
+  // Burstable t3 is outside the imported families: skipped and counted, not silently dropped.
+  EXPECT_EQ(Find(r->offers, "t3.micro", Tier::kOnDemand), nullptr);
+  EXPECT_EQ(
+      report.skipped.at("CPU instance outside the imported general, memory and compute families"),
+      1u);
+  EXPECT_EQ(report.offers, 4u);  // r6i on-demand + 2 spot zones, m6i on-demand
+}
+
+TEST(ImportSkyPilot, GcpHostRowsOfGpuVmsAreNotCpuOffers) {
+  TempDir dir;
+  WriteTestFile(dir / "gcp_vms.csv",
+                "InstanceType,vCPUs,MemoryGiB,AcceleratorName,AcceleratorCount,GpuInfo,Region,"
+                "AvailabilityZone,Price,SpotPrice\n"
+                "n1-highmem-8,8.0,52.0,,,,us-central1,us-central1-a,0.47,0.1\n"
+                "c2-standard-8,8.0,32.0,,,,us-central1,us-central1-a,0.42,0.1\n"
+                ",,,T4,1,,us-central1,us-central1-a,0.35,0.14\n");
+  auto r = ImportSkyPilot({dir / "gcp_vms.csv"}, kKnown);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  int cpu_offers = 0;
+  for (const Offer& o : r->offers) {
+    if (!o.gpu.empty()) continue;
+    ++cpu_offers;
+    EXPECT_EQ(o.instance_type, "c2-standard-8");
+  }
+  EXPECT_EQ(cpu_offers, 2);  // on-demand and spot
+  EXPECT_EQ(r->reports[0].skipped.at("GCP host VM row (joined with accelerators)"), 1u);
+  const Offer* t4 = Find(r->offers, "n1-highmem-8", Tier::kOnDemand);
+  ASSERT_NE(t4, nullptr);
+  EXPECT_EQ(t4->gpu, "T4");
 }
 
 }  // namespace
