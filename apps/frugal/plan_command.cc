@@ -11,6 +11,8 @@
 #include "frugal/core/table.h"
 #include "frugal/plan/knob_search.h"
 #include "frugal/plan/planner.h"
+#include "frugal/serving/inference_spec.h"
+#include "inference_command.h"
 #include "policy_gate.h"
 
 namespace frugal::cli {
@@ -379,6 +381,9 @@ Result<void> ApplyPolicy(const plan::JobSpec& spec, const plan::Plan& p,
 
 Result<void> RunPlan(const PlanOptions& o, const GlobalOptions& global, Streams& s) {
   FRUGAL_TRY(CheckOverrideReason(o.override_reason));
+  // An inference spec is planned as a deployment; anything else (errors included) as a job.
+  if (const auto inference = serving::IsInferenceSpec(o.job); inference && *inference)
+    return RunInferencePlan(o.job, o.top, global, s);
   plan::PlanRequest request = FRUGAL_TRY(RequestFrom(o));
   catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
   const plan::JobSpec spec =
@@ -410,7 +415,9 @@ Result<void> RunPlan(const PlanOptions& o, const GlobalOptions& global, Streams&
 void RegisterPlan(CLI::App& app, GlobalOptions& global, Action& action) {
   auto o = std::make_shared<PlanOptions>();
   CLI::App* cmd =
-      app.add_subcommand("plan", "Rank every offer, GPU count and knob setting for a job spec");
+      app.add_subcommand("plan",
+                         "Rank every offer, GPU count and knob setting for a job spec, or the "
+                         "serving options for an inference spec");
   cmd->add_option("job", o->job, "Job spec (YAML, apiVersion frugal/v1; see docs/job-spec.md)")
       ->required();
   cmd->add_option("--deadline", o->deadline,

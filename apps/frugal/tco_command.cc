@@ -1,0 +1,178 @@
+// frugal tco INFERENCE.yaml: the model's lifetime bill. Training (planned from a job spec,
+// stated, or the ledger's actual spend of a run or study) plus retraining plus serving every
+// month of the model's life; the inference:training ratio; what each lever saves; a chart.
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "inference_command.h"
+#include "frugal/catalog/catalog.h"
+#include "frugal/core/atomic_file.h"
+#include "frugal/core/paths.h"
+#include "frugal/core/table.h"
+#include "frugal/core/text.h"
+#include "frugal/ledger/ledger.h"
+#include "frugal/plan/job_spec.h"
+#include "frugal/serving/lifetime.h"
+
+namespace frugal::cli {
+
+namespace {
+
+struct TcoOptions {
+  std::string spec;
+  std::string run;
+  std::string study;
+  std::string html;
+  std::string svg;
+};
+
+/// The actual spend of a ledger run (by id) or study (by name).
+Result<serving::TrainingCost> LedgerTrainingCost(const std::string& run, const std::string& study,
+                                                 const GlobalOptions& global) {
+  auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
+  serving::TrainingCost t;
+  if (!run.empty()) {
+    const int64_t id = FRUGAL_TRY(ParseInt(run).map_error([&](const Error&) {
+      return Error{ErrorCode::kBadInput, fmt::format("run '{}': expected a run id", run)};
+    }));
+    const ledger::RunDetail d = FRUGAL_TRY(db->GetRunDetail(id, ledger::Now()));
+    t.first = d.summary.cost;
+    t.source = fmt::format("ledger run {}", id);
+    return t;
+  }
+  const auto found = FRUGAL_TRY(db->FindStudy(study));
+  if (!found) return Fail(ErrorCode::kBadInput, fmt::format("no study '{}' in the ledger", study));
+  for (const ledger::Trial& trial : FRUGAL_TRY(db->TrialsOf(found->id))) t.first += trial.cost;
+  t.source = fmt::format("ledger study {}", study);
+  return t;
+}
+
+Result<serving::TrainingCost> ResolveTraining(const TcoOptions& o,
+                                              const serving::InferenceSpec& spec,
+                                              const GlobalOptions& global) {
+  const serving::TrainingSource& src = spec.training;
+  serving::TrainingCost t;
+  const std::string run = !o.run.empty() ? o.run : (o.study.empty() ? src.run : "");
+  const std::string study = !o.study.empty() ? o.study : (o.run.empty() ? src.study : "");
+  if (!run.empty() || !study.empty()) {
+    t = FRUGAL_TRY(LedgerTrainingCost(run, study, global));
+  } else if (src.cost) {
+    t.first = *src.cost;
+    t.source = "stated";
+  } else if (!src.job.empty()) {
+    catalog::Catalog base = FRUGAL_TRY(LoadCatalog(global));
+    const plan::JobSpec job =
+        FRUGAL_TRY(plan::LoadJobSpec(src.job, base.gpu_names(), UserDataDir() / "drills"));
+    const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global, job.catalog_files));
+    t.first = FRUGAL_TRY(serving::PlannedTrainingCost(job, c, &t.source));
+  } else {
+    t.source = "not given (training: in the spec, or --run/--study)";
+  }
+  t.retrain_every_months = src.retrain_every_months.value_or(0);
+  t.retrain = src.retrain_cost.value_or(t.first);
+  return t;
+}
+
+nlohmann::json BillJson(const serving::LifetimeBill& b) {
+  nlohmann::json months = nlohmann::json::array();
+  for (const serving::MonthPoint& p : b.points) {
+    months.push_back({{"month", p.month},
+                      {"training_cumulative_usd", p.training.dollars()},
+                      {"inference_cumulative_usd", p.inference.dollars()}});
+  }
+  nlohmann::json levers = nlohmann::json::array();
+  for (const serving::Lever& l : b.levers) {
+    levers.push_back(
+        {{"lever", l.name},
+         {"available", l.available},
+         {"monthly_saving_usd", l.available ? nlohmann::json(l.monthly_saving.dollars()) : nullptr},
+         {"lifetime_saving_usd",
+          l.available ? nlohmann::json(l.lifetime_saving.dollars()) : nullptr},
+         {"detail", l.detail}});
+  }
+  return {{"lifetime_months", b.months},
+          {"serving", ServingOptionJson(b.serving, 1)},
+          {"serving_monthly_usd", b.serving.monthly.dollars()},
+          {"training_usd", b.training.first.dollars()},
+          {"training_source", b.training.source},
+          {"retrain_every_months",
+           b.training.retrain_every_months > 0 ? nlohmann::json(b.training.retrain_every_months)
+                                               : nullptr},
+          {"retrain_usd", b.training.retrain.dollars()},
+          {"retrains", b.retrains},
+          {"training_total_usd", b.training_total.dollars()},
+          {"inference_total_usd", b.inference_total.dollars()},
+          {"lifetime_usd", b.total.dollars()},
+          {"inference_to_training",
+           b.inference_to_training > 0 ? nlohmann::json(b.inference_to_training) : nullptr},
+          {"baseline", b.baseline_label},
+          {"levers", levers},
+          {"months", months}};
+}
+
+void PrintBill(const serving::InferenceSpec& spec, const serving::LifetimeBill& b, Streams& s) {
+  s.out << fmt::format("Lifetime bill for {} over {} months\n", spec.name, b.months);
+  s.out << fmt::format("  serving     {} at {} a month\n", b.serving_label,
+                       b.serving.monthly.ToString());
+  s.out << fmt::format("  training    {} ({})", b.training.first.ToString(), b.training.source);
+  if (b.retrains > 0) {
+    s.out << fmt::format(", retrained {} times every {} months at {}", b.retrains,
+                         b.training.retrain_every_months, b.training.retrain.ToString());
+  }
+  s.out << "\n";
+  s.out << fmt::format("  training total   {}\n  inference total  {}\n  lifetime         {}\n",
+                       b.training_total.ToString(), b.inference_total.ToString(),
+                       b.total.ToString());
+  if (b.inference_to_training > 0) {
+    s.out << fmt::format("  inference is {:.1f}x the training\n", b.inference_to_training);
+  }
+  if (b.levers.empty()) return;
+  s.out << fmt::format("\nLevers, each alone, against {}:\n", b.baseline_label);
+  Table t({{"LEVER"}, {"PER MONTH", Align::kRight}, {"LIFETIME", Align::kRight}, {"HOW"}});
+  for (const serving::Lever& l : b.levers) {
+    t.AddRow({l.name, l.available ? l.monthly_saving.ToString() : "-",
+              l.available ? l.lifetime_saving.ToString() : "-", l.detail});
+  }
+  t.Render(s.out);
+}
+
+Result<void> RunTco(const TcoOptions& o, const GlobalOptions& global, Streams& s) {
+  if (!o.run.empty() && !o.study.empty())
+    return Fail(ErrorCode::kBadInput, "--run and --study: give at most one");
+  catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
+  const serving::InferenceSpec spec =
+      FRUGAL_TRY(serving::LoadInferenceSpec(o.spec, c.gpu_names()));
+  if (!spec.catalog_files.empty()) c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
+  const serving::TrainingCost training = FRUGAL_TRY(ResolveTraining(o, spec, global));
+  const serving::LifetimeBill bill = FRUGAL_TRY(serving::ComputeLifetimeBill(spec, c, training));
+  if (!o.html.empty())
+    FRUGAL_TRY(WriteFileAtomically(o.html, serving::LifetimeHtml(spec, bill)));
+  if (!o.svg.empty()) FRUGAL_TRY(WriteFileAtomically(o.svg, serving::LifetimeSvg(bill)));
+  if (global.json) {
+    nlohmann::json doc = BillJson(bill);
+    doc["name"] = spec.name;
+    WriteJson(s, std::move(doc));
+  } else {
+    PrintBill(spec, bill, s);
+    if (!o.html.empty()) s.out << fmt::format("\nReport written to {}\n", o.html);
+  }
+  return {};
+}
+
+}  // namespace
+
+void RegisterTco(CLI::App& app, GlobalOptions& global, Action& action) {
+  auto o = std::make_shared<TcoOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "tco", "A model's lifetime bill: training, retraining and serving, with levers");
+  cmd->add_option("spec", o->spec, "Inference spec (kind: Inference; see docs/inference-spec.md)")
+      ->required();
+  cmd->add_option("--run", o->run, "Training cost: this ledger run's actual spend");
+  cmd->add_option("--study", o->study, "Training cost: this ledger study's actual spend");
+  cmd->add_option("-o,--output", o->html, "Write an HTML report with the chart here");
+  cmd->add_option("--svg", o->svg, "Write the cumulative cost chart (SVG) here");
+  cmd->callback([&, o] { action = [&global, o](Streams& s) { return RunTco(*o, global, s); }; });
+}
+
+}  // namespace frugal::cli

@@ -1,0 +1,525 @@
+#include "frugal/serving/inference_spec.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "frugal/catalog/gpu_names.h"
+#include "frugal/core/text.h"
+#include "frugal/core/yaml.h"
+
+namespace frugal::serving {
+namespace {
+
+using YAML::Node;
+namespace est = estimate;
+
+constexpr double kMaxRps = 1e9;
+constexpr int kMaxTokens = 100'000'000;
+
+Result<std::optional<int>> IntIn(const YamlDoc& doc, const Node& map, std::string_view key,
+                                 int64_t low, int64_t high) {
+  const auto v = FRUGAL_TRY(doc.OptionalInt(map, key));
+  if (!v) return std::optional<int>();
+  if (*v < low || *v > high) {
+    return Fail(doc.ErrorAt(map[std::string(key)], key,
+                            fmt::format("must be between {} and {}, got {}", low, high, *v)));
+  }
+  return std::optional<int>(static_cast<int>(*v));
+}
+
+/// An optional positive number, at most `high`.
+Result<std::optional<double>> Positive(const YamlDoc& doc, const Node& map, std::string_view key,
+                                       double high) {
+  auto v = FRUGAL_TRY(doc.OptionalDouble(map, key));
+  if (v && !(*v > 0 && *v <= high)) {
+    return Fail(doc.ErrorAt(map[std::string(key)], key,
+                            fmt::format("must be positive and at most {:g}", high)));
+  }
+  return v;
+}
+
+/// An optional positive duration, in seconds.
+Result<std::optional<double>> Seconds(const YamlDoc& doc, const Node& map, std::string_view key) {
+  auto d = FRUGAL_TRY(doc.OptionalDuration(map, key));
+  if (!d) return std::optional<double>();
+  if (d->count() <= 0) return Fail(doc.ErrorAt(map[std::string(key)], key, "must be positive"));
+  return std::optional<double>(ToSeconds(*d));
+}
+
+Result<std::string> ResolveGpu(const YamlDoc& doc, const Node& node, std::string_view key,
+                               const std::string& name, const std::vector<std::string>& known) {
+  if (ToLower(name) == "cpu") return std::string("cpu");
+  const auto names = catalog::ResolveGpuName(name, known);
+  if (names.size() == 1) return names.front();
+  return Fail(doc.ErrorAt(node, key,
+                          names.empty()
+                              ? fmt::format("unknown GPU '{}'{}", name, DidYouMean(name, known))
+                              : fmt::format("'{}' is ambiguous; name the exact part", name)));
+}
+
+Result<ServedModel> ReadModel(const YamlDoc& doc, const Node& root) {
+  const Node m = root["model"];
+  if (!m.IsDefined())
+    return Fail(doc.ErrorAt(root, "model", "missing (params, or layers and hidden)"));
+  FRUGAL_TRY(doc.CheckKeys(m, "model",
+                           {"type", "params", "layers", "hidden", "heads", "kv_heads", "ffn",
+                            "vocab", "seq", "mlp", "tied_embeddings", "flops_per_item", "weights",
+                            "kv_cache"}));
+  ServedModel out;
+  if (auto type = FRUGAL_TRY(doc.OptionalString(m, "type"))) {
+    auto a = ParseArchitecture(*type);
+    if (!a) return Fail(doc.ErrorAt(m["type"], "type", a.error().message));
+    out.architecture = *a;
+  }
+  est::ModelSpec spec;
+  spec.params = FRUGAL_TRY(doc.OptionalCount(m, "params"));
+  spec.layers = FRUGAL_TRY(IntIn(doc, m, "layers", 1, 10'000));
+  spec.hidden = FRUGAL_TRY(IntIn(doc, m, "hidden", 1, 1'000'000));
+  spec.heads = FRUGAL_TRY(IntIn(doc, m, "heads", 1, 100'000));
+  spec.kv_heads = FRUGAL_TRY(IntIn(doc, m, "kv_heads", 1, 100'000));
+  spec.ffn = FRUGAL_TRY(IntIn(doc, m, "ffn", 1, 10'000'000));
+  spec.vocab = FRUGAL_TRY(IntIn(doc, m, "vocab", 1, 100'000'000));
+  spec.seq = FRUGAL_TRY(IntIn(doc, m, "seq", 1, kMaxTokens)).value_or(spec.seq);
+  if (auto mlp = FRUGAL_TRY(doc.OptionalString(m, "mlp"))) {
+    auto parsed = est::ParseMlp(*mlp);
+    if (!parsed) return Fail(doc.ErrorAt(m["mlp"], "mlp", parsed.error().message));
+    spec.mlp = *parsed;
+  }
+  spec.tied_embeddings = FRUGAL_TRY(doc.OptionalBool(m, "tied_embeddings")).value_or(false);
+  auto shape = est::ResolveModel(spec);
+  if (!shape) return Fail(doc.ErrorAt(m, "model", shape.error().message));
+  out.shape = *shape;
+  out.flops_per_item = FRUGAL_TRY(doc.OptionalCount(m, "flops_per_item"));
+  if (out.flops_per_item && !(*out.flops_per_item > 0 && *out.flops_per_item < 1e18)) {
+    return Fail(doc.ErrorAt(m["flops_per_item"], "flops_per_item", "must be positive"));
+  }
+  if (out.architecture == Architecture::kCnn && !out.flops_per_item) {
+    return Fail(doc.ErrorAt(m, "flops_per_item",
+                            "a cnn needs its forward FLOPs per item (ResNet-50 at 224 px: 8.2g)"));
+  }
+  if (auto w = FRUGAL_TRY(doc.OptionalString(m, "weights"))) {
+    auto parsed = ParseWeightFormat(*w);
+    if (!parsed) return Fail(doc.ErrorAt(m["weights"], "weights", parsed.error().message));
+    out.weights = *parsed;
+  }
+  if (auto kv = FRUGAL_TRY(doc.OptionalString(m, "kv_cache"))) {
+    const std::string k = ToLower(*kv);
+    if (k == "fp16" || k == "bf16") {
+      out.kv_cache_bytes = 2;
+    } else if (k == "fp8" || k == "int8") {
+      out.kv_cache_bytes = 1;
+    } else {
+      return Fail(doc.ErrorAt(m["kv_cache"], "kv_cache",
+                              fmt::format("unknown '{}' (expected fp16, bf16 or fp8)", *kv)));
+    }
+  }
+  return out;
+}
+
+Result<std::vector<double>> ReadShape(const YamlDoc& doc, const Node& w) {
+  std::vector<double> shape;
+  const Node n = w["daily_shape"];
+  if (!n.IsDefined() || n.IsNull()) return shape;
+  if (!n.IsSequence() || n.size() != 24) {
+    return Fail(doc.ErrorAt(n, "daily_shape",
+                            "expected a list of 24 values: requests per second in each hour"));
+  }
+  for (const auto& item : n) {
+    auto v = item.IsScalar() ? ParseDouble(item.Scalar()) : Result<double>(-1.0);
+    if (!v || !(*v >= 0 && *v <= kMaxRps)) {
+      return Fail(doc.ErrorAt(item, "daily_shape", "expected requests per second, at least 0"));
+    }
+    shape.push_back(*v);
+  }
+  if (*std::max_element(shape.begin(), shape.end()) <= 0)
+    return Fail(doc.ErrorAt(n, "daily_shape", "every hour is zero"));
+  return shape;
+}
+
+Result<Workload> ReadWorkload(const YamlDoc& doc, const Node& root, const ServedModel& model) {
+  const Node n = root["workload"];
+  if (!n.IsDefined()) return Fail(doc.ErrorAt(root, "workload", "missing (rps, or daily_shape)"));
+  FRUGAL_TRY(doc.CheckKeys(n, "workload",
+                           {"rps", "peak_rps", "daily_shape", "input_tokens", "output_tokens",
+                            "items_per_request", "tokens_per_item"}));
+  Workload w;
+  w.daily_shape = FRUGAL_TRY(ReadShape(doc, n));
+  const auto rps = FRUGAL_TRY(Positive(doc, n, "rps", kMaxRps));
+  const auto peak = FRUGAL_TRY(Positive(doc, n, "peak_rps", kMaxRps));
+  if (!w.daily_shape.empty()) {
+    w.peak_rps = *std::max_element(w.daily_shape.begin(), w.daily_shape.end());
+    w.mean_rps = std::accumulate(w.daily_shape.begin(), w.daily_shape.end(), 0.0) / 24;
+    if (rps || peak) {
+      return Fail(doc.ErrorAt(n[rps ? "rps" : "peak_rps"], rps ? "rps" : "peak_rps",
+                              "give either daily_shape or rps/peak_rps, not both"));
+    }
+  } else {
+    if (!rps) return Fail(doc.ErrorAt(n, "rps", "missing (mean requests per second)"));
+    w.mean_rps = *rps;
+    w.peak_rps = peak.value_or(*rps);
+    if (w.peak_rps < w.mean_rps) {
+      return Fail(doc.ErrorAt(n["peak_rps"], "peak_rps",
+                              fmt::format("{:g} is below the mean rps {:g}", w.peak_rps, w.mean_rps)));
+    }
+  }
+  const bool decoder = model.architecture == Architecture::kDecoder;
+  w.input_tokens = FRUGAL_TRY(IntIn(doc, n, "input_tokens", 1, kMaxTokens)).value_or(0);
+  w.output_tokens = FRUGAL_TRY(IntIn(doc, n, "output_tokens", 1, kMaxTokens)).value_or(0);
+  if (decoder && (w.input_tokens == 0 || w.output_tokens == 0)) {
+    return Fail(doc.ErrorAt(n, w.input_tokens == 0 ? "input_tokens" : "output_tokens",
+                            "missing: a decoder needs input_tokens and output_tokens per request"));
+  }
+  if (!decoder && (w.input_tokens > 0 || w.output_tokens > 0)) {
+    const char* key = w.input_tokens > 0 ? "input_tokens" : "output_tokens";
+    return Fail(doc.ErrorAt(n[key], key,
+                            "only for a decoder (model.type: decoder); an encoder or cnn "
+                            "takes items_per_request and tokens_per_item"));
+  }
+  w.items_per_request = FRUGAL_TRY(Positive(doc, n, "items_per_request", 1e6)).value_or(1.0);
+  w.tokens_per_item =
+      FRUGAL_TRY(IntIn(doc, n, "tokens_per_item", 1, kMaxTokens)).value_or(model.shape.seq);
+  const int context = w.input_tokens + w.output_tokens;
+  if (decoder && context > model.shape.seq && n["input_tokens"].IsDefined() &&
+      root["model"]["seq"].IsDefined()) {
+    return Fail(doc.ErrorAt(n["input_tokens"], "input_tokens",
+                            fmt::format("input + output tokens ({}) exceed model.seq {}", context,
+                                        model.shape.seq)));
+  }
+  return w;
+}
+
+Result<LatencyObjective> ReadLatency(const YamlDoc& doc, const Node& n) {
+  LatencyObjective l;
+  if (!n.IsDefined() || n.IsNull()) return l;
+  FRUGAL_TRY(doc.CheckKeys(n, "latency",
+                           {"ttft_p50", "ttft_p95", "tpot_p50", "tpot_p95", "request_p50",
+                            "request_p95"}));
+  l.ttft_p50 = FRUGAL_TRY(Seconds(doc, n, "ttft_p50"));
+  l.ttft_p95 = FRUGAL_TRY(Seconds(doc, n, "ttft_p95"));
+  l.tpot_p50 = FRUGAL_TRY(Seconds(doc, n, "tpot_p50"));
+  l.tpot_p95 = FRUGAL_TRY(Seconds(doc, n, "tpot_p95"));
+  l.request_p50 = FRUGAL_TRY(Seconds(doc, n, "request_p50"));
+  l.request_p95 = FRUGAL_TRY(Seconds(doc, n, "request_p95"));
+  return l;
+}
+
+Result<void> CheckLatencyFits(const YamlDoc& doc, const Node& n, Architecture a) {
+  if (!n.IsDefined() || !n.IsMap()) return {};
+  const bool decoder = a == Architecture::kDecoder;
+  for (const char* key : {"ttft_p50", "ttft_p95", "tpot_p50", "tpot_p95"}) {
+    if (!decoder && n[key].IsDefined())
+      return Fail(doc.ErrorAt(n[key], key, "only for a decoder; an encoder or cnn has request_*"));
+  }
+  for (const char* key : {"request_p50", "request_p95"}) {
+    if (decoder && n[key].IsDefined())
+      return Fail(doc.ErrorAt(n[key], key, "not for a decoder: give ttft_* and tpot_*"));
+  }
+  return {};
+}
+
+Result<ServingSchedule> ReadSchedule(const YamlDoc& doc, const Node& root) {
+  ServingSchedule s;
+  const Node n = root["serving"];
+  if (!n.IsDefined() || n.IsNull()) return s;
+  FRUGAL_TRY(doc.CheckKeys(n, "serving",
+                           {"hours", "hours_per_day", "days_per_week", "lifetime_months",
+                            "interruptible", "headroom", "restart"}));
+  double per_day = 24;
+  double per_week = 7;
+  if (auto hours = FRUGAL_TRY(doc.OptionalString(n, "hours"))) {
+    const std::string h = ToLower(*hours);
+    if (h == "24/7" || h == "always") {
+      s.label = "24/7";
+    } else if (h == "business" || h == "business_hours" || h == "business hours") {
+      per_day = 10;
+      per_week = 5;
+    } else {
+      return Fail(doc.ErrorAt(n["hours"], "hours",
+                              fmt::format("unknown '{}' (expected 24/7 or business; or give "
+                                          "hours_per_day and days_per_week)",
+                                          *hours)));
+    }
+  }
+  if (auto d = FRUGAL_TRY(Positive(doc, n, "hours_per_day", 24))) per_day = *d;
+  if (auto w = FRUGAL_TRY(Positive(doc, n, "days_per_week", 7))) per_week = *w;
+  s.hours_per_month = 730.0 * per_day * per_week / 168.0;
+  if (per_day < 24 || per_week < 7) {
+    s.label = fmt::format("{:g} h/day x {:g} days/week", per_day, per_week);
+  }
+  s.lifetime_months = FRUGAL_TRY(IntIn(doc, n, "lifetime_months", 1, 600)).value_or(12);
+  s.interruptible = FRUGAL_TRY(doc.OptionalBool(n, "interruptible")).value_or(false);
+  if (auto h = FRUGAL_TRY(doc.OptionalDouble(n, "headroom"))) {
+    if (!(*h >= 0 && *h <= 10))
+      return Fail(doc.ErrorAt(n["headroom"], "headroom", "expected a share in [0, 10]"));
+    s.headroom = *h;
+  }
+  if (auto r = FRUGAL_TRY(Seconds(doc, n, "restart"))) s.restart_hours = *r / 3600;
+  return s;
+}
+
+Result<MeasuredServing> ReadProfile(const YamlDoc& doc, const Node& n,
+                                    const std::vector<std::string>& known, Architecture a) {
+  FRUGAL_TRY(doc.CheckKeys(n, "measured",
+                           {"offer", "gpu", "gpus", "output_tokens_per_second", "items_per_second",
+                            "concurrency", "ttft_p50", "ttft_p95", "tpot_p50", "tpot_p95",
+                            "request_p50", "request_p95"}));
+  MeasuredServing p;
+  p.where = doc.Where(n);
+  p.offer = FRUGAL_TRY(doc.OptionalString(n, "offer")).value_or("");
+  if (auto gpu = FRUGAL_TRY(doc.OptionalString(n, "gpu")))
+    p.gpu = FRUGAL_TRY(ResolveGpu(doc, n["gpu"], "gpu", *gpu, known));
+  if (p.offer.empty() == p.gpu.empty()) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: measured: give exactly one of 'offer' and 'gpu'", p.where));
+  }
+  p.gpus = FRUGAL_TRY(IntIn(doc, n, "gpus", 1, 64)).value_or(0);
+  const bool decoder = a == Architecture::kDecoder;
+  const char* key = decoder ? "output_tokens_per_second" : "items_per_second";
+  const char* other = decoder ? "items_per_second" : "output_tokens_per_second";
+  if (n[other].IsDefined()) {
+    return Fail(doc.ErrorAt(n[other], other,
+                            fmt::format("this model is a {}: give {}",
+                                        ArchitectureName(a), key)));
+  }
+  const auto rate = FRUGAL_TRY(Positive(doc, n, key, 1e12));
+  if (!rate) return Fail(doc.ErrorAt(n, key, "missing: the measured throughput per replica"));
+  p.per_second = *rate;
+  p.concurrency = FRUGAL_TRY(IntIn(doc, n, "concurrency", 1, 1'000'000));
+  p.latency.ttft_p50 = FRUGAL_TRY(Seconds(doc, n, "ttft_p50"));
+  p.latency.ttft_p95 = FRUGAL_TRY(Seconds(doc, n, "ttft_p95"));
+  p.latency.tpot_p50 = FRUGAL_TRY(Seconds(doc, n, "tpot_p50"));
+  p.latency.tpot_p95 = FRUGAL_TRY(Seconds(doc, n, "tpot_p95"));
+  p.latency.request_p50 = FRUGAL_TRY(Seconds(doc, n, "request_p50"));
+  p.latency.request_p95 = FRUGAL_TRY(Seconds(doc, n, "request_p95"));
+  FRUGAL_TRY(CheckLatencyFits(doc, n, a));
+  return p;
+}
+
+Result<std::vector<MeasuredServing>> ReadMeasured(const YamlDoc& doc, const Node& root,
+                                                  const std::vector<std::string>& known,
+                                                  Architecture a) {
+  std::vector<MeasuredServing> out;
+  const Node n = root["measured"];
+  if (!n.IsDefined() || n.IsNull()) return out;
+  if (!n.IsSequence()) return Fail(doc.ErrorAt(n, "measured", "expected a list of profiles"));
+  for (const auto& item : n) out.push_back(FRUGAL_TRY(ReadProfile(doc, item, known, a)));
+  return out;
+}
+
+Result<ServingConstraints> ReadConstraints(const YamlDoc& doc, const Node& root,
+                                           const std::vector<std::string>& known) {
+  ServingConstraints c;
+  const Node n = root["constraints"];
+  if (!n.IsDefined() || n.IsNull()) return c;
+  FRUGAL_TRY(doc.CheckKeys(n, "constraints",
+                           {"clouds", "regions", "tiers", "gpus", "max_gpus_per_replica"}));
+  c.clouds = FRUGAL_TRY(doc.StringList(n, "clouds"));
+  for (auto& cloud : c.clouds) cloud = ToLower(cloud);
+  c.regions = FRUGAL_TRY(doc.StringList(n, "regions"));
+  for (const auto& t : FRUGAL_TRY(doc.StringList(n, "tiers"))) {
+    auto tier = catalog::ParseTier(t);
+    if (!tier) return Fail(doc.ErrorAt(n["tiers"], "tiers", tier.error().message));
+    c.tiers.push_back(*tier);
+  }
+  for (const auto& g : FRUGAL_TRY(doc.StringList(n, "gpus")))
+    c.gpus.push_back(FRUGAL_TRY(ResolveGpu(doc, n["gpus"], "gpus", g, known)));
+  c.max_gpus_per_replica =
+      FRUGAL_TRY(IntIn(doc, n, "max_gpus_per_replica", 1, 64)).value_or(c.max_gpus_per_replica);
+  return c;
+}
+
+Result<TrainingSource> ReadTraining(const YamlDoc& doc, const Node& root,
+                                    const std::filesystem::path& base_dir) {
+  TrainingSource t;
+  const Node n = root["training"];
+  if (!n.IsDefined() || n.IsNull()) return t;
+  FRUGAL_TRY(doc.CheckKeys(n, "training",
+                           {"job", "cost", "run", "study", "retrain_every_months", "retrain_cost"}));
+  t.where = doc.Where(n);
+  if (auto job = FRUGAL_TRY(doc.OptionalString(n, "job"))) t.job = base_dir / *job;
+  t.cost = FRUGAL_TRY(doc.OptionalMoney(n, "cost"));
+  if (t.cost && *t.cost < Money()) return Fail(doc.ErrorAt(n["cost"], "cost", "must not be negative"));
+  t.run = FRUGAL_TRY(doc.OptionalString(n, "run")).value_or("");
+  t.study = FRUGAL_TRY(doc.OptionalString(n, "study")).value_or("");
+  const int sources = (t.job.empty() ? 0 : 1) + (t.cost ? 1 : 0) + (t.run.empty() ? 0 : 1) +
+                      (t.study.empty() ? 0 : 1);
+  if (sources != 1) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: field 'training': give exactly one of job, cost, run and study",
+                            t.where));
+  }
+  t.retrain_every_months = FRUGAL_TRY(IntIn(doc, n, "retrain_every_months", 1, 600));
+  t.retrain_cost = FRUGAL_TRY(doc.OptionalMoney(n, "retrain_cost"));
+  if (t.retrain_cost && *t.retrain_cost < Money())
+    return Fail(doc.ErrorAt(n["retrain_cost"], "retrain_cost", "must not be negative"));
+  return t;
+}
+
+Result<std::optional<Deployment>> ReadDeployment(const YamlDoc& doc, const Node& root,
+                                                 const std::vector<std::string>& known) {
+  const Node n = root["deployment"];
+  if (!n.IsDefined() || n.IsNull()) return std::optional<Deployment>();
+  FRUGAL_TRY(doc.CheckKeys(n, "deployment", {"gpu", "offer", "gpus_per_replica", "replicas", "tier"}));
+  Deployment d;
+  d.where = doc.Where(n);
+  if (auto gpu = FRUGAL_TRY(doc.OptionalString(n, "gpu")))
+    d.gpu = FRUGAL_TRY(ResolveGpu(doc, n["gpu"], "gpu", *gpu, known));
+  d.offer = FRUGAL_TRY(doc.OptionalString(n, "offer")).value_or("");
+  if (d.gpu.empty() == d.offer.empty()) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: deployment: give exactly one of 'gpu' and 'offer'", d.where));
+  }
+  d.gpus_per_replica = FRUGAL_TRY(IntIn(doc, n, "gpus_per_replica", 1, 64)).value_or(1);
+  d.replicas = FRUGAL_TRY(IntIn(doc, n, "replicas", 1, 1'000'000)).value_or(1);
+  if (auto tier = FRUGAL_TRY(doc.OptionalString(n, "tier"))) {
+    auto t = catalog::ParseTier(*tier);
+    if (!t) return Fail(doc.ErrorAt(n["tier"], "tier", t.error().message));
+    d.tier = *t;
+  }
+  return std::optional<Deployment>(d);
+}
+
+Result<InferenceSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_dir,
+                               const std::vector<std::string>& known) {
+  const Node& root = doc.root();
+  FRUGAL_TRY(doc.CheckKeys(root, "inference spec",
+                           {"apiVersion", "kind", "name", "tags", "catalog", "model", "workload",
+                            "latency", "serving", "measured", "constraints", "training",
+                            "deployment"}));
+  const std::string api = FRUGAL_TRY(doc.RequiredString(root, "apiVersion"));
+  if (api != "frugal/v1") {
+    return Fail(doc.ErrorAt(root["apiVersion"], "apiVersion",
+                            fmt::format("unsupported '{}' (expected frugal/v1)", api)));
+  }
+  const std::string kind = FRUGAL_TRY(doc.RequiredString(root, "kind"));
+  if (kind != "Inference") {
+    return Fail(
+        doc.ErrorAt(root["kind"], "kind", fmt::format("expected Inference, got '{}'", kind)));
+  }
+  InferenceSpec spec;
+  spec.source = doc.source();
+  spec.name = FRUGAL_TRY(doc.OptionalString(root, "name")).value_or("inference");
+  spec.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
+  for (const auto& file : FRUGAL_TRY(doc.StringList(root, "catalog")))
+    spec.catalog_files.push_back(base_dir / file);
+  if (!spec.catalog_files.empty()) spec.catalog_where = doc.Where(root["catalog"]);
+  spec.model = FRUGAL_TRY(ReadModel(doc, root));
+  spec.workload = FRUGAL_TRY(ReadWorkload(doc, root, spec.model));
+  spec.latency = FRUGAL_TRY(ReadLatency(doc, root["latency"]));
+  FRUGAL_TRY(CheckLatencyFits(doc, root["latency"], spec.model.architecture));
+  spec.schedule = FRUGAL_TRY(ReadSchedule(doc, root));
+  spec.measured = FRUGAL_TRY(ReadMeasured(doc, root, known, spec.model.architecture));
+  spec.constraints = FRUGAL_TRY(ReadConstraints(doc, root, known));
+  spec.training = FRUGAL_TRY(ReadTraining(doc, root, base_dir));
+  spec.deployment = FRUGAL_TRY(ReadDeployment(doc, root, known));
+  return spec;
+}
+
+Result<void> CheckFile(const std::filesystem::path& file, const std::string& where,
+                       std::string_view field) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(file, ec)) return {};
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("{}: field '{}': no file '{}' (paths are relative to the spec's folder)",
+                          where, field, file.string()));
+}
+
+}  // namespace
+
+std::string_view ArchitectureName(Architecture a) {
+  switch (a) {
+    case Architecture::kDecoder:
+      return "decoder";
+    case Architecture::kEncoder:
+      return "encoder";
+    case Architecture::kCnn:
+      return "cnn";
+  }
+  return "?";
+}
+
+Result<Architecture> ParseArchitecture(std::string_view text) {
+  const std::string t = ToLower(Trim(text));
+  if (t == "decoder" || t == "generative" || t == "llm") return Architecture::kDecoder;
+  if (t == "encoder" || t == "classifier" || t == "embedding") return Architecture::kEncoder;
+  if (t == "cnn" || t == "vision") return Architecture::kCnn;
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("unknown model type '{}' (expected decoder, encoder or cnn)", text));
+}
+
+std::string_view WeightFormatName(WeightFormat w) {
+  switch (w) {
+    case WeightFormat::kFp32:
+      return "fp32";
+    case WeightFormat::kFp16:
+      return "fp16";
+    case WeightFormat::kBf16:
+      return "bf16";
+    case WeightFormat::kFp8:
+      return "fp8";
+    case WeightFormat::kInt8:
+      return "int8";
+    case WeightFormat::kInt4:
+      return "int4";
+  }
+  return "?";
+}
+
+Result<WeightFormat> ParseWeightFormat(std::string_view text) {
+  const std::string t = ToLower(Trim(text));
+  if (t == "fp32") return WeightFormat::kFp32;
+  if (t == "fp16") return WeightFormat::kFp16;
+  if (t == "bf16") return WeightFormat::kBf16;
+  if (t == "fp8") return WeightFormat::kFp8;
+  if (t == "int8" || t == "w8a8" || t == "w8a16") return WeightFormat::kInt8;
+  if (t == "int4" || t == "awq" || t == "gptq" || t == "w4a16") return WeightFormat::kInt4;
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("unknown weight format '{}' (expected fp32, fp16, bf16, fp8, int8, "
+                          "int4, awq or gptq)",
+                          text));
+}
+
+double WeightBytes(WeightFormat w) {
+  switch (w) {
+    case WeightFormat::kFp32:
+      return 4;
+    case WeightFormat::kFp16:
+    case WeightFormat::kBf16:
+      return 2;
+    case WeightFormat::kFp8:
+    case WeightFormat::kInt8:
+      return 1;
+    case WeightFormat::kInt4:
+      return (4.0 + 32.0 / 128.0) / 8.0;
+  }
+  return 2;
+}
+
+Result<bool> IsInferenceSpec(const std::filesystem::path& path) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
+  if (!doc.root().IsMap()) return false;
+  const YAML::Node kind = doc.root()["kind"];
+  return kind.IsDefined() && kind.IsScalar() && kind.Scalar() == "Inference";
+}
+
+Result<InferenceSpec> LoadInferenceSpec(const std::filesystem::path& path,
+                                        const std::vector<std::string>& gpu_names) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
+  InferenceSpec spec = FRUGAL_TRY(ReadSpec(doc, path.parent_path(), gpu_names));
+  for (const std::filesystem::path& file : spec.catalog_files)
+    FRUGAL_TRY(CheckFile(file, spec.catalog_where, "catalog"));
+  if (!spec.training.job.empty())
+    FRUGAL_TRY(CheckFile(spec.training.job, spec.training.where, "training.job"));
+  return spec;
+}
+
+Result<InferenceSpec> ParseInferenceSpec(std::string_view text, const std::string& source,
+                                         const std::filesystem::path& base_dir,
+                                         const std::vector<std::string>& gpu_names) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(text, source));
+  return ReadSpec(doc, base_dir, gpu_names);
+}
+
+}  // namespace frugal::serving

@@ -1,0 +1,227 @@
+#include "frugal/serving/serving_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "support/test_support.h"
+
+namespace frugal::serving {
+namespace {
+
+struct Fixture {
+  testing::TempDir dir;
+  catalog::Catalog catalog;
+  std::vector<std::string> names;
+};
+
+/// The shipped catalog plus `offers` (custom offer entries, cloud "test"); `extra` is appended
+/// to the offers file (preemption rates).
+std::unique_ptr<Fixture> Load(const std::string& offers, const std::string& extra = "") {
+  auto f = std::make_unique<Fixture>();
+  testing::WriteTestFile(f->dir / "offers.yaml",
+                         "apiVersion: frugal/v1\noffers:\n" + offers + extra);
+  auto c = catalog::Catalog::LoadFrom(testing::SourceDir() / "data", {f->dir / "offers.yaml"});
+  EXPECT_TRUE(c) << c.error().message;
+  f->catalog = std::move(*c);
+  f->names = f->catalog.gpu_names();
+  return f;
+}
+
+InferenceSpec Spec(const Fixture& f, const std::string& text) {
+  auto spec = ParseInferenceSpec("apiVersion: frugal/v1\nkind: Inference\n" + text, "serve.yaml",
+                                 f.dir.path(), f.names);
+  EXPECT_TRUE(spec) << spec.error().message;
+  return spec ? *spec : InferenceSpec{};
+}
+
+ServingPlan Plan(const Fixture& f, const InferenceSpec& spec) {
+  auto plan = PlanServing(spec, f.catalog, {100});
+  EXPECT_TRUE(plan) << plan.error().message;
+  return plan ? *plan : ServingPlan{};
+}
+
+const ServingOption* Find(const ServingPlan& p, const std::string& tier, bool autoscaled = false) {
+  for (const ServingOption& o : p.options) {
+    if (o.tier == tier && o.autoscaled == autoscaled) return &o;
+  }
+  return nullptr;
+}
+
+const std::string kEncoder =
+    "model: {type: encoder, layers: 24, hidden: 1024, heads: 16, ffn: 4096, mlp: gelu, vocab: "
+    "30522, seq: 512}\n";
+
+TEST(ServingPlan, SeedFourT4ServingAllMonth) {
+  auto f = Load("  - {name: t4, cloud: test, gpu: T4, price_per_hour: 0.50}\n");
+  const InferenceSpec spec =
+      Spec(*f, kEncoder +
+                   "workload: {rps: 250, peak_rps: 400, tokens_per_item: 384}\n"
+                   "latency: {request_p95: 100ms}\n"
+                   "measured:\n  - {gpu: T4, items_per_second: 120, request_p95: 80ms}\n"
+                   "constraints: {clouds: [test]}\n");
+  const ServingPlan p = Plan(*f, spec);
+  ASSERT_FALSE(p.options.empty());
+  const ServingOption& best = p.options.front();
+  EXPECT_EQ(best.gpu, "T4");
+  EXPECT_EQ(best.gpus_per_replica, 1);
+  EXPECT_EQ(best.replicas, 4);  // ceil(400 × 1.2 / 120)
+  EXPECT_EQ(best.tier, "on_demand");
+  EXPECT_EQ(best.monthly, Money::FromCents(146'000));    // 4 × $0.50 × 730 h
+  EXPECT_EQ(best.lifetime, Money::FromCents(1'752'000));  // × 12 months
+  EXPECT_TRUE(best.perf.measured);
+  EXPECT_TRUE(best.perf.meets_latency);
+  EXPECT_DOUBLE_EQ(best.perf.per_second, 120);
+  // 250 rps for 730 h: 657 M requests a month.
+  EXPECT_DOUBLE_EQ(p.requests_per_month, 250.0 * 3600 * 730);
+  EXPECT_NEAR(best.usd_per_million_requests, 1460 / 657.0, 1e-9);
+  EXPECT_NEAR(best.utilization, 250.0 / 480, 1e-12);
+}
+
+const std::string kShaped =
+    "workload:\n  daily_shape: [50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 250, 250, 250, "
+    "250, 250, 250, 250, 250, 250, 250, 250, 250]\n  tokens_per_item: 384\n"
+    "measured:\n  - {gpu: T4, items_per_second: 100}\n"
+    "serving: {headroom: 0}\n"
+    "constraints: {clouds: [test]}\n";
+
+TEST(ServingPlan, CommittedBaseWithOnDemandPeakFollowsTheDailyShape) {
+  auto f = Load(
+      "  - {name: t4, cloud: test, gpu: T4, price_per_hour: 1.00}\n"
+      "  - {name: t4, cloud: test, gpu: T4, price_per_hour: 0.60, tier: reserved_1y}\n");
+  const ServingPlan p = Plan(*f, Spec(*f, kEncoder + kShaped));
+  // 1 replica at night (50 rps), 3 by day (250 rps) at 100 items/s each.
+  const ServingOption* od = Find(p, "on_demand");
+  const ServingOption* scaled = Find(p, "on_demand", true);
+  const ServingOption* committed = Find(p, "reserved_1y");
+  const ServingOption* mix = Find(p, "reserved_1y+on_demand");
+  ASSERT_TRUE(od && scaled && committed && mix);
+  EXPECT_EQ(od->replicas, 3);
+  EXPECT_EQ(od->monthly, Money::FromCents(219'000));  // 3 × $1 × 730
+  // 12 h × 1 + 12 h × 3 = 48 instance-hours a day; 730/24 days a month.
+  EXPECT_EQ(scaled->monthly, Money::FromCents(146'000));
+  EXPECT_EQ(committed->monthly, Money::FromCents(131'400));  // 3 × $0.60 × 730, used or not
+  EXPECT_DOUBLE_EQ(*committed->break_even_utilization, 0.6);
+  // One committed replica all month ($438) plus two on demand for 12 h a day ($730).
+  EXPECT_EQ(mix->base_replicas, 1);
+  EXPECT_EQ(mix->monthly, Money::FromCents(116'800));
+  EXPECT_EQ(p.options.front().tier, "reserved_1y+on_demand");
+  EXPECT_EQ(p.options[1].tier, "reserved_1y");
+  EXPECT_NE(p.options[1].lost_because.find("more over 12 months"), std::string::npos)
+      << p.options[1].lost_because;
+}
+
+TEST(ServingPlan, SpotOnlyWhereInterruptionIsTolerated) {
+  const std::string offers =
+      "  - {name: t4, cloud: test, gpu: T4, price_per_hour: 1.00}\n"
+      "  - {name: t4-spot, cloud: test, gpu: T4, price_per_hour: 0.30, tier: spot}\n";
+  auto f = Load(offers, "preemption_rates:\n  - {cloud: test, per_hour: 0.6}\n");
+  const ServingPlan strict = Plan(*f, Spec(*f, kEncoder + kShaped));
+  EXPECT_EQ(Find(strict, "spot"), nullptr);
+  EXPECT_TRUE(std::any_of(strict.excluded.begin(), strict.excluded.end(), [](const auto& e) {
+    return e.reason.find("spot: the spec does not tolerate interruption") != std::string::npos;
+  }));
+  std::string batch = kShaped;
+  batch.replace(batch.find("headroom: 0"), 11, "headroom: 0, interruptible: true");
+  const ServingPlan p = Plan(*f, Spec(*f, kEncoder + batch));
+  const ServingOption* spot = Find(p, "spot");
+  ASSERT_NE(spot, nullptr);
+  // 3 replicas × $0.30 × 730 h × (1 + 0.6 preemptions/h × 5 min of replacement).
+  EXPECT_EQ(spot->monthly, Money::FromCents(68'985));
+}
+
+const std::string kSmallClassifier =
+    "model: {type: encoder, layers: 6, hidden: 384, heads: 12, ffn: 1536, mlp: gelu, vocab: "
+    "30522}\nworkload: {rps: 10, peak_rps: 20, tokens_per_item: 64}\n";
+
+TEST(ServingPlan, CpuWinsWhenItMeetsTheLatency) {
+  auto f = Load(
+      "  - {name: t4, cloud: test, gpu: T4, price_per_hour: 0.50}\n"
+      "  - {name: cpu-2, cloud: test, vcpus: 2, ram_gib: 4, price_per_hour: 0.10}\n");
+  const ServingPlan p = Plan(*f, Spec(*f, kSmallClassifier +
+                                              "latency: {request_p95: 50ms}\n"
+                                              "constraints: {clouds: [test]}\n"));
+  ASSERT_FALSE(p.options.empty());
+  EXPECT_EQ(p.options.front().gpu, "cpu");
+  EXPECT_EQ(p.options.front().gpus_per_replica, 0);
+  EXPECT_TRUE(p.options.front().perf.meets_latency);
+  EXPECT_EQ(p.options.front().monthly, Money::FromCents(7'300));
+  // The same model under a 2 ms objective: the CPU misses it and the T4 wins.
+  const ServingPlan tight = Plan(*f, Spec(*f, kSmallClassifier +
+                                                  "latency: {request_p95: 2ms}\n"
+                                                  "constraints: {clouds: [test]}\n"));
+  ASSERT_FALSE(tight.options.empty());
+  EXPECT_EQ(tight.options.front().gpu, "T4");
+  const auto cpu = std::find_if(tight.options.begin(), tight.options.end(),
+                                [](const auto& o) { return o.gpu == "cpu"; });
+  ASSERT_NE(cpu, tight.options.end());
+  EXPECT_FALSE(cpu->perf.meets_latency);
+  EXPECT_NE(cpu->lost_because.find("misses the latency objective"), std::string::npos);
+}
+
+TEST(ServingPlan, CommitmentLongerThanTheModelsLifeIsPaidInFull) {
+  auto f = Load(
+      "  - {name: t4, cloud: test, gpu: T4, price_per_hour: 1.00}\n"
+      "  - {name: t4, cloud: test, gpu: T4, price_per_hour: 0.40, tier: reserved_3y}\n");
+  const ServingPlan p = Plan(*f, Spec(*f, kSmallClassifier +
+                                              "serving: {lifetime_months: 6}\n"
+                                              "constraints: {clouds: [test], gpus: [T4]}\n"));
+  const ServingOption* committed = Find(p, "reserved_3y");
+  ASSERT_NE(committed, nullptr);
+  EXPECT_EQ(committed->lifetime, committed->monthly * 36);
+  EXPECT_EQ(p.options.front().tier, "on_demand");
+  EXPECT_NE(committed->lost_because.find("outlasts the model's 6"), std::string::npos)
+      << committed->lost_because;
+}
+
+TEST(ServingPlan, MeasuredGpuCalibratesTheOthers) {
+  auto f = Load(
+      "  - {name: t4, cloud: test, gpu: T4, price_per_hour: 0.50}\n"
+      "  - {name: l4, cloud: test, gpu: L4, price_per_hour: 0.80}\n");
+  const std::string base = kEncoder + "workload: {rps: 10, tokens_per_item: 384}\n" +
+                           "constraints: {clouds: [test]}\n";
+  const ServingPlan model = Plan(*f, Spec(*f, base));
+  auto l4_of = [](const ServingPlan& p) {
+    return std::find_if(p.options.begin(), p.options.end(),
+                        [](const auto& o) { return o.gpu == "L4"; })
+        ->perf.per_second;
+  };
+  auto t4_of = [](const ServingPlan& p) {
+    return std::find_if(p.options.begin(), p.options.end(),
+                        [](const auto& o) { return o.gpu == "T4"; })
+        ->perf.per_second;
+  };
+  const double t4_model = t4_of(model);
+  const ServingPlan measured =
+      Plan(*f, Spec(*f, base + "measured:\n  - {gpu: T4, items_per_second: " +
+                            std::to_string(t4_model / 2) + "}\n"));
+  EXPECT_NEAR(measured.scale, 0.5, 0.05);
+  EXPECT_NEAR(t4_of(measured), t4_model / 2, 1e-6);
+  EXPECT_LT(l4_of(measured), l4_of(model) * 0.6);
+}
+
+TEST(ServingPlan, MeasuredProfileMatchingNothingIsAnError) {
+  auto f = Load("  - {name: t4, cloud: test, gpu: T4, price_per_hour: 0.50}\n");
+  const InferenceSpec spec =
+      Spec(*f, kSmallClassifier + "measured:\n  - {offer: nowhere, items_per_second: 10}\n"
+                                  "constraints: {clouds: [test]}\n");
+  auto p = PlanServing(spec, f->catalog);
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(p.error().message.find("serve.yaml:6:"), std::string::npos) << p.error().message;
+}
+
+TEST(ServingPlan, ModelTooBigForEveryGpuSaysWhy) {
+  auto f = Load("  - {name: t4, cloud: test, gpu: T4, price_per_hour: 0.50}\n");
+  const ServingPlan p = Plan(*f, Spec(*f,
+                                      "model: {params: 70b}\n"
+                                      "workload: {rps: 1, input_tokens: 100, output_tokens: 100}\n"
+                                      "constraints: {clouds: [test]}\n"));
+  EXPECT_TRUE(p.options.empty());
+  EXPECT_TRUE(std::any_of(p.excluded.begin(), p.excluded.end(), [](const auto& e) {
+    return e.reason.find("T4: does not fit on up to 1 GPU per replica") != std::string::npos;
+  }));
+}
+
+}  // namespace
+}  // namespace frugal::serving
