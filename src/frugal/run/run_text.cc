@@ -76,6 +76,12 @@ Result<void> CheckRunId(const std::string& id, std::string_view flag) {
   return {};
 }
 
+Result<void> CheckFlagText(std::string_view flag, const std::string& value) {
+  if (IsUtf8(value)) return {};
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("option {}: '{}' is not UTF-8 text", flag, EscapeNonUtf8(value)));
+}
+
 Result<void> CheckTagText(const std::string& key, const std::string& value, std::string_view flag) {
   for (const std::string* part : {&key, &value}) {
     if (!IsUtf8(*part)) {

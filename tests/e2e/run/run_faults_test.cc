@@ -235,14 +235,23 @@ TEST(RunFaults, ACommandArgumentThatIsNotUtf8RunsAndIsWrittenEscaped) {
   EXPECT_TRUE(journaled);
 }
 
-TEST(RunFaults, ATagThatIsNotUtf8IsBadInputNamingTheFlag) {
+TEST(RunFaults, ATagOrAnotherFlagThatIsNotUtf8IsBadInputNamingTheFlag) {
   TempDir home;
-  auto r = RunFrugal({"--json", "run", "--price", "1/h", "--tag", "team=nl\xff", "--", "/bin/true"},
-                     home.path());
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  const json doc = json::parse(r.out, nullptr, false);
-  ASSERT_FALSE(doc.is_discarded()) << r.out;
-  EXPECT_NE(doc.dump().find("--tag"), std::string::npos) << r.out;
+  const std::vector<std::vector<std::string>> cases = {
+      {"--price", "1/h", "--tag", "team=nl\xff"},
+      {"--offer", "aws:p3\xff"},
+      {"--price", "1\xff/h"},
+      {"--price", "1/h", "--restart", "loc\xff"},
+      {"--price", "1/h", "--spec", "job\xff.yaml"}};
+  for (const std::vector<std::string>& flags : cases) {
+    SCOPED_TRACE(flags[flags.size() - 2]);
+    auto r = RunFrugal(Concat(Concat({"--json", "run"}, flags), {"--", "/bin/true"}), home.path());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    const json doc = json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << r.out;
+    EXPECT_NE(doc.dump().find(flags[flags.size() - 2]), std::string::npos) << r.out;
+    EXPECT_NE(doc.dump().find("not UTF-8"), std::string::npos) << r.out;
+  }
   EXPECT_FALSE(fs::exists(home / "data" / "ledger.sqlite"));
 }
 
