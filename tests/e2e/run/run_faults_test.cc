@@ -218,6 +218,29 @@ TEST(RunFaults, ACheckpointFileNamedInBytesThatAreNotUtf8IsRejectedAndTheRunGoes
   EXPECT_EQ(show["status"], "succeeded");
 }
 
+TEST(RunFaults, TheHelpersCheckpointWithAFileNameThatIsNotUtf8IsRejectedNotLost) {
+  TempDir home;
+  // The Python helper reports the checkpoint's files by name; one that is not UTF-8 is sent
+  // escaped, so the report line is read and the checkpoint rejected with a warning.
+  const std::string script =
+      "import os, frugal\n"
+      "with frugal.checkpoint(1) as d:\n"
+      "    open(os.path.join(os.fsencode(d), b'w\\xff.bin'), 'wb').write(b'x')\n"
+      "frugal.report(1)\n"
+      "with frugal.checkpoint(2) as d:\n"
+      "    open(os.path.join(d, 'ok.bin'), 'wb').write(b'y')\n"
+      "frugal.report(2)\n";
+  auto r = RunFrugal({"--json", "run", "--price", "1/h", "--run-id", "U3", "--", FRUGAL_PYTHON,
+                      "-c", script},
+                     home.path(), {e2e::PythonPath()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json summary = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(summary.is_discarded()) << r.out;
+  EXPECT_EQ(summary["checkpoints_rejected"], 1) << r.err;
+  EXPECT_EQ(summary["checkpoints_committed"], 1) << r.err;
+  EXPECT_EQ(summary["garbage_report_lines"], 0) << r.err;
+}
+
 TEST(RunFaults, ACommandArgumentThatIsNotUtf8RunsAndIsWrittenEscaped) {
   TempDir home;
   const fs::path out = home / "arg";
