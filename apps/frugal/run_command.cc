@@ -10,6 +10,7 @@
 #include "frugal/run/ledger_catch_up.h"
 #include "frugal/run/ledger_recorder.h"
 #include "frugal/run/run_journal.h"
+#include "frugal/run/run_text.h"
 #include "policy_gate.h"
 #include "run_support.h"
 
@@ -114,6 +115,20 @@ void CatchUpLedger(ledger::Ledger& db, const run::SupervisorConfig& config,
 }
 
 Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s) {
+  const std::string override_text = o.override_reason.value_or("");
+  for (const auto& [flag, value] :
+       {std::pair<const char*, const std::string&>{"--restart", o.restart},
+        {"--restart-backoff", o.restart_backoff},
+        {"--chaos-preempt-every", o.chaos_every},
+        {"--deadline", o.deadline},
+        {"--compute", o.compute},
+        {"--changeover", o.changeover},
+        {"--checkpoint-cost", o.checkpoint_cost},
+        {"--spot-lifetime", o.spot_lifetime},
+        {"--spot-outage", o.spot_outage},
+        {"--override", override_text}}) {
+    FRUGAL_TRY(run::CheckFlagText(flag, value));
+  }
   FRUGAL_TRY(CheckOverrideReason(o.override_reason));
   SuperviseSetup setup = FRUGAL_TRY(BuildSupervisorConfig(o.supervise, global));
   run::SupervisorConfig& config = setup.config;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "frugal/run/run_text.h"
 #include "run_support.h"
 
 namespace frugal::cli {
@@ -155,7 +156,7 @@ nlohmann::json RunSummaryJson(const run::SupervisorConfig& config, const RunResu
   const run::UtilizationSummary& u = r.utilization;
   auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
   return {{"run_id", config.run_id},
-          {"run_dir", config.run_dir.string()},
+          {"run_dir", run::EscapeNonUtf8(config.run_dir.string())},
           {"attempt", r.attempt},
           {"outcome", run::RunOutcomeName(r.outcome)},
           {"exit_code", r.exit_code},

@@ -214,6 +214,25 @@ void AddSuperviseOptions(CLI::App* cmd, SuperviseOptions& o) {
 }
 
 Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o, const GlobalOptions& global) {
+  // Flags are the user's words, quoted back in messages and kept in the journal: UTF-8 text.
+  // (--run-dir is a path, the command the user's business: both are written escaped.)
+  for (const auto& [flag, value] : {std::pair<const char*, const std::string&>{"--price", o.price},
+                                    {"--offer", o.offer},
+                                    {"--gpu", o.gpu},
+                                    {"--tier", o.tier},
+                                    {"--budget", o.budget},
+                                    {"--max-wall", o.max_wall},
+                                    {"--spec", o.spec},
+                                    {"--grace", o.grace},
+                                    {"--stop-grace", o.stop_grace},
+                                    {"--accrual-interval", o.accrual},
+                                    {"--heartbeat-interval", o.heartbeat},
+                                    {"--sample-interval", o.sample},
+                                    {"--metadata", o.metadata},
+                                    {"--metadata-endpoint", o.metadata_endpoint},
+                                    {"--metadata-interval", o.metadata_interval}}) {
+    FRUGAL_TRY(run::CheckFlagText(flag, value));
+  }
   SuperviseSetup setup;
   run::SupervisorConfig& c = setup.config;
   std::optional<LoadedSpec> loaded;

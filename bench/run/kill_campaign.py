@@ -80,13 +80,16 @@ class Disk:
                                       capture_output=True).returncode == 0
 
     def fill(self):
-        with open(os.path.join(self.where, "fill"), "ab") as f:
-            try:
-                while True:
-                    f.write(b"x" * 4096)
-                    f.flush()
-            except OSError:
-                pass
+        fd = os.open(os.path.join(self.where, "fill"), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        try:
+            for size in (65536, 4096, 512, 1):
+                try:
+                    while os.write(fd, b"x" * size) == size:
+                        pass
+                except OSError:
+                    pass
+        finally:
+            os.close(fd)
 
     def free(self):
         try:

@@ -107,7 +107,11 @@ def _fsync_tree(directory):
             path = os.path.join(root, name)
             with open(path, "rb") as f:
                 os.fsync(f.fileno())
-            sizes[os.path.relpath(path, directory).replace(os.sep, "/")] = os.path.getsize(path)
+            # A name that is not UTF-8 cannot go into the report's JSON as it is: it is sent
+            # escaped, and frugal rejects the checkpoint with a warning (its manifest cannot
+            # hold the name) rather than the report line being lost.
+            relative = os.fsencode(os.path.relpath(path, directory)).decode("utf-8", "backslashreplace")
+            sizes[relative.replace(os.sep, "/")] = os.path.getsize(path)
     return sizes
 
 

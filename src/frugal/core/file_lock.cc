@@ -30,8 +30,8 @@ Result<FileLock> FileLock::Acquire(const std::filesystem::path& path, const std:
   std::filesystem::create_directories(path.parent_path(), ec);
   if (ec) {
     if (ec.value() == ENOSPC || ec.value() == EDQUOT) {
-      return Fail(ErrorCode::kFailed,
-                  "cannot create " + path.parent_path().string() + ": disk full (" + ec.message() + ")");
+      return Fail(ErrorCode::kFailed, "cannot create " + path.parent_path().string() +
+                                          ": disk full (" + ec.message() + ")");
     }
     // An unwritable data directory (FRUGAL_HOME) is the usual cause: name it, not the lock.
     return Fail(ErrorCode::kFailed, "cannot create " + path.parent_path().string() + ": " +

@@ -203,7 +203,8 @@ class SqliteConnection final : public Connection {
     // fsync): an I/O error whose cause is ENOSPC is a full disk all the same.
     const int os_error = sqlite3_system_errno(db_);
     if (primary == SQLITE_FULL ||
-        (primary == SQLITE_IOERR && (os_error == ENOSPC || os_error == EDQUOT || NoRoomBeside(path_)))) {
+        (primary == SQLITE_IOERR &&
+         (os_error == ENOSPC || os_error == EDQUOT || NoRoomBeside(path_)))) {
       // SQLite's own words for the I/O error ("disk I/O error") would hide the cause.
       return Error{ErrorCode::kFailed,
                    fmt::format("{}: disk full ({})", path_,
@@ -258,13 +259,15 @@ Result<std::unique_ptr<Connection>> OpenSqliteReadOnly(const std::string& path) 
   std::unique_ptr<Connection> connection = FRUGAL_TRY(OpenHandle(path, path, flags));
   if (connection->Query("SELECT COUNT(*) FROM sqlite_master")) return connection;
   std::error_code ec;
-  if (std::filesystem::exists(path + "-wal", ec) && std::filesystem::file_size(path + "-wal", ec) > 0) {
+  const std::string wal = path + "-wal";
+  if (std::filesystem::exists(wal, ec) && std::filesystem::file_size(wal, ec) > 0) {
     return Fail(ErrorCode::kFailed,
                 fmt::format("{}: cannot be read by this user: it is not writable by this user "
                             "and a writer's log beside it is still open",
                             path));
   }
-  connection = FRUGAL_TRY(OpenHandle(FileUri(path) + "?immutable=1", path, flags | SQLITE_OPEN_URI));
+  connection =
+      FRUGAL_TRY(OpenHandle(FileUri(path) + "?immutable=1", path, flags | SQLITE_OPEN_URI));
   FRUGAL_TRY(connection->Query("SELECT COUNT(*) FROM sqlite_master"));
   return connection;
 }

@@ -182,7 +182,8 @@ Result<void> RunJournal::Open() {
   std::error_code ec;
   std::filesystem::create_directories(path_.parent_path(), ec);
   if (ec) {
-    return Fail(ErrorCode::kFailed, CannotWrite(path_.parent_path(), ec.value(), "create the folder of"));
+    return Fail(ErrorCode::kFailed,
+                CannotWrite(path_.parent_path(), ec.value(), "create the folder of"));
   }
   const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return Fail(ErrorCode::kFailed, CannotWrite(path_, errno, "open"));

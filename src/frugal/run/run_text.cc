@@ -76,13 +76,17 @@ Result<void> CheckRunId(const std::string& id, std::string_view flag) {
   return {};
 }
 
-Result<void> CheckTagText(const std::string& key, const std::string& value,
-                          std::string_view flag) {
+Result<void> CheckFlagText(std::string_view flag, const std::string& value) {
+  if (IsUtf8(value)) return {};
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("option {}: '{}' is not UTF-8 text", flag, EscapeNonUtf8(value)));
+}
+
+Result<void> CheckTagText(const std::string& key, const std::string& value, std::string_view flag) {
   for (const std::string* part : {&key, &value}) {
     if (!IsUtf8(*part)) {
-      return Fail(ErrorCode::kBadInput,
-                  fmt::format("option {}: '{}={}' is not UTF-8 text", flag, EscapeNonUtf8(key),
-                              EscapeNonUtf8(value)));
+      return Fail(ErrorCode::kBadInput, fmt::format("option {}: '{}={}' is not UTF-8 text", flag,
+                                                    EscapeNonUtf8(key), EscapeNonUtf8(value)));
     }
   }
   return {};

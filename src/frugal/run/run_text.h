@@ -30,6 +30,10 @@ inline constexpr size_t kMaxRunIdBytes = 200;
 /// no '/' or "..". kBadInput naming `flag` otherwise.
 [[nodiscard]] Result<void> CheckRunId(const std::string& id, std::string_view flag);
 
+/// Checks the value of a text flag (`--offer`, `--spec`, a duration...): UTF-8, or kBadInput
+/// naming `flag` (with the value escaped), before a message quoting it is written anywhere.
+[[nodiscard]] Result<void> CheckFlagText(std::string_view flag, const std::string& value);
+
 /// Checks a tag given as `flag` (`--tag KEY=VALUE`): both sides UTF-8. kBadInput otherwise.
 [[nodiscard]] Result<void> CheckTagText(const std::string& key, const std::string& value,
                                         std::string_view flag);

@@ -3,6 +3,7 @@
 // disk with no byte left says "disk full"; `frugal report` shows imported bills apart from
 // what frugal measured.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/mount.h>
 
@@ -11,8 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-
-#include <fmt/format.h>
 
 #include "support/test_support.h"
 
@@ -121,12 +120,12 @@ TEST(LedgerAccess, ADiskWithNoByteFreeIsReportedAsDiskFull) {
   const SmallDisk disk(home / "disk", "size=1m");
   if (!disk.mounted()) GTEST_SKIP() << "cannot mount a small tmpfs here to fill a disk";
   const fs::path db = home / "disk" / "ledger.sqlite";
-  auto first = RunFrugal({"--db", db.string(), "run", "--price", "1/h", "--", "/bin/true"},
-                         home.path());
+  auto first =
+      RunFrugal({"--db", db.string(), "run", "--price", "1/h", "--", "/bin/true"}, home.path());
   ASSERT_EQ(first.exit_code, 0) << first.err;
   disk.Fill();
-  auto full = RunFrugal({"--db", db.string(), "run", "--price", "1/h", "--", "/bin/true"},
-                        home.path());
+  auto full =
+      RunFrugal({"--db", db.string(), "run", "--price", "1/h", "--", "/bin/true"}, home.path());
   EXPECT_EQ(full.exit_code, 1) << full.err;
   EXPECT_NE(full.err.find("disk full"), std::string::npos) << full.err;
   EXPECT_EQ(full.err.find("disk I/O error"), std::string::npos) << full.err;
@@ -160,9 +159,9 @@ TEST(LedgerAccess, TheReportShowsImportedBillsApartFromWhatFrugalMeasured) {
                             home.path());
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
   // frugal measured one run of its own, for another team.
-  auto ran = RunFrugal({"run", "--price", "36/h", "--tag", "team=cv", "--", "/bin/sh", "-c",
-                        "sleep 0.3"},
-                       home.path());
+  auto ran =
+      RunFrugal({"run", "--price", "36/h", "--tag", "team=cv", "--", "/bin/sh", "-c", "sleep 0.3"},
+                home.path());
   ASSERT_EQ(ran.exit_code, 0) << ran.err;
 
   const CommandResult r = RunFrugal({"--json", "report", "--by", "team"}, home.path());

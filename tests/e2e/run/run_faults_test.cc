@@ -92,14 +92,15 @@ TEST(RunFaults, ASweepCostsAKilledSupervisorToItsJournalsLastRecordAndARestartAg
 
   // Started again, the run closes the same attempt where the journal last heard from it: the
   // same figure.
-  auto again = RunFrugal({"run", "--price", "36/h", "--run-id", "K1", "--", "/bin/true"},
-                         home.path());
+  auto again =
+      RunFrugal({"run", "--price", "36/h", "--run-id", "K1", "--", "/bin/true"}, home.path());
   ASSERT_EQ(again.exit_code, 0) << again.err;
   show = JsonOf({"runs", "show", "K1"}, home.path());
   ASSERT_EQ(show["segments"].size(), 2u);
   EXPECT_EQ(TimeOf(show["segments"][0]["end"]), last_record);
   const Rate price{Money::FromCents(3600)};
-  EXPECT_EQ(price.For(std::chrono::duration_cast<Duration>(TimeOf(show["segments"][0]["end"]) -
+  EXPECT_EQ(price
+                .For(std::chrono::duration_cast<Duration>(TimeOf(show["segments"][0]["end"]) -
                                                           TimeOf(show["segments"][0]["start"])))
                 .micros(),
             swept_cost);
@@ -109,19 +110,29 @@ TEST(RunFaults, KilledAttemptsCountOnceSoTheCapsAndTheLedgerAgreeToTheCent) {
   TempDir home;
   // $360/h is 10 cents a second; the budget is 10 seconds. Heartbeats every 200 ms carry the
   // caps' count, earlier attempts included.
-  const std::vector<std::string> run = {"--price", "360/h", "--budget", "1", "--run-id", "cap1",
-                                        "--heartbeat-interval", "200ms", "--sample-interval",
-                                        "200ms", "--accrual-interval", "50ms", "--stop-grace",
+  const std::vector<std::string> run = {"--price",
+                                        "360/h",
+                                        "--budget",
+                                        "1",
+                                        "--run-id",
+                                        "cap1",
+                                        "--heartbeat-interval",
+                                        "200ms",
+                                        "--sample-interval",
+                                        "200ms",
+                                        "--accrual-interval",
+                                        "50ms",
+                                        "--stop-grace",
                                         "300ms"};
   for (int i = 0; i < 2; ++i) {
-    ASSERT_NO_FATAL_FAILURE(RunAndKill(Concat(run, {"--", "/bin/sh", "-c", "exec sleep 60"}),
-                                       home, std::chrono::milliseconds(2500)));
+    ASSERT_NO_FATAL_FAILURE(RunAndKill(Concat(run, {"--", "/bin/sh", "-c", "exec sleep 60"}), home,
+                                       std::chrono::milliseconds(2500)));
   }
   // About 5 s of the budget are left for the third attempt.
   const auto started = std::chrono::steady_clock::now();
-  auto third = RunFrugal(Concat({"--json", "run"}, Concat(run, {"--", "/bin/sh", "-c",
-                                                                "exec sleep 60"})),
-                         home.path());
+  auto third =
+      RunFrugal(Concat({"--json", "run"}, Concat(run, {"--", "/bin/sh", "-c", "exec sleep 60"})),
+                home.path());
   const auto ran = std::chrono::steady_clock::now() - started;
   ASSERT_EQ(third.exit_code, 3) << third.err;
   EXPECT_GE(ran, std::chrono::milliseconds(3500)) << third.err;
@@ -171,10 +182,10 @@ TEST(RunFaults, ARunWhoseJournalCannotBeWrittenOnAFullDiskDoesNotStart) {
   const FullDisk full(home / "full");
   if (!full.mounted()) GTEST_SKIP() << "cannot mount a small tmpfs here to fill a disk";
   const fs::path marker = home / "ran";
-  auto r = RunFrugal({"run", "--price", "1/h", "--run-id", "D1", "--run-dir",
-                      (home / "full" / "rd").string(), "--", "/bin/sh", "-c",
-                      "touch " + marker.string()},
-                     home.path());
+  auto r = RunFrugal(
+      {"run", "--price", "1/h", "--run-id", "D1", "--run-dir", (home / "full" / "rd").string(),
+       "--", "/bin/sh", "-c", "touch " + marker.string()},
+      home.path());
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find((home / "full" / "rd").string()), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("disk full"), std::string::npos) << r.err;
@@ -186,14 +197,15 @@ TEST(RunFaults, ARunWhoseJournalCannotBeWrittenOnAFullDiskDoesNotStart) {
 TEST(RunFaults, ACheckpointFileNamedInBytesThatAreNotUtf8IsRejectedAndTheRunGoesOn) {
   TempDir home;
   const std::string script =
-      "d=\"$FRUGAL_CHECKPOINT_DIR/ck1\"; mkdir -p \"$d\"; printf x > \"$d/w$(printf '\\377').bin\"; "
+      "d=\"$FRUGAL_CHECKPOINT_DIR/ck1\"; mkdir -p \"$d\"; printf x > \"$d/w$(printf "
+      "'\\377').bin\"; "
       "echo '{\"v\":1,\"type\":\"checkpoint\",\"path\":\"ck1\",\"step\":1}' >> \"$FRUGAL_REPORT\"; "
       "sleep 0.5; d=\"$FRUGAL_CHECKPOINT_DIR/ck2\"; mkdir -p \"$d\"; printf y > \"$d/ok.bin\"; "
       "echo '{\"v\":1,\"type\":\"checkpoint\",\"path\":\"ck2\",\"step\":2}' >> \"$FRUGAL_REPORT\"; "
       "sleep 0.5";
-  auto r = RunFrugal({"--json", "run", "--price", "1/h", "--run-id", "U1", "--", "/bin/sh", "-c",
-                      script},
-                     home.path());
+  auto r = RunFrugal(
+      {"--json", "run", "--price", "1/h", "--run-id", "U1", "--", "/bin/sh", "-c", script},
+      home.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json summary = json::parse(r.out, nullptr, false);
   ASSERT_FALSE(summary.is_discarded()) << r.out;
@@ -204,6 +216,29 @@ TEST(RunFaults, ACheckpointFileNamedInBytesThatAreNotUtf8IsRejectedAndTheRunGoes
   EXPECT_NE(r.err.find("w\\xff.bin"), std::string::npos) << r.err;
   const json show = JsonOf({"runs", "show", "U1"}, home.path());
   EXPECT_EQ(show["status"], "succeeded");
+}
+
+TEST(RunFaults, TheHelpersCheckpointWithAFileNameThatIsNotUtf8IsRejectedNotLost) {
+  TempDir home;
+  // The Python helper reports the checkpoint's files by name; one that is not UTF-8 is sent
+  // escaped, so the report line is read and the checkpoint rejected with a warning.
+  const std::string script =
+      "import os, frugal\n"
+      "with frugal.checkpoint(1) as d:\n"
+      "    open(os.path.join(os.fsencode(d), b'w\\xff.bin'), 'wb').write(b'x')\n"
+      "frugal.report(1)\n"
+      "with frugal.checkpoint(2) as d:\n"
+      "    open(os.path.join(d, 'ok.bin'), 'wb').write(b'y')\n"
+      "frugal.report(2)\n";
+  auto r = RunFrugal({"--json", "run", "--price", "1/h", "--run-id", "U3", "--", FRUGAL_PYTHON,
+                      "-c", script},
+                     home.path(), {e2e::PythonPath()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json summary = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(summary.is_discarded()) << r.out;
+  EXPECT_EQ(summary["checkpoints_rejected"], 1) << r.err;
+  EXPECT_EQ(summary["checkpoints_committed"], 1) << r.err;
+  EXPECT_EQ(summary["garbage_report_lines"], 0) << r.err;
 }
 
 TEST(RunFaults, ACommandArgumentThatIsNotUtf8RunsAndIsWrittenEscaped) {
@@ -223,23 +258,30 @@ TEST(RunFaults, ACommandArgumentThatIsNotUtf8RunsAndIsWrittenEscaped) {
   EXPECT_TRUE(journaled);
 }
 
-TEST(RunFaults, ATagThatIsNotUtf8IsBadInputNamingTheFlag) {
+TEST(RunFaults, ATagOrAnotherFlagThatIsNotUtf8IsBadInputNamingTheFlag) {
   TempDir home;
-  auto r = RunFrugal({"--json", "run", "--price", "1/h", "--tag", "team=nl\xff", "--",
-                      "/bin/true"},
-                     home.path());
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  const json doc = json::parse(r.out, nullptr, false);
-  ASSERT_FALSE(doc.is_discarded()) << r.out;
-  EXPECT_NE(doc.dump().find("--tag"), std::string::npos) << r.out;
+  const std::vector<std::vector<std::string>> cases = {
+      {"--price", "1/h", "--tag", "team=nl\xff"},
+      {"--offer", "aws:p3\xff"},
+      {"--price", "1\xff/h"},
+      {"--price", "1/h", "--restart", "loc\xff"},
+      {"--price", "1/h", "--spec", "job\xff.yaml"}};
+  for (const std::vector<std::string>& flags : cases) {
+    SCOPED_TRACE(flags[flags.size() - 2]);
+    auto r = RunFrugal(Concat(Concat({"--json", "run"}, flags), {"--", "/bin/true"}), home.path());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    const json doc = json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << r.out;
+    EXPECT_NE(doc.dump().find(flags[flags.size() - 2]), std::string::npos) << r.out;
+    EXPECT_NE(doc.dump().find("not UTF-8"), std::string::npos) << r.out;
+  }
   EXPECT_FALSE(fs::exists(home / "data" / "ledger.sqlite"));
 }
 
 TEST(RunFaults, ARunIdTooLongToNameAFolderIsBadInput) {
   TempDir home;
-  auto r = RunFrugal({"run", "--price", "1/h", "--run-id", std::string(300, 'r'), "--",
-                      "/bin/true"},
-                     home.path());
+  auto r = RunFrugal(
+      {"run", "--price", "1/h", "--run-id", std::string(300, 'r'), "--", "/bin/true"}, home.path());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("--run-id"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("too long"), std::string::npos) << r.err;

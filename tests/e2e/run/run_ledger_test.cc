@@ -386,10 +386,11 @@ TEST(RunLedger, KilledAttemptIsClosedLostWhenTheRunIsStartedAgainBeforeAnySweep)
   EXPECT_GE(*journal_end - TimeOf(show["segments"][0]["start"]), std::chrono::milliseconds(500));
 }
 
-TEST(RunLedger, ASweptAttemptIsExtendedToTheJournalsLastRecordWhenTheRunStartsAgain) {
+TEST(RunLedger, ASweptAttemptEndsAtTheJournalsLastRecordAndTheRunStartedAgainKeepsIt) {
   TempDir home;
-  // The sweep ends the attempt at its only heartbeat, long before the journal's last sample;
-  // the next start moves the ledger's end there, where the journal closes the attempt.
+  // The ledger's only heartbeat is at the start, long before the journal's last sample: the
+  // sweep takes the journal's end (its journal is in the data dir), and the next start closes
+  // the attempt in the journal at that same moment.
   ASSERT_NO_FATAL_FAILURE(StartAndKillWithRareHeartbeats("L8", home));
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   const json swept = JsonOf({"ledger", "sweep", "--stale", "1s"}, home.path());
@@ -406,7 +407,8 @@ TEST(RunLedger, ASweptAttemptIsExtendedToTheJournalsLastRecordWhenTheRunStartsAg
   const std::optional<ledger::Timestamp> journal_end = JournalLostEnd("L8", home);
   ASSERT_TRUE(journal_end.has_value());
   EXPECT_EQ(*journal_end, TimeOf(show["segments"][0]["end"]));
-  EXPECT_GE(*journal_end - swept_end, std::chrono::milliseconds(500));
+  EXPECT_EQ(*journal_end, swept_end);
+  EXPECT_GE(swept_end - TimeOf(show["segments"][0]["start"]), std::chrono::milliseconds(500));
   EXPECT_LT(TimeOf(show["segments"][0]["end"]), TimeOf(show["segments"][1]["start"]));
   EXPECT_EQ(show["cost_micros"].get<int64_t>(), ExpectedSpend(show).micros());
 }

@@ -10,15 +10,17 @@ TEST(RunText, TellsWellFormedUtf8FromBytesThatAreNot) {
   EXPECT_TRUE(IsUtf8("train.py --lr 3e-4"));
   EXPECT_TRUE(IsUtf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));  // é € 😀
   EXPECT_FALSE(IsUtf8("\xff"));
-  EXPECT_FALSE(IsUtf8("ab\xc3"));              // cut short
-  EXPECT_FALSE(IsUtf8("\xc0\xaf"));            // overlong '/'
-  EXPECT_FALSE(IsUtf8("\xed\xa0\x80"));        // a surrogate
-  EXPECT_FALSE(IsUtf8("\xf4\x90\x80\x80"));    // past U+10FFFF
+  EXPECT_FALSE(IsUtf8("ab\xc3"));            // cut short
+  EXPECT_FALSE(IsUtf8("\xc0\xaf"));          // overlong '/'
+  EXPECT_FALSE(IsUtf8("\xed\xa0\x80"));      // a surrogate
+  EXPECT_FALSE(IsUtf8("\xf4\x90\x80\x80"));  // past U+10FFFF
 }
 
 TEST(RunText, EscapesOnlyTheBytesThatAreNotUtf8) {
   EXPECT_EQ(EscapeNonUtf8("caf\xc3\xa9"), "caf\xc3\xa9");
-  EXPECT_EQ(EscapeNonUtf8("a\xff" "b"), "a\\xffb");
+  EXPECT_EQ(EscapeNonUtf8("a\xff"
+                          "b"),
+            "a\\xffb");
   EXPECT_EQ(EscapeNonUtf8("\xc3(\xe2\x82"), "\\xc3(\\xe2\\x82");
   EXPECT_TRUE(IsUtf8(EscapeNonUtf8("\x80\x81\xfe\xff")));
 }
