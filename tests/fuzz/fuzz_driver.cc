@@ -253,6 +253,11 @@ std::optional<Flags> ParseFlags(int argc, char** argv) {
   if (argc % 2 == 0 || f.frugal.empty() || f.seeds.empty()) return std::nullopt;
   if (f.work.empty()) f.work = fs::temp_directory_path() / fmt::format("frugal-fuzz-{}", getpid());
   if (f.keep.empty()) f.keep = f.work / "failures";
+  // Each case runs in its own directory.
+  f.frugal = fs::absolute(f.frugal);
+  f.seeds = fs::absolute(f.seeds);
+  f.work = fs::absolute(f.work);
+  f.keep = fs::absolute(f.keep);
   return f;
 }
 
@@ -275,6 +280,7 @@ Tally Campaign(const Target& t, const Flags& f, Mutator& mutator) {
     CaseDir c;
     c.dir = f.work / fmt::format("{}-{}", t.name, n);
     c.seeds = f.seeds;
+    c.frugal = f.frugal;
     c.input = c.dir / t.input_name;
     c.number = n;
     fs::remove_all(c.dir);
