@@ -25,6 +25,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <random>
 #include <sstream>
 #include <string>
@@ -218,7 +219,7 @@ std::string Judge(const Target& t, const Outcome& o, const std::string& input_na
 // ---- the campaign ------------------------------------------------------------------------
 
 struct Tally {
-  int cases = 0, crashes = 0, hangs = 0, wrong_exits = 0, bad_reports = 0;
+  int cases = 0, crashes = 0, hangs = 0, wrong_exits = 0, bad_reports = 0, skipped = 0;
   double slowest_ms = 0;
   std::map<int, int> exits;
 };
@@ -253,6 +254,11 @@ std::optional<Flags> ParseFlags(int argc, char** argv) {
   if (argc % 2 == 0 || f.frugal.empty() || f.seeds.empty()) return std::nullopt;
   if (f.work.empty()) f.work = fs::temp_directory_path() / fmt::format("frugal-fuzz-{}", getpid());
   if (f.keep.empty()) f.keep = f.work / "failures";
+  // Each case runs in its own directory.
+  f.frugal = fs::absolute(f.frugal);
+  f.seeds = fs::absolute(f.seeds);
+  f.work = fs::absolute(f.work);
+  f.keep = fs::absolute(f.keep);
   return f;
 }
 
@@ -275,11 +281,19 @@ Tally Campaign(const Target& t, const Flags& f, Mutator& mutator) {
     CaseDir c;
     c.dir = f.work / fmt::format("{}-{}", t.name, n);
     c.seeds = f.seeds;
+    c.frugal = f.frugal;
     c.input = c.dir / t.input_name;
     c.number = n;
     fs::remove_all(c.dir);
     fs::create_directories(c.dir);
-    t.setup(c);
+    try {
+      t.setup(c);
+    } catch (const std::exception& e) {
+      // Not the input's doing (the binary replaced mid-run, a full disk): the case is skipped.
+      std::cerr << fmt::format("{} case {}: setup failed, skipped: {}\n", t.name, n, e.what());
+      ++tally.skipped;
+      continue;
+    }
     const std::string& seed = seeds[static_cast<size_t>(n) % seeds.size()];
     // Each seed runs once unmutated first: a failure there is the seed's, not a mutation's.
     const std::string text = n < static_cast<int>(seeds.size()) ? seed : mutator.Mutate(seed, seeds);
@@ -341,7 +355,9 @@ int Main(int argc, char** argv) {
     total.wrong_exits += r.wrong_exits;
     total.bad_reports += r.bad_reports;
     total.slowest_ms = std::max(total.slowest_ms, r.slowest_ms);
+    total.skipped += r.skipped;
   }
+  if (total.skipped > 0) std::cout << fmt::format("({} cases skipped: setup failed)\n", total.skipped);
   std::cout << fmt::format("{:<11} {:>6} {:>7} {:>5} {:>10} {:>11} {:>11.0f}\n", "all",
                            total.cases, total.crashes, total.hangs, total.wrong_exits,
                            total.bad_reports, total.slowest_ms);

@@ -22,15 +22,26 @@ Result<YamlDoc> YamlDoc::Load(const std::filesystem::path& path) {
 
 namespace {
 
-/// YAML forbids a key twice in one mapping. yaml-cpp keeps both entries and lookups see only
-/// the first, so the second would be silently ignored (or, iterated, silently win).
+/// Every key is a plain name (so readers may take it as a string), and none appears twice in
+/// one mapping: YAML forbids that, yet yaml-cpp keeps both entries and lookups see only the
+/// first, so the second would be silently ignored (or, iterated, silently win).
 Result<void> CheckUniqueKeys(const YAML::Node& node, const std::string& source) {
   if (node.IsSequence()) {
     for (const auto& item : node) FRUGAL_TRY(CheckUniqueKeys(item, source));
   } else if (node.IsMap()) {
     std::map<std::string, YAML::Mark> seen;
     for (const auto& entry : node) {
-      if (entry.first.IsScalar()) {
+      if (!entry.first.IsScalar()) {
+        // A list, a mapping or nothing as a key (`? [a, b]: 1`): no frugal format has one.
+        YAML::Mark mark = entry.first.Mark();
+        if (mark.is_null()) mark = entry.second.Mark();
+        if (mark.is_null()) mark = node.Mark();
+        return Fail(ErrorCode::kBadInput,
+                    fmt::format("{}:{}:{}: a key must be a name, not {}", source,
+                                std::max(mark.line, 0) + 1, std::max(mark.column, 0) + 1,
+                                entry.first.IsNull() ? "empty" : "a list or mapping"));
+      }
+      {
         const std::string key = entry.first.Scalar();
         const YAML::Mark mark = entry.first.Mark();
         if (auto [it, fresh] = seen.emplace(key, mark); !fresh) {

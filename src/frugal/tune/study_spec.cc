@@ -45,26 +45,34 @@ std::optional<std::vector<std::string>> CurvesHeader(const ReplaySource& replay)
   return header->header();
 }
 
-/// A replay study's objective metric and every watched metric must be columns of its
-/// curves.csv; the error points at the spec's line, where the typo is.
-Result<void> CheckReplayMetrics(const YamlDoc& doc, const YAML::Node& objective,
+/// A replay study's columns (config and cost columns, the fidelity, the objective metric and
+/// every watched metric) must be columns of its curves.csv; the error points at the spec's
+/// line, where the typo is (a name left at its default, at its section).
+Result<void> CheckReplayColumns(const YamlDoc& doc, const YAML::Node& root,
                                 const StudySpec& spec) {
-  if (!spec.replay || !objective.IsMap()) return {};
+  if (!spec.replay) return {};
   const std::optional<std::vector<std::string>> columns = CurvesHeader(*spec.replay);
   if (!columns) return {};
-  auto check = [&](const YAML::Node& node, std::string_view field,
+  auto check = [&](const YAML::Node& section, std::string_view key, std::string_view field,
                    const std::string& name) -> Result<void> {
     if (std::find(columns->begin(), columns->end(), name) != columns->end()) return {};
+    const YAML::Node at = section.IsMap() && section[std::string(key)] ? section[std::string(key)]
+                                                                         : section;
     return Fail(doc.ErrorAt(
-        node, field,
+        at, field,
         fmt::format("'{}' is not a column of {}{}", Abbreviate(name),
                     (spec.replay->dir / "curves.csv").string(), DidYouMean(name, *columns))));
   };
-  FRUGAL_TRY(check(objective["metric"], "objective.metric", spec.objective.metric));
-  const YAML::Node watch = objective["watch"];
-  if (watch.IsScalar()) FRUGAL_TRY(check(watch, "objective.watch", watch.Scalar()));
+  const YAML::Node replay = root["replay"];
+  FRUGAL_TRY(check(replay, "config_column", "replay.config_column", spec.replay->config_column));
+  FRUGAL_TRY(check(replay, "cost_column", "replay.cost_column", spec.replay->cost_column));
+  FRUGAL_TRY(check(root["fidelity"], "name", "fidelity.name", spec.fidelity.name));
+  const YAML::Node objective = root["objective"];
+  FRUGAL_TRY(check(objective, "metric", "objective.metric", spec.objective.metric));
+  const YAML::Node watch = objective.IsMap() ? objective["watch"] : YAML::Node();
+  if (watch.IsScalar()) FRUGAL_TRY(check(watch, "", "objective.watch", watch.Scalar()));
   if (watch.IsSequence()) {
-    for (const auto& item : watch) FRUGAL_TRY(check(item, "objective.watch", item.Scalar()));
+    for (const auto& item : watch) FRUGAL_TRY(check(item, "", "objective.watch", item.Scalar()));
   }
   return {};
 }
@@ -454,8 +462,8 @@ Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,
     return Fail(ErrorCode::kBadInput, doc.Where(root) + ": a trial command needs a 'space'");
   }
   FRUGAL_TRY(ParseObjective(doc, root["objective"], spec.objective));
-  FRUGAL_TRY(CheckReplayMetrics(doc, root["objective"], spec));
   FRUGAL_TRY(ParseFidelity(doc, root["fidelity"], spec.fidelity));
+  FRUGAL_TRY(CheckReplayColumns(doc, root, spec));
   FRUGAL_TRY(CheckScaleBy(doc, root["fidelity"], spec));
   FRUGAL_TRY(ParseScheduler(doc, root, spec));
   FRUGAL_TRY(ParseEarlyRungs(doc, root, spec));

@@ -88,6 +88,18 @@ TEST(YamlDoc, AliasInsideItsOwnAnchorIsRefused) {
   EXPECT_NE(doc.error().message.find("c.yaml:1:"), std::string::npos) << doc.error().message;
 }
 
+TEST(YamlDoc, KeysThatAreListsOrMappingsAreRefusedAtTheirLine) {
+  // Found by the fuzzer: a reader taking this key as a name threw "bad conversion".
+  auto complex = YamlDoc::Parse("objective:\n  metric: m\n?   watch: [a]\n", "study.yaml");
+  ASSERT_FALSE(complex.has_value());
+  EXPECT_EQ(complex.error().code, ErrorCode::kBadInput);
+  EXPECT_EQ(complex.error().message.rfind("study.yaml:3:5: a key must be a name", 0), 0u)
+      << complex.error().message;
+  auto flow = YamlDoc::Parse("space: {[a, b]: 1}\n", "s.yaml");
+  ASSERT_FALSE(flow.has_value());
+  EXPECT_NE(flow.error().message.find("a key must be a name"), std::string::npos);
+}
+
 TEST(YamlDoc, NonUtf8ByteIsBadInputWithItsLine) {
   // In a value and in a comment alike.
   auto value = YamlDoc::Parse("name: a\nteam: caf\xE9\n", "study.yaml");

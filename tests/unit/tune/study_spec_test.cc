@@ -85,6 +85,25 @@ TEST(StudySpec, MissingSectionsAndReplayMetricsAreReportedAtTheSpecsLine) {
       head + "objective:\n  metric: val_loss\n  direction: minimize\n  watch: [train_loss]\n",
       "study.yaml", dir.path());
   EXPECT_TRUE(fine) << fine.error().message;
+  // Found by the fuzzer: a fidelity column that is not in the table was reported at
+  // curves.csv:1; a cost column likewise.
+  auto fidelity = ParseStudySpec(
+      "name: s\nreplay: {dir: t}\nfidelity: {name: epochs, max: 1}\nobjective: {metric: "
+      "val_loss, direction: minimize}\n",
+      "study.yaml", dir.path());
+  ASSERT_FALSE(fidelity);
+  EXPECT_EQ(fidelity.error().message.rfind("study.yaml:3:18: field 'fidelity.name': 'epochs' "
+                                           "is not a column",
+                                           0),
+            0u)
+      << fidelity.error().message;
+  auto cost = ParseStudySpec(
+      "name: s\nreplay: {dir: t, cost_column: seconds}\nfidelity: {max: 1}\nobjective: "
+      "{metric: val_loss, direction: minimize}\n",
+      "study.yaml", dir.path());
+  ASSERT_FALSE(cost);
+  EXPECT_EQ(cost.error().message.rfind("study.yaml:2:31: field 'replay.cost_column'", 0), 0u)
+      << cost.error().message;
 }
 
 TEST(StudySpec, ErrorsNameFileLineAndField) {
