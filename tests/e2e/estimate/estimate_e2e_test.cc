@@ -172,6 +172,31 @@ TEST(EstimateCli, MegatronStyleRunHasItsShapeMemoryAndStepInTheJson) {
   EXPECT_FALSE(dp_only["fits"].get<bool>());
 }
 
+// The network between nodes comes from the flag, else the offer's row of the network table,
+// else the best figure the table lists for the GPU.
+TEST(EstimateCli, NetworkBetweenNodesComesFromTheOfferOrTheTable) {
+  TempDir home;
+  const std::vector<std::string> job = {"--params", "7b", "--gpu", "H100", "--gpus", "16",
+                                        "--zero", "3", "--tokens", "1b"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = job;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunJson(args, home);
+  };
+  const auto offer = with({"--offer", "a3-highgpu-8g"});
+  EXPECT_EQ(offer["network_source"], "offer");
+  EXPECT_DOUBLE_EQ(offer["network_gbps"].get<double>(), 1000);
+  const auto best = with({});
+  EXPECT_EQ(best["network_source"], "best_for_gpu");
+  EXPECT_DOUBLE_EQ(best["network_gbps"].get<double>(), 3200);
+  const auto slow = with({"--network-gbps", "100"});
+  EXPECT_EQ(slow["network_source"], "flag");
+  // ZeRO-3 over a slower network leaves more traffic exposed: more GPU-hours.
+  EXPECT_GT(slow["step_seconds"]["data_parallel"].get<double>(),
+            best["step_seconds"]["data_parallel"].get<double>());
+  EXPECT_GE(slow["gpu_hours"].get<double>(), best["gpu_hours"].get<double>());
+}
+
 TEST(EstimateCli, MemoryKnobsChangeThePeak) {
   TempDir home;
   const std::vector<std::string> base = {"--params", "8b", "--vocab", "128256", "--seq", "2048",
