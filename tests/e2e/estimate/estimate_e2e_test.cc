@@ -197,6 +197,24 @@ TEST(EstimateCli, NetworkBetweenNodesComesFromTheOfferOrTheTable) {
   EXPECT_GE(slow["gpu_hours"].get<double>(), best["gpu_hours"].get<double>());
 }
 
+TEST(EstimateCli, MixtureOfExpertsWithExpertParallelism) {
+  TempDir home;
+  const auto doc = RunJson({"--layers", "32", "--hidden", "4096", "--heads", "32", "--kv-heads",
+                            "8", "--ffn", "14336", "--experts", "8", "--top-k", "2", "--gpu",
+                            "H100", "--gpus", "8", "--ep", "8", "--zero", "3", "--tokens", "1b"},
+                           home);
+  EXPECT_DOUBLE_EQ(doc["model"]["params"].get<double>(), 46'702'792'704.0);
+  EXPECT_EQ(doc["model"]["experts"], 8);
+  EXPECT_EQ(doc["model"]["experts_per_token"], 2);
+  EXPECT_EQ(doc["training"]["expert_parallel"], 8);
+  EXPECT_GT(doc["step_seconds"]["expert_parallel"].get<double>(), 0);
+  const auto bad = RunFrugal({"estimate", "--layers", "32", "--hidden", "4096", "--experts", "8",
+                              "--gpu", "H100", "--gpus", "8", "--ep", "3", "--tokens", "1b"},
+                             home.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("expert_parallel"), std::string::npos) << bad.err;
+}
+
 TEST(EstimateCli, MemoryKnobsChangeThePeak) {
   TempDir home;
   const std::vector<std::string> base = {"--params", "8b", "--vocab", "128256", "--seq", "2048",
