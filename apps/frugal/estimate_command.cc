@@ -18,7 +18,7 @@ using estimate::kBytesPerGib;
 
 struct EstimateOptions {
   std::string params, tokens, samples, steps;
-  std::optional<int> layers, hidden, heads, kv_heads, ffn, vocab;
+  std::optional<int> layers, hidden, heads, kv_heads, ffn, vocab, experts, experts_per_token;
   int seq = 2048;
   std::string mlp = "swiglu";
   bool tied_embeddings = false;
@@ -30,7 +30,7 @@ struct EstimateOptions {
   std::optional<double> tokens_per_sample, tokens_per_second, mfu;
   std::string gpu;
   int gpus = 1;
-  int tensor_parallel = 1, pipeline_parallel = 1, virtual_stages = 1;
+  int tensor_parallel = 1, pipeline_parallel = 1, virtual_stages = 1, expert_parallel = 1;
   bool sequence_parallel = false, optimizer_in_backward = false;
   std::string attention = "flash", loss = "standard", offload = "none";
   std::optional<double> network_gbps;
@@ -54,6 +54,8 @@ Result<estimate::Model> ModelFrom(const EstimateOptions& o) {
   spec.seq = o.seq;
   spec.mlp = FRUGAL_TRY(estimate::ParseMlp(o.mlp));
   spec.tied_embeddings = o.tied_embeddings;
+  spec.experts = o.experts;
+  spec.experts_per_token = o.experts_per_token;
   return estimate::ResolveModel(spec);
 }
 
@@ -75,6 +77,7 @@ Result<estimate::Training> TrainingFrom(const EstimateOptions& o, const estimate
   t.tensor_parallel = o.tensor_parallel;
   t.pipeline_parallel = o.pipeline_parallel;
   t.virtual_stages = o.virtual_stages;
+  t.expert_parallel = o.expert_parallel;
   t.sequence_parallel = o.sequence_parallel;
   t.attention = FRUGAL_TRY(
       estimate::ParseAttention(o.attention).map_error([](Error e) { return e.Wrap("--attention"); }));
@@ -128,6 +131,7 @@ nlohmann::json StepJson(const estimate::StepTime& s) {
           {"compute", s.compute},
           {"pipeline_bubble", s.bubble},
           {"tensor_parallel", s.tensor_parallel},
+          {"expert_parallel", s.expert_parallel},
           {"data_parallel", s.data_parallel},
           {"data_parallel_exposed", s.exposed_data_parallel}};
 }
@@ -151,6 +155,8 @@ nlohmann::json EstimateJson(const estimate::Estimate& e,
             {"vocab", m.vocab},
             {"seq", m.seq},
             {"mlp", estimate::MlpName(m.mlp)},
+            {"experts", m.experts},
+            {"experts_per_token", m.experts_per_token},
             {"shape_derived", m.shape_derived}}},
           {"training",
            {{"dtype", catalog::PrecisionName(t.precision)},
@@ -167,6 +173,7 @@ nlohmann::json EstimateJson(const estimate::Estimate& e,
             {"tensor_parallel", t.tensor_parallel},
             {"pipeline_parallel", t.pipeline_parallel},
             {"virtual_stages", t.virtual_stages},
+            {"expert_parallel", t.expert_parallel},
             {"data_parallel", t.DataParallel()},
             {"sequence_parallel", t.sequence_parallel},
             {"attention", estimate::AttentionName(t.attention)},
@@ -222,9 +229,10 @@ void PrintHuman(const estimate::Estimate& e, const std::string& gpu,
     const estimate::StepTime& s = e.step;
     out << fmt::format(
         "Parallelism: TP {} x PP {} x DP {}; per step {:.3g} s = compute {:.3g} + bubble {:.3g} "
-        "+ tensor-parallel {:.3g} + data-parallel {:.3g} not hidden (of {:.3g})\n",
+        "+ tensor-parallel {:.3g} + expert-parallel {:.3g} + data-parallel {:.3g} not hidden (of "
+        "{:.3g})\n",
         tr.tensor_parallel, tr.pipeline_parallel, tr.DataParallel(), s.Total(), s.compute, s.bubble,
-        s.tensor_parallel, s.exposed_data_parallel, s.data_parallel);
+        s.tensor_parallel, s.expert_parallel, s.exposed_data_parallel, s.data_parallel);
   }
   if (costs.empty()) {
     out << "Cost: no offer for this GPU in the catalog.\n";
@@ -396,6 +404,9 @@ void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--seq", o->seq, "Sequence length in tokens")->capture_default_str();
   cmd->add_option("--mlp", o->mlp, "swiglu or gelu")->capture_default_str();
   cmd->add_flag("--tied-embeddings", o->tied_embeddings, "Output head shares the input embedding");
+  cmd->add_option("--experts", o->experts, "Mixture of experts: MLPs per layer (default 1)");
+  cmd->add_option("--experts-per-token,--top-k", o->experts_per_token,
+                  "Experts each token is routed to (default 2 with --experts)");
   cmd->add_option("--dtype", o->dtype, "fp32, tf32, bf16, fp16, fp8")->capture_default_str();
   cmd->add_option("--optimizer", o->optimizer, "adamw, adam8bit, paged_adam8bit, sgd, adafactor")
       ->capture_default_str();
@@ -424,6 +435,9 @@ void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--tensor-parallel,--tp", o->tensor_parallel, "Tensor-parallel GPUs per layer")
       ->capture_default_str();
   cmd->add_option("--pipeline-parallel,--pp", o->pipeline_parallel, "Pipeline stages (1F1B)")
+      ->capture_default_str();
+  cmd->add_option("--expert-parallel,--ep", o->expert_parallel,
+                  "GPUs the experts are split over (all-to-all token exchange)")
       ->capture_default_str();
   cmd->add_option("--virtual-stages", o->virtual_stages,
                   "Interleaved pipeline: model chunks per stage (shrinks the bubble)")

@@ -64,7 +64,8 @@ class RowReader {
 /// The optional version-2 columns, by name; absent columns are nullopt.
 struct OptionalColumns {
   std::optional<size_t> family, tensor_parallel, pipeline_parallel, sequence_parallel,
-      global_batch, network_gbps, attention, loss, offload, optimizer_in_backward, virtual_stages;
+      global_batch, network_gbps, attention, loss, offload, optimizer_in_backward, virtual_stages,
+      experts, experts_per_token, expert_parallel;
 };
 
 OptionalColumns FindOptionalColumns(const CsvTable& table) {
@@ -80,6 +81,9 @@ OptionalColumns FindOptionalColumns(const CsvTable& table) {
   c.offload = table.Column("offload");
   c.optimizer_in_backward = table.Column("optimizer_in_backward");
   c.virtual_stages = table.Column("virtual_stages");
+  c.experts = table.Column("experts");
+  c.experts_per_token = table.Column("experts_per_token");
+  c.expert_parallel = table.Column("expert_parallel");
   return c;
 }
 
@@ -123,6 +127,18 @@ Result<void> ReadOptional(const OptionalReader& o, const OptionalColumns& c, Cal
   FRUGAL_TRY(o.Read(c.tensor_parallel, ParseInt, t.tensor_parallel));
   FRUGAL_TRY(o.Read(c.pipeline_parallel, ParseInt, t.pipeline_parallel));
   FRUGAL_TRY(o.Read(c.virtual_stages, ParseInt, t.virtual_stages));
+  FRUGAL_TRY(o.Read(c.expert_parallel, ParseInt, t.expert_parallel));
+  // A mixture of experts changes the parameter count the architecture implies.
+  Model& m = row.model;
+  FRUGAL_TRY(o.Read(c.experts, ParseInt, m.experts));
+  m.experts_per_token = m.experts > 1 ? 2 : 1;
+  FRUGAL_TRY(o.Read(c.experts_per_token, ParseInt, m.experts_per_token));
+  if (m.experts < 1 || m.experts_per_token < 1 || m.experts_per_token > m.experts) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: experts {} and experts_per_token {} do not make a model",
+                            row.id, m.experts, m.experts_per_token));
+  }
+  m.params = ArchitectureParams(m);
   FRUGAL_TRY(o.Read(c.sequence_parallel, ParseBool, t.sequence_parallel));
   FRUGAL_TRY(o.Read(c.global_batch, ParseInt, t.global_batch));
   FRUGAL_TRY(o.Read(c.network_gbps, ParseDouble, row.network_gbps));

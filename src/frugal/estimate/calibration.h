@@ -19,7 +19,8 @@
 // tensor_parallel, pipeline_parallel, sequence_parallel (true/false), global_batch (sequences
 // per step; 0 or empty: micro_batch × data-parallel GPUs), virtual_stages, network_gbps (between nodes, per
 // node), attention (flash/eager), loss (standard/chunked/fused), offload (none/optimizer/all),
-// optimizer_in_backward (true/false). Empty fields take the defaults.
+// optimizer_in_backward (true/false), experts, experts_per_token, expert_parallel. Empty fields
+// take the defaults.
 
 #include <filesystem>
 #include <string>

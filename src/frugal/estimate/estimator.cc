@@ -51,6 +51,11 @@ Result<Estimate> EstimateTraining(const Model& m, const Training& t, const Hardw
                 fmt::format("GPU '{}' has no published peak for this precision", hw.gpu));
   }
   if (!(tokens > 0)) return Fail(ErrorCode::kBadInput, "the work must be more than zero tokens");
+  if (t.expert_parallel > 1 && m.experts % t.expert_parallel != 0) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("expert_parallel {} does not divide the model's {} experts",
+                            t.expert_parallel, m.experts));
+  }
   Estimate e;
   e.model = m;
   e.training = t;

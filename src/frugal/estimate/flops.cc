@@ -5,7 +5,8 @@
 namespace frugal::estimate {
 
 Flops TrainingFlops(const Model& m, const Training& t, double tokens) {
-  const double n = m.MatmulParams();
+  // Experts a token is not routed to hold memory but do no work for it.
+  const double n = m.MatmulParams() - m.InactiveExpertParams();
   const double attention_forward = 4.0 * static_cast<double>(m.layers) *
                                    static_cast<double>(m.hidden) * static_cast<double>(m.seq);
   const double dense_forward = 2.0 * n;

@@ -130,14 +130,17 @@ double LogitBytes(const Model& m, const Training& t) {
 }  // namespace
 
 double ModelShare(const Model& m, const Training& t) {
-  if (t.tensor_parallel <= 1 && t.pipeline_parallel <= 1) return 1.0;
+  if (t.tensor_parallel <= 1 && t.pipeline_parallel <= 1 && t.expert_parallel <= 1) return 1.0;
   const double arch = ArchitectureParams(m);
   if (!(arch > 0)) return 1.0;
   // The first stage holds its layers and the input embedding; a single stage holds both
-  // embedding matrices. Everything is split over the tensor-parallel group.
+  // embedding matrices. Everything is split over the tensor-parallel group, and the experts
+  // also over the expert-parallel group.
   const double embeddings =
       t.pipeline_parallel > 1 ? D(m.vocab) * D(m.hidden) : m.EmbeddingParams();
-  const double stage = StageLayers(m, t) * m.LayerParams() + embeddings;
+  const double experts_elsewhere =
+      m.experts > 1 ? D(m.experts) * m.ExpertParams() * (1.0 - 1.0 / D(t.expert_parallel)) : 0.0;
+  const double stage = StageLayers(m, t) * (m.LayerParams() - experts_elsewhere) + embeddings;
   return std::min(1.0, stage / D(t.tensor_parallel) / arch);
 }
 
@@ -181,6 +184,12 @@ double LayerActivationBytes(const Model& m, const Training& t) {
       split = (2.0 + 4.0 * g + 2.0) * h + (m.mlp == Mlp::kSwiGlu ? 4.0 : 2.0) * f;
       break;
   }
+  // A mixture of experts runs each token through experts_per_token MLPs: their intermediates
+  // are kept once per expert the token visits.
+  const bool selective = t.recompute == Recompute::kSelective;
+  const double mlp_terms = (m.mlp == Mlp::kSwiGlu ? (selective ? 4.0 : 8.0)
+                                                  : (selective ? 2.0 : 4.0)) * f;
+  split += (D(m.experts_per_token) - 1.0) * mlp_terms;
   const double whole_share = t.sequence_parallel ? tp : 1.0;
   const double scale = ElementBytes(t.precision) / 2.0;
   double bytes = sb * (whole / whole_share + split / tp) * scale;

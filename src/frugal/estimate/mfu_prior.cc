@@ -38,7 +38,7 @@ struct FamilyBase {
 
 // Compute utilization of 16-bit training of a ≥3B-parameter model, as a share of the dense
 // tensor peak; communication between GPUs is added by the step model (parallelism.h).
-// Ampere (28 time rows) and Hopper (26 time rows) are fitted on bench/estimate/calibration.csv
+// Ampere (28 time rows) and Hopper (27 time rows) are fitted on bench/estimate/calibration.csv
 // (the median ratio of predicted to published GPU-hours brought to 1; docs/estimate.md lists
 // the runs). The other families have no published run in the table yet: their bases are
 // judgement, set below Ampere where kernels are less mature or the part is memory-bound.

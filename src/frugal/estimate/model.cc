@@ -64,12 +64,21 @@ void DeriveShape(double params, Model& m) {
 
 }  // namespace
 
+double Model::ExpertParams() const {
+  const double mlp_matrices = mlp == Mlp::kSwiGlu ? 3.0 : 2.0;
+  return mlp_matrices * D(hidden) * D(ffn);
+}
+
+double Model::InactiveExpertParams() const {
+  return D(layers) * D(std::max(0, experts - experts_per_token)) * ExpertParams();
+}
+
 double Model::LayerLinearParams() const {
   const double h = D(hidden);
   const double kv = h * KvRatio();
   const double attention = 2.0 * h * h + 2.0 * h * kv;  // q, o full width; k, v at kv width
-  const double mlp_matrices = mlp == Mlp::kSwiGlu ? 3.0 : 2.0;
-  return attention + mlp_matrices * h * D(ffn);
+  const double router = experts > 1 ? h * D(experts) : 0.0;
+  return attention + D(experts) * ExpertParams() + router;
 }
 
 double Model::LayerParams() const { return LayerLinearParams() + 2.0 * D(hidden); }
@@ -135,6 +144,16 @@ Result<Model> ResolveModel(const ModelSpec& spec) {
                 fmt::format("kv_heads {} must divide heads {}", m.kv_heads, m.heads));
   }
   m.ffn = spec.ffn.value_or(DefaultFfn(m.hidden, m.mlp));
+  FRUGAL_TRY(RequirePositive(spec.experts, "experts"));
+  FRUGAL_TRY(RequirePositive(spec.experts_per_token, "experts_per_token"));
+  m.experts = spec.experts.value_or(1);
+  // Unstated, a mixture of experts routes each token to two (Mixtral, GShard).
+  m.experts_per_token = spec.experts_per_token.value_or(m.experts > 1 ? 2 : 1);
+  if (m.experts_per_token > m.experts) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("experts_per_token {} is more than experts {}", m.experts_per_token,
+                            m.experts));
+  }
   m.params = spec.params.value_or(ArchitectureParams(m));
   return m;
 }

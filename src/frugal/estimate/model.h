@@ -30,6 +30,9 @@ struct ModelSpec {
   int seq = 2048;  ///< training sequence length in tokens
   Mlp mlp = Mlp::kSwiGlu;
   bool tied_embeddings = false;  ///< output head shares the input embedding matrix
+  std::optional<int> experts;            ///< mixture of experts: MLPs per layer (default 1)
+  std::optional<int> experts_per_token;  ///< experts each token is routed to (default 2 for a
+                                         ///< mixture of experts, 1 for a dense model)
 };
 
 /// A complete architecture: every shape is known (some may have been derived).
@@ -43,13 +46,21 @@ struct Model {
   int seq = 0;
   Mlp mlp = Mlp::kSwiGlu;
   bool tied_embeddings = false;
+  int experts = 1;             ///< MLPs per layer (mixture of experts when more than 1)
+  int experts_per_token = 1;   ///< experts each token runs through (top-k routing)
   bool shape_derived = false;  ///< layers/hidden were guessed from a bare parameter count
   double params = 0;           ///< total parameters (the user's figure when given)
 
   /// Parameters of one transformer layer (attention, MLP, two norms).
   [[nodiscard]] double LayerParams() const;
-  /// Parameters of the linear layers inside one transformer layer (LoRA/QLoRA targets).
+  /// Parameters of the linear layers inside one transformer layer (LoRA/QLoRA targets): every
+  /// expert's MLP and the router included.
   [[nodiscard]] double LayerLinearParams() const;
+  /// Parameters of one expert's MLP (the one MLP of a dense model).
+  [[nodiscard]] double ExpertParams() const;
+  /// Parameters of the experts a token is not routed to, over all layers: in memory, not in
+  /// the FLOPs (0 for a dense model).
+  [[nodiscard]] double InactiveExpertParams() const;
   /// Input embedding plus output head (one matrix when tied).
   [[nodiscard]] double EmbeddingParams() const;
   /// Parameters that take part in matrix multiplies per token: everything except the input

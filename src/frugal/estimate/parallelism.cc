@@ -64,6 +64,15 @@ double TensorParallelBytes(const Model& m, const Training& t) {
          activation;
 }
 
+double ExpertParallelBytes(const Model& m, const Training& t) {
+  if (t.expert_parallel <= 1 || m.experts <= 1) return 0;
+  const double tokens = D(m.seq) * D(t.micro_batch) * D(m.experts_per_token);
+  const double exchange = tokens * D(m.hidden) * ElementBytes(t.precision);
+  const double layers = std::ceil(D(m.layers) / D(t.pipeline_parallel));
+  const double per_layer = t.method == Method::kInference ? 2.0 : 4.0;
+  return D(t.AccumulationSteps()) * layers * per_layer * RingShare(t.expert_parallel) * exchange;
+}
+
 StepTime EstimateStepTime(const Model& m, const Training& t, const Hardware& hw,
                           double compute_seconds) {
   StepTime s;
@@ -74,6 +83,10 @@ StepTime EstimateStepTime(const Model& m, const Training& t, const Hardware& hw,
   }
   s.tensor_parallel = TensorParallelBytes(m, t) /
                       CollectiveBytesPerSecond(hw, t.tensor_parallel, t.tensor_parallel);
+  // Expert-parallel ranks are data-parallel ranks: one node when ep × TP × PP fits in it.
+  const int ep_span = t.expert_parallel * std::min(kGpusPerNode, t.ModelParallel());
+  // All-to-all: every GPU sends its own tokens, over its own NIC when the group spans nodes.
+  s.expert_parallel = ExpertParallelBytes(m, t) / CollectiveBytesPerSecond(hw, ep_span, 1);
   // The data-parallel group crosses nodes as soon as the job does; the GPUs of a node that
   // in the data-parallel group are those tensor and pipeline parallelism leave.
   const int model_parallel_in_node = std::min(kGpusPerNode, t.ModelParallel());

@@ -35,11 +35,12 @@ struct StepTime {
   double compute = 0;          ///< every micro-batch's FLOPs at the compute utilization
   double bubble = 0;           ///< pipeline fill and drain: compute × (stages − 1) / micro-batches
   double tensor_parallel = 0;  ///< tensor-parallel all-reduces (on the critical path)
+  double expert_parallel = 0;  ///< mixture-of-experts all-to-all token exchange (ditto)
   double data_parallel = 0;    ///< data-parallel traffic in total
   double exposed_data_parallel = 0;  ///< the part of it compute does not hide
 
   [[nodiscard]] double Total() const {
-    return compute + bubble + tensor_parallel + exposed_data_parallel;
+    return compute + bubble + tensor_parallel + expert_parallel + exposed_data_parallel;
   }
 };
 
@@ -63,6 +64,11 @@ struct StepTime {
 /// micro-batch two all-reduces of s·b·h forward and two backward (two more under full
 /// recompute); sequence parallelism moves the same bytes as all-gather + reduce-scatter.
 [[nodiscard]] double TensorParallelBytes(const Model& m, const Training& t);
+
+/// Bytes each GPU exchanges per optimizer step for expert parallelism: per MoE layer and
+/// micro-batch, tokens are dispatched to their experts and combined back, forward and backward
+/// (four all-to-alls of s·b·h × experts_per_token), (ep − 1)/ep of them leaving the GPU.
+[[nodiscard]] double ExpertParallelBytes(const Model& m, const Training& t);
 
 /// The step given its compute time (`compute_seconds`, all micro-batches): data-parallel traffic
 /// overlaps backward (ZeRO-3 prefetching: forward and backward), tensor-parallel traffic does

@@ -190,7 +190,8 @@ Result<void> Training::Validate() const {
   }
   for (const auto& [value, name] : {std::pair{tensor_parallel, "tensor_parallel"},
                                      std::pair{pipeline_parallel, "pipeline_parallel"},
-                                     std::pair{virtual_stages, "virtual_stages"}}) {
+                                     std::pair{virtual_stages, "virtual_stages"},
+                                     std::pair{expert_parallel, "expert_parallel"}}) {
     if (value < 1 || value > 4096) {
       return Fail(ErrorCode::kBadInput,
                   fmt::format("{} must be between 1 and 4096, got {}", name, value));
@@ -200,6 +201,11 @@ Result<void> Training::Validate() const {
     return Fail(ErrorCode::kBadInput,
                 fmt::format("gpus {} is not a multiple of tensor_parallel {} × pipeline_parallel {}",
                             gpus, tensor_parallel, pipeline_parallel));
+  }
+  if (DataParallel() % expert_parallel != 0) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("expert_parallel {} does not divide the data-parallel GPUs {}",
+                            expert_parallel, DataParallel()));
   }
   if (sequence_parallel && tensor_parallel < 2) {
     return Fail(ErrorCode::kBadInput, "sequence_parallel needs tensor_parallel of 2 or more");

@@ -104,6 +104,8 @@ struct Training {
   int virtual_stages = 1;     ///< interleaved 1F1B: model chunks per stage (Megatron's
                               ///< virtual pipeline); the bubble shrinks by this factor
   bool sequence_parallel = false;  ///< Megatron sequence parallelism (with tensor_parallel > 1)
+  int expert_parallel = 1;  ///< mixture of experts: the experts split over this many of the
+                            ///< data-parallel GPUs (tokens exchanged all-to-all)
   Attention attention = Attention::kFlash;
   Loss loss = Loss::kStandard;
   Offload offload = Offload::kNone;

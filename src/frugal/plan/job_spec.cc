@@ -71,7 +71,7 @@ Result<est::Model> ReadModel(const YamlDoc& doc, const Node& root) {
     return Fail(doc.ErrorAt(root, "model", "missing (params, or layers and hidden)"));
   FRUGAL_TRY(doc.CheckKeys(m, "model",
                            {"params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
-                            "seq", "mlp", "tied_embeddings"}));
+                            "seq", "mlp", "tied_embeddings", "experts", "experts_per_token"}));
   est::ModelSpec spec;
   spec.params = FRUGAL_TRY(doc.OptionalCount(m, "params"));
   spec.layers = FRUGAL_TRY(IntIn(doc, m, "layers", 1, 10'000));
@@ -87,6 +87,8 @@ Result<est::Model> ReadModel(const YamlDoc& doc, const Node& root) {
     spec.mlp = *parsed;
   }
   spec.tied_embeddings = FRUGAL_TRY(doc.OptionalBool(m, "tied_embeddings")).value_or(false);
+  spec.experts = FRUGAL_TRY(IntIn(doc, m, "experts", 1, 100'000));
+  spec.experts_per_token = FRUGAL_TRY(IntIn(doc, m, "experts_per_token", 1, 100'000));
   auto model = est::ResolveModel(spec);
   if (!model) return Fail(doc.ErrorAt(m, "model", model.error().message));
   return *model;
@@ -108,6 +110,7 @@ Result<void> ReadParallelism(const YamlDoc& doc, const Node& n, est::Training& t
   t.tensor_parallel = FRUGAL_TRY(IntIn(doc, n, "tensor_parallel", 1, 4096)).value_or(1);
   t.pipeline_parallel = FRUGAL_TRY(IntIn(doc, n, "pipeline_parallel", 1, 4096)).value_or(1);
   t.virtual_stages = FRUGAL_TRY(IntIn(doc, n, "virtual_stages", 1, 4096)).value_or(1);
+  t.expert_parallel = FRUGAL_TRY(IntIn(doc, n, "expert_parallel", 1, 4096)).value_or(1);
   t.sequence_parallel = FRUGAL_TRY(doc.OptionalBool(n, "sequence_parallel")).value_or(false);
   if (t.sequence_parallel && t.tensor_parallel < 2) {
     return Fail(doc.ErrorAt(n["sequence_parallel"], "sequence_parallel",
@@ -131,7 +134,7 @@ Result<est::Training> ReadTraining(const YamlDoc& doc, const Node& root, const e
       n, "training",
       {"precision", "optimizer", "method", "lora_rank", "lora_targets", "master_weights",
        "micro_batch", "global_batch", "recompute", "zero", "tensor_parallel", "pipeline_parallel",
-       "virtual_stages",
+       "virtual_stages", "expert_parallel",
        "sequence_parallel", "attention", "loss", "offload", "optimizer_in_backward",
        "network_gbps"}));
   FRUGAL_TRY(ReadParallelism(doc, n, t));

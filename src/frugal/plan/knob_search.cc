@@ -35,14 +35,16 @@ bool Better(const est::Estimate& a, const est::Estimate& b) {
 
 }  // namespace
 
-KnobResult SearchKnobs(const JobSpec& spec, const catalog::GpuSpec& gpu, int gpus, double tokens) {
+KnobResult SearchKnobs(const JobSpec& spec, const catalog::GpuSpec& gpu, int gpus, double tokens,
+                       double network_gbps) {
   KnobResult r;
+  const double network = spec.network_gbps > 0 ? spec.network_gbps : network_gbps;
   est::Training base = spec.baseline;
   base.gpus = gpus;
   if (base.global_batch <= 0) base.global_batch = spec.baseline.micro_batch * base.DataParallel();
   auto base_hw = est::HardwareFor(gpu, base.precision);
   if (base_hw) {
-    base_hw->network_gbps = spec.network_gbps;
+    base_hw->network_gbps = network;
     auto e = est::EstimateTraining(spec.model, base, *base_hw, tokens);
     if (e) r.baseline = *e;
   }
@@ -59,7 +61,7 @@ KnobResult SearchKnobs(const JobSpec& spec, const catalog::GpuSpec& gpu, int gpu
       if (r.unsupported.empty()) r.unsupported = hw.error().message;
       continue;
     }
-    hw->network_gbps = spec.network_gbps;
+    hw->network_gbps = network;
     est::Training t = base;
     t.precision = p;
     for (const est::Method m : spec.knobs.methods) {

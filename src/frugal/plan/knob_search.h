@@ -26,9 +26,10 @@ struct KnobResult {
 /// Searches the knob space of `spec` on `gpus` GPUs of `gpu` for `tokens` tokens. A measured
 /// profile's peak_memory_gib for this GPU count rescales every modelled peak by measured /
 /// modelled-baseline. Ties on wall time go to the lower ZeRO stage, then the larger micro-batch,
-/// then the lighter recompute.
+/// then the lighter recompute. `network_gbps` (between nodes, per node) is used when the spec
+/// states none; 0 leaves the estimator's default.
 [[nodiscard]] KnobResult SearchKnobs(const JobSpec& spec, const catalog::GpuSpec& gpu, int gpus,
-                                     double tokens);
+                                     double tokens, double network_gbps = 0);
 
 /// "bf16, selective recompute, micro-batch 2 (×8 accumulation), ZeRO-2" (only what differs from
 /// `base` when `only_changes`).

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "frugal/core/text.h"
+#include "frugal/estimate/network.h"
 #include "frugal/plan/advice.h"
 #include "frugal/plan/knob_search.h"
 
@@ -50,6 +51,8 @@ struct Context {
   std::map<std::string, size_t> excluded;
   std::vector<Option> candidates;
   std::vector<BaselineCost> baselines;
+  /// Inter-node network figures per cloud and instance (data/catalog/network.csv).
+  std::vector<est::NetworkFigure> network;
 };
 
 void Exclude(Context& ctx, const std::string& reason) { ++ctx.excluded[reason]; }
@@ -96,7 +99,10 @@ const KnobResult& Knobs(Context& ctx, const catalog::GpuSpec& gpu, int total) {
   const auto key = std::make_pair(gpu.name, total);
   auto it = ctx.knobs.find(key);
   if (it == ctx.knobs.end()) {
-    it = ctx.knobs.emplace(key, SearchKnobs(ctx.spec, gpu, total, ctx.plan.tokens)).first;
+    // Jobs past one node run over a training cluster's network: the best the table lists
+    // for the GPU, unless the spec names one.
+    const double network = est::BestNetworkGbps(ctx.network, gpu.name).value_or(0.0);
+    it = ctx.knobs.emplace(key, SearchKnobs(ctx.spec, gpu, total, ctx.plan.tokens, network)).first;
     ctx.plan.evaluated += it->second.evaluated;
   }
   return it->second;
@@ -470,7 +476,8 @@ Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const Plan
   FRUGAL_TRY(CheckProfileOffers(spec, c));
   FRUGAL_TRY(CheckProfileGpus(spec, c));
   FRUGAL_TRY(CheckClouds(spec, c));
-  Context ctx{spec, c, request, plan, {}, {}, {}, {}};
+  std::vector<est::NetworkFigure> network = FRUGAL_TRY(est::LoadShippedNetworkTable());
+  Context ctx{spec, c, request, plan, {}, {}, {}, {}, std::move(network)};
   for (const Offer& o : c.offers()) AddOffer(ctx, o);
   AddFallbacks(ctx);
   ApplyCaps(ctx);

@@ -172,6 +172,49 @@ TEST(EstimateCli, MegatronStyleRunHasItsShapeMemoryAndStepInTheJson) {
   EXPECT_FALSE(dp_only["fits"].get<bool>());
 }
 
+// The network between nodes comes from the flag, else the offer's row of the network table,
+// else the best figure the table lists for the GPU.
+TEST(EstimateCli, NetworkBetweenNodesComesFromTheOfferOrTheTable) {
+  TempDir home;
+  const std::vector<std::string> job = {"--params", "7b", "--gpu", "H100", "--gpus", "16",
+                                        "--zero", "3", "--tokens", "1b"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = job;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunJson(args, home);
+  };
+  const auto offer = with({"--offer", "a3-highgpu-8g"});
+  EXPECT_EQ(offer["network_source"], "offer");
+  EXPECT_DOUBLE_EQ(offer["network_gbps"].get<double>(), 1000);
+  const auto best = with({});
+  EXPECT_EQ(best["network_source"], "best_for_gpu");
+  EXPECT_DOUBLE_EQ(best["network_gbps"].get<double>(), 3200);
+  const auto slow = with({"--network-gbps", "100"});
+  EXPECT_EQ(slow["network_source"], "flag");
+  // ZeRO-3 over a slower network leaves more traffic exposed: more GPU-hours.
+  EXPECT_GT(slow["step_seconds"]["data_parallel"].get<double>(),
+            best["step_seconds"]["data_parallel"].get<double>());
+  EXPECT_GE(slow["gpu_hours"].get<double>(), best["gpu_hours"].get<double>());
+}
+
+TEST(EstimateCli, MixtureOfExpertsWithExpertParallelism) {
+  TempDir home;
+  const auto doc = RunJson({"--layers", "32", "--hidden", "4096", "--heads", "32", "--kv-heads",
+                            "8", "--ffn", "14336", "--experts", "8", "--top-k", "2", "--gpu",
+                            "H100", "--gpus", "8", "--ep", "8", "--zero", "3", "--tokens", "1b"},
+                           home);
+  EXPECT_DOUBLE_EQ(doc["model"]["params"].get<double>(), 46'702'792'704.0);
+  EXPECT_EQ(doc["model"]["experts"], 8);
+  EXPECT_EQ(doc["model"]["experts_per_token"], 2);
+  EXPECT_EQ(doc["training"]["expert_parallel"], 8);
+  EXPECT_GT(doc["step_seconds"]["expert_parallel"].get<double>(), 0);
+  const auto bad = RunFrugal({"estimate", "--layers", "32", "--hidden", "4096", "--experts", "8",
+                              "--gpu", "H100", "--gpus", "8", "--ep", "3", "--tokens", "1b"},
+                             home.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("expert_parallel"), std::string::npos) << bad.err;
+}
+
 TEST(EstimateCli, MemoryKnobsChangeThePeak) {
   TempDir home;
   const std::vector<std::string> base = {"--params", "8b", "--vocab", "128256", "--seq", "2048",

@@ -148,25 +148,15 @@ work: {tokens: 300b}
 }
 
 TEST(JobSpec, BadParallelismKnobsNameTheField) {
-  ExpectError(std::string(kMinimal) + "training:
-  tensor_parallel: 0
-", "job.yaml:8:",
+  ExpectError(std::string(kMinimal) + "training:\n  tensor_parallel: 0\n", "job.yaml:8:",
               "field 'tensor_parallel'");
-  ExpectError(std::string(kMinimal) + "training:
-  sequence_parallel: true
-", "job.yaml:8:",
+  ExpectError(std::string(kMinimal) + "training:\n  sequence_parallel: true\n", "job.yaml:8:",
               "tensor_parallel of 2 or more");
-  ExpectError(std::string(kMinimal) + "training:
-  attention: fast
-", "job.yaml:8:",
+  ExpectError(std::string(kMinimal) + "training:\n  attention: fast\n", "job.yaml:8:",
               "unknown attention 'fast'");
-  ExpectError(std::string(kMinimal) + "training:
-  offload: disk
-", "job.yaml:8:",
+  ExpectError(std::string(kMinimal) + "training:\n  offload: disk\n", "job.yaml:8:",
               "field 'offload'");
-  ExpectError(std::string(kMinimal) + "training:
-  network_gbps: -1
-", "job.yaml:8:",
+  ExpectError(std::string(kMinimal) + "training:\n  network_gbps: -1\n", "job.yaml:8:",
               "field 'network_gbps'");
 }
 
