@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "commands.h"
-#include "inference_command.h"
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/paths.h"
@@ -14,6 +13,7 @@
 #include "frugal/ledger/ledger.h"
 #include "frugal/plan/job_spec.h"
 #include "frugal/serving/lifetime.h"
+#include "inference_command.h"
 
 namespace frugal::cli {
 
@@ -96,9 +96,9 @@ nlohmann::json BillJson(const serving::LifetimeBill& b) {
           {"serving_monthly_usd", b.serving.monthly.dollars()},
           {"training_usd", b.training.first.dollars()},
           {"training_source", b.training.source},
-          {"retrain_every_months",
-           b.training.retrain_every_months > 0 ? nlohmann::json(b.training.retrain_every_months)
-                                               : nullptr},
+          {"retrain_every_months", b.training.retrain_every_months > 0
+                                       ? nlohmann::json(b.training.retrain_every_months)
+                                       : nullptr},
           {"retrain_usd", b.training.retrain.dollars()},
           {"retrains", b.retrains},
           {"training_total_usd", b.training_total.dollars()},
@@ -141,13 +141,11 @@ Result<void> RunTco(const TcoOptions& o, const GlobalOptions& global, Streams& s
   if (!o.run.empty() && !o.study.empty())
     return Fail(ErrorCode::kBadInput, "--run and --study: give at most one");
   catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
-  const serving::InferenceSpec spec =
-      FRUGAL_TRY(serving::LoadInferenceSpec(o.spec, c.gpu_names()));
+  const serving::InferenceSpec spec = FRUGAL_TRY(serving::LoadInferenceSpec(o.spec, c.gpu_names()));
   if (!spec.catalog_files.empty()) c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
   const serving::TrainingCost training = FRUGAL_TRY(ResolveTraining(o, spec, global));
   const serving::LifetimeBill bill = FRUGAL_TRY(serving::ComputeLifetimeBill(spec, c, training));
-  if (!o.html.empty())
-    FRUGAL_TRY(WriteFileAtomically(o.html, serving::LifetimeHtml(spec, bill)));
+  if (!o.html.empty()) FRUGAL_TRY(WriteFileAtomically(o.html, serving::LifetimeHtml(spec, bill)));
   if (!o.svg.empty()) FRUGAL_TRY(WriteFileAtomically(o.svg, serving::LifetimeSvg(bill)));
   if (global.json) {
     nlohmann::json doc = BillJson(bill);

@@ -151,9 +151,10 @@ TEST(ServingCli, LifetimeBillWithTrainingRetrainingAndAChart) {
 TEST(ServingCli, BadInferenceSpecIsExitTwoWithFileLineAndField) {
   TempDir home;
   const auto spec = home / "bad.yaml";
-  testing::WriteTestFile(spec,
-                         "apiVersion: frugal/v1\nkind: Inference\nmodel:\n  params: 7b\n"
-                         "  weights: int3\nworkload: {rps: 1, input_tokens: 1, output_tokens: 1}\n");
+  testing::WriteTestFile(
+      spec,
+      "apiVersion: frugal/v1\nkind: Inference\nmodel:\n  params: 7b\n"
+      "  weights: int3\nworkload: {rps: 1, input_tokens: 1, output_tokens: 1}\n");
   for (const char* command : {"plan", "tco"}) {
     const auto r = RunFrugal({command, spec.string()}, home.path());
     EXPECT_EQ(r.exit_code, 2) << r.err;
