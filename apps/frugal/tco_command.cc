@@ -12,6 +12,7 @@
 #include "frugal/core/text.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/plan/job_spec.h"
+#include "frugal/run/ledger_recorder.h"
 #include "frugal/serving/lifetime.h"
 #include "inference_command.h"
 
@@ -33,12 +34,21 @@ Result<serving::TrainingCost> LedgerTrainingCost(const std::string& run, const s
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   serving::TrainingCost t;
   if (!run.empty()) {
-    const int64_t id = FRUGAL_TRY(ParseInt(run).map_error([&](const Error&) {
-      return Error{ErrorCode::kBadInput, fmt::format("run '{}': expected a run id", run)};
-    }));
+    // The run's ledger number, or the run id `frugal run` printed (its newest run of that name).
+    int64_t id = 0;
+    if (const Result<int64_t> number = ParseInt(run); number && *number > 0) {
+      id = *number;
+    } else {
+      const std::optional<ledger::Run> named = FRUGAL_TRY(run::FindRunByName(*db, run));
+      if (!named) {
+        return Fail(ErrorCode::kBadInput,
+                    fmt::format("no run '{}' in the ledger (see 'frugal runs list')", run));
+      }
+      id = named->id;
+    }
     const ledger::RunDetail d = FRUGAL_TRY(db->GetRunDetail(id, ledger::Now()));
     t.first = d.summary.cost;
-    t.source = fmt::format("ledger run {}", id);
+    t.source = fmt::format("ledger run {} ({})", id, d.summary.run.name);
     return t;
   }
   const auto found = FRUGAL_TRY(db->FindStudy(study));
