@@ -45,7 +45,7 @@ std::optional<ServingOption> PriceDeployment(const InferenceSpec& spec, const ca
     const int per = o.gpu.empty() ? 1 : o.gpu_count / d.gpus_per_replica;
     if (per < 1) continue;
     const int instances = (d.replicas + per - 1) / per;
-    const Money monthly = o.price.ForHours(hours) * instances;
+    const Money monthly = o.price.ForHours(hours).Scaled(static_cast<double>(instances));
     if (best == nullptr || monthly < best_monthly) {
       best = &o;
       best_instances = instances;
@@ -62,7 +62,8 @@ std::optional<ServingOption> PriceDeployment(const InferenceSpec& spec, const ca
   opt.tier = std::string(catalog::TierName(d.tier));
   opt.paid_hours_per_month = hours;
   opt.monthly = best_monthly;
-  opt.lifetime = best_monthly * std::max(spec.schedule.lifetime_months, CommitmentMonths(d.tier));
+  opt.lifetime = best_monthly.Scaled(
+      static_cast<double>(std::max(spec.schedule.lifetime_months, CommitmentMonths(d.tier))));
   opt.perf.meets_latency = true;
   return opt;
 }
@@ -205,7 +206,8 @@ Result<LifetimeBill> ComputeLifetimeBill(const InferenceSpec& spec, const catalo
   bill.training = training;
   if (training.retrain_every_months > 0)
     bill.retrains = (months - 1) / training.retrain_every_months;
-  bill.training_total = training.first + training.retrain * bill.retrains;
+  bill.training_total =
+      training.first + training.retrain.Scaled(static_cast<double>(bill.retrains));
   bill.inference_total = bill.serving.lifetime;
   bill.total = bill.training_total + bill.inference_total;
   if (bill.training_total > Money())
@@ -216,7 +218,7 @@ Result<LifetimeBill> ComputeLifetimeBill(const InferenceSpec& spec, const catalo
     if (training.retrain_every_months > 0 && m % training.retrain_every_months == 0 && m < months)
       trained += training.retrain;
     bill.points.push_back(
-        {m, trained, Money::FromMicros(bill.inference_total.micros() * m / months)});
+        {m, trained, bill.inference_total.Scaled(static_cast<double>(m) / months)});
   }
 
   const ServingOption* od = First(plan, OnDemandStatic);

@@ -17,6 +17,8 @@ using catalog::Tier;
 
 constexpr double kGib = 1024.0 * 1024.0 * 1024.0;
 constexpr double kHoursPerMonth = 730;
+/// More replicas than this is not a deployment this planner sizes (and keeps costs in range).
+constexpr double kMaxReplicas = 100'000;
 
 double D(int v) { return static_cast<double>(v); }
 
@@ -67,8 +69,11 @@ struct Pricing {
   std::vector<int> hourly_replicas;  ///< per hour of the shape
 };
 
+/// a + b, saturating at ±9 trillion dollars as Money's other conversions do (exact below).
+Money Sum(Money a, Money b) { return Money::FromDollars(a.dollars() + b.dollars()); }
+
 Money StaticMonthly(const Offer& o, int instances, double hours) {
-  return o.price.ForHours(hours) * instances;
+  return o.price.ForHours(hours).Scaled(D(instances));
 }
 
 /// On demand following the shape: instances per hour, each hour 1/24 of the serving hours.
@@ -82,7 +87,7 @@ Money AutoscaledMonthly(const Pricing& p, const Config& cfg, const Offer& o, int
 }
 
 Money LifetimeOf(Money monthly, int lifetime_months, int commitment_months) {
-  return monthly * std::max(lifetime_months, commitment_months);
+  return monthly.Scaled(D(std::max(lifetime_months, commitment_months)));
 }
 
 /// The on-demand price the same instance lists (for a commitment's break-even), if any.
@@ -196,8 +201,8 @@ void PriceConfig(const Config& cfg, const Pricing& p, const catalog::Catalog& c,
     mix.base_replicas = base_replicas;
     mix.paid_hours_per_month = kHoursPerMonth;
     const Money base_monthly = StaticMonthly(co, base_instances, kHoursPerMonth);
-    mix.monthly = base_monthly + od->second;
-    mix.lifetime = LifetimeOf(base_monthly, lifetime, term) + od->second * lifetime;
+    mix.monthly = Sum(base_monthly, od->second);
+    mix.lifetime = Sum(LifetimeOf(base_monthly, lifetime, term), od->second.Scaled(D(lifetime)));
     mix.break_even_utilization = opt.break_even_utilization;
     Finish(mix, p, plan);
     out.push_back(mix);
@@ -263,6 +268,10 @@ double ApplyMeasured(const MeasuredServing& m, const InferenceSpec& spec, Config
 }
 
 std::string Gib(double bytes) { return fmt::format("{:.1f}", bytes / kGib); }
+
+std::string ConfigName(const Config& cfg) {
+  return cfg.gpus == 0 ? "cpu " + cfg.cpu_instance : fmt::format("{} x{}", cfg.gpu, cfg.gpus);
+}
 
 /// Builds every config the catalog allows; the losers go to `why` (reason → offers).
 std::vector<Config> BuildConfigs(const InferenceSpec& spec, const catalog::Catalog& c,
@@ -430,6 +439,11 @@ Result<ServingPlan> PlanServing(const InferenceSpec& spec, const catalog::Catalo
   size_t spot_refused = 0;
   const std::vector<double> load = HourlyLoad(w);
   for (const Config& cfg : configs) {
+    if (w.peak_rps * (1 + spec.schedule.headroom) / cfg.perf.requests_per_second > kMaxReplicas) {
+      why[fmt::format("{}: needs more than {:.0f} replicas for the peak", ConfigName(cfg),
+                      kMaxReplicas)] += cfg.offers.size();
+      continue;
+    }
     Pricing p{spec, cfg.perf.requests_per_second, 0, {}};
     p.peak_replicas = ReplicasFor(w.peak_rps, p.replica_rps, spec.schedule.headroom);
     for (double rps : load)

@@ -222,5 +222,25 @@ TEST(ServingPlan, ModelTooBigForEveryGpuSaysWhy) {
   }));
 }
 
+TEST(ServingPlan, AbsurdTrafficIsALossNotAnOverflow) {
+  auto f = Load("  - {name: t4, cloud: test, gpu: T4, price_per_hour: 9000000000}\n");
+  const ServingPlan p =
+      Plan(*f, Spec(*f, kEncoder + "workload: {rps: 1000000000, tokens_per_item: 512}\n"
+                                   "serving: {lifetime_months: 600}\n"
+                                   "constraints: {clouds: [test]}\n"));
+  EXPECT_TRUE(p.options.empty());
+  EXPECT_TRUE(std::any_of(p.excluded.begin(), p.excluded.end(), [](const auto& e) {
+    return e.reason.find("T4 x1: needs more than 100000 replicas") != std::string::npos;
+  }));
+  // At the limit of what it sizes, a dear offer saturates instead of wrapping around.
+  const ServingPlan dear =
+      Plan(*f, Spec(*f, kEncoder + "workload: {rps: 1000, tokens_per_item: 512}\n"
+                                   "serving: {lifetime_months: 600}\n"
+                                   "constraints: {clouds: [test]}\n"));
+  ASSERT_FALSE(dear.options.empty());
+  EXPECT_GT(dear.options.front().lifetime, Money());
+  EXPECT_GE(dear.options.front().lifetime, dear.options.front().monthly);
+}
+
 }  // namespace
 }  // namespace frugal::serving
