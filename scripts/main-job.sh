@@ -7,6 +7,7 @@
 #   4. train a real PyTorch model under a dollar cap with injected spot preemptions: it resumes
 #      from verified checkpoints and ends with the same weights as an uninterrupted run;
 #   5. tune its hyperparameters under a hard dollar cap with ASHA, trials preempted and resumed;
+#   5b. what serving a model costs a month and over its life;
 #   6. what was spent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +46,11 @@ fi
 echo
 echo "== 5. Tune a real PyTorch model under a \$0.06 cap (ASHA, preemptions injected)"
 PATH=/usr/bin:$PATH $frugal tune examples/pytorch/study.yaml
+
+echo
+echo "== 5b. What serving a model costs, and over its life (four T4 at \$0.50/h, 24/7)"
+$frugal plan examples/serving/t4-classifier.yaml --top 3
+$frugal tco examples/serving/lifetime.yaml
 
 echo
 echo "== 6. Spend in the ledger, by team"

@@ -2,10 +2,11 @@
 // the peak, or CPU instances) priced by tier and ranked. Reached through `frugal plan` when
 // the spec's kind is Inference.
 
+#include "inference_command.h"
+
 #include <fmt/format.h>
 
 #include "commands.h"
-#include "inference_command.h"
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/table.h"
 #include "frugal/serving/lifetime.h"
@@ -40,46 +41,45 @@ std::string FormatCount(double n) {
 
 nlohmann::json ServingOptionJson(const ServingOption& o, size_t rank) {
   const serving::MemoryFit& m = o.perf.memory;
-  return {{"rank", rank},
-          {"gpu", o.gpu},
-          {"gpus_per_replica", o.gpus_per_replica},
-          {"replicas", o.replicas},
-          {"tier", o.tier},
-          {"autoscaled", o.autoscaled},
-          {"base_replicas", o.base_replicas > 0 ? nlohmann::json(o.base_replicas) : nullptr},
-          {"monthly_usd", o.monthly.dollars()},
-          {"lifetime_usd", o.lifetime.dollars()},
-          {"throughput_per_replica", o.perf.per_second},
-          {"requests_per_second_per_replica", o.perf.requests_per_second},
-          {"meets_latency", o.perf.meets_latency},
-          {"latency_miss", o.perf.latency_miss.empty() ? nlohmann::json()
-                                                       : nlohmann::json(o.perf.latency_miss)},
-          {"latency", LatencyJson(o.perf.latency)},
-          {"batch", o.perf.batch},
-          {"measured", o.perf.measured},
-          {"memory_gib_per_device",
-           {{"weights", m.weights / kGib},
-            {"kv_cache_or_activations", m.kv_cache / kGib},
-            {"overhead", m.overhead / kGib},
-            {"total", m.total() / kGib},
-            {"capacity", m.capacity / kGib}}},
-          {"offer", o.offer->Id()},
-          {"cloud", o.offer->cloud},
-          {"instance_type", o.offer->instance_type},
-          {"region", o.offer->region},
-          {"peak_offer", o.peak_offer ? nlohmann::json(o.peak_offer->Id()) : nullptr},
-          {"instances", o.instances},
-          {"price_per_hour", o.offer->price.per_hour.dollars()},
-          {"price_estimated", o.estimated_price},
-          {"paid_hours_per_month", o.paid_hours_per_month},
-          {"usd_per_million_requests", o.usd_per_million_requests},
-          {"usd_per_million_units", o.usd_per_million_units},
-          {"break_even_utilization", o.break_even_utilization
-                                         ? nlohmann::json(*o.break_even_utilization)
-                                         : nlohmann::json()},
-          {"utilization", o.utilization},
-          {"lost_because",
-           o.lost_because.empty() ? nlohmann::json() : nlohmann::json(o.lost_because)}};
+  return {
+      {"rank", rank},
+      {"gpu", o.gpu},
+      {"gpus_per_replica", o.gpus_per_replica},
+      {"replicas", o.replicas},
+      {"tier", o.tier},
+      {"autoscaled", o.autoscaled},
+      {"base_replicas", o.base_replicas > 0 ? nlohmann::json(o.base_replicas) : nullptr},
+      {"monthly_usd", o.monthly.dollars()},
+      {"lifetime_usd", o.lifetime.dollars()},
+      {"throughput_per_replica", o.perf.per_second},
+      {"requests_per_second_per_replica", o.perf.requests_per_second},
+      {"meets_latency", o.perf.meets_latency},
+      {"latency_miss",
+       o.perf.latency_miss.empty() ? nlohmann::json() : nlohmann::json(o.perf.latency_miss)},
+      {"latency", LatencyJson(o.perf.latency)},
+      {"batch", o.perf.batch},
+      {"measured", o.perf.measured},
+      {"memory_gib_per_device",
+       {{"weights", m.weights / kGib},
+        {"kv_cache_or_activations", m.kv_cache / kGib},
+        {"overhead", m.overhead / kGib},
+        {"total", m.total() / kGib},
+        {"capacity", m.capacity / kGib}}},
+      {"offer", o.offer->Id()},
+      {"cloud", o.offer->cloud},
+      {"instance_type", o.offer->instance_type},
+      {"region", o.offer->region},
+      {"peak_offer", o.peak_offer ? nlohmann::json(o.peak_offer->Id()) : nullptr},
+      {"instances", o.instances},
+      {"price_per_hour", o.offer->price.per_hour.dollars()},
+      {"price_estimated", o.estimated_price},
+      {"paid_hours_per_month", o.paid_hours_per_month},
+      {"usd_per_million_requests", o.usd_per_million_requests},
+      {"usd_per_million_units", o.usd_per_million_units},
+      {"break_even_utilization",
+       o.break_even_utilization ? nlohmann::json(*o.break_even_utilization) : nlohmann::json()},
+      {"utilization", o.utilization},
+      {"lost_because", o.lost_because.empty() ? nlohmann::json() : nlohmann::json(o.lost_because)}};
 }
 
 namespace {
@@ -94,29 +94,29 @@ void WriteServingJson(const serving::InferenceSpec& spec, const serving::Serving
     options.push_back(std::move(j));
   }
   nlohmann::json excluded = nlohmann::json::array();
-  for (const auto& e : p.excluded) excluded.push_back({{"reason", e.reason}, {"options", e.offers}});
+  for (const auto& e : p.excluded)
+    excluded.push_back({{"reason", e.reason}, {"options", e.offers}});
   const serving::Workload& w = spec.workload;
-  WriteJson(s, {{"kind", "Inference"},
-                {"name", spec.name},
-                {"model",
-                 {{"type", serving::ArchitectureName(spec.model.architecture)},
-                  {"params", spec.model.shape.params},
-                  {"weights", serving::WeightFormatName(spec.model.weights)},
-                  {"weights_gib", serving::ModelWeightBytes(spec.model) / kGib}}},
-                {"workload",
-                 {{"mean_rps", w.mean_rps},
-                  {"peak_rps", w.peak_rps},
-                  {"daily_shape", w.daily_shape}}},
-                {"hours_per_month", spec.schedule.hours_per_month},
-                {"serving_hours", spec.schedule.label},
-                {"lifetime_months", spec.schedule.lifetime_months},
-                {"interruptible", spec.schedule.interruptible},
-                {"requests_per_month", p.requests_per_month},
-                {"throughput_unit", p.unit == "items" ? "items/s" : "output tokens/s"},
-                {"calibration", p.scale},
-                {"options", options},
-                {"excluded", excluded},
-                {"ranked_options", p.ranked}});
+  WriteJson(s,
+            {{"kind", "Inference"},
+             {"name", spec.name},
+             {"model",
+              {{"type", serving::ArchitectureName(spec.model.architecture)},
+               {"params", spec.model.shape.params},
+               {"weights", serving::WeightFormatName(spec.model.weights)},
+               {"weights_gib", serving::ModelWeightBytes(spec.model) / kGib}}},
+             {"workload",
+              {{"mean_rps", w.mean_rps}, {"peak_rps", w.peak_rps}, {"daily_shape", w.daily_shape}}},
+             {"hours_per_month", spec.schedule.hours_per_month},
+             {"serving_hours", spec.schedule.label},
+             {"lifetime_months", spec.schedule.lifetime_months},
+             {"interruptible", spec.schedule.interruptible},
+             {"requests_per_month", p.requests_per_month},
+             {"throughput_unit", p.unit == "items" ? "items/s" : "output tokens/s"},
+             {"calibration", p.scale},
+             {"options", options},
+             {"excluded", excluded},
+             {"ranked_options", p.ranked}});
 }
 
 std::string LatencyCell(const ServingOption& o) {
@@ -133,10 +133,9 @@ void PrintServing(const serving::InferenceSpec& spec, const serving::ServingPlan
       "Inference {}: {} of {} parameters, {} weights ({:.1f} GiB); {:.3g} rps mean, {:.3g} peak; "
       "{} ({:.4g} h/month) for {} months\n",
       spec.name, serving::ArchitectureName(spec.model.architecture),
-      FormatCount(spec.model.shape.params),
-      serving::WeightFormatName(spec.model.weights), serving::ModelWeightBytes(spec.model) / kGib,
-      w.mean_rps, w.peak_rps, spec.schedule.label, spec.schedule.hours_per_month,
-      spec.schedule.lifetime_months);
+      FormatCount(spec.model.shape.params), serving::WeightFormatName(spec.model.weights),
+      serving::ModelWeightBytes(spec.model) / kGib, w.mean_rps, w.peak_rps, spec.schedule.label,
+      spec.schedule.hours_per_month, spec.schedule.lifetime_months);
   if (p.options.empty()) {
     s.out << "No option can serve this model.\n";
   } else {
@@ -156,17 +155,16 @@ void PrintServing(const serving::InferenceSpec& spec, const serving::ServingPlan
                                             : fmt::format("{} x{}", o.gpu, o.gpus_per_replica);
       const std::string tier =
           o.tier + (o.autoscaled ? " autoscaled" : "") + (o.estimated_price ? " (est.)" : "");
-      t.AddRow({std::to_string(i + 1), hw,
-                o.base_replicas > 0 ? fmt::format("{}+{}", o.base_replicas,
-                                                  o.replicas - o.base_replicas)
-                                    : std::to_string(o.replicas),
-                tier,
-                fmt::format("{:.4g}/s{}", o.perf.per_second, o.perf.measured ? " (meas.)" : ""),
-                LatencyCell(o),
-                fmt::format("{:.1f}/{:.0f}", o.perf.memory.total() / kGib,
-                            o.perf.memory.capacity / kGib),
-                o.monthly.ToString(), o.lifetime.ToString(),
-                fmt::format("{:.4g}", o.usd_per_million_units)});
+      t.AddRow(
+          {std::to_string(i + 1), hw,
+           o.base_replicas > 0 ? fmt::format("{}+{}", o.base_replicas, o.replicas - o.base_replicas)
+                               : std::to_string(o.replicas),
+           tier, fmt::format("{:.4g}/s{}", o.perf.per_second, o.perf.measured ? " (meas.)" : ""),
+           LatencyCell(o),
+           fmt::format("{:.1f}/{:.0f}", o.perf.memory.total() / kGib,
+                       o.perf.memory.capacity / kGib),
+           o.monthly.ToString(), o.lifetime.ToString(),
+           fmt::format("{:.4g}", o.usd_per_million_units)});
     }
     t.Render(s.out);
     s.out << fmt::format("Best: {} at {} a month, {} over {} months.\n",
@@ -202,8 +200,7 @@ void PrintServing(const serving::InferenceSpec& spec, const serving::ServingPlan
 Result<void> RunInferencePlan(const std::string& path, size_t top, const GlobalOptions& global,
                               Streams& s) {
   catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
-  const serving::InferenceSpec spec =
-      FRUGAL_TRY(serving::LoadInferenceSpec(path, c.gpu_names()));
+  const serving::InferenceSpec spec = FRUGAL_TRY(serving::LoadInferenceSpec(path, c.gpu_names()));
   if (!spec.catalog_files.empty()) c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
   const serving::ServingPlan p = FRUGAL_TRY(serving::PlanServing(spec, c, {top}));
   if (global.json) {

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "commands.h"
-#include "inference_command.h"
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/paths.h"
@@ -13,7 +12,9 @@
 #include "frugal/core/text.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/plan/job_spec.h"
+#include "frugal/run/ledger_recorder.h"
 #include "frugal/serving/lifetime.h"
+#include "inference_command.h"
 
 namespace frugal::cli {
 
@@ -33,12 +34,21 @@ Result<serving::TrainingCost> LedgerTrainingCost(const std::string& run, const s
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   serving::TrainingCost t;
   if (!run.empty()) {
-    const int64_t id = FRUGAL_TRY(ParseInt(run).map_error([&](const Error&) {
-      return Error{ErrorCode::kBadInput, fmt::format("run '{}': expected a run id", run)};
-    }));
+    // The run's ledger number, or the run id `frugal run` printed (its newest run of that name).
+    int64_t id = 0;
+    if (const Result<int64_t> number = ParseInt(run); number && *number > 0) {
+      id = *number;
+    } else {
+      const std::optional<ledger::Run> named = FRUGAL_TRY(run::FindRunByName(*db, run));
+      if (!named) {
+        return Fail(ErrorCode::kBadInput,
+                    fmt::format("no run '{}' in the ledger (see 'frugal runs list')", run));
+      }
+      id = named->id;
+    }
     const ledger::RunDetail d = FRUGAL_TRY(db->GetRunDetail(id, ledger::Now()));
     t.first = d.summary.cost;
-    t.source = fmt::format("ledger run {}", id);
+    t.source = fmt::format("ledger run {} ({})", id, d.summary.run.name);
     return t;
   }
   const auto found = FRUGAL_TRY(db->FindStudy(study));
@@ -96,9 +106,9 @@ nlohmann::json BillJson(const serving::LifetimeBill& b) {
           {"serving_monthly_usd", b.serving.monthly.dollars()},
           {"training_usd", b.training.first.dollars()},
           {"training_source", b.training.source},
-          {"retrain_every_months",
-           b.training.retrain_every_months > 0 ? nlohmann::json(b.training.retrain_every_months)
-                                               : nullptr},
+          {"retrain_every_months", b.training.retrain_every_months > 0
+                                       ? nlohmann::json(b.training.retrain_every_months)
+                                       : nullptr},
           {"retrain_usd", b.training.retrain.dollars()},
           {"retrains", b.retrains},
           {"training_total_usd", b.training_total.dollars()},
@@ -141,13 +151,11 @@ Result<void> RunTco(const TcoOptions& o, const GlobalOptions& global, Streams& s
   if (!o.run.empty() && !o.study.empty())
     return Fail(ErrorCode::kBadInput, "--run and --study: give at most one");
   catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
-  const serving::InferenceSpec spec =
-      FRUGAL_TRY(serving::LoadInferenceSpec(o.spec, c.gpu_names()));
+  const serving::InferenceSpec spec = FRUGAL_TRY(serving::LoadInferenceSpec(o.spec, c.gpu_names()));
   if (!spec.catalog_files.empty()) c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
   const serving::TrainingCost training = FRUGAL_TRY(ResolveTraining(o, spec, global));
   const serving::LifetimeBill bill = FRUGAL_TRY(serving::ComputeLifetimeBill(spec, c, training));
-  if (!o.html.empty())
-    FRUGAL_TRY(WriteFileAtomically(o.html, serving::LifetimeHtml(spec, bill)));
+  if (!o.html.empty()) FRUGAL_TRY(WriteFileAtomically(o.html, serving::LifetimeHtml(spec, bill)));
   if (!o.svg.empty()) FRUGAL_TRY(WriteFileAtomically(o.svg, serving::LifetimeSvg(bill)));
   if (global.json) {
     nlohmann::json doc = BillJson(bill);

@@ -53,9 +53,9 @@ Result<std::vector<Row>> Load(const std::string& path) {
   const frugal::CsvTable t = FRUGAL_TRY(frugal::CsvTable::Load(path));
   FRUGAL_TRY(t.RequireFullRows());
   std::map<std::string, size_t> col;
-  for (const char* name : {"id", "engine", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
-                           "weights", "gpu", "bandwidth_gbps", "fp16_tflops", "memory_gib", "batch",
-                           "context", "published"}) {
+  for (const char* name :
+       {"id", "engine", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "weights", "gpu",
+        "bandwidth_gbps", "fp16_tflops", "memory_gib", "batch", "context", "published"}) {
     col[name] = FRUGAL_TRY(t.RequireColumn(name));
   }
   std::vector<Row> rows;

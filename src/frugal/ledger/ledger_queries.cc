@@ -197,13 +197,14 @@ Result<std::vector<RunSummary>> Ledger::ListRuns(const RunFilter& filter, Timest
 }
 
 Result<std::vector<SegmentFact>> Ledger::SegmentsBetween(Timestamp since, Timestamp until) {
-  // One pass with the run columns reports group by; extra tags are not needed for grouping
-  // and are left out (a report over 100,000 runs reads only these rows).
+  // One pass with the run columns reports group by; of the extra tags only `workload` (serving
+  // apart from training) is read (a report over 100,000 runs reads only these rows).
   std::vector<Row> rows = FRUGAL_TRY(db_->Query(
       "SELECT s.id, s.run_id, s.cloud, s.instance_type, s.region, s.zone, s.gpu, s.gpu_count, "
       "s.tier, s.price_micros_per_hour, s.on_demand_micros_per_hour, s.start_ms, s.end_ms, "
-      "s.end_reason, r.team, r.project, r.owner, r.status FROM segments s JOIN runs r ON r.id = "
-      "s.run_id WHERE s.start_ms < ? AND (s.end_ms IS NULL OR s.end_ms > ?) ORDER BY s.run_id, "
+      "s.end_reason, r.team, r.project, r.owner, r.status, w.value FROM segments s JOIN runs r "
+      "ON r.id = s.run_id LEFT JOIN run_tags w ON w.run_id = r.id AND w.key = 'workload' "
+      "WHERE s.start_ms < ? AND (s.end_ms IS NULL OR s.end_ms > ?) ORDER BY s.run_id, "
       "s.start_ms",
       std::vector<Value>{ToMillis(until), ToMillis(since)}));
   std::vector<SegmentFact> facts;
@@ -215,6 +216,8 @@ Result<std::vector<SegmentFact>> Ledger::SegmentsBetween(Timestamp since, Timest
     fact.tags.project = AsText(r[15]);
     fact.tags.owner = AsText(r[16]);
     fact.run_status = ParseRunStatus(AsText(r[17])).value_or(RunStatus::kFailed);
+    if (const std::string workload = AsText(r[18]); !workload.empty())
+      fact.tags.extra["workload"] = workload;
     facts.push_back(std::move(fact));
   }
   return facts;

@@ -15,13 +15,14 @@
 namespace frugal::ledger {
 namespace {
 
-constexpr std::array<std::pair<GroupKey, std::string_view>, 6> kGroupKeys{{
+constexpr std::array<std::pair<GroupKey, std::string_view>, 7> kGroupKeys{{
     {GroupKey::kTeam, "team"},
     {GroupKey::kProject, "project"},
     {GroupKey::kOwner, "owner"},
     {GroupKey::kGpu, "gpu"},
     {GroupKey::kTier, "tier"},
     {GroupKey::kCloud, "cloud"},
+    {GroupKey::kWorkload, "workload"},
 }};
 
 constexpr Duration kBurnWindow = std::chrono::hours(24 * 7);
@@ -63,6 +64,10 @@ std::string KeyValue(GroupKey key, const SegmentFact& fact) {
       break;
     case GroupKey::kCloud:
       v = fact.segment.offer.cloud;
+      break;
+    case GroupKey::kWorkload:
+      v = fact.tags.Get("workload");
+      if (v.empty()) v = "training";
       break;
   }
   return v.empty() ? "-" : v;
@@ -159,7 +164,7 @@ Result<std::vector<GroupKey>> ParseGroupKeys(std::string_view text) {
                            [&](const auto& e) { return e.second == name; });
     if (it == kGroupKeys.end()) {
       return Fail(ErrorCode::kBadInput, fmt::format("--by: unknown key '{}'{} (keys: team, "
-                                                    "project, owner, gpu, tier, cloud)",
+                                                    "project, owner, gpu, tier, cloud, workload)",
                                                     Abbreviate(name), DidYouMean(name, names)));
     }
     if (std::find(keys.begin(), keys.end(), it->first) != keys.end()) {

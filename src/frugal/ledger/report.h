@@ -15,7 +15,9 @@
 
 namespace frugal::ledger {
 
-enum class GroupKey { kTeam, kProject, kOwner, kGpu, kTier, kCloud };
+/// kWorkload: a run's `workload` tag (serving, batch-inference, ...); runs without one are
+/// "training".
+enum class GroupKey { kTeam, kProject, kOwner, kGpu, kTier, kCloud, kWorkload };
 [[nodiscard]] std::string_view GroupKeyName(GroupKey k);
 /// "team,project" → keys; kBadInput names an unknown key (with a suggestion).
 [[nodiscard]] Result<std::vector<GroupKey>> ParseGroupKeys(std::string_view text);

@@ -63,10 +63,10 @@ Result<ServedModel> ReadModel(const YamlDoc& doc, const Node& root) {
   const Node m = root["model"];
   if (!m.IsDefined())
     return Fail(doc.ErrorAt(root, "model", "missing (params, or layers and hidden)"));
-  FRUGAL_TRY(doc.CheckKeys(m, "model",
-                           {"type", "params", "layers", "hidden", "heads", "kv_heads", "ffn",
-                            "vocab", "seq", "mlp", "tied_embeddings", "flops_per_item", "weights",
-                            "kv_cache"}));
+  FRUGAL_TRY(
+      doc.CheckKeys(m, "model",
+                    {"type", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
+                     "seq", "mlp", "tied_embeddings", "flops_per_item", "weights", "kv_cache"}));
   ServedModel out;
   if (auto type = FRUGAL_TRY(doc.OptionalString(m, "type"))) {
     auto a = ParseArchitecture(*type);
@@ -160,8 +160,9 @@ Result<Workload> ReadWorkload(const YamlDoc& doc, const Node& root, const Served
     w.mean_rps = *rps;
     w.peak_rps = peak.value_or(*rps);
     if (w.peak_rps < w.mean_rps) {
-      return Fail(doc.ErrorAt(n["peak_rps"], "peak_rps",
-                              fmt::format("{:g} is below the mean rps {:g}", w.peak_rps, w.mean_rps)));
+      return Fail(
+          doc.ErrorAt(n["peak_rps"], "peak_rps",
+                      fmt::format("{:g} is below the mean rps {:g}", w.peak_rps, w.mean_rps)));
     }
   }
   const bool decoder = model.architecture == Architecture::kDecoder;
@@ -183,9 +184,9 @@ Result<Workload> ReadWorkload(const YamlDoc& doc, const Node& root, const Served
   const int context = w.input_tokens + w.output_tokens;
   if (decoder && context > model.shape.seq && n["input_tokens"].IsDefined() &&
       root["model"]["seq"].IsDefined()) {
-    return Fail(doc.ErrorAt(n["input_tokens"], "input_tokens",
-                            fmt::format("input + output tokens ({}) exceed model.seq {}", context,
-                                        model.shape.seq)));
+    return Fail(doc.ErrorAt(
+        n["input_tokens"], "input_tokens",
+        fmt::format("input + output tokens ({}) exceed model.seq {}", context, model.shape.seq)));
   }
   return w;
 }
@@ -193,9 +194,9 @@ Result<Workload> ReadWorkload(const YamlDoc& doc, const Node& root, const Served
 Result<LatencyObjective> ReadLatency(const YamlDoc& doc, const Node& n) {
   LatencyObjective l;
   if (!n.IsDefined() || n.IsNull()) return l;
-  FRUGAL_TRY(doc.CheckKeys(n, "latency",
-                           {"ttft_p50", "ttft_p95", "tpot_p50", "tpot_p95", "request_p50",
-                            "request_p95"}));
+  FRUGAL_TRY(doc.CheckKeys(
+      n, "latency",
+      {"ttft_p50", "ttft_p95", "tpot_p50", "tpot_p95", "request_p50", "request_p95"}));
   l.ttft_p50 = FRUGAL_TRY(Seconds(doc, n, "ttft_p50"));
   l.ttft_p95 = FRUGAL_TRY(Seconds(doc, n, "ttft_p95"));
   l.tpot_p50 = FRUGAL_TRY(Seconds(doc, n, "tpot_p50"));
@@ -261,10 +262,10 @@ Result<ServingSchedule> ReadSchedule(const YamlDoc& doc, const Node& root) {
 
 Result<MeasuredServing> ReadProfile(const YamlDoc& doc, const Node& n,
                                     const std::vector<std::string>& known, Architecture a) {
-  FRUGAL_TRY(doc.CheckKeys(n, "measured",
-                           {"offer", "gpu", "gpus", "output_tokens_per_second", "items_per_second",
-                            "concurrency", "ttft_p50", "ttft_p95", "tpot_p50", "tpot_p95",
-                            "request_p50", "request_p95"}));
+  FRUGAL_TRY(doc.CheckKeys(
+      n, "measured",
+      {"offer", "gpu", "gpus", "output_tokens_per_second", "items_per_second", "concurrency",
+       "ttft_p50", "ttft_p95", "tpot_p50", "tpot_p95", "request_p50", "request_p95"}));
   MeasuredServing p;
   p.where = doc.Where(n);
   p.offer = FRUGAL_TRY(doc.OptionalString(n, "offer")).value_or("");
@@ -280,8 +281,7 @@ Result<MeasuredServing> ReadProfile(const YamlDoc& doc, const Node& n,
   const char* other = decoder ? "items_per_second" : "output_tokens_per_second";
   if (n[other].IsDefined()) {
     return Fail(doc.ErrorAt(n[other], other,
-                            fmt::format("this model is a {}: give {}",
-                                        ArchitectureName(a), key)));
+                            fmt::format("this model is a {}: give {}", ArchitectureName(a), key)));
   }
   const auto rate = FRUGAL_TRY(Positive(doc, n, key, 1e12));
   if (!rate) return Fail(doc.ErrorAt(n, key, "missing: the measured throughput per replica"));
@@ -335,20 +335,21 @@ Result<TrainingSource> ReadTraining(const YamlDoc& doc, const Node& root,
   TrainingSource t;
   const Node n = root["training"];
   if (!n.IsDefined() || n.IsNull()) return t;
-  FRUGAL_TRY(doc.CheckKeys(n, "training",
-                           {"job", "cost", "run", "study", "retrain_every_months", "retrain_cost"}));
+  FRUGAL_TRY(doc.CheckKeys(
+      n, "training", {"job", "cost", "run", "study", "retrain_every_months", "retrain_cost"}));
   t.where = doc.Where(n);
   if (auto job = FRUGAL_TRY(doc.OptionalString(n, "job"))) t.job = base_dir / *job;
   t.cost = FRUGAL_TRY(doc.OptionalMoney(n, "cost"));
-  if (t.cost && *t.cost < Money()) return Fail(doc.ErrorAt(n["cost"], "cost", "must not be negative"));
+  if (t.cost && *t.cost < Money())
+    return Fail(doc.ErrorAt(n["cost"], "cost", "must not be negative"));
   t.run = FRUGAL_TRY(doc.OptionalString(n, "run")).value_or("");
   t.study = FRUGAL_TRY(doc.OptionalString(n, "study")).value_or("");
   const int sources = (t.job.empty() ? 0 : 1) + (t.cost ? 1 : 0) + (t.run.empty() ? 0 : 1) +
                       (t.study.empty() ? 0 : 1);
   if (sources != 1) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("{}: field 'training': give exactly one of job, cost, run and study",
-                            t.where));
+    return Fail(
+        ErrorCode::kBadInput,
+        fmt::format("{}: field 'training': give exactly one of job, cost, run and study", t.where));
   }
   t.retrain_every_months = FRUGAL_TRY(IntIn(doc, n, "retrain_every_months", 1, 600));
   t.retrain_cost = FRUGAL_TRY(doc.OptionalMoney(n, "retrain_cost"));
@@ -361,7 +362,8 @@ Result<std::optional<Deployment>> ReadDeployment(const YamlDoc& doc, const Node&
                                                  const std::vector<std::string>& known) {
   const Node n = root["deployment"];
   if (!n.IsDefined() || n.IsNull()) return std::optional<Deployment>();
-  FRUGAL_TRY(doc.CheckKeys(n, "deployment", {"gpu", "offer", "gpus_per_replica", "replicas", "tier"}));
+  FRUGAL_TRY(
+      doc.CheckKeys(n, "deployment", {"gpu", "offer", "gpus_per_replica", "replicas", "tier"}));
   Deployment d;
   d.where = doc.Where(n);
   if (auto gpu = FRUGAL_TRY(doc.OptionalString(n, "gpu")))
@@ -384,10 +386,10 @@ Result<std::optional<Deployment>> ReadDeployment(const YamlDoc& doc, const Node&
 Result<InferenceSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_dir,
                                const std::vector<std::string>& known) {
   const Node& root = doc.root();
-  FRUGAL_TRY(doc.CheckKeys(root, "inference spec",
-                           {"apiVersion", "kind", "name", "tags", "catalog", "model", "workload",
-                            "latency", "serving", "measured", "constraints", "training",
-                            "deployment"}));
+  FRUGAL_TRY(
+      doc.CheckKeys(root, "inference spec",
+                    {"apiVersion", "kind", "name", "tags", "catalog", "model", "workload",
+                     "latency", "serving", "measured", "constraints", "training", "deployment"}));
   const std::string api = FRUGAL_TRY(doc.RequiredString(root, "apiVersion"));
   if (api != "frugal/v1") {
     return Fail(doc.ErrorAt(root["apiVersion"], "apiVersion",

@@ -48,8 +48,8 @@ struct Workload {
   double peak_rps = 0;
   /// Requests per second in each of the 24 hours of a serving day (empty: flat, see docs).
   std::vector<double> daily_shape;
-  int input_tokens = 0;   ///< decoder: prompt tokens per request
-  int output_tokens = 0;  ///< decoder: generated tokens per request
+  int input_tokens = 0;          ///< decoder: prompt tokens per request
+  int output_tokens = 0;         ///< decoder: generated tokens per request
   double items_per_request = 1;  ///< encoder/cnn
   int tokens_per_item = 0;       ///< encoder: tokens per item
 };
@@ -72,16 +72,16 @@ struct ServingSchedule {
   double hours_per_month = 730;  ///< 24/7: 730 (8,760 h a year / 12)
   std::string label = "24/7";
   int lifetime_months = 12;
-  bool interruptible = false;  ///< tolerates interruption (batch inference): spot allowed
-  double headroom = 0.2;       ///< spare capacity over the peak
+  bool interruptible = false;       ///< tolerates interruption (batch inference): spot allowed
+  double headroom = 0.2;            ///< spare capacity over the peak
   double restart_hours = 5.0 / 60;  ///< a spot replica's replacement: boot and load
 };
 
 /// Measured throughput of one replica (and optionally its latency) on a GPU or an offer.
 struct MeasuredServing {
-  std::string offer;  ///< instance type or offer-id prefix; or empty
-  std::string gpu;    ///< canonical GPU name; or empty
-  int gpus = 0;       ///< GPUs per replica it was measured on; 0: any
+  std::string offer;      ///< instance type or offer-id prefix; or empty
+  std::string gpu;        ///< canonical GPU name; or empty
+  int gpus = 0;           ///< GPUs per replica it was measured on; 0: any
   double per_second = 0;  ///< output tokens/s (decoder) or items/s (encoder, cnn) per replica
   std::optional<int> concurrency;  ///< decoder: concurrent requests when measured
   LatencyObjective latency;        ///< measured latencies (seconds), replacing the model's
@@ -98,10 +98,10 @@ struct ServingConstraints {
 
 /// What the model's training costs, for the lifetime bill (`frugal tco`).
 struct TrainingSource {
-  std::filesystem::path job;    ///< a job spec, planned (its best option's expected cost)
-  std::optional<Money> cost;    ///< a stated cost
-  std::string run;              ///< a ledger run's actual spend
-  std::string study;            ///< a ledger study's actual spend
+  std::filesystem::path job;  ///< a job spec, planned (its best option's expected cost)
+  std::optional<Money> cost;  ///< a stated cost
+  std::string run;            ///< a ledger run's actual spend
+  std::string study;          ///< a ledger study's actual spend
   std::optional<int> retrain_every_months;
   std::optional<Money> retrain_cost;  ///< default: the first training's cost
   std::string where;                  ///< file:line:col of the section
@@ -112,7 +112,7 @@ struct TrainingSource {
 
 /// The deployment running today (optional): the levers are priced against it.
 struct Deployment {
-  std::string gpu;  ///< canonical GPU name, or "cpu"
+  std::string gpu;    ///< canonical GPU name, or "cpu"
   std::string offer;  ///< or an instance type
   int gpus_per_replica = 1;
   int replicas = 1;

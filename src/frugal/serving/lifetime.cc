@@ -45,7 +45,7 @@ std::optional<ServingOption> PriceDeployment(const InferenceSpec& spec, const ca
     const int per = o.gpu.empty() ? 1 : o.gpu_count / d.gpus_per_replica;
     if (per < 1) continue;
     const int instances = (d.replicas + per - 1) / per;
-    const Money monthly = o.price.ForHours(hours) * instances;
+    const Money monthly = o.price.ForHours(hours).Scaled(static_cast<double>(instances));
     if (best == nullptr || monthly < best_monthly) {
       best = &o;
       best_instances = instances;
@@ -62,8 +62,8 @@ std::optional<ServingOption> PriceDeployment(const InferenceSpec& spec, const ca
   opt.tier = std::string(catalog::TierName(d.tier));
   opt.paid_hours_per_month = hours;
   opt.monthly = best_monthly;
-  opt.lifetime =
-      best_monthly * std::max(spec.schedule.lifetime_months, CommitmentMonths(d.tier));
+  opt.lifetime = best_monthly.Scaled(
+      static_cast<double>(std::max(spec.schedule.lifetime_months, CommitmentMonths(d.tier))));
   opt.perf.meets_latency = true;
   return opt;
 }
@@ -98,9 +98,8 @@ Lever Unavailable(std::string name, std::string why) {
 
 Result<Lever> QuantizationLever(const InferenceSpec& spec, const catalog::Catalog& c,
                                 const ServingOption& od, int months) {
-  const WeightFormat target = spec.model.architecture == Architecture::kDecoder
-                                  ? WeightFormat::kInt4
-                                  : WeightFormat::kInt8;
+  const WeightFormat target =
+      spec.model.architecture == Architecture::kDecoder ? WeightFormat::kInt4 : WeightFormat::kInt8;
   if (WeightBytes(spec.model.weights) <= WeightBytes(target)) {
     return Unavailable("quantization",
                        fmt::format("weights are already {}", WeightFormatName(spec.model.weights)));
@@ -118,13 +117,13 @@ Result<Lever> QuantizationLever(const InferenceSpec& spec, const catalog::Catalo
 }
 
 std::vector<Lever> OtherLevers(const InferenceSpec& spec, const ServingPlan& p,
-                               const ServingOption& od, const ServingOption& baseline,
-                               int months) {
+                               const ServingOption& od, const ServingOption& baseline, int months) {
   std::vector<Lever> out;
   if (baseline.offer != od.offer || baseline.replicas != od.replicas) {
-    out.push_back(Saving("smaller GPU", fmt::format("{} instead of {}", DescribeOption(od),
-                                                    DescribeOption(baseline)),
-                         baseline.lifetime, od.lifetime, months));
+    out.push_back(
+        Saving("smaller GPU",
+               fmt::format("{} instead of {}", DescribeOption(od), DescribeOption(baseline)),
+               baseline.lifetime, od.lifetime, months));
   } else {
     out.push_back(Unavailable("smaller GPU", "the baseline is already the cheapest GPU"));
   }
@@ -135,24 +134,23 @@ std::vector<Lever> OtherLevers(const InferenceSpec& spec, const ServingPlan& p,
     return same_config(o) && o.committed() && o.tier.find('+') == std::string::npos;
   });
   if (committed != nullptr) {
-    out.push_back(Saving("commitment",
-                         fmt::format("{} (break-even at {:.0f}% of the hours)",
-                                     DescribeOption(*committed),
-                                     100 * committed->break_even_utilization.value_or(0)),
-                         od.lifetime, committed->lifetime, months));
+    out.push_back(
+        Saving("commitment",
+               fmt::format("{} (break-even at {:.0f}% of the hours)", DescribeOption(*committed),
+                           100 * committed->break_even_utilization.value_or(0)),
+               od.lifetime, committed->lifetime, months));
   } else {
     out.push_back(Unavailable("commitment", "no committed offer for this GPU"));
   }
   const ServingOption* scaled =
       First(p, [&](const ServingOption& o) { return same_config(o) && o.autoscaled; });
   if (scaled != nullptr) {
-    out.push_back(Saving("autoscaling", "on demand, following the daily shape",
-                         od.lifetime, scaled->lifetime, months));
+    out.push_back(Saving("autoscaling", "on demand, following the daily shape", od.lifetime,
+                         scaled->lifetime, months));
   } else {
-    out.push_back(Unavailable("autoscaling",
-                              spec.workload.daily_shape.empty()
-                                  ? "give workload.daily_shape to price it"
-                                  : "the load is flat at this replica count"));
+    out.push_back(Unavailable("autoscaling", spec.workload.daily_shape.empty()
+                                                 ? "give workload.daily_shape to price it"
+                                                 : "the load is flat at this replica count"));
   }
   const ServingOption* spot =
       First(p, [&](const ServingOption& o) { return same_config(o) && o.tier == "spot"; });
@@ -208,7 +206,8 @@ Result<LifetimeBill> ComputeLifetimeBill(const InferenceSpec& spec, const catalo
   bill.training = training;
   if (training.retrain_every_months > 0)
     bill.retrains = (months - 1) / training.retrain_every_months;
-  bill.training_total = training.first + training.retrain * bill.retrains;
+  bill.training_total =
+      training.first + training.retrain.Scaled(static_cast<double>(bill.retrains));
   bill.inference_total = bill.serving.lifetime;
   bill.total = bill.training_total + bill.inference_total;
   if (bill.training_total > Money())
@@ -219,7 +218,7 @@ Result<LifetimeBill> ComputeLifetimeBill(const InferenceSpec& spec, const catalo
     if (training.retrain_every_months > 0 && m % training.retrain_every_months == 0 && m < months)
       trained += training.retrain;
     bill.points.push_back(
-        {m, trained, Money::FromMicros(bill.inference_total.micros() * m / months)});
+        {m, trained, bill.inference_total.Scaled(static_cast<double>(m) / months)});
   }
 
   const ServingOption* od = First(plan, OnDemandStatic);

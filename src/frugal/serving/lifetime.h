@@ -14,16 +14,15 @@
 namespace frugal::serving {
 
 struct TrainingCost {
-  Money first;          ///< the first training
-  std::string source;   ///< where the figure comes from, for output
+  Money first;                   ///< the first training
+  std::string source;            ///< where the figure comes from, for output
   int retrain_every_months = 0;  ///< 0: never retrained
-  Money retrain;        ///< each retraining
+  Money retrain;                 ///< each retraining
 };
 
 /// The training cost of a job spec: its plan's best option's expected cost. kBadInput when
 /// the job has no option that runs (no offer fits, every one is outside its constraints).
-[[nodiscard]] Result<Money> PlannedTrainingCost(const plan::JobSpec& job,
-                                                const catalog::Catalog& c,
+[[nodiscard]] Result<Money> PlannedTrainingCost(const plan::JobSpec& job, const catalog::Catalog& c,
                                                 std::string* described = nullptr);
 
 /// What one lever would save against the baseline deployment.
@@ -31,7 +30,7 @@ struct Lever {
   std::string name;    ///< quantization, smaller GPU, commitment, autoscaling, spot
   std::string detail;  ///< what changes ("int4 weights: T4 x1 instead of L4 x1")
   bool available = false;
-  Money monthly_saving;   ///< over the lifetime ÷ months
+  Money monthly_saving;  ///< over the lifetime ÷ months
   Money lifetime_saving;
 };
 

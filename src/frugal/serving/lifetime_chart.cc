@@ -111,15 +111,14 @@ std::string LifetimeHtml(const InferenceSpec& spec, const LifetimeBill& bill) {
   row("Serving", bill.serving_label);
   row("Serving per month", bill.serving.monthly.ToString());
   row("Training", fmt::format("{} ({})", bill.training.first.ToString(), bill.training.source));
-  row("Retraining", bill.retrains == 0 ? "none"
-                                       : fmt::format("{} x {}", bill.retrains,
-                                                     bill.training.retrain.ToString()));
+  row("Retraining", bill.retrains == 0
+                        ? "none"
+                        : fmt::format("{} x {}", bill.retrains, bill.training.retrain.ToString()));
   row(fmt::format("Training over {} months", bill.months), bill.training_total.ToString());
   row(fmt::format("Inference over {} months", bill.months), bill.inference_total.ToString());
   row("Lifetime total", bill.total.ToString());
   row("Inference : training",
-      bill.inference_to_training > 0 ? fmt::format("{:.1f} : 1", bill.inference_to_training)
-                                     : "-");
+      bill.inference_to_training > 0 ? fmt::format("{:.1f} : 1", bill.inference_to_training) : "-");
   h << "</table>\n";
   h << LifetimeSvg(bill);
   if (!bill.levers.empty()) {

@@ -41,10 +41,10 @@ double LinearShare(const ServedModel& m) {
 
 /// Weight bytes a decode step or a forward pass reads: all but the input embedding's rows.
 double WeightBytesRead(const ServedModel& m) {
-  const double embed_bytes = m.shape.tied_embeddings
-                                 ? 0.0
-                                 : D(m.shape.vocab) * D(m.shape.hidden) *
-                                       (m.weights == WeightFormat::kFp32 ? 4.0 : 2.0);
+  const double embed_bytes =
+      m.shape.tied_embeddings
+          ? 0.0
+          : D(m.shape.vocab) * D(m.shape.hidden) * (m.weights == WeightFormat::kFp32 ? 4.0 : 2.0);
   const double total = ModelWeightBytes(m);
   return std::max(total - embed_bytes, total * 0.5);
 }
@@ -120,8 +120,8 @@ MemoryFit Memory(const ServedModel& m, const Workload& w, const ReplicaHardware&
   } else if (m.architecture == Architecture::kEncoder) {
     // One layer's activations live at a time: its inputs, Q/K/V, the MLP and the scores.
     const double tokens = D(w.tokens_per_item);
-    const double per_item = tokens * (4.0 * h + 2.0 * ffn) * 2.0 +
-                            D(m.shape.heads) * tokens * tokens * 2.0;
+    const double per_item =
+        tokens * (4.0 * h + 2.0 * ffn) * 2.0 + D(m.shape.heads) * tokens * tokens * 2.0;
     f.kv_cache = D(batch) * per_item / devices;
     f.overhead = runtime;
   } else {
@@ -133,8 +133,8 @@ MemoryFit Memory(const ServedModel& m, const Workload& w, const ReplicaHardware&
   return f;
 }
 
-double DecodeStepSeconds(const ServedModel& m, const ReplicaHardware& hw, int batch,
-                         double context, double scale) {
+double DecodeStepSeconds(const ServedModel& m, const ReplicaHardware& hw, int batch, double context,
+                         double scale) {
   const double bytes = WeightBytesRead(m) + D(batch) * context * KvBytesPerToken(m);
   const double flops = D(batch) * (2.0 * m.shape.MatmulParams() +
                                    4.0 * D(m.shape.layers) * D(m.shape.hidden) * context);

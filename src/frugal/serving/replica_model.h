@@ -49,8 +49,8 @@ inline constexpr double kRequestP95Factor = 2.0;
 
 /// One replica's hardware.
 struct ReplicaHardware {
-  std::string gpu;  ///< canonical GPU name; empty for a CPU instance
-  int gpus = 0;     ///< tensor-parallel degree; 0 for a CPU instance
+  std::string gpu;                   ///< canonical GPU name; empty for a CPU instance
+  int gpus = 0;                      ///< tensor-parallel degree; 0 for a CPU instance
   double memory_bytes = 0;           ///< per device (a CPU instance: its RAM)
   double bandwidth_bytes_per_s = 0;  ///< per device, peak
   double peak_flops = 0;             ///< per device, dense, at the serving precision
@@ -101,14 +101,14 @@ struct MemoryFit {
 
 /// One replica at one batch.
 struct ReplicaPerformance {
-  int batch = 0;               ///< concurrent requests (decoder) or items per batch
-  double per_second = 0;       ///< output tokens/s (decoder) or items/s
+  int batch = 0;          ///< concurrent requests (decoder) or items per batch
+  double per_second = 0;  ///< output tokens/s (decoder) or items/s
   double requests_per_second = 0;
-  LatencyObjective latency;    ///< predicted, seconds
-  MemoryFit memory;            ///< at `batch`
+  LatencyObjective latency;  ///< predicted, seconds
+  MemoryFit memory;          ///< at `batch`
   bool meets_latency = true;
-  std::string latency_miss;    ///< "tpot_p95 120 ms > 100 ms" when it misses
-  bool measured = false;       ///< throughput from a measured profile
+  std::string latency_miss;  ///< "tpot_p95 120 ms > 100 ms" when it misses
+  bool measured = false;     ///< throughput from a measured profile
 };
 
 /// The replica at `batch`; `scale` multiplies every efficiency (a measured calibration).
@@ -120,8 +120,7 @@ struct ReplicaPerformance {
 /// The replica sized: the largest batch up to kMaxBatch that fits in memory and meets the
 /// objective; when even one request misses it, batch 1 with meets_latency false. nullopt
 /// when the weights do not fit at batch 1.
-[[nodiscard]] std::optional<ReplicaPerformance> SizeReplica(const ServedModel& m,
-                                                            const Workload& w,
+[[nodiscard]] std::optional<ReplicaPerformance> SizeReplica(const ServedModel& m, const Workload& w,
                                                             const LatencyObjective& objective,
                                                             const ReplicaHardware& hw,
                                                             double scale = 1.0);

@@ -17,6 +17,8 @@ using catalog::Tier;
 
 constexpr double kGib = 1024.0 * 1024.0 * 1024.0;
 constexpr double kHoursPerMonth = 730;
+/// More replicas than this is not a deployment this planner sizes (and keeps costs in range).
+constexpr double kMaxReplicas = 100'000;
 
 double D(int v) { return static_cast<double>(v); }
 
@@ -67,20 +69,25 @@ struct Pricing {
   std::vector<int> hourly_replicas;  ///< per hour of the shape
 };
 
+/// a + b, saturating at ±9 trillion dollars as Money's other conversions do (exact below).
+Money Sum(Money a, Money b) { return Money::FromDollars(a.dollars() + b.dollars()); }
+
 Money StaticMonthly(const Offer& o, int instances, double hours) {
-  return o.price.ForHours(hours) * instances;
+  return o.price.ForHours(hours).Scaled(D(instances));
 }
 
 /// On demand following the shape: instances per hour, each hour 1/24 of the serving hours.
 Money AutoscaledMonthly(const Pricing& p, const Config& cfg, const Offer& o, int base_replicas) {
   const int per = PerInstance(cfg, o);
   int64_t instance_hours_24 = 0;
-  for (int r : p.hourly_replicas) instance_hours_24 += InstancesFor(std::max(0, r - base_replicas), per);
-  return o.price.ForHours(p.spec.schedule.hours_per_month / 24.0 * D(static_cast<int>(instance_hours_24)));
+  for (int r : p.hourly_replicas)
+    instance_hours_24 += InstancesFor(std::max(0, r - base_replicas), per);
+  return o.price.ForHours(p.spec.schedule.hours_per_month / 24.0 *
+                          D(static_cast<int>(instance_hours_24)));
 }
 
 Money LifetimeOf(Money monthly, int lifetime_months, int commitment_months) {
-  return monthly * std::max(lifetime_months, commitment_months);
+  return monthly.Scaled(D(std::max(lifetime_months, commitment_months)));
 }
 
 /// The on-demand price the same instance lists (for a commitment's break-even), if any.
@@ -100,8 +107,7 @@ void Finish(ServingOption& opt, const Pricing& p, const ServingPlan& plan) {
   const double requests = plan.requests_per_month;
   if (requests > 0) {
     opt.usd_per_million_requests = opt.monthly.dollars() / (requests / 1e6);
-    opt.usd_per_million_units =
-        opt.monthly.dollars() / (requests * plan.units_per_request / 1e6);
+    opt.usd_per_million_units = opt.monthly.dollars() / (requests * plan.units_per_request / 1e6);
   }
   const double capacity = D(opt.replicas) * p.replica_rps;
   opt.utilization = capacity > 0 ? p.spec.workload.mean_rps / capacity : 0;
@@ -135,8 +141,8 @@ ServingOption BaseOption(const Config& cfg, const Pricing& p, const Offer& o) {
 
 /// Every priced option of one config: one per tier (the cheapest offer), autoscaled on demand
 /// and a committed base with an on-demand peak when the load varies.
-void PriceConfig(const Config& cfg, const Pricing& p, const catalog::Catalog& c,
-                 ServingPlan& plan, std::vector<ServingOption>& out, size_t& spot_refused) {
+void PriceConfig(const Config& cfg, const Pricing& p, const catalog::Catalog& c, ServingPlan& plan,
+                 std::vector<ServingOption>& out, size_t& spot_refused) {
   const ServingSchedule& s = p.spec.schedule;
   const int lifetime = s.lifetime_months;
   auto static_cost = [&](double hours) {
@@ -152,9 +158,9 @@ void PriceConfig(const Config& cfg, const Pricing& p, const catalog::Catalog& c,
     Finish(opt, p, plan);
     out.push_back(opt);
   }
-  const bool varies = !p.spec.workload.daily_shape.empty() &&
-                      *std::min_element(p.hourly_replicas.begin(), p.hourly_replicas.end()) <
-                          p.peak_replicas;
+  const bool varies =
+      !p.spec.workload.daily_shape.empty() &&
+      *std::min_element(p.hourly_replicas.begin(), p.hourly_replicas.end()) < p.peak_replicas;
   if (varies) {
     auto autoscaled = [&](const Offer& o) { return AutoscaledMonthly(p, cfg, o, 0); };
     if (auto od = Cheapest(cfg, Tier::kOnDemand, autoscaled)) {
@@ -195,8 +201,8 @@ void PriceConfig(const Config& cfg, const Pricing& p, const catalog::Catalog& c,
     mix.base_replicas = base_replicas;
     mix.paid_hours_per_month = kHoursPerMonth;
     const Money base_monthly = StaticMonthly(co, base_instances, kHoursPerMonth);
-    mix.monthly = base_monthly + od->second;
-    mix.lifetime = LifetimeOf(base_monthly, lifetime, term) + od->second * lifetime;
+    mix.monthly = Sum(base_monthly, od->second);
+    mix.lifetime = Sum(LifetimeOf(base_monthly, lifetime, term), od->second.Scaled(D(lifetime)));
     mix.break_even_utilization = opt.break_even_utilization;
     Finish(mix, p, plan);
     out.push_back(mix);
@@ -241,9 +247,8 @@ double ApplyMeasured(const MeasuredServing& m, const InferenceSpec& spec, Config
   const double k = m.per_second / model.per_second;
   ReplicaPerformance p = PerformanceAt(spec.model, w, spec.latency, cfg.hw, batch, k);
   p.per_second = m.per_second;
-  const double units = spec.model.architecture == Architecture::kDecoder
-                           ? D(w.output_tokens)
-                           : w.items_per_request;
+  const double units =
+      spec.model.architecture == Architecture::kDecoder ? D(w.output_tokens) : w.items_per_request;
   p.requests_per_second = m.per_second / units;
   const LatencyObjective& ml = m.latency;
   auto take = [](std::optional<double>& into, const std::optional<double>& from) {
@@ -263,6 +268,10 @@ double ApplyMeasured(const MeasuredServing& m, const InferenceSpec& spec, Config
 }
 
 std::string Gib(double bytes) { return fmt::format("{:.1f}", bytes / kGib); }
+
+std::string ConfigName(const Config& cfg) {
+  return cfg.gpus == 0 ? "cpu " + cfg.cpu_instance : fmt::format("{} x{}", cfg.gpu, cfg.gpus);
+}
 
 /// Builds every config the catalog allows; the losers go to `why` (reason → offers).
 std::vector<Config> BuildConfigs(const InferenceSpec& spec, const catalog::Catalog& c,
@@ -303,18 +312,19 @@ std::vector<Config> BuildConfigs(const InferenceSpec& spec, const catalog::Catal
       auto perf = SizeReplica(spec.model, spec.workload, spec.latency, cfg.hw);
       if (!perf) {
         const MemoryFit f = Memory(spec.model, spec.workload, cfg.hw, 1);
-        no_fit = fmt::format("{}: does not fit on up to {} GPU{} per replica: needs {} GiB of {} "
-                             "GiB per GPU (weights {} GiB)",
-                             name, g, g == 1 ? "" : "s", Gib(f.total()), Gib(f.capacity),
-                             Gib(f.weights));
+        no_fit = fmt::format(
+            "{}: does not fit on up to {} GPU{} per replica: needs {} GiB of {} "
+            "GiB per GPU (weights {} GiB)",
+            name, g, g == 1 ? "" : "s", Gib(f.total()), Gib(f.capacity), Gib(f.weights));
         continue;
       }
       cfg.perf = *perf;
       any_fit = true;
       out.push_back(std::move(cfg));
     }
-    if (!any_fit) why[no_fit.empty() ? name + ": no offer within max_gpus_per_replica" : no_fit] +=
-        offers.size();
+    if (!any_fit)
+      why[no_fit.empty() ? name + ": no offer within max_gpus_per_replica" : no_fit] +=
+          offers.size();
   }
   for (const auto& [key, offers] : by_cpu) {
     const Offer& first = *offers.front();
@@ -353,11 +363,11 @@ Result<double> Calibrate(const InferenceSpec& spec, std::vector<Config>& configs
       ++(configs[i].gpus == 0 ? n_cpu : n_gpu);
     }
     if (!matched) {
-      return Fail(ErrorCode::kBadInput,
-                  fmt::format("{}: measured profile matches no serving option ({} {}): check "
-                              "the name, gpus, and the constraints",
-                              m.where, m.gpu.empty() ? "offer" : "gpu",
-                              m.gpu.empty() ? m.offer : m.gpu));
+      return Fail(
+          ErrorCode::kBadInput,
+          fmt::format("{}: measured profile matches no serving option ({} {}): check "
+                      "the name, gpus, and the constraints",
+                      m.where, m.gpu.empty() ? "offer" : "gpu", m.gpu.empty() ? m.offer : m.gpu));
     }
   }
   const double k_gpu = n_gpu > 0 ? std::exp(log_gpu / n_gpu) : 1.0;
@@ -391,8 +401,8 @@ void Rank(std::vector<ServingOption>& options, int lifetime_months) {
                                  (o.lifetime - best.lifetime).ToString(), lifetime_months);
     const int term = o.committed() ? (o.tier.find("3y") != std::string::npos ? 36 : 12) : 0;
     if (term > lifetime_months) {
-      o.lost_because += fmt::format(" (the {}-month commitment outlasts the model's {})", term,
-                                    lifetime_months);
+      o.lost_because +=
+          fmt::format(" (the {}-month commitment outlasts the model's {})", term, lifetime_months);
     } else if (o.utilization > 0 && o.utilization < 0.5 && !o.autoscaled) {
       o.lost_because += fmt::format(" ({:.0f}% utilized at the mean load)", 100 * o.utilization);
     }
@@ -429,9 +439,15 @@ Result<ServingPlan> PlanServing(const InferenceSpec& spec, const catalog::Catalo
   size_t spot_refused = 0;
   const std::vector<double> load = HourlyLoad(w);
   for (const Config& cfg : configs) {
+    if (w.peak_rps * (1 + spec.schedule.headroom) / cfg.perf.requests_per_second > kMaxReplicas) {
+      why[fmt::format("{}: needs more than {:.0f} replicas for the peak", ConfigName(cfg),
+                      kMaxReplicas)] += cfg.offers.size();
+      continue;
+    }
     Pricing p{spec, cfg.perf.requests_per_second, 0, {}};
     p.peak_replicas = ReplicasFor(w.peak_rps, p.replica_rps, spec.schedule.headroom);
-    for (double rps : load) p.hourly_replicas.push_back(ReplicasFor(rps, p.replica_rps, spec.schedule.headroom));
+    for (double rps : load)
+      p.hourly_replicas.push_back(ReplicasFor(rps, p.replica_rps, spec.schedule.headroom));
     PriceConfig(cfg, p, c, plan, options, spot_refused);
   }
   if (spot_refused > 0) {

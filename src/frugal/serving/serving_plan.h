@@ -36,9 +36,9 @@ struct ServingOption {
   Money monthly;
   Money lifetime;  ///< over the lifetime, or the commitment's term when that is longer
   double usd_per_million_requests = 0;
-  double usd_per_million_units = 0;  ///< output tokens (decoder) or items
+  double usd_per_million_units = 0;              ///< output tokens (decoder) or items
   std::optional<double> break_even_utilization;  ///< committed: hours share where it pays off
-  double utilization = 0;  ///< mean load ÷ the peak replicas' capacity
+  double utilization = 0;                        ///< mean load ÷ the peak replicas' capacity
   bool estimated_price = false;
   std::string lost_because;  ///< why it ranks below the best; empty for the best
   [[nodiscard]] bool committed() const { return tier.rfind("reserved", 0) == 0; }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "support/test_support.h"
 
@@ -148,12 +149,63 @@ TEST(ServingCli, LifetimeBillWithTrainingRetrainingAndAChart) {
   EXPECT_NE(html.find("$17,532.32"), std::string::npos);
 }
 
+TEST(ServingCli, SmallClassifierGoesToACpuInstanceOnTheShippedCatalog) {
+  TempDir home;
+  const auto spec = home / "classifier.yaml";
+  testing::WriteTestFile(spec,
+                         "apiVersion: frugal/v1\nkind: Inference\n"
+                         "model: {type: encoder, layers: 6, hidden: 384, heads: 12, ffn: 1536, "
+                         "mlp: gelu, vocab: 30522}\n"
+                         "workload: {rps: 10, peak_rps: 20, tokens_per_item: 64}\n"
+                         "latency: {request_p95: 50ms}\n"
+                         "constraints: {clouds: [aws], regions: [us-east-1]}\n");
+  const auto doc = Json({"plan", spec.string()}, home);
+  ASSERT_FALSE(doc["options"].empty());
+  EXPECT_EQ(doc["options"][0]["gpu"], "cpu");
+  EXPECT_TRUE(doc["options"][0]["meets_latency"].get<bool>());
+  EXPECT_EQ(doc["options"][0]["cloud"], "aws");
+}
+
+std::string RunId(const std::vector<std::string>& tags, const TempDir& home) {
+  std::vector<std::string> args = {"--json", "run", "--gpu",  "T4",
+                                   "--gpus", "1",   "--tier", "on_demand"};
+  for (const std::string& t : tags) {
+    args.push_back("--tag");
+    args.push_back(t);
+  }
+  args.insert(args.end(), {"--", "/bin/sleep", "1"});
+  const auto r = RunFrugal(args, home.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out)["run_id"].get<std::string>();
+}
+
+TEST(ServingCli, LedgerReportsServingApartAndPricesTrainingFromARealRun) {
+  TempDir home;
+  const std::string training = RunId({"team=ml"}, home);
+  RunId({"team=ml", "workload=serving"}, home);
+  const auto report = Json({"report", "--by", "workload"}, home);
+  ASSERT_EQ(report["rows"].size(), 2u) << report;
+  std::set<std::string> workloads;
+  for (const auto& row : report["rows"]) workloads.insert(row["workload"].get<std::string>());
+  EXPECT_EQ(workloads, (std::set<std::string>{"serving", "training"}));
+  const auto bill = Json({"tco", Example("t4-classifier.yaml"), "--run", training}, home);
+  EXPECT_GT(bill["training_usd"].get<double>(), 0);
+  EXPECT_LT(bill["training_usd"].get<double>(), 0.01);  // a second of a $0.526/h T4
+  EXPECT_NE(bill["training_source"].get<std::string>().find(training), std::string::npos);
+  EXPECT_DOUBLE_EQ(bill["inference_total_usd"].get<double>(), 17520.0);
+  const auto missing =
+      RunFrugal({"tco", Example("t4-classifier.yaml"), "--run", "r-nope"}, home.path());
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;
+  EXPECT_NE(missing.err.find("no run 'r-nope'"), std::string::npos) << missing.err;
+}
+
 TEST(ServingCli, BadInferenceSpecIsExitTwoWithFileLineAndField) {
   TempDir home;
   const auto spec = home / "bad.yaml";
-  testing::WriteTestFile(spec,
-                         "apiVersion: frugal/v1\nkind: Inference\nmodel:\n  params: 7b\n"
-                         "  weights: int3\nworkload: {rps: 1, input_tokens: 1, output_tokens: 1}\n");
+  testing::WriteTestFile(
+      spec,
+      "apiVersion: frugal/v1\nkind: Inference\nmodel:\n  params: 7b\n"
+      "  weights: int3\nworkload: {rps: 1, input_tokens: 1, output_tokens: 1}\n");
   for (const char* command : {"plan", "tco"}) {
     const auto r = RunFrugal({command, spec.string()}, home.path());
     EXPECT_EQ(r.exit_code, 2) << r.err;

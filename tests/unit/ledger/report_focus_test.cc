@@ -121,6 +121,25 @@ TYPED_TEST(ReportFocus, ClipsSegmentsToTheWindowAndGroupsByGpuAndTier) {
             std::string::npos);
 }
 
+TYPED_TEST(ReportFocus, ByWorkloadSeparatesServingFromTraining) {
+  NewRun run;
+  run.name = "chat-server";
+  run.tags.team = "nlp";
+  run.tags.Set("workload", "serving");
+  run.start = Day(13);
+  const RunId id = this->ledger_->BeginRun(run).value();
+  ASSERT_TRUE(this->ledger_->OpenSegment(id, Offer("T4", 1, "on_demand", 50), Day(13)));
+  ASSERT_TRUE(this->ledger_->FinishRun(id, RunStatus::kSucceeded, Day(15)));
+  const Report r = BuildReport(*this->ledger_, this->Options("workload")).value();
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_EQ(r.rows[0].key, std::vector<std::string>{"training"});  // untagged runs
+  EXPECT_EQ(r.rows[0].spend, Money::FromCents(4000));
+  EXPECT_EQ(r.rows[0].runs, 4);
+  EXPECT_EQ(r.rows[1].key, std::vector<std::string>{"serving"});
+  EXPECT_EQ(r.rows[1].spend, Money::FromCents(48 * 50));  // two days at $0.50/h
+  EXPECT_EQ(r.rows[1].runs, 1);
+}
+
 TYPED_TEST(ReportFocus, WritesCsvAndJson) {
   const Report r = BuildReport(*this->ledger_, this->Options("team")).value();
   std::ostringstream csv;

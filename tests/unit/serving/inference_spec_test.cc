@@ -78,31 +78,35 @@ void ExpectError(const std::string& text, const std::string& where, const std::s
 
 TEST(InferenceSpec, BadInputNamesFileLineAndField) {
   const std::string head = "apiVersion: frugal/v1\nkind: Inference\n";
-  ExpectError(head + "model: {params: 7b, weigths: int4}\nworkload: {rps: 1}\n", "serve.yaml:3:",
-              "unknown key 'weigths'");
+  ExpectError(head + "model: {params: 7b, weigths: int4}\nworkload: {rps: 1}\n",
+              "serve.yaml:3:", "unknown key 'weigths'");
   ExpectError(head + "model: {params: 7b}\nworkload: {rps: 1, input_tokens: 10}\n",
               "serve.yaml:4:", "output_tokens");
-  ExpectError(head + "model: {params: 7b, weights: int3}\nworkload: {rps: 1}\n", "serve.yaml:3:",
-              "field 'weights'");
+  ExpectError(head + "model: {params: 7b, weights: int3}\nworkload: {rps: 1}\n",
+              "serve.yaml:3:", "field 'weights'");
   ExpectError(head + "model: {type: encoder, params: 7b}\nworkload:\n  daily_shape: [1, 2]\n",
               "serve.yaml:5:", "24 values");
   ExpectError(head + "model: {type: encoder, params: 7b}\nworkload: {rps: 5, peak_rps: 2}\n",
               "serve.yaml:4:", "below the mean");
-  ExpectError(head + "model: {type: encoder, params: 1b}\nworkload: {rps: 1}\n"
-                     "latency: {tpot_p95: 10ms}\n",
+  ExpectError(head +
+                  "model: {type: encoder, params: 1b}\nworkload: {rps: 1}\n"
+                  "latency: {tpot_p95: 10ms}\n",
               "serve.yaml:5:", "only for a decoder");
-  ExpectError(head + "model: {type: cnn, params: 25m}\nworkload: {rps: 1}\n", "serve.yaml:3:",
-              "flops_per_item");
-  ExpectError(head + "model: {type: encoder, params: 1b}\nworkload: {rps: 1}\n"
-                     "measured:\n  - {gpu: T5, items_per_second: 10}\n",
+  ExpectError(head + "model: {type: cnn, params: 25m}\nworkload: {rps: 1}\n",
+              "serve.yaml:3:", "flops_per_item");
+  ExpectError(head +
+                  "model: {type: encoder, params: 1b}\nworkload: {rps: 1}\n"
+                  "measured:\n  - {gpu: T5, items_per_second: 10}\n",
               "serve.yaml:6:", "unknown GPU 'T5'");
-  ExpectError(head + "model: {type: encoder, params: 1b}\nworkload: {rps: 1}\n"
-                     "training: {cost: 10, study: s}\n",
+  ExpectError(head +
+                  "model: {type: encoder, params: 1b}\nworkload: {rps: 1}\n"
+                  "training: {cost: 10, study: s}\n",
               "serve.yaml:5:", "exactly one of job, cost, run and study");
   ExpectError("apiVersion: frugal/v1\nkind: Job\nmodel: {params: 1b}\nworkload: {rps: 1}\n",
               "serve.yaml:2:", "expected Inference");
-  ExpectError(head + "model: {type: encoder, params: 1b}\nworkload: {rps: 1}\n"
-                     "serving: {hours: weekends}\n",
+  ExpectError(head +
+                  "model: {type: encoder, params: 1b}\nworkload: {rps: 1}\n"
+                  "serving: {hours: weekends}\n",
               "serve.yaml:5:", "unknown 'weekends'");
 }
 

@@ -89,8 +89,8 @@ TEST(ReplicaModel, WeightBytesByFormat) {
   // head and norms (262,410,240) in 16 bits.
   EXPECT_NEAR(ModelWeightBytes(Llama7b(WeightFormat::kInt4)),
               6'476'005'376.0 * 0.53125 + 262'410'240.0 * 2, 1.0);
-  EXPECT_NEAR(ModelWeightBytes(Llama7b(WeightFormat::kInt8)),
-              6'476'005'376.0 + 262'410'240.0 * 2, 1.0);
+  EXPECT_NEAR(ModelWeightBytes(Llama7b(WeightFormat::kInt8)), 6'476'005'376.0 + 262'410'240.0 * 2,
+              1.0);
 }
 
 TEST(ReplicaModel, KvCacheBytesPerToken) {
@@ -196,14 +196,14 @@ TEST(ReplicaModel, EncoderBatchIsComputeBound) {
   // 2 × 12 layers × 7,077,888 linear weights × 128 tokens + 4 × 12 × 768 × 128².
   EXPECT_DOUBLE_EQ(ItemFlops(m, w), 2.0 * 12 * 7'077'888 * 128 + 4.0 * 12 * 768 * 128 * 128);
   const ReplicaHardware hw = *GpuReplica(T4(), 1, WeightFormat::kFp16);
-  EXPECT_NEAR(BatchSeconds(m, w, hw, 32), 32 * ItemFlops(m, w) / (65e12 * 0.5) + 12 * 30e-6,
-              1e-12);
+  EXPECT_NEAR(BatchSeconds(m, w, hw, 32), 32 * ItemFlops(m, w) / (65e12 * 0.5) + 12 * 30e-6, 1e-12);
   LatencyObjective goal;
   goal.request_p95 = 0.05;
   const auto sized = SizeReplica(m, w, goal, hw);
   ASSERT_TRUE(sized);
   EXPECT_LE(*sized->latency.request_p95, 0.05);
-  EXPECT_DOUBLE_EQ(*sized->latency.request_p95, kRequestP95Factor * BatchSeconds(m, w, hw, sized->batch));
+  EXPECT_DOUBLE_EQ(*sized->latency.request_p95,
+                   kRequestP95Factor * BatchSeconds(m, w, hw, sized->batch));
 }
 
 TEST(ReplicaModel, CpuInstanceFromItsVcpus) {

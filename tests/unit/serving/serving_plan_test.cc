@@ -67,7 +67,7 @@ TEST(ServingPlan, SeedFourT4ServingAllMonth) {
   EXPECT_EQ(best.gpus_per_replica, 1);
   EXPECT_EQ(best.replicas, 4);  // ceil(400 × 1.2 / 120)
   EXPECT_EQ(best.tier, "on_demand");
-  EXPECT_EQ(best.monthly, Money::FromCents(146'000));    // 4 × $0.50 × 730 h
+  EXPECT_EQ(best.monthly, Money::FromCents(146'000));     // 4 × $0.50 × 730 h
   EXPECT_EQ(best.lifetime, Money::FromCents(1'752'000));  // × 12 months
   EXPECT_TRUE(best.perf.measured);
   EXPECT_TRUE(best.perf.meets_latency);
@@ -138,18 +138,17 @@ TEST(ServingPlan, CpuWinsWhenItMeetsTheLatency) {
   auto f = Load(
       "  - {name: t4, cloud: test, gpu: T4, price_per_hour: 0.50}\n"
       "  - {name: cpu-2, cloud: test, vcpus: 2, ram_gib: 4, price_per_hour: 0.10}\n");
-  const ServingPlan p = Plan(*f, Spec(*f, kSmallClassifier +
-                                              "latency: {request_p95: 50ms}\n"
-                                              "constraints: {clouds: [test]}\n"));
+  const ServingPlan p = Plan(*f, Spec(*f, kSmallClassifier + "latency: {request_p95: 50ms}\n"
+                                                             "constraints: {clouds: [test]}\n"));
   ASSERT_FALSE(p.options.empty());
   EXPECT_EQ(p.options.front().gpu, "cpu");
   EXPECT_EQ(p.options.front().gpus_per_replica, 0);
   EXPECT_TRUE(p.options.front().perf.meets_latency);
   EXPECT_EQ(p.options.front().monthly, Money::FromCents(7'300));
   // The same model under a 2 ms objective: the CPU misses it and the T4 wins.
-  const ServingPlan tight = Plan(*f, Spec(*f, kSmallClassifier +
-                                                  "latency: {request_p95: 2ms}\n"
-                                                  "constraints: {clouds: [test]}\n"));
+  const ServingPlan tight =
+      Plan(*f, Spec(*f, kSmallClassifier + "latency: {request_p95: 2ms}\n"
+                                           "constraints: {clouds: [test]}\n"));
   ASSERT_FALSE(tight.options.empty());
   EXPECT_EQ(tight.options.front().gpu, "T4");
   const auto cpu = std::find_if(tight.options.begin(), tight.options.end(),
@@ -163,9 +162,9 @@ TEST(ServingPlan, CommitmentLongerThanTheModelsLifeIsPaidInFull) {
   auto f = Load(
       "  - {name: t4, cloud: test, gpu: T4, price_per_hour: 1.00}\n"
       "  - {name: t4, cloud: test, gpu: T4, price_per_hour: 0.40, tier: reserved_3y}\n");
-  const ServingPlan p = Plan(*f, Spec(*f, kSmallClassifier +
-                                              "serving: {lifetime_months: 6}\n"
-                                              "constraints: {clouds: [test], gpus: [T4]}\n"));
+  const ServingPlan p =
+      Plan(*f, Spec(*f, kSmallClassifier + "serving: {lifetime_months: 6}\n"
+                                           "constraints: {clouds: [test], gpus: [T4]}\n"));
   const ServingOption* committed = Find(p, "reserved_3y");
   ASSERT_NE(committed, nullptr);
   EXPECT_EQ(committed->lifetime, committed->monthly * 36);
@@ -178,8 +177,8 @@ TEST(ServingPlan, MeasuredGpuCalibratesTheOthers) {
   auto f = Load(
       "  - {name: t4, cloud: test, gpu: T4, price_per_hour: 0.50}\n"
       "  - {name: l4, cloud: test, gpu: L4, price_per_hour: 0.80}\n");
-  const std::string base = kEncoder + "workload: {rps: 10, tokens_per_item: 384}\n" +
-                           "constraints: {clouds: [test]}\n";
+  const std::string base =
+      kEncoder + "workload: {rps: 10, tokens_per_item: 384}\n" + "constraints: {clouds: [test]}\n";
   const ServingPlan model = Plan(*f, Spec(*f, base));
   auto l4_of = [](const ServingPlan& p) {
     return std::find_if(p.options.begin(), p.options.end(),
@@ -202,9 +201,9 @@ TEST(ServingPlan, MeasuredGpuCalibratesTheOthers) {
 
 TEST(ServingPlan, MeasuredProfileMatchingNothingIsAnError) {
   auto f = Load("  - {name: t4, cloud: test, gpu: T4, price_per_hour: 0.50}\n");
-  const InferenceSpec spec =
-      Spec(*f, kSmallClassifier + "measured:\n  - {offer: nowhere, items_per_second: 10}\n"
-                                  "constraints: {clouds: [test]}\n");
+  const InferenceSpec spec = Spec(*f, kSmallClassifier +
+                                          "measured:\n  - {offer: nowhere, items_per_second: 10}\n"
+                                          "constraints: {clouds: [test]}\n");
   auto p = PlanServing(spec, f->catalog);
   ASSERT_FALSE(p);
   EXPECT_EQ(p.error().code, ErrorCode::kBadInput);
@@ -221,6 +220,26 @@ TEST(ServingPlan, ModelTooBigForEveryGpuSaysWhy) {
   EXPECT_TRUE(std::any_of(p.excluded.begin(), p.excluded.end(), [](const auto& e) {
     return e.reason.find("T4: does not fit on up to 1 GPU per replica") != std::string::npos;
   }));
+}
+
+TEST(ServingPlan, AbsurdTrafficIsALossNotAnOverflow) {
+  auto f = Load("  - {name: t4, cloud: test, gpu: T4, price_per_hour: 9000000000}\n");
+  const ServingPlan p =
+      Plan(*f, Spec(*f, kEncoder + "workload: {rps: 1000000000, tokens_per_item: 512}\n"
+                                   "serving: {lifetime_months: 600}\n"
+                                   "constraints: {clouds: [test]}\n"));
+  EXPECT_TRUE(p.options.empty());
+  EXPECT_TRUE(std::any_of(p.excluded.begin(), p.excluded.end(), [](const auto& e) {
+    return e.reason.find("T4 x1: needs more than 100000 replicas") != std::string::npos;
+  }));
+  // At the limit of what it sizes, a dear offer saturates instead of wrapping around.
+  const ServingPlan dear =
+      Plan(*f, Spec(*f, kEncoder + "workload: {rps: 1000, tokens_per_item: 512}\n"
+                                   "serving: {lifetime_months: 600}\n"
+                                   "constraints: {clouds: [test]}\n"));
+  ASSERT_FALSE(dear.options.empty());
+  EXPECT_GT(dear.options.front().lifetime, Money());
+  EXPECT_GE(dear.options.front().lifetime, dear.options.front().monthly);
 }
 
 }  // namespace
