@@ -56,6 +56,11 @@ std::string KeyOf(GroupKey key, const Charge& c) {
       return TagOf(c, "owner", c.run_tags.owner);
     case GroupKey::kGpu:
       return "-";
+    case GroupKey::kWorkload: {
+      // As for runs: a bill row without a workload tag counts as training.
+      const std::string workload = TagOf(c, "workload", "");
+      return workload == "-" ? "training" : workload;
+    }
     case GroupKey::kTier: {
       const std::string category = ToLower(c.pricing_category);
       if (category == "standard") return "on_demand";
