@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "frugal/core/money.h"
+#include "frugal/ledger/ledger.h"
 #include "frugal/ledger/types.h"
 #include "frugal/run/child_process.h"
 #include "frugal/run/run_journal.h"
@@ -104,6 +105,32 @@ TEST(RunFaults, ASweepCostsAKilledSupervisorToItsJournalsLastRecordAndARestartAg
                                                           TimeOf(show["segments"][0]["start"])))
                 .micros(),
             swept_cost);
+}
+
+TEST(RunFaults, ASweepCatchesUpARunAnEarlierSweepAlreadyMarkedLost) {
+  TempDir home;
+  ledger::Timestamp killed_at{};
+  ASSERT_NO_FATAL_FAILURE(RunAndKill({"--price", "36/h", "--run-id", "K2", "--sample-interval",
+                                      "100ms", "--", "/bin/sh", "-c", "exec sleep 30"},
+                                     home, std::chrono::milliseconds(1500), &killed_at));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  {
+    // What every command's own sweep does (after 10 minutes): lost at the last heartbeat, with
+    // no look at the journal.
+    auto db = ledger::Ledger::Open((home / "data" / "ledger.sqlite").string());
+    ASSERT_TRUE(db.has_value()) << db.error().message;
+    ASSERT_EQ((*db)->SweepLost(ledger::Now(), std::chrono::seconds(1))->size(), 1u);
+  }
+  const json swept = JsonOf({"ledger", "sweep", "--stale", "1s"}, home.path());
+  EXPECT_EQ(swept["lost_runs"].size(), 0u) << swept.dump();
+  ASSERT_EQ(swept["caught_up_from_journal"].size(), 1u) << swept.dump();
+  const json show = JsonOf({"runs", "show", "K2"}, home.path());
+  EXPECT_EQ(TimeOf(show["segments"][0]["end"]), LastJournalRecord("K2", home));
+  EXPECT_GE(TimeOf(show["segments"][0]["end"]), killed_at - std::chrono::milliseconds(200));
+  // Nothing is left to do the next time.
+  EXPECT_EQ(JsonOf({"ledger", "sweep", "--stale", "1s"}, home.path())["caught_up_from_journal"]
+                .size(),
+            0u);
 }
 
 TEST(RunFaults, KilledAttemptsCountOnceSoTheCapsAndTheLedgerAgreeToTheCent) {
