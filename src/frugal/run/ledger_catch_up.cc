@@ -205,9 +205,11 @@ Result<LedgerCatchUp> CatchUpFromJournal(ledger::Ledger& ledger, const std::stri
   const bool killed_and_swept = !last.finished && run.status == ledger::RunStatus::kLost;
   std::map<int, ledger::SegmentId> segment_ids;  // the journal's numbers, for its events
   for (const JournalAttempt& attempt : attempts) {
-    const bool killed = killed_and_swept && &attempt == &last;
     for (JournalSegment seg : attempt.segments) {
-      if (killed && !seg.closed && last.last_record) {
+      // The segment the killed supervisor left open (earlier ones of its attempt, closed in the
+      // journal, are caught up as any other).
+      const bool killed = killed_and_swept && &attempt == &last && !seg.closed;
+      if (killed && last.last_record) {
         seg.closed = std::max(seg.opened, *last.last_record);
         seg.end = "lost";
       }

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "frugal/core/money.h"
+#include "frugal/ledger/ledger.h"
 #include "frugal/ledger/types.h"
 #include "frugal/run/child_process.h"
 #include "frugal/run/run_journal.h"
@@ -106,6 +107,32 @@ TEST(RunFaults, ASweepCostsAKilledSupervisorToItsJournalsLastRecordAndARestartAg
             swept_cost);
 }
 
+TEST(RunFaults, ASweepCatchesUpARunAnEarlierSweepAlreadyMarkedLost) {
+  TempDir home;
+  ledger::Timestamp killed_at{};
+  ASSERT_NO_FATAL_FAILURE(RunAndKill({"--price", "36/h", "--run-id", "K2", "--sample-interval",
+                                      "100ms", "--", "/bin/sh", "-c", "exec sleep 30"},
+                                     home, std::chrono::milliseconds(1500), &killed_at));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  {
+    // What every command's own sweep does (after 10 minutes): lost at the last heartbeat, with
+    // no look at the journal.
+    auto db = ledger::Ledger::Open((home / "data" / "ledger.sqlite").string());
+    ASSERT_TRUE(db.has_value()) << db.error().message;
+    ASSERT_EQ((*db)->SweepLost(ledger::Now(), std::chrono::seconds(1))->size(), 1u);
+  }
+  const json swept = JsonOf({"ledger", "sweep", "--stale", "1s"}, home.path());
+  EXPECT_EQ(swept["lost_runs"].size(), 0u) << swept.dump();
+  ASSERT_EQ(swept["caught_up_from_journal"].size(), 1u) << swept.dump();
+  const json show = JsonOf({"runs", "show", "K2"}, home.path());
+  EXPECT_EQ(TimeOf(show["segments"][0]["end"]), LastJournalRecord("K2", home));
+  EXPECT_GE(TimeOf(show["segments"][0]["end"]), killed_at - std::chrono::milliseconds(200));
+  // Nothing is left to do the next time.
+  EXPECT_EQ(JsonOf({"ledger", "sweep", "--stale", "1s"}, home.path())["caught_up_from_journal"]
+                .size(),
+            0u);
+}
+
 TEST(RunFaults, KilledAttemptsCountOnceSoTheCapsAndTheLedgerAgreeToTheCent) {
   TempDir home;
   // $360/h is 10 cents a second; the budget is 10 seconds. Heartbeats every 200 ms carry the
@@ -143,10 +170,14 @@ TEST(RunFaults, KilledAttemptsCountOnceSoTheCapsAndTheLedgerAgreeToTheCent) {
   const int64_t ledger_micros = show["cost_micros"].get<int64_t>();
   const int64_t caps_micros =
       Money::Parse(summary["caps_counted"]["spent_all_attempts"].get<std::string>())->micros();
-  // The caps counted what the ledger charges, to the cent; the budget was spent, not more than
-  // a cent (an accrual interval and the stop) past it.
-  EXPECT_LE(std::abs(caps_micros - ledger_micros), 10'000) << summary.dump() << show.dump();
-  EXPECT_GE(ledger_micros, 990'000) << show.dump();
+  // The caps counted what the ledger charges. They count each supervisor's whole time, its
+  // start-up and wind-down around the segments too (tens of milliseconds an attempt, half a
+  // second in all on a loaded machine: 5 cents at this price, half a cent at the issue's
+  // $36/h); a killed attempt counted twice would be 25 cents.
+  EXPECT_LE(std::abs(caps_micros - ledger_micros), 50'000) << summary.dump() << show.dump();
+  // The ledger holds the whole budget (less what the caps counted around the segments): with
+  // the killed attempts counted twice it would hold about 75 cents.
+  EXPECT_GE(ledger_micros, 950'000) << show.dump();
   EXPECT_LE(ledger_micros, 1'000'000 + 60'000) << show.dump();
   // A fourth attempt is refused: the budget is gone, by the caps and the ledger alike.
   auto fourth = RunFrugal(Concat({"run"}, Concat(run, {"--", "/bin/true"})), home.path());

@@ -329,8 +329,8 @@ TEST(RunLedger, SigkilledSupervisorLeavesARunTheSweepMarksLostAtItsLastHeartbeat
 }
 
 /// Runs `frugal run` as run `id` with one heartbeat (at the start) and samples every 100 ms,
-/// and SIGKILLs it after a second: the journal's last record is well after the ledger's last
-/// heartbeat.
+/// and SIGKILLs it a second into its segment: the journal's last record is well after the
+/// ledger's last heartbeat.
 void StartAndKillWithRareHeartbeats(const std::string& id, const TempDir& home) {
   const std::vector<std::string> args = {FRUGAL_BINARY,
                                          "-q",
@@ -350,6 +350,18 @@ void StartAndKillWithRareHeartbeats(const std::string& id, const TempDir& home) 
   auto frugal =
       ChildProcess::Spawn({args, {{"FRUGAL_HOME", home.path().string()}}, ChildStdout::kInherit});
   ASSERT_TRUE(frugal.has_value());
+  // A second into the segment, however long the supervisor took to open it on a loaded machine.
+  const fs::path journal = home.path() / "data" / "runs" / id / "journal.jsonl";
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  auto opened = [&journal] {
+    for (const json& r : run::ReadJournal(journal)) {
+      if (r["record"] == "segment_opened") return true;
+    }
+    return false;
+  };
+  while (!opened() && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   (*frugal)->SignalGroup(SIGKILL);
   (*frugal)->WaitFor(std::chrono::seconds(10));
