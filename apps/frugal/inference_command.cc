@@ -127,6 +127,48 @@ std::string LatencyCell(const ServingOption& o) {
   return text + (o.perf.meets_latency ? "" : " MISS");
 }
 
+void PrintOptions(const serving::InferenceSpec& spec, const serving::ServingPlan& p,
+                  std::ostream& out) {
+  Table t({{"#", Align::kRight},
+           {"HARDWARE"},
+           {"REPLICAS", Align::kRight},
+           {"TIER"},
+           {"PER REPLICA", Align::kRight},
+           {"LATENCY"},
+           {"MEM GiB", Align::kRight},
+           {"$/MONTH", Align::kRight},
+           {"LIFETIME", Align::kRight},
+           {fmt::format("$/M {}", p.unit == "items" ? "ITEMS" : "TOKENS"), Align::kRight}});
+  for (size_t i = 0; i < p.options.size(); ++i) {
+    const ServingOption& o = p.options[i];
+    const std::string hw = o.gpu == "cpu" ? "cpu " + o.offer->instance_type
+                                          : fmt::format("{} x{}", o.gpu, o.gpus_per_replica);
+    const std::string tier =
+        o.tier + (o.autoscaled ? " autoscaled" : "") + (o.estimated_price ? " (est.)" : "");
+    t.AddRow(
+        {std::to_string(i + 1), hw,
+         o.base_replicas > 0 ? fmt::format("{}+{}", o.base_replicas, o.replicas - o.base_replicas)
+                             : std::to_string(o.replicas),
+         tier, fmt::format("{:.4g}/s{}", o.perf.per_second, o.perf.measured ? " (meas.)" : ""),
+         LatencyCell(o),
+         fmt::format("{:.1f}/{:.0f}", o.perf.memory.total() / kGib, o.perf.memory.capacity / kGib),
+         o.monthly.ToString(), o.lifetime.ToString(),
+         fmt::format("{:.4g}", o.usd_per_million_units)});
+  }
+  t.Render(out);
+  out << fmt::format("Best: {} at {} a month, {} over {} months.\n",
+                     serving::DescribeOption(p.options.front()),
+                     p.options.front().monthly.ToString(), p.options.front().lifetime.ToString(),
+                     spec.schedule.lifetime_months);
+  int shown = 0;
+  for (const ServingOption& o : p.options) {
+    if (o.break_even_utilization && o.base_replicas == 0 && shown++ < 3) {
+      out << fmt::format("  {} {}: pays off when used more than {:.0f}% of the hours\n",
+                         o.offer->Id(), o.tier, 100 * *o.break_even_utilization);
+    }
+  }
+}
+
 void PrintServing(const serving::InferenceSpec& spec, const serving::ServingPlan& p, Streams& s) {
   const serving::Workload& w = spec.workload;
   s.out << fmt::format(
@@ -139,45 +181,7 @@ void PrintServing(const serving::InferenceSpec& spec, const serving::ServingPlan
   if (p.options.empty()) {
     s.out << "No option can serve this model.\n";
   } else {
-    Table t({{"#", Align::kRight},
-             {"HARDWARE"},
-             {"REPLICAS", Align::kRight},
-             {"TIER"},
-             {"PER REPLICA", Align::kRight},
-             {"LATENCY"},
-             {"MEM GiB", Align::kRight},
-             {"$/MONTH", Align::kRight},
-             {"LIFETIME", Align::kRight},
-             {fmt::format("$/M {}", p.unit == "items" ? "ITEMS" : "TOKENS"), Align::kRight}});
-    for (size_t i = 0; i < p.options.size(); ++i) {
-      const ServingOption& o = p.options[i];
-      const std::string hw = o.gpu == "cpu" ? "cpu " + o.offer->instance_type
-                                            : fmt::format("{} x{}", o.gpu, o.gpus_per_replica);
-      const std::string tier =
-          o.tier + (o.autoscaled ? " autoscaled" : "") + (o.estimated_price ? " (est.)" : "");
-      t.AddRow(
-          {std::to_string(i + 1), hw,
-           o.base_replicas > 0 ? fmt::format("{}+{}", o.base_replicas, o.replicas - o.base_replicas)
-                               : std::to_string(o.replicas),
-           tier, fmt::format("{:.4g}/s{}", o.perf.per_second, o.perf.measured ? " (meas.)" : ""),
-           LatencyCell(o),
-           fmt::format("{:.1f}/{:.0f}", o.perf.memory.total() / kGib,
-                       o.perf.memory.capacity / kGib),
-           o.monthly.ToString(), o.lifetime.ToString(),
-           fmt::format("{:.4g}", o.usd_per_million_units)});
-    }
-    t.Render(s.out);
-    s.out << fmt::format("Best: {} at {} a month, {} over {} months.\n",
-                         serving::DescribeOption(p.options.front()),
-                         p.options.front().monthly.ToString(),
-                         p.options.front().lifetime.ToString(), spec.schedule.lifetime_months);
-    int shown = 0;
-    for (const ServingOption& o : p.options) {
-      if (o.break_even_utilization && o.base_replicas == 0 && shown++ < 3) {
-        s.out << fmt::format("  {} {}: pays off when used more than {:.0f}% of the hours\n",
-                             o.offer->Id(), o.tier, 100 * *o.break_even_utilization);
-      }
-    }
+    PrintOptions(spec, p, s.out);
   }
   bool header = false;
   for (size_t i = 1; i < p.options.size(); ++i) {

@@ -76,7 +76,8 @@ const ServingOption* Habit(const ServingPlan& p, const catalog::Catalog& c) {
   for (const ServingOption& o : p.options) {
     if (!OnDemandStatic(o) || o.gpu == "cpu") continue;
     const catalog::GpuSpec* g = c.FindGpu(o.gpu);
-    const double peak = g && g->bf16_tflops ? *g->bf16_tflops * o.gpus_per_replica : 0;
+    // Per GPU: the ranking lists the GPU's cheapest replica shape first, which is kept.
+    const double peak = g && g->bf16_tflops ? *g->bf16_tflops : 0;
     if (peak > most) {
       most = peak;
       habit = &o;

@@ -141,72 +141,85 @@ ServingOption BaseOption(const Config& cfg, const Pricing& p, const Offer& o) {
 
 /// Every priced option of one config: one per tier (the cheapest offer), autoscaled on demand
 /// and a committed base with an on-demand peak when the load varies.
-void PriceConfig(const Config& cfg, const Pricing& p, const catalog::Catalog& c, ServingPlan& plan,
-                 std::vector<ServingOption>& out, size_t& spot_refused) {
-  const ServingSchedule& s = p.spec.schedule;
-  const int lifetime = s.lifetime_months;
-  auto static_cost = [&](double hours) {
-    return [&cfg, &p, hours](const Offer& o) {
-      return StaticMonthly(o, InstancesFor(p.peak_replicas, PerInstance(cfg, o)), hours);
-    };
-  };
-  if (auto od = Cheapest(cfg, Tier::kOnDemand, static_cost(s.hours_per_month))) {
-    ServingOption opt = BaseOption(cfg, p, *od->first);
-    opt.paid_hours_per_month = s.hours_per_month;
-    opt.monthly = od->second;
-    opt.lifetime = LifetimeOf(opt.monthly, lifetime, 0);
-    Finish(opt, p, plan);
-    out.push_back(opt);
-  }
-  const bool varies =
-      !p.spec.workload.daily_shape.empty() &&
-      *std::min_element(p.hourly_replicas.begin(), p.hourly_replicas.end()) < p.peak_replicas;
-  if (varies) {
-    auto autoscaled = [&](const Offer& o) { return AutoscaledMonthly(p, cfg, o, 0); };
-    if (auto od = Cheapest(cfg, Tier::kOnDemand, autoscaled)) {
-      ServingOption opt = BaseOption(cfg, p, *od->first);
-      opt.autoscaled = true;
-      opt.paid_hours_per_month = s.hours_per_month;
-      opt.monthly = od->second;
-      opt.lifetime = LifetimeOf(opt.monthly, lifetime, 0);
-      Finish(opt, p, plan);
-      out.push_back(opt);
-    }
-  }
+/// A committed base for the quietest hour of the shape, on demand for the rest of the day.
+std::optional<ServingOption> PriceMix(const Config& cfg, const Pricing& p, const ServingPlan& plan,
+                                      const ServingOption& committed, Tier t) {
+  const int lifetime = p.spec.schedule.lifetime_months;
+  const int base = *std::min_element(p.hourly_replicas.begin(), p.hourly_replicas.end());
+  const Offer& co = *committed.offer;
+  const int base_instances = InstancesFor(std::max(base, 1), PerInstance(cfg, co));
+  const int base_replicas = base_instances * PerInstance(cfg, co);
+  auto peak_cost = [&](const Offer& o) { return AutoscaledMonthly(p, cfg, o, base_replicas); };
+  auto od = Cheapest(cfg, Tier::kOnDemand, peak_cost);
+  if (!od) return std::nullopt;
+  ServingOption mix = BaseOption(cfg, p, co);
+  mix.peak_offer = od->first;
+  mix.tier = fmt::format("{}+on_demand", catalog::TierName(t));
+  mix.base_replicas = base_replicas;
+  mix.paid_hours_per_month = kHoursPerMonth;
+  const Money base_monthly = StaticMonthly(co, base_instances, kHoursPerMonth);
+  mix.monthly = Sum(base_monthly, od->second);
+  mix.lifetime =
+      Sum(LifetimeOf(base_monthly, lifetime, CommitmentMonths(t)), od->second.Scaled(D(lifetime)));
+  mix.break_even_utilization = committed.break_even_utilization;
+  Finish(mix, p, plan);
+  return mix;
+}
+
+/// The commitments (1 and 3 years, all month, used or not) and, when the load varies, each
+/// with an on-demand peak.
+void PriceCommitted(const Config& cfg, const Pricing& p, const catalog::Catalog& c,
+                    const ServingPlan& plan, bool varies, std::vector<ServingOption>& out) {
   for (Tier t : {Tier::kReserved1y, Tier::kReserved3y}) {
-    const int term = CommitmentMonths(t);
-    auto committed = Cheapest(cfg, t, static_cost(kHoursPerMonth));
+    auto committed = Cheapest(cfg, t, [&](const Offer& o) {
+      return StaticMonthly(o, InstancesFor(p.peak_replicas, PerInstance(cfg, o)), kHoursPerMonth);
+    });
     if (!committed) continue;
     ServingOption opt = BaseOption(cfg, p, *committed->first);
     opt.paid_hours_per_month = kHoursPerMonth;
     opt.monthly = committed->second;
-    opt.lifetime = LifetimeOf(opt.monthly, lifetime, term);
+    opt.lifetime = LifetimeOf(opt.monthly, p.spec.schedule.lifetime_months, CommitmentMonths(t));
     if (auto od = OnDemandPrice(c, *committed->first); od && od->micros() > 0) {
       opt.break_even_utilization = committed->first->price.per_hour.RatioTo(*od);
     }
     Finish(opt, p, plan);
     out.push_back(opt);
     if (!varies) continue;
-    // A committed base for the quietest hour, on demand for the rest of the day.
-    const int base = *std::min_element(p.hourly_replicas.begin(), p.hourly_replicas.end());
-    const Offer& co = *committed->first;
-    const int base_instances = InstancesFor(std::max(base, 1), PerInstance(cfg, co));
-    const int base_replicas = base_instances * PerInstance(cfg, co);
-    auto peak_cost = [&](const Offer& o) { return AutoscaledMonthly(p, cfg, o, base_replicas); };
-    auto od = Cheapest(cfg, Tier::kOnDemand, peak_cost);
-    if (!od) continue;
-    ServingOption mix = BaseOption(cfg, p, co);
-    mix.peak_offer = od->first;
-    mix.tier = fmt::format("{}+on_demand", catalog::TierName(t));
-    mix.base_replicas = base_replicas;
-    mix.paid_hours_per_month = kHoursPerMonth;
-    const Money base_monthly = StaticMonthly(co, base_instances, kHoursPerMonth);
-    mix.monthly = Sum(base_monthly, od->second);
-    mix.lifetime = Sum(LifetimeOf(base_monthly, lifetime, term), od->second.Scaled(D(lifetime)));
-    mix.break_even_utilization = opt.break_even_utilization;
-    Finish(mix, p, plan);
-    out.push_back(mix);
+    if (auto mix = PriceMix(cfg, p, plan, opt, t)) out.push_back(*mix);
   }
+}
+
+/// An option paying `monthly` for hours a month that are not committed.
+ServingOption Uncommitted(const Config& cfg, const Pricing& p, const ServingPlan& plan,
+                          const std::pair<const Offer*, Money>& cheapest, bool autoscaled) {
+  ServingOption opt = BaseOption(cfg, p, *cheapest.first);
+  opt.autoscaled = autoscaled;
+  opt.paid_hours_per_month = p.spec.schedule.hours_per_month;
+  opt.monthly = cheapest.second;
+  opt.lifetime = LifetimeOf(opt.monthly, p.spec.schedule.lifetime_months, 0);
+  Finish(opt, p, plan);
+  return opt;
+}
+
+/// Every priced option of one config: one per tier (the cheapest offer), autoscaled on demand
+/// and a committed base with an on-demand peak when the load varies.
+void PriceConfig(const Config& cfg, const Pricing& p, const catalog::Catalog& c, ServingPlan& plan,
+                 std::vector<ServingOption>& out, size_t& spot_refused) {
+  const ServingSchedule& s = p.spec.schedule;
+  auto static_cost = [&](const Offer& o) {
+    return StaticMonthly(o, InstancesFor(p.peak_replicas, PerInstance(cfg, o)), s.hours_per_month);
+  };
+  if (auto od = Cheapest(cfg, Tier::kOnDemand, static_cost))
+    out.push_back(Uncommitted(cfg, p, plan, *od, false));
+  const bool varies =
+      !p.spec.workload.daily_shape.empty() &&
+      *std::min_element(p.hourly_replicas.begin(), p.hourly_replicas.end()) < p.peak_replicas;
+  if (varies) {
+    auto autoscaled = [&](const Offer& o) { return AutoscaledMonthly(p, cfg, o, 0); };
+    if (auto od = Cheapest(cfg, Tier::kOnDemand, autoscaled))
+      out.push_back(Uncommitted(cfg, p, plan, *od, true));
+  }
+  PriceCommitted(cfg, p, c, plan, varies, out);
   // Spot: a preempted replica is replaced; its replacement's boot and load is paid again.
   auto spot_cost = [&](const Offer& o) {
     const double hours = s.hours_per_month * (1 + o.preemptions_per_hour * s.restart_hours);
@@ -217,12 +230,7 @@ void PriceConfig(const Config& cfg, const Pricing& p, const catalog::Catalog& c,
       ++spot_refused;
       return;
     }
-    ServingOption opt = BaseOption(cfg, p, *spot->first);
-    opt.paid_hours_per_month = s.hours_per_month;
-    opt.monthly = spot->second;
-    opt.lifetime = LifetimeOf(opt.monthly, lifetime, 0);
-    Finish(opt, p, plan);
-    out.push_back(opt);
+    out.push_back(Uncommitted(cfg, p, plan, *spot, false));
   }
 }
 
@@ -273,6 +281,46 @@ std::string ConfigName(const Config& cfg) {
   return cfg.gpus == 0 ? "cpu " + cfg.cpu_instance : fmt::format("{} x{}", cfg.gpu, cfg.gpus);
 }
 
+/// The replica shapes of one GPU model: 1, 2, 4, 8... GPUs up to the largest instance and
+/// max_gpus_per_replica, each that fits; the losers go to `why`.
+void AddGpuConfigs(const InferenceSpec& spec, const catalog::Catalog& c, const std::string& name,
+                   const std::vector<const Offer*>& offers, std::map<std::string, size_t>& why,
+                   std::vector<Config>& out) {
+  const catalog::GpuSpec* gpu = c.FindGpu(name);
+  int most = 0;
+  for (const Offer* o : offers) most = std::max(most, o->gpu_count);
+  most = std::min(most, spec.constraints.max_gpus_per_replica);
+  std::string no_fit;
+  bool any_fit = false;
+  for (int g = 1; g <= most; g *= 2) {
+    auto hw = gpu ? GpuReplica(*gpu, g, spec.model.weights)
+                  : Result<ReplicaHardware>(Fail(ErrorCode::kBadInput, name + ": unknown GPU"));
+    if (!hw) {
+      why[hw.error().message] += offers.size();
+      return;
+    }
+    Config cfg{name, g, "", *hw, {}, {}};
+    for (const Offer* o : offers) {
+      if (o->gpu_count >= g) cfg.offers.push_back(o);
+    }
+    auto perf = SizeReplica(spec.model, spec.workload, spec.latency, cfg.hw);
+    if (!perf) {
+      const MemoryFit f = Memory(spec.model, spec.workload, cfg.hw, 1);
+      no_fit = fmt::format(
+          "{}: does not fit on up to {} GPU{} per replica: needs {} GiB of {} GiB per GPU "
+          "(weights {} GiB)",
+          name, g, g == 1 ? "" : "s", Gib(f.total()), Gib(f.capacity), Gib(f.weights));
+      continue;
+    }
+    cfg.perf = *perf;
+    any_fit = true;
+    out.push_back(std::move(cfg));
+  }
+  if (!any_fit) {
+    why[no_fit.empty() ? name + ": no offer within max_gpus_per_replica" : no_fit] += offers.size();
+  }
+}
+
 /// Builds every config the catalog allows; the losers go to `why` (reason → offers).
 std::vector<Config> BuildConfigs(const InferenceSpec& spec, const catalog::Catalog& c,
                                  std::map<std::string, size_t>& why) {
@@ -290,42 +338,7 @@ std::vector<Config> BuildConfigs(const InferenceSpec& spec, const catalog::Catal
     }
   }
   std::vector<Config> out;
-  for (const auto& [name, offers] : by_gpu) {
-    const catalog::GpuSpec* gpu = c.FindGpu(name);
-    int most = 0;
-    for (const Offer* o : offers) most = std::max(most, o->gpu_count);
-    most = std::min(most, spec.constraints.max_gpus_per_replica);
-    std::string no_fit;
-    bool any_fit = false;
-    for (int g = 1; g <= most; g *= 2) {
-      auto hw = gpu ? GpuReplica(*gpu, g, spec.model.weights)
-                    : Result<ReplicaHardware>(Fail(ErrorCode::kBadInput, name + ": unknown GPU"));
-      if (!hw) {
-        why[hw.error().message] += offers.size();
-        any_fit = true;  // reported already
-        break;
-      }
-      Config cfg{name, g, "", *hw, {}, {}};
-      for (const Offer* o : offers) {
-        if (o->gpu_count >= g) cfg.offers.push_back(o);
-      }
-      auto perf = SizeReplica(spec.model, spec.workload, spec.latency, cfg.hw);
-      if (!perf) {
-        const MemoryFit f = Memory(spec.model, spec.workload, cfg.hw, 1);
-        no_fit = fmt::format(
-            "{}: does not fit on up to {} GPU{} per replica: needs {} GiB of {} "
-            "GiB per GPU (weights {} GiB)",
-            name, g, g == 1 ? "" : "s", Gib(f.total()), Gib(f.capacity), Gib(f.weights));
-        continue;
-      }
-      cfg.perf = *perf;
-      any_fit = true;
-      out.push_back(std::move(cfg));
-    }
-    if (!any_fit)
-      why[no_fit.empty() ? name + ": no offer within max_gpus_per_replica" : no_fit] +=
-          offers.size();
-  }
+  for (const auto& [name, offers] : by_gpu) AddGpuConfigs(spec, c, name, offers, why, out);
   for (const auto& [key, offers] : by_cpu) {
     const Offer& first = *offers.front();
     if (!(first.vcpus > 0)) {

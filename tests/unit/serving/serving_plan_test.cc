@@ -222,6 +222,41 @@ TEST(ServingPlan, ModelTooBigForEveryGpuSaysWhy) {
   }));
 }
 
+TEST(ServingPlan, BusinessHoursPayOnDemandOnlyWhileServingButCommitmentsAllMonth) {
+  auto f = Load(
+      "  - {name: t4, cloud: test, gpu: T4, price_per_hour: 1.00}\n"
+      "  - {name: t4, cloud: test, gpu: T4, price_per_hour: 0.60, tier: reserved_1y}\n");
+  const ServingPlan p = Plan(*f, Spec(*f, kSmallClassifier + "serving: {hours: business}\n"
+                                                             "constraints: {clouds: [test]}\n"));
+  const ServingOption* od = Find(p, "on_demand");
+  const ServingOption* committed = Find(p, "reserved_1y");
+  ASSERT_TRUE(od && committed);
+  // 10 h × 5 days a week: 730 × 50/168 h a month on demand; the commitment pays all 730 h.
+  EXPECT_EQ(od->monthly, Money::FromDollars(730.0 * 50 / 168));
+  EXPECT_EQ(committed->monthly, Money::FromCents(43'800));
+  EXPECT_EQ(p.options.front().tier, "on_demand");  // 29.8% of the hours < 60% break-even
+}
+
+TEST(ServingPlan, MeasuredDecoderThroughputAtItsConcurrency) {
+  auto f = Load("  - {name: a100, cloud: test, gpu: A100-80GB, price_per_hour: 2.00}\n");
+  const ServingPlan p =
+      Plan(*f, Spec(*f,
+                    "model: {layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336, vocab: "
+                    "128256, seq: 8192}\n"
+                    "workload: {rps: 5, peak_rps: 10, input_tokens: 1024, output_tokens: 128}\n"
+                    "measured:\n  - {gpu: A100-80GB, output_tokens_per_second: 2000, concurrency: "
+                    "32, tpot_p95: 30ms}\n"
+                    "constraints: {clouds: [test], max_gpus_per_replica: 1}\n"));
+  ASSERT_FALSE(p.options.empty());
+  const ServingOption& best = p.options.front();
+  EXPECT_TRUE(best.perf.measured);
+  EXPECT_EQ(best.perf.batch, 32);
+  EXPECT_DOUBLE_EQ(best.perf.per_second, 2000);
+  EXPECT_DOUBLE_EQ(best.perf.requests_per_second, 2000.0 / 128);
+  EXPECT_DOUBLE_EQ(*best.perf.latency.tpot_p95, 0.030);
+  EXPECT_EQ(best.replicas, 1);  // 10 rps × 1.2 ≤ 15.6 requests/s
+}
+
 TEST(ServingPlan, AbsurdTrafficIsALossNotAnOverflow) {
   auto f = Load("  - {name: t4, cloud: test, gpu: T4, price_per_hour: 9000000000}\n");
   const ServingPlan p =
