@@ -1,0 +1,48 @@
+#pragma once
+// What the fleet is doing and has cost, for the server's /metrics and the dashboard's spend
+// chart: every segment with its run's tags, checkpoint and resume timings, and the work lost
+// to each preemption; and spend per UTC day by one group key.
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "frugal/core/error.h"
+#include "frugal/ledger/ledger.h"
+#include "frugal/ledger/report.h"
+
+namespace frugal::ledger {
+
+struct FleetFacts {
+  Timestamp now{};
+  std::vector<SegmentFact> segments;            ///< every segment started before now
+  std::vector<double> checkpoint_write_seconds;  ///< one per committed checkpoint that timed it
+  std::vector<double> resume_seconds;            ///< one per resume that timed it
+  /// Per preempted segment, by tier: the seconds from its last committed checkpoint (or its
+  /// start, when it committed none) to the preemption: the work that had to be redone.
+  std::vector<std::pair<std::string, double>> lost_work_seconds;
+};
+
+/// Reads the facts in three queries (segments, timed events, checkpoint times of preempted
+/// segments). Errors come from the ledger.
+[[nodiscard]] Result<FleetFacts> LoadFleetFacts(Ledger& ledger, Timestamp now);
+
+/// Spend per UTC day in [since, until) by one group key; open segments are costed up to
+/// `until`.
+struct DailySpend {
+  GroupKey key = GroupKey::kTeam;
+  std::vector<std::string> days;                    ///< YYYY-MM-DD, oldest first
+  std::map<std::string, std::vector<Money>> spend;  ///< key value → one amount per day
+};
+[[nodiscard]] Result<DailySpend> LoadDailySpend(Ledger& ledger, GroupKey key, Timestamp since,
+                                                Timestamp until);
+
+/// {"by": "team", "days": [...], "series": [{"key": "nlp", "spend_usd": ["1.50", ...],
+/// "total_usd": "..."}]}, series sorted by total spend, highest first.
+[[nodiscard]] nlohmann::json DailySpendToJson(const DailySpend& d);
+
+/// The value of `key` for one segment ("-" where the tag is empty).
+[[nodiscard]] std::string GroupValue(const SegmentFact& f, GroupKey key);
+
+}  // namespace frugal::ledger
