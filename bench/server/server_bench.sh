@@ -35,6 +35,8 @@ median_ms() {  # median wall time of 20 GETs of $1 over one keep-alive connectio
   for _ in $(seq 20); do args+=("$1" -o /dev/null); done
   curl -s -w '%{time_total}\n' "${args[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.1f", 1000*(a[10]+a[11])/2}'
 }
+first=$(curl -s -w '%{time_total}' "$url/metrics" -o /dev/null)
+echo "first /metrics (sums the whole history): $(echo "$first * 1000" | bc) ms; later scrapes reuse those sums while the history is unchanged"
 curl -sf "$url/api/v1/runs" -o /dev/null  # warm the connection pool
 printf '%-40s %10s %10s\n' "request" "median ms" "bytes"
 for path in "/api/v1/runs" "/api/v1/runs?limit=1000" "/metrics" "/api/v1/report?by=team,tier"; do

@@ -28,7 +28,10 @@ function TokenBox() {
 function App() {
   const [, setHash] = useState(location.hash);
   useEffect(() => {
-    const on = () => setHash(location.hash);
+    const on = () => {
+      document.getElementById('notice')?.remove();
+      setHash(location.hash);
+    };
     addEventListener('hashchange', on);
     return () => removeEventListener('hashchange', on);
   }, []);

@@ -3,7 +3,7 @@
 import { html } from 'htm/preact';
 import { useRef } from 'preact/hooks';
 import { get, post } from './api.js';
-import { LineChart, Sparkline } from './charts.js';
+import { LineChart, palette, Sparkline } from './charts.js';
 import { duration, hours, ms, time, usd } from './format.js';
 import { usePoll } from './poll.js';
 import { spendSteps, utilization } from './series.js';
@@ -22,22 +22,37 @@ async function loadOverview(cache) {
   return { daily, report, budgets, runs, studies };
 }
 
-function SpendChart({ daily, budgets }) {
+function SpendChart({ daily, budgets, report }) {
+  // Days of the window, then on to the end of this month for the forecast.
+  const day = 86400;
   const xs = daily.days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
+  const today = xs.length - 1;
+  const now = new Date();
+  const monthEnd = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) / 1000;
+  while (xs[xs.length - 1] + day <= monthEnd) xs.push(xs[xs.length - 1] + day);
+  const rows = new Map(report.rows.map((r) => [r.team, r]));
   const series = [];
   const data = [xs];
-  for (const s of daily.series) {
+  daily.series.forEach((s, i) => {
+    const color = palette[i % palette.length];
     let total = 0;
-    data.push(s.spend_usd.map((v) => (total += Number(v))));
-    series.push({ label: `${s.key} spent` });
-  }
-  // Each team's monthly budget as a dashed level.
-  for (const b of budgets.budgets.filter((b) => b.team && !b.project)) {
-    data.push(xs.map(() => Number(b.amount)));
-    series.push({ label: `${b.team} budget`, dash: [6, 4], width: 1 });
-  }
-  return html`<${LineChart} testid="spend-chart" data=${data} series=${series} yLabel="USD, cumulative"
-    yFormat=${(v) => usd(v)} />`;
+    const spent = xs.map((_, k) => (k <= today ? (total += Number(s.spend_usd[k] ?? 0)) : null));
+    data.push(spent);
+    series.push({ label: `${s.key} spent`, color });
+    // Forecast: the rest of the month at the report's burn (month forecast − month to date).
+    const r = rows.get(s.key);
+    const rest = r ? Number(r.month_forecast_usd) - Number(r.month_to_date_usd) : 0;
+    const span = xs.length - 1 - today;
+    data.push(xs.map((_, k) => (k < today ? null : total + (span > 0 ? (rest * (k - today)) / span : 0))));
+    series.push({ label: `${s.key} forecast`, color, dash: [2, 4], width: 2 });
+    // Its monthly budget as a dashed level.
+    for (const b of budgets.budgets.filter((b) => b.team === s.key && !b.project)) {
+      data.push(xs.map(() => Number(b.amount)));
+      series.push({ label: `${s.key} budget`, color, dash: [8, 4], width: 1 });
+    }
+  });
+  return html`<${LineChart} testid="spend-chart" data=${data} series=${series} width=${1150} height=${280}
+    yLabel="USD, cumulative over 30 days" yFormat=${(v) => usd(v)} />`;
 }
 
 function BudgetTable({ budgets, report }) {
@@ -121,12 +136,14 @@ export function Overview() {
       <div class="card"><h3>GPU-hours</h3><b>${hours(total.gpu_hours)}</b></div>
       <div class="card"><h3>Spot share</h3><b>${(Number(total.spot_share ?? 0) * 100).toFixed(0)}%</b></div>
     </section>
-    <section><h2>Spend by team</h2><${SpendChart} daily=${daily} budgets=${budgets} />
+    <section><h2>Spend by team</h2><${SpendChart} daily=${daily} budgets=${budgets} report=${report} />
       <${BudgetTable} budgets=${budgets} report=${report} /></section>
     <section><h2>Runs</h2><${RunsTable} runs=${runs.runs} cache=${cache} onCancel=${cancel} /></section>
     <section><h2>Studies</h2><table data-testid="studies"><thead><tr><th>Study</th><th>Status</th>
-      <th class="num">Spent</th></tr></thead><tbody>${studies.studies.map((s) => html`<tr>
+      <th class="num">Trials</th><th class="num">Best</th><th class="num">Spent</th></tr></thead><tbody>${studies.studies.map((s) => html`<tr>
         <td><a href=${`#/studies/${encodeURIComponent(s.name)}`}>${s.name}</a></td>
-        <td>${s.status || s.error}</td><td class="num">${s.spend_usd != null ? usd(s.spend_usd) : '-'}</td>
+        <td>${s.status || s.error}</td><td class="num">${s.trials_started ?? '-'}</td>
+        <td class="num">${s.best_value != null ? Number(s.best_value).toPrecision(4) : '-'}</td>
+        <td class="num">${s.spend_usd != null ? usd(s.spend_usd) : '-'}</td>
       </tr>`)}</tbody></table></section>`;
 }

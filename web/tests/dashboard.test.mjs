@@ -62,7 +62,7 @@ for (let c = 0; c < 12; c++) {
 writeFileSync(join(table, 'configs.csv'), configs);
 writeFileSync(join(table, 'curves.csv'), curves);
 run(frugal, ['tune', '--replay', table, '--metric', 'score', '--maximize', '--fidelity', 'epoch',
-  '--cost-column', 'elapsed_s', '--price-per-hour', '3.6', '--budget', '10', '--name', 'sweep',
+  '--cost-column', 'elapsed_s', '--price-per-hour', '3.6', '--budget', '40', '--name', 'sweep',
   '--db', db, '--json']);
 
 writeFileSync(join(dir, 'audit.yaml'), 'budgets:\n  - {team: nlp, amount: 1000, period: month}\n  - {team: vision, amount: 400, period: month}\n');
@@ -89,7 +89,14 @@ const browser = await chromium.launch({ executablePath: chromiumPath,
 const errors = [];
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  // The refused cancel's 401 is the one error the browser logs by design; anything else fails.
+  let refusing = false;
+  const refused = [];
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    if (refusing && /status of 401/.test(m.text())) refused.push(m.text());
+    else errors.push(m.text());
+  });
   page.on('pageerror', (e) => errors.push(String(e)));
   mkdirSync(shots, { recursive: true });
   page.setDefaultTimeout(15000);
@@ -114,8 +121,11 @@ try {
   await page.screenshot({ path: join(shots, 'overview.png'), fullPage: true });
 
   // A cancel without the token is refused, and the run goes on.
+  refusing = true;
   await page.locator(`tr[data-run="${ids.running_run}"] [data-testid=cancel]`).click();
   await page.waitForSelector('[data-testid=notice].bad');
+  refusing = false;
+  check(refused.length === 1, 'the browser saw the refusal as one 401');
   const notice = await page.locator('[data-testid=notice]').innerText();
   check(/not cancelled: this request needs the server's token/.test(notice), `cancel without the token is refused: "${notice}"`);
   check((await api(`runs/${ids.running_run}`)).status === 'running', 'the run is still running');

@@ -1,7 +1,9 @@
 #include "frugal/ledger/fleet.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <unordered_map>
+#include <variant>
 
 namespace frugal::ledger {
 namespace {
@@ -25,11 +27,38 @@ std::string GroupValue(const SegmentFact& f, GroupKey key) {
   return v == nullptr || v->empty() ? std::string("-") : *v;
 }
 
+namespace {
+
+// A segment's cost in SQL, rounded half up to the micro-dollar as Rate::For rounds (costs are
+// never negative): price per hour × milliseconds ÷ 3,600,000.
+constexpr const char* kEndedCost =
+    "(s.price_micros_per_hour * (s.end_ms - s.start_ms) + 1800000) / 3600000";
+
+}  // namespace
+
 Result<FleetFacts> LoadFleetFacts(Ledger& ledger, Timestamp now) {
   FleetFacts facts;
   facts.now = now;
-  facts.segments = FRUGAL_TRY(ledger.SegmentsBetween(FromMillis(0), now));
   Connection& db = ledger.connection();
+  const std::vector<Row> groups = FRUGAL_TRY(db.Query(
+      fmt::format("SELECT r.team, r.project, s.tier, SUM({}), SUM(s.gpu_count * (s.end_ms - "
+                  "s.start_ms)), SUM(CASE WHEN s.end_reason = 'preempted' THEN 1 ELSE 0 END) "
+                  "FROM segments s JOIN runs r ON r.id = s.run_id WHERE s.end_ms IS NOT NULL "
+                  "AND s.end_ms <= ? GROUP BY r.team, r.project, s.tier",
+                  kEndedCost),
+      std::vector<Value>{ToMillis(now)}));
+  for (const Row& r : groups) {
+    SpendGroup g;
+    g.team = AsText(r[0]);
+    g.project = AsText(r[1]);
+    g.tier = AsText(r[2]);
+    g.spend = Money::FromMicros(AsInt(r[3]));
+    g.gpu_seconds = static_cast<double>(AsInt(r[4])) / 1000.0;
+    g.preemptions = AsInt(r[5]);
+    facts.ended.push_back(std::move(g));
+  }
+  // Open at now, and the rare segment whose recorded end is still ahead of this clock.
+  facts.open = FRUGAL_TRY(OpenSegments(ledger, now));
   const std::vector<Row> timed = FRUGAL_TRY(db.Query(
       "SELECT type, payload FROM events WHERE type IN ('checkpoint_committed', 'resumed')"));
   for (const Row& r : timed) {
@@ -41,24 +70,58 @@ Result<FleetFacts> LoadFleetFacts(Ledger& ledger, Timestamp now) {
     if (it == p.end() || !it->is_number()) continue;
     (commit ? facts.checkpoint_write_seconds : facts.resume_seconds).push_back(it->get<double>());
   }
-  // The last checkpoint committed in each preempted segment.
-  const std::vector<Row> last = FRUGAL_TRY(db.Query(
-      "SELECT e.segment_id, MAX(e.time_ms) FROM events e JOIN segments s ON s.id = e.segment_id "
-      "WHERE e.type = 'checkpoint_committed' AND s.end_reason = 'preempted' GROUP BY "
-      "e.segment_id"));
-  std::unordered_map<int64_t, int64_t> last_commit;
-  for (const Row& r : last) last_commit[AsInt(r[0])] = AsInt(r[1]);
-  for (const SegmentFact& f : facts.segments) {
-    const Segment& s = f.segment;
-    if (s.end_reason != EndReason::kPreempted || !s.end) continue;
-    int64_t from = ToMillis(s.start);
-    if (const auto it = last_commit.find(s.id); it != last_commit.end()) {
-      from = std::max(from, it->second);
-    }
-    const int64_t lost_ms = std::max<int64_t>(0, ToMillis(*s.end) - from);
-    facts.lost_work_seconds.emplace_back(s.offer.tier, static_cast<double>(lost_ms) / 1000.0);
+  // Each preempted segment with the time of the last checkpoint it committed, if any.
+  const std::vector<Row> preempted = FRUGAL_TRY(db.Query(
+      "SELECT s.tier, s.start_ms, s.end_ms, MAX(e.time_ms) FROM segments s LEFT JOIN events e "
+      "ON e.segment_id = s.id AND e.type = 'checkpoint_committed' WHERE s.end_reason = "
+      "'preempted' AND s.end_ms IS NOT NULL GROUP BY s.id, s.tier, s.start_ms, s.end_ms"));
+  for (const Row& r : preempted) {
+    int64_t from = AsInt(r[1]);
+    if (!std::holds_alternative<std::monostate>(r[3])) from = std::max(from, AsInt(r[3]));
+    const int64_t lost_ms = std::max<int64_t>(0, AsInt(r[2]) - from);
+    facts.lost_work_seconds.emplace_back(AsText(r[0]), static_cast<double>(lost_ms) / 1000.0);
   }
   return facts;
+}
+
+Result<std::string> HistoryFingerprint(Ledger& ledger, Timestamp now) {
+  Connection& db = ledger.connection();
+  const std::vector<Row> s = FRUGAL_TRY(db.Query(
+      "SELECT COUNT(*), MAX(id), SUM(end_ms), SUM(start_ms), SUM(price_micros_per_hour) FROM "
+      "segments WHERE end_ms IS NOT NULL AND end_ms <= ?",
+      std::vector<Value>{ToMillis(now)}));
+  const std::vector<Row> e = FRUGAL_TRY(db.Query("SELECT COUNT(*), MAX(id) FROM events"));
+  std::string fingerprint;
+  for (const Row* row : {&s[0], &e[0]}) {
+    for (const Value& v : *row) fingerprint += AsText(v) + "/";
+  }
+  return fingerprint;
+}
+
+Result<std::vector<SegmentFact>> OpenSegments(Ledger& ledger, Timestamp now) {
+  return ledger.SegmentsBetween(now, now + Duration(1));
+}
+
+Result<Money> SpendBetween(Ledger& ledger, const std::string& team, const std::string& project,
+                           Timestamp from, Timestamp to) {
+  const int64_t a = ToMillis(from);
+  const int64_t b = ToMillis(to);
+  std::string sql =
+      "SELECT COALESCE(SUM((s.price_micros_per_hour * ((CASE WHEN s.end_ms IS NULL OR s.end_ms > "
+      "? THEN ? ELSE s.end_ms END) - (CASE WHEN s.start_ms < ? THEN ? ELSE s.start_ms END)) + "
+      "1800000) / 3600000), 0) FROM segments s JOIN runs r ON r.id = s.run_id WHERE s.start_ms < "
+      "? AND (s.end_ms IS NULL OR s.end_ms > ?)";
+  std::vector<Value> params = {b, b, a, a, b, a};
+  if (!team.empty()) {
+    sql += " AND r.team = ?";
+    params.emplace_back(team);
+  }
+  if (!project.empty()) {
+    sql += " AND r.project = ?";
+    params.emplace_back(project);
+  }
+  const std::vector<Row> rows = FRUGAL_TRY(ledger.connection().Query(sql, params));
+  return Money::FromMicros(rows.empty() ? 0 : AsInt(rows[0][0]));
 }
 
 Result<DailySpend> LoadDailySpend(Ledger& ledger, GroupKey key, Timestamp since,

@@ -256,7 +256,8 @@ Result<Json> ListStudies(Server::Impl& impl) {
       }
       const Json status = tune::StatusJson(st->spec, st->state, st->trials);
       Json item = {{"name", name}};
-      for (const char* key : {"status", "objective", "summary", "best", "budget_usd", "spent_usd"}) {
+      for (const char* key : {"status", "spend_usd", "gpu_hours", "trials_started", "best_value",
+                               "best_config_id", "pruning_saved_usd"}) {
         if (status.contains(key)) item[key] = status.at(key);
       }
       list.push_back(std::move(item));
@@ -332,12 +333,38 @@ Result<Json> Plan(Server::Impl& impl, const Request& req) {
 
 // --- Metrics ----------------------------------------------------------------------------
 
+/// The fleet's facts at `now`: the ended history from the last scrape while the ledger's
+/// history fingerprint is unchanged (reloaded otherwise), the open segments always fresh.
+Result<ledger::FleetFacts> HistoryFacts(Server::Impl& impl, ledger::Ledger& db,
+                                        ledger::Timestamp now) {
+  const std::string fingerprint = FRUGAL_TRY(ledger::HistoryFingerprint(db, now));
+  {
+    const std::lock_guard<std::mutex> lock(impl.metrics_mu);
+    if (fingerprint == impl.metrics_fingerprint) {
+      ledger::FleetFacts facts = impl.metrics_history;
+      facts.now = now;
+      facts.open = FRUGAL_TRY(ledger::OpenSegments(db, now));
+      return facts;
+    }
+  }
+  ledger::FleetFacts facts = FRUGAL_TRY(ledger::LoadFleetFacts(db, now));
+  const std::lock_guard<std::mutex> lock(impl.metrics_mu);
+  impl.metrics_fingerprint = fingerprint;
+  impl.metrics_history = facts;
+  impl.metrics_history.open.clear();
+  return facts;
+}
+
 void Metrics(Server::Impl& impl, const Request& req, Response& res) {
   if (!Authorized(impl, req, res, false)) return;
   const auto start = std::chrono::steady_clock::now();
+  std::vector<BudgetSpend> budgets;
   Result<ledger::FleetFacts> facts = [&]() -> Result<ledger::FleetFacts> {
     auto db = FRUGAL_TRY(impl.pool.Acquire());
-    return ledger::LoadFleetFacts(*db, ledger::Now());
+    const ledger::Timestamp now = ledger::Now();
+    ledger::FleetFacts f = FRUGAL_TRY(HistoryFacts(impl, *db, now));
+    budgets = FRUGAL_TRY(LoadBudgetSpend(*db, impl.thresholds.budgets, now));
+    return f;
   }();
   if (!facts) {
     res.status = HttpStatus(facts.error());
@@ -346,7 +373,7 @@ void Metrics(Server::Impl& impl, const Request& req, Response& res) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  res.set_content(RenderMetrics(*facts, impl.thresholds.budgets, seconds),
+  res.set_content(RenderMetrics(*facts, budgets, seconds),
                   "text/plain; version=0.0.4; charset=utf-8");
 }
 

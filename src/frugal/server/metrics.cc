@@ -78,8 +78,19 @@ std::string EscapeLabel(std::string_view value) {
   return out;
 }
 
-std::string RenderMetrics(const ledger::FleetFacts& facts,
-                          const std::vector<audit::Budget>& budgets, double scrape_seconds) {
+Result<std::vector<BudgetSpend>> LoadBudgetSpend(ledger::Ledger& ledger,
+                                                 const std::vector<audit::Budget>& budgets,
+                                                 ledger::Timestamp now) {
+  std::vector<BudgetSpend> out;
+  for (const audit::Budget& b : budgets) {
+    const audit::PeriodBounds period = audit::PeriodAround(b.period, now);
+    out.push_back({b, FRUGAL_TRY(ledger::SpendBetween(ledger, b.team, b.project, period.start, now))});
+  }
+  return out;
+}
+
+std::string RenderMetrics(const ledger::FleetFacts& facts, const std::vector<BudgetSpend>& budgets,
+                          double scrape_seconds) {
   using Key3 = std::tuple<std::string, std::string, std::string>;
   std::map<Key3, Money> spend;
   std::map<Key3, double> gpu_seconds;
@@ -88,11 +99,13 @@ std::string RenderMetrics(const ledger::FleetFacts& facts,
   std::map<std::string, std::set<ledger::RunId>> running_runs;
   std::map<std::string, double> preemptions;
   std::map<std::string, double> lost_work;
-  std::vector<Money> budget_spent(budgets.size());
-  std::vector<audit::PeriodBounds> periods;
-  for (const audit::Budget& b : budgets) periods.push_back(audit::PeriodAround(b.period, facts.now));
-
-  for (const ledger::SegmentFact& f : facts.segments) {
+  for (const ledger::SpendGroup& g : facts.ended) {
+    const Key3 key{Tag(g.team), Tag(g.project), g.tier};
+    spend[key] += g.spend;
+    gpu_seconds[key] += g.gpu_seconds;
+    if (g.preemptions > 0) preemptions[g.tier] += static_cast<double>(g.preemptions);
+  }
+  for (const ledger::SegmentFact& f : facts.open) {
     const ledger::Segment& s = f.segment;
     const std::string& tier = s.offer.tier;
     const Key3 key{Tag(f.tags.team), Tag(f.tags.project), tier};
@@ -104,12 +117,6 @@ std::string RenderMetrics(const ledger::FleetFacts& facts,
       running[tier].gpus += static_cast<double>(s.offer.gpu_count);
     }
     if (s.end_reason == ledger::EndReason::kPreempted) preemptions[tier] += 1;
-    for (size_t i = 0; i < budgets.size(); ++i) {
-      if (!budgets[i].Covers(f.tags.team, f.tags.project)) continue;
-      const ledger::Timestamp from = std::max(s.start, periods[i].start);
-      const ledger::Timestamp to = std::min(s.end.value_or(facts.now), facts.now);
-      if (to > from) budget_spent[i] += s.offer.price.For(to - from);
-    }
   }
   for (const auto& [tier, lost] : facts.lost_work_seconds) lost_work[tier] += lost;
   for (const auto& [tier, ids] : running_runs) running[tier].runs = static_cast<double>(ids.size());
@@ -140,27 +147,28 @@ std::string RenderMetrics(const ledger::FleetFacts& facts,
   for (const auto& [tier, r] : running) e.Sample("frugal_gpus_running", {{"tier", tier}}, r.gpus);
 
   e.Family("frugal_budget_dollars", "gauge", "A declared budget's amount for its period.");
-  for (const audit::Budget& b : budgets) {
+  for (const BudgetSpend& b : budgets) {
     e.Sample("frugal_budget_dollars",
-             {{"budget", b.Label()}, {"period", std::string(audit::BudgetPeriodName(b.period))}},
-             b.amount.dollars());
+             {{"budget", b.budget.Label()},
+              {"period", std::string(audit::BudgetPeriodName(b.budget.period))}},
+             b.budget.amount.dollars());
   }
   e.Family("frugal_budget_spent_dollars", "gauge",
            "Ledger spend a budget covers since the start of its current period.");
-  for (size_t i = 0; i < budgets.size(); ++i) {
+  for (const BudgetSpend& b : budgets) {
     e.Sample("frugal_budget_spent_dollars",
-             {{"budget", budgets[i].Label()},
-              {"period", std::string(audit::BudgetPeriodName(budgets[i].period))}},
-             budget_spent[i].dollars());
+             {{"budget", b.budget.Label()},
+              {"period", std::string(audit::BudgetPeriodName(b.budget.period))}},
+             b.spent.dollars());
   }
   e.Family("frugal_budget_used_ratio", "gauge",
            "Share of a budget spent in its current period (1 = all of it).");
-  for (size_t i = 0; i < budgets.size(); ++i) {
-    const double amount = budgets[i].amount.dollars();
+  for (const BudgetSpend& b : budgets) {
+    const double amount = b.budget.amount.dollars();
     e.Sample("frugal_budget_used_ratio",
-             {{"budget", budgets[i].Label()},
-              {"period", std::string(audit::BudgetPeriodName(budgets[i].period))}},
-             amount > 0 ? budget_spent[i].dollars() / amount : 0.0);
+             {{"budget", b.budget.Label()},
+              {"period", std::string(audit::BudgetPeriodName(b.budget.period))}},
+             amount > 0 ? b.spent.dollars() / amount : 0.0);
   }
   e.Family("frugal_preemptions_total", "counter", "Segments that ended in a preemption, by tier.");
   for (const auto& [tier, n] : preemptions) e.Sample("frugal_preemptions_total", {{"tier", tier}}, n);

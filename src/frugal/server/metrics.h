@@ -25,10 +25,19 @@
 
 namespace frugal::server {
 
-/// Renders the exposition. `budgets` are the audit settings' budgets, set against the
-/// ledger's spend in their current period.
+/// A budget and the ledger spend it covers since its current period began.
+struct BudgetSpend {
+  audit::Budget budget;
+  Money spent;
+};
+
+/// The spend of each budget in its period around `now` (ledger::SpendBetween).
+[[nodiscard]] Result<std::vector<BudgetSpend>> LoadBudgetSpend(
+    ledger::Ledger& ledger, const std::vector<audit::Budget>& budgets, ledger::Timestamp now);
+
+/// Renders the exposition.
 [[nodiscard]] std::string RenderMetrics(const ledger::FleetFacts& facts,
-                                        const std::vector<audit::Budget>& budgets,
+                                        const std::vector<BudgetSpend>& budgets,
                                         double scrape_seconds);
 
 /// A label value escaped for the exposition (backslash, double quote, newline).

@@ -4,12 +4,14 @@
 #include <httplib.h>
 
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <string>
 
 #include "frugal/audit/thresholds.h"
 #include "frugal/audit/transfer_prices.h"
 #include "frugal/catalog/catalog.h"
+#include "frugal/ledger/fleet.h"
 #include "frugal/server/ledger_pool.h"
 #include "frugal/server/server.h"
 
@@ -24,6 +26,11 @@ struct Server::Impl {
   audit::Thresholds thresholds;
   audit::TransferPrices transfer;
   int port = 0;
+
+  /// The last scrape's facts about the ended history, kept while HistoryFingerprint stays.
+  std::mutex metrics_mu;
+  std::string metrics_fingerprint;      // GUARDED_BY(metrics_mu)
+  ledger::FleetFacts metrics_history;   // GUARDED_BY(metrics_mu)
 
   Impl(ServerOptions o, catalog::Catalog c, audit::Thresholds t, audit::TransferPrices p)
       : options(std::move(o)),

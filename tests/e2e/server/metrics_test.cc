@@ -88,6 +88,23 @@ TEST_F(Metrics, ExposesTheFleetInPrometheusConventions) {
   EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
 }
 
+TEST_F(Metrics, AScrapeAfterTheLedgerChangedSeesTheChange) {
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  const std::string before = s.Client().Get("/metrics")->body;
+  EXPECT_DOUBLE_EQ(Sample(before, R"(frugal_runs_running{tier="spot"})"), 1);
+  // The same history twice: the second scrape reuses the first's sums, and agrees.
+  const std::string again = s.Client().Get("/metrics")->body;
+  const std::string ended = R"(frugal_spend_dollars_total{team="vision",project="detector",tier="on_demand"})";
+  EXPECT_DOUBLE_EQ(Sample(again, ended), Sample(before, ended));
+  ASSERT_TRUE(FinishLive(db_, ledger::Now()));
+  const std::string after = s.Client().Get("/metrics")->body;
+  EXPECT_TRUE(std::isnan(Sample(after, R"(frugal_runs_running{tier="spot"})"))) << after;
+  // Its 2 h on spot H100s at $25.00/h now count among the ended segments.
+  EXPECT_GE(Sample(after, R"(frugal_spend_dollars_total{team="nlp",project="assistant",tier="spot"})"),
+            36.0 + 50.0);
+}
+
 /// A Prometheus on loopback scraping `target` every second, with a fresh store; stopped and
 /// reaped when destroyed.
 class Prometheus {

@@ -22,9 +22,9 @@ ledger::SegmentFact Fact(std::string team, std::string tier, double per_hour,
 TEST(RenderMetrics, CountersSumSegmentsAndGaugesCountOnlyOpenOnes) {
   ledger::FleetFacts facts;
   facts.now = ledger::FromMillis(100 * 3'600'000LL);
-  facts.segments.push_back(Fact("a", "spot", 2.0, facts.now - hours(3), facts.now - hours(1)));
-  facts.segments.push_back(Fact("a", "spot", 2.0, facts.now - hours(1), std::nullopt));
-  facts.segments.back().segment.run_id = 7;
+  facts.ended.push_back({"a", "", "spot", Money::FromDollars(4.0), 8 * 3600.0, 1});
+  facts.open.push_back(Fact("a", "spot", 2.0, facts.now - hours(1), std::nullopt));
+  facts.open.back().segment.run_id = 7;
   facts.checkpoint_write_seconds = {0.2, 3, 400};
   const std::string m = RenderMetrics(facts, {}, 0.001);
   EXPECT_NE(m.find("frugal_spend_dollars_total{team=\"a\",project=\"-\",tier=\"spot\"} 6\n"),
@@ -32,6 +32,10 @@ TEST(RenderMetrics, CountersSumSegmentsAndGaugesCountOnlyOpenOnes) {
       << m;
   EXPECT_NE(m.find("frugal_gpus_running{tier=\"spot\"} 4\n"), std::string::npos) << m;
   EXPECT_NE(m.find("frugal_runs_running{tier=\"spot\"} 1\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("frugal_preemptions_total{tier=\"spot\"} 1\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("frugal_gpu_seconds_total{team=\"a\",project=\"-\",tier=\"spot\"} 43200\n"),
+            std::string::npos)
+      << m;
   EXPECT_NE(m.find("frugal_checkpoint_commit_duration_seconds_bucket{le=\"0.25\"} 1\n"),
             std::string::npos);
   EXPECT_NE(m.find("frugal_checkpoint_commit_duration_seconds_bucket{le=\"300\"} 2\n"),
@@ -45,7 +49,7 @@ TEST(RenderMetrics, EscapesLabelValues) {
   EXPECT_EQ(EscapeLabel("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
   ledger::FleetFacts facts;
   facts.now = ledger::FromMillis(10 * 3'600'000LL);
-  facts.segments.push_back(Fact("say \"hi\"", "spot", 1.0, facts.now - hours(1), facts.now));
+  facts.open.push_back(Fact("say \"hi\"", "spot", 1.0, facts.now - hours(1), facts.now));
   const std::string m = RenderMetrics(facts, {}, 0);
   EXPECT_NE(m.find("team=\"say \\\"hi\\\"\""), std::string::npos) << m;
 }
