@@ -24,7 +24,7 @@ export function LineChart({ data, series, width = 640, height = 240, x = 'time',
       legend: { show: true },
       axes: [
         { label: xLabel, stroke: '#555', grid: { stroke: '#eee' } },
-        { label: yLabel, stroke: '#555', grid: { stroke: '#eee' }, size: 70,
+        { label: yLabel, stroke: '#555', grid: { stroke: '#eee' }, size: 96,
           values: yFormat ? (u, ticks) => ticks.map(yFormat) : undefined },
       ],
       series: [{ label: xLabel || 'time' }, ...series.map((s, i) => ({

@@ -110,9 +110,6 @@ try {
   const vision = runs.runs.find((r) => r.id === ids.vision_run);
   check(await page.locator(`tr[data-run="${ids.vision_run}"] [data-testid=run-cost]`).innerText() === usd(vision.cost_usd),
     `the vision run costs ${usd(vision.cost_usd)} as the API says`);
-  const report = await api('report?by=team');
-  check(await page.locator('[data-testid=total-spend]').innerText() === usd(report.total.spend_usd),
-    `the 30-day spend card shows the report's ${usd(report.total.spend_usd)}`);
   await page.waitForSelector('[data-testid=spend-chart] canvas');
   check(await page.locator('[data-testid=budgets] tbody tr').count() === 2, 'both budgets are listed');
   await page.waitForSelector(`tr[data-run="${ids.running_run}"] [data-testid=util-spark] canvas`);
@@ -141,6 +138,12 @@ try {
   await page.waitForFunction(([id, text]) => document.querySelector(`tr[data-run="${id}"] [data-testid=run-cost]`)?.textContent === text,
     [ids.running_run, usd(live.cost_usd)]);
   check(true, `and its cost settles at the API's ${usd(live.cost_usd)}`);
+  // With nothing running the report stands still: the card shows its total.
+  const report = await api('report?by=team');
+  await page.waitForFunction((text) => document.querySelector('[data-testid=total-spend]')?.textContent === text,
+    usd(report.total.spend_usd));
+  check(true, `the 30-day spend card shows the report's ${usd(report.total.spend_usd)}`);
+  await page.screenshot({ path: join(shots, 'overview-after.png'), fullPage: true });
 
   // --- A run ------------------------------------------------------------------------------
   await page.goto(`${base}/?poll=400#/runs/${ids.finished_run}`);
