@@ -1,9 +1,8 @@
 // frugal serve: the JSON API, /metrics and the dashboard over the ledger, until SIGTERM.
 
+#include <fmt/format.h>
 #include <pthread.h>
 #include <signal.h>
-
-#include <fmt/format.h>
 
 #include <cstring>
 #include <thread>

@@ -17,12 +17,24 @@ int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0
 std::string GroupValue(const SegmentFact& f, GroupKey key) {
   const std::string* v = nullptr;
   switch (key) {
-    case GroupKey::kTeam: v = &f.tags.team; break;
-    case GroupKey::kProject: v = &f.tags.project; break;
-    case GroupKey::kOwner: v = &f.tags.owner; break;
-    case GroupKey::kGpu: v = &f.segment.offer.gpu; break;
-    case GroupKey::kTier: v = &f.segment.offer.tier; break;
-    case GroupKey::kCloud: v = &f.segment.offer.cloud; break;
+    case GroupKey::kTeam:
+      v = &f.tags.team;
+      break;
+    case GroupKey::kProject:
+      v = &f.tags.project;
+      break;
+    case GroupKey::kOwner:
+      v = &f.tags.owner;
+      break;
+    case GroupKey::kGpu:
+      v = &f.segment.offer.gpu;
+      break;
+    case GroupKey::kTier:
+      v = &f.segment.offer.tier;
+      break;
+    case GroupKey::kCloud:
+      v = &f.segment.offer.cloud;
+      break;
   }
   return v == nullptr || v->empty() ? std::string("-") : *v;
 }
@@ -124,8 +136,7 @@ Result<Money> SpendBetween(Ledger& ledger, const std::string& team, const std::s
   return Money::FromMicros(rows.empty() ? 0 : AsInt(rows[0][0]));
 }
 
-Result<DailySpend> LoadDailySpend(Ledger& ledger, GroupKey key, Timestamp since,
-                                  Timestamp until) {
+Result<DailySpend> LoadDailySpend(Ledger& ledger, GroupKey key, Timestamp since, Timestamp until) {
   DailySpend out;
   out.key = key;
   const int64_t first_day = FloorDiv(ToMillis(since), kDayMillis);

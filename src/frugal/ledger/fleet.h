@@ -19,15 +19,15 @@ struct SpendGroup {
   std::string team;  ///< "" where untagged
   std::string project;
   std::string tier;
-  Money spend;              ///< each segment's cost rounded as Segment::Cost rounds it
+  Money spend;  ///< each segment's cost rounded as Segment::Cost rounds it
   double gpu_seconds = 0;
   int64_t preemptions = 0;  ///< segments that ended preempted
 };
 
 struct FleetFacts {
   Timestamp now{};
-  std::vector<SpendGroup> ended;    ///< every ended segment, grouped (summed by the database)
-  std::vector<SegmentFact> open;    ///< the segments open at now, one by one
+  std::vector<SpendGroup> ended;  ///< every ended segment, grouped (summed by the database)
+  std::vector<SegmentFact> open;  ///< the segments open at now, one by one
   std::vector<double> checkpoint_write_seconds;  ///< one per committed checkpoint that timed it
   std::vector<double> resume_seconds;            ///< one per resume that timed it
   /// Per preempted segment, by tier: the seconds from its last committed checkpoint (or its

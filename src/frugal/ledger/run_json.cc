@@ -83,9 +83,12 @@ Result<RunFilter> ParseRunFilter(const RunFilterText& o, Timestamp now, std::str
     return [name = std::string(prefix) + field](Error e) { return e.Wrap(name); };
   };
   RunFilter filter;
-  if (!o.since.empty()) filter.since = FRUGAL_TRY(ParseTimeOrAgo(o.since, now).map_error(wrap("since")));
-  if (!o.until.empty()) filter.until = FRUGAL_TRY(ParseTimeOrAgo(o.until, now).map_error(wrap("until")));
-  if (!o.status.empty()) filter.status = FRUGAL_TRY(ParseRunStatus(o.status).map_error(wrap("status")));
+  if (!o.since.empty())
+    filter.since = FRUGAL_TRY(ParseTimeOrAgo(o.since, now).map_error(wrap("since")));
+  if (!o.until.empty())
+    filter.until = FRUGAL_TRY(ParseTimeOrAgo(o.until, now).map_error(wrap("until")));
+  if (!o.status.empty())
+    filter.status = FRUGAL_TRY(ParseRunStatus(o.status).map_error(wrap("status")));
   for (const std::string& tag : o.tags) {
     Tags parsed;
     FRUGAL_TRY(parsed.SetFromText(tag));

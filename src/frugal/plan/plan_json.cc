@@ -90,18 +90,19 @@ nlohmann::json PlanJson(const JobSpec& spec, const Plan& p, const std::string& o
   nlohmann::json excluded = nlohmann::json::array();
   for (const auto& e : p.excluded)
     excluded.push_back({{"reason", e.reason}, {"options", e.offers}});
-  return {{"job", spec.name},
-          {"tokens", p.tokens},
-          {"objective", objective},
-          {"deadline_hours", p.deadline_hours ? nlohmann::json(*p.deadline_hours) : nlohmann::json()},
-          {"budget_usd", p.budget ? nlohmann::json(p.budget->dollars()) : nlohmann::json()},
-          {"fault_tolerance", FaultToleranceJson(spec.fault_tolerance)},
-          {"options", options},
-          {"excluded", excluded},
-          {"advice", p.advice},
-          {"ranked_options", p.ranked},
-          {"evaluated_configurations", p.evaluated},
-          {"policy", nullptr}};
+  return {
+      {"job", spec.name},
+      {"tokens", p.tokens},
+      {"objective", objective},
+      {"deadline_hours", p.deadline_hours ? nlohmann::json(*p.deadline_hours) : nlohmann::json()},
+      {"budget_usd", p.budget ? nlohmann::json(p.budget->dollars()) : nlohmann::json()},
+      {"fault_tolerance", FaultToleranceJson(spec.fault_tolerance)},
+      {"options", options},
+      {"excluded", excluded},
+      {"advice", p.advice},
+      {"ranked_options", p.ranked},
+      {"evaluated_configurations", p.evaluated},
+      {"policy", nullptr}};
 }
 
 }  // namespace frugal::plan

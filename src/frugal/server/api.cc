@@ -36,10 +36,14 @@ constexpr int64_t kDefaultRunLimit = 100;
 
 int HttpStatus(const Error& e) {
   switch (e.code) {
-    case ErrorCode::kBadInput: return 400;
-    case ErrorCode::kBudget: return 409;
-    case ErrorCode::kUnavailable: return 503;
-    default: return 500;
+    case ErrorCode::kBadInput:
+      return 400;
+    case ErrorCode::kBudget:
+      return 409;
+    case ErrorCode::kUnavailable:
+      return 503;
+    default:
+      return 500;
   }
 }
 
@@ -177,8 +181,8 @@ Result<Json> CancelRun(Server::Impl& impl, const std::string& ref) {
   const int64_t id = FRUGAL_TRY(run::ResolveRunRef(*db, ref));
   const ledger::Run run = FRUGAL_TRY(db->GetRun(id));
   if (run.status != ledger::RunStatus::kRunning) {
-    return Fail(ErrorCode::kBadInput, fmt::format("run {} is {}, not running", id,
-                                                  ledger::RunStatusName(run.status)));
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("run {} is {}, not running", id, ledger::RunStatusName(run.status)));
   }
   const int pid = FRUGAL_TRY(run::InterruptSupervisor(run::DefaultRunDir(run.name), run.name));
   return Json{{"run", id}, {"name", run.name}, {"signalled_pid", pid}, {"action", "cancel"}};
@@ -205,7 +209,8 @@ Result<Json> Report(Server::Impl& impl, const Request& req) {
 
 Result<Json> DailySpend(Server::Impl& impl, const Request& req) {
   const ledger::Timestamp now = ledger::Now();
-  const std::vector<ledger::GroupKey> by = FRUGAL_TRY(ledger::ParseGroupKeys(Param(req, "by", "team")));
+  const std::vector<ledger::GroupKey> by =
+      FRUGAL_TRY(ledger::ParseGroupKeys(Param(req, "by", "team")));
   if (by.size() != 1) return Fail(ErrorCode::kBadInput, "by: name exactly one group key");
   const ledger::Timestamp since = FRUGAL_TRY(TimeParam(req, "since", "30d", now));
   const ledger::Timestamp until = FRUGAL_TRY(TimeParam(req, "until", "", now));
@@ -257,7 +262,7 @@ Result<Json> ListStudies(Server::Impl& impl) {
       const Json status = tune::StatusJson(st->spec, st->state, st->trials);
       Json item = {{"name", name}};
       for (const char* key : {"status", "spend_usd", "gpu_hours", "trials_started", "best_value",
-                               "best_config_id", "pruning_saved_usd"}) {
+                              "best_config_id", "pruning_saved_usd"}) {
         if (status.contains(key)) item[key] = status.at(key);
       }
       list.push_back(std::move(item));
@@ -286,8 +291,10 @@ Result<Json> Offers(Server::Impl& impl, const Request& req) {
     }));
   }
   if (req.has_param("max_price")) {
-    q.max_price_per_hour = FRUGAL_TRY(Money::Parse(req.get_param_value("max_price"))
-                                          .map_error([](Error e) { return e.Wrap("max_price"); }));
+    q.max_price_per_hour =
+        FRUGAL_TRY(Money::Parse(req.get_param_value("max_price")).map_error([](Error e) {
+          return e.Wrap("max_price");
+        }));
   }
   q.min_gpus = static_cast<int>(FRUGAL_TRY(IntParam(req, "min_gpus", 0, 1'000'000)));
   const std::string sort = Param(req, "sort", "price");
@@ -304,14 +311,17 @@ Result<Json> Offers(Server::Impl& impl, const Request& req) {
 Result<Json> Plan(Server::Impl& impl, const Request& req) {
   plan::PlanRequest request;
   if (req.has_param("deadline")) {
-    const Duration d = FRUGAL_TRY(ParseDuration(req.get_param_value("deadline"))
-                                      .map_error([](Error e) { return e.Wrap("deadline"); }));
+    const Duration d =
+        FRUGAL_TRY(ParseDuration(req.get_param_value("deadline")).map_error([](Error e) {
+          return e.Wrap("deadline");
+        }));
     if (d.count() <= 0) return Fail(ErrorCode::kBadInput, "deadline: must be positive");
     request.deadline_hours = ToHours(d);
   }
   if (req.has_param("budget")) {
-    request.budget = FRUGAL_TRY(Money::Parse(req.get_param_value("budget"))
-                                    .map_error([](Error e) { return e.Wrap("budget"); }));
+    request.budget = FRUGAL_TRY(Money::Parse(req.get_param_value("budget")).map_error([](Error e) {
+      return e.Wrap("budget");
+    }));
     if (*request.budget <= Money()) return Fail(ErrorCode::kBadInput, "budget: must be positive");
   }
   const std::string objective = Param(req, "objective", "cost");

@@ -84,7 +84,8 @@ Result<std::vector<BudgetSpend>> LoadBudgetSpend(ledger::Ledger& ledger,
   std::vector<BudgetSpend> out;
   for (const audit::Budget& b : budgets) {
     const audit::PeriodBounds period = audit::PeriodAround(b.period, now);
-    out.push_back({b, FRUGAL_TRY(ledger::SpendBetween(ledger, b.team, b.project, period.start, now))});
+    out.push_back(
+        {b, FRUGAL_TRY(ledger::SpendBetween(ledger, b.team, b.project, period.start, now))});
   }
   return out;
 }
@@ -171,7 +172,8 @@ std::string RenderMetrics(const ledger::FleetFacts& facts, const std::vector<Bud
              amount > 0 ? b.spent.dollars() / amount : 0.0);
   }
   e.Family("frugal_preemptions_total", "counter", "Segments that ended in a preemption, by tier.");
-  for (const auto& [tier, n] : preemptions) e.Sample("frugal_preemptions_total", {{"tier", tier}}, n);
+  for (const auto& [tier, n] : preemptions)
+    e.Sample("frugal_preemptions_total", {{"tier", tier}}, n);
   e.Family("frugal_lost_work_seconds_total", "counter",
            "Seconds of work redone after preemptions: from the last committed checkpoint (or the "
            "segment's start) to the preemption, by tier.");

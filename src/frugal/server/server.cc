@@ -57,9 +57,8 @@ Result<std::string> ReadToken(const fs::path& path) {
     return Fail(ErrorCode::kBadInput,
                 where + ": others can read it; make it private (chmod 600 " + path.string() + ")");
   }
-  const std::string text = FRUGAL_TRY(ReadFile(path).map_error([&](Error e) {
-    return e.Wrap("--token-file");
-  }));
+  const std::string text =
+      FRUGAL_TRY(ReadFile(path).map_error([&](Error e) { return e.Wrap("--token-file"); }));
   const std::string token(Trim(std::string_view(text).substr(0, text.find('\n'))));
   if (token.size() < 16) {
     return Fail(ErrorCode::kBadInput,

@@ -29,8 +29,8 @@ struct Server::Impl {
 
   /// The last scrape's facts about the ended history, kept while HistoryFingerprint stays.
   std::mutex metrics_mu;
-  std::string metrics_fingerprint;      // GUARDED_BY(metrics_mu)
-  ledger::FleetFacts metrics_history;   // GUARDED_BY(metrics_mu)
+  std::string metrics_fingerprint;     // GUARDED_BY(metrics_mu)
+  ledger::FleetFacts metrics_history;  // GUARDED_BY(metrics_mu)
 
   Impl(ServerOptions o, catalog::Catalog c, audit::Thresholds t, audit::TransferPrices p)
       : options(std::move(o)),

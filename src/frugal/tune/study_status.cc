@@ -52,9 +52,9 @@ Result<StudyStatus> LoadStudyStatus(const StudyStore& store, const std::string& 
     st.state["status"] = "interrupted";
     st.interrupted = true;
   }
-  st.spec = FRUGAL_TRY(ParseStudySpec(st.state.value("spec_yaml", ""),
-                                      st.state.value("spec_source", ""),
-                                      st.state.value("spec_base", "")));
+  st.spec =
+      FRUGAL_TRY(ParseStudySpec(st.state.value("spec_yaml", ""), st.state.value("spec_source", ""),
+                                st.state.value("spec_base", "")));
   FRUGAL_TRY(ApplySavedCaps(st.spec, st.state));
   for (const auto& j : st.state.at("trials")) st.trials.push_back(FRUGAL_TRY(TrialFromJson(j)));
   if (st.interrupted) {

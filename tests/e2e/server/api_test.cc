@@ -90,8 +90,8 @@ TEST_F(Api, ReportIsTheDocumentReportPrints) {
   // A window that ended before the running run started, so both reads agree to the micro.
   const std::string until = ledger::FormatTimestamp(ledger::Now() - std::chrono::hours(3));
   const std::string since = ledger::FormatTimestamp(ledger::Now() - std::chrono::hours(48));
-  nlohmann::json api = JsonOf(s.Client().Get(
-      fmt::format("/api/v1/report?by=team,tier&since={}&until={}", since, until)));
+  nlohmann::json api = JsonOf(
+      s.Client().Get(fmt::format("/api/v1/report?by=team,tier&since={}&until={}", since, until)));
   nlohmann::json cli = Cli({"report", "--by", "team,tier", "--since", since, "--until", until});
   // The month to date and its forecast run to each reader's own now.
   for (nlohmann::json* doc : {&api, &cli}) {
@@ -117,7 +117,8 @@ TEST_F(Api, CatalogOffersAndPlanAreTheDocumentsTheCliPrints) {
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(JsonOf(s.Client().Get("/api/v1/catalog/offers?gpu=H100&tier=spot&limit=5")),
             Cli({"catalog", "offers", "--gpu", "H100", "--tier", "spot", "--limit", "5"}));
-  const std::filesystem::path job = frugal::testing::SourceDir() / "examples/plan/llama-7b-finetune.yaml";
+  const std::filesystem::path job =
+      frugal::testing::SourceDir() / "examples/plan/llama-7b-finetune.yaml";
   const Result<std::string> text = ReadFile(job);
   ASSERT_TRUE(text);
   const auto planned = s.Client().Post("/api/v1/plan?top=3", *text, "application/yaml");
@@ -142,11 +143,11 @@ TEST_F(Api, CatalogOffersAndPlanAreTheDocumentsTheCliPrints) {
 TEST_F(Api, StudyStatusIsTheDocumentTuneStatusPrints) {
   TempDir table;
   tune::testing::WriteSyntheticTable(table.path(), 40, 9);
-  const auto tuned = RunFrugal({"tune", "--replay", table.path().string(), "--metric", "score",
-                                "--maximize", "--fidelity", "epoch", "--cost-column",
-                                "elapsed_s", "--price-per-hour", "3.6", "--budget", "10",
-                                "--name", "sweep", "--db", db_.string(), "--json"},
-                               home_.path());
+  const auto tuned =
+      RunFrugal({"tune", "--replay", table.path().string(), "--metric", "score", "--maximize",
+                 "--fidelity", "epoch", "--cost-column", "elapsed_s", "--price-per-hour", "3.6",
+                 "--budget", "10", "--name", "sweep", "--db", db_.string(), "--json"},
+                home_.path());
   ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
   RunningServer s(Options());
   ASSERT_TRUE(s.ok());

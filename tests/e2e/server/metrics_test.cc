@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
-
 #include <unistd.h>
 
 #include <cstdio>
@@ -61,8 +60,9 @@ TEST_F(Metrics, ExposesTheFleetInPrometheusConventions) {
   EXPECT_DOUBLE_EQ(
       Sample(m, R"(frugal_spend_dollars_total{team="vision",project="detector",tier="on_demand"})"),
       20.5);
-  EXPECT_DOUBLE_EQ(Sample(m, R"(frugal_gpu_seconds_total{team="vision",project="detector",tier="on_demand"})"),
-                   5 * 3600.0);
+  EXPECT_DOUBLE_EQ(
+      Sample(m, R"(frugal_gpu_seconds_total{team="vision",project="detector",tier="on_demand"})"),
+      5 * 3600.0);
   // nlp-live runs now on 8 spot H100s at $25.00/h.
   EXPECT_DOUBLE_EQ(Sample(m, R"(frugal_burn_rate_dollars_per_hour{team="nlp",tier="spot"})"), 25.0);
   EXPECT_DOUBLE_EQ(Sample(m, R"(frugal_runs_running{tier="spot"})"), 1);
@@ -95,14 +95,16 @@ TEST_F(Metrics, AScrapeAfterTheLedgerChangedSeesTheChange) {
   EXPECT_DOUBLE_EQ(Sample(before, R"(frugal_runs_running{tier="spot"})"), 1);
   // The same history twice: the second scrape reuses the first's sums, and agrees.
   const std::string again = s.Client().Get("/metrics")->body;
-  const std::string ended = R"(frugal_spend_dollars_total{team="vision",project="detector",tier="on_demand"})";
+  const std::string ended =
+      R"(frugal_spend_dollars_total{team="vision",project="detector",tier="on_demand"})";
   EXPECT_DOUBLE_EQ(Sample(again, ended), Sample(before, ended));
   ASSERT_TRUE(FinishLive(db_, ledger::Now()));
   const std::string after = s.Client().Get("/metrics")->body;
   EXPECT_TRUE(std::isnan(Sample(after, R"(frugal_runs_running{tier="spot"})"))) << after;
   // Its 2 h on spot H100s at $25.00/h now count among the ended segments.
-  EXPECT_GE(Sample(after, R"(frugal_spend_dollars_total{team="nlp",project="assistant",tier="spot"})"),
-            36.0 + 50.0);
+  EXPECT_GE(
+      Sample(after, R"(frugal_spend_dollars_total{team="nlp",project="assistant",tier="spot"})"),
+      36.0 + 50.0);
 }
 
 /// A Prometheus on loopback scraping `target` every second, with a fresh store; stopped and
@@ -115,10 +117,10 @@ class Prometheus {
                   fmt::format("global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: "
                               "frugal\n    static_configs:\n      - targets: [\"127.0.0.1:{}\"]\n",
                               target));
-    const std::vector<std::string> argv = {
-        "prometheus", "--config.file=" + (dir / "prometheus.yml").string(),
-        "--storage.tsdb.path=" + (dir / "tsdb").string(),
-        fmt::format("--web.listen-address=127.0.0.1:{}", port_)};
+    const std::vector<std::string> argv = {"prometheus",
+                                           "--config.file=" + (dir / "prometheus.yml").string(),
+                                           "--storage.tsdb.path=" + (dir / "tsdb").string(),
+                                           fmt::format("--web.listen-address=127.0.0.1:{}", port_)};
     const std::string log = (dir / "prometheus.log").string();
     pid_ = ::fork();
     if (pid_ == 0) {
@@ -172,21 +174,20 @@ TEST_F(Metrics, ARealPrometheusScrapesThem) {
   RunningServer s(Options());
   ASSERT_TRUE(s.ok());
   Prometheus prometheus(dir_.path(), s.port());
-  const nlohmann::json up =
-      prometheus.Await(fmt::format("up{{instance=\"127.0.0.1:{}\"}} == 1", s.port()),
-                       std::chrono::seconds(60));
+  const nlohmann::json up = prometheus.Await(
+      fmt::format("up{{instance=\"127.0.0.1:{}\"}} == 1", s.port()), std::chrono::seconds(60));
   ASSERT_FALSE(up.is_null()) << frugal::testing::ReadTestFile(dir_ / "prometheus.log");
   const nlohmann::json spend = prometheus.Await(
       R"(sum by (team) (frugal_spend_dollars_total{team="vision"}))", std::chrono::seconds(10));
   ASSERT_FALSE(spend.is_null());
   EXPECT_EQ(spend[0]["value"][1], "20.5");
-  const nlohmann::json gpus = prometheus.Await(R"(frugal_gpus_running{tier="spot"})",
-                                               std::chrono::seconds(10));
+  const nlohmann::json gpus =
+      prometheus.Await(R"(frugal_gpus_running{tier="spot"})", std::chrono::seconds(10));
   ASSERT_FALSE(gpus.is_null());
   EXPECT_EQ(gpus[0]["value"][1], "8");
-  const nlohmann::json p90 = prometheus.Await(
-      "histogram_quantile(0.9, frugal_checkpoint_commit_duration_seconds_bucket)",
-      std::chrono::seconds(10));
+  const nlohmann::json p90 =
+      prometheus.Await("histogram_quantile(0.9, frugal_checkpoint_commit_duration_seconds_bucket)",
+                       std::chrono::seconds(10));
   ASSERT_FALSE(p90.is_null());
   const double seconds = std::stod(p90[0]["value"][1].get<std::string>());
   EXPECT_GT(seconds, 5.0);  // one of the two commits took 9 s

@@ -59,7 +59,8 @@ Result<SeededFleet> SeedFleet(const std::filesystem::path& path, Timestamp now) 
   // 40 minutes after its last checkpoint; then 2 h on demand at $32.77/h.
   {
     const Timestamp start = now - hours(30);
-    const ledger::RunId id = FRUGAL_TRY(db->BeginRun(Run("nlp-pretrain", "nlp", "assistant", start)));
+    const ledger::RunId id =
+        FRUGAL_TRY(db->BeginRun(Run("nlp-pretrain", "nlp", "assistant", start)));
     const auto spot = FRUGAL_TRY(db->OpenSegment(id, Offer("A100", 8, "spot", 12.0, 32.77), start));
     for (int k = 1; k <= 2; ++k) {
       FRUGAL_TRY(db->AddEvent(id, spot, ledger::EventType::kCheckpointCommitted,
@@ -68,7 +69,8 @@ Result<SeededFleet> SeedFleet(const std::filesystem::path& path, Timestamp now) 
     }
     FRUGAL_TRY(db->AddEvent(id, spot, ledger::EventType::kPreempted, start + hours(3), {}));
     FRUGAL_TRY(db->CloseSegment(spot, start + hours(3), ledger::EndReason::kPreempted));
-    const auto od = FRUGAL_TRY(db->OpenSegment(id, Offer("A100", 8, "on_demand", 32.77), start + hours(3)));
+    const auto od =
+        FRUGAL_TRY(db->OpenSegment(id, Offer("A100", 8, "on_demand", 32.77), start + hours(3)));
     FRUGAL_TRY(db->AddEvent(id, od, ledger::EventType::kResumed, start + hours(3) + minutes(1),
                             {{"kind", "resumed"}, {"seconds_to_first_progress", 42.0}}));
     FRUGAL_TRY(Samples(*db, id, start, start + hours(5), 71));
@@ -78,7 +80,8 @@ Result<SeededFleet> SeedFleet(const std::filesystem::path& path, Timestamp now) 
   // vision-sweep: 5 h on demand, one A100 at $4.10/h, poorly utilized.
   {
     const Timestamp start = now - hours(20);
-    const ledger::RunId id = FRUGAL_TRY(db->BeginRun(Run("vision-sweep", "vision", "detector", start)));
+    const ledger::RunId id =
+        FRUGAL_TRY(db->BeginRun(Run("vision-sweep", "vision", "detector", start)));
     const auto seg = FRUGAL_TRY(db->OpenSegment(id, Offer("A100", 1, "on_demand", 4.10), start));
     FRUGAL_TRY(Samples(*db, id, start, start + hours(5), 22));
     FRUGAL_TRY(db->CloseSegment(seg, start + hours(5), ledger::EndReason::kFinished));
@@ -139,7 +142,8 @@ Result<void> AddManyRuns(const std::filesystem::path& path, int64_t count, Times
     std::vector<ledger::Row> segments;
     for (int64_t i = 0; i < n; ++i, ++next) {
       const int64_t k = done + i;
-      const int64_t start = ledger::ToMillis(now) - window_ms + (k * 7919) % (window_ms - 3'600'000);
+      const int64_t start =
+          ledger::ToMillis(now) - window_ms + (k * 7919) % (window_ms - 3'600'000);
       const std::string team = teams[k % 5];
       runs.push_back({next, fmt::format("bench-{}", k), std::string("python train.py"),
                       std::string(""), team, fmt::format("p{}", k % 17), std::string("bench"),

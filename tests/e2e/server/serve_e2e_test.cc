@@ -50,8 +50,8 @@ class Serve : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(SeedFleet(db_, ledger::Now()));
     WriteTestFile(token_, "0123456789abcdef-token\n");
-    std::filesystem::permissions(token_, std::filesystem::perms::owner_read |
-                                             std::filesystem::perms::owner_write);
+    std::filesystem::permissions(
+        token_, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   }
   TempDir dir_;
   TempDir home_;
@@ -100,9 +100,9 @@ TEST_F(Serve, OffLoopbackItNeedsAPrivateTokenFile) {
   EXPECT_NE(r.err.find("--token-file"), std::string::npos) << r.err;
   std::filesystem::permissions(token_, std::filesystem::perms::others_read,
                                std::filesystem::perm_options::add);
-  r = RunFrugal({"serve", "--listen", "0.0.0.0:0", "--db", db_.string(), "--token-file",
-                 token_.string()},
-                home_.path());
+  r = RunFrugal(
+      {"serve", "--listen", "0.0.0.0:0", "--db", db_.string(), "--token-file", token_.string()},
+      home_.path());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("chmod 600"), std::string::npos) << r.err;
   r = RunFrugal({"serve", "--listen", "nonsense", "--db", db_.string()}, home_.path());
@@ -117,9 +117,9 @@ TEST_F(Serve, CancelsARealRunWithTheTokenAndNotWithout) {
                                    home_.path());
   ASSERT_GT(server, 0);
   ASSERT_TRUE(AwaitHttp(port, std::chrono::seconds(20)));
-  const pid_t run = StartFrugal({"run", "--db", db_.string(), "--run-id", "sleeper", "--price",
-                                 "2/h", "--", "sleep", "60"},
-                                home_.path());
+  const pid_t run = StartFrugal(
+      {"run", "--db", db_.string(), "--run-id", "sleeper", "--price", "2/h", "--", "sleep", "60"},
+      home_.path());
   ASSERT_GT(run, 0);
   httplib::Client c("127.0.0.1", port);
   std::string status;
@@ -132,7 +132,8 @@ TEST_F(Serve, CancelsARealRunWithTheTokenAndNotWithout) {
   const auto refused = c.Post("/api/v1/runs/sleeper/cancel");
   ASSERT_TRUE(refused);
   EXPECT_EQ(refused->status, 401);
-  EXPECT_EQ(WaitExit(run, std::chrono::milliseconds(500)), -1) << "the run stopped without the token";
+  EXPECT_EQ(WaitExit(run, std::chrono::milliseconds(500)), -1)
+      << "the run stopped without the token";
   c.set_bearer_token_auth("0123456789abcdef-token");
   const auto done = c.Post("/api/v1/runs/sleeper/cancel");
   ASSERT_TRUE(done);
