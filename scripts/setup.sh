@@ -18,6 +18,9 @@ packages=(
   slurm-wlm munge
   # headless browser: renders the audit's HTML report in its end-to-end test
   chromium
+  # frugal serve: the dashboard's build (node, npm), the metrics' scraper and checker
+  # (prometheus, promtool) and the load generator of its benchmark (wrk)
+  nodejs npm prometheus wrk
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -30,6 +33,10 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# The dashboard frugal serve serves: npm packages pinned by web/package-lock.json, bundled into
+# web/dist/ (no network at run time).
+(cd web && npm ci --no-audit --no-fund --loglevel=error && npm run build --silent) >/dev/null
 
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset"

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "frugal/catalog/catalog.h"
+#include "frugal/catalog/offer_json.h"
 #include "frugal/catalog/offer_table.h"
 #include "frugal/catalog/skypilot_import.h"
 #include "frugal/core/paths.h"
@@ -87,30 +88,6 @@ struct OffersOptions {
   size_t limit = 0;
 };
 
-nlohmann::json OfferJson(const Offer& o) {
-  return {
-      {"cloud", o.cloud},
-      {"instance_type", o.instance_type},
-      {"region", o.region},
-      {"zone", o.zone.empty() ? nlohmann::json() : nlohmann::json(o.zone)},
-      {"gpu", o.gpu.empty() ? nlohmann::json() : nlohmann::json(o.gpu)},
-      {"gpu_count", o.gpu_count},
-      {"cpu_class", o.gpu.empty() ? nlohmann::json(catalog::CpuClassName(
-                                        catalog::ClassifyCpuOffer(o)))
-                                  : nlohmann::json()},
-      {"vcpus", o.vcpus},
-      {"ram_gib", o.ram_gib},
-      {"tier", catalog::TierName(o.tier)},
-      {"price_per_hour", o.price.per_hour.dollars()},
-      {"price_per_gpu_hour", o.PricePerGpuHour().dollars()},
-      {"price_estimated", o.price_estimated},
-      {"preemptions_per_hour",
-       o.tier == catalog::Tier::kSpot ? nlohmann::json(o.preemptions_per_hour) : nlohmann::json()},
-      {"source", o.source == catalog::OfferSource::kCustom     ? "custom"
-                 : o.source == catalog::OfferSource::kImported ? "imported"
-                                                               : "shipped"}};
-}
-
 Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, Streams& s) {
   const Catalog c = FRUGAL_TRY(LoadCatalog(global));
   catalog::OfferQuery q;
@@ -146,10 +123,7 @@ Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, S
   q.limit = opts.limit;
   const auto offers = FRUGAL_TRY(c.Query(q));
   if (global.json) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const Offer* o : offers) list.push_back(OfferJson(*o));
-    WriteJson(
-        s, {{"offers", list}, {"count", offers.size()}, {"snapshot_date", c.info().snapshot_date}});
+    WriteJson(s, catalog::OfferListJson(offers, c.info().snapshot_date));
     return {};
   }
   if (offers.empty()) {

@@ -16,6 +16,7 @@ void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
   RegisterAudit(app, global, action);
   RegisterPolicy(app, global, action);
   RegisterTco(app, global, action);
+  RegisterServe(app, global, action);
 }
 
 }  // namespace frugal::cli

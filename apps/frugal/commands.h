@@ -21,6 +21,7 @@ void RegisterDrill(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterAudit(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterPolicy(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterTco(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterServe(CLI::App& app, GlobalOptions& global, Action& action);
 
 
 }  // namespace frugal::cli

@@ -10,6 +10,7 @@
 #include "frugal/core/paths.h"
 #include "frugal/core/table.h"
 #include "frugal/plan/knob_search.h"
+#include "frugal/plan/plan_json.h"
 #include "frugal/plan/planner.h"
 #include "frugal/serving/inference_spec.h"
 #include "inference_command.h"
@@ -69,85 +70,6 @@ Result<plan::PlanRequest> RequestFrom(const PlanOptions& o) {
   return r;
 }
 
-nlohmann::json KnobsJson(const estimate::Training& t) {
-  return {{"method", estimate::MethodName(t.method)},
-          {"lora_rank",
-           t.method == estimate::Method::kFull ? nlohmann::json() : nlohmann::json(t.lora_rank)},
-          {"precision", catalog::PrecisionName(t.precision)},
-          {"recompute", estimate::RecomputeName(t.recompute)},
-          {"micro_batch", t.micro_batch},
-          {"accumulation_steps", t.AccumulationSteps()},
-          {"zero", t.zero_stage}};
-}
-
-nlohmann::json SpotJson(const Option& o) {
-  if (o.kind != RunKind::kSpot && o.kind != RunKind::kFallback) return nullptr;
-  const plan::SpotRun& s = o.spot;
-  nlohmann::json j = {
-      {"strategy",
-       s.strategy == plan::CheckpointStrategy::kOnNotice ? "checkpoint_on_notice" : "periodic"},
-      {"checkpoint_interval_hours", s.strategy == plan::CheckpointStrategy::kPeriodic
-                                        ? nlohmann::json(s.interval_hours)
-                                        : nlohmann::json()},
-      {"preemptions_per_hour", o.offer->preemptions_per_hour * o.instances},
-      {"expected_preemptions", s.expected_preemptions},
-      {"checkpoint_hours", s.checkpoint_hours},
-      {"restart_hours", s.restart_hours},
-      {"lost_work_hours", s.lost_work_hours},
-      {"time_inflation", s.Inflation(o.work_hours)},
-      {"cost_inflation", o.expected_cost.dollars() /
-                             (o.offer->price.per_hour.dollars() * o.instances * o.work_hours)},
-      {"deadline_miss_probability_spot_only", s.deadline_miss_probability}};
-  if (o.kind == RunKind::kFallback) {
-    j["fallback"] = {{"on_demand_offer", o.fallback_offer->Id()},
-                     {"switch_probability", o.fallback.switch_probability},
-                     {"switch_at_hours", o.fallback.switch_at_hours},
-                     {"on_demand_hours", o.fallback.on_demand_hours},
-                     {"absorbed_preemptions", o.fallback.absorbed_preemptions},
-                     {"planned_switch", o.fallback.planned_switch}};
-  }
-  return j;
-}
-
-nlohmann::json OptionJson(const Option& o, size_t rank) {
-  const bool cpu = o.offer->gpu.empty();
-  return {{"rank", rank},
-          {"cloud", o.offer->cloud},
-          {"instance_type", o.offer->instance_type},
-          {"region", o.offer->region},
-          {"zone", o.offer->zone.empty() ? nlohmann::json() : nlohmann::json(o.offer->zone)},
-          {"tier", catalog::TierName(o.offer->tier)},
-          {"run", plan::RunKindName(o.kind)},
-          {"gpu", cpu ? nlohmann::json() : nlohmann::json(o.offer->gpu)},
-          {"gpu_count", o.gpus},
-          {"instances", o.instances},
-          {"knobs", KnobsJson(o.knobs)},
-          {"measured", o.measured},
-          {"fits", true},
-          {"peak_memory_gib_per_gpu", cpu ? nlohmann::json() : nlohmann::json(o.peak_gib)},
-          {"headroom_gib", cpu ? nlohmann::json() : nlohmann::json(o.HeadroomGib())},
-          {"work_hours", o.work_hours},
-          {"wall_hours", o.wall_hours},
-          {"gpu_hours", o.gpu_hours},
-          {"price_per_hour", o.offer->price.per_hour.dollars() * o.instances},
-          {"expected_cost_usd", o.expected_cost.dollars()},
-          {"price_estimated", o.estimated_price},
-          {"meets_deadline", o.meets_deadline},
-          {"deadline_miss_probability", o.deadline_miss_probability},
-          {"spot", SpotJson(o)}};
-}
-
-nlohmann::json FaultToleranceJson(const plan::FaultTolerance& ft) {
-  return {{"checkpoint_write_hours", ft.checkpoint_write_hours},
-          {"restart_hours", ft.restart_hours},
-          {"checkpoint_on_notice", ft.checkpoint_on_notice},
-          {"notice_hours", ft.notice_hours},
-          {"drill", ft.drill.empty() ? nlohmann::json() : nlohmann::json(ft.drill)},
-          {"drill_measured_at",
-           ft.drill.empty() ? nlohmann::json() : nlohmann::json(ft.drill_measured_at)},
-          {"not_spot_ready", ft.not_spot_ready ? nlohmann::json(*ft.not_spot_ready) : nullptr}};
-}
-
 nlohmann::json PolicyJson(const plan::Plan& p, const PlanPolicy& pp) {
   if (pp.policy == nullptr) return nullptr;
   nlohmann::json entries = nlohmann::json::array();
@@ -177,24 +99,9 @@ nlohmann::json PolicyJson(const plan::Plan& p, const PlanPolicy& pp) {
 
 void WritePlanJson(const plan::JobSpec& spec, const plan::Plan& p, const PlanOptions& opts,
                    const PlanPolicy& pp, Streams& s) {
-  nlohmann::json options = nlohmann::json::array();
-  for (size_t i = 0; i < p.options.size(); ++i) options.push_back(OptionJson(p.options[i], i + 1));
-  nlohmann::json excluded = nlohmann::json::array();
-  for (const auto& e : p.excluded)
-    excluded.push_back({{"reason", e.reason}, {"options", e.offers}});
-  WriteJson(s, {{"job", spec.name},
-                {"tokens", p.tokens},
-                {"objective", opts.objective},
-                {"deadline_hours",
-                 p.deadline_hours ? nlohmann::json(*p.deadline_hours) : nlohmann::json()},
-                {"budget_usd", p.budget ? nlohmann::json(p.budget->dollars()) : nlohmann::json()},
-                {"fault_tolerance", FaultToleranceJson(spec.fault_tolerance)},
-                {"options", options},
-                {"excluded", excluded},
-                {"advice", p.advice},
-                {"ranked_options", p.ranked},
-                {"evaluated_configurations", p.evaluated},
-                {"policy", PolicyJson(p, pp)}});
+  nlohmann::json doc = plan::PlanJson(spec, p, opts.objective);
+  doc["policy"] = PolicyJson(p, pp);
+  WriteJson(s, std::move(doc));
 }
 
 std::string RunLabel(const Option& o) {

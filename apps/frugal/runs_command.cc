@@ -8,6 +8,7 @@
 #include "frugal/core/table.h"
 #include "frugal/core/text.h"
 #include "frugal/ledger/ledger.h"
+#include "frugal/ledger/run_json.h"
 #include "frugal/run/ledger_recorder.h"
 
 namespace frugal::cli {
@@ -28,50 +29,14 @@ std::string Elapsed(const ledger::Run& run, Timestamp now) {
   return FormatDuration(std::chrono::duration_cast<Duration>(end - run.start));
 }
 
-nlohmann::json RunJson(const ledger::RunSummary& r) {
-  return {
-      {"id", r.run.id},
-      {"name", r.run.name},
-      {"status", ledger::RunStatusName(r.run.status)},
-      {"tags", r.run.tags.ToJson()},
-      {"start", ledger::FormatTimestamp(r.run.start)},
-      {"end", r.run.end ? nlohmann::json(ledger::FormatTimestamp(*r.run.end)) : nlohmann::json()},
-      {"cost_usd", r.cost.ToPlainString()},
-      {"cost_micros", r.cost.micros()},
-      {"gpu_hours", r.gpu_hours},
-      {"gpu", r.gpu.empty() ? nlohmann::json() : nlohmann::json(r.gpu)},
-      {"tier", r.tier.empty() ? nlohmann::json() : nlohmann::json(r.tier)},
-      {"segments", r.segments}};
-}
-
 Result<void> RunList(const ListOptions& o, const GlobalOptions& global, Streams& s) {
   const Timestamp now = ledger::Now();
-  ledger::RunFilter filter;
-  if (!o.since.empty()) {
-    filter.since = FRUGAL_TRY(
-        ledger::ParseTimeOrAgo(o.since, now).map_error([](Error e) { return e.Wrap("--since"); }));
-  }
-  if (!o.until.empty()) {
-    filter.until = FRUGAL_TRY(
-        ledger::ParseTimeOrAgo(o.until, now).map_error([](Error e) { return e.Wrap("--until"); }));
-  }
-  if (!o.status.empty()) {
-    filter.status = FRUGAL_TRY(
-        ledger::ParseRunStatus(o.status).map_error([](Error e) { return e.Wrap("--status"); }));
-  }
-  for (const std::string& tag : o.tags) {
-    ledger::Tags parsed;
-    FRUGAL_TRY(parsed.SetFromText(tag));
-    const size_t eq = tag.find('=');
-    filter.tags.emplace_back(tag.substr(0, eq), tag.substr(eq + 1));
-  }
-  filter.limit = o.limit;
+  const ledger::RunFilter filter = FRUGAL_TRY(
+      ledger::ParseRunFilter({o.since, o.until, o.status, o.tags, o.limit}, now, "--"));
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   std::vector<ledger::RunSummary> runs = FRUGAL_TRY(db->ListRuns(filter, now));
   if (global.json) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& r : runs) list.push_back(RunJson(r));
-    WriteJson(s, {{"runs", list}});
+    WriteJson(s, ledger::RunListJson(runs));
     return {};
   }
   if (runs.empty()) {
@@ -157,71 +122,16 @@ void PrintDetail(const ledger::RunDetail& d, Timestamp now, Streams& s) {
   }
 }
 
-/// The ledger id of the run `ref` names: its number in the ledger, or the run id `frugal run`
-/// printed (the newest run of that name).
-Result<int64_t> ResolveRun(ledger::Ledger& db, const std::string& ref) {
-  if (const Result<int64_t> number = ParseInt(ref); number && *number > 0) return *number;
-  const std::optional<ledger::Run> run = FRUGAL_TRY(run::FindRunByName(db, ref));
-  if (!run) {
-    return Fail(ErrorCode::kBadInput,
-                "no run named '" + ref + "' in the ledger (see 'frugal runs list')");
-  }
-  return run->id;
-}
-
 Result<void> RunShow(const std::string& ref, const GlobalOptions& global, Streams& s) {
   const Timestamp now = ledger::Now();
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
-  const int64_t id = FRUGAL_TRY(ResolveRun(*db, ref));
+  const int64_t id = FRUGAL_TRY(run::ResolveRunRef(*db, ref));
   const ledger::RunDetail d = FRUGAL_TRY(db->GetRunDetail(id, now));
   if (!global.json) {
     PrintDetail(d, now, s);
     return {};
   }
-  nlohmann::json doc = RunJson(d.summary);
-  doc["command"] = d.summary.run.command;
-  doc["budget_usd"] = d.summary.run.budget ? nlohmann::json(d.summary.run.budget->ToPlainString())
-                                           : nlohmann::json();
-  nlohmann::json segments = nlohmann::json::array();
-  for (const auto& seg : d.segments) {
-    segments.push_back(
-        {{"id", seg.id},
-         {"cloud", seg.offer.cloud},
-         {"instance_type", seg.offer.instance_type},
-         {"region", seg.offer.region},
-         {"zone", seg.offer.zone.empty() ? nlohmann::json() : nlohmann::json(seg.offer.zone)},
-         {"gpu", seg.offer.gpu},
-         {"gpu_count", seg.offer.gpu_count},
-         {"tier", seg.offer.tier},
-         {"price_per_hour_usd", seg.offer.price.per_hour.ToPlainString()},
-         {"on_demand_price_per_hour_usd",
-          seg.offer.on_demand_price
-              ? nlohmann::json(seg.offer.on_demand_price->per_hour.ToPlainString())
-              : nlohmann::json()},
-         {"start", ledger::FormatTimestamp(seg.start)},
-         {"end", seg.end ? nlohmann::json(ledger::FormatTimestamp(*seg.end)) : nlohmann::json()},
-         {"end_reason", seg.end_reason ? nlohmann::json(ledger::EndReasonName(*seg.end_reason))
-                                       : nlohmann::json()},
-         {"cost_usd", seg.Cost(now).ToPlainString()}});
-  }
-  doc["segments"] = segments;
-  nlohmann::json events = nlohmann::json::array();
-  for (const auto& e : d.events) {
-    events.push_back({{"time", ledger::FormatTimestamp(e.time)},
-                      {"type", ledger::EventTypeName(e.type)},
-                      {"payload", e.payload}});
-  }
-  doc["events"] = events;
-  auto opt = [](const std::optional<double>& v) {
-    return v ? nlohmann::json(*v) : nlohmann::json();
-  };
-  doc["utilization"] = {{"samples", d.utilization.samples},
-                        {"gpu_util_percent", opt(d.utilization.gpu_util)},
-                        {"cpu_util_percent", opt(d.utilization.cpu_util)},
-                        {"gpu_mem_bytes", opt(d.utilization.gpu_mem_bytes)},
-                        {"power_watts", opt(d.utilization.power_watts)},
-                        {"io_wait_percent", opt(d.utilization.io_wait)}};
-  WriteJson(s, doc);
+  WriteJson(s, ledger::RunDetailJson(d, now));
   return {};
 }
 

@@ -245,40 +245,17 @@ Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Strea
 
 Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
   const Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kMustExist, ""));
-  nlohmann::json state = FRUGAL_TRY(st.store->Load(o.study));
-  if (state.value("status", "") == "running" && !TunerAlive(o.study)) {
+  const tune::StudyStatus status = FRUGAL_TRY(tune::LoadStudyStatus(*st.store, o.study));
+  if (status.interrupted && !global.json) {
     // Saved as running, but the tuner that ran it is gone (killed): say what it is.
-    state["status"] = "interrupted";
-    if (!global.json) {
-      s.err << "note: no tuner is running study '" << o.study
-            << "' (it was stopped without saving); continue it with 'frugal tune resume " << o.study
-            << "'\n";
-    }
-  }
-  StudySpec spec = FRUGAL_TRY(tune::ParseStudySpec(
-      state.value("spec_yaml", ""), state.value("spec_source", ""), state.value("spec_base", "")));
-  FRUGAL_TRY(tune::ApplySavedCaps(spec, state));
-  std::vector<tune::Trial> trials;
-  for (const auto& j : state.at("trials")) trials.push_back(FRUGAL_TRY(tune::TrialFromJson(j)));
-  if (state.value("status", "") == "interrupted") {
-    // No tuner runs it: the trials it left running stopped with it, on their checkpoints, and
-    // wait for the resume (their ledger runs say paused too).
-    int64_t waiting = 0;
-    for (tune::Trial& t : trials) {
-      if (t.state != tune::TrialState::kRunning) continue;
-      t.state = tune::TrialState::kPaused;
-      ++waiting;
-    }
-    nlohmann::json& counts = state["summary"]["trials"];
-    if (waiting > 0 && counts.is_object()) {
-      counts["running"] = counts.value("running", int64_t{0}) - waiting;
-      counts["paused"] = counts.value("paused", int64_t{0}) + waiting;
-    }
+    s.err << "note: no tuner is running study '" << o.study
+          << "' (it was stopped without saving); continue it with 'frugal tune resume " << o.study
+          << "'\n";
   }
   if (global.json) {
-    WriteJson(s, tune::StatusJson(spec, state, trials));
+    WriteJson(s, tune::StatusJson(status.spec, status.state, status.trials));
   } else {
-    tune::PrintStatus(s.out, spec, state, trials);
+    tune::PrintStatus(s.out, status.spec, status.state, status.trials);
   }
   return {};
 }

@@ -57,8 +57,6 @@ Result<void> CheckCommand(const tune::StudySpec& spec, const fs::path& workdir) 
                                         ")");
 }
 
-fs::path StudyDir(const std::string& name) { return UserDataDir() / "studies" / name; }
-
 Result<FileLock> LockStudy(const std::string& name) {
   if (!tune::IsStudyName(name)) {
     return Fail(ErrorCode::kBadInput, "study name '" + name + "': " + tune::kStudyNameRule);
@@ -79,17 +77,6 @@ Result<void> SetTrialsAside(const std::string& name, const std::string& kept) {
   if (ec)
     return Fail(ErrorCode::kFailed, "cannot set " + trials.string() + " aside: " + ec.message());
   return {};
-}
-
-bool TunerAlive(const std::string& name) {
-  std::error_code ec;
-  const fs::path lock = StudyDir(name) / "study.lock";
-  if (!fs::exists(lock, ec)) return true;
-  const Result<std::string> text = ReadFile(lock);
-  if (!text) return true;
-  const auto pid = ParseInt(Trim(*text));
-  if (!pid || *pid <= 0) return true;
-  return ::kill(static_cast<pid_t>(*pid), 0) == 0 || errno == EPERM;
 }
 
 std::string FreshRunPrefix(const std::string& name) {

@@ -12,6 +12,7 @@
 #include "frugal/ledger/ledger.h"
 #include "frugal/tune/replay_table.h"
 #include "frugal/tune/study_spec.h"
+#include "frugal/tune/study_status.h"
 #include "frugal/tune/study_store.h"
 #include "frugal/tune/supervised_runner.h"
 #include "frugal/tune/trial_runner.h"
@@ -28,8 +29,7 @@ struct Bench {
   tune::SupervisedRunner* supervised = nullptr;  // the runner, when it trains real trials
 };
 
-/// Where a study's trials keep their runs (checkpoints, journals, reports).
-std::filesystem::path StudyDir(const std::string& name);
+using tune::StudyDir;
 
 /// One tuner per study (on this host): a second one resuming a live study would mark its
 /// running trials lost and launch them again. A killed tuner's lock goes with it.
@@ -39,10 +39,7 @@ std::filesystem::path StudyDir(const std::string& name);
 /// clears them when nothing was kept: checkpoints of an earlier study must not be resumed.
 [[nodiscard]] Result<void> SetTrialsAside(const std::string& name, const std::string& kept);
 
-/// Whether a tuner on this host holds `name`'s lock: the pid noted in the lock file is alive.
-/// (Taking the lock to find out would refuse a tuner starting at that moment.) A study driven
-/// from another host through a shared ledger counts as alive: its lock is not here to read.
-bool TunerAlive(const std::string& name);
+using tune::TunerAlive;
 
 /// kBadInput naming the field when the trial command's program cannot be found (on PATH, or
 /// relative to `workdir`).

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -64,6 +65,22 @@ Result<FileLock> FileLock::Acquire(const std::filesystem::path& path, const std:
                      ::pwrite(fd, pid.data(), pid.size(), 0) == static_cast<ssize_t>(pid.size());
   static_cast<void>(noted);
   return FileLock(fd);
+}
+
+std::optional<int> FileLock::Holder(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::optional<int> holder;
+  if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) {
+      const Result<int64_t> pid = ParseInt(HolderOf(fd));
+      if (pid && *pid > 0 && *pid <= std::numeric_limits<int>::max()) {
+        holder = static_cast<int>(*pid);
+      }
+    }
+  }
+  ::close(fd);  // drops the probe's shared lock, if it got one
+  return holder;
 }
 
 FileLock& FileLock::operator=(FileLock&& other) noexcept {

@@ -5,6 +5,7 @@
 // host (and on local filesystems), not across machines.
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "frugal/core/error.h"
@@ -18,6 +19,11 @@ class FileLock {
   /// when another process holds it; kFailed when the file cannot be created.
   [[nodiscard]] static Result<FileLock> Acquire(const std::filesystem::path& path,
                                                 const std::string& what);
+
+  /// The process holding the lock on `path` (the id it wrote), or nullopt when nobody holds
+  /// it or the file is missing. Probes with a shared lock taken and dropped at once, so the
+  /// answer cannot name a dead holder whose pid was reused.
+  [[nodiscard]] static std::optional<int> Holder(const std::filesystem::path& path);
 
   FileLock(FileLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
   FileLock& operator=(FileLock&& other) noexcept;

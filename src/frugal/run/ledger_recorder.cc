@@ -6,6 +6,7 @@
 
 #include "frugal/core/log.h"
 #include "frugal/run/run_text.h"
+#include "frugal/core/text.h"
 
 namespace frugal::run {
 namespace {
@@ -124,6 +125,16 @@ Result<std::optional<ledger::Run>> FindRunByName(ledger::Ledger& ledger, const s
       "SELECT id FROM runs WHERE name = ? ORDER BY id DESC LIMIT 1", params));
   if (rows.empty()) return std::optional<ledger::Run>();
   return std::optional<ledger::Run>(FRUGAL_TRY(ledger.GetRun(ledger::AsInt(rows[0][0]))));
+}
+
+Result<int64_t> ResolveRunRef(ledger::Ledger& ledger, const std::string& ref) {
+  if (const Result<int64_t> number = ParseInt(ref); number && *number > 0) return *number;
+  const std::optional<ledger::Run> run = FRUGAL_TRY(FindRunByName(ledger, ref));
+  if (!run) {
+    return Fail(ErrorCode::kBadInput,
+                "no run named '" + ref + "' in the ledger (see 'frugal runs list')");
+  }
+  return run->id;
 }
 
 LedgerRecorder::LedgerRecorder(ledger::Ledger& ledger, std::string name, ledger::SegmentOffer offer,

@@ -115,4 +115,8 @@ class TeeRecorder : public RunRecorder {
 [[nodiscard]] Result<std::optional<ledger::Run>> FindRunByName(ledger::Ledger& ledger,
                                                                const std::string& name);
 
+/// The ledger id of the run `ref` names: its number in the ledger, or the run id `frugal run`
+/// printed (the newest run of that name). kBadInput when no run has that name.
+[[nodiscard]] Result<int64_t> ResolveRunRef(ledger::Ledger& ledger, const std::string& ref);
+
 }  // namespace frugal::run

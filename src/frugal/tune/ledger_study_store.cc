@@ -132,6 +132,14 @@ Result<void> LedgerStudyStore::Save(const std::string& name, const nlohmann::jso
   }
 }
 
+Result<std::vector<std::string>> LedgerStudyStore::Names() const {
+  const auto rows = FRUGAL_TRY(ledger_.connection().Query(
+      "SELECT s.name FROM studies s JOIN tune_study_states t ON t.study_id = s.id ORDER BY s.name"));
+  std::vector<std::string> names;
+  for (const auto& row : rows) names.push_back(ledger::AsText(row[0]));
+  return names;
+}
+
 Result<nlohmann::json> LedgerStudyStore::Load(const std::string& name) const {
   const auto found = FRUGAL_TRY(ledger_.FindStudy(name));
   if (!found) {

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "frugal/ledger/ledger.h"
 #include "frugal/tune/study_store.h"
@@ -25,6 +26,7 @@ class LedgerStudyStore final : public StudyStore {
   /// Frees `name` for a new study: an existing one is renamed "<name>@<id>" (and marked
   /// cancelled when it had not finished), keeping its rows. Nothing happens when none exists.
   [[nodiscard]] Result<std::string> Retire(const std::string& name) override;
+  [[nodiscard]] Result<std::vector<std::string>> Names() const override;
 
  private:
   /// The study's ledger id, creating the study (from the state's spec) when it is new.

@@ -1,5 +1,7 @@
 #include "frugal/tune/study_store.h"
 
+#include <algorithm>
+
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/paths.h"
 
@@ -40,6 +42,12 @@ Result<std::string> MemoryStudyStore::Retire(const std::string& name) {
   return kept;
 }
 
+Result<std::vector<std::string>> MemoryStudyStore::Names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, state] : states_) names.push_back(name);
+  return names;
+}
+
 JsonFileStudyStore JsonFileStudyStore::Default() {
   return JsonFileStudyStore(UserDataDir() / "studies");
 }
@@ -75,6 +83,21 @@ Result<std::string> JsonFileStudyStore::Retire(const std::string& name) {
                                         " as " + PathOf(kept).string() + ": " + ec.message());
   }
   return kept;
+}
+
+Result<std::vector<std::string>> JsonFileStudyStore::Names() const {
+  std::vector<std::string> names;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir_, ec)) return names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
+    const std::filesystem::path& path = entry.path();
+    if (path.extension() == ".json" && entry.is_regular_file(ec)) {
+      names.push_back(path.stem().string());
+    }
+  }
+  if (ec) return Fail(ErrorCode::kFailed, "cannot list " + dir_.string() + ": " + ec.message());
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 }  // namespace frugal::tune

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "frugal/core/error.h"
 
@@ -39,6 +40,8 @@ class StudyStore {
   /// Frees `name` for a new study, keeping the old one's results under another name, which it
   /// returns ("" when there was none to keep).
   [[nodiscard]] virtual Result<std::string> Retire(const std::string& name) = 0;
+  /// The names of the studies kept here (retired ones included), sorted.
+  [[nodiscard]] virtual Result<std::vector<std::string>> Names() const = 0;
 };
 
 /// Keeps states in memory (evaluation programs, tests).
@@ -47,6 +50,7 @@ class MemoryStudyStore final : public StudyStore {
   [[nodiscard]] Result<void> Save(const std::string& name, const nlohmann::json& state) override;
   [[nodiscard]] Result<nlohmann::json> Load(const std::string& name) const override;
   [[nodiscard]] Result<std::string> Retire(const std::string& name) override;
+  [[nodiscard]] Result<std::vector<std::string>> Names() const override;
 
  private:
   std::map<std::string, nlohmann::json> states_;
@@ -63,6 +67,7 @@ class JsonFileStudyStore final : public StudyStore {
   [[nodiscard]] Result<nlohmann::json> Load(const std::string& name) const override;
   /// Renames `<name>.json` to `<name>@<n>.json`, n the first number free.
   [[nodiscard]] Result<std::string> Retire(const std::string& name) override;
+  [[nodiscard]] Result<std::vector<std::string>> Names() const override;
   std::filesystem::path PathOf(const std::string& name) const { return dir_ / (name + ".json"); }
 
  private:

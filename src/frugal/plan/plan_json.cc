@@ -1,0 +1,108 @@
+#include "frugal/plan/plan_json.h"
+
+namespace frugal::plan {
+namespace {
+
+nlohmann::json KnobsJson(const estimate::Training& t) {
+  return {{"method", estimate::MethodName(t.method)},
+          {"lora_rank",
+           t.method == estimate::Method::kFull ? nlohmann::json() : nlohmann::json(t.lora_rank)},
+          {"precision", catalog::PrecisionName(t.precision)},
+          {"recompute", estimate::RecomputeName(t.recompute)},
+          {"micro_batch", t.micro_batch},
+          {"accumulation_steps", t.AccumulationSteps()},
+          {"zero", t.zero_stage}};
+}
+
+nlohmann::json SpotJson(const Option& o) {
+  if (o.kind != RunKind::kSpot && o.kind != RunKind::kFallback) return nullptr;
+  const SpotRun& s = o.spot;
+  nlohmann::json j = {
+      {"strategy",
+       s.strategy == CheckpointStrategy::kOnNotice ? "checkpoint_on_notice" : "periodic"},
+      {"checkpoint_interval_hours", s.strategy == CheckpointStrategy::kPeriodic
+                                        ? nlohmann::json(s.interval_hours)
+                                        : nlohmann::json()},
+      {"preemptions_per_hour", o.offer->preemptions_per_hour * o.instances},
+      {"expected_preemptions", s.expected_preemptions},
+      {"checkpoint_hours", s.checkpoint_hours},
+      {"restart_hours", s.restart_hours},
+      {"lost_work_hours", s.lost_work_hours},
+      {"time_inflation", s.Inflation(o.work_hours)},
+      {"cost_inflation", o.expected_cost.dollars() /
+                             (o.offer->price.per_hour.dollars() * o.instances * o.work_hours)},
+      {"deadline_miss_probability_spot_only", s.deadline_miss_probability}};
+  if (o.kind == RunKind::kFallback) {
+    j["fallback"] = {{"on_demand_offer", o.fallback_offer->Id()},
+                     {"switch_probability", o.fallback.switch_probability},
+                     {"switch_at_hours", o.fallback.switch_at_hours},
+                     {"on_demand_hours", o.fallback.on_demand_hours},
+                     {"absorbed_preemptions", o.fallback.absorbed_preemptions},
+                     {"planned_switch", o.fallback.planned_switch}};
+  }
+  return j;
+}
+
+nlohmann::json FaultToleranceJson(const FaultTolerance& ft) {
+  return {{"checkpoint_write_hours", ft.checkpoint_write_hours},
+          {"restart_hours", ft.restart_hours},
+          {"checkpoint_on_notice", ft.checkpoint_on_notice},
+          {"notice_hours", ft.notice_hours},
+          {"drill", ft.drill.empty() ? nlohmann::json() : nlohmann::json(ft.drill)},
+          {"drill_measured_at",
+           ft.drill.empty() ? nlohmann::json() : nlohmann::json(ft.drill_measured_at)},
+          {"not_spot_ready", ft.not_spot_ready ? nlohmann::json(*ft.not_spot_ready) : nullptr}};
+}
+
+}  // namespace
+
+nlohmann::json OptionJson(const Option& o, size_t rank) {
+  const bool cpu = o.offer->gpu.empty();
+  return {{"rank", rank},
+          {"cloud", o.offer->cloud},
+          {"instance_type", o.offer->instance_type},
+          {"region", o.offer->region},
+          {"zone", o.offer->zone.empty() ? nlohmann::json() : nlohmann::json(o.offer->zone)},
+          {"tier", catalog::TierName(o.offer->tier)},
+          {"run", RunKindName(o.kind)},
+          {"gpu", cpu ? nlohmann::json() : nlohmann::json(o.offer->gpu)},
+          {"gpu_count", o.gpus},
+          {"instances", o.instances},
+          {"knobs", KnobsJson(o.knobs)},
+          {"measured", o.measured},
+          {"fits", true},
+          {"peak_memory_gib_per_gpu", cpu ? nlohmann::json() : nlohmann::json(o.peak_gib)},
+          {"headroom_gib", cpu ? nlohmann::json() : nlohmann::json(o.HeadroomGib())},
+          {"work_hours", o.work_hours},
+          {"wall_hours", o.wall_hours},
+          {"gpu_hours", o.gpu_hours},
+          {"price_per_hour", o.offer->price.per_hour.dollars() * o.instances},
+          {"expected_cost_usd", o.expected_cost.dollars()},
+          {"price_estimated", o.estimated_price},
+          {"meets_deadline", o.meets_deadline},
+          {"deadline_miss_probability", o.deadline_miss_probability},
+          {"spot", SpotJson(o)}};
+}
+
+nlohmann::json PlanJson(const JobSpec& spec, const Plan& p, const std::string& objective) {
+  nlohmann::json options = nlohmann::json::array();
+  for (size_t i = 0; i < p.options.size(); ++i) options.push_back(OptionJson(p.options[i], i + 1));
+  nlohmann::json excluded = nlohmann::json::array();
+  for (const auto& e : p.excluded)
+    excluded.push_back({{"reason", e.reason}, {"options", e.offers}});
+  return {
+      {"job", spec.name},
+      {"tokens", p.tokens},
+      {"objective", objective},
+      {"deadline_hours", p.deadline_hours ? nlohmann::json(*p.deadline_hours) : nlohmann::json()},
+      {"budget_usd", p.budget ? nlohmann::json(p.budget->dollars()) : nlohmann::json()},
+      {"fault_tolerance", FaultToleranceJson(spec.fault_tolerance)},
+      {"options", options},
+      {"excluded", excluded},
+      {"advice", p.advice},
+      {"ranked_options", p.ranked},
+      {"evaluated_configurations", p.evaluated},
+      {"policy", nullptr}};
+}
+
+}  // namespace frugal::plan

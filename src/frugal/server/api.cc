@@ -1,0 +1,433 @@
+// The JSON API (/api/v1/..., docs/api.md) and /metrics. Each handler turns a request into the
+// library call the CLI makes for the same question and returns the same document, with
+// schema_version added as the CLI adds it.
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+
+#include "frugal/audit/audit.h"
+#include "frugal/audit/audit_output.h"
+#include "frugal/catalog/offer_json.h"
+#include "frugal/core/paths.h"
+#include "frugal/core/text.h"
+#include "frugal/ledger/fleet.h"
+#include "frugal/ledger/report.h"
+#include "frugal/ledger/run_json.h"
+#include "frugal/plan/plan_json.h"
+#include "frugal/run/ledger_recorder.h"
+#include "frugal/run/run_control.h"
+#include "frugal/server/metrics.h"
+#include "frugal/server/server_internal.h"
+#include "frugal/tune/ledger_study_store.h"
+#include "frugal/tune/study_report.h"
+#include "frugal/tune/study_status.h"
+
+namespace frugal::server {
+namespace {
+
+using httplib::Request;
+using httplib::Response;
+using Json = nlohmann::json;
+
+/// Runs returned when the request names no limit: a page, not a 100,000-run dump.
+constexpr int64_t kDefaultRunLimit = 100;
+
+int HttpStatus(const Error& e) {
+  switch (e.code) {
+    case ErrorCode::kBadInput:
+      return 400;
+    case ErrorCode::kBudget:
+      return 409;
+    case ErrorCode::kUnavailable:
+      return 503;
+    default:
+      return 500;
+  }
+}
+
+void SendError(Response& res, int status, const std::string& message) {
+  res.status = status;
+  res.set_content(Json{{"error", {{"status", status}, {"message", message}}}}.dump() + "\n",
+                  "application/json");
+}
+
+void Send(Response& res, Result<Json> doc) {
+  if (!doc) {
+    SendError(res, HttpStatus(doc.error()), doc.error().message);
+    return;
+  }
+  (*doc)["schema_version"] = 1;
+  res.set_content(doc->dump() + "\n", "application/json");
+}
+
+std::string Param(const Request& req, const char* name, std::string fallback = "") {
+  return req.has_param(name) ? req.get_param_value(name) : fallback;
+}
+
+Result<int64_t> IntParam(const Request& req, const char* name, int64_t fallback, int64_t max) {
+  if (!req.has_param(name)) return fallback;
+  const std::string text = req.get_param_value(name);
+  const Result<int64_t> n = ParseInt(text);
+  if (!n || *n < 0 || *n > max) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: expected a whole number from 0 to {}, got '{}'", name, max, text));
+  }
+  return *n;
+}
+
+/// The token the request carries ("Authorization: Bearer T"), or "".
+std::string TokenOf(const Request& req) {
+  const std::string auth = req.get_header_value("Authorization");
+  constexpr std::string_view kBearer = "Bearer ";
+  return auth.starts_with(kBearer) ? std::string(Trim(auth.substr(kBearer.size()))) : "";
+}
+
+bool SameToken(std::string_view a, std::string_view b) {
+  // Compared in time independent of where they differ.
+  unsigned diff = a.size() == b.size() ? 0U : 1U;
+  for (size_t i = 0; i < a.size(); ++i) {
+    diff |= static_cast<unsigned>(static_cast<unsigned char>(a[i]) ^
+                                  static_cast<unsigned char>(i < b.size() ? b[i] : 0));
+  }
+  return diff == 0;
+}
+
+/// Refuses (and answers) a request the token does not allow; true when it may go on.
+bool Authorized(const Server::Impl& impl, const Request& req, Response& res, bool changes) {
+  const bool needed = changes || !IsLoopback(impl.options.listen.host);
+  if (!needed) return true;
+  if (!impl.options.token) {
+    SendError(res, 403,
+              "this server has no token, so it changes nothing: start it with --token-file to "
+              "allow state-changing requests");
+    return false;
+  }
+  const std::string given = TokenOf(req);
+  if (given.empty()) {
+    res.set_header("WWW-Authenticate", "Bearer");
+    SendError(res, 401, "this request needs the server's token (Authorization: Bearer <token>)");
+    return false;
+  }
+  if (!SameToken(given, *impl.options.token)) {
+    SendError(res, 403, "wrong token");
+    return false;
+  }
+  return true;
+}
+
+template <typename Fn>
+httplib::Server::Handler Reading(Server::Impl& impl, Fn fn) {
+  return [&impl, fn](const Request& req, Response& res) {
+    if (!Authorized(impl, req, res, false)) return;
+    Send(res, fn(req));
+  };
+}
+
+template <typename Fn>
+httplib::Server::Handler Changing(Server::Impl& impl, Fn fn) {
+  return [&impl, fn](const Request& req, Response& res) {
+    if (!Authorized(impl, req, res, true)) return;
+    Send(res, fn(req));
+  };
+}
+
+// --- Runs -------------------------------------------------------------------------------
+
+Result<Json> ListRuns(Server::Impl& impl, const Request& req) {
+  const ledger::Timestamp now = ledger::Now();
+  ledger::RunFilterText text;
+  text.since = Param(req, "since");
+  text.until = Param(req, "until");
+  text.status = Param(req, "status");
+  for (size_t i = 0; i < req.get_param_value_count("tag"); ++i) {
+    text.tags.push_back(req.get_param_value("tag", i));
+  }
+  text.limit = FRUGAL_TRY(IntParam(req, "limit", kDefaultRunLimit, 1'000'000'000));
+  const ledger::RunFilter filter = FRUGAL_TRY(ledger::ParseRunFilter(text, now, ""));
+  auto db = FRUGAL_TRY(impl.pool.Acquire());
+  return ledger::RunListJson(FRUGAL_TRY(db->ListRuns(filter, now)));
+}
+
+Result<Json> ShowRun(Server::Impl& impl, const std::string& ref) {
+  const ledger::Timestamp now = ledger::Now();
+  auto db = FRUGAL_TRY(impl.pool.Acquire());
+  const int64_t id = FRUGAL_TRY(run::ResolveRunRef(*db, ref));
+  return ledger::RunDetailJson(FRUGAL_TRY(db->GetRunDetail(id, now)), now);
+}
+
+Json Opt(const std::optional<double>& v) { return v ? Json(*v) : Json(); }
+
+Result<Json> RunSamples(Server::Impl& impl, const std::string& ref) {
+  auto db = FRUGAL_TRY(impl.pool.Acquire());
+  const int64_t id = FRUGAL_TRY(run::ResolveRunRef(*db, ref));
+  FRUGAL_TRY(db->GetRun(id));
+  const std::vector<ledger::Sample> samples = FRUGAL_TRY(db->SamplesOf(id));
+  Json list = Json::array();
+  for (const ledger::Sample& s : samples) {
+    list.push_back({{"time", ledger::FormatTimestamp(s.time)},
+                    {"gpu_util_percent", Opt(s.gpu_util)},
+                    {"cpu_util_percent", Opt(s.cpu_util)},
+                    {"gpu_mem_bytes", Opt(s.gpu_mem_bytes)},
+                    {"power_watts", Opt(s.power_watts)},
+                    {"io_wait_percent", Opt(s.io_wait)}});
+  }
+  return Json{{"run", id}, {"samples", std::move(list)}};
+}
+
+Result<Json> CancelRun(Server::Impl& impl, const std::string& ref) {
+  auto db = FRUGAL_TRY(impl.pool.Acquire());
+  const int64_t id = FRUGAL_TRY(run::ResolveRunRef(*db, ref));
+  const ledger::Run run = FRUGAL_TRY(db->GetRun(id));
+  if (run.status != ledger::RunStatus::kRunning) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("run {} is {}, not running", id, ledger::RunStatusName(run.status)));
+  }
+  const int pid = FRUGAL_TRY(run::InterruptSupervisor(run::DefaultRunDir(run.name), run.name));
+  return Json{{"run", id}, {"name", run.name}, {"signalled_pid", pid}, {"action", "cancel"}};
+}
+
+// --- Spend ------------------------------------------------------------------------------
+
+Result<ledger::Timestamp> TimeParam(const Request& req, const char* name, const char* fallback,
+                                    ledger::Timestamp now) {
+  const std::string text = Param(req, name, fallback);
+  if (text.empty()) return now;
+  return ledger::ParseTimeOrAgo(text, now).map_error([name](Error e) { return e.Wrap(name); });
+}
+
+Result<Json> Report(Server::Impl& impl, const Request& req) {
+  ledger::ReportOptions options;
+  options.now = ledger::Now();
+  options.by = FRUGAL_TRY(ledger::ParseGroupKeys(Param(req, "by")));
+  options.since = FRUGAL_TRY(TimeParam(req, "since", "30d", options.now));
+  options.until = FRUGAL_TRY(TimeParam(req, "until", "", options.now));
+  auto db = FRUGAL_TRY(impl.pool.Acquire());
+  return ledger::ReportToJson(FRUGAL_TRY(ledger::BuildReport(*db, options)));
+}
+
+Result<Json> DailySpend(Server::Impl& impl, const Request& req) {
+  const ledger::Timestamp now = ledger::Now();
+  const std::vector<ledger::GroupKey> by =
+      FRUGAL_TRY(ledger::ParseGroupKeys(Param(req, "by", "team")));
+  if (by.size() != 1) return Fail(ErrorCode::kBadInput, "by: name exactly one group key");
+  const ledger::Timestamp since = FRUGAL_TRY(TimeParam(req, "since", "30d", now));
+  const ledger::Timestamp until = FRUGAL_TRY(TimeParam(req, "until", "", now));
+  if (until - since > std::chrono::hours(24 * 400)) {
+    return Fail(ErrorCode::kBadInput, "since: at most 400 days of daily spend at once");
+  }
+  auto db = FRUGAL_TRY(impl.pool.Acquire());
+  return ledger::DailySpendToJson(FRUGAL_TRY(ledger::LoadDailySpend(*db, by[0], since, until)));
+}
+
+// --- Audit and budgets ------------------------------------------------------------------
+
+Result<audit::AuditResult> Audit(Server::Impl& impl, const Request& req) {
+  audit::AuditOptions options;
+  options.now = ledger::Now();
+  options.since = FRUGAL_TRY(TimeParam(req, "since", "90d", options.now));
+  options.thresholds = impl.thresholds;
+  options.catalog = &impl.catalog;
+  options.transfer = &impl.transfer;
+  auto db = FRUGAL_TRY(impl.pool.Acquire());
+  return audit::RunAudit(*db, options);
+}
+
+// --- Studies ----------------------------------------------------------------------------
+
+/// The study store the CLI reads: the ledger when --db or $FRUGAL_DB names one, else the
+/// JSON files under the data directory.
+template <typename Fn>
+Result<Json> WithStudyStore(Server::Impl& impl, Fn fn) {
+  const char* env = std::getenv("FRUGAL_DB");
+  if (impl.options.db.empty() && (env == nullptr || *env == '\0')) {
+    const tune::JsonFileStudyStore store = tune::JsonFileStudyStore::Default();
+    return fn(store);
+  }
+  auto db = FRUGAL_TRY(impl.pool.Acquire());
+  const tune::LedgerStudyStore store(*db);
+  return fn(store);
+}
+
+Result<Json> ListStudies(Server::Impl& impl) {
+  return WithStudyStore(impl, [](const tune::StudyStore& store) -> Result<Json> {
+    Json list = Json::array();
+    for (const std::string& name : FRUGAL_TRY(store.Names())) {
+      const Result<tune::StudyStatus> st = tune::LoadStudyStatus(store, name);
+      if (!st) {
+        list.push_back({{"name", name}, {"error", st.error().message}});
+        continue;
+      }
+      const Json status = tune::StatusJson(st->spec, st->state, st->trials);
+      Json item = {{"name", name}};
+      for (const char* key : {"status", "spend_usd", "gpu_hours", "trials_started", "best_value",
+                              "best_config_id", "pruning_saved_usd"}) {
+        if (status.contains(key)) item[key] = status.at(key);
+      }
+      list.push_back(std::move(item));
+    }
+    return Json{{"studies", std::move(list)}};
+  });
+}
+
+Result<Json> ShowStudy(Server::Impl& impl, const std::string& name) {
+  return WithStudyStore(impl, [&name](const tune::StudyStore& store) -> Result<Json> {
+    const tune::StudyStatus st = FRUGAL_TRY(tune::LoadStudyStatus(store, name));
+    return tune::StatusJson(st.spec, st.state, st.trials);
+  });
+}
+
+// --- Catalog and plan -------------------------------------------------------------------
+
+Result<Json> Offers(Server::Impl& impl, const Request& req) {
+  catalog::OfferQuery q;
+  if (req.has_param("gpu")) q.gpu = req.get_param_value("gpu");
+  if (req.has_param("cloud")) q.cloud = req.get_param_value("cloud");
+  if (req.has_param("region")) q.region = req.get_param_value("region");
+  if (req.has_param("tier")) {
+    q.tier = FRUGAL_TRY(catalog::ParseTier(req.get_param_value("tier")).map_error([](Error e) {
+      return e.Wrap("tier");
+    }));
+  }
+  if (req.has_param("max_price")) {
+    q.max_price_per_hour =
+        FRUGAL_TRY(Money::Parse(req.get_param_value("max_price")).map_error([](Error e) {
+          return e.Wrap("max_price");
+        }));
+  }
+  q.min_gpus = static_cast<int>(FRUGAL_TRY(IntParam(req, "min_gpus", 0, 1'000'000)));
+  const std::string sort = Param(req, "sort", "price");
+  if (sort != "price" && sort != "price_per_gpu") {
+    return Fail(ErrorCode::kBadInput, "sort: expected price or price_per_gpu, got '" + sort + "'");
+  }
+  q.sort = sort == "price_per_gpu" ? catalog::OfferQuery::Sort::kPricePerGpu
+                                   : catalog::OfferQuery::Sort::kPrice;
+  q.limit = static_cast<size_t>(FRUGAL_TRY(IntParam(req, "limit", 0, 1'000'000)));
+  const auto offers = FRUGAL_TRY(impl.catalog.Query(q));
+  return catalog::OfferListJson(offers, impl.catalog.info().snapshot_date);
+}
+
+Result<Json> Plan(Server::Impl& impl, const Request& req) {
+  plan::PlanRequest request;
+  if (req.has_param("deadline")) {
+    const Duration d =
+        FRUGAL_TRY(ParseDuration(req.get_param_value("deadline")).map_error([](Error e) {
+          return e.Wrap("deadline");
+        }));
+    if (d.count() <= 0) return Fail(ErrorCode::kBadInput, "deadline: must be positive");
+    request.deadline_hours = ToHours(d);
+  }
+  if (req.has_param("budget")) {
+    request.budget = FRUGAL_TRY(Money::Parse(req.get_param_value("budget")).map_error([](Error e) {
+      return e.Wrap("budget");
+    }));
+    if (*request.budget <= Money()) return Fail(ErrorCode::kBadInput, "budget: must be positive");
+  }
+  const std::string objective = Param(req, "objective", "cost");
+  if (objective != "cost" && objective != "time") {
+    return Fail(ErrorCode::kBadInput, "objective: expected cost or time, got '" + objective + "'");
+  }
+  request.objective = objective == "time" ? plan::Objective::kTime : plan::Objective::kCost;
+  request.top = static_cast<size_t>(FRUGAL_TRY(IntParam(req, "top", 10, 1'000'000)));
+  if (request.top == 0) return Fail(ErrorCode::kBadInput, "top: must be at least 1");
+  const plan::JobSpec spec = FRUGAL_TRY(plan::ParseJobSpec(
+      req.body, "job.yaml", {}, impl.catalog.gpu_names(), UserDataDir() / "drills"));
+  if (!spec.catalog_files.empty()) {
+    return Fail(ErrorCode::kBadInput,
+                "job.yaml: field 'catalog': a posted spec cannot name files on the server");
+  }
+  const plan::Plan p = FRUGAL_TRY(plan::MakePlan(spec, impl.catalog, request));
+  return plan::PlanJson(spec, p, objective);
+}
+
+// --- Metrics ----------------------------------------------------------------------------
+
+/// The fleet's facts at `now`: the ended history from the last scrape while the ledger's
+/// history fingerprint is unchanged (reloaded otherwise), the open segments always fresh.
+Result<ledger::FleetFacts> HistoryFacts(Server::Impl& impl, ledger::Ledger& db,
+                                        ledger::Timestamp now) {
+  const std::string fingerprint = FRUGAL_TRY(ledger::HistoryFingerprint(db, now));
+  {
+    const std::lock_guard<std::mutex> lock(impl.metrics_mu);
+    if (fingerprint == impl.metrics_fingerprint) {
+      ledger::FleetFacts facts = impl.metrics_history;
+      facts.now = now;
+      facts.open = FRUGAL_TRY(ledger::OpenSegments(db, now));
+      return facts;
+    }
+  }
+  ledger::FleetFacts facts = FRUGAL_TRY(ledger::LoadFleetFacts(db, now));
+  const std::lock_guard<std::mutex> lock(impl.metrics_mu);
+  impl.metrics_fingerprint = fingerprint;
+  impl.metrics_history = facts;
+  impl.metrics_history.open.clear();
+  return facts;
+}
+
+void Metrics(Server::Impl& impl, const Request& req, Response& res) {
+  if (!Authorized(impl, req, res, false)) return;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<BudgetSpend> budgets;
+  Result<ledger::FleetFacts> facts = [&]() -> Result<ledger::FleetFacts> {
+    auto db = FRUGAL_TRY(impl.pool.Acquire());
+    const ledger::Timestamp now = ledger::Now();
+    ledger::FleetFacts f = FRUGAL_TRY(HistoryFacts(impl, *db, now));
+    budgets = FRUGAL_TRY(LoadBudgetSpend(*db, impl.thresholds.budgets, now));
+    return f;
+  }();
+  if (!facts) {
+    res.status = HttpStatus(facts.error());
+    res.set_content("# " + facts.error().message + "\n", "text/plain; charset=utf-8");
+    return;
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  res.set_content(RenderMetrics(*facts, budgets, seconds),
+                  "text/plain; version=0.0.4; charset=utf-8");
+}
+
+}  // namespace
+
+void AddApiRoutes(Server::Impl& impl) {
+  httplib::Server& h = impl.http;
+  Server::Impl* p = &impl;
+  h.Get("/api/v1/runs", Reading(impl, [p](const Request& r) { return ListRuns(*p, r); }));
+  h.Get(R"(/api/v1/runs/([^/]+))",
+        Reading(impl, [p](const Request& r) { return ShowRun(*p, r.matches[1]); }));
+  h.Get(R"(/api/v1/runs/([^/]+)/samples)",
+        Reading(impl, [p](const Request& r) { return RunSamples(*p, r.matches[1]); }));
+  h.Post(R"(/api/v1/runs/([^/]+)/cancel)",
+         Changing(impl, [p](const Request& r) { return CancelRun(*p, r.matches[1]); }));
+  h.Get("/api/v1/report", Reading(impl, [p](const Request& r) { return Report(*p, r); }));
+  h.Get("/api/v1/spend/daily", Reading(impl, [p](const Request& r) { return DailySpend(*p, r); }));
+  h.Get("/api/v1/audit", Reading(impl, [p](const Request& r) -> Result<Json> {
+          return audit::AuditToJson(FRUGAL_TRY(Audit(*p, r)));
+        }));
+  h.Get("/api/v1/budgets", Reading(impl, [p](const Request& r) -> Result<Json> {
+          const Json doc = audit::AuditToJson(FRUGAL_TRY(Audit(*p, r)));
+          return Json{{"budgets", doc.at("budgets")}, {"until", doc.at("until")}};
+        }));
+  h.Get("/api/v1/studies", Reading(impl, [p](const Request&) { return ListStudies(*p); }));
+  h.Get(R"(/api/v1/studies/([^/]+))",
+        Reading(impl, [p](const Request& r) { return ShowStudy(*p, r.matches[1]); }));
+  h.Get(R"(/api/v1/studies/([^/]+)/curves)", Reading(impl, [p](const Request& r) {
+          const std::string name = r.matches[1];
+          return WithStudyStore(*p, [&name](const tune::StudyStore& store) -> Result<Json> {
+            return tune::TrialCurvesJson(FRUGAL_TRY(tune::LoadStudyStatus(store, name)));
+          });
+        }));
+  h.Post(R"(/api/v1/studies/([^/]+)/pause)", Changing(impl, [](const Request& r) -> Result<Json> {
+           const std::string name = r.matches[1];
+           const int pid = FRUGAL_TRY(tune::PauseStudy(name));
+           return Json{{"study", name}, {"signalled_pid", pid}, {"action", "pause"}};
+         }));
+  h.Get("/api/v1/catalog/offers", Reading(impl, [p](const Request& r) { return Offers(*p, r); }));
+  h.Post("/api/v1/plan", Reading(impl, [p](const Request& r) { return Plan(*p, r); }));
+  h.Get("/metrics", [p](const Request& r, Response& res) { Metrics(*p, r, res); });
+  h.Get(R"(/api/.*)", [](const Request& r, Response& res) {
+    SendError(res, 404, "no such API resource: " + r.path + " (see docs/api.md)");
+  });
+}
+
+}  // namespace frugal::server

@@ -1,0 +1,46 @@
+#pragma once
+// What the server's request handlers share (server.cc builds it, api.cc adds the routes).
+
+#include <httplib.h>
+
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "frugal/audit/thresholds.h"
+#include "frugal/audit/transfer_prices.h"
+#include "frugal/catalog/catalog.h"
+#include "frugal/ledger/fleet.h"
+#include "frugal/server/ledger_pool.h"
+#include "frugal/server/server.h"
+
+namespace frugal::server {
+
+struct Server::Impl {
+  ServerOptions options;
+  httplib::Server http;
+  LedgerPool pool;
+  std::string ledger_where;
+  catalog::Catalog catalog;
+  audit::Thresholds thresholds;
+  audit::TransferPrices transfer;
+  int port = 0;
+
+  /// The last scrape's facts about the ended history, kept while HistoryFingerprint stays.
+  std::mutex metrics_mu;
+  std::string metrics_fingerprint;     // GUARDED_BY(metrics_mu)
+  ledger::FleetFacts metrics_history;  // GUARDED_BY(metrics_mu)
+
+  Impl(ServerOptions o, catalog::Catalog c, audit::Thresholds t, audit::TransferPrices p)
+      : options(std::move(o)),
+        pool(options.db),
+        catalog(std::move(c)),
+        thresholds(std::move(t)),
+        transfer(std::move(p)) {}
+};
+
+/// Adds /api/v1/... and /metrics to `impl.http`.
+void AddApiRoutes(Server::Impl& impl);
+
+}  // namespace frugal::server

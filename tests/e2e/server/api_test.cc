@@ -1,0 +1,274 @@
+// The JSON API answers with the document the CLI prints for the same question (the real binary
+// on the same ledger), refuses changes without the token, and reports a taken port.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "frugal/core/atomic_file.h"
+#include "server_fixture.h"
+#include "synthetic_table.h"
+
+namespace frugal::server_test {
+namespace {
+
+using frugal::testing::RunFrugal;
+using frugal::testing::TempDir;
+using frugal::testing::WriteTestFile;
+
+class Api : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const Result<SeededFleet> seeded = SeedFleet(db_, ledger::Now());
+    ASSERT_TRUE(seeded) << seeded.error().message;
+    fleet_ = *seeded;
+    WriteTestFile(token_file_, "0123456789abcdef-token\n");
+    std::filesystem::permissions(token_file_, std::filesystem::perms::owner_read);
+  }
+  server::ServerOptions Options(bool with_token = true) const {
+    server::ServerOptions o;
+    o.listen = {"127.0.0.1", 0};
+    o.db = db_.string();
+    if (with_token) o.token = "0123456789abcdef-token";
+    o.thresholds = thresholds_;
+    o.threads = 8;
+    return o;
+  }
+  /// The CLI's --json document for `args` over the same ledger and home.
+  nlohmann::json Cli(std::vector<std::string> args) const {
+    args.insert(args.end(), {"--db", db_.string(), "--json"});
+    return JsonOf(RunFrugal(args, home_.path()));
+  }
+
+  TempDir dir_;
+  TempDir home_;
+  std::filesystem::path db_ = dir_ / "ledger.sqlite";
+  std::filesystem::path token_file_ = dir_ / "token";
+  std::filesystem::path thresholds_;
+  SeededFleet fleet_;
+};
+
+TEST_F(Api, RunListIsTheDocumentRunsListPrints) {
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  // Only ended runs: the running one's cost moves between the two reads.
+  const nlohmann::json api = JsonOf(s.Client().Get("/api/v1/runs?status=succeeded&limit=0"));
+  const nlohmann::json cli = Cli({"runs", "list", "--status", "succeeded"});
+  EXPECT_EQ(api, cli);
+  ASSERT_EQ(api["runs"].size(), 2U);
+  // Filters by tag as the CLI does.
+  const nlohmann::json nlp =
+      JsonOf(s.Client().Get("/api/v1/runs?tag=team%3Dvision&status=succeeded"));
+  EXPECT_EQ(nlp, Cli({"runs", "list", "--tag", "team=vision", "--status", "succeeded"}));
+  ASSERT_EQ(nlp["runs"].size(), 1U);
+  EXPECT_EQ(nlp["runs"][0]["cost_usd"], "20.5");  // 5 h × $4.10
+}
+
+TEST_F(Api, OneRunIsTheDocumentRunsShowPrints) {
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  const std::string id = std::to_string(fleet_.finished_run);
+  const nlohmann::json api = JsonOf(s.Client().Get("/api/v1/runs/" + id));
+  EXPECT_EQ(api, Cli({"runs", "show", id}));
+  // 3 h spot at $12.00 + 2 h on demand at $32.77.
+  EXPECT_EQ(api["cost_usd"], "101.54");
+  ASSERT_EQ(api["segments"].size(), 2U);
+  EXPECT_EQ(api["segments"][0]["end_reason"], "preempted");
+  // By the name `frugal run` printed, too.
+  EXPECT_EQ(JsonOf(s.Client().Get("/api/v1/runs/nlp-pretrain"))["id"], fleet_.finished_run);
+  // Its samples: 5 h every 10 minutes.
+  const nlohmann::json samples = JsonOf(s.Client().Get("/api/v1/runs/" + id + "/samples"));
+  EXPECT_EQ(samples["samples"].size(), 30U);
+  const auto missing = s.Client().Get("/api/v1/runs/no-such-run");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 400);
+  EXPECT_NE(missing->body.find("no run named 'no-such-run'"), std::string::npos) << missing->body;
+}
+
+TEST_F(Api, ReportIsTheDocumentReportPrints) {
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  // A window that ended before the running run started, so both reads agree to the micro.
+  const std::string until = ledger::FormatTimestamp(ledger::Now() - std::chrono::hours(3));
+  const std::string since = ledger::FormatTimestamp(ledger::Now() - std::chrono::hours(48));
+  nlohmann::json api = JsonOf(
+      s.Client().Get(fmt::format("/api/v1/report?by=team,tier&since={}&until={}", since, until)));
+  nlohmann::json cli = Cli({"report", "--by", "team,tier", "--since", since, "--until", until});
+  // The month to date and its forecast run to each reader's own now.
+  for (nlohmann::json* doc : {&api, &cli}) {
+    for (nlohmann::json* row : {&(*doc)["total"]}) {
+      row->erase("month_forecast_usd");
+      row->erase("month_to_date_usd");
+    }
+    for (auto& row : (*doc)["rows"]) {
+      row.erase("month_forecast_usd");
+      row.erase("month_to_date_usd");
+    }
+  }
+  EXPECT_EQ(api, cli);
+  EXPECT_EQ(api["total"]["spend_usd"], "122.04");
+  const auto bad = s.Client().Get("/api/v1/report?by=teem");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_NE(bad->body.find("team"), std::string::npos) << bad->body;
+}
+
+TEST_F(Api, CatalogOffersAndPlanAreTheDocumentsTheCliPrints) {
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(JsonOf(s.Client().Get("/api/v1/catalog/offers?gpu=H100&tier=spot&limit=5")),
+            Cli({"catalog", "offers", "--gpu", "H100", "--tier", "spot", "--limit", "5"}));
+  const std::filesystem::path job =
+      frugal::testing::SourceDir() / "examples/plan/llama-7b-finetune.yaml";
+  const Result<std::string> text = ReadFile(job);
+  ASSERT_TRUE(text);
+  const auto planned = s.Client().Post("/api/v1/plan?top=3", *text, "application/yaml");
+  const nlohmann::json api = JsonOf(planned);
+  const nlohmann::json cli = Cli({"plan", job.string(), "--top", "3"});
+  EXPECT_EQ(api, cli);
+  EXPECT_EQ(api["options"].size(), 3U);
+  // A spec naming files on the server is refused.
+  const std::filesystem::path seed = frugal::testing::SourceDir() / "examples/seed/job.yaml";
+  const auto files = s.Client().Post("/api/v1/plan", *ReadFile(seed), "application/yaml");
+  ASSERT_TRUE(files);
+  EXPECT_EQ(files->status, 400);
+  EXPECT_NE(files->body.find("field 'catalog'"), std::string::npos) << files->body;
+  // A misspelt key names the field, as the CLI would.
+  const auto bad = s.Client().Post("/api/v1/plan", "apiVersion: frugal/v1\nkind: Job\nmodle: x\n",
+                                   "application/yaml");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_NE(bad->body.find("job.yaml"), std::string::npos) << bad->body;
+}
+
+TEST_F(Api, StudyStatusIsTheDocumentTuneStatusPrints) {
+  TempDir table;
+  tune::testing::WriteSyntheticTable(table.path(), 40, 9);
+  const auto tuned =
+      RunFrugal({"tune", "--replay", table.path().string(), "--metric", "score", "--maximize",
+                 "--fidelity", "epoch", "--cost-column", "elapsed_s", "--price-per-hour", "3.6",
+                 "--budget", "10", "--name", "sweep", "--db", db_.string(), "--json"},
+                home_.path());
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  const nlohmann::json api = JsonOf(s.Client().Get("/api/v1/studies/sweep"));
+  EXPECT_EQ(api, Cli({"tune", "status", "sweep"}));
+  const nlohmann::json list = JsonOf(s.Client().Get("/api/v1/studies"));
+  ASSERT_EQ(list["studies"].size(), 1U);
+  EXPECT_EQ(list["studies"][0]["name"], "sweep");
+  EXPECT_EQ(list["studies"][0]["status"], api["status"]);
+  const nlohmann::json curves = JsonOf(s.Client().Get("/api/v1/studies/sweep/curves"));
+  EXPECT_EQ(curves["direction"], "maximize");
+  EXPECT_EQ(curves["trials"].size(), api["per_trial"].size());
+  EXPECT_EQ(curves["rungs"].size(), api["rungs"].size());
+}
+
+TEST_F(Api, AuditAndBudgetsComeFromTheAudit) {
+  thresholds_ = dir_ / "audit.yaml";
+  WriteTestFile(thresholds_, "budgets:\n  - {team: nlp, amount: 1000, period: month}\n");
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  const nlohmann::json audit = JsonOf(s.Client().Get("/api/v1/audit"));
+  const nlohmann::json cli = Cli({"audit", "--thresholds", thresholds_.string()});
+  EXPECT_EQ(audit["findings"].size(), cli["findings"].size());
+  EXPECT_EQ(audit["spend_in_window"].is_string(), true);
+  const nlohmann::json budgets = JsonOf(s.Client().Get("/api/v1/budgets"));
+  ASSERT_EQ(budgets["budgets"].size(), 1U);
+  EXPECT_EQ(budgets["budgets"][0]["team"], "nlp");
+  EXPECT_EQ(budgets["budgets"][0]["amount"], "1000");
+}
+
+TEST_F(Api, StateChangingRequestsNeedTheToken) {
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  const std::string cancel = fmt::format("/api/v1/runs/{}/cancel", fleet_.running_run);
+  const auto none = s.Client().Post(cancel);
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 401);
+  httplib::Headers wrong = {{"Authorization", "Bearer not-the-token-at-all"}};
+  const auto bad = s.Client().Post(cancel, wrong, "", "text/plain");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 403);
+  const auto pause = s.Client().Post("/api/v1/studies/sweep/pause");
+  ASSERT_TRUE(pause);
+  EXPECT_EQ(pause->status, 401);
+  // With the token, the request goes through to the run: no supervisor holds it here.
+  httplib::Headers right = {{"Authorization", "Bearer 0123456789abcdef-token"}};
+  const auto told = s.Client().Post(cancel, right, "", "text/plain");
+  ASSERT_TRUE(told);
+  EXPECT_EQ(told->status, 400);
+  EXPECT_NE(told->body.find("no supervisor of run 'nlp-live'"), std::string::npos) << told->body;
+  // The run is untouched by the refused requests.
+  EXPECT_EQ(JsonOf(s.Client().Get(fmt::format("/api/v1/runs/{}", fleet_.running_run)))["status"],
+            "running");
+  // Reading needs no token on loopback.
+  EXPECT_EQ(s.Client().Get("/api/v1/runs")->status, 200);
+}
+
+TEST_F(Api, AServerWithoutATokenChangesNothing) {
+  RunningServer s(Options(/*with_token=*/false));
+  ASSERT_TRUE(s.ok());
+  const auto r = s.Client().Post(fmt::format("/api/v1/runs/{}/cancel", fleet_.running_run));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 403);
+  EXPECT_NE(r->body.find("--token-file"), std::string::npos) << r->body;
+}
+
+TEST_F(Api, NonLoopbackNeedsATokenAndThenEveryRequestDoes) {
+  server::ServerOptions o = Options(false);
+  o.listen = {"0.0.0.0", 0};
+  const auto refused = server::Server::Start(o);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(refused.error().message.find("--token-file"), std::string::npos);
+  o.token = "0123456789abcdef-token";
+  RunningServer s(o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s.Client().Get("/api/v1/runs")->status, 401);
+  EXPECT_EQ(s.Client().Get("/metrics")->status, 401);
+  httplib::Client c = s.Client();
+  c.set_bearer_token_auth("0123456789abcdef-token");
+  EXPECT_EQ(c.Get("/api/v1/runs")->status, 200);
+}
+
+TEST_F(Api, ATakenPortIsUnavailableNamingTheAddress) {
+  RunningServer first(Options());
+  ASSERT_TRUE(first.ok());
+  server::ServerOptions o = Options();
+  o.listen.port = first.port();
+  const auto second = server::Server::Start(o);
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(second.error().message.find(fmt::format("127.0.0.1:{}", first.port())),
+            std::string::npos)
+      << second.error().message;
+}
+
+TEST_F(Api, UnknownResourcesAndBadParametersAreClientErrors) {
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s.Client().Get("/api/v1/nothing")->status, 404);
+  EXPECT_EQ(s.Client().Get("/api/v1/runs?limit=-1")->status, 400);
+  EXPECT_EQ(s.Client().Get("/api/v1/runs?status=sleeping")->status, 400);
+  EXPECT_EQ(s.Client().Get("/api/v1/runs?since=yesterdayish")->status, 400);
+  EXPECT_EQ(s.Client().Get("/api/v1/catalog/offers?tier=cheap")->status, 400);
+  EXPECT_EQ(s.Client().Get("/api/v1/spend/daily?by=team,tier")->status, 400);
+}
+
+TEST_F(Api, DailySpendSplitsSegmentsAcrossDays) {
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  const std::string until = ledger::FormatTimestamp(ledger::Now() - std::chrono::hours(3));
+  const nlohmann::json daily =
+      JsonOf(s.Client().Get("/api/v1/spend/daily?by=team&since=3d&until=" + until));
+  EXPECT_EQ(daily["days"].size(), 4U);
+  std::map<std::string, std::string> totals;
+  for (const auto& series : daily["series"]) {
+    totals[series["key"].get<std::string>()] = series["total_usd"].get<std::string>();
+  }
+  EXPECT_EQ(totals["nlp"], "101.54");
+  EXPECT_EQ(totals["vision"], "20.5");
+}
+
+}  // namespace
+}  // namespace frugal::server_test
