@@ -174,6 +174,18 @@ Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source,
   } catch (const nlohmann::json::parse_error& e) {
     return Fail(ErrorCode::kBadInput,
                 source + ":" + LineColumn(text, e.byte > 0 ? e.byte - 1 : 0) + ": not valid JSON");
+  } catch (const nlohmann::json::exception& e) {
+    // A number past a double's range ("1e411") is out_of_range, which carries no position:
+    // the number is found in the text instead.
+    const std::string what = e.what();
+    const size_t quote = what.find("parsing '");
+    const std::string number =
+        quote == std::string::npos ? "" : what.substr(quote + 9, what.find('\'', quote + 9) - quote - 9);
+    const size_t at = number.empty() ? std::string::npos : text.find(number);
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}:{}: not valid JSON: number {} is out of range", source,
+                            LineColumn(text, at == std::string::npos ? 0 : at),
+                            Abbreviate(number)));
   }
   Trace trace;
   trace.name = Stem(source);

@@ -69,7 +69,9 @@ Result<void> CheckReplayColumns(const YamlDoc& doc, const YAML::Node& root,
   FRUGAL_TRY(check(root["fidelity"], "name", "fidelity.name", spec.fidelity.name));
   const YAML::Node objective = root["objective"];
   FRUGAL_TRY(check(objective, "metric", "objective.metric", spec.objective.metric));
-  const YAML::Node watch = objective.IsMap() ? objective["watch"] : YAML::Node();
+  // Indexing a const node for an absent key gives an invalid node, which throws when asked.
+  const YAML::Node watch =
+      objective.IsMap() && objective["watch"] ? objective["watch"] : YAML::Node();
   if (watch.IsScalar()) FRUGAL_TRY(check(watch, "", "objective.watch", watch.Scalar()));
   if (watch.IsSequence()) {
     for (const auto& item : watch) FRUGAL_TRY(check(item, "", "objective.watch", item.Scalar()));

@@ -61,6 +61,15 @@ TEST(SpotTrace, HugeOrFractionalGapSecondsIsBadInputNamingTheField) {
   EXPECT_NE(huge_count.error().message.find("data[1]"), std::string::npos);
 }
 
+TEST(SpotTrace, NumberPastADoubleIsBadInputAtItsLine) {
+  // Found by the fuzzer: nlohmann's out_of_range escaped as an internal error.
+  auto trace = ParseJsonTrace("{\"metadata\": {\"gap_seconds\": 600},\n \"data\": [1, 1e411]}",
+                              "t.json");
+  ASSERT_FALSE(trace);
+  EXPECT_EQ(trace.error().code, ErrorCode::kBadInput);
+  EXPECT_EQ(trace.error().message, "t.json:2:14: not valid JSON: number 1e411 is out of range");
+}
+
 TEST(SpotTrace, UnavailableConventionIsReadInvertedAndAmbiguousFilesAreRefused) {
   // SkyNomad's convention: 1 = unavailable; its files carry more metadata.
   const std::string flags =
