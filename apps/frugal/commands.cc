@@ -16,6 +16,8 @@ void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
   RegisterAudit(app, global, action);
   RegisterPolicy(app, global, action);
   RegisterTco(app, global, action);
+  RegisterCommit(app, global, action);
+  RegisterProfile(app, global, action);
 }
 
 }  // namespace frugal::cli

@@ -2,6 +2,7 @@
 // The report channel: a file the child appends JSON lines to (its path is FRUGAL_REPORT) and
 // the supervisor tails. Wire format, protocol version 1, one JSON object per line:
 //   {"type":"progress","step":120,"metrics":{"loss":0.41}}
+//   {"type":"progress","step":120,"tokens":491520,"samples":960}   (counts optional)
 //   {"type":"checkpoint","path":"step-120","step":120,"files":{"model.pt":1048576}}
 //   {"type":"result","metrics":{"accuracy":0.93}}
 // "v" (the protocol version) is optional; a higher major version than ours is rejected as
@@ -26,6 +27,10 @@ namespace frugal::run {
 struct ProgressReport {
   int64_t step = 0;
   std::map<std::string, double> metrics;
+  /// Work done since the command's fresh start, in the job's own units, when it says:
+  /// cumulative tokens and samples (a throughput profile divides their growth by time).
+  std::optional<double> tokens;
+  std::optional<double> samples;
 };
 
 struct CheckpointReport {

@@ -1,0 +1,82 @@
+#include "frugal/run/profile.h"
+
+#include <gtest/gtest.h>
+
+namespace frugal::run {
+namespace {
+
+using std::chrono::milliseconds;
+
+ProgressReport Step(int64_t step) {
+  ProgressReport r;
+  r.step = step;
+  return r;
+}
+
+ProgressPoint At(int64_t ms, int64_t step, std::optional<double> tokens = std::nullopt,
+                 std::optional<double> samples = std::nullopt) {
+  return {SteadyTime(milliseconds(ms)), step, tokens, samples};
+}
+
+TEST(MeasureThroughput, RatesRunFromTheFirstReportToTheLast) {
+  // Start-up before step 1 is not in the rate: 40 steps in 4 s is 10 steps/s.
+  auto t = MeasureThroughput({At(9000, 1, 512, 8), At(11000, 21, 512 * 21, 168),
+                              At(13000, 41, 512 * 41, 328)});
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_EQ(t->measured, milliseconds(4000));
+  EXPECT_EQ(t->steps, 40);
+  EXPECT_DOUBLE_EQ(t->steps_per_second, 10.0);
+  EXPECT_DOUBLE_EQ(*t->tokens_per_second, 5120.0);
+  EXPECT_DOUBLE_EQ(*t->samples_per_second, 80.0);
+}
+
+TEST(MeasureThroughput, CountsOnlyWhenBothEndsCarryThem) {
+  auto t = MeasureThroughput({At(0, 1), At(1000, 11, 5000)});
+  ASSERT_TRUE(t);
+  EXPECT_DOUBLE_EQ(t->steps_per_second, 10.0);
+  EXPECT_FALSE(t->tokens_per_second);
+  EXPECT_FALSE(t->samples_per_second);
+}
+
+TEST(MeasureThroughput, RefusesTooLittleToMeasure) {
+  EXPECT_EQ(MeasureThroughput({}).error().code, ErrorCode::kFailed);
+  EXPECT_NE(MeasureThroughput({At(0, 1)}).error().message.find("two progress reports"),
+            std::string::npos);
+  EXPECT_FALSE(MeasureThroughput({At(0, 1), At(0, 5)}));     // no time between them
+  EXPECT_FALSE(MeasureThroughput({At(0, 5), At(1000, 5)}));  // no step between them
+}
+
+TEST(ProfileMeter, AsksToStopAtTheStepLimitOnce) {
+  ProfileMeter meter({.steps = 10, .duration = std::nullopt});
+  const SteadyTime t0(milliseconds(0));
+  meter.SegmentStarted(t0);
+  meter.ProgressReported(Step(9), t0);
+  EXPECT_FALSE(meter.Poll(t0));
+  meter.ProgressReported(Step(10), t0);
+  auto notice = meter.Poll(t0);
+  ASSERT_TRUE(notice);
+  EXPECT_TRUE(notice->stop_request);
+  EXPECT_EQ(meter.stopped_by(), "steps");
+  EXPECT_FALSE(meter.Poll(t0));  // once
+  EXPECT_EQ(meter.points().size(), 2u);
+}
+
+TEST(ProfileMeter, AsksToStopAfterTheDuration) {
+  ProfileMeter meter({.steps = std::nullopt, .duration = milliseconds(2000)});
+  meter.SegmentStarted(SteadyTime(milliseconds(1000)));
+  EXPECT_FALSE(meter.Poll(SteadyTime(milliseconds(2999))));
+  ASSERT_TRUE(meter.Poll(SteadyTime(milliseconds(3000))));
+  EXPECT_EQ(meter.stopped_by(), "time");
+}
+
+TEST(CpuModelName, ReadsTheModelNameLine) {
+  EXPECT_EQ(CpuModelName("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC "
+                         "7B13 64-Core Processor\nflags\t: fpu\n"),
+            "AMD EPYC 7B13 64-Core Processor");
+  EXPECT_EQ(CpuModelName("processor\t: 0\nHardware\t: BCM2835\n"), "BCM2835");
+  EXPECT_EQ(CpuModelName(""), "unknown CPU");
+  EXPECT_EQ(CpuModelName("model name\t:\n"), "unknown CPU");
+}
+
+}  // namespace
+}  // namespace frugal::run
