@@ -23,6 +23,7 @@ import shutil
 import signal
 import tempfile
 import threading
+import time
 import uuid
 
 __all__ = [
@@ -94,7 +95,7 @@ def report(step, *, tokens=None, samples=None, **metrics):
     """Reports progress: the step reached and any numeric metrics (loss=..., lr=...).
     tokens= and samples= are the work done since the fresh start (cumulative counts), from
     which `frugal profile` measures throughput in the job's own units."""
-    message = {"type": "progress", "step": int(step), "metrics": _clean_metrics(metrics)}
+    message = {"type": "progress", "step": int(step), "metrics": _clean_metrics(metrics), "t": time.time()}
     for key, count in (("tokens", tokens), ("samples", samples)):
         if count is not None:
             message[key] = float(count.item()) if hasattr(count, "item") else float(count)

@@ -60,15 +60,17 @@ Value OptionalBytes(const std::optional<uint64_t>& bytes) {
 Result<std::vector<Profile>> Select(Ledger& ledger, const std::string& where,
                                     std::vector<Value> params, const char* tail) {
   std::vector<Profile> out;
-  FRUGAL_TRY(Transact(ledger.connection(), TxnMode::kRead, [&](Connection& c) -> Result<void> {
-    out.clear();
-    const std::vector<Row> rows = FRUGAL_TRY(
-        c.Query(fmt::format("SELECT {} FROM profiles {} ORDER BY time_ms DESC, id DESC {}",
-                            kColumns, where, tail),
-                params));
-    for (const Row& r : rows) out.push_back(FromRow(r));
-    return {};
-  }));
+  const Result<void> done =
+      Transact(ledger.connection(), TxnMode::kRead, [&](Connection& c) -> Result<void> {
+        out.clear();
+        const std::vector<Row> rows = FRUGAL_TRY(
+            c.Query(fmt::format("SELECT {} FROM profiles {} ORDER BY time_ms DESC, id DESC {}",
+                                kColumns, where, tail),
+                    params));
+        for (const Row& r : rows) out.push_back(FromRow(r));
+        return {};
+      });
+  if (!done) return Fail(done.error());
   return out;
 }
 
@@ -77,7 +79,8 @@ Result<std::vector<Profile>> Select(Ledger& ledger, const std::string& where,
 Result<ProfileId> RecordProfile(Ledger& ledger, const NewProfile& p) {
   FRUGAL_TRY(Validate(p));
   ProfileId id = 0;
-  FRUGAL_TRY(Transact(ledger.connection(), TxnMode::kWrite, [&](Connection& c) -> Result<void> {
+  const Result<void> done =
+      Transact(ledger.connection(), TxnMode::kWrite, [&](Connection& c) -> Result<void> {
     const std::vector<Row> rows = FRUGAL_TRY(c.Query(
         "INSERT INTO profiles (name, time_ms, command, device, device_kind, device_count, "
         "wall_ms, measured_ms, steps, steps_per_second, tokens_per_second, samples_per_second, "
@@ -93,7 +96,8 @@ Result<ProfileId> RecordProfile(Ledger& ledger, const NewProfile& p) {
     if (rows.empty()) return Fail(ErrorCode::kFailed, "profile insert returned no id");
     id = AsInt(rows[0][0]);
     return {};
-  }));
+  });
+  if (!done) return Fail(done.error());
   return id;
 }
 

@@ -56,6 +56,8 @@ std::string KeyOf(GroupKey key, const Charge& c) {
       return TagOf(c, "owner", c.run_tags.owner);
     case GroupKey::kGpu:
       return "-";
+    case GroupKey::kWorkload:
+      return TagOf(c, "workload", "");
     case GroupKey::kTier: {
       const std::string category = ToLower(c.pricing_category);
       if (category == "standard") return "on_demand";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -33,7 +34,7 @@ std::optional<PreemptionNotice> ProfileMeter::Poll(SteadyTime now) {
 }
 
 void ProfileMeter::ProgressReported(const ProgressReport& report, SteadyTime at) {
-  points_.push_back({at, report.step, report.tokens, report.samples});
+  points_.push_back({at, report.step, report.tokens, report.samples, report.time_seconds});
 }
 
 Result<Throughput> MeasureThroughput(const std::vector<ProgressPoint>& points) {
@@ -48,14 +49,18 @@ Result<Throughput> MeasureThroughput(const std::vector<ProgressPoint>& points) {
   const ProgressPoint& last = points.back();
   Throughput t;
   t.measured = std::chrono::duration_cast<Duration>(last.at - first.at);
+  double seconds = ToSeconds(t.measured);
+  if (first.child_seconds && last.child_seconds) {
+    seconds = *last.child_seconds - *first.child_seconds;
+    t.measured = FromSeconds(seconds);
+  }
   t.steps = last.step - first.step;
-  if (t.measured.count() <= 0 || t.steps <= 0) {
+  if (!(seconds > 0) || t.steps <= 0) {
     return Fail(ErrorCode::kFailed,
                 fmt::format("no measurable progress between the first and last reports ({} "
                             "steps in {} ms); profile longer (--for, --steps)",
                             t.steps, t.measured.count()));
   }
-  const double seconds = ToSeconds(t.measured);
   t.steps_per_second = static_cast<double>(t.steps) / seconds;
   auto rate = [&](std::optional<double> ProgressPoint::*count) -> std::optional<double> {
     if (!(first.*count) || !(last.*count) || *(last.*count) <= *(first.*count)) return std::nullopt;
@@ -68,7 +73,7 @@ Result<Throughput> MeasureThroughput(const std::vector<ProgressPoint>& points) {
 
 std::string CpuModelName(std::string_view cpuinfo) {
   std::string fallback;
-  for (const std::string& line : Split(std::string(cpuinfo), '\n')) {
+  for (const std::string& line : Split(cpuinfo, '\n')) {
     const size_t colon = line.find(':');
     if (colon == std::string::npos) continue;
     const std::string_view key = Trim(std::string_view(line).substr(0, colon));

@@ -7,8 +7,8 @@
 //
 // Throughput is measured from the first progress report to the last, so the command's start-up
 // (imports, data loading, compilation) is not in the rate; it is in the wall time. Reports are
-// timed when the supervisor reads them (about every 100 ms), so a measurement needs a few
-// seconds of progress to be accurate to a few percent.
+// timed by the child's clock when they carry it ("t"), else when the supervisor reads them
+// (about every 100 ms, so then a measurement needs a few seconds of progress).
 
 #include <filesystem>
 #include <optional>
@@ -37,6 +37,7 @@ struct ProgressPoint {
   int64_t step = 0;
   std::optional<double> tokens;
   std::optional<double> samples;
+  std::optional<double> child_seconds;  ///< the report's "t", the child's clock
 };
 
 /// Watches progress and asks the supervisor to stop (a stop request: checkpoint, then stop)
@@ -67,7 +68,9 @@ struct Throughput {
   std::optional<double> samples_per_second;  ///< likewise for samples
 };
 
-/// Rates between the first and the last progress report. kFailed when there are fewer than two
+/// Rates between the first and the last progress report, timed by the child's clock when both
+/// carry one ("t"; exact for steps faster than frugal reads reports), else by when they were
+/// read. kFailed when there are fewer than two
 /// reports, no time passed between them, or the step did not advance (the message says to
 /// profile longer or to report progress).
 [[nodiscard]] Result<Throughput> MeasureThroughput(const std::vector<ProgressPoint>& points);

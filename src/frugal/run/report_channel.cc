@@ -46,8 +46,9 @@ Result<int64_t> ParseStep(const json& doc, bool required) {
   return s.get<int64_t>();
 }
 
-/// An optional cumulative work count ("tokens", "samples"): a non-negative finite number.
-Result<std::optional<double>> ParseCount(const json& doc, const char* key) {
+/// An optional cumulative work count ("tokens", "samples") or time ("t"): a non-negative finite
+/// number.
+Result<std::optional<double>> ParseWorkCount(const json& doc, const char* key) {
   if (!doc.contains(key)) return std::optional<double>();
   const json& v = doc.at(key);
   if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
@@ -100,8 +101,9 @@ Result<std::optional<ReportMessage>> ParseReportLine(std::string_view line) {
     ProgressReport p;
     p.step = FRUGAL_TRY(ParseStep(doc, true));
     p.metrics = FRUGAL_TRY(ParseMetrics(doc));
-    p.tokens = FRUGAL_TRY(ParseCount(doc, "tokens"));
-    p.samples = FRUGAL_TRY(ParseCount(doc, "samples"));
+    p.tokens = FRUGAL_TRY(ParseWorkCount(doc, "tokens"));
+    p.samples = FRUGAL_TRY(ParseWorkCount(doc, "samples"));
+    p.time_seconds = FRUGAL_TRY(ParseWorkCount(doc, "t"));
     return std::optional<ReportMessage>(std::move(p));
   }
   if (type == "checkpoint") {

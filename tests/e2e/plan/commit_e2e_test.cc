@@ -86,7 +86,7 @@ TEST(CommitCli, BadInputExitsTwoNamingTheFlag) {
            {{"commit", "--gpu", "A100-80GB", "--utilization", "sixty"}, "--utilization"},
            {{"commit", "--gpu", "A100-80GB", "--gpus", "0"}, "--gpus"},
            {{"commit", "--utilization", "60%"}, "--gpu"},
-           {{"commit", "--gpu", "A100-80G"}, "A100-80GB"},
+           {{"commit", "--gpu", "A100-90GB"}, "A100-90GB"},
        }) {
     std::vector<std::string> args = {"--catalog", offers};
     args.insert(args.end(), c.args.begin(), c.args.end());

@@ -56,9 +56,15 @@ TEST(ProfileCli, StopsAfterTheStepsAndStoresWhatItMeasured) {
   const auto doc = nlohmann::json::parse(r.out);  // the child's stdout went to stderr
   EXPECT_EQ(doc["name"], "counter");
   EXPECT_EQ(doc["ended"], "steps");
-  EXPECT_EQ(doc["device_kind"], "cpu");  // this test machine has no GPU the profile could see
+  // The CPU's model without NVML; with a GPU, its model and the memory NVML saw in use.
   EXPECT_FALSE(doc["device"].get<std::string>().empty());
-  EXPECT_TRUE(doc["peak_gpu_memory_bytes"].is_null());
+  if (doc["device_kind"] == "gpu") {
+    EXPECT_FALSE(doc["peak_gpu_memory_bytes"].is_null());
+  } else {
+    EXPECT_EQ(doc["device_kind"], "cpu");
+    EXPECT_EQ(doc["device_count"], 1);
+    EXPECT_TRUE(doc["peak_gpu_memory_bytes"].is_null());
+  }
   // A step sleeps 50 ms: at most 20 steps/s, and well above a crawl even on a loaded machine.
   const double steps_per_second = doc["steps_per_second"].get<double>();
   EXPECT_LE(steps_per_second, 21.0);

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "backends.h"
 #include "frugal/ledger/schema.h"
 
@@ -73,7 +75,7 @@ TYPED_TEST(ProfileSuite, LatestOfANameIsTheNewestAndRoundTripsEveryField) {
   ASSERT_TRUE(xgb);
   EXPECT_EQ(xgb->record.device_kind, "cpu");
   EXPECT_FALSE(xgb->record.peak_gpu_memory_bytes);
-  EXPECT_EQ(xgb->record.run_id, 42);
+  EXPECT_EQ(*xgb->record.run_id, 42);
   EXPECT_DOUBLE_EQ(*xgb->record.samples_per_second, 50000);
 
   const auto all = ListProfiles(*ledger, std::nullopt).value();

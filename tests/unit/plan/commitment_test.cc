@@ -1,5 +1,6 @@
 #include "frugal/plan/commitment.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "support/test_support.h"

@@ -15,7 +15,7 @@ ProgressReport Step(int64_t step) {
 
 ProgressPoint At(int64_t ms, int64_t step, std::optional<double> tokens = std::nullopt,
                  std::optional<double> samples = std::nullopt) {
-  return {SteadyTime(milliseconds(ms)), step, tokens, samples};
+  return {SteadyTime(milliseconds(ms)), step, tokens, samples, std::nullopt};
 }
 
 TEST(MeasureThroughput, RatesRunFromTheFirstReportToTheLast) {
@@ -36,6 +36,21 @@ TEST(MeasureThroughput, CountsOnlyWhenBothEndsCarryThem) {
   EXPECT_DOUBLE_EQ(t->steps_per_second, 10.0);
   EXPECT_FALSE(t->tokens_per_second);
   EXPECT_FALSE(t->samples_per_second);
+}
+
+TEST(MeasureThroughput, TimesByTheChildsClockWhenBothEndsCarryIt) {
+  // Read in the same poll (no time apart by frugal's clock), 0.25 s apart by the child's.
+  ProgressPoint first = At(500, 1, 100);
+  ProgressPoint last = At(500, 51, 5100);
+  first.child_seconds = 1000.0;
+  last.child_seconds = 1000.25;
+  auto t = MeasureThroughput({first, last});
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_DOUBLE_EQ(t->steps_per_second, 200.0);
+  EXPECT_DOUBLE_EQ(*t->tokens_per_second, 20000.0);
+  EXPECT_EQ(t->measured, milliseconds(250));
+  last.child_seconds.reset();  // one end without: frugal's clock, which saw no time pass
+  EXPECT_FALSE(MeasureThroughput({first, last}));
 }
 
 TEST(MeasureThroughput, RefusesTooLittleToMeasure) {
@@ -67,6 +82,25 @@ TEST(ProfileMeter, AsksToStopAfterTheDuration) {
   EXPECT_FALSE(meter.Poll(SteadyTime(milliseconds(2999))));
   ASSERT_TRUE(meter.Poll(SteadyTime(milliseconds(3000))));
   EXPECT_EQ(meter.stopped_by(), "time");
+}
+
+TEST(ProgressCounts, ParsedWhenGivenAndGarbageWhenNotNumbers) {
+  auto line = ParseReportLine(
+      R"({"type":"progress","step":3,"tokens":1536,"samples":12,"t":1764180000.5,"metrics":{}})");
+  ASSERT_TRUE(line) << line.error().message;
+  const auto& p = std::get<ProgressReport>(**line);
+  EXPECT_DOUBLE_EQ(*p.tokens, 1536);
+  EXPECT_DOUBLE_EQ(*p.samples, 12);
+  EXPECT_DOUBLE_EQ(*p.time_seconds, 1764180000.5);
+  auto plain = ParseReportLine(R"({"type":"progress","step":3})");
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(std::get<ProgressReport>(**plain).tokens);
+  EXPECT_FALSE(std::get<ProgressReport>(**plain).time_seconds);
+  for (const char* bad : {R"({"type":"progress","step":3,"tokens":"many"})",
+                          R"({"type":"progress","step":3,"samples":-1})",
+                          R"({"type":"progress","step":3,"t":null})"}) {
+    EXPECT_FALSE(ParseReportLine(bad)) << bad;
+  }
 }
 
 TEST(CpuModelName, ReadsTheModelNameLine) {
