@@ -94,11 +94,16 @@ std::string GiB(uint64_t bytes) {
   return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
 }
 
-/// "12.3 steps/s, 50,000 tokens/s"
+/// A rate with three significant digits, whole numbers from 100 up: "12.3", "20412".
+std::string Rate3(double rate) {
+  return rate >= 100 ? fmt::format("{:.0f}", rate) : fmt::format("{:.3g}", rate);
+}
+
+/// "12.3 steps/s, 50412 tokens/s"
 std::string Rates(const ledger::NewProfile& r) {
-  std::string text = fmt::format("{:.3g} steps/s", r.steps_per_second);
-  if (r.tokens_per_second) text += fmt::format(", {:.0f} tokens/s", *r.tokens_per_second);
-  if (r.samples_per_second) text += fmt::format(", {:.4g} samples/s", *r.samples_per_second);
+  std::string text = Rate3(r.steps_per_second) + " steps/s";
+  if (r.tokens_per_second) text += ", " + Rate3(*r.tokens_per_second) + " tokens/s";
+  if (r.samples_per_second) text += ", " + Rate3(*r.samples_per_second) + " samples/s";
   return text;
 }
 
