@@ -8,6 +8,7 @@
 #      from verified checkpoints and ends with the same weights as an uninterrupted run;
 #   5. tune its hyperparameters under a hard dollar cap with ASHA, trials preempted and resumed;
 #   5b. what serving a model costs a month and over its life;
+#   5c. a measured profile of the model on this machine, and whether a commitment would pay;
 #   6. what was spent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,6 +52,11 @@ echo
 echo "== 5b. What serving a model costs, and over its life (four T4 at \$0.50/h, 24/7)"
 $frugal plan examples/serving/t4-classifier.yaml --top 3
 $frugal tco examples/serving/lifetime.yaml
+
+echo
+echo "== 5c. Measure the model's throughput here; would a 1-year 8 x A100 commitment pay at 60%?"
+$frugal profile --steps 40 --name mnist-mlp -- $python examples/pytorch/train.py --epochs 1
+$frugal commit --gpu A100-80GB --gpus 8 --cloud aws --utilization 60%
 
 echo
 echo "== 6. Spend in the ledger, by team"

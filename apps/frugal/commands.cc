@@ -17,6 +17,8 @@ void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
   RegisterPolicy(app, global, action);
   RegisterTco(app, global, action);
   RegisterServe(app, global, action);
+  RegisterCommit(app, global, action);
+  RegisterProfile(app, global, action);
 }
 
 }  // namespace frugal::cli

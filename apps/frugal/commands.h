@@ -22,6 +22,8 @@ void RegisterAudit(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterPolicy(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterTco(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterServe(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterCommit(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterProfile(CLI::App& app, GlobalOptions& global, Action& action);
 
 
 }  // namespace frugal::cli

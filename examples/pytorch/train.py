@@ -108,7 +108,9 @@ def main():
             step += 1
             if args.step_delay:
                 time.sleep(args.step_delay)
-            frugal.report(step, loss=loss.item(), epoch=epoch)
+            # Cumulative samples seen, so `frugal profile` can measure samples per second.
+            seen = epoch * len(order) + min(batch * BATCH, len(order))
+            frugal.report(step, samples=seen, loss=loss.item(), epoch=epoch)
             wanted = frugal.checkpoint_requested() or frugal.should_stop() or step % args.checkpoint_every == 0
             if wanted and step != saved_at:
                 save()

@@ -23,6 +23,7 @@ import shutil
 import signal
 import tempfile
 import threading
+import time
 import uuid
 
 __all__ = [
@@ -90,9 +91,15 @@ def _clean_metrics(metrics):
     return clean
 
 
-def report(step, **metrics):
-    """Reports progress: the step reached and any numeric metrics (loss=..., lr=...)."""
-    _write({"type": "progress", "step": int(step), "metrics": _clean_metrics(metrics)})
+def report(step, *, tokens=None, samples=None, **metrics):
+    """Reports progress: the step reached and any numeric metrics (loss=..., lr=...).
+    tokens= and samples= are the work done since the fresh start (cumulative counts), from
+    which `frugal profile` measures throughput in the job's own units."""
+    message = {"type": "progress", "step": int(step), "metrics": _clean_metrics(metrics), "t": time.time()}
+    for key, count in (("tokens", tokens), ("samples", samples)):
+        if count is not None:
+            message[key] = float(count.item()) if hasattr(count, "item") else float(count)
+    _write(message)
 
 
 def result(**metrics):

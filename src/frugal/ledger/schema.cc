@@ -125,6 +125,20 @@ constexpr const char* kVersion6 = R"sql(
 ALTER TABLE billing_rows ADD COLUMN charge_description TEXT;
 )sql";
 
+// Version 7: measured profiles (`frugal profile`, docs/profile.md): what a command did on one
+// machine, under a name, for plan and estimate to read (profiles.h).
+constexpr const char* kVersion7 = R"sql(
+CREATE TABLE profiles (
+  id {id}, name TEXT NOT NULL, time_ms BIGINT NOT NULL, command TEXT NOT NULL,
+  device TEXT NOT NULL, device_kind TEXT NOT NULL, device_count BIGINT NOT NULL,
+  wall_ms BIGINT NOT NULL, measured_ms BIGINT NOT NULL, steps BIGINT NOT NULL,
+  steps_per_second DOUBLE PRECISION NOT NULL, tokens_per_second DOUBLE PRECISION,
+  samples_per_second DOUBLE PRECISION, peak_gpu_memory_bytes BIGINT,
+  peak_rss_bytes BIGINT NOT NULL, cpu_cores DOUBLE PRECISION NOT NULL,
+  ended TEXT NOT NULL, run_id BIGINT);
+CREATE INDEX profiles_name_time ON profiles (name, time_ms);
+)sql";
+
 struct Migration {
   const char* ddl;
   Result<void> (*then)(Connection&);  ///< a step SQL cannot do, or nullptr
@@ -135,7 +149,8 @@ constexpr Migration kMigrations[] = {{kVersion1, nullptr},
                                      {kVersion3, nullptr},
                                      {kVersion4, nullptr},
                                      {kVersion5, RecomputeChargeKeys},
-                                     {kVersion6, nullptr}};
+                                     {kVersion6, nullptr},
+                                     {kVersion7, nullptr}};
 
 std::string ForDialect(std::string ddl, Dialect dialect) {
   const std::string id_type =

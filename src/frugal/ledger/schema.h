@@ -14,6 +14,7 @@
 //                              commitment discount id, name and status (v4); row_key is
 //                              the charge key of focus_key.h, legacy_row_key the key an
 //                              older frugal gave the row (v5); its ChargeDescription (v6)
+//   profiles       (v7)        measured profiles by name (profiles.h)
 // A ledger at an older version is migrated forward inside one transaction when opened; one at
 // a newer version is refused, never rewritten.
 
@@ -22,7 +23,7 @@
 
 namespace frugal::ledger {
 
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 /// Brings the database to `target_version` (tests pass an older one to build old ledgers).
 /// Creates the schema in an empty database. kBadInput when the database holds tables that are

@@ -42,6 +42,7 @@ struct NvmlProbe::Api {
   nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t*) = nullptr;
   nvmlReturn_t (*power)(nvmlDevice_t, unsigned int*) = nullptr;
   nvmlReturn_t (*clock)(nvmlDevice_t, int, unsigned int*) = nullptr;
+  nvmlReturn_t (*name)(nvmlDevice_t, char*, unsigned int) = nullptr;
 };
 
 NvmlProbe::NvmlProbe() : api_(std::make_unique<Api>()) {
@@ -57,6 +58,7 @@ NvmlProbe::NvmlProbe() : api_(std::make_unique<Api>()) {
     api_->memory = Symbol<decltype(api_->memory)>(library_, "nvmlDeviceGetMemoryInfo");
     api_->power = Symbol<decltype(api_->power)>(library_, "nvmlDeviceGetPowerUsage");
     api_->clock = Symbol<decltype(api_->clock)>(library_, "nvmlDeviceGetClockInfo");
+    api_->name = Symbol<decltype(api_->name)>(library_, "nvmlDeviceGetName");
     unsigned int n = 0;
     if (!api_->init || !api_->count || !api_->handle || !api_->utilization || !api_->memory) {
       why_unavailable_ = "libnvidia-ml.so.1 lacks the expected functions";
@@ -99,6 +101,24 @@ std::optional<GpuReading> NvmlProbe::Read() const {
   r.util_percent /= r.devices;
   r.sm_clock_mhz /= r.devices;
   return r;
+}
+
+std::vector<std::string> NvmlProbe::DeviceNames() const {
+  std::vector<std::string> names;
+  unsigned int n = 0;
+  if (!available_ || !api_->name || api_->count(&n) != kNvmlSuccess) return names;
+  for (unsigned int i = 0; i < n; ++i) {
+    nvmlDevice_t device = nullptr;
+    // NVML_DEVICE_NAME_V2_BUFFER_SIZE is 96; the name is NUL-terminated within it.
+    char buffer[96] = {};
+    if (api_->handle(i, &device) != kNvmlSuccess ||
+        api_->name(device, buffer, sizeof buffer) != kNvmlSuccess) {
+      continue;
+    }
+    buffer[sizeof buffer - 1] = '\0';
+    names.emplace_back(buffer);
+  }
+  return names;
 }
 
 }  // namespace frugal::monitor

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace frugal::monitor {
 
@@ -31,6 +32,8 @@ class NvmlProbe {
   [[nodiscard]] const std::string& why_unavailable() const { return why_unavailable_; }
   /// Current reading over every visible device; empty when unavailable or a call fails.
   [[nodiscard]] std::optional<GpuReading> Read() const;
+  /// The model name of each visible device ("NVIDIA H100 80GB HBM3"); empty when unavailable.
+  [[nodiscard]] std::vector<std::string> DeviceNames() const;
 
  private:
   struct Api;

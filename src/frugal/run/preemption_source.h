@@ -10,6 +10,7 @@
 #include <string>
 
 #include "frugal/core/duration.h"
+#include "frugal/run/report_channel.h"
 
 namespace frugal::run {
 
@@ -32,6 +33,8 @@ class PreemptionSource {
   virtual std::optional<PreemptionNotice> Poll(SteadyTime now) = 0;
   /// The command reported progress at `step` (a source may schedule by progress).
   virtual void Progress(int64_t /*step*/) {}
+  /// The whole progress report, read at `at` (a profile measures throughput from these).
+  virtual void ProgressReported(const ProgressReport& /*report*/, SteadyTime /*at*/) {}
 };
 
 /// Preempts each segment once at a random moment: uniformly between 0.5× and 1.5× `every`

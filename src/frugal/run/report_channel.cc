@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cmath>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "frugal/core/log.h"
@@ -43,6 +44,17 @@ Result<int64_t> ParseStep(const json& doc, bool required) {
     return Fail(ErrorCode::kBadInput, "'step' is not a non-negative integer");
   }
   return s.get<int64_t>();
+}
+
+/// An optional cumulative work count ("tokens", "samples") or time ("t"): a non-negative finite
+/// number.
+Result<std::optional<double>> ParseWorkCount(const json& doc, const char* key) {
+  if (!doc.contains(key)) return std::optional<double>();
+  const json& v = doc.at(key);
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
+    return Fail(ErrorCode::kBadInput, fmt::format("'{}' is not a non-negative number", key));
+  }
+  return std::optional<double>(v.get<double>());
 }
 
 Result<CheckpointReport> ParseCheckpoint(const json& doc) {
@@ -89,6 +101,9 @@ Result<std::optional<ReportMessage>> ParseReportLine(std::string_view line) {
     ProgressReport p;
     p.step = FRUGAL_TRY(ParseStep(doc, true));
     p.metrics = FRUGAL_TRY(ParseMetrics(doc));
+    p.tokens = FRUGAL_TRY(ParseWorkCount(doc, "tokens"));
+    p.samples = FRUGAL_TRY(ParseWorkCount(doc, "samples"));
+    p.time_seconds = FRUGAL_TRY(ParseWorkCount(doc, "t"));
     return std::optional<ReportMessage>(std::move(p));
   }
   if (type == "checkpoint") {

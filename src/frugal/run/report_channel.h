@@ -2,6 +2,8 @@
 // The report channel: a file the child appends JSON lines to (its path is FRUGAL_REPORT) and
 // the supervisor tails. Wire format, protocol version 1, one JSON object per line:
 //   {"type":"progress","step":120,"metrics":{"loss":0.41}}
+//   {"type":"progress","step":120,"tokens":491520,"samples":960,"t":1764180000.25}
+//   (cumulative counts and the child's Unix time, all optional)
 //   {"type":"checkpoint","path":"step-120","step":120,"files":{"model.pt":1048576}}
 //   {"type":"result","metrics":{"accuracy":0.93}}
 // "v" (the protocol version) is optional; a higher major version than ours is rejected as
@@ -26,6 +28,13 @@ namespace frugal::run {
 struct ProgressReport {
   int64_t step = 0;
   std::map<std::string, double> metrics;
+  /// Work done since the command's fresh start, in the job's own units, when it says:
+  /// cumulative tokens and samples (a throughput profile divides their growth by time).
+  std::optional<double> tokens;
+  std::optional<double> samples;
+  /// When the step completed by the child's clock ("t", Unix seconds): rates between reports
+  /// read at once (fast steps) are timed by it rather than by when frugal read them.
+  std::optional<double> time_seconds;
 };
 
 struct CheckpointReport {

@@ -120,7 +120,10 @@ void Supervisor::HandleReports(Segment& seg, Loop& loop) {
     const SteadyTime now = std::chrono::steady_clock::now();
     if (auto* p = std::get_if<ProgressReport>(&message)) {
       loop.last_step = p->step;
-      for (auto& source : sources_) source->Progress(p->step);
+      for (auto& source : sources_) {
+        source->Progress(p->step);
+        source->ProgressReported(*p, now);
+      }
       if (!seg.first_progress_at) {
         seg.first_progress_at = now;
         seg.first_step = p->step;

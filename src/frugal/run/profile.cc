@@ -1,0 +1,206 @@
+#include "frugal/run/profile.h"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "frugal/core/text.h"
+#include "frugal/monitor/proc_sampler.h"
+#include "frugal/run/run_journal.h"
+#include "frugal/run/supervisor.h"
+
+namespace frugal::run {
+
+void ProfileMeter::SegmentStarted(SteadyTime now) {
+  if (!started_) started_ = now;
+}
+
+std::optional<PreemptionNotice> ProfileMeter::Poll(SteadyTime now) {
+  if (!stopped_by_.empty()) return std::nullopt;
+  if (limits_.steps && !points_.empty() && points_.back().step >= *limits_.steps) {
+    stopped_by_ = "steps";
+    return PreemptionNotice{"profile", fmt::format("{} steps measured", *limits_.steps), true};
+  }
+  if (limits_.duration && started_ && now - *started_ >= *limits_.duration) {
+    stopped_by_ = "time";
+    return PreemptionNotice{"profile",
+                            fmt::format("profiled for {}", FormatDuration(*limits_.duration)), true};
+  }
+  return std::nullopt;
+}
+
+void ProfileMeter::ProgressReported(const ProgressReport& report, SteadyTime at) {
+  points_.push_back({at, report.step, report.tokens, report.samples, report.time_seconds});
+}
+
+Result<Throughput> MeasureThroughput(const std::vector<ProgressPoint>& points) {
+  if (points.size() < 2) {
+    return Fail(ErrorCode::kFailed,
+                fmt::format("the command reported progress {} time(s); a profile needs at least "
+                            "two progress reports (docs/protocol.md): profile longer (--for, "
+                            "--steps) or report progress from the command",
+                            points.size()));
+  }
+  const ProgressPoint& first = points.front();
+  const ProgressPoint& last = points.back();
+  Throughput t;
+  t.measured = std::chrono::duration_cast<Duration>(last.at - first.at);
+  double seconds = ToSeconds(t.measured);
+  if (first.child_seconds && last.child_seconds) {
+    seconds = *last.child_seconds - *first.child_seconds;
+    t.measured = FromSeconds(seconds);
+  }
+  t.steps = last.step - first.step;
+  if (!(seconds > 0) || t.steps <= 0) {
+    return Fail(ErrorCode::kFailed,
+                fmt::format("no measurable progress between the first and last reports ({} "
+                            "steps in {} ms); profile longer (--for, --steps)",
+                            t.steps, t.measured.count()));
+  }
+  t.steps_per_second = static_cast<double>(t.steps) / seconds;
+  auto rate = [&](std::optional<double> ProgressPoint::*count) -> std::optional<double> {
+    if (!(first.*count) || !(last.*count) || *(last.*count) <= *(first.*count)) return std::nullopt;
+    return (*(last.*count) - *(first.*count)) / seconds;
+  };
+  t.tokens_per_second = rate(&ProgressPoint::tokens);
+  t.samples_per_second = rate(&ProgressPoint::samples);
+  return t;
+}
+
+std::string CpuModelName(std::string_view cpuinfo) {
+  std::string fallback;
+  for (const std::string& line : Split(cpuinfo, '\n')) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string_view key = Trim(std::string_view(line).substr(0, colon));
+    const std::string_view value = Trim(std::string_view(line).substr(colon + 1));
+    if (value.empty()) continue;
+    if (key == "model name") return std::string(value);
+    if (fallback.empty() && (key == "Hardware" || key == "cpu model")) fallback = value;
+  }
+  return fallback.empty() ? "unknown CPU" : fallback;
+}
+
+DeviceInfo DetectDevice(const monitor::NvmlProbe& gpus) {
+  DeviceInfo d;
+  const std::vector<std::string> names = gpus.DeviceNames();
+  if (!names.empty()) {
+    d.kind = "gpu";
+    d.count = static_cast<int>(names.size());
+    std::map<std::string, int> models;
+    for (const std::string& n : names) ++models[n];
+    d.name = models.size() == 1 ? names.front() : fmt::format("{} (mixed)", names.front());
+    return d;
+  }
+  std::ifstream in("/proc/cpuinfo");
+  std::stringstream text;
+  text << in.rdbuf();
+  d.name = CpuModelName(text.str());
+  return d;
+}
+
+namespace {
+
+struct ChildUsage {
+  double cpu_seconds = 0;
+  uint64_t max_rss_bytes = 0;
+};
+
+/// CPU time and the largest resident set of the children this process has waited for.
+ChildUsage ChildrenUsage() {
+  rusage u{};
+  ::getrusage(RUSAGE_CHILDREN, &u);
+  auto seconds = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+  };
+  // ru_maxrss is in KiB on Linux.
+  return {seconds(u.ru_utime) + seconds(u.ru_stime), static_cast<uint64_t>(u.ru_maxrss) * 1024};
+}
+
+SupervisorConfig ConfigFor(const ProfileRequest& r, int gpus) {
+  SupervisorConfig c;
+  c.command = r.command;
+  c.run_id = r.work_dir.filename().string();
+  c.run_dir = r.work_dir;
+  c.tags = {{"profile", r.name}};
+  c.gpus = gpus;
+  c.checkpoint_grace = r.checkpoint_grace;
+  c.stop_grace = r.stop_grace;
+  // Short runs need dense samples for a peak memory figure.
+  c.sample_interval = std::chrono::milliseconds(500);
+  c.keep_checkpoints = 1;
+  c.child_stdout = r.child_stdout;
+  return c;
+}
+
+/// kFailed/kInterrupted for an end that is not the measurement's.
+Result<void> CheckOutcome(const RunResult& result, const ProfileMeter& meter) {
+  switch (result.outcome) {
+    case RunOutcome::kFinished:
+      return {};
+    case RunOutcome::kPreempted:
+      if (!meter.stopped_by().empty()) return {};
+      return Fail(ErrorCode::kFailed, "the profile was stopped from outside: " + result.message);
+    case RunOutcome::kInterrupted:
+      return Fail(ErrorCode::kInterrupted, "profile interrupted");
+    case RunOutcome::kFailed:
+    case RunOutcome::kBudgetStop:
+      break;
+  }
+  return Fail(ErrorCode::kFailed, "the command failed before the profile ended: " + result.message);
+}
+
+}  // namespace
+
+Result<ledger::NewProfile> ProfileCommand(const ProfileRequest& request) {
+  if (request.command.empty()) return Fail(ErrorCode::kBadInput, "no command to profile");
+  const monitor::NvmlProbe probe;
+  const DeviceInfo device = DetectDevice(probe);
+
+  RunJournal journal(request.work_dir / "journal.jsonl");
+  FRUGAL_TRY(journal.Open());
+  Supervisor supervisor(ConfigFor(request, device.kind == "gpu" ? device.count : 0), journal);
+  auto owned_meter = std::make_unique<ProfileMeter>(request.limits);
+  const ProfileMeter& meter = *owned_meter;  // owned by the supervisor, which outlives its use
+  supervisor.AddPreemptionSource(std::move(owned_meter));
+  supervisor.SetSampler(
+      std::make_unique<monitor::ProcSampler>(std::make_unique<monitor::NvmlProbe>()));
+
+  const ChildUsage before = ChildrenUsage();
+  const RunResult result = FRUGAL_TRY(supervisor.Run());
+  const ChildUsage after = ChildrenUsage();
+  FRUGAL_TRY(CheckOutcome(result, meter));
+  const Throughput t = FRUGAL_TRY(MeasureThroughput(meter.points()));
+
+  ledger::NewProfile p;
+  p.name = request.name;
+  p.time = ledger::Now();
+  p.command = fmt::format("{}", fmt::join(request.command, " "));
+  p.device = device.name;
+  p.device_kind = device.kind;
+  p.device_count = device.count;
+  p.wall = result.usage.wall;
+  p.measured = t.measured;
+  p.steps = t.steps;
+  p.steps_per_second = t.steps_per_second;
+  p.tokens_per_second = t.tokens_per_second;
+  p.samples_per_second = t.samples_per_second;
+  p.peak_gpu_memory_bytes = result.utilization.gpu_peak_memory_bytes;
+  // The sampler sees the whole process tree; rusage sees every waited-for process, even one
+  // too short-lived to be sampled.
+  p.peak_rss_bytes = std::max(result.utilization.peak_rss_bytes, after.max_rss_bytes);
+  const double wall_seconds = ToSeconds(result.usage.wall);
+  p.cpu_cores = wall_seconds > 0 ? (after.cpu_seconds - before.cpu_seconds) / wall_seconds
+                                 : result.utilization.cpu_cores_mean;
+  p.ended = meter.stopped_by().empty() ? "finished" : meter.stopped_by();
+  // The checkpoints were for stopping cleanly, not for resuming: the journal stays.
+  std::error_code ignored;
+  std::filesystem::remove_all(request.work_dir / "checkpoints", ignored);
+  return p;
+}
+
+}  // namespace frugal::run

@@ -1,0 +1,116 @@
+#include "frugal/run/profile.h"
+
+#include <gtest/gtest.h>
+
+namespace frugal::run {
+namespace {
+
+using std::chrono::milliseconds;
+
+ProgressReport Step(int64_t step) {
+  ProgressReport r;
+  r.step = step;
+  return r;
+}
+
+ProgressPoint At(int64_t ms, int64_t step, std::optional<double> tokens = std::nullopt,
+                 std::optional<double> samples = std::nullopt) {
+  return {SteadyTime(milliseconds(ms)), step, tokens, samples, std::nullopt};
+}
+
+TEST(MeasureThroughput, RatesRunFromTheFirstReportToTheLast) {
+  // Start-up before step 1 is not in the rate: 40 steps in 4 s is 10 steps/s.
+  auto t = MeasureThroughput({At(9000, 1, 512, 8), At(11000, 21, 512 * 21, 168),
+                              At(13000, 41, 512 * 41, 328)});
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_EQ(t->measured, milliseconds(4000));
+  EXPECT_EQ(t->steps, 40);
+  EXPECT_DOUBLE_EQ(t->steps_per_second, 10.0);
+  EXPECT_DOUBLE_EQ(*t->tokens_per_second, 5120.0);
+  EXPECT_DOUBLE_EQ(*t->samples_per_second, 80.0);
+}
+
+TEST(MeasureThroughput, CountsOnlyWhenBothEndsCarryThem) {
+  auto t = MeasureThroughput({At(0, 1), At(1000, 11, 5000)});
+  ASSERT_TRUE(t);
+  EXPECT_DOUBLE_EQ(t->steps_per_second, 10.0);
+  EXPECT_FALSE(t->tokens_per_second);
+  EXPECT_FALSE(t->samples_per_second);
+}
+
+TEST(MeasureThroughput, TimesByTheChildsClockWhenBothEndsCarryIt) {
+  // Read in the same poll (no time apart by frugal's clock), 0.25 s apart by the child's.
+  ProgressPoint first = At(500, 1, 100);
+  ProgressPoint last = At(500, 51, 5100);
+  first.child_seconds = 1000.0;
+  last.child_seconds = 1000.25;
+  auto t = MeasureThroughput({first, last});
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_DOUBLE_EQ(t->steps_per_second, 200.0);
+  EXPECT_DOUBLE_EQ(*t->tokens_per_second, 20000.0);
+  EXPECT_EQ(t->measured, milliseconds(250));
+  last.child_seconds.reset();  // one end without: frugal's clock, which saw no time pass
+  EXPECT_FALSE(MeasureThroughput({first, last}));
+}
+
+TEST(MeasureThroughput, RefusesTooLittleToMeasure) {
+  EXPECT_EQ(MeasureThroughput({}).error().code, ErrorCode::kFailed);
+  EXPECT_NE(MeasureThroughput({At(0, 1)}).error().message.find("two progress reports"),
+            std::string::npos);
+  EXPECT_FALSE(MeasureThroughput({At(0, 1), At(0, 5)}));     // no time between them
+  EXPECT_FALSE(MeasureThroughput({At(0, 5), At(1000, 5)}));  // no step between them
+}
+
+TEST(ProfileMeter, AsksToStopAtTheStepLimitOnce) {
+  ProfileMeter meter({.steps = 10, .duration = std::nullopt});
+  const SteadyTime t0(milliseconds(0));
+  meter.SegmentStarted(t0);
+  meter.ProgressReported(Step(9), t0);
+  EXPECT_FALSE(meter.Poll(t0));
+  meter.ProgressReported(Step(10), t0);
+  auto notice = meter.Poll(t0);
+  ASSERT_TRUE(notice);
+  EXPECT_TRUE(notice->stop_request);
+  EXPECT_EQ(meter.stopped_by(), "steps");
+  EXPECT_FALSE(meter.Poll(t0));  // once
+  EXPECT_EQ(meter.points().size(), 2u);
+}
+
+TEST(ProfileMeter, AsksToStopAfterTheDuration) {
+  ProfileMeter meter({.steps = std::nullopt, .duration = milliseconds(2000)});
+  meter.SegmentStarted(SteadyTime(milliseconds(1000)));
+  EXPECT_FALSE(meter.Poll(SteadyTime(milliseconds(2999))));
+  ASSERT_TRUE(meter.Poll(SteadyTime(milliseconds(3000))));
+  EXPECT_EQ(meter.stopped_by(), "time");
+}
+
+TEST(ProgressCounts, ParsedWhenGivenAndGarbageWhenNotNumbers) {
+  auto line = ParseReportLine(
+      R"({"type":"progress","step":3,"tokens":1536,"samples":12,"t":1764180000.5,"metrics":{}})");
+  ASSERT_TRUE(line) << line.error().message;
+  const auto& p = std::get<ProgressReport>(**line);
+  EXPECT_DOUBLE_EQ(*p.tokens, 1536);
+  EXPECT_DOUBLE_EQ(*p.samples, 12);
+  EXPECT_DOUBLE_EQ(*p.time_seconds, 1764180000.5);
+  auto plain = ParseReportLine(R"({"type":"progress","step":3})");
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(std::get<ProgressReport>(**plain).tokens);
+  EXPECT_FALSE(std::get<ProgressReport>(**plain).time_seconds);
+  for (const char* bad : {R"({"type":"progress","step":3,"tokens":"many"})",
+                          R"({"type":"progress","step":3,"samples":-1})",
+                          R"({"type":"progress","step":3,"t":null})"}) {
+    EXPECT_FALSE(ParseReportLine(bad)) << bad;
+  }
+}
+
+TEST(CpuModelName, ReadsTheModelNameLine) {
+  EXPECT_EQ(CpuModelName("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC "
+                         "7B13 64-Core Processor\nflags\t: fpu\n"),
+            "AMD EPYC 7B13 64-Core Processor");
+  EXPECT_EQ(CpuModelName("processor\t: 0\nHardware\t: BCM2835\n"), "BCM2835");
+  EXPECT_EQ(CpuModelName(""), "unknown CPU");
+  EXPECT_EQ(CpuModelName("model name\t:\n"), "unknown CPU");
+}
+
+}  // namespace
+}  // namespace frugal::run
