@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "frugal/estimate/small_work.h"
+
 namespace frugal::estimate {
 
 std::string_view UtilizationSourceName(UtilizationSource s) {
@@ -62,6 +64,10 @@ Result<Estimate> EstimateTraining(const Model& m, const Training& t, const Hardw
   e.steps = tokens / (static_cast<double>(batch) * static_cast<double>(m.seq));
   e.flops = TrainingFlops(m, t, tokens);
   e.prior_hfu = PriorHfu(hw, t, m.params);
+  // Small work per micro-step: kernel launches the GPU waits on (small_work.h).
+  const double micro_step_flops = e.flops.Total() / tokens * static_cast<double>(t.micro_batch) *
+                                  static_cast<double>(m.seq);
+  e.prior_hfu *= SmallWorkFactor(micro_step_flops, hw.peak_flops, e.prior_hfu, m.layers);
   const double cluster_peak = hw.peak_flops * static_cast<double>(t.gpus);
   if (measured.tokens_per_second) {
     if (!(*measured.tokens_per_second > 0)) {

@@ -41,7 +41,14 @@ TEST(Estimator, RuntimeIsFlopsOverGpusTimesPeakTimesUtilization) {
   t.recompute = Recompute::kFull;
   auto e = EstimateTraining(m, t, A100(), 1e9);
   ASSERT_TRUE(e) << e.error().message;
-  const double hfu = 0.55 * 0.95;
+  // The prior, times the share of a micro-step (1 sequence of 4096 tokens) spent on math
+  // rather than on launching 32 layers' kernels: ~1.5 s of math against 9 ms.
+  const double prior = 0.55 * 0.95;
+  const double step_flops = e->flops.Total() / 1e9 * 4096;
+  const double math_seconds = step_flops / (312e12 * prior);
+  const double hfu = prior * math_seconds / (math_seconds + 32 * 0.25e-3 + 1e-3);
+  EXPECT_GT(hfu, 0.99 * prior);
+  EXPECT_DOUBLE_EQ(e->prior_hfu, hfu);
   EXPECT_DOUBLE_EQ(e->wall_seconds, e->flops.Total() / (8 * 312e12 * hfu));
   EXPECT_DOUBLE_EQ(e->GpuHours(), 8 * e->wall_seconds / 3600);
   // MFU counts model FLOPs only, so full recompute lowers it below the hardware utilization.
@@ -69,6 +76,31 @@ TEST(Estimator, MeasuredThroughputAndMfuOverrideThePrior) {
   EXPECT_DOUBLE_EQ(e->mfu, 0.5);
   mfu.mfu = 1.5;
   EXPECT_FALSE(EstimateTraining(m, t, A100(), 9e8, mfu));
+}
+
+// Small models on big GPUs: a 1M-parameter model's micro-step is shorter than its kernel
+// launches, so utilization falls, and falls further with a smaller per-GPU batch.
+TEST(Estimator, UtilizationFallsWithModelSizeAndPerGpuBatch) {
+  Training t;
+  t.micro_batch = 32;
+  auto prior_for = [&](double params, int micro_batch) {
+    ModelSpec spec;
+    spec.params = params;
+    t.micro_batch = micro_batch;
+    t.global_batch = micro_batch;
+    auto e = EstimateTraining(*ResolveModel(spec), t, A100(), 1e9);
+    EXPECT_TRUE(e) << e.error().message;
+    return e->prior_hfu;
+  };
+  const double tiny = prior_for(1e6, 1);
+  const double tiny_big_batch = prior_for(1e6, 32);
+  const double small = prior_for(110e6, 1);
+  const double large = prior_for(7e9, 1);
+  EXPECT_LT(tiny, tiny_big_batch);
+  EXPECT_LT(tiny, small);
+  EXPECT_LT(small, large);
+  EXPECT_LT(tiny, 0.1);  // far below the 0.05-0.75 clamp's floor factor of a big model
+  EXPECT_GT(tiny, 0);
 }
 
 TEST(Estimator, SevenBFullTrainingDoesNotFitOneA100ButQloraFitsAnL4) {
