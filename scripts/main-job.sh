@@ -47,6 +47,13 @@ echo "== 5. Tune a real PyTorch model under a \$0.06 cap (ASHA, preemptions inje
 PATH=/usr/bin:$PATH $frugal tune examples/pytorch/study.yaml
 
 echo
+echo "== 5b. Right-size small jobs: XGBoost on two CPU instances (seed example 1); a throughput"
+echo "       measured on an A100 carried to a T4"
+$frugal plan examples/seed-xgboost/job.yaml
+$frugal estimate --measured A100-80GB=1450 --gpu T4 --dtype fp16 --family cnn --params 25m \
+  --samples 1.28m --epochs 1 --tier spot
+
+echo
 echo "== 6. Spend in the ledger, by team"
 $frugal report --since 30d --by team
 $frugal runs list --since 1d

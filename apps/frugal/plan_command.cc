@@ -124,7 +124,11 @@ nlohmann::json OptionJson(const Option& o, size_t rank) {
           {"fits", true},
           {"peak_memory_gib_per_gpu", cpu ? nlohmann::json() : nlohmann::json(o.peak_gib)},
           {"headroom_gib", cpu ? nlohmann::json() : nlohmann::json(o.HeadroomGib())},
+          {"predicted_from",
+           o.predicted_from.empty() ? nlohmann::json() : nlohmann::json(o.predicted_from)},
           {"work_hours", o.work_hours},
+          {"launch_hours", o.launch_hours},
+          {"billed_hours", o.billed_hours},
           {"wall_hours", o.wall_hours},
           {"gpu_hours", o.gpu_hours},
           {"price_per_hour", o.offer->price.per_hour.dollars() * o.instances},
@@ -296,7 +300,11 @@ void PrintPolicy(const plan::Plan& p, const PlanPolicy& pp, std::ostream& out) {
 }
 
 void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, const PlanPolicy& pp, Streams& s) {
-  s.out << fmt::format("Job {}: {:.4g} tokens; deadline {}; budget {}\n", spec.name, p.tokens,
+  const std::string work =
+      spec.modelled || p.tokens > 0
+          ? fmt::format("{:.4g} tokens", p.tokens)
+          : fmt::format("{} model, from measured profiles", estimate::ModelFamilyName(spec.family));
+  s.out << fmt::format("Job {}: {}; deadline {}; budget {}\n", spec.name, work,
                        p.deadline_hours ? FormatDuration(FromHours(*p.deadline_hours)) : "none",
                        p.budget ? p.budget->ToString() : "none");
   if (const plan::FaultTolerance& ft = spec.fault_tolerance; !ft.drill.empty()) {
