@@ -2,6 +2,8 @@
 
 namespace frugal::cli {
 
+void RegisterProfile(CLI::App& app, GlobalOptions& global, Action& action);  // profile_command.cc
+
 void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
   RegisterCatalog(app, global, action);
   RegisterRuns(app, global, action);
@@ -15,6 +17,7 @@ void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
   RegisterDrill(app, global, action);
   RegisterAudit(app, global, action);
   RegisterPolicy(app, global, action);
+  RegisterProfile(app, global, action);
 }
 
 }  // namespace frugal::cli
