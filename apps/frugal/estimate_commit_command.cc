@@ -26,43 +26,43 @@ Result<void> RunCommitmentEstimate(const std::string& term_text, double utilizat
   const bool pays = a.PaysVsOnDemand();
   const bool beats_spot = a.break_even_vs_spot && utilization > *a.break_even_vs_spot;
   if (global.json) {
-    WriteJson(s, {{"commitment",
-                   {{"term", catalog::TierName(term)},
-                    {"gpu", gpu->name},
-                    {"gpus", gpus},
-                    {"instances", a.instances},
-                    {"offer", a.reserved->Id()},
-                    {"price_estimated", a.reserved->price_estimated},
-                    {"utilization", utilization},
-                    {"monthly_commitment_usd", a.monthly_commitment.dollars()},
-                    {"monthly_on_demand_usd", a.monthly_on_demand.dollars()},
-                    {"monthly_spot_usd", a.monthly_spot ? nlohmann::json(a.monthly_spot->dollars())
-                                                        : nlohmann::json()},
-                    {"break_even_utilization_vs_on_demand", a.break_even_vs_on_demand},
-                    {"break_even_utilization_vs_spot",
-                     a.break_even_vs_spot ? nlohmann::json(*a.break_even_vs_spot)
-                                          : nlohmann::json()},
-                    {"pays_vs_on_demand", pays},
-                    {"pays_vs_spot", beats_spot}}}});
+    WriteJson(s,
+              {{"commitment",
+                {{"term", catalog::TierName(term)},
+                 {"gpu", gpu->name},
+                 {"gpus", gpus},
+                 {"instances", a.instances},
+                 {"offer", a.reserved->Id()},
+                 {"price_estimated", a.reserved->price_estimated},
+                 {"utilization", utilization},
+                 {"monthly_commitment_usd", a.monthly_commitment.dollars()},
+                 {"monthly_on_demand_usd", a.monthly_on_demand.dollars()},
+                 {"monthly_spot_usd",
+                  a.monthly_spot ? nlohmann::json(a.monthly_spot->dollars()) : nlohmann::json()},
+                 {"break_even_utilization_vs_on_demand", a.break_even_vs_on_demand},
+                 {"break_even_utilization_vs_spot",
+                  a.break_even_vs_spot ? nlohmann::json(*a.break_even_vs_spot) : nlohmann::json()},
+                 {"pays_vs_on_demand", pays},
+                 {"pays_vs_spot", beats_spot}}}});
     return {};
   }
-  s.out << fmt::format(
-      "A {} commitment of {} x{} ({}{}) costs {} a month whatever the use.\n",
-      term_text, gpu->name, gpus, a.reserved->Id(),
-      a.reserved->price_estimated ? ", price estimated from discount factors" : "",
-      a.monthly_commitment.ToString());
+  s.out << fmt::format("A {} commitment of {} x{} ({}{}) costs {} a month whatever the use.\n",
+                       term_text, gpu->name, gpus, a.reserved->Id(),
+                       a.reserved->price_estimated ? ", price estimated from discount factors" : "",
+                       a.monthly_commitment.ToString());
   s.out << fmt::format("At {:.0f}% utilization the same hours cost {} on demand", 100 * utilization,
                        a.monthly_on_demand.ToString());
   if (a.monthly_spot) s.out << fmt::format(", {} on spot", a.monthly_spot->ToString());
   s.out << ".\n";
-  s.out << fmt::format("It pays against on demand above {:.0f}% utilization{}: {}.\n",
-                       100 * a.break_even_vs_on_demand,
-                       a.break_even_vs_spot
-                           ? fmt::format(" (against spot above {:.0f}%)", 100 * *a.break_even_vs_spot)
-                           : "",
-                       pays ? (beats_spot || !a.break_even_vs_spot ? "commit"
-                                                                   : "commit only if spot is not an option")
-                            : "do not commit");
+  s.out << fmt::format(
+      "It pays against on demand above {:.0f}% utilization{}: {}.\n",
+      100 * a.break_even_vs_on_demand,
+      a.break_even_vs_spot
+          ? fmt::format(" (against spot above {:.0f}%)", 100 * *a.break_even_vs_spot)
+          : "",
+      pays ? (beats_spot || !a.break_even_vs_spot ? "commit"
+                                                  : "commit only if spot is not an option")
+           : "do not commit");
   return {};
 }
 

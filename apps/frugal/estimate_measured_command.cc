@@ -39,8 +39,8 @@ Result<estimate::WorkloadShape> ShapeFrom(const MeasuredEstimateOptions& o,
   shape.precision = FRUGAL_TRY(
       catalog::ParsePrecision(job.dtype).map_error([](Error e) { return e.Wrap("--dtype"); }));
   if (!job.params.empty()) {
-    shape.params = FRUGAL_TRY(
-        ParseCount(job.params).map_error([](Error e) { return e.Wrap("--params"); }));
+    shape.params =
+        FRUGAL_TRY(ParseCount(job.params).map_error([](Error e) { return e.Wrap("--params"); }));
   }
   for (const auto& [value, flag] : {std::pair{o.flops_per_sample, "--flops-per-sample"},
                                     {o.bytes_per_sample, "--bytes-per-sample"}}) {
@@ -62,14 +62,14 @@ Result<estimate::WorkloadShape> ShapeFrom(const MeasuredEstimateOptions& o,
 /// Units of work in the measured units, when the job says how much: samples × epochs,
 /// tokens or steps.
 Result<std::optional<double>> WorkUnits(const MeasuredEstimateJob& job) {
-  const int forms = (job.tokens.empty() ? 0 : 1) + (job.samples.empty() ? 0 : 1) +
-                    (job.steps.empty() ? 0 : 1);
+  const int forms =
+      (job.tokens.empty() ? 0 : 1) + (job.samples.empty() ? 0 : 1) + (job.steps.empty() ? 0 : 1);
   if (forms == 0) return std::optional<double>();
   if (forms > 1) return Fail(ErrorCode::kBadInput, "give only one of --tokens, --samples, --steps");
   if (!(job.epochs > 0)) return Fail(ErrorCode::kBadInput, "--epochs: must be positive");
   if (!job.samples.empty()) {
-    const double samples = FRUGAL_TRY(
-        ParseCount(job.samples).map_error([](Error e) { return e.Wrap("--samples"); }));
+    const double samples =
+        FRUGAL_TRY(ParseCount(job.samples).map_error([](Error e) { return e.Wrap("--samples"); }));
     return std::optional<double>(samples * job.epochs);
   }
   const std::string& text = job.tokens.empty() ? job.steps : job.tokens;

@@ -307,6 +307,9 @@ void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, const PlanPolicy&
   s.out << fmt::format("Job {}: {}; deadline {}; budget {}\n", spec.name, work,
                        p.deadline_hours ? FormatDuration(FromHours(*p.deadline_hours)) : "none",
                        p.budget ? p.budget->ToString() : "none");
+  for (const plan::MeasuredProfile& m : spec.measured) {
+    if (!m.source.empty()) s.out << "Measured: " << m.source << "\n";
+  }
   if (const plan::FaultTolerance& ft = spec.fault_tolerance; !ft.drill.empty()) {
     s.out << fmt::format(
         "Fault tolerance from drill '{}' ({}): checkpoint write {}, restart {} (boot included), "

@@ -1,7 +1,6 @@
 // frugal profile [--steps N | --for 2m] [--name NAME] -- COMMAND: measure a job on this machine.
 
 #include <fmt/format.h>
-
 #include <unistd.h>
 
 #include "commands.h"
@@ -28,9 +27,8 @@ Result<void> RunProfileCommand(const ProfileOptions& o, const GlobalOptions& glo
   request.argv = o.command;
   request.steps = o.steps;
   if (o.steps && *o.steps < 1) return Fail(ErrorCode::kBadInput, "--steps: must be at least 1");
-  const Duration d = FRUGAL_TRY(ParseDuration(o.duration).map_error([](Error e) {
-    return e.Wrap("--for");
-  }));
+  const Duration d =
+      FRUGAL_TRY(ParseDuration(o.duration).map_error([](Error e) { return e.Wrap("--for"); }));
   if (d.count() <= 0) return Fail(ErrorCode::kBadInput, "--for: must be positive");
   request.duration = std::chrono::duration_cast<std::chrono::milliseconds>(d);
   request.units_per_step = o.units_per_step;
@@ -62,7 +60,8 @@ Result<void> RunProfileCommand(const ProfileOptions& o, const GlobalOptions& glo
   s.out << fmt::format("Profile '{}' on {}: {:.4g} {}/s ({} steps in {:.1f} s)\n", record->name,
                        record->device, record->units_per_second, record->units, record->steps,
                        record->seconds);
-  s.out << fmt::format("  peak host RSS {:.1f} MiB, CPU {:.2f} cores", static_cast<double>(record->peak_rss_bytes) / 1048576.0,
+  s.out << fmt::format("  peak host RSS {:.1f} MiB, CPU {:.2f} cores",
+                       static_cast<double>(record->peak_rss_bytes) / 1048576.0,
                        record->mean_cpu_cores);
   if (record->peak_gpu_memory_bytes) {
     s.out << fmt::format(", peak GPU memory {:.1f} GiB",
@@ -85,9 +84,8 @@ void RegisterProfile(CLI::App& app, GlobalOptions& global, Action& action) {
                   "Samples per progress step, when the command reports no cumulative "
                   "'samples' or 'tokens' metric");
   cmd->add_option("command", o->command, "The command, after --")->required();
-  cmd->callback([&, o] {
-    action = [&global, o](Streams& s) { return RunProfileCommand(*o, global, s); };
-  });
+  cmd->callback(
+      [&, o] { action = [&global, o](Streams& s) { return RunProfileCommand(*o, global, s); }; });
 }
 
 }  // namespace frugal::cli

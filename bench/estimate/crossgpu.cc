@@ -154,8 +154,8 @@ void MultiGpu(const std::vector<Row>& rows) {
     if (big.gpus == 1) continue;
     for (const Row& one : rows) {
       if (one.workload != big.workload || one.gpu != big.gpu || one.gpus != 1) continue;
-      auto p = est::PredictThroughput({{one.gpu, 1, one.per_second}}, *big.gpu, big.gpus,
-                                      one.shape);
+      auto p =
+          est::PredictThroughput({{one.gpu, 1, one.per_second}}, *big.gpu, big.gpus, one.shape);
       if (!p) continue;
       model.push_back(std::abs(std::log(p->per_second / big.per_second)));
       linear.push_back(std::abs(std::log(one.per_second * big.gpus / big.per_second)));

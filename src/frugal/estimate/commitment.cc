@@ -53,9 +53,8 @@ Result<CommitmentAnswer> AnswerCommitment(const catalog::Catalog& c, const std::
     }
   }
   if (a.reserved == nullptr || a.on_demand == nullptr) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("no {} and on-demand offers of {} x{} to compare",
-                            catalog::TierName(term), gpu, gpus));
+    return Fail(ErrorCode::kBadInput, fmt::format("no {} and on-demand offers of {} x{} to compare",
+                                                  catalog::TierName(term), gpu, gpus));
   }
   const double committed = a.monthly_commitment.dollars();
   a.break_even_vs_on_demand = committed / (a.monthly_on_demand.dollars() / utilization);

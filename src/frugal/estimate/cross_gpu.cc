@@ -15,8 +15,8 @@ using catalog::GpuSpec;
 using catalog::Precision;
 
 // Share of the peak that compute-bound kernels of ordinary training code reach. Fitted with
-// the other constants below on bench/estimate/crossgpu/throughput.csv (docs/estimate.md gives the fit
-// and the accuracy on the rows left out).
+// the other constants below on bench/estimate/crossgpu/throughput.csv (docs/estimate.md gives the
+// fit and the accuracy on the rows left out).
 constexpr double kComputeEfficiency = 0.7;
 // Boards capped at 75 W (T4, L4, P4) cannot hold their boost clock under sustained tensor load:
 // the share of the listed peak they keep (fitted on the V100 → T4 rows).
@@ -30,7 +30,7 @@ constexpr double kNvlinkLossPerDoubling = 0.01;
 constexpr double kPcieLossPerDoubling = 0.05;
 constexpr double kNetworkLossPerDoubling = 0.05;
 constexpr double kExposedAllReduce = 0.3;
-constexpr double kPcieBytesPerSecond = 12e9;     // PCIe 3/4 x16 as all-reduce achieves it
+constexpr double kPcieBytesPerSecond = 12e9;       // PCIe 3/4 x16 as all-reduce achieves it
 constexpr double kNetworkBytesPerSecond = 12.5e9;  // 100 Gb/s per GPU between nodes
 constexpr int kGpusPerNode = 8;
 
@@ -174,12 +174,13 @@ std::string_view ModelFamilyName(ModelFamily f) {
 
 Result<ModelFamily> ParseModelFamily(std::string_view text) {
   const std::string t = ToLower(Trim(text));
-  if (t == "transformer" || t == "llm" || t == "bert" || t == "vit") return ModelFamily::kTransformer;
+  if (t == "transformer" || t == "llm" || t == "bert" || t == "vit")
+    return ModelFamily::kTransformer;
   if (t == "cnn" || t == "vision" || t == "convnet" || t == "resnet") return ModelFamily::kCnn;
   if (t == "rnn" || t == "lstm" || t == "gru") return ModelFamily::kRnn;
   if (t == "recommender" || t == "dlrm" || t == "recsys") return ModelFamily::kRecommender;
-  if (t == "tree_ensemble" || t == "tree" || t == "xgboost" || t == "lightgbm" ||
-      t == "gbdt" || t == "random_forest")
+  if (t == "tree_ensemble" || t == "tree" || t == "xgboost" || t == "lightgbm" || t == "gbdt" ||
+      t == "random_forest")
     return ModelFamily::kTreeEnsemble;
   if (t == "other") return ModelFamily::kOther;
   return Fail(ErrorCode::kBadInput,
@@ -211,9 +212,9 @@ Result<DeviceMeasurement> ParseDeviceMeasurement(std::string_view text,
   const GpuSpec* gpu = FRUGAL_TRY(catalog.RequireGpu(name));
   auto value = ParseDouble(Trim(text.substr(eq + 1)));
   if (!value || !(*value > 0) || !std::isfinite(*value)) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("'{}': the throughput must be a positive number of units per second",
-                            text));
+    return Fail(
+        ErrorCode::kBadInput,
+        fmt::format("'{}': the throughput must be a positive number of units per second", text));
   }
   return DeviceMeasurement{gpu, gpus, *value};
 }
@@ -235,8 +236,7 @@ Result<double> ComputeFlopsFor(const GpuSpec& g, Precision p) {
     case Precision::kTf32:
       if (!g.tf32_tflops) {
         return Fail(ErrorCode::kBadInput,
-                    fmt::format("{} has no TF32 tensor cores: use --dtype fp32 (or fp16)",
-                                g.name));
+                    fmt::format("{} has no TF32 tensor cores: use --dtype fp32 (or fp16)", g.name));
       }
       tflops = g.tf32_tflops;
       break;
@@ -313,19 +313,20 @@ Result<CrossGpuPrediction> PredictThroughput(const std::vector<DeviceMeasurement
     // job's arithmetic intensity, from the shape or the family's default.
     const bool from_shape = shape.flops_per_unit && shape.bytes_per_unit &&
                             *shape.flops_per_unit > 0 && *shape.bytes_per_unit > 0;
-    const double intensity = from_shape ? *shape.flops_per_unit / *shape.bytes_per_unit
-                                        : FamilyIntensity(shape.family);
+    const double intensity =
+        from_shape ? *shape.flops_per_unit / *shape.bytes_per_unit : FamilyIntensity(shape.family);
     // Reference: the first measured model (the average over repeats).
     const double per_unit_cost = rates[0].per_flop * intensity + rates[0].per_byte;
     const double scale = seconds[0] / per_unit_cost;  // bytes per unit, as measured
     a = scale * intensity;
     b = scale;
-    how = fmt::format("roofline from {} ({:.4g}/s): {:.0f} FLOPs per byte ({}), compute-bound "
-                      "share {:.2f} there",
-                      singles[0].gpu->name, singles[0].per_second, intensity,
-                      from_shape ? "the job's FLOPs and bytes per unit"
-                                 : fmt::format("{} default", ModelFamilyName(shape.family)),
-                      rates[0].per_flop * intensity / per_unit_cost);
+    how = fmt::format(
+        "roofline from {} ({:.4g}/s): {:.0f} FLOPs per byte ({}), compute-bound "
+        "share {:.2f} there",
+        singles[0].gpu->name, singles[0].per_second, intensity,
+        from_shape ? "the job's FLOPs and bytes per unit"
+                   : fmt::format("{} default", ModelFamilyName(shape.family)),
+        rates[0].per_flop * intensity / per_unit_cost);
   }
   const double target_seconds = a * to.per_flop + b * to.per_byte;
   out.single_gpu_per_second = 1.0 / target_seconds;
@@ -334,15 +335,15 @@ Result<CrossGpuPrediction> PredictThroughput(const std::vector<DeviceMeasurement
   out.data_parallel_efficiency =
       DataParallelEfficiency(target, target_gpus, shape.params, shape.precision, step);
   out.per_second = out.single_gpu_per_second * target_gpus * out.data_parallel_efficiency;
-  const std::string sustained =
-      Sustained(target) < 1 ? fmt::format(" at {:.0f}% sustained clock ({:g} W board)",
-                                          100 * Sustained(target), *target.tdp_watts)
-                            : "";
+  const std::string sustained = Sustained(target) < 1
+                                    ? fmt::format(" at {:.0f}% sustained clock ({:g} W board)",
+                                                  100 * Sustained(target), *target.tdp_watts)
+                                    : "";
   out.basis = fmt::format(
       "{}; {} {} {:.3g} TFLOPS{}, {:g} GB/s: compute-bound share {:.2f}; {} GPU(s), "
       "data-parallel efficiency {:.2f}",
-      how, target.name, catalog::PrecisionName(shape.precision),
-      to.peak_flops / 1e12, sustained, target.memory_bandwidth_gbps, out.compute_share_target, target_gpus,
+      how, target.name, catalog::PrecisionName(shape.precision), to.peak_flops / 1e12, sustained,
+      target.memory_bandwidth_gbps, out.compute_share_target, target_gpus,
       out.data_parallel_efficiency);
   return out;
 }

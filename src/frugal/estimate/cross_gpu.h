@@ -40,9 +40,9 @@ struct DeviceMeasurement {
 struct WorkloadShape {
   ModelFamily family = ModelFamily::kTransformer;
   catalog::Precision precision = catalog::Precision::kBf16;
-  std::optional<double> params;          ///< parameters (for gradient all-reduce volume)
-  std::optional<double> flops_per_unit;  ///< training FLOPs per unit of work
-  std::optional<double> bytes_per_unit;  ///< DRAM bytes moved per unit of work
+  std::optional<double> params;              ///< parameters (for gradient all-reduce volume)
+  std::optional<double> flops_per_unit;      ///< training FLOPs per unit of work
+  std::optional<double> bytes_per_unit;      ///< DRAM bytes moved per unit of work
   std::optional<double> units_per_gpu_step;  ///< per-GPU batch, in units (default 32)
 };
 
@@ -70,15 +70,15 @@ struct CrossGpuPrediction {
 /// data-parallel efficiency that falls with the count and with small per-GPU work. kBadInput
 /// for an empty or non-positive measurement, or a precision a GPU cannot run.
 [[nodiscard]] Result<CrossGpuPrediction> PredictThroughput(
-    const std::vector<DeviceMeasurement>& measured, const catalog::GpuSpec& target,
-    int target_gpus, const WorkloadShape& shape);
+    const std::vector<DeviceMeasurement>& measured, const catalog::GpuSpec& target, int target_gpus,
+    const WorkloadShape& shape);
 
 /// Data-parallel efficiency of `gpus` GPUs of `gpu` (a share of linear scaling): an overhead
 /// per doubling by interconnect (NVLink in one node, PCIe, or several nodes), times
 /// compute / (compute + the exposed part of the gradient all-reduce) when the parameter count
 /// and the per-GPU step time are known (`step_seconds` > 0).
 [[nodiscard]] double DataParallelEfficiency(const catalog::GpuSpec& gpu, int gpus,
-                                            std::optional<double> params,
-                                            catalog::Precision p, double step_seconds);
+                                            std::optional<double> params, catalog::Precision p,
+                                            double step_seconds);
 
 }  // namespace frugal::estimate

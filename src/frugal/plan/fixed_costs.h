@@ -36,8 +36,7 @@ struct LaunchOverrides {
 
 /// The figures for one offer: the cloud's defaults, then the offer's own (custom offers), then
 /// the job's.
-[[nodiscard]] LaunchCosts LaunchCostsFor(const catalog::Offer& offer,
-                                         const LaunchOverrides& job);
+[[nodiscard]] LaunchCosts LaunchCostsFor(const catalog::Offer& offer, const LaunchOverrides& job);
 
 /// Hours from request to training: boot (the large figure for instances with 8 or more GPUs)
 /// + setup + staging `dataset_gb` (10^9 bytes; none when unset) at staging_gbps.

@@ -242,12 +242,17 @@ Result<std::string> ResolveGpu(const YamlDoc& doc, const Node& node, std::string
 }
 
 Result<MeasuredProfile> ReadProfile(const YamlDoc& doc, const Node& n,
-                                    const std::vector<std::string>& known) {
+                                    const std::vector<std::string>& known,
+                                    const std::filesystem::path& profiles_dir) {
   FRUGAL_TRY(doc.CheckKeys(
       n, "measured",
       {"offer", "gpu", "gpus", "runtime", "tokens_per_second", "samples_per_second",
-       "peak_memory_gib"}));
+       "peak_memory_gib", "profile"}));
   MeasuredProfile p;
+  // `profile: NAME`: the throughput `frugal profile --name NAME` recorded.
+  if (auto name = FRUGAL_TRY(doc.OptionalString(n, "profile"))) {
+    FRUGAL_TRY(ReadRecordedProfile(doc, n["profile"], *name, profiles_dir, p));
+  }
   p.where = doc.Where(n);
   p.offer = FRUGAL_TRY(doc.OptionalString(n, "offer")).value_or("");
   if (auto gpu = FRUGAL_TRY(doc.OptionalString(n, "gpu")))
@@ -264,11 +269,17 @@ Result<MeasuredProfile> ReadProfile(const YamlDoc& doc, const Node& n,
       return Fail(doc.ErrorAt(n["runtime"], "runtime", "must be positive"));
     p.runtime_hours = ToHours(*runtime);
   }
-  p.tokens_per_second = FRUGAL_TRY(doc.OptionalDouble(n, "tokens_per_second"));
+  if (auto t = FRUGAL_TRY(doc.OptionalDouble(n, "tokens_per_second"))) p.tokens_per_second = t;
   if (p.tokens_per_second && !(*p.tokens_per_second > 0)) {
     return Fail(doc.ErrorAt(n["tokens_per_second"], "tokens_per_second", "must be positive"));
   }
-  p.samples_per_second = FRUGAL_TRY(doc.OptionalDouble(n, "samples_per_second"));
+  if (auto v = FRUGAL_TRY(doc.OptionalDouble(n, "samples_per_second"))) {
+    if (p.samples_per_second) {
+      return Fail(doc.ErrorAt(n["samples_per_second"], "samples_per_second",
+                              "given with 'profile', which already measured it"));
+    }
+    p.samples_per_second = v;
+  }
   if (p.samples_per_second && !(*p.samples_per_second > 0)) {
     return Fail(doc.ErrorAt(n["samples_per_second"], "samples_per_second", "must be positive"));
   }
@@ -288,12 +299,15 @@ Result<MeasuredProfile> ReadProfile(const YamlDoc& doc, const Node& n,
 }
 
 Result<std::vector<MeasuredProfile>> ReadMeasured(const YamlDoc& doc, const Node& root,
-                                                  const std::vector<std::string>& known) {
+                                                  const std::vector<std::string>& known,
+                                                  const std::filesystem::path& profiles_dir) {
   std::vector<MeasuredProfile> out;
   const Node n = root["measured"];
   if (!n.IsDefined() || n.IsNull()) return out;
   if (!n.IsSequence()) return Fail(doc.ErrorAt(n, "measured", "expected a list of profiles"));
-  for (const auto& item : n) out.push_back(FRUGAL_TRY(ReadProfile(doc, item, known)));
+  for (const auto& item : n) {
+    out.push_back(FRUGAL_TRY(ReadProfile(doc, item, known, profiles_dir)));
+  }
   return out;
 }
 
@@ -475,7 +489,10 @@ Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_d
   spec.baseline = FRUGAL_TRY(ReadTraining(doc, root));
   spec.knobs = FRUGAL_TRY(ReadKnobs(doc, root, spec.baseline));
   spec.work = FRUGAL_TRY(ReadWork(doc, root, spec.model, spec.baseline, spec.modelled));
-  spec.measured = FRUGAL_TRY(ReadMeasured(doc, root, known));
+  // Recorded profiles live beside the drill records in the data directory.
+  const std::filesystem::path profiles_dir =
+      drills_dir.empty() ? std::filesystem::path() : drills_dir.parent_path() / "profiles";
+  spec.measured = FRUGAL_TRY(ReadMeasured(doc, root, known, profiles_dir));
   spec.host_ram_gib = FRUGAL_TRY(ReadHostRam(doc, root));
   spec.launch = FRUGAL_TRY(ReadFixedCosts(doc, root));
   FRUGAL_TRY(CheckWorkForProfiles(spec));

@@ -37,6 +37,7 @@ struct MeasuredProfile {
   std::optional<double> samples_per_second;  ///< units: work.samples × epochs
   std::optional<double> peak_memory_gib;     ///< per GPU; on a CPU offer, host RAM
   std::string predicted_from;  ///< set on profiles carried to another GPU (measured_transfer.h)
+  std::string source;  ///< "profile 'x' measured <when> on <device>" for a recorded profile
   std::string where;       ///< file:line:col, for messages
   std::string gpus_where;  ///< file:line:col of `gpus` (of `gpu` when it is absent)
 };

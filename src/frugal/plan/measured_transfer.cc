@@ -9,6 +9,7 @@ namespace frugal::plan {
 std::optional<MeasuredProfile> CarryProfiles(const JobSpec& spec, const catalog::Catalog& c,
                                              const catalog::GpuSpec& target, int total) {
   std::vector<estimate::DeviceMeasurement> measured;
+  std::string sources;
   bool samples = false;
   for (const MeasuredProfile& p : spec.measured) {
     if (p.gpu.empty() || (!p.tokens_per_second && !p.samples_per_second)) continue;
@@ -19,6 +20,7 @@ std::optional<MeasuredProfile> CarryProfiles(const JobSpec& spec, const catalog:
     if (samples != p.samples_per_second.has_value()) continue;
     const double rate = samples ? *p.samples_per_second : *p.tokens_per_second;
     measured.push_back({gpu, std::max(p.gpus, 1), rate});
+    if (!p.source.empty()) sources += "; " + p.source;
   }
   if (measured.empty()) return std::nullopt;
   estimate::WorkloadShape shape;
@@ -35,7 +37,7 @@ std::optional<MeasuredProfile> CarryProfiles(const JobSpec& spec, const catalog:
   carried.gpu = target.name;
   carried.gpus = total;
   (samples ? carried.samples_per_second : carried.tokens_per_second) = predicted->per_second;
-  carried.predicted_from = predicted->basis;
+  carried.predicted_from = predicted->basis + sources;
   return carried;
 }
 
@@ -47,8 +49,8 @@ std::string HostRamShortfall(const JobSpec& spec, const catalog::Offer& offer,
   }
   if (!need || !(offer.ram_gib > 0) || *need <= offer.ram_gib) return "";
   return fmt::format("{}: does not fit, needs {:g} GiB of host RAM, the instance has {:g} GiB",
-                     offer.gpu.empty() ? offer.instance_type : offer.gpu + " instances",
-                     *need, offer.ram_gib);
+                     offer.gpu.empty() ? offer.instance_type : offer.gpu + " instances", *need,
+                     offer.ram_gib);
 }
 
 std::optional<std::string> LaunchOverheadAdvice(const std::vector<Option>& ranked) {

@@ -186,7 +186,7 @@ void AddMeasured(Context& ctx, const Offer& o, int instances, int total, const M
   } else {
     opt.work_hours = ctx.plan.tokens / *p.tokens_per_second / 3600.0;
   }
-  opt.predicted_from = p.predicted_from;
+  opt.predicted_from = p.predicted_from.empty() ? p.source : p.predicted_from;
   if (gpu != nullptr) {
     const KnobResult& k = Knobs(ctx, *gpu, total);
     opt.capacity_gib = gpu->memory_gib;

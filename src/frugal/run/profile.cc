@@ -119,13 +119,13 @@ Result<ProfileRecord> RunProfile(const ProfileRequest& request) {
   if (child->SignalGroup(SIGTERM)) child->WaitFor(kStopGrace);
   ReadProgress(report, offset, units_name, progress);
   if (progress.size() < 2) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("profile: the command reported {} progress line(s) in {:.0f} s; at "
-                            "least two are needed to measure its throughput (it must append "
-                            "{{\"type\":\"progress\",\"step\":N}} lines to $FRUGAL_REPORT, "
-                            "docs/protocol.md)",
-                            progress.size(),
-                            std::chrono::duration<double>(Clock::now() - start).count()));
+    return Fail(
+        ErrorCode::kBadInput,
+        fmt::format("profile: the command reported {} progress line(s) in {:.0f} s; at "
+                    "least two are needed to measure its throughput (it must append "
+                    "{{\"type\":\"progress\",\"step\":N}} lines to $FRUGAL_REPORT, "
+                    "docs/protocol.md)",
+                    progress.size(), std::chrono::duration<double>(Clock::now() - start).count()));
   }
   const Progress& first = progress.front();
   const Progress& last = progress.back();
@@ -152,22 +152,22 @@ Result<ProfileRecord> RunProfile(const ProfileRequest& request) {
 }
 
 Result<void> SaveProfile(const ProfileRecord& r, const fs::path& dir) {
-  nlohmann::json doc = {{"format_version", 1},
-                        {"name", r.name},
-                        {"measured_at", r.measured_at},
-                        {"command", r.command},
-                        {"device", r.device},
-                        {"gpus", r.gpus},
-                        {"steps", r.steps},
-                        {"seconds", r.seconds},
-                        {"steps_per_second", r.steps_per_second},
-                        {"units", r.units},
-                        {"units_per_second", r.units_per_second},
-                        {"peak_rss_bytes", r.peak_rss_bytes},
-                        {"mean_cpu_cores", r.mean_cpu_cores},
-                        {"peak_gpu_memory_bytes", r.peak_gpu_memory_bytes
-                                                      ? nlohmann::json(*r.peak_gpu_memory_bytes)
-                                                      : nlohmann::json()}};
+  nlohmann::json doc = {
+      {"format_version", 1},
+      {"name", r.name},
+      {"measured_at", r.measured_at},
+      {"command", r.command},
+      {"device", r.device},
+      {"gpus", r.gpus},
+      {"steps", r.steps},
+      {"seconds", r.seconds},
+      {"steps_per_second", r.steps_per_second},
+      {"units", r.units},
+      {"units_per_second", r.units_per_second},
+      {"peak_rss_bytes", r.peak_rss_bytes},
+      {"mean_cpu_cores", r.mean_cpu_cores},
+      {"peak_gpu_memory_bytes",
+       r.peak_gpu_memory_bytes ? nlohmann::json(*r.peak_gpu_memory_bytes) : nlohmann::json()}};
   return WriteFileAtomically(dir / (r.name + ".json"), doc.dump(2) + "\n");
 }
 

@@ -20,7 +20,7 @@ namespace frugal::run {
 struct ProfileRequest {
   std::string name;
   std::vector<std::string> argv;
-  std::optional<int64_t> steps;              ///< stop after this many progress steps
+  std::optional<int64_t> steps;                 ///< stop after this many progress steps
   std::chrono::milliseconds duration{120'000};  ///< or after this long (default 2 min)
   /// Units per progress step ("samples", "tokens"...) when the command reports no cumulative
   /// `samples` or `tokens` metric; 0: the unit is the step.
@@ -33,8 +33,8 @@ struct ProfileRecord {
   std::string device;  ///< "NVIDIA GPU x1 (NVML)" or "CPU: <model name>"
   std::string units;   ///< "samples", "tokens" or "steps"
   int gpus = 0;
-  int64_t steps = 0;     ///< progress steps between the first and the last report
-  double seconds = 0;    ///< between the first and the last report
+  int64_t steps = 0;   ///< progress steps between the first and the last report
+  double seconds = 0;  ///< between the first and the last report
   double steps_per_second = 0;
   double units_per_second = 0;
   uint64_t peak_rss_bytes = 0;

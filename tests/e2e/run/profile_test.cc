@@ -21,9 +21,9 @@ const char* kJob =
 
 TEST(Profile, RecordsThroughputInTheJobsUnitsAndHostMemory) {
   TempDir home;
-  auto r = RunFrugal({"--json", "profile", "--name", "demo", "--steps", "20", "--", "/bin/sh",
-                      "-c", kJob},
-                     home.path());
+  auto r = RunFrugal(
+      {"--json", "profile", "--name", "demo", "--steps", "20", "--", "/bin/sh", "-c", kJob},
+      home.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["units"], "samples");

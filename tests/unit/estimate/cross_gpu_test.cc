@@ -93,8 +93,7 @@ TEST(CrossGpu, PrecisionSupportNamesTheFlag) {
   auto p = PredictThroughput({{&kA100, 1, 1450}}, kT4, 1, bf16);
   ASSERT_FALSE(p);
   EXPECT_EQ(p.error().code, ErrorCode::kBadInput);
-  EXPECT_NE(p.error().message.find("T4 (unknown) has no bf16: use --dtype fp16"),
-            std::string::npos)
+  EXPECT_NE(p.error().message.find("T4 (unknown) has no bf16: use --dtype fp16"), std::string::npos)
       << p.error().message;
   // fp32 code runs on TF32 tensor cores where they exist: A100 156, V100 15.7.
   EXPECT_DOUBLE_EQ(*ComputeFlopsFor(kA100, Precision::kFp32), 156e12);
@@ -145,8 +144,8 @@ TEST(CrossGpu, ParsesMeasuredFlags) {
   auto eight = ParseDeviceMeasurement("v100-16gb:8=4000", *c);
   ASSERT_TRUE(eight) << eight.error().message;
   EXPECT_EQ(eight->gpus, 8);
-  for (const char* bad : {"A100-80GB", "A100-80GB=fast", "A100-80GB=-3", "Z100=10",
-                          "A100-80GB:0=10"}) {
+  for (const char* bad :
+       {"A100-80GB", "A100-80GB=fast", "A100-80GB=-3", "Z100=10", "A100-80GB:0=10"}) {
     auto r = ParseDeviceMeasurement(bad, *c);
     EXPECT_FALSE(r) << bad;
     if (!r) {

@@ -12,9 +12,9 @@ TEST(FixedCosts, BillingRoundsUpToTheIncrementAndMinimum) {
   LaunchCosts c;
   c.billing_increment_hours = 1.0 / 60;  // per minute
   c.minimum_billed_hours = 10.0 / 60;
-  EXPECT_DOUBLE_EQ(BilledHours(c, 1.0 / 3600), 10.0 / 60);   // 1 s: the 10-minute minimum
-  EXPECT_DOUBLE_EQ(BilledHours(c, 11.5 / 60), 12.0 / 60);    // 11m30s: 12 minutes
-  EXPECT_DOUBLE_EQ(BilledHours(c, 2.2), 2.2);                // whole minutes stay
+  EXPECT_DOUBLE_EQ(BilledHours(c, 1.0 / 3600), 10.0 / 60);  // 1 s: the 10-minute minimum
+  EXPECT_DOUBLE_EQ(BilledHours(c, 11.5 / 60), 12.0 / 60);   // 11m30s: 12 minutes
+  EXPECT_DOUBLE_EQ(BilledHours(c, 2.2), 2.2);               // whole minutes stay
   const LaunchCosts aws = DefaultLaunchCosts("aws");
   EXPECT_DOUBLE_EQ(BilledHours(aws, 30.0 / 3600), 1.0 / 60);  // AWS: 60 s minimum
   // A custom pool is already running: nothing to pay, billed per second.
