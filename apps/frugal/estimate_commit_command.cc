@@ -58,7 +58,9 @@ Result<void> RunCommitmentEstimate(const std::string& term_text, double utilizat
       "It pays against on demand above {:.0f}% utilization{}: {}.\n",
       100 * a.break_even_vs_on_demand,
       a.break_even_vs_spot
-          ? fmt::format(" (against spot above {:.0f}%)", 100 * *a.break_even_vs_spot)
+          ? (*a.break_even_vs_spot > 1
+                 ? std::string(" (never against spot: spot is cheaper even at 100%)")
+                 : fmt::format(" (against spot above {:.0f}%)", 100 * *a.break_even_vs_spot))
           : "",
       pays ? (beats_spot || !a.break_even_vs_spot ? "commit"
                                                   : "commit only if spot is not an option")
