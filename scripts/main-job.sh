@@ -57,6 +57,11 @@ echo
 echo "== 5c. Measure the model's throughput here; would a 1-year 8 x A100 commitment pay at 60%?"
 $frugal profile --steps 40 --name mnist-mlp -- $python examples/pytorch/train.py --epochs 1
 $frugal commit --gpu A100-80GB --gpus 8 --cloud aws --utilization 60%
+echo "== 5d. Right-size small jobs: XGBoost on two CPU instances (seed example 1); a throughput"
+echo "       measured on an A100 carried to a T4"
+$frugal plan examples/seed-xgboost/job.yaml
+$frugal estimate --measured A100-80GB=1450 --gpu T4 --dtype fp16 --family cnn --params 25m \
+  --samples 1.28m --epochs 1 --tier spot
 
 echo
 echo "== 6. Spend in the ledger, by team"

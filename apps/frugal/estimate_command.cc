@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "estimate_commit.h"
+#include "estimate_measured.h"
+#include "frugal/estimate/commitment.h"
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/table.h"
 #include "frugal/core/text.h"
@@ -36,6 +39,10 @@ struct EstimateOptions {
   std::optional<double> network_gbps;
   std::string tier;   ///< only this tier's cheapest offer
   std::string offer;  ///< exactly this offer (id or instance type)
+  MeasuredEstimateOptions measured;  ///< --measured: predict from measured throughput
+  std::optional<double> utilization;  ///< --utilization: share of a reservation this team uses
+  std::string commitment;             ///< --commitment 1y|3y: would one pay?
+  bool micro_batch_given = false;
 };
 
 Result<double> Count(const std::string& text, std::string_view flag) {
@@ -283,6 +290,9 @@ Result<std::vector<estimate::TierCost>> Costs(const EstimateOptions& o, const ca
         FRUGAL_TRY(catalog::ParseTier(o.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
     std::erase_if(costs, [&](const estimate::TierCost& t) { return t.offer->tier != tier; });
   }
+  // A reservation is paid whether used or not: shown only at a stated utilization.
+  FRUGAL_TRY(estimate::ApplyReservedUtilization(costs, o.utilization, wall_hours)
+                 .map_error([](Error e) { return e.Wrap("--utilization"); }));
   return costs;
 }
 
@@ -346,6 +356,20 @@ Result<NetworkChoice> ChooseNetwork(const EstimateOptions& o, const catalog::Cat
 }
 
 Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, Streams& s) {
+  if (!o.commitment.empty()) {
+    if (!o.utilization) {
+      return Fail(ErrorCode::kBadInput,
+                  "--commitment needs --utilization (the share of the month the GPUs would be "
+                  "busy, 0-1)");
+    }
+    return RunCommitmentEstimate(o.commitment, *o.utilization, o.gpu, o.gpus, global, s);
+  }
+  if (!o.measured.measured.empty()) {
+    MeasuredEstimateJob job{o.gpu,   o.dtype, o.params, o.tokens, o.samples,
+                            o.steps, o.tier,  o.gpus,   o.epochs, std::nullopt};
+    if (o.micro_batch_given) job.batch_per_gpu = o.micro_batch;
+    return RunMeasuredEstimate(o.measured, job, global, s);
+  }
   const estimate::Model model = FRUGAL_TRY(ModelFrom(o));
   const estimate::Training training = FRUGAL_TRY(TrainingFrom(o, model));
   if (o.tokens.empty() && o.samples.empty() && o.steps.empty()) {
@@ -461,8 +485,17 @@ void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--tokens-per-second", o->tokens_per_second,
                   "Measured throughput of the whole job; overrides the MFU prior");
   cmd->add_option("--mfu", o->mfu, "Measured model FLOPs utilization (0-1); overrides the prior");
-  cmd->callback(
-      [&, o] { action = [&global, o](Streams& s) { return RunEstimate(*o, global, s); }; });
+  AddMeasuredEstimateOptions(cmd, o->measured);
+  cmd->add_option("--utilization", o->utilization,
+                  "Share (0-1) of a reservation your team keeps busy: reserved tiers are priced "
+                  "at price x hours / utilization, and shown only with it");
+  cmd->add_option("--commitment", o->commitment,
+                  "1y or 3y: would a commitment of --gpus x --gpu pay at --utilization, against "
+                  "on demand and spot? (no model needed)");
+  cmd->callback([&, o, cmd] {
+    o->micro_batch_given = cmd->count("--micro-batch") > 0;
+    action = [&global, o](Streams& s) { return RunEstimate(*o, global, s); };
+  });
 }
 
 }  // namespace frugal::cli

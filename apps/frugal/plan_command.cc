@@ -205,9 +205,16 @@ void PrintPolicy(const plan::Plan& p, const PlanPolicy& pp, std::ostream& out) {
 }
 
 void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, const PlanPolicy& pp, Streams& s) {
-  s.out << fmt::format("Job {}: {:.4g} tokens; deadline {}; budget {}\n", spec.name, p.tokens,
+  const std::string work =
+      spec.modelled || p.tokens > 0
+          ? fmt::format("{:.4g} tokens", p.tokens)
+          : fmt::format("{} model, from measured profiles", estimate::ModelFamilyName(spec.family));
+  s.out << fmt::format("Job {}: {}; deadline {}; budget {}\n", spec.name, work,
                        p.deadline_hours ? FormatDuration(FromHours(*p.deadline_hours)) : "none",
                        p.budget ? p.budget->ToString() : "none");
+  for (const plan::MeasuredProfile& m : spec.measured) {
+    if (!m.source.empty()) s.out << "Measured: " << m.source << "\n";
+  }
   if (const plan::FaultTolerance& ft = spec.fault_tolerance; !ft.drill.empty()) {
     s.out << fmt::format(
         "Fault tolerance from drill '{}' ({}): checkpoint write {}, restart {} (boot included), "

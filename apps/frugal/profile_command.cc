@@ -150,8 +150,9 @@ Result<void> RunProfile(const ProfileOptions& o, const GlobalOptions& global, St
   const run::ProfileLimits limits = FRUGAL_TRY(LimitsOf(o));
   FRUGAL_TRY(run::CheckFlagText("--name", o.name));
   const std::string name = o.name.empty() ? DefaultName(o.command) : o.name;
-  if (name.empty() || name.size() > 200) {
-    return Fail(ErrorCode::kBadInput, "option --name: give a name of 1 to 200 characters");
+  if (name.empty() || name.size() > 200 || name.find('/') != std::string::npos || name == "." ||
+      name == "..") {
+    return Fail(ErrorCode::kBadInput, "option --name: give a name of 1 to 200 characters, without '/'");
   }
   // The ledger first: a profile that cannot be stored is not worth running.
   std::unique_ptr<ledger::Ledger> db =
@@ -165,6 +166,7 @@ Result<void> RunProfile(const ProfileOptions& o, const GlobalOptions& global, St
   const ledger::NewProfile measured = FRUGAL_TRY(run::ProfileCommand(request));
   const ledger::ProfileId id = FRUGAL_TRY(ledger::RecordProfile(*db, measured));
   const ledger::Profile stored{id, measured};
+  FRUGAL_TRY(run::WritePlanProfile(stored, UserDataDir() / "profiles"));
   if (global.json) {
     WriteJson(s, ProfileJson(stored));
   } else {

@@ -16,7 +16,8 @@ Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node,
   FRUGAL_TRY(
       doc.CheckKeys(node, "offer",
                     {"name", "cloud", "region", "zone", "gpu", "gpus", "price_per_hour",
-                     "price_per_gpu_hour", "tier", "preemptions_per_hour", "vcpus", "ram_gib"}));
+                     "price_per_gpu_hour", "tier", "preemptions_per_hour", "vcpus", "ram_gib",
+                     "boot", "setup", "staging_gbps", "billing_increment", "minimum_billed"}));
   Offer o;
   o.source = OfferSource::kCustom;
   o.instance_type = FRUGAL_TRY(doc.RequiredString(node, "name"));
@@ -66,6 +67,19 @@ Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node,
   if (o.preemptions_per_hour < 0 || o.preemptions_per_hour > 60) {
     return Fail(doc.ErrorAt(node["preemptions_per_hour"], "preemptions_per_hour",
                             "expected a rate in [0, 60]"));
+  }
+  for (const auto& [key, field] :
+       {std::pair{"boot", &o.launch.boot_hours}, {"setup", &o.launch.setup_hours},
+        {"billing_increment", &o.launch.billing_increment_hours},
+        {"minimum_billed", &o.launch.minimum_billed_hours}}) {
+    if (auto d = FRUGAL_TRY(doc.OptionalDuration(node, key))) {
+      if (d->count() < 0) return Fail(doc.ErrorAt(node[key], key, "must not be negative"));
+      *field = ToHours(*d);
+    }
+  }
+  o.launch.staging_gbps = FRUGAL_TRY(doc.OptionalDouble(node, "staging_gbps"));
+  if (o.launch.staging_gbps && !(*o.launch.staging_gbps > 0)) {
+    return Fail(doc.ErrorAt(node["staging_gbps"], "staging_gbps", "must be positive"));
   }
   o.vcpus = FRUGAL_TRY(doc.OptionalDouble(node, "vcpus")).value_or(0);
   if (o.vcpus < 0) return Fail(doc.ErrorAt(node["vcpus"], "vcpus", "must not be negative"));

@@ -14,6 +14,11 @@
 //       preemptions_per_hour: 0.2   # for preemptible pools (tier: spot)
 //       vcpus: 64
 //       ram_gib: 512
+//       boot: 0s                    # launch and billing (plan/fixed_costs.h); default: the
+//       setup: 0s                   #   cloud's, and nothing for a custom pool already up
+//       staging_gbps: 25
+//       billing_increment: 1s
+//       minimum_billed: 0s
 //   preemption_rates:               # optional overrides of the default table
 //     - {cloud: aws, gpu: "H100*", per_hour: 0.5}
 

@@ -19,6 +19,13 @@ enum class Tier { kOnDemand, kSpot, kReserved1y, kReserved3y };
 /// Where an offer's price came from.
 enum class OfferSource { kShipped, kImported, kCustom };
 
+/// Launch and billing figures a custom offer sets for itself (hours; unset: the cloud's default,
+/// see plan/fixed_costs.h).
+struct OfferLaunch {
+  std::optional<double> boot_hours, setup_hours, staging_gbps, billing_increment_hours,
+      minimum_billed_hours;
+};
+
 struct Offer {
   std::string cloud;          ///< "aws", "gcp", "azure", "lambda", "vast", or a custom pool's cloud
   std::string instance_type;  ///< "p4de.24xlarge", "a2-ultragpu-8g", "onprem-a100"
@@ -33,6 +40,7 @@ struct Offer {
   bool price_estimated = false;     ///< derived (reserved tiers), not a listed price
   double preemptions_per_hour = 0;  ///< expected, spot only
   OfferSource source = OfferSource::kShipped;
+  OfferLaunch launch;  ///< custom offers only
 
   /// Price per GPU-hour (the whole price when the offer has no GPU).
   [[nodiscard]] Money PricePerGpuHour() const;

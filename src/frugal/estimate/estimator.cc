@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "frugal/estimate/small_work.h"
+
 namespace frugal::estimate {
 
 std::string_view UtilizationSourceName(UtilizationSource s) {
@@ -66,6 +68,10 @@ Result<Estimate> EstimateTraining(const Model& m, const Training& t, const Hardw
   e.steps = tokens / (static_cast<double>(t.GlobalBatch()) * static_cast<double>(m.seq));
   e.flops = TrainingFlops(m, t, tokens);
   e.compute_hfu = PriorHfu(hw, t, m.params);
+  // Small work per micro-step: kernel launches the GPU waits on (small_work.h).
+  const double micro_step_flops = e.flops.Total() / tokens * static_cast<double>(t.micro_batch) *
+                                  static_cast<double>(m.seq);
+  e.compute_hfu *= SmallWorkFactor(micro_step_flops, hw.peak_flops, e.compute_hfu, m.layers);
   const double cluster_peak = hw.peak_flops * static_cast<double>(t.gpus);
   const double compute_seconds = e.flops.Total() / (cluster_peak * e.compute_hfu);
   e.step = EstimateStepTime(m, t, hw, compute_seconds / e.steps);

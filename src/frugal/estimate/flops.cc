@@ -1,5 +1,7 @@
 #include "frugal/estimate/flops.h"
 
+#include <algorithm>
+
 #include "frugal/estimate/memory.h"
 
 namespace frugal::estimate {
@@ -12,7 +14,10 @@ Flops TrainingFlops(const Model& m, const Training& t, double tokens) {
   const double dense_forward = 2.0 * n;
   Flops f;
   if (t.method == Method::kFull) {
-    f.model = 3.0 * (dense_forward + attention_forward) * tokens;
+    // Never below 6·N·D over the parameters a token uses: every one of them takes part in
+    // forward, backward and the update; the input-lookup subtraction is a refinement above it.
+    const double active = m.params - m.InactiveExpertParams();
+    f.model = std::max(3.0 * (dense_forward + attention_forward), 6.0 * active) * tokens;
   } else if (t.method == Method::kInference) {
     f.model = (dense_forward + attention_forward) * tokens;  // one forward pass, no backward
     return f;

@@ -13,6 +13,7 @@ struct Flops {
 };
 
 /// FLOPs to train on `tokens` tokens. N is the matmul parameter count (Model::MatmulParams);
+/// full training never counts less than 6 × all parameters × tokens;
 /// the attention term is 12·layers·hidden·seq per token (QKᵀ and AV, forward and backward,
 /// counted without causal savings as PaLM's MFU does). LoRA/QLoRA: the frozen base needs
 /// forward (2N) and input gradients (2N) only, so 4·N·D plus 6 × adapters × D. Full recompute

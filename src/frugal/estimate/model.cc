@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "frugal/core/text.h"
@@ -88,8 +89,11 @@ double Model::EmbeddingParams() const {
 }
 
 double Model::MatmulParams() const {
-  // The input lookup is not a multiply; when tied the head still multiplies.
-  return params - D(vocab) * D(hidden) + (tied_embeddings ? D(vocab) * D(hidden) : 0.0);
+  // The input lookup is not a multiply; when tied the head still multiplies. A shape derived
+  // for a tiny count can hold an embedding larger than the count itself (a 1M model with a
+  // 32000 × 128 table): never subtract more than there is.
+  const double lookup = tied_embeddings ? 0.0 : D(vocab) * D(hidden);
+  return std::max(0.0, params - lookup);
 }
 
 double ArchitectureParams(const Model& m) {

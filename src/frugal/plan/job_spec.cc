@@ -7,6 +7,7 @@
 #include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
 #include "frugal/plan/drill_record.h"
+#include "frugal/plan/job_spec_sections.h"
 
 namespace frugal::plan {
 namespace {
@@ -65,13 +66,24 @@ Result<int> ParseZeroValue(const std::string& text) {
   return static_cast<int>(v);
 }
 
-Result<est::Model> ReadModel(const YamlDoc& doc, const Node& root) {
+Result<est::Model> ReadModel(const YamlDoc& doc, const Node& root, JobSpec& job) {
   const Node m = root["model"];
   if (!m.IsDefined())
     return Fail(doc.ErrorAt(root, "model", "missing (params, or layers and hidden)"));
   FRUGAL_TRY(doc.CheckKeys(m, "model",
-                           {"params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
-                            "seq", "mlp", "tied_embeddings", "experts", "experts_per_token"}));
+                           {"family", "params", "layers", "hidden", "heads", "kv_heads", "ffn",
+                            "vocab", "seq", "mlp", "tied_embeddings", "experts",
+                            "experts_per_token"}));
+  job.family = FRUGAL_TRY(ReadFamily(doc, m));
+  if (job.family != est::ModelFamily::kTransformer) {
+    // Other families are planned from measured profiles; a parameter count sizes the
+    // gradient all-reduce when a profile is carried to more GPUs.
+    job.modelled = false;
+    est::Model other;
+    other.params = FRUGAL_TRY(doc.OptionalCount(m, "params")).value_or(0);
+    other.layers = 0;
+    return other;
+  }
   est::ModelSpec spec;
   spec.params = FRUGAL_TRY(doc.OptionalCount(m, "params"));
   spec.layers = FRUGAL_TRY(IntIn(doc, m, "layers", 1, 10'000));
@@ -219,8 +231,10 @@ Result<KnobSpace> ReadKnobs(const YamlDoc& doc, const Node& root, const est::Tra
 }
 
 Result<est::Work> ReadWork(const YamlDoc& doc, const Node& root, const est::Model& model,
-                           const est::Training& t) {
+                           const est::Training& t, bool modelled) {
   const Node n = root["work"];
+  // A job known only by measured runtimes needs no amount of work.
+  if (!n.IsDefined() && !modelled) return est::Work{};
   if (!n.IsDefined())
     return Fail(doc.ErrorAt(root, "work", "missing (tokens, samples and epochs, or steps)"));
   FRUGAL_TRY(
@@ -232,6 +246,15 @@ Result<est::Work> ReadWork(const YamlDoc& doc, const Node& root, const est::Mode
   w.tokens_per_sample = FRUGAL_TRY(doc.OptionalCount(n, "tokens_per_sample"));
   w.steps = FRUGAL_TRY(doc.OptionalCount(n, "steps"));
   if (!(w.epochs > 0)) return Fail(doc.ErrorAt(n["epochs"], "epochs", "must be positive"));
+  if (!modelled) {
+    if (w.tokens_per_sample) {
+      return Fail(doc.ErrorAt(n["tokens_per_sample"], "tokens_per_sample",
+                              "only for a transformer model"));
+    }
+    const int forms = (w.tokens ? 1 : 0) + (w.samples ? 1 : 0) + (w.steps ? 1 : 0);
+    if (forms > 1) return Fail(doc.ErrorAt(n, "work", "give only one of tokens, samples or steps"));
+    return w;
+  }
   auto tokens = est::WorkTokens(w, model, t);
   if (!tokens) return Fail(doc.ErrorAt(n, "work", tokens.error().message));
   return w;
@@ -248,10 +271,17 @@ Result<std::string> ResolveGpu(const YamlDoc& doc, const Node& node, std::string
 }
 
 Result<MeasuredProfile> ReadProfile(const YamlDoc& doc, const Node& n,
-                                    const std::vector<std::string>& known) {
+                                    const std::vector<std::string>& known,
+                                    const std::filesystem::path& profiles_dir) {
   FRUGAL_TRY(doc.CheckKeys(
-      n, "measured", {"offer", "gpu", "gpus", "runtime", "tokens_per_second", "peak_memory_gib"}));
+      n, "measured",
+      {"offer", "gpu", "gpus", "runtime", "tokens_per_second", "samples_per_second",
+       "peak_memory_gib", "profile"}));
   MeasuredProfile p;
+  // `profile: NAME`: the throughput `frugal profile --name NAME` recorded.
+  if (auto name = FRUGAL_TRY(doc.OptionalString(n, "profile"))) {
+    FRUGAL_TRY(ReadRecordedProfile(doc, n["profile"], *name, profiles_dir, p));
+  }
   p.where = doc.Where(n);
   p.offer = FRUGAL_TRY(doc.OptionalString(n, "offer")).value_or("");
   if (auto gpu = FRUGAL_TRY(doc.OptionalString(n, "gpu")))
@@ -268,15 +298,27 @@ Result<MeasuredProfile> ReadProfile(const YamlDoc& doc, const Node& n,
       return Fail(doc.ErrorAt(n["runtime"], "runtime", "must be positive"));
     p.runtime_hours = ToHours(*runtime);
   }
-  p.tokens_per_second = FRUGAL_TRY(doc.OptionalDouble(n, "tokens_per_second"));
+  if (auto t = FRUGAL_TRY(doc.OptionalDouble(n, "tokens_per_second"))) p.tokens_per_second = t;
   if (p.tokens_per_second && !(*p.tokens_per_second > 0)) {
     return Fail(doc.ErrorAt(n["tokens_per_second"], "tokens_per_second", "must be positive"));
   }
-  if (p.runtime_hours.has_value() == p.tokens_per_second.has_value()) {
-    return Fail(
-        ErrorCode::kBadInput,
-        fmt::format("{}: measured profile: give exactly one of 'runtime' and 'tokens_per_second'",
-                    p.where));
+  if (auto v = FRUGAL_TRY(doc.OptionalDouble(n, "samples_per_second"))) {
+    if (p.samples_per_second) {
+      return Fail(doc.ErrorAt(n["samples_per_second"], "samples_per_second",
+                              "given with 'profile', which already measured it"));
+    }
+    p.samples_per_second = v;
+  }
+  if (p.samples_per_second && !(*p.samples_per_second > 0)) {
+    return Fail(doc.ErrorAt(n["samples_per_second"], "samples_per_second", "must be positive"));
+  }
+  const int forms = (p.runtime_hours ? 1 : 0) + (p.tokens_per_second ? 1 : 0) +
+                    (p.samples_per_second ? 1 : 0);
+  if (forms != 1) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: measured profile: give exactly one of 'runtime', "
+                            "'tokens_per_second' and 'samples_per_second'",
+                            p.where));
   }
   p.peak_memory_gib = FRUGAL_TRY(doc.OptionalDouble(n, "peak_memory_gib"));
   if (p.peak_memory_gib && !(*p.peak_memory_gib > 0)) {
@@ -286,12 +328,15 @@ Result<MeasuredProfile> ReadProfile(const YamlDoc& doc, const Node& n,
 }
 
 Result<std::vector<MeasuredProfile>> ReadMeasured(const YamlDoc& doc, const Node& root,
-                                                  const std::vector<std::string>& known) {
+                                                  const std::vector<std::string>& known,
+                                                  const std::filesystem::path& profiles_dir) {
   std::vector<MeasuredProfile> out;
   const Node n = root["measured"];
   if (!n.IsDefined() || n.IsNull()) return out;
   if (!n.IsSequence()) return Fail(doc.ErrorAt(n, "measured", "expected a list of profiles"));
-  for (const auto& item : n) out.push_back(FRUGAL_TRY(ReadProfile(doc, item, known)));
+  for (const auto& item : n) {
+    out.push_back(FRUGAL_TRY(ReadProfile(doc, item, known, profiles_dir)));
+  }
   return out;
 }
 
@@ -423,13 +468,37 @@ Result<DataSpec> ReadData(const YamlDoc& doc, const Node& root) {
   return d;
 }
 
+/// A profile measured in tokens or samples per second needs the work in the same units.
+Result<void> CheckWorkForProfiles(const JobSpec& spec) {
+  for (const MeasuredProfile& p : spec.measured) {
+    if (p.samples_per_second && !spec.work.samples) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: measured profile: samples_per_second needs work.samples (and "
+                              "epochs)",
+                              p.where));
+    }
+    if (p.tokens_per_second && !spec.modelled && !spec.work.tokens) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: measured profile: tokens_per_second needs work.tokens", p.where));
+    }
+  }
+  if (!spec.modelled && spec.measured.empty()) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: a {} job is planned from measured profiles: add at least one "
+                            "under 'measured:' (frugal profile records them)",
+                            spec.source, est::ModelFamilyName(spec.family)));
+  }
+  return {};
+}
+
 Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_dir,
                          const std::vector<std::string>& known,
                          const std::filesystem::path& drills_dir) {
   const Node& root = doc.root();
   FRUGAL_TRY(doc.CheckKeys(root, "job",
                            {"apiVersion", "kind", "name", "tags", "catalog", "model", "training",
-                            "knobs", "work", "measured", "constraints", "fault_tolerance", "data"}));
+                            "knobs", "work", "measured", "constraints", "fault_tolerance", "data",
+                            "memory", "fixed_costs"}));
   const std::string api = FRUGAL_TRY(doc.RequiredString(root, "apiVersion"));
   if (api != "frugal/v1")
     return Fail(doc.ErrorAt(root["apiVersion"], "apiVersion",
@@ -445,7 +514,7 @@ Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_d
   for (const auto& file : FRUGAL_TRY(doc.StringList(root, "catalog")))
     spec.catalog_files.push_back(base_dir / file);
   if (!spec.catalog_files.empty()) spec.catalog_where = doc.Where(root["catalog"]);
-  spec.model = FRUGAL_TRY(ReadModel(doc, root));
+  spec.model = FRUGAL_TRY(ReadModel(doc, root, spec));
   spec.baseline = FRUGAL_TRY(ReadTraining(doc, root, spec.model));
   if (const Node training = root["training"]; training.IsDefined()) {
     if (auto gbps = FRUGAL_TRY(doc.OptionalDouble(training, "network_gbps"))) {
@@ -455,8 +524,14 @@ Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_d
     }
   }
   spec.knobs = FRUGAL_TRY(ReadKnobs(doc, root, spec.baseline));
-  spec.work = FRUGAL_TRY(ReadWork(doc, root, spec.model, spec.baseline));
-  spec.measured = FRUGAL_TRY(ReadMeasured(doc, root, known));
+  spec.work = FRUGAL_TRY(ReadWork(doc, root, spec.model, spec.baseline, spec.modelled));
+  // Recorded profiles live beside the drill records in the data directory.
+  const std::filesystem::path profiles_dir =
+      drills_dir.empty() ? std::filesystem::path() : drills_dir.parent_path() / "profiles";
+  spec.measured = FRUGAL_TRY(ReadMeasured(doc, root, known, profiles_dir));
+  spec.host_ram_gib = FRUGAL_TRY(ReadHostRam(doc, root));
+  spec.launch = FRUGAL_TRY(ReadFixedCosts(doc, root));
+  FRUGAL_TRY(CheckWorkForProfiles(spec));
   spec.constraints = FRUGAL_TRY(ReadConstraints(doc, root, known));
   spec.fault_tolerance = FRUGAL_TRY(ReadFaultTolerance(doc, root, spec.name, drills_dir));
   spec.data = FRUGAL_TRY(ReadData(doc, root));

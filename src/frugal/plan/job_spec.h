@@ -11,7 +11,9 @@
 
 #include "frugal/catalog/offer.h"
 #include "frugal/core/money.h"
+#include "frugal/estimate/cross_gpu.h"
 #include "frugal/estimate/estimator.h"
+#include "frugal/plan/fixed_costs.h"
 #include "frugal/plan/checkpointing.h"
 
 namespace frugal::plan {
@@ -32,7 +34,10 @@ struct MeasuredProfile {
   int gpus = 0;       ///< GPU count it was measured on; 0 matches any
   std::optional<double> runtime_hours;
   std::optional<double> tokens_per_second;
-  std::optional<double> peak_memory_gib;
+  std::optional<double> samples_per_second;  ///< units: work.samples × epochs
+  std::optional<double> peak_memory_gib;     ///< per GPU; on a CPU offer, host RAM
+  std::string predicted_from;  ///< set on profiles carried to another GPU (measured_transfer.h)
+  std::string source;  ///< "profile 'x' measured <when> on <device>" for a recorded profile
   std::string where;       ///< file:line:col, for messages
   std::string gpus_where;  ///< file:line:col of `gpus` (of `gpu` when it is absent)
 };
@@ -70,6 +75,12 @@ struct JobSpec {
       catalog_files;          ///< custom offers, resolved from the spec's folder
   std::string catalog_where;  ///< file:line:col of the catalog key, for messages
   estimate::Model model;
+  /// The model's family; only a transformer is modelled from its shape, the others are planned
+  /// from measured profiles (carried to other GPUs by estimate/cross_gpu.h).
+  estimate::ModelFamily family = estimate::ModelFamily::kTransformer;
+  bool modelled = true;  ///< false: runtime only from measured profiles
+  std::optional<double> host_ram_gib;  ///< memory.host_ram_gib: the job's peak host RAM
+  LaunchOverrides launch;              ///< fixed_costs: the job's launch and billing overrides
   estimate::Training baseline;  ///< the knobs as the user wrote them (gpus unset)
   /// training.network_gbps: the network between nodes (Gbit/s per node) for jobs that span
   /// nodes; 0 when unstated (the estimator's default).

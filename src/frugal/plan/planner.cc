@@ -13,6 +13,7 @@
 #include "frugal/estimate/network.h"
 #include "frugal/plan/advice.h"
 #include "frugal/plan/knob_search.h"
+#include "frugal/plan/measured_transfer.h"
 
 namespace frugal::plan {
 
@@ -84,7 +85,7 @@ std::vector<int> InstanceCounts(const Offer& o, int max_gpus) {
 
 const MeasuredProfile* FindProfile(const JobSpec& spec, const Offer& o, int total) {
   for (const MeasuredProfile& p : spec.measured) {
-    if (!p.runtime_hours && !p.tokens_per_second) continue;
+    if (!p.runtime_hours && !p.tokens_per_second && !p.samples_per_second) continue;
     if (!p.offer.empty()) {
       const bool match = p.offer == o.instance_type || o.Id().rfind(p.offer, 0) == 0;
       if (match && total == o.gpu_count) return &p;
@@ -120,10 +121,14 @@ bool Price(Context& ctx, Option& opt) {
   const Rate rate{o.price.per_hour * opt.instances};
   const auto deadline = ctx.plan.deadline_hours;
   opt.estimated_price = o.price_estimated;
+  // Boot, setup and data staging before the work; the cloud's billing increment after it.
+  const LaunchCosts launch = LaunchCostsFor(o, ctx.spec.launch);
+  opt.launch_hours = LaunchHours(launch, o, ctx.spec.data.size_gb);
   switch (o.tier) {
     case Tier::kOnDemand:
-      opt.wall_hours = opt.work_hours;
-      opt.expected_cost = rate.For(FromHours(opt.work_hours));
+      opt.wall_hours = opt.launch_hours + opt.work_hours;
+      opt.billed_hours = BilledHours(launch, opt.wall_hours);
+      opt.expected_cost = rate.ForHours(opt.billed_hours);
       break;
     case Tier::kSpot: {
       if (const auto& why = ctx.spec.fault_tolerance.not_spot_ready) {
@@ -132,14 +137,19 @@ bool Price(Context& ctx, Option& opt) {
         return false;
       }
       opt.kind = RunKind::kSpot;
-      opt.spot = ModelSpotRun(opt.work_hours, o.preemptions_per_hour * opt.instances,
-                              ctx.spec.fault_tolerance, deadline);
+      // Each restart stages the dataset again on the new instance.
+      FaultTolerance ft = ctx.spec.fault_tolerance;
+      ft.restart_hours += StagingHours(launch, ctx.spec.data.size_gb);
+      opt.spot = ModelSpotRun(opt.work_hours, o.preemptions_per_hour * opt.instances, ft,
+                              deadline ? std::optional<double>(*deadline - opt.launch_hours)
+                                       : std::nullopt);
       if (!opt.spot.viable) {
         Exclude(ctx, "spot: preempted faster than it can restart");
         return false;
       }
-      opt.wall_hours = opt.spot.expected_wall_hours;
-      opt.expected_cost = rate.ForHours(opt.wall_hours);
+      opt.wall_hours = opt.launch_hours + opt.spot.expected_wall_hours;
+      opt.billed_hours = BilledHours(launch, opt.wall_hours);
+      opt.expected_cost = rate.ForHours(opt.billed_hours);
       opt.deadline_miss_probability = opt.spot.deadline_miss_probability;
       break;
     }
@@ -152,8 +162,9 @@ bool Price(Context& ctx, Option& opt) {
       }
       opt.kind = RunKind::kReserved;
       opt.estimated_price = true;
-      opt.wall_hours = opt.work_hours;
-      opt.expected_cost = rate.ForHours(opt.work_hours / *utilization);
+      opt.wall_hours = opt.launch_hours + opt.work_hours;
+      opt.billed_hours = opt.wall_hours;
+      opt.expected_cost = rate.ForHours(opt.wall_hours / *utilization);
       break;
     }
   }
@@ -173,8 +184,15 @@ void AddMeasured(Context& ctx, const Offer& o, int instances, int total, const M
   opt.measured = true;
   opt.knobs = ctx.spec.baseline;
   opt.knobs.gpus = std::max(total, 1);
-  opt.work_hours =
-      p.runtime_hours ? *p.runtime_hours : ctx.plan.tokens / *p.tokens_per_second / 3600.0;
+  if (p.runtime_hours) {
+    opt.work_hours = *p.runtime_hours;
+  } else if (p.samples_per_second) {
+    const est::Work& w = ctx.spec.work;
+    opt.work_hours = w.samples.value_or(0) * w.epochs / *p.samples_per_second / 3600.0;
+  } else {
+    opt.work_hours = ctx.plan.tokens / *p.tokens_per_second / 3600.0;
+  }
+  opt.predicted_from = p.predicted_from.empty() ? p.source : p.predicted_from;
   if (gpu != nullptr) {
     const KnobResult& k = Knobs(ctx, *gpu, total);
     opt.capacity_gib = gpu->memory_gib;
@@ -236,10 +254,18 @@ void AddOffer(Context& ctx, const Offer& o) {
   const int max_gpus = ctx.spec.constraints.max_gpus;
   if (o.gpu.empty()) {
     if (const MeasuredProfile* p = FindProfile(ctx.spec, o, 0)) {
+      if (const std::string why = HostRamShortfall(ctx.spec, o, p); !why.empty()) {
+        Exclude(ctx, why);
+        return;
+      }
       AddMeasured(ctx, o, 1, 0, *p, nullptr);
     } else {
       Exclude(ctx, "CPU offers: CPU runtime is not modelled; add a measured profile for the offer");
     }
+    return;
+  }
+  if (const std::string why = HostRamShortfall(ctx.spec, o, nullptr); !why.empty()) {
+    Exclude(ctx, why);
     return;
   }
   const catalog::GpuSpec* gpu = ctx.catalog.FindGpu(o.gpu);
@@ -255,8 +281,15 @@ void AddOffer(Context& ctx, const Offer& o) {
     const int total = instances * o.gpu_count;
     if (const MeasuredProfile* p = FindProfile(ctx.spec, o, total)) {
       AddMeasured(ctx, o, instances, total, *p, gpu);
-    } else {
+    } else if (const auto carried = CarryProfiles(ctx.spec, ctx.catalog, *gpu, total)) {
+      AddMeasured(ctx, o, instances, total, *carried, gpu);
+    } else if (ctx.spec.modelled) {
       AddModelled(ctx, o, instances, total, *gpu);
+    } else {
+      Exclude(ctx, fmt::format("{} job: no measured profile applies to {} (a {} is planned from "
+                               "measurements only)",
+                               est::ModelFamilyName(ctx.spec.family), gpu->name,
+                               est::ModelFamilyName(ctx.spec.family)));
     }
   }
 }
@@ -472,7 +505,8 @@ Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const Plan
       request.deadline_hours ? request.deadline_hours : spec.constraints.deadline_hours;
   plan.budget = request.budget ? request.budget : spec.constraints.budget;
   est::Training base = spec.baseline;
-  plan.tokens = FRUGAL_TRY(est::WorkTokens(spec.work, spec.model, base));
+  plan.tokens = spec.modelled ? FRUGAL_TRY(est::WorkTokens(spec.work, spec.model, base))
+                              : spec.work.tokens.value_or(0);
   FRUGAL_TRY(CheckProfileOffers(spec, c));
   FRUGAL_TRY(CheckProfileGpus(spec, c));
   FRUGAL_TRY(CheckClouds(spec, c));
@@ -485,6 +519,7 @@ Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const Plan
   Screen(ctx);
   plan.ranked = ctx.candidates.size();
   plan.advice = Advise(spec, plan, ctx.candidates, ctx.baselines, ctx.excluded);
+  if (auto why = LaunchOverheadAdvice(ctx.candidates)) plan.advice.push_back(*why);
   std::vector<Exclusion> grouped;
   for (const auto& [reason, count] : ctx.excluded) grouped.push_back({reason, count});
   std::stable_sort(grouped.begin(), grouped.end(),

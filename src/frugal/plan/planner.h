@@ -46,6 +46,10 @@ struct Option {
   int gpus = 0;  ///< total GPUs (0 for CPU offers)
   estimate::Training knobs;
   bool measured = false;  ///< runtime from a measured profile
+  /// Set when the runtime was carried from measurements on other GPUs: how.
+  std::string predicted_from;
+  double launch_hours = 0;  ///< boot + setup + data staging before the work (fixed_costs.h)
+  double billed_hours = 0;  ///< wall time as the cloud bills it
   double peak_gib = 0;    ///< per GPU (0 when unknown: CPU)
   double capacity_gib = 0;
   double work_hours = 0;  ///< undisturbed wall time

@@ -8,6 +8,9 @@
 #include <map>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
+#include "frugal/core/atomic_file.h"
 #include "frugal/core/text.h"
 #include "frugal/monitor/proc_sampler.h"
 #include "frugal/run/run_journal.h"
@@ -201,6 +204,29 @@ Result<ledger::NewProfile> ProfileCommand(const ProfileRequest& request) {
   std::error_code ignored;
   std::filesystem::remove_all(request.work_dir / "checkpoints", ignored);
   return p;
+}
+
+Result<void> WritePlanProfile(const ledger::Profile& profile, const std::filesystem::path& dir) {
+  const ledger::NewProfile& r = profile.record;
+  std::string units = "steps";
+  double rate = r.steps_per_second;
+  if (r.tokens_per_second) {
+    units = "tokens";
+    rate = *r.tokens_per_second;
+  } else if (r.samples_per_second) {
+    units = "samples";
+    rate = *r.samples_per_second;
+  }
+  const nlohmann::json doc = {
+      {"format_version", 1},
+      {"name", r.name},
+      {"measured_at", FormatTimestamp(r.time)},
+      {"device", r.device},
+      {"units", units},
+      {"units_per_second", rate},
+      {"profile_id", profile.id},
+      {"run_id", r.run_id ? nlohmann::json(*r.run_id) : nlohmann::json(nullptr)}};
+  return WriteFileAtomically(dir / (r.name + ".json"), doc.dump(2) + "\n");
 }
 
 }  // namespace frugal::run

@@ -103,4 +103,13 @@ struct ProfileRequest {
 /// before a limit or never reported progress twice; kInterrupted on Ctrl-C.
 [[nodiscard]] Result<ledger::NewProfile> ProfileCommand(const ProfileRequest& request);
 
+/// Writes the newest profile of a name where `plan` reads it without opening the ledger
+/// (`measured: - {profile: NAME, gpu: ...}` in a job spec): `dir`/NAME.json, atomically.
+/// Format (version 1): {"format_version": 1, "name", "measured_at" (ISO 8601 UTC), "device",
+/// "units" ("tokens", "samples" or "steps": the most specific rate measured),
+/// "units_per_second", "profile_id", "run_id"}. kFailed naming the file when it cannot be
+/// written.
+[[nodiscard]] Result<void> WritePlanProfile(const ledger::Profile& profile,
+                                            const std::filesystem::path& dir);
+
 }  // namespace frugal::run

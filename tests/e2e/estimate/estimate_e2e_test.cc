@@ -267,5 +267,92 @@ TEST(EstimateCli, BadInputExitsTwoNamingTheFlag) {
   }
 }
 
+// Measure once, predict everywhere: the interface outside programs call.
+TEST(EstimateCli, MeasuredThroughputIsCarriedToAnotherGpu) {
+  TempDir home;
+  const auto t4 = RunJson({"--measured", "A100-80GB=1450", "--gpu", "T4", "--dtype", "fp16",
+                           "--family", "cnn", "--params", "25m"},
+                          home);
+  const double one = t4["throughput_per_second"].get<double>();
+  EXPECT_GT(one, 0);
+  EXPECT_LT(one, 1450);  // a T4 is slower than an A100 at anything
+  EXPECT_NE(t4["basis"].get<std::string>().find("A100-80GB"), std::string::npos) << t4.dump();
+  EXPECT_EQ(t4["fitted"], false);
+  // Two measured GPU models: the compute and memory terms are fitted.
+  const auto fitted = RunJson({"--measured", "A100-80GB=1450", "--measured", "V100-16GB=510",
+                               "--gpu", "T4", "--dtype", "fp16", "--family", "cnn"},
+                              home);
+  EXPECT_EQ(fitted["fitted"], true);
+  EXPECT_GT(fitted["throughput_per_second"].get<double>(), 0);
+  // Eight T4s: less than eight times one, and the work's time and cost follow.
+  const auto eight = RunJson({"--measured", "A100-80GB=1450", "--gpu", "T4", "--gpus", "8",
+                              "--dtype", "fp16", "--family", "cnn", "--params", "25m",
+                              "--samples", "1.28m", "--epochs", "2"},
+                             home);
+  const double all = eight["throughput_per_second"].get<double>();
+  EXPECT_LT(all, 8 * one);
+  EXPECT_GT(all, 4 * one);
+  EXPECT_NEAR(eight["wall_hours"].get<double>(), 2.56e6 / all / 3600, 1e-9);
+  EXPECT_FALSE(eight["costs"].empty());
+  // No bf16 on a T4: the error names the flag to change.
+  const auto bf16 = RunFrugal({"estimate", "--measured", "A100-80GB=1450", "--gpu", "T4",
+                               "--dtype", "bf16"},
+                              home.path());
+  EXPECT_EQ(bf16.exit_code, 2);
+  EXPECT_NE(bf16.err.find("--dtype fp16"), std::string::npos) << bf16.err;
+  const auto bad = RunFrugal({"estimate", "--measured", "A100-80GB", "--gpu", "T4"}, home.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--measured"), std::string::npos) << bad.err;
+}
+
+// The 1M-parameter job of the issue: "-3.057e+16 FLOPs, -0.36 h, -$4.67" before the fix.
+TEST(EstimateCli, TinyModelIsPositiveAndNeverBelowSixND) {
+  TempDir home;
+  const auto doc = RunJson({"--params", "1m", "--gpu", "L4", "--tokens", "1b"}, home);
+  EXPECT_GE(doc["total_flops"].get<double>(), 6 * 1e6 * 1e9);
+  EXPECT_GT(doc["wall_hours"].get<double>(), 0);
+  for (const auto& c : doc["costs"]) EXPECT_GT(c["cost_usd"].get<double>(), 0) << c.dump();
+  const auto ten = RunJson({"--params", "10m", "--gpu", "L4", "--tokens", "1b"}, home);
+  EXPECT_GE(ten["model_flops"].get<double>(), 6e16);
+}
+
+// Reserved prices are never a per-job price; a commitment is answered at a utilization.
+TEST(EstimateCli, ReservedOnlyAtAStatedUtilizationAndCommitmentsHaveABreakEven) {
+  TempDir home;
+  const std::vector<std::string> job = {"--params", "7b", "--gpu", "A100-80GB", "--gpus", "8",
+                                        "--zero", "3", "--tokens", "2b"};
+  const auto plain = RunJson(job, home);
+  for (const auto& c : plain["costs"]) {
+    EXPECT_TRUE(c["tier"] == "on_demand" || c["tier"] == "spot") << c.dump();
+  }
+  auto with_u = job;
+  with_u.insert(with_u.end(), {"--utilization", "0.5"});
+  const auto half = RunJson(with_u, home);
+  bool reserved = false;
+  for (const auto& c : half["costs"]) {
+    if (c["tier"] != "reserved_1y") continue;
+    reserved = true;
+    // price × hours ÷ 0.5
+    EXPECT_NEAR(c["cost_usd"].get<double>(),
+                c["price_per_hour"].get<double>() * c["instances"].get<double>() *
+                    half["wall_hours"].get<double>() / 0.5,
+                0.01);
+  }
+  EXPECT_TRUE(reserved) << half["costs"].dump();
+  const auto commit = RunJson({"--gpu", "A100-80GB", "--gpus", "8", "--commitment", "1y",
+                               "--utilization", "0.9"},
+                              home);
+  const auto& a = commit["commitment"];
+  EXPECT_GT(a["monthly_commitment_usd"].get<double>(), 0);
+  const double b = a["break_even_utilization_vs_on_demand"].get<double>();
+  EXPECT_GT(b, 0.3);
+  EXPECT_LT(b, 0.9);
+  EXPECT_EQ(a["pays_vs_on_demand"], true);
+  const auto no_u =
+      RunFrugal({"estimate", "--gpu", "A100-80GB", "--commitment", "1y"}, home.path());
+  EXPECT_EQ(no_u.exit_code, 2);
+  EXPECT_NE(no_u.err.find("--utilization"), std::string::npos) << no_u.err;
+}
+
 }  // namespace
 }  // namespace frugal

@@ -227,5 +227,42 @@ TEST(PlanCli, ImpossibleConstraintsSayWhatWouldWork) {
   EXPECT_TRUE(said) << doc["advice"].dump();
 }
 
+// Seed example 1 as itself: XGBoost on two CPU instances, measured runtimes, host RAM.
+TEST(PlanCli, SeedExampleOneXgboostOnCpuInstances) {
+  TempDir home;
+  // Deadline 3 h: B's 2.2 h meets it, $1.40 x 2.2 = $3.08 beats $4.00 x 1 = $4.00.
+  auto doc = PlanJson({Example("seed-xgboost/job.yaml")}, home);
+  ASSERT_EQ(doc["options"].size(), 2u) << doc.dump();
+  EXPECT_EQ(doc["options"][0]["instance_type"], "option-b-general-purpose");
+  EXPECT_DOUBLE_EQ(doc["options"][0]["expected_cost_usd"].get<double>(), 3.08);
+  EXPECT_TRUE(doc["options"][0]["gpu"].is_null());
+  EXPECT_EQ(doc["options"][1]["instance_type"], "option-a-memory-optimized");
+  EXPECT_DOUBLE_EQ(doc["options"][1]["expected_cost_usd"].get<double>(), 4.00);
+  // Deadline 2 h: B would finish at 2.2 h, so A wins.
+  doc = PlanJson({Example("seed-xgboost/job.yaml"), "--deadline", "2h"}, home);
+  EXPECT_EQ(doc["options"][0]["instance_type"], "option-a-memory-optimized");
+  EXPECT_DOUBLE_EQ(doc["options"][0]["expected_cost_usd"].get<double>(), 4.00);
+  EXPECT_FALSE(doc["options"][1]["meets_deadline"].get<bool>());
+  const auto human = RunFrugal({"plan", Example("seed-xgboost/job.yaml")}, home.path());
+  EXPECT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_NE(human.out.find("$3.08"), std::string::npos) << human.out;
+  EXPECT_NE(human.out.find("$4.00"), std::string::npos) << human.out;
+}
+
+// "Memory is sufficient" can fail: 100 GiB of data on B's 64 GiB is refused with the figures.
+TEST(PlanCli, SeedExampleOneRefusesAnInstanceWithoutTheRam) {
+  TempDir home;
+  const auto doc = PlanJson({Example("seed-xgboost/job-too-big-for-b.yaml")}, home);
+  ASSERT_EQ(doc["options"].size(), 1u) << doc.dump();
+  EXPECT_EQ(doc["options"][0]["instance_type"], "option-a-memory-optimized");
+  bool said = false;
+  for (const auto& e : doc["excluded"]) {
+    said = said || e["reason"].get<std::string>() ==
+                       "option-b-general-purpose: does not fit, needs 100 GiB of host RAM, the "
+                       "instance has 64 GiB";
+  }
+  EXPECT_TRUE(said) << doc["excluded"].dump();
+}
+
 }  // namespace
 }  // namespace frugal

@@ -1,8 +1,20 @@
 #include "frugal/estimate/estimator.h"
+#include "frugal/estimate/small_work.h"
 
 #include <gtest/gtest.h>
 
 #include "llama7b.h"
+
+namespace {
+// The prior's compute utilization after the small-work factor (small_work.h): the share of a
+// micro-step spent on math rather than on launching kernels, close to 1 for a 7B model.
+double WithSmallWork(double base, const frugal::estimate::Estimate& e,
+                     const frugal::estimate::Model& m, const frugal::estimate::Training& t) {
+  const double micro_step_flops = e.flops.Total() / e.tokens *
+                                  static_cast<double>(t.micro_batch) * static_cast<double>(m.seq);
+  return base * frugal::estimate::SmallWorkFactor(micro_step_flops, 312e12, base, m.layers);
+}
+}  // namespace
 
 namespace frugal::estimate {
 namespace {
@@ -42,7 +54,7 @@ TEST(Estimator, OneGpuRuntimeIsFlopsOverPeakTimesUtilization) {
   t.recompute = Recompute::kFull;
   auto e = EstimateTraining(m, t, A100(), 1e9);
   ASSERT_TRUE(e) << e.error().message;
-  const double hfu = FamilyBaseUtilization("Ampere");
+  const double hfu = WithSmallWork(FamilyBaseUtilization("Ampere"), *e, m, t);
   EXPECT_DOUBLE_EQ(e->wall_seconds, e->flops.Total() / (312e12 * hfu));
   // MFU counts model FLOPs only, so full recompute lowers it below the hardware utilization.
   EXPECT_DOUBLE_EQ(e->mfu, hfu * e->flops.model / e->flops.Total());
@@ -58,7 +70,7 @@ TEST(Estimator, RuntimeIsStepsTimesComputePlusExposedCommunication) {
   t.recompute = Recompute::kFull;
   auto e = EstimateTraining(m, t, A100(), 1e9);
   ASSERT_TRUE(e) << e.error().message;
-  const double hfu = FamilyBaseUtilization("Ampere");
+  const double hfu = WithSmallWork(FamilyBaseUtilization("Ampere"), *e, m, t);
   const double compute_per_step = e->flops.Total() / (8 * 312e12 * hfu) / e->steps;
   EXPECT_DOUBLE_EQ(e->step.compute, compute_per_step);
   // DDP on one NVLink node: 2·7/8 of the bf16 gradients at 600/2 × 0.75 GB/s, hidden behind
@@ -157,6 +169,31 @@ TEST(Estimator, MeasuredThroughputAndMfuOverrideThePrior) {
   EXPECT_DOUBLE_EQ(e->mfu, 0.5);
   mfu.mfu = 1.5;
   EXPECT_FALSE(EstimateTraining(m, t, A100(), 9e8, mfu));
+}
+
+// Small models on big GPUs: a 1M-parameter model's micro-step is shorter than its kernel
+// launches, so utilization falls, and falls further with a smaller per-GPU batch.
+TEST(Estimator, UtilizationFallsWithModelSizeAndPerGpuBatch) {
+  Training t;
+  t.micro_batch = 32;
+  auto prior_for = [&](double params, int micro_batch) {
+    ModelSpec spec;
+    spec.params = params;
+    t.micro_batch = micro_batch;
+    t.global_batch = micro_batch;
+    auto e = EstimateTraining(*ResolveModel(spec), t, A100(), 1e9);
+    EXPECT_TRUE(e) << e.error().message;
+    return e->prior_hfu;
+  };
+  const double tiny = prior_for(1e6, 1);
+  const double tiny_big_batch = prior_for(1e6, 32);
+  const double small = prior_for(110e6, 1);
+  const double large = prior_for(7e9, 1);
+  EXPECT_LT(tiny, tiny_big_batch);
+  EXPECT_LT(tiny, small);
+  EXPECT_LT(small, large);
+  EXPECT_LT(tiny, 0.1);  // far below the 0.05-0.75 clamp's floor factor of a big model
+  EXPECT_GT(tiny, 0);
 }
 
 TEST(Estimator, SevenBFullTrainingDoesNotFitOneA100ButQloraFitsAnL4) {

@@ -45,5 +45,29 @@ TEST(Flops, FullRecomputeAddsOneForwardSelectiveAddsNone) {
   EXPECT_DOUBLE_EQ(TrainingFlops(m, t, 1.0).recompute, 0);
 }
 
+
+// A 1M-parameter model's derived shape holds a 32000 × 128 embedding (4.1M) larger than the
+// model: subtracting it gave -3.057e16 FLOPs for 1B tokens and a negative cost.
+TEST(Flops, TinyModelsAreNeverNegativeNorBelowSixND) {
+  for (const double params : {1e6, 10e6, 110e6}) {
+    ModelSpec spec;
+    spec.params = params;
+    const Model m = *ResolveModel(spec);
+    EXPECT_GE(m.MatmulParams(), 0) << params;
+    const Flops f = TrainingFlops(m, Training{}, 1e9);
+    EXPECT_GE(f.model, 6 * params * 1e9) << params;
+    EXPECT_GT(f.Total(), 0) << params;
+  }
+  ModelSpec ten_m;
+  ten_m.params = 10e6;
+  // 6·N·D is 6e16 for 10M parameters and 1B tokens (the bug gave 1.46e16).
+  EXPECT_GE(TrainingFlops(*ResolveModel(ten_m), Training{}, 1e9).model, 6e16);
+  Training lora;
+  lora.method = Method::kLora;
+  ModelSpec one_m;
+  one_m.params = 1e6;
+  EXPECT_GT(TrainingFlops(*ResolveModel(one_m), lora, 1e9).model, 0);
+}
+
 }  // namespace
 }  // namespace frugal::estimate

@@ -100,7 +100,7 @@ TEST(JobSpec, BadInputNamesFileLineAndField) {
               "job.yaml:8:", "unknown GPU 'A100-90GB'");
   ExpectError(std::string(kMinimal) + "knobs:\n  zero: [0, 5]\n", "job.yaml:8:", "ZeRO stage");
   ExpectError(std::string(kMinimal) + "measured:\n  - {offer: x}\n",
-              "job.yaml:8:", "'runtime' and 'tokens_per_second'");
+              "job.yaml:8:", "'runtime', 'tokens_per_second' and 'samples_per_second'");
   ExpectError("apiVersion: frugal/v2\nmodel: {params: 1b}\nwork: {tokens: 1}\n",
               "job.yaml:1:", "apiVersion");
   ExpectError("apiVersion: frugal/v1\nmodel: {params: 1b}\n", "job.yaml:", "work");

@@ -137,7 +137,11 @@ TEST(Planner, SpotIsPricedWithDalyOverheadAndGetsAFallback) {
   ASSERT_NE(spot, nullptr);
   const double tau = DalyInterval(0.1, 2.0);
   EXPECT_DOUBLE_EQ(spot->wall_hours, ExpectedWallHours(10, tau, 0.1, 0.1, 2.0));
-  EXPECT_EQ(spot->expected_cost, Rate{Money::FromCents(100)}.ForHours(spot->wall_hours));
+  // Billed per second (a custom pool: no launch costs), so the wall rounds up to the second.
+  EXPECT_DOUBLE_EQ(spot->launch_hours, 0);
+  EXPECT_NEAR(spot->billed_hours, spot->wall_hours, 1.0 / 3600);
+  EXPECT_GE(spot->billed_hours, spot->wall_hours - 1e-9);
+  EXPECT_EQ(spot->expected_cost, Rate{Money::FromCents(100)}.ForHours(spot->billed_hours));
   EXPECT_FALSE(spot->meets_deadline);  // 10 h of work, 11 h deadline, 0.5 preemptions/h
   ASSERT_NE(fallback, nullptr);
   EXPECT_TRUE(fallback->meets_deadline);

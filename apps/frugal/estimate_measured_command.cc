@@ -1,0 +1,156 @@
+// frugal estimate --measured GPU=X [--measured ...] --gpu T --gpus N: measured throughput
+// carried to another GPU and count (the model is in src/frugal/estimate/cross_gpu.h).
+
+#include <fmt/format.h>
+
+#include "estimate_measured.h"
+#include "frugal/catalog/catalog.h"
+#include "frugal/core/table.h"
+#include "frugal/core/text.h"
+#include "frugal/estimate/commitment.h"
+#include "frugal/estimate/cross_gpu.h"
+#include "frugal/estimate/hardware.h"
+
+namespace frugal::cli {
+
+void AddMeasuredEstimateOptions(CLI::App* cmd, MeasuredEstimateOptions& o) {
+  cmd->add_option("--measured", o.measured,
+                  "Measured throughput GPU=UNITS_PER_SECOND on one such GPU (GPU:N=X on N); "
+                  "repeat for more GPU models. Predicts --gpu from it")
+      ->take_all();
+  cmd->add_option("--family", o.family,
+                  "Model family for --measured: transformer, cnn, rnn, recommender, "
+                  "tree_ensemble, other")
+      ->capture_default_str();
+  cmd->add_option("--flops-per-sample", o.flops_per_sample,
+                  "Training FLOPs per unit of work (with --bytes-per-sample: the job's "
+                  "arithmetic intensity, instead of the family's)");
+  cmd->add_option("--bytes-per-sample", o.bytes_per_sample,
+                  "Memory traffic in bytes per unit of work");
+}
+
+namespace {
+
+Result<estimate::WorkloadShape> ShapeFrom(const MeasuredEstimateOptions& o,
+                                          const MeasuredEstimateJob& job) {
+  estimate::WorkloadShape shape;
+  shape.family = FRUGAL_TRY(
+      estimate::ParseModelFamily(o.family).map_error([](Error e) { return e.Wrap("--family"); }));
+  shape.precision = FRUGAL_TRY(
+      catalog::ParsePrecision(job.dtype).map_error([](Error e) { return e.Wrap("--dtype"); }));
+  if (!job.params.empty()) {
+    shape.params =
+        FRUGAL_TRY(ParseCount(job.params).map_error([](Error e) { return e.Wrap("--params"); }));
+  }
+  for (const auto& [value, flag] : {std::pair{o.flops_per_sample, "--flops-per-sample"},
+                                    {o.bytes_per_sample, "--bytes-per-sample"}}) {
+    if (value && !(*value > 0)) {
+      return Fail(ErrorCode::kBadInput, fmt::format("{}: must be positive", flag));
+    }
+  }
+  if (o.flops_per_sample.has_value() != o.bytes_per_sample.has_value()) {
+    return Fail(ErrorCode::kBadInput,
+                "--flops-per-sample and --bytes-per-sample go together (their ratio is the "
+                "job's arithmetic intensity)");
+  }
+  shape.flops_per_unit = o.flops_per_sample;
+  shape.bytes_per_unit = o.bytes_per_sample;
+  if (job.batch_per_gpu) shape.units_per_gpu_step = *job.batch_per_gpu;
+  return shape;
+}
+
+/// Units of work in the measured units, when the job says how much: samples × epochs,
+/// tokens or steps.
+Result<std::optional<double>> WorkUnits(const MeasuredEstimateJob& job) {
+  const int forms =
+      (job.tokens.empty() ? 0 : 1) + (job.samples.empty() ? 0 : 1) + (job.steps.empty() ? 0 : 1);
+  if (forms == 0) return std::optional<double>();
+  if (forms > 1) return Fail(ErrorCode::kBadInput, "give only one of --tokens, --samples, --steps");
+  if (!(job.epochs > 0)) return Fail(ErrorCode::kBadInput, "--epochs: must be positive");
+  if (!job.samples.empty()) {
+    const double samples =
+        FRUGAL_TRY(ParseCount(job.samples).map_error([](Error e) { return e.Wrap("--samples"); }));
+    return std::optional<double>(samples * job.epochs);
+  }
+  const std::string& text = job.tokens.empty() ? job.steps : job.tokens;
+  const char* flag = job.tokens.empty() ? "--steps" : "--tokens";
+  return std::optional<double>(
+      FRUGAL_TRY(ParseCount(text).map_error([&](Error e) { return e.Wrap(flag); })));
+}
+
+}  // namespace
+
+Result<void> RunMeasuredEstimate(const MeasuredEstimateOptions& o, const MeasuredEstimateJob& job,
+                                 const GlobalOptions& global, Streams& s) {
+  const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
+  std::vector<estimate::DeviceMeasurement> measured;
+  for (const std::string& text : o.measured) {
+    measured.push_back(FRUGAL_TRY(estimate::ParseDeviceMeasurement(text, c).map_error(
+        [](Error e) { return e.Wrap("--measured"); })));
+  }
+  const catalog::GpuSpec* gpu =
+      FRUGAL_TRY(c.RequireGpu(job.gpu).map_error([](Error e) { return e.Wrap("--gpu"); }));
+  if (job.gpus < 1) return Fail(ErrorCode::kBadInput, "--gpus: must be at least 1");
+  const estimate::WorkloadShape shape = FRUGAL_TRY(ShapeFrom(o, job));
+  const estimate::CrossGpuPrediction p =
+      FRUGAL_TRY(estimate::PredictThroughput(measured, *gpu, job.gpus, shape));
+  const std::optional<double> units = FRUGAL_TRY(WorkUnits(job));
+  std::optional<double> wall_hours;
+  std::vector<estimate::TierCost> costs;
+  if (units) {
+    wall_hours = *units / p.per_second / 3600.0;
+    costs = estimate::CheapestPerTier(c, gpu->name, job.gpus, *wall_hours);
+    // Reservations are not rented per job (`--commitment` answers whether one would pay).
+    FRUGAL_TRY(estimate::ApplyReservedUtilization(costs, std::nullopt, *wall_hours));
+    if (!job.tier.empty()) {
+      const catalog::Tier tier = FRUGAL_TRY(
+          catalog::ParseTier(job.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
+      std::erase_if(costs, [&](const estimate::TierCost& t) { return t.offer->tier != tier; });
+    }
+  }
+  if (global.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& m : measured) {
+      list.push_back({{"gpu", m.gpu->name}, {"gpus", m.gpus}, {"per_second", m.per_second}});
+    }
+    nlohmann::json cost_list = nlohmann::json::array();
+    for (const auto& t : costs) {
+      cost_list.push_back({{"tier", catalog::TierName(t.offer->tier)},
+                           {"offer", t.offer->Id()},
+                           {"instances", t.instances},
+                           {"price_per_hour", t.offer->price.per_hour.dollars()},
+                           {"price_estimated", t.offer->price_estimated},
+                           {"cost_usd", t.cost.dollars()}});
+    }
+    WriteJson(s, {{"throughput_per_second", p.per_second},
+                  {"basis", p.basis},
+                  {"single_gpu_throughput_per_second", p.single_gpu_per_second},
+                  {"compute_bound_share", p.compute_share_target},
+                  {"data_parallel_efficiency", p.data_parallel_efficiency},
+                  {"fitted", p.fitted},
+                  {"gpu", gpu->name},
+                  {"gpus", job.gpus},
+                  {"dtype", catalog::PrecisionName(shape.precision)},
+                  {"family", estimate::ModelFamilyName(shape.family)},
+                  {"measured", list},
+                  {"work_units", units ? nlohmann::json(*units) : nlohmann::json()},
+                  {"wall_hours", wall_hours ? nlohmann::json(*wall_hours) : nlohmann::json()},
+                  {"costs", cost_list}});
+    return {};
+  }
+  s.out << fmt::format("Predicted throughput on {} x{}: {:.4g} units/s ({:.4g} on one GPU)\n",
+                       gpu->name, job.gpus, p.per_second, p.single_gpu_per_second);
+  s.out << "Basis: " << p.basis << "\n";
+  if (!wall_hours) return {};
+  s.out << fmt::format("Time: {:.2f} h wall for {:.4g} units\n", *wall_hours, *units);
+  Table t({{"TIER"}, {"OFFER"}, {"INSTANCES", Align::kRight}, {"COST", Align::kRight}});
+  for (const auto& c_ : costs) {
+    const std::string mark = c_.offer->price_estimated ? " (est.)" : "";
+    t.AddRow({std::string(catalog::TierName(c_.offer->tier)), c_.offer->Id(),
+              std::to_string(c_.instances), c_.cost.ToString() + mark});
+  }
+  if (!costs.empty()) t.Render(s.out);
+  return {};
+}
+
+}  // namespace frugal::cli

@@ -1,0 +1,35 @@
+#pragma once
+// What the planner makes of measurements beyond the options they were taken on: throughput
+// measured on some GPUs carried to every other GPU and count (estimate/cross_gpu.h), the host
+// RAM a job needs checked against every offer, and why a big instance lost to its fixed costs.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frugal/catalog/catalog.h"
+#include "frugal/plan/job_spec.h"
+#include "frugal/plan/planner.h"
+
+namespace frugal::plan {
+
+/// A profile for `total` GPUs of `target` predicted from the spec's profiles that name a GPU
+/// and a throughput (tokens or samples per second); nullopt when there are none, or the model
+/// cannot carry them there (a precision the GPU lacks, no compute figures). `predicted_from`
+/// says how.
+[[nodiscard]] std::optional<MeasuredProfile> CarryProfiles(const JobSpec& spec,
+                                                           const catalog::Catalog& c,
+                                                           const catalog::GpuSpec& target,
+                                                           int total);
+
+/// Why `offer` cannot hold the job's host memory (memory.host_ram_gib, or on a CPU offer the
+/// profile's peak_memory_gib), with the figures; empty when it can or the offer states no RAM.
+[[nodiscard]] std::string HostRamShortfall(const JobSpec& spec, const catalog::Offer& offer,
+                                           const MeasuredProfile* profile);
+
+/// When the option that computes fastest lost because its launch overhead dwarfs its work:
+/// "B200 x8 (gcp:a4-highgpu-8g:...) computes in 7m but lost: launch overhead 12m on a
+/// 7-minute job ($21.30 against $4.10 for L4 x1)". `ranked` best first.
+[[nodiscard]] std::optional<std::string> LaunchOverheadAdvice(const std::vector<Option>& ranked);
+
+}  // namespace frugal::plan

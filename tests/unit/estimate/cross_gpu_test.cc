@@ -1,0 +1,158 @@
+#include "frugal/estimate/cross_gpu.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "support/test_support.h"
+
+namespace frugal::estimate {
+namespace {
+
+using catalog::GpuSpec;
+using catalog::Precision;
+
+GpuSpec Gpu(std::string name, double bf16, double tf32, double fp32, double bw, double watts,
+            bool bf16_ok = true, std::optional<double> nvlink = std::nullopt) {
+  GpuSpec g;
+  g.name = std::move(name);
+  g.memory_gib = 24;
+  g.bf16_tflops = bf16;
+  if (tf32 > 0) g.tf32_tflops = tf32;
+  g.fp32_tflops = fp32;
+  g.memory_bandwidth_gbps = bw;
+  g.tdp_watts = watts;
+  g.supports_bf16 = bf16_ok;
+  g.nvlink_gbps = nvlink;
+  return g;
+}
+
+const GpuSpec kA100 = Gpu("A100-80GB", 312, 156, 19.5, 2039, 400, true, 600.0);
+const GpuSpec kV100 = Gpu("V100-16GB", 125, 0, 15.7, 900, 300, false, 300.0);
+const GpuSpec kT4 = Gpu("T4", 65, 0, 8.1, 320, 70, false);
+
+WorkloadShape Shape(double flops, double bytes, Precision p = Precision::kFp16) {
+  WorkloadShape s;
+  s.family = ModelFamily::kCnn;
+  s.precision = p;
+  s.flops_per_unit = flops;
+  s.bytes_per_unit = bytes;
+  return s;
+}
+
+TEST(CrossGpu, SameGpuGivesTheMeasurementBack) {
+  auto p = PredictThroughput({{&kA100, 1, 1450}}, kA100, 1, WorkloadShape{});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_NEAR(p->per_second, 1450, 1e-6);
+  EXPECT_FALSE(p->fitted);
+}
+
+TEST(CrossGpu, ComputeBoundScalesByPeakMemoryBoundByBandwidth) {
+  // 1e12 FLOPs per byte: all compute. V100 → A100 at fp16: 312/125.
+  auto compute = PredictThroughput({{&kV100, 1, 100}}, kA100, 1, Shape(1e15, 1e3));
+  ASSERT_TRUE(compute);
+  EXPECT_NEAR(compute->per_second, 100 * 312.0 / 125, 1e-3);
+  EXPECT_GT(compute->compute_share_target, 0.999);
+  // 1e-6 FLOPs per byte: all memory traffic. V100 → A100: 2039/900.
+  auto memory = PredictThroughput({{&kV100, 1, 100}}, kA100, 1, Shape(1, 1e6));
+  ASSERT_TRUE(memory);
+  EXPECT_NEAR(memory->per_second, 100 * 2039.0 / 900, 1e-3);
+  // A 70 W T4 keeps 55% of its listed peak under sustained load: compute-bound V100 → T4.
+  auto t4 = PredictThroughput({{&kV100, 1, 100}}, kT4, 1, Shape(1e15, 1e3));
+  ASSERT_TRUE(t4);
+  EXPECT_NEAR(t4->per_second, 100 * 65.0 * 0.55 / 125, 1e-3);
+  EXPECT_NE(t4->basis.find("sustained clock"), std::string::npos) << t4->basis;
+}
+
+TEST(CrossGpu, FitsComputeAndMemoryTermsFromTwoGpus) {
+  // A job of 2e9 FLOPs and 1e7 bytes per unit (200 FLOPs per byte), timed exactly by the model
+  // on two GPUs, is carried to the third exactly, whatever the family's default says.
+  const double eff = 0.7;
+  auto seconds = [&](const GpuSpec& g, double flops_tflops, double sustained) {
+    return 2e9 / (flops_tflops * 1e12 * eff * sustained) + 1e7 / (g.memory_bandwidth_gbps * 1e9);
+  };
+  const double a100 = 1 / seconds(kA100, 312, 1);
+  const double v100 = 1 / seconds(kV100, 125, 1);
+  const double t4 = 1 / seconds(kT4, 65, 0.55);
+  WorkloadShape shape;
+  shape.family = ModelFamily::kRnn;  // default intensity 10, far from the true 200
+  shape.precision = Precision::kFp16;
+  auto p = PredictThroughput({{&kA100, 1, a100}, {&kV100, 1, v100}}, kT4, 1, shape);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_TRUE(p->fitted);
+  EXPECT_NEAR(p->per_second / t4, 1.0, 1e-9);
+  // The same job from one GPU with the wrong default misses.
+  auto single = PredictThroughput({{&kA100, 1, a100}}, kT4, 1, shape);
+  ASSERT_TRUE(single);
+  EXPECT_GT(std::abs(std::log(single->per_second / t4)), 0.05);
+}
+
+TEST(CrossGpu, PrecisionSupportNamesTheFlag) {
+  WorkloadShape bf16;
+  bf16.precision = Precision::kBf16;
+  auto p = PredictThroughput({{&kA100, 1, 1450}}, kT4, 1, bf16);
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(p.error().message.find("T4 (unknown) has no bf16: use --dtype fp16"), std::string::npos)
+      << p.error().message;
+  // fp32 code runs on TF32 tensor cores where they exist: A100 156, V100 15.7.
+  EXPECT_DOUBLE_EQ(*ComputeFlopsFor(kA100, Precision::kFp32), 156e12);
+  EXPECT_DOUBLE_EQ(*ComputeFlopsFor(kV100, Precision::kFp32), 15.7e12);
+  EXPECT_FALSE(ComputeFlopsFor(kV100, Precision::kTf32));
+  // No tensor cores (P100): the 16-bit rate is the packed one in the table.
+  GpuSpec p100 = Gpu("P100", 18.7, 0, 9.3, 732, 250, false);
+  p100.tensor_cores = false;
+  EXPECT_DOUBLE_EQ(*ComputeFlopsFor(p100, Precision::kFp16), 18.7e12);
+}
+
+TEST(CrossGpu, DataParallelEfficiencyFallsWithCountAndSmallWork) {
+  const double one = DataParallelEfficiency(kA100, 1, 25e6, Precision::kFp16, 0.1);
+  const double eight = DataParallelEfficiency(kA100, 8, 25e6, Precision::kFp16, 0.1);
+  const double sixty_four = DataParallelEfficiency(kA100, 64, 25e6, Precision::kFp16, 0.1);
+  EXPECT_DOUBLE_EQ(one, 1.0);
+  EXPECT_LT(eight, one);
+  EXPECT_LT(sixty_four, eight);
+  // The same 8 GPUs with a thousandth of the work per step: the all-reduce shows.
+  const double tiny_steps = DataParallelEfficiency(kA100, 8, 25e6, Precision::kFp16, 1e-5);
+  EXPECT_LT(tiny_steps, 0.5 * eight);
+  // PCIe-only GPUs lose more than NVLink ones.
+  EXPECT_LT(DataParallelEfficiency(kT4, 8, 25e6, Precision::kFp16, 0.1), eight);
+  auto p = PredictThroughput({{&kA100, 1, 1000}}, kA100, 8, WorkloadShape{});
+  ASSERT_TRUE(p);
+  EXPECT_LT(p->per_second, 8000);
+  EXPECT_GT(p->per_second, 6000);
+  EXPECT_NEAR(p->per_second, 8000 * p->data_parallel_efficiency, 1e-6);
+}
+
+TEST(CrossGpu, RejectsEmptyOrNonPositiveMeasurements) {
+  EXPECT_FALSE(PredictThroughput({}, kA100, 1, WorkloadShape{}));
+  EXPECT_FALSE(PredictThroughput({{&kA100, 1, 0}}, kA100, 1, WorkloadShape{}));
+  EXPECT_FALSE(PredictThroughput({{&kA100, 1, NAN}}, kA100, 1, WorkloadShape{}));
+  EXPECT_FALSE(PredictThroughput({{&kA100, 1, 10}}, kA100, 0, WorkloadShape{}));
+  EXPECT_EQ(ParseModelFamily("xgboost"), ModelFamily::kTreeEnsemble);
+  EXPECT_FALSE(ParseModelFamily("gan"));
+}
+
+TEST(CrossGpu, ParsesMeasuredFlags) {
+  auto c = catalog::Catalog::LoadFrom(frugal::testing::SourceDir() / "data");
+  ASSERT_TRUE(c) << c.error().message;
+  auto one = ParseDeviceMeasurement("A100-80GB=1450", *c);
+  ASSERT_TRUE(one) << one.error().message;
+  EXPECT_EQ(one->gpu->name, "A100-80GB");
+  EXPECT_EQ(one->gpus, 1);
+  EXPECT_DOUBLE_EQ(one->per_second, 1450);
+  auto eight = ParseDeviceMeasurement("v100-16gb:8=4000", *c);
+  ASSERT_TRUE(eight) << eight.error().message;
+  EXPECT_EQ(eight->gpus, 8);
+  for (const char* bad :
+       {"A100-80GB", "A100-80GB=fast", "A100-80GB=-3", "Z100=10", "A100-80GB:0=10"}) {
+    auto r = ParseDeviceMeasurement(bad, *c);
+    EXPECT_FALSE(r) << bad;
+    if (!r) {
+      EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace frugal::estimate
