@@ -15,6 +15,7 @@ void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
   RegisterDrill(app, global, action);
   RegisterAudit(app, global, action);
   RegisterPolicy(app, global, action);
+  RegisterQueue(app, global, action);
 }
 
 }  // namespace frugal::cli

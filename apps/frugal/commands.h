@@ -20,6 +20,7 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterDrill(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterAudit(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterPolicy(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterQueue(CLI::App& app, GlobalOptions& global, Action& action);
 
 
 }  // namespace frugal::cli
