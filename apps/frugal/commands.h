@@ -21,6 +21,8 @@ void RegisterDrill(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterAudit(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterPolicy(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterQueue(CLI::App& app, GlobalOptions& global, Action& action);
+/// The live queue's subcommands, under `queue` (queue_live_command.cc).
+void RegisterQueueLive(CLI::App& queue_cmd, GlobalOptions& global, Action& action);
 
 
 }  // namespace frugal::cli

@@ -140,6 +140,7 @@ void RegisterQueue(CLI::App& app, GlobalOptions& global, Action& action) {
   CLI::App* cmd = app.add_subcommand("queue", "Job queue: deadlines, budgets, cheaper windows");
   cmd->require_subcommand(1);
   RegisterSimulateQueue(*cmd, global, action);
+  RegisterQueueLive(*cmd, global, action);
 }
 
 }  // namespace frugal::cli
