@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -130,6 +131,8 @@ Result<void> Reconcile(ledger::Connection& db, Executor& executor, std::vector<L
       continue;
     }
     const std::optional<int> exit = executor.ExitStatus(j.row.id);
+    // Another scheduler may be starting it right now: only a start left for a minute was cut.
+    if (!exit && j.row.state == "starting" && now_ms - j.row.updated_ms < 60'000) continue;
     if (!exit && j.row.state == "starting") {
       f.reason = "its start was interrupted before the process began: waiting again";
       if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, from, "waiting", f, now_ms))) j.row.state = "waiting";
@@ -160,26 +163,37 @@ std::vector<std::string> Unmet(const Loaded& job, const std::vector<Loaded>& job
   return unmet;
 }
 
-Result<void> StartJob(ledger::Connection& db, Executor& executor, const Capacity& cap,
-                      Loaded& j, const Placement& p, const std::string& devices, Seconds now,
-                      PassReport& report) {
-  const int64_t now_ms = now * 1000;
-  const Pool& pool = cap.pools[static_cast<size_t>(p.pool)];
+/// A job claimed for a start in the locked part of a pass, launched after it.
+struct Launch {
+  size_t job = 0;
+  int pool = -1;
+  std::string devices;
+};
+
+/// The claim: of two schedulers, only one moves the job out of waiting.
+Result<bool> Claim(ledger::Connection& db, const Capacity& cap, Loaded& j, const Placement& p,
+                   const std::string& devices, Seconds now) {
   QueueJobRow f;
-  f.pool = pool.name;
+  f.pool = cap.pools[static_cast<size_t>(p.pool)].name;
   f.devices = devices;
   f.run_id = fmt::format("queue-{}", j.row.id);
-  f.started_ms = now_ms;
+  f.started_ms = now * 1000;
   f.expected_cost_micros = Money::FromDollars(p.cost_usd).micros();
   const std::vector<std::string> waiting = {"waiting"};
-  // The claim: of two schedulers, only one moves the job out of waiting.
-  if (!FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, waiting, "starting", f, now_ms))) return {};
+  if (!FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, waiting, "starting", f, now * 1000))) return false;
   j.row.state = "starting";
   j.row.pool = f.pool;
   j.row.devices = devices;
   j.row.run_id = f.run_id;
+  return true;
+}
+
+Result<void> LaunchJob(ledger::Connection& db, Executor& executor, const Capacity& cap,
+                       Loaded& j, const Launch& l, Seconds now, PassReport& report) {
+  const int64_t now_ms = now * 1000;
+  const Pool& pool = cap.pools[static_cast<size_t>(l.pool)];
   const std::vector<std::string> starting = {"starting"};
-  Result<int64_t> pid = executor.Start(j.row, pool, devices);
+  Result<int64_t> pid = executor.Start(j.row, pool, l.devices);
   QueueJobRow g;
   if (!pid) {
     g.reason = "could not start: " + pid.error().message;
@@ -193,8 +207,84 @@ Result<void> StartJob(ledger::Connection& db, Executor& executor, const Capacity
   ++report.started;
   report.lines.push_back(fmt::format("job {} ({}) started on {}{} as run {}", j.row.id,
                                      j.row.name, pool.name,
-                                     devices.empty() ? "" : " GPUs " + devices, f.run_id));
+                                     l.devices.empty() ? "" : " GPUs " + l.devices, j.row.run_id));
   return {};
+}
+
+/// Runs `body` in a write transaction that one scheduler at a time holds: SQLite's BEGIN
+/// IMMEDIATE, and on PostgreSQL a transaction-scoped advisory lock as well. Never retried (a
+/// pass is simply run again later).
+Result<void> Locked(ledger::Connection& db, const std::function<Result<void>()>& body) {
+  FRUGAL_TRY(db.Begin(ledger::TxnMode::kWrite));
+  Result<void> r = [&]() -> Result<void> {
+    if (db.dialect() == ledger::Dialect::kPostgres) {
+      FRUGAL_TRY(db.Query("SELECT pg_advisory_xact_lock(hashtext('frugal-queue-scheduler'))"));
+    }
+    return body();
+  }();
+  if (!r) {
+    db.Rollback();
+    return r;
+  }
+  return db.Commit();
+}
+
+/// The locked part of a pass after the catch-up: place the waiting jobs, record the decisions
+/// that changed, claim the jobs to start now on local pools.
+Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
+                          std::vector<Loaded>& jobs, Seconds now, PassReport& report,
+                          std::vector<Launch>& launches) {
+  ScheduleInput in;
+  in.now = now;
+  in.capacity = &capacity;
+  in.pools = CurrentPools(capacity, jobs, now);
+  in.committed = Committed(capacity, jobs, now);
+  std::vector<size_t> index;
+  const std::vector<std::string> waiting = {"waiting"};
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (jobs[i].row.state != "waiting") continue;
+    ++report.waiting;
+    if (const std::vector<std::string> unmet = Unmet(jobs[i], jobs); !unmet.empty()) {
+      const std::string reason =
+          "wait: for " + unmet.front() + (unmet.size() > 1 ? " and others" : "");
+      if (reason != jobs[i].row.reason) {
+        QueueJobRow f;
+        f.reason = reason;
+        FRUGAL_TRY(ledger::MoveQueueJob(db, jobs[i].row.id, waiting, "waiting", f, now * 1000));
+      }
+      continue;
+    }
+    // A waiting job's own expected cost is in the committed spend: the pass adds it back.
+    for (const std::string& key : BudgetKeys(capacity, jobs[i].request)) {
+      in.committed[key] -= Money::FromMicros(jobs[i].row.expected_cost_micros.value_or(0));
+    }
+    index.push_back(i);
+    in.jobs.push_back({&jobs[i].request});
+  }
+  std::vector<ledger::QueueDecisionRow> decisions;
+  for (const Placement& p : Schedule(in)) {
+    const size_t i = index[p.job];
+    Loaded& j = jobs[i];
+    const ledger::QueueDecisionRow d = Decision(j.row.id, p, capacity, now);
+    const bool local =
+        p.pool >= 0 && capacity.pools[static_cast<size_t>(p.pool)].kind == PoolKind::kLocal;
+    if (p.verdict == Verdict::kStart && local) {
+      const std::string devices = FreeDevices(capacity, jobs, p.pool, j.request.units);
+      if (FRUGAL_TRY(Claim(db, capacity, j, p, devices, now))) {
+        decisions.push_back(d);
+        launches.push_back({i, p.pool, devices});
+      }
+      continue;
+    }
+    if (d.reason == j.row.reason) continue;
+    decisions.push_back(d);
+    report.lines.push_back(fmt::format("job {} ({}) {}", j.row.id, j.row.name, d.reason));
+    QueueJobRow f;
+    f.reason = d.reason;
+    f.expected_cost_micros = d.cost_micros;
+    FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, waiting, "waiting", f, now * 1000));
+  }
+  return ledger::InsertQueueDecisions(db, decisions);
 }
 
 }  // namespace
@@ -244,54 +334,19 @@ Result<Submitted> SubmitJob(ledger::Connection& db, const Capacity& capacity,
 Result<PassReport> RunPass(ledger::Connection& db, const Capacity& capacity, Executor& executor,
                            Seconds now) {
   PassReport report;
-  std::vector<Loaded> jobs = FRUGAL_TRY(LoadAll(db));
-  FRUGAL_TRY(Reconcile(db, executor, jobs, now, report));
-  ScheduleInput in;
-  in.now = now;
-  in.capacity = &capacity;
-  in.pools = CurrentPools(capacity, jobs, now);
-  in.committed = Committed(capacity, jobs, now);
-  std::vector<size_t> index;
-  std::vector<ledger::QueueDecisionRow> decisions;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    if (jobs[i].row.state != "waiting") continue;
-    ++report.waiting;
-    if (const std::vector<std::string> unmet = Unmet(jobs[i], jobs); !unmet.empty()) {
-      const std::string reason = "wait: for " + unmet.front() + (unmet.size() > 1 ? " and others" : "");
-      if (reason != jobs[i].row.reason) {
-        QueueJobRow f;
-        f.reason = reason;
-        const std::vector<std::string> w = {"waiting"};
-        FRUGAL_TRY(ledger::MoveQueueJob(db, jobs[i].row.id, w, "waiting", f, now * 1000));
-      }
-      continue;
-    }
-    // Jobs already placed keep their own expected cost in the committed spend: take it out.
-    for (const std::string& key : BudgetKeys(capacity, jobs[i].request)) {
-      in.committed[key] -= Money::FromMicros(jobs[i].row.expected_cost_micros.value_or(0));
-    }
-    index.push_back(i);
-    in.jobs.push_back({&jobs[i].request});
+  std::vector<Loaded> jobs;
+  std::vector<Launch> launches;
+  const auto locked = [&]() -> Result<void> {
+    jobs = FRUGAL_TRY(LoadAll(db));
+    FRUGAL_TRY(Reconcile(db, executor, jobs, now, report));
+    return PlaceWaiting(db, capacity, jobs, now, report, launches);
+  };
+  FRUGAL_TRY(Locked(db, locked));
+  // Launched outside the lock: a job is claimed (starting) before its process exists, so a
+  // scheduler killed in between leaves a start the next pass finds cut short and undoes.
+  for (const Launch& l : launches) {
+    FRUGAL_TRY(LaunchJob(db, executor, capacity, jobs[l.job], l, now, report));
   }
-  for (const Placement& p : Schedule(in)) {
-    Loaded& j = jobs[index[p.job]];
-    const ledger::QueueDecisionRow d = Decision(j.row.id, p, capacity, now);
-    const bool local = p.pool >= 0 && capacity.pools[static_cast<size_t>(p.pool)].kind == PoolKind::kLocal;
-    if (p.verdict == Verdict::kStart && local) {
-      decisions.push_back(d);
-      FRUGAL_TRY(StartJob(db, executor, capacity, j, p, FreeDevices(capacity, jobs, p.pool, j.request.units), now, report));
-      continue;
-    }
-    if (d.reason == j.row.reason) continue;
-    decisions.push_back(d);
-    report.lines.push_back(fmt::format("job {} ({}) {}", j.row.id, j.row.name, d.reason));
-    QueueJobRow f;
-    f.reason = d.reason;
-    f.expected_cost_micros = d.cost_micros;
-    const std::vector<std::string> w = {"waiting"};
-    FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, w, "waiting", f, now * 1000));
-  }
-  FRUGAL_TRY(ledger::InsertQueueDecisions(db, decisions));
   return report;
 }
 
