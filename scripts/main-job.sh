@@ -7,7 +7,9 @@
 #   4. train a real PyTorch model under a dollar cap with injected spot preemptions: it resumes
 #      from verified checkpoints and ends with the same weights as an uninterrupted run;
 #   5. tune its hyperparameters under a hard dollar cap with ASHA, trials preempted and resumed;
-#   6. what was spent.
+#   6. queue: a research team's week replayed against its capacity, and a job through the
+#      local queue;
+#   7. what was spent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 frugal=${FRUGAL_BIN:-build/release/apps/frugal/frugal}
@@ -47,6 +49,19 @@ echo "== 5. Tune a real PyTorch model under a \$0.06 cap (ASHA, preemptions inje
 PATH=/usr/bin:$PATH $frugal tune examples/pytorch/study.yaml
 
 echo
-echo "== 6. Spend in the ledger, by team"
+echo "== 6. Queue: a week of jobs against owned, spot and on-demand capacity; one job run locally"
+$frugal queue simulate --workload examples/queue/week.yaml --capacity examples/queue/capacity.yaml --seed 1
+id=$($frugal --json queue submit examples/queue/demo-job.yaml --capacity examples/queue/local.yaml \
+  -- $python examples/pytorch/train.py --epochs 1 --out "$work/queued.sha" | $python -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+for _ in $(seq 1 60); do
+  $frugal queue run --once --capacity examples/queue/local.yaml
+  state=$($frugal --json queue show "$id" | $python -c 'import json,sys; print(json.load(sys.stdin)["state"])')
+  [ "$state" = succeeded ] || [ "$state" = failed ] && break
+  sleep 1
+done
+$frugal queue show "$id"
+
+echo
+echo "== 7. Spend in the ledger, by team"
 $frugal report --since 30d --by team
 $frugal runs list --since 1d
