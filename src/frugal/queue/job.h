@@ -36,6 +36,9 @@ struct JobRequest {
   std::optional<Money> budget;     ///< the job's own cap
   std::string override_reason;     ///< over a team budget on purpose ("" = not allowed)
   std::vector<std::string> depends_on;
+  /// A step whose output is reusable: when `cache_output` exists the job is not run again.
+  std::string cache_key;
+  std::string cache_output;
 
   /// Hours of undisturbed work on `pool`, or nullopt when the job does not fit it (model,
   /// CPU/GPU, size).

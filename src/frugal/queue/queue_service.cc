@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -244,6 +245,26 @@ Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (jobs[i].row.state != "waiting") continue;
     ++report.waiting;
+    if (!jobs[i].request.cache_output.empty() &&
+        std::filesystem::exists(jobs[i].request.cache_output)) {
+      QueueJobRow f;
+      f.reason = fmt::format("cached: the output of '{}' ({}) exists; not run again",
+                             jobs[i].request.cache_key, jobs[i].request.cache_output);
+      f.finished_ms = now * 1000;
+      f.exit_code = 0;
+      f.expected_cost_micros = 0;
+      if (FRUGAL_TRY(ledger::MoveQueueJob(db, jobs[i].row.id, waiting, "succeeded", f, now * 1000))) {
+        jobs[i].row.state = "succeeded";
+        report.lines.push_back(fmt::format("job {} ({}) {}", jobs[i].row.id, jobs[i].row.name, f.reason));
+        ledger::QueueDecisionRow d;
+        d.job_id = jobs[i].row.id;
+        d.time_ms = now * 1000;
+        d.verdict = "cached";
+        d.reason = f.reason;
+        FRUGAL_TRY(ledger::InsertQueueDecisions(db, std::vector<ledger::QueueDecisionRow>{d}));
+      }
+      continue;
+    }
     if (const std::vector<std::string> unmet = Unmet(jobs[i], jobs); !unmet.empty()) {
       const std::string reason =
           "wait: for " + unmet.front() + (unmet.size() > 1 ? " and others" : "");

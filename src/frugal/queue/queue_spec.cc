@@ -5,7 +5,7 @@
 // "runtime_hours", "runtime_by_gpu": {model: hours}, "checkpoints", "checkpoint_every_hours",
 // "restart_hours", "arrival", "deadline" (unix seconds or null), "not_before", "window":
 // [168 booleans as a string of 0/1] or null, "window_name", "priority", "tags", "budget_micros"
-// or null, "override_reason", "depends_on": [names]}
+// or null, "override_reason", "depends_on": [names], "cache_key", "cache_output"}
 
 #include <fmt/format.h>
 
@@ -60,7 +60,7 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
                            {"apiVersion", "kind", "name", "gpus", "cpu_slots", "gpu", "runtime",
                             "runtime_by_gpu", "checkpoints", "checkpoint_every", "restart",
                             "deadline", "not_before", "window", "priority", "tags", "budget",
-                            "depends_on", "command"}));
+                            "depends_on", "cache", "command"}));
   if (FRUGAL_TRY(doc.RequiredString(root, "apiVersion")) != "frugal/v1") {
     return At(doc, root["apiVersion"], "apiVersion", "must be frugal/v1");
   }
@@ -107,6 +107,14 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
   job.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
   job.budget = FRUGAL_TRY(doc.OptionalMoney(root, "budget"));
   job.depends_on = FRUGAL_TRY(doc.StringList(root, "depends_on"));
+  if (const YAML::Node cache = root["cache"]) {
+    FRUGAL_TRY(doc.CheckKeys(cache, "cache", {"key", "output"}));
+    job.cache_key = FRUGAL_TRY(doc.RequiredString(cache, "key"));
+    std::filesystem::path output = FRUGAL_TRY(doc.RequiredString(cache, "output"));
+    // Relative to the spec's folder, like every path a spec names.
+    if (output.is_relative()) output = path.parent_path() / output;
+    job.cache_output = output.string();
+  }
   if (command != nullptr) *command = FRUGAL_TRY(doc.StringList(root, "command"));
   return job;
 }
@@ -131,7 +139,9 @@ std::string RequestToJson(const JobRequest& j) {
                         {"tags", j.tags},
                         {"budget_micros", j.budget ? nlohmann::json(j.budget->micros()) : nlohmann::json()},
                         {"override_reason", j.override_reason},
-                        {"depends_on", j.depends_on}};
+                        {"depends_on", j.depends_on},
+                        {"cache_key", j.cache_key},
+                        {"cache_output", j.cache_output}};
   return doc.dump();
 }
 
@@ -163,6 +173,8 @@ Result<JobRequest> RequestFromJson(const std::string& text) {
     }
     j.override_reason = doc.at("override_reason").get<std::string>();
     j.depends_on = doc.at("depends_on").get<std::vector<std::string>>();
+    j.cache_key = doc.value("cache_key", std::string());
+    j.cache_output = doc.value("cache_output", std::string());
     return j;
   } catch (const std::exception& e) {
     return Fail(ErrorCode::kFailed, std::string("queue job request in the ledger: ") + e.what());

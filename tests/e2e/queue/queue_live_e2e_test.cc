@@ -166,6 +166,23 @@ TEST(QueueLiveE2e, DependenciesWaitForTheirJob) {
   EXPECT_EQ(testing::ReadTestFile(log), "prep\ntrain\n");
 }
 
+TEST(QueueLiveE2e, AStepWhoseCachedOutputExistsIsNotRunAgain) {
+  Queue q;
+  const std::string marker = (q.home / "ran.txt").string();
+  const std::string body = "cpu_slots: 1\nruntime: 1m\ncache: {key: tok-v2, output: prep-out}\n";
+  const std::string make = "echo ran >> " + marker + "; echo data > " + (q.home / "prep-out").string();
+  const int first = q.Submit("prep", body, {}, make);
+  ASSERT_TRUE(q.WaitFor(first, "succeeded"));
+  EXPECT_EQ(testing::ReadTestFile(marker), "ran\n");
+  const int again = q.Submit("prep", body, {}, make);
+  q.Pass();
+  auto job = q.Jobs()[again];
+  EXPECT_EQ(job["state"], "succeeded");
+  EXPECT_NE(job["reason"].get<std::string>().find("cached: the output of 'tok-v2'"), std::string::npos)
+      << job.dump();
+  EXPECT_EQ(testing::ReadTestFile(marker), "ran\n");  // not run a second time
+}
+
 TEST(QueueLiveE2e, KillNineOfTheLoopLosesNoJobAndStartsNoneTwice) {
   Queue q;
   const std::string log = (q.home / "started.txt").string();
