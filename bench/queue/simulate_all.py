@@ -2,7 +2,7 @@
 """Runs `frugal queue simulate` for every shipped workload on every shipped spot trace and
 several seeds, and prints per workload and policy: mean cost, the range of frugal's saving
 against FIFO on on-demand, deadline misses, and how often frugal's idle owned GPU-hours were
-at most EDF's. Usage: simulate_all.py FRUGAL_BINARY [SEEDS]"""
+at most EDF's. Usage: simulate_all.py FRUGAL_BINARY [SEEDS] [WORKLOAD...] (default: week nightly crunch)"""
 import glob
 import json
 import os
@@ -17,7 +17,7 @@ capacity = os.path.join(root, "examples/queue/capacity.yaml")
 traces = sorted(glob.glob(os.path.join(root, "data/spot_traces/*.json")))
 policies = ["frugal", "fifo_on_demand", "edf_on_demand", "greedy_spot"]
 
-for workload in ["week", "nightly", "crunch"]:
+for workload in sys.argv[3:] or ["week", "nightly", "crunch"]:
     runs = []
     for trace in traces:
         for seed in range(1, seeds + 1):

@@ -56,8 +56,8 @@ TEST(QueueSimulateE2e, TracesFromTheCommandLineReplaceThePoolsOwn) {
 
 TEST(QueueSimulateE2e, HumanOutputIsATable) {
   TempDir home;
-  auto r = RunFrugal({"queue", "simulate", "--workload", Example("nightly.yaml"), "--capacity",
-                      Example("capacity.yaml")},
+  auto r = RunFrugal({"queue", "simulate", "--workload", Example("week.yaml"), "--capacity",
+                      Example("capacity.yaml"), "--policy", "frugal,fifo_on_demand"},
                      home.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("fifo_on_demand"), std::string::npos);
