@@ -26,7 +26,7 @@ for workload in sys.argv[3:] or ["week", "nightly", "crunch"]:
                                   "--capacity", capacity, "--trace", trace, "--seed", str(seed),
                                   "--json"], check=True, capture_output=True, text=True).stdout
             runs.append((os.path.basename(trace), seed, json.loads(out)["policies"]))
-    print(f"## {workload}: {len(runs)} runs ({len(traces)} traces x {seeds} seeds)")
+    print(f"### {workload}: {len(runs)} runs ({len(traces)} traces x {seeds} seeds)")
     print("| policy | mean cost | deadline misses (runs with any) | jobs completed | "
           "mean idle owned GPU-h |")
     print("|---|---|---|---|---|")
