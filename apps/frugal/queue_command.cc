@@ -39,7 +39,8 @@ nlohmann::json ResultJson(const queue::PolicyResult& r) {
           {"moved_to_on_demand", r.moved_to_on_demand},
           {"flagged_late", r.flagged_late},
           {"mean_wait_hours", hours(r.mean_wait_hours)},
-          {"makespan_hours", hours(r.makespan_hours)}};
+          {"makespan_hours", hours(r.makespan_hours)},
+          {"missed_jobs", r.missed}};
 }
 
 void PrintResults(const std::vector<queue::PolicyResult>& results, std::ostream& out) {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -340,11 +339,6 @@ class Simulator {
       if (late && (j.request->deadline != kNever || j.state != State::kDone)) {
         ++result_.deadline_misses;
         result_.missed.push_back(j.request->name);
-        if (std::getenv("FRUGAL_QUEUE_DEBUG") != nullptr) {
-          fmt::print(stderr, "{} {}: ready {} start {} finish {} deadline {}\n", result_.name,
-                     j.request->name, FormatUtcTime(j.ready_at), FormatUtcTime(j.first_start),
-                     FormatUtcTime(j.finished), FormatUtcTime(j.request->deadline));
-        }
       }
       if (j.flagged_late) ++result_.flagged_late;
       if (j.first_start >= 0) {
