@@ -9,7 +9,10 @@
 #   5. tune its hyperparameters under a hard dollar cap with ASHA, trials preempted and resumed;
 #   5b. what serving a model costs a month and over its life;
 #   5c. a measured profile of the model on this machine, and whether a commitment would pay;
-#   6. what was spent.
+#   5d. small jobs right-sized: seed example 1 on CPU instances, a measurement carried across GPUs;
+#   6. queue: a research team's week replayed against its capacity, and a job through the
+#      local queue;
+#   7. what was spent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 frugal=${FRUGAL_BIN:-build/release/apps/frugal/frugal}
@@ -57,6 +60,8 @@ echo
 echo "== 5c. Measure the model's throughput here; would a 1-year 8 x A100 commitment pay at 60%?"
 $frugal profile --steps 40 --name mnist-mlp -- $python examples/pytorch/train.py --epochs 1
 $frugal commit --gpu A100-80GB --gpus 8 --cloud aws --utilization 60%
+
+echo
 echo "== 5d. Right-size small jobs: XGBoost on two CPU instances (seed example 1); a throughput"
 echo "       measured on an A100 carried to a T4"
 $frugal plan examples/seed-xgboost/job.yaml
@@ -64,6 +69,19 @@ $frugal estimate --measured A100-80GB=1450 --gpu T4 --dtype fp16 --family cnn --
   --samples 1.28m --epochs 1 --tier spot
 
 echo
-echo "== 6. Spend in the ledger, by team"
+echo "== 6. Queue: a week of jobs against owned, spot and on-demand capacity; one job run locally"
+$frugal queue simulate --workload examples/queue/week.yaml --capacity examples/queue/capacity.yaml --seed 1
+id=$($frugal --json queue submit examples/queue/demo-job.yaml --capacity examples/queue/local.yaml \
+  -- $python examples/pytorch/train.py --epochs 1 --out "$work/queued.sha" | $python -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+for _ in $(seq 1 60); do
+  $frugal queue run --once --capacity examples/queue/local.yaml
+  state=$($frugal --json queue show "$id" | $python -c 'import json,sys; print(json.load(sys.stdin)["state"])')
+  [ "$state" = succeeded ] || [ "$state" = failed ] && break
+  sleep 1
+done
+$frugal queue show "$id"
+
+echo
+echo "== 7. Spend in the ledger, by team"
 $frugal report --since 30d --by team
 $frugal runs list --since 1d

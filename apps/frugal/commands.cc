@@ -19,6 +19,7 @@ void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
   RegisterServe(app, global, action);
   RegisterCommit(app, global, action);
   RegisterProfile(app, global, action);
+  RegisterQueue(app, global, action);
 }
 
 }  // namespace frugal::cli

@@ -24,6 +24,9 @@ void RegisterTco(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterServe(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterCommit(CLI::App& app, GlobalOptions& global, Action& action);
 void RegisterProfile(CLI::App& app, GlobalOptions& global, Action& action);
+void RegisterQueue(CLI::App& app, GlobalOptions& global, Action& action);
+/// The live queue's subcommands, under `queue` (queue_live_command.cc).
+void RegisterQueueLive(CLI::App& queue_cmd, GlobalOptions& global, Action& action);
 
 
 }  // namespace frugal::cli

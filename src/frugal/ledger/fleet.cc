@@ -14,29 +14,33 @@ int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0
 
 }  // namespace
 
-std::string GroupValue(const SegmentFact& f, GroupKey key) {
-  const std::string* v = nullptr;
+std::string GroupValue(const SegmentFact& fact, GroupKey key) {
+  std::string v;
   switch (key) {
     case GroupKey::kTeam:
-      v = &f.tags.team;
+      v = fact.tags.team;
       break;
     case GroupKey::kProject:
-      v = &f.tags.project;
+      v = fact.tags.project;
       break;
     case GroupKey::kOwner:
-      v = &f.tags.owner;
+      v = fact.tags.owner;
       break;
     case GroupKey::kGpu:
-      v = &f.segment.offer.gpu;
+      v = fact.segment.offer.gpu;
       break;
     case GroupKey::kTier:
-      v = &f.segment.offer.tier;
+      v = fact.segment.offer.tier;
       break;
     case GroupKey::kCloud:
-      v = &f.segment.offer.cloud;
+      v = fact.segment.offer.cloud;
+      break;
+    case GroupKey::kWorkload:
+      v = fact.tags.Get("workload");
+      if (v.empty()) v = "training";
       break;
   }
-  return v == nullptr || v->empty() ? std::string("-") : *v;
+  return v.empty() ? "-" : v;
 }
 
 namespace {

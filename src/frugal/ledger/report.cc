@@ -11,6 +11,7 @@
 #include "frugal/core/csv.h"
 #include "frugal/core/table.h"
 #include "frugal/core/text.h"
+#include "frugal/ledger/fleet.h"
 
 namespace frugal::ledger {
 namespace {
@@ -44,34 +45,6 @@ Duration Overlap(Timestamp from, Timestamp to, Timestamp lo, Timestamp hi) {
   return b > a ? std::chrono::duration_cast<Duration>(b - a) : Duration(0);
 }
 
-std::string KeyValue(GroupKey key, const SegmentFact& fact) {
-  std::string v;
-  switch (key) {
-    case GroupKey::kTeam:
-      v = fact.tags.team;
-      break;
-    case GroupKey::kProject:
-      v = fact.tags.project;
-      break;
-    case GroupKey::kOwner:
-      v = fact.tags.owner;
-      break;
-    case GroupKey::kGpu:
-      v = fact.segment.offer.gpu;
-      break;
-    case GroupKey::kTier:
-      v = fact.segment.offer.tier;
-      break;
-    case GroupKey::kCloud:
-      v = fact.segment.offer.cloud;
-      break;
-    case GroupKey::kWorkload:
-      v = fact.tags.Get("workload");
-      if (v.empty()) v = "training";
-      break;
-  }
-  return v.empty() ? "-" : v;
-}
 
 /// Accumulates one group; runs are counted once per group. Segments arrive ordered by run, so
 /// a run's segments are adjacent and comparing with the last id seen dedupes.
@@ -190,7 +163,7 @@ Result<Report> BuildReport(Ledger& ledger, const ReportOptions& options) {
   Accumulator total;
   for (const SegmentFact& fact : facts) {
     std::vector<std::string> key;
-    for (GroupKey k : options.by) key.push_back(KeyValue(k, fact));
+    for (GroupKey k : options.by) key.push_back(GroupValue(fact, k));
     Accumulator& acc = groups[key];
     acc.row.key = key;
     Add(acc, fact, options, month_start);

@@ -139,6 +139,22 @@ CREATE TABLE profiles (
 CREATE INDEX profiles_name_time ON profiles (name, time_ms);
 )sql";
 
+// Version 8: the job queue (`frugal queue`): waiting and placed jobs, and every placement
+// decision the scheduler made for them.
+constexpr const char* kVersion8 = R"sql(
+CREATE TABLE queue_jobs (
+  id {id}, name TEXT NOT NULL, state TEXT NOT NULL, command TEXT NOT NULL,
+  request TEXT NOT NULL, submitted_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
+  pool TEXT, devices TEXT, pid BIGINT, run_id TEXT, started_ms BIGINT, finished_ms BIGINT,
+  exit_code BIGINT, expected_cost_micros BIGINT, reason TEXT);
+CREATE INDEX queue_jobs_state ON queue_jobs (state);
+CREATE TABLE queue_decisions (
+  id {id}, job_id BIGINT NOT NULL REFERENCES queue_jobs (id), time_ms BIGINT NOT NULL,
+  verdict TEXT NOT NULL, pool TEXT, start_ms BIGINT, finish_ms BIGINT, cost_micros BIGINT,
+  on_demand_micros BIGINT, reason TEXT NOT NULL);
+CREATE INDEX queue_decisions_job ON queue_decisions (job_id);
+)sql";
+
 struct Migration {
   const char* ddl;
   Result<void> (*then)(Connection&);  ///< a step SQL cannot do, or nullptr
@@ -150,7 +166,8 @@ constexpr Migration kMigrations[] = {{kVersion1, nullptr},
                                      {kVersion4, nullptr},
                                      {kVersion5, RecomputeChargeKeys},
                                      {kVersion6, nullptr},
-                                     {kVersion7, nullptr}};
+                                     {kVersion7, nullptr},
+                                     {kVersion8, nullptr}};
 
 std::string ForDialect(std::string ddl, Dialect dialect) {
   const std::string id_type =

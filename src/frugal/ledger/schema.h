@@ -1,7 +1,7 @@
 #pragma once
 // The ledger's on-disk schema and its forward migrations.
 //
-// Format (version 2):
+// Format (version 8; the versions that added a table are marked):
 //   frugal_meta(key, value)    'application' = 'frugal-ledger', 'schema_version' = N
 //   runs, run_tags             one row per run; tags other than team/project/owner in run_tags
 //   segments                   one uninterrupted stretch on one offer; price and on-demand
@@ -15,6 +15,8 @@
 //                              the charge key of focus_key.h, legacy_row_key the key an
 //                              older frugal gave the row (v5); its ChargeDescription (v6)
 //   profiles       (v7)        measured profiles by name (profiles.h)
+//   queue_jobs, queue_decisions (v8)   the job queue: its jobs (the request as JSON, state,
+//                              where it runs) and each placement decision made for them
 // A ledger at an older version is migrated forward inside one transaction when opened; one at
 // a newer version is refused, never rewritten.
 
@@ -23,7 +25,7 @@
 
 namespace frugal::ledger {
 
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 /// Brings the database to `target_version` (tests pass an older one to build old ledgers).
 /// Creates the schema in an empty database. kBadInput when the database holds tables that are

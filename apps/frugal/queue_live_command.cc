@@ -1,0 +1,298 @@
+// `frugal queue submit|list|show|cancel|hold|release|run`: the live queue in the ledger.
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <thread>
+
+#include "commands.h"
+#include "frugal/core/paths.h"
+#include "frugal/core/table.h"
+#include "frugal/core/text.h"
+#include "frugal/ledger/ledger.h"
+#include "frugal/queue/queue_service.h"
+
+namespace frugal::cli {
+namespace {
+
+using queue::Seconds;
+
+Seconds Now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+/// --capacity, else $FRUGAL_CAPACITY, else <config dir>/capacity.yaml.
+Result<queue::Capacity> LoadQueueCapacity(const std::string& flag) {
+  std::filesystem::path path = flag;
+  if (path.empty()) {
+    const char* env = std::getenv("FRUGAL_CAPACITY");
+    path = env != nullptr && *env != '\0' ? std::filesystem::path(env)
+                                          : UserConfigDir() / "capacity.yaml";
+  }
+  if (flag.empty() && !std::filesystem::exists(path)) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("no capacity file: pass --capacity FILE, set FRUGAL_CAPACITY, or "
+                            "write {} (docs/queue.md)",
+                            path.string()));
+  }
+  return queue::LoadCapacity(path);
+}
+
+std::string SelfBinary() {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("frugal") : p.string();
+}
+
+std::unique_ptr<queue::Executor> Executor(const GlobalOptions& global) {
+  return queue::MakeLocalExecutor(SelfBinary(), global.db, UserDataDir() / "queue");
+}
+
+std::string Time(std::optional<int64_t> ms) {
+  return ms ? queue::FormatUtcTime(*ms / 1000) : "-";
+}
+
+nlohmann::json JobJson(const ledger::QueueJobRow& row) {
+  nlohmann::json j = {{"id", row.id},          {"name", row.name},   {"state", row.state},
+                      {"pool", row.pool},      {"devices", row.devices},
+                      {"run_id", row.run_id},  {"reason", row.reason},
+                      {"submitted", Time(row.submitted_ms)},
+                      {"started", row.started_ms ? nlohmann::json(Time(row.started_ms)) : nlohmann::json()},
+                      {"finished", row.finished_ms ? nlohmann::json(Time(row.finished_ms)) : nlohmann::json()},
+                      {"exit_code", row.exit_code ? nlohmann::json(*row.exit_code) : nlohmann::json()},
+                      {"expected_cost_usd", row.expected_cost_micros
+                                                ? nlohmann::json(Money::FromMicros(*row.expected_cost_micros).dollars())
+                                                : nlohmann::json()}};
+  if (auto request = queue::RequestFromJson(row.request)) {
+    j["deadline"] = request->deadline == queue::kNever ? nlohmann::json()
+                                                        : nlohmann::json(queue::FormatUtcTime(request->deadline));
+    j["tags"] = request->tags;
+    j["gpus"] = request->cpu_only ? 0 : request->units;
+  }
+  j["command"] = nlohmann::json::parse(row.command, nullptr, false);
+  return j;
+}
+
+struct SubmitOptions {
+  std::string spec;
+  std::string capacity;
+  std::string deadline;
+  std::string budget;
+  int priority = 0;
+  bool priority_set = false;
+  std::string not_before;
+  std::string window;
+  std::vector<std::string> tags;
+  std::string override_reason;
+  std::vector<std::string> command;
+};
+
+Result<void> ApplyFlags(const SubmitOptions& o, const queue::Capacity& cap, Seconds now,
+                        queue::JobRequest& job) {
+  if (!o.deadline.empty()) job.deadline = FRUGAL_TRY(queue::ParseWhen("--deadline", o.deadline, now));
+  if (!o.not_before.empty()) job.not_before = FRUGAL_TRY(queue::ParseWhen("--not-before", o.not_before, now));
+  if (!o.budget.empty()) {
+    auto m = Money::Parse(o.budget);
+    if (!m || *m <= Money()) return Fail(ErrorCode::kBadInput, "--budget: expected a positive amount, got '" + o.budget + "'");
+    job.budget = *m;
+  }
+  if (o.priority_set) job.priority = o.priority;
+  if (!o.window.empty()) {
+    auto w = cap.FindWindow(o.window);
+    if (!w) return Fail(w.error().Wrap("--window"));
+    job.window = *w;
+    job.window_name = o.window;
+  }
+  for (const std::string& t : o.tags) {
+    const size_t eq = t.find('=');
+    if (eq == std::string::npos || eq == 0) return Fail(ErrorCode::kBadInput, "--tag: expected k=v, got '" + t + "'");
+    job.tags[t.substr(0, eq)] = t.substr(eq + 1);
+  }
+  job.override_reason = o.override_reason;
+  if (job.deadline != queue::kNever && job.deadline <= now) {
+    return Fail(ErrorCode::kBadInput, "--deadline: already past");
+  }
+  return {};
+}
+
+Result<void> RunSubmit(const SubmitOptions& o, const GlobalOptions& global, Streams& s) {
+  const queue::Capacity cap = FRUGAL_TRY(LoadQueueCapacity(o.capacity));
+  const Seconds now = Now();
+  std::vector<std::string> spec_command;
+  queue::JobRequest job = FRUGAL_TRY(queue::LoadQueueJobSpec(o.spec, cap, now, &spec_command));
+  FRUGAL_TRY(ApplyFlags(o, cap, now, job));
+  const std::vector<std::string>& command = o.command.empty() ? spec_command : o.command;
+  auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
+  const queue::Submitted sub = FRUGAL_TRY(queue::SubmitJob(db->connection(), cap, job, command, now));
+  const queue::Placement& p = sub.placement;
+  if (global.json) {
+    WriteJson(s, {{"id", sub.id},
+                  {"name", job.name},
+                  {"verdict", queue::VerdictName(p.verdict)},
+                  {"pool", p.pool >= 0 ? nlohmann::json(cap.pools[static_cast<size_t>(p.pool)].name) : nlohmann::json()},
+                  {"expected_start", p.pool >= 0 ? nlohmann::json(queue::FormatUtcTime(p.start)) : nlohmann::json()},
+                  {"expected_finish", p.pool >= 0 ? nlohmann::json(queue::FormatUtcTime(p.finish)) : nlohmann::json()},
+                  {"expected_cost_usd", p.cost_usd},
+                  {"on_demand_cost_usd", p.on_demand_cost_usd >= 0 ? nlohmann::json(p.on_demand_cost_usd) : nlohmann::json()},
+                  {"reason", p.reason}});
+    return {};
+  }
+  s.out << fmt::format("queued job {} ({}): {}: {}\n", sub.id, job.name,
+                       queue::VerdictName(p.verdict), p.reason);
+  return {};
+}
+
+Result<void> RunList(const std::string& state, const GlobalOptions& global, Streams& s) {
+  auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
+  std::vector<std::string> states;
+  if (!state.empty()) states = Split(state, ',');
+  std::vector<ledger::QueueJobRow> rows;
+  if (auto r = ledger::ListQueueJobs(db->connection(), states)) {
+    rows = std::move(*r);
+  } else if (db->connection().where().find("(none yet)") == std::string::npos) {
+    return Fail(r.error());
+  }
+  if (global.json) {
+    nlohmann::json jobs = nlohmann::json::array();
+    for (const auto& r : rows) jobs.push_back(JobJson(r));
+    WriteJson(s, {{"jobs", jobs}});
+    return {};
+  }
+  Table t({{"id", Align::kRight}, {"name"}, {"state"}, {"pool"}, {"expected", Align::kRight}, {"why"}});
+  for (const auto& r : rows) {
+    t.AddRow({std::to_string(r.id), r.name, r.state, r.pool.empty() ? "-" : r.pool,
+              r.expected_cost_micros ? Money::FromMicros(*r.expected_cost_micros).ToString() : "-",
+              r.reason});
+  }
+  t.Render(s.out);
+  return {};
+}
+
+Result<void> RunShow(int64_t id, const GlobalOptions& global, Streams& s) {
+  auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
+  const auto row = FRUGAL_TRY(ledger::GetQueueJob(db->connection(), id));
+  if (!row) return Fail(ErrorCode::kBadInput, fmt::format("no queue job {}", id));
+  const auto decisions = FRUGAL_TRY(ledger::ListQueueDecisions(db->connection(), id));
+  nlohmann::json doc = JobJson(*row);
+  nlohmann::json ds = nlohmann::json::array();
+  for (const auto& d : decisions) {
+    ds.push_back({{"time", Time(d.time_ms)}, {"verdict", d.verdict}, {"pool", d.pool},
+                  {"start", Time(d.start_ms)}, {"finish", Time(d.finish_ms)},
+                  {"cost_usd", d.cost_micros ? nlohmann::json(Money::FromMicros(*d.cost_micros).dollars()) : nlohmann::json()},
+                  {"on_demand_cost_usd", d.on_demand_micros ? nlohmann::json(Money::FromMicros(*d.on_demand_micros).dollars()) : nlohmann::json()},
+                  {"reason", d.reason}});
+  }
+  doc["decisions"] = ds;
+  if (global.json) {
+    WriteJson(s, doc);
+    return {};
+  }
+  s.out << fmt::format("job {} ({}): {}\n", row->id, row->name, row->state);
+  for (const char* key : {"pool", "devices", "run_id", "deadline", "submitted", "started", "finished", "exit_code", "reason"}) {
+    if (doc.contains(key) && !doc[key].is_null() && doc[key] != "") {
+      s.out << fmt::format("  {:<10} {}\n", key, doc[key].is_string() ? doc[key].get<std::string>() : doc[key].dump());
+    }
+  }
+  s.out << "  decisions:\n";
+  for (const auto& d : decisions) s.out << fmt::format("    {}  {}\n", Time(d.time_ms), d.reason);
+  return {};
+}
+
+Result<void> RunSteer(int64_t id, queue::Steer steer, const GlobalOptions& global, Streams& s) {
+  auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
+  auto executor = Executor(global);
+  const auto row = FRUGAL_TRY(queue::SteerJob(db->connection(), *executor, id, steer, Now()));
+  if (global.json) {
+    WriteJson(s, JobJson(row));
+  } else {
+    s.out << fmt::format("job {} ({}): {}\n", row.id, row.name, row.state);
+  }
+  return {};
+}
+
+struct RunLoopOptions {
+  std::string capacity;
+  bool once = false;
+  std::string interval = "10s";
+};
+
+Result<void> RunLoop(const RunLoopOptions& o, const GlobalOptions& global, Streams& s) {
+  const queue::Capacity cap = FRUGAL_TRY(LoadQueueCapacity(o.capacity));
+  auto interval = ParseDuration(o.interval);
+  if (!interval || interval->count() <= 0) return Fail(ErrorCode::kBadInput, "--interval: expected a positive duration");
+  auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
+  auto executor = Executor(global);
+  for (;;) {
+    const queue::PassReport r = FRUGAL_TRY(queue::RunPass(db->connection(), cap, *executor, Now()));
+    for (const std::string& line : r.lines) s.out << queue::FormatUtcTime(Now()) << "  " << line << '\n';
+    s.out.flush();
+    if (o.once) {
+      if (global.json) {
+        WriteJson(s, {{"started", r.started}, {"finished", r.finished}, {"waiting", r.waiting}, {"running", r.running}});
+      }
+      return {};
+    }
+    std::this_thread::sleep_for(*interval);
+  }
+}
+
+}  // namespace
+
+void RegisterQueueLive(CLI::App& queue_cmd, GlobalOptions& global, Action& action) {
+  auto sub = std::make_shared<SubmitOptions>();
+  CLI::App* submit = queue_cmd.add_subcommand("submit", "Queue a job: frugal queue submit JOB.yaml [options] -- COMMAND");
+  submit->add_option("spec", sub->spec, "Queued job spec (kind: QueueJob)")->required();
+  submit->add_option("--capacity", sub->capacity, "Capacity YAML (default $FRUGAL_CAPACITY, then the config dir's capacity.yaml)");
+  submit->add_option("--deadline", sub->deadline, "36h from now, or 2026-12-01T08:00Z");
+  submit->add_option("--budget", sub->budget, "The job's dollar cap");
+  submit->add_option("--priority", sub->priority, "Higher first among equal deadlines")
+      ->each([sub](const std::string&) { sub->priority_set = true; });
+  submit->add_option("--not-before", sub->not_before, "Earliest start: a duration from now or a UTC time");
+  submit->add_option("--window", sub->window, "Start only in this window (nights, weekends, off_peak, or the capacity file's)");
+  submit->add_option("--tag", sub->tags, "Tag k=v (repeatable)")->allow_extra_args(false);
+  submit->add_option("--override", sub->override_reason, "Submit over the team budget, for this reason");
+  submit->add_option("command", sub->command, "The training command, after --");
+  submit->callback([sub, &global, &action] {
+    action = [sub, &global](Streams& s) { return RunSubmit(*sub, global, s); };
+  });
+
+  auto state = std::make_shared<std::string>();
+  CLI::App* list = queue_cmd.add_subcommand("list", "Queued jobs: state, where and why");
+  list->add_option("--state", *state, "Only these states (comma list)");
+  list->callback([state, &global, &action] {
+    action = [state, &global](Streams& s) { return RunList(*state, global, s); };
+  });
+
+  auto id = std::make_shared<int64_t>(0);
+  CLI::App* show = queue_cmd.add_subcommand("show", "One queued job and its placement decisions");
+  show->add_option("id", *id, "Queue job id")->required();
+  show->callback([id, &global, &action] {
+    action = [id, &global](Streams& s) { return RunShow(*id, global, s); };
+  });
+  const std::pair<const char*, queue::Steer> steers[] = {
+      {"cancel", queue::Steer::kCancel}, {"hold", queue::Steer::kHold}, {"release", queue::Steer::kRelease}};
+  for (const auto& [name, steer] : steers) {
+    auto steer_id = std::make_shared<int64_t>(0);
+    CLI::App* cmd = queue_cmd.add_subcommand(name, fmt::format("{} a queued job", name));
+    cmd->add_option("id", *steer_id, "Queue job id")->required();
+    cmd->callback([steer_id, steer = steer, &global, &action] {
+      action = [steer_id, steer, &global](Streams& s) { return RunSteer(*steer_id, steer, global, s); };
+    });
+  }
+
+  auto loop = std::make_shared<RunLoopOptions>();
+  CLI::App* run = queue_cmd.add_subcommand("run", "The scheduling loop: place waiting jobs and start them (local pools)");
+  run->add_option("--capacity", loop->capacity, "Capacity YAML");
+  run->add_flag("--once", loop->once, "One pass, then exit (cron, systemd timers)");
+  run->add_option("--interval", loop->interval, "Time between passes")->capture_default_str();
+  run->callback([loop, &global, &action] {
+    action = [loop, &global](Streams& s) { return RunLoop(*loop, global, s); };
+  });
+}
+
+}  // namespace frugal::cli

@@ -1,0 +1,134 @@
+#include "frugal/ledger/queue_jobs.h"
+
+#include <fmt/format.h>
+
+namespace frugal::ledger {
+namespace {
+
+constexpr const char* kJobColumns =
+    "id, name, state, command, request, submitted_ms, updated_ms, pool, devices, pid, run_id, "
+    "started_ms, finished_ms, exit_code, expected_cost_micros, reason";
+
+QueueJobRow JobFromRow(const Row& r) {
+  QueueJobRow j;
+  j.id = AsInt(r[0]);
+  j.name = AsText(r[1]);
+  j.state = AsText(r[2]);
+  j.command = AsText(r[3]);
+  j.request = AsText(r[4]);
+  j.submitted_ms = AsInt(r[5]);
+  j.updated_ms = AsInt(r[6]);
+  j.pool = AsText(r[7]);
+  j.devices = AsText(r[8]);
+  j.pid = AsOptionalInt(r[9]);
+  j.run_id = AsText(r[10]);
+  j.started_ms = AsOptionalInt(r[11]);
+  j.finished_ms = AsOptionalInt(r[12]);
+  j.exit_code = AsOptionalInt(r[13]);
+  j.expected_cost_micros = AsOptionalInt(r[14]);
+  j.reason = AsText(r[15]);
+  return j;
+}
+
+std::string Placeholders(size_t n) {
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s += i == 0 ? "?" : ", ?";
+  return s;
+}
+
+}  // namespace
+
+Result<int64_t> InsertQueueJob(Connection& db, const QueueJobRow& job) {
+  const std::vector<Value> params = {job.name,         job.state,        job.command,
+                                     job.request,      job.submitted_ms, job.updated_ms,
+                                     NullIfEmpty(job.reason),
+                                     OrNull(job.expected_cost_micros)};
+  const std::vector<Row> rows = FRUGAL_TRY(db.Query(
+      "INSERT INTO queue_jobs (name, state, command, request, submitted_ms, updated_ms, reason, "
+      "expected_cost_micros) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+      params));
+  if (rows.empty()) return Fail(ErrorCode::kFailed, db.where() + ": queue job not inserted");
+  return AsInt(rows[0][0]);
+}
+
+Result<std::vector<QueueJobRow>> ListQueueJobs(Connection& db,
+                                               std::span<const std::string> states) {
+  std::vector<Value> params(states.begin(), states.end());
+  const std::string where =
+      states.empty() ? "" : " WHERE state IN (" + Placeholders(states.size()) + ")";
+  const std::vector<Row> rows = FRUGAL_TRY(db.Query(
+      fmt::format("SELECT {} FROM queue_jobs{} ORDER BY id", kJobColumns, where), params));
+  std::vector<QueueJobRow> jobs;
+  for (const Row& r : rows) jobs.push_back(JobFromRow(r));
+  return jobs;
+}
+
+Result<std::optional<QueueJobRow>> GetQueueJob(Connection& db, int64_t id) {
+  const std::vector<Value> params = {id};
+  const std::vector<Row> rows = FRUGAL_TRY(
+      db.Query(fmt::format("SELECT {} FROM queue_jobs WHERE id = ?", kJobColumns), params));
+  if (rows.empty()) return std::optional<QueueJobRow>();
+  return std::optional<QueueJobRow>(JobFromRow(rows[0]));
+}
+
+Result<bool> MoveQueueJob(Connection& db, int64_t id, std::span<const std::string> from,
+                          std::string_view to, const QueueJobRow& f, int64_t now_ms) {
+  std::vector<Value> params = {std::string(to), now_ms};
+  std::string set = "state = ?, updated_ms = ?";
+  const auto text = [&](const char* column, const std::string& v) {
+    if (v.empty()) return;
+    set += fmt::format(", {} = ?", column);
+    params.emplace_back(v);
+  };
+  const auto number = [&](const char* column, const std::optional<int64_t>& v) {
+    if (!v) return;
+    set += fmt::format(", {} = ?", column);
+    params.emplace_back(*v);
+  };
+  text("pool", f.pool);
+  text("devices", f.devices);
+  number("pid", f.pid);
+  text("run_id", f.run_id);
+  number("started_ms", f.started_ms);
+  number("finished_ms", f.finished_ms);
+  number("exit_code", f.exit_code);
+  number("expected_cost_micros", f.expected_cost_micros);
+  text("reason", f.reason);
+  params.emplace_back(id);
+  params.insert(params.end(), from.begin(), from.end());
+  const std::vector<Row> rows = FRUGAL_TRY(db.Query(
+      fmt::format("UPDATE queue_jobs SET {} WHERE id = ? AND state IN ({}) RETURNING id", set,
+                  Placeholders(from.size())),
+      params));
+  return !rows.empty();
+}
+
+Result<void> InsertQueueDecisions(Connection& db, std::span<const QueueDecisionRow> decisions) {
+  std::vector<Row> rows;
+  for (const QueueDecisionRow& d : decisions) {
+    rows.push_back({d.job_id, d.time_ms, d.verdict, NullIfEmpty(d.pool), OrNull(d.start_ms),
+                    OrNull(d.finish_ms), OrNull(d.cost_micros), OrNull(d.on_demand_micros),
+                    d.reason});
+  }
+  if (rows.empty()) return {};
+  return db.ExecuteMany(
+      "INSERT INTO queue_decisions (job_id, time_ms, verdict, pool, start_ms, finish_ms, "
+      "cost_micros, on_demand_micros, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      rows);
+}
+
+Result<std::vector<QueueDecisionRow>> ListQueueDecisions(Connection& db, int64_t job_id) {
+  const std::vector<Value> params = {job_id};
+  const std::vector<Row> rows = FRUGAL_TRY(db.Query(
+      "SELECT job_id, time_ms, verdict, pool, start_ms, finish_ms, cost_micros, "
+      "on_demand_micros, reason FROM queue_decisions WHERE job_id = ? ORDER BY id",
+      params));
+  std::vector<QueueDecisionRow> out;
+  for (const Row& r : rows) {
+    out.push_back({AsInt(r[0]), AsInt(r[1]), AsText(r[2]), AsText(r[3]), AsOptionalInt(r[4]),
+                   AsOptionalInt(r[5]), AsOptionalInt(r[6]), AsOptionalInt(r[7]), AsText(r[8])});
+  }
+  return out;
+}
+
+}  // namespace frugal::ledger

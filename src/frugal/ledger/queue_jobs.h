@@ -1,0 +1,72 @@
+#pragma once
+// The job queue's rows in the ledger (schema version 7): queue_jobs, one per submitted job,
+// and queue_decisions, every placement decision made for them. The queue layer owns what the
+// columns mean; the ledger stores them, and moves a job between states atomically so that two
+// schedulers on one ledger never both start it.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "frugal/core/error.h"
+#include "frugal/ledger/sql.h"
+
+namespace frugal::ledger {
+
+struct QueueJobRow {
+  int64_t id = 0;
+  std::string name;
+  std::string state;    ///< waiting, held, starting, running, succeeded, failed, cancelled
+  std::string command;  ///< JSON array of argv
+  std::string request;  ///< JSON: the job as the scheduler sees it
+  int64_t submitted_ms = 0;
+  int64_t updated_ms = 0;
+  std::string pool;
+  std::string devices;  ///< CUDA_VISIBLE_DEVICES given, or "" (CPU slots)
+  std::optional<int64_t> pid;
+  std::string run_id;
+  std::optional<int64_t> started_ms;
+  std::optional<int64_t> finished_ms;
+  std::optional<int64_t> exit_code;
+  std::optional<int64_t> expected_cost_micros;
+  std::string reason;  ///< the last decision's explanation
+};
+
+struct QueueDecisionRow {
+  int64_t job_id = 0;
+  int64_t time_ms = 0;
+  std::string verdict;
+  std::string pool;
+  std::optional<int64_t> start_ms;
+  std::optional<int64_t> finish_ms;
+  std::optional<int64_t> cost_micros;
+  std::optional<int64_t> on_demand_micros;
+  std::string reason;
+};
+
+/// Inserts a job (its id is assigned); returns the id.
+[[nodiscard]] Result<int64_t> InsertQueueJob(Connection& db, const QueueJobRow& job);
+/// Jobs, oldest first; all when `states` is empty.
+[[nodiscard]] Result<std::vector<QueueJobRow>> ListQueueJobs(Connection& db,
+                                                             std::span<const std::string> states);
+/// One job; nullopt when there is none with that id.
+[[nodiscard]] Result<std::optional<QueueJobRow>> GetQueueJob(Connection& db, int64_t id);
+
+/// Moves job `id` to `to` only if it is in one of `from` (one statement, so of two callers
+/// only one wins), writing the placement columns of `fields` (pool, devices, pid, run_id,
+/// started_ms, finished_ms, exit_code, expected_cost_micros, reason) that are set. Returns
+/// whether it moved.
+[[nodiscard]] Result<bool> MoveQueueJob(Connection& db, int64_t id,
+                                        std::span<const std::string> from, std::string_view to,
+                                        const QueueJobRow& fields, int64_t now_ms);
+
+[[nodiscard]] Result<void> InsertQueueDecisions(Connection& db,
+                                                std::span<const QueueDecisionRow> decisions);
+/// A job's decisions, oldest first.
+[[nodiscard]] Result<std::vector<QueueDecisionRow>> ListQueueDecisions(Connection& db,
+                                                                       int64_t job_id);
+
+}  // namespace frugal::ledger

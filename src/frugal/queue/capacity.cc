@@ -1,0 +1,329 @@
+#include "frugal/queue/capacity.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <set>
+
+#include "frugal/core/text.h"
+#include "frugal/core/yaml.h"
+
+namespace frugal::queue {
+namespace {
+
+tl::unexpected<Error> At(const YamlDoc& doc, const YAML::Node& node, std::string_view field,
+                         std::string_view message) {
+  return tl::unexpected(doc.ErrorAt(node, field, message));
+}
+
+Result<Tier> ParseTier(const YamlDoc& doc, const YAML::Node& pool, const std::string& text) {
+  if (text == "owned") return Tier::kOwned;
+  if (text == "on_demand") return Tier::kOnDemand;
+  if (text == "spot") return Tier::kSpot;
+  const std::vector<std::string> names = {"owned", "on_demand", "spot"};
+  return At(doc, pool["tier"], "tier",
+            fmt::format("'{}' is not owned, on_demand or spot{}", text, DidYouMean(text, names)));
+}
+
+Result<HourSet> ParseHours(const YamlDoc& doc, const YAML::Node& map, std::string_view what) {
+  FRUGAL_TRY(doc.CheckKeys(map, what, {"name", "days", "hours", "price_per_gpu_hour"}));
+  const std::string days_text = FRUGAL_TRY(doc.OptionalString(map, "days")).value_or("daily");
+  const std::string hours_text = FRUGAL_TRY(doc.OptionalString(map, "hours")).value_or("all");
+  auto days = ParseDays(days_text);
+  if (!days) return At(doc, map["days"], "days", days.error().message);
+  auto hours = ParseHourRange(hours_text);
+  if (!hours) return At(doc, map["hours"], "hours", hours.error().message);
+  return MakeHourSet(*days, hours->first, hours->second);
+}
+
+Result<int> PositiveInt(const YamlDoc& doc, const YAML::Node& map, std::string_view key,
+                        int fallback, int min) {
+  const std::optional<int64_t> v = FRUGAL_TRY(doc.OptionalInt(map, key));
+  if (!v) return fallback;
+  if (*v < min || *v > 1'000'000) {
+    return At(doc, map[std::string(key)], key,
+              fmt::format("must be a whole number from {} to 1000000", min));
+  }
+  return static_cast<int>(*v);
+}
+
+Result<void> ParseSchedule(const YamlDoc& doc, const YAML::Node& node, Pool& pool) {
+  if (!node) return {};
+  if (!node.IsSequence()) {
+    return At(doc, node, "price_schedule", "must be a list of {days, hours, price_per_gpu_hour}");
+  }
+  for (const YAML::Node& rule : node) {
+    const HourSet hours = FRUGAL_TRY(ParseHours(doc, rule, "price_schedule rule"));
+    const std::optional<Money> price = FRUGAL_TRY(doc.OptionalMoney(rule, "price_per_gpu_hour"));
+    if (!price) return At(doc, rule, "price_per_gpu_hour", "missing: each rule needs a price");
+    if (*price < Money()) {
+      return At(doc, rule["price_per_gpu_hour"], "price_per_gpu_hour", "must not be negative");
+    }
+    pool.schedule.push_back({hours, *price});
+  }
+  return {};
+}
+
+void FillHourly(Pool& pool) {
+  for (size_t h = 0; h < kHoursPerWeek; ++h) {
+    double price = pool.price_per_gpu_hour.dollars();
+    for (const PriceRule& rule : pool.schedule) {
+      if (rule.hours.test(h)) {
+        price = rule.per_gpu_hour.dollars();
+        break;
+      }
+    }
+    pool.hourly[h] = price;
+    pool.hourly_prefix[h + 1] = pool.hourly_prefix[h] + price;
+  }
+}
+
+Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node) {
+  FRUGAL_TRY(doc.CheckKeys(node, "pool",
+                           {"name", "kind", "tier", "partition", "gres", "offer", "gpu",
+                            "gpus_per_node", "cpu_slots", "nodes", "max_jobs", "max_gpus",
+                            "price_per_gpu_hour", "price_schedule", "preemptions_per_hour",
+                            "trace", "changeover"}));
+  Pool pool;
+  pool.line = static_cast<int>(node.Mark().line) + 1;
+  pool.name = FRUGAL_TRY(doc.RequiredString(node, "name"));
+  const std::string kind = FRUGAL_TRY(doc.OptionalString(node, "kind")).value_or("local");
+  if (kind == "slurm") {
+    pool.kind = PoolKind::kSlurm;
+  } else if (kind != "local") {
+    return At(doc, node["kind"], "kind", fmt::format("'{}' is not local or slurm", kind));
+  }
+  const std::string tier = FRUGAL_TRY(doc.RequiredString(node, "tier"));
+  pool.tier = FRUGAL_TRY(ParseTier(doc, node, tier));
+  pool.partition = FRUGAL_TRY(doc.OptionalString(node, "partition")).value_or("");
+  pool.gres = FRUGAL_TRY(doc.OptionalString(node, "gres")).value_or("");
+  if (pool.kind == PoolKind::kSlurm && pool.partition.empty()) {
+    return At(doc, node, "partition", "missing: a slurm pool names its partition");
+  }
+  if (pool.kind == PoolKind::kLocal && (!pool.partition.empty() || !pool.gres.empty())) {
+    const YAML::Node at = node["partition"] ? node["partition"] : node["gres"];
+    return At(doc, at, node["partition"] ? "partition" : "gres", "only a slurm pool has one");
+  }
+  pool.offer = FRUGAL_TRY(doc.OptionalString(node, "offer")).value_or("");
+  pool.gpu = FRUGAL_TRY(doc.OptionalString(node, "gpu")).value_or("");
+  pool.gpus_per_node = FRUGAL_TRY(PositiveInt(doc, node, "gpus_per_node", 0, 1));
+  pool.cpu_slots = FRUGAL_TRY(PositiveInt(doc, node, "cpu_slots", 0, 1));
+  if (!pool.gpu.empty() && pool.gpus_per_node == 0) {
+    return At(doc, node, "gpus_per_node", "missing: a GPU pool says how many GPUs a node has");
+  }
+  if (pool.gpu.empty() && pool.gpus_per_node > 0) {
+    return At(doc, node["gpus_per_node"], "gpu", "missing: name the GPU model the nodes carry");
+  }
+  if (pool.gpu.empty() && pool.cpu_slots == 0) {
+    return At(doc, node, "gpu", "missing: a pool runs GPUs (gpu, gpus_per_node) or CPU slots "
+                                "(cpu_slots)");
+  }
+  pool.nodes = FRUGAL_TRY(PositiveInt(doc, node, "nodes", 1, 1));
+  pool.max_jobs = FRUGAL_TRY(PositiveInt(doc, node, "max_jobs", 0, 0));
+  pool.max_gpus = FRUGAL_TRY(PositiveInt(doc, node, "max_gpus", 0, 0));
+  if (pool.kind == PoolKind::kSlurm && pool.gres.empty() && !pool.gpu.empty()) {
+    pool.gres = fmt::format("gpu:{}", pool.gpus_per_node);
+  }
+  const std::optional<Money> price = FRUGAL_TRY(doc.OptionalMoney(node, "price_per_gpu_hour"));
+  if (!price && pool.tier != Tier::kOwned) {
+    return At(doc, node, "price_per_gpu_hour",
+              "missing: an on_demand or spot pool needs its price (a missing price is never "
+              "zero)");
+  }
+  pool.price_per_gpu_hour = price.value_or(Money());
+  if (pool.price_per_gpu_hour < Money()) {
+    return At(doc, node["price_per_gpu_hour"], "price_per_gpu_hour", "must not be negative");
+  }
+  FRUGAL_TRY(ParseSchedule(doc, node["price_schedule"], pool));
+  pool.preemptions_per_hour =
+      FRUGAL_TRY(doc.OptionalDouble(node, "preemptions_per_hour")).value_or(0.0);
+  if (pool.preemptions_per_hour < 0 || pool.preemptions_per_hour > 100) {
+    return At(doc, node["preemptions_per_hour"], "preemptions_per_hour",
+              "must be from 0 to 100");
+  }
+  if (pool.tier != Tier::kSpot && node["preemptions_per_hour"]) {
+    return At(doc, node["preemptions_per_hour"], "preemptions_per_hour",
+              "only a spot pool is preempted");
+  }
+  pool.trace = FRUGAL_TRY(doc.OptionalString(node, "trace")).value_or("");
+  if (!pool.trace.empty() && pool.tier != Tier::kSpot) {
+    return At(doc, node["trace"], "trace", "only a spot pool has an availability trace");
+  }
+  pool.changeover = FRUGAL_TRY(doc.OptionalDuration(node, "changeover")).value_or(pool.changeover);
+  FillHourly(pool);
+  return pool;
+}
+
+Result<TeamBudget> ParseBudget(const YamlDoc& doc, const YAML::Node& node) {
+  FRUGAL_TRY(doc.CheckKeys(node, "budget", {"tag", "period", "limit"}));
+  TeamBudget b;
+  b.line = static_cast<int>(node.Mark().line) + 1;
+  const std::string tag = FRUGAL_TRY(doc.RequiredString(node, "tag"));
+  const size_t eq = tag.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == tag.size()) {
+    return At(doc, node["tag"], "tag", fmt::format("'{}' is not key=value (e.g. team=nlp)", tag));
+  }
+  b.tag_key = tag.substr(0, eq);
+  b.tag_value = tag.substr(eq + 1);
+  const std::string period = FRUGAL_TRY(doc.OptionalString(node, "period")).value_or("month");
+  if (period == "week") {
+    b.period = BudgetPeriod::kWeek;
+  } else if (period == "quarter") {
+    b.period = BudgetPeriod::kQuarter;
+  } else if (period != "month") {
+    return At(doc, node["period"], "period",
+              fmt::format("'{}' is not week, month or quarter", period));
+  }
+  const std::optional<Money> limit = FRUGAL_TRY(doc.OptionalMoney(node, "limit"));
+  if (!limit || *limit <= Money()) {
+    return At(doc, node["limit"] ? node["limit"] : node, "limit", "must be a positive amount");
+  }
+  b.limit = *limit;
+  return b;
+}
+
+std::vector<Window> BuiltInWindows() {
+  const HourSet nights = MakeHourSet(0x7f, 22, 6);
+  const HourSet weekends = MakeHourSet(0x60, 0, 24);
+  return {{"nights", nights}, {"weekends", weekends}, {"off_peak", nights | weekends}};
+}
+
+Result<Capacity> FromDoc(const YamlDoc& doc) {
+  const YAML::Node& root = doc.root();
+  FRUGAL_TRY(doc.CheckKeys(root, "capacity", {"apiVersion", "kind", "pools", "windows",
+                                              "budgets"}));
+  if (FRUGAL_TRY(doc.RequiredString(root, "apiVersion")) != "frugal/v1") {
+    return At(doc, root["apiVersion"], "apiVersion", "must be frugal/v1");
+  }
+  if (FRUGAL_TRY(doc.RequiredString(root, "kind")) != "Capacity") {
+    return At(doc, root["kind"], "kind", "must be Capacity");
+  }
+  Capacity cap;
+  cap.source = doc.source();
+  const YAML::Node pools = root["pools"];
+  if (!pools || !pools.IsSequence() || pools.size() == 0) {
+    return At(doc, pools ? pools : root, "pools", "must be a non-empty list of pools");
+  }
+  std::set<std::string> names;
+  for (const YAML::Node& node : pools) {
+    Pool pool = FRUGAL_TRY(ParsePool(doc, node));
+    if (!names.insert(pool.name).second) {
+      return At(doc, node["name"], "name", fmt::format("pool '{}' is named twice", pool.name));
+    }
+    cap.pools.push_back(std::move(pool));
+  }
+  cap.windows = BuiltInWindows();
+  if (const YAML::Node windows = root["windows"]) {
+    if (!windows.IsSequence()) return At(doc, windows, "windows", "must be a list");
+    for (const YAML::Node& node : windows) {
+      const std::string name = FRUGAL_TRY(doc.RequiredString(node, "name"));
+      if (node["price_per_gpu_hour"]) {
+        return At(doc, node["price_per_gpu_hour"], "price_per_gpu_hour",
+                  "a window has no price (prices go in a pool's price_schedule)");
+      }
+      cap.windows.push_back({name, FRUGAL_TRY(ParseHours(doc, node, "window"))});
+    }
+  }
+  if (const YAML::Node budgets = root["budgets"]) {
+    if (!budgets.IsSequence()) return At(doc, budgets, "budgets", "must be a list");
+    for (const YAML::Node& node : budgets) cap.budgets.push_back(FRUGAL_TRY(ParseBudget(doc, node)));
+  }
+  return cap;
+}
+
+}  // namespace
+
+const char* TierName(Tier tier) {
+  switch (tier) {
+    case Tier::kOwned:
+      return "owned";
+    case Tier::kOnDemand:
+      return "on_demand";
+    case Tier::kSpot:
+      return "spot";
+  }
+  return "?";
+}
+
+const char* PoolKindName(PoolKind kind) { return kind == PoolKind::kSlurm ? "slurm" : "local"; }
+
+const char* PeriodName(BudgetPeriod period) {
+  switch (period) {
+    case BudgetPeriod::kWeek:
+      return "week";
+    case BudgetPeriod::kMonth:
+      return "month";
+    case BudgetPeriod::kQuarter:
+      return "quarter";
+  }
+  return "?";
+}
+
+Seconds PeriodStart(BudgetPeriod period, Seconds t) {
+  using namespace std::chrono;
+  const Seconds day_count = t >= 0 ? t / 86400 : (t - 86399) / 86400;
+  if (period == BudgetPeriod::kWeek) {
+    return (day_count - (HourOfWeek(t) / 24)) * 86400;
+  }
+  const year_month_day ymd{sys_days{days{day_count}}};
+  unsigned m = static_cast<unsigned>(ymd.month());
+  if (period == BudgetPeriod::kQuarter) m = (m - 1) / 3 * 3 + 1;
+  const year_month_day first{ymd.year(), month{m}, day{1}};
+  return sys_days(first).time_since_epoch().count() * 86400;
+}
+
+double Pool::UnitCost(Seconds start, Seconds end) const {
+  if (end <= start) return 0;
+  if (!HasSchedule()) return price_per_gpu_hour.dollars() * static_cast<double>(end - start) / 3600.0;
+  // Whole weeks, then the hours of the rest by the prefix sums, the partial hours at the ends
+  // at their own hour's price.
+  const double week = hourly_prefix[kHoursPerWeek];
+  const Seconds span = end - start;
+  const Seconds weeks = span / (kHoursPerWeek * 3600);
+  double cost = static_cast<double>(weeks) * week;
+  Seconds t = start + weeks * kHoursPerWeek * 3600;
+  const Seconds first_hour_end = (t / 3600 + 1) * 3600;
+  if (end <= first_hour_end) return cost + PriceAt(t) * static_cast<double>(end - t) / 3600.0;
+  cost += PriceAt(t) * static_cast<double>(first_hour_end - t) / 3600.0;
+  t = first_hour_end;
+  const Seconds whole = (end - t) / 3600;
+  const int h0 = HourOfWeek(t);
+  const auto h = static_cast<size_t>(h0);
+  const auto n = static_cast<size_t>(whole);
+  if (h + n <= kHoursPerWeek) {
+    cost += hourly_prefix[h + n] - hourly_prefix[h];
+  } else {
+    cost += hourly_prefix[kHoursPerWeek] - hourly_prefix[h] + hourly_prefix[h + n - kHoursPerWeek];
+  }
+  t += whole * 3600;
+  return cost + PriceAt(t) * static_cast<double>(end - t) / 3600.0;
+}
+
+const Pool* Capacity::FindPool(std::string_view name) const {
+  for (const Pool& p : pools) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+Result<HourSet> Capacity::FindWindow(std::string_view name) const {
+  std::vector<std::string> names;
+  for (const Window& w : windows) {
+    if (w.name == name) return w.hours;
+    names.push_back(w.name);
+  }
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("unknown window '{}'{}", name, DidYouMean(name, names)));
+}
+
+Result<Capacity> LoadCapacity(const std::filesystem::path& path) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
+  return FromDoc(doc);
+}
+
+Result<Capacity> ParseCapacity(std::string_view text, const std::string& source) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(text, source));
+  return FromDoc(doc);
+}
+
+}  // namespace frugal::queue

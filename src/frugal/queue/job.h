@@ -1,0 +1,50 @@
+#pragma once
+// A job as the queue sees it: how much of which capacity it needs, for how long, by when, and
+// what it is allowed to run on. Filled from a queued job spec (`frugal queue submit`) or a
+// simulated workload (workload.h).
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frugal/core/money.h"
+#include "frugal/queue/capacity.h"
+#include "frugal/queue/week_time.h"
+
+namespace frugal::queue {
+
+struct JobRequest {
+  std::string name;
+  int units = 1;          ///< GPUs, or CPU slots when cpu_only
+  bool cpu_only = false;  ///< runs on CPU-slot pools only
+  std::string gpu;        ///< required GPU model; "" for any
+  double runtime_hours = 0;  ///< undisturbed runtime on any pool that fits
+  /// Runtime on named GPU models; when not empty, pools with other models do not fit unless
+  /// runtime_hours is set too.
+  std::map<std::string, double> runtime_by_gpu;
+  bool checkpoints = false;  ///< resumes from checkpoints (spot-ready); only such jobs use spot
+  double checkpoint_every_hours = 0.5;
+  double restart_hours = 5.0 / 60;  ///< resume from a checkpoint on a fresh node
+  Seconds arrival = 0;
+  Seconds deadline = kNever;
+  Seconds not_before = 0;
+  std::optional<HourSet> window;  ///< it may only start in these hours of the week
+  std::string window_name;
+  int priority = 0;  ///< higher first among jobs with the same deadline
+  std::map<std::string, std::string> tags;
+  std::optional<Money> budget;     ///< the job's own cap
+  std::string override_reason;     ///< over a team budget on purpose ("" = not allowed)
+  std::vector<std::string> depends_on;
+  /// A step whose output is reusable: when `cache_output` exists the job is not run again.
+  std::string cache_key;
+  std::string cache_output;
+
+  /// Hours of undisturbed work on `pool`, or nullopt when the job does not fit it (model,
+  /// CPU/GPU, size).
+  [[nodiscard]] std::optional<double> RuntimeOn(const Pool& pool) const;
+  /// The team the fair share counts it under: its `team` tag, "" when none.
+  [[nodiscard]] std::string Team() const;
+};
+
+}  // namespace frugal::queue

@@ -1,0 +1,412 @@
+#include "frugal/queue/queue_service.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "frugal/core/text.h"
+
+namespace frugal::queue {
+namespace {
+
+using ledger::QueueJobRow;
+
+const std::vector<std::string> kActive = {"starting", "running"};
+
+struct Loaded {
+  QueueJobRow row;
+  JobRequest request;
+};
+
+Result<std::vector<Loaded>> LoadAll(ledger::Connection& db) {
+  std::vector<Loaded> out;
+  for (QueueJobRow& row : FRUGAL_TRY(ledger::ListQueueJobs(db, {}))) {
+    JobRequest request = FRUGAL_TRY(RequestFromJson(row.request));
+    out.push_back({std::move(row), std::move(request)});
+  }
+  return out;
+}
+
+int PoolIndex(const Capacity& cap, const std::string& name) {
+  for (size_t p = 0; p < cap.pools.size(); ++p) {
+    if (cap.pools[p].name == name) return static_cast<int>(p);
+  }
+  return -1;
+}
+
+/// What runs on each pool now, by the expected ends of the active jobs.
+std::vector<PoolState> CurrentPools(const Capacity& cap, const std::vector<Loaded>& jobs,
+                                    Seconds now) {
+  std::vector<PoolState> pools(cap.pools.size());
+  for (const Loaded& j : jobs) {
+    if (j.row.state != "starting" && j.row.state != "running") continue;
+    const int p = PoolIndex(cap, j.row.pool);
+    if (p < 0) continue;
+    const Seconds started = j.row.started_ms.value_or(now * 1000) / 1000;
+    const double hours = j.request.RuntimeOn(cap.pools[static_cast<size_t>(p)]).value_or(1.0);
+    // A job past its expected end is still there: it frees the pool a minute from now at best.
+    const Seconds end = std::max(now + 60, started + static_cast<Seconds>(hours * 3600));
+    PoolState& ps = pools[static_cast<size_t>(p)];
+    ps.busy_until.insert(ps.busy_until.end(), static_cast<size_t>(j.request.units), end);
+    ps.jobs_until.push_back(end);
+  }
+  return pools;
+}
+
+/// Expected spend this period per budget key: the queue jobs submitted in the period and not
+/// cancelled.
+std::map<std::string, Money> Committed(const Capacity& cap, const std::vector<Loaded>& jobs,
+                                       Seconds now) {
+  std::map<std::string, Money> committed;
+  for (const TeamBudget& b : cap.budgets) {
+    const std::string key = b.tag_key + "=" + b.tag_value;
+    const Seconds from = PeriodStart(b.period, now);
+    for (const Loaded& j : jobs) {
+      if (j.row.state == "cancelled" || j.row.submitted_ms / 1000 < from) continue;
+      const auto tag = j.request.tags.find(b.tag_key);
+      if (tag == j.request.tags.end() || tag->second != b.tag_value) continue;
+      committed[key] += Money::FromMicros(j.row.expected_cost_micros.value_or(0));
+    }
+  }
+  return committed;
+}
+
+ledger::QueueDecisionRow Decision(int64_t job_id, const Placement& p, const Capacity& cap,
+                                  Seconds now) {
+  ledger::QueueDecisionRow d;
+  d.job_id = job_id;
+  d.time_ms = now * 1000;
+  d.verdict = VerdictName(p.verdict);
+  if (p.pool >= 0) {
+    d.pool = cap.pools[static_cast<size_t>(p.pool)].name;
+    d.start_ms = p.start * 1000;
+    d.finish_ms = p.finish * 1000;
+    d.cost_micros = Money::FromDollars(p.cost_usd).micros();
+  }
+  if (p.on_demand_cost_usd >= 0) d.on_demand_micros = Money::FromDollars(p.on_demand_cost_usd).micros();
+  d.reason = fmt::format("{}: {}", VerdictName(p.verdict), p.reason);
+  return d;
+}
+
+/// The lowest-numbered GPUs of `pool` no active job holds ("" for a CPU-slot pool).
+std::string FreeDevices(const Capacity& cap, const std::vector<Loaded>& jobs, int pool,
+                        int units) {
+  const Pool& p = cap.pools[static_cast<size_t>(pool)];
+  if (p.gpu.empty()) return "";
+  std::set<int> used;
+  for (const Loaded& j : jobs) {
+    if ((j.row.state != "starting" && j.row.state != "running") || j.row.pool != p.name) continue;
+    for (const std::string& d : Split(j.row.devices, ',')) {
+      if (auto n = ParseInt(d)) used.insert(static_cast<int>(*n));
+    }
+  }
+  std::vector<std::string> picked;
+  for (int d = 0; d < p.units() && std::ssize(picked) < units; ++d) {
+    if (!used.contains(d)) picked.push_back(std::to_string(d));
+  }
+  std::string s;
+  for (const std::string& d : picked) s += (s.empty() ? "" : ",") + d;
+  return s;
+}
+
+/// Catches the ledger up with the processes: starting → running or waiting again; running →
+/// succeeded or failed.
+Result<void> Reconcile(ledger::Connection& db, Executor& executor, std::vector<Loaded>& jobs,
+                       Seconds now, PassReport& report) {
+  const int64_t now_ms = now * 1000;
+  for (Loaded& j : jobs) {
+    if (j.row.state != "starting" && j.row.state != "running") continue;
+    const std::vector<std::string> from = {j.row.state};
+    QueueJobRow f;
+    if (const std::optional<int64_t> pid = executor.FindProcess(j.row.id)) {
+      if (j.row.state == "starting") {
+        f.pid = *pid;
+        if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, from, "running", f, now_ms))) j.row.state = "running";
+      }
+      ++report.running;
+      continue;
+    }
+    const std::optional<int> exit = executor.ExitStatus(j.row.id);
+    // Another scheduler may be starting it right now: only a start left for a minute was cut.
+    if (!exit && j.row.state == "starting" && now_ms - j.row.updated_ms < 60'000) continue;
+    if (!exit && j.row.state == "starting") {
+      f.reason = "its start was interrupted before the process began: waiting again";
+      if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, from, "waiting", f, now_ms))) j.row.state = "waiting";
+      continue;
+    }
+    f.finished_ms = now_ms;
+    f.exit_code = exit.value_or(-1);
+    f.reason = exit ? fmt::format("exited with status {}", *exit)
+                    : "its process ended without recording an exit status";
+    const std::string to = exit && *exit == 0 ? "succeeded" : "failed";
+    if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, from, to, f, now_ms))) {
+      j.row.state = to;
+      ++report.finished;
+      report.lines.push_back(fmt::format("job {} ({}) {}: {}", j.row.id, j.row.name, to, f.reason));
+    }
+  }
+  return {};
+}
+
+/// The names among `depends_on` not yet succeeded.
+std::vector<std::string> Unmet(const Loaded& job, const std::vector<Loaded>& jobs) {
+  std::vector<std::string> unmet;
+  for (const std::string& dep : job.request.depends_on) {
+    bool done = false;
+    for (const Loaded& o : jobs) done = done || (o.row.name == dep && o.row.state == "succeeded");
+    if (!done) unmet.push_back(dep);
+  }
+  return unmet;
+}
+
+/// A job claimed for a start in the locked part of a pass, launched after it.
+struct Launch {
+  size_t job = 0;
+  int pool = -1;
+  std::string devices;
+};
+
+/// The claim: of two schedulers, only one moves the job out of waiting.
+Result<bool> Claim(ledger::Connection& db, const Capacity& cap, Loaded& j, const Placement& p,
+                   const std::string& devices, Seconds now) {
+  QueueJobRow f;
+  f.pool = cap.pools[static_cast<size_t>(p.pool)].name;
+  f.devices = devices;
+  f.run_id = fmt::format("queue-{}", j.row.id);
+  f.started_ms = now * 1000;
+  f.expected_cost_micros = Money::FromDollars(p.cost_usd).micros();
+  const std::vector<std::string> waiting = {"waiting"};
+  if (!FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, waiting, "starting", f, now * 1000))) return false;
+  j.row.state = "starting";
+  j.row.pool = f.pool;
+  j.row.devices = devices;
+  j.row.run_id = f.run_id;
+  return true;
+}
+
+Result<void> LaunchJob(ledger::Connection& db, Executor& executor, const Capacity& cap,
+                       Loaded& j, const Launch& l, Seconds now, PassReport& report) {
+  const int64_t now_ms = now * 1000;
+  const Pool& pool = cap.pools[static_cast<size_t>(l.pool)];
+  const std::vector<std::string> starting = {"starting"};
+  Result<int64_t> pid = executor.Start(j.row, pool, l.devices);
+  QueueJobRow g;
+  if (!pid) {
+    g.reason = "could not start: " + pid.error().message;
+    FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, starting, "waiting", g, now_ms));
+    j.row.state = "waiting";
+    report.lines.push_back(fmt::format("job {} ({}) {}", j.row.id, j.row.name, g.reason));
+    return {};
+  }
+  g.pid = *pid;
+  if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, starting, "running", g, now_ms))) j.row.state = "running";
+  ++report.started;
+  report.lines.push_back(fmt::format("job {} ({}) started on {}{} as run {}", j.row.id,
+                                     j.row.name, pool.name,
+                                     l.devices.empty() ? "" : " GPUs " + l.devices, j.row.run_id));
+  return {};
+}
+
+/// Runs `body` in a write transaction that one scheduler at a time holds: SQLite's BEGIN
+/// IMMEDIATE, and on PostgreSQL a transaction-scoped advisory lock as well. Never retried (a
+/// pass is simply run again later).
+Result<void> Locked(ledger::Connection& db, const std::function<Result<void>()>& body) {
+  FRUGAL_TRY(db.Begin(ledger::TxnMode::kWrite));
+  Result<void> r = [&]() -> Result<void> {
+    if (db.dialect() == ledger::Dialect::kPostgres) {
+      FRUGAL_TRY(db.Query("SELECT pg_advisory_xact_lock(hashtext('frugal-queue-scheduler'))"));
+    }
+    return body();
+  }();
+  if (!r) {
+    db.Rollback();
+    return r;
+  }
+  return db.Commit();
+}
+
+/// The locked part of a pass after the catch-up: place the waiting jobs, record the decisions
+/// that changed, claim the jobs to start now on local pools.
+Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
+                          std::vector<Loaded>& jobs, Seconds now, PassReport& report,
+                          std::vector<Launch>& launches) {
+  ScheduleInput in;
+  in.now = now;
+  in.capacity = &capacity;
+  in.pools = CurrentPools(capacity, jobs, now);
+  in.committed = Committed(capacity, jobs, now);
+  std::vector<size_t> index;
+  const std::vector<std::string> waiting = {"waiting"};
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (jobs[i].row.state != "waiting") continue;
+    ++report.waiting;
+    if (!jobs[i].request.cache_output.empty() &&
+        std::filesystem::exists(jobs[i].request.cache_output)) {
+      QueueJobRow f;
+      f.reason = fmt::format("cached: the output of '{}' ({}) exists; not run again",
+                             jobs[i].request.cache_key, jobs[i].request.cache_output);
+      f.finished_ms = now * 1000;
+      f.exit_code = 0;
+      f.expected_cost_micros = 0;
+      if (FRUGAL_TRY(ledger::MoveQueueJob(db, jobs[i].row.id, waiting, "succeeded", f, now * 1000))) {
+        jobs[i].row.state = "succeeded";
+        report.lines.push_back(fmt::format("job {} ({}) {}", jobs[i].row.id, jobs[i].row.name, f.reason));
+        ledger::QueueDecisionRow d;
+        d.job_id = jobs[i].row.id;
+        d.time_ms = now * 1000;
+        d.verdict = "cached";
+        d.reason = f.reason;
+        FRUGAL_TRY(ledger::InsertQueueDecisions(db, std::vector<ledger::QueueDecisionRow>{d}));
+      }
+      continue;
+    }
+    if (const std::vector<std::string> unmet = Unmet(jobs[i], jobs); !unmet.empty()) {
+      const std::string reason =
+          "wait: for " + unmet.front() + (unmet.size() > 1 ? " and others" : "");
+      if (reason != jobs[i].row.reason) {
+        QueueJobRow f;
+        f.reason = reason;
+        FRUGAL_TRY(ledger::MoveQueueJob(db, jobs[i].row.id, waiting, "waiting", f, now * 1000));
+      }
+      continue;
+    }
+    // A waiting job's own expected cost is in the committed spend: the pass adds it back.
+    for (const std::string& key : BudgetKeys(capacity, jobs[i].request)) {
+      in.committed[key] -= Money::FromMicros(jobs[i].row.expected_cost_micros.value_or(0));
+    }
+    index.push_back(i);
+    in.jobs.push_back({&jobs[i].request});
+  }
+  std::vector<ledger::QueueDecisionRow> decisions;
+  for (const Placement& p : Schedule(in)) {
+    const size_t i = index[p.job];
+    Loaded& j = jobs[i];
+    const ledger::QueueDecisionRow d = Decision(j.row.id, p, capacity, now);
+    const bool local =
+        p.pool >= 0 && capacity.pools[static_cast<size_t>(p.pool)].kind == PoolKind::kLocal;
+    if (p.verdict == Verdict::kStart && local) {
+      const std::string devices = FreeDevices(capacity, jobs, p.pool, j.request.units);
+      if (FRUGAL_TRY(Claim(db, capacity, j, p, devices, now))) {
+        decisions.push_back(d);
+        launches.push_back({i, p.pool, devices});
+      }
+      continue;
+    }
+    if (d.reason == j.row.reason) continue;
+    decisions.push_back(d);
+    report.lines.push_back(fmt::format("job {} ({}) {}", j.row.id, j.row.name, d.reason));
+    QueueJobRow f;
+    f.reason = d.reason;
+    f.expected_cost_micros = d.cost_micros;
+    FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, waiting, "waiting", f, now * 1000));
+  }
+  return ledger::InsertQueueDecisions(db, decisions);
+}
+
+}  // namespace
+
+Result<Submitted> SubmitJob(ledger::Connection& db, const Capacity& capacity,
+                            const JobRequest& job, const std::vector<std::string>& command,
+                            Seconds now) {
+  if (command.empty()) return Fail(ErrorCode::kBadInput, "no command: frugal queue submit JOB.yaml -- COMMAND");
+  bool fits = false;
+  for (const Pool& p : capacity.pools) fits = fits || job.RuntimeOn(p).has_value();
+  if (!fits) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("job '{}' ({} {}) fits no pool of {}", job.name, job.units,
+                            job.cpu_only ? "CPU slots" : "GPUs", capacity.source));
+  }
+  Submitted out;
+  const auto body = [&](ledger::Connection& c) -> Result<void> {
+    const std::vector<Loaded> jobs = FRUGAL_TRY(LoadAll(c));
+    ScheduleInput in;
+    in.now = now;
+    in.capacity = &capacity;
+    in.pools = CurrentPools(capacity, jobs, now);
+    in.committed = Committed(capacity, jobs, now);
+    in.jobs = {{&job}};
+    out.placement = Schedule(in).front();
+    if (out.placement.verdict == Verdict::kOverBudget) {
+      return Fail(ErrorCode::kBudget, fmt::format("refused: {} (--override REASON submits it anyway)",
+                                                  out.placement.reason));
+    }
+    QueueJobRow row;
+    row.name = job.name;
+    row.state = "waiting";
+    row.command = nlohmann::json(command).dump();
+    row.request = RequestToJson(job);
+    row.submitted_ms = now * 1000;
+    row.updated_ms = now * 1000;
+    row.reason = fmt::format("{}: {}", VerdictName(out.placement.verdict), out.placement.reason);
+    row.expected_cost_micros = Money::FromDollars(out.placement.cost_usd).micros();
+    out.id = FRUGAL_TRY(ledger::InsertQueueJob(c, row));
+    const std::vector<ledger::QueueDecisionRow> d = {Decision(out.id, out.placement, capacity, now)};
+    return ledger::InsertQueueDecisions(c, d);
+  };
+  FRUGAL_TRY(ledger::Transact(db, ledger::TxnMode::kWrite, body));
+  return out;
+}
+
+Result<PassReport> RunPass(ledger::Connection& db, const Capacity& capacity, Executor& executor,
+                           Seconds now) {
+  PassReport report;
+  std::vector<Loaded> jobs;
+  std::vector<Launch> launches;
+  const auto locked = [&]() -> Result<void> {
+    jobs = FRUGAL_TRY(LoadAll(db));
+    FRUGAL_TRY(Reconcile(db, executor, jobs, now, report));
+    return PlaceWaiting(db, capacity, jobs, now, report, launches);
+  };
+  FRUGAL_TRY(Locked(db, locked));
+  // Launched outside the lock: a job is claimed (starting) before its process exists, so a
+  // scheduler killed in between leaves a start the next pass finds cut short and undoes.
+  for (const Launch& l : launches) {
+    FRUGAL_TRY(LaunchJob(db, executor, capacity, jobs[l.job], l, now, report));
+  }
+  return report;
+}
+
+Result<QueueJobRow> SteerJob(ledger::Connection& db, Executor& executor, int64_t id, Steer steer,
+                             Seconds now) {
+  const std::optional<QueueJobRow> job = FRUGAL_TRY(ledger::GetQueueJob(db, id));
+  if (!job) return Fail(ErrorCode::kBadInput, fmt::format("no queue job {}", id));
+  std::vector<std::string> from;
+  std::string to;
+  QueueJobRow f;
+  switch (steer) {
+    case Steer::kCancel:
+      from = {"waiting", "held", "starting", "running"};
+      to = "cancelled";
+      f.reason = "cancelled";
+      f.finished_ms = now * 1000;
+      break;
+    case Steer::kHold:
+      from = {"waiting"};
+      to = "held";
+      f.reason = "held";
+      break;
+    case Steer::kRelease:
+      from = {"held"};
+      to = "waiting";
+      f.reason = "released";
+      break;
+  }
+  if (!FRUGAL_TRY(ledger::MoveQueueJob(db, id, from, to, f, now * 1000))) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("job {} is {}: it cannot be {}", id, job->state,
+                            steer == Steer::kCancel ? "cancelled"
+                            : steer == Steer::kHold ? "held (only a waiting job can)"
+                                                    : "released (only a held job can)"));
+  }
+  if (steer == Steer::kCancel && job->pid && (job->state == "running" || job->state == "starting")) {
+    executor.Stop(*job->pid);
+  }
+  return *FRUGAL_TRY(ledger::GetQueueJob(db, id));
+}
+
+}  // namespace frugal::queue

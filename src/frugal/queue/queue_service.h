@@ -1,0 +1,95 @@
+#pragma once
+// The live queue: jobs submitted to the ledger, and the scheduling loop that places them
+// through the same pass `queue simulate` runs and starts them with an executor.
+//
+// A job's life: waiting (or held) → starting → running → succeeded | failed, or cancelled
+// from waiting, held or running. Every move is one conditional UPDATE in the ledger
+// (ledger/queue_jobs.h), so a job is started by one scheduler only, and a scheduler killed at
+// any point loses nothing: on the next pass a `starting` job whose process exists is running,
+// one whose process does not is waiting again, and a `running` job whose process has ended
+// takes the exit status its wrapper wrote.
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frugal/core/error.h"
+#include "frugal/ledger/queue_jobs.h"
+#include "frugal/queue/capacity.h"
+#include "frugal/queue/job.h"
+#include "frugal/queue/scheduler.h"
+
+namespace frugal::queue {
+
+/// The job spec `frugal queue submit` reads (apiVersion frugal/v1, kind QueueJob): the keys of
+/// a workload job (workload.h) without at/count/every, with deadline and not_before as a
+/// duration from submission or a UTC time, a `budget` in dollars and an optional `command`
+/// list. kBadInput names file:line:column.
+[[nodiscard]] Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path,
+                                                  const Capacity& capacity, Seconds now,
+                                                  std::vector<std::string>* command);
+
+/// "36h" (from `now`) or "2026-12-01T08:00Z". kBadInput naming `flag` otherwise.
+[[nodiscard]] Result<Seconds> ParseWhen(const std::string& flag, const std::string& text,
+                                        Seconds now);
+
+[[nodiscard]] std::string RequestToJson(const JobRequest& job);
+[[nodiscard]] Result<JobRequest> RequestFromJson(const std::string& text);
+
+struct Submitted {
+  int64_t id = 0;
+  Placement placement;  ///< what the scheduler would do with it now
+};
+
+/// Records the job as waiting, after a trial placement: kBudget with the arithmetic when its
+/// team budget (spend this period: expected costs of the period's queue jobs) would be
+/// exceeded and the job carries no override reason.
+[[nodiscard]] Result<Submitted> SubmitJob(ledger::Connection& db, const Capacity& capacity,
+                                          const JobRequest& job,
+                                          const std::vector<std::string>& command, Seconds now);
+
+/// Starts queued jobs and reports on them.
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  /// Starts job `row` on `pool` with `devices` (CUDA_VISIBLE_DEVICES; "" for CPU slots);
+  /// returns its process id.
+  [[nodiscard]] virtual Result<int64_t> Start(const ledger::QueueJobRow& row, const Pool& pool,
+                                              const std::string& devices) = 0;
+  /// The process of `job_id` that is alive, found by its id (nullopt: none).
+  [[nodiscard]] virtual std::optional<int64_t> FindProcess(int64_t job_id) = 0;
+  /// The exit status its wrapper recorded once it ended (nullopt: not ended, or unknown).
+  [[nodiscard]] virtual std::optional<int> ExitStatus(int64_t job_id) = 0;
+  /// Stops the job's process group (cancel).
+  virtual void Stop(int64_t pid) = 0;
+};
+
+/// This machine: each job is `frugal run --run-id queue-ID` over its command, in a session of
+/// its own (it outlives the scheduler), under `sh`, which writes the exit status to
+/// `<state_dir>/ID.exit` (temp and rename) when it ends. GPUs by CUDA_VISIBLE_DEVICES.
+[[nodiscard]] std::unique_ptr<Executor> MakeLocalExecutor(std::string frugal_binary,
+                                                         std::string db_flag,
+                                                         std::filesystem::path state_dir);
+
+struct PassReport {
+  int started = 0;
+  int finished = 0;
+  int waiting = 0;
+  int running = 0;
+  std::vector<std::string> lines;  ///< one per decision that changed, for the log
+};
+
+/// One pass of `frugal queue run`: catch up with the processes, place the waiting jobs, record
+/// the decisions that changed, start what is due now on local pools.
+[[nodiscard]] Result<PassReport> RunPass(ledger::Connection& db, const Capacity& capacity,
+                                         Executor& executor, Seconds now);
+
+/// cancel / hold / release: kBadInput when the job does not exist or its state does not
+/// allow it. Cancelling a running job stops its process group.
+enum class Steer { kCancel, kHold, kRelease };
+[[nodiscard]] Result<ledger::QueueJobRow> SteerJob(ledger::Connection& db, Executor& executor,
+                                                   int64_t id, Steer steer, Seconds now);
+
+}  // namespace frugal::queue

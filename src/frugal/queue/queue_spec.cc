@@ -1,0 +1,184 @@
+// The queued job spec (kind QueueJob), the --deadline/--not-before forms, and the job's JSON
+// form in the ledger's queue_jobs.request column.
+//
+// request JSON (version 1): {"version": 1, "name", "units", "cpu_only", "gpu",
+// "runtime_hours", "runtime_by_gpu": {model: hours}, "checkpoints", "checkpoint_every_hours",
+// "restart_hours", "arrival", "deadline" (unix seconds or null), "not_before", "window":
+// [168 booleans as a string of 0/1] or null, "window_name", "priority", "tags", "budget_micros"
+// or null, "override_reason", "depends_on": [names], "cache_key", "cache_output"}
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "frugal/core/yaml.h"
+#include "frugal/queue/queue_service.h"
+
+namespace frugal::queue {
+namespace {
+
+tl::unexpected<Error> At(const YamlDoc& doc, const YAML::Node& node, std::string_view field,
+                         std::string_view message) {
+  return tl::unexpected(doc.ErrorAt(node, field, message));
+}
+
+Result<std::optional<Seconds>> When(const YamlDoc& doc, const YAML::Node& root,
+                                    const char* key, Seconds now) {
+  const std::optional<std::string> text = FRUGAL_TRY(doc.OptionalString(root, key));
+  if (!text) return std::optional<Seconds>();
+  auto t = ParseWhen(key, *text, now);
+  if (!t) return At(doc, root[key], key, "expected a duration (36h) or a UTC time (2026-12-01T08:00Z)");
+  return std::optional<Seconds>(*t);
+}
+
+Result<int> Whole(const YamlDoc& doc, const YAML::Node& root, const char* key, int fallback,
+                  int min, int max) {
+  const std::optional<int64_t> v = FRUGAL_TRY(doc.OptionalInt(root, key));
+  if (!v) return fallback;
+  if (*v < min || *v > max) {
+    return At(doc, root[key], key, fmt::format("must be a whole number from {} to {}", min, max));
+  }
+  return static_cast<int>(*v);
+}
+
+}  // namespace
+
+Result<Seconds> ParseWhen(const std::string& flag, const std::string& text, Seconds now) {
+  if (auto d = ParseDuration(text)) return now + static_cast<Seconds>(d->count() / 1000);
+  if (auto t = ParseUtcTime(text)) return *t;
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("{}: '{}' is neither a duration (36h) nor a UTC time "
+                          "(2026-12-01T08:00Z)",
+                          flag, text));
+}
+
+Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Capacity& capacity,
+                                    Seconds now, std::vector<std::string>* command) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
+  const YAML::Node& root = doc.root();
+  FRUGAL_TRY(doc.CheckKeys(root, "queued job",
+                           {"apiVersion", "kind", "name", "gpus", "cpu_slots", "gpu", "runtime",
+                            "runtime_by_gpu", "checkpoints", "checkpoint_every", "restart",
+                            "deadline", "not_before", "window", "priority", "tags", "budget",
+                            "depends_on", "cache", "command"}));
+  if (FRUGAL_TRY(doc.RequiredString(root, "apiVersion")) != "frugal/v1") {
+    return At(doc, root["apiVersion"], "apiVersion", "must be frugal/v1");
+  }
+  if (FRUGAL_TRY(doc.OptionalString(root, "kind")).value_or("QueueJob") != "QueueJob") {
+    return At(doc, root["kind"], "kind", "must be QueueJob");
+  }
+  JobRequest job;
+  job.name = FRUGAL_TRY(doc.OptionalString(root, "name")).value_or(path.stem().string());
+  const int gpus = FRUGAL_TRY(Whole(doc, root, "gpus", 0, 1, 100000));
+  const int slots = FRUGAL_TRY(Whole(doc, root, "cpu_slots", 0, 1, 100000));
+  if (gpus > 0 && slots > 0) {
+    return At(doc, root["cpu_slots"], "cpu_slots", "a job asks for gpus or cpu_slots, not both");
+  }
+  job.cpu_only = slots > 0;
+  job.units = job.cpu_only ? slots : std::max(1, gpus);
+  job.gpu = FRUGAL_TRY(doc.OptionalString(root, "gpu")).value_or("");
+  const std::optional<Duration> runtime = FRUGAL_TRY(doc.OptionalDuration(root, "runtime"));
+  if (!runtime || runtime->count() <= 0) {
+    return At(doc, runtime ? root["runtime"] : root, "runtime",
+              "missing or not positive: how long the job runs (from plan's estimate or a "
+              "measured profile)");
+  }
+  job.runtime_hours = ToHours(*runtime);
+  if (const YAML::Node by = root["runtime_by_gpu"]) {
+    if (!by.IsMap()) return At(doc, by, "runtime_by_gpu", "must map GPU models to runtimes");
+    for (const auto& entry : by) {
+      const std::string model = entry.first.as<std::string>();
+      const std::optional<Duration> d = FRUGAL_TRY(doc.OptionalDuration(by, model));
+      if (!d || d->count() <= 0) return At(doc, entry.second, "runtime_by_gpu." + model, "must be positive");
+      job.runtime_by_gpu[model] = ToHours(*d);
+    }
+  }
+  job.checkpoints = FRUGAL_TRY(doc.OptionalBool(root, "checkpoints")).value_or(false);
+  job.arrival = now;
+  job.deadline = FRUGAL_TRY(When(doc, root, "deadline", now)).value_or(kNever);
+  job.not_before = FRUGAL_TRY(When(doc, root, "not_before", now)).value_or(now);
+  if (const std::optional<std::string> w = FRUGAL_TRY(doc.OptionalString(root, "window"))) {
+    auto set = capacity.FindWindow(*w);
+    if (!set) return At(doc, root["window"], "window", set.error().message);
+    job.window = *set;
+    job.window_name = *w;
+  }
+  job.priority = FRUGAL_TRY(Whole(doc, root, "priority", 0, -1000, 1000));
+  job.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
+  job.budget = FRUGAL_TRY(doc.OptionalMoney(root, "budget"));
+  job.depends_on = FRUGAL_TRY(doc.StringList(root, "depends_on"));
+  if (const YAML::Node cache = root["cache"]) {
+    FRUGAL_TRY(doc.CheckKeys(cache, "cache", {"key", "output"}));
+    job.cache_key = FRUGAL_TRY(doc.RequiredString(cache, "key"));
+    std::filesystem::path output = FRUGAL_TRY(doc.RequiredString(cache, "output"));
+    // Relative to the spec's folder, like every path a spec names.
+    if (output.is_relative()) output = path.parent_path() / output;
+    job.cache_output = output.string();
+  }
+  if (command != nullptr) *command = FRUGAL_TRY(doc.StringList(root, "command"));
+  return job;
+}
+
+std::string RequestToJson(const JobRequest& j) {
+  nlohmann::json doc = {{"version", 1},
+                        {"name", j.name},
+                        {"units", j.units},
+                        {"cpu_only", j.cpu_only},
+                        {"gpu", j.gpu},
+                        {"runtime_hours", j.runtime_hours},
+                        {"runtime_by_gpu", j.runtime_by_gpu},
+                        {"checkpoints", j.checkpoints},
+                        {"checkpoint_every_hours", j.checkpoint_every_hours},
+                        {"restart_hours", j.restart_hours},
+                        {"arrival", j.arrival},
+                        {"deadline", j.deadline == kNever ? nlohmann::json() : nlohmann::json(j.deadline)},
+                        {"not_before", j.not_before},
+                        {"window", j.window ? nlohmann::json(j.window->to_string()) : nlohmann::json()},
+                        {"window_name", j.window_name},
+                        {"priority", j.priority},
+                        {"tags", j.tags},
+                        {"budget_micros", j.budget ? nlohmann::json(j.budget->micros()) : nlohmann::json()},
+                        {"override_reason", j.override_reason},
+                        {"depends_on", j.depends_on},
+                        {"cache_key", j.cache_key},
+                        {"cache_output", j.cache_output}};
+  return doc.dump();
+}
+
+Result<JobRequest> RequestFromJson(const std::string& text) {
+  try {
+    const nlohmann::json doc = nlohmann::json::parse(text);
+    if (doc.at("version").get<int>() != 1) {
+      return Fail(ErrorCode::kFailed, "queue job request: unknown version");
+    }
+    JobRequest j;
+    j.name = doc.at("name").get<std::string>();
+    j.units = doc.at("units").get<int>();
+    j.cpu_only = doc.at("cpu_only").get<bool>();
+    j.gpu = doc.at("gpu").get<std::string>();
+    j.runtime_hours = doc.at("runtime_hours").get<double>();
+    j.runtime_by_gpu = doc.at("runtime_by_gpu").get<std::map<std::string, double>>();
+    j.checkpoints = doc.at("checkpoints").get<bool>();
+    j.checkpoint_every_hours = doc.at("checkpoint_every_hours").get<double>();
+    j.restart_hours = doc.at("restart_hours").get<double>();
+    j.arrival = doc.at("arrival").get<Seconds>();
+    j.deadline = doc.at("deadline").is_null() ? kNever : doc.at("deadline").get<Seconds>();
+    j.not_before = doc.at("not_before").get<Seconds>();
+    if (!doc.at("window").is_null()) j.window = HourSet(doc.at("window").get<std::string>());
+    j.window_name = doc.at("window_name").get<std::string>();
+    j.priority = doc.at("priority").get<int>();
+    j.tags = doc.at("tags").get<std::map<std::string, std::string>>();
+    if (!doc.at("budget_micros").is_null()) {
+      j.budget = Money::FromMicros(doc.at("budget_micros").get<int64_t>());
+    }
+    j.override_reason = doc.at("override_reason").get<std::string>();
+    j.depends_on = doc.at("depends_on").get<std::vector<std::string>>();
+    j.cache_key = doc.value("cache_key", std::string());
+    j.cache_output = doc.value("cache_output", std::string());
+    return j;
+  } catch (const std::exception& e) {
+    return Fail(ErrorCode::kFailed, std::string("queue job request in the ledger: ") + e.what());
+  }
+}
+
+}  // namespace frugal::queue

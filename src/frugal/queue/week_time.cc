@@ -1,0 +1,135 @@
+#include "frugal/queue/week_time.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+
+#include "frugal/core/text.h"
+
+namespace frugal::queue {
+namespace {
+
+constexpr std::array<std::string_view, 7> kDayNames = {"mon", "tue", "wed", "thu",
+                                                       "fri", "sat", "sun"};
+
+int DayIndex(std::string_view name) {
+  const std::string lower = ToLower(Trim(name));
+  for (size_t i = 0; i < kDayNames.size(); ++i) {
+    if (lower.size() >= 3 && std::string_view(lower).substr(0, 3) == kDayNames[i]) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+Error BadDays(std::string_view text) {
+  return Error{ErrorCode::kBadInput,
+               fmt::format("'{}' is not a day list (e.g. mon-fri, sat,sun, daily)", text)};
+}
+
+}  // namespace
+
+int HourOfWeek(Seconds t) {
+  const Seconds hours = t >= 0 ? t / 3600 : (t - 3599) / 3600;
+  // 1970-01-01 was a Thursday: day 3 when Monday is day 0.
+  const Seconds h = (hours + 3 * 24) % kHoursPerWeek;
+  return static_cast<int>(h < 0 ? h + kHoursPerWeek : h);
+}
+
+Result<uint8_t> ParseDays(std::string_view text) {
+  const std::string lower = ToLower(Trim(text));
+  if (lower == "daily" || lower == "all") return static_cast<uint8_t>(0x7f);
+  if (lower == "weekdays") return static_cast<uint8_t>(0x1f);
+  if (lower == "weekends") return static_cast<uint8_t>(0x60);
+  uint8_t days = 0;
+  for (const std::string& part : Split(lower, ',')) {
+    const std::vector<std::string> ends = Split(part, '-');
+    if (ends.size() == 1) {
+      const int d = DayIndex(ends[0]);
+      if (d < 0) return tl::unexpected(BadDays(text));
+      days = static_cast<uint8_t>(days | (1u << d));
+    } else if (ends.size() == 2) {
+      const int from = DayIndex(ends[0]);
+      const int to = DayIndex(ends[1]);
+      if (from < 0 || to < 0) return tl::unexpected(BadDays(text));
+      for (int d = from;; d = (d + 1) % 7) {
+        days = static_cast<uint8_t>(days | (1u << d));
+        if (d == to) break;
+      }
+    } else {
+      return tl::unexpected(BadDays(text));
+    }
+  }
+  if (days == 0) return tl::unexpected(BadDays(text));
+  return days;
+}
+
+Result<std::pair<int, int>> ParseHourRange(std::string_view text) {
+  const std::string lower = ToLower(Trim(text));
+  if (lower == "all") return std::pair{0, 24};
+  const std::vector<std::string> ends = Split(lower, '-');
+  const auto bad = [&] {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("'{}' is not an hour range (e.g. 22-06, 9-17, all)", text));
+  };
+  if (ends.size() != 2) return bad();
+  auto from = ParseInt(Trim(ends[0]));
+  auto to = ParseInt(Trim(ends[1]));
+  if (!from || !to || *from < 0 || *from > 23 || *to < 0 || *to > 24 || *from == *to) return bad();
+  return std::pair{static_cast<int>(*from), static_cast<int>(*to)};
+}
+
+HourSet MakeHourSet(uint8_t days, int from_hour, int to_hour) {
+  HourSet set;
+  const int length = to_hour > from_hour ? to_hour - from_hour : 24 - from_hour + to_hour;
+  for (int d = 0; d < 7; ++d) {
+    if ((days & (1u << d)) == 0) continue;
+    for (int i = 0; i < length; ++i) {
+      set.set(static_cast<size_t>((d * 24 + from_hour + i) % kHoursPerWeek));
+    }
+  }
+  return set;
+}
+
+Result<Seconds> ParseUtcTime(std::string_view text) {
+  const std::string t(Trim(text));
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
+  char tail = 0;
+  int n = 0;
+  bool ok = false;
+  if (std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c%n", &y, &mo, &d, &h, &mi, &s, &tail,
+                  &n) == 7) {
+    ok = tail == 'Z' && static_cast<size_t>(n) == t.size();
+  } else if (std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d%c%n", &y, &mo, &d, &h, &mi, &tail, &n) ==
+             6) {
+    s = 0;
+    ok = tail == 'Z' && static_cast<size_t>(n) == t.size();
+  } else if (std::sscanf(t.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &n) == 3) {
+    ok = static_cast<size_t>(n) == t.size();
+  }
+  using namespace std::chrono;
+  const year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)},
+                           day{static_cast<unsigned>(d)}};
+  if (!ok || !ymd.ok() || h > 23 || mi > 59 || s > 59 || h < 0 || mi < 0 || s < 0) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("'{}' is not a UTC time (e.g. 2026-12-01T08:00Z)", text));
+  }
+  const Seconds days = sys_days(ymd).time_since_epoch().count();
+  return days * 86400 + h * 3600 + mi * 60 + s;
+}
+
+std::string FormatUtcTime(Seconds t) {
+  using namespace std::chrono;
+  const Seconds day_count = t >= 0 ? t / 86400 : (t - 86399) / 86400;
+  const Seconds rest = t - day_count * 86400;
+  const year_month_day ymd{sys_days{days{day_count}}};
+  const std::string base = fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}", static_cast<int>(ymd.year()),
+                                       static_cast<unsigned>(ymd.month()),
+                                       static_cast<unsigned>(ymd.day()), rest / 3600,
+                                       rest % 3600 / 60);
+  return rest % 60 == 0 ? base + "Z" : fmt::format("{}:{:02d}Z", base, rest % 60);
+}
+
+}  // namespace frugal::queue

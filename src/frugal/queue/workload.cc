@@ -1,0 +1,194 @@
+#include "frugal/queue/workload.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "frugal/core/yaml.h"
+
+namespace frugal::queue {
+namespace {
+
+tl::unexpected<Error> At(const YamlDoc& doc, const YAML::Node& node, std::string_view field,
+                         std::string_view message) {
+  return tl::unexpected(doc.ErrorAt(node, field, message));
+}
+
+Seconds ToSecondsFloor(Duration d) { return static_cast<Seconds>(d.count() / 1000); }
+
+Result<int> Count(const YamlDoc& doc, const YAML::Node& node, std::string_view key, int fallback,
+                  int min, int max) {
+  const std::optional<int64_t> v = FRUGAL_TRY(doc.OptionalInt(node, key));
+  if (!v) return fallback;
+  if (*v < min || *v > max) {
+    return At(doc, node[std::string(key)], key,
+              fmt::format("must be a whole number from {} to {}", min, max));
+  }
+  return static_cast<int>(*v);
+}
+
+Result<double> Hours(const YamlDoc& doc, const YAML::Node& node, std::string_view key) {
+  const std::optional<Duration> d = FRUGAL_TRY(doc.OptionalDuration(node, key));
+  if (!d) return 0.0;
+  if (d->count() <= 0) return At(doc, node[std::string(key)], key, "must be positive");
+  return ToHours(*d);
+}
+
+struct Group {
+  std::string name;
+  int count = 1;
+  std::vector<std::string> depends_on;
+  const YAML::Node node;
+};
+
+Result<void> ParseGroup(const YamlDoc& doc, const YAML::Node& node, const Capacity& capacity,
+                        Seconds start, std::vector<JobRequest>& jobs, std::vector<Group>& groups) {
+  FRUGAL_TRY(doc.CheckKeys(node, "job",
+                           {"name", "at", "count", "every", "gpus", "cpu_slots", "gpu", "runtime",
+                            "runtime_by_gpu", "checkpoints", "checkpoint_every", "restart",
+                            "deadline", "not_before", "window", "priority", "tags",
+                            "depends_on"}));
+  JobRequest base;
+  base.name = FRUGAL_TRY(doc.RequiredString(node, "name"));
+  const Seconds at = ToSecondsFloor(
+      FRUGAL_TRY(doc.OptionalDuration(node, "at")).value_or(Duration{}));
+  const int count = FRUGAL_TRY(Count(doc, node, "count", 1, 1, 100000));
+  const Seconds every = ToSecondsFloor(
+      FRUGAL_TRY(doc.OptionalDuration(node, "every")).value_or(Duration{}));
+  const int gpus = FRUGAL_TRY(Count(doc, node, "gpus", 0, 1, 100000));
+  const int slots = FRUGAL_TRY(Count(doc, node, "cpu_slots", 0, 1, 100000));
+  if (gpus > 0 && slots > 0) return At(doc, node["cpu_slots"], "cpu_slots", "a job asks for gpus or cpu_slots, not both");
+  base.cpu_only = slots > 0;
+  base.units = base.cpu_only ? slots : std::max(1, gpus);
+  base.gpu = FRUGAL_TRY(doc.OptionalString(node, "gpu")).value_or("");
+  base.runtime_hours = FRUGAL_TRY(Hours(doc, node, "runtime"));
+  if (const YAML::Node by = node["runtime_by_gpu"]) {
+    if (!by.IsMap()) return At(doc, by, "runtime_by_gpu", "must map GPU models to runtimes");
+    for (const auto& entry : by) {
+      const std::string model = entry.first.as<std::string>();
+      base.runtime_by_gpu[model] = FRUGAL_TRY(Hours(doc, by, model));
+    }
+  }
+  if (base.runtime_hours <= 0 && base.runtime_by_gpu.empty()) {
+    return At(doc, node, "runtime", "missing: how long the job runs");
+  }
+  base.checkpoints = FRUGAL_TRY(doc.OptionalBool(node, "checkpoints")).value_or(false);
+  if (const double every_h = FRUGAL_TRY(Hours(doc, node, "checkpoint_every")); every_h > 0) {
+    base.checkpoint_every_hours = every_h;
+  }
+  if (const double restart = FRUGAL_TRY(Hours(doc, node, "restart")); restart > 0) {
+    base.restart_hours = restart;
+  }
+  const std::optional<Duration> deadline = FRUGAL_TRY(doc.OptionalDuration(node, "deadline"));
+  const Seconds not_before = ToSecondsFloor(
+      FRUGAL_TRY(doc.OptionalDuration(node, "not_before")).value_or(Duration{}));
+  if (const std::optional<std::string> window = FRUGAL_TRY(doc.OptionalString(node, "window"))) {
+    auto set = capacity.FindWindow(*window);
+    if (!set) return At(doc, node["window"], "window", set.error().message);
+    base.window = *set;
+    base.window_name = *window;
+  }
+  base.priority = FRUGAL_TRY(Count(doc, node, "priority", 0, -1000, 1000));
+  base.tags = FRUGAL_TRY(doc.StringMap(node, "tags"));
+  const std::vector<std::string> deps = FRUGAL_TRY(doc.StringList(node, "depends_on"));
+  for (int i = 0; i < count; ++i) {
+    JobRequest job = base;
+    if (count > 1) job.name = fmt::format("{}-{}", base.name, i + 1);
+    job.arrival = start + at + every * i;
+    if (deadline) job.deadline = job.arrival + ToSecondsFloor(*deadline);
+    job.not_before = job.arrival + not_before;
+    jobs.push_back(std::move(job));
+  }
+  groups.push_back({base.name, count, deps, node});
+  return {};
+}
+
+/// Resolves depends_on from group names to job names: copy i on copy i when the counts
+/// match, else on every copy.
+Result<void> ResolveDependencies(const YamlDoc& doc, std::vector<JobRequest>& jobs,
+                                 const std::vector<Group>& groups) {
+  std::map<std::string, const Group*> by_name;
+  for (const Group& g : groups) by_name[g.name] = &g;
+  size_t first = 0;
+  for (const Group& g : groups) {
+    for (const std::string& dep : g.depends_on) {
+      const auto it = by_name.find(dep);
+      if (it == by_name.end() || it->second == &g) {
+        return At(doc, g.node["depends_on"], "depends_on",
+                  fmt::format("'{}' is not another job of this workload", dep));
+      }
+      const Group& d = *it->second;
+      for (int i = 0; i < g.count; ++i) {
+        JobRequest& job = jobs[first + static_cast<size_t>(i)];
+        if (d.count == 1) {
+          job.depends_on.push_back(d.name);
+        } else if (d.count == g.count) {
+          job.depends_on.push_back(fmt::format("{}-{}", d.name, i + 1));
+        } else {
+          for (int k = 0; k < d.count; ++k) job.depends_on.push_back(fmt::format("{}-{}", d.name, k + 1));
+        }
+      }
+    }
+    first += static_cast<size_t>(g.count);
+  }
+  return {};
+}
+
+Result<Workload> FromDoc(const YamlDoc& doc, const Capacity& capacity) {
+  const YAML::Node& root = doc.root();
+  FRUGAL_TRY(doc.CheckKeys(root, "workload", {"apiVersion", "kind", "name", "start", "horizon", "jobs"}));
+  if (FRUGAL_TRY(doc.RequiredString(root, "apiVersion")) != "frugal/v1") {
+    return At(doc, root["apiVersion"], "apiVersion", "must be frugal/v1");
+  }
+  if (FRUGAL_TRY(doc.RequiredString(root, "kind")) != "Workload") {
+    return At(doc, root["kind"], "kind", "must be Workload");
+  }
+  Workload w;
+  w.source = doc.source();
+  w.name = FRUGAL_TRY(doc.OptionalString(root, "name")).value_or("workload");
+  const std::string start = FRUGAL_TRY(doc.OptionalString(root, "start")).value_or("2026-11-30T00:00Z");
+  auto t = ParseUtcTime(start);
+  if (!t) return At(doc, root["start"], "start", t.error().message);
+  w.start = *t;
+  const YAML::Node jobs = root["jobs"];
+  if (!jobs || !jobs.IsSequence() || jobs.size() == 0) {
+    return At(doc, jobs ? jobs : root, "jobs", "must be a non-empty list of jobs");
+  }
+  std::vector<Group> groups;
+  std::set<std::string> names;
+  for (const YAML::Node& node : jobs) {
+    FRUGAL_TRY(ParseGroup(doc, node, capacity, w.start, w.jobs, groups));
+    if (!names.insert(groups.back().name).second) {
+      return At(doc, node["name"], "name", fmt::format("job '{}' is named twice", groups.back().name));
+    }
+    if (w.jobs.size() > 200000) return At(doc, node, "count", "more than 200000 jobs in all");
+  }
+  FRUGAL_TRY(ResolveDependencies(doc, w.jobs, groups));
+  Seconds last = w.start;
+  for (const JobRequest& j : w.jobs) {
+    last = std::max(last, j.deadline != kNever ? j.deadline : j.arrival);
+  }
+  const std::optional<Duration> horizon = FRUGAL_TRY(doc.OptionalDuration(root, "horizon"));
+  if (horizon && horizon->count() <= 0) return At(doc, root["horizon"], "horizon", "must be positive");
+  w.horizon_end = horizon ? w.start + ToSecondsFloor(*horizon) : last;
+  std::stable_sort(w.jobs.begin(), w.jobs.end(),
+                   [](const JobRequest& a, const JobRequest& b) { return a.arrival < b.arrival; });
+  return w;
+}
+
+}  // namespace
+
+Result<Workload> LoadWorkload(const std::filesystem::path& path, const Capacity& capacity) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
+  return FromDoc(doc, capacity);
+}
+
+Result<Workload> ParseWorkload(std::string_view text, const std::string& source,
+                               const Capacity& capacity) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(text, source));
+  return FromDoc(doc, capacity);
+}
+
+}  // namespace frugal::queue

@@ -1,0 +1,92 @@
+// `frugal queue` through the real binary.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/test_support.h"
+
+namespace frugal {
+namespace {
+
+using testing::RunFrugal;
+using testing::SourceDir;
+using testing::TempDir;
+using testing::WriteTestFile;
+
+std::string Example(const std::string& name) {
+  return (SourceDir() / "examples" / "queue" / name).string();
+}
+
+TEST(QueueSimulateE2e, JsonHasTheFourPoliciesWithTheirKeys) {
+  TempDir home;
+  auto r = RunFrugal({"queue", "simulate", "--workload", Example("week.yaml"), "--capacity",
+                      Example("capacity.yaml"), "--seed", "2", "--json"},
+                     home.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["schema_version"], 1);
+  for (const char* name : {"frugal", "fifo_on_demand", "edf_on_demand", "greedy_spot"}) {
+    const auto& p = doc["policies"][name];
+    ASSERT_TRUE(p.is_object()) << name;
+    for (const char* key : {"cost_usd", "deadline_misses", "jobs_completed",
+                            "idle_owned_gpu_hours"}) {
+      EXPECT_TRUE(p.contains(key)) << name << " " << key;
+    }
+    EXPECT_EQ(p["jobs_completed"], doc["jobs"]) << name;
+  }
+  EXPECT_LT(doc["policies"]["frugal"]["cost_usd"].get<double>(),
+            doc["policies"]["fifo_on_demand"]["cost_usd"].get<double>());
+}
+
+TEST(QueueSimulateE2e, TracesFromTheCommandLineReplaceThePoolsOwn) {
+  TempDir home;
+  WriteTestFile(home / "down.csv", "tick,available\n0,0\n1,0\n2,0\n");
+  const std::vector<std::string> base = {"queue",      "simulate", "--workload",
+                                         Example("crunch.yaml"), "--capacity",
+                                         Example("capacity.yaml"), "--json"};
+  std::vector<std::string> args = base;
+  args.insert(args.end(), {"--trace", (home / "down.csv").string()});
+  auto r = RunFrugal(args, home.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["policies"]["frugal"]["spot_gpu_hours"], 0);
+  EXPECT_EQ(doc["policies"]["greedy_spot"]["spot_gpu_hours"], 0);
+}
+
+TEST(QueueSimulateE2e, HumanOutputIsATable) {
+  TempDir home;
+  auto r = RunFrugal({"queue", "simulate", "--workload", Example("week.yaml"), "--capacity",
+                      Example("capacity.yaml"), "--policy", "frugal,fifo_on_demand"},
+                     home.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("fifo_on_demand"), std::string::npos);
+  EXPECT_NE(r.out.find("less than FIFO on on-demand"), std::string::npos);
+}
+
+TEST(QueueSimulateE2e, BadCapacityExitsTwoNamingFileAndLine) {
+  TempDir home;
+  WriteTestFile(home / "cap.yaml",
+                "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
+                "  - name: a\n    tier: spot\n    gpu: A100\n    gpus_per_node: 8\n"
+                "    price_per_gpu_hour: -1\n");
+  auto r = RunFrugal({"queue", "simulate", "--workload", Example("week.yaml"), "--capacity",
+                      (home / "cap.yaml").string()},
+                     home.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cap.yaml:8:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("price_per_gpu_hour"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(QueueSimulateE2e, UnknownPolicyIsBadInput) {
+  TempDir home;
+  auto r = RunFrugal({"queue", "simulate", "--workload", Example("week.yaml"), "--capacity",
+                      Example("capacity.yaml"), "--policy", "fifo"},
+                     home.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--policy"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace frugal

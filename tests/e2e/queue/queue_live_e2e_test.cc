@@ -1,0 +1,234 @@
+// The live queue through the real binary: submit, the scheduling loop with the local executor
+// (real `frugal run` processes), steering, budgets, dependencies, and a kill -9 of the loop.
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "support/test_support.h"
+
+namespace frugal {
+namespace {
+
+using testing::RunFrugal;
+using testing::TempDir;
+using testing::WriteTestFile;
+
+constexpr const char* kCapacity =
+    "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
+    "  - {name: box, tier: owned, gpu: T4, gpus_per_node: 2, changeover: 1s}\n"
+    "  - {name: cpu, tier: owned, cpu_slots: 1, changeover: 1s}\n"
+    "  - {name: cloud, kind: slurm, partition: ondemand, tier: on_demand, gpu: T4,\n"
+    "     gpus_per_node: 4, price_per_gpu_hour: 0.50, changeover: 1s}\n"
+    "budgets:\n  - {tag: team=nlp, period: month, limit: 10}\n";
+
+struct Queue {
+  TempDir home;
+  std::string cap;
+  std::string db;
+
+  Queue() {
+    cap = (home / "capacity.yaml").string();
+    db = (home / "ledger.db").string();
+    WriteTestFile(cap, kCapacity);
+  }
+  testing::CommandResult Run(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--db", db});
+    return RunFrugal(args, home.path());
+  }
+  std::string Spec(const std::string& name, const std::string& body) {
+    const std::string path = (home / (name + ".yaml")).string();
+    WriteTestFile(path, "apiVersion: frugal/v1\nkind: QueueJob\nname: " + name + "\n" + body);
+    return path;
+  }
+  int Submit(const std::string& name, const std::string& body, std::vector<std::string> extra,
+             const std::string& shell) {
+    std::vector<std::string> args = {"--json", "queue", "submit", Spec(name, body), "--capacity", cap};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--", "/bin/sh", "-c", shell});
+    auto r = Run(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    if (r.exit_code != 0) return -1;
+    return nlohmann::json::parse(r.out)["id"].get<int>();
+  }
+  void Pass() {
+    auto r = Run({"queue", "run", "--once", "--capacity", cap});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  std::map<int, nlohmann::json> Jobs() {
+    auto r = Run({"--json", "queue", "list"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::map<int, nlohmann::json> jobs;
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    for (const auto& j : doc["jobs"]) jobs[j["id"].get<int>()] = j;
+    return jobs;
+  }
+  /// Passes until `id` reaches `state` (20 s at most).
+  bool WaitFor(int id, const std::string& state) {
+    for (int i = 0; i < 100; ++i) {
+      Pass();
+      if (Jobs()[id]["state"] == state) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return false;
+  }
+};
+
+TEST(QueueLiveE2e, SubmitRunsAsASupervisedRunAndSucceeds) {
+  Queue q;
+  const std::string out = (q.home / "out.txt").string();
+  const int id = q.Submit("hello", "cpu_slots: 1\nruntime: 1m\n", {"--tag", "team=vision"},
+                          "echo hello > " + out);
+  ASSERT_GT(id, 0);
+  EXPECT_EQ(q.Jobs()[id]["state"], "waiting");
+  ASSERT_TRUE(q.WaitFor(id, "succeeded"));
+  EXPECT_EQ(testing::ReadTestFile(out), "hello\n");
+  auto job = q.Jobs()[id];
+  EXPECT_EQ(job["pool"], "cpu");
+  EXPECT_EQ(job["run_id"], "queue-" + std::to_string(id));
+  EXPECT_EQ(job["exit_code"], 0);
+  // The job is a ledger run like any other.
+  auto runs = q.Run({"--json", "runs", "list"});
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  EXPECT_NE(runs.out.find("queue-" + std::to_string(id)), std::string::npos) << runs.out;
+  auto show = q.Run({"--json", "queue", "show", std::to_string(id)});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  const auto doc = nlohmann::json::parse(show.out);
+  ASSERT_GE(doc["decisions"].size(), 2u);  // at submission, and the start
+  EXPECT_EQ(doc["decisions"].back()["verdict"], "start");
+}
+
+TEST(QueueLiveE2e, GpusAreGivenOutByCudaVisibleDevices) {
+  Queue q;
+  const std::string a = (q.home / "a.txt").string();
+  const std::string b = (q.home / "b.txt").string();
+  const int ja = q.Submit("a", "gpus: 1\nruntime: 10m\n", {}, "echo $CUDA_VISIBLE_DEVICES > " + a + "; sleep 1");
+  const int jb = q.Submit("b", "gpus: 1\nruntime: 10m\n", {}, "echo $CUDA_VISIBLE_DEVICES > " + b + "; sleep 1");
+  ASSERT_TRUE(q.WaitFor(ja, "succeeded"));
+  ASSERT_TRUE(q.WaitFor(jb, "succeeded"));
+  std::set<std::string> devices = {testing::ReadTestFile(a), testing::ReadTestFile(b)};
+  EXPECT_EQ(devices, (std::set<std::string>{"0\n", "1\n"}));
+}
+
+TEST(QueueLiveE2e, TeamBudgetRefusesWithTheArithmeticUnlessOverridden) {
+  Queue q;
+  // 4 GPUs for 6 h on the cloud pool at $0.50: $12.00 (and a changeover second) against $10.
+  const std::string spec = q.Spec("big", "gpus: 4\nruntime: 6h\ndeadline: 7h\ntags: {team: nlp}\n");
+  auto r = q.Run({"queue", "submit", spec, "--capacity", q.cap, "--", "true"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("team=nlp month budget $10.00: $0.0000 committed + $12.00 expected"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(q.Jobs().empty());
+  r = q.Run({"queue", "submit", spec, "--capacity", q.cap, "--override", "launch week", "--",
+             "true"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("override: launch week"), std::string::npos) << r.out;
+}
+
+TEST(QueueLiveE2e, HoldReleaseAndCancel) {
+  Queue q;
+  const int id = q.Submit("held", "cpu_slots: 1\nruntime: 1m\n", {}, "true");
+  auto r = q.Run({"queue", "hold", std::to_string(id)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  q.Pass();
+  EXPECT_EQ(q.Jobs()[id]["state"], "held");
+  r = q.Run({"queue", "hold", std::to_string(id)});
+  EXPECT_EQ(r.exit_code, 2);
+  ASSERT_EQ(q.Run({"queue", "release", std::to_string(id)}).exit_code, 0);
+  EXPECT_TRUE(q.WaitFor(id, "succeeded"));
+  const int later = q.Submit("later", "cpu_slots: 1\nruntime: 1m\n", {"--not-before", "2h"}, "true");
+  q.Pass();
+  EXPECT_EQ(q.Jobs()[later]["state"], "waiting");
+  EXPECT_NE(q.Jobs()[later]["reason"].get<std::string>().find("defer"), std::string::npos);
+  ASSERT_EQ(q.Run({"queue", "cancel", std::to_string(later)}).exit_code, 0);
+  EXPECT_EQ(q.Jobs()[later]["state"], "cancelled");
+  EXPECT_EQ(q.Run({"queue", "cancel", "999"}).exit_code, 2);
+}
+
+TEST(QueueLiveE2e, DependenciesWaitForTheirJob) {
+  Queue q;
+  const std::string log = (q.home / "order.txt").string();
+  const int a = q.Submit("prep", "cpu_slots: 1\nruntime: 1m\n", {}, "sleep 1; echo prep >> " + log);
+  const int b = q.Submit("train", "gpus: 1\nruntime: 1m\ndepends_on: [prep]\n", {}, "echo train >> " + log);
+  q.Pass();
+  EXPECT_EQ(q.Jobs()[b]["state"], "waiting");
+  EXPECT_NE(q.Jobs()[b]["reason"].get<std::string>().find("for prep"), std::string::npos);
+  ASSERT_TRUE(q.WaitFor(b, "succeeded"));
+  EXPECT_EQ(q.Jobs()[a]["state"], "succeeded");
+  EXPECT_EQ(testing::ReadTestFile(log), "prep\ntrain\n");
+}
+
+TEST(QueueLiveE2e, AStepWhoseCachedOutputExistsIsNotRunAgain) {
+  Queue q;
+  const std::string marker = (q.home / "ran.txt").string();
+  const std::string body = "cpu_slots: 1\nruntime: 1m\ncache: {key: tok-v2, output: prep-out}\n";
+  const std::string make = "echo ran >> " + marker + "; echo data > " + (q.home / "prep-out").string();
+  const int first = q.Submit("prep", body, {}, make);
+  ASSERT_TRUE(q.WaitFor(first, "succeeded"));
+  EXPECT_EQ(testing::ReadTestFile(marker), "ran\n");
+  const int again = q.Submit("prep", body, {}, make);
+  q.Pass();
+  auto job = q.Jobs()[again];
+  EXPECT_EQ(job["state"], "succeeded");
+  EXPECT_NE(job["reason"].get<std::string>().find("cached: the output of 'tok-v2'"), std::string::npos)
+      << job.dump();
+  EXPECT_EQ(testing::ReadTestFile(marker), "ran\n");  // not run a second time
+}
+
+TEST(QueueLiveE2e, KillNineOfTheLoopLosesNoJobAndStartsNoneTwice) {
+  Queue q;
+  const std::string log = (q.home / "started.txt").string();
+  std::vector<int> ids;
+  for (int i = 0; i < 3; ++i) {
+    ids.push_back(q.Submit("job" + std::to_string(i), "cpu_slots: 1\nruntime: 1m\n", {},
+                           "echo $FRUGAL_QUEUE_JOB >> " + log + "; sleep 1"));
+  }
+  const std::vector<std::string> loop = {"--db", q.db, "queue", "run", "--interval", "200ms",
+                                         "--capacity", q.cap};
+  pid_t pid = testing::StartFrugal(loop, q.home.path());
+  ASSERT_GT(pid, 0);
+  // Kill it hard as soon as the first job has started.
+  for (int i = 0; i < 100 && testing::ReadTestFile(log).empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  pid = testing::StartFrugal(loop, q.home.path());
+  bool all = false;
+  for (int i = 0; i < 150 && !all; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    auto jobs = q.Jobs();
+    all = true;
+    for (int id : ids) all = all && jobs[id]["state"] == "succeeded";
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  EXPECT_TRUE(all);
+  std::string started = testing::ReadTestFile(log);
+  std::multiset<std::string> lines;
+  for (size_t at = 0, nl; (nl = started.find('\n', at)) != std::string::npos; at = nl + 1) {
+    lines.insert(started.substr(at, nl - at));
+  }
+  EXPECT_EQ(lines.size(), ids.size()) << started;
+  for (int id : ids) EXPECT_EQ(lines.count(std::to_string(id)), 1u) << started;
+}
+
+TEST(QueueLiveE2e, BadSpecExitsTwoWithFileAndLine) {
+  Queue q;
+  const std::string spec = q.Spec("bad", "gpus: 1\nruntime: 1m\nwindow: nigths\n");
+  auto r = q.Run({"queue", "submit", spec, "--capacity", q.cap, "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad.yaml:6:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did you mean 'nights'"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace frugal

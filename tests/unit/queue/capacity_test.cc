@@ -1,0 +1,139 @@
+#include "frugal/queue/capacity.h"
+
+#include <gtest/gtest.h>
+
+#include "frugal/queue/workload.h"
+#include "support/test_support.h"
+
+namespace frugal::queue {
+namespace {
+
+constexpr const char* kHeader = "apiVersion: frugal/v1\nkind: Capacity\n";
+
+Result<Capacity> Parse(const std::string& body) {
+  return ParseCapacity(std::string(kHeader) + body, "cap.yaml");
+}
+
+TEST(WeekTime, MondayMidnightIsHourZero) {
+  const Seconds monday = *ParseUtcTime("2026-11-30T00:00Z");
+  EXPECT_EQ(HourOfWeek(monday), 0);
+  EXPECT_EQ(HourOfWeek(monday + 3600 * 30), 30);
+  EXPECT_EQ(HourOfWeek(monday - 3600), 167);
+  EXPECT_EQ(FormatUtcTime(monday + 90 * 60), "2026-11-30T01:30Z");
+  EXPECT_FALSE(ParseUtcTime("2026-13-01"));
+  EXPECT_FALSE(ParseUtcTime("2026-11-30T08:00"));
+}
+
+TEST(WeekTime, NightsWrapPastMidnightIntoTheNextDay) {
+  const HourSet friday_nights = MakeHourSet(*ParseDays("fri"), 22, 6);
+  EXPECT_TRUE(friday_nights.test(4 * 24 + 22));
+  EXPECT_TRUE(friday_nights.test(5 * 24 + 5));
+  EXPECT_FALSE(friday_nights.test(5 * 24 + 6));
+  EXPECT_EQ(friday_nights.count(), 8u);
+  EXPECT_EQ(*ParseDays("sat-mon"), 0x61);
+  EXPECT_FALSE(ParseDays("funday"));
+  EXPECT_FALSE(ParseHourRange("25-3"));
+}
+
+TEST(Capacity, ParsesTheShippedExample) {
+  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml");
+  ASSERT_TRUE(cap) << cap.error().message;
+  ASSERT_EQ(cap->pools.size(), 5u);
+  const Pool& spot = *cap->FindPool("cloud-spot");
+  EXPECT_EQ(spot.kind, PoolKind::kSlurm);
+  EXPECT_EQ(spot.tier, Tier::kSpot);
+  EXPECT_EQ(spot.partition, "spot");
+  EXPECT_EQ(spot.units(), 32);
+  EXPECT_EQ(cap->FindPool("cpu")->units(), 16);
+  ASSERT_EQ(cap->budgets.size(), 2u);
+  EXPECT_EQ(cap->budgets[0].tag_key, "team");
+  EXPECT_EQ(cap->budgets[0].limit, Money::FromCents(400000));
+  EXPECT_TRUE(cap->FindWindow("lunch"));
+  EXPECT_TRUE(cap->FindWindow("nights"));
+}
+
+TEST(Capacity, PriceScheduleIsIntegratedHourByHour) {
+  auto cap = Parse(
+      "pools:\n"
+      "  - name: colo\n    tier: on_demand\n    gpu: A100\n    gpus_per_node: 8\n"
+      "    price_per_gpu_hour: 3\n"
+      "    price_schedule:\n      - {days: daily, hours: 22-06, price_per_gpu_hour: 1}\n");
+  ASSERT_TRUE(cap) << cap.error().message;
+  const Pool& p = cap->pools[0];
+  const Seconds monday = *ParseUtcTime("2026-11-30T00:00Z");
+  // 21:30 to 22:30: half an hour at $3, half at $1.
+  EXPECT_NEAR(p.UnitCost(monday + 21 * 3600 + 1800, monday + 22 * 3600 + 1800), 2.0, 1e-9);
+  // A whole day: 8 night hours at $1 and 16 at $3.
+  EXPECT_NEAR(p.UnitCost(monday, monday + 24 * 3600), 8 + 48, 1e-9);
+  // Nine days: a whole week plus two days, across the week's end.
+  EXPECT_NEAR(p.UnitCost(monday + 6 * 86400, monday + 15 * 86400), 9 * 56, 1e-9);
+  EXPECT_DOUBLE_EQ(p.PriceAt(monday + 23 * 3600), 1);
+}
+
+TEST(Capacity, BadInputNamesFileLineAndField) {
+  struct Case {
+    std::string body;
+    std::string expect;
+  };
+  const std::vector<Case> cases = {
+      {"pools:\n  - name: a\n    tier: owend\n    gpu: A100\n    gpus_per_node: 8\n",
+       "cap.yaml:5:11: field 'tier'"},
+      {"pools:\n  - name: a\n    tier: spot\n    gpu: A100\n    gpus_per_node: 8\n",
+       "field 'price_per_gpu_hour': missing"},
+      {"pools:\n  - name: a\n    tier: owned\n    gpu: A100\n    gpus_per_node: 8\n"
+       "    gpus_pernode: 4\n",
+       "did you mean 'gpus_per_node'"},
+      {"pools:\n  - name: a\n    kind: slurm\n    tier: owned\n    gpu: A100\n"
+       "    gpus_per_node: 8\n",
+       "field 'partition'"},
+      {"pools:\n  - name: a\n    tier: owned\n    cpu_slots: 4\n"
+       "budgets:\n  - {tag: team, limit: 5}\n",
+       "cap.yaml:8:"},
+      {"pools:\n  - name: a\n    tier: on_demand\n    gpu: A100\n    gpus_per_node: 8\n"
+       "    price_per_gpu_hour: 2\n    price_schedule:\n      - {days: moonday, price_per_gpu_hour: 1}\n",
+       "field 'days'"},
+      {"pools: []\n", "field 'pools'"},
+  };
+  for (const Case& c : cases) {
+    auto cap = Parse(c.body);
+    ASSERT_FALSE(cap) << c.body;
+    EXPECT_EQ(cap.error().code, ErrorCode::kBadInput);
+    EXPECT_NE(cap.error().message.find(c.expect), std::string::npos)
+        << c.body << "\n-> " << cap.error().message;
+  }
+}
+
+TEST(Capacity, PeriodStartsAtWeekMonthAndQuarter) {
+  const Seconds t = *ParseUtcTime("2026-11-26T15:00Z");  // a Thursday
+  EXPECT_EQ(FormatUtcTime(PeriodStart(BudgetPeriod::kWeek, t)), "2026-11-23T00:00Z");
+  EXPECT_EQ(FormatUtcTime(PeriodStart(BudgetPeriod::kMonth, t)), "2026-11-01T00:00Z");
+  EXPECT_EQ(FormatUtcTime(PeriodStart(BudgetPeriod::kQuarter, t)), "2026-10-01T00:00Z");
+}
+
+TEST(Workload, CopiesDependenciesAndBadInput) {
+  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml");
+  ASSERT_TRUE(cap);
+  auto w = ParseWorkload(
+      "apiVersion: frugal/v1\nkind: Workload\nstart: 2026-11-30T00:00Z\njobs:\n"
+      "  - {name: prep, at: 1h, count: 2, every: 24h, cpu_slots: 2, runtime: 1h}\n"
+      "  - {name: train, at: 1h, count: 2, every: 24h, gpus: 2, runtime: 3h, deadline: 12h,\n"
+      "     depends_on: [prep], window: nights}\n",
+      "w.yaml", *cap);
+  ASSERT_TRUE(w) << w.error().message;
+  ASSERT_EQ(w->jobs.size(), 4u);
+  const JobRequest& train2 = w->jobs[3];
+  EXPECT_EQ(train2.name, "train-2");
+  EXPECT_EQ(train2.depends_on, std::vector<std::string>{"prep-2"});
+  EXPECT_EQ(train2.deadline - train2.arrival, 12 * 3600);
+  EXPECT_EQ(train2.window_name, "nights");
+  auto bad = ParseWorkload(
+      "apiVersion: frugal/v1\nkind: Workload\njobs:\n"
+      "  - {name: a, gpus: 1, runtime: 1h, window: night}\n",
+      "w.yaml", *cap);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("w.yaml:4:"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("did you mean 'nights'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace frugal::queue

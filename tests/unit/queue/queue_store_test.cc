@@ -1,0 +1,139 @@
+// The live queue's state in the ledger, on SQLite and on the real PostgreSQL server the
+// fixture starts: submission, budgets, and two schedulers never starting one job twice.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "backends.h"
+#include "frugal/ledger/queue_jobs.h"
+#include "frugal/queue/queue_service.h"
+
+namespace frugal::queue {
+namespace {
+
+using ledger::testing::BackendNames;
+using ledger::testing::Backends;
+using ledger::testing::BackendTest;
+
+const Seconds kNow = 1'795'996'800 + 10 * 3600;
+
+Capacity TestCapacity() {
+  auto cap = ParseCapacity(
+      "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
+      "  - {name: box, tier: owned, gpu: T4, gpus_per_node: 4, changeover: 1s}\n"
+      "budgets:\n  - {tag: team=nlp, period: month, limit: 10}\n",
+      "c.yaml");
+  EXPECT_TRUE(cap) << cap.error().message;
+  return *cap;
+}
+
+/// Records the jobs it is asked to start (the seam; real processes are in the e2e tests).
+class RecordingExecutor final : public Executor {
+ public:
+  Result<int64_t> Start(const ledger::QueueJobRow& row, const Pool&, const std::string&) override {
+    std::lock_guard<std::mutex> lock(mu);
+    started.push_back(row.id);
+    return 100000 + row.id;
+  }
+  std::optional<int64_t> FindProcess(int64_t job_id) override {
+    std::lock_guard<std::mutex> lock(mu);
+    for (int64_t id : started) {
+      if (id == job_id) return 100000 + id;
+    }
+    return std::nullopt;
+  }
+  std::optional<int> ExitStatus(int64_t) override { return std::nullopt; }
+  void Stop(int64_t) override {}
+  std::mutex mu;
+  std::vector<int64_t> started;
+};
+
+JobRequest Job(const std::string& name, int gpus) {
+  JobRequest j;
+  j.name = name;
+  j.units = gpus;
+  j.runtime_hours = 1;
+  j.arrival = kNow;
+  j.not_before = kNow;
+  j.tags["team"] = "nlp";
+  return j;
+}
+
+template <typename B>
+class QueueStore : public BackendTest<B> {};
+TYPED_TEST_SUITE(QueueStore, Backends, BackendNames);
+
+TYPED_TEST(QueueStore, SubmittedJobsRoundTripWithTheirDecision) {
+  auto ledger = this->Open();
+  ASSERT_TRUE(ledger);
+  const Capacity cap = TestCapacity();
+  JobRequest job = Job("train", 2);
+  job.deadline = kNow + 7200;
+  job.window = cap.FindWindow("nights").value();
+  job.window_name = "nights";
+  auto sub = SubmitJob(ledger->connection(), cap, job, {"python3", "train.py"}, kNow);
+  ASSERT_TRUE(sub) << sub.error().message;
+  auto row = ledger::GetQueueJob(ledger->connection(), sub->id);
+  ASSERT_TRUE(row && *row);
+  EXPECT_EQ((*row)->state, "waiting");
+  EXPECT_EQ((*row)->command, R"(["python3","train.py"])");
+  auto back = RequestFromJson((*row)->request);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->deadline, job.deadline);
+  EXPECT_EQ(back->window, job.window);
+  EXPECT_EQ(back->tags, job.tags);
+  auto decisions = ledger::ListQueueDecisions(ledger->connection(), sub->id);
+  ASSERT_TRUE(decisions);
+  ASSERT_EQ(decisions->size(), 1u);
+  // The window opens at 22:00, after the deadline: flagged late at once.
+  EXPECT_EQ(decisions->front().verdict, "late");
+}
+
+TYPED_TEST(QueueStore, OnlyOneMoveOutOfWaitingWins) {
+  auto ledger = this->Open();
+  ASSERT_TRUE(ledger);
+  const Capacity cap = TestCapacity();
+  auto sub = SubmitJob(ledger->connection(), cap, Job("a", 1), {"true"}, kNow);
+  ASSERT_TRUE(sub);
+  const std::vector<std::string> from = {"waiting"};
+  ledger::QueueJobRow f;
+  EXPECT_TRUE(*ledger::MoveQueueJob(ledger->connection(), sub->id, from, "starting", f, 1));
+  EXPECT_FALSE(*ledger::MoveQueueJob(ledger->connection(), sub->id, from, "starting", f, 2));
+}
+
+TYPED_TEST(QueueStore, TwoSchedulersOnOneLedgerStartEachJobOnce) {
+  auto first = this->Open();
+  ASSERT_TRUE(first);
+  const Capacity cap = TestCapacity();
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_TRUE(SubmitJob(first->connection(), cap, Job("j" + std::to_string(i), 1), {"true"}, kNow));
+  }
+  RecordingExecutor executor;
+  std::atomic<int> failures{0};
+  auto scheduler = [&] {
+    auto ledger = this->Open();
+    if (!ledger) {
+      ++failures;
+      return;
+    }
+    for (int pass = 0; pass < 5; ++pass) {
+      if (!RunPass(ledger->connection(), cap, executor, kNow + pass)) ++failures;
+    }
+  };
+  std::thread a(scheduler);
+  std::thread b(scheduler);
+  a.join();
+  b.join();
+  EXPECT_EQ(failures.load(), 0);
+  // Four GPUs: four jobs start, each once, whichever scheduler started it.
+  std::set<int64_t> unique(executor.started.begin(), executor.started.end());
+  EXPECT_EQ(unique.size(), executor.started.size());
+  EXPECT_EQ(executor.started.size(), 4u);
+}
+
+}  // namespace
+}  // namespace frugal::queue
