@@ -6,6 +6,7 @@
 
 #include "frugal/catalog/gpu_names.h"
 #include "frugal/core/text.h"
+#include "frugal/core/yaml_guard.h"
 #include "frugal/core/yaml.h"
 
 namespace frugal::catalog {
@@ -87,11 +88,19 @@ Result<PreemptionRate> ReadRate(const YamlDoc& doc, const YAML::Node& node) {
   return r;
 }
 
+Result<CustomCatalog> ReadCustomOffersDoc(const YamlDoc& doc, const std::vector<GpuSpec>& gpus);
+
 }  // namespace
 
 Result<CustomCatalog> ReadCustomOffers(const std::filesystem::path& path,
                                        const std::vector<GpuSpec>& gpus) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
+  return GuardYaml(doc.source(), [&] { return ReadCustomOffersDoc(doc, gpus); });
+}
+
+namespace {
+
+Result<CustomCatalog> ReadCustomOffersDoc(const YamlDoc& doc, const std::vector<GpuSpec>& gpus) {
   FRUGAL_TRY(doc.CheckKeys(doc.root(), "custom offers file",
                            {"apiVersion", "offers", "preemption_rates"}));
   const std::string version = FRUGAL_TRY(doc.RequiredString(doc.root(), "apiVersion"));
@@ -126,4 +135,5 @@ Result<CustomCatalog> ReadCustomOffers(const std::filesystem::path& path,
   return out;
 }
 
+}  // namespace
 }  // namespace frugal::catalog

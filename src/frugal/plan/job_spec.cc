@@ -5,6 +5,7 @@
 
 #include "frugal/catalog/gpu_names.h"
 #include "frugal/core/text.h"
+#include "frugal/core/yaml_guard.h"
 #include "frugal/core/yaml.h"
 #include "frugal/plan/drill_record.h"
 
@@ -434,7 +435,8 @@ Result<JobSpec> LoadJobSpec(const std::filesystem::path& path,
                             const std::vector<std::string>& gpu_names,
                             const std::filesystem::path& drills_dir) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
-  JobSpec spec = FRUGAL_TRY(ReadSpec(doc, path.parent_path(), gpu_names, drills_dir));
+  JobSpec spec = FRUGAL_TRY(GuardYaml(
+      doc.source(), [&] { return ReadSpec(doc, path.parent_path(), gpu_names, drills_dir); }));
   // Name the spec's line, not only the missing file: the path is relative to the spec.
   for (const std::filesystem::path& file : spec.catalog_files) {
     std::error_code ec;
@@ -453,13 +455,13 @@ Result<JobSpec> ParseJobSpec(std::string_view text, const std::string& source,
                              const std::vector<std::string>& gpu_names,
                              const std::filesystem::path& drills_dir) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(text, source));
-  return ReadSpec(doc, base_dir, gpu_names, drills_dir);
+  return GuardYaml(doc.source(), [&] { return ReadSpec(doc, base_dir, gpu_names, drills_dir); });
 }
 
 Result<DataSpec> ParseDataSection(std::string_view text, const std::string& source) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(text, source));
   if (!doc.root().IsMap()) return DataSpec{};
-  return ReadData(doc, doc.root());
+  return GuardYaml(doc.source(), [&] { return ReadData(doc, doc.root()); });
 }
 
 }  // namespace frugal::plan

@@ -189,6 +189,7 @@ Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source,
   }
   Trace trace;
   trace.name = Stem(source);
+  trace.source = source;
   if (!doc.is_object()) return Fail(ErrorCode::kBadInput, source + ":1:1: expected a JSON object");
   if (doc.contains("metadata")) {
     trace.gap_seconds = FRUGAL_TRY(ReadGapSeconds(doc["metadata"], text, source));
@@ -253,6 +254,7 @@ Result<Trace> ParseCsvTrace(const std::string& text, const std::string& source, 
   if (table.rows().empty()) return Fail(ErrorCode::kBadInput, source + ": no data rows");
   Trace trace;
   trace.name = Stem(source);
+  trace.source = source;
   trace.gap_seconds = tick_seconds;
   std::optional<int64_t> previous;
   for (const CsvRecord& row : table.rows()) {

@@ -13,6 +13,7 @@
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/csv.h"
 #include "frugal/core/text.h"
+#include "frugal/core/yaml_guard.h"
 #include "frugal/core/yaml.h"
 #include "frugal/tune/space_spec.h"
 
@@ -437,9 +438,20 @@ bool IsStudyName(std::string_view name) {
   return !name.empty() && name.front() != '.' && name.find_first_of("/\\ ") == std::string::npos;
 }
 
+namespace {
+Result<StudySpec> ReadStudySpec(const YamlDoc& doc, const std::string& source,
+                                const std::filesystem::path& base_dir);
+}  // namespace
+
 Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,
                                  const std::filesystem::path& base_dir) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(yaml_text, source));
+  return GuardYaml(doc.source(), [&] { return ReadStudySpec(doc, source, base_dir); });
+}
+
+namespace {
+Result<StudySpec> ReadStudySpec(const YamlDoc& doc, const std::string& source,
+                                const std::filesystem::path& base_dir) {
   const YAML::Node& root = doc.root();
   FRUGAL_TRY(doc.CheckKeys(root, "study",
                            {"apiVersion", "kind", "name", "tags", "trial", "replay", "space",
@@ -478,6 +490,7 @@ Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,
   FRUGAL_TRY(CheckPriced(doc, root, spec));
   return spec;
 }
+}  // namespace
 
 Result<StudySpec> LoadStudySpec(const std::filesystem::path& path) {
   const std::string text = FRUGAL_TRY(ReadFile(path));

@@ -226,6 +226,20 @@ TEST(SimulateE2e, TraceFormatTellsWhatOneMeansAndRefusesAFileItCannotTell) {
   EXPECT_NE(bad.err.find("--trace-format: 'upside'"), std::string::npos) << bad.err;
 }
 
+TEST(SimulateE2e, ATraceShorterThanTheDeadlineIsNamedByItsFile) {
+  // Found by the fuzzer: the error named the trace by its stem only ("trace 'short'").
+  TempDir home;
+  WriteTestFile(home / "short.json", R"({"metadata": {"gap_seconds": 600}, "data": [1, 1, 0]})");
+  auto r = RunFrugal({"simulate", "--trace", (home / "short.json").string(), "--compute", "1h",
+                      "--deadline", "3h", "--changeover", "10m"},
+                     home.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find((home / "short.json").string() +
+                       ": 3 ticks of 600 s are shorter than the deadline"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(SimulateE2e, BadFlagsExitTwo) {
   TempDir home;
   const std::string trace = ShippedTrace("us-west-2a_k80_1.json");
