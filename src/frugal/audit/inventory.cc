@@ -9,8 +9,8 @@
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/csv.h"
 #include "frugal/core/text.h"
-#include "frugal/core/yaml_guard.h"
 #include "frugal/core/yaml.h"
+#include "frugal/core/yaml_guard.h"
 
 namespace frugal::audit {
 namespace {
@@ -25,10 +25,9 @@ Result<std::string> ResolveGpu(std::string_view name, const catalog::Catalog& ca
   const std::vector<std::string> names = catalog::ResolveGpuName(name, catalog.gpu_names());
   if (names.size() == 1) return names.front();
   if (names.empty()) {
-    return Fail(
-        FieldError(where, "gpu",
-                   fmt::format("unknown GPU '{}'{}", Abbreviate(name),
-                               DidYouMean(name, catalog.gpu_names()))));
+    return Fail(FieldError(where, "gpu",
+                           fmt::format("unknown GPU '{}'{}", Abbreviate(name),
+                                       DidYouMean(name, catalog.gpu_names()))));
   }
   return Fail(FieldError(
       where, "gpu",

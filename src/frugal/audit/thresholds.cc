@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "frugal/core/paths.h"
-#include "frugal/core/yaml_guard.h"
 #include "frugal/core/yaml.h"
+#include "frugal/core/yaml_guard.h"
 
 namespace frugal::audit {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "frugal/catalog/gpu_names.h"
 #include "frugal/core/text.h"
-#include "frugal/core/yaml_guard.h"
 #include "frugal/core/yaml.h"
+#include "frugal/core/yaml_guard.h"
 
 namespace frugal::catalog {
 namespace {
@@ -27,10 +27,11 @@ Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node,
   if (auto gpu = FRUGAL_TRY(doc.OptionalString(node, "gpu"))) {
     const auto names = ResolveGpuName(*gpu, known);
     if (names.size() != 1) {
-      return Fail(doc.ErrorAt(node["gpu"], "gpu",
-                              names.empty()
-                                  ? fmt::format("unknown GPU '{}'{}", Abbreviate(*gpu), DidYouMean(*gpu, known))
-                                  : fmt::format("'{}' is ambiguous; name the exact part", Abbreviate(*gpu))));
+      return Fail(doc.ErrorAt(
+          node["gpu"], "gpu",
+          names.empty()
+              ? fmt::format("unknown GPU '{}'{}", Abbreviate(*gpu), DidYouMean(*gpu, known))
+              : fmt::format("'{}' is ambiguous; name the exact part", Abbreviate(*gpu))));
     }
     o.gpu = names.front();
   }

@@ -5,8 +5,8 @@
 
 #include "frugal/catalog/gpu_names.h"
 #include "frugal/core/text.h"
-#include "frugal/core/yaml_guard.h"
 #include "frugal/core/yaml.h"
+#include "frugal/core/yaml_guard.h"
 #include "frugal/plan/drill_record.h"
 
 namespace frugal::plan {
@@ -214,10 +214,10 @@ Result<std::string> ResolveGpu(const YamlDoc& doc, const Node& node, std::string
                                const std::string& name, const std::vector<std::string>& known) {
   const auto names = catalog::ResolveGpuName(name, known);
   if (names.size() == 1) return names.front();
-  return Fail(doc.ErrorAt(node, key,
-                          names.empty()
-                              ? fmt::format("unknown GPU '{}'{}", Abbreviate(name), DidYouMean(name, known))
-                              : fmt::format("'{}' is ambiguous; name the exact part", Abbreviate(name))));
+  return Fail(doc.ErrorAt(
+      node, key,
+      names.empty() ? fmt::format("unknown GPU '{}'{}", Abbreviate(name), DidYouMean(name, known))
+                    : fmt::format("'{}' is ambiguous; name the exact part", Abbreviate(name))));
 }
 
 Result<MeasuredProfile> ReadProfile(const YamlDoc& doc, const Node& n,

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "frugal/core/text.h"
-#include "frugal/core/yaml_guard.h"
 #include "frugal/core/yaml.h"
+#include "frugal/core/yaml_guard.h"
 
 namespace frugal::policy {
 namespace {

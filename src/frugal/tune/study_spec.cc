@@ -13,8 +13,8 @@
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/csv.h"
 #include "frugal/core/text.h"
-#include "frugal/core/yaml_guard.h"
 #include "frugal/core/yaml.h"
+#include "frugal/core/yaml_guard.h"
 #include "frugal/tune/space_spec.h"
 
 namespace frugal::tune {
@@ -49,16 +49,15 @@ std::optional<std::vector<std::string>> CurvesHeader(const ReplaySource& replay)
 /// A replay study's columns (config and cost columns, the fidelity, the objective metric and
 /// every watched metric) must be columns of its curves.csv; the error points at the spec's
 /// line, where the typo is (a name left at its default, at its section).
-Result<void> CheckReplayColumns(const YamlDoc& doc, const YAML::Node& root,
-                                const StudySpec& spec) {
+Result<void> CheckReplayColumns(const YamlDoc& doc, const YAML::Node& root, const StudySpec& spec) {
   if (!spec.replay) return {};
   const std::optional<std::vector<std::string>> columns = CurvesHeader(*spec.replay);
   if (!columns) return {};
   auto check = [&](const YAML::Node& section, std::string_view key, std::string_view field,
                    const std::string& name) -> Result<void> {
     if (std::find(columns->begin(), columns->end(), name) != columns->end()) return {};
-    const YAML::Node at = section.IsMap() && section[std::string(key)] ? section[std::string(key)]
-                                                                         : section;
+    const YAML::Node at =
+        section.IsMap() && section[std::string(key)] ? section[std::string(key)] : section;
     return Fail(doc.ErrorAt(
         at, field,
         fmt::format("'{}' is not a column of {}{}", Abbreviate(name),

@@ -115,10 +115,9 @@ TEST_F(AuditFleetTest, InventoryUnderuseCommitmentAndSpendAreCounted) {
   auto result = AuditWith(inv);
   ASSERT_TRUE(result) << result.error().message;
   SCOPED_TRACE(report_);
-  EXPECT_EQ(CountByRule(*result),
-            (std::map<std::string, int>{{std::string(kUnderutilized), 1},
-                                        {std::string(kCommitment), 1},
-                                        {std::string(kBudgetForecast), 1}}));
+  EXPECT_EQ(CountByRule(*result), (std::map<std::string, int>{{std::string(kUnderutilized), 1},
+                                                              {std::string(kCommitment), 1},
+                                                              {std::string(kBudgetForecast), 1}}));
   const Finding* under = Find(*result, kUnderutilized);
   EXPECT_EQ(under->subject, "instance i-a100x8 (8x A100-80GB)");
   // $32/h × 720 h × (1 − 4/8), over 30 days of history.

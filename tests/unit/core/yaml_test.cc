@@ -1,11 +1,12 @@
 #include "frugal/core/yaml.h"
-#include "frugal/core/yaml_guard.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <string>
+
+#include "frugal/core/yaml_guard.h"
 
 namespace frugal {
 namespace {
