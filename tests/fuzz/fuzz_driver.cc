@@ -25,9 +25,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <stdexcept>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,13 +57,53 @@ void WriteAll(const fs::path& path, const std::string& text) {
 /// Tokens that have broken parsers before: aliases, numbers past every range, bytes that are
 /// not UTF-8, structure characters, and long values.
 const std::vector<std::string>& Dictionary() {
-  static const std::vector<std::string> kTokens = {
-      "*a", "&a ", "<<: *a\n", "1e309", "1e41", "1e300", "-1", "0", "nan", "inf", "-inf",
-      "\xff\xfe", "\xc3(", "\xe9", "~", "null", "NULL", "[]", "{}", "\"", "'", ",,", "\n", "\t",
-      "99999999999999999999", "1e10", "1e7", "-0", "0x10", ": ", "? ", "!!binary ",
-      "---\n", "...\n", "[[[[[[[[", "{\"a\":", "\\u0000", "\r\n", "9223372036854775808",
-      "2026-02-30T25:61:00Z", ".5", "1.00000000000000001", "#", "- ", "|\n", ">-\n",
-      std::string(300, 'x')};
+  static const std::vector<std::string> kTokens = {"*a",
+                                                   "&a ",
+                                                   "<<: *a\n",
+                                                   "1e309",
+                                                   "1e41",
+                                                   "1e300",
+                                                   "-1",
+                                                   "0",
+                                                   "nan",
+                                                   "inf",
+                                                   "-inf",
+                                                   "\xff\xfe",
+                                                   "\xc3(",
+                                                   "\xe9",
+                                                   "~",
+                                                   "null",
+                                                   "NULL",
+                                                   "[]",
+                                                   "{}",
+                                                   "\"",
+                                                   "'",
+                                                   ",,",
+                                                   "\n",
+                                                   "\t",
+                                                   "99999999999999999999",
+                                                   "1e10",
+                                                   "1e7",
+                                                   "-0",
+                                                   "0x10",
+                                                   ": ",
+                                                   "? ",
+                                                   "!!binary ",
+                                                   "---\n",
+                                                   "...\n",
+                                                   "[[[[[[[[",
+                                                   "{\"a\":",
+                                                   "\\u0000",
+                                                   "\r\n",
+                                                   "9223372036854775808",
+                                                   "2026-02-30T25:61:00Z",
+                                                   ".5",
+                                                   "1.00000000000000001",
+                                                   "#",
+                                                   "- ",
+                                                   "|\n",
+                                                   ">-\n",
+                                                   std::string(300, 'x')};
   return kTokens;
 }
 
@@ -125,7 +165,8 @@ class Mutator {
         break;
       default: {  // splice a line from another seed of the target
         if (others.empty()) break;
-        const std::string& other = others[static_cast<size_t>(Below(static_cast<int>(others.size())))];
+        const std::string& other =
+            others[static_cast<size_t>(Below(static_cast<int>(others.size())))];
         const size_t from = At(other);
         const size_t end = other.find('\n', from);
         s.insert(At(s), other.substr(from, end == std::string::npos ? end : end - from + 1));
@@ -237,13 +278,20 @@ std::optional<Flags> ParseFlags(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     const std::string v = argv[i + 1];
-    if (k == "--frugal") f.frugal = v;
-    else if (k == "--seeds") f.seeds = v;
-    else if (k == "--work") f.work = v;
-    else if (k == "--keep") f.keep = v;
-    else if (k == "--cases") f.cases = std::stoi(v);
-    else if (k == "--seed") f.seed = std::stoull(v);
-    else if (k == "--timeout-ms") f.timeout_ms = std::stoi(v);
+    if (k == "--frugal")
+      f.frugal = v;
+    else if (k == "--seeds")
+      f.seeds = v;
+    else if (k == "--work")
+      f.work = v;
+    else if (k == "--keep")
+      f.keep = v;
+    else if (k == "--cases")
+      f.cases = std::stoi(v);
+    else if (k == "--seed")
+      f.seed = std::stoull(v);
+    else if (k == "--timeout-ms")
+      f.timeout_ms = std::stoi(v);
     else if (k == "--targets") {
       std::stringstream list(v);
       for (std::string name; std::getline(list, name, ',');) f.targets.push_back(name);
@@ -296,7 +344,8 @@ Tally Campaign(const Target& t, const Flags& f, Mutator& mutator) {
     }
     const std::string& seed = seeds[static_cast<size_t>(n) % seeds.size()];
     // Each seed runs once unmutated first: a failure there is the seed's, not a mutation's.
-    const std::string text = n < static_cast<int>(seeds.size()) ? seed : mutator.Mutate(seed, seeds);
+    const std::string text =
+        n < static_cast<int>(seeds.size()) ? seed : mutator.Mutate(seed, seeds);
     WriteAll(c.input, text);
     const std::vector<std::string> args = t.args(c);
     const Outcome o = RunCase(f.frugal, args, c.dir, f.timeout_ms);
@@ -305,10 +354,14 @@ Tally Campaign(const Target& t, const Flags& f, Mutator& mutator) {
     tally.slowest_ms = std::max(tally.slowest_ms, o.millis);
     const std::string verdict = Judge(t, o, t.input_name);
     if (!verdict.empty()) {
-      if (verdict == "hang") ++tally.hangs;
-      else if (verdict.starts_with("crash")) ++tally.crashes;
-      else if (verdict.starts_with("wrong exit")) ++tally.wrong_exits;
-      else ++tally.bad_reports;
+      if (verdict == "hang")
+        ++tally.hangs;
+      else if (verdict.starts_with("crash"))
+        ++tally.crashes;
+      else if (verdict.starts_with("wrong exit"))
+        ++tally.wrong_exits;
+      else
+        ++tally.bad_reports;
       const fs::path kept = f.keep / fmt::format("{}-{}", t.name, n);
       fs::remove_all(kept);
       fs::create_directories(kept.parent_path());
@@ -316,8 +369,8 @@ Tally Campaign(const Target& t, const Flags& f, Mutator& mutator) {
       std::string line = verdict + "\n" + f.frugal.string();
       for (const std::string& a : args) line += " '" + a + "'";
       WriteAll(kept / "VERDICT", line + "\n");
-      std::cerr << fmt::format("{} case {}: {} ({:.0f} ms; kept in {})\n  {}\n", t.name, n,
-                               verdict, o.millis, kept.string(),
+      std::cerr << fmt::format("{} case {}: {} ({:.0f} ms; kept in {})\n  {}\n", t.name, n, verdict,
+                               o.millis, kept.string(),
                                o.err.substr(0, std::min<size_t>(o.err.size(), 400)));
     }
     fs::remove_all(c.dir);
@@ -357,10 +410,11 @@ int Main(int argc, char** argv) {
     total.slowest_ms = std::max(total.slowest_ms, r.slowest_ms);
     total.skipped += r.skipped;
   }
-  if (total.skipped > 0) std::cout << fmt::format("({} cases skipped: setup failed)\n", total.skipped);
-  std::cout << fmt::format("{:<11} {:>6} {:>7} {:>5} {:>10} {:>11} {:>11.0f}\n", "all",
-                           total.cases, total.crashes, total.hangs, total.wrong_exits,
-                           total.bad_reports, total.slowest_ms);
+  if (total.skipped > 0)
+    std::cout << fmt::format("({} cases skipped: setup failed)\n", total.skipped);
+  std::cout << fmt::format("{:<11} {:>6} {:>7} {:>5} {:>10} {:>11} {:>11.0f}\n", "all", total.cases,
+                           total.crashes, total.hangs, total.wrong_exits, total.bad_reports,
+                           total.slowest_ms);
   const int failed = total.crashes + total.hangs + total.wrong_exits + total.bad_reports;
   if (failed == 0) fs::remove_all(flags->work);
   return failed == 0 ? 0 : 1;

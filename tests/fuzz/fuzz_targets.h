@@ -13,9 +13,9 @@ namespace frugal::fuzz {
 
 /// One case's setting, handed to a target to lay out its files and build its command line.
 struct CaseDir {
-  std::filesystem::path dir;    ///< empty before the case; the command runs here
-  std::filesystem::path seeds;  ///< the seed tree (seeds/<target>/...)
-  std::filesystem::path input;  ///< where the mutated bytes are (inside `dir`)
+  std::filesystem::path dir;     ///< empty before the case; the command runs here
+  std::filesystem::path seeds;   ///< the seed tree (seeds/<target>/...)
+  std::filesystem::path input;   ///< where the mutated bytes are (inside `dir`)
   std::filesystem::path frugal;  ///< the binary, for setups that need a ledger
   int number = 0;
 };

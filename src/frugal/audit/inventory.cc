@@ -10,6 +10,7 @@
 #include "frugal/core/csv.h"
 #include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
+#include "frugal/core/yaml_guard.h"
 
 namespace frugal::audit {
 namespace {
@@ -24,10 +25,9 @@ Result<std::string> ResolveGpu(std::string_view name, const catalog::Catalog& ca
   const std::vector<std::string> names = catalog::ResolveGpuName(name, catalog.gpu_names());
   if (names.size() == 1) return names.front();
   if (names.empty()) {
-    return Fail(
-        FieldError(where, "gpu",
-                   fmt::format("unknown GPU '{}'{}", Abbreviate(name),
-                               DidYouMean(name, catalog.gpu_names()))));
+    return Fail(FieldError(where, "gpu",
+                           fmt::format("unknown GPU '{}'{}", Abbreviate(name),
+                                       DidYouMean(name, catalog.gpu_names()))));
   }
   return Fail(FieldError(
       where, "gpu",
@@ -60,7 +60,7 @@ Result<std::vector<UtilizationSpan>> ReadHistory(const YamlDoc& doc, const YAML:
   const Duration step = FRUGAL_TRY(doc.OptionalDuration(n, "step")).value_or(std::chrono::hours(1));
   if (step.count() <= 0) return Fail(doc.ErrorAt(n["step"], "step", "must be positive"));
   const YAML::Node values = n["gpu_util"];
-  if (!values.IsSequence())
+  if (!values || !values.IsSequence())
     return Fail(doc.ErrorAt(n, "gpu_util", "expected a list of percentages"));
   ledger::Timestamp t = *start;
   for (const YAML::Node& v : values) {
@@ -109,9 +109,15 @@ Result<InventoryInstance> ReadYamlInstance(const YamlDoc& doc, const YAML::Node&
   return i;
 }
 
+Result<Inventory> ReadYaml(const YamlDoc& doc, const catalog::Catalog& catalog);
+
 Result<Inventory> ParseYaml(std::string_view text, std::string source,
                             const catalog::Catalog& catalog) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(text, std::move(source)));
+  return GuardYaml(doc.source(), [&] { return ReadYaml(doc, catalog); });
+}
+
+Result<Inventory> ReadYaml(const YamlDoc& doc, const catalog::Catalog& catalog) {
   Inventory inv;
   inv.source = doc.source();
   FRUGAL_TRY(doc.CheckKeys(doc.root(), "inventory", {"version", "instances"}));
@@ -120,7 +126,7 @@ Result<Inventory> ParseYaml(std::string_view text, std::string source,
                             fmt::format("unsupported version {} (this frugal reads 1)", *v)));
   }
   const YAML::Node list = doc.root()["instances"];
-  if (!list.IsSequence()) {
+  if (!list || !list.IsSequence()) {
     return Fail(doc.ErrorAt(list.IsDefined() ? list : doc.root(), "instances",
                             "expected a list of instances"));
   }

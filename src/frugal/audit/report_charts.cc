@@ -119,8 +119,7 @@ void BuildCharts(const AuditData& data, const AuditOptions& o, AuditResult& out)
     if (start >= o.now) continue;
     const Money cost = spend.Between(start, o.now);
     Spread(c, start, o.now, cost,
-           teams.try_emplace(i.tags.team.empty() ? "(no team)" : i.tags.team, zeros)
-               .first->second);
+           teams.try_emplace(i.tags.team.empty() ? "(no team)" : i.tags.team, zeros).first->second);
     Spread(c, start, o.now, cost, tiers.try_emplace(i.tier, zeros).first->second);
   }
   if (o.inventory != nullptr) {

@@ -139,8 +139,8 @@ void UnderusedInstance(const InventoryInstance& i, const std::vector<Utilization
              {"gpu_hours", hours * i.gpu_count},
              {"gpu", i.gpu}};
   // The busy GPU-time of all its GPUs, packed onto the fewest that stay under the ceiling.
-  const int needed = std::max(
-      1, static_cast<int>(std::ceil(i.gpu_count * mean / kRightSizeUtilPct - 1e-9)));
+  const int needed =
+      std::max(1, static_cast<int>(std::ceil(i.gpu_count * mean / kRightSizeUtilPct - 1e-9)));
   if (needed >= i.gpu_count) {
     f.saving_basis = fmt::format(
         "not computed: its {} GPU(s) would each stay above {:.0f}% busy on fewer, so only a "

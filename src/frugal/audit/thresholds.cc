@@ -4,6 +4,7 @@
 
 #include "frugal/core/paths.h"
 #include "frugal/core/yaml.h"
+#include "frugal/core/yaml_guard.h"
 
 namespace frugal::audit {
 namespace {
@@ -99,7 +100,7 @@ Result<Thresholds> FromDoc(const YamlDoc& doc) {
 
 Result<Thresholds> LoadThresholds(const std::filesystem::path& path) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
-  Thresholds t = FRUGAL_TRY(FromDoc(doc));
+  Thresholds t = FRUGAL_TRY(GuardYaml(doc.source(), [&] { return FromDoc(doc); }));
   t.source = path.string();
   return t;
 }
@@ -114,7 +115,7 @@ Result<Thresholds> ResolveThresholds(const std::filesystem::path& explicit_path)
 
 Result<Thresholds> ParseThresholds(std::string_view text, std::string source) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(text, std::move(source)));
-  Thresholds t = FRUGAL_TRY(FromDoc(doc));
+  Thresholds t = FRUGAL_TRY(GuardYaml(doc.source(), [&] { return FromDoc(doc); }));
   t.source = doc.source();
   return t;
 }

@@ -118,8 +118,8 @@ Result<std::vector<const Offer*>> Catalog::Query(const OfferQuery& query) const 
     if (std::find(clouds.begin(), clouds.end(), cloud) == clouds.end()) {
       return Fail(ErrorCode::kBadInput,
                   fmt::format("unknown cloud '{}'{} (the catalog has offers from {})",
-                              Abbreviate(*query.cloud),
-                              DidYouMean(cloud, clouds), fmt::join(clouds, ", ")));
+                              Abbreviate(*query.cloud), DidYouMean(cloud, clouds),
+                              fmt::join(clouds, ", ")));
     }
   }
   std::vector<const Offer*> out;

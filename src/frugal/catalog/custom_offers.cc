@@ -7,6 +7,7 @@
 #include "frugal/catalog/gpu_names.h"
 #include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
+#include "frugal/core/yaml_guard.h"
 
 namespace frugal::catalog {
 namespace {
@@ -27,10 +28,11 @@ Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node,
   if (auto gpu = FRUGAL_TRY(doc.OptionalString(node, "gpu"))) {
     const auto names = ResolveGpuName(*gpu, known);
     if (names.size() != 1) {
-      return Fail(doc.ErrorAt(node["gpu"], "gpu",
-                              names.empty()
-                                  ? fmt::format("unknown GPU '{}'{}", Abbreviate(*gpu), DidYouMean(*gpu, known))
-                                  : fmt::format("'{}' is ambiguous; name the exact part", Abbreviate(*gpu))));
+      return Fail(doc.ErrorAt(
+          node["gpu"], "gpu",
+          names.empty()
+              ? fmt::format("unknown GPU '{}'{}", Abbreviate(*gpu), DidYouMean(*gpu, known))
+              : fmt::format("'{}' is ambiguous; name the exact part", Abbreviate(*gpu))));
     }
     o.gpu = names.front();
   }
@@ -101,11 +103,19 @@ Result<PreemptionRate> ReadRate(const YamlDoc& doc, const YAML::Node& node) {
   return r;
 }
 
+Result<CustomCatalog> ReadCustomOffersDoc(const YamlDoc& doc, const std::vector<GpuSpec>& gpus);
+
 }  // namespace
 
 Result<CustomCatalog> ReadCustomOffers(const std::filesystem::path& path,
                                        const std::vector<GpuSpec>& gpus) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
+  return GuardYaml(doc.source(), [&] { return ReadCustomOffersDoc(doc, gpus); });
+}
+
+namespace {
+
+Result<CustomCatalog> ReadCustomOffersDoc(const YamlDoc& doc, const std::vector<GpuSpec>& gpus) {
   FRUGAL_TRY(doc.CheckKeys(doc.root(), "custom offers file",
                            {"apiVersion", "offers", "preemption_rates"}));
   const std::string version = FRUGAL_TRY(doc.RequiredString(doc.root(), "apiVersion"));
@@ -140,4 +150,5 @@ Result<CustomCatalog> ReadCustomOffers(const std::filesystem::path& path,
   return out;
 }
 
+}  // namespace
 }  // namespace frugal::catalog

@@ -192,8 +192,8 @@ Result<void> RequireUtf8(std::string_view text, std::string_view source) {
   const std::optional<size_t> bad = FirstInvalidUtf8(text);
   if (!bad) return {};
   return Fail(ErrorCode::kBadInput,
-              fmt::format("{}:{}: byte 0x{:02X} is not UTF-8 (save the file as UTF-8 text)",
-                          source, LineColumnAt(text, *bad),
+              fmt::format("{}:{}: byte 0x{:02X} is not UTF-8 (save the file as UTF-8 text)", source,
+                          LineColumnAt(text, *bad),
                           static_cast<unsigned>(static_cast<unsigned char>(text[*bad]))));
 }
 

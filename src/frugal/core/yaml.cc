@@ -1,7 +1,6 @@
 #include "frugal/core/yaml.h"
 
 #include <fmt/format.h>
-
 #include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
@@ -142,9 +141,8 @@ Result<void> CheckAliases(const std::string& text, const std::string& source) {
   AliasExpansion counter;
   parser.HandleNextDocument(counter);
   if (const auto& problem = counter.problem()) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("{}:{}:{}: {}", source, problem->mark.line + 1,
-                            problem->mark.column + 1, problem->message));
+    return Fail(ErrorCode::kBadInput, fmt::format("{}:{}:{}: {}", source, problem->mark.line + 1,
+                                                  problem->mark.column + 1, problem->message));
   }
   return {};
 }
@@ -298,7 +296,8 @@ Result<std::map<std::string, std::string>> YamlDoc::StringMap(const YAML::Node& 
 
 Error YamlDoc::Missing(const YAML::Node& map, std::string_view key) const {
   // A map without a mark (an absent section) is located at the document's start.
-  const std::string where = !map.IsDefined() || map.Mark().is_null() ? source_ + ":1:1" : Where(map);
+  const std::string where =
+      !map.IsDefined() || map.Mark().is_null() ? source_ + ":1:1" : Where(map);
   return Error{ErrorCode::kBadInput, fmt::format("{}: missing required field '{}'", where, key)};
 }
 

@@ -153,14 +153,13 @@ std::optional<double> FocusRow::Quantity(std::string_view column) {
   // double's precision (1.00000000000000001) or below its smallest value (1e-400), it would
   // be kept as another number.
   Result<double> value = ParseDouble(*text);
-  const bool exact = value && std::abs(*value) < kMaxQuantity &&
-                     SameDecimal(fmt::format("{}", *value), *text);
+  const bool exact =
+      value && std::abs(*value) < kMaxQuantity && SameDecimal(fmt::format("{}", *value), *text);
   if (!exact) {
-    Problem(column,
-            fmt::format("{} '{}' cannot be stored exactly (a quantity is kept to about 15 "
-                        "significant digits, below 1e40){}",
-                        column, Abbreviate(*text),
-                        value ? fmt::format("; it would be kept as {}", *value) : ""));
+    Problem(column, fmt::format("{} '{}' cannot be stored exactly (a quantity is kept to about 15 "
+                                "significant digits, below 1e40){}",
+                                column, Abbreviate(*text),
+                                value ? fmt::format("; it would be kept as {}", *value) : ""));
     return std::nullopt;
   }
   return *value;

@@ -6,6 +6,7 @@
 #include "frugal/catalog/gpu_names.h"
 #include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
+#include "frugal/core/yaml_guard.h"
 #include "frugal/plan/drill_record.h"
 #include "frugal/plan/job_spec_sections.h"
 
@@ -264,10 +265,10 @@ Result<std::string> ResolveGpu(const YamlDoc& doc, const Node& node, std::string
                                const std::string& name, const std::vector<std::string>& known) {
   const auto names = catalog::ResolveGpuName(name, known);
   if (names.size() == 1) return names.front();
-  return Fail(doc.ErrorAt(node, key,
-                          names.empty()
-                              ? fmt::format("unknown GPU '{}'{}", Abbreviate(name), DidYouMean(name, known))
-                              : fmt::format("'{}' is ambiguous; name the exact part", Abbreviate(name))));
+  return Fail(doc.ErrorAt(
+      node, key,
+      names.empty() ? fmt::format("unknown GPU '{}'{}", Abbreviate(name), DidYouMean(name, known))
+                    : fmt::format("'{}' is ambiguous; name the exact part", Abbreviate(name))));
 }
 
 Result<MeasuredProfile> ReadProfile(const YamlDoc& doc, const Node& n,
@@ -544,7 +545,8 @@ Result<JobSpec> LoadJobSpec(const std::filesystem::path& path,
                             const std::vector<std::string>& gpu_names,
                             const std::filesystem::path& drills_dir) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
-  JobSpec spec = FRUGAL_TRY(ReadSpec(doc, path.parent_path(), gpu_names, drills_dir));
+  JobSpec spec = FRUGAL_TRY(GuardYaml(
+      doc.source(), [&] { return ReadSpec(doc, path.parent_path(), gpu_names, drills_dir); }));
   // Name the spec's line, not only the missing file: the path is relative to the spec.
   for (const std::filesystem::path& file : spec.catalog_files) {
     std::error_code ec;
@@ -563,13 +565,13 @@ Result<JobSpec> ParseJobSpec(std::string_view text, const std::string& source,
                              const std::vector<std::string>& gpu_names,
                              const std::filesystem::path& drills_dir) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(text, source));
-  return ReadSpec(doc, base_dir, gpu_names, drills_dir);
+  return GuardYaml(doc.source(), [&] { return ReadSpec(doc, base_dir, gpu_names, drills_dir); });
 }
 
 Result<DataSpec> ParseDataSection(std::string_view text, const std::string& source) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(text, source));
   if (!doc.root().IsMap()) return DataSpec{};
-  return ReadData(doc, doc.root());
+  return GuardYaml(doc.source(), [&] { return ReadData(doc, doc.root()); });
 }
 
 }  // namespace frugal::plan

@@ -443,8 +443,7 @@ Result<void> CheckProfileOffers(const JobSpec& spec, const catalog::Catalog& c) 
     if (!found) {
       return Fail(ErrorCode::kBadInput,
                   fmt::format("{}: field 'offer': no offer '{}' in the catalog{}", p.where,
-                              Abbreviate(p.offer),
-                              DidYouMean(p.offer, names)));
+                              Abbreviate(p.offer), DidYouMean(p.offer, names)));
     }
   }
   return {};

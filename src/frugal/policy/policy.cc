@@ -8,6 +8,7 @@
 
 #include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
+#include "frugal/core/yaml_guard.h"
 
 namespace frugal::policy {
 namespace {
@@ -95,13 +96,13 @@ Result<Policy> FromDoc(const YamlDoc& doc, const catalog::Catalog& catalog) {
 
 Result<Policy> LoadPolicy(const std::filesystem::path& path, const catalog::Catalog& catalog) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
-  return FromDoc(doc, catalog);
+  return GuardYaml(doc.source(), [&] { return FromDoc(doc, catalog); });
 }
 
 Result<Policy> ParsePolicy(std::string_view text, const std::string& source,
                            const catalog::Catalog& catalog) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(text, source));
-  return FromDoc(doc, catalog);
+  return GuardYaml(doc.source(), [&] { return FromDoc(doc, catalog); });
 }
 
 }  // namespace frugal::policy

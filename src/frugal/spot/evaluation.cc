@@ -78,13 +78,19 @@ Result<std::vector<StepTrace>> ToStepTraces(const std::vector<Trace>& traces,
   for (const Trace& trace : traces) {
     if (trace.gap_seconds % step_seconds != 0 ||
         ChooseStepSeconds(trace.gap_seconds, config.job) % step_seconds != 0) {
-      return Fail(ErrorCode::kBadInput, "trace '" + trace.name + "': tick of " +
-                                            std::to_string(trace.gap_seconds) +
-                                            " s does not match the other traces' grid");
+      return Fail(ErrorCode::kBadInput,
+                  (trace.source.empty() ? "trace '" + trace.name + "'" : trace.source) +
+                      ": tick of " + std::to_string(trace.gap_seconds) +
+                      " s does not match the other traces' grid");
     }
     step_traces.push_back(ToStepTrace(trace, step_seconds, config.gang, config.flat));
     if (step_traces.back().steps() < probe.deadline) {
-      return Fail(ErrorCode::kBadInput, "trace '" + trace.name + "' is shorter than the deadline");
+      // Named by its file, where there is one: a flag alone cannot make a trace longer.
+      return Fail(ErrorCode::kBadInput,
+                  (trace.source.empty() ? "trace '" + trace.name + "'" : trace.source) + ": " +
+                      std::to_string(trace.ticks()) + " ticks of " +
+                      std::to_string(trace.gap_seconds) +
+                      " s are shorter than the deadline (--deadline)");
     }
   }
   return step_traces;

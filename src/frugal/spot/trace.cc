@@ -179,16 +179,18 @@ Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source,
     // the number is found in the text instead.
     const std::string what = e.what();
     const size_t quote = what.find("parsing '");
-    const std::string number =
-        quote == std::string::npos ? "" : what.substr(quote + 9, what.find('\'', quote + 9) - quote - 9);
+    const std::string number = quote == std::string::npos
+                                   ? ""
+                                   : what.substr(quote + 9, what.find('\'', quote + 9) - quote - 9);
     const size_t at = number.empty() ? std::string::npos : text.find(number);
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("{}:{}: not valid JSON: number {} is out of range", source,
-                            LineColumn(text, at == std::string::npos ? 0 : at),
-                            Abbreviate(number)));
+    return Fail(
+        ErrorCode::kBadInput,
+        fmt::format("{}:{}: not valid JSON: number {} is out of range", source,
+                    LineColumn(text, at == std::string::npos ? 0 : at), Abbreviate(number)));
   }
   Trace trace;
   trace.name = Stem(source);
+  trace.source = source;
   if (!doc.is_object()) return Fail(ErrorCode::kBadInput, source + ":1:1: expected a JSON object");
   if (doc.contains("metadata")) {
     trace.gap_seconds = FRUGAL_TRY(ReadGapSeconds(doc["metadata"], text, source));
@@ -202,8 +204,8 @@ Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source,
   bool counts = false;  // some value above 1: only launchable counts have those
   for (size_t i = 0; i < data.size(); ++i) {
     const auto& v = data[i];
-    const bool flag_ok = format != TraceFormat::kUnavailable ||
-                         (v.is_number_integer() && v.get<int64_t>() <= 1);
+    const bool flag_ok =
+        format != TraceFormat::kUnavailable || (v.is_number_integer() && v.get<int64_t>() <= 1);
     if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > kMaxLaunchable ||
         !flag_ok) {
       return Fail(ErrorCode::kBadInput,
@@ -219,10 +221,11 @@ Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source,
   }
   if (format == TraceFormat::kAuto && !counts && !IsSpotTracesLayout(doc)) {
     return Fail(ErrorCode::kBadInput,
-                source + ":1:1: field 'data': cannot tell what 1 means in this trace: spot-traces "
-                         "files count launchable instances (1 = available), SkyNomad's traces "
-                         "flag preemptions (1 = unavailable); say --trace-format launchable or "
-                         "--trace-format unavailable");
+                source +
+                    ":1:1: field 'data': cannot tell what 1 means in this trace: spot-traces "
+                    "files count launchable instances (1 = available), SkyNomad's traces "
+                    "flag preemptions (1 = unavailable); say --trace-format launchable or "
+                    "--trace-format unavailable");
   }
   if (format == TraceFormat::kUnavailable) {
     for (int& v : trace.launchable) v = 1 - v;
@@ -253,6 +256,7 @@ Result<Trace> ParseCsvTrace(const std::string& text, const std::string& source, 
   if (table.rows().empty()) return Fail(ErrorCode::kBadInput, source + ": no data rows");
   Trace trace;
   trace.name = Stem(source);
+  trace.source = source;
   trace.gap_seconds = tick_seconds;
   std::optional<int64_t> previous;
   for (const CsvRecord& row : table.rows()) {

@@ -27,6 +27,7 @@ namespace frugal::spot {
 
 struct Trace {
   std::string name;                     ///< file stem or synthetic spec, for reports
+  std::string source;                   ///< the file read, for errors; empty when generated
   int gap_seconds = 600;                ///< time between ticks
   std::vector<int> launchable;          ///< instances launchable at each tick
   std::vector<double> spot_price;       ///< $/h per instance per tick; empty when not given

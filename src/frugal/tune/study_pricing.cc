@@ -98,8 +98,8 @@ Result<const catalog::Offer*> FindOffer(const StudySpec& spec, const catalog::Ca
   if (tiers.empty()) {
     const std::vector<std::string> known(regions.begin(), regions.end());
     return Fail(At(spec, "resources.offer",
-                   fmt::format("{} is not offered in region '{}'{}", Abbreviate(pair), Abbreviate(want.region),
-                               DidYouMean(want.region, known))));
+                   fmt::format("{} is not offered in region '{}'{}", Abbreviate(pair),
+                               Abbreviate(want.region), DidYouMean(want.region, known))));
   }
   return Fail(At(spec, "resources.offer",
                  fmt::format("{} has no {} offer (it has: {})", pair, catalog::TierName(tier),

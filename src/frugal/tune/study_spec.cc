@@ -14,6 +14,7 @@
 #include "frugal/core/csv.h"
 #include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
+#include "frugal/core/yaml_guard.h"
 #include "frugal/tune/space_spec.h"
 
 namespace frugal::tune {
@@ -48,16 +49,15 @@ std::optional<std::vector<std::string>> CurvesHeader(const ReplaySource& replay)
 /// A replay study's columns (config and cost columns, the fidelity, the objective metric and
 /// every watched metric) must be columns of its curves.csv; the error points at the spec's
 /// line, where the typo is (a name left at its default, at its section).
-Result<void> CheckReplayColumns(const YamlDoc& doc, const YAML::Node& root,
-                                const StudySpec& spec) {
+Result<void> CheckReplayColumns(const YamlDoc& doc, const YAML::Node& root, const StudySpec& spec) {
   if (!spec.replay) return {};
   const std::optional<std::vector<std::string>> columns = CurvesHeader(*spec.replay);
   if (!columns) return {};
   auto check = [&](const YAML::Node& section, std::string_view key, std::string_view field,
                    const std::string& name) -> Result<void> {
     if (std::find(columns->begin(), columns->end(), name) != columns->end()) return {};
-    const YAML::Node at = section.IsMap() && section[std::string(key)] ? section[std::string(key)]
-                                                                         : section;
+    const YAML::Node at =
+        section.IsMap() && section[std::string(key)] ? section[std::string(key)] : section;
     return Fail(doc.ErrorAt(
         at, field,
         fmt::format("'{}' is not a column of {}{}", Abbreviate(name),
@@ -437,9 +437,20 @@ bool IsStudyName(std::string_view name) {
   return !name.empty() && name.front() != '.' && name.find_first_of("/\\ ") == std::string::npos;
 }
 
+namespace {
+Result<StudySpec> ReadStudySpec(const YamlDoc& doc, const std::string& source,
+                                const std::filesystem::path& base_dir);
+}  // namespace
+
 Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,
                                  const std::filesystem::path& base_dir) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(yaml_text, source));
+  return GuardYaml(doc.source(), [&] { return ReadStudySpec(doc, source, base_dir); });
+}
+
+namespace {
+Result<StudySpec> ReadStudySpec(const YamlDoc& doc, const std::string& source,
+                                const std::filesystem::path& base_dir) {
   const YAML::Node& root = doc.root();
   FRUGAL_TRY(doc.CheckKeys(root, "study",
                            {"apiVersion", "kind", "name", "tags", "trial", "replay", "space",
@@ -478,6 +489,7 @@ Result<StudySpec> ParseStudySpec(std::string_view yaml_text, std::string source,
   FRUGAL_TRY(CheckPriced(doc, root, spec));
   return spec;
 }
+}  // namespace
 
 Result<StudySpec> LoadStudySpec(const std::filesystem::path& path) {
   const std::string text = FRUGAL_TRY(ReadFile(path));

@@ -130,9 +130,10 @@ TEST(PlanCli, NonUtf8JobNameIsBadInputWithTheJsonErrorDocument) {
 
 TEST(PlanCli, HugeMeasuredOfferIsRefusedWithAShortMessage) {
   TempDir home;
-  testing::WriteTestFile(home / "big.yaml", "apiVersion: frugal/v1\nmodel: {params: 1b}\n"
-                                            "work: {tokens: 1b}\nmeasured:\n  - offer: " +
-                                                std::string(20000, 'q') + "\n    runtime: 1h\n");
+  testing::WriteTestFile(home / "big.yaml",
+                         "apiVersion: frugal/v1\nmodel: {params: 1b}\n"
+                         "work: {tokens: 1b}\nmeasured:\n  - offer: " +
+                             std::string(20000, 'q') + "\n    runtime: 1h\n");
   auto r = RunFrugal({"plan", (home / "big.yaml").string()}, home.path());
   EXPECT_EQ(r.exit_code, 2) << r.err.substr(0, 500);
   EXPECT_NE(r.err.find("big.yaml:5:"), std::string::npos) << r.err.substr(0, 500);

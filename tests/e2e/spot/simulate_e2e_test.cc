@@ -164,10 +164,10 @@ TEST(SimulateE2e, BadTraceNamesFileLineAndField) {
 TEST(SimulateE2e, HugeGapSecondsIsBadInputNotAnAllocationFailure) {
   TempDir home;
   for (const char* gap : {"1e7", "1e10"}) {
-    WriteTestFile(home / "gap.json",
-                  std::string("{\"metadata\": {\"gap_seconds\": ") + gap + "}, \"data\": [1, 1, 0, 1]}");
-    auto r = RunFrugal({"--json", "simulate", "--trace", (home / "gap.json").string(),
-                        "--compute", "1h", "--deadline", "3h", "--changeover", "10m"},
+    WriteTestFile(home / "gap.json", std::string("{\"metadata\": {\"gap_seconds\": ") + gap +
+                                         "}, \"data\": [1, 1, 0, 1]}");
+    auto r = RunFrugal({"--json", "simulate", "--trace", (home / "gap.json").string(), "--compute",
+                        "1h", "--deadline", "3h", "--changeover", "10m"},
                        home.path());
     EXPECT_EQ(r.exit_code, 2) << gap << ": " << r.err;
     EXPECT_NE(r.err.find("field 'metadata.gap_seconds'"), std::string::npos) << r.err;
@@ -190,12 +190,13 @@ TEST(SimulateE2e, TraceFormatTellsWhatOneMeansAndRefusesAFileItCannotTell) {
   }
   WriteTestFile(home / "flags.json",
                 "{\"metadata\": {\"gap_seconds\": 600, \"start_time\": \"2025-05-01T00:00:00\"},\n"
-                " \"data\": [" + flags + "]}");
+                " \"data\": [" +
+                    flags + "]}");
   WriteTestFile(home / "counts.json",
                 "{\"metadata\": {\"gap_seconds\": 600}, \"data\": [" + counts + "]}");
-  const std::vector<std::string> job = {"--policy", "greedy", "--compute", "3h", "--deadline",
-                                        "6h", "--changeover", "10m", "--starts", "4", "--seed",
-                                        "2"};
+  const std::vector<std::string> job = {"--policy",   "greedy", "--compute",    "3h",
+                                        "--deadline", "6h",     "--changeover", "10m",
+                                        "--starts",   "4",      "--seed",       "2"};
   auto simulate = [&](std::vector<std::string> args) {
     args.insert(args.begin(), {"--json", "simulate"});
     args.insert(args.end(), job.begin(), job.end());
@@ -206,8 +207,8 @@ TEST(SimulateE2e, TraceFormatTellsWhatOneMeansAndRefusesAFileItCannotTell) {
   EXPECT_NE(refused.err.find("flags.json:1:1: field 'data': cannot tell what 1 means"),
             std::string::npos)
       << refused.err;
-  auto flagged = simulate(
-      {"--trace", (home / "flags.json").string(), "--trace-format", "unavailable"});
+  auto flagged =
+      simulate({"--trace", (home / "flags.json").string(), "--trace-format", "unavailable"});
   ASSERT_EQ(flagged.exit_code, 0) << flagged.err;
   auto counted = simulate({"--trace", (home / "counts.json").string()});
   ASSERT_EQ(counted.exit_code, 0) << counted.err;
@@ -216,14 +217,28 @@ TEST(SimulateE2e, TraceFormatTellsWhatOneMeansAndRefusesAFileItCannotTell) {
   EXPECT_EQ(a["mean_cost_usd"], b["mean_cost_usd"]);
   EXPECT_EQ(a["deadline_misses"], b["deadline_misses"]);
   // Read the wrong way round, the same file gives another answer.
-  auto inverted = simulate(
-      {"--trace", (home / "flags.json").string(), "--trace-format", "launchable"});
+  auto inverted =
+      simulate({"--trace", (home / "flags.json").string(), "--trace-format", "launchable"});
   ASSERT_EQ(inverted.exit_code, 0) << inverted.err;
   EXPECT_NE(nlohmann::json::parse(inverted.out)["policies"]["greedy"]["mean_cost_usd"],
             a["mean_cost_usd"]);
   auto bad = simulate({"--trace", (home / "counts.json").string(), "--trace-format", "upside"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--trace-format: 'upside'"), std::string::npos) << bad.err;
+}
+
+TEST(SimulateE2e, ATraceShorterThanTheDeadlineIsNamedByItsFile) {
+  // Found by the fuzzer: the error named the trace by its stem only ("trace 'short'").
+  TempDir home;
+  WriteTestFile(home / "short.json", R"({"metadata": {"gap_seconds": 600}, "data": [1, 1, 0]})");
+  auto r = RunFrugal({"simulate", "--trace", (home / "short.json").string(), "--compute", "1h",
+                      "--deadline", "3h", "--changeover", "10m"},
+                     home.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find((home / "short.json").string() +
+                       ": 3 ticks of 600 s are shorter than the deadline"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(SimulateE2e, BadFlagsExitTwo) {

@@ -115,10 +115,9 @@ TEST_F(AuditFleetTest, InventoryUnderuseCommitmentAndSpendAreCounted) {
   auto result = AuditWith(inv);
   ASSERT_TRUE(result) << result.error().message;
   SCOPED_TRACE(report_);
-  EXPECT_EQ(CountByRule(*result),
-            (std::map<std::string, int>{{std::string(kUnderutilized), 1},
-                                        {std::string(kCommitment), 1},
-                                        {std::string(kBudgetForecast), 1}}));
+  EXPECT_EQ(CountByRule(*result), (std::map<std::string, int>{{std::string(kUnderutilized), 1},
+                                                              {std::string(kCommitment), 1},
+                                                              {std::string(kBudgetForecast), 1}}));
   const Finding* under = Find(*result, kUnderutilized);
   EXPECT_EQ(under->subject, "instance i-a100x8 (8x A100-80GB)");
   // $32/h × 720 h × (1 − 4/8), over 30 days of history.
@@ -201,6 +200,12 @@ TEST_F(AuditFleetTest, InventoryErrorsNameFileLineAndField) {
       "a,,,,,2026-03-01,5\n",
       csv, "inv.csv:3:", "not after");
   expect("id,cloud,region,gpu\na,c,r,T4\n", csv, "inv.csv:1", "price_per_hour");
+  // Found by the fuzzer: an absent list was asked for its type and threw (an internal error).
+  expect("version: 1\n", yaml, "inv.yaml:1:", "field 'instances': expected a list of instances");
+  expect(
+      "instances:\n  - {id: a, cloud: c, region: r, gpu: T4, price_per_hour: 1,\n"
+      "     utilization: {start: 2026-03-01}}\n",
+      yaml, "inv.yaml:3:", "field 'gpu_util': expected a list of percentages");
 }
 
 TEST_F(AuditFleetTest, BudgetsForecastTheBurnRateToThePeriodEnd) {

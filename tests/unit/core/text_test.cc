@@ -56,11 +56,11 @@ TEST(Text, SuggestionWorkIsBoundedForLongValues) {
 TEST(Text, FindsTheFirstByteThatIsNotUtf8) {
   EXPECT_EQ(FirstInvalidUtf8("plain ascii"), std::nullopt);
   EXPECT_EQ(FirstInvalidUtf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"), std::nullopt);
-  EXPECT_EQ(FirstInvalidUtf8("ab\xE9"), 2u);           // Latin-1
-  EXPECT_EQ(FirstInvalidUtf8("\xC0\xAF"), 0u);         // overlong '/'
-  EXPECT_EQ(FirstInvalidUtf8("x\xED\xA0\x80"), 1u);    // surrogate
-  EXPECT_EQ(FirstInvalidUtf8("\xE2\x82"), 0u);         // cut off
-  EXPECT_EQ(FirstInvalidUtf8("\xF4\x90\x80\x80"), 0u); // past U+10FFFF
+  EXPECT_EQ(FirstInvalidUtf8("ab\xE9"), 2u);            // Latin-1
+  EXPECT_EQ(FirstInvalidUtf8("\xC0\xAF"), 0u);          // overlong '/'
+  EXPECT_EQ(FirstInvalidUtf8("x\xED\xA0\x80"), 1u);     // surrogate
+  EXPECT_EQ(FirstInvalidUtf8("\xE2\x82"), 0u);          // cut off
+  EXPECT_EQ(FirstInvalidUtf8("\xF4\x90\x80\x80"), 0u);  // past U+10FFFF
   auto r = RequireUtf8("a\nb\xFF", "f.csv");
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().message.rfind("f.csv:2:2: byte 0xFF is not UTF-8", 0), 0u);

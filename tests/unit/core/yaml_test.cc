@@ -6,6 +6,8 @@
 #include <chrono>
 #include <string>
 
+#include "frugal/core/yaml_guard.h"
+
 namespace frugal {
 namespace {
 
@@ -86,6 +88,19 @@ TEST(YamlDoc, AliasInsideItsOwnAnchorIsRefused) {
   auto doc = YamlDoc::Parse("a: &x [1, *x]\n", "c.yaml");
   ASSERT_FALSE(doc.has_value());
   EXPECT_NE(doc.error().message.find("c.yaml:1:"), std::string::npos) << doc.error().message;
+}
+
+TEST(YamlDoc, GuardTurnsAReaderAskingAnAbsentKeyIntoBadInput) {
+  auto doc = YamlDoc::Parse("utilization: {start: 2026-03-01}\n", "inv.yaml");
+  ASSERT_TRUE(doc.has_value());
+  const YAML::Node& root = doc->root();
+  auto r = GuardYaml(doc->source(), [&]() -> Result<size_t> {
+    return root["utilization"]["gpu_util"].size();  // an invalid node: yaml-cpp throws
+  });
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+  EXPECT_EQ(r.error().message.rfind("inv.yaml: malformed or missing field", 0), 0u)
+      << r.error().message;
 }
 
 TEST(YamlDoc, KeysThatAreListsOrMappingsAreRefusedAtTheirLine) {

@@ -1,13 +1,12 @@
 // Bad ledgers and unavailable servers: clear errors with the right exit code, nothing written.
 
 #include <gtest/gtest.h>
-
-#include <string>
-#include <utility>
-#include <vector>
 #include <sys/mount.h>
 
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "frugal/ledger/ledger.h"
 #include "frugal/ledger/schema.h"
@@ -86,8 +85,7 @@ TEST(LedgerFaults, MalformedPortSslmodeOrTimeoutIsBadInputNotUnavailable) {
       {"postgresql://frugal:s3cret@127.0.0.1:notaport/x", "port 'notaport'"},
       {"postgresql://frugal:s3cret@127.0.0.1:70000/x", "port '70000'"},
       {"postgresql://frugal:s3cret@127.0.0.1:5432/x?sslmode=bogus", "sslmode 'bogus'"},
-      {"postgresql://frugal:s3cret@127.0.0.1:5432/x?connect_timeout=abc",
-       "connect_timeout 'abc'"}};
+      {"postgresql://frugal:s3cret@127.0.0.1:5432/x?connect_timeout=abc", "connect_timeout 'abc'"}};
   for (const auto& [url, named] : cases) {
     auto ledger = Ledger::Open(url);
     ASSERT_FALSE(ledger.has_value()) << url;

@@ -63,8 +63,8 @@ TEST(SpotTrace, HugeOrFractionalGapSecondsIsBadInputNamingTheField) {
 
 TEST(SpotTrace, NumberPastADoubleIsBadInputAtItsLine) {
   // Found by the fuzzer: nlohmann's out_of_range escaped as an internal error.
-  auto trace = ParseJsonTrace("{\"metadata\": {\"gap_seconds\": 600},\n \"data\": [1, 1e411]}",
-                              "t.json");
+  auto trace =
+      ParseJsonTrace("{\"metadata\": {\"gap_seconds\": 600},\n \"data\": [1, 1e411]}", "t.json");
   ASSERT_FALSE(trace);
   EXPECT_EQ(trace.error().code, ErrorCode::kBadInput);
   EXPECT_EQ(trace.error().message, "t.json:2:14: not valid JSON: number 1e411 is out of range");
@@ -94,8 +94,8 @@ TEST(SpotTrace, UnavailableConventionIsReadInvertedAndAmbiguousFilesAreRefused) 
   EXPECT_NE(two.error().message.find("data[1]"), std::string::npos) << two.error().message;
   // The spot-traces layout, and counts above 1, are told without a flag.
   EXPECT_TRUE(ParseJsonTrace(R"({"metadata": {"gap_seconds": 600}, "data": [0, 1]})", "a.json"));
-  EXPECT_TRUE(ParseJsonTrace(R"({"metadata": {"gap_seconds": 600, "x": 1}, "data": [0, 8]})",
-                             "b.json"));
+  EXPECT_TRUE(
+      ParseJsonTrace(R"({"metadata": {"gap_seconds": 600, "x": 1}, "data": [0, 8]})", "b.json"));
   EXPECT_EQ(*ParseTraceFormat("skynomad"), TraceFormat::kUnavailable);
   EXPECT_EQ(*ParseTraceFormat("spot-traces"), TraceFormat::kLaunchable);
   EXPECT_FALSE(ParseTraceFormat("inverted"));

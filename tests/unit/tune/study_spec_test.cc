@@ -52,14 +52,15 @@ TEST(StudySpec, TagsAreAnyNamesWithScalarValues) {
 }
 
 TEST(StudySpec, MissingSectionsAndReplayMetricsAreReportedAtTheSpecsLine) {
-  auto no_fidelity = Parse("name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: min"
-                           "imize}\n");
+  auto no_fidelity = Parse(
+      "name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: min"
+      "imize}\n");
   ASSERT_FALSE(no_fidelity);
   EXPECT_EQ(no_fidelity.error().message, "study.yaml:1:1: missing required field 'fidelity'");
 
   frugal::testing::TempDir dir;
-  frugal::testing::WriteTestFile(dir / "t" / "curves.csv",
-                                 "config_id,epoch,elapsed_s,val_loss,train_loss\nc1,1,10,0.5,0.6\n");
+  frugal::testing::WriteTestFile(
+      dir / "t" / "curves.csv", "config_id,epoch,elapsed_s,val_loss,train_loss\nc1,1,10,0.5,0.6\n");
   frugal::testing::WriteTestFile(dir / "t" / "configs.csv", "config_id,lr\nc1,0.1\n");
   const std::string head = "name: s\nreplay: {dir: t}\nfidelity: {max: 1}\n";
   auto metric = ParseStudySpec(head + "objective:\n  metric: val_los\n  direction: minimize\n",
