@@ -221,17 +221,21 @@ def run_optuna(configs, facts, budget, seed, method, space, maximize, epsilon):
     starting = True
 
     def start():
-        trial = study.ask()
-        cid = picker.suggest(trial)
-        if cid is None:
-            study.tell(trial, state=optuna.trial.TrialState.FAIL)
-            return False
-        picker.take(cid)
-        job = {"trial": trial, "c": configs[cid], "k": 0, "prev": 0.0, "last": None}
-        if not job["c"]["curve"] or not sim.try_epoch(job, 0.0, job["c"]["curve"][0]):
-            study.tell(trial, state=optuna.trial.TrialState.FAIL)
-            return False
-        return True
+        while True:
+            trial = study.ask()
+            cid = picker.suggest(trial)
+            if cid is None:
+                study.tell(trial, state=optuna.trial.TrialState.FAIL)
+                return False
+            picker.take(cid)
+            job = {"trial": trial, "c": configs[cid], "k": 0, "prev": 0.0, "last": None}
+            if not job["c"]["curve"]:  # failed before its first evaluation: costs nothing
+                study.tell(trial, state=optuna.trial.TrialState.FAIL)
+                continue
+            if not sim.try_epoch(job, 0.0, job["c"]["curve"][0]):
+                study.tell(trial, state=optuna.trial.TrialState.FAIL)
+                return False
+            return True
 
     for _ in range(WORKERS):
         if not start():

@@ -103,6 +103,10 @@ const Trial* Study::Leader() const {
 }
 
 double Study::FinishReserve(int64_t except) const {
+  // sha and hyperband decide who goes on at each bracket's barrier; a reserve beside them
+  // would stop the members a bracket is waiting for.
+  if (spec_.scheduler == SchedulerKind::kSha || spec_.scheduler == SchedulerKind::kHyperband)
+    return 0.0;
   const Trial* leader = Leader();
   if (leader == nullptr || leader->id == except) return 0.0;
   double need = FinishSeconds(*leader);
