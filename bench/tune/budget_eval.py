@@ -66,8 +66,15 @@ TABLES = {
                                      "warmup_epochs": "lin"}, "held out"),
     "mlp_schedules": (os.path.join(ROOT, "data", "hpo_curves", "mlp_schedules"), "val_loss",
                       False, 0.01, {"lr": "log", "width": "cat", "batch_size": "cat",
-                                    "epochs": "lin", "weight_decay": "log"}, "held out"),
+                                    "steps": "lin", "weight_decay": "log"}, "held out"),
 }
+
+# The fidelity column, where it is not `epoch`.
+FIDELITY = {"mlp_schedules": "step"}
+
+
+def fidelity_of(directory):
+    return FIDELITY.get(os.path.basename(os.path.normpath(directory)), "epoch")
 
 
 def load(directory, metric):
@@ -84,7 +91,8 @@ def load(directory, metric):
                 continue
             v = row[metric].strip().lower()
             value = float("nan") if v in ("", "nan", "inf", "-inf") else float(v)
-            c["curve"].append((float(row["epoch"]), float(row["elapsed_s"]), value))
+            c["curve"].append((float(row[fidelity_of(directory)]), float(row["elapsed_s"]),
+                               value))
     for c in configs.values():
         c["complete"] = bool(c["curve"]) and not c["fails"] and not math.isnan(c["curve"][-1][2])
     return configs
@@ -365,7 +373,8 @@ def run_frugal(frugal, directory, metric, maximize, budget, seed, extra, facts, 
     best_value, _ = facts
     with tempfile.TemporaryDirectory() as home:
         cmd = [frugal, "--json", "tune", "--replay", directory, "--metric", metric,
-               "--maximize" if maximize else "--minimize", "--price-per-hour", str(PRICE),
+               "--maximize" if maximize else "--minimize", "--fidelity", fidelity_of(directory),
+               "--price-per-hour", str(PRICE),
                "--budget", f"{budget:.2f}", "--workers", str(WORKERS), "--seed", str(seed),
                "--name", "eval"] + extra
         env = dict(os.environ, FRUGAL_HOME=home, NO_COLOR="1")
