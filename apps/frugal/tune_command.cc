@@ -21,6 +21,7 @@
 #include "frugal/tune/replay_runner.h"
 #include "frugal/tune/study.h"
 #include "frugal/tune/study_check.h"
+#include "frugal/tune/study_curve.h"
 #include "frugal/tune/study_report.h"
 #include "policy_gate.h"
 #include "tune_setup.h"
@@ -52,10 +53,23 @@ tune::RunOptions WithStatusLine(tune::RunOptions options, Streams& s) {
   return options;
 }
 
+/// --curve-svg: the best-so-far curve of `summary` (a summary's JSON) as an SVG file.
+Result<void> WriteCurveSvg(const std::string& path, const nlohmann::json& summary,
+                           const StudySpec& spec) {
+  if (path.empty()) return {};
+  const std::optional<double> budget =
+      spec.gates.budget ? std::optional<double>(spec.gates.budget->dollars()) : std::nullopt;
+  return WriteFileAtomically(
+      path, tune::BestSoFarSvg(summary.value("best_so_far", nlohmann::json::array()),
+                               spec.objective.metric, summary.value("spend_usd", 0.0), budget));
+}
+
 Result<void> Finish(Streams& s, const GlobalOptions& global, const tune::Study& study,
-                    const Bench& b, Result<tune::StudySummary> result) {
+                    const Bench& b, Result<tune::StudySummary> result,
+                    const std::string& curve_svg) {
   if (::isatty(2) != 0) s.err << "\r\x1b[K" << std::flush;  // clear the status line
   if (!result) return Fail(result.error());
+  FRUGAL_TRY(WriteCurveSvg(curve_svg, tune::SummaryToJson(*result), study.spec()));
   if (global.json) {
     nlohmann::json doc = tune::RunJson(study, *result, b.table.get());
     if (b.supervised != nullptr) {
@@ -204,13 +218,18 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
           << "' (frugal tune status " << kept << ")\n";
   }
   if (b.supervised != nullptr) FRUGAL_TRY(SetTrialsAside(b.spec.name, kept));
+  // Said before anything is spent: a budget below one full run can only buy a partial result.
+  if (const auto full_run = tune::FullRunItem(b.spec, b.table.get()); full_run && !full_run->ok) {
+    s.err << "warning: study '" << b.spec.name << "': " << full_run->detail << "; "
+          << full_run->fix << "\n";
+  }
   auto study = FRUGAL_TRY(tune::Study::Create(text, b.spec, *b.runner, store, b.table.get()));
   overridden.Link(b.spec.name, s);
   if (b.supervised != nullptr) b.supervised->BindGate(&study->gate());
   Result<tune::StudySummary> ran =
       study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms, b.supervised != nullptr}, s));
   overridden.Link(b.spec.name, s);
-  return Finish(s, global, *study, b, std::move(ran));
+  return Finish(s, global, *study, b, std::move(ran), o.curve_svg);
 }
 
 Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
@@ -240,7 +259,8 @@ Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Strea
   }
   return Finish(
       s, global, *study, b,
-      study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms, b.supervised != nullptr}, s)));
+      study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms, b.supervised != nullptr}, s)),
+      o.curve_svg);
 }
 
 Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
@@ -252,6 +272,7 @@ Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Strea
           << "' (it was stopped without saving); continue it with 'frugal tune resume " << o.study
           << "'\n";
   }
+  FRUGAL_TRY(WriteCurveSvg(o.curve_svg, state.value("summary", nlohmann::json::object()), spec));
   if (global.json) {
     WriteJson(s, tune::StatusJson(status.spec, status.state, status.trials));
   } else {
@@ -265,6 +286,7 @@ Result<void> CheckTune(const TuneOptions& o, const GlobalOptions& global, Stream
   const std::string yaml = FRUGAL_TRY(ReadFile(path));
   const tune::SpecText text{yaml, path.string(), fs::absolute(path).parent_path()};
   const StudySpec spec = FRUGAL_TRY(ParsePriced(text, global));
+  std::optional<tune::CheckItem> full_run;
   // What `tune` would refuse before spending, `check` refuses too (exit 2): a trial program
   // that is not there, a replay table that is unreadable or does not match the space.
   if (spec.replay) {
@@ -273,10 +295,13 @@ Result<void> CheckTune(const TuneOptions& o, const GlobalOptions& global, Stream
     tune::ReplayRunner runner(table, spec.fidelity.max);
     tune::MemoryStudyStore scratch;
     FRUGAL_TRY(tune::Study::Create(text, spec, runner, scratch, &table));
+    full_run = tune::FullRunItem(spec, &table);
   } else {
     FRUGAL_TRY(CheckCommand(spec, text.base_dir));
+    full_run = tune::FullRunItem(spec, nullptr);
   }
-  const std::vector<tune::CheckItem> items = tune::CheckStudy(spec);
+  std::vector<tune::CheckItem> items = tune::CheckStudy(spec);
+  if (full_run) items.push_back(std::move(*full_run));
   const auto missing =
       std::count_if(items.begin(), items.end(), [](const auto& i) { return !i.ok; });
   if (global.json) {
@@ -325,6 +350,8 @@ void AddReplayFlags(CLI::App* tune, TuneOptions& o) {
                    "Config column that sets each trial's own schedule length (e.g. epochs): "
                    "rungs become shares of it");
   tune->add_option("--name", o.name, "Study name (default replay-<dir>)");
+  tune->add_option("--curve-svg", o.curve_svg,
+                   "Write the best-so-far curve against spend to this SVG file");
 }
 
 }  // namespace
@@ -351,16 +378,21 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
       if (tune->count(flag) > 0) o->flags_form_given.emplace_back(flag);
     }
     o->grace_given = tune->count("--grace") > 0;
+    o->scheduler_given = tune->count("--scheduler") > 0;
     action = [o, &global](Streams& s) { return RunTune(*o, global, s); };
   });
 
   CLI::App* status = tune->add_subcommand("status", "Leaderboard, rungs, spend against the gates");
   status->add_option("name", o->study, "Study name")->required();
+  status->add_option("--curve-svg", o->curve_svg,
+                     "Write the best-so-far curve against spend to this SVG file");
   status->callback([o, &global, &action] {
     action = [o, &global](Streams& s) { return StatusTune(*o, global, s); };
   });
   CLI::App* resume = tune->add_subcommand("resume", "Continue a study with its rung state intact");
   resume->add_option("name", o->study, "Study name")->required();
+  resume->add_option("--curve-svg", o->curve_svg,
+                     "Write the best-so-far curve against spend to this SVG file");
   resume->add_option("--halt-after", o->halt_after, "Stop after N events as if killed (drills)")
       ->check(WholeNumber(1, 1'000'000'000));
   resume

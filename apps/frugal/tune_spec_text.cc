@@ -150,6 +150,13 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
   }
   if (max_fidelity <= 0)
     return Fail(ErrorCode::kBadInput, dir.string() + ": the table has no curves");
+  // Each configuration's own schedule, when the table gives it (a column equal to where each
+  // curve ends): rungs are then shares of it. And no rung below the first report, where
+  // nothing has been measured yet.
+  std::string scale_by = o.scale_by == "none" ? "" : o.scale_by;
+  if (o.scale_by.empty()) scale_by = table.ScheduleLengthColumn(o.fidelity).value_or("");
+  double first_report = std::max(1.0, table.FirstReport());
+  if (o.grace_given) first_report = std::min(first_report, o.grace);
   if (o.grace_given && o.grace > max_fidelity) {
     return Fail(ErrorCode::kBadInput,
                 fmt::format("--grace: {:g} is past the table's longest curve ({:g} {}s)", o.grace,
@@ -159,13 +166,15 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
       "apiVersion: frugal/v1\nkind: Study\nname: '{}'\n"
       "replay: {{dir: '{}', config_column: {}, cost_column: {}}}\n"
       "objective: {{metric: {}, direction: {}}}\n"
-      "fidelity: {{name: {}, min: 1, max: {}{}, reduction_factor: {}{}}}\n"
-      "scheduler: {}\nsampler: {}\nseed: {}\nresources: {{workers: {}{}}}\n",
+      "fidelity: {{name: {}, min: {}, max: {}{}, reduction_factor: {}{}}}\n"
+      "{}sampler: {}\nseed: {}\nresources: {{workers: {}{}}}\n",
       DefaultStudyName(o, dir), dir.string(), o.config_column, o.cost_column, o.metric,
-      o.maximize ? "maximize" : "minimize", o.fidelity, max_fidelity,
+      o.maximize ? "maximize" : "minimize", o.fidelity, std::min(first_report, max_fidelity),
+      max_fidelity,
       // Left unstated, the spec's default grace (3) applies, with its early rungs.
       o.grace_given ? fmt::format(", grace: {}", o.grace) : "", o.reduction_factor,
-      o.scale_by.empty() ? "" : ", scale_by: '" + o.scale_by + "'", o.scheduler, o.sampler, o.seed,
+      scale_by.empty() ? "" : ", scale_by: '" + scale_by + "'",
+      o.scheduler_given ? "scheduler: " + o.scheduler + "\n" : "", o.sampler, o.seed,
       o.workers, o.price_per_hour.empty() ? "" : ", price_per_hour: '" + o.price_per_hour + "'");
   std::string gates;
   if (!o.budget.empty()) gates += fmt::format("budget_usd: '{}', ", o.budget);

@@ -29,13 +29,15 @@ struct TuneOptions {
   std::optional<double> max_gpu_hours;
   std::optional<int64_t> max_trials;
   std::string scheduler = "asha";
+  bool scheduler_given = false;  // else the spec's default (none for a small budget)
   std::string sampler = "tpe";
   int workers = 1;
   int64_t seed = 1;
   double grace = 3;
   bool grace_given = false;
   double reduction_factor = 3;
-  std::string scale_by;
+  std::string scale_by;  // "" = a column the table shows to be each row's length; "none": no
+  std::string curve_svg;  // write the best-so-far curve (SVG) here
   std::string name;
   bool restart = false;
   std::optional<int64_t> halt_after;

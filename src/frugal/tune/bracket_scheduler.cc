@@ -69,7 +69,7 @@ class BracketScheduler final : public Scheduler {
   explicit BracketScheduler(const SchedulerOptions& options)
       : options_(options), all_results_(static_cast<size_t>(options.ladder.top() + 1)) {}
 
-  Job Next(std::span<const Trial>, bool may_start) override {
+  Job Next(std::span<const Trial> trials, bool may_start) override {
     for (Bracket& b : open_) {
       if (!b.to_resume.empty()) {
         const int64_t id = b.to_resume.front();
@@ -83,12 +83,12 @@ class BracketScheduler final : public Scheduler {
         if (b.started == 0) continue;
         b.size = b.started;
         TryClose(b);
-        if (!b.to_resume.empty()) return Next({}, may_start);
+        if (!b.to_resume.empty()) return Next(trials, may_start);
       }
     }
     Collect();
     if (may_start) {
-      open_.push_back(NewBracket(next_bracket_++));
+      open_.push_back(NewBracket(next_bracket_++, trials.size()));
       return Job{JobKind::kStart, -1, open_.back().start_rung, open_.back().id};
     }
     return Job{open_.empty() ? JobKind::kDone : JobKind::kWait};
@@ -174,7 +174,9 @@ class BracketScheduler final : public Scheduler {
  private:
   int Rungs() const { return options_.ladder.top() + 1; }
 
-  Bracket NewBracket(int id) const {
+  /// A new bracket, never larger than what is left of the pool (`started` trials so far): a
+  /// bracket of 3^10 over a table of 1,024 rows would wait on members that never come.
+  Bracket NewBracket(int id, size_t started) const {
     const double eta = options_.ladder.reduction_factor;
     const int s_max = Rungs() - 1;
     Bracket b;
@@ -187,6 +189,10 @@ class BracketScheduler final : public Scheduler {
     } else {
       b.size = options_.bracket_size > 0 ? options_.bracket_size
                                          : static_cast<int>(std::lround(std::pow(eta, s_max)));
+    }
+    if (options_.pool_size > 0) {
+      const auto left = static_cast<int64_t>(options_.pool_size) - static_cast<int64_t>(started);
+      b.size = static_cast<int>(std::clamp<int64_t>(left, 1, b.size));
     }
     b.planned = b.size;
     b.closed_rung = b.start_rung - 1;

@@ -204,4 +204,50 @@ ReplayTable ReplayTable::WithFinalValues(double max_fidelity) const {
   return oracle;
 }
 
+std::optional<std::string> ReplayTable::ScheduleLengthColumn(
+    const std::string& fidelity_name) const {
+  if (configs_.empty()) return std::nullopt;
+  std::vector<std::string> found;
+  for (const auto& [column, first] : configs_.front().params) {
+    bool matches = true;
+    std::optional<double> seen;
+    bool varies = false;
+    for (const ReplayConfig& c : configs_) {
+      const auto it = c.params.find(column);
+      double length = 0.0;
+      if (it != c.params.end()) {
+        if (const auto* d = std::get_if<double>(&it->second)) length = *d;
+        if (const auto* i = std::get_if<int64_t>(&it->second)) length = static_cast<double>(*i);
+      }
+      if (!(length > 0)) {
+        matches = false;
+        break;
+      }
+      if (!c.fails && !c.curve.empty() &&
+          std::abs(c.curve.back().fidelity - length) > 1e-6 * std::max(1.0, length)) {
+        matches = false;
+        break;
+      }
+      if (seen && *seen != length) varies = true;
+      seen = length;
+    }
+    if (matches && varies) found.push_back(column);
+  }
+  if (found.empty()) return std::nullopt;
+  for (const std::string& column : found) {
+    if (!fidelity_name.empty() && column.find(fidelity_name) != std::string::npos) return column;
+  }
+  return found.front();
+}
+
+double ReplayTable::FirstReport() const {
+  double first = 0.0;
+  for (const ReplayConfig& c : configs_) {
+    if (c.curve.empty()) continue;
+    const double f = c.curve.front().fidelity;
+    if (first == 0.0 || f < first) first = f;
+  }
+  return first;
+}
+
 }  // namespace frugal::tune

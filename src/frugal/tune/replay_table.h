@@ -65,6 +65,14 @@ class ReplayTable {
   /// what a scheduler loses to noisy early ranks from what screening itself costs.
   ReplayTable WithFinalValues(double max_fidelity) const;
 
+  /// A configs.csv column that gives each configuration its own schedule length: a positive
+  /// number in every row, equal to where the curve of every configuration that does not fail
+  /// ends, and not the same in every row (nullopt when no column does). Several: the first
+  /// whose name contains `fidelity_name` ("epochs" for epoch), else the first by name.
+  std::optional<std::string> ScheduleLengthColumn(const std::string& fidelity_name) const;
+  /// The lowest fidelity at which any configuration first reports (0 without rows).
+  double FirstReport() const;
+
   /// Cost and value of a config trained up to `max_fidelity` (or the end of its curve).
   static const CurvePoint* FinalPoint(const ReplayConfig& config, double max_fidelity);
 

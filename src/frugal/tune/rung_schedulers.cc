@@ -146,7 +146,13 @@ class RungScheduler : public Scheduler {
         above.push_back(t.rung_losses[k + 1]);
       }
       if (static_cast<int>(below.size()) < kEarlyRungPairs) return;
-      if (Spearman(below, above) < kEarlyRungAgreement) {
+      // Results that are mostly the same value (a rung below the first real evaluation, where
+      // every trial reports its initial metric) rank nothing: ties would pass for agreement.
+      std::vector<double> distinct = below;
+      std::sort(distinct.begin(), distinct.end());
+      const auto unique = static_cast<size_t>(
+          std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+      if (2 * unique < below.size() || Spearman(below, above) < kEarlyRungAgreement) {
         early_rejected_ = true;
         return;
       }

@@ -119,6 +119,9 @@ struct SchedulerOptions {
   RungLadder ladder;
   int median_min_trials = 3;  ///< median: results needed at a rung before it stops anyone
   int bracket_size = 0;       ///< sha: trials per bracket; 0 = η^(rungs-1)
+  /// Configurations there are to try (a replay table's rows); 0 = unlimited. No bracket is
+  /// planned larger than what is left of them.
+  size_t pool_size = 0;
 };
 
 std::unique_ptr<Scheduler> MakeScheduler(const SchedulerOptions& options);

@@ -17,7 +17,7 @@ double Study::Loss(double value) const {
 }
 
 bool Study::MayStart() const {
-  if (stopping_ || !stop_reason_.empty()) return false;
+  if (stopping_ || endgame_ || !stop_reason_.empty()) return false;
   return gate_.MayStartTrial(static_cast<int64_t>(trials_.size()));
 }
 
@@ -36,9 +36,8 @@ std::optional<double> Study::ReservedSeconds() const {
   double reserved = 0.0;
   for (int64_t id : running_) {
     const Trial& t = trials_[static_cast<size_t>(id)];
-    const auto rate = RateOf(t);
-    if (!rate) return std::nullopt;  // a probe in flight: its cost is not known yet
-    reserved += *rate * std::max(0.0, RungFidelity(t, t.target_rung) - t.last_fidelity);
+    if (!RateOf(t)) return std::nullopt;  // a probe in flight: its cost is not known yet
+    reserved += SegmentSeconds(t, RungFidelity(t, t.target_rung));
   }
   return reserved;
 }
@@ -131,13 +130,19 @@ Result<void> Study::Launch(Trial& trial) {
 Result<bool> Study::TryStart(const Job& job) {
   // The configuration is not chosen yet: reserve for the longest schedule the rung allows.
   const double to = ladder_.fidelities[static_cast<size_t>(job.target_rung)];
-  const auto rate = estimator_.SecondsPerUnit();
+  // The configuration, and so its pace, is not known yet: the dearest pace seen so far is what
+  // it may cost (a mean would let a dear one overrun and eat the leader's reserve).
+  auto rate = estimator_.SecondsPerUnit();
+  if (rate) rate = std::max(*rate, max_pace_);
   const auto reserved = ReservedSeconds();
   if (!rate || !reserved) {
     // Nothing is known about cost yet: one probe runs alone until its first report.
     if (!running_.empty()) return false;
-  } else if (!gate_.Fits(*rate * to, *reserved)) {
-    if (gate_.Fits(*rate * to, 0.0)) return false;  // fits once running segments settle
+  } else if (const double finish = FinishReserve(-1); !gate_.Fits(*rate * to, *reserved + finish)) {
+    if (gate_.Fits(*rate * to, finish)) return false;  // fits once running segments settle
+    // Exploring further would eat the money that finishes the leader: stop exploring, and
+    // spend the rest on promotions, best first.
+    endgame_ = true;
     CloseStarts("budget");
     return true;
   }
@@ -159,11 +164,13 @@ Result<bool> Study::TryStart(const Job& job) {
 
 Study::Room Study::RoomToReach(const Trial& trial, int rung) const {
   const double to = RungFidelity(trial, rung);
-  const double expected = RateOf(trial).value_or(0.0) * (to - trial.checkpoint_fidelity);
+  const double expected = SegmentSeconds(trial, to);
   const auto reserved = ReservedSeconds();
   if (!reserved) return Room::kLater;
-  if (gate_.Fits(expected, *reserved)) return Room::kNow;
-  return gate_.Fits(expected, 0.0) ? Room::kLater : Room::kNever;
+  // A trial other than the leader may not spend what finishing the leader needs.
+  const double finish = FinishReserve(trial.id);
+  if (gate_.Fits(expected, *reserved + finish)) return Room::kNow;
+  return gate_.Fits(expected, finish) ? Room::kLater : Room::kNever;
 }
 
 Result<bool> Study::TryResume(Trial& trial) {
@@ -177,6 +184,15 @@ Result<bool> Study::TryResume(Trial& trial) {
     case Room::kLater:
       return false;
     case Room::kNever:
+      if (spec_.scheduler == SchedulerKind::kAsha && !stopping_ && Leader() != &trial &&
+          gate_.Fits(PaceOf(trial) * (to - trial.checkpoint_fidelity), 0.0)) {
+        // Only the leader's finish is in the way: it waits, paused, for what the leader
+        // leaves (the drain promotes it then), and the study stops exploring.
+        trial.target_rung = std::max(0, trial.RungReached());
+        endgame_ = true;
+        CloseStarts("budget");
+        return true;
+      }
       EndTrial(trial, TrialState::kStoppedAtBudget);
       CloseStarts("budget");
       return true;
@@ -217,7 +233,8 @@ Result<void> Study::AssignFreeWorkers() {
     }
   }
   while (running_.size() < workers && !stopping_) {
-    const Job job = scheduler_->Next(trials_, MayStart());
+    // In the endgame the drain's order (deepest first) replaces the scheduler's quota.
+    const Job job = endgame_ && Drains() ? Job{JobKind::kWait} : scheduler_->Next(trials_, MayStart());
     ApplyPruned();
     if (job.kind == JobKind::kStart) {
       if (!FRUGAL_TRY(TryStart(job))) return {};
@@ -225,7 +242,7 @@ Result<void> Study::AssignFreeWorkers() {
       Trial& t = trials_[static_cast<size_t>(job.trial_id)];
       t.target_rung = job.target_rung;
       if (!FRUGAL_TRY(TryResume(t))) return {};
-    } else {
+    } else if (!Drains() || !FRUGAL_TRY(Drain())) {
       return {};
     }
   }
@@ -248,6 +265,7 @@ void Study::EndTrial(Trial& trial, TrialState state) {
 void Study::UpdateIncumbent(const Trial& trial) {
   if (!trial.last_value) return;
   const double loss = Loss(*trial.last_value);
+  if (trial.state == TrialState::kCompleted) LearnPaceGrowth(trial);
   if (improvements_.empty() || loss < Loss(improvements_.back().value)) {
     improvements_.push_back(Improvement{gate_.spend(), *trial.last_value});
   }
@@ -319,6 +337,12 @@ Result<void> Study::Handle(const Progress& p) {
   // are as much its price as the seconds that end in one.
   estimator_.Observe(std::max(units, 0.0), p.wall_seconds);
   trial.spend = gate_.SpendFor(trial.cost_seconds);
+  if (units > kEps && p.wall_seconds > 0) {
+    recent_pace_[trial.id] = {p.wall_seconds / units, units};
+    max_pace_ = std::max(max_pace_, p.wall_seconds / units);
+  }
+  if (p.value && !first_pace_.contains(trial.id) && p.fidelity > kEps)
+    first_pace_[trial.id] = trial.cost_seconds / p.fidelity;
   if (p.value) {
     trial.last_value = p.value;
     trial.last_fidelity = p.fidelity;
@@ -352,16 +376,13 @@ Result<void> Study::Handle(const Progress& p) {
   if (p.end != SegmentEnd::kNone) return OnSegmentEnd(trial, p);
   // The cap holds at every accrual: the rest of the budget must pay one more interval of
   // every running trial, else this one checkpoints and stops.
+  // Each trial's next interval is sized by its own last one: per-step cost differs by
+  // configuration, and the reporting trial's interval is no measure of the others'.
   const double interval = p.wall_seconds;
-  if (!gate_.CoversNextInterval(interval *
-                                static_cast<double>(running_.size() + released_.size()))) {
-    // At the cap every running trial checkpoints and stops, all at once.
-    const std::vector<int64_t> running = running_;
-    for (int64_t id : running) runner_.RequestStop(id);
-    for (int64_t id : running)
-      StopAtCap(trials_[static_cast<size_t>(id)], TrialState::kStoppedAtBudget);
-    CloseStarts("budget");
-    return {};
+  if (interval > 0) interval_[trial.id] = interval;
+  if (!gate_.CoversNextInterval(NextIntervals(interval))) {
+    StopAtTheCap(interval);
+    if (trial.state != TrialState::kRunning) return {};
   }
   const auto& wall = spec_.gates.trial_max_wall;
   if (wall && trial.cost_seconds + interval > ToSeconds(*wall)) {

@@ -35,6 +35,21 @@ struct SpecText {
   std::filesystem::path base_dir;  ///< relative paths in the spec resolve against it
 };
 
+/// One step of the best-so-far curve: the best completed value once `spend` was spent.
+struct BestSoFar {
+  Money spend;
+  double value = 0.0;
+};
+
+/// The best result of a trial that has not reached full fidelity (a partial result).
+struct PartialBest {
+  double value = 0.0;
+  double fidelity = 0.0;  ///< where it was measured
+  double full_fidelity = 0.0;  ///< the trial's own full fidelity
+  int64_t trial = 0;
+  std::string config_id;
+};
+
 struct StudySummary {
   std::string name;
   std::string status;       ///< running, finished, interrupted
@@ -54,9 +69,17 @@ struct StudySummary {
   Money full_fidelity_cost;  ///< every started trial trained to full fidelity
   Money pruning_saved;
   double elapsed_seconds = 0.0;  ///< study clock
+  /// The trial that got furthest without completing (deepest rung, then best value there):
+  /// what a study has to show when nothing reached full fidelity. Null when every trial with a
+  /// result completed.
+  std::optional<PartialBest> best_partial;
+  std::vector<BestSoFar> best_so_far;  ///< each improvement of the best completed value
+  bool endgame = false;  ///< it stopped exploring to finish its leaders
 };
 
 nlohmann::json SummaryToJson(const StudySummary& summary);
+/// The best-so-far curve as `[{"spend_usd": ..., "best_value": ...}, ...]`.
+nlohmann::json CurveToJson(const std::vector<BestSoFar>& curve);
 
 class Study;
 
@@ -101,18 +124,20 @@ class Study {
   const BudgetGate& gate() const { return gate_; }
   nlohmann::json SaveState() const;
 
-  /// Each time the best completed value improved in this process: (spend so far, best value).
-  /// For evaluations (cost to reach a target); not part of the saved state.
-  struct Improvement {
-    Money spend;
-    double value = 0.0;
-  };
+  /// Each time the best completed value improved: (spend so far, best value). Kept with the
+  /// state (the best-so-far curve of `tune status`).
+  using Improvement = BestSoFar;
   const std::vector<Improvement>& improvements() const { return improvements_; }
 
  private:
   Study(SpecText text, StudySpec spec, TrialRunner& runner, StudyStore& store,
         const ReplayTable* table);
   [[nodiscard]] Result<void> Prepare();
+  /// Each full run's cost at full fidelity, on average (the table's, or cost_per_unit × max).
+  std::optional<double> MeanFullRunSeconds() const;
+  /// Left unstated, the scheduler is `none` when the budget pays fewer than
+  /// kMinRunsForPruning full runs (fresh studies only: a resume keeps the one it started with).
+  void ChooseDefaultScheduler();
   /// Gives every free worker its job (deferred promotions first, then the scheduler's), then
   /// stops the parked trials that were not resumed in place.
   [[nodiscard]] Result<void> FillWorkers();
@@ -165,6 +190,38 @@ class Study {
   std::vector<Observation> History() const;
   /// Picks the next configuration; false when the table has none left.
   bool PickConfig(Trial& trial);
+
+  // The endgame (study_endgame.cc): money is kept to finish the leader, and once exploring
+  // would eat it (or nothing is left to explore) the workers promote paused trials, best first.
+  /// Seconds per fidelity unit ahead of `trial`: its own pace, its latest interval's when that
+  /// is slower, and the growth of pace that completed trials showed.
+  double PaceOf(const Trial& trial) const;
+  /// Best first: deepest rung, then its result there, then progress through its own schedule.
+  bool Ahead(const Trial& a, const Trial& b) const;
+  /// What training `trial` from where it is to fidelity `to` costs (wall seconds), at its own
+  /// pace and the trend of that pace.
+  double SegmentSeconds(const Trial& trial, double to) const;
+  /// What taking `trial` to its full fidelity from where it is costs (wall seconds).
+  double FinishSeconds(const Trial& trial) const;
+  /// The unfinished trial (running or paused) that ranks first among those whose finish the
+  /// rest of the budget can pay beside what running segments hold; when none can, the one
+  /// cheapest to finish; null when no trial is unfinished.
+  const Trial* Leader() const;
+  /// What finishing the leader costs beyond what its running segment has reserved (0 when
+  /// `except` is the leader, or there is none).
+  double FinishReserve(int64_t except) const;
+  /// Whether free workers promote paused trials past the scheduler's quota (asha only).
+  bool Drains() const;
+  /// Promotes the best paused trial the budget can pay for; false when none can run now.
+  [[nodiscard]] Result<bool> Drain();
+  /// The next interval of every running trial, each at its own last interval (`fallback`
+  /// for a trial that has none yet).
+  double NextIntervals(double fallback) const;
+  /// The budget cannot pay one more interval of every running trial: the trials furthest
+  /// behind checkpoint and stop until the rest fit (the leaders run on).
+  void StopAtTheCap(double fallback);
+  /// Learns how a finished trial's pace grew past its first report.
+  void LearnPaceGrowth(const Trial& trial);
   [[nodiscard]] Result<void> Persist(const std::string& status);
 
   SpecText text_;
@@ -197,6 +254,14 @@ class Study {
   int64_t incumbent_trials_started_ = 0;
   double incumbent_gpu_seconds_ = 0.0;
   std::vector<Improvement> improvements_;
+  bool endgame_ = false;  ///< no more starts: the rest of the budget finishes leaders
+  std::map<int64_t, double> interval_;     ///< each trial's last accrual interval (seconds)
+  /// Each trial's pace over its last interval, and the interval's width in fidelity units.
+  std::map<int64_t, std::pair<double, double>> recent_pace_;
+  std::map<int64_t, double> first_pace_;   ///< each trial's pace at its first report
+  double max_pace_ = 0.0;  ///< the dearest pace any interval showed (a new trial's reservation)
+  double growth_sum_ = 0.0;  ///< completed trials' final pace ÷ pace at their first report
+  int growth_count_ = 0;
   nlohmann::json cap_changes_ = nlohmann::json::array();  ///< see study_caps.h
 };
 

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <optional>
+
+#include "frugal/tune/budget_gate.h"
 
 namespace frugal::tune {
 
@@ -148,6 +151,46 @@ std::vector<CheckItem> CheckStudy(const StudySpec& spec) {
                            : fmt::format("watching {}", fmt::join(spec.objective.watch, ", ")),
                        "add 'objective: {watch: [train_loss]}' to see divergence and overfitting"));
   return items;
+}
+
+std::optional<double> CheapestFullRunSeconds(const StudySpec& spec, const ReplayTable* table) {
+  if (table == nullptr) {
+    if (!spec.fidelity.cost_per_unit) return std::nullopt;
+    return ToSeconds(*spec.fidelity.cost_per_unit) * spec.fidelity.max;
+  }
+  std::optional<double> cheapest;
+  for (const ReplayConfig& row : table->configs()) {
+    if (row.fails || row.curve.empty()) continue;
+    const double full = spec.fidelity.LengthOf(row.params).value_or(spec.fidelity.max);
+    const CurvePoint* p = ReplayTable::FinalPoint(row, full);
+    if (p == nullptr) continue;
+    if (!cheapest || p->cost_seconds < *cheapest) cheapest = p->cost_seconds;
+  }
+  return cheapest;
+}
+
+std::optional<CheckItem> FullRunItem(const StudySpec& spec, const ReplayTable* table) {
+  const auto cheapest = CheapestFullRunSeconds(spec, table);
+  const BudgetGate gate(spec.gates, spec.resources.price_per_gpu_hour, spec.resources.gpus);
+  if (!cheapest || *cheapest <= 0 || !std::isfinite(gate.cap_gpu_seconds())) return std::nullopt;
+  const double runs = gate.cap_gpu_seconds() / gate.GpuSeconds(*cheapest);
+  const std::string cost =
+      spec.resources.price_per_gpu_hour
+          ? gate.SpendFor(*cheapest).ToString()
+          : fmt::format("{:.2f} GPU-hours", gate.GpuSeconds(*cheapest) / 3600.0);
+  const bool ok = runs >= 1.0;
+  return Item(
+      "full_run", ok,
+      ok ? fmt::format("the caps pay for {:.1f} full runs of the cheapest configuration ({} each){}",
+                       runs, cost,
+                       runs < kMinRunsForPruning && !spec.scheduler_stated
+                           ? "; too few for pruning to pay, so the default runs every trial to "
+                             "full fidelity"
+                           : "")
+         : fmt::format("the caps are below the cheapest full run ({}): no trial can complete, and "
+                       "the study can report only a partial result",
+                       cost),
+      fmt::format("raise the budget to at least {} (one full run)", cost));
 }
 
 }  // namespace frugal::tune

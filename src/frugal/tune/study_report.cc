@@ -118,7 +118,14 @@ void PrintRun(std::ostream& out, const Study& study, const StudySummary& s,
   out << fmt::format("study {}: finished ({})\n", s.name, s.stop_reason);
   out << fmt::format("  best {:<12} {}", spec.objective.metric, Value(s.best_value));
   if (s.best_trial) out << fmt::format("  (config {}, trial {})", s.best_config_id, *s.best_trial);
+  if (!s.best_value) out << "  (no trial reached full fidelity)";
   out << "\n";
+  if (s.best_partial) {
+    out << fmt::format("  best partial      {:.4f} at {} {:g} of {:g} (config {}, trial {})\n",
+                       s.best_partial->value, spec.fidelity.name, s.best_partial->fidelity,
+                       s.best_partial->full_fidelity, s.best_partial->config_id,
+                       s.best_partial->trial);
+  }
   out << fmt::format("  spend             {}{} · {} GPU-hours · overshoot {}\n", s.spend.ToString(),
                      spec.gates.budget ? " of " + spec.gates.budget->ToString() : "",
                      GpuHoursText(s.gpu_hours), s.overshoot.ToString());
@@ -215,6 +222,21 @@ void PrintStatus(std::ostream& out, const StudySpec& spec, const nlohmann::json&
       spec.gates.budget ? " of " + spec.gates.budget->ToString() : "",
       GpuHoursText(doc.value("gpu_hours", 0.0)),
       spec.gates.max_gpu_hours ? " of " + GpuHoursText(*spec.gates.max_gpu_hours) : "");
+  const nlohmann::json& best = doc.value("best_value", nlohmann::json());
+  out << fmt::format("  best      {}\n",
+                     best.is_number() ? fmt::format("{:.4f} at full fidelity (config {})",
+                                                    best.get<double>(),
+                                                    doc.contains("best_config_id") &&
+                                                            doc["best_config_id"].is_string()
+                                                        ? doc["best_config_id"].get<std::string>()
+                                                        : "-")
+                                      : std::string("- (no trial reached full fidelity yet)"));
+  if (const auto& p = doc.value("best_partial", nlohmann::json()); p.is_object()) {
+    out << fmt::format("  partial   {:.4f} at {} {:g} of {:g} (config {}, trial {})\n",
+                       p.value("value", 0.0), spec.fidelity.name, p.value("fidelity", 0.0),
+                       p.value("full_fidelity", 0.0), p.value("config_id", ""),
+                       p.value("trial", int64_t{0}));
+  }
   out << fmt::format("  trials    {} started{}: {}\n", doc.value("trials_started", int64_t{0}),
                      spec.gates.max_trials ? fmt::format(" of {}", *spec.gates.max_trials) : "",
                      doc.contains("trials") ? Counts(doc["trials"]) : "none");

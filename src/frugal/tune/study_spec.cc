@@ -160,6 +160,7 @@ Result<void> CheckScaleBy(const YamlDoc& doc, const YAML::Node& node, const Stud
 Result<void> ParseScheduler(const YamlDoc& doc, const YAML::Node& root, StudySpec& out) {
   const YAML::Node node = root["scheduler"];
   if (!node) return {};
+  out.scheduler_stated = true;
   std::string type;
   if (node.IsScalar()) {
     type = node.as<std::string>();

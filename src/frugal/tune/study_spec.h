@@ -112,6 +112,9 @@ struct StudySpec {
   Objective objective;
   FidelitySpec fidelity;
   SchedulerKind scheduler = SchedulerKind::kAsha;
+  /// `scheduler` was written in the spec. Left unstated, a study whose budget pays for fewer
+  /// than kMinRunsForPruning full runs prunes nothing (`none`): the ladder does not pay there.
+  bool scheduler_stated = false;
   int median_min_trials = 3;
   int bracket_size = 0;
   SamplerKind sampler = SamplerKind::kTpe;  /// TPE after 10 random points (bench/RESULTS.md)
@@ -128,6 +131,10 @@ struct StudySpec {
   /// Ladder()), with scale_by applied.
   double RungFidelity(const RungLadder& ladder, const Config& config, int rung) const;
 };
+
+/// Full runs a budget must pay for before the default scheduler prunes (bench/RESULTS.md,
+/// "Tuner endgame": below it, no pruning beat every pruning setting on the replayed tables).
+inline constexpr double kMinRunsForPruning = 10.0;
 
 /// Whether `name` can name a study: it is a file name in the data directory, so it is
 /// non-empty, has no spaces or slashes, and does not start with '.' ("." and ".." would escape).

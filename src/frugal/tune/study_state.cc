@@ -53,12 +53,39 @@ Result<void> CheckLadderFitsTable(const StudySpec& spec, const ReplayTable& tabl
 
 }  // namespace
 
+std::optional<double> Study::MeanFullRunSeconds() const {
+  if (table_ != nullptr) {
+    double total = 0.0;
+    int runs = 0;
+    for (const ReplayConfig& row : table_->configs()) {
+      const double full = spec_.fidelity.LengthOf(row.params).value_or(spec_.fidelity.max);
+      if (const CurvePoint* p = ReplayTable::FinalPoint(row, full); p != nullptr && !row.fails) {
+        total += p->cost_seconds;
+        ++runs;
+      }
+    }
+    if (runs > 0) return total / runs;
+    return std::nullopt;
+  }
+  if (spec_.fidelity.cost_per_unit) return ToSeconds(*spec_.fidelity.cost_per_unit) * spec_.fidelity.max;
+  return std::nullopt;
+}
+
+void Study::ChooseDefaultScheduler() {
+  if (spec_.scheduler_stated || spec_.scheduler != SchedulerKind::kAsha) return;
+  const auto full = MeanFullRunSeconds();
+  if (!full || *full <= 0 || !std::isfinite(gate_.cap_gpu_seconds())) return;
+  const double runs = gate_.cap_gpu_seconds() / (gate_.GpuSeconds(*full));
+  if (runs < kMinRunsForPruning) spec_.scheduler = SchedulerKind::kNone;
+}
+
 Result<void> Study::Prepare() {
   SchedulerOptions options;
   options.kind = spec_.scheduler;
   options.ladder = ladder_;
   options.median_min_trials = spec_.median_min_trials;
   options.bracket_size = spec_.bracket_size;
+  if (table_ != nullptr) options.pool_size = table_->configs().size();
   scheduler_ = MakeScheduler(options);
   sampler_ = MakeSampler(spec_.sampler, spec_.seed);
   runner_.SetTrialMaxWall(spec_.gates.trial_max_wall);
@@ -123,6 +150,7 @@ Result<void> Study::Prepare() {
 Result<std::unique_ptr<Study>> Study::Create(SpecText text, StudySpec spec, TrialRunner& runner,
                                              StudyStore& store, const ReplayTable* table) {
   std::unique_ptr<Study> study(new Study(std::move(text), std::move(spec), runner, store, table));
+  study->ChooseDefaultScheduler();
   FRUGAL_TRY(study->Prepare());
   return study;
 }
@@ -138,6 +166,7 @@ nlohmann::json Study::SaveState() const {
       {"spec_base", text_.base_dir.string()},
       {"pricing", PricingToJson(spec_.resources)},
       {"early_rungs", spec_.fidelity.early_rungs},
+      {"scheduler_kind", SchedulerName(spec_.scheduler)},
       {"caps", CapsToJson(spec_.gates)},
       {"cap_changes", cap_changes_},
       {"trials", trials},
@@ -158,8 +187,18 @@ nlohmann::json Study::SaveState() const {
         {"incumbent_loss",
          incumbent_loss_ ? nlohmann::json(*incumbent_loss_) : nlohmann::json(nullptr)},
         {"incumbent_trials_started", incumbent_trials_started_},
-        {"incumbent_gpu_seconds", incumbent_gpu_seconds_}}},
+        {"incumbent_gpu_seconds", incumbent_gpu_seconds_},
+        {"endgame", endgame_},
+        {"best_so_far", CurveToJson(improvements_)}}},
   };
+}
+
+nlohmann::json CurveToJson(const std::vector<BestSoFar>& curve) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const BestSoFar& p : curve) {
+    points.push_back({{"spend_usd", p.spend.dollars()}, {"best_value", p.value}});
+  }
+  return points;
 }
 
 Result<void> Study::Persist(const std::string& status) {
@@ -181,6 +220,12 @@ Result<std::unique_ptr<Study>> Study::Restore(const nlohmann::json& state, Study
     // A study resumes on the ladder it started with, whatever today's default: version 1
     // states predate early rungs and have none.
     spec.fidelity.early_rungs = state.value("early_rungs", false);
+    // And with the scheduler it started with (the default may have chosen `none` for a small
+    // budget; a resume with a new cap does not change it).
+    if (const auto kind = ParseSchedulerKind(state.value("scheduler_kind", std::string()))) {
+      spec.scheduler = *kind;
+      spec.scheduler_stated = true;
+    }
     std::unique_ptr<Study> study(new Study(std::move(text), std::move(spec), runner, store, table));
     FRUGAL_TRY(study->Prepare());
     for (const auto& j : state.at("trials")) {
@@ -217,6 +262,12 @@ Result<std::unique_ptr<Study>> Study::Restore(const nlohmann::json& state, Study
       study->incumbent_loss_ = flags.at("incumbent_loss").get<double>();
     study->incumbent_trials_started_ = flags.at("incumbent_trials_started").get<int64_t>();
     study->incumbent_gpu_seconds_ = flags.at("incumbent_gpu_seconds").get<double>();
+    // States saved before the endgame have neither: no endgame yet, and no curve.
+    study->endgame_ = flags.value("endgame", false);
+    for (const auto& p : flags.value("best_so_far", nlohmann::json::array())) {
+      study->improvements_.push_back(BestSoFar{Money::FromDollars(p.at("spend_usd").get<double>()),
+                                               p.at("best_value").get<double>()});
+    }
     // In-flight segments: a replay restores them exactly; a real runner that lost them
     // relaunches from their checkpoints.
     FRUGAL_TRY(runner.Load(state.at("runner")));
@@ -265,6 +316,19 @@ StudySummary Study::Summary() const {
   s.full_fidelity_cost = gate_.SpendFor(full_seconds);
   s.pruning_saved =
       s.full_fidelity_cost - gate_.SpendFor(gate_.spent_gpu_seconds() / spec_.resources.gpus);
+  const Trial* partial = nullptr;
+  for (const Trial& t : trials_) {
+    if (t.state == TrialState::kCompleted || !t.last_value) continue;
+    if (partial == nullptr || Ahead(t, *partial)) partial = &t;
+  }
+  if (partial != nullptr) {
+    s.best_partial = PartialBest{*partial->last_value, partial->last_fidelity,
+                                 RungFidelity(*partial, ladder_.top()), partial->id,
+                                 partial->source_id.empty() ? std::to_string(partial->id)
+                                                            : partial->source_id};
+  }
+  s.best_so_far = improvements_;
+  s.endgame = endgame_;
   if (s.pruning_saved.micros() < 0) s.pruning_saved = Money{};
   return s;
 }
@@ -288,7 +352,18 @@ nlohmann::json SummaryToJson(const StudySummary& s) {
       {"full_fidelity_cost_usd", s.full_fidelity_cost.dollars()},
       {"pruning_saved_usd", s.pruning_saved.dollars()},
       {"elapsed_seconds", s.elapsed_seconds},
+      {"best_partial", nullptr},
+      {"best_so_far", CurveToJson(s.best_so_far)},
+      {"endgame", s.endgame},
   };
+  if (s.best_partial) {
+    doc["best_partial"] = {{"value", s.best_partial->value},
+                           {"fidelity", s.best_partial->fidelity},
+                           {"full_fidelity", s.best_partial->full_fidelity},
+                           {"trial", s.best_partial->trial},
+                           {"config_id", s.best_partial->config_id},
+                           {"partial", true}};
+  }
   if (!s.status.empty()) doc["status"] = s.status;
   return doc;
 }

@@ -15,8 +15,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 class Harness {
  public:
   Harness(SchedulerKind kind, std::vector<double> rungs, double eta, int bracket_size = 0,
-          int early = 0) {
+          int early = 0, size_t pool_size = 0) {
     SchedulerOptions o;
+    o.pool_size = pool_size;
     o.kind = kind;
     o.ladder = RungLadder{std::move(rungs), eta, early};
     o.bracket_size = bracket_size;
@@ -422,6 +423,43 @@ TEST(Asha, AnEarlyRungWhoseRanksDisagreeNeverPrunes) {
     EXPECT_EQ(saved["early_rejected"], true);
     EXPECT_TRUE(saved["cut"].empty());
   }
+}
+
+// A rung below the first real evaluation: nearly every trial reports the same value there.
+double MostlyTied(int i) { return i < 3 ? static_cast<double>(i) : 100.0; }
+double MostlyTiedLater(int i) { return MostlyTied(i) / 2; }
+
+TEST(Asha, AnEarlyRungOfMostlyIdenticalResultsIsNotTakenForAgreement) {
+  Harness h(SchedulerKind::kAsha, {1, 3, 9}, 3, 0, /*early=*/1);
+  // The few distinct results agree perfectly with the rung above, and the ties tie there too:
+  // Spearman's correlation is 1, but the rung ranks nothing.
+  for (Verdict v : RunThroughEarlyRung(h, 2 * kEarlyRungPairs, MostlyTied, MostlyTiedLater))
+    EXPECT_EQ(v, Verdict::kContinue);
+  EXPECT_TRUE(h.scheduler->TakePruned().empty());
+  const nlohmann::json saved = h.scheduler->Save();
+  EXPECT_EQ(saved["pruning_from"], 1);
+  EXPECT_EQ(saved["early_rejected"], true);
+}
+
+TEST(Sha, TheFirstBracketIsNeverLargerThanThePool) {
+  // η^(rungs-1) = 27 members planned, against a table of 10 configurations.
+  Harness h(SchedulerKind::kSha, {1, 3, 9, 27}, 3, 0, 0, /*pool_size=*/10);
+  for (int i = 0; i < 10; ++i) {
+    const Job job = h.Next();
+    ASSERT_EQ(job.kind, JobKind::kStart);
+    EXPECT_EQ(job.bracket, 0);
+    h.Start(job);
+  }
+  // Its 10 members are all it gets: it closes on them, best third first.
+  for (int i = 0; i < 10; ++i) h.Report(i, static_cast<double>(i));
+  const Job next = h.Next();
+  ASSERT_EQ(next.kind, JobKind::kResume);
+  EXPECT_EQ(next.trial_id, 0);
+  // Hyperband's first bracket (27 at rung 0) is held to the pool too: the 11th start opens the
+  // next bracket instead of waiting for members the table does not have.
+  Harness hb(SchedulerKind::kHyperband, {1, 3, 9, 27}, 3, 0, 0, /*pool_size=*/10);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(hb.trials[static_cast<size_t>(hb.Start(hb.Next()))].bracket, 0);
+  EXPECT_EQ(hb.Next().bracket, 1);
 }
 
 TEST(GeometricLadder, CapsTheLastRungAtMax) {

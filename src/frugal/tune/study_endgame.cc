@@ -1,0 +1,192 @@
+// The study's endgame: money is kept to take the leader to full fidelity, exploring stops when
+// it would eat that money, free workers then promote paused trials best first (also once the
+// search space is exhausted or the trial cap is reached), and at the cap the trials furthest
+// behind stop first so that the leaders finish. See docs/study-spec.md, "The budget gate".
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+#include "frugal/tune/study.h"
+
+namespace frugal::tune {
+
+namespace {
+constexpr double kEps = 1e-9;
+/// Bounds on the learned growth of pace: a full run is not cheaper per unit than its start,
+/// and a growth past 3× is taken for noise.
+constexpr double kMaxPaceGrowth = 3.0;
+}  // namespace
+
+double Study::PaceOf(const Trial& trial) const {
+  double pace = RateOf(trial).value_or(0.0);
+  // A schedule can grow dearer as it goes (progressive resizing, longer evaluations): what
+  // completed trials paid per unit over their whole run, against their pace at their first
+  // report, scales the average pace of a trial still on its way.
+  if (growth_count_ > 0 && trial.state != TrialState::kCompleted) {
+    pace *= std::clamp(growth_sum_ / growth_count_, 1.0, kMaxPaceGrowth);
+  }
+  if (const auto it = recent_pace_.find(trial.id); it != recent_pace_.end())
+    pace = std::max(pace, it->second.first);
+  return pace;
+}
+
+void Study::LearnPaceGrowth(const Trial& trial) {
+  const auto it = first_pace_.find(trial.id);
+  if (it == first_pace_.end() || it->second <= 0 || trial.last_fidelity <= kEps) return;
+  growth_sum_ += trial.cost_seconds / trial.last_fidelity / it->second;
+  ++growth_count_;
+  first_pace_.erase(it);
+}
+
+bool Study::Ahead(const Trial& a, const Trial& b) const {
+  const auto key = [&](const Trial& t) {
+    const int rung = t.RungReached();
+    const double loss = rung >= 0 ? t.rung_losses[static_cast<size_t>(rung)]
+                                  : std::numeric_limits<double>::infinity();
+    const double full = RungFidelity(t, ladder_.top());
+    const double progress = full > 0 ? t.last_fidelity / full : 0.0;
+    return std::make_tuple(-rung, std::isnan(loss) ? std::numeric_limits<double>::infinity() : loss,
+                           -progress, t.id);
+  };
+  return key(a) < key(b);
+}
+
+double Study::SegmentSeconds(const Trial& trial, double to) const {
+  const double from = std::max(trial.last_fidelity, trial.checkpoint_fidelity);
+  const double left = std::max(0.0, to - from);
+  const double flat = PaceOf(trial) * left;
+  // A pace that grows along the schedule (its last interval dearer than its average so far)
+  // is taken to grow linearly on, as progressive resizing makes it: the slope is what turns the
+  // average over [0, from] into the last interval's pace (w units wide). Bounded by
+  // kMaxPaceGrowth × flat.
+  const auto recent = recent_pace_.find(trial.id);
+  const auto average = RateOf(trial);
+  if (recent == recent_pace_.end() || !average) return flat;
+  const auto [pace, width] = recent->second;
+  if (from <= width + kEps) return flat;
+  const double slope = std::max(0.0, (pace - *average) / ((from - width) / 2));
+  const double trend = left * (pace + slope * (left + width) / 2);
+  return std::clamp(trend, flat, kMaxPaceGrowth * flat);
+}
+
+double Study::FinishSeconds(const Trial& trial) const {
+  return SegmentSeconds(trial, RungFidelity(trial, ladder_.top()));
+}
+
+const Trial* Study::Leader() const {
+  // The first in rank whose finish the rest of the budget can pay: one it cannot would hold
+  // back money that could finish another.
+  // Running segments' reservations count against it: a trial that becomes first in rank
+  // while the money is already promised elsewhere does not displace the one it was kept for.
+  const double running = ReservedSeconds().value_or(0.0);
+  const Trial* affordable = nullptr;
+  const Trial* cheapest = nullptr;  // when none fits: the one nearest to fitting
+  double cheapest_seconds = 0.0;
+  for (const Trial& t : trials_) {
+    if (t.state != TrialState::kRunning && t.state != TrialState::kPaused) continue;
+    const double own = t.state == TrialState::kRunning
+                           ? SegmentSeconds(t, RungFidelity(t, t.target_rung))
+                           : 0.0;
+    const double finish = FinishSeconds(t) - own;
+    if (cheapest == nullptr || finish < cheapest_seconds) {
+      cheapest = &t;
+      cheapest_seconds = finish;
+    }
+    if (affordable != nullptr && !Ahead(t, *affordable)) continue;
+    if (gate_.Fits(finish + own, std::max(0.0, running - own))) affordable = &t;
+  }
+  // Some trial is always kept insured: when running segments have promised the money, the one
+  // cheapest to finish holds the rest until they settle.
+  return affordable != nullptr ? affordable : cheapest;
+}
+
+double Study::FinishReserve(int64_t except) const {
+  // sha and hyperband decide who goes on at each bracket's barrier; a reserve beside them
+  // would stop the members a bracket is waiting for.
+  if (spec_.scheduler == SchedulerKind::kSha || spec_.scheduler == SchedulerKind::kHyperband)
+    return 0.0;
+  const Trial* leader = Leader();
+  if (leader == nullptr || leader->id == except) return 0.0;
+  double need = FinishSeconds(*leader);
+  if (leader->state == TrialState::kRunning) {
+    // Its segment's reservation (ReservedSeconds) already holds part of it.
+    need -= SegmentSeconds(*leader, RungFidelity(*leader, leader->target_rung));
+  }
+  return std::max(0.0, need);
+}
+
+bool Study::Drains() const {
+  // Only asha pauses trials outside brackets; sha and hyperband close their own brackets.
+  return spec_.scheduler == SchedulerKind::kAsha && !stopping_ && !MayStart();
+}
+
+Result<bool> Study::Drain() {
+  std::vector<Trial*> candidates;
+  for (Trial& t : trials_) {
+    const int rung = t.RungReached();
+    if (t.state == TrialState::kPaused && rung >= 0 && rung < ladder_.top() &&
+        t.target_rung <= rung) {
+      candidates.push_back(&t);
+    }
+  }
+  // Those the rest of the budget can take to full fidelity first, best first; then the rest,
+  // whose next rung can still improve the best partial result.
+  const double running = ReservedSeconds().value_or(0.0);
+  std::stable_sort(candidates.begin(), candidates.end(), [&](const Trial* a, const Trial* b) {
+    const bool fa = gate_.Fits(FinishSeconds(*a), running);
+    const bool fb = gate_.Fits(FinishSeconds(*b), running);
+    return fa != fb ? fa : Ahead(*a, *b);
+  });
+  for (Trial* t : candidates) {
+    const int before = t->target_rung;
+    t->target_rung = t->RungReached() + 1;
+    switch (RoomToReach(*t, t->target_rung)) {
+      case Room::kNow:
+        return TryResume(*t);
+      case Room::kLater:
+        t->target_rung = before;
+        return false;  // money frees up as running segments settle
+      case Room::kNever:
+        t->target_rung = before;  // a cheaper one further down may still fit
+        break;
+    }
+  }
+  return false;
+}
+
+double Study::NextIntervals(double fallback) const {
+  double total = fallback * static_cast<double>(released_.size());
+  for (int64_t id : running_) {
+    const auto it = interval_.find(id);
+    total += it != interval_.end() ? it->second : fallback;
+  }
+  return total;
+}
+
+void Study::StopAtTheCap(double fallback) {
+  std::vector<int64_t> order = running_;
+  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return Ahead(trials_[static_cast<size_t>(a)], trials_[static_cast<size_t>(b)]);
+  });
+  // The leaders keep running while the rest of the budget pays their next intervals; the
+  // first that does not fit, and every trial behind it, checkpoints and stops.
+  double kept = fallback * static_cast<double>(released_.size());
+  std::vector<int64_t> stop;
+  for (int64_t id : order) {
+    const auto it = interval_.find(id);
+    const double next = it != interval_.end() ? it->second : fallback;
+    if (stop.empty() && gate_.CoversNextInterval(kept + next)) {
+      kept += next;
+    } else {
+      stop.push_back(id);
+    }
+  }
+  for (int64_t id : stop) runner_.RequestStop(id);
+  for (int64_t id : stop) StopAtCap(trials_[static_cast<size_t>(id)], TrialState::kStoppedAtBudget);
+  endgame_ = true;
+  CloseStarts("budget");
+}
+
+}  // namespace frugal::tune

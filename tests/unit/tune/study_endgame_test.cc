@@ -1,0 +1,244 @@
+// The endgame of a budgeted study: money kept to finish the leader, the drain of paused trials
+// once nothing is left to explore, leaders kept running at the cap, overshoot sized by each
+// trial's own interval, the small-budget default, and what the study reports when nothing
+// could complete (the best partial result) or as it goes (the best-so-far curve).
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "frugal/tune/study_check.h"
+#include "frugal/tune/study_curve.h"
+#include "replay_study.h"
+
+namespace frugal::tune {
+namespace {
+
+/// Writes a table of `configs` configurations of `epochs` epochs; epoch `e` of configuration
+/// `c` costs epoch_seconds(c, e). Scores rise toward a quality set by the configuration.
+void WriteTable(const std::filesystem::path& dir, int configs, int epochs,
+                const std::function<double(int, int)>& epoch_seconds,
+                const std::string& extra_header = "",
+                const std::function<std::string(int)>& extra = nullptr) {
+  std::string config_csv = "config_id,lr" + extra_header + "\n";
+  std::string curve_csv = "config_id,epoch,elapsed_s,score\n";
+  for (int c = 0; c < configs; ++c) {
+    const double lr = std::pow(10.0, -4.0 + 3.0 * std::fmod(c * 0.618034, 1.0));
+    config_csv += fmt::format("{},{}{}\n", c, lr, extra ? "," + extra(c) : "");
+    const double quality = 0.9 - 0.1 * std::pow(std::log10(lr) + 2.5, 2);
+    double elapsed = 0;
+    for (int e = 1; e <= epochs; ++e) {
+      elapsed += epoch_seconds(c, e);
+      curve_csv += fmt::format("{},{},{},{:.6f}\n", c, e, elapsed,
+                               quality * (1 - std::exp(-e / (1.0 + c % 4))));
+    }
+  }
+  frugal::testing::WriteTestFile(dir / "configs.csv", config_csv);
+  frugal::testing::WriteTestFile(dir / "curves.csv", curve_csv);
+}
+
+StudySummary RunSpec(const std::filesystem::path& dir, const std::string& yaml,
+                     std::unique_ptr<Study>* keep = nullptr) {
+  ReplayStudy rs(dir, yaml);
+  auto study = rs.Create();
+  EXPECT_TRUE(study) << study.error().message;
+  auto summary = (*study)->Run({});
+  EXPECT_TRUE(summary) << summary.error().message;
+  if (keep != nullptr) *keep = std::move(*study);
+  return *summary;
+}
+
+TEST_F(StudyTest, AnExhaustedSearchSpaceDrainsThePausedTrialsBestFirst) {
+  // The whole table costs about $390: the budget could train every configuration fully.
+  const StudySummary s = RunToEnd(
+      "scheduler: asha\nresources: {price_per_hour: 3.60, workers: 4}\n"
+      "gates: {budget_usd: 1000}\n");
+  EXPECT_EQ(s.stop_reason, "search space exhausted");
+  // Nothing is left paused while money remains: every paused trial was promoted.
+  EXPECT_EQ(s.trials_by_state.at("paused"), 0);
+  EXPECT_EQ(s.trials_by_state.at("completed") + s.trials_by_state.at("failed"), kConfigs);
+}
+
+TEST_F(StudyTest, ABudgetBelowTheTableIsSpentOnPromotionsOnceTheSpaceIsExhausted) {
+  for (int seed = 1; seed <= 3; ++seed) {
+    const StudySummary s = RunToEnd(fmt::format(
+        "scheduler: asha\nseed: {}\nresources: {{price_per_hour: 3.60, workers: 4}}\n"
+        "gates: {{budget_usd: 150}}\n",
+        seed));
+    // It does not stop with money left while paused trials could be promoted: what is left
+    // is less than the cheapest rung a paused trial needs (at most a few epochs).
+    EXPECT_GT(s.spend.dollars(), 150 - 3 * 27 * kMaxEpochSeconds / 1000) << "seed " << seed;
+    EXPECT_LE(s.overshoot.dollars(), kMaxEpochSeconds / 1000) << "seed " << seed;
+  }
+}
+
+TEST_F(StudyTest, ASmallBudgetEndsWithACompletedTrial) {
+  // 8 workers and budgets of 1.2 to 1.6 of the dearest full run ($4.86). The default prunes
+  // nothing at this scale; a stated asha keeps the leader's finish in reserve, which finishes
+  // one in two thirds of them (not all: a leader that diverges after the money was promised leaves
+  // too little for the next).
+  int asha_completed = 0;
+  for (const int budget : {6, 8}) {
+    for (int seed = 1; seed <= 6; ++seed) {
+      const StudySummary s = RunSpec(dir_.path(), fmt::format(
+          "seed: {}\nresources: {{price_per_hour: 3.60, workers: 8}}\n"
+          "gates: {{budget_usd: {}}}\n",
+          seed, budget));
+      EXPECT_GE(s.trials_by_state.at("completed"), 1) << "seed " << seed;
+      EXPECT_TRUE(s.best_value.has_value()) << "seed " << seed;
+      const StudySummary a = RunSpec(dir_.path(), fmt::format(
+          "scheduler: asha\nseed: {}\nresources: {{price_per_hour: 3.60, workers: 8}}\n"
+          "gates: {{budget_usd: {}}}\n",
+          seed, budget));
+      if (a.trials_by_state.at("completed") > 0) ++asha_completed;
+    }
+  }
+  EXPECT_GE(asha_completed, 8);  // 8 of 12: a known miss (bench/RESULTS.md)
+}
+
+TEST(StudyEndgame, ALeaderWhoseEpochsGrowDearerStillFinishes) {
+  // Progressive resizing: epoch e costs 10·e seconds, so a full run (3,780 s) costs 14× what
+  // its first epoch's pace projects. The budget pays for two full runs.
+  frugal::testing::TempDir dir;
+  WriteTable(dir.path(), 60, 27, [](int, int e) { return 10.0 * e; });
+  for (int seed = 1; seed <= 6; ++seed) {
+    const StudySummary s = RunSpec(
+        dir.path(), fmt::format("scheduler: asha\nseed: {}\nresources: {{price_per_hour: 3.60, "
+                                "workers: 4}}\ngates: {{budget_usd: 7.56}}\n",
+                                seed));
+    EXPECT_GE(s.trials_by_state.at("completed"), 1) << "seed " << seed;
+  }
+}
+
+TEST(StudyEndgame, OvershootStaysWithinOneIntervalWhenEpochCostDiffersByConfiguration) {
+  // Even configurations take 10 s an epoch, odd ones 600 s: the reporting trial's interval is
+  // no measure of the others'.
+  frugal::testing::TempDir dir;
+  WriteTable(dir.path(), 40, 20, [](int c, int) { return c % 2 == 0 ? 10.0 : 600.0; });
+  for (const double budget : {3.0, 5.0, 8.0, 13.0}) {
+    for (int seed = 1; seed <= 3; ++seed) {
+      const StudySummary s = RunSpec(
+          dir.path(),
+          fmt::format("scheduler: none\nsampler: random\nseed: {}\nresources: {{price_per_hour: "
+                      "3.60, workers: 4}}\nfidelity: {{max: 20, grace: 1}}\n"
+                      "gates: {{budget_usd: {}}}\n",
+                      seed, budget));
+      // One interval of the dearest configuration: 600 s at $0.001 a second.
+      EXPECT_LE(s.overshoot.dollars(), 0.60 + 1e-6) << "budget " << budget << " seed " << seed;
+    }
+  }
+}
+
+TEST_F(StudyTest, BelowTheCheapestFullRunTheBestPartialResultIsReported) {
+  // The cheapest full run is 27 × 60 s = $1.62 at $3.60/h.
+  const std::string yaml = "resources: {price_per_hour: 3.60, workers: 2}\n"
+                           "gates: {budget_usd: 1}\n";
+  ReplayStudy rs(dir_.path(), yaml);
+  auto spec = ParseStudySpec("name: t\nreplay: {dir: '" + dir_.path().string() +
+                                 "'}\nobjective: {metric: score, direction: maximize}\n"
+                                 "fidelity: {max: 27, grace: 1}\n" + yaml,
+                             "t.yaml", dir_.path());
+  ASSERT_TRUE(spec) << spec.error().message;
+  const auto table = ReplayTable::Load(*spec->replay, "score", "epoch");
+  ASSERT_TRUE(table);
+  const auto item = FullRunItem(*spec, &*table);
+  ASSERT_TRUE(item.has_value());
+  EXPECT_FALSE(item->ok);
+  EXPECT_NE(item->detail.find("$1.62"), std::string::npos) << item->detail;
+
+  const StudySummary s = RunToEnd(yaml);
+  EXPECT_FALSE(s.best_value.has_value());
+  ASSERT_TRUE(s.best_partial.has_value());
+  EXPECT_LT(s.best_partial->fidelity, s.best_partial->full_fidelity);
+  const nlohmann::json doc = SummaryToJson(s);
+  EXPECT_TRUE(doc["best_value"].is_null());
+  EXPECT_EQ(doc["best_partial"]["partial"], true);
+  EXPECT_EQ(doc["best_partial"]["fidelity"], s.best_partial->fidelity);
+}
+
+TEST_F(StudyTest, TheDefaultPrunesNothingWhenTheBudgetPaysFewerThanTenFullRuns) {
+  // A full run costs $3.24 on average: $20 pays six.
+  auto scheduler_of = [&](const std::string& yaml) {
+    std::unique_ptr<Study> study;
+    RunSpec(dir_.path(), yaml, &study);
+    return study->spec().scheduler;
+  };
+  EXPECT_EQ(scheduler_of("resources: {price_per_hour: 3.60, workers: 4}\n"
+                         "gates: {budget_usd: 20}\n"),
+            SchedulerKind::kNone);
+  EXPECT_EQ(scheduler_of("resources: {price_per_hour: 3.60, workers: 4}\n"
+                         "gates: {budget_usd: 100}\n"),
+            SchedulerKind::kAsha);
+  // A stated scheduler is kept, whatever the budget.
+  EXPECT_EQ(scheduler_of("scheduler: asha\nresources: {price_per_hour: 3.60, workers: 4}\n"
+                         "gates: {budget_usd: 20}\n"),
+            SchedulerKind::kAsha);
+}
+
+TEST_F(StudyTest, AResumedStudyKeepsTheSchedulerItStartedWith) {
+  ReplayStudy rs(dir_.path(),
+                 "resources: {price_per_hour: 3.60, workers: 4}\ngates: {budget_usd: 20}\n");
+  auto halted = RunUntilHalted(rs, 5);
+  EXPECT_EQ(halted->spec().scheduler, SchedulerKind::kNone);
+  EXPECT_EQ((*rs.store().Load("t")).value("scheduler_kind", ""), "none");
+  auto restored = rs.Restore();
+  ASSERT_TRUE(restored) << restored.error().message;
+  EXPECT_EQ((*restored)->spec().scheduler, SchedulerKind::kNone);
+}
+
+TEST_F(StudyTest, TheBestSoFarCurveIsKeptWithTheStateAndDrawn) {
+  ReplayStudy rs(dir_.path(), "resources: {price_per_hour: 3.60, workers: 4}\n"
+                              "gates: {budget_usd: 200}\n");
+  auto halted = RunUntilHalted(rs, 400);
+  const std::vector<BestSoFar> before = halted->improvements();
+  ASSERT_GE(before.size(), 2u);
+  for (size_t i = 1; i < before.size(); ++i) {
+    EXPECT_GE(before[i].spend.micros(), before[i - 1].spend.micros());
+    EXPECT_GT(before[i].value, before[i - 1].value);  // maximized
+  }
+  auto restored = rs.Restore();
+  ASSERT_TRUE(restored) << restored.error().message;
+  ASSERT_EQ((*restored)->improvements().size(), before.size());
+  EXPECT_EQ((*restored)->improvements().back().value, before.back().value);
+  const nlohmann::json doc = SummaryToJson((*restored)->Summary());
+  ASSERT_EQ(doc["best_so_far"].size(), before.size());
+  EXPECT_EQ(doc["best_so_far"].back()["best_value"], before.back().value);
+  const std::string svg = BestSoFarSvg(doc["best_so_far"], "score", 60.0, 200.0);
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_NE(svg.find("<path d=\"M"), std::string::npos);
+  EXPECT_EQ(svg.find("no trial has completed"), std::string::npos);
+  EXPECT_NE(BestSoFarSvg(nlohmann::json::array(), "score", 1.0, std::nullopt)
+                .find("no trial has completed"),
+            std::string::npos);
+}
+
+TEST(ReplayTableSchedule, AColumnEqualToWhereEachCurveEndsIsTheScheduleLength) {
+  frugal::testing::TempDir dir;
+  // Configuration c trains 10 + c epochs; `epochs` says so, `width` does not vary with it, and
+  // `n_logged` is the same in every row.
+  std::string configs = "config_id,epochs,width,n_logged\n";
+  std::string curves = "config_id,epoch,elapsed_s,score\n";
+  for (int c = 0; c < 6; ++c) {
+    configs += fmt::format("{},{},{},{}\n", c, 10 + c, 64 << (c % 2), 10);
+    for (int e = 1; e <= 10 + c; ++e) curves += fmt::format("{},{},{},{}\n", c, e, e * 5, 0.1 * e);
+  }
+  frugal::testing::WriteTestFile(dir.path() / "configs.csv", configs);
+  frugal::testing::WriteTestFile(dir.path() / "curves.csv", curves);
+  const auto table = ReplayTable::Load(ReplaySource{dir.path()}, "score", "epoch");
+  ASSERT_TRUE(table) << table.error().message;
+  EXPECT_EQ(table->ScheduleLengthColumn("epoch"), "epochs");
+  EXPECT_EQ(table->FirstReport(), 1.0);
+
+  // Every curve the same length: no column is needed (nor found).
+  frugal::testing::TempDir flat;
+  WriteTable(flat.path(), 6, 8, [](int, int) { return 5.0; }, ",epochs",
+             [](int) { return std::string("8"); });
+  const auto same = ReplayTable::Load(ReplaySource{flat.path()}, "score", "epoch");
+  ASSERT_TRUE(same) << same.error().message;
+  EXPECT_FALSE(same->ScheduleLengthColumn("epoch").has_value());
+}
+
+}  // namespace
+}  // namespace frugal::tune
