@@ -18,14 +18,17 @@ packages=(
   slurm-wlm munge
   # headless browser: renders the audit's HTML report in its end-to-end test
   chromium
-  # frugal serve: the dashboard's build (node, npm), the metrics' scraper and checker
-  # (prometheus, promtool) and the load generator of its benchmark (wrk)
-  nodejs npm prometheus wrk
+  # frugal serve: the metrics' scraper and checker (prometheus, promtool) and the load
+  # generator of its benchmark (wrk)
+  prometheus wrk
 )
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# The dashboard's build needs node and npm: Debian's packages unless a Node.js is already there
+# (a NodeSource nodejs bundles npm and conflicts with Debian's npm package).
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}" >&2
   sudo=""

@@ -272,7 +272,8 @@ Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Strea
           << "' (it was stopped without saving); continue it with 'frugal tune resume " << o.study
           << "'\n";
   }
-  FRUGAL_TRY(WriteCurveSvg(o.curve_svg, state.value("summary", nlohmann::json::object()), spec));
+  FRUGAL_TRY(WriteCurveSvg(o.curve_svg, status.state.value("summary", nlohmann::json::object()),
+                           status.spec));
   if (global.json) {
     WriteJson(s, tune::StatusJson(status.spec, status.state, status.trials));
   } else {

@@ -220,7 +220,7 @@ Result<void> WritePlanProfile(const ledger::Profile& profile, const std::filesys
   const nlohmann::json doc = {
       {"format_version", 1},
       {"name", r.name},
-      {"measured_at", FormatTimestamp(r.time)},
+      {"measured_at", ledger::FormatTimestamp(r.time)},
       {"device", r.device},
       {"units", units},
       {"units_per_second", rate},
