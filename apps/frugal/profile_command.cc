@@ -68,26 +68,26 @@ nlohmann::json Optional(const std::optional<double>& v) {
 
 nlohmann::json ProfileJson(const ledger::Profile& p) {
   const ledger::NewProfile& r = p.record;
-  return {{"id", p.id},
-          {"name", r.name},
-          {"time", ledger::FormatTimestamp(r.time)},
-          {"command", r.command},
-          {"device", r.device},
-          {"device_kind", r.device_kind},
-          {"device_count", r.device_count},
-          {"steps_per_second", r.steps_per_second},
-          {"tokens_per_second", Optional(r.tokens_per_second)},
-          {"samples_per_second", Optional(r.samples_per_second)},
-          {"steps", r.steps},
-          {"measured_seconds", ToSeconds(r.measured)},
-          {"wall_seconds", ToSeconds(r.wall)},
-          {"peak_gpu_memory_bytes", r.peak_gpu_memory_bytes
-                                        ? nlohmann::json(*r.peak_gpu_memory_bytes)
-                                        : nlohmann::json(nullptr)},
-          {"peak_rss_bytes", r.peak_rss_bytes},
-          {"cpu_cores", r.cpu_cores},
-          {"ended", r.ended},
-          {"run_id", r.run_id ? nlohmann::json(*r.run_id) : nlohmann::json(nullptr)}};
+  return {
+      {"id", p.id},
+      {"name", r.name},
+      {"time", ledger::FormatTimestamp(r.time)},
+      {"command", r.command},
+      {"device", r.device},
+      {"device_kind", r.device_kind},
+      {"device_count", r.device_count},
+      {"steps_per_second", r.steps_per_second},
+      {"tokens_per_second", Optional(r.tokens_per_second)},
+      {"samples_per_second", Optional(r.samples_per_second)},
+      {"steps", r.steps},
+      {"measured_seconds", ToSeconds(r.measured)},
+      {"wall_seconds", ToSeconds(r.wall)},
+      {"peak_gpu_memory_bytes", r.peak_gpu_memory_bytes ? nlohmann::json(*r.peak_gpu_memory_bytes)
+                                                        : nlohmann::json(nullptr)},
+      {"peak_rss_bytes", r.peak_rss_bytes},
+      {"cpu_cores", r.cpu_cores},
+      {"ended", r.ended},
+      {"run_id", r.run_id ? nlohmann::json(*r.run_id) : nlohmann::json(nullptr)}};
 }
 
 std::string GiB(uint64_t bytes) {
@@ -126,9 +126,7 @@ void PrintProfile(const ledger::Profile& p, Streams& s) {
 Result<run::ProfileLimits> LimitsOf(const ProfileOptions& o) {
   run::ProfileLimits limits;
   limits.steps = o.steps;
-  const std::string text = !o.for_duration.empty() ? o.for_duration
-                           : o.steps               ? ""
-                                                   : kDefaultFor;
+  const std::string text = !o.for_duration.empty() ? o.for_duration : o.steps ? "" : kDefaultFor;
   if (!text.empty()) {
     FRUGAL_TRY(run::CheckFlagText("--for", text));
     const Result<Duration> d = ParseDuration(text);
@@ -152,7 +150,8 @@ Result<void> RunProfile(const ProfileOptions& o, const GlobalOptions& global, St
   const std::string name = o.name.empty() ? DefaultName(o.command) : o.name;
   if (name.empty() || name.size() > 200 || name.find('/') != std::string::npos || name == "." ||
       name == "..") {
-    return Fail(ErrorCode::kBadInput, "option --name: give a name of 1 to 200 characters, without '/'");
+    return Fail(ErrorCode::kBadInput,
+                "option --name: give a name of 1 to 200 characters, without '/'");
   }
   // The ledger first: a profile that cannot be stored is not worth running.
   std::unique_ptr<ledger::Ledger> db =
@@ -240,14 +239,10 @@ void RegisterProfile(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("command", o->command, "The command, after --");
   CLI::App* list = cmd->add_subcommand("list", "The stored profiles, newest first");
   list->add_option("name", o->list_name, "Only this name's profiles");
-  list->callback([&, o] {
-    action = [&global, o](Streams& s) { return RunList(*o, global, s); };
-  });
+  list->callback([&, o] { action = [&global, o](Streams& s) { return RunList(*o, global, s); }; });
   CLI::App* show = cmd->add_subcommand("show", "The newest profile of a name (or one by id)");
   show->add_option("name", o->show, "Profile name or id")->required();
-  show->callback([&, o] {
-    action = [&global, o](Streams& s) { return RunShow(*o, global, s); };
-  });
+  show->callback([&, o] { action = [&global, o](Streams& s) { return RunShow(*o, global, s); }; });
   cmd->callback([&, o, cmd] {
     if (!cmd->get_subcommands().empty()) return;  // list or show
     action = [&global, o](Streams& s) { return RunProfile(*o, global, s); };

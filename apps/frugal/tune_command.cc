@@ -107,9 +107,8 @@ Result<void> Finish(Streams& s, const GlobalOptions& global, const tune::Study& 
 /// The study as `load` reads it from the catalog, judged by the policy in force for `command`;
 /// refused (exit 3) unless overridden.
 template <typename LoadSubject>
-Result<PolicyCheck> JudgeStudy(const std::string& command, const StudySpec& spec,
-                               LoadSubject load, const TuneOptions& o,
-                               const GlobalOptions& global, Streams& s) {
+Result<PolicyCheck> JudgeStudy(const std::string& command, const StudySpec& spec, LoadSubject load,
+                               const TuneOptions& o, const GlobalOptions& global, Streams& s) {
   PolicyCheck check;
   const catalog::Catalog catalog = FRUGAL_TRY(LoadCatalog(global));
   check.policy = FRUGAL_TRY(PolicyInEffect(global, catalog));
@@ -125,9 +124,8 @@ Result<PolicyCheck> CheckStudyAgainstPolicy(const TuneOptions& o, const StudySpe
                                             const GlobalOptions& global, Streams& s) {
   if (spec.replay) return PolicyCheck{};
   return JudgeStudy(
-      "tune", spec,
-      [&o](const catalog::Catalog& c) { return policy::LoadSubject(o.spec_path, c); }, o, global,
-      s);
+      "tune", spec, [&o](const catalog::Catalog& c) { return policy::LoadSubject(o.spec_path, c); },
+      o, global, s);
 }
 
 /// A resume that raises or sets a study's budget or GPU-hour cap is admitted again: the stored
@@ -152,7 +150,8 @@ Result<PolicyCheck> CheckResumeAgainstPolicy(const TuneOptions& o, const tune::S
 /// files) and links it to the study once the ledger knows it.
 class StudyOverride {
  public:
-  Result<void> Record(const PolicyCheck& check, const GlobalOptions& global, ledger::Ledger* ledger) {
+  Result<void> Record(const PolicyCheck& check, const GlobalOptions& global,
+                      ledger::Ledger* ledger) {
     if (check.enforcement.violations.empty()) return {};
     if (ledger == nullptr) {
       own_ = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
@@ -220,8 +219,8 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
   if (b.supervised != nullptr) FRUGAL_TRY(SetTrialsAside(b.spec.name, kept));
   // Said before anything is spent: a budget below one full run can only buy a partial result.
   if (const auto full_run = tune::FullRunItem(b.spec, b.table.get()); full_run && !full_run->ok) {
-    s.err << "warning: study '" << b.spec.name << "': " << full_run->detail << "; "
-          << full_run->fix << "\n";
+    s.err << "warning: study '" << b.spec.name << "': " << full_run->detail << "; " << full_run->fix
+          << "\n";
   }
   auto study = FRUGAL_TRY(tune::Study::Create(text, b.spec, *b.runner, store, b.table.get()));
   overridden.Link(b.spec.name, s);
@@ -371,11 +370,10 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
   AddOverrideOption(tune, o->override_reason);
   tune->callback([o, tune, &global, &action] {
     if (!tune->get_subcommands().empty()) return;  // status, resume or check set the action
-    for (const char* flag : {"--metric", "--maximize", "--minimize", "--fidelity",
-                             "--price-per-hour", "--budget",
-                             "--max-gpu-hours", "--max-trials", "--scheduler", "--sampler",
-                             "--workers", "--seed", "--grace", "--reduction-factor", "--scale-by",
-                             "--name"}) {
+    for (const char* flag :
+         {"--metric", "--maximize", "--minimize", "--fidelity", "--price-per-hour", "--budget",
+          "--max-gpu-hours", "--max-trials", "--scheduler", "--sampler", "--workers", "--seed",
+          "--grace", "--reduction-factor", "--scale-by", "--name"}) {
       if (tune->count(flag) > 0) o->flags_form_given.emplace_back(flag);
     }
     o->grace_given = tune->count("--grace") > 0;

@@ -69,8 +69,8 @@ Result<Estimate> EstimateTraining(const Model& m, const Training& t, const Hardw
   e.flops = TrainingFlops(m, t, tokens);
   e.compute_hfu = PriorHfu(hw, t, m.params);
   // Small work per micro-step: kernel launches the GPU waits on (small_work.h).
-  const double micro_step_flops = e.flops.Total() / tokens * static_cast<double>(t.micro_batch) *
-                                  static_cast<double>(m.seq);
+  const double micro_step_flops =
+      e.flops.Total() / tokens * static_cast<double>(t.micro_batch) * static_cast<double>(m.seq);
   e.compute_hfu *= SmallWorkFactor(micro_step_flops, hw.peak_flops, e.compute_hfu, m.layers);
   const double cluster_peak = hw.peak_flops * static_cast<double>(t.gpus);
   const double compute_seconds = e.flops.Total() / (cluster_peak * e.compute_hfu);

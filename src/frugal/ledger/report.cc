@@ -45,7 +45,6 @@ Duration Overlap(Timestamp from, Timestamp to, Timestamp lo, Timestamp hi) {
   return b > a ? std::chrono::duration_cast<Duration>(b - a) : Duration(0);
 }
 
-
 /// Accumulates one group; runs are counted once per group. Segments arrive ordered by run, so
 /// a run's segments are adjacent and comparing with the last id seen dedupes.
 struct Accumulator {

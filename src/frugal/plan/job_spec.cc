@@ -71,10 +71,10 @@ Result<est::Model> ReadModel(const YamlDoc& doc, const Node& root, JobSpec& job)
   const Node m = root["model"];
   if (!m.IsDefined())
     return Fail(doc.ErrorAt(root, "model", "missing (params, or layers and hidden)"));
-  FRUGAL_TRY(doc.CheckKeys(m, "model",
-                           {"family", "params", "layers", "hidden", "heads", "kv_heads", "ffn",
-                            "vocab", "seq", "mlp", "tied_embeddings", "experts",
-                            "experts_per_token"}));
+  FRUGAL_TRY(
+      doc.CheckKeys(m, "model",
+                    {"family", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
+                     "seq", "mlp", "tied_embeddings", "experts", "experts_per_token"}));
   job.family = FRUGAL_TRY(ReadFamily(doc, m));
   if (job.family != est::ModelFamily::kTransformer) {
     // Other families are planned from measured profiles; a parameter count sizes the
@@ -143,13 +143,27 @@ Result<est::Training> ReadTraining(const YamlDoc& doc, const Node& root, const e
   t.recompute = est::DefaultRecompute(model.params);
   const Node n = root["training"];
   if (!n.IsDefined()) return t;
-  FRUGAL_TRY(doc.CheckKeys(
-      n, "training",
-      {"precision", "optimizer", "method", "lora_rank", "lora_targets", "master_weights",
-       "micro_batch", "global_batch", "recompute", "zero", "tensor_parallel", "pipeline_parallel",
-       "virtual_stages", "expert_parallel",
-       "sequence_parallel", "attention", "loss", "offload", "optimizer_in_backward",
-       "network_gbps"}));
+  FRUGAL_TRY(doc.CheckKeys(n, "training",
+                           {"precision",
+                            "optimizer",
+                            "method",
+                            "lora_rank",
+                            "lora_targets",
+                            "master_weights",
+                            "micro_batch",
+                            "global_batch",
+                            "recompute",
+                            "zero",
+                            "tensor_parallel",
+                            "pipeline_parallel",
+                            "virtual_stages",
+                            "expert_parallel",
+                            "sequence_parallel",
+                            "attention",
+                            "loss",
+                            "offload",
+                            "optimizer_in_backward",
+                            "network_gbps"}));
   FRUGAL_TRY(ReadParallelism(doc, n, t));
   FRUGAL_TRY(ReadEnum(doc, n, "precision", catalog::ParsePrecision, t.precision));
   FRUGAL_TRY(ReadEnum(doc, n, "optimizer", est::ParseOptimizer, t.optimizer));
@@ -249,8 +263,8 @@ Result<est::Work> ReadWork(const YamlDoc& doc, const Node& root, const est::Mode
   if (!(w.epochs > 0)) return Fail(doc.ErrorAt(n["epochs"], "epochs", "must be positive"));
   if (!modelled) {
     if (w.tokens_per_sample) {
-      return Fail(doc.ErrorAt(n["tokens_per_sample"], "tokens_per_sample",
-                              "only for a transformer model"));
+      return Fail(
+          doc.ErrorAt(n["tokens_per_sample"], "tokens_per_sample", "only for a transformer model"));
     }
     const int forms = (w.tokens ? 1 : 0) + (w.samples ? 1 : 0) + (w.steps ? 1 : 0);
     if (forms > 1) return Fail(doc.ErrorAt(n, "work", "give only one of tokens, samples or steps"));
@@ -274,10 +288,9 @@ Result<std::string> ResolveGpu(const YamlDoc& doc, const Node& node, std::string
 Result<MeasuredProfile> ReadProfile(const YamlDoc& doc, const Node& n,
                                     const std::vector<std::string>& known,
                                     const std::filesystem::path& profiles_dir) {
-  FRUGAL_TRY(doc.CheckKeys(
-      n, "measured",
-      {"offer", "gpu", "gpus", "runtime", "tokens_per_second", "samples_per_second",
-       "peak_memory_gib", "profile"}));
+  FRUGAL_TRY(doc.CheckKeys(n, "measured",
+                           {"offer", "gpu", "gpus", "runtime", "tokens_per_second",
+                            "samples_per_second", "peak_memory_gib", "profile"}));
   MeasuredProfile p;
   // `profile: NAME`: the throughput `frugal profile --name NAME` recorded.
   if (auto name = FRUGAL_TRY(doc.OptionalString(n, "profile"))) {
@@ -313,8 +326,8 @@ Result<MeasuredProfile> ReadProfile(const YamlDoc& doc, const Node& n,
   if (p.samples_per_second && !(*p.samples_per_second > 0)) {
     return Fail(doc.ErrorAt(n["samples_per_second"], "samples_per_second", "must be positive"));
   }
-  const int forms = (p.runtime_hours ? 1 : 0) + (p.tokens_per_second ? 1 : 0) +
-                    (p.samples_per_second ? 1 : 0);
+  const int forms =
+      (p.runtime_hours ? 1 : 0) + (p.tokens_per_second ? 1 : 0) + (p.samples_per_second ? 1 : 0);
   if (forms != 1) {
     return Fail(ErrorCode::kBadInput,
                 fmt::format("{}: measured profile: give exactly one of 'runtime', "
@@ -479,8 +492,9 @@ Result<void> CheckWorkForProfiles(const JobSpec& spec) {
                               p.where));
     }
     if (p.tokens_per_second && !spec.modelled && !spec.work.tokens) {
-      return Fail(ErrorCode::kBadInput,
-                  fmt::format("{}: measured profile: tokens_per_second needs work.tokens", p.where));
+      return Fail(
+          ErrorCode::kBadInput,
+          fmt::format("{}: measured profile: tokens_per_second needs work.tokens", p.where));
     }
   }
   if (!spec.modelled && spec.measured.empty()) {
@@ -496,10 +510,10 @@ Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_d
                          const std::vector<std::string>& known,
                          const std::filesystem::path& drills_dir) {
   const Node& root = doc.root();
-  FRUGAL_TRY(doc.CheckKeys(root, "job",
-                           {"apiVersion", "kind", "name", "tags", "catalog", "model", "training",
-                            "knobs", "work", "measured", "constraints", "fault_tolerance", "data",
-                            "memory", "fixed_costs"}));
+  FRUGAL_TRY(doc.CheckKeys(
+      root, "job",
+      {"apiVersion", "kind", "name", "tags", "catalog", "model", "training", "knobs", "work",
+       "measured", "constraints", "fault_tolerance", "data", "memory", "fixed_costs"}));
   const std::string api = FRUGAL_TRY(doc.RequiredString(root, "apiVersion"));
   if (api != "frugal/v1")
     return Fail(doc.ErrorAt(root["apiVersion"], "apiVersion",

@@ -6,9 +6,8 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/text.h"
@@ -30,8 +29,8 @@ std::optional<PreemptionNotice> ProfileMeter::Poll(SteadyTime now) {
   }
   if (limits_.duration && started_ && now - *started_ >= *limits_.duration) {
     stopped_by_ = "time";
-    return PreemptionNotice{"profile",
-                            fmt::format("profiled for {}", FormatDuration(*limits_.duration)), true};
+    return PreemptionNotice{
+        "profile", fmt::format("profiled for {}", FormatDuration(*limits_.duration)), true};
   }
   return std::nullopt;
 }

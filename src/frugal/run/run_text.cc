@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "frugal/core/text.h"
+
 namespace frugal::run {
 namespace {
 
@@ -32,14 +34,7 @@ size_t CharacterLength(std::string_view text) {
 
 }  // namespace
 
-bool IsUtf8(std::string_view text) {
-  while (!text.empty()) {
-    const size_t n = CharacterLength(text);
-    if (n == 0) return false;
-    text.remove_prefix(n);
-  }
-  return true;
-}
+bool IsUtf8(std::string_view text) { return !FirstInvalidUtf8(text).has_value(); }
 
 std::string EscapeNonUtf8(std::string_view text) {
   std::string out;

@@ -16,21 +16,6 @@
 namespace frugal::spot {
 namespace {
 
-// "line:column" of a byte offset in `text` (both 1-based).
-std::string LineColumn(const std::string& text, size_t offset) {
-  int line = 1;
-  int column = 1;
-  for (size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return std::to_string(line) + ":" + std::to_string(column);
-}
-
 // Offset of the `index`-th element of the top-level "data" array, for error locations.
 size_t DataElementOffset(const std::string& text, size_t index) {
   size_t pos = text.find("\"data\"");
@@ -124,7 +109,7 @@ Result<int> ReadGapSeconds(const nlohmann::json& meta, const std::string& text,
                            const std::string& source) {
   const size_t at = text.find("\"gap_seconds\"");
   const std::string where =
-      source + ":" + LineColumn(text, at != std::string::npos ? at : text.find("\"metadata\""));
+      source + ":" + LineColumnAt(text, at != std::string::npos ? at : text.find("\"metadata\""));
   if (!meta.is_object() || !meta.contains("gap_seconds") || !meta["gap_seconds"].is_number()) {
     return Fail(ErrorCode::kBadInput,
                 where + ": field 'metadata.gap_seconds': expected a positive number of seconds");
@@ -172,8 +157,9 @@ Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source,
   try {
     doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    return Fail(ErrorCode::kBadInput,
-                source + ":" + LineColumn(text, e.byte > 0 ? e.byte - 1 : 0) + ": not valid JSON");
+    return Fail(
+        ErrorCode::kBadInput,
+        source + ":" + LineColumnAt(text, e.byte > 0 ? e.byte - 1 : 0) + ": not valid JSON");
   } catch (const nlohmann::json::exception& e) {
     // A number past a double's range ("1e411") is out_of_range, which carries no position:
     // the number is found in the text instead.
@@ -186,7 +172,7 @@ Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source,
     return Fail(
         ErrorCode::kBadInput,
         fmt::format("{}:{}: not valid JSON: number {} is out of range", source,
-                    LineColumn(text, at == std::string::npos ? 0 : at), Abbreviate(number)));
+                    LineColumnAt(text, at == std::string::npos ? 0 : at), Abbreviate(number)));
   }
   Trace trace;
   trace.name = Stem(source);
@@ -209,7 +195,7 @@ Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source,
     if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > kMaxLaunchable ||
         !flag_ok) {
       return Fail(ErrorCode::kBadInput,
-                  source + ":" + LineColumn(text, DataElementOffset(text, i)) + ": field 'data[" +
+                  source + ":" + LineColumnAt(text, DataElementOffset(text, i)) + ": field 'data[" +
                       std::to_string(i) + "]': expected " +
                       (format == TraceFormat::kUnavailable
                            ? std::string("0 (available) or 1 (unavailable)")

@@ -256,6 +256,9 @@ void Study::OnCapsChanged(const Gates& before, const std::vector<CapEdit>& edits
   if (reopen_budget || (stop_reason_ == "scheduler finished" && trials_raised)) {
     stop_reason_.clear();
   }
+  // The endgame stopped exploring to finish leaders within the old budget: a raised budget or
+  // trial cap judges that again (study_endgame.cc decides at the next start).
+  if (budget_raised || trials_raised) endgame_ = false;
   // A plateau gate loosened: the study searches on, and stops again once the new gate sees no
   // improvement (checked after every event, as before).
   const bool loosened = PlateauLoosened(before.plateau, spec_.gates.plateau);

@@ -57,7 +57,10 @@ Result<StudyStatus> LoadStudyStatus(const StudyStore& store, const std::string& 
                                 st.state.value("spec_base", "")));
   FRUGAL_TRY(ApplySavedCaps(st.spec, st.state));
   for (const auto& j : st.state.at("trials")) st.trials.push_back(FRUGAL_TRY(TrialFromJson(j)));
-  if (st.interrupted) {
+  if (st.state.value("status", "") == "interrupted") {
+    // No tuner runs it (killed, or stopped and saved as interrupted): the trials it left
+    // running stopped with it, on their checkpoints, and wait for the resume (their ledger
+    // runs say paused too).
     int64_t waiting = 0;
     for (Trial& t : st.trials) {
       if (t.state != TrialState::kRunning) continue;

@@ -182,14 +182,18 @@ TEST_F(TuneSupervised, AshaPromotesAtOnceInPlaceAndPausesTheRest) {
   const int promotions = doc["promotions"].get<int>();
   ASSERT_GE(promotions, 3) << r.out;
   size_t starts = 0;
+  int resumed = 0;
   for (const auto& [trial, list] : ReadLog()) {
     starts += list.size();
+    if (list.size() > 1) ++resumed;
     for (const Segment& s : list) EXPECT_EQ(s.from, s.done_before) << "trial " << trial;
   }
   // Every promotion used to be a restart: 9 first starts plus one per promotion.
   EXPECT_LT(starts, 9U + static_cast<size_t>(promotions)) << r.out;
   EXPECT_GE(doc["trials"]["completed"].get<int>(), 1) << r.out;
-  EXPECT_GE(doc["trials"]["paused"].get<int>(), 1) << r.out;
+  // The rest were paused at a rung: still paused at the end, or promoted later by the drain
+  // (search space exhausted with budget left), which starts them again from their checkpoints.
+  EXPECT_GE(doc["trials"]["paused"].get<int>() + resumed, 1) << r.out;
 }
 
 TEST_F(TuneSupervised, ScaleByTrainsEachTrialToItsShareOfEachRungAndToItsOwnEnd) {

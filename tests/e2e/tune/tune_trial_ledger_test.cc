@@ -148,7 +148,7 @@ TEST_F(TuneTrialLedger, SweepFindsATrialsJournalInItsStudyFolder) {
 }
 
 TEST_F(TuneTrialLedger, ATrialsRunEndsWithTheStatusTheTunerGaveTheTrial) {
-  const CommandResult study = RunFakeStudy("agree", "", "asha", 6, 4);
+  const CommandResult study = RunFakeStudy("agree", "", "asha-stop", 6, 4);
   ASSERT_EQ(study.exit_code, 0) << study.err;
   const CommandResult status = RunFrugal({"tune", "status", "agree", "--json"}, home_.path());
   ASSERT_EQ(status.exit_code, 0) << status.err;

@@ -1,8 +1,8 @@
 #include "frugal/estimate/estimator.h"
-#include "frugal/estimate/small_work.h"
 
 #include <gtest/gtest.h>
 
+#include "frugal/estimate/small_work.h"
 #include "llama7b.h"
 
 namespace {
@@ -10,8 +10,8 @@ namespace {
 // micro-step spent on math rather than on launching kernels, close to 1 for a 7B model.
 double WithSmallWork(double base, const frugal::estimate::Estimate& e,
                      const frugal::estimate::Model& m, const frugal::estimate::Training& t) {
-  const double micro_step_flops = e.flops.Total() / e.tokens *
-                                  static_cast<double>(t.micro_batch) * static_cast<double>(m.seq);
+  const double micro_step_flops =
+      e.flops.Total() / e.tokens * static_cast<double>(t.micro_batch) * static_cast<double>(m.seq);
   return base * frugal::estimate::SmallWorkFactor(micro_step_flops, 312e12, base, m.layers);
 }
 }  // namespace
