@@ -6,6 +6,7 @@
 #include "frugal/catalog/gpu_names.h"
 #include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
+#include "frugal/core/yaml_bounds.h"
 #include "frugal/core/yaml_guard.h"
 #include "frugal/plan/drill_record.h"
 #include "frugal/plan/job_spec_sections.h"
@@ -17,18 +18,6 @@ namespace est = estimate;
 using YAML::Node;
 
 constexpr int64_t kMaxBatch = 1 << 20;
-
-/// Reads an optional integer in [low, high] with a located error.
-Result<std::optional<int>> IntIn(const YamlDoc& doc, const Node& map, std::string_view key,
-                                 int64_t low, int64_t high) {
-  const auto v = FRUGAL_TRY(doc.OptionalInt(map, key));
-  if (!v) return std::optional<int>();
-  if (*v < low || *v > high) {
-    return Fail(doc.ErrorAt(map[std::string(key)], key,
-                            fmt::format("must be between {} and {}, got {}", low, high, *v)));
-  }
-  return std::optional<int>(static_cast<int>(*v));
-}
 
 /// A scalar or list of values, each parsed by `parse`, with the error at the offending item.
 template <typename T, typename Parse>
@@ -87,21 +76,21 @@ Result<est::Model> ReadModel(const YamlDoc& doc, const Node& root, JobSpec& job)
   }
   est::ModelSpec spec;
   spec.params = FRUGAL_TRY(doc.OptionalCount(m, "params"));
-  spec.layers = FRUGAL_TRY(IntIn(doc, m, "layers", 1, 10'000));
-  spec.hidden = FRUGAL_TRY(IntIn(doc, m, "hidden", 1, 1'000'000));
-  spec.heads = FRUGAL_TRY(IntIn(doc, m, "heads", 1, 100'000));
-  spec.kv_heads = FRUGAL_TRY(IntIn(doc, m, "kv_heads", 1, 100'000));
-  spec.ffn = FRUGAL_TRY(IntIn(doc, m, "ffn", 1, 10'000'000));
-  spec.vocab = FRUGAL_TRY(IntIn(doc, m, "vocab", 1, 100'000'000));
-  spec.seq = FRUGAL_TRY(IntIn(doc, m, "seq", 1, 100'000'000)).value_or(spec.seq);
+  spec.layers = FRUGAL_TRY(OptionalIntIn(doc, m, "layers", 1, 10'000));
+  spec.hidden = FRUGAL_TRY(OptionalIntIn(doc, m, "hidden", 1, 1'000'000));
+  spec.heads = FRUGAL_TRY(OptionalIntIn(doc, m, "heads", 1, 100'000));
+  spec.kv_heads = FRUGAL_TRY(OptionalIntIn(doc, m, "kv_heads", 1, 100'000));
+  spec.ffn = FRUGAL_TRY(OptionalIntIn(doc, m, "ffn", 1, 10'000'000));
+  spec.vocab = FRUGAL_TRY(OptionalIntIn(doc, m, "vocab", 1, 100'000'000));
+  spec.seq = FRUGAL_TRY(OptionalIntIn(doc, m, "seq", 1, 100'000'000)).value_or(spec.seq);
   if (auto mlp = FRUGAL_TRY(doc.OptionalString(m, "mlp"))) {
     auto parsed = est::ParseMlp(*mlp);
     if (!parsed) return Fail(doc.ErrorAt(m["mlp"], "mlp", parsed.error().message));
     spec.mlp = *parsed;
   }
   spec.tied_embeddings = FRUGAL_TRY(doc.OptionalBool(m, "tied_embeddings")).value_or(false);
-  spec.experts = FRUGAL_TRY(IntIn(doc, m, "experts", 1, 100'000));
-  spec.experts_per_token = FRUGAL_TRY(IntIn(doc, m, "experts_per_token", 1, 100'000));
+  spec.experts = FRUGAL_TRY(OptionalIntIn(doc, m, "experts", 1, 100'000));
+  spec.experts_per_token = FRUGAL_TRY(OptionalIntIn(doc, m, "experts_per_token", 1, 100'000));
   auto model = est::ResolveModel(spec);
   if (!model) return Fail(doc.ErrorAt(m, "model", model.error().message));
   return *model;
@@ -120,10 +109,10 @@ Result<void> ReadEnum(const YamlDoc& doc, const Node& t, std::string_view key, P
 
 /// Parallelism and memory-saving settings of `training` (docs/job-spec.md, docs/estimate.md).
 Result<void> ReadParallelism(const YamlDoc& doc, const Node& n, est::Training& t) {
-  t.tensor_parallel = FRUGAL_TRY(IntIn(doc, n, "tensor_parallel", 1, 4096)).value_or(1);
-  t.pipeline_parallel = FRUGAL_TRY(IntIn(doc, n, "pipeline_parallel", 1, 4096)).value_or(1);
-  t.virtual_stages = FRUGAL_TRY(IntIn(doc, n, "virtual_stages", 1, 4096)).value_or(1);
-  t.expert_parallel = FRUGAL_TRY(IntIn(doc, n, "expert_parallel", 1, 4096)).value_or(1);
+  t.tensor_parallel = FRUGAL_TRY(OptionalIntIn(doc, n, "tensor_parallel", 1, 4096)).value_or(1);
+  t.pipeline_parallel = FRUGAL_TRY(OptionalIntIn(doc, n, "pipeline_parallel", 1, 4096)).value_or(1);
+  t.virtual_stages = FRUGAL_TRY(OptionalIntIn(doc, n, "virtual_stages", 1, 4096)).value_or(1);
+  t.expert_parallel = FRUGAL_TRY(OptionalIntIn(doc, n, "expert_parallel", 1, 4096)).value_or(1);
   t.sequence_parallel = FRUGAL_TRY(doc.OptionalBool(n, "sequence_parallel")).value_or(false);
   if (t.sequence_parallel && t.tensor_parallel < 2) {
     return Fail(doc.ErrorAt(n["sequence_parallel"], "sequence_parallel",
@@ -171,10 +160,11 @@ Result<est::Training> ReadTraining(const YamlDoc& doc, const Node& root, const e
   FRUGAL_TRY(ReadEnum(doc, n, "lora_targets", est::ParseLoraTargets, t.lora_targets));
   FRUGAL_TRY(ReadEnum(doc, n, "master_weights", est::ParseMasterWeights, t.master_weights));
   FRUGAL_TRY(ReadEnum(doc, n, "recompute", est::ParseRecompute, t.recompute));
-  t.lora_rank = FRUGAL_TRY(IntIn(doc, n, "lora_rank", 1, 65'536)).value_or(t.lora_rank);
-  t.micro_batch = FRUGAL_TRY(IntIn(doc, n, "micro_batch", 1, kMaxBatch)).value_or(t.micro_batch);
-  t.global_batch = FRUGAL_TRY(IntIn(doc, n, "global_batch", 1, kMaxBatch)).value_or(0);
-  t.zero_stage = FRUGAL_TRY(IntIn(doc, n, "zero", 0, 3)).value_or(0);
+  t.lora_rank = FRUGAL_TRY(OptionalIntIn(doc, n, "lora_rank", 1, 65'536)).value_or(t.lora_rank);
+  t.micro_batch =
+      FRUGAL_TRY(OptionalIntIn(doc, n, "micro_batch", 1, kMaxBatch)).value_or(t.micro_batch);
+  t.global_batch = FRUGAL_TRY(OptionalIntIn(doc, n, "global_batch", 1, kMaxBatch)).value_or(0);
+  t.zero_stage = FRUGAL_TRY(OptionalIntIn(doc, n, "zero", 0, 3)).value_or(0);
   if (t.global_batch > 0 && t.global_batch % t.micro_batch != 0) {
     return Fail(doc.ErrorAt(
         n["global_batch"], "global_batch",
@@ -300,7 +290,7 @@ Result<MeasuredProfile> ReadProfile(const YamlDoc& doc, const Node& n,
   p.offer = FRUGAL_TRY(doc.OptionalString(n, "offer")).value_or("");
   if (auto gpu = FRUGAL_TRY(doc.OptionalString(n, "gpu")))
     p.gpu = FRUGAL_TRY(ResolveGpu(doc, n["gpu"], "gpu", *gpu, known));
-  p.gpus = FRUGAL_TRY(IntIn(doc, n, "gpus", 1, 100'000)).value_or(0);
+  p.gpus = FRUGAL_TRY(OptionalIntIn(doc, n, "gpus", 1, 100'000)).value_or(0);
   p.gpus_where = p.gpus > 0 ? doc.Where(n["gpus"]) : p.gpu.empty() ? p.where : doc.Where(n["gpu"]);
   if (p.offer.empty() == p.gpu.empty()) {
     return Fail(
@@ -386,7 +376,7 @@ Result<Constraints> ReadConstraints(const YamlDoc& doc, const Node& root,
   for (const auto& g : FRUGAL_TRY(doc.StringList(n, "gpus"))) {
     c.gpus.push_back(FRUGAL_TRY(ResolveGpu(doc, n["gpus"], "gpus", g, known)));
   }
-  c.max_gpus = FRUGAL_TRY(IntIn(doc, n, "max_gpus", 1, 100'000)).value_or(c.max_gpus);
+  c.max_gpus = FRUGAL_TRY(OptionalIntIn(doc, n, "max_gpus", 1, 100'000)).value_or(c.max_gpus);
   c.reserved_utilization = FRUGAL_TRY(doc.OptionalDouble(n, "reserved_utilization"));
   if (c.reserved_utilization && !(*c.reserved_utilization > 0 && *c.reserved_utilization <= 1)) {
     return Fail(

@@ -8,6 +8,7 @@
 #include "frugal/catalog/gpu_names.h"
 #include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
+#include "frugal/core/yaml_bounds.h"
 
 namespace frugal::serving {
 namespace {
@@ -17,17 +18,6 @@ namespace est = estimate;
 
 constexpr double kMaxRps = 1e9;
 constexpr int kMaxTokens = 100'000'000;
-
-Result<std::optional<int>> IntIn(const YamlDoc& doc, const Node& map, std::string_view key,
-                                 int64_t low, int64_t high) {
-  const auto v = FRUGAL_TRY(doc.OptionalInt(map, key));
-  if (!v) return std::optional<int>();
-  if (*v < low || *v > high) {
-    return Fail(doc.ErrorAt(map[std::string(key)], key,
-                            fmt::format("must be between {} and {}, got {}", low, high, *v)));
-  }
-  return std::optional<int>(static_cast<int>(*v));
-}
 
 /// An optional positive number, at most `high`.
 Result<std::optional<double>> Positive(const YamlDoc& doc, const Node& map, std::string_view key,
@@ -75,13 +65,13 @@ Result<ServedModel> ReadModel(const YamlDoc& doc, const Node& root) {
   }
   est::ModelSpec spec;
   spec.params = FRUGAL_TRY(doc.OptionalCount(m, "params"));
-  spec.layers = FRUGAL_TRY(IntIn(doc, m, "layers", 1, 10'000));
-  spec.hidden = FRUGAL_TRY(IntIn(doc, m, "hidden", 1, 1'000'000));
-  spec.heads = FRUGAL_TRY(IntIn(doc, m, "heads", 1, 100'000));
-  spec.kv_heads = FRUGAL_TRY(IntIn(doc, m, "kv_heads", 1, 100'000));
-  spec.ffn = FRUGAL_TRY(IntIn(doc, m, "ffn", 1, 10'000'000));
-  spec.vocab = FRUGAL_TRY(IntIn(doc, m, "vocab", 1, 100'000'000));
-  spec.seq = FRUGAL_TRY(IntIn(doc, m, "seq", 1, kMaxTokens)).value_or(spec.seq);
+  spec.layers = FRUGAL_TRY(OptionalIntIn(doc, m, "layers", 1, 10'000));
+  spec.hidden = FRUGAL_TRY(OptionalIntIn(doc, m, "hidden", 1, 1'000'000));
+  spec.heads = FRUGAL_TRY(OptionalIntIn(doc, m, "heads", 1, 100'000));
+  spec.kv_heads = FRUGAL_TRY(OptionalIntIn(doc, m, "kv_heads", 1, 100'000));
+  spec.ffn = FRUGAL_TRY(OptionalIntIn(doc, m, "ffn", 1, 10'000'000));
+  spec.vocab = FRUGAL_TRY(OptionalIntIn(doc, m, "vocab", 1, 100'000'000));
+  spec.seq = FRUGAL_TRY(OptionalIntIn(doc, m, "seq", 1, kMaxTokens)).value_or(spec.seq);
   if (auto mlp = FRUGAL_TRY(doc.OptionalString(m, "mlp"))) {
     auto parsed = est::ParseMlp(*mlp);
     if (!parsed) return Fail(doc.ErrorAt(m["mlp"], "mlp", parsed.error().message));
@@ -166,8 +156,8 @@ Result<Workload> ReadWorkload(const YamlDoc& doc, const Node& root, const Served
     }
   }
   const bool decoder = model.architecture == Architecture::kDecoder;
-  w.input_tokens = FRUGAL_TRY(IntIn(doc, n, "input_tokens", 1, kMaxTokens)).value_or(0);
-  w.output_tokens = FRUGAL_TRY(IntIn(doc, n, "output_tokens", 1, kMaxTokens)).value_or(0);
+  w.input_tokens = FRUGAL_TRY(OptionalIntIn(doc, n, "input_tokens", 1, kMaxTokens)).value_or(0);
+  w.output_tokens = FRUGAL_TRY(OptionalIntIn(doc, n, "output_tokens", 1, kMaxTokens)).value_or(0);
   if (decoder && (w.input_tokens == 0 || w.output_tokens == 0)) {
     return Fail(doc.ErrorAt(n, w.input_tokens == 0 ? "input_tokens" : "output_tokens",
                             "missing: a decoder needs input_tokens and output_tokens per request"));
@@ -180,7 +170,7 @@ Result<Workload> ReadWorkload(const YamlDoc& doc, const Node& root, const Served
   }
   w.items_per_request = FRUGAL_TRY(Positive(doc, n, "items_per_request", 1e6)).value_or(1.0);
   w.tokens_per_item =
-      FRUGAL_TRY(IntIn(doc, n, "tokens_per_item", 1, kMaxTokens)).value_or(model.shape.seq);
+      FRUGAL_TRY(OptionalIntIn(doc, n, "tokens_per_item", 1, kMaxTokens)).value_or(model.shape.seq);
   const int context = w.input_tokens + w.output_tokens;
   if (decoder && context > model.shape.seq && n["input_tokens"].IsDefined() &&
       root["model"]["seq"].IsDefined()) {
@@ -249,7 +239,7 @@ Result<ServingSchedule> ReadSchedule(const YamlDoc& doc, const Node& root) {
   if (per_day < 24 || per_week < 7) {
     s.label = fmt::format("{:g} h/day x {:g} days/week", per_day, per_week);
   }
-  s.lifetime_months = FRUGAL_TRY(IntIn(doc, n, "lifetime_months", 1, 600)).value_or(12);
+  s.lifetime_months = FRUGAL_TRY(OptionalIntIn(doc, n, "lifetime_months", 1, 600)).value_or(12);
   s.interruptible = FRUGAL_TRY(doc.OptionalBool(n, "interruptible")).value_or(false);
   if (auto h = FRUGAL_TRY(doc.OptionalDouble(n, "headroom"))) {
     if (!(*h >= 0 && *h <= 10))
@@ -275,7 +265,7 @@ Result<MeasuredServing> ReadProfile(const YamlDoc& doc, const Node& n,
     return Fail(ErrorCode::kBadInput,
                 fmt::format("{}: measured: give exactly one of 'offer' and 'gpu'", p.where));
   }
-  p.gpus = FRUGAL_TRY(IntIn(doc, n, "gpus", 1, 64)).value_or(0);
+  p.gpus = FRUGAL_TRY(OptionalIntIn(doc, n, "gpus", 1, 64)).value_or(0);
   const bool decoder = a == Architecture::kDecoder;
   const char* key = decoder ? "output_tokens_per_second" : "items_per_second";
   const char* other = decoder ? "items_per_second" : "output_tokens_per_second";
@@ -286,7 +276,7 @@ Result<MeasuredServing> ReadProfile(const YamlDoc& doc, const Node& n,
   const auto rate = FRUGAL_TRY(Positive(doc, n, key, 1e12));
   if (!rate) return Fail(doc.ErrorAt(n, key, "missing: the measured throughput per replica"));
   p.per_second = *rate;
-  p.concurrency = FRUGAL_TRY(IntIn(doc, n, "concurrency", 1, 1'000'000));
+  p.concurrency = FRUGAL_TRY(OptionalIntIn(doc, n, "concurrency", 1, 1'000'000));
   p.latency.ttft_p50 = FRUGAL_TRY(Seconds(doc, n, "ttft_p50"));
   p.latency.ttft_p95 = FRUGAL_TRY(Seconds(doc, n, "ttft_p95"));
   p.latency.tpot_p50 = FRUGAL_TRY(Seconds(doc, n, "tpot_p50"));
@@ -325,8 +315,8 @@ Result<ServingConstraints> ReadConstraints(const YamlDoc& doc, const Node& root,
   }
   for (const auto& g : FRUGAL_TRY(doc.StringList(n, "gpus")))
     c.gpus.push_back(FRUGAL_TRY(ResolveGpu(doc, n["gpus"], "gpus", g, known)));
-  c.max_gpus_per_replica =
-      FRUGAL_TRY(IntIn(doc, n, "max_gpus_per_replica", 1, 64)).value_or(c.max_gpus_per_replica);
+  c.max_gpus_per_replica = FRUGAL_TRY(OptionalIntIn(doc, n, "max_gpus_per_replica", 1, 64))
+                               .value_or(c.max_gpus_per_replica);
   return c;
 }
 
@@ -351,7 +341,7 @@ Result<TrainingSource> ReadTraining(const YamlDoc& doc, const Node& root,
         ErrorCode::kBadInput,
         fmt::format("{}: field 'training': give exactly one of job, cost, run and study", t.where));
   }
-  t.retrain_every_months = FRUGAL_TRY(IntIn(doc, n, "retrain_every_months", 1, 600));
+  t.retrain_every_months = FRUGAL_TRY(OptionalIntIn(doc, n, "retrain_every_months", 1, 600));
   t.retrain_cost = FRUGAL_TRY(doc.OptionalMoney(n, "retrain_cost"));
   if (t.retrain_cost && *t.retrain_cost < Money())
     return Fail(doc.ErrorAt(n["retrain_cost"], "retrain_cost", "must not be negative"));
@@ -373,8 +363,8 @@ Result<std::optional<Deployment>> ReadDeployment(const YamlDoc& doc, const Node&
     return Fail(ErrorCode::kBadInput,
                 fmt::format("{}: deployment: give exactly one of 'gpu' and 'offer'", d.where));
   }
-  d.gpus_per_replica = FRUGAL_TRY(IntIn(doc, n, "gpus_per_replica", 1, 64)).value_or(1);
-  d.replicas = FRUGAL_TRY(IntIn(doc, n, "replicas", 1, 1'000'000)).value_or(1);
+  d.gpus_per_replica = FRUGAL_TRY(OptionalIntIn(doc, n, "gpus_per_replica", 1, 64)).value_or(1);
+  d.replicas = FRUGAL_TRY(OptionalIntIn(doc, n, "replicas", 1, 1'000'000)).value_or(1);
   if (auto tier = FRUGAL_TRY(doc.OptionalString(n, "tier"))) {
     auto t = catalog::ParseTier(*tier);
     if (!t) return Fail(doc.ErrorAt(n["tier"], "tier", t.error().message));
