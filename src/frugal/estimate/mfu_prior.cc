@@ -77,7 +77,11 @@ struct SizeBand {
   double factor;
 };
 
-SizeBand SizeFactor(double params) {
+// Small matmuls cannot fill the tensor cores at their high peak. Fp32 without tensor cores has a
+// peak about 15 times lower that the same matmuls do fill: no size penalty there (a GPT-2 125M
+// step in fp32 on an H100 SXM reached 0.64 of the fp32 peak; bench/gpu, bench/RESULTS.md).
+SizeBand SizeFactor(double params, Precision p) {
+  if (p == Precision::kFp32) return {"fp32 (no tensor cores): any model size", 1.0};
   if (params < 0.3e9) return {"model < 0.3B", 0.55};
   if (params < 1e9) return {"model 0.3-1B", 0.75};
   if (params < 3e9) return {"model 1-3B", 0.9};
@@ -124,7 +128,7 @@ double FamilyBaseUtilization(std::string_view architecture) {
 
 double PriorHfu(const Hardware& hw, const Training& t, double params) {
   double hfu = FamilyBaseUtilization(hw.architecture) * PrecisionFactor(t.precision) *
-               SizeFactor(params).factor * MethodFactor(t.method) * OffloadFactor(t.offload);
+               SizeFactor(params, t.precision).factor * MethodFactor(t.method) * OffloadFactor(t.offload);
   if (t.recompute == Recompute::kSelective) hfu *= kSelectiveFactor;
   return std::clamp(hfu, kMinHfu, kMaxHfu);
 }
@@ -135,7 +139,7 @@ MfuPrior PriorUtilization(const Hardware& hw, const Training& t, double params) 
       {fmt::format("{} base", hw.architecture.empty() ? "unknown" : hw.architecture),
        FamilyBaseUtilization(hw.architecture)});
   prior.factors.push_back({"precision", PrecisionFactor(t.precision)});
-  const SizeBand size = SizeFactor(params);
+  const SizeBand size = SizeFactor(params, t.precision);
   prior.factors.push_back({size.what, size.factor});
   prior.factors.push_back({fmt::format("method {}", MethodName(t.method)), MethodFactor(t.method)});
   if (t.offload != Offload::kNone) {

@@ -1,5 +1,7 @@
 #include "frugal/estimate/small_work.h"
 
+#include <algorithm>
+
 namespace frugal::estimate {
 
 double SmallWorkFactor(double flops_per_micro_step, double peak_flops, double utilization,
@@ -10,7 +12,7 @@ double SmallWorkFactor(double flops_per_micro_step, double peak_flops, double ut
   const double compute_seconds = flops_per_micro_step / (peak_flops * utilization);
   const double overhead_seconds =
       static_cast<double>(layers) * kLaunchSecondsPerLayer + kFixedSecondsPerMicroStep;
-  return compute_seconds / (compute_seconds + overhead_seconds);
+  return compute_seconds / std::max(compute_seconds, overhead_seconds);
 }
 
 }  // namespace frugal::estimate
