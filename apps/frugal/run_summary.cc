@@ -127,6 +127,10 @@ void PrintRunSummary(std::ostream& out, const run::SupervisorConfig& config, con
       out << fmt::format("               GPU {:.0f}% mean, {:.0f}% p95, idle {:.0f}% of samples, peak memory {}\n",
                          *u.gpu_util_mean, u.gpu_util_p95.value_or(0), 100 * u.gpu_idle_fraction.value_or(0),
                          Gib(u.gpu_peak_memory_bytes.value_or(0)));
+      if (u.gpu_util_training_mean) {
+        out << fmt::format("               GPU {:.0f}% mean while training ({} samples after the first progress)\n",
+                           *u.gpu_util_training_mean, u.gpu_training_samples);
+      }
     } else {
       out << "               GPU: none seen\n";
     }
@@ -198,6 +202,8 @@ nlohmann::json RunSummaryJson(const run::SupervisorConfig& config, const RunResu
             {"io_wait_fraction_mean", u.io_wait_fraction_mean},
             {"gpu_util_mean", opt(u.gpu_util_mean)},
             {"gpu_util_p95", opt(u.gpu_util_p95)},
+            {"gpu_util_training_mean", opt(u.gpu_util_training_mean)},
+            {"gpu_training_samples", u.gpu_training_samples},
             {"gpu_idle_fraction", opt(u.gpu_idle_fraction)},
             {"gpu_peak_memory_bytes", opt(u.gpu_peak_memory_bytes)}}},
           {"warnings", r.warnings},

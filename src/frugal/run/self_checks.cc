@@ -11,11 +11,13 @@ std::vector<SelfCheck> RunSelfChecks(const RunResult& r, bool on_spot) {
   const UtilizationSummary& u = r.utilization;
   // A failed run may have died of out-of-memory; only a clean run says the GPU was too big.
   const bool clean_exit = r.outcome == RunOutcome::kFinished || r.outcome == RunOutcome::kBudgetStop;
-  if (u.gpu_util_mean && *u.gpu_util_mean < 50 && clean_exit) {
+  // Judged on the samples taken while training: start-up and resumes idle the GPU on any size.
+  if (u.gpu_util_training_mean && u.gpu_training_samples >= kMinTrainingSamples &&
+      *u.gpu_util_training_mean < 50 && clean_exit) {
     checks.push_back({CheckLevel::kAdvice, "gpu_underutilized",
-                      fmt::format("GPU utilization averaged {:.0f}% with no out-of-memory: a smaller GPU or a "
-                                  "larger batch would cost less",
-                                  *u.gpu_util_mean)});
+                      fmt::format("GPU utilization averaged {:.0f}% while training with no out-of-memory: a "
+                                  "smaller GPU or a larger batch would cost less",
+                                  *u.gpu_util_training_mean)});
   }
   if (on_spot && r.checkpoints_committed == 0) {
     checks.push_back({CheckLevel::kWarning, "spot_without_checkpoint",

@@ -36,8 +36,15 @@ double Percentile(std::vector<double> values, double p) {
   return values[std::min(index, values.size() - 1)];
 }
 
-UtilizationSummary Summarize(const std::vector<monitor::Sample>& samples) {
+UtilizationSummary Summarize(const std::vector<monitor::Sample>& samples,
+                             const std::vector<double>& training_gpu_util) {
   UtilizationSummary u;
+  u.gpu_training_samples = static_cast<int>(training_gpu_util.size());
+  if (!training_gpu_util.empty()) {
+    double sum = 0;
+    for (double v : training_gpu_util) sum += v;
+    u.gpu_util_training_mean = sum / static_cast<double>(training_gpu_util.size());
+  }
   u.samples = static_cast<int>(samples.size());
   if (samples.empty()) return u;
   std::vector<double> cpu, gpu;
@@ -248,7 +255,7 @@ Result<RunResult> Supervisor::Run() {
   result_.recorded_total = {history.recorded.spent + loop.recorded.spent,
                             history.recorded.gpu_hours + loop.recorded.gpu_hours,
                             history.recorded.wall + loop.recorded.wall};
-  result_.utilization = Summarize(loop.samples);
+  result_.utilization = Summarize(loop.samples, loop.training_gpu_util);
   result_.last_step = loop.last_step;
   switch (end) {
     case SegmentEnd::kFinished:

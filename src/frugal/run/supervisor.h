@@ -83,6 +83,10 @@ struct UtilizationSummary {
   std::optional<double> gpu_util_mean;
   std::optional<double> gpu_util_p95;
   std::optional<double> gpu_idle_fraction;  ///< share of samples under 5% GPU utilization
+  /// Mean GPU utilization of the samples taken while training (after each segment's first
+  /// progress report), and how many there were: what the right-size advice judges by.
+  std::optional<double> gpu_util_training_mean;
+  int gpu_training_samples = 0;
   std::optional<uint64_t> gpu_peak_memory_bytes;
 };
 

@@ -30,6 +30,9 @@ struct Supervisor::Loop {
   int64_t last_committed_step = 0;
   int64_t last_step = 0;
   std::vector<monitor::Sample> samples;
+  /// GPU utilization of the samples taken while the command trained: after its segment's first
+  /// progress report (start-up, imports and the resume are not training).
+  std::vector<double> training_gpu_util;
   /// What this invocation's segments price, as the ledger prices them (price × length, both
   /// ends to the millisecond): what the summary calls spend.
   BudgetUsage recorded;

@@ -257,6 +257,7 @@ void Supervisor::Tick(Segment& seg, Loop& loop) {
     loop.next_sample = now + config_.sample_interval;
     monitor::Sample s = sampler_->Take(seg.child->pid());
     recorder_.RecordSample(seg.number, s);
+    if (seg.first_progress_at && s.gpu_util_percent) loop.training_gpu_util.push_back(*s.gpu_util_percent);
     loop.samples.push_back(s);
   }
   if (status_callback_ && now >= loop.next_status) {

@@ -112,7 +112,7 @@ TEST(RunCli, SigkillOfChildOrSupervisorNeverCorruptsACommittedCheckpoint) {
   const fs::path run_dir = home / "run";
   const fs::path pidfile = home / "child.pid";
   std::mt19937 rng(424242);
-  std::uniform_int_distribution<int> delay_ms(400, 1400);
+  std::uniform_int_distribution<int> delay_ms(100, 1000);
   std::vector<std::string> args = {FRUGAL_BINARY, "-q", "run", "--price", "1/h", "--run-id", "k", "--run-dir",
                                    run_dir.string(), "--heartbeat-interval", "200ms", "--"};
   for (const auto& a : Counter(300, 0.02, 7)) args.push_back(a);
@@ -124,13 +124,15 @@ TEST(RunCli, SigkillOfChildOrSupervisorNeverCorruptsACommittedCheckpoint) {
     fs::remove(pidfile);
     auto frugal = ChildProcess::Spawn({args, env, ChildStdout::kInherit});
     ASSERT_TRUE(frugal.has_value());
+    // The kill lands a random while into the training, counted from the training process's
+    // start: on a loaded machine the supervisor and Python can take longer than the delay to
+    // start, and a kill before the run started would test nothing.
+    const std::string pid = WaitForLine(pidfile, std::chrono::seconds(30));
+    ASSERT_FALSE(pid.empty());
     std::this_thread::sleep_for(milliseconds(delay_ms(rng)));
     if (i % 2 == 0) {
       (*frugal)->SignalGroup(SIGKILL);  // the supervisor dies outright
     } else {
-      // On a loaded machine Python can take longer than the delay to start: wait for it.
-      const std::string pid = WaitForLine(pidfile, std::chrono::seconds(20));
-      ASSERT_FALSE(pid.empty());
       ::kill(static_cast<pid_t>(std::stol(pid)), SIGKILL);  // the training process dies
     }
     (*frugal)->WaitFor(std::chrono::seconds(20));
