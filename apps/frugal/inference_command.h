@@ -1,7 +1,6 @@
 #pragma once
-// `frugal plan` on an inference spec, and the JSON of one serving option (shared with tco).
+// `frugal plan` on an inference spec.
 
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "app.h"
@@ -12,8 +11,5 @@ namespace frugal::cli {
 /// Plans the inference spec at `path` and prints the ranked options (the first `top`).
 [[nodiscard]] Result<void> RunInferencePlan(const std::string& path, size_t top,
                                             const GlobalOptions& global, Streams& s);
-
-/// One serving option as `plan --json` prints it, with its 1-based rank.
-[[nodiscard]] nlohmann::json ServingOptionJson(const serving::ServingOption& o, size_t rank);
 
 }  // namespace frugal::cli

@@ -14,6 +14,7 @@
 #include "frugal/plan/job_spec.h"
 #include "frugal/run/ledger_recorder.h"
 #include "frugal/serving/lifetime.h"
+#include "frugal/serving/serving_json.h"
 #include "inference_command.h"
 
 namespace frugal::cli {
@@ -84,43 +85,6 @@ Result<serving::TrainingCost> ResolveTraining(const TcoOptions& o,
   return t;
 }
 
-nlohmann::json BillJson(const serving::LifetimeBill& b) {
-  nlohmann::json months = nlohmann::json::array();
-  for (const serving::MonthPoint& p : b.points) {
-    months.push_back({{"month", p.month},
-                      {"training_cumulative_usd", p.training.dollars()},
-                      {"inference_cumulative_usd", p.inference.dollars()}});
-  }
-  nlohmann::json levers = nlohmann::json::array();
-  for (const serving::Lever& l : b.levers) {
-    levers.push_back(
-        {{"lever", l.name},
-         {"available", l.available},
-         {"monthly_saving_usd", l.available ? nlohmann::json(l.monthly_saving.dollars()) : nullptr},
-         {"lifetime_saving_usd",
-          l.available ? nlohmann::json(l.lifetime_saving.dollars()) : nullptr},
-         {"detail", l.detail}});
-  }
-  return {{"lifetime_months", b.months},
-          {"serving", ServingOptionJson(b.serving, 1)},
-          {"serving_monthly_usd", b.serving.monthly.dollars()},
-          {"training_usd", b.training.first.dollars()},
-          {"training_source", b.training.source},
-          {"retrain_every_months", b.training.retrain_every_months > 0
-                                       ? nlohmann::json(b.training.retrain_every_months)
-                                       : nullptr},
-          {"retrain_usd", b.training.retrain.dollars()},
-          {"retrains", b.retrains},
-          {"training_total_usd", b.training_total.dollars()},
-          {"inference_total_usd", b.inference_total.dollars()},
-          {"lifetime_usd", b.total.dollars()},
-          {"inference_to_training",
-           b.inference_to_training > 0 ? nlohmann::json(b.inference_to_training) : nullptr},
-          {"baseline", b.baseline_label},
-          {"levers", levers},
-          {"months", months}};
-}
-
 void PrintBill(const serving::InferenceSpec& spec, const serving::LifetimeBill& b, Streams& s) {
   s.out << fmt::format("Lifetime bill for {} over {} months\n", spec.name, b.months);
   s.out << fmt::format("  serving     {} at {} a month\n", b.serving_label,
@@ -158,7 +122,7 @@ Result<void> RunTco(const TcoOptions& o, const GlobalOptions& global, Streams& s
   if (!o.html.empty()) FRUGAL_TRY(WriteFileAtomically(o.html, serving::LifetimeHtml(spec, bill)));
   if (!o.svg.empty()) FRUGAL_TRY(WriteFileAtomically(o.svg, serving::LifetimeSvg(bill)));
   if (global.json) {
-    nlohmann::json doc = BillJson(bill);
+    nlohmann::json doc = serving::LifetimeBillJson(bill);
     doc["name"] = spec.name;
     WriteJson(s, std::move(doc));
   } else {
