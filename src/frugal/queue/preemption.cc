@@ -46,9 +46,15 @@ Prices PricesFor(const Capacity& cap, const JobRequest& r, Seconds now) {
   return out;
 }
 
+struct Answer {
+  spot::Mode mode = spot::Mode::kOnDemand;
+  std::string why;
+  Seconds recheck_after = kRecheckSeconds;  ///< while waiting: when to ask again
+};
+
 /// The policy's answer for the job as it stands at `now` (waiting since its last preemption),
 /// with a line saying why.
-std::pair<spot::Mode, std::string> Advise(const Capacity& cap, const JobRequest& r, Seconds now) {
+Answer Advise(const Capacity& cap, const JobRequest& r, Seconds now) {
   const SpotHistory& h = r.spot;
   if (r.deadline == kNever) {
     if (now - h.preempted_at >= kNoDeadlineWaitSeconds) {
@@ -73,19 +79,22 @@ std::pair<spot::Mode, std::string> Advise(const Capacity& cap, const JobRequest&
   if (live.deadline <= state.elapsed) return {spot::Mode::kOnDemand, "the deadline has passed"};
   const Result<spot::LiveAdvice> advice = spot::AdviseLive(live, history, state);
   if (!advice) return {spot::Mode::kOnDemand, advice.error().message};
+  // Asked again before half the time to spare is gone, and at least hourly.
+  const Seconds spare = std::chrono::duration_cast<std::chrono::seconds>(advice->spare).count();
   return {advice->mode,
           fmt::format("{} of {} work left, {} to spare beyond finishing on on-demand from now",
                       FormatDuration(advice->work_left), FormatDuration(live.compute),
-                      FormatDuration(advice->spare))};
+                      FormatDuration(advice->spare)),
+          std::clamp<Seconds>(spare / 2, 60, kRecheckSeconds)};
 }
 
-ledger::QueueDecisionRow SpotDecision(int64_t job_id, JobRequest& r, spot::Mode mode,
-                                      const std::string& why, const std::string& event,
-                                      Seconds now) {
+ledger::QueueDecisionRow SpotDecision(int64_t job_id, JobRequest& r, const Answer& answer,
+                                      const std::string& event, Seconds now) {
+  const std::string& why = answer.why;
   ledger::QueueDecisionRow d;
   d.job_id = job_id;
   d.time_ms = now * 1000;
-  if (mode == spot::Mode::kOnDemand) {
+  if (answer.mode == spot::Mode::kOnDemand) {
     r.spot.spot_allowed = false;
     r.spot.paid_allowed = true;
     d.verdict = "move_to_on_demand";
@@ -93,7 +102,7 @@ ledger::QueueDecisionRow SpotDecision(int64_t job_id, JobRequest& r, spot::Mode 
                            event, why);
   } else {
     r.spot.paid_allowed = false;
-    r.spot.recheck_at = now + kRecheckSeconds;
+    r.spot.recheck_at = now + answer.recheck_after;
     d.verdict = "wait_for_spot";
     d.reason = fmt::format("wait_for_spot: {}; the spot policy waits for spot to return ({}); "
                            "asked again at {}",
@@ -145,17 +154,16 @@ ledger::QueueDecisionRow AfterPreemption(const Capacity& capacity, int64_t job_i
     d.reason = fmt::format("requeue: {}; waiting to resume from its checkpoint", event);
     return d;
   }
-  const auto [mode, why] = Advise(capacity, request, now);
-  return SpotDecision(job_id, request, mode, why, event, now);
+  return SpotDecision(job_id, request, Advise(capacity, request, now), event, now);
 }
 
 std::optional<ledger::QueueDecisionRow> RecheckSpotWait(const Capacity& capacity, int64_t job_id,
                                                         JobRequest& request, Seconds now) {
-  const auto [mode, why] = Advise(capacity, request, now);
+  const Answer answer = Advise(capacity, request, now);
   const std::string event = fmt::format("spot gone for {}",
                                         FormatDuration(std::chrono::seconds(now - request.spot.preempted_at)));
-  ledger::QueueDecisionRow d = SpotDecision(job_id, request, mode, why, event, now);
-  if (mode != spot::Mode::kOnDemand) return std::nullopt;
+  ledger::QueueDecisionRow d = SpotDecision(job_id, request, answer, event, now);
+  if (answer.mode != spot::Mode::kOnDemand) return std::nullopt;
   return d;
 }
 

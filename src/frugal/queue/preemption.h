@@ -4,7 +4,7 @@
 // to resume from its checkpoint as the same ledger run. On a spot pool the spot deadline policy
 // (spot/live_advice.h, the policy `queue simulate` runs) decides from the job's own history on
 // spot whether to wait for spot to return (the job is then not offered on-demand pools, and
-// the policy is asked again every hour) or to move to on-demand (spot is no longer offered).
+// the policy is asked again before half its time to spare is gone, at least hourly) or to move to on-demand (spot is no longer offered).
 // A job without a deadline waits for spot for up to a day. The decision is a queue decision.
 
 #include <cstdint>
@@ -31,7 +31,7 @@ namespace frugal::queue {
 
 /// A job waiting for spot to return whose recheck time has come: asks the policy again. Returns
 /// the decision when it moves the job to on-demand; nullopt when it still waits (the next
-/// recheck is then an hour on). `request` is updated either way.
+/// recheck is then set again). `request` is updated either way.
 [[nodiscard]] std::optional<ledger::QueueDecisionRow> RecheckSpotWait(const Capacity& capacity,
                                                                       int64_t job_id,
                                                                       JobRequest& request,

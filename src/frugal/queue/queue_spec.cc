@@ -119,6 +119,12 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
     }
   }
   job.checkpoints = FRUGAL_TRY(doc.OptionalBool(root, "checkpoints")).value_or(false);
+  for (const auto& [key, hours] : {std::pair<const char*, double*>{"checkpoint_every", &job.checkpoint_every_hours},
+                                   std::pair<const char*, double*>{"restart", &job.restart_hours}}) {
+    const std::optional<Duration> d = FRUGAL_TRY(doc.OptionalDuration(root, key));
+    if (d && d->count() <= 0) return At(doc, root[key], key, "must be positive");
+    if (d) *hours = ToHours(*d);
+  }
   job.arrival = now;
   job.deadline = FRUGAL_TRY(When(doc, root, "deadline", now)).value_or(kNever);
   job.not_before = FRUGAL_TRY(When(doc, root, "not_before", now)).value_or(now);

@@ -98,7 +98,7 @@ std::string Slack(const JobView& v) {
   const Seconds s = *v.deadline_slack_seconds;
   const std::string d = FormatDuration(std::chrono::seconds(s < 0 ? -s : s));
   if (v.will_miss) return (v.row.state == "succeeded" ? "missed by " : "will miss by ") + d;
-  return d + " early";
+  return d + " to spare";
 }
 
 }  // namespace
@@ -135,6 +135,7 @@ json JobViewJson(const JobView& v) {
             {"state", row.state},
             {"pool", row.pool},
             {"devices", row.devices},
+            {"pid", row.pid ? json(*row.pid) : json()},
             {"run_id", row.run_id},
             {"reason", row.reason},
             {"submitted", Time(row.submitted_ms)},

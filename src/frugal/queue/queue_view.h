@@ -55,7 +55,7 @@ struct JobView {
 /// One job with every decision. kBadInput when there is no job `id`.
 [[nodiscard]] Result<JobView> ShowJob(ledger::Ledger& ledger, int64_t id, Seconds now);
 
-/// A job as `queue list --json` prints it in `jobs`: id, name, state, pool, devices, run_id,
+/// A job as `queue list --json` prints it in `jobs`: id, name, state, pool, devices, pid, run_id,
 /// reason, submitted, started, finished, exit_code, expected_cost_usd, deadline, tags, gpus,
 /// warm_start, preemptions, command, eta, eta_basis, deadline_slack_seconds, will_miss,
 /// spend_usd, spend_gpu_hours, on_demand_cost_usd (of its newest decision).
