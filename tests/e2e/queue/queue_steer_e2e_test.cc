@@ -264,5 +264,27 @@ TEST(QueueSpotE2e, PreemptedNearItsDeadlineTheSpotPolicyMovesItToOnDemand) {
   EXPECT_NE(log.substr(18, 5), "fresh") << log;
 }
 
+TEST(QueueSteerE2e, CancelStopsARunningJobsProcesses) {
+  Queue q;
+  const int id = q.Submit("long", "cpu_slots: 1\nruntime: 10m\n", q.Train(100000));
+  q.Pass();
+  for (int i = 0; i < 100 && q.Log().empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const json job = q.Show(id);
+  ASSERT_EQ(job["state"], "running");
+  const pid_t supervisor = Supervisor(job);
+  ASSERT_GT(supervisor, 0);
+  ASSERT_EQ(q.Run({"queue", "cancel", std::to_string(id)}).exit_code, 0);
+  // The supervisor stops the trainer and exits: nothing of the job is left running.
+  bool gone = false;
+  for (int i = 0; i < 50 && !gone; ++i) {  // 5 s: the trainer stops at once on SIGTERM
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    gone = ::kill(supervisor, 0) != 0;
+  }
+  EXPECT_TRUE(gone);
+  EXPECT_EQ(q.Show(id)["state"], "cancelled");
+}
+
 }  // namespace
 }  // namespace frugal
