@@ -47,6 +47,8 @@ while step < target:
     time.sleep(0.1)
     step += 1
     report({"type": "progress", "step": step})
+    with open(log + ".steps", "a") as f:
+        f.write("x")
     if asked:
         d = os.path.join(ck, "s%d" % step)
         os.makedirs(d, exist_ok=True)
@@ -117,13 +119,16 @@ pid_t Supervisor(const json& job) {
   return children.empty() ? -1 : static_cast<pid_t>(std::stol(children));
 }
 
-/// Waits for the trainer to have made progress, then reclaims the spot capacity: SIGTERM to
+/// Waits for the trainer to have made progress (five steps, so its supervisor has seen it speak
+/// the protocol and will ask it for a checkpoint), then reclaims the spot capacity: SIGTERM to
 /// the supervisor, as a spot VM's shutdown or Slurm delivers it.
 void Reclaim(Queue& q, int id) {
-  for (int i = 0; i < 100 && q.Log().find("start") == std::string::npos; ++i) {
+  const auto steps = q.home / "train.log.steps";
+  for (int i = 0; i < 200 && testing::ReadTestFile(steps).size() < 5; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  ASSERT_GE(testing::ReadTestFile(steps).size(), 5u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const pid_t supervisor = Supervisor(q.Show(id));
   ASSERT_GT(supervisor, 0);
   ASSERT_EQ(::kill(supervisor, SIGTERM), 0);
