@@ -175,8 +175,10 @@ Result<void> RunLoop(const RunLoopOptions& o, const GlobalOptions& global, Strea
   if (!interval || interval->count() <= 0) return Fail(ErrorCode::kBadInput, "--interval: expected a positive duration");
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
   auto executor = Executor(global);
+  queue::RequestCache requests;
   for (;;) {
-    const queue::PassReport r = FRUGAL_TRY(queue::RunPass(db->connection(), cap, *executor, Now()));
+    const queue::PassReport r =
+        FRUGAL_TRY(queue::RunPass(db->connection(), cap, *executor, Now(), &requests));
     for (const std::string& line : r.lines) s.out << queue::FormatUtcTime(Now()) << "  " << line << '\n';
     s.out.flush();
     if (o.once) {

@@ -26,10 +26,11 @@ struct Loaded {
   JobRequest request;
 };
 
-Result<std::vector<Loaded>> LoadAll(ledger::Connection& db) {
+Result<std::vector<Loaded>> LoadAll(ledger::Connection& db, RequestCache* cache = nullptr) {
   std::vector<Loaded> out;
   for (QueueJobRow& row : FRUGAL_TRY(ledger::ListQueueJobs(db, {}))) {
-    JobRequest request = FRUGAL_TRY(RequestFromJson(row.request));
+    JobRequest request = cache != nullptr ? FRUGAL_TRY(cache->Get(row.id, row.request))
+                                          : FRUGAL_TRY(RequestFromJson(row.request));
     out.push_back({std::move(row), std::move(request)});
   }
   return out;
@@ -389,13 +390,22 @@ Result<Submitted> SubmitJob(ledger::Connection& db, const Capacity& capacity,
   return out;
 }
 
+Result<JobRequest> RequestCache::Get(int64_t id, const std::string& text) {
+  auto it = entries_.find(id);
+  if (it == entries_.end() || it->second.first != text) {
+    JobRequest parsed = FRUGAL_TRY(RequestFromJson(text));
+    it = entries_.insert_or_assign(id, std::make_pair(text, std::move(parsed))).first;
+  }
+  return it->second.second;
+}
+
 Result<PassReport> RunPass(ledger::Connection& db, const Capacity& capacity, Executor& executor,
-                           Seconds now) {
+                           Seconds now, RequestCache* cache) {
   PassReport report;
   std::vector<Loaded> jobs;
   std::vector<Launch> launches;
   const auto locked = [&]() -> Result<void> {
-    jobs = FRUGAL_TRY(LoadAll(db));
+    jobs = FRUGAL_TRY(LoadAll(db, cache));
     FRUGAL_TRY(Reconcile(db, capacity, executor, jobs, now, report));
     return PlaceWaiting(db, capacity, jobs, now, report, launches);
   };

@@ -25,16 +25,15 @@ json DollarsOrNull(std::optional<int64_t> micros) {
 /// The job's ETA and how it stands against its deadline (queue_view.h).
 void Estimate(JobView& v, Seconds now) {
   const ledger::QueueJobRow& r = v.row;
-  const std::optional<Seconds> placed_finish =
-      v.latest && v.latest->finish_ms ? std::optional<Seconds>(*v.latest->finish_ms / 1000)
-                                      : std::nullopt;
+  // The expected finish of its newest placement; 0 when it has none.
+  const Seconds placed_finish = v.latest ? v.latest->finish_ms.value_or(0) / 1000 : 0;
   if (r.state == "succeeded" && r.finished_ms) {
     v.eta = *r.finished_ms / 1000;
     v.eta_basis = "finished";
   } else if (r.state == "starting" || r.state == "running") {
     Seconds expected = 0;
-    if (placed_finish && v.latest->verdict == "start") {
-      expected = *placed_finish;
+    if (placed_finish > 0 && v.latest->verdict == "start") {
+      expected = placed_finish;
     } else if (r.started_ms && v.request) {
       expected = *r.started_ms / 1000 + static_cast<Seconds>(v.request->runtime_hours * 3600);
     }
@@ -42,8 +41,8 @@ void Estimate(JobView& v, Seconds now) {
       v.eta = std::max(expected, now);
       v.eta_basis = expected >= now ? "expected_runtime" : "overdue";
     }
-  } else if (r.state == "waiting" && placed_finish) {
-    v.eta = *placed_finish;
+  } else if (r.state == "waiting" && placed_finish > 0) {
+    v.eta = placed_finish;
     v.eta_basis = "placement";
   }
   const Seconds deadline = v.request ? v.request->deadline : kNever;

@@ -89,6 +89,21 @@ TEST(QueueRequestJson, SpotHistoryAndWarmStartRoundTripAndOldRequestsStillRead) 
   EXPECT_EQ(back->spot.preemptions, 0);
 }
 
+TEST(QueueRequestCache, ParsesAgainOnlyWhenTheStoredTextChanged) {
+  RequestCache cache;
+  JobRequest j = SpotJob(kNever);
+  const std::string first = RequestToJson(j);
+  auto a = cache.Get(1, first);
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_EQ(a->spot.preemptions, 0);
+  j.spot.preemptions = 1;  // the queue stored what it learnt
+  auto b = cache.Get(1, RequestToJson(j));
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->spot.preemptions, 1);
+  EXPECT_EQ(cache.Get(2, first)->spot.preemptions, 0);  // by job id
+  EXPECT_FALSE(cache.Get(3, "{not json"));
+}
+
 TEST(QueuePreemption, OffSpotTheJobIsRequeuedWithItsWork) {
   const Capacity cap = SpotCapacity();
   JobRequest j = SpotJob(kNow + 6 * 3600);
