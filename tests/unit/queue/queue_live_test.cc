@@ -64,6 +64,19 @@ TEST(QueueJobSpec, ReadsTheCheckpointKeysAndWarmStart) {
       << job.error().message;
 }
 
+TEST(QueueJobSpec, TheShippedExamplesLoad) {
+  const auto dir = frugal::testing::SourceDir() / "examples/queue";
+  auto cap = LoadCapacity(dir / "capacity.yaml");
+  ASSERT_TRUE(cap) << cap.error().message;
+  for (const char* name : {"train-job.yaml", "retrain-job.yaml", "demo-job.yaml"}) {
+    auto job = LoadQueueJobSpec(dir / name, *cap, kNow, nullptr);
+    ASSERT_TRUE(job) << name << ": " << job.error().message;
+  }
+  auto retrain = LoadQueueJobSpec(dir / "retrain-job.yaml", *cap, kNow, nullptr);
+  EXPECT_EQ(retrain->warm_start, "queue-1");
+  EXPECT_DOUBLE_EQ(retrain->restart_hours, 0.05);
+}
+
 TEST(QueueRequestJson, SpotHistoryAndWarmStartRoundTripAndOldRequestsStillRead) {
   JobRequest j = SpotJob(kNow + 3600);
   j.warm_start = "base";
