@@ -36,11 +36,13 @@ Prices PricesFor(const Capacity& cap, const JobRequest& r, Seconds now) {
   for (const Pool& p : cap.pools) {
     if (!r.RuntimeOn(p)) continue;
     const double price = p.PriceAt(now);
-    if (p.tier == Tier::kOnDemand && (out.on_demand == 0 || price < out.on_demand)) out.on_demand = price;
+    if (p.tier == Tier::kOnDemand && (out.on_demand == 0 || price < out.on_demand))
+      out.on_demand = price;
     if (p.tier == Tier::kSpot && (out.spot == 0 || price < out.spot)) out.spot = price;
     if (p.tier != Tier::kSpot) {
       const double c = ToHours(p.changeover);
-      if (out.paid_changeover_hours < 0 || c < out.paid_changeover_hours) out.paid_changeover_hours = c;
+      if (out.paid_changeover_hours < 0 || c < out.paid_changeover_hours)
+        out.paid_changeover_hours = c;
     }
   }
   return out;
@@ -104,9 +106,10 @@ ledger::QueueDecisionRow SpotDecision(int64_t job_id, JobRequest& r, const Answe
     r.spot.paid_allowed = false;
     r.spot.recheck_at = now + answer.recheck_after;
     d.verdict = "wait_for_spot";
-    d.reason = fmt::format("wait_for_spot: {}; the spot policy waits for spot to return ({}); "
-                           "asked again at {}",
-                           event, why, FormatUtcTime(r.spot.recheck_at));
+    d.reason = fmt::format(
+        "wait_for_spot: {}; the spot policy waits for spot to return ({}); "
+        "asked again at {}",
+        event, why, FormatUtcTime(r.spot.recheck_at));
   }
   return d;
 }
@@ -138,14 +141,16 @@ ledger::QueueDecisionRow AfterPreemption(const Capacity& capacity, int64_t job_i
   if (!request.checkpoints) {
     h.work_done_hours = 0;
   } else if (const auto runtime = request.RuntimeOn(pool); runtime && *runtime > 0) {
-    const double ran = std::max(0.0, static_cast<double>(now - started) / 3600 - ToHours(pool.changeover));
+    const double ran =
+        std::max(0.0, static_cast<double>(now - started) / 3600 - ToHours(pool.changeover));
     const double work = OnDemandHours(capacity, request);
     h.work_done_hours = std::min(work * 0.99, h.work_done_hours + ran / *runtime * work);
   }
   const std::string event = fmt::format("preempted on {} ({} preemption{})", pool.name,
                                         h.preemptions, h.preemptions == 1 ? "" : "s");
   bool paid_fits = false;
-  for (const Pool& p : capacity.pools) paid_fits = paid_fits || (p.tier != Tier::kSpot && request.RuntimeOn(p));
+  for (const Pool& p : capacity.pools)
+    paid_fits = paid_fits || (p.tier != Tier::kSpot && request.RuntimeOn(p));
   if (!on_spot || !h.spot_allowed || !paid_fits) {
     ledger::QueueDecisionRow d;
     d.job_id = job_id;
@@ -160,8 +165,8 @@ ledger::QueueDecisionRow AfterPreemption(const Capacity& capacity, int64_t job_i
 std::optional<ledger::QueueDecisionRow> RecheckSpotWait(const Capacity& capacity, int64_t job_id,
                                                         JobRequest& request, Seconds now) {
   const Answer answer = Advise(capacity, request, now);
-  const std::string event = fmt::format("spot gone for {}",
-                                        FormatDuration(std::chrono::seconds(now - request.spot.preempted_at)));
+  const std::string event = fmt::format(
+      "spot gone for {}", FormatDuration(std::chrono::seconds(now - request.spot.preempted_at)));
   ledger::QueueDecisionRow d = SpotDecision(job_id, request, answer, event, now);
   if (answer.mode != spot::Mode::kOnDemand) return std::nullopt;
   return d;
@@ -173,11 +178,13 @@ Result<std::optional<std::string>> RecordPreemption(ledger::Connection& db,
                                                     Seconds now) {
   const Pool* pool = capacity.FindPool(row.pool);
   if (pool == nullptr) {
-    return Fail(ErrorCode::kBadInput, fmt::format("queue job {} ran on pool '{}', which {} no longer has",
-                                                  row.id, row.pool, capacity.source));
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("queue job {} ran on pool '{}', which {} no longer has", row.id,
+                            row.pool, capacity.source));
   }
   const Seconds started = row.started_ms.value_or(now * 1000) / 1000;
-  const ledger::QueueDecisionRow d = AfterPreemption(capacity, row.id, request, *pool, started, now);
+  const ledger::QueueDecisionRow d =
+      AfterPreemption(capacity, row.id, request, *pool, started, now);
   ledger::QueueJobRow f;
   f.request = RequestToJson(request);
   f.reason = d.reason;
@@ -194,8 +201,8 @@ Result<std::optional<std::string>> RecordPreemption(ledger::Connection& db,
 
 Result<std::optional<std::string>> RecordSpotRecheck(ledger::Connection& db,
                                                      const Capacity& capacity,
-                                                     ledger::QueueJobRow& row,
-                                                     JobRequest& request, Seconds now) {
+                                                     ledger::QueueJobRow& row, JobRequest& request,
+                                                     Seconds now) {
   const std::optional<ledger::QueueDecisionRow> d = RecheckSpotWait(capacity, row.id, request, now);
   ledger::QueueJobRow f;
   f.request = RequestToJson(request);

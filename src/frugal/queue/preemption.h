@@ -4,8 +4,9 @@
 // to resume from its checkpoint as the same ledger run. On a spot pool the spot deadline policy
 // (spot/live_advice.h, the policy `queue simulate` runs) decides from the job's own history on
 // spot whether to wait for spot to return (the job is then not offered on-demand pools, and
-// the policy is asked again before half its time to spare is gone, at least hourly) or to move to on-demand (spot is no longer offered).
-// A job without a deadline waits for spot for up to a day. The decision is a queue decision.
+// the policy is asked again before half its time to spare is gone, at least hourly) or to move to
+// on-demand (spot is no longer offered). A job without a deadline waits for spot for up to a day.
+// The decision is a queue decision.
 
 #include <cstdint>
 #include <optional>
@@ -50,6 +51,7 @@ namespace frugal::queue {
 [[nodiscard]] Result<std::optional<std::string>> RecordSpotRecheck(ledger::Connection& db,
                                                                    const Capacity& capacity,
                                                                    ledger::QueueJobRow& row,
-                                                                   JobRequest& request, Seconds now);
+                                                                   JobRequest& request,
+                                                                   Seconds now);
 
 }  // namespace frugal::queue

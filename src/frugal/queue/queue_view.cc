@@ -59,7 +59,8 @@ Result<std::map<std::string, ledger::RunSummary>> RunsSince(ledger::Ledger& ledg
   ledger::RunFilter filter;
   filter.since = ledger::FromMillis(since_ms);
   std::map<std::string, ledger::RunSummary> by_name;
-  for (ledger::RunSummary& s : FRUGAL_TRY(ledger.ListRuns(filter, ledger::FromMillis(now * 1000)))) {
+  for (ledger::RunSummary& s :
+       FRUGAL_TRY(ledger.ListRuns(filter, ledger::FromMillis(now * 1000)))) {
     by_name[s.run.name] = std::move(s);
   }
   return by_name;
@@ -70,13 +71,15 @@ Result<std::vector<JobView>> Build(ledger::Ledger& ledger, std::vector<ledger::Q
   std::vector<JobView> views;
   if (rows.empty()) return views;
   std::map<int64_t, ledger::QueueDecisionRow> latest;
-  for (ledger::QueueDecisionRow& d : FRUGAL_TRY(ledger::ListLatestQueueDecisions(ledger.connection()))) {
+  for (ledger::QueueDecisionRow& d :
+       FRUGAL_TRY(ledger::ListLatestQueueDecisions(ledger.connection()))) {
     const int64_t id = d.job_id;
     latest[id] = std::move(d);
   }
   int64_t since_ms = rows.front().submitted_ms;
   for (const ledger::QueueJobRow& r : rows) since_ms = std::min(since_ms, r.submitted_ms);
-  const std::map<std::string, ledger::RunSummary> runs = FRUGAL_TRY(RunsSince(ledger, since_ms, now));
+  const std::map<std::string, ledger::RunSummary> runs =
+      FRUGAL_TRY(RunsSince(ledger, since_ms, now));
   for (ledger::QueueJobRow& r : rows) {
     JobView v;
     if (Result<JobRequest> request = RequestFromJson(r.request)) v.request = std::move(*request);
@@ -104,10 +107,12 @@ std::string Slack(const JobView& v) {
 
 Result<std::vector<JobView>> ListJobs(ledger::Ledger& ledger, std::span<const std::string> states,
                                       Seconds now) {
-  Result<std::vector<ledger::QueueJobRow>> rows = ledger::ListQueueJobs(ledger.connection(), states);
+  Result<std::vector<ledger::QueueJobRow>> rows =
+      ledger::ListQueueJobs(ledger.connection(), states);
   if (!rows) {
     // A read-only command on a ledger not created yet reads an empty one with no tables.
-    if (ledger.connection().where().find("(none yet)") != std::string::npos) return std::vector<JobView>();
+    if (ledger.connection().where().find("(none yet)") != std::string::npos)
+      return std::vector<JobView>();
     return Fail(rows.error());
   }
   return Build(ledger, std::move(*rows), now);
@@ -220,7 +225,8 @@ void PrintJob(const JobView& v, std::ostream& out) {
     out << fmt::format("  {:<10} {} ({}); deadline: {}\n", "eta", FormatUtcTime(*v.eta),
                        v.eta_basis, Slack(v));
   }
-  out << fmt::format("  {:<10} {} ({:.2f} GPU-h)\n", "spent", v.spend.ToString(), v.spend_gpu_hours);
+  out << fmt::format("  {:<10} {} ({:.2f} GPU-h)\n", "spent", v.spend.ToString(),
+                     v.spend_gpu_hours);
   out << "  decisions:\n";
   for (const ledger::QueueDecisionRow& d : v.decisions) {
     out << fmt::format("    {}  {}\n", Time(d.time_ms), d.reason);

@@ -17,13 +17,12 @@
 // is past the deadline (for a finished job: it finished late) or the scheduler flagged it late.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <span>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
@@ -41,7 +40,7 @@ struct JobView {
   std::string eta_basis;  ///< placement, expected_runtime, overdue, finished; "" without an ETA
   std::optional<int64_t> deadline_slack_seconds;
   bool will_miss = false;
-  Money spend;            ///< its ledger run's segments so far (zero before it starts)
+  Money spend;  ///< its ledger run's segments so far (zero before it starts)
   double spend_gpu_hours = 0;
   std::vector<ledger::QueueDecisionRow> decisions;  ///< every decision (ShowJob only)
 };

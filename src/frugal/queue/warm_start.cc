@@ -25,9 +25,9 @@ Result<WarmStart> FindWarmStart(ledger::Connection& db, const std::string& run_i
   const std::vector<ledger::Row> rows =
       FRUGAL_TRY(db.Query("SELECT id FROM runs WHERE name = ? LIMIT 1", params));
   if (rows.empty()) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("{}: no run named '{}' in the ledger (see 'frugal runs list')", where,
-                            run_id));
+    return Fail(
+        ErrorCode::kBadInput,
+        fmt::format("{}: no run named '{}' in the ledger (see 'frugal runs list')", where, run_id));
   }
   return FindWarmStartOnDisk(run_id, run_dir, where);
 }
@@ -40,8 +40,8 @@ Result<WarmStart> FindWarmStartOnDisk(const std::string& run_id, const fs::path&
   if (!latest) {
     std::string detail = problems.empty() ? "" : " (" + problems.front() + ")";
     return Fail(ErrorCode::kBadInput,
-                fmt::format("{}: run '{}' has no committed checkpoint to start from in {}{}",
-                            where, run_id, store.committed_dir().string(), detail));
+                fmt::format("{}: run '{}' has no committed checkpoint to start from in {}{}", where,
+                            run_id, store.committed_dir().string(), detail));
   }
   return WarmStart{run_id, *latest};
 }
@@ -55,17 +55,17 @@ Result<bool> SeedRunDir(const WarmStart& warm, const fs::path& run_dir) {
   const fs::path target = store.committed_dir() / warm.checkpoint.dir.filename();
   std::error_code ec;
   fs::remove_all(tmp, ec);
-  fs::copy(warm.checkpoint.dir, tmp, fs::copy_options::recursive | fs::copy_options::create_hard_links,
-           ec);
+  fs::copy(warm.checkpoint.dir, tmp,
+           fs::copy_options::recursive | fs::copy_options::create_hard_links, ec);
   if (ec) {
     fs::remove_all(tmp, ec);
     ec.clear();
     fs::copy(warm.checkpoint.dir, tmp, fs::copy_options::recursive, ec);
   }
   if (ec) {
-    return Fail(ErrorCode::kFailed, fmt::format("warm start: cannot copy {} to {}: {}",
-                                                warm.checkpoint.dir.string(), tmp.string(),
-                                                ec.message()));
+    return Fail(ErrorCode::kFailed,
+                fmt::format("warm start: cannot copy {} to {}: {}", warm.checkpoint.dir.string(),
+                            tmp.string(), ec.message()));
   }
   if (Result<run::Manifest> m = run::VerifyCheckpoint(tmp); !m) {
     fs::remove_all(tmp, ec);

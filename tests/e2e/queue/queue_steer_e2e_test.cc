@@ -3,9 +3,8 @@
 // from another run's newest committed checkpoint, and a job preempted on a spot pool that the
 // spot policy keeps waiting for spot or moves to on-demand, resuming from its checkpoint.
 
-#include <signal.h>
-
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <chrono>
 #include <fstream>
@@ -81,7 +80,8 @@ struct Queue {
     return path;
   }
   int Submit(const std::string& name, const std::string& body, std::vector<std::string> command) {
-    std::vector<std::string> args = {"--json", "queue", "submit", Spec(name, body), "--capacity", cap, "--"};
+    std::vector<std::string> args = {"--json",     "queue", "submit", Spec(name, body),
+                                     "--capacity", cap,     "--"};
     args.insert(args.end(), command.begin(), command.end());
     auto r = Run(args);
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -114,8 +114,8 @@ struct Queue {
 /// The `frugal run` supervising job `id`: the child of the wrapper the queue started.
 pid_t Supervisor(const json& job) {
   const int64_t wrapper = job["pid"].get<int64_t>();
-  const std::string children = testing::ReadTestFile(
-      "/proc/" + std::to_string(wrapper) + "/task/" + std::to_string(wrapper) + "/children");
+  const std::string children = testing::ReadTestFile("/proc/" + std::to_string(wrapper) + "/task/" +
+                                                     std::to_string(wrapper) + "/children");
   return children.empty() ? -1 : static_cast<pid_t>(std::stol(children));
 }
 
@@ -146,8 +146,8 @@ bool Has(const std::vector<std::string>& v, const std::string& s) {
 
 TEST(QueueViewE2e, ListAndShowGiveEtaAgainstTheDeadlineAndSpendSoFar) {
   Queue q;
-  const int id = q.Submit("quick", "cpu_slots: 1\nruntime: 10m\ndeadline: 2h\n",
-                          {"/bin/sh", "-c", "sleep 2"});
+  const int id =
+      q.Submit("quick", "cpu_slots: 1\nruntime: 10m\ndeadline: 2h\n", {"/bin/sh", "-c", "sleep 2"});
   const int late = q.Submit("late", "cpu_slots: 1\nruntime: 3h\ndeadline: 1h\n", {"true"});
   auto r = q.Run({"--json", "queue", "list"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -217,8 +217,9 @@ TEST(QueueWarmStartE2e, AJobStartsFromTheRunsNewestCommittedCheckpoint) {
 
   // A run that is not in the ledger, and one with no committed checkpoint: bad input naming
   // the field, nothing queued.
-  auto bad = q.Run({"queue", "submit", q.Spec("typo", "cpu_slots: 1\nruntime: 1m\nwarm_start: bsae\n"),
-                    "--capacity", q.cap, "--", "true"});
+  auto bad =
+      q.Run({"queue", "submit", q.Spec("typo", "cpu_slots: 1\nruntime: 1m\nwarm_start: bsae\n"),
+             "--capacity", q.cap, "--", "true"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("typo.yaml:6:13:"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("field 'warm_start': no run named 'bsae'"), std::string::npos) << bad.err;
@@ -226,7 +227,8 @@ TEST(QueueWarmStartE2e, AJobStartsFromTheRunsNewestCommittedCheckpoint) {
   bad = q.Run({"queue", "submit", q.Spec("plain", "cpu_slots: 1\nruntime: 1m\n"), "--capacity",
                q.cap, "--warm-start", "plain", "--", "true"});
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("--warm-start: run 'plain' has no committed checkpoint"), std::string::npos)
+  EXPECT_NE(bad.err.find("--warm-start: run 'plain' has no committed checkpoint"),
+            std::string::npos)
       << bad.err;
   auto list = q.Run({"--json", "queue", "list"});
   EXPECT_EQ(json::parse(list.out)["jobs"].size(), 1u);
@@ -234,7 +236,8 @@ TEST(QueueWarmStartE2e, AJobStartsFromTheRunsNewestCommittedCheckpoint) {
 
 TEST(QueueSpotE2e, PreemptedWithoutADeadlineItWaitsForSpotAndResumesThere) {
   Queue q;
-  const int id = q.Submit("patient", "cpu_slots: 1\nruntime: 10m\ncheckpoints: true\n", q.Train(30));
+  const int id =
+      q.Submit("patient", "cpu_slots: 1\nruntime: 10m\ncheckpoints: true\n", q.Train(30));
   q.Pass();
   ASSERT_EQ(q.Show(id)["pool"], "spot");
   Reclaim(q, id);
@@ -253,8 +256,9 @@ TEST(QueueSpotE2e, PreemptedWithoutADeadlineItWaitsForSpotAndResumesThere) {
 
 TEST(QueueSpotE2e, PreemptedNearItsDeadlineTheSpotPolicyMovesItToOnDemand) {
   Queue q;
-  const int id = q.Submit("urgent", "cpu_slots: 1\nruntime: 10m\ncheckpoints: true\nrestart: 15m\ndeadline: 30m\n",
-                          q.Train(30));
+  const int id = q.Submit(
+      "urgent", "cpu_slots: 1\nruntime: 10m\ncheckpoints: true\nrestart: 15m\ndeadline: 30m\n",
+      q.Train(30));
   q.Pass();
   ASSERT_EQ(q.Show(id)["pool"], "spot");
   Reclaim(q, id);

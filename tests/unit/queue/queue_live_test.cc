@@ -46,9 +46,10 @@ JobRequest SpotJob(Seconds deadline) {
 TEST(QueueJobSpec, ReadsTheCheckpointKeysAndWarmStart) {
   TempDir dir;
   const auto spec = dir / "job.yaml";
-  WriteTestFile(spec, "apiVersion: frugal/v1\nkind: QueueJob\ngpus: 1\nruntime: 2h\n"
-                      "checkpoints: true\ncheckpoint_every: 10m\nrestart: 15m\n"
-                      "warm_start: base-run\n");
+  WriteTestFile(spec,
+                "apiVersion: frugal/v1\nkind: QueueJob\ngpus: 1\nruntime: 2h\n"
+                "checkpoints: true\ncheckpoint_every: 10m\nrestart: 15m\n"
+                "warm_start: base-run\n");
   auto job = LoadQueueJobSpec(spec, SpotCapacity(), kNow, nullptr);
   ASSERT_TRUE(job) << job.error().message;
   EXPECT_DOUBLE_EQ(job->checkpoint_every_hours, 10.0 / 60);
@@ -225,8 +226,9 @@ TEST(QueueWarmStart, NoRunOrNoCommittedCheckpointIsBadInputNamingTheField) {
   auto none = FindWarmStartOnDisk("empty", dir / "empty", "job.yaml:6:13: field 'warm_start'");
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().code, ErrorCode::kBadInput);
-  EXPECT_NE(none.error().message.find("field 'warm_start': run 'empty' has no committed checkpoint"),
-            std::string::npos)
+  EXPECT_NE(
+      none.error().message.find("field 'warm_start': run 'empty' has no committed checkpoint"),
+      std::string::npos)
       << none.error().message;
   auto ledger = ledger::Ledger::Open((dir / "l.db").string());
   ASSERT_TRUE(ledger) << ledger.error().message;
