@@ -188,7 +188,7 @@ Result<std::optional<std::string>> RecordPreemption(ledger::Connection& db,
   ledger::QueueJobRow f;
   f.request = RequestToJson(request);
   f.reason = d.reason;
-  const std::vector<std::string> from = {row.state};
+  const std::vector<std::string> from = {"starting", "running"};
   if (!FRUGAL_TRY(ledger::MoveQueueJob(db, row.id, from, "waiting", f, now * 1000))) {
     return std::optional<std::string>();
   }
