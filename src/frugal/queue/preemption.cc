@@ -176,12 +176,11 @@ Result<std::optional<std::string>> RecordPreemption(ledger::Connection& db,
                                                     const Capacity& capacity,
                                                     ledger::QueueJobRow& row, JobRequest& request,
                                                     Seconds now) {
+  // A pool no longer in the capacity file: the job simply waits again (requeue).
+  Pool gone;
+  gone.name = row.pool;
   const Pool* pool = capacity.FindPool(row.pool);
-  if (pool == nullptr) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("queue job {} ran on pool '{}', which {} no longer has", row.id,
-                            row.pool, capacity.source));
-  }
+  if (pool == nullptr) pool = &gone;
   const Seconds started = row.started_ms.value_or(now * 1000) / 1000;
   const ledger::QueueDecisionRow d =
       AfterPreemption(capacity, row.id, request, *pool, started, now);

@@ -173,6 +173,18 @@ TYPED_TEST(QueueStore, APreemptedJobWaitsAgainWithItsSpotHistoryAndItsNewestDeci
   auto again = RecordPreemption(ledger->connection(), *cap, seen_running, request, kNow + 1801);
   ASSERT_TRUE(again);
   EXPECT_FALSE(*again);
+  // Preempted on a pool the capacity file no longer has: it waits again, the pass goes on.
+  ASSERT_TRUE(ledger::MoveQueueJob(ledger->connection(), sub->id, std::vector<std::string>{"waiting"},
+                                   "running", ledger::QueueJobRow{}, 1));
+  auto without_spot = ParseCapacity(
+      "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
+      "  - {name: od, tier: on_demand, gpu: T4, gpus_per_node: 1, price_per_gpu_hour: 0.6}\n",
+      "c.yaml");
+  ASSERT_TRUE(without_spot);
+  auto gone = RecordPreemption(ledger->connection(), *without_spot, seen_running, request, kNow + 1900);
+  ASSERT_TRUE(gone) << gone.error().message;
+  ASSERT_TRUE(*gone);
+  EXPECT_NE((*gone)->find("requeue: preempted on spot ("), std::string::npos) << **gone;
 }
 
 }  // namespace
