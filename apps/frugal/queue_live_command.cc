@@ -10,10 +10,10 @@
 
 #include "commands.h"
 #include "frugal/core/paths.h"
-#include "frugal/core/table.h"
 #include "frugal/core/text.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/queue/queue_service.h"
+#include "frugal/queue/queue_view.h"
 
 namespace frugal::cli {
 namespace {
@@ -53,31 +53,6 @@ std::unique_ptr<queue::Executor> Executor(const GlobalOptions& global) {
   return queue::MakeLocalExecutor(SelfBinary(), global.db, UserDataDir() / "queue");
 }
 
-std::string Time(std::optional<int64_t> ms) {
-  return ms ? queue::FormatUtcTime(*ms / 1000) : "-";
-}
-
-nlohmann::json JobJson(const ledger::QueueJobRow& row) {
-  nlohmann::json j = {{"id", row.id},          {"name", row.name},   {"state", row.state},
-                      {"pool", row.pool},      {"devices", row.devices},
-                      {"run_id", row.run_id},  {"reason", row.reason},
-                      {"submitted", Time(row.submitted_ms)},
-                      {"started", row.started_ms ? nlohmann::json(Time(row.started_ms)) : nlohmann::json()},
-                      {"finished", row.finished_ms ? nlohmann::json(Time(row.finished_ms)) : nlohmann::json()},
-                      {"exit_code", row.exit_code ? nlohmann::json(*row.exit_code) : nlohmann::json()},
-                      {"expected_cost_usd", row.expected_cost_micros
-                                                ? nlohmann::json(Money::FromMicros(*row.expected_cost_micros).dollars())
-                                                : nlohmann::json()}};
-  if (auto request = queue::RequestFromJson(row.request)) {
-    j["deadline"] = request->deadline == queue::kNever ? nlohmann::json()
-                                                        : nlohmann::json(queue::FormatUtcTime(request->deadline));
-    j["tags"] = request->tags;
-    j["gpus"] = request->cpu_only ? 0 : request->units;
-  }
-  j["command"] = nlohmann::json::parse(row.command, nullptr, false);
-  return j;
-}
-
 struct SubmitOptions {
   std::string spec;
   std::string capacity;
@@ -89,6 +64,7 @@ struct SubmitOptions {
   std::string window;
   std::vector<std::string> tags;
   std::string override_reason;
+  std::string warm_start;
   std::vector<std::string> command;
 };
 
@@ -114,6 +90,10 @@ Result<void> ApplyFlags(const SubmitOptions& o, const queue::Capacity& cap, Seco
     job.tags[t.substr(0, eq)] = t.substr(eq + 1);
   }
   job.override_reason = o.override_reason;
+  if (!o.warm_start.empty()) {
+    job.warm_start = o.warm_start;
+    job.warm_start_where = "--warm-start";
+  }
   if (job.deadline != queue::kNever && job.deadline <= now) {
     return Fail(ErrorCode::kBadInput, "--deadline: already past");
   }
@@ -151,55 +131,23 @@ Result<void> RunList(const std::string& state, const GlobalOptions& global, Stre
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   std::vector<std::string> states;
   if (!state.empty()) states = Split(state, ',');
-  std::vector<ledger::QueueJobRow> rows;
-  if (auto r = ledger::ListQueueJobs(db->connection(), states)) {
-    rows = std::move(*r);
-  } else if (db->connection().where().find("(none yet)") == std::string::npos) {
-    return Fail(r.error());
-  }
+  const std::vector<queue::JobView> jobs = FRUGAL_TRY(queue::ListJobs(*db, states, Now()));
   if (global.json) {
-    nlohmann::json jobs = nlohmann::json::array();
-    for (const auto& r : rows) jobs.push_back(JobJson(r));
-    WriteJson(s, {{"jobs", jobs}});
-    return {};
+    WriteJson(s, queue::ListJson(jobs));
+  } else {
+    queue::PrintJobTable(jobs, s.out);
   }
-  Table t({{"id", Align::kRight}, {"name"}, {"state"}, {"pool"}, {"expected", Align::kRight}, {"why"}});
-  for (const auto& r : rows) {
-    t.AddRow({std::to_string(r.id), r.name, r.state, r.pool.empty() ? "-" : r.pool,
-              r.expected_cost_micros ? Money::FromMicros(*r.expected_cost_micros).ToString() : "-",
-              r.reason});
-  }
-  t.Render(s.out);
   return {};
 }
 
 Result<void> RunShow(int64_t id, const GlobalOptions& global, Streams& s) {
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
-  const auto row = FRUGAL_TRY(ledger::GetQueueJob(db->connection(), id));
-  if (!row) return Fail(ErrorCode::kBadInput, fmt::format("no queue job {}", id));
-  const auto decisions = FRUGAL_TRY(ledger::ListQueueDecisions(db->connection(), id));
-  nlohmann::json doc = JobJson(*row);
-  nlohmann::json ds = nlohmann::json::array();
-  for (const auto& d : decisions) {
-    ds.push_back({{"time", Time(d.time_ms)}, {"verdict", d.verdict}, {"pool", d.pool},
-                  {"start", Time(d.start_ms)}, {"finish", Time(d.finish_ms)},
-                  {"cost_usd", d.cost_micros ? nlohmann::json(Money::FromMicros(*d.cost_micros).dollars()) : nlohmann::json()},
-                  {"on_demand_cost_usd", d.on_demand_micros ? nlohmann::json(Money::FromMicros(*d.on_demand_micros).dollars()) : nlohmann::json()},
-                  {"reason", d.reason}});
-  }
-  doc["decisions"] = ds;
+  const queue::JobView job = FRUGAL_TRY(queue::ShowJob(*db, id, Now()));
   if (global.json) {
-    WriteJson(s, doc);
-    return {};
+    WriteJson(s, queue::ShowJson(job));
+  } else {
+    queue::PrintJob(job, s.out);
   }
-  s.out << fmt::format("job {} ({}): {}\n", row->id, row->name, row->state);
-  for (const char* key : {"pool", "devices", "run_id", "deadline", "submitted", "started", "finished", "exit_code", "reason"}) {
-    if (doc.contains(key) && !doc[key].is_null() && doc[key] != "") {
-      s.out << fmt::format("  {:<10} {}\n", key, doc[key].is_string() ? doc[key].get<std::string>() : doc[key].dump());
-    }
-  }
-  s.out << "  decisions:\n";
-  for (const auto& d : decisions) s.out << fmt::format("    {}  {}\n", Time(d.time_ms), d.reason);
   return {};
 }
 
@@ -208,7 +156,7 @@ Result<void> RunSteer(int64_t id, queue::Steer steer, const GlobalOptions& globa
   auto executor = Executor(global);
   const auto row = FRUGAL_TRY(queue::SteerJob(db->connection(), *executor, id, steer, Now()));
   if (global.json) {
-    WriteJson(s, JobJson(row));
+    WriteJson(s, queue::JobViewJson(FRUGAL_TRY(queue::ShowJob(*db, id, Now()))));
   } else {
     s.out << fmt::format("job {} ({}): {}\n", row.id, row.name, row.state);
   }
@@ -227,8 +175,10 @@ Result<void> RunLoop(const RunLoopOptions& o, const GlobalOptions& global, Strea
   if (!interval || interval->count() <= 0) return Fail(ErrorCode::kBadInput, "--interval: expected a positive duration");
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
   auto executor = Executor(global);
+  queue::RequestCache requests;
   for (;;) {
-    const queue::PassReport r = FRUGAL_TRY(queue::RunPass(db->connection(), cap, *executor, Now()));
+    const queue::PassReport r =
+        FRUGAL_TRY(queue::RunPass(db->connection(), cap, *executor, Now(), &requests));
     for (const std::string& line : r.lines) s.out << queue::FormatUtcTime(Now()) << "  " << line << '\n';
     s.out.flush();
     if (o.once) {
@@ -256,13 +206,15 @@ void RegisterQueueLive(CLI::App& queue_cmd, GlobalOptions& global, Action& actio
   submit->add_option("--window", sub->window, "Start only in this window (nights, weekends, off_peak, or the capacity file's)");
   submit->add_option("--tag", sub->tags, "Tag k=v (repeatable)")->allow_extra_args(false);
   submit->add_option("--override", sub->override_reason, "Submit over the team budget, for this reason");
+  submit->add_option("--warm-start", sub->warm_start,
+                     "Start from this run's newest committed checkpoint (the spec's warm_start)");
   submit->add_option("command", sub->command, "The training command, after --");
   submit->callback([sub, &global, &action] {
     action = [sub, &global](Streams& s) { return RunSubmit(*sub, global, s); };
   });
 
   auto state = std::make_shared<std::string>();
-  CLI::App* list = queue_cmd.add_subcommand("list", "Queued jobs: state, where and why");
+  CLI::App* list = queue_cmd.add_subcommand("list", "Queued jobs: state, where and why, ETA against the deadline, spend");
   list->add_option("--state", *state, "Only these states (comma list)");
   list->callback([state, &global, &action] {
     action = [state, &global](Streams& s) { return RunList(*state, global, s); };

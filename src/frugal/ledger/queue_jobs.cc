@@ -30,6 +30,15 @@ QueueJobRow JobFromRow(const Row& r) {
   return j;
 }
 
+constexpr const char* kDecisionColumns =
+    "job_id, time_ms, verdict, pool, start_ms, finish_ms, cost_micros, on_demand_micros, reason";
+
+QueueDecisionRow DecisionFromRow(const Row& r) {
+  return {AsInt(r[0]),         AsInt(r[1]),         AsText(r[2]),
+          AsText(r[3]),        AsOptionalInt(r[4]), AsOptionalInt(r[5]),
+          AsOptionalInt(r[6]), AsOptionalInt(r[7]), AsText(r[8])};
+}
+
 std::string Placeholders(size_t n) {
   std::string s;
   for (size_t i = 0; i < n; ++i) s += i == 0 ? "?" : ", ?";
@@ -94,6 +103,7 @@ Result<bool> MoveQueueJob(Connection& db, int64_t id, std::span<const std::strin
   number("exit_code", f.exit_code);
   number("expected_cost_micros", f.expected_cost_micros);
   text("reason", f.reason);
+  text("request", f.request);
   params.emplace_back(id);
   params.insert(params.end(), from.begin(), from.end());
   const std::vector<Row> rows = FRUGAL_TRY(db.Query(
@@ -120,14 +130,21 @@ Result<void> InsertQueueDecisions(Connection& db, std::span<const QueueDecisionR
 Result<std::vector<QueueDecisionRow>> ListQueueDecisions(Connection& db, int64_t job_id) {
   const std::vector<Value> params = {job_id};
   const std::vector<Row> rows = FRUGAL_TRY(db.Query(
-      "SELECT job_id, time_ms, verdict, pool, start_ms, finish_ms, cost_micros, "
-      "on_demand_micros, reason FROM queue_decisions WHERE job_id = ? ORDER BY id",
+      fmt::format("SELECT {} FROM queue_decisions WHERE job_id = ? ORDER BY id", kDecisionColumns),
       params));
   std::vector<QueueDecisionRow> out;
-  for (const Row& r : rows) {
-    out.push_back({AsInt(r[0]), AsInt(r[1]), AsText(r[2]), AsText(r[3]), AsOptionalInt(r[4]),
-                   AsOptionalInt(r[5]), AsOptionalInt(r[6]), AsOptionalInt(r[7]), AsText(r[8])});
-  }
+  for (const Row& r : rows) out.push_back(DecisionFromRow(r));
+  return out;
+}
+
+Result<std::vector<QueueDecisionRow>> ListLatestQueueDecisions(Connection& db) {
+  const std::vector<Row> rows = FRUGAL_TRY(db.Query(
+      fmt::format("SELECT {} FROM queue_decisions WHERE id IN (SELECT MAX(id) FROM "
+                  "queue_decisions GROUP BY job_id) ORDER BY job_id",
+                  kDecisionColumns),
+      {}));
+  std::vector<QueueDecisionRow> out;
+  for (const Row& r : rows) out.push_back(DecisionFromRow(r));
   return out;
 }
 

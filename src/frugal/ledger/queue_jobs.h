@@ -57,8 +57,9 @@ struct QueueDecisionRow {
 
 /// Moves job `id` to `to` only if it is in one of `from` (one statement, so of two callers
 /// only one wins), writing the placement columns of `fields` (pool, devices, pid, run_id,
-/// started_ms, finished_ms, exit_code, expected_cost_micros, reason) that are set. Returns
-/// whether it moved.
+/// started_ms, finished_ms, exit_code, expected_cost_micros, reason, and request: the queue
+/// keeps what it learns of a job, its spot history, there) that are set. Returns whether it
+/// moved.
 [[nodiscard]] Result<bool> MoveQueueJob(Connection& db, int64_t id,
                                         std::span<const std::string> from, std::string_view to,
                                         const QueueJobRow& fields, int64_t now_ms);
@@ -68,5 +69,8 @@ struct QueueDecisionRow {
 /// A job's decisions, oldest first.
 [[nodiscard]] Result<std::vector<QueueDecisionRow>> ListQueueDecisions(Connection& db,
                                                                        int64_t job_id);
+
+/// The newest decision of every job that has one, by job id (one query, for listings).
+[[nodiscard]] Result<std::vector<QueueDecisionRow>> ListLatestQueueDecisions(Connection& db);
 
 }  // namespace frugal::ledger

@@ -14,6 +14,21 @@
 
 namespace frugal::queue {
 
+/// What the live queue has learnt of a job on spot, kept with its request in the ledger so the
+/// spot deadline policy's decision survives a restart of the scheduler.
+struct SpotHistory {
+  int preemptions = 0;
+  bool spot_allowed = true;  ///< false once the policy moved the job to on-demand
+  bool paid_allowed = true;  ///< false while the policy says wait for spot to return
+  Seconds first_start = 0;   ///< the job's first start; 0 when never started
+  Seconds stint_start = 0;   ///< start of the current stretch on spot (0: not on spot)
+  Seconds preempted_at = 0;  ///< the last preemption
+  Seconds recheck_at = 0;    ///< while waiting for spot: when to ask the policy again
+  double work_done_hours = 0;  ///< work estimated safe in checkpoints
+  /// The job's own spot history, oldest first: (on spot, seconds) stretches.
+  std::vector<std::pair<bool, Seconds>> spans;
+};
+
 struct JobRequest {
   std::string name;
   int units = 1;          ///< GPUs, or CPU slots when cpu_only
@@ -39,6 +54,12 @@ struct JobRequest {
   /// A step whose output is reusable: when `cache_output` exists the job is not run again.
   std::string cache_key;
   std::string cache_output;
+  /// Starts from this run's newest committed checkpoint ("" = a fresh start).
+  std::string warm_start;
+  /// Where warm_start was given ("job.yaml:7:13: field 'warm_start'", "--warm-start"), for
+  /// errors at submission; not stored.
+  std::string warm_start_where;
+  SpotHistory spot;  ///< live queue only
 
   /// Hours of undisturbed work on `pool`, or nullopt when the job does not fit it (model,
   /// CPU/GPU, size).

@@ -64,7 +64,10 @@ class LocalExecutor final : public Executor {
     return std::nullopt;
   }
 
-  void Stop(int64_t pid) override { ::kill(-static_cast<pid_t>(pid), SIGTERM); }
+  void Stop(int64_t pid) override {
+    // Just after the start the job may not lead its group yet: then the process itself.
+    if (::kill(-static_cast<pid_t>(pid), SIGTERM) != 0) ::kill(static_cast<pid_t>(pid), SIGTERM);
+  }
 
  private:
   std::filesystem::path ExitFile(int64_t id) const { return dir_ / fmt::format("{}.exit", id); }
@@ -105,13 +108,15 @@ class LocalExecutor final : public Executor {
     const pid_t child = ::fork();
     if (child < 0) return Fail(ErrorCode::kFailed, std::string("fork: ") + std::strerror(errno));
     if (child == 0) {
-      ::setsid();
       const pid_t job = ::fork();
       if (job != 0) {
         const int64_t pid = job;
         [[maybe_unused]] const ssize_t n = ::write(fds[1], &pid, sizeof pid);
         ::_exit(job < 0 ? 1 : 0);
       }
+      // The job leads its own session and process group, whose id is the pid recorded: Stop()
+      // signals that group.
+      ::setsid();
       for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
       const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
       const int null = ::open("/dev/null", O_RDONLY);

@@ -10,6 +10,9 @@
 #include <set>
 
 #include "frugal/core/text.h"
+#include "frugal/queue/preemption.h"
+#include "frugal/queue/warm_start.h"
+#include "frugal/run/protocol.h"
 
 namespace frugal::queue {
 namespace {
@@ -23,10 +26,11 @@ struct Loaded {
   JobRequest request;
 };
 
-Result<std::vector<Loaded>> LoadAll(ledger::Connection& db) {
+Result<std::vector<Loaded>> LoadAll(ledger::Connection& db, RequestCache* cache = nullptr) {
   std::vector<Loaded> out;
   for (QueueJobRow& row : FRUGAL_TRY(ledger::ListQueueJobs(db, {}))) {
-    JobRequest request = FRUGAL_TRY(RequestFromJson(row.request));
+    JobRequest request = cache != nullptr ? FRUGAL_TRY(cache->Get(row.id, row.request))
+                                          : FRUGAL_TRY(RequestFromJson(row.request));
     out.push_back({std::move(row), std::move(request)});
   }
   return out;
@@ -116,8 +120,8 @@ std::string FreeDevices(const Capacity& cap, const std::vector<Loaded>& jobs, in
 
 /// Catches the ledger up with the processes: starting → running or waiting again; running →
 /// succeeded or failed.
-Result<void> Reconcile(ledger::Connection& db, Executor& executor, std::vector<Loaded>& jobs,
-                       Seconds now, PassReport& report) {
+Result<void> Reconcile(ledger::Connection& db, const Capacity& capacity, Executor& executor,
+                       std::vector<Loaded>& jobs, Seconds now, PassReport& report) {
   const int64_t now_ms = now * 1000;
   for (Loaded& j : jobs) {
     if (j.row.state != "starting" && j.row.state != "running") continue;
@@ -132,6 +136,11 @@ Result<void> Reconcile(ledger::Connection& db, Executor& executor, std::vector<L
       continue;
     }
     const std::optional<int> exit = executor.ExitStatus(j.row.id);
+    if (exit && *exit == run::kRequeueExitCode) {  // preempted: the spot policy decides
+      const auto line = FRUGAL_TRY(RecordPreemption(db, capacity, j.row, j.request, now));
+      if (line) report.lines.push_back(*line);
+      continue;
+    }
     // Another scheduler may be starting it right now: only a start left for a minute was cut.
     if (!exit && j.row.state == "starting" && now_ms - j.row.updated_ms < 60'000) continue;
     if (!exit && j.row.state == "starting") {
@@ -189,13 +198,32 @@ Result<bool> Claim(ledger::Connection& db, const Capacity& cap, Loaded& j, const
   return true;
 }
 
+/// A job that warm-starts gets that run's newest committed checkpoint as its own first one
+/// (only before it has any of its own).
+Result<void> SeedWarmStart(const Loaded& j) {
+  if (j.request.warm_start.empty()) return {};
+  const std::string where = fmt::format("queue job {}: warm_start", j.row.id);
+  const WarmStart warm = FRUGAL_TRY(
+      FindWarmStartOnDisk(j.request.warm_start, RunDirOf(j.request.warm_start), where));
+  FRUGAL_TRY(SeedRunDir(warm, RunDirOf(j.row.run_id)));
+  return {};
+}
+
 Result<void> LaunchJob(ledger::Connection& db, Executor& executor, const Capacity& cap,
                        Loaded& j, const Launch& l, Seconds now, PassReport& report) {
   const int64_t now_ms = now * 1000;
   const Pool& pool = cap.pools[static_cast<size_t>(l.pool)];
   const std::vector<std::string> starting = {"starting"};
-  Result<int64_t> pid = executor.Start(j.row, pool, l.devices);
   QueueJobRow g;
+  if (Result<void> seeded = SeedWarmStart(j); !seeded) {
+    g.reason = "could not start: " + seeded.error().message;
+    g.finished_ms = now_ms;
+    FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, starting, "failed", g, now_ms));
+    j.row.state = "failed";
+    report.lines.push_back(fmt::format("job {} ({}) failed: {}", j.row.id, j.row.name, g.reason));
+    return {};
+  }
+  Result<int64_t> pid = executor.Start(j.row, pool, l.devices);
   if (!pid) {
     g.reason = "could not start: " + pid.error().message;
     FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, starting, "waiting", g, now_ms));
@@ -279,8 +307,14 @@ Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
     for (const std::string& key : BudgetKeys(capacity, jobs[i].request)) {
       in.committed[key] -= Money::FromMicros(jobs[i].row.expected_cost_micros.value_or(0));
     }
+    if (!jobs[i].request.spot.paid_allowed && now >= jobs[i].request.spot.recheck_at) {
+      const auto line = FRUGAL_TRY(RecordSpotRecheck(db, capacity, jobs[i].row, jobs[i].request, now));
+      if (line) report.lines.push_back(*line);
+    }
     index.push_back(i);
-    in.jobs.push_back({&jobs[i].request});
+    const SpotHistory& spot = jobs[i].request.spot;
+    in.jobs.push_back({&jobs[i].request, WorkLeft(capacity, jobs[i].request), spot.spot_allowed,
+                       spot.paid_allowed});
   }
   std::vector<ledger::QueueDecisionRow> decisions;
   for (const Placement& p : Schedule(in)) {
@@ -321,6 +355,10 @@ Result<Submitted> SubmitJob(ledger::Connection& db, const Capacity& capacity,
                 fmt::format("job '{}' ({} {}) fits no pool of {}", job.name, job.units,
                             job.cpu_only ? "CPU slots" : "GPUs", capacity.source));
   }
+  if (!job.warm_start.empty()) {
+    const std::string where = job.warm_start_where.empty() ? "warm_start" : job.warm_start_where;
+    FRUGAL_TRY(FindWarmStart(db, job.warm_start, RunDirOf(job.warm_start), where));
+  }
   Submitted out;
   const auto body = [&](ledger::Connection& c) -> Result<void> {
     const std::vector<Loaded> jobs = FRUGAL_TRY(LoadAll(c));
@@ -352,14 +390,23 @@ Result<Submitted> SubmitJob(ledger::Connection& db, const Capacity& capacity,
   return out;
 }
 
+Result<JobRequest> RequestCache::Get(int64_t id, const std::string& text) {
+  auto it = entries_.find(id);
+  if (it == entries_.end() || it->second.first != text) {
+    JobRequest parsed = FRUGAL_TRY(RequestFromJson(text));
+    it = entries_.insert_or_assign(id, std::make_pair(text, std::move(parsed))).first;
+  }
+  return it->second.second;
+}
+
 Result<PassReport> RunPass(ledger::Connection& db, const Capacity& capacity, Executor& executor,
-                           Seconds now) {
+                           Seconds now, RequestCache* cache) {
   PassReport report;
   std::vector<Loaded> jobs;
   std::vector<Launch> launches;
   const auto locked = [&]() -> Result<void> {
-    jobs = FRUGAL_TRY(LoadAll(db));
-    FRUGAL_TRY(Reconcile(db, executor, jobs, now, report));
+    jobs = FRUGAL_TRY(LoadAll(db, cache));
+    FRUGAL_TRY(Reconcile(db, capacity, executor, jobs, now, report));
     return PlaceWaiting(db, capacity, jobs, now, report, launches);
   };
   FRUGAL_TRY(Locked(db, locked));

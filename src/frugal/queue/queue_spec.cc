@@ -5,7 +5,10 @@
 // "runtime_hours", "runtime_by_gpu": {model: hours}, "checkpoints", "checkpoint_every_hours",
 // "restart_hours", "arrival", "deadline" (unix seconds or null), "not_before", "window":
 // [168 booleans as a string of 0/1] or null, "window_name", "priority", "tags", "budget_micros"
-// or null, "override_reason", "depends_on": [names], "cache_key", "cache_output"}
+// or null, "override_reason", "depends_on": [names], "cache_key", "cache_output",
+// "warm_start" (a run id or ""), "spot": {"preemptions", "spot_allowed", "paid_allowed",
+// "first_start", "stint_start", "preempted_at", "recheck_at", "work_done_hours",
+// "spans": [[on_spot, seconds]]}}. Keys after cache_key were added later and may be absent.
 
 #include <fmt/format.h>
 
@@ -41,6 +44,28 @@ Result<int> Whole(const YamlDoc& doc, const YAML::Node& root, const char* key, i
   return static_cast<int>(*v);
 }
 
+nlohmann::json SpotToJson(const SpotHistory& s) {
+  return {{"preemptions", s.preemptions},   {"spot_allowed", s.spot_allowed},
+          {"paid_allowed", s.paid_allowed}, {"first_start", s.first_start},
+          {"stint_start", s.stint_start},   {"preempted_at", s.preempted_at},
+          {"recheck_at", s.recheck_at},     {"work_done_hours", s.work_done_hours},
+          {"spans", s.spans}};
+}
+
+SpotHistory SpotFromJson(const nlohmann::json& doc) {
+  SpotHistory s;
+  s.preemptions = doc.at("preemptions").get<int>();
+  s.spot_allowed = doc.at("spot_allowed").get<bool>();
+  s.paid_allowed = doc.at("paid_allowed").get<bool>();
+  s.first_start = doc.at("first_start").get<Seconds>();
+  s.stint_start = doc.at("stint_start").get<Seconds>();
+  s.preempted_at = doc.at("preempted_at").get<Seconds>();
+  s.recheck_at = doc.at("recheck_at").get<Seconds>();
+  s.work_done_hours = doc.at("work_done_hours").get<double>();
+  s.spans = doc.at("spans").get<std::vector<std::pair<bool, Seconds>>>();
+  return s;
+}
+
 }  // namespace
 
 Result<Seconds> ParseWhen(const std::string& flag, const std::string& text, Seconds now) {
@@ -60,7 +85,7 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
                            {"apiVersion", "kind", "name", "gpus", "cpu_slots", "gpu", "runtime",
                             "runtime_by_gpu", "checkpoints", "checkpoint_every", "restart",
                             "deadline", "not_before", "window", "priority", "tags", "budget",
-                            "depends_on", "cache", "command"}));
+                            "depends_on", "cache", "warm_start", "command"}));
   if (FRUGAL_TRY(doc.RequiredString(root, "apiVersion")) != "frugal/v1") {
     return At(doc, root["apiVersion"], "apiVersion", "must be frugal/v1");
   }
@@ -94,6 +119,12 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
     }
   }
   job.checkpoints = FRUGAL_TRY(doc.OptionalBool(root, "checkpoints")).value_or(false);
+  for (const auto& [key, hours] : {std::pair<const char*, double*>{"checkpoint_every", &job.checkpoint_every_hours},
+                                   std::pair<const char*, double*>{"restart", &job.restart_hours}}) {
+    const std::optional<Duration> d = FRUGAL_TRY(doc.OptionalDuration(root, key));
+    if (d && d->count() <= 0) return At(doc, root[key], key, "must be positive");
+    if (d) *hours = ToHours(*d);
+  }
   job.arrival = now;
   job.deadline = FRUGAL_TRY(When(doc, root, "deadline", now)).value_or(kNever);
   job.not_before = FRUGAL_TRY(When(doc, root, "not_before", now)).value_or(now);
@@ -114,6 +145,11 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
     // Relative to the spec's folder, like every path a spec names.
     if (output.is_relative()) output = path.parent_path() / output;
     job.cache_output = output.string();
+  }
+  if (const std::optional<std::string> w = FRUGAL_TRY(doc.OptionalString(root, "warm_start"))) {
+    if (w->empty()) return At(doc, root["warm_start"], "warm_start", "expected a run id");
+    job.warm_start = *w;
+    job.warm_start_where = fmt::format("{}: field 'warm_start'", doc.Where(root["warm_start"]));
   }
   if (command != nullptr) *command = FRUGAL_TRY(doc.StringList(root, "command"));
   return job;
@@ -141,7 +177,9 @@ std::string RequestToJson(const JobRequest& j) {
                         {"override_reason", j.override_reason},
                         {"depends_on", j.depends_on},
                         {"cache_key", j.cache_key},
-                        {"cache_output", j.cache_output}};
+                        {"cache_output", j.cache_output},
+                        {"warm_start", j.warm_start},
+                        {"spot", SpotToJson(j.spot)}};
   return doc.dump();
 }
 
@@ -175,6 +213,8 @@ Result<JobRequest> RequestFromJson(const std::string& text) {
     j.depends_on = doc.at("depends_on").get<std::vector<std::string>>();
     j.cache_key = doc.value("cache_key", std::string());
     j.cache_output = doc.value("cache_output", std::string());
+    j.warm_start = doc.value("warm_start", std::string());
+    if (doc.contains("spot")) j.spot = SpotFromJson(doc.at("spot"));
     return j;
   } catch (const std::exception& e) {
     return Fail(ErrorCode::kFailed, std::string("queue job request in the ledger: ") + e.what());

@@ -10,6 +10,7 @@
 
 #include "backends.h"
 #include "frugal/ledger/queue_jobs.h"
+#include "frugal/queue/preemption.h"
 #include "frugal/queue/queue_service.h"
 
 namespace frugal::queue {
@@ -133,6 +134,57 @@ TYPED_TEST(QueueStore, TwoSchedulersOnOneLedgerStartEachJobOnce) {
   std::set<int64_t> unique(executor.started.begin(), executor.started.end());
   EXPECT_EQ(unique.size(), executor.started.size());
   EXPECT_EQ(executor.started.size(), 4u);
+}
+
+TYPED_TEST(QueueStore, APreemptedJobWaitsAgainWithItsSpotHistoryAndItsNewestDecisionListed) {
+  auto ledger = this->Open();
+  ASSERT_TRUE(ledger);
+  auto cap = ParseCapacity(
+      "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
+      "  - {name: spot, tier: spot, gpu: T4, gpus_per_node: 1, price_per_gpu_hour: 0.2,\n"
+      "     preemptions_per_hour: 0.01, changeover: 1m}\n"
+      "  - {name: od, tier: on_demand, gpu: T4, gpus_per_node: 1, price_per_gpu_hour: 0.6}\n",
+      "c.yaml");
+  ASSERT_TRUE(cap) << cap.error().message;
+  JobRequest job = Job("train", 1);
+  job.checkpoints = true;
+  auto sub = SubmitJob(ledger->connection(), *cap, job, {"true"}, kNow);
+  ASSERT_TRUE(sub) << sub.error().message;
+  RecordingExecutor executor;
+  ASSERT_TRUE(RunPass(ledger->connection(), *cap, executor, kNow));
+  auto row = *ledger::GetQueueJob(ledger->connection(), sub->id);
+  ASSERT_TRUE(row);
+  ASSERT_EQ(row->state, "running");
+  ASSERT_EQ(row->pool, "spot");
+  JobRequest request = *RequestFromJson(row->request);
+  ledger::QueueJobRow seen_running = *row;
+  auto line = RecordPreemption(ledger->connection(), *cap, *row, request, kNow + 1800);
+  ASSERT_TRUE(line && *line) << (line ? "moved by another" : line.error().message);
+  row = *ledger::GetQueueJob(ledger->connection(), sub->id);
+  EXPECT_EQ(row->state, "waiting");
+  const JobRequest stored = *RequestFromJson(row->request);
+  EXPECT_EQ(stored.spot.preemptions, 1);
+  EXPECT_FALSE(stored.spot.paid_allowed);  // no deadline: it waits for spot
+  auto latest = ledger::ListLatestQueueDecisions(ledger->connection());
+  ASSERT_TRUE(latest) << latest.error().message;
+  ASSERT_EQ(latest->size(), 1u);
+  EXPECT_EQ(latest->front().verdict, "wait_for_spot");
+  // A second scheduler that saw it running too does not move it again.
+  auto again = RecordPreemption(ledger->connection(), *cap, seen_running, request, kNow + 1801);
+  ASSERT_TRUE(again);
+  EXPECT_FALSE(*again);
+  // Preempted on a pool the capacity file no longer has: it waits again, the pass goes on.
+  ASSERT_TRUE(ledger::MoveQueueJob(ledger->connection(), sub->id, std::vector<std::string>{"waiting"},
+                                   "running", ledger::QueueJobRow{}, 1));
+  auto without_spot = ParseCapacity(
+      "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
+      "  - {name: od, tier: on_demand, gpu: T4, gpus_per_node: 1, price_per_gpu_hour: 0.6}\n",
+      "c.yaml");
+  ASSERT_TRUE(without_spot);
+  auto gone = RecordPreemption(ledger->connection(), *without_spot, seen_running, request, kNow + 1900);
+  ASSERT_TRUE(gone) << gone.error().message;
+  ASSERT_TRUE(*gone);
+  EXPECT_NE((*gone)->find("requeue: preempted on spot ("), std::string::npos) << **gone;
 }
 
 }  // namespace
