@@ -167,7 +167,8 @@ Result<void> LaunchJob(ledger::Connection& db, Executor& executor, const Capacit
   g.pid = *pid;
   if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, starting, "running", g, now_ms))) j.row.state = "running";
   ++report.started;
-  const std::string when = l.begin > now ? " from " + FormatUtcTime(l.begin) : "";
+  std::string when = l.begin > now ? " from " + FormatUtcTime(l.begin) : "";
+  if (pool.kind == PoolKind::kSlurm) when += fmt::format(" (slurm job {})", *pid);
   report.lines.push_back(fmt::format("job {} ({}) {} on {}{}{} as run {}", j.row.id, j.row.name,
                                      pool.kind == PoolKind::kSlurm ? "submitted to Slurm" : "started",
                                      pool.name, l.devices.empty() ? "" : " GPUs " + l.devices,
