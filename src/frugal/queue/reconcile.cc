@@ -26,12 +26,17 @@ Result<int> DecidedPreemptions(ledger::Connection& db, const QueueJobRow& row) {
   return seen;
 }
 
+/// Whether a "wait for spot" answer is recorded (the first answer after a preemption) or only
+/// a move (the answers of later passes while the job waits in Slurm).
+enum class WaitAnswer { kRecord, kSkip };
+
 /// A requeue on a spot pool: record the policy's answer; claim a move when it says on-demand.
 Result<void> OnPreemption(ledger::Connection& db, const Capacity& capacity, LoadedJob& j,
-                          size_t index, const JobStatus& status, Seconds now, PassReport& report,
-                          std::vector<PlannedMove>& moves) {
+                          size_t index, const JobStatus& status, Seconds now, WaitAnswer wait,
+                          PassReport& report, std::vector<PlannedMove>& moves) {
   const SpotAnswer answer =
       FRUGAL_TRY(DecideAfterPreemption(db, capacity, j.row, j.request, status.restarts, now));
+  if (!answer.move && wait == WaitAnswer::kSkip) return {};
   ledger::QueueDecisionRow d;
   d.job_id = j.row.id;
   d.time_ms = now * 1000;
@@ -88,8 +93,13 @@ Result<void> StillThere(ledger::Connection& db, const Capacity& capacity, Loaded
       status.restarts == 0 || j.row.state != "running") {
     return {};
   }
-  if (status.restarts <= FRUGAL_TRY(DecidedPreemptions(db, j.row))) return {};
-  return OnPreemption(db, capacity, j, index, status, now, report, moves);
+  // A new preemption gets an answer on record; while the job then waits in Slurm for spot,
+  // each pass asks again (its spare time shrinks) and acts once the answer is on-demand.
+  if (status.restarts > FRUGAL_TRY(DecidedPreemptions(db, j.row))) {
+    return OnPreemption(db, capacity, j, index, status, now, WaitAnswer::kRecord, report, moves);
+  }
+  if (status.phase != JobPhase::kPending) return {};
+  return OnPreemption(db, capacity, j, index, status, now, WaitAnswer::kSkip, report, moves);
 }
 
 /// The job ended, or the executor has no trace of it.

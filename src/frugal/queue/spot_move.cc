@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <vector>
 
+#include "frugal/queue/scheduler.h"
 #include "frugal/spot/live_advice.h"
 
 namespace frugal::queue {
 namespace {
+
+const Seconds kDeadlineSafetySeconds = SchedulerOptions{}.safety_seconds;
 
 /// The on-demand pool to move to: the job fits it; Slurm pools first (the job keeps running
 /// where its checkpoints are shared), then the cheapest.
@@ -79,7 +82,12 @@ Result<SpotAnswer> DecideAfterPreemption(ledger::Connection& db, const Capacity&
   const History h = HistoryOf(segments, row.started_ms.value_or(now * 1000), now * 1000);
   spot::LiveJob job;
   job.compute = Duration(static_cast<int64_t>(request.RuntimeOn(*spot_pool).value_or(0) * 3.6e6));
-  job.deadline = Ms(request.deadline * 1000 - h.first_start_ms);
+  // The scheduler keeps a safety margin before every deadline; so does the policy here.
+  job.deadline = Ms((request.deadline - kDeadlineSafetySeconds) * 1000 - h.first_start_ms);
+  // The pool's preemption rate is the policy's prior for how long spot lasts.
+  if (spot_pool->preemptions_per_hour > 0) {
+    job.prior_lifetime = Duration(static_cast<int64_t>(3.6e6 / spot_pool->preemptions_per_hour));
+  }
   job.changeover = spot_pool->changeover;
   job.checkpoint_cost = std::chrono::minutes(1);
   const double spot_price = spot_pool->price_per_gpu_hour.dollars();
@@ -105,7 +113,8 @@ Result<SpotAnswer> DecideAfterPreemption(ledger::Connection& db, const Capacity&
   answer.move = advice->mode == spot::Mode::kOnDemand;
   answer.reason = fmt::format("{}: spot policy says {} (work left {}, spare {} before {})", head,
                               answer.advice, FormatDuration(advice->work_left),
-                              FormatDuration(advice->spare), FormatUtcTime(request.deadline));
+                              FormatDuration(advice->spare),
+                              FormatUtcTime(request.deadline - kDeadlineSafetySeconds));
   answer.reason += answer.move ? fmt::format("; moved to {} (on-demand, ${:.2f})", od.name, answer.cost_usd)
                                : "; Slurm starts it again on spot";
   return answer;
