@@ -1,0 +1,107 @@
+// The Slurm executor's reading of Slurm, and what a pass does when Slurm fails: a controller
+// that does not answer changes no job, an sbatch that fails leaves the job waiting with the
+// reason. (The real cluster is in tests/e2e/queue/queue_slurm_e2e_test.cc; the client here
+// only injects the faults.)
+
+#include <gtest/gtest.h>
+
+#include "frugal/ledger/ledger.h"
+#include "frugal/ledger/queue_jobs.h"
+#include "frugal/queue/executor.h"
+#include "frugal/queue/queue_service.h"
+#include "frugal/queue/slurm_client.h"
+#include "support/test_support.h"
+
+namespace frugal::queue {
+namespace {
+
+const Seconds kNow = 1'795'996'800 + 10 * 3600;
+
+TEST(ScontrolFields, ReadsTheOneLineForm) {
+  const auto f = ParseScontrolFields(
+      "JobId=12 JobName=frugal-queue-3 UserId=root(0) Priority=1 JobState=PENDING "
+      "Reason=BeginTime Dependency=(null) Requeue=1 Restarts=2 ExitCode=0:0 "
+      "StartTime=2026-11-26T22:15:00 Partition=spot TRES=cpu=1,mem=1000M,node=1 "
+      "Socks/Node=* Command=/var/lib/frugal/queue/3.sbatch /usr/bin/frugal run --run-id "
+      "queue-3\n");
+  EXPECT_EQ(f.at("JobId"), "12");
+  EXPECT_EQ(f.at("JobState"), "PENDING");
+  EXPECT_EQ(f.at("Reason"), "BeginTime");
+  EXPECT_EQ(f.at("Restarts"), "2");
+  EXPECT_EQ(f.at("TRES"), "cpu=1,mem=1000M,node=1");
+  EXPECT_EQ(f.at("Socks/Node"), "*");
+  EXPECT_EQ(f.at("Command"), "/var/lib/frugal/queue/3.sbatch /usr/bin/frugal run --run-id queue-3");
+  EXPECT_TRUE(ParseScontrolFields("slurm_load_jobs error: Invalid job id specified\n").empty());
+}
+
+/// A Slurm whose every command gives the same answer.
+class ScriptedSlurm final : public SlurmClient {
+ public:
+  explicit ScriptedSlurm(Result<SlurmOutput> answer) : answer_(std::move(answer)) {}
+  Result<SlurmOutput> Run(const std::string& tool, const std::vector<std::string>&) override {
+    calls.push_back(tool);
+    return answer_;
+  }
+  std::vector<std::string> calls;
+
+ private:
+  Result<SlurmOutput> answer_;
+};
+
+struct Fixture {
+  testing::TempDir dir;
+  std::unique_ptr<ledger::Ledger> ledger;
+  Capacity cap;
+  int64_t id = 0;
+
+  Fixture() {
+    ledger = std::move(*ledger::Ledger::Open((dir / "ledger.db").string()));
+    cap = *ParseCapacity(
+        "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
+        "  - {name: od, kind: slurm, partition: ondemand, tier: on_demand, cpu_slots: 4,\n"
+        "     price_per_gpu_hour: 1, changeover: 1s}\n",
+        "c.yaml");
+    JobRequest job;
+    job.name = "train";
+    job.cpu_only = true;
+    job.runtime_hours = 1;
+    job.arrival = job.not_before = kNow;
+    id = SubmitJob(ledger->connection(), cap, job, {"true"}, kNow)->id;
+  }
+  std::unique_ptr<Executor> SlurmWith(Result<SlurmOutput> answer, ScriptedSlurm** client) {
+    auto scripted = std::make_unique<ScriptedSlurm>(std::move(answer));
+    *client = scripted.get();
+    return MakeSlurmExecutor(std::move(scripted), "/usr/bin/frugal", "", dir / "queue");
+  }
+  ledger::QueueJobRow Row() { return **ledger::GetQueueJob(ledger->connection(), id); }
+};
+
+TEST(SlurmExecutor, AFailedSbatchLeavesTheJobWaitingWithTheReason) {
+  Fixture f;
+  ScriptedSlurm* slurm = nullptr;
+  auto executor = f.SlurmWith(SlurmOutput{1, "", "sbatch: error: invalid partition specified: ondemand"}, &slurm);
+  auto pass = RunPass(f.ledger->connection(), f.cap, *executor, kNow);
+  ASSERT_TRUE(pass) << pass.error().message;
+  EXPECT_EQ(slurm->calls, std::vector<std::string>{"sbatch"});
+  EXPECT_EQ(f.Row().state, "waiting");
+  EXPECT_NE(f.Row().reason.find("invalid partition specified"), std::string::npos) << f.Row().reason;
+}
+
+TEST(SlurmExecutor, AControllerThatDoesNotAnswerChangesNoJob) {
+  Fixture f;
+  ScriptedSlurm* slurm = nullptr;
+  auto started = f.SlurmWith(SlurmOutput{0, "4242\n", ""}, &slurm);
+  ASSERT_TRUE(RunPass(f.ledger->connection(), f.cap, *started, kNow));
+  ASSERT_EQ(f.Row().state, "running");
+  EXPECT_EQ(f.Row().pid, 4242);
+  // Minutes later the controller is gone: the job is neither failed nor started again.
+  auto down = f.SlurmWith(Fail(ErrorCode::kUnavailable, "scontrol: no answer within 30 s"), &slurm);
+  auto pass = RunPass(f.ledger->connection(), f.cap, *down, kNow + 600);
+  ASSERT_TRUE(pass) << pass.error().message;
+  EXPECT_EQ(f.Row().state, "running");
+  EXPECT_EQ(f.Row().pid, 4242);
+  EXPECT_EQ(slurm->calls, std::vector<std::string>{"scontrol"});
+}
+
+}  // namespace
+}  // namespace frugal::queue
