@@ -59,8 +59,14 @@ class LocalExecutor final : public Executor {
     return status;
   }
 
+  /// SIGTERM to the job's process group (its wrapper and `frugal run`, which checkpoints and
+  /// stops the command), found by the job's environment: the recorded pid is the wrapper's,
+  /// not a group id, and may since belong to another process.
   void Stop(const ledger::QueueJobRow& row) override {
-    if (row.pid && *row.pid > 0) ::kill(-static_cast<pid_t>(*row.pid), SIGTERM);
+    const std::optional<int64_t> pid = FindProcess(row.id);
+    if (!pid) return;
+    const pid_t group = ::getpgid(static_cast<pid_t>(*pid));
+    if (group > 1) ::kill(-group, SIGTERM);
   }
 
  private:

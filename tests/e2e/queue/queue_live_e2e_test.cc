@@ -183,6 +183,28 @@ TEST(QueueLiveE2e, AStepWhoseCachedOutputExistsIsNotRunAgain) {
   EXPECT_EQ(testing::ReadTestFile(marker), "ran\n");  // not run a second time
 }
 
+TEST(QueueLiveE2e, CancellingARunningJobStopsItsProcesses) {
+  Queue q;
+  const std::string pidfile = (q.home / "child.pid").string();
+  const int id = q.Submit("long", "cpu_slots: 1\nruntime: 10m\n", {},
+                          "echo $$ > " + pidfile + "; exec sleep 300");
+  ASSERT_TRUE(q.WaitFor(id, "running"));
+  const std::string line = testing::WaitForLine(pidfile, std::chrono::seconds(10));
+  ASSERT_FALSE(line.empty());
+  const pid_t child = static_cast<pid_t>(std::stol(line));
+  ASSERT_EQ(q.Run({"queue", "cancel", std::to_string(id), "--capacity", q.cap}).exit_code, 0);
+  EXPECT_EQ(q.Jobs()[id]["state"], "cancelled");
+  // The supervisor stops its command after its grace period (30 s to checkpoint, 10 s more).
+  bool gone = false;
+  for (int i = 0; i < 600 && !gone; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    gone = ::kill(child, 0) != 0 ||
+           testing::ReadTestFile("/proc/" + line + "/stat").find(") Z ") != std::string::npos;
+  }
+  EXPECT_TRUE(gone) << "the cancelled job's command is still running";
+  if (!gone) ::kill(child, SIGKILL);
+}
+
 TEST(QueueLiveE2e, KillNineOfTheLoopLosesNoJobAndStartsNoneTwice) {
   Queue q;
   const std::string log = (q.home / "started.txt").string();
