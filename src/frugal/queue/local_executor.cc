@@ -72,8 +72,10 @@ class LocalExecutor final : public Executor {
  private:
   std::filesystem::path ExitFile(int64_t id) const { return dir_ / fmt::format("{}.exit", id); }
 
-  static std::optional<int64_t> FindProcess(int64_t job_id) {
-    const std::string needle = fmt::format("FRUGAL_QUEUE_JOB={}", job_id);
+  /// The job's process: the one whose environment names its exit file, which holds both the
+  /// job id and this executor's directory (job ids of another ledger on this machine repeat).
+  std::optional<int64_t> FindProcess(int64_t job_id) const {
+    const std::string needle = "FRUGAL_QUEUE_EXIT=" + ExitFile(job_id).string();
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
       const std::string name = entry.path().filename().string();

@@ -205,6 +205,27 @@ TEST(QueueLiveE2e, CancellingARunningJobStopsItsProcesses) {
   if (!gone) ::kill(child, SIGKILL);
 }
 
+TEST(QueueLiveE2e, AnotherLedgersJobOnThisMachineIsNotTakenForOnesOwn) {
+  // Two queues (two data directories, two ledgers) whose first jobs are both job 1.
+  Queue other;
+  const std::string pidfile = (other.home / "child.pid").string();
+  const int theirs = other.Submit("theirs", "cpu_slots: 1\nruntime: 10m\n", {},
+                                  "echo $$ > " + pidfile + "; exec sleep 300");
+  ASSERT_TRUE(other.WaitFor(theirs, "running"));
+  const std::string line = testing::WaitForLine(pidfile, std::chrono::seconds(10));
+  ASSERT_FALSE(line.empty());
+  Queue q;
+  const int mine = q.Submit("mine", "cpu_slots: 1\nruntime: 10m\n", {}, "sleep 1");
+  ASSERT_EQ(mine, theirs);
+  EXPECT_TRUE(q.WaitFor(mine, "succeeded"));
+  const int held = q.Submit("second", "cpu_slots: 1\nruntime: 10m\n", {}, "sleep 300");
+  ASSERT_TRUE(q.WaitFor(held, "running"));
+  ASSERT_EQ(q.Run({"queue", "cancel", std::to_string(held), "--capacity", q.cap}).exit_code, 0);
+  // Cancelling our job 2 left their job 1 alone, and theirs is still theirs to cancel.
+  EXPECT_EQ(::kill(static_cast<pid_t>(std::stol(line)), 0), 0);
+  ASSERT_EQ(other.Run({"queue", "cancel", std::to_string(theirs), "--capacity", other.cap}).exit_code, 0);
+}
+
 TEST(QueueLiveE2e, KillNineOfTheLoopLosesNoJobAndStartsNoneTwice) {
   Queue q;
   const std::string log = (q.home / "started.txt").string();
