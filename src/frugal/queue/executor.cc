@@ -17,8 +17,8 @@ class PoolExecutor final : public Executor {
       : capacity_(capacity), local_(std::move(local)), slurm_(std::move(slurm)) {}
 
   Result<int64_t> Start(const ledger::QueueJobRow& row, const Pool& pool,
-                        const std::string& devices, Seconds begin) override {
-    return For(pool.name).Start(row, pool, devices, begin);
+                        const std::string& devices, Seconds delay_seconds) override {
+    return For(pool.name).Start(row, pool, devices, delay_seconds);
   }
   Result<JobStatus> Status(const ledger::QueueJobRow& row) override {
     return For(row.pool).Status(row);

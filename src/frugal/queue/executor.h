@@ -39,10 +39,11 @@ struct JobStatus {
 class Executor {
  public:
   virtual ~Executor() = default;
-  /// Starts job `row` on `pool` with `devices` (CUDA_VISIBLE_DEVICES; "" for CPU slots), not
-  /// before `begin` (at or before now: at once). Returns its handle (process or Slurm job id).
+  /// Starts job `row` on `pool` with `devices` (CUDA_VISIBLE_DEVICES; "" for CPU slots),
+  /// `delay_seconds` from now (0: at once). Returns its handle (process or Slurm job id).
   [[nodiscard]] virtual Result<int64_t> Start(const ledger::QueueJobRow& row, const Pool& pool,
-                                              const std::string& devices, Seconds begin) = 0;
+                                              const std::string& devices,
+                                              Seconds delay_seconds) = 0;
   /// How job `row` is doing. kUnavailable when the executor cannot tell now (a Slurm
   /// controller that does not answer): the caller changes nothing.
   [[nodiscard]] virtual Result<JobStatus> Status(const ledger::QueueJobRow& row) = 0;
@@ -54,7 +55,7 @@ class Executor {
 /// This machine: each job is `frugal run --run-id RUN` over its command, in a session of its
 /// own (it outlives the scheduler), under `sh`, which writes the exit status to
 /// `<state_dir>/ID.exit` (temp and rename) when it ends. GPUs by CUDA_VISIBLE_DEVICES. A start
-/// in the future is not this executor's to wait for: `begin` is ignored.
+/// in the future is not this executor's to wait for: the delay is ignored.
 [[nodiscard]] std::unique_ptr<Executor> MakeLocalExecutor(std::string frugal_binary,
                                                          std::string db_flag,
                                                          std::filesystem::path state_dir);

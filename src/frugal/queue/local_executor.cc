@@ -29,7 +29,7 @@ class LocalExecutor final : public Executor {
       : binary_(std::move(binary)), db_(std::move(db)), dir_(std::move(dir)) {}
 
   Result<int64_t> Start(const ledger::QueueJobRow& row, const Pool& pool,
-                        const std::string& devices, Seconds /*begin*/) override {
+                        const std::string& devices, Seconds /*delay_seconds*/) override {
     std::error_code ec;
     std::filesystem::create_directories(dir_, ec);
     if (ec) return Fail(ErrorCode::kFailed, dir_.string() + ": " + ec.message());

@@ -155,7 +155,7 @@ Result<void> LaunchJob(ledger::Connection& db, Executor& executor, const Capacit
   const int64_t now_ms = now * 1000;
   const Pool& pool = cap.pools[static_cast<size_t>(l.pool)];
   const std::vector<std::string> starting = {"starting"};
-  Result<int64_t> pid = executor.Start(j.row, pool, l.devices, l.begin);
+  Result<int64_t> pid = executor.Start(j.row, pool, l.devices, std::max<Seconds>(0, l.begin - now));
   QueueJobRow g;
   if (!pid) {
     g.reason = "could not start: " + pid.error().message;

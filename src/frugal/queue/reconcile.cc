@@ -168,7 +168,7 @@ Result<void> MoveJob(ledger::Connection& db, const Capacity& capacity, Executor&
   }
   const Pool& pool = capacity.pools[static_cast<size_t>(move.pool)];
   const std::vector<std::string> starting = {"starting"};
-  const Result<int64_t> started = executor.Start(job.row, pool, "", now);
+  const Result<int64_t> started = executor.Start(job.row, pool, "", 0);
   QueueJobRow f;
   if (!started) {
     f.reason = "could not start on " + pool.name + ": " + started.error().message;

@@ -81,7 +81,7 @@ class SlurmExecutor final : public Executor {
         dir_(std::move(dir)) {}
 
   Result<int64_t> Start(const ledger::QueueJobRow& row, const Pool& pool,
-                        const std::string& /*devices*/, Seconds begin) override {
+                        const std::string& /*devices*/, Seconds delay_seconds) override {
     std::error_code ec;
     std::filesystem::create_directories(dir_, ec);
     if (ec) return Fail(ErrorCode::kFailed, dir_.string() + ": " + ec.message());
@@ -93,7 +93,7 @@ class SlurmExecutor final : public Executor {
                             fmt::arg("exit", ShellQuote(File(row.id, "exit").string())),
                             fmt::arg("stop", ShellQuote(File(row.id, "stop").string())))));
     ::chmod(script.c_str(), 0755);
-    std::vector<std::string> args = FRUGAL_TRY(SbatchOptions(row, pool, begin));
+    std::vector<std::string> args = FRUGAL_TRY(SbatchOptions(row, pool, delay_seconds));
     args.push_back(script.string());
     const std::vector<std::string> run = FRUGAL_TRY(FrugalRunArgv(row, pool, binary_, db_));
     args.insert(args.end(), run.begin(), run.end());
@@ -150,7 +150,7 @@ class SlurmExecutor final : public Executor {
   }
 
   Result<std::vector<std::string>> SbatchOptions(const ledger::QueueJobRow& row,
-                                                 const Pool& pool, Seconds begin) const {
+                                                 const Pool& pool, Seconds delay_seconds) const {
     std::vector<std::string> args = {
         "--parsable",
         fmt::format("--job-name=frugal-queue-{}", row.id),
@@ -166,11 +166,8 @@ class SlurmExecutor final : public Executor {
       args.push_back(fmt::format("--nodes={}", nodes));
       args.push_back("--gres=" + JobGres(pool, per_node));
     }
-    const Seconds now = std::chrono::duration_cast<std::chrono::seconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
     // Relative, so that the cluster's time zone does not matter.
-    if (begin > now) args.push_back(fmt::format("--begin=now+{}", begin - now));
+    if (delay_seconds > 0) args.push_back(fmt::format("--begin=now+{}", delay_seconds));
     return args;
   }
 

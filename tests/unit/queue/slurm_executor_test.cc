@@ -3,7 +3,10 @@
 // reason. (The real cluster is in tests/e2e/queue/queue_slurm_e2e_test.cc; the client here
 // only injects the faults.)
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "frugal/ledger/ledger.h"
 #include "frugal/ledger/queue_jobs.h"
@@ -38,11 +41,13 @@ TEST(ScontrolFields, ReadsTheOneLineForm) {
 class ScriptedSlurm final : public SlurmClient {
  public:
   explicit ScriptedSlurm(Result<SlurmOutput> answer) : answer_(std::move(answer)) {}
-  Result<SlurmOutput> Run(const std::string& tool, const std::vector<std::string>&) override {
+  Result<SlurmOutput> Run(const std::string& tool, const std::vector<std::string>& args) override {
     calls.push_back(tool);
+    last_args = args;
     return answer_;
   }
   std::vector<std::string> calls;
+  std::vector<std::string> last_args;
 
  private:
   Result<SlurmOutput> answer_;
@@ -66,7 +71,9 @@ struct Fixture {
     job.cpu_only = true;
     job.runtime_hours = 1;
     job.arrival = job.not_before = kNow;
-    id = SubmitJob(ledger->connection(), cap, job, {"true"}, kNow)->id;
+    const auto sub = SubmitJob(ledger->connection(), cap, job, {"true"}, kNow);
+    EXPECT_TRUE(sub) << sub.error().message;
+    id = sub ? sub->id : 0;
   }
   std::unique_ptr<Executor> SlurmWith(Result<SlurmOutput> answer, ScriptedSlurm** client) {
     auto scripted = std::make_unique<ScriptedSlurm>(std::move(answer));
@@ -101,6 +108,56 @@ TEST(SlurmExecutor, AControllerThatDoesNotAnswerChangesNoJob) {
   EXPECT_EQ(f.Row().state, "running");
   EXPECT_EQ(f.Row().pid, 4242);
   EXPECT_EQ(slurm->calls, std::vector<std::string>{"scontrol"});
+}
+
+bool Has(const std::vector<std::string>& args, const std::string& arg) {
+  return std::find(args.begin(), args.end(), arg) != args.end();
+}
+
+TEST(SlurmExecutor, SubmitsWithThePoolsPartitionGresRequeueSignalAndBeginTime) {
+  testing::TempDir dir;
+  auto ledger = std::move(*ledger::Ledger::Open((dir / "ledger.db").string()));
+  const Capacity cap = *ParseCapacity(
+      "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
+      "  - {name: cloud, kind: slurm, partition: gpu-od, gres: 'gpu:a10g:4', tier: on_demand,\n"
+      "     gpu: A10G, gpus_per_node: 4, nodes: 4, price_per_gpu_hour: 1.4, changeover: 1s}\n",
+      "c.yaml");
+  JobRequest job;
+  job.name = "train";
+  job.units = 8;
+  job.runtime_hours = 1;
+  job.arrival = kNow;
+  job.not_before = kNow + 3600;  // deferred: it waits in Slurm
+  const auto sub = SubmitJob(ledger->connection(), cap, job, {"python3", "train.py"}, kNow);
+  ASSERT_TRUE(sub) << sub.error().message;
+  const int64_t id = sub->id;
+  auto scripted = std::make_unique<ScriptedSlurm>(SlurmOutput{0, "77;cluster\n", ""});
+  ScriptedSlurm* slurm = scripted.get();
+  auto executor = MakeSlurmExecutor(std::move(scripted), "/usr/bin/frugal", "postgresql://db/x",
+                                    dir / "queue");
+  ASSERT_TRUE(RunPass(ledger->connection(), cap, *executor, kNow));
+  ASSERT_EQ(slurm->calls, std::vector<std::string>{"sbatch"})
+      << (*ledger::GetQueueJob(ledger->connection(), id))->reason;
+  const std::vector<std::string>& a = slurm->last_args;
+  EXPECT_TRUE(Has(a, fmt::format("--job-name=frugal-queue-{}", id)));
+  EXPECT_TRUE(Has(a, "--partition=gpu-od"));
+  EXPECT_TRUE(Has(a, "--requeue"));
+  EXPECT_TRUE(Has(a, "--signal=B:USR1@120"));
+  // Eight GPUs on 4-GPU nodes: two whole nodes, of the pool's GRES type.
+  EXPECT_TRUE(Has(a, "--nodes=2"));
+  EXPECT_TRUE(Has(a, "--gres=gpu:a10g:4"));
+  EXPECT_TRUE(Has(a, "--begin=now+3600"));
+  // The script, then frugal run as the same ledger run on every attempt.
+  const auto script = std::find(a.begin(), a.end(), (dir / "queue" / fmt::format("{}.sbatch", id)).string());
+  ASSERT_NE(script, a.end());
+  EXPECT_EQ(std::vector<std::string>(script + 1, script + 6),
+            (std::vector<std::string>{"/usr/bin/frugal", "--db", "postgresql://db/x", "run", "--run-id"}));
+  EXPECT_EQ(*(script + 6), fmt::format("queue-{}", id));
+  EXPECT_EQ(a.back(), "train.py");
+  const auto row = **ledger::GetQueueJob(ledger->connection(), id);
+  EXPECT_EQ(row.state, "running");
+  EXPECT_EQ(row.pid, 77);
+  EXPECT_EQ(row.pool, "cloud");
 }
 
 }  // namespace
