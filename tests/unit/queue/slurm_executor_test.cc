@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "frugal/ledger/ledger.h"
 #include "frugal/ledger/queue_jobs.h"
@@ -37,17 +38,19 @@ TEST(ScontrolFields, ReadsTheOneLineForm) {
   EXPECT_TRUE(ParseScontrolFields("slurm_load_jobs error: Invalid job id specified\n").empty());
 }
 
-/// A Slurm whose every command gives the same answer.
+/// A Slurm whose commands give scripted answers: per command, else `answer`.
 class ScriptedSlurm final : public SlurmClient {
  public:
   explicit ScriptedSlurm(Result<SlurmOutput> answer) : answer_(std::move(answer)) {}
   Result<SlurmOutput> Run(const std::string& tool, const std::vector<std::string>& args) override {
     calls.push_back(tool);
     last_args = args;
-    return answer_;
+    const auto it = by_tool.find(tool);
+    return it != by_tool.end() ? it->second : answer_;
   }
   std::vector<std::string> calls;
   std::vector<std::string> last_args;
+  std::map<std::string, Result<SlurmOutput>> by_tool;
 
  private:
   Result<SlurmOutput> answer_;
@@ -108,6 +111,32 @@ TEST(SlurmExecutor, AControllerThatDoesNotAnswerChangesNoJob) {
   EXPECT_EQ(f.Row().state, "running");
   EXPECT_EQ(f.Row().pid, 4242);
   EXPECT_EQ(slurm->calls, std::vector<std::string>{"scontrol"});
+}
+
+TEST(SlurmExecutor, AStartCutShortAfterSbatchIsFoundByNameAndNotSubmittedAgain) {
+  Fixture f;
+  // A scheduler claimed the job and ran sbatch, then died before recording the Slurm job id.
+  ledger::QueueJobRow claim;
+  claim.pool = "od";
+  claim.run_id = fmt::format("queue-{}", f.id);
+  claim.started_ms = kNow * 1000;
+  const std::vector<std::string> waiting = {"waiting"};
+  ASSERT_TRUE(*ledger::MoveQueueJob(f.ledger->connection(), f.id, waiting, "starting", claim,
+                                    kNow * 1000));
+  ScriptedSlurm* slurm = nullptr;
+  auto executor = f.SlurmWith(Fail(ErrorCode::kFailed, "unexpected command"), &slurm);
+  slurm->by_tool.emplace("squeue", SlurmOutput{0, "5151\n", ""});
+  slurm->by_tool.emplace(
+      "scontrol", SlurmOutput{0, "JobId=5151 JobName=frugal-queue-1 JobState=RUNNING Reason=None "
+                                 "Restarts=0 Partition=ondemand ExitCode=0:0\n", ""});
+  // Within the minute another scheduler may still be starting it: nothing is decided.
+  ASSERT_TRUE(RunPass(f.ledger->connection(), f.cap, *executor, kNow + 10));
+  EXPECT_EQ(f.Row().state, "starting");
+  auto pass = RunPass(f.ledger->connection(), f.cap, *executor, kNow + 120);
+  ASSERT_TRUE(pass) << pass.error().message;
+  EXPECT_EQ(f.Row().state, "running");
+  EXPECT_EQ(f.Row().pid, 5151);
+  EXPECT_EQ(std::count(slurm->calls.begin(), slurm->calls.end(), "sbatch"), 0);
 }
 
 bool Has(const std::vector<std::string>& args, const std::string& arg) {
