@@ -63,7 +63,8 @@ History HistoryOf(const std::vector<ledger::RunSpanRow>& segments, int64_t fallb
 
 Result<SpotAnswer> DecideAfterPreemption(ledger::Connection& db, const Capacity& capacity,
                                          const ledger::QueueJobRow& row,
-                                         const JobRequest& request, int restarts, Seconds now) {
+                                         const JobRequest& request, int restarts,
+                                         SpotNow spot_now, Seconds now) {
   SpotAnswer answer;
   answer.advice = "wait_for_spot";
   const Pool* spot_pool = capacity.FindPool(row.pool);
@@ -96,8 +97,8 @@ Result<SpotAnswer> DecideAfterPreemption(ledger::Connection& db, const Capacity&
   spot::LiveState state;
   state.elapsed = Ms(now * 1000 - h.first_start_ms);
   state.work_done = h.work_done;
-  state.mode = spot::Mode::kIdle;
-  state.spot_available = false;
+  state.spot_available = spot_now == SpotNow::kRunningAgain;
+  state.mode = state.spot_available ? spot::Mode::kSpot : spot::Mode::kIdle;
   const double left_hours = std::max(0.0, ToHours(job.compute - state.work_done));
   answer.cost_usd = od.UnitCost(now, now + static_cast<Seconds>(left_hours * 3600)) * request.units;
   const Result<spot::LiveAdvice> advice = spot::AdviseLive(job, h.spans, state);
@@ -116,7 +117,8 @@ Result<SpotAnswer> DecideAfterPreemption(ledger::Connection& db, const Capacity&
                               FormatDuration(advice->spare),
                               FormatUtcTime(request.deadline - kDeadlineSafetySeconds));
   answer.reason += answer.move ? fmt::format("; moved to {} (on-demand, ${:.2f})", od.name, answer.cost_usd)
-                               : "; Slurm starts it again on spot";
+                   : spot_now == SpotNow::kRunningAgain ? "; it runs on spot again"
+                                                        : "; Slurm starts it again on spot";
   return answer;
 }
 

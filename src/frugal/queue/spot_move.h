@@ -22,12 +22,15 @@ struct SpotAnswer {
   double cost_usd = 0;   ///< expected cost of the work left on `pool`
 };
 
+/// Whether the job is back on spot (Slurm restarted it before the queue looked) or waits.
+enum class SpotNow { kWaiting, kRunningAgain };
+
 /// The answer for job `row` (on spot pool `row.pool`, preempted `restarts` times) at `now`.
 /// A job without a deadline waits for spot; so does one no on-demand pool fits.
 [[nodiscard]] Result<SpotAnswer> DecideAfterPreemption(ledger::Connection& db,
                                                        const Capacity& capacity,
                                                        const ledger::QueueJobRow& row,
                                                        const JobRequest& request, int restarts,
-                                                       Seconds now);
+                                                       SpotNow spot_now, Seconds now);
 
 }  // namespace frugal::queue
