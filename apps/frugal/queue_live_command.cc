@@ -221,6 +221,11 @@ Result<void> RunSteer(int64_t id, queue::Steer steer, const std::string& capacit
   }
   auto executor = Executor(global, cap);
   const auto row = FRUGAL_TRY(queue::SteerJob(db->connection(), *executor, id, steer, Now()));
+  if (steer == queue::Steer::kCancel && row.pid && cap.FindPool(row.pool) == nullptr) {
+    s.err << fmt::format("frugal: warning: no capacity file names pool '{}': if it is a Slurm "
+                         "pool, job {}'s batch job was not cancelled (pass --capacity)\n",
+                         row.pool, row.id);
+  }
   if (global.json) {
     WriteJson(s, JobJson(row));
   } else {
