@@ -114,11 +114,27 @@ Result<void> Gone(ledger::Connection& db, LoadedJob& j, const JobStatus& status,
   QueueJobRow f;
   const bool ended = status.phase == JobPhase::kEnded;
   if (!ended && j.row.state == "starting" && now_ms - j.row.updated_ms < kStartGraceMs) return {};
-  if ((!ended && j.row.state == "starting") || (ended && status.preempted)) {
-    f.reason = ended ? "preempted and not requeued (" + status.detail + "): waiting again"
-                     : "its start was interrupted before the process began: waiting again";
+  // `frugal run` exits kPreempted when a preemption only it heard of stopped the job (a cloud
+  // notice, a signal): the job waits again, to resume from its checkpoint wherever it goes.
+  const bool preempted =
+      ended && (status.preempted || status.exit_status == static_cast<int>(ErrorCode::kPreempted));
+  if ((!ended && j.row.state == "starting") || preempted) {
+    f.reason = preempted ? "preempted and not requeued (" +
+                               (status.detail.empty() ? "frugal run exit 75" : status.detail) +
+                               "): waiting again, to resume from its checkpoint"
+                         : "its start was interrupted before the process began: waiting again";
     if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, from, "waiting", f, now_ms))) {
       j.row.state = "waiting";
+      report.lines.push_back(fmt::format("job {} ({}) {}", j.row.id, j.row.name, f.reason));
+      if (preempted) {
+        ledger::QueueDecisionRow d;
+        d.job_id = j.row.id;
+        d.time_ms = now_ms;
+        d.verdict = "preempted";
+        d.pool = j.row.pool;
+        d.reason = f.reason;
+        FRUGAL_TRY(ledger::InsertQueueDecisions(db, std::vector<ledger::QueueDecisionRow>{d}));
+      }
     }
     return {};
   }

@@ -226,6 +226,41 @@ TEST(QueueLiveE2e, AnotherLedgersJobOnThisMachineIsNotTakenForOnesOwn) {
   ASSERT_EQ(other.Run({"queue", "cancel", std::to_string(theirs), "--capacity", other.cap}).exit_code, 0);
 }
 
+TEST(QueueLiveE2e, AJobPreemptedUnderFrugalRunWaitsAgainAndResumesAsTheSameRun) {
+  Queue q;
+  // The counter child: 24 steps of 0.25 s, a checkpoint every 4.
+  const std::string counter = "PYTHONPATH=" + (testing::SourceDir() / "python").string() +
+                              " exec " FRUGAL_PYTHON " " FRUGAL_TEST_CHILDREN "/counter.py 24 0.25 4";
+  const int id = q.Submit("ckpt", "cpu_slots: 1\nruntime: 10m\ncheckpoints: true\n", {}, counter);
+  ASSERT_TRUE(q.WaitFor(id, "running"));
+  const std::filesystem::path run_dir = q.home / ("data/runs/queue-" + std::to_string(id));
+  for (int i = 0; i < 200 && testing::ReadTestFile(run_dir / "journal.jsonl")
+                                     .find("checkpoint_committed") == std::string::npos;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  // A preemption only the supervisor hears of (a cloud notice; here a signal): it checkpoints,
+  // stops the command and exits 75.
+  const pid_t supervisor =
+      static_cast<pid_t>(std::stol(testing::ReadTestFile(run_dir / "supervisor.lock")));
+  ASSERT_GT(supervisor, 0);
+  ASSERT_EQ(::kill(supervisor, SIGTERM), 0);
+  ASSERT_TRUE(q.WaitFor(id, "succeeded"));
+  const std::string log = testing::ReadTestFile(q.home / ("data/queue/" + std::to_string(id) + ".log"));
+  int64_t value = 1;
+  for (int step = 1; step <= 24; ++step) value = (value * 31 + step) % 1000000007;
+  EXPECT_NE(log.find("final value " + std::to_string(value)), std::string::npos) << log;
+  auto shown = q.Run({"--json", "runs", "show", "queue-" + std::to_string(id)});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  const auto run = nlohmann::json::parse(shown.out);
+  ASSERT_EQ(run["segments"].size(), 2u) << run["segments"].dump();
+  EXPECT_EQ(run["segments"][0]["end_reason"], "preempted");
+  EXPECT_EQ(run["segments"][1]["end_reason"], "finished");
+  auto job = q.Run({"--json", "queue", "show", std::to_string(id)});
+  EXPECT_NE(job.out.find("preempted and not requeued (frugal run exit 75)"), std::string::npos)
+      << job.out;
+}
+
 TEST(QueueLiveE2e, KillNineOfTheLoopLosesNoJobAndStartsNoneTwice) {
   Queue q;
   const std::string log = (q.home / "started.txt").string();
