@@ -57,9 +57,9 @@ Result<std::vector<std::string>> FrugalRunArgv(const ledger::QueueJobRow& row, c
   std::vector<std::string> argv = {binary};
   if (!db_flag.empty()) argv.insert(argv.end(), {"--db", db_flag});
   const Money price = pool.price_per_gpu_hour * request.units;
-  argv.insert(argv.end(), {"run", "--run-id", row.run_id, "--price", price.ToPlainString() + "/h",
-                           "--tag", fmt::format("queue_job={}", row.id), "--tag",
-                           "queue_pool=" + pool.name});
+  argv.insert(argv.end(),
+              {"run", "--run-id", row.run_id, "--price", price.ToPlainString() + "/h", "--tag",
+               fmt::format("queue_job={}", row.id), "--tag", "queue_pool=" + pool.name});
   if (!pool.gpu.empty()) argv.insert(argv.end(), {"--gpus", std::to_string(request.units)});
   if (pool.tier == Tier::kSpot) argv.insert(argv.end(), {"--tier", "spot"});
   for (const auto& [k, v] : request.tags) argv.insert(argv.end(), {"--tag", k + "=" + v});

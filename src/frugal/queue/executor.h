@@ -57,8 +57,8 @@ class Executor {
 /// `<state_dir>/ID.exit` (temp and rename) when it ends. GPUs by CUDA_VISIBLE_DEVICES. A start
 /// in the future is not this executor's to wait for: the delay is ignored.
 [[nodiscard]] std::unique_ptr<Executor> MakeLocalExecutor(std::string frugal_binary,
-                                                         std::string db_flag,
-                                                         std::filesystem::path state_dir);
+                                                          std::string db_flag,
+                                                          std::filesystem::path state_dir);
 
 /// A Slurm cluster: each job is a batch job named `frugal-queue-ID` on the pool's partition
 /// (`sbatch --partition --gres --requeue --begin --signal`), whose script (written to
@@ -66,15 +66,15 @@ class Executor {
 /// checkpoint notice to it. State from `scontrol show job` and `squeue`; `scancel` to stop.
 /// `<state_dir>` must be on storage the nodes share, as must the run's checkpoints.
 [[nodiscard]] std::unique_ptr<Executor> MakeSlurmExecutor(std::unique_ptr<SlurmClient> client,
-                                                         std::string frugal_binary,
-                                                         std::string db_flag,
-                                                         std::filesystem::path state_dir);
+                                                          std::string frugal_binary,
+                                                          std::string db_flag,
+                                                          std::filesystem::path state_dir);
 
 /// Each pool's jobs to the executor of its kind: `slurm` for Slurm pools, `local` for the rest.
 /// `capacity` is borrowed and outlives the result.
 [[nodiscard]] std::unique_ptr<Executor> MakePoolExecutor(const Capacity& capacity,
-                                                        std::unique_ptr<Executor> local,
-                                                        std::unique_ptr<Executor> slurm);
+                                                         std::unique_ptr<Executor> local,
+                                                         std::unique_ptr<Executor> slurm);
 
 /// The `frugal run` argument list a job runs under on `pool` (both executors):
 /// `BINARY [--db DB] run --run-id RUN --price P/h --tag queue_job=ID ... -- COMMAND`.

@@ -34,12 +34,9 @@ enum class WaitAnswer { kRecord, kSkip };
 Result<void> OnPreemption(ledger::Connection& db, const Capacity& capacity, LoadedJob& j,
                           size_t index, const JobStatus& status, Seconds now, WaitAnswer wait,
                           PassReport& report, std::vector<PlannedMove>& moves) {
-  const SpotAnswer answer =
-      FRUGAL_TRY(DecideAfterPreemption(db, capacity, j.row, j.request, status.restarts,
-                                       status.phase == JobPhase::kRunning
-                                           ? SpotNow::kRunningAgain
-                                           : SpotNow::kWaiting,
-                                       now));
+  const SpotAnswer answer = FRUGAL_TRY(DecideAfterPreemption(
+      db, capacity, j.row, j.request, status.restarts,
+      status.phase == JobPhase::kRunning ? SpotNow::kRunningAgain : SpotNow::kWaiting, now));
   if (!answer.move && wait == WaitAnswer::kSkip) return {};
   ledger::QueueDecisionRow d;
   d.job_id = j.row.id;

@@ -25,17 +25,16 @@ struct LoadedJob {
 
 /// A move claimed in the locked part of a pass, carried out after it.
 struct PlannedMove {
-  size_t job = 0;                  ///< index into the pass's jobs
-  ledger::QueueJobRow old_row;     ///< the job as it ran on the spot pool (its Slurm job id)
-  int pool = -1;                   ///< the on-demand pool it moves to
+  size_t job = 0;               ///< index into the pass's jobs
+  ledger::QueueJobRow old_row;  ///< the job as it ran on the spot pool (its Slurm job id)
+  int pool = -1;                ///< the on-demand pool it moves to
 };
 
 /// Catches up with the executors (see above). Status answers the executor cannot give now
 /// (a controller down) leave the job as it is.
 [[nodiscard]] Result<void> Reconcile(ledger::Connection& db, const Capacity& capacity,
-                                     Executor& executor, std::vector<LoadedJob>& jobs,
-                                     Seconds now, PassReport& report,
-                                     std::vector<PlannedMove>& moves);
+                                     Executor& executor, std::vector<LoadedJob>& jobs, Seconds now,
+                                     PassReport& report, std::vector<PlannedMove>& moves);
 
 /// Carries out a move: stops the job on its spot pool (it checkpoints), waits for it to end
 /// (a minute at most), then starts it on the on-demand pool as the same ledger run. A failed

@@ -1,12 +1,11 @@
 #include "frugal/queue/slurm_client.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <cctype>
 #include <cerrno>

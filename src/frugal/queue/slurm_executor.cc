@@ -60,8 +60,7 @@ std::string JobGres(const Pool& pool, int per_node) {
 
 /// What Slurm's job state means to the queue.
 JobPhase PhaseOf(const std::string& state) {
-  if (state == "RUNNING" || state == "COMPLETING" || state == "SIGNALING" ||
-      state == "STAGE_OUT") {
+  if (state == "RUNNING" || state == "COMPLETING" || state == "SIGNALING" || state == "STAGE_OUT") {
     return JobPhase::kRunning;
   }
   if (state == "COMPLETED" || state == "FAILED" || state == "CANCELLED" || state == "TIMEOUT" ||
@@ -77,7 +76,9 @@ class SlurmExecutor final : public Executor {
  public:
   SlurmExecutor(std::unique_ptr<SlurmClient> client, std::string binary, std::string db,
                 std::filesystem::path dir)
-      : client_(std::move(client)), binary_(std::move(binary)), db_(std::move(db)),
+      : client_(std::move(client)),
+        binary_(std::move(binary)),
+        db_(std::move(db)),
         dir_(std::move(dir)) {}
 
   Result<int64_t> Start(const ledger::QueueJobRow& row, const Pool& pool,
@@ -149,16 +150,15 @@ class SlurmExecutor final : public Executor {
     return dir_ / fmt::format("{}.{}", id, ext);
   }
 
-  Result<std::vector<std::string>> SbatchOptions(const ledger::QueueJobRow& row,
-                                                 const Pool& pool, Seconds delay_seconds) const {
-    std::vector<std::string> args = {
-        "--parsable",
-        fmt::format("--job-name=frugal-queue-{}", row.id),
-        "--partition=" + pool.partition,
-        "--requeue",
-        "--open-mode=append",
-        "--output=" + File(row.id, "log").string(),
-        fmt::format("--signal=B:USR1@{}", kNoticeSeconds)};
+  Result<std::vector<std::string>> SbatchOptions(const ledger::QueueJobRow& row, const Pool& pool,
+                                                 Seconds delay_seconds) const {
+    std::vector<std::string> args = {"--parsable",
+                                     fmt::format("--job-name=frugal-queue-{}", row.id),
+                                     "--partition=" + pool.partition,
+                                     "--requeue",
+                                     "--open-mode=append",
+                                     "--output=" + File(row.id, "log").string(),
+                                     fmt::format("--signal=B:USR1@{}", kNoticeSeconds)};
     const JobRequest request = FRUGAL_TRY(RequestFromJson(row.request));
     if (!pool.gpu.empty() && pool.gpus_per_node > 0) {
       const int nodes = (request.units + pool.gpus_per_node - 1) / pool.gpus_per_node;
@@ -172,10 +172,12 @@ class SlurmExecutor final : public Executor {
   }
 
   /// The newest live Slurm job named for queue job `id` (a start cut short before its id was
-  /// recorded); nullopt when none.
+  /// recorded); nullopt when none, or when the queue stopped the job's last batch job and has
+  /// not started another (a move cut short: that job is on its way out).
   Result<std::optional<int64_t>> FindByName(int64_t id) {
-    const SlurmOutput listed = FRUGAL_TRY(client_->Run(
-        "squeue", {"-h", fmt::format("--name=frugal-queue-{}", id), "-o", "%i"}));
+    if (std::filesystem::exists(File(id, "stop"))) return std::optional<int64_t>();
+    const SlurmOutput listed = FRUGAL_TRY(
+        client_->Run("squeue", {"-h", fmt::format("--name=frugal-queue-{}", id), "-o", "%i"}));
     if (listed.exit_code != 0) {
       return Fail(ErrorCode::kUnavailable, "squeue: " + std::string(Trim(listed.err)));
     }

@@ -62,9 +62,8 @@ History HistoryOf(const std::vector<ledger::RunSpanRow>& segments, int64_t fallb
 }  // namespace
 
 Result<SpotAnswer> DecideAfterPreemption(ledger::Connection& db, const Capacity& capacity,
-                                         const ledger::QueueJobRow& row,
-                                         const JobRequest& request, int restarts,
-                                         SpotNow spot_now, Seconds now) {
+                                         const ledger::QueueJobRow& row, const JobRequest& request,
+                                         int restarts, SpotNow spot_now, Seconds now) {
   SpotAnswer answer;
   answer.advice = "wait_for_spot";
   const Pool* spot_pool = capacity.FindPool(row.pool);
@@ -112,11 +111,12 @@ Result<SpotAnswer> DecideAfterPreemption(ledger::Connection& db, const Capacity&
   }
   answer.advice = spot::AdviceName(advice->mode);
   answer.move = advice->mode == spot::Mode::kOnDemand;
-  answer.reason = fmt::format("{}: spot policy says {} (work left {}, spare {} before {})", head,
-                              answer.advice, FormatDuration(advice->work_left),
-                              FormatDuration(advice->spare),
-                              FormatUtcTime(request.deadline - kDeadlineSafetySeconds));
-  answer.reason += answer.move ? fmt::format("; moved to {} (on-demand, ${:.2f})", od.name, answer.cost_usd)
+  answer.reason =
+      fmt::format("{}: spot policy says {} (work left {}, spare {} before {})", head, answer.advice,
+                  FormatDuration(advice->work_left), FormatDuration(advice->spare),
+                  FormatUtcTime(request.deadline - kDeadlineSafetySeconds));
+  answer.reason += answer.move
+                       ? fmt::format("; moved to {} (on-demand, ${:.2f})", od.name, answer.cost_usd)
                    : spot_now == SpotNow::kRunningAgain ? "; it runs on spot again"
                                                         : "; Slurm starts it again on spot";
   return answer;

@@ -15,11 +15,11 @@
 namespace frugal::queue {
 
 struct SpotAnswer {
-  bool move = false;     ///< move to `pool` (on-demand); false: wait for spot where it is
-  int pool = -1;         ///< the on-demand pool; -1 when none fits
-  std::string advice;    ///< "wait_for_spot", "spot" or "on_demand"
-  std::string reason;    ///< one line for the decision and the log
-  double cost_usd = 0;   ///< expected cost of the work left on `pool`
+  bool move = false;    ///< move to `pool` (on-demand); false: wait for spot where it is
+  int pool = -1;        ///< the on-demand pool; -1 when none fits
+  std::string advice;   ///< "wait_for_spot", "spot" or "on_demand"
+  std::string reason;   ///< one line for the decision and the log
+  double cost_usd = 0;  ///< expected cost of the work left on `pool`
 };
 
 /// Whether the job is back on spot (Slurm restarted it before the queue looked) or waits.

@@ -4,10 +4,9 @@
 // it preempts) is a preemption the spot deadline policy decides on, and the job resumes from
 // its checkpoint as the same ledger run, on spot or moved to on-demand.
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
-
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <ctime>
@@ -213,8 +212,9 @@ TEST_F(QueueSlurmE2e, ARequeueOnSpotIsAPreemptionAndTheJobResumesAsTheSameRun) {
   json job = Show(id);
   ASSERT_FALSE(job["decisions"].empty());
   EXPECT_EQ(job["decisions"].back()["verdict"], "wait_for_spot") << job.dump();
-  EXPECT_NE(job["decisions"].back()["reason"].get<std::string>().find("preempted on spot (restart 1)"),
-            std::string::npos);
+  EXPECT_NE(
+      job["decisions"].back()["reason"].get<std::string>().find("preempted on spot (restart 1)"),
+      std::string::npos);
   StartNow(slurm);
   ASSERT_TRUE(WaitFor(id, "succeeded")) << Show(id).dump() << Log(id);
   job = Show(id);
@@ -265,8 +265,8 @@ TEST_F(QueueSlurmE2e, ThePolicyMovesAPreemptedJobToOnDemandAndItResumesThere) {
 }
 
 TEST_F(QueueSlurmE2e, ADeferredStartWaitsInSlurmUntilItsBeginTime) {
-  const int id = Submit("later", "cpu_slots: 1\nruntime: 10m\n", {"--not-before", "2h"},
-                        Counter(4, 0.1, 2));
+  const int id =
+      Submit("later", "cpu_slots: 1\nruntime: 10m\n", {"--not-before", "2h"}, Counter(4, 0.1, 2));
   ASSERT_GT(id, 0);
   Pass();
   json job = Show(id);
@@ -309,11 +309,12 @@ TEST_F(QueueSlurmE2e, KillNineOfTheLoopLosesNoJobAndSubmitsNoneTwice) {
   const fs::path log = home_ / "started.txt";
   std::vector<int> ids;
   for (int i = 0; i < 3; ++i) {
-    ids.push_back(Submit("job" + std::to_string(i), "cpu_slots: 1\nruntime: 1m\n", {},
-                         {"/bin/sh", "-c", "echo $FRUGAL_RUN_ID >> " + log.string() + "; sleep 1"}));
+    ids.push_back(
+        Submit("job" + std::to_string(i), "cpu_slots: 1\nruntime: 1m\n", {},
+               {"/bin/sh", "-c", "echo $FRUGAL_RUN_ID >> " + log.string() + "; sleep 1"}));
   }
-  const std::vector<std::string> loop = {"--db", db_, "queue", "run", "--interval", "200ms",
-                                         "--capacity", cap_};
+  const std::vector<std::string> loop = {"--db",       db_,     "queue",      "run",
+                                         "--interval", "200ms", "--capacity", cap_};
   pid_t pid = testing::StartFrugal(loop, home_.path(), Env());
   ASSERT_GT(pid, 0);
   for (int i = 0; i < 300 && ReadTestFile(log).empty(); ++i) {
@@ -346,7 +347,8 @@ TEST_F(QueueSlurmE2e, KillNineOfTheLoopLosesNoJobAndSubmitsNoneTwice) {
   for (size_t at = 0, nl; (nl = all_jobs.out.find('\n', at)) != std::string::npos; at = nl + 1) {
     names.insert(all_jobs.out.substr(at, nl - at));
   }
-  for (int id : ids) EXPECT_EQ(names.count("frugal-queue-" + std::to_string(id)), 1u) << all_jobs.out;
+  for (int id : ids)
+    EXPECT_EQ(names.count("frugal-queue-" + std::to_string(id)), 1u) << all_jobs.out;
 }
 
 }  // namespace

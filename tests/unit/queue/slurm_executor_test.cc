@@ -89,12 +89,14 @@ struct Fixture {
 TEST(SlurmExecutor, AFailedSbatchLeavesTheJobWaitingWithTheReason) {
   Fixture f;
   ScriptedSlurm* slurm = nullptr;
-  auto executor = f.SlurmWith(SlurmOutput{1, "", "sbatch: error: invalid partition specified: ondemand"}, &slurm);
+  auto executor = f.SlurmWith(
+      SlurmOutput{1, "", "sbatch: error: invalid partition specified: ondemand"}, &slurm);
   auto pass = RunPass(f.ledger->connection(), f.cap, *executor, kNow);
   ASSERT_TRUE(pass) << pass.error().message;
   EXPECT_EQ(slurm->calls, std::vector<std::string>{"sbatch"});
   EXPECT_EQ(f.Row().state, "waiting");
-  EXPECT_NE(f.Row().reason.find("invalid partition specified"), std::string::npos) << f.Row().reason;
+  EXPECT_NE(f.Row().reason.find("invalid partition specified"), std::string::npos)
+      << f.Row().reason;
 }
 
 TEST(SlurmExecutor, AControllerThatDoesNotAnswerChangesNoJob) {
@@ -121,14 +123,16 @@ TEST(SlurmExecutor, AStartCutShortAfterSbatchIsFoundByNameAndNotSubmittedAgain) 
   claim.run_id = fmt::format("queue-{}", f.id);
   claim.started_ms = kNow * 1000;
   const std::vector<std::string> waiting = {"waiting"};
-  ASSERT_TRUE(*ledger::MoveQueueJob(f.ledger->connection(), f.id, waiting, "starting", claim,
-                                    kNow * 1000));
+  ASSERT_TRUE(
+      *ledger::MoveQueueJob(f.ledger->connection(), f.id, waiting, "starting", claim, kNow * 1000));
   ScriptedSlurm* slurm = nullptr;
   auto executor = f.SlurmWith(Fail(ErrorCode::kFailed, "unexpected command"), &slurm);
   slurm->by_tool.emplace("squeue", SlurmOutput{0, "5151\n", ""});
   slurm->by_tool.emplace(
-      "scontrol", SlurmOutput{0, "JobId=5151 JobName=frugal-queue-1 JobState=RUNNING Reason=None "
-                                 "Restarts=0 Partition=ondemand ExitCode=0:0\n", ""});
+      "scontrol", SlurmOutput{0,
+                              "JobId=5151 JobName=frugal-queue-1 JobState=RUNNING Reason=None "
+                              "Restarts=0 Partition=ondemand ExitCode=0:0\n",
+                              ""});
   // Within the minute another scheduler may still be starting it: nothing is decided.
   ASSERT_TRUE(RunPass(f.ledger->connection(), f.cap, *executor, kNow + 10));
   EXPECT_EQ(f.Row().state, "starting");
@@ -162,8 +166,8 @@ TEST(SlurmExecutor, SubmitsWithThePoolsPartitionGresRequeueSignalAndBeginTime) {
   const int64_t id = sub->id;
   auto scripted = std::make_unique<ScriptedSlurm>(SlurmOutput{0, "77;cluster\n", ""});
   ScriptedSlurm* slurm = scripted.get();
-  auto executor = MakeSlurmExecutor(std::move(scripted), "/usr/bin/frugal", "postgresql://db/x",
-                                    dir / "queue");
+  auto executor =
+      MakeSlurmExecutor(std::move(scripted), "/usr/bin/frugal", "postgresql://db/x", dir / "queue");
   ASSERT_TRUE(RunPass(ledger->connection(), cap, *executor, kNow));
   ASSERT_EQ(slurm->calls, std::vector<std::string>{"sbatch"})
       << (*ledger::GetQueueJob(ledger->connection(), id))->reason;
@@ -177,10 +181,12 @@ TEST(SlurmExecutor, SubmitsWithThePoolsPartitionGresRequeueSignalAndBeginTime) {
   EXPECT_TRUE(Has(a, "--gres=gpu:a10g:4"));
   EXPECT_TRUE(Has(a, "--begin=now+3600"));
   // The script, then frugal run as the same ledger run on every attempt.
-  const auto script = std::find(a.begin(), a.end(), (dir / "queue" / fmt::format("{}.sbatch", id)).string());
+  const auto script =
+      std::find(a.begin(), a.end(), (dir / "queue" / fmt::format("{}.sbatch", id)).string());
   ASSERT_NE(script, a.end());
   EXPECT_EQ(std::vector<std::string>(script + 1, script + 6),
-            (std::vector<std::string>{"/usr/bin/frugal", "--db", "postgresql://db/x", "run", "--run-id"}));
+            (std::vector<std::string>{"/usr/bin/frugal", "--db", "postgresql://db/x", "run",
+                                      "--run-id"}));
   EXPECT_EQ(*(script + 6), fmt::format("queue-{}", id));
   EXPECT_EQ(a.back(), "train.py");
   const auto row = **ledger::GetQueueJob(ledger->connection(), id);

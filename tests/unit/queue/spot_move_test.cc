@@ -1,10 +1,11 @@
 // The queue's question to the spot deadline policy after a preemption, on a real SQLite
 // ledger holding the job's run: its segments and checkpoints are the history the policy reads.
 
+#include "frugal/queue/spot_move.h"
+
 #include <gtest/gtest.h>
 
 #include "frugal/ledger/ledger.h"
-#include "frugal/queue/spot_move.h"
 #include "support/test_support.h"
 
 namespace frugal::queue {
@@ -51,7 +52,8 @@ struct Fixture {
     const ledger::SegmentId seg = *ledger->OpenSegment(id, offer, At(kStart));
     ASSERT_TRUE(ledger->AddEvent(id, seg, ledger::EventType::kCheckpointCommitted,
                                  At(kStart + saved_after), nlohmann::json::object()));
-    ASSERT_TRUE(ledger->CloseSegment(seg, At(kStart + spot_seconds), ledger::EndReason::kPreempted));
+    ASSERT_TRUE(
+        ledger->CloseSegment(seg, At(kStart + spot_seconds), ledger::EndReason::kPreempted));
   }
   Result<SpotAnswer> Ask(Seconds now) {
     return DecideAfterPreemption(ledger->connection(), cap, row, job, 1, SpotNow::kWaiting, now);
@@ -75,8 +77,9 @@ TEST(SpotMove, WithoutADeadlineTheJobWaitsForSpot) {
 }
 
 TEST(SpotMove, WithNoOnDemandPoolTheJobWaitsForSpot) {
-  Fixture f("  - {name: spot, kind: slurm, partition: spot, tier: spot, gpu: A10G,\n"
-            "     gpus_per_node: 4, price_per_gpu_hour: 0.52, preemptions_per_hour: 0.3}\n");
+  Fixture f(
+      "  - {name: spot, kind: slurm, partition: spot, tier: spot, gpu: A10G,\n"
+      "     gpus_per_node: 4, price_per_gpu_hour: 0.52, preemptions_per_hour: 0.3}\n");
   f.job.deadline = kStart + 5 * 3600;
   const auto a = f.Ask(kStart + 600);
   ASSERT_TRUE(a) << a.error().message;
