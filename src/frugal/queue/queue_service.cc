@@ -139,7 +139,7 @@ Result<bool> Claim(ledger::Connection& db, const Capacity& cap, Loaded& j, const
   f.pool = cap.pools[static_cast<size_t>(p.pool)].name;
   f.devices = devices;
   f.run_id = fmt::format("queue-{}", j.row.id);
-  f.started_ms = std::max(now, p.start) * 1000;
+  f.started_ms = now * 1000;
   f.expected_cost_micros = Money::FromDollars(p.cost_usd).micros();
   const std::vector<std::string> waiting = {"waiting"};
   if (!FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, waiting, "starting", f, now * 1000))) return false;
