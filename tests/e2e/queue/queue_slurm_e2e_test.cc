@@ -264,6 +264,34 @@ TEST_F(QueueSlurmE2e, ThePolicyMovesAPreemptedJobToOnDemandAndItResumesThere) {
   ExpectResumedOnce(id, "spot", "on_demand");
 }
 
+TEST_F(QueueSlurmE2e, APreemptionOnlyFrugalRunHeardOfResumesAsTheSameRun) {
+  const int id = Submit("notice", kCheckpointing, {}, Counter(kSteps, 0.25, 4));
+  ASSERT_GT(id, 0);
+  Pass();
+  ASSERT_EQ(Show(id)["pool"], "spot") << Show(id).dump();
+  ASSERT_TRUE(WaitForCheckpoint(id)) << Log(id);
+  // A cloud notice would do this: the supervisor checkpoints, stops the command and exits 75.
+  const pid_t supervisor =
+      static_cast<pid_t>(std::stol(ReadTestFile(RunDir(id) / "supervisor.lock")));
+  ASSERT_GT(supervisor, 0);
+  ASSERT_EQ(::kill(supervisor, SIGTERM), 0);
+  // Either Slurm took the batch script's requeue (the job waits out a begin time Slurm sets,
+  // which the test cuts short) or the job ended with exit 75 and the queue places it again.
+  bool done = false;
+  for (int i = 0; i < 180 && !done; ++i) {
+    Pass();
+    const std::string job = SlurmJob(id);
+    if (!job.empty() && cluster_->JobState(job) == "PENDING" &&
+        Field(job, "Reason") == "BeginTime") {
+      cluster_->Client("scontrol", {"update", "jobid=" + job, "StartTime=now"});
+    }
+    done = Show(id)["state"] == "succeeded";
+    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  ASSERT_TRUE(done) << Show(id).dump() << Log(id);
+  ExpectResumedOnce(id, "spot", "spot");
+}
+
 TEST_F(QueueSlurmE2e, ADeferredStartWaitsInSlurmUntilItsBeginTime) {
   const int id =
       Submit("later", "cpu_slots: 1\nruntime: 10m\n", {"--not-before", "2h"}, Counter(4, 0.1, 2));
