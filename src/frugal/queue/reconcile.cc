@@ -41,7 +41,7 @@ Result<void> OnPreemption(ledger::Connection& db, const Capacity& capacity, Load
   ledger::QueueDecisionRow d;
   d.job_id = j.row.id;
   d.time_ms = now * 1000;
-  d.verdict = answer.move ? "on_demand" : answer.advice;
+  d.verdict = answer.move ? "move_to_on_demand" : answer.advice;
   d.pool = answer.move ? capacity.pools[static_cast<size_t>(answer.pool)].name : j.row.pool;
   if (answer.move) d.cost_micros = Money::FromDollars(answer.cost_usd).micros();
   d.reason = answer.reason;

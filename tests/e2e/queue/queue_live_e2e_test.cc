@@ -256,9 +256,13 @@ TEST(QueueLiveE2e, AJobPreemptedUnderFrugalRunWaitsAgainAndResumesAsTheSameRun) 
   ASSERT_EQ(run["segments"].size(), 2u) << run["segments"].dump();
   EXPECT_EQ(run["segments"][0]["end_reason"], "preempted");
   EXPECT_EQ(run["segments"][1]["end_reason"], "finished");
+  // Placed twice: at first, and again after the preemption, with a decision between.
   auto job = q.Run({"--json", "queue", "show", std::to_string(id)});
-  EXPECT_NE(job.out.find("preempted and not requeued (frugal run exit 75)"), std::string::npos)
-      << job.out;
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  const auto decisions = nlohmann::json::parse(job.out)["decisions"];
+  ASSERT_GE(decisions.size(), 4u) << job.out;
+  EXPECT_EQ(decisions.back()["verdict"], "start") << job.out;
+  EXPECT_NE(decisions[decisions.size() - 2]["verdict"], "start") << job.out;
 }
 
 TEST(QueueLiveE2e, KillNineOfTheLoopLosesNoJobAndStartsNoneTwice) {

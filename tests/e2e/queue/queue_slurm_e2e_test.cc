@@ -248,7 +248,7 @@ TEST_F(QueueSlurmE2e, ThePolicyMovesAPreemptedJobToOnDemandAndItResumesThere) {
   }
   ASSERT_EQ(job["pool"], "ondemand") << job.dump();
   const json& moved = job["decisions"].back();
-  EXPECT_EQ(moved["verdict"], "on_demand") << job.dump();
+  EXPECT_EQ(moved["verdict"], "move_to_on_demand") << job.dump();
   EXPECT_EQ(moved["pool"], "ondemand");
   EXPECT_NE(moved["reason"].get<std::string>().find("spot policy says on_demand"),
             std::string::npos)
