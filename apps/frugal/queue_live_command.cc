@@ -49,8 +49,13 @@ std::string SelfBinary() {
   return ec ? std::string("frugal") : p.string();
 }
 
-std::unique_ptr<queue::Executor> Executor(const GlobalOptions& global) {
-  return queue::MakeLocalExecutor(SelfBinary(), global.db, UserDataDir() / "queue");
+/// Local pools' jobs as processes here, Slurm pools' as batch jobs (the Slurm client commands
+/// on PATH, SLURM_CONF as the environment gives it).
+std::unique_ptr<queue::Executor> Executor(const GlobalOptions& global, const queue::Capacity& cap) {
+  const std::filesystem::path dir = UserDataDir() / "queue";
+  return queue::MakePoolExecutor(
+      cap, queue::MakeLocalExecutor(SelfBinary(), global.db, dir),
+      queue::MakeSlurmExecutor(queue::MakeSystemSlurmClient(), SelfBinary(), global.db, dir));
 }
 
 struct SubmitOptions {
@@ -151,10 +156,24 @@ Result<void> RunShow(int64_t id, const GlobalOptions& global, Streams& s) {
   return {};
 }
 
-Result<void> RunSteer(int64_t id, queue::Steer steer, const GlobalOptions& global, Streams& s) {
+Result<void> RunSteer(int64_t id, queue::Steer steer, const std::string& capacity,
+                      const GlobalOptions& global, Streams& s) {
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
-  auto executor = Executor(global);
+  // Cancelling a job on a Slurm pool needs the pool's kind; without a capacity file every job
+  // is taken for local.
+  queue::Capacity cap;
+  if (Result<queue::Capacity> loaded = LoadQueueCapacity(capacity)) {
+    cap = std::move(*loaded);
+  } else if (!capacity.empty()) {
+    return Fail(loaded.error());
+  }
+  auto executor = Executor(global, cap);
   const auto row = FRUGAL_TRY(queue::SteerJob(db->connection(), *executor, id, steer, Now()));
+  if (steer == queue::Steer::kCancel && row.pid && cap.FindPool(row.pool) == nullptr) {
+    s.err << fmt::format("frugal: warning: no capacity file names pool '{}': if it is a Slurm "
+                         "pool, job {}'s batch job was not cancelled (pass --capacity)\n",
+                         row.pool, row.id);
+  }
   if (global.json) {
     WriteJson(s, queue::JobViewJson(FRUGAL_TRY(queue::ShowJob(*db, id, Now()))));
   } else {
@@ -174,7 +193,7 @@ Result<void> RunLoop(const RunLoopOptions& o, const GlobalOptions& global, Strea
   auto interval = ParseDuration(o.interval);
   if (!interval || interval->count() <= 0) return Fail(ErrorCode::kBadInput, "--interval: expected a positive duration");
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
-  auto executor = Executor(global);
+  auto executor = Executor(global, cap);
   queue::RequestCache requests;
   for (;;) {
     const queue::PassReport r =
@@ -230,15 +249,19 @@ void RegisterQueueLive(CLI::App& queue_cmd, GlobalOptions& global, Action& actio
       {"cancel", queue::Steer::kCancel}, {"hold", queue::Steer::kHold}, {"release", queue::Steer::kRelease}};
   for (const auto& [name, steer] : steers) {
     auto steer_id = std::make_shared<int64_t>(0);
+    auto steer_cap = std::make_shared<std::string>();
     CLI::App* cmd = queue_cmd.add_subcommand(name, fmt::format("{} a queued job", name));
     cmd->add_option("id", *steer_id, "Queue job id")->required();
-    cmd->callback([steer_id, steer = steer, &global, &action] {
-      action = [steer_id, steer, &global](Streams& s) { return RunSteer(*steer_id, steer, global, s); };
+    cmd->add_option("--capacity", *steer_cap, "Capacity YAML (to reach a job on a Slurm pool)");
+    cmd->callback([steer_id, steer_cap, steer = steer, &global, &action] {
+      action = [steer_id, steer_cap, steer, &global](Streams& s) {
+        return RunSteer(*steer_id, steer, *steer_cap, global, s);
+      };
     });
   }
 
   auto loop = std::make_shared<RunLoopOptions>();
-  CLI::App* run = queue_cmd.add_subcommand("run", "The scheduling loop: place waiting jobs and start them (local pools)");
+  CLI::App* run = queue_cmd.add_subcommand("run", "The scheduling loop: place waiting jobs and start them (local and Slurm pools)");
   run->add_option("--capacity", loop->capacity, "Capacity YAML");
   run->add_flag("--once", loop->once, "One pass, then exit (cron, systemd timers)");
   run->add_option("--interval", loop->interval, "Time between passes")->capture_default_str();

@@ -148,4 +148,25 @@ Result<std::vector<QueueDecisionRow>> ListLatestQueueDecisions(Connection& db) {
   return out;
 }
 
+Result<std::vector<RunSpanRow>> RunSpansOf(Connection& db, std::string_view run_name) {
+  const std::vector<Value> params = {std::string(run_name)};
+  const std::vector<Row> rows = FRUGAL_TRY(db.Query(
+      "SELECT s.start_ms, s.end_ms, s.tier, s.end_reason, "
+      "(SELECT MAX(e.time_ms) FROM events e WHERE e.run_id = s.run_id AND e.segment_id = s.id "
+      "AND e.type = 'checkpoint_committed') "
+      "FROM segments s JOIN runs r ON r.id = s.run_id WHERE r.name = ? ORDER BY s.start_ms, s.id",
+      params));
+  std::vector<RunSpanRow> spans;
+  for (const Row& r : rows) {
+    RunSpanRow span;
+    span.start_ms = AsInt(r[0]);
+    span.end_ms = AsOptionalInt(r[1]);
+    span.tier = AsText(r[2]);
+    span.end_reason = AsText(r[3]);
+    span.last_checkpoint_ms = AsOptionalInt(r[4]);
+    spans.push_back(std::move(span));
+  }
+  return spans;
+}
+
 }  // namespace frugal::ledger

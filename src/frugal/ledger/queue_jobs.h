@@ -72,5 +72,18 @@ struct QueueDecisionRow {
 
 /// The newest decision of every job that has one, by job id (one query, for listings).
 [[nodiscard]] Result<std::vector<QueueDecisionRow>> ListLatestQueueDecisions(Connection& db);
+/// One segment of a queue job's run, for the spot policy: when it ran, on which tier, how it
+/// ended ("" while open) and when its last checkpoint was committed.
+struct RunSpanRow {
+  int64_t start_ms = 0;
+  std::optional<int64_t> end_ms;
+  std::string tier;
+  std::string end_reason;
+  std::optional<int64_t> last_checkpoint_ms;
+};
+
+/// The segments of the run named `run_name`, oldest first; empty when it has not begun.
+[[nodiscard]] Result<std::vector<RunSpanRow>> RunSpansOf(Connection& db,
+                                                        std::string_view run_name);
 
 }  // namespace frugal::ledger

@@ -11,10 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "frugal/queue/queue_service.h"
+#include "frugal/queue/executor.h"
 
 namespace frugal::queue {
 namespace {
@@ -30,20 +29,53 @@ class LocalExecutor final : public Executor {
       : binary_(std::move(binary)), db_(std::move(db)), dir_(std::move(dir)) {}
 
   Result<int64_t> Start(const ledger::QueueJobRow& row, const Pool& pool,
-                        const std::string& devices) override {
+                        const std::string& devices, Seconds /*delay_seconds*/) override {
     std::error_code ec;
     std::filesystem::create_directories(dir_, ec);
     if (ec) return Fail(ErrorCode::kFailed, dir_.string() + ": " + ec.message());
     std::filesystem::remove(ExitFile(row.id), ec);
-    std::vector<std::string> argv = FRUGAL_TRY(Argv(row, pool));
+    std::vector<std::string> argv = {"/bin/sh", "-c", kWrapper, "frugal-queue-job"};
+    const std::vector<std::string> run = FRUGAL_TRY(FrugalRunArgv(row, pool, binary_, db_));
+    argv.insert(argv.end(), run.begin(), run.end());
     std::vector<std::string> env = {fmt::format("FRUGAL_QUEUE_JOB={}", row.id),
                                     "FRUGAL_QUEUE_EXIT=" + ExitFile(row.id).string()};
     if (!pool.gpu.empty()) env.push_back("CUDA_VISIBLE_DEVICES=" + devices);
     return Spawn(argv, env, dir_ / fmt::format("{}.log", row.id));
   }
 
-  std::optional<int64_t> FindProcess(int64_t job_id) override {
-    const std::string needle = fmt::format("FRUGAL_QUEUE_JOB={}", job_id);
+  Result<JobStatus> Status(const ledger::QueueJobRow& row) override {
+    JobStatus status;
+    if (const std::optional<int64_t> pid = FindProcess(row.id)) {
+      status.phase = JobPhase::kRunning;
+      status.handle = pid;
+      return status;
+    }
+    std::ifstream in(ExitFile(row.id));
+    int exit = 0;
+    if (in >> exit) {
+      status.phase = JobPhase::kEnded;
+      status.exit_status = exit;
+    }
+    return status;
+  }
+
+  /// SIGTERM to the job's process group (its wrapper and `frugal run`, which checkpoints and
+  /// stops the command), found by the job's environment: the recorded pid is the wrapper's,
+  /// not a group id, and may since belong to another process.
+  void Stop(const ledger::QueueJobRow& row) override {
+    const std::optional<int64_t> pid = FindProcess(row.id);
+    if (!pid) return;
+    const pid_t group = ::getpgid(static_cast<pid_t>(*pid));
+    if (group > 1) ::kill(-group, SIGTERM);
+  }
+
+ private:
+  std::filesystem::path ExitFile(int64_t id) const { return dir_ / fmt::format("{}.exit", id); }
+
+  /// The job's process: the one whose environment names its exit file, which holds both the
+  /// job id and this executor's directory (job ids of another ledger on this machine repeat).
+  std::optional<int64_t> FindProcess(int64_t job_id) const {
+    const std::string needle = "FRUGAL_QUEUE_EXIT=" + ExitFile(job_id).string();
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
       const std::string name = entry.path().filename().string();
@@ -55,44 +87,6 @@ class LocalExecutor final : public Executor {
       }
     }
     return std::nullopt;
-  }
-
-  std::optional<int> ExitStatus(int64_t job_id) override {
-    std::ifstream in(ExitFile(job_id));
-    int status = 0;
-    if (in >> status) return status;
-    return std::nullopt;
-  }
-
-  void Stop(int64_t pid) override {
-    // Just after the start the job may not lead its group yet: then the process itself.
-    if (::kill(-static_cast<pid_t>(pid), SIGTERM) != 0) ::kill(static_cast<pid_t>(pid), SIGTERM);
-  }
-
- private:
-  std::filesystem::path ExitFile(int64_t id) const { return dir_ / fmt::format("{}.exit", id); }
-
-  Result<std::vector<std::string>> Argv(const ledger::QueueJobRow& row, const Pool& pool) const {
-    std::vector<std::string> command;
-    try {
-      command = nlohmann::json::parse(row.command).get<std::vector<std::string>>();
-    } catch (const std::exception& e) {
-      return Fail(ErrorCode::kFailed, fmt::format("queue job {}: command: {}", row.id, e.what()));
-    }
-    const JobRequest request = FRUGAL_TRY(RequestFromJson(row.request));
-    std::vector<std::string> argv = {"/bin/sh", "-c", kWrapper, "frugal-queue-job", binary_};
-    if (!db_.empty()) argv.insert(argv.end(), {"--db", db_});
-    const Money price = pool.price_per_gpu_hour * request.units;
-    argv.insert(argv.end(), {"run", "--run-id", row.run_id, "--price",
-                             price.ToPlainString() + "/h", "--tag",
-                             fmt::format("queue_job={}", row.id), "--tag", "queue_pool=" + pool.name});
-    if (!pool.gpu.empty()) argv.insert(argv.end(), {"--gpus", std::to_string(request.units)});
-    if (pool.tier == Tier::kSpot) argv.insert(argv.end(), {"--tier", "spot"});
-    for (const auto& [k, v] : request.tags) argv.insert(argv.end(), {"--tag", k + "=" + v});
-    if (request.budget) argv.insert(argv.end(), {"--budget", request.budget->ToPlainString()});
-    argv.push_back("--");
-    argv.insert(argv.end(), command.begin(), command.end());
-    return argv;
   }
 
   /// Double fork: the job runs in a session of its own, a child of init, so it outlives the

@@ -12,7 +12,7 @@
 #include "frugal/core/text.h"
 #include "frugal/queue/preemption.h"
 #include "frugal/queue/warm_start.h"
-#include "frugal/run/protocol.h"
+#include "frugal/queue/reconcile.h"
 
 namespace frugal::queue {
 namespace {
@@ -21,10 +21,7 @@ using ledger::QueueJobRow;
 
 const std::vector<std::string> kActive = {"starting", "running"};
 
-struct Loaded {
-  QueueJobRow row;
-  JobRequest request;
-};
+using Loaded = LoadedJob;
 
 Result<std::vector<Loaded>> LoadAll(ledger::Connection& db, RequestCache* cache = nullptr) {
   std::vector<Loaded> out;
@@ -118,50 +115,6 @@ std::string FreeDevices(const Capacity& cap, const std::vector<Loaded>& jobs, in
   return s;
 }
 
-/// Catches the ledger up with the processes: starting → running or waiting again; running →
-/// succeeded or failed.
-Result<void> Reconcile(ledger::Connection& db, const Capacity& capacity, Executor& executor,
-                       std::vector<Loaded>& jobs, Seconds now, PassReport& report) {
-  const int64_t now_ms = now * 1000;
-  for (Loaded& j : jobs) {
-    if (j.row.state != "starting" && j.row.state != "running") continue;
-    const std::vector<std::string> from = {j.row.state};
-    QueueJobRow f;
-    if (const std::optional<int64_t> pid = executor.FindProcess(j.row.id)) {
-      if (j.row.state == "starting") {
-        f.pid = *pid;
-        if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, from, "running", f, now_ms))) j.row.state = "running";
-      }
-      ++report.running;
-      continue;
-    }
-    const std::optional<int> exit = executor.ExitStatus(j.row.id);
-    if (exit && *exit == run::kRequeueExitCode) {  // preempted: the spot policy decides
-      const auto line = FRUGAL_TRY(RecordPreemption(db, capacity, j.row, j.request, now));
-      if (line) report.lines.push_back(*line);
-      continue;
-    }
-    // Another scheduler may be starting it right now: only a start left for a minute was cut.
-    if (!exit && j.row.state == "starting" && now_ms - j.row.updated_ms < 60'000) continue;
-    if (!exit && j.row.state == "starting") {
-      f.reason = "its start was interrupted before the process began: waiting again";
-      if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, from, "waiting", f, now_ms))) j.row.state = "waiting";
-      continue;
-    }
-    f.finished_ms = now_ms;
-    f.exit_code = exit.value_or(-1);
-    f.reason = exit ? fmt::format("exited with status {}", *exit)
-                    : "its process ended without recording an exit status";
-    const std::string to = exit && *exit == 0 ? "succeeded" : "failed";
-    if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, from, to, f, now_ms))) {
-      j.row.state = to;
-      ++report.finished;
-      report.lines.push_back(fmt::format("job {} ({}) {}: {}", j.row.id, j.row.name, to, f.reason));
-    }
-  }
-  return {};
-}
-
 /// The names among `depends_on` not yet succeeded.
 std::vector<std::string> Unmet(const Loaded& job, const std::vector<Loaded>& jobs) {
   std::vector<std::string> unmet;
@@ -178,12 +131,14 @@ struct Launch {
   size_t job = 0;
   int pool = -1;
   std::string devices;
+  Seconds begin = 0;  ///< a Slurm pool's deferred start (sbatch --begin); now otherwise
 };
 
 /// The claim: of two schedulers, only one moves the job out of waiting.
 Result<bool> Claim(ledger::Connection& db, const Capacity& cap, Loaded& j, const Placement& p,
-                   const std::string& devices, Seconds now) {
+                   const std::string& devices, const std::string& reason, Seconds now) {
   QueueJobRow f;
+  f.reason = reason;
   f.pool = cap.pools[static_cast<size_t>(p.pool)].name;
   f.devices = devices;
   f.run_id = fmt::format("queue-{}", j.row.id);
@@ -223,7 +178,7 @@ Result<void> LaunchJob(ledger::Connection& db, Executor& executor, const Capacit
     report.lines.push_back(fmt::format("job {} ({}) failed: {}", j.row.id, j.row.name, g.reason));
     return {};
   }
-  Result<int64_t> pid = executor.Start(j.row, pool, l.devices);
+  Result<int64_t> pid = executor.Start(j.row, pool, l.devices, std::max<Seconds>(0, l.begin - now));
   if (!pid) {
     g.reason = "could not start: " + pid.error().message;
     FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, starting, "waiting", g, now_ms));
@@ -234,9 +189,12 @@ Result<void> LaunchJob(ledger::Connection& db, Executor& executor, const Capacit
   g.pid = *pid;
   if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, starting, "running", g, now_ms))) j.row.state = "running";
   ++report.started;
-  report.lines.push_back(fmt::format("job {} ({}) started on {}{} as run {}", j.row.id,
-                                     j.row.name, pool.name,
-                                     l.devices.empty() ? "" : " GPUs " + l.devices, j.row.run_id));
+  std::string when = l.begin > now ? " from " + FormatUtcTime(l.begin) : "";
+  if (pool.kind == PoolKind::kSlurm) when += fmt::format(" (slurm job {})", *pid);
+  report.lines.push_back(fmt::format("job {} ({}) {} on {}{}{} as run {}", j.row.id, j.row.name,
+                                     pool.kind == PoolKind::kSlurm ? "submitted to Slurm" : "started",
+                                     pool.name, l.devices.empty() ? "" : " GPUs " + l.devices,
+                                     when, j.row.run_id));
   return {};
 }
 
@@ -259,7 +217,7 @@ Result<void> Locked(ledger::Connection& db, const std::function<Result<void>()>&
 }
 
 /// The locked part of a pass after the catch-up: place the waiting jobs, record the decisions
-/// that changed, claim the jobs to start now on local pools.
+/// that changed, claim the jobs to start now (and, on Slurm pools, those deferred).
 Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
                           std::vector<Loaded>& jobs, Seconds now, PassReport& report,
                           std::vector<Launch>& launches) {
@@ -321,13 +279,16 @@ Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
     const size_t i = index[p.job];
     Loaded& j = jobs[i];
     const ledger::QueueDecisionRow d = Decision(j.row.id, p, capacity, now);
-    const bool local =
-        p.pool >= 0 && capacity.pools[static_cast<size_t>(p.pool)].kind == PoolKind::kLocal;
-    if (p.verdict == Verdict::kStart && local) {
-      const std::string devices = FreeDevices(capacity, jobs, p.pool, j.request.units);
-      if (FRUGAL_TRY(Claim(db, capacity, j, p, devices, now))) {
+    const PoolKind kind = p.pool >= 0 ? capacity.pools[static_cast<size_t>(p.pool)].kind
+                                      : PoolKind::kLocal;
+    // Local jobs start now; a Slurm pool also takes a deferred start, which waits in Slurm
+    // (sbatch --begin) for its window.
+    if (p.verdict == Verdict::kStart || (p.verdict == Verdict::kDefer && kind == PoolKind::kSlurm)) {
+      const std::string devices =
+          kind == PoolKind::kLocal ? FreeDevices(capacity, jobs, p.pool, j.request.units) : "";
+      if (FRUGAL_TRY(Claim(db, capacity, j, p, devices, d.reason, now))) {
         decisions.push_back(d);
-        launches.push_back({i, p.pool, devices});
+        launches.push_back({i, p.pool, devices, p.start});
       }
       continue;
     }
@@ -404,9 +365,10 @@ Result<PassReport> RunPass(ledger::Connection& db, const Capacity& capacity, Exe
   PassReport report;
   std::vector<Loaded> jobs;
   std::vector<Launch> launches;
+  std::vector<PlannedMove> moves;
   const auto locked = [&]() -> Result<void> {
     jobs = FRUGAL_TRY(LoadAll(db, cache));
-    FRUGAL_TRY(Reconcile(db, capacity, executor, jobs, now, report));
+    FRUGAL_TRY(Reconcile(db, capacity, executor, jobs, now, report, moves));
     return PlaceWaiting(db, capacity, jobs, now, report, launches);
   };
   FRUGAL_TRY(Locked(db, locked));
@@ -414,6 +376,9 @@ Result<PassReport> RunPass(ledger::Connection& db, const Capacity& capacity, Exe
   // scheduler killed in between leaves a start the next pass finds cut short and undoes.
   for (const Launch& l : launches) {
     FRUGAL_TRY(LaunchJob(db, executor, capacity, jobs[l.job], l, now, report));
+  }
+  for (const PlannedMove& m : moves) {
+    FRUGAL_TRY(MoveJob(db, capacity, executor, jobs[m.job], m, now, report));
   }
   return report;
 }
@@ -450,8 +415,8 @@ Result<QueueJobRow> SteerJob(ledger::Connection& db, Executor& executor, int64_t
                             : steer == Steer::kHold ? "held (only a waiting job can)"
                                                     : "released (only a held job can)"));
   }
-  if (steer == Steer::kCancel && job->pid && (job->state == "running" || job->state == "starting")) {
-    executor.Stop(*job->pid);
+  if (steer == Steer::kCancel && (job->state == "running" || job->state == "starting")) {
+    executor.Stop(*job);
   }
   return *FRUGAL_TRY(ledger::GetQueueJob(db, id));
 }

@@ -7,7 +7,8 @@
 // (ledger/queue_jobs.h), so a job is started by one scheduler only, and a scheduler killed at
 // any point loses nothing: on the next pass a `starting` job whose process exists is running,
 // one whose process does not is waiting again, and a `running` job whose process has ended
-// takes the exit status its wrapper wrote.
+// takes the exit status its wrapper wrote. On a Slurm pool, "its process" is its batch job,
+// found by the id sbatch gave (kept in the row's pid) or by its name `frugal-queue-ID`.
 
 #include <filesystem>
 #include <memory>
@@ -20,6 +21,7 @@
 #include "frugal/core/error.h"
 #include "frugal/ledger/queue_jobs.h"
 #include "frugal/queue/capacity.h"
+#include "frugal/queue/executor.h"
 #include "frugal/queue/job.h"
 #include "frugal/queue/scheduler.h"
 
@@ -52,29 +54,6 @@ struct Submitted {
                                           const JobRequest& job,
                                           const std::vector<std::string>& command, Seconds now);
 
-/// Starts queued jobs and reports on them.
-class Executor {
- public:
-  virtual ~Executor() = default;
-  /// Starts job `row` on `pool` with `devices` (CUDA_VISIBLE_DEVICES; "" for CPU slots);
-  /// returns its process id.
-  [[nodiscard]] virtual Result<int64_t> Start(const ledger::QueueJobRow& row, const Pool& pool,
-                                              const std::string& devices) = 0;
-  /// The process of `job_id` that is alive, found by its id (nullopt: none).
-  [[nodiscard]] virtual std::optional<int64_t> FindProcess(int64_t job_id) = 0;
-  /// The exit status its wrapper recorded once it ended (nullopt: not ended, or unknown).
-  [[nodiscard]] virtual std::optional<int> ExitStatus(int64_t job_id) = 0;
-  /// Stops the job's process group (cancel).
-  virtual void Stop(int64_t pid) = 0;
-};
-
-/// This machine: each job is `frugal run --run-id queue-ID` over its command, in a session of
-/// its own (it outlives the scheduler), under `sh`, which writes the exit status to
-/// `<state_dir>/ID.exit` (temp and rename) when it ends. GPUs by CUDA_VISIBLE_DEVICES.
-[[nodiscard]] std::unique_ptr<Executor> MakeLocalExecutor(std::string frugal_binary,
-                                                         std::string db_flag,
-                                                         std::filesystem::path state_dir);
-
 struct PassReport {
   int started = 0;
   int finished = 0;
@@ -94,9 +73,10 @@ class RequestCache {
   std::unordered_map<int64_t, std::pair<std::string, JobRequest>> entries_;
 };
 
-/// One pass of `frugal queue run`: catch up with the processes, place the waiting jobs, record
-/// the decisions that changed, start what is due now on local pools. `cache` (optional) keeps
-/// parsed requests for the next pass.
+/// One pass of `frugal queue run`: catch up with the executors (a Slurm requeue on a spot pool
+/// goes to the spot deadline policy, which may move the job to on-demand), place the waiting
+/// jobs, record the decisions that changed, start what is due now (on Slurm pools, deferred
+/// starts too, held by `sbatch --begin`), then carry out the moves. `cache` (optional) keeps parsed requests for the next pass.
 [[nodiscard]] Result<PassReport> RunPass(ledger::Connection& db, const Capacity& capacity,
                                          Executor& executor, Seconds now,
                                          RequestCache* cache = nullptr);

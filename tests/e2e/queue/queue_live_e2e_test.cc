@@ -183,6 +183,88 @@ TEST(QueueLiveE2e, AStepWhoseCachedOutputExistsIsNotRunAgain) {
   EXPECT_EQ(testing::ReadTestFile(marker), "ran\n");  // not run a second time
 }
 
+TEST(QueueLiveE2e, CancellingARunningJobStopsItsProcesses) {
+  Queue q;
+  const std::string pidfile = (q.home / "child.pid").string();
+  const int id = q.Submit("long", "cpu_slots: 1\nruntime: 10m\n", {},
+                          "echo $$ > " + pidfile + "; exec sleep 300");
+  ASSERT_TRUE(q.WaitFor(id, "running"));
+  const std::string line = testing::WaitForLine(pidfile, std::chrono::seconds(10));
+  ASSERT_FALSE(line.empty());
+  const pid_t child = static_cast<pid_t>(std::stol(line));
+  ASSERT_EQ(q.Run({"queue", "cancel", std::to_string(id), "--capacity", q.cap}).exit_code, 0);
+  EXPECT_EQ(q.Jobs()[id]["state"], "cancelled");
+  // The supervisor stops its command after its grace period (30 s to checkpoint, 10 s more).
+  bool gone = false;
+  for (int i = 0; i < 600 && !gone; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    gone = ::kill(child, 0) != 0 ||
+           testing::ReadTestFile("/proc/" + line + "/stat").find(") Z ") != std::string::npos;
+  }
+  EXPECT_TRUE(gone) << "the cancelled job's command is still running";
+  if (!gone) ::kill(child, SIGKILL);
+}
+
+TEST(QueueLiveE2e, AnotherLedgersJobOnThisMachineIsNotTakenForOnesOwn) {
+  // Two queues (two data directories, two ledgers) whose first jobs are both job 1.
+  Queue other;
+  const std::string pidfile = (other.home / "child.pid").string();
+  const int theirs = other.Submit("theirs", "cpu_slots: 1\nruntime: 10m\n", {},
+                                  "echo $$ > " + pidfile + "; exec sleep 300");
+  ASSERT_TRUE(other.WaitFor(theirs, "running"));
+  const std::string line = testing::WaitForLine(pidfile, std::chrono::seconds(10));
+  ASSERT_FALSE(line.empty());
+  Queue q;
+  const int mine = q.Submit("mine", "cpu_slots: 1\nruntime: 10m\n", {}, "sleep 1");
+  ASSERT_EQ(mine, theirs);
+  EXPECT_TRUE(q.WaitFor(mine, "succeeded"));
+  const int held = q.Submit("second", "cpu_slots: 1\nruntime: 10m\n", {}, "sleep 300");
+  ASSERT_TRUE(q.WaitFor(held, "running"));
+  ASSERT_EQ(q.Run({"queue", "cancel", std::to_string(held), "--capacity", q.cap}).exit_code, 0);
+  // Cancelling our job 2 left their job 1 alone, and theirs is still theirs to cancel.
+  EXPECT_EQ(::kill(static_cast<pid_t>(std::stol(line)), 0), 0);
+  ASSERT_EQ(other.Run({"queue", "cancel", std::to_string(theirs), "--capacity", other.cap}).exit_code, 0);
+}
+
+TEST(QueueLiveE2e, AJobPreemptedUnderFrugalRunWaitsAgainAndResumesAsTheSameRun) {
+  Queue q;
+  // The counter child: 24 steps of 0.25 s, a checkpoint every 4.
+  const std::string counter = "PYTHONPATH=" + (testing::SourceDir() / "python").string() +
+                              " exec " FRUGAL_PYTHON " " FRUGAL_TEST_CHILDREN "/counter.py 24 0.25 4";
+  const int id = q.Submit("ckpt", "cpu_slots: 1\nruntime: 10m\ncheckpoints: true\n", {}, counter);
+  ASSERT_TRUE(q.WaitFor(id, "running"));
+  const std::filesystem::path run_dir = q.home / ("data/runs/queue-" + std::to_string(id));
+  for (int i = 0; i < 200 && testing::ReadTestFile(run_dir / "journal.jsonl")
+                                     .find("checkpoint_committed") == std::string::npos;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  // A preemption only the supervisor hears of (a cloud notice; here a signal): it checkpoints,
+  // stops the command and exits 75.
+  const pid_t supervisor =
+      static_cast<pid_t>(std::stol(testing::ReadTestFile(run_dir / "supervisor.lock")));
+  ASSERT_GT(supervisor, 0);
+  ASSERT_EQ(::kill(supervisor, SIGTERM), 0);
+  ASSERT_TRUE(q.WaitFor(id, "succeeded"));
+  const std::string log = testing::ReadTestFile(q.home / ("data/queue/" + std::to_string(id) + ".log"));
+  int64_t value = 1;
+  for (int step = 1; step <= 24; ++step) value = (value * 31 + step) % 1000000007;
+  EXPECT_NE(log.find("final value " + std::to_string(value)), std::string::npos) << log;
+  auto shown = q.Run({"--json", "runs", "show", "queue-" + std::to_string(id)});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  const auto run = nlohmann::json::parse(shown.out);
+  ASSERT_EQ(run["segments"].size(), 2u) << run["segments"].dump();
+  EXPECT_EQ(run["segments"][0]["end_reason"], "preempted");
+  EXPECT_EQ(run["segments"][1]["end_reason"], "finished");
+  // Placed twice: at first, and again after the preemption, with a decision between.
+  auto job = q.Run({"--json", "queue", "show", std::to_string(id)});
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  const auto decisions = nlohmann::json::parse(job.out)["decisions"];
+  ASSERT_GE(decisions.size(), 4u) << job.out;
+  EXPECT_EQ(decisions.back()["verdict"], "start") << job.out;
+  EXPECT_NE(decisions[decisions.size() - 2]["verdict"], "start") << job.out;
+}
+
 TEST(QueueLiveE2e, KillNineOfTheLoopLosesNoJobAndStartsNoneTwice) {
   Queue q;
   const std::string log = (q.home / "started.txt").string();

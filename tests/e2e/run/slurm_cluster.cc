@@ -67,7 +67,11 @@ std::string Config(const std::filesystem::path& dir, int controller_port, int no
       "SlurmctldPort={1}\nSlurmdPort={2}\n"
       "NodeName=frugaltest NodeHostname={3} NodeAddr=127.0.0.1 CPUs={4} RealMemory=1000 "
       "State=UNKNOWN\n"
-      "PartitionName=debug Nodes=frugaltest Default=YES MaxTime=INFINITE State=UP\n",
+      "PartitionName=debug Nodes=frugaltest Default=YES MaxTime=INFINITE State=UP\n"
+      // The queue's tests: a partition of spot capacity (its jobs are preempted by the test,
+      // with `scontrol requeue`) and one of on-demand capacity.
+      "PartitionName=spot Nodes=frugaltest MaxTime=INFINITE State=UP\n"
+      "PartitionName=ondemand Nodes=frugaltest MaxTime=INFINITE State=UP\n",
       d, controller_port, node_port, ShortHostName(),
       std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
 }

@@ -1,6 +1,7 @@
 #pragma once
 // A real single-node Slurm cluster for tests: its own munge daemon (a fresh key and socket),
-// slurmctld and slurmd on free loopback ports, every file in a temporary directory; stopped
+// slurmctld and slurmd on free loopback ports, partitions debug (the default), spot and
+// ondemand on its one node, every file in a temporary directory; stopped
 // and removed when the object goes away. Needs root (the daemons run as root here) and the
 // Debian packages slurm-wlm and munge.
 
@@ -40,6 +41,9 @@ class SlurmCluster {
                   std::chrono::seconds limit) const;
 
   const std::filesystem::path& dir() const { return dir_; }
+  /// "SLURM_CONF=<dir>/slurm.conf": the environment entry that points client commands (and a
+  /// program that runs them) at this cluster.
+  const std::string& conf_env() const { return conf_env_; }
 
  private:
   SlurmCluster() = default;

@@ -52,6 +52,25 @@ TEST(Capacity, ParsesTheShippedExample) {
   EXPECT_TRUE(cap->FindWindow("nights"));
 }
 
+TEST(Capacity, ParsesTheShippedSlurmExample) {
+  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity-slurm.yaml");
+  ASSERT_TRUE(cap) << cap.error().message;
+  ASSERT_EQ(cap->pools.size(), 4u);
+  for (const Pool& p : cap->pools) EXPECT_EQ(p.kind, PoolKind::kSlurm) << p.name;
+  const Pool& spot = *cap->FindPool("cloud-spot");
+  const Pool& od = *cap->FindPool("cloud-ondemand");
+  EXPECT_EQ(spot.tier, Tier::kSpot);
+  EXPECT_EQ(spot.partition, "spot");
+  EXPECT_EQ(spot.gres, "gpu:a10g:4");
+  EXPECT_EQ(spot.units(), 64);
+  EXPECT_EQ(od.tier, Tier::kOnDemand);
+  EXPECT_EQ(od.partition, "ondemand");
+  EXPECT_EQ(od.gpu, spot.gpu);
+  EXPECT_LT(spot.price_per_gpu_hour, od.price_per_gpu_hour);
+  EXPECT_EQ(cap->FindPool("prep")->units(), 32);
+  EXPECT_EQ(cap->FindPool("onprem")->tier, Tier::kOwned);
+}
+
 TEST(Capacity, PriceScheduleIsIntegratedHourByHour) {
   auto cap = Parse(
       "pools:\n"

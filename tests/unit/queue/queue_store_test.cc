@@ -35,20 +35,24 @@ Capacity TestCapacity() {
 /// Records the jobs it is asked to start (the seam; real processes are in the e2e tests).
 class RecordingExecutor final : public Executor {
  public:
-  Result<int64_t> Start(const ledger::QueueJobRow& row, const Pool&, const std::string&) override {
+  Result<int64_t> Start(const ledger::QueueJobRow& row, const Pool&, const std::string&,
+                        Seconds) override {
     std::lock_guard<std::mutex> lock(mu);
     started.push_back(row.id);
     return 100000 + row.id;
   }
-  std::optional<int64_t> FindProcess(int64_t job_id) override {
+  Result<JobStatus> Status(const ledger::QueueJobRow& row) override {
     std::lock_guard<std::mutex> lock(mu);
+    JobStatus status;
     for (int64_t id : started) {
-      if (id == job_id) return 100000 + id;
+      if (id == row.id) {
+        status.phase = JobPhase::kRunning;
+        status.handle = 100000 + id;
+      }
     }
-    return std::nullopt;
+    return status;
   }
-  std::optional<int> ExitStatus(int64_t) override { return std::nullopt; }
-  void Stop(int64_t) override {}
+  void Stop(const ledger::QueueJobRow&) override {}
   std::mutex mu;
   std::vector<int64_t> started;
 };
