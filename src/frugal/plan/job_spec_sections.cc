@@ -113,7 +113,7 @@ Result<void> ReadPreprocessing(const YamlDoc& doc, const YAML::Node& p, DataSpec
     d.preprocess_hours = ToHours(*t);
   }
   const YAML::Node c = p["cache"];
-  if (!c.IsMap()) {
+  if (!c.IsDefined() || !c.IsMap()) {
     d.cache = FRUGAL_TRY(doc.OptionalString(p, "cache")).value_or("");
     return {};
   }
