@@ -68,6 +68,36 @@ Result<estimate::Model> ModelFrom(const EstimateOptions& o) {
   return estimate::ResolveModel(spec);
 }
 
+/// The library names training fields as the job spec spells them; on the command line, say
+/// the flag to change ("--global-batch 12 is not a multiple of --micro-batch 8 ...").
+Error NameFlags(Error e) {
+  static const std::pair<std::string_view, std::string_view> kFlags[] = {
+      {"micro_batch", "--micro-batch"},         {"global_batch", "--global-batch"},
+      {"tensor_parallel", "--tensor-parallel"}, {"pipeline_parallel", "--pipeline-parallel"},
+      {"virtual_stages", "--virtual-stages"},   {"expert_parallel", "--expert-parallel"},
+      {"sequence_parallel", "--sequence-parallel"}, {"lora_rank", "--lora-rank"},
+      {"zero stage", "--zero"},                 {"gpus", "--gpus"}};
+  std::string out;
+  const std::string& m = e.message;
+  for (size_t i = 0; i < m.size();) {
+    bool replaced = false;
+    for (const auto& [field, flag] : kFlags) {
+      const bool starts_word = i == 0 || m[i - 1] == ' ';
+      const size_t end = i + field.size();
+      const bool ends_word = end == m.size() || m[end] == ' ' || m[end] == ',';
+      if (starts_word && ends_word && m.compare(i, field.size(), field) == 0) {
+        out += flag;
+        i = end;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += m[i++];
+  }
+  e.message = std::move(out);
+  return e;
+}
+
 Result<estimate::Training> TrainingFrom(const EstimateOptions& o, const estimate::Model& m) {
   estimate::Training t;
   t.precision = FRUGAL_TRY(
@@ -95,7 +125,7 @@ Result<estimate::Training> TrainingFrom(const EstimateOptions& o, const estimate
   t.offload = FRUGAL_TRY(
       estimate::ParseOffload(o.offload).map_error([](Error e) { return e.Wrap("--offload"); }));
   t.optimizer_in_backward = o.optimizer_in_backward;
-  FRUGAL_TRY(t.Validate());
+  FRUGAL_TRY(t.Validate().map_error(NameFlags));
   return t;
 }
 

@@ -114,6 +114,19 @@ TEST(EstimateKnobs, AGpuThatCannotRunTheDtypeNamesTheFlagToUse) {
                          "bf16"),
             std::string::npos)
       << fp8.err;
+  // Invalid knobs name their flags, not the spec's fields.
+  const auto batch = RunFrugal({"estimate", "--params", "350m", "--gpu", "L4", "--micro-batch", "8",
+                                "--global-batch", "12"},
+                               home.path());
+  EXPECT_EQ(batch.exit_code, 2);
+  EXPECT_NE(batch.err.find("--global-batch 12 is not a multiple of --micro-batch 8"),
+            std::string::npos)
+      << batch.err;
+  const auto tp = RunFrugal(
+      {"estimate", "--params", "350m", "--gpu", "L4", "--gpus", "2", "--tp", "4"}, home.path());
+  EXPECT_EQ(tp.exit_code, 2);
+  EXPECT_NE(tp.err.find("--gpus 2 is not a multiple of --tensor-parallel 4"), std::string::npos)
+      << tp.err;
   const auto both = RunFrugal({"estimate", "--params", "350m", "--gpu", "T4", "--knobs",
                                "--commitment", "1y", "--utilization", "0.5"},
                               home.path());
