@@ -35,35 +35,42 @@ namespace {
 constexpr double kHoursPerMonth = 730;
 
 /// Checks one declared location against the catalog and the price table, inferring the cloud
-/// from the region when the spec names none.
+/// from the region when the spec names none. Scans the offers once; the lists for messages
+/// are built only on failure.
 Result<DataLocation> CheckLocation(DataLocation l, const std::string& source,
                                    const catalog::Catalog& c,
                                    const catalog::TransferPrices& prices) {
-  std::map<std::string, std::set<std::string>> regions;  // cloud → its offers' regions
-  for (const catalog::Offer& o : c.offers()) regions[o.cloud].insert(o.region);
   const std::string where = l.where.empty() ? source : l.where;
   if (l.cloud.empty()) {
-    std::vector<std::string> clouds;
-    std::vector<std::string> all;
-    for (const auto& [cloud, names] : regions) {
-      if (names.contains(l.region)) clouds.push_back(cloud);
-      all.insert(all.end(), names.begin(), names.end());
+    std::set<std::string> clouds;  // the clouds with an offer in the region
+    for (const catalog::Offer& o : c.offers()) {
+      if (o.region == l.region) clouds.insert(o.cloud);
     }
-    if (clouds.size() != 1) {
+    if (clouds.size() == 1) {
+      l.cloud = *clouds.begin();
+      return l;
+    }
+    if (!clouds.empty()) {
       return Fail(ErrorCode::kBadInput,
-                  clouds.empty()
-                      ? fmt::format("{}: field 'region': no offer in the catalog is in region "
-                                    "'{}'{}; name the cloud too (location: cloud:region)",
-                                    where, Abbreviate(l.region), DidYouMean(l.region, all))
-                      : fmt::format("{}: field 'region': region '{}' is in {}: name the cloud "
-                                    "(cloud, or location: cloud:region)",
-                                    where, l.region, fmt::join(clouds, " and ")));
+                  fmt::format("{}: field 'region': region '{}' is in {}: name the cloud (cloud, "
+                              "or location: cloud:region)",
+                              where, l.region, fmt::join(clouds, " and ")));
     }
-    l.cloud = clouds.front();
-    return l;
+    std::set<std::string> all;
+    for (const catalog::Offer& o : c.offers()) all.insert(o.region);
+    const std::vector<std::string> names(all.begin(), all.end());
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: field 'region': no offer in the catalog is in region '{}'{}; "
+                            "name the cloud too (location: cloud:region)",
+                            where, Abbreviate(l.region), DidYouMean(l.region, names)));
   }
-  const auto it = regions.find(l.cloud);
-  if (it == regions.end()) {
+  bool cloud_has_offers = false;
+  for (const catalog::Offer& o : c.offers()) {
+    if (o.cloud != l.cloud) continue;
+    if (o.region == l.region) return l;
+    cloud_has_offers = true;
+  }
+  if (!cloud_has_offers) {
     if (prices.Find(l.cloud) != nullptr) return l;  // priced; no offer to check the region by
     std::vector<std::string> known = c.Clouds();
     for (const std::string& p : prices.Clouds()) known.push_back(p);
@@ -74,14 +81,15 @@ Result<DataLocation> CheckLocation(DataLocation l, const std::string& source,
                             at, l.where == l.cloud_where ? "location" : "cloud",
                             Abbreviate(l.cloud), DidYouMean(l.cloud, known)));
   }
-  if (!it->second.contains(l.region)) {
-    const std::vector<std::string> names(it->second.begin(), it->second.end());
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("{}: field '{}': {} has no region '{}' in the catalog{}", where,
-                            where == l.cloud_where ? "location" : "region", l.cloud,
-                            Abbreviate(l.region), DidYouMean(l.region, names)));
+  std::set<std::string> regions;
+  for (const catalog::Offer& o : c.offers()) {
+    if (o.cloud == l.cloud) regions.insert(o.region);
   }
-  return l;
+  const std::vector<std::string> names(regions.begin(), regions.end());
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("{}: field '{}': {} has no region '{}' in the catalog{}", where,
+                          where == l.cloud_where ? "location" : "region", l.cloud,
+                          Abbreviate(l.region), DidYouMean(l.region, names)));
 }
 
 }  // namespace

@@ -255,8 +255,10 @@ void AddModelled(Context& ctx, const Offer& o, int instances, int total,
   if (k.baseline && k.baseline->fits && o.tier == Tier::kOnDemand &&
       k.baseline->WallHours() <= kMaxPlannedHours) {
     const double hours = k.baseline->WallHours();
-    ctx.baselines.push_back({&o, total, Rate{o.price.per_hour * instances}.For(FromHours(hours)),
-                             hours, !ctx.plan.deadline_hours || hours <= *ctx.plan.deadline_hours});
+    // The same offer reads the same data: its data cost is the baseline's too.
+    ctx.baselines.push_back(
+        {&o, total, Rate{o.price.per_hour * instances}.For(FromHours(hours)) + opt.data.cost, hours,
+         !ctx.plan.deadline_hours || hours <= *ctx.plan.deadline_hours});
   }
 }
 
