@@ -220,6 +220,12 @@ TEST(JobSpec, ReadsADataLocationItsRunsAndACacheWithItsOwnLocation) {
   ASSERT_TRUE(keys) << keys.error().message;
   EXPECT_EQ(keys->data.Location().Label(), "aws:ap-south-1");
   EXPECT_EQ(keys->data.runs, 1);
+  // The audit's reader of a recorded spec understands `location` too.
+  auto alone = ParseDataSection(std::string(kMinimal) + "data: {location: gcp:us-central1}\n",
+                                "run 4");
+  ASSERT_TRUE(alone) << alone.error().message;
+  EXPECT_EQ(alone->cloud, "gcp");
+  EXPECT_EQ(alone->region, "us-central1");
 }
 
 TEST(JobSpec, BadDataLocationsNameTheLineAndField) {
