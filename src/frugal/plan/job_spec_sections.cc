@@ -97,8 +97,9 @@ Result<DataLocation> ReadLocation(const YamlDoc& doc, const YAML::Node& n) {
 
 Result<std::optional<double>> PositiveGb(const YamlDoc& doc, const YAML::Node& n) {
   const auto gb = FRUGAL_TRY(doc.OptionalDouble(n, "size_gb"));
-  if (gb && !(*gb > 0 && *gb < 1e12)) {
-    return Fail(doc.ErrorAt(n["size_gb"], "size_gb", "must be positive (GB, under 10^12)"));
+  // An exabyte bounds every price of moving or keeping it well inside Money.
+  if (gb && !(*gb > 0 && *gb <= 1e9)) {
+    return Fail(doc.ErrorAt(n["size_gb"], "size_gb", "must be positive and at most 1e9 GB"));
   }
   return gb;
 }
@@ -147,8 +148,10 @@ Result<DataSpec> ReadData(const YamlDoc& doc, const YAML::Node& root) {
   d.size_where = doc.Where(n);
   d.runs = FRUGAL_TRY(OptionalIntIn(doc, n, "runs", 1, 1'000'000)).value_or(1);
   if (auto keep = FRUGAL_TRY(doc.OptionalDuration(n, "keep"))) {
-    if (keep->count() <= 0) return Fail(doc.ErrorAt(n["keep"], "keep", "must be positive"));
     d.keep_hours = ToHours(*keep);
+    if (!(d.keep_hours > 0 && d.keep_hours <= 100 * 8766.0)) {
+      return Fail(doc.ErrorAt(n["keep"], "keep", "must be positive and at most 100 years"));
+    }
   }
   const YAML::Node p = n["preprocessing"];
   if (p.IsDefined() && !p.IsNull()) FRUGAL_TRY(ReadPreprocessing(doc, p, d));

@@ -238,6 +238,8 @@ TEST(JobSpec, BadDataLocationsNameTheLineAndField) {
               "field 'location': give either location");
   ExpectError(data + "  runs: 0\n", "job.yaml:8:9:", "field 'runs': must be between 1");
   ExpectError(data + "  keep: 0s\n", "job.yaml:8:9:", "field 'keep'");
+  ExpectError(data + "  keep: 200000d\n", "job.yaml:8:9:", "at most 100 years");
+  ExpectError(data + "  size_gb: 1e12\n", "job.yaml:8:12:", "at most 1e9 GB");
   ExpectError(data + "  preprocessing: {cache_key: k, cache: {size_gb: 3}}\n", "job.yaml:8:",
               "field 'cache': needs where the cache is");
   ExpectError(data + "  preprocessing: {cache_key: k, cache: {location: gcp:us-central1}}\n",
