@@ -112,6 +112,73 @@ std::optional<est::Precision> PrecisionToUse(const catalog::GpuSpec& gpu, est::P
   return est::Precision::kFp16;
 }
 
+namespace {
+
+/// The fastest setting that fits, from the planner's own search over the default knob space;
+/// `evaluated` counts the combinations it estimated.
+std::optional<est::Training> FastestFitting(const KnobQuestion& q, const est::Training& base,
+                                            size_t& evaluated) {
+  JobSpec spec;
+  spec.model = q.model;
+  spec.baseline = base;
+  spec.knobs.precisions = {base.precision};
+  if (base.precision == est::Precision::kBf16)
+    spec.knobs.precisions.push_back(est::Precision::kFp16);
+  spec.knobs.recomputes = {est::Recompute::kNone, est::Recompute::kSelective,
+                           est::Recompute::kFull};
+  spec.knobs.micro_batches = {1, 2, 4, 8, 16, 32};
+  spec.knobs.zero_stages = {0, 1, 2, 3};
+  spec.knobs.methods = {base.method};
+  const KnobResult best = SearchKnobs(spec, *q.gpu, base.gpus, *q.tokens, q.network_gbps);
+  evaluated = best.evaluated;
+  if (!best.best) return std::nullopt;
+  return best.best->training;
+}
+
+/// Memory, fit, the smallest GPU and (with work, when it fits) time and cost of one setting.
+KnobRow MakeRow(const KnobQuestion& q, const catalog::Catalog& c,
+                const std::vector<const catalog::GpuSpec*>& rented, std::string label,
+                const est::Training& t, const catalog::Offer*& offer) {
+  KnobRow row;
+  row.label = std::move(label);
+  row.training = t;
+  row.peak_bytes = est::EstimateMemory(q.model, t).Total();
+  const bool runs = RunsPrecision(*q.gpu, t.precision);
+  row.fits = runs && row.peak_bytes <= q.gpu->memory_gib * est::kBytesPerGib;
+  for (const catalog::GpuSpec* g : rented) {
+    if (RunsPrecision(*g, t.precision) && row.peak_bytes <= g->memory_gib * est::kBytesPerGib) {
+      row.smallest_gpu = g->name;
+      row.smallest_gpu_memory_gib = g->memory_gib;
+      break;
+    }
+  }
+  if (!runs) {
+    row.note = fmt::format("{} cannot run {}", q.gpu->name, catalog::PrecisionName(t.precision));
+    return row;
+  }
+  if (!row.fits || !q.tokens) return row;
+  auto hw = est::HardwareFor(*q.gpu, t.precision);
+  if (!hw) {
+    row.note = hw.error().message;
+    return row;
+  }
+  hw->network_gbps = q.network_gbps;
+  auto e = est::EstimateTraining(q.model, t, *hw, *q.tokens);
+  if (!e) {
+    row.note = e.error().message;
+    return row;
+  }
+  row.wall_hours = e->WallHours();
+  for (const est::TierCost& tc : est::CheapestPerTier(c, q.gpu->name, t.gpus, *row.wall_hours)) {
+    if (tc.offer->tier != q.tier) continue;
+    row.cost = tc.cost;
+    offer = tc.offer;
+  }
+  return row;
+}
+
+}  // namespace
+
 Result<KnobComparison> CompareKnobs(const KnobQuestion& q, const catalog::Catalog& c) {
   FRUGAL_CHECK(q.gpu != nullptr);
   est::Training base = q.base;
@@ -120,71 +187,18 @@ Result<KnobComparison> CompareKnobs(const KnobQuestion& q, const catalog::Catalo
   KnobComparison k;
   auto settings = Settings(base);
   if (q.tokens) {
-    // The fastest setting that fits, from the planner's own search over the default space.
-    JobSpec spec;
-    spec.model = q.model;
-    spec.baseline = base;
-    spec.knobs.precisions = {base.precision};
-    if (base.precision == est::Precision::kBf16)
-      spec.knobs.precisions.push_back(est::Precision::kFp16);
-    spec.knobs.recomputes = {est::Recompute::kNone, est::Recompute::kSelective,
-                             est::Recompute::kFull};
-    spec.knobs.micro_batches = {1, 2, 4, 8, 16, 32};
-    spec.knobs.zero_stages = {0, 1, 2, 3};
-    spec.knobs.methods = {base.method};
-    const KnobResult best = SearchKnobs(spec, *q.gpu, base.gpus, *q.tokens, q.network_gbps);
-    k.evaluated = best.evaluated;
-    if (best.best) {
-      const est::Training& t = best.best->training;
+    if (auto t = FastestFitting(q, base, k.evaluated)) {
       const bool seen = std::any_of(settings.begin(), settings.end(),
-                                    [&](const auto& s) { return Key(s.second) == Key(t); });
+                                    [&](const auto& s) { return Key(s.second) == Key(*t); });
       if (!seen) {
-        settings.emplace_back(
-            fmt::format("fastest that fits {}: {}", q.gpu->name,
-                        DescribeKnobs(t, base, Describe::kOnlyChanges)),
-            t);
+        settings.emplace_back(fmt::format("fastest that fits {}: {}", q.gpu->name,
+                                          DescribeKnobs(*t, base, Describe::kOnlyChanges)),
+                              *t);
       }
     }
   }
   const std::vector<const catalog::GpuSpec*> rented = RentedGpus(c);
-  for (auto& [label, t] : settings) {
-    KnobRow row;
-    row.label = label;
-    row.training = t;
-    row.peak_bytes = est::EstimateMemory(q.model, t).Total();
-    const bool runs = RunsPrecision(*q.gpu, t.precision);
-    row.fits = runs && row.peak_bytes <= q.gpu->memory_gib * est::kBytesPerGib;
-    for (const catalog::GpuSpec* g : rented) {
-      if (RunsPrecision(*g, t.precision) && row.peak_bytes <= g->memory_gib * est::kBytesPerGib) {
-        row.smallest_gpu = g->name;
-        row.smallest_gpu_memory_gib = g->memory_gib;
-        break;
-      }
-    }
-    if (row.fits && q.tokens) {
-      auto hw = est::HardwareFor(*q.gpu, t.precision);
-      if (!hw) {
-        row.note = hw.error().message;
-      } else {
-        hw->network_gbps = q.network_gbps;
-        auto e = est::EstimateTraining(q.model, t, *hw, *q.tokens);
-        if (!e) {
-          row.note = e.error().message;
-        } else {
-          row.wall_hours = e->WallHours();
-          for (const est::TierCost& tc :
-               est::CheapestPerTier(c, q.gpu->name, t.gpus, *row.wall_hours)) {
-            if (tc.offer->tier != q.tier) continue;
-            row.cost = tc.cost;
-            k.offer = tc.offer;
-          }
-        }
-      }
-    } else if (!runs) {
-      row.note = fmt::format("{} cannot run {}", q.gpu->name, catalog::PrecisionName(t.precision));
-    }
-    k.rows.push_back(std::move(row));
-  }
+  for (auto& [label, t] : settings) k.rows.push_back(MakeRow(q, c, rented, label, t, k.offer));
   return k;
 }
 
