@@ -426,6 +426,46 @@ Result<void> CheckDtype(const catalog::GpuSpec& gpu, estimate::Precision p) {
                           catalog::PrecisionName(*use)));
 }
 
+/// Memory, FLOPs, time and cost of the configuration; when it does not fit, the knob settings
+/// that would (as plan's advice).
+Result<void> RunModelled(const EstimateOptions& o, const plan::KnobQuestion& q,
+                         const catalog::Catalog& c, const GlobalOptions& global, Streams& s) {
+  const estimate::Model& model = q.model;
+  const estimate::Training& training = q.base;
+  const catalog::GpuSpec* gpu = q.gpu;
+  FRUGAL_TRY(CheckDtype(*gpu, training.precision));
+  estimate::Hardware hw = FRUGAL_TRY(estimate::HardwareFor(*gpu, training.precision));
+  const NetworkChoice network = FRUGAL_TRY(ChooseNetwork(o, c, gpu->name));
+  hw.network_gbps = network.gbps;
+  estimate::Measured measured;
+  measured.tokens_per_second = o.tokens_per_second;
+  measured.mfu = o.mfu;
+  const estimate::Estimate e =
+      FRUGAL_TRY(estimate::EstimateTraining(model, training, hw, *q.tokens, measured));
+  const auto costs = FRUGAL_TRY(Costs(o, c, gpu->name, training.gpus, e.WallHours()));
+  // A configuration that does not fit: which knob settings would (as plan's advice).
+  std::optional<plan::KnobComparison> ways;
+  if (!e.fits) ways = FRUGAL_TRY(plan::CompareKnobs(q, c));
+  if (global.json) {
+    nlohmann::json doc = EstimateJson(e, costs);
+    doc["gpu"] = gpu->name;
+    doc["network_gbps"] = network.gbps > 0 ? network.gbps : estimate::kDefaultNetworkGbps;
+    doc["network_source"] = network.source;
+    if (ways) doc["fits_with"] = WaysToFitJson(*ways);
+    WriteJson(s, doc);
+    return {};
+  }
+  PrintHuman(e, gpu->name, costs, s.out);
+  if (ways) PrintWaysToFit(*ways, q, s.out);
+  if (global.verbosity > 0 && e.source == estimate::UtilizationSource::kPrior) {
+    const estimate::MfuPrior prior = estimate::PriorUtilization(hw, training, model.params);
+    s.out << "Utilization prior (docs/estimate.md):";
+    for (const auto& f : prior.factors) s.out << fmt::format(" {} {:.2f};", f.what, f.factor);
+    s.out << fmt::format(" = {:.3f}\n", prior.hfu);
+  }
+  return {};
+}
+
 Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, Streams& s) {
   if (o.knobs && (!o.commitment.empty() || !o.measured.measured.empty())) {
     return Fail(ErrorCode::kBadInput,
@@ -459,37 +499,7 @@ Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, 
   const plan::KnobQuestion q = FRUGAL_TRY(KnobQuestionFrom(o, model, training, c, *gpu, tokens));
   if (o.knobs) return RunKnobsEstimate(q, c, global, s);
   if (no_work) return RunMemoryOnly(model, training, q, c, global, s);
-  FRUGAL_TRY(CheckDtype(*gpu, training.precision));
-  estimate::Hardware hw = FRUGAL_TRY(estimate::HardwareFor(*gpu, training.precision));
-  const NetworkChoice network = FRUGAL_TRY(ChooseNetwork(o, c, gpu->name));
-  hw.network_gbps = network.gbps;
-  estimate::Measured measured;
-  measured.tokens_per_second = o.tokens_per_second;
-  measured.mfu = o.mfu;
-  const estimate::Estimate e =
-      FRUGAL_TRY(estimate::EstimateTraining(model, training, hw, *tokens, measured));
-  const auto costs = FRUGAL_TRY(Costs(o, c, gpu->name, training.gpus, e.WallHours()));
-  // A configuration that does not fit: which knob settings would (as plan's advice).
-  std::optional<plan::KnobComparison> ways;
-  if (!e.fits) ways = FRUGAL_TRY(plan::CompareKnobs(q, c));
-  if (global.json) {
-    nlohmann::json doc = EstimateJson(e, costs);
-    doc["gpu"] = gpu->name;
-    doc["network_gbps"] = network.gbps > 0 ? network.gbps : estimate::kDefaultNetworkGbps;
-    doc["network_source"] = network.source;
-    if (ways) doc["fits_with"] = WaysToFitJson(*ways);
-    WriteJson(s, doc);
-    return {};
-  }
-  PrintHuman(e, gpu->name, costs, s.out);
-  if (ways) PrintWaysToFit(*ways, q, s.out);
-  if (global.verbosity > 0 && e.source == estimate::UtilizationSource::kPrior) {
-    const estimate::MfuPrior prior = estimate::PriorUtilization(hw, training, model.params);
-    s.out << "Utilization prior (docs/estimate.md):";
-    for (const auto& f : prior.factors) s.out << fmt::format(" {} {:.2f};", f.what, f.factor);
-    s.out << fmt::format(" = {:.3f}\n", prior.hfu);
-  }
-  return {};
+  return RunModelled(o, q, c, global, s);
 }
 
 }  // namespace
