@@ -198,7 +198,7 @@ std::optional<std::string> DataAdvice(const DataSource& s, const std::vector<Opt
       }
     }
     if (elsewhere == nullptr) {
-      return fmt::format("Training where {} lives ({}): {} is also the cheapest compute, {}.",
+      return fmt::format("Training where {} lives ({}): {} is also the cheapest compute ranked, {}.",
                          what, s.from.Label(), Place(best), best.expected_cost.ToString());
     }
     return fmt::format(
