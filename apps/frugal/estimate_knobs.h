@@ -8,14 +8,12 @@
 namespace frugal::cli {
 
 /// Prints the comparison as a table (or JSON under --json).
-[[nodiscard]] Result<void> RunKnobsEstimate(const plan::KnobQuestion& q,
-                                            const catalog::Catalog& c,
+[[nodiscard]] Result<void> RunKnobsEstimate(const plan::KnobQuestion& q, const catalog::Catalog& c,
                                             const GlobalOptions& global, Streams& s);
 
 /// For a configuration that does not fit: "To fit on T4 16 GiB: ..." lines (up to three
 /// settings, fastest first), or the smallest GPU the knobs as given and the lightest fit.
-void PrintWaysToFit(const plan::KnobComparison& k, const plan::KnobQuestion& q,
-                    std::ostream& out);
+void PrintWaysToFit(const plan::KnobComparison& k, const plan::KnobQuestion& q, std::ostream& out);
 
 /// The same as a JSON array of rows (plan::KnobRowJson), fastest first.
 [[nodiscard]] nlohmann::json WaysToFitJson(const plan::KnobComparison& k);

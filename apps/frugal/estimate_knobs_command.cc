@@ -14,9 +14,9 @@ constexpr size_t kWaysShown = 3;
 double Gib(double bytes) { return bytes / estimate::kBytesPerGib; }
 
 std::string Smallest(const plan::KnobRow& r) {
-  return r.smallest_gpu.empty() ? "none rented"
-                                : fmt::format("{} ({:g} GiB)", r.smallest_gpu,
-                                              r.smallest_gpu_memory_gib);
+  return r.smallest_gpu.empty()
+             ? "none rented"
+             : fmt::format("{} ({:g} GiB)", r.smallest_gpu, r.smallest_gpu_memory_gib);
 }
 
 std::string TimeAndCost(const plan::KnobRow& r) {
@@ -58,8 +58,7 @@ Result<void> RunKnobsEstimate(const plan::KnobQuestion& q, const catalog::Catalo
   return {};
 }
 
-void PrintWaysToFit(const plan::KnobComparison& k, const plan::KnobQuestion& q,
-                    std::ostream& out) {
+void PrintWaysToFit(const plan::KnobComparison& k, const plan::KnobQuestion& q, std::ostream& out) {
   const std::vector<const plan::KnobRow*> ways = plan::WaysToFit(k, kWaysShown);
   if (ways.empty()) {
     out << fmt::format("No knob setting compared fits {} {:g} GiB.", q.gpu->name,
@@ -79,7 +78,8 @@ void PrintWaysToFit(const plan::KnobComparison& k, const plan::KnobQuestion& q,
 
 nlohmann::json WaysToFitJson(const plan::KnobComparison& k) {
   nlohmann::json list = nlohmann::json::array();
-  for (const plan::KnobRow* r : plan::WaysToFit(k, kWaysShown)) list.push_back(plan::KnobRowJson(*r));
+  for (const plan::KnobRow* r : plan::WaysToFit(k, kWaysShown))
+    list.push_back(plan::KnobRowJson(*r));
   return list;
 }
 

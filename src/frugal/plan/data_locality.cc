@@ -160,23 +160,22 @@ std::optional<DataCost> PriceData(const DataSource& s, const catalog::TransferPr
 namespace {
 
 std::string Place(const Option& o) {
-  return fmt::format("{} ({}{})", o.offer->Id(),
-                     o.offer->gpu.empty() ? "cpu" : o.offer->gpu,
+  return fmt::format("{} ({}{})", o.offer->Id(), o.offer->gpu.empty() ? "cpu" : o.offer->gpu,
                      o.offer->gpu.empty() ? "" : fmt::format(" x{}", o.gpus));
 }
 
 std::string Moving(const DataSource& s, const Option& o) {
   const DataCost& d = o.data;
   if (d.route == DataRoute::kCopy) {
-    return fmt::format("{} as its share of one copy for {} runs ({:.0f} GB × {}/GB = {}, + {} "
-                       "storage)",
-                       d.cost.ToString(), s.runs, d.gb, d.egress_per_gb.ToString(),
-                       d.copy_cost.ToString(), d.storage_cost.ToString());
+    return fmt::format(
+        "{} as its share of one copy for {} runs ({:.0f} GB × {}/GB = {}, + {} "
+        "storage)",
+        d.cost.ToString(), s.runs, d.gb, d.egress_per_gb.ToString(), d.copy_cost.ToString(),
+        d.storage_cost.ToString());
   }
   return fmt::format("{} to move {:.0f} GB ({:.0f} GB × {}/GB{}) and {} staging", d.cost.ToString(),
                      d.gb, d.gb * d.reads, d.egress_per_gb.ToString(),
-                     d.reads > 1 ? ", restarts included" : "",
-                     ShortDuration(d.transfer_hours));
+                     d.reads > 1 ? ", restarts included" : "", ShortDuration(d.transfer_hours));
 }
 
 }  // namespace
@@ -198,8 +197,9 @@ std::optional<std::string> DataAdvice(const DataSource& s, const std::vector<Opt
       }
     }
     if (elsewhere == nullptr) {
-      return fmt::format("Training where {} lives ({}): {} is also the cheapest compute ranked, {}.",
-                         what, s.from.Label(), Place(best), best.expected_cost.ToString());
+      return fmt::format(
+          "Training where {} lives ({}): {} is also the cheapest compute ranked, {}.", what,
+          s.from.Label(), Place(best), best.expected_cost.ToString());
     }
     return fmt::format(
         "Training where {} lives ({}) wins: {} costs {}; the cheapest compute elsewhere, {}, "

@@ -35,8 +35,8 @@ enum class DataRoute {
 /// The job's data as the planner prices it: where each run reads from (the cache when the spec
 /// gives its location and size, else the dataset), how much, and what is recomputed.
 struct DataSource {
-  DataLocation from;          ///< not declared: no location, staging time only
-  std::optional<double> gb;   ///< GB read per run
+  DataLocation from;            ///< not declared: no location, staging time only
+  std::optional<double> gb;     ///< GB read per run
   double preprocess_hours = 0;  ///< preprocessing every run repeats (declared, no cache)
   bool from_cache = false;
   int runs = 1;
@@ -48,12 +48,12 @@ struct DataSource {
 struct DataCost {
   DataRoute route = DataRoute::kNone;
   double gb = 0;
-  Money egress_per_gb;   ///< from the data's region to the offer's
-  Money cost;            ///< this run's share: egress per read, or 1/runs of copy + storage
-  Money copy_cost;       ///< kCopy: moving one copy, once
-  Money storage_cost;    ///< kCopy: keeping it keep_hours
-  double reads = 1;      ///< reads over the network: 1 + expected spot restarts (0 for kCopy)
-  double transfer_hours = 0;    ///< staging at the offer's bandwidth (in launch_hours)
+  Money egress_per_gb;        ///< from the data's region to the offer's
+  Money cost;                 ///< this run's share: egress per read, or 1/runs of copy + storage
+  Money copy_cost;            ///< kCopy: moving one copy, once
+  Money storage_cost;         ///< kCopy: keeping it keep_hours
+  double reads = 1;           ///< reads over the network: 1 + expected spot restarts (0 for kCopy)
+  double transfer_hours = 0;  ///< staging at the offer's bandwidth (in launch_hours)
   double preprocess_hours = 0;  ///< preprocessing recomputed (in launch_hours)
   [[nodiscard]] double Hours() const { return transfer_hours + preprocess_hours; }
 };

@@ -52,8 +52,8 @@ std::vector<std::pair<std::string, est::Training>> Settings(const est::Training&
     t.*field = value;
     list.push_back(t);
   };
-  for (const est::Precision p : {est::Precision::kBf16, est::Precision::kFp16,
-                                 est::Precision::kFp32}) {
+  for (const est::Precision p :
+       {est::Precision::kBf16, est::Precision::kFp16, est::Precision::kFp32}) {
     if (p != base.precision) with(&est::Training::precision, p);
   }
   // Smaller micro-batches with more accumulation steps keep the global batch; one larger.
@@ -85,13 +85,12 @@ std::vector<std::pair<std::string, est::Training>> Settings(const est::Training&
   for (size_t i = 0; i < list.size(); ++i) {
     const est::Training& t = list[i];
     if (!t.Validate()) continue;  // not at this GPU count or global batch
-    const bool seen = std::any_of(out.begin(), out.end(),
-                                  [&](const auto& o) { return Key(o.second) == Key(t); });
+    const bool seen =
+        std::any_of(out.begin(), out.end(), [&](const auto& o) { return Key(o.second) == Key(t); });
     if (seen) continue;
     std::string label = i == 0 ? "as given" : DescribeKnobs(t, base, Describe::kOnlyChanges);
     if (i >= singles) {
-      label = (t.method == est::Method::kQlora ? "lightest: " : "lightest full training: ") +
-              label;
+      label = (t.method == est::Method::kQlora ? "lightest: " : "lightest full training: ") + label;
     }
     out.emplace_back(std::move(label), t);
   }
@@ -204,24 +203,26 @@ Result<KnobComparison> CompareKnobs(const KnobQuestion& q, const catalog::Catalo
 
 nlohmann::json KnobRowJson(const KnobRow& r) {
   const est::Training& t = r.training;
-  return {{"label", r.label},
-          {"knobs",
-           {{"precision", catalog::PrecisionName(t.precision)},
-            {"method", est::MethodName(t.method)},
-            {"lora_rank", t.method == est::Method::kFull ? nlohmann::json() : nlohmann::json(t.lora_rank)},
-            {"recompute", est::RecomputeName(t.recompute)},
-            {"micro_batch", t.micro_batch},
-            {"accumulation_steps", t.AccumulationSteps()},
-            {"global_batch", t.GlobalBatch()},
-            {"zero", t.zero_stage}}},
-          {"peak_memory_gib_per_gpu", r.peak_bytes / est::kBytesPerGib},
-          {"fits", r.fits},
-          {"wall_hours", r.wall_hours ? nlohmann::json(*r.wall_hours) : nlohmann::json()},
-          {"cost_usd", r.cost ? nlohmann::json(r.cost->dollars()) : nlohmann::json()},
-          {"smallest_gpu", r.smallest_gpu.empty() ? nlohmann::json() : nlohmann::json(r.smallest_gpu)},
-          {"smallest_gpu_memory_gib",
-           r.smallest_gpu.empty() ? nlohmann::json() : nlohmann::json(r.smallest_gpu_memory_gib)},
-          {"note", r.note.empty() ? nlohmann::json() : nlohmann::json(r.note)}};
+  return {
+      {"label", r.label},
+      {"knobs",
+       {{"precision", catalog::PrecisionName(t.precision)},
+        {"method", est::MethodName(t.method)},
+        {"lora_rank",
+         t.method == est::Method::kFull ? nlohmann::json() : nlohmann::json(t.lora_rank)},
+        {"recompute", est::RecomputeName(t.recompute)},
+        {"micro_batch", t.micro_batch},
+        {"accumulation_steps", t.AccumulationSteps()},
+        {"global_batch", t.GlobalBatch()},
+        {"zero", t.zero_stage}}},
+      {"peak_memory_gib_per_gpu", r.peak_bytes / est::kBytesPerGib},
+      {"fits", r.fits},
+      {"wall_hours", r.wall_hours ? nlohmann::json(*r.wall_hours) : nlohmann::json()},
+      {"cost_usd", r.cost ? nlohmann::json(r.cost->dollars()) : nlohmann::json()},
+      {"smallest_gpu", r.smallest_gpu.empty() ? nlohmann::json() : nlohmann::json(r.smallest_gpu)},
+      {"smallest_gpu_memory_gib",
+       r.smallest_gpu.empty() ? nlohmann::json() : nlohmann::json(r.smallest_gpu_memory_gib)},
+      {"note", r.note.empty() ? nlohmann::json() : nlohmann::json(r.note)}};
 }
 
 nlohmann::json KnobComparisonJson(const KnobQuestion& q, const KnobComparison& k) {

@@ -20,10 +20,10 @@ namespace frugal::plan {
 /// What to compare: the job, its knobs as given, and where.
 struct KnobQuestion {
   estimate::Model model;
-  estimate::Training base;       ///< the knobs as given; `gpus` is the GPU count
-  std::optional<double> tokens;  ///< the work; none: memory only (no time or cost)
-  const catalog::GpuSpec* gpu = nullptr;  ///< the chosen GPU (borrowed)
-  double network_gbps = 0;                ///< between nodes; 0: the estimator's default
+  estimate::Training base;                        ///< the knobs as given; `gpus` is the GPU count
+  std::optional<double> tokens;                   ///< the work; none: memory only (no time or cost)
+  const catalog::GpuSpec* gpu = nullptr;          ///< the chosen GPU (borrowed)
+  double network_gbps = 0;                        ///< between nodes; 0: the estimator's default
   catalog::Tier tier = catalog::Tier::kOnDemand;  ///< cost at this tier's cheapest offer
 };
 
@@ -31,8 +31,8 @@ struct KnobQuestion {
 struct KnobRow {
   std::string label;  ///< what differs from the knobs as given; "as given" for the first row
   estimate::Training training;
-  double peak_bytes = 0;  ///< per GPU (memory needs no FLOPs)
-  bool fits = false;      ///< on the chosen GPU (memory, and the precision runs on it)
+  double peak_bytes = 0;             ///< per GPU (memory needs no FLOPs)
+  bool fits = false;                 ///< on the chosen GPU (memory, and the precision runs on it)
   std::optional<double> wall_hours;  ///< with work, when it fits and the GPU has a peak for it
   std::optional<Money> cost;         ///< wall hours at the tier's cheapest offer
   std::string smallest_gpu;  ///< the smallest-memory GPU with an offer that fits it; empty: none
@@ -41,16 +41,15 @@ struct KnobRow {
 };
 
 struct KnobComparison {
-  std::vector<KnobRow> rows;  ///< [0] the knobs as given
+  std::vector<KnobRow> rows;              ///< [0] the knobs as given
   const catalog::Offer* offer = nullptr;  ///< where costs were priced; null: none at the tier
-  size_t evaluated = 0;  ///< combinations the search for the fastest estimated
+  size_t evaluated = 0;                   ///< combinations the search for the fastest estimated
 };
 
 /// Compares the knobs of `q` side by side. kBadInput when the knobs as given are invalid
 /// (Training::Validate); a setting that is invalid at this GPU count (a micro-batch that does
 /// not divide the global batch, ZeRO on one GPU) is left out.
-[[nodiscard]] Result<KnobComparison> CompareKnobs(const KnobQuestion& q,
-                                                  const catalog::Catalog& c);
+[[nodiscard]] Result<KnobComparison> CompareKnobs(const KnobQuestion& q, const catalog::Catalog& c);
 
 /// Whether `gpu` can run precision `p` at all: bf16/tf32 need Ampere or newer, fp8 its tensor
 /// cores (support, not a published peak: memory questions need none).

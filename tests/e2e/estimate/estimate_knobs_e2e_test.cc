@@ -17,10 +17,10 @@ constexpr double kT4Gib = 16;
 
 TEST(EstimateKnobs, JsonListsEachSettingWithMemoryTimeCostAndTheSmallestGpu) {
   TempDir home;
-  const auto r = RunFrugal({"--json", "estimate", "--params", "350m", "--gpu", "T4", "--tokens",
-                            "1b", "--dtype", "fp16", "--micro-batch", "8", "--global-batch", "64",
-                            "--knobs"},
-                           home.path());
+  const auto r =
+      RunFrugal({"--json", "estimate", "--params", "350m", "--gpu", "T4", "--tokens", "1b",
+                 "--dtype", "fp16", "--micro-batch", "8", "--global-batch", "64", "--knobs"},
+                home.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["gpu"], "T4");
@@ -50,10 +50,10 @@ TEST(EstimateKnobs, JsonListsEachSettingWithMemoryTimeCostAndTheSmallestGpu) {
 
 TEST(EstimateKnobs, TheTableShowsTheColumns) {
   TempDir home;
-  const auto r = RunFrugal({"estimate", "--params", "350m", "--gpu", "T4", "--tokens", "1b",
-                            "--dtype", "fp16", "--micro-batch", "8", "--global-batch", "64",
-                            "--knobs"},
-                           home.path());
+  const auto r =
+      RunFrugal({"estimate", "--params", "350m", "--gpu", "T4", "--tokens", "1b", "--dtype", "fp16",
+                 "--micro-batch", "8", "--global-batch", "64", "--knobs"},
+                home.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* text : {"Knobs side by side on T4 x1", "MEM/GPU GiB", "FITS", "TIME", "COST",
                            "SMALLEST GPU IT FITS", "micro-batch 2 (x32 accumulation)",
@@ -64,10 +64,9 @@ TEST(EstimateKnobs, TheTableShowsTheColumns) {
 
 TEST(EstimateKnobs, AnEstimateThatDoesNotFitSaysWhichKnobsWould) {
   TempDir home;
-  const std::vector<std::string> args = {"estimate", "--params",     "350m", "--gpu",
-                                         "T4",       "--tokens",     "1b",   "--dtype",
-                                         "fp16",     "--micro-batch", "8",   "--global-batch",
-                                         "64"};
+  const std::vector<std::string> args = {
+      "estimate", "--params",      "350m", "--gpu",          "T4", "--tokens", "1b", "--dtype",
+      "fp16",     "--micro-batch", "8",    "--global-batch", "64"};
   const auto human = RunFrugal(args, home.path());
   ASSERT_EQ(human.exit_code, 0) << human.err;
   EXPECT_NE(human.out.find("does NOT fit"), std::string::npos) << human.out;
@@ -86,9 +85,9 @@ TEST(EstimateKnobs, AnEstimateThatDoesNotFitSaysWhichKnobsWould) {
     EXPECT_LE(way["peak_memory_gib_per_gpu"].get<double>(), kT4Gib);
   }
   // One that fits carries no advice.
-  const auto fits = RunFrugal({"--json", "estimate", "--params", "350m", "--gpu", "A100-80GB",
-                               "--tokens", "1b"},
-                              home.path());
+  const auto fits =
+      RunFrugal({"--json", "estimate", "--params", "350m", "--gpu", "A100-80GB", "--tokens", "1b"},
+                home.path());
   ASSERT_EQ(fits.exit_code, 0) << fits.err;
   EXPECT_FALSE(nlohmann::json::parse(fits.out).contains("fits_with"));
   // Memory only (no work) advises too.
@@ -115,9 +114,9 @@ TEST(EstimateKnobs, AGpuThatCannotRunTheDtypeNamesTheFlagToUse) {
             std::string::npos)
       << fp8.err;
   // Invalid knobs name their flags, not the spec's fields.
-  const auto batch = RunFrugal({"estimate", "--params", "350m", "--gpu", "L4", "--micro-batch", "8",
-                                "--global-batch", "12"},
-                               home.path());
+  const auto batch = RunFrugal(
+      {"estimate", "--params", "350m", "--gpu", "L4", "--micro-batch", "8", "--global-batch", "12"},
+      home.path());
   EXPECT_EQ(batch.exit_code, 2);
   EXPECT_NE(batch.err.find("--global-batch 12 is not a multiple of --micro-batch 8"),
             std::string::npos)

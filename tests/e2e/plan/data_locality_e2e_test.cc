@@ -60,8 +60,9 @@ TEST(PlanDataLocality, EightHundredGbInMumbaiTrainsThereUnlessEgressIncludedIsCh
     const double egress = here ? 0 : o["cloud"] == "aws" ? inter : internet;
     // Egress is size × the route's price per GB, on top of the compute.
     EXPECT_NEAR(o["data_cost_usd"].get<double>(), 800 * egress, 1e-6) << o.dump();
-    EXPECT_EQ(o["data"]["route"], here ? "same_region" : o["cloud"] == "aws" ? "inter_region"
-                                                                              : "internet");
+    EXPECT_EQ(o["data"]["route"], here                  ? "same_region"
+                                  : o["cloud"] == "aws" ? "inter_region"
+                                                        : "internet");
     // Staging at the offer's bandwidth: 800 GB × 8 / 10 Gb/s = 640 s on AWS and GCP.
     if (o["cloud"] == "aws" || o["cloud"] == "gcp") {
       EXPECT_NEAR(o["data_seconds"].get<double>(), 640, 1e-6) << o.dump();
@@ -73,8 +74,8 @@ TEST(PlanDataLocality, EightHundredGbInMumbaiTrainsThereUnlessEgressIncludedIsCh
   const double compute = won - winner["data_cost_usd"].get<double>();
   std::cout << "winner " << winner["cloud"] << " " << winner["instance_type"] << " "
             << winner["region"] << ": compute $" << compute << " + data $"
-            << winner["data_cost_usd"] << " = $" << won << "; best in aws:ap-south-1 $"
-            << best_here << "\n";
+            << winner["data_cost_usd"] << " = $" << won << "; best in aws:ap-south-1 $" << best_here
+            << "\n";
   // The winner is in ap-south-1, or cheaper than every option there with its egress included.
   if (winner["region"] != "ap-south-1" || winner["cloud"] != "aws") {
     EXPECT_LT(won, best_here);
@@ -119,8 +120,8 @@ TEST(PlanDataLocality, TheTableShowsDataCostAndTimeAndTheAdviceShowsTheArithmeti
       << r.out;
   EXPECT_NE(r.out.find("800 GB × $0.0900/GB"), std::string::npos) << r.out;
   // A spec without data keeps the table as it was.
-  const auto seed = RunFrugal({"plan", (SourceDir() / "examples" / "seed" / "job.yaml").string()},
-                              home.path());
+  const auto seed =
+      RunFrugal({"plan", (SourceDir() / "examples" / "seed" / "job.yaml").string()}, home.path());
   ASSERT_EQ(seed.exit_code, 0) << seed.err;
   EXPECT_EQ(seed.out.find("DATA COST"), std::string::npos) << seed.out;
 }

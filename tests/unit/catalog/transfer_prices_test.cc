@@ -29,8 +29,7 @@ TEST(TransferPrices, MalformedRowsNameFileLineAndField) {
   EXPECT_EQ(bad.error().code, ErrorCode::kBadInput);
   EXPECT_NE(bad.error().message.find("t.csv:2:"), std::string::npos) << bad.error().message;
   EXPECT_NE(bad.error().message.find("'internet_usd_per_gb'"), std::string::npos);
-  auto twice =
-      TransferPrices::Parse(std::string(kHeader) + "aws,1,1,1\nAWS,1,1,1\n", "t.csv");
+  auto twice = TransferPrices::Parse(std::string(kHeader) + "aws,1,1,1\nAWS,1,1,1\n", "t.csv");
   ASSERT_FALSE(twice);
   EXPECT_NE(twice.error().message.find("listed twice"), std::string::npos);
 }

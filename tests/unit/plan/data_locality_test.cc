@@ -161,8 +161,8 @@ TEST(DataLocality, TheRankingTrainsWhereTheDataLivesUnlessEgressIncludedIsCheape
   std::cout << fmt::format(
       "800 GB in aws:ap-south-1: near $2.00/h x {:.5f} h = {}; east $1.50/h x {:.5f} h + 800 GB x "
       "{}/GB = {}; far $1.00/h x {:.5f} h + 800 GB x {}/GB = {}\n",
-      hours, near.ToString(), hours, inter.ToString(), east.ToString(), hours,
-      internet.ToString(), far.ToString());
+      hours, near.ToString(), hours, inter.ToString(), east.ToString(), hours, internet.ToString(),
+      far.ToString());
   EXPECT_EQ(plan->options[0].offer->instance_type, "near");
   EXPECT_EQ(Find(*plan, "near")->expected_cost, near);
   EXPECT_EQ(Find(*plan, "east")->expected_cost, east);
@@ -185,7 +185,8 @@ TEST(DataLocality, TheRankingTrainsWhereTheDataLivesUnlessEgressIncludedIsCheape
   EXPECT_EQ(Find(*plan, "far")->expected_cost,
             Rate{Money::FromCents(100)}.ForHours(small) + internet.Scaled(10));
   advised = false;
-  for (const std::string& a : plan->advice) advised = advised || a.find("Moving the data pays") == 0;
+  for (const std::string& a : plan->advice)
+    advised = advised || a.find("Moving the data pays") == 0;
   EXPECT_TRUE(advised) << ::testing::PrintToString(plan->advice);
 
   // Without a location the far offer wins on compute alone, paying nothing for the data.
@@ -201,16 +202,18 @@ TEST(DataLocality, ACacheElsewhereIsWhatRunsRead) {
   ASSERT_TRUE(prices);
   // The raw 800 GB is in Mumbai, the 120 GB tokenized cache in GCP us-central1: the far offer
   // reads the cache in its own region and pays nothing.
-  auto plan = PlanWith(*f,
-                       "data:\n  location: aws:ap-south-1\n  size_gb: 800\n  preprocessing:\n"
-                       "    cache_key: tok\n    cache: {location: gcp:us-central1, size_gb: 120}\n");
+  auto plan =
+      PlanWith(*f,
+               "data:\n  location: aws:ap-south-1\n  size_gb: 800\n  preprocessing:\n"
+               "    cache_key: tok\n    cache: {location: gcp:us-central1, size_gb: 120}\n");
   ASSERT_TRUE(plan) << plan.error().message;
   EXPECT_EQ(plan->options[0].offer->instance_type, "far");
   EXPECT_EQ(plan->options[0].data.cost, Money());
   EXPECT_EQ(Find(*plan, "near")->data.cost, prices->Find("gcp")->internet_per_gb.Scaled(120));
   // No cache: preprocessing is repeated by every run and counted in its data time.
-  plan = PlanWith(*f, "data:\n  location: aws:ap-south-1\n  size_gb: 800\n  preprocessing: "
-                      "{cache_key: tok, duration: 30m}\n");
+  plan = PlanWith(*f,
+                  "data:\n  location: aws:ap-south-1\n  size_gb: 800\n  preprocessing: "
+                  "{cache_key: tok, duration: 30m}\n");
   ASSERT_TRUE(plan) << plan.error().message;
   EXPECT_NEAR(Find(*plan, "near")->data.Hours() * 3600, 640 + 1800, 1e-6);
   EXPECT_NEAR(Find(*plan, "near")->wall_hours, 1.5 + 640.0 / 3600, 1e-9);
