@@ -6,10 +6,10 @@
 #include "estimate_commit.h"
 #include "estimate_knobs.h"
 #include "estimate_measured.h"
-#include "frugal/estimate/commitment.h"
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/table.h"
 #include "frugal/core/text.h"
+#include "frugal/estimate/commitment.h"
 #include "frugal/estimate/estimator.h"
 #include "frugal/estimate/hardware.h"
 #include "frugal/estimate/network.h"
@@ -72,11 +72,16 @@ Result<estimate::Model> ModelFrom(const EstimateOptions& o) {
 /// the flag to change ("--global-batch 12 is not a multiple of --micro-batch 8 ...").
 Error NameFlags(Error e) {
   static const std::pair<std::string_view, std::string_view> kFlags[] = {
-      {"micro_batch", "--micro-batch"},         {"global_batch", "--global-batch"},
-      {"tensor_parallel", "--tensor-parallel"}, {"pipeline_parallel", "--pipeline-parallel"},
-      {"virtual_stages", "--virtual-stages"},   {"expert_parallel", "--expert-parallel"},
-      {"sequence_parallel", "--sequence-parallel"}, {"lora_rank", "--lora-rank"},
-      {"zero stage", "--zero"},                 {"gpus", "--gpus"}};
+      {"micro_batch", "--micro-batch"},
+      {"global_batch", "--global-batch"},
+      {"tensor_parallel", "--tensor-parallel"},
+      {"pipeline_parallel", "--pipeline-parallel"},
+      {"virtual_stages", "--virtual-stages"},
+      {"expert_parallel", "--expert-parallel"},
+      {"sequence_parallel", "--sequence-parallel"},
+      {"lora_rank", "--lora-rank"},
+      {"zero stage", "--zero"},
+      {"gpus", "--gpus"}};
   std::string out;
   const std::string& m = e.message;
   for (size_t i = 0; i < m.size();) {
@@ -397,8 +402,7 @@ Result<NetworkChoice> ChooseNetwork(const EstimateOptions& o, const catalog::Cat
 /// The question the knob comparison answers for these flags (work optional).
 Result<plan::KnobQuestion> KnobQuestionFrom(const EstimateOptions& o, const estimate::Model& model,
                                             const estimate::Training& training,
-                                            const catalog::Catalog& c,
-                                            const catalog::GpuSpec& gpu,
+                                            const catalog::Catalog& c, const catalog::GpuSpec& gpu,
                                             std::optional<double> tokens) {
   plan::KnobQuestion q;
   q.model = model;

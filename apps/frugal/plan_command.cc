@@ -155,9 +155,14 @@ void PrintOptions(const plan::Plan& p, std::ostream& out) {
     const std::string knobs =
         o.measured ? "as measured" : plan::DescribeKnobs(o.knobs, o.knobs, plan::Describe::kAll);
     std::vector<std::string> row = {
-        std::to_string(i + 1), o.offer->Id(), RunLabel(o),
-        o.offer->gpu.empty() ? "cpu" : fmt::format("{} x{}", o.offer->gpu, o.gpus), knobs, mem,
-        FormatDuration(FromHours(o.wall_hours)), fmt::format("{:.1f}", o.gpu_hours)};
+        std::to_string(i + 1),
+        o.offer->Id(),
+        RunLabel(o),
+        o.offer->gpu.empty() ? "cpu" : fmt::format("{} x{}", o.offer->gpu, o.gpus),
+        knobs,
+        mem,
+        FormatDuration(FromHours(o.wall_hours)),
+        fmt::format("{:.1f}", o.gpu_hours)};
     if (data) {
       const std::string cost = o.data.cost == Money() ? "$0.00" : o.data.cost.ToString();
       row.push_back(o.data.route == plan::DataRoute::kCopy ? cost + " (copy)" : cost);
@@ -176,8 +181,8 @@ void PrintDataSource(const plan::Plan& p, std::ostream& out) {
   std::string line = "Data: ";
   line += d.gb ? fmt::format("{:g} GB read per run", *d.gb) : std::string("size not given");
   if (d.Priced()) {
-    line += fmt::format(" from {}{}", d.from_cache ? "the preprocessed cache in " : "",
-                        d.from.Label());
+    line +=
+        fmt::format(" from {}{}", d.from_cache ? "the preprocessed cache in " : "", d.from.Label());
   }
   if (d.runs > 1) {
     line += fmt::format("; {} runs (a copy near the compute is kept {})", d.runs,

@@ -74,9 +74,9 @@ Result<DataLocation> ReadLocation(const YamlDoc& doc, const YAML::Node& n) {
     };
     if (colon == std::string::npos || !part_ok(std::string_view(text).substr(0, colon)) ||
         !part_ok(std::string_view(text).substr(colon + 1))) {
-      return Fail(doc.ErrorAt(n["location"], "location",
-                              fmt::format("'{}' is not cloud:region (for example aws:ap-south-1)",
-                                          Abbreviate(text))));
+      return Fail(doc.ErrorAt(
+          n["location"], "location",
+          fmt::format("'{}' is not cloud:region (for example aws:ap-south-1)", Abbreviate(text))));
     }
     l.cloud = ToLower(text.substr(0, colon));
     l.region = text.substr(colon + 1);
@@ -137,8 +137,8 @@ Result<DataSpec> ReadData(const YamlDoc& doc, const YAML::Node& root) {
   DataSpec d;
   const YAML::Node n = root["data"];
   if (!n.IsDefined() || n.IsNull()) return d;
-  FRUGAL_TRY(doc.CheckKeys(n, "data", {"location", "cloud", "region", "size_gb", "runs", "keep",
-                                       "preprocessing"}));
+  FRUGAL_TRY(doc.CheckKeys(
+      n, "data", {"location", "cloud", "region", "size_gb", "runs", "keep", "preprocessing"}));
   const DataLocation l = FRUGAL_TRY(ReadLocation(doc, n));
   d.cloud = l.cloud;
   d.region = l.region;

@@ -89,7 +89,7 @@ struct Plan {
   std::optional<double> deadline_hours;
   std::optional<Money> budget;
   double tokens = 0;
-  DataSource data;  ///< where runs read the data from (data_locality.h)
+  DataSource data;       ///< where runs read the data from (data_locality.h)
   size_t ranked = 0;     ///< options that passed every constraint
   size_t evaluated = 0;  ///< knob combinations estimated
 };

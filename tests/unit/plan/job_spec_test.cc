@@ -221,8 +221,8 @@ TEST(JobSpec, ReadsADataLocationItsRunsAndACacheWithItsOwnLocation) {
   EXPECT_EQ(keys->data.Location().Label(), "aws:ap-south-1");
   EXPECT_EQ(keys->data.runs, 1);
   // The audit's reader of a recorded spec understands `location` too.
-  auto alone = ParseDataSection(std::string(kMinimal) + "data: {location: gcp:us-central1}\n",
-                                "run 4");
+  auto alone =
+      ParseDataSection(std::string(kMinimal) + "data: {location: gcp:us-central1}\n", "run 4");
   ASSERT_TRUE(alone) << alone.error().message;
   EXPECT_EQ(alone->cloud, "gcp");
   EXPECT_EQ(alone->region, "us-central1");
@@ -234,14 +234,14 @@ TEST(JobSpec, BadDataLocationsNameTheLineAndField) {
     ExpectError(data + "  location: '" + bad + "'\n", "job.yaml:8:13:",
                 "field 'location': '" + std::string(bad) + "' is not cloud:region");
   }
-  ExpectError(data + "  location: aws:ap-south-1\n  region: ap-south-1\n", "job.yaml:8:13:",
-              "field 'location': give either location");
+  ExpectError(data + "  location: aws:ap-south-1\n  region: ap-south-1\n",
+              "job.yaml:8:13:", "field 'location': give either location");
   ExpectError(data + "  runs: 0\n", "job.yaml:8:9:", "field 'runs': must be between 1");
   ExpectError(data + "  keep: 0s\n", "job.yaml:8:9:", "field 'keep'");
   ExpectError(data + "  keep: 200000d\n", "job.yaml:8:9:", "at most 100 years");
   ExpectError(data + "  size_gb: 1e12\n", "job.yaml:8:12:", "at most 1e9 GB");
-  ExpectError(data + "  preprocessing: {cache_key: k, cache: {size_gb: 3}}\n", "job.yaml:8:",
-              "field 'cache': needs where the cache is");
+  ExpectError(data + "  preprocessing: {cache_key: k, cache: {size_gb: 3}}\n",
+              "job.yaml:8:", "field 'cache': needs where the cache is");
   ExpectError(data + "  preprocessing: {cache_key: k, cache: {location: gcp:us-central1}}\n",
               "job.yaml:8:", "missing required field 'size_gb'");
 }
