@@ -414,6 +414,8 @@ Result<plan::KnobQuestion> KnobQuestionFrom(const EstimateOptions& o, const esti
     q.tier =
         FRUGAL_TRY(catalog::ParseTier(o.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
   }
+  // --offer: the same checks as the plain estimate's costs, and that offer's price.
+  if (!o.offer.empty()) q.offer = FRUGAL_TRY(Costs(o, c, gpu.name, training.gpus, 1)).front().offer;
   return q;
 }
 

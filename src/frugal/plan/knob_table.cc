@@ -168,6 +168,11 @@ KnobRow MakeRow(const KnobQuestion& q, const catalog::Catalog& c,
     return row;
   }
   row.wall_hours = e->WallHours();
+  if (q.offer != nullptr) {
+    row.cost = est::PriceOffer(*q.offer, t.gpus, *row.wall_hours).cost;
+    offer = q.offer;
+    return row;
+  }
   for (const est::TierCost& tc : est::CheapestPerTier(c, q.gpu->name, t.gpus, *row.wall_hours)) {
     if (tc.offer->tier != q.tier) continue;
     row.cost = tc.cost;

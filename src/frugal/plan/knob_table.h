@@ -25,6 +25,7 @@ struct KnobQuestion {
   const catalog::GpuSpec* gpu = nullptr;          ///< the chosen GPU (borrowed)
   double network_gbps = 0;                        ///< between nodes; 0: the estimator's default
   catalog::Tier tier = catalog::Tier::kOnDemand;  ///< cost at this tier's cheapest offer
+  const catalog::Offer* offer = nullptr;          ///< or at exactly this offer (borrowed)
 };
 
 /// One knob setting.
