@@ -9,7 +9,8 @@
 #   5. tune its hyperparameters under a hard dollar cap with ASHA, trials preempted and resumed;
 #   5b. what serving a model costs a month and over its life;
 #   5c. a measured profile of the model on this machine, and whether a commitment would pay;
-#   5d. small jobs right-sized: seed example 1 on CPU instances, a measurement carried across GPUs;
+#   5d. small jobs right-sized: seed example 1 on CPU instances, a measurement carried across GPUs,
+#       a small model planned where its 800 GB of data lives;
 #   6. queue: a research team's week replayed against its capacity, and a job through the
 #      local queue;
 #   7. what was spent.
@@ -67,6 +68,8 @@ echo "       measured on an A100 carried to a T4"
 $frugal plan examples/seed-xgboost/job.yaml
 $frugal estimate --measured A100-80GB=1450 --gpu T4 --dtype fp16 --family cnn --params 25m \
   --samples 1.28m --epochs 1 --tier spot
+echo "       a 350M encoder whose 800 GB of data is in aws ap-south-1: egress priced per option"
+$frugal plan examples/plan/data-in-mumbai.yaml --top 3
 
 echo
 echo "== 6. Queue: a week of jobs against owned, spot and on-demand capacity; one job run locally"

@@ -33,8 +33,7 @@ Result<void> RunAuditCommand(const AuditCommandOptions& o, const GlobalOptions& 
   options.thresholds = FRUGAL_TRY(audit::ResolveThresholds(o.thresholds));
   const catalog::Catalog catalog = FRUGAL_TRY(LoadCatalog(global));
   options.catalog = &catalog;
-  const audit::TransferPrices transfer = FRUGAL_TRY(
-      audit::TransferPrices::Load(ShippedDataDir() / "transfer" / "transfer_prices.csv"));
+  const catalog::TransferPrices transfer = FRUGAL_TRY(catalog::LoadShippedTransferPrices());
   options.transfer = &transfer;
   std::optional<audit::Inventory> inventory;
   if (!o.inventory.empty()) {

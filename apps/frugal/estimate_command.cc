@@ -4,11 +4,12 @@
 
 #include "commands.h"
 #include "estimate_commit.h"
+#include "estimate_knobs.h"
 #include "estimate_measured.h"
-#include "frugal/estimate/commitment.h"
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/table.h"
 #include "frugal/core/text.h"
+#include "frugal/estimate/commitment.h"
 #include "frugal/estimate/estimator.h"
 #include "frugal/estimate/hardware.h"
 #include "frugal/estimate/network.h"
@@ -43,6 +44,7 @@ struct EstimateOptions {
   std::optional<double> utilization;  ///< --utilization: share of a reservation this team uses
   std::string commitment;             ///< --commitment 1y|3y: would one pay?
   bool micro_batch_given = false;
+  bool knobs = false;  ///< --knobs: the knob settings side by side
 };
 
 Result<double> Count(const std::string& text, std::string_view flag) {
@@ -64,6 +66,41 @@ Result<estimate::Model> ModelFrom(const EstimateOptions& o) {
   spec.experts = o.experts;
   spec.experts_per_token = o.experts_per_token;
   return estimate::ResolveModel(spec);
+}
+
+/// The library names training fields as the job spec spells them; on the command line, say
+/// the flag to change ("--global-batch 12 is not a multiple of --micro-batch 8 ...").
+Error NameFlags(Error e) {
+  static const std::pair<std::string_view, std::string_view> kFlags[] = {
+      {"micro_batch", "--micro-batch"},
+      {"global_batch", "--global-batch"},
+      {"tensor_parallel", "--tensor-parallel"},
+      {"pipeline_parallel", "--pipeline-parallel"},
+      {"virtual_stages", "--virtual-stages"},
+      {"expert_parallel", "--expert-parallel"},
+      {"sequence_parallel", "--sequence-parallel"},
+      {"lora_rank", "--lora-rank"},
+      {"zero stage", "--zero"},
+      {"gpus", "--gpus"}};
+  std::string out;
+  const std::string& m = e.message;
+  for (size_t i = 0; i < m.size();) {
+    bool replaced = false;
+    for (const auto& [field, flag] : kFlags) {
+      const bool starts_word = i == 0 || m[i - 1] == ' ';
+      const size_t end = i + field.size();
+      const bool ends_word = end == m.size() || m[end] == ' ' || m[end] == ',';
+      if (starts_word && ends_word && m.compare(i, field.size(), field) == 0) {
+        out += flag;
+        i = end;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += m[i++];
+  }
+  e.message = std::move(out);
+  return e;
 }
 
 Result<estimate::Training> TrainingFrom(const EstimateOptions& o, const estimate::Model& m) {
@@ -93,7 +130,7 @@ Result<estimate::Training> TrainingFrom(const EstimateOptions& o, const estimate
   t.offload = FRUGAL_TRY(
       estimate::ParseOffload(o.offload).map_error([](Error e) { return e.Wrap("--offload"); }));
   t.optimizer_in_backward = o.optimizer_in_backward;
-  FRUGAL_TRY(t.Validate());
+  FRUGAL_TRY(t.Validate().map_error(NameFlags));
   return t;
 }
 
@@ -296,15 +333,20 @@ Result<std::vector<estimate::TierCost>> Costs(const EstimateOptions& o, const ca
   return costs;
 }
 
-/// Does the job fit? Needs no FLOPs, no work and no peak: any GPU with a memory figure.
+/// Does the job fit? Needs no FLOPs, no work and no peak: any GPU with a memory figure. When
+/// it does not, which knob settings would (`fits_with`).
 Result<void> RunMemoryOnly(const estimate::Model& model, const estimate::Training& training,
-                           const catalog::GpuSpec& gpu, const GlobalOptions& global, Streams& s) {
+                           const plan::KnobQuestion& q, const catalog::Catalog& c,
+                           const GlobalOptions& global, Streams& s) {
+  const catalog::GpuSpec& gpu = *q.gpu;
   estimate::Estimate e;
   e.model = model;
   e.training = training;
   e.memory = estimate::EstimateMemory(model, training);
   e.capacity_bytes = gpu.memory_gib * kBytesPerGib;
   e.fits = e.memory.Total() <= e.capacity_bytes;
+  std::optional<plan::KnobComparison> ways;
+  if (!e.fits) ways = FRUGAL_TRY(plan::CompareKnobs(q, c));
   if (global.json) {
     nlohmann::json doc = EstimateJson(e, {});
     for (const char* key : {"tokens", "steps", "total_flops", "model_flops", "recompute_flops",
@@ -313,6 +355,7 @@ Result<void> RunMemoryOnly(const estimate::Model& model, const estimate::Trainin
     }
     doc["gpu"] = gpu.name;
     doc["memory_only"] = true;
+    if (ways) doc["fits_with"] = WaysToFitJson(*ways);
     WriteJson(s, doc);
     return {};
   }
@@ -322,6 +365,7 @@ Result<void> RunMemoryOnly(const estimate::Model& model, const estimate::Trainin
       Gib(e.capacity_bytes), gpu.name,
       e.fits ? fmt::format("fits ({:.1f} GiB headroom)", Gib(e.HeadroomBytes()))
              : fmt::format("does NOT fit (short by {:.1f} GiB)", -Gib(e.HeadroomBytes())));
+  if (ways) PrintWaysToFit(*ways, q, s.out);
   s.out << "No work given (--tokens, --samples or --steps): memory only, no time or cost.\n";
   return {};
 }
@@ -355,7 +399,84 @@ Result<NetworkChoice> ChooseNetwork(const EstimateOptions& o, const catalog::Cat
   return NetworkChoice{0, "default"};
 }
 
+/// The question the knob comparison answers for these flags (work optional).
+Result<plan::KnobQuestion> KnobQuestionFrom(const EstimateOptions& o, const estimate::Model& model,
+                                            const estimate::Training& training,
+                                            const catalog::Catalog& c, const catalog::GpuSpec& gpu,
+                                            std::optional<double> tokens) {
+  plan::KnobQuestion q;
+  q.model = model;
+  q.base = training;
+  q.tokens = tokens;
+  q.gpu = &gpu;
+  q.network_gbps = FRUGAL_TRY(ChooseNetwork(o, c, gpu.name)).gbps;
+  if (!o.tier.empty()) {
+    q.tier =
+        FRUGAL_TRY(catalog::ParseTier(o.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
+  }
+  // --offer: the same checks as the plain estimate's costs, and that offer's price.
+  if (!o.offer.empty()) q.offer = FRUGAL_TRY(Costs(o, c, gpu.name, training.gpus, 1)).front().offer;
+  return q;
+}
+
+/// kBadInput naming the flag to change when `gpu` cannot run the --dtype at all.
+Result<void> CheckDtype(const catalog::GpuSpec& gpu, estimate::Precision p) {
+  const auto use = plan::PrecisionToUse(gpu, p);
+  if (!use) return {};
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("--dtype {}: {} ({}) {}; use --dtype {}", catalog::PrecisionName(p),
+                          gpu.name, gpu.architecture,
+                          p == estimate::Precision::kFp8
+                              ? "has no fp8 tensor cores"
+                              : fmt::format("has no {} support", catalog::PrecisionName(p)),
+                          catalog::PrecisionName(*use)));
+}
+
+/// Memory, FLOPs, time and cost of the configuration; when it does not fit, the knob settings
+/// that would (as plan's advice).
+Result<void> RunModelled(const EstimateOptions& o, const plan::KnobQuestion& q,
+                         const catalog::Catalog& c, const GlobalOptions& global, Streams& s) {
+  const estimate::Model& model = q.model;
+  const estimate::Training& training = q.base;
+  const catalog::GpuSpec* gpu = q.gpu;
+  FRUGAL_TRY(CheckDtype(*gpu, training.precision));
+  estimate::Hardware hw = FRUGAL_TRY(estimate::HardwareFor(*gpu, training.precision));
+  const NetworkChoice network = FRUGAL_TRY(ChooseNetwork(o, c, gpu->name));
+  hw.network_gbps = network.gbps;
+  estimate::Measured measured;
+  measured.tokens_per_second = o.tokens_per_second;
+  measured.mfu = o.mfu;
+  const estimate::Estimate e =
+      FRUGAL_TRY(estimate::EstimateTraining(model, training, hw, *q.tokens, measured));
+  const auto costs = FRUGAL_TRY(Costs(o, c, gpu->name, training.gpus, e.WallHours()));
+  // A configuration that does not fit: which knob settings would (as plan's advice).
+  std::optional<plan::KnobComparison> ways;
+  if (!e.fits) ways = FRUGAL_TRY(plan::CompareKnobs(q, c));
+  if (global.json) {
+    nlohmann::json doc = EstimateJson(e, costs);
+    doc["gpu"] = gpu->name;
+    doc["network_gbps"] = network.gbps > 0 ? network.gbps : estimate::kDefaultNetworkGbps;
+    doc["network_source"] = network.source;
+    if (ways) doc["fits_with"] = WaysToFitJson(*ways);
+    WriteJson(s, doc);
+    return {};
+  }
+  PrintHuman(e, gpu->name, costs, s.out);
+  if (ways) PrintWaysToFit(*ways, q, s.out);
+  if (global.verbosity > 0 && e.source == estimate::UtilizationSource::kPrior) {
+    const estimate::MfuPrior prior = estimate::PriorUtilization(hw, training, model.params);
+    s.out << "Utilization prior (docs/estimate.md):";
+    for (const auto& f : prior.factors) s.out << fmt::format(" {} {:.2f};", f.what, f.factor);
+    s.out << fmt::format(" = {:.3f}\n", prior.hfu);
+  }
+  return {};
+}
+
 Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, Streams& s) {
+  if (o.knobs && (!o.commitment.empty() || !o.measured.measured.empty())) {
+    return Fail(ErrorCode::kBadInput,
+                "--knobs compares modelled knob settings: not with --commitment or --measured");
+  }
   if (!o.commitment.empty()) {
     if (!o.utilization) {
       return Fail(ErrorCode::kBadInput,
@@ -372,42 +493,19 @@ Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, 
   }
   const estimate::Model model = FRUGAL_TRY(ModelFrom(o));
   const estimate::Training training = FRUGAL_TRY(TrainingFrom(o, model));
-  if (o.tokens.empty() && o.samples.empty() && o.steps.empty()) {
-    const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
-    const catalog::GpuSpec* gpu =
-        FRUGAL_TRY(c.RequireGpu(o.gpu).map_error([](Error e) { return e.Wrap("--gpu"); }));
-    return RunMemoryOnly(model, training, *gpu, global, s);
-  }
-  const estimate::Work work = FRUGAL_TRY(WorkFrom(o));
-  const double tokens = FRUGAL_TRY(estimate::WorkTokens(work, model, training));
   const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
   const catalog::GpuSpec* gpu =
       FRUGAL_TRY(c.RequireGpu(o.gpu).map_error([](Error e) { return e.Wrap("--gpu"); }));
-  estimate::Hardware hw = FRUGAL_TRY(estimate::HardwareFor(*gpu, training.precision));
-  const NetworkChoice network = FRUGAL_TRY(ChooseNetwork(o, c, gpu->name));
-  hw.network_gbps = network.gbps;
-  estimate::Measured measured;
-  measured.tokens_per_second = o.tokens_per_second;
-  measured.mfu = o.mfu;
-  const estimate::Estimate e =
-      FRUGAL_TRY(estimate::EstimateTraining(model, training, hw, tokens, measured));
-  const auto costs = FRUGAL_TRY(Costs(o, c, gpu->name, training.gpus, e.WallHours()));
-  if (global.json) {
-    nlohmann::json doc = EstimateJson(e, costs);
-    doc["gpu"] = gpu->name;
-    doc["network_gbps"] = network.gbps > 0 ? network.gbps : estimate::kDefaultNetworkGbps;
-    doc["network_source"] = network.source;
-    WriteJson(s, doc);
-    return {};
+  const bool no_work = o.tokens.empty() && o.samples.empty() && o.steps.empty();
+  std::optional<double> tokens;
+  if (!no_work) {
+    const estimate::Work work = FRUGAL_TRY(WorkFrom(o));
+    tokens = FRUGAL_TRY(estimate::WorkTokens(work, model, training));
   }
-  PrintHuman(e, gpu->name, costs, s.out);
-  if (global.verbosity > 0 && e.source == estimate::UtilizationSource::kPrior) {
-    const estimate::MfuPrior prior = estimate::PriorUtilization(hw, training, model.params);
-    s.out << "Utilization prior (docs/estimate.md):";
-    for (const auto& f : prior.factors) s.out << fmt::format(" {} {:.2f};", f.what, f.factor);
-    s.out << fmt::format(" = {:.3f}\n", prior.hfu);
-  }
-  return {};
+  const plan::KnobQuestion q = FRUGAL_TRY(KnobQuestionFrom(o, model, training, c, *gpu, tokens));
+  if (o.knobs) return RunKnobsEstimate(q, c, global, s);
+  if (no_work) return RunMemoryOnly(model, training, q, c, global, s);
+  return RunModelled(o, q, c, global, s);
 }
 
 }  // namespace
@@ -486,6 +584,10 @@ void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action) {
                   "Measured throughput of the whole job; overrides the MFU prior");
   cmd->add_option("--mfu", o->mfu, "Measured model FLOPs utilization (0-1); overrides the prior");
   AddMeasuredEstimateOptions(cmd, o->measured);
+  cmd->add_flag("--knobs", o->knobs,
+                "Compare knob settings side by side on --gpu: precision, micro-batch with "
+                "accumulation, recompute, LoRA/QLoRA, ZeRO; memory, time, cost and the smallest "
+                "GPU each fits");
   cmd->add_option("--utilization", o->utilization,
                   "Share (0-1) of a reservation your team keeps busy: reserved tiers are priced "
                   "at price x hours / utilization, and shown only with it");

@@ -126,30 +126,73 @@ std::string DeadlineCell(const plan::Plan& p, const Option& o) {
              : "yes";
 }
 
+/// Data cost and time are shown when the spec says where its data is or how big it is.
+bool ShowsData(const plan::Plan& p) {
+  return p.data.Priced() || p.data.gb || p.data.preprocess_hours > 0;
+}
+
 void PrintOptions(const plan::Plan& p, std::ostream& out) {
-  Table t({{"#", Align::kRight},
-           {"OFFER"},
-           {"RUN"},
-           {"GPUS"},
-           {"KNOBS"},
-           {"MEM GiB", Align::kRight},
-           {"WALL", Align::kRight},
-           {"GPU-H", Align::kRight},
-           {"COST", Align::kRight},
-           {"DEADLINE"}});
+  std::vector<Table::Column> columns = {{"#", Align::kRight},
+                                        {"OFFER"},
+                                        {"RUN"},
+                                        {"GPUS"},
+                                        {"KNOBS"},
+                                        {"MEM GiB", Align::kRight},
+                                        {"WALL", Align::kRight},
+                                        {"GPU-H", Align::kRight}};
+  const bool data = ShowsData(p);
+  if (data) {
+    columns.push_back({"DATA COST", Align::kRight});
+    columns.push_back({"DATA TIME", Align::kRight});
+  }
+  columns.push_back({"COST", Align::kRight});
+  columns.push_back({"DEADLINE"});
+  Table t(columns);
   for (size_t i = 0; i < p.options.size(); ++i) {
     const Option& o = p.options[i];
     const std::string mem =
         o.offer->gpu.empty() ? "-" : fmt::format("{:.1f}/{:g}", o.peak_gib, o.capacity_gib);
     const std::string knobs =
         o.measured ? "as measured" : plan::DescribeKnobs(o.knobs, o.knobs, plan::Describe::kAll);
-    t.AddRow({std::to_string(i + 1), o.offer->Id(), RunLabel(o),
-              o.offer->gpu.empty() ? "cpu" : fmt::format("{} x{}", o.offer->gpu, o.gpus), knobs,
-              mem, FormatDuration(FromHours(o.wall_hours)), fmt::format("{:.1f}", o.gpu_hours),
-              o.expected_cost.ToString() + (o.estimated_price ? " (est.)" : ""),
-              DeadlineCell(p, o)});
+    std::vector<std::string> row = {
+        std::to_string(i + 1),
+        o.offer->Id(),
+        RunLabel(o),
+        o.offer->gpu.empty() ? "cpu" : fmt::format("{} x{}", o.offer->gpu, o.gpus),
+        knobs,
+        mem,
+        FormatDuration(FromHours(o.wall_hours)),
+        fmt::format("{:.1f}", o.gpu_hours)};
+    if (data) {
+      const std::string cost = o.data.cost == Money() ? "$0.00" : o.data.cost.ToString();
+      row.push_back(o.data.route == plan::DataRoute::kCopy ? cost + " (copy)" : cost);
+      row.push_back(FormatDuration(FromHours(o.data.Hours())));
+    }
+    row.push_back(o.expected_cost.ToString() + (o.estimated_price ? " (est.)" : ""));
+    row.push_back(DeadlineCell(p, o));
+    t.AddRow(row);
   }
   t.Render(out);
+}
+
+void PrintDataSource(const plan::Plan& p, std::ostream& out) {
+  const plan::DataSource& d = p.data;
+  if (!ShowsData(p)) return;
+  std::string line = "Data: ";
+  line += d.gb ? fmt::format("{:g} GB read per run", *d.gb) : std::string("size not given");
+  if (d.Priced()) {
+    line +=
+        fmt::format(" from {}{}", d.from_cache ? "the preprocessed cache in " : "", d.from.Label());
+  }
+  if (d.runs > 1) {
+    line += fmt::format("; {} runs (a copy near the compute is kept {})", d.runs,
+                        FormatDuration(FromHours(d.keep_hours)));
+  }
+  if (d.preprocess_hours > 0) {
+    line += fmt::format("; preprocessing {} every run (no cache)",
+                        FormatDuration(FromHours(d.preprocess_hours)));
+  }
+  out << line << "; data cost and time are in COST and WALL\n";
 }
 
 void PrintSpotDetails(const plan::Plan& p, std::ostream& out) {
@@ -224,6 +267,7 @@ void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, const PlanPolicy&
         FormatDuration(FromHours(ft.restart_hours)), ft.checkpoint_on_notice ? "yes" : "no",
         ft.not_spot_ready ? "; not spot-ready: " + *ft.not_spot_ready : "");
   }
+  PrintDataSource(p, s.out);
   if (p.options.empty()) {
     s.out << "No option meets the constraints.\n";
   } else {

@@ -97,7 +97,7 @@ std::string BenchLedger(int64_t runs) {
 struct Fixture {
   std::unique_ptr<ledger::Ledger> ledger;
   catalog::Catalog catalog;
-  TransferPrices transfer;
+  catalog::TransferPrices transfer;
   AuditOptions options;
 };
 
@@ -105,7 +105,7 @@ Fixture Load() {
   const int64_t runs = EnvCount("FRUGAL_BENCH_RUNS", 10'000);
   Fixture f{ledger::Ledger::Open(BenchLedger(runs)).value(),
             catalog::Catalog::LoadDefault({}).value(),
-            TransferPrices::Load(ShippedDataDir() / "transfer" / "transfer_prices.csv").value(),
+            catalog::LoadShippedTransferPrices().value(),
             {}};
   f.options.now = kNow;
   f.options.since = kNow - std::chrono::hours(24 * 90);

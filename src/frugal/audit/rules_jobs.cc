@@ -119,7 +119,7 @@ void FarFinding(const FarGroup& g, const AuditOptions& o, AuditResult& out) {
   const std::optional<Money> egress =
       o.transfer ? o.transfer->EgressPerGb(g.data_cloud, g.data_region, g.cloud, g.region)
                  : std::nullopt;
-  const CloudTransferPrices* there = o.transfer ? o.transfer->Find(g.cloud) : nullptr;
+  const catalog::CloudTransferPrices* there = o.transfer ? o.transfer->Find(g.cloud) : nullptr;
   if (missing.empty() && !egress) missing = "transfer prices for " + g.data_cloud;
   if (missing.empty() && there == nullptr) missing = "storage prices for " + g.cloud;
   if (!missing.empty()) {

@@ -446,32 +446,6 @@ Result<FaultTolerance> ReadFaultTolerance(const YamlDoc& doc, const Node& root,
   return ft;
 }
 
-Result<DataSpec> ReadData(const YamlDoc& doc, const Node& root) {
-  DataSpec d;
-  const Node n = root["data"];
-  if (!n.IsDefined() || n.IsNull()) return d;
-  FRUGAL_TRY(doc.CheckKeys(n, "data", {"cloud", "region", "size_gb", "preprocessing"}));
-  d.cloud = ToLower(FRUGAL_TRY(doc.OptionalString(n, "cloud")).value_or(""));
-  d.region = FRUGAL_TRY(doc.OptionalString(n, "region")).value_or("");
-  if (!d.cloud.empty() && d.region.empty()) {
-    return Fail(doc.ErrorAt(n["cloud"], "cloud", "needs the region the data is in ('region')"));
-  }
-  d.size_gb = FRUGAL_TRY(doc.OptionalDouble(n, "size_gb"));
-  if (d.size_gb && !(*d.size_gb > 0)) {
-    return Fail(doc.ErrorAt(n["size_gb"], "size_gb", "must be positive"));
-  }
-  const Node p = n["preprocessing"];
-  if (!p.IsDefined() || p.IsNull()) return d;
-  FRUGAL_TRY(doc.CheckKeys(p, "preprocessing", {"cache_key", "duration", "cache"}));
-  d.cache_key = FRUGAL_TRY(doc.RequiredString(p, "cache_key"));
-  if (auto t = FRUGAL_TRY(doc.OptionalDuration(p, "duration"))) {
-    if (t->count() <= 0) return Fail(doc.ErrorAt(p["duration"], "duration", "must be positive"));
-    d.preprocess_hours = ToHours(*t);
-  }
-  d.cache = FRUGAL_TRY(doc.OptionalString(p, "cache")).value_or("");
-  return d;
-}
-
 /// A profile measured in tokens or samples per second needs the work in the same units.
 Result<void> CheckWorkForProfiles(const JobSpec& spec) {
   for (const MeasuredProfile& p : spec.measured) {

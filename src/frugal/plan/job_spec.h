@@ -55,16 +55,39 @@ struct Constraints {
   std::optional<double> reserved_utilization;  ///< share of a reservation this job's team uses
 };
 
-/// Where the job's data lives and how it is prepared (optional; read by `frugal audit`).
+/// Where one copy of data is stored: a cloud and one of its regions.
+struct DataLocation {
+  std::string cloud;        ///< lower case; empty: not stated (the audit reads it as the compute's)
+  std::string region;       ///< empty: not declared
+  std::string where;        ///< file:line:col of `location` (or `region`), for messages
+  std::string cloud_where;  ///< file:line:col of `cloud` (or `location`); empty when unstated
+  [[nodiscard]] bool declared() const { return !region.empty(); }
+  /// "aws:ap-south-1".
+  [[nodiscard]] std::string Label() const { return cloud + ":" + region; }
+};
+
+/// Where the job's data lives, how big it is and how it is prepared (optional). The planner
+/// prices moving it to every offer (data_locality.h); the audit reads it from the specs runs
+/// recorded.
 struct DataSpec {
   std::string cloud;   ///< where the dataset is stored; empty: the compute's cloud
   std::string region;  ///< empty: not declared
+  std::string where;   ///< file:line:col of `location` or `region`
+  std::string cloud_where;        ///< file:line:col of `cloud` or `location`
   std::optional<double> size_gb;  ///< what one run reads, in GB (10^9 bytes)
+  std::string size_where;         ///< file:line:col of the data section, for messages
+  /// How many runs will read it (`runs`): above 1 the planner weighs one copy near the compute,
+  /// kept `keep_hours`, against egress on every run.
+  int runs = 1;
+  double keep_hours = 730;  ///< how long such a copy is kept (billed as storage); default a month
   /// Preprocessing: runs declaring the same cache key would produce the same output.
   std::string cache_key;
   std::optional<double> preprocess_hours;  ///< how long the step takes on the job's offer
   std::string cache;  ///< where the output is kept and reused; empty: recomputed every run
+  DataLocation cache_location;          ///< the cache's cloud and region, when given as a map
+  std::optional<double> cache_size_gb;  ///< what a run reads from the cache, in GB
   [[nodiscard]] bool declared() const { return !region.empty() || !cache_key.empty(); }
+  [[nodiscard]] DataLocation Location() const { return {cloud, region, where, cloud_where}; }
 };
 
 struct JobSpec {

@@ -7,6 +7,8 @@
 #include <utility>
 
 #include "frugal/core/duration.h"
+#include "frugal/core/text.h"
+#include "frugal/core/yaml_bounds.h"
 
 namespace frugal::plan {
 
@@ -49,6 +51,111 @@ Result<LaunchOverrides> ReadFixedCosts(const YamlDoc& doc, const YAML::Node& roo
     return Fail(doc.ErrorAt(n["staging_gbps"], "staging_gbps", "must be positive"));
   }
   return o;
+}
+
+namespace {
+
+/// `location: cloud:region`, or `cloud` and `region`, in map `n` (section `what`). The cloud
+/// is kept lower case; checked against the catalog by the planner (data_locality.h).
+Result<DataLocation> ReadLocation(const YamlDoc& doc, const YAML::Node& n) {
+  DataLocation l;
+  const auto location = FRUGAL_TRY(doc.OptionalString(n, "location"));
+  const auto cloud = FRUGAL_TRY(doc.OptionalString(n, "cloud"));
+  const auto region = FRUGAL_TRY(doc.OptionalString(n, "region"));
+  if (location) {
+    if (cloud || region) {
+      return Fail(doc.ErrorAt(n["location"], "location",
+                              "give either location (cloud:region) or cloud and region"));
+    }
+    const std::string text(Trim(*location));
+    const size_t colon = text.find(':');
+    const auto part_ok = [](std::string_view p) {
+      return !p.empty() && p.find_first_of(" \t:/") == std::string_view::npos;
+    };
+    if (colon == std::string::npos || !part_ok(std::string_view(text).substr(0, colon)) ||
+        !part_ok(std::string_view(text).substr(colon + 1))) {
+      return Fail(doc.ErrorAt(
+          n["location"], "location",
+          fmt::format("'{}' is not cloud:region (for example aws:ap-south-1)", Abbreviate(text))));
+    }
+    l.cloud = ToLower(text.substr(0, colon));
+    l.region = text.substr(colon + 1);
+    l.where = l.cloud_where = doc.Where(n["location"]);
+    return l;
+  }
+  l.cloud = ToLower(Trim(cloud.value_or("")));
+  l.region = std::string(Trim(region.value_or("")));
+  if (cloud && l.cloud.empty()) return Fail(doc.ErrorAt(n["cloud"], "cloud", "is empty"));
+  if (region && l.region.empty()) return Fail(doc.ErrorAt(n["region"], "region", "is empty"));
+  if (!l.cloud.empty() && l.region.empty()) {
+    return Fail(doc.ErrorAt(n["cloud"], "cloud", "needs the region the data is in ('region')"));
+  }
+  if (region) l.where = doc.Where(n["region"]);
+  if (cloud) l.cloud_where = doc.Where(n["cloud"]);
+  return l;
+}
+
+Result<std::optional<double>> PositiveGb(const YamlDoc& doc, const YAML::Node& n) {
+  const auto gb = FRUGAL_TRY(doc.OptionalDouble(n, "size_gb"));
+  // An exabyte bounds every price of moving or keeping it well inside Money.
+  if (gb && !(*gb > 0 && *gb <= 1e9)) {
+    return Fail(doc.ErrorAt(n["size_gb"], "size_gb", "must be positive and at most 1e9 GB"));
+  }
+  return gb;
+}
+
+/// `preprocessing: {cache_key, duration, cache}` into `d`; `cache` is a URL, or a map with
+/// the cache's location, size and URL.
+Result<void> ReadPreprocessing(const YamlDoc& doc, const YAML::Node& p, DataSpec& d) {
+  FRUGAL_TRY(doc.CheckKeys(p, "preprocessing", {"cache_key", "duration", "cache"}));
+  d.cache_key = FRUGAL_TRY(doc.RequiredString(p, "cache_key"));
+  if (auto t = FRUGAL_TRY(doc.OptionalDuration(p, "duration"))) {
+    if (t->count() <= 0) return Fail(doc.ErrorAt(p["duration"], "duration", "must be positive"));
+    d.preprocess_hours = ToHours(*t);
+  }
+  const YAML::Node c = p["cache"];
+  if (!c.IsDefined() || !c.IsMap()) {
+    d.cache = FRUGAL_TRY(doc.OptionalString(p, "cache")).value_or("");
+    return {};
+  }
+  FRUGAL_TRY(doc.CheckKeys(c, "cache", {"location", "cloud", "region", "size_gb", "url"}));
+  d.cache_location = FRUGAL_TRY(ReadLocation(doc, c));
+  if (!d.cache_location.declared()) {
+    return Fail(doc.ErrorAt(c, "cache",
+                            "needs where the cache is ('location: cloud:region', or 'cloud' and "
+                            "'region')"));
+  }
+  d.cache_size_gb = FRUGAL_TRY(PositiveGb(doc, c));
+  if (!d.cache_size_gb) return Fail(doc.Missing(c, "size_gb"));
+  d.cache = FRUGAL_TRY(doc.OptionalString(c, "url")).value_or(d.cache_location.Label());
+  return {};
+}
+
+}  // namespace
+
+Result<DataSpec> ReadData(const YamlDoc& doc, const YAML::Node& root) {
+  DataSpec d;
+  const YAML::Node n = root["data"];
+  if (!n.IsDefined() || n.IsNull()) return d;
+  FRUGAL_TRY(doc.CheckKeys(
+      n, "data", {"location", "cloud", "region", "size_gb", "runs", "keep", "preprocessing"}));
+  const DataLocation l = FRUGAL_TRY(ReadLocation(doc, n));
+  d.cloud = l.cloud;
+  d.region = l.region;
+  d.where = l.where;
+  d.cloud_where = l.cloud_where;
+  d.size_gb = FRUGAL_TRY(PositiveGb(doc, n));
+  d.size_where = doc.Where(n);
+  d.runs = FRUGAL_TRY(OptionalIntIn(doc, n, "runs", 1, 1'000'000)).value_or(1);
+  if (auto keep = FRUGAL_TRY(doc.OptionalDuration(n, "keep"))) {
+    d.keep_hours = ToHours(*keep);
+    if (!(d.keep_hours > 0 && d.keep_hours <= 100 * 8766.0)) {
+      return Fail(doc.ErrorAt(n["keep"], "keep", "must be positive and at most 100 years"));
+    }
+  }
+  const YAML::Node p = n["preprocessing"];
+  if (p.IsDefined() && !p.IsNull()) FRUGAL_TRY(ReadPreprocessing(doc, p, d));
+  return d;
 }
 
 Result<void> ReadRecordedProfile(const YamlDoc& doc, const YAML::Node& at, const std::string& name,

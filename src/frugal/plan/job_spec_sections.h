@@ -1,6 +1,6 @@
 #pragma once
 // Readers for the job spec's sections beyond the transformer model: the model family, host
-// memory and the launch/billing overrides (job_spec.cc calls them). Internal to plan.
+// memory, the launch/billing overrides and the data (job_spec.cc calls them). Internal to plan.
 
 #include <yaml-cpp/yaml.h>
 
@@ -25,6 +25,11 @@ namespace frugal::plan {
 /// `fixed_costs: {boot: 5m, setup: 4m, staging_gbps: 25, billing_increment: 1m,
 /// minimum_billed: 1m}`: the job's overrides of the clouds' launch and billing defaults.
 [[nodiscard]] Result<LaunchOverrides> ReadFixedCosts(const YamlDoc& doc, const YAML::Node& root);
+
+/// `data: {cloud: aws, region: ap-south-1 (or location: aws:ap-south-1), size_gb: 800, runs: 5,
+/// keep: 30d, preprocessing: {cache_key, duration, cache: URL or {location, size_gb, url}}}`.
+/// An empty DataSpec when absent; kBadInput at the line for a malformed value.
+[[nodiscard]] Result<DataSpec> ReadData(const YamlDoc& doc, const YAML::Node& root);
 
 /// `measured: - {profile: NAME, gpu: T4}`: fills `p`'s throughput (tokens or samples per
 /// second, by the units recorded) and its source from `profiles_dir`/NAME.json, the record

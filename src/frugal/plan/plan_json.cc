@@ -54,6 +54,34 @@ nlohmann::json FaultToleranceJson(const FaultTolerance& ft) {
           {"not_spot_ready", ft.not_spot_ready ? nlohmann::json(*ft.not_spot_ready) : nullptr}};
 }
 
+/// How the option gets its data; null when the spec locates none.
+nlohmann::json DataJson(const Option& o) {
+  const DataCost& d = o.data;
+  if (d.route == DataRoute::kNone) return nullptr;
+  const bool copy = d.route == DataRoute::kCopy;
+  return {{"route", DataRouteName(d.route)},
+          {"gb", d.gb},
+          {"reads", d.reads},
+          {"egress_usd_per_gb", d.egress_per_gb.dollars()},
+          {"copy_usd", copy ? nlohmann::json(d.copy_cost.dollars()) : nlohmann::json()},
+          {"storage_usd", copy ? nlohmann::json(d.storage_cost.dollars()) : nlohmann::json()},
+          {"transfer_seconds", d.transfer_hours * 3600},
+          {"preprocess_seconds", d.preprocess_hours * 3600}};
+}
+
+/// Where runs read the data from; null when the spec says nothing of it.
+nlohmann::json DataSourceJson(const DataSource& s) {
+  if (!s.Priced() && !s.gb && s.preprocess_hours == 0) return nullptr;
+  return {{"location", s.Priced() ? nlohmann::json(s.from.Label()) : nlohmann::json()},
+          {"cloud", s.Priced() ? nlohmann::json(s.from.cloud) : nlohmann::json()},
+          {"region", s.Priced() ? nlohmann::json(s.from.region) : nlohmann::json()},
+          {"gb", s.gb ? nlohmann::json(*s.gb) : nlohmann::json()},
+          {"from_cache", s.from_cache},
+          {"runs", s.runs},
+          {"keep_hours", s.keep_hours},
+          {"preprocess_seconds", s.preprocess_hours * 3600}};
+}
+
 }  // namespace
 
 nlohmann::json OptionJson(const Option& o, size_t rank) {
@@ -77,6 +105,9 @@ nlohmann::json OptionJson(const Option& o, size_t rank) {
            o.predicted_from.empty() ? nlohmann::json() : nlohmann::json(o.predicted_from)},
           {"work_hours", o.work_hours},
           {"launch_hours", o.launch_hours},
+          {"data_cost_usd", o.data.cost.dollars()},
+          {"data_seconds", o.data.Hours() * 3600},
+          {"data", DataJson(o)},
           {"billed_hours", o.billed_hours},
           {"wall_hours", o.wall_hours},
           {"gpu_hours", o.gpu_hours},
@@ -101,6 +132,7 @@ nlohmann::json PlanJson(const JobSpec& spec, const Plan& p, const std::string& o
       {"deadline_hours", p.deadline_hours ? nlohmann::json(*p.deadline_hours) : nlohmann::json()},
       {"budget_usd", p.budget ? nlohmann::json(p.budget->dollars()) : nlohmann::json()},
       {"fault_tolerance", FaultToleranceJson(spec.fault_tolerance)},
+      {"data", DataSourceJson(p.data)},
       {"options", options},
       {"excluded", excluded},
       {"advice", p.advice},

@@ -54,6 +54,8 @@ struct Context {
   std::vector<BaselineCost> baselines;
   /// Inter-node network figures per cloud and instance (data/catalog/network.csv).
   std::vector<est::NetworkFigure> network;
+  /// Transfer prices (data/transfer/), loaded when the spec says where its data lives.
+  std::optional<catalog::TransferPrices> transfer;
 };
 
 void Exclude(Context& ctx, const std::string& reason) { ++ctx.excluded[reason]; }
@@ -123,7 +125,8 @@ bool Price(Context& ctx, Option& opt) {
   opt.estimated_price = o.price_estimated;
   // Boot, setup and data staging before the work; the cloud's billing increment after it.
   const LaunchCosts launch = LaunchCostsFor(o, ctx.spec.launch);
-  opt.launch_hours = LaunchHours(launch, o, ctx.spec.data.size_gb);
+  const DataSource& data = ctx.plan.data;
+  opt.launch_hours = LaunchHours(launch, o, data.gb) + data.preprocess_hours;
   switch (o.tier) {
     case Tier::kOnDemand:
       opt.wall_hours = opt.launch_hours + opt.work_hours;
@@ -139,7 +142,7 @@ bool Price(Context& ctx, Option& opt) {
       opt.kind = RunKind::kSpot;
       // Each restart stages the dataset again on the new instance.
       FaultTolerance ft = ctx.spec.fault_tolerance;
-      ft.restart_hours += StagingHours(launch, ctx.spec.data.size_gb);
+      ft.restart_hours += StagingHours(launch, data.gb);
       opt.spot = ModelSpotRun(opt.work_hours, o.preemptions_per_hour * opt.instances, ft,
                               deadline ? std::optional<double>(*deadline - opt.launch_hours)
                                        : std::nullopt);
@@ -168,6 +171,17 @@ bool Price(Context& ctx, Option& opt) {
       break;
     }
   }
+  // Egress (or a copy's share) for every read of the data; spot restarts read it again.
+  const double restarts = opt.kind == RunKind::kSpot ? opt.spot.expected_preemptions : 0;
+  const auto data_cost =
+      PriceData(data, ctx.transfer ? &*ctx.transfer : nullptr, o, launch, restarts);
+  if (!data_cost) {
+    Exclude(ctx, fmt::format("data in {}: no transfer prices from {} (data/transfer/)",
+                             data.from.Label(), data.from.cloud));
+    return false;
+  }
+  opt.data = *data_cost;
+  opt.expected_cost += opt.data.cost;
   opt.gpu_hours = opt.wall_hours * std::max(opt.gpus, 1);
   opt.meets_deadline =
       !deadline || (opt.kind == RunKind::kSpot ? opt.deadline_miss_probability <= kMaxDeadlineRisk
@@ -241,8 +255,10 @@ void AddModelled(Context& ctx, const Offer& o, int instances, int total,
   if (k.baseline && k.baseline->fits && o.tier == Tier::kOnDemand &&
       k.baseline->WallHours() <= kMaxPlannedHours) {
     const double hours = k.baseline->WallHours();
-    ctx.baselines.push_back({&o, total, Rate{o.price.per_hour * instances}.For(FromHours(hours)),
-                             hours, !ctx.plan.deadline_hours || hours <= *ctx.plan.deadline_hours});
+    // The same offer reads the same data: its data cost is the baseline's too.
+    ctx.baselines.push_back(
+        {&o, total, Rate{o.price.per_hour * instances}.For(FromHours(hours)) + opt.data.cost, hours,
+         !ctx.plan.deadline_hours || hours <= *ctx.plan.deadline_hours});
   }
 }
 
@@ -320,7 +336,8 @@ void AddFallbacks(Context& ctx) {
     f.kind = RunKind::kFallback;
     f.fallback_offer = od.offer;
     f.fallback = *fallback;
-    f.expected_cost = Money::FromDollars(f.fallback.expected_cost_dollars);
+    // The data as spot reads it (restarts after the switch read it on the on-demand offer).
+    f.expected_cost = Money::FromDollars(f.fallback.expected_cost_dollars) + spot.data.cost;
     f.wall_hours = f.fallback.expected_wall_hours;
     f.gpu_hours = f.wall_hours * f.gpus;
     // The switch rule leaves the restart and the rest of the work on on-demand before the
@@ -510,7 +527,14 @@ Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const Plan
   FRUGAL_TRY(CheckProfileGpus(spec, c));
   FRUGAL_TRY(CheckClouds(spec, c));
   std::vector<est::NetworkFigure> network = FRUGAL_TRY(est::LoadShippedNetworkTable());
-  Context ctx{spec, c, request, plan, {}, {}, {}, {}, std::move(network)};
+  std::optional<catalog::TransferPrices> transfer;
+  if (spec.data.region.empty() && !spec.data.cache_location.declared()) {
+    plan.data = FRUGAL_TRY(ResolveData(spec.data, c, nullptr));
+  } else {
+    transfer = FRUGAL_TRY(catalog::LoadShippedTransferPrices());
+    plan.data = FRUGAL_TRY(ResolveData(spec.data, c, &*transfer));
+  }
+  Context ctx{spec, c, request, plan, {}, {}, {}, {}, std::move(network), std::move(transfer)};
   for (const Offer& o : c.offers()) AddOffer(ctx, o);
   AddFallbacks(ctx);
   ApplyCaps(ctx);
@@ -519,6 +543,7 @@ Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const Plan
   plan.ranked = ctx.candidates.size();
   plan.advice = Advise(spec, plan, ctx.candidates, ctx.baselines, ctx.excluded);
   if (auto why = LaunchOverheadAdvice(ctx.candidates)) plan.advice.push_back(*why);
+  if (auto why = DataAdvice(plan.data, ctx.candidates)) plan.advice.push_back(*why);
   std::vector<Exclusion> grouped;
   for (const auto& [reason, count] : ctx.excluded) grouped.push_back({reason, count});
   std::stable_sort(grouped.begin(), grouped.end(),

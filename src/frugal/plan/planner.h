@@ -10,6 +10,7 @@
 #include "frugal/catalog/catalog.h"
 #include "frugal/estimate/estimator.h"
 #include "frugal/plan/checkpointing.h"
+#include "frugal/plan/data_locality.h"
 #include "frugal/plan/job_spec.h"
 
 namespace frugal::plan {
@@ -48,7 +49,8 @@ struct Option {
   bool measured = false;  ///< runtime from a measured profile
   /// Set when the runtime was carried from measurements on other GPUs: how.
   std::string predicted_from;
-  double launch_hours = 0;  ///< boot + setup + data staging before the work (fixed_costs.h)
+  double launch_hours = 0;  ///< boot + setup + data staging (+ preprocessing) before the work
+  DataCost data;            ///< what bringing the data costs (in expected_cost, launch_hours)
   double billed_hours = 0;  ///< wall time as the cloud bills it
   double peak_gib = 0;    ///< per GPU (0 when unknown: CPU)
   double capacity_gib = 0;
@@ -87,6 +89,7 @@ struct Plan {
   std::optional<double> deadline_hours;
   std::optional<Money> budget;
   double tokens = 0;
+  DataSource data;       ///< where runs read the data from (data_locality.h)
   size_t ranked = 0;     ///< options that passed every constraint
   size_t evaluated = 0;  ///< knob combinations estimated
 };

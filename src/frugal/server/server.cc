@@ -120,8 +120,7 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
   if (!options.catalog.empty()) custom.emplace_back(options.catalog);
   catalog::Catalog catalog = FRUGAL_TRY(catalog::Catalog::LoadDefault(custom));
   audit::Thresholds thresholds = FRUGAL_TRY(audit::ResolveThresholds(options.thresholds));
-  audit::TransferPrices transfer = FRUGAL_TRY(
-      audit::TransferPrices::Load(ShippedDataDir() / "transfer" / "transfer_prices.csv"));
+  catalog::TransferPrices transfer = FRUGAL_TRY(catalog::LoadShippedTransferPrices());
   auto impl = std::make_unique<Impl>(options, std::move(catalog), std::move(thresholds),
                                      std::move(transfer));
   {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "frugal/audit/thresholds.h"
-#include "frugal/audit/transfer_prices.h"
+#include "frugal/catalog/transfer_prices.h"
 #include "frugal/catalog/catalog.h"
 #include "frugal/ledger/fleet.h"
 #include "frugal/server/ledger_pool.h"
@@ -24,7 +24,7 @@ struct Server::Impl {
   std::string ledger_where;
   catalog::Catalog catalog;
   audit::Thresholds thresholds;
-  audit::TransferPrices transfer;
+  catalog::TransferPrices transfer;
   int port = 0;
 
   /// The last scrape's facts about the ended history, kept while HistoryFingerprint stays.
@@ -32,7 +32,7 @@ struct Server::Impl {
   std::string metrics_fingerprint;     // GUARDED_BY(metrics_mu)
   ledger::FleetFacts metrics_history;  // GUARDED_BY(metrics_mu)
 
-  Impl(ServerOptions o, catalog::Catalog c, audit::Thresholds t, audit::TransferPrices p)
+  Impl(ServerOptions o, catalog::Catalog c, audit::Thresholds t, catalog::TransferPrices p)
       : options(std::move(o)),
         pool(options.db),
         catalog(std::move(c)),

@@ -212,7 +212,7 @@ TEST(EstimateCli, MixtureOfExpertsWithExpertParallelism) {
                               "--gpu", "H100", "--gpus", "8", "--ep", "3", "--tokens", "1b"},
                              home.path());
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("expert_parallel"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--expert-parallel 3 does not divide"), std::string::npos) << bad.err;
 }
 
 TEST(EstimateCli, MemoryKnobsChangeThePeak) {
@@ -240,21 +240,21 @@ TEST(EstimateCli, BadInputExitsTwoNamingTheFlag) {
   };
   const std::vector<Case> cases = {
       {{"--params", "7b", "--gpu", "A100-80GB", "--tokens", "1b", "--micro-batch", "-2"},
-       "micro_batch"},
+       "--micro-batch must be at least 1"},
       {{"--params", "7b", "--gpu", "L5", "--tokens", "1b"}, "did you mean 'L4'"},
       {{"--params", "7x", "--gpu", "L4", "--tokens", "1b"}, "--params"},
       {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--dtype", "bf17"}, "--dtype"},
       // Without any work the answer is memory only (CatalogCli tests it); two forms are wrong.
       {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--steps", "10"}, "only one of"},
       {{"--params", "7b", "--gpu", "T4", "--tokens", "1b"}, "no bf16"},
-      {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--zero", "5"}, "zero"},
+      {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--zero", "5"}, "--zero must be 0-3"},
       {{"--params", "1e30", "--gpu", "L4", "--tokens", "1b"}, "100 trillion"},
       {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--epochs", "-1"}, "epochs"},
       {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--attention", "fast"}, "--attention"},
       {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--loss", "tiny"}, "--loss"},
       {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--offload", "disk"}, "--offload"},
       {{"--params", "7b", "--gpu", "A100-80GB", "--gpus", "8", "--tp", "3", "--tokens", "1b"},
-       "tensor_parallel"},
+       "--gpus 8 is not a multiple of --tensor-parallel 3"},
       {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--network-gbps", "0"},
        "--network-gbps"},
   };

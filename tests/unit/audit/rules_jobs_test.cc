@@ -34,13 +34,13 @@ class AuditJobRulesTest : public AuditTest {
  protected:
   void SetUp() override {
     AuditTest::SetUp();
-    auto t = TransferPrices::Parse(kTransfer, "transfer.csv");
+    auto t = catalog::TransferPrices::Parse(kTransfer, "transfer.csv");
     ASSERT_TRUE(t) << t.error().message;
     transfer_ = std::move(*t);
     options_.transfer = &transfer_;
   }
 
-  TransferPrices transfer_;
+  catalog::TransferPrices transfer_;
 };
 
 TEST_F(AuditJobRulesTest, FindsEachPlantedJobWasteWithItsSavingAndNothingElse) {

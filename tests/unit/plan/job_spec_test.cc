@@ -201,6 +201,51 @@ TEST(JobSpec, ReadsTheDataSection) {
   ExpectError(std::string(kMinimal) + "data:\n  cloud: aws\n", "job.yaml:8:", "region");
 }
 
+TEST(JobSpec, ReadsADataLocationItsRunsAndACacheWithItsOwnLocation) {
+  auto spec = Parse(std::string(kMinimal) +
+                    "data:\n  location: AWS:ap-south-1\n  size_gb: 800\n  runs: 5\n  keep: 14d\n"
+                    "  preprocessing:\n    cache_key: tok-v2\n    duration: 40m\n"
+                    "    cache: {location: gcp:us-central1, size_gb: 120, url: gs://b/tok/}\n");
+  ASSERT_TRUE(spec) << spec.error().message;
+  EXPECT_EQ(spec->data.cloud, "aws");
+  EXPECT_EQ(spec->data.region, "ap-south-1");
+  EXPECT_EQ(spec->data.where, "job.yaml:8:13");
+  EXPECT_EQ(spec->data.runs, 5);
+  EXPECT_DOUBLE_EQ(spec->data.keep_hours, 14 * 24);
+  EXPECT_EQ(spec->data.cache_location.Label(), "gcp:us-central1");
+  EXPECT_DOUBLE_EQ(*spec->data.cache_size_gb, 120);
+  EXPECT_EQ(spec->data.cache, "gs://b/tok/");
+  // Without `location` the cloud and region keys say the same.
+  auto keys = Parse(std::string(kMinimal) + "data: {cloud: aws, region: ap-south-1}\n");
+  ASSERT_TRUE(keys) << keys.error().message;
+  EXPECT_EQ(keys->data.Location().Label(), "aws:ap-south-1");
+  EXPECT_EQ(keys->data.runs, 1);
+  // The audit's reader of a recorded spec understands `location` too.
+  auto alone =
+      ParseDataSection(std::string(kMinimal) + "data: {location: gcp:us-central1}\n", "run 4");
+  ASSERT_TRUE(alone) << alone.error().message;
+  EXPECT_EQ(alone->cloud, "gcp");
+  EXPECT_EQ(alone->region, "us-central1");
+}
+
+TEST(JobSpec, BadDataLocationsNameTheLineAndField) {
+  const std::string data = std::string(kMinimal) + "data:\n";
+  for (const char* bad : {"aws-ap-south-1", ":ap-south-1", "aws:", "aws:ap south", "a:b:c"}) {
+    ExpectError(data + "  location: '" + bad + "'\n", "job.yaml:8:13:",
+                "field 'location': '" + std::string(bad) + "' is not cloud:region");
+  }
+  ExpectError(data + "  location: aws:ap-south-1\n  region: ap-south-1\n",
+              "job.yaml:8:13:", "field 'location': give either location");
+  ExpectError(data + "  runs: 0\n", "job.yaml:8:9:", "field 'runs': must be between 1");
+  ExpectError(data + "  keep: 0s\n", "job.yaml:8:9:", "field 'keep'");
+  ExpectError(data + "  keep: 200000d\n", "job.yaml:8:9:", "at most 100 years");
+  ExpectError(data + "  size_gb: 1e12\n", "job.yaml:8:12:", "at most 1e9 GB");
+  ExpectError(data + "  preprocessing: {cache_key: k, cache: {size_gb: 3}}\n",
+              "job.yaml:8:", "field 'cache': needs where the cache is");
+  ExpectError(data + "  preprocessing: {cache_key: k, cache: {location: gcp:us-central1}}\n",
+              "job.yaml:8:", "missing required field 'size_gb'");
+}
+
 TEST(JobSpec, HugeJobsAreValid) {
   auto spec = Parse(
       "apiVersion: frugal/v1\nmodel: {params: 125m}\nwork: {tokens: 10t}\nconstraints: {gpus: "

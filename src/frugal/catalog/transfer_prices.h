@@ -1,12 +1,14 @@
 #pragma once
 // What moving and keeping data costs per cloud: inter-region and internet egress per GB and
 // object storage per GB-month. Read from data/transfer/transfer_prices.csv (format version 1,
-// described in its SOURCE.md): a header row, then one row per cloud.
+// described in its SOURCE.md): a header row, then one row per cloud. The planner prices a
+// job's data with it before the run; the audit prices the egress runs paid after it.
 
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
@@ -15,7 +17,7 @@ namespace frugal {
 class CsvTable;
 }  // namespace frugal
 
-namespace frugal::audit {
+namespace frugal::catalog {
 
 struct CloudTransferPrices {
   Money inter_region_per_gb;
@@ -40,6 +42,8 @@ class TransferPrices {
                                                  std::string_view to_cloud,
                                                  std::string_view to_region) const;
   const std::string& source() const { return source_; }
+  /// The clouds it prices, sorted.
+  [[nodiscard]] std::vector<std::string> Clouds() const;
 
  private:
   [[nodiscard]] static Result<TransferPrices> FromTable(const CsvTable& table);
@@ -47,4 +51,7 @@ class TransferPrices {
   std::map<std::string, CloudTransferPrices> clouds_;
 };
 
-}  // namespace frugal::audit
+/// The shipped table, `<data dir>/transfer/transfer_prices.csv`.
+[[nodiscard]] Result<TransferPrices> LoadShippedTransferPrices();
+
+}  // namespace frugal::catalog

@@ -1,11 +1,12 @@
-#include "frugal/audit/transfer_prices.h"
+#include "frugal/catalog/transfer_prices.h"
 
 #include <fmt/format.h>
 
 #include "frugal/core/csv.h"
+#include "frugal/core/paths.h"
 #include "frugal/core/text.h"
 
-namespace frugal::audit {
+namespace frugal::catalog {
 namespace {
 
 /// A non-negative dollar amount in `column` of `row`.
@@ -72,4 +73,14 @@ std::optional<Money> TransferPrices::EgressPerGb(std::string_view from_cloud,
   return same_cloud ? p->inter_region_per_gb : p->internet_per_gb;
 }
 
-}  // namespace frugal::audit
+std::vector<std::string> TransferPrices::Clouds() const {
+  std::vector<std::string> names;
+  for (const auto& [name, prices] : clouds_) names.push_back(name);
+  return names;
+}
+
+Result<TransferPrices> LoadShippedTransferPrices() {
+  return TransferPrices::Load(ShippedDataDir() / "transfer" / "transfer_prices.csv");
+}
+
+}  // namespace frugal::catalog
