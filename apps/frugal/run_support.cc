@@ -15,7 +15,9 @@
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/log.h"
 #include "frugal/plan/job_spec.h"
+#include "frugal/ledger/ledger.h"
 #include "frugal/run/metadata_notice.h"
+#include "frugal/run/profile.h"
 #include "frugal/run/run_text.h"
 #include "frugal/run/spec_gate.h"
 
@@ -133,6 +135,7 @@ Result<LoadedSpec> LoadSpec(const SuperviseOptions& o, const GlobalOptions& glob
   plan::JobSpec spec =
       FRUGAL_TRY(plan::LoadJobSpec(o.spec, c.gpu_names(), UserDataDir() / "drills"));
   if (!spec.catalog_files.empty()) c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
+  AddRecordedMeasurements(spec, c, global);
   std::string text = FRUGAL_TRY(ReadFile(o.spec));
   return LoadedSpec{std::move(spec), std::move(text), std::move(c)};
 }
@@ -180,6 +183,17 @@ Result<Pricing> ResolvePricing(const SuperviseOptions& o, const GlobalOptions& g
 }
 
 }  // namespace
+
+void AddRecordedMeasurements(plan::JobSpec& spec, const catalog::Catalog& catalog,
+                             const GlobalOptions& global) {
+  Result<std::unique_ptr<ledger::Ledger>> db =
+      ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist);
+  Result<void> added = db ? run::AddLedgerMeasurements(**db, spec, catalog) : Fail(db.error());
+  if (!added) {
+    log::Warning("{}: the measurements the ledger holds of '{}' were not read: {}", spec.source,
+                 spec.measurement_name, added.error().message);
+  }
+}
 
 void AddSuperviseOptions(CLI::App* cmd, SuperviseOptions& o) {
   cmd->add_option("--price", o.price, "Price of the capacity, e.g. 3.06/h (for capacity not in the catalog)");
@@ -243,6 +257,7 @@ Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o, const Gl
     c.caps.dollars = loaded->spec.constraints.budget;
     c.caps.gpu_hours = loaded->spec.constraints.max_gpu_hours;
     setup.spec_text = loaded->text;
+    setup.job_name = loaded->spec.measurement_name;
   } else if (o.allow_overrun) {
     return Fail(ErrorCode::kBadInput, "option --allow-overrun: only with --spec (it lifts the estimate gate)");
   }

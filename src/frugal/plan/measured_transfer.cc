@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "frugal/catalog/gpu_names.h"
+
 namespace frugal::plan {
 
 std::optional<MeasuredProfile> CarryProfiles(const JobSpec& spec, const catalog::Catalog& c,
@@ -39,6 +41,90 @@ std::optional<MeasuredProfile> CarryProfiles(const JobSpec& spec, const catalog:
   (samples ? carried.samples_per_second : carried.tokens_per_second) = predicted->per_second;
   carried.predicted_from = predicted->basis + sources;
   return carried;
+}
+
+namespace {
+
+constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
+
+/// The rate of `m` in the job's units, or why there is none.
+std::pair<std::optional<double>, std::string> RateInJobUnits(const JobSpec& spec,
+                                                             const RecordedMeasurement& m) {
+  if (spec.work.samples) {
+    if (m.samples_per_second) return {m.samples_per_second, ""};
+    return {std::nullopt,
+            "the job's work is in samples and the run reported no cumulative 'samples' "
+            "(docs/protocol.md)"};
+  }
+  if (!spec.modelled && !spec.work.tokens) {
+    return {std::nullopt, "the job states no work in tokens or samples to divide by a rate"};
+  }
+  if (m.tokens_per_second) return {m.tokens_per_second, ""};
+  return {std::nullopt,
+          "the job's work is in tokens and the run reported no cumulative 'tokens' "
+          "(docs/protocol.md)"};
+}
+
+std::string Describe(const RecordedMeasurement& m) {
+  const std::string by =
+      m.run_id.empty() ? fmt::format("profile {}", m.profile_id) : fmt::format("run {}", m.run_id);
+  return fmt::format("{} measured {} on {}{}", by, m.recorded_at,
+                     m.device_count > 1 ? fmt::format("{} x ", m.device_count) : "", m.device);
+}
+
+}  // namespace
+
+void AddRecordedMeasurements(JobSpec& spec, const catalog::Catalog& c,
+                             const std::vector<RecordedMeasurement>& newest_first) {
+  std::vector<std::pair<std::string, std::string>> taken;  // GPU model → the measurement used
+  for (const RecordedMeasurement& m : newest_first) {
+    RecordedUse use{m, "", false, ""};
+    if (m.device_kind == "gpu") use.gpu = catalog::GpuFromDeviceName(m.device, c.gpu_names()).value_or("");
+    const auto named = std::find_if(spec.measured.begin(), spec.measured.end(),
+                                    [&](const MeasuredProfile& p) {
+                                      return p.profile_id == m.profile_id && !p.recorded;
+                                    });
+    const auto own = std::find_if(spec.measured.begin(), spec.measured.end(),
+                                  [&](const MeasuredProfile& p) {
+                                    return !p.recorded && !use.gpu.empty() && p.gpu == use.gpu;
+                                  });
+    const auto newer = std::find_if(taken.begin(), taken.end(),
+                                    [&](const auto& t) { return t.first == use.gpu; });
+    const auto [rate, no_rate] = RateInJobUnits(spec, m);
+    if (named != spec.measured.end()) {
+      use.note = fmt::format("named in the spec ({})", named->where);
+    } else if (m.device_kind != "gpu") {
+      use.note = fmt::format("measured on a CPU ({}); a CPU offer is planned from a runtime "
+                             "measured on it (measured: - offer: ...)",
+                             m.device);
+    } else if (use.gpu.empty()) {
+      use.note = fmt::format("no GPU in the table matches the device '{}'", m.device);
+    } else if (newer != taken.end()) {
+      use.note = "superseded by " + newer->second;
+    } else if (own != spec.measured.end()) {
+      use.note = fmt::format("the spec measures {} itself ({})", use.gpu, own->where);
+    } else if (!rate) {
+      use.note = no_rate;
+    } else {
+      MeasuredProfile p;
+      p.gpu = use.gpu;
+      p.gpus = std::max(m.device_count, 1);
+      (spec.work.samples ? p.samples_per_second : p.tokens_per_second) = *rate;
+      if (m.peak_gpu_memory_bytes && *m.peak_gpu_memory_bytes > 0) {
+        p.peak_memory_gib = static_cast<double>(*m.peak_gpu_memory_bytes) / p.gpus / kBytesPerGib;
+      }
+      p.source = fmt::format("{}: {:.4g} {}/s (ledger profile {})", Describe(m), *rate,
+                             spec.work.samples ? "samples" : "tokens", m.profile_id);
+      p.profile_id = m.profile_id;
+      p.recorded = m;
+      p.where = spec.source;
+      p.gpus_where = spec.source;
+      spec.measured.push_back(std::move(p));
+      taken.emplace_back(use.gpu, Describe(m));
+      use.used = true;
+    }
+    spec.recorded_measurements.push_back(std::move(use));
+  }
 }
 
 std::string HostRamShortfall(const JobSpec& spec, const catalog::Offer& offer,

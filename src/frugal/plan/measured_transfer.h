@@ -22,6 +22,17 @@ namespace frugal::plan {
                                                            const catalog::GpuSpec& target,
                                                            int total);
 
+/// Adds to `spec.measured` what the ledger recorded of the job (`newest_first`: its profiles,
+/// newest first), the newest measurement of each GPU model: on the catalog GPU its device name
+/// maps to (catalog::GpuFromDeviceName), on the GPU count it ran on, in the job's units (samples
+/// per second for work in samples, else tokens per second), with its per-GPU peak memory where
+/// NVML saw it. A measurement is left out, with the reason in `spec.recorded_measurements`, when
+/// an older one of a GPU model a newer one covers (superseded), its device is a CPU or a GPU the
+/// table does not list (kept and reported, never an error), it lacks the job's units, a spec
+/// entry already names it or measures that GPU itself (the spec's entry wins).
+void AddRecordedMeasurements(JobSpec& spec, const catalog::Catalog& c,
+                             const std::vector<RecordedMeasurement>& newest_first);
+
 /// Why `offer` cannot hold the job's host memory (memory.host_ram_gib, or on a CPU offer the
 /// profile's peak_memory_gib), with the figures; empty when it can or the offer states no RAM.
 [[nodiscard]] std::string HostRamShortfall(const JobSpec& spec, const catalog::Offer& offer,
