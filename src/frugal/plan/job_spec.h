@@ -37,6 +37,10 @@ struct MeasuredProfile {
   std::optional<double> tokens_per_second;
   std::optional<double> samples_per_second;  ///< units: work.samples × epochs
   std::optional<double> peak_memory_gib;     ///< per GPU; on a CPU offer, host RAM
+  /// Measured on a CPU with this many vCPUs (a recorded measurement): carried to every CPU
+  /// offer by its vCPU count (estimate/cpu_scaling.h), never matched to an offer directly.
+  std::optional<double> cpu_vcpus;
+  std::optional<double> cpu_busy_cores;  ///< mean cores busy where it was measured
   std::string predicted_from;  ///< set on profiles carried to another GPU (measured_transfer.h)
   std::string source;  ///< "profile 'x' measured <when> on <device>" for a recorded profile
   std::optional<int64_t> profile_id;  ///< the ledger profile a `profile:` entry or a run gave

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "frugal/catalog/gpu_names.h"
+#include "frugal/estimate/cpu_scaling.h"
 
 namespace frugal::plan {
 
@@ -47,20 +48,31 @@ namespace {
 
 constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
 
-/// The rate of `m` in the job's units, or why there is none.
-std::pair<std::optional<double>, std::string> RateInJobUnits(const JobSpec& spec,
-                                                             const RecordedMeasurement& m) {
+/// A recorded measurement in the job's units: a rate, or a runtime, or why neither.
+struct JobUnits {
+  std::optional<double> rate;
+  std::optional<double> runtime_hours;
+  std::string why_not;
+};
+
+JobUnits InJobUnits(const JobSpec& spec, const RecordedMeasurement& m) {
   if (spec.work.samples) {
-    if (m.samples_per_second) return {m.samples_per_second, ""};
-    return {std::nullopt,
+    if (m.samples_per_second) return {m.samples_per_second, std::nullopt, ""};
+    return {std::nullopt, std::nullopt,
             "the job's work is in samples and the run reported no cumulative 'samples' "
             "(docs/protocol.md)"};
   }
   if (!spec.modelled && !spec.work.tokens) {
-    return {std::nullopt, "the job states no work in tokens or samples to divide by a rate"};
+    // No work to divide a rate into: a run that went to its end measured the whole job.
+    if (m.ended == "finished" && m.wall_seconds > 0) {
+      return {std::nullopt, m.wall_seconds / 3600.0, ""};
+    }
+    return {std::nullopt, std::nullopt,
+            "the job states no work in tokens or samples, and this run did not run to its end "
+            "(its runtime is not the job's)"};
   }
-  if (m.tokens_per_second) return {m.tokens_per_second, ""};
-  return {std::nullopt,
+  if (m.tokens_per_second) return {m.tokens_per_second, std::nullopt, ""};
+  return {std::nullopt, std::nullopt,
           "the job's work is in tokens and the run reported no cumulative 'tokens' "
           "(docs/protocol.md)"};
 }
@@ -79,7 +91,9 @@ void AddRecordedMeasurements(JobSpec& spec, const catalog::Catalog& c,
   std::vector<std::pair<std::string, std::string>> taken;  // GPU model → the measurement used
   for (const RecordedMeasurement& m : newest_first) {
     RecordedUse use{m, "", false, ""};
-    if (m.device_kind == "gpu") use.gpu = catalog::GpuFromDeviceName(m.device, c.gpu_names()).value_or("");
+    const bool cpu = m.device_kind != "gpu";
+    if (!cpu) use.gpu = catalog::GpuFromDeviceName(m.device, c.gpu_names()).value_or("");
+    const std::string key = cpu ? "CPU" : use.gpu;
     const auto named = std::find_if(spec.measured.begin(), spec.measured.end(),
                                     [&](const MeasuredProfile& p) {
                                       return p.profile_id == m.profile_id && !p.recorded;
@@ -89,42 +103,67 @@ void AddRecordedMeasurements(JobSpec& spec, const catalog::Catalog& c,
                                     return !p.recorded && !use.gpu.empty() && p.gpu == use.gpu;
                                   });
     const auto newer = std::find_if(taken.begin(), taken.end(),
-                                    [&](const auto& t) { return t.first == use.gpu; });
-    const auto [rate, no_rate] = RateInJobUnits(spec, m);
+                                    [&](const auto& t) { return t.first == key; });
+    const JobUnits units = InJobUnits(spec, m);
     if (named != spec.measured.end()) {
       use.note = fmt::format("named in the spec ({})", named->where);
-    } else if (m.device_kind != "gpu") {
-      use.note = fmt::format("measured on a CPU ({}); a CPU offer is planned from a runtime "
-                             "measured on it (measured: - offer: ...)",
-                             m.device);
-    } else if (use.gpu.empty()) {
+    } else if (!cpu && use.gpu.empty()) {
       use.note = fmt::format("no GPU in the table matches the device '{}'", m.device);
     } else if (newer != taken.end()) {
       use.note = "superseded by " + newer->second;
     } else if (own != spec.measured.end()) {
       use.note = fmt::format("the spec measures {} itself ({})", use.gpu, own->where);
-    } else if (!rate) {
-      use.note = no_rate;
+    } else if (!units.rate && !units.runtime_hours) {
+      use.note = units.why_not;
     } else {
       MeasuredProfile p;
-      p.gpu = use.gpu;
-      p.gpus = std::max(m.device_count, 1);
-      (spec.work.samples ? p.samples_per_second : p.tokens_per_second) = *rate;
-      if (m.peak_gpu_memory_bytes && *m.peak_gpu_memory_bytes > 0) {
-        p.peak_memory_gib = static_cast<double>(*m.peak_gpu_memory_bytes) / p.gpus / kBytesPerGib;
+      if (cpu) {
+        p.cpu_vcpus = std::max(m.device_count, 1);
+        p.cpu_busy_cores = m.cpu_cores;
+        if (m.peak_rss_bytes > 0) p.peak_memory_gib = static_cast<double>(m.peak_rss_bytes) / kBytesPerGib;
+      } else {
+        p.gpu = use.gpu;
+        p.gpus = std::max(m.device_count, 1);
+        if (m.peak_gpu_memory_bytes && *m.peak_gpu_memory_bytes > 0) {
+          p.peak_memory_gib = static_cast<double>(*m.peak_gpu_memory_bytes) / p.gpus / kBytesPerGib;
+        }
       }
-      p.source = fmt::format("{}: {:.4g} {}/s (ledger profile {})", Describe(m), *rate,
-                             spec.work.samples ? "samples" : "tokens", m.profile_id);
+      std::string figure;
+      if (units.rate) {
+        (spec.work.samples ? p.samples_per_second : p.tokens_per_second) = *units.rate;
+        figure = fmt::format("{:.4g} {}/s", *units.rate, spec.work.samples ? "samples" : "tokens");
+      } else {
+        p.runtime_hours = units.runtime_hours;
+        figure = fmt::format("runtime {:.4g} h", *units.runtime_hours);
+      }
+      p.source = fmt::format("{}: {} (ledger profile {})", Describe(m), figure, m.profile_id);
       p.profile_id = m.profile_id;
       p.recorded = m;
       p.where = spec.source;
       p.gpus_where = spec.source;
       spec.measured.push_back(std::move(p));
-      taken.emplace_back(use.gpu, Describe(m));
+      taken.emplace_back(key, Describe(m));
       use.used = true;
     }
     spec.recorded_measurements.push_back(std::move(use));
   }
+}
+
+std::optional<MeasuredProfile> CarryToCpuOffer(const JobSpec& spec, const catalog::Offer& offer) {
+  if (!(offer.vcpus > 0)) return std::nullopt;
+  const auto from = std::find_if(spec.measured.begin(), spec.measured.end(),
+                                 [](const MeasuredProfile& p) { return p.cpu_vcpus.has_value(); });
+  if (from == spec.measured.end()) return std::nullopt;
+  const estimate::CpuScaling s = estimate::ScaleCpuThroughput(
+      *from->cpu_vcpus, from->cpu_busy_cores.value_or(0), offer.vcpus);
+  MeasuredProfile carried = *from;
+  carried.cpu_vcpus.reset();
+  carried.offer = offer.instance_type;
+  if (carried.runtime_hours) *carried.runtime_hours /= s.speedup;
+  if (carried.tokens_per_second) *carried.tokens_per_second *= s.speedup;
+  if (carried.samples_per_second) *carried.samples_per_second *= s.speedup;
+  carried.predicted_from = "CPU: " + s.basis + "; " + from->source;
+  return carried;
 }
 
 std::string HostRamShortfall(const JobSpec& spec, const catalog::Offer& offer,

@@ -86,6 +86,7 @@ std::vector<int> InstanceCounts(const Offer& o, int max_gpus) {
 const MeasuredProfile* FindProfile(const JobSpec& spec, const Offer& o, int total) {
   for (const MeasuredProfile& p : spec.measured) {
     if (!p.runtime_hours && !p.tokens_per_second && !p.samples_per_second) continue;
+    if (p.cpu_vcpus) continue;  // carried to CPU offers by their vCPUs (CarryToCpuOffer)
     if (!p.offer.empty()) {
       const bool match = p.offer == o.instance_type || o.Id().rfind(p.offer, 0) == 0;
       if (match && total == o.gpu_count) return &p;
@@ -259,6 +260,12 @@ void AddOffer(Context& ctx, const Offer& o) {
         return;
       }
       AddMeasured(ctx, o, 1, 0, *p, nullptr);
+    } else if (const auto carried = CarryToCpuOffer(ctx.spec, o)) {
+      if (const std::string why = HostRamShortfall(ctx.spec, o, &*carried); !why.empty()) {
+        Exclude(ctx, why);
+        return;
+      }
+      AddMeasured(ctx, o, 1, 0, *carried, nullptr);
     } else {
       Exclude(ctx, "CPU offers: CPU runtime is not modelled; add a measured profile for the offer");
     }

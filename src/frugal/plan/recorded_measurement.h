@@ -18,11 +18,15 @@ struct RecordedMeasurement {
   std::string recorded_at;  ///< RFC 3339 UTC
   std::string device;       ///< as measured: "NVIDIA A100-SXM4-80GB", or a CPU model
   std::string device_kind = "cpu";  ///< "gpu" or "cpu"
-  int device_count = 1;
+  int device_count = 1;  ///< GPUs, or for a CPU the vCPUs the command could use
   double steps_per_second = 0;
   std::optional<double> tokens_per_second;
   std::optional<double> samples_per_second;
   std::optional<uint64_t> peak_gpu_memory_bytes;  ///< summed over the GPUs
+  uint64_t peak_rss_bytes = 0;                    ///< host memory of the process tree
+  double cpu_cores = 0;                           ///< mean CPU cores busy
+  double wall_seconds = 0;                        ///< the command's whole run
+  std::string ended;  ///< "finished" when the command ran to its end (wall is then its runtime)
 };
 
 /// What the planner made of one recorded measurement: used (on the catalog GPU `gpu`), or not

@@ -1,6 +1,7 @@
 #include "frugal/run/profile.h"
 
 #include <fmt/format.h>
+#include <sched.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/text.h"
@@ -120,6 +122,13 @@ std::string CpuModelName(std::string_view cpuinfo) {
   return fallback.empty() ? "unknown CPU" : fallback;
 }
 
+int UsableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(CPU_COUNT(&set), 1);
+  return std::max(static_cast<int>(std::thread::hardware_concurrency()), 1);
+}
+
 DeviceInfo DetectDevice(const monitor::NvmlProbe& gpus) {
   DeviceInfo d;
   const std::vector<std::string> names = gpus.DeviceNames();
@@ -135,6 +144,7 @@ DeviceInfo DetectDevice(const monitor::NvmlProbe& gpus) {
   std::stringstream text;
   text << in.rdbuf();
   d.name = CpuModelName(text.str());
+  d.count = UsableCpus();
   return d;
 }
 
@@ -271,6 +281,10 @@ Result<std::vector<plan::RecordedMeasurement>> RecordedMeasurementsFor(ledger::L
     m.tokens_per_second = r.tokens_per_second;
     m.samples_per_second = r.samples_per_second;
     m.peak_gpu_memory_bytes = r.peak_gpu_memory_bytes;
+    m.peak_rss_bytes = r.peak_rss_bytes;
+    m.cpu_cores = r.cpu_cores;
+    m.wall_seconds = ToSeconds(r.wall);
+    m.ended = r.ended;
     out.push_back(std::move(m));
   }
   return out;

@@ -86,8 +86,11 @@ struct Throughput {
 struct DeviceInfo {
   std::string name;           ///< "NVIDIA A100-SXM4-80GB" or the CPU model
   std::string kind = "cpu";   ///< "gpu" or "cpu"
-  int count = 1;              ///< GPUs visible; 1 for a CPU
+  int count = 1;              ///< GPUs visible; for a CPU, the logical CPUs the command may use
 };
+
+/// The logical CPUs (vCPUs) this process may run on: its affinity mask, else the hardware's.
+[[nodiscard]] int UsableCpus();
 
 /// The CPU model named by the first "model name" line of /proc/cpuinfo text; "unknown CPU" when
 /// there is none (some ARM kernels), or the "Hardware"/"CPU part" lines as a fallback.

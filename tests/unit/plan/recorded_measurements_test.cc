@@ -96,11 +96,12 @@ TEST(RecordedMeasurements, ACnnWithoutMeasuredEntriesIsPlannedFromTheNewestRun) 
   EXPECT_NE(t4->predicted_from.find("roofline from A100-80GB"), std::string::npos);
 }
 
-TEST(RecordedMeasurements, UnknownDevicesCpusAndMissingUnitsAreKeptAndReported) {
+TEST(RecordedMeasurements, UnknownDevicesAndMissingUnitsAreKeptAndReported) {
   auto f = Load();
   JobSpec spec = Spec(*f, kCnnJob);
   RecordedMeasurement cpu = Gpu(5, "r-cpu", "2026-11-26T11:00:00Z", "AMD EPYC 7B13", 40);
   cpu.device_kind = "cpu";
+  cpu.samples_per_second.reset();  // a CPU run is used for CPU offers, in the job's units
   RecordedMeasurement no_samples = Gpu(3, "", "2026-11-26T10:00:00Z", "Tesla T4", 0);
   no_samples.samples_per_second.reset();
   AddRecordedMeasurements(
@@ -113,7 +114,7 @@ TEST(RecordedMeasurements, UnknownDevicesCpusAndMissingUnitsAreKeptAndReported) 
   EXPECT_NE(spec.recorded_measurements[0].note.find("no GPU in the table matches the device "
                                                     "'NVIDIA GeForce RTX 3090 Ti'"),
             std::string::npos);
-  EXPECT_NE(spec.recorded_measurements[1].note.find("measured on a CPU"), std::string::npos);
+  EXPECT_NE(spec.recorded_measurements[1].note.find("no cumulative 'samples'"), std::string::npos);
   EXPECT_EQ(spec.recorded_measurements[2].gpu, "T4");
   EXPECT_NE(spec.recorded_measurements[2].note.find("no cumulative 'samples'"), std::string::npos);
   // The refusal names what the ledger held and why none of it served.
@@ -158,6 +159,70 @@ TEST(RecordedMeasurements, TokensForTransformersAndPeakMemoryPerGpu) {
   // Measured on 2 GPUs where no offer has 2 A100s: carried, never an error.
   auto plan = MakePlan(spec, f->catalog, PlanRequest{});
   ASSERT_TRUE(plan) << plan.error().message;
+}
+
+}  // namespace
+}  // namespace frugal::plan
+
+namespace frugal::plan {
+namespace {
+
+// A CPU job (gradient-boosted trees) run once on a 2-vCPU machine, to its end in 1 h: every CPU
+// offer is planned from that runtime, scaled by its vCPUs, and its RAM checked against the RSS.
+TEST(RecordedMeasurements, ACpuRunPlansEveryCpuOfferByItsVcpus) {
+  testing::TempDir dir;
+  testing::WriteTestFile(
+      dir / "offers.yaml",
+      "apiVersion: frugal/v1\noffers:\n"
+      "  - {name: tiny, cloud: test, vcpus: 2, ram_gib: 2, price_per_hour: 0.05}\n"
+      "  - {name: four, cloud: test, vcpus: 4, ram_gib: 16, price_per_hour: 0.20}\n"
+      "  - {name: sixteen, cloud: test, vcpus: 16, ram_gib: 64, price_per_hour: 0.80}\n");
+  auto c = catalog::Catalog::LoadFrom(testing::SourceDir() / "data", {dir / "offers.yaml"});
+  ASSERT_TRUE(c) << c.error().message;
+  auto spec = ParseJobSpec(
+      "apiVersion: frugal/v1\nname: gbt\nmodel: {family: tree_ensemble}\n"
+      "constraints: {clouds: [test]}\n",
+      "gbt.yaml", dir.path(), c->gpu_names());
+  ASSERT_TRUE(spec) << spec.error().message;
+  RecordedMeasurement m;
+  m.profile_id = 1;
+  m.run_id = "r-gbt";
+  m.recorded_at = "2026-11-26T09:00:00Z";
+  m.device = "AMD EPYC 7B13";
+  m.device_count = 2;
+  m.cpu_cores = 1.9;  // both vCPUs busy: it scales
+  m.steps_per_second = 1;
+  m.peak_rss_bytes = uint64_t{3} << 30;
+  m.wall_seconds = 3600;
+  m.ended = "finished";
+  RecordedMeasurement cut = m;  // an older run stopped by its budget: not the job's runtime
+  cut.profile_id = 0;
+  cut.ended = "budget_stop";
+  AddRecordedMeasurements(*spec, *c, {m, cut});
+  ASSERT_EQ(spec->measured.size(), 1u);
+  EXPECT_DOUBLE_EQ(*spec->measured[0].runtime_hours, 1.0);
+  auto plan = MakePlan(*spec, *c, PlanRequest{});
+  ASSERT_TRUE(plan) << plan.error().message;
+  auto hours = [&](const std::string& name) {
+    for (const Option& o : plan->options) {
+      if (o.offer->instance_type == name) return o.work_hours;
+    }
+    return -1.0;
+  };
+  EXPECT_NEAR(hours("four"), 1 / 1.8, 1e-9);
+  EXPECT_NEAR(hours("sixteen"), 1 / (1.8 * 1.8 * 1.8), 1e-9);
+  EXPECT_EQ(hours("tiny"), -1.0);  // 3 GiB of RSS in 2 GiB of RAM
+  bool said = false;
+  for (const Exclusion& e : plan->excluded) {
+    said = said || e.reason.find("needs 3 GiB of host RAM, the instance has 2 GiB") !=
+                       std::string::npos;
+  }
+  EXPECT_TRUE(said);
+  const auto four = std::find_if(plan->options.begin(), plan->options.end(),
+                                 [](const Option& o) { return o.offer->instance_type == "four"; });
+  ASSERT_NE(four, plan->options.end());
+  EXPECT_NE(four->predicted_from.find("CPU: 2 vCPUs measured"), std::string::npos);
+  EXPECT_NE(four->predicted_from.find("run r-gbt"), std::string::npos);
 }
 
 }  // namespace
