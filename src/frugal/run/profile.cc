@@ -303,7 +303,14 @@ Result<ledger::Profile> RecordRunProfile(ledger::Ledger& ledger, const RunProfil
                                          const RunResult& result,
                                          std::optional<ledger::RunId> run_id,
                                          const std::filesystem::path& profiles_dir) {
-  ledger::NewProfile measured = FRUGAL_TRY(profiler.Finish(result, RunEnded(result)));
+  Result<ledger::NewProfile> finished = profiler.Finish(result, RunEnded(result));
+  if (!finished) {
+    return Fail(ErrorCode::kFailed,
+                fmt::format("{} progress report(s), no throughput to measure (a command reports "
+                            "progress with the protocol: docs/protocol.md)",
+                            profiler.meter().points().size()));
+  }
+  ledger::NewProfile measured = std::move(*finished);
   measured.run_id = run_id;
   const ledger::ProfileId id = FRUGAL_TRY(ledger::RecordProfile(ledger, measured));
   ledger::Profile stored{id, std::move(measured)};
