@@ -149,6 +149,40 @@ void AddRecordedMeasurements(JobSpec& spec, const catalog::Catalog& c,
   }
 }
 
+DeviceMeasurementsFromRecords SelectDeviceMeasurements(
+    const std::vector<RecordedMeasurement>& newest_first, const catalog::Catalog& c) {
+  DeviceMeasurementsFromRecords out;
+  std::vector<std::pair<std::string, std::string>> taken;  // GPU model → the measurement used
+  for (const RecordedMeasurement& m : newest_first) {
+    RecordedUse use{m, "", false, ""};
+    if (m.device_kind == "gpu") use.gpu = catalog::GpuFromDeviceName(m.device, c.gpu_names()).value_or("");
+    const catalog::GpuSpec* gpu = use.gpu.empty() ? nullptr : c.FindGpu(use.gpu);
+    if (out.units.empty() && gpu != nullptr) {
+      out.units = m.samples_per_second ? "samples" : m.tokens_per_second ? "tokens" : "steps";
+    }
+    const std::optional<double> rate = out.units == "samples"  ? m.samples_per_second
+                                       : out.units == "tokens" ? m.tokens_per_second
+                                                               : std::optional(m.steps_per_second);
+    const auto newer = std::find_if(taken.begin(), taken.end(),
+                                    [&](const auto& t) { return t.first == use.gpu; });
+    if (m.device_kind != "gpu") {
+      use.note = fmt::format("measured on a CPU ({})", m.device);
+    } else if (gpu == nullptr) {
+      use.note = fmt::format("no GPU in the table matches the device '{}'", m.device);
+    } else if (newer != taken.end()) {
+      use.note = "superseded by " + newer->second;
+    } else if (!rate || !(*rate > 0)) {
+      use.note = fmt::format("no {} per second measured", out.units);
+    } else {
+      out.measured.push_back({gpu, std::max(m.device_count, 1), *rate});
+      taken.emplace_back(use.gpu, Describe(m));
+      use.used = true;
+    }
+    out.uses.push_back(std::move(use));
+  }
+  return out;
+}
+
 std::optional<MeasuredProfile> CarryToCpuOffer(const JobSpec& spec, const catalog::Offer& offer) {
   if (!(offer.vcpus > 0)) return std::nullopt;
   const auto from = std::find_if(spec.measured.begin(), spec.measured.end(),

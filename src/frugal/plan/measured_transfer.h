@@ -41,6 +41,17 @@ namespace frugal::plan {
 void AddRecordedMeasurements(JobSpec& spec, const catalog::Catalog& c,
                              const std::vector<RecordedMeasurement>& newest_first);
 
+/// What the ledger's measurements of a job give `frugal estimate --profile NAME`: the newest
+/// measurement of each GPU model its device maps to, in one unit (the newest's most specific:
+/// samples, else tokens, else steps per second), and what became of each.
+struct DeviceMeasurementsFromRecords {
+  std::vector<estimate::DeviceMeasurement> measured;  ///< newest first
+  std::vector<RecordedUse> uses;                      ///< every record, newest first
+  std::string units;                                  ///< "samples", "tokens" or "steps"
+};
+[[nodiscard]] DeviceMeasurementsFromRecords SelectDeviceMeasurements(
+    const std::vector<RecordedMeasurement>& newest_first, const catalog::Catalog& c);
+
 /// Why `offer` cannot hold the job's host memory (memory.host_ram_gib, or on a CPU offer the
 /// profile's peak_memory_gib), with the figures; empty when it can or the offer states no RAM.
 [[nodiscard]] std::string HostRamShortfall(const JobSpec& spec, const catalog::Offer& offer,
