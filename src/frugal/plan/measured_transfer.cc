@@ -80,6 +80,10 @@ JobUnits InJobUnits(const JobSpec& spec, const RecordedMeasurement& m) {
 std::string Describe(const RecordedMeasurement& m) {
   const std::string by =
       m.run_id.empty() ? fmt::format("profile {}", m.profile_id) : fmt::format("run {}", m.run_id);
+  if (m.device_kind != "gpu") {
+    return fmt::format("{} measured {} on {} ({} vCPUs)", by, m.recorded_at, m.device,
+                       m.device_count);
+  }
   return fmt::format("{} measured {} on {}{}", by, m.recorded_at,
                      m.device_count > 1 ? fmt::format("{} x ", m.device_count) : "", m.device);
 }
