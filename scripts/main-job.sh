@@ -9,7 +9,7 @@
 #   5. tune its hyperparameters under a hard dollar cap with ASHA, trials preempted and resumed;
 #   5b. what serving a model costs a month and over its life;
 #   5c. a measured profile of the model on this machine, and whether a commitment would pay;
-#   5d. small jobs right-sized: seed example 1 on CPU instances, a measurement carried across GPUs;
+#   5d. small jobs right-sized: seed example 1 on CPU instances, a measurement carried across GPUs, a run that plans its own next run;
 #   6. queue: a research team's week replayed against its capacity, and a job through the
 #      local queue;
 #   7. what was spent.
@@ -67,6 +67,9 @@ echo "       measured on an A100 carried to a T4"
 $frugal plan examples/seed-xgboost/job.yaml
 $frugal estimate --measured A100-80GB=1450 --gpu T4 --dtype fp16 --family cnn --params 25m \
   --samples 1.28m --epochs 1 --tier spot
+echo "       a small model's own run measures it; its next plan is made from that run"
+$frugal run --spec examples/measured/mlp.yaml --price 0.10/h -- $python examples/pytorch/train.py --epochs 1
+$frugal plan examples/measured/mlp.yaml --top 3
 
 echo
 echo "== 6. Queue: a week of jobs against owned, spot and on-demand capacity; one job run locally"
