@@ -9,7 +9,8 @@
 #   5. tune its hyperparameters under a hard dollar cap with ASHA, trials preempted and resumed;
 #   5b. what serving a model costs a month and over its life;
 #   5c. a measured profile of the model on this machine, and whether a commitment would pay;
-#   5d. small jobs right-sized: seed example 1 on CPU instances, a measurement carried across GPUs, a run that plans its own next run;
+#   5d. small jobs right-sized: seed example 1 on CPU instances, a measurement carried across GPUs;
+#       a small model's run measures it and its next plan is made from that run;
 #   6. queue: a research team's week replayed against its capacity, and a job through the
 #      local queue;
 #   7. what was spent.
