@@ -206,10 +206,10 @@ Result<void> RunMeasuredEstimate(const MeasuredEstimateOptions& o, const Measure
   if (recorded) {
     for (const plan::RecordedUse& u : recorded->uses) {
       const plan::RecordedMeasurement& m = u.measurement;
-      s.out << fmt::format("{}: {} measured {} on {}{}\n", u.used ? "Measured" : "Not used",
-                           m.run_id.empty() ? fmt::format("profile {}", m.profile_id)
-                                            : "run " + m.run_id,
-                           m.recorded_at, m.device, u.used ? "" : ": " + u.note);
+      s.out << fmt::format(
+          "{}: {} measured {} on {}{}\n", u.used ? "Measured" : "Not used",
+          m.run_id.empty() ? fmt::format("profile {}", m.profile_id) : "run " + m.run_id,
+          m.recorded_at, m.device, u.used ? "" : ": " + u.note);
     }
   }
   s.out << fmt::format("Predicted throughput on {} x{}: {:.4g} units/s ({:.4g} on one GPU)\n",

@@ -219,10 +219,10 @@ void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, const PlanPolicy&
   for (const plan::RecordedUse& u : spec.recorded_measurements) {
     if (u.used) continue;
     const plan::RecordedMeasurement& m = u.measurement;
-    s.out << fmt::format("Not used: {} measured {} on {}: {}\n",
-                         m.run_id.empty() ? fmt::format("profile {}", m.profile_id)
-                                          : "run " + m.run_id,
-                         m.recorded_at, m.device, u.note);
+    s.out << fmt::format(
+        "Not used: {} measured {} on {}: {}\n",
+        m.run_id.empty() ? fmt::format("profile {}", m.profile_id) : "run " + m.run_id,
+        m.recorded_at, m.device, u.note);
   }
   if (const plan::FaultTolerance& ft = spec.fault_tolerance; !ft.drill.empty()) {
     s.out << fmt::format(

@@ -5,10 +5,10 @@
 #include "commands.h"
 #include "frugal/core/file_lock.h"
 #include "frugal/core/log.h"
+#include "frugal/core/paths.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/monitor/proc_sampler.h"
 #include "frugal/run/ledger_catch_up.h"
-#include "frugal/core/paths.h"
 #include "frugal/run/ledger_recorder.h"
 #include "frugal/run/profile.h"
 #include "frugal/run/run_journal.h"
@@ -118,19 +118,23 @@ void CatchUpLedger(ledger::Ledger& db, const run::SupervisorConfig& config,
 
 /// Records what the run measured of its job for the next plan; a run too short to measure, or
 /// a ledger that fails, is a note on stderr: the run itself went as it went.
-void RecordProfile(ledger::Ledger& db, const run::RunProfiler& profiler, const run::RunResult& result,
-                   std::optional<ledger::RunId> run_id, Streams& s) {
+void RecordProfile(ledger::Ledger& db, const run::RunProfiler& profiler,
+                   const run::RunResult& result, std::optional<ledger::RunId> run_id, Streams& s) {
   Result<ledger::Profile> stored =
       run::RecordRunProfile(db, profiler, result, run_id, UserDataDir() / "profiles");
   if (!stored) {
-    s.err << fmt::format("frugal: note: no measurement of job '{}' recorded: {}\n", profiler.name(), stored.error().message);
+    s.err << fmt::format("frugal: note: no measurement of job '{}' recorded: {}\n", profiler.name(),
+                         stored.error().message);
     return;
   }
   const ledger::NewProfile& r = stored->record;
-  const double rate = r.samples_per_second.value_or(r.tokens_per_second.value_or(r.steps_per_second));
+  const double rate =
+      r.samples_per_second.value_or(r.tokens_per_second.value_or(r.steps_per_second));
   const char* units = r.samples_per_second ? "samples" : r.tokens_per_second ? "tokens" : "steps";
-  s.err << fmt::format("frugal: measured {:.4g} {}/s on {} (profile {} of job '{}'); the next `frugal plan` of the spec uses it\n",
-                       rate, units, r.device, stored->id, r.name);
+  s.err << fmt::format(
+      "frugal: measured {:.4g} {}/s on {} (profile {} of job '{}'); the next `frugal plan` of the "
+      "spec uses it\n",
+      rate, units, r.device, stored->id, r.name);
 }
 
 Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s) {

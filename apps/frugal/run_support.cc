@@ -1,5 +1,6 @@
 #include "run_support.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -7,15 +8,13 @@
 #include <iostream>
 #include <random>
 
-#include <fmt/format.h>
-
 #include "frugal/catalog/catalog.h"
-#include "frugal/core/paths.h"
-#include "frugal/core/text.h"
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/log.h"
-#include "frugal/plan/job_spec.h"
+#include "frugal/core/paths.h"
+#include "frugal/core/text.h"
 #include "frugal/ledger/ledger.h"
+#include "frugal/plan/job_spec.h"
 #include "frugal/run/metadata_notice.h"
 #include "frugal/run/profile.h"
 #include "frugal/run/run_text.h"

@@ -30,7 +30,7 @@ using frugal::Table;
 
 struct Row {
   std::string workload, source;
-  std::string family;  ///< the model family, as the prediction is told it
+  std::string family;     ///< the model family, as the prediction is told it
   bool held_out = false;  ///< no constant or family prior was chosen on this row
   est::WorkloadShape shape;
   const cat::GpuSpec* gpu = nullptr;

@@ -10,8 +10,8 @@ namespace frugal::estimate {
 CpuScaling ScaleCpuThroughput(double measured_vcpus, double busy_cores, double target_vcpus) {
   const double measured = std::isfinite(measured_vcpus) ? std::max(measured_vcpus, 1.0) : 1.0;
   const double target = std::isfinite(target_vcpus) ? std::max(target_vcpus, 1.0) : 1.0;
-  const bool limited = std::isfinite(busy_cores) && busy_cores > 0 &&
-                       busy_cores < kCpuBoundShare * measured;
+  const bool limited =
+      std::isfinite(busy_cores) && busy_cores > 0 && busy_cores < kCpuBoundShare * measured;
   // A job that left cores idle uses about as many as it kept busy, at least one.
   const double width = limited ? std::max(busy_cores, 1.0) : HUGE_VAL;
   CpuScaling s;

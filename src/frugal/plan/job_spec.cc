@@ -511,8 +511,7 @@ Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_d
   spec.source = doc.source();
   const std::optional<std::string> name = FRUGAL_TRY(doc.OptionalString(root, "name"));
   spec.name = name.value_or("job");
-  spec.measurement_name =
-      name ? *name : std::filesystem::path(spec.source).stem().string();
+  spec.measurement_name = name ? *name : std::filesystem::path(spec.source).stem().string();
   // Any tags: team, project and owner are what reports group by; a policy may require others.
   spec.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
   for (const auto& file : FRUGAL_TRY(doc.StringList(root, "catalog")))

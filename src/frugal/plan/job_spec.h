@@ -13,8 +13,8 @@
 #include "frugal/core/money.h"
 #include "frugal/estimate/cross_gpu.h"
 #include "frugal/estimate/estimator.h"
-#include "frugal/plan/fixed_costs.h"
 #include "frugal/plan/checkpointing.h"
+#include "frugal/plan/fixed_costs.h"
 #include "frugal/plan/recorded_measurement.h"
 
 namespace frugal::plan {

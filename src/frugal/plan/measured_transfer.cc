@@ -98,16 +98,15 @@ void AddRecordedMeasurements(JobSpec& spec, const catalog::Catalog& c,
     const bool cpu = m.device_kind != "gpu";
     if (!cpu) use.gpu = catalog::GpuFromDeviceName(m.device, c.gpu_names()).value_or("");
     const std::string key = cpu ? "CPU" : use.gpu;
-    const auto named = std::find_if(spec.measured.begin(), spec.measured.end(),
-                                    [&](const MeasuredProfile& p) {
-                                      return p.profile_id == m.profile_id && !p.recorded;
-                                    });
-    const auto own = std::find_if(spec.measured.begin(), spec.measured.end(),
-                                  [&](const MeasuredProfile& p) {
-                                    return !p.recorded && !use.gpu.empty() && p.gpu == use.gpu;
-                                  });
-    const auto newer = std::find_if(taken.begin(), taken.end(),
-                                    [&](const auto& t) { return t.first == key; });
+    const auto named = std::find_if(
+        spec.measured.begin(), spec.measured.end(),
+        [&](const MeasuredProfile& p) { return p.profile_id == m.profile_id && !p.recorded; });
+    const auto own =
+        std::find_if(spec.measured.begin(), spec.measured.end(), [&](const MeasuredProfile& p) {
+          return !p.recorded && !use.gpu.empty() && p.gpu == use.gpu;
+        });
+    const auto newer =
+        std::find_if(taken.begin(), taken.end(), [&](const auto& t) { return t.first == key; });
     const JobUnits units = InJobUnits(spec, m);
     if (named != spec.measured.end()) {
       use.note = fmt::format("named in the spec ({})", named->where);
@@ -124,7 +123,8 @@ void AddRecordedMeasurements(JobSpec& spec, const catalog::Catalog& c,
       if (cpu) {
         p.cpu_vcpus = std::max(m.device_count, 1);
         p.cpu_busy_cores = m.cpu_cores;
-        if (m.peak_rss_bytes > 0) p.peak_memory_gib = static_cast<double>(m.peak_rss_bytes) / kBytesPerGib;
+        if (m.peak_rss_bytes > 0)
+          p.peak_memory_gib = static_cast<double>(m.peak_rss_bytes) / kBytesPerGib;
       } else {
         p.gpu = use.gpu;
         p.gpus = std::max(m.device_count, 1);
@@ -159,7 +159,8 @@ DeviceMeasurementsFromRecords SelectDeviceMeasurements(
   std::vector<std::pair<std::string, std::string>> taken;  // GPU model → the measurement used
   for (const RecordedMeasurement& m : newest_first) {
     RecordedUse use{m, "", false, ""};
-    if (m.device_kind == "gpu") use.gpu = catalog::GpuFromDeviceName(m.device, c.gpu_names()).value_or("");
+    if (m.device_kind == "gpu")
+      use.gpu = catalog::GpuFromDeviceName(m.device, c.gpu_names()).value_or("");
     const catalog::GpuSpec* gpu = use.gpu.empty() ? nullptr : c.FindGpu(use.gpu);
     if (out.units.empty() && gpu != nullptr) {
       out.units = m.samples_per_second ? "samples" : m.tokens_per_second ? "tokens" : "steps";
@@ -167,8 +168,8 @@ DeviceMeasurementsFromRecords SelectDeviceMeasurements(
     const std::optional<double> rate = out.units == "samples"  ? m.samples_per_second
                                        : out.units == "tokens" ? m.tokens_per_second
                                                                : std::optional(m.steps_per_second);
-    const auto newer = std::find_if(taken.begin(), taken.end(),
-                                    [&](const auto& t) { return t.first == use.gpu; });
+    const auto newer =
+        std::find_if(taken.begin(), taken.end(), [&](const auto& t) { return t.first == use.gpu; });
     if (m.device_kind != "gpu") {
       use.note = fmt::format("measured on a CPU ({})", m.device);
     } else if (gpu == nullptr) {
@@ -192,8 +193,8 @@ std::optional<MeasuredProfile> CarryToCpuOffer(const JobSpec& spec, const catalo
   const auto from = std::find_if(spec.measured.begin(), spec.measured.end(),
                                  [](const MeasuredProfile& p) { return p.cpu_vcpus.has_value(); });
   if (from == spec.measured.end()) return std::nullopt;
-  const estimate::CpuScaling s = estimate::ScaleCpuThroughput(
-      *from->cpu_vcpus, from->cpu_busy_cores.value_or(0), offer.vcpus);
+  const estimate::CpuScaling s =
+      estimate::ScaleCpuThroughput(*from->cpu_vcpus, from->cpu_busy_cores.value_or(0), offer.vcpus);
   MeasuredProfile carried = *from;
   carried.cpu_vcpus.reset();
   carried.offer = offer.instance_type;

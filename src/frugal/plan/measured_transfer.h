@@ -34,10 +34,11 @@ namespace frugal::plan {
 /// per second for work in samples, else tokens per second), with its per-GPU peak memory where
 /// NVML saw it; a CPU measurement (the newest) with its vCPUs, busy cores and peak RSS, for the
 /// CPU offers. A job planned from measurements alone with no work in tokens or samples takes a
-/// run that finished on its own as its runtime. A measurement is left out, with the reason in `spec.recorded_measurements`, when
-/// an older one of a GPU model (or of a CPU) a newer one covers (superseded), its device is a GPU
-/// the table does not list (kept and reported, never an error), it lacks the job's units, a spec
-/// entry already names it or measures that GPU itself (the spec's entry wins).
+/// run that finished on its own as its runtime. A measurement is left out, with the reason in
+/// `spec.recorded_measurements`, when an older one of a GPU model (or of a CPU) a newer one covers
+/// (superseded), its device is a GPU the table does not list (kept and reported, never an error),
+/// it lacks the job's units, a spec entry already names it or measures that GPU itself (the spec's
+/// entry wins).
 void AddRecordedMeasurements(JobSpec& spec, const catalog::Catalog& c,
                              const std::vector<RecordedMeasurement>& newest_first);
 

@@ -54,7 +54,9 @@ nlohmann::json FaultToleranceJson(const FaultTolerance& ft) {
           {"not_spot_ready", ft.not_spot_ready ? nlohmann::json(*ft.not_spot_ready) : nullptr}};
 }
 
-nlohmann::json OrNull(const std::string& s) { return s.empty() ? nlohmann::json() : nlohmann::json(s); }
+nlohmann::json OrNull(const std::string& s) {
+  return s.empty() ? nlohmann::json() : nlohmann::json(s);
+}
 
 nlohmann::json RecordedJson(const RecordedUse& u) {
   const RecordedMeasurement& m = u.measurement;

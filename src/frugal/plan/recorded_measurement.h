@@ -18,7 +18,7 @@ struct RecordedMeasurement {
   std::string recorded_at;  ///< RFC 3339 UTC
   std::string device;       ///< as measured: "NVIDIA A100-SXM4-80GB", or a CPU model
   std::string device_kind = "cpu";  ///< "gpu" or "cpu"
-  int device_count = 1;  ///< GPUs, or for a CPU the vCPUs the command could use
+  int device_count = 1;             ///< GPUs, or for a CPU the vCPUs the command could use
   double steps_per_second = 0;
   std::optional<double> tokens_per_second;
   std::optional<double> samples_per_second;

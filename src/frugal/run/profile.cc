@@ -41,8 +41,8 @@ std::optional<PreemptionNotice> ProfileMeter::Poll(SteadyTime now) {
 }
 
 void ProfileMeter::ProgressReported(const ProgressReport& report, SteadyTime at) {
-  points_.push_back({at, report.step, report.tokens, report.samples, report.time_seconds,
-                     std::max(segment_, 0)});
+  points_.push_back(
+      {at, report.step, report.tokens, report.samples, report.time_seconds, std::max(segment_, 0)});
 }
 
 namespace {
@@ -57,7 +57,8 @@ struct Stretch {
 Stretch StretchOf(const ProgressPoint& first, const ProgressPoint& last) {
   Stretch s;
   s.seconds = ToSeconds(std::chrono::duration_cast<Duration>(last.at - first.at));
-  if (first.child_seconds && last.child_seconds) s.seconds = *last.child_seconds - *first.child_seconds;
+  if (first.child_seconds && last.child_seconds)
+    s.seconds = *last.child_seconds - *first.child_seconds;
   s.steps = last.step - first.step;
   auto grown = [&](std::optional<double> ProgressPoint::*count) -> std::optional<double> {
     if (!(first.*count) || !(last.*count) || *(last.*count) <= *(first.*count)) return std::nullopt;
@@ -90,7 +91,8 @@ Result<Throughput> MeasureThroughput(const std::vector<ProgressPoint>& points) {
         seconds += s.seconds;
         t.steps += s.steps;
         tokens = tokens && s.tokens ? std::optional<double>(*tokens + *s.tokens) : std::nullopt;
-        samples = samples && s.samples ? std::optional<double>(*samples + *s.samples) : std::nullopt;
+        samples =
+            samples && s.samples ? std::optional<double>(*samples + *s.samples) : std::nullopt;
       }
     }
     begin = end;
@@ -201,8 +203,7 @@ Result<void> CheckOutcome(const RunResult& result, const ProfileMeter& meter) {
 
 }  // namespace
 
-RunProfiler::RunProfiler(std::string name, std::vector<std::string> command,
-                         ProfileLimits limits)
+RunProfiler::RunProfiler(std::string name, std::vector<std::string> command, ProfileLimits limits)
     : name_(std::move(name)),
       command_(std::move(command)),
       owned_meter_(std::make_unique<ProfileMeter>(limits)),
@@ -262,7 +263,7 @@ std::string RunEnded(const RunResult& result) {
 }
 
 Result<std::vector<plan::RecordedMeasurement>> RecordedMeasurementsFor(ledger::Ledger& ledger,
-                                                                      const std::string& name) {
+                                                                       const std::string& name) {
   const std::vector<ledger::Profile> profiles = FRUGAL_TRY(ledger::ListProfiles(ledger, name));
   std::vector<plan::RecordedMeasurement> out;
   for (const ledger::Profile& p : profiles) {

@@ -44,8 +44,8 @@ TEST(EstimateProfile, PredictsFromTheNewestGpuProfilesOfTheName) {
     auto ledger = ledger::OpenForCommand(db, ledger::CreateMode::kCreateIfMissing);
     ASSERT_TRUE(ledger) << ledger.error().message;
     for (const ledger::NewProfile& p :
-         {OnGpu("NVIDIA A100-SXM4-80GB", 1100, 1'767'225'600'000),   // older, superseded
-          OnGpu("NVIDIA A100-SXM4-80GB", 1450, 1'767'312'000'000),   // the newest A100
+         {OnGpu("NVIDIA A100-SXM4-80GB", 1100, 1'767'225'600'000),         // older, superseded
+          OnGpu("NVIDIA A100-SXM4-80GB", 1450, 1'767'312'000'000),         // the newest A100
           OnGpu("NVIDIA GeForce RTX 3090 Ti", 900, 1'767'398'400'000)}) {  // not in the table
       ASSERT_TRUE(ledger::RecordProfile(**ledger, p));
     }

@@ -65,7 +65,8 @@ TEST(ProfileCli, StopsAfterTheStepsAndStoresWhatItMeasured) {
     EXPECT_EQ(doc["device_kind"], "cpu");
     // For a CPU: the vCPUs the command could use (what the CPU offers are scaled from).
     EXPECT_GE(doc["device_count"].get<int>(), 1);
-    EXPECT_LE(doc["device_count"].get<int>(), static_cast<int>(std::thread::hardware_concurrency()));
+    EXPECT_LE(doc["device_count"].get<int>(),
+              static_cast<int>(std::thread::hardware_concurrency()));
     EXPECT_TRUE(doc["peak_gpu_memory_bytes"].is_null());
   }
   // A step sleeps 50 ms: at most 20 steps/s, and well above a crawl even on a loaded machine.

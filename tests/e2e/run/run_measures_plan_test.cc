@@ -39,8 +39,8 @@ constraints: {clouds: [lab]}
 
 /// `frugal run --spec` of the job on a stated price: `steps` steps of `step_seconds`, 4 samples
 /// a step (profile_child.py speaks the protocol through the Python helper).
-frugal::testing::CommandResult RunJob(const TempDir& dir, const fs::path& spec, const std::string& run_id,
-                     int steps, double step_seconds) {
+frugal::testing::CommandResult RunJob(const TempDir& dir, const fs::path& spec,
+                                      const std::string& run_id, int steps, double step_seconds) {
   return RunFrugal({"run", "--spec", spec.string(), "--price", "0.20/h", "--run-id", run_id, "--",
                     FRUGAL_PYTHON, std::string(FRUGAL_TEST_DIR) + "/profile_child.py",
                     std::to_string(steps), std::to_string(step_seconds), "512", "4", "16"},
@@ -85,8 +85,7 @@ TEST(RunMeasuresPlan, TheNextPlanOfTheSpecUsesTheNewestRunsMeasurement) {
   const json* four = Option(p1, "cpu-4");
   ASSERT_NE(four, nullptr) << p1.dump(2);
   EXPECT_NE((*four)["predicted_from"].get<std::string>().find("run r-first"), std::string::npos);
-  EXPECT_NE((*four)["predicted_from"].get<std::string>().find("vCPUs measured"),
-            std::string::npos);
+  EXPECT_NE((*four)["predicted_from"].get<std::string>().find("vCPUs measured"), std::string::npos);
   EXPECT_GT((*four)["work_hours"].get<double>(), 0.0);
 
   // A second run, twice as fast a step: its measurement supersedes the first.
@@ -99,9 +98,9 @@ TEST(RunMeasuresPlan, TheNextPlanOfTheSpecUsesTheNewestRunsMeasurement) {
   EXPECT_TRUE(p2["recorded_measurements"][0]["used"].get<bool>());
   EXPECT_FALSE(p2["recorded_measurements"][1]["used"].get<bool>());
   EXPECT_EQ(p2["recorded_measurements"][1]["run_id"], "r-first");
-  EXPECT_NE(p2["recorded_measurements"][1]["note"].get<std::string>().find(
-                "superseded by run r-second"),
-            std::string::npos);
+  EXPECT_NE(
+      p2["recorded_measurements"][1]["note"].get<std::string>().find("superseded by run r-second"),
+      std::string::npos);
   const json* four2 = Option(p2, "cpu-4");
   ASSERT_NE(four2, nullptr);
   EXPECT_LT((*four2)["work_hours"].get<double>(), (*four)["work_hours"].get<double>());
@@ -116,9 +115,9 @@ TEST(RunMeasuresPlan, TheNextPlanOfTheSpecUsesTheNewestRunsMeasurement) {
 TEST(RunMeasuresPlan, ARunWithoutProgressRecordsNothingAndSaysSo) {
   TempDir dir;
   const fs::path spec = WriteJob(dir);
-  auto r = RunFrugal({"run", "--spec", spec.string(), "--price", "0.20/h", "--", "/bin/sh", "-c",
-                      "exit 0"},
-                     dir.path());
+  auto r = RunFrugal(
+      {"run", "--spec", spec.string(), "--price", "0.20/h", "--", "/bin/sh", "-c", "exit 0"},
+      dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("no measurement of job 'resnet-small' recorded"), std::string::npos)
       << r.err;

@@ -106,8 +106,7 @@ TEST(RecordedMeasurements, UnknownDevicesAndMissingUnitsAreKeptAndReported) {
   no_samples.samples_per_second.reset();
   AddRecordedMeasurements(
       spec, f->catalog,
-      {Gpu(7, "r-x", "2026-11-26T13:00:00Z", "NVIDIA GeForce RTX 3090 Ti", 1500), cpu,
-       no_samples});
+      {Gpu(7, "r-x", "2026-11-26T13:00:00Z", "NVIDIA GeForce RTX 3090 Ti", 1500), cpu, no_samples});
   EXPECT_TRUE(spec.measured.empty());
   ASSERT_EQ(spec.recorded_measurements.size(), 3u);
   EXPECT_EQ(spec.recorded_measurements[0].gpu, "");
@@ -126,9 +125,10 @@ TEST(RecordedMeasurements, UnknownDevicesAndMissingUnitsAreKeptAndReported) {
 TEST(RecordedMeasurements, TheSpecsOwnEntryForAGpuWinsAndTwoGpusAreFitted) {
   auto f = Load();
   JobSpec spec = Spec(*f, kCnnJob + "measured:\n  - {gpu: T4, samples_per_second: 300}\n");
-  AddRecordedMeasurements(spec, f->catalog,
-                          {Gpu(2, "r-t4", "2026-11-26T09:00:00Z", "Tesla T4", 250),
-                           Gpu(1, "r-a100", "2026-11-25T09:00:00Z", "NVIDIA A100 80GB PCIe", 1800)});
+  AddRecordedMeasurements(
+      spec, f->catalog,
+      {Gpu(2, "r-t4", "2026-11-26T09:00:00Z", "Tesla T4", 250),
+       Gpu(1, "r-a100", "2026-11-25T09:00:00Z", "NVIDIA A100 80GB PCIe", 1800)});
   ASSERT_EQ(spec.measured.size(), 2u);
   EXPECT_DOUBLE_EQ(*spec.measured[0].samples_per_second, 300);  // the spec's, unchanged
   EXPECT_FALSE(spec.recorded_measurements[0].used);
@@ -214,8 +214,8 @@ TEST(RecordedMeasurements, ACpuRunPlansEveryCpuOfferByItsVcpus) {
   EXPECT_EQ(hours("tiny"), -1.0);  // 3 GiB of RSS in 2 GiB of RAM
   bool said = false;
   for (const Exclusion& e : plan->excluded) {
-    said = said || e.reason.find("needs 3 GiB of host RAM, the instance has 2 GiB") !=
-                       std::string::npos;
+    said = said ||
+           e.reason.find("needs 3 GiB of host RAM, the instance has 2 GiB") != std::string::npos;
   }
   EXPECT_TRUE(said);
   const auto four = std::find_if(plan->options.begin(), plan->options.end(),
