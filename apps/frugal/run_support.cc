@@ -146,6 +146,20 @@ Result<Pricing> PriceSpecRun(const SuperviseOptions& o, const LoadedSpec& loaded
   if (!o.offer.empty() || !o.gpu.empty()) offer_id = FRUGAL_TRY(ChooseOffer(o, loaded.catalog))->Id();
   const std::optional<run::SpecEstimate> estimate =
       FRUGAL_TRY(run::EstimateSpecRun(loaded.spec, loaded.catalog, offer_id));
+  const bool unmeasured = !loaded.spec.modelled && loaded.spec.measured.empty();
+  if (!estimate && unmeasured) {
+    if (offer_id.empty()) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: a {} job is planned from measurements and none is recorded "
+                              "yet: give its first run --offer, --gpu or --price; that run "
+                              "measures it for the next plan",
+                              o.spec, estimate::ModelFamilyName(loaded.spec.family)));
+    }
+    log::Info("{}: nothing measured of this job yet: running on {} unestimated; this run "
+              "measures it for the next plan",
+              o.spec, offer_id);
+    return PriceOf(loaded.catalog, *FRUGAL_TRY(ChooseOffer(o, loaded.catalog)), 1);
+  }
   if (!estimate) {
     if (offer_id.empty()) {
       return Fail(ErrorCode::kBadInput, fmt::format("{}: the planner finds no offer this job can run on (see "

@@ -112,6 +112,20 @@ TEST(RunMeasuresPlan, TheNextPlanOfTheSpecUsesTheNewestRunsMeasurement) {
   EXPECT_NE(text.out.find("Not used: run r-first"), std::string::npos) << text.out;
 }
 
+TEST(RunMeasuresPlan, AFirstRunWithNothingMeasuredNeedsToBeToldWhere) {
+  TempDir dir;
+  const fs::path spec = WriteJob(dir);
+  auto r = RunFrugal({"run", "--spec", spec.string(), "--", "/bin/sh", "-c", "exit 0"},
+                     dir.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("give its first run --offer, --gpu or --price"), std::string::npos)
+      << r.err;
+  auto on_offer = RunFrugal({"run", "--spec", spec.string(), "--offer",
+                             "lab:cpu-4:here:on_demand", "--", "/bin/sh", "-c", "exit 0"},
+                            dir.path());
+  EXPECT_EQ(on_offer.exit_code, 0) << on_offer.err;
+}
+
 TEST(RunMeasuresPlan, ARunWithoutProgressRecordsNothingAndSaysSo) {
   TempDir dir;
   const fs::path spec = WriteJob(dir);
