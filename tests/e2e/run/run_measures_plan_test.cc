@@ -112,6 +112,35 @@ TEST(RunMeasuresPlan, TheNextPlanOfTheSpecUsesTheNewestRunsMeasurement) {
   EXPECT_NE(text.out.find("Not used: run r-first"), std::string::npos) << text.out;
 }
 
+TEST(RunMeasuresPlan, ARunPreemptedAndRestartedIsMeasuredOverItsSegmentsOnly) {
+  TempDir dir;
+  const fs::path spec = WriteJob(dir);
+  // Preempted twice and restarted here after a second each; every segment starts the child
+  // afresh (it does not resume), which spends its Python start-up before its first report.
+  auto r = RunFrugal({"run", "--spec", spec.string(), "--price", "0.20/h", "--run-id", "r-chaos",
+                      "--restart", "local", "--restart-backoff", "1s", "--chaos-preempt-every",
+                      "1500ms", "--chaos-max", "2", "--seed", "3", "--grace", "5s", "--",
+                      FRUGAL_PYTHON, std::string(FRUGAL_TEST_DIR) + "/profile_child.py", "30",
+                      "0.05", "512", "4", "16"},
+                     dir.path(), {PythonPath()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json plan = Plan(dir, spec);
+  ASSERT_TRUE(plan["measured_from"].is_object()) << plan.dump(2);
+  EXPECT_EQ(plan["measured_from"]["run_id"], "r-chaos");
+  // 4 samples a 50 ms step: at most 80/s, and no crawl even on a loaded machine.
+  const double rate = plan["measured_from"]["per_second"].get<double>();
+  EXPECT_LE(rate, 81.0);
+  EXPECT_GT(rate, 30.0);
+  auto list = RunFrugal({"--json", "profile", "list", "resnet-small"}, dir.path());
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  const json profile = json::parse(list.out)["profiles"][0];
+  EXPECT_EQ(profile["ended"], "finished");
+  // The rate is over the segments' progress: the restarts' downtime (two backoffs of 1 s, two
+  // start-ups) is in the wall time, not in the stretch the rate divides by.
+  EXPECT_GT(profile["wall_seconds"].get<double>(), profile["measured_seconds"].get<double>() + 2);
+  EXPECT_NEAR(profile["samples_per_second"].get<double>(), rate, 1e-9);
+}
+
 TEST(RunMeasuresPlan, AFirstRunWithNothingMeasuredNeedsToBeToldWhere) {
   TempDir dir;
   const fs::path spec = WriteJob(dir);
