@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -131,9 +132,32 @@ int UsableCpus() {
   return std::max(static_cast<int>(std::thread::hardware_concurrency()), 1);
 }
 
+std::vector<std::string> VisibleGpuNames(const std::vector<std::string>& nvml,
+                                         std::optional<std::string_view> cuda_visible) {
+  if (!cuda_visible) return nvml;
+  std::vector<std::string> out;
+  if (nvml.empty()) return out;
+  for (const std::string& entry : Split(*cuda_visible, ',')) {
+    const std::string_view e = Trim(entry);
+    const Result<int64_t> index = ParseInt(e);
+    if (index) {
+      if (*index < 0 || static_cast<uint64_t>(*index) >= nvml.size()) break;
+      out.push_back(nvml[static_cast<size_t>(*index)]);
+    } else if (e.starts_with("GPU-") || e.starts_with("MIG-")) {
+      out.push_back(nvml.front());
+    } else {
+      break;
+    }
+  }
+  return out;
+}
+
 DeviceInfo DetectDevice(const monitor::NvmlProbe& gpus) {
   DeviceInfo d;
-  const std::vector<std::string> names = gpus.DeviceNames();
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::vector<std::string> names = VisibleGpuNames(
+      gpus.DeviceNames(),
+      visible == nullptr ? std::nullopt : std::optional<std::string_view>(visible));
   if (!names.empty()) {
     d.kind = "gpu";
     d.count = static_cast<int>(names.size());
@@ -208,7 +232,8 @@ RunProfiler::RunProfiler(std::string name, std::vector<std::string> command, Pro
       command_(std::move(command)),
       owned_meter_(std::make_unique<ProfileMeter>(limits)),
       meter_(owned_meter_.get()),
-      cpu_seconds_before_(ChildrenUsage().cpu_seconds) {
+      cpu_seconds_before_(ChildrenUsage().cpu_seconds),
+      started_(std::chrono::steady_clock::now()) {
   const monitor::NvmlProbe probe;
   device_ = DetectDevice(probe);
 }
@@ -229,7 +254,10 @@ Result<ledger::NewProfile> RunProfiler::Finish(const RunResult& result,
   p.device = device_.name;
   p.device_kind = device_.kind;
   p.device_count = device_.count;
-  p.wall = result.usage.wall;
+  // The whole run by this clock: the budget's wall counts what the segments were charged for,
+  // which a restart here can leave short of the run's own time.
+  p.wall = std::max(result.usage.wall, std::chrono::duration_cast<Duration>(
+                                           std::chrono::steady_clock::now() - started_));
   p.measured = t.measured;
   p.steps = t.steps;
   p.steps_per_second = t.steps_per_second;
@@ -239,7 +267,7 @@ Result<ledger::NewProfile> RunProfiler::Finish(const RunResult& result,
   // The sampler sees the whole process tree; rusage sees every waited-for process, even one
   // too short-lived to be sampled.
   p.peak_rss_bytes = std::max(result.utilization.peak_rss_bytes, after.max_rss_bytes);
-  const double wall_seconds = ToSeconds(result.usage.wall);
+  const double wall_seconds = ToSeconds(p.wall);
   p.cpu_cores = wall_seconds > 0 ? (after.cpu_seconds - cpu_seconds_before_) / wall_seconds
                                  : result.utilization.cpu_cores_mean;
   p.ended = ended;

@@ -95,7 +95,14 @@ struct DeviceInfo {
 /// The CPU model named by the first "model name" line of /proc/cpuinfo text; "unknown CPU" when
 /// there is none (some ARM kernels), or the "Hardware"/"CPU part" lines as a fallback.
 [[nodiscard]] std::string CpuModelName(std::string_view cpuinfo);
-/// The GPUs NVML sees (all of one model, or the first's name with the count), else the CPU.
+/// The GPUs a command may use, of those NVML lists (`nvml`, in NVML's order): all of them
+/// without CUDA_VISIBLE_DEVICES (`cuda_visible` nullopt), else the ones it names, by index or by
+/// UUID ("GPU-...", "MIG-...": taken as the first GPU's model), up to the first entry CUDA would
+/// reject (an index out of range, anything else); "" and "-1" name none.
+[[nodiscard]] std::vector<std::string> VisibleGpuNames(
+    const std::vector<std::string>& nvml, std::optional<std::string_view> cuda_visible);
+/// The GPUs the command may use (VisibleGpuNames with this process's CUDA_VISIBLE_DEVICES; all of
+/// one model, or the first's name with the count), else the CPU.
 [[nodiscard]] DeviceInfo DetectDevice(const monitor::NvmlProbe& gpus);
 
 struct ProfileRequest {
@@ -138,6 +145,7 @@ class RunProfiler {
   std::unique_ptr<ProfileMeter> owned_meter_;
   const ProfileMeter* meter_;
   double cpu_seconds_before_ = 0;
+  SteadyTime started_;  ///< the wall time is from here (just before the run) to Finish
 };
 
 /// What a run's end says ended its measurement: "finished", "preempted", "failed",

@@ -120,10 +120,12 @@ TEST(RunMeasuresPlan, ARunPreemptedAndRestartedIsMeasuredOverItsSegmentsOnly) {
   auto r = RunFrugal({"run", "--spec", spec.string(), "--price", "0.20/h", "--run-id", "r-chaos",
                       "--restart", "local", "--restart-backoff", "1s", "--chaos-preempt-every",
                       "1500ms", "--chaos-max", "2", "--seed", "3", "--grace", "5s", "--",
-                      FRUGAL_PYTHON, std::string(FRUGAL_TEST_DIR) + "/profile_child.py", "30",
+                      FRUGAL_PYTHON, std::string(FRUGAL_TEST_DIR) + "/profile_child.py", "60",
                       "0.05", "512", "4", "16"},
                      dir.path(), {PythonPath()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // 60 steps of 50 ms outlast the first notice (0.75-2.25 s into a segment): preempted.
+  EXPECT_NE(r.out.find("preempt"), std::string::npos) << r.out;
   const json plan = Plan(dir, spec);
   ASSERT_TRUE(plan["measured_from"].is_object()) << plan.dump(2);
   EXPECT_EQ(plan["measured_from"]["run_id"], "r-chaos");

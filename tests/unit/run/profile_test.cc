@@ -91,6 +91,21 @@ TEST(ProfileMeter, NumbersTheSegmentsItSees) {
   EXPECT_FALSE(meter.Poll(SteadyTime(milliseconds(1000000))));  // no limits: never stops a run
 }
 
+TEST(VisibleGpuNames, FollowsCudaVisibleDevicesLikeCuda) {
+  const std::vector<std::string> eight(8, "NVIDIA A100-SXM4-80GB");
+  EXPECT_EQ(VisibleGpuNames(eight, std::nullopt).size(), 8u);  // unset: every GPU
+  EXPECT_EQ(VisibleGpuNames(eight, "0").size(), 1u);            // a 1-GPU job on an 8-GPU box
+  EXPECT_EQ(VisibleGpuNames(eight, "2, 5").size(), 2u);
+  EXPECT_EQ(VisibleGpuNames(eight, "GPU-8a1c2f3e-aaaa").size(), 1u);
+  EXPECT_TRUE(VisibleGpuNames(eight, "").empty());    // none: the job runs on the CPU
+  EXPECT_TRUE(VisibleGpuNames(eight, "-1").empty());
+  EXPECT_EQ(VisibleGpuNames(eight, "1,9,2").size(), 1u);  // CUDA stops at the first bad entry
+  EXPECT_EQ(VisibleGpuNames(eight, "3,x,4").size(), 1u);
+  const std::vector<std::string> mixed = {"Tesla T4", "NVIDIA L4"};
+  EXPECT_EQ(VisibleGpuNames(mixed, "1"), std::vector<std::string>{"NVIDIA L4"});
+  EXPECT_TRUE(VisibleGpuNames({}, "0").empty());
+}
+
 TEST(MeasureThroughput, RefusesTooLittleToMeasure) {
   EXPECT_EQ(MeasureThroughput({}).error().code, ErrorCode::kFailed);
   EXPECT_NE(MeasureThroughput({At(0, 1)}).error().message.find("two progress reports"),
