@@ -350,12 +350,17 @@ Result<CrossGpuPrediction> PredictThroughput(const std::vector<DeviceMeasurement
                                     ? fmt::format(" at {:.0f}% sustained clock ({:g} W board)",
                                                   100 * Sustained(target), *target.tdp_watts)
                                     : "";
+  const std::string small_gemms =
+      shape.family == ModelFamily::kRnn
+          ? fmt::format(" (rnn: small GEMMs, compute at {:.0f}% of peak)",
+                        100 * kRnnComputeEfficiency)
+          : "";
   out.basis = fmt::format(
-      "{}; {} {} {:.3g} TFLOPS{}, {:g} GB/s: compute-bound share {:.2f}; {} GPU(s), "
+      "{}{}; {} {} {:.3g} TFLOPS{}, {:g} GB/s: compute-bound share {:.2f}; {} GPU(s), "
       "data-parallel efficiency {:.2f}",
-      how, target.name, catalog::PrecisionName(shape.precision), to.peak_flops / 1e12, sustained,
-      target.memory_bandwidth_gbps, out.compute_share_target, target_gpus,
-      out.data_parallel_efficiency);
+      how, small_gemms, target.name, catalog::PrecisionName(shape.precision),
+      to.peak_flops / 1e12, sustained, target.memory_bandwidth_gbps, out.compute_share_target,
+      target_gpus, out.data_parallel_efficiency);
   return out;
 }
 

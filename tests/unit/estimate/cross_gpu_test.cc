@@ -98,6 +98,7 @@ TEST(CrossGpu, FamilyPriorsSetTheComputeAndMemoryShares) {
   const CrossGpuPrediction rnn32 = family(ModelFamily::kRnn, Precision::kFp32);
   EXPECT_GT(rnn32.per_second, rec32.per_second);
   EXPECT_GT(rnn.compute_share_target, rec.compute_share_target);
+  EXPECT_NE(rnn.basis.find("small GEMMs, compute at 30% of peak"), std::string::npos) << rnn.basis;
 }
 
 TEST(CrossGpu, FitsComputeAndMemoryTermsFromTwoGpus) {
