@@ -10,7 +10,8 @@
 #   5b. what serving a model costs a month and over its life;
 #   5c. a measured profile of the model on this machine, and whether a commitment would pay;
 #   5d. small jobs right-sized: seed example 1 on CPU instances, a measurement carried across GPUs,
-#       a small model planned where its 800 GB of data lives;
+#       a small model planned where its 800 GB of data lives; a small model's run measures it and
+#       its next plan is made from that run;
 #   6. queue: a research team's week replayed against its capacity, and a job through the
 #      local queue;
 #   7. what was spent.
@@ -70,6 +71,9 @@ $frugal estimate --measured A100-80GB=1450 --gpu T4 --dtype fp16 --family cnn --
   --samples 1.28m --epochs 1 --tier spot
 echo "       a 350M encoder whose 800 GB of data is in aws ap-south-1: egress priced per option"
 $frugal plan examples/plan/data-in-mumbai.yaml --top 3
+echo "       a small model's own run measures it; its next plan is made from that run"
+$frugal run --spec examples/measured/mlp.yaml --price 0.10/h -- $python examples/pytorch/train.py --epochs 1
+$frugal plan examples/measured/mlp.yaml --top 3
 
 echo
 echo "== 6. Queue: a week of jobs against owned, spot and on-demand capacity; one job run locally"

@@ -485,7 +485,7 @@ Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, 
     }
     return RunCommitmentEstimate(o.commitment, *o.utilization, o.gpu, o.gpus, global, s);
   }
-  if (!o.measured.measured.empty()) {
+  if (!o.measured.measured.empty() || !o.measured.profile.empty()) {
     MeasuredEstimateJob job{o.gpu,   o.dtype, o.params, o.tokens, o.samples,
                             o.steps, o.tier,  o.gpus,   o.epochs, std::nullopt};
     if (o.micro_batch_given) job.batch_per_gpu = o.micro_batch;

@@ -12,6 +12,7 @@ namespace frugal::cli {
 /// The flags `estimate` takes for a prediction from measured throughput.
 struct MeasuredEstimateOptions {
   std::vector<std::string> measured;  ///< "A100-80GB=1450", "V100-16GB:8=4000"
+  std::string profile;                ///< --profile NAME: the ledger's measurements of NAME
   std::string family = "transformer";
   std::optional<double> flops_per_sample, bytes_per_sample;
 };

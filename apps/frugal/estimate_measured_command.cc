@@ -10,6 +10,9 @@
 #include "frugal/estimate/commitment.h"
 #include "frugal/estimate/cross_gpu.h"
 #include "frugal/estimate/hardware.h"
+#include "frugal/ledger/ledger.h"
+#include "frugal/plan/measured_transfer.h"
+#include "frugal/run/profile.h"
 
 namespace frugal::cli {
 
@@ -18,6 +21,10 @@ void AddMeasuredEstimateOptions(CLI::App* cmd, MeasuredEstimateOptions& o) {
                   "Measured throughput GPU=UNITS_PER_SECOND on one such GPU (GPU:N=X on N); "
                   "repeat for more GPU models. Predicts --gpu from it")
       ->take_all();
+  cmd->add_option("--profile", o.profile,
+                  "Predict from what the ledger recorded under NAME (frugal profile --name NAME, "
+                  "or the runs of a job spec named NAME): the newest measurement of each GPU "
+                  "model");
   cmd->add_option("--family", o.family,
                   "Model family for --measured: transformer, cnn, rnn, recommender, "
                   "tree_ensemble, other")
@@ -78,6 +85,56 @@ Result<std::optional<double>> WorkUnits(const MeasuredEstimateJob& job) {
       FRUGAL_TRY(ParseCount(text).map_error([&](Error e) { return e.Wrap(flag); })));
 }
 
+/// The ledger's measurements of `name` as device measurements; kBadInput naming --profile when
+/// none is on a GPU the table lists.
+Result<plan::DeviceMeasurementsFromRecords> FromLedger(const std::string& name,
+                                                       const catalog::Catalog& c,
+                                                       const GlobalOptions& global) {
+  std::unique_ptr<ledger::Ledger> db =
+      FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
+  const std::vector<plan::RecordedMeasurement> records =
+      FRUGAL_TRY(run::RecordedMeasurementsFor(*db, name));
+  plan::DeviceMeasurementsFromRecords picked = plan::SelectDeviceMeasurements(records, c);
+  if (picked.measured.empty()) {
+    std::string why;
+    for (const plan::RecordedUse& u : picked.uses) why += "; " + u.note;
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("--profile {}: the ledger holds no measurement of it on a GPU the "
+                            "table lists ({} record(s){})",
+                            name, records.size(), why));
+  }
+  return picked;
+}
+
+nlohmann::json MeasuredFromJson(const plan::DeviceMeasurementsFromRecords& r) {
+  for (const plan::RecordedUse& u : r.uses) {
+    if (!u.used) continue;
+    const plan::RecordedMeasurement& m = u.measurement;
+    return {{"run_id", m.run_id.empty() ? nlohmann::json() : nlohmann::json(m.run_id)},
+            {"profile_id", m.profile_id},
+            {"recorded_at", m.recorded_at},
+            {"device", m.device},
+            {"gpu", u.gpu},
+            {"units", r.units}};
+  }
+  return nullptr;
+}
+
+nlohmann::json RecordedJson(const plan::DeviceMeasurementsFromRecords& r) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const plan::RecordedUse& u : r.uses) {
+    const plan::RecordedMeasurement& m = u.measurement;
+    list.push_back({{"profile_id", m.profile_id},
+                    {"run_id", m.run_id.empty() ? nlohmann::json() : nlohmann::json(m.run_id)},
+                    {"recorded_at", m.recorded_at},
+                    {"device", m.device},
+                    {"gpu", u.gpu.empty() ? nlohmann::json() : nlohmann::json(u.gpu)},
+                    {"used", u.used},
+                    {"note", u.note.empty() ? nlohmann::json() : nlohmann::json(u.note)}});
+  }
+  return list;
+}
+
 }  // namespace
 
 Result<void> RunMeasuredEstimate(const MeasuredEstimateOptions& o, const MeasuredEstimateJob& job,
@@ -87,6 +144,11 @@ Result<void> RunMeasuredEstimate(const MeasuredEstimateOptions& o, const Measure
   for (const std::string& text : o.measured) {
     measured.push_back(FRUGAL_TRY(estimate::ParseDeviceMeasurement(text, c).map_error(
         [](Error e) { return e.Wrap("--measured"); })));
+  }
+  std::optional<plan::DeviceMeasurementsFromRecords> recorded;
+  if (!o.profile.empty()) {
+    recorded = FRUGAL_TRY(FromLedger(o.profile, c, global));
+    measured.insert(measured.end(), recorded->measured.begin(), recorded->measured.end());
   }
   const catalog::GpuSpec* gpu =
       FRUGAL_TRY(c.RequireGpu(job.gpu).map_error([](Error e) { return e.Wrap("--gpu"); }));
@@ -135,8 +197,20 @@ Result<void> RunMeasuredEstimate(const MeasuredEstimateOptions& o, const Measure
                   {"measured", list},
                   {"work_units", units ? nlohmann::json(*units) : nlohmann::json()},
                   {"wall_hours", wall_hours ? nlohmann::json(*wall_hours) : nlohmann::json()},
-                  {"costs", cost_list}});
+                  {"costs", cost_list},
+                  {"measured_from", recorded ? MeasuredFromJson(*recorded) : nlohmann::json()},
+                  {"recorded_measurements",
+                   recorded ? RecordedJson(*recorded) : nlohmann::json::array()}});
     return {};
+  }
+  if (recorded) {
+    for (const plan::RecordedUse& u : recorded->uses) {
+      const plan::RecordedMeasurement& m = u.measurement;
+      s.out << fmt::format(
+          "{}: {} measured {} on {}{}\n", u.used ? "Measured" : "Not used",
+          m.run_id.empty() ? fmt::format("profile {}", m.profile_id) : "run " + m.run_id,
+          m.recorded_at, m.device, u.used ? "" : ": " + u.note);
+    }
   }
   s.out << fmt::format("Predicted throughput on {} x{}: {:.4g} units/s ({:.4g} on one GPU)\n",
                        gpu->name, job.gpus, p.per_second, p.single_gpu_per_second);

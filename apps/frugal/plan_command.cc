@@ -15,6 +15,7 @@
 #include "frugal/serving/inference_spec.h"
 #include "inference_command.h"
 #include "policy_gate.h"
+#include "run_support.h"
 
 namespace frugal::cli {
 namespace {
@@ -258,6 +259,14 @@ void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, const PlanPolicy&
   for (const plan::MeasuredProfile& m : spec.measured) {
     if (!m.source.empty()) s.out << "Measured: " << m.source << "\n";
   }
+  for (const plan::RecordedUse& u : spec.recorded_measurements) {
+    if (u.used) continue;
+    const plan::RecordedMeasurement& m = u.measurement;
+    s.out << fmt::format(
+        "Not used: {} measured {} on {}: {}\n",
+        m.run_id.empty() ? fmt::format("profile {}", m.profile_id) : "run " + m.run_id,
+        m.recorded_at, m.device, u.note);
+  }
   if (const plan::FaultTolerance& ft = spec.fault_tolerance; !ft.drill.empty()) {
     s.out << fmt::format(
         "Fault tolerance from drill '{}' ({}): checkpoint write {}, restart {} (boot included), "
@@ -344,11 +353,13 @@ Result<void> RunPlan(const PlanOptions& o, const GlobalOptions& global, Streams&
     return RunInferencePlan(o.job, o.top, global, s);
   plan::PlanRequest request = FRUGAL_TRY(RequestFrom(o));
   catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
-  const plan::JobSpec spec =
+  plan::JobSpec spec =
       FRUGAL_TRY(plan::LoadJobSpec(o.job, c.gpu_names(), UserDataDir() / "drills"));
   if (!spec.catalog_files.empty()) {
     c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
   }
+  // What earlier runs of this job measured: the newest of each GPU model, without `measured:`.
+  AddRecordedMeasurements(spec, c, global);
   PlanPolicy pp;
   const std::optional<policy::ConfiguredPolicy> configured =
       FRUGAL_TRY(SetUpPolicy(o, global, c, pp));

@@ -111,7 +111,7 @@ void PrintProfile(const ledger::Profile& p, Streams& s) {
   const ledger::NewProfile& r = p.record;
   const std::string device = r.device_kind == "gpu"
                                  ? fmt::format("{} x {}", r.device_count, r.device)
-                                 : "CPU: " + r.device;
+                                 : fmt::format("CPU: {} ({} vCPUs)", r.device, r.device_count);
   s.out << fmt::format("Profile '{}' (id {}) on {}, {}\n", r.name, p.id, device,
                        ledger::FormatTimestamp(r.time));
   s.out << fmt::format("  throughput  {}\n", Rates(r));

@@ -5,10 +5,12 @@
 #include "commands.h"
 #include "frugal/core/file_lock.h"
 #include "frugal/core/log.h"
+#include "frugal/core/paths.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/monitor/proc_sampler.h"
 #include "frugal/run/ledger_catch_up.h"
 #include "frugal/run/ledger_recorder.h"
+#include "frugal/run/profile.h"
 #include "frugal/run/run_journal.h"
 #include "frugal/run/run_text.h"
 #include "policy_gate.h"
@@ -114,6 +116,27 @@ void CatchUpLedger(ledger::Ledger& db, const run::SupervisorConfig& config,
   }
 }
 
+/// Records what the run measured of its job for the next plan; a run too short to measure, or
+/// a ledger that fails, is a note on stderr: the run itself went as it went.
+void RecordProfile(ledger::Ledger& db, const run::RunProfiler& profiler,
+                   const run::RunResult& result, std::optional<ledger::RunId> run_id, Streams& s) {
+  Result<ledger::Profile> stored =
+      run::RecordRunProfile(db, profiler, result, run_id, UserDataDir() / "profiles");
+  if (!stored) {
+    s.err << fmt::format("frugal: note: no measurement of job '{}' recorded: {}\n", profiler.name(),
+                         stored.error().message);
+    return;
+  }
+  const ledger::NewProfile& r = stored->record;
+  const double rate =
+      r.samples_per_second.value_or(r.tokens_per_second.value_or(r.steps_per_second));
+  const char* units = r.samples_per_second ? "samples" : r.tokens_per_second ? "tokens" : "steps";
+  s.err << fmt::format(
+      "frugal: measured {:.4g} {}/s on {} (profile {} of job '{}'); the next `frugal plan` of the "
+      "spec uses it\n",
+      rate, units, r.device, stored->id, r.name);
+}
+
 Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s) {
   const std::string override_text = o.override_reason.value_or("");
   for (const auto& [flag, value] :
@@ -181,6 +204,12 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
     preemptible = true;
   }
   supervisor.SetSampler(std::make_unique<monitor::ProcSampler>(std::make_unique<monitor::NvmlProbe>()));
+  // A run of a job spec measures the job as `frugal profile` would, for its next plan.
+  std::optional<run::RunProfiler> profiler;
+  if (!setup.job_name.empty()) {
+    profiler.emplace(setup.job_name, config.command);
+    supervisor.AddPreemptionSource(profiler->TakeMeter());
+  }
   StatusLine status(s.err);
   supervisor.SetStatusCallback([&status](const run::RunStatus& st) { status.Update(st); });
 
@@ -201,6 +230,7 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
         ledger_recorder.pending(), ledger::ResolveLocation(global.db),
         (config.run_dir / "journal.jsonl").string(), config.run_id);
   }
+  if (profiler) RecordProfile(*db, *profiler, result, ledger_recorder.run_id(), s);
   const auto checks = run::RunSelfChecks(result, preemptible);
   if (global.json) {
     WriteJson(s, RunSummaryJson(config, result, checks));

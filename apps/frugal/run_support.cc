@@ -1,5 +1,6 @@
 #include "run_support.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -7,15 +8,15 @@
 #include <iostream>
 #include <random>
 
-#include <fmt/format.h>
-
 #include "frugal/catalog/catalog.h"
-#include "frugal/core/paths.h"
-#include "frugal/core/text.h"
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/log.h"
+#include "frugal/core/paths.h"
+#include "frugal/core/text.h"
+#include "frugal/ledger/ledger.h"
 #include "frugal/plan/job_spec.h"
 #include "frugal/run/metadata_notice.h"
+#include "frugal/run/profile.h"
 #include "frugal/run/run_text.h"
 #include "frugal/run/spec_gate.h"
 
@@ -133,6 +134,7 @@ Result<LoadedSpec> LoadSpec(const SuperviseOptions& o, const GlobalOptions& glob
   plan::JobSpec spec =
       FRUGAL_TRY(plan::LoadJobSpec(o.spec, c.gpu_names(), UserDataDir() / "drills"));
   if (!spec.catalog_files.empty()) c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
+  AddRecordedMeasurements(spec, c, global);
   std::string text = FRUGAL_TRY(ReadFile(o.spec));
   return LoadedSpec{std::move(spec), std::move(text), std::move(c)};
 }
@@ -144,6 +146,20 @@ Result<Pricing> PriceSpecRun(const SuperviseOptions& o, const LoadedSpec& loaded
   if (!o.offer.empty() || !o.gpu.empty()) offer_id = FRUGAL_TRY(ChooseOffer(o, loaded.catalog))->Id();
   const std::optional<run::SpecEstimate> estimate =
       FRUGAL_TRY(run::EstimateSpecRun(loaded.spec, loaded.catalog, offer_id));
+  const bool unmeasured = !loaded.spec.modelled && loaded.spec.measured.empty();
+  if (!estimate && unmeasured) {
+    if (offer_id.empty()) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: a {} job is planned from measurements and none is recorded "
+                              "yet: give its first run --offer, --gpu or --price; that run "
+                              "measures it for the next plan",
+                              o.spec, estimate::ModelFamilyName(loaded.spec.family)));
+    }
+    log::Info("{}: nothing measured of this job yet: running on {} unestimated; this run "
+              "measures it for the next plan",
+              o.spec, offer_id);
+    return PriceOf(loaded.catalog, *FRUGAL_TRY(ChooseOffer(o, loaded.catalog)), 1);
+  }
   if (!estimate) {
     if (offer_id.empty()) {
       return Fail(ErrorCode::kBadInput, fmt::format("{}: the planner finds no offer this job can run on (see "
@@ -180,6 +196,17 @@ Result<Pricing> ResolvePricing(const SuperviseOptions& o, const GlobalOptions& g
 }
 
 }  // namespace
+
+void AddRecordedMeasurements(plan::JobSpec& spec, const catalog::Catalog& catalog,
+                             const GlobalOptions& global) {
+  Result<std::unique_ptr<ledger::Ledger>> db =
+      ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist);
+  Result<void> added = db ? run::AddLedgerMeasurements(**db, spec, catalog) : Fail(db.error());
+  if (!added) {
+    log::Warning("{}: the measurements the ledger holds of '{}' were not read: {}", spec.source,
+                 spec.measurement_name, added.error().message);
+  }
+}
 
 void AddSuperviseOptions(CLI::App* cmd, SuperviseOptions& o) {
   cmd->add_option("--price", o.price, "Price of the capacity, e.g. 3.06/h (for capacity not in the catalog)");
@@ -243,6 +270,7 @@ Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o, const Gl
     c.caps.dollars = loaded->spec.constraints.budget;
     c.caps.gpu_hours = loaded->spec.constraints.max_gpu_hours;
     setup.spec_text = loaded->text;
+    setup.job_name = loaded->spec.measurement_name;
   } else if (o.allow_overrun) {
     return Fail(ErrorCode::kBadInput, "option --allow-overrun: only with --spec (it lifts the estimate gate)");
   }

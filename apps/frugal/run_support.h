@@ -9,6 +9,7 @@
 
 #include "app.h"
 #include "frugal/ledger/types.h"
+#include "frugal/plan/job_spec.h"
 #include "frugal/run/self_checks.h"
 #include "frugal/run/supervisor.h"
 
@@ -38,6 +39,9 @@ struct SuperviseSetup {
   run::SupervisorConfig config;
   ledger::SegmentOffer offer;
   std::string spec_text;  ///< the job spec as given, for the ledger
+  /// With --spec: the name the run's measurement is recorded under (the job's), for its next
+  /// plan; empty without a spec.
+  std::string job_name;
 };
 
 /// The supervisor configuration the options describe (price from --price, --offer or the
@@ -45,6 +49,12 @@ struct SuperviseSetup {
 [[nodiscard]] Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o, const GlobalOptions& global);
 /// The metadata preemption source the options ask for, or null.
 [[nodiscard]] Result<std::unique_ptr<run::PreemptionSource>> MetadataSource(const SuperviseOptions& o);
+
+/// Adds to `spec` what the ledger recorded of the job under its name (the measurements of its
+/// supervised runs and profiles: run::AddLedgerMeasurements). A ledger that cannot be read is a
+/// warning, never an error: the plan goes on from the spec alone.
+void AddRecordedMeasurements(plan::JobSpec& spec, const catalog::Catalog& catalog,
+                             const GlobalOptions& global);
 
 /// Draws the status line: overprinted on a terminal (isatty, TERM not dumb), otherwise a
 /// plain line every 30 seconds.

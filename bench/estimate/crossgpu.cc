@@ -30,6 +30,8 @@ using frugal::Table;
 
 struct Row {
   std::string workload, source;
+  std::string family;     ///< the model family, as the prediction is told it
+  bool held_out = false;  ///< no constant or family prior was chosen on this row
   est::WorkloadShape shape;
   const cat::GpuSpec* gpu = nullptr;
   int gpus = 1;
@@ -63,7 +65,12 @@ std::vector<Row> Load(const std::string& path, const std::vector<cat::GpuSpec>& 
                    frugal::CsvTable::Field(r, col("dtype"));
     const std::string& src = frugal::CsvTable::Field(r, col("source"));
     row.source = src.starts_with("NVIDIA DeepLearningExamples") ? "NVIDIA DLE" : "timm";
+    if (src.find("/NCF/") != std::string::npos || src.find("/GNMT/") != std::string::npos) {
+      row.source = "NVIDIA DLE (NCF, GNMT)";
+    }
     row.shape.family = *est::ParseModelFamily(frugal::CsvTable::Field(r, col("family")));
+    row.family = std::string(est::ModelFamilyName(row.shape.family));
+    row.held_out = frugal::CsvTable::Field(r, col("role")) == "held_out";
     row.shape.precision = *cat::ParsePrecision(frugal::CsvTable::Field(r, col("dtype")));
     row.shape.params = Number(frugal::CsvTable::Field(r, col("params")));
     row.shape.units_per_gpu_step = Number(frugal::CsvTable::Field(r, col("per_gpu_batch")));
@@ -90,6 +97,7 @@ struct Errors {
 
 void SingleGpu(const std::vector<Row>& rows) {
   std::map<std::string, Errors> by_source;
+  std::map<std::string, Errors> by_family;  // "cnn, held out", "cnn, fit on", ...
   Errors all;
   for (const Row& from : rows) {
     for (const Row& to : rows) {
@@ -103,7 +111,9 @@ void SingleGpu(const std::vector<Row>& rows) {
       const double peak = from.per_second * f_to / f_from;
       const double bw =
           from.per_second * to.gpu->memory_bandwidth_gbps / from.gpu->memory_bandwidth_gbps;
-      for (Errors* e : {&all, &by_source[from.source]}) {
+      Errors& family =
+          by_family[from.family + (from.held_out ? ", held out" : ", priors chosen on")];
+      for (Errors* e : {&all, &by_source[from.source], &family}) {
         e->model.push_back(std::abs(std::log(p->per_second / to.per_second)));
         e->peak.push_back(std::abs(std::log(peak / to.per_second)));
         e->bandwidth.push_back(std::abs(std::log(bw / to.per_second)));
@@ -123,6 +133,17 @@ void SingleGpu(const std::vector<Row>& rows) {
   for (const auto& [name, e] : by_source) add(name, e);
   std::cout << "From one measured GPU: median |ln(predicted / measured)|\n";
   t.Render(std::cout);
+  Table f({{"FAMILY, ROWS"},
+           {"PAIRS", Align::kRight},
+           {"FRUGAL", Align::kRight},
+           {"PEAK TFLOPS", Align::kRight},
+           {"BANDWIDTH", Align::kRight}});
+  for (const auto& [name, e] : by_family) {
+    f.AddRow({name, std::to_string(e.model.size()), fmt::format("{:.3f}", Median(e.model)),
+              fmt::format("{:.3f}", Median(e.peak)), fmt::format("{:.3f}", Median(e.bandwidth))});
+  }
+  std::cout << "\nBy family (held out: no constant or prior was chosen on these rows)\n";
+  f.Render(std::cout);
 }
 
 void TwoGpus(const std::vector<Row>& rows) {

@@ -32,4 +32,17 @@ std::string NormalizeGpuName(const AcceleratorHint& hint);
 std::vector<std::string> ResolveGpuName(std::string_view name,
                                         const std::vector<std::string>& known);
 
+/// The canonical name of the GPU a device name from NVML or PyTorch
+/// (`torch.cuda.get_device_name`) denotes: "NVIDIA A100-SXM4-80GB" → A100-80GB, "Tesla T4" →
+/// T4, "NVIDIA H100 80GB HBM3" → H100-80GB-SXM, "NVIDIA H100 PCIe" and "NVIDIA H100 NVL" →
+/// H100-80GB-PCIe, "NVIDIA GeForce RTX 4090" → RTX4090, "NVIDIA RTX A6000" → RTXA6000,
+/// "NVIDIA RTX 6000 Ada Generation" → RTX6000-Ada, "Tesla V100-SXM2-32GB" → V100-32GB. The
+/// vendor and product-line words (NVIDIA, Tesla, GeForce, Quadro, AMD Instinct), the form factor
+/// (SXM, PCIe) and the memory size are set aside, except where they tell two parts apart (A100
+/// and V100 memory sizes, H100 SXM and PCIe); what remains must equal a name in `known`, compared
+/// without case, spaces or dashes. nullopt for a name that denotes no part in `known` (a variant
+/// the table does not list, such as "RTX 3090 Ti" or "V100S"): the caller keeps and reports it.
+std::optional<std::string> GpuFromDeviceName(std::string_view device,
+                                             const std::vector<std::string>& known);
+
 }  // namespace frugal::catalog

@@ -18,6 +18,7 @@ using catalog::Precision;
 // the other constants below on bench/estimate/crossgpu/throughput.csv (docs/estimate.md gives the
 // fit and the accuracy on the rows left out).
 constexpr double kComputeEfficiency = 0.7;
+constexpr double kRnnComputeEfficiency = 0.3;
 // Boards capped at 75 W (T4, L4, P4) cannot hold their boost clock under sustained tensor load:
 // the share of the listed peak they keep (fitted on the V100 → T4 rows).
 constexpr double kLowPowerClock = 0.55;
@@ -35,8 +36,10 @@ constexpr double kNetworkBytesPerSecond = 12.5e9;  // 100 Gb/s per GPU between n
 constexpr int kGpusPerNode = 8;
 
 // Arithmetic intensity (training FLOPs per DRAM byte) of a family when the job gives neither
-// FLOPs nor bytes per unit. Transformers, CNNs and RNNs are fitted on the published tables;
-// recommenders (embedding lookups) and tree ensembles are memory-bound by construction.
+// FLOPs nor bytes per unit: the family priors. Transformers, CNNs and RNNs were chosen on the
+// published NVIDIA tables (docs/estimate.md "Family priors"); recommenders (embedding lookups:
+// a few FLOPs per byte gathered) and tree ensembles are memory-bound by construction, and the
+// NCF rows, held out, confirm the recommender's.
 double FamilyIntensity(ModelFamily f) {
   switch (f) {
     case ModelFamily::kTransformer:
@@ -66,7 +69,15 @@ struct DeviceRates {
   double peak_flops = 0;  ///< listed peak for the precision, for the explanation
 };
 
-Result<DeviceRates> RatesFor(const GpuSpec& g, Precision p) {
+/// The share of the peak a family's compute-bound kernels reach. Recurrent layers run a chain
+/// of small GEMMs (one per time step, batch × hidden) that fill a GPU's tensor cores far less
+/// than a transformer's or a CNN's large ones: kRnnComputeEfficiency, chosen on the GNMT
+/// training and Tacotron 2 rows of bench/estimate/crossgpu/throughput.csv (docs/estimate.md).
+double FamilyComputeEfficiency(ModelFamily f) {
+  return f == ModelFamily::kRnn ? kRnnComputeEfficiency : kComputeEfficiency;
+}
+
+Result<DeviceRates> RatesFor(const GpuSpec& g, Precision p, ModelFamily f) {
   const double flops = FRUGAL_TRY(ComputeFlopsFor(g, p));
   if (!(g.memory_bandwidth_gbps > 0)) {
     return Fail(ErrorCode::kBadInput,
@@ -74,7 +85,7 @@ Result<DeviceRates> RatesFor(const GpuSpec& g, Precision p) {
                             "to it",
                             g.name));
   }
-  return DeviceRates{1.0 / (flops * kComputeEfficiency * Sustained(g)),
+  return DeviceRates{1.0 / (flops * FamilyComputeEfficiency(f) * Sustained(g)),
                      1.0 / (g.memory_bandwidth_gbps * 1e9), flops};
 }
 
@@ -291,12 +302,12 @@ Result<CrossGpuPrediction> PredictThroughput(const std::vector<DeviceMeasurement
                   "a measured throughput must be a positive number on at least one GPU");
     }
   }
-  const DeviceRates to = FRUGAL_TRY(RatesFor(target, shape.precision));
+  const DeviceRates to = FRUGAL_TRY(RatesFor(target, shape.precision, shape.family));
   const std::vector<PerGpu> singles = SingleGpuFigures(measured, shape);
   std::vector<DeviceRates> rates;
   std::vector<double> seconds;
   for (const PerGpu& s : singles) {
-    rates.push_back(FRUGAL_TRY(RatesFor(*s.gpu, shape.precision)));
+    rates.push_back(FRUGAL_TRY(RatesFor(*s.gpu, shape.precision, shape.family)));
     seconds.push_back(1.0 / s.per_second);
   }
   CrossGpuPrediction out;
@@ -339,12 +350,17 @@ Result<CrossGpuPrediction> PredictThroughput(const std::vector<DeviceMeasurement
                                     ? fmt::format(" at {:.0f}% sustained clock ({:g} W board)",
                                                   100 * Sustained(target), *target.tdp_watts)
                                     : "";
+  const std::string small_gemms =
+      shape.family == ModelFamily::kRnn
+          ? fmt::format(" (rnn: small GEMMs, compute at {:.0f}% of peak)",
+                        100 * kRnnComputeEfficiency)
+          : "";
   out.basis = fmt::format(
-      "{}; {} {} {:.3g} TFLOPS{}, {:g} GB/s: compute-bound share {:.2f}; {} GPU(s), "
+      "{}{}; {} {} {:.3g} TFLOPS{}, {:g} GB/s: compute-bound share {:.2f}; {} GPU(s), "
       "data-parallel efficiency {:.2f}",
-      how, target.name, catalog::PrecisionName(shape.precision), to.peak_flops / 1e12, sustained,
-      target.memory_bandwidth_gbps, out.compute_share_target, target_gpus,
-      out.data_parallel_efficiency);
+      how, small_gemms, target.name, catalog::PrecisionName(shape.precision),
+      to.peak_flops / 1e12, sustained, target.memory_bandwidth_gbps, out.compute_share_target,
+      target_gpus, out.data_parallel_efficiency);
   return out;
 }
 

@@ -28,7 +28,7 @@ struct NewProfile {
   std::string command;  ///< the command line, space-joined
   std::string device;   ///< "NVIDIA H100 80GB HBM3", or "AMD EPYC 7B13" for a CPU
   std::string device_kind = "cpu";  ///< "gpu" or "cpu"
-  int device_count = 1;             ///< GPUs visible (1 for a CPU)
+  int device_count = 1;             ///< GPUs visible; for a CPU, the vCPUs the command could use
   Duration wall{0};      ///< the command's whole run, start-up included
   Duration measured{0};  ///< first to last progress report: what the rates are over
   int64_t steps = 0;     ///< steps inside the measured stretch

@@ -461,12 +461,8 @@ Result<void> CheckWorkForProfiles(const JobSpec& spec) {
           fmt::format("{}: measured profile: tokens_per_second needs work.tokens", p.where));
     }
   }
-  if (!spec.modelled && spec.measured.empty()) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("{}: a {} job is planned from measured profiles: add at least one "
-                            "under 'measured:' (frugal profile records them)",
-                            spec.source, est::ModelFamilyName(spec.family)));
-  }
+  // A job of another family with no `measured:` entry is checked when planned: the ledger may
+  // hold what an earlier run of it measured (planner.h).
   return {};
 }
 
@@ -487,7 +483,9 @@ Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_d
   }
   JobSpec spec;
   spec.source = doc.source();
-  spec.name = FRUGAL_TRY(doc.OptionalString(root, "name")).value_or("job");
+  const std::optional<std::string> name = FRUGAL_TRY(doc.OptionalString(root, "name"));
+  spec.name = name.value_or("job");
+  spec.measurement_name = name ? *name : std::filesystem::path(spec.source).stem().string();
   // Any tags: team, project and owner are what reports group by; a policy may require others.
   spec.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
   for (const auto& file : FRUGAL_TRY(doc.StringList(root, "catalog")))

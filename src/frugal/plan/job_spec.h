@@ -13,8 +13,9 @@
 #include "frugal/core/money.h"
 #include "frugal/estimate/cross_gpu.h"
 #include "frugal/estimate/estimator.h"
-#include "frugal/plan/fixed_costs.h"
 #include "frugal/plan/checkpointing.h"
+#include "frugal/plan/fixed_costs.h"
+#include "frugal/plan/recorded_measurement.h"
 
 namespace frugal::plan {
 
@@ -36,8 +37,16 @@ struct MeasuredProfile {
   std::optional<double> tokens_per_second;
   std::optional<double> samples_per_second;  ///< units: work.samples × epochs
   std::optional<double> peak_memory_gib;     ///< per GPU; on a CPU offer, host RAM
+  /// Measured on a CPU with this many vCPUs (a recorded measurement): carried to every CPU
+  /// offer by its vCPU count (estimate/cpu_scaling.h), never matched to an offer directly.
+  std::optional<double> cpu_vcpus;
+  std::optional<double> cpu_busy_cores;  ///< mean cores busy where it was measured
   std::string predicted_from;  ///< set on profiles carried to another GPU (measured_transfer.h)
   std::string source;  ///< "profile 'x' measured <when> on <device>" for a recorded profile
+  std::optional<int64_t> profile_id;  ///< the ledger profile a `profile:` entry or a run gave
+  /// Set on the profiles the plan took from the ledger itself (measured_transfer.h
+  /// AddRecordedMeasurements): not named in the spec, so never an error against the catalog.
+  std::optional<RecordedMeasurement> recorded;
   std::string where;       ///< file:line:col, for messages
   std::string gpus_where;  ///< file:line:col of `gpus` (of `gpu` when it is absent)
 };
@@ -93,6 +102,9 @@ struct DataSpec {
 struct JobSpec {
   std::string source;  ///< the file it came from
   std::string name;
+  /// What the job's measurements are recorded under in the ledger (`frugal run --spec` records
+  /// one per run; the next plan reads the newest): `name:`, else the spec file's stem.
+  std::string measurement_name;
   std::map<std::string, std::string> tags;
   std::vector<std::filesystem::path>
       catalog_files;          ///< custom offers, resolved from the spec's folder
@@ -111,6 +123,9 @@ struct JobSpec {
   estimate::Work work;
   KnobSpace knobs;
   std::vector<MeasuredProfile> measured;
+  /// What became of the measurements the ledger holds under the job's name (newest first);
+  /// filled by AddRecordedMeasurements, empty when the ledger was not read.
+  std::vector<RecordedUse> recorded_measurements;
   Constraints constraints;
   FaultTolerance fault_tolerance;
   DataSpec data;

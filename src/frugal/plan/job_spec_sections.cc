@@ -191,6 +191,9 @@ Result<void> ReadRecordedProfile(const YamlDoc& doc, const YAML::Node& at, const
   }
   p.source = fmt::format("profile '{}' measured {} on {}", name, record.value("measured_at", "?"),
                          record.value("device", "?"));
+  if (const auto id = record.find("profile_id"); id != record.end() && id->is_number_integer()) {
+    p.profile_id = id->get<int64_t>();
+  }
   return {};
 }
 

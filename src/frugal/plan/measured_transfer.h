@@ -22,6 +22,37 @@ namespace frugal::plan {
                                                            const catalog::GpuSpec& target,
                                                            int total);
 
+/// A profile for the CPU-only `offer` carried from the spec's measurement on a CPU (cpu_vcpus
+/// set) by the vCPU counts (estimate/cpu_scaling.h); nullopt when there is none or the offer
+/// states no vCPUs.
+[[nodiscard]] std::optional<MeasuredProfile> CarryToCpuOffer(const JobSpec& spec,
+                                                             const catalog::Offer& offer);
+
+/// Adds to `spec.measured` what the ledger recorded of the job (`newest_first`: its profiles,
+/// newest first), the newest measurement of each GPU model: on the catalog GPU its device name
+/// maps to (catalog::GpuFromDeviceName), on the GPU count it ran on, in the job's units (samples
+/// per second for work in samples, else tokens per second), with its per-GPU peak memory where
+/// NVML saw it; a CPU measurement (the newest) with its vCPUs, busy cores and peak RSS, for the
+/// CPU offers. A job planned from measurements alone with no work in tokens or samples takes a
+/// run that finished on its own as its runtime. A measurement is left out, with the reason in
+/// `spec.recorded_measurements`, when an older one of a GPU model (or of a CPU) a newer one covers
+/// (superseded), its device is a GPU the table does not list (kept and reported, never an error),
+/// it lacks the job's units, a spec entry already names it or measures that GPU itself (the spec's
+/// entry wins).
+void AddRecordedMeasurements(JobSpec& spec, const catalog::Catalog& c,
+                             const std::vector<RecordedMeasurement>& newest_first);
+
+/// What the ledger's measurements of a job give `frugal estimate --profile NAME`: the newest
+/// measurement of each GPU model its device maps to, in one unit (the newest's most specific:
+/// samples, else tokens, else steps per second), and what became of each.
+struct DeviceMeasurementsFromRecords {
+  std::vector<estimate::DeviceMeasurement> measured;  ///< newest first
+  std::vector<RecordedUse> uses;                      ///< every record, newest first
+  std::string units;                                  ///< "samples", "tokens" or "steps"
+};
+[[nodiscard]] DeviceMeasurementsFromRecords SelectDeviceMeasurements(
+    const std::vector<RecordedMeasurement>& newest_first, const catalog::Catalog& c);
+
 /// Why `offer` cannot hold the job's host memory (memory.host_ram_gib, or on a CPU offer the
 /// profile's peak_memory_gib), with the figures; empty when it can or the offer states no RAM.
 [[nodiscard]] std::string HostRamShortfall(const JobSpec& spec, const catalog::Offer& offer,

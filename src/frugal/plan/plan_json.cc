@@ -82,6 +82,40 @@ nlohmann::json DataSourceJson(const DataSource& s) {
           {"preprocess_seconds", s.preprocess_hours * 3600}};
 }
 
+nlohmann::json OrNull(const std::string& s) {
+  return s.empty() ? nlohmann::json() : nlohmann::json(s);
+}
+
+nlohmann::json RecordedJson(const RecordedUse& u) {
+  const RecordedMeasurement& m = u.measurement;
+  return {{"profile_id", m.profile_id},
+          {"run_id", OrNull(m.run_id)},
+          {"recorded_at", m.recorded_at},
+          {"device", m.device},
+          {"device_count", m.device_count},
+          {"gpu", OrNull(u.gpu)},
+          {"used", u.used},
+          {"note", OrNull(u.note)}};
+}
+
+/// The newest recorded measurement the plan used: which run (or profile) and when.
+nlohmann::json MeasuredFromJson(const JobSpec& spec) {
+  for (const MeasuredProfile& p : spec.measured) {
+    if (!p.recorded) continue;
+    const RecordedMeasurement& m = *p.recorded;
+    const bool samples = p.samples_per_second.has_value();
+    return {{"run_id", OrNull(m.run_id)},
+            {"profile_id", m.profile_id},
+            {"recorded_at", m.recorded_at},
+            {"device", m.device},
+            {"gpu", p.gpu},
+            {"gpus", p.gpus},
+            {"units", samples ? "samples" : "tokens"},
+            {"per_second", samples ? *p.samples_per_second : p.tokens_per_second.value_or(0)}};
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 nlohmann::json OptionJson(const Option& o, size_t rank) {
@@ -125,6 +159,8 @@ nlohmann::json PlanJson(const JobSpec& spec, const Plan& p, const std::string& o
   nlohmann::json excluded = nlohmann::json::array();
   for (const auto& e : p.excluded)
     excluded.push_back({{"reason", e.reason}, {"options", e.offers}});
+  nlohmann::json recorded = nlohmann::json::array();
+  for (const RecordedUse& u : spec.recorded_measurements) recorded.push_back(RecordedJson(u));
   return {
       {"job", spec.name},
       {"tokens", p.tokens},
@@ -133,6 +169,8 @@ nlohmann::json PlanJson(const JobSpec& spec, const Plan& p, const std::string& o
       {"budget_usd", p.budget ? nlohmann::json(p.budget->dollars()) : nlohmann::json()},
       {"fault_tolerance", FaultToleranceJson(spec.fault_tolerance)},
       {"data", DataSourceJson(p.data)},
+      {"measured_from", MeasuredFromJson(spec)},
+      {"recorded_measurements", recorded},
       {"options", options},
       {"excluded", excluded},
       {"advice", p.advice},

@@ -88,6 +88,7 @@ std::vector<int> InstanceCounts(const Offer& o, int max_gpus) {
 const MeasuredProfile* FindProfile(const JobSpec& spec, const Offer& o, int total) {
   for (const MeasuredProfile& p : spec.measured) {
     if (!p.runtime_hours && !p.tokens_per_second && !p.samples_per_second) continue;
+    if (p.cpu_vcpus) continue;  // carried to CPU offers by their vCPUs (CarryToCpuOffer)
     if (!p.offer.empty()) {
       const bool match = p.offer == o.instance_type || o.Id().rfind(p.offer, 0) == 0;
       if (match && total == o.gpu_count) return &p;
@@ -275,6 +276,12 @@ void AddOffer(Context& ctx, const Offer& o) {
         return;
       }
       AddMeasured(ctx, o, 1, 0, *p, nullptr);
+    } else if (const auto carried = CarryToCpuOffer(ctx.spec, o)) {
+      if (const std::string why = HostRamShortfall(ctx.spec, o, &*carried); !why.empty()) {
+        Exclude(ctx, why);
+        return;
+      }
+      AddMeasured(ctx, o, 1, 0, *carried, nullptr);
     } else {
       Exclude(ctx, "CPU offers: CPU runtime is not modelled; add a measured profile for the offer");
     }
@@ -446,6 +453,23 @@ void Screen(Context& ctx) {
   ctx.candidates = std::move(allowed);
 }
 
+/// kBadInput for a job of a family planned from measurements alone with none: none in the
+/// spec, none (usable) in the ledger under its name.
+Result<void> CheckMeasuredFamily(const JobSpec& spec) {
+  if (spec.modelled || !spec.measured.empty()) return {};
+  std::string unused;
+  for (const RecordedUse& u : spec.recorded_measurements) {
+    unused += fmt::format("; the ledger's {} of {} was not usable: {}",
+                          u.measurement.run_id.empty() ? "profile" : "run " + u.measurement.run_id,
+                          u.measurement.recorded_at, u.note);
+  }
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("{}: a {} job is planned from measured profiles: add at least one "
+                          "under 'measured:' (frugal profile records them), or run it once with "
+                          "`frugal run --spec` on a chosen --gpu or --offer{}",
+                          spec.source, est::ModelFamilyName(spec.family), unused));
+}
+
 /// kBadInput for a measured profile naming an offer no catalog offer matches: a typo there
 /// would otherwise leave the profile unused and the plan silently modelled.
 Result<void> CheckProfileOffers(const JobSpec& spec, const catalog::Catalog& c) {
@@ -471,7 +495,7 @@ Result<void> CheckProfileOffers(const JobSpec& spec, const catalog::Catalog& c) 
 Result<void> CheckProfileGpus(const JobSpec& spec, const catalog::Catalog& c) {
   const int max_gpus = spec.constraints.max_gpus;
   for (const MeasuredProfile& p : spec.measured) {
-    if (p.gpu.empty()) continue;
+    if (p.gpu.empty() || p.recorded) continue;  // the ledger's: carried where it has no offer
     std::set<int> totals;
     bool rented = false;
     for (const Offer& o : c.offers()) {
@@ -523,6 +547,7 @@ Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const Plan
   est::Training base = spec.baseline;
   plan.tokens = spec.modelled ? FRUGAL_TRY(est::WorkTokens(spec.work, spec.model, base))
                               : spec.work.tokens.value_or(0);
+  FRUGAL_TRY(CheckMeasuredFamily(spec));
   FRUGAL_TRY(CheckProfileOffers(spec, c));
   FRUGAL_TRY(CheckProfileGpus(spec, c));
   FRUGAL_TRY(CheckClouds(spec, c));

@@ -1,17 +1,22 @@
 #include "frugal/run/profile.h"
 
 #include <fmt/format.h>
+#include <sched.h>
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/text.h"
+#include "frugal/ledger/ledger.h"
 #include "frugal/monitor/proc_sampler.h"
+#include "frugal/plan/measured_transfer.h"
 #include "frugal/run/run_journal.h"
 #include "frugal/run/supervisor.h"
 
@@ -19,6 +24,7 @@ namespace frugal::run {
 
 void ProfileMeter::SegmentStarted(SteadyTime now) {
   if (!started_) started_ = now;
+  ++segment_;
 }
 
 std::optional<PreemptionNotice> ProfileMeter::Poll(SteadyTime now) {
@@ -36,8 +42,35 @@ std::optional<PreemptionNotice> ProfileMeter::Poll(SteadyTime now) {
 }
 
 void ProfileMeter::ProgressReported(const ProgressReport& report, SteadyTime at) {
-  points_.push_back({at, report.step, report.tokens, report.samples, report.time_seconds});
+  points_.push_back(
+      {at, report.step, report.tokens, report.samples, report.time_seconds, std::max(segment_, 0)});
 }
+
+namespace {
+
+/// One segment's stretch from its first report to its last.
+struct Stretch {
+  double seconds = 0;
+  int64_t steps = 0;
+  std::optional<double> tokens, samples;
+};
+
+Stretch StretchOf(const ProgressPoint& first, const ProgressPoint& last) {
+  Stretch s;
+  s.seconds = ToSeconds(std::chrono::duration_cast<Duration>(last.at - first.at));
+  if (first.child_seconds && last.child_seconds)
+    s.seconds = *last.child_seconds - *first.child_seconds;
+  s.steps = last.step - first.step;
+  auto grown = [&](std::optional<double> ProgressPoint::*count) -> std::optional<double> {
+    if (!(first.*count) || !(last.*count) || *(last.*count) <= *(first.*count)) return std::nullopt;
+    return *(last.*count) - *(first.*count);
+  };
+  s.tokens = grown(&ProgressPoint::tokens);
+  s.samples = grown(&ProgressPoint::samples);
+  return s;
+}
+
+}  // namespace
 
 Result<Throughput> MeasureThroughput(const std::vector<ProgressPoint>& points) {
   if (points.size() < 2) {
@@ -47,16 +80,25 @@ Result<Throughput> MeasureThroughput(const std::vector<ProgressPoint>& points) {
                             "--steps) or report progress from the command",
                             points.size()));
   }
-  const ProgressPoint& first = points.front();
-  const ProgressPoint& last = points.back();
   Throughput t;
-  t.measured = std::chrono::duration_cast<Duration>(last.at - first.at);
-  double seconds = ToSeconds(t.measured);
-  if (first.child_seconds && last.child_seconds) {
-    seconds = *last.child_seconds - *first.child_seconds;
-    t.measured = FromSeconds(seconds);
+  double seconds = 0;
+  std::optional<double> tokens = 0.0, samples = 0.0;
+  for (size_t begin = 0; begin < points.size();) {
+    size_t end = begin + 1;
+    while (end < points.size() && points[end].segment == points[begin].segment) ++end;
+    if (end - begin >= 2) {
+      const Stretch s = StretchOf(points[begin], points[end - 1]);
+      if (s.seconds > 0 && s.steps > 0) {
+        seconds += s.seconds;
+        t.steps += s.steps;
+        tokens = tokens && s.tokens ? std::optional<double>(*tokens + *s.tokens) : std::nullopt;
+        samples =
+            samples && s.samples ? std::optional<double>(*samples + *s.samples) : std::nullopt;
+      }
+    }
+    begin = end;
   }
-  t.steps = last.step - first.step;
+  t.measured = FromSeconds(seconds);
   if (!(seconds > 0) || t.steps <= 0) {
     return Fail(ErrorCode::kFailed,
                 fmt::format("no measurable progress between the first and last reports ({} "
@@ -64,12 +106,8 @@ Result<Throughput> MeasureThroughput(const std::vector<ProgressPoint>& points) {
                             t.steps, t.measured.count()));
   }
   t.steps_per_second = static_cast<double>(t.steps) / seconds;
-  auto rate = [&](std::optional<double> ProgressPoint::*count) -> std::optional<double> {
-    if (!(first.*count) || !(last.*count) || *(last.*count) <= *(first.*count)) return std::nullopt;
-    return (*(last.*count) - *(first.*count)) / seconds;
-  };
-  t.tokens_per_second = rate(&ProgressPoint::tokens);
-  t.samples_per_second = rate(&ProgressPoint::samples);
+  if (tokens && *tokens > 0) t.tokens_per_second = *tokens / seconds;
+  if (samples && *samples > 0) t.samples_per_second = *samples / seconds;
   return t;
 }
 
@@ -87,9 +125,39 @@ std::string CpuModelName(std::string_view cpuinfo) {
   return fallback.empty() ? "unknown CPU" : fallback;
 }
 
+int UsableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(CPU_COUNT(&set), 1);
+  return std::max(static_cast<int>(std::thread::hardware_concurrency()), 1);
+}
+
+std::vector<std::string> VisibleGpuNames(const std::vector<std::string>& nvml,
+                                         std::optional<std::string_view> cuda_visible) {
+  if (!cuda_visible) return nvml;
+  std::vector<std::string> out;
+  if (nvml.empty()) return out;
+  for (const std::string& entry : Split(*cuda_visible, ',')) {
+    const std::string_view e = Trim(entry);
+    const Result<int64_t> index = ParseInt(e);
+    if (index) {
+      if (*index < 0 || static_cast<uint64_t>(*index) >= nvml.size()) break;
+      out.push_back(nvml[static_cast<size_t>(*index)]);
+    } else if (e.starts_with("GPU-") || e.starts_with("MIG-")) {
+      out.push_back(nvml.front());
+    } else {
+      break;
+    }
+  }
+  return out;
+}
+
 DeviceInfo DetectDevice(const monitor::NvmlProbe& gpus) {
   DeviceInfo d;
-  const std::vector<std::string> names = gpus.DeviceNames();
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::vector<std::string> names = VisibleGpuNames(
+      gpus.DeviceNames(),
+      visible == nullptr ? std::nullopt : std::optional<std::string_view>(visible));
   if (!names.empty()) {
     d.kind = "gpu";
     d.count = static_cast<int>(names.size());
@@ -102,6 +170,7 @@ DeviceInfo DetectDevice(const monitor::NvmlProbe& gpus) {
   std::stringstream text;
   text << in.rdbuf();
   d.name = CpuModelName(text.str());
+  d.count = UsableCpus();
   return d;
 }
 
@@ -158,34 +227,37 @@ Result<void> CheckOutcome(const RunResult& result, const ProfileMeter& meter) {
 
 }  // namespace
 
-Result<ledger::NewProfile> ProfileCommand(const ProfileRequest& request) {
-  if (request.command.empty()) return Fail(ErrorCode::kBadInput, "no command to profile");
+RunProfiler::RunProfiler(std::string name, std::vector<std::string> command, ProfileLimits limits)
+    : name_(std::move(name)),
+      command_(std::move(command)),
+      owned_meter_(std::make_unique<ProfileMeter>(limits)),
+      meter_(owned_meter_.get()),
+      cpu_seconds_before_(ChildrenUsage().cpu_seconds),
+      started_(std::chrono::steady_clock::now()) {
   const monitor::NvmlProbe probe;
-  const DeviceInfo device = DetectDevice(probe);
+  device_ = DetectDevice(probe);
+}
 
-  RunJournal journal(request.work_dir / "journal.jsonl");
-  FRUGAL_TRY(journal.Open());
-  Supervisor supervisor(ConfigFor(request, device.kind == "gpu" ? device.count : 0), journal);
-  auto owned_meter = std::make_unique<ProfileMeter>(request.limits);
-  const ProfileMeter& meter = *owned_meter;  // owned by the supervisor, which outlives its use
-  supervisor.AddPreemptionSource(std::move(owned_meter));
-  supervisor.SetSampler(
-      std::make_unique<monitor::ProcSampler>(std::make_unique<monitor::NvmlProbe>()));
+std::unique_ptr<PreemptionSource> RunProfiler::TakeMeter() {
+  FRUGAL_CHECK(owned_meter_ != nullptr);
+  return std::move(owned_meter_);
+}
 
-  const ChildUsage before = ChildrenUsage();
-  const RunResult result = FRUGAL_TRY(supervisor.Run());
+Result<ledger::NewProfile> RunProfiler::Finish(const RunResult& result,
+                                               const std::string& ended) const {
   const ChildUsage after = ChildrenUsage();
-  FRUGAL_TRY(CheckOutcome(result, meter));
-  const Throughput t = FRUGAL_TRY(MeasureThroughput(meter.points()));
-
+  const Throughput t = FRUGAL_TRY(MeasureThroughput(meter_->points()));
   ledger::NewProfile p;
-  p.name = request.name;
+  p.name = name_;
   p.time = ledger::Now();
-  p.command = fmt::format("{}", fmt::join(request.command, " "));
-  p.device = device.name;
-  p.device_kind = device.kind;
-  p.device_count = device.count;
-  p.wall = result.usage.wall;
+  p.command = fmt::format("{}", fmt::join(command_, " "));
+  p.device = device_.name;
+  p.device_kind = device_.kind;
+  p.device_count = device_.count;
+  // The whole run by this clock: the budget's wall counts what the segments were charged for,
+  // which a restart here can leave short of the run's own time.
+  p.wall = std::max(result.usage.wall, std::chrono::duration_cast<Duration>(
+                                           std::chrono::steady_clock::now() - started_));
   p.measured = t.measured;
   p.steps = t.steps;
   p.steps_per_second = t.steps_per_second;
@@ -195,10 +267,103 @@ Result<ledger::NewProfile> ProfileCommand(const ProfileRequest& request) {
   // The sampler sees the whole process tree; rusage sees every waited-for process, even one
   // too short-lived to be sampled.
   p.peak_rss_bytes = std::max(result.utilization.peak_rss_bytes, after.max_rss_bytes);
-  const double wall_seconds = ToSeconds(result.usage.wall);
-  p.cpu_cores = wall_seconds > 0 ? (after.cpu_seconds - before.cpu_seconds) / wall_seconds
+  const double wall_seconds = ToSeconds(p.wall);
+  p.cpu_cores = wall_seconds > 0 ? (after.cpu_seconds - cpu_seconds_before_) / wall_seconds
                                  : result.utilization.cpu_cores_mean;
-  p.ended = meter.stopped_by().empty() ? "finished" : meter.stopped_by();
+  p.ended = ended;
+  return p;
+}
+
+std::string RunEnded(const RunResult& result) {
+  switch (result.outcome) {
+    case RunOutcome::kFinished:
+      return "finished";
+    case RunOutcome::kPreempted:
+      return "preempted";
+    case RunOutcome::kFailed:
+      return "failed";
+    case RunOutcome::kBudgetStop:
+      return "budget_stop";
+    case RunOutcome::kInterrupted:
+      return "interrupted";
+  }
+  return "finished";
+}
+
+Result<std::vector<plan::RecordedMeasurement>> RecordedMeasurementsFor(ledger::Ledger& ledger,
+                                                                       const std::string& name) {
+  const std::vector<ledger::Profile> profiles = FRUGAL_TRY(ledger::ListProfiles(ledger, name));
+  std::vector<plan::RecordedMeasurement> out;
+  for (const ledger::Profile& p : profiles) {
+    const ledger::NewProfile& r = p.record;
+    plan::RecordedMeasurement m;
+    m.profile_id = p.id;
+    if (r.run_id) {
+      const Result<ledger::Run> run = ledger.GetRun(*r.run_id);
+      m.run_id = run ? run->name : std::to_string(*r.run_id);
+    }
+    m.recorded_at = ledger::FormatTimestamp(r.time);
+    m.device = r.device;
+    m.device_kind = r.device_kind;
+    m.device_count = r.device_count;
+    m.steps_per_second = r.steps_per_second;
+    m.tokens_per_second = r.tokens_per_second;
+    m.samples_per_second = r.samples_per_second;
+    m.peak_gpu_memory_bytes = r.peak_gpu_memory_bytes;
+    m.peak_rss_bytes = r.peak_rss_bytes;
+    m.cpu_cores = r.cpu_cores;
+    m.wall_seconds = ToSeconds(r.wall);
+    m.ended = r.ended;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+Result<void> AddLedgerMeasurements(ledger::Ledger& ledger, plan::JobSpec& spec,
+                                   const catalog::Catalog& catalog) {
+  if (spec.measurement_name.empty()) return {};
+  const std::vector<plan::RecordedMeasurement> recorded =
+      FRUGAL_TRY(RecordedMeasurementsFor(ledger, spec.measurement_name));
+  plan::AddRecordedMeasurements(spec, catalog, recorded);
+  return {};
+}
+
+Result<ledger::Profile> RecordRunProfile(ledger::Ledger& ledger, const RunProfiler& profiler,
+                                         const RunResult& result,
+                                         std::optional<ledger::RunId> run_id,
+                                         const std::filesystem::path& profiles_dir) {
+  Result<ledger::NewProfile> finished = profiler.Finish(result, RunEnded(result));
+  if (!finished) {
+    return Fail(ErrorCode::kFailed,
+                fmt::format("{} progress report(s), no throughput to measure (a command reports "
+                            "progress with the protocol: docs/protocol.md)",
+                            profiler.meter().points().size()));
+  }
+  ledger::NewProfile measured = std::move(*finished);
+  measured.run_id = run_id;
+  const ledger::ProfileId id = FRUGAL_TRY(ledger::RecordProfile(ledger, measured));
+  ledger::Profile stored{id, std::move(measured)};
+  FRUGAL_TRY(WritePlanProfile(stored, profiles_dir));
+  return stored;
+}
+
+Result<ledger::NewProfile> ProfileCommand(const ProfileRequest& request) {
+  if (request.command.empty()) return Fail(ErrorCode::kBadInput, "no command to profile");
+  RunProfiler profiler(request.name, request.command, request.limits);
+  const DeviceInfo& device = profiler.device();
+
+  RunJournal journal(request.work_dir / "journal.jsonl");
+  FRUGAL_TRY(journal.Open());
+  Supervisor supervisor(ConfigFor(request, device.kind == "gpu" ? device.count : 0), journal);
+  supervisor.AddPreemptionSource(profiler.TakeMeter());
+  supervisor.SetSampler(
+      std::make_unique<monitor::ProcSampler>(std::make_unique<monitor::NvmlProbe>()));
+
+  const RunResult result = FRUGAL_TRY(supervisor.Run());
+  const ProfileMeter& meter = profiler.meter();
+  FRUGAL_TRY(CheckOutcome(result, meter));
+  ledger::NewProfile p = FRUGAL_TRY(
+      profiler.Finish(result, meter.stopped_by().empty() ? "finished" : meter.stopped_by()));
   // The checkpoints were for stopping cleanly, not for resuming: the journal stays.
   std::error_code ignored;
   std::filesystem::remove_all(request.work_dir / "checkpoints", ignored);

@@ -20,8 +20,11 @@
 #include "frugal/core/error.h"
 #include "frugal/ledger/profiles.h"
 #include "frugal/monitor/nvml_probe.h"
+#include "frugal/plan/job_spec.h"
+#include "frugal/plan/recorded_measurement.h"
 #include "frugal/run/child_process.h"
 #include "frugal/run/preemption_source.h"
+#include "frugal/run/supervisor.h"
 
 namespace frugal::run {
 
@@ -38,6 +41,7 @@ struct ProgressPoint {
   std::optional<double> tokens;
   std::optional<double> samples;
   std::optional<double> child_seconds;  ///< the report's "t", the child's clock
+  int segment = 0;  ///< which segment of the run (a restart after a preemption starts the next)
 };
 
 /// Watches progress and asks the supervisor to stop (a stop request: checkpoint, then stop)
@@ -56,6 +60,7 @@ class ProfileMeter : public PreemptionSource {
  private:
   ProfileLimits limits_;
   std::optional<SteadyTime> started_;
+  int segment_ = -1;
   std::vector<ProgressPoint> points_;
   std::string stopped_by_;
 };
@@ -68,24 +73,36 @@ struct Throughput {
   std::optional<double> samples_per_second;  ///< likewise for samples
 };
 
-/// Rates between the first and the last progress report, timed by the child's clock when both
-/// carry one ("t"; exact for steps faster than frugal reads reports), else by when they were
-/// read. kFailed when there are fewer than two
-/// reports, no time passed between them, or the step did not advance (the message says to
-/// profile longer or to report progress).
+/// Rates between the first and the last progress report of each segment, summed over the
+/// segments (the downtime between a preemption and the restart is not in the rate), timed by
+/// the child's clock when both carry one ("t"; exact for steps faster than frugal reads
+/// reports), else by when they were read. Tokens and samples per second only when every
+/// segment's reports carry them. kFailed when there are fewer than two reports, no time passed
+/// between them, or the step did not advance (the message says to profile longer or to report
+/// progress).
 [[nodiscard]] Result<Throughput> MeasureThroughput(const std::vector<ProgressPoint>& points);
 
 /// The device a profile ran on.
 struct DeviceInfo {
   std::string name;           ///< "NVIDIA A100-SXM4-80GB" or the CPU model
   std::string kind = "cpu";   ///< "gpu" or "cpu"
-  int count = 1;              ///< GPUs visible; 1 for a CPU
+  int count = 1;              ///< GPUs visible; for a CPU, the logical CPUs the command may use
 };
+
+/// The logical CPUs (vCPUs) this process may run on: its affinity mask, else the hardware's.
+[[nodiscard]] int UsableCpus();
 
 /// The CPU model named by the first "model name" line of /proc/cpuinfo text; "unknown CPU" when
 /// there is none (some ARM kernels), or the "Hardware"/"CPU part" lines as a fallback.
 [[nodiscard]] std::string CpuModelName(std::string_view cpuinfo);
-/// The GPUs NVML sees (all of one model, or the first's name with the count), else the CPU.
+/// The GPUs a command may use, of those NVML lists (`nvml`, in NVML's order): all of them
+/// without CUDA_VISIBLE_DEVICES (`cuda_visible` nullopt), else the ones it names, by index or by
+/// UUID ("GPU-...", "MIG-...": taken as the first GPU's model), up to the first entry CUDA would
+/// reject (an index out of range, anything else); "" and "-1" name none.
+[[nodiscard]] std::vector<std::string> VisibleGpuNames(
+    const std::vector<std::string>& nvml, std::optional<std::string_view> cuda_visible);
+/// The GPUs the command may use (VisibleGpuNames with this process's CUDA_VISIBLE_DEVICES; all of
+/// one model, or the first's name with the count), else the CPU.
 [[nodiscard]] DeviceInfo DetectDevice(const monitor::NvmlProbe& gpus);
 
 struct ProfileRequest {
@@ -102,6 +119,58 @@ struct ProfileRequest {
 /// measured. kBadInput when the command cannot be started; kFailed when the command failed
 /// before a limit or never reported progress twice; kInterrupted on Ctrl-C.
 [[nodiscard]] Result<ledger::NewProfile> ProfileCommand(const ProfileRequest& request);
+
+/// Measures a supervised run as a profile: `frugal profile` for a short run, `frugal run --spec`
+/// for every run of a job (recorded under the job's name, docs/profile.md). It knows the device,
+/// the children's CPU time before the run and, through the meter it hands the supervisor, every
+/// progress report.
+class RunProfiler {
+ public:
+  RunProfiler(std::string name, std::vector<std::string> command, ProfileLimits limits = {});
+  /// The meter to add to the supervisor (once). The supervisor owns it and must outlive Finish.
+  [[nodiscard]] std::unique_ptr<PreemptionSource> TakeMeter();
+  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] const DeviceInfo& device() const { return device_; }
+  [[nodiscard]] const ProfileMeter& meter() const { return *meter_; }
+  /// The profile of the run that ended with `result`; `ended` says what ended it ("steps",
+  /// "time", "finished", "preempted", "failed", ...). kFailed (MeasureThroughput's message)
+  /// when its progress gives no rate.
+  [[nodiscard]] Result<ledger::NewProfile> Finish(const RunResult& result,
+                                                  const std::string& ended) const;
+
+ private:
+  std::string name_;
+  std::vector<std::string> command_;
+  DeviceInfo device_;
+  std::unique_ptr<ProfileMeter> owned_meter_;
+  const ProfileMeter* meter_;
+  double cpu_seconds_before_ = 0;
+  SteadyTime started_;  ///< the wall time is from here (just before the run) to Finish
+};
+
+/// What a run's end says ended its measurement: "finished", "preempted", "failed",
+/// "budget_stop" or "interrupted".
+[[nodiscard]] std::string RunEnded(const RunResult& result);
+
+/// The ledger's measurements of a job (its profiles under `name`, newest first) for the
+/// planner: each with the supervised run's id (`runs.name`) where it came from one.
+[[nodiscard]] Result<std::vector<plan::RecordedMeasurement>> RecordedMeasurementsFor(
+    ledger::Ledger& ledger, const std::string& name);
+
+/// Adds to `spec.measured` the newest usable measurement of each GPU model the ledger holds
+/// under the job's name (spec.measurement_name), and in `spec.recorded_measurements` what became
+/// of each (plan::AddRecordedMeasurements). Errors are the ledger's.
+[[nodiscard]] Result<void> AddLedgerMeasurements(ledger::Ledger& ledger, plan::JobSpec& spec,
+                                                 const catalog::Catalog& catalog);
+
+/// Records what `profiler` measured of a supervised run (ledger run `run_id`) in the ledger
+/// under the profiler's name, and the plan's copy under `profiles_dir` (WritePlanProfile).
+/// kFailed when the run's progress gives no rate; the ledger's errors otherwise.
+[[nodiscard]] Result<ledger::Profile> RecordRunProfile(ledger::Ledger& ledger,
+                                                       const RunProfiler& profiler,
+                                                       const RunResult& result,
+                                                       std::optional<ledger::RunId> run_id,
+                                                       const std::filesystem::path& profiles_dir);
 
 /// Writes the newest profile of a name where `plan` reads it without opening the ledger
 /// (`measured: - {profile: NAME, gpu: ...}` in a job spec): `dir`/NAME.json, atomically.

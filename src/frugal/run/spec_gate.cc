@@ -11,6 +11,8 @@ namespace frugal::run {
 Result<std::optional<SpecEstimate>> EstimateSpecRun(const plan::JobSpec& spec,
                                                     const catalog::Catalog& catalog,
                                                     const std::string& offer_id) {
+  // Nothing to estimate from yet: a job planned from measurements, before its first run.
+  if (!spec.modelled && spec.measured.empty()) return std::optional<SpecEstimate>();
   plan::JobSpec unbounded = spec;
   unbounded.constraints.budget.reset();
   unbounded.constraints.max_gpu_hours.reset();

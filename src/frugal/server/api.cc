@@ -17,6 +17,7 @@
 #include "frugal/ledger/run_json.h"
 #include "frugal/plan/plan_json.h"
 #include "frugal/run/ledger_recorder.h"
+#include "frugal/run/profile.h"
 #include "frugal/run/run_control.h"
 #include "frugal/server/metrics.h"
 #include "frugal/server/server_internal.h"
@@ -331,11 +332,16 @@ Result<Json> Plan(Server::Impl& impl, const Request& req) {
   request.objective = objective == "time" ? plan::Objective::kTime : plan::Objective::kCost;
   request.top = static_cast<size_t>(FRUGAL_TRY(IntParam(req, "top", 10, 1'000'000)));
   if (request.top == 0) return Fail(ErrorCode::kBadInput, "top: must be at least 1");
-  const plan::JobSpec spec = FRUGAL_TRY(plan::ParseJobSpec(
+  plan::JobSpec spec = FRUGAL_TRY(plan::ParseJobSpec(
       req.body, "job.yaml", {}, impl.catalog.gpu_names(), UserDataDir() / "drills"));
   if (!spec.catalog_files.empty()) {
     return Fail(ErrorCode::kBadInput,
                 "job.yaml: field 'catalog': a posted spec cannot name files on the server");
+  }
+  // What earlier runs of the job measured, as `frugal plan` reads it (run/profile.h).
+  {
+    auto db = FRUGAL_TRY(impl.pool.Acquire());
+    FRUGAL_TRY(run::AddLedgerMeasurements(*db, spec, impl.catalog));
   }
   const plan::Plan p = FRUGAL_TRY(plan::MakePlan(spec, impl.catalog, request));
   return plan::PlanJson(spec, p, objective);

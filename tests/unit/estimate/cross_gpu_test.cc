@@ -64,6 +64,43 @@ TEST(CrossGpu, ComputeBoundScalesByPeakMemoryBoundByBandwidth) {
   EXPECT_NE(t4->basis.find("sustained clock"), std::string::npos) << t4->basis;
 }
 
+TEST(CrossGpu, FamilyPriorsSetTheComputeAndMemoryShares) {
+  // Without FLOPs and bytes per sample, the family decides. A recommender (embedding gathers)
+  // is memory-bound: V100 -> A100 at fp16 near the bandwidth ratio 2039/900 = 2.27. A CNN is
+  // compute-bound on tensor cores: nearer the fp16 peak ratio 312/125 = 2.50. An RNN's small
+  // GEMMs reach a lower share of the peak, so more of its time is compute than at the same
+  // intensity with big GEMMs: between the two.
+  auto family = [](ModelFamily f, Precision p) {
+    WorkloadShape s;
+    s.family = f;
+    s.precision = p;
+    auto r = PredictThroughput({{&kV100, 1, 100}}, kA100, 1, s);
+    EXPECT_TRUE(r) << r.error().message;
+    return r ? *r : CrossGpuPrediction{};
+  };
+  const CrossGpuPrediction rec = family(ModelFamily::kRecommender, Precision::kFp16);
+  const CrossGpuPrediction cnn = family(ModelFamily::kCnn, Precision::kFp16);
+  const CrossGpuPrediction rnn = family(ModelFamily::kRnn, Precision::kFp16);
+  EXPECT_LT(rec.compute_share_target, 0.2);
+  EXPECT_NEAR(rec.per_second / 100, 2039.0 / 900, 0.1);
+  EXPECT_GT(cnn.compute_share_target, rec.compute_share_target + 0.1);
+  EXPECT_GT(cnn.per_second, rec.per_second);
+  EXPECT_LT(cnn.per_second / 100, 312.0 / 125);
+  EXPECT_NE(cnn.basis.find("cnn default"), std::string::npos) << cnn.basis;
+  // fp32 code: the V100 has no TF32 tensor cores, the A100 does (156 against 15.7 TFLOPS), so
+  // a compute-bound CNN gains far more than a memory-bound recommender.
+  const CrossGpuPrediction cnn32 = family(ModelFamily::kCnn, Precision::kFp32);
+  const CrossGpuPrediction rec32 = family(ModelFamily::kRecommender, Precision::kFp32);
+  EXPECT_GT(cnn32.per_second / 100, 4.0);
+  EXPECT_LT(rec32.per_second / 100, 3.5);
+  // RNN: more compute-bound than a transformer-sized intensity would say at full efficiency,
+  // so its fp32 gain from TF32 lies between the recommender's and the CNN's.
+  const CrossGpuPrediction rnn32 = family(ModelFamily::kRnn, Precision::kFp32);
+  EXPECT_GT(rnn32.per_second, rec32.per_second);
+  EXPECT_GT(rnn.compute_share_target, rec.compute_share_target);
+  EXPECT_NE(rnn.basis.find("small GEMMs, compute at 30% of peak"), std::string::npos) << rnn.basis;
+}
+
 TEST(CrossGpu, FitsComputeAndMemoryTermsFromTwoGpus) {
   // A job of 2e9 FLOPs and 1e7 bytes per unit (200 FLOPs per byte), timed exactly by the model
   // on two GPUs, is carried to the third exactly, whatever the family's default says.

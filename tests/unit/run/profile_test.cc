@@ -53,6 +53,59 @@ TEST(MeasureThroughput, TimesByTheChildsClockWhenBothEndsCarryIt) {
   EXPECT_FALSE(MeasureThroughput({first, last}));
 }
 
+TEST(MeasureThroughput, LeavesTheDowntimeBetweenSegmentsOut) {
+  // 10 steps in 1 s, a preemption, 60 s down, then 20 steps in 2 s after the restart (steps
+  // lost to the preemption are redone): 30 steps over 3 s of work, not over 63 s.
+  std::vector<ProgressPoint> points = {At(0, 1, 100), At(1000, 11, 1100), At(61000, 5, 500),
+                                       At(62000, 15, 1500), At(63000, 25, 2500)};
+  points[2].segment = points[3].segment = points[4].segment = 1;
+  auto t = MeasureThroughput(points);
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_EQ(t->steps, 30);
+  EXPECT_DOUBLE_EQ(t->steps_per_second, 10.0);
+  EXPECT_DOUBLE_EQ(*t->tokens_per_second, 1000.0);
+  EXPECT_EQ(t->measured, milliseconds(3000));
+  // A segment with one report adds nothing; one without counts drops the counts' rate.
+  points.push_back(At(90000, 2));
+  points.back().segment = 2;
+  auto more = MeasureThroughput(points);
+  ASSERT_TRUE(more);
+  EXPECT_EQ(more->steps, 30);
+  points.push_back(At(91000, 12));
+  points.back().segment = 2;
+  auto without = MeasureThroughput(points);
+  ASSERT_TRUE(without);
+  EXPECT_EQ(without->steps, 40);
+  EXPECT_FALSE(without->tokens_per_second);
+}
+
+TEST(ProfileMeter, NumbersTheSegmentsItSees) {
+  ProfileMeter meter({});
+  meter.SegmentStarted(SteadyTime(milliseconds(0)));
+  meter.ProgressReported(Step(1), SteadyTime(milliseconds(10)));
+  meter.SegmentStarted(SteadyTime(milliseconds(20)));
+  meter.ProgressReported(Step(1), SteadyTime(milliseconds(30)));
+  ASSERT_EQ(meter.points().size(), 2u);
+  EXPECT_EQ(meter.points()[0].segment, 0);
+  EXPECT_EQ(meter.points()[1].segment, 1);
+  EXPECT_FALSE(meter.Poll(SteadyTime(milliseconds(1000000))));  // no limits: never stops a run
+}
+
+TEST(VisibleGpuNames, FollowsCudaVisibleDevicesLikeCuda) {
+  const std::vector<std::string> eight(8, "NVIDIA A100-SXM4-80GB");
+  EXPECT_EQ(VisibleGpuNames(eight, std::nullopt).size(), 8u);  // unset: every GPU
+  EXPECT_EQ(VisibleGpuNames(eight, "0").size(), 1u);            // a 1-GPU job on an 8-GPU box
+  EXPECT_EQ(VisibleGpuNames(eight, "2, 5").size(), 2u);
+  EXPECT_EQ(VisibleGpuNames(eight, "GPU-8a1c2f3e-aaaa").size(), 1u);
+  EXPECT_TRUE(VisibleGpuNames(eight, "").empty());    // none: the job runs on the CPU
+  EXPECT_TRUE(VisibleGpuNames(eight, "-1").empty());
+  EXPECT_EQ(VisibleGpuNames(eight, "1,9,2").size(), 1u);  // CUDA stops at the first bad entry
+  EXPECT_EQ(VisibleGpuNames(eight, "3,x,4").size(), 1u);
+  const std::vector<std::string> mixed = {"Tesla T4", "NVIDIA L4"};
+  EXPECT_EQ(VisibleGpuNames(mixed, "1"), std::vector<std::string>{"NVIDIA L4"});
+  EXPECT_TRUE(VisibleGpuNames({}, "0").empty());
+}
+
 TEST(MeasureThroughput, RefusesTooLittleToMeasure) {
   EXPECT_EQ(MeasureThroughput({}).error().code, ErrorCode::kFailed);
   EXPECT_NE(MeasureThroughput({At(0, 1)}).error().message.find("two progress reports"),
