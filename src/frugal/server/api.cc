@@ -18,6 +18,7 @@
 #include "frugal/plan/plan_json.h"
 #include "frugal/run/ledger_recorder.h"
 #include "frugal/run/run_control.h"
+#include "frugal/run/run_text.h"
 #include "frugal/server/metrics.h"
 #include "frugal/server/server_internal.h"
 #include "frugal/tune/ledger_study_store.h"
@@ -49,8 +50,26 @@ int HttpStatus(const Error& e) {
 
 void SendError(Response& res, int status, const std::string& message) {
   res.status = status;
-  res.set_content(Json{{"error", {{"status", status}, {"message", message}}}}.dump() + "\n",
+  // A message may echo what the client sent; bytes that are not UTF-8 are written replaced.
+  res.set_content(Json{{"error", {{"status", status}, {"message", message}}}}.dump(
+                      -1, ' ', false, Json::error_handler_t::replace) +
+                      "\n",
                   "application/json");
+}
+
+/// kBadInput naming the parameter (or the path) whose decoded text is not UTF-8: every
+/// document echoes what it was asked, and JSON holds only UTF-8.
+Result<void> RequireUtf8Request(const Request& req) {
+  if (FirstInvalidUtf8(req.path)) {
+    return Fail(ErrorCode::kBadInput, "the path is not UTF-8 text once %-decoded");
+  }
+  for (const auto& [name, value] : req.params) {
+    if (FirstInvalidUtf8(name) || FirstInvalidUtf8(value)) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: not UTF-8 text once %-decoded", run::EscapeNonUtf8(name)));
+    }
+  }
+  return {};
 }
 
 void Send(Response& res, Result<Json> doc) {
@@ -121,6 +140,10 @@ template <typename Fn>
 httplib::Server::Handler Reading(Server::Impl& impl, Fn fn) {
   return [&impl, fn](const Request& req, Response& res) {
     if (!Authorized(impl, req, res, false)) return;
+    if (Result<void> text = RequireUtf8Request(req); !text) {
+      Send(res, Fail(text.error()));
+      return;
+    }
     Send(res, fn(req));
   };
 }
@@ -129,6 +152,10 @@ template <typename Fn>
 httplib::Server::Handler Changing(Server::Impl& impl, Fn fn) {
   return [&impl, fn](const Request& req, Response& res) {
     if (!Authorized(impl, req, res, true)) return;
+    if (Result<void> text = RequireUtf8Request(req); !text) {
+      Send(res, Fail(text.error()));
+      return;
+    }
     Send(res, fn(req));
   };
 }

@@ -255,6 +255,27 @@ TEST_F(Api, UnknownResourcesAndBadParametersAreClientErrors) {
   EXPECT_EQ(s.Client().Get("/api/v1/spend/daily?by=team,tier")->status, 400);
 }
 
+TEST_F(Api, BytesThatAreNotUtf8AreABadRequestNamingTheParameter) {
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  // %FF decodes to a byte that is not UTF-8: a client error with a JSON body, never a 500
+  // with none (the error document could not be written).
+  for (const char* path : {"/api/v1/runs?since=%FF", "/api/v1/report?by=%FF",
+                           "/api/v1/catalog/offers?gpu=%FF", "/api/v1/runs/%FF",
+                           "/api/v1/runs/%FF/samples", "/api/v1/studies/%FF", "/api/v1/%FF"}) {
+    const auto r = s.Client().Get(path);
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->status, std::string(path) == "/api/v1/%FF" ? 404 : 400) << path;
+    const nlohmann::json body = nlohmann::json::parse(r->body, nullptr, false);
+    ASSERT_FALSE(body.is_discarded()) << path << ": " << r->body;
+    EXPECT_EQ(body["error"]["status"], r->status) << path;
+  }
+  const auto named = s.Client().Get("/api/v1/runs?since=%FF");
+  ASSERT_TRUE(named);
+  EXPECT_NE(named->body.find("since"), std::string::npos) << named->body;
+  EXPECT_NE(named->body.find("UTF-8"), std::string::npos) << named->body;
+}
+
 TEST_F(Api, DailySpendSplitsSegmentsAcrossDays) {
   RunningServer s(Options());
   ASSERT_TRUE(s.ok());
