@@ -14,6 +14,7 @@
 #include "frugal/ledger/ledger.h"
 #include "frugal/queue/queue_service.h"
 #include "frugal/queue/queue_view.h"
+#include "frugal/run/run_text.h"
 
 namespace frugal::cli {
 namespace {
@@ -87,8 +88,11 @@ Result<void> ApplyFlags(const SubmitOptions& o, const queue::Capacity& cap, Seco
   for (const std::string& t : o.tags) {
     const size_t eq = t.find('=');
     if (eq == std::string::npos || eq == 0) return Fail(ErrorCode::kBadInput, "--tag: expected k=v, got '" + t + "'");
+    FRUGAL_TRY(run::CheckTagText(t.substr(0, eq), t.substr(eq + 1), "--tag"));
     job.tags[t.substr(0, eq)] = t.substr(eq + 1);
   }
+  FRUGAL_TRY(run::CheckFlagText("--override", o.override_reason));
+  FRUGAL_TRY(run::CheckFlagText("--warm-start", o.warm_start));
   job.override_reason = o.override_reason;
   if (!o.warm_start.empty()) {
     job.warm_start = o.warm_start;

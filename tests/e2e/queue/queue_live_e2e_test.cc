@@ -230,5 +230,29 @@ TEST(QueueLiveE2e, BadSpecExitsTwoWithFileAndLine) {
   EXPECT_NE(r.err.find("did you mean 'nights'"), std::string::npos) << r.err;
 }
 
+TEST(QueueLiveE2e, BytesThatAreNotUtf8AreBadInputNamingTheFlagAndQueueNothing) {
+  Queue q;
+  const std::string spec = q.Spec("text", "cpu_slots: 1\nruntime: 1m\n");
+  const std::vector<std::vector<std::string>> cases = {
+      {"--tag", "team=\xff", "--", "true"},
+      {"--tag", "\xfe=nlp", "--", "true"},
+      {"--override", "because \xff", "--", "true"},
+      {"--", "/bin/echo", "caf\xe9"},
+  };
+  for (const auto& extra : cases) {
+    std::vector<std::string> args = {"--json", "queue", "submit", spec, "--capacity", q.cap};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = q.Run(args);
+    EXPECT_EQ(r.exit_code, 2) << extra[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("UTF-8"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(extra[0] == "--" ? "command argument 2" : extra[0]), std::string::npos)
+        << r.err;
+    const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << r.out;
+    EXPECT_EQ(doc["error"]["exit_code"], 2) << r.out;
+  }
+  EXPECT_TRUE(q.Jobs().empty());
+}
+
 }  // namespace
 }  // namespace frugal
