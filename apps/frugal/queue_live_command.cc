@@ -135,7 +135,12 @@ Result<void> RunList(const std::string& state, const GlobalOptions& global, Stre
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   std::vector<std::string> states;
   if (!state.empty()) states = Split(state, ',');
-  const std::vector<queue::JobView> jobs = FRUGAL_TRY(queue::ListJobs(*db, states, Now()));
+  Result<std::vector<queue::JobView>> listed = queue::ListJobs(*db, states, Now());
+  if (!listed) {
+    return Fail(listed.error().code == ErrorCode::kBadInput ? listed.error().Wrap("--state")
+                                                            : listed.error());
+  }
+  const std::vector<queue::JobView>& jobs = *listed;
   if (global.json) {
     WriteJson(s, queue::ListJson(jobs));
   } else {

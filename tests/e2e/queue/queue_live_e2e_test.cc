@@ -254,5 +254,18 @@ TEST(QueueLiveE2e, BytesThatAreNotUtf8AreBadInputNamingTheFlagAndQueueNothing) {
   EXPECT_TRUE(q.Jobs().empty());
 }
 
+TEST(QueueLiveE2e, ListRefusesAStateThatIsNotOne) {
+  Queue q;
+  q.Submit("one", "cpu_slots: 1\nruntime: 1m\n", {}, "true");
+  auto typo = q.Run({"queue", "list", "--state", "waitng"});
+  EXPECT_EQ(typo.exit_code, 2) << typo.out;
+  EXPECT_NE(typo.err.find("--state: unknown job state 'waitng' (did you mean 'waiting'?)"),
+            std::string::npos)
+      << typo.err;
+  auto ok = q.Run({"queue", "list", "--state", "waiting,held"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("one"), std::string::npos) << ok.out;
+}
+
 }  // namespace
 }  // namespace frugal
