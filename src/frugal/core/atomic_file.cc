@@ -92,6 +92,15 @@ Result<std::string> ReadFile(const std::filesystem::path& path) {
     return Fail(ErrorCode::kBadInput,
                 fmt::format("{}: is a directory, expected a file", path.string()));
   }
+  // A device (/dev/zero, /dev/urandom) may never end: reading it whole would hang and grow
+  // memory without bound. A pipe is read (a shell's <(...) names one).
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (!ec && (std::filesystem::is_character_file(status) ||
+              std::filesystem::is_block_file(status) || std::filesystem::is_socket(status))) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: not a regular file (a device or socket), expected a file",
+                            path.string()));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return Fail(ErrorCode::kBadInput,

@@ -40,8 +40,8 @@ class AtomicFile {
 [[nodiscard]] Result<void> WriteFileAtomically(const std::filesystem::path& path,
                                                std::string_view contents);
 
-/// Reads a whole file. kBadInput when it does not exist, is a directory or cannot be read,
-/// naming it.
+/// Reads a whole file. kBadInput when it does not exist, is a directory, a device or a socket,
+/// or cannot be read, naming it.
 [[nodiscard]] Result<std::string> ReadFile(const std::filesystem::path& path);
 
 /// fsyncs a directory so a rename or create inside it is durable.

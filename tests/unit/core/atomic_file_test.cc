@@ -99,5 +99,17 @@ TEST(ReadFile, DirectoryIsBadInputNotAnEmptyFile) {
   EXPECT_NE(r.error().message.find("is a directory"), std::string::npos) << r.error().message;
 }
 
+TEST(ReadFile, ADeviceIsBadInputNotAnEndlessRead) {
+  // /dev/zero never ends: reading it whole would grow memory until the process is killed.
+  for (const char* device : {"/dev/zero", "/dev/urandom"}) {
+    auto r = ReadFile(device);
+    ASSERT_FALSE(r.has_value()) << device;
+    EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+    EXPECT_NE(r.error().message.find(std::string(device) + ": not a regular file"),
+              std::string::npos)
+        << r.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace frugal
