@@ -149,6 +149,7 @@ Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node) {
   if (!pool.trace.empty() && pool.tier != Tier::kSpot) {
     return At(doc, node["trace"], "trace", "only a spot pool has an availability trace");
   }
+  if (!pool.trace.empty()) pool.trace_where = doc.Where(node["trace"]) + ": field 'trace'";
   pool.changeover = FRUGAL_TRY(doc.OptionalDuration(node, "changeover")).value_or(pool.changeover);
   FillHourly(pool);
   return pool;

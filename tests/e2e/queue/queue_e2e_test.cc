@@ -88,5 +88,25 @@ TEST(QueueSimulateE2e, UnknownPolicyIsBadInput) {
   EXPECT_NE(r.err.find("--policy"), std::string::npos) << r.err;
 }
 
+TEST(QueueSimulateE2e, APoolsTraceThatCannotBeReadIsNamedAtItsLineInTheCapacityFile) {
+  TempDir home;
+  for (const char* trace : {"missing.json", "/dev/zero"}) {
+    WriteTestFile(home / "cap.yaml",
+                  std::string("apiVersion: frugal/v1\nkind: Capacity\npools:\n"
+                              "  - name: a\n    tier: spot\n    gpu: A100-80GB\n"
+                              "    gpus_per_node: 8\n    nodes: 8\n    price_per_gpu_hour: 1\n"
+                              "    trace: ") +
+                      trace +
+                      "\n  - {name: b, tier: on_demand, gpu: A100-80GB, gpus_per_node: 8, nodes: 8,"
+                      " price_per_gpu_hour: 3}\n  - {name: c, tier: owned, cpu_slots: 16}\n");
+    auto r = RunFrugal({"queue", "simulate", "--workload", Example("week.yaml"), "--capacity",
+                        (home / "cap.yaml").string()},
+                       home.path());
+    EXPECT_EQ(r.exit_code, 2) << trace;
+    EXPECT_NE(r.err.find("cap.yaml:10:12: field 'trace': "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(trace), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace frugal
