@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <nlohmann/json.hpp>
@@ -228,6 +229,32 @@ TEST(QueueLiveE2e, BadSpecExitsTwoWithFileAndLine) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("bad.yaml:6:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("did you mean 'nights'"), std::string::npos) << r.err;
+}
+
+TEST(QueueLiveE2e, ASpecsPastDeadlineNegativeBudgetOrEmptyNameIsBadInputAtItsLine) {
+  Queue q;
+  // Line 4 holds the field under test (after apiVersion, kind and name).
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"deadline: 2020-01-01T00:00Z\n", "deadline': already past"},
+      {"deadline: 0s\n", "deadline': already past"},
+      {"budget: -1\n", "budget': must be a positive amount"},
+      {"budget: 0\n", "budget': must be a positive amount"},
+  };
+  for (const auto& [field, message] : cases) {
+    const std::string spec = q.Spec("bad", field + "cpu_slots: 1\nruntime: 1m\n");
+    auto r = q.Run({"queue", "submit", spec, "--capacity", q.cap, "--", "true"});
+    EXPECT_EQ(r.exit_code, 2) << field << r.err;
+    EXPECT_NE(r.err.find("bad.yaml:4:"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("--deadline"), std::string::npos) << r.err;  // no flag was given
+  }
+  const std::string path = (q.home / "noname.yaml").string();
+  WriteTestFile(path, "apiVersion: frugal/v1\nkind: QueueJob\nname: ''\ncpu_slots: 1\nruntime: 1m\n");
+  auto unnamed = q.Run({"queue", "submit", path, "--capacity", q.cap, "--", "true"});
+  EXPECT_EQ(unnamed.exit_code, 2) << unnamed.out;
+  EXPECT_NE(unnamed.err.find("noname.yaml:3:7: field 'name': must not be empty"), std::string::npos)
+      << unnamed.err;
+  EXPECT_FALSE(std::filesystem::exists(q.db));  // refused before the ledger was touched
 }
 
 TEST(QueueLiveE2e, BytesThatAreNotUtf8AreBadInputNamingTheFlagAndQueueNothing) {
