@@ -136,6 +136,48 @@ Result<void> ResolveDependencies(const YamlDoc& doc, std::vector<JobRequest>& jo
   return {};
 }
 
+/// Refuses a cycle of depends_on between groups: none of its jobs could ever start, and the
+/// simulation would count them all as misses. Reported at the first group on the cycle.
+Result<void> CheckNoCycle(const YamlDoc& doc, const std::vector<Group>& groups) {
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < groups.size(); ++i) index[groups[i].name] = i;
+  enum class Mark { kNew, kOnPath, kDone };
+  std::vector<Mark> mark(groups.size(), Mark::kNew);
+  std::vector<size_t> path;
+  // Depth-first with an explicit stack of (group, next dependency to follow).
+  for (size_t root = 0; root < groups.size(); ++root) {
+    if (mark[root] != Mark::kNew) continue;
+    std::vector<std::pair<size_t, size_t>> stack = {{root, 0}};
+    mark[root] = Mark::kOnPath;
+    path = {root};
+    while (!stack.empty()) {
+      auto& [g, next] = stack.back();
+      if (next == groups[g].depends_on.size()) {
+        mark[g] = Mark::kDone;
+        stack.pop_back();
+        path.pop_back();
+        continue;
+      }
+      const size_t d = index.at(groups[g].depends_on[next++]);
+      if (mark[d] == Mark::kOnPath) {
+        const auto from = std::find(path.begin(), path.end(), d);
+        std::string cycle;
+        for (auto it = from; it != path.end(); ++it) cycle += groups[*it].name + " -> ";
+        cycle += groups[d].name;
+        const Group& first = groups[d];
+        return At(doc, first.node["depends_on"], "depends_on",
+                  fmt::format("a cycle: {} (none of its jobs could ever start)", cycle));
+      }
+      if (mark[d] == Mark::kNew) {
+        mark[d] = Mark::kOnPath;
+        path.push_back(d);
+        stack.emplace_back(d, 0);
+      }
+    }
+  }
+  return {};
+}
+
 Result<Workload> FromDoc(const YamlDoc& doc, const Capacity& capacity) {
   const YAML::Node& root = doc.root();
   FRUGAL_TRY(doc.CheckKeys(root, "workload", {"apiVersion", "kind", "name", "start", "horizon", "jobs"}));
@@ -166,6 +208,7 @@ Result<Workload> FromDoc(const YamlDoc& doc, const Capacity& capacity) {
     if (w.jobs.size() > 200000) return At(doc, node, "count", "more than 200000 jobs in all");
   }
   FRUGAL_TRY(ResolveDependencies(doc, w.jobs, groups));
+  FRUGAL_TRY(CheckNoCycle(doc, groups));
   Seconds last = w.start;
   for (const JobRequest& j : w.jobs) {
     last = std::max(last, j.deadline != kNever ? j.deadline : j.arrival);

@@ -135,5 +135,29 @@ TEST(Workload, CopiesDependenciesAndBadInput) {
   EXPECT_NE(bad.error().message.find("did you mean 'nights'"), std::string::npos);
 }
 
+TEST(Workload, ADependencyCycleIsBadInputNotJobsThatNeverStart) {
+  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml");
+  ASSERT_TRUE(cap);
+  auto w = ParseWorkload(
+      "apiVersion: frugal/v1\nkind: Workload\njobs:\n"
+      "  - {name: a, gpus: 1, runtime: 1h, depends_on: [c]}\n"
+      "  - {name: b, gpus: 1, runtime: 1h, depends_on: [a]}\n"
+      "  - {name: c, gpus: 1, runtime: 1h, depends_on: [b]}\n"
+      "  - {name: d, gpus: 1, runtime: 1h, depends_on: [c]}\n",
+      "w.yaml", *cap);
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(w.error().message.find("w.yaml:4:"), std::string::npos) << w.error().message;
+  EXPECT_NE(w.error().message.find("a cycle: a -> c -> b -> a"), std::string::npos)
+      << w.error().message;
+  auto chain = ParseWorkload(
+      "apiVersion: frugal/v1\nkind: Workload\njobs:\n"
+      "  - {name: a, gpus: 1, runtime: 1h}\n"
+      "  - {name: b, gpus: 1, runtime: 1h, depends_on: [a]}\n"
+      "  - {name: c, gpus: 1, runtime: 1h, depends_on: [a, b]}\n",
+      "w.yaml", *cap);
+  EXPECT_TRUE(chain) << chain.error().message;
+}
+
 }  // namespace
 }  // namespace frugal::queue
