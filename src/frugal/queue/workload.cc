@@ -178,6 +178,25 @@ Result<void> CheckNoCycle(const YamlDoc& doc, const std::vector<Group>& groups) 
   return {};
 }
 
+/// With a horizon, every copy of every group must arrive before its end: a later one is never
+/// simulated and would count as a miss.
+Result<void> CheckArrivals(const YamlDoc& doc, const Workload& w, const std::vector<Group>& groups) {
+  size_t first = 0;
+  for (const Group& g : groups) {
+    for (int i = 0; i < g.count; ++i) {
+      const JobRequest& job = w.jobs[first + static_cast<size_t>(i)];
+      if (job.arrival < w.horizon_end) continue;
+      const YAML::Node where = g.count > 1 && g.node["every"] ? g.node["every"] : g.node["at"];
+      return At(doc, where ? where : g.node, where && g.count > 1 ? "every" : "at",
+                fmt::format("{} arrives {} after the start, at or past the horizon ({})",
+                            job.name, FormatDuration(Duration((job.arrival - w.start) * 1000)),
+                            FormatDuration(Duration((w.horizon_end - w.start) * 1000))));
+    }
+    first += static_cast<size_t>(g.count);
+  }
+  return {};
+}
+
 Result<Workload> FromDoc(const YamlDoc& doc, const Capacity& capacity) {
   const YAML::Node& root = doc.root();
   FRUGAL_TRY(doc.CheckKeys(root, "workload", {"apiVersion", "kind", "name", "start", "horizon", "jobs"}));
@@ -216,6 +235,7 @@ Result<Workload> FromDoc(const YamlDoc& doc, const Capacity& capacity) {
   const std::optional<Duration> horizon = FRUGAL_TRY(doc.OptionalDuration(root, "horizon"));
   if (horizon && horizon->count() <= 0) return At(doc, root["horizon"], "horizon", "must be positive");
   w.horizon_end = horizon ? w.start + ToSecondsFloor(*horizon) : last;
+  if (horizon) FRUGAL_TRY(CheckArrivals(doc, w, groups));
   std::stable_sort(w.jobs.begin(), w.jobs.end(),
                    [](const JobRequest& a, const JobRequest& b) { return a.arrival < b.arrival; });
   return w;

@@ -159,5 +159,21 @@ TEST(Workload, ADependencyCycleIsBadInputNotJobsThatNeverStart) {
   EXPECT_TRUE(chain) << chain.error().message;
 }
 
+TEST(Workload, AJobArrivingPastTheHorizonIsBadInputNotAMiss) {
+  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml");
+  ASSERT_TRUE(cap);
+  auto w = ParseWorkload(
+      "apiVersion: frugal/v1\nkind: Workload\nhorizon: 7d\njobs:\n"
+      "  - {name: ok, at: 6d, gpus: 1, runtime: 1h}\n"
+      "  - {name: late, at: 2d, count: 4, every: 2d, gpus: 1, runtime: 1h}\n",
+      "w.yaml", *cap);
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(w.error().message.find("w.yaml:6:"), std::string::npos) << w.error().message;
+  EXPECT_NE(w.error().message.find("late-4 arrives 8d after the start, at or past the horizon"),
+            std::string::npos)
+      << w.error().message;
+}
+
 }  // namespace
 }  // namespace frugal::queue
