@@ -11,6 +11,7 @@
 #include "frugal/audit/audit_output.h"
 #include "frugal/catalog/offer_json.h"
 #include "frugal/core/paths.h"
+#include "frugal/core/yaml.h"
 #include "frugal/core/text.h"
 #include "frugal/ledger/fleet.h"
 #include "frugal/ledger/report.h"
@@ -20,6 +21,7 @@
 #include "frugal/run/run_control.h"
 #include "frugal/run/run_text.h"
 #include "frugal/server/metrics.h"
+#include "frugal/serving/serving_json.h"
 #include "frugal/server/server_internal.h"
 #include "frugal/tune/ledger_study_store.h"
 #include "frugal/tune/study_report.h"
@@ -335,6 +337,26 @@ Result<Json> Offers(Server::Impl& impl, const Request& req) {
   return catalog::OfferListJson(offers, impl.catalog.info().snapshot_date);
 }
 
+/// True when the posted YAML's `kind` is Inference: `frugal plan` plans both kinds.
+Result<bool> IsInferenceText(const std::string& body) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(body, "job.yaml"));
+  const YAML::Node kind = doc.root().IsMap() ? doc.root()["kind"] : YAML::Node();
+  return kind.IsDefined() && kind.IsScalar() && kind.Scalar() == "Inference";
+}
+
+/// The serving plan of a posted inference spec, the document `frugal plan INFERENCE.yaml
+/// --json` prints.
+Result<Json> PlanInference(Server::Impl& impl, const std::string& body, size_t top) {
+  const serving::InferenceSpec spec = FRUGAL_TRY(serving::ParseInferenceSpec(
+      body, "inference.yaml", UserDataDir(), impl.catalog.gpu_names()));
+  if (!spec.catalog_files.empty()) {
+    return Fail(ErrorCode::kBadInput,
+                "inference.yaml: field 'catalog': a posted spec cannot name files on the server");
+  }
+  const serving::ServingPlan p = FRUGAL_TRY(serving::PlanServing(spec, impl.catalog, {top}));
+  return serving::ServingPlanJson(spec, p);
+}
+
 Result<Json> Plan(Server::Impl& impl, const Request& req) {
   plan::PlanRequest request;
   if (req.has_param("deadline")) {
@@ -358,6 +380,7 @@ Result<Json> Plan(Server::Impl& impl, const Request& req) {
   request.objective = objective == "time" ? plan::Objective::kTime : plan::Objective::kCost;
   request.top = static_cast<size_t>(FRUGAL_TRY(IntParam(req, "top", 10, 1'000'000)));
   if (request.top == 0) return Fail(ErrorCode::kBadInput, "top: must be at least 1");
+  if (FRUGAL_TRY(IsInferenceText(req.body))) return PlanInference(impl, req.body, request.top);
   const plan::JobSpec spec = FRUGAL_TRY(plan::ParseJobSpec(
       req.body, "job.yaml", {}, impl.catalog.gpu_names(), UserDataDir() / "drills"));
   if (!spec.catalog_files.empty()) {

@@ -140,6 +140,26 @@ TEST_F(Api, CatalogOffersAndPlanAreTheDocumentsTheCliPrints) {
   EXPECT_NE(bad->body.find("job.yaml"), std::string::npos) << bad->body;
 }
 
+TEST_F(Api, APostedInferenceSpecGetsTheServingPlanTheCliPrints) {
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  // `frugal plan` plans both kinds of spec; a posted one was read as a job ("unknown key").
+  const std::filesystem::path spec =
+      frugal::testing::SourceDir() / "examples/serving/llama-7b-int4.yaml";
+  const Result<std::string> text = ReadFile(spec);
+  ASSERT_TRUE(text);
+  const nlohmann::json api =
+      JsonOf(s.Client().Post("/api/v1/plan?top=3", *text, "application/yaml"));
+  EXPECT_EQ(api, Cli({"plan", spec.string(), "--top", "3"}));
+  EXPECT_FALSE(api["options"].empty()) << api.dump();
+  const std::filesystem::path files =
+      frugal::testing::SourceDir() / "examples/serving/t4-classifier.yaml";
+  const auto refused = s.Client().Post("/api/v1/plan", *ReadFile(files), "application/yaml");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 400);
+  EXPECT_NE(refused->body.find("field 'catalog'"), std::string::npos) << refused->body;
+}
+
 TEST_F(Api, StudyStatusIsTheDocumentTuneStatusPrints) {
   TempDir table;
   tune::testing::WriteSyntheticTable(table.path(), 40, 9);
