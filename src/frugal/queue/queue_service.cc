@@ -118,6 +118,25 @@ std::string FreeDevices(const Capacity& cap, const std::vector<Loaded>& jobs, in
   return s;
 }
 
+/// What a status of the `frugal run` wrapping a job means (its codes are frugal's, not the
+/// command's), as " (...)"; "" for success and codes it does not give.
+std::string RunStatusMeaning(int status) {
+  switch (status) {
+    case static_cast<int>(ErrorCode::kFailed):
+      return " (the command failed; its own exit code is in the job's log)";
+    case static_cast<int>(ErrorCode::kBadInput):
+      return " (frugal run refused the command or its options; see the job's log)";
+    case static_cast<int>(ErrorCode::kBudget):
+      return " (a budget cap stopped it or refused its start)";
+    case static_cast<int>(ErrorCode::kUnavailable):
+      return " (the ledger or another system it needs was unavailable)";
+    case static_cast<int>(ErrorCode::kInterrupted):
+      return " (interrupted)";
+    default:
+      return "";
+  }
+}
+
 /// Catches the ledger up with the processes: starting → running or waiting again; running →
 /// succeeded or failed.
 Result<void> Reconcile(ledger::Connection& db, const Capacity& capacity, Executor& executor,
@@ -150,7 +169,7 @@ Result<void> Reconcile(ledger::Connection& db, const Capacity& capacity, Executo
     }
     f.finished_ms = now_ms;
     f.exit_code = exit.value_or(-1);
-    f.reason = exit ? fmt::format("exited with status {}", *exit)
+    f.reason = exit ? fmt::format("exited with status {}{}", *exit, RunStatusMeaning(*exit))
                     : "its process ended without recording an exit status";
     const std::string to = exit && *exit == 0 ? "succeeded" : "failed";
     if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, from, to, f, now_ms))) {

@@ -106,6 +106,20 @@ TEST(QueueLiveE2e, SubmitRunsAsASupervisedRunAndSucceeds) {
   EXPECT_EQ(doc["decisions"].back()["verdict"], "start");
 }
 
+TEST(QueueLiveE2e, AFailedJobSaysWhatItsStatusMeans) {
+  Queue q;
+  // The job runs under `frugal run`, whose status is 1 whatever the command's own code (7):
+  // "exited with status 1" alone read as if the command had returned 1.
+  const int id = q.Submit("seven", "cpu_slots: 1\nruntime: 1m\n", {}, "exit 7");
+  ASSERT_GT(id, 0);
+  ASSERT_TRUE(q.WaitFor(id, "failed"));
+  const std::string reason = q.Jobs()[id]["reason"];
+  EXPECT_NE(reason.find("exited with status 1 (the command failed; its own exit code is in the "
+                        "job's log)"),
+            std::string::npos)
+      << reason;
+}
+
 TEST(QueueLiveE2e, GpusAreGivenOutByCudaVisibleDevices) {
   Queue q;
   const std::string a = (q.home / "a.txt").string();
