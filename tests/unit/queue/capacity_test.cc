@@ -103,6 +103,28 @@ TEST(Capacity, BadInputNamesFileLineAndField) {
   }
 }
 
+TEST(Capacity, AWindowOrBudgetGivenTwiceIsBadInput) {
+  // A window named like a built-in one was ignored (the built-in won); a second budget for the
+  // same tag and period was kept beside the first.
+  const std::string pool = "pools:\n  - name: a\n    tier: owned\n    cpu_slots: 4\n";
+  auto shadow = Parse(pool + "windows:\n  - {name: nights, hours: 12-14}\n");
+  ASSERT_FALSE(shadow);
+  EXPECT_NE(shadow.error().message.find("cap.yaml:8:"), std::string::npos)
+      << shadow.error().message;
+  EXPECT_NE(shadow.error().message.find("window 'nights' is named twice"), std::string::npos)
+      << shadow.error().message;
+  auto twice = Parse(pool + "budgets:\n  - {tag: team=nlp, limit: 5}\n"
+                     "  - {tag: team=nlp, period: month, limit: 7}\n");
+  ASSERT_FALSE(twice);
+  EXPECT_NE(twice.error().message.find("cap.yaml:9:"), std::string::npos) << twice.error().message;
+  EXPECT_NE(twice.error().message.find("team=nlp already has a month budget (line 8)"),
+            std::string::npos)
+      << twice.error().message;
+  EXPECT_TRUE(Parse(pool + "windows:\n  - {name: lunch, hours: 12-14}\n"
+                    "budgets:\n  - {tag: team=nlp, limit: 5}\n"
+                    "  - {tag: team=nlp, period: week, limit: 2}\n"));
+}
+
 TEST(Capacity, PeriodStartsAtWeekMonthAndQuarter) {
   const Seconds t = *ParseUtcTime("2026-11-26T15:00Z");  // a Thursday
   EXPECT_EQ(FormatUtcTime(PeriodStart(BudgetPeriod::kWeek, t)), "2026-11-23T00:00Z");
