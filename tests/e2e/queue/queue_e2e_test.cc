@@ -79,6 +79,25 @@ TEST(QueueSimulateE2e, BadCapacityExitsTwoNamingFileAndLine) {
   EXPECT_TRUE(r.out.empty());
 }
 
+TEST(QueueSimulateE2e, ASeedThatIsNotAWholeNumberIsBadInputNotWrapped) {
+  TempDir home;
+  // CLI11 read -1 into the unsigned seed as 18446744073709551615 and ran with it.
+  for (const char* seed : {"-1", "99999999999999999999"}) {
+    auto r = RunFrugal({"queue", "simulate", "--workload", Example("week.yaml"), "--capacity",
+                        Example("capacity.yaml"), "--seed", seed},
+                       home.path());
+    EXPECT_EQ(r.exit_code, 2) << seed << ": " << r.out;
+    EXPECT_NE(r.err.find("--seed"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  auto sim = RunFrugal({"simulate", "--trace",
+                        (testing::SourceDir() / "data/spot_traces/us-west-2a_v100_1.json").string(),
+                        "--compute", "1h", "--deadline", "2h", "--changeover", "1m", "--seed", "-1"},
+                       home.path());
+  EXPECT_EQ(sim.exit_code, 2) << sim.out;
+  EXPECT_NE(sim.err.find("--seed"), std::string::npos) << sim.err;
+}
+
 TEST(QueueSimulateE2e, UnknownPolicyIsBadInput) {
   TempDir home;
   auto r = RunFrugal({"queue", "simulate", "--workload", Example("week.yaml"), "--capacity",
