@@ -478,6 +478,29 @@ void AddApiRoutes(Server::Impl& impl) {
   h.Get(R"(/api/.*)", [](const Request& r, Response& res) {
     SendError(res, 404, "no such API resource: " + r.path + " (see docs/api.md)");
   });
+  // What httplib answers itself (a body past the size limit, a request it cannot read) and a
+  // handler's exception get the API's JSON error document as well, never an empty body.
+  h.set_error_handler(httplib::Server::HandlerWithResponse([](const Request& r, Response& res) {
+    if (!res.body.empty() || !r.path.starts_with("/api/")) {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    const std::string why = res.status == 413 ? "the request body is larger than 1 MiB"
+                            : res.status == 400 ? "the request could not be read (a body needs "
+                                                  "its Content-Length)"
+                                                : "the request could not be answered";
+    SendError(res, res.status, why);
+    return httplib::Server::HandlerResponse::Handled;
+  }));
+  h.set_exception_handler([](const Request&, Response& res, std::exception_ptr error) {
+    std::string what = "unknown exception";
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    SendError(res, 500, "internal error: " + what);
+  });
 }
 
 }  // namespace frugal::server

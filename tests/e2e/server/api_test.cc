@@ -296,6 +296,21 @@ TEST_F(Api, BytesThatAreNotUtf8AreABadRequestNamingTheParameter) {
   EXPECT_NE(named->body.find("UTF-8"), std::string::npos) << named->body;
 }
 
+TEST_F(Api, ABodyPastTheLimitGetsAJsonError) {
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  // httplib answered 413 itself, with an empty body where a client expects the error document.
+  const auto r = s.Client().Post("/api/v1/plan", std::string(2 << 20, 'x'), "application/yaml");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 413);
+  const nlohmann::json body = nlohmann::json::parse(r->body, nullptr, false);
+  ASSERT_FALSE(body.is_discarded()) << r->body;
+  EXPECT_EQ(body["error"]["status"], 413);
+  EXPECT_NE(body["error"]["message"].get<std::string>().find("larger than 1 MiB"),
+            std::string::npos)
+      << r->body;
+}
+
 TEST_F(Api, DailySpendSplitsSegmentsAcrossDays) {
   RunningServer s(Options());
   ASSERT_TRUE(s.ok());
