@@ -299,9 +299,10 @@ Result<void> RunPlan(const PlanOptions& o, const GlobalOptions& global, Streams&
   if (const auto inference = serving::IsInferenceSpec(o.job); inference && *inference) {
     // A job's deadline, budget and objective mean nothing to a serving plan: refused rather
     // than ignored, so a cap the user asked for is never silently dropped.
-    for (const auto& [flag, given] : {std::pair<const char*, bool>{"--deadline", !o.deadline.empty()},
-                                      {"--budget", !o.budget.empty()},
-                                      {"--objective", o.objective != "cost"}}) {
+    for (const auto& [flag, given] :
+         {std::pair<const char*, bool>{"--deadline", !o.deadline.empty()},
+          {"--budget", !o.budget.empty()},
+          {"--objective", o.objective != "cost"}}) {
       if (given) {
         return Fail(ErrorCode::kBadInput,
                     fmt::format("{}: an inference spec is planned by its workload, latency and "

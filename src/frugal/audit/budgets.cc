@@ -81,13 +81,13 @@ Result<std::vector<Budget>> ReadBudgets(const YamlDoc& doc, const YAML::Node& ma
     // the first, two answers to one question.
     const std::string key = b.team + '\n' + b.project + '\n' + period;
     if (const auto [it, added] = seen.emplace(key, doc.Where(entry)); !added) {
-      return Fail(doc.ErrorAt(entry, "budgets",
-                              fmt::format("{} already has a {} budget at {}",
-                                          b.project.empty() ? "team '" + b.team + "'"
-                                          : b.team.empty()  ? "project '" + b.project + "'"
-                                                            : "team '" + b.team + "', project '" +
-                                                                  b.project + "'",
-                                          period, it->second)));
+      return Fail(doc.ErrorAt(
+          entry, "budgets",
+          fmt::format("{} already has a {} budget at {}",
+                      b.project.empty() ? "team '" + b.team + "'"
+                      : b.team.empty()  ? "project '" + b.project + "'"
+                                        : "team '" + b.team + "', project '" + b.project + "'",
+                      period, it->second)));
     }
     budgets.push_back(std::move(b));
   }

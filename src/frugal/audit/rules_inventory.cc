@@ -201,15 +201,15 @@ void InventoryIdleAndForgotten(const AuditData& data, const AuditOptions& o, Aud
       continue;
     }
     if (*i.launched <= since && !LedgerUsed(i, data, since, o)) {
-      out.findings.push_back(Forgotten(
-          i,
-          fmt::format("running since {} with no utilization {} and no run in the ledger "
-                      "on {} in {} since {}",
-                      ledger::FormatTimestamp(*i.launched),
-                      i.history.empty() ? "history" : "reading in the window",
-                      i.instance_type.empty() ? i.gpu : i.instance_type, i.region,
-                      ledger::FormatTimestamp(since)),
-          o));
+      out.findings.push_back(
+          Forgotten(i,
+                    fmt::format("running since {} with no utilization {} and no run in the ledger "
+                                "on {} in {} since {}",
+                                ledger::FormatTimestamp(*i.launched),
+                                i.history.empty() ? "history" : "reading in the window",
+                                i.instance_type.empty() ? i.gpu : i.instance_type, i.region,
+                                ledger::FormatTimestamp(since)),
+                    o));
     }
   }
 }

@@ -43,9 +43,9 @@ Result<void> AtomicFile::Write(std::string_view bytes) {
     }
     const std::filesystem::file_status status = std::filesystem::status(path_, not_found);
     if (std::filesystem::is_block_file(status) || std::filesystem::is_socket(status)) {
-      return Fail(ErrorCode::kBadInput,
-                  fmt::format("{}: a block device or socket, expected a file to write",
-                              path_.string()));
+      return Fail(
+          ErrorCode::kBadInput,
+          fmt::format("{}: a block device or socket, expected a file to write", path_.string()));
     }
     if (std::filesystem::is_fifo(status) || std::filesystem::is_character_file(status)) {
       return OpenDirect(bytes);
@@ -127,9 +127,9 @@ Result<std::string> ReadFile(const std::filesystem::path& path) {
   const std::filesystem::file_status status = std::filesystem::status(path, ec);
   if (!ec && (std::filesystem::is_character_file(status) ||
               std::filesystem::is_block_file(status) || std::filesystem::is_socket(status))) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("{}: not a regular file (a device or socket), expected a file",
-                            path.string()));
+    return Fail(
+        ErrorCode::kBadInput,
+        fmt::format("{}: not a regular file (a device or socket), expected a file", path.string()));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {

@@ -226,8 +226,9 @@ Result<Capacity> FromDoc(const YamlDoc& doc) {
       const size_t builtin = BuiltInWindows().size();
       for (size_t i = 0; i < cap.windows.size(); ++i) {
         if (cap.windows[i].name == name) {
-          return At(doc, node["name"], "name", fmt::format("window '{}' is named twice{}", name,
-                                                          i < builtin ? " (it is built in)" : ""));
+          return At(doc, node["name"], "name",
+                    fmt::format("window '{}' is named twice{}", name,
+                                i < builtin ? " (it is built in)" : ""));
         }
       }
       cap.windows.push_back({name, FRUGAL_TRY(ParseHours(doc, node, "window"))});
@@ -240,8 +241,8 @@ Result<Capacity> FromDoc(const YamlDoc& doc) {
       for (const TeamBudget& o : cap.budgets) {
         if (o.tag_key == b.tag_key && o.tag_value == b.tag_value && o.period == b.period) {
           return At(doc, node, "budgets",
-                    fmt::format("{}={} already has a {} budget (line {})", b.tag_key,
-                                b.tag_value, PeriodName(b.period), o.line));
+                    fmt::format("{}={} already has a {} budget (line {})", b.tag_key, b.tag_value,
+                                PeriodName(b.period), o.line));
         }
       }
       cap.budgets.push_back(std::move(b));

@@ -425,7 +425,8 @@ Result<std::vector<PolicyResult>> SimulateWorkload(const Workload& workload,
       const std::filesystem::path beside = std::filesystem::path(cap.source).parent_path() / path;
       if (path.is_relative() && std::filesystem::exists(beside)) path = beside;
       Result<spot::Trace> trace = spot::LoadTrace(path);
-      if (!trace) return Fail(p.trace_where.empty() ? trace.error() : trace.error().Wrap(p.trace_where));
+      if (!trace)
+        return Fail(p.trace_where.empty() ? trace.error() : trace.error().Wrap(p.trace_where));
       own.push_back(std::move(*trace));
     }
   }

@@ -180,7 +180,8 @@ Result<void> CheckNoCycle(const YamlDoc& doc, const std::vector<Group>& groups) 
 
 /// With a horizon, every copy of every group must arrive before its end: a later one is never
 /// simulated and would count as a miss.
-Result<void> CheckArrivals(const YamlDoc& doc, const Workload& w, const std::vector<Group>& groups) {
+Result<void> CheckArrivals(const YamlDoc& doc, const Workload& w,
+                           const std::vector<Group>& groups) {
   size_t first = 0;
   for (const Group& g : groups) {
     for (int i = 0; i < g.count; ++i) {
@@ -188,8 +189,8 @@ Result<void> CheckArrivals(const YamlDoc& doc, const Workload& w, const std::vec
       if (job.arrival < w.horizon_end) continue;
       const YAML::Node where = g.count > 1 && g.node["every"] ? g.node["every"] : g.node["at"];
       return At(doc, where ? where : g.node, where && g.count > 1 ? "every" : "at",
-                fmt::format("{} arrives {} after the start, at or past the horizon ({})",
-                            job.name, FormatDuration(Duration((job.arrival - w.start) * 1000)),
+                fmt::format("{} arrives {} after the start, at or past the horizon ({})", job.name,
+                            FormatDuration(Duration((job.arrival - w.start) * 1000)),
                             FormatDuration(Duration((w.horizon_end - w.start) * 1000))));
     }
     first += static_cast<size_t>(g.count);

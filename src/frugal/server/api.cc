@@ -11,8 +11,8 @@
 #include "frugal/audit/audit_output.h"
 #include "frugal/catalog/offer_json.h"
 #include "frugal/core/paths.h"
-#include "frugal/core/yaml.h"
 #include "frugal/core/text.h"
+#include "frugal/core/yaml.h"
 #include "frugal/ledger/fleet.h"
 #include "frugal/ledger/report.h"
 #include "frugal/ledger/run_json.h"
@@ -21,8 +21,8 @@
 #include "frugal/run/run_control.h"
 #include "frugal/run/run_text.h"
 #include "frugal/server/metrics.h"
-#include "frugal/serving/serving_json.h"
 #include "frugal/server/server_internal.h"
+#include "frugal/serving/serving_json.h"
 #include "frugal/tune/ledger_study_store.h"
 #include "frugal/tune/study_report.h"
 #include "frugal/tune/study_status.h"
@@ -347,8 +347,8 @@ Result<bool> IsInferenceText(const std::string& body) {
 /// The serving plan of a posted inference spec, the document `frugal plan INFERENCE.yaml
 /// --json` prints.
 Result<Json> PlanInference(Server::Impl& impl, const std::string& body, size_t top) {
-  const serving::InferenceSpec spec = FRUGAL_TRY(serving::ParseInferenceSpec(
-      body, "inference.yaml", UserDataDir(), impl.catalog.gpu_names()));
+  const serving::InferenceSpec spec = FRUGAL_TRY(
+      serving::ParseInferenceSpec(body, "inference.yaml", UserDataDir(), impl.catalog.gpu_names()));
   if (!spec.catalog_files.empty()) {
     return Fail(ErrorCode::kBadInput,
                 "inference.yaml: field 'catalog': a posted spec cannot name files on the server");
@@ -484,7 +484,7 @@ void AddApiRoutes(Server::Impl& impl) {
     if (!res.body.empty() || !r.path.starts_with("/api/")) {
       return httplib::Server::HandlerResponse::Unhandled;
     }
-    const std::string why = res.status == 413 ? "the request body is larger than 1 MiB"
+    const std::string why = res.status == 413   ? "the request body is larger than 1 MiB"
                             : res.status == 400 ? "the request could not be read (a body needs "
                                                   "its Content-Length)"
                                                 : "the request could not be answered";

@@ -90,10 +90,11 @@ TEST(QueueSimulateE2e, ASeedThatIsNotAWholeNumberIsBadInputNotWrapped) {
     EXPECT_NE(r.err.find("--seed"), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
-  auto sim = RunFrugal({"simulate", "--trace",
-                        (testing::SourceDir() / "data/spot_traces/us-west-2a_v100_1.json").string(),
-                        "--compute", "1h", "--deadline", "2h", "--changeover", "1m", "--seed", "-1"},
-                       home.path());
+  auto sim =
+      RunFrugal({"simulate", "--trace",
+                 (testing::SourceDir() / "data/spot_traces/us-west-2a_v100_1.json").string(),
+                 "--compute", "1h", "--deadline", "2h", "--changeover", "1m", "--seed", "-1"},
+                home.path());
   EXPECT_EQ(sim.exit_code, 2) << sim.out;
   EXPECT_NE(sim.err.find("--seed"), std::string::npos) << sim.err;
 }

@@ -1,16 +1,15 @@
 // The live queue through the real binary: submit, the scheduling loop with the local executor
 // (real `frugal run` processes), steering, budgets, dependencies, and a kill -9 of the loop.
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
-
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "support/test_support.h"
@@ -263,7 +262,8 @@ TEST(QueueLiveE2e, ASpecsPastDeadlineNegativeBudgetOrEmptyNameIsBadInputAtItsLin
     EXPECT_EQ(r.err.find("--deadline"), std::string::npos) << r.err;  // no flag was given
   }
   const std::string path = (q.home / "noname.yaml").string();
-  WriteTestFile(path, "apiVersion: frugal/v1\nkind: QueueJob\nname: ''\ncpu_slots: 1\nruntime: 1m\n");
+  WriteTestFile(path,
+                "apiVersion: frugal/v1\nkind: QueueJob\nname: ''\ncpu_slots: 1\nruntime: 1m\n");
   auto unnamed = q.Run({"queue", "submit", path, "--capacity", q.cap, "--", "true"});
   EXPECT_EQ(unnamed.exit_code, 2) << unnamed.out;
   EXPECT_NE(unnamed.err.find("noname.yaml:3:7: field 'name': must not be empty"), std::string::npos)

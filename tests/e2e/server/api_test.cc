@@ -280,9 +280,9 @@ TEST_F(Api, BytesThatAreNotUtf8AreABadRequestNamingTheParameter) {
   ASSERT_TRUE(s.ok());
   // %FF decodes to a byte that is not UTF-8: a client error with a JSON body, never a 500
   // with none (the error document could not be written).
-  for (const char* path : {"/api/v1/runs?since=%FF", "/api/v1/report?by=%FF",
-                           "/api/v1/catalog/offers?gpu=%FF", "/api/v1/runs/%FF",
-                           "/api/v1/runs/%FF/samples", "/api/v1/studies/%FF", "/api/v1/%FF"}) {
+  for (const char* path :
+       {"/api/v1/runs?since=%FF", "/api/v1/report?by=%FF", "/api/v1/catalog/offers?gpu=%FF",
+        "/api/v1/runs/%FF", "/api/v1/runs/%FF/samples", "/api/v1/studies/%FF", "/api/v1/%FF"}) {
     const auto r = s.Client().Get(path);
     ASSERT_TRUE(r) << path;
     EXPECT_EQ(r->status, std::string(path) == "/api/v1/%FF" ? 404 : 400) << path;

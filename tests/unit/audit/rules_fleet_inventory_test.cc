@@ -104,10 +104,10 @@ TEST_F(AuditFleetTest, FindsIdleForgottenAndUnderusedCapacityAndNothingElse) {
 
 TEST_F(AuditFleetTest, ForgottenCapacityWithReadingsOutsideTheWindowDoesNotSayItHasNone) {
   // Its readings are from the year before the window: "no utilization history" was untrue.
-  const std::string inv = "version: 1\ninstances:\n" +
-                          Instance("i-old", "tiny-t4", "T4", "on_demand", 0.5,
-                                   "2025-01-01T00:00:00Z", Readings(24, 90),
-                                   ", launched: 2025-01-01T00:00:00Z");
+  const std::string inv =
+      "version: 1\ninstances:\n" + Instance("i-old", "tiny-t4", "T4", "on_demand", 0.5,
+                                            "2025-01-01T00:00:00Z", Readings(24, 90),
+                                            ", launched: 2025-01-01T00:00:00Z");
   auto result = AuditWith(inv);
   ASSERT_TRUE(result) << result.error().message;
   const Finding* f = Find(*result, kForgottenCapacity);

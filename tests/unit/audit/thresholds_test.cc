@@ -105,10 +105,11 @@ TEST(AuditThresholds, TwoBudgetsForTheSameTeamProjectAndPeriodAreBadInput) {
             std::string::npos)
       << twice.error().message;
   // Another period, or another project, is another budget.
-  EXPECT_TRUE(ParseThresholds("budgets:\n  - {team: nlp, amount: 5}\n"
-                              "  - {team: nlp, amount: 50, period: quarter}\n"
-                              "  - {team: nlp, project: chat, amount: 3}\n",
-                              "t.yaml"));
+  EXPECT_TRUE(
+      ParseThresholds("budgets:\n  - {team: nlp, amount: 5}\n"
+                      "  - {team: nlp, amount: 50, period: quarter}\n"
+                      "  - {team: nlp, project: chat, amount: 3}\n",
+                      "t.yaml"));
 }
 
 }  // namespace

@@ -113,7 +113,8 @@ TEST(Capacity, AWindowOrBudgetGivenTwiceIsBadInput) {
       << shadow.error().message;
   EXPECT_NE(shadow.error().message.find("window 'nights' is named twice"), std::string::npos)
       << shadow.error().message;
-  auto twice = Parse(pool + "budgets:\n  - {tag: team=nlp, limit: 5}\n"
+  auto twice = Parse(pool +
+                     "budgets:\n  - {tag: team=nlp, limit: 5}\n"
                      "  - {tag: team=nlp, period: month, limit: 7}\n");
   ASSERT_FALSE(twice);
   EXPECT_NE(twice.error().message.find("cap.yaml:9:"), std::string::npos) << twice.error().message;
@@ -121,8 +122,8 @@ TEST(Capacity, AWindowOrBudgetGivenTwiceIsBadInput) {
             std::string::npos)
       << twice.error().message;
   EXPECT_TRUE(Parse(pool + "windows:\n  - {name: lunch, hours: 12-14}\n"
-                    "budgets:\n  - {tag: team=nlp, limit: 5}\n"
-                    "  - {tag: team=nlp, period: week, limit: 2}\n"));
+                           "budgets:\n  - {tag: team=nlp, limit: 5}\n"
+                           "  - {tag: team=nlp, period: week, limit: 2}\n"));
 }
 
 TEST(Capacity, PeriodStartsAtWeekMonthAndQuarter) {

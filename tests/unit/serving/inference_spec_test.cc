@@ -81,15 +81,18 @@ TEST(InferenceSpec, TwoMeasuredProfilesOfOneReplicaShapeAreBadInput) {
   const std::string head =
       "apiVersion: frugal/v1\nkind: Inference\nmodel: {type: encoder, params: 1b}\n"
       "workload: {rps: 1}\nmeasured:\n";
-  ExpectError(head + "  - {gpu: T4, items_per_second: 120}\n"
-                     "  - {gpu: T4, items_per_second: 1200}\n",
+  ExpectError(head +
+                  "  - {gpu: T4, items_per_second: 120}\n"
+                  "  - {gpu: T4, items_per_second: 1200}\n",
               "serve.yaml:7:", "T4 is measured twice (first at serve.yaml:6:");
-  ExpectError(head + "  - {gpu: T4, gpus: 2, items_per_second: 120}\n"
-                     "  - {gpu: T4, gpus: 2, items_per_second: 1200}\n",
+  ExpectError(head +
+                  "  - {gpu: T4, gpus: 2, items_per_second: 120}\n"
+                  "  - {gpu: T4, gpus: 2, items_per_second: 1200}\n",
               "serve.yaml:7:", "T4 x2 is measured twice");
-  auto shapes = Parse(head + "  - {gpu: T4, items_per_second: 120}\n"
-                             "  - {gpu: T4, gpus: 2, items_per_second: 230}\n"
-                             "  - {gpu: L4, items_per_second: 300}\n");
+  auto shapes = Parse(head +
+                      "  - {gpu: T4, items_per_second: 120}\n"
+                      "  - {gpu: T4, gpus: 2, items_per_second: 230}\n"
+                      "  - {gpu: L4, items_per_second: 300}\n");
   EXPECT_TRUE(shapes) << shapes.error().message;
 }
 
