@@ -95,6 +95,11 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
   JobRequest job;
   job.name = FRUGAL_TRY(doc.OptionalString(root, "name")).value_or(path.stem().string());
   if (job.name.empty()) return At(doc, root["name"], "name", "must not be empty");
+  if (job.name.size() > 200) {
+    // Without a name key the file's name is the job's: located at the document then.
+    return At(doc, root["name"] ? root["name"] : root, "name",
+              fmt::format("{} bytes is too long (at most 200)", job.name.size()));
+  }
   const int gpus = FRUGAL_TRY(Whole(doc, root, "gpus", 0, 1, 100000));
   const int slots = FRUGAL_TRY(Whole(doc, root, "cpu_slots", 0, 1, 100000));
   if (gpus > 0 && slots > 0) {

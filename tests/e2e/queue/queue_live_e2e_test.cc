@@ -268,6 +268,14 @@ TEST(QueueLiveE2e, ASpecsPastDeadlineNegativeBudgetOrEmptyNameIsBadInputAtItsLin
   EXPECT_EQ(unnamed.exit_code, 2) << unnamed.out;
   EXPECT_NE(unnamed.err.find("noname.yaml:3:7: field 'name': must not be empty"), std::string::npos)
       << unnamed.err;
+  // A 900 kB name was queued and widened every `queue list` table past use.
+  WriteTestFile(path, "apiVersion: frugal/v1\nkind: QueueJob\nname: " + std::string(5000, 'n') +
+                          "\ncpu_slots: 1\nruntime: 1m\n");
+  auto huge = q.Run({"queue", "submit", path, "--capacity", q.cap, "--", "true"});
+  EXPECT_EQ(huge.exit_code, 2) << huge.out;
+  EXPECT_NE(huge.err.find("noname.yaml:3:7: field 'name': 5000 bytes is too long (at most 200)"),
+            std::string::npos)
+      << huge.err.substr(0, 300);
   EXPECT_FALSE(std::filesystem::exists(q.db));  // refused before the ledger was touched
 }
 
