@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "commands.h"
 #include "frugal/core/log.h"
 #include "frugal/ledger/ledger.h"
@@ -191,7 +193,9 @@ void RegisterDrill(CLI::App& app, GlobalOptions& global, Action& action) {
   AddSuperviseOptions(cmd, opts->supervise);
   cmd->add_option("--preemptions", opts->preemptions, "Preemptions to inject")
       ->capture_default_str();
-  cmd->add_option("--seed", opts->seed, "Seed of the preemption moments")->capture_default_str();
+  cmd->add_option("--seed", opts->seed, "Seed of the preemption moments")
+      ->capture_default_str()
+      ->check(WholeNumber(0, std::numeric_limits<int64_t>::max()));
   cmd->add_option("--name", opts->name,
                   "Name the findings are stored under (default: the spec's or script's)");
   cmd->add_option("--restart-backoff", opts->restart_backoff, "Delay before each restart")

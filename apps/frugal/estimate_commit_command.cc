@@ -11,6 +11,8 @@ namespace frugal::cli {
 Result<void> RunCommitmentEstimate(const std::string& term_text, double utilization,
                                    const std::string& gpu_name, int gpus,
                                    const GlobalOptions& global, Streams& s) {
+  // A count below one priced a commitment of no GPUs ($0, break-even NaN) or a negative bill.
+  if (gpus < 1) return Fail(ErrorCode::kBadInput, "--gpus: must be at least 1");
   const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
   const catalog::GpuSpec* gpu =
       FRUGAL_TRY(c.RequireGpu(gpu_name).map_error([](Error e) { return e.Wrap("--gpu"); }));

@@ -349,8 +349,22 @@ Result<void> ApplyPolicy(const plan::JobSpec& spec, const plan::Plan& p,
 Result<void> RunPlan(const PlanOptions& o, const GlobalOptions& global, Streams& s) {
   FRUGAL_TRY(CheckOverrideReason(o.override_reason));
   // An inference spec is planned as a deployment; anything else (errors included) as a job.
-  if (const auto inference = serving::IsInferenceSpec(o.job); inference && *inference)
+  if (const auto inference = serving::IsInferenceSpec(o.job); inference && *inference) {
+    // A job's deadline, budget and objective mean nothing to a serving plan: refused rather
+    // than ignored, so a cap the user asked for is never silently dropped.
+    for (const auto& [flag, given] :
+         {std::pair<const char*, bool>{"--deadline", !o.deadline.empty()},
+          {"--budget", !o.budget.empty()},
+          {"--objective", o.objective != "cost"}}) {
+      if (given) {
+        return Fail(ErrorCode::kBadInput,
+                    fmt::format("{}: an inference spec is planned by its workload, latency and "
+                                "lifetime; only --top applies (a job's {} does not)",
+                                flag, std::string_view(flag).substr(2)));
+      }
+    }
     return RunInferencePlan(o.job, o.top, global, s);
+  }
   plan::PlanRequest request = FRUGAL_TRY(RequestFrom(o));
   catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
   plan::JobSpec spec =

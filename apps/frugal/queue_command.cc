@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <memory>
 
 #include "commands.h"
@@ -125,7 +126,8 @@ void RegisterSimulateQueue(CLI::App& queue_cmd, GlobalOptions& global, Action& a
   cmd->add_option("--trace", opts->traces,
                   "Spot availability traces, one per spot pool in order (default: each pool's "
                   "own trace)");
-  cmd->add_option("--seed", opts->seed, "Picks where in each trace the simulation starts");
+  cmd->add_option("--seed", opts->seed, "Picks where in each trace the simulation starts")
+      ->check(WholeNumber(0, std::numeric_limits<int64_t>::max()));
   cmd->add_option("--policy", opts->policy,
                   "frugal, fifo_on_demand, edf_on_demand, greedy_spot, a comma list, or all");
   cmd->callback([opts, &global, &action] {

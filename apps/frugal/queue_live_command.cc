@@ -14,6 +14,7 @@
 #include "frugal/ledger/ledger.h"
 #include "frugal/queue/queue_service.h"
 #include "frugal/queue/queue_view.h"
+#include "frugal/run/run_text.h"
 
 namespace frugal::cli {
 namespace {
@@ -92,8 +93,11 @@ Result<void> ApplyFlags(const SubmitOptions& o, const queue::Capacity& cap, Seco
   for (const std::string& t : o.tags) {
     const size_t eq = t.find('=');
     if (eq == std::string::npos || eq == 0) return Fail(ErrorCode::kBadInput, "--tag: expected k=v, got '" + t + "'");
+    FRUGAL_TRY(run::CheckTagText(t.substr(0, eq), t.substr(eq + 1), "--tag"));
     job.tags[t.substr(0, eq)] = t.substr(eq + 1);
   }
+  FRUGAL_TRY(run::CheckFlagText("--override", o.override_reason));
+  FRUGAL_TRY(run::CheckFlagText("--warm-start", o.warm_start));
   job.override_reason = o.override_reason;
   if (!o.warm_start.empty()) {
     job.warm_start = o.warm_start;
@@ -136,7 +140,12 @@ Result<void> RunList(const std::string& state, const GlobalOptions& global, Stre
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   std::vector<std::string> states;
   if (!state.empty()) states = Split(state, ',');
-  const std::vector<queue::JobView> jobs = FRUGAL_TRY(queue::ListJobs(*db, states, Now()));
+  Result<std::vector<queue::JobView>> listed = queue::ListJobs(*db, states, Now());
+  if (!listed) {
+    return Fail(listed.error().code == ErrorCode::kBadInput ? listed.error().Wrap("--state")
+                                                            : listed.error());
+  }
+  const std::vector<queue::JobView>& jobs = *listed;
   if (global.json) {
     WriteJson(s, queue::ListJson(jobs));
   } else {

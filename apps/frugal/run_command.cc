@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "commands.h"
 #include "frugal/core/file_lock.h"
 #include "frugal/core/log.h"
@@ -256,7 +258,9 @@ void RegisterRun(CLI::App& app, GlobalOptions& global, Action& action) {
       ->capture_default_str();
   cmd->add_option("--chaos-preempt-every", opts->chaos_every, "Inject preemptions about this often (drills, tests)");
   cmd->add_option("--chaos-max", opts->chaos_max, "Stop injecting after this many preemptions (0: never)");
-  cmd->add_option("--seed", opts->seed, "Seed of the injected preemptions")->capture_default_str();
+  cmd->add_option("--seed", opts->seed, "Seed of the injected preemptions")
+      ->capture_default_str()
+      ->check(WholeNumber(0, std::numeric_limits<int64_t>::max()));
   AddOverrideOption(cmd, opts->override_reason);
   cmd->add_option("--deadline", opts->deadline,
                   "Deadline from the run's first start (with --compute): after a preemption, advise "

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <sstream>
 
@@ -380,7 +381,8 @@ void RegisterSimulate(CLI::App& app, GlobalOptions& global, Action& action) {
                   "(spot-traces counts) or unavailable (SkyNomad flags)");
   cmd->add_option("--starts", opts->starts, "Runs (start times spread over the traces)")
       ->check(CLI::Range(1, 1000000));
-  cmd->add_option("--seed", opts->seed, "Seed for start times and synthetic traces");
+  cmd->add_option("--seed", opts->seed, "Seed for start times and synthetic traces")
+      ->check(WholeNumber(0, std::numeric_limits<int64_t>::max()));
   cmd->add_option("--gang", opts->gang, "Instances that must all be available")
       ->check(CLI::Range(1, 4096));
   cmd->add_flag("--optimum", opts->optimum, "Solve the offline optimum and report cost ratios");

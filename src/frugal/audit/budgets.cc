@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <map>
+#include <string>
 
 namespace frugal::audit {
 
@@ -46,6 +48,7 @@ PeriodBounds PeriodAround(BudgetPeriod p, ledger::Timestamp t) {
 
 Result<std::vector<Budget>> ReadBudgets(const YamlDoc& doc, const YAML::Node& map) {
   std::vector<Budget> budgets;
+  std::map<std::string, std::string> seen;  // team, project, period → where first given
   const YAML::Node list = map["budgets"];
   if (!list.IsDefined() || list.IsNull()) return budgets;
   if (!list.IsSequence()) return Fail(doc.ErrorAt(list, "budgets", "expected a list"));
@@ -73,6 +76,18 @@ Result<std::vector<Budget>> ReadBudgets(const YamlDoc& doc, const YAML::Node& ma
     } else {
       return Fail(doc.ErrorAt(entry["period"], "period",
                               fmt::format("'{}' is not month, quarter or year", period)));
+    }
+    // A second budget for the same team, project and period would be shown and judged beside
+    // the first, two answers to one question.
+    const std::string key = b.team + '\n' + b.project + '\n' + period;
+    if (const auto [it, added] = seen.emplace(key, doc.Where(entry)); !added) {
+      return Fail(doc.ErrorAt(
+          entry, "budgets",
+          fmt::format("{} already has a {} budget at {}",
+                      b.project.empty() ? "team '" + b.team + "'"
+                      : b.team.empty()  ? "project '" + b.project + "'"
+                                        : "team '" + b.team + "', project '" + b.project + "'",
+                      period, it->second)));
     }
     budgets.push_back(std::move(b));
   }

@@ -194,20 +194,22 @@ void InventoryIdleAndForgotten(const AuditData& data, const AuditOptions& o, Aud
     if (since < o.since) {
       // The runs that could account for it were not loaded: say so rather than guess.
       out.notes.push_back(fmt::format(
-          "{}: {} has no utilization history, and the window is shorter than the {} days "
+          "{}: {} has no utilization {}, and the window is shorter than the {} days "
           "without a run that make it forgotten",
-          kForgottenCapacity, i.Label(), o.thresholds.forgotten_days));
+          kForgottenCapacity, i.Label(), i.history.empty() ? "history" : "reading in the window",
+          o.thresholds.forgotten_days));
       continue;
     }
     if (*i.launched <= since && !LedgerUsed(i, data, since, o)) {
-      out.findings.push_back(Forgotten(
-          i,
-          fmt::format("running since {} with no utilization history and no run in the ledger "
-                      "on {} in {} since {}",
-                      ledger::FormatTimestamp(*i.launched),
-                      i.instance_type.empty() ? i.gpu : i.instance_type, i.region,
-                      ledger::FormatTimestamp(since)),
-          o));
+      out.findings.push_back(
+          Forgotten(i,
+                    fmt::format("running since {} with no utilization {} and no run in the ledger "
+                                "on {} in {} since {}",
+                                ledger::FormatTimestamp(*i.launched),
+                                i.history.empty() ? "history" : "reading in the window",
+                                i.instance_type.empty() ? i.gpu : i.instance_type, i.region,
+                                ledger::FormatTimestamp(since)),
+                    o));
     }
   }
 }

@@ -59,7 +59,9 @@ Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node,
   o.price = Rate{whole ? *whole : *per_gpu * o.gpu_count};
   const char* price_key = whole ? "price_per_hour" : "price_per_gpu_hour";
   if (o.price.per_hour <= Money())
-    return Fail(doc.ErrorAt(node[price_key], price_key, "must be positive"));
+    return Fail(doc.ErrorAt(node[price_key], price_key,
+                            "must be positive, at least $0.000001 an hour (amounts are kept to "
+                            "the millionth of a dollar)"));
   if (auto tier = FRUGAL_TRY(doc.OptionalString(node, "tier"))) {
     auto t = ParseTier(*tier);
     if (!t) return Fail(doc.ErrorAt(node["tier"], "tier", t.error().message));

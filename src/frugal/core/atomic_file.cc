@@ -26,7 +26,7 @@ AtomicFile::AtomicFile(std::filesystem::path path) : path_(std::move(path)) {
 
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) ::close(fd_);
-  if (!committed_) {
+  if (!committed_ && !direct_) {
     std::error_code ignored;
     std::filesystem::remove(temp_path_, ignored);
   }
@@ -41,6 +41,15 @@ Result<void> AtomicFile::Write(std::string_view bytes) {
       return Fail(ErrorCode::kBadInput,
                   fmt::format("{}: is a directory, expected a file to write", path_.string()));
     }
+    const std::filesystem::file_status status = std::filesystem::status(path_, not_found);
+    if (std::filesystem::is_block_file(status) || std::filesystem::is_socket(status)) {
+      return Fail(
+          ErrorCode::kBadInput,
+          fmt::format("{}: a block device or socket, expected a file to write", path_.string()));
+    }
+    if (std::filesystem::is_fifo(status) || std::filesystem::is_character_file(status)) {
+      return OpenDirect(bytes);
+    }
     std::error_code ec;
     if (path_.has_parent_path()) std::filesystem::create_directories(path_.parent_path(), ec);
     if (ec) {
@@ -54,16 +63,37 @@ Result<void> AtomicFile::Write(std::string_view bytes) {
     const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      return Fail(IoError(temp_path_, "write failed"));
+      return Fail(IoError(direct_ ? path_ : temp_path_, "write failed"));
     }
     bytes.remove_prefix(static_cast<size_t>(n));
   }
   return {};
 }
 
+Result<void> AtomicFile::OpenDirect(std::string_view bytes) {
+  // Renaming a temporary over a pipe or a device would replace the node itself (as root,
+  // /dev/null), so the bytes go straight to it. Non-blocking open: a pipe with no reader is
+  // an error at once, not a wait; writes then block as usual.
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd_ < 0) return Fail(IoError(path_, "cannot open for writing"));
+  const int flags = ::fcntl(fd_, F_GETFL);
+  if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    return Fail(IoError(path_, "cannot set blocking writes"));
+  }
+  direct_ = true;
+  return Write(bytes);
+}
+
 Result<void> AtomicFile::Commit() {
   FRUGAL_CHECK(!committed_);
   if (fd_ < 0) FRUGAL_TRY(Write(""));
+  if (direct_) {
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) return Fail(IoError(path_, "close failed"));
+    committed_ = true;
+    return {};
+  }
   if (::fsync(fd_) != 0) return Fail(IoError(temp_path_, "fsync failed"));
   if (::close(fd_) != 0) {
     fd_ = -1;
@@ -91,6 +121,15 @@ Result<std::string> ReadFile(const std::filesystem::path& path) {
   if (std::filesystem::is_directory(path, ec)) {
     return Fail(ErrorCode::kBadInput,
                 fmt::format("{}: is a directory, expected a file", path.string()));
+  }
+  // A device (/dev/zero, /dev/urandom) may never end: reading it whole would hang and grow
+  // memory without bound. A pipe is read (a shell's <(...) names one).
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (!ec && (std::filesystem::is_character_file(status) ||
+              std::filesystem::is_block_file(status) || std::filesystem::is_socket(status))) {
+    return Fail(
+        ErrorCode::kBadInput,
+        fmt::format("{}: not a regular file (a device or socket), expected a file", path.string()));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {

@@ -1,6 +1,7 @@
 #include "frugal/core/yaml.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
@@ -161,6 +162,11 @@ Result<YamlDoc> YamlDoc::Parse(std::string_view text, std::string source) {
     }
     FRUGAL_TRY(CheckUniqueKeys(root, source));
     return YamlDoc(std::move(root), std::move(source));
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own words for this are "bad file".
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}:{}:{}: nested too deeply (lists or mappings {} levels deep)",
+                            source, e.mark.line + 1, e.mark.column + 1, e.depth()));
   } catch (const YAML::Exception& e) {
     return Fail(ErrorCode::kBadInput,
                 fmt::format("{}:{}:{}: {}", source, e.mark.line + 1, e.mark.column + 1, e.msg));

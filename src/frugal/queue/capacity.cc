@@ -149,6 +149,7 @@ Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node) {
   if (!pool.trace.empty() && pool.tier != Tier::kSpot) {
     return At(doc, node["trace"], "trace", "only a spot pool has an availability trace");
   }
+  if (!pool.trace.empty()) pool.trace_where = doc.Where(node["trace"]) + ": field 'trace'";
   pool.changeover = FRUGAL_TRY(doc.OptionalDuration(node, "changeover")).value_or(pool.changeover);
   FillHourly(pool);
   return pool;
@@ -221,12 +222,31 @@ Result<Capacity> FromDoc(const YamlDoc& doc) {
         return At(doc, node["price_per_gpu_hour"], "price_per_gpu_hour",
                   "a window has no price (prices go in a pool's price_schedule)");
       }
+      // A built-in name (nights, weekends, off_peak) would be found first and this one ignored.
+      const size_t builtin = BuiltInWindows().size();
+      for (size_t i = 0; i < cap.windows.size(); ++i) {
+        if (cap.windows[i].name == name) {
+          return At(doc, node["name"], "name",
+                    fmt::format("window '{}' is named twice{}", name,
+                                i < builtin ? " (it is built in)" : ""));
+        }
+      }
       cap.windows.push_back({name, FRUGAL_TRY(ParseHours(doc, node, "window"))});
     }
   }
   if (const YAML::Node budgets = root["budgets"]) {
     if (!budgets.IsSequence()) return At(doc, budgets, "budgets", "must be a list");
-    for (const YAML::Node& node : budgets) cap.budgets.push_back(FRUGAL_TRY(ParseBudget(doc, node)));
+    for (const YAML::Node& node : budgets) {
+      TeamBudget b = FRUGAL_TRY(ParseBudget(doc, node));
+      for (const TeamBudget& o : cap.budgets) {
+        if (o.tag_key == b.tag_key && o.tag_value == b.tag_value && o.period == b.period) {
+          return At(doc, node, "budgets",
+                    fmt::format("{}={} already has a {} budget (line {})", b.tag_key, b.tag_value,
+                                PeriodName(b.period), o.line));
+        }
+      }
+      cap.budgets.push_back(std::move(b));
+    }
   }
   return cap;
 }

@@ -71,6 +71,7 @@ struct Pool {
   std::vector<PriceRule> schedule;
   double preemptions_per_hour = 0;  ///< spot: per node
   std::string trace;                ///< spot: availability trace for simulate ("" = always up)
+  std::string trace_where;          ///< "capacity.yaml:12:12: field 'trace'", for its errors
   Duration changeover = std::chrono::minutes(5);  ///< start a job: launch, setup, restore
   int line = 0;                                   ///< where the pool is in its file
 

@@ -309,6 +309,17 @@ Result<Submitted> SubmitJob(ledger::Connection& db, const Capacity& capacity,
                             const JobRequest& job, const std::vector<std::string>& command,
                             Seconds now) {
   if (command.empty()) return Fail(ErrorCode::kBadInput, "no command: frugal queue submit JOB.yaml -- COMMAND");
+  // The ledger keeps the command as JSON text, which holds only UTF-8: an argument that is not
+  // could only be stored changed, and the job would run another command than the one given.
+  for (size_t i = 0; i < command.size(); ++i) {
+    if (const std::optional<size_t> at = FirstInvalidUtf8(command[i])) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("command argument {}: byte 0x{:02X} at offset {} is not UTF-8 text "
+                              "(the queue stores the command as text; pass the argument in a "
+                              "script)",
+                              i + 1, static_cast<unsigned char>(command[i][*at]), *at));
+    }
+  }
   bool fits = false;
   for (const Pool& p : capacity.pools) fits = fits || job.RuntimeOn(p).has_value();
   if (!fits) {

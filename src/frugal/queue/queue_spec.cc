@@ -94,6 +94,12 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
   }
   JobRequest job;
   job.name = FRUGAL_TRY(doc.OptionalString(root, "name")).value_or(path.stem().string());
+  if (job.name.empty()) return At(doc, root["name"], "name", "must not be empty");
+  if (job.name.size() > 200) {
+    // Without a name key the file's name is the job's: located at the document then.
+    return At(doc, root["name"] ? root["name"] : root, "name",
+              fmt::format("{} bytes is too long (at most 200)", job.name.size()));
+  }
   const int gpus = FRUGAL_TRY(Whole(doc, root, "gpus", 0, 1, 100000));
   const int slots = FRUGAL_TRY(Whole(doc, root, "cpu_slots", 0, 1, 100000));
   if (gpus > 0 && slots > 0) {
@@ -127,6 +133,9 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
   }
   job.arrival = now;
   job.deadline = FRUGAL_TRY(When(doc, root, "deadline", now)).value_or(kNever);
+  if (job.deadline != kNever && job.deadline <= now) {
+    return At(doc, root["deadline"], "deadline", "already past");
+  }
   job.not_before = FRUGAL_TRY(When(doc, root, "not_before", now)).value_or(now);
   if (const std::optional<std::string> w = FRUGAL_TRY(doc.OptionalString(root, "window"))) {
     auto set = capacity.FindWindow(*w);
@@ -137,6 +146,9 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
   job.priority = FRUGAL_TRY(Whole(doc, root, "priority", 0, -1000, 1000));
   job.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
   job.budget = FRUGAL_TRY(doc.OptionalMoney(root, "budget"));
+  if (job.budget && *job.budget <= Money()) {
+    return At(doc, root["budget"], "budget", "must be a positive amount");
+  }
   job.depends_on = FRUGAL_TRY(doc.StringList(root, "depends_on"));
   if (const YAML::Node cache = root["cache"]) {
     FRUGAL_TRY(doc.CheckKeys(cache, "cache", {"key", "output"}));

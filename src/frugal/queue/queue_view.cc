@@ -1,12 +1,14 @@
 #include "frugal/queue/queue_view.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
 
 #include "frugal/core/duration.h"
 #include "frugal/core/table.h"
+#include "frugal/core/text.h"
 #include "frugal/queue/queue_service.h"
 
 namespace frugal::queue {
@@ -107,6 +109,16 @@ std::string Slack(const JobView& v) {
 
 Result<std::vector<JobView>> ListJobs(ledger::Ledger& ledger, std::span<const std::string> states,
                                       Seconds now) {
+  // A state that is none of these would list nothing, as if there were no such jobs.
+  static const std::vector<std::string> kStates = {"waiting",   "held",   "starting", "running",
+                                                   "succeeded", "failed", "cancelled"};
+  for (const std::string& s : states) {
+    if (std::find(kStates.begin(), kStates.end(), s) == kStates.end()) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("unknown job state '{}'{} (one of {})", Abbreviate(s),
+                              DidYouMean(s, kStates), fmt::join(kStates, ", ")));
+    }
+  }
   Result<std::vector<ledger::QueueJobRow>> rows =
       ledger::ListQueueJobs(ledger.connection(), states);
   if (!rows) {

@@ -46,7 +46,7 @@ struct JobView {
 };
 
 /// The jobs in `states` (all when empty), oldest first, with ETA and spend at `now`. A ledger
-/// with no queue yet lists none.
+/// with no queue yet lists none. kBadInput on a state that is not a job state.
 [[nodiscard]] Result<std::vector<JobView>> ListJobs(ledger::Ledger& ledger,
                                                     std::span<const std::string> states,
                                                     Seconds now);

@@ -15,6 +15,25 @@ using ledger::QueueJobRow;
 /// A start is taken for cut short only after this long (another scheduler may be starting it).
 constexpr int64_t kStartGraceMs = 60'000;
 
+/// What a status of the `frugal run` wrapping a job means (its codes are frugal's, not the
+/// command's), as " (...)"; "" for success and codes it does not give.
+std::string RunStatusMeaning(int status) {
+  switch (status) {
+    case static_cast<int>(ErrorCode::kFailed):
+      return " (the command failed; its own exit code is in the job's log)";
+    case static_cast<int>(ErrorCode::kBadInput):
+      return " (frugal run refused the command or its options; see the job's log)";
+    case static_cast<int>(ErrorCode::kBudget):
+      return " (a budget cap stopped it or refused its start)";
+    case static_cast<int>(ErrorCode::kUnavailable):
+      return " (the ledger or another system it needs was unavailable)";
+    case static_cast<int>(ErrorCode::kInterrupted):
+      return " (interrupted)";
+    default:
+      return "";
+  }
+}
+
 /// Preemptions of the job on its current pool the queue has already decided on.
 Result<int> DecidedPreemptions(ledger::Connection& db, const QueueJobRow& row) {
   int seen = 0;
@@ -132,7 +151,7 @@ Result<void> Gone(ledger::Connection& db, const Capacity& capacity, LoadedJob& j
   const std::optional<int> exit = status.exit_status;
   f.finished_ms = now_ms;
   f.exit_code = exit.value_or(-1);
-  f.reason = exit ? fmt::format("exited with status {}", *exit)
+  f.reason = exit ? fmt::format("exited with status {}{}", *exit, RunStatusMeaning(*exit))
                   : "its process ended without recording an exit status";
   if (!status.detail.empty()) f.reason += " (" + status.detail + ")";
   const std::string to = exit && *exit == 0 ? "succeeded" : "failed";

@@ -424,7 +424,10 @@ Result<std::vector<PolicyResult>> SimulateWorkload(const Workload& workload,
       std::filesystem::path path = p.trace;
       const std::filesystem::path beside = std::filesystem::path(cap.source).parent_path() / path;
       if (path.is_relative() && std::filesystem::exists(beside)) path = beside;
-      own.push_back(FRUGAL_TRY(spot::LoadTrace(path)));
+      Result<spot::Trace> trace = spot::LoadTrace(path);
+      if (!trace)
+        return Fail(p.trace_where.empty() ? trace.error() : trace.error().Wrap(p.trace_where));
+      own.push_back(std::move(*trace));
     }
   }
   const std::vector<spot::Trace>& traces = config.traces.empty() ? own : config.traces;

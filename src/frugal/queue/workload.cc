@@ -136,6 +136,68 @@ Result<void> ResolveDependencies(const YamlDoc& doc, std::vector<JobRequest>& jo
   return {};
 }
 
+/// Refuses a cycle of depends_on between groups: none of its jobs could ever start, and the
+/// simulation would count them all as misses. Reported at the first group on the cycle.
+Result<void> CheckNoCycle(const YamlDoc& doc, const std::vector<Group>& groups) {
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < groups.size(); ++i) index[groups[i].name] = i;
+  enum class Mark { kNew, kOnPath, kDone };
+  std::vector<Mark> mark(groups.size(), Mark::kNew);
+  std::vector<size_t> path;
+  // Depth-first with an explicit stack of (group, next dependency to follow).
+  for (size_t root = 0; root < groups.size(); ++root) {
+    if (mark[root] != Mark::kNew) continue;
+    std::vector<std::pair<size_t, size_t>> stack = {{root, 0}};
+    mark[root] = Mark::kOnPath;
+    path = {root};
+    while (!stack.empty()) {
+      auto& [g, next] = stack.back();
+      if (next == groups[g].depends_on.size()) {
+        mark[g] = Mark::kDone;
+        stack.pop_back();
+        path.pop_back();
+        continue;
+      }
+      const size_t d = index.at(groups[g].depends_on[next++]);
+      if (mark[d] == Mark::kOnPath) {
+        const auto from = std::find(path.begin(), path.end(), d);
+        std::string cycle;
+        for (auto it = from; it != path.end(); ++it) cycle += groups[*it].name + " -> ";
+        cycle += groups[d].name;
+        const Group& first = groups[d];
+        return At(doc, first.node["depends_on"], "depends_on",
+                  fmt::format("a cycle: {} (none of its jobs could ever start)", cycle));
+      }
+      if (mark[d] == Mark::kNew) {
+        mark[d] = Mark::kOnPath;
+        path.push_back(d);
+        stack.emplace_back(d, 0);
+      }
+    }
+  }
+  return {};
+}
+
+/// With a horizon, every copy of every group must arrive before its end: a later one is never
+/// simulated and would count as a miss.
+Result<void> CheckArrivals(const YamlDoc& doc, const Workload& w,
+                           const std::vector<Group>& groups) {
+  size_t first = 0;
+  for (const Group& g : groups) {
+    for (int i = 0; i < g.count; ++i) {
+      const JobRequest& job = w.jobs[first + static_cast<size_t>(i)];
+      if (job.arrival < w.horizon_end) continue;
+      const YAML::Node where = g.count > 1 && g.node["every"] ? g.node["every"] : g.node["at"];
+      return At(doc, where ? where : g.node, where && g.count > 1 ? "every" : "at",
+                fmt::format("{} arrives {} after the start, at or past the horizon ({})", job.name,
+                            FormatDuration(Duration((job.arrival - w.start) * 1000)),
+                            FormatDuration(Duration((w.horizon_end - w.start) * 1000))));
+    }
+    first += static_cast<size_t>(g.count);
+  }
+  return {};
+}
+
 Result<Workload> FromDoc(const YamlDoc& doc, const Capacity& capacity) {
   const YAML::Node& root = doc.root();
   FRUGAL_TRY(doc.CheckKeys(root, "workload", {"apiVersion", "kind", "name", "start", "horizon", "jobs"}));
@@ -166,6 +228,7 @@ Result<Workload> FromDoc(const YamlDoc& doc, const Capacity& capacity) {
     if (w.jobs.size() > 200000) return At(doc, node, "count", "more than 200000 jobs in all");
   }
   FRUGAL_TRY(ResolveDependencies(doc, w.jobs, groups));
+  FRUGAL_TRY(CheckNoCycle(doc, groups));
   Seconds last = w.start;
   for (const JobRequest& j : w.jobs) {
     last = std::max(last, j.deadline != kNever ? j.deadline : j.arrival);
@@ -173,6 +236,7 @@ Result<Workload> FromDoc(const YamlDoc& doc, const Capacity& capacity) {
   const std::optional<Duration> horizon = FRUGAL_TRY(doc.OptionalDuration(root, "horizon"));
   if (horizon && horizon->count() <= 0) return At(doc, root["horizon"], "horizon", "must be positive");
   w.horizon_end = horizon ? w.start + ToSecondsFloor(*horizon) : last;
+  if (horizon) FRUGAL_TRY(CheckArrivals(doc, w, groups));
   std::stable_sort(w.jobs.begin(), w.jobs.end(),
                    [](const JobRequest& a, const JobRequest& b) { return a.arrival < b.arrival; });
   return w;

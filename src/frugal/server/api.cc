@@ -12,6 +12,7 @@
 #include "frugal/catalog/offer_json.h"
 #include "frugal/core/paths.h"
 #include "frugal/core/text.h"
+#include "frugal/core/yaml.h"
 #include "frugal/ledger/fleet.h"
 #include "frugal/ledger/report.h"
 #include "frugal/ledger/run_json.h"
@@ -19,8 +20,10 @@
 #include "frugal/run/ledger_recorder.h"
 #include "frugal/run/profile.h"
 #include "frugal/run/run_control.h"
+#include "frugal/run/run_text.h"
 #include "frugal/server/metrics.h"
 #include "frugal/server/server_internal.h"
+#include "frugal/serving/serving_json.h"
 #include "frugal/tune/ledger_study_store.h"
 #include "frugal/tune/study_report.h"
 #include "frugal/tune/study_status.h"
@@ -50,8 +53,26 @@ int HttpStatus(const Error& e) {
 
 void SendError(Response& res, int status, const std::string& message) {
   res.status = status;
-  res.set_content(Json{{"error", {{"status", status}, {"message", message}}}}.dump() + "\n",
+  // A message may echo what the client sent; bytes that are not UTF-8 are written replaced.
+  res.set_content(Json{{"error", {{"status", status}, {"message", message}}}}.dump(
+                      -1, ' ', false, Json::error_handler_t::replace) +
+                      "\n",
                   "application/json");
+}
+
+/// kBadInput naming the parameter (or the path) whose decoded text is not UTF-8: every
+/// document echoes what it was asked, and JSON holds only UTF-8.
+Result<void> RequireUtf8Request(const Request& req) {
+  if (FirstInvalidUtf8(req.path)) {
+    return Fail(ErrorCode::kBadInput, "the path is not UTF-8 text once %-decoded");
+  }
+  for (const auto& [name, value] : req.params) {
+    if (FirstInvalidUtf8(name) || FirstInvalidUtf8(value)) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: not UTF-8 text once %-decoded", run::EscapeNonUtf8(name)));
+    }
+  }
+  return {};
 }
 
 void Send(Response& res, Result<Json> doc) {
@@ -122,6 +143,10 @@ template <typename Fn>
 httplib::Server::Handler Reading(Server::Impl& impl, Fn fn) {
   return [&impl, fn](const Request& req, Response& res) {
     if (!Authorized(impl, req, res, false)) return;
+    if (Result<void> text = RequireUtf8Request(req); !text) {
+      Send(res, Fail(text.error()));
+      return;
+    }
     Send(res, fn(req));
   };
 }
@@ -130,6 +155,10 @@ template <typename Fn>
 httplib::Server::Handler Changing(Server::Impl& impl, Fn fn) {
   return [&impl, fn](const Request& req, Response& res) {
     if (!Authorized(impl, req, res, true)) return;
+    if (Result<void> text = RequireUtf8Request(req); !text) {
+      Send(res, Fail(text.error()));
+      return;
+    }
     Send(res, fn(req));
   };
 }
@@ -309,6 +338,26 @@ Result<Json> Offers(Server::Impl& impl, const Request& req) {
   return catalog::OfferListJson(offers, impl.catalog.info().snapshot_date);
 }
 
+/// True when the posted YAML's `kind` is Inference: `frugal plan` plans both kinds.
+Result<bool> IsInferenceText(const std::string& body) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(body, "job.yaml"));
+  const YAML::Node kind = doc.root().IsMap() ? doc.root()["kind"] : YAML::Node();
+  return kind.IsDefined() && kind.IsScalar() && kind.Scalar() == "Inference";
+}
+
+/// The serving plan of a posted inference spec, the document `frugal plan INFERENCE.yaml
+/// --json` prints.
+Result<Json> PlanInference(Server::Impl& impl, const std::string& body, size_t top) {
+  const serving::InferenceSpec spec = FRUGAL_TRY(
+      serving::ParseInferenceSpec(body, "inference.yaml", UserDataDir(), impl.catalog.gpu_names()));
+  if (!spec.catalog_files.empty()) {
+    return Fail(ErrorCode::kBadInput,
+                "inference.yaml: field 'catalog': a posted spec cannot name files on the server");
+  }
+  const serving::ServingPlan p = FRUGAL_TRY(serving::PlanServing(spec, impl.catalog, {top}));
+  return serving::ServingPlanJson(spec, p);
+}
+
 Result<Json> Plan(Server::Impl& impl, const Request& req) {
   plan::PlanRequest request;
   if (req.has_param("deadline")) {
@@ -332,6 +381,7 @@ Result<Json> Plan(Server::Impl& impl, const Request& req) {
   request.objective = objective == "time" ? plan::Objective::kTime : plan::Objective::kCost;
   request.top = static_cast<size_t>(FRUGAL_TRY(IntParam(req, "top", 10, 1'000'000)));
   if (request.top == 0) return Fail(ErrorCode::kBadInput, "top: must be at least 1");
+  if (FRUGAL_TRY(IsInferenceText(req.body))) return PlanInference(impl, req.body, request.top);
   plan::JobSpec spec = FRUGAL_TRY(plan::ParseJobSpec(
       req.body, "job.yaml", {}, impl.catalog.gpu_names(), UserDataDir() / "drills"));
   if (!spec.catalog_files.empty()) {
@@ -433,6 +483,29 @@ void AddApiRoutes(Server::Impl& impl) {
   h.Get("/metrics", [p](const Request& r, Response& res) { Metrics(*p, r, res); });
   h.Get(R"(/api/.*)", [](const Request& r, Response& res) {
     SendError(res, 404, "no such API resource: " + r.path + " (see docs/api.md)");
+  });
+  // What httplib answers itself (a body past the size limit, a request it cannot read) and a
+  // handler's exception get the API's JSON error document as well, never an empty body.
+  h.set_error_handler(httplib::Server::HandlerWithResponse([](const Request& r, Response& res) {
+    if (!res.body.empty() || !r.path.starts_with("/api/")) {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    const std::string why = res.status == 413   ? "the request body is larger than 1 MiB"
+                            : res.status == 400 ? "the request could not be read (a body needs "
+                                                  "its Content-Length)"
+                                                : "the request could not be answered";
+    SendError(res, res.status, why);
+    return httplib::Server::HandlerResponse::Handled;
+  }));
+  h.set_exception_handler([](const Request&, Response& res, std::exception_ptr error) {
+    std::string what = "unknown exception";
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    SendError(res, 500, "internal error: " + what);
   });
 }
 

@@ -294,7 +294,22 @@ Result<std::vector<MeasuredServing>> ReadMeasured(const YamlDoc& doc, const Node
   const Node n = root["measured"];
   if (!n.IsDefined() || n.IsNull()) return out;
   if (!n.IsSequence()) return Fail(doc.ErrorAt(n, "measured", "expected a list of profiles"));
-  for (const auto& item : n) out.push_back(FRUGAL_TRY(ReadProfile(doc, item, known, a)));
+  for (const auto& item : n) {
+    MeasuredServing p = FRUGAL_TRY(ReadProfile(doc, item, known, a));
+    // Two figures for one replica shape: one of them would be used and the other dropped.
+    for (const MeasuredServing& o : out) {
+      if (o.offer == p.offer && o.gpu == p.gpu && o.gpus == p.gpus &&
+          o.concurrency == p.concurrency) {
+        const std::string shape =
+            (p.offer.empty() ? p.gpu : p.offer) + (p.gpus > 0 ? fmt::format(" x{}", p.gpus) : "");
+        return Fail(doc.ErrorAt(item, "measured",
+                                fmt::format("{} is measured twice (first at {}): give one figure "
+                                            "per replica shape",
+                                            shape, o.where)));
+      }
+    }
+    out.push_back(std::move(p));
+  }
   return out;
 }
 

@@ -354,5 +354,17 @@ TEST(EstimateCli, ReservedOnlyAtAStatedUtilizationAndCommitmentsHaveABreakEven) 
   EXPECT_NE(no_u.err.find("--utilization"), std::string::npos) << no_u.err;
 }
 
+TEST(EstimateCommitmentE2e, NoGpusOrANegativeCountIsBadInputNotANegativeBill) {
+  TempDir home;
+  for (const char* gpus : {"0", "-3"}) {
+    const auto r = RunFrugal({"estimate", "--gpu", "A100-80GB", "--gpus", gpus, "--commitment",
+                              "1y", "--utilization", "0.5"},
+                             home.path());
+    EXPECT_EQ(r.exit_code, 2) << gpus << ": " << r.out;
+    EXPECT_NE(r.err.find("--gpus: must be at least 1"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace frugal

@@ -79,6 +79,26 @@ TEST(QueueSimulateE2e, BadCapacityExitsTwoNamingFileAndLine) {
   EXPECT_TRUE(r.out.empty());
 }
 
+TEST(QueueSimulateE2e, ASeedThatIsNotAWholeNumberIsBadInputNotWrapped) {
+  TempDir home;
+  // CLI11 read -1 into the unsigned seed as 18446744073709551615 and ran with it.
+  for (const char* seed : {"-1", "99999999999999999999"}) {
+    auto r = RunFrugal({"queue", "simulate", "--workload", Example("week.yaml"), "--capacity",
+                        Example("capacity.yaml"), "--seed", seed},
+                       home.path());
+    EXPECT_EQ(r.exit_code, 2) << seed << ": " << r.out;
+    EXPECT_NE(r.err.find("--seed"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  auto sim =
+      RunFrugal({"simulate", "--trace",
+                 (testing::SourceDir() / "data/spot_traces/us-west-2a_v100_1.json").string(),
+                 "--compute", "1h", "--deadline", "2h", "--changeover", "1m", "--seed", "-1"},
+                home.path());
+  EXPECT_EQ(sim.exit_code, 2) << sim.out;
+  EXPECT_NE(sim.err.find("--seed"), std::string::npos) << sim.err;
+}
+
 TEST(QueueSimulateE2e, UnknownPolicyIsBadInput) {
   TempDir home;
   auto r = RunFrugal({"queue", "simulate", "--workload", Example("week.yaml"), "--capacity",
@@ -86,6 +106,26 @@ TEST(QueueSimulateE2e, UnknownPolicyIsBadInput) {
                      home.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--policy"), std::string::npos) << r.err;
+}
+
+TEST(QueueSimulateE2e, APoolsTraceThatCannotBeReadIsNamedAtItsLineInTheCapacityFile) {
+  TempDir home;
+  for (const char* trace : {"missing.json", "/dev/zero"}) {
+    WriteTestFile(home / "cap.yaml",
+                  std::string("apiVersion: frugal/v1\nkind: Capacity\npools:\n"
+                              "  - name: a\n    tier: spot\n    gpu: A100-80GB\n"
+                              "    gpus_per_node: 8\n    nodes: 8\n    price_per_gpu_hour: 1\n"
+                              "    trace: ") +
+                      trace +
+                      "\n  - {name: b, tier: on_demand, gpu: A100-80GB, gpus_per_node: 8, nodes: 8,"
+                      " price_per_gpu_hour: 3}\n  - {name: c, tier: owned, cpu_slots: 16}\n");
+    auto r = RunFrugal({"queue", "simulate", "--workload", Example("week.yaml"), "--capacity",
+                        (home / "cap.yaml").string()},
+                       home.path());
+    EXPECT_EQ(r.exit_code, 2) << trace;
+    EXPECT_NE(r.err.find("cap.yaml:10:12: field 'trace': "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(trace), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace

@@ -1,15 +1,15 @@
 // The live queue through the real binary: submit, the scheduling loop with the local executor
 // (real `frugal run` processes), steering, budgets, dependencies, and a kill -9 of the loop.
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 
-#include <gtest/gtest.h>
-
 #include <chrono>
+#include <filesystem>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "support/test_support.h"
@@ -103,6 +103,20 @@ TEST(QueueLiveE2e, SubmitRunsAsASupervisedRunAndSucceeds) {
   const auto doc = nlohmann::json::parse(show.out);
   ASSERT_GE(doc["decisions"].size(), 2u);  // at submission, and the start
   EXPECT_EQ(doc["decisions"].back()["verdict"], "start");
+}
+
+TEST(QueueLiveE2e, AFailedJobSaysWhatItsStatusMeans) {
+  Queue q;
+  // The job runs under `frugal run`, whose status is 1 whatever the command's own code (7):
+  // "exited with status 1" alone read as if the command had returned 1.
+  const int id = q.Submit("seven", "cpu_slots: 1\nruntime: 1m\n", {}, "exit 7");
+  ASSERT_GT(id, 0);
+  ASSERT_TRUE(q.WaitFor(id, "failed"));
+  const std::string reason = q.Jobs()[id]["reason"];
+  EXPECT_NE(reason.find("exited with status 1 (the command failed; its own exit code is in the "
+                        "job's log)"),
+            std::string::npos)
+      << reason;
 }
 
 TEST(QueueLiveE2e, GpusAreGivenOutByCudaVisibleDevices) {
@@ -310,6 +324,78 @@ TEST(QueueLiveE2e, BadSpecExitsTwoWithFileAndLine) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("bad.yaml:6:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("did you mean 'nights'"), std::string::npos) << r.err;
+}
+
+TEST(QueueLiveE2e, ASpecsPastDeadlineNegativeBudgetOrEmptyNameIsBadInputAtItsLine) {
+  Queue q;
+  // Line 4 holds the field under test (after apiVersion, kind and name).
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"deadline: 2020-01-01T00:00Z\n", "deadline': already past"},
+      {"deadline: 0s\n", "deadline': already past"},
+      {"budget: -1\n", "budget': must be a positive amount"},
+      {"budget: 0\n", "budget': must be a positive amount"},
+  };
+  for (const auto& [field, message] : cases) {
+    const std::string spec = q.Spec("bad", field + "cpu_slots: 1\nruntime: 1m\n");
+    auto r = q.Run({"queue", "submit", spec, "--capacity", q.cap, "--", "true"});
+    EXPECT_EQ(r.exit_code, 2) << field << r.err;
+    EXPECT_NE(r.err.find("bad.yaml:4:"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("--deadline"), std::string::npos) << r.err;  // no flag was given
+  }
+  const std::string path = (q.home / "noname.yaml").string();
+  WriteTestFile(path,
+                "apiVersion: frugal/v1\nkind: QueueJob\nname: ''\ncpu_slots: 1\nruntime: 1m\n");
+  auto unnamed = q.Run({"queue", "submit", path, "--capacity", q.cap, "--", "true"});
+  EXPECT_EQ(unnamed.exit_code, 2) << unnamed.out;
+  EXPECT_NE(unnamed.err.find("noname.yaml:3:7: field 'name': must not be empty"), std::string::npos)
+      << unnamed.err;
+  // A 900 kB name was queued and widened every `queue list` table past use.
+  WriteTestFile(path, "apiVersion: frugal/v1\nkind: QueueJob\nname: " + std::string(5000, 'n') +
+                          "\ncpu_slots: 1\nruntime: 1m\n");
+  auto huge = q.Run({"queue", "submit", path, "--capacity", q.cap, "--", "true"});
+  EXPECT_EQ(huge.exit_code, 2) << huge.out;
+  EXPECT_NE(huge.err.find("noname.yaml:3:7: field 'name': 5000 bytes is too long (at most 200)"),
+            std::string::npos)
+      << huge.err.substr(0, 300);
+  EXPECT_FALSE(std::filesystem::exists(q.db));  // refused before the ledger was touched
+}
+
+TEST(QueueLiveE2e, BytesThatAreNotUtf8AreBadInputNamingTheFlagAndQueueNothing) {
+  Queue q;
+  const std::string spec = q.Spec("text", "cpu_slots: 1\nruntime: 1m\n");
+  const std::vector<std::vector<std::string>> cases = {
+      {"--tag", "team=\xff", "--", "true"},
+      {"--tag", "\xfe=nlp", "--", "true"},
+      {"--override", "because \xff", "--", "true"},
+      {"--", "/bin/echo", "caf\xe9"},
+  };
+  for (const auto& extra : cases) {
+    std::vector<std::string> args = {"--json", "queue", "submit", spec, "--capacity", q.cap};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = q.Run(args);
+    EXPECT_EQ(r.exit_code, 2) << extra[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("UTF-8"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(extra[0] == "--" ? "command argument 2" : extra[0]), std::string::npos)
+        << r.err;
+    const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << r.out;
+    EXPECT_EQ(doc["error"]["exit_code"], 2) << r.out;
+  }
+  EXPECT_TRUE(q.Jobs().empty());
+}
+
+TEST(QueueLiveE2e, ListRefusesAStateThatIsNotOne) {
+  Queue q;
+  q.Submit("one", "cpu_slots: 1\nruntime: 1m\n", {}, "true");
+  auto typo = q.Run({"queue", "list", "--state", "waitng"});
+  EXPECT_EQ(typo.exit_code, 2) << typo.out;
+  EXPECT_NE(typo.err.find("--state: unknown job state 'waitng' (did you mean 'waiting'?)"),
+            std::string::npos)
+      << typo.err;
+  auto ok = q.Run({"queue", "list", "--state", "waiting,held"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("one"), std::string::npos) << ok.out;
 }
 
 }  // namespace

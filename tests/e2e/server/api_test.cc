@@ -140,6 +140,26 @@ TEST_F(Api, CatalogOffersAndPlanAreTheDocumentsTheCliPrints) {
   EXPECT_NE(bad->body.find("job.yaml"), std::string::npos) << bad->body;
 }
 
+TEST_F(Api, APostedInferenceSpecGetsTheServingPlanTheCliPrints) {
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  // `frugal plan` plans both kinds of spec; a posted one was read as a job ("unknown key").
+  const std::filesystem::path spec =
+      frugal::testing::SourceDir() / "examples/serving/llama-7b-int4.yaml";
+  const Result<std::string> text = ReadFile(spec);
+  ASSERT_TRUE(text);
+  const nlohmann::json api =
+      JsonOf(s.Client().Post("/api/v1/plan?top=3", *text, "application/yaml"));
+  EXPECT_EQ(api, Cli({"plan", spec.string(), "--top", "3"}));
+  EXPECT_FALSE(api["options"].empty()) << api.dump();
+  const std::filesystem::path files =
+      frugal::testing::SourceDir() / "examples/serving/t4-classifier.yaml";
+  const auto refused = s.Client().Post("/api/v1/plan", *ReadFile(files), "application/yaml");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 400);
+  EXPECT_NE(refused->body.find("field 'catalog'"), std::string::npos) << refused->body;
+}
+
 TEST_F(Api, StudyStatusIsTheDocumentTuneStatusPrints) {
   TempDir table;
   tune::testing::WriteSyntheticTable(table.path(), 40, 9);
@@ -253,6 +273,42 @@ TEST_F(Api, UnknownResourcesAndBadParametersAreClientErrors) {
   EXPECT_EQ(s.Client().Get("/api/v1/runs?since=yesterdayish")->status, 400);
   EXPECT_EQ(s.Client().Get("/api/v1/catalog/offers?tier=cheap")->status, 400);
   EXPECT_EQ(s.Client().Get("/api/v1/spend/daily?by=team,tier")->status, 400);
+}
+
+TEST_F(Api, BytesThatAreNotUtf8AreABadRequestNamingTheParameter) {
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  // %FF decodes to a byte that is not UTF-8: a client error with a JSON body, never a 500
+  // with none (the error document could not be written).
+  for (const char* path :
+       {"/api/v1/runs?since=%FF", "/api/v1/report?by=%FF", "/api/v1/catalog/offers?gpu=%FF",
+        "/api/v1/runs/%FF", "/api/v1/runs/%FF/samples", "/api/v1/studies/%FF", "/api/v1/%FF"}) {
+    const auto r = s.Client().Get(path);
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->status, std::string(path) == "/api/v1/%FF" ? 404 : 400) << path;
+    const nlohmann::json body = nlohmann::json::parse(r->body, nullptr, false);
+    ASSERT_FALSE(body.is_discarded()) << path << ": " << r->body;
+    EXPECT_EQ(body["error"]["status"], r->status) << path;
+  }
+  const auto named = s.Client().Get("/api/v1/runs?since=%FF");
+  ASSERT_TRUE(named);
+  EXPECT_NE(named->body.find("since"), std::string::npos) << named->body;
+  EXPECT_NE(named->body.find("UTF-8"), std::string::npos) << named->body;
+}
+
+TEST_F(Api, ABodyPastTheLimitGetsAJsonError) {
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  // httplib answered 413 itself, with an empty body where a client expects the error document.
+  const auto r = s.Client().Post("/api/v1/plan", std::string(2 << 20, 'x'), "application/yaml");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 413);
+  const nlohmann::json body = nlohmann::json::parse(r->body, nullptr, false);
+  ASSERT_FALSE(body.is_discarded()) << r->body;
+  EXPECT_EQ(body["error"]["status"], 413);
+  EXPECT_NE(body["error"]["message"].get<std::string>().find("larger than 1 MiB"),
+            std::string::npos)
+      << r->body;
 }
 
 TEST_F(Api, DailySpendSplitsSegmentsAcrossDays) {

@@ -214,5 +214,21 @@ TEST(ServingCli, BadInferenceSpecIsExitTwoWithFileLineAndField) {
   }
 }
 
+TEST(ServingCli, AJobsPlanFlagsOnAnInferenceSpecAreRefusedNotIgnored) {
+  TempDir home;
+  const std::vector<std::vector<std::string>> flags = {
+      {"--budget", "2000"}, {"--budget", "-5"}, {"--deadline", "1h"}, {"--objective", "time"}};
+  for (const auto& f : flags) {
+    std::vector<std::string> args = {"plan", Example("t4-classifier.yaml")};
+    args.insert(args.end(), f.begin(), f.end());
+    const auto r = RunFrugal(args, home.path());
+    EXPECT_EQ(r.exit_code, 2) << f[0] << " " << f[1] << ": " << r.out;
+    EXPECT_NE(r.err.find(f[0] + ": an inference spec"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  EXPECT_EQ(RunFrugal({"plan", Example("t4-classifier.yaml"), "--top", "2"}, home.path()).exit_code,
+            0);
+}
+
 }  // namespace
 }  // namespace frugal

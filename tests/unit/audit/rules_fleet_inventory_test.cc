@@ -102,6 +102,21 @@ TEST_F(AuditFleetTest, FindsIdleForgottenAndUnderusedCapacityAndNothingElse) {
   EXPECT_NEAR(commit->facts["break_even"].get<double>(), 0.6, 1e-9);
 }
 
+TEST_F(AuditFleetTest, ForgottenCapacityWithReadingsOutsideTheWindowDoesNotSayItHasNone) {
+  // Its readings are from the year before the window: "no utilization history" was untrue.
+  const std::string inv =
+      "version: 1\ninstances:\n" + Instance("i-old", "tiny-t4", "T4", "on_demand", 0.5,
+                                            "2025-01-01T00:00:00Z", Readings(24, 90),
+                                            ", launched: 2025-01-01T00:00:00Z");
+  auto result = AuditWith(inv);
+  ASSERT_TRUE(result) << result.error().message;
+  const Finding* f = Find(*result, kForgottenCapacity);
+  ASSERT_NE(f, nullptr) << report_;
+  EXPECT_NE(f->evidence.find("no utilization reading in the window"), std::string::npos)
+      << f->evidence;
+  EXPECT_EQ(f->evidence.find("no utilization history"), std::string::npos) << f->evidence;
+}
+
 TEST_F(AuditFleetTest, InventoryUnderuseCommitmentAndSpendAreCounted) {
   options_.thresholds.budgets = {Budget{"ml", "", Money::FromDollars(1000), BudgetPeriod::kMonth}};
   const std::string inv =

@@ -93,5 +93,24 @@ TEST(AuditThresholds, BadInputNamesFileLineAndField) {
   EXPECT_FALSE(ParseThresholds("version: 2\n", "t.yaml"));
 }
 
+TEST(AuditThresholds, TwoBudgetsForTheSameTeamProjectAndPeriodAreBadInput) {
+  // Both were kept: the budget table showed the team twice with different amounts.
+  auto twice = ParseThresholds(
+      "budgets:\n  - {team: nlp, amount: 5}\n  - {team: nlp, amount: 7, period: month}\n",
+      "t.yaml");
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(twice.error().message.find("t.yaml:3:"), std::string::npos) << twice.error().message;
+  EXPECT_NE(twice.error().message.find("already has a month budget at t.yaml:2:"),
+            std::string::npos)
+      << twice.error().message;
+  // Another period, or another project, is another budget.
+  EXPECT_TRUE(
+      ParseThresholds("budgets:\n  - {team: nlp, amount: 5}\n"
+                      "  - {team: nlp, amount: 50, period: quarter}\n"
+                      "  - {team: nlp, project: chat, amount: 3}\n",
+                      "t.yaml"));
+}
+
 }  // namespace
 }  // namespace frugal::audit

@@ -71,6 +71,11 @@ TEST(CustomOffers, BadInputNamesFileLineAndField) {
        "give exactly one of price_per_hour"},
       {"apiVersion: frugal/v1\noffers:\n  - name: x\n    gpu: L4\n    price_per_hour: -2\n",
        "offers.yaml:5:21: field 'price_per_hour': must be positive"},
+      // Positive, but below the millionth of a dollar money is kept in: "must be positive"
+      // alone read as wrong.
+      {"apiVersion: frugal/v1\noffers:\n  - name: x\n    gpu: L4\n    price_per_hour: 0.0000001\n",
+       "offers.yaml:5:21: field 'price_per_hour': must be positive, at least $0.000001 an hour "
+       "(amounts are kept to the millionth of a dollar)"},
       {"apiVersion: frugal/v1\noffers:\n  - name: x\n    gpu: L4\n    price_per_hour: free\n",
        "offers.yaml:5:21: field 'price_per_hour': invalid amount 'free'"},
       {"apiVersion: frugal/v9\n", "unsupported version 'frugal/v9'"},

@@ -1,7 +1,10 @@
 #include "frugal/core/atomic_file.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <csignal>
 
@@ -97,6 +100,43 @@ TEST(ReadFile, DirectoryIsBadInputNotAnEmptyFile) {
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
   EXPECT_NE(r.error().message.find("is a directory"), std::string::npos) << r.error().message;
+}
+
+TEST(ReadFile, ADeviceIsBadInputNotAnEndlessRead) {
+  // /dev/zero never ends: reading it whole would grow memory until the process is killed.
+  for (const char* device : {"/dev/zero", "/dev/urandom"}) {
+    auto r = ReadFile(device);
+    ASSERT_FALSE(r.has_value()) << device;
+    EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+    EXPECT_NE(r.error().message.find(std::string(device) + ": not a regular file"),
+              std::string::npos)
+        << r.error().message;
+  }
+}
+
+TEST(AtomicFile, ATargetThatIsAPipeOrDeviceIsWrittenThroughNotReplaced) {
+  // `-o /dev/stdout`, `-o /dev/null`, a named pipe: renaming a temporary over one would
+  // replace the device node itself with a regular file (as root, /dev/null).
+  testing::TempDir dir;
+  const std::filesystem::path fifo = dir / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  ASSERT_TRUE(WriteFileAtomically(fifo, "report\n"));
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  char buffer[64] = {};
+  const ssize_t n = ::read(reader, buffer, sizeof buffer);
+  ::close(reader);
+  EXPECT_EQ(std::string(buffer, n > 0 ? static_cast<size_t>(n) : 0), "report\n");
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 1u);  // no temporary left beside it
+  // A pipe nobody reads is an error naming it, not a wait forever, and it stays a pipe.
+  auto unread = WriteFileAtomically(fifo, "x");
+  ASSERT_FALSE(unread.has_value());
+  EXPECT_NE(unread.error().message.find(fifo.string()), std::string::npos)
+      << unread.error().message;
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
 }
 
 }  // namespace

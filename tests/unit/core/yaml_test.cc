@@ -145,6 +145,18 @@ TEST(YamlDoc, EmptyDocumentAndMissingFieldHaveALocation) {
   EXPECT_EQ(missing.error().message, "job.yaml:3:3: missing required field 'command'");
 }
 
+TEST(YamlDoc, DeepNestingSaysSoAtItsLine) {
+  for (const std::string& text : {"a: " + std::string(5000, '[') + std::string(5000, ']') + "\n",
+                                  "x: 1\nb: " + std::string(5000, '{') + "\n"}) {
+    auto doc = YamlDoc::Parse(text, "deep.yaml");
+    ASSERT_FALSE(doc.has_value());
+    EXPECT_EQ(doc.error().code, ErrorCode::kBadInput);
+    EXPECT_NE(doc.error().message.find("deep.yaml:"), std::string::npos) << doc.error().message;
+    EXPECT_NE(doc.error().message.find("nested too deeply"), std::string::npos)
+        << doc.error().message;
+  }
+}
+
 TEST(YamlDoc, LongUnknownKeyIsCutInTheMessage) {
   const std::string key(1000, 'q');  // YAML's longest plain key is 1024 characters
   auto doc = YamlDoc::Parse(key + ": 1\n", "job.yaml");

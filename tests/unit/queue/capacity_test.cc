@@ -122,6 +122,29 @@ TEST(Capacity, BadInputNamesFileLineAndField) {
   }
 }
 
+TEST(Capacity, AWindowOrBudgetGivenTwiceIsBadInput) {
+  // A window named like a built-in one was ignored (the built-in won); a second budget for the
+  // same tag and period was kept beside the first.
+  const std::string pool = "pools:\n  - name: a\n    tier: owned\n    cpu_slots: 4\n";
+  auto shadow = Parse(pool + "windows:\n  - {name: nights, hours: 12-14}\n");
+  ASSERT_FALSE(shadow);
+  EXPECT_NE(shadow.error().message.find("cap.yaml:8:"), std::string::npos)
+      << shadow.error().message;
+  EXPECT_NE(shadow.error().message.find("window 'nights' is named twice"), std::string::npos)
+      << shadow.error().message;
+  auto twice = Parse(pool +
+                     "budgets:\n  - {tag: team=nlp, limit: 5}\n"
+                     "  - {tag: team=nlp, period: month, limit: 7}\n");
+  ASSERT_FALSE(twice);
+  EXPECT_NE(twice.error().message.find("cap.yaml:9:"), std::string::npos) << twice.error().message;
+  EXPECT_NE(twice.error().message.find("team=nlp already has a month budget (line 8)"),
+            std::string::npos)
+      << twice.error().message;
+  EXPECT_TRUE(Parse(pool + "windows:\n  - {name: lunch, hours: 12-14}\n"
+                           "budgets:\n  - {tag: team=nlp, limit: 5}\n"
+                           "  - {tag: team=nlp, period: week, limit: 2}\n"));
+}
+
 TEST(Capacity, PeriodStartsAtWeekMonthAndQuarter) {
   const Seconds t = *ParseUtcTime("2026-11-26T15:00Z");  // a Thursday
   EXPECT_EQ(FormatUtcTime(PeriodStart(BudgetPeriod::kWeek, t)), "2026-11-23T00:00Z");
@@ -152,6 +175,46 @@ TEST(Workload, CopiesDependenciesAndBadInput) {
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("w.yaml:4:"), std::string::npos) << bad.error().message;
   EXPECT_NE(bad.error().message.find("did you mean 'nights'"), std::string::npos);
+}
+
+TEST(Workload, ADependencyCycleIsBadInputNotJobsThatNeverStart) {
+  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml");
+  ASSERT_TRUE(cap);
+  auto w = ParseWorkload(
+      "apiVersion: frugal/v1\nkind: Workload\njobs:\n"
+      "  - {name: a, gpus: 1, runtime: 1h, depends_on: [c]}\n"
+      "  - {name: b, gpus: 1, runtime: 1h, depends_on: [a]}\n"
+      "  - {name: c, gpus: 1, runtime: 1h, depends_on: [b]}\n"
+      "  - {name: d, gpus: 1, runtime: 1h, depends_on: [c]}\n",
+      "w.yaml", *cap);
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(w.error().message.find("w.yaml:4:"), std::string::npos) << w.error().message;
+  EXPECT_NE(w.error().message.find("a cycle: a -> c -> b -> a"), std::string::npos)
+      << w.error().message;
+  auto chain = ParseWorkload(
+      "apiVersion: frugal/v1\nkind: Workload\njobs:\n"
+      "  - {name: a, gpus: 1, runtime: 1h}\n"
+      "  - {name: b, gpus: 1, runtime: 1h, depends_on: [a]}\n"
+      "  - {name: c, gpus: 1, runtime: 1h, depends_on: [a, b]}\n",
+      "w.yaml", *cap);
+  EXPECT_TRUE(chain) << chain.error().message;
+}
+
+TEST(Workload, AJobArrivingPastTheHorizonIsBadInputNotAMiss) {
+  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml");
+  ASSERT_TRUE(cap);
+  auto w = ParseWorkload(
+      "apiVersion: frugal/v1\nkind: Workload\nhorizon: 7d\njobs:\n"
+      "  - {name: ok, at: 6d, gpus: 1, runtime: 1h}\n"
+      "  - {name: late, at: 2d, count: 4, every: 2d, gpus: 1, runtime: 1h}\n",
+      "w.yaml", *cap);
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(w.error().message.find("w.yaml:6:"), std::string::npos) << w.error().message;
+  EXPECT_NE(w.error().message.find("late-4 arrives 8d after the start, at or past the horizon"),
+            std::string::npos)
+      << w.error().message;
 }
 
 }  // namespace

@@ -76,6 +76,26 @@ void ExpectError(const std::string& text, const std::string& where, const std::s
   EXPECT_NE(spec.error().message.find(what), std::string::npos) << spec.error().message;
 }
 
+TEST(InferenceSpec, TwoMeasuredProfilesOfOneReplicaShapeAreBadInput) {
+  // The last one won silently: 120/s and 1200/s on one T4 planned 1 replica, not 4.
+  const std::string head =
+      "apiVersion: frugal/v1\nkind: Inference\nmodel: {type: encoder, params: 1b}\n"
+      "workload: {rps: 1}\nmeasured:\n";
+  ExpectError(head +
+                  "  - {gpu: T4, items_per_second: 120}\n"
+                  "  - {gpu: T4, items_per_second: 1200}\n",
+              "serve.yaml:7:", "T4 is measured twice (first at serve.yaml:6:");
+  ExpectError(head +
+                  "  - {gpu: T4, gpus: 2, items_per_second: 120}\n"
+                  "  - {gpu: T4, gpus: 2, items_per_second: 1200}\n",
+              "serve.yaml:7:", "T4 x2 is measured twice");
+  auto shapes = Parse(head +
+                      "  - {gpu: T4, items_per_second: 120}\n"
+                      "  - {gpu: T4, gpus: 2, items_per_second: 230}\n"
+                      "  - {gpu: L4, items_per_second: 300}\n");
+  EXPECT_TRUE(shapes) << shapes.error().message;
+}
+
 TEST(InferenceSpec, BadInputNamesFileLineAndField) {
   const std::string head = "apiVersion: frugal/v1\nkind: Inference\n";
   ExpectError(head + "model: {params: 7b, weigths: int4}\nworkload: {rps: 1}\n",
