@@ -8,6 +8,8 @@ time, at the same price per GPU-hour, over the same seeds:
 
   frugal              `frugal tune --replay DIR --metric M ... --json`, flags only (its defaults)
   random              `frugal tune --replay ... --scheduler none --sampler random`
+  random-plain        random search as most tools run it (simulated): configurations in random
+                      order, each trained to the end, until an epoch no longer fits the budget
   optuna-tpe-sha      Optuna TPESampler + SuccessiveHalvingPruner(min_resource=1, η=3)
   optuna-tpe-hb       Optuna TPESampler + HyperbandPruner(min_resource=1, max=longest, η=3)
   optuna-random-med   Optuna RandomSampler + MedianPruner(5 startup trials, 1 warm-up step)
@@ -380,6 +382,41 @@ def run_screen_finish(configs, facts, budget, seed, maximize, epsilon, first_rep
             "completed": sim.completed}
 
 
+def run_plain_random(configs, facts, budget, seed, maximize, epsilon):
+    """Random search as most tools run it: configurations in random order, each trained to the
+    end, 8 at a time; an epoch starts only when the money for it is left."""
+    best_value, _ = facts
+    ids = [i for i in sorted(configs) if configs[i]["curve"]]
+    random.Random(seed).shuffle(ids)
+    sim = Sim(budget, maximize, best_value, epsilon)
+
+    def start():
+        while ids:
+            c = configs[ids.pop(0)]
+            if sim.try_epoch({"c": c, "k": 0}, 0.0, c["curve"][0]):
+                return True
+            return False
+        return False
+
+    for _ in range(WORKERS):
+        if not start():
+            break
+    while sim.events:
+        job = sim.pop()
+        c, k = job["c"], job["k"]
+        if math.isnan(c["curve"][k][2]):
+            start()
+        elif k >= len(c["curve"]) - 1:
+            if c["complete"]:
+                sim.complete(c["curve"][k][2])
+            start()
+        else:
+            job["k"] += 1
+            sim.try_epoch(job, c["curve"][k][1], c["curve"][k + 1])
+    return {"best": sim.best, "spend": sim.spend, "reach": sim.reach,
+            "completed": sim.completed}
+
+
 # ---------------------------------------------------------------- frugal through its CLI
 
 def run_frugal(frugal, directory, metric, maximize, budget, seed, extra, facts, epsilon):
@@ -417,6 +454,8 @@ def one(args):
     elif method == "random":
         r = run_frugal(frugal, directory, metric, maximize, budget, seed,
                        ["--scheduler", "none", "--sampler", "random"], facts, epsilon)
+    elif method == "random-plain":
+        r = run_plain_random(configs, facts, budget, seed, maximize, epsilon)
     elif method == "screen-finish":
         r = run_screen_finish(configs, facts, budget, seed, maximize, epsilon)
     elif method == "one-epoch-topk":
@@ -430,6 +469,7 @@ def one(args):
 
 def summarize(rows, tables, fractions, methods):
     out = []
+    verdicts = []
     for table in tables:
         directory, metric, maximize, epsilon, _, role = TABLES[table]
         best_value, total = table_facts(load(directory, metric), maximize)
@@ -452,6 +492,7 @@ def summarize(rows, tables, fractions, methods):
                 return statistics.median(vals) if vals else None
 
             random_reach = med_reach(cell.get("random", []))
+            stats = {}
             for m in methods:
                 rs = cell[m]
                 if not rs:
@@ -466,12 +507,41 @@ def summarize(rows, tables, fractions, methods):
                 ratio = "-"
                 if mr is not None and random_reach not in (None, math.inf) and mr != math.inf:
                     ratio = f"{mr / random_reach:.2f}×"
+                stats[m] = (mb, within, empty, mr)
                 out.append(
                     f"| {fraction:.0%} (${rs[0]['budget']:,.2f}) | {m} | {len(rs)} | "
                     f"{'-' if mb in (None, math.inf, -math.inf) else f'{mb:.4f}'} | "
                     f"{within}/{len(rs)} | {empty} | ${over:,.4f} | "
                     f"{'-' if mr in (None, math.inf) else f'${mr:,.4f}'} | {ratio} |")
+            if "frugal" in stats:
+                verdicts.append(verdict(table, fraction, stats, maximize, random_reach))
+    out.append("\n### Against the targets (frugal's default)\n")
+    out.extend(f"- {v}" for v in verdicts)
     return "\n".join(out)
+
+
+def verdict(table, fraction, stats, maximize, random_reach):
+    """One line: where frugal's cell meets or misses each target."""
+    mb, within, empty, mr = stats["frugal"]
+    others = [v[0] for m, v in stats.items() if m != "frugal" and v[0] is not None]
+    best_other = (max if maximize else min)(others) if others else None
+    misses = []
+    if best_other is not None and mb is not None and \
+            (mb < best_other - 1e-12 if maximize else mb > best_other + 1e-12):
+        best_name = [m for m, v in stats.items() if m != "frugal" and v[0] == best_other][0]
+        misses.append(f"median best below {best_name}'s")
+    randoms = [stats[m] for m in ("random", "random-plain") if m in stats]
+    if randoms and within < max(r[1] for r in randoms):
+        misses.append("fewer seeds within ε than random search")
+    # Cost to ε against the cheaper of the two random searches that reach it.
+    reaches = [r[3] for r in randoms if r[3] not in (None, math.inf)]
+    random_reach = min(reaches) if reaches else None
+    if empty:
+        misses.append(f"{empty} seed(s) with no completed trial")
+    if random_reach not in (None, math.inf) and (mr is None or mr == math.inf or
+                                                 mr > 0.5 * random_reach):
+        misses.append("cost to ε above 0.5× random's")
+    return f"{table} at {fraction:.0%}: " + ("all met" if not misses else "; ".join(misses))
 
 
 def main():
@@ -481,8 +551,9 @@ def main():
     ap.add_argument("--seeds", type=int, default=30)
     ap.add_argument("--fractions", default="0.02,0.06,0.15,0.4")
     ap.add_argument("--tables", default=",".join(TABLES))
-    ap.add_argument("--methods", default="frugal,random,optuna-tpe-sha,optuna-tpe-hb,"
-                                         "optuna-random-med,screen-finish,one-epoch-topk")
+    ap.add_argument("--methods", default="frugal,random,random-plain,optuna-tpe-sha,"
+                                         "optuna-tpe-hb,optuna-random-med,screen-finish,"
+                                         "one-epoch-topk")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json")
     ap.add_argument("--rows", help="append each seed's outcome here (JSON lines) as it finishes")
