@@ -255,9 +255,12 @@ nlohmann::json Study::SavePace() const {
   for (const auto& [id, seconds] : interval_) intervals.push_back({id, seconds});
   nlohmann::json first = nlohmann::json::array();
   for (const auto& [id, pace] : first_pace_) first.push_back({id, pace});
-  return {{"recent", recent},           {"intervals", intervals},
-          {"first", first},             {"max_pace", max_pace_},
-          {"growth_sum", growth_sum_},  {"growth_count", growth_count_},
+  return {{"recent", recent},
+          {"intervals", intervals},
+          {"first", first},
+          {"max_pace", max_pace_},
+          {"growth_sum", growth_sum_},
+          {"growth_count", growth_count_},
           {"first_report_units", first_report_units_}};
 }
 

@@ -92,7 +92,8 @@ TEST_F(StudyTest, ASmallBudgetEndsWithACompletedTrial) {
           "scheduler: asha\nseed: {}\nresources: {{price_per_hour: 3.60, workers: 8}}\n"
           "gates: {{budget_usd: {}}}\n",
           seed, budget));
-      EXPECT_GE(a.trials_by_state.at("completed"), 1) << "asha, budget " << budget << " seed " << seed;
+      EXPECT_GE(a.trials_by_state.at("completed"), 1)
+          << "asha, budget " << budget << " seed " << seed;
     }
   }
 }
@@ -221,8 +222,9 @@ TEST(StudyEndgame, AResumedStudyKeepsTheReserveItLearned) {
   WriteTable(dir.path(), 60, 27, [](int, int e) { return 10.0 * e; });
   bool checked = false;
   for (const int events : {60, 150, 300}) {
-    ReplayStudy rs(dir.path(), "scheduler: asha\nresources: {price_per_hour: 3.60, workers: 4}\n"
-                               "gates: {budget_usd: 40}\n");
+    ReplayStudy rs(dir.path(),
+                   "scheduler: asha\nresources: {price_per_hour: 3.60, workers: 4}\n"
+                   "gates: {budget_usd: 40}\n");
     const double before = RunUntilHalted(rs, events)->LeaderReserveSeconds();
     auto restored = rs.Restore();
     ASSERT_TRUE(restored) << restored.error().message;
@@ -231,8 +233,7 @@ TEST(StudyEndgame, AResumedStudyKeepsTheReserveItLearned) {
     // check above is not met by chance.
     nlohmann::json state = *rs.store().Load("t");
     state.erase("pace");
-    ReplayTable table =
-        *ReplayTable::Load(ReplaySource{dir.path()}, "score", "epoch");
+    ReplayTable table = *ReplayTable::Load(ReplaySource{dir.path()}, "score", "epoch");
     ReplayRunner runner(table, 27);
     MemoryStudyStore store;
     auto spec = ParseStudySpec(state.at("spec_yaml").get<std::string>(), "test.yaml", dir.path());
