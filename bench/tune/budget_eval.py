@@ -8,11 +8,16 @@ time, at the same price per GPU-hour, over the same seeds:
 
   frugal              `frugal tune --replay DIR --metric M ... --json`, flags only (its defaults)
   random              `frugal tune --replay ... --scheduler none --sampler random`
+  random-plain        random search as most tools run it (simulated): configurations in random
+                      order, each trained to the end, until an epoch no longer fits the budget
   optuna-tpe-sha      Optuna TPESampler + SuccessiveHalvingPruner(min_resource=1, η=3)
   optuna-tpe-hb       Optuna TPESampler + HyperbandPruner(min_resource=1, max=longest, η=3)
   optuna-random-med   Optuna RandomSampler + MedianPruner(5 startup trials, 1 warm-up step)
   screen-finish       train configurations in random order to 1/27 of their own schedule with
                       half the budget, then finish them best first until the budget runs out
+  one-epoch-topk      the same with each configuration trained to its first report (one
+                      epoch, or the first evaluation of a step table): "train everything one
+                      epoch, keep the top k, finish them", k set by what the budget pays
 
 The Optuna and screen-finish baselines are simulated here with 8 workers: a worker starts an
 epoch only when the money for it (beside the epochs other workers are running) is left, and
@@ -23,12 +28,17 @@ frugal does.
 
 Per table × budget × method it prints: the median best full-fidelity value over seeds (a seed
 with no completed trial counts as the worst), the share of seeds within ε of the table's best,
-the seeds that ended with no completed trial, and the median spend at which the best completed
-value first came within ε (a seed that never does counts as never). --json writes every seed's
-outcome.
+the seeds that ended with no completed trial, the largest overshoot past the budget, and the
+median spend at which the best completed value first came within ε (a seed that never does
+counts as never). Every seed's outcome is appended to --rows (JSON lines) as it finishes, the
+smallest budgets and cheapest tables first, so a run cut short still reports what it did;
+--summarize prints the table from such a file without running anything. --json writes every
+seed's outcome as one document.
 
 Usage: budget_eval.py --frugal PATH [--seeds 30] [--fractions 0.02,0.06,0.15,0.4]
                       [--tables name,...] [--methods name,...] [--jobs 2] [--json OUT]
+                      [--rows OUT.jsonl]
+       budget_eval.py --summarize ROWS.jsonl [--tables ...] [--fractions ...] [--methods ...]
 """
 import argparse
 import bisect
@@ -67,6 +77,9 @@ TABLES = {
     "mlp_schedules": (os.path.join(ROOT, "data", "hpo_curves", "mlp_schedules"), "val_loss",
                       False, 0.01, {"lr": "log", "width": "cat", "batch_size": "cat",
                                     "steps": "lin", "weight_decay": "log"}, "held out"),
+    "cnn_shapes": (os.path.join(ROOT, "data", "hpo_curves", "cnn_shapes"), "val_acc", True, 0.01,
+                   {"optimizer": "cat", "lr": "log", "weight_decay": "log", "batch_size": "cat",
+                    "channels": "cat", "depth": "cat", "dropout": "lin"}, "held out"),
 }
 
 # The fidelity column, where it is not `epoch`.
@@ -283,9 +296,9 @@ def run_optuna(configs, facts, budget, seed, method, space, maximize, epsilon):
             "completed": sim.completed}
 
 
-def run_screen_finish(configs, facts, budget, seed, maximize, epsilon):
-    """Screen in random order to 1/27 of each schedule with half the budget, then finish the
-    screened configurations best first with the rest (8 workers)."""
+def run_screen_finish(configs, facts, budget, seed, maximize, epsilon, first_report=False):
+    """Screen in random order to 1/27 of each schedule (or to its first report) with half the
+    budget, then finish the screened configurations best first with the rest (8 workers)."""
     best_value, _ = facts
     ids = sorted(configs)
     random.Random(seed).shuffle(ids)
@@ -296,6 +309,8 @@ def run_screen_finish(configs, facts, budget, seed, maximize, epsilon):
     phase = "screen"
 
     def screen_point(c):
+        if first_report:
+            return 0
         last = c["curve"][-1][0]
         k = 0
         while k + 1 < len(c["curve"]) and c["curve"][k][0] < last / 27.0 - 1e-9:
@@ -367,6 +382,41 @@ def run_screen_finish(configs, facts, budget, seed, maximize, epsilon):
             "completed": sim.completed}
 
 
+def run_plain_random(configs, facts, budget, seed, maximize, epsilon):
+    """Random search as most tools run it: configurations in random order, each trained to the
+    end, 8 at a time; an epoch starts only when the money for it is left."""
+    best_value, _ = facts
+    ids = [i for i in sorted(configs) if configs[i]["curve"]]
+    random.Random(seed).shuffle(ids)
+    sim = Sim(budget, maximize, best_value, epsilon)
+
+    def start():
+        while ids:
+            c = configs[ids.pop(0)]
+            if sim.try_epoch({"c": c, "k": 0}, 0.0, c["curve"][0]):
+                return True
+            return False
+        return False
+
+    for _ in range(WORKERS):
+        if not start():
+            break
+    while sim.events:
+        job = sim.pop()
+        c, k = job["c"], job["k"]
+        if math.isnan(c["curve"][k][2]):
+            start()
+        elif k >= len(c["curve"]) - 1:
+            if c["complete"]:
+                sim.complete(c["curve"][k][2])
+            start()
+        else:
+            job["k"] += 1
+            sim.try_epoch(job, c["curve"][k][1], c["curve"][k + 1])
+    return {"best": sim.best, "spend": sim.spend, "reach": sim.reach,
+            "completed": sim.completed}
+
+
 # ---------------------------------------------------------------- frugal through its CLI
 
 def run_frugal(frugal, directory, metric, maximize, budget, seed, extra, facts, epsilon):
@@ -404,8 +454,12 @@ def one(args):
     elif method == "random":
         r = run_frugal(frugal, directory, metric, maximize, budget, seed,
                        ["--scheduler", "none", "--sampler", "random"], facts, epsilon)
+    elif method == "random-plain":
+        r = run_plain_random(configs, facts, budget, seed, maximize, epsilon)
     elif method == "screen-finish":
         r = run_screen_finish(configs, facts, budget, seed, maximize, epsilon)
+    elif method == "one-epoch-topk":
+        r = run_screen_finish(configs, facts, budget, seed, maximize, epsilon, first_report=True)
     else:
         r = run_optuna(configs, facts, budget, seed, method, space, maximize, epsilon)
     r.update({"method": method, "table": table, "fraction": fraction, "seed": seed,
@@ -415,14 +469,15 @@ def one(args):
 
 def summarize(rows, tables, fractions, methods):
     out = []
+    verdicts = []
     for table in tables:
         directory, metric, maximize, epsilon, _, role = TABLES[table]
         best_value, total = table_facts(load(directory, metric), maximize)
         out.append(f"\n### {table} ({role}; {metric}, {'max' if maximize else 'min'}; table best "
-                   f"{best_value:.4f}; whole table ${total:,.0f} at ${PRICE}/GPU-h)\n")
-        out.append("| budget | method | median best | within ε | no completed trial | "
-                   "median cost to ε | vs random |")
-        out.append("|---|---|---|---|---|---|---|")
+                   f"{best_value:.4f}; whole table ${total:,.2f} at ${PRICE}/GPU-h)\n")
+        out.append("| budget | method | seeds | median best | within ε | no completed trial | "
+                   "max overshoot | median cost to ε | vs random |")
+        out.append("|---|---|---|---|---|---|---|---|---|")
         for fraction in fractions:
             cell = {m: [r for r in rows if r["table"] == table and r["fraction"] == fraction
                         and r["method"] == m] for m in methods}
@@ -437,6 +492,7 @@ def summarize(rows, tables, fractions, methods):
                 return statistics.median(vals) if vals else None
 
             random_reach = med_reach(cell.get("random", []))
+            stats = {}
             for m in methods:
                 rs = cell[m]
                 if not rs:
@@ -445,40 +501,98 @@ def summarize(rows, tables, fractions, methods):
                 within = sum(1 for r in rs if r["best"] is not None
                              and abs(r["best"] - best_value) <= epsilon)
                 empty = sum(1 for r in rs if r["completed"] == 0)
+                over = max(r.get("overshoot") if r.get("overshoot") is not None
+                           else max(0.0, r["spend"] - r["budget"]) for r in rs)
                 mr = med_reach(rs)
                 ratio = "-"
                 if mr is not None and random_reach not in (None, math.inf) and mr != math.inf:
                     ratio = f"{mr / random_reach:.2f}×"
+                stats[m] = (mb, within, empty, mr)
                 out.append(
-                    f"| {fraction:.0%} (${rs[0]['budget']:,.2f}) | {m} | "
+                    f"| {fraction:.0%} (${rs[0]['budget']:,.2f}) | {m} | {len(rs)} | "
                     f"{'-' if mb in (None, math.inf, -math.inf) else f'{mb:.4f}'} | "
-                    f"{within}/{len(rs)} | {empty} | "
-                    f"{'-' if mr in (None, math.inf) else f'${mr:,.2f}'} | {ratio} |")
+                    f"{within}/{len(rs)} | {empty} | ${over:,.4f} | "
+                    f"{'-' if mr in (None, math.inf) else f'${mr:,.4f}'} | {ratio} |")
+            if "frugal" in stats:
+                verdicts.append(verdict(table, fraction, stats, maximize, random_reach))
+    out.append("\n### Against the targets (frugal's default)\n")
+    out.extend(f"- {v}" for v in verdicts)
     return "\n".join(out)
+
+
+def verdict(table, fraction, stats, maximize, random_reach):
+    """One line: where frugal's cell meets or misses each target."""
+    mb, within, empty, mr = stats["frugal"]
+    others = [v[0] for m, v in stats.items() if m != "frugal" and v[0] is not None]
+    best_other = (max if maximize else min)(others) if others else None
+    misses = []
+    if best_other is not None and mb is not None and \
+            (mb < best_other - 1e-12 if maximize else mb > best_other + 1e-12):
+        best_name = [m for m, v in stats.items() if m != "frugal" and v[0] == best_other][0]
+        misses.append(f"median best below {best_name}'s")
+    randoms = [stats[m] for m in ("random", "random-plain") if m in stats]
+    if randoms and within < max(r[1] for r in randoms):
+        misses.append("fewer seeds within ε than random search")
+    # Cost to ε against the cheaper of the two random searches that reach it.
+    reaches = [r[3] for r in randoms if r[3] not in (None, math.inf)]
+    random_reach = min(reaches) if reaches else None
+    if empty:
+        misses.append(f"{empty} seed(s) with no completed trial")
+    if random_reach not in (None, math.inf) and (mr is None or mr == math.inf or
+                                                 mr > 0.5 * random_reach):
+        misses.append("cost to ε above 0.5× random's")
+    return f"{table} at {fraction:.0%}: " + ("all met" if not misses else "; ".join(misses))
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--frugal", required=True)
+    ap.add_argument("--frugal")
+    ap.add_argument("--summarize", metavar="ROWS.jsonl")
     ap.add_argument("--seeds", type=int, default=30)
     ap.add_argument("--fractions", default="0.02,0.06,0.15,0.4")
     ap.add_argument("--tables", default=",".join(TABLES))
-    ap.add_argument("--methods", default="frugal,random,optuna-tpe-sha,optuna-tpe-hb,"
-                                         "optuna-random-med,screen-finish")
+    ap.add_argument("--methods", default="frugal,random,random-plain,optuna-tpe-sha,"
+                                         "optuna-tpe-hb,optuna-random-med,screen-finish,"
+                                         "one-epoch-topk")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json")
+    ap.add_argument("--rows", help="append each seed's outcome here (JSON lines) as it finishes")
     a = ap.parse_args()
     fractions = [float(x) for x in a.fractions.split(",")]
     tables = [t for t in a.tables.split(",") if os.path.isdir(TABLES[t][0])]
     methods = a.methods.split(",")
-    work = [(m, t, f, s, a.frugal) for t in tables for f in fractions for m in methods
-            for s in range(1, a.seeds + 1)]
+    if a.summarize:
+        with open(a.summarize) as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+        print(summarize(rows, tables, fractions, methods))
+        return 0
+    if not a.frugal:
+        ap.error("--frugal is needed unless --summarize is given")
+    cost = {t: table_facts(load(TABLES[t][0], TABLES[t][1]), TABLES[t][2])[1] for t in tables}
+    # The smallest budgets and the cheapest tables first, and Optuna's TPE on the large tables
+    # (seconds a run: its sampler's cost grows with the trials) last: a run cut short has the
+    # rest complete.
+    size = {t: len(load(TABLES[t][0], TABLES[t][1])) for t in tables}
+
+    def slow(m, t):
+        return m.startswith("optuna-tpe") and size[t] > 250
+
+    work = sorted(((m, t, f, s, a.frugal) for f in fractions for t in tables for m in methods
+                   for s in range(1, a.seeds + 1)),
+                  key=lambda w: (slow(w[0], w[1]), w[2], cost[w[1]], methods.index(w[0]), w[3]))
+    rows = []
+    sink = open(a.rows, "a") if a.rows else None
     with ProcessPoolExecutor(max_workers=a.jobs) as pool:
-        rows = list(pool.map(one, work, chunksize=4))
+        for r in pool.map(one, work, chunksize=1):
+            rows.append(r)
+            if sink:
+                sink.write(json.dumps(r) + "\n")
+                sink.flush()
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f)
     print(summarize(rows, tables, fractions, methods))
+    return 0
 
 
 if __name__ == "__main__":

@@ -134,12 +134,22 @@ Result<bool> Study::TryStart(const Job& job) {
   // it may cost (a mean would let a dear one overrun and eat the leader's reserve).
   auto rate = estimator_.SecondsPerUnit();
   if (rate) rate = std::max(*rate, max_pace_);
+  // Without pruning a trial's one segment is its whole run, and reserving that at the dearest
+  // pace seen would let one dear configuration close the study: its first report is what a
+  // start must pay. Past it, the trial trains on only while the budget can pay its finish
+  // beside those ahead of it (StopWhatCannotFinish), so a configuration too dear to complete
+  // costs one report and another is tried.
+  const double units = spec_.scheduler == SchedulerKind::kNone ? FirstReportUnits(to) : to;
   const auto reserved = ReservedSeconds();
   if (!rate || !reserved) {
     // Nothing is known about cost yet: one probe runs alone until its first report.
     if (!running_.empty()) return false;
-  } else if (const double finish = FinishReserve(-1); !gate_.Fits(*rate * to, *reserved + finish)) {
-    if (gate_.Fits(*rate * to, finish)) return false;  // fits once running segments settle
+  } else if (const double finish = FinishReserve(-1);
+             !gate_.Fits(*rate * units, *reserved + finish)) {
+    if (gate_.Fits(*rate * units, finish)) return false;  // fits once running segments settle
+    // Without pruning nothing waits to be promoted: the leader's finish alone in the way, the
+    // workers wait for it to complete (or prove too dear) and exploring may go on after.
+    if (spec_.scheduler == SchedulerKind::kNone && gate_.Fits(*rate * units, 0.0)) return false;
     // Exploring further would eat the money that finishes the leader: stop exploring, and
     // spend the rest on promotions, best first.
     endgame_ = true;
@@ -225,6 +235,7 @@ void Study::StopDecided(Trial& trial) {
 
 Result<void> Study::AssignFreeWorkers() {
   const auto workers = static_cast<size_t>(spec_.resources.workers);
+  ReopenAfterTheEndgame();
   // Promotions the gate deferred come first: the scheduler already chose them.
   for (Trial& t : trials_) {
     if (running_.size() >= workers || stopping_) break;
@@ -341,8 +352,11 @@ Result<void> Study::Handle(const Progress& p) {
     recent_pace_[trial.id] = {p.wall_seconds / units, units};
     max_pace_ = std::max(max_pace_, p.wall_seconds / units);
   }
-  if (p.value && !first_pace_.contains(trial.id) && p.fidelity > kEps)
+  if (p.value && !first_pace_.contains(trial.id) && p.fidelity > kEps) {
     first_pace_[trial.id] = trial.cost_seconds / p.fidelity;
+    if (first_report_units_ <= kEps || p.fidelity < first_report_units_)
+      first_report_units_ = p.fidelity;
+  }
   if (p.value) {
     trial.last_value = p.value;
     trial.last_fidelity = p.fidelity;
@@ -388,6 +402,7 @@ Result<void> Study::Handle(const Progress& p) {
   if (wall && trial.cost_seconds + interval > ToSeconds(*wall)) {
     StopAtCap(trial, TrialState::kStoppedAtWall);
   }
+  StopWhatCannotFinish();
   return {};
 }
 

@@ -123,6 +123,9 @@ class Study {
   const StudySpec& spec() const { return spec_; }
   const BudgetGate& gate() const { return gate_; }
   nlohmann::json SaveState() const;
+  /// Wall seconds kept back to take the current leader to full fidelity (see FinishReserve):
+  /// what exploring may not spend.
+  double LeaderReserveSeconds() const { return FinishReserve(-1); }
 
   /// Each time the best completed value improved: (spend so far, best value). Kept with the
   /// state (the best-so-far curve of `tune status`).
@@ -222,6 +225,20 @@ class Study {
   void StopAtTheCap(double fallback);
   /// Learns how a finished trial's pace grew past its first report.
   void LearnPaceGrowth(const Trial& trial);
+  /// Trials training to full fidelity keep running, in rank order, while the rest of the
+  /// budget can pay their finishes (at their own measured pace); the first whose finish it
+  /// cannot pay beside those ahead checkpoints and stops now, not at the cap, so that the
+  /// money goes to trials that can still complete (not under sha or hyperband).
+  void StopWhatCannotFinish();
+  /// Once no trial is left for the endgame to finish (its leader failed, or completed), the
+  /// study explores again with what is left.
+  void ReopenAfterTheEndgame();
+  /// The fidelity of the first report of a new trial (learned; `to` until one is seen).
+  double FirstReportUnits(double to) const;
+  /// The learned pace (see PaceOf) as kept with the state, so that a resumed study keeps the
+  /// same reserve; and its restore (absent in states saved before it: nothing learned).
+  nlohmann::json SavePace() const;
+  void RestorePace(const nlohmann::json& pace);
   [[nodiscard]] Result<void> Persist(const std::string& status);
 
   SpecText text_;
@@ -262,6 +279,7 @@ class Study {
   double max_pace_ = 0.0;  ///< the dearest pace any interval showed (a new trial's reservation)
   double growth_sum_ = 0.0;  ///< completed trials' final pace ÷ pace at their first report
   int growth_count_ = 0;
+  double first_report_units_ = 0.0;  ///< the smallest fidelity a trial first reported at
   nlohmann::json cap_changes_ = nlohmann::json::array();  ///< see study_caps.h
 };
 

@@ -110,6 +110,10 @@ double Study::FinishReserve(int64_t except) const {
   const Trial* leader = Leader();
   if (leader == nullptr || leader->id == except) return 0.0;
   double need = FinishSeconds(*leader);
+  // Until a trial has completed, the study has nothing to show but partial results: the
+  // leader's finish is insured against its pace growing to the bound taken for noise, so that
+  // explorers cannot eat the one answer a small budget can buy.
+  if (improvements_.empty()) need *= kMaxPaceGrowth;
   if (leader->state == TrialState::kRunning) {
     // Its segment's reservation (ReservedSeconds) already holds part of it.
     need -= SegmentSeconds(*leader, RungFidelity(*leader, leader->target_rung));
@@ -187,6 +191,99 @@ void Study::StopAtTheCap(double fallback) {
   for (int64_t id : stop) StopAtCap(trials_[static_cast<size_t>(id)], TrialState::kStoppedAtBudget);
   endgame_ = true;
   CloseStarts("budget");
+}
+
+void Study::StopWhatCannotFinish() {
+  if (spec_.scheduler == SchedulerKind::kSha || spec_.scheduler == SchedulerKind::kHyperband)
+    return;
+  const int top = ladder_.top();
+  // Each at the pace it has shown, the cheaper of its average (start-up included) and its last
+  // interval's: a trial is stopped only when even that cannot be paid.
+  const auto left = [&](const Trial& t) {
+    double pace = t.cost_seconds / t.last_fidelity;
+    if (const auto it = recent_pace_.find(t.id); it != recent_pace_.end())
+      pace = std::min(pace, it->second.first);
+    const double from = std::max(t.last_fidelity, t.checkpoint_fidelity);
+    return pace * std::max(0.0, RungFidelity(t, top) - from);
+  };
+  std::vector<std::pair<double, int64_t>> order;
+  for (int64_t id : running_) {
+    const Trial& t = trials_[static_cast<size_t>(id)];
+    if (t.segment_rung == top && t.last_fidelity > kEps && t.cost_seconds > 0)
+      order.emplace_back(left(t), id);
+  }
+  // Best first once there is a result to beat (and rungs to rank by). Without one, or without
+  // pruning (no rung says who is better), the cheapest to finish first: the most completed
+  // trials the money can buy, and the first answer soonest.
+  const bool cheapest_first = improvements_.empty() || spec_.scheduler == SchedulerKind::kNone;
+  std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    if (cheapest_first && a.first != b.first) return a.first < b.first;
+    return Ahead(trials_[static_cast<size_t>(a.second)], trials_[static_cast<size_t>(b.second)]);
+  });
+  double kept = 0.0;
+  std::vector<int64_t> stop;
+  for (const auto& [need, id] : order) {
+    if (gate_.Fits(kept + need, 0.0)) {
+      kept += need;
+    } else {
+      stop.push_back(id);
+    }
+  }
+  for (int64_t id : stop) runner_.RequestStop(id);
+  for (int64_t id : stop) StopAtCap(trials_[static_cast<size_t>(id)], TrialState::kStoppedAtBudget);
+}
+
+void Study::ReopenAfterTheEndgame() {
+  if (!endgame_ || stop_reason_ != "budget" || stopping_) return;
+  if (!running_.empty() || !parked_.empty() || !released_.empty()) return;
+  for (const Trial& t : trials_)
+    if (t.state == TrialState::kPaused && t.RungReached() < ladder_.top()) return;
+  // Every trial the endgame kept money for has completed, failed or stopped: the money it
+  // kept is free again, and the study explores with it (a start that no longer fits ends it).
+  endgame_ = false;
+  stop_reason_.clear();
+}
+
+double Study::FirstReportUnits(double to) const {
+  return first_report_units_ > kEps ? std::min(first_report_units_, to) : to;
+}
+
+nlohmann::json Study::SavePace() const {
+  nlohmann::json recent = nlohmann::json::array();
+  for (const auto& [id, p] : recent_pace_) recent.push_back({id, p.first, p.second});
+  nlohmann::json intervals = nlohmann::json::array();
+  for (const auto& [id, seconds] : interval_) intervals.push_back({id, seconds});
+  nlohmann::json first = nlohmann::json::array();
+  for (const auto& [id, pace] : first_pace_) first.push_back({id, pace});
+  return {{"recent", recent},
+          {"intervals", intervals},
+          {"first", first},
+          {"max_pace", max_pace_},
+          {"growth_sum", growth_sum_},
+          {"growth_count", growth_count_},
+          {"first_report_units", first_report_units_}};
+}
+
+void Study::RestorePace(const nlohmann::json& pace) {
+  const auto known = [&](int64_t id) {
+    return id >= 0 && static_cast<size_t>(id) < trials_.size();
+  };
+  for (const auto& r : pace.at("recent")) {
+    const auto id = r.at(0).get<int64_t>();
+    if (known(id)) recent_pace_[id] = {r.at(1).get<double>(), r.at(2).get<double>()};
+  }
+  for (const auto& r : pace.at("intervals")) {
+    const auto id = r.at(0).get<int64_t>();
+    if (known(id)) interval_[id] = r.at(1).get<double>();
+  }
+  for (const auto& r : pace.at("first")) {
+    const auto id = r.at(0).get<int64_t>();
+    if (known(id)) first_pace_[id] = r.at(1).get<double>();
+  }
+  max_pace_ = pace.at("max_pace").get<double>();
+  growth_sum_ = pace.at("growth_sum").get<double>();
+  growth_count_ = pace.at("growth_count").get<int>();
+  first_report_units_ = pace.at("first_report_units").get<double>();
 }
 
 }  // namespace frugal::tune

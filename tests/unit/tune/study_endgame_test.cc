@@ -76,10 +76,10 @@ TEST_F(StudyTest, ABudgetBelowTheTableIsSpentOnPromotionsOnceTheSpaceIsExhausted
 
 TEST_F(StudyTest, ASmallBudgetEndsWithACompletedTrial) {
   // 8 workers and budgets of 1.2 to 1.6 of the dearest full run ($4.86). The default prunes
-  // nothing at this scale; a stated asha keeps the leader's finish in reserve, which finishes
-  // one in two thirds of them (not all: a leader that diverges after the money was promised leaves
-  // too little for the next).
-  int asha_completed = 0;
+  // nothing at this scale; a stated asha keeps the leader's finish in reserve (insured against
+  // its pace growing until a trial has completed), and when a leader the endgame kept money for
+  // diverges (seed 3: the first trial, the dearest configuration, fails at epoch 4), the
+  // study explores again with what is left.
   for (const int budget : {6, 8}) {
     for (int seed = 1; seed <= 6; ++seed) {
       const StudySummary s = RunSpec(dir_.path(), fmt::format(
@@ -92,10 +92,10 @@ TEST_F(StudyTest, ASmallBudgetEndsWithACompletedTrial) {
           "scheduler: asha\nseed: {}\nresources: {{price_per_hour: 3.60, workers: 8}}\n"
           "gates: {{budget_usd: {}}}\n",
           seed, budget));
-      if (a.trials_by_state.at("completed") > 0) ++asha_completed;
+      EXPECT_GE(a.trials_by_state.at("completed"), 1)
+          << "asha, budget " << budget << " seed " << seed;
     }
   }
-  EXPECT_GE(asha_completed, 8);  // 8 of 12: a known miss (bench/RESULTS.md)
 }
 
 TEST(StudyEndgame, ALeaderWhoseEpochsGrowDearerStillFinishes) {
@@ -212,6 +212,56 @@ TEST_F(StudyTest, TheBestSoFarCurveIsKeptWithTheStateAndDrawn) {
   EXPECT_NE(BestSoFarSvg(nlohmann::json::array(), "score", 1.0, std::nullopt)
                 .find("no trial has completed"),
             std::string::npos);
+}
+
+TEST(StudyEndgame, AResumedStudyKeepsTheReserveItLearned) {
+  // Progressive resizing (epoch e costs 10·e s): the reserve rests on the pace the trials
+  // showed (each one's last interval, the growth completed trials showed), which the trials'
+  // own records do not hold.
+  frugal::testing::TempDir dir;
+  WriteTable(dir.path(), 60, 27, [](int, int e) { return 10.0 * e; });
+  bool checked = false;
+  for (const int events : {60, 150, 300}) {
+    ReplayStudy rs(dir.path(),
+                   "scheduler: asha\nresources: {price_per_hour: 3.60, workers: 4}\n"
+                   "gates: {budget_usd: 40}\n");
+    const double before = RunUntilHalted(rs, events)->LeaderReserveSeconds();
+    auto restored = rs.Restore();
+    ASSERT_TRUE(restored) << restored.error().message;
+    EXPECT_DOUBLE_EQ((*restored)->LeaderReserveSeconds(), before) << events << " events";
+    // Without the learned pace (a state saved before it was kept) the reserve differs: the
+    // check above is not met by chance.
+    nlohmann::json state = *rs.store().Load("t");
+    state.erase("pace");
+    ReplayTable table = *ReplayTable::Load(ReplaySource{dir.path()}, "score", "epoch");
+    ReplayRunner runner(table, 27);
+    MemoryStudyStore store;
+    auto spec = ParseStudySpec(state.at("spec_yaml").get<std::string>(), "test.yaml", dir.path());
+    ASSERT_TRUE(spec) << spec.error().message;
+    auto forgetful = Study::Restore(state, *spec, runner, store, &table);
+    ASSERT_TRUE(forgetful) << forgetful.error().message;
+    if (before > 0 && (*forgetful)->LeaderReserveSeconds() != before) checked = true;
+  }
+  EXPECT_TRUE(checked);
+}
+
+TEST(StudyEndgame, AConfigurationTooDearToFinishIsStoppedAndAnotherTried) {
+  // Without pruning (a budget of under ten full runs): configurations 0-3 cost 200 s an epoch
+  // (a full run of 20 epochs: $4 at $3.60/h), the rest 10 s ($0.20). Whichever comes first,
+  // $3 cannot finish a dear one: it is stopped at its first report, not at the cap, and the
+  // money goes to configurations that complete.
+  frugal::testing::TempDir dir;
+  WriteTable(dir.path(), 30, 20, [](int c, int) { return c < 4 ? 200.0 : 10.0; });
+  for (int seed = 1; seed <= 12; ++seed) {
+    const StudySummary s = RunSpec(
+        dir.path(), fmt::format("seed: {}\nresources: {{price_per_hour: 3.60, workers: 8}}\n"
+                                "fidelity: {{max: 20, grace: 1}}\ngates: {{budget_usd: 3}}\n",
+                                seed));
+    EXPECT_GE(s.trials_by_state.at("completed"), 5) << "seed " << seed;
+    EXPECT_TRUE(s.best_value.has_value()) << "seed " << seed;
+    // One interval of a dear configuration at most.
+    EXPECT_LE(s.overshoot.dollars(), 0.2 + 1e-6) << "seed " << seed;
+  }
 }
 
 TEST(ReplayTableSchedule, AColumnEqualToWhereEachCurveEndsIsTheScheduleLength) {
