@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -108,7 +109,11 @@ TYPED_TEST(LedgerConcurrency, WritersKilledAtRandomPointsLeaveExactlyWhatTheyCom
     a.Kill();
     std::this_thread::sleep_for(std::chrono::milliseconds(rng() % (span / 4 + 1)));
     b.Kill();
-    killed += (a.Wait() == 128 + SIGKILL ? 1 : 0) + (b.Wait() == 128 + SIGKILL ? 1 : 0);
+    const int killed_now = (a.Wait() == 128 + SIGKILL ? 1 : 0) + (b.Wait() == 128 + SIGKILL ? 1 : 0);
+    killed += killed_now;
+    // A writer that finished before its kill: the calibration ran slower than the writers do
+    // now (a load spike on a shared machine). Aim the next kills earlier.
+    if (killed_now < 2) script_ms = std::max<int64_t>(1, script_ms * 2 / 3);
 
     auto ledger = Ledger::Open(location);
     ASSERT_TRUE(ledger.has_value()) << "iteration " << i << ": " << ledger.error().message;
