@@ -50,7 +50,7 @@ def main():
             torch.cuda.synchronize() if dev == "cuda" else None
             samples = step * a.batch
             frugal.report(step, samples=samples, tokens=samples * tokens_per_sample if tokens_per_sample else None,
-                          loss=float(loss))
+                          loss=float(loss.detach()))
         if (frugal.checkpoint_requested() or frugal.should_stop() or step % a.checkpoint_every == 0) and step != saved:
             with frugal.checkpoint(step) as d:
                 torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step},
@@ -58,7 +58,7 @@ def main():
             saved = step
         if frugal.should_stop():
             return
-    frugal.result(loss=float(loss))
+    frugal.result(loss=float(loss.detach()))
 
 
 if __name__ == "__main__":
