@@ -10,6 +10,7 @@
 #include "frugal/core/table.h"
 #include "frugal/core/text.h"
 #include "frugal/estimate/commitment.h"
+#include "frugal/estimate/estimate_json.h"
 #include "frugal/estimate/estimator.h"
 #include "frugal/estimate/hardware.h"
 #include "frugal/estimate/network.h"
@@ -38,9 +39,9 @@ struct EstimateOptions {
   bool sequence_parallel = false, optimizer_in_backward = false;
   std::string attention = "flash", loss = "standard", offload = "none";
   std::optional<double> network_gbps;
-  std::string tier;   ///< only this tier's cheapest offer
-  std::string offer;  ///< exactly this offer (id or instance type)
-  MeasuredEstimateOptions measured;  ///< --measured: predict from measured throughput
+  std::string tier;                   ///< only this tier's cheapest offer
+  std::string offer;                  ///< exactly this offer (id or instance type)
+  MeasuredEstimateOptions measured;   ///< --measured: predict from measured throughput
   std::optional<double> utilization;  ///< --utilization: share of a reservation this team uses
   std::string commitment;             ///< --commitment 1y|3y: would one pay?
   bool micro_batch_given = false;
@@ -123,8 +124,9 @@ Result<estimate::Training> TrainingFrom(const EstimateOptions& o, const estimate
   t.virtual_stages = o.virtual_stages;
   t.expert_parallel = o.expert_parallel;
   t.sequence_parallel = o.sequence_parallel;
-  t.attention = FRUGAL_TRY(
-      estimate::ParseAttention(o.attention).map_error([](Error e) { return e.Wrap("--attention"); }));
+  t.attention = FRUGAL_TRY(estimate::ParseAttention(o.attention).map_error([](Error e) {
+    return e.Wrap("--attention");
+  }));
   t.loss =
       FRUGAL_TRY(estimate::ParseLoss(o.loss).map_error([](Error e) { return e.Wrap("--loss"); }));
   t.offload = FRUGAL_TRY(
@@ -145,99 +147,6 @@ Result<estimate::Work> WorkFrom(const EstimateOptions& o) {
 }
 
 double Gib(double bytes) { return bytes / kBytesPerGib; }
-
-nlohmann::json MemoryJson(const estimate::MemoryBreakdown& m) {
-  return {{"weights_gib", Gib(m.weights)},
-          {"gradients_gib", Gib(m.gradients)},
-          {"optimizer_states_gib", Gib(m.optimizer_states)},
-          {"activations_gib", Gib(m.activations)},
-          {"logits_gib", Gib(m.logits)},
-          {"overhead_gib", Gib(m.overhead)}};
-}
-
-nlohmann::json CostJson(const std::vector<estimate::TierCost>& costs) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& c : costs) {
-    list.push_back({{"tier", catalog::TierName(c.offer->tier)},
-                    {"cloud", c.offer->cloud},
-                    {"instance_type", c.offer->instance_type},
-                    {"region", c.offer->region},
-                    {"instances", c.instances},
-                    {"price_per_hour", c.offer->price.per_hour.dollars()},
-                    {"price_estimated", c.offer->price_estimated},
-                    {"cost_usd", c.cost.dollars()}});
-  }
-  return list;
-}
-
-nlohmann::json StepJson(const estimate::StepTime& s) {
-  return {{"total", s.Total()},
-          {"compute", s.compute},
-          {"pipeline_bubble", s.bubble},
-          {"tensor_parallel", s.tensor_parallel},
-          {"expert_parallel", s.expert_parallel},
-          {"data_parallel", s.data_parallel},
-          {"data_parallel_exposed", s.exposed_data_parallel}};
-}
-
-nlohmann::json EstimateJson(const estimate::Estimate& e,
-                            const std::vector<estimate::TierCost>& costs) {
-  const estimate::Model& m = e.model;
-  const estimate::Training& t = e.training;
-  return {{"fits", e.fits},
-          {"peak_memory_gib_per_gpu", Gib(e.memory.Total())},
-          {"capacity_gib_per_gpu", Gib(e.capacity_bytes)},
-          {"headroom_gib", Gib(e.HeadroomBytes())},
-          {"memory", MemoryJson(e.memory)},
-          {"model",
-           {{"params", m.params},
-            {"layers", m.layers},
-            {"hidden", m.hidden},
-            {"heads", m.heads},
-            {"kv_heads", m.kv_heads},
-            {"ffn", m.ffn},
-            {"vocab", m.vocab},
-            {"seq", m.seq},
-            {"mlp", estimate::MlpName(m.mlp)},
-            {"experts", m.experts},
-            {"experts_per_token", m.experts_per_token},
-            {"shape_derived", m.shape_derived}}},
-          {"training",
-           {{"dtype", catalog::PrecisionName(t.precision)},
-            {"optimizer", estimate::OptimizerName(t.optimizer)},
-            {"method", estimate::MethodName(t.method)},
-            {"lora_rank",
-             t.method == estimate::Method::kFull ? nlohmann::json() : nlohmann::json(t.lora_rank)},
-            {"micro_batch", t.micro_batch},
-            {"global_batch", t.GlobalBatch()},
-            {"accumulation_steps", t.AccumulationSteps()},
-            {"recompute", estimate::RecomputeName(t.recompute)},
-            {"zero", t.zero_stage},
-            {"gpus", t.gpus},
-            {"tensor_parallel", t.tensor_parallel},
-            {"pipeline_parallel", t.pipeline_parallel},
-            {"virtual_stages", t.virtual_stages},
-            {"expert_parallel", t.expert_parallel},
-            {"data_parallel", t.DataParallel()},
-            {"sequence_parallel", t.sequence_parallel},
-            {"attention", estimate::AttentionName(t.attention)},
-            {"loss", estimate::LossName(t.loss)},
-            {"offload", estimate::OffloadName(t.offload)},
-            {"optimizer_in_backward", t.optimizer_in_backward}}},
-          {"tokens", e.tokens},
-          {"steps", e.steps},
-          {"total_flops", e.flops.Total()},
-          {"model_flops", e.flops.model},
-          {"recompute_flops", e.flops.recompute},
-          {"mfu", e.mfu},
-          {"mfu_source", estimate::UtilizationSourceName(e.source)},
-          {"prior_hfu", e.prior_hfu},
-          {"compute_hfu", e.compute_hfu},
-          {"step_seconds", StepJson(e.step)},
-          {"wall_hours", e.WallHours()},
-          {"gpu_hours", e.GpuHours()},
-          {"costs", CostJson(costs)}};
-}
 
 void PrintHuman(const estimate::Estimate& e, const std::string& gpu,
                 const std::vector<estimate::TierCost>& costs, std::ostream& out) {
@@ -328,8 +237,10 @@ Result<std::vector<estimate::TierCost>> Costs(const EstimateOptions& o, const ca
     std::erase_if(costs, [&](const estimate::TierCost& t) { return t.offer->tier != tier; });
   }
   // A reservation is paid whether used or not: shown only at a stated utilization.
-  FRUGAL_TRY(estimate::ApplyReservedUtilization(costs, o.utilization, wall_hours)
-                 .map_error([](Error e) { return e.Wrap("--utilization"); }));
+  FRUGAL_TRY(
+      estimate::ApplyReservedUtilization(costs, o.utilization, wall_hours).map_error([](Error e) {
+        return e.Wrap("--utilization");
+      }));
   return costs;
 }
 
@@ -348,7 +259,7 @@ Result<void> RunMemoryOnly(const estimate::Model& model, const estimate::Trainin
   std::optional<plan::KnobComparison> ways;
   if (!e.fits) ways = FRUGAL_TRY(plan::CompareKnobs(q, c));
   if (global.json) {
-    nlohmann::json doc = EstimateJson(e, {});
+    nlohmann::json doc = estimate::EstimateJson(e, {});
     for (const char* key : {"tokens", "steps", "total_flops", "model_flops", "recompute_flops",
                             "mfu", "mfu_source", "prior_hfu", "wall_hours", "gpu_hours"}) {
       doc[key] = nullptr;
@@ -453,7 +364,7 @@ Result<void> RunModelled(const EstimateOptions& o, const plan::KnobQuestion& q,
   std::optional<plan::KnobComparison> ways;
   if (!e.fits) ways = FRUGAL_TRY(plan::CompareKnobs(q, c));
   if (global.json) {
-    nlohmann::json doc = EstimateJson(e, costs);
+    nlohmann::json doc = estimate::EstimateJson(e, costs);
     doc["gpu"] = gpu->name;
     doc["network_gbps"] = network.gbps > 0 ? network.gbps : estimate::kDefaultNetworkGbps;
     doc["network_source"] = network.source;

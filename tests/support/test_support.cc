@@ -149,4 +149,10 @@ int FreeLoopbackPort() {
   return port;
 }
 
+long long CounterValue(int steps) {
+  long long value = 1;
+  for (int step = 1; step <= steps; ++step) value = (value * 31 + step) % 1000000007LL;
+  return value;
+}
+
 }  // namespace frugal::testing

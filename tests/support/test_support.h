@@ -66,4 +66,8 @@ int FreeLoopbackPort();
 std::filesystem::path SourceDir();
 std::filesystem::path SharedDataDir();
 
+/// The value tests/unit/run/children/counter.py ends with after `steps` steps, interrupted or
+/// not (its recurrence, checked by every resume test).
+long long CounterValue(int steps);
+
 }  // namespace frugal::testing

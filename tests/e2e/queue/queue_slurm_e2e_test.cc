@@ -40,12 +40,7 @@ constexpr const char* kCapacity =
     "  - {name: ondemand, kind: slurm, partition: ondemand, tier: on_demand, cpu_slots: 8,\n"
     "     price_per_gpu_hour: 1.00, changeover: 1s}\n";
 
-int64_t CounterValue(int steps) {
-  int64_t value = 1;
-  for (int step = 1; step <= steps; ++step) value = (value * 31 + step) % 1000000007;
-  return value;
-}
-
+using frugal::testing::CounterValue;
 class QueueSlurmE2e : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { cluster_ = SlurmCluster::Start(); }

@@ -26,12 +26,7 @@ using frugal::testing::TempDir;
 using frugal::testing::WaitForLine;
 using std::chrono::milliseconds;
 
-long long CounterValue(int steps) {
-  long long value = 1;
-  for (int step = 1; step <= steps; ++step) value = (value * 31 + step) % 1000000007LL;
-  return value;
-}
-
+using frugal::testing::CounterValue;
 TEST(RunCli, FinishesAndPrintsOneJsonDocument) {
   TempDir home;
   std::vector<std::string> args = {"--json", "run", "--price", "3.06/h", "--budget", "5", "--tag", "team=nlp",

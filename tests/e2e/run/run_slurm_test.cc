@@ -27,13 +27,7 @@ using json = nlohmann::json;
 
 constexpr int kSteps = 24;
 
-/// The counter child's value after `steps` steps, interrupted or not.
-int64_t CounterValue(int steps) {
-  int64_t value = 1;
-  for (int step = 1; step <= steps; ++step) value = (value * 31 + step) % 1000000007;
-  return value;
-}
-
+using frugal::testing::CounterValue;
 class SlurmRun : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { cluster_ = SlurmCluster::Start(); }

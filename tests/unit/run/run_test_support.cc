@@ -31,10 +31,4 @@ std::vector<nlohmann::json> Records(const std::filesystem::path& journal, const 
   return out;
 }
 
-long long CounterValue(int steps) {
-  long long value = 1;
-  for (int step = 1; step <= steps; ++step) value = (value * 31 + step) % 1000000007LL;
-  return value;
-}
-
 }  // namespace frugal::run::testing

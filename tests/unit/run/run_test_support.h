@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/test_support.h"
+
 namespace frugal::run::testing {
 
 /// argv running children/counter.py with the Python helper on PYTHONPATH.
@@ -18,7 +20,6 @@ void UsePythonHelper();
 /// Journal records of `kind` (and, for events, of `event_kind`).
 std::vector<nlohmann::json> Records(const std::filesystem::path& journal, const std::string& kind,
                                     const std::string& event_kind = "");
-/// The value counter.py ends with after `steps` steps, uninterrupted.
-long long CounterValue(int steps);
+using frugal::testing::CounterValue;
 
 }  // namespace frugal::run::testing
