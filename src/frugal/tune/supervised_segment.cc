@@ -273,8 +273,10 @@ void SupervisedRunner::SuperviseLoop(Active& a) {
     // What the ledger prices: the trial's segments, not the supervisor's start-up around them.
     a.run_seconds =
         ToSeconds(run::ReadJournalHistory(config.run_dir / "journal.jsonl").recorded.wall);
-    // Preemptions proper: spot notices and injected ones, not the tuner's own stop request.
-    a.preemptions += a.result->preemptions - (stop_source->fired() ? 1 : 0);
+    // Preemptions proper: spot notices and injected ones, not the tuner's own stop request. A
+    // stop that came as the command finished was never counted (the supervisor takes back a
+    // notice whose segment finished), so there is nothing to take back twice.
+    a.preemptions += std::max(0, a.result->preemptions - (stop_source->fired() ? 1 : 0));
     const bool preempted = a.result->outcome == run::RunOutcome::kPreempted;
     if (!preempted || a.stop_requested || halting_ || attempt >= options_.max_restarts) break;
     log::Info("trial {}: preempted; resuming from its newest checkpoint", a.pending.trial.id);

@@ -70,14 +70,17 @@ while epoch < target:
     log(f"epoch {trial} {epoch}")
 )py";
 
-/// kTrainer without its stop check: it trains on until the supervisor's SIGTERM ends it.
+/// kTrainer without its stop check: it trains on until the supervisor's SIGTERM ends it, and
+/// reports its result at the end.
 inline std::string StubbornTrainer() {
   std::string stubborn = kTrainer;
   const std::string honour = "        if frugal.should_stop():\n            sys.exit(0)\n";
   const size_t at = stubborn.find(honour);
   EXPECT_NE(at, std::string::npos) << "kTrainer no longer checks should_stop()";
   if (at != std::string::npos) stubborn.erase(at, honour.size());
-  return stubborn;
+  // Like a real trainer, it reports its result as it ends: a stop that came meanwhile was
+  // moot (the segment finished).
+  return stubborn + "frugal.result(loss=loss)\n";
 }
 
 inline constexpr const char* kStudy = R"(name: fake

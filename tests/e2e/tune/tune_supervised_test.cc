@@ -105,6 +105,9 @@ TEST_F(TuneSupervised, ATrialThatTrainsOnPastItsStopKeepsWhatItReached) {
     EXPECT_NEAR(t["last_value"].get<double>(), (x - 0.3) * (x - 0.3) + 0.1, 1e-9) << t.dump();
   }
   EXPECT_EQ(doc["trials"]["completed"], 8) << r.out;
+  // The tuner's own stop requests are no preemptions, and one that came as a trial finished
+  // takes nothing away from the count either (it once went negative, hiding real ones).
+  EXPECT_EQ(doc["supervised"]["preemptions"], 0) << r.out;
 }
 
 TEST_F(TuneSupervised, ATrialStoppedAtTheBudgetKeepsWhatItReportedWhileItStopped) {
