@@ -1,13 +1,13 @@
 // frugal commit --gpu A100-80GB [--gpus N] [--utilization 60%] [--cloud aws]: would a 1- or
 // 3-year commitment pay, against on-demand and spot? Monthly costs, break-even utilizations
-// and, at a stated utilization, the winner. The arithmetic lives in plan/commitment.h.
+// and, at a stated utilization, the winner. The arithmetic lives in estimate/commitment.h.
 
 #include <fmt/format.h>
 
 #include "commands.h"
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/table.h"
-#include "frugal/plan/commitment.h"
+#include "frugal/estimate/commitment.h"
 
 namespace frugal::cli {
 
@@ -24,7 +24,7 @@ nlohmann::json OptionalShare(const std::optional<double>& share) {
   return share ? nlohmann::json(*share) : nlohmann::json(nullptr);
 }
 
-nlohmann::json QuoteJson(const plan::TierQuote& q) {
+nlohmann::json QuoteJson(const estimate::TierQuote& q) {
   return {{"tier", catalog::TierName(q.tier)},
           {"offer", q.offer.Id()},
           {"instance_type", q.offer.instance_type},
@@ -35,9 +35,9 @@ nlohmann::json QuoteJson(const plan::TierQuote& q) {
           {"monthly_usd", q.monthly ? nlohmann::json(q.monthly->dollars()) : nullptr}};
 }
 
-nlohmann::json AnalysisJson(const plan::CommitmentAnalysis& a) {
+nlohmann::json AnalysisJson(const estimate::CommitmentAnalysis& a) {
   nlohmann::json terms = nlohmann::json::array();
-  for (const plan::CommitmentTerm& t : a.commitments) {
+  for (const estimate::CommitmentTerm& t : a.commitments) {
     nlohmann::json j = QuoteJson(t.quote);
     j["break_even_vs_on_demand"] = OptionalShare(t.break_even_vs_on_demand);
     j["break_even_vs_spot"] = OptionalShare(t.break_even_vs_spot);
@@ -45,7 +45,7 @@ nlohmann::json AnalysisJson(const plan::CommitmentAnalysis& a) {
   }
   return {{"gpu", a.gpu},
           {"gpus", a.gpus},
-          {"hours_per_month", plan::kHoursPerMonth},
+          {"hours_per_month", estimate::kHoursPerMonth},
           {"utilization", OptionalShare(a.utilization)},
           {"on_demand", a.on_demand ? QuoteJson(*a.on_demand) : nlohmann::json(nullptr)},
           {"spot", a.spot ? QuoteJson(*a.spot) : nlohmann::json(nullptr)},
@@ -59,8 +59,8 @@ std::string Percent(const std::optional<double>& share) {
   return fmt::format("{:.1f}%", *share * 100.0);
 }
 
-void PrintAnalysis(const plan::CommitmentAnalysis& a, Streams& s) {
-  s.out << fmt::format("{} x {}, a month of {} h", a.gpus, a.gpu, plan::kHoursPerMonth);
+void PrintAnalysis(const estimate::CommitmentAnalysis& a, Streams& s) {
+  s.out << fmt::format("{} x {}, a month of {} h", a.gpus, a.gpu, estimate::kHoursPerMonth);
   if (a.utilization) s.out << fmt::format(" at {:.1f}% utilization", *a.utilization * 100.0);
   s.out << "\n";
   Table t({{"TIER"},
@@ -69,7 +69,8 @@ void PrintAnalysis(const plan::CommitmentAnalysis& a, Streams& s) {
            {"PER MONTH", Align::kRight},
            {"BREAK-EVEN VS ON-DEMAND", Align::kRight},
            {"VS SPOT", Align::kRight}});
-  auto row = [&](const plan::TierQuote& q, const std::string& vs_od, const std::string& vs_spot) {
+  auto row = [&](const estimate::TierQuote& q, const std::string& vs_od,
+                 const std::string& vs_spot) {
     const std::string tier = std::string(catalog::TierName(q.tier)) +
                              (q.offer.price_estimated ? " (estimated)" : "") +
                              (a.winner == q.tier ? " <- cheapest" : "");
@@ -80,7 +81,7 @@ void PrintAnalysis(const plan::CommitmentAnalysis& a, Streams& s) {
   };
   if (a.on_demand) row(*a.on_demand, "", "");
   if (a.spot) row(*a.spot, "", "");
-  for (const plan::CommitmentTerm& c : a.commitments) {
+  for (const estimate::CommitmentTerm& c : a.commitments) {
     row(c.quote, Percent(c.break_even_vs_on_demand), Percent(c.break_even_vs_spot));
   }
   t.Render(s.out);
@@ -89,13 +90,13 @@ void PrintAnalysis(const plan::CommitmentAnalysis& a, Streams& s) {
 }
 
 Result<void> RunCommit(const CommitOptions& o, const GlobalOptions& global, Streams& s) {
-  plan::CommitmentQuery q;
+  estimate::CommitmentQuery q;
   q.gpu = o.gpu;
   q.gpus = o.gpus;
-  if (!o.utilization.empty()) q.utilization = FRUGAL_TRY(plan::ParseUtilization(o.utilization));
+  if (!o.utilization.empty()) q.utilization = FRUGAL_TRY(estimate::ParseUtilization(o.utilization));
   if (!o.cloud.empty()) q.cloud = o.cloud;
   const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
-  const plan::CommitmentAnalysis a = FRUGAL_TRY(plan::AnalyzeCommitment(c, q));
+  const estimate::CommitmentAnalysis a = FRUGAL_TRY(estimate::AnalyzeCommitment(c, q));
   if (global.json) {
     WriteJson(s, AnalysisJson(a));
   } else {
@@ -109,15 +110,15 @@ Result<void> RunCommit(const CommitOptions& o, const GlobalOptions& global, Stre
 void RegisterCommit(CLI::App& app, GlobalOptions& global, Action& action) {
   auto o = std::make_shared<CommitOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "commit", "Would a 1- or 3-year commitment pay at a utilization, against on-demand and spot?");
+      "commit",
+      "Would a 1- or 3-year commitment pay at a utilization, against on-demand and spot?");
   cmd->add_option("--gpu", o->gpu, "GPU model (A100-80GB)")->required();
   cmd->add_option("--gpus", o->gpus, "GPUs to commit to (whole instances are rented)")
       ->check(WholeNumber(1, 100000));
   cmd->add_option("--utilization", o->utilization,
                   "Share of the month the GPUs are busy (60% or 0.6); omitted: break-evens only");
   cmd->add_option("--cloud", o->cloud, "Only this cloud's offers");
-  cmd->callback(
-      [&, o] { action = [&global, o](Streams& s) { return RunCommit(*o, global, s); }; });
+  cmd->callback([&, o] { action = [&global, o](Streams& s) { return RunCommit(*o, global, s); }; });
 }
 
 }  // namespace frugal::cli

@@ -16,56 +16,63 @@ Result<void> RunCommitmentEstimate(const std::string& term_text, double utilizat
   const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
   const catalog::GpuSpec* gpu =
       FRUGAL_TRY(c.RequireGpu(gpu_name).map_error([](Error e) { return e.Wrap("--gpu"); }));
-  catalog::Tier term = catalog::Tier::kReserved1y;
-  if (term_text == "3y" || term_text == "reserved_3y") {
-    term = catalog::Tier::kReserved3y;
-  } else if (term_text != "1y" && term_text != "reserved_1y") {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("--commitment: expected 1y or 3y, got '{}'", term_text));
+  const catalog::Tier term = FRUGAL_TRY(estimate::ParseCommitmentTerm(term_text));
+  estimate::CommitmentQuery q;
+  q.gpu = gpu->name;
+  q.gpus = gpus;
+  q.utilization = utilization;
+  const estimate::CommitmentAnalysis analysis = FRUGAL_TRY(estimate::AnalyzeCommitment(c, q));
+  const estimate::CommitmentTerm* t = analysis.Term(term);
+  if (t == nullptr || !analysis.on_demand) {
+    return Fail(ErrorCode::kBadInput, fmt::format("no {} and on-demand offers of {} x{} to compare",
+                                                  catalog::TierName(term), gpu->name, gpus));
   }
-  const estimate::CommitmentAnswer a =
-      FRUGAL_TRY(estimate::AnswerCommitment(c, gpu->name, gpus, term, utilization));
-  const bool pays = a.PaysVsOnDemand();
-  const bool beats_spot = a.break_even_vs_spot && utilization > *a.break_even_vs_spot;
+  const estimate::TierQuote& reserved = t->quote;
+  const Money monthly_on_demand = *analysis.on_demand->monthly;
+  const std::optional<Money> monthly_spot =
+      analysis.spot ? analysis.spot->monthly : std::optional<Money>();
+  const double break_even = *t->break_even_vs_on_demand;
+  const bool pays = utilization > break_even;
+  const bool beats_spot = t->break_even_vs_spot && utilization > *t->break_even_vs_spot;
   if (global.json) {
-    WriteJson(s,
-              {{"commitment",
-                {{"term", catalog::TierName(term)},
-                 {"gpu", gpu->name},
-                 {"gpus", gpus},
-                 {"instances", a.instances},
-                 {"offer", a.reserved->Id()},
-                 {"price_estimated", a.reserved->price_estimated},
-                 {"utilization", utilization},
-                 {"monthly_commitment_usd", a.monthly_commitment.dollars()},
-                 {"monthly_on_demand_usd", a.monthly_on_demand.dollars()},
-                 {"monthly_spot_usd",
-                  a.monthly_spot ? nlohmann::json(a.monthly_spot->dollars()) : nlohmann::json()},
-                 {"break_even_utilization_vs_on_demand", a.break_even_vs_on_demand},
-                 {"break_even_utilization_vs_spot",
-                  a.break_even_vs_spot ? nlohmann::json(*a.break_even_vs_spot) : nlohmann::json()},
-                 {"pays_vs_on_demand", pays},
-                 {"pays_vs_spot", beats_spot}}}});
+    WriteJson(
+        s, {{"commitment",
+             {{"term", catalog::TierName(term)},
+              {"gpu", gpu->name},
+              {"gpus", gpus},
+              {"instances", reserved.instances},
+              {"offer", reserved.offer.Id()},
+              {"price_estimated", reserved.offer.price_estimated},
+              {"utilization", utilization},
+              {"monthly_commitment_usd", reserved.monthly->dollars()},
+              {"monthly_on_demand_usd", monthly_on_demand.dollars()},
+              {"monthly_spot_usd",
+               monthly_spot ? nlohmann::json(monthly_spot->dollars()) : nlohmann::json()},
+              {"break_even_utilization_vs_on_demand", break_even},
+              {"break_even_utilization_vs_spot",
+               t->break_even_vs_spot ? nlohmann::json(*t->break_even_vs_spot) : nlohmann::json()},
+              {"pays_vs_on_demand", pays},
+              {"pays_vs_spot", beats_spot}}}});
     return {};
   }
-  s.out << fmt::format("A {} commitment of {} x{} ({}{}) costs {} a month whatever the use.\n",
-                       term_text, gpu->name, gpus, a.reserved->Id(),
-                       a.reserved->price_estimated ? ", price estimated from discount factors" : "",
-                       a.monthly_commitment.ToString());
+  s.out << fmt::format(
+      "A {} commitment of {} x{} ({}{}) costs {} a month whatever the use.\n", term_text, gpu->name,
+      gpus, reserved.offer.Id(),
+      reserved.offer.price_estimated ? ", price estimated from discount factors" : "",
+      reserved.monthly->ToString());
   s.out << fmt::format("At {:.0f}% utilization the same hours cost {} on demand", 100 * utilization,
-                       a.monthly_on_demand.ToString());
-  if (a.monthly_spot) s.out << fmt::format(", {} on spot", a.monthly_spot->ToString());
+                       monthly_on_demand.ToString());
+  if (monthly_spot) s.out << fmt::format(", {} on spot", monthly_spot->ToString());
   s.out << ".\n";
   s.out << fmt::format(
-      "It pays against on demand above {:.0f}% utilization{}: {}.\n",
-      100 * a.break_even_vs_on_demand,
-      a.break_even_vs_spot
-          ? (*a.break_even_vs_spot > 1
+      "It pays against on demand above {:.0f}% utilization{}: {}.\n", 100 * break_even,
+      t->break_even_vs_spot
+          ? (*t->break_even_vs_spot > 1
                  ? std::string(" (never against spot: spot is cheaper even at 100%)")
-                 : fmt::format(" (against spot above {:.0f}%)", 100 * *a.break_even_vs_spot))
+                 : fmt::format(" (against spot above {:.0f}%)", 100 * *t->break_even_vs_spot))
           : "",
-      pays ? (beats_spot || !a.break_even_vs_spot ? "commit"
-                                                  : "commit only if spot is not an option")
+      pays ? (beats_spot || !t->break_even_vs_spot ? "commit"
+                                                   : "commit only if spot is not an option")
            : "do not commit");
   return {};
 }

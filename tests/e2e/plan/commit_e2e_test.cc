@@ -28,8 +28,8 @@ std::string SeedOffers(const TempDir& home) {
 TEST(CommitCli, SeedBreakEvenInJsonAndText) {
   TempDir home;
   const std::string offers = SeedOffers(home);
-  auto r = RunFrugal({"--catalog", offers, "commit", "--gpu", "A100-80GB", "--gpus", "8",
-                      "--cloud", "test", "--json"},
+  auto r = RunFrugal({"--catalog", offers, "commit", "--gpu", "A100-80GB", "--gpus", "8", "--cloud",
+                      "test", "--json"},
                      home.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
@@ -72,6 +72,45 @@ TEST(CommitCli, WinnerAtAStatedUtilization) {
   EXPECT_EQ(low["winner"], "on_demand");
   EXPECT_DOUBLE_EQ(low["on_demand"]["monthly_usd"].get<double>(), 32.0 * 730 * 0.59);
   EXPECT_EQ(at("0.6")["winner"], "reserved_1y");
+}
+
+// `frugal commit` and `frugal estimate --commitment` are one calculator: for 8 x A100-80GB at
+// 60% on the shipped catalog they once said break-even 2.0 (eight scattered one-GPU on-demand
+// instances against 2-GPU reservations) and 0.67 (one 8-GPU instance on both tiers).
+TEST(CommitCli, AgreesWithEstimateCommitmentOnTheSameLayout) {
+  TempDir home;
+  auto commit =
+      RunFrugal({"commit", "--gpu", "A100-80GB", "--gpus", "8", "--utilization", "60%", "--json"},
+                home.path());
+  ASSERT_EQ(commit.exit_code, 0) << commit.err;
+  auto estimate = RunFrugal({"estimate", "--gpu", "A100-80GB", "--gpus", "8", "--commitment", "1y",
+                             "--utilization", "0.6", "--json"},
+                            home.path());
+  ASSERT_EQ(estimate.exit_code, 0) << estimate.err;
+  const auto c = nlohmann::json::parse(commit.out);
+  const auto e = nlohmann::json::parse(estimate.out)["commitment"];
+  const auto& one = c["commitments"][0];
+  ASSERT_EQ(one["tier"], "reserved_1y");
+  // The same layout on every tier: one 8-GPU instance.
+  EXPECT_EQ(one["gpus_per_instance"], 8);
+  EXPECT_EQ(c["on_demand"]["gpus_per_instance"], 8);
+  EXPECT_EQ(c["on_demand"]["instances"], 1);
+  EXPECT_EQ(one["offer"], e["offer"]);
+  EXPECT_EQ(one["instances"], e["instances"]);
+  EXPECT_DOUBLE_EQ(one["monthly_usd"].get<double>(), e["monthly_commitment_usd"].get<double>());
+  EXPECT_DOUBLE_EQ(c["on_demand"]["monthly_usd"].get<double>(),
+                   e["monthly_on_demand_usd"].get<double>());
+  EXPECT_DOUBLE_EQ(c["spot"]["monthly_usd"].get<double>(), e["monthly_spot_usd"].get<double>());
+  const double b = one["break_even_vs_on_demand"].get<double>();
+  EXPECT_DOUBLE_EQ(b, e["break_even_utilization_vs_on_demand"].get<double>());
+  EXPECT_DOUBLE_EQ(one["break_even_vs_spot"].get<double>(),
+                   e["break_even_utilization_vs_spot"].get<double>());
+  // Break-even = the commitment's month / a full month of the same layout on demand.
+  EXPECT_NEAR(
+      b,
+      one["monthly_usd"].get<double>() / (c["on_demand"]["price_per_hour_usd"].get<double>() * 730),
+      1e-9);
+  EXPECT_LT(b, 1.0);
 }
 
 TEST(CommitCli, BadInputExitsTwoNamingTheFlag) {
