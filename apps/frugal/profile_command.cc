@@ -5,14 +5,12 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-
 #include "commands.h"
 #include "frugal/core/duration.h"
 #include "frugal/core/paths.h"
 #include "frugal/core/table.h"
-#include "frugal/core/text.h"
 #include "frugal/ledger/ledger.h"
+#include "frugal/ledger/profile_json.h"
 #include "frugal/ledger/profiles.h"
 #include "frugal/run/profile.h"
 #include "frugal/run/run_text.h"
@@ -20,8 +18,6 @@
 namespace frugal::cli {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 /// Used when neither --steps nor --for is given: a profile is a short run, never the whole job.
 constexpr const char* kDefaultFor = "2m";
@@ -34,61 +30,6 @@ struct ProfileOptions {
   std::string show;  ///< NAME or id for `profile show`
   std::string list_name;
 };
-
-/// The profile's name from its command: the script for an interpreter ("train" for
-/// `python3 train.py`), else the program.
-std::string DefaultName(const std::vector<std::string>& command) {
-  auto stem = [](const std::string& arg) { return fs::path(arg).stem().string(); };
-  const std::string program = stem(command.front());
-  const bool interpreter = program.rfind("python", 0) == 0 || program == "bash" ||
-                           program == "sh" || program == "torchrun" || program == "accelerate";
-  if (interpreter) {
-    for (size_t i = 1; i < command.size(); ++i) {
-      if (!command[i].empty() && command[i][0] != '-') return stem(command[i]);
-    }
-  }
-  return program;
-}
-
-/// A folder name for the profile's run: the name's safe characters and the time.
-std::string WorkDirName(const std::string& name) {
-  std::string safe;
-  for (const char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '-' || c == '_' || c == '.';
-    safe.push_back(ok ? c : '_');
-  }
-  if (safe.size() > 64) safe.resize(64);
-  return fmt::format("profile-{}-{}", safe, ledger::ToMillis(ledger::Now()));
-}
-
-nlohmann::json Optional(const std::optional<double>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-nlohmann::json ProfileJson(const ledger::Profile& p) {
-  const ledger::NewProfile& r = p.record;
-  return {
-      {"id", p.id},
-      {"name", r.name},
-      {"time", ledger::FormatTimestamp(r.time)},
-      {"command", r.command},
-      {"device", r.device},
-      {"device_kind", r.device_kind},
-      {"device_count", r.device_count},
-      {"steps_per_second", r.steps_per_second},
-      {"tokens_per_second", Optional(r.tokens_per_second)},
-      {"samples_per_second", Optional(r.samples_per_second)},
-      {"steps", r.steps},
-      {"measured_seconds", ToSeconds(r.measured)},
-      {"wall_seconds", ToSeconds(r.wall)},
-      {"peak_gpu_memory_bytes", r.peak_gpu_memory_bytes ? nlohmann::json(*r.peak_gpu_memory_bytes)
-                                                        : nlohmann::json(nullptr)},
-      {"peak_rss_bytes", r.peak_rss_bytes},
-      {"cpu_cores", r.cpu_cores},
-      {"ended", r.ended},
-      {"run_id", r.run_id ? nlohmann::json(*r.run_id) : nlohmann::json(nullptr)}};
-}
 
 std::string GiB(uint64_t bytes) {
   return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
@@ -146,13 +87,7 @@ Result<void> RunProfile(const ProfileOptions& o, const GlobalOptions& global, St
                 "--steps 50 -- python3 train.py");
   }
   const run::ProfileLimits limits = FRUGAL_TRY(LimitsOf(o));
-  FRUGAL_TRY(run::CheckFlagText("--name", o.name));
-  const std::string name = o.name.empty() ? DefaultName(o.command) : o.name;
-  if (name.empty() || name.size() > 200 || name.find('/') != std::string::npos || name == "." ||
-      name == "..") {
-    return Fail(ErrorCode::kBadInput,
-                "option --name: give a name of 1 to 200 characters, without '/'");
-  }
+  const std::string name = FRUGAL_TRY(run::ProfileName(o.name, o.command));
   // The ledger first: a profile that cannot be stored is not worth running.
   std::unique_ptr<ledger::Ledger> db =
       FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
@@ -160,14 +95,13 @@ Result<void> RunProfile(const ProfileOptions& o, const GlobalOptions& global, St
   request.name = name;
   request.command = o.command;
   request.limits = limits;
-  request.work_dir = UserDataDir() / "profiles" / WorkDirName(name);
+  request.work_dir = UserDataDir() / "profiles" / run::ProfileWorkDirName(name, ledger::Now());
   request.child_stdout = global.json ? run::ChildStdout::kToStderr : run::ChildStdout::kInherit;
-  const ledger::NewProfile measured = FRUGAL_TRY(run::ProfileCommand(request));
-  const ledger::ProfileId id = FRUGAL_TRY(ledger::RecordProfile(*db, measured));
-  const ledger::Profile stored{id, measured};
-  FRUGAL_TRY(run::WritePlanProfile(stored, UserDataDir() / "profiles"));
+  ledger::NewProfile measured = FRUGAL_TRY(run::ProfileCommand(request));
+  const ledger::Profile stored =
+      FRUGAL_TRY(run::StoreProfile(*db, std::move(measured), UserDataDir() / "profiles"));
   if (global.json) {
-    WriteJson(s, ProfileJson(stored));
+    WriteJson(s, ledger::ProfileJson(stored));
   } else {
     PrintProfile(stored, s);
   }
@@ -181,9 +115,7 @@ Result<void> RunList(const ProfileOptions& o, const GlobalOptions& global, Strea
   if (!o.list_name.empty()) name = o.list_name;
   const std::vector<ledger::Profile> all = FRUGAL_TRY(ledger::ListProfiles(*db, name));
   if (global.json) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const ledger::Profile& p : all) list.push_back(ProfileJson(p));
-    WriteJson(s, {{"profiles", list}});
+    WriteJson(s, ledger::ProfileListJson(all));
     return {};
   }
   if (all.empty()) {
@@ -205,20 +137,11 @@ Result<void> RunList(const ProfileOptions& o, const GlobalOptions& global, Strea
 Result<void> RunShow(const ProfileOptions& o, const GlobalOptions& global, Streams& s) {
   std::unique_ptr<ledger::Ledger> db =
       FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
-  std::optional<ledger::Profile> found = FRUGAL_TRY(ledger::LatestProfile(*db, o.show));
-  if (!found) {
-    if (const Result<int64_t> id = ParseInt(o.show); id && *id > 0) {
-      found = FRUGAL_TRY(ledger::GetProfile(*db, *id));
-    }
-  }
-  if (!found) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("no profile '{}' in the ledger (see 'frugal profile list')", o.show));
-  }
+  const ledger::Profile found = FRUGAL_TRY(ledger::FindProfile(*db, o.show));
   if (global.json) {
-    WriteJson(s, ProfileJson(*found));
+    WriteJson(s, ledger::ProfileJson(found));
   } else {
-    PrintProfile(*found, s);
+    PrintProfile(found, s);
   }
   return {};
 }

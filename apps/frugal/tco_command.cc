@@ -9,12 +9,11 @@
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/paths.h"
 #include "frugal/core/table.h"
-#include "frugal/core/text.h"
 #include "frugal/ledger/ledger.h"
-#include "frugal/plan/job_spec.h"
-#include "frugal/run/ledger_recorder.h"
+#include "frugal/run/recorded_spend.h"
 #include "frugal/serving/lifetime.h"
 #include "frugal/serving/serving_json.h"
+#include "frugal/serving/training_cost.h"
 #include "inference_command.h"
 
 namespace frugal::cli {
@@ -29,60 +28,24 @@ struct TcoOptions {
   std::string svg;
 };
 
-/// The actual spend of a ledger run (by id) or study (by name).
-Result<serving::TrainingCost> LedgerTrainingCost(const std::string& run, const std::string& study,
-                                                 const GlobalOptions& global) {
-  auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
-  serving::TrainingCost t;
-  if (!run.empty()) {
-    // The run's ledger number, or the run id `frugal run` printed (its newest run of that name).
-    int64_t id = 0;
-    if (const Result<int64_t> number = ParseInt(run); number && *number > 0) {
-      id = *number;
-    } else {
-      const std::optional<ledger::Run> named = FRUGAL_TRY(run::FindRunByName(*db, run));
-      if (!named) {
-        return Fail(ErrorCode::kBadInput,
-                    fmt::format("no run '{}' in the ledger (see 'frugal runs list')", run));
-      }
-      id = named->id;
-    }
-    const ledger::RunDetail d = FRUGAL_TRY(db->GetRunDetail(id, ledger::Now()));
-    t.first = d.summary.cost;
-    t.source = fmt::format("ledger run {} ({})", id, d.summary.run.name);
+/// The lookups the training cost needs from this front end: the ledger, the catalogs.
+serving::TrainingLookups Lookups(const GlobalOptions& global) {
+  serving::TrainingLookups l;
+  l.ledger_spend =
+      [&global](const serving::LedgerTrainingRef& ref) -> Result<serving::TrainingCost> {
+    auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
+    const run::RecordedSpend spend = FRUGAL_TRY(!ref.run.empty() ? run::RunSpend(*db, ref.run)
+                                                                 : run::StudySpend(*db, ref.study));
+    serving::TrainingCost t;
+    t.first = spend.cost;
+    t.source = spend.source;
     return t;
-  }
-  const auto found = FRUGAL_TRY(db->FindStudy(study));
-  if (!found) return Fail(ErrorCode::kBadInput, fmt::format("no study '{}' in the ledger", study));
-  for (const ledger::Trial& trial : FRUGAL_TRY(db->TrialsOf(found->id))) t.first += trial.cost;
-  t.source = fmt::format("ledger study {}", study);
-  return t;
-}
-
-Result<serving::TrainingCost> ResolveTraining(const TcoOptions& o,
-                                              const serving::InferenceSpec& spec,
-                                              const GlobalOptions& global) {
-  const serving::TrainingSource& src = spec.training;
-  serving::TrainingCost t;
-  const std::string run = !o.run.empty() ? o.run : (o.study.empty() ? src.run : "");
-  const std::string study = !o.study.empty() ? o.study : (o.run.empty() ? src.study : "");
-  if (!run.empty() || !study.empty()) {
-    t = FRUGAL_TRY(LedgerTrainingCost(run, study, global));
-  } else if (src.cost) {
-    t.first = *src.cost;
-    t.source = "stated";
-  } else if (!src.job.empty()) {
-    catalog::Catalog base = FRUGAL_TRY(LoadCatalog(global));
-    const plan::JobSpec job =
-        FRUGAL_TRY(plan::LoadJobSpec(src.job, base.gpu_names(), UserDataDir() / "drills"));
-    const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global, job.catalog_files));
-    t.first = FRUGAL_TRY(serving::PlannedTrainingCost(job, c, &t.source));
-  } else {
-    t.source = "not given (training: in the spec, or --run/--study)";
-  }
-  t.retrain_every_months = src.retrain_every_months.value_or(0);
-  t.retrain = src.retrain_cost.value_or(t.first);
-  return t;
+  };
+  l.catalog = [&global](const std::vector<std::filesystem::path>& files) {
+    return LoadCatalog(global, files);
+  };
+  l.drills_dir = UserDataDir() / "drills";
+  return l;
 }
 
 void PrintBill(const serving::InferenceSpec& spec, const serving::LifetimeBill& b, Streams& s) {
@@ -112,12 +75,11 @@ void PrintBill(const serving::InferenceSpec& spec, const serving::LifetimeBill& 
 }
 
 Result<void> RunTco(const TcoOptions& o, const GlobalOptions& global, Streams& s) {
-  if (!o.run.empty() && !o.study.empty())
-    return Fail(ErrorCode::kBadInput, "--run and --study: give at most one");
   catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
   const serving::InferenceSpec spec = FRUGAL_TRY(serving::LoadInferenceSpec(o.spec, c.gpu_names()));
   if (!spec.catalog_files.empty()) c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
-  const serving::TrainingCost training = FRUGAL_TRY(ResolveTraining(o, spec, global));
+  const serving::TrainingCost training =
+      FRUGAL_TRY(serving::ResolveTrainingCost(spec.training, o.run, o.study, Lookups(global)));
   const serving::LifetimeBill bill = FRUGAL_TRY(serving::ComputeLifetimeBill(spec, c, training));
   if (!o.html.empty()) FRUGAL_TRY(WriteFileAtomically(o.html, serving::LifetimeHtml(spec, bill)));
   if (!o.svg.empty()) FRUGAL_TRY(WriteFileAtomically(o.svg, serving::LifetimeSvg(bill)));

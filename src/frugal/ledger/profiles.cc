@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "frugal/core/text.h"
 #include "frugal/ledger/ledger.h"
 
 namespace frugal::ledger {
@@ -116,6 +117,21 @@ Result<std::optional<Profile>> GetProfile(Ledger& ledger, ProfileId id) {
   std::vector<Profile> found = FRUGAL_TRY(Select(ledger, "WHERE id = ?", {id}, ""));
   if (found.empty()) return std::optional<Profile>();
   return std::optional<Profile>(std::move(found.front()));
+}
+
+Result<Profile> FindProfile(Ledger& ledger, const std::string& name_or_id) {
+  std::optional<Profile> found = FRUGAL_TRY(LatestProfile(ledger, name_or_id));
+  if (!found) {
+    if (const Result<int64_t> id = ParseInt(name_or_id); id && *id > 0) {
+      found = FRUGAL_TRY(GetProfile(ledger, *id));
+    }
+  }
+  if (!found) {
+    return Fail(
+        ErrorCode::kBadInput,
+        fmt::format("no profile '{}' in the ledger (see 'frugal profile list')", name_or_id));
+  }
+  return std::move(*found);
 }
 
 }  // namespace frugal::ledger

@@ -63,4 +63,8 @@ struct Profile {
 /// The profile with this id, or nullopt.
 [[nodiscard]] Result<std::optional<Profile>> GetProfile(Ledger& ledger, ProfileId id);
 
+/// The newest profile named `name_or_id`, else the profile with that id (`profile show`).
+/// kBadInput when there is neither, saying where to look.
+[[nodiscard]] Result<Profile> FindProfile(Ledger& ledger, const std::string& name_or_id);
+
 }  // namespace frugal::ledger

@@ -18,6 +18,7 @@
 #include "frugal/monitor/proc_sampler.h"
 #include "frugal/plan/measured_transfer.h"
 #include "frugal/run/run_journal.h"
+#include "frugal/run/run_text.h"
 #include "frugal/run/supervisor.h"
 
 namespace frugal::run {
@@ -339,12 +340,51 @@ Result<ledger::Profile> RecordRunProfile(ledger::Ledger& ledger, const RunProfil
                             "progress with the protocol: docs/protocol.md)",
                             profiler.meter().points().size()));
   }
-  ledger::NewProfile measured = std::move(*finished);
-  measured.run_id = run_id;
+  finished->run_id = run_id;
+  return StoreProfile(ledger, std::move(*finished), profiles_dir);
+}
+
+Result<ledger::Profile> StoreProfile(ledger::Ledger& ledger, ledger::NewProfile measured,
+                                     const std::filesystem::path& profiles_dir) {
   const ledger::ProfileId id = FRUGAL_TRY(ledger::RecordProfile(ledger, measured));
   ledger::Profile stored{id, std::move(measured)};
   FRUGAL_TRY(WritePlanProfile(stored, profiles_dir));
   return stored;
+}
+
+Result<std::string> ProfileName(const std::string& flag_name,
+                                const std::vector<std::string>& command) {
+  FRUGAL_TRY(CheckFlagText("--name", flag_name));
+  std::string name = flag_name;
+  if (name.empty() && !command.empty()) {
+    auto stem = [](const std::string& arg) { return std::filesystem::path(arg).stem().string(); };
+    name = stem(command.front());
+    const bool interpreter = name.rfind("python", 0) == 0 || name == "bash" || name == "sh" ||
+                             name == "torchrun" || name == "accelerate";
+    for (size_t i = 1; interpreter && i < command.size(); ++i) {
+      if (!command[i].empty() && command[i][0] != '-') {
+        name = stem(command[i]);
+        break;
+      }
+    }
+  }
+  if (name.empty() || name.size() > 200 || name.find('/') != std::string::npos || name == "." ||
+      name == "..") {
+    return Fail(ErrorCode::kBadInput,
+                "option --name: give a name of 1 to 200 characters, without '/'");
+  }
+  return name;
+}
+
+std::string ProfileWorkDirName(const std::string& name, ledger::Timestamp now) {
+  std::string safe;
+  for (const char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_' || c == '.';
+    safe.push_back(ok ? c : '_');
+  }
+  if (safe.size() > 64) safe.resize(64);
+  return fmt::format("profile-{}-{}", safe, ledger::ToMillis(now));
 }
 
 Result<ledger::NewProfile> ProfileCommand(const ProfileRequest& request) {

@@ -115,6 +115,17 @@ struct ProfileRequest {
   ChildStdout child_stdout = ChildStdout::kInherit;
 };
 
+/// The name a profile of `command` is stored under: `flag_name` (--name) when given, else the
+/// script for an interpreter ("train" for `python3 train.py`), else the program. kBadInput
+/// naming --name for text that is not UTF-8, or a name that is empty, longer than 200
+/// characters, contains '/', or is "." or "..".
+[[nodiscard]] Result<std::string> ProfileName(const std::string& flag_name,
+                                              const std::vector<std::string>& command);
+
+/// The folder name of a profile's run under the profiles folder: "profile-", the name's
+/// characters that are safe in a file name (others as '_', at most 64), "-" and `now` in ms.
+[[nodiscard]] std::string ProfileWorkDirName(const std::string& name, ledger::Timestamp now);
+
 /// Runs the command under the supervisor until a limit or its end, and returns what it
 /// measured. kBadInput when the command cannot be started; kFailed when the command failed
 /// before a limit or never reported progress twice; kInterrupted on Ctrl-C.
@@ -162,6 +173,12 @@ class RunProfiler {
 /// of each (plan::AddRecordedMeasurements). Errors are the ledger's.
 [[nodiscard]] Result<void> AddLedgerMeasurements(ledger::Ledger& ledger, plan::JobSpec& spec,
                                                  const catalog::Catalog& catalog);
+
+/// Stores a measured profile in the ledger and the plan's copy under `profiles_dir`
+/// (WritePlanProfile). The ledger's and the file's errors.
+[[nodiscard]] Result<ledger::Profile> StoreProfile(ledger::Ledger& ledger,
+                                                   ledger::NewProfile measured,
+                                                   const std::filesystem::path& profiles_dir);
 
 /// Records what `profiler` measured of a supervised run (ledger run `run_id`) in the ledger
 /// under the profiler's name, and the plan's copy under `profiles_dir` (WritePlanProfile).

@@ -2,6 +2,8 @@
 
 #include "frugal/ledger/profiles.h"
 
+#include "frugal/ledger/profile_json.h"
+
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -113,6 +115,38 @@ TYPED_TEST(ProfileSuite, ALedgerFromBeforeProfilesGainsTheTable) {
   EXPECT_EQ(SchemaVersion(ledger->connection()).value(), kSchemaVersion);
   ASSERT_TRUE(RecordProfile(*ledger, MakeProfile("bert", 3, kT0)));
   EXPECT_EQ(ListProfiles(*ledger, std::nullopt).value().size(), 1u);
+}
+
+// `profile show NAME`: the newest of a name, else the profile with that id, else bad input.
+TYPED_TEST(ProfileSuite, FindsTheNewestOfANameThenAnIdAndBuildsItsJson) {
+  auto ledger = this->Open();
+  ASSERT_TRUE(ledger);
+  const ProfileId first = RecordProfile(*ledger, MakeProfile("bert", 10, kT0)).value();
+  const ProfileId newer =
+      RecordProfile(*ledger, MakeProfile("bert", 11, kT0 + std::chrono::hours(1))).value();
+  EXPECT_EQ(FindProfile(*ledger, "bert").value().id, newer);
+  EXPECT_EQ(FindProfile(*ledger, std::to_string(first)).value().id, first);
+  const auto missing = FindProfile(*ledger, "gpt");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, ErrorCode::kBadInput);
+  EXPECT_EQ(missing.error().message,
+            "no profile 'gpt' in the ledger (see 'frugal profile list')");
+  EXPECT_FALSE(FindProfile(*ledger, "0"));
+
+  const nlohmann::json j = ProfileJson(FindProfile(*ledger, "bert").value());
+  EXPECT_EQ(j["id"], newer);
+  EXPECT_EQ(j["name"], "bert");
+  EXPECT_EQ(j["time"], "2026-01-01T01:00:00Z");
+  EXPECT_EQ(j["device_kind"], "gpu");
+  EXPECT_DOUBLE_EQ(j["tokens_per_second"].get<double>(), 11.0 * 4096);
+  EXPECT_TRUE(j["samples_per_second"].is_null());
+  EXPECT_DOUBLE_EQ(j["measured_seconds"].get<double>(), 30.0);
+  EXPECT_DOUBLE_EQ(j["wall_seconds"].get<double>(), 40.0);
+  EXPECT_EQ(j["peak_gpu_memory_bytes"], uint64_t{30} << 30);
+  EXPECT_TRUE(j["run_id"].is_null());
+  const nlohmann::json list = ProfileListJson(ListProfiles(*ledger, std::nullopt).value());
+  ASSERT_EQ(list["profiles"].size(), 2u);
+  EXPECT_EQ(list["profiles"][0]["id"], newer);
 }
 
 }  // namespace

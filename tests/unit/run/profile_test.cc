@@ -165,5 +165,30 @@ TEST(CpuModelName, ReadsTheModelNameLine) {
   EXPECT_EQ(CpuModelName("model name\t:\n"), "unknown CPU");
 }
 
+// The name `frugal profile` stores a command under, and its run folder.
+TEST(ProfileName, IsTheFlagElseTheScriptElseTheProgram) {
+  EXPECT_EQ(ProfileName("bert", {"python3", "train.py"}).value(), "bert");
+  EXPECT_EQ(ProfileName("", {"/usr/bin/python3", "-u", "src/train.py", "--lr", "3"}).value(),
+            "train");
+  EXPECT_EQ(ProfileName("", {"torchrun", "--standalone", "finetune.py"}).value(), "finetune");
+  EXPECT_EQ(ProfileName("", {"./bin/trainer", "config.yaml"}).value(), "trainer");
+  EXPECT_EQ(ProfileName("", {"bash"}).value(), "bash");
+  for (const std::string& bad : {std::string("a/b"), std::string(".."), std::string(201, 'x')}) {
+    const auto r = ProfileName(bad, {"python3", "train.py"});
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+    EXPECT_NE(r.error().message.find("--name"), std::string::npos);
+  }
+  EXPECT_FALSE(ProfileName("\xff", {"python3", "train.py"}));
+}
+
+TEST(ProfileWorkDirName, KeepsSafeCharactersAndTheTime) {
+  const ledger::Timestamp t = ledger::FromMillis(1'767'225'600'000);
+  EXPECT_EQ(ProfileWorkDirName("bert-v1.2_a", t), "profile-bert-v1.2_a-1767225600000");
+  EXPECT_EQ(ProfileWorkDirName("my run:é", t), "profile-my_run___-1767225600000");
+  EXPECT_EQ(ProfileWorkDirName(std::string(100, 'a'), t),
+            "profile-" + std::string(64, 'a') + "-1767225600000");
+}
+
 }  // namespace
 }  // namespace frugal::run
