@@ -8,6 +8,7 @@
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/table.h"
 #include "frugal/estimate/commitment.h"
+#include "frugal/estimate/commitment_json.h"
 
 namespace frugal::cli {
 
@@ -19,39 +20,6 @@ struct CommitOptions {
   std::string utilization;
   std::string cloud;
 };
-
-nlohmann::json OptionalShare(const std::optional<double>& share) {
-  return share ? nlohmann::json(*share) : nlohmann::json(nullptr);
-}
-
-nlohmann::json QuoteJson(const estimate::TierQuote& q) {
-  return {{"tier", catalog::TierName(q.tier)},
-          {"offer", q.offer.Id()},
-          {"instance_type", q.offer.instance_type},
-          {"gpus_per_instance", q.offer.gpu_count},
-          {"instances", q.instances},
-          {"price_per_hour_usd", q.hourly.per_hour.dollars()},
-          {"price_estimated", q.offer.price_estimated},
-          {"monthly_usd", q.monthly ? nlohmann::json(q.monthly->dollars()) : nullptr}};
-}
-
-nlohmann::json AnalysisJson(const estimate::CommitmentAnalysis& a) {
-  nlohmann::json terms = nlohmann::json::array();
-  for (const estimate::CommitmentTerm& t : a.commitments) {
-    nlohmann::json j = QuoteJson(t.quote);
-    j["break_even_vs_on_demand"] = OptionalShare(t.break_even_vs_on_demand);
-    j["break_even_vs_spot"] = OptionalShare(t.break_even_vs_spot);
-    terms.push_back(std::move(j));
-  }
-  return {{"gpu", a.gpu},
-          {"gpus", a.gpus},
-          {"hours_per_month", estimate::kHoursPerMonth},
-          {"utilization", OptionalShare(a.utilization)},
-          {"on_demand", a.on_demand ? QuoteJson(*a.on_demand) : nlohmann::json(nullptr)},
-          {"spot", a.spot ? QuoteJson(*a.spot) : nlohmann::json(nullptr)},
-          {"commitments", terms},
-          {"winner", a.winner ? nlohmann::json(catalog::TierName(*a.winner)) : nullptr}};
-}
 
 std::string Percent(const std::optional<double>& share) {
   if (!share) return "-";
@@ -98,7 +66,7 @@ Result<void> RunCommit(const CommitOptions& o, const GlobalOptions& global, Stre
   const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
   const estimate::CommitmentAnalysis a = FRUGAL_TRY(estimate::AnalyzeCommitment(c, q));
   if (global.json) {
-    WriteJson(s, AnalysisJson(a));
+    WriteJson(s, estimate::CommitmentAnalysisJson(a));
   } else {
     PrintAnalysis(a, s);
   }

@@ -189,4 +189,20 @@ Result<CommitmentAnalysis> AnalyzeCommitment(const catalog::Catalog& catalog,
   return a;
 }
 
+Result<CommitmentAnswer> AnswerFor(const CommitmentAnalysis& a, Tier term) {
+  const CommitmentTerm* t = a.Term(term);
+  if (t == nullptr || !a.on_demand || !a.utilization) {
+    return Fail(ErrorCode::kBadInput, fmt::format("no {} and on-demand offers of {} x{} to compare",
+                                                  catalog::TierName(term), a.gpu, a.gpus));
+  }
+  const double u = *a.utilization;
+  CommitmentAnswer answer;
+  answer.term = t;
+  answer.on_demand = &*a.on_demand;
+  answer.spot = a.spot ? &*a.spot : nullptr;
+  answer.pays_vs_on_demand = u > *t->break_even_vs_on_demand;
+  answer.pays_vs_spot = t->break_even_vs_spot && u > *t->break_even_vs_spot;
+  return answer;
+}
+
 }  // namespace frugal::estimate

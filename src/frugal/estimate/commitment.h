@@ -100,4 +100,18 @@ struct CommitmentAnalysis {
 [[nodiscard]] Result<CommitmentAnalysis> AnalyzeCommitment(const catalog::Catalog& catalog,
                                                            const CommitmentQuery& query);
 
+/// One term of an analysis made at a utilization, as `frugal estimate --commitment` answers.
+struct CommitmentAnswer {
+  const CommitmentTerm* term = nullptr;  ///< into the analysis
+  const TierQuote* on_demand = nullptr;  ///< into the analysis
+  const TierQuote* spot = nullptr;       ///< into the analysis; nullptr: no spot offer
+  bool pays_vs_on_demand = false;        ///< utilization above the break-even
+  bool pays_vs_spot = false;             ///< utilization above the break-even against spot
+};
+
+/// The answer for `term` from an analysis made with a utilization. kBadInput when the layout has
+/// no offer on that term or on demand.
+[[nodiscard]] Result<CommitmentAnswer> AnswerFor(const CommitmentAnalysis& analysis,
+                                                 catalog::Tier term);
+
 }  // namespace frugal::estimate
