@@ -3,24 +3,17 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "support/catalog_support.h"
 #include "support/test_support.h"
 
 namespace frugal::estimate {
 namespace {
 
-struct Fixture {
-  testing::TempDir dir;
-  catalog::Catalog catalog;
-};
+using Fixture = testing::CatalogWithOffers;
 
 /// The shipped catalog plus `offers` (custom offers YAML entries).
 std::unique_ptr<Fixture> Load(const std::string& offers) {
-  auto f = std::make_unique<Fixture>();
-  testing::WriteTestFile(f->dir / "offers.yaml", "apiVersion: frugal/v1\noffers:\n" + offers);
-  auto c = catalog::Catalog::LoadFrom(testing::SourceDir() / "data", {f->dir / "offers.yaml"});
-  EXPECT_TRUE(c) << c.error().message;
-  f->catalog = std::move(*c);
-  return f;
+  return testing::ShippedCatalogWith(offers);
 }
 
 // The seed's figures: an 8 x A100 instance at $32/h on demand, $19/h on a 1-year commitment.

@@ -2,26 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include "support/catalog_support.h"
 #include "support/test_support.h"
 
 namespace frugal::plan {
 namespace {
 
-struct Fixture {
-  testing::TempDir dir;
-  catalog::Catalog catalog;
-  std::vector<std::string> names;
-};
+using Fixture = testing::CatalogWithOffers;
 
 /// The shipped catalog plus `offers` (custom offers YAML entries) in cloud "test".
 std::unique_ptr<Fixture> Load(const std::string& offers) {
-  auto f = std::make_unique<Fixture>();
-  testing::WriteTestFile(f->dir / "offers.yaml", "apiVersion: frugal/v1\noffers:\n" + offers);
-  auto c = catalog::Catalog::LoadFrom(testing::SourceDir() / "data", {f->dir / "offers.yaml"});
-  EXPECT_TRUE(c) << c.error().message;
-  f->catalog = std::move(*c);
-  for (const auto& g : f->catalog.gpus()) f->names.push_back(g.name);
-  return f;
+  return testing::ShippedCatalogWith(offers);
 }
 
 JobSpec Spec(const Fixture& f, const std::string& text) {
