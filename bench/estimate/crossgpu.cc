@@ -111,9 +111,10 @@ void SingleGpu(const std::vector<Row>& rows) {
       const double peak = from.per_second * f_to / f_from;
       const double bw =
           from.per_second * to.gpu->memory_bandwidth_gbps / from.gpu->memory_bandwidth_gbps;
-      Errors& family =
-          by_family[from.family + (from.held_out ? ", held out" : ", priors chosen on")];
-      for (Errors* e : {&all, &by_source[from.source], &family}) {
+      const char* role = from.held_out ? ", held out" : ", priors chosen on";
+      Errors& family = by_family[from.family + role];
+      Errors& every_family = by_family[std::string("all") + role];
+      for (Errors* e : {&all, &by_source[from.source], &family, &every_family}) {
         e->model.push_back(std::abs(std::log(p->per_second / to.per_second)));
         e->peak.push_back(std::abs(std::log(peak / to.per_second)));
         e->bandwidth.push_back(std::abs(std::log(bw / to.per_second)));
