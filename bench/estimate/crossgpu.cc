@@ -154,8 +154,7 @@ void SingleGpu(const std::vector<Row>& rows) {
              {"BANDWIDTH", Align::kRight}});
     for (const auto& [name, e] : groups) {
       f.AddRow({name, std::to_string(e.model.size()), fmt::format("{:.3f}", Median(e.model)),
-                fmt::format("{:.3f}", Median(e.peak)),
-                fmt::format("{:.3f}", Median(e.bandwidth))});
+                fmt::format("{:.3f}", Median(e.peak)), fmt::format("{:.3f}", Median(e.bandwidth))});
     }
     f.Render(std::cout);
   };

@@ -371,8 +371,8 @@ Result<CrossGpuPrediction> PredictThroughput(const std::vector<DeviceMeasurement
     t.per_flop = fit->first;
     t.per_byte = fit->second;
     out.fitted = true;
-    t.how = fmt::format("compute and memory terms fitted on {} measured GPU models",
-                        singles.size());
+    t.how =
+        fmt::format("compute and memory terms fitted on {} measured GPU models", singles.size());
   } else {
     t = SplitByIntensity(*singles[0].gpu, singles[0].per_second, rates[0], shape);
   }
@@ -398,9 +398,9 @@ Result<CrossGpuPrediction> PredictThroughput(const std::vector<DeviceMeasurement
   out.basis = fmt::format(
       "{}{}; {} {} {:.3g} TFLOPS{}, {:g} GB/s: compute-bound share {:.2f}, fixed share "
       "{:.2f}; {} GPU(s), data-parallel efficiency {:.2f}",
-      how, small_gemms, target.name, catalog::PrecisionName(shape.precision),
-      to.peak_flops / 1e12, sustained, target.memory_bandwidth_gbps, out.compute_share_target,
-      out.fixed_share_target, target_gpus, out.data_parallel_efficiency);
+      how, small_gemms, target.name, catalog::PrecisionName(shape.precision), to.peak_flops / 1e12,
+      sustained, target.memory_bandwidth_gbps, out.compute_share_target, out.fixed_share_target,
+      target_gpus, out.data_parallel_efficiency);
   return out;
 }
 

@@ -62,13 +62,12 @@ TEST(CrossGpu, ComputeBoundScalesByPeakMemoryBoundByBandwidth) {
   // 1e-6 FLOPs per byte: all memory traffic. V100 -> A100: 2.07 where bandwidth says 2.27.
   auto memory = PredictThroughput({{&kV100, 1, 100}}, kA100, 1, Shape(1, 1e6));
   ASSERT_TRUE(memory);
-  EXPECT_NEAR(memory->per_second, 100 * (1 / 900.0 + kFixed / 2039) / ((1 + kFixed) / 2039),
-              1e-3);
+  EXPECT_NEAR(memory->per_second, 100 * (1 / 900.0 + kFixed / 2039) / ((1 + kFixed) / 2039), 1e-3);
   // A 70 W T4 keeps 55% of its listed peak under sustained load: compute-bound V100 → T4.
   auto t4 = PredictThroughput({{&kV100, 1, 100}}, kT4, 1, Shape(1e15, 1e3));
   ASSERT_TRUE(t4);
-  EXPECT_NEAR(t4->per_second,
-              100 * (1 / 125.0 + kFixed / 312) / (1 / (65.0 * 0.55) + kFixed / 312), 1e-3);
+  EXPECT_NEAR(t4->per_second, 100 * (1 / 125.0 + kFixed / 312) / (1 / (65.0 * 0.55) + kFixed / 312),
+              1e-3);
   EXPECT_NE(t4->basis.find("sustained clock"), std::string::npos) << t4->basis;
 }
 
