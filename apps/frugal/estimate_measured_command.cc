@@ -188,6 +188,7 @@ Result<void> RunMeasuredEstimate(const MeasuredEstimateOptions& o, const Measure
                   {"basis", p.basis},
                   {"single_gpu_throughput_per_second", p.single_gpu_per_second},
                   {"compute_bound_share", p.compute_share_target},
+                  {"fixed_share", p.fixed_share_target},
                   {"data_parallel_efficiency", p.data_parallel_efficiency},
                   {"fitted", p.fitted},
                   {"gpu", gpu->name},

@@ -98,6 +98,7 @@ struct Errors {
 void SingleGpu(const std::vector<Row>& rows) {
   std::map<std::string, Errors> by_source;
   std::map<std::string, Errors> by_family;  // "cnn, held out", "cnn, fit on", ...
+  std::map<std::string, Errors> by_prior;   // the same with the family's prior only
   Errors all;
   for (const Row& from : rows) {
     for (const Row& to : rows) {
@@ -111,10 +112,22 @@ void SingleGpu(const std::vector<Row>& rows) {
       const double peak = from.per_second * f_to / f_from;
       const double bw =
           from.per_second * to.gpu->memory_bandwidth_gbps / from.gpu->memory_bandwidth_gbps;
-      Errors& family =
-          by_family[from.family + (from.held_out ? ", held out" : ", priors chosen on")];
-      for (Errors* e : {&all, &by_source[from.source], &family}) {
+      const char* role = from.held_out ? ", held out" : ", priors chosen on";
+      Errors& family = by_family[from.family + role];
+      Errors& every_family = by_family[std::string("all") + role];
+      for (Errors* e : {&all, &by_source[from.source], &family, &every_family}) {
         e->model.push_back(std::abs(std::log(p->per_second / to.per_second)));
+        e->peak.push_back(std::abs(std::log(peak / to.per_second)));
+        e->bandwidth.push_back(std::abs(std::log(bw / to.per_second)));
+      }
+      // What `--family` alone predicts: the row's FLOPs and bytes per unit not given.
+      est::WorkloadShape prior_only = from.shape;
+      prior_only.flops_per_unit.reset();
+      prior_only.bytes_per_unit.reset();
+      auto q = est::PredictThroughput({{from.gpu, 1, from.per_second}}, *to.gpu, 1, prior_only);
+      if (!q) continue;
+      for (Errors* e : {&by_prior[from.family + role], &by_prior[std::string("all") + role]}) {
+        e->model.push_back(std::abs(std::log(q->per_second / to.per_second)));
         e->peak.push_back(std::abs(std::log(peak / to.per_second)));
         e->bandwidth.push_back(std::abs(std::log(bw / to.per_second)));
       }
@@ -133,17 +146,23 @@ void SingleGpu(const std::vector<Row>& rows) {
   for (const auto& [name, e] : by_source) add(name, e);
   std::cout << "From one measured GPU: median |ln(predicted / measured)|\n";
   t.Render(std::cout);
-  Table f({{"FAMILY, ROWS"},
-           {"PAIRS", Align::kRight},
-           {"FRUGAL", Align::kRight},
-           {"PEAK TFLOPS", Align::kRight},
-           {"BANDWIDTH", Align::kRight}});
-  for (const auto& [name, e] : by_family) {
-    f.AddRow({name, std::to_string(e.model.size()), fmt::format("{:.3f}", Median(e.model)),
-              fmt::format("{:.3f}", Median(e.peak)), fmt::format("{:.3f}", Median(e.bandwidth))});
-  }
+  auto family_table = [](const std::map<std::string, Errors>& groups) {
+    Table f({{"FAMILY, ROWS"},
+             {"PAIRS", Align::kRight},
+             {"FRUGAL", Align::kRight},
+             {"PEAK TFLOPS", Align::kRight},
+             {"BANDWIDTH", Align::kRight}});
+    for (const auto& [name, e] : groups) {
+      f.AddRow({name, std::to_string(e.model.size()), fmt::format("{:.3f}", Median(e.model)),
+                fmt::format("{:.3f}", Median(e.peak)), fmt::format("{:.3f}", Median(e.bandwidth))});
+    }
+    f.Render(std::cout);
+  };
   std::cout << "\nBy family (held out: no constant or prior was chosen on these rows)\n";
-  f.Render(std::cout);
+  family_table(by_family);
+  std::cout << "\nBy family, the family's prior only (each row's FLOPs and bytes per unit not "
+               "given, as with --family alone)\n";
+  family_table(by_prior);
 }
 
 void TwoGpus(const std::vector<Row>& rows) {

@@ -11,6 +11,9 @@ H100 SXM and an H200, same code, same PyTorch):
    against the measured step time and peak reserved memory (plus the CUDA context).
 
     python3 bench/gpu/compare.py --frugal build/release/apps/frugal/frugal
+    # both cross-GPU checks (published tables and H100 -> H200) in one run:
+    python3 bench/gpu/compare.py --frugal build/bench/apps/frugal/frugal \
+        --crossgpu build/bench/bench/estimate/estimate_crossgpu --cross-gpu-only
 """
 import argparse
 import json
@@ -52,15 +55,47 @@ def frugal(binary, args):
     return json.loads(out.stdout)
 
 
+def group_errors(groups):
+    """Median errors by precision (16-bit, tf32, fp32 without TF32) and by family; the MLP rows
+    are launch-bound (a 1.4-2 ms step of tiny kernels) and so measure the two hosts."""
+    order = ["all", "all but the launch-bound MLP", "bf16/fp16", "tf32", "fp32 (no TF32)"]
+    out = {name: {"frugal": [], "tflops": [], "bandwidth": []} for name in order}
+    def add(name, errs):
+        slot = out.setdefault(name, {"frugal": [], "tflops": [], "bandwidth": []})
+        for k, v in errs.items():
+            slot[k].append(v)
+    for (family, size, batch, dtype), errs in groups:
+        add("all", errs)
+        add({"bf16": "bf16/fp16", "fp16": "bf16/fp16", "tf32": "tf32", "fp32": "fp32 (no TF32)"}[dtype], errs)
+        add(f"family {FAMILY[family] or 'mlp (launch-bound)'}", errs)
+        if family != "mlp":
+            add("all but the launch-bound MLP", errs)
+    return {name: slot for name, slot in out.items() if slot["frugal"]}
+
+
+def crossgpu_bench(binary):
+    """The published-table check (bench/estimate/crossgpu.cc), printed as it is."""
+    out = subprocess.run([binary], capture_output=True, text=True)
+    print("## Cross-GPU, published tables (bench/estimate/crossgpu/throughput.csv)\n")
+    print(out.stdout if out.returncode == 0 else f"{binary} failed: {out.stderr}")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--frugal", default="build/release/apps/frugal/frugal")
+    p.add_argument("--crossgpu", metavar="ESTIMATE_CROSSGPU",
+                   help="also run the published-table check (the estimate_crossgpu bench binary)")
+    p.add_argument("--cross-gpu-only", action="store_true",
+                   help="skip the transformer step-time and memory check")
     a = p.parse_args()
+    if a.crossgpu:
+        crossgpu_bench(a.crossgpu)
     h100, h200 = load("h100-sweep.jsonl"), load("h200-sweep.jsonl")
     print("## Cross-GPU, H100 SXM measured -> H200 predicted (same code)\n")
     print("| job | measured ratio | frugal | peak-TFLOPS | bandwidth |")
     print("|---|---|---|---|---|")
     errors = {"frugal": [], "tflops": [], "bandwidth": []}
+    groups = []  # (key, {method: |ln|})
     for key, row in h100.items():
         if key not in h200:
             continue
@@ -78,11 +113,19 @@ def main():
         for k, v in ln.items():
             if not math.isnan(v):
                 errors[k].append(abs(v))
+        groups.append((key, {k: abs(v) for k, v in ln.items()}))
         print(f"| {family} {size} b{batch} {dtype} | {truth / rate:.3f} | {predicted / rate:.3f} ({ln['frugal']:+.3f}) "
               f"| 1.000 ({ln['tflops']:+.3f}) | {BANDWIDTH_RATIO:.3f} ({ln['bandwidth']:+.3f}) |")
     print("\nmedian |ln(pred/measured)| over", len(errors["frugal"]), "jobs:",
           ", ".join(f"{k} {statistics.median(v):.3f}" for k, v in errors.items() if v))
+    print("\n| group | jobs | frugal | peak-TFLOPS | bandwidth |")
+    print("|---|---|---|---|---|")
+    for name, members in group_errors(groups).items():
+        print(f"| {name} | {len(members['frugal'])} | "
+              + " | ".join(f"{statistics.median(members[k]):.3f}" for k in ("frugal", "tflops", "bandwidth")) + " |")
 
+    if a.cross_gpu_only:
+        return
     print("\n## Transformer step time and peak memory, frugal estimate vs measured\n")
     print("| job | GPU | step s measured | step s frugal | ln | peak GiB measured (reserved + context) | frugal | ln |")
     print("|---|---|---|---|---|---|---|---|")

@@ -50,6 +50,7 @@ struct CrossGpuPrediction {
   double per_second = 0;             ///< whole job on the target GPUs
   double single_gpu_per_second = 0;  ///< one target GPU
   double compute_share_target = 0;   ///< share of a step's time that is compute-bound
+  double fixed_share_target = 0;     ///< share no GPU speeds up (launches, host, input)
   double data_parallel_efficiency = 1;
   bool fitted = false;  ///< compute and memory terms fitted on two or more devices
   std::string basis;    ///< how the figure was reached, for people
@@ -64,7 +65,8 @@ struct CrossGpuPrediction {
 /// Predicts the throughput of the job on `target_gpus` GPUs of `target` from `measured` (at
 /// least one). One measurement: the time per unit is split into a compute-bound and a
 /// memory-bound part by the job's arithmetic intensity (FLOPs per byte, from the shape or the
-/// family's default), and each part scales with that GPU's rate. Two or more measurements on
+/// family's default), each scaling with that GPU's rate, and a fixed part that no GPU speeds
+/// up (a share of the job's roofline time on a reference A100). Two or more measurements on
 /// different GPU models: the two parts are fitted (non-negative least squares on relative
 /// error). The whole-job figure multiplies the single-GPU one by the GPU count and a
 /// data-parallel efficiency that falls with the count and with small per-GPU work. kBadInput

@@ -278,6 +278,10 @@ TEST(EstimateCli, MeasuredThroughputIsCarriedToAnotherGpu) {
   EXPECT_LT(one, 1450);  // a T4 is slower than an A100 at anything
   EXPECT_NE(t4["basis"].get<std::string>().find("A100-80GB"), std::string::npos) << t4.dump();
   EXPECT_EQ(t4["fitted"], false);
+  // The share of the T4's time no GPU speeds up: between nothing and all of it.
+  EXPECT_GT(t4["fixed_share"].get<double>(), 0);
+  EXPECT_LT(t4["fixed_share"].get<double>(), 1);
+  EXPECT_NE(t4["basis"].get<std::string>().find("fixed share"), std::string::npos) << t4.dump();
   // Two measured GPU models: the compute and memory terms are fitted.
   const auto fitted = RunJson({"--measured", "A100-80GB=1450", "--measured", "V100-16GB=510",
                                "--gpu", "T4", "--dtype", "fp16", "--family", "cnn"},

@@ -47,29 +47,95 @@ TEST(CrossGpu, SameGpuGivesTheMeasurementBack) {
   EXPECT_FALSE(p->fitted);
 }
 
+// The part of a step no GPU speeds up is 0.2 of the job's roofline time on the reference GPU
+// (an A100-80GB: 312 TFLOPS at 16 bits, 156 on TF32, 2039 GB/s), the same seconds everywhere.
+constexpr double kFixed = 0.2;
+
 TEST(CrossGpu, ComputeBoundScalesByPeakMemoryBoundByBandwidth) {
-  // 1e12 FLOPs per byte: all compute. V100 → A100 at fp16: 312/125.
+  // 1e12 FLOPs per byte: all compute, plus the fixed part: 0.2 of the A100's compute time.
+  // V100 -> A100 at fp16: (1/125 + 0.2/312) / (1/312 + 0.2/312) = 2.25, not the peak ratio 2.50.
   auto compute = PredictThroughput({{&kV100, 1, 100}}, kA100, 1, Shape(1e15, 1e3));
   ASSERT_TRUE(compute);
-  EXPECT_NEAR(compute->per_second, 100 * 312.0 / 125, 1e-3);
-  EXPECT_GT(compute->compute_share_target, 0.999);
-  // 1e-6 FLOPs per byte: all memory traffic. V100 → A100: 2039/900.
+  EXPECT_NEAR(compute->per_second, 100 * (1 / 125.0 + kFixed / 312) / ((1 + kFixed) / 312), 1e-3);
+  EXPECT_NEAR(compute->compute_share_target, 1 / (1 + kFixed), 1e-6);
+  EXPECT_NEAR(compute->fixed_share_target, kFixed / (1 + kFixed), 1e-6);
+  // 1e-6 FLOPs per byte: all memory traffic. V100 -> A100: 2.07 where bandwidth says 2.27.
   auto memory = PredictThroughput({{&kV100, 1, 100}}, kA100, 1, Shape(1, 1e6));
   ASSERT_TRUE(memory);
-  EXPECT_NEAR(memory->per_second, 100 * 2039.0 / 900, 1e-3);
+  EXPECT_NEAR(memory->per_second, 100 * (1 / 900.0 + kFixed / 2039) / ((1 + kFixed) / 2039), 1e-3);
   // A 70 W T4 keeps 55% of its listed peak under sustained load: compute-bound V100 → T4.
   auto t4 = PredictThroughput({{&kV100, 1, 100}}, kT4, 1, Shape(1e15, 1e3));
   ASSERT_TRUE(t4);
-  EXPECT_NEAR(t4->per_second, 100 * 65.0 * 0.55 / 125, 1e-3);
+  EXPECT_NEAR(t4->per_second, 100 * (1 / 125.0 + kFixed / 312) / (1 / (65.0 * 0.55) + kFixed / 312),
+              1e-3);
   EXPECT_NE(t4->basis.find("sustained clock"), std::string::npos) << t4->basis;
+}
+
+TEST(CrossGpu, FixedPartTakesTheSameSecondsOnEveryGpu) {
+  // Measured on the reference GPU itself, the fixed part is 0.2 / 1.2 of the step whatever the
+  // family. A GPU with twice its compute and twice its bandwidth halves the rest only:
+  // 1 / (5/6 / 2 + 1/6) = 1.71x, not 2x (launches and the host do not get faster).
+  const GpuSpec twice = Gpu("2xA100", 624, 312, 39, 4078, 400, true, 600.0);
+  for (ModelFamily f : {ModelFamily::kTransformer, ModelFamily::kCnn, ModelFamily::kRnn,
+                        ModelFamily::kRecommender}) {
+    WorkloadShape s;
+    s.family = f;
+    s.precision = Precision::kBf16;
+    auto same = PredictThroughput({{&kA100, 1, 600}}, kA100, 1, s);
+    auto fast = PredictThroughput({{&kA100, 1, 600}}, twice, 1, s);
+    ASSERT_TRUE(same && fast);
+    EXPECT_NEAR(same->fixed_share_target, kFixed / (1 + kFixed), 1e-9) << ModelFamilyName(f);
+    EXPECT_NEAR(fast->per_second / 600, 1 / (1 / (1 + kFixed) / 2 + kFixed / (1 + kFixed)), 1e-9)
+        << ModelFamilyName(f);
+    EXPECT_NEAR(fast->fixed_share_target, 2 * kFixed / (1 + 2 * kFixed), 1e-9);
+    EXPECT_NE(fast->basis.find("fixed share 0.17 there"), std::string::npos) << fast->basis;
+    // The prediction is consistent both ways: back from the fast GPU to the reference.
+    auto back = PredictThroughput({{&twice, 1, fast->per_second}}, kA100, 1, s);
+    ASSERT_TRUE(back);
+    EXPECT_NEAR(back->per_second, 600, 1e-6);
+  }
+}
+
+TEST(CrossGpu, BandwidthOnlyStepGainsLessThanTheBandwidthRatio) {
+  // H100 SXM -> H200: the same compute at every precision, 3350 -> 4800 GB/s (1.43x). A
+  // transformer's bf16 step is part compute and part fixed, so it gains far less than 1.43x.
+  const GpuSpec h100 = Gpu("H100-80GB-SXM", 989.5, 494.5, 67, 3350, 700, true, 900.0);
+  const GpuSpec h200 = Gpu("H200", 989.5, 494.5, 67, 4800, 700, true, 900.0);
+  WorkloadShape s;
+  s.family = ModelFamily::kTransformer;
+  s.precision = Precision::kBf16;
+  auto p = PredictThroughput({{&h100, 1, 100}}, h200, 1, s);
+  ASSERT_TRUE(p);
+  EXPECT_GT(p->per_second, 105);
+  EXPECT_LT(p->per_second, 125);
+}
+
+TEST(CrossGpu, Fp32OnCudaCoresIsComputeBound) {
+  // Without TF32 (V100), fp32 code runs on the CUDA cores at 15.7 TFLOPS, an eighth of the
+  // tensor rate: the same transformer is mostly compute-bound in fp32 and mostly not in fp16,
+  // so more bandwidth helps its fp32 step little.
+  const GpuSpec wide = Gpu("V100-wide", 125, 0, 15.7, 1800, 300, false, 300.0);
+  auto run = [&](Precision p) {
+    WorkloadShape s;
+    s.family = ModelFamily::kTransformer;
+    s.precision = p;
+    auto r = PredictThroughput({{&kV100, 1, 100}}, wide, 1, s);
+    EXPECT_TRUE(r) << r.error().message;
+    return r ? *r : CrossGpuPrediction{};
+  };
+  const CrossGpuPrediction fp32 = run(Precision::kFp32);
+  const CrossGpuPrediction fp16 = run(Precision::kFp16);
+  EXPECT_GT(fp32.compute_share_target, 0.8);
+  EXPECT_LT(fp16.compute_share_target, 0.6);
+  EXPECT_LT(fp32.per_second, 110);  // twice the bandwidth: under 10% faster
+  EXPECT_GT(fp16.per_second, 120);
 }
 
 TEST(CrossGpu, FamilyPriorsSetTheComputeAndMemoryShares) {
   // Without FLOPs and bytes per sample, the family decides. A recommender (embedding gathers)
-  // is memory-bound: V100 -> A100 at fp16 near the bandwidth ratio 2039/900 = 2.27. A CNN is
-  // compute-bound on tensor cores: nearer the fp16 peak ratio 312/125 = 2.50. An RNN's small
-  // GEMMs reach a lower share of the peak, so more of its time is compute than at the same
-  // intensity with big GEMMs: between the two.
+  // is memory-bound: V100 -> A100 at fp16 below the bandwidth ratio 2039/900 = 2.27 (the fixed
+  // part). A CNN is more compute-bound, a transformer more still. An RNN's small GEMMs reach a
+  // lower share of the peak, so more of its time is compute than a recommender's.
   auto family = [](ModelFamily f, Precision p) {
     WorkloadShape s;
     s.family = f;
@@ -80,21 +146,22 @@ TEST(CrossGpu, FamilyPriorsSetTheComputeAndMemoryShares) {
   };
   const CrossGpuPrediction rec = family(ModelFamily::kRecommender, Precision::kFp16);
   const CrossGpuPrediction cnn = family(ModelFamily::kCnn, Precision::kFp16);
+  const CrossGpuPrediction tr = family(ModelFamily::kTransformer, Precision::kFp16);
   const CrossGpuPrediction rnn = family(ModelFamily::kRnn, Precision::kFp16);
-  EXPECT_LT(rec.compute_share_target, 0.2);
-  EXPECT_NEAR(rec.per_second / 100, 2039.0 / 900, 0.1);
+  EXPECT_LT(rec.compute_share_target, 0.1);
+  EXPECT_GT(rec.per_second / 100, 1.9);
+  EXPECT_LT(rec.per_second / 100, 2039.0 / 900);
   EXPECT_GT(cnn.compute_share_target, rec.compute_share_target + 0.1);
   EXPECT_GT(cnn.per_second, rec.per_second);
-  EXPECT_LT(cnn.per_second / 100, 312.0 / 125);
+  EXPECT_GT(tr.compute_share_target, cnn.compute_share_target + 0.1);
   EXPECT_NE(cnn.basis.find("cnn default"), std::string::npos) << cnn.basis;
   // fp32 code: the V100 has no TF32 tensor cores, the A100 does (156 against 15.7 TFLOPS), so
-  // a compute-bound CNN gains far more than a memory-bound recommender.
-  const CrossGpuPrediction cnn32 = family(ModelFamily::kCnn, Precision::kFp32);
+  // a transformer, compute-bound in fp32 on the V100, gains far more than a recommender.
+  const CrossGpuPrediction tr32 = family(ModelFamily::kTransformer, Precision::kFp32);
   const CrossGpuPrediction rec32 = family(ModelFamily::kRecommender, Precision::kFp32);
-  EXPECT_GT(cnn32.per_second / 100, 4.0);
-  EXPECT_LT(rec32.per_second / 100, 3.5);
-  // RNN: more compute-bound than a transformer-sized intensity would say at full efficiency,
-  // so its fp32 gain from TF32 lies between the recommender's and the CNN's.
+  EXPECT_GT(tr32.per_second / 100, 4.0);
+  EXPECT_LT(rec32.per_second / 100, 3.0);
+  EXPECT_GT(tr32.per_second, 1.5 * rec32.per_second);
   const CrossGpuPrediction rnn32 = family(ModelFamily::kRnn, Precision::kFp32);
   EXPECT_GT(rnn32.per_second, rec32.per_second);
   EXPECT_GT(rnn.compute_share_target, rec.compute_share_target);
