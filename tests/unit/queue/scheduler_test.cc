@@ -1,4 +1,5 @@
 #include "frugal/queue/scheduler.h"
+#include "shipped_gpus.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +11,8 @@ namespace {
 const Seconds kMonday = 1'795'996'800;  // 2026-11-30T00:00Z
 
 Capacity MakeCapacity(const std::string& pools) {
-  auto cap = ParseCapacity("apiVersion: frugal/v1\nkind: Capacity\npools:\n" + pools, "c.yaml");
+  auto cap = ParseCapacity("apiVersion: frugal/v1\nkind: Capacity\npools:\n" + pools, "c.yaml",
+                           ShippedGpus());
   EXPECT_TRUE(cap) << cap.error().message;
   return *cap;
 }
