@@ -378,12 +378,13 @@ TEST(EstimateCommitmentE2e, UtilizationAsAPercentOrAFractionIsTheSameShareInEsti
   fraction.push_back("0.6");
   const auto p = RunJson(percent, home);
   const auto f = RunJson(fraction, home);
-  ASSERT_TRUE(p["costs"].is_array()) << p.dump();
+  ASSERT_TRUE(p.contains("costs")) << p.dump();
   EXPECT_EQ(p["costs"], f["costs"]);
   for (const char* u : {"60%", "0.6"}) {
     const auto e = RunJson({"--gpu", "A100-80GB", "--gpus", "8", "--commitment", "1y",
                             "--utilization", u},
                            home);
+    ASSERT_TRUE(e.contains("commitment")) << u << ": " << e.dump();
     EXPECT_DOUBLE_EQ(e["commitment"]["utilization"].get<double>(), 0.6) << u;
     const auto c = RunFrugal({"--json", "commit", "--gpu", "A100-80GB", "--gpus", "8",
                               "--utilization", u},
@@ -424,6 +425,7 @@ TEST(EstimateCli, TheSameGpuMeasuredTwiceIsRefusedNotAveraged) {
   const auto two = RunJson({"--measured", "A100-80GB=1450", "--measured", "V100-16GB=510", "--gpu",
                             "T4", "--dtype", "fp16"},
                            home);
+  ASSERT_TRUE(two.contains("measured")) << two.dump();
   EXPECT_EQ(two["measured"].size(), 2u);
 }
 
