@@ -48,8 +48,8 @@ Result<ledger::Timestamp> Launched(std::string_view text, std::string_view where
   if (!t) return Fail(FieldError(where, "launched", t.error().message));
   if (*t > now) {
     return Fail(FieldError(where, "launched",
-                           fmt::format("{} is in the future (now is {})", ledger::FormatTimestamp(*t),
-                                       ledger::FormatTimestamp(now))));
+                           fmt::format("{} is in the future (now is {})",
+                                       ledger::FormatTimestamp(*t), ledger::FormatTimestamp(now))));
   }
   return *t;
 }
@@ -86,8 +86,7 @@ Result<std::vector<UtilizationSpan>> ReadHistory(const YamlDoc& doc, const YAML:
 }
 
 Result<InventoryInstance> ReadYamlInstance(const YamlDoc& doc, const YAML::Node& n,
-                                           const catalog::Catalog& catalog,
-                                           ledger::Timestamp now) {
+                                           const catalog::Catalog& catalog, ledger::Timestamp now) {
   FRUGAL_TRY(doc.CheckKeys(n, "instance",
                            {"id", "cloud", "region", "instance_type", "gpu", "gpus", "tier",
                             "price_per_hour", "tags", "launched", "utilization"}));
@@ -286,8 +285,8 @@ Result<Inventory> ParseInventory(std::string_view text, std::string source, Inve
   return inv;
 }
 
-Result<Inventory> LoadInventory(const std::filesystem::path& path,
-                                const catalog::Catalog& catalog, ledger::Timestamp now) {
+Result<Inventory> LoadInventory(const std::filesystem::path& path, const catalog::Catalog& catalog,
+                                ledger::Timestamp now) {
   const std::string ext = ToLower(path.extension().string());
   InventoryFormat format;
   if (ext == ".csv") {

@@ -144,7 +144,8 @@ std::optional<FocusBatchRow> ReadBillingRow(const CsvTable& table, const CsvReco
   out.run_id = row.Get("x_RunId").value_or("");
   out.run_name = row.Get("x_RunName").value_or("");
   out.amounts.emplace_back(BillingRowColumn("billed_cost_micros"), fine_billed);
-  if (effective) out.amounts.emplace_back(BillingRowColumn("effective_cost_micros"), fine_effective);
+  if (effective)
+    out.amounts.emplace_back(BillingRowColumn("effective_cost_micros"), fine_effective);
   if (list) out.amounts.emplace_back(BillingRowColumn("list_cost_micros"), fine_list);
   return out;
 }

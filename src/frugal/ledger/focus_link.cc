@@ -281,8 +281,8 @@ std::string SubMicroNote(const FocusImportSummary& summary) {
   return fmt::format(
       "{} row{} amounts finer than a micro-dollar, stored rounded so that each cost column's "
       "total is kept (BilledCost {} in the file, {} stored)",
-      summary.sub_micro_rows, summary.sub_micro_rows == 1 ? " has" : "s have",
-      summary.billed_exact, summary.billed.ToPlainString());
+      summary.sub_micro_rows, summary.sub_micro_rows == 1 ? " has" : "s have", summary.billed_exact,
+      summary.billed.ToPlainString());
 }
 
 Result<FocusImportSummary> ImportFocus(Ledger& ledger, FocusBatch batch) {

@@ -89,9 +89,9 @@ Result<void> CheckGpu(const YamlDoc& doc, const YAML::Node& node, const std::str
     return At(doc, node["gpu"], "gpu",
               fmt::format("unknown GPU model '{}'{}", Abbreviate(gpu), DidYouMean(gpu, known)));
   }
-  return At(doc, node["gpu"], "gpu",
-            fmt::format("'{}' is ambiguous ({}); name the exact part", gpu,
-                        fmt::join(names, ", ")));
+  return At(
+      doc, node["gpu"], "gpu",
+      fmt::format("'{}' is ambiguous ({}); name the exact part", gpu, fmt::join(names, ", ")));
 }
 
 Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,

@@ -37,8 +37,8 @@ DependencyState CheckDependencies(const std::vector<std::string>& depends_on,
     if (last_end == nullptr) {
       std::vector<std::string> names;
       for (const LoadedJob& j : jobs) names.push_back(j.row.name);
-      out.never = fmt::format("no queue job is named '{}'{}", Abbreviate(dep),
-                              DidYouMean(dep, names));
+      out.never =
+          fmt::format("no queue job is named '{}'{}", Abbreviate(dep), DidYouMean(dep, names));
     } else {
       out.never = fmt::format("'{}' {} (job {}{}{}) and no job of that name is waiting or running",
                               dep, last_end->state, last_end->id,

@@ -12,8 +12,8 @@
 #include "frugal/core/text.h"
 #include "frugal/queue/dependencies.h"
 #include "frugal/queue/preemption.h"
-#include "frugal/queue/warm_start.h"
 #include "frugal/queue/reconcile.h"
+#include "frugal/queue/warm_start.h"
 
 namespace frugal::queue {
 namespace {
@@ -356,8 +356,7 @@ Result<Submitted> SubmitJob(ledger::Connection& db, const Capacity& capacity,
     const std::vector<Loaded> jobs = FRUGAL_TRY(LoadAll(c));
     // A dependency no job could ever meet would leave this job waiting for ever.
     if (const DependencyState deps = CheckDependencies(job.depends_on, jobs); deps.never) {
-      const std::string where =
-          job.depends_on_where.empty() ? "depends_on" : job.depends_on_where;
+      const std::string where = job.depends_on_where.empty() ? "depends_on" : job.depends_on_where;
       return Fail(ErrorCode::kBadInput, fmt::format("{}: {}", where, *deps.never));
     }
     ScheduleInput in;

@@ -370,8 +370,9 @@ TEST(EstimateCommitmentE2e, NoGpusOrANegativeCountIsBadInputNotANegativeBill) {
 // parser now reads both flags, and each form gives the same answer in both commands.
 TEST(EstimateCommitmentE2e, UtilizationAsAPercentOrAFractionIsTheSameShareInEstimateAndCommit) {
   TempDir home;
-  const std::vector<std::string> job = {"--params", "7b", "--gpu", "A100-80GB", "--gpus", "8",
-                                        "--zero", "3", "--tokens", "2b", "--utilization"};
+  const std::vector<std::string> job = {"--params", "7b", "--gpu",        "A100-80GB",
+                                        "--gpus",   "8",  "--zero",       "3",
+                                        "--tokens", "2b", "--utilization"};
   auto percent = job;
   percent.push_back("60%");
   auto fraction = job;
@@ -381,14 +382,12 @@ TEST(EstimateCommitmentE2e, UtilizationAsAPercentOrAFractionIsTheSameShareInEsti
   ASSERT_TRUE(p.contains("costs")) << p.dump();
   EXPECT_EQ(p["costs"], f["costs"]);
   for (const char* u : {"60%", "0.6"}) {
-    const auto e = RunJson({"--gpu", "A100-80GB", "--gpus", "8", "--commitment", "1y",
-                            "--utilization", u},
-                           home);
+    const auto e = RunJson(
+        {"--gpu", "A100-80GB", "--gpus", "8", "--commitment", "1y", "--utilization", u}, home);
     ASSERT_TRUE(e.contains("commitment")) << u << ": " << e.dump();
     EXPECT_DOUBLE_EQ(e["commitment"]["utilization"].get<double>(), 0.6) << u;
-    const auto c = RunFrugal({"--json", "commit", "--gpu", "A100-80GB", "--gpus", "8",
-                              "--utilization", u},
-                             home.path());
+    const auto c = RunFrugal(
+        {"--json", "commit", "--gpu", "A100-80GB", "--gpus", "8", "--utilization", u}, home.path());
     ASSERT_EQ(c.exit_code, 0) << u << ": " << c.err;
     EXPECT_DOUBLE_EQ(nlohmann::json::parse(c.out)["utilization"].get<double>(), 0.6) << u;
   }

@@ -426,12 +426,14 @@ void ImportTinyAmounts(const TempDir& home, const std::string& db) {
   std::string csv = "BilledCost,ChargePeriodStart,ChargePeriodEnd,ResourceId,EffectiveCost\n";
   // Ten charges of 0.4 micro-dollars (each $0 on its own), one of exactly half a micro-dollar
   // past a dollar, one written with an exponent, one plain: 3.2500053 in all.
-  for (int i = 0; i < 10; ++i) csv += "0.0000004" + hour + "i-" + std::to_string(i) + ",0.0000004\n";
-  csv += "1.0000005" + hour + "i-a,1.0000005\n8e-07" + hour + "i-b,8e-07\n2.25" + hour + "i-c,2.25\n";
+  for (int i = 0; i < 10; ++i)
+    csv += "0.0000004" + hour + "i-" + std::to_string(i) + ",0.0000004\n";
+  csv +=
+      "1.0000005" + hour + "i-a,1.0000005\n8e-07" + hour + "i-b,8e-07\n2.25" + hour + "i-c,2.25\n";
   frugal::testing::WriteTestFile(home / "tiny.csv", csv);
-  auto r = RunFrugal({"--db", db, "--json", "ledger", "import", "--format", "focus",
-                      (home / "tiny.csv").string()},
-                     home.path());
+  auto r = RunFrugal(
+      {"--db", db, "--json", "ledger", "import", "--format", "focus", (home / "tiny.csv").string()},
+      home.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["imported"], 13);
@@ -465,18 +467,19 @@ void ImportTinyAmounts(const TempDir& home, const std::string& db) {
   EXPECT_EQ(nlohmann::json::parse(report.out)["billed"]["total"]["billed_micros"], 3'250'005)
       << report.out;
   // The table says so too; importing the same file again adds nothing.
-  auto again = RunFrugal({"--db", db, "ledger", "import", "--format", "focus",
-                          (home / "tiny.csv").string()},
-                         home.path());
+  auto again =
+      RunFrugal({"--db", db, "ledger", "import", "--format", "focus", (home / "tiny.csv").string()},
+                home.path());
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.out.find("0 imported ($0.0000), 13 already in the ledger"), std::string::npos)
       << again.out;
   frugal::testing::WriteTestFile(home / "more.csv",
                                  "BilledCost,ChargePeriodStart,ChargePeriodEnd,ResourceId\n"
-                                 "0.0000004" + hour + "j-1\n0.0000004" + hour + "j-2\n");
-  auto more = RunFrugal({"--db", db, "ledger", "import", "--format", "focus",
-                         (home / "more.csv").string()},
-                        home.path());
+                                 "0.0000004" +
+                                     hour + "j-1\n0.0000004" + hour + "j-2\n");
+  auto more =
+      RunFrugal({"--db", db, "ledger", "import", "--format", "focus", (home / "more.csv").string()},
+                home.path());
   ASSERT_EQ(more.exit_code, 0) << more.err;
   EXPECT_NE(more.out.find("2 rows have amounts finer than a micro-dollar, stored rounded so that "
                           "each cost column's total is kept (BilledCost 0.0000008 in the file, "
@@ -484,7 +487,6 @@ void ImportTinyAmounts(const TempDir& home, const std::string& db) {
             std::string::npos)
       << more.out;
 }
-
 
 // Amounts below half a micro-dollar were stored as $0 one by one, so a bill of many tiny charges
 // lost its money without a word. Now each cost column's total is kept (the exact sum rounded

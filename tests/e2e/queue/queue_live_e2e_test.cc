@@ -427,8 +427,8 @@ TEST(QueueLiveE2e, AJobWhoseDependencyFailedOrWasCancelledFailsWithTheReason) {
   q.Pass();
   auto jobs = q.Jobs();
   EXPECT_EQ(jobs[train]["state"], "failed");
-  EXPECT_NE(jobs[train]["reason"].get<std::string>().find(
-                "dependency_failed: 'prep' failed (job " + std::to_string(prep)),
+  EXPECT_NE(jobs[train]["reason"].get<std::string>().find("dependency_failed: 'prep' failed (job " +
+                                                          std::to_string(prep)),
             std::string::npos)
       << jobs[train].dump();
   EXPECT_EQ(jobs[eval]["state"], "failed");
@@ -492,8 +492,10 @@ TEST(QueueLiveE2e, ACapacityPoolWithAnUnknownGpuOrAZeroLimitIsBadInputAtItsLine)
   };
   const std::string cap = (q.home / "cap.yaml").string();
   for (const auto& [pool, message] : cases) {
-    WriteTestFile(cap, "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
-                       "  - name: a\n    tier: owned\n    " + pool);
+    WriteTestFile(cap,
+                  "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
+                  "  - name: a\n    tier: owned\n    " +
+                      pool);
     for (const std::vector<std::string>& args :
          {std::vector<std::string>{"queue", "submit", spec, "--capacity", cap, "--", "true"},
           std::vector<std::string>{"queue", "run", "--once", "--capacity", cap},

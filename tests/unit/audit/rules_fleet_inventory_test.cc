@@ -46,8 +46,8 @@ std::string Instance(const std::string& id, const std::string& type, const std::
 class AuditFleetTest : public AuditTest {
  protected:
   Result<AuditResult> AuditWith(const std::string& inventory_yaml) {
-    auto inv = ParseInventory(inventory_yaml, "inv.yaml", InventoryFormat::kYaml, *catalog_,
-                              options_.now);
+    auto inv =
+        ParseInventory(inventory_yaml, "inv.yaml", InventoryFormat::kYaml, *catalog_, options_.now);
     if (!inv) return Fail(inv.error());
     inventory_ = std::move(*inv);
     options_.inventory = &inventory_;

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "frugal/queue/workload.h"
-#include "support/test_support.h"
 #include "shipped_gpus.h"
+#include "support/test_support.h"
 
 namespace frugal::queue {
 namespace {
@@ -37,8 +37,7 @@ TEST(WeekTime, NightsWrapPastMidnightIntoTheNextDay) {
 }
 
 TEST(Capacity, ParsesTheShippedExample) {
-  auto cap =
-      LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml", ShippedGpus());
+  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml", ShippedGpus());
   ASSERT_TRUE(cap) << cap.error().message;
   ASSERT_EQ(cap->pools.size(), 5u);
   const Pool& spot = *cap->FindPool("cloud-spot");
@@ -55,8 +54,8 @@ TEST(Capacity, ParsesTheShippedExample) {
 }
 
 TEST(Capacity, ParsesTheShippedSlurmExample) {
-  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity-slurm.yaml",
-                          ShippedGpus());
+  auto cap =
+      LoadCapacity(testing::SourceDir() / "examples/queue/capacity-slurm.yaml", ShippedGpus());
   ASSERT_TRUE(cap) << cap.error().message;
   ASSERT_EQ(cap->pools.size(), 4u);
   for (const Pool& p : cap->pools) EXPECT_EQ(p.kind, PoolKind::kSlurm) << p.name;
@@ -156,8 +155,7 @@ TEST(Capacity, PeriodStartsAtWeekMonthAndQuarter) {
 }
 
 TEST(Workload, CopiesDependenciesAndBadInput) {
-  auto cap =
-      LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml", ShippedGpus());
+  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml", ShippedGpus());
   ASSERT_TRUE(cap);
   auto w = ParseWorkload(
       "apiVersion: frugal/v1\nkind: Workload\nstart: 2026-11-30T00:00Z\njobs:\n"
@@ -182,8 +180,7 @@ TEST(Workload, CopiesDependenciesAndBadInput) {
 }
 
 TEST(Workload, ADependencyCycleIsBadInputNotJobsThatNeverStart) {
-  auto cap =
-      LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml", ShippedGpus());
+  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml", ShippedGpus());
   ASSERT_TRUE(cap);
   auto w = ParseWorkload(
       "apiVersion: frugal/v1\nkind: Workload\njobs:\n"
@@ -207,8 +204,7 @@ TEST(Workload, ADependencyCycleIsBadInputNotJobsThatNeverStart) {
 }
 
 TEST(Workload, AJobArrivingPastTheHorizonIsBadInputNotAMiss) {
-  auto cap =
-      LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml", ShippedGpus());
+  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml", ShippedGpus());
   ASSERT_TRUE(cap);
   auto w = ParseWorkload(
       "apiVersion: frugal/v1\nkind: Workload\nhorizon: 7d\njobs:\n"

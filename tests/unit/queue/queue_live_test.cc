@@ -10,8 +10,8 @@
 #include "frugal/queue/queue_view.h"
 #include "frugal/queue/warm_start.h"
 #include "frugal/run/checkpoint_store.h"
-#include "support/test_support.h"
 #include "shipped_gpus.h"
+#include "support/test_support.h"
 
 namespace frugal::queue {
 namespace {

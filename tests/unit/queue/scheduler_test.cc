@@ -1,9 +1,10 @@
 #include "frugal/queue/scheduler.h"
-#include "shipped_gpus.h"
 
 #include <gtest/gtest.h>
 
 #include <deque>
+
+#include "shipped_gpus.h"
 
 namespace frugal::queue {
 namespace {

@@ -5,8 +5,8 @@
 #include <map>
 #include <random>
 
-#include "support/test_support.h"
 #include "shipped_gpus.h"
+#include "support/test_support.h"
 
 namespace frugal::queue {
 namespace {
@@ -71,7 +71,8 @@ Capacity SmallCapacity(const std::string& extra) {
       "  - {name: od, tier: on_demand, gpu: A100, gpus_per_node: 8, nodes: 4, "
       "price_per_gpu_hour: 3, changeover: 5m}\n"
       "  - {name: sp, tier: spot, gpu: A100, gpus_per_node: 8, nodes: 4, "
-      "price_per_gpu_hour: 1, preemptions_per_hour: 0.05, changeover: 5m}\n" + extra,
+      "price_per_gpu_hour: 1, preemptions_per_hour: 0.05, changeover: 5m}\n" +
+          extra,
       "c.yaml", ShippedGpus());
   EXPECT_TRUE(cap) << cap.error().message;
   return *cap;

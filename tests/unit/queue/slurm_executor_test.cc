@@ -14,8 +14,8 @@
 #include "frugal/queue/executor.h"
 #include "frugal/queue/queue_service.h"
 #include "frugal/queue/slurm_client.h"
-#include "support/test_support.h"
 #include "shipped_gpus.h"
+#include "support/test_support.h"
 
 namespace frugal::queue {
 namespace {

@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "frugal/ledger/ledger.h"
-#include "support/test_support.h"
 #include "shipped_gpus.h"
+#include "support/test_support.h"
 
 namespace frugal::queue {
 namespace {
