@@ -37,7 +37,7 @@ Result<void> RunAuditCommand(const AuditCommandOptions& o, const GlobalOptions& 
   options.transfer = &transfer;
   std::optional<audit::Inventory> inventory;
   if (!o.inventory.empty()) {
-    inventory = FRUGAL_TRY(audit::LoadInventory(o.inventory, catalog));
+    inventory = FRUGAL_TRY(audit::LoadInventory(o.inventory, catalog, options.now));
     options.inventory = &*inventory;
   }
   // Bills are imported into the ledger first (re-importing a file adds nothing), so later
@@ -49,6 +49,9 @@ Result<void> RunAuditCommand(const AuditCommandOptions& o, const GlobalOptions& 
     const ledger::FocusImportSummary sum = FRUGAL_TRY(ledger::ImportFocus(*db, file));
     s.err << fmt::format("{}: {} rows, {} imported, {} already in the ledger, {} skipped\n", file,
                          sum.rows, sum.imported, sum.duplicates, sum.skipped.size());
+    if (const std::string note = ledger::SubMicroNote(sum); !note.empty()) {
+      s.err << fmt::format("{}: {}\n", file, note);
+    }
   }
   const audit::AuditResult result = FRUGAL_TRY(audit::RunAudit(*db, options));
   std::ostringstream text;

@@ -14,6 +14,7 @@
 #include "frugal/estimate/estimator.h"
 #include "frugal/estimate/hardware.h"
 #include "frugal/estimate/network.h"
+#include "frugal/plan/commitment.h"
 
 namespace frugal::cli {
 namespace {
@@ -42,7 +43,8 @@ struct EstimateOptions {
   std::string tier;                   ///< only this tier's cheapest offer
   std::string offer;                  ///< exactly this offer (id or instance type)
   MeasuredEstimateOptions measured;   ///< --measured: predict from measured throughput
-  std::optional<double> utilization;  ///< --utilization: share of a reservation this team uses
+  std::string utilization_text;       ///< --utilization as given: 60% or 0.6
+  std::optional<double> utilization;  ///< share of a reservation this team uses, parsed
   std::string commitment;             ///< --commitment 1y|3y: would one pay?
   bool micro_batch_given = false;
   bool knobs = false;  ///< --knobs: the knob settings side by side
@@ -392,7 +394,7 @@ Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, 
     if (!o.utilization) {
       return Fail(ErrorCode::kBadInput,
                   "--commitment needs --utilization (the share of the month the GPUs would be "
-                  "busy, 0-1)");
+                  "busy: 60% or 0.6)");
     }
     return RunCommitmentEstimate(o.commitment, *o.utilization, o.gpu, o.gpus, global, s);
   }
@@ -499,15 +501,21 @@ void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action) {
                 "Compare knob settings side by side on --gpu: precision, micro-batch with "
                 "accumulation, recompute, LoRA/QLoRA, ZeRO; memory, time, cost and the smallest "
                 "GPU each fits");
-  cmd->add_option("--utilization", o->utilization,
-                  "Share (0-1) of a reservation your team keeps busy: reserved tiers are priced "
-                  "at price x hours / utilization, and shown only with it");
+  cmd->add_option("--utilization", o->utilization_text,
+                  "Share (60% or 0.6) of a reservation your team keeps busy: reserved tiers are "
+                  "priced at price x hours / utilization, and shown only with it");
   cmd->add_option("--commitment", o->commitment,
                   "1y or 3y: would a commitment of --gpus x --gpu pay at --utilization, against "
                   "on demand and spot? (no model needed)");
   cmd->callback([&, o, cmd] {
     o->micro_batch_given = cmd->count("--micro-batch") > 0;
-    action = [&global, o](Streams& s) { return RunEstimate(*o, global, s); };
+    action = [&global, o](Streams& s) -> Result<void> {
+      // The parser `frugal commit --utilization` uses: 60% and 0.6 are the same share.
+      if (!o->utilization_text.empty()) {
+        o->utilization = FRUGAL_TRY(plan::ParseUtilization(o->utilization_text));
+      }
+      return RunEstimate(*o, global, s);
+    };
   });
 }
 

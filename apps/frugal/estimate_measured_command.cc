@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "estimate_measured.h"
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/table.h"
@@ -141,13 +143,31 @@ Result<void> RunMeasuredEstimate(const MeasuredEstimateOptions& o, const Measure
                                  const GlobalOptions& global, Streams& s) {
   const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
   std::vector<estimate::DeviceMeasurement> measured;
+  std::map<std::string, std::string> given;  // GPU model → the --measured text that named it
   for (const std::string& text : o.measured) {
     measured.push_back(FRUGAL_TRY(estimate::ParseDeviceMeasurement(text, c).map_error(
         [](Error e) { return e.Wrap("--measured"); })));
+    // Two figures for one model would be averaged out of sight: which one is right is the
+    // user's call, not ours.
+    const auto [it, fresh] = given.try_emplace(measured.back().gpu->name, text);
+    if (!fresh) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("--measured: {} is given twice ('{}' and '{}'); give one "
+                              "measurement per GPU model",
+                              it->first, it->second, text));
+    }
   }
   std::optional<plan::DeviceMeasurementsFromRecords> recorded;
   if (!o.profile.empty()) {
     recorded = FRUGAL_TRY(FromLedger(o.profile, c, global));
+    for (const estimate::DeviceMeasurement& m : recorded->measured) {
+      if (const auto it = given.find(m.gpu->name); it != given.end()) {
+        return Fail(ErrorCode::kBadInput,
+                    fmt::format("--measured: {} is given ('{}') and also recorded under "
+                                "--profile {}; give it one way",
+                                it->first, it->second, o.profile));
+      }
+    }
     measured.insert(measured.end(), recorded->measured.begin(), recorded->measured.end());
   }
   const catalog::GpuSpec* gpu =

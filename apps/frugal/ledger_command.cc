@@ -88,6 +88,8 @@ Result<void> RunImport(const ImportOptions& o, const GlobalOptions& global, Stre
                   {"linked_to_runs", sum.linked},
                   {"warnings", sum.warnings},
                   {"billed_cost_usd", sum.billed.ToPlainString()},
+                  {"billed_cost_exact_usd", sum.billed_exact},
+                  {"sub_micro_rows", sum.sub_micro_rows},
                   {"repaired", sum.repaired},
                   {"ignored_columns", sum.ignored_columns}});
     return {};
@@ -102,6 +104,9 @@ Result<void> RunImport(const ImportOptions& o, const GlobalOptions& global, Stre
   }
   for (const auto& [quirk, count] : sum.repaired) {
     s.out << fmt::format("  tolerated in {} rows: {}\n", count, quirk);
+  }
+  if (const std::string note = ledger::SubMicroNote(sum); !note.empty()) {
+    s.out << "  " << note << "\n";
   }
   return {};
 }

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "frugal/catalog/catalog.h"
 #include "frugal/core/money.h"
 #include "frugal/core/table.h"
 #include "frugal/core/text.h"
@@ -68,7 +69,9 @@ void PrintResults(const std::vector<queue::PolicyResult>& results, std::ostream&
 
 Result<void> RunSimulateQueue(const SimulateQueueOptions& opts, const GlobalOptions& global,
                               Streams& streams) {
-  const queue::Capacity capacity = FRUGAL_TRY(queue::LoadCapacity(opts.capacity));
+  const catalog::Catalog catalog = FRUGAL_TRY(LoadCatalog(global));
+  const queue::Capacity capacity =
+      FRUGAL_TRY(queue::LoadCapacity(opts.capacity, catalog.gpu_names()));
   const queue::Workload workload = FRUGAL_TRY(queue::LoadWorkload(opts.workload, capacity));
   queue::SimulationConfig config;
   config.seed = opts.seed;

@@ -5,10 +5,12 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <thread>
 
 #include "commands.h"
+#include "frugal/catalog/catalog.h"
 #include "frugal/core/paths.h"
 #include "frugal/core/text.h"
 #include "frugal/ledger/ledger.h"
@@ -19,6 +21,10 @@
 namespace frugal::cli {
 namespace {
 
+/// A queue job id is a ledger row id: a positive 64-bit number. A larger one is refused, never
+/// clamped onto another job.
+constexpr int64_t kMaxJobId = std::numeric_limits<int64_t>::max();
+
 using queue::Seconds;
 
 Seconds Now() {
@@ -28,7 +34,7 @@ Seconds Now() {
 }
 
 /// --capacity, else $FRUGAL_CAPACITY, else <config dir>/capacity.yaml.
-Result<queue::Capacity> LoadQueueCapacity(const std::string& flag) {
+Result<queue::Capacity> LoadQueueCapacity(const std::string& flag, const GlobalOptions& global) {
   std::filesystem::path path = flag;
   if (path.empty()) {
     const char* env = std::getenv("FRUGAL_CAPACITY");
@@ -41,7 +47,8 @@ Result<queue::Capacity> LoadQueueCapacity(const std::string& flag) {
                             "write {} (docs/queue.md)",
                             path.string()));
   }
-  return queue::LoadCapacity(path);
+  const catalog::Catalog catalog = FRUGAL_TRY(LoadCatalog(global));
+  return queue::LoadCapacity(path, catalog.gpu_names());
 }
 
 std::string SelfBinary() {
@@ -110,7 +117,7 @@ Result<void> ApplyFlags(const SubmitOptions& o, const queue::Capacity& cap, Seco
 }
 
 Result<void> RunSubmit(const SubmitOptions& o, const GlobalOptions& global, Streams& s) {
-  const queue::Capacity cap = FRUGAL_TRY(LoadQueueCapacity(o.capacity));
+  const queue::Capacity cap = FRUGAL_TRY(LoadQueueCapacity(o.capacity, global));
   const Seconds now = Now();
   std::vector<std::string> spec_command;
   queue::JobRequest job = FRUGAL_TRY(queue::LoadQueueJobSpec(o.spec, cap, now, &spec_command));
@@ -171,7 +178,7 @@ Result<void> RunSteer(int64_t id, queue::Steer steer, const std::string& capacit
   // Cancelling a job on a Slurm pool needs the pool's kind; without a capacity file every job
   // is taken for local.
   queue::Capacity cap;
-  if (Result<queue::Capacity> loaded = LoadQueueCapacity(capacity)) {
+  if (Result<queue::Capacity> loaded = LoadQueueCapacity(capacity, global)) {
     cap = std::move(*loaded);
   } else if (!capacity.empty()) {
     return Fail(loaded.error());
@@ -198,7 +205,7 @@ struct RunLoopOptions {
 };
 
 Result<void> RunLoop(const RunLoopOptions& o, const GlobalOptions& global, Streams& s) {
-  const queue::Capacity cap = FRUGAL_TRY(LoadQueueCapacity(o.capacity));
+  const queue::Capacity cap = FRUGAL_TRY(LoadQueueCapacity(o.capacity, global));
   auto interval = ParseDuration(o.interval);
   if (!interval || interval->count() <= 0) return Fail(ErrorCode::kBadInput, "--interval: expected a positive duration");
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
@@ -229,6 +236,7 @@ void RegisterQueueLive(CLI::App& queue_cmd, GlobalOptions& global, Action& actio
   submit->add_option("--deadline", sub->deadline, "36h from now, or 2026-12-01T08:00Z");
   submit->add_option("--budget", sub->budget, "The job's dollar cap");
   submit->add_option("--priority", sub->priority, "Higher first among equal deadlines")
+      ->check(WholeNumber(-1000, 1000))
       ->each([sub](const std::string&) { sub->priority_set = true; });
   submit->add_option("--not-before", sub->not_before, "Earliest start: a duration from now or a UTC time");
   submit->add_option("--window", sub->window, "Start only in this window (nights, weekends, off_peak, or the capacity file's)");
@@ -250,7 +258,7 @@ void RegisterQueueLive(CLI::App& queue_cmd, GlobalOptions& global, Action& actio
 
   auto id = std::make_shared<int64_t>(0);
   CLI::App* show = queue_cmd.add_subcommand("show", "One queued job and its placement decisions");
-  show->add_option("id", *id, "Queue job id")->required();
+  show->add_option("id", *id, "Queue job id")->required()->check(WholeNumber(1, kMaxJobId));
   show->callback([id, &global, &action] {
     action = [id, &global](Streams& s) { return RunShow(*id, global, s); };
   });
@@ -260,7 +268,7 @@ void RegisterQueueLive(CLI::App& queue_cmd, GlobalOptions& global, Action& actio
     auto steer_id = std::make_shared<int64_t>(0);
     auto steer_cap = std::make_shared<std::string>();
     CLI::App* cmd = queue_cmd.add_subcommand(name, fmt::format("{} a queued job", name));
-    cmd->add_option("id", *steer_id, "Queue job id")->required();
+    cmd->add_option("id", *steer_id, "Queue job id")->required()->check(WholeNumber(1, kMaxJobId));
     cmd->add_option("--capacity", *steer_cap, "Capacity YAML (to reach a job on a Slurm pool)");
     cmd->callback([steer_id, steer_cap, steer = steer, &global, &action] {
       action = [steer_id, steer_cap, steer, &global](Streams& s) {

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "bench_env.h"
+#include "frugal/catalog/catalog.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/ledger/queue_jobs.h"
 #include "frugal/queue/queue_service.h"
@@ -46,7 +47,9 @@ Capacity MakeCapacity(int pools) {
     if (kind == 2) yaml += ", tier: spot, price_per_gpu_hour: 1.1, preemptions_per_hour: 0.1";
     yaml += "}\n";
   }
-  return *frugal::queue::ParseCapacity(yaml, "bench");
+  // Pools are checked against the shipped catalog's GPU names, as `frugal queue` checks them.
+  const auto catalog = frugal::catalog::Catalog::LoadFrom(FRUGAL_SOURCE_DIR "/data");
+  return *frugal::queue::ParseCapacity(yaml, "bench", catalog->gpu_names());
 }
 
 constexpr Seconds kNow = 1'795'996'800 + 10 * 3600;

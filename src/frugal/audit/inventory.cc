@@ -40,6 +40,20 @@ Result<std::string> ResolveTier(std::string_view text, std::string_view where) {
   return *tier;
 }
 
+/// A launch time after now is a mistake (a wrong year, a local time read as UTC): the instance
+/// would be counted from a time that has not come.
+Result<ledger::Timestamp> Launched(std::string_view text, std::string_view where,
+                                   ledger::Timestamp now) {
+  Result<ledger::Timestamp> t = ledger::ParseTimestamp(text);
+  if (!t) return Fail(FieldError(where, "launched", t.error().message));
+  if (*t > now) {
+    return Fail(FieldError(where, "launched",
+                           fmt::format("{} is in the future (now is {})",
+                                       ledger::FormatTimestamp(*t), ledger::FormatTimestamp(now))));
+  }
+  return *t;
+}
+
 Result<double> Utilization(std::string_view text, std::string_view where) {
   Result<double> v = ParseDouble(Trim(text));
   if (!v || *v < 0 || *v > 100) {
@@ -72,7 +86,7 @@ Result<std::vector<UtilizationSpan>> ReadHistory(const YamlDoc& doc, const YAML:
 }
 
 Result<InventoryInstance> ReadYamlInstance(const YamlDoc& doc, const YAML::Node& n,
-                                           const catalog::Catalog& catalog) {
+                                           const catalog::Catalog& catalog, ledger::Timestamp now) {
   FRUGAL_TRY(doc.CheckKeys(n, "instance",
                            {"id", "cloud", "region", "instance_type", "gpu", "gpus", "tier",
                             "price_per_hour", "tags", "launched", "utilization"}));
@@ -101,23 +115,23 @@ Result<InventoryInstance> ReadYamlInstance(const YamlDoc& doc, const YAML::Node&
     for (const auto& kv : tags) i.tags.Set(kv.first.Scalar(), kv.second.Scalar());
   }
   if (auto launched = FRUGAL_TRY(doc.OptionalString(n, "launched"))) {
-    Result<ledger::Timestamp> t = ledger::ParseTimestamp(*launched);
-    if (!t) return Fail(doc.ErrorAt(n["launched"], "launched", t.error().message));
-    i.launched = *t;
+    i.launched = FRUGAL_TRY(Launched(*launched, doc.Where(n["launched"]), now));
   }
   i.history = FRUGAL_TRY(ReadHistory(doc, n["utilization"]));
   return i;
 }
 
-Result<Inventory> ReadYaml(const YamlDoc& doc, const catalog::Catalog& catalog);
+Result<Inventory> ReadYaml(const YamlDoc& doc, const catalog::Catalog& catalog,
+                           ledger::Timestamp now);
 
 Result<Inventory> ParseYaml(std::string_view text, std::string source,
-                            const catalog::Catalog& catalog) {
+                            const catalog::Catalog& catalog, ledger::Timestamp now) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(text, std::move(source)));
-  return GuardYaml(doc.source(), [&] { return ReadYaml(doc, catalog); });
+  return GuardYaml(doc.source(), [&] { return ReadYaml(doc, catalog, now); });
 }
 
-Result<Inventory> ReadYaml(const YamlDoc& doc, const catalog::Catalog& catalog) {
+Result<Inventory> ReadYaml(const YamlDoc& doc, const catalog::Catalog& catalog,
+                           ledger::Timestamp now) {
   Inventory inv;
   inv.source = doc.source();
   FRUGAL_TRY(doc.CheckKeys(doc.root(), "inventory", {"version", "instances"}));
@@ -131,7 +145,7 @@ Result<Inventory> ReadYaml(const YamlDoc& doc, const catalog::Catalog& catalog) 
                             "expected a list of instances"));
   }
   for (const YAML::Node& n : list) {
-    inv.instances.push_back(FRUGAL_TRY(ReadYamlInstance(doc, n, catalog)));
+    inv.instances.push_back(FRUGAL_TRY(ReadYamlInstance(doc, n, catalog, now)));
   }
   return inv;
 }
@@ -171,7 +185,8 @@ std::string Optional(const CsvRecord& row, std::optional<size_t> column) {
 }
 
 Result<InventoryInstance> ReadCsvInstance(const CsvTable& t, const CsvRecord& row,
-                                          const CsvColumns& c, const catalog::Catalog& catalog) {
+                                          const CsvColumns& c, const catalog::Catalog& catalog,
+                                          ledger::Timestamp now) {
   InventoryInstance i;
   i.where = fmt::format("{}:{}", t.source(), row.line);
   auto required = [&](size_t column, std::string_view name) -> Result<std::string> {
@@ -205,15 +220,13 @@ Result<InventoryInstance> ReadCsvInstance(const CsvTable& t, const CsvRecord& ro
     if (std::string v = Optional(row, column); !v.empty()) i.tags.Set(key, v);
   }
   if (const std::string launched = Optional(row, c.launched); !launched.empty()) {
-    Result<ledger::Timestamp> at = ledger::ParseTimestamp(launched);
-    if (!at) return Fail(FieldError(t.Where(row, *c.launched), "launched", at.error().message));
-    i.launched = *at;
+    i.launched = FRUGAL_TRY(Launched(launched, t.Where(row, *c.launched), now));
   }
   return i;
 }
 
 Result<Inventory> ParseCsv(std::string_view text, std::string source,
-                           const catalog::Catalog& catalog) {
+                           const catalog::Catalog& catalog, ledger::Timestamp now) {
   const CsvTable t = FRUGAL_TRY(CsvTable::Parse(text, std::move(source)));
   const CsvColumns c = FRUGAL_TRY(Columns(t));
   Inventory inv;
@@ -224,7 +237,7 @@ Result<Inventory> ParseCsv(std::string_view text, std::string source,
     const std::string id(Trim(CsvTable::Field(row, c.id)));
     auto [it, fresh] = index.try_emplace(id, inv.instances.size());
     if (fresh) {
-      inv.instances.push_back(FRUGAL_TRY(ReadCsvInstance(t, row, c, catalog)));
+      inv.instances.push_back(FRUGAL_TRY(ReadCsvInstance(t, row, c, catalog, now)));
       readings.emplace_back();
     }
     const std::string time = Optional(row, c.time);
@@ -259,10 +272,10 @@ std::string InventoryInstance::Label() const {
 }
 
 Result<Inventory> ParseInventory(std::string_view text, std::string source, InventoryFormat format,
-                                 const catalog::Catalog& catalog) {
+                                 const catalog::Catalog& catalog, ledger::Timestamp now) {
   Inventory inv = format == InventoryFormat::kCsv
-                      ? FRUGAL_TRY(ParseCsv(text, std::move(source), catalog))
-                      : FRUGAL_TRY(ParseYaml(text, std::move(source), catalog));
+                      ? FRUGAL_TRY(ParseCsv(text, std::move(source), catalog, now))
+                      : FRUGAL_TRY(ParseYaml(text, std::move(source), catalog, now));
   std::set<std::string> ids;
   for (const InventoryInstance& i : inv.instances) {
     if (!ids.insert(i.id).second) {
@@ -272,8 +285,8 @@ Result<Inventory> ParseInventory(std::string_view text, std::string source, Inve
   return inv;
 }
 
-Result<Inventory> LoadInventory(const std::filesystem::path& path,
-                                const catalog::Catalog& catalog) {
+Result<Inventory> LoadInventory(const std::filesystem::path& path, const catalog::Catalog& catalog,
+                                ledger::Timestamp now) {
   const std::string ext = ToLower(path.extension().string());
   InventoryFormat format;
   if (ext == ".csv") {
@@ -285,7 +298,7 @@ Result<Inventory> LoadInventory(const std::filesystem::path& path,
                 fmt::format("{}: an inventory is a .yaml, .yml or .csv file", path.string()));
   }
   const std::string text = FRUGAL_TRY(ReadFile(path));
-  return ParseInventory(text, path.string(), format, catalog);
+  return ParseInventory(text, path.string(), format, catalog, now);
 }
 
 }  // namespace frugal::audit

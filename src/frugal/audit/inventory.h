@@ -27,7 +27,7 @@
 // instance's next one; the last lasts as long as the one before it (one hour when alone).
 //
 // Errors name file:line:col and the field: unknown keys, unknown GPU names ("did you mean"),
-// bad numbers, times out of order, duplicate ids.
+// bad numbers, times out of order, duplicate ids, a launch time in the future.
 
 #include <filesystem>
 #include <optional>
@@ -71,13 +71,16 @@ struct Inventory {
   std::vector<InventoryInstance> instances;
 };
 
-/// Loads an inventory; the extension picks the format. kBadInput as described above.
+/// Loads an inventory; the extension picks the format. kBadInput as described above, and for
+/// a `launched` time after `now`.
 [[nodiscard]] Result<Inventory> LoadInventory(const std::filesystem::path& path,
-                                              const catalog::Catalog& catalog);
+                                              const catalog::Catalog& catalog,
+                                              ledger::Timestamp now);
 enum class InventoryFormat { kYaml, kCsv };
 /// As LoadInventory, from text (tests); `source` names it in errors.
 [[nodiscard]] Result<Inventory> ParseInventory(std::string_view text, std::string source,
                                                InventoryFormat format,
-                                               const catalog::Catalog& catalog);
+                                               const catalog::Catalog& catalog,
+                                               ledger::Timestamp now);
 
 }  // namespace frugal::audit

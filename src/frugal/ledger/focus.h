@@ -13,6 +13,7 @@
 #include <map>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "frugal/core/error.h"
@@ -36,12 +37,28 @@ struct FocusExportOptions {
 [[nodiscard]] Result<int64_t> ExportFocus(Ledger& ledger, const FocusExportOptions& options,
                                           std::ostream& out);
 
+/// An amount to 18 decimals: whole micro-dollars (toward zero) and the rest in 10^-18 dollars,
+/// of the same sign (|attos| < 10^12). The ledger keeps micro-dollars; the import rounds so
+/// that a column's total is kept (ImportFocus). Digits past the 18th decimal are dropped.
+struct FineAmount {
+  int64_t micros = 0;
+  int64_t attos = 0;
+};
+
 struct FocusImportSummary {
   int64_t rows = 0;        ///< data rows read
   int64_t imported = 0;    ///< new billing rows
   int64_t duplicates = 0;  ///< charges already in the ledger (the same bill imported before)
   int64_t linked = 0;      ///< rows linked to a frugal run (x_RunId, else x_RunName)
-  Money billed;            ///< BilledCost of the rows imported now
+  Money billed;            ///< BilledCost of the rows imported now, as stored
+  /// The exact BilledCost of the rows imported now, as plain decimal text (up to 18 decimals):
+  /// `billed` is this rounded half to even to the micro-dollar.
+  std::string billed_exact = "0";
+  /// Rows imported now with an amount (BilledCost, EffectiveCost, ListCost) finer than a
+  /// micro-dollar. Such amounts are stored rounded down or up to the micro-dollar so that each
+  /// column's total over the import is the exact total rounded half to even: those with the
+  /// largest remainders round up, as many as the total needs (the largest-remainder method).
+  int64_t sub_micro_rows = 0;
   /// "file:line:col: Field why", one per problem of a bad row; with BadRows::kSkip these rows
   /// were left out.
   std::vector<std::string> skipped;
@@ -61,6 +78,10 @@ struct FocusBatchRow {
   std::string run_id;      ///< x_RunId as written ("" when null or absent)
   std::string run_name;    ///< x_RunName as written ("" when null or absent)
   std::string legacy_key;  ///< the key frugal gave this row before ledger schema 5
+  /// The exact amounts of the money columns the row has: (index in `values`, amount). The
+  /// row's key is hashed from each rounded on its own (half away from zero); what is stored
+  /// keeps the column's total (see FocusImportSummary::sub_micro_rows).
+  std::vector<std::pair<size_t, FineAmount>> amounts;
 };
 
 /// A FOCUS file read and checked, not yet in any ledger: the billing rows to insert and the
@@ -88,6 +109,11 @@ enum class BadRows {
 /// duplicates, linked, billed, warnings). A row is linked to the run whose name (the run id
 /// `frugal run` prints) is its x_RunId, or its x_RunName when it has no x_RunId.
 [[nodiscard]] Result<FocusImportSummary> ImportFocus(Ledger& ledger, FocusBatch batch);
+
+/// What an import did with amounts finer than a micro-dollar, for people: "3 rows have amounts
+/// finer than a micro-dollar: each column's total is kept (BilledCost 0.0000012 in the file,
+/// 0.000001 stored)"; "" when no row had one.
+[[nodiscard]] std::string SubMicroNote(const FocusImportSummary& summary);
 
 /// Imports a FOCUS CSV file (1.0 to 1.2). Tolerates real-export quirks: space-separated
 /// datetimes, literal NULL and empty-string nulls, case variants of allowed values, a number

@@ -93,7 +93,10 @@ std::optional<FocusBatchRow> ReadBillingRow(const CsvTable& table, const CsvReco
     return std::nullopt;
   }
   FocusRow row(table, record, literal_nulls, summary);
-  const std::optional<Money> billed = row.Amount("BilledCost", /*required=*/true);
+  FineAmount fine_billed;
+  FineAmount fine_effective;
+  FineAmount fine_list;
+  const std::optional<Money> billed = row.Amount("BilledCost", /*required=*/true, &fine_billed);
   const std::optional<Timestamp> start = row.Time("ChargePeriodStart");
   const std::optional<Timestamp> end = row.Time("ChargePeriodEnd");
   if (start && end && *end < *start) {
@@ -101,8 +104,9 @@ std::optional<FocusBatchRow> ReadBillingRow(const CsvTable& table, const CsvReco
                                                FormatTimestamp(*end), FormatTimestamp(*start)));
   }
   CheckCurrency(row);
-  const std::optional<Money> effective = row.Amount("EffectiveCost", /*required=*/false);
-  const std::optional<Money> list = row.Amount("ListCost", /*required=*/false);
+  const std::optional<Money> effective =
+      row.Amount("EffectiveCost", /*required=*/false, &fine_effective);
+  const std::optional<Money> list = row.Amount("ListCost", /*required=*/false, &fine_list);
   const std::optional<double> quantity = row.Quantity("ConsumedQuantity");
   if (row.bad()) return std::nullopt;
   NoteQuirks(row, list);
@@ -139,6 +143,10 @@ std::optional<FocusBatchRow> ReadBillingRow(const CsvTable& table, const CsvReco
   out.line = record.line;
   out.run_id = row.Get("x_RunId").value_or("");
   out.run_name = row.Get("x_RunName").value_or("");
+  out.amounts.emplace_back(BillingRowColumn("billed_cost_micros"), fine_billed);
+  if (effective)
+    out.amounts.emplace_back(BillingRowColumn("effective_cost_micros"), fine_effective);
+  if (list) out.amounts.emplace_back(BillingRowColumn("list_cost_micros"), fine_list);
   return out;
 }
 

@@ -3,7 +3,10 @@
 // imported twice.
 //
 // Key format (schema 5): "v2:<16 hex digits>#<n>". The hex digits are the FNV-1a hash of the
-// row's stored, normalized values, taken by column name: amounts in micro-dollars, times in
+// row's stored, normalized values, taken by column name: amounts in micro-dollars (each
+// rounded on its own, half away from zero: what is stored of an amount finer than a
+// micro-dollar may be the other neighbour, where the import kept a column's total, focus.h),
+// times in
 // UTC milliseconds, quantities as doubles, allowed values in their canonical case, tags as
 // normalized JSON, a null currency as USD. So the same charge maps onto the same key whatever
 // the file's column order, null spelling ("NULL" or empty) or number format ("8e-07" or

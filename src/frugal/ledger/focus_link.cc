@@ -3,7 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "frugal/core/text.h"
 #include "frugal/ledger/focus.h"
@@ -119,6 +122,91 @@ std::vector<std::string> Warnings(
   return warnings;
 }
 
+constexpr int64_t kAttosPerMicro = 1'000'000'000'000;
+
+/// Rounds one money column's amounts to micro-dollars so that what is stored sums to the
+/// exact total rounded half to even, moving as few rows as it can (the largest-remainder
+/// method): every amount is stored rounded down, then the rows with the largest remainders
+/// get a micro-dollar more, as many as the total needs. So no row is off its own amount by a
+/// micro-dollar or more, a row well past half a micro-dollar is rounded up, and the sum is off
+/// the exact one by at most half a micro-dollar.
+class KeptTotal {
+ public:
+  /// `a` as whole micro-dollars rounded down and the rest in 10^-18 dollars, in [0, 10^12).
+  static std::pair<int64_t, int64_t> Split(FineAmount a) {
+    return a.attos < 0 ? std::pair{a.micros - 1, a.attos + kAttosPerMicro}
+                       : std::pair{a.micros, a.attos};
+  }
+
+  /// Counts the amount of a row stored (rounded down) with id `id`.
+  void Add(FineAmount a, int64_t id) {
+    const auto [floor, rest] = Split(a);
+    row_floors_ += floor;
+    floors_ += floor;
+    rest_ += rest;
+    floors_ += rest_ / kAttosPerMicro;
+    rest_ %= kAttosPerMicro;
+    // Only rows with a remainder can be rounded up.
+    if (rest > 0) remainders_.emplace_back(rest, id);
+  }
+
+  /// The ids of the rows to store a micro-dollar more: the largest remainders first (the
+  /// earlier row among equal ones), as many as rounding the total half to even adds.
+  [[nodiscard]] std::vector<int64_t> RoundedUp() const {
+    constexpr int64_t kHalf = kAttosPerMicro / 2;
+    // floors_ already holds the whole micro-dollars of the remainders' sum; what remains of
+    // it decides the last one, half to even.
+    const bool up = rest_ > kHalf || (rest_ == kHalf && floors_ % 2 != 0);
+    std::vector<std::pair<int64_t, int64_t>> order = remainders_;
+    std::stable_sort(order.begin(), order.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    const auto wanted = static_cast<size_t>(floors_ - row_floors_ + (up ? 1 : 0));
+    std::vector<int64_t> ids;
+    for (size_t i = 0; i < wanted && i < order.size(); ++i) ids.push_back(order[i].second);
+    return ids;
+  }
+
+  /// The exact total as plain decimal text ("0.0000036").
+  [[nodiscard]] std::string ExactTotal() const {
+    __extension__ typedef __int128 Int128;
+    const Int128 total = static_cast<Int128>(floors_) * kAttosPerMicro + rest_;
+    const bool negative = total < 0;
+    const Int128 magnitude = negative ? -total : total;
+    constexpr Int128 kAttosPerDollar = static_cast<Int128>(kAttosPerMicro) * 1'000'000;
+    const auto dollars = static_cast<int64_t>(magnitude / kAttosPerDollar);
+    const auto fraction = static_cast<int64_t>(magnitude % kAttosPerDollar);
+    std::string text = fmt::format("{}{}.{:018d}", negative ? "-" : "", dollars, fraction);
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+    return text;
+  }
+
+  /// What the rows store once those RoundedUp() names get their micro-dollar: the exact total
+  /// rounded half to even.
+  [[nodiscard]] int64_t StoredMicros() const {
+    return row_floors_ + static_cast<int64_t>(RoundedUp().size());
+  }
+
+ private:
+  int64_t row_floors_ = 0;  ///< the rows' amounts rounded down, summed
+  int64_t floors_ = 0;      ///< that plus the whole micro-dollars of the remainders' sum
+  int64_t rest_ = 0;        ///< the remainders' sum below a micro-dollar, in [0, 10^12)
+  std::vector<std::pair<int64_t, int64_t>> remainders_;  ///< (remainder, row id)
+};
+
+/// Gives the rows each column's KeptTotal names their micro-dollar more.
+Result<void> RoundUp(Connection& db, const std::map<size_t, KeptTotal>& kept) {
+  for (const auto& [column, total] : kept) {
+    std::vector<Row> ids;
+    for (const int64_t id : total.RoundedUp()) ids.push_back(Row{id});
+    if (ids.empty()) continue;
+    const std::string& name = BillingRowColumns()[column];
+    FRUGAL_TRY(db.ExecuteMany(
+        fmt::format("UPDATE billing_rows SET {} = {} + 1 WHERE id = ?", name, name), ids));
+  }
+  return {};
+}
+
 /// Inserts the rows in one transaction; counts new, duplicate and linked rows.
 Result<void> InsertBillingRows(Connection& db, const std::vector<FocusBatchRow>& batch,
                                FocusImportSummary& summary) {
@@ -131,6 +219,10 @@ Result<void> InsertBillingRows(Connection& db, const std::vector<FocusBatchRow>&
     // Re-run from scratch when the transaction is retried.
     summary.imported = summary.duplicates = summary.linked = 0;
     summary.billed = Money();
+    summary.sub_micro_rows = 0;
+    // Billed, effective and list cost, each kept on its own, over the rows inserted now (a
+    // duplicate's were kept when it was).
+    std::map<size_t, KeptTotal> kept;
     summary.repaired.erase(kQuirkRowNumberRunId);
     RunsByName runs(c);
     std::vector<std::pair<std::string, const FocusBatchRow*>> unlinked;
@@ -150,7 +242,14 @@ Result<void> InsertBillingRows(Connection& db, const std::vector<FocusBatchRow>&
       }
       Row values = row.values;
       values[run_column] = OrNull(link.run);
-      if (FRUGAL_TRY(c.Query(insert, values)).empty()) {
+      // Stored rounded down; the rows that round up are settled once all are in.
+      bool sub_micro = false;
+      for (const auto& [column, fine] : row.amounts) {
+        values[column] = KeptTotal::Split(fine).first;
+        sub_micro = sub_micro || fine.attos != 0;
+      }
+      const std::vector<Row> inserted = FRUGAL_TRY(c.Query(insert, values));
+      if (inserted.empty()) {
         ++summary.duplicates;
         // A row imported before schema 6 gets the description it was stored without.
         FRUGAL_TRY(
@@ -160,18 +259,31 @@ Result<void> InsertBillingRows(Connection& db, const std::vector<FocusBatchRow>&
         continue;
       }
       ++summary.imported;
+      for (const auto& [column, fine] : row.amounts) kept[column].Add(fine, AsInt(inserted[0][0]));
+      if (sub_micro) ++summary.sub_micro_rows;
       // Only what is imported now is worth a word: a duplicate's link was settled before.
       if (!link.warning.empty()) unlinked.emplace_back(link.warning, &row);
       if (link.by_row_number) summary.repaired[kQuirkRowNumberRunId] += 1;
-      summary.billed += Money::FromMicros(AsInt(values[billed_column]));
       if (link.run) ++summary.linked;
     }
     summary.warnings = Warnings(unlinked);
+    FRUGAL_TRY(RoundUp(c, kept));
+    summary.billed = Money::FromMicros(kept[billed_column].StoredMicros());
+    summary.billed_exact = kept[billed_column].ExactTotal();
     return {};
   });
 }
 
 }  // namespace
+
+std::string SubMicroNote(const FocusImportSummary& summary) {
+  if (summary.sub_micro_rows == 0) return "";
+  return fmt::format(
+      "{} row{} amounts finer than a micro-dollar, stored rounded so that each cost column's "
+      "total is kept (BilledCost {} in the file, {} stored)",
+      summary.sub_micro_rows, summary.sub_micro_rows == 1 ? " has" : "s have", summary.billed_exact,
+      summary.billed.ToPlainString());
+}
 
 Result<FocusImportSummary> ImportFocus(Ledger& ledger, FocusBatch batch) {
   FRUGAL_TRY(InsertBillingRows(ledger.connection(), batch.rows, batch.summary));

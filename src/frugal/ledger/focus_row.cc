@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include "frugal/core/text.h"
@@ -119,7 +120,30 @@ std::optional<std::string> FocusRow::Number(std::string_view column) {
   return text;
 }
 
-std::optional<Money> FocusRow::Amount(std::string_view column, bool required) {
+namespace {
+
+/// `plain` (PlainDecimal's form, within Money's range) to 18 decimals.
+FineAmount FineFromPlain(const std::string& plain) {
+  const size_t dot = plain.find('.');
+  const std::string whole = plain.substr(0, dot);
+  const std::string fraction = dot == std::string::npos ? "" : plain.substr(dot + 1);
+  FineAmount fine;
+  // At most six decimals, which Money::Parse reads exactly, without rounding.
+  const std::string micros_text = fraction.empty() ? whole : whole + "." + fraction.substr(0, 6);
+  fine.micros = Money::Parse(micros_text).value_or(Money()).micros();
+  if (fraction.size() > 6) {
+    std::string rest = fraction.substr(6, 12);
+    rest.resize(12, '0');
+    int64_t attos = 0;
+    std::from_chars(rest.data(), rest.data() + rest.size(), attos);
+    fine.attos = plain.front() == '-' ? -attos : attos;
+  }
+  return fine;
+}
+
+}  // namespace
+
+std::optional<Money> FocusRow::Amount(std::string_view column, bool required, FineAmount* fine) {
   const std::optional<std::string> text = Number(column);
   if (!text) {
     if (required) Problem(column, fmt::format("{} is null", column));
@@ -137,6 +161,7 @@ std::optional<Money> FocusRow::Amount(std::string_view column, bool required) {
     Problem(column, fmt::format("{} '{}' is beyond ±9 trillion dollars", column, *text));
     return std::nullopt;
   }
+  if (fine != nullptr) *fine = FineFromPlain(*plain);
   return *money;
 }
 

@@ -60,8 +60,9 @@ class FocusRow {
 
   /// A numeric field's text, spaces around it trimmed (a tolerated quirk); nullopt when null.
   [[nodiscard]] std::optional<std::string> Number(std::string_view column);
-  /// An amount; a null is nullopt, or a problem when `required`.
-  std::optional<Money> Amount(std::string_view column, bool required);
+  /// An amount, rounded to the micro-dollar half away from zero; a null is nullopt, or a
+  /// problem when `required`. `fine`, when given, gets the amount to 18 decimals.
+  std::optional<Money> Amount(std::string_view column, bool required, FineAmount* fine = nullptr);
   /// A quantity (ConsumedQuantity); a null is nullopt.
   std::optional<double> Quantity(std::string_view column);
   /// A required date-time (ISO 8601 UTC, or the SQL-style quirk).

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <set>
 
+#include "frugal/catalog/gpu_names.h"
 #include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
 
@@ -78,7 +79,23 @@ void FillHourly(Pool& pool) {
   }
 }
 
-Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node) {
+/// A pool's GPU model must be one the catalog knows: a misspelt model fits no job that names
+/// the right one, and prices nothing. Ambiguous names (H100: SXM or PCIe) are refused too.
+Result<void> CheckGpu(const YamlDoc& doc, const YAML::Node& node, const std::string& gpu,
+                      const std::vector<std::string>& known) {
+  const std::vector<std::string> names = catalog::ResolveGpuName(gpu, known);
+  if (names.size() == 1) return {};
+  if (names.empty()) {
+    return At(doc, node["gpu"], "gpu",
+              fmt::format("unknown GPU model '{}'{}", Abbreviate(gpu), DidYouMean(gpu, known)));
+  }
+  return At(
+      doc, node["gpu"], "gpu",
+      fmt::format("'{}' is ambiguous ({}); name the exact part", gpu, fmt::join(names, ", ")));
+}
+
+Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,
+                       const std::vector<std::string>& known_gpus) {
   FRUGAL_TRY(doc.CheckKeys(node, "pool",
                            {"name", "kind", "tier", "partition", "gres", "offer", "gpu",
                             "gpus_per_node", "cpu_slots", "nodes", "max_jobs", "max_gpus",
@@ -106,6 +123,7 @@ Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node) {
   }
   pool.offer = FRUGAL_TRY(doc.OptionalString(node, "offer")).value_or("");
   pool.gpu = FRUGAL_TRY(doc.OptionalString(node, "gpu")).value_or("");
+  if (node["gpu"]) FRUGAL_TRY(CheckGpu(doc, node, pool.gpu, known_gpus));
   pool.gpus_per_node = FRUGAL_TRY(PositiveInt(doc, node, "gpus_per_node", 0, 1));
   pool.cpu_slots = FRUGAL_TRY(PositiveInt(doc, node, "cpu_slots", 0, 1));
   if (!pool.gpu.empty() && pool.gpus_per_node == 0) {
@@ -119,8 +137,10 @@ Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node) {
                                 "(cpu_slots)");
   }
   pool.nodes = FRUGAL_TRY(PositiveInt(doc, node, "nodes", 1, 1));
-  pool.max_jobs = FRUGAL_TRY(PositiveInt(doc, node, "max_jobs", 0, 0));
-  pool.max_gpus = FRUGAL_TRY(PositiveInt(doc, node, "max_gpus", 0, 0));
+  // Absent means no cap; a written 0 would read as "no jobs" to one user and "no limit" to
+  // another, so it is refused.
+  pool.max_jobs = FRUGAL_TRY(PositiveInt(doc, node, "max_jobs", 0, 1));
+  pool.max_gpus = FRUGAL_TRY(PositiveInt(doc, node, "max_gpus", 0, 1));
   if (pool.kind == PoolKind::kSlurm && pool.gres.empty() && !pool.gpu.empty()) {
     pool.gres = fmt::format("gpu:{}", pool.gpus_per_node);
   }
@@ -189,7 +209,7 @@ std::vector<Window> BuiltInWindows() {
   return {{"nights", nights}, {"weekends", weekends}, {"off_peak", nights | weekends}};
 }
 
-Result<Capacity> FromDoc(const YamlDoc& doc) {
+Result<Capacity> FromDoc(const YamlDoc& doc, const std::vector<std::string>& known_gpus) {
   const YAML::Node& root = doc.root();
   FRUGAL_TRY(doc.CheckKeys(root, "capacity", {"apiVersion", "kind", "pools", "windows",
                                               "budgets"}));
@@ -207,7 +227,7 @@ Result<Capacity> FromDoc(const YamlDoc& doc) {
   }
   std::set<std::string> names;
   for (const YAML::Node& node : pools) {
-    Pool pool = FRUGAL_TRY(ParsePool(doc, node));
+    Pool pool = FRUGAL_TRY(ParsePool(doc, node, known_gpus));
     if (!names.insert(pool.name).second) {
       return At(doc, node["name"], "name", fmt::format("pool '{}' is named twice", pool.name));
     }
@@ -336,14 +356,16 @@ Result<HourSet> Capacity::FindWindow(std::string_view name) const {
               fmt::format("unknown window '{}'{}", name, DidYouMean(name, names)));
 }
 
-Result<Capacity> LoadCapacity(const std::filesystem::path& path) {
+Result<Capacity> LoadCapacity(const std::filesystem::path& path,
+                              const std::vector<std::string>& known_gpus) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
-  return FromDoc(doc);
+  return FromDoc(doc, known_gpus);
 }
 
-Result<Capacity> ParseCapacity(std::string_view text, const std::string& source) {
+Result<Capacity> ParseCapacity(std::string_view text, const std::string& source,
+                               const std::vector<std::string>& known_gpus) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(text, source));
-  return FromDoc(doc);
+  return FromDoc(doc, known_gpus);
 }
 
 }  // namespace frugal::queue

@@ -8,11 +8,11 @@
 //     - name: lab                  # unique
 //       kind: local                # local (this machine) | slurm (a partition)
 //       tier: owned                # owned | on_demand | spot
-//       gpu: A100-80GB             # model the nodes carry (omit, with cpu_slots, for CPU only)
+//       gpu: A100-80GB             # a catalog GPU the nodes carry (omit, with cpu_slots, for CPU)
 //       gpus_per_node: 8
 //       nodes: 1
 //       price_per_gpu_hour: 0      # owned: what an idle hour costs anyway (reports only)
-//       max_jobs: 8                # at once (0 or absent: no limit beyond the GPUs)
+//       max_jobs: 8                # at once, at least 1 (absent: no limit beyond the GPUs)
 //     - name: cloud-spot
 //       kind: slurm
 //       partition: spot           # slurm: the partition; gres defaults to gpu:<gpus_per_node>
@@ -126,8 +126,12 @@ struct Capacity {
   [[nodiscard]] Result<HourSet> FindWindow(std::string_view name) const;
 };
 
-/// Loads and checks a capacity file. kBadInput names file:line:column and the field.
-[[nodiscard]] Result<Capacity> LoadCapacity(const std::filesystem::path& path);
-[[nodiscard]] Result<Capacity> ParseCapacity(std::string_view text, const std::string& source);
+/// Loads and checks a capacity file. A pool's `gpu` must name one GPU of `known_gpus` (the
+/// catalog's names; an alias such as A100 counts, and is kept as written). kBadInput names
+/// file:line:column and the field.
+[[nodiscard]] Result<Capacity> LoadCapacity(const std::filesystem::path& path,
+                                            const std::vector<std::string>& known_gpus);
+[[nodiscard]] Result<Capacity> ParseCapacity(std::string_view text, const std::string& source,
+                                             const std::vector<std::string>& known_gpus);
 
 }  // namespace frugal::queue

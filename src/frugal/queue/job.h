@@ -51,6 +51,9 @@ struct JobRequest {
   std::optional<Money> budget;     ///< the job's own cap
   std::string override_reason;     ///< over a team budget on purpose ("" = not allowed)
   std::vector<std::string> depends_on;
+  /// Where depends_on was given ("job.yaml:9:13: field 'depends_on'"), for errors at
+  /// submission; not stored.
+  std::string depends_on_where;
   /// A step whose output is reusable: when `cache_output` exists the job is not run again.
   std::string cache_key;
   std::string cache_output;

@@ -10,9 +10,10 @@
 #include <set>
 
 #include "frugal/core/text.h"
+#include "frugal/queue/dependencies.h"
 #include "frugal/queue/preemption.h"
-#include "frugal/queue/warm_start.h"
 #include "frugal/queue/reconcile.h"
+#include "frugal/queue/warm_start.h"
 
 namespace frugal::queue {
 namespace {
@@ -115,15 +116,27 @@ std::string FreeDevices(const Capacity& cap, const std::vector<Loaded>& jobs, in
   return s;
 }
 
-/// The names among `depends_on` not yet succeeded.
-std::vector<std::string> Unmet(const Loaded& job, const std::vector<Loaded>& jobs) {
-  std::vector<std::string> unmet;
-  for (const std::string& dep : job.request.depends_on) {
-    bool done = false;
-    for (const Loaded& o : jobs) done = done || (o.row.name == dep && o.row.state == "succeeded");
-    if (!done) unmet.push_back(dep);
+/// A waiting job whose dependency can never be met fails, with the reason, rather than wait
+/// for ever. Returns whether it moved.
+Result<bool> FailDependent(ledger::Connection& db, Loaded& j, const std::string& why, Seconds now,
+                           PassReport& report) {
+  QueueJobRow f;
+  f.reason = "dependency_failed: " + why;
+  f.finished_ms = now * 1000;
+  const std::vector<std::string> waiting = {"waiting"};
+  if (!FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, waiting, "failed", f, now * 1000))) {
+    return false;
   }
-  return unmet;
+  j.row.state = "failed";
+  j.row.reason = f.reason;
+  report.lines.push_back(fmt::format("job {} ({}) failed: {}", j.row.id, j.row.name, f.reason));
+  ledger::QueueDecisionRow d;
+  d.job_id = j.row.id;
+  d.time_ms = now * 1000;
+  d.verdict = "dependency_failed";
+  d.reason = f.reason;
+  FRUGAL_TRY(ledger::InsertQueueDecisions(db, std::vector<ledger::QueueDecisionRow>{d}));
+  return true;
 }
 
 /// A job claimed for a start in the locked part of a pass, launched after it.
@@ -251,7 +264,14 @@ Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
       }
       continue;
     }
-    if (const std::vector<std::string> unmet = Unmet(jobs[i], jobs); !unmet.empty()) {
+    const DependencyState deps =
+        CheckDependencies(jobs[i].request.depends_on, jobs, jobs[i].row.id);
+    if (deps.never) {
+      // In id order, so a chain of dependents fails in one pass.
+      FRUGAL_TRY(FailDependent(db, jobs[i], *deps.never, now, report));
+      continue;
+    }
+    if (const std::vector<std::string>& unmet = deps.unmet; !unmet.empty()) {
       const std::string reason =
           "wait: for " + unmet.front() + (unmet.size() > 1 ? " and others" : "");
       if (reason != jobs[i].row.reason) {
@@ -334,6 +354,11 @@ Result<Submitted> SubmitJob(ledger::Connection& db, const Capacity& capacity,
   Submitted out;
   const auto body = [&](ledger::Connection& c) -> Result<void> {
     const std::vector<Loaded> jobs = FRUGAL_TRY(LoadAll(c));
+    // A dependency no job could ever meet would leave this job waiting for ever.
+    if (const DependencyState deps = CheckDependencies(job.depends_on, jobs); deps.never) {
+      const std::string where = job.depends_on_where.empty() ? "depends_on" : job.depends_on_where;
+      return Fail(ErrorCode::kBadInput, fmt::format("{}: {}", where, *deps.never));
+    }
     ScheduleInput in;
     in.now = now;
     in.capacity = &capacity;

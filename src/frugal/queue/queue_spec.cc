@@ -150,6 +150,9 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
     return At(doc, root["budget"], "budget", "must be a positive amount");
   }
   job.depends_on = FRUGAL_TRY(doc.StringList(root, "depends_on"));
+  if (root["depends_on"]) {
+    job.depends_on_where = fmt::format("{}: field 'depends_on'", doc.Where(root["depends_on"]));
+  }
   if (const YAML::Node cache = root["cache"]) {
     FRUGAL_TRY(doc.CheckKeys(cache, "cache", {"key", "output"}));
     job.cache_key = FRUGAL_TRY(doc.RequiredString(cache, "key"));

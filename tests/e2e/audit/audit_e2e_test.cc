@@ -300,5 +300,28 @@ TEST_F(AuditE2e, InventoryFeedsTheFleetRulesAndBadNamesExitTwo) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "x.md"));
 }
 
+// An instance launched in the future was accepted and counted from a time that has not come.
+TEST_F(AuditE2e, AnInventoryLaunchTimeInTheFutureExitsTwoNamingFileLineAndField) {
+  const std::string later = ledger::FormatTimestamp(ledger::Now() + hours(24 * 30));
+  WriteTestFile(dir_ / "inv.yaml",
+                "version: 1\ninstances:\n"
+                "  - {id: i-1, cloud: testcloud, region: r1, gpu: L4, price_per_hour: 1,\n"
+                "     launched: " +
+                    later + "}\n");
+  WriteTestFile(dir_ / "inv.csv",
+                "id,cloud,region,gpu,price_per_hour,launched\ni-1,testcloud,r1,L4,1,2020-01-01\n"
+                "i-2,testcloud,r1,L4,1," +
+                    later + "\n");
+  for (const auto& [file, where] : {std::pair<std::string, std::string>{"inv.yaml", "inv.yaml:4:"},
+                                    {"inv.csv", "inv.csv:3:"}}) {
+    auto r = Audit({"--inventory", (dir_ / file).string(), "-o", (dir_ / "x.md").string()});
+    EXPECT_EQ(r.exit_code, 2) << file << ": " << r.out;
+    EXPECT_NE(r.err.find(where), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("field 'launched'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("in the future"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "x.md"));
+  }
+}
+
 }  // namespace
 }  // namespace frugal::audit

@@ -370,5 +370,67 @@ TEST(EstimateCommitmentE2e, NoGpusOrANegativeCountIsBadInputNotANegativeBill) {
   }
 }
 
+// `estimate --utilization 60%` was refused while `commit --utilization 60%` was read as 0.6: one
+// parser now reads both flags, and each form gives the same answer in both commands.
+TEST(EstimateCommitmentE2e, UtilizationAsAPercentOrAFractionIsTheSameShareInEstimateAndCommit) {
+  TempDir home;
+  const std::vector<std::string> job = {"--params", "7b", "--gpu",        "A100-80GB",
+                                        "--gpus",   "8",  "--zero",       "3",
+                                        "--tokens", "2b", "--utilization"};
+  auto percent = job;
+  percent.push_back("60%");
+  auto fraction = job;
+  fraction.push_back("0.6");
+  const auto p = RunJson(percent, home);
+  const auto f = RunJson(fraction, home);
+  ASSERT_TRUE(p.contains("costs")) << p.dump();
+  EXPECT_EQ(p["costs"], f["costs"]);
+  for (const char* u : {"60%", "0.6"}) {
+    const auto e = RunJson(
+        {"--gpu", "A100-80GB", "--gpus", "8", "--commitment", "1y", "--utilization", u}, home);
+    ASSERT_TRUE(e.contains("commitment")) << u << ": " << e.dump();
+    EXPECT_DOUBLE_EQ(e["commitment"]["utilization"].get<double>(), 0.6) << u;
+    const auto c = RunFrugal(
+        {"--json", "commit", "--gpu", "A100-80GB", "--gpus", "8", "--utilization", u}, home.path());
+    ASSERT_EQ(c.exit_code, 0) << u << ": " << c.err;
+    EXPECT_DOUBLE_EQ(nlohmann::json::parse(c.out)["utilization"].get<double>(), 0.6) << u;
+  }
+  // Out of range or not a share, in either form and in either command: exit 2 naming the flag.
+  for (const char* bad : {"160%", "1.6", "0%", "sixty"}) {
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"estimate", "--gpu", "A100-80GB", "--commitment", "1y",
+                                   "--utilization", bad},
+          std::vector<std::string>{"commit", "--gpu", "A100-80GB", "--utilization", bad}}) {
+      const auto r = RunFrugal(args, home.path());
+      EXPECT_EQ(r.exit_code, 2) << args[0] << " " << bad << ": " << r.out;
+      EXPECT_NE(r.err.find("--utilization"), std::string::npos) << r.err;
+      EXPECT_TRUE(r.out.empty()) << r.out;
+    }
+  }
+}
+
+// Two --measured figures for one GPU model were averaged without a word; now they are refused.
+TEST(EstimateCli, TheSameGpuMeasuredTwiceIsRefusedNotAveraged) {
+  TempDir home;
+  for (const std::vector<std::string>& twice :
+       {std::vector<std::string>{"A100-80GB=1450", "A100-80GB=1000"},
+        std::vector<std::string>{"A100-80GB=1450", "a100-80gb:8=9000"}}) {
+    const auto r = RunFrugal({"estimate", "--measured", twice[0], "--measured", twice[1], "--gpu",
+                              "T4", "--dtype", "fp16"},
+                             home.path());
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.err.find("--measured"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("A100-80GB is given twice"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(twice[1]), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  // Different models are still fitted together.
+  const auto two = RunJson({"--measured", "A100-80GB=1450", "--measured", "V100-16GB=510", "--gpu",
+                            "T4", "--dtype", "fp16"},
+                           home);
+  ASSERT_TRUE(two.contains("measured")) << two.dump();
+  EXPECT_EQ(two["measured"].size(), 2u);
+}
+
 }  // namespace
 }  // namespace frugal

@@ -420,6 +420,87 @@ TEST(LedgerE2ELocation, BadFocusFilesAreRefusedWholeUnlessToldToSkipRowsAndCreat
       << trunc.err;
 }
 
+/// Imports a bill of amounts finer than a micro-dollar into `db` and checks what is kept.
+void ImportTinyAmounts(const TempDir& home, const std::string& db) {
+  const std::string hour = ",2026-01-01T00:00:00Z,2026-01-01T01:00:00Z,";
+  std::string csv = "BilledCost,ChargePeriodStart,ChargePeriodEnd,ResourceId,EffectiveCost\n";
+  // Ten charges of 0.4 micro-dollars (each $0 on its own), one of exactly half a micro-dollar
+  // past a dollar, one written with an exponent, one plain: 3.2500053 in all.
+  for (int i = 0; i < 10; ++i)
+    csv += "0.0000004" + hour + "i-" + std::to_string(i) + ",0.0000004\n";
+  csv +=
+      "1.0000005" + hour + "i-a,1.0000005\n8e-07" + hour + "i-b,8e-07\n2.25" + hour + "i-c,2.25\n";
+  frugal::testing::WriteTestFile(home / "tiny.csv", csv);
+  auto r = RunFrugal(
+      {"--db", db, "--json", "ledger", "import", "--format", "focus", (home / "tiny.csv").string()},
+      home.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["imported"], 13);
+  EXPECT_EQ(doc["billed_cost_usd"], "3.250005");  // 3250005.3 micro-dollars, to the nearest
+  ASSERT_TRUE(doc.contains("billed_cost_exact_usd")) << r.out;
+  EXPECT_EQ(doc["billed_cost_exact_usd"], "3.2500053");
+  EXPECT_EQ(doc["sub_micro_rows"], 12);
+  // What the ledger holds sums to the file's total, for the billed and the effective cost.
+  auto ledger = ledger::OpenForCommand(db, ledger::CreateMode::kMustExist);
+  ASSERT_TRUE(ledger) << ledger.error().message;
+  const auto rows = (*ledger)->connection().Query(
+      "SELECT CAST(SUM(billed_cost_micros) AS BIGINT), CAST(SUM(effective_cost_micros) AS BIGINT), "
+      "COUNT(*) FROM billing_rows");
+  ASSERT_TRUE(rows) << rows.error().message;
+  EXPECT_EQ(ledger::AsInt((*rows)[0][0]), 3'250'005);
+  EXPECT_EQ(ledger::AsInt((*rows)[0][1]), 3'250'005);
+  EXPECT_EQ(ledger::AsInt((*rows)[0][2]), 13);
+  // No row moved by a micro-dollar or more from its own amount.
+  const auto tiny = (*ledger)->connection().Query(
+      "SELECT MIN(billed_cost_micros), MAX(billed_cost_micros) FROM billing_rows WHERE "
+      "resource_id LIKE 'i-_' AND resource_id NOT IN ('i-a', 'i-b', 'i-c')");
+  ASSERT_TRUE(tiny) << tiny.error().message;
+  EXPECT_GE(ledger::AsInt((*tiny)[0][0]), 0);
+  EXPECT_LE(ledger::AsInt((*tiny)[0][1]), 1);
+  ledger->reset();
+  // The report's billed total is the file's too.
+  auto report = RunFrugal({"--db", db, "--json", "report", "--since", "2025-12-31T00:00:00Z",
+                           "--until", "2026-01-02T00:00:00Z"},
+                          home.path());
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(nlohmann::json::parse(report.out)["billed"]["total"]["billed_micros"], 3'250'005)
+      << report.out;
+  // The table says so too; importing the same file again adds nothing.
+  auto again =
+      RunFrugal({"--db", db, "ledger", "import", "--format", "focus", (home / "tiny.csv").string()},
+                home.path());
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("0 imported ($0.0000), 13 already in the ledger"), std::string::npos)
+      << again.out;
+  frugal::testing::WriteTestFile(home / "more.csv",
+                                 "BilledCost,ChargePeriodStart,ChargePeriodEnd,ResourceId\n"
+                                 "0.0000004" +
+                                     hour + "j-1\n0.0000004" + hour + "j-2\n");
+  auto more =
+      RunFrugal({"--db", db, "ledger", "import", "--format", "focus", (home / "more.csv").string()},
+                home.path());
+  ASSERT_EQ(more.exit_code, 0) << more.err;
+  EXPECT_NE(more.out.find("2 rows have amounts finer than a micro-dollar, stored rounded so that "
+                          "each cost column's total is kept (BilledCost 0.0000008 in the file, "
+                          "0.000001 stored)"),
+            std::string::npos)
+      << more.out;
+}
+
+// Amounts below half a micro-dollar were stored as $0 one by one, so a bill of many tiny charges
+// lost its money without a word. Now each cost column's total is kept (the exact sum rounded
+// half to even) and the import says how many rows were finer than a micro-dollar.
+TEST(LedgerE2ELocation, AmountsFinerThanAMicroDollarKeepTheFilesTotalAndAreReported) {
+  TempDir home;
+  std::vector<std::string> ledgers = {(home / "bill.sqlite").string()};
+  if (auto* server = testing::PostgresServer::Shared()) ledgers.push_back(server->NewDatabaseUrl());
+  for (const std::string& db : ledgers) {
+    SCOPED_TRACE(db);
+    ImportTinyAmounts(home, db);
+  }
+}
+
 TEST(LedgerE2ELocation, DefaultLedgerIsCreatedByTheFirstRecordingAndFrugalDbSelectsAnother) {
   TempDir home;
   // Reading creates nothing (ledger_read_only_test); the first command that records does.

@@ -398,5 +398,117 @@ TEST(QueueLiveE2e, ListRefusesAStateThatIsNotOne) {
   EXPECT_NE(ok.out.find("one"), std::string::npos) << ok.out;
 }
 
+// A depends_on naming no job left the job waiting for ever; now submission refuses it, naming
+// the file, line and field, and records nothing.
+TEST(QueueLiveE2e, ADependencyOnNoJobIsRefusedAtSubmissionNamingTheField) {
+  Queue q;
+  q.Submit("prep", "cpu_slots: 1\nruntime: 1m\n", {"--not-before", "2h"}, "true");
+  const std::string spec = q.Spec("train", "gpus: 1\nruntime: 1m\ndepends_on: [prepp]\n");
+  auto r = q.Run({"queue", "submit", spec, "--capacity", q.cap, "--", "true"});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("train.yaml:6:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("field 'depends_on': no queue job is named 'prepp' (did you mean 'prep'?)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(q.Jobs().size(), 1u);  // only prep
+}
+
+// A job whose dependency failed, or was cancelled, waited for ever; now the next pass fails it
+// with the reason, a chain of dependents too, and a later submission on it is refused.
+TEST(QueueLiveE2e, AJobWhoseDependencyFailedOrWasCancelledFailsWithTheReason) {
+  Queue q;
+  const std::string ran = (q.home / "ran.txt").string();
+  const int prep = q.Submit("prep", "cpu_slots: 1\nruntime: 1m\n", {}, "exit 3");
+  const int train =
+      q.Submit("train", "cpu_slots: 1\nruntime: 1m\ndepends_on: [prep]\n", {}, "echo x > " + ran);
+  const int eval =
+      q.Submit("eval", "cpu_slots: 1\nruntime: 1m\ndepends_on: [train]\n", {}, "echo x > " + ran);
+  ASSERT_TRUE(q.WaitFor(prep, "failed"));
+  q.Pass();
+  auto jobs = q.Jobs();
+  EXPECT_EQ(jobs[train]["state"], "failed");
+  EXPECT_NE(jobs[train]["reason"].get<std::string>().find("dependency_failed: 'prep' failed (job " +
+                                                          std::to_string(prep)),
+            std::string::npos)
+      << jobs[train].dump();
+  EXPECT_EQ(jobs[eval]["state"], "failed");
+  EXPECT_NE(jobs[eval]["reason"].get<std::string>().find("'train' failed"), std::string::npos)
+      << jobs[eval].dump();
+  EXPECT_FALSE(std::filesystem::exists(ran));
+  auto show = q.Run({"--json", "queue", "show", std::to_string(train)});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_EQ(nlohmann::json::parse(show.out)["decisions"].back()["verdict"], "dependency_failed");
+  const std::string late = q.Spec("late", "cpu_slots: 1\nruntime: 1m\ndepends_on: [prep]\n");
+  auto r = q.Run({"queue", "submit", late, "--capacity", q.cap, "--", "true"});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("late.yaml:6:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("field 'depends_on': 'prep' failed"), std::string::npos) << r.err;
+
+  // Cancelled: the same, once no job of that name is left to run.
+  const int gate = q.Submit("gate", "cpu_slots: 1\nruntime: 1m\n", {"--not-before", "2h"}, "true");
+  const int after =
+      q.Submit("after", "cpu_slots: 1\nruntime: 1m\ndepends_on: [gate]\n", {}, "true");
+  q.Pass();
+  EXPECT_EQ(q.Jobs()[after]["state"], "waiting");
+  ASSERT_EQ(q.Run({"queue", "cancel", std::to_string(gate)}).exit_code, 0);
+  q.Pass();
+  EXPECT_EQ(q.Jobs()[after]["state"], "failed");
+  EXPECT_NE(q.Jobs()[after]["reason"].get<std::string>().find("'gate' cancelled"),
+            std::string::npos);
+}
+
+// An id past 64 bits was clamped onto another number and shown or steered; now it is refused
+// naming the argument.
+TEST(QueueLiveE2e, AnIdTooLargeOrNotANumberIsBadInputNamingTheArgument) {
+  Queue q;
+  q.Submit("one", "cpu_slots: 1\nruntime: 1m\n", {"--not-before", "2h"}, "true");
+  for (const char* command : {"show", "cancel", "hold", "release"}) {
+    for (const char* id : {"99999999999999999999", "9223372036854775808", "-1", "0", "1x"}) {
+      auto r = q.Run({"queue", command, id});
+      EXPECT_EQ(r.exit_code, 2) << command << " " << id << ": " << r.out;
+      EXPECT_NE(r.err.find("id"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find(id), std::string::npos) << r.err;
+      EXPECT_TRUE(r.out.empty()) << r.out;
+    }
+  }
+  EXPECT_EQ(q.Jobs().begin()->second["state"], "waiting");
+  auto big = q.Run({"queue", "submit", q.Spec("p", "cpu_slots: 1\nruntime: 1m\n"), "--capacity",
+                    q.cap, "--priority", "99999999999", "--", "true"});
+  EXPECT_EQ(big.exit_code, 2) << big.out;
+  EXPECT_NE(big.err.find("--priority"), std::string::npos) << big.err;
+}
+
+// In the capacity file a GPU model no catalog knows, max_jobs or max_gpus 0 were accepted: a
+// pool no job could name, or one read as unlimited. Each is refused at its line.
+TEST(QueueLiveE2e, ACapacityPoolWithAnUnknownGpuOrAZeroLimitIsBadInputAtItsLine) {
+  Queue q;
+  const std::string spec = q.Spec("one", "gpus: 1\nruntime: 1m\n");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"gpu: A100-80BG\n    gpus_per_node: 8\n",
+       "cap.yaml:6:10: field 'gpu': unknown GPU model 'A100-80BG' (did you mean 'A100-80GB'?)"},
+      {"gpu: H100\n    gpus_per_node: 8\n", "cap.yaml:6:10: field 'gpu': 'H100' is ambiguous"},
+      {"gpu: T4\n    gpus_per_node: 8\n    max_jobs: 0\n", "cap.yaml:8:15: field 'max_jobs'"},
+      {"gpu: T4\n    gpus_per_node: 8\n    max_gpus: 0\n", "cap.yaml:8:15: field 'max_gpus'"},
+  };
+  const std::string cap = (q.home / "cap.yaml").string();
+  for (const auto& [pool, message] : cases) {
+    WriteTestFile(cap,
+                  "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
+                  "  - name: a\n    tier: owned\n    " +
+                      pool);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"queue", "submit", spec, "--capacity", cap, "--", "true"},
+          std::vector<std::string>{"queue", "run", "--once", "--capacity", cap},
+          std::vector<std::string>{"queue", "simulate", "--capacity", cap, "--workload",
+                                   (testing::SourceDir() / "examples/queue/week.yaml").string()}}) {
+      auto r = q.Run(args);
+      EXPECT_EQ(r.exit_code, 2) << args[1] << ": " << r.out;
+      EXPECT_NE(r.err.find(message), std::string::npos) << args[1] << ": " << r.err;
+      EXPECT_TRUE(r.out.empty()) << r.out;
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(q.db));  // refused before the ledger was touched
+}
+
 }  // namespace
 }  // namespace frugal

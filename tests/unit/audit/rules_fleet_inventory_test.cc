@@ -46,7 +46,8 @@ std::string Instance(const std::string& id, const std::string& type, const std::
 class AuditFleetTest : public AuditTest {
  protected:
   Result<AuditResult> AuditWith(const std::string& inventory_yaml) {
-    auto inv = ParseInventory(inventory_yaml, "inv.yaml", InventoryFormat::kYaml, *catalog_);
+    auto inv =
+        ParseInventory(inventory_yaml, "inv.yaml", InventoryFormat::kYaml, *catalog_, options_.now);
     if (!inv) return Fail(inv.error());
     inventory_ = std::move(*inv);
     options_.inventory = &inventory_;
@@ -166,7 +167,7 @@ TEST_F(AuditFleetTest, CsvInventoryReadsLikeItsYaml) {
       "i-1,,,,,,,,,,,,2026-03-30T01:00:00Z,0\n"
       "i-1,,,,,,,,,,,,2026-03-30T03:00:00Z,0\n"
       "i-2,testcloud,r1,tiny-t4,T4,,,0.5,,,,2026-03-01,,\n";
-  auto inv = ParseInventory(csv, "inv.csv", InventoryFormat::kCsv, *catalog_);
+  auto inv = ParseInventory(csv, "inv.csv", InventoryFormat::kCsv, *catalog_, options_.now);
   ASSERT_TRUE(inv) << inv.error().message;
   ASSERT_EQ(inv->instances.size(), 2u);
   const InventoryInstance& a = inv->instances[0];
@@ -186,7 +187,7 @@ TEST_F(AuditFleetTest, InventoryErrorsNameFileLineAndField) {
   auto expect = [&](const std::string& text, InventoryFormat format, const std::string& where,
                     const std::string& what) {
     auto inv = ParseInventory(text, format == InventoryFormat::kCsv ? "inv.csv" : "inv.yaml",
-                              format, *catalog_);
+                              format, *catalog_, options_.now);
     ASSERT_FALSE(inv) << text;
     EXPECT_EQ(inv.error().code, ErrorCode::kBadInput);
     EXPECT_NE(inv.error().message.find(where), std::string::npos) << inv.error().message;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "frugal/queue/workload.h"
+#include "shipped_gpus.h"
 #include "support/test_support.h"
 
 namespace frugal::queue {
@@ -11,7 +12,7 @@ namespace {
 constexpr const char* kHeader = "apiVersion: frugal/v1\nkind: Capacity\n";
 
 Result<Capacity> Parse(const std::string& body) {
-  return ParseCapacity(std::string(kHeader) + body, "cap.yaml");
+  return ParseCapacity(std::string(kHeader) + body, "cap.yaml", ShippedGpus());
 }
 
 TEST(WeekTime, MondayMidnightIsHourZero) {
@@ -36,7 +37,7 @@ TEST(WeekTime, NightsWrapPastMidnightIntoTheNextDay) {
 }
 
 TEST(Capacity, ParsesTheShippedExample) {
-  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml");
+  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml", ShippedGpus());
   ASSERT_TRUE(cap) << cap.error().message;
   ASSERT_EQ(cap->pools.size(), 5u);
   const Pool& spot = *cap->FindPool("cloud-spot");
@@ -53,7 +54,8 @@ TEST(Capacity, ParsesTheShippedExample) {
 }
 
 TEST(Capacity, ParsesTheShippedSlurmExample) {
-  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity-slurm.yaml");
+  auto cap =
+      LoadCapacity(testing::SourceDir() / "examples/queue/capacity-slurm.yaml", ShippedGpus());
   ASSERT_TRUE(cap) << cap.error().message;
   ASSERT_EQ(cap->pools.size(), 4u);
   for (const Pool& p : cap->pools) EXPECT_EQ(p.kind, PoolKind::kSlurm) << p.name;
@@ -153,7 +155,7 @@ TEST(Capacity, PeriodStartsAtWeekMonthAndQuarter) {
 }
 
 TEST(Workload, CopiesDependenciesAndBadInput) {
-  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml");
+  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml", ShippedGpus());
   ASSERT_TRUE(cap);
   auto w = ParseWorkload(
       "apiVersion: frugal/v1\nkind: Workload\nstart: 2026-11-30T00:00Z\njobs:\n"
@@ -178,7 +180,7 @@ TEST(Workload, CopiesDependenciesAndBadInput) {
 }
 
 TEST(Workload, ADependencyCycleIsBadInputNotJobsThatNeverStart) {
-  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml");
+  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml", ShippedGpus());
   ASSERT_TRUE(cap);
   auto w = ParseWorkload(
       "apiVersion: frugal/v1\nkind: Workload\njobs:\n"
@@ -202,7 +204,7 @@ TEST(Workload, ADependencyCycleIsBadInputNotJobsThatNeverStart) {
 }
 
 TEST(Workload, AJobArrivingPastTheHorizonIsBadInputNotAMiss) {
-  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml");
+  auto cap = LoadCapacity(testing::SourceDir() / "examples/queue/capacity.yaml", ShippedGpus());
   ASSERT_TRUE(cap);
   auto w = ParseWorkload(
       "apiVersion: frugal/v1\nkind: Workload\nhorizon: 7d\njobs:\n"

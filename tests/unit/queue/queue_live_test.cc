@@ -10,6 +10,7 @@
 #include "frugal/queue/queue_view.h"
 #include "frugal/queue/warm_start.h"
 #include "frugal/run/checkpoint_store.h"
+#include "shipped_gpus.h"
 #include "support/test_support.h"
 
 namespace frugal::queue {
@@ -28,7 +29,7 @@ Capacity SpotCapacity() {
       "  - {name: od, tier: on_demand, gpu: T4, gpus_per_node: 1, price_per_gpu_hour: 0.6,\n"
       "     changeover: 2m}\n"
       "  - {name: box, tier: owned, cpu_slots: 1}\n",
-      "c.yaml");
+      "c.yaml", ShippedGpus());
   EXPECT_TRUE(cap) << cap.error().message;
   return *cap;
 }
@@ -67,7 +68,7 @@ TEST(QueueJobSpec, ReadsTheCheckpointKeysAndWarmStart) {
 
 TEST(QueueJobSpec, TheShippedExamplesLoad) {
   const auto dir = frugal::testing::SourceDir() / "examples/queue";
-  auto cap = LoadCapacity(dir / "capacity.yaml");
+  auto cap = LoadCapacity(dir / "capacity.yaml", ShippedGpus());
   ASSERT_TRUE(cap) << cap.error().message;
   for (const char* name : {"train-job.yaml", "retrain-job.yaml", "demo-job.yaml"}) {
     auto job = LoadQueueJobSpec(dir / name, *cap, kNow, nullptr);

@@ -12,6 +12,7 @@
 #include "frugal/ledger/queue_jobs.h"
 #include "frugal/queue/preemption.h"
 #include "frugal/queue/queue_service.h"
+#include "shipped_gpus.h"
 
 namespace frugal::queue {
 namespace {
@@ -27,7 +28,7 @@ Capacity TestCapacity() {
       "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
       "  - {name: box, tier: owned, gpu: T4, gpus_per_node: 4, changeover: 1s}\n"
       "budgets:\n  - {tag: team=nlp, period: month, limit: 10}\n",
-      "c.yaml");
+      "c.yaml", ShippedGpus());
   EXPECT_TRUE(cap) << cap.error().message;
   return *cap;
 }
@@ -148,7 +149,7 @@ TYPED_TEST(QueueStore, APreemptedJobWaitsAgainWithItsSpotHistoryAndItsNewestDeci
       "  - {name: spot, tier: spot, gpu: T4, gpus_per_node: 1, price_per_gpu_hour: 0.2,\n"
       "     preemptions_per_hour: 0.01, changeover: 1m}\n"
       "  - {name: od, tier: on_demand, gpu: T4, gpus_per_node: 1, price_per_gpu_hour: 0.6}\n",
-      "c.yaml");
+      "c.yaml", ShippedGpus());
   ASSERT_TRUE(cap) << cap.error().message;
   JobRequest job = Job("train", 1);
   job.checkpoints = true;
@@ -183,7 +184,7 @@ TYPED_TEST(QueueStore, APreemptedJobWaitsAgainWithItsSpotHistoryAndItsNewestDeci
   auto without_spot = ParseCapacity(
       "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
       "  - {name: od, tier: on_demand, gpu: T4, gpus_per_node: 1, price_per_gpu_hour: 0.6}\n",
-      "c.yaml");
+      "c.yaml", ShippedGpus());
   ASSERT_TRUE(without_spot);
   auto gone = RecordPreemption(ledger->connection(), *without_spot, seen_running, request, kNow + 1900);
   ASSERT_TRUE(gone) << gone.error().message;

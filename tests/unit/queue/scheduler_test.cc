@@ -4,13 +4,16 @@
 
 #include <deque>
 
+#include "shipped_gpus.h"
+
 namespace frugal::queue {
 namespace {
 
 const Seconds kMonday = 1'795'996'800;  // 2026-11-30T00:00Z
 
 Capacity MakeCapacity(const std::string& pools) {
-  auto cap = ParseCapacity("apiVersion: frugal/v1\nkind: Capacity\npools:\n" + pools, "c.yaml");
+  auto cap = ParseCapacity("apiVersion: frugal/v1\nkind: Capacity\npools:\n" + pools, "c.yaml",
+                           ShippedGpus());
   EXPECT_TRUE(cap) << cap.error().message;
   return *cap;
 }

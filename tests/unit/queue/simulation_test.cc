@@ -5,6 +5,7 @@
 #include <map>
 #include <random>
 
+#include "shipped_gpus.h"
 #include "support/test_support.h"
 
 namespace frugal::queue {
@@ -26,7 +27,7 @@ struct Example {
 
 Example Load(const std::string& workload) {
   const auto dir = testing::SourceDir() / "examples/queue";
-  auto cap = LoadCapacity(dir / "capacity.yaml");
+  auto cap = LoadCapacity(dir / "capacity.yaml", ShippedGpus());
   EXPECT_TRUE(cap) << cap.error().message;
   auto w = LoadWorkload(dir / workload, *cap);
   EXPECT_TRUE(w) << w.error().message;
@@ -70,8 +71,9 @@ Capacity SmallCapacity(const std::string& extra) {
       "  - {name: od, tier: on_demand, gpu: A100, gpus_per_node: 8, nodes: 4, "
       "price_per_gpu_hour: 3, changeover: 5m}\n"
       "  - {name: sp, tier: spot, gpu: A100, gpus_per_node: 8, nodes: 4, "
-      "price_per_gpu_hour: 1, preemptions_per_hour: 0.05, changeover: 5m}\n" + extra,
-      "c.yaml");
+      "price_per_gpu_hour: 1, preemptions_per_hour: 0.05, changeover: 5m}\n" +
+          extra,
+      "c.yaml", ShippedGpus());
   EXPECT_TRUE(cap) << cap.error().message;
   return *cap;
 }

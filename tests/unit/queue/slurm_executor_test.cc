@@ -14,6 +14,7 @@
 #include "frugal/queue/executor.h"
 #include "frugal/queue/queue_service.h"
 #include "frugal/queue/slurm_client.h"
+#include "shipped_gpus.h"
 #include "support/test_support.h"
 
 namespace frugal::queue {
@@ -68,7 +69,7 @@ struct Fixture {
         "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
         "  - {name: od, kind: slurm, partition: ondemand, tier: on_demand, cpu_slots: 4,\n"
         "     price_per_gpu_hour: 1, changeover: 1s}\n",
-        "c.yaml");
+        "c.yaml", ShippedGpus());
     JobRequest job;
     job.name = "train";
     job.cpu_only = true;
@@ -154,7 +155,7 @@ TEST(SlurmExecutor, SubmitsWithThePoolsPartitionGresRequeueSignalAndBeginTime) {
       "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
       "  - {name: cloud, kind: slurm, partition: gpu-od, gres: 'gpu:a10g:4', tier: on_demand,\n"
       "     gpu: A10G, gpus_per_node: 4, nodes: 4, price_per_gpu_hour: 1.4, changeover: 1s}\n",
-      "c.yaml");
+      "c.yaml", ShippedGpus());
   JobRequest job;
   job.name = "train";
   job.units = 8;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "frugal/ledger/ledger.h"
+#include "shipped_gpus.h"
 #include "support/test_support.h"
 
 namespace frugal::queue {
@@ -24,7 +25,8 @@ struct Fixture {
 
   explicit Fixture(const std::string& pools) {
     ledger = std::move(*ledger::Ledger::Open((dir / "ledger.db").string()));
-    cap = *ParseCapacity("apiVersion: frugal/v1\nkind: Capacity\npools:\n" + pools, "c.yaml");
+    cap = *ParseCapacity("apiVersion: frugal/v1\nkind: Capacity\npools:\n" + pools, "c.yaml",
+                         ShippedGpus());
     row.id = 1;
     row.pool = "spot";
     row.run_id = "queue-1";
