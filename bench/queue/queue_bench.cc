@@ -95,19 +95,26 @@ void BM_SchedulePass(benchmark::State& state) {
 }
 BENCHMARK(BM_SchedulePass)->Unit(benchmark::kMillisecond);
 
-/// Starts nothing: every start "succeeds" with a made-up process id that stays alive.
+/// Starts nothing: every start "succeeds" with a made-up process id that stays running.
 class NullExecutor final : public frugal::queue::Executor {
  public:
   frugal::Result<int64_t> Start(const frugal::ledger::QueueJobRow& row,
-                                const frugal::queue::Pool&, const std::string&) override {
+                                const frugal::queue::Pool& /*pool*/,
+                                const std::string& /*devices*/,
+                                frugal::queue::Seconds /*delay_seconds*/) override {
     started_.insert(row.id);
     return 1'000'000 + row.id;
   }
-  std::optional<int64_t> FindProcess(int64_t id) override {
-    return started_.contains(id) ? std::optional<int64_t>(1'000'000 + id) : std::nullopt;
+  frugal::Result<frugal::queue::JobStatus> Status(
+      const frugal::ledger::QueueJobRow& row) override {
+    frugal::queue::JobStatus status;
+    if (started_.contains(row.id)) {
+      status.phase = frugal::queue::JobPhase::kRunning;
+      status.handle = 1'000'000 + row.id;
+    }
+    return status;
   }
-  std::optional<int> ExitStatus(int64_t) override { return std::nullopt; }
-  void Stop(int64_t) override {}
+  void Stop(const frugal::ledger::QueueJobRow& /*row*/) override {}
 
  private:
   std::set<int64_t> started_;
