@@ -14,7 +14,6 @@
 #include "frugal/estimate/estimator.h"
 #include "frugal/estimate/hardware.h"
 #include "frugal/estimate/network.h"
-#include "frugal/plan/commitment.h"
 
 namespace frugal::cli {
 namespace {
@@ -512,7 +511,7 @@ void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action) {
     action = [&global, o](Streams& s) -> Result<void> {
       // The parser `frugal commit --utilization` uses: 60% and 0.6 are the same share.
       if (!o->utilization_text.empty()) {
-        o->utilization = FRUGAL_TRY(plan::ParseUtilization(o->utilization_text));
+        o->utilization = FRUGAL_TRY(estimate::ParseUtilization(o->utilization_text));
       }
       return RunEstimate(*o, global, s);
     };
