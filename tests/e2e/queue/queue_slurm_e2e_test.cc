@@ -152,10 +152,8 @@ class QueueSlurmE2e : public ::testing::Test {
   }
   /// A requeued job waits out a begin time Slurm sets; the test lets it start at once.
   void StartNow(const std::string& job) const {
-    ASSERT_TRUE(cluster_->WaitForJob(job, {"PENDING"}, std::chrono::seconds(30)))
-        << cluster_->JobState(job);
-    const auto now = cluster_->Client("scontrol", {"update", "jobid=" + job, "StartTime=now"});
-    ASSERT_EQ(now.exit_code, 0) << now.err;
+    const std::string why = cluster_->StartRequeuedJobNow(job, std::chrono::seconds(30));
+    ASSERT_TRUE(why.empty()) << why;
   }
   static std::vector<std::string> Verdicts(const json& job) {
     std::vector<std::string> v;
@@ -264,26 +262,20 @@ TEST_F(QueueSlurmE2e, APreemptionOnlyFrugalRunHeardOfResumesAsTheSameRun) {
   ASSERT_GT(id, 0);
   Pass();
   ASSERT_EQ(Show(id)["pool"], "spot") << Show(id).dump();
+  const std::string slurm = SlurmJob(id);
+  ASSERT_FALSE(slurm.empty());
   ASSERT_TRUE(WaitForCheckpoint(id)) << Log(id);
   // A cloud notice would do this: the supervisor checkpoints, stops the command and exits 75.
   const pid_t supervisor =
       static_cast<pid_t>(std::stol(ReadTestFile(RunDir(id) / "supervisor.lock")));
   ASSERT_GT(supervisor, 0);
   ASSERT_EQ(::kill(supervisor, SIGTERM), 0);
-  // Either Slurm took the batch script's requeue (the job waits out a begin time Slurm sets,
-  // which the test cuts short) or the job ended with exit 75 and the queue places it again.
-  bool done = false;
-  for (int i = 0; i < 180 && !done; ++i) {
-    Pass();
-    const std::string job = SlurmJob(id);
-    if (!job.empty() && cluster_->JobState(job) == "PENDING" &&
-        Field(job, "Reason") == "BeginTime") {
-      cluster_->Client("scontrol", {"update", "jobid=" + job, "StartTime=now"});
-    }
-    done = Show(id)["state"] == "succeeded";
-    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  }
-  ASSERT_TRUE(done) << Show(id).dump() << Log(id);
+  // The batch script asks Slurm for the requeue: the same batch job comes back after a begin
+  // time Slurm sets, which the test cuts short.
+  StartNow(slurm);
+  ASSERT_TRUE(WaitFor(id, "succeeded")) << Show(id).dump() << Log(id);
+  EXPECT_EQ(SlurmJob(id), slurm);
+  EXPECT_EQ(Field(slurm, "Restarts"), "1");
   ExpectResumedOnce(id, "spot", "spot");
 }
 

@@ -73,10 +73,8 @@ class SlurmRun : public ::testing::Test {
 
   /// A requeued job waits out a begin time Slurm sets; the test lets it start at once.
   void StartRequeuedJob(const std::string& job) const {
-    ASSERT_TRUE(cluster_->WaitForJob(job, {"PENDING"}, std::chrono::seconds(30)))
-        << cluster_->JobState(job);
-    const auto now = cluster_->Client("scontrol", {"update", "jobid=" + job, "StartTime=now"});
-    ASSERT_EQ(now.exit_code, 0) << now.err;
+    const std::string why = cluster_->StartRequeuedJobNow(job, std::chrono::seconds(30));
+    ASSERT_TRUE(why.empty()) << why;
   }
 
   /// The job ended well, and the ledger holds one run of two segments: the first preempted,

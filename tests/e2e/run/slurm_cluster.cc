@@ -203,4 +203,20 @@ bool SlurmCluster::WaitForJob(const std::string& job, const std::vector<std::str
   return false;
 }
 
+std::string SlurmCluster::StartRequeuedJobNow(const std::string& job,
+                                              std::chrono::seconds limit) const {
+  if (!WaitForJob(job, {"PENDING"}, limit)) {
+    return fmt::format("job {} never came back PENDING (state {})", job, JobState(job));
+  }
+  // The revocation carries the time of the requeue, which is before now; a credential from
+  // the next whole second on is newer than it.
+  const auto seen = std::chrono::system_clock::now();
+  const auto next_second =
+      std::chrono::floor<std::chrono::seconds>(seen) + std::chrono::milliseconds(1050);
+  std::this_thread::sleep_until(next_second);
+  const CommandResult now = Client("scontrol", {"update", "jobid=" + job, "StartTime=now"});
+  if (now.exit_code != 0) return "scontrol update StartTime=now: " + now.err;
+  return "";
+}
+
 }  // namespace frugal::testing
