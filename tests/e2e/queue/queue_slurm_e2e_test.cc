@@ -181,6 +181,7 @@ TEST_F(QueueSlurmE2e, ASubmittedJobRunsAsASlurmBatchJobToCompletion) {
   EXPECT_EQ(job["exit_code"], 0);
   const std::string slurm = SlurmJob(id);
   ASSERT_FALSE(slurm.empty()) << job.dump();
+  EXPECT_EQ(job["slurm_job_id"], std::stoll(slurm)) << job.dump();
   EXPECT_EQ(Field(slurm, "JobName"), "frugal-queue-" + std::to_string(id));
   EXPECT_EQ(Field(slurm, "Partition"), "ondemand");
   EXPECT_EQ(Field(slurm, "Requeue"), "1");
@@ -213,6 +214,9 @@ TEST_F(QueueSlurmE2e, ARequeueOnSpotIsAPreemptionAndTheJobResumesAsTheSameRun) {
   job = Show(id);
   EXPECT_EQ(job["pool"], "spot");
   EXPECT_EQ(SlurmJob(id), slurm);  // the same batch job, restarted by Slurm
+  const auto listed = Frugal({"--json", "queue", "list"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_EQ(json::parse(listed.out)["jobs"][0]["slurm_job_id"], std::stoll(slurm)) << listed.out;
   // One decision for the one preemption, however many passes saw it.
   const std::vector<std::string> verdicts = Verdicts(job);
   EXPECT_EQ(std::count(verdicts.begin(), verdicts.end(), "wait_for_spot"), 1);
@@ -254,6 +258,7 @@ TEST_F(QueueSlurmE2e, ThePolicyMovesAPreemptedJobToOnDemandAndItResumesThere) {
   EXPECT_NE(od_job, spot_job);
   EXPECT_EQ(Field(od_job, "Partition"), "ondemand");
   ASSERT_TRUE(WaitFor(id, "succeeded")) << Show(id).dump() << Log(id);
+  EXPECT_EQ(Show(id)["slurm_job_id"], std::stoll(od_job));
   ExpectResumedOnce(id, "spot", "on_demand");
 }
 
@@ -276,6 +281,49 @@ TEST_F(QueueSlurmE2e, APreemptionOnlyFrugalRunHeardOfResumesAsTheSameRun) {
   ASSERT_TRUE(WaitFor(id, "succeeded")) << Show(id).dump() << Log(id);
   EXPECT_EQ(SlurmJob(id), slurm);
   EXPECT_EQ(Field(slurm, "Restarts"), "1");
+  ExpectResumedOnce(id, "spot", "spot");
+}
+
+TEST_F(QueueSlurmE2e, TheCheckpointNoticeBeforeTheTimeLimitReachesTheCommand) {
+  // It checkpoints only when asked: the one checkpoint it makes is the notice's.
+  const int id = Submit("limited", kCheckpointing, {}, Counter(kSteps, 0.25, 1000));
+  ASSERT_GT(id, 0);
+  Pass();
+  const std::string slurm = SlurmJob(id);
+  ASSERT_FALSE(slurm.empty()) << Show(id).dump();
+  // The command has spoken the protocol (its supervisor then asks it for a checkpoint rather
+  // than stopping it outright).
+  const auto reported = [&] {
+    const std::string text = ReadTestFile(RunDir(id) / "reports" / "segment-1.jsonl");
+    return std::count(text.begin(), text.end(), '\n');
+  };
+  for (int i = 0; i < 240 && reported() < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_GE(reported(), 3) << Log(id);
+  // What `sbatch --signal=B:USR1@120` has Slurm do 120 s before the job's time limit: USR1 to
+  // the batch shell alone. Slurm sends it from a check it runs every 30 s; the test sends the
+  // same signal the same way at once.
+  const auto signalled = cluster_->Client("scancel", {"--batch", "--signal=USR1", slurm});
+  ASSERT_EQ(signalled.exit_code, 0) << signalled.err;
+  // The batch shell passed it to frugal run, which had the command checkpoint, stopped it and
+  // asked Slurm for a requeue: the job starts again with a fresh time limit.
+  StartNow(slurm);
+  ASSERT_TRUE(WaitFor(id, "succeeded")) << Show(id).dump() << Log(id);
+  EXPECT_EQ(Field(slurm, "Restarts"), "1");
+  const json run = Run(id);
+  // The notice, then the checkpoint it asked for: the first one the command made.
+  std::vector<std::string> order;
+  for (const json& e : run["events"]) {
+    if (e["type"] == "preemption_notice" && e.dump().find("SIGUSR1") != std::string::npos) {
+      order.push_back("notice");
+    } else if (e["type"] == "checkpoint_committed") {
+      order.push_back("checkpoint");
+    }
+  }
+  ASSERT_GE(order.size(), 2u) << run["events"].dump();
+  EXPECT_EQ(order[0], "notice") << run["events"].dump();
+  EXPECT_EQ(order[1], "checkpoint") << run["events"].dump();
   ExpectResumedOnce(id, "spot", "spot");
 }
 
