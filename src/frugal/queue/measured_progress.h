@@ -11,8 +11,8 @@
 namespace frugal::queue {
 
 struct MeasuredProgress {
-  int64_t step = 0;         ///< the furthest step reported in the run's newest segment
-  double at = 0;            ///< when it was recorded (Unix seconds, to the millisecond)
+  int64_t step = 0;  ///< the furthest step reported in the run's newest segment
+  double at = 0;     ///< when it was recorded (Unix seconds, to the millisecond)
   /// Steps per second over the newest segment, from its first recorded step to `step`; 0 when
   /// there is not yet a second of progress to measure over.
   double steps_per_second = 0;
