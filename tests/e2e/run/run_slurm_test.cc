@@ -1,8 +1,9 @@
 // frugal run as a real Slurm batch job (examples/slurm/frugal-job.sbatch) on a single-node
 // cluster started by the test: a job that Slurm requeues (as preemption with
-// PreemptMode=REQUEUE does) and one that frugal asks to requeue (exit 75) both come back with
-// the same job id, resume from their last checkpoint under one ledger run, and end with the
-// result an uninterrupted run gives.
+// PreemptMode=REQUEUE does), one that frugal asks to requeue (exit 75), and one given the
+// checkpoint notice Slurm sends before a time limit all come back with the same job id, resume
+// from their last checkpoint under one ledger run, and end with the result an uninterrupted
+// run gives.
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -134,6 +135,20 @@ TEST_F(SlurmRun, AJobFrugalFindsPreemptedRequeuesItselfWithExit75) {
   ExpectOneRunResumedOnce(job);
   EXPECT_NE(ReadTestFile(home_ / "job.log").find("preempted; requeueing job " + job),
             std::string::npos);
+}
+
+TEST_F(SlurmRun, TheTimeLimitNoticeToTheBatchScriptCheckpointsAndRequeuesTheJob) {
+  const std::string job = Submit();
+  ASSERT_TRUE(WaitForCheckpoint(job)) << ReadTestFile(home_ / "job.log");
+  // What the script's `--signal=B:USR1@120` has Slurm do before a time limit: USR1 to the batch
+  // shell alone (Slurm sends it from a check it makes every 30 s; the test sends it at once).
+  const auto signalled = cluster_->Client("scancel", {"--batch", "--signal=USR1", job});
+  ASSERT_EQ(signalled.exit_code, 0) << signalled.err;
+  StartRequeuedJob(job);
+  ExpectOneRunResumedOnce(job);
+  const std::string log = ReadTestFile(home_ / "job.log");
+  EXPECT_NE(log.find("preemption notice: SIGUSR1 to frugal"), std::string::npos) << log;
+  EXPECT_NE(log.find("preempted; requeueing job " + job), std::string::npos) << log;
 }
 
 }  // namespace
