@@ -4,8 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh dev
 ctest --preset dev -j "$(nproc)" --timeout 600 -E Slurm "$@"
-# The tests that start a Slurm cluster run alone (RUN_SERIAL), after the rest. A job that
-# requeues itself from its batch script (exit 75, then `scontrol requeue`) sometimes ends FAILED
-# instead of requeued on a loaded machine, a race not yet understood: one that fails gets one more
-# try, and one that fails twice fails the run.
+# The tests that start a Slurm cluster run alone (RUN_SERIAL), after the rest. The requeue race
+# they once hit is understood and fixed (bench/queue/slurm_requeue_repeat.sh); a test that fails
+# still gets one more try, because three daemons starting on a loaded CI machine is the least
+# predictable part of the suite, and one that fails twice fails the run.
 ctest --preset dev --timeout 600 -R Slurm --repeat until-pass:2 "$@"

@@ -44,6 +44,10 @@ std::unique_ptr<Executor> MakePoolExecutor(const Capacity& capacity,
   return std::make_unique<PoolExecutor>(capacity, std::move(local), std::move(slurm));
 }
 
+std::string ExecutorKind(const Pool& pool) {
+  return pool.kind == PoolKind::kSlurm ? "slurm" : "local";
+}
+
 Result<std::vector<std::string>> FrugalRunArgv(const ledger::QueueJobRow& row, const Pool& pool,
                                                const std::string& binary,
                                                const std::string& db_flag) {

@@ -76,6 +76,9 @@ class Executor {
                                                          std::unique_ptr<Executor> local,
                                                          std::unique_ptr<Executor> slurm);
 
+/// "slurm" for a Slurm pool, "local" for the rest: what JobRequest::executor records.
+[[nodiscard]] std::string ExecutorKind(const Pool& pool);
+
 /// The `frugal run` argument list a job runs under on `pool` (both executors):
 /// `BINARY [--db DB] run --run-id RUN --price P/h --tag queue_job=ID ... -- COMMAND`.
 [[nodiscard]] Result<std::vector<std::string>> FrugalRunArgv(const ledger::QueueJobRow& row,

@@ -62,7 +62,13 @@ struct JobRequest {
   /// Where warm_start was given ("job.yaml:7:13: field 'warm_start'", "--warm-start"), for
   /// errors at submission; not stored.
   std::string warm_start_where;
+  /// Steps the command runs in all (its progress reports count up to it); 0 when not given.
+  /// With it, a running job's ETA comes from its measured progress (queue_view.h).
+  int64_t steps = 0;
   SpotHistory spot;  ///< live queue only
+  /// Live queue only: the kind of pool it was last placed on ("local", "slurm"); "" before
+  /// its first start. A Slurm pool's handle (the row's pid) is the Slurm job id.
+  std::string executor;
 
   /// Hours of undisturbed work on `pool`, or nullopt when the job does not fit it (model,
   /// CPU/GPU, size).

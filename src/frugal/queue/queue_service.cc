@@ -157,8 +157,13 @@ Result<bool> Claim(ledger::Connection& db, const Capacity& cap, Loaded& j, const
   f.run_id = fmt::format("queue-{}", j.row.id);
   f.started_ms = now * 1000;
   f.expected_cost_micros = Money::FromDollars(p.cost_usd).micros();
+  JobRequest placed = j.request;
+  placed.executor = ExecutorKind(cap.pools[static_cast<size_t>(p.pool)]);
+  f.request = RequestToJson(placed);
   const std::vector<std::string> waiting = {"waiting"};
   if (!FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, waiting, "starting", f, now * 1000))) return false;
+  j.request.executor = placed.executor;
+  j.row.request = f.request;
   j.row.state = "starting";
   j.row.pool = f.pool;
   j.row.devices = devices;

@@ -8,7 +8,8 @@
 // or null, "override_reason", "depends_on": [names], "cache_key", "cache_output",
 // "warm_start" (a run id or ""), "spot": {"preemptions", "spot_allowed", "paid_allowed",
 // "first_start", "stint_start", "preempted_at", "recheck_at", "work_done_hours",
-// "spans": [[on_spot, seconds]]}}. Keys after cache_key were added later and may be absent.
+// "spans": [[on_spot, seconds]]}, "steps", "executor" ("local", "slurm" or "")}. Keys after
+// cache_key were added later and may be absent.
 
 #include <fmt/format.h>
 
@@ -85,7 +86,7 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
                            {"apiVersion", "kind", "name", "gpus", "cpu_slots", "gpu", "runtime",
                             "runtime_by_gpu", "checkpoints", "checkpoint_every", "restart",
                             "deadline", "not_before", "window", "priority", "tags", "budget",
-                            "depends_on", "cache", "warm_start", "command"}));
+                            "depends_on", "cache", "warm_start", "command", "steps"}));
   if (FRUGAL_TRY(doc.RequiredString(root, "apiVersion")) != "frugal/v1") {
     return At(doc, root["apiVersion"], "apiVersion", "must be frugal/v1");
   }
@@ -144,6 +145,7 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
     job.window_name = *w;
   }
   job.priority = FRUGAL_TRY(Whole(doc, root, "priority", 0, -1000, 1000));
+  job.steps = FRUGAL_TRY(Whole(doc, root, "steps", 0, 1, 2'000'000'000));
   job.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
   job.budget = FRUGAL_TRY(doc.OptionalMoney(root, "budget"));
   if (job.budget && *job.budget <= Money()) {
@@ -194,7 +196,9 @@ std::string RequestToJson(const JobRequest& j) {
                         {"cache_key", j.cache_key},
                         {"cache_output", j.cache_output},
                         {"warm_start", j.warm_start},
-                        {"spot", SpotToJson(j.spot)}};
+                        {"spot", SpotToJson(j.spot)},
+                        {"steps", j.steps},
+                        {"executor", j.executor}};
   return doc.dump();
 }
 
@@ -230,6 +234,8 @@ Result<JobRequest> RequestFromJson(const std::string& text) {
     j.cache_output = doc.value("cache_output", std::string());
     j.warm_start = doc.value("warm_start", std::string());
     if (doc.contains("spot")) j.spot = SpotFromJson(doc.at("spot"));
+    j.steps = doc.value("steps", int64_t{0});
+    j.executor = doc.value("executor", std::string());
     return j;
   } catch (const std::exception& e) {
     return Fail(ErrorCode::kFailed, std::string("queue job request in the ledger: ") + e.what());

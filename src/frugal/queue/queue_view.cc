@@ -4,12 +4,14 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "frugal/core/duration.h"
 #include "frugal/core/table.h"
 #include "frugal/core/text.h"
 #include "frugal/queue/queue_service.h"
+#include "frugal/queue/warm_start.h"
 
 namespace frugal::queue {
 namespace {
@@ -33,13 +35,18 @@ void Estimate(JobView& v, Seconds now) {
     v.eta = *r.finished_ms / 1000;
     v.eta_basis = "finished";
   } else if (r.state == "starting" || r.state == "running") {
+    const std::optional<double> measured =
+        v.progress && v.request ? MeasuredFinish(*v.progress, v.request->steps) : std::nullopt;
     Seconds expected = 0;
     if (placed_finish > 0 && v.latest->verdict == "start") {
       expected = placed_finish;
     } else if (r.started_ms && v.request) {
       expected = *r.started_ms / 1000 + static_cast<Seconds>(v.request->runtime_hours * 3600);
     }
-    if (expected > 0) {
+    if (measured) {
+      v.eta = std::max(static_cast<Seconds>(std::ceil(*measured)), now);
+      v.eta_basis = "measured";
+    } else if (expected > 0) {
       v.eta = std::max(expected, now);
       v.eta_basis = expected >= now ? "expected_runtime" : "overdue";
     }
@@ -91,6 +98,9 @@ Result<std::vector<JobView>> Build(ledger::Ledger& ledger, std::vector<ledger::Q
       v.spend_gpu_hours = it->second.gpu_hours;
     }
     v.row = std::move(r);
+    if ((v.row.state == "starting" || v.row.state == "running") && !v.row.run_id.empty()) {
+      v.progress = ReadMeasuredProgress(RunDirOf(v.row.run_id) / "journal.jsonl");
+    }
     Estimate(v, now);
     views.push_back(std::move(v));
   }
@@ -177,6 +187,21 @@ json JobViewJson(const JobView& v) {
   if (v.latest) {
     j["on_demand_cost_usd"] = DollarsOrNull(v.latest->on_demand_micros);
   }
+  const bool on_slurm = v.request && v.request->executor == "slurm" && row.pid && *row.pid > 0;
+  j["slurm_job_id"] = on_slurm ? json(*row.pid) : json();
+  const int64_t steps = v.request ? v.request->steps : 0;
+  j["steps"] = steps > 0 ? json(steps) : json();
+  j["progress_step"] = v.progress ? json(v.progress->step) : json();
+  j["steps_per_second"] = v.progress && v.progress->steps_per_second > 0
+                              ? json(std::round(v.progress->steps_per_second * 1000) / 1000)
+                              : json();
+  j["progress_fraction"] =
+      v.progress && steps > 0
+          ? json(std::round(std::min(1.0, static_cast<double>(v.progress->step) /
+                                              static_cast<double>(steps)) *
+                            10000) /
+                 10000)
+          : json();
   return j;
 }
 
@@ -226,8 +251,8 @@ void PrintJob(const JobView& v, std::ostream& out) {
   const ledger::QueueJobRow& r = v.row;
   out << fmt::format("job {} ({}): {}\n", r.id, r.name, r.state);
   const json doc = JobViewJson(v);
-  for (const char* key : {"pool", "devices", "run_id", "warm_start", "deadline", "submitted",
-                          "started", "finished", "exit_code", "reason"}) {
+  for (const char* key : {"pool", "slurm_job_id", "devices", "run_id", "warm_start", "deadline",
+                          "submitted", "started", "finished", "exit_code", "reason"}) {
     if (doc.contains(key) && !doc[key].is_null() && doc[key] != "") {
       out << fmt::format("  {:<10} {}\n", key,
                          doc[key].is_string() ? doc[key].get<std::string>() : doc[key].dump());
@@ -236,6 +261,18 @@ void PrintJob(const JobView& v, std::ostream& out) {
   if (v.eta) {
     out << fmt::format("  {:<10} {} ({}); deadline: {}\n", "eta", FormatUtcTime(*v.eta),
                        v.eta_basis, Slack(v));
+  }
+  if (v.progress) {
+    std::string line = fmt::format("step {}", v.progress->step);
+    if (v.request && v.request->steps > 0) {
+      line += fmt::format(" of {} ({:.0f}%)", v.request->steps,
+                          100.0 * std::min(1.0, static_cast<double>(v.progress->step) /
+                                                    static_cast<double>(v.request->steps)));
+    }
+    if (v.progress->steps_per_second > 0) {
+      line += fmt::format(", {:.3g} steps/s", v.progress->steps_per_second);
+    }
+    out << fmt::format("  {:<10} {}\n", "progress", line);
   }
   out << fmt::format("  {:<10} {} ({:.2f} GPU-h)\n", "spent", v.spend.ToString(),
                      v.spend_gpu_hours);

@@ -8,9 +8,13 @@
 //   waiting   the expected finish of its newest placement ("placement"; none while it waits
 //             with no pool, over budget, or for a dependency)
 //   starting, running
-//             the expected finish of the placement it started on ("expected_runtime": the
-//             start, its changeover and the expected runtime of the work left), or now when
-//             that has passed and the job still runs ("overdue")
+//             measured progress once there is some ("measured": the job spec gave `steps`,
+//             and its run's journal has more than a second of reported steps in its newest
+//             segment: the time of the last step recorded plus the steps left at the rate
+//             measured over that segment, or now when that has passed); otherwise the
+//             expected finish of the placement it started on ("expected_runtime": the start,
+//             its changeover and the expected runtime of the work left), or now when that has
+//             passed and the job still runs ("overdue")
 //   succeeded when it finished ("finished")
 //   held, failed, cancelled: none
 // `deadline_slack_seconds` = deadline − ETA (negative: late); `will_miss` is true when the ETA
@@ -29,6 +33,7 @@
 #include "frugal/ledger/ledger.h"
 #include "frugal/ledger/queue_jobs.h"
 #include "frugal/queue/job.h"
+#include "frugal/queue/measured_progress.h"
 
 namespace frugal::queue {
 
@@ -37,7 +42,10 @@ struct JobView {
   std::optional<JobRequest> request;  ///< nullopt when the stored request cannot be read
   std::optional<ledger::QueueDecisionRow> latest;  ///< its newest placement decision
   std::optional<Seconds> eta;
-  std::string eta_basis;  ///< placement, expected_runtime, overdue, finished; "" without an ETA
+  /// placement, measured, expected_runtime, overdue, finished; "" without an ETA
+  std::string eta_basis;
+  /// Its run's measured progress (starting and running jobs), from the run's journal.
+  std::optional<MeasuredProgress> progress;
   std::optional<int64_t> deadline_slack_seconds;
   bool will_miss = false;
   Money spend;  ///< its ledger run's segments so far (zero before it starts)
@@ -57,7 +65,9 @@ struct JobView {
 /// A job as `queue list --json` prints it in `jobs`: id, name, state, pool, devices, pid, run_id,
 /// reason, submitted, started, finished, exit_code, expected_cost_usd, deadline, tags, gpus,
 /// warm_start, preemptions, command, eta, eta_basis, deadline_slack_seconds, will_miss,
-/// spend_usd, spend_gpu_hours, on_demand_cost_usd (of its newest decision).
+/// spend_usd, spend_gpu_hours, on_demand_cost_usd (of its newest decision), slurm_job_id (the
+/// Slurm job behind it on a Slurm pool, else null), steps (the spec's total, or null),
+/// progress_step, steps_per_second and progress_fraction (measured; null while unknown).
 [[nodiscard]] nlohmann::json JobViewJson(const JobView& job);
 /// `queue show --json`: the job, with `decisions` (time, verdict, pool, start, finish,
 /// cost_usd, on_demand_cost_usd, reason), oldest first.

@@ -73,9 +73,14 @@ Result<void> OnPreemption(ledger::Connection& db, const Capacity& capacity, Load
     f.started_ms = now * 1000;
     f.expected_cost_micros = d.cost_micros;
     f.reason = answer.reason;
+    JobRequest placed = j.request;
+    placed.executor = ExecutorKind(capacity.pools[static_cast<size_t>(answer.pool)]);
+    f.request = RequestToJson(placed);
     const std::vector<std::string> running = {"running"};
     if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, running, "starting", f, now * 1000))) {
       moves.push_back({index, j.row, answer.pool});
+      j.request.executor = placed.executor;
+      j.row.request = f.request;
       j.row.state = "starting";
       j.row.pool = f.pool;
       j.row.pid = 0;

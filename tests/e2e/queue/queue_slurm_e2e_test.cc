@@ -152,10 +152,8 @@ class QueueSlurmE2e : public ::testing::Test {
   }
   /// A requeued job waits out a begin time Slurm sets; the test lets it start at once.
   void StartNow(const std::string& job) const {
-    ASSERT_TRUE(cluster_->WaitForJob(job, {"PENDING"}, std::chrono::seconds(30)))
-        << cluster_->JobState(job);
-    const auto now = cluster_->Client("scontrol", {"update", "jobid=" + job, "StartTime=now"});
-    ASSERT_EQ(now.exit_code, 0) << now.err;
+    const std::string why = cluster_->StartRequeuedJobNow(job, std::chrono::seconds(30));
+    ASSERT_TRUE(why.empty()) << why;
   }
   static std::vector<std::string> Verdicts(const json& job) {
     std::vector<std::string> v;
@@ -183,6 +181,7 @@ TEST_F(QueueSlurmE2e, ASubmittedJobRunsAsASlurmBatchJobToCompletion) {
   EXPECT_EQ(job["exit_code"], 0);
   const std::string slurm = SlurmJob(id);
   ASSERT_FALSE(slurm.empty()) << job.dump();
+  EXPECT_EQ(job["slurm_job_id"], std::stoll(slurm)) << job.dump();
   EXPECT_EQ(Field(slurm, "JobName"), "frugal-queue-" + std::to_string(id));
   EXPECT_EQ(Field(slurm, "Partition"), "ondemand");
   EXPECT_EQ(Field(slurm, "Requeue"), "1");
@@ -215,6 +214,9 @@ TEST_F(QueueSlurmE2e, ARequeueOnSpotIsAPreemptionAndTheJobResumesAsTheSameRun) {
   job = Show(id);
   EXPECT_EQ(job["pool"], "spot");
   EXPECT_EQ(SlurmJob(id), slurm);  // the same batch job, restarted by Slurm
+  const auto listed = Frugal({"--json", "queue", "list"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_EQ(json::parse(listed.out)["jobs"][0]["slurm_job_id"], std::stoll(slurm)) << listed.out;
   // One decision for the one preemption, however many passes saw it.
   const std::vector<std::string> verdicts = Verdicts(job);
   EXPECT_EQ(std::count(verdicts.begin(), verdicts.end(), "wait_for_spot"), 1);
@@ -256,6 +258,7 @@ TEST_F(QueueSlurmE2e, ThePolicyMovesAPreemptedJobToOnDemandAndItResumesThere) {
   EXPECT_NE(od_job, spot_job);
   EXPECT_EQ(Field(od_job, "Partition"), "ondemand");
   ASSERT_TRUE(WaitFor(id, "succeeded")) << Show(id).dump() << Log(id);
+  EXPECT_EQ(Show(id)["slurm_job_id"], std::stoll(od_job));
   ExpectResumedOnce(id, "spot", "on_demand");
 }
 
@@ -264,26 +267,63 @@ TEST_F(QueueSlurmE2e, APreemptionOnlyFrugalRunHeardOfResumesAsTheSameRun) {
   ASSERT_GT(id, 0);
   Pass();
   ASSERT_EQ(Show(id)["pool"], "spot") << Show(id).dump();
+  const std::string slurm = SlurmJob(id);
+  ASSERT_FALSE(slurm.empty());
   ASSERT_TRUE(WaitForCheckpoint(id)) << Log(id);
   // A cloud notice would do this: the supervisor checkpoints, stops the command and exits 75.
   const pid_t supervisor =
       static_cast<pid_t>(std::stol(ReadTestFile(RunDir(id) / "supervisor.lock")));
   ASSERT_GT(supervisor, 0);
   ASSERT_EQ(::kill(supervisor, SIGTERM), 0);
-  // Either Slurm took the batch script's requeue (the job waits out a begin time Slurm sets,
-  // which the test cuts short) or the job ended with exit 75 and the queue places it again.
-  bool done = false;
-  for (int i = 0; i < 180 && !done; ++i) {
-    Pass();
-    const std::string job = SlurmJob(id);
-    if (!job.empty() && cluster_->JobState(job) == "PENDING" &&
-        Field(job, "Reason") == "BeginTime") {
-      cluster_->Client("scontrol", {"update", "jobid=" + job, "StartTime=now"});
-    }
-    done = Show(id)["state"] == "succeeded";
-    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // The batch script asks Slurm for the requeue: the same batch job comes back after a begin
+  // time Slurm sets, which the test cuts short.
+  StartNow(slurm);
+  ASSERT_TRUE(WaitFor(id, "succeeded")) << Show(id).dump() << Log(id);
+  EXPECT_EQ(SlurmJob(id), slurm);
+  EXPECT_EQ(Field(slurm, "Restarts"), "1");
+  ExpectResumedOnce(id, "spot", "spot");
+}
+
+TEST_F(QueueSlurmE2e, TheCheckpointNoticeBeforeTheTimeLimitReachesTheCommand) {
+  // It checkpoints only when asked: the one checkpoint it makes is the notice's.
+  const int id = Submit("limited", kCheckpointing, {}, Counter(kSteps, 0.25, 1000));
+  ASSERT_GT(id, 0);
+  Pass();
+  const std::string slurm = SlurmJob(id);
+  ASSERT_FALSE(slurm.empty()) << Show(id).dump();
+  // The command has spoken the protocol (its supervisor then asks it for a checkpoint rather
+  // than stopping it outright).
+  const auto reported = [&] {
+    const std::string text = ReadTestFile(RunDir(id) / "reports" / "segment-1.jsonl");
+    return std::count(text.begin(), text.end(), '\n');
+  };
+  for (int i = 0; i < 240 && reported() < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  ASSERT_TRUE(done) << Show(id).dump() << Log(id);
+  ASSERT_GE(reported(), 3) << Log(id);
+  // What `sbatch --signal=B:USR1@120` has Slurm do 120 s before the job's time limit: USR1 to
+  // the batch shell alone. Slurm sends it from a check it runs every 30 s; the test sends the
+  // same signal the same way at once.
+  const auto signalled = cluster_->Client("scancel", {"--batch", "--signal=USR1", slurm});
+  ASSERT_EQ(signalled.exit_code, 0) << signalled.err;
+  // The batch shell passed it to frugal run, which had the command checkpoint, stopped it and
+  // asked Slurm for a requeue: the job starts again with a fresh time limit.
+  StartNow(slurm);
+  ASSERT_TRUE(WaitFor(id, "succeeded")) << Show(id).dump() << Log(id);
+  EXPECT_EQ(Field(slurm, "Restarts"), "1");
+  const json run = Run(id);
+  // The notice, then the checkpoint it asked for: the first one the command made.
+  std::vector<std::string> order;
+  for (const json& e : run["events"]) {
+    if (e["type"] == "preemption_notice" && e.dump().find("SIGUSR1") != std::string::npos) {
+      order.push_back("notice");
+    } else if (e["type"] == "checkpoint_committed") {
+      order.push_back("checkpoint");
+    }
+  }
+  ASSERT_GE(order.size(), 2u) << run["events"].dump();
+  EXPECT_EQ(order[0], "notice") << run["events"].dump();
+  EXPECT_EQ(order[1], "checkpoint") << run["events"].dump();
   ExpectResumedOnce(id, "spot", "spot");
 }
 

@@ -57,6 +57,24 @@ while step < target:
         time.sleep(30)
 )";
 
+// A training process that reports every step and commits a checkpoint every five:
+// `counting.py STEPS`, 0.1 s a step.
+constexpr const char* kCounting = R"(import json, os, sys, time
+ck, rep = os.environ["FRUGAL_CHECKPOINT_DIR"], os.environ["FRUGAL_REPORT"]
+def report(o):
+    with open(rep, "a") as f:
+        f.write(json.dumps(o) + "\n")
+for step in range(1, int(sys.argv[1]) + 1):
+    time.sleep(0.1)
+    report({"type": "progress", "step": step})
+    if step % 5 == 0:
+        d = os.path.join(ck, "s%d" % step)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "state.txt"), "w") as f:
+            f.write(str(step))
+        report({"type": "checkpoint", "path": "s%d" % step, "step": step})
+)";
+
 struct Queue {
   TempDir home;
   std::string cap;
@@ -197,6 +215,44 @@ TEST(QueueViewE2e, ListAndShowGiveEtaAgainstTheDeadlineAndSpendSoFar) {
   EXPECT_NE(text.out.find("to spare"), std::string::npos) << text.out;
   auto shown = q.Run({"queue", "show", std::to_string(id)});
   EXPECT_NE(shown.out.find("spent"), std::string::npos) << shown.out;
+}
+
+TEST(QueueViewE2e, ARunningJobsEtaComesFromItsMeasuredProgress) {
+  Queue q;
+  const std::string counting = (q.home / "counting.py").string();
+  WriteTestFile(counting, kCounting);
+  // Estimated at 2 hours, due in 3: the estimate alone leaves an hour to spare. The job runs
+  // 60 steps at about 10 a second, and its progress says it ends within seconds.
+  const int id = q.Submit("measured", "cpu_slots: 1\nruntime: 2h\ndeadline: 3h\nsteps: 60\n",
+                          {"/usr/bin/python3", counting, "60"});
+  ASSERT_GT(id, 0);
+  q.Pass();
+  json job = q.Show(id);
+  ASSERT_EQ(job["state"], "running") << job.dump();
+  EXPECT_EQ(job["steps"], 60);
+  for (int i = 0; i < 100 && job["eta_basis"] != "measured" && job["state"] == "running"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    job = q.Show(id);
+  }
+  ASSERT_EQ(job["eta_basis"], "measured") << job.dump();
+  const int64_t step = job["progress_step"].get<int64_t>();
+  EXPECT_GE(step, 5);
+  EXPECT_LE(step, 60);
+  EXPECT_NEAR(job["progress_fraction"].get<double>(), static_cast<double>(step) / 60, 1e-4);
+  // 0.1 s sleeps: at most 10 steps a second, and at least one even on a loaded machine.
+  const double rate = job["steps_per_second"].get<double>();
+  EXPECT_GT(rate, 1.0) << job.dump();
+  EXPECT_LE(rate, 10.5) << job.dump();
+  // At most a minute to go, against the estimate's two hours.
+  EXPECT_GT(job["deadline_slack_seconds"].get<int64_t>(), 3 * 3600 - 70) << job.dump();
+  EXPECT_FALSE(job["will_miss"].get<bool>());
+  EXPECT_TRUE(job["slurm_job_id"].is_null()) << job.dump();  // a local job
+  const auto text = q.Run({"queue", "show", std::to_string(id)});
+  EXPECT_NE(text.out.find("(measured)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" of 60 ("), std::string::npos) << text.out;
+  ASSERT_TRUE(q.WaitFor(id, "succeeded"));
+  EXPECT_EQ(q.Show(id)["eta_basis"], "finished");
+  EXPECT_TRUE(q.Show(id)["progress_step"].is_null());
 }
 
 TEST(QueueWarmStartE2e, AJobStartsFromTheRunsNewestCommittedCheckpoint) {

@@ -1,8 +1,9 @@
 // frugal run as a real Slurm batch job (examples/slurm/frugal-job.sbatch) on a single-node
 // cluster started by the test: a job that Slurm requeues (as preemption with
-// PreemptMode=REQUEUE does) and one that frugal asks to requeue (exit 75) both come back with
-// the same job id, resume from their last checkpoint under one ledger run, and end with the
-// result an uninterrupted run gives.
+// PreemptMode=REQUEUE does), one that frugal asks to requeue (exit 75), and one given the
+// checkpoint notice Slurm sends before a time limit all come back with the same job id, resume
+// from their last checkpoint under one ledger run, and end with the result an uninterrupted
+// run gives.
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -73,10 +74,8 @@ class SlurmRun : public ::testing::Test {
 
   /// A requeued job waits out a begin time Slurm sets; the test lets it start at once.
   void StartRequeuedJob(const std::string& job) const {
-    ASSERT_TRUE(cluster_->WaitForJob(job, {"PENDING"}, std::chrono::seconds(30)))
-        << cluster_->JobState(job);
-    const auto now = cluster_->Client("scontrol", {"update", "jobid=" + job, "StartTime=now"});
-    ASSERT_EQ(now.exit_code, 0) << now.err;
+    const std::string why = cluster_->StartRequeuedJobNow(job, std::chrono::seconds(30));
+    ASSERT_TRUE(why.empty()) << why;
   }
 
   /// The job ended well, and the ledger holds one run of two segments: the first preempted,
@@ -136,6 +135,20 @@ TEST_F(SlurmRun, AJobFrugalFindsPreemptedRequeuesItselfWithExit75) {
   ExpectOneRunResumedOnce(job);
   EXPECT_NE(ReadTestFile(home_ / "job.log").find("preempted; requeueing job " + job),
             std::string::npos);
+}
+
+TEST_F(SlurmRun, TheTimeLimitNoticeToTheBatchScriptCheckpointsAndRequeuesTheJob) {
+  const std::string job = Submit();
+  ASSERT_TRUE(WaitForCheckpoint(job)) << ReadTestFile(home_ / "job.log");
+  // What the script's `--signal=B:USR1@120` has Slurm do before a time limit: USR1 to the batch
+  // shell alone (Slurm sends it from a check it makes every 30 s; the test sends it at once).
+  const auto signalled = cluster_->Client("scancel", {"--batch", "--signal=USR1", job});
+  ASSERT_EQ(signalled.exit_code, 0) << signalled.err;
+  StartRequeuedJob(job);
+  ExpectOneRunResumedOnce(job);
+  const std::string log = ReadTestFile(home_ / "job.log");
+  EXPECT_NE(log.find("preemption notice: SIGUSR1 to frugal"), std::string::npos) << log;
+  EXPECT_NE(log.find("preempted; requeueing job " + job), std::string::npos) << log;
 }
 
 }  // namespace

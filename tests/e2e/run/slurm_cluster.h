@@ -39,6 +39,15 @@ class SlurmCluster {
   /// Polls until the job's state is one of `states`; false after `limit`.
   bool WaitForJob(const std::string& job, const std::vector<std::string>& states,
                   std::chrono::seconds limit) const;
+  /// Lets a requeued job start now instead of at the begin time Slurm gave it (the requeue,
+  /// plus the credential lifetime, plus 1 s: 121 s by default). That delay is what keeps a
+  /// restart clear of the node's revocation of the job's previous credential: slurmd refuses a
+  /// launch credential issued in the same second as the revocation, or before it ("Job
+  /// credential revoked"), and the job ends FAILED. So this waits until the job is PENDING
+  /// (its previous run cleaned up on the node, the revocation done) and then until the clock
+  /// has moved into a later second, and only then moves its start to now. Empty on success,
+  /// otherwise what went wrong.
+  std::string StartRequeuedJobNow(const std::string& job, std::chrono::seconds limit) const;
 
   const std::filesystem::path& dir() const { return dir_; }
   /// "SLURM_CONF=<dir>/slurm.conf": the environment entry that points client commands (and a

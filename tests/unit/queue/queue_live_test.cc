@@ -87,9 +87,13 @@ TEST(QueueRequestJson, SpotHistoryAndWarmStartRoundTripAndOldRequestsStillRead) 
   j.spot.first_start = kNow;
   j.spot.work_done_hours = 0.5;
   j.spot.spans = {{true, 600}, {false, 120}};
+  j.steps = 5000;
+  j.executor = "slurm";
   auto back = RequestFromJson(RequestToJson(j));
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(back->warm_start, "base");
+  EXPECT_EQ(back->steps, 5000);
+  EXPECT_EQ(back->executor, "slurm");
   EXPECT_EQ(back->spot.preemptions, 2);
   EXPECT_FALSE(back->spot.spot_allowed);
   EXPECT_EQ(back->spot.spans, j.spot.spans);
@@ -97,9 +101,13 @@ TEST(QueueRequestJson, SpotHistoryAndWarmStartRoundTripAndOldRequestsStillRead) 
   nlohmann::json old = nlohmann::json::parse(RequestToJson(SpotJob(kNever)));
   old.erase("warm_start");
   old.erase("spot");
+  old.erase("steps");
+  old.erase("executor");
   back = RequestFromJson(old.dump());
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_TRUE(back->warm_start.empty());
+  EXPECT_EQ(back->steps, 0);
+  EXPECT_TRUE(back->executor.empty());
   EXPECT_TRUE(back->spot.spot_allowed);
   EXPECT_EQ(back->spot.preemptions, 0);
 }
