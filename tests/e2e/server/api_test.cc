@@ -314,10 +314,18 @@ TEST_F(Api, ABodyPastTheLimitGetsAJsonError) {
 TEST_F(Api, DailySpendSplitsSegmentsAcrossDays) {
   RunningServer s(Options());
   ASSERT_TRUE(s.ok());
-  const std::string until = ledger::FormatTimestamp(ledger::Now() - std::chrono::hours(3));
+  // Every UTC day from the one `since` falls on to the one `until` falls on: four, or three
+  // when the test runs in the first three hours of a UTC day.
+  const ledger::Timestamp now = ledger::Now();
+  const ledger::Timestamp since = now - std::chrono::hours(72);
+  const ledger::Timestamp until = now - std::chrono::hours(3);
   const nlohmann::json daily =
-      JsonOf(s.Client().Get("/api/v1/spend/daily?by=team&since=3d&until=" + until));
-  EXPECT_EQ(daily["days"].size(), 4U);
+      JsonOf(s.Client().Get("/api/v1/spend/daily?by=team&since=" +
+                            ledger::FormatTimestamp(since) + "&until=" +
+                            ledger::FormatTimestamp(until)));
+  const auto days = std::chrono::floor<std::chrono::days>(until) -
+                    std::chrono::floor<std::chrono::days>(since);
+  EXPECT_EQ(daily["days"].size(), static_cast<size_t>(days.count() + 1));
   std::map<std::string, std::string> totals;
   for (const auto& series : daily["series"]) {
     totals[series["key"].get<std::string>()] = series["total_usd"].get<std::string>();
