@@ -74,7 +74,7 @@ std::vector<Observation> Study::History() const {
   return history;
 }
 
-bool Study::PickConfig(Trial& trial) {
+bool Study::PickConfig(Trial& trial, bool alone) {
   const size_t dims = std::max<size_t>(1, spec_.space.dimensions());
   const std::vector<Observation> history =
       SamplerLearns(spec_.sampler) ? History() : std::vector<Observation>{};
@@ -90,6 +90,8 @@ bool Study::PickConfig(Trial& trial) {
   for (size_t i : table_order_) {
     if (table_used_[i] == 0) unused.push_back(i);
   }
+  if (unused.empty()) return false;
+  KeepAffordable(unused, alone);
   if (unused.empty()) return false;
   size_t chosen = 0;
   if (spec_.space.empty()) {
@@ -141,6 +143,7 @@ Result<bool> Study::TryStart(const Job& job) {
   // costs one report and another is tried.
   const double units = spec_.scheduler == SchedulerKind::kNone ? FirstReportUnits(to) : to;
   const auto reserved = ReservedSeconds();
+  bool alone = false;  // started alone with what is left (LoneProbeFits)
   if (!rate || !reserved) {
     // Nothing is known about cost yet: one probe runs alone until its first report.
     if (!running_.empty()) return false;
@@ -150,18 +153,21 @@ Result<bool> Study::TryStart(const Job& job) {
     // Without pruning nothing waits to be promoted: the leader's finish alone in the way, the
     // workers wait for it to complete (or prove too dear) and exploring may go on after.
     if (spec_.scheduler == SchedulerKind::kNone && gate_.Fits(*rate * units, 0.0)) return false;
-    // Exploring further would eat the money that finishes the leader: stop exploring, and
-    // spend the rest on promotions, best first.
-    endgame_ = true;
-    CloseStarts("budget");
-    return true;
+    alone = LoneProbeFits(units);
+    if (!alone) {
+      // Exploring further would eat the money that finishes the leader: stop exploring, and
+      // spend the rest on promotions, best first.
+      endgame_ = true;
+      CloseStarts("budget");
+      return true;
+    }
   }
   Trial trial;
   trial.id = static_cast<int64_t>(trials_.size());
   trial.bracket = job.bracket;
   trial.target_rung = job.target_rung;
   trial.rung_losses.assign(ladder_.fidelities.size(), kNaN);
-  if (!PickConfig(trial)) {
+  if (!PickConfig(trial, alone)) {
     CloseStarts("search space exhausted");
     return true;
   }
@@ -170,6 +176,31 @@ Result<bool> Study::TryStart(const Job& job) {
   scheduler_->OnStart(stored);
   FRUGAL_TRY(Launch(stored));
   return true;
+}
+
+bool Study::LoneProbeFits(double units) const {
+  // Only when the money has nothing else to do: no trial runs, stops or waits to be finished.
+  if (!running_.empty() || !released_.empty() || !parked_.empty() || Leader() != nullptr)
+    return false;
+  // The dearest pace seen bounds what a new configuration may cost, and after one dear draw it
+  // would end the study with money that pays for cheaper ones. One new trial may still start
+  // alone: from a table, one of the configurations left whose full run is predicted to fit
+  // (KeepAffordable); without one, when its first report fits at the study's mean pace. It
+  // overruns by at most that report.
+  if (table_ != nullptr) {
+    std::vector<size_t> rows;
+    for (size_t row = 0; row < table_used_.size(); ++row)
+      if (table_used_[row] == 0) rows.push_back(row);
+    KeepAffordable(rows, true);
+    double pace = 0.0;
+    for (size_t row : rows) {
+      const double predicted = PredictedPace(row);
+      if (predicted > 0 && (pace <= 0 || predicted < pace)) pace = predicted;
+    }
+    return pace > 0 && gate_.Fits(pace * units, 0.0);
+  }
+  const auto pace = estimator_.SecondsPerUnit();
+  return pace && gate_.Fits(*pace * units, 0.0);
 }
 
 Study::Room Study::RoomToReach(const Trial& trial, int rung) const {
