@@ -280,11 +280,11 @@ void Study::KeepAffordable(std::vector<size_t>& rows, bool alone) const {
   for (const auto& [seconds, row] : cost)
     if (gate_.Fits(seconds, held)) kept.push_back(row);
   // None predicted to fit, and nothing completed: a random draw is the better bet until draws
-  // have failed (a trial was stopped because the budget could not finish it), and a trial
+  // have failed (two trials were stopped because the budget could not finish them), and a trial
   // started alone has nothing else to try; then the cheapest predicted half.
-  const bool failed = std::any_of(trials_.begin(), trials_.end(), [](const Trial& t) {
+  const bool failed = std::count_if(trials_.begin(), trials_.end(), [](const Trial& t) {
     return t.state == TrialState::kStoppedAtBudget;
-  });
+  }) >= 2;
   if (kept.empty() && improvements_.empty() && (alone || failed)) {
     for (size_t k = 0; k < (cost.size() + 1) / 2; ++k) kept.push_back(cost[k].second);
   }
