@@ -291,8 +291,9 @@ TEST(StudyEndgame, DearDrawsDoNotEndTheStudyWithMoneyForCheaperConfigurations) {
     // One interval of the dearest configuration (64 s) at most.
     EXPECT_LE(s.overshoot.dollars(), 0.064 + 1e-6) << "seed " << seed;
   }
-  // Three of 30 draw only dear configurations before the money runs out (9 before the change).
-  EXPECT_LE(empty, 4);
+  // 4 of 30 still draw only dear configurations before the money runs out (9 before the
+  // change): a draw is blind until a cheaper one has been measured.
+  EXPECT_LE(empty, 5);
 }
 
 TEST(ReplayTableColumns, ConfigurationsArePointsOfTheirColumns) {
