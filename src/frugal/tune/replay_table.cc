@@ -270,11 +270,13 @@ std::vector<std::vector<double>> ReplayTable::ColumnPoints() const {
       for (const ParamValue* v : values)
         x.push_back(std::holds_alternative<double>(*v) ? std::get<double>(*v)
                                                        : static_cast<double>(std::get<int64_t>(*v)));
+      if (!std::all_of(x.begin(), x.end(), [](double v) { return std::isfinite(v); })) continue;
       const auto [lo, hi] = std::minmax_element(x.begin(), x.end());
-      if (!(*hi > *lo) || !std::isfinite(*lo) || !std::isfinite(*hi)) continue;
+      if (!(*hi > *lo)) continue;
       const bool logs = *lo > 0 && *hi >= 10 * *lo;
       const double a = logs ? std::log(*lo) : *lo;
       const double b = logs ? std::log(*hi) : *hi;
+      if (!std::isfinite(b - a)) continue;  // a span past the largest double
       for (size_t i = 0; i < x.size(); ++i)
         points[i].push_back(((logs ? std::log(x[i]) : x[i]) - a) / (b - a));
     } else {

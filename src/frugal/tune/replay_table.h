@@ -77,7 +77,8 @@ class ReplayTable {
   /// configurations from far ones when no search space is given: a numeric column scaled to
   /// [0, 1] (in logs when every value is positive and they span 10× or more), a text column one
   /// coordinate per value (1/√2 for it, 0 for the others); columns that never vary, are
-  /// missing in some row, or repeat the config id are left out. Empty points when none is left.
+  /// missing in some row, repeat the config id or hold a number that is not finite are left
+  /// out. Empty points when none is left.
   std::vector<std::vector<double>> ColumnPoints() const;
 
   /// Cost and value of a config trained up to `max_fidelity` (or the end of its curve).

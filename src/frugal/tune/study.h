@@ -186,8 +186,9 @@ class Study {
   };
   [[nodiscard]] Result<void> PassRung(Trial& trial, RungPass pass);
   /// When no start fits at the dearest pace seen: whether one new trial may still start alone,
-  /// its `units` to first report paid at the study's mean pace, because nothing else is left
-  /// to spend the money on (no trial runs, and none unfinished waits for it).
+  /// because nothing else is left to spend the money on (no trial runs, and none unfinished
+  /// waits for it) and its `units` to first report fit at the pace predicted for the cheapest
+  /// configuration it may draw (KeepAffordable with `alone`; without a table, the mean pace).
   bool LoneProbeFits(double units) const;
   /// Whether the budget can pay for `trial` to reach `rung` now, once running segments settle,
   /// or never.
@@ -238,8 +239,10 @@ class Study {
   /// nearest weigh most; 0 when none is measured.
   double PredictedPace(size_t row) const;
   /// Until a trial has completed and while the rest of the budget would not finish a typical
-  /// configuration: narrows the table rows a draw may pick to those predicted to fit (or the
-  /// cheapest predicted half).
+  /// configuration: narrows the table rows a draw may pick to those predicted to fit (or, once
+  /// two trials were stopped as too dear, the cheapest predicted half). `alone` (a trial
+  /// started alone with what is left): always to those predicted to fit, or before any trial
+  /// has completed the cheapest predicted half; possibly to none.
   void KeepAffordable(std::vector<size_t>& rows, bool alone) const;
   /// Once no trial is left for the endgame to finish (its leader failed, or completed), the
   /// study explores again with what is left.

@@ -291,6 +291,31 @@ void Study::KeepAffordable(std::vector<size_t>& rows, bool alone) const {
   if (!kept.empty() || alone) rows = std::move(kept);
 }
 
+bool Study::LoneProbeFits(double units) const {
+  // Only when the money has nothing else to do: no trial runs, stops or waits to be finished.
+  if (!running_.empty() || !released_.empty() || !parked_.empty() || Leader() != nullptr)
+    return false;
+  // The dearest pace seen bounds what a new configuration may cost, and after one dear draw it
+  // would end the study with money that pays for cheaper ones. One new trial may still start
+  // alone: from a table, one of the configurations left whose full run is predicted to fit
+  // (KeepAffordable); without one, when its first report fits at the study's mean pace. It
+  // overruns by at most that report.
+  if (table_ != nullptr) {
+    std::vector<size_t> rows;
+    for (size_t row = 0; row < table_used_.size(); ++row)
+      if (table_used_[row] == 0) rows.push_back(row);
+    KeepAffordable(rows, true);
+    double pace = 0.0;
+    for (size_t row : rows) {
+      const double predicted = PredictedPace(row);
+      if (predicted > 0 && (pace <= 0 || predicted < pace)) pace = predicted;
+    }
+    return pace > 0 && gate_.Fits(pace * units, 0.0);
+  }
+  const auto pace = estimator_.SecondsPerUnit();
+  return pace && gate_.Fits(*pace * units, 0.0);
+}
+
 void Study::ReopenAfterTheEndgame() {
   if (!endgame_ || stop_reason_ != "budget" || stopping_) return;
   if (!running_.empty() || !parked_.empty() || !released_.empty()) return;
