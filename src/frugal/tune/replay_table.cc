@@ -250,4 +250,48 @@ double ReplayTable::FirstReport() const {
   return first;
 }
 
+std::vector<std::vector<double>> ReplayTable::ColumnPoints() const {
+  std::vector<std::vector<double>> points(configs_.size());
+  if (configs_.empty()) return points;
+  for (const auto& [name, first] : configs_.front().params) {
+    std::vector<const ParamValue*> values;
+    bool numeric = true;
+    bool repeats_id = true;
+    for (const ReplayConfig& c : configs_) {
+      const auto it = c.params.find(name);
+      if (it == c.params.end()) break;
+      values.push_back(&it->second);
+      numeric = numeric && !std::holds_alternative<std::string>(it->second);
+      repeats_id = repeats_id && ValueText(it->second) == c.id;
+    }
+    if (values.size() != configs_.size() || repeats_id) continue;
+    if (numeric) {
+      std::vector<double> x;
+      for (const ParamValue* v : values)
+        x.push_back(std::holds_alternative<double>(*v) ? std::get<double>(*v)
+                                                       : static_cast<double>(std::get<int64_t>(*v)));
+      if (!std::all_of(x.begin(), x.end(), [](double v) { return std::isfinite(v); })) continue;
+      const auto [lo, hi] = std::minmax_element(x.begin(), x.end());
+      if (!(*hi > *lo)) continue;
+      const bool logs = *lo > 0 && *hi >= 10 * *lo;
+      const double a = logs ? std::log(*lo) : *lo;
+      const double b = logs ? std::log(*hi) : *hi;
+      if (!std::isfinite(b - a)) continue;  // a span past the largest double
+      for (size_t i = 0; i < x.size(); ++i)
+        points[i].push_back(((logs ? std::log(x[i]) : x[i]) - a) / (b - a));
+    } else {
+      std::vector<std::string> choices;
+      for (const ParamValue* v : values) choices.push_back(ValueText(*v));
+      std::vector<std::string> distinct = choices;
+      std::sort(distinct.begin(), distinct.end());
+      distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+      if (distinct.size() < 2) continue;
+      for (size_t i = 0; i < choices.size(); ++i)
+        for (const std::string& d : distinct)
+          points[i].push_back(choices[i] == d ? std::sqrt(0.5) : 0.0);
+    }
+  }
+  return points;
+}
+
 }  // namespace frugal::tune

@@ -73,6 +73,14 @@ class ReplayTable {
   /// The lowest fidelity at which any configuration first reports (0 without rows).
   double FirstReport() const;
 
+  /// Each configuration as a point built from configs.csv's columns, for telling near
+  /// configurations from far ones when no search space is given: a numeric column scaled to
+  /// [0, 1] (in logs when every value is positive and they span 10× or more), a text column one
+  /// coordinate per value (1/√2 for it, 0 for the others); columns that never vary, are
+  /// missing in some row, repeat the config id or hold a number that is not finite are left
+  /// out. Empty points when none is left.
+  std::vector<std::vector<double>> ColumnPoints() const;
+
   /// Cost and value of a config trained up to `max_fidelity` (or the end of its curve).
   static const CurvePoint* FinalPoint(const ReplayConfig& config, double max_fidelity);
 

@@ -74,7 +74,7 @@ std::vector<Observation> Study::History() const {
   return history;
 }
 
-bool Study::PickConfig(Trial& trial) {
+bool Study::PickConfig(Trial& trial, bool alone) {
   const size_t dims = std::max<size_t>(1, spec_.space.dimensions());
   const std::vector<Observation> history =
       SamplerLearns(spec_.sampler) ? History() : std::vector<Observation>{};
@@ -90,6 +90,8 @@ bool Study::PickConfig(Trial& trial) {
   for (size_t i : table_order_) {
     if (table_used_[i] == 0) unused.push_back(i);
   }
+  if (unused.empty()) return false;
+  KeepAffordable(unused, alone);
   if (unused.empty()) return false;
   size_t chosen = 0;
   if (spec_.space.empty()) {
@@ -141,6 +143,7 @@ Result<bool> Study::TryStart(const Job& job) {
   // costs one report and another is tried.
   const double units = spec_.scheduler == SchedulerKind::kNone ? FirstReportUnits(to) : to;
   const auto reserved = ReservedSeconds();
+  bool alone = false;  // started alone with what is left (LoneProbeFits)
   if (!rate || !reserved) {
     // Nothing is known about cost yet: one probe runs alone until its first report.
     if (!running_.empty()) return false;
@@ -150,18 +153,21 @@ Result<bool> Study::TryStart(const Job& job) {
     // Without pruning nothing waits to be promoted: the leader's finish alone in the way, the
     // workers wait for it to complete (or prove too dear) and exploring may go on after.
     if (spec_.scheduler == SchedulerKind::kNone && gate_.Fits(*rate * units, 0.0)) return false;
-    // Exploring further would eat the money that finishes the leader: stop exploring, and
-    // spend the rest on promotions, best first.
-    endgame_ = true;
-    CloseStarts("budget");
-    return true;
+    alone = LoneProbeFits(units);
+    if (!alone) {
+      // Exploring further would eat the money that finishes the leader: stop exploring, and
+      // spend the rest on promotions, best first.
+      endgame_ = true;
+      CloseStarts("budget");
+      return true;
+    }
   }
   Trial trial;
   trial.id = static_cast<int64_t>(trials_.size());
   trial.bracket = job.bracket;
   trial.target_rung = job.target_rung;
   trial.rung_losses.assign(ladder_.fidelities.size(), kNaN);
-  if (!PickConfig(trial)) {
+  if (!PickConfig(trial, alone)) {
     CloseStarts("search space exhausted");
     return true;
   }

@@ -185,6 +185,11 @@ class Study {
     kAtLastReport,  ///< in its segment, at the report that ended it (no process to stop)
   };
   [[nodiscard]] Result<void> PassRung(Trial& trial, RungPass pass);
+  /// When no start fits at the dearest pace seen: whether one new trial may still start alone,
+  /// because nothing else is left to spend the money on (no trial runs, and none unfinished
+  /// waits for it) and its `units` to first report fit at the pace predicted for the cheapest
+  /// configuration it may draw (KeepAffordable with `alone`; without a table, the mean pace).
+  bool LoneProbeFits(double units) const;
   /// Whether the budget can pay for `trial` to reach `rung` now, once running segments settle,
   /// or never.
   enum class Room { kNow, kLater, kNever };
@@ -192,7 +197,7 @@ class Study {
   double Loss(double value) const;
   std::vector<Observation> History() const;
   /// Picks the next configuration; false when the table has none left.
-  bool PickConfig(Trial& trial);
+  bool PickConfig(Trial& trial, bool alone = false);
 
   // The endgame (study_endgame.cc): money is kept to finish the leader, and once exploring
   // would eat it (or nothing is left to explore) the workers promote paused trials, best first.
@@ -230,6 +235,15 @@ class Study {
   /// cannot pay beside those ahead checkpoints and stops now, not at the cap, so that the
   /// money goes to trials that can still complete (not under sha or hyperband).
   void StopWhatCannotFinish();
+  /// A configuration's pace (seconds per fidelity unit) predicted from the measured trials,
+  /// nearest weigh most; 0 when none is measured.
+  double PredictedPace(size_t row) const;
+  /// Until a trial has completed and while the rest of the budget would not finish a typical
+  /// configuration: narrows the table rows a draw may pick to those predicted to fit (or, once
+  /// two trials were stopped as too dear, the cheapest predicted half). `alone` (a trial
+  /// started alone with what is left): always to those predicted to fit, or before any trial
+  /// has completed the cheapest predicted half; possibly to none.
+  void KeepAffordable(std::vector<size_t>& rows, bool alone) const;
   /// Once no trial is left for the endgame to finish (its leader failed, or completed), the
   /// study explores again with what is left.
   void ReopenAfterTheEndgame();
@@ -260,6 +274,8 @@ class Study {
   /// runner tells their last time (SegmentEnd::kReleased).
   std::vector<int64_t> released_;
   std::vector<std::vector<double>> table_points_;  ///< replay: each row's unit-cube point
+  /// replay: each row's point for predicting its pace (the space's, else configs.csv's columns)
+  std::vector<std::vector<double>> cost_points_;
   std::vector<char> table_used_;
   std::vector<size_t> table_order_;  ///< replay: the order rows are offered in (shuffled when opaque)
   int64_t events_ = 0;

@@ -233,6 +233,89 @@ void Study::StopWhatCannotFinish() {
   for (int64_t id : stop) StopAtCap(trials_[static_cast<size_t>(id)], TrialState::kStoppedAtBudget);
 }
 
+double Study::PredictedPace(size_t row) const {
+  // Each measured trial's pace, weighted by the inverse square of its distance to the row's
+  // point, averaged in logs (paces spread over orders of magnitude).
+  const std::vector<double>& point = cost_points_[row];
+  double weights = 0.0;
+  double sum = 0.0;
+  for (const Trial& t : trials_) {
+    const auto pace = RateOf(t);
+    const auto at = table_->Find(t.source_id);
+    if (t.last_fidelity <= kEps || !pace || *pace <= 0 || !at) continue;
+    const std::vector<double>& other = cost_points_[*at];
+    double d2 = 0.0;
+    for (size_t k = 0; k < point.size() && k < other.size(); ++k)
+      d2 += (point[k] - other[k]) * (point[k] - other[k]);
+    const double w = 1.0 / (d2 + kEps);
+    weights += w;
+    sum += w * std::log(*pace);
+  }
+  return weights > 0 ? std::exp(sum / weights) : 0.0;
+}
+
+void Study::KeepAffordable(std::vector<size_t>& rows, bool alone) const {
+  // Until a trial has completed, a configuration the rest of the budget cannot finish is
+  // worth only a partial result: when the money left would not pay a typical one's full run,
+  // the draw keeps to those whose predicted full run (the paces measured nearby, over the
+  // row's own schedule) fits, or failing any, to the cheapest predicted half. A trial started
+  // alone with what is left (LoneProbeFits) keeps to those predicted to fit, always.
+  if (rows.empty() || (!alone && (!improvements_.empty() || rows.size() < 2))) return;
+  const auto reserved = ReservedSeconds();
+  if (!reserved) return;
+  const double held = alone ? 0.0 : *reserved + FinishReserve(-1);
+  std::vector<std::pair<double, size_t>> cost;
+  for (size_t row : rows) {
+    const double pace = PredictedPace(row);
+    if (pace <= 0) return;  // nothing measured yet
+    const Config& params = table_->configs()[row].params;
+    const double full = spec_.fidelity.LengthOf(params).value_or(ladder_.fidelities.back());
+    cost.emplace_back(pace * full, row);
+  }
+  // Ties keep the draw's own (shuffled) order.
+  std::stable_sort(cost.begin(), cost.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (!alone && gate_.Fits(cost[cost.size() / 2].first, held)) return;  // a typical one fits
+  std::vector<size_t> kept;
+  for (const auto& [seconds, row] : cost)
+    if (gate_.Fits(seconds, held)) kept.push_back(row);
+  // None predicted to fit, and nothing completed: a random draw is the better bet until draws
+  // have failed (two trials were stopped because the budget could not finish them), and a trial
+  // started alone has nothing else to try; then the cheapest predicted half.
+  const bool failed = std::count_if(trials_.begin(), trials_.end(), [](const Trial& t) {
+    return t.state == TrialState::kStoppedAtBudget;
+  }) >= 2;
+  if (kept.empty() && improvements_.empty() && (alone || failed)) {
+    for (size_t k = 0; k < (cost.size() + 1) / 2; ++k) kept.push_back(cost[k].second);
+  }
+  if (!kept.empty() || alone) rows = std::move(kept);
+}
+
+bool Study::LoneProbeFits(double units) const {
+  // Only when the money has nothing else to do: no trial runs, stops or waits to be finished.
+  if (!running_.empty() || !released_.empty() || !parked_.empty() || Leader() != nullptr)
+    return false;
+  // The dearest pace seen bounds what a new configuration may cost, and after one dear draw it
+  // would end the study with money that pays for cheaper ones. One new trial may still start
+  // alone: from a table, one of the configurations left whose full run is predicted to fit
+  // (KeepAffordable); without one, when its first report fits at the study's mean pace. It
+  // overruns by at most that report.
+  if (table_ != nullptr) {
+    std::vector<size_t> rows;
+    for (size_t row = 0; row < table_used_.size(); ++row)
+      if (table_used_[row] == 0) rows.push_back(row);
+    KeepAffordable(rows, true);
+    double pace = 0.0;
+    for (size_t row : rows) {
+      const double predicted = PredictedPace(row);
+      if (predicted > 0 && (pace <= 0 || predicted < pace)) pace = predicted;
+    }
+    return pace > 0 && gate_.Fits(pace * units, 0.0);
+  }
+  const auto pace = estimator_.SecondsPerUnit();
+  return pace && gate_.Fits(*pace * units, 0.0);
+}
+
 void Study::ReopenAfterTheEndgame() {
   if (!endgame_ || stop_reason_ != "budget" || stopping_) return;
   if (!running_.empty() || !parked_.empty() || !released_.empty()) return;

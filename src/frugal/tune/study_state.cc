@@ -144,6 +144,7 @@ Result<void> Study::Prepare() {
     }
     table_points_.push_back(std::move(point));
   }
+  cost_points_ = spec_.space.empty() ? table_->ColumnPoints() : table_points_;
   return {};
 }
 

@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <functional>
+#include <string>
 
 #include "frugal/tune/study_check.h"
 #include "frugal/tune/study_curve.h"
@@ -262,6 +264,62 @@ TEST(StudyEndgame, AConfigurationTooDearToFinishIsStoppedAndAnotherTried) {
     // One interval of a dear configuration at most.
     EXPECT_LE(s.overshoot.dollars(), 0.2 + 1e-6) << "seed " << seed;
   }
+}
+
+TEST(StudyEndgame, DearDrawsDoNotEndTheStudyWithMoneyForCheaperConfigurations) {
+  // cnn_shapes at 2% of the table, seeds 12 and 21: the first configurations drawn were dear,
+  // and a start then had to fit one report at the dearest pace seen, which the money left could
+  // not pay: the study ended with no completed trial, and the price of several cheap full runs
+  // unspent. Here a configuration's `width` (8, 32 or 256) sets its epoch at 2, 8 or 64 s; a
+  // full run of 10 epochs costs 20, 80 or 640 s, and $0.13 pays 130 s at $3.60/h. The study
+  // predicts each configuration's pace from those measured nearby (by configs.csv's columns)
+  // and, with money too short for a typical one, draws among those it can finish.
+  frugal::testing::TempDir dir;
+  const auto width = [](int c) { return std::array{8, 32, 256}[static_cast<size_t>(c % 3)]; };
+  WriteTable(dir.path(), 48, 10, [&](int c, int) { return width(c) / 4.0; }, ",width",
+             [&](int c) { return std::to_string(width(c)); });
+  int empty = 0;
+  for (int seed = 1; seed <= 30; ++seed) {
+    const StudySummary s = RunSpec(
+        dir.path(), fmt::format("seed: {}\nresources: {{price_per_hour: 3.60, workers: 8}}\n"
+                                "fidelity: {{max: 10, grace: 1}}\ngates: {{budget_usd: 0.13}}\n",
+                                seed));
+    if (!s.best_value) {
+      ++empty;
+      EXPECT_TRUE(s.best_partial.has_value()) << "seed " << seed;
+    }
+    // One interval of the dearest configuration (64 s) at most.
+    EXPECT_LE(s.overshoot.dollars(), 0.064 + 1e-6) << "seed " << seed;
+  }
+  // 4 of 30 still draw only dear configurations before the money runs out (9 before the
+  // change): a draw is blind until a cheaper one has been measured.
+  EXPECT_LE(empty, 5);
+}
+
+TEST(ReplayTableColumns, ConfigurationsArePointsOfTheirColumns) {
+  frugal::testing::TempDir dir;
+  frugal::testing::WriteTestFile(dir.path() / "configs.csv",
+                                 "config_id,lr,width,opt,status\n"
+                                 "a,0.001,16,adam,OK\nb,0.1,16,sgd,OK\nc,0.01,16,adam,OK\n");
+  frugal::testing::WriteTestFile(dir.path() / "curves.csv",
+                                 "config_id,epoch,elapsed_s,score\n"
+                                 "a,1,1,0.5\nb,1,1,0.5\nc,1,1,0.5\n");
+  ReplaySource source;
+  source.dir = dir.path();
+  const auto table = ReplayTable::Load(source, "score", "epoch");
+  ASSERT_TRUE(table) << table.error().message;
+  const auto points = table->ColumnPoints();
+  ASSERT_EQ(points.size(), 3U);
+  // lr spans 100×: in logs, 0, 1 and 0.5; `width` and `status` never vary; `opt` is one
+  // coordinate per value (adam, sgd), 1/√2 for the row's own.
+  ASSERT_EQ(points[0].size(), 3U);
+  EXPECT_NEAR(points[0][0], 0.0, 1e-9);
+  EXPECT_NEAR(points[1][0], 1.0, 1e-9);
+  EXPECT_NEAR(points[2][0], 0.5, 1e-9);
+  EXPECT_NEAR(points[0][1], std::sqrt(0.5), 1e-9);
+  EXPECT_NEAR(points[0][2], 0.0, 1e-9);
+  EXPECT_NEAR(points[1][1], 0.0, 1e-9);
+  EXPECT_NEAR(points[1][2], std::sqrt(0.5), 1e-9);
 }
 
 TEST(ReplayTableSchedule, AColumnEqualToWhereEachCurveEndsIsTheScheduleLength) {
