@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "frugal/plan/planner.h"
+#include "support/catalog_support.h"
 #include "support/test_support.h"
 
 namespace frugal::plan {
@@ -99,27 +100,15 @@ TEST(DataLocality, SeveralRunsShareOneCopyAndItsStorageWhenThatIsCheaper) {
   EXPECT_EQ(two->cost, Money::FromCents(1600));
 }
 
-struct Fixture {
-  testing::TempDir dir;
-  catalog::Catalog catalog;
-  std::vector<std::string> names;
-};
+using Fixture = testing::CatalogWithOffers;
 
 /// The shipped catalog plus three L4 offers: in the data's region, in another AWS region, and
 /// in GCP; compute gets cheaper the farther it is from the data.
 std::unique_ptr<Fixture> Load() {
-  auto f = std::make_unique<Fixture>();
-  testing::WriteTestFile(
-      f->dir / "offers.yaml",
-      "apiVersion: frugal/v1\noffers:\n"
+  return testing::ShippedCatalogWith(
       "  - {name: near, cloud: aws, region: ap-south-1, gpu: L4, price_per_hour: 2.00}\n"
       "  - {name: east, cloud: aws, region: us-east-1, gpu: L4, price_per_hour: 1.50}\n"
       "  - {name: far, cloud: gcp, region: us-central1, gpu: L4, price_per_hour: 1.00}\n");
-  auto c = catalog::Catalog::LoadFrom(testing::SourceDir() / "data", {f->dir / "offers.yaml"});
-  EXPECT_TRUE(c) << c.error().message;
-  f->catalog = std::move(*c);
-  for (const auto& g : f->catalog.gpus()) f->names.push_back(g.name);
-  return f;
 }
 
 /// A job measured at 1 h on each of the three offers, with no boot or setup, and `data`.

@@ -6,28 +6,18 @@
 
 #include "frugal/plan/measured_transfer.h"
 #include "frugal/plan/planner.h"
+#include "support/catalog_support.h"
 #include "support/test_support.h"
 
 namespace frugal::plan {
 namespace {
 
-struct Fixture {
-  testing::TempDir dir;
-  catalog::Catalog catalog;
-  std::vector<std::string> names;
-};
+using Fixture = testing::CatalogWithOffers;
 
 std::unique_ptr<Fixture> Load() {
-  auto f = std::make_unique<Fixture>();
-  testing::WriteTestFile(f->dir / "offers.yaml",
-                         "apiVersion: frugal/v1\noffers:\n"
-                         "  - {name: big, cloud: test, gpu: A100-80GB, price_per_hour: 4.00}\n"
-                         "  - {name: small, cloud: test, gpu: T4, price_per_hour: 0.50}\n");
-  auto c = catalog::Catalog::LoadFrom(testing::SourceDir() / "data", {f->dir / "offers.yaml"});
-  EXPECT_TRUE(c) << c.error().message;
-  f->catalog = std::move(*c);
-  f->names = f->catalog.gpu_names();
-  return f;
+  return testing::ShippedCatalogWith(
+      "  - {name: big, cloud: test, gpu: A100-80GB, price_per_hour: 4.00}\n"
+      "  - {name: small, cloud: test, gpu: T4, price_per_hour: 0.50}\n");
 }
 
 JobSpec Spec(const Fixture& f, const std::string& text) {
