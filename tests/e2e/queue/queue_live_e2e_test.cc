@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "queue_home.h"
 #include "support/test_support.h"
 
 namespace frugal {
@@ -29,25 +30,8 @@ constexpr const char* kCapacity =
     "     gpus_per_node: 4, price_per_gpu_hour: 0.50, changeover: 1s}\n"
     "budgets:\n  - {tag: team=nlp, period: month, limit: 10}\n";
 
-struct Queue {
-  TempDir home;
-  std::string cap;
-  std::string db;
-
-  Queue() {
-    cap = (home / "capacity.yaml").string();
-    db = (home / "ledger.db").string();
-    WriteTestFile(cap, kCapacity);
-  }
-  testing::CommandResult Run(std::vector<std::string> args) {
-    args.insert(args.begin(), {"--db", db});
-    return RunFrugal(args, home.path());
-  }
-  std::string Spec(const std::string& name, const std::string& body) {
-    const std::string path = (home / (name + ".yaml")).string();
-    WriteTestFile(path, "apiVersion: frugal/v1\nkind: QueueJob\nname: " + name + "\n" + body);
-    return path;
-  }
+struct Queue : QueueHome {
+  Queue() : QueueHome(kCapacity) {}
   int Submit(const std::string& name, const std::string& body, std::vector<std::string> extra,
              const std::string& shell) {
     std::vector<std::string> args = {"--json", "queue", "submit", Spec(name, body), "--capacity", cap};
@@ -57,10 +41,6 @@ struct Queue {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     if (r.exit_code != 0) return -1;
     return nlohmann::json::parse(r.out)["id"].get<int>();
-  }
-  void Pass() {
-    auto r = Run({"queue", "run", "--once", "--capacity", cap});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   std::map<int, nlohmann::json> Jobs() {
     auto r = Run({"--json", "queue", "list"});

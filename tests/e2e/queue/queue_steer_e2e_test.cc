@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "queue_home.h"
 #include "support/test_support.h"
 
 namespace frugal {
@@ -75,27 +76,11 @@ for step in range(1, int(sys.argv[1]) + 1):
         report({"type": "checkpoint", "path": "s%d" % step, "step": step})
 )";
 
-struct Queue {
-  TempDir home;
-  std::string cap;
-  std::string db;
+struct Queue : QueueHome {
   std::string trainer;
 
-  Queue() {
-    cap = (home / "capacity.yaml").string();
-    db = (home / "ledger.db").string();
-    trainer = (home / "train.py").string();
-    WriteTestFile(cap, kCapacity);
+  Queue() : QueueHome(kCapacity), trainer((home / "train.py").string()) {
     WriteTestFile(trainer, kTrainer);
-  }
-  testing::CommandResult Run(std::vector<std::string> args) {
-    args.insert(args.begin(), {"--db", db});
-    return RunFrugal(args, home.path());
-  }
-  std::string Spec(const std::string& name, const std::string& body) {
-    const std::string path = (home / (name + ".yaml")).string();
-    WriteTestFile(path, "apiVersion: frugal/v1\nkind: QueueJob\nname: " + name + "\n" + body);
-    return path;
   }
   int Submit(const std::string& name, const std::string& body, std::vector<std::string> command) {
     std::vector<std::string> args = {"--json",     "queue", "submit", Spec(name, body),
@@ -104,10 +89,6 @@ struct Queue {
     auto r = Run(args);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return r.exit_code == 0 ? json::parse(r.out)["id"].get<int>() : -1;
-  }
-  void Pass() {
-    auto r = Run({"queue", "run", "--once", "--capacity", cap});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   json Show(int id) {
     auto r = Run({"--json", "queue", "show", std::to_string(id)});
