@@ -92,8 +92,9 @@ Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, S
   const Catalog c = FRUGAL_TRY(LoadCatalog(global));
   catalog::OfferQuery q;
   if (opts.cpu && !opts.gpu.empty() && !catalog::IsCpuName(opts.gpu)) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("--cpu lists CPU offers; it cannot be combined with --gpu {}", opts.gpu));
+    return Fail(
+        ErrorCode::kBadInput,
+        fmt::format("--cpu lists CPU offers; it cannot be combined with --gpu {}", opts.gpu));
   }
   if (!opts.gpu.empty()) q.gpu = opts.gpu;
   if (opts.cpu) q.gpu = "CPU";
@@ -149,10 +150,9 @@ Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, S
               o->gpu.empty()
                   ? fmt::format("cpu ({})", catalog::CpuClassName(catalog::ClassifyCpuOffer(*o)))
                   : o->gpu,
-              std::to_string(o->gpu_count),
-              fmt::format("{:g}", o->vcpus), fmt::format("{:g} GiB", o->ram_gib),
-              std::string(catalog::TierName(o->tier)), o->price.per_hour.ToString() + mark,
-              o->PricePerGpuHour().ToString() + mark});
+              std::to_string(o->gpu_count), fmt::format("{:g}", o->vcpus),
+              fmt::format("{:g} GiB", o->ram_gib), std::string(catalog::TierName(o->tier)),
+              o->price.per_hour.ToString() + mark, o->PricePerGpuHour().ToString() + mark});
   }
   t.Render(s.out);
   if (any_estimated) {

@@ -28,5 +28,4 @@ void RegisterQueue(CLI::App& app, GlobalOptions& global, Action& action);
 /// The live queue's subcommands, under `queue` (queue_live_command.cc).
 void RegisterQueueLive(CLI::App& queue_cmd, GlobalOptions& global, Action& action);
 
-
 }  // namespace frugal::cli

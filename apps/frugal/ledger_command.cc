@@ -163,8 +163,8 @@ Result<void> RunSweep(const SweepOptions& o, const GlobalOptions& global, Stream
   // command makes (10 minutes) marked lost before this one count too; a run caught up before
   // has nothing left to do.
   std::vector<ledger::RunId> candidates = lost;
-  for (const ledger::Row& row : FRUGAL_TRY(db->connection().Query(
-           "SELECT id FROM runs WHERE status = 'lost' ORDER BY id"))) {
+  for (const ledger::Row& row : FRUGAL_TRY(
+           db->connection().Query("SELECT id FROM runs WHERE status = 'lost' ORDER BY id"))) {
     const ledger::RunId id = ledger::AsInt(row.at(0));
     if (std::find(candidates.begin(), candidates.end(), id) == candidates.end()) {
       candidates.push_back(id);

@@ -57,8 +57,7 @@ void PrintResults(const std::vector<queue::PolicyResult>& results, std::ostream&
                {"mean wait", Align::kRight}});
   for (const queue::PolicyResult& r : results) {
     table.AddRow({r.name, Money::FromDollars(r.cost_usd).ToString(),
-                  std::to_string(r.deadline_misses),
-                  fmt::format("{}/{}", r.jobs_completed, r.jobs),
+                  std::to_string(r.deadline_misses), fmt::format("{}/{}", r.jobs_completed, r.jobs),
                   fmt::format("{:.1f}", r.idle_owned_gpu_hours),
                   fmt::format("{:.1f}", r.on_demand_gpu_hours),
                   fmt::format("{:.1f}", r.spot_gpu_hours), std::to_string(r.preemptions),
@@ -75,11 +74,12 @@ Result<void> RunSimulateQueue(const SimulateQueueOptions& opts, const GlobalOpti
   const queue::Workload workload = FRUGAL_TRY(queue::LoadWorkload(opts.workload, capacity));
   queue::SimulationConfig config;
   config.seed = opts.seed;
-  for (const std::string& path : opts.traces) config.traces.push_back(FRUGAL_TRY(spot::LoadTrace(path)));
+  for (const std::string& path : opts.traces)
+    config.traces.push_back(FRUGAL_TRY(spot::LoadTrace(path)));
   if (opts.policy != "all") {
     for (const std::string& name : Split(opts.policy, ',')) {
-      FRUGAL_TRY(queue::PolicyOptions(name).map_error(
-          [](const Error& e) { return e.Wrap("--policy"); }));
+      FRUGAL_TRY(
+          queue::PolicyOptions(name).map_error([](const Error& e) { return e.Wrap("--policy"); }));
       config.policies.push_back(name);
     }
   }
@@ -107,10 +107,9 @@ Result<void> RunSimulateQueue(const SimulateQueueOptions& opts, const GlobalOpti
     WriteJson(streams, std::move(doc));
     return {};
   }
-  streams.out << fmt::format("{}: {} jobs over {:.0f}h, seed {}\n\n", workload.name,
-                             workload.jobs.size(),
-                             static_cast<double>(workload.horizon_end - workload.start) / 3600.0,
-                             opts.seed);
+  streams.out << fmt::format(
+      "{}: {} jobs over {:.0f}h, seed {}\n\n", workload.name, workload.jobs.size(),
+      static_cast<double>(workload.horizon_end - workload.start) / 3600.0, opts.seed);
   PrintResults(results, streams.out);
   if (fifo != nullptr && frugal != nullptr && fifo->cost_usd > 0) {
     streams.out << fmt::format("\nfrugal costs {:.1f}% less than FIFO on on-demand.\n",

@@ -83,11 +83,15 @@ struct SubmitOptions {
 
 Result<void> ApplyFlags(const SubmitOptions& o, const queue::Capacity& cap, Seconds now,
                         queue::JobRequest& job) {
-  if (!o.deadline.empty()) job.deadline = FRUGAL_TRY(queue::ParseWhen("--deadline", o.deadline, now));
-  if (!o.not_before.empty()) job.not_before = FRUGAL_TRY(queue::ParseWhen("--not-before", o.not_before, now));
+  if (!o.deadline.empty())
+    job.deadline = FRUGAL_TRY(queue::ParseWhen("--deadline", o.deadline, now));
+  if (!o.not_before.empty())
+    job.not_before = FRUGAL_TRY(queue::ParseWhen("--not-before", o.not_before, now));
   if (!o.budget.empty()) {
     auto m = Money::Parse(o.budget);
-    if (!m || *m <= Money()) return Fail(ErrorCode::kBadInput, "--budget: expected a positive amount, got '" + o.budget + "'");
+    if (!m || *m <= Money())
+      return Fail(ErrorCode::kBadInput,
+                  "--budget: expected a positive amount, got '" + o.budget + "'");
     job.budget = *m;
   }
   if (o.priority_set) job.priority = o.priority;
@@ -99,7 +103,8 @@ Result<void> ApplyFlags(const SubmitOptions& o, const queue::Capacity& cap, Seco
   }
   for (const std::string& t : o.tags) {
     const size_t eq = t.find('=');
-    if (eq == std::string::npos || eq == 0) return Fail(ErrorCode::kBadInput, "--tag: expected k=v, got '" + t + "'");
+    if (eq == std::string::npos || eq == 0)
+      return Fail(ErrorCode::kBadInput, "--tag: expected k=v, got '" + t + "'");
     FRUGAL_TRY(run::CheckTagText(t.substr(0, eq), t.substr(eq + 1), "--tag"));
     job.tags[t.substr(0, eq)] = t.substr(eq + 1);
   }
@@ -124,18 +129,24 @@ Result<void> RunSubmit(const SubmitOptions& o, const GlobalOptions& global, Stre
   FRUGAL_TRY(ApplyFlags(o, cap, now, job));
   const std::vector<std::string>& command = o.command.empty() ? spec_command : o.command;
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
-  const queue::Submitted sub = FRUGAL_TRY(queue::SubmitJob(db->connection(), cap, job, command, now));
+  const queue::Submitted sub =
+      FRUGAL_TRY(queue::SubmitJob(db->connection(), cap, job, command, now));
   const queue::Placement& p = sub.placement;
   if (global.json) {
-    WriteJson(s, {{"id", sub.id},
-                  {"name", job.name},
-                  {"verdict", queue::VerdictName(p.verdict)},
-                  {"pool", p.pool >= 0 ? nlohmann::json(cap.pools[static_cast<size_t>(p.pool)].name) : nlohmann::json()},
-                  {"expected_start", p.pool >= 0 ? nlohmann::json(queue::FormatUtcTime(p.start)) : nlohmann::json()},
-                  {"expected_finish", p.pool >= 0 ? nlohmann::json(queue::FormatUtcTime(p.finish)) : nlohmann::json()},
-                  {"expected_cost_usd", p.cost_usd},
-                  {"on_demand_cost_usd", p.on_demand_cost_usd >= 0 ? nlohmann::json(p.on_demand_cost_usd) : nlohmann::json()},
-                  {"reason", p.reason}});
+    WriteJson(
+        s, {{"id", sub.id},
+            {"name", job.name},
+            {"verdict", queue::VerdictName(p.verdict)},
+            {"pool", p.pool >= 0 ? nlohmann::json(cap.pools[static_cast<size_t>(p.pool)].name)
+                                 : nlohmann::json()},
+            {"expected_start",
+             p.pool >= 0 ? nlohmann::json(queue::FormatUtcTime(p.start)) : nlohmann::json()},
+            {"expected_finish",
+             p.pool >= 0 ? nlohmann::json(queue::FormatUtcTime(p.finish)) : nlohmann::json()},
+            {"expected_cost_usd", p.cost_usd},
+            {"on_demand_cost_usd",
+             p.on_demand_cost_usd >= 0 ? nlohmann::json(p.on_demand_cost_usd) : nlohmann::json()},
+            {"reason", p.reason}});
     return {};
   }
   s.out << fmt::format("queued job {} ({}): {}: {}\n", sub.id, job.name,
@@ -186,9 +197,10 @@ Result<void> RunSteer(int64_t id, queue::Steer steer, const std::string& capacit
   auto executor = Executor(global, cap);
   const auto row = FRUGAL_TRY(queue::SteerJob(db->connection(), *executor, id, steer, Now()));
   if (steer == queue::Steer::kCancel && row.pid && cap.FindPool(row.pool) == nullptr) {
-    s.err << fmt::format("frugal: warning: no capacity file names pool '{}': if it is a Slurm "
-                         "pool, job {}'s batch job was not cancelled (pass --capacity)\n",
-                         row.pool, row.id);
+    s.err << fmt::format(
+        "frugal: warning: no capacity file names pool '{}': if it is a Slurm "
+        "pool, job {}'s batch job was not cancelled (pass --capacity)\n",
+        row.pool, row.id);
   }
   if (global.json) {
     WriteJson(s, queue::JobViewJson(FRUGAL_TRY(queue::ShowJob(*db, id, Now()))));
@@ -207,18 +219,23 @@ struct RunLoopOptions {
 Result<void> RunLoop(const RunLoopOptions& o, const GlobalOptions& global, Streams& s) {
   const queue::Capacity cap = FRUGAL_TRY(LoadQueueCapacity(o.capacity, global));
   auto interval = ParseDuration(o.interval);
-  if (!interval || interval->count() <= 0) return Fail(ErrorCode::kBadInput, "--interval: expected a positive duration");
+  if (!interval || interval->count() <= 0)
+    return Fail(ErrorCode::kBadInput, "--interval: expected a positive duration");
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
   auto executor = Executor(global, cap);
   queue::RequestCache requests;
   for (;;) {
     const queue::PassReport r =
         FRUGAL_TRY(queue::RunPass(db->connection(), cap, *executor, Now(), &requests));
-    for (const std::string& line : r.lines) s.out << queue::FormatUtcTime(Now()) << "  " << line << '\n';
+    for (const std::string& line : r.lines)
+      s.out << queue::FormatUtcTime(Now()) << "  " << line << '\n';
     s.out.flush();
     if (o.once) {
       if (global.json) {
-        WriteJson(s, {{"started", r.started}, {"finished", r.finished}, {"waiting", r.waiting}, {"running", r.running}});
+        WriteJson(s, {{"started", r.started},
+                      {"finished", r.finished},
+                      {"waiting", r.waiting},
+                      {"running", r.running}});
       }
       return {};
     }
@@ -230,18 +247,25 @@ Result<void> RunLoop(const RunLoopOptions& o, const GlobalOptions& global, Strea
 
 void RegisterQueueLive(CLI::App& queue_cmd, GlobalOptions& global, Action& action) {
   auto sub = std::make_shared<SubmitOptions>();
-  CLI::App* submit = queue_cmd.add_subcommand("submit", "Queue a job: frugal queue submit JOB.yaml [options] -- COMMAND");
+  CLI::App* submit = queue_cmd.add_subcommand(
+      "submit", "Queue a job: frugal queue submit JOB.yaml [options] -- COMMAND");
   submit->add_option("spec", sub->spec, "Queued job spec (kind: QueueJob)")->required();
-  submit->add_option("--capacity", sub->capacity, "Capacity YAML (default $FRUGAL_CAPACITY, then the config dir's capacity.yaml)");
+  submit->add_option(
+      "--capacity", sub->capacity,
+      "Capacity YAML (default $FRUGAL_CAPACITY, then the config dir's capacity.yaml)");
   submit->add_option("--deadline", sub->deadline, "36h from now, or 2026-12-01T08:00Z");
   submit->add_option("--budget", sub->budget, "The job's dollar cap");
   submit->add_option("--priority", sub->priority, "Higher first among equal deadlines")
       ->check(WholeNumber(-1000, 1000))
       ->each([sub](const std::string&) { sub->priority_set = true; });
-  submit->add_option("--not-before", sub->not_before, "Earliest start: a duration from now or a UTC time");
-  submit->add_option("--window", sub->window, "Start only in this window (nights, weekends, off_peak, or the capacity file's)");
+  submit->add_option("--not-before", sub->not_before,
+                     "Earliest start: a duration from now or a UTC time");
+  submit->add_option(
+      "--window", sub->window,
+      "Start only in this window (nights, weekends, off_peak, or the capacity file's)");
   submit->add_option("--tag", sub->tags, "Tag k=v (repeatable)")->allow_extra_args(false);
-  submit->add_option("--override", sub->override_reason, "Submit over the team budget, for this reason");
+  submit->add_option("--override", sub->override_reason,
+                     "Submit over the team budget, for this reason");
   submit->add_option("--warm-start", sub->warm_start,
                      "Start from this run's newest committed checkpoint (the spec's warm_start)");
   submit->add_option("command", sub->command, "The training command, after --");
@@ -250,7 +274,8 @@ void RegisterQueueLive(CLI::App& queue_cmd, GlobalOptions& global, Action& actio
   });
 
   auto state = std::make_shared<std::string>();
-  CLI::App* list = queue_cmd.add_subcommand("list", "Queued jobs: state, where and why, ETA against the deadline, spend");
+  CLI::App* list = queue_cmd.add_subcommand(
+      "list", "Queued jobs: state, where and why, ETA against the deadline, spend");
   list->add_option("--state", *state, "Only these states (comma list)");
   list->callback([state, &global, &action] {
     action = [state, &global](Streams& s) { return RunList(*state, global, s); };
@@ -262,8 +287,9 @@ void RegisterQueueLive(CLI::App& queue_cmd, GlobalOptions& global, Action& actio
   show->callback([id, &global, &action] {
     action = [id, &global](Streams& s) { return RunShow(*id, global, s); };
   });
-  const std::pair<const char*, queue::Steer> steers[] = {
-      {"cancel", queue::Steer::kCancel}, {"hold", queue::Steer::kHold}, {"release", queue::Steer::kRelease}};
+  const std::pair<const char*, queue::Steer> steers[] = {{"cancel", queue::Steer::kCancel},
+                                                         {"hold", queue::Steer::kHold},
+                                                         {"release", queue::Steer::kRelease}};
   for (const auto& [name, steer] : steers) {
     auto steer_id = std::make_shared<int64_t>(0);
     auto steer_cap = std::make_shared<std::string>();
@@ -278,7 +304,8 @@ void RegisterQueueLive(CLI::App& queue_cmd, GlobalOptions& global, Action& actio
   }
 
   auto loop = std::make_shared<RunLoopOptions>();
-  CLI::App* run = queue_cmd.add_subcommand("run", "The scheduling loop: place waiting jobs and start them (local and Slurm pools)");
+  CLI::App* run = queue_cmd.add_subcommand(
+      "run", "The scheduling loop: place waiting jobs and start them (local and Slurm pools)");
   run->add_option("--capacity", loop->capacity, "Capacity YAML");
   run->add_flag("--once", loop->once, "One pass, then exit (cron, systemd timers)");
   run->add_option("--interval", loop->interval, "Time between passes")->capture_default_str();

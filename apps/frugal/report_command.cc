@@ -48,7 +48,8 @@ void RegisterReport(CLI::App& app, GlobalOptions& global, Action& action) {
   auto opts = std::make_shared<ReportCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "report", "Spend, GPU-hours, spot share and savings, cost per successful run, forecast");
-  cmd->add_option("--by", opts->by, "Group by: team,project,owner,gpu,tier,cloud,workload (comma list)");
+  cmd->add_option("--by", opts->by,
+                  "Group by: team,project,owner,gpu,tier,cloud,workload (comma list)");
   cmd->add_option("--since", opts->since, "Start: a duration back (30d) or a date (default 30d)");
   cmd->add_option("--until", opts->until,
                   "End (exclusive): a duration back or a date; default now");

@@ -85,7 +85,8 @@ Result<std::optional<run::DeadlineAdviceConfig>> DeadlineAdviceOf(const RunOptio
   for (const auto& [flag, field] : fields) {
     Result<Duration> d = ParseDuration(*field.first);
     if (!d || d->count() < 0) {
-      return Fail(ErrorCode::kBadInput, fmt::format("option {}: '{}' is not a duration like 36h", flag, *field.first));
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("option {}: '{}' is not a duration like 36h", flag, *field.first));
     }
     *field.second = *d;
   }
@@ -93,7 +94,8 @@ Result<std::optional<run::DeadlineAdviceConfig>> DeadlineAdviceOf(const RunOptio
     return Fail(ErrorCode::kBadInput, "options --deadline and --compute: must be positive");
   }
   if (!(o.price_ratio >= 1)) {
-    return Fail(ErrorCode::kBadInput, fmt::format("option --price-ratio: {} is not at least 1", o.price_ratio));
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("option --price-ratio: {} is not at least 1", o.price_ratio));
   }
   c.price_ratio = o.price_ratio;
   return c;
@@ -158,13 +160,16 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
   SuperviseSetup setup = FRUGAL_TRY(BuildSupervisorConfig(o.supervise, global));
   run::SupervisorConfig& config = setup.config;
   if (o.restart != "requeue" && o.restart != "local") {
-    return Fail(ErrorCode::kBadInput, fmt::format("option --restart: '{}' is not requeue or local", o.restart));
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("option --restart: '{}' is not requeue or local", o.restart));
   }
   config.restart = o.restart == "local" ? run::RestartPolicy::kLocal : run::RestartPolicy::kRequeue;
-  if (o.max_restarts < 0) return Fail(ErrorCode::kBadInput, "option --max-restarts: must not be negative");
+  if (o.max_restarts < 0)
+    return Fail(ErrorCode::kBadInput, "option --max-restarts: must not be negative");
   config.max_restarts = o.max_restarts;
   Result<Duration> backoff = ParseDuration(o.restart_backoff);
-  if (!backoff) return Fail(ErrorCode::kBadInput, "option --restart-backoff: " + backoff.error().message);
+  if (!backoff)
+    return Fail(ErrorCode::kBadInput, "option --restart-backoff: " + backoff.error().message);
   config.restart_backoff = *backoff;
   config.deadline_advice = FRUGAL_TRY(DeadlineAdviceOf(o));
 
@@ -195,17 +200,20 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
   if (!o.chaos_every.empty()) {
     Result<Duration> every = ParseDuration(o.chaos_every);
     if (!every || every->count() <= 0) {
-      return Fail(ErrorCode::kBadInput, fmt::format("option --chaos-preempt-every: '{}' is not a positive duration",
-                                                    o.chaos_every));
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("option --chaos-preempt-every: '{}' is not a positive duration",
+                              o.chaos_every));
     }
-    supervisor.AddPreemptionSource(std::make_unique<run::ChaosPreemptions>(*every, o.seed, o.chaos_max));
+    supervisor.AddPreemptionSource(
+        std::make_unique<run::ChaosPreemptions>(*every, o.seed, o.chaos_max));
     preemptible = true;
   }
   if (auto metadata = FRUGAL_TRY(MetadataSource(o.supervise))) {
     supervisor.AddPreemptionSource(std::move(metadata));
     preemptible = true;
   }
-  supervisor.SetSampler(std::make_unique<monitor::ProcSampler>(std::make_unique<monitor::NvmlProbe>()));
+  supervisor.SetSampler(
+      std::make_unique<monitor::ProcSampler>(std::make_unique<monitor::NvmlProbe>()));
   // A run of a job spec measures the job as `frugal profile` would, for its next plan.
   std::optional<run::RunProfiler> profiler;
   if (!setup.job_name.empty()) {
@@ -218,7 +226,8 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
   Result<run::RunResult> ran = supervisor.Run();
   status.Clear();
   if (override_id && ledger_recorder.run_id()) {
-    if (auto linked = db->LinkOverride(*override_id, ledger_recorder.run_id(), std::nullopt); !linked) {
+    if (auto linked = db->LinkOverride(*override_id, ledger_recorder.run_id(), std::nullopt);
+        !linked) {
       s.err << fmt::format("frugal: warning: override {} not linked to its run: {}\n", *override_id,
                            linked.error().message);
     }
@@ -247,29 +256,39 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
 
 void RegisterRun(CLI::App& app, GlobalOptions& global, Action& action) {
   auto opts = std::make_shared<RunOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "run", "Run a training command under budget caps, surviving preemptions: frugal run [options] -- COMMAND...");
+  CLI::App* cmd = app.add_subcommand("run",
+                                     "Run a training command under budget caps, surviving "
+                                     "preemptions: frugal run [options] -- COMMAND...");
   AddSuperviseOptions(cmd, opts->supervise);
-  cmd->add_option("--restart", opts->restart,
-                  "After a preemption: requeue (exit 75 for an outer scheduler) or local (restart here)")
+  cmd->add_option(
+         "--restart", opts->restart,
+         "After a preemption: requeue (exit 75 for an outer scheduler) or local (restart here)")
       ->capture_default_str();
-  cmd->add_option("--max-restarts", opts->max_restarts, "Local restarts at most")->capture_default_str();
-  cmd->add_option("--restart-backoff", opts->restart_backoff, "First restart delay; doubles, at most 60s")
+  cmd->add_option("--max-restarts", opts->max_restarts, "Local restarts at most")
       ->capture_default_str();
-  cmd->add_option("--chaos-preempt-every", opts->chaos_every, "Inject preemptions about this often (drills, tests)");
-  cmd->add_option("--chaos-max", opts->chaos_max, "Stop injecting after this many preemptions (0: never)");
+  cmd->add_option("--restart-backoff", opts->restart_backoff,
+                  "First restart delay; doubles, at most 60s")
+      ->capture_default_str();
+  cmd->add_option("--chaos-preempt-every", opts->chaos_every,
+                  "Inject preemptions about this often (drills, tests)");
+  cmd->add_option("--chaos-max", opts->chaos_max,
+                  "Stop injecting after this many preemptions (0: never)");
   cmd->add_option("--seed", opts->seed, "Seed of the injected preemptions")
       ->capture_default_str()
       ->check(WholeNumber(0, std::numeric_limits<int64_t>::max()));
   AddOverrideOption(cmd, opts->override_reason);
-  cmd->add_option("--deadline", opts->deadline,
-                  "Deadline from the run's first start (with --compute): after a preemption, advise "
-                  "waiting for spot or moving to on-demand");
-  cmd->add_option("--compute", opts->compute, "Work the job needs in all, e.g. 48h (with --deadline)");
+  cmd->add_option(
+      "--deadline", opts->deadline,
+      "Deadline from the run's first start (with --compute): after a preemption, advise "
+      "waiting for spot or moving to on-demand");
+  cmd->add_option("--compute", opts->compute,
+                  "Work the job needs in all, e.g. 48h (with --deadline)");
   cmd->add_option("--changeover", opts->changeover, "A new instance's launch + setup + restore")
       ->capture_default_str();
-  cmd->add_option("--checkpoint-cost", opts->checkpoint_cost, "Time to write a checkpoint")->capture_default_str();
-  cmd->add_option("--price-ratio", opts->price_ratio, "On-demand ÷ spot price")->capture_default_str();
+  cmd->add_option("--checkpoint-cost", opts->checkpoint_cost, "Time to write a checkpoint")
+      ->capture_default_str();
+  cmd->add_option("--price-ratio", opts->price_ratio, "On-demand ÷ spot price")
+      ->capture_default_str();
   cmd->add_option("--spot-lifetime", opts->spot_lifetime,
                   "Mean spot lifetime believed before the run has seen one")
       ->capture_default_str();

@@ -1,12 +1,11 @@
 // The status line and the end-of-run summary of `frugal run` and `frugal drill`.
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <numeric>
 #include <ostream>
-
-#include <fmt/format.h>
 
 #include "frugal/run/run_text.h"
 #include "run_support.h"
@@ -16,11 +15,14 @@ namespace {
 
 using run::RunResult;
 
-std::string Gib(uint64_t bytes) { return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1ull << 30)); }
+std::string Gib(uint64_t bytes) {
+  return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1ull << 30));
+}
 
 std::string Bytes(uint64_t bytes) {
   if (bytes >= (1ull << 30)) return Gib(bytes);
-  if (bytes >= (1ull << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1ull << 20));
+  if (bytes >= (1ull << 20))
+    return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1ull << 20));
   if (bytes >= 1024) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024);
   return fmt::format("{} B", bytes);
 }
@@ -37,7 +39,8 @@ Duration Max(const std::vector<Duration>& v) {
 }
 
 std::string StatusText(const run::RunStatus& s) {
-  std::string text = fmt::format("[{}] seg {} {} step {}", FormatDuration(s.elapsed), s.segment, s.phase, s.step);
+  std::string text =
+      fmt::format("[{}] seg {} {} step {}", FormatDuration(s.elapsed), s.segment, s.phase, s.step);
   if (s.steps_per_second > 0) text += fmt::format(" ({:.1f}/s)", s.steps_per_second);
   text += " spent " + s.usage.spent.ToString();
   if (s.cap_fraction) text += fmt::format(" ({:.0f}% of cap)", 100 * *s.cap_fraction);
@@ -60,7 +63,8 @@ void StatusLine::Update(const run::RunStatus& status) {
   if (smart_) {
     // Elide to the terminal's width so the line never wraps (which would break overprinting).
     const char* columns = std::getenv("COLUMNS");
-    const size_t width = columns != nullptr ? static_cast<size_t>(std::max(20, std::atoi(columns))) : 80;
+    const size_t width =
+        columns != nullptr ? static_cast<size_t>(std::max(20, std::atoi(columns))) : 80;
     if (text.size() >= width) text = text.substr(0, width - 4) + "...";
     err_ << "\r\x1b[K" << text << std::flush;
     drawn_ = true;
@@ -98,38 +102,48 @@ void PrintRunSummary(std::ostream& out, const run::SupervisorConfig& config, con
                            ? fmt::format(", {} over all attempts", r.total.spent.ToString())
                            : "");
   }
-  if (r.cap) out << fmt::format("  cap          {} reached; overshoot {}\n", run::CapKindName(*r.cap), r.overshoot);
-  out << fmt::format("  segments     {}, preemptions {}, restarts {}\n", r.segments, r.preemptions, r.restarts);
-  if (r.recommended_tier) out << fmt::format("  deadline     resume on {} ({})\n", *r.recommended_tier, r.advice);
+  if (r.cap)
+    out << fmt::format("  cap          {} reached; overshoot {}\n", run::CapKindName(*r.cap),
+                       r.overshoot);
+  out << fmt::format("  segments     {}, preemptions {}, restarts {}\n", r.segments, r.preemptions,
+                     r.restarts);
+  if (r.recommended_tier)
+    out << fmt::format("  deadline     resume on {} ({})\n", *r.recommended_tier, r.advice);
   if (!r.lost_steps.empty()) {
     out << fmt::format("  lost work    {} step(s) over {} preemption(s)\n",
-                       std::accumulate(r.lost_steps.begin(), r.lost_steps.end(), int64_t{0}), r.lost_steps.size());
+                       std::accumulate(r.lost_steps.begin(), r.lost_steps.end(), int64_t{0}),
+                       r.lost_steps.size());
   }
   out << fmt::format("  progress     step {}", r.last_step);
   if (r.first_progress) out << fmt::format(", first progress after {}", Seconds(*r.first_progress));
   out << "\n";
   if (r.checkpoints_committed > 0) {
-    out << fmt::format("  checkpoints  {} committed ({} rejected), commit mean {} max {}, last {}\n",
-                       r.checkpoints_committed, r.checkpoints_rejected, Seconds(Mean(r.commit_times)),
-                       Seconds(Max(r.commit_times)), Bytes(r.last_checkpoint_bytes));
+    out << fmt::format(
+        "  checkpoints  {} committed ({} rejected), commit mean {} max {}, last {}\n",
+        r.checkpoints_committed, r.checkpoints_rejected, Seconds(Mean(r.commit_times)),
+        Seconds(Max(r.commit_times)), Bytes(r.last_checkpoint_bytes));
   } else {
     out << fmt::format("  checkpoints  none committed ({} rejected)\n", r.checkpoints_rejected);
   }
   if (!r.resume_times.empty()) {
-    out << fmt::format("  resume       to first progress: mean {} max {}\n", Seconds(Mean(r.resume_times)),
-                       Seconds(Max(r.resume_times)));
+    out << fmt::format("  resume       to first progress: mean {} max {}\n",
+                       Seconds(Mean(r.resume_times)), Seconds(Max(r.resume_times)));
   }
   const run::UtilizationSummary& u = r.utilization;
   if (u.samples > 0) {
-    out << fmt::format("  utilization  CPU {:.2f} cores mean, {:.2f} p95; peak RSS {}; I/O wait {:.0f}%\n",
-                       u.cpu_cores_mean, u.cpu_cores_p95, Gib(u.peak_rss_bytes), 100 * u.io_wait_fraction_mean);
+    out << fmt::format(
+        "  utilization  CPU {:.2f} cores mean, {:.2f} p95; peak RSS {}; I/O wait {:.0f}%\n",
+        u.cpu_cores_mean, u.cpu_cores_p95, Gib(u.peak_rss_bytes), 100 * u.io_wait_fraction_mean);
     if (u.gpu_util_mean) {
-      out << fmt::format("               GPU {:.0f}% mean, {:.0f}% p95, idle {:.0f}% of samples, peak memory {}\n",
-                         *u.gpu_util_mean, u.gpu_util_p95.value_or(0), 100 * u.gpu_idle_fraction.value_or(0),
-                         Gib(u.gpu_peak_memory_bytes.value_or(0)));
+      out << fmt::format(
+          "               GPU {:.0f}% mean, {:.0f}% p95, idle {:.0f}% of samples, peak memory {}\n",
+          *u.gpu_util_mean, u.gpu_util_p95.value_or(0), 100 * u.gpu_idle_fraction.value_or(0),
+          Gib(u.gpu_peak_memory_bytes.value_or(0)));
       if (u.gpu_util_training_mean) {
-        out << fmt::format("               GPU {:.0f}% mean while training ({} samples after the first progress)\n",
-                           *u.gpu_util_training_mean, u.gpu_training_samples);
+        out << fmt::format(
+            "               GPU {:.0f}% mean while training ({} samples after the first "
+            "progress)\n",
+            *u.gpu_util_training_mean, u.gpu_training_samples);
       }
     } else {
       out << "               GPU: none seen\n";
@@ -137,7 +151,9 @@ void PrintRunSummary(std::ostream& out, const run::SupervisorConfig& config, con
   }
   for (const std::string& w : r.warnings) out << "  warning      " << w << "\n";
   for (const run::SelfCheck& c : checks) {
-    const char* label = c.level == run::CheckLevel::kOk ? "ok" : c.level == run::CheckLevel::kAdvice ? "advice" : "check";
+    const char* label = c.level == run::CheckLevel::kOk       ? "ok"
+                        : c.level == run::CheckLevel::kAdvice ? "advice"
+                                                              : "check";
     out << fmt::format("  {:<12} {}\n", label, c.message);
   }
 }

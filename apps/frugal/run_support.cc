@@ -27,7 +27,8 @@ namespace fs = std::filesystem;
 
 Result<Duration> ParseOptionDuration(const std::string& option, const std::string& text) {
   Result<Duration> d = ParseDuration(text);
-  if (!d) return Fail(ErrorCode::kBadInput, fmt::format("option {}: {}", option, d.error().message));
+  if (!d)
+    return Fail(ErrorCode::kBadInput, fmt::format("option {}: {}", option, d.error().message));
   return d;
 }
 
@@ -39,8 +40,8 @@ std::string DefaultRunId() {
   std::tm tm{};
   ::gmtime_r(&now, &tm);
   std::random_device rd;
-  return fmt::format("r-{:04}{:02}{:02}-{:02}{:02}{:02}-{:04x}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                     tm.tm_hour, tm.tm_min, tm.tm_sec, rd() & 0xffff);
+  return fmt::format("r-{:04}{:02}{:02}-{:02}{:02}{:02}-{:04x}", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, rd() & 0xffff);
 }
 
 struct Pricing {
@@ -54,8 +55,9 @@ struct Pricing {
 std::optional<Rate> OnDemandTwin(const catalog::Catalog& c, const catalog::Offer& offer) {
   if (offer.tier == catalog::Tier::kOnDemand) return offer.price;
   for (const catalog::Offer& o : c.offers()) {
-    if (o.tier == catalog::Tier::kOnDemand && o.cloud == offer.cloud && o.instance_type == offer.instance_type &&
-        o.region == offer.region && (o.zone.empty() || o.zone == offer.zone)) {
+    if (o.tier == catalog::Tier::kOnDemand && o.cloud == offer.cloud &&
+        o.instance_type == offer.instance_type && o.region == offer.region &&
+        (o.zone.empty() || o.zone == offer.zone)) {
       return o.price;
     }
   }
@@ -76,7 +78,8 @@ Pricing PriceOf(const catalog::Catalog& c, const catalog::Offer& offer, int inst
   p.record.gpu_count = offer.gpu_count * instances;
   p.record.tier = p.tier;
   p.record.price = p.rate;
-  if (std::optional<Rate> twin = OnDemandTwin(c, offer)) p.record.on_demand_price = Rate{twin->per_hour * instances};
+  if (std::optional<Rate> twin = OnDemandTwin(c, offer))
+    p.record.on_demand_price = Rate{twin->per_hour * instances};
   return p;
 }
 
@@ -103,9 +106,10 @@ Result<const catalog::Offer*> ChooseOffer(const SuperviseOptions& o, const catal
     for (const catalog::Offer& offer : c.offers()) {
       if (ToLower(offer.Id()) == ToLower(o.offer)) return &offer;
     }
-    return Fail(ErrorCode::kBadInput, fmt::format("option --offer: no offer '{}' in the catalog (see "
-                                                  "`frugal catalog offers`; ids are CLOUD:INSTANCE:REGION:TIER)",
-                                                  o.offer));
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("option --offer: no offer '{}' in the catalog (see "
+                            "`frugal catalog offers`; ids are CLOUD:INSTANCE:REGION:TIER)",
+                            o.offer));
   }
   catalog::OfferQuery q;
   q.gpu = o.gpu;
@@ -116,8 +120,8 @@ Result<const catalog::Offer*> ChooseOffer(const SuperviseOptions& o, const catal
   q.limit = 1;
   const auto offers = FRUGAL_TRY(c.Query(q));
   if (offers.empty()) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("no {} offer with at least {} x {}", catalog::TierName(*tier), q.min_gpus, o.gpu));
+    return Fail(ErrorCode::kBadInput, fmt::format("no {} offer with at least {} x {}",
+                                                  catalog::TierName(*tier), q.min_gpus, o.gpu));
   }
   return offers.front();
 }
@@ -141,9 +145,11 @@ Result<LoadedSpec> LoadSpec(const SuperviseOptions& o, const GlobalOptions& glob
 
 /// Pricing for a run from a spec: the offer given (--offer/--gpu), or the planner's best; the
 /// estimate on it gated against the budget. `caps` are the run's (flags over the spec).
-Result<Pricing> PriceSpecRun(const SuperviseOptions& o, const LoadedSpec& loaded, const run::BudgetCaps& caps) {
+Result<Pricing> PriceSpecRun(const SuperviseOptions& o, const LoadedSpec& loaded,
+                             const run::BudgetCaps& caps) {
   std::string offer_id;
-  if (!o.offer.empty() || !o.gpu.empty()) offer_id = FRUGAL_TRY(ChooseOffer(o, loaded.catalog))->Id();
+  if (!o.offer.empty() || !o.gpu.empty())
+    offer_id = FRUGAL_TRY(ChooseOffer(o, loaded.catalog))->Id();
   const std::optional<run::SpecEstimate> estimate =
       FRUGAL_TRY(run::EstimateSpecRun(loaded.spec, loaded.catalog, offer_id));
   const bool unmeasured = !loaded.spec.modelled && loaded.spec.measured.empty();
@@ -155,25 +161,30 @@ Result<Pricing> PriceSpecRun(const SuperviseOptions& o, const LoadedSpec& loaded
                               "measures it for the next plan",
                               o.spec, estimate::ModelFamilyName(loaded.spec.family)));
     }
-    log::Info("{}: nothing measured of this job yet: running on {} unestimated; this run "
-              "measures it for the next plan",
-              o.spec, offer_id);
+    log::Info(
+        "{}: nothing measured of this job yet: running on {} unestimated; this run "
+        "measures it for the next plan",
+        o.spec, offer_id);
     return PriceOf(loaded.catalog, *FRUGAL_TRY(ChooseOffer(o, loaded.catalog)), 1);
   }
   if (!estimate) {
     if (offer_id.empty()) {
-      return Fail(ErrorCode::kBadInput, fmt::format("{}: the planner finds no offer this job can run on (see "
-                                                    "`frugal plan {}`)",
-                                                    o.spec, o.spec));
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: the planner finds no offer this job can run on (see "
+                              "`frugal plan {}`)",
+                              o.spec, o.spec));
     }
-    log::Warning("{}: the planner ranks no option on {} (it does not fit or misses the deadline; see `frugal "
-                 "plan`), so the budget cannot be checked against an estimate",
-                 o.spec, offer_id);
+    log::Warning(
+        "{}: the planner ranks no option on {} (it does not fit or misses the deadline; see "
+        "`frugal "
+        "plan`), so the budget cannot be checked against an estimate",
+        o.spec, offer_id);
     const catalog::Offer* offer = FRUGAL_TRY(ChooseOffer(o, loaded.catalog));
     return PriceOf(loaded.catalog, *offer, 1);
   }
-  const std::string warning = FRUGAL_TRY(run::GateOnEstimate(
-      *estimate, caps.dollars, caps.gpu_hours, o.allow_overrun ? run::Overrun::kAllow : run::Overrun::kRefuse));
+  const std::string warning = FRUGAL_TRY(
+      run::GateOnEstimate(*estimate, caps.dollars, caps.gpu_hours,
+                          o.allow_overrun ? run::Overrun::kAllow : run::Overrun::kRefuse));
   if (!warning.empty()) log::Warning("{}", warning);
   log::Info("{}: running on {}{} ({}), estimated {} over {}", o.spec, estimate->offer->Id(),
             estimate->instances > 1 ? fmt::format(" x{}", estimate->instances) : std::string(),
@@ -186,7 +197,8 @@ Result<Pricing> ResolvePricing(const SuperviseOptions& o, const GlobalOptions& g
   const int given = (o.price.empty() ? 0 : 1) + (o.offer.empty() ? 0 : 1) + (o.gpu.empty() ? 0 : 1);
   if (given != 1) {
     return Fail(ErrorCode::kBadInput,
-                "say what the run is priced at: exactly one of --price 3.06/h, --offer CLOUD:INSTANCE:REGION:TIER, "
+                "say what the run is priced at: exactly one of --price 3.06/h, --offer "
+                "CLOUD:INSTANCE:REGION:TIER, "
                 "--gpu MODEL [--gpus N --tier T], or a job spec (--spec JOB.yaml)");
   }
   if (!o.price.empty()) return PriceOnly(o);
@@ -209,38 +221,56 @@ void AddRecordedMeasurements(plan::JobSpec& spec, const catalog::Catalog& catalo
 }
 
 void AddSuperviseOptions(CLI::App* cmd, SuperviseOptions& o) {
-  cmd->add_option("--price", o.price, "Price of the capacity, e.g. 3.06/h (for capacity not in the catalog)");
+  cmd->add_option("--price", o.price,
+                  "Price of the capacity, e.g. 3.06/h (for capacity not in the catalog)");
   cmd->add_option("--offer", o.offer, "Catalog offer CLOUD:INSTANCE:REGION:TIER");
   cmd->add_option("--gpu", o.gpu, "GPU model: run priced at the cheapest matching offer");
   cmd->add_option("--gpus", o.gpus,
                   "GPU count (with --gpu: at least this many; with --price: for GPU-hours)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--tier", o.tier,
-                  "Tier: for --gpu the tier to pick (default spot); for --price the tier recorded (default on_demand)");
-  cmd->add_option("--spec", o.spec,
-                  "Job spec (YAML): tags, budget and offer constraints; the planner picks the offer unless "
-                  "--offer/--gpu/--price is given, and a run estimated over its budget is refused (exit 3)");
-  cmd->add_flag("--allow-overrun", o.allow_overrun, "With --spec: start even when the estimate exceeds the budget");
+                  "Tier: for --gpu the tier to pick (default spot); for --price the tier recorded "
+                  "(default on_demand)");
+  cmd->add_option(
+      "--spec", o.spec,
+      "Job spec (YAML): tags, budget and offer constraints; the planner picks the offer unless "
+      "--offer/--gpu/--price is given, and a run estimated over its budget is refused (exit 3)");
+  cmd->add_flag("--allow-overrun", o.allow_overrun,
+                "With --spec: start even when the estimate exceeds the budget");
   cmd->add_option("--budget", o.budget, "Dollar cap, e.g. 50");
   cmd->add_option("--max-gpu-hours", o.max_gpu_hours, "GPU-hour cap");
   cmd->add_option("--max-wall", o.max_wall, "Wall-clock cap, e.g. 6h");
   // One value per --tag, so `--tag k=v -- COMMAND -c ...` leaves the "--" to the command.
-  cmd->add_option("--tag", o.tags, "Tag k=v recorded on every row (repeatable)")->allow_extra_args(false);
-  cmd->add_option("--run-id", o.run_id, "Run id; reuse one to resume a requeued run (default: new, or slurm-$SLURM_JOB_ID)");
-  cmd->add_option("--run-dir", o.run_dir, "Directory of the run's journal and checkpoints (default: data dir/runs/ID)");
-  cmd->add_option("--grace", o.grace, "Time to checkpoint after a notice, before SIGTERM")->capture_default_str();
-  cmd->add_option("--stop-grace", o.stop_grace, "Time to exit after SIGTERM, before SIGKILL")->capture_default_str();
-  cmd->add_option("--accrual-interval", o.accrual, "How often spend is accrued and caps checked")->capture_default_str();
-  cmd->add_option("--heartbeat-interval", o.heartbeat, "How often usage is recorded")->capture_default_str();
-  cmd->add_option("--sample-interval", o.sample, "How often utilization is sampled")->capture_default_str();
-  cmd->add_option("--keep-checkpoints", o.keep_checkpoints, "Committed checkpoints kept")->capture_default_str();
-  cmd->add_option("--metadata", o.metadata, "Poll a cloud metadata endpoint for preemption notices: aws, gcp, azure");
-  cmd->add_option("--metadata-endpoint", o.metadata_endpoint, "Metadata endpoint URL (default: the cloud's own)");
-  cmd->add_option("--metadata-interval", o.metadata_interval, "Metadata poll interval")->capture_default_str();
+  cmd->add_option("--tag", o.tags, "Tag k=v recorded on every row (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option(
+      "--run-id", o.run_id,
+      "Run id; reuse one to resume a requeued run (default: new, or slurm-$SLURM_JOB_ID)");
+  cmd->add_option("--run-dir", o.run_dir,
+                  "Directory of the run's journal and checkpoints (default: data dir/runs/ID)");
+  cmd->add_option("--grace", o.grace, "Time to checkpoint after a notice, before SIGTERM")
+      ->capture_default_str();
+  cmd->add_option("--stop-grace", o.stop_grace, "Time to exit after SIGTERM, before SIGKILL")
+      ->capture_default_str();
+  cmd->add_option("--accrual-interval", o.accrual, "How often spend is accrued and caps checked")
+      ->capture_default_str();
+  cmd->add_option("--heartbeat-interval", o.heartbeat, "How often usage is recorded")
+      ->capture_default_str();
+  cmd->add_option("--sample-interval", o.sample, "How often utilization is sampled")
+      ->capture_default_str();
+  cmd->add_option("--keep-checkpoints", o.keep_checkpoints, "Committed checkpoints kept")
+      ->capture_default_str();
+  cmd->add_option("--metadata", o.metadata,
+                  "Poll a cloud metadata endpoint for preemption notices: aws, gcp, azure");
+  cmd->add_option("--metadata-endpoint", o.metadata_endpoint,
+                  "Metadata endpoint URL (default: the cloud's own)");
+  cmd->add_option("--metadata-interval", o.metadata_interval, "Metadata poll interval")
+      ->capture_default_str();
   cmd->add_option("command", o.command, "The training command, after --")->required();
 }
 
-Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o, const GlobalOptions& global) {
+Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o,
+                                             const GlobalOptions& global) {
   // Flags are the user's words, quoted back in messages and kept in the journal: UTF-8 text.
   // (--run-dir is a path, the command the user's business: both are written escaped.)
   for (const auto& [flag, value] : {std::pair<const char*, const std::string&>{"--price", o.price},
@@ -272,12 +302,14 @@ Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o, const Gl
     setup.spec_text = loaded->text;
     setup.job_name = loaded->spec.measurement_name;
   } else if (o.allow_overrun) {
-    return Fail(ErrorCode::kBadInput, "option --allow-overrun: only with --spec (it lifts the estimate gate)");
+    return Fail(ErrorCode::kBadInput,
+                "option --allow-overrun: only with --spec (it lifts the estimate gate)");
   }
   if (!o.budget.empty()) {
     Result<Money> budget = Money::Parse(o.budget);
     if (!budget || *budget <= Money()) {
-      return Fail(ErrorCode::kBadInput, fmt::format("option --budget: '{}' is not a positive amount", o.budget));
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("option --budget: '{}' is not a positive amount", o.budget));
     }
     c.caps.dollars = *budget;
   }
@@ -302,10 +334,13 @@ Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o, const Gl
   }
   Pricing p;
   if (loaded && o.price.empty()) {
-    if (!o.offer.empty() && !o.gpu.empty()) return Fail(ErrorCode::kBadInput, "give --offer or --gpu, not both");
+    if (!o.offer.empty() && !o.gpu.empty())
+      return Fail(ErrorCode::kBadInput, "give --offer or --gpu, not both");
     p = FRUGAL_TRY(PriceSpecRun(o, *loaded, c.caps));
   } else {
-    if (loaded) log::Warning("--price names capacity the planner does not know: no estimate to check the budget");
+    if (loaded)
+      log::Warning(
+          "--price names capacity the planner does not know: no estimate to check the budget");
     p = FRUGAL_TRY(ResolvePricing(o, global));
   }
   setup.offer = p.record;
@@ -318,8 +353,10 @@ Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o, const Gl
   c.accrual_interval = FRUGAL_TRY(ParseOptionDuration("--accrual-interval", o.accrual));
   c.heartbeat_interval = FRUGAL_TRY(ParseOptionDuration("--heartbeat-interval", o.heartbeat));
   c.sample_interval = FRUGAL_TRY(ParseOptionDuration("--sample-interval", o.sample));
-  if (c.accrual_interval.count() <= 0) return Fail(ErrorCode::kBadInput, "option --accrual-interval: must be positive");
-  if (o.keep_checkpoints < 1) return Fail(ErrorCode::kBadInput, "option --keep-checkpoints: must be at least 1");
+  if (c.accrual_interval.count() <= 0)
+    return Fail(ErrorCode::kBadInput, "option --accrual-interval: must be positive");
+  if (o.keep_checkpoints < 1)
+    return Fail(ErrorCode::kBadInput, "option --keep-checkpoints: must be at least 1");
   c.keep_checkpoints = o.keep_checkpoints;
   c.command = o.command;
   c.run_id = o.run_id.empty() ? DefaultRunId() : o.run_id;
@@ -331,14 +368,18 @@ Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o, const Gl
 
 Result<std::unique_ptr<run::PreemptionSource>> MetadataSource(const SuperviseOptions& o) {
   if (o.metadata.empty()) {
-    if (!o.metadata_endpoint.empty()) return Fail(ErrorCode::kBadInput, "option --metadata-endpoint needs --metadata");
+    if (!o.metadata_endpoint.empty())
+      return Fail(ErrorCode::kBadInput, "option --metadata-endpoint needs --metadata");
     return std::unique_ptr<run::PreemptionSource>();
   }
   Result<run::MetadataKind> kind = run::ParseMetadataKind(o.metadata);
   if (!kind) return Fail(ErrorCode::kBadInput, "option --metadata: " + kind.error().message);
-  const Duration interval = FRUGAL_TRY(ParseOptionDuration("--metadata-interval", o.metadata_interval));
-  const std::string endpoint = o.metadata_endpoint.empty() ? run::DefaultMetadataEndpoint(*kind) : o.metadata_endpoint;
-  return std::unique_ptr<run::PreemptionSource>(std::make_unique<run::MetadataPreemptions>(*kind, endpoint, interval));
+  const Duration interval =
+      FRUGAL_TRY(ParseOptionDuration("--metadata-interval", o.metadata_interval));
+  const std::string endpoint =
+      o.metadata_endpoint.empty() ? run::DefaultMetadataEndpoint(*kind) : o.metadata_endpoint;
+  return std::unique_ptr<run::PreemptionSource>(
+      std::make_unique<run::MetadataPreemptions>(*kind, endpoint, interval));
 }
 
 }  // namespace frugal::cli

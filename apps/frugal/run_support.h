@@ -46,9 +46,11 @@ struct SuperviseSetup {
 
 /// The supervisor configuration the options describe (price from --price, --offer or the
 /// cheapest --gpu offer). kBadInput naming the option on bad values.
-[[nodiscard]] Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o, const GlobalOptions& global);
+[[nodiscard]] Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o,
+                                                           const GlobalOptions& global);
 /// The metadata preemption source the options ask for, or null.
-[[nodiscard]] Result<std::unique_ptr<run::PreemptionSource>> MetadataSource(const SuperviseOptions& o);
+[[nodiscard]] Result<std::unique_ptr<run::PreemptionSource>> MetadataSource(
+    const SuperviseOptions& o);
 
 /// Adds to `spec` what the ledger recorded of the job under its name (the measurements of its
 /// supervised runs and profiles: run::AddLedgerMeasurements). A ledger that cannot be read is a
@@ -74,8 +76,8 @@ class StatusLine {
 };
 
 /// The end-of-run summary: human text or the JSON object for --json.
-void PrintRunSummary(std::ostream& out, const run::SupervisorConfig& config, const run::RunResult& result,
-                     const std::vector<run::SelfCheck>& checks);
+void PrintRunSummary(std::ostream& out, const run::SupervisorConfig& config,
+                     const run::RunResult& result, const std::vector<run::SelfCheck>& checks);
 nlohmann::json RunSummaryJson(const run::SupervisorConfig& config, const run::RunResult& result,
                               const std::vector<run::SelfCheck>& checks);
 

@@ -31,8 +31,8 @@ std::string Elapsed(const ledger::Run& run, Timestamp now) {
 
 Result<void> RunList(const ListOptions& o, const GlobalOptions& global, Streams& s) {
   const Timestamp now = ledger::Now();
-  const ledger::RunFilter filter = FRUGAL_TRY(
-      ledger::ParseRunFilter({o.since, o.until, o.status, o.tags, o.limit}, now, "--"));
+  const ledger::RunFilter filter =
+      FRUGAL_TRY(ledger::ParseRunFilter({o.since, o.until, o.status, o.tags, o.limit}, now, "--"));
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   std::vector<ledger::RunSummary> runs = FRUGAL_TRY(db->ListRuns(filter, now));
   if (global.json) {

@@ -329,7 +329,8 @@ Result<void> CheckPolicyPlacement(const GlobalOptions& global) {
   return Fail(ErrorCode::kBadInput,
               "--policy " + global.policy +
                   " before 'simulate' names the team GPU policy file; the spot policies to "
-                  "simulate go after it: frugal simulate --policy " + global.policy + " ...");
+                  "simulate go after it: frugal simulate --policy " +
+                  global.policy + " ...");
 }
 
 Result<void> RunSimulate(const SimulateOptions& opts, const GlobalOptions& global,

@@ -174,8 +174,8 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
       // Left unstated, the spec's default grace (3) applies, with its early rungs.
       o.grace_given ? fmt::format(", grace: {}", o.grace) : "", o.reduction_factor,
       scale_by.empty() ? "" : ", scale_by: '" + scale_by + "'",
-      o.scheduler_given ? "scheduler: " + o.scheduler + "\n" : "", o.sampler, o.seed,
-      o.workers, o.price_per_hour.empty() ? "" : ", price_per_hour: '" + o.price_per_hour + "'");
+      o.scheduler_given ? "scheduler: " + o.scheduler + "\n" : "", o.sampler, o.seed, o.workers,
+      o.price_per_hour.empty() ? "" : ", price_per_hour: '" + o.price_per_hour + "'");
   std::string gates;
   if (!o.budget.empty()) gates += fmt::format("budget_usd: '{}', ", o.budget);
   if (o.max_gpu_hours) gates += fmt::format("max_gpu_hours: {}, ", *o.max_gpu_hours);

@@ -36,7 +36,7 @@ struct TuneOptions {
   double grace = 3;
   bool grace_given = false;
   double reduction_factor = 3;
-  std::string scale_by;  // "" = a column the table shows to be each row's length; "none": no
+  std::string scale_by;   // "" = a column the table shows to be each row's length; "none": no
   std::string curve_svg;  // write the best-so-far curve (SVG) here
   std::string name;
   bool restart = false;

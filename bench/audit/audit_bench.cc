@@ -55,8 +55,9 @@ void AddRun(ledger::Ledger& l, int64_t r, std::mt19937& rng) {
       "  region: {}\n  size_gb: {}\n  preprocessing: {{cache_key: k{}, duration: 20m}}\n",
       rng() % 4 == 0 ? "us-west-2" : "us-east-1", 50 + rng() % 500, rng() % 50);
   const ledger::RunId id = l.BeginRun(run).value();
-  ledger::SegmentOffer offer{"aws", c.type, "us-east-1", "", c.gpu, c.gpus, c.tier,
-                             Rate{Money::FromDollars(c.price)}, std::nullopt};
+  ledger::SegmentOffer offer{"aws",       c.type, "us-east-1", "",
+                             c.gpu,       c.gpus, c.tier,      Rate{Money::FromDollars(c.price)},
+                             std::nullopt};
   const ledger::SegmentId seg = l.OpenSegment(id, offer, run.start).value();
   // Idle, under-used or busy; SM and tensor activity on some.
   const double util = rng() % 8 == 0 ? 1 : rng() % 4 == 0 ? 30 : 90;

@@ -99,14 +99,12 @@ BENCHMARK(BM_SchedulePass)->Unit(benchmark::kMillisecond);
 class NullExecutor final : public frugal::queue::Executor {
  public:
   frugal::Result<int64_t> Start(const frugal::ledger::QueueJobRow& row,
-                                const frugal::queue::Pool& /*pool*/,
-                                const std::string& /*devices*/,
+                                const frugal::queue::Pool& /*pool*/, const std::string& /*devices*/,
                                 frugal::queue::Seconds /*delay_seconds*/) override {
     started_.insert(row.id);
     return 1'000'000 + row.id;
   }
-  frugal::Result<frugal::queue::JobStatus> Status(
-      const frugal::ledger::QueueJobRow& row) override {
+  frugal::Result<frugal::queue::JobStatus> Status(const frugal::ledger::QueueJobRow& row) override {
     frugal::queue::JobStatus status;
     if (started_.contains(row.id)) {
       status.phase = frugal::queue::JobPhase::kRunning;
@@ -160,7 +158,8 @@ void LivePass(benchmark::State& state, int passes_before) {
     auto ledger = frugal::ledger::Ledger::Open(work.string());
     if (!ledger) std::abort();
     for (int p = 0; p < passes_before; ++p) {
-      if (!frugal::queue::RunPass((*ledger)->connection(), cap, executor, kNow, &cache)) std::abort();
+      if (!frugal::queue::RunPass((*ledger)->connection(), cap, executor, kNow, &cache))
+        std::abort();
     }
     state.ResumeTiming();
     auto report = frugal::queue::RunPass((*ledger)->connection(), cap, executor, kNow, &cache);
@@ -190,7 +189,8 @@ void BM_LoadQueue(benchmark::State& state) {
     const auto t0 = std::chrono::steady_clock::now();
     auto all = frugal::ledger::ListQueueJobs((*ledger)->connection(), {});
     if (!all) std::abort();
-    read_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    read_ms +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     for (const auto& row : *all) {
       auto r = frugal::queue::RequestFromJson(row.request);
       benchmark::DoNotOptimize(r);

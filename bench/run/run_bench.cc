@@ -2,12 +2,11 @@
 // and time from a preemption to the command's first progress after resuming, minus the
 // command's own load time (target < 5 s).
 
+#include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
 #include <cstdlib>
 #include <filesystem>
-
-#include <benchmark/benchmark.h>
 
 #include "frugal/run/run_journal.h"
 #include "frugal/run/supervisor.h"
@@ -46,16 +45,19 @@ void BM_SupervisorCpuOverhead(benchmark::State& state) {
   for (auto _ : state) {
     const fs::path dir = FreshDir("frugal-bench-overhead");
     RunJournal journal(dir / "journal.jsonl");
-    Supervisor supervisor(Config(dir, {"/bin/sh", "-c",
-                                       "i=0; while [ $i -lt 200 ]; do i=$((i+1)); "
-                                       "echo \"{\\\"type\\\":\\\"progress\\\",\\\"step\\\":$i}\" >> \"$FRUGAL_REPORT\"; "
-                                       "sleep 0.1; done"}),
-                          journal);
+    Supervisor supervisor(
+        Config(dir,
+               {"/bin/sh", "-c",
+                "i=0; while [ $i -lt 200 ]; do i=$((i+1)); "
+                "echo \"{\\\"type\\\":\\\"progress\\\",\\\"step\\\":$i}\" >> \"$FRUGAL_REPORT\"; "
+                "sleep 0.1; done"}),
+        journal);
     const auto wall0 = std::chrono::steady_clock::now();
     const double cpu0 = CpuSeconds();
     auto r = supervisor.Run();
     const double cpu = CpuSeconds() - cpu0;
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     if (!r || r->outcome != RunOutcome::kFinished) state.SkipWithError("run failed");
     state.counters["core_fraction_pct"] = 100.0 * cpu / wall;
     state.counters["wall_s"] = wall;
@@ -70,8 +72,9 @@ void BM_ResumeLatency(benchmark::State& state) {
   for (auto _ : state) {
     const fs::path dir = FreshDir("frugal-bench-resume");
     RunJournal journal(dir / "journal.jsonl");
-    SupervisorConfig c = Config(dir, {"/usr/bin/python3", FRUGAL_SOURCE_DIR "/tests/unit/run/children/counter.py",
-                                      "200", "0.02", "20"});
+    SupervisorConfig c =
+        Config(dir, {"/usr/bin/python3", FRUGAL_SOURCE_DIR "/tests/unit/run/children/counter.py",
+                     "200", "0.02", "20"});
     c.restart = RestartPolicy::kLocal;
     c.max_restarts = 5;
     c.restart_backoff = milliseconds(0);

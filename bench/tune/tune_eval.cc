@@ -44,14 +44,14 @@ struct Dataset {
   bool maximize;
   double max_fidelity;
   double epsilon;
-  std::string space;  ///< the study's search space (YAML), empty for an opaque table
+  std::string space;     ///< the study's search space (YAML), empty for an opaque table
   std::string scale_by;  ///< the parameter that sets each configuration's schedule length
 };
 
 struct Method {
   std::string name;
   std::string yaml;  // scheduler, sampler overrides
-  double grace;  ///< 0 = unstated: the spec's default (3, with early rungs under asha)
+  double grace;      ///< 0 = unstated: the spec's default (3, with early rungs under asha)
   double eta = 3;
   int workers = 1;
   bool absolute_rungs = false;  ///< ignore the dataset's scale_by (rungs at the same epoch)
@@ -68,19 +68,19 @@ struct Outcome {
   std::vector<int> near_best_started;  ///< when each within-ε configuration was started (1 = first)
 };
 
-constexpr double kPrice = 2.5;  // per GPU-hour, as in the example
+constexpr double kPrice = 2.5;     // per GPU-hour, as in the example
 constexpr int kRandomSeeds = 200;  // seeds for the random-search baseline
 
 std::string SpecYaml(const Dataset& d, const Method& m, int seed, double budget) {
   return fmt::format(
       "name: eval\nreplay: {{dir: '{}'}}\nobjective: {{metric: {}, direction: {}}}\n"
       "fidelity: {{name: epoch, min: 1, max: {}{}, reduction_factor: {}{}{}}}\n"
-      "seed: {}\nresources: {{price_per_hour: {}, workers: {}}}\ngates: {{budget_usd: {:.2f}}}\n{}{}",
+      "seed: {}\nresources: {{price_per_hour: {}, workers: {}}}\ngates: {{budget_usd: "
+      "{:.2f}}}\n{}{}",
       d.dir, d.metric, d.maximize ? "maximize" : "minimize", d.max_fidelity,
       m.grace > 0 ? fmt::format(", grace: {}", m.grace) : "", m.eta,
       d.scale_by.empty() || m.absolute_rungs ? "" : ", scale_by: " + d.scale_by,
-      m.early ? ", early_rungs: auto" : "", seed,
-      kPrice, m.workers, budget, m.yaml, d.space);
+      m.early ? ", early_rungs: auto" : "", seed, kPrice, m.workers, budget, m.yaml, d.space);
 }
 
 Outcome RunFrugal(const Dataset& d, const ReplayTable& table, const Method& m, int seed,
@@ -105,7 +105,8 @@ Outcome RunFrugal(const Dataset& d, const ReplayTable& table, const Method& m, i
     snapshot.started = static_cast<int>(s.trials().size());
     for (const Trial& t : s.trials()) {
       const auto row = table.Find(t.source_id);
-      const auto* p = row ? ReplayTable::FinalPoint(table.configs()[*row], d.max_fidelity) : nullptr;
+      const auto* p =
+          row ? ReplayTable::FinalPoint(table.configs()[*row], d.max_fidelity) : nullptr;
       if (p != nullptr && std::abs(p->value - target) <= d.epsilon)
         snapshot.near_best_started.push_back(static_cast<int>(t.id) + 1);
     }
@@ -203,7 +204,6 @@ void Print(const Dataset& d, double budget, double large, const ReplayTable::Hin
   }
 }
 
-
 /// The median cost to ε over seeds (large budget) and the mean best at the equal budget.
 struct Cell {
   double reach = NAN;
@@ -211,8 +211,8 @@ struct Cell {
   int reached = 0;
 };
 
-Cell Evaluate(const Dataset& d, const ReplayTable& table, const Method& m, int seeds,
-              double budget, double large, double target) {
+Cell Evaluate(const Dataset& d, const ReplayTable& table, const Method& m, int seeds, double budget,
+              double large, double target) {
   std::vector<double> reach, best;
   for (int seed = 1; seed <= seeds; ++seed) {
     if (const Outcome big = RunFrugal(d, table, m, seed, large, target); big.reach_cost)
@@ -269,10 +269,11 @@ void Explain(const Loaded& l, const std::vector<Method>& methods, const std::str
   std::cout << fmt::format("\n### {}: where the cost to ε goes\n", l.d.name);
   for (const Method& m : methods) {
     if (m.name == "random" || m.name.find(only) == std::string::npos) continue;
-    std::cout << fmt::format("\n{}\n\n| seed | cost to ε | trials started | within-ε configurations "
-                             "started as trial # | spend share by deepest rung reached (none, r0, "
-                             "r1, ...) |\n|---|---|---|---|---|\n",
-                             m.name);
+    std::cout << fmt::format(
+        "\n{}\n\n| seed | cost to ε | trials started | within-ε configurations "
+        "started as trial # | spend share by deepest rung reached (none, r0, "
+        "r1, ...) |\n|---|---|---|---|---|\n",
+        m.name);
     std::vector<double> costs, started, first;
     for (int seed = first_seed; seed < first_seed + seeds; ++seed) {
       const Outcome o = RunFrugal(l.d, oracle ? l.oracle : l.table, m, seed, l.large, l.target);
@@ -336,14 +337,16 @@ void RunGrid(const std::vector<Loaded>& tables, int seeds) {
       r.real.push_back(Evaluate(t.d, t.table, m, seeds, t.budget, t.large, t.target));
       r.oracle.push_back(Evaluate(t.d, t.oracle, m, seeds, t.budget, t.large, t.target));
       // A setting that misses ε in some seeds is charged the whole table for them.
-      const double ratio = r.real.back().reached < seeds ? INFINITY : r.real.back().reach / random_cost[i];
+      const double ratio =
+          r.real.back().reached < seeds ? INFINITY : r.real.back().reach / random_cost[i];
       r.worst = std::max(r.worst, ratio);
     }
     results.push_back(std::move(r));
   }
   std::sort(results.begin(), results.end(),
             [](const Scored& a, const Scored& b) { return a.worst < b.worst; });
-  std::cout << fmt::format("\n### Settings grid ({} seeds; cost to ε ÷ random search's)\n\n", seeds);
+  std::cout << fmt::format("\n### Settings grid ({} seeds; cost to ε ÷ random search's)\n\n",
+                           seeds);
   std::cout << "| setting |";
   for (const Loaded& t : tables) std::cout << " " << t.d.name << " | oracle ranks |";
   std::cout << " worst | best at equal budget |\n|---|";
@@ -360,9 +363,8 @@ void RunGrid(const std::vector<Loaded>& tables, int seeds) {
       std::cout << " " << ratio(r.real[i]) << " | " << ratio(r.oracle[i]) << " |";
       bests += fmt::format("{}{:.4f}", i ? " / " : "", r.real[i].best);
     }
-    std::cout << fmt::format(" {} | {} |\n",
-                             std::isinf(r.worst) ? "misses" : fmt::format("{:.2f}×", r.worst),
-                             bests);
+    std::cout << fmt::format(
+        " {} | {} |\n", std::isinf(r.worst) ? "misses" : fmt::format("{:.2f}×", r.worst), bests);
   }
 }
 }  // namespace
@@ -376,9 +378,9 @@ int main(int argc, char** argv) {
   bool grid = false;
   std::string only;          // run only the methods whose name contains this (and random search)
   std::string table_filter;  // run only the tables whose name contains this
-  bool explain = false;  // where the cost to ε goes, per seed, for the methods --only selects
-  bool oracle = false;   // --explain on the oracle copy (every point carries its final value)
-  int first_seed = 1;  // the grid chose settings on seeds 1-20; report on fresh ones
+  bool explain = false;      // where the cost to ε goes, per seed, for the methods --only selects
+  bool oracle = false;       // --explain on the oracle copy (every point carries its final value)
+  int first_seed = 1;        // the grid chose settings on seeds 1-20; report on fresh ones
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--data" && i + 1 < argc)

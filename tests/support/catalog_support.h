@@ -21,6 +21,6 @@ struct CatalogWithOffers {
 /// list, each line indented two spaces; `extra` follows them (a `preemption_rates:` section).
 /// A catalog that does not load fails the test.
 [[nodiscard]] std::unique_ptr<CatalogWithOffers> ShippedCatalogWith(const std::string& offers,
-                                                                     const std::string& extra = "");
+                                                                    const std::string& extra = "");
 
 }  // namespace frugal::testing

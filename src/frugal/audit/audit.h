@@ -13,8 +13,8 @@
 #include "frugal/audit/inventory.h"
 #include "frugal/audit/report_charts.h"
 #include "frugal/audit/thresholds.h"
-#include "frugal/catalog/transfer_prices.h"
 #include "frugal/catalog/catalog.h"
+#include "frugal/catalog/transfer_prices.h"
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
 #include "frugal/ledger/ledger.h"
@@ -56,7 +56,7 @@ struct AuditOptions {
   Thresholds thresholds;
   const catalog::Catalog* catalog = nullptr;  ///< borrowed; null: rules needing prices say so
   const Inventory* inventory = nullptr;       ///< borrowed; null: no inventory given
-  const catalog::TransferPrices* transfer = nullptr;   ///< borrowed; null: egress cannot be priced
+  const catalog::TransferPrices* transfer = nullptr;  ///< borrowed; null: egress cannot be priced
 };
 
 struct AuditResult {

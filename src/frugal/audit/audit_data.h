@@ -43,9 +43,9 @@ struct BillingFact {
   std::optional<Money> effective;  ///< FOCUS EffectiveCost (amortized), when the bill has it
   nlohmann::json tags = nlohmann::json::object();
   std::optional<ledger::RunId> run_id;
-  std::string commitment_id;      ///< FOCUS CommitmentDiscountId ("" when none)
-  std::string commitment_name;    ///< FOCUS CommitmentDiscountName
-  std::string commitment_status;  ///< FOCUS CommitmentDiscountStatus: Used, Unused or ""
+  std::string commitment_id;       ///< FOCUS CommitmentDiscountId ("" when none)
+  std::string commitment_name;     ///< FOCUS CommitmentDiscountName
+  std::string commitment_status;   ///< FOCUS CommitmentDiscountStatus: Used, Unused or ""
   std::string charge_description;  ///< FOCUS ChargeDescription ("" when none)
 };
 

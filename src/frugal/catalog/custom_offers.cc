@@ -72,10 +72,10 @@ Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node,
     return Fail(doc.ErrorAt(node["preemptions_per_hour"], "preemptions_per_hour",
                             "expected a rate in [0, 60]"));
   }
-  for (const auto& [key, field] :
-       {std::pair{"boot", &o.launch.boot_hours}, {"setup", &o.launch.setup_hours},
-        {"billing_increment", &o.launch.billing_increment_hours},
-        {"minimum_billed", &o.launch.minimum_billed_hours}}) {
+  for (const auto& [key, field] : {std::pair{"boot", &o.launch.boot_hours},
+                                   {"setup", &o.launch.setup_hours},
+                                   {"billing_increment", &o.launch.billing_increment_hours},
+                                   {"minimum_billed", &o.launch.minimum_billed_hours}}) {
     if (auto d = FRUGAL_TRY(doc.OptionalDuration(node, key))) {
       if (d->count() < 0) return Fail(doc.ErrorAt(node[key], key, "must not be negative"));
       *field = ToHours(*d);

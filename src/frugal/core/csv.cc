@@ -117,9 +117,8 @@ Result<size_t> CsvTable::RequireColumn(std::string_view name) const {
     // A second column of the same name would be silently ignored: refuse the ambiguity.
     for (size_t i = *c + 1; i < header_.fields.size(); ++i) {
       if (header_.fields[i] == name) {
-        return Fail(ErrorCode::kBadInput,
-                    fmt::format("{}:1:{}: column '{}' appears twice", source_,
-                                header_.columns[i], name));
+        return Fail(ErrorCode::kBadInput, fmt::format("{}:1:{}: column '{}' appears twice", source_,
+                                                      header_.columns[i], name));
       }
     }
     return *c;

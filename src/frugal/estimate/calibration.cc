@@ -63,9 +63,9 @@ class RowReader {
 
 /// The optional version-2 columns, by name; absent columns are nullopt.
 struct OptionalColumns {
-  std::optional<size_t> family, tensor_parallel, pipeline_parallel, sequence_parallel,
-      global_batch, network_gbps, attention, loss, offload, optimizer_in_backward, virtual_stages,
-      experts, experts_per_token, expert_parallel;
+  std::optional<size_t> family, tensor_parallel, pipeline_parallel, sequence_parallel, global_batch,
+      network_gbps, attention, loss, offload, optimizer_in_backward, virtual_stages, experts,
+      experts_per_token, expert_parallel;
 };
 
 OptionalColumns FindOptionalColumns(const CsvTable& table) {
@@ -90,8 +90,7 @@ OptionalColumns FindOptionalColumns(const CsvTable& table) {
 /// Reads one optional column: empty or absent leaves `out` as it is.
 class OptionalReader {
  public:
-  OptionalReader(const CsvTable& table, const CsvRecord& record)
-      : table_(table), record_(record) {}
+  OptionalReader(const CsvTable& table, const CsvRecord& record) : table_(table), record_(record) {}
   std::string Text(std::optional<size_t> column) const {
     return column ? std::string(Trim(CsvTable::Field(record_, *column))) : std::string();
   }
@@ -135,8 +134,8 @@ Result<void> ReadOptional(const OptionalReader& o, const OptionalColumns& c, Cal
   FRUGAL_TRY(o.Read(c.experts_per_token, ParseInt, m.experts_per_token));
   if (m.experts < 1 || m.experts_per_token < 1 || m.experts_per_token > m.experts) {
     return Fail(ErrorCode::kBadInput,
-                fmt::format("{}: experts {} and experts_per_token {} do not make a model",
-                            row.id, m.experts, m.experts_per_token));
+                fmt::format("{}: experts {} and experts_per_token {} do not make a model", row.id,
+                            m.experts, m.experts_per_token));
   }
   m.params = ArchitectureParams(m);
   FRUGAL_TRY(o.Read(c.sequence_parallel, ParseBool, t.sequence_parallel));

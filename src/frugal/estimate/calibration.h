@@ -12,15 +12,16 @@
 // memory_gb_allocated (peak torch.cuda.max_memory_allocated in 1e9 bytes, which leaves out the
 // CUDA context), tokens_per_second_per_gpu (measured throughput per GPU; tokens is any positive
 // amount to convert it to GPU-hours) or memory_gib_reserved (peak memory the caching allocator
-// reserved, GiB, also without the context). confidence is free text ("verified", "paper-from-memory", ...).
+// reserved, GiB, also without the context). confidence is free text ("verified",
+// "paper-from-memory", ...).
 //
 // Optional columns (version 2; a table without them reads as before): family (the model family
 // a leave-one-family-out evaluation holds out together; default: the id up to its first '-'),
 // tensor_parallel, pipeline_parallel, sequence_parallel (true/false), global_batch (sequences
-// per step; 0 or empty: micro_batch × data-parallel GPUs), virtual_stages, network_gbps (between nodes, per
-// node), attention (flash/eager), loss (standard/chunked/fused), offload (none/optimizer/all),
-// optimizer_in_backward (true/false), experts, experts_per_token, expert_parallel. Empty fields
-// take the defaults.
+// per step; 0 or empty: micro_batch × data-parallel GPUs), virtual_stages, network_gbps (between
+// nodes, per node), attention (flash/eager), loss (standard/chunked/fused), offload
+// (none/optimizer/all), optimizer_in_backward (true/false), experts, experts_per_token,
+// expert_parallel. Empty fields take the defaults.
 
 #include <filesystem>
 #include <string>

@@ -43,8 +43,8 @@ struct Estimate {
   double tokens = 0;
   double steps = 0;  ///< optimizer steps
   Flops flops;
-  double prior_hfu = 0;  ///< the prior's overall utilization (compute and communication),
-                         ///< always computed for comparison
+  double prior_hfu = 0;    ///< the prior's overall utilization (compute and communication),
+                           ///< always computed for comparison
   double compute_hfu = 0;  ///< the prior's compute utilization (PriorHfu), before communication
   StepTime step;           ///< one optimizer step under the prior, seconds by what they go to
   UtilizationSource source = UtilizationSource::kPrior;
@@ -59,7 +59,8 @@ struct Estimate {
 /// Estimates training `tokens` tokens of `m` with `t` on t.gpus GPUs of `hw`. Under the prior,
 /// runtime is steps × step time: compute (total FLOPs / (GPUs × peak × compute utilization))
 /// plus the pipeline bubble and the communication EstimateStepTime adds; a measured throughput
-/// or MFU replaces all of it. kBadInput for an invalid training config or a GPU without a peak figure.
+/// or MFU replaces all of it. kBadInput for an invalid training config or a GPU without a peak
+/// figure.
 [[nodiscard]] Result<Estimate> EstimateTraining(const Model& m, const Training& t,
                                                 const Hardware& hw, double tokens,
                                                 const Measured& measured = {});

@@ -187,8 +187,8 @@ double LayerActivationBytes(const Model& m, const Training& t) {
   // A mixture of experts runs each token through experts_per_token MLPs: their intermediates
   // are kept once per expert the token visits.
   const bool selective = t.recompute == Recompute::kSelective;
-  const double mlp_terms = (m.mlp == Mlp::kSwiGlu ? (selective ? 4.0 : 8.0)
-                                                  : (selective ? 2.0 : 4.0)) * f;
+  const double mlp_terms =
+      (m.mlp == Mlp::kSwiGlu ? (selective ? 4.0 : 8.0) : (selective ? 2.0 : 4.0)) * f;
   split += (D(m.experts_per_token) - 1.0) * mlp_terms;
   const double whole_share = t.sequence_parallel ? tp : 1.0;
   const double scale = ElementBytes(t.precision) / 2.0;

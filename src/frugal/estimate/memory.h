@@ -46,8 +46,8 @@ struct MemoryBreakdown {
 /// et al. 2022 (sbh(34 + 5as/h)) adjusted for flash attention (no s² terms; Q, K, V, O and the
 /// fp32 log-sum-exp kept) unless attention is eager (Korthikanti's 5·a·s² score term kept),
 /// no dropout masks, SwiGLU or GELU MLPs, grouped-query K/V, selective recompute, and tensor
-/// (with or without sequence) parallelism as Korthikanti et al. split them. Under full recompute this is the working set of the one layer being
-/// rebuilt (see ActivationBytes).
+/// (with or without sequence) parallelism as Korthikanti et al. split them. Under full recompute
+/// this is the working set of the one layer being rebuilt (see ActivationBytes).
 [[nodiscard]] double LayerActivationBytes(const Model& m, const Training& t);
 
 /// All saved activations on one GPU: one micro-batch, or under pipeline parallelism the first

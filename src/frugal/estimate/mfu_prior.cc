@@ -128,7 +128,8 @@ double FamilyBaseUtilization(std::string_view architecture) {
 
 double PriorHfu(const Hardware& hw, const Training& t, double params) {
   double hfu = FamilyBaseUtilization(hw.architecture) * PrecisionFactor(t.precision) *
-               SizeFactor(params, t.precision).factor * MethodFactor(t.method) * OffloadFactor(t.offload);
+               SizeFactor(params, t.precision).factor * MethodFactor(t.method) *
+               OffloadFactor(t.offload);
   if (t.recompute == Recompute::kSelective) hfu *= kSelectiveFactor;
   return std::clamp(hfu, kMinHfu, kMaxHfu);
 }

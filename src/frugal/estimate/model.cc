@@ -154,9 +154,8 @@ Result<Model> ResolveModel(const ModelSpec& spec) {
   // Unstated, a mixture of experts routes each token to two (Mixtral, GShard).
   m.experts_per_token = spec.experts_per_token.value_or(m.experts > 1 ? 2 : 1);
   if (m.experts_per_token > m.experts) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("experts_per_token {} is more than experts {}", m.experts_per_token,
-                            m.experts));
+    return Fail(ErrorCode::kBadInput, fmt::format("experts_per_token {} is more than experts {}",
+                                                  m.experts_per_token, m.experts));
   }
   m.params = spec.params.value_or(ArchitectureParams(m));
   return m;

@@ -29,7 +29,7 @@ struct ModelSpec {
   std::optional<int> vocab;
   int seq = 2048;  ///< training sequence length in tokens
   Mlp mlp = Mlp::kSwiGlu;
-  bool tied_embeddings = false;  ///< output head shares the input embedding matrix
+  bool tied_embeddings = false;          ///< output head shares the input embedding matrix
   std::optional<int> experts;            ///< mixture of experts: MLPs per layer (default 1)
   std::optional<int> experts_per_token;  ///< experts each token is routed to (default 2 for a
                                          ///< mixture of experts, 1 for a dense model)

@@ -29,7 +29,8 @@ struct NetworkFigure {
 
 /// Reads the table. kBadInput names file:line:column on a missing column or a bandwidth that
 /// is not a positive number.
-[[nodiscard]] Result<std::vector<NetworkFigure>> ReadNetworkTable(const std::filesystem::path& path);
+[[nodiscard]] Result<std::vector<NetworkFigure>> ReadNetworkTable(
+    const std::filesystem::path& path);
 
 /// The shipped table (`<shipped data>/catalog/network.csv`); empty when the file is absent.
 [[nodiscard]] Result<std::vector<NetworkFigure>> LoadShippedNetworkTable();

@@ -36,8 +36,7 @@ double DataParallelLatency(const Model& m, const Training& t) {
     const double layers = std::ceil(D(m.layers) / D(t.pipeline_parallel));
     return D(t.AccumulationSteps()) * layers * 3.0 * D(dp - 1) * kRingHopSeconds;
   }
-  const double gradients =
-      TrainableParams(m, t) * ModelShare(m, t) * ElementBytes(t.precision);
+  const double gradients = TrainableParams(m, t) * ModelShare(m, t) * ElementBytes(t.precision);
   const double buckets = std::ceil(gradients / kGradientBucketBytes);
   return buckets * 2.0 * std::log2(D(dp)) * kRingHopSeconds;
 }

@@ -32,11 +32,11 @@ inline constexpr double kGradientBucketBytes = 25e6;
 
 /// Seconds of one optimizer step, by what they are spent on.
 struct StepTime {
-  double compute = 0;          ///< every micro-batch's FLOPs at the compute utilization
-  double bubble = 0;           ///< pipeline fill and drain: compute × (stages − 1) / micro-batches
-  double tensor_parallel = 0;  ///< tensor-parallel all-reduces (on the critical path)
-  double expert_parallel = 0;  ///< mixture-of-experts all-to-all token exchange (ditto)
-  double data_parallel = 0;    ///< data-parallel traffic in total
+  double compute = 0;  ///< every micro-batch's FLOPs at the compute utilization
+  double bubble = 0;   ///< pipeline fill and drain: compute × (stages − 1) / micro-batches
+  double tensor_parallel = 0;        ///< tensor-parallel all-reduces (on the critical path)
+  double expert_parallel = 0;        ///< mixture-of-experts all-to-all token exchange (ditto)
+  double data_parallel = 0;          ///< data-parallel traffic in total
   double exposed_data_parallel = 0;  ///< the part of it compute does not hide
 
   [[nodiscard]] double Total() const {

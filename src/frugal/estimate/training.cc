@@ -189,18 +189,19 @@ Result<void> Training::Validate() const {
                 fmt::format("global_batch must not be negative, got {}", global_batch));
   }
   for (const auto& [value, name] : {std::pair{tensor_parallel, "tensor_parallel"},
-                                     std::pair{pipeline_parallel, "pipeline_parallel"},
-                                     std::pair{virtual_stages, "virtual_stages"},
-                                     std::pair{expert_parallel, "expert_parallel"}}) {
+                                    std::pair{pipeline_parallel, "pipeline_parallel"},
+                                    std::pair{virtual_stages, "virtual_stages"},
+                                    std::pair{expert_parallel, "expert_parallel"}}) {
     if (value < 1 || value > 4096) {
       return Fail(ErrorCode::kBadInput,
                   fmt::format("{} must be between 1 and 4096, got {}", name, value));
     }
   }
   if (gpus % ModelParallel() != 0) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("gpus {} is not a multiple of tensor_parallel {} × pipeline_parallel {}",
-                            gpus, tensor_parallel, pipeline_parallel));
+    return Fail(
+        ErrorCode::kBadInput,
+        fmt::format("gpus {} is not a multiple of tensor_parallel {} × pipeline_parallel {}", gpus,
+                    tensor_parallel, pipeline_parallel));
   }
   if (DataParallel() % expert_parallel != 0) {
     return Fail(ErrorCode::kBadInput,

@@ -11,17 +11,17 @@ namespace frugal::estimate {
 using catalog::Precision;
 
 enum class Optimizer {
-  kAdamW,      ///< two fp32 moments
-  kAdam8bit,   ///< two 8-bit moments (bitsandbytes)
-  kSgd,        ///< SGD with momentum: one fp32 moment
-  kAdafactor,  ///< factored second moment, no first moment
+  kAdamW,          ///< two fp32 moments
+  kAdam8bit,       ///< two 8-bit moments (bitsandbytes)
+  kSgd,            ///< SGD with momentum: one fp32 moment
+  kAdafactor,      ///< factored second moment, no first moment
   kPagedAdam8bit,  ///< 8-bit moments in CUDA unified memory (bitsandbytes paged): they page
                    ///< out to the host under pressure, so they never decide whether a job fits
 };
 enum class Method {
-  kFull,   ///< every weight trained
-  kLora,   ///< frozen base in training precision, low-rank adapters on every linear layer
-  kQlora,  ///< frozen 4-bit NF4 base (double-quantized), adapters in 16-bit
+  kFull,       ///< every weight trained
+  kLora,       ///< frozen base in training precision, low-rank adapters on every linear layer
+  kQlora,      ///< frozen 4-bit NF4 base (double-quantized), adapters in 16-bit
   kInference,  ///< weights-only load: forward passes, no gradients, optimizer or saved activations
 };
 /// Where mixed-precision training keeps the weights the optimizer updates.
@@ -97,15 +97,15 @@ struct Training {
   int micro_batch = 1;   ///< sequences per GPU per forward pass
   int global_batch = 0;  ///< sequences per optimizer step; 0: micro_batch × gpus
   Recompute recompute = Recompute::kNone;
-  int zero_stage = 0;  ///< ZeRO / FSDP: 0 none, 1 optimizer, 2 +gradients, 3 +weights
-  int gpus = 1;        ///< all GPUs of the job
-  int tensor_parallel = 1;    ///< Megatron tensor parallelism: each layer split over this many
-  int pipeline_parallel = 1;  ///< pipeline stages (1F1B schedule), layers split evenly
-  int virtual_stages = 1;     ///< interleaved 1F1B: model chunks per stage (Megatron's
-                              ///< virtual pipeline); the bubble shrinks by this factor
+  int zero_stage = 0;              ///< ZeRO / FSDP: 0 none, 1 optimizer, 2 +gradients, 3 +weights
+  int gpus = 1;                    ///< all GPUs of the job
+  int tensor_parallel = 1;         ///< Megatron tensor parallelism: each layer split over this many
+  int pipeline_parallel = 1;       ///< pipeline stages (1F1B schedule), layers split evenly
+  int virtual_stages = 1;          ///< interleaved 1F1B: model chunks per stage (Megatron's
+                                   ///< virtual pipeline); the bubble shrinks by this factor
   bool sequence_parallel = false;  ///< Megatron sequence parallelism (with tensor_parallel > 1)
-  int expert_parallel = 1;  ///< mixture of experts: the experts split over this many of the
-                            ///< data-parallel GPUs (tokens exchanged all-to-all)
+  int expert_parallel = 1;         ///< mixture of experts: the experts split over this many of the
+                                   ///< data-parallel GPUs (tokens exchanged all-to-all)
   Attention attention = Attention::kFlash;
   Loss loss = Loss::kStandard;
   Offload offload = Offload::kNone;

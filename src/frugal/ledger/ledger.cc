@@ -275,10 +275,10 @@ Result<void> Ledger::AddSamples(RunId run, std::span<const Sample> samples) {
     h.Add(2, s.gpu_mem_bytes);
     h.Add(3, s.power_watts);
     h.Add(4, s.io_wait);
-    for (Value v : {Value{run}, Value{t}, Value{int64_t{0}}, OrNull(s.gpu_util),
-                    OrNull(s.sm_active), OrNull(s.tensor_active), OrNull(s.gpu_mem_bytes),
-                    OrNull(s.power_watts), OrNull(s.cpu_util), OrNull(s.rss_bytes),
-                    OrNull(s.io_wait)}) {
+    for (Value v :
+         {Value{run}, Value{t}, Value{int64_t{0}}, OrNull(s.gpu_util), OrNull(s.sm_active),
+          OrNull(s.tensor_active), OrNull(s.gpu_mem_bytes), OrNull(s.power_watts),
+          OrNull(s.cpu_util), OrNull(s.rss_bytes), OrNull(s.io_wait)}) {
       values.push_back(std::move(v));
     }
   }
@@ -286,7 +286,8 @@ Result<void> Ledger::AddSamples(RunId run, std::span<const Sample> samples) {
     for (size_t first = 0; first < samples.size(); first += kRowsPerInsert) {
       const size_t n = std::min(kRowsPerInsert, samples.size() - first);
       const std::string sql =
-          "INSERT INTO samples (run_id, time_ms, resolution_ms, gpu_util, sm_active, tensor_active, "
+          "INSERT INTO samples (run_id, time_ms, resolution_ms, gpu_util, sm_active, "
+          "tensor_active, "
           "gpu_mem_bytes, power_watts, cpu_util, rss_bytes, io_wait) VALUES " +
           Placeholders(n, kSampleColumns);
       FRUGAL_TRY(c.Query(

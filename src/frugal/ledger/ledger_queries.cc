@@ -233,8 +233,8 @@ Result<std::vector<Sample>> Ledger::SamplesOf(RunId run) {
   for (const Row& r : rows) {
     samples.push_back(Sample{FromMillis(AsInt(r[0])), AsOptionalDouble(r[1]),
                              AsOptionalDouble(r[2]), AsOptionalDouble(r[3]), AsOptionalDouble(r[4]),
-                             AsOptionalDouble(r[5]), AsOptionalDouble(r[6]),
-                             AsOptionalDouble(r[7]), AsOptionalDouble(r[8])});
+                             AsOptionalDouble(r[5]), AsOptionalDouble(r[6]), AsOptionalDouble(r[7]),
+                             AsOptionalDouble(r[8])});
   }
   return samples;
 }

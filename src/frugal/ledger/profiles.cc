@@ -31,7 +31,8 @@ Profile FromRow(const Row& r) {
   n.steps_per_second = AsDouble(r[10]);
   n.tokens_per_second = AsOptionalDouble(r[11]);
   n.samples_per_second = AsOptionalDouble(r[12]);
-  if (const auto bytes = AsOptionalInt(r[13])) n.peak_gpu_memory_bytes = static_cast<uint64_t>(*bytes);
+  if (const auto bytes = AsOptionalInt(r[13]))
+    n.peak_gpu_memory_bytes = static_cast<uint64_t>(*bytes);
   n.peak_rss_bytes = static_cast<uint64_t>(AsInt(r[14]));
   n.cpu_cores = AsDouble(r[15]);
   n.ended = AsText(r[16]);
@@ -82,22 +83,21 @@ Result<ProfileId> RecordProfile(Ledger& ledger, const NewProfile& p) {
   ProfileId id = 0;
   const Result<void> done =
       Transact(ledger.connection(), TxnMode::kWrite, [&](Connection& c) -> Result<void> {
-    const std::vector<Row> rows = FRUGAL_TRY(c.Query(
-        "INSERT INTO profiles (name, time_ms, command, device, device_kind, device_count, "
-        "wall_ms, measured_ms, steps, steps_per_second, tokens_per_second, samples_per_second, "
-        "peak_gpu_memory_bytes, peak_rss_bytes, cpu_cores, ended, run_id) VALUES (?, ?, ?, ?, "
-        "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        std::vector<Value>{p.name, ToMillis(p.time), p.command, p.device, p.device_kind,
-                           int64_t{p.device_count}, int64_t{p.wall.count()},
-                           int64_t{p.measured.count()}, p.steps, p.steps_per_second,
-                           OrNull(p.tokens_per_second), OrNull(p.samples_per_second),
-                           OptionalBytes(p.peak_gpu_memory_bytes),
-                           static_cast<int64_t>(p.peak_rss_bytes), p.cpu_cores, p.ended,
-                           OrNull(p.run_id)}));
-    if (rows.empty()) return Fail(ErrorCode::kFailed, "profile insert returned no id");
-    id = AsInt(rows[0][0]);
-    return {};
-  });
+        const std::vector<Row> rows = FRUGAL_TRY(c.Query(
+            "INSERT INTO profiles (name, time_ms, command, device, device_kind, device_count, "
+            "wall_ms, measured_ms, steps, steps_per_second, tokens_per_second, samples_per_second, "
+            "peak_gpu_memory_bytes, peak_rss_bytes, cpu_cores, ended, run_id) VALUES (?, ?, ?, ?, "
+            "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            std::vector<Value>{
+                p.name, ToMillis(p.time), p.command, p.device, p.device_kind,
+                int64_t{p.device_count}, int64_t{p.wall.count()}, int64_t{p.measured.count()},
+                p.steps, p.steps_per_second, OrNull(p.tokens_per_second),
+                OrNull(p.samples_per_second), OptionalBytes(p.peak_gpu_memory_bytes),
+                static_cast<int64_t>(p.peak_rss_bytes), p.cpu_cores, p.ended, OrNull(p.run_id)}));
+        if (rows.empty()) return Fail(ErrorCode::kFailed, "profile insert returned no id");
+        id = AsInt(rows[0][0]);
+        return {};
+      });
   if (!done) return Fail(done.error());
   return id;
 }

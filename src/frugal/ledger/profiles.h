@@ -24,21 +24,21 @@ using ProfileId = int64_t;
 
 struct NewProfile {
   std::string name;
-  Timestamp time{};     ///< when the measurement ended
-  std::string command;  ///< the command line, space-joined
-  std::string device;   ///< "NVIDIA H100 80GB HBM3", or "AMD EPYC 7B13" for a CPU
+  Timestamp time{};                 ///< when the measurement ended
+  std::string command;              ///< the command line, space-joined
+  std::string device;               ///< "NVIDIA H100 80GB HBM3", or "AMD EPYC 7B13" for a CPU
   std::string device_kind = "cpu";  ///< "gpu" or "cpu"
   int device_count = 1;             ///< GPUs visible; for a CPU, the vCPUs the command could use
-  Duration wall{0};      ///< the command's whole run, start-up included
-  Duration measured{0};  ///< first to last progress report: what the rates are over
-  int64_t steps = 0;     ///< steps inside the measured stretch
+  Duration wall{0};                 ///< the command's whole run, start-up included
+  Duration measured{0};             ///< first to last progress report: what the rates are over
+  int64_t steps = 0;                ///< steps inside the measured stretch
   double steps_per_second = 0;
   std::optional<double> tokens_per_second;
   std::optional<double> samples_per_second;
   std::optional<uint64_t> peak_gpu_memory_bytes;  ///< summed over GPUs; NVML only
   uint64_t peak_rss_bytes = 0;                    ///< host memory of the process tree
-  double cpu_cores = 0;  ///< mean CPU cores busy over the wall time (1.0 = one core)
-  std::string ended;     ///< "steps", "time", "finished": what ended the measurement
+  double cpu_cores = 0;         ///< mean CPU cores busy over the wall time (1.0 = one core)
+  std::string ended;            ///< "steps", "time", "finished": what ended the measurement
   std::optional<RunId> run_id;  ///< the ledger run it was measured in, when it was one
 };
 
@@ -57,8 +57,7 @@ struct Profile {
 
 /// The newest profile named `name`, or nullopt when there is none. This is what plan and
 /// estimate read: its throughput, its device, its id (and run id) and when it was measured.
-[[nodiscard]] Result<std::optional<Profile>> LatestProfile(Ledger& ledger,
-                                                           const std::string& name);
+[[nodiscard]] Result<std::optional<Profile>> LatestProfile(Ledger& ledger, const std::string& name);
 
 /// The profile with this id, or nullopt.
 [[nodiscard]] Result<std::optional<Profile>> GetProfile(Ledger& ledger, ProfileId id);

@@ -48,8 +48,12 @@ std::string Placeholders(size_t n) {
 }  // namespace
 
 Result<int64_t> InsertQueueJob(Connection& db, const QueueJobRow& job) {
-  const std::vector<Value> params = {job.name,         job.state,        job.command,
-                                     job.request,      job.submitted_ms, job.updated_ms,
+  const std::vector<Value> params = {job.name,
+                                     job.state,
+                                     job.command,
+                                     job.request,
+                                     job.submitted_ms,
+                                     job.updated_ms,
                                      NullIfEmpty(job.reason),
                                      OrNull(job.expected_cost_micros)};
   const std::vector<Row> rows = FRUGAL_TRY(db.Query(
@@ -65,8 +69,8 @@ Result<std::vector<QueueJobRow>> ListQueueJobs(Connection& db,
   std::vector<Value> params(states.begin(), states.end());
   const std::string where =
       states.empty() ? "" : " WHERE state IN (" + Placeholders(states.size()) + ")";
-  const std::vector<Row> rows = FRUGAL_TRY(db.Query(
-      fmt::format("SELECT {} FROM queue_jobs{} ORDER BY id", kJobColumns, where), params));
+  const std::vector<Row> rows = FRUGAL_TRY(
+      db.Query(fmt::format("SELECT {} FROM queue_jobs{} ORDER BY id", kJobColumns, where), params));
   std::vector<QueueJobRow> jobs;
   for (const Row& r : rows) jobs.push_back(JobFromRow(r));
   return jobs;
@@ -106,10 +110,10 @@ Result<bool> MoveQueueJob(Connection& db, int64_t id, std::span<const std::strin
   text("request", f.request);
   params.emplace_back(id);
   params.insert(params.end(), from.begin(), from.end());
-  const std::vector<Row> rows = FRUGAL_TRY(db.Query(
-      fmt::format("UPDATE queue_jobs SET {} WHERE id = ? AND state IN ({}) RETURNING id", set,
-                  Placeholders(from.size())),
-      params));
+  const std::vector<Row> rows = FRUGAL_TRY(
+      db.Query(fmt::format("UPDATE queue_jobs SET {} WHERE id = ? AND state IN ({}) RETURNING id",
+                           set, Placeholders(from.size())),
+               params));
   return !rows.empty();
 }
 
@@ -138,11 +142,11 @@ Result<std::vector<QueueDecisionRow>> ListQueueDecisions(Connection& db, int64_t
 }
 
 Result<std::vector<QueueDecisionRow>> ListLatestQueueDecisions(Connection& db) {
-  const std::vector<Row> rows = FRUGAL_TRY(db.Query(
-      fmt::format("SELECT {} FROM queue_decisions WHERE id IN (SELECT MAX(id) FROM "
-                  "queue_decisions GROUP BY job_id) ORDER BY job_id",
-                  kDecisionColumns),
-      {}));
+  const std::vector<Row> rows = FRUGAL_TRY(
+      db.Query(fmt::format("SELECT {} FROM queue_decisions WHERE id IN (SELECT MAX(id) FROM "
+                           "queue_decisions GROUP BY job_id) ORDER BY job_id",
+                           kDecisionColumns),
+               {}));
   std::vector<QueueDecisionRow> out;
   for (const Row& r : rows) out.push_back(DecisionFromRow(r));
   return out;

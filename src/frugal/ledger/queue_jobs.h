@@ -83,7 +83,6 @@ struct RunSpanRow {
 };
 
 /// The segments of the run named `run_name`, oldest first; empty when it has not begun.
-[[nodiscard]] Result<std::vector<RunSpanRow>> RunSpansOf(Connection& db,
-                                                        std::string_view run_name);
+[[nodiscard]] Result<std::vector<RunSpanRow>> RunSpansOf(Connection& db, std::string_view run_name);
 
 }  // namespace frugal::ledger

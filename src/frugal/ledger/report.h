@@ -52,7 +52,7 @@ struct ReportRow {
 /// capacity the run's segments measured; `linked` says how much of `billed` that is.
 struct BilledRow {
   std::vector<std::string> key;  ///< one value per group key ("-" where the bill does not say)
-  Money billed;   ///< BilledCost, each row prorated to the part of its charge period in the window
+  Money billed;  ///< BilledCost, each row prorated to the part of its charge period in the window
   int64_t charges = 0;  ///< billing rows with time in the window
   Money linked;         ///< of `billed`, rows linked to a frugal run
 };

@@ -39,9 +39,10 @@ std::string PermissionProblem(const std::string& path, CreateMode create) {
   if (!std::filesystem::exists(file, ec)) {
     if (create == CreateMode::kCreateIfMissing &&
         ::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
-      return fmt::format("cannot create the ledger there: the directory {} is not writable by "
-                         "this user ({})",
-                         dir.string(), std::strerror(errno));
+      return fmt::format(
+          "cannot create the ledger there: the directory {} is not writable by "
+          "this user ({})",
+          dir.string(), std::strerror(errno));
     }
     return {};
   }
@@ -53,9 +54,10 @@ std::string PermissionProblem(const std::string& path, CreateMode create) {
   }
   if (create != CreateMode::kReadOnly &&
       ::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
-    return fmt::format("its directory {} is not writable by this user ({}), and SQLite keeps "
-                       "its write-ahead log there",
-                       dir.string(), std::strerror(errno));
+    return fmt::format(
+        "its directory {} is not writable by this user ({}), and SQLite keeps "
+        "its write-ahead log there",
+        dir.string(), std::strerror(errno));
   }
   return {};
 }

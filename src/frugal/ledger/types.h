@@ -148,8 +148,8 @@ struct Event {
 /// One utilization reading; absent values are unknown, not zero.
 struct Sample {
   Timestamp time{};
-  std::optional<double> gpu_util;   ///< percent
-  std::optional<double> sm_active;  ///< percent
+  std::optional<double> gpu_util;       ///< percent
+  std::optional<double> sm_active;      ///< percent
   std::optional<double> tensor_active;  ///< percent of time a tensor pipe was active
   std::optional<double> gpu_mem_bytes;
   std::optional<double> power_watts;

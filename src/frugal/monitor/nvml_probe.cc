@@ -54,7 +54,8 @@ NvmlProbe::NvmlProbe() : api_(std::make_unique<Api>()) {
     api_->shutdown = Symbol<decltype(api_->shutdown)>(library_, "nvmlShutdown");
     api_->count = Symbol<decltype(api_->count)>(library_, "nvmlDeviceGetCount_v2");
     api_->handle = Symbol<decltype(api_->handle)>(library_, "nvmlDeviceGetHandleByIndex_v2");
-    api_->utilization = Symbol<decltype(api_->utilization)>(library_, "nvmlDeviceGetUtilizationRates");
+    api_->utilization =
+        Symbol<decltype(api_->utilization)>(library_, "nvmlDeviceGetUtilizationRates");
     api_->memory = Symbol<decltype(api_->memory)>(library_, "nvmlDeviceGetMemoryInfo");
     api_->power = Symbol<decltype(api_->power)>(library_, "nvmlDeviceGetPowerUsage");
     api_->clock = Symbol<decltype(api_->clock)>(library_, "nvmlDeviceGetClockInfo");
@@ -70,7 +71,8 @@ NvmlProbe::NvmlProbe() : api_(std::make_unique<Api>()) {
       available_ = true;
     }
   }
-  if (!available_ && !g_said_no_gpu.exchange(true)) log::Info("monitor: no GPU: {}", why_unavailable_);
+  if (!available_ && !g_said_no_gpu.exchange(true))
+    log::Info("monitor: no GPU: {}", why_unavailable_);
 }
 
 NvmlProbe::~NvmlProbe() {
@@ -88,14 +90,18 @@ std::optional<GpuReading> NvmlProbe::Read() const {
     if (api_->handle(i, &device) != kNvmlSuccess) continue;
     nvmlUtilization_t util{};
     nvmlMemory_t memory{};
-    if (api_->utilization(device, &util) != kNvmlSuccess || api_->memory(device, &memory) != kNvmlSuccess) continue;
+    if (api_->utilization(device, &util) != kNvmlSuccess ||
+        api_->memory(device, &memory) != kNvmlSuccess)
+      continue;
     ++r.devices;
     r.util_percent += util.gpu;
     r.memory_used_bytes += memory.used;
     unsigned int milliwatts = 0;
-    if (api_->power && api_->power(device, &milliwatts) == kNvmlSuccess) r.power_watts += milliwatts / 1000.0;
+    if (api_->power && api_->power(device, &milliwatts) == kNvmlSuccess)
+      r.power_watts += milliwatts / 1000.0;
     unsigned int mhz = 0;
-    if (api_->clock && api_->clock(device, kNvmlClockSm, &mhz) == kNvmlSuccess) r.sm_clock_mhz += mhz;
+    if (api_->clock && api_->clock(device, kNvmlClockSm, &mhz) == kNvmlSuccess)
+      r.sm_clock_mhz += mhz;
   }
   if (r.devices == 0) return std::nullopt;
   r.util_percent /= r.devices;

@@ -13,10 +13,10 @@ namespace frugal::monitor {
 
 struct GpuReading {
   int devices = 0;
-  double util_percent = 0;      ///< mean over devices
+  double util_percent = 0;         ///< mean over devices
   uint64_t memory_used_bytes = 0;  ///< summed
-  double power_watts = 0;       ///< summed
-  double sm_clock_mhz = 0;      ///< mean
+  double power_watts = 0;          ///< summed
+  double sm_clock_mhz = 0;         ///< mean
 };
 
 class NvmlProbe {

@@ -73,8 +73,10 @@ Sample ProcSampler::Take(pid_t pgid) {
     s.rss_bytes += p.rss_bytes;
     const auto prev = previous_.find(p.pid);
     // A process new since the last sample counts all of its time (it started after then).
-    cpu += p.cpu_ticks - (prev != previous_.end() ? std::min(prev->second.cpu_ticks, p.cpu_ticks) : 0);
-    blkio += p.blkio_ticks - (prev != previous_.end() ? std::min(prev->second.blkio_ticks, p.blkio_ticks) : 0);
+    cpu +=
+        p.cpu_ticks - (prev != previous_.end() ? std::min(prev->second.cpu_ticks, p.cpu_ticks) : 0);
+    blkio += p.blkio_ticks -
+             (prev != previous_.end() ? std::min(prev->second.blkio_ticks, p.blkio_ticks) : 0);
     current[p.pid] = p;
   }
   if (wall_seconds > 0 && !previous_.empty()) {

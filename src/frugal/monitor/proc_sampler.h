@@ -7,10 +7,10 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
-#include <memory>
 
 #include "frugal/monitor/nvml_probe.h"
 #include "frugal/monitor/sampler.h"
@@ -21,7 +21,7 @@ namespace frugal::monitor {
 struct ProcStat {
   pid_t pid = 0;
   pid_t pgrp = 0;
-  uint64_t cpu_ticks = 0;      ///< utime + stime
+  uint64_t cpu_ticks = 0;  ///< utime + stime
   uint64_t rss_bytes = 0;
   uint64_t blkio_ticks = 0;
 };

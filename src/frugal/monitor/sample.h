@@ -9,9 +9,9 @@ namespace frugal::monitor {
 
 struct Sample {
   std::chrono::system_clock::time_point at;
-  int processes = 0;          ///< in the sampled tree
-  double cpu_cores = 0;       ///< CPU time per wall time since the previous sample (1.0 = one core)
-  uint64_t rss_bytes = 0;     ///< resident memory summed over the tree
+  int processes = 0;       ///< in the sampled tree
+  double cpu_cores = 0;    ///< CPU time per wall time since the previous sample (1.0 = one core)
+  uint64_t rss_bytes = 0;  ///< resident memory summed over the tree
   double io_wait_fraction = 0;  ///< share of wall time the tree spent blocked on I/O (delayacct)
   // GPU figures (averaged over the visible GPUs; peak memory summed) when NVML is available.
   std::optional<double> gpu_util_percent;

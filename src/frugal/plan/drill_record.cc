@@ -12,8 +12,7 @@ namespace {
 using nlohmann::json;
 
 Error FieldError(const std::filesystem::path& path, std::string_view field, std::string_view why) {
-  return Error{ErrorCode::kBadInput,
-               fmt::format("{}: field '{}': {}", path.string(), field, why)};
+  return Error{ErrorCode::kBadInput, fmt::format("{}: field '{}': {}", path.string(), field, why)};
 }
 
 /// The `max` of a {max, mean} statistic in seconds; nullopt when the drill measured nothing.

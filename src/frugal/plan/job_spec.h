@@ -42,7 +42,7 @@ struct MeasuredProfile {
   std::optional<double> cpu_vcpus;
   std::optional<double> cpu_busy_cores;  ///< mean cores busy where it was measured
   std::string predicted_from;  ///< set on profiles carried to another GPU (measured_transfer.h)
-  std::string source;  ///< "profile 'x' measured <when> on <device>" for a recorded profile
+  std::string source;          ///< "profile 'x' measured <when> on <device>" for a recorded profile
   std::optional<int64_t> profile_id;  ///< the ledger profile a `profile:` entry or a run gave
   /// Set on the profiles the plan took from the ledger itself (measured_transfer.h
   /// AddRecordedMeasurements): not named in the spec, so never an error against the catalog.
@@ -79,9 +79,9 @@ struct DataLocation {
 /// prices moving it to every offer (data_locality.h); the audit reads it from the specs runs
 /// recorded.
 struct DataSpec {
-  std::string cloud;   ///< where the dataset is stored; empty: the compute's cloud
-  std::string region;  ///< empty: not declared
-  std::string where;   ///< file:line:col of `location` or `region`
+  std::string cloud;              ///< where the dataset is stored; empty: the compute's cloud
+  std::string region;             ///< empty: not declared
+  std::string where;              ///< file:line:col of `location` or `region`
   std::string cloud_where;        ///< file:line:col of `cloud` or `location`
   std::optional<double> size_gb;  ///< what one run reads, in GB (10^9 bytes)
   std::string size_where;         ///< file:line:col of the data section, for messages
@@ -113,10 +113,10 @@ struct JobSpec {
   /// The model's family; only a transformer is modelled from its shape, the others are planned
   /// from measured profiles (carried to other GPUs by estimate/cross_gpu.h).
   estimate::ModelFamily family = estimate::ModelFamily::kTransformer;
-  bool modelled = true;  ///< false: runtime only from measured profiles
+  bool modelled = true;                ///< false: runtime only from measured profiles
   std::optional<double> host_ram_gib;  ///< memory.host_ram_gib: the job's peak host RAM
   LaunchOverrides launch;              ///< fixed_costs: the job's launch and billing overrides
-  estimate::Training baseline;  ///< the knobs as the user wrote them (gpus unset)
+  estimate::Training baseline;         ///< the knobs as the user wrote them (gpus unset)
   /// training.network_gbps: the network between nodes (Gbit/s per node) for jobs that span
   /// nodes; 0 when unstated (the estimator's default).
   double network_gbps = 0;

@@ -144,9 +144,9 @@ bool Price(Context& ctx, Option& opt) {
       // Each restart stages the dataset again on the new instance.
       FaultTolerance ft = ctx.spec.fault_tolerance;
       ft.restart_hours += StagingHours(launch, data.gb);
-      opt.spot = ModelSpotRun(opt.work_hours, o.preemptions_per_hour * opt.instances, ft,
-                              deadline ? std::optional<double>(*deadline - opt.launch_hours)
-                                       : std::nullopt);
+      opt.spot = ModelSpotRun(
+          opt.work_hours, o.preemptions_per_hour * opt.instances, ft,
+          deadline ? std::optional<double>(*deadline - opt.launch_hours) : std::nullopt);
       if (!opt.spot.viable) {
         Exclude(ctx, "spot: preempted faster than it can restart");
         return false;

@@ -52,7 +52,7 @@ struct Option {
   double launch_hours = 0;  ///< boot + setup + data staging (+ preprocessing) before the work
   DataCost data;            ///< what bringing the data costs (in expected_cost, launch_hours)
   double billed_hours = 0;  ///< wall time as the cloud bills it
-  double peak_gib = 0;    ///< per GPU (0 when unknown: CPU)
+  double peak_gib = 0;      ///< per GPU (0 when unknown: CPU)
   double capacity_gib = 0;
   double work_hours = 0;  ///< undisturbed wall time
   double wall_hours = 0;  ///< expected, preemptions included
@@ -80,10 +80,10 @@ struct RefusedOption {
 };
 
 struct Plan {
-  std::vector<Option> options;      ///< ranked, best first; the first `top`
+  std::vector<Option> options;  ///< ranked, best first; the first `top`
   /// Refused options that ranked above the last option shown (at most `top` of them).
   std::vector<RefusedOption> refused;
-  size_t refused_count = 0;  ///< every option refused
+  size_t refused_count = 0;         ///< every option refused
   std::vector<Exclusion> excluded;  ///< grouped reasons, most common first
   std::vector<std::string> advice;
   std::optional<double> deadline_hours;

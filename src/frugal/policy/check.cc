@@ -59,9 +59,8 @@ void GpuModel(const Policy& p, const Subject& s, const Fields& f, std::vector<Vi
     out.push_back({"gpu-model",
                    fmt::format("no GPU list, so any GPU may be chosen; {} work may use only: {}",
                                cls, List(ok)),
-                   s.kind == "Study"
-                       ? fmt::format("set {} to an offer of: {}", f.gpus, List(ok))
-                       : fmt::format("list the GPUs in {}: {}", f.gpus, List(ok))});
+                   s.kind == "Study" ? fmt::format("set {} to an offer of: {}", f.gpus, List(ok))
+                                     : fmt::format("list the GPUs in {}: {}", f.gpus, List(ok))});
   }
   for (const std::string& g : s.gpus) {
     if (std::find(ok.begin(), ok.end(), g) == ok.end()) {

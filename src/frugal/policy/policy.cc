@@ -33,8 +33,8 @@ Result<Policy> FromDoc(const YamlDoc& doc, const catalog::Catalog& catalog) {
   // The revision is required: every refusal and override names the policy by it.
   const std::optional<int64_t> version = FRUGAL_TRY(doc.OptionalInt(root, "version"));
   if (!version) {
-    return tl::unexpected(doc.ErrorAt(root, "version",
-                                      "missing: the policy's revision (1, 2, ...) is required"));
+    return tl::unexpected(
+        doc.ErrorAt(root, "version", "missing: the policy's revision (1, 2, ...) is required"));
   }
   p.version = *version;
   if (p.version < 1) {

@@ -63,8 +63,8 @@ struct Subject {
   std::string kind;  ///< "Job", "Study", or "Run" (a `frugal run` without a spec)
   std::string name;
   std::map<std::string, std::string> tags;
-  std::vector<std::string> gpus;  ///< allowed or chosen GPU models; empty = any
-  bool no_gpu = false;            ///< runs on CPUs only: the GPU rules do not apply
+  std::vector<std::string> gpus;   ///< allowed or chosen GPU models; empty = any
+  bool no_gpu = false;             ///< runs on CPUs only: the GPU rules do not apply
   std::vector<std::string> tiers;  ///< allowed tiers; empty = any
   bool fault_tolerant = false;     ///< declares checkpointing (fault_tolerance / interval)
   std::optional<Duration> checkpoint_interval;  ///< the longest interval it may use
@@ -86,8 +86,8 @@ struct Subject {
 [[nodiscard]] Subject ForOption(const Subject& job, const plan::Option& option);
 
 struct Violation {
-  std::string rule;  ///< gpu-model, h100-justification, spot-required, checkpoint-interval,
-                     ///< budget-approval, required-tags
+  std::string rule;     ///< gpu-model, h100-justification, spot-required, checkpoint-interval,
+                        ///< budget-approval, required-tags
   std::string message;  ///< what is wrong
   std::string fix;      ///< the change that complies, in the subject's field names
 };

@@ -24,8 +24,8 @@ Result<Subject> StudySubject(const YamlDoc& doc, const catalog::Catalog& catalog
     if (auto gpu = FRUGAL_TRY(doc.OptionalString(r, "gpu"))) {
       const catalog::GpuSpec* spec = catalog.FindGpu(*gpu);
       if (spec == nullptr) {
-        return tl::unexpected(doc.ErrorAt(r["gpu"], "resources.gpu",
-                                          fmt::format("unknown GPU '{}'", *gpu)));
+        return tl::unexpected(
+            doc.ErrorAt(r["gpu"], "resources.gpu", fmt::format("unknown GPU '{}'", *gpu)));
       }
       s.gpus = {spec->name};
     }

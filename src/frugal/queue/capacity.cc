@@ -96,11 +96,11 @@ Result<void> CheckGpu(const YamlDoc& doc, const YAML::Node& node, const std::str
 
 Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,
                        const std::vector<std::string>& known_gpus) {
-  FRUGAL_TRY(doc.CheckKeys(node, "pool",
-                           {"name", "kind", "tier", "partition", "gres", "offer", "gpu",
-                            "gpus_per_node", "cpu_slots", "nodes", "max_jobs", "max_gpus",
-                            "price_per_gpu_hour", "price_schedule", "preemptions_per_hour",
-                            "trace", "changeover"}));
+  FRUGAL_TRY(
+      doc.CheckKeys(node, "pool",
+                    {"name", "kind", "tier", "partition", "gres", "offer", "gpu", "gpus_per_node",
+                     "cpu_slots", "nodes", "max_jobs", "max_gpus", "price_per_gpu_hour",
+                     "price_schedule", "preemptions_per_hour", "trace", "changeover"}));
   Pool pool;
   pool.line = static_cast<int>(node.Mark().line) + 1;
   pool.name = FRUGAL_TRY(doc.RequiredString(node, "name"));
@@ -133,8 +133,9 @@ Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,
     return At(doc, node["gpus_per_node"], "gpu", "missing: name the GPU model the nodes carry");
   }
   if (pool.gpu.empty() && pool.cpu_slots == 0) {
-    return At(doc, node, "gpu", "missing: a pool runs GPUs (gpu, gpus_per_node) or CPU slots "
-                                "(cpu_slots)");
+    return At(doc, node, "gpu",
+              "missing: a pool runs GPUs (gpu, gpus_per_node) or CPU slots "
+              "(cpu_slots)");
   }
   pool.nodes = FRUGAL_TRY(PositiveInt(doc, node, "nodes", 1, 1));
   // Absent means no cap; a written 0 would read as "no jobs" to one user and "no limit" to
@@ -158,8 +159,7 @@ Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,
   pool.preemptions_per_hour =
       FRUGAL_TRY(doc.OptionalDouble(node, "preemptions_per_hour")).value_or(0.0);
   if (pool.preemptions_per_hour < 0 || pool.preemptions_per_hour > 100) {
-    return At(doc, node["preemptions_per_hour"], "preemptions_per_hour",
-              "must be from 0 to 100");
+    return At(doc, node["preemptions_per_hour"], "preemptions_per_hour", "must be from 0 to 100");
   }
   if (pool.tier != Tier::kSpot && node["preemptions_per_hour"]) {
     return At(doc, node["preemptions_per_hour"], "preemptions_per_hour",
@@ -211,8 +211,8 @@ std::vector<Window> BuiltInWindows() {
 
 Result<Capacity> FromDoc(const YamlDoc& doc, const std::vector<std::string>& known_gpus) {
   const YAML::Node& root = doc.root();
-  FRUGAL_TRY(doc.CheckKeys(root, "capacity", {"apiVersion", "kind", "pools", "windows",
-                                              "budgets"}));
+  FRUGAL_TRY(
+      doc.CheckKeys(root, "capacity", {"apiVersion", "kind", "pools", "windows", "budgets"}));
   if (FRUGAL_TRY(doc.RequiredString(root, "apiVersion")) != "frugal/v1") {
     return At(doc, root["apiVersion"], "apiVersion", "must be frugal/v1");
   }
@@ -314,7 +314,8 @@ Seconds PeriodStart(BudgetPeriod period, Seconds t) {
 
 double Pool::UnitCost(Seconds start, Seconds end) const {
   if (end <= start) return 0;
-  if (!HasSchedule()) return price_per_gpu_hour.dollars() * static_cast<double>(end - start) / 3600.0;
+  if (!HasSchedule())
+    return price_per_gpu_hour.dollars() * static_cast<double>(end - start) / 3600.0;
   // Whole weeks, then the hours of the rest by the prefix sums, the partial hours at the ends
   // at their own hour's price.
   const double week = hourly_prefix[kHoursPerWeek];

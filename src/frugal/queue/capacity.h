@@ -65,8 +65,8 @@ struct Pool {
   int gpus_per_node = 0;
   int cpu_slots = 0;  ///< CPU-only pools: job slots per node
   int nodes = 1;
-  int max_jobs = 0;  ///< 0: no limit beyond the GPUs (or slots)
-  int max_gpus = 0;  ///< 0: every GPU of every node
+  int max_jobs = 0;          ///< 0: no limit beyond the GPUs (or slots)
+  int max_gpus = 0;          ///< 0: every GPU of every node
   Money price_per_gpu_hour;  ///< per slot-hour on a CPU-only pool
   std::vector<PriceRule> schedule;
   double preemptions_per_hour = 0;  ///< spot: per node

@@ -18,12 +18,12 @@ namespace frugal::queue {
 /// spot deadline policy's decision survives a restart of the scheduler.
 struct SpotHistory {
   int preemptions = 0;
-  bool spot_allowed = true;  ///< false once the policy moved the job to on-demand
-  bool paid_allowed = true;  ///< false while the policy says wait for spot to return
-  Seconds first_start = 0;   ///< the job's first start; 0 when never started
-  Seconds stint_start = 0;   ///< start of the current stretch on spot (0: not on spot)
-  Seconds preempted_at = 0;  ///< the last preemption
-  Seconds recheck_at = 0;    ///< while waiting for spot: when to ask the policy again
+  bool spot_allowed = true;    ///< false once the policy moved the job to on-demand
+  bool paid_allowed = true;    ///< false while the policy says wait for spot to return
+  Seconds first_start = 0;     ///< the job's first start; 0 when never started
+  Seconds stint_start = 0;     ///< start of the current stretch on spot (0: not on spot)
+  Seconds preempted_at = 0;    ///< the last preemption
+  Seconds recheck_at = 0;      ///< while waiting for spot: when to ask the policy again
   double work_done_hours = 0;  ///< work estimated safe in checkpoints
   /// The job's own spot history, oldest first: (on spot, seconds) stretches.
   std::vector<std::pair<bool, Seconds>> spans;
@@ -31,9 +31,9 @@ struct SpotHistory {
 
 struct JobRequest {
   std::string name;
-  int units = 1;          ///< GPUs, or CPU slots when cpu_only
-  bool cpu_only = false;  ///< runs on CPU-slot pools only
-  std::string gpu;        ///< required GPU model; "" for any
+  int units = 1;             ///< GPUs, or CPU slots when cpu_only
+  bool cpu_only = false;     ///< runs on CPU-slot pools only
+  std::string gpu;           ///< required GPU model; "" for any
   double runtime_hours = 0;  ///< undisturbed runtime on any pool that fits
   /// Runtime on named GPU models; when not empty, pools with other models do not fit unless
   /// runtime_hours is set too.
@@ -48,8 +48,8 @@ struct JobRequest {
   std::string window_name;
   int priority = 0;  ///< higher first among jobs with the same deadline
   std::map<std::string, std::string> tags;
-  std::optional<Money> budget;     ///< the job's own cap
-  std::string override_reason;     ///< over a team budget on purpose ("" = not allowed)
+  std::optional<Money> budget;  ///< the job's own cap
+  std::string override_reason;  ///< over a team budget on purpose ("" = not allowed)
   std::vector<std::string> depends_on;
   /// Where depends_on was given ("job.yaml:9:13: field 'depends_on'"), for errors at
   /// submission; not stored.

@@ -1,11 +1,10 @@
 // The local executor: queued jobs as `frugal run` processes on this machine.
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <cerrno>
 #include <cstdlib>

@@ -90,14 +90,14 @@ ledger::QueueDecisionRow Decision(int64_t job_id, const Placement& p, const Capa
     d.finish_ms = p.finish * 1000;
     d.cost_micros = Money::FromDollars(p.cost_usd).micros();
   }
-  if (p.on_demand_cost_usd >= 0) d.on_demand_micros = Money::FromDollars(p.on_demand_cost_usd).micros();
+  if (p.on_demand_cost_usd >= 0)
+    d.on_demand_micros = Money::FromDollars(p.on_demand_cost_usd).micros();
   d.reason = fmt::format("{}: {}", VerdictName(p.verdict), p.reason);
   return d;
 }
 
 /// The lowest-numbered GPUs of `pool` no active job holds ("" for a CPU-slot pool).
-std::string FreeDevices(const Capacity& cap, const std::vector<Loaded>& jobs, int pool,
-                        int units) {
+std::string FreeDevices(const Capacity& cap, const std::vector<Loaded>& jobs, int pool, int units) {
   const Pool& p = cap.pools[static_cast<size_t>(pool)];
   if (p.gpu.empty()) return "";
   std::set<int> used;
@@ -161,7 +161,8 @@ Result<bool> Claim(ledger::Connection& db, const Capacity& cap, Loaded& j, const
   placed.executor = ExecutorKind(cap.pools[static_cast<size_t>(p.pool)]);
   f.request = RequestToJson(placed);
   const std::vector<std::string> waiting = {"waiting"};
-  if (!FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, waiting, "starting", f, now * 1000))) return false;
+  if (!FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, waiting, "starting", f, now * 1000)))
+    return false;
   j.request.executor = placed.executor;
   j.row.request = f.request;
   j.row.state = "starting";
@@ -176,14 +177,14 @@ Result<bool> Claim(ledger::Connection& db, const Capacity& cap, Loaded& j, const
 Result<void> SeedWarmStart(const Loaded& j) {
   if (j.request.warm_start.empty()) return {};
   const std::string where = fmt::format("queue job {}: warm_start", j.row.id);
-  const WarmStart warm = FRUGAL_TRY(
-      FindWarmStartOnDisk(j.request.warm_start, RunDirOf(j.request.warm_start), where));
+  const WarmStart warm =
+      FRUGAL_TRY(FindWarmStartOnDisk(j.request.warm_start, RunDirOf(j.request.warm_start), where));
   FRUGAL_TRY(SeedRunDir(warm, RunDirOf(j.row.run_id)));
   return {};
 }
 
-Result<void> LaunchJob(ledger::Connection& db, Executor& executor, const Capacity& cap,
-                       Loaded& j, const Launch& l, Seconds now, PassReport& report) {
+Result<void> LaunchJob(ledger::Connection& db, Executor& executor, const Capacity& cap, Loaded& j,
+                       const Launch& l, Seconds now, PassReport& report) {
   const int64_t now_ms = now * 1000;
   const Pool& pool = cap.pools[static_cast<size_t>(l.pool)];
   const std::vector<std::string> starting = {"starting"};
@@ -205,14 +206,15 @@ Result<void> LaunchJob(ledger::Connection& db, Executor& executor, const Capacit
     return {};
   }
   g.pid = *pid;
-  if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, starting, "running", g, now_ms))) j.row.state = "running";
+  if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, starting, "running", g, now_ms)))
+    j.row.state = "running";
   ++report.started;
   std::string when = l.begin > now ? " from " + FormatUtcTime(l.begin) : "";
   if (pool.kind == PoolKind::kSlurm) when += fmt::format(" (slurm job {})", *pid);
-  report.lines.push_back(fmt::format("job {} ({}) {} on {}{}{} as run {}", j.row.id, j.row.name,
-                                     pool.kind == PoolKind::kSlurm ? "submitted to Slurm" : "started",
-                                     pool.name, l.devices.empty() ? "" : " GPUs " + l.devices,
-                                     when, j.row.run_id));
+  report.lines.push_back(
+      fmt::format("job {} ({}) {} on {}{}{} as run {}", j.row.id, j.row.name,
+                  pool.kind == PoolKind::kSlurm ? "submitted to Slurm" : "started", pool.name,
+                  l.devices.empty() ? "" : " GPUs " + l.devices, when, j.row.run_id));
   return {};
 }
 
@@ -257,9 +259,11 @@ Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
       f.finished_ms = now * 1000;
       f.exit_code = 0;
       f.expected_cost_micros = 0;
-      if (FRUGAL_TRY(ledger::MoveQueueJob(db, jobs[i].row.id, waiting, "succeeded", f, now * 1000))) {
+      if (FRUGAL_TRY(
+              ledger::MoveQueueJob(db, jobs[i].row.id, waiting, "succeeded", f, now * 1000))) {
         jobs[i].row.state = "succeeded";
-        report.lines.push_back(fmt::format("job {} ({}) {}", jobs[i].row.id, jobs[i].row.name, f.reason));
+        report.lines.push_back(
+            fmt::format("job {} ({}) {}", jobs[i].row.id, jobs[i].row.name, f.reason));
         ledger::QueueDecisionRow d;
         d.job_id = jobs[i].row.id;
         d.time_ms = now * 1000;
@@ -291,7 +295,8 @@ Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
       in.committed[key] -= Money::FromMicros(jobs[i].row.expected_cost_micros.value_or(0));
     }
     if (!jobs[i].request.spot.paid_allowed && now >= jobs[i].request.spot.recheck_at) {
-      const auto line = FRUGAL_TRY(RecordSpotRecheck(db, capacity, jobs[i].row, jobs[i].request, now));
+      const auto line =
+          FRUGAL_TRY(RecordSpotRecheck(db, capacity, jobs[i].row, jobs[i].request, now));
       if (line) report.lines.push_back(*line);
     }
     index.push_back(i);
@@ -304,11 +309,12 @@ Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
     const size_t i = index[p.job];
     Loaded& j = jobs[i];
     const ledger::QueueDecisionRow d = Decision(j.row.id, p, capacity, now);
-    const PoolKind kind = p.pool >= 0 ? capacity.pools[static_cast<size_t>(p.pool)].kind
-                                      : PoolKind::kLocal;
+    const PoolKind kind =
+        p.pool >= 0 ? capacity.pools[static_cast<size_t>(p.pool)].kind : PoolKind::kLocal;
     // Local jobs start now; a Slurm pool also takes a deferred start, which waits in Slurm
     // (sbatch --begin) for its window.
-    if (p.verdict == Verdict::kStart || (p.verdict == Verdict::kDefer && kind == PoolKind::kSlurm)) {
+    if (p.verdict == Verdict::kStart ||
+        (p.verdict == Verdict::kDefer && kind == PoolKind::kSlurm)) {
       const std::string devices =
           kind == PoolKind::kLocal ? FreeDevices(capacity, jobs, p.pool, j.request.units) : "";
       if (FRUGAL_TRY(Claim(db, capacity, j, p, devices, d.reason, now))) {
@@ -330,10 +336,10 @@ Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
 
 }  // namespace
 
-Result<Submitted> SubmitJob(ledger::Connection& db, const Capacity& capacity,
-                            const JobRequest& job, const std::vector<std::string>& command,
-                            Seconds now) {
-  if (command.empty()) return Fail(ErrorCode::kBadInput, "no command: frugal queue submit JOB.yaml -- COMMAND");
+Result<Submitted> SubmitJob(ledger::Connection& db, const Capacity& capacity, const JobRequest& job,
+                            const std::vector<std::string>& command, Seconds now) {
+  if (command.empty())
+    return Fail(ErrorCode::kBadInput, "no command: frugal queue submit JOB.yaml -- COMMAND");
   // The ledger keeps the command as JSON text, which holds only UTF-8: an argument that is not
   // could only be stored changed, and the job would run another command than the one given.
   for (size_t i = 0; i < command.size(); ++i) {
@@ -372,8 +378,9 @@ Result<Submitted> SubmitJob(ledger::Connection& db, const Capacity& capacity,
     in.jobs = {{&job}};
     out.placement = Schedule(in).front();
     if (out.placement.verdict == Verdict::kOverBudget) {
-      return Fail(ErrorCode::kBudget, fmt::format("refused: {} (--override REASON submits it anyway)",
-                                                  out.placement.reason));
+      return Fail(
+          ErrorCode::kBudget,
+          fmt::format("refused: {} (--override REASON submits it anyway)", out.placement.reason));
     }
     QueueJobRow row;
     row.name = job.name;
@@ -385,7 +392,8 @@ Result<Submitted> SubmitJob(ledger::Connection& db, const Capacity& capacity,
     row.reason = fmt::format("{}: {}", VerdictName(out.placement.verdict), out.placement.reason);
     row.expected_cost_micros = Money::FromDollars(out.placement.cost_usd).micros();
     out.id = FRUGAL_TRY(ledger::InsertQueueJob(c, row));
-    const std::vector<ledger::QueueDecisionRow> d = {Decision(out.id, out.placement, capacity, now)};
+    const std::vector<ledger::QueueDecisionRow> d = {
+        Decision(out.id, out.placement, capacity, now)};
     return ledger::InsertQueueDecisions(c, d);
   };
   FRUGAL_TRY(ledger::Transact(db, ledger::TxnMode::kWrite, body));

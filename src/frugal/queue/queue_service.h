@@ -76,7 +76,8 @@ class RequestCache {
 /// One pass of `frugal queue run`: catch up with the executors (a Slurm requeue on a spot pool
 /// goes to the spot deadline policy, which may move the job to on-demand), place the waiting
 /// jobs, record the decisions that changed, start what is due now (on Slurm pools, deferred
-/// starts too, held by `sbatch --begin`), then carry out the moves. `cache` (optional) keeps parsed requests for the next pass.
+/// starts too, held by `sbatch --begin`), then carry out the moves. `cache` (optional) keeps parsed
+/// requests for the next pass.
 [[nodiscard]] Result<PassReport> RunPass(ledger::Connection& db, const Capacity& capacity,
                                          Executor& executor, Seconds now,
                                          RequestCache* cache = nullptr);

@@ -26,12 +26,13 @@ tl::unexpected<Error> At(const YamlDoc& doc, const YAML::Node& node, std::string
   return tl::unexpected(doc.ErrorAt(node, field, message));
 }
 
-Result<std::optional<Seconds>> When(const YamlDoc& doc, const YAML::Node& root,
-                                    const char* key, Seconds now) {
+Result<std::optional<Seconds>> When(const YamlDoc& doc, const YAML::Node& root, const char* key,
+                                    Seconds now) {
   const std::optional<std::string> text = FRUGAL_TRY(doc.OptionalString(root, key));
   if (!text) return std::optional<Seconds>();
   auto t = ParseWhen(key, *text, now);
-  if (!t) return At(doc, root[key], key, "expected a duration (36h) or a UTC time (2026-12-01T08:00Z)");
+  if (!t)
+    return At(doc, root[key], key, "expected a duration (36h) or a UTC time (2026-12-01T08:00Z)");
   return std::optional<Seconds>(*t);
 }
 
@@ -46,10 +47,14 @@ Result<int> Whole(const YamlDoc& doc, const YAML::Node& root, const char* key, i
 }
 
 nlohmann::json SpotToJson(const SpotHistory& s) {
-  return {{"preemptions", s.preemptions},   {"spot_allowed", s.spot_allowed},
-          {"paid_allowed", s.paid_allowed}, {"first_start", s.first_start},
-          {"stint_start", s.stint_start},   {"preempted_at", s.preempted_at},
-          {"recheck_at", s.recheck_at},     {"work_done_hours", s.work_done_hours},
+  return {{"preemptions", s.preemptions},
+          {"spot_allowed", s.spot_allowed},
+          {"paid_allowed", s.paid_allowed},
+          {"first_start", s.first_start},
+          {"stint_start", s.stint_start},
+          {"preempted_at", s.preempted_at},
+          {"recheck_at", s.recheck_at},
+          {"work_done_hours", s.work_done_hours},
           {"spans", s.spans}};
 }
 
@@ -82,11 +87,13 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
                                     Seconds now, std::vector<std::string>* command) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
   const YAML::Node& root = doc.root();
-  FRUGAL_TRY(doc.CheckKeys(root, "queued job",
-                           {"apiVersion", "kind", "name", "gpus", "cpu_slots", "gpu", "runtime",
-                            "runtime_by_gpu", "checkpoints", "checkpoint_every", "restart",
-                            "deadline", "not_before", "window", "priority", "tags", "budget",
-                            "depends_on", "cache", "warm_start", "command", "steps"}));
+  FRUGAL_TRY(
+      doc.CheckKeys(root, "queued job",
+                    {"apiVersion", "kind",     "name",           "gpus",        "cpu_slots",
+                     "gpu",        "runtime",  "runtime_by_gpu", "checkpoints", "checkpoint_every",
+                     "restart",    "deadline", "not_before",     "window",      "priority",
+                     "tags",       "budget",   "depends_on",     "cache",       "warm_start",
+                     "command",    "steps"}));
   if (FRUGAL_TRY(doc.RequiredString(root, "apiVersion")) != "frugal/v1") {
     return At(doc, root["apiVersion"], "apiVersion", "must be frugal/v1");
   }
@@ -121,13 +128,15 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
     for (const auto& entry : by) {
       const std::string model = entry.first.as<std::string>();
       const std::optional<Duration> d = FRUGAL_TRY(doc.OptionalDuration(by, model));
-      if (!d || d->count() <= 0) return At(doc, entry.second, "runtime_by_gpu." + model, "must be positive");
+      if (!d || d->count() <= 0)
+        return At(doc, entry.second, "runtime_by_gpu." + model, "must be positive");
       job.runtime_by_gpu[model] = ToHours(*d);
     }
   }
   job.checkpoints = FRUGAL_TRY(doc.OptionalBool(root, "checkpoints")).value_or(false);
-  for (const auto& [key, hours] : {std::pair<const char*, double*>{"checkpoint_every", &job.checkpoint_every_hours},
-                                   std::pair<const char*, double*>{"restart", &job.restart_hours}}) {
+  for (const auto& [key, hours] :
+       {std::pair<const char*, double*>{"checkpoint_every", &job.checkpoint_every_hours},
+        std::pair<const char*, double*>{"restart", &job.restart_hours}}) {
     const std::optional<Duration> d = FRUGAL_TRY(doc.OptionalDuration(root, key));
     if (d && d->count() <= 0) return At(doc, root[key], key, "must be positive");
     if (d) *hours = ToHours(*d);
@@ -173,32 +182,33 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
 }
 
 std::string RequestToJson(const JobRequest& j) {
-  nlohmann::json doc = {{"version", 1},
-                        {"name", j.name},
-                        {"units", j.units},
-                        {"cpu_only", j.cpu_only},
-                        {"gpu", j.gpu},
-                        {"runtime_hours", j.runtime_hours},
-                        {"runtime_by_gpu", j.runtime_by_gpu},
-                        {"checkpoints", j.checkpoints},
-                        {"checkpoint_every_hours", j.checkpoint_every_hours},
-                        {"restart_hours", j.restart_hours},
-                        {"arrival", j.arrival},
-                        {"deadline", j.deadline == kNever ? nlohmann::json() : nlohmann::json(j.deadline)},
-                        {"not_before", j.not_before},
-                        {"window", j.window ? nlohmann::json(j.window->to_string()) : nlohmann::json()},
-                        {"window_name", j.window_name},
-                        {"priority", j.priority},
-                        {"tags", j.tags},
-                        {"budget_micros", j.budget ? nlohmann::json(j.budget->micros()) : nlohmann::json()},
-                        {"override_reason", j.override_reason},
-                        {"depends_on", j.depends_on},
-                        {"cache_key", j.cache_key},
-                        {"cache_output", j.cache_output},
-                        {"warm_start", j.warm_start},
-                        {"spot", SpotToJson(j.spot)},
-                        {"steps", j.steps},
-                        {"executor", j.executor}};
+  nlohmann::json doc = {
+      {"version", 1},
+      {"name", j.name},
+      {"units", j.units},
+      {"cpu_only", j.cpu_only},
+      {"gpu", j.gpu},
+      {"runtime_hours", j.runtime_hours},
+      {"runtime_by_gpu", j.runtime_by_gpu},
+      {"checkpoints", j.checkpoints},
+      {"checkpoint_every_hours", j.checkpoint_every_hours},
+      {"restart_hours", j.restart_hours},
+      {"arrival", j.arrival},
+      {"deadline", j.deadline == kNever ? nlohmann::json() : nlohmann::json(j.deadline)},
+      {"not_before", j.not_before},
+      {"window", j.window ? nlohmann::json(j.window->to_string()) : nlohmann::json()},
+      {"window_name", j.window_name},
+      {"priority", j.priority},
+      {"tags", j.tags},
+      {"budget_micros", j.budget ? nlohmann::json(j.budget->micros()) : nlohmann::json()},
+      {"override_reason", j.override_reason},
+      {"depends_on", j.depends_on},
+      {"cache_key", j.cache_key},
+      {"cache_output", j.cache_output},
+      {"warm_start", j.warm_start},
+      {"spot", SpotToJson(j.spot)},
+      {"steps", j.steps},
+      {"executor", j.executor}};
   return doc.dump();
 }
 

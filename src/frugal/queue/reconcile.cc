@@ -139,7 +139,8 @@ Result<void> Gone(ledger::Connection& db, const Capacity& capacity, LoadedJob& j
   // `frugal run` exits kPreempted when a preemption only it heard of stopped the job (a cloud
   // notice, a signal): the job waits again, to resume from its checkpoint wherever the spot
   // policy sends it (preemption.h).
-  if (ended && (status.preempted || status.exit_status == static_cast<int>(ErrorCode::kPreempted))) {
+  if (ended &&
+      (status.preempted || status.exit_status == static_cast<int>(ErrorCode::kPreempted))) {
     const std::optional<std::string> line =
         FRUGAL_TRY(RecordPreemption(db, capacity, j.row, j.request, now));
     if (line) report.lines.push_back(*line);

@@ -86,8 +86,7 @@ bool SpotFor(const JobRequest& job, const WaitingJob& w, SpotUse use) {
 
 /// Prices the job on `v` starting at `start`.
 std::optional<Option> Evaluate(const WaitingJob& w, const PoolView& v, int pool_index,
-                               Seconds start, double runtime_hours,
-                               const SchedulerOptions& opts) {
+                               Seconds start, double runtime_hours, const SchedulerOptions& opts) {
   const JobRequest& job = *w.request;
   const Pool& pool = *v.pool;
   const double work = w.work_left * runtime_hours;
@@ -132,8 +131,7 @@ int TierRank(Tier tier) {
   return 3;
 }
 
-bool Better(const Option& a, const Option& b, const std::vector<PoolView>& views,
-            Choice choice) {
+bool Better(const Option& a, const Option& b, const std::vector<PoolView>& views, Choice choice) {
   if (choice == Choice::kFirstFit) {
     if (a.start != b.start) return a.start < b.start;
     const int ra = TierRank(views[static_cast<size_t>(a.pool)].pool->tier);
@@ -180,7 +178,8 @@ std::string DescribeChoice(const Option& o, const std::vector<PoolView>& views, 
   std::string s = fmt::format("{} ({}) ", pool.name, TierName(pool.tier));
   if (o.start > now) s += fmt::format("from {} ", FormatUtcTime(o.start));
   s += fmt::format("${:.2f}", o.cost);
-  if (od_cost >= 0 && pool.tier != Tier::kOnDemand) s += fmt::format(" vs on-demand now ${:.2f}", od_cost);
+  if (od_cost >= 0 && pool.tier != Tier::kOnDemand)
+    s += fmt::format(" vs on-demand now ${:.2f}", od_cost);
   if (o.risk > 0) s += fmt::format(", deadline risk {:.1f}%", 100 * o.risk);
   return s;
 }
@@ -219,8 +218,8 @@ std::string BudgetBreach(const ScheduleInput& in, const JobRequest& job, double 
     const Money spent = it == in.committed.end() ? Money() : it->second;
     if (spent + add > b.limit) {
       return fmt::format("{} {} budget {}: {} committed + {} expected = {} > {}", key,
-                         PeriodName(b.period), b.limit.ToString(), spent.ToString(),
-                         add.ToString(), (spent + add).ToString(), b.limit.ToString());
+                         PeriodName(b.period), b.limit.ToString(), spent.ToString(), add.ToString(),
+                         (spent + add).ToString(), b.limit.ToString());
     }
   }
   return {};
@@ -248,7 +247,8 @@ std::vector<std::string> BudgetKeys(const Capacity& capacity, const JobRequest& 
   std::vector<std::string> keys;
   for (const TeamBudget& b : capacity.budgets) {
     const auto tag = job.tags.find(b.tag_key);
-    if (tag != job.tags.end() && tag->second == b.tag_value) keys.push_back(b.tag_key + "=" + b.tag_value);
+    if (tag != job.tags.end() && tag->second == b.tag_value)
+      keys.push_back(b.tag_key + "=" + b.tag_value);
   }
   return keys;
 }
@@ -293,8 +293,7 @@ std::vector<Placement> Schedule(ScheduleInput& in) {
       if (tier == Tier::kSpot && earliest > in.now) continue;
       Candidates(w, v, earliest, *runtime, in, starts);
       for (Seconds start : starts) {
-        const std::optional<Option> o =
-            Evaluate(w, v, static_cast<int>(p), start, *runtime, opts);
+        const std::optional<Option> o = Evaluate(w, v, static_cast<int>(p), start, *runtime, opts);
         if (!o) continue;
         if (tier == Tier::kOnDemand && start == earliest && (od_cost < 0 || o->cost < od_cost)) {
           od_cost = o->cost;
@@ -322,13 +321,13 @@ std::vector<Placement> Schedule(ScheduleInput& in) {
       out.push_back(std::move(pl));
       continue;
     }
-    pl.verdict = !best->meets ? Verdict::kLate : best->start <= in.now ? Verdict::kStart
-                                                                        : Verdict::kDefer;
+    pl.verdict = !best->meets            ? Verdict::kLate
+                 : best->start <= in.now ? Verdict::kStart
+                                         : Verdict::kDefer;
     pl.reason = DescribeChoice(*best, views, in.now, od_cost);
     if (pl.verdict == Verdict::kLate) {
       pl.reason = fmt::format("cannot meet its deadline {} on any pool; soonest finish {} on {}",
-                              FormatUtcTime(job.deadline), FormatUtcTime(best->finish),
-                              pl.reason);
+                              FormatUtcTime(job.deadline), FormatUtcTime(best->finish), pl.reason);
     }
     if (!breach.empty()) pl.reason += "; over budget by override: " + job.override_reason;
     Book(views[static_cast<size_t>(best->pool)], job.units, best->start, best->finish);

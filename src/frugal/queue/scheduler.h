@@ -53,16 +53,16 @@ struct SchedulerOptions {
 /// A job waiting for a place.
 struct WaitingJob {
   const JobRequest* request = nullptr;  ///< borrowed; outlives the pass
-  double work_left = 1.0;  ///< share of the job's work still to do (after checkpoints)
-  bool spot_allowed = true;  ///< false once the spot policy moved the job to on-demand
+  double work_left = 1.0;               ///< share of the job's work still to do (after checkpoints)
+  bool spot_allowed = true;             ///< false once the spot policy moved the job to on-demand
   bool paid_allowed = true;  ///< false while the spot policy says wait for spot to return
 };
 
 /// What is running on a pool now.
 struct PoolState {
-  bool available = true;             ///< spot: capacity can be launched now
-  std::vector<Seconds> busy_until;   ///< one entry per busy unit: its expected release
-  std::vector<Seconds> jobs_until;   ///< one entry per running job: its expected end
+  bool available = true;            ///< spot: capacity can be launched now
+  std::vector<Seconds> busy_until;  ///< one entry per busy unit: its expected release
+  std::vector<Seconds> jobs_until;  ///< one entry per running job: its expected end
 };
 
 struct ScheduleInput {
@@ -92,11 +92,11 @@ struct Placement {
   Verdict verdict = Verdict::kWait;
   int pool = -1;  ///< index into the capacity's pools; -1 when none
   Seconds start = 0;
-  Seconds finish = 0;          ///< expected
-  double cost_usd = 0;         ///< expected marginal cost (owned capacity: 0)
+  Seconds finish = 0;              ///< expected
+  double cost_usd = 0;             ///< expected marginal cost (owned capacity: 0)
   double on_demand_cost_usd = -1;  ///< the cheapest on-demand start now, for comparison; -1 none
-  double deadline_risk = 0;    ///< spot: P(miss)
-  std::string reason;          ///< why: what was chosen over what
+  double deadline_risk = 0;        ///< spot: P(miss)
+  std::string reason;              ///< why: what was chosen over what
 };
 
 /// One pass. Returns one placement per job, in the order decided (EDF or FIFO). Bookings are

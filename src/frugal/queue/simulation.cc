@@ -29,8 +29,8 @@ struct SimJob {
   Seconds ready_at = -1;   ///< arrived with its dependencies done
   Seconds first_start = -1;
   Seconds finished = -1;
-  Seconds stint_start = 0;      ///< start of the current stretch on spot
-  Seconds preempted_at = -1;    ///< the last preemption, while waiting after it
+  Seconds stint_start = 0;                      ///< start of the current stretch on spot
+  Seconds preempted_at = -1;                    ///< the last preemption, while waiting after it
   std::vector<spot::AvailabilitySpan> history;  ///< the job's own spot history
   bool flagged_late = false;
 };
@@ -41,8 +41,8 @@ struct Availability {
   int offset = 0;
   [[nodiscard]] bool At(Seconds since_start) const {
     if (trace == nullptr || trace->launchable.empty()) return true;
-    const auto tick = static_cast<size_t>(
-        (offset + since_start / trace->gap_seconds) % trace->ticks());
+    const auto tick =
+        static_cast<size_t>((offset + since_start / trace->gap_seconds) % trace->ticks());
     return trace->launchable[tick] > 0;
   }
 };
@@ -153,8 +153,10 @@ class Simulator {
     double spot_price = 0;
     for (const Pool& p : cap_.pools) {
       if (!r.RuntimeOn(p)) continue;
-      if (p.tier == Tier::kOnDemand && (od_price == 0 || p.PriceAt(now_) < od_price)) od_price = p.PriceAt(now_);
-      if (p.tier == Tier::kSpot && (spot_price == 0 || p.PriceAt(now_) < spot_price)) spot_price = p.PriceAt(now_);
+      if (p.tier == Tier::kOnDemand && (od_price == 0 || p.PriceAt(now_) < od_price))
+        od_price = p.PriceAt(now_);
+      if (p.tier == Tier::kSpot && (spot_price == 0 || p.PriceAt(now_) < spot_price))
+        spot_price = p.PriceAt(now_);
     }
     spot::LiveJob live;
     const double work = OnDemandRuntime(j);
@@ -168,7 +170,8 @@ class Simulator {
     state.elapsed = std::chrono::seconds(now_ - j.ready_at);
     state.work_done = FromHours(j.committed * work);
     if (state.elapsed < state.work_done) state.elapsed = state.work_done;
-    if (live.deadline <= state.elapsed || live.compute <= state.work_done) return spot::Mode::kOnDemand;
+    if (live.deadline <= state.elapsed || live.compute <= state.work_done)
+      return spot::Mode::kOnDemand;
     auto advice = spot::AdviseLive(live, history, state);
     return advice ? advice->mode : spot::Mode::kOnDemand;
   }
@@ -323,7 +326,8 @@ class Simulator {
       }
     }
     if (now_ >= w_.horizon_end) return;
-    const double in_horizon = std::min<double>(h, static_cast<double>(w_.horizon_end - now_) / 3600.0);
+    const double in_horizon =
+        std::min<double>(h, static_cast<double>(w_.horizon_end - now_) / 3600.0);
     for (size_t p = 0; p < cap_.pools.size(); ++p) {
       if (cap_.pools[p].tier != Tier::kOwned || cap_.pools[p].gpu.empty()) continue;
       result_.idle_owned_gpu_hours += (cap_.pools[p].units() - used[p]) * in_horizon;

@@ -49,9 +49,9 @@ struct PolicyResult {
   double on_demand_gpu_hours = 0;
   double spot_gpu_hours = 0;
   int preemptions = 0;
-  int moved_to_on_demand = 0;  ///< by the spot policy or, for greedy, the fallback
-  double mean_wait_hours = 0;  ///< arrival (or dependencies done) to first start
-  double makespan_hours = 0;   ///< workload start to the last finish
+  int moved_to_on_demand = 0;       ///< by the spot policy or, for greedy, the fallback
+  double mean_wait_hours = 0;       ///< arrival (or dependencies done) to first start
+  double makespan_hours = 0;        ///< workload start to the last finish
   std::vector<std::string> missed;  ///< names of the jobs that missed their deadline
 };
 

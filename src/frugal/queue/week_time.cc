@@ -99,8 +99,8 @@ Result<Seconds> ParseUtcTime(std::string_view text) {
   char tail = 0;
   int n = 0;
   bool ok = false;
-  if (std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c%n", &y, &mo, &d, &h, &mi, &s, &tail,
-                  &n) == 7) {
+  if (std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c%n", &y, &mo, &d, &h, &mi, &s, &tail, &n) ==
+      7) {
     ok = tail == 'Z' && static_cast<size_t>(n) == t.size();
   } else if (std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d%c%n", &y, &mo, &d, &h, &mi, &tail, &n) ==
              6) {
@@ -125,10 +125,10 @@ std::string FormatUtcTime(Seconds t) {
   const Seconds day_count = t >= 0 ? t / 86400 : (t - 86399) / 86400;
   const Seconds rest = t - day_count * 86400;
   const year_month_day ymd{sys_days{days{day_count}}};
-  const std::string base = fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}", static_cast<int>(ymd.year()),
-                                       static_cast<unsigned>(ymd.month()),
-                                       static_cast<unsigned>(ymd.day()), rest / 3600,
-                                       rest % 3600 / 60);
+  const std::string base =
+      fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}", static_cast<int>(ymd.year()),
+                  static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), rest / 3600,
+                  rest % 3600 / 60);
   return rest % 60 == 0 ? base + "Z" : fmt::format("{}:{:02d}Z", base, rest % 60);
 }
 

@@ -14,7 +14,7 @@
 
 namespace frugal::queue {
 
-using Seconds = int64_t;  ///< seconds since 1970-01-01T00:00Z
+using Seconds = int64_t;                   ///< seconds since 1970-01-01T00:00Z
 constexpr Seconds kNever = INT64_MAX / 4;  ///< "no deadline"; far enough to add hours to
 constexpr int kHoursPerWeek = 168;
 using HourSet = std::bitset<kHoursPerWeek>;

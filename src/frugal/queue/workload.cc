@@ -48,18 +48,18 @@ Result<void> ParseGroup(const YamlDoc& doc, const YAML::Node& node, const Capaci
   FRUGAL_TRY(doc.CheckKeys(node, "job",
                            {"name", "at", "count", "every", "gpus", "cpu_slots", "gpu", "runtime",
                             "runtime_by_gpu", "checkpoints", "checkpoint_every", "restart",
-                            "deadline", "not_before", "window", "priority", "tags",
-                            "depends_on"}));
+                            "deadline", "not_before", "window", "priority", "tags", "depends_on"}));
   JobRequest base;
   base.name = FRUGAL_TRY(doc.RequiredString(node, "name"));
-  const Seconds at = ToSecondsFloor(
-      FRUGAL_TRY(doc.OptionalDuration(node, "at")).value_or(Duration{}));
+  const Seconds at =
+      ToSecondsFloor(FRUGAL_TRY(doc.OptionalDuration(node, "at")).value_or(Duration{}));
   const int count = FRUGAL_TRY(Count(doc, node, "count", 1, 1, 100000));
-  const Seconds every = ToSecondsFloor(
-      FRUGAL_TRY(doc.OptionalDuration(node, "every")).value_or(Duration{}));
+  const Seconds every =
+      ToSecondsFloor(FRUGAL_TRY(doc.OptionalDuration(node, "every")).value_or(Duration{}));
   const int gpus = FRUGAL_TRY(Count(doc, node, "gpus", 0, 1, 100000));
   const int slots = FRUGAL_TRY(Count(doc, node, "cpu_slots", 0, 1, 100000));
-  if (gpus > 0 && slots > 0) return At(doc, node["cpu_slots"], "cpu_slots", "a job asks for gpus or cpu_slots, not both");
+  if (gpus > 0 && slots > 0)
+    return At(doc, node["cpu_slots"], "cpu_slots", "a job asks for gpus or cpu_slots, not both");
   base.cpu_only = slots > 0;
   base.units = base.cpu_only ? slots : std::max(1, gpus);
   base.gpu = FRUGAL_TRY(doc.OptionalString(node, "gpu")).value_or("");
@@ -82,8 +82,8 @@ Result<void> ParseGroup(const YamlDoc& doc, const YAML::Node& node, const Capaci
     base.restart_hours = restart;
   }
   const std::optional<Duration> deadline = FRUGAL_TRY(doc.OptionalDuration(node, "deadline"));
-  const Seconds not_before = ToSecondsFloor(
-      FRUGAL_TRY(doc.OptionalDuration(node, "not_before")).value_or(Duration{}));
+  const Seconds not_before =
+      ToSecondsFloor(FRUGAL_TRY(doc.OptionalDuration(node, "not_before")).value_or(Duration{}));
   if (const std::optional<std::string> window = FRUGAL_TRY(doc.OptionalString(node, "window"))) {
     auto set = capacity.FindWindow(*window);
     if (!set) return At(doc, node["window"], "window", set.error().message);
@@ -127,7 +127,8 @@ Result<void> ResolveDependencies(const YamlDoc& doc, std::vector<JobRequest>& jo
         } else if (d.count == g.count) {
           job.depends_on.push_back(fmt::format("{}-{}", d.name, i + 1));
         } else {
-          for (int k = 0; k < d.count; ++k) job.depends_on.push_back(fmt::format("{}-{}", d.name, k + 1));
+          for (int k = 0; k < d.count; ++k)
+            job.depends_on.push_back(fmt::format("{}-{}", d.name, k + 1));
         }
       }
     }
@@ -200,7 +201,8 @@ Result<void> CheckArrivals(const YamlDoc& doc, const Workload& w,
 
 Result<Workload> FromDoc(const YamlDoc& doc, const Capacity& capacity) {
   const YAML::Node& root = doc.root();
-  FRUGAL_TRY(doc.CheckKeys(root, "workload", {"apiVersion", "kind", "name", "start", "horizon", "jobs"}));
+  FRUGAL_TRY(
+      doc.CheckKeys(root, "workload", {"apiVersion", "kind", "name", "start", "horizon", "jobs"}));
   if (FRUGAL_TRY(doc.RequiredString(root, "apiVersion")) != "frugal/v1") {
     return At(doc, root["apiVersion"], "apiVersion", "must be frugal/v1");
   }
@@ -210,7 +212,8 @@ Result<Workload> FromDoc(const YamlDoc& doc, const Capacity& capacity) {
   Workload w;
   w.source = doc.source();
   w.name = FRUGAL_TRY(doc.OptionalString(root, "name")).value_or("workload");
-  const std::string start = FRUGAL_TRY(doc.OptionalString(root, "start")).value_or("2026-11-30T00:00Z");
+  const std::string start =
+      FRUGAL_TRY(doc.OptionalString(root, "start")).value_or("2026-11-30T00:00Z");
   auto t = ParseUtcTime(start);
   if (!t) return At(doc, root["start"], "start", t.error().message);
   w.start = *t;
@@ -223,7 +226,8 @@ Result<Workload> FromDoc(const YamlDoc& doc, const Capacity& capacity) {
   for (const YAML::Node& node : jobs) {
     FRUGAL_TRY(ParseGroup(doc, node, capacity, w.start, w.jobs, groups));
     if (!names.insert(groups.back().name).second) {
-      return At(doc, node["name"], "name", fmt::format("job '{}' is named twice", groups.back().name));
+      return At(doc, node["name"], "name",
+                fmt::format("job '{}' is named twice", groups.back().name));
     }
     if (w.jobs.size() > 200000) return At(doc, node, "count", "more than 200000 jobs in all");
   }
@@ -234,7 +238,8 @@ Result<Workload> FromDoc(const YamlDoc& doc, const Capacity& capacity) {
     last = std::max(last, j.deadline != kNever ? j.deadline : j.arrival);
   }
   const std::optional<Duration> horizon = FRUGAL_TRY(doc.OptionalDuration(root, "horizon"));
-  if (horizon && horizon->count() <= 0) return At(doc, root["horizon"], "horizon", "must be positive");
+  if (horizon && horizon->count() <= 0)
+    return At(doc, root["horizon"], "horizon", "must be positive");
   w.horizon_end = horizon ? w.start + ToSecondsFloor(*horizon) : last;
   if (horizon) FRUGAL_TRY(CheckArrivals(doc, w, groups));
   std::stable_sort(w.jobs.begin(), w.jobs.end(),

@@ -1,16 +1,19 @@
 #include "frugal/run/budget_guard.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace frugal::run {
 
 std::string CapKindName(CapKind kind) {
   switch (kind) {
-    case CapKind::kDollars: return "dollars";
-    case CapKind::kGpuHours: return "gpu_hours";
-    case CapKind::kWall: return "wall";
+    case CapKind::kDollars:
+      return "dollars";
+    case CapKind::kGpuHours:
+      return "gpu_hours";
+    case CapKind::kWall:
+      return "wall";
   }
   return "?";
 }
@@ -34,7 +37,8 @@ double BudgetGuard::Fraction(CapKind kind) const {
       return caps_.dollars && caps_.dollars->micros() > 0 ? u.spent.RatioTo(*caps_.dollars)
                                                           : (caps_.dollars ? 1.0 : 0.0);
     case CapKind::kGpuHours:
-      return caps_.gpu_hours && *caps_.gpu_hours > 0 ? u.gpu_hours / *caps_.gpu_hours : (caps_.gpu_hours ? 1.0 : 0.0);
+      return caps_.gpu_hours && *caps_.gpu_hours > 0 ? u.gpu_hours / *caps_.gpu_hours
+                                                     : (caps_.gpu_hours ? 1.0 : 0.0);
     case CapKind::kWall:
       return caps_.wall && caps_.wall->count() > 0
                  ? static_cast<double>(u.wall.count()) / static_cast<double>(caps_.wall->count())
@@ -47,7 +51,8 @@ BudgetCheck BudgetGuard::Accrue(Duration elapsed) {
   elapsed_ = std::max(elapsed_, elapsed);
   BudgetCheck check;
   const BudgetUsage u = usage();
-  const bool set[3] = {caps_.dollars.has_value(), caps_.gpu_hours.has_value(), caps_.wall.has_value()};
+  const bool set[3] = {caps_.dollars.has_value(), caps_.gpu_hours.has_value(),
+                       caps_.wall.has_value()};
   const bool reached[3] = {caps_.dollars && u.spent >= *caps_.dollars,
                            caps_.gpu_hours && u.gpu_hours >= *caps_.gpu_hours,
                            caps_.wall && u.wall >= *caps_.wall};
@@ -71,9 +76,12 @@ Money BudgetGuard::DollarOvershoot() const {
 
 std::string BudgetGuard::CapText(CapKind kind) const {
   switch (kind) {
-    case CapKind::kDollars: return caps_.dollars ? caps_.dollars->ToString() : "none";
-    case CapKind::kGpuHours: return caps_.gpu_hours ? fmt::format("{:g} GPU-h", *caps_.gpu_hours) : "none";
-    case CapKind::kWall: return caps_.wall ? FormatDuration(*caps_.wall) : "none";
+    case CapKind::kDollars:
+      return caps_.dollars ? caps_.dollars->ToString() : "none";
+    case CapKind::kGpuHours:
+      return caps_.gpu_hours ? fmt::format("{:g} GPU-h", *caps_.gpu_hours) : "none";
+    case CapKind::kWall:
+      return caps_.wall ? FormatDuration(*caps_.wall) : "none";
   }
   return "none";
 }

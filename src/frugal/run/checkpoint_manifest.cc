@@ -1,6 +1,7 @@
 #include "frugal/run/checkpoint_manifest.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <openssl/evp.h>
 #include <unistd.h>
 
@@ -8,8 +9,6 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "frugal/core/atomic_file.h"
@@ -70,17 +69,22 @@ std::string Manifest::ToJson() const {
 
 Result<Manifest> Manifest::Parse(std::string_view text, const std::string& origin) {
   const json doc = json::parse(text, nullptr, false);
-  auto bad = [&](const std::string& why) { return Fail(ErrorCode::kBadInput, origin + ": " + why); };
+  auto bad = [&](const std::string& why) {
+    return Fail(ErrorCode::kBadInput, origin + ": " + why);
+  };
   if (doc.is_discarded() || !doc.is_object()) return bad("not a JSON object");
   try {
-    if (doc.at("format").get<std::string>() != "frugal-checkpoint") return bad("not a frugal manifest");
+    if (doc.at("format").get<std::string>() != "frugal-checkpoint")
+      return bad("not a frugal manifest");
     if (doc.at("version").get<int>() != kManifestVersion) {
-      return bad(fmt::format("manifest version {} is not {}", doc.at("version").dump(), kManifestVersion));
+      return bad(
+          fmt::format("manifest version {} is not {}", doc.at("version").dump(), kManifestVersion));
     }
     Manifest m;
     m.seq = doc.at("seq").get<int64_t>();
     m.step = doc.at("step").get<int64_t>();
-    m.kind = doc.at("kind").get<std::string>() == "file" ? CheckpointKind::kFile : CheckpointKind::kDirectory;
+    m.kind = doc.at("kind").get<std::string>() == "file" ? CheckpointKind::kFile
+                                                         : CheckpointKind::kDirectory;
     m.name = doc.at("name").get<std::string>();
     m.created_unix_ms = doc.at("created_unix_ms").get<int64_t>();
     for (const json& f : doc.at("files")) {
@@ -96,7 +100,8 @@ Result<Manifest> Manifest::Parse(std::string_view text, const std::string& origi
 Result<std::string> HashAndSyncFile(const fs::path& path, uint64_t* bytes) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    return Fail(ErrorCode::kFailed, fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
+    return Fail(ErrorCode::kFailed,
+                fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
   }
   FdCloser closer{fd};
   std::unique_ptr<EVP_MD_CTX, DigestFree> ctx(EVP_MD_CTX_new());
@@ -109,7 +114,8 @@ Result<std::string> HashAndSyncFile(const fs::path& path, uint64_t* bytes) {
     const ssize_t n = ::read(fd, buffer.data(), buffer.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      return Fail(ErrorCode::kFailed, fmt::format("{}: read failed: {}", path.string(), std::strerror(errno)));
+      return Fail(ErrorCode::kFailed,
+                  fmt::format("{}: read failed: {}", path.string(), std::strerror(errno)));
     }
     if (n == 0) break;
     EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<size_t>(n));
@@ -117,7 +123,8 @@ Result<std::string> HashAndSyncFile(const fs::path& path, uint64_t* bytes) {
   }
   // The child may not have synced; a committed checkpoint must survive a power cut.
   if (::fsync(fd) != 0 && errno != EINVAL) {
-    return Fail(ErrorCode::kFailed, fmt::format("{}: fsync failed: {}", path.string(), std::strerror(errno)));
+    return Fail(ErrorCode::kFailed,
+                fmt::format("{}: fsync failed: {}", path.string(), std::strerror(errno)));
   }
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned size = 0;
@@ -130,7 +137,8 @@ Result<std::vector<ManifestFile>> HashDirectory(const fs::path& dir) {
   std::vector<ManifestFile> files;
   std::error_code ec;
   fs::recursive_directory_iterator it(dir, ec);
-  if (ec) return Fail(ErrorCode::kFailed, fmt::format("{}: cannot list: {}", dir.string(), ec.message()));
+  if (ec)
+    return Fail(ErrorCode::kFailed, fmt::format("{}: cannot list: {}", dir.string(), ec.message()));
   for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) break;
     const fs::directory_entry& entry = *it;
@@ -143,8 +151,9 @@ Result<std::vector<ManifestFile>> HashDirectory(const fs::path& dir) {
                               EscapeNonUtf8(entry.path().string())));
     }
     if (entry.is_symlink()) {
-      return Fail(ErrorCode::kFailed,
-                  fmt::format("{}: symbolic links are not allowed in a checkpoint", entry.path().string()));
+      return Fail(
+          ErrorCode::kFailed,
+          fmt::format("{}: symbolic links are not allowed in a checkpoint", entry.path().string()));
     }
     if (entry.is_directory()) continue;
     if (!entry.is_regular_file()) {
@@ -157,8 +166,10 @@ Result<std::vector<ManifestFile>> HashDirectory(const fs::path& dir) {
     f.sha256 = FRUGAL_TRY(HashAndSyncFile(entry.path(), &f.bytes));
     files.push_back(std::move(f));
   }
-  if (ec) return Fail(ErrorCode::kFailed, fmt::format("{}: cannot list: {}", dir.string(), ec.message()));
-  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  if (ec)
+    return Fail(ErrorCode::kFailed, fmt::format("{}: cannot list: {}", dir.string(), ec.message()));
+  std::sort(files.begin(), files.end(),
+            [](const auto& a, const auto& b) { return a.path < b.path; });
   return files;
 }
 
@@ -179,7 +190,8 @@ Result<Manifest> VerifyCheckpoint(const fs::path& dir) {
     }
     uint64_t bytes = 0;
     const std::string sha = FRUGAL_TRY(HashAndSyncFile(p, &bytes));
-    if (sha != f.sha256) return Fail(ErrorCode::kFailed, fmt::format("{}: checksum mismatch", p.string()));
+    if (sha != f.sha256)
+      return Fail(ErrorCode::kFailed, fmt::format("{}: checksum mismatch", p.string()));
   }
   return manifest;
 }

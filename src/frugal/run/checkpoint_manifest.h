@@ -45,7 +45,8 @@ struct Manifest {
 
 /// SHA-256 of a file as lowercase hex; also fsyncs it (so what was hashed is durable).
 /// kFailed naming the file on an I/O error.
-[[nodiscard]] Result<std::string> HashAndSyncFile(const std::filesystem::path& path, uint64_t* bytes);
+[[nodiscard]] Result<std::string> HashAndSyncFile(const std::filesystem::path& path,
+                                                  uint64_t* bytes);
 
 /// Lists and hashes every regular file under `dir` (sorted, manifest excluded). Symbolic links
 /// and other special files are refused (kFailed), as they could point outside the checkpoint.

@@ -1,11 +1,11 @@
 #include "frugal/run/checkpoint_store.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/log.h"
@@ -28,8 +28,8 @@ std::optional<int64_t> SeqOf(const fs::path& dir) {
 
 Result<void> RenameDurably(const fs::path& from, const fs::path& to) {
   if (std::rename(from.c_str(), to.c_str()) != 0) {
-    return Fail(ErrorCode::kFailed, fmt::format("cannot move {} to {}: {}", from.string(), to.string(),
-                                                std::strerror(errno)));
+    return Fail(ErrorCode::kFailed, fmt::format("cannot move {} to {}: {}", from.string(),
+                                                to.string(), std::strerror(errno)));
   }
   FRUGAL_TRY(SyncDirectory(to.parent_path()));
   return SyncDirectory(from.parent_path());
@@ -37,16 +37,20 @@ Result<void> RenameDurably(const fs::path& from, const fs::path& to) {
 
 }  // namespace
 
-CheckpointStore::CheckpointStore(fs::path root, int keep) : root_(std::move(root)), keep_(std::max(keep, 1)) {}
+CheckpointStore::CheckpointStore(fs::path root, int keep)
+    : root_(std::move(root)), keep_(std::max(keep, 1)) {}
 
 Result<void> CheckpointStore::Prepare() {
   std::error_code ec;
   for (const fs::path& dir : {staging_dir(), committed_dir()}) {
     fs::create_directories(dir, ec);
-    if (ec) return Fail(ErrorCode::kFailed, fmt::format("{}: cannot create: {}", dir.string(), ec.message()));
+    if (ec)
+      return Fail(ErrorCode::kFailed,
+                  fmt::format("{}: cannot create: {}", dir.string(), ec.message()));
   }
   // Whatever is in staging was never committed: a new segment starts clean.
-  for (const auto& entry : fs::directory_iterator(staging_dir(), ec)) fs::remove_all(entry.path(), ec);
+  for (const auto& entry : fs::directory_iterator(staging_dir(), ec))
+    fs::remove_all(entry.path(), ec);
   for (const auto& entry : fs::directory_iterator(committed_dir(), ec)) {
     if (entry.path().filename().string().rfind(".", 0) == 0) fs::remove_all(entry.path(), ec);
   }
@@ -59,17 +63,18 @@ Result<fs::path> CheckpointStore::ResolveReported(const std::string& reported) c
   fs::path p = fs::path(reported).is_absolute() ? fs::path(reported) : staging_dir() / reported;
   if (!fs::exists(staging_dir(), ec)) {
     return Fail(ErrorCode::kFailed,
-                fmt::format("checkpoint directory {} vanished; checkpoint '{}' is lost", staging_dir().string(),
-                            reported));
+                fmt::format("checkpoint directory {} vanished; checkpoint '{}' is lost",
+                            staging_dir().string(), reported));
   }
   if (!fs::exists(fs::symlink_status(p, ec))) {
-    return Fail(ErrorCode::kFailed, fmt::format("reported checkpoint {} does not exist", p.string()));
+    return Fail(ErrorCode::kFailed,
+                fmt::format("reported checkpoint {} does not exist", p.string()));
   }
   p = fs::weakly_canonical(p, ec);
   const fs::path rel = p.lexically_relative(staging);
   if (rel.empty() || *rel.begin() == ".." || rel == ".") {
-    return Fail(ErrorCode::kFailed, fmt::format("reported checkpoint {} is not inside {}", p.string(),
-                                                staging_dir().string()));
+    return Fail(ErrorCode::kFailed, fmt::format("reported checkpoint {} is not inside {}",
+                                                p.string(), staging_dir().string()));
   }
   // Commit the top-level entry under staging that contains what was reported.
   return staging / *rel.begin();
@@ -81,8 +86,9 @@ Result<CommittedCheckpoint> CheckpointStore::Commit(const CheckpointReport& repo
   std::error_code ec;
   const bool is_file = fs::is_regular_file(fs::symlink_status(source, ec));
   if (!is_file && !fs::is_directory(fs::symlink_status(source, ec))) {
-    return Fail(ErrorCode::kFailed, fmt::format("reported checkpoint {} is neither a file nor a directory",
-                                                source.string()));
+    return Fail(
+        ErrorCode::kFailed,
+        fmt::format("reported checkpoint {} is neither a file nor a directory", source.string()));
   }
   // A single file is wrapped in a directory of its own so both kinds commit the same way.
   fs::path dir = source;
@@ -102,25 +108,29 @@ Result<CommittedCheckpoint> CheckpointStore::Commit(const CheckpointReport& repo
                                  .count();
   manifest.files = FRUGAL_TRY(HashDirectory(dir));
   if (manifest.files.empty()) {
-    return Fail(ErrorCode::kFailed, fmt::format("reported checkpoint {} is empty", source.string()));
+    return Fail(ErrorCode::kFailed,
+                fmt::format("reported checkpoint {} is empty", source.string()));
   }
   if (report.files) {
     for (const auto& [name, bytes] : *report.files) {
-      const auto it = std::find_if(manifest.files.begin(), manifest.files.end(), [&](const ManifestFile& f) {
-        return f.path == name || (is_file && f.path == source.filename().string());
-      });
+      const auto it =
+          std::find_if(manifest.files.begin(), manifest.files.end(), [&](const ManifestFile& f) {
+            return f.path == name || (is_file && f.path == source.filename().string());
+          });
       if (it == manifest.files.end()) {
         return Fail(ErrorCode::kFailed, fmt::format("checkpoint {}: reported file '{}' is missing",
                                                     source.string(), name));
       }
       if (it->bytes != bytes) {
-        return Fail(ErrorCode::kFailed, fmt::format("checkpoint {}: '{}' has {} bytes, the child reported {}",
-                                                    source.string(), name, it->bytes, bytes));
+        return Fail(ErrorCode::kFailed,
+                    fmt::format("checkpoint {}: '{}' has {} bytes, the child reported {}",
+                                source.string(), name, it->bytes, bytes));
       }
     }
   }
   int64_t seq = 1;
-  for (const fs::path& existing : ListCommitted()) seq = std::max(seq, SeqOf(existing).value_or(0) + 1);
+  for (const fs::path& existing : ListCommitted())
+    seq = std::max(seq, SeqOf(existing).value_or(0) + 1);
   manifest.seq = seq;
   FRUGAL_TRY(WriteFileAtomically(dir / kManifestName, manifest.ToJson()));
   const fs::path target = committed_dir() / fmt::format("{}{:06}", kPrefix, seq);
@@ -150,7 +160,8 @@ std::vector<fs::path> CheckpointStore::ListCommitted() const {
   return out;
 }
 
-std::optional<CommittedCheckpoint> CheckpointStore::LatestValid(std::vector<std::string>* problems) const {
+std::optional<CommittedCheckpoint> CheckpointStore::LatestValid(
+    std::vector<std::string>* problems) const {
   const std::vector<fs::path> all = ListCommitted();
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
     Result<Manifest> m = VerifyCheckpoint(*it);

@@ -50,7 +50,8 @@ class CheckpointStore {
 
   /// The newest committed checkpoint that verifies, or none. Checkpoints that fail to verify
   /// are skipped (each problem appended to `problems`), so resume falls back to the one before.
-  [[nodiscard]] std::optional<CommittedCheckpoint> LatestValid(std::vector<std::string>* problems) const;
+  [[nodiscard]] std::optional<CommittedCheckpoint> LatestValid(
+      std::vector<std::string>* problems) const;
 
   /// Committed checkpoint directories, oldest first (not verified).
   [[nodiscard]] std::vector<std::filesystem::path> ListCommitted() const;

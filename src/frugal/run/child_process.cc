@@ -25,17 +25,28 @@ namespace frugal::run {
 
 std::string SignalName(int signal) {
   switch (signal) {
-    case SIGTERM: return "SIGTERM";
-    case SIGKILL: return "SIGKILL";
-    case SIGINT: return "SIGINT";
-    case SIGUSR1: return "SIGUSR1";
-    case SIGUSR2: return "SIGUSR2";
-    case SIGHUP: return "SIGHUP";
-    case SIGSEGV: return "SIGSEGV";
-    case SIGABRT: return "SIGABRT";
-    case SIGPIPE: return "SIGPIPE";
-    case SIGXFSZ: return "SIGXFSZ";
-    default: return fmt::format("signal {}", signal);
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGKILL:
+      return "SIGKILL";
+    case SIGINT:
+      return "SIGINT";
+    case SIGUSR1:
+      return "SIGUSR1";
+    case SIGUSR2:
+      return "SIGUSR2";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGPIPE:
+      return "SIGPIPE";
+    case SIGXFSZ:
+      return "SIGXFSZ";
+    default:
+      return fmt::format("signal {}", signal);
   }
 }
 

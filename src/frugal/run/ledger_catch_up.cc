@@ -114,16 +114,17 @@ Result<void> CatchUpEventsAndSamples(ledger::Ledger& ledger, const ledger::Run& 
     int64_t through_ms;
   };
   std::vector<Held> held;
-  for (const ledger::Row& row : FRUGAL_TRY(ledger.connection().Query(
-           "SELECT time_ms, resolution_ms FROM samples WHERE run_id = ?",
-           std::vector<ledger::Value>{run.id}))) {
+  for (const ledger::Row& row : FRUGAL_TRY(
+           ledger.connection().Query("SELECT time_ms, resolution_ms FROM samples WHERE run_id = ?",
+                                     std::vector<ledger::Value>{run.id}))) {
     const int64_t time = ledger::AsInt(row.at(0));
     held.push_back({time, time + std::max<int64_t>(ledger::AsInt(row.at(1)) - 1, 0)});
   }
   for (size_t i = 0; i < attempts.size(); ++i) {
     for (const RunEvent& e : attempts[i].events) {
       const ledger::Timestamp at = ToLedgerTime(e.at);
-      if (at < run.start || events.contains({at.time_since_epoch().count(), EventKindName(e.kind)})) {
+      if (at < run.start ||
+          events.contains({at.time_since_epoch().count(), EventKindName(e.kind)})) {
         continue;
       }
       const auto segment = segment_ids.find(e.segment);
@@ -173,8 +174,11 @@ std::string LedgerCatchUp::Describe() const {
   if (segments_closed > 0) parts.push_back(count(segments_closed, "closed"));
   if (segments_revised > 0) parts.push_back(count(segments_revised, "corrected"));
   if (segments_added > 0) parts.push_back(count(segments_added, "added"));
-  if (events_added > 0) parts.push_back(fmt::format("added {} event{}", events_added, events_added == 1 ? "" : "s"));
-  if (samples_added > 0) parts.push_back(fmt::format("added {} utilization sample{}", samples_added, samples_added == 1 ? "" : "s"));
+  if (events_added > 0)
+    parts.push_back(fmt::format("added {} event{}", events_added, events_added == 1 ? "" : "s"));
+  if (samples_added > 0)
+    parts.push_back(
+        fmt::format("added {} utilization sample{}", samples_added, samples_added == 1 ? "" : "s"));
   if (run_ended) parts.push_back("ended the run");
   if (lost_extended) parts.push_back("costed the killed attempt to its last journal record");
   std::string text;
@@ -218,7 +222,7 @@ Result<LedgerCatchUp> CatchUpFromJournal(ledger::Ledger& ledger, const std::stri
       if (const ledger::Segment* s = recorded_at(seg.opened)) {
         segment_ids[seg.number] = s->id;
         if (!seg.closed) continue;  // a killed supervisor's: the next one closes it lost
-        if (killed) continue;      // the sweep closed it; moved on below with the run's end
+        if (killed) continue;       // the sweep closed it; moved on below with the run's end
         if (!s->end) {
           FRUGAL_TRY(ledger.CloseSegment(s->id, *seg.closed, reason));
           ++done.segments_closed;

@@ -84,8 +84,7 @@ struct LedgerCatchUp {
   bool lost_extended = false;
 
   [[nodiscard]] bool Any() const {
-    return segments_closed + segments_revised + segments_added + events_added + samples_added >
-               0 ||
+    return segments_closed + segments_revised + segments_added + events_added + samples_added > 0 ||
            run_ended || lost_extended;
   }
   /// "closed 1 segment, ended the run as failed" style text for a log line.

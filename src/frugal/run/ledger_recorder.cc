@@ -5,8 +5,8 @@
 #include <thread>
 
 #include "frugal/core/log.h"
-#include "frugal/run/run_text.h"
 #include "frugal/core/text.h"
+#include "frugal/run/run_text.h"
 
 namespace frugal::run {
 namespace {

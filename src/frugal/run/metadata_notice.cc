@@ -1,8 +1,8 @@
 #include "frugal/run/metadata_notice.h"
 
+#include <fmt/format.h>
 #include <httplib.h>
 
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "frugal/core/log.h"
@@ -15,7 +15,8 @@ Result<MetadataKind> ParseMetadataKind(std::string_view text) {
   if (t == "aws") return MetadataKind::kAws;
   if (t == "gcp") return MetadataKind::kGcp;
   if (t == "azure") return MetadataKind::kAzure;
-  return Fail(ErrorCode::kBadInput, fmt::format("unknown metadata kind '{}' (use aws, gcp or azure)", text));
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("unknown metadata kind '{}' (use aws, gcp or azure)", text));
 }
 
 std::string DefaultMetadataEndpoint(MetadataKind kind) {
@@ -25,7 +26,8 @@ std::string DefaultMetadataEndpoint(MetadataKind kind) {
 std::optional<std::string> ParseAwsInstanceAction(int status, std::string_view body) {
   if (status != 200) return std::nullopt;
   const nlohmann::json doc = nlohmann::json::parse(body, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("action") || !doc.at("action").is_string()) {
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("action") ||
+      !doc.at("action").is_string()) {
     return std::nullopt;
   }
   const std::string action = doc.at("action").get<std::string>();
@@ -42,7 +44,8 @@ std::optional<std::string> ParseGcpPreempted(int status, std::string_view body) 
 std::optional<std::string> ParseAzureScheduledEvents(int status, std::string_view body) {
   if (status != 200) return std::nullopt;
   const nlohmann::json doc = nlohmann::json::parse(body, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("Events") || !doc.at("Events").is_array()) {
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("Events") ||
+      !doc.at("Events").is_array()) {
     return std::nullopt;
   }
   for (const nlohmann::json& e : doc.at("Events")) {
@@ -78,7 +81,8 @@ std::optional<PreemptionNotice> MetadataPreemptions::Poll(SteadyTime /*now*/) {
   std::lock_guard lock(mu_);
   if (!notice_ || delivered_) return std::nullopt;
   delivered_ = true;
-  static constexpr const char* kNames[] = {"aws instance-action", "gcp preempted", "azure scheduled events"};
+  static constexpr const char* kNames[] = {"aws instance-action", "gcp preempted",
+                                           "azure scheduled events"};
   return PreemptionNotice{kNames[static_cast<int>(kind_)], *notice_};
 }
 
@@ -92,8 +96,8 @@ std::optional<std::string> MetadataPreemptions::PollOnce() {
     case MetadataKind::kAws: {
       path = "/latest/meta-data/spot/instance-action";
       // IMDSv2: a session token when the endpoint hands one out; IMDSv1 otherwise.
-      auto token = client.Put("/latest/api/token", {{"X-aws-ec2-metadata-token-ttl-seconds", "300"}}, "",
-                              "text/plain");
+      auto token = client.Put("/latest/api/token",
+                              {{"X-aws-ec2-metadata-token-ttl-seconds", "300"}}, "", "text/plain");
       if (token && token->status == 200) headers.emplace("X-aws-ec2-metadata-token", token->body);
       break;
     }
@@ -117,9 +121,12 @@ std::optional<std::string> MetadataPreemptions::PollOnce() {
     return std::nullopt;
   }
   switch (kind_) {
-    case MetadataKind::kAws: return ParseAwsInstanceAction(response->status, response->body);
-    case MetadataKind::kGcp: return ParseGcpPreempted(response->status, response->body);
-    case MetadataKind::kAzure: return ParseAzureScheduledEvents(response->status, response->body);
+    case MetadataKind::kAws:
+      return ParseAwsInstanceAction(response->status, response->body);
+    case MetadataKind::kGcp:
+      return ParseGcpPreempted(response->status, response->body);
+    case MetadataKind::kAzure:
+      return ParseAzureScheduledEvents(response->status, response->body);
   }
   return std::nullopt;
 }

@@ -59,10 +59,10 @@ class MetadataPreemptions : public PreemptionSource {
   std::atomic<int64_t> polls_{0};
   std::mutex mu_;
   std::condition_variable wake_;
-  bool stopping_ = false;                // GUARDED_BY(mu_)
-  std::optional<std::string> notice_;    // GUARDED_BY(mu_)
-  bool delivered_ = false;               // GUARDED_BY(mu_)
-  bool warned_unreachable_ = false;      // polling thread only
+  bool stopping_ = false;              // GUARDED_BY(mu_)
+  std::optional<std::string> notice_;  // GUARDED_BY(mu_)
+  bool delivered_ = false;             // GUARDED_BY(mu_)
+  bool warned_unreachable_ = false;    // polling thread only
   std::thread poller_;
 };
 

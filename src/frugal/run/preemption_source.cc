@@ -13,7 +13,8 @@ void ChaosPreemptions::SegmentStarted(SteadyTime now) {
     return;
   }
   std::uniform_real_distribution<double> factor(0.5, 1.5);
-  const auto delay = Duration(static_cast<int64_t>(static_cast<double>(every_.count()) * factor(rng_)));
+  const auto delay =
+      Duration(static_cast<int64_t>(static_cast<double>(every_.count()) * factor(rng_)));
   next_ = now + delay;
 }
 

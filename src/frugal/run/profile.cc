@@ -156,9 +156,9 @@ std::vector<std::string> VisibleGpuNames(const std::vector<std::string>& nvml,
 DeviceInfo DetectDevice(const monitor::NvmlProbe& gpus) {
   DeviceInfo d;
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-  const std::vector<std::string> names = VisibleGpuNames(
-      gpus.DeviceNames(),
-      visible == nullptr ? std::nullopt : std::optional<std::string_view>(visible));
+  const std::vector<std::string> names =
+      VisibleGpuNames(gpus.DeviceNames(),
+                      visible == nullptr ? std::nullopt : std::optional<std::string_view>(visible));
   if (!names.empty()) {
     d.kind = "gpu";
     d.count = static_cast<int>(names.size());
@@ -257,8 +257,9 @@ Result<ledger::NewProfile> RunProfiler::Finish(const RunResult& result,
   p.device_count = device_.count;
   // The whole run by this clock: the budget's wall counts what the segments were charged for,
   // which a restart here can leave short of the run's own time.
-  p.wall = std::max(result.usage.wall, std::chrono::duration_cast<Duration>(
-                                           std::chrono::steady_clock::now() - started_));
+  p.wall =
+      std::max(result.usage.wall,
+               std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - started_));
   p.measured = t.measured;
   p.steps = t.steps;
   p.steps_per_second = t.steps_per_second;

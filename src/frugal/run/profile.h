@@ -84,9 +84,9 @@ struct Throughput {
 
 /// The device a profile ran on.
 struct DeviceInfo {
-  std::string name;           ///< "NVIDIA A100-SXM4-80GB" or the CPU model
-  std::string kind = "cpu";   ///< "gpu" or "cpu"
-  int count = 1;              ///< GPUs visible; for a CPU, the logical CPUs the command may use
+  std::string name;          ///< "NVIDIA A100-SXM4-80GB" or the CPU model
+  std::string kind = "cpu";  ///< "gpu" or "cpu"
+  int count = 1;             ///< GPUs visible; for a CPU, the logical CPUs the command may use
 };
 
 /// The logical CPUs (vCPUs) this process may run on: its affinity mask, else the hardware's.

@@ -1,12 +1,11 @@
 #include "frugal/run/report_channel.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "frugal/core/log.h"
@@ -70,7 +69,8 @@ Result<CheckpointReport> ParseCheckpoint(const json& doc) {
     if (!f.is_object()) return Fail(ErrorCode::kBadInput, "'files' is not an object");
     std::map<std::string, uint64_t> files;
     for (const auto& [name, bytes] : f.items()) {
-      if (!bytes.is_number_unsigned() && !(bytes.is_number_integer() && bytes.get<int64_t>() >= 0)) {
+      if (!bytes.is_number_unsigned() &&
+          !(bytes.is_number_integer() && bytes.get<int64_t>() >= 0)) {
         return Fail(ErrorCode::kBadInput, "'files' entry '" + name + "' is not a byte count");
       }
       files[name] = bytes.get<uint64_t>();
@@ -87,10 +87,11 @@ Result<std::optional<ReportMessage>> ParseReportLine(std::string_view line) {
   if (doc.is_discarded()) return Fail(ErrorCode::kBadInput, "not JSON");
   if (!doc.is_object()) return Fail(ErrorCode::kBadInput, "not a JSON object");
   if (doc.contains("v")) {
-    if (!doc.at("v").is_number_integer()) return Fail(ErrorCode::kBadInput, "'v' is not an integer");
+    if (!doc.at("v").is_number_integer())
+      return Fail(ErrorCode::kBadInput, "'v' is not an integer");
     if (doc.at("v").get<int64_t>() > kProtocolVersion) {
-      return Fail(ErrorCode::kBadInput, "protocol version " + doc.at("v").dump() + " is newer than " +
-                                            std::to_string(kProtocolVersion));
+      return Fail(ErrorCode::kBadInput, "protocol version " + doc.at("v").dump() +
+                                            " is newer than " + std::to_string(kProtocolVersion));
     }
   }
   if (!doc.contains("type") || !doc.at("type").is_string()) {
@@ -147,8 +148,8 @@ std::vector<ReportMessage> ReportReader::Poll() {
       if (skipping_long_line_) {
         skipping_long_line_ = false;
         ++garbage_lines_;
-        log::Warning("{}:{}: report line longer than {} bytes; skipped", path_.string(), line_number_,
-                     kMaxLineBytes);
+        log::Warning("{}:{}: report line longer than {} bytes; skipped", path_.string(),
+                     line_number_, kMaxLineBytes);
         continue;
       }
       HandleLine(pending_, out);

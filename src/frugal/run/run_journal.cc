@@ -1,6 +1,7 @@
 #include "frugal/run/run_journal.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,8 +9,6 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "frugal/core/log.h"
 #include "frugal/run/run_text.h"
@@ -20,27 +19,42 @@ using nlohmann::json;
 
 std::string SegmentEndName(SegmentEnd end) {
   switch (end) {
-    case SegmentEnd::kFinished: return "finished";
-    case SegmentEnd::kFailed: return "failed";
-    case SegmentEnd::kPreempted: return "preempted";
-    case SegmentEnd::kBudgetStop: return "budget_stop";
-    case SegmentEnd::kInterrupted: return "interrupted";
-    case SegmentEnd::kLost: return "lost";
+    case SegmentEnd::kFinished:
+      return "finished";
+    case SegmentEnd::kFailed:
+      return "failed";
+    case SegmentEnd::kPreempted:
+      return "preempted";
+    case SegmentEnd::kBudgetStop:
+      return "budget_stop";
+    case SegmentEnd::kInterrupted:
+      return "interrupted";
+    case SegmentEnd::kLost:
+      return "lost";
   }
   return "?";
 }
 
 std::string EventKindName(EventKind kind) {
   switch (kind) {
-    case EventKind::kPreemptionNotice: return "preemption_notice";
-    case EventKind::kPreempted: return "preempted";
-    case EventKind::kCheckpointCommitted: return "checkpoint_committed";
-    case EventKind::kCheckpointRejected: return "checkpoint_rejected";
-    case EventKind::kResumed: return "resumed";
-    case EventKind::kBudgetWarning: return "budget_warning";
-    case EventKind::kBudgetStop: return "budget_stop";
-    case EventKind::kWarning: return "warning";
-    case EventKind::kSpotAdvice: return "spot_advice";
+    case EventKind::kPreemptionNotice:
+      return "preemption_notice";
+    case EventKind::kPreempted:
+      return "preempted";
+    case EventKind::kCheckpointCommitted:
+      return "checkpoint_committed";
+    case EventKind::kCheckpointRejected:
+      return "checkpoint_rejected";
+    case EventKind::kResumed:
+      return "resumed";
+    case EventKind::kBudgetWarning:
+      return "budget_warning";
+    case EventKind::kBudgetStop:
+      return "budget_stop";
+    case EventKind::kWarning:
+      return "warning";
+    case EventKind::kSpotAdvice:
+      return "spot_advice";
   }
   return "?";
 }
@@ -109,7 +123,8 @@ std::optional<monitor::Sample> JournalSample(const json& record) {
 }
 
 std::string FormatWallTime(WallTime t) {
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
   const std::time_t secs = static_cast<std::time_t>(ms / 1000);
   std::tm tm{};
   ::gmtime_r(&secs, &tm);
@@ -120,8 +135,8 @@ std::string FormatWallTime(WallTime t) {
 std::optional<WallTime> ParseWallTime(const std::string& text) {
   std::tm tm{};
   int millis = 0;
-  if (std::sscanf(text.c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-                  &tm.tm_min, &tm.tm_sec, &millis) != 7) {
+  if (std::sscanf(text.c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &millis) != 7) {
     return std::nullopt;
   }
   tm.tm_year -= 1900;
@@ -133,7 +148,8 @@ std::optional<WallTime> ParseWallTime(const std::string& text) {
 namespace {
 
 json UsageJson(const BudgetUsage& u) {
-  return {{"spent_micros", u.spent.micros()}, {"gpu_hours", u.gpu_hours}, {"wall_ms", u.wall.count()}};
+  return {
+      {"spent_micros", u.spent.micros()}, {"gpu_hours", u.gpu_hours}, {"wall_ms", u.wall.count()}};
 }
 
 BudgetUsage UsageFrom(const json& j) {
@@ -167,9 +183,10 @@ constexpr off_t kReservedBytes = 4096;
 /// Why `path` cannot be written, in the user's words: "disk full" for ENOSPC and EDQUOT.
 std::string CannotWrite(const std::filesystem::path& path, int error, const char* doing) {
   if (error == ENOSPC || error == EDQUOT) {
-    return fmt::format("{}: disk full: cannot {} the run's journal ({}); free some space or "
-                       "give another --run-dir",
-                       EscapeNonUtf8(path.string()), doing, std::strerror(error));
+    return fmt::format(
+        "{}: disk full: cannot {} the run's journal ({}); free some space or "
+        "give another --run-dir",
+        EscapeNonUtf8(path.string()), doing, std::strerror(error));
   }
   return fmt::format("{}: cannot {} the run's journal: {}", EscapeNonUtf8(path.string()), doing,
                      std::strerror(error));
@@ -248,8 +265,9 @@ void RunJournal::Flush() {
   pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(written));
   if (error != 0 && !warned_) {
     warned_ = true;
-    log::Warning("{}: cannot append to the run journal ({}); keeping records in memory and retrying",
-                 path_.string(), std::strerror(error));
+    log::Warning(
+        "{}: cannot append to the run journal ({}); keeping records in memory and retrying",
+        path_.string(), std::strerror(error));
   }
 }
 
@@ -261,14 +279,23 @@ void RunJournal::RunStarted(const RunStart& s) {
   // The command runs as given; bytes that are not UTF-8 are written escaped (run_text.h).
   json command = json::array();
   for (const std::string& arg : s.command) command.push_back(EscapeNonUtf8(arg));
-  Append({{"record", "run_started"}, {"at", FormatWallTime(s.at)}, {"run_id", s.run_id},
-          {"attempt", s.attempt}, {"command", command}, {"tags", s.tags}, {"offer", s.offer},
-          {"tier", s.tier}, {"price_per_hour_micros", s.price.per_hour.micros()}, {"gpus", s.gpus},
+  Append({{"record", "run_started"},
+          {"at", FormatWallTime(s.at)},
+          {"run_id", s.run_id},
+          {"attempt", s.attempt},
+          {"command", command},
+          {"tags", s.tags},
+          {"offer", s.offer},
+          {"tier", s.tier},
+          {"price_per_hour_micros", s.price.per_hour.micros()},
+          {"gpus", s.gpus},
           {"caps", caps}});
 }
 
 void RunJournal::SegmentOpened(const SegmentOpen& o) {
-  Append({{"record", "segment_opened"}, {"at", FormatWallTime(o.at)}, {"segment", o.segment},
+  Append({{"record", "segment_opened"},
+          {"at", FormatWallTime(o.at)},
+          {"segment", o.segment},
           {"resume_from", o.resume_from ? json(o.resume_from->string()) : json()},
           {"resume_step", o.resume_step}});
 }
@@ -276,14 +303,21 @@ void RunJournal::SegmentOpened(const SegmentOpen& o) {
 void RunJournal::SegmentClosed(const SegmentClose& c) {
   json exit = json();
   if (c.exit) exit = {{"exit_code", c.exit->exit_code}, {"signal", c.exit->signal}};
-  Append({{"record", "segment_closed"}, {"at", FormatWallTime(c.at)}, {"segment", c.segment},
-          {"end", SegmentEndName(c.end)}, {"exit", exit}, {"cost_micros", c.cost.micros()},
+  Append({{"record", "segment_closed"},
+          {"at", FormatWallTime(c.at)},
+          {"segment", c.segment},
+          {"end", SegmentEndName(c.end)},
+          {"exit", exit},
+          {"cost_micros", c.cost.micros()},
           {"last_step", c.last_step}});
 }
 
 void RunJournal::Event(const RunEvent& e) {
-  json record = {{"record", "event"}, {"at", FormatWallTime(e.at)}, {"segment", e.segment},
-                 {"kind", EventKindName(e.kind)}, {"detail", e.detail}};
+  json record = {{"record", "event"},
+                 {"at", FormatWallTime(e.at)},
+                 {"segment", e.segment},
+                 {"kind", EventKindName(e.kind)},
+                 {"detail", e.detail}};
   if (e.step) record["step"] = *e.step;
   if (e.bytes) record["bytes"] = *e.bytes;
   if (e.duration) record["duration_ms"] = e.duration->count();
@@ -292,8 +326,12 @@ void RunJournal::Event(const RunEvent& e) {
 }
 
 void RunJournal::RecordSample(int segment, const monitor::Sample& s) {
-  json record = {{"record", "sample"}, {"at", FormatWallTime(s.at)}, {"segment", segment},
-                 {"processes", s.processes}, {"cpu_cores", s.cpu_cores}, {"rss_bytes", s.rss_bytes},
+  json record = {{"record", "sample"},
+                 {"at", FormatWallTime(s.at)},
+                 {"segment", segment},
+                 {"processes", s.processes},
+                 {"cpu_cores", s.cpu_cores},
+                 {"rss_bytes", s.rss_bytes},
                  {"io_wait_fraction", s.io_wait_fraction}};
   if (s.gpu_util_percent) record["gpu_util_percent"] = *s.gpu_util_percent;
   if (s.gpu_memory_bytes) record["gpu_memory_bytes"] = *s.gpu_memory_bytes;
@@ -305,13 +343,20 @@ void RunJournal::RecordSample(int segment, const monitor::Sample& s) {
 }
 
 void RunJournal::RecordHeartbeat(const Heartbeat& h) {
-  Append({{"record", "heartbeat"}, {"at", FormatWallTime(h.at)}, {"segment", h.segment},
-          {"usage", UsageJson(h.usage)}, {"step", h.step}});
+  Append({{"record", "heartbeat"},
+          {"at", FormatWallTime(h.at)},
+          {"segment", h.segment},
+          {"usage", UsageJson(h.usage)},
+          {"step", h.step}});
 }
 
 void RunJournal::RunFinished(const RunFinish& f) {
-  Append({{"record", "run_finished"}, {"at", FormatWallTime(f.at)}, {"outcome", f.outcome},
-          {"exit_code", f.exit_code}, {"usage", UsageJson(f.usage)}, {"preemptions", f.preemptions}});
+  Append({{"record", "run_finished"},
+          {"at", FormatWallTime(f.at)},
+          {"outcome", f.outcome},
+          {"exit_code", f.exit_code},
+          {"usage", UsageJson(f.usage)},
+          {"preemptions", f.preemptions}});
 }
 
 std::vector<json> ReadJournal(const std::filesystem::path& path) {

@@ -14,11 +14,10 @@
 // the newest one stands until the next run_started.
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "frugal/core/error.h"
 #include "frugal/run/recorder.h"
@@ -87,8 +86,8 @@ struct JournalHistory {
   Money open_segment_cost;            ///< that segment priced from its opening to the last record
   int64_t last_step = 0;              ///< the furthest step a heartbeat reported
   std::optional<WallTime> last_seen;  ///< time of the last record of the unfinished attempt
-  bool unfinished_attempt = false;     ///< the last attempt has no run_finished record
-  BudgetUsage unfinished_usage;        ///< that attempt's usage at its last record
+  bool unfinished_attempt = false;    ///< the last attempt has no run_finished record
+  BudgetUsage unfinished_usage;       ///< that attempt's usage at its last record
   std::optional<std::string> last_outcome;
   /// The closed segments priced as the ledger prices them (each at its attempt's price and GPU
   /// count, over RecordedLength), every attempt. `wall` is their summed length: the time the

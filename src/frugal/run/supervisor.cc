@@ -18,11 +18,16 @@ namespace frugal::run {
 
 std::string RunOutcomeName(RunOutcome outcome) {
   switch (outcome) {
-    case RunOutcome::kFinished: return "finished";
-    case RunOutcome::kFailed: return "failed";
-    case RunOutcome::kBudgetStop: return "budget_stop";
-    case RunOutcome::kPreempted: return "preempted";
-    case RunOutcome::kInterrupted: return "interrupted";
+    case RunOutcome::kFinished:
+      return "finished";
+    case RunOutcome::kFailed:
+      return "failed";
+    case RunOutcome::kBudgetStop:
+      return "budget_stop";
+    case RunOutcome::kPreempted:
+      return "preempted";
+    case RunOutcome::kInterrupted:
+      return "interrupted";
   }
   return "?";
 }
@@ -58,7 +63,8 @@ UtilizationSummary Summarize(const std::vector<monitor::Sample>& samples,
       gpu.push_back(*s.gpu_util_percent);
       if (*s.gpu_util_percent < 5) ++idle;
     }
-    if (s.gpu_memory_bytes) u.gpu_peak_memory_bytes = std::max(u.gpu_peak_memory_bytes.value_or(0), *s.gpu_memory_bytes);
+    if (s.gpu_memory_bytes)
+      u.gpu_peak_memory_bytes = std::max(u.gpu_peak_memory_bytes.value_or(0), *s.gpu_memory_bytes);
   }
   double sum = 0;
   for (double c : cpu) sum += c;
@@ -78,14 +84,18 @@ UtilizationSummary Summarize(const std::vector<monitor::Sample>& samples,
 }  // namespace
 
 Supervisor::Supervisor(SupervisorConfig config, RunRecorder& recorder)
-    : config_(std::move(config)), recorder_(recorder), store_(config_.run_dir / "checkpoints", config_.keep_checkpoints) {}
+    : config_(std::move(config)),
+      recorder_(recorder),
+      store_(config_.run_dir / "checkpoints", config_.keep_checkpoints) {}
 
 Supervisor::~Supervisor() = default;
 
 void Supervisor::AddPreemptionSource(std::unique_ptr<PreemptionSource> source) {
   sources_.push_back(std::move(source));
 }
-void Supervisor::SetSampler(std::unique_ptr<monitor::Sampler> sampler) { sampler_ = std::move(sampler); }
+void Supervisor::SetSampler(std::unique_ptr<monitor::Sampler> sampler) {
+  sampler_ = std::move(sampler);
+}
 void Supervisor::SetStatusCallback(std::function<void(const RunStatus&)> callback) {
   status_callback_ = std::move(callback);
 }
@@ -104,8 +114,9 @@ std::optional<WallTime> Supervisor::MarkLostAttempt() {
   if (!h.unfinished_attempt) return std::nullopt;
   const WallTime lost_at = h.last_seen.value_or(Now());
   CloseLostAttempt(h, lost_at, recorder_);
-  log::Warning("run {}: the previous attempt ended without a word (supervisor killed?); marked lost",
-               config_.run_id);
+  log::Warning(
+      "run {}: the previous attempt ended without a word (supervisor killed?); marked lost",
+      config_.run_id);
   return lost_at;
 }
 
@@ -173,7 +184,8 @@ bool Supervisor::Backoff(Duration wait, Loop& loop) {
   while (true) {
     const SteadyTime now = std::chrono::steady_clock::now();
     if (now >= until) return true;
-    loop.signals.WaitFor(std::min(Duration(100), std::chrono::duration_cast<Duration>(until - now)));
+    loop.signals.WaitFor(
+        std::min(Duration(100), std::chrono::duration_cast<Duration>(until - now)));
     if (loop.signals.TakeInterrupt() || loop.signals.TakePreemptionSignal() != 0) return false;
     const BudgetCheck check = loop.guard.Accrue(loop.Elapsed(std::chrono::steady_clock::now()));
     if (check.exceeded) {
@@ -194,14 +206,16 @@ Result<RunResult> Supervisor::Run() {
   // Only a run that was started before can have a killed supervisor's leftovers.
   if (history.attempts > 0) StopStragglers(lost_at);
   result_.attempt = history.attempts + 1;
-  Loop loop(BudgetGuard(config_.caps, config_.price, config_.gpus, history.usage), std::chrono::steady_clock::now());
+  Loop loop(BudgetGuard(config_.caps, config_.price, config_.gpus, history.usage),
+            std::chrono::steady_clock::now());
   if (const BudgetCheck c = loop.guard.Accrue(Duration(0)); c.exceeded) {
-    return Fail(ErrorCode::kBudget, fmt::format("run {}: earlier attempts already reached the {} cap ({})",
-                                                config_.run_id, CapKindName(*c.exceeded),
-                                                loop.guard.CapText(*c.exceeded)));
+    return Fail(
+        ErrorCode::kBudget,
+        fmt::format("run {}: earlier attempts already reached the {} cap ({})", config_.run_id,
+                    CapKindName(*c.exceeded), loop.guard.CapText(*c.exceeded)));
   }
-  RunStart start{config_.run_id, result_.attempt, Now(), config_.command, config_.tags, config_.offer,
-                 config_.tier, config_.price, config_.gpus, config_.caps};
+  RunStart start{config_.run_id, result_.attempt, Now(),         config_.command, config_.tags,
+                 config_.offer,  config_.tier,    config_.price, config_.gpus,    config_.caps};
   recorder_.RunStarted(start);
 
   int segment = history.segments;
@@ -222,7 +236,8 @@ Result<RunResult> Supervisor::Run() {
       usage.spent -= history.usage.spent;
       usage.gpu_hours -= history.usage.gpu_hours;
       usage.wall -= history.usage.wall;
-      recorder_.RunFinished({Now(), "failed", static_cast<int>(r.error().code), usage, result_.preemptions});
+      recorder_.RunFinished(
+          {Now(), "failed", static_cast<int>(r.error().code), usage, result_.preemptions});
       return Fail(r.error());
     }
     end = *r;
@@ -230,11 +245,12 @@ Result<RunResult> Supervisor::Run() {
     AdviseAfterPreemption(segment, loop);
     if (config_.restart != RestartPolicy::kLocal || loop.self_signalled) break;
     if (result_.restarts >= config_.max_restarts) {
-      result_.warnings.push_back(fmt::format("gave up after {} restarts (--max-restarts)", result_.restarts));
+      result_.warnings.push_back(
+          fmt::format("gave up after {} restarts (--max-restarts)", result_.restarts));
       break;
     }
-    log::Info("preempted; restarting in {} (restart {} of {})", FormatDuration(backoff), result_.restarts + 1,
-              config_.max_restarts);
+    log::Info("preempted; restarting in {} (restart {} of {})", FormatDuration(backoff),
+              result_.restarts + 1, config_.max_restarts);
     if (!Backoff(backoff, loop)) {
       end = loop.cap_hit ? SegmentEnd::kBudgetStop : SegmentEnd::kInterrupted;
       break;
@@ -267,7 +283,8 @@ Result<RunResult> Supervisor::Run() {
     case SegmentEnd::kLost:
       result_.outcome = RunOutcome::kFailed;
       result_.exit_code = 1;
-      result_.message = "the command failed: " + (result_.child_exit ? result_.child_exit->Describe() : "?");
+      result_.message =
+          "the command failed: " + (result_.child_exit ? result_.child_exit->Describe() : "?");
       break;
     case SegmentEnd::kBudgetStop:
       result_.outcome = RunOutcome::kBudgetStop;
@@ -275,8 +292,9 @@ Result<RunResult> Supervisor::Run() {
       result_.cap = loop.cap_hit;
       if (loop.cap_hit) {
         result_.overshoot = loop.guard.Overshoot(*loop.cap_hit);
-        result_.message = fmt::format("stopped at the {} cap ({}); overshoot {}", CapKindName(*loop.cap_hit),
-                                      loop.guard.CapText(*loop.cap_hit), result_.overshoot);
+        result_.message =
+            fmt::format("stopped at the {} cap ({}); overshoot {}", CapKindName(*loop.cap_hit),
+                        loop.guard.CapText(*loop.cap_hit), result_.overshoot);
       }
       break;
     case SegmentEnd::kPreempted:

@@ -18,8 +18,8 @@
 #include "frugal/monitor/sampler.h"
 #include "frugal/run/budget_guard.h"
 #include "frugal/run/checkpoint_store.h"
-#include "frugal/run/deadline_advice.h"
 #include "frugal/run/child_process.h"
+#include "frugal/run/deadline_advice.h"
 #include "frugal/run/preemption_source.h"
 #include "frugal/run/recorder.h"
 #include "frugal/run/report_channel.h"
@@ -63,7 +63,7 @@ struct RunStatus {
   std::string phase;  ///< "running", "checkpointing", "stopping", "restarting in 2s"
   int64_t step = 0;
   double steps_per_second = 0;
-  BudgetUsage usage;  ///< including earlier attempts
+  BudgetUsage usage;                   ///< including earlier attempts
   std::optional<double> cap_fraction;  ///< the highest used fraction of any cap
   std::optional<Duration> eta_to_cap;  ///< at the current burn, when the first cap is hit
   int preemptions = 0;
@@ -92,8 +92,8 @@ struct UtilizationSummary {
 
 struct RunResult {
   RunOutcome outcome = RunOutcome::kFinished;
-  int exit_code = 0;  ///< what `frugal run` exits with
-  std::string message;  ///< one line for the user on how it ended
+  int exit_code = 0;                     ///< what `frugal run` exits with
+  std::string message;                   ///< one line for the user on how it ended
   std::optional<ExitStatus> child_exit;  ///< of the last segment
   /// What the budget caps counted: the supervisor's whole time (its start-up and wind-down
   /// around the segments too), so a cap stops a run early, never late.
@@ -113,8 +113,8 @@ struct RunResult {
   int checkpoints_rejected = 0;
   uint64_t last_checkpoint_bytes = 0;
   std::vector<Duration> commit_times;
-  std::vector<Duration> resume_times;   ///< resumed segment start → first progress
-  std::vector<int64_t> lost_steps;      ///< per preemption
+  std::vector<Duration> resume_times;      ///< resumed segment start → first progress
+  std::vector<int64_t> lost_steps;         ///< per preemption
   std::optional<Duration> first_progress;  ///< of the first segment (the command's load time)
   int64_t last_step = 0;
   std::optional<ResultReport> result;
@@ -146,7 +146,8 @@ class Supervisor {
  private:
   struct Segment;
   struct Loop;
-  [[nodiscard]] Result<SegmentEnd> RunSegment(int number, const std::optional<CommittedCheckpoint>& resume,
+  [[nodiscard]] Result<SegmentEnd> RunSegment(int number,
+                                              const std::optional<CommittedCheckpoint>& resume,
                                               Loop& loop);
   void HandleReports(Segment& seg, Loop& loop);
   void Tick(Segment& seg, Loop& loop);

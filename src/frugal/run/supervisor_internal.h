@@ -42,7 +42,12 @@ struct Supervisor::Loop {
   std::optional<WallTime> next_segment_opens;
 
   Loop(BudgetGuard g, SteadyTime now)
-      : guard(std::move(g)), t0(now), next_accrual(now), next_heartbeat(now), next_sample(now), next_status(now) {}
+      : guard(std::move(g)),
+        t0(now),
+        next_accrual(now),
+        next_heartbeat(now),
+        next_sample(now),
+        next_status(now) {}
   [[nodiscard]] Duration Elapsed(SteadyTime now) const {
     return std::chrono::duration_cast<Duration>(now - t0);
   }

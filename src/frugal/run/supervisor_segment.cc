@@ -1,12 +1,11 @@
 // One segment of a run: start the command, watch it, stop it.
 
+#include <fmt/format.h>
 #include <sys/wait.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
-
-#include <fmt/format.h>
 
 #include "frugal/core/log.h"
 #include "frugal/run/protocol.h"
@@ -21,13 +20,15 @@ constexpr Duration kStatusInterval(500);
 
 }  // namespace
 
-Result<SegmentEnd> Supervisor::RunSegment(int number, const std::optional<CommittedCheckpoint>& resume,
+Result<SegmentEnd> Supervisor::RunSegment(int number,
+                                          const std::optional<CommittedCheckpoint>& resume,
                                           Loop& loop) {
   FRUGAL_TRY(store_.Prepare());
   Segment seg;
   seg.number = number;
   loop.segment = number;
-  const std::filesystem::path report = config_.run_dir / "reports" / fmt::format("segment-{}.jsonl", number);
+  const std::filesystem::path report =
+      config_.run_dir / "reports" / fmt::format("segment-{}.jsonl", number);
   std::error_code ec;
   std::filesystem::create_directories(report.parent_path(), ec);
   std::filesystem::remove(report, ec);
@@ -54,7 +55,9 @@ Result<SegmentEnd> Supervisor::RunSegment(int number, const std::optional<Commit
   recorder_.SegmentOpened({number, opened_at,
                            resume ? std::optional(resume->resume_path) : std::nullopt,
                            resume ? resume->step : 0});
-  if (resume) log::Info("segment {}: resuming from step {} ({})", number, resume->step, resume->resume_path.string());
+  if (resume)
+    log::Info("segment {}: resuming from step {} ({})", number, resume->step,
+              resume->resume_path.string());
   for (auto& source : sources_) source->SegmentStarted(seg.started);
   if (sampler_) {
     sampler_->Take(seg.child->pid());  // the baseline the first recorded sample is measured from
@@ -66,7 +69,8 @@ Result<SegmentEnd> Supervisor::RunSegment(int number, const std::optional<Commit
     const SteadyTime now = std::chrono::steady_clock::now();
     Duration wait = kTick;
     if (seg.phase != SegmentPhase::kRunning && seg.phase != SegmentPhase::kKilled) {
-      wait = std::clamp(std::chrono::duration_cast<Duration>(seg.deadline - now), Duration(0), kTick);
+      wait =
+          std::clamp(std::chrono::duration_cast<Duration>(seg.deadline - now), Duration(0), kTick);
     }
     loop.signals.WaitFor(wait);
     ReapOrphans(seg.child->pid());
@@ -83,7 +87,8 @@ Result<SegmentEnd> Supervisor::RunSegment(int number, const std::optional<Commit
   SegmentEnd end = finished                              ? SegmentEnd::kFinished
                    : seg.phase == SegmentPhase::kRunning ? SegmentEnd::kFailed
                                                          : seg.pending_end;
-  if (finished && seg.phase != SegmentPhase::kRunning && seg.pending_end == SegmentEnd::kPreempted) {
+  if (finished && seg.phase != SegmentPhase::kRunning &&
+      seg.pending_end == SegmentEnd::kPreempted) {
     // The notice came as the command finished: no segment ended preempted and no work was
     // lost, so it is no preemption (its notice stays in the events).
     --result_.preemptions;
@@ -91,15 +96,22 @@ Result<SegmentEnd> Supervisor::RunSegment(int number, const std::optional<Commit
   StopLeftovers(seg, loop);
   result_.garbage_report_lines += seg.reader->garbage_lines();
   if (seg.reader->garbage_lines() > 0) {
-    const std::string w = fmt::format("segment {}: {} garbage report line(s) ignored", number, seg.reader->garbage_lines());
+    const std::string w = fmt::format("segment {}: {} garbage report line(s) ignored", number,
+                                      seg.reader->garbage_lines());
     result_.warnings.push_back(w);
     Record(EventKind::kWarning, number, w, loop);
   }
   if (end == SegmentEnd::kPreempted) {
     const int64_t lost = std::max<int64_t>(0, loop.last_step - loop.last_committed_step);
     result_.lost_steps.push_back(lost);
-    RunEvent e{EventKind::kPreempted, number, Now(), fmt::format("{} step(s) since the last checkpoint", lost), lost,
-               std::nullopt, std::nullopt, std::nullopt};
+    RunEvent e{EventKind::kPreempted,
+               number,
+               Now(),
+               fmt::format("{} step(s) since the last checkpoint", lost),
+               lost,
+               std::nullopt,
+               std::nullopt,
+               std::nullopt};
     recorder_.Event(e);
   }
   loop.guard.Accrue(loop.Elapsed(std::chrono::steady_clock::now()));
@@ -130,8 +142,8 @@ void Supervisor::HandleReports(Segment& seg, Loop& loop) {
         const auto took = std::chrono::duration_cast<Duration>(now - seg.started);
         if (seg.resumed) {
           result_.resume_times.push_back(took);
-          recorder_.Event({EventKind::kResumed, seg.number, Now(), "first progress after resume", p->step,
-                           std::nullopt, took, std::nullopt});
+          recorder_.Event({EventKind::kResumed, seg.number, Now(), "first progress after resume",
+                           p->step, std::nullopt, took, std::nullopt});
         } else if (!result_.first_progress) {
           result_.first_progress = took;
         }
@@ -154,8 +166,9 @@ void Supervisor::HandleReports(Segment& seg, Loop& loop) {
       result_.commit_times.push_back(committed->commit_time);
       result_.last_checkpoint_bytes = committed->bytes;
       loop.last_committed_step = committed->step;
-      recorder_.Event({EventKind::kCheckpointCommitted, seg.number, Now(), committed->dir.filename().string(),
-                       committed->step, committed->bytes, committed->commit_time, std::nullopt});
+      recorder_.Event({EventKind::kCheckpointCommitted, seg.number, Now(),
+                       committed->dir.filename().string(), committed->step, committed->bytes,
+                       committed->commit_time, std::nullopt});
       log::Debug("checkpoint at step {} committed ({} bytes)", committed->step, committed->bytes);
       // Checkpoint done after a notice: no need to wait out the rest of the grace period.
       if (seg.phase == SegmentPhase::kCheckpointing) {
@@ -192,22 +205,24 @@ void Supervisor::Tick(Segment& seg, Loop& loop) {
     loop.next_accrual = now + config_.accrual_interval;
     const BudgetCheck check = loop.guard.Accrue(loop.Elapsed(now));
     if (check.warn) {
-      const std::string d = fmt::format("{:.0f}% of the {} cap ({}) used", 100 * loop.guard.Fraction(*check.warn),
-                                        CapKindName(*check.warn), loop.guard.CapText(*check.warn));
+      const std::string d =
+          fmt::format("{:.0f}% of the {} cap ({}) used", 100 * loop.guard.Fraction(*check.warn),
+                      CapKindName(*check.warn), loop.guard.CapText(*check.warn));
       log::Warning("budget: {}", d);
-      recorder_.Event({EventKind::kBudgetWarning, seg.number, Now(), d, std::nullopt, std::nullopt, std::nullopt,
-                       check.warn});
+      recorder_.Event({EventKind::kBudgetWarning, seg.number, Now(), d, std::nullopt, std::nullopt,
+                       std::nullopt, check.warn});
     }
     if (check.exceeded && seg.phase == SegmentPhase::kRunning) {
       loop.cap_hit = check.exceeded;
       log::Warning("budget: the {} cap ({}) is reached; asking the command to checkpoint and stop",
                    CapKindName(*check.exceeded), loop.guard.CapText(*check.exceeded));
-      recorder_.Event({EventKind::kBudgetStop, seg.number, Now(), "cap reached", std::nullopt, std::nullopt,
-                       std::nullopt, check.exceeded});
+      recorder_.Event({EventKind::kBudgetStop, seg.number, Now(), "cap reached", std::nullopt,
+                       std::nullopt, std::nullopt, check.exceeded});
       BeginStop(seg, SegmentEnd::kBudgetStop, loop);
     }
   }
-  if (const int sig = loop.signals.TakePreemptionSignal(); sig != 0 && seg.phase == SegmentPhase::kRunning) {
+  if (const int sig = loop.signals.TakePreemptionSignal();
+      sig != 0 && seg.phase == SegmentPhase::kRunning) {
     loop.self_signalled = true;
     ++result_.preemptions;
     Record(EventKind::kPreemptionNotice, seg.number, "signal " + SignalName(sig), loop);
@@ -218,7 +233,8 @@ void Supervisor::Tick(Segment& seg, Loop& loop) {
     for (auto& source : sources_) {
       if (auto notice = source->Poll(now)) {
         ++result_.preemptions;
-        Record(EventKind::kPreemptionNotice, seg.number, notice->source + ": " + notice->detail, loop);
+        Record(EventKind::kPreemptionNotice, seg.number, notice->source + ": " + notice->detail,
+               loop);
         if (notice->stop_request) {
           log::Info("stop request from {}: {}", notice->source, notice->detail);
         } else {
@@ -257,7 +273,8 @@ void Supervisor::Tick(Segment& seg, Loop& loop) {
     loop.next_sample = now + config_.sample_interval;
     monitor::Sample s = sampler_->Take(seg.child->pid());
     recorder_.RecordSample(seg.number, s);
-    if (seg.first_progress_at && s.gpu_util_percent) loop.training_gpu_util.push_back(*s.gpu_util_percent);
+    if (seg.first_progress_at && s.gpu_util_percent)
+      loop.training_gpu_util.push_back(*s.gpu_util_percent);
     loop.samples.push_back(s);
   }
   if (status_callback_ && now >= loop.next_status) {
@@ -286,7 +303,8 @@ void Supervisor::Tick(Segment& seg, Loop& loop) {
       st.cap_fraction = highest;
       // Every cap grows linearly with wall time here, so the remaining share scales with it.
       if (highest > 0 && highest < 1) {
-        st.eta_to_cap = Duration(static_cast<int64_t>(static_cast<double>(st.usage.wall.count()) * (1 - highest) / highest));
+        st.eta_to_cap = Duration(static_cast<int64_t>(static_cast<double>(st.usage.wall.count()) *
+                                                      (1 - highest) / highest));
       }
     }
     status_callback_(st);
@@ -297,7 +315,8 @@ void Supervisor::StopLeftovers(Segment& seg, Loop& loop) {
   ReapOrphans(seg.child->pid());
   if (!seg.child->GroupAlive()) return;
   const std::string w = fmt::format(
-      "segment {}: the command exited but left processes running in its group; stopping them", seg.number);
+      "segment {}: the command exited but left processes running in its group; stopping them",
+      seg.number);
   log::Warning("{}", w);
   result_.warnings.push_back(w);
   Record(EventKind::kWarning, seg.number, w, loop);

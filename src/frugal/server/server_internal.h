@@ -9,8 +9,8 @@
 #include <string>
 
 #include "frugal/audit/thresholds.h"
-#include "frugal/catalog/transfer_prices.h"
 #include "frugal/catalog/catalog.h"
+#include "frugal/catalog/transfer_prices.h"
 #include "frugal/ledger/fleet.h"
 #include "frugal/server/ledger_pool.h"
 #include "frugal/server/server.h"

@@ -59,7 +59,7 @@ class FrugalPolicy final : public Policy {
   double price_ratio_ = 3;
   AvailabilityModel model_;
   DeadlinePlanner planner_;
-  int runs_at_plan_ = 0;  ///< runs the model had seen when the plan was made
+  int runs_at_plan_ = 0;             ///< runs the model had seen when the plan was made
   double known_stay_[2] = {-1, -1};  ///< AssumeMemoryless: outage, available (< 0: learn)
 };
 

@@ -15,8 +15,8 @@ namespace frugal::spot {
 
 /// The job as the run was configured.
 struct LiveJob {
-  Duration compute{};     ///< work the job needs in all
-  Duration deadline{};    ///< from the run's first start
+  Duration compute{};                             ///< work the job needs in all
+  Duration deadline{};                            ///< from the run's first start
   Duration changeover = std::chrono::minutes(5);  ///< launch + setup + restore of a new instance
   Duration checkpoint_cost{};
   double price_ratio = 3;  ///< on-demand ÷ spot

@@ -17,11 +17,16 @@ using ledger::Value;
 /// checkpointed and could resume, so it is paused).
 ledger::TrialState LedgerState(TrialState s) {
   switch (s) {
-    case TrialState::kRunning: return ledger::TrialState::kRunning;
-    case TrialState::kPaused: return ledger::TrialState::kPaused;
-    case TrialState::kCompleted: return ledger::TrialState::kCompleted;
-    case TrialState::kPruned: return ledger::TrialState::kPruned;
-    case TrialState::kFailed: return ledger::TrialState::kFailed;
+    case TrialState::kRunning:
+      return ledger::TrialState::kRunning;
+    case TrialState::kPaused:
+      return ledger::TrialState::kPaused;
+    case TrialState::kCompleted:
+      return ledger::TrialState::kCompleted;
+    case TrialState::kPruned:
+      return ledger::TrialState::kPruned;
+    case TrialState::kFailed:
+      return ledger::TrialState::kFailed;
     case TrialState::kStoppedAtBudget:
     case TrialState::kStoppedAtWall:
       return ledger::TrialState::kPaused;
@@ -47,8 +52,8 @@ Result<ledger::StudyId> LedgerStudyStore::StudyFor(const std::string& name,
     return found->id;
   }
   const std::string yaml = state.at("spec_yaml").get<std::string>();
-  const StudySpec spec = FRUGAL_TRY(ParseStudySpec(yaml, state.value("spec_source", name),
-                                                   state.value("spec_base", "")));
+  const StudySpec spec = FRUGAL_TRY(
+      ParseStudySpec(yaml, state.value("spec_source", name), state.value("spec_base", "")));
   ledger::NewStudy study;
   study.name = name;
   study.spec = yaml;
@@ -62,9 +67,9 @@ Result<ledger::StudyId> LedgerStudyStore::StudyFor(const std::string& name,
 }
 
 Result<void> LedgerStudyStore::SaveTrials(ledger::StudyId study, const nlohmann::json& state) {
-  const StudySpec spec = FRUGAL_TRY(ParseStudySpec(state.at("spec_yaml").get<std::string>(),
-                                                   state.value("spec_source", ""),
-                                                   state.value("spec_base", "")));
+  const StudySpec spec =
+      FRUGAL_TRY(ParseStudySpec(state.at("spec_yaml").get<std::string>(),
+                                state.value("spec_source", ""), state.value("spec_base", "")));
   const std::vector<double> rungs = spec.Ladder().fidelities;
   const bool maximize = spec.objective.direction == Direction::kMaximize;
   std::vector<ledger::Trial> rows = FRUGAL_TRY(ledger_.TrialsOf(study));
@@ -114,27 +119,27 @@ Result<void> LedgerStudyStore::Save(const std::string& name, const nlohmann::jso
       const nlohmann::json& micros = caps->value("budget_micros", nlohmann::json());
       budget = {micros.is_number_integer() ? Value{micros.get<int64_t>()} : Value{}, study};
     }
-    return ledger::Transact(ledger_.connection(), ledger::TxnMode::kWrite,
-                            [&](ledger::Connection& c) -> Result<void> {
-                              FRUGAL_TRY(c.Query(
-                                  "INSERT INTO tune_study_states (study_id, state, saved_ms) "
-                                  "VALUES (?, ?, ?) ON CONFLICT (study_id) DO UPDATE SET state "
-                                  "= excluded.state, saved_ms = excluded.saved_ms",
-                                  params));
-                              if (!budget.empty()) {
-                                FRUGAL_TRY(c.Query(
-                                    "UPDATE studies SET budget_micros = ? WHERE id = ?", budget));
-                              }
-                              return {};
-                            });
+    return ledger::Transact(
+        ledger_.connection(), ledger::TxnMode::kWrite, [&](ledger::Connection& c) -> Result<void> {
+          FRUGAL_TRY(
+              c.Query("INSERT INTO tune_study_states (study_id, state, saved_ms) "
+                      "VALUES (?, ?, ?) ON CONFLICT (study_id) DO UPDATE SET state "
+                      "= excluded.state, saved_ms = excluded.saved_ms",
+                      params));
+          if (!budget.empty()) {
+            FRUGAL_TRY(c.Query("UPDATE studies SET budget_micros = ? WHERE id = ?", budget));
+          }
+          return {};
+        });
   } catch (const nlohmann::json::exception& e) {
     return Fail(ErrorCode::kBadInput, std::string("study state: ") + e.what());
   }
 }
 
 Result<std::vector<std::string>> LedgerStudyStore::Names() const {
-  const auto rows = FRUGAL_TRY(ledger_.connection().Query(
-      "SELECT s.name FROM studies s JOIN tune_study_states t ON t.study_id = s.id ORDER BY s.name"));
+  const auto rows =
+      FRUGAL_TRY(ledger_.connection().Query("SELECT s.name FROM studies s JOIN tune_study_states t "
+                                            "ON t.study_id = s.id ORDER BY s.name"));
   std::vector<std::string> names;
   for (const auto& row : rows) names.push_back(ledger::AsText(row[0]));
   return names;
@@ -147,8 +152,8 @@ Result<nlohmann::json> LedgerStudyStore::Load(const std::string& name) const {
                 "no study named '" + name + "' in the ledger " + ledger_.connection().where());
   }
   const std::vector<Value> params = {found->id};
-  const auto rows = FRUGAL_TRY(ledger_.connection().Query(
-      "SELECT state FROM tune_study_states WHERE study_id = ?", params));
+  const auto rows = FRUGAL_TRY(
+      ledger_.connection().Query("SELECT state FROM tune_study_states WHERE study_id = ?", params));
   if (rows.empty()) {
     return Fail(ErrorCode::kBadInput, "study '" + name + "' in the ledger has no tuner state");
   }

@@ -268,8 +268,9 @@ std::vector<std::vector<double>> ReplayTable::ColumnPoints() const {
     if (numeric) {
       std::vector<double> x;
       for (const ParamValue* v : values)
-        x.push_back(std::holds_alternative<double>(*v) ? std::get<double>(*v)
-                                                       : static_cast<double>(std::get<int64_t>(*v)));
+        x.push_back(std::holds_alternative<double>(*v)
+                        ? std::get<double>(*v)
+                        : static_cast<double>(std::get<int64_t>(*v)));
       if (!std::all_of(x.begin(), x.end(), [](double v) { return std::isfinite(v); })) continue;
       const auto [lo, hi] = std::minmax_element(x.begin(), x.end());
       if (!(*hi > *lo)) continue;

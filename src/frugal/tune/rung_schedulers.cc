@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <utility>
-#include <map>
 
 #include "frugal/tune/scheduler.h"
 
@@ -111,8 +111,8 @@ class RungScheduler : public Scheduler {
   Result<void> Load(const nlohmann::json& state, std::span<const Trial> trials) override {
     cut_.clear();
     if (state.is_object()) {
-      pruning_from_ = std::clamp(state.value("pruning_from", options_.ladder.early), 0,
-                                 options_.ladder.early);
+      pruning_from_ =
+          std::clamp(state.value("pruning_from", options_.ladder.early), 0, options_.ladder.early);
       early_rejected_ = state.value("early_rejected", false);
       for (const auto& entry : state.value("cut", nlohmann::json::array())) {
         if (!entry.is_array() || entry.size() != 2 || !entry[0].is_number_integer() ||
@@ -150,8 +150,8 @@ class RungScheduler : public Scheduler {
       // every trial reports its initial metric) rank nothing: ties would pass for agreement.
       std::vector<double> distinct = below;
       std::sort(distinct.begin(), distinct.end());
-      const auto unique = static_cast<size_t>(
-          std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+      const auto unique =
+          static_cast<size_t>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
       if (2 * unique < below.size() || Spearman(below, above) < kEarlyRungAgreement) {
         early_rejected_ = true;
         return;
@@ -191,7 +191,7 @@ class RungScheduler : public Scheduler {
 
   SchedulerOptions options_;
   RungIndex index_;
-  int pruning_from_;  ///< the lowest rung whose results prune
+  int pruning_from_;             ///< the lowest rung whose results prune
   bool early_rejected_ = false;  ///< the early rung below pruning_from_ failed its judgement
   std::map<int64_t, int> cut_;   ///< trials cut retroactively at an early rung: id → rung
   std::vector<int64_t> pruned_;  ///< paused trials cut since the last TakePruned

@@ -33,7 +33,7 @@ struct Param {
   /// Categorical choices, a fixed parameter's one value: as text (ValueText) for conditions and
   /// tables to compare, and as values, so a choice written as a number reaches trials as one.
   std::vector<std::string> choices;
-  std::vector<Condition> conditions;  ///< all must hold for the parameter to be active
+  std::vector<Condition> conditions;      ///< all must hold for the parameter to be active
   std::vector<ParamValue> choice_values;  ///< the choices as values (empty: each is its text)
   std::string where;  ///< file:line:column of its spec entry, for errors (empty when unknown)
 };

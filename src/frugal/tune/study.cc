@@ -251,7 +251,8 @@ Result<void> Study::AssignFreeWorkers() {
   }
   while (running_.size() < workers && !stopping_) {
     // In the endgame the drain's order (deepest first) replaces the scheduler's quota.
-    const Job job = endgame_ && Drains() ? Job{JobKind::kWait} : scheduler_->Next(trials_, MayStart());
+    const Job job =
+        endgame_ && Drains() ? Job{JobKind::kWait} : scheduler_->Next(trials_, MayStart());
     ApplyPruned();
     if (job.kind == JobKind::kStart) {
       if (!FRUGAL_TRY(TryStart(job))) return {};
@@ -375,8 +376,8 @@ Result<void> Study::Handle(const Progress& p) {
     while (p.value && trial.state == TrialState::kRunning &&
            trial.target_rung < trial.segment_rung &&
            p.fidelity >= RungFidelity(trial, trial.target_rung) - kEps) {
-      FRUGAL_TRY(PassRung(trial, p.end == SegmentEnd::kNone ? RungPass::kInFlight
-                                                            : RungPass::kAtLastReport));
+      FRUGAL_TRY(PassRung(
+          trial, p.end == SegmentEnd::kNone ? RungPass::kInFlight : RungPass::kAtLastReport));
     }
     if (trial.state != TrialState::kRunning) return {};
   }

@@ -44,7 +44,7 @@ struct BestSoFar {
 /// The best result of a trial that has not reached full fidelity (a partial result).
 struct PartialBest {
   double value = 0.0;
-  double fidelity = 0.0;  ///< where it was measured
+  double fidelity = 0.0;       ///< where it was measured
   double full_fidelity = 0.0;  ///< the trial's own full fidelity
   int64_t trial = 0;
   std::string config_id;
@@ -74,7 +74,7 @@ struct StudySummary {
   /// result completed.
   std::optional<PartialBest> best_partial;
   std::vector<BestSoFar> best_so_far;  ///< each improvement of the best completed value
-  bool endgame = false;  ///< it stopped exploring to finish its leaders
+  bool endgame = false;                ///< it stopped exploring to finish its leaders
 };
 
 nlohmann::json SummaryToJson(const StudySummary& summary);
@@ -266,7 +266,7 @@ class Study {
   BudgetGate gate_;
   CostEstimator estimator_;
   std::vector<Trial> trials_;
-  std::vector<int64_t> running_;                   ///< trials with a segment in flight
+  std::vector<int64_t> running_;  ///< trials with a segment in flight
   /// Trials paused in flight whose process still trains until the free workers are given
   /// their jobs: a promotion of one of them continues it in place, without a restart.
   std::vector<int64_t> parked_;
@@ -277,7 +277,8 @@ class Study {
   /// replay: each row's point for predicting its pace (the space's, else configs.csv's columns)
   std::vector<std::vector<double>> cost_points_;
   std::vector<char> table_used_;
-  std::vector<size_t> table_order_;  ///< replay: the order rows are offered in (shuffled when opaque)
+  std::vector<size_t>
+      table_order_;  ///< replay: the order rows are offered in (shuffled when opaque)
   int64_t events_ = 0;
   int64_t promotions_ = 0;
   int64_t pauses_ = 0;
@@ -287,12 +288,12 @@ class Study {
   int64_t incumbent_trials_started_ = 0;
   double incumbent_gpu_seconds_ = 0.0;
   std::vector<Improvement> improvements_;
-  bool endgame_ = false;  ///< no more starts: the rest of the budget finishes leaders
-  std::map<int64_t, double> interval_;     ///< each trial's last accrual interval (seconds)
+  bool endgame_ = false;                ///< no more starts: the rest of the budget finishes leaders
+  std::map<int64_t, double> interval_;  ///< each trial's last accrual interval (seconds)
   /// Each trial's pace over its last interval, and the interval's width in fidelity units.
   std::map<int64_t, std::pair<double, double>> recent_pace_;
-  std::map<int64_t, double> first_pace_;   ///< each trial's pace at its first report
-  double max_pace_ = 0.0;  ///< the dearest pace any interval showed (a new trial's reservation)
+  std::map<int64_t, double> first_pace_;  ///< each trial's pace at its first report
+  double max_pace_ = 0.0;    ///< the dearest pace any interval showed (a new trial's reservation)
   double growth_sum_ = 0.0;  ///< completed trials' final pace ÷ pace at their first report
   int growth_count_ = 0;
   double first_report_units_ = 0.0;  ///< the smallest fidelity a trial first reported at

@@ -39,12 +39,12 @@ struct CapChange {
 
 /// The resume flags as given (empty: not given).
 struct CapFlags {
-  std::string budget;          ///< --budget
-  std::string max_gpu_hours;   ///< --max-gpu-hours
-  std::string max_trials;      ///< --max-trials
-  std::string trial_max_wall;  ///< --trial-max-wall
-  std::string plateau_trials;  ///< --plateau-trials
-  std::string plateau_spend;   ///< --plateau-spend
+  std::string budget;           ///< --budget
+  std::string max_gpu_hours;    ///< --max-gpu-hours
+  std::string max_trials;       ///< --max-trials
+  std::string trial_max_wall;   ///< --trial-max-wall
+  std::string plateau_trials;   ///< --plateau-trials
+  std::string plateau_spend;    ///< --plateau-spend
   std::string plateau_epsilon;  ///< --plateau-epsilon
 };
 

@@ -121,14 +121,14 @@ std::vector<CheckItem> CheckStudy(const StudySpec& spec) {
                             (p.kind == ParamKind::kCategorical && p.choices.size() > 1);
       if (!length || !searched) continue;
       const bool scaled = spec.fidelity.scale_by == p.name;
-      items.push_back(Item(
-          "schedule_length", scaled,
-          scaled ? fmt::format("rungs are shares of each trial's '{}'", p.name)
-                 : fmt::format("'{}' is searched, but rungs compare trials at the same {}",
-                               p.name, unit),
-          fmt::format("set 'fidelity: {{scale_by: {}}}' so a trial with a short schedule is "
-                      "compared at the same share of it as a long one",
-                      p.name)));
+      items.push_back(
+          Item("schedule_length", scaled,
+               scaled ? fmt::format("rungs are shares of each trial's '{}'", p.name)
+                      : fmt::format("'{}' is searched, but rungs compare trials at the same {}",
+                                    p.name, unit),
+               fmt::format("set 'fidelity: {{scale_by: {}}}' so a trial with a short schedule is "
+                           "compared at the same share of it as a long one",
+                           p.name)));
       break;
     }
   }
@@ -181,12 +181,13 @@ std::optional<CheckItem> FullRunItem(const StudySpec& spec, const ReplayTable* t
   const bool ok = runs >= 1.0;
   return Item(
       "full_run", ok,
-      ok ? fmt::format("the caps pay for {:.1f} full runs of the cheapest configuration ({} each){}",
-                       runs, cost,
-                       runs < kMinRunsForPruning && !spec.scheduler_stated
-                           ? "; too few for pruning to pay, so the default runs every trial to "
-                             "full fidelity"
-                           : "")
+      ok ? fmt::format(
+               "the caps pay for {:.1f} full runs of the cheapest configuration ({} each){}", runs,
+               cost,
+               runs < kMinRunsForPruning && !spec.scheduler_stated
+                   ? "; too few for pruning to pay, so the default runs every trial to "
+                     "full fidelity"
+                   : "")
          : fmt::format("the caps are below the cheapest full run ({}): no trial can complete, and "
                        "the study can report only a partial result",
                        cost),

@@ -13,11 +13,16 @@ constexpr double kWidth = 640, kHeight = 360, kLeft = 70, kRight = 20, kTop = 30
 std::string Escaped(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else if (c == '"')
+      out += "&quot;";
+    else
+      out += c;
   }
   return out;
 }
@@ -44,7 +49,8 @@ std::string BestSoFarSvg(const nlohmann::json& points, const std::string& metric
       y_min = std::min(y_min, y);
       y_max = std::max(y_max, y);
     }
-    const double pad = y_max > y_min ? 0.05 * (y_max - y_min) : std::max(1e-6, 0.05 * std::abs(y_max));
+    const double pad =
+        y_max > y_min ? 0.05 * (y_max - y_min) : std::max(1e-6, 0.05 * std::abs(y_max));
     y_min -= pad;
     y_max += pad;
   }
@@ -78,9 +84,10 @@ std::string BestSoFarSvg(const nlohmann::json& points, const std::string& metric
         sx(*budget_usd), kTop, kTop + plot_h, *budget_usd);
   }
   if (xy.empty()) {
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">no trial has "
-                       "completed yet</text>\n",
-                       kLeft + plot_w / 2, kTop + plot_h / 2);
+    svg += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">no trial has "
+        "completed yet</text>\n",
+        kLeft + plot_w / 2, kTop + plot_h / 2);
   } else {
     // A step line: the best stays where it is until the next improvement.
     std::string path = fmt::format("M{:.1f},{:.1f}", sx(xy.front().first), sy(xy.front().second));

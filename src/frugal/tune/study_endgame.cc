@@ -86,9 +86,8 @@ const Trial* Study::Leader() const {
   double cheapest_seconds = 0.0;
   for (const Trial& t : trials_) {
     if (t.state != TrialState::kRunning && t.state != TrialState::kPaused) continue;
-    const double own = t.state == TrialState::kRunning
-                           ? SegmentSeconds(t, RungFidelity(t, t.target_rung))
-                           : 0.0;
+    const double own =
+        t.state == TrialState::kRunning ? SegmentSeconds(t, RungFidelity(t, t.target_rung)) : 0.0;
     const double finish = FinishSeconds(t) - own;
     if (cheapest == nullptr || finish < cheapest_seconds) {
       cheapest = &t;
@@ -283,8 +282,8 @@ void Study::KeepAffordable(std::vector<size_t>& rows, bool alone) const {
   // have failed (two trials were stopped because the budget could not finish them), and a trial
   // started alone has nothing else to try; then the cheapest predicted half.
   const bool failed = std::count_if(trials_.begin(), trials_.end(), [](const Trial& t) {
-    return t.state == TrialState::kStoppedAtBudget;
-  }) >= 2;
+                        return t.state == TrialState::kStoppedAtBudget;
+                      }) >= 2;
   if (kept.empty() && improvements_.empty() && (alone || failed)) {
     for (size_t k = 0; k < (cost.size() + 1) / 2; ++k) kept.push_back(cost[k].second);
   }

@@ -56,14 +56,15 @@ nlohmann::json GatesJson(const StudySpec& spec, const nlohmann::json& state,
   };
   nlohmann::json gates = nlohmann::json::object();
   const Gates& g = spec.gates;
-  if (g.budget) gates["budget_usd"] = Gate(spend, g.budget->dollars(), "usd", per_second(spend), running);
+  if (g.budget)
+    gates["budget_usd"] = Gate(spend, g.budget->dollars(), "usd", per_second(spend), running);
   if (g.max_gpu_hours) {
     gates["max_gpu_hours"] =
         Gate(gpu_hours, *g.max_gpu_hours, "gpu_hours", per_second(gpu_hours), running);
   }
   if (g.max_trials) {
-    gates["max_trials"] = Gate(started, static_cast<double>(*g.max_trials), "trials",
-                               per_second(started), running);
+    gates["max_trials"] =
+        Gate(started, static_cast<double>(*g.max_trials), "trials", per_second(started), running);
   }
   if (g.plateau && !flags.value("incumbent_loss", nlohmann::json()).is_null()) {
     // Counted from the last improvement by ε, as the study counts them.
@@ -75,8 +76,8 @@ nlohmann::json GatesJson(const StudySpec& spec, const nlohmann::json& state,
     }
     if (g.plateau->spend && gpu_hours > 0) {
       const double dollars_per_gpu_second = spend / (gpu_hours * 3600.0);
-      const double since = (gpu_hours * 3600.0 - flags.value("incumbent_gpu_seconds", 0.0)) *
-                           dollars_per_gpu_second;
+      const double since =
+          (gpu_hours * 3600.0 - flags.value("incumbent_gpu_seconds", 0.0)) * dollars_per_gpu_second;
       gates["plateau_spend_usd"] =
           Gate(since, g.plateau->spend->dollars(), "usd", per_second(spend), running);
     }
@@ -84,8 +85,8 @@ nlohmann::json GatesJson(const StudySpec& spec, const nlohmann::json& state,
   if (g.trial_max_wall) {
     double longest = 0.0;
     for (const Trial& t : trials) longest = std::max(longest, t.cost_seconds);
-    gates["trial_max_wall"] = Gate(longest, ToSeconds(*g.trial_max_wall), "seconds",
-                                   std::nullopt, running);
+    gates["trial_max_wall"] =
+        Gate(longest, ToSeconds(*g.trial_max_wall), "seconds", std::nullopt, running);
   }
   return gates;
 }
@@ -108,8 +109,7 @@ void PrintGates(std::ostream& out, const nlohmann::json& gates) {
                {"eta", Align::kRight}});
   for (const auto& [name, g] : gates.items()) {
     const std::string unit = g["unit"].get<std::string>();
-    table.AddRow({name, Amount(g["used"].get<double>(), unit),
-                  Amount(g["cap"].get<double>(), unit),
+    table.AddRow({name, Amount(g["used"].get<double>(), unit), Amount(g["cap"].get<double>(), unit),
                   fmt::format("{:.0f}%", 100.0 * g["fraction"].get<double>()),
                   g["eta_seconds"].is_null()
                       ? "-"

@@ -56,13 +56,13 @@ Result<OfferText> SplitOffer(const StudySpec& spec) {
 /// The tier to price at: the offer text's, else the spec's, else on demand.
 Result<catalog::Tier> TierFor(const StudySpec& spec, const std::string& from_text) {
   if (!from_text.empty() && !spec.resources.tier.empty() && from_text != spec.resources.tier) {
-    return Fail(At(spec, "resources.offer",
-                   fmt::format("names tier '{}' but resources.tier is '{}'", from_text,
-                               spec.resources.tier)));
+    return Fail(At(
+        spec, "resources.offer",
+        fmt::format("names tier '{}' but resources.tier is '{}'", from_text, spec.resources.tier)));
   }
-  const std::string tier =
-      !from_text.empty() ? from_text
-                         : (spec.resources.tier.empty() ? "on_demand" : spec.resources.tier);
+  const std::string tier = !from_text.empty()
+                               ? from_text
+                               : (spec.resources.tier.empty() ? "on_demand" : spec.resources.tier);
   Result<catalog::Tier> parsed = catalog::ParseTier(tier);
   if (!parsed) return Fail(At(spec, "resources.offer", parsed.error().message));
   return parsed;

@@ -60,8 +60,8 @@ void PrintLeaderboard(std::ostream& out, const std::vector<Trial>& trials, const
   int rank = 0;
   for (const Trial* t : Leaderboard(trials, spec.objective.direction)) {
     if (static_cast<size_t>(rank) >= kLeaderboardRows) break;
-    table.AddRow({std::to_string(++rank), std::to_string(t->id),
-                  ConfigText(*t), std::string(TrialStateName(t->state)), fmt::format("{:g}", t->last_fidelity),
+    table.AddRow({std::to_string(++rank), std::to_string(t->id), ConfigText(*t),
+                  std::string(TrialStateName(t->state)), fmt::format("{:g}", t->last_fidelity),
                   Value(t->last_value), t->spend.ToString()});
   }
   table.Render(out);
@@ -223,14 +223,14 @@ void PrintStatus(std::ostream& out, const StudySpec& spec, const nlohmann::json&
       GpuHoursText(doc.value("gpu_hours", 0.0)),
       spec.gates.max_gpu_hours ? " of " + GpuHoursText(*spec.gates.max_gpu_hours) : "");
   const nlohmann::json& best = doc.value("best_value", nlohmann::json());
-  out << fmt::format("  best      {}\n",
-                     best.is_number() ? fmt::format("{:.4f} at full fidelity (config {})",
-                                                    best.get<double>(),
-                                                    doc.contains("best_config_id") &&
-                                                            doc["best_config_id"].is_string()
-                                                        ? doc["best_config_id"].get<std::string>()
-                                                        : "-")
-                                      : std::string("- (no trial reached full fidelity yet)"));
+  out << fmt::format(
+      "  best      {}\n",
+      best.is_number()
+          ? fmt::format("{:.4f} at full fidelity (config {})", best.get<double>(),
+                        doc.contains("best_config_id") && doc["best_config_id"].is_string()
+                            ? doc["best_config_id"].get<std::string>()
+                            : "-")
+          : std::string("- (no trial reached full fidelity yet)"));
   if (const auto& p = doc.value("best_partial", nlohmann::json()); p.is_object()) {
     out << fmt::format("  partial   {:.4f} at {} {:g} of {:g} (config {}, trial {})\n",
                        p.value("value", 0.0), spec.fidelity.name, p.value("fidelity", 0.0),

@@ -81,10 +81,9 @@ Result<void> CheckReplayColumns(const YamlDoc& doc, const YAML::Node& root, cons
 
 Result<void> ParseFidelity(const YamlDoc& doc, const YAML::Node& node, FidelitySpec& out) {
   if (!node) return Fail(doc.Missing(doc.root(), "fidelity"));
-  FRUGAL_TRY(
-      doc.CheckKeys(node, "fidelity",
-                    {"name", "min", "max", "grace", "reduction_factor", "rungs", "cost_per_unit",
-                     "scale_by", "early_rungs"}));
+  FRUGAL_TRY(doc.CheckKeys(node, "fidelity",
+                           {"name", "min", "max", "grace", "reduction_factor", "rungs",
+                            "cost_per_unit", "scale_by", "early_rungs"}));
   out.name = FRUGAL_TRY(doc.OptionalString(node, "name")).value_or("epoch");
   out.min = FRUGAL_TRY(doc.OptionalDouble(node, "min")).value_or(1.0);
   out.max = FRUGAL_TRY(doc.RequiredDouble(node, "max"));
@@ -133,8 +132,8 @@ Result<void> CheckScaleBy(const YamlDoc& doc, const YAML::Node& node, const Stud
     return Fail(doc.ErrorAt(node["scale_by"], "fidelity.scale_by", why));
   };
   const auto& params = spec.space.params();
-  auto it = std::find_if(params.begin(), params.end(),
-                         [&](const Param& p) { return p.name == name; });
+  auto it =
+      std::find_if(params.begin(), params.end(), [&](const Param& p) { return p.name == name; });
   if (it == params.end()) return fail("'" + name + "' is not a parameter of the space");
   std::vector<double> values;
   if (it->kind == ParamKind::kFloat || it->kind == ParamKind::kInt) {
@@ -149,9 +148,10 @@ Result<void> CheckScaleBy(const YamlDoc& doc, const YAML::Node& node, const Stud
   for (double v : values) {
     if (!(v > 0)) return fail("'" + name + "' must be positive: it sets each trial's length");
     if (v > spec.fidelity.max + 1e-9) {
-      return fail(fmt::format("'{}' goes up to {:g}, past fidelity.max {:g}: max is the longest "
-                              "schedule",
-                              name, v, spec.fidelity.max));
+      return fail(
+          fmt::format("'{}' goes up to {:g}, past fidelity.max {:g}: max is the longest "
+                      "schedule",
+                      name, v, spec.fidelity.max));
     }
   }
   return {};
@@ -190,8 +190,8 @@ Result<void> ParseEarlyRungs(const YamlDoc& doc, const YAML::Node& root, StudySp
   const YAML::Node fidelity = root["fidelity"];
   const auto early = FRUGAL_TRY(doc.OptionalString(fidelity, "early_rungs"));
   if (early && *early != "auto" && *early != "off") {
-    return Fail(doc.ErrorAt(fidelity["early_rungs"], "fidelity.early_rungs",
-                            "must be 'auto' or 'off'"));
+    return Fail(
+        doc.ErrorAt(fidelity["early_rungs"], "fidelity.early_rungs", "must be 'auto' or 'off'"));
   }
   const bool rung_scheduler =
       out.scheduler == SchedulerKind::kAsha || out.scheduler == SchedulerKind::kAshaStop;
@@ -225,10 +225,9 @@ Result<void> ParseSampler(const YamlDoc& doc, const YAML::Node& root, StudySpec&
 
 Result<void> ParseResources(const YamlDoc& doc, const YAML::Node& node, Resources& out) {
   if (!node) return {};
-  FRUGAL_TRY(
-      doc.CheckKeys(node, "resources",
-                    {"gpus", "tier", "offer", "gpu", "price_per_hour", "workers",
-                     "checkpoint_interval"}));
+  FRUGAL_TRY(doc.CheckKeys(
+      node, "resources",
+      {"gpus", "tier", "offer", "gpu", "price_per_hour", "workers", "checkpoint_interval"}));
   out.gpus_stated = static_cast<bool>(node["gpus"]);
   out.gpus = static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "gpus")).value_or(1));
   out.workers = static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "workers")).value_or(1));
@@ -246,17 +245,16 @@ Result<void> ParseResources(const YamlDoc& doc, const YAML::Node& node, Resource
   out.offer = FRUGAL_TRY(doc.OptionalString(node, "offer")).value_or("");
   out.gpu = FRUGAL_TRY(doc.OptionalString(node, "gpu")).value_or("");
   if (!out.offer.empty() && !out.gpu.empty()) {
-    return Fail(doc.ErrorAt(node["gpu"], "resources.gpu",
-                            "give either an offer or a GPU name, not both"));
+    return Fail(
+        doc.ErrorAt(node["gpu"], "resources.gpu", "give either an offer or a GPU name, not both"));
   }
   if (!out.offer.empty()) out.offer_where = doc.Where(node["offer"]);
   if (!out.gpu.empty()) out.offer_where = doc.Where(node["gpu"]);
   if (node["price_per_hour"] && !out.offer_where.empty()) {
-    return Fail(doc.ErrorAt(node["price_per_hour"], "resources.price_per_hour",
-                            "the catalog prices the " +
-                                std::string(out.offer.empty() ? "GPU" : "offer") +
-                                "; give either price_per_hour or " +
-                                (out.offer.empty() ? "gpu" : "offer")));
+    return Fail(doc.ErrorAt(
+        node["price_per_hour"], "resources.price_per_hour",
+        "the catalog prices the " + std::string(out.offer.empty() ? "GPU" : "offer") +
+            "; give either price_per_hour or " + (out.offer.empty() ? "gpu" : "offer")));
   }
   if (const auto price = FRUGAL_TRY(doc.OptionalString(node, "price_per_hour"))) {
     auto rate = Rate::Parse(*price);
@@ -453,10 +451,10 @@ namespace {
 Result<StudySpec> ReadStudySpec(const YamlDoc& doc, const std::string& source,
                                 const std::filesystem::path& base_dir) {
   const YAML::Node& root = doc.root();
-  FRUGAL_TRY(doc.CheckKeys(root, "study",
-                           {"apiVersion", "kind", "name", "tags", "trial", "replay", "space",
-                            "objective", "fidelity", "scheduler", "sampler", "seed", "resources",
-                            "gates"}));
+  FRUGAL_TRY(
+      doc.CheckKeys(root, "study",
+                    {"apiVersion", "kind", "name", "tags", "trial", "replay", "space", "objective",
+                     "fidelity", "scheduler", "sampler", "seed", "resources", "gates"}));
   const auto api = FRUGAL_TRY(doc.OptionalString(root, "apiVersion"));
   if (api && *api != "frugal/v1") {
     return Fail(

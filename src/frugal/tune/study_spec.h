@@ -38,7 +38,7 @@ struct FidelitySpec {
   std::string name = "epoch";
   double min = 1.0;
   double max = 0.0;
-  double grace = 3.0;  ///< no pruning before this much fidelity (the first rung)
+  double grace = 3.0;         ///< no pruning before this much fidelity (the first rung)
   bool grace_stated = false;  ///< `grace` was written in the spec (not the default)
   /// Early rungs below the grace period (grace/η, grace/η², … down to min, at whole multiples
   /// of min) that prune only once their ranks are shown to agree with the rung above (see
@@ -64,11 +64,11 @@ struct FidelitySpec {
 struct Resources {
   int gpus = 1;
   bool gpus_stated = false;  ///< `gpus` was written in the spec (not the default)
-  std::string tier;   ///< on_demand, spot, reserved_1y, reserved_3y ("" = not stated)
+  std::string tier;          ///< on_demand, spot, reserved_1y, reserved_3y ("" = not stated)
   /// A catalog offer: "aws:g5.xlarge", "aws:g5.xlarge spot", "aws:g5.xlarge:us-east-1" or a
   /// full id "aws:g5.xlarge:us-east-1:spot" ("" = not stated). Priced by ResolvePricing.
   std::string offer;
-  std::string gpu;  ///< a GPU name: the cheapest catalog offer with it ("" = not stated)
+  std::string gpu;          ///< a GPU name: the cheapest catalog offer with it ("" = not stated)
   std::string offer_where;  ///< "file:line:col" of `offer` or `gpu`, for resolution errors
   std::optional<Rate> price_per_gpu_hour;
   /// Set by ResolvePricing: the catalog offer chosen, and what the ledger records trials on.
@@ -105,8 +105,8 @@ struct ChaosSpec {
 struct StudySpec {
   std::string name;
   std::map<std::string, std::string> tags;  ///< on every trial's run; a policy checks them
-  std::vector<std::string> command;  ///< the trial command (empty for replay)
-  std::optional<ChaosSpec> chaos;    ///< injected preemptions (trial commands only)
+  std::vector<std::string> command;         ///< the trial command (empty for replay)
+  std::optional<ChaosSpec> chaos;           ///< injected preemptions (trial commands only)
   std::optional<ReplaySource> replay;
   SearchSpace space;
   Objective objective;

@@ -67,7 +67,8 @@ std::optional<double> Study::MeanFullRunSeconds() const {
     if (runs > 0) return total / runs;
     return std::nullopt;
   }
-  if (spec_.fidelity.cost_per_unit) return ToSeconds(*spec_.fidelity.cost_per_unit) * spec_.fidelity.max;
+  if (spec_.fidelity.cost_per_unit)
+    return ToSeconds(*spec_.fidelity.cost_per_unit) * spec_.fidelity.max;
   return std::nullopt;
 }
 
@@ -326,10 +327,9 @@ StudySummary Study::Summary() const {
     if (partial == nullptr || Ahead(t, *partial)) partial = &t;
   }
   if (partial != nullptr) {
-    s.best_partial = PartialBest{*partial->last_value, partial->last_fidelity,
-                                 RungFidelity(*partial, ladder_.top()), partial->id,
-                                 partial->source_id.empty() ? std::to_string(partial->id)
-                                                            : partial->source_id};
+    s.best_partial = PartialBest{
+        *partial->last_value, partial->last_fidelity, RungFidelity(*partial, ladder_.top()),
+        partial->id, partial->source_id.empty() ? std::to_string(partial->id) : partial->source_id};
   }
   s.best_so_far = improvements_;
   s.endgame = endgame_;

@@ -26,13 +26,13 @@ struct SupervisedRunner::Active {
   int first_invocation = 0;      ///< invocations before this segment (seeds the chaos source)
   std::thread thread;
   std::atomic<bool> stop_requested{false};  ///< the tuner asked (pause, Stop, cap)
-  bool released = false;  ///< StopInBackground: only its time is reported from now on
+  bool released = false;          ///< StopInBackground: only its time is reported from now on
   double released_seconds = 0.0;  ///< time of its reports dropped when it was released
-  bool done = false;                        ///< under the runner's wake mutex
+  bool done = false;              ///< under the runner's wake mutex
   Result<run::RunResult> result = Fail(ErrorCode::kFailed, "not run");  ///< (thread)
   std::optional<double> run_seconds;  ///< (thread) the run's segment seconds, every attempt
-  int preemptions = 0;                    ///< (thread)
-  int invocations = 0;                    ///< (thread)
+  int preemptions = 0;                ///< (thread)
+  int invocations = 0;                ///< (thread)
   std::map<std::filesystem::path, std::unique_ptr<run::ReportReader>> readers;
   std::chrono::steady_clock::time_point last_event;
   double fidelity = 0.0;  ///< the last fidelity reported with the objective

@@ -33,8 +33,8 @@ struct Trial {
   std::vector<double> point;  ///< the sampler's unit-cube point (-1: inactive parameter)
   std::string source_id;      ///< replay: the table's config_id
   TrialState state = TrialState::kRunning;
-  int bracket = 0;                   ///< sha/hyperband bracket; 0 otherwise
-  int target_rung = 0;               ///< the next rung the trial reports at
+  int bracket = 0;      ///< sha/hyperband bracket; 0 otherwise
+  int target_rung = 0;  ///< the next rung the trial reports at
   /// The rung its current or next segment runs to (≥ target_rung; the study decides the rungs
   /// between in flight: Scheduler::PauseRungFrom).
   int segment_rung = 0;

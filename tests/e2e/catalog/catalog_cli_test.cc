@@ -313,8 +313,8 @@ TEST(CatalogCli, CpuOffersAreQueryableByClassOnEveryTier) {
   }
   EXPECT_EQ(tiers, (std::set<std::string>{"on_demand", "spot", "reserved_1y", "reserved_3y"}));
   // --cpu is the same query; the human table names the class.
-  auto human = RunFrugal({"catalog", "offers", "--cpu", "--cpu-class", "compute", "--cloud",
-                          "gcp", "--tier", "on_demand", "--limit", "3"},
+  auto human = RunFrugal({"catalog", "offers", "--cpu", "--cpu-class", "compute", "--cloud", "gcp",
+                          "--tier", "on_demand", "--limit", "3"},
                          home.path());
   EXPECT_EQ(human.exit_code, 0) << human.err;
   EXPECT_NE(human.out.find("cpu (compute)"), std::string::npos) << human.out;
@@ -344,7 +344,8 @@ TEST(CatalogCli, EstimatedGpuFiguresAreFlaggedAndMemoryQuestionsNeedNoFlops) {
     EXPECT_TRUE(mem["wall_hours"].is_null());
     EXPECT_GT(mem["peak_memory_gib_per_gpu"].get<double>(), 0);
   }
-  auto big = Json(RunFrugal({"--json", "estimate", "--params", "13b", "--gpu", "M4000"}, home.path()));
+  auto big =
+      Json(RunFrugal({"--json", "estimate", "--params", "13b", "--gpu", "M4000"}, home.path()));
   EXPECT_EQ(big["fits"], false);
 }
 

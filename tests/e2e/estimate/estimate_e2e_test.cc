@@ -141,11 +141,13 @@ TEST(EstimateCli, AbsurdWorkGivesAHugeCostNeverANegativeOne) {
 // full recompute (the default at this size), Selene's 8 x 200 Gbit/s InfiniBand.
 TEST(EstimateCli, MegatronStyleRunHasItsShapeMemoryAndStepInTheJson) {
   TempDir home;
-  const auto doc = RunJson(
-      {"--layers", "96", "--hidden", "12288", "--heads", "96", "--vocab", "51200", "--mlp",
-       "gelu", "--seq", "2048", "--dtype", "fp16", "--gpu", "A100-80GB", "--gpus", "1024", "--tp",
-       "8", "--pp", "16", "--global-batch", "1536", "--network-gbps", "1600", "--tokens", "300b"},
-      home);
+  const auto doc =
+      RunJson({"--layers",       "96",    "--hidden", "12288",     "--heads",        "96",
+               "--vocab",        "51200", "--mlp",    "gelu",      "--seq",          "2048",
+               "--dtype",        "fp16",  "--gpu",    "A100-80GB", "--gpus",         "1024",
+               "--tp",           "8",     "--pp",     "16",        "--global-batch", "1536",
+               "--network-gbps", "1600",  "--tokens", "300b"},
+              home);
   for (const char* key : {"gpu_hours", "peak_memory_gib_per_gpu", "wall_hours", "fits", "mfu"})
     EXPECT_TRUE(doc.contains(key)) << key;
   EXPECT_EQ(doc["training"]["recompute"], "full");
@@ -176,8 +178,8 @@ TEST(EstimateCli, MegatronStyleRunHasItsShapeMemoryAndStepInTheJson) {
 // else the best figure the table lists for the GPU.
 TEST(EstimateCli, NetworkBetweenNodesComesFromTheOfferOrTheTable) {
   TempDir home;
-  const std::vector<std::string> job = {"--params", "7b", "--gpu", "H100", "--gpus", "16",
-                                        "--zero", "3", "--tokens", "1b"};
+  const std::vector<std::string> job = {"--params", "7b",     "--gpu", "H100",     "--gpus",
+                                        "16",       "--zero", "3",     "--tokens", "1b"};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = job;
     args.insert(args.end(), extra.begin(), extra.end());
@@ -199,10 +201,11 @@ TEST(EstimateCli, NetworkBetweenNodesComesFromTheOfferOrTheTable) {
 
 TEST(EstimateCli, MixtureOfExpertsWithExpertParallelism) {
   TempDir home;
-  const auto doc = RunJson({"--layers", "32", "--hidden", "4096", "--heads", "32", "--kv-heads",
-                            "8", "--ffn", "14336", "--experts", "8", "--top-k", "2", "--gpu",
-                            "H100", "--gpus", "8", "--ep", "8", "--zero", "3", "--tokens", "1b"},
-                           home);
+  const auto doc =
+      RunJson({"--layers", "32",    "--hidden",  "4096", "--heads", "32", "--kv-heads", "8",
+               "--ffn",    "14336", "--experts", "8",    "--top-k", "2",  "--gpu",      "H100",
+               "--gpus",   "8",     "--ep",      "8",    "--zero",  "3",  "--tokens",   "1b"},
+              home);
   EXPECT_DOUBLE_EQ(doc["model"]["params"].get<double>(), 46'702'792'704.0);
   EXPECT_EQ(doc["model"]["experts"], 8);
   EXPECT_EQ(doc["model"]["experts_per_token"], 2);
@@ -217,8 +220,8 @@ TEST(EstimateCli, MixtureOfExpertsWithExpertParallelism) {
 
 TEST(EstimateCli, MemoryKnobsChangeThePeak) {
   TempDir home;
-  const std::vector<std::string> base = {"--params", "8b", "--vocab", "128256", "--seq", "2048",
-                                         "--gpu", "H100", "--tokens", "1b"};
+  const std::vector<std::string> base = {"--params", "8b",    "--vocab", "128256",   "--seq",
+                                         "2048",     "--gpu", "H100",    "--tokens", "1b"};
   const auto peak = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = base;
     args.insert(args.end(), extra.begin(), extra.end());
@@ -289,19 +292,18 @@ TEST(EstimateCli, MeasuredThroughputIsCarriedToAnotherGpu) {
   EXPECT_EQ(fitted["fitted"], true);
   EXPECT_GT(fitted["throughput_per_second"].get<double>(), 0);
   // Eight T4s: less than eight times one, and the work's time and cost follow.
-  const auto eight = RunJson({"--measured", "A100-80GB=1450", "--gpu", "T4", "--gpus", "8",
-                              "--dtype", "fp16", "--family", "cnn", "--params", "25m",
-                              "--samples", "1.28m", "--epochs", "2"},
-                             home);
+  const auto eight =
+      RunJson({"--measured", "A100-80GB=1450", "--gpu", "T4", "--gpus", "8", "--dtype", "fp16",
+               "--family", "cnn", "--params", "25m", "--samples", "1.28m", "--epochs", "2"},
+              home);
   const double all = eight["throughput_per_second"].get<double>();
   EXPECT_LT(all, 8 * one);
   EXPECT_GT(all, 4 * one);
   EXPECT_NEAR(eight["wall_hours"].get<double>(), 2.56e6 / all / 3600, 1e-9);
   EXPECT_FALSE(eight["costs"].empty());
   // No bf16 on a T4: the error names the flag to change.
-  const auto bf16 = RunFrugal({"estimate", "--measured", "A100-80GB=1450", "--gpu", "T4",
-                               "--dtype", "bf16"},
-                              home.path());
+  const auto bf16 = RunFrugal(
+      {"estimate", "--measured", "A100-80GB=1450", "--gpu", "T4", "--dtype", "bf16"}, home.path());
   EXPECT_EQ(bf16.exit_code, 2);
   EXPECT_NE(bf16.err.find("--dtype fp16"), std::string::npos) << bf16.err;
   const auto bad = RunFrugal({"estimate", "--measured", "A100-80GB", "--gpu", "T4"}, home.path());
@@ -323,8 +325,8 @@ TEST(EstimateCli, TinyModelIsPositiveAndNeverBelowSixND) {
 // Reserved prices are never a per-job price; a commitment is answered at a utilization.
 TEST(EstimateCli, ReservedOnlyAtAStatedUtilizationAndCommitmentsHaveABreakEven) {
   TempDir home;
-  const std::vector<std::string> job = {"--params", "7b", "--gpu", "A100-80GB", "--gpus", "8",
-                                        "--zero", "3", "--tokens", "2b"};
+  const std::vector<std::string> job = {"--params", "7b",     "--gpu", "A100-80GB", "--gpus",
+                                        "8",        "--zero", "3",     "--tokens",  "2b"};
   const auto plain = RunJson(job, home);
   for (const auto& c : plain["costs"]) {
     EXPECT_TRUE(c["tier"] == "on_demand" || c["tier"] == "spot") << c.dump();
@@ -343,9 +345,8 @@ TEST(EstimateCli, ReservedOnlyAtAStatedUtilizationAndCommitmentsHaveABreakEven) 
                 0.01);
   }
   EXPECT_TRUE(reserved) << half["costs"].dump();
-  const auto commit = RunJson({"--gpu", "A100-80GB", "--gpus", "8", "--commitment", "1y",
-                               "--utilization", "0.9"},
-                              home);
+  const auto commit = RunJson(
+      {"--gpu", "A100-80GB", "--gpus", "8", "--commitment", "1y", "--utilization", "0.9"}, home);
   const auto& a = commit["commitment"];
   EXPECT_GT(a["monthly_commitment_usd"].get<double>(), 0);
   const double b = a["break_even_utilization_vs_on_demand"].get<double>();

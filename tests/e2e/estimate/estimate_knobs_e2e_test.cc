@@ -47,10 +47,10 @@ TEST(EstimateKnobs, JsonListsEachSettingWithMemoryTimeCostAndTheSmallestGpu) {
   }
   EXPECT_TRUE(precision && micro_batch && recompute && lora && qlora) << rows.dump();
   // --offer prices every row at exactly that offer.
-  const auto at = RunFrugal({"--json", "estimate", "--params", "350m", "--gpu", "T4", "--tokens",
-                             "1b", "--dtype", "fp16", "--knobs", "--offer",
-                             "aws:g4dn.2xlarge:us-east-1:on_demand"},
-                            home.path());
+  const auto at =
+      RunFrugal({"--json", "estimate", "--params", "350m", "--gpu", "T4", "--tokens", "1b",
+                 "--dtype", "fp16", "--knobs", "--offer", "aws:g4dn.2xlarge:us-east-1:on_demand"},
+                home.path());
   ASSERT_EQ(at.exit_code, 0) << at.err;
   const auto priced = nlohmann::json::parse(at.out);
   EXPECT_EQ(priced["offer"], "aws:g4dn.2xlarge:us-east-1:on_demand");

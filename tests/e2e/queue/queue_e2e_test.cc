@@ -29,8 +29,8 @@ TEST(QueueSimulateE2e, JsonHasTheFourPoliciesWithTheirKeys) {
   for (const char* name : {"frugal", "fifo_on_demand", "edf_on_demand", "greedy_spot"}) {
     const auto& p = doc["policies"][name];
     ASSERT_TRUE(p.is_object()) << name;
-    for (const char* key : {"cost_usd", "deadline_misses", "jobs_completed",
-                            "idle_owned_gpu_hours"}) {
+    for (const char* key :
+         {"cost_usd", "deadline_misses", "jobs_completed", "idle_owned_gpu_hours"}) {
       EXPECT_TRUE(p.contains(key)) << name << " " << key;
     }
     EXPECT_EQ(p["jobs_completed"], doc["jobs"]) << name;
@@ -42,9 +42,10 @@ TEST(QueueSimulateE2e, JsonHasTheFourPoliciesWithTheirKeys) {
 TEST(QueueSimulateE2e, TracesFromTheCommandLineReplaceThePoolsOwn) {
   TempDir home;
   WriteTestFile(home / "down.csv", "tick,available\n0,0\n1,0\n2,0\n");
-  const std::vector<std::string> base = {"queue",      "simulate", "--workload",
-                                         Example("crunch.yaml"), "--capacity",
-                                         Example("capacity.yaml"), "--json"};
+  const std::vector<std::string> base = {"queue",      "simulate",
+                                         "--workload", Example("crunch.yaml"),
+                                         "--capacity", Example("capacity.yaml"),
+                                         "--json"};
   std::vector<std::string> args = base;
   args.insert(args.end(), {"--trace", (home / "down.csv").string()});
   auto r = RunFrugal(args, home.path());

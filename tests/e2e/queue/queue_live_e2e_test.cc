@@ -34,7 +34,8 @@ struct Queue : QueueHome {
   Queue() : QueueHome(kCapacity) {}
   int Submit(const std::string& name, const std::string& body, std::vector<std::string> extra,
              const std::string& shell) {
-    std::vector<std::string> args = {"--json", "queue", "submit", Spec(name, body), "--capacity", cap};
+    std::vector<std::string> args = {"--json",         "queue",      "submit",
+                                     Spec(name, body), "--capacity", cap};
     args.insert(args.end(), extra.begin(), extra.end());
     args.insert(args.end(), {"--", "/bin/sh", "-c", shell});
     auto r = Run(args);
@@ -103,8 +104,10 @@ TEST(QueueLiveE2e, GpusAreGivenOutByCudaVisibleDevices) {
   Queue q;
   const std::string a = (q.home / "a.txt").string();
   const std::string b = (q.home / "b.txt").string();
-  const int ja = q.Submit("a", "gpus: 1\nruntime: 10m\n", {}, "echo $CUDA_VISIBLE_DEVICES > " + a + "; sleep 1");
-  const int jb = q.Submit("b", "gpus: 1\nruntime: 10m\n", {}, "echo $CUDA_VISIBLE_DEVICES > " + b + "; sleep 1");
+  const int ja = q.Submit("a", "gpus: 1\nruntime: 10m\n", {},
+                          "echo $CUDA_VISIBLE_DEVICES > " + a + "; sleep 1");
+  const int jb = q.Submit("b", "gpus: 1\nruntime: 10m\n", {},
+                          "echo $CUDA_VISIBLE_DEVICES > " + b + "; sleep 1");
   ASSERT_TRUE(q.WaitFor(ja, "succeeded"));
   ASSERT_TRUE(q.WaitFor(jb, "succeeded"));
   std::set<std::string> devices = {testing::ReadTestFile(a), testing::ReadTestFile(b)};
@@ -121,8 +124,8 @@ TEST(QueueLiveE2e, TeamBudgetRefusesWithTheArithmeticUnlessOverridden) {
             std::string::npos)
       << r.err;
   EXPECT_TRUE(q.Jobs().empty());
-  r = q.Run({"queue", "submit", spec, "--capacity", q.cap, "--override", "launch week", "--",
-             "true"});
+  r = q.Run(
+      {"queue", "submit", spec, "--capacity", q.cap, "--override", "launch week", "--", "true"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("override: launch week"), std::string::npos) << r.out;
 }
@@ -138,7 +141,8 @@ TEST(QueueLiveE2e, HoldReleaseAndCancel) {
   EXPECT_EQ(r.exit_code, 2);
   ASSERT_EQ(q.Run({"queue", "release", std::to_string(id)}).exit_code, 0);
   EXPECT_TRUE(q.WaitFor(id, "succeeded"));
-  const int later = q.Submit("later", "cpu_slots: 1\nruntime: 1m\n", {"--not-before", "2h"}, "true");
+  const int later =
+      q.Submit("later", "cpu_slots: 1\nruntime: 1m\n", {"--not-before", "2h"}, "true");
   q.Pass();
   EXPECT_EQ(q.Jobs()[later]["state"], "waiting");
   EXPECT_NE(q.Jobs()[later]["reason"].get<std::string>().find("defer"), std::string::npos);
@@ -151,7 +155,8 @@ TEST(QueueLiveE2e, DependenciesWaitForTheirJob) {
   Queue q;
   const std::string log = (q.home / "order.txt").string();
   const int a = q.Submit("prep", "cpu_slots: 1\nruntime: 1m\n", {}, "sleep 1; echo prep >> " + log);
-  const int b = q.Submit("train", "gpus: 1\nruntime: 1m\ndepends_on: [prep]\n", {}, "echo train >> " + log);
+  const int b =
+      q.Submit("train", "gpus: 1\nruntime: 1m\ndepends_on: [prep]\n", {}, "echo train >> " + log);
   q.Pass();
   EXPECT_EQ(q.Jobs()[b]["state"], "waiting");
   EXPECT_NE(q.Jobs()[b]["reason"].get<std::string>().find("for prep"), std::string::npos);
@@ -164,7 +169,8 @@ TEST(QueueLiveE2e, AStepWhoseCachedOutputExistsIsNotRunAgain) {
   Queue q;
   const std::string marker = (q.home / "ran.txt").string();
   const std::string body = "cpu_slots: 1\nruntime: 1m\ncache: {key: tok-v2, output: prep-out}\n";
-  const std::string make = "echo ran >> " + marker + "; echo data > " + (q.home / "prep-out").string();
+  const std::string make =
+      "echo ran >> " + marker + "; echo data > " + (q.home / "prep-out").string();
   const int first = q.Submit("prep", body, {}, make);
   ASSERT_TRUE(q.WaitFor(first, "succeeded"));
   EXPECT_EQ(testing::ReadTestFile(marker), "ran\n");
@@ -172,7 +178,8 @@ TEST(QueueLiveE2e, AStepWhoseCachedOutputExistsIsNotRunAgain) {
   q.Pass();
   auto job = q.Jobs()[again];
   EXPECT_EQ(job["state"], "succeeded");
-  EXPECT_NE(job["reason"].get<std::string>().find("cached: the output of 'tok-v2'"), std::string::npos)
+  EXPECT_NE(job["reason"].get<std::string>().find("cached: the output of 'tok-v2'"),
+            std::string::npos)
       << job.dump();
   EXPECT_EQ(testing::ReadTestFile(marker), "ran\n");  // not run a second time
 }
@@ -217,19 +224,22 @@ TEST(QueueLiveE2e, AnotherLedgersJobOnThisMachineIsNotTakenForOnesOwn) {
   ASSERT_EQ(q.Run({"queue", "cancel", std::to_string(held), "--capacity", q.cap}).exit_code, 0);
   // Cancelling our job 2 left their job 1 alone, and theirs is still theirs to cancel.
   EXPECT_EQ(::kill(static_cast<pid_t>(std::stol(line)), 0), 0);
-  ASSERT_EQ(other.Run({"queue", "cancel", std::to_string(theirs), "--capacity", other.cap}).exit_code, 0);
+  ASSERT_EQ(
+      other.Run({"queue", "cancel", std::to_string(theirs), "--capacity", other.cap}).exit_code, 0);
 }
 
 TEST(QueueLiveE2e, AJobPreemptedUnderFrugalRunWaitsAgainAndResumesAsTheSameRun) {
   Queue q;
   // The counter child: 24 steps of 0.25 s, a checkpoint every 4.
   const std::string counter = "PYTHONPATH=" + (testing::SourceDir() / "python").string() +
-                              " exec " FRUGAL_PYTHON " " FRUGAL_TEST_CHILDREN "/counter.py 24 0.25 4";
+                              " exec " FRUGAL_PYTHON " " FRUGAL_TEST_CHILDREN
+                              "/counter.py 24 0.25 4";
   const int id = q.Submit("ckpt", "cpu_slots: 1\nruntime: 10m\ncheckpoints: true\n", {}, counter);
   ASSERT_TRUE(q.WaitFor(id, "running"));
   const std::filesystem::path run_dir = q.home / ("data/runs/queue-" + std::to_string(id));
-  for (int i = 0; i < 200 && testing::ReadTestFile(run_dir / "journal.jsonl")
-                                     .find("checkpoint_committed") == std::string::npos;
+  for (int i = 0;
+       i < 200 && testing::ReadTestFile(run_dir / "journal.jsonl").find("checkpoint_committed") ==
+                      std::string::npos;
        ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
@@ -240,7 +250,8 @@ TEST(QueueLiveE2e, AJobPreemptedUnderFrugalRunWaitsAgainAndResumesAsTheSameRun) 
   ASSERT_GT(supervisor, 0);
   ASSERT_EQ(::kill(supervisor, SIGTERM), 0);
   ASSERT_TRUE(q.WaitFor(id, "succeeded"));
-  const std::string log = testing::ReadTestFile(q.home / ("data/queue/" + std::to_string(id) + ".log"));
+  const std::string log =
+      testing::ReadTestFile(q.home / ("data/queue/" + std::to_string(id) + ".log"));
   int64_t value = 1;
   for (int step = 1; step <= 24; ++step) value = (value * 31 + step) % 1000000007;
   EXPECT_NE(log.find("final value " + std::to_string(value)), std::string::npos) << log;
@@ -267,8 +278,8 @@ TEST(QueueLiveE2e, KillNineOfTheLoopLosesNoJobAndStartsNoneTwice) {
     ids.push_back(q.Submit("job" + std::to_string(i), "cpu_slots: 1\nruntime: 1m\n", {},
                            "echo $FRUGAL_QUEUE_JOB >> " + log + "; sleep 1"));
   }
-  const std::vector<std::string> loop = {"--db", q.db, "queue", "run", "--interval", "200ms",
-                                         "--capacity", q.cap};
+  const std::vector<std::string> loop = {"--db",       q.db,    "queue",      "run",
+                                         "--interval", "200ms", "--capacity", q.cap};
   pid_t pid = testing::StartFrugal(loop, q.home.path());
   ASSERT_GT(pid, 0);
   // Kill it hard as soon as the first job has started.

@@ -22,14 +22,19 @@ using frugal::testing::TempDir;
 
 /// The child: `steps` steps of `step_seconds`, 512 tokens and 4 samples a step, 64 MiB held.
 std::vector<std::string> Child(int steps, double step_seconds, bool silent = false) {
-  std::vector<std::string> c = {FRUGAL_PYTHON, std::string(FRUGAL_TEST_DIR) + "/profile_child.py",
-                                std::to_string(steps), std::to_string(step_seconds), "512", "4",
+  std::vector<std::string> c = {FRUGAL_PYTHON,
+                                std::string(FRUGAL_TEST_DIR) + "/profile_child.py",
+                                std::to_string(steps),
+                                std::to_string(step_seconds),
+                                "512",
+                                "4",
                                 "64"};
   if (silent) c.push_back("1");
   return c;
 }
 
-std::vector<std::string> Args(std::vector<std::string> flags, const std::vector<std::string>& child) {
+std::vector<std::string> Args(std::vector<std::string> flags,
+                              const std::vector<std::string>& child) {
   flags.push_back("--");
   flags.insert(flags.end(), child.begin(), child.end());
   return flags;
@@ -50,9 +55,9 @@ std::string Journals(const TempDir& home) {
 
 TEST(ProfileCli, StopsAfterTheStepsAndStoresWhatItMeasured) {
   TempDir home;
-  auto r = RunFrugal(Args({"--json", "profile", "--steps", "15", "--name", "counter"},
-                          Child(100000, 0.05)),
-                     home.path(), {PythonPath()});
+  auto r = RunFrugal(
+      Args({"--json", "profile", "--steps", "15", "--name", "counter"}, Child(100000, 0.05)),
+      home.path(), {PythonPath()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);  // the child's stdout went to stderr
   EXPECT_EQ(doc["name"], "counter");
@@ -110,9 +115,9 @@ TEST(ProfileCli, StopsAfterTheDurationAndNamesItFromTheScript) {
   EXPECT_LT(doc["wall_seconds"].get<double>(), 45.0);
 
   // A second profile of the same name is the newest: show returns it.
-  auto again = RunFrugal(Args({"--json", "profile", "--steps", "5", "--name", "profile_child"},
-                              Child(100000, 0.02)),
-                         home.path(), {PythonPath()});
+  auto again = RunFrugal(
+      Args({"--json", "profile", "--steps", "5", "--name", "profile_child"}, Child(100000, 0.02)),
+      home.path(), {PythonPath()});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   auto show = RunFrugal({"--json", "profile", "show", "profile_child"}, home.path());
   EXPECT_EQ(nlohmann::json::parse(show.out)["id"], nlohmann::json::parse(again.out)["id"]);
@@ -122,8 +127,9 @@ TEST(ProfileCli, StopsAfterTheDurationAndNamesItFromTheScript) {
 
 TEST(ProfileCli, ACommandThatNeverReportsIsAFailureAndStoresNothing) {
   TempDir home;
-  auto r = RunFrugal(Args({"profile", "--for", "1s", "--name", "silent"}, Child(100000, 0.02, true)),
-                     home.path(), {PythonPath()});
+  auto r =
+      RunFrugal(Args({"profile", "--for", "1s", "--name", "silent"}, Child(100000, 0.02, true)),
+                home.path(), {PythonPath()});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("progress"), std::string::npos) << r.err;
   auto list = RunFrugal({"--json", "profile", "list"}, home.path());

@@ -1,12 +1,11 @@
 // End-to-end: the real frugal binary supervising real children, killed at random points.
 
+#include <gtest/gtest.h>
 #include <signal.h>
 
+#include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "frugal/core/atomic_file.h"
 #include "frugal/run/checkpoint_manifest.h"
@@ -29,8 +28,8 @@ using std::chrono::milliseconds;
 using frugal::testing::CounterValue;
 TEST(RunCli, FinishesAndPrintsOneJsonDocument) {
   TempDir home;
-  std::vector<std::string> args = {"--json", "run", "--price", "3.06/h", "--budget", "5", "--tag", "team=nlp",
-                                   "--run-id", "j1", "--"};
+  std::vector<std::string> args = {"--json", "run",      "--price",  "3.06/h", "--budget", "5",
+                                   "--tag",  "team=nlp", "--run-id", "j1",     "--"};
   for (const auto& a : Counter(6, 0.01, 3)) args.push_back(a);
   auto r = RunFrugal(args, home.path(), {PythonPath()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -49,7 +48,8 @@ TEST(RunCli, BadInputIsExitCodeTwoWithTheOptionNamed) {
   auto no_price = RunFrugal({"run", "--", "true"}, home.path());
   EXPECT_EQ(no_price.exit_code, 2);
   EXPECT_NE(no_price.err.find("--price"), std::string::npos);
-  auto bad_budget = RunFrugal({"run", "--price", "1/h", "--budget", "lots", "--", "true"}, home.path());
+  auto bad_budget =
+      RunFrugal({"run", "--price", "1/h", "--budget", "lots", "--", "true"}, home.path());
   EXPECT_EQ(bad_budget.exit_code, 2);
   EXPECT_NE(bad_budget.err.find("--budget"), std::string::npos);
   auto bad_tag = RunFrugal({"run", "--price", "1/h", "--tag", "team", "--", "true"}, home.path());
@@ -57,7 +57,8 @@ TEST(RunCli, BadInputIsExitCodeTwoWithTheOptionNamed) {
   auto missing = RunFrugal({"run", "--price", "1/h", "--", "frugal-no-such-trainer"}, home.path());
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("frugal-no-such-trainer"), std::string::npos);
-  auto unknown_offer = RunFrugal({"run", "--offer", "aws:nope:us-east-1:spot", "--", "true"}, home.path());
+  auto unknown_offer =
+      RunFrugal({"run", "--offer", "aws:nope:us-east-1:spot", "--", "true"}, home.path());
   EXPECT_EQ(unknown_offer.exit_code, 2);
   // Limits that would silently remove a cap, or could never be met, are refused by name.
   for (const std::vector<std::string>& limit : {std::vector<std::string>{"--max-gpu-hours", "-1"},
@@ -78,8 +79,8 @@ TEST(RunCli, BadInputIsExitCodeTwoWithTheOptionNamed) {
 
 TEST(RunCli, BudgetStopExitsThreeAndReportsTheOvershoot) {
   TempDir home;
-  auto r = RunFrugal({"run", "--price", "36/h", "--budget", "0.005", "--accrual-interval", "100ms", "--stop-grace",
-                      "200ms", "--", "/bin/sh", "-c", "sleep 30"},
+  auto r = RunFrugal({"run", "--price", "36/h", "--budget", "0.005", "--accrual-interval", "100ms",
+                      "--stop-grace", "200ms", "--", "/bin/sh", "-c", "sleep 30"},
                      home.path());
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.out.find("dollars reached; overshoot"), std::string::npos) << r.out;
@@ -108,8 +109,10 @@ TEST(RunCli, SigkillOfChildOrSupervisorNeverCorruptsACommittedCheckpoint) {
   const fs::path pidfile = home / "child.pid";
   std::mt19937 rng(424242);
   std::uniform_int_distribution<int> delay_ms(100, 1000);
-  std::vector<std::string> args = {FRUGAL_BINARY, "-q", "run", "--price", "1/h", "--run-id", "k", "--run-dir",
-                                   run_dir.string(), "--heartbeat-interval", "200ms", "--"};
+  std::vector<std::string> args = {
+      FRUGAL_BINARY, "-q", "run",       "--price",        "1/h",
+      "--run-id",    "k",  "--run-dir", run_dir.string(), "--heartbeat-interval",
+      "200ms",       "--"};
   for (const auto& a : Counter(300, 0.02, 7)) args.push_back(a);
   const std::vector<std::pair<std::string, std::string>> env = {
       {"PYTHONPATH", (frugal::testing::SourceDir() / "python").string()},

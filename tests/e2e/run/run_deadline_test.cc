@@ -13,9 +13,9 @@ namespace frugal::run {
 namespace {
 
 namespace fs = std::filesystem;
-using e2e::PythonPath;
-using e2e::Counter;
 using e2e::Concat;
+using e2e::Counter;
+using e2e::PythonPath;
 using frugal::testing::RunFrugal;
 using frugal::testing::TempDir;
 using nlohmann::json;

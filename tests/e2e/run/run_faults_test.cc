@@ -128,9 +128,9 @@ TEST(RunFaults, ASweepCatchesUpARunAnEarlierSweepAlreadyMarkedLost) {
   EXPECT_EQ(TimeOf(show["segments"][0]["end"]), LastJournalRecord("K2", home));
   EXPECT_GE(TimeOf(show["segments"][0]["end"]), killed_at - std::chrono::milliseconds(200));
   // Nothing is left to do the next time.
-  EXPECT_EQ(JsonOf({"ledger", "sweep", "--stale", "1s"}, home.path())["caught_up_from_journal"]
-                .size(),
-            0u);
+  EXPECT_EQ(
+      JsonOf({"ledger", "sweep", "--stale", "1s"}, home.path())["caught_up_from_journal"].size(),
+      0u);
 }
 
 TEST(RunFaults, KilledAttemptsCountOnceSoTheCapsAndTheLedgerAgreeToTheCent) {
@@ -261,9 +261,9 @@ TEST(RunFaults, TheHelpersCheckpointWithAFileNameThatIsNotUtf8IsRejectedNotLost)
       "with frugal.checkpoint(2) as d:\n"
       "    open(os.path.join(d, 'ok.bin'), 'wb').write(b'y')\n"
       "frugal.report(2)\n";
-  auto r = RunFrugal({"--json", "run", "--price", "1/h", "--run-id", "U3", "--", FRUGAL_PYTHON,
-                      "-c", script},
-                     home.path(), {e2e::PythonPath()});
+  auto r = RunFrugal(
+      {"--json", "run", "--price", "1/h", "--run-id", "U3", "--", FRUGAL_PYTHON, "-c", script},
+      home.path(), {e2e::PythonPath()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json summary = json::parse(r.out, nullptr, false);
   ASSERT_FALSE(summary.is_discarded()) << r.out;

@@ -117,11 +117,20 @@ TEST(RunMeasuresPlan, ARunPreemptedAndRestartedIsMeasuredOverItsSegmentsOnly) {
   const fs::path spec = WriteJob(dir);
   // Preempted twice and restarted here after a second each; every segment starts the child
   // afresh (it does not resume), which spends its Python start-up before its first report.
-  auto r = RunFrugal({"run", "--spec", spec.string(), "--price", "0.20/h", "--run-id", "r-chaos",
-                      "--restart", "local", "--restart-backoff", "1s", "--chaos-preempt-every",
-                      "1500ms", "--chaos-max", "2", "--seed", "3", "--grace", "5s", "--",
-                      FRUGAL_PYTHON, std::string(FRUGAL_TEST_DIR) + "/profile_child.py", "60",
-                      "0.05", "512", "4", "16"},
+  auto r = RunFrugal({"run",         "--spec",
+                      spec.string(), "--price",
+                      "0.20/h",      "--run-id",
+                      "r-chaos",     "--restart",
+                      "local",       "--restart-backoff",
+                      "1s",          "--chaos-preempt-every",
+                      "1500ms",      "--chaos-max",
+                      "2",           "--seed",
+                      "3",           "--grace",
+                      "5s",          "--",
+                      FRUGAL_PYTHON, std::string(FRUGAL_TEST_DIR) + "/profile_child.py",
+                      "60",          "0.05",
+                      "512",         "4",
+                      "16"},
                      dir.path(), {PythonPath()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // 60 steps of 50 ms outlast the first notice (0.75-2.25 s into a segment): preempted.
@@ -146,13 +155,11 @@ TEST(RunMeasuresPlan, ARunPreemptedAndRestartedIsMeasuredOverItsSegmentsOnly) {
 TEST(RunMeasuresPlan, AFirstRunWithNothingMeasuredNeedsToBeToldWhere) {
   TempDir dir;
   const fs::path spec = WriteJob(dir);
-  auto r = RunFrugal({"run", "--spec", spec.string(), "--", "/bin/sh", "-c", "exit 0"},
-                     dir.path());
+  auto r = RunFrugal({"run", "--spec", spec.string(), "--", "/bin/sh", "-c", "exit 0"}, dir.path());
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("give its first run --offer, --gpu or --price"), std::string::npos)
-      << r.err;
-  auto on_offer = RunFrugal({"run", "--spec", spec.string(), "--offer",
-                             "lab:cpu-4:here:on_demand", "--", "/bin/sh", "-c", "exit 0"},
+  EXPECT_NE(r.err.find("give its first run --offer, --gpu or --price"), std::string::npos) << r.err;
+  auto on_offer = RunFrugal({"run", "--spec", spec.string(), "--offer", "lab:cpu-4:here:on_demand",
+                             "--", "/bin/sh", "-c", "exit 0"},
                             dir.path());
   EXPECT_EQ(on_offer.exit_code, 0) << on_offer.err;
 }

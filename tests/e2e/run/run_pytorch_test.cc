@@ -2,6 +2,7 @@
 // weights of an uninterrupted run.
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "frugal/core/atomic_file.h"
@@ -20,14 +21,34 @@ TEST(PytorchExample, PreemptedRunEndsWithTheUninterruptedWeights) {
   }
   TempDir home;
   const std::string train = (testing::SourceDir() / "examples" / "pytorch" / "train.py").string();
-  const std::vector<std::string> common = {"--epochs", "3", "--step-delay", "0.02", "--checkpoint-every", "25"};
-  std::vector<std::string> reference = {FRUGAL_PYTHON, train, "--out", (home / "reference.sha").string()};
+  const std::vector<std::string> common = {"--epochs",           "3", "--step-delay", "0.02",
+                                           "--checkpoint-every", "25"};
+  std::vector<std::string> reference = {FRUGAL_PYTHON, train, "--out",
+                                        (home / "reference.sha").string()};
   reference.insert(reference.end(), common.begin(), common.end());
   ASSERT_EQ(RunProgram(reference).exit_code, 0);
 
-  std::vector<std::string> args = {"--json", "run", "--price", "0.50/h", "--restart", "local", "--max-restarts", "5",
-                                   "--restart-backoff", "100ms", "--chaos-preempt-every", "3s", "--chaos-max", "4",
-                                   "--seed", "7", "--", FRUGAL_PYTHON, train, "--out", (home / "drilled.sha").string()};
+  std::vector<std::string> args = {"--json",
+                                   "run",
+                                   "--price",
+                                   "0.50/h",
+                                   "--restart",
+                                   "local",
+                                   "--max-restarts",
+                                   "5",
+                                   "--restart-backoff",
+                                   "100ms",
+                                   "--chaos-preempt-every",
+                                   "3s",
+                                   "--chaos-max",
+                                   "4",
+                                   "--seed",
+                                   "7",
+                                   "--",
+                                   FRUGAL_PYTHON,
+                                   train,
+                                   "--out",
+                                   (home / "drilled.sha").string()};
   args.insert(args.end(), common.begin(), common.end());
   auto r = RunFrugal(args, home.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;

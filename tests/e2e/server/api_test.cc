@@ -320,11 +320,10 @@ TEST_F(Api, DailySpendSplitsSegmentsAcrossDays) {
   const ledger::Timestamp since = now - std::chrono::hours(72);
   const ledger::Timestamp until = now - std::chrono::hours(3);
   const nlohmann::json daily =
-      JsonOf(s.Client().Get("/api/v1/spend/daily?by=team&since=" +
-                            ledger::FormatTimestamp(since) + "&until=" +
-                            ledger::FormatTimestamp(until)));
-  const auto days = std::chrono::floor<std::chrono::days>(until) -
-                    std::chrono::floor<std::chrono::days>(since);
+      JsonOf(s.Client().Get("/api/v1/spend/daily?by=team&since=" + ledger::FormatTimestamp(since) +
+                            "&until=" + ledger::FormatTimestamp(until)));
+  const auto days =
+      std::chrono::floor<std::chrono::days>(until) - std::chrono::floor<std::chrono::days>(since);
   EXPECT_EQ(daily["days"].size(), static_cast<size_t>(days.count() + 1));
   std::map<std::string, std::string> totals;
   for (const auto& series : daily["series"]) {

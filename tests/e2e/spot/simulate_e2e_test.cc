@@ -270,8 +270,7 @@ TEST(SimulateE2e, BadFlagsExitTwo) {
                               "--deadline", "2h", "--changeover", "10m"},
                              home.path());
   EXPECT_EQ(misplaced.exit_code, 2);
-  EXPECT_NE(misplaced.err.find("frugal simulate --policy up"), std::string::npos)
-      << misplaced.err;
+  EXPECT_NE(misplaced.err.find("frugal simulate --policy up"), std::string::npos) << misplaced.err;
   // 10 h of work and a 12 m changeover cannot fit 10h05m, not even on demand from the start.
   auto impossible = RunFrugal({"simulate", "--trace", trace, "--compute", "10h", "--deadline",
                                "10h5m", "--changeover", "12m", "--starts", "3", "--optimum"},

@@ -331,9 +331,10 @@ TEST_F(TuneE2e, AResumedStudyKeepsThePriceItStartedWithWhenTheCatalogChanges) {
   // priced when it started: resumed, it charges what an uninterrupted run charges.
   auto offers = [&](const std::string& rate) {
     const auto path = home_.path() / ("offers-" + rate + ".yaml");
-    WriteTestFile(path, "apiVersion: frugal/v1\noffers:\n  - name: pool-a100\n"
-                        "    gpu: A100-80GB\n    gpus: 1\n    price_per_gpu_hour: " +
-                            rate + "\n");
+    WriteTestFile(path,
+                  "apiVersion: frugal/v1\noffers:\n  - name: pool-a100\n"
+                  "    gpu: A100-80GB\n    gpus: 1\n    price_per_gpu_hour: " +
+                      rate + "\n");
     return path.string();
   };
   const std::string spec = "replay: {dir: '" + table_.path().string() +
@@ -381,9 +382,9 @@ TEST_F(TuneE2e, BadFlagsAreNamedInTheError) {
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("curves.csv:1: missing column 'acc'"), std::string::npos)
       << missing.err;
-  const CommandResult both = RunFrugal({"tune", "--replay", table_.path().string(), "--metric",
-                                        "acc", "--minimize", "--maximize"},
-                                       home_.path());
+  const CommandResult both = RunFrugal(
+      {"tune", "--replay", table_.path().string(), "--metric", "acc", "--minimize", "--maximize"},
+      home_.path());
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_NE(both.err.find("--maximize excludes --minimize"), std::string::npos) << both.err;
   std::vector<std::string> flags = Flags("sampler");

@@ -49,9 +49,13 @@ class TuneEndgameE2e : public ::testing::Test {
  protected:
   void SetUp() override { WriteStepTable(table_.path(), 90); }
   std::vector<std::string> Flags(const std::string& name, const std::string& budget) {
-    return {"tune",    "--replay", table_.path().string(), "--metric", "score", "--maximize",
-            "--fidelity", "step",  "--price-per-hour", "3.6", "--budget", budget, "--workers",
-            "4",       "--seed",   "3",  "--name", name, "--json"};
+    return {"tune",       "--replay", table_.path().string(),
+            "--metric",   "score",    "--maximize",
+            "--fidelity", "step",     "--price-per-hour",
+            "3.6",        "--budget", budget,
+            "--workers",  "4",        "--seed",
+            "3",          "--name",   name,
+            "--json"};
   }
   TempDir table_;
   TempDir home_;

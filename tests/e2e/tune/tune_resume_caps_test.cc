@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <map>
 #include <vector>
 
 #include "replay_flags.h"
@@ -151,10 +151,9 @@ TEST_F(TuneResumeCaps, ACapLoweredBelowTheSpendEndsTheStudyWithoutResumingAnythi
 
   // A GPU-hour cap lowered below the GPU-hours spent: its overshoot is in GPU-hours.
   const double gpu_hours = after["gpu_hours"].get<double>();
-  const CommandResult hours = RunFrugal(
-      {"tune", "resume", "tight", "--max-gpu-hours", fmt::format("{:.3f}", gpu_hours / 2),
-       "--json"},
-      home_.path());
+  const CommandResult hours = RunFrugal({"tune", "resume", "tight", "--max-gpu-hours",
+                                         fmt::format("{:.3f}", gpu_hours / 2), "--json"},
+                                        home_.path());
   ASSERT_EQ(hours.exit_code, 0) << hours.err;
   EXPECT_NEAR(Json(hours)["overshoot_gpu_hours"].get<double>(), gpu_hours / 2, 0.001);
   const CommandResult hours_text = RunFrugal({"tune", "status", "tight"}, home_.path());
@@ -265,7 +264,6 @@ TEST_F(TuneResumeCaps, BadCapFlagsAreExitTwoNamingTheFlag) {
   }
 }
 
-
 TEST_F(TuneResumeCaps, ALoweredTrialWallStopsTrialsAlreadyPastIt) {
   // Killed mid-study: some trials have trained longer than the wall set on resume.
   std::vector<std::string> flags = Flags("wall", "400");
@@ -286,10 +284,9 @@ TEST_F(TuneResumeCaps, ALoweredTrialWallStopsTrialsAlreadyPastIt) {
   for (const auto& [id, spend] : before) past += spend >= kWallUsd;
   ASSERT_LT(past, static_cast<int>(before.size()));
 
-  const CommandResult resumed =
-      RunFrugal({"tune", "resume", "wall", "--trial-max-wall", std::to_string(wall_seconds) + "s",
-                 "--json"},
-                home_.path());
+  const CommandResult resumed = RunFrugal(
+      {"tune", "resume", "wall", "--trial-max-wall", std::to_string(wall_seconds) + "s", "--json"},
+      home_.path());
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   const nlohmann::json after = Status("wall");
   for (const auto& t : after["leaderboard"]) {

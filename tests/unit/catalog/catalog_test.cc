@@ -124,8 +124,7 @@ TEST(Catalog, ShipsCpuInstancesOfEveryClassOnEveryTier) {
         q.limit = 1;
         auto offers = Shipped().Query(q);
         ASSERT_TRUE(offers.has_value()) << offers.error().message;
-        ASSERT_EQ(offers->size(), 1u) << CpuClassName(cls) << " " << cloud << " "
-                                      << TierName(tier);
+        ASSERT_EQ(offers->size(), 1u) << CpuClassName(cls) << " " << cloud << " " << TierName(tier);
         EXPECT_TRUE(offers->front()->gpu.empty());
         EXPECT_GT(offers->front()->vcpus, 0);
       }
@@ -150,8 +149,8 @@ TEST(Catalog, EveryRentedGpuHasComputeFiguresAndEstimatedOnesSayHow) {
     EXPECT_TRUE(g->fp32_tflops.has_value()) << g->name;
     EXPECT_GT(g->memory_bandwidth_gbps, 0) << g->name;
   }
-  for (const char* name : {"A10G", "A40", "L40", "RTXA6000", "RTX4090", "RTX3090", "P100", "P4",
-                           "M60", "B300"}) {
+  for (const char* name :
+       {"A10G", "A40", "L40", "RTXA6000", "RTX4090", "RTX3090", "P100", "P4", "M60", "B300"}) {
     const GpuSpec* g = c.FindGpu(name);
     ASSERT_NE(g, nullptr) << name;
     EXPECT_TRUE(g->fp32_tflops.has_value()) << name;

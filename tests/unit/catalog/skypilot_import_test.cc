@@ -192,8 +192,7 @@ TEST(ImportSkyPilot, ImportsCpuInstancesOfTheGeneralMemoryAndComputeFamilies) {
   const Offer* spot = Find(r->offers, "r6i.2xlarge", Tier::kSpot, "use1-az2");
   ASSERT_NE(spot, nullptr);
   EXPECT_EQ(spot->price.per_hour, *Money::Parse("0.16"));
-  EXPECT_EQ(ClassifyCpuOffer(*Find(r->offers, "m6i.xlarge", Tier::kOnDemand)),
-            CpuClass::kGeneral);
+  EXPECT_EQ(ClassifyCpuOffer(*Find(r->offers, "m6i.xlarge", Tier::kOnDemand)), CpuClass::kGeneral);
   // Burstable t3 is outside the imported families: skipped and counted, not silently dropped.
   EXPECT_EQ(Find(r->offers, "t3.micro", Tier::kOnDemand), nullptr);
   EXPECT_EQ(

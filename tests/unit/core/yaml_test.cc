@@ -22,7 +22,8 @@ TEST(YamlDoc, UnknownKeyNamesLocationAndSuggests) {
 }
 
 TEST(YamlDoc, DuplicateKeyIsAnErrorNotASilentlyIgnoredValue) {
-  auto doc = YamlDoc::Parse("gates: {budget_usd: 5}\nname: a\ngates: {budget_usd: 500}\n", "s.yaml");
+  auto doc =
+      YamlDoc::Parse("gates: {budget_usd: 5}\nname: a\ngates: {budget_usd: 500}\n", "s.yaml");
   ASSERT_FALSE(doc.has_value());
   EXPECT_EQ(doc.error().message, "s.yaml:3:1: duplicate key 'gates' (first at line 1)");
   // At any depth, in mappings no parser checks the keys of (a study's parameters).

@@ -94,7 +94,7 @@ TEST(Calibration, LeaveOneFamilyOutFitsWithoutEveryRowOfTheFamily) {
   EXPECT_NEAR(*LeaveOneFamilyOutRatio(results, 2), 1.0 / 2.1, 1e-12);
   results[2].family = results[3].family = "Hopper";
   EXPECT_FALSE(LeaveOneFamilyOutRatio(results, 2));  // no other model family on Hopper
-  results[1].is_memory = true;  // memory rows have no fitted constant
+  results[1].is_memory = true;                       // memory rows have no fitted constant
   EXPECT_DOUBLE_EQ(*LeaveOneFamilyOutRatio(results, 1), 2.2);
 }
 

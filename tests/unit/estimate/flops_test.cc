@@ -45,7 +45,6 @@ TEST(Flops, FullRecomputeAddsOneForwardSelectiveAddsNone) {
   EXPECT_DOUBLE_EQ(TrainingFlops(m, t, 1.0).recompute, 0);
 }
 
-
 // A 1M-parameter model's derived shape holds a 32000 × 128 embedding (4.1M) larger than the
 // model: subtracting it gave -3.057e16 FLOPs for 1B tokens and a negative cost.
 TEST(Flops, TinyModelsAreNeverNegativeNorBelowSixND) {

@@ -109,7 +109,8 @@ TYPED_TEST(LedgerConcurrency, WritersKilledAtRandomPointsLeaveExactlyWhatTheyCom
     a.Kill();
     std::this_thread::sleep_for(std::chrono::milliseconds(rng() % (span / 4 + 1)));
     b.Kill();
-    const int killed_now = (a.Wait() == 128 + SIGKILL ? 1 : 0) + (b.Wait() == 128 + SIGKILL ? 1 : 0);
+    const int killed_now =
+        (a.Wait() == 128 + SIGKILL ? 1 : 0) + (b.Wait() == 128 + SIGKILL ? 1 : 0);
     killed += killed_now;
     // A writer that finished before its kill: the calibration ran slower than the writers do
     // now (a load spike on a shared machine). Aim the next kills earlier.

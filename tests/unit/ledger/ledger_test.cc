@@ -109,8 +109,7 @@ TYPED_TEST(LedgerSuite, RefusesInconsistentSegmentChanges) {
   EXPECT_EQ(ledger->CloseSegment(seg, At(2), EndReason::kPaused).error().code,
             ErrorCode::kBadInput);
   EXPECT_EQ(ledger->OpenSegment(run, Offer(100, "gold"), At(1)).error().code, ErrorCode::kBadInput);
-  EXPECT_EQ(ledger->FinishRun(run, RunStatus::kRunning, At(1)).error().code,
-            ErrorCode::kBadInput);
+  EXPECT_EQ(ledger->FinishRun(run, RunStatus::kRunning, At(1)).error().code, ErrorCode::kBadInput);
   ASSERT_TRUE(ledger->FinishRun(run, RunStatus::kFailed, At(1)).has_value());
   EXPECT_FALSE(ledger->FinishRun(run, RunStatus::kFailed, At(1)).has_value());
   EXPECT_FALSE(ledger->OpenSegment(run, Offer(100), At(2)).has_value());
@@ -342,8 +341,8 @@ TYPED_TEST(LedgerSuite, RecordsLinksAndListsPolicyOverrides) {
   ASSERT_TRUE(ledger->CloseSegment(seg, At(3), EndReason::kFinished).has_value());
   EXPECT_EQ(ledger->SpendOf(all[1], At(5)).value(), Money::FromCents(300));
   const TrialId trial = ledger->AddTrial(study, {{"lr", 0.1}}, At(3)).value();
-  ASSERT_TRUE(
-      ledger->UpdateTrial(trial, TrialState::kCompleted, Money::FromCents(75), {}, At(4)).has_value());
+  ASSERT_TRUE(ledger->UpdateTrial(trial, TrialState::kCompleted, Money::FromCents(75), {}, At(4))
+                  .has_value());
   EXPECT_EQ(ledger->SpendOf(all[0], At(5)).value(), Money::FromCents(75));
   PolicyOverride unlinked = all[0];
   unlinked.record.study_id.reset();

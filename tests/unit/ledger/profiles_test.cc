@@ -2,13 +2,12 @@
 
 #include "frugal/ledger/profiles.h"
 
-#include "frugal/ledger/profile_json.h"
-
 #include <gtest/gtest.h>
 
 #include <limits>
 
 #include "backends.h"
+#include "frugal/ledger/profile_json.h"
 #include "frugal/ledger/schema.h"
 
 namespace frugal::ledger::testing {
@@ -129,8 +128,7 @@ TYPED_TEST(ProfileSuite, FindsTheNewestOfANameThenAnIdAndBuildsItsJson) {
   const auto missing = FindProfile(*ledger, "gpt");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().code, ErrorCode::kBadInput);
-  EXPECT_EQ(missing.error().message,
-            "no profile 'gpt' in the ledger (see 'frugal profile list')");
+  EXPECT_EQ(missing.error().message, "no profile 'gpt' in the ledger (see 'frugal profile list')");
   EXPECT_FALSE(FindProfile(*ledger, "0"));
 
   const nlohmann::json j = ProfileJson(FindProfile(*ledger, "bert").value());

@@ -1,8 +1,8 @@
 #include "frugal/monitor/proc_sampler.h"
 
-#include <thread>
-
 #include <gtest/gtest.h>
+
+#include <thread>
 
 #include "frugal/run/child_process.h"
 
@@ -11,7 +11,8 @@ namespace {
 
 TEST(ProcSampler, ParsesStatLinesWithAwkwardCommandNames) {
   const std::string line =
-      "4242 (py (worker) x) S 1 4240 4240 0 -1 4194560 1 0 0 0 150 50 0 0 20 0 3 0 100 1000000 2560 "
+      "4242 (py (worker) x) S 1 4240 4240 0 -1 4194560 1 0 0 0 150 50 0 0 20 0 3 0 100 1000000 "
+      "2560 "
       "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 7 0 0";
   auto s = ParseProcStat(line, 4096);
   ASSERT_TRUE(s.has_value());
@@ -23,15 +24,18 @@ TEST(ProcSampler, ParsesStatLinesWithAwkwardCommandNames) {
 }
 
 TEST(ProcSampler, MeasuresABusyProcessGroup) {
-  auto child = run::ChildProcess::Spawn(
-      {{"/bin/sh", "-c", "while :; do :; done & while :; do :; done"}, {}, run::ChildStdout::kInherit});
+  auto child =
+      run::ChildProcess::Spawn({{"/bin/sh", "-c", "while :; do :; done & while :; do :; done"},
+                                {},
+                                run::ChildStdout::kInherit});
   ASSERT_TRUE(child.has_value());
   ProcSampler sampler(nullptr);
   sampler.Take((*child)->pid());
   std::this_thread::sleep_for(std::chrono::milliseconds(600));
   const Sample s = sampler.Take((*child)->pid());
   EXPECT_EQ(s.processes, 2);
-  EXPECT_GT(s.cpu_cores, 0.05);  // two spinning shells; the shared machine decides how much they get
+  EXPECT_GT(s.cpu_cores,
+            0.05);  // two spinning shells; the shared machine decides how much they get
   EXPECT_GT(s.rss_bytes, 0u);
   EXPECT_FALSE(s.gpu_util_percent.has_value());
 }

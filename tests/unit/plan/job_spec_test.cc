@@ -32,8 +32,8 @@ TEST(JobSpec, MinimalSpecGetsDefaultKnobSpace) {
 
 TEST(JobSpec, TagsAreAnyNamesWithScalarValues) {
   const std::string rest = "model: {params: 1b}\nwork: {tokens: 1b}\n";
-  auto spec = Parse("apiVersion: frugal/v1\ntags: {team: nlp, justification: fp8 pretraining}\n" +
-                    rest);
+  auto spec =
+      Parse("apiVersion: frugal/v1\ntags: {team: nlp, justification: fp8 pretraining}\n" + rest);
   ASSERT_TRUE(spec) << spec.error().message;
   EXPECT_EQ(spec->tags.at("justification"), "fp8 pretraining");
   auto bad = Parse("apiVersion: frugal/v1\ntags:\n  team: {a: b}\n" + rest);
@@ -148,16 +148,16 @@ work: {tokens: 300b}
 }
 
 TEST(JobSpec, BadParallelismKnobsNameTheField) {
-  ExpectError(std::string(kMinimal) + "training:\n  tensor_parallel: 0\n", "job.yaml:8:",
-              "field 'tensor_parallel'");
-  ExpectError(std::string(kMinimal) + "training:\n  sequence_parallel: true\n", "job.yaml:8:",
-              "tensor_parallel of 2 or more");
-  ExpectError(std::string(kMinimal) + "training:\n  attention: fast\n", "job.yaml:8:",
-              "unknown attention 'fast'");
-  ExpectError(std::string(kMinimal) + "training:\n  offload: disk\n", "job.yaml:8:",
-              "field 'offload'");
-  ExpectError(std::string(kMinimal) + "training:\n  network_gbps: -1\n", "job.yaml:8:",
-              "field 'network_gbps'");
+  ExpectError(std::string(kMinimal) + "training:\n  tensor_parallel: 0\n",
+              "job.yaml:8:", "field 'tensor_parallel'");
+  ExpectError(std::string(kMinimal) + "training:\n  sequence_parallel: true\n",
+              "job.yaml:8:", "tensor_parallel of 2 or more");
+  ExpectError(std::string(kMinimal) + "training:\n  attention: fast\n",
+              "job.yaml:8:", "unknown attention 'fast'");
+  ExpectError(std::string(kMinimal) + "training:\n  offload: disk\n",
+              "job.yaml:8:", "field 'offload'");
+  ExpectError(std::string(kMinimal) + "training:\n  network_gbps: -1\n",
+              "job.yaml:8:", "field 'network_gbps'");
 }
 
 TEST(JobSpec, KnobListsWithNoValidValueAreBadInput) {
@@ -196,8 +196,8 @@ TEST(JobSpec, ReadsTheDataSection) {
   EXPECT_EQ(alone->region, "eu-west-1");
   EXPECT_FALSE(ParseDataSection(kMinimal, "run 3")->declared());
   ExpectError(std::string(kMinimal) + "data:\n  size_gb: -1\n", "job.yaml:8:", "'size_gb'");
-  ExpectError(std::string(kMinimal) + "data:\n  preprocessing: {cache_kye: x}\n", "job.yaml:8:",
-              "did you mean 'cache_key'");
+  ExpectError(std::string(kMinimal) + "data:\n  preprocessing: {cache_kye: x}\n",
+              "job.yaml:8:", "did you mean 'cache_key'");
   ExpectError(std::string(kMinimal) + "data:\n  cloud: aws\n", "job.yaml:8:", "region");
 }
 

@@ -269,12 +269,14 @@ gates:
 
 TEST_F(PolicyTest, AStudysOfferTextCarriesItsGpuAndTier) {
   TempDir dir;
-  for (const auto& [offer, tier] : std::vector<std::pair<std::string, std::string>>{
-           {"aws:g4dn.xlarge spot", "spot"},
-           {"aws:g4dn.xlarge on_demand", "on_demand"},
-           {"aws:g4dn.xlarge", ""}}) {
-    WriteTestFile(dir / "study.yaml", "apiVersion: frugal/v1\nkind: Study\nname: s\n"
-                                      "resources: {offer: \"" + offer + "\"}\n");
+  for (const auto& [offer, tier] :
+       std::vector<std::pair<std::string, std::string>>{{"aws:g4dn.xlarge spot", "spot"},
+                                                        {"aws:g4dn.xlarge on_demand", "on_demand"},
+                                                        {"aws:g4dn.xlarge", ""}}) {
+    WriteTestFile(dir / "study.yaml",
+                  "apiVersion: frugal/v1\nkind: Study\nname: s\n"
+                  "resources: {offer: \"" +
+                      offer + "\"}\n");
     auto s = LoadSubject(dir / "study.yaml", *catalog_);
     ASSERT_TRUE(s) << s.error().message;
     EXPECT_EQ(s->gpus, std::vector<std::string>{"T4"}) << offer;

@@ -111,7 +111,8 @@ TEST(Capacity, BadInputNamesFileLineAndField) {
        "budgets:\n  - {tag: team, limit: 5}\n",
        "cap.yaml:8:"},
       {"pools:\n  - name: a\n    tier: on_demand\n    gpu: A100\n    gpus_per_node: 8\n"
-       "    price_per_gpu_hour: 2\n    price_schedule:\n      - {days: moonday, price_per_gpu_hour: 1}\n",
+       "    price_per_gpu_hour: 2\n    price_schedule:\n      - {days: moonday, "
+       "price_per_gpu_hour: 1}\n",
        "field 'days'"},
       {"pools: []\n", "field 'pools'"},
   };

@@ -116,7 +116,8 @@ TYPED_TEST(QueueStore, TwoSchedulersOnOneLedgerStartEachJobOnce) {
   ASSERT_TRUE(first);
   const Capacity cap = TestCapacity();
   for (int i = 0; i < 8; ++i) {
-    ASSERT_TRUE(SubmitJob(first->connection(), cap, Job("j" + std::to_string(i), 1), {"true"}, kNow));
+    ASSERT_TRUE(
+        SubmitJob(first->connection(), cap, Job("j" + std::to_string(i), 1), {"true"}, kNow));
   }
   RecordingExecutor executor;
   std::atomic<int> failures{0};
@@ -179,14 +180,16 @@ TYPED_TEST(QueueStore, APreemptedJobWaitsAgainWithItsSpotHistoryAndItsNewestDeci
   ASSERT_TRUE(again);
   EXPECT_FALSE(*again);
   // Preempted on a pool the capacity file no longer has: it waits again, the pass goes on.
-  ASSERT_TRUE(ledger::MoveQueueJob(ledger->connection(), sub->id, std::vector<std::string>{"waiting"},
-                                   "running", ledger::QueueJobRow{}, 1));
+  ASSERT_TRUE(ledger::MoveQueueJob(ledger->connection(), sub->id,
+                                   std::vector<std::string>{"waiting"}, "running",
+                                   ledger::QueueJobRow{}, 1));
   auto without_spot = ParseCapacity(
       "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
       "  - {name: od, tier: on_demand, gpu: T4, gpus_per_node: 1, price_per_gpu_hour: 0.6}\n",
       "c.yaml", ShippedGpus());
   ASSERT_TRUE(without_spot);
-  auto gone = RecordPreemption(ledger->connection(), *without_spot, seen_running, request, kNow + 1900);
+  auto gone =
+      RecordPreemption(ledger->connection(), *without_spot, seen_running, request, kNow + 1900);
   ASSERT_TRUE(gone) << gone.error().message;
   ASSERT_TRUE(*gone);
   EXPECT_NE((*gone)->find("requeue: preempted on spot ("), std::string::npos) << **gone;

@@ -18,8 +18,7 @@ Capacity MakeCapacity(const std::string& pools) {
   return *cap;
 }
 
-const char* kOwned8 =
-    "  - {name: lab, tier: owned, gpu: A100, gpus_per_node: 8, changeover: 1m}\n";
+const char* kOwned8 = "  - {name: lab, tier: owned, gpu: A100, gpus_per_node: 8, changeover: 1m}\n";
 const char* kOnDemand =
     "  - {name: od, tier: on_demand, gpu: A100, gpus_per_node: 8, nodes: 4, "
     "price_per_gpu_hour: 4, changeover: 1m}\n";
@@ -214,7 +213,8 @@ TEST(Scheduler, TeamBudgetRefusesWithTheArithmeticUnlessOverridden) {
   pls = f.Run();
   EXPECT_EQ(pls[0].verdict, Verdict::kStart);
   EXPECT_NE(pls[0].reason.find("override: paper deadline"), std::string::npos);
-  EXPECT_EQ(f.in.committed["team=nlp"], Money::FromCents(5000) + Money::FromDollars(pls[0].cost_usd));
+  EXPECT_EQ(f.in.committed["team=nlp"],
+            Money::FromCents(5000) + Money::FromDollars(pls[0].cost_usd));
 }
 
 TEST(Scheduler, PlacementsBookCapacityForTheJobsAfterThem) {
@@ -250,7 +250,8 @@ TEST(Scheduler, TenThousandJobsOverAHundredPoolsInOnePass) {
              (p % 3 == 2 ? ", preemptions_per_hour: 0.1" : "") + "}\n";
   }
   Fixture f(pools);
-  for (int i = 0; i < 10000; ++i) f.Add("j" + std::to_string(i), 1 + i % 8, 1 + i % 7, 4 + i % 50, i % 2 == 0);
+  for (int i = 0; i < 10000; ++i)
+    f.Add("j" + std::to_string(i), 1 + i % 8, 1 + i % 7, 4 + i % 50, i % 2 == 0);
   const auto pls = f.Run();
   ASSERT_EQ(pls.size(), 10000u);
   int placed = 0;

@@ -132,7 +132,8 @@ TEST(QueueSimulation, AJobThatDoesNotCheckpointNeverUsesSpotUnderFrugal) {
 }
 
 TEST(QueueSimulation, DependenciesRunInOrder) {
-  const Capacity cap = SmallCapacity("  - {name: cpu, tier: owned, cpu_slots: 4, changeover: 1m}\n");
+  const Capacity cap =
+      SmallCapacity("  - {name: cpu, tier: owned, cpu_slots: 4, changeover: 1m}\n");
   auto w = ParseWorkload(
       "apiVersion: frugal/v1\nkind: Workload\njobs:\n"
       "  - {name: prep, cpu_slots: 1, runtime: 3h}\n"

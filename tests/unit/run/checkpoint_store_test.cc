@@ -1,11 +1,10 @@
 #include "frugal/run/checkpoint_store.h"
 
+#include <gtest/gtest.h>
 #include <sys/resource.h>
 
 #include <csignal>
 #include <fstream>
-
-#include <gtest/gtest.h>
 
 #include "frugal/core/atomic_file.h"
 #include "support/test_support.h"
@@ -61,7 +60,8 @@ TEST(CheckpointStore, RejectsWhatTheChildDidNotFinishOrCannotBeFound) {
   r.files = std::map<std::string, uint64_t>{{"state.bin", 4}};
   auto size_mismatch = store.Commit(r);
   ASSERT_FALSE(size_mismatch.has_value());
-  EXPECT_NE(size_mismatch.error().message.find("has 3 bytes, the child reported 4"), std::string::npos);
+  EXPECT_NE(size_mismatch.error().message.find("has 3 bytes, the child reported 4"),
+            std::string::npos);
   auto missing = store.Commit({"nope", 2, std::nullopt});
   ASSERT_FALSE(missing.has_value());
   EXPECT_NE(missing.error().message.find("does not exist"), std::string::npos);
@@ -91,7 +91,9 @@ TEST(CheckpointStore, KeepsTheLastKAndFallsBackWhenTheNewestIsDamaged) {
   CheckpointStore store(dir / "ckpt", 2);
   ASSERT_TRUE(store.Prepare().has_value());
   for (int step = 1; step <= 4; ++step) {
-    ASSERT_TRUE(store.Commit(Staged(store, "s" + std::to_string(step), step, "v" + std::to_string(step))).has_value());
+    ASSERT_TRUE(
+        store.Commit(Staged(store, "s" + std::to_string(step), step, "v" + std::to_string(step)))
+            .has_value());
   }
   const auto committed = store.ListCommitted();
   ASSERT_EQ(committed.size(), 2u);

@@ -66,14 +66,16 @@ TEST(ChildProcess, DestructorKillsTheWholeGroup) {
   pid_t grandchild = -1;
   {
     auto c = ChildProcess::Spawn({{"/bin/sh", "-c", "sleep 60 & echo $! > \"$P\"; wait"},
-                                  {{"P", pidfile.string()}}, ChildStdout::kInherit});
+                                  {{"P", pidfile.string()}},
+                                  ChildStdout::kInherit});
     ASSERT_TRUE(c.has_value());
     grandchild = WaitForPidFile(pidfile);
     ASSERT_GT(grandchild, 0);
     EXPECT_TRUE(Running(grandchild));
     EXPECT_TRUE((*c)->GroupAlive());
   }
-  for (int i = 0; i < 200 && Running(grandchild); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 200 && Running(grandchild); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_FALSE(Running(grandchild));
 }
 

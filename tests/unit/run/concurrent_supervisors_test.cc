@@ -1,13 +1,12 @@
 // Several supervisors in one process, one per thread (how the tuner runs trials side by side):
 // signals reach every one of them, and each reaps only what its own command left behind.
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "frugal/core/atomic_file.h"
 #include "frugal/run/run_journal.h"
@@ -77,12 +76,14 @@ TEST(ConcurrentSupervisors, EachSeesItsOwnCommandsExitAndOrphansAreReaped) {
     ASSERT_TRUE(r->child_exit.has_value());
     // Another supervisor reaping this leader would have left the "unknown" status 255.
     EXPECT_EQ(r->child_exit->exit_code, 10 + i);
-    const pid_t orphan = static_cast<pid_t>(std::stol(*ReadFile(orphan_files[static_cast<size_t>(i)])));
+    const pid_t orphan =
+        static_cast<pid_t>(std::stol(*ReadFile(orphan_files[static_cast<size_t>(i)])));
     EXPECT_NE(::kill(orphan, 0), 0) << "orphan " << orphan << " still exists (a zombie?)";
   }
   siginfo_t info{};
   const int none = ::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT);
-  EXPECT_TRUE(none != 0 || info.si_pid == 0) << "an exited child was left unreaped: " << info.si_pid;
+  EXPECT_TRUE(none != 0 || info.si_pid == 0)
+      << "an exited child was left unreaped: " << info.si_pid;
 }
 
 }  // namespace

@@ -1,11 +1,10 @@
 #include "frugal/run/metadata_notice.h"
 
+#include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <atomic>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 namespace frugal::run {
 namespace {
@@ -20,32 +19,37 @@ class FakeMetadataServer {
     server_.Put("/latest/api/token", [](const httplib::Request&, httplib::Response& res) {
       res.set_content("token-123", "text/plain");
     });
-    server_.Get("/latest/meta-data/spot/instance-action", [this](const httplib::Request& req, httplib::Response& res) {
-      if (req.get_header_value("X-aws-ec2-metadata-token") != "token-123") {
-        res.status = 401;
-      } else if (!preempt) {
-        res.status = 404;
-      } else {
-        res.set_content(R"({"action": "terminate", "time": "2026-05-20T08:22:00Z"})", "application/json");
-      }
-    });
-    server_.Get("/computeMetadata/v1/instance/preempted", [this](const httplib::Request& req, httplib::Response& res) {
-      if (req.get_header_value("Metadata-Flavor") != "Google") {
-        res.status = 403;
-        return;
-      }
-      res.set_content(preempt ? "TRUE" : "FALSE", "text/plain");
-    });
-    server_.Get("/metadata/scheduled-events", [this](const httplib::Request& req, httplib::Response& res) {
-      if (req.get_header_value("Metadata") != "true") {
-        res.status = 400;
-        return;
-      }
-      const char* events = preempt ? R"({"DocumentIncarnation":2,"Events":[{"EventId":"E1","EventType":"Freeze"},
+    server_.Get("/latest/meta-data/spot/instance-action",
+                [this](const httplib::Request& req, httplib::Response& res) {
+                  if (req.get_header_value("X-aws-ec2-metadata-token") != "token-123") {
+                    res.status = 401;
+                  } else if (!preempt) {
+                    res.status = 404;
+                  } else {
+                    res.set_content(R"({"action": "terminate", "time": "2026-05-20T08:22:00Z"})",
+                                    "application/json");
+                  }
+                });
+    server_.Get("/computeMetadata/v1/instance/preempted",
+                [this](const httplib::Request& req, httplib::Response& res) {
+                  if (req.get_header_value("Metadata-Flavor") != "Google") {
+                    res.status = 403;
+                    return;
+                  }
+                  res.set_content(preempt ? "TRUE" : "FALSE", "text/plain");
+                });
+    server_.Get(
+        "/metadata/scheduled-events", [this](const httplib::Request& req, httplib::Response& res) {
+          if (req.get_header_value("Metadata") != "true") {
+            res.status = 400;
+            return;
+          }
+          const char* events =
+              preempt ? R"({"DocumentIncarnation":2,"Events":[{"EventId":"E1","EventType":"Freeze"},
         {"EventId":"E2","EventType":"Preempt","NotBefore":"Mon, 19 Sep 2026 18:29:47 GMT"}]})"
-                                   : R"({"DocumentIncarnation":1,"Events":[]})";
-      res.set_content(events, "application/json");
-    });
+                      : R"({"DocumentIncarnation":1,"Events":[]})";
+          res.set_content(events, "application/json");
+        });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -92,8 +96,12 @@ void ExpectNoticeAfterPreempt(MetadataKind kind, const std::string& source) {
   EXPECT_FALSE(poller.Poll(std::chrono::steady_clock::now()));  // delivered once
 }
 
-TEST(MetadataNotice, AwsInstanceActionOverImdsV2) { ExpectNoticeAfterPreempt(MetadataKind::kAws, "aws instance-action"); }
-TEST(MetadataNotice, GcpPreempted) { ExpectNoticeAfterPreempt(MetadataKind::kGcp, "gcp preempted"); }
+TEST(MetadataNotice, AwsInstanceActionOverImdsV2) {
+  ExpectNoticeAfterPreempt(MetadataKind::kAws, "aws instance-action");
+}
+TEST(MetadataNotice, GcpPreempted) {
+  ExpectNoticeAfterPreempt(MetadataKind::kGcp, "gcp preempted");
+}
 TEST(MetadataNotice, AzureScheduledEventsPreempt) {
   ExpectNoticeAfterPreempt(MetadataKind::kAzure, "azure scheduled events");
 }

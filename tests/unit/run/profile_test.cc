@@ -20,8 +20,8 @@ ProgressPoint At(int64_t ms, int64_t step, std::optional<double> tokens = std::n
 
 TEST(MeasureThroughput, RatesRunFromTheFirstReportToTheLast) {
   // Start-up before step 1 is not in the rate: 40 steps in 4 s is 10 steps/s.
-  auto t = MeasureThroughput({At(9000, 1, 512, 8), At(11000, 21, 512 * 21, 168),
-                              At(13000, 41, 512 * 41, 328)});
+  auto t = MeasureThroughput(
+      {At(9000, 1, 512, 8), At(11000, 21, 512 * 21, 168), At(13000, 41, 512 * 41, 328)});
   ASSERT_TRUE(t) << t.error().message;
   EXPECT_EQ(t->measured, milliseconds(4000));
   EXPECT_EQ(t->steps, 40);
@@ -94,10 +94,10 @@ TEST(ProfileMeter, NumbersTheSegmentsItSees) {
 TEST(VisibleGpuNames, FollowsCudaVisibleDevicesLikeCuda) {
   const std::vector<std::string> eight(8, "NVIDIA A100-SXM4-80GB");
   EXPECT_EQ(VisibleGpuNames(eight, std::nullopt).size(), 8u);  // unset: every GPU
-  EXPECT_EQ(VisibleGpuNames(eight, "0").size(), 1u);            // a 1-GPU job on an 8-GPU box
+  EXPECT_EQ(VisibleGpuNames(eight, "0").size(), 1u);           // a 1-GPU job on an 8-GPU box
   EXPECT_EQ(VisibleGpuNames(eight, "2, 5").size(), 2u);
   EXPECT_EQ(VisibleGpuNames(eight, "GPU-8a1c2f3e-aaaa").size(), 1u);
-  EXPECT_TRUE(VisibleGpuNames(eight, "").empty());    // none: the job runs on the CPU
+  EXPECT_TRUE(VisibleGpuNames(eight, "").empty());  // none: the job runs on the CPU
   EXPECT_TRUE(VisibleGpuNames(eight, "-1").empty());
   EXPECT_EQ(VisibleGpuNames(eight, "1,9,2").size(), 1u);  // CUDA stops at the first bad entry
   EXPECT_EQ(VisibleGpuNames(eight, "3,x,4").size(), 1u);

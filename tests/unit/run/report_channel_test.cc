@@ -1,8 +1,8 @@
 #include "frugal/run/report_channel.h"
 
-#include <fstream>
-
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include "support/test_support.h"
 
@@ -22,7 +22,8 @@ TEST(ReportChannel, ParsesProgressCheckpointAndResult) {
   EXPECT_EQ(progress.metrics.size(), 1u);
   EXPECT_DOUBLE_EQ(progress.metrics.at("loss"), 0.5);
 
-  auto c = ParseReportLine(R"({"v":1,"type":"checkpoint","path":"s12","step":12,"files":{"a.pt":10}})");
+  auto c =
+      ParseReportLine(R"({"v":1,"type":"checkpoint","path":"s12","step":12,"files":{"a.pt":10}})");
   ASSERT_TRUE(c.has_value() && c->has_value());
   const auto& ckpt = std::get<CheckpointReport>(**c);
   EXPECT_EQ(ckpt.path, "s12");
@@ -53,7 +54,8 @@ TEST(ReportChannel, TailsTheFileCountsGarbageAndWaitsForWholeLines) {
   auto first = reader.Poll();
   ASSERT_EQ(first.size(), 1u);
   EXPECT_EQ(reader.garbage_lines(), 1);
-  Append(dir / "report.jsonl", "ess\",\"step\":2}\n" + std::string(ReportReader::kMaxLineBytes + 10, 'x') +
+  Append(dir / "report.jsonl", "ess\",\"step\":2}\n" +
+                                   std::string(ReportReader::kMaxLineBytes + 10, 'x') +
                                    "\n{\"type\":\"progress\",\"step\":3}\n");
   auto second = reader.Poll();
   ASSERT_EQ(second.size(), 2u);

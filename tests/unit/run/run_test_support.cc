@@ -12,10 +12,15 @@ void UsePythonHelper() {
   ::setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
 }
 
-std::vector<std::string> CounterCommand(int steps, double step_seconds, int checkpoint_every, int pad_bytes) {
+std::vector<std::string> CounterCommand(int steps, double step_seconds, int checkpoint_every,
+                                        int pad_bytes) {
   UsePythonHelper();
-  return {FRUGAL_PYTHON, std::string(FRUGAL_TEST_CHILDREN) + "/counter.py", std::to_string(steps),
-          std::to_string(step_seconds), std::to_string(checkpoint_every), std::to_string(pad_bytes)};
+  return {FRUGAL_PYTHON,
+          std::string(FRUGAL_TEST_CHILDREN) + "/counter.py",
+          std::to_string(steps),
+          std::to_string(step_seconds),
+          std::to_string(checkpoint_every),
+          std::to_string(pad_bytes)};
 }
 
 std::vector<std::string> Shell(const std::string& script) { return {"/bin/sh", "-c", script}; }

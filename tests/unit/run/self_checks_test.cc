@@ -1,9 +1,9 @@
 #include "frugal/run/self_checks.h"
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <chrono>
-
-#include <gtest/gtest.h>
 
 #include "frugal/monitor/sampler.h"
 #include "frugal/run/run_journal.h"

@@ -1,12 +1,11 @@
 #include "frugal/run/supervisor.h"
 
+#include <gtest/gtest.h>
 #include <signal.h>
 
 #include <fstream>
 #include <random>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "frugal/core/atomic_file.h"
 #include "frugal/run/protocol.h"
@@ -37,7 +36,8 @@ SupervisorConfig Config(const std::filesystem::path& dir, std::vector<std::strin
   return c;
 }
 
-Result<RunResult> RunOnce(const SupervisorConfig& config, std::unique_ptr<PreemptionSource> source = nullptr) {
+Result<RunResult> RunOnce(const SupervisorConfig& config,
+                          std::unique_ptr<PreemptionSource> source = nullptr) {
   RunJournal journal(config.run_dir / "journal.jsonl");
   Supervisor supervisor(config, journal);
   if (source) supervisor.AddPreemptionSource(std::move(source));
@@ -131,7 +131,8 @@ TEST(Supervisor, PreemptionWithoutLocalRestartAsksForARequeueAndTheNextAttemptRe
   ASSERT_TRUE(first.has_value()) << first.error().message;
   EXPECT_EQ(first->outcome, RunOutcome::kPreempted);
   EXPECT_EQ(first->exit_code, kRequeueExitCode);
-  EXPECT_GE(first->checkpoints_committed, 1);  // taken on notice (and again on SIGTERM if it moved on)
+  EXPECT_GE(first->checkpoints_committed,
+            1);  // taken on notice (and again on SIGTERM if it moved on)
   auto second = RunOnce(config);
   ASSERT_TRUE(second.has_value()) << second.error().message;
   EXPECT_EQ(second->outcome, RunOutcome::kFinished);
@@ -187,7 +188,8 @@ TEST(Supervisor, AChildThatIgnoresSigtermIsKilledAfterTheGracePeriods) {
 TEST(Supervisor, AChildThatForksAndExitsLeavesNothingBehind) {
   frugal::testing::TempDir dir;
   const auto pidfile = dir / "orphan.pid";
-  auto config = Config(dir.path(), Shell("sleep 60 & echo $! > '" + pidfile.string() + "'; exit 0"));
+  auto config =
+      Config(dir.path(), Shell("sleep 60 & echo $! > '" + pidfile.string() + "'; exit 0"));
   config.stop_grace = milliseconds(300);
   auto r = RunOnce(config);
   ASSERT_TRUE(r.has_value());
@@ -201,8 +203,10 @@ TEST(Supervisor, AChildThatForksAndExitsLeavesNothingBehind) {
 
 TEST(Supervisor, GarbageReportLinesAreCountedAndWarnedNeverFatal) {
   frugal::testing::TempDir dir;
-  auto config = Config(dir.path(), Shell("echo 'loss=0.3' >> \"$FRUGAL_REPORT\"; echo '{oops' >> \"$FRUGAL_REPORT\";"
-                                         "echo '{\"type\":\"progress\",\"step\":7}' >> \"$FRUGAL_REPORT\"; sleep 0.3"));
+  auto config =
+      Config(dir.path(),
+             Shell("echo 'loss=0.3' >> \"$FRUGAL_REPORT\"; echo '{oops' >> \"$FRUGAL_REPORT\";"
+                   "echo '{\"type\":\"progress\",\"step\":7}' >> \"$FRUGAL_REPORT\"; sleep 0.3"));
   auto r = RunOnce(config);
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->outcome, RunOutcome::kFinished);
@@ -212,9 +216,11 @@ TEST(Supervisor, GarbageReportLinesAreCountedAndWarnedNeverFatal) {
 
 TEST(Supervisor, AVanishedCheckpointDirectoryIsReportedAndTheRunGoesOn) {
   frugal::testing::TempDir dir;
-  auto config = Config(dir.path(), Shell("rm -rf \"$FRUGAL_CHECKPOINT_DIR\"; "
-                                         "echo '{\"type\":\"checkpoint\",\"path\":\"s1\",\"step\":1}' >> \"$FRUGAL_REPORT\";"
-                                         "echo '{\"type\":\"progress\",\"step\":2}' >> \"$FRUGAL_REPORT\"; sleep 0.3"));
+  auto config = Config(
+      dir.path(),
+      Shell("rm -rf \"$FRUGAL_CHECKPOINT_DIR\"; "
+            "echo '{\"type\":\"checkpoint\",\"path\":\"s1\",\"step\":1}' >> \"$FRUGAL_REPORT\";"
+            "echo '{\"type\":\"progress\",\"step\":2}' >> \"$FRUGAL_REPORT\"; sleep 0.3"));
   auto r = RunOnce(config);
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->outcome, RunOutcome::kFinished);

@@ -458,7 +458,8 @@ TEST(Sha, TheFirstBracketIsNeverLargerThanThePool) {
   // Hyperband's first bracket (27 at rung 0) is held to the pool too: the 11th start opens the
   // next bracket instead of waiting for members the table does not have.
   Harness hb(SchedulerKind::kHyperband, {1, 3, 9, 27}, 3, 0, 0, /*pool_size=*/10);
-  for (int i = 0; i < 10; ++i) EXPECT_EQ(hb.trials[static_cast<size_t>(hb.Start(hb.Next()))].bracket, 0);
+  for (int i = 0; i < 10; ++i)
+    EXPECT_EQ(hb.trials[static_cast<size_t>(hb.Start(hb.Next()))].bracket, 0);
   EXPECT_EQ(hb.Next().bracket, 1);
 }
 

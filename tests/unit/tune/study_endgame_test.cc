@@ -65,10 +65,10 @@ TEST_F(StudyTest, AnExhaustedSearchSpaceDrainsThePausedTrialsBestFirst) {
 
 TEST_F(StudyTest, ABudgetBelowTheTableIsSpentOnPromotionsOnceTheSpaceIsExhausted) {
   for (int seed = 1; seed <= 3; ++seed) {
-    const StudySummary s = RunToEnd(fmt::format(
-        "scheduler: asha\nseed: {}\nresources: {{price_per_hour: 3.60, workers: 4}}\n"
-        "gates: {{budget_usd: 150}}\n",
-        seed));
+    const StudySummary s = RunToEnd(
+        fmt::format("scheduler: asha\nseed: {}\nresources: {{price_per_hour: 3.60, workers: 4}}\n"
+                    "gates: {{budget_usd: 150}}\n",
+                    seed));
     // It does not stop with money left while paused trials could be promoted: what is left
     // is less than the cheapest rung a paused trial needs (at most a few epochs).
     EXPECT_GT(s.spend.dollars(), 150 - 3 * 27 * kMaxEpochSeconds / 1000) << "seed " << seed;
@@ -84,16 +84,17 @@ TEST_F(StudyTest, ASmallBudgetEndsWithACompletedTrial) {
   // study explores again with what is left.
   for (const int budget : {6, 8}) {
     for (int seed = 1; seed <= 6; ++seed) {
-      const StudySummary s = RunSpec(dir_.path(), fmt::format(
-          "seed: {}\nresources: {{price_per_hour: 3.60, workers: 8}}\n"
-          "gates: {{budget_usd: {}}}\n",
-          seed, budget));
+      const StudySummary s = RunSpec(
+          dir_.path(), fmt::format("seed: {}\nresources: {{price_per_hour: 3.60, workers: 8}}\n"
+                                   "gates: {{budget_usd: {}}}\n",
+                                   seed, budget));
       EXPECT_GE(s.trials_by_state.at("completed"), 1) << "seed " << seed;
       EXPECT_TRUE(s.best_value.has_value()) << "seed " << seed;
-      const StudySummary a = RunSpec(dir_.path(), fmt::format(
-          "scheduler: asha\nseed: {}\nresources: {{price_per_hour: 3.60, workers: 8}}\n"
-          "gates: {{budget_usd: {}}}\n",
-          seed, budget));
+      const StudySummary a = RunSpec(
+          dir_.path(),
+          fmt::format("scheduler: asha\nseed: {}\nresources: {{price_per_hour: 3.60, workers: 8}}\n"
+                      "gates: {{budget_usd: {}}}\n",
+                      seed, budget));
       EXPECT_GE(a.trials_by_state.at("completed"), 1)
           << "asha, budget " << budget << " seed " << seed;
     }
@@ -135,12 +136,14 @@ TEST(StudyEndgame, OvershootStaysWithinOneIntervalWhenEpochCostDiffersByConfigur
 
 TEST_F(StudyTest, BelowTheCheapestFullRunTheBestPartialResultIsReported) {
   // The cheapest full run is 27 × 60 s = $1.62 at $3.60/h.
-  const std::string yaml = "resources: {price_per_hour: 3.60, workers: 2}\n"
-                           "gates: {budget_usd: 1}\n";
+  const std::string yaml =
+      "resources: {price_per_hour: 3.60, workers: 2}\n"
+      "gates: {budget_usd: 1}\n";
   ReplayStudy rs(dir_.path(), yaml);
   auto spec = ParseStudySpec("name: t\nreplay: {dir: '" + dir_.path().string() +
                                  "'}\nobjective: {metric: score, direction: maximize}\n"
-                                 "fidelity: {max: 27, grace: 1}\n" + yaml,
+                                 "fidelity: {max: 27, grace: 1}\n" +
+                                 yaml,
                              "t.yaml", dir_.path());
   ASSERT_TRUE(spec) << spec.error().message;
   const auto table = ReplayTable::Load(*spec->replay, "score", "epoch");
@@ -191,8 +194,9 @@ TEST_F(StudyTest, AResumedStudyKeepsTheSchedulerItStartedWith) {
 }
 
 TEST_F(StudyTest, TheBestSoFarCurveIsKeptWithTheStateAndDrawn) {
-  ReplayStudy rs(dir_.path(), "resources: {price_per_hour: 3.60, workers: 4}\n"
-                              "gates: {budget_usd: 200}\n");
+  ReplayStudy rs(dir_.path(),
+                 "resources: {price_per_hour: 3.60, workers: 4}\n"
+                 "gates: {budget_usd: 200}\n");
   auto halted = RunUntilHalted(rs, 400);
   const std::vector<BestSoFar> before = halted->improvements();
   ASSERT_GE(before.size(), 2u);
@@ -276,8 +280,9 @@ TEST(StudyEndgame, DearDrawsDoNotEndTheStudyWithMoneyForCheaperConfigurations) {
   // and, with money too short for a typical one, draws among those it can finish.
   frugal::testing::TempDir dir;
   const auto width = [](int c) { return std::array{8, 32, 256}[static_cast<size_t>(c % 3)]; };
-  WriteTable(dir.path(), 48, 10, [&](int c, int) { return width(c) / 4.0; }, ",width",
-             [&](int c) { return std::to_string(width(c)); });
+  WriteTable(
+      dir.path(), 48, 10, [&](int c, int) { return width(c) / 4.0; }, ",width",
+      [&](int c) { return std::to_string(width(c)); });
   int empty = 0;
   for (int seed = 1; seed <= 30; ++seed) {
     const StudySummary s = RunSpec(
@@ -341,8 +346,9 @@ TEST(ReplayTableSchedule, AColumnEqualToWhereEachCurveEndsIsTheScheduleLength) {
 
   // Every curve the same length: no column is needed (nor found).
   frugal::testing::TempDir flat;
-  WriteTable(flat.path(), 6, 8, [](int, int) { return 5.0; }, ",epochs",
-             [](int) { return std::string("8"); });
+  WriteTable(
+      flat.path(), 6, 8, [](int, int) { return 5.0; }, ",epochs",
+      [](int) { return std::string("8"); });
   const auto same = ReplayTable::Load(ReplaySource{flat.path()}, "score", "epoch");
   ASSERT_TRUE(same) << same.error().message;
   EXPECT_FALSE(same->ScheduleLengthColumn("epoch").has_value());

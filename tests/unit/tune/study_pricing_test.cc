@@ -101,9 +101,9 @@ TEST(StudyPricing, UnknownOffersAndGpusNameFileLineFieldAndSuggest) {
   EXPECT_NE(gpus.error().message.find("'resources.gpus'"), std::string::npos)
       << gpus.error().message;
 
-  auto both = ParseStudySpec(std::string(kBase) +
-                                 "resources: {offer: 'aws:g5.xlarge', price_per_hour: 2}\n",
-                             "study.yaml", "/b");
+  auto both = ParseStudySpec(
+      std::string(kBase) + "resources: {offer: 'aws:g5.xlarge', price_per_hour: 2}\n", "study.yaml",
+      "/b");
   ASSERT_FALSE(both);
   EXPECT_NE(both.error().message.find("'resources.price_per_hour'"), std::string::npos);
 }
@@ -117,18 +117,22 @@ TEST(StudyGates, EveryGateShowsUseCapAndAnEtaAtTheBurnRate) {
       "study.yaml", "/b");
   ASSERT_TRUE(spec) << spec.error().message;
   // 100 s of study clock: $2 spent (1 GPU-hour), 10 trials started, the best at trial 4.
-  const nlohmann::json state = {
-      {"status", "running"},
-      {"summary",
-       {{"spend_usd", 2.0}, {"gpu_hours", 1.0}, {"trials_started", 10}, {"elapsed_seconds", 100.0}}},
-      {"flags",
-       {{"incumbent_loss", 0.5}, {"incumbent_trials_started", 4}, {"incumbent_gpu_seconds", 1800.0}}}};
+  const nlohmann::json state = {{"status", "running"},
+                                {"summary",
+                                 {{"spend_usd", 2.0},
+                                  {"gpu_hours", 1.0},
+                                  {"trials_started", 10},
+                                  {"elapsed_seconds", 100.0}}},
+                                {"flags",
+                                 {{"incumbent_loss", 0.5},
+                                  {"incumbent_trials_started", 4},
+                                  {"incumbent_gpu_seconds", 1800.0}}}};
   Trial longest;
   longest.cost_seconds = 900;
   const nlohmann::json gates = GatesJson(*spec, state, {longest});
-  EXPECT_DOUBLE_EQ(gates["budget_usd"]["eta_seconds"].get<double>(), 400.0);   // $8 at $0.02/s
+  EXPECT_DOUBLE_EQ(gates["budget_usd"]["eta_seconds"].get<double>(), 400.0);     // $8 at $0.02/s
   EXPECT_DOUBLE_EQ(gates["max_gpu_hours"]["eta_seconds"].get<double>(), 700.0);  // 7 h at 0.01/s
-  EXPECT_DOUBLE_EQ(gates["max_trials"]["eta_seconds"].get<double>(), 300.0);   // 30 at 0.1/s
+  EXPECT_DOUBLE_EQ(gates["max_trials"]["eta_seconds"].get<double>(), 300.0);     // 30 at 0.1/s
   EXPECT_DOUBLE_EQ(gates["plateau_trials"]["used"].get<double>(), 6.0);
   EXPECT_DOUBLE_EQ(gates["plateau_trials"]["eta_seconds"].get<double>(), 40.0);
   EXPECT_DOUBLE_EQ(gates["plateau_spend_usd"]["used"].get<double>(), 1.0);  // half the GPU-hour

@@ -38,8 +38,9 @@ TEST(StudySpec, EveryExampleParses) {
 }
 
 TEST(StudySpec, TagsAreAnyNamesWithScalarValues) {
-  const std::string base = "name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: "
-                           "maximize}\nfidelity: {max: 10}\n";
+  const std::string base =
+      "name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: "
+      "maximize}\nfidelity: {max: 10}\n";
   auto tagged = Parse(base + "tags: {team: nlp, cost_center: cc-42}\n");
   ASSERT_TRUE(tagged) << tagged.error().message;
   EXPECT_EQ(tagged->tags,
@@ -264,8 +265,9 @@ TEST(StudySpec, ScaleByReadsTheLadderAsSharesOfEachTrialsOwnSchedule) {
   EXPECT_EQ(rungs({{"epochs", std::string("20")}}), (std::vector<double>{3, 7, 20}));  // a table
   EXPECT_EQ(rungs({}), (std::vector<double>{10, 30, 90}));  // inactive: the ladder as written
 
-  const std::string base = "name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: "
-                           "maximize}\nfidelity: {max: 90, scale_by: epochs}\n";
+  const std::string base =
+      "name: s\nreplay: {dir: d}\nobjective: {metric: m, direction: "
+      "maximize}\nfidelity: {max: 90, scale_by: epochs}\n";
   auto unknown = Parse(base + "space:\n  lr: {type: float, low: 0.1, high: 1}\n");
   ASSERT_FALSE(unknown);
   EXPECT_NE(unknown.error().message.find("study.yaml:4:"), std::string::npos)
@@ -313,8 +315,7 @@ TEST(StudySpec, EarlyRungsLieBelowAnUnstatedGraceAndNeverBelowAStatedOne) {
   auto sha = Parse(base + "fidelity: {max: 27, early_rungs: auto}\nscheduler: sha\n");
   ASSERT_FALSE(sha);
   EXPECT_EQ(sha.error().code, ErrorCode::kBadInput);
-  EXPECT_NE(sha.error().message.find("study.yaml:4:"), std::string::npos)
-      << sha.error().message;
+  EXPECT_NE(sha.error().message.find("study.yaml:4:"), std::string::npos) << sha.error().message;
   EXPECT_NE(sha.error().message.find("fidelity.early_rungs"), std::string::npos);
   auto word = Parse(base + "fidelity: {max: 27, early_rungs: yes}\n");
   ASSERT_FALSE(word);

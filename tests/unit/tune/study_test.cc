@@ -332,7 +332,8 @@ std::vector<std::pair<double, int>> OpaqueRowsTried(const std::filesystem::path&
   EXPECT_TRUE(study) << study.error().message;
   EXPECT_TRUE((*study)->Run({}));
   std::vector<std::pair<double, int>> rows;
-  for (const Trial& t : (*study)->trials()) rows.emplace_back(t.point.at(0), std::stoi(t.source_id));
+  for (const Trial& t : (*study)->trials())
+    rows.emplace_back(t.point.at(0), std::stoi(t.source_id));
   return rows;
 }
 
@@ -374,7 +375,8 @@ void WriteSchedulesTable(const std::filesystem::path& dir) {
   const std::pair<int, int> configs[] = {{1, 9}, {2, 27}, {3, 2}};
   for (const auto& [id, epochs] : configs) {
     const int base = id == 1 ? 100 : id == 3 ? 200 : 0;
-    for (int e = 1; e <= epochs; ++e) curves += fmt::format("{},{},{},{}\n", id, e, 60 * e, base + e);
+    for (int e = 1; e <= epochs; ++e)
+      curves += fmt::format("{},{},{},{}\n", id, e, 60 * e, base + e);
   }
   frugal::testing::WriteTestFile(dir / "curves.csv", curves);
 }
@@ -471,8 +473,8 @@ TEST(StudyScaleBy, TrialsReportAtTheirOwnShareOfEachRung) {
   // One synchronous bracket of all three: each reports rung 0, the best one goes on.
   const std::string yaml = "scheduler: {type: sha, bracket_size: 3}\nsampler: random\n";
   ReplayStudy scaled(dir.path(), yaml +
-                                      "fidelity: {max: 27, grace: 3, reduction_factor: 3, "
-                                      "scale_by: epochs}\n");
+                                     "fidelity: {max: 27, grace: 3, reduction_factor: 3, "
+                                     "scale_by: epochs}\n");
   auto study = scaled.Create();
   ASSERT_TRUE(study) << study.error().message;
   ASSERT_TRUE((*study)->Run({}));
