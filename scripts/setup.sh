@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 preset="${1:-release}"
 
 packages=(
-  # build
-  g++ cmake ninja-build pkg-config ccache git
+  # build, and the style checks CI runs (scripts/lint.sh)
+  g++ cmake ninja-build pkg-config ccache git clang-format clang-tidy
   # libraries
   libcli11-dev nlohmann-json3-dev libfmt-dev libyaml-cpp-dev libsqlite3-dev libpqxx-dev
   libcpp-httplib-dev libssl-dev libexpected-dev libgtest-dev libgmock-dev libbenchmark-dev
@@ -38,8 +38,16 @@ if ((${#missing[@]})); then
 fi
 
 # The dashboard frugal serve serves: npm packages pinned by web/package-lock.json, bundled into
-# web/dist/ (no network at run time).
-(cd web && npm ci --no-audit --no-fund --loglevel=error && npm run build --silent) >/dev/null
+# web/dist/ (no network at run time). The Node.js it needs is web/package.json's "engines"
+# (Debian 12's own Node 18 is enough); an older one stops here with the version it needs rather
+# than with a SyntaxError from inside the bundler.
+node_needed=$(sed -n 's/.*"node": *">=\([0-9.]*\)".*/\1/p' web/package.json)
+node_have=$(node --version 2>/dev/null | sed 's/^v//')
+if [[ -z "$node_have" ]] || [[ "$(printf '%s\n%s\n' "$node_needed" "$node_have" | sort -V | head -1)" != "$node_needed" ]]; then
+  echo "setup: the dashboard needs Node.js $node_needed or newer; this machine has ${node_have:-none} ($(command -v node || echo 'no node on PATH'))" >&2
+  exit 1
+fi
+(cd web && npm ci --no-audit --no-fund --loglevel=error --engine-strict && npm run build --silent) >/dev/null
 
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset"
