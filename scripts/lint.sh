@@ -10,10 +10,9 @@ base=${1:-HEAD~1}
 status=0
 
 mapfile -t sources < <(git ls-files '*.cc' '*.h')
-unformatted=()
-for f in "${sources[@]}"; do
-  clang-format --dry-run --Werror "$f" >/dev/null 2>&1 || unformatted+=("$f")
-done
+# One clang-format process over the tree; it names each file that differs.
+mapfile -t unformatted < <(printf '%s\n' "${sources[@]}" | xargs clang-format --dry-run --Werror 2>&1 |
+  sed -n 's/^\([^: ]*\):[0-9]*:[0-9]*: error: .*/\1/p' | sort -u)
 if ((${#unformatted[@]})); then
   echo "lint: ${#unformatted[@]} file(s) are not clang-format clean (run clang-format -i on them):" >&2
   for f in "${unformatted[@]}"; do
