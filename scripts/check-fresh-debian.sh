@@ -30,7 +30,10 @@ fi
 # Package sources and client settings as this machine has them (the archive, its security
 # updates, the npm registry); nothing else of this machine goes in.
 mkdir -p "$root/etc/apt/sources.list.d" "$root/etc/apt/apt.conf.d"
-cp /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/" 2>/dev/null || true
+if compgen -G '/etc/apt/sources.list.d/*.sources' >/dev/null; then
+  cp /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/"
+  rm -f "$root/etc/apt/sources.list"  # debootstrap's one-line copy of the same archive
+fi
 cp /etc/apt/apt.conf.d/99* "$root/etc/apt/apt.conf.d/" 2>/dev/null || true
 for rc in /etc/npmrc /root/.npmrc; do [[ -f $rc ]] && install -D -m 600 "$rc" "$root$rc"; done
 echo frugal-fresh >"$root/etc/hostname"
