@@ -36,6 +36,13 @@ if compgen -G '/etc/apt/sources.list.d/*.sources' >/dev/null; then
 fi
 cp /etc/apt/apt.conf.d/99* "$root/etc/apt/apt.conf.d/" 2>/dev/null || true
 for rc in /etc/npmrc /root/.npmrc; do [[ -f $rc ]] && install -D -m 600 "$rc" "$root$rc"; done
+# The certificate authorities this machine adds to Debian's (a TLS-inspecting proxy's, say): the
+# npm registry is reached over HTTPS through them.
+if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
+  mkdir -p "$root/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+  chroot "$root" update-ca-certificates >/dev/null 2>&1
+fi
 echo frugal-fresh >"$root/etc/hostname"
 printf '127.0.0.1 localhost frugal-fresh\n::1 localhost ip6-localhost\n' >"$root/etc/hosts"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
@@ -55,6 +62,7 @@ mount_in -t tmpfs -o size=8g tmpfs "$root/tmp"
 rm -rf "$root/src"
 mkdir -p "$root/src"
 git clone -q "$repo" "$root/src/frugal"
+commit=$(git -C "$root/src/frugal" rev-parse --short HEAD)
 cp -a "$shared" "$root/src/shared"
 
 run_in() {
@@ -75,6 +83,6 @@ for step in "scripts/setup.sh && scripts/main-job.sh" "scripts/test.sh"; do
   ((rc == 0)) || overall=1
   tail -5 "$log"
 done
-echo "== check-fresh-debian: $(git -C "$repo" rev-parse --short HEAD) on $(. "$root/etc/os-release"; echo "$PRETTY_NAME"), node $(chroot "$root" node --version 2>/dev/null || echo none)"
+echo "== check-fresh-debian: $commit on $(. "$root/etc/os-release"; echo "$PRETTY_NAME"), node $(chroot "$root" node --version 2>/dev/null || echo none)"
 printf '%s\n' "${results[@]}"
 exit "$overall"
