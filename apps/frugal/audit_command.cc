@@ -12,6 +12,7 @@
 #include "frugal/core/paths.h"
 #include "frugal/ledger/focus.h"
 #include "frugal/ledger/ledger.h"
+#include "frugal/ledger/window.h"
 
 namespace frugal::cli {
 namespace {
@@ -29,7 +30,7 @@ Result<void> RunAuditCommand(const AuditCommandOptions& o, const GlobalOptions& 
                              Streams& s) {
   audit::AuditOptions options;
   options.now = ledger::Now();
-  options.since = FRUGAL_TRY(ledger::ParseTimeOrAgo(o.since, options.now));
+  options.since = FRUGAL_TRY(ledger::ParseSince(o.since, options.now, "--"));
   options.thresholds = FRUGAL_TRY(audit::ResolveThresholds(o.thresholds));
   const catalog::Catalog catalog = FRUGAL_TRY(LoadCatalog(global));
   options.catalog = &catalog;

@@ -1,16 +1,14 @@
-// frugal plan INFERENCE.yaml: serving options (GPU model and count per replica, replicas for
-// the peak, or CPU instances) priced by tier and ranked. Reached through `frugal plan` when
-// the spec's kind is Inference.
+// How `frugal plan INFERENCE.yaml` shows a serving plan (app/plan.h plans it): serving options
+// (GPU model and count per replica, replicas for the peak, or CPU instances) priced by tier and
+// ranked.
 
 #include "inference_command.h"
 
 #include <fmt/format.h>
 
 #include "commands.h"
-#include "frugal/catalog/catalog.h"
 #include "frugal/core/table.h"
 #include "frugal/serving/lifetime.h"
-#include "frugal/serving/serving_json.h"
 #include "frugal/serving/serving_plan.h"
 
 namespace frugal::cli {
@@ -78,7 +76,10 @@ void PrintOptions(const serving::InferenceSpec& spec, const serving::ServingPlan
   }
 }
 
-void PrintServing(const serving::InferenceSpec& spec, const serving::ServingPlan& p, Streams& s) {
+}  // namespace
+
+void PrintServingPlan(const serving::InferenceSpec& spec, const serving::ServingPlan& p,
+                      Streams& s) {
   const serving::Workload& w = spec.workload;
   s.out << fmt::format(
       "Inference {}: {} of {} parameters, {} weights ({:.1f} GiB); {:.3g} rps mean, {:.3g} peak; "
@@ -106,22 +107,6 @@ void PrintServing(const serving::InferenceSpec& spec, const serving::ServingPlan
       s.out << fmt::format("  {} [{} offer{}]\n", e.reason, e.offers, e.offers == 1 ? "" : "s");
     }
   }
-}
-
-}  // namespace
-
-Result<void> RunInferencePlan(const std::string& path, size_t top, const GlobalOptions& global,
-                              Streams& s) {
-  catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
-  const serving::InferenceSpec spec = FRUGAL_TRY(serving::LoadInferenceSpec(path, c.gpu_names()));
-  if (!spec.catalog_files.empty()) c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
-  const serving::ServingPlan p = FRUGAL_TRY(serving::PlanServing(spec, c, {top}));
-  if (global.json) {
-    WriteJson(s, serving::ServingPlanJson(spec, p));
-  } else {
-    PrintServing(spec, p, s);
-  }
-  return {};
 }
 
 }  // namespace frugal::cli

@@ -1,15 +1,14 @@
 #pragma once
-// `frugal plan` on an inference spec.
-
-#include <string>
+// How `frugal plan` shows the serving plan of an inference spec.
 
 #include "app.h"
+#include "frugal/serving/inference_spec.h"
 #include "frugal/serving/serving_plan.h"
 
 namespace frugal::cli {
 
-/// Plans the inference spec at `path` and prints the ranked options (the first `top`).
-[[nodiscard]] Result<void> RunInferencePlan(const std::string& path, size_t top,
-                                            const GlobalOptions& global, Streams& s);
+/// Prints the ranked serving options of `p`, why the others lost, and the best.
+void PrintServingPlan(const serving::InferenceSpec& spec, const serving::ServingPlan& p,
+                      Streams& s);
 
 }  // namespace frugal::cli

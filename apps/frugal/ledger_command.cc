@@ -9,18 +9,15 @@
 #include <sstream>
 
 #include "commands.h"
+#include "frugal/app/sweep.h"
 #include "frugal/core/atomic_file.h"
-#include "frugal/core/paths.h"
 #include "frugal/ledger/focus.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/ledger/schema.h"
-#include "frugal/run/ledger_catch_up.h"
-#include "frugal/tune/supervised_runner.h"
+#include "frugal/ledger/window.h"
 
 namespace frugal::cli {
 namespace {
-
-namespace fs = std::filesystem;
 
 struct ExportOptions {
   std::string format;
@@ -32,15 +29,10 @@ struct ExportOptions {
 Result<void> RunExport(const ExportOptions& o, const GlobalOptions& global, Streams& s) {
   ledger::FocusExportOptions options;
   options.now = ledger::Now();
-  options.since = FRUGAL_TRY(ledger::ParseTimeOrAgo(o.since, options.now).map_error([](Error e) {
-    return e.Wrap("--since");
-  }));
-  options.until =
-      o.until.empty()
-          ? options.now
-          : FRUGAL_TRY(ledger::ParseTimeOrAgo(o.until, options.now).map_error([](Error e) {
-              return e.Wrap("--until");
-            }));
+  const ledger::TimeWindow window =
+      FRUGAL_TRY(ledger::ParseWindow(o.since, o.until, options.now, "--"));
+  options.since = window.since;
+  options.until = window.until;
   if (global.json && o.output.empty()) {
     // The CSV would be the document on stdout; --json promises JSON there instead.
     return Fail(ErrorCode::kBadInput,
@@ -156,46 +148,14 @@ Result<void> RunSweep(const SweepOptions& o, const GlobalOptions& global, Stream
         o.stale, FormatDuration(kPromisedHeartbeat));
   }
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
-  const std::vector<ledger::RunId> lost = FRUGAL_TRY(db->SweepLost(ledger::Now(), stale));
-  // A run whose supervisor ended while the ledger could not be written (a full disk, a dead
-  // server) looks lost too; where its journal is here, the ledger takes its real end from it,
-  // and a killed supervisor's run is costed to its journal's last record. Runs the sweep every
-  // command makes (10 minutes) marked lost before this one count too; a run caught up before
-  // has nothing left to do.
-  std::vector<ledger::RunId> candidates = lost;
-  for (const ledger::Row& row : FRUGAL_TRY(
-           db->connection().Query("SELECT id FROM runs WHERE status = 'lost' ORDER BY id"))) {
-    const ledger::RunId id = ledger::AsInt(row.at(0));
-    if (std::find(candidates.begin(), candidates.end(), id) == candidates.end()) {
-      candidates.push_back(id);
-    }
-  }
-  nlohmann::json caught_up = nlohmann::json::array();
-  std::map<ledger::RunId, std::string> from_journal;
-  for (ledger::RunId id : candidates) {
-    const ledger::Run run = FRUGAL_TRY(db->GetRun(id));
-    fs::path journal = UserDataDir() / "runs" / run.name / "journal.jsonl";
-    const std::vector<ledger::Segment> segments = FRUGAL_TRY(db->SegmentsOf(id));
-    std::error_code ec;
-    if (!fs::exists(journal, ec)) {
-      // A tune trial's run keeps its journal in its study's trial folder.
-      const auto trial = tune::FindTrialJournal(UserDataDir() / "studies", run.name);
-      if (trial) journal = *trial;
-    }
-    if (!fs::exists(journal, ec)) continue;
-    // With no segment recorded, the journal's own offer text and price are recorded instead.
-    const ledger::SegmentOffer offer =
-        segments.empty() ? ledger::SegmentOffer{} : segments.back().offer;
-    const run::LedgerCatchUp done =
-        FRUGAL_TRY(run::CatchUpFromJournal(*db, run.name, journal, offer));
-    if (!done.Any()) continue;
-    from_journal[id] = done.Describe();
-    caught_up.push_back({{"run", id}, {"name", run.name}, {"from_journal", done.Describe()}});
-  }
+  const app::SweepResult swept = FRUGAL_TRY(app::SweepLostRuns(*db, {ledger::Now(), stale}));
   if (global.json) {
-    WriteJson(s, {{"lost_runs", lost}, {"caught_up_from_journal", caught_up}});
+    WriteJson(s, app::SweepJson(swept));
     return {};
   }
+  const std::vector<ledger::RunId>& lost = swept.lost;
+  std::map<ledger::RunId, std::string> from_journal;
+  for (const app::CaughtUpRun& c : swept.caught_up) from_journal[c.run] = c.from_journal;
   s.out << fmt::format("{} runs marked lost (no heartbeat for {})\n", lost.size(),
                        FormatDuration(stale));
   for (ledger::RunId id : lost) {

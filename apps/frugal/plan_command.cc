@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "commands.h"
+#include "frugal/app/plan.h"
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/paths.h"
 #include "frugal/core/table.h"
@@ -32,92 +33,6 @@ struct PlanOptions {
   size_t top = 10;
   std::optional<std::string> override_reason;
 };
-
-/// The policy's verdict on a plan: the options it refused (taken out of the ranking) or, with
-/// --override, the shown options that violate it.
-struct PlanPolicy {
-  const policy::ConfiguredPolicy* policy = nullptr;  ///< null: no policy configured
-  policy::Subject job;
-  std::optional<std::string> override_reason;
-  std::optional<ledger::OverrideId> override_id;
-  /// Shown (override) or refused options with their violations: (rank, option, violations).
-  struct Entry {
-    size_t rank = 0;
-    const Option* option = nullptr;
-    std::vector<policy::Violation> violations;
-  };
-  std::vector<Entry> entries;
-
-  [[nodiscard]] std::vector<policy::Violation> Check(const Option& o) const {
-    return policy::Check(policy->policy, policy::ForOption(job, o));
-  }
-};
-
-Result<plan::PlanRequest> RequestFrom(const PlanOptions& o) {
-  plan::PlanRequest r;
-  if (!o.deadline.empty()) {
-    const Duration d = FRUGAL_TRY(
-        ParseDuration(o.deadline).map_error([](Error e) { return e.Wrap("--deadline"); }));
-    if (d.count() <= 0) return Fail(ErrorCode::kBadInput, "--deadline: must be positive");
-    r.deadline_hours = ToHours(d);
-  }
-  if (!o.budget.empty()) {
-    r.budget =
-        FRUGAL_TRY(Money::Parse(o.budget).map_error([](Error e) { return e.Wrap("--budget"); }));
-    if (*r.budget <= Money()) return Fail(ErrorCode::kBadInput, "--budget: must be positive");
-  }
-  r.objective = o.objective == "time" ? plan::Objective::kTime : plan::Objective::kCost;
-  r.top = o.top;
-  return r;
-}
-
-nlohmann::json PolicyJson(const plan::Plan& p, const PlanPolicy& pp) {
-  if (pp.policy == nullptr) return nullptr;
-  nlohmann::json entries = nlohmann::json::array();
-  for (const PlanPolicy::Entry& e : pp.entries) {
-    entries.push_back({{"rank", e.rank},
-                       {"offer", e.option->offer->Id()},
-                       {"run", plan::RunKindName(e.option->kind)},
-                       {"gpu", e.option->offer->gpu},
-                       {"gpu_count", e.option->gpus},
-                       {"expected_cost_usd", e.option->expected_cost.dollars()},
-                       {"violations", ViolationsJson(e.violations)}});
-  }
-  nlohmann::json doc = {{"name", pp.policy->policy.name},
-                        {"version", pp.policy->policy.version},
-                        {"file", pp.policy->location.path.string()},
-                        {"refused_count", p.refused_count}};
-  if (pp.override_reason) {
-    doc["override"] = {{"reason", *pp.override_reason},
-                       {"id", pp.override_id ? nlohmann::json(*pp.override_id) : nlohmann::json()}};
-    doc["violating_options"] = entries;
-  } else {
-    doc["override"] = nullptr;
-    doc["refused"] = entries;
-  }
-  return doc;
-}
-
-void WritePlanJson(const plan::JobSpec& spec, const plan::Plan& p, const PlanOptions& opts,
-                   const PlanPolicy& pp, Streams& s) {
-  nlohmann::json doc = plan::PlanJson(spec, p, opts.objective);
-  doc["policy"] = PolicyJson(p, pp);
-  WriteJson(s, std::move(doc));
-}
-
-std::string RunLabel(const Option& o) {
-  switch (o.kind) {
-    case RunKind::kPlain:
-      return std::string(catalog::TierName(o.offer->tier));
-    case RunKind::kSpot:
-      return "spot";
-    case RunKind::kFallback:
-      return "spot+fallback";
-    case RunKind::kReserved:
-      return std::string(catalog::TierName(o.offer->tier)) + " (est.)";
-  }
-  return "?";
-}
 
 std::string DeadlineCell(const plan::Plan& p, const Option& o) {
   if (!p.deadline_hours) return "-";
@@ -158,7 +73,7 @@ void PrintOptions(const plan::Plan& p, std::ostream& out) {
     std::vector<std::string> row = {
         std::to_string(i + 1),
         o.offer->Id(),
-        RunLabel(o),
+        app::RunLabel(o),
         o.offer->gpu.empty() ? "cpu" : fmt::format("{} x{}", o.offer->gpu, o.gpus),
         knobs,
         mem,
@@ -203,7 +118,7 @@ void PrintSpotDetails(const plan::Plan& p, std::ostream& out) {
     out << fmt::format(
         "  {} {}: {}; {:.2f} preemptions expected, {} lost work, {} restarts, {} checkpoints: "
         "time x{:.2f}",
-        o.offer->Id(), RunLabel(o),
+        o.offer->Id(), app::RunLabel(o),
         sp.strategy == plan::CheckpointStrategy::kOnNotice
             ? "checkpoint on notice"
             : fmt::format("checkpoint every {}", FormatDuration(FromHours(sp.interval_hours))),
@@ -227,8 +142,8 @@ void PrintSpotDetails(const plan::Plan& p, std::ostream& out) {
   }
 }
 
-void PrintPolicy(const plan::Plan& p, const PlanPolicy& pp, std::ostream& out) {
-  if (pp.policy == nullptr || pp.entries.empty()) return;
+void PrintPolicy(const plan::Plan& p, const app::PolicyVerdict& pp, std::ostream& out) {
+  if (!pp.policy || pp.entries.empty()) return;
   if (pp.override_reason) {
     out << fmt::format("\nOptions above that violate policy {} (overridden: {}):\n",
                        pp.policy->policy.Label(), *pp.override_reason);
@@ -238,9 +153,9 @@ void PrintPolicy(const plan::Plan& p, const PlanPolicy& pp, std::ostream& out) {
         "last option shown):\n",
         pp.policy->policy.Label(), p.refused_count, p.refused_count == 1 ? "" : "s");
   }
-  for (const PlanPolicy::Entry& e : pp.entries) {
-    out << fmt::format("  #{} {} {} {}: {}\n", e.rank, e.option->offer->Id(), RunLabel(*e.option),
-                       e.option->expected_cost.ToString(),
+  for (const app::PolicyVerdict::Entry& e : pp.entries) {
+    out << fmt::format("  #{} {} {} {}: {}\n", e.rank, e.option->offer->Id(),
+                       app::RunLabel(*e.option), e.option->expected_cost.ToString(),
                        fmt::join(policy::RuleNames(e.violations), ", "));
     for (const policy::Violation& v : e.violations) {
       out << fmt::format("      {}: {} (fix: {})\n", v.rule, v.message, v.fix);
@@ -248,7 +163,8 @@ void PrintPolicy(const plan::Plan& p, const PlanPolicy& pp, std::ostream& out) {
   }
 }
 
-void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, const PlanPolicy& pp, Streams& s) {
+void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, const app::PolicyVerdict& pp,
+               Streams& s) {
   const std::string work =
       spec.modelled || p.tokens > 0
           ? fmt::format("{:.4g} tokens", p.tokens)
@@ -296,99 +212,46 @@ void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, const PlanPolicy&
   }
 }
 
-/// Screens the plan's options through the policy (refused ones leave the ranking) unless
-/// --override asks to see them all.
-Result<std::optional<policy::ConfiguredPolicy>> SetUpPolicy(const PlanOptions& o,
-                                                            const GlobalOptions& global,
-                                                            const catalog::Catalog& c,
-                                                            PlanPolicy& pp) {
-  std::optional<policy::ConfiguredPolicy> configured = FRUGAL_TRY(PolicyInEffect(global, c));
-  if (!configured) return configured;
-  pp.job = FRUGAL_TRY(policy::LoadSubject(o.job, c));
-  pp.override_reason = o.override_reason;
-  return configured;
-}
-
-/// After planning: refuses when every ranked option is refused (exit 3) unless overridden;
-/// with --override, finds the shown options that violate and records the override.
-Result<void> ApplyPolicy(const plan::JobSpec& spec, const plan::Plan& p,
-                         const GlobalOptions& global, PlanPolicy& pp, Streams& s) {
-  Enforcement e{"plan", "job " + spec.name, pp.job.tags, {}, pp.override_reason};
-  if (!pp.override_reason) {
-    for (const plan::RefusedOption& r : p.refused) {
-      pp.entries.push_back({r.rank, &r.option, pp.Check(r.option)});
-    }
-    if (!p.options.empty() || pp.entries.empty()) return {};
-    // Nothing the policy allows: refuse with the violations of the best option.
-    s.err << fmt::format("every one of the {} ranked options violates policy {}; the best:\n",
-                         p.refused_count, pp.policy->policy.Label());
-    e.subject_label =
-        fmt::format("job {} on {} {}", spec.name, pp.entries.front().option->offer->Id(),
-                    RunLabel(*pp.entries.front().option));
-    e.violations = pp.entries.front().violations;
-    return RefuseUnlessOverridden(e, *pp.policy, global, s);
-  }
-  for (size_t i = 0; i < p.options.size(); ++i) {
-    std::vector<policy::Violation> found = pp.Check(p.options[i]);
-    if (found.empty()) continue;
-    for (const policy::Violation& v : found) {
-      const bool seen = std::any_of(e.violations.begin(), e.violations.end(), [&](const auto& x) {
-        return x.rule == v.rule && x.message == v.message;
-      });
-      if (!seen) e.violations.push_back(v);
-    }
-    pp.entries.push_back({i + 1, &p.options[i], std::move(found)});
-  }
-  if (e.violations.empty()) return {};
-  FRUGAL_TRY(RefuseUnlessOverridden(e, *pp.policy, global, s));
-  auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
-  pp.override_id = FRUGAL_TRY(RecordOverride(*db, e, *pp.policy));
-  return {};
+/// The catalog, ledger and policy `frugal plan` plans with: the flags' (app/plan.h).
+app::PlanContext ContextFor(const GlobalOptions& global, const catalog::Catalog& c) {
+  app::PlanContext ctx;
+  ctx.catalog = &c;
+  ctx.catalog_with = [&global](const std::vector<fs::path>& files) {
+    return LoadCatalog(global, files);
+  };
+  ctx.ledger = [&global](ledger::CreateMode create, const app::LedgerUse& use) -> Result<void> {
+    auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, create));
+    return use(*db);
+  };
+  ctx.policy_flag = global.policy;
+  return ctx;
 }
 
 Result<void> RunPlan(const PlanOptions& o, const GlobalOptions& global, Streams& s) {
-  FRUGAL_TRY(CheckOverrideReason(o.override_reason));
-  // An inference spec is planned as a deployment; anything else (errors included) as a job.
-  if (const auto inference = serving::IsInferenceSpec(o.job); inference && *inference) {
-    // A job's deadline, budget and objective mean nothing to a serving plan: refused rather
-    // than ignored, so a cap the user asked for is never silently dropped.
-    for (const auto& [flag, given] :
-         {std::pair<const char*, bool>{"--deadline", !o.deadline.empty()},
-          {"--budget", !o.budget.empty()},
-          {"--objective", o.objective != "cost"}}) {
-      if (given) {
-        return Fail(ErrorCode::kBadInput,
-                    fmt::format("{}: an inference spec is planned by its workload, latency and "
-                                "lifetime; only --top applies (a job's {} does not)",
-                                flag, std::string_view(flag).substr(2)));
-      }
-    }
-    return RunInferencePlan(o.job, o.top, global, s);
+  app::PlanInput in;
+  in.spec_path = o.job;
+  in.deadline = o.deadline;
+  in.budget = o.budget;
+  in.objective = o.objective;
+  in.top = o.top;
+  in.override_reason = o.override_reason;
+  FRUGAL_TRY(app::CheckOverrideReason(in.override_reason));
+  const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
+  const app::PlanResult r = FRUGAL_TRY(app::Plan(in, ContextFor(global, c)));
+  for (const std::string& w : r.warnings) s.err << "frugal: warning: " << w << "\n";
+  if (r.refusal) {
+    if (!global.json) s.err << r.refusal->lead << "\n";
+    ShowRefusal(r.refusal->enforcement, *std::get<app::JobPlan>(r.planned).policy.policy, global,
+                s);
+    return tl::unexpected(r.refusal->error);
   }
-  plan::PlanRequest request = FRUGAL_TRY(RequestFrom(o));
-  catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
-  plan::JobSpec spec =
-      FRUGAL_TRY(plan::LoadJobSpec(o.job, c.gpu_names(), UserDataDir() / "drills"));
-  if (!spec.catalog_files.empty()) {
-    c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
-  }
-  // What earlier runs of this job measured: the newest of each GPU model, without `measured:`.
-  AddRecordedMeasurements(spec, c, global);
-  PlanPolicy pp;
-  const std::optional<policy::ConfiguredPolicy> configured =
-      FRUGAL_TRY(SetUpPolicy(o, global, c, pp));
-  if (configured) {
-    pp.policy = &*configured;
-    if (!o.override_reason) {
-      request.refuse = [&pp](const Option& option) { return !pp.Check(option).empty(); };
-    }
-  }
-  const plan::Plan p = FRUGAL_TRY(plan::MakePlan(spec, c, request));
-  if (configured) FRUGAL_TRY(ApplyPolicy(spec, p, global, pp, s));
   if (global.json) {
-    WritePlanJson(spec, p, o, pp, s);
+    WriteJson(s, r.document);
+  } else if (const auto* job = std::get_if<app::JobPlan>(&r.planned)) {
+    PrintPlan(job->spec, job->plan, job->policy, s);
   } else {
-    PrintPlan(spec, p, pp, s);
+    const auto& deployment = std::get<app::DeploymentPlan>(r.planned);
+    PrintServingPlan(deployment.spec, deployment.plan, s);
   }
   return {};
 }

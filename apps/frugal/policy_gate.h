@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app.h"
+#include "frugal/app/enforcement.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/policy/configured.h"
 
@@ -19,21 +20,15 @@ void AddOverrideOption(CLI::App* cmd, std::optional<std::string>& reason);
 
 /// kBadInput when --override was given an empty or blank reason. Commands call it before any
 /// other work.
-[[nodiscard]] Result<void> CheckOverrideReason(const std::optional<std::string>& reason);
+using app::CheckOverrideReason;
 
 /// The policy in effect for this command: --policy, $FRUGAL_POLICY, or the config dir's
 /// policy.yaml; nullopt when none is configured.
 [[nodiscard]] Result<std::optional<policy::ConfiguredPolicy>> PolicyInEffect(
     const GlobalOptions& global, const catalog::Catalog& catalog);
 
-/// What a command asks the policy about.
-struct Enforcement {
-  std::string command;                      ///< plan, run, tune
-  std::string subject_label;                ///< "job llama-7b", "run r-1 (job llama-7b)", "study s"
-  std::map<std::string, std::string> tags;  ///< the subject's; team and project are recorded
-  std::vector<policy::Violation> violations;
-  std::optional<std::string> override_reason;
-};
+/// What a command asks the policy about (app/enforcement.h).
+using app::Enforcement;
 
 /// The policy in effect for a command (none configured: nullopt) and what it found.
 struct PolicyCheck {
@@ -49,13 +44,15 @@ struct PolicyCheck {
                                                   const policy::ConfiguredPolicy& policy,
                                                   const GlobalOptions& global, Streams& s);
 
+/// Shows the refusal of `e`: each violation on stderr, or its JSON document with --json.
+void ShowRefusal(const Enforcement& e, const policy::ConfiguredPolicy& policy,
+                 const GlobalOptions& global, Streams& s);
+
 /// Records the override of `e` (which must have violations and a reason) in `ledger`.
-[[nodiscard]] Result<ledger::OverrideId> RecordOverride(ledger::Ledger& ledger,
-                                                        const Enforcement& e,
-                                                        const policy::ConfiguredPolicy& policy);
+using app::RecordOverride;
 
 /// Prints one violation as the refusal and `policy check` do: "  rule: message\n    fix: ...".
 void PrintViolation(std::ostream& out, const policy::Violation& v);
-nlohmann::json ViolationsJson(const std::vector<policy::Violation>& violations);
+using app::ViolationsJson;
 
 }  // namespace frugal::cli

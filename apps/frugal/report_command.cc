@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/ledger/report.h"
+#include "frugal/ledger/window.h"
 
 namespace frugal::cli {
 namespace {
@@ -21,15 +22,10 @@ Result<void> RunReport(const ReportCommandOptions& o, const GlobalOptions& globa
   ledger::ReportOptions options;
   options.now = ledger::Now();
   options.by = FRUGAL_TRY(ledger::ParseGroupKeys(o.by));
-  options.since = FRUGAL_TRY(ledger::ParseTimeOrAgo(o.since, options.now).map_error([](Error e) {
-    return e.Wrap("--since");
-  }));
-  options.until =
-      o.until.empty()
-          ? options.now
-          : FRUGAL_TRY(ledger::ParseTimeOrAgo(o.until, options.now).map_error([](Error e) {
-              return e.Wrap("--until");
-            }));
+  const ledger::TimeWindow window =
+      FRUGAL_TRY(ledger::ParseWindow(o.since, o.until, options.now, "--"));
+  options.since = window.since;
+  options.until = window.until;
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   const ledger::Report report = FRUGAL_TRY(ledger::BuildReport(*db, options));
   if (global.json || o.format == "json") {

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "frugal/catalog/catalog.h"
+#include "frugal/catalog/twin.h"
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/log.h"
 #include "frugal/core/paths.h"
@@ -51,19 +52,6 @@ struct Pricing {
   ledger::SegmentOffer record;  ///< what the ledger's segments say the run ran on
 };
 
-/// The on-demand price of the same instance in the same place, when the catalog has it.
-std::optional<Rate> OnDemandTwin(const catalog::Catalog& c, const catalog::Offer& offer) {
-  if (offer.tier == catalog::Tier::kOnDemand) return offer.price;
-  for (const catalog::Offer& o : c.offers()) {
-    if (o.tier == catalog::Tier::kOnDemand && o.cloud == offer.cloud &&
-        o.instance_type == offer.instance_type && o.region == offer.region &&
-        (o.zone.empty() || o.zone == offer.zone)) {
-      return o.price;
-    }
-  }
-  return std::nullopt;
-}
-
 Pricing PriceOf(const catalog::Catalog& c, const catalog::Offer& offer, int instances) {
   Pricing p;
   p.rate = Rate{offer.price.per_hour * instances};
@@ -78,7 +66,7 @@ Pricing PriceOf(const catalog::Catalog& c, const catalog::Offer& offer, int inst
   p.record.gpu_count = offer.gpu_count * instances;
   p.record.tier = p.tier;
   p.record.price = p.rate;
-  if (std::optional<Rate> twin = OnDemandTwin(c, offer))
+  if (std::optional<Rate> twin = catalog::OnDemandTwinPrice(c, offer))
     p.record.on_demand_price = Rate{twin->per_hour * instances};
   return p;
 }

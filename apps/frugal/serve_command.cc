@@ -45,6 +45,7 @@ Result<void> RunServe(const ServeCommandOptions& o, const GlobalOptions& global,
   if (!o.token_file.empty()) options.token = FRUGAL_TRY(server::ReadToken(o.token_file));
   options.db = global.db;
   options.catalog = global.catalog;
+  options.policy = global.policy;
   options.thresholds = o.thresholds;
   options.threads = o.threads;
   const BlockedStopSignals blocked;

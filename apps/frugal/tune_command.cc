@@ -13,6 +13,7 @@
 #include <string>
 
 #include "commands.h"
+#include "frugal/app/studies.h"
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/file_lock.h"
@@ -281,6 +282,29 @@ Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Strea
   return {};
 }
 
+/// `tune list`: every study in the store (app/studies.h), the document GET /api/v1/studies
+/// returns.
+Result<void> ListTune(const GlobalOptions& global, Streams& s) {
+  const Store st = FRUGAL_TRY(OpenStore(global, ledger::CreateMode::kMustExist, ""));
+  const nlohmann::json doc = FRUGAL_TRY(app::StudyListJson(*st.store));
+  if (global.json) {
+    WriteJson(s, doc);
+    return {};
+  }
+  Table t({{"NAME"}, {"STATUS"}, {"TRIALS", Align::kRight}, {"SPEND", Align::kRight}, {"BEST"}});
+  for (const nlohmann::json& study : doc.at("studies")) {
+    const auto text = [&study](const char* key) {
+      if (!study.contains(key) || study.at(key).is_null()) return std::string("-");
+      return study.at(key).is_string() ? study.at(key).get<std::string>() : study.at(key).dump();
+    };
+    t.AddRow({text("name"), study.contains("error") ? "unreadable" : text("status"),
+              text("trials_started"), study.contains("spend_usd") ? "$" + text("spend_usd") : "-",
+              text("best_value")});
+  }
+  t.Render(s.out);
+  return {};
+}
+
 Result<void> CheckTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
   const fs::path path = o.check_path;
   const std::string yaml = FRUGAL_TRY(ReadFile(path));
@@ -381,6 +405,9 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
     action = [o, &global](Streams& s) { return RunTune(*o, global, s); };
   });
 
+  CLI::App* list = tune->add_subcommand("list", "Every study in the ledger, with its status");
+  list->callback(
+      [&global, &action] { action = [&global](Streams& s) { return ListTune(global, s); }; });
   CLI::App* status = tune->add_subcommand("status", "Leaderboard, rungs, spend against the gates");
   status->add_option("name", o->study, "Study name")->required();
   status->add_option("--curve-svg", o->curve_svg,

@@ -7,8 +7,10 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "frugal/app/study_store.h"
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/atomic_file.h"
+#include "frugal/core/log.h"
 #include "frugal/core/paths.h"
 #include "frugal/core/text.h"
 #include "frugal/tune/ledger_study_store.h"
@@ -137,18 +139,12 @@ Result<Bench> Assemble(const tune::SpecText& text, const GlobalOptions& global,
 
 Result<Store> OpenStore(const GlobalOptions& global, ledger::CreateMode create,
                         const std::string& study) {
-  Store st;
-  const char* env = std::getenv("FRUGAL_DB");
-  if (global.db.empty() && (env == nullptr || *env == '\0')) {
-    st.store = std::make_unique<tune::JsonFileStudyStore>(tune::JsonFileStudyStore::Default());
-    return st;
-  }
-  st.ledger = FRUGAL_TRY(ledger::OpenForCommand(global.db, create));
+  app::OpenedStudyStore opened = FRUGAL_TRY(app::OpenStudyStore(global.db, create));
+  for (const std::string& note : opened.notes) log::Info("{}", note);
   // The study's FileLock guards this host; a ledger shared between hosts needs its own claim.
   if (!study.empty())
-    FRUGAL_TRY(st.ledger->ClaimExclusive("study " + study, "study '" + study + "'"));
-  st.store = std::make_unique<tune::LedgerStudyStore>(*st.ledger);
-  return st;
+    FRUGAL_TRY(opened.ledger->ClaimExclusive("study " + study, "study '" + study + "'"));
+  return Store{std::move(opened.ledger), std::move(opened.store)};
 }
 
 }  // namespace frugal::cli

@@ -62,9 +62,9 @@ std::string FreshRunPrefix(const std::string& name);
                                      const std::string& run_prefix,
                                      const nlohmann::json* state = nullptr);
 
-/// Where study state lives: the ledger when --db or FRUGAL_DB names one, else one JSON file
-/// per study under the user's data directory. A tuner that will drive `study` claims it in
-/// the ledger; readers pass "".
+/// Where study state lives: the ledger (--db, $FRUGAL_DB or the default file;
+/// app/study_store.h), with the study files of older versions imported on first use. A tuner
+/// that will drive `study` claims it in the ledger; readers pass "".
 struct Store {
   std::unique_ptr<ledger::Ledger> ledger;
   std::unique_ptr<tune::StudyStore> store;

@@ -90,49 +90,13 @@ std::string InstanceTypeInDescription(std::string_view description) {
 namespace {
 
 Result<std::vector<BillingFact>> LoadBilling(ledger::Ledger& ledger, Timestamp from, Timestamp to) {
-  using ledger::Value;
-  const std::vector<Value> params{ledger::ToMillis(from), ledger::ToMillis(to)};
-  std::vector<ledger::Row> rows = FRUGAL_TRY(ledger.connection().Query(
-      "SELECT provider, resource_id, sku_id, service_name, region_id, charge_period_start_ms, "
-      "charge_period_end_ms, billed_cost_micros, tags, run_id, pricing_category, "
-      "effective_cost_micros, commitment_discount_id, commitment_discount_name, "
-      "commitment_discount_status, charge_description FROM billing_rows "
-      "WHERE charge_period_end_ms > ? AND charge_period_start_ms < ? ORDER BY id",
-      params));
-  std::vector<BillingFact> facts;
-  for (const ledger::Row& r : rows) {
-    BillingFact f;
-    f.provider = ledger::AsText(r[0]);
-    f.resource_id = ledger::AsText(r[1]);
-    f.sku_id = ledger::AsText(r[2]);
-    f.service_name = ledger::AsText(r[3]);
-    f.region = ledger::AsText(r[4]);
-    f.start = ledger::FromMillis(ledger::AsInt(r[5]));
-    f.end = ledger::FromMillis(ledger::AsInt(r[6]));
-    f.billed = Money::FromMicros(ledger::AsInt(r[7]));
-    f.tags = nlohmann::json::parse(ledger::AsText(r[8]), nullptr, /*allow_exceptions=*/false);
-    if (!f.tags.is_object()) f.tags = nlohmann::json::object();
-    f.run_id = ledger::AsOptionalInt(r[9]);
-    f.pricing_category = ledger::AsText(r[10]);
-    if (const std::optional<int64_t> micros = ledger::AsOptionalInt(r[11])) {
-      f.effective = Money::FromMicros(*micros);
-    }
-    f.commitment_id = ledger::AsText(r[12]);
-    f.commitment_name = ledger::AsText(r[13]);
-    f.commitment_status = ledger::AsText(r[14]);
-    f.charge_description = ledger::AsText(r[15]);
-    facts.push_back(std::move(f));
-  }
-  return facts;
+  return ledger::BillingRowsOverlapping(ledger, from, to);
 }
 
 Result<std::vector<StudyFacts>> LoadStudies(ledger::Ledger& ledger, const AuditOptions& options) {
-  const std::vector<ledger::Value> params{ledger::ToMillis(options.now)};
-  std::vector<ledger::Row> rows = FRUGAL_TRY(ledger.connection().Query(
-      "SELECT name FROM studies WHERE created_ms < ? ORDER BY id", params));
   std::vector<StudyFacts> studies;
-  for (const ledger::Row& r : rows) {
-    std::optional<ledger::Study> study = FRUGAL_TRY(ledger.FindStudy(ledger::AsText(r[0])));
+  for (const std::string& name : FRUGAL_TRY(ledger::StudiesCreatedBefore(ledger, options.now))) {
+    std::optional<ledger::Study> study = FRUGAL_TRY(ledger.FindStudy(name));
     if (!study) continue;
     StudyFacts facts{*study, FRUGAL_TRY(ledger.TrialsOf(study->id))};
     studies.push_back(std::move(facts));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "frugal/audit/audit.h"
+#include "frugal/ledger/billing_rows.h"
 #include "frugal/ledger/study.h"
 #include "frugal/plan/job_spec.h"
 
@@ -29,25 +30,8 @@ struct StudyFacts {
   std::vector<ledger::Trial> trials;
 };
 
-/// One imported FOCUS row, as the audit needs it.
-struct BillingFact {
-  std::string provider;
-  std::string resource_id;
-  std::string sku_id;
-  std::string service_name;
-  std::string region;
-  std::string pricing_category;  ///< FOCUS PricingCategory: On-Demand, Commitment-Based, ...
-  ledger::Timestamp start{};
-  ledger::Timestamp end{};
-  Money billed;
-  std::optional<Money> effective;  ///< FOCUS EffectiveCost (amortized), when the bill has it
-  nlohmann::json tags = nlohmann::json::object();
-  std::optional<ledger::RunId> run_id;
-  std::string commitment_id;       ///< FOCUS CommitmentDiscountId ("" when none)
-  std::string commitment_name;     ///< FOCUS CommitmentDiscountName
-  std::string commitment_status;   ///< FOCUS CommitmentDiscountStatus: Used, Unused or ""
-  std::string charge_description;  ///< FOCUS ChargeDescription ("" when none)
-};
+/// An imported bill row (ledger/billing_rows.h).
+using BillingFact = ledger::BillingRow;
 
 struct AuditData {
   std::vector<RunFacts> runs;  ///< by run id

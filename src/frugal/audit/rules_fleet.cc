@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "frugal/audit/audit_data.h"
+#include "frugal/catalog/twin.h"
 #include "frugal/core/text.h"
 
 namespace frugal::audit {
@@ -42,13 +43,7 @@ std::vector<double> HourlyUsage(const std::vector<const Segment*>& segments,
 const catalog::Offer* FindOffer(const AuditOptions& o, const ledger::SegmentOffer& s,
                                 catalog::Tier tier) {
   if (o.catalog == nullptr) return nullptr;
-  for (const catalog::Offer& offer : o.catalog->offers()) {
-    if (offer.tier == tier && offer.cloud == s.cloud && offer.instance_type == s.instance_type &&
-        offer.region == s.region) {
-      return &offer;
-    }
-  }
-  return nullptr;
+  return catalog::TwinOffer(*o.catalog, {s.cloud, s.instance_type, s.region, s.zone}, tier);
 }
 
 bool HasAttribution(const ledger::Tags& tags, const Thresholds& t) {

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "frugal/audit/audit_data.h"
+#include "frugal/catalog/twin.h"
 
 namespace frugal::audit {
 namespace {
@@ -306,15 +307,11 @@ void UnderusedCommitments(const AuditData& data, const AuditOptions& o, AuditRes
       if (s.gpu_util_pct >= o.thresholds.idle_gpu_util_pct) busy += s.end - s.start;
     }
     const double used = ToHours(busy) / ToHours(observed);
-    const catalog::Offer* od = nullptr;
-    if (o.catalog != nullptr && !i.instance_type.empty()) {
-      for (const catalog::Offer& offer : o.catalog->offers()) {
-        if (offer.tier == catalog::Tier::kOnDemand && offer.cloud == i.cloud &&
-            offer.instance_type == i.instance_type && offer.region == i.region) {
-          od = &offer;
-        }
-      }
-    }
+    const catalog::Offer* od =
+        o.catalog != nullptr && !i.instance_type.empty()
+            ? catalog::TwinOffer(*o.catalog, {i.cloud, i.instance_type, i.region, ""},
+                                 catalog::Tier::kOnDemand)
+            : nullptr;
     if (od == nullptr) {
       out.notes.push_back(fmt::format(
           "{}: {} is used {:.0f}% of the time, but its break-even needs the on-demand price of "

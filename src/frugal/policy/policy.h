@@ -77,6 +77,11 @@ struct Subject {
 [[nodiscard]] Result<Subject> LoadSubject(const std::filesystem::path& path,
                                           const catalog::Catalog& catalog);
 
+/// A Job spec given as text (a posted one, whose relative paths resolve nowhere); as
+/// LoadSubject.
+[[nodiscard]] Result<Subject> JobSubjectFromText(std::string_view yaml, const std::string& source,
+                                                 const catalog::Catalog& catalog);
+
 /// A Study spec given as text (a study's stored spec, on resume); as LoadSubject.
 [[nodiscard]] Result<Subject> StudySubjectFromText(std::string_view yaml, std::string source,
                                                    const catalog::Catalog& catalog);

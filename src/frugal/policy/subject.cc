@@ -74,18 +74,8 @@ Result<Subject> StudySubject(const YamlDoc& doc, const catalog::Catalog& catalog
   return s;
 }
 
-}  // namespace
-
-Result<Subject> LoadSubject(const std::filesystem::path& path, const catalog::Catalog& catalog) {
-  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
-  const std::string kind = FRUGAL_TRY(doc.OptionalString(doc.root(), "kind")).value_or("Job");
-  if (kind == "Study") return StudySubject(doc, catalog);
-  if (kind != "Job") {
-    return tl::unexpected(doc.ErrorAt(doc.root()["kind"], "kind", "must be Job or Study"));
-  }
-  // With the drill records, so the fault tolerance judged is the one plan and run use.
-  const plan::JobSpec spec =
-      FRUGAL_TRY(plan::LoadJobSpec(path, catalog.gpu_names(), UserDataDir() / "drills"));
+/// A Job subject: what the planner's reading of the spec asks for.
+Subject JobSubject(const YamlDoc& doc, const plan::JobSpec& spec) {
   Subject s;
   s.kind = "Job";
   s.name = spec.name;
@@ -97,6 +87,27 @@ Result<Subject> LoadSubject(const std::filesystem::path& path, const catalog::Ca
   s.checkpoint_on_notice = s.fault_tolerant && spec.fault_tolerance.checkpoint_on_notice;
   s.budget = spec.constraints.budget;
   return s;
+}
+
+}  // namespace
+
+Result<Subject> LoadSubject(const std::filesystem::path& path, const catalog::Catalog& catalog) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
+  const std::string kind = FRUGAL_TRY(doc.OptionalString(doc.root(), "kind")).value_or("Job");
+  if (kind == "Study") return StudySubject(doc, catalog);
+  if (kind != "Job") {
+    return tl::unexpected(doc.ErrorAt(doc.root()["kind"], "kind", "must be Job or Study"));
+  }
+  // With the drill records, so the fault tolerance judged is the one plan and run use.
+  return JobSubject(
+      doc, FRUGAL_TRY(plan::LoadJobSpec(path, catalog.gpu_names(), UserDataDir() / "drills")));
+}
+
+Result<Subject> JobSubjectFromText(std::string_view yaml, const std::string& source,
+                                   const catalog::Catalog& catalog) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(yaml, source));
+  return JobSubject(doc, FRUGAL_TRY(plan::ParseJobSpec(yaml, source, {}, catalog.gpu_names(),
+                                                       UserDataDir() / "drills")));
 }
 
 Result<Subject> StudySubjectFromText(std::string_view yaml, std::string source,

@@ -7,23 +7,23 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "frugal/app/plan.h"
+#include "frugal/app/studies.h"
+#include "frugal/app/study_store.h"
 #include "frugal/audit/audit.h"
 #include "frugal/audit/audit_output.h"
 #include "frugal/catalog/offer_json.h"
-#include "frugal/core/paths.h"
+#include "frugal/core/log.h"
 #include "frugal/core/text.h"
-#include "frugal/core/yaml.h"
 #include "frugal/ledger/fleet.h"
 #include "frugal/ledger/report.h"
 #include "frugal/ledger/run_json.h"
-#include "frugal/plan/plan_json.h"
+#include "frugal/ledger/window.h"
 #include "frugal/run/ledger_recorder.h"
-#include "frugal/run/profile.h"
 #include "frugal/run/run_control.h"
 #include "frugal/run/run_text.h"
 #include "frugal/server/metrics.h"
 #include "frugal/server/server_internal.h"
-#include "frugal/serving/serving_json.h"
 #include "frugal/tune/ledger_study_store.h"
 #include "frugal/tune/study_report.h"
 #include "frugal/tune/study_status.h"
@@ -220,19 +220,19 @@ Result<Json> CancelRun(Server::Impl& impl, const std::string& ref) {
 
 // --- Spend ------------------------------------------------------------------------------
 
-Result<ledger::Timestamp> TimeParam(const Request& req, const char* name, const char* fallback,
-                                    ledger::Timestamp now) {
-  const std::string text = Param(req, name, fallback);
-  if (text.empty()) return now;
-  return ledger::ParseTimeOrAgo(text, now).map_error([name](Error e) { return e.Wrap(name); });
+/// The `since`/`until` window of a request, as the CLI reads --since/--until.
+Result<ledger::TimeWindow> WindowParam(const Request& req, const char* default_since,
+                                       ledger::Timestamp now) {
+  return ledger::ParseWindow(Param(req, "since", default_since), Param(req, "until"), now, "");
 }
 
 Result<Json> Report(Server::Impl& impl, const Request& req) {
   ledger::ReportOptions options;
   options.now = ledger::Now();
   options.by = FRUGAL_TRY(ledger::ParseGroupKeys(Param(req, "by")));
-  options.since = FRUGAL_TRY(TimeParam(req, "since", "30d", options.now));
-  options.until = FRUGAL_TRY(TimeParam(req, "until", "", options.now));
+  const ledger::TimeWindow window = FRUGAL_TRY(WindowParam(req, "30d", options.now));
+  options.since = window.since;
+  options.until = window.until;
   auto db = FRUGAL_TRY(impl.pool.Acquire());
   return ledger::ReportToJson(FRUGAL_TRY(ledger::BuildReport(*db, options)));
 }
@@ -242,13 +242,12 @@ Result<Json> DailySpend(Server::Impl& impl, const Request& req) {
   const std::vector<ledger::GroupKey> by =
       FRUGAL_TRY(ledger::ParseGroupKeys(Param(req, "by", "team")));
   if (by.size() != 1) return Fail(ErrorCode::kBadInput, "by: name exactly one group key");
-  const ledger::Timestamp since = FRUGAL_TRY(TimeParam(req, "since", "30d", now));
-  const ledger::Timestamp until = FRUGAL_TRY(TimeParam(req, "until", "", now));
-  if (until - since > std::chrono::hours(24 * 400)) {
+  const ledger::TimeWindow w = FRUGAL_TRY(WindowParam(req, "30d", now));
+  if (w.until - w.since > std::chrono::hours(24 * 400)) {
     return Fail(ErrorCode::kBadInput, "since: at most 400 days of daily spend at once");
   }
   auto db = FRUGAL_TRY(impl.pool.Acquire());
-  return ledger::DailySpendToJson(FRUGAL_TRY(ledger::LoadDailySpend(*db, by[0], since, until)));
+  return ledger::DailySpendToJson(FRUGAL_TRY(ledger::LoadDailySpend(*db, by[0], w.since, w.until)));
 }
 
 // --- Audit and budgets ------------------------------------------------------------------
@@ -256,7 +255,7 @@ Result<Json> DailySpend(Server::Impl& impl, const Request& req) {
 Result<audit::AuditResult> Audit(Server::Impl& impl, const Request& req) {
   audit::AuditOptions options;
   options.now = ledger::Now();
-  options.since = FRUGAL_TRY(TimeParam(req, "since", "90d", options.now));
+  options.since = FRUGAL_TRY(ledger::ParseSince(Param(req, "since", "90d"), options.now, ""));
   options.thresholds = impl.thresholds;
   options.catalog = &impl.catalog;
   options.transfer = &impl.transfer;
@@ -266,14 +265,12 @@ Result<audit::AuditResult> Audit(Server::Impl& impl, const Request& req) {
 
 // --- Studies ----------------------------------------------------------------------------
 
-/// The study store the CLI reads: the ledger when --db or $FRUGAL_DB names one, else the
-/// JSON files under the data directory.
+/// The study store the CLI reads: the ledger (app/study_store.h), with study files of older
+/// versions imported first.
 template <typename Fn>
 Result<Json> WithStudyStore(Server::Impl& impl, Fn fn) {
-  const char* env = std::getenv("FRUGAL_DB");
-  if (impl.options.db.empty() && (env == nullptr || *env == '\0')) {
-    const tune::JsonFileStudyStore store = tune::JsonFileStudyStore::Default();
-    return fn(store);
+  for (const std::string& note : FRUGAL_TRY(app::ImportPendingStudies(impl.options.db))) {
+    log::Info("{}", note);
   }
   auto db = FRUGAL_TRY(impl.pool.Acquire());
   const tune::LedgerStudyStore store(*db);
@@ -281,24 +278,8 @@ Result<Json> WithStudyStore(Server::Impl& impl, Fn fn) {
 }
 
 Result<Json> ListStudies(Server::Impl& impl) {
-  return WithStudyStore(impl, [](const tune::StudyStore& store) -> Result<Json> {
-    Json list = Json::array();
-    for (const std::string& name : FRUGAL_TRY(store.Names())) {
-      const Result<tune::StudyStatus> st = tune::LoadStudyStatus(store, name);
-      if (!st) {
-        list.push_back({{"name", name}, {"error", st.error().message}});
-        continue;
-      }
-      const Json status = tune::StatusJson(st->spec, st->state, st->trials);
-      Json item = {{"name", name}};
-      for (const char* key : {"status", "spend_usd", "gpu_hours", "trials_started", "best_value",
-                              "best_config_id", "pruning_saved_usd"}) {
-        if (status.contains(key)) item[key] = status.at(key);
-      }
-      list.push_back(std::move(item));
-    }
-    return Json{{"studies", std::move(list)}};
-  });
+  return WithStudyStore(impl,
+                        [](const tune::StudyStore& store) { return app::StudyListJson(store); });
 }
 
 Result<Json> ShowStudy(Server::Impl& impl, const std::string& name) {
@@ -338,63 +319,27 @@ Result<Json> Offers(Server::Impl& impl, const Request& req) {
   return catalog::OfferListJson(offers, impl.catalog.info().snapshot_date);
 }
 
-/// True when the posted YAML's `kind` is Inference: `frugal plan` plans both kinds.
-Result<bool> IsInferenceText(const std::string& body) {
-  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Parse(body, "job.yaml"));
-  const YAML::Node kind = doc.root().IsMap() ? doc.root()["kind"] : YAML::Node();
-  return kind.IsDefined() && kind.IsScalar() && kind.Scalar() == "Inference";
-}
-
-/// The serving plan of a posted inference spec, the document `frugal plan INFERENCE.yaml
-/// --json` prints.
-Result<Json> PlanInference(Server::Impl& impl, const std::string& body, size_t top) {
-  const serving::InferenceSpec spec = FRUGAL_TRY(
-      serving::ParseInferenceSpec(body, "inference.yaml", UserDataDir(), impl.catalog.gpu_names()));
-  if (!spec.catalog_files.empty()) {
-    return Fail(ErrorCode::kBadInput,
-                "inference.yaml: field 'catalog': a posted spec cannot name files on the server");
-  }
-  const serving::ServingPlan p = FRUGAL_TRY(serving::PlanServing(spec, impl.catalog, {top}));
-  return serving::ServingPlanJson(spec, p);
-}
-
+/// The plan of a posted job or inference spec: what `frugal plan SPEC --json` prints, refused
+/// where it refuses (app/plan.h), screened by the policy in effect on this host.
 Result<Json> Plan(Server::Impl& impl, const Request& req) {
-  plan::PlanRequest request;
-  if (req.has_param("deadline")) {
-    const Duration d =
-        FRUGAL_TRY(ParseDuration(req.get_param_value("deadline")).map_error([](Error e) {
-          return e.Wrap("deadline");
-        }));
-    if (d.count() <= 0) return Fail(ErrorCode::kBadInput, "deadline: must be positive");
-    request.deadline_hours = ToHours(d);
-  }
-  if (req.has_param("budget")) {
-    request.budget = FRUGAL_TRY(Money::Parse(req.get_param_value("budget")).map_error([](Error e) {
-      return e.Wrap("budget");
-    }));
-    if (*request.budget <= Money()) return Fail(ErrorCode::kBadInput, "budget: must be positive");
-  }
-  const std::string objective = Param(req, "objective", "cost");
-  if (objective != "cost" && objective != "time") {
-    return Fail(ErrorCode::kBadInput, "objective: expected cost or time, got '" + objective + "'");
-  }
-  request.objective = objective == "time" ? plan::Objective::kTime : plan::Objective::kCost;
-  request.top = static_cast<size_t>(FRUGAL_TRY(IntParam(req, "top", 10, 1'000'000)));
-  if (request.top == 0) return Fail(ErrorCode::kBadInput, "top: must be at least 1");
-  if (FRUGAL_TRY(IsInferenceText(req.body))) return PlanInference(impl, req.body, request.top);
-  plan::JobSpec spec = FRUGAL_TRY(plan::ParseJobSpec(
-      req.body, "job.yaml", {}, impl.catalog.gpu_names(), UserDataDir() / "drills"));
-  if (!spec.catalog_files.empty()) {
-    return Fail(ErrorCode::kBadInput,
-                "job.yaml: field 'catalog': a posted spec cannot name files on the server");
-  }
-  // What earlier runs of the job measured, as `frugal plan` reads it (run/profile.h).
-  {
+  app::PlanInput in;
+  in.posted = req.body;
+  in.deadline = Param(req, "deadline");
+  in.budget = Param(req, "budget");
+  in.objective = Param(req, "objective");
+  in.top = static_cast<size_t>(FRUGAL_TRY(IntParam(req, "top", 10, 1'000'000)));
+  in.spelling = app::Spelling::kParameter;
+  app::PlanContext ctx;
+  ctx.catalog = &impl.catalog;
+  ctx.policy_flag = impl.options.policy;
+  ctx.ledger = [&impl](ledger::CreateMode, const app::LedgerUse& use) -> Result<void> {
     auto db = FRUGAL_TRY(impl.pool.Acquire());
-    FRUGAL_TRY(run::AddLedgerMeasurements(*db, spec, impl.catalog));
-  }
-  const plan::Plan p = FRUGAL_TRY(plan::MakePlan(spec, impl.catalog, request));
-  return plan::PlanJson(spec, p, objective);
+    return use(*db);
+  };
+  const app::PlanResult r = FRUGAL_TRY(app::Plan(in, ctx));
+  for (const std::string& w : r.warnings) log::Warning("POST /api/v1/plan: {}", w);
+  if (r.refusal) return tl::unexpected(r.refusal->error);
+  return r.document;
 }
 
 // --- Metrics ----------------------------------------------------------------------------

@@ -38,6 +38,7 @@ struct ServerOptions {
   std::string db;                    ///< --db ("" = $FRUGAL_DB or the default ledger file)
   std::optional<std::string> token;  ///< needed for state-changing requests; required off loopback
   std::string catalog;               ///< --catalog: custom offers added to the shipped catalog
+  std::string policy;  ///< --policy: screens posted plans ("" = $FRUGAL_POLICY, the config dir)
   std::filesystem::path thresholds;  ///< audit settings ("" = the config dir's audit.yaml)
   std::filesystem::path web_dir;     ///< the dashboard's files ("" = WebDir())
   int threads = 64;                  ///< request threads (a keep-alive connection holds one)

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "frugal/catalog/twin.h"
 #include "frugal/core/text.h"
 
 namespace frugal::serving {
@@ -92,15 +93,8 @@ Money LifetimeOf(Money monthly, int lifetime_months, int commitment_months) {
 
 /// The on-demand price the same instance lists (for a commitment's break-even), if any.
 std::optional<Money> OnDemandPrice(const catalog::Catalog& c, const Offer& o) {
-  std::optional<Money> best;
-  for (const Offer& x : c.offers()) {
-    if (x.tier != Tier::kOnDemand || x.cloud != o.cloud || x.instance_type != o.instance_type ||
-        x.region != o.region) {
-      continue;
-    }
-    if (!best || x.price.per_hour < *best) best = x.price.per_hour;
-  }
-  return best;
+  const Offer* twin = catalog::TwinOffer(c, catalog::PlaceOf(o), Tier::kOnDemand);
+  return twin != nullptr ? std::optional<Money>(twin->price.per_hour) : std::nullopt;
 }
 
 void Finish(ServingOption& opt, const Pricing& p, const ServingPlan& plan) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "frugal/ledger/tuner_state.h"
 #include "frugal/run/ledger_recorder.h"
 #include "frugal/tune/study_spec.h"
 #include "frugal/tune/trial.h"
@@ -10,8 +11,6 @@
 namespace frugal::tune {
 
 namespace {
-
-using ledger::Value;
 
 /// The ledger's word for a trial state (it has no "stopped at budget": such a trial is
 /// checkpointed and could resume, so it is paused).
@@ -112,37 +111,22 @@ Result<void> LedgerStudyStore::Save(const std::string& name, const nlohmann::jso
     const ledger::StudyId study = FRUGAL_TRY(StudyFor(name, state));
     FRUGAL_TRY(SaveTrials(study, state));
     FRUGAL_TRY(ledger_.SetStudyState(study, LedgerStudyState(state)));
-    const std::vector<Value> params = {study, state.dump(), ledger::ToMillis(ledger::Now())};
+    ledger::TunerStateWrite write{study, state.dump(), ledger::Now(), std::nullopt};
     // The study's budget as it stands: a resume may have changed it (study_caps.h).
-    std::vector<Value> budget;
     if (const auto caps = state.find("caps"); caps != state.end() && caps->is_object()) {
       const nlohmann::json& micros = caps->value("budget_micros", nlohmann::json());
-      budget = {micros.is_number_integer() ? Value{micros.get<int64_t>()} : Value{}, study};
+      write.budget = micros.is_number_integer()
+                         ? std::optional<Money>(Money::FromMicros(micros.get<int64_t>()))
+                         : std::optional<Money>();
     }
-    return ledger::Transact(
-        ledger_.connection(), ledger::TxnMode::kWrite, [&](ledger::Connection& c) -> Result<void> {
-          FRUGAL_TRY(
-              c.Query("INSERT INTO tune_study_states (study_id, state, saved_ms) "
-                      "VALUES (?, ?, ?) ON CONFLICT (study_id) DO UPDATE SET state "
-                      "= excluded.state, saved_ms = excluded.saved_ms",
-                      params));
-          if (!budget.empty()) {
-            FRUGAL_TRY(c.Query("UPDATE studies SET budget_micros = ? WHERE id = ?", budget));
-          }
-          return {};
-        });
+    return ledger::SaveTunerState(ledger_, write);
   } catch (const nlohmann::json::exception& e) {
     return Fail(ErrorCode::kBadInput, std::string("study state: ") + e.what());
   }
 }
 
 Result<std::vector<std::string>> LedgerStudyStore::Names() const {
-  const auto rows =
-      FRUGAL_TRY(ledger_.connection().Query("SELECT s.name FROM studies s JOIN tune_study_states t "
-                                            "ON t.study_id = s.id ORDER BY s.name"));
-  std::vector<std::string> names;
-  for (const auto& row : rows) names.push_back(ledger::AsText(row[0]));
-  return names;
+  return ledger::StudiesWithTunerState(ledger_);
 }
 
 Result<nlohmann::json> LedgerStudyStore::Load(const std::string& name) const {
@@ -151,14 +135,11 @@ Result<nlohmann::json> LedgerStudyStore::Load(const std::string& name) const {
     return Fail(ErrorCode::kBadInput,
                 "no study named '" + name + "' in the ledger " + ledger_.connection().where());
   }
-  const std::vector<Value> params = {found->id};
-  const auto rows = FRUGAL_TRY(
-      ledger_.connection().Query("SELECT state FROM tune_study_states WHERE study_id = ?", params));
-  if (rows.empty()) {
+  const std::optional<std::string> text = FRUGAL_TRY(ledger::TunerStateOf(ledger_, found->id));
+  if (!text) {
     return Fail(ErrorCode::kBadInput, "study '" + name + "' in the ledger has no tuner state");
   }
-  nlohmann::json state =
-      nlohmann::json::parse(ledger::AsText(rows[0][0]), nullptr, /*allow_exceptions=*/false);
+  nlohmann::json state = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (state.is_discarded()) {
     return Fail(ErrorCode::kBadInput, "study '" + name + "': the ledger's tuner state is not JSON");
   }
@@ -174,13 +155,7 @@ Result<std::string> LedgerStudyStore::Retire(const std::string& name) {
     FRUGAL_TRY(ledger_.SetStudyState(found->id, ledger::StudyState::kCancelled));
   }
   const std::string kept = name + "@" + std::to_string(found->id);
-  const std::vector<Value> params = {kept, found->id};
-  const Result<void> renamed = ledger::Transact(
-      ledger_.connection(), ledger::TxnMode::kWrite, [&](ledger::Connection& c) -> Result<void> {
-        FRUGAL_TRY(c.Query("UPDATE studies SET name = ? WHERE id = ?", params));
-        return {};
-      });
-  if (!renamed) return Fail(renamed.error());
+  FRUGAL_TRY(ledger::RenameStudy(ledger_, found->id, kept));
   return kept;
 }
 

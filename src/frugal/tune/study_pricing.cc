@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "frugal/catalog/twin.h"
 #include "frugal/core/text.h"
 
 namespace frugal::tune {
@@ -123,18 +124,6 @@ Result<const catalog::Offer*> CheapestWithGpu(const StudySpec& spec, const catal
   return offers.front();
 }
 
-std::optional<Rate> OnDemandTwin(const catalog::Catalog& c, const catalog::Offer& offer) {
-  if (offer.tier == catalog::Tier::kOnDemand) return offer.price;
-  for (const catalog::Offer& o : c.offers()) {
-    if (o.tier == catalog::Tier::kOnDemand && o.cloud == offer.cloud &&
-        o.instance_type == offer.instance_type && o.region == offer.region &&
-        (o.zone.empty() || o.zone == offer.zone)) {
-      return o.price;
-    }
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 Result<void> ResolvePricing(StudySpec& spec, const catalog::Catalog& catalog) {
@@ -166,7 +155,7 @@ Result<void> ResolvePricing(StudySpec& spec, const catalog::Catalog& catalog) {
   r.record.tier = r.tier;
   // The rate the study and the supervisor charge (equal to the offer's up to rounding).
   r.record.price = Rate{r.price_per_gpu_hour->per_hour * gpus};
-  r.record.on_demand_price = OnDemandTwin(catalog, *offer);
+  r.record.on_demand_price = catalog::OnDemandTwinPrice(catalog, *offer);
   return {};
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "frugal/core/atomic_file.h"
+#include "frugal/tune/ledger_study_store.h"
 #include "server_fixture.h"
 #include "synthetic_table.h"
 
@@ -112,6 +113,22 @@ TEST_F(Api, ReportIsTheDocumentReportPrints) {
   EXPECT_NE(bad->body.find("team"), std::string::npos) << bad->body;
 }
 
+TEST_F(Api, AReportSinceInTheFutureNamesSinceInTheCliAndTheApi) {
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  const std::string since = ledger::FormatTimestamp(ledger::Now() + std::chrono::hours(48));
+  const auto api = s.Client().Get("/api/v1/report?since=" + since);
+  ASSERT_TRUE(api);
+  EXPECT_EQ(api->status, 400) << api->body;
+  const std::string message = nlohmann::json::parse(api->body)["error"]["message"];
+  EXPECT_TRUE(message.starts_with("since: '" + since + "' is not in the past")) << message;
+  const auto cli = RunFrugal({"report", "--since", since, "--db", db_.string()}, home_.path());
+  EXPECT_EQ(cli.exit_code, 2) << cli.err;
+  // The CLI said "--until must be after --since" with no --until given.
+  EXPECT_EQ(cli.err.find("--until"), std::string::npos) << cli.err;
+  EXPECT_NE(cli.err.find("frugal: error: --" + message), std::string::npos) << cli.err;
+}
+
 TEST_F(Api, CatalogOffersAndPlanAreTheDocumentsTheCliPrints) {
   RunningServer s(Options());
   ASSERT_TRUE(s.ok());
@@ -160,6 +177,78 @@ TEST_F(Api, APostedInferenceSpecGetsTheServingPlanTheCliPrints) {
   EXPECT_NE(refused->body.find("field 'catalog'"), std::string::npos) << refused->body;
 }
 
+TEST_F(Api, AnInferenceSpecRefusesAJobsCapsWithTheCliMessage) {
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  const std::filesystem::path spec =
+      frugal::testing::SourceDir() / "examples/serving/llama-7b-int4.yaml";
+  const Result<std::string> text = ReadFile(spec);
+  ASSERT_TRUE(text);
+  // The API ignored these; `frugal plan` refuses them, and so does the API now.
+  for (const auto& [param, value] : std::vector<std::pair<std::string, std::string>>{
+           {"deadline", "36h"}, {"budget", "500"}, {"objective", "time"}}) {
+    const auto api =
+        s.Client().Post(fmt::format("/api/v1/plan?{}={}", param, value), *text, "application/yaml");
+    ASSERT_TRUE(api);
+    EXPECT_EQ(api->status, 400) << api->body;
+    const std::string message = nlohmann::json::parse(api->body)["error"]["message"];
+    const auto cli = RunFrugal({"plan", spec.string(), "--" + param, value}, home_.path());
+    EXPECT_EQ(cli.exit_code, 2) << cli.err;
+    // The same message, each naming the fields as its user spells them (--deadline, deadline).
+    const std::string prefix = "frugal: error: ";
+    ASSERT_TRUE(cli.err.starts_with(prefix)) << cli.err;
+    std::string unflagged = cli.err.substr(prefix.size());
+    for (size_t at = unflagged.find("--"); at != std::string::npos; at = unflagged.find("--")) {
+      unflagged.erase(at, 2);
+    }
+    EXPECT_EQ(unflagged, message + "\n");
+    EXPECT_NE(message.find(param + ": an inference spec is planned by its workload"),
+              std::string::npos)
+        << message;
+  }
+}
+
+TEST_F(Api, APostedPlanIsScreenedByThePolicyAsTheCliScreensIt) {
+  const std::filesystem::path policy = dir_ / "policy.yaml";
+  WriteTestFile(policy,
+                "apiVersion: frugal/v1\nkind: Policy\nname: ml-platform\nversion: 4\n"
+                "workload_classes:\n  training: [L4, A100-80GB]\nrequired_tags: [team, project]\n");
+  server::ServerOptions options = Options();
+  options.policy = policy.string();
+  RunningServer s(options);
+  ASSERT_TRUE(s.ok());
+  const std::filesystem::path job =
+      frugal::testing::SourceDir() / "examples/plan/llama-7b-finetune.yaml";
+  const Result<std::string> text = ReadFile(job);
+  ASSERT_TRUE(text);
+  const nlohmann::json api =
+      JsonOf(s.Client().Post("/api/v1/plan?top=3", *text, "application/yaml"));
+  EXPECT_EQ(api, Cli({"plan", job.string(), "--top", "3", "--policy", policy.string()}));
+  ASSERT_TRUE(api["policy"].is_object()) << api.dump();
+  EXPECT_EQ(api["policy"]["version"], 4);
+  EXPECT_GT(api["policy"]["refused_count"].get<int>(), 0);
+  for (const auto& o : api["options"]) {
+    EXPECT_TRUE(o["gpu"] == "L4" || o["gpu"] == "A100-80GB") << o.dump();
+  }
+  // A spec every option of which the policy refuses: refused as the CLI refuses it.
+  std::string untagged = *text;
+  const std::string tags = "tags: {team: nlp, project: assistant, owner: grace}";
+  ASSERT_NE(untagged.find(tags), std::string::npos);
+  untagged.replace(untagged.find(tags), tags.size(), "tags: {team: nlp, owner: grace}");
+  const auto refused = s.Client().Post("/api/v1/plan", untagged, "application/yaml");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 409) << refused->body;
+  const std::string message = nlohmann::json::parse(refused->body)["error"]["message"];
+  EXPECT_TRUE(message.starts_with("refused by policy ml-platform v4: ")) << message;
+  EXPECT_NE(message.find("required-tags"), std::string::npos) << message;
+  WriteTestFile(dir_ / "untagged.yaml", untagged);
+  const auto cli = RunFrugal({"plan", (dir_ / "untagged.yaml").string(), "--policy",
+                              policy.string(), "--db", db_.string()},
+                             home_.path());
+  EXPECT_EQ(cli.exit_code, 3) << cli.err;
+  EXPECT_NE(cli.err.find("frugal: error: " + message + "\n"), std::string::npos) << cli.err;
+}
+
 TEST_F(Api, StudyStatusIsTheDocumentTuneStatusPrints) {
   TempDir table;
   tune::testing::WriteSyntheticTable(table.path(), 40, 9);
@@ -181,6 +270,90 @@ TEST_F(Api, StudyStatusIsTheDocumentTuneStatusPrints) {
   EXPECT_EQ(curves["direction"], "maximize");
   EXPECT_EQ(curves["trials"].size(), api["per_trial"].size());
   EXPECT_EQ(curves["rungs"].size(), api["rungs"].size());
+}
+
+/// `frugal tune` over the synthetic table, without pruning; `extra` adds flags.
+frugal::testing::CommandResult TuneUnpruned(const std::filesystem::path& table,
+                                            const std::string& name,
+                                            const std::filesystem::path& home,
+                                            std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"tune",          "--replay",   table.string(),     "--metric",
+                                   "score",         "--maximize", "--fidelity",       "epoch",
+                                   "--cost-column", "elapsed_s",  "--price-per-hour", "3.6",
+                                   "--scheduler",   "none",       "--max-trials",     "6",
+                                   "--budget",      "1000",       "--name",           name,
+                                   "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return RunFrugal(args, home);
+}
+
+TEST_F(Api, AStudyTunedWithTheDefaultSetupReachesTuneStatusTheAuditAndTheApi) {
+  TempDir table;
+  tune::testing::WriteSyntheticTable(table.path(), 40, 9);
+  // No --db: the study went to a JSON file the audit never read.
+  const auto tuned = TuneUnpruned(table.path(), "plain", home_.path());
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  const auto status = RunFrugal({"tune", "status", "plain", "--json"}, home_.path());
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  // Six trials run to the end and none pruned: the audit's study-pruned-nothing finding.
+  const auto audited = RunFrugal({"audit", "--format", "json"}, home_.path());
+  ASSERT_EQ(audited.exit_code, 0) << audited.err;
+  bool found = false;
+  const nlohmann::json audit_doc = JsonOf(audited);
+  for (const auto& f : audit_doc["findings"]) {
+    found = found || (f["rule"] == "study-pruned-nothing" && f["subject"] == "study plain");
+  }
+  EXPECT_TRUE(found) << audited.out;
+  // The dashboard's API over the same (default) ledger lists it, with the same status.
+  server::ServerOptions options = Options();
+  options.db = (home_ / "data" / "ledger.sqlite").string();
+  RunningServer s(options);
+  ASSERT_TRUE(s.ok());
+  const nlohmann::json list = JsonOf(s.Client().Get("/api/v1/studies"));
+  ASSERT_EQ(list["studies"].size(), 1U) << list.dump();
+  EXPECT_EQ(list["studies"][0]["name"], "plain");
+  const auto listed = RunFrugal({"tune", "list", "--json"}, home_.path());
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_EQ(list, JsonOf(listed));
+  EXPECT_EQ(JsonOf(s.Client().Get("/api/v1/studies/plain")), JsonOf(status));
+  // And the audit over it is the document `frugal audit` printed, but for its window's ends
+  // (each reader's own now).
+  nlohmann::json api_audit = JsonOf(s.Client().Get("/api/v1/audit"));
+  nlohmann::json cli_audit = JsonOf(audited);
+  for (nlohmann::json* doc : {&api_audit, &cli_audit}) {
+    doc->erase("since");
+    doc->erase("until");
+    doc->erase("thresholds");
+  }
+  EXPECT_EQ(api_audit, cli_audit);
+}
+
+TEST_F(Api, AStudyFileOfAnEarlierVersionIsImportedIntoTheLedgerNotLost) {
+  TempDir table;
+  tune::testing::WriteSyntheticTable(table.path(), 40, 9);
+  // A study's state as earlier versions saved it without --db: <data dir>/studies/NAME.json.
+  const auto tuned = TuneUnpruned(table.path(), "legacy", home_.path(), {"--db", db_.string()});
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  const nlohmann::json before = Cli({"tune", "status", "legacy"});
+  {
+    auto db = ledger::OpenForCommand(db_.string(), ledger::CreateMode::kMustExist);
+    ASSERT_TRUE(db) << db.error().message;
+    const Result<nlohmann::json> state = tune::LedgerStudyStore(**db).Load("legacy");
+    ASSERT_TRUE(state) << state.error().message;
+    WriteTestFile(home_ / "data" / "studies" / "legacy.json", state->dump());
+  }
+  const auto status = RunFrugal({"tune", "status", "legacy", "--json"}, home_.path());
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_NE(status.err.find("imported 1 study"), std::string::npos) << status.err;
+  EXPECT_EQ(JsonOf(status), before);
+  EXPECT_FALSE(std::filesystem::exists(home_ / "data" / "studies" / "legacy.json"));
+  EXPECT_TRUE(std::filesystem::exists(home_ / "data" / "studies" / "legacy.json.imported"));
+  // Read from the default ledger from now on, by the audit too.
+  const auto again = RunFrugal({"tune", "status", "legacy", "--json"}, home_.path());
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.err.find("imported"), std::string::npos) << again.err;
+  const auto audited = RunFrugal({"audit", "--format", "json"}, home_.path());
+  EXPECT_NE(audited.out.find("study legacy"), std::string::npos) << audited.out;
 }
 
 TEST_F(Api, AuditAndBudgetsComeFromTheAudit) {

@@ -13,6 +13,8 @@
 #include <thread>
 #include <tuple>
 
+#include "frugal/ledger/ledger.h"
+#include "frugal/tune/ledger_study_store.h"
 #include "replay_flags.h"
 #include "support/test_support.h"
 #include "synthetic_table.h"
@@ -118,9 +120,14 @@ TEST_F(TuneE2e, SigkilledStudyResumesFromItsLastSaveAndEndsWhereAnUninterruptedO
   args.insert(args.end(), {"--save-every-ms", "0"});
   const pid_t pid = StartFrugal(args, home_.path());
   ASSERT_GE(pid, 0);
-  const auto state = home_.path() / "data" / "studies" / "crashed.json";
+  // Its state is saved in the ledger, the one study store (it was a JSON file before).
+  const std::string ledger_file = (home_.path() / "data" / "ledger.sqlite").string();
+  const auto saved = [&] {
+    auto db = ledger::OpenForCommand(ledger_file, ledger::CreateMode::kMustExist);
+    return db && tune::LedgerStudyStore(**db).Load("crashed").has_value();
+  };
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (!std::filesystem::exists(state) && std::chrono::steady_clock::now() < deadline) {
+  while (!saved() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -495,7 +502,10 @@ TEST_F(TuneE2e, TrialCommandWhoseProgramIsMissingIsBadInput) {
   EXPECT_NE(script.err.find("field 'trial.command': python3 would run 'no_such_train.py'"),
             std::string::npos)
       << script.err;
-  EXPECT_FALSE(std::filesystem::exists(home_ / "data" / "studies" / "noscript.json"));
+  // Nothing saved: the study store (the ledger) has no study of that name.
+  const CommandResult status = RunFrugal({"tune", "status", "noscript"}, home_.path());
+  EXPECT_EQ(status.exit_code, 2) << status.err;
+  EXPECT_NE(status.err.find("no study named 'noscript'"), std::string::npos) << status.err;
 }
 
 TEST_F(TuneE2e, ExampleSpecReplaysTheSharedAlexnetCurves) {
