@@ -12,3 +12,5 @@ pkg_check_modules(PQXX IMPORTED_TARGET libpqxx)
 pkg_check_modules(PQ IMPORTED_TARGET libpq)
 find_package(OpenSSL REQUIRED)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+# The server's HTTP transport (src/frugal/server/http_daemon.h).
+pkg_check_modules(MHD REQUIRED IMPORTED_TARGET libmicrohttpd)

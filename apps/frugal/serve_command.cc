@@ -79,7 +79,7 @@ void RegisterServe(CLI::App& app, GlobalOptions& global, Action& action) {
                   "File whose first line is the token state-changing requests need (chmod 600)");
   cmd->add_option("--thresholds", o->thresholds,
                   "Audit settings (thresholds, budgets); default: audit.yaml in the config dir");
-  cmd->add_option("--threads", o->threads, "Request threads")
+  cmd->add_option("--threads", o->threads, "Event-loop threads serving the connections")
       ->check(WholeNumber(1, 4096))
       ->capture_default_str();
   cmd->callback([&, o] { action = [&global, o](Streams& s) { return RunServe(*o, global, s); }; });

@@ -124,6 +124,7 @@ class PostgresConnection final : public Connection {
   }
 
   bool LastErrorWasTransient() const override { return last_transient_; }
+  bool Lost() const override { return conn_ == nullptr || !conn_->is_open(); }
 
  private:
   std::vector<Row> Run(std::string_view sql, std::span<const Value> params) {

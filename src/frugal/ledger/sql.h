@@ -68,6 +68,9 @@ class Connection {
   /// Whether the last failure was a transient conflict (busy, lock, serialization, deadlock)
   /// that a retry of the whole transaction may cure.
   [[nodiscard]] virtual bool LastErrorWasTransient() const = 0;
+  /// Whether the session is gone (the server closed it, the network dropped it): every
+  /// statement on it will fail, so a pool must close it rather than hand it out again.
+  [[nodiscard]] virtual bool Lost() const { return false; }
 };
 
 /// Runs `body` inside a transaction; commits when it succeeds, rolls back when it fails. A

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "frugal/catalog/gpu_names.h"
+#include "frugal/core/record_name.h"
 #include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
 #include "frugal/core/yaml_bounds.h"
@@ -408,6 +409,12 @@ Result<std::optional<DrillRecord>> FindDrill(const YamlDoc& doc, const Node& n,
   if (drills_dir.empty()) return std::nullopt;
   std::error_code ec;
   if (named) {
+    // The name becomes a file's name in the drills directory, never a path.
+    if (!IsRecordName(*named)) {
+      return Fail(
+          doc.ErrorAt(n["drill"], "drill",
+                      fmt::format("a drill record's name, not a path: {}", RecordNameRule())));
+    }
     const std::filesystem::path path = drills_dir / (*named + ".json");
     if (std::filesystem::exists(path, ec)) return FRUGAL_TRY(ReadDrillRecord(path));
     return Fail(doc.ErrorAt(n["drill"], "drill",
@@ -417,7 +424,7 @@ Result<std::optional<DrillRecord>> FindDrill(const YamlDoc& doc, const Node& n,
   }
   for (const std::string& name : {job_name, std::filesystem::path(doc.source()).stem().string()}) {
     const std::filesystem::path path = drills_dir / (name + ".json");
-    if (!name.empty() && std::filesystem::exists(path, ec)) {
+    if (IsRecordName(name) && std::filesystem::exists(path, ec)) {
       return FRUGAL_TRY(ReadDrillRecord(path));
     }
   }

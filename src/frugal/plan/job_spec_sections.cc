@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "frugal/core/duration.h"
+#include "frugal/core/record_name.h"
 #include "frugal/core/text.h"
 #include "frugal/core/yaml_bounds.h"
 
@@ -160,6 +161,11 @@ Result<DataSpec> ReadData(const YamlDoc& doc, const YAML::Node& root) {
 
 Result<void> ReadRecordedProfile(const YamlDoc& doc, const YAML::Node& at, const std::string& name,
                                  const std::filesystem::path& profiles_dir, MeasuredProfile& p) {
+  // The name becomes a file's name in the profiles directory, never a path.
+  if (!IsRecordName(name)) {
+    return Fail(doc.ErrorAt(
+        at, "profile", fmt::format("a recorded profile's name, not a path: {}", RecordNameRule())));
+  }
   const std::filesystem::path path = profiles_dir / (name + ".json");
   std::ifstream in(path);
   if (profiles_dir.empty() || !in) {

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "frugal/core/atomic_file.h"
+#include "frugal/core/record_name.h"
 #include "frugal/core/text.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/monitor/proc_sampler.h"
@@ -369,10 +370,8 @@ Result<std::string> ProfileName(const std::string& flag_name,
       }
     }
   }
-  if (name.empty() || name.size() > 200 || name.find('/') != std::string::npos || name == "." ||
-      name == "..") {
-    return Fail(ErrorCode::kBadInput,
-                "option --name: give a name of 1 to 200 characters, without '/'");
+  if (!IsRecordName(name)) {
+    return Fail(ErrorCode::kBadInput, "option --name: " + std::string(RecordNameRule()));
   }
   return name;
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 
@@ -31,8 +32,6 @@
 namespace frugal::server {
 namespace {
 
-using httplib::Request;
-using httplib::Response;
 using Json = nlohmann::json;
 
 /// Runs returned when the request names no limit: a page, not a 100,000-run dump.
@@ -52,12 +51,8 @@ int HttpStatus(const Error& e) {
 }
 
 void SendError(Response& res, int status, const std::string& message) {
-  res.status = status;
   // A message may echo what the client sent; bytes that are not UTF-8 are written replaced.
-  res.set_content(Json{{"error", {{"status", status}, {"message", message}}}}.dump(
-                      -1, ' ', false, Json::error_handler_t::replace) +
-                      "\n",
-                  "application/json");
+  SetJsonError(res, status, message);
 }
 
 /// kBadInput naming the parameter (or the path) whose decoded text is not UTF-8: every
@@ -140,7 +135,7 @@ bool Authorized(const Server::Impl& impl, const Request& req, Response& res, boo
 }
 
 template <typename Fn>
-httplib::Server::Handler Reading(Server::Impl& impl, Fn fn) {
+Handler Reading(Server::Impl& impl, Fn fn) {
   return [&impl, fn](const Request& req, Response& res) {
     if (!Authorized(impl, req, res, false)) return;
     if (Result<void> text = RequireUtf8Request(req); !text) {
@@ -152,7 +147,7 @@ httplib::Server::Handler Reading(Server::Impl& impl, Fn fn) {
 }
 
 template <typename Fn>
-httplib::Server::Handler Changing(Server::Impl& impl, Fn fn) {
+Handler Changing(Server::Impl& impl, Fn fn) {
   return [&impl, fn](const Request& req, Response& res) {
     if (!Authorized(impl, req, res, true)) return;
     if (Result<void> text = RequireUtf8Request(req); !text) {
@@ -163,7 +158,32 @@ httplib::Server::Handler Changing(Server::Impl& impl, Fn fn) {
   };
 }
 
+/// A request about one named resource: 404 with `lookup`'s message when it finds none
+/// (kBadInput), the usual status for its other errors, else `fn`'s document.
+template <typename Lookup, typename Fn>
+Handler Named(Server::Impl& impl, bool changes, Lookup lookup, Fn fn) {
+  return [&impl, changes, lookup, fn](const Request& req, Response& res) {
+    if (!Authorized(impl, req, res, changes)) return;
+    if (Result<void> text = RequireUtf8Request(req); !text) {
+      Send(res, Fail(text.error()));
+      return;
+    }
+    if (Result<void> found = lookup(req.matches[1]); !found) {
+      const Error& e = found.error();
+      SendError(res, e.code == ErrorCode::kBadInput ? 404 : HttpStatus(e), e.message);
+      return;
+    }
+    Send(res, fn(req));
+  };
+}
+
 // --- Runs -------------------------------------------------------------------------------
+
+Result<void> RunExists(Server::Impl& impl, const std::string& ref) {
+  auto db = FRUGAL_TRY(impl.pool.Acquire());
+  FRUGAL_TRY(run::ResolveRunRef(*db, ref));
+  return {};
+}
 
 Result<Json> ListRuns(Server::Impl& impl, const Request& req) {
   const ledger::Timestamp now = ledger::Now();
@@ -282,6 +302,19 @@ Result<Json> ListStudies(Server::Impl& impl) {
                         [](const tune::StudyStore& store) { return app::StudyListJson(store); });
 }
 
+Result<void> StudyExists(Server::Impl& impl, const std::string& name) {
+  const Result<Json> found =
+      WithStudyStore(impl, [&name](const tune::StudyStore& store) -> Result<Json> {
+        const std::vector<std::string> names = FRUGAL_TRY(store.Names());
+        if (std::find(names.begin(), names.end(), name) == names.end()) {
+          return Fail(ErrorCode::kBadInput, "no study named '" + name + "'");
+        }
+        return Json();
+      });
+  if (!found) return Fail(found.error());
+  return {};
+}
+
 Result<Json> ShowStudy(Server::Impl& impl, const std::string& name) {
   return WithStudyStore(impl, [&name](const tune::StudyStore& store) -> Result<Json> {
     const tune::StudyStatus st = FRUGAL_TRY(tune::LoadStudyStatus(store, name));
@@ -391,15 +424,17 @@ void Metrics(Server::Impl& impl, const Request& req, Response& res) {
 }  // namespace
 
 void AddApiRoutes(Server::Impl& impl) {
-  httplib::Server& h = impl.http;
+  Router& h = impl.http;
   Server::Impl* p = &impl;
   h.Get("/api/v1/runs", Reading(impl, [p](const Request& r) { return ListRuns(*p, r); }));
+  const auto run = [p](const std::string& ref) { return RunExists(*p, ref); };
+  const auto study = [p](const std::string& name) { return StudyExists(*p, name); };
   h.Get(R"(/api/v1/runs/([^/]+))",
-        Reading(impl, [p](const Request& r) { return ShowRun(*p, r.matches[1]); }));
+        Named(impl, false, run, [p](const Request& r) { return ShowRun(*p, r.matches[1]); }));
   h.Get(R"(/api/v1/runs/([^/]+)/samples)",
-        Reading(impl, [p](const Request& r) { return RunSamples(*p, r.matches[1]); }));
+        Named(impl, false, run, [p](const Request& r) { return RunSamples(*p, r.matches[1]); }));
   h.Post(R"(/api/v1/runs/([^/]+)/cancel)",
-         Changing(impl, [p](const Request& r) { return CancelRun(*p, r.matches[1]); }));
+         Named(impl, true, run, [p](const Request& r) { return CancelRun(*p, r.matches[1]); }));
   h.Get("/api/v1/report", Reading(impl, [p](const Request& r) { return Report(*p, r); }));
   h.Get("/api/v1/spend/daily", Reading(impl, [p](const Request& r) { return DailySpend(*p, r); }));
   h.Get("/api/v1/audit", Reading(impl, [p](const Request& r) -> Result<Json> {
@@ -411,8 +446,8 @@ void AddApiRoutes(Server::Impl& impl) {
         }));
   h.Get("/api/v1/studies", Reading(impl, [p](const Request&) { return ListStudies(*p); }));
   h.Get(R"(/api/v1/studies/([^/]+))",
-        Reading(impl, [p](const Request& r) { return ShowStudy(*p, r.matches[1]); }));
-  h.Get(R"(/api/v1/studies/([^/]+)/curves)", Reading(impl, [p](const Request& r) {
+        Named(impl, false, study, [p](const Request& r) { return ShowStudy(*p, r.matches[1]); }));
+  h.Get(R"(/api/v1/studies/([^/]+)/curves)", Named(impl, false, study, [p](const Request& r) {
           const std::string name = r.matches[1];
           return WithStudyStore(*p, [&name](const tune::StudyStore& store) -> Result<Json> {
             return tune::TrialCurvesJson(FRUGAL_TRY(tune::LoadStudyStatus(store, name)));
@@ -426,32 +461,8 @@ void AddApiRoutes(Server::Impl& impl) {
   h.Get("/api/v1/catalog/offers", Reading(impl, [p](const Request& r) { return Offers(*p, r); }));
   h.Post("/api/v1/plan", Reading(impl, [p](const Request& r) { return Plan(*p, r); }));
   h.Get("/metrics", [p](const Request& r, Response& res) { Metrics(*p, r, res); });
-  h.Get(R"(/api/.*)", [](const Request& r, Response& res) {
-    SendError(res, 404, "no such API resource: " + r.path + " (see docs/api.md)");
-  });
-  // What httplib answers itself (a body past the size limit, a request it cannot read) and a
-  // handler's exception get the API's JSON error document as well, never an empty body.
-  h.set_error_handler(httplib::Server::HandlerWithResponse([](const Request& r, Response& res) {
-    if (!res.body.empty() || !r.path.starts_with("/api/")) {
-      return httplib::Server::HandlerResponse::Unhandled;
-    }
-    const std::string why = res.status == 413   ? "the request body is larger than 1 MiB"
-                            : res.status == 400 ? "the request could not be read (a body needs "
-                                                  "its Content-Length)"
-                                                : "the request could not be answered";
-    SendError(res, res.status, why);
-    return httplib::Server::HandlerResponse::Handled;
-  }));
-  h.set_exception_handler([](const Request&, Response& res, std::exception_ptr error) {
-    std::string what = "unknown exception";
-    try {
-      std::rethrow_exception(error);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    SendError(res, 500, "internal error: " + what);
-  });
+  // Other /api paths are 404s and the dashboard's files are served by the front door
+  // (front.cc), which also answers a handler's exception with the error document.
 }
 
 }  // namespace frugal::server

@@ -3,6 +3,9 @@
 namespace frugal::server {
 
 LedgerPool::Lease::~Lease() {
+  // A lost session (the database restarted, the network dropped) would fail every request
+  // that borrowed it next: closed here, and the next borrower opens a fresh one.
+  if (ledger_ && ledger_->connection().Lost()) Discard();
   if (ledger_ && pool_ != nullptr) pool_->Return(std::move(ledger_));
 }
 

@@ -18,7 +18,8 @@ class LedgerPool {
   explicit LedgerPool(std::string db_flag) : db_flag_(std::move(db_flag)) {}
 
   /// A borrowed connection; returned to the pool when destroyed unless Discard() was called
-  /// (a connection that failed is not handed out again).
+  /// or its session is lost (Connection::Lost): a connection that broke is not handed out
+  /// again.
   class Lease {
    public:
     Lease(LedgerPool& pool, std::unique_ptr<ledger::Ledger> ledger)

@@ -3,6 +3,8 @@
 #include <arpa/inet.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/paths.h"
 #include "frugal/core/text.h"
@@ -81,34 +83,6 @@ fs::path WebDir() {
 Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Server::~Server() { Stop(); }
 
-namespace {
-
-void AddStaticRoutes(Server::Impl& impl) {
-  const fs::path dir = impl.options.web_dir.empty() ? WebDir() : impl.options.web_dir;
-  std::error_code ec;
-  if (fs::exists(dir / "index.html", ec) && impl.http.set_mount_point("/", dir.string())) {
-    // The built files name their content hash; index.html does not and is never cached.
-    impl.http.set_file_request_handler([](const httplib::Request& req, httplib::Response& res) {
-      if (req.path.starts_with("/assets/")) {
-        res.set_header("Cache-Control", "public, max-age=31536000, immutable");
-      } else {
-        res.set_header("Cache-Control", "no-cache");
-      }
-    });
-    return;
-  }
-  const std::string missing = dir.string();
-  impl.http.Get("/", [missing](const httplib::Request&, httplib::Response& res) {
-    res.status = 503;
-    res.set_content("The dashboard is not built (no index.html in " + missing +
-                        "): run scripts/setup.sh, or set FRUGAL_WEB_DIR. The API is at /api/v1 "
-                        "and the metrics at /metrics.\n",
-                    "text/plain; charset=utf-8");
-  });
-}
-
-}  // namespace
-
 Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
   if (!IsLoopback(options.listen.host) && !options.token) {
     return Fail(ErrorCode::kBadInput,
@@ -128,33 +102,16 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
     auto probe = FRUGAL_TRY(impl->pool.Acquire());
     impl->ledger_where = probe->connection().where();
   }
-  const int threads = std::max(1, options.threads);
-  impl->http.new_task_queue = [threads] {
-    return new httplib::ThreadPool(static_cast<size_t>(threads));
-  };
-  // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, which would let a second server
-  // share a taken port instead of refusing it.
-  impl->http.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-  impl->http.set_keep_alive_max_count(1000);
-  impl->http.set_keep_alive_timeout(5);
-  impl->http.set_payload_max_length(1 << 20);
+  std::error_code ec;
+  const fs::path web = options.web_dir.empty() ? WebDir() : options.web_dir;
+  if (fs::exists(web / "index.html", ec)) impl->web_dir = web;
   AddApiRoutes(*impl);
-  AddStaticRoutes(*impl);
-  const std::string& host = options.listen.host;
-  if (options.listen.port == 0) {
-    impl->port = impl->http.bind_to_any_port(host);
-    if (impl->port < 0) impl->port = 0;
-  } else if (impl->http.bind_to_port(host, options.listen.port)) {
-    impl->port = options.listen.port;
-  }
-  if (impl->port == 0) {
-    return Fail(ErrorCode::kUnavailable,
-                "cannot listen on " + host + ":" + std::to_string(options.listen.port) +
-                    ": the address is taken or not this machine's (choose another with --listen)");
-  }
+  HttpLimits limits;
+  limits.threads = static_cast<unsigned>(std::clamp(options.threads, 1, 4096));
+  // Off loopback, one address may not take every connection.
+  limits.connections_per_client = IsLoopback(options.listen.host) ? 0 : 256;
+  impl->daemon = FRUGAL_TRY(HttpDaemon::Bind(options.listen, limits, FrontHooks(*impl)));
+  impl->port = impl->daemon->port();
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
 
@@ -168,15 +125,10 @@ std::string Server::url() const {
 
 std::string Server::ledger_where() const { return impl_->ledger_where; }
 
-Result<void> Server::Serve() {
-  if (!impl_->http.listen_after_bind()) {
-    return Fail(ErrorCode::kFailed, "the listener on " + url() + " stopped with an error");
-  }
-  return {};
-}
+Result<void> Server::Serve() { return impl_->daemon->Serve(); }
 
 void Server::Stop() {
-  if (impl_) impl_->http.stop();
+  if (impl_ && impl_->daemon) impl_->daemon->Stop();
 }
 
 }  // namespace frugal::server

@@ -41,7 +41,7 @@ struct ServerOptions {
   std::string policy;  ///< --policy: screens posted plans ("" = $FRUGAL_POLICY, the config dir)
   std::filesystem::path thresholds;  ///< audit settings ("" = the config dir's audit.yaml)
   std::filesystem::path web_dir;     ///< the dashboard's files ("" = WebDir())
-  int threads = 64;                  ///< request threads (a keep-alive connection holds one)
+  int threads = 64;                  ///< event-loop threads (a connection never holds one)
 };
 
 class Server {

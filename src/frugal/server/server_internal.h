@@ -1,8 +1,6 @@
 #pragma once
 // What the server's request handlers share (server.cc builds it, api.cc adds the routes).
 
-#include <httplib.h>
-
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -12,14 +10,18 @@
 #include "frugal/catalog/catalog.h"
 #include "frugal/catalog/transfer_prices.h"
 #include "frugal/ledger/fleet.h"
+#include "frugal/server/http_daemon.h"
 #include "frugal/server/ledger_pool.h"
+#include "frugal/server/router.h"
 #include "frugal/server/server.h"
 
 namespace frugal::server {
 
 struct Server::Impl {
   ServerOptions options;
-  httplib::Server http;
+  Router http;  ///< the API routes (api.cc); anything else is a dashboard file
+  std::unique_ptr<HttpDaemon> daemon;
+  std::filesystem::path web_dir;  ///< the dashboard's files ("" when they are not built)
   LedgerPool pool;
   std::string ledger_where;
   catalog::Catalog catalog;
@@ -42,5 +44,9 @@ struct Server::Impl {
 
 /// Adds /api/v1/... and /metrics to `impl.http`.
 void AddApiRoutes(Server::Impl& impl);
+
+/// What the transport calls for each request (front.cc): the Host and Origin checks, then the
+/// route, else a dashboard file; error messages leave out where the server keeps its files.
+[[nodiscard]] HttpHooks FrontHooks(Server::Impl& impl);
 
 }  // namespace frugal::server

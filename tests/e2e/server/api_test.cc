@@ -81,7 +81,7 @@ TEST_F(Api, OneRunIsTheDocumentRunsShowPrints) {
   EXPECT_EQ(samples["samples"].size(), 30U);
   const auto missing = s.Client().Get("/api/v1/runs/no-such-run");
   ASSERT_TRUE(missing);
-  EXPECT_EQ(missing->status, 400);
+  EXPECT_EQ(missing->status, 404);
   EXPECT_NE(missing->body.find("no run named 'no-such-run'"), std::string::npos) << missing->body;
 }
 

@@ -88,6 +88,15 @@ bool PostgresServer::Start(std::string& why) {
   return running_;
 }
 
+bool PostgresServer::Restart() {
+  // pg_ctl restart starts the server again with the options it last started with.
+  const auto restart =
+      frugal::testing::RunProgram(AsServerUser({bin_ + "/pg_ctl", "-D", dir_ + "/data", "-l",
+                                                dir_ + "/log", "-m", "fast", "-w", "restart"}));
+  running_ = restart.exit_code == 0;
+  return running_;
+}
+
 PostgresServer::~PostgresServer() {
   if (running_) {
     frugal::testing::RunProgram(

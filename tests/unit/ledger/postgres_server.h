@@ -24,6 +24,9 @@ class PostgresServer {
   /// The URL of the server's default database.
   std::string AdminUrl() const;
   int port() const { return port_; }
+  /// Restarts the server on the same port (pg_ctl restart, fast mode): every open session is
+  /// closed by it. False when it did not come back.
+  bool Restart();
 
  private:
   PostgresServer() = default;
