@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "frugal/core/paths.h"
+#include "frugal/ledger/run_rows.h"
 #include "frugal/run/checkpoint_manifest.h"
 
 namespace frugal::queue {
@@ -21,10 +22,7 @@ fs::path RunDirOf(const std::string& run_id) { return UserDataDir() / "runs" / r
 
 Result<WarmStart> FindWarmStart(ledger::Connection& db, const std::string& run_id,
                                 const fs::path& run_dir, std::string_view where) {
-  const std::vector<ledger::Value> params = {run_id};
-  const std::vector<ledger::Row> rows =
-      FRUGAL_TRY(db.Query("SELECT id FROM runs WHERE name = ? LIMIT 1", params));
-  if (rows.empty()) {
+  if (!FRUGAL_TRY(ledger::LatestRunNamed(db, run_id))) {
     return Fail(
         ErrorCode::kBadInput,
         fmt::format("{}: no run named '{}' in the ledger (see 'frugal runs list')", where, run_id));

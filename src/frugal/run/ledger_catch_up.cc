@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "frugal/ledger/run_rows.h"
 #include "frugal/run/ledger_recorder.h"
 #include "frugal/run/run_journal.h"
 
@@ -83,15 +84,7 @@ ledger::SegmentOffer OfferOf(const JournalAttempt& a, const ledger::SegmentOffer
 
 /// A run the ledger ended (a sweep) gets new segments only while it runs again.
 Result<void> Reopen(ledger::Ledger& ledger, ledger::RunId run) {
-  return ledger::Transact(ledger.connection(), ledger::TxnMode::kWrite,
-                          [&](ledger::Connection& c) -> Result<void> {
-                            return c
-                                .Query(
-                                    "UPDATE runs SET status = 'running', end_ms = NULL "
-                                    "WHERE id = ?",
-                                    std::vector<ledger::Value>{run})
-                                .map([](auto&&) {});
-                          });
+  return ledger::ReopenRun(ledger, run);
 }
 
 /// Adds the events and samples of the run's attempts that the ledger lacks. An event is known
@@ -114,11 +107,8 @@ Result<void> CatchUpEventsAndSamples(ledger::Ledger& ledger, const ledger::Run& 
     int64_t through_ms;
   };
   std::vector<Held> held;
-  for (const ledger::Row& row : FRUGAL_TRY(
-           ledger.connection().Query("SELECT time_ms, resolution_ms FROM samples WHERE run_id = ?",
-                                     std::vector<ledger::Value>{run.id}))) {
-    const int64_t time = ledger::AsInt(row.at(0));
-    held.push_back({time, time + std::max<int64_t>(ledger::AsInt(row.at(1)) - 1, 0)});
+  for (const ledger::SampleSpan& span : FRUGAL_TRY(ledger::SampleSpansOf(ledger, run.id))) {
+    held.push_back({span.time_ms, span.time_ms + std::max<int64_t>(span.resolution_ms - 1, 0)});
   }
   for (size_t i = 0; i < attempts.size(); ++i) {
     for (const RunEvent& e : attempts[i].events) {

@@ -6,6 +6,7 @@
 
 #include "frugal/core/log.h"
 #include "frugal/core/text.h"
+#include "frugal/ledger/run_rows.h"
 #include "frugal/run/run_text.h"
 
 namespace frugal::run {
@@ -120,11 +121,10 @@ std::optional<ledger::RunStatus> RunStatusOf(const std::string& outcome) {
 }
 
 Result<std::optional<ledger::Run>> FindRunByName(ledger::Ledger& ledger, const std::string& name) {
-  const std::vector<ledger::Value> params = {name};
-  std::vector<ledger::Row> rows = FRUGAL_TRY(ledger.connection().Query(
-      "SELECT id FROM runs WHERE name = ? ORDER BY id DESC LIMIT 1", params));
-  if (rows.empty()) return std::optional<ledger::Run>();
-  return std::optional<ledger::Run>(FRUGAL_TRY(ledger.GetRun(ledger::AsInt(rows[0][0]))));
+  const std::optional<ledger::RunId> id =
+      FRUGAL_TRY(ledger::LatestRunNamed(ledger.connection(), name));
+  if (!id) return std::optional<ledger::Run>();
+  return std::optional<ledger::Run>(FRUGAL_TRY(ledger.GetRun(*id)));
 }
 
 Result<int64_t> ResolveRunRef(ledger::Ledger& ledger, const std::string& ref) {
@@ -185,17 +185,7 @@ Result<void> LedgerRecorder::BeginOrReopen(const RunStart& start) {
     std::optional<ledger::Run> earlier = FRUGAL_TRY(FindRunByName(ledger_, name_));
     if (earlier) {
       const ledger::RunId id = earlier->id;
-      FRUGAL_TRY(
-          ledger::Transact(ledger_.connection(), ledger::TxnMode::kWrite,
-                           [&](ledger::Connection& c) -> Result<void> {
-                             const std::vector<ledger::Value> params = {ledger::ToMillis(at), id};
-                             return c
-                                 .Query(
-                                     "UPDATE runs SET status = 'running', end_ms = NULL, "
-                                     "heartbeat_ms = ? WHERE id = ?",
-                                     params)
-                                 .map([](auto&&) {});
-                           }));
+      FRUGAL_TRY(ledger::ReopenRun(ledger_, id, at));
       run_ = id;
       return {};
     }
