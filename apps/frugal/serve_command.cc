@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <cstring>
 #include <thread>
 
@@ -48,6 +50,14 @@ Result<void> RunServe(const ServeCommandOptions& o, const GlobalOptions& global,
   options.policy = global.policy;
   options.thresholds = o.thresholds;
   options.threads = o.threads;
+  // Each connection is a descriptor: allow as many as the hard limit does (the server caps
+  // its connections below what is left).
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < 65536 &&
+      files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = std::min<rlim_t>(files.rlim_max, 65536);
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
   const BlockedStopSignals blocked;
   std::unique_ptr<server::Server> srv = FRUGAL_TRY(server::Server::Start(options));
   s.err << fmt::format("frugal serve: {} (ledger {}); token {}; stop with Ctrl-C or SIGTERM\n",

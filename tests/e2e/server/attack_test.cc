@@ -101,13 +101,20 @@ TEST_F(Attack, RangesNeverAnswerMoreThanTheFile) {
       const size_t first = Draw(size);
       ranges += fmt::format("{}{}-{}", i > 0 ? "," : "", first, first + Draw(size));
     }
-    // A header past the server's per-connection memory is refused (431) and closes it.
+    // A header past the server's per-connection memory (32 KiB) is refused (431) and the
+    // connection closed, perhaps before the client has finished sending it.
     RawConnection fresh(s.port());
     auto r = fresh.Exchange(Get(s.port(), "/assets/index-5f3a.js", "Range: " + ranges + "\r\n"));
-    ASSERT_TRUE(r) << "round " << round;
+    if (!r) {
+      EXPECT_GT(ranges.size(), 16'000U) << "round " << round << ": no answer";
+      continue;
+    }
     EXPECT_TRUE(r->status == 200 || r->status == 206 || r->status == 431) << r->head;
     EXPECT_LE(r->body.size(), size) << "round " << round << ", " << count << " ranges";
   }
+  auto after = RawConnection(s.port()).Exchange(Get(s.port(), "/assets/index-5f3a.js"));
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->body, asset_);
 }
 
 /// Descriptors this process may open for idle connections (raising the soft limit to the

@@ -55,6 +55,27 @@ TEST(DrillRecord, TheSpecsOwnKeysWinAndItCanNameAnotherRecord) {
   EXPECT_FALSE(spec->fault_tolerance.checkpoint_on_notice);
 }
 
+// A real record outside the drills directory: a path in `drill:` (absolute, "../", a NUL
+// that cut the ".json" suffix) or in the job's name reached it, and echoed it into the plan.
+TEST(DrillRecord, ARecordIsNamedNeverReachedByAPath) {
+  testing::TempDir root;
+  testing::WriteTestFile(root / "elsewhere.json", kRecord);
+  testing::WriteTestFile(root / "drills" / "keep.txt", "");
+  const std::vector<std::string> gpus = {"A100-80GB", "L4"};
+  const std::string job = std::string(kJob) + "fault_tolerance:\n  drill: ";
+  for (const std::string& named : {std::string("../elsewhere"), (root / "elsewhere").string(),
+                                   std::string("\"x\\0\""), std::string("..")}) {
+    auto spec = ParseJobSpec(job + named + "\n", "job.yaml", root.path(), gpus, root / "drills");
+    ASSERT_FALSE(spec) << named;
+    EXPECT_NE(spec.error().message.find("not a path"), std::string::npos) << spec.error().message;
+  }
+  std::string renamed = kJob;
+  renamed.replace(renamed.find("name: train"), 11, "name: ../elsewhere");
+  auto spec = ParseJobSpec(renamed, "job.yaml", root.path(), gpus, root / "drills");
+  ASSERT_TRUE(spec) << spec.error().message;
+  EXPECT_TRUE(spec->fault_tolerance.drill.empty()) << spec->fault_tolerance.drill;
+}
+
 TEST(DrillRecord, NoRecordMeansDefaultsButANamedOneMustExist) {
   Drills d;
   auto spec = d.Parse(kJob);
