@@ -2,6 +2,8 @@
 // every flag it writes is one the CLI registers, and the run is recorded on the pool's GPU
 // model, count and tier.
 
+#include "frugal/queue/run_args.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
