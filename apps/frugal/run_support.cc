@@ -14,8 +14,10 @@
 #include "frugal/core/log.h"
 #include "frugal/core/paths.h"
 #include "frugal/core/text.h"
+#include "frugal/core/tier.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/plan/job_spec.h"
+#include "frugal/queue/run_args.h"
 #include "frugal/run/metadata_notice.h"
 #include "frugal/run/profile.h"
 #include "frugal/run/run_text.h"
@@ -78,11 +80,13 @@ Result<Pricing> PriceOnly(const SuperviseOptions& o) {
   p.rate = *rate;
   p.gpus = o.gpus > 0 ? o.gpus : 1;
   if (!o.tier.empty()) {
-    Result<catalog::Tier> tier = catalog::ParseTier(o.tier);
+    // Capacity priced by hand may be owned (on-prem, a queue's owned pool): a tier of its own.
+    Result<CapacityTier> tier = ParseCapacityTier(o.tier);
     if (!tier) return Fail(ErrorCode::kBadInput, "option --tier: " + tier.error().message);
-    p.tier = std::string(catalog::TierName(*tier));
+    p.tier = std::string(CapacityTierName(*tier));
   }
   p.record.cloud = "custom";
+  p.record.gpu = o.gpu;  // with --price, --gpu names the model recorded, not an offer to pick
   p.record.gpu_count = p.gpus;
   p.record.tier = p.tier.empty() ? "on_demand" : p.tier;
   p.record.price = p.rate;
@@ -182,11 +186,13 @@ Result<Pricing> PriceSpecRun(const SuperviseOptions& o, const LoadedSpec& loaded
 }
 
 Result<Pricing> ResolvePricing(const SuperviseOptions& o, const GlobalOptions& global) {
-  const int given = (o.price.empty() ? 0 : 1) + (o.offer.empty() ? 0 : 1) + (o.gpu.empty() ? 0 : 1);
+  // --gpu prices the run at an offer, or with --price only names the GPU model recorded.
+  const int given = (o.price.empty() ? 0 : 1) + (o.offer.empty() ? 0 : 1) +
+                    (o.gpu.empty() || !o.price.empty() ? 0 : 1);
   if (given != 1) {
     return Fail(ErrorCode::kBadInput,
-                "say what the run is priced at: exactly one of --price 3.06/h, --offer "
-                "CLOUD:INSTANCE:REGION:TIER, "
+                "say what the run is priced at: exactly one of --price 3.06/h [--gpu MODEL "
+                "--gpus N --tier T recorded], --offer CLOUD:INSTANCE:REGION:TIER, "
                 "--gpu MODEL [--gpus N --tier T], or a job spec (--spec JOB.yaml)");
   }
   if (!o.price.empty()) return PriceOnly(o);
@@ -209,30 +215,32 @@ void AddRecordedMeasurements(plan::JobSpec& spec, const catalog::Catalog& catalo
 }
 
 void AddSuperviseOptions(CLI::App* cmd, SuperviseOptions& o) {
-  cmd->add_option("--price", o.price,
+  cmd->add_option(queue::RunFlag::kPrice, o.price,
                   "Price of the capacity, e.g. 3.06/h (for capacity not in the catalog)");
   cmd->add_option("--offer", o.offer, "Catalog offer CLOUD:INSTANCE:REGION:TIER");
-  cmd->add_option("--gpu", o.gpu, "GPU model: run priced at the cheapest matching offer");
-  cmd->add_option("--gpus", o.gpus,
+  cmd->add_option(queue::RunFlag::kGpu, o.gpu,
+                  "GPU model: run priced at the cheapest matching offer (with --price: the model "
+                  "recorded)");
+  cmd->add_option(queue::RunFlag::kGpus, o.gpus,
                   "GPU count (with --gpu: at least this many; with --price: for GPU-hours)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--tier", o.tier,
+  cmd->add_option(queue::RunFlag::kTier, o.tier,
                   "Tier: for --gpu the tier to pick (default spot); for --price the tier recorded "
-                  "(default on_demand)");
+                  "(default on_demand; owned for capacity paid for whether used or not)");
   cmd->add_option(
       "--spec", o.spec,
       "Job spec (YAML): tags, budget and offer constraints; the planner picks the offer unless "
       "--offer/--gpu/--price is given, and a run estimated over its budget is refused (exit 3)");
   cmd->add_flag("--allow-overrun", o.allow_overrun,
                 "With --spec: start even when the estimate exceeds the budget");
-  cmd->add_option("--budget", o.budget, "Dollar cap, e.g. 50");
+  cmd->add_option(queue::RunFlag::kBudget, o.budget, "Dollar cap, e.g. 50");
   cmd->add_option("--max-gpu-hours", o.max_gpu_hours, "GPU-hour cap");
   cmd->add_option("--max-wall", o.max_wall, "Wall-clock cap, e.g. 6h");
   // One value per --tag, so `--tag k=v -- COMMAND -c ...` leaves the "--" to the command.
-  cmd->add_option("--tag", o.tags, "Tag k=v recorded on every row (repeatable)")
+  cmd->add_option(queue::RunFlag::kTag, o.tags, "Tag k=v recorded on every row (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option(
-      "--run-id", o.run_id,
+      queue::RunFlag::kRunId, o.run_id,
       "Run id; reuse one to resume a requeued run (default: new, or slurm-$SLURM_JOB_ID)");
   cmd->add_option("--run-dir", o.run_dir,
                   "Directory of the run's journal and checkpoints (default: data dir/runs/ID)");

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace frugal::ledger {
 namespace {
 
@@ -76,6 +78,34 @@ Result<std::vector<QueueJobRow>> ListQueueJobs(Connection& db,
   return jobs;
 }
 
+Result<std::vector<QueueJobVersion>> ListQueueJobVersions(Connection& db) {
+  const std::vector<Row> rows =
+      FRUGAL_TRY(db.Query("SELECT id, updated_ms FROM queue_jobs ORDER BY id"));
+  std::vector<QueueJobVersion> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) out.push_back({AsInt(r[0]), AsInt(r[1])});
+  return out;
+}
+
+Result<std::vector<QueueJobRow>> ListQueueJobsById(Connection& db, std::span<const int64_t> ids) {
+  std::vector<QueueJobRow> jobs;
+  // In batches well under either database's limit on parameters of one statement.
+  constexpr size_t kBatch = 500;
+  for (size_t from = 0; from < ids.size(); from += kBatch) {
+    const size_t n = std::min(kBatch, ids.size() - from);
+    const std::vector<Value> params(ids.begin() + static_cast<ptrdiff_t>(from),
+                                    ids.begin() + static_cast<ptrdiff_t>(from + n));
+    const std::vector<Row> rows =
+        FRUGAL_TRY(db.Query(fmt::format("SELECT {} FROM queue_jobs WHERE id IN ({}) ORDER BY id",
+                                        kJobColumns, Placeholders(n)),
+                            params));
+    for (const Row& r : rows) jobs.push_back(JobFromRow(r));
+  }
+  std::sort(jobs.begin(), jobs.end(),
+            [](const QueueJobRow& a, const QueueJobRow& b) { return a.id < b.id; });
+  return jobs;
+}
+
 Result<std::optional<QueueJobRow>> GetQueueJob(Connection& db, int64_t id) {
   const std::vector<Value> params = {id};
   const std::vector<Row> rows = FRUGAL_TRY(
@@ -86,8 +116,11 @@ Result<std::optional<QueueJobRow>> GetQueueJob(Connection& db, int64_t id) {
 
 Result<bool> MoveQueueJob(Connection& db, int64_t id, std::span<const std::string> from,
                           std::string_view to, const QueueJobRow& f, int64_t now_ms) {
-  std::vector<Value> params = {std::string(to), now_ms};
-  std::string set = "state = ?, updated_ms = ?";
+  // updated_ms only grows, by a millisecond at least, whatever the caller's clock says: a
+  // reader that keeps rows between passes (queue_service.h) tells every change by it.
+  std::vector<Value> params = {std::string(to), now_ms, now_ms};
+  std::string set =
+      "state = ?, updated_ms = CASE WHEN updated_ms >= ? THEN updated_ms + 1 ELSE ? END";
   const auto text = [&](const char* column, const std::string& v) {
     if (v.empty()) return;
     set += fmt::format(", {} = ?", column);

@@ -52,14 +52,26 @@ struct QueueDecisionRow {
 /// Jobs, oldest first; all when `states` is empty.
 [[nodiscard]] Result<std::vector<QueueJobRow>> ListQueueJobs(Connection& db,
                                                              std::span<const std::string> states);
+/// A job's id and when its row last changed (updated_ms grows with every move, by a
+/// millisecond at least, so an unchanged value means an unchanged row).
+struct QueueJobVersion {
+  int64_t id = 0;
+  int64_t updated_ms = 0;
+};
+/// Every job's version, by id: what a reader that keeps rows compares to re-read only the
+/// rows that changed.
+[[nodiscard]] Result<std::vector<QueueJobVersion>> ListQueueJobVersions(Connection& db);
+/// The jobs with these ids (those that exist), by id.
+[[nodiscard]] Result<std::vector<QueueJobRow>> ListQueueJobsById(Connection& db,
+                                                                 std::span<const int64_t> ids);
 /// One job; nullopt when there is none with that id.
 [[nodiscard]] Result<std::optional<QueueJobRow>> GetQueueJob(Connection& db, int64_t id);
 
 /// Moves job `id` to `to` only if it is in one of `from` (one statement, so of two callers
 /// only one wins), writing the placement columns of `fields` (pool, devices, pid, run_id,
 /// started_ms, finished_ms, exit_code, expected_cost_micros, reason, and request: the queue
-/// keeps what it learns of a job, its spot history, there) that are set. Returns whether it
-/// moved.
+/// keeps what it learns of a job, its spot history, there) that are set, and updated_ms:
+/// `now_ms`, or one more than it was when that is not later. Returns whether it moved.
 [[nodiscard]] Result<bool> MoveQueueJob(Connection& db, int64_t id,
                                         std::span<const std::string> from, std::string_view to,
                                         const QueueJobRow& fields, int64_t now_ms);

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "frugal/core/text.h"
+#include "frugal/core/tier.h"
 
 namespace frugal::ledger {
 namespace {
@@ -173,14 +174,8 @@ Result<EventType> ParseEventType(std::string_view text) {
 }
 
 Result<std::string> NormalizeTier(std::string_view raw) {
-  const std::string text = ToLower(Trim(raw));
-  if (text == "on_demand" || text == "ondemand" || text == "on-demand")
-    return std::string("on_demand");
-  if (text == "spot" || text == "preemptible") return std::string("spot");
-  if (text == "reserved_1y" || text == "reserved_3y") return text;
-  const std::vector<std::string> known = {"on_demand", "spot", "reserved_1y", "reserved_3y"};
-  return Fail(ErrorCode::kBadInput,
-              fmt::format("unknown tier '{}'{}", Abbreviate(raw), DidYouMean(text, known)));
+  const CapacityTier tier = FRUGAL_TRY(ParseCapacityTier(raw));
+  return std::string(CapacityTierName(tier));
 }
 
 std::string Tags::Get(std::string_view key) const {

@@ -71,7 +71,8 @@ enum class EventType {
 [[nodiscard]] std::string_view EventTypeName(EventType t);
 [[nodiscard]] Result<EventType> ParseEventType(std::string_view text);
 
-/// Pricing tiers as the catalog names them: "on_demand", "spot", "reserved_1y", "reserved_3y".
+/// Tiers as core/tier.h names them: "on_demand", "spot", "reserved_1y", "reserved_3y",
+/// "owned" (capacity paid for whether used or not: never a spot candidate).
 [[nodiscard]] Result<std::string> NormalizeTier(std::string_view text);
 [[nodiscard]] inline bool IsSpotTier(std::string_view tier) { return tier == "spot"; }
 [[nodiscard]] inline bool IsCommittedTier(std::string_view tier) {

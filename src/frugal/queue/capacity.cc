@@ -285,6 +285,18 @@ const char* TierName(Tier tier) {
   return "?";
 }
 
+CapacityTier RecordedTier(Tier tier) {
+  switch (tier) {
+    case Tier::kOwned:
+      return CapacityTier::kOwned;
+    case Tier::kOnDemand:
+      return CapacityTier::kOnDemand;
+    case Tier::kSpot:
+      return CapacityTier::kSpot;
+  }
+  return CapacityTier::kOnDemand;
+}
+
 const char* PoolKindName(PoolKind kind) { return kind == PoolKind::kSlurm ? "slurm" : "local"; }
 
 const char* PeriodName(BudgetPeriod period) {

@@ -39,6 +39,7 @@
 #include "frugal/core/duration.h"
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
+#include "frugal/core/tier.h"
 #include "frugal/queue/week_time.h"
 
 namespace frugal::queue {
@@ -47,6 +48,8 @@ enum class PoolKind { kLocal, kSlurm };
 enum class Tier { kOwned, kOnDemand, kSpot };
 
 [[nodiscard]] const char* TierName(Tier tier);
+/// The tier the ledger records a run on a pool of `tier` under.
+[[nodiscard]] CapacityTier RecordedTier(Tier tier);
 [[nodiscard]] const char* PoolKindName(PoolKind kind);
 
 struct PriceRule {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "frugal/queue/queue_service.h"
+#include "frugal/queue/run_args.h"
 
 namespace frugal::queue {
 namespace {
@@ -58,18 +59,24 @@ Result<std::vector<std::string>> FrugalRunArgv(const ledger::QueueJobRow& row, c
     return Fail(ErrorCode::kFailed, fmt::format("queue job {}: command: {}", row.id, e.what()));
   }
   const JobRequest request = FRUGAL_TRY(RequestFromJson(row.request));
+  RunArgs run;
+  run.run_id = row.run_id;
+  run.price = Rate{pool.price_per_gpu_hour * request.units};
+  // The pool's capacity as it is: its GPU model and the GPUs the job holds, on its tier (an
+  // owned pool's run is recorded as owned, never as on-demand custom capacity).
+  if (!pool.gpu.empty()) {
+    run.gpu = pool.gpu;
+    run.gpus = request.units;
+  }
+  run.tier = RecordedTier(pool.tier);
+  run.tags = request.tags;
+  run.tags["queue_job"] = std::to_string(row.id);
+  run.tags["queue_pool"] = pool.name;
+  run.budget = request.budget;
+  run.command = std::move(command);
   std::vector<std::string> argv = {binary};
   if (!db_flag.empty()) argv.insert(argv.end(), {"--db", db_flag});
-  const Money price = pool.price_per_gpu_hour * request.units;
-  argv.insert(argv.end(),
-              {"run", "--run-id", row.run_id, "--price", price.ToPlainString() + "/h", "--tag",
-               fmt::format("queue_job={}", row.id), "--tag", "queue_pool=" + pool.name});
-  if (!pool.gpu.empty()) argv.insert(argv.end(), {"--gpus", std::to_string(request.units)});
-  if (pool.tier == Tier::kSpot) argv.insert(argv.end(), {"--tier", "spot"});
-  for (const auto& [k, v] : request.tags) argv.insert(argv.end(), {"--tag", k + "=" + v});
-  if (request.budget) argv.insert(argv.end(), {"--budget", request.budget->ToPlainString()});
-  argv.push_back("--");
-  argv.insert(argv.end(), command.begin(), command.end());
+  for (std::string& word : run.ToArgv()) argv.push_back(std::move(word));
   return argv;
 }
 

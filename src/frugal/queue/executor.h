@@ -79,8 +79,9 @@ class Executor {
 /// "slurm" for a Slurm pool, "local" for the rest: what JobRequest::executor records.
 [[nodiscard]] std::string ExecutorKind(const Pool& pool);
 
-/// The `frugal run` argument list a job runs under on `pool` (both executors):
-/// `BINARY [--db DB] run --run-id RUN --price P/h --tag queue_job=ID ... -- COMMAND`.
+/// The `frugal run` argument list a job runs under on `pool` (both executors), from RunArgs
+/// (run_args.h): `BINARY [--db DB] run --run-id RUN --price P/h --tier TIER [--gpu MODEL
+/// --gpus N] --tag queue_job=ID --tag queue_pool=POOL ... -- COMMAND`.
 [[nodiscard]] Result<std::vector<std::string>> FrugalRunArgv(const ledger::QueueJobRow& row,
                                                              const Pool& pool,
                                                              const std::string& binary,

@@ -4,6 +4,7 @@
 // heartbeats, committed checkpoints and the first progress after a resume. The queue's ETA
 // (queue_view.h) goes from the estimate to this once the job runs and reports steps.
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -18,8 +19,14 @@ struct MeasuredProgress {
   double steps_per_second = 0;
 };
 
+/// How much of a journal's end ReadMeasuredProgress reads at most.
+inline constexpr size_t kMeasuredTailBytes = 1024 * 1024;
+
 /// What the journal at `journal` says of the newest segment; nullopt when it has no step
 /// recorded in it (not started, or no progress reported yet). A damaged line is skipped.
+/// Only the journal's tail is read: back to the newest segment's opening (or resume), and no
+/// more than kMeasuredTailBytes; a segment longer than that is measured over its newest
+/// records in those bytes (thousands of heartbeats: its recent rate).
 [[nodiscard]] std::optional<MeasuredProgress> ReadMeasuredProgress(
     const std::filesystem::path& journal);
 

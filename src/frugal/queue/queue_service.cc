@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -26,9 +27,14 @@ using Loaded = LoadedJob;
 
 Result<std::vector<Loaded>> LoadAll(ledger::Connection& db, RequestCache* cache = nullptr) {
   std::vector<Loaded> out;
+  if (cache != nullptr) {
+    FRUGAL_TRY(cache->Sync(db));
+    out.reserve(cache->rows().size());
+    for (const auto& [id, entry] : cache->rows()) out.push_back({entry.row, entry.request});
+    return out;
+  }
   for (QueueJobRow& row : FRUGAL_TRY(ledger::ListQueueJobs(db, {}))) {
-    JobRequest request = cache != nullptr ? FRUGAL_TRY(cache->Get(row.id, row.request))
-                                          : FRUGAL_TRY(RequestFromJson(row.request));
+    JobRequest request = FRUGAL_TRY(RequestFromJson(row.request));
     out.push_back({std::move(row), std::move(request)});
   }
   return out;
@@ -50,9 +56,14 @@ std::vector<PoolState> CurrentPools(const Capacity& cap, const std::vector<Loade
     const int p = PoolIndex(cap, j.row.pool);
     if (p < 0) continue;
     const Seconds started = j.row.started_ms.value_or(now * 1000) / 1000;
-    const double hours = j.request.RuntimeOn(cap.pools[static_cast<size_t>(p)]).value_or(1.0);
-    // A job past its expected end is still there: it frees the pool a minute from now at best.
-    const Seconds end = std::max(now + 60, started + static_cast<Seconds>(hours * 3600));
+    const Pool& pool = cap.pools[static_cast<size_t>(p)];
+    const double hours = j.request.RuntimeOn(pool).value_or(1.0);
+    // Its expected end as the scheduler placed it (and `queue simulate` runs it): the
+    // changeover, then the work. A job past it is still there: it frees the pool a minute
+    // from now at best.
+    const Seconds expected =
+        started + static_cast<Seconds>(std::ceil((ToHours(pool.changeover) + hours) * 3600));
+    const Seconds end = std::max(now + 60, expected);
     PoolState& ps = pools[static_cast<size_t>(p)];
     ps.busy_until.insert(ps.busy_until.end(), static_cast<size_t>(j.request.units), end);
     ps.jobs_until.push_back(end);
@@ -309,16 +320,16 @@ Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
     const size_t i = index[p.job];
     Loaded& j = jobs[i];
     const ledger::QueueDecisionRow d = Decision(j.row.id, p, capacity, now);
-    const PoolKind kind =
-        p.pool >= 0 ? capacity.pools[static_cast<size_t>(p.pool)].kind : PoolKind::kLocal;
-    // Local jobs start now; a Slurm pool also takes a deferred start, which waits in Slurm
-    // (sbatch --begin) for its window.
-    if (p.verdict == Verdict::kStart ||
-        (p.verdict == Verdict::kDefer && kind == PoolKind::kSlurm)) {
+    // The scheduler's action, as `queue simulate` takes it: a start now (a late job too, where
+    // it finishes soonest), or a start a Slurm pool holds until its time (sbatch --begin).
+    if (p.action != Action::kNone) {
+      const PoolKind kind = capacity.pools[static_cast<size_t>(p.pool)].kind;
       const std::string devices =
           kind == PoolKind::kLocal ? FreeDevices(capacity, jobs, p.pool, j.request.units) : "";
       if (FRUGAL_TRY(Claim(db, capacity, j, p, devices, d.reason, now))) {
-        decisions.push_back(d);
+        // The decision it starts on is recorded once: not again when it repeats the last one
+        // (the one made at submission, say).
+        if (d.reason != j.row.reason) decisions.push_back(d);
         launches.push_back({i, p.pool, devices, p.start});
       }
       continue;
@@ -407,6 +418,31 @@ Result<JobRequest> RequestCache::Get(int64_t id, const std::string& text) {
     it = entries_.insert_or_assign(id, std::make_pair(text, std::move(parsed))).first;
   }
   return it->second.second;
+}
+
+Result<void> RequestCache::Sync(ledger::Connection& db) {
+  const std::vector<ledger::QueueJobVersion> versions =
+      FRUGAL_TRY(ledger::ListQueueJobVersions(db));
+  std::vector<int64_t> changed;
+  std::map<int64_t, Entry> kept;
+  for (const ledger::QueueJobVersion& v : versions) {
+    auto it = rows_.find(v.id);
+    if (it != rows_.end() && it->second.row.updated_ms == v.updated_ms) {
+      kept.insert(rows_.extract(it));
+    } else {
+      changed.push_back(v.id);
+    }
+  }
+  for (QueueJobRow& row : FRUGAL_TRY(ledger::ListQueueJobsById(db, changed))) {
+    JobRequest request = FRUGAL_TRY(Get(row.id, row.request));
+    const int64_t id = row.id;
+    kept.insert_or_assign(id, Entry{std::move(row), std::move(request)});
+  }
+  // Gone rows (none are deleted today) leave the parsed requests too.
+  if (kept.size() < entries_.size())
+    std::erase_if(entries_, [&](const auto& e) { return !kept.contains(e.first); });
+  rows_ = std::move(kept);
+  return {};
 }
 
 Result<PassReport> RunPass(ledger::Connection& db, const Capacity& capacity, Executor& executor,

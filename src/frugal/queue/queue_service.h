@@ -11,6 +11,7 @@
 // found by the id sbatch gave (kept in the row's pid) or by its name `frugal-queue-ID`.
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,15 +63,26 @@ struct PassReport {
   std::vector<std::string> lines;  ///< one per decision that changed, for the log
 };
 
-/// The jobs' stored requests parsed, kept between the passes of one scheduling loop: a
-/// request is parsed again only when its stored text changed (parsing every job's request was
-/// most of a pass over 10,000 waiting jobs). One per loop; not shared between threads.
+/// The jobs' rows and stored requests parsed, kept between the passes of one scheduling loop:
+/// a pass reads every job's version (its id and updated_ms, which grows with every change)
+/// and re-reads in full only the rows that changed, parsing a request again only when its
+/// stored text changed (reading and parsing every job was most of a pass over 10,000
+/// waiting jobs). One per loop; not shared between threads.
 class RequestCache {
  public:
+  struct Entry {
+    ledger::QueueJobRow row;
+    JobRequest request;
+  };
   [[nodiscard]] Result<JobRequest> Get(int64_t id, const std::string& text);
+  /// Brings the kept rows up to the ledger's: new and changed rows read, gone ones dropped.
+  [[nodiscard]] Result<void> Sync(ledger::Connection& db);
+  /// The rows as of the last Sync, by id.
+  [[nodiscard]] const std::map<int64_t, Entry>& rows() const { return rows_; }
 
  private:
   std::unordered_map<int64_t, std::pair<std::string, JobRequest>> entries_;
+  std::map<int64_t, Entry> rows_;
 };
 
 /// One pass of `frugal queue run`: catch up with the executors (a Slurm requeue on a spot pool

@@ -38,7 +38,7 @@ void Estimate(JobView& v, Seconds now) {
     const std::optional<double> measured =
         v.progress && v.request ? MeasuredFinish(*v.progress, v.request->steps) : std::nullopt;
     Seconds expected = 0;
-    if (placed_finish > 0 && v.latest->verdict == "start") {
+    if (placed_finish > 0 && (v.latest->verdict == "start" || v.latest->verdict == "late")) {
       expected = placed_finish;
     } else if (r.started_ms && v.request) {
       expected = *r.started_ms / 1000 + static_cast<Seconds>(v.request->runtime_hours * 3600);
@@ -59,7 +59,9 @@ void Estimate(JobView& v, Seconds now) {
     v.deadline_slack_seconds = deadline - *v.eta;
     v.will_miss = *v.deadline_slack_seconds < 0;
   }
-  if (r.state == "waiting" && v.latest && v.latest->verdict == "late") v.will_miss = true;
+  // Flagged late with no ETA to measure against: a miss is all that is known. With one, the
+  // slack says it (a late job can finish before its deadline, inside the safety margin).
+  if (r.state == "waiting" && !v.eta && v.latest && v.latest->verdict == "late") v.will_miss = true;
 }
 
 /// Spend per run name, from the ledger runs active since `since_ms`.
@@ -96,6 +98,7 @@ Result<std::vector<JobView>> Build(ledger::Ledger& ledger, std::vector<ledger::Q
     if (const auto it = runs.find(r.run_id); !r.run_id.empty() && it != runs.end()) {
       v.spend = it->second.cost;
       v.spend_gpu_hours = it->second.gpu_hours;
+      v.tier = it->second.tier;
     }
     v.row = std::move(r);
     if ((v.row.state == "starting" || v.row.state == "running") && !v.row.run_id.empty()) {
@@ -184,6 +187,7 @@ json JobViewJson(const JobView& v) {
   j["will_miss"] = v.will_miss;
   j["spend_usd"] = v.spend.dollars();
   j["spend_gpu_hours"] = std::round(v.spend_gpu_hours * 10000) / 10000;
+  j["tier"] = v.tier.empty() ? json() : json(v.tier);
   if (v.latest) {
     j["on_demand_cost_usd"] = DollarsOrNull(v.latest->on_demand_micros);
   }
@@ -242,7 +246,10 @@ void PrintJobTable(std::span<const JobView> jobs, std::ostream& out) {
     const ledger::QueueJobRow& r = v.row;
     t.AddRow({std::to_string(r.id), r.name, r.state, r.pool.empty() ? "-" : r.pool,
               r.expected_cost_micros ? Money::FromMicros(*r.expected_cost_micros).ToString() : "-",
-              v.spend.ToString(), v.eta ? FormatUtcTime(*v.eta) : "-", Slack(v), r.reason});
+              // Owned capacity's spend is its reported rate, paid whether used or not: said so
+              // beside an expected (marginal) cost of nothing.
+              v.spend.ToString() + (v.tier == "owned" ? " owned" : ""),
+              v.eta ? FormatUtcTime(*v.eta) : "-", Slack(v), r.reason});
   }
   t.Render(out);
 }

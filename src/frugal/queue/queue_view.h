@@ -18,7 +18,9 @@
 //   succeeded when it finished ("finished")
 //   held, failed, cancelled: none
 // `deadline_slack_seconds` = deadline − ETA (negative: late); `will_miss` is true when the ETA
-// is past the deadline (for a finished job: it finished late) or the scheduler flagged it late.
+// is past the deadline (for a finished job: it finished late), or when the scheduler flagged it
+// late and there is no ETA to tell (a late job may still finish before its deadline, inside the
+// scheduler's safety margin: then it shows the time it has to spare).
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -49,6 +51,9 @@ struct JobView {
   std::optional<int64_t> deadline_slack_seconds;
   bool will_miss = false;
   Money spend;  ///< its ledger run's segments so far (zero before it starts)
+  /// The tier its run is recorded on (its newest segment): "owned", "on_demand", "spot";
+  /// "" before it starts.
+  std::string tier;
   double spend_gpu_hours = 0;
   std::vector<ledger::QueueDecisionRow> decisions;  ///< every decision (ShowJob only)
 };
@@ -65,9 +70,10 @@ struct JobView {
 /// A job as `queue list --json` prints it in `jobs`: id, name, state, pool, devices, pid, run_id,
 /// reason, submitted, started, finished, exit_code, expected_cost_usd, deadline, tags, gpus,
 /// warm_start, preemptions, command, eta, eta_basis, deadline_slack_seconds, will_miss,
-/// spend_usd, spend_gpu_hours, on_demand_cost_usd (of its newest decision), slurm_job_id (the
-/// Slurm job behind it on a Slurm pool, else null), steps (the spec's total, or null),
-/// progress_step, steps_per_second and progress_fraction (measured; null while unknown).
+/// spend_usd, spend_gpu_hours, tier (its run's, null before it starts), on_demand_cost_usd (of its
+/// newest decision), slurm_job_id (the Slurm job behind it on a Slurm pool, else null), steps (the
+/// spec's total, or null), progress_step, steps_per_second and progress_fraction (measured; null
+/// while unknown).
 [[nodiscard]] nlohmann::json JobViewJson(const JobView& job);
 /// `queue show --json`: the job, with `decisions` (time, verdict, pool, start, finish,
 /// cost_usd, on_demand_cost_usd, reason), oldest first.

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <optional>
 
+#include "frugal/core/duration.h"
 #include "frugal/plan/checkpointing.h"
 
 namespace frugal::queue {
@@ -225,6 +226,32 @@ std::string BudgetBreach(const ScheduleInput& in, const JobRequest& job, double 
   return {};
 }
 
+Action ActionFor(const Placement& pl, const Pool& pool, Seconds now) {
+  if (pl.verdict == Verdict::kStart) return Action::kStartNow;
+  if (pl.verdict == Verdict::kLate && pl.start <= now) return Action::kStartNow;
+  const bool later = pl.verdict == Verdict::kDefer || pl.verdict == Verdict::kLate;
+  return later && pool.kind == PoolKind::kSlurm ? Action::kStartHeld : Action::kNone;
+}
+
+/// Why a job is late, by the margin it misses: a finish past the deadline is a miss; one
+/// before it that leaves less than the safety margin is said as such, not as a miss.
+std::string LateReason(const JobRequest& job, const Option& best, const SchedulerOptions& opts) {
+  const auto span = [](Seconds s) { return FormatDuration(std::chrono::seconds(s)); };
+  const std::string risk = best.risk > opts.max_deadline_risk
+                               ? fmt::format(", deadline risk {:.1f}%", 100 * best.risk)
+                               : "";
+  if (best.finish > job.deadline) {
+    return fmt::format(
+        "cannot meet its deadline {} on any pool; soonest finish {} ({} after it) on ",
+        FormatUtcTime(job.deadline), FormatUtcTime(best.finish), span(best.finish - job.deadline));
+  }
+  return fmt::format(
+      "cannot keep the {} margin before its deadline {} on any pool; soonest finish {} ({} "
+      "before it{}) on ",
+      span(opts.safety_seconds), FormatUtcTime(job.deadline), FormatUtcTime(best.finish),
+      span(job.deadline - best.finish), risk);
+}
+
 }  // namespace
 
 const char* VerdictName(Verdict verdict) {
@@ -324,11 +351,9 @@ std::vector<Placement> Schedule(ScheduleInput& in) {
     pl.verdict = !best->meets            ? Verdict::kLate
                  : best->start <= in.now ? Verdict::kStart
                                          : Verdict::kDefer;
+    pl.action = ActionFor(pl, *views[static_cast<size_t>(best->pool)].pool, in.now);
     pl.reason = DescribeChoice(*best, views, in.now, od_cost);
-    if (pl.verdict == Verdict::kLate) {
-      pl.reason = fmt::format("cannot meet its deadline {} on any pool; soonest finish {} on {}",
-                              FormatUtcTime(job.deadline), FormatUtcTime(best->finish), pl.reason);
-    }
+    if (pl.verdict == Verdict::kLate) pl.reason = LateReason(job, *best, opts) + pl.reason;
     if (!breach.empty()) pl.reason += "; over budget by override: " + job.override_reason;
     Book(views[static_cast<size_t>(best->pool)], job.units, best->start, best->finish);
     for (const std::string& key : BudgetKeys(*in.capacity, job)) {

@@ -15,9 +15,10 @@
 // (Daly's expected wall time at the pool's preemption rate) and kept only while the
 // probability of missing the deadline stays under `max_deadline_risk`. The cheapest option
 // that meets the deadline is taken; the pool's capacity is booked for it, so jobs later in
-// the order see it taken. A job no option can finish by its deadline is flagged at once and
-// placed where it finishes soonest. A job whose team budget its expected cost would exceed is
-// held, unless it carries an override reason.
+// the order see it taken. A job no option can finish by its deadline (with the safety margin)
+// is flagged late at once and placed where it finishes soonest: it starts there when that
+// start is now, as any other start does, rather than wait for an option that cannot come. A job
+// whose team budget its expected cost would exceed is held, unless it carries an override reason.
 //
 // The baselines of `queue simulate` are options of the same pass: FIFO or EDF order, first
 // fit (owned if free now, else spot if allowed and up, else the cheapest on-demand now), and
@@ -87,9 +88,19 @@ enum class Verdict {
 
 [[nodiscard]] const char* VerdictName(Verdict verdict);
 
+/// What the caller does with a placement now. `Schedule` sets it, so the live loop and
+/// `queue simulate` act on one rule and cannot drift apart.
+enum class Action {
+  kNone,       ///< leave it waiting for a later pass
+  kStartNow,   ///< start it now: a start, or a late job whose soonest finish starts now
+  kStartHeld,  ///< hand it to its pool now, held there until `start` (Slurm's --begin):
+               ///< a deferred or late start on a Slurm pool
+};
+
 struct Placement {
   size_t job = 0;  ///< index into ScheduleInput::jobs
   Verdict verdict = Verdict::kWait;
+  Action action = Action::kNone;
   int pool = -1;  ///< index into the capacity's pools; -1 when none
   Seconds start = 0;
   Seconds finish = 0;              ///< expected

@@ -16,6 +16,14 @@ namespace {
 
 enum class State { kPending, kWaiting, kRunning, kDone };
 
+/// Seconds until a running job's expected end, `hours_left` of it. The hours left are a sum of
+/// shares of a step: rounding noise (3000.0000001 s) must not make a whole second more than the
+/// live loop counts from the job's start (queue_service.cc), or the two would place alike jobs
+/// differently.
+Seconds EndIn(double hours_left) {
+  return static_cast<Seconds>(std::ceil(hours_left * 3600 - 1e-6));
+}
+
 struct SimJob {
   const JobRequest* request = nullptr;
   State state = State::kPending;
@@ -50,8 +58,9 @@ struct Availability {
 class Simulator {
  public:
   Simulator(const Workload& w, const Capacity& cap, std::vector<Availability> avail,
-            SchedulerOptions opts, std::string name, int step_seconds)
-      : w_(w), cap_(cap), avail_(std::move(avail)), opts_(opts), step_(step_seconds) {
+            SchedulerOptions opts, std::string name, int step_seconds,
+            std::vector<SimulatedPlacement>* log)
+      : w_(w), cap_(cap), avail_(std::move(avail)), opts_(opts), step_(step_seconds), log_(log) {
     result_.name = std::move(name);
     result_.jobs = static_cast<int>(w.jobs.size());
     for (const JobRequest& r : w.jobs) {
@@ -188,8 +197,7 @@ class Simulator {
       for (const SimJob& o : jobs_) {
         if (o.state != State::kRunning || o.pool != static_cast<int>(p)) continue;
         const double left = o.changeover_left_hours + (1 - o.progress) * Runtime(o, o.pool);
-        ends.insert(ends.end(), static_cast<size_t>(o.request->units),
-                    now_ + static_cast<Seconds>(std::ceil(left * 3600)));
+        ends.insert(ends.end(), static_cast<size_t>(o.request->units), now_ + EndIn(left));
       }
       std::sort(ends.begin(), ends.end());
       const int idle = pool.units() - static_cast<int>(ends.size());
@@ -263,7 +271,7 @@ class Simulator {
       SimJob& j = jobs_[i];
       if (j.state == State::kRunning) {
         const double left = j.changeover_left_hours + (1 - j.progress) * Runtime(j, j.pool);
-        const Seconds end = now_ + static_cast<Seconds>(std::ceil(left * 3600));
+        const Seconds end = now_ + EndIn(left);
         PoolState& ps = in.pools[static_cast<size_t>(j.pool)];
         ps.busy_until.insert(ps.busy_until.end(), static_cast<size_t>(j.request->units), end);
         ps.jobs_until.push_back(end);
@@ -277,9 +285,10 @@ class Simulator {
     for (const Placement& pl : Schedule(in)) {
       SimJob& j = jobs_[waiting[pl.job]];
       if (pl.verdict == Verdict::kLate) j.flagged_late = true;
-      if ((pl.verdict == Verdict::kStart || pl.verdict == Verdict::kLate) && pl.start <= now_) {
-        Start(j, pl.pool);
-      }
+      if (log_ != nullptr) log_->push_back({now_, j.request->name, pl});
+      // The live loop's rule (Placement::action). No pool here holds a start for later, as
+      // Slurm's --begin does: such a job is placed again each step until its start is now.
+      if (pl.action == Action::kStartNow) Start(j, pl.pool);
     }
   }
 
@@ -363,6 +372,7 @@ class Simulator {
   std::vector<Availability> avail_;
   SchedulerOptions opts_;
   Seconds step_;
+  std::vector<SimulatedPlacement>* log_;  ///< borrowed; may be null
   Seconds now_ = 0;
   std::vector<SimJob> jobs_;
   std::map<std::string, size_t> index_;
@@ -451,7 +461,7 @@ Result<std::vector<PolicyResult>> SimulateWorkload(const Workload& workload,
       config.policies.empty() ? SimulationPolicyNames() : config.policies;
   for (const std::string& name : names) {
     const SchedulerOptions opts = FRUGAL_TRY(PolicyOptions(name));
-    Simulator sim(workload, cap, avail, opts, name, config.step_seconds);
+    Simulator sim(workload, cap, avail, opts, name, config.step_seconds, config.placements);
     results.push_back(sim.Run());
   }
   return results;

@@ -27,6 +27,13 @@
 
 namespace frugal::queue {
 
+/// One placement the scheduler made during a simulation: when, for which job.
+struct SimulatedPlacement {
+  Seconds time = 0;
+  std::string job;  ///< the job's name
+  Placement placement;
+};
+
 struct SimulationConfig {
   /// Availability per spot pool, in the order of the spot pools in the capacity (cycled when
   /// fewer); empty: each spot pool's own `trace`, or always available without one.
@@ -35,6 +42,9 @@ struct SimulationConfig {
   int step_seconds = 600;
   /// Policies to run (PolicyNames() when empty).
   std::vector<std::string> policies;
+  /// When set (borrowed), every placement of every policy's passes is appended to it, in
+  /// order: what the live loop would have decided at those times.
+  std::vector<SimulatedPlacement>* placements = nullptr;
 };
 
 struct PolicyResult {

@@ -125,11 +125,10 @@ std::string FormatUtcTime(Seconds t) {
   const Seconds day_count = t >= 0 ? t / 86400 : (t - 86399) / 86400;
   const Seconds rest = t - day_count * 86400;
   const year_month_day ymd{sys_days{days{day_count}}};
-  const std::string base =
-      fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}", static_cast<int>(ymd.year()),
-                  static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), rest / 3600,
-                  rest % 3600 / 60);
-  return rest % 60 == 0 ? base + "Z" : fmt::format("{}:{:02d}Z", base, rest % 60);
+  // Always with seconds: "20:35:00Z", never "20:35Z" for one time and "20:35:07Z" for the next.
+  return fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}Z", static_cast<int>(ymd.year()),
+                     static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                     rest / 3600, rest % 3600 / 60, rest % 60);
 }
 
 }  // namespace frugal::queue

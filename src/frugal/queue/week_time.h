@@ -36,7 +36,7 @@ using HourSet = std::bitset<kHoursPerWeek>;
 /// Parses "2026-12-01T08:00Z", "2026-12-01T08:00:00Z" or "2026-12-01" (midnight UTC).
 /// kBadInput otherwise.
 [[nodiscard]] Result<Seconds> ParseUtcTime(std::string_view text);
-/// "2026-12-01T08:00Z" (seconds shown when not zero).
+/// "2026-12-01T08:00:00Z": ISO 8601 in UTC, always with seconds.
 [[nodiscard]] std::string FormatUtcTime(Seconds t);
 
 }  // namespace frugal::queue

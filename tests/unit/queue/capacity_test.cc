@@ -20,7 +20,7 @@ TEST(WeekTime, MondayMidnightIsHourZero) {
   EXPECT_EQ(HourOfWeek(monday), 0);
   EXPECT_EQ(HourOfWeek(monday + 3600 * 30), 30);
   EXPECT_EQ(HourOfWeek(monday - 3600), 167);
-  EXPECT_EQ(FormatUtcTime(monday + 90 * 60), "2026-11-30T01:30Z");
+  EXPECT_EQ(FormatUtcTime(monday + 90 * 60), "2026-11-30T01:30:00Z");
   EXPECT_FALSE(ParseUtcTime("2026-13-01"));
   EXPECT_FALSE(ParseUtcTime("2026-11-30T08:00"));
 }
@@ -150,9 +150,9 @@ TEST(Capacity, AWindowOrBudgetGivenTwiceIsBadInput) {
 
 TEST(Capacity, PeriodStartsAtWeekMonthAndQuarter) {
   const Seconds t = *ParseUtcTime("2026-11-26T15:00Z");  // a Thursday
-  EXPECT_EQ(FormatUtcTime(PeriodStart(BudgetPeriod::kWeek, t)), "2026-11-23T00:00Z");
-  EXPECT_EQ(FormatUtcTime(PeriodStart(BudgetPeriod::kMonth, t)), "2026-11-01T00:00Z");
-  EXPECT_EQ(FormatUtcTime(PeriodStart(BudgetPeriod::kQuarter, t)), "2026-10-01T00:00Z");
+  EXPECT_EQ(FormatUtcTime(PeriodStart(BudgetPeriod::kWeek, t)), "2026-11-23T00:00:00Z");
+  EXPECT_EQ(FormatUtcTime(PeriodStart(BudgetPeriod::kMonth, t)), "2026-11-01T00:00:00Z");
+  EXPECT_EQ(FormatUtcTime(PeriodStart(BudgetPeriod::kQuarter, t)), "2026-10-01T00:00:00Z");
 }
 
 TEST(Workload, CopiesDependenciesAndBadInput) {

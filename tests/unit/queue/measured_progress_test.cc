@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "frugal/run/run_journal.h"
 #include "support/test_support.h"
 
@@ -76,6 +78,35 @@ TEST(MeasuredProgress, RateOverTheNewestSegmentAndTheFinishItGives) {
   EXPECT_EQ(m->step, 81);
   EXPECT_DOUBLE_EQ(m->steps_per_second, 2.0);  // 20 steps in the 10 s after the resume
   EXPECT_DOUBLE_EQ(*MeasuredFinish(*m, 101), At(160));
+}
+
+TEST(MeasuredProgress, ASegmentLongerThanTheTailReadIsMeasuredOverItsNewestRecords) {
+  testing::TempDir dir;
+  const auto path = dir / "journal.jsonl";
+  run::RunJournal journal(path);
+  ASSERT_TRUE(journal.Open());
+  journal.SegmentOpened({1, kT0, std::nullopt, 0});
+  // A day-long segment: a step a second at first, then ten a second; its heartbeats come to
+  // more than the bytes read back, so only the newer pace is in what is read.
+  int64_t step = 0;
+  int t = 0;
+  for (; t < 12000; ++t) journal.RecordHeartbeat(Beat(1, t, ++step));
+  for (; t < 24000; ++t) journal.RecordHeartbeat(Beat(1, t, step += 10));
+  ASSERT_GT(std::filesystem::file_size(path), 2 * kMeasuredTailBytes);
+  const auto m = ReadMeasuredProgress(path);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->step, step);
+  EXPECT_DOUBLE_EQ(m->at, At(t - 1));
+  EXPECT_DOUBLE_EQ(m->steps_per_second, 10.0);
+  // A new segment opened near the end is measured from its opening, older ones left out.
+  journal.SegmentClosed({1, kT0 + seconds(t), run::SegmentEnd::kPreempted, std::nullopt, {}, step});
+  journal.SegmentOpened({2, kT0 + seconds(t + 10), std::nullopt, step});
+  journal.RecordHeartbeat(Beat(2, t + 20, step + 3));
+  journal.RecordHeartbeat(Beat(2, t + 30, step + 63));
+  const auto next = ReadMeasuredProgress(path);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->step, step + 63);
+  EXPECT_DOUBLE_EQ(next->steps_per_second, 6.0);
 }
 
 }  // namespace

@@ -127,6 +127,41 @@ TEST(QueueRequestCache, ParsesAgainOnlyWhenTheStoredTextChanged) {
   EXPECT_FALSE(cache.Get(3, "{not json"));
 }
 
+TEST(QueueRequestCache, KeepsRowsBetweenPassesAndReadsAgainEveryRowThatChanged) {
+  TempDir dir;
+  auto ledger = ledger::Ledger::Open((dir / "l.db").string());
+  ASSERT_TRUE(ledger) << ledger.error().message;
+  ledger::Connection& db = (*ledger)->connection();
+  const Capacity cap = SpotCapacity();
+  auto a = SubmitJob(db, cap, SpotJob(kNever), {"true"}, kNow);
+  auto b = SubmitJob(db, cap, SpotJob(kNever), {"true"}, kNow);
+  ASSERT_TRUE(a && b);
+  RequestCache cache;
+  ASSERT_TRUE(cache.Sync(db));
+  ASSERT_EQ(cache.rows().size(), 2u);
+  EXPECT_EQ(cache.rows().at(a->id).row.state, "waiting");
+  // Moved in the very millisecond it was submitted (two schedulers' clocks can agree): the
+  // row's version still changes, so the kept copy is read again.
+  const std::vector<std::string> waiting = {"waiting"};
+  ledger::QueueJobRow f;
+  f.reason = "held";
+  ASSERT_TRUE(*ledger::MoveQueueJob(db, a->id, waiting, "held", f, kNow * 1000));
+  auto c = SubmitJob(db, cap, SpotJob(kNever), {"true"}, kNow);
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(cache.Sync(db));
+  ASSERT_EQ(cache.rows().size(), 3u);
+  EXPECT_EQ(cache.rows().at(a->id).row.state, "held");
+  EXPECT_EQ(cache.rows().at(a->id).row.reason, "held");
+  EXPECT_EQ(cache.rows().at(b->id).row.state, "waiting");
+  EXPECT_EQ(cache.rows().at(c->id).request.name, "train");
+  auto all = ledger::ListQueueJobs(db, {});
+  ASSERT_TRUE(all);
+  for (const ledger::QueueJobRow& r : *all) {
+    EXPECT_EQ(cache.rows().at(r.id).row.updated_ms, r.updated_ms);
+    EXPECT_EQ(cache.rows().at(r.id).row.request, r.request);
+  }
+}
+
 TEST(QueuePreemption, OffSpotTheJobIsRequeuedWithItsWork) {
   const Capacity cap = SpotCapacity();
   JobRequest j = SpotJob(kNow + 6 * 3600);

@@ -143,7 +143,7 @@ TEST(Scheduler, DefersIntoACheaperWindowOnlyWhenTheSlackAllows) {
   f.Add("slack", 8, 4, 24);
   auto pls = f.Run();
   EXPECT_EQ(pls[0].verdict, Verdict::kDefer);
-  EXPECT_EQ(FormatUtcTime(pls[0].start), "2026-11-30T22:00Z");
+  EXPECT_EQ(FormatUtcTime(pls[0].start), "2026-11-30T22:00:00Z");
   EXPECT_NEAR(pls[0].cost_usd, 8 * (4 + 1.0 / 60), 0.01);
 
   Fixture g(colo);
@@ -159,7 +159,7 @@ TEST(Scheduler, StartWindowIsRespected) {
   r.window = f.cap.FindWindow("nights").value();
   const auto pls = f.Run();
   EXPECT_EQ(pls[0].verdict, Verdict::kDefer);
-  EXPECT_EQ(FormatUtcTime(pls[0].start), "2026-11-30T22:00Z");
+  EXPECT_EQ(FormatUtcTime(pls[0].start), "2026-11-30T22:00:00Z");
 }
 
 TEST(Scheduler, EarliestDeadlineFirstThenPriorityThenFairShare) {
@@ -192,6 +192,45 @@ TEST(Scheduler, AJobThatCannotMeetItsDeadlineIsFlaggedAtOnce) {
   EXPECT_EQ(pls[0].verdict, Verdict::kLate);
   EXPECT_NE(pls[0].reason.find("cannot meet its deadline"), std::string::npos);
   EXPECT_EQ(pls[0].start, f.in.now);  // still placed where it finishes soonest
+  EXPECT_EQ(pls[0].action, Action::kStartNow);
+  EXPECT_NE(pls[0].reason.find("(5h01m after it)"), std::string::npos) << pls[0].reason;
+}
+
+TEST(Scheduler, ALateJobThatFinishesInsideTheMarginStartsNowAndSaysTheMarginItMisses) {
+  // 30 s of work against a 10-minute deadline: it finishes 9 minutes early, inside the
+  // 15-minute margin. It starts at once; it is no miss.
+  Fixture f("  - {name: box, tier: owned, cpu_slots: 1, changeover: 0s}\n");
+  JobRequest& job = f.Add("quick", 1, 30.0 / 3600, 10.0 / 60);
+  job.cpu_only = true;
+  const auto pls = f.Run();
+  ASSERT_EQ(pls.size(), 1u);
+  EXPECT_EQ(pls[0].verdict, Verdict::kLate);
+  EXPECT_EQ(pls[0].action, Action::kStartNow);
+  EXPECT_EQ(f.PoolOf(pls[0]), "box");
+  EXPECT_NE(pls[0].reason.find("cannot keep the 15m margin before its deadline"), std::string::npos)
+      << pls[0].reason;
+  EXPECT_NE(pls[0].reason.find("(9m30s before it)"), std::string::npos) << pls[0].reason;
+  EXPECT_EQ(pls[0].reason.find("after it"), std::string::npos) << pls[0].reason;
+}
+
+TEST(Scheduler, ALateJobOnABusyPoolWaitsLocallyAndIsHeldBySlurm) {
+  Fixture f(
+      "  - {name: box, tier: owned, cpu_slots: 1}\n"
+      "  - {name: hpc, kind: slurm, partition: p, tier: owned, cpu_slots: 1}\n");
+  f.Busy(0, 1, 2);
+  f.Busy(1, 1, 1);
+  JobRequest& job = f.Add("late", 1, 1, 1);
+  job.cpu_only = true;
+  const auto pls = f.Run();
+  EXPECT_EQ(pls[0].verdict, Verdict::kLate);
+  EXPECT_EQ(f.PoolOf(pls[0]), "hpc");  // where it finishes soonest
+  EXPECT_EQ(pls[0].action, Action::kStartHeld);
+  f.in.pools = std::vector<PoolState>(2);
+  f.Busy(0, 1, 1);
+  f.Busy(1, 1, 2);
+  const auto local = f.Run();
+  EXPECT_EQ(f.PoolOf(local[0]), "box");
+  EXPECT_EQ(local[0].action, Action::kNone);  // a local pool starts it when it is free
 }
 
 TEST(Scheduler, TeamBudgetRefusesWithTheArithmeticUnlessOverridden) {

@@ -1,0 +1,22 @@
+#pragma once
+// The tier capacity is paid on, as the ledger records it and every report and rule reads it:
+// one name per tier, parsed and written here only. Owned capacity (on-prem, a cluster bought
+// outright) is a tier of its own: paid for whether used or idle, never preempted, never a
+// candidate for spot. The catalog's offers use the rented tiers only (catalog/offer.h).
+
+#include <string_view>
+
+#include "frugal/core/error.h"
+
+namespace frugal {
+
+enum class CapacityTier { kOnDemand, kSpot, kReserved1y, kReserved3y, kOwned };
+
+/// "on_demand", "spot", "reserved_1y", "reserved_3y", "owned".
+[[nodiscard]] std::string_view CapacityTierName(CapacityTier tier);
+/// The names above, any case and surrounding blanks, and the spellings "ondemand",
+/// "on-demand", "od", "preemptible", "reserved-1y", "reserved-3y"; kBadInput naming the known
+/// tiers (with a suggestion) otherwise.
+[[nodiscard]] Result<CapacityTier> ParseCapacityTier(std::string_view text);
+
+}  // namespace frugal
