@@ -50,6 +50,9 @@ class SharedChaos final : public run::PreemptionSource {
   SharedChaos(Duration every, uint64_t seed, int max, std::atomic<int>& fired_total)
       : inner_(every, seed, 1), max_(max), fired_total_(fired_total) {}
   void SegmentStarted(run::SteadyTime now) override { inner_.SegmentStarted(now); }
+  void ProgressReported(const run::ProgressReport& report, run::SteadyTime at) override {
+    inner_.ProgressReported(report, at);  // a trial's chaos arms at its first progress
+  }
   std::optional<run::PreemptionNotice> Poll(run::SteadyTime now) override {
     std::optional<run::PreemptionNotice> notice = inner_.Poll(now);
     if (!notice || max_ == 0) return notice;
