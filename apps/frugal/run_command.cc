@@ -194,7 +194,7 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
     profiler.emplace(setup.job_name, config.command);
     supervisor.AddPreemptionSource(profiler->TakeMeter());
   }
-  StatusLine status(s.err);
+  StatusLine status(s);
   supervisor.SetStatusCallback([&status](const run::RunStatus& st) { status.Update(st); });
 
   Result<run::RunResult> ran = supervisor.Run();
