@@ -86,7 +86,9 @@ TEST(Supervisor, RunsToTheEndCommittingCheckpoints) {
 
 TEST(Supervisor, ChaosPreemptionsRestartLocallyAndEndWithTheUninterruptedResult) {
   frugal::testing::TempDir dir;
-  auto config = Config(dir.path(), CounterCommand(60, 0.03, 5));
+  // Long enough that the third notice (at most 600 ms after each first progress) comes
+  // before the command is done.
+  auto config = Config(dir.path(), CounterCommand(60, 0.06, 5));
   config.restart = RestartPolicy::kLocal;
   config.max_restarts = 5;
   auto r = RunOnce(config, std::make_unique<ChaosPreemptions>(milliseconds(400), 11, 3));
@@ -131,7 +133,7 @@ TEST(Supervisor, AChaosNoticeWaitsForASlowlyStartingCommandsFirstProgress) {
 
 TEST(Supervisor, LocalRestartsHoldTheCapacityAndTheSpendIsWhatTheSegmentsPrice) {
   frugal::testing::TempDir dir;
-  auto config = Config(dir.path(), CounterCommand(40, 0.03, 5));
+  auto config = Config(dir.path(), CounterCommand(40, 0.06, 5));
   config.restart = RestartPolicy::kLocal;
   config.restart_backoff = milliseconds(300);  // then 600 ms: held, so paid for
   auto r = RunOnce(config, std::make_unique<ChaosPreemptions>(milliseconds(400), 11, 2));
