@@ -116,7 +116,9 @@ TEST(Supervisor, AChaosNoticeWaitsForASlowlyStartingCommandsFirstProgress) {
   // checkpointed on and each restart is timed.
   frugal::testing::TempDir dir;
   std::string counter;
-  for (const std::string& arg : CounterCommand(30, 0.03, 5)) counter += " '" + arg + "'";
+  // Work enough that no notice comes after the last step (a restart from the final checkpoint
+  // reports no progress, so it has no resume time), even when the supervisor lags.
+  for (const std::string& arg : CounterCommand(80, 0.04, 5)) counter += " '" + arg + "'";
   auto config = Config(dir.path(), Shell("sleep 0.6; exec" + counter));
   config.restart = RestartPolicy::kLocal;
   config.max_restarts = 3;
@@ -127,7 +129,7 @@ TEST(Supervisor, AChaosNoticeWaitsForASlowlyStartingCommandsFirstProgress) {
   EXPECT_EQ(r->resume_times.size(), 2u);
   EXPECT_EQ(Records(config.run_dir / "journal.jsonl", "event", "resumed").size(), 2u);
   ASSERT_TRUE(r->result.has_value());
-  EXPECT_EQ(static_cast<long long>(r->result->metrics.at("value")), CounterValue(30));
+  EXPECT_EQ(static_cast<long long>(r->result->metrics.at("value")), CounterValue(80));
   for (int64_t lost : r->lost_steps) EXPECT_EQ(lost, 0);
 }
 
