@@ -103,7 +103,8 @@ void WriteJson(Streams& streams, nlohmann::json doc) {
   streams.out << doc.dump(2) << '\n';
 }
 
-int Main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+int Main(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+         const TerminalInfo& err_terminal) {
   WatchedBuf out_buf(out.rdbuf());
   std::ostream watched_out(&out_buf);
   CLI::App app{
@@ -166,7 +167,9 @@ int Main(int argc, const char* const* argv, std::ostream& out, std::ostream& err
   if (!action) {
     return Failed(Error{ErrorCode::kBadInput, "no command given"}, global.json, out_buf, out, err);
   }
-  Streams streams{watched_out, err};
+  // CLI11 has checked the word; the library's parser turns it into the mode.
+  const ColorMode color = ParseColorMode(global.color).value_or(ColorMode::kAuto);
+  Streams streams{watched_out, err, err_terminal, color};
   Result<void> result = action(streams);
   watched_out.flush();
   if (!result) return Failed(result.error(), global.json, out_buf, out, err);

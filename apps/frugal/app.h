@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "frugal/core/error.h"
+#include "frugal/core/terminal.h"
 
 namespace frugal::catalog {
 class Catalog;
@@ -37,6 +38,10 @@ struct GlobalOptions {
 struct Streams {
   std::ostream& out;
   std::ostream& err;
+  /// What err is attached to (a status line goes there only on a smart terminal); in-process
+  /// callers get "not a terminal".
+  TerminalInfo err_terminal = {};
+  ColorMode color = ColorMode::kAuto;  ///< --color
 };
 
 /// What a parsed command runs; set by the command's CLI11 callback.
@@ -50,7 +55,9 @@ CLI::Validator WholeNumber(int64_t min, int64_t max);
 void WriteJson(Streams& streams, nlohmann::json doc);
 
 /// Runs the CLI on argv and returns the process exit code. Help and version go to `out`,
-/// errors to `err` ("frugal: error: ..."). Usage errors return 2.
-int Main(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+/// errors to `err` ("frugal: error: ..."). Usage errors return 2. `err_terminal` says what
+/// `err` is attached to (ProbeTerminal of the process's stderr for the real one).
+int Main(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+         const TerminalInfo& err_terminal = {});
 
 }  // namespace frugal::cli

@@ -8,10 +8,8 @@
 #include "commands.h"
 #include "frugal/core/log.h"
 #include "frugal/ledger/ledger.h"
-#include "frugal/monitor/proc_sampler.h"
 #include "frugal/run/drill.h"
-#include "frugal/run/ledger_recorder.h"
-#include "frugal/run/run_journal.h"
+#include "frugal/run/run_session.h"
 #include "run_support.h"
 
 namespace frugal::cli {
@@ -38,18 +36,23 @@ std::string RecordName(const DrillOptions& o, const run::SupervisorConfig& confi
   return fs::path(config.command.front()).filename().string();
 }
 
+/// Opens the session of one of the drill's two runs (its lock, claim, journal and recorders).
+Result<std::unique_ptr<run::RunSession>> OpenSession(const run::SupervisorConfig& config,
+                                                     const SuperviseSetup& setup,
+                                                     ledger::Ledger& db) {
+  run::RunSessionOptions options;
+  options.offer = setup.offer;
+  options.spec_text = setup.spec_text;
+  return run::RunSession::Open(config, &db, std::move(options));
+}
+
 /// Runs the command once, uninterrupted, recorded in its journal and the ledger.
 Result<run::RunResult> RunBaseline(const run::SupervisorConfig& config, const SuperviseSetup& setup,
                                    ledger::Ledger& db, std::optional<ledger::RunId>* ledger_run) {
-  run::RunJournal journal(config.run_dir / "journal.jsonl");
-  run::LedgerRecorder ledger_recorder(db, config.run_id, setup.offer, setup.spec_text);
-  run::TeeRecorder tee(journal, ledger_recorder);
-  run::Supervisor supervisor(config, tee);
-  supervisor.SetSampler(
-      std::make_unique<monitor::ProcSampler>(std::make_unique<monitor::NvmlProbe>()));
-  Result<run::RunResult> result = supervisor.Run();
-  ledger_recorder.Flush();
-  *ledger_run = ledger_recorder.run_id();
+  const std::unique_ptr<run::RunSession> session = FRUGAL_TRY(OpenSession(config, setup, db));
+  Result<run::RunResult> result = session->NewSupervisor().Run();
+  session->Flush();
+  *ledger_run = session->ledger_run_id();
   return result;
 }
 
@@ -141,18 +144,13 @@ Result<void> RunDrill(DrillOptions o, const GlobalOptions& global, Streams& s) {
   auto source = std::make_unique<run::DrillPreemptions>(o.preemptions, before.last_step, load,
                                                         before.usage.wall - load, o.seed);
   log::Info("drill: the run with {} injected preemptions", o.preemptions);
-  run::RunJournal journal(drilled.run_dir / "journal.jsonl");
-  std::optional<ledger::RunId> drilled_run;
-  run::LedgerRecorder ledger_recorder(*db, drilled.run_id, setup.offer, setup.spec_text);
-  run::TeeRecorder tee(journal, ledger_recorder);
-  run::DrillObserver observer(tee);
-  run::Supervisor supervisor(drilled, observer);
+  const std::unique_ptr<run::RunSession> session = FRUGAL_TRY(OpenSession(drilled, setup, *db));
+  run::DrillObserver observer(session->recorder());
+  run::Supervisor& supervisor = session->NewSupervisor(&observer);
   supervisor.AddPreemptionSource(std::move(source));
-  supervisor.SetSampler(
-      std::make_unique<monitor::ProcSampler>(std::make_unique<monitor::NvmlProbe>()));
   const run::RunResult after = FRUGAL_TRY(supervisor.Run());
-  ledger_recorder.Flush();
-  drilled_run = ledger_recorder.run_id();
+  session->Flush();
+  const std::optional<ledger::RunId> drilled_run = session->ledger_run_id();
 
   const run::DrillFindings findings = run::AssessDrill(before, after, observer, o.preemptions);
   const nlohmann::json record =

@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <exception>
 #include <iostream>
 
@@ -5,7 +7,8 @@
 
 int main(int argc, char** argv) {
   try {
-    return frugal::cli::Main(argc, argv, std::cout, std::cerr);
+    return frugal::cli::Main(argc, argv, std::cout, std::cerr,
+                             frugal::ProbeTerminal(STDERR_FILENO));
   } catch (const std::exception& e) {
     // Last resort: every expected failure is a Result long before here.
     std::cerr << "frugal: internal error: " << e.what() << "\n";

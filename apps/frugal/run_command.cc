@@ -5,15 +5,11 @@
 #include <limits>
 
 #include "commands.h"
-#include "frugal/core/file_lock.h"
 #include "frugal/core/log.h"
 #include "frugal/core/paths.h"
 #include "frugal/ledger/ledger.h"
-#include "frugal/monitor/proc_sampler.h"
-#include "frugal/run/ledger_catch_up.h"
-#include "frugal/run/ledger_recorder.h"
 #include "frugal/run/profile.h"
-#include "frugal/run/run_journal.h"
+#include "frugal/run/run_session.h"
 #include "frugal/run/run_text.h"
 #include "policy_gate.h"
 #include "run_support.h"
@@ -104,22 +100,6 @@ Result<std::optional<run::DeadlineAdviceConfig>> DeadlineAdviceOf(const RunOptio
 /// How long a supervisor about to exit keeps retrying ledger writes that failed.
 constexpr Duration kLedgerPatienceAtExit = std::chrono::seconds(5);
 
-/// Brings the ledger up to the run's journal before a new attempt starts: what an earlier
-/// supervisor could not write (a full disk, a dead server) is in the journal. A ledger that
-/// still fails is reported; the run goes on, and the next start tries again.
-void CatchUpLedger(ledger::Ledger& db, const run::SupervisorConfig& config,
-                   const ledger::SegmentOffer& offer) {
-  Result<run::LedgerCatchUp> caught =
-      run::CatchUpFromJournal(db, config.run_id, config.run_dir / "journal.jsonl", offer);
-  if (!caught) {
-    log::Warning("run {}: the ledger could not be brought up to the run's journal: {}",
-                 config.run_id, caught.error().message);
-  } else if (caught->Any()) {
-    log::Warning("run {}: the ledger had missed part of an earlier attempt; from the journal: {}",
-                 config.run_id, caught->Describe());
-  }
-}
-
 /// Records what the run measured of its job for the next plan; a run too short to measure, or
 /// a ledger that fails, is a note on stderr: the run itself went as it went.
 void RecordProfile(ledger::Ledger& db, const run::RunProfiler& profiler,
@@ -180,22 +160,18 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
   // folder behind).
   std::unique_ptr<ledger::Ledger> db =
       FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
-  // One supervisor per run: a second one would interleave its journal and checkpoints. The
-  // FileLock guards this host; a ledger shared between hosts needs its own claim.
-  const FileLock lock = FRUGAL_TRY(
-      FileLock::Acquire(config.run_dir / "supervisor.lock", "run '" + config.run_id + "'"));
-  FRUGAL_TRY(db->ClaimExclusive("run " + config.run_id, "run '" + config.run_id + "'"));
-  // Nor does a run whose journal cannot be written (a full disk under --run-dir).
-  run::RunJournal journal(config.run_dir / "journal.jsonl");
-  FRUGAL_TRY(journal.Open());
+  // One supervisor per run (the host's lock and the ledger's claim), and not one whose journal
+  // cannot be written (a full disk under --run-dir).
+  run::RunSessionOptions session_options;
+  session_options.offer = setup.offer;
+  session_options.spec_text = setup.spec_text;
+  const std::unique_ptr<run::RunSession> session =
+      FRUGAL_TRY(run::RunSession::Open(config, db.get(), std::move(session_options)));
   std::optional<ledger::OverrideId> override_id;
   if (!policy_check.enforcement.violations.empty()) {
     override_id = FRUGAL_TRY(RecordOverride(*db, policy_check.enforcement, *policy_check.policy));
   }
-  CatchUpLedger(*db, config, setup.offer);
-  run::LedgerRecorder ledger_recorder(*db, config.run_id, setup.offer, setup.spec_text);
-  run::TeeRecorder recorder(journal, ledger_recorder);
-  run::Supervisor supervisor(config, recorder);
+  run::Supervisor& supervisor = session->NewSupervisor();
   bool preemptible = config.tier == "spot";
   if (!o.chaos_every.empty()) {
     Result<Duration> every = ParseDuration(o.chaos_every);
@@ -212,21 +188,19 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
     supervisor.AddPreemptionSource(std::move(metadata));
     preemptible = true;
   }
-  supervisor.SetSampler(
-      std::make_unique<monitor::ProcSampler>(std::make_unique<monitor::NvmlProbe>()));
   // A run of a job spec measures the job as `frugal profile` would, for its next plan.
   std::optional<run::RunProfiler> profiler;
   if (!setup.job_name.empty()) {
     profiler.emplace(setup.job_name, config.command);
     supervisor.AddPreemptionSource(profiler->TakeMeter());
   }
-  StatusLine status(s.err);
+  StatusLine status(s);
   supervisor.SetStatusCallback([&status](const run::RunStatus& st) { status.Update(st); });
 
   Result<run::RunResult> ran = supervisor.Run();
   status.Clear();
-  if (override_id && ledger_recorder.run_id()) {
-    if (auto linked = db->LinkOverride(*override_id, ledger_recorder.run_id(), std::nullopt);
+  if (override_id && session->ledger_run_id()) {
+    if (auto linked = db->LinkOverride(*override_id, session->ledger_run_id(), std::nullopt);
         !linked) {
       s.err << fmt::format("frugal: warning: override {} not linked to its run: {}\n", *override_id,
                            linked.error().message);
@@ -234,14 +208,14 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
   }
   if (!ran) return Fail(ran.error());
   const run::RunResult& result = *ran;
-  if (!ledger_recorder.FlushWithin(kLedgerPatienceAtExit)) {
+  if (!session->Flush(kLedgerPatienceAtExit)) {
     s.err << fmt::format(
         "frugal: warning: {} record(s) could not be written to the ledger {}; the journal {} has "
         "them, and the next `frugal run --run-id {}` brings the ledger up to it\n",
-        ledger_recorder.pending(), ledger::ResolveLocation(global.db),
+        session->pending(), ledger::ResolveLocation(global.db),
         (config.run_dir / "journal.jsonl").string(), config.run_id);
   }
-  if (profiler) RecordProfile(*db, *profiler, result, ledger_recorder.run_id(), s);
+  if (profiler) RecordProfile(*db, *profiler, result, session->ledger_run_id(), s);
   const auto checks = run::RunSelfChecks(result, preemptible);
   if (global.json) {
     WriteJson(s, RunSummaryJson(config, result, checks));

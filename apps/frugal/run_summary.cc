@@ -1,9 +1,7 @@
 // The status line and the end-of-run summary of `frugal run` and `frugal drill`.
 
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <numeric>
 #include <ostream>
 
@@ -38,9 +36,15 @@ Duration Max(const std::vector<Duration>& v) {
   return v.empty() ? Duration(0) : *std::max_element(v.begin(), v.end());
 }
 
-std::string StatusText(const run::RunStatus& s) {
-  std::string text =
-      fmt::format("[{}] seg {} {} step {}", FormatDuration(s.elapsed), s.segment, s.phase, s.step);
+Paint PhasePaint(const std::string& phase) {
+  if (phase == "running") return Paint::kGreen;
+  if (phase == "killing") return Paint::kRed;
+  return Paint::kYellow;
+}
+
+std::string StatusText(const run::RunStatus& s, const LinePrinter& printer) {
+  std::string text = fmt::format("[{}] seg {} {} step {}", FormatDuration(s.elapsed), s.segment,
+                                 printer.Painted(s.phase, PhasePaint(s.phase)), s.step);
   if (s.steps_per_second > 0) text += fmt::format(" ({:.1f}/s)", s.steps_per_second);
   text += " spent " + s.usage.spent.ToString();
   if (s.cap_fraction) text += fmt::format(" ({:.0f}% of cap)", 100 * *s.cap_fraction);
@@ -51,35 +55,17 @@ std::string StatusText(const run::RunStatus& s) {
 
 }  // namespace
 
-StatusLine::StatusLine(std::ostream& err) : err_(err) {
-  const char* term = std::getenv("TERM");
-  smart_ = ::isatty(2) == 1 && term != nullptr && std::string(term) != "dumb";
-}
-
-StatusLine::~StatusLine() { Clear(); }
+StatusLine::StatusLine(Streams& s) : err_(s.err), printer_(s.err, s.err_terminal, s.color) {}
 
 void StatusLine::Update(const run::RunStatus& status) {
-  std::string text = StatusText(status);
-  if (smart_) {
-    // Elide to the terminal's width so the line never wraps (which would break overprinting).
-    const char* columns = std::getenv("COLUMNS");
-    const size_t width =
-        columns != nullptr ? static_cast<size_t>(std::max(20, std::atoi(columns))) : 80;
-    if (text.size() >= width) text = text.substr(0, width - 4) + "...";
-    err_ << "\r\x1b[K" << text << std::flush;
-    drawn_ = true;
-    return;
-  }
+  if (printer_.Status(StatusText(status, printer_))) return;
   const auto now = std::chrono::steady_clock::now();
   if (now - last_plain_ < std::chrono::seconds(30)) return;
   last_plain_ = now;
-  err_ << "frugal: " << text << "\n";
+  err_ << "frugal: " << StatusText(status, printer_) << "\n";
 }
 
-void StatusLine::Clear() {
-  if (drawn_) err_ << "\r\x1b[K" << std::flush;
-  drawn_ = false;
-}
+void StatusLine::Clear() { printer_.Clear(); }
 
 void PrintRunSummary(std::ostream& out, const run::SupervisorConfig& config, const RunResult& r,
                      const std::vector<run::SelfCheck>& checks) {

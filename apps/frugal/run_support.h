@@ -58,20 +58,18 @@ struct SuperviseSetup {
 void AddRecordedMeasurements(plan::JobSpec& spec, const catalog::Catalog& catalog,
                              const GlobalOptions& global);
 
-/// Draws the status line: overprinted on a terminal (isatty, TERM not dumb), otherwise a
-/// plain line every 30 seconds.
+/// Draws the status line on the command's stderr: overprinted on a smart terminal (its phase
+/// coloured as --color says), otherwise a plain line every 30 seconds.
 class StatusLine {
  public:
-  explicit StatusLine(std::ostream& err);
-  ~StatusLine();
+  explicit StatusLine(Streams& s);
   void Update(const run::RunStatus& status);
   /// Clears an overprinted line before other output.
   void Clear();
 
  private:
   std::ostream& err_;
-  bool smart_;
-  bool drawn_ = false;
+  LinePrinter printer_;
   std::chrono::steady_clock::time_point last_plain_{};
 };
 

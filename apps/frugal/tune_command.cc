@@ -35,21 +35,19 @@ namespace {
 namespace fs = std::filesystem;
 using tune::StudySpec;
 
-/// A ninja-style status line on a terminal: overprinted, at most ten times a second; nothing
-/// when stderr is not a terminal or TERM is dumb.
-tune::RunOptions WithStatusLine(tune::RunOptions options, Streams& s) {
-  const char* term = std::getenv("TERM");
-  if (::isatty(2) == 0 || (term != nullptr && std::string(term) == "dumb")) return options;
+/// A ninja-style status line on a smart terminal: overprinted, at most ten times a second;
+/// nothing elsewhere. `printer` must outlive the study's run.
+tune::RunOptions WithStatusLine(tune::RunOptions options, LinePrinter& printer) {
+  if (!printer.smart()) return options;
   auto last = std::make_shared<std::chrono::steady_clock::time_point>();
-  options.on_event = [&s, last](const tune::Study& study) {
+  options.on_event = [&printer, last](const tune::Study& study) {
     const auto now = std::chrono::steady_clock::now();
     if (now - *last < std::chrono::milliseconds(100)) return;
     *last = now;
     const tune::StudySummary sum = study.Summary();
-    s.err << fmt::format("\r[{} trials · {} · {:.1f} GPU-h · best {}]\x1b[K", sum.trials_started,
-                         sum.spend.ToString(), sum.gpu_hours,
-                         sum.best_value ? fmt::format("{:.4f}", *sum.best_value) : "-")
-          << std::flush;
+    printer.Status(fmt::format("[{} trials · {} · {:.1f} GPU-h · best {}]", sum.trials_started,
+                               sum.spend.ToString(), sum.gpu_hours,
+                               sum.best_value ? fmt::format("{:.4f}", *sum.best_value) : "-"));
   };
   return options;
 }
@@ -68,7 +66,6 @@ Result<void> WriteCurveSvg(const std::string& path, const nlohmann::json& summar
 Result<void> Finish(Streams& s, const GlobalOptions& global, const tune::Study& study,
                     const Bench& b, Result<tune::StudySummary> result,
                     const std::string& curve_svg) {
-  if (::isatty(2) != 0) s.err << "\r\x1b[K" << std::flush;  // clear the status line
   if (!result) return Fail(result.error());
   FRUGAL_TRY(WriteCurveSvg(curve_svg, tune::SummaryToJson(*result), study.spec()));
   if (global.json) {
@@ -226,8 +223,10 @@ Result<void> RunTune(const TuneOptions& o, const GlobalOptions& global, Streams&
   auto study = FRUGAL_TRY(tune::Study::Create(text, b.spec, *b.runner, store, b.table.get()));
   overridden.Link(b.spec.name, s);
   if (b.supervised != nullptr) b.supervised->BindGate(&study->gate());
-  Result<tune::StudySummary> ran =
-      study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms, b.supervised != nullptr}, s));
+  LinePrinter status(s.err, s.err_terminal, s.color);
+  Result<tune::StudySummary> ran = study->Run(
+      WithStatusLine({o.halt_after, {}, o.save_every_ms, b.supervised != nullptr}, status));
+  status.Clear();
   overridden.Link(b.spec.name, s);
   return Finish(s, global, *study, b, std::move(ran), o.curve_svg);
 }
@@ -257,10 +256,11 @@ Result<void> ResumeTune(const TuneOptions& o, const GlobalOptions& global, Strea
     study->OnCapsChanged(before, edits);
     PrintCapEdits(o.study, edits, study->gate(), s);
   }
-  return Finish(
-      s, global, *study, b,
-      study->Run(WithStatusLine({o.halt_after, {}, o.save_every_ms, b.supervised != nullptr}, s)),
-      o.curve_svg);
+  LinePrinter status(s.err, s.err_terminal, s.color);
+  Result<tune::StudySummary> ran = study->Run(
+      WithStatusLine({o.halt_after, {}, o.save_every_ms, b.supervised != nullptr}, status));
+  status.Clear();
+  return Finish(s, global, *study, b, std::move(ran), o.curve_svg);
 }
 
 Result<void> StatusTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {

@@ -37,21 +37,37 @@ class PreemptionSource {
   virtual void ProgressReported(const ProgressReport& /*report*/, SteadyTime /*at*/) {}
 };
 
+/// When a chaos source starts counting down to its notice in a segment.
+enum class ChaosArming {
+  /// From the segment's first progress report: the command has loaded, installed its notice
+  /// handler and is training, however long its start took (a loaded machine, a slow import).
+  /// A command that never reports progress is never preempted.
+  kAtFirstProgress,
+  /// From the moment the segment started (a command that speaks no protocol).
+  kAtSegmentStart,
+};
+
 /// Preempts each segment once at a random moment: uniformly between 0.5× and 1.5× `every`
-/// after the segment starts, from a generator seeded with `seed` (so a drill replays exactly).
+/// after the segment's first progress report (or its start, per `arming`), from a generator
+/// seeded with `seed` (so a drill replays exactly: one draw per segment, whenever it arms).
 /// After `max_preemptions` notices (0: unlimited) it stays quiet, so the job can finish.
 class ChaosPreemptions : public PreemptionSource {
  public:
-  ChaosPreemptions(Duration every, uint64_t seed, int max_preemptions = 0);
+  ChaosPreemptions(Duration every, uint64_t seed, int max_preemptions = 0,
+                   ChaosArming arming = ChaosArming::kAtFirstProgress);
   void SegmentStarted(SteadyTime now) override;
   std::optional<PreemptionNotice> Poll(SteadyTime now) override;
+  void ProgressReported(const ProgressReport& report, SteadyTime at) override;
   [[nodiscard]] int fired() const { return fired_; }
 
  private:
   Duration every_;
   std::mt19937_64 rng_;
   int max_preemptions_;
+  ChaosArming arming_;
   int fired_ = 0;
+  /// This segment's drawn delay, until it is armed.
+  std::optional<Duration> unarmed_delay_;
   std::optional<SteadyTime> next_;
 };
 

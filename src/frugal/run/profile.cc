@@ -19,6 +19,7 @@
 #include "frugal/monitor/proc_sampler.h"
 #include "frugal/plan/measured_transfer.h"
 #include "frugal/run/run_journal.h"
+#include "frugal/run/run_session.h"
 #include "frugal/run/run_text.h"
 #include "frugal/run/supervisor.h"
 
@@ -392,12 +393,13 @@ Result<ledger::NewProfile> ProfileCommand(const ProfileRequest& request) {
   RunProfiler profiler(request.name, request.command, request.limits);
   const DeviceInfo& device = profiler.device();
 
-  RunJournal journal(request.work_dir / "journal.jsonl");
-  FRUGAL_TRY(journal.Open());
-  Supervisor supervisor(ConfigFor(request, device.kind == "gpu" ? device.count : 0), journal);
+  // A fresh folder of its own, journaled only: the caller stores the profile it measures.
+  RunSessionOptions options;
+  options.hold = RunHold::kCallerHolds;
+  const std::unique_ptr<RunSession> session = FRUGAL_TRY(RunSession::Open(
+      ConfigFor(request, device.kind == "gpu" ? device.count : 0), nullptr, std::move(options)));
+  Supervisor& supervisor = session->NewSupervisor();
   supervisor.AddPreemptionSource(profiler.TakeMeter());
-  supervisor.SetSampler(
-      std::make_unique<monitor::ProcSampler>(std::make_unique<monitor::NvmlProbe>()));
 
   const RunResult result = FRUGAL_TRY(supervisor.Run());
   const ProfileMeter& meter = profiler.meter();

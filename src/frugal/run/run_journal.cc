@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "frugal/core/log.h"
+#include "frugal/core/timestamp.h"
 #include "frugal/run/run_text.h"
 
 namespace frugal::run {
@@ -123,26 +124,14 @@ std::optional<monitor::Sample> JournalSample(const json& record) {
 }
 
 std::string FormatWallTime(WallTime t) {
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-  const std::time_t secs = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  ::gmtime_r(&secs, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms % 1000);
+  return FormatIsoTime(std::chrono::floor<std::chrono::milliseconds>(t), IsoMillis::kAlways);
 }
 
 std::optional<WallTime> ParseWallTime(const std::string& text) {
-  std::tm tm{};
-  int millis = 0;
-  if (std::sscanf(text.c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &millis) != 7) {
-    return std::nullopt;
-  }
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  const std::time_t secs = ::timegm(&tm);
-  return WallTime(std::chrono::seconds(secs)) + std::chrono::milliseconds(millis);
+  // Strict: a damaged record's time is no time (the sscanf this replaces took "2026-1-99...").
+  const Result<Timestamp> at = ParseIsoTime(text);
+  if (!at) return std::nullopt;
+  return WallTime(*at);
 }
 
 namespace {

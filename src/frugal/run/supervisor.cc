@@ -83,9 +83,10 @@ UtilizationSummary Summarize(const std::vector<monitor::Sample>& samples,
 
 }  // namespace
 
-Supervisor::Supervisor(SupervisorConfig config, RunRecorder& recorder)
+Supervisor::Supervisor(SupervisorConfig config, RunRecorder& recorder, const Clock& clock)
     : config_(std::move(config)),
       recorder_(recorder),
+      clock_(clock),
       store_(config_.run_dir / "checkpoints", config_.keep_checkpoints) {}
 
 Supervisor::~Supervisor() = default;
@@ -104,7 +105,7 @@ void Supervisor::Record(EventKind kind, int segment, std::string detail, Loop& /
   RunEvent e;
   e.kind = kind;
   e.segment = segment;
-  e.at = Now();
+  e.at = clock_.Wall();
   e.detail = std::move(detail);
   recorder_.Event(e);
 }
@@ -112,7 +113,7 @@ void Supervisor::Record(EventKind kind, int segment, std::string detail, Loop& /
 std::optional<WallTime> Supervisor::MarkLostAttempt() {
   const JournalHistory h = ReadJournalHistory(config_.run_dir / "journal.jsonl");
   if (!h.unfinished_attempt) return std::nullopt;
-  const WallTime lost_at = h.last_seen.value_or(Now());
+  const WallTime lost_at = h.last_seen.value_or(clock_.Wall());
   CloseLostAttempt(h, lost_at, recorder_);
   log::Warning(
       "run {}: the previous attempt ended without a word (supervisor killed?); marked lost",
@@ -123,7 +124,7 @@ std::optional<WallTime> Supervisor::MarkLostAttempt() {
 void Supervisor::AdviseAfterPreemption(int segment, Loop& loop) {
   if (!config_.deadline_advice) return;
   Result<DeadlineAdvice> advice = run::AdviseAfterPreemption(
-      *config_.deadline_advice, ReadJournal(config_.run_dir / "journal.jsonl"), Now());
+      *config_.deadline_advice, ReadJournal(config_.run_dir / "journal.jsonl"), clock_.Wall());
   if (!advice) {
     log::Warning("no deadline advice: {}", advice.error().message);
     return;
@@ -180,14 +181,14 @@ void Supervisor::StopStragglers(std::optional<WallTime> lost_at) {
 }
 
 bool Supervisor::Backoff(Duration wait, Loop& loop) {
-  const SteadyTime until = std::chrono::steady_clock::now() + wait;
+  const SteadyTime until = clock_.Steady() + wait;
   while (true) {
-    const SteadyTime now = std::chrono::steady_clock::now();
+    const SteadyTime now = clock_.Steady();
     if (now >= until) return true;
     loop.signals.WaitFor(
         std::min(Duration(100), std::chrono::duration_cast<Duration>(until - now)));
     if (loop.signals.TakeInterrupt() || loop.signals.TakePreemptionSignal() != 0) return false;
-    const BudgetCheck check = loop.guard.Accrue(loop.Elapsed(std::chrono::steady_clock::now()));
+    const BudgetCheck check = loop.guard.Accrue(loop.Elapsed(clock_.Steady()));
     if (check.exceeded) {
       loop.cap_hit = check.exceeded;
       return false;
@@ -195,32 +196,65 @@ bool Supervisor::Backoff(Duration wait, Loop& loop) {
   }
 }
 
-Result<RunResult> Supervisor::Run() {
-  FRUGAL_TRY(store_.Prepare());
-  // Orphans of the command (a forked worker whose parent exited) are re-parented to us, so we
-  // can reap them and they never linger as zombies in the command's process group.
-  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+JournalHistory Supervisor::BeginAttempt() {
   const std::optional<WallTime> lost_at = MarkLostAttempt();
   const JournalHistory history = ReadJournalHistory(config_.run_dir / "journal.jsonl");
   result_ = RunResult{};
   // Only a run that was started before can have a killed supervisor's leftovers.
   if (history.attempts > 0) StopStragglers(lost_at);
   result_.attempt = history.attempts + 1;
-  Loop loop(BudgetGuard(config_.caps, config_.price, config_.gpus, history.usage),
-            std::chrono::steady_clock::now());
+  return history;
+}
+
+Result<RunResult> Supervisor::Run() {
+  FRUGAL_TRY(store_.Prepare());
+  // Orphans of the command (a forked worker whose parent exited) are re-parented to us, so we
+  // can reap them and they never linger as zombies in the command's process group.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  const JournalHistory history = BeginAttempt();
+  Loop loop(BudgetGuard(config_.caps, config_.price, config_.gpus, history.usage), clock_.Steady());
   if (const BudgetCheck c = loop.guard.Accrue(Duration(0)); c.exceeded) {
     return Fail(
         ErrorCode::kBudget,
         fmt::format("run {}: earlier attempts already reached the {} cap ({})", config_.run_id,
                     CapKindName(*c.exceeded), loop.guard.CapText(*c.exceeded)));
   }
-  RunStart start{config_.run_id, result_.attempt, Now(),         config_.command, config_.tags,
+  RunStart start{config_.run_id, result_.attempt, clock_.Wall(), config_.command, config_.tags,
                  config_.offer,  config_.tier,    config_.price, config_.gpus,    config_.caps};
   recorder_.RunStarted(start);
 
+  const SegmentEnd end = FRUGAL_TRY(RunSegments(history, loop));
+  loop.guard.Accrue(loop.Elapsed(clock_.Steady()));
+  result_.usage = UsageOfThisAttempt(history, loop);
+  result_.total = loop.guard.usage();
+  result_.recorded = loop.recorded;
+  result_.recorded_total = {history.recorded.spent + loop.recorded.spent,
+                            history.recorded.gpu_hours + loop.recorded.gpu_hours,
+                            history.recorded.wall + loop.recorded.wall};
+  result_.utilization = Summarize(loop.samples, loop.training_gpu_util);
+  result_.last_step = loop.last_step;
+  SetOutcome(end, loop);
+  const bool paused = result_.outcome == RunOutcome::kInterrupted && config_.interrupt_pauses;
+  RunFinish finish{clock_.Wall(), paused ? "paused" : RunOutcomeName(result_.outcome),
+                   result_.exit_code, result_.usage, result_.preemptions};
+  recorder_.RunFinished(finish);
+  // An orderly end left no command running: nothing for a later supervisor to look for.
+  std::error_code ec;
+  std::filesystem::remove(config_.run_dir / kCommandGroupFile, ec);
+  return result_;
+}
+
+BudgetUsage Supervisor::UsageOfThisAttempt(const JournalHistory& history, const Loop& loop) {
+  BudgetUsage usage = loop.guard.usage();
+  usage.spent -= history.usage.spent;
+  usage.gpu_hours -= history.usage.gpu_hours;
+  usage.wall -= history.usage.wall;
+  return usage;
+}
+
+Result<SegmentEnd> Supervisor::RunSegments(const JournalHistory& history, Loop& loop) {
   int segment = history.segments;
   Duration backoff = config_.restart_backoff;
-  SegmentEnd end = SegmentEnd::kFinished;
   while (true) {
     std::vector<std::string> problems;
     const std::optional<CommittedCheckpoint> resume = store_.LatestValid(&problems);
@@ -231,48 +265,32 @@ Result<RunResult> Supervisor::Run() {
     Result<SegmentEnd> r = RunSegment(++segment, resume, loop);
     if (!r) {
       // The attempt is over: say so, or the next one would take it for a killed supervisor.
-      loop.guard.Accrue(loop.Elapsed(std::chrono::steady_clock::now()));
-      BudgetUsage usage = loop.guard.usage();
-      usage.spent -= history.usage.spent;
-      usage.gpu_hours -= history.usage.gpu_hours;
-      usage.wall -= history.usage.wall;
-      recorder_.RunFinished(
-          {Now(), "failed", static_cast<int>(r.error().code), usage, result_.preemptions});
+      loop.guard.Accrue(loop.Elapsed(clock_.Steady()));
+      recorder_.RunFinished({clock_.Wall(), "failed", static_cast<int>(r.error().code),
+                             UsageOfThisAttempt(history, loop), result_.preemptions});
       return Fail(r.error());
     }
-    end = *r;
-    if (end != SegmentEnd::kPreempted) break;
+    if (*r != SegmentEnd::kPreempted) return *r;
     AdviseAfterPreemption(segment, loop);
-    if (config_.restart != RestartPolicy::kLocal || loop.self_signalled) break;
+    if (config_.restart != RestartPolicy::kLocal || loop.self_signalled) return *r;
     if (result_.restarts >= config_.max_restarts) {
       result_.warnings.push_back(
           fmt::format("gave up after {} restarts (--max-restarts)", result_.restarts));
-      break;
+      return *r;
     }
     log::Info("preempted; restarting in {} (restart {} of {})", FormatDuration(backoff),
               result_.restarts + 1, config_.max_restarts);
     if (!Backoff(backoff, loop)) {
-      end = loop.cap_hit ? SegmentEnd::kBudgetStop : SegmentEnd::kInterrupted;
-      break;
+      return loop.cap_hit ? SegmentEnd::kBudgetStop : SegmentEnd::kInterrupted;
     }
     ++result_.restarts;
     // The capacity was held through the backoff: the next segment starts where this one ended.
     loop.next_segment_opens = loop.last_segment_closed;
     backoff = std::min<Duration>(backoff * 2, std::chrono::seconds(60));
   }
+}
 
-  loop.guard.Accrue(loop.Elapsed(std::chrono::steady_clock::now()));
-  result_.usage = loop.guard.usage();
-  result_.usage.spent -= history.usage.spent;
-  result_.usage.gpu_hours -= history.usage.gpu_hours;
-  result_.usage.wall -= history.usage.wall;
-  result_.total = loop.guard.usage();
-  result_.recorded = loop.recorded;
-  result_.recorded_total = {history.recorded.spent + loop.recorded.spent,
-                            history.recorded.gpu_hours + loop.recorded.gpu_hours,
-                            history.recorded.wall + loop.recorded.wall};
-  result_.utilization = Summarize(loop.samples, loop.training_gpu_util);
-  result_.last_step = loop.last_step;
+void Supervisor::SetOutcome(SegmentEnd end, const Loop& loop) {
   switch (end) {
     case SegmentEnd::kFinished:
       result_.outcome = RunOutcome::kFinished;
@@ -309,14 +327,6 @@ Result<RunResult> Supervisor::Run() {
       result_.message = "interrupted";
       break;
   }
-  const bool paused = result_.outcome == RunOutcome::kInterrupted && config_.interrupt_pauses;
-  RunFinish finish{Now(), paused ? "paused" : RunOutcomeName(result_.outcome), result_.exit_code,
-                   result_.usage, result_.preemptions};
-  recorder_.RunFinished(finish);
-  // An orderly end left no command running: nothing for a later supervisor to look for.
-  std::error_code ec;
-  std::filesystem::remove(config_.run_dir / kCommandGroupFile, ec);
-  return result_;
 }
 
 }  // namespace frugal::run

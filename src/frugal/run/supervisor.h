@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "frugal/core/clock.h"
 #include "frugal/core/duration.h"
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
@@ -25,6 +26,8 @@
 #include "frugal/run/report_channel.h"
 
 namespace frugal::run {
+
+struct JournalHistory;  // run_journal.h
 
 enum class RestartPolicy { kRequeue, kLocal };
 
@@ -129,8 +132,10 @@ struct RunResult {
 
 class Supervisor {
  public:
-  /// `recorder` must outlive the supervisor.
-  Supervisor(SupervisorConfig config, RunRecorder& recorder);
+  /// `recorder` must outlive the supervisor, and so must `clock`, which times everything the
+  /// supervisor does (its timers, the caps' elapsed time, the records' times). Waits are real:
+  /// a test on a FakeClock advances it from a callback (the status line's, a source's Poll).
+  Supervisor(SupervisorConfig config, RunRecorder& recorder, const Clock& clock = RealClock());
   ~Supervisor();
 
   void AddPreemptionSource(std::unique_ptr<PreemptionSource> source);
@@ -146,11 +151,36 @@ class Supervisor {
  private:
   struct Segment;
   struct Loop;
+  // The attempt (supervisor.cc).
+  /// Closes a lost earlier attempt, stops its stragglers, and reads what earlier attempts used.
+  JournalHistory BeginAttempt();
+  /// The segments and the restarts between them, to the end that stops the attempt.
+  [[nodiscard]] Result<SegmentEnd> RunSegments(const JournalHistory& history, Loop& loop);
+  [[nodiscard]] static BudgetUsage UsageOfThisAttempt(const JournalHistory& history,
+                                                      const Loop& loop);
+  void SetOutcome(SegmentEnd end, const Loop& loop);
+  // One segment (supervisor_segment.cc).
   [[nodiscard]] Result<SegmentEnd> RunSegment(int number,
                                               const std::optional<CommittedCheckpoint>& resume,
                                               Loop& loop);
+  [[nodiscard]] Result<void> StartSegment(Segment& seg,
+                                          const std::optional<CommittedCheckpoint>& resume,
+                                          Loop& loop);
+  SegmentEnd EndOf(const Segment& seg, const ExitStatus& exit);
+  void CloseSegment(const Segment& seg, SegmentEnd end, const ExitStatus& exit, Loop& loop);
   void HandleReports(Segment& seg, Loop& loop);
+  void OnProgress(Segment& seg, const ProgressReport& p, Loop& loop, SteadyTime now);
+  void OnCheckpoint(Segment& seg, const CheckpointReport& c, Loop& loop, SteadyTime now);
+  /// One pass of the segment's timers and stop sources (about every 100 ms), one step each:
   void Tick(Segment& seg, Loop& loop);
+  void AccrueBudget(Segment& seg, Loop& loop, SteadyTime now);
+  void TakePreemptionSignal(Segment& seg, Loop& loop);
+  void PollSources(Segment& seg, Loop& loop, SteadyTime now);
+  void TakeInterrupt(Segment& seg, Loop& loop);
+  /// Checkpoint grace over: SIGTERM; stop grace over: SIGKILL.
+  void EscalateStop(Segment& seg, SteadyTime now);
+  void TakeSample(Segment& seg, Loop& loop, SteadyTime now);
+  [[nodiscard]] RunStatus StatusOf(const Segment& seg, const Loop& loop, SteadyTime now) const;
   void BeginStop(Segment& seg, SegmentEnd reason, Loop& loop);
   void StopLeftovers(Segment& seg, Loop& loop);
   bool Backoff(Duration wait, Loop& loop);
@@ -168,6 +198,7 @@ class Supervisor {
 
   SupervisorConfig config_;
   RunRecorder& recorder_;
+  const Clock& clock_;
   CheckpointStore store_;
   std::vector<std::unique_ptr<PreemptionSource>> sources_;
   std::unique_ptr<monitor::Sampler> sampler_;

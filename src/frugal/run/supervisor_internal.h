@@ -65,6 +65,7 @@ struct Supervisor::Segment {
   SegmentEnd pending_end = SegmentEnd::kFinished;
   bool reported_result = false;  ///< the command reported its final result in this segment
   SteadyTime started;
+  WallTime opened_at;  ///< what its record says (where the previous one closed, when held)
   bool resumed = false;
   std::optional<SteadyTime> first_progress_at;
   int64_t first_step = 0;
@@ -72,7 +73,5 @@ struct Supervisor::Segment {
   int64_t rate_window_step = 0;
   double steps_per_second = 0;
 };
-
-inline WallTime Now() { return std::chrono::system_clock::now(); }
 
 }  // namespace frugal::run

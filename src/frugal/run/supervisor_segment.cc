@@ -23,10 +23,37 @@ constexpr Duration kStatusInterval(500);
 Result<SegmentEnd> Supervisor::RunSegment(int number,
                                           const std::optional<CommittedCheckpoint>& resume,
                                           Loop& loop) {
-  FRUGAL_TRY(store_.Prepare());
   Segment seg;
   seg.number = number;
   loop.segment = number;
+  FRUGAL_TRY(StartSegment(seg, resume, loop));
+  std::optional<ExitStatus> exit;
+  while (!(exit = seg.child->Poll())) {
+    const SteadyTime now = clock_.Steady();
+    Duration wait = kTick;
+    if (seg.phase != SegmentPhase::kRunning && seg.phase != SegmentPhase::kKilled) {
+      wait =
+          std::clamp(std::chrono::duration_cast<Duration>(seg.deadline - now), Duration(0), kTick);
+    }
+    loop.signals.WaitFor(wait);
+    ReapOrphans(seg.child->pid());
+    HandleReports(seg, loop);
+    Tick(seg, loop);
+  }
+  // What the command reported just before it exited still counts (its last checkpoint above all).
+  HandleReports(seg, loop);
+  result_.child_exit = exit;
+  const SegmentEnd end = EndOf(seg, *exit);
+  StopLeftovers(seg, loop);
+  CloseSegment(seg, end, *exit, loop);
+  return end;
+}
+
+Result<void> Supervisor::StartSegment(Segment& seg,
+                                      const std::optional<CommittedCheckpoint>& resume,
+                                      Loop& loop) {
+  FRUGAL_TRY(store_.Prepare());
+  const int number = seg.number;
   const std::filesystem::path report =
       config_.run_dir / "reports" / fmt::format("segment-{}.jsonl", number);
   std::error_code ec;
@@ -43,16 +70,16 @@ Result<SegmentEnd> Supervisor::RunSegment(int number,
                {std::string(kEnvReport), report.string()},
                {std::string(kEnvProtocol), std::to_string(kProtocolVersion)},
                {std::string(kEnvSegment), std::to_string(number)}};
-  seg.started = std::chrono::steady_clock::now();
+  seg.started = clock_.Steady();
   seg.resumed = resume.has_value();
   seg.rate_window_start = seg.started;
   seg.rate_window_step = resume ? resume->step : 0;
   seg.child = FRUGAL_TRY(ChildProcess::Spawn(spawn));
   RecordCommandGroup(seg.child->pid());
   ++result_.segments;
-  const WallTime opened_at = loop.next_segment_opens.value_or(Now());
+  seg.opened_at = loop.next_segment_opens.value_or(clock_.Wall());
   loop.next_segment_opens.reset();
-  recorder_.SegmentOpened({number, opened_at,
+  recorder_.SegmentOpened({number, seg.opened_at,
                            resume ? std::optional(resume->resume_path) : std::nullopt,
                            resume ? resume->step : 0});
   if (resume)
@@ -63,37 +90,27 @@ Result<SegmentEnd> Supervisor::RunSegment(int number,
     sampler_->Take(seg.child->pid());  // the baseline the first recorded sample is measured from
     loop.next_sample = seg.started + config_.sample_interval;
   }
+  return {};
+}
 
-  std::optional<ExitStatus> exit;
-  while (!(exit = seg.child->Poll())) {
-    const SteadyTime now = std::chrono::steady_clock::now();
-    Duration wait = kTick;
-    if (seg.phase != SegmentPhase::kRunning && seg.phase != SegmentPhase::kKilled) {
-      wait =
-          std::clamp(std::chrono::duration_cast<Duration>(seg.deadline - now), Duration(0), kTick);
-    }
-    loop.signals.WaitFor(wait);
-    ReapOrphans(seg.child->pid());
-    HandleReports(seg, loop);
-    Tick(seg, loop);
-  }
-  // What the command reported just before it exited still counts (its last checkpoint above all).
-  HandleReports(seg, loop);
-  result_.child_exit = exit;
+SegmentEnd Supervisor::EndOf(const Segment& seg, const ExitStatus& exit) {
   // A command that reported its result and exited cleanly has finished, even when a stop was
   // on its way (a notice that came as it ended): requeueing it would pay for a second start.
   const bool finished =
-      exit->Succeeded() && (seg.phase == SegmentPhase::kRunning || seg.reported_result);
-  SegmentEnd end = finished                              ? SegmentEnd::kFinished
-                   : seg.phase == SegmentPhase::kRunning ? SegmentEnd::kFailed
-                                                         : seg.pending_end;
+      exit.Succeeded() && (seg.phase == SegmentPhase::kRunning || seg.reported_result);
   if (finished && seg.phase != SegmentPhase::kRunning &&
       seg.pending_end == SegmentEnd::kPreempted) {
     // The notice came as the command finished: no segment ended preempted and no work was
     // lost, so it is no preemption (its notice stays in the events).
     --result_.preemptions;
   }
-  StopLeftovers(seg, loop);
+  if (finished) return SegmentEnd::kFinished;
+  return seg.phase == SegmentPhase::kRunning ? SegmentEnd::kFailed : seg.pending_end;
+}
+
+void Supervisor::CloseSegment(const Segment& seg, SegmentEnd end, const ExitStatus& exit,
+                              Loop& loop) {
+  const int number = seg.number;
   result_.garbage_report_lines += seg.reader->garbage_lines();
   if (seg.reader->garbage_lines() > 0) {
     const std::string w = fmt::format("segment {}: {} garbage report line(s) ignored", number,
@@ -106,7 +123,7 @@ Result<SegmentEnd> Supervisor::RunSegment(int number,
     result_.lost_steps.push_back(lost);
     RunEvent e{EventKind::kPreempted,
                number,
-               Now(),
+               clock_.Wall(),
                fmt::format("{} step(s) since the last checkpoint", lost),
                lost,
                std::nullopt,
@@ -114,72 +131,79 @@ Result<SegmentEnd> Supervisor::RunSegment(int number,
                std::nullopt};
     recorder_.Event(e);
   }
-  loop.guard.Accrue(loop.Elapsed(std::chrono::steady_clock::now()));
-  const WallTime closed_at = Now();
-  const Duration length = RecordedLength(opened_at, closed_at);
+  loop.guard.Accrue(loop.Elapsed(clock_.Steady()));
+  const WallTime closed_at = clock_.Wall();
+  const Duration length = RecordedLength(seg.opened_at, closed_at);
   const Money cost = config_.price.For(length);
   loop.recorded.AddHeld(length, config_.price, config_.gpus);
   loop.last_segment_closed = closed_at;
   SegmentClose close{number, closed_at, end, exit, cost, loop.last_step};
   recorder_.SegmentClosed(close);
-  recorder_.RecordHeartbeat({number, Now(), loop.guard.usage(), loop.last_step});
-  log::Info("segment {} ended: {} ({})", number, SegmentEndName(end), exit->Describe());
-  return end;
+  recorder_.RecordHeartbeat({number, clock_.Wall(), loop.guard.usage(), loop.last_step});
+  log::Info("segment {} ended: {} ({})", number, SegmentEndName(end), exit.Describe());
 }
 
 void Supervisor::HandleReports(Segment& seg, Loop& loop) {
   for (ReportMessage& message : seg.reader->Poll()) {
-    const SteadyTime now = std::chrono::steady_clock::now();
+    const SteadyTime now = clock_.Steady();
     if (auto* p = std::get_if<ProgressReport>(&message)) {
-      loop.last_step = p->step;
-      for (auto& source : sources_) {
-        source->Progress(p->step);
-        source->ProgressReported(*p, now);
-      }
-      if (!seg.first_progress_at) {
-        seg.first_progress_at = now;
-        seg.first_step = p->step;
-        const auto took = std::chrono::duration_cast<Duration>(now - seg.started);
-        if (seg.resumed) {
-          result_.resume_times.push_back(took);
-          recorder_.Event({EventKind::kResumed, seg.number, Now(), "first progress after resume",
-                           p->step, std::nullopt, took, std::nullopt});
-        } else if (!result_.first_progress) {
-          result_.first_progress = took;
-        }
-      }
-      const double window = std::chrono::duration<double>(now - seg.rate_window_start).count();
-      if (window >= 2.0) {
-        seg.steps_per_second = static_cast<double>(p->step - seg.rate_window_step) / window;
-        seg.rate_window_start = now;
-        seg.rate_window_step = p->step;
-      }
+      OnProgress(seg, *p, loop, now);
     } else if (auto* c = std::get_if<CheckpointReport>(&message)) {
-      Result<CommittedCheckpoint> committed = store_.Commit(*c);
-      if (!committed) {
-        ++result_.checkpoints_rejected;
-        log::Warning("checkpoint at step {} not committed: {}", c->step, committed.error().message);
-        Record(EventKind::kCheckpointRejected, seg.number, committed.error().message, loop);
-        continue;
-      }
-      ++result_.checkpoints_committed;
-      result_.commit_times.push_back(committed->commit_time);
-      result_.last_checkpoint_bytes = committed->bytes;
-      loop.last_committed_step = committed->step;
-      recorder_.Event({EventKind::kCheckpointCommitted, seg.number, Now(),
-                       committed->dir.filename().string(), committed->step, committed->bytes,
-                       committed->commit_time, std::nullopt});
-      log::Debug("checkpoint at step {} committed ({} bytes)", committed->step, committed->bytes);
-      // Checkpoint done after a notice: no need to wait out the rest of the grace period.
-      if (seg.phase == SegmentPhase::kCheckpointing) {
-        seg.child->SignalGroup(SIGTERM);
-        seg.phase = SegmentPhase::kStopping;
-        seg.deadline = now + config_.stop_grace;
-      }
+      OnCheckpoint(seg, *c, loop, now);
     } else if (auto* r = std::get_if<ResultReport>(&message)) {
       result_.result = *r;
       seg.reported_result = true;
     }
+  }
+}
+
+void Supervisor::OnProgress(Segment& seg, const ProgressReport& p, Loop& loop, SteadyTime now) {
+  loop.last_step = p.step;
+  for (auto& source : sources_) {
+    source->Progress(p.step);
+    source->ProgressReported(p, now);
+  }
+  if (!seg.first_progress_at) {
+    seg.first_progress_at = now;
+    seg.first_step = p.step;
+    const auto took = std::chrono::duration_cast<Duration>(now - seg.started);
+    if (seg.resumed) {
+      result_.resume_times.push_back(took);
+      recorder_.Event({EventKind::kResumed, seg.number, clock_.Wall(),
+                       "first progress after resume", p.step, std::nullopt, took, std::nullopt});
+    } else if (!result_.first_progress) {
+      result_.first_progress = took;
+    }
+  }
+  const double window = std::chrono::duration<double>(now - seg.rate_window_start).count();
+  if (window >= 2.0) {
+    seg.steps_per_second = static_cast<double>(p.step - seg.rate_window_step) / window;
+    seg.rate_window_start = now;
+    seg.rate_window_step = p.step;
+  }
+}
+
+void Supervisor::OnCheckpoint(Segment& seg, const CheckpointReport& c, Loop& loop, SteadyTime now) {
+  Result<CommittedCheckpoint> committed = store_.Commit(c);
+  if (!committed) {
+    ++result_.checkpoints_rejected;
+    log::Warning("checkpoint at step {} not committed: {}", c.step, committed.error().message);
+    Record(EventKind::kCheckpointRejected, seg.number, committed.error().message, loop);
+    return;
+  }
+  ++result_.checkpoints_committed;
+  result_.commit_times.push_back(committed->commit_time);
+  result_.last_checkpoint_bytes = committed->bytes;
+  loop.last_committed_step = committed->step;
+  recorder_.Event({EventKind::kCheckpointCommitted, seg.number, clock_.Wall(),
+                   committed->dir.filename().string(), committed->step, committed->bytes,
+                   committed->commit_time, std::nullopt});
+  log::Debug("checkpoint at step {} committed ({} bytes)", committed->step, committed->bytes);
+  // Checkpoint done after a notice: no need to wait out the rest of the grace period.
+  if (seg.phase == SegmentPhase::kCheckpointing) {
+    seg.child->SignalGroup(SIGTERM);
+    seg.phase = SegmentPhase::kStopping;
+    seg.deadline = now + config_.stop_grace;
   }
 }
 
@@ -191,70 +215,95 @@ void Supervisor::BeginStop(Segment& seg, SegmentEnd reason, Loop& /*loop*/) {
   if (seg.reader->messages() == 0) {
     seg.child->SignalGroup(SIGTERM);
     seg.phase = SegmentPhase::kStopping;
-    seg.deadline = std::chrono::steady_clock::now() + config_.stop_grace;
+    seg.deadline = clock_.Steady() + config_.stop_grace;
     return;
   }
   seg.child->SignalGroup(SIGUSR1);
   seg.phase = SegmentPhase::kCheckpointing;
-  seg.deadline = std::chrono::steady_clock::now() + config_.checkpoint_grace;
+  seg.deadline = clock_.Steady() + config_.checkpoint_grace;
 }
 
 void Supervisor::Tick(Segment& seg, Loop& loop) {
-  const SteadyTime now = std::chrono::steady_clock::now();
-  if (now >= loop.next_accrual) {
-    loop.next_accrual = now + config_.accrual_interval;
-    const BudgetCheck check = loop.guard.Accrue(loop.Elapsed(now));
-    if (check.warn) {
-      const std::string d =
-          fmt::format("{:.0f}% of the {} cap ({}) used", 100 * loop.guard.Fraction(*check.warn),
-                      CapKindName(*check.warn), loop.guard.CapText(*check.warn));
-      log::Warning("budget: {}", d);
-      recorder_.Event({EventKind::kBudgetWarning, seg.number, Now(), d, std::nullopt, std::nullopt,
-                       std::nullopt, check.warn});
-    }
-    if (check.exceeded && seg.phase == SegmentPhase::kRunning) {
-      loop.cap_hit = check.exceeded;
-      log::Warning("budget: the {} cap ({}) is reached; asking the command to checkpoint and stop",
-                   CapKindName(*check.exceeded), loop.guard.CapText(*check.exceeded));
-      recorder_.Event({EventKind::kBudgetStop, seg.number, Now(), "cap reached", std::nullopt,
-                       std::nullopt, std::nullopt, check.exceeded});
-      BeginStop(seg, SegmentEnd::kBudgetStop, loop);
-    }
+  // One step per timer and per source of stop, in this order: the caps first (a cap reached
+  // wins over a notice in the same tick), then notices, interrupts, the stop's own deadlines,
+  // and what is only told (heartbeat, sample, status).
+  const SteadyTime now = clock_.Steady();
+  if (now >= loop.next_accrual) AccrueBudget(seg, loop, now);
+  TakePreemptionSignal(seg, loop);
+  if (seg.phase == SegmentPhase::kRunning) PollSources(seg, loop, now);
+  TakeInterrupt(seg, loop);
+  EscalateStop(seg, now);
+  if (now >= loop.next_heartbeat) {
+    loop.next_heartbeat = now + config_.heartbeat_interval;
+    recorder_.RecordHeartbeat({seg.number, clock_.Wall(), loop.guard.usage(), loop.last_step});
   }
-  if (const int sig = loop.signals.TakePreemptionSignal();
-      sig != 0 && seg.phase == SegmentPhase::kRunning) {
-    loop.self_signalled = true;
+  if (sampler_ && now >= loop.next_sample) TakeSample(seg, loop, now);
+  if (status_callback_ && now >= loop.next_status) {
+    loop.next_status = now + kStatusInterval;
+    status_callback_(StatusOf(seg, loop, now));
+  }
+}
+
+void Supervisor::AccrueBudget(Segment& seg, Loop& loop, SteadyTime now) {
+  loop.next_accrual = now + config_.accrual_interval;
+  const BudgetCheck check = loop.guard.Accrue(loop.Elapsed(now));
+  if (check.warn) {
+    const std::string d =
+        fmt::format("{:.0f}% of the {} cap ({}) used", 100 * loop.guard.Fraction(*check.warn),
+                    CapKindName(*check.warn), loop.guard.CapText(*check.warn));
+    log::Warning("budget: {}", d);
+    recorder_.Event({EventKind::kBudgetWarning, seg.number, clock_.Wall(), d, std::nullopt,
+                     std::nullopt, std::nullopt, check.warn});
+  }
+  if (check.exceeded && seg.phase == SegmentPhase::kRunning) {
+    loop.cap_hit = check.exceeded;
+    log::Warning("budget: the {} cap ({}) is reached; asking the command to checkpoint and stop",
+                 CapKindName(*check.exceeded), loop.guard.CapText(*check.exceeded));
+    recorder_.Event({EventKind::kBudgetStop, seg.number, clock_.Wall(), "cap reached", std::nullopt,
+                     std::nullopt, std::nullopt, check.exceeded});
+    BeginStop(seg, SegmentEnd::kBudgetStop, loop);
+  }
+}
+
+void Supervisor::TakePreemptionSignal(Segment& seg, Loop& loop) {
+  const int sig = loop.signals.TakePreemptionSignal();
+  if (sig == 0 || seg.phase != SegmentPhase::kRunning) return;
+  loop.self_signalled = true;
+  ++result_.preemptions;
+  Record(EventKind::kPreemptionNotice, seg.number, "signal " + SignalName(sig), loop);
+  log::Warning("preemption notice: {} to frugal", SignalName(sig));
+  BeginStop(seg, SegmentEnd::kPreempted, loop);
+}
+
+void Supervisor::PollSources(Segment& seg, Loop& loop, SteadyTime now) {
+  for (auto& source : sources_) {
+    const std::optional<PreemptionNotice> notice = source->Poll(now);
+    if (!notice) continue;
     ++result_.preemptions;
-    Record(EventKind::kPreemptionNotice, seg.number, "signal " + SignalName(sig), loop);
-    log::Warning("preemption notice: {} to frugal", SignalName(sig));
+    Record(EventKind::kPreemptionNotice, seg.number, notice->source + ": " + notice->detail, loop);
+    if (notice->stop_request) {
+      log::Info("stop request from {}: {}", notice->source, notice->detail);
+    } else {
+      log::Warning("preemption notice from {}: {}", notice->source, notice->detail);
+    }
     BeginStop(seg, SegmentEnd::kPreempted, loop);
+    return;
   }
+}
+
+void Supervisor::TakeInterrupt(Segment& seg, Loop& loop) {
+  if (!loop.signals.TakeInterrupt()) return;
+  ++loop.interrupts;
   if (seg.phase == SegmentPhase::kRunning) {
-    for (auto& source : sources_) {
-      if (auto notice = source->Poll(now)) {
-        ++result_.preemptions;
-        Record(EventKind::kPreemptionNotice, seg.number, notice->source + ": " + notice->detail,
-               loop);
-        if (notice->stop_request) {
-          log::Info("stop request from {}: {}", notice->source, notice->detail);
-        } else {
-          log::Warning("preemption notice from {}: {}", notice->source, notice->detail);
-        }
-        BeginStop(seg, SegmentEnd::kPreempted, loop);
-        break;
-      }
-    }
+    log::Warning("interrupted; asking the command to checkpoint and stop (again to kill it)");
+    BeginStop(seg, SegmentEnd::kInterrupted, loop);
+  } else if (loop.interrupts > 1 && seg.phase != SegmentPhase::kKilled) {
+    seg.child->SignalGroup(SIGKILL);
+    seg.phase = SegmentPhase::kKilled;
   }
-  if (loop.signals.TakeInterrupt()) {
-    ++loop.interrupts;
-    if (seg.phase == SegmentPhase::kRunning) {
-      log::Warning("interrupted; asking the command to checkpoint and stop (again to kill it)");
-      BeginStop(seg, SegmentEnd::kInterrupted, loop);
-    } else if (loop.interrupts > 1 && seg.phase != SegmentPhase::kKilled) {
-      seg.child->SignalGroup(SIGKILL);
-      seg.phase = SegmentPhase::kKilled;
-    }
-  }
+}
+
+void Supervisor::EscalateStop(Segment& seg, SteadyTime now) {
   if (seg.phase == SegmentPhase::kCheckpointing && now >= seg.deadline) {
     seg.child->SignalGroup(SIGTERM);
     seg.phase = SegmentPhase::kStopping;
@@ -265,50 +314,47 @@ void Supervisor::Tick(Segment& seg, Loop& loop) {
     seg.child->SignalGroup(SIGKILL);
     seg.phase = SegmentPhase::kKilled;
   }
-  if (now >= loop.next_heartbeat) {
-    loop.next_heartbeat = now + config_.heartbeat_interval;
-    recorder_.RecordHeartbeat({seg.number, Now(), loop.guard.usage(), loop.last_step});
-  }
-  if (sampler_ && now >= loop.next_sample) {
-    loop.next_sample = now + config_.sample_interval;
-    monitor::Sample s = sampler_->Take(seg.child->pid());
-    recorder_.RecordSample(seg.number, s);
-    if (seg.first_progress_at && s.gpu_util_percent)
-      loop.training_gpu_util.push_back(*s.gpu_util_percent);
-    loop.samples.push_back(s);
-  }
-  if (status_callback_ && now >= loop.next_status) {
-    loop.next_status = now + kStatusInterval;
-    RunStatus st;
-    st.elapsed = loop.Elapsed(now);
-    st.segment = seg.number;
-    static constexpr const char* kPhases[] = {"running", "checkpointing", "stopping", "killing"};
-    st.phase = kPhases[static_cast<int>(seg.phase)];
-    st.step = loop.last_step;
-    st.steps_per_second = seg.steps_per_second;
-    st.usage = loop.guard.usage();
-    st.preemptions = result_.preemptions;
-    double highest = 0;
-    bool any = false;
-    for (CapKind k : {CapKind::kDollars, CapKind::kGpuHours, CapKind::kWall}) {
-      const bool set = (k == CapKind::kDollars && loop.guard.caps().dollars) ||
-                       (k == CapKind::kGpuHours && loop.guard.caps().gpu_hours) ||
-                       (k == CapKind::kWall && loop.guard.caps().wall);
-      if (set) {
-        any = true;
-        highest = std::max(highest, loop.guard.Fraction(k));
-      }
+}
+
+void Supervisor::TakeSample(Segment& seg, Loop& loop, SteadyTime now) {
+  loop.next_sample = now + config_.sample_interval;
+  monitor::Sample s = sampler_->Take(seg.child->pid());
+  recorder_.RecordSample(seg.number, s);
+  if (seg.first_progress_at && s.gpu_util_percent)
+    loop.training_gpu_util.push_back(*s.gpu_util_percent);
+  loop.samples.push_back(s);
+}
+
+RunStatus Supervisor::StatusOf(const Segment& seg, const Loop& loop, SteadyTime now) const {
+  RunStatus st;
+  st.elapsed = loop.Elapsed(now);
+  st.segment = seg.number;
+  static constexpr const char* kPhases[] = {"running", "checkpointing", "stopping", "killing"};
+  st.phase = kPhases[static_cast<int>(seg.phase)];
+  st.step = loop.last_step;
+  st.steps_per_second = seg.steps_per_second;
+  st.usage = loop.guard.usage();
+  st.preemptions = result_.preemptions;
+  double highest = 0;
+  bool any = false;
+  for (CapKind k : {CapKind::kDollars, CapKind::kGpuHours, CapKind::kWall}) {
+    const bool set = (k == CapKind::kDollars && loop.guard.caps().dollars) ||
+                     (k == CapKind::kGpuHours && loop.guard.caps().gpu_hours) ||
+                     (k == CapKind::kWall && loop.guard.caps().wall);
+    if (set) {
+      any = true;
+      highest = std::max(highest, loop.guard.Fraction(k));
     }
-    if (any) {
-      st.cap_fraction = highest;
-      // Every cap grows linearly with wall time here, so the remaining share scales with it.
-      if (highest > 0 && highest < 1) {
-        st.eta_to_cap = Duration(static_cast<int64_t>(static_cast<double>(st.usage.wall.count()) *
-                                                      (1 - highest) / highest));
-      }
-    }
-    status_callback_(st);
   }
+  if (any) {
+    st.cap_fraction = highest;
+    // Every cap grows linearly with wall time here, so the remaining share scales with it.
+    if (highest > 0 && highest < 1) {
+      st.eta_to_cap = Duration(static_cast<int64_t>(static_cast<double>(st.usage.wall.count()) *
+                                                    (1 - highest) / highest));
+    }
+  }
+  return st;
 }
 
 void Supervisor::StopLeftovers(Segment& seg, Loop& loop) {
@@ -321,6 +367,7 @@ void Supervisor::StopLeftovers(Segment& seg, Loop& loop) {
   result_.warnings.push_back(w);
   Record(EventKind::kWarning, seg.number, w, loop);
   seg.child->SignalGroup(SIGTERM);
+  // Real time, whatever the run's clock: this waits on processes dying, and must end.
   const SteadyTime deadline = std::chrono::steady_clock::now() + config_.stop_grace;
   while (seg.child->GroupAlive() && std::chrono::steady_clock::now() < deadline) {
     loop.signals.WaitFor(Duration(20));

@@ -12,6 +12,7 @@
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/csv.h"
 #include "frugal/core/text.h"
+#include "frugal/core/timestamp.h"
 
 namespace frugal::spot {
 namespace {
@@ -33,28 +34,12 @@ size_t DataElementOffset(const std::string& text, size_t index) {
   return pos;
 }
 
-// Parses an ISO 8601 UTC timestamp ("2022-10-26T00:10:00Z", seconds optional) or unix seconds.
+// Unix seconds, or an ISO 8601 UTC time ("2022-10-26T00:10:00Z", seconds optional) in seconds.
 std::optional<int64_t> ParseTimestamp(std::string_view text) {
   if (auto seconds = ParseInt(text)) return *seconds;
-  std::tm tm{};
-  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
-  std::string copy(text);
-  int n = std::sscanf(copy.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &year, &month, &day, &hour, &minute,
-                      &second);
-  if (n < 5)
-    n = std::sscanf(copy.c_str(), "%4d-%2d-%2d %2d:%2d:%2d", &year, &month, &day, &hour, &minute,
-                    &second);
-  if (n < 5 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
-      second > 60) {
-    return std::nullopt;
-  }
-  tm.tm_year = year - 1900;
-  tm.tm_mon = month - 1;
-  tm.tm_mday = day;
-  tm.tm_hour = hour;
-  tm.tm_min = minute;
-  tm.tm_sec = second;
-  return static_cast<int64_t>(timegm(&tm));
+  const Result<Timestamp> at = ParseIsoTime(text);
+  if (!at) return std::nullopt;
+  return std::chrono::floor<std::chrono::seconds>(*at).time_since_epoch().count();
 }
 
 // A positive price in $/h from a CSV field; kBadInput names the field's place.

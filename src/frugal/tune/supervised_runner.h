@@ -65,6 +65,7 @@
 #include "frugal/core/money.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/run/report_channel.h"
+#include "frugal/run/run_session.h"
 #include "frugal/run/signal_watcher.h"
 #include "frugal/run/supervisor.h"
 #include "frugal/tune/budget_gate.h"
@@ -159,6 +160,8 @@ class SupervisedRunner final : public TrialRunner {
 
   void StartQueued();
   void SuperviseLoop(Active& active);
+  /// The trial's supervisor invocations in its session: relaunched after each preemption.
+  void SuperviseAttempts(Active& active, run::RunSession& session);
   [[nodiscard]] run::SupervisorConfig ConfigFor(const Pending& p) const;
   void ReadEarlierReports(Active& active);
   void PollReports(Active& active);

@@ -14,6 +14,7 @@
 #include "frugal/run/ledger_recorder.h"
 #include "frugal/run/preemption_source.h"
 #include "frugal/run/run_journal.h"
+#include "frugal/run/run_session.h"
 #include "frugal/tune/supervised_runner.h"
 #include "frugal/tune/supervised_runner_internal.h"
 
@@ -50,6 +51,9 @@ class SharedChaos final : public run::PreemptionSource {
   SharedChaos(Duration every, uint64_t seed, int max, std::atomic<int>& fired_total)
       : inner_(every, seed, 1), max_(max), fired_total_(fired_total) {}
   void SegmentStarted(run::SteadyTime now) override { inner_.SegmentStarted(now); }
+  void ProgressReported(const run::ProgressReport& report, run::SteadyTime at) override {
+    inner_.ProgressReported(report, at);  // a trial's chaos arms at its first progress
+  }
   std::optional<run::PreemptionNotice> Poll(run::SteadyTime now) override {
     std::optional<run::PreemptionNotice> notice = inner_.Poll(now);
     if (!notice || max_ == 0) return notice;
@@ -64,12 +68,6 @@ class SharedChaos final : public run::PreemptionSource {
   run::ChaosPreemptions inner_;
   int max_;
   std::atomic<int>& fired_total_;
-};
-
-/// The trial's ledger recorder, when a ledger is configured and opens.
-struct LedgerSide {
-  std::unique_ptr<ledger::Ledger> ledger;
-  std::unique_ptr<run::LedgerRecorder> recorder;
 };
 
 /// Records the run `run_id` in the ledger as its journal's first attempt started it, when the
@@ -124,20 +122,17 @@ void CatchUpTrial(ledger::Ledger& ledger, const std::string& run_id,
   }
 }
 
-LedgerSide OpenLedgerSide(const SupervisedRunnerOptions& options, const std::string& run_id,
-                          const std::filesystem::path& run_dir) {
-  LedgerSide side;
-  if (!options.open_ledger) return side;
+/// The trial's ledger, when one is configured and opens; null: the trial is journaled only.
+std::unique_ptr<ledger::Ledger> OpenTrialLedger(const SupervisedRunnerOptions& options,
+                                                const std::string& run_id) {
+  if (!options.open_ledger) return nullptr;
   Result<std::unique_ptr<ledger::Ledger>> opened = options.open_ledger();
   if (!opened) {
     log::Warning("{}: the ledger cannot be opened ({}); the trial is journaled only", run_id,
                  opened.error().message);
-    return side;
+    return nullptr;
   }
-  side.ledger = std::move(*opened);
-  CatchUpTrial(*side.ledger, run_id, run_dir / "journal.jsonl", options.record);
-  side.recorder = std::make_unique<run::LedgerRecorder>(*side.ledger, run_id, options.record);
-  return side;
+  return std::move(*opened);
 }
 
 }  // namespace
@@ -249,13 +244,34 @@ void SupervisedRunner::SuperviseLoop(Active& a) {
   const run::SupervisorConfig& config = a.config;
   std::error_code ec;
   std::filesystem::create_directories(config.run_dir, ec);
-  LedgerSide ledger = OpenLedgerSide(options_, config.run_id, config.run_dir);
+  const std::unique_ptr<ledger::Ledger> ledger = OpenTrialLedger(options_, config.run_id);
+  // The study's lock covers its trials; the study decides what a failed launch means.
+  run::RunSessionOptions session_options;
+  session_options.hold = run::RunHold::kCallerHolds;
+  session_options.sampling = run::RunSampling::kNone;
+  session_options.journal_check = run::JournalCheck::kWarnOnly;
+  session_options.offer = options_.record;
+  session_options.catch_up = [this, &config](ledger::Ledger& l) {
+    CatchUpTrial(l, config.run_id, config.run_dir / "journal.jsonl", options_.record);
+  };
+  Result<std::unique_ptr<run::RunSession>> opened =
+      run::RunSession::Open(config, ledger.get(), std::move(session_options));
+  if (opened) {
+    SuperviseAttempts(a, **opened);
+  } else {
+    a.result = Fail(opened.error());
+  }
+  {
+    std::lock_guard lock(wake_mutex_);
+    a.done = true;
+  }
+  wake_.notify_all();
+}
+
+void SupervisedRunner::SuperviseAttempts(Active& a, run::RunSession& session) {
+  const run::SupervisorConfig& config = a.config;
   for (int attempt = 0;; ++attempt) {
-    run::RunJournal journal(config.run_dir / "journal.jsonl");
-    std::optional<run::TeeRecorder> tee;
-    run::RunRecorder* recorder = &journal;
-    if (ledger.recorder) recorder = &tee.emplace(journal, *ledger.recorder);
-    run::Supervisor supervisor(config, *recorder);
+    run::Supervisor& supervisor = session.NewSupervisor();
     auto stop = std::make_unique<StopRequest>(a.stop_requested, halting_);
     const StopRequest* stop_source = stop.get();
     supervisor.AddPreemptionSource(std::move(stop));
@@ -287,21 +303,16 @@ void SupervisedRunner::SuperviseLoop(Active& a) {
   // A promotion or a resume reopens it, like any requeued run.
   const bool tuner_stopped = a.result && a.result->outcome == run::RunOutcome::kPreempted &&
                              (a.stop_requested || halting_);
-  if (ledger.recorder && tuner_stopped) {
+  if (run::LedgerRecorder* to_ledger = session.ledger_recorder(); to_ledger && tuner_stopped) {
     run::RunFinish finish;
     finish.at = std::chrono::system_clock::now();
     finish.outcome = halting_ ? "paused" : "finished";
-    ledger.recorder->RunFinished(finish);
+    to_ledger->RunFinished(finish);
   }
-  if (ledger.recorder && !ledger.recorder->Flush()) {
+  if (!session.Flush()) {
     log::Warning("{}: {} record(s) could not be written to the ledger", config.run_id,
-                 ledger.recorder->pending());
+                 session.pending());
   }
-  {
-    std::lock_guard lock(wake_mutex_);
-    a.done = true;
-  }
-  wake_.notify_all();
 }
 
 std::optional<std::filesystem::path> FindTrialJournal(const std::filesystem::path& studies_dir,

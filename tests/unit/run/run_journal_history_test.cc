@@ -69,3 +69,19 @@ TEST(JournalHistory, EachKilledAttemptCountsOnceThoughItsHeartbeatsIncludeTheEar
 
 }  // namespace
 }  // namespace frugal::run
+
+namespace frugal::run {
+namespace {
+
+TEST(JournalTime, ReadsOnlyTheTimesAJournalWrites) {
+  const WallTime t = *ParseWallTime("2026-05-20T10:04:05.123Z");
+  EXPECT_EQ(FormatWallTime(t), "2026-05-20T10:04:05.123Z");
+  // A damaged record's time is no time: nothing is rolled over or guessed.
+  for (const char* bad : {"2026-5-20T10:04:05.123Z", "2026-05-20T10:04:05.123Zjunk",
+                          "2026-02-30T10:04:05.123Z", "2026-05-20T25:04:05.123Z", "yesterday"}) {
+    EXPECT_FALSE(ParseWallTime(bad).has_value()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace frugal::run

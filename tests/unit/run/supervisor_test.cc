@@ -2,12 +2,14 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <random>
 #include <thread>
 
 #include "frugal/core/atomic_file.h"
+#include "frugal/core/clock.h"
 #include "frugal/run/protocol.h"
 #include "frugal/run/run_journal.h"
 #include "run_test_support.h"
@@ -44,6 +46,23 @@ Result<RunResult> RunOnce(const SupervisorConfig& config,
   return supervisor.Run();
 }
 
+/// Sends `signal` to this process (the supervisor) once the command has reported progress: a
+/// notice that comes while the command runs, however long it took to start.
+class SignalAtFirstProgress final : public PreemptionSource {
+ public:
+  explicit SignalAtFirstProgress(int signal) : signal_(signal) {}
+  void SegmentStarted(SteadyTime /*now*/) override {}
+  void Progress(int64_t /*step*/) override {
+    if (!sent_) ::kill(::getpid(), signal_);
+    sent_ = true;
+  }
+  std::optional<PreemptionNotice> Poll(SteadyTime /*now*/) override { return std::nullopt; }
+
+ private:
+  int signal_;
+  bool sent_ = false;
+};
+
 TEST(Supervisor, RunsToTheEndCommittingCheckpoints) {
   frugal::testing::TempDir dir;
   auto config = Config(dir.path(), CounterCommand(12, 0.02, 4));
@@ -67,7 +86,9 @@ TEST(Supervisor, RunsToTheEndCommittingCheckpoints) {
 
 TEST(Supervisor, ChaosPreemptionsRestartLocallyAndEndWithTheUninterruptedResult) {
   frugal::testing::TempDir dir;
-  auto config = Config(dir.path(), CounterCommand(60, 0.03, 5));
+  // Long enough that the third notice (at most 600 ms after each first progress) comes
+  // before the command is done.
+  auto config = Config(dir.path(), CounterCommand(60, 0.06, 5));
   config.restart = RestartPolicy::kLocal;
   config.max_restarts = 5;
   auto r = RunOnce(config, std::make_unique<ChaosPreemptions>(milliseconds(400), 11, 3));
@@ -76,10 +97,9 @@ TEST(Supervisor, ChaosPreemptionsRestartLocallyAndEndWithTheUninterruptedResult)
   EXPECT_EQ(r->preemptions, 3);
   EXPECT_EQ(r->restarts, 3);
   EXPECT_EQ(r->segments, 4);
-  // A resume is timed at the restarted command's first progress; on a loaded machine a chaos
-  // notice can land before that (the command is still loading), and that restart has no time.
-  EXPECT_GE(r->resume_times.size(), 1u);
-  EXPECT_LE(r->resume_times.size(), 3u);
+  // Chaos arms at each segment's first progress report, so however slowly a restarted command
+  // loads, it reports progress before its notice: every restart has its resume time.
+  EXPECT_EQ(r->resume_times.size(), 3u);
   ASSERT_TRUE(r->result.has_value());
   EXPECT_EQ(static_cast<long long>(r->result->metrics.at("value")), CounterValue(60));
   const auto journal = config.run_dir / "journal.jsonl";
@@ -90,9 +110,32 @@ TEST(Supervisor, ChaosPreemptionsRestartLocallyAndEndWithTheUninterruptedResult)
   for (int64_t lost : r->lost_steps) EXPECT_EQ(lost, 0);
 }
 
+TEST(Supervisor, AChaosNoticeWaitsForASlowlyStartingCommandsFirstProgress) {
+  // Each segment's command takes far longer to start than the chaos interval (as on a loaded
+  // machine): every notice still comes after that segment's first progress, so each one is
+  // checkpointed on and each restart is timed.
+  frugal::testing::TempDir dir;
+  std::string counter;
+  // Work enough that no notice comes after the last step (a restart from the final checkpoint
+  // reports no progress, so it has no resume time), even when the supervisor lags.
+  for (const std::string& arg : CounterCommand(80, 0.04, 5)) counter += " '" + arg + "'";
+  auto config = Config(dir.path(), Shell("sleep 0.6; exec" + counter));
+  config.restart = RestartPolicy::kLocal;
+  config.max_restarts = 3;
+  auto r = RunOnce(config, std::make_unique<ChaosPreemptions>(milliseconds(100), 11, 2));
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  EXPECT_EQ(r->outcome, RunOutcome::kFinished) << r->message;
+  EXPECT_EQ(r->preemptions, 2);
+  EXPECT_EQ(r->resume_times.size(), 2u);
+  EXPECT_EQ(Records(config.run_dir / "journal.jsonl", "event", "resumed").size(), 2u);
+  ASSERT_TRUE(r->result.has_value());
+  EXPECT_EQ(static_cast<long long>(r->result->metrics.at("value")), CounterValue(80));
+  for (int64_t lost : r->lost_steps) EXPECT_EQ(lost, 0);
+}
+
 TEST(Supervisor, LocalRestartsHoldTheCapacityAndTheSpendIsWhatTheSegmentsPrice) {
   frugal::testing::TempDir dir;
-  auto config = Config(dir.path(), CounterCommand(40, 0.03, 5));
+  auto config = Config(dir.path(), CounterCommand(40, 0.06, 5));
   config.restart = RestartPolicy::kLocal;
   config.restart_backoff = milliseconds(300);  // then 600 ms: held, so paid for
   auto r = RunOnce(config, std::make_unique<ChaosPreemptions>(milliseconds(400), 11, 2));
@@ -172,13 +215,69 @@ TEST(Supervisor, BudgetCapsAtRandomMomentsOvershootByAtMostOneIntervalPlusGrace)
   }
 }
 
+/// Drives a FakeClock from the supervisor's own loop: once the command reports progress, every
+/// tick (each Poll while it runs) moves the run's time on by `step`.
+class ClockDriver final : public PreemptionSource {
+ public:
+  ClockDriver(FakeClock& clock, Duration step) : clock_(clock), step_(step) {}
+  void SegmentStarted(SteadyTime /*now*/) override {}
+  void Progress(int64_t /*step*/) override { progressed_ = true; }
+  std::optional<PreemptionNotice> Poll(SteadyTime /*now*/) override {
+    if (progressed_) clock_.Advance(step_);
+    return std::nullopt;
+  }
+
+ private:
+  FakeClock& clock_;
+  Duration step_;
+  bool progressed_ = false;
+};
+
+TEST(Supervisor, TheCapsAndTheRecordsRunOnTheInjectedClock) {
+  frugal::testing::TempDir dir;
+  // Six seconds of real work; the run's clock says ten minutes pass at each tick.
+  auto config = Config(dir.path(), CounterCommand(200, 0.03, 1000));
+  config.caps.wall = std::chrono::hours(1);
+  config.heartbeat_interval = std::chrono::hours(100);
+  FakeClock clock(WallTime(std::chrono::seconds(1'800'000'000)));
+  RunJournal journal(config.run_dir / "journal.jsonl");
+  Supervisor supervisor(config, journal, clock);
+  supervisor.AddPreemptionSource(std::make_unique<ClockDriver>(clock, std::chrono::minutes(10)));
+  auto r = supervisor.Run();
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  EXPECT_EQ(r->outcome, RunOutcome::kBudgetStop) << r->message;
+  ASSERT_TRUE(r->cap.has_value());
+  EXPECT_EQ(*r->cap, CapKind::kWall);
+  // The cap is checked every tick (the accrual interval is shorter than one), so the stop
+  // began at the tick that reached the hour; the command then checkpointed and stopped while
+  // the run's clock stood still.
+  EXPECT_GE(r->usage.wall, std::chrono::hours(1));
+  EXPECT_LT(r->usage.wall, std::chrono::minutes(70));
+  EXPECT_LT(r->last_step, 200);
+  const auto journal_path = config.run_dir / "journal.jsonl";
+  EXPECT_EQ(Records(journal_path, "event", "budget_warning").size(), 1u);
+  EXPECT_EQ(Records(journal_path, "event", "budget_stop").size(), 1u);
+  // The records' times are the clock's: the segment lasted the clock's hour.
+  const auto opened = Records(journal_path, "segment_opened");
+  const auto closed = Records(journal_path, "segment_closed");
+  ASSERT_EQ(opened.size(), 1u);
+  ASSERT_EQ(closed.size(), 1u);
+  EXPECT_EQ(*ParseWallTime(opened[0]["at"].get<std::string>()),
+            WallTime(std::chrono::seconds(1'800'000'000)));
+  EXPECT_EQ(RecordedLength(*ParseWallTime(opened[0]["at"].get<std::string>()),
+                           *ParseWallTime(closed[0]["at"].get<std::string>())),
+            r->usage.wall);
+}
+
 TEST(Supervisor, AChildThatIgnoresSigtermIsKilledAfterTheGracePeriods) {
   frugal::testing::TempDir dir;
   auto config = Config(dir.path(), Shell("trap '' TERM USR1; while :; do sleep 0.05; done"));
   config.checkpoint_grace = milliseconds(200);
   config.stop_grace = milliseconds(200);
   const auto started = std::chrono::steady_clock::now();
-  auto r = RunOnce(config, std::make_unique<ChaosPreemptions>(milliseconds(200), 1, 1));
+  // A command that speaks no protocol never reports progress: chaos counts from its start.
+  auto r = RunOnce(config, std::make_unique<ChaosPreemptions>(milliseconds(200), 1, 1,
+                                                              ChaosArming::kAtSegmentStart));
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->outcome, RunOutcome::kPreempted);
   EXPECT_EQ(r->child_exit->signal, SIGKILL);
@@ -234,12 +333,7 @@ TEST(Supervisor, ASignalToTheSupervisorIsAPreemptionThatAlwaysRequeues) {
   frugal::testing::TempDir dir;
   auto config = Config(dir.path(), CounterCommand(200, 0.02, 1000));
   config.restart = RestartPolicy::kLocal;  // the supervisor itself is going away: no local restart
-  std::thread notifier([] {
-    std::this_thread::sleep_for(milliseconds(600));
-    ::kill(::getpid(), SIGUSR1);
-  });
-  auto r = RunOnce(config);
-  notifier.join();
+  auto r = RunOnce(config, std::make_unique<SignalAtFirstProgress>(SIGUSR1));
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->outcome, RunOutcome::kPreempted);
   EXPECT_EQ(r->exit_code, kRequeueExitCode);
@@ -259,12 +353,7 @@ TEST(Supervisor, ACommandThatFinishesAsANoticeComesHasFinishedAndIsNotRequeued) 
                    " finish() { echo \"$r\" >> \"$FRUGAL_REPORT\"; exit 0; }; trap finish USR1;"
                    " echo '{\"type\":\"progress\",\"step\":1}' >> \"$FRUGAL_REPORT\";"
                    " while :; do sleep 0.05; done"));
-  std::thread notifier([] {
-    std::this_thread::sleep_for(milliseconds(600));
-    ::kill(::getpid(), SIGUSR1);
-  });
-  auto r = RunOnce(config);
-  notifier.join();
+  auto r = RunOnce(config, std::make_unique<SignalAtFirstProgress>(SIGUSR1));
   ASSERT_TRUE(r.has_value()) << r.error().message;
   EXPECT_EQ(r->outcome, RunOutcome::kFinished);
   EXPECT_EQ(r->exit_code, 0);

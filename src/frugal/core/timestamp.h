@@ -1,0 +1,31 @@
+#pragma once
+// Points in time as frugal records and reads them: UTC to the millisecond, written as ISO 8601 /
+// RFC 3339 ("2026-11-21T05:03:14Z", "2026-11-21T05:03:14.250Z"), and one strict parser for all
+// of it (the ledger's times, a run journal's, what a user types).
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "frugal/core/error.h"
+
+namespace frugal {
+
+/// Milliseconds since the Unix epoch, UTC.
+using Timestamp = std::chrono::sys_time<std::chrono::milliseconds>;
+
+enum class IsoMillis {
+  kWhenNonZero,  ///< "…:14Z", "…:14.250Z"
+  kAlways,       ///< "…:14.000Z" (fixed width: a journal's records)
+};
+
+/// "2026-11-21T05:03:14Z", with ".fff" as `millis` says.
+[[nodiscard]] std::string FormatIsoTime(Timestamp t, IsoMillis millis = IsoMillis::kWhenNonZero);
+
+/// Accepts "YYYY-MM-DD", "YYYY-MM-DDTHH:MM[:SS[.f…]](Z|+00:00|+0000)" and the SQL-export form
+/// "YYYY-MM-DD HH:MM[:SS]", around surrounding blanks; times without an offset are UTC, digits
+/// past milliseconds are dropped. Every field is checked (a 30 February, hour 24, a fraction
+/// without digits are refused). kBadInput quoting the text otherwise.
+[[nodiscard]] Result<Timestamp> ParseIsoTime(std::string_view text);
+
+}  // namespace frugal
