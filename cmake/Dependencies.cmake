@@ -12,3 +12,5 @@ pkg_check_modules(PQXX IMPORTED_TARGET libpqxx)
 pkg_check_modules(PQ IMPORTED_TARGET libpq)
 find_package(OpenSSL REQUIRED)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+# Checkpoint checksums at memory speed (XXH3's 128-bit hash).
+pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)

@@ -12,6 +12,7 @@ packages=(
   # libraries
   libcli11-dev nlohmann-json3-dev libfmt-dev libyaml-cpp-dev libsqlite3-dev libpqxx-dev
   libcpp-httplib-dev libssl-dev libexpected-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libxxhash-dev
   # real components used by examples and tests
   sqlite3 postgresql python3 python3-torch python3-optuna
   # a single-node Slurm cluster the tests start (batch jobs requeued as preemption)
