@@ -14,3 +14,5 @@ find_package(OpenSSL REQUIRED)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 # The server's HTTP transport (src/frugal/server/http_daemon.h).
 pkg_check_modules(MHD REQUIRED IMPORTED_TARGET libmicrohttpd)
+# Checkpoint checksums at memory speed (XXH3's 128-bit hash).
+pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)

@@ -11,7 +11,8 @@ packages=(
   g++ cmake ninja-build pkg-config ccache git clang-format clang-tidy
   # libraries
   libcli11-dev nlohmann-json3-dev libfmt-dev libyaml-cpp-dev libsqlite3-dev libpqxx-dev
-  libcpp-httplib-dev libmicrohttpd-dev libssl-dev libexpected-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libcpp-httplib-dev libmicrohttpd-dev libssl-dev libexpected-dev libgtest-dev libgmock-dev
+  libbenchmark-dev libxxhash-dev
   # real components used by examples and tests
   sqlite3 postgresql python3 python3-torch python3-optuna
   # a single-node Slurm cluster the tests start (batch jobs requeued as preemption)

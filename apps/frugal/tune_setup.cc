@@ -131,8 +131,8 @@ Result<Bench> Assemble(const tune::SpecText& text, const GlobalOptions& global,
     b.runner = std::move(runner);
     return b;
   }
-  b.table = std::make_unique<tune::ReplayTable>(FRUGAL_TRY(
-      tune::ReplayTable::Load(*b.spec.replay, b.spec.objective.metric, b.spec.fidelity.name)));
+  b.table = FRUGAL_TRY(
+      LoadReplayTableOnce(*b.spec.replay, b.spec.objective.metric, b.spec.fidelity.name));
   b.runner = std::make_unique<tune::ReplayRunner>(*b.table, b.spec.fidelity.max);
   return b;
 }

@@ -24,7 +24,7 @@ namespace frugal::cli {
 /// it reads; for a trial command, the supervised runner).
 struct Bench {
   tune::StudySpec spec;
-  std::unique_ptr<tune::ReplayTable> table;  // owned apart: the runner borrows it
+  std::shared_ptr<const tune::ReplayTable> table;  // owned apart: the runner borrows it
   std::unique_ptr<tune::TrialRunner> runner;
   tune::SupervisedRunner* supervised = nullptr;  // the runner, when it trains real trials
 };

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <regex>
 #include <set>
 
@@ -113,6 +114,25 @@ std::vector<std::string> ChangedFields(const std::string& then, const std::strin
 
 }  // namespace
 
+Result<std::shared_ptr<const tune::ReplayTable>> LoadReplayTableOnce(
+    const tune::ReplaySource& source, const std::string& metric,
+    const std::string& fidelity_column) {
+  // One table at a time is all a command reads; a different request replaces it.
+  static std::mutex mu;
+  static std::string loaded_key;
+  static std::shared_ptr<const tune::ReplayTable> loaded;
+  const std::string key =
+      fmt::format("{}\n{}\n{}\n{}\n{}", fs::absolute(source.dir).lexically_normal().string(),
+                  source.config_column, source.cost_column, metric, fidelity_column);
+  const std::lock_guard<std::mutex> lock(mu);
+  if (loaded == nullptr || key != loaded_key) {
+    loaded = std::make_shared<const tune::ReplayTable>(
+        FRUGAL_TRY(tune::ReplayTable::Load(source, metric, fidelity_column)));
+    loaded_key = key;
+  }
+  return loaded;
+}
+
 Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
   if (o.metric.empty())
     return Fail(ErrorCode::kBadInput, "tune --replay without a spec needs --metric");
@@ -143,7 +163,9 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
   const fs::path dir = fs::absolute(o.replay_dir);
   tune::ReplaySource source{dir, o.config_column, o.cost_column};
   // The ladder's top is the longest curve in the table.
-  const tune::ReplayTable table = FRUGAL_TRY(tune::ReplayTable::Load(source, o.metric, o.fidelity));
+  const std::shared_ptr<const tune::ReplayTable> loaded =
+      FRUGAL_TRY(LoadReplayTableOnce(source, o.metric, o.fidelity));
+  const tune::ReplayTable& table = *loaded;
   double max_fidelity = 0;
   for (const auto& c : table.configs()) {
     if (!c.curve.empty()) max_fidelity = std::max(max_fidelity, c.curve.back().fidelity);

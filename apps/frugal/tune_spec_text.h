@@ -3,6 +3,7 @@
 // file (with --replay), and the note a resume gives when the spec file changed since.
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "commands.h"
 #include "frugal/core/error.h"
+#include "frugal/tune/replay_table.h"
 #include "frugal/tune/study.h"
 #include "frugal/tune/study_spec.h"
 
@@ -49,6 +51,13 @@ struct TuneOptions {
   std::string check_path;
   std::optional<std::string> override_reason;
 };
+
+/// The replay table of `source` for `metric` by `fidelity_column` (ReplayTable::Load), read
+/// once per process: the flags form reads it to write the spec, and the study then replays
+/// that same table rather than parsing curves.csv again.
+[[nodiscard]] Result<std::shared_ptr<const tune::ReplayTable>> LoadReplayTableOnce(
+    const tune::ReplaySource& source, const std::string& metric,
+    const std::string& fidelity_column);
 
 /// The all-flags replay study as spec YAML, so it is stored and resumed like any other.
 [[nodiscard]] Result<tune::SpecText> SpecFromFlags(const TuneOptions& o);

@@ -1,7 +1,9 @@
-// Checkpoint commit cost: committing a 1 GiB checkpoint (verify sizes, SHA-256 every byte,
-// fsync, manifest temp → fsync → rename, directory rename) against the disk's plain write
-// speed (write 1 GiB and fsync it). The child's own write is not timed in the commit case: it
-// writes the way a training script does (no fsync), and the commit makes it durable.
+// Checkpoint commit cost: committing a 1 GiB checkpoint (verify sizes, XXH128 of every byte
+// while the files are flushed, manifest, directory rename) against the durable floor (the
+// same files, written the same way, made durable with nothing else: fsync each, rename the
+// directory, fsync its new parent) and the disk's plain write speed (write 1 GiB and fsync it). The
+// child's own write is not timed in the commit case: it writes the way a training script does (no
+// fsync), and the commit makes it durable.
 //
 // The directory is $FRUGAL_BENCH_DIR, else the system temp directory: point it at the disk
 // checkpoints will live on.
@@ -10,6 +12,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -105,6 +108,42 @@ void BM_CheckpointCommit1GiB(benchmark::State& state) {
   fs::remove_all(dir);
 }
 BENCHMARK(BM_CheckpointCommit1GiB)->Iterations(3)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+/// The floor a commit cannot go below: the child's 1 GiB (untimed, no fsync) made durable and
+/// moved into place: fsync every file, rename the directory, fsync the new parent.
+void BM_DurableFloor1GiB(benchmark::State& state) {
+  const fs::path dir = BenchDir("frugal-bench-floor");
+  int64_t step = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    const fs::path staged = dir / ("staged-" + std::to_string(++step));
+    fs::create_directories(staged);
+    fs::create_directories(dir / "committed");
+    std::vector<fs::path> files;
+    for (int f = 0; f < kFiles; ++f) {
+      files.push_back(staged / ("part" + std::to_string(f)));
+      WriteFile(files.back(), kCheckpointBytes / kFiles, Sync::kNone);
+    }
+    state.ResumeTiming();
+    for (const fs::path& file : files) {
+      const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0 || ::fsync(fd) != 0) std::abort();
+      ::close(fd);
+    }
+    const fs::path target = dir / "committed" / staged.filename();
+    if (std::rename(staged.c_str(), target.c_str()) != 0) std::abort();
+    const int parent = ::open((dir / "committed").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (parent < 0 || ::fsync(parent) != 0) std::abort();
+    ::close(parent);
+    state.PauseTiming();
+    fs::remove_all(target);
+    ::sync();
+    state.ResumeTiming();
+  }
+  SetBytes(state);
+  fs::remove_all(dir);
+}
+BENCHMARK(BM_DurableFloor1GiB)->Iterations(3)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 /// What the child's 1 GiB write without fsync costs (the part the commit leaves to the child).
 void BM_ChildWriteNoSync1GiB(benchmark::State& state) {

@@ -26,13 +26,14 @@ std::optional<int64_t> SeqOf(const fs::path& dir) {
   }
 }
 
+/// Renames and fsyncs the target's directory. The source's directory is not synced: should
+/// a crash bring its old entry back, it is in staging/, which Prepare() clears.
 Result<void> RenameDurably(const fs::path& from, const fs::path& to) {
   if (std::rename(from.c_str(), to.c_str()) != 0) {
     return Fail(ErrorCode::kFailed, fmt::format("cannot move {} to {}: {}", from.string(),
                                                 to.string(), std::strerror(errno)));
   }
-  FRUGAL_TRY(SyncDirectory(to.parent_path()));
-  return SyncDirectory(from.parent_path());
+  return SyncDirectory(to.parent_path());
 }
 
 }  // namespace
@@ -132,7 +133,7 @@ Result<CommittedCheckpoint> CheckpointStore::Commit(const CheckpointReport& repo
   for (const fs::path& existing : ListCommitted())
     seq = std::max(seq, SeqOf(existing).value_or(0) + 1);
   manifest.seq = seq;
-  FRUGAL_TRY(WriteFileAtomically(dir / kManifestName, manifest.ToJson()));
+  FRUGAL_TRY(WriteManifestDurably(dir, manifest));
   const fs::path target = committed_dir() / fmt::format("{}{:06}", kPrefix, seq);
   FRUGAL_TRY(RenameDurably(dir, target));
 

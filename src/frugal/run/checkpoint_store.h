@@ -3,10 +3,11 @@
 //   staging/             FRUGAL_CHECKPOINT_DIR: the child writes new checkpoints here
 //   committed/ckpt-NNNNNN/  committed checkpoints, each with its manifest (checkpoint_manifest.h)
 //   committed/.trash-*   checkpoints being garbage-collected (never listed)
-// Commit: verify what the child reported, hash and fsync every file, write the manifest
-// (temp → fsync → rename), then rename the directory from staging/ into committed/ and fsync
-// both parents. A checkpoint that was not committed does not exist: a crash at any point
-// leaves either the previous set of committed checkpoints or that set plus the new one.
+// Commit: verify what the child reported, checksum every file while a flusher thread fsyncs
+// them, write the manifest (fsync it and the checkpoint's directories), then rename the
+// directory from staging/ into committed/ and fsync committed/: one fsync per file plus three. A
+// checkpoint that was not committed does not exist: a crash at any point leaves either the previous
+// set of committed checkpoints or that set plus the new one.
 
 #include <cstdint>
 #include <filesystem>

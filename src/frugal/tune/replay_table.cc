@@ -93,7 +93,7 @@ Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::str
   FRUGAL_TRY(curves.RequireFullRows());
   const size_t config_id = FRUGAL_TRY(configs.RequireColumn(source.config_column));
   ReplayTable out;
-  std::unordered_map<std::string, size_t> index;
+  std::unordered_map<std::string, size_t>& index = out.index_;
   for (const CsvRecord& row : configs.rows()) {
     ReplayConfig c;
     c.id = CsvTable::Field(row, config_id);
@@ -164,10 +164,9 @@ double ReplayTable::LongestCurve() const {
 }
 
 std::optional<size_t> ReplayTable::Find(const std::string& id) const {
-  for (size_t i = 0; i < configs_.size(); ++i) {
-    if (configs_[i].id == id) return i;
-  }
-  return std::nullopt;
+  const auto it = index_.find(id);
+  if (it == index_.end()) return std::nullopt;
+  return it->second;
 }
 
 const CurvePoint* ReplayTable::FinalPoint(const ReplayConfig& config, double max_fidelity) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "frugal/core/error.h"
@@ -48,7 +49,8 @@ class ReplayTable {
   const std::vector<ReplayConfig>& configs() const { return configs_; }
   /// The highest fidelity any configuration reaches (0 for a table without rows).
   double LongestCurve() const;
-  /// The index of a config id, or nullopt.
+  /// The index of a config id, or nullopt. Constant time: the replay asks for every trial at
+  /// every draw.
   std::optional<size_t> Find(const std::string& id) const;
 
   /// The best final value of any configuration that does not fail (the hindsight optimum),
@@ -86,6 +88,7 @@ class ReplayTable {
 
  private:
   std::vector<ReplayConfig> configs_;
+  std::unordered_map<std::string, size_t> index_;  ///< config id → position in configs_
 };
 
 }  // namespace frugal::tune

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#define XXH_INLINE_ALL
+#include <fmt/format.h>
+#include <xxhash.h>
 
 #include <csignal>
 #include <fstream>
@@ -15,6 +18,15 @@ namespace {
 namespace fs = std::filesystem;
 using frugal::testing::TempDir;
 using frugal::testing::WriteTestFile;
+
+/// XXH3's 128-bit hash of `text`, canonical hex: what a version-2 manifest lists.
+std::string Xxh128Hex(std::string_view text) {
+  XXH128_canonical_t canonical;
+  XXH128_canonicalFromHash(&canonical, XXH3_128bits(text.data(), text.size()));
+  std::string hex;
+  for (unsigned char byte : canonical.digest) hex += fmt::format("{:02x}", byte);
+  return hex;
+}
 
 CheckpointReport Staged(const CheckpointStore& store, const std::string& name, int64_t step,
                         const std::string& contents) {
@@ -36,8 +48,54 @@ TEST(CheckpointStore, CommitsWithAManifestThatVerifies) {
   auto m = VerifyCheckpoint(c->dir);
   ASSERT_TRUE(m.has_value()) << m.error().message;
   ASSERT_EQ(m->files.size(), 2u);
-  // SHA-256("hello")
-  EXPECT_EQ(m->files[0].sha256, "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
+  EXPECT_EQ(m->checksum, Checksum::kXxh128);
+  EXPECT_EQ(m->files[0].digest, "b5e9c1ad071b3e7fc779cfaa5e523818");  // xxhsum -H2 of "hello"
+  EXPECT_EQ(m->files[1].digest, Xxh128Hex("hellohello"));
+  const std::string text = *ReadFile(c->dir / kManifestName);
+  EXPECT_NE(text.find("\"version\": 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"xxh128\""), std::string::npos) << text;
+}
+
+TEST(CheckpointStore, ResumesFromACheckpointWhoseManifestIsVersion1WithSha256) {
+  TempDir dir;
+  CheckpointStore store(dir / "ckpt", 3);
+  ASSERT_TRUE(store.Prepare().has_value());
+  // Written as frugal wrote manifests before version 2: SHA-256 of every file.
+  const fs::path old = store.committed_dir() / "ckpt-000004";
+  WriteTestFile(old / "state.bin", "hello");
+  WriteTestFile(old / kManifestName,
+                R"({"format":"frugal-checkpoint","version":1,"seq":4,"step":40,"kind":"dir",)"
+                R"("name":"s40","created_unix_ms":1,"total_bytes":5,"files":[{"path":"state.bin",)"
+                R"("bytes":5,"sha256":)"
+                R"("2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"}]})");
+  auto latest = store.LatestValid(nullptr);
+  ASSERT_TRUE(latest.has_value());
+  EXPECT_EQ(latest->step, 40);
+  // Its checksum is checked too: same size, other bytes.
+  WriteTestFile(old / "state.bin", "hellO");
+  std::vector<std::string> problems;
+  EXPECT_FALSE(store.LatestValid(&problems).has_value());
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("checksum mismatch"), std::string::npos) << problems[0];
+  // A new commit beside it takes the next sequence number and the current version.
+  auto c = store.Commit(Staged(store, "s50", 50, "new"));
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  EXPECT_EQ(c->seq, 5);
+  EXPECT_EQ(VerifyCheckpoint(c->dir)->checksum, Checksum::kXxh128);
+}
+
+TEST(CheckpointManifest, RefusesAnUnknownVersionOrChecksum) {
+  const std::string base =
+      R"({"format":"frugal-checkpoint","seq":1,"step":1,"kind":"dir","name":"a",)"
+      R"("created_unix_ms":1,"files":[]})";
+  auto with = [&](const std::string& fields) { return "{" + fields + "," + base.substr(1); };
+  EXPECT_TRUE(Manifest::Parse(with(R"("version":2,"checksum":"xxh128")"), "m").has_value());
+  auto v3 = Manifest::Parse(with(R"("version":3,"checksum":"xxh128")"), "m");
+  ASSERT_FALSE(v3.has_value());
+  EXPECT_NE(v3.error().message.find("version 3"), std::string::npos) << v3.error().message;
+  auto md5 = Manifest::Parse(with(R"("version":2,"checksum":"md5")"), "m");
+  ASSERT_FALSE(md5.has_value());
+  EXPECT_NE(md5.error().message.find("unknown checksum"), std::string::npos);
 }
 
 TEST(CheckpointStore, SingleFileCheckpointResumesFromTheFile) {

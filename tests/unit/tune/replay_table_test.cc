@@ -173,3 +173,36 @@ TEST_F(ReplayTableTest, AMetricThatIsNotANumberIsStillBadInput) {
 
 }  // namespace
 }  // namespace frugal::tune
+
+namespace frugal::tune {
+namespace {
+
+// Find is an index built once by Load: it must answer as a scan of configs() does, for every
+// id (ids that are prefixes of others included), for ids not in the table, and in a copy.
+TEST_F(ReplayTableTest, FindAnswersAsAScanOfTheConfigurationsDoes) {
+  std::string configs = "config_id,lr\n";
+  std::string curves = "config_id,epoch,elapsed_s,score\n";
+  for (int i = 0; i < 150; ++i) {
+    configs += std::to_string(i * 7) + "," + std::to_string(0.001 * i) + "\n";
+    curves += std::to_string(i * 7) + ",1,10,0.5\n";
+  }
+  auto table = Load(configs, curves);
+  ASSERT_TRUE(table) << table.error().message;
+  auto scan = [&](const std::string& id) -> std::optional<size_t> {
+    for (size_t i = 0; i < table->configs().size(); ++i)
+      if (table->configs()[i].id == id) return i;
+    return std::nullopt;
+  };
+  const ReplayTable copy = table->WithFinalValues(1);
+  for (int n = -1; n < 1100; ++n) {
+    const std::string id = std::to_string(n);
+    EXPECT_EQ(table->Find(id), scan(id)) << id;
+    EXPECT_EQ(copy.Find(id), scan(id)) << id;
+  }
+  EXPECT_EQ(table->Find(" 7"), std::nullopt);
+  EXPECT_EQ(table->Find(""), std::nullopt);
+  EXPECT_EQ(table->Find("14"), std::optional<size_t>(2));
+}
+
+}  // namespace
+}  // namespace frugal::tune
