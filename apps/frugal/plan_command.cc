@@ -9,6 +9,7 @@
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/paths.h"
 #include "frugal/core/table.h"
+#include "frugal/core/text.h"
 #include "frugal/plan/knob_search.h"
 #include "frugal/plan/plan_json.h"
 #include "frugal/plan/planner.h"
@@ -29,6 +30,7 @@ struct PlanOptions {
   std::string deadline;
   std::string budget;
   std::string objective = "cost";
+  std::string memory_headroom;
   size_t top = 10;
   std::optional<std::string> override_reason;
 };
@@ -65,6 +67,16 @@ Result<plan::PlanRequest> RequestFrom(const PlanOptions& o) {
     r.budget =
         FRUGAL_TRY(Money::Parse(o.budget).map_error([](Error e) { return e.Wrap("--budget"); }));
     if (*r.budget <= Money()) return Fail(ErrorCode::kBadInput, "--budget: must be positive");
+  }
+  if (!o.memory_headroom.empty()) {
+    const auto share = ParseDouble(o.memory_headroom);
+    if (!share || !(*share >= 0 && *share < 0.5)) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("--memory-headroom: '{}' is not a share of usable GPU memory in "
+                              "[0, 0.5), e.g. 0.1",
+                              o.memory_headroom));
+    }
+    r.memory_headroom = *share;
   }
   r.objective = o.objective == "time" ? plan::Objective::kTime : plan::Objective::kCost;
   r.top = o.top;
@@ -132,6 +144,14 @@ bool ShowsData(const plan::Plan& p) {
   return p.data.Priced() || p.data.gb || p.data.preprocess_hours > 0;
 }
 
+/// Peak / usable GiB per GPU; "?" for a peak nothing gives; "tight" inside the headroom.
+std::string MemoryCell(const Option& o) {
+  if (o.offer->gpu.empty()) return "-";
+  if (!o.peak_known) return fmt::format("?/{:.1f}", o.capacity_gib);
+  return fmt::format("{:.1f}/{:.1f}{}", o.peak_gib, o.capacity_gib,
+                     o.inside_headroom ? " tight" : "");
+}
+
 void PrintOptions(const plan::Plan& p, std::ostream& out) {
   std::vector<Table::Column> columns = {{"#", Align::kRight},
                                         {"OFFER"},
@@ -151,8 +171,7 @@ void PrintOptions(const plan::Plan& p, std::ostream& out) {
   Table t(columns);
   for (size_t i = 0; i < p.options.size(); ++i) {
     const Option& o = p.options[i];
-    const std::string mem =
-        o.offer->gpu.empty() ? "-" : fmt::format("{:.1f}/{:g}", o.peak_gib, o.capacity_gib);
+    const std::string mem = MemoryCell(o);
     const std::string knobs =
         o.measured ? "as measured" : plan::DescribeKnobs(o.knobs, o.knobs, plan::Describe::kAll);
     std::vector<std::string> row = {
@@ -163,7 +182,7 @@ void PrintOptions(const plan::Plan& p, std::ostream& out) {
         knobs,
         mem,
         FormatDuration(FromHours(o.wall_hours)),
-        fmt::format("{:.1f}", o.gpu_hours)};
+        o.offer->gpu.empty() ? std::string("-") : fmt::format("{:.1f}", o.gpu_hours)};
     if (data) {
       const std::string cost = o.data.cost == Money() ? "$0.00" : o.data.cost.ToString();
       row.push_back(o.data.route == plan::DataRoute::kCopy ? cost + " (copy)" : cost);
@@ -174,6 +193,14 @@ void PrintOptions(const plan::Plan& p, std::ostream& out) {
     t.AddRow(row);
   }
   t.Render(out);
+  const bool gpus = std::any_of(p.options.begin(), p.options.end(),
+                                [](const Option& o) { return !o.offer->gpu.empty(); });
+  if (gpus) {
+    out << fmt::format(
+        "MEM GiB: peak / usable per GPU (the nameplate less the driver's reservation and ECC); "
+        "{:.0f}% of usable is kept free as headroom, 'tight' marks a peak inside it\n",
+        100 * p.memory_headroom);
+  }
 }
 
 void PrintDataSource(const plan::Plan& p, std::ostream& out) {
@@ -196,7 +223,40 @@ void PrintDataSource(const plan::Plan& p, std::ostream& out) {
   out << line << "; data cost and time are in COST and WALL\n";
 }
 
+/// What an option's spot figure rests on: the price (an outlier's planned price), the
+/// preemption rate and how obtainable capacity is.
+std::string SpotBasis(const Option& o) {
+  const catalog::Offer& offer = *o.offer;
+  std::string price =
+      fmt::format("priced at {}/h", offer.PlannedRate().per_hour.Scaled(o.instances).ToString());
+  if (const auto& check = offer.spot_outlier) {
+    price += fmt::format(
+        " (listed {}/h is {:.2f}x the median {}/h of {} {} spot offers: an outlier, planned at "
+        "their lower quartile)",
+        offer.price.per_hour.Scaled(o.instances).ToString(),
+        offer.price.per_hour.dollars() / check->median.dollars(),
+        check->median.Scaled(o.instances).ToString(), check->peers,
+        check->same_instance_type ? offer.instance_type
+                                  : fmt::format("{} x{}", offer.gpu, offer.gpu_count));
+  }
+  const catalog::SpotRisk& risk = offer.spot_risk;
+  return fmt::format(
+      "      {}; {:.2f} preemptions/h; capacity there {:.0f}% of the time, {} "
+      "mean wait when it is not ({} expected at the start)",
+      price, offer.preemptions_per_hour * o.instances, 100 * risk.available_share,
+      FormatDuration(FromHours(risk.mean_outage_hours)),
+      FormatDuration(FromHours(o.capacity_wait_hours)));
+}
+
 void PrintSpotDetails(const plan::Plan& p, std::ostream& out) {
+  std::vector<std::string> bases;
+  for (const Option& o : p.options) {
+    if (o.kind != RunKind::kSpot && o.kind != RunKind::kFallback) continue;
+    const std::string& basis = o.offer->spot_risk.basis;
+    if (!basis.empty() && std::find(bases.begin(), bases.end(), basis) == bases.end())
+      bases.push_back(basis);
+  }
+  for (const std::string& b : bases) out << "Spot risk from " << b << "\n";
   for (const Option& o : p.options) {
     if (o.kind != RunKind::kSpot && o.kind != RunKind::kFallback) continue;
     const plan::SpotRun& sp = o.spot;
@@ -204,8 +264,9 @@ void PrintSpotDetails(const plan::Plan& p, std::ostream& out) {
         "  {} {}: {}; {:.2f} preemptions expected, {} lost work, {} restarts, {} checkpoints: "
         "time x{:.2f}",
         o.offer->Id(), RunLabel(o),
-        sp.strategy == plan::CheckpointStrategy::kOnNotice
-            ? "checkpoint on notice"
+        sp.strategy == plan::CheckpointStrategy::kOnNotice ? "checkpoint on notice"
+        : sp.strategy == plan::CheckpointStrategy::kFromScratch
+            ? std::string("no checkpoints: restarts from scratch")
             : fmt::format("checkpoint every {}", FormatDuration(FromHours(sp.interval_hours))),
         sp.expected_preemptions, FormatDuration(FromHours(sp.lost_work_hours)),
         FormatDuration(FromHours(sp.restart_hours)), FormatDuration(FromHours(sp.checkpoint_hours)),
@@ -223,7 +284,7 @@ void PrintSpotDetails(const plan::Plan& p, std::ostream& out) {
                                 fb.absorbed_preemptions + 1,
                                 FormatDuration(FromHours(fb.switch_at_hours)), then));
     }
-    out << "\n";
+    out << "\n" << SpotBasis(o) << "\n";
   }
 }
 
@@ -275,6 +336,12 @@ void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, const PlanPolicy&
         FormatDuration(FromHours(ft.checkpoint_write_hours)),
         FormatDuration(FromHours(ft.restart_hours)), ft.checkpoint_on_notice ? "yes" : "no",
         ft.not_spot_ready ? "; not spot-ready: " + *ft.not_spot_ready : "");
+  }
+  s.out << "Checkpoints: " << plan::CheckpointAssumption(spec.fault_tolerance) << "\n";
+  if (!p.prices_as_of.empty()) {
+    const std::optional<int> age = plan::DaysSince(p.prices_as_of);
+    s.out << fmt::format("Prices as of {}{}\n", p.prices_as_of,
+                         age ? fmt::format(" ({} days old)", *age) : std::string());
   }
   PrintDataSource(p, s.out);
   if (p.options.empty()) {
@@ -355,6 +422,7 @@ Result<void> RunPlan(const PlanOptions& o, const GlobalOptions& global, Streams&
     for (const auto& [flag, given] :
          {std::pair<const char*, bool>{"--deadline", !o.deadline.empty()},
           {"--budget", !o.budget.empty()},
+          {"--memory-headroom", !o.memory_headroom.empty()},
           {"--objective", o.objective != "cost"}}) {
       if (given) {
         return Fail(ErrorCode::kBadInput,
@@ -409,6 +477,9 @@ void RegisterPlan(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--objective", o->objective, "cost or time")
       ->check(CLI::IsMember({"cost", "time"}))
       ->capture_default_str();
+  cmd->add_option("--memory-headroom", o->memory_headroom,
+                  "Share of usable GPU memory to keep free (overrides the spec's "
+                  "training.memory_headroom; default 0.1)");
   cmd->add_option("--top", o->top, "Show the best N options")
       ->check(WholeNumber(1, 1'000'000))
       ->capture_default_str();
