@@ -150,9 +150,10 @@ Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, S
               o->gpu.empty()
                   ? fmt::format("cpu ({})", catalog::CpuClassName(catalog::ClassifyCpuOffer(*o)))
                   : o->gpu,
-              std::to_string(o->gpu_count), fmt::format("{:g}", o->vcpus),
-              fmt::format("{:g} GiB", o->ram_gib), std::string(catalog::TierName(o->tier)),
-              o->price.per_hour.ToString() + mark, o->PricePerGpuHour().ToString() + mark});
+              o->IsGpuShare() ? catalog::ShareLabel(o->gpu_fraction) : std::to_string(o->gpu_count),
+              fmt::format("{:g}", o->vcpus), fmt::format("{:g} GiB", o->ram_gib),
+              std::string(catalog::TierName(o->tier)), o->price.per_hour.ToString() + mark,
+              o->gpu.empty() ? std::string("-") : o->PricePerGpuHour().ToString() + mark});
   }
   t.Render(s.out);
   if (any_estimated) {
@@ -248,7 +249,8 @@ Result<void> RunImport(const ImportOptions& opts, const GlobalOptions& global, S
   std::vector<std::string> known;
   for (const auto& g : gpus) known.push_back(g.name);
   std::vector<fs::path> inputs(opts.inputs.begin(), opts.inputs.end());
-  catalog::ImportResult imported = FRUGAL_TRY(catalog::ImportSkyPilot(inputs, known));
+  const catalog::GpuShares shares = FRUGAL_TRY(catalog::LoadShippedGpuShares());
+  catalog::ImportResult imported = FRUGAL_TRY(catalog::ImportSkyPilot(inputs, known, &shares));
 
   std::vector<Offer> offers;
   catalog::SnapshotMeta meta;
@@ -283,6 +285,7 @@ Result<void> RunImport(const ImportOptions& opts, const GlobalOptions& global, S
                      {"cloud", r.cloud},
                      {"rows", r.rows_read},
                      {"offers", r.offers},
+                     {"gpu_share_rows", r.gpu_shares},
                      {"skipped", r.skipped},
                      {"unknown_gpus", r.unknown_gpus}});
   }
@@ -295,6 +298,10 @@ Result<void> RunImport(const ImportOptions& opts, const GlobalOptions& global, S
   for (const auto& r : imported.reports) {
     s.out << fmt::format("{}: {} rows, {} offers ({})\n", r.file.string(), r.rows_read, r.offers,
                          r.cloud);
+    if (r.gpu_shares > 0) {
+      s.out << fmt::format("  {} rows are a share of a GPU (data/catalog/gpu_fractions.csv)\n",
+                           r.gpu_shares);
+    }
     for (const auto& [reason, n] : r.skipped)
       s.out << fmt::format("  skipped {:>5}  {}\n", n, reason);
     for (const auto& [name, n] : r.unknown_gpus)

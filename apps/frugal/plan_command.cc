@@ -10,6 +10,7 @@
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/paths.h"
 #include "frugal/core/table.h"
+#include "frugal/core/text.h"
 #include "frugal/plan/knob_search.h"
 #include "frugal/plan/plan_json.h"
 #include "frugal/plan/planner.h"
@@ -30,6 +31,7 @@ struct PlanOptions {
   std::string deadline;
   std::string budget;
   std::string objective = "cost";
+  std::string memory_headroom;
   size_t top = 10;
   std::optional<std::string> override_reason;
 };
@@ -45,6 +47,14 @@ std::string DeadlineCell(const plan::Plan& p, const Option& o) {
 /// Data cost and time are shown when the spec says where its data is or how big it is.
 bool ShowsData(const plan::Plan& p) {
   return p.data.Priced() || p.data.gb || p.data.preprocess_hours > 0;
+}
+
+/// Peak / usable GiB per GPU; "?" for a peak nothing gives; "tight" inside the headroom.
+std::string MemoryCell(const Option& o) {
+  if (o.offer->gpu.empty()) return "-";
+  if (!o.peak_known) return fmt::format("?/{:.1f}", o.capacity_gib);
+  return fmt::format("{:.1f}/{:.1f}{}", o.peak_gib, o.capacity_gib,
+                     o.inside_headroom ? " tight" : "");
 }
 
 void PrintOptions(const plan::Plan& p, std::ostream& out) {
@@ -66,8 +76,7 @@ void PrintOptions(const plan::Plan& p, std::ostream& out) {
   Table t(columns);
   for (size_t i = 0; i < p.options.size(); ++i) {
     const Option& o = p.options[i];
-    const std::string mem =
-        o.offer->gpu.empty() ? "-" : fmt::format("{:.1f}/{:g}", o.peak_gib, o.capacity_gib);
+    const std::string mem = MemoryCell(o);
     const std::string knobs =
         o.measured ? "as measured" : plan::DescribeKnobs(o.knobs, o.knobs, plan::Describe::kAll);
     std::vector<std::string> row = {
@@ -78,7 +87,7 @@ void PrintOptions(const plan::Plan& p, std::ostream& out) {
         knobs,
         mem,
         FormatDuration(FromHours(o.wall_hours)),
-        fmt::format("{:.1f}", o.gpu_hours)};
+        o.offer->gpu.empty() ? std::string("-") : fmt::format("{:.1f}", o.gpu_hours)};
     if (data) {
       const std::string cost = o.data.cost == Money() ? "$0.00" : o.data.cost.ToString();
       row.push_back(o.data.route == plan::DataRoute::kCopy ? cost + " (copy)" : cost);
@@ -89,6 +98,14 @@ void PrintOptions(const plan::Plan& p, std::ostream& out) {
     t.AddRow(row);
   }
   t.Render(out);
+  const bool gpus = std::any_of(p.options.begin(), p.options.end(),
+                                [](const Option& o) { return !o.offer->gpu.empty(); });
+  if (gpus) {
+    out << fmt::format(
+        "MEM GiB: peak / usable per GPU (the nameplate less the driver's reservation and ECC); "
+        "{:.0f}% of usable is kept free as headroom, 'tight' marks a peak inside it\n",
+        100 * p.memory_headroom);
+  }
 }
 
 void PrintDataSource(const plan::Plan& p, std::ostream& out) {
@@ -111,7 +128,40 @@ void PrintDataSource(const plan::Plan& p, std::ostream& out) {
   out << line << "; data cost and time are in COST and WALL\n";
 }
 
+/// What an option's spot figure rests on: the price (an outlier's planned price), the
+/// preemption rate and how obtainable capacity is.
+std::string SpotBasis(const Option& o) {
+  const catalog::Offer& offer = *o.offer;
+  std::string price =
+      fmt::format("priced at {}/h", offer.PlannedRate().per_hour.Scaled(o.instances).ToString());
+  if (const auto& check = offer.spot_outlier) {
+    price += fmt::format(
+        " (listed {}/h is {:.2f}x the median {}/h of {} {} spot offers: an outlier, planned at "
+        "their lower quartile)",
+        offer.price.per_hour.Scaled(o.instances).ToString(),
+        offer.price.per_hour.dollars() / check->median.dollars(),
+        check->median.Scaled(o.instances).ToString(), check->peers,
+        check->same_instance_type ? offer.instance_type
+                                  : fmt::format("{} x{}", offer.gpu, offer.gpu_count));
+  }
+  const catalog::SpotRisk& risk = offer.spot_risk;
+  return fmt::format(
+      "      {}; {:.2f} preemptions/h; capacity there {:.0f}% of the time, {} "
+      "mean wait when it is not ({} expected at the start)",
+      price, offer.preemptions_per_hour * o.instances, 100 * risk.available_share,
+      FormatDuration(FromHours(risk.mean_outage_hours)),
+      FormatDuration(FromHours(o.capacity_wait_hours)));
+}
+
 void PrintSpotDetails(const plan::Plan& p, std::ostream& out) {
+  std::vector<std::string> bases;
+  for (const Option& o : p.options) {
+    if (o.kind != RunKind::kSpot && o.kind != RunKind::kFallback) continue;
+    const std::string& basis = o.offer->spot_risk.basis;
+    if (!basis.empty() && std::find(bases.begin(), bases.end(), basis) == bases.end())
+      bases.push_back(basis);
+  }
+  for (const std::string& b : bases) out << "Spot risk from " << b << "\n";
   for (const Option& o : p.options) {
     if (o.kind != RunKind::kSpot && o.kind != RunKind::kFallback) continue;
     const plan::SpotRun& sp = o.spot;
@@ -119,8 +169,9 @@ void PrintSpotDetails(const plan::Plan& p, std::ostream& out) {
         "  {} {}: {}; {:.2f} preemptions expected, {} lost work, {} restarts, {} checkpoints: "
         "time x{:.2f}",
         o.offer->Id(), app::RunLabel(o),
-        sp.strategy == plan::CheckpointStrategy::kOnNotice
-            ? "checkpoint on notice"
+        sp.strategy == plan::CheckpointStrategy::kOnNotice ? "checkpoint on notice"
+        : sp.strategy == plan::CheckpointStrategy::kFromScratch
+            ? std::string("no checkpoints: restarts from scratch")
             : fmt::format("checkpoint every {}", FormatDuration(FromHours(sp.interval_hours))),
         sp.expected_preemptions, FormatDuration(FromHours(sp.lost_work_hours)),
         FormatDuration(FromHours(sp.restart_hours)), FormatDuration(FromHours(sp.checkpoint_hours)),
@@ -138,7 +189,7 @@ void PrintSpotDetails(const plan::Plan& p, std::ostream& out) {
                                 fb.absorbed_preemptions + 1,
                                 FormatDuration(FromHours(fb.switch_at_hours)), then));
     }
-    out << "\n";
+    out << "\n" << SpotBasis(o) << "\n";
   }
 }
 
@@ -192,6 +243,12 @@ void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, const app::Policy
         FormatDuration(FromHours(ft.restart_hours)), ft.checkpoint_on_notice ? "yes" : "no",
         ft.not_spot_ready ? "; not spot-ready: " + *ft.not_spot_ready : "");
   }
+  s.out << "Checkpoints: " << plan::CheckpointAssumption(spec.fault_tolerance) << "\n";
+  if (!p.prices_as_of.empty()) {
+    const std::optional<int> age = plan::DaysSince(p.prices_as_of);
+    s.out << fmt::format("Prices as of {}{}\n", p.prices_as_of,
+                         age ? fmt::format(" ({} days old)", *age) : std::string());
+  }
   PrintDataSource(p, s.out);
   if (p.options.empty()) {
     s.out << "No option meets the constraints.\n";
@@ -233,6 +290,7 @@ Result<void> RunPlan(const PlanOptions& o, const GlobalOptions& global, Streams&
   in.deadline = o.deadline;
   in.budget = o.budget;
   in.objective = o.objective;
+  in.memory_headroom = o.memory_headroom;
   in.top = o.top;
   in.override_reason = o.override_reason;
   FRUGAL_TRY(app::CheckOverrideReason(in.override_reason));
@@ -272,6 +330,9 @@ void RegisterPlan(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--objective", o->objective, "cost or time")
       ->check(CLI::IsMember({"cost", "time"}))
       ->capture_default_str();
+  cmd->add_option("--memory-headroom", o->memory_headroom,
+                  "Share of usable GPU memory to keep free (overrides the spec's "
+                  "training.memory_headroom; default 0.1)");
   cmd->add_option("--top", o->top, "Show the best N options")
       ->check(WholeNumber(1, 1'000'000))
       ->capture_default_str();

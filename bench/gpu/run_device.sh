@@ -26,7 +26,7 @@ timeout 120 "$FRUGAL" profile --for 40s --name gpu-resnet50 --json -- \
 echo "rc=$?"; cat "$OUT/profile.json"; tail -5 "$OUT/profile.err"
 
 step run
-timeout 180 "$FRUGAL" run --gpu H100 --tier on_demand --sample-interval 1s --restart local \
+timeout 180 "$FRUGAL" run --gpu H100-80GB-SXM --tier on_demand --sample-interval 1s --restart local \
   --chaos-preempt-every 25s --chaos-max 1 --tag check=gpu -- \
   "$PY" bench/gpu/train_probe.py --family transformer --size 125m --batch 8 --steps 800 --checkpoint-every 200 \
   > "$OUT/run.out" 2>&1

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "frugal/core/paths.h"
+#include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
 #include "frugal/plan/plan_json.h"
 #include "frugal/policy/policy.h"
@@ -41,6 +42,7 @@ Result<void> RefuseJobCaps(const PlanInput& in) {
   const std::pair<const char*, bool> caps[] = {
       {"deadline", !in.deadline.empty()},
       {"budget", !in.budget.empty()},
+      {"memory-headroom", !in.memory_headroom.empty()},
       {"objective", !in.objective.empty() && in.objective != "cost"}};
   for (const auto& [name, given] : caps) {
     if (!given) continue;
@@ -67,6 +69,15 @@ Result<plan::PlanRequest> RequestFrom(const PlanInput& in) {
     r.budget =
         FRUGAL_TRY(Money::Parse(in.budget).map_error([&](Error e) { return e.Wrap(budget); }));
     if (*r.budget <= Money()) return Fail(ErrorCode::kBadInput, budget + ": must be positive");
+  }
+  if (!in.memory_headroom.empty()) {
+    const auto share = ParseDouble(in.memory_headroom);
+    if (!share || !(*share >= 0 && *share < 0.5)) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: '{}' is not a share of usable GPU memory in [0, 0.5), e.g. 0.1",
+                              FieldName(in.spelling, "memory-headroom"), in.memory_headroom));
+    }
+    r.memory_headroom = *share;
   }
   if (!in.objective.empty() && in.objective != "cost" && in.objective != "time") {
     return Fail(ErrorCode::kBadInput,

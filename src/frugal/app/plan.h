@@ -39,6 +39,7 @@ struct PlanInput {
   std::string deadline;               ///< "36h"; "" = not given
   std::string budget;                 ///< "$500"; "" = not given
   std::string objective;              ///< cost or time; "" = not given (cost)
+  std::string memory_headroom;        ///< share of usable GPU memory kept free; "" = the spec's
   size_t top = 10;
   std::optional<std::string> override_reason;  ///< go ahead despite the policy, recorded
   Spelling spelling = Spelling::kFlag;

@@ -10,6 +10,7 @@
 #include "frugal/catalog/gpu_names.h"
 #include "frugal/catalog/offer_table.h"
 #include "frugal/catalog/pricing_rules.h"
+#include "frugal/catalog/spot_prices.h"
 #include "frugal/core/paths.h"
 #include "frugal/core/text.h"
 
@@ -23,6 +24,11 @@ Result<void> Load(const fs::path& data_dir, const fs::path& offers_dir, bool imp
                   const std::vector<fs::path>& custom_files, std::vector<GpuSpec>& gpus,
                   std::vector<Offer>& offers, CatalogInfo& info) {
   gpus = FRUGAL_TRY(ReadGpuTable(data_dir / "gpus.csv"));
+  // Optional: a data directory without it takes every GPU at the default usable share.
+  std::error_code ec;
+  if (fs::exists(data_dir / "gpu_memory.csv", ec)) {
+    FRUGAL_TRY(ReadUsableMemory(data_dir / "gpu_memory.csv", gpus));
+  }
   const SnapshotMeta meta = FRUGAL_TRY(ReadSnapshotMeta(offers_dir / "snapshot.json"));
   offers = FRUGAL_TRY(ReadOfferTable(offers_dir / "offers.csv",
                                      imported ? OfferSource::kImported : OfferSource::kShipped));
@@ -45,6 +51,7 @@ Result<void> Load(const fs::path& data_dir, const fs::path& offers_dir, bool imp
   DeriveReservedOffers(
       FRUGAL_TRY(ReadReservedDiscounts(data_dir / "catalog" / "reserved_discounts.csv")), offers);
   ApplyPreemptionRates(rates, offers);
+  CheckSpotPrices(offers);
   for (const Offer& o : offers) ++info.counts[o.cloud][std::string(TierName(o.tier))];
   return {};
 }
@@ -88,13 +95,17 @@ void Catalog::IndexGpus() {
 const GpuSpec* Catalog::FindGpu(std::string_view name) const {
   if (auto exact = gpus_by_name_.find(name); exact != gpus_by_name_.end()) return exact->second;
   const auto names = ResolveGpuName(name, gpu_names_);
-  if (names.empty()) return nullptr;
+  // A family name (H100, A100) is not one GPU: RequireGpu says so.
+  if (names.size() != 1) return nullptr;
   auto found = gpus_by_name_.find(names.front());
   return found == gpus_by_name_.end() ? nullptr : found->second;
 }
 
 Result<const GpuSpec*> Catalog::RequireGpu(std::string_view name) const {
   if (const GpuSpec* g = FindGpu(name)) return g;
+  if (const auto names = ResolveGpuName(name, gpu_names_); names.size() > 1) {
+    return Fail(ErrorCode::kBadInput, AmbiguousGpuMessage(name, names));
+  }
   return Fail(ErrorCode::kBadInput, fmt::format("unknown GPU '{}'{} (see 'frugal catalog gpus')",
                                                 Abbreviate(name), DidYouMean(name, gpu_names_)));
 }

@@ -71,10 +71,12 @@ class Catalog {
   const std::vector<Offer>& offers() const { return offers_; }
   const CatalogInfo& info() const { return info_; }
 
-  /// The GPU with this name or alias (case-insensitive), or nullptr. A canonical name is a
-  /// map lookup, cheap enough for the planner's inner loop.
+  /// The GPU with this name or alias (case-insensitive), or nullptr (also for a family name
+  /// such as H100 that names several parts). A canonical name is a map lookup, cheap enough
+  /// for the planner's inner loop.
   const GpuSpec* FindGpu(std::string_view name) const;
-  /// As FindGpu, but kBadInput "unknown GPU 'A100-80G' (did you mean 'A100-80GB'?)".
+  /// As FindGpu, but kBadInput "unknown GPU 'A100-80G' (did you mean 'A100-80GB'?)", or
+  /// "'H100' is ambiguous (H100-80GB-SXM, H100-80GB-PCIe); name the exact part".
   [[nodiscard]] Result<const GpuSpec*> RequireGpu(std::string_view name) const;
 
   /// The clouds with at least one offer (custom offers included), sorted.

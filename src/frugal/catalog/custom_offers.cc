@@ -28,11 +28,10 @@ Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node,
   if (auto gpu = FRUGAL_TRY(doc.OptionalString(node, "gpu"))) {
     const auto names = ResolveGpuName(*gpu, known);
     if (names.size() != 1) {
-      return Fail(doc.ErrorAt(
-          node["gpu"], "gpu",
-          names.empty()
-              ? fmt::format("unknown GPU '{}'{}", Abbreviate(*gpu), DidYouMean(*gpu, known))
-              : fmt::format("'{}' is ambiguous; name the exact part", Abbreviate(*gpu))));
+      return Fail(doc.ErrorAt(node["gpu"], "gpu",
+                              names.empty() ? fmt::format("unknown GPU '{}'{}", Abbreviate(*gpu),
+                                                          DidYouMean(*gpu, known))
+                                            : AmbiguousGpuMessage(*gpu, names)));
     }
     o.gpu = names.front();
   }

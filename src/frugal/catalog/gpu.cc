@@ -47,6 +47,10 @@ double BytesPerElement(Precision p) {
   return 4;
 }
 
+double GpuSpec::UsableMemoryGib() const {
+  return usable_memory_gib.value_or(kDefaultUsableShare * memory_gib);
+}
+
 std::optional<double> GpuSpec::DenseTflops(Precision p) const {
   switch (p) {
     case Precision::kFp8:

@@ -17,6 +17,10 @@ enum class Precision { kFp32, kTf32, kBf16, kFp16, kFp8 };
 /// Bytes per element of the precision's storage (fp32/tf32: 4, bf16/fp16: 2, fp8: 1).
 [[nodiscard]] double BytesPerElement(Precision p);
 
+/// The share of the nameplate memory taken as usable for a GPU data/gpu_memory.csv does not
+/// list: between the HBM boards' ~99% and the ECC GDDR boards' ~92.5%.
+inline constexpr double kDefaultUsableShare = 0.95;
+
 struct GpuSpec {
   std::string name;  ///< canonical: "A100-80GB", "H100-80GB-SXM", "L4"
   double memory_gib = 0;
@@ -36,6 +40,12 @@ struct GpuSpec {
   /// True where a figure is derived (from sparse, boost, per-board or community figures) rather
   /// than a vendor's dense per-GPU datasheet value; `notes` gives the derivation.
   bool estimated = false;
+  /// What a job can allocate (data/gpu_memory.csv): the nameplate less the driver's reservation
+  /// and, on GDDR boards with ECC on, the ECC share; unset: kDefaultUsableShare of it.
+  std::optional<double> usable_memory_gib;
+
+  /// usable_memory_gib, else kDefaultUsableShare × memory_gib.
+  [[nodiscard]] double UsableMemoryGib() const;
 
   /// Dense peak TFLOPS at a precision, falling back to the next-best the GPU has (fp8 → bf16,
   /// tf32 → fp32); nullopt when the GPU publishes no figure at all.

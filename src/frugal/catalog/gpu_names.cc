@@ -1,5 +1,7 @@
 #include "frugal/catalog/gpu_names.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -36,10 +38,12 @@ std::vector<std::string> ResolveGpuName(std::string_view name,
     std::vector<std::string> names;
   };
   static const std::vector<Alias> kAliases = {
-      {"a100", {"A100-40GB"}},
+      // A family name names every part of it: a listing shows them all, and where one GPU
+      // must be chosen (estimate --gpu, a spec, a pool) the name is refused as ambiguous.
+      {"a100", {"A100-40GB", "A100-80GB"}},
       {"a100-40g", {"A100-40GB"}},
       {"a100-80g", {"A100-80GB"}},
-      {"v100", {"V100-16GB"}},
+      {"v100", {"V100-16GB", "V100-32GB"}},
       {"h100-sxm", {"H100-80GB-SXM"}},
       {"h100-pcie", {"H100-80GB-PCIe"}},
       {"h100", {"H100-80GB-SXM", "H100-80GB-PCIe"}},
@@ -55,6 +59,12 @@ std::vector<std::string> ResolveGpuName(std::string_view name,
     }
   }
   return {};
+}
+
+std::string AmbiguousGpuMessage(std::string_view name, const std::vector<std::string>& names) {
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  return fmt::format("'{}' is ambiguous ({}); name the exact part", Abbreviate(name), list);
 }
 
 namespace {

@@ -27,10 +27,15 @@ struct AcceleratorHint {
 std::string NormalizeGpuName(const AcceleratorHint& hint);
 
 /// Canonical names a user-typed name refers to, case-insensitively: the canonical name itself,
-/// an alias (A100 → A100-40GB, V100 → V100-16GB, H100-SXM → H100-80GB-SXM) or a family
-/// (H100 → both H100 parts). Empty when the name is unknown to `known`.
+/// an alias (A100-80G → A100-80GB, H100-SXM → H100-80GB-SXM) or a family (A100 → both A100
+/// memory sizes, V100 → both V100 sizes, H100 → both H100 parts). Empty when the name is
+/// unknown to `known`. The one rule every command follows: listings take all the names; where
+/// one GPU must be chosen, more than one name is refused as ambiguous (AmbiguousGpuMessage).
 std::vector<std::string> ResolveGpuName(std::string_view name,
                                         const std::vector<std::string>& known);
+
+/// "'H100' is ambiguous (H100-80GB-SXM, H100-80GB-PCIe); name the exact part".
+std::string AmbiguousGpuMessage(std::string_view name, const std::vector<std::string>& names);
 
 /// The canonical name of the GPU a device name from NVML or PyTorch
 /// (`torch.cuda.get_device_name`) denotes: "NVIDIA A100-SXM4-80GB" → A100-80GB, "Tesla T4" →

@@ -34,6 +34,9 @@ Result<Tier> ParseTier(std::string_view text) {
 
 Money Offer::PricePerGpuHour() const {
   if (gpu_count <= 0) return price.per_hour;
+  if (gpu_fraction < 1 && gpu_fraction > 0) {
+    return Money::FromDollars(price.per_hour.dollars() / (gpu_count * gpu_fraction));
+  }
   return Money::FromMicros((price.per_hour.micros() + gpu_count / 2) / gpu_count);
 }
 

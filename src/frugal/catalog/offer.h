@@ -26,6 +26,22 @@ struct OfferLaunch {
       minimum_billed_hours;
 };
 
+/// A spot price far below its peers' (catalog/spot_prices.h): what plans use instead.
+struct SpotPriceCheck {
+  Money median;   ///< the peers' median, for the whole instance
+  Money planned;  ///< the peers' lower quartile: the price plans use
+  int peers = 0;
+  bool same_instance_type = true;  ///< peers: the instance type elsewhere (else GPU and count)
+};
+
+/// How obtainable spot capacity is and how often it is taken back, from the rule that matched
+/// (data/catalog/preemption_rates.csv; catalog/pricing_rules.h).
+struct SpotRisk {
+  double available_share = 1;    ///< share of the time capacity can be launched
+  double mean_outage_hours = 0;  ///< mean stretch without capacity: the wait after a preemption
+  std::string basis;             ///< the rule's source
+};
+
 struct Offer {
   std::string cloud;          ///< "aws", "gcp", "azure", "lambda", "vast", or a custom pool's cloud
   std::string instance_type;  ///< "p4de.24xlarge", "a2-ultragpu-8g", "onprem-a100"
@@ -33,17 +49,29 @@ struct Offer {
   std::string zone;  ///< empty where prices do not differ by zone
   std::string gpu;   ///< canonical GPU name; empty for CPU-only offers
   int gpu_count = 0;
+  /// The share of its GPU the instance holds: 1 for whole GPUs, below 1 for a partition (1/8
+  /// of an MI25: gpu_count 1, gpu_fraction 0.125), from data/catalog/gpu_fractions.csv.
+  double gpu_fraction = 1;
   double vcpus = 0;
   double ram_gib = 0;
   Tier tier = Tier::kOnDemand;
-  Rate price;                       ///< for the whole instance
-  bool price_estimated = false;     ///< derived (reserved tiers), not a listed price
-  double preemptions_per_hour = 0;  ///< expected, spot only
+  Rate price;                                  ///< for the whole instance
+  bool price_estimated = false;                ///< derived (reserved tiers), not a listed price
+  double preemptions_per_hour = 0;             ///< expected, spot only
+  std::optional<SpotPriceCheck> spot_outlier;  ///< spot only: set when the price is an outlier
+  SpotRisk spot_risk;                          ///< spot only
   OfferSource source = OfferSource::kShipped;
   OfferLaunch launch;  ///< custom offers only
 
-  /// Price per GPU-hour (the whole price when the offer has no GPU).
+  /// True for a GPU partition (gpu_fraction below 1).
+  [[nodiscard]] bool IsGpuShare() const { return !gpu.empty() && gpu_fraction < 1; }
+  /// Price per hour of a whole GPU: the price over the GPUs' worth it holds (a 1/8 share at
+  /// $0.23/h is $1.86 per GPU-hour); the whole price when the offer has no GPU.
   [[nodiscard]] Money PricePerGpuHour() const;
+  /// The price plans use: the listed one, or an outlier's planned price (SpotPriceCheck).
+  [[nodiscard]] Rate PlannedRate() const {
+    return spot_outlier ? Rate{spot_outlier->planned} : price;
+  }
   /// "aws:p4de.24xlarge:us-east-1:spot" (zone appended as region/zone when present).
   [[nodiscard]] std::string Id() const;
 };

@@ -11,6 +11,7 @@ nlohmann::json OfferJson(const Offer& o) {
           {"zone", o.zone.empty() ? nlohmann::json() : nlohmann::json(o.zone)},
           {"gpu", o.gpu.empty() ? nlohmann::json() : nlohmann::json(o.gpu)},
           {"gpu_count", o.gpu_count},
+          {"gpu_fraction", o.gpu.empty() ? nlohmann::json() : nlohmann::json(o.gpu_fraction)},
           {"cpu_class",
            o.gpu.empty() ? nlohmann::json(CpuClassName(ClassifyCpuOffer(o))) : nlohmann::json()},
           {"vcpus", o.vcpus},

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "frugal/core/atomic_file.h"
@@ -42,6 +43,7 @@ Result<std::vector<Offer>> ReadOfferTable(const std::filesystem::path& path, Off
   const size_t ram = FRUGAL_TRY(t.RequireColumn("ram_gib"));
   const size_t tier = FRUGAL_TRY(t.RequireColumn("tier"));
   const size_t price = FRUGAL_TRY(t.RequireColumn("price_per_hour"));
+  const std::optional<size_t> fraction = t.Column("gpu_fraction");
   std::vector<Offer> offers;
   offers.reserve(t.rows().size());
   for (const CsvRecord& r : t.rows()) {
@@ -71,6 +73,13 @@ Result<std::vector<Offer>> ReadOfferTable(const std::filesystem::path& path, Off
                               money ? "must be positive" : money.error().message));
     }
     o.price = Rate{*money};
+    if (fraction && !Trim(CsvTable::Field(r, *fraction)).empty()) {
+      o.gpu_fraction = FRUGAL_TRY(NumberField(t, r, *fraction, "gpu_fraction"));
+      if (!(o.gpu_fraction > 0 && o.gpu_fraction <= 1)) {
+        return Fail(ErrorCode::kBadInput, fmt::format("{}: field 'gpu_fraction': must be in (0, 1]",
+                                                      t.Where(r, *fraction)));
+      }
+    }
     o.source = source;
     offers.push_back(std::move(o));
   }
@@ -80,12 +89,15 @@ Result<std::vector<Offer>> ReadOfferTable(const std::filesystem::path& path, Off
 Result<void> WriteOfferTable(const std::filesystem::path& dir, const std::vector<Offer>& offers,
                              const SnapshotMeta& meta) {
   std::string csv =
-      "cloud,instance_type,region,zone,gpu,gpu_count,vcpus,ram_gib,tier,price_per_hour\n";
+      "cloud,instance_type,region,zone,gpu,gpu_count,vcpus,ram_gib,tier,price_per_hour,"
+      "gpu_fraction\n";
   for (const Offer& o : offers) {
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", CsvEscape(o.cloud),
+    // Empty for whole GPUs: the column only marks the partitions.
+    const std::string fraction = o.gpu_fraction < 1 ? fmt::format("{:g}", o.gpu_fraction) : "";
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", CsvEscape(o.cloud),
                        CsvEscape(o.instance_type), CsvEscape(o.region), CsvEscape(o.zone),
                        CsvEscape(o.gpu), o.gpu_count, o.vcpus, o.ram_gib, TierName(o.tier),
-                       o.price.per_hour.ToPlainString());
+                       o.price.per_hour.ToPlainString(), fraction);
   }
   nlohmann::json j = {{"format_version", meta.format_version},
                       {"snapshot_date", meta.snapshot_date},
@@ -114,6 +126,30 @@ Result<SnapshotMeta> ReadSnapshotMeta(const std::filesystem::path& path) {
   } catch (const nlohmann::json::exception& e) {
     return Fail(ErrorCode::kBadInput, fmt::format("{}: {}", path.string(), e.what()));
   }
+}
+
+Result<void> ReadUsableMemory(const std::filesystem::path& path, std::vector<GpuSpec>& gpus) {
+  const CsvTable t = FRUGAL_TRY(CsvTable::Load(path));
+  const size_t name = FRUGAL_TRY(t.RequireColumn("gpu"));
+  const size_t usable = FRUGAL_TRY(t.RequireColumn("usable_memory_gib"));
+  for (const CsvRecord& r : t.rows()) {
+    const std::string& gpu = CsvTable::Field(r, name);
+    auto it =
+        std::find_if(gpus.begin(), gpus.end(), [&](const GpuSpec& g) { return g.name == gpu; });
+    if (it == gpus.end()) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: field 'gpu': '{}' is not in gpus.csv", t.Where(r, name), gpu));
+    }
+    const double gib = FRUGAL_TRY(NumberField(t, r, usable, "usable_memory_gib"));
+    if (!(gib > 0) || gib > it->memory_gib) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: field 'usable_memory_gib': {:g} is not in (0, {:g}] (the "
+                              "nameplate)",
+                              t.Where(r, usable), gib, it->memory_gib));
+    }
+    it->usable_memory_gib = gib;
+  }
+  return {};
 }
 
 Result<std::vector<GpuSpec>> ReadGpuTable(const std::filesystem::path& path) {

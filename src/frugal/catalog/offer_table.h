@@ -3,10 +3,12 @@
 // (gpus.csv).
 //
 // offers.csv, format version 1 (the version lives in the snapshot.json beside it):
-//   cloud,instance_type,region,zone,gpu,gpu_count,vcpus,ram_gib,tier,price_per_hour
+//   cloud,instance_type,region,zone,gpu,gpu_count,vcpus,ram_gib,tier,price_per_hour[,gpu_fraction]
 // One row per offer; tier is on_demand or spot (reserved tiers are derived on load); zone is
 // empty where prices do not differ by zone; gpu empty and gpu_count 0 for CPU-only offers;
 // price_per_hour in dollars with up to 6 decimals. A missing or malformed price is an error.
+// gpu_fraction (a later, optional column: a table without it has whole GPUs) is the share of
+// its GPU a partition holds (0.125 for 1/8), 1 for whole GPUs.
 //
 // snapshot.json: {"format_version": 1, "snapshot_date": "YYYY-MM-DD", "sources": ["..."]}
 
@@ -35,6 +37,12 @@ struct SnapshotMeta {
                                            const std::vector<Offer>& offers,
                                            const SnapshotMeta& meta);
 [[nodiscard]] Result<SnapshotMeta> ReadSnapshotMeta(const std::filesystem::path& path);
+
+/// Sets usable_memory_gib on the GPUs data/gpu_memory.csv lists (format version 1:
+/// gpu,usable_memory_gib,basis). kBadInput naming file:line:column for a figure that is not a
+/// positive number at most the nameplate, or a GPU the table does not have.
+[[nodiscard]] Result<void> ReadUsableMemory(const std::filesystem::path& path,
+                                            std::vector<GpuSpec>& gpus);
 
 /// Reads data/gpus.csv (see scripts/build-gpu-table.py for its columns).
 [[nodiscard]] Result<std::vector<GpuSpec>> ReadGpuTable(const std::filesystem::path& path);

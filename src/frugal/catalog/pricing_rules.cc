@@ -9,6 +9,7 @@ namespace frugal::catalog {
 
 bool PreemptionRate::Matches(const Offer& o) const {
   if (cloud != "*" && cloud != o.cloud) return false;
+  if (o.gpu_count < min_gpus) return false;
   if (gpu == "*") return true;
   if (gpu.ends_with('*')) return o.gpu.starts_with(gpu.substr(0, gpu.size() - 1));
   return gpu == o.gpu;
@@ -52,16 +53,32 @@ Result<std::vector<PreemptionRate>> ReadPreemptionRates(const std::filesystem::p
   const size_t gpu = FRUGAL_TRY(t.RequireColumn("gpu"));
   const size_t rate = FRUGAL_TRY(t.RequireColumn("preemptions_per_hour"));
   const size_t source = FRUGAL_TRY(t.RequireColumn("source"));
+  const std::optional<size_t> min_gpus = t.Column("min_gpus");
+  const std::optional<size_t> available = t.Column("available_share");
+  const std::optional<size_t> outage = t.Column("mean_outage_hours");
+  // An optional column's value in [low, high], `fallback` when the column is absent.
+  const auto number = [&](const CsvRecord& r, std::optional<size_t> column, const char* name,
+                          double low, double high, double fallback) -> Result<double> {
+    if (!column) return fallback;
+    auto v = ParseDouble(CsvTable::Field(r, *column));
+    if (!v || !(*v >= low && *v <= high)) {
+      return Fail(ErrorCode::kBadInput, fmt::format("{}: field '{}': expected a number in [{:g}, "
+                                                    "{:g}]",
+                                                    t.Where(r, *column), name, low, high));
+    }
+    return *v;
+  };
   std::vector<PreemptionRate> out;
   for (const CsvRecord& r : t.rows()) {
-    auto v = ParseDouble(CsvTable::Field(r, rate));
-    if (!v || *v < 0 || *v > 60) {
-      return Fail(ErrorCode::kBadInput,
-                  fmt::format("{}: field 'preemptions_per_hour': expected a rate in [0, 60]",
-                              t.Where(r, rate)));
-    }
-    out.push_back(
-        {CsvTable::Field(r, cloud), CsvTable::Field(r, gpu), *v, CsvTable::Field(r, source)});
+    PreemptionRate p;
+    p.cloud = CsvTable::Field(r, cloud);
+    p.gpu = CsvTable::Field(r, gpu);
+    p.per_hour = FRUGAL_TRY(number(r, rate, "preemptions_per_hour", 0, 60, 0));
+    p.min_gpus = static_cast<int>(FRUGAL_TRY(number(r, min_gpus, "min_gpus", 0, 1024, 0)));
+    p.available_share = FRUGAL_TRY(number(r, available, "available_share", 0.01, 1, 1));
+    p.mean_outage_hours = FRUGAL_TRY(number(r, outage, "mean_outage_hours", 0, 1000, 0));
+    p.source = CsvTable::Field(r, source);
+    out.push_back(std::move(p));
   }
   return out;
 }
@@ -88,6 +105,7 @@ void ApplyPreemptionRates(const std::vector<PreemptionRate>& rates, std::vector<
     for (const PreemptionRate& r : rates) {
       if (r.Matches(o)) {
         o.preemptions_per_hour = r.per_hour;
+        o.spot_risk = {r.available_share, r.mean_outage_hours, r.source};
         break;
       }
     }

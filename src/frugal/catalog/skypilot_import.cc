@@ -129,8 +129,13 @@ struct HostPrice {
 class FileImporter {
  public:
   FileImporter(const CsvTable& table, std::string cloud, const std::vector<std::string>& known,
-               ImportReport& report, std::vector<Offer>& out)
-      : t_(table), cloud_(std::move(cloud)), known_(known), report_(report), out_(out) {}
+               const GpuShares* shares, ImportReport& report, std::vector<Offer>& out)
+      : t_(table),
+        cloud_(std::move(cloud)),
+        known_(known),
+        shares_(shares),
+        report_(report),
+        out_(out) {}
 
   Result<void> Run() {
     const Columns c = FRUGAL_TRY(FindColumns(t_));
@@ -171,6 +176,14 @@ class FileImporter {
       return Fail(ErrorCode::kBadInput,
                   fmt::format("{}: field 'AcceleratorCount': not a number", t_.Where(r, c.count)));
     }
+    const std::string instance_type = CsvTable::Field(r, c.instance_type);
+    double fraction = 1;
+    // The cloud's own statement of the share beats the row's count (NVv4 rows say 1).
+    if (const GpuShare* share = shares_ ? shares_->Find(cloud_, instance_type) : nullptr) {
+      count = share->share < 1 ? 1.0 : share->share;
+      fraction = std::min(share->share, 1.0);
+      if (fraction < 1) ++report_.gpu_shares;
+    }
     if (*count <= 0) {
       Skip("bad row: AcceleratorCount zero or negative");
       return {};
@@ -180,7 +193,6 @@ class FileImporter {
       return {};
     }
     const int gpus = static_cast<int>(*count);
-    const std::string instance_type = CsvTable::Field(r, c.instance_type);
     const std::string gpu_info = c.gpu_info ? CsvTable::Field(r, *c.gpu_info) : "";
     const std::string gpu = NormalizeGpuName(
         {cloud_, accelerator, instance_type, MemoryPerGpu(gpu_info, cloud_, gpus)});
@@ -194,6 +206,7 @@ class FileImporter {
     base.region = CsvTable::Field(r, c.region);
     base.gpu = gpu;
     base.gpu_count = gpus;
+    base.gpu_fraction = fraction;
     base.source = OfferSource::kImported;
     const std::string zone = c.zone ? CsvTable::Field(r, *c.zone) : "";
     std::optional<Money> price = FRUGAL_TRY(PriceField(t_, r, c.price, "Price"));
@@ -312,6 +325,7 @@ class FileImporter {
   const CsvTable& t_;
   std::string cloud_;
   const std::vector<std::string>& known_;
+  const GpuShares* shares_;
   ImportReport& report_;
   std::vector<Offer>& out_;
   std::map<std::pair<std::string, std::string>, HostPrice> hosts_;
@@ -349,7 +363,8 @@ Result<std::vector<fs::path>> ExpandInputs(const std::vector<fs::path>& inputs) 
 }  // namespace
 
 Result<ImportResult> ImportSkyPilot(const std::vector<fs::path>& inputs,
-                                    const std::vector<std::string>& known_gpus) {
+                                    const std::vector<std::string>& known_gpus,
+                                    const GpuShares* shares) {
   ImportResult result;
   for (const fs::path& file : FRUGAL_TRY(ExpandInputs(inputs))) {
     const std::string cloud = CloudOf(file);
@@ -367,7 +382,7 @@ Result<ImportResult> ImportSkyPilot(const std::vector<fs::path>& inputs,
     ImportReport report;
     report.cloud = cloud;
     report.file = file;
-    FileImporter importer(table, cloud, known_gpus, report, result.offers);
+    FileImporter importer(table, cloud, known_gpus, shares, report, result.offers);
     auto ran = importer.Run();
     if (!ran) {
       return Fail(ErrorCode::kBadInput, ran.error().message + " (nothing was imported)");

@@ -28,7 +28,8 @@ Result<Hardware> HardwareFor(const catalog::GpuSpec& gpu, Precision p) {
   Hardware hw;
   hw.gpu = gpu.name;
   hw.architecture = gpu.architecture;
-  hw.memory_gib = gpu.memory_gib;
+  // What a job can allocate, not the nameplate (data/gpu_memory.csv).
+  hw.memory_gib = gpu.UsableMemoryGib();
   hw.peak_flops = *tflops * 1e12;
   hw.has_nvlink = gpu.nvlink_gbps.has_value();
   hw.nvlink_gbps = gpu.nvlink_gbps.value_or(0.0);

@@ -16,6 +16,10 @@ inline constexpr double kFixedOverheadBytes = 1.3 * kBytesPerGib;
 inline constexpr double kLossChunks = 8.0;
 /// Caching-allocator fragmentation, as a share of everything else.
 inline constexpr double kAllocatorOverheadShare = 0.05;
+/// The share of a GPU's usable memory a plan keeps free by default: allocation spikes,
+/// longer batches than the estimate's, a library's workspace; options whose peak is inside it
+/// are flagged (docs/estimate.md, `training.memory_headroom`, `--memory-headroom`).
+inline constexpr double kDefaultMemoryHeadroom = 0.10;
 /// NF4 with double quantization: 4 bits plus 0.127 bits of constants per weight (QLoRA paper).
 inline constexpr double kNf4BytesPerParam = (4.0 + 0.127) / 8.0;
 

@@ -7,6 +7,7 @@
 
 #include "frugal/core/duration.h"
 #include "frugal/plan/knob_search.h"
+#include "frugal/plan/knob_table.h"
 #include "frugal/plan/planner.h"
 
 namespace frugal::plan {
@@ -132,6 +133,45 @@ std::vector<std::string> Advise(const JobSpec& spec, const Plan& plan,
   BudgetAdvice(plan, ranked, excluded, out);
   SpotAdvice(ranked, out);
   return out;
+}
+
+std::optional<std::string> FitAdvice(const JobSpec& spec, const catalog::Catalog& c,
+                                     size_t ranked) {
+  if (ranked > 0 || !spec.modelled) return std::nullopt;
+  const catalog::GpuSpec* largest = nullptr;
+  for (const catalog::Offer& o : c.offers()) {
+    if (o.gpu.empty() || o.IsGpuShare()) continue;
+    // The GPUs the constraints leave: a bigger one elsewhere is no answer to them.
+    const auto in = [](const std::vector<std::string>& list, const std::string& v) {
+      return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
+    };
+    const Constraints& k = spec.constraints;
+    if (!in(k.gpus, o.gpu) || !in(k.clouds, o.cloud) || !in(k.regions, o.region)) continue;
+    const catalog::GpuSpec* g = c.FindGpu(o.gpu);
+    if (g != nullptr && (largest == nullptr || g->UsableMemoryGib() > largest->UsableMemoryGib()))
+      largest = g;
+  }
+  if (largest == nullptr) return std::nullopt;
+  KnobQuestion q;
+  q.model = spec.model;
+  q.base = spec.baseline;
+  q.base.gpus = 1;
+  q.gpu = largest;
+  auto compared = CompareKnobs(q, c);
+  if (!compared) return std::nullopt;
+  const std::vector<const KnobRow*> ways = WaysToFit(*compared, 2);
+  if (ways.empty() || compared->rows.front().fits) return std::nullopt;
+  std::string list;
+  for (const KnobRow* w : ways) {
+    list += fmt::format("{}{} ({:.1f} GiB)", list.empty() ? "" : "; or ", w->label,
+                        w->peak_bytes / est::kBytesPerGib);
+  }
+  return fmt::format(
+      "Nothing fits one {} ({:.1f} GiB usable) with the knobs the spec allows ({:.1f} GiB as "
+      "given); it would fit with {}: set training.method or widen knobs "
+      "(`frugal estimate --knobs` lists every setting).",
+      largest->name, largest->UsableMemoryGib(),
+      compared->rows.front().peak_bytes / est::kBytesPerGib, list);
 }
 
 }  // namespace frugal::plan

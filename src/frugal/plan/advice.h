@@ -3,9 +3,11 @@
 // would make an infeasible plan feasible.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "frugal/catalog/catalog.h"
 #include "frugal/plan/job_spec.h"
 
 namespace frugal::plan {
@@ -29,5 +31,11 @@ struct BaselineCost {
                                               const std::vector<Option>& ranked,
                                               const std::vector<BaselineCost>& baselines,
                                               const std::map<std::string, size_t>& excluded);
+
+/// When nothing was ranked and the job is modelled: on one GPU of the largest model the
+/// constraints allow, the knob settings (LoRA, QLoRA, recompute... from knob_table.h) that would
+/// fit, as `frugal estimate --knobs` lists them; nullopt when none would or the plan has options.
+[[nodiscard]] std::optional<std::string> FitAdvice(const JobSpec& spec, const catalog::Catalog& c,
+                                                   size_t ranked);
 
 }  // namespace frugal::plan

@@ -1,5 +1,7 @@
 #include "frugal/plan/checkpointing.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -48,7 +50,76 @@ void SetDeadlineRisk(SpotRun& run, double base_hours, double per_preemption_hour
   run.deadline_miss_probability = PoissonTail(rate * run.expected_wall_hours, absorbed);
 }
 
+// A job that cannot resume: every preemption throws away the attempt. Attempts fail
+// geometrically with success probability e^(−λW).
+SpotRun FromScratchRun(double work_hours, double rate, double restart_hours,
+                       std::optional<double> deadline_hours) {
+  SpotRun run;
+  run.strategy = CheckpointStrategy::kFromScratch;
+  run.interval_hours = work_hours;
+  const double exponent = rate * work_hours;
+  // Past e^50 failed attempts the run never ends in any sense that matters.
+  run.viable = exponent < 50;
+  const double failures = run.viable ? std::expm1(exponent) : INFINITY;
+  run.expected_wall_hours = run.viable ? failures * (1.0 / rate + restart_hours) : INFINITY;
+  run.expected_preemptions = failures;
+  run.restart_hours = failures * restart_hours;
+  run.lost_work_hours = run.viable ? run.expected_wall_hours - work_hours - run.restart_hours : 0;
+  if (!deadline_hours) return run;
+  if (!run.viable || *deadline_hours < work_hours) {
+    run.deadline_miss_probability = 1.0;
+    return run;
+  }
+  const double p_fail = -std::expm1(-exponent);
+  const double lost_per_failure =
+      1.0 / rate - work_hours * std::exp(-exponent) / std::max(p_fail, 1e-300);
+  const double absorbed =
+      std::floor((*deadline_hours - work_hours) / std::max(lost_per_failure + restart_hours, 1e-9));
+  run.deadline_miss_probability = std::pow(p_fail, absorbed + 1);
+  return run;
+}
+
 }  // namespace
+
+std::string_view CheckpointSourceName(CheckpointSource s) {
+  switch (s) {
+    case CheckpointSource::kDeclared:
+      return "declared";
+    case CheckpointSource::kDrill:
+      return "drill";
+    case CheckpointSource::kAssumedNone:
+      return "none";
+  }
+  return "none";
+}
+
+std::string CheckpointAssumption(const FaultTolerance& ft) {
+  if (!ft.resumes) {
+    return ft.source == CheckpointSource::kAssumedNone
+               ? "none declared (no fault_tolerance section or drill record): spot runs are "
+                 "priced restarting from scratch at each preemption; declare fault_tolerance "
+                 "(checkpoint_write, restart) if the job resumes from checkpoints"
+               : "the spec says the job cannot resume (fault_tolerance.checkpoints: false): "
+                 "spot runs are priced restarting from scratch at each preemption";
+  }
+  return ft.source == CheckpointSource::kDrill
+             ? fmt::format("resumes from checkpoints, as drill '{}' measured", ft.drill)
+             : "resumes from checkpoints, as the spec's fault_tolerance section declares";
+}
+
+std::string_view CheckpointStrategyName(CheckpointStrategy s) {
+  switch (s) {
+    case CheckpointStrategy::kNone:
+      return "none";
+    case CheckpointStrategy::kPeriodic:
+      return "periodic";
+    case CheckpointStrategy::kOnNotice:
+      return "checkpoint_on_notice";
+    case CheckpointStrategy::kFromScratch:
+      return "restart_from_scratch";
+  }
+  return "none";
+}
 
 SpotRun ModelSpotRun(double work_hours, double preemptions_per_hour, const FaultTolerance& ft,
                      std::optional<double> deadline_hours) {
@@ -59,6 +130,7 @@ SpotRun ModelSpotRun(double work_hours, double preemptions_per_hour, const Fault
     run.deadline_miss_probability = deadline_hours && *deadline_hours < work_hours ? 1.0 : 0.0;
     return run;
   }
+  if (!ft.resumes) return FromScratchRun(work_hours, rate, ft.restart_hours, deadline_hours);
   const double c = ft.checkpoint_write_hours;
   const double r = ft.restart_hours;
   if (ft.checkpoint_on_notice && c <= ft.notice_hours) {
@@ -93,6 +165,8 @@ std::optional<FallbackRun> ModelFallback(double work_hours, const SpotRun& spot,
   const double lambda = preemptions_per_hour;
   const double c_write = ft.checkpoint_write_hours;
   const double r = ft.restart_hours;
+  // A job that does not resume has nothing to carry over: the switch rule below assumes it.
+  if (spot.strategy == CheckpointStrategy::kFromScratch) return std::nullopt;
   const bool periodic = spot.strategy == CheckpointStrategy::kPeriodic;
   // Spot progress per hour of uninterrupted wall, and the wall a preemption loses: on average,
   // and at worst (just before a checkpoint commits), which the switch rule keeps in reserve.

@@ -4,13 +4,29 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "frugal/core/checkpoint_interval.h"
 
 namespace frugal::plan {
 
+/// Where a job's ability to resume comes from.
+enum class CheckpointSource {
+  kDeclared,     ///< the spec's fault_tolerance section
+  kDrill,        ///< a drill record measured it
+  kAssumedNone,  ///< neither: the job is taken not to resume, restarting from scratch
+};
+/// "declared", "drill", "none".
+[[nodiscard]] std::string_view CheckpointSourceName(CheckpointSource s);
+
 /// What the job can do about interruptions (the spec's fault_tolerance section).
 struct FaultTolerance {
+  /// False when the job cannot resume: every preemption restarts it from scratch. A spec
+  /// without a fault_tolerance section or drill is read so (most tree ensembles and many
+  /// scripts cannot resume); a default-constructed one resumes (tests, the queue's jobs that
+  /// say they checkpoint).
+  bool resumes = true;
+  CheckpointSource source = CheckpointSource::kDeclared;
   double checkpoint_write_hours = 1.0 / 60;  ///< one checkpoint write
   double restart_hours = 5.0 / 60;           ///< new instance up + resume from checkpoint
   bool checkpoint_on_notice = false;         ///< can save when the notice arrives
@@ -21,6 +37,11 @@ struct FaultTolerance {
   /// Set when the drill found the job not spot-ready: why (spot options are then excluded).
   std::optional<std::string> not_spot_ready;
 };
+
+/// What a plan assumed of the job's checkpoints, in one sentence: "none declared (no
+/// fault_tolerance section or drill record): spot runs are priced restarting from scratch at
+/// each preemption; ..." or where the figures came from.
+[[nodiscard]] std::string CheckpointAssumption(const FaultTolerance& ft);
 
 /// Young (1974): τ = √(2·C·M), checkpoint cost C, mean time between failures M (hours here).
 using frugal::YoungInterval;
@@ -36,10 +57,13 @@ using frugal::YoungInterval;
                                        double mtbf_hours);
 
 enum class CheckpointStrategy {
-  kNone,      ///< no preemptions expected (on-demand, reserved)
-  kPeriodic,  ///< Young/Daly interval
-  kOnNotice,  ///< save when the notice arrives; nothing lost but the restart
+  kNone,         ///< no preemptions expected (on-demand, reserved)
+  kPeriodic,     ///< Young/Daly interval
+  kOnNotice,     ///< save when the notice arrives; nothing lost but the restart
+  kFromScratch,  ///< no checkpoints: each preemption loses all the work done so far
 };
+/// "periodic", "checkpoint_on_notice", "restart_from_scratch" ("none" for kNone).
+[[nodiscard]] std::string_view CheckpointStrategyName(CheckpointStrategy s);
 
 struct SpotRun {
   CheckpointStrategy strategy = CheckpointStrategy::kNone;
@@ -57,7 +81,10 @@ struct SpotRun {
 };
 
 /// The expected run of `work_hours` of undisturbed work at `preemptions_per_hour` (the whole
-/// job's rate: instances × per-instance rate). Checkpoint-on-notice when the job can and its
+/// job's rate: instances × per-instance rate). A job that does not resume restarts from
+/// scratch: E[T] = (e^(λW) − 1)(1/λ + R), and it misses a deadline D when more than
+/// n = ⌊(D − W)/c⌋ attempts fail, c = E[t | t < W] + R the wall a failed attempt costs:
+/// P = (1 − e^(−λW))^(n+1). Checkpoint-on-notice when the job can and its
 /// write fits in the notice; else periodic at the Daly interval. The deadline-miss probability
 /// is P(N > n) for N ~ Poisson(rate × expected wall), n the preemptions the slack absorbs at
 /// the expected cost of each (restart plus half an interval of lost work plus the checkpoint).

@@ -153,7 +153,8 @@ Result<est::Training> ReadTraining(const YamlDoc& doc, const Node& root, const e
                             "loss",
                             "offload",
                             "optimizer_in_backward",
-                            "network_gbps"}));
+                            "network_gbps",
+                            "memory_headroom"}));
   FRUGAL_TRY(ReadParallelism(doc, n, t));
   FRUGAL_TRY(ReadEnum(doc, n, "precision", catalog::ParsePrecision, t.precision));
   FRUGAL_TRY(ReadEnum(doc, n, "optimizer", est::ParseOptimizer, t.optimizer));
@@ -273,7 +274,7 @@ Result<std::string> ResolveGpu(const YamlDoc& doc, const Node& node, std::string
   return Fail(doc.ErrorAt(
       node, key,
       names.empty() ? fmt::format("unknown GPU '{}'{}", Abbreviate(name), DidYouMean(name, known))
-                    : fmt::format("'{}' is ambiguous; name the exact part", Abbreviate(name))));
+                    : catalog::AmbiguousGpuMessage(name, names)));
 }
 
 Result<MeasuredProfile> ReadProfile(const YamlDoc& doc, const Node& n,
@@ -437,13 +438,25 @@ Result<FaultTolerance> ReadFaultTolerance(const YamlDoc& doc, const Node& root,
   FaultTolerance ft;
   const Node n = root["fault_tolerance"];
   if (n.IsDefined()) {
-    FRUGAL_TRY(doc.CheckKeys(
-        n, "fault_tolerance",
-        {"checkpoint_write", "restart", "checkpoint_on_notice", "notice", "boot", "drill"}));
+    FRUGAL_TRY(doc.CheckKeys(n, "fault_tolerance",
+                             {"checkpoints", "checkpoint_write", "restart", "checkpoint_on_notice",
+                              "notice", "boot", "drill"}));
     if (auto d = FRUGAL_TRY(doc.OptionalDuration(n, "boot"))) ft.boot_hours = ToHours(*d);
   }
-  if (auto drill = FRUGAL_TRY(FindDrill(doc, n, job_name, drills_dir))) ApplyDrill(*drill, ft);
-  if (!n.IsDefined()) return ft;
+  if (auto drill = FRUGAL_TRY(FindDrill(doc, n, job_name, drills_dir))) {
+    ApplyDrill(*drill, ft);
+    ft.source = CheckpointSource::kDrill;
+  }
+  if (!n.IsDefined()) {
+    // Nothing says the job can resume: priced on spot as restarting from scratch.
+    if (ft.source != CheckpointSource::kDrill) {
+      ft.source = CheckpointSource::kAssumedNone;
+      ft.resumes = false;
+    }
+    return ft;
+  }
+  if (ft.source != CheckpointSource::kDrill) ft.source = CheckpointSource::kDeclared;
+  if (auto b = FRUGAL_TRY(doc.OptionalBool(n, "checkpoints"))) ft.resumes = *b;
   if (auto d = FRUGAL_TRY(doc.OptionalDuration(n, "checkpoint_write")))
     ft.checkpoint_write_hours = ToHours(*d);
   if (auto d = FRUGAL_TRY(doc.OptionalDuration(n, "restart"))) ft.restart_hours = ToHours(*d);
@@ -505,6 +518,13 @@ Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_d
       if (!(*gbps > 0))
         return Fail(doc.ErrorAt(training["network_gbps"], "network_gbps", "must be positive"));
       spec.network_gbps = *gbps;
+    }
+    if (auto share = FRUGAL_TRY(doc.OptionalDouble(training, "memory_headroom"))) {
+      if (!(*share >= 0 && *share < 0.5)) {
+        return Fail(doc.ErrorAt(training["memory_headroom"], "memory_headroom",
+                                "must be a share of usable GPU memory in [0, 0.5), e.g. 0.1"));
+      }
+      spec.memory_headroom = *share;
     }
   }
   spec.knobs = FRUGAL_TRY(ReadKnobs(doc, root, spec.baseline));

@@ -120,6 +120,9 @@ struct JobSpec {
   /// training.network_gbps: the network between nodes (Gbit/s per node) for jobs that span
   /// nodes; 0 when unstated (the estimator's default).
   double network_gbps = 0;
+  /// training.memory_headroom: the share of usable GPU memory to keep free; unset: the
+  /// default (estimate::kDefaultMemoryHeadroom) or --memory-headroom.
+  std::optional<double> memory_headroom;
   estimate::Work work;
   KnobSpace knobs;
   std::vector<MeasuredProfile> measured;

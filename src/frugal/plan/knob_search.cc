@@ -36,7 +36,7 @@ bool Better(const est::Estimate& a, const est::Estimate& b) {
 }  // namespace
 
 KnobResult SearchKnobs(const JobSpec& spec, const catalog::GpuSpec& gpu, int gpus, double tokens,
-                       double network_gbps) {
+                       double network_gbps, double headroom) {
   KnobResult r;
   const double network = spec.network_gbps > 0 ? spec.network_gbps : network_gbps;
   est::Training base = spec.baseline;
@@ -80,7 +80,15 @@ KnobResult SearchKnobs(const JobSpec& spec, const catalog::GpuSpec& gpu, int gpu
             const double peak = e->memory.Total() * r.memory_correction;
             r.min_peak_bytes = std::min(r.min_peak_bytes, peak);
             e->fits = peak <= e->capacity_bytes;
-            if (e->fits && (!r.best || Better(*e, *r.best))) r.best = *e;
+            if (!e->fits) continue;
+            // Leaving the headroom free beats any speed; inside it only when nothing leaves it.
+            const bool tight = peak > e->capacity_bytes * (1.0 - headroom);
+            const bool take = !r.best || (r.best_inside_headroom && !tight) ||
+                              (r.best_inside_headroom == tight && Better(*e, *r.best));
+            if (take) {
+              r.best = *e;
+              r.best_inside_headroom = tight;
+            }
           }
         }
       }

@@ -14,7 +14,10 @@
 namespace frugal::plan {
 
 struct KnobResult {
-  std::optional<estimate::Estimate> best;      ///< fastest fitting combination
+  /// Fastest combination that fits leaving the headroom free; when none does, the fastest
+  /// that fits inside it (best_inside_headroom).
+  std::optional<estimate::Estimate> best;
+  bool best_inside_headroom = false;
   std::optional<estimate::Estimate> baseline;  ///< the spec's own knobs, fitting or not
   double min_peak_bytes =
       std::numeric_limits<double>::infinity();  ///< smallest peak of any combination
@@ -27,9 +30,11 @@ struct KnobResult {
 /// profile's peak_memory_gib for this GPU count rescales every modelled peak by measured /
 /// modelled-baseline. Ties on wall time go to the lower ZeRO stage, then the larger micro-batch,
 /// then the lighter recompute. `network_gbps` (between nodes, per node) is used when the spec
-/// states none; 0 leaves the estimator's default.
+/// states none; 0 leaves the estimator's default. `headroom` is the share of usable memory to
+/// keep free (estimate::kDefaultMemoryHeadroom unless the spec or a flag says otherwise).
 [[nodiscard]] KnobResult SearchKnobs(const JobSpec& spec, const catalog::GpuSpec& gpu, int gpus,
-                                     double tokens, double network_gbps = 0);
+                                     double tokens, double network_gbps = 0,
+                                     double headroom = estimate::kDefaultMemoryHeadroom);
 
 /// "bf16, selective recompute, micro-batch 2 (×8 accumulation), ZeRO-2" (only what differs from
 /// `base` when `only_changes`).

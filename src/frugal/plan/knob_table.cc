@@ -36,8 +36,9 @@ std::vector<const catalog::GpuSpec*> RentedGpus(const catalog::Catalog& c) {
     if (auto it = cheapest.find(g.name); it != cheapest.end()) gpus.emplace_back(&g, it->second);
   }
   std::sort(gpus.begin(), gpus.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.first->memory_gib, a.second, a.first->name) <
-           std::tie(b.first->memory_gib, b.second, b.first->name);
+    const double ma = a.first->UsableMemoryGib();
+    const double mb = b.first->UsableMemoryGib();
+    return std::tie(ma, a.second, a.first->name) < std::tie(mb, b.second, b.first->name);
   });
   std::vector<const catalog::GpuSpec*> out;
   for (const auto& [g, price] : gpus) out.push_back(g);
@@ -143,9 +144,11 @@ KnobRow MakeRow(const KnobQuestion& q, const catalog::Catalog& c,
   row.training = t;
   row.peak_bytes = est::EstimateMemory(q.model, t).Total();
   const bool runs = RunsPrecision(*q.gpu, t.precision);
-  row.fits = runs && row.peak_bytes <= q.gpu->memory_gib * est::kBytesPerGib;
+  // Against usable memory (the nameplate less reservation and ECC), as the planner fits.
+  row.fits = runs && row.peak_bytes <= q.gpu->UsableMemoryGib() * est::kBytesPerGib;
   for (const catalog::GpuSpec* g : rented) {
-    if (RunsPrecision(*g, t.precision) && row.peak_bytes <= g->memory_gib * est::kBytesPerGib) {
+    if (RunsPrecision(*g, t.precision) &&
+        row.peak_bytes <= g->UsableMemoryGib() * est::kBytesPerGib) {
       row.smallest_gpu = g->name;
       row.smallest_gpu_memory_gib = g->memory_gib;
       break;
@@ -235,7 +238,8 @@ nlohmann::json KnobComparisonJson(const KnobQuestion& q, const KnobComparison& k
   for (const KnobRow& r : k.rows) rows.push_back(KnobRowJson(r));
   return {{"gpu", q.gpu->name},
           {"gpus", q.base.gpus},
-          {"capacity_gib_per_gpu", q.gpu->memory_gib},
+          {"capacity_gib_per_gpu", q.gpu->UsableMemoryGib()},
+          {"nameplate_gib_per_gpu", q.gpu->memory_gib},
           {"tokens", q.tokens ? nlohmann::json(*q.tokens) : nlohmann::json()},
           {"tier", catalog::TierName(q.tier)},
           {"offer", k.offer ? nlohmann::json(k.offer->Id()) : nlohmann::json()},

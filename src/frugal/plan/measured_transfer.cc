@@ -205,6 +205,18 @@ std::optional<MeasuredProfile> CarryToCpuOffer(const JobSpec& spec, const catalo
   return carried;
 }
 
+void ResolveCpuOfferMeasurements(JobSpec& spec, const catalog::Catalog& c) {
+  for (MeasuredProfile& p : spec.measured) {
+    if (p.offer.empty() || p.cpu_vcpus) continue;
+    for (const catalog::Offer& o : c.offers()) {
+      const bool match = p.offer == o.instance_type || o.Id().rfind(p.offer, 0) == 0;
+      if (!match) continue;
+      if (o.gpu.empty() && o.vcpus > 0) p.cpu_vcpus = o.vcpus;
+      break;
+    }
+  }
+}
+
 std::string HostRamShortfall(const JobSpec& spec, const catalog::Offer& offer,
                              const MeasuredProfile* profile) {
   std::optional<double> need = spec.host_ram_gib;

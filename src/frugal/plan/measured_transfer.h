@@ -28,6 +28,11 @@ namespace frugal::plan {
 [[nodiscard]] std::optional<MeasuredProfile> CarryToCpuOffer(const JobSpec& spec,
                                                              const catalog::Offer& offer);
 
+/// Sets cpu_vcpus on the spec's profiles measured on a CPU offer it names (`offer:
+/// aws:m6i.8xlarge`), from the catalog's vCPUs for it, so CarryToCpuOffer carries them to the
+/// other CPU instances; the named offer itself keeps the measurement as given.
+void ResolveCpuOfferMeasurements(JobSpec& spec, const catalog::Catalog& c);
+
 /// Adds to `spec.measured` what the ledger recorded of the job (`newest_first`: its profiles,
 /// newest first), the newest measurement of each GPU model: on the catalog GPU its device name
 /// maps to (catalog::GpuFromDeviceName), on the GPU count it ran on, in the job's units (samples

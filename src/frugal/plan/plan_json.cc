@@ -1,5 +1,9 @@
 #include "frugal/plan/plan_json.h"
 
+#include <chrono>
+
+#include "frugal/core/text.h"
+
 namespace frugal::plan {
 namespace {
 
@@ -18,8 +22,7 @@ nlohmann::json SpotJson(const Option& o) {
   if (o.kind != RunKind::kSpot && o.kind != RunKind::kFallback) return nullptr;
   const SpotRun& s = o.spot;
   nlohmann::json j = {
-      {"strategy",
-       s.strategy == CheckpointStrategy::kOnNotice ? "checkpoint_on_notice" : "periodic"},
+      {"strategy", CheckpointStrategyName(s.strategy)},
       {"checkpoint_interval_hours", s.strategy == CheckpointStrategy::kPeriodic
                                         ? nlohmann::json(s.interval_hours)
                                         : nlohmann::json()},
@@ -29,9 +32,21 @@ nlohmann::json SpotJson(const Option& o) {
       {"restart_hours", s.restart_hours},
       {"lost_work_hours", s.lost_work_hours},
       {"time_inflation", s.Inflation(o.work_hours)},
-      {"cost_inflation", o.expected_cost.dollars() /
-                             (o.offer->price.per_hour.dollars() * o.instances * o.work_hours)},
-      {"deadline_miss_probability_spot_only", s.deadline_miss_probability}};
+      {"cost_inflation", o.expected_cost.dollars() / (o.offer->PlannedRate().per_hour.dollars() *
+                                                      o.instances * o.work_hours)},
+      {"deadline_miss_probability_spot_only", s.deadline_miss_probability},
+      {"price_outlier", o.offer->spot_outlier.has_value()},
+      {"listed_price_per_hour", o.offer->price.per_hour.dollars() * o.instances},
+      {"planned_price_per_hour", o.offer->PlannedRate().per_hour.dollars() * o.instances},
+      {"peer_median_price_per_hour",
+       o.offer->spot_outlier ? nlohmann::json(o.offer->spot_outlier->median.dollars() * o.instances)
+                             : nlohmann::json()},
+      {"price_peers",
+       o.offer->spot_outlier ? nlohmann::json(o.offer->spot_outlier->peers) : nlohmann::json()},
+      {"capacity_available_share", o.offer->spot_risk.available_share},
+      {"capacity_mean_outage_hours", o.offer->spot_risk.mean_outage_hours},
+      {"capacity_wait_hours", o.capacity_wait_hours},
+      {"risk_basis", o.offer->spot_risk.basis}};
   if (o.kind == RunKind::kFallback) {
     j["fallback"] = {{"on_demand_offer", o.fallback_offer->Id()},
                      {"switch_probability", o.fallback.switch_probability},
@@ -44,7 +59,10 @@ nlohmann::json SpotJson(const Option& o) {
 }
 
 nlohmann::json FaultToleranceJson(const FaultTolerance& ft) {
-  return {{"checkpoint_write_hours", ft.checkpoint_write_hours},
+  return {{"checkpoints", CheckpointSourceName(ft.source)},
+          {"resumes", ft.resumes},
+          {"spot_assumption", CheckpointAssumption(ft)},
+          {"checkpoint_write_hours", ft.checkpoint_write_hours},
           {"restart_hours", ft.restart_hours},
           {"checkpoint_on_notice", ft.checkpoint_on_notice},
           {"notice_hours", ft.notice_hours},
@@ -118,39 +136,58 @@ nlohmann::json MeasuredFromJson(const JobSpec& spec) {
 
 }  // namespace
 
+std::optional<int> DaysSince(const std::string& date) {
+  if (date.size() != 10 || date[4] != '-' || date[7] != '-') return std::nullopt;
+  const auto y = ParseInt(date.substr(0, 4));
+  const auto m = ParseInt(date.substr(5, 2));
+  const auto d = ParseInt(date.substr(8, 2));
+  if (!y || !m || !d) return std::nullopt;
+  const std::chrono::year_month_day ymd{std::chrono::year(static_cast<int>(*y)),
+                                        std::chrono::month(static_cast<unsigned>(*m)),
+                                        std::chrono::day(static_cast<unsigned>(*d))};
+  if (!ymd.ok()) return std::nullopt;
+  const auto today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+  return static_cast<int>((today - std::chrono::sys_days(ymd)).count());
+}
+
 nlohmann::json OptionJson(const Option& o, size_t rank) {
   const bool cpu = o.offer->gpu.empty();
-  return {{"rank", rank},
-          {"cloud", o.offer->cloud},
-          {"instance_type", o.offer->instance_type},
-          {"region", o.offer->region},
-          {"zone", o.offer->zone.empty() ? nlohmann::json() : nlohmann::json(o.offer->zone)},
-          {"tier", catalog::TierName(o.offer->tier)},
-          {"run", RunKindName(o.kind)},
-          {"gpu", cpu ? nlohmann::json() : nlohmann::json(o.offer->gpu)},
-          {"gpu_count", o.gpus},
-          {"instances", o.instances},
-          {"knobs", KnobsJson(o.knobs)},
-          {"measured", o.measured},
-          {"fits", true},
-          {"peak_memory_gib_per_gpu", cpu ? nlohmann::json() : nlohmann::json(o.peak_gib)},
-          {"headroom_gib", cpu ? nlohmann::json() : nlohmann::json(o.HeadroomGib())},
-          {"predicted_from",
-           o.predicted_from.empty() ? nlohmann::json() : nlohmann::json(o.predicted_from)},
-          {"work_hours", o.work_hours},
-          {"launch_hours", o.launch_hours},
-          {"data_cost_usd", o.data.cost.dollars()},
-          {"data_seconds", o.data.Hours() * 3600},
-          {"data", DataJson(o)},
-          {"billed_hours", o.billed_hours},
-          {"wall_hours", o.wall_hours},
-          {"gpu_hours", o.gpu_hours},
-          {"price_per_hour", o.offer->price.per_hour.dollars() * o.instances},
-          {"expected_cost_usd", o.expected_cost.dollars()},
-          {"price_estimated", o.estimated_price},
-          {"meets_deadline", o.meets_deadline},
-          {"deadline_miss_probability", o.deadline_miss_probability},
-          {"spot", SpotJson(o)}};
+  return {
+      {"rank", rank},
+      {"cloud", o.offer->cloud},
+      {"instance_type", o.offer->instance_type},
+      {"region", o.offer->region},
+      {"zone", o.offer->zone.empty() ? nlohmann::json() : nlohmann::json(o.offer->zone)},
+      {"tier", catalog::TierName(o.offer->tier)},
+      {"run", RunKindName(o.kind)},
+      {"gpu", cpu ? nlohmann::json() : nlohmann::json(o.offer->gpu)},
+      {"gpu_count", o.gpus},
+      {"instances", o.instances},
+      {"knobs", KnobsJson(o.knobs)},
+      {"measured", o.measured},
+      {"fits", true},
+      {"peak_memory_gib_per_gpu",
+       cpu || !o.peak_known ? nlohmann::json() : nlohmann::json(o.peak_gib)},
+      {"headroom_gib", cpu || !o.peak_known ? nlohmann::json() : nlohmann::json(o.HeadroomGib())},
+      {"usable_memory_gib_per_gpu", cpu ? nlohmann::json() : nlohmann::json(o.capacity_gib)},
+      {"nameplate_memory_gib_per_gpu", cpu ? nlohmann::json() : nlohmann::json(o.nameplate_gib)},
+      {"inside_memory_headroom", cpu ? nlohmann::json() : nlohmann::json(o.inside_headroom)},
+      {"predicted_from",
+       o.predicted_from.empty() ? nlohmann::json() : nlohmann::json(o.predicted_from)},
+      {"work_hours", o.work_hours},
+      {"launch_hours", o.launch_hours},
+      {"data_cost_usd", o.data.cost.dollars()},
+      {"data_seconds", o.data.Hours() * 3600},
+      {"data", DataJson(o)},
+      {"billed_hours", o.billed_hours},
+      {"wall_hours", o.wall_hours},
+      {"gpu_hours", o.gpu_hours},
+      {"price_per_hour", o.offer->PlannedRate().per_hour.dollars() * o.instances},
+      {"expected_cost_usd", o.expected_cost.dollars()},
+      {"price_estimated", o.estimated_price},
+      {"meets_deadline", o.meets_deadline},
+      {"deadline_miss_probability", o.deadline_miss_probability},
+      {"spot", SpotJson(o)}};
 }
 
 nlohmann::json PlanJson(const JobSpec& spec, const Plan& p, const std::string& objective) {
@@ -167,6 +204,10 @@ nlohmann::json PlanJson(const JobSpec& spec, const Plan& p, const std::string& o
       {"objective", objective},
       {"deadline_hours", p.deadline_hours ? nlohmann::json(*p.deadline_hours) : nlohmann::json()},
       {"budget_usd", p.budget ? nlohmann::json(p.budget->dollars()) : nlohmann::json()},
+      {"memory_headroom_share", p.memory_headroom},
+      {"prices_as_of", p.prices_as_of.empty() ? nlohmann::json() : nlohmann::json(p.prices_as_of)},
+      {"price_age_days",
+       DaysSince(p.prices_as_of) ? nlohmann::json(*DaysSince(p.prices_as_of)) : nlohmann::json()},
       {"fault_tolerance", FaultToleranceJson(spec.fault_tolerance)},
       {"data", DataSourceJson(p.data)},
       {"measured_from", MeasuredFromJson(spec)},

@@ -4,12 +4,16 @@
 // checked one.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "frugal/plan/job_spec.h"
 #include "frugal/plan/planner.h"
 
 namespace frugal::plan {
+
+/// Whole days from `date` (YYYY-MM-DD) to today (UTC); nullopt for a date it cannot read.
+[[nodiscard]] std::optional<int> DaysSince(const std::string& date);
 
 /// One ranked option (rank counts from 1): the offer, the run kind, knobs, memory, time, cost,
 /// deadline risk and, for spot, the checkpointing and fallback figures.

@@ -9,11 +9,13 @@
 #include <set>
 #include <tuple>
 
+#include "frugal/catalog/gpu_fractions.h"
 #include "frugal/core/text.h"
 #include "frugal/estimate/network.h"
 #include "frugal/plan/advice.h"
 #include "frugal/plan/knob_search.h"
 #include "frugal/plan/measured_transfer.h"
+#include "frugal/plan/plan_checks.h"
 
 namespace frugal::plan {
 
@@ -74,21 +76,11 @@ std::string ConstraintReason(const Offer& o, const Constraints& c) {
   return "";
 }
 
-/// How many instances of a GPU offer an option may use: one, and for 8-GPU (and larger)
-/// instances doublings up to max_gpus; small instances are not clustered.
-std::vector<int> InstanceCounts(const Offer& o, int max_gpus) {
-  std::vector<int> counts;
-  for (int instances = 1; instances * o.gpu_count <= max_gpus; instances *= 2) {
-    if (instances > 1 && o.gpu_count < 8) break;
-    counts.push_back(instances);
-  }
-  return counts;
-}
-
 const MeasuredProfile* FindProfile(const JobSpec& spec, const Offer& o, int total) {
   for (const MeasuredProfile& p : spec.measured) {
     if (!p.runtime_hours && !p.tokens_per_second && !p.samples_per_second) continue;
-    if (p.cpu_vcpus) continue;  // carried to CPU offers by their vCPUs (CarryToCpuOffer)
+    // Carried to CPU offers by their vCPUs (CarryToCpuOffer), except to the offer it names.
+    if (p.cpu_vcpus && p.offer.empty()) continue;
     if (!p.offer.empty()) {
       const bool match = p.offer == o.instance_type || o.Id().rfind(p.offer, 0) == 0;
       if (match && total == o.gpu_count) return &p;
@@ -106,7 +98,10 @@ const KnobResult& Knobs(Context& ctx, const catalog::GpuSpec& gpu, int total) {
     // Jobs past one node run over a training cluster's network: the best the table lists
     // for the GPU, unless the spec names one.
     const double network = est::BestNetworkGbps(ctx.network, gpu.name).value_or(0.0);
-    it = ctx.knobs.emplace(key, SearchKnobs(ctx.spec, gpu, total, ctx.plan.tokens, network)).first;
+    it = ctx.knobs
+             .emplace(key, SearchKnobs(ctx.spec, gpu, total, ctx.plan.tokens, network,
+                                       ctx.plan.memory_headroom))
+             .first;
     ctx.plan.evaluated += it->second.evaluated;
   }
   return it->second;
@@ -121,7 +116,8 @@ bool Price(Context& ctx, Option& opt) {
     return false;
   }
   const Offer& o = *opt.offer;
-  const Rate rate{o.price.per_hour * opt.instances};
+  // A spot price far below its peers' is planned at theirs (catalog/spot_prices.h).
+  const Rate rate{o.PlannedRate().per_hour * opt.instances};
   const auto deadline = ctx.plan.deadline_hours;
   opt.estimated_price = o.price_estimated;
   // Boot, setup and data staging before the work; the cloud's billing increment after it.
@@ -141,14 +137,22 @@ bool Price(Context& ctx, Option& opt) {
         return false;
       }
       opt.kind = RunKind::kSpot;
-      // Each restart stages the dataset again on the new instance.
+      // Capacity may be out at the start (the share of the time it is, for its mean outage),
+      // and is out after every preemption until it comes back.
+      const catalog::SpotRisk& risk = o.spot_risk;
+      opt.capacity_wait_hours = (1.0 - risk.available_share) * risk.mean_outage_hours;
+      opt.launch_hours += opt.capacity_wait_hours;
+      // Each restart waits for capacity and stages the dataset again on the new instance.
       FaultTolerance ft = ctx.spec.fault_tolerance;
-      ft.restart_hours += StagingHours(launch, data.gb);
+      ft.restart_hours += StagingHours(launch, data.gb) + risk.mean_outage_hours;
       opt.spot = ModelSpotRun(
           opt.work_hours, o.preemptions_per_hour * opt.instances, ft,
           deadline ? std::optional<double>(*deadline - opt.launch_hours) : std::nullopt);
       if (!opt.spot.viable) {
-        Exclude(ctx, "spot: preempted faster than it can restart");
+        Exclude(ctx, opt.spot.strategy == CheckpointStrategy::kFromScratch
+                         ? "spot: the job does not resume from checkpoints and a preemption "
+                           "comes long before a run from scratch could end"
+                         : "spot: preempted faster than it can restart");
         return false;
       }
       opt.wall_hours = opt.launch_hours + opt.spot.expected_wall_hours;
@@ -210,13 +214,21 @@ void AddMeasured(Context& ctx, const Offer& o, int instances, int total, const M
   opt.predicted_from = p.predicted_from.empty() ? p.source : p.predicted_from;
   if (gpu != nullptr) {
     const KnobResult& k = Knobs(ctx, *gpu, total);
-    opt.capacity_gib = gpu->memory_gib;
-    if (k.baseline)
+    opt.capacity_gib = gpu->UsableMemoryGib();
+    opt.nameplate_gib = gpu->memory_gib;
+    if (k.baseline) {
       opt.peak_gib = k.baseline->memory.Total() * k.memory_correction / est::kBytesPerGib;
-    if (k.baseline && opt.peak_gib > opt.capacity_gib) {
-      Exclude(ctx, fmt::format(
-                       "{} x{}: does not fit, needs {:.1f} GiB of {:g} GiB with the measured knobs",
-                       gpu->name, total, opt.peak_gib, opt.capacity_gib));
+    } else if (p.peak_memory_gib) {
+      opt.peak_gib = *p.peak_memory_gib;
+    }
+    opt.peak_known = k.baseline.has_value() || p.peak_memory_gib.has_value();
+    opt.inside_headroom =
+        opt.peak_known && opt.peak_gib > opt.capacity_gib * (1.0 - ctx.plan.memory_headroom);
+    if (opt.peak_known && opt.peak_gib > opt.capacity_gib) {
+      Exclude(ctx,
+              fmt::format("{} x{}: does not fit, needs {:.1f} GiB of {:.1f} GiB usable with the "
+                          "measured knobs",
+                          gpu->name, total, opt.peak_gib, opt.capacity_gib));
       return;
     }
   }
@@ -230,6 +242,15 @@ void AddModelled(Context& ctx, const Offer& o, int instances, int total,
     Exclude(ctx, k.unsupported);
     return;
   }
+  const est::Training& layout = ctx.spec.baseline;
+  if (!k.best && k.evaluated == 0 && total % layout.ModelParallel() != 0) {
+    // The layout, not the batch: TP8 x PP16 holds one copy of the model on 128 GPUs.
+    Exclude(ctx, fmt::format("{} x{}: tensor_parallel {} x pipeline_parallel {} needs a multiple "
+                             "of {} GPUs",
+                             gpu.name, total, layout.tensor_parallel, layout.pipeline_parallel,
+                             layout.ModelParallel()));
+    return;
+  }
   if (!k.best && k.evaluated == 0) {
     // Not a memory problem: the knobs leave nothing to estimate at this GPU count.
     Exclude(ctx, fmt::format("{} x{}: no knob combination applies at {} GPUs (each micro_batch "
@@ -238,9 +259,10 @@ void AddModelled(Context& ctx, const Offer& o, int instances, int total,
     return;
   }
   if (!k.best) {
-    Exclude(ctx, fmt::format(
-                     "{} x{}: does not fit, needs {:.1f} GiB of {:g} GiB with the lightest knobs",
-                     gpu.name, total, k.min_peak_bytes / est::kBytesPerGib, gpu.memory_gib));
+    Exclude(ctx, fmt::format("{} x{}: does not fit, needs {:.1f} GiB of {:.1f} GiB usable with the "
+                             "lightest knobs",
+                             gpu.name, total, k.min_peak_bytes / est::kBytesPerGib,
+                             gpu.UsableMemoryGib()));
     return;
   }
   Option opt;
@@ -249,7 +271,10 @@ void AddModelled(Context& ctx, const Offer& o, int instances, int total,
   opt.gpus = total;
   opt.knobs = k.best->training;
   opt.peak_gib = k.best->memory.Total() * k.memory_correction / est::kBytesPerGib;
-  opt.capacity_gib = gpu.memory_gib;
+  opt.capacity_gib = gpu.UsableMemoryGib();
+  opt.nameplate_gib = gpu.memory_gib;
+  opt.peak_known = true;
+  opt.inside_headroom = k.best_inside_headroom;
   opt.work_hours = k.best->WallHours();
   if (!Price(ctx, opt)) return;
   ctx.candidates.push_back(opt);
@@ -285,6 +310,14 @@ void AddOffer(Context& ctx, const Offer& o) {
     } else {
       Exclude(ctx, "CPU offers: CPU runtime is not modelled; add a measured profile for the offer");
     }
+    return;
+  }
+  if (o.IsGpuShare()) {
+    // A partition has a share of the GPU's memory and time slices of its compute, under a
+    // graphics driver: nobody trains on one (data/catalog/gpu_fractions.csv).
+    Exclude(ctx, fmt::format("{} of one {} (a GPU partition): not planned for training, which "
+                             "needs whole GPUs",
+                             catalog::ShareLabel(o.gpu_fraction), o.gpu));
     return;
   }
   if (const std::string why = HostRamShortfall(ctx.spec, o, nullptr); !why.empty()) {
@@ -332,7 +365,7 @@ void AddFallbacks(Context& ctx) {
     const auto it = on_demand.find(std::make_tuple(spot.offer->cloud, spot.offer->gpu, spot.gpus));
     if (it == on_demand.end() || it->second->work_hours > *ctx.plan.deadline_hours) continue;
     const Option& od = *it->second;
-    const FallbackPrices prices{spot.offer->price.per_hour.dollars() * spot.instances,
+    const FallbackPrices prices{spot.offer->PlannedRate().per_hour.dollars() * spot.instances,
                                 od.offer->price.per_hour.dollars() * od.instances, od.work_hours};
     const std::optional<FallbackRun> fallback =
         ModelFallback(spot.work_hours, spot.spot, spot.offer->preemptions_per_hour * spot.instances,
@@ -453,97 +486,19 @@ void Screen(Context& ctx) {
   ctx.candidates = std::move(allowed);
 }
 
-/// kBadInput for a job of a family planned from measurements alone with none: none in the
-/// spec, none (usable) in the ledger under its name.
-Result<void> CheckMeasuredFamily(const JobSpec& spec) {
-  if (spec.modelled || !spec.measured.empty()) return {};
-  std::string unused;
-  for (const RecordedUse& u : spec.recorded_measurements) {
-    unused += fmt::format("; the ledger's {} of {} was not usable: {}",
-                          u.measurement.run_id.empty() ? "profile" : "run " + u.measurement.run_id,
-                          u.measurement.recorded_at, u.note);
-  }
-  return Fail(ErrorCode::kBadInput,
-              fmt::format("{}: a {} job is planned from measured profiles: add at least one "
-                          "under 'measured:' (frugal profile records them), or run it once with "
-                          "`frugal run --spec` on a chosen --gpu or --offer{}",
-                          spec.source, est::ModelFamilyName(spec.family), unused));
-}
-
-/// kBadInput for a measured profile naming an offer no catalog offer matches: a typo there
-/// would otherwise leave the profile unused and the plan silently modelled.
-Result<void> CheckProfileOffers(const JobSpec& spec, const catalog::Catalog& c) {
-  for (const MeasuredProfile& p : spec.measured) {
-    if (p.offer.empty()) continue;
-    std::vector<std::string> names;
-    bool found = false;
-    for (const Offer& o : c.offers()) {
-      found = found || p.offer == o.instance_type || o.Id().rfind(p.offer, 0) == 0;
-      names.push_back(o.instance_type);
-    }
-    if (!found) {
-      return Fail(ErrorCode::kBadInput,
-                  fmt::format("{}: field 'offer': no offer '{}' in the catalog{}", p.where,
-                              Abbreviate(p.offer), DidYouMean(p.offer, names)));
-    }
-  }
-  return {};
-}
-
-/// kBadInput for a measured profile naming a GPU (and count) that no option can have: no offer
-/// rents that GPU, or none at that count under the planner's layouts and max_gpus.
-Result<void> CheckProfileGpus(const JobSpec& spec, const catalog::Catalog& c) {
-  const int max_gpus = spec.constraints.max_gpus;
-  for (const MeasuredProfile& p : spec.measured) {
-    if (p.gpu.empty() || p.recorded) continue;  // the ledger's: carried where it has no offer
-    std::set<int> totals;
-    bool rented = false;
-    for (const Offer& o : c.offers()) {
-      if (o.gpu != p.gpu) continue;
-      rented = true;
-      for (const int instances : InstanceCounts(o, max_gpus)) {
-        if (p.gpus == 0 && instances > 1) break;  // no count: the offer's own
-        totals.insert(instances * o.gpu_count);
-      }
-    }
-    if (!rented) {
-      return Fail(
-          ErrorCode::kBadInput,
-          fmt::format("{}: field 'gpu': no offer in the catalog has {} GPUs", p.where, p.gpu));
-    }
-    if (p.gpus == 0 ? totals.empty() : !totals.contains(p.gpus)) {
-      return Fail(ErrorCode::kBadInput,
-                  fmt::format("{}: field 'gpus': no option runs {} x{} (offers give {} GPUs, "
-                              "counts up to constraints.max_gpus {}; only 8-GPU instances are "
-                              "clustered)",
-                              p.gpus_where, p.gpu, p.gpus, fmt::join(totals, ", "), max_gpus));
-    }
-  }
-  return {};
-}
-
-/// kBadInput for a constraints.clouds entry no catalog offer (custom ones included) is from:
-/// a typo there would otherwise exclude every offer as "not in constraints.clouds".
-Result<void> CheckClouds(const JobSpec& spec, const catalog::Catalog& c) {
-  const std::vector<std::string> known = c.Clouds();
-  for (size_t i = 0; i < spec.constraints.clouds.size(); ++i) {
-    const std::string& cloud = spec.constraints.clouds[i];
-    if (std::find(known.begin(), known.end(), cloud) != known.end()) continue;
-    const std::string where =
-        i < spec.constraints.clouds_where.size() ? spec.constraints.clouds_where[i] : spec.source;
-    return Fail(ErrorCode::kBadInput, fmt::format("{}: field 'clouds': unknown cloud '{}'{}", where,
-                                                  Abbreviate(cloud), DidYouMean(cloud, known)));
-  }
-  return {};
-}
-
 }  // namespace
 
-Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const PlanRequest& request) {
+Result<Plan> MakePlan(const JobSpec& given, const catalog::Catalog& c, const PlanRequest& request) {
+  // A runtime measured on one CPU offer is carried to the others by their vCPUs.
+  JobSpec spec = given;
+  ResolveCpuOfferMeasurements(spec, c);
   Plan plan;
   plan.deadline_hours =
       request.deadline_hours ? request.deadline_hours : spec.constraints.deadline_hours;
   plan.budget = request.budget ? request.budget : spec.constraints.budget;
+  plan.prices_as_of = c.info().snapshot_date;
+  plan.memory_headroom =
+      request.memory_headroom.value_or(spec.memory_headroom.value_or(est::kDefaultMemoryHeadroom));
   est::Training base = spec.baseline;
   plan.tokens = spec.modelled ? FRUGAL_TRY(est::WorkTokens(spec.work, spec.model, base))
                               : spec.work.tokens.value_or(0);
@@ -567,6 +522,7 @@ Result<Plan> MakePlan(const JobSpec& spec, const catalog::Catalog& c, const Plan
   Screen(ctx);
   plan.ranked = ctx.candidates.size();
   plan.advice = Advise(spec, plan, ctx.candidates, ctx.baselines, ctx.excluded);
+  if (auto why = FitAdvice(spec, c, ctx.candidates.size())) plan.advice.push_back(*why);
   if (auto why = LaunchOverheadAdvice(ctx.candidates)) plan.advice.push_back(*why);
   if (auto why = DataAdvice(plan.data, ctx.candidates)) plan.advice.push_back(*why);
   std::vector<Exclusion> grouped;

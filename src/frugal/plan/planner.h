@@ -24,6 +24,8 @@ struct PlanRequest {
   std::optional<double> deadline_hours;
   std::optional<Money> budget;
   Objective objective = Objective::kCost;
+  /// --memory-headroom: the share of usable GPU memory to keep free (beats the spec's).
+  std::optional<double> memory_headroom;
   size_t top = 10;
   /// When set, ranked options it returns true for (a team policy forbids them) are taken out
   /// of the ranking before `top` applies, into Plan::refused.
@@ -50,12 +52,18 @@ struct Option {
   /// Set when the runtime was carried from measurements on other GPUs: how.
   std::string predicted_from;
   double launch_hours = 0;  ///< boot + setup + data staging (+ preprocessing) before the work
+  /// Spot: the expected wait for capacity at the start (in launch_hours); each restart waits
+  /// the offer's mean outage (in the spot run's restart time).
+  double capacity_wait_hours = 0;
   DataCost data;            ///< what bringing the data costs (in expected_cost, launch_hours)
   double billed_hours = 0;  ///< wall time as the cloud bills it
-  double peak_gib = 0;      ///< per GPU (0 when unknown: CPU)
-  double capacity_gib = 0;
-  double work_hours = 0;  ///< undisturbed wall time
-  double wall_hours = 0;  ///< expected, preemptions included
+  double peak_gib = 0;      ///< per GPU (0 when unknown: CPU, or measured without a peak)
+  bool peak_known = false;  ///< false: no model or measurement gives the peak
+  double capacity_gib = 0;  ///< usable per GPU: the nameplate less reservation and ECC
+  double nameplate_gib = 0;
+  bool inside_headroom = false;  ///< the peak leaves less than the plan's headroom free
+  double work_hours = 0;         ///< undisturbed wall time
+  double wall_hours = 0;         ///< expected, preemptions included
   double gpu_hours = 0;
   Money expected_cost;
   bool meets_deadline = true;
@@ -88,6 +96,8 @@ struct Plan {
   std::vector<std::string> advice;
   std::optional<double> deadline_hours;
   std::optional<Money> budget;
+  double memory_headroom = estimate::kDefaultMemoryHeadroom;  ///< share of usable memory kept free
+  std::string prices_as_of;  ///< the catalog's snapshot date (YYYY-MM-DD)
   double tokens = 0;
   DataSource data;       ///< where runs read the data from (data_locality.h)
   size_t ranked = 0;     ///< options that passed every constraint

@@ -325,6 +325,11 @@ std::vector<Config> BuildConfigs(const InferenceSpec& spec, const catalog::Catal
       ++why["outside the constraints (clouds, regions, tiers, gpus)"];
       continue;
     }
+    if (o.IsGpuShare()) {
+      // A share of one GPU (data/catalog/gpu_fractions.csv) is not a GPU a replica is sized on.
+      ++why["GPU partitions (a share of one GPU): not sized for serving"];
+      continue;
+    }
     if (o.gpu.empty()) {
       by_cpu[o.cloud + ":" + o.instance_type].push_back(&o);
     } else {

@@ -108,9 +108,9 @@ TEST(EstimateCli, FullSevenBOnOneL4DoesNotFitButQloraDoes) {
 
 TEST(EstimateCli, MeasuredThroughputOverridesThePrior) {
   TempDir home;
-  auto doc = RunJson(
-      {"--params", "1b", "--gpu", "H100", "--tokens", "360m", "--tokens-per-second", "50000"},
-      home);
+  auto doc = RunJson({"--params", "1b", "--gpu", "H100-80GB-SXM", "--tokens", "360m",
+                      "--tokens-per-second", "50000"},
+                     home);
   EXPECT_DOUBLE_EQ(doc["wall_hours"].get<double>(), 2.0);
   EXPECT_EQ(doc["mfu_source"], "measured_throughput");
 }
@@ -178,8 +178,8 @@ TEST(EstimateCli, MegatronStyleRunHasItsShapeMemoryAndStepInTheJson) {
 // else the best figure the table lists for the GPU.
 TEST(EstimateCli, NetworkBetweenNodesComesFromTheOfferOrTheTable) {
   TempDir home;
-  const std::vector<std::string> job = {"--params", "7b",     "--gpu", "H100",     "--gpus",
-                                        "16",       "--zero", "3",     "--tokens", "1b"};
+  const std::vector<std::string> job = {"--params", "7b",     "--gpu", "H100-80GB-SXM", "--gpus",
+                                        "16",       "--zero", "3",     "--tokens",      "1b"};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = job;
     args.insert(args.end(), extra.begin(), extra.end());
@@ -201,27 +201,28 @@ TEST(EstimateCli, NetworkBetweenNodesComesFromTheOfferOrTheTable) {
 
 TEST(EstimateCli, MixtureOfExpertsWithExpertParallelism) {
   TempDir home;
-  const auto doc =
-      RunJson({"--layers", "32",    "--hidden",  "4096", "--heads", "32", "--kv-heads", "8",
-               "--ffn",    "14336", "--experts", "8",    "--top-k", "2",  "--gpu",      "H100",
-               "--gpus",   "8",     "--ep",      "8",    "--zero",  "3",  "--tokens",   "1b"},
-              home);
+  const auto doc = RunJson(
+      {"--layers", "32",    "--hidden",  "4096", "--heads", "32", "--kv-heads", "8",
+       "--ffn",    "14336", "--experts", "8",    "--top-k", "2",  "--gpu",      "H100-80GB-SXM",
+       "--gpus",   "8",     "--ep",      "8",    "--zero",  "3",  "--tokens",   "1b"},
+      home);
   EXPECT_DOUBLE_EQ(doc["model"]["params"].get<double>(), 46'702'792'704.0);
   EXPECT_EQ(doc["model"]["experts"], 8);
   EXPECT_EQ(doc["model"]["experts_per_token"], 2);
   EXPECT_EQ(doc["training"]["expert_parallel"], 8);
   EXPECT_GT(doc["step_seconds"]["expert_parallel"].get<double>(), 0);
-  const auto bad = RunFrugal({"estimate", "--layers", "32", "--hidden", "4096", "--experts", "8",
-                              "--gpu", "H100", "--gpus", "8", "--ep", "3", "--tokens", "1b"},
-                             home.path());
+  const auto bad =
+      RunFrugal({"estimate", "--layers", "32", "--hidden", "4096", "--experts", "8", "--gpu",
+                 "H100-80GB-SXM", "--gpus", "8", "--ep", "3", "--tokens", "1b"},
+                home.path());
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--expert-parallel 3 does not divide"), std::string::npos) << bad.err;
 }
 
 TEST(EstimateCli, MemoryKnobsChangeThePeak) {
   TempDir home;
-  const std::vector<std::string> base = {"--params", "8b",    "--vocab", "128256",   "--seq",
-                                         "2048",     "--gpu", "H100",    "--tokens", "1b"};
+  const std::vector<std::string> base = {"--params", "8b",    "--vocab",       "128256",   "--seq",
+                                         "2048",     "--gpu", "H100-80GB-SXM", "--tokens", "1b"};
   const auto peak = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = base;
     args.insert(args.end(), extra.begin(), extra.end());

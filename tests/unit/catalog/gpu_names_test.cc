@@ -31,8 +31,11 @@ TEST(ResolveGpuName, AcceptsCanonicalNamesAliasesAndFamilies) {
   const std::vector<std::string> known = {"A100-40GB",      "A100-80GB", "H100-80GB-SXM",
                                           "H100-80GB-PCIe", "L4",        "V100-16GB"};
   EXPECT_EQ(ResolveGpuName("a100-80gb", known), std::vector<std::string>{"A100-80GB"});
-  EXPECT_EQ(ResolveGpuName("A100", known), std::vector<std::string>{"A100-40GB"});
+  // A family names every part of it (catalog offers --gpu a100 lists both sizes); where one
+  // GPU must be chosen the name is refused as ambiguous (Catalog::RequireGpu).
+  EXPECT_EQ(ResolveGpuName("A100", known), (std::vector<std::string>{"A100-40GB", "A100-80GB"}));
   EXPECT_EQ(ResolveGpuName("V100", known), std::vector<std::string>{"V100-16GB"});
+  EXPECT_EQ(ResolveGpuName("a100-40g", known), std::vector<std::string>{"A100-40GB"});
   EXPECT_EQ(ResolveGpuName("H100", known).size(), 2u);
   EXPECT_TRUE(ResolveGpuName("A100-90GB", known).empty());
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "frugal/core/paths.h"
+
 namespace frugal::catalog {
 namespace {
 
@@ -40,6 +42,32 @@ TEST(PricingRules, FirstMatchingPreemptionRuleWinsSoOverridesGoFirst) {
   EXPECT_DOUBLE_EQ(offers[1].preemptions_per_hour, 0.3);
   EXPECT_DOUBLE_EQ(offers[2].preemptions_per_hour, 0.0);
   EXPECT_DOUBLE_EQ(offers[3].preemptions_per_hour, 0.2);
+}
+
+// 8-GPU spot capacity is taken back about four times as often as single GPUs (the 8-GPU
+// traces), and it is away for a while: the rule's obtainability goes with its rate.
+TEST(PricingRules, PreemptionRuleMatchesByGpuCountAndCarriesObtainability) {
+  Offer eight = MakeOffer("aws", "A100-40GB", Tier::kSpot, 1000);
+  eight.gpu_count = 8;
+  std::vector<Offer> offers = {eight, MakeOffer("aws", "A100-40GB", Tier::kSpot, 100)};
+  PreemptionRate big{"aws", "*", 1.09, "8-GPU traces", 8, 0.475, 1.06};
+  PreemptionRate small{"aws", "*", 0.30, "1-GPU traces", 1, 0.755, 1.07};
+  ApplyPreemptionRates({big, small}, offers);
+  EXPECT_DOUBLE_EQ(offers[0].preemptions_per_hour, 1.09);
+  EXPECT_DOUBLE_EQ(offers[0].spot_risk.available_share, 0.475);
+  EXPECT_DOUBLE_EQ(offers[0].spot_risk.mean_outage_hours, 1.06);
+  EXPECT_EQ(offers[0].spot_risk.basis, "8-GPU traces");
+  EXPECT_DOUBLE_EQ(offers[1].preemptions_per_hour, 0.30);
+  EXPECT_DOUBLE_EQ(offers[1].spot_risk.available_share, 0.755);
+}
+
+TEST(PricingRules, ShippedPreemptionTableReadsWithItsNewColumns) {
+  auto rates = ReadPreemptionRates(frugal::ShippedDataDir() / "catalog" / "preemption_rates.csv");
+  ASSERT_TRUE(rates) << rates.error().message;
+  ASSERT_FALSE(rates->empty());
+  EXPECT_EQ(rates->front().min_gpus, 8);
+  EXPECT_LT(rates->front().available_share, 1.0);
+  EXPECT_GT(rates->front().mean_outage_hours, 0.0);
 }
 
 }  // namespace

@@ -55,6 +55,47 @@ TEST(Checkpointing, ClosedFormMatchesASeededSimulation) {
   EXPECT_NEAR(time / expected, 1.0, 0.01);
 }
 
+// A job that cannot resume loses the whole attempt at each preemption: the closed form
+// (e^(λW) − 1)(1/λ + R) against a seeded simulation of attempts and restarts (restarts are
+// not preempted in the model), and the deadline risk against the simulated share of misses.
+TEST(Checkpointing, JobThatCannotResumeRestartsFromScratchAtEachPreemption) {
+  FaultTolerance ft;
+  ft.resumes = false;
+  ft.restart_hours = 0.1;
+  const double work = 3.0, rate = 0.3, deadline = 8.0;
+  const SpotRun run = ModelSpotRun(work, rate, ft, deadline);
+  EXPECT_EQ(run.strategy, CheckpointStrategy::kFromScratch);
+  EXPECT_NEAR(run.expected_wall_hours, std::expm1(rate * work) * (1 / rate + 0.1), 1e-12);
+  EXPECT_NEAR(run.expected_preemptions, std::expm1(rate * work), 1e-12);
+  EXPECT_DOUBLE_EQ(run.checkpoint_hours, 0);
+  std::mt19937_64 rng(7);
+  std::exponential_distribution<double> failure(rate);
+  const int runs = 200'000;
+  double total = 0;
+  int misses = 0;
+  for (int i = 0; i < runs; ++i) {
+    double t = 0;
+    while (true) {
+      const double f = failure(rng);
+      if (f >= work) {
+        t += work;
+        break;
+      }
+      t += f + ft.restart_hours;
+    }
+    total += t;
+    misses += t > deadline ? 1 : 0;
+  }
+  EXPECT_NEAR(total / runs / run.expected_wall_hours, 1.0, 0.01);
+  // The risk counts failed attempts at their mean cost: close to the simulated share.
+  EXPECT_NEAR(run.deadline_miss_probability, static_cast<double>(misses) / runs, 0.03);
+  // Far more work than the mean time between preemptions never ends in any useful sense.
+  EXPECT_FALSE(ModelSpotRun(400, 0.3, ft, std::nullopt).viable);
+  // A job that resumes is priced with checkpoints, the same figures otherwise.
+  ft.resumes = true;
+  EXPECT_EQ(ModelSpotRun(work, rate, ft, deadline).strategy, CheckpointStrategy::kPeriodic);
+}
+
 TEST(Checkpointing, PeriodicRunBreaksDownItsOverhead) {
   FaultTolerance ft;
   ft.checkpoint_write_hours = 0.1;
