@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "frugal/core/atomic_file.h"
+#include "frugal/core/file_name.h"
 #include "frugal/core/text.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/monitor/proc_sampler.h"
@@ -369,11 +370,7 @@ Result<std::string> ProfileName(const std::string& flag_name,
       }
     }
   }
-  if (name.empty() || name.size() > 200 || name.find('/') != std::string::npos || name == "." ||
-      name == "..") {
-    return Fail(ErrorCode::kBadInput,
-                "option --name: give a name of 1 to 200 characters, without '/'");
-  }
+  FRUGAL_TRY(CheckFileName(name, "option --name"));
   return name;
 }
 
@@ -431,6 +428,7 @@ Result<void> WritePlanProfile(const ledger::Profile& profile, const std::filesys
       {"units_per_second", rate},
       {"profile_id", profile.id},
       {"run_id", r.run_id ? nlohmann::json(*r.run_id) : nlohmann::json(nullptr)}};
+  FRUGAL_TRY(CheckFileName(r.name, "the profile's name"));
   return WriteFileAtomically(dir / (r.name + ".json"), doc.dump(2) + "\n");
 }
 
