@@ -112,8 +112,7 @@ void Supervisor::Record(EventKind kind, int segment, std::string detail, Loop& /
 std::optional<WallTime> Supervisor::MarkLostAttempt() {
   const JournalHistory h = ReadJournalHistory(config_.run_dir / "journal.jsonl");
   if (!h.unfinished_attempt) return std::nullopt;
-  const WallTime lost_at = h.last_seen.value_or(Now());
-  CloseLostAttempt(h, lost_at, recorder_);
+  const WallTime lost_at = CloseLostAttemptAtLastRecord(h, recorder_);
   log::Warning(
       "run {}: the previous attempt ended without a word (supervisor killed?); marked lost",
       config_.run_id);
