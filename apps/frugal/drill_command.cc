@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "commands.h"
+#include "frugal/core/file_name.h"
 #include "frugal/core/log.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/run/drill.h"
@@ -114,6 +115,9 @@ Result<void> RunDrill(DrillOptions o, const GlobalOptions& global, Streams& s) {
                             base.run_dir.string()));
   }
   const std::string name = RecordName(o, base);
+  // Checked before the drill runs: the record it ends with is a file of that name.
+  FRUGAL_TRY(
+      CheckFileName(name, o.name.empty() ? "the drill's name (give --name)" : "option --name"));
   Result<Duration> backoff = ParseDuration(o.restart_backoff);
   if (!backoff)
     return Fail(ErrorCode::kBadInput, "option --restart-backoff: " + backoff.error().message);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "commands.h"
@@ -99,6 +100,35 @@ Result<std::optional<run::DeadlineAdviceConfig>> DeadlineAdviceOf(const RunOptio
 
 /// How long a supervisor about to exit keeps retrying ledger writes that failed.
 constexpr Duration kLedgerPatienceAtExit = std::chrono::seconds(5);
+
+/// Says what a run's last records could not be written to, and so what is really kept: both
+/// the ledger and the journal keep a prefix of the same records (each lands whole or not at
+/// all), so the last min(of the two) are in neither.
+void WarnUnwritten(size_t ledger_missing, size_t journal_missing, const std::string& ledger_at,
+                   const std::filesystem::path& journal_at, const std::string& run_id, Streams& s) {
+  if (journal_missing == 0) {
+    if (ledger_missing == 0) return;
+    s.err << fmt::format(
+        "frugal: warning: {} record(s) could not be written to the ledger {}; the journal {} has "
+        "them, and the next `frugal run --run-id {}` brings the ledger up to it\n",
+        ledger_missing, ledger_at, journal_at.string(), run_id);
+    return;
+  }
+  if (ledger_missing == 0) {
+    s.err << fmt::format(
+        "frugal: warning: the run's last {} record(s) could not be written to its journal {} "
+        "(disk full?); the ledger {} has them, and the journal keeps every record before them "
+        "whole\n",
+        journal_missing, journal_at.string(), ledger_at);
+    return;
+  }
+  s.err << fmt::format(
+      "frugal: warning: the run's last {} record(s) are in neither its journal {} nor the ledger "
+      "{} (disk full?) and are lost; {} more are in the journal only, and the next `frugal run "
+      "--run-id {}` brings the ledger up to it\n",
+      std::min(ledger_missing, journal_missing), journal_at.string(), ledger_at,
+      ledger_missing > journal_missing ? ledger_missing - journal_missing : 0, run_id);
+}
 
 /// Records what the run measured of its job for the next plan; a run too short to measure, or
 /// a ledger that fails, is a note on stderr: the run itself went as it went.
@@ -208,13 +238,10 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
   }
   if (!ran) return Fail(ran.error());
   const run::RunResult& result = *ran;
-  if (!session->Flush(kLedgerPatienceAtExit)) {
-    s.err << fmt::format(
-        "frugal: warning: {} record(s) could not be written to the ledger {}; the journal {} has "
-        "them, and the next `frugal run --run-id {}` brings the ledger up to it\n",
-        session->pending(), ledger::ResolveLocation(global.db),
-        (config.run_dir / "journal.jsonl").string(), config.run_id);
-  }
+  const bool ledger_behind = !session->Flush(kLedgerPatienceAtExit);
+  session->journal().Retry();
+  WarnUnwritten(ledger_behind ? session->pending() : 0, session->journal().pending(),
+                ledger::ResolveLocation(global.db), session->journal().path(), config.run_id, s);
   if (profiler) RecordProfile(*db, *profiler, result, session->ledger_run_id(), s);
   const auto checks = run::RunSelfChecks(result, preemptible);
   if (global.json) {

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+#include <utility>
+
 #include "commands.h"
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/atomic_file.h"
@@ -22,8 +25,8 @@ namespace {
 
 struct TcoOptions {
   std::string spec;
-  std::string run;
-  std::string study;
+  std::optional<std::string> run;  ///< absent: the spec's; given empty: refused
+  std::optional<std::string> study;
   std::string html;
   std::string svg;
 };
@@ -75,11 +78,18 @@ void PrintBill(const serving::InferenceSpec& spec, const serving::LifetimeBill& 
 }
 
 Result<void> RunTco(const TcoOptions& o, const GlobalOptions& global, Streams& s) {
+  for (const auto& [flag, value] : {std::pair{"--run", &o.run}, std::pair{"--study", &o.study}}) {
+    if (*value && (*value)->empty()) {
+      return Fail(
+          ErrorCode::kBadInput,
+          fmt::format("option {}: is empty (give a ledger {} by name or number)", flag, flag + 2));
+    }
+  }
   catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
   const serving::InferenceSpec spec = FRUGAL_TRY(serving::LoadInferenceSpec(o.spec, c.gpu_names()));
   if (!spec.catalog_files.empty()) c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
-  const serving::TrainingCost training =
-      FRUGAL_TRY(serving::ResolveTrainingCost(spec.training, o.run, o.study, Lookups(global)));
+  const serving::TrainingCost training = FRUGAL_TRY(serving::ResolveTrainingCost(
+      spec.training, o.run.value_or(""), o.study.value_or(""), Lookups(global)));
   const serving::LifetimeBill bill = FRUGAL_TRY(serving::ComputeLifetimeBill(spec, c, training));
   if (!o.html.empty()) FRUGAL_TRY(WriteFileAtomically(o.html, serving::LifetimeHtml(spec, bill)));
   if (!o.svg.empty()) FRUGAL_TRY(WriteFileAtomically(o.svg, serving::LifetimeSvg(bill)));

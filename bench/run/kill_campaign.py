@@ -13,8 +13,19 @@ restarting them, until an attempt finishes. Then it checks what frugal promises:
   one journal record interval (--sample-interval) plus scheduling slack;
 - the final weights equal an uninterrupted run's (SHA-256 of the state dict).
 
+With --tuners N it also SIGKILLs the tuner of the shipped PyTorch study
+(examples/pytorch/study.yaml) N times at a seeded moment 1.5-6 s in, then runs `frugal tune
+resume`, and checks that every trial's ledger run equals its journal (the sum of its
+segment_closed.cost_micros) to the micro-dollar, and that the study's spend is the sum of its
+trials' to the micro-dollar.
+
+With --journal-disks N it runs N times a run whose whole FRUGAL_HOME is a 2 MiB tmpfs filled up
+mid-run (root only): no torn journal line, the run still `succeeded`, and the ledger equal to the
+journal to the micro-dollar once the disk is freed.
+
 usage: kill_campaign.py FRUGAL [--iterations 10] [--seed 1] [--full-disk auto|on|off]
-                               [--epochs 2] [--step-delay 0.02] [--json]
+                               [--epochs 2] [--step-delay 0.02] [--tuners 0]
+                               [--journal-disks 0] [--json]
 Exit status 0 when every check held, 1 otherwise; 125 when PyTorch is missing.
 """
 import argparse
@@ -193,6 +204,127 @@ def one_iteration(args, rng, index, work, digest, disk):
     }
 
 
+def journal_disk_iteration(args, rng, index, work):
+    """A run whose whole FRUGAL_HOME (journal and ledger) is a 2 MiB tmpfs that fills up
+    mid-run: every journal line must be whole, the run must end as it did (not `lost`), and
+    once the disk is freed the ledger must come up to the journal to the micro-dollar."""
+    disk = Disk(os.path.join(work, f"jdisk{index}"), size="2m")
+    if not disk.mounted:
+        return None
+    try:
+        home = disk.where
+        env = dict(os.environ, FRUGAL_HOME=home)
+        run_id = f"jd{index}"
+        proc = subprocess.Popen([args.frugal, "-q", "run", "--price", "3600/h", "--run-id", run_id,
+                                 "--sample-interval", "200ms", "--", "sleep", "3"],
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True)
+        path = os.path.join(home, "data", "runs", run_id, "journal.jsonl")
+        # The disk fills once the run is under way (its first segment journaled).
+        deadline = time.time() + 60
+        while time.time() < deadline and proc.poll() is None:
+            if os.path.exists(path) and b"segment_opened" in open(path, "rb").read():
+                break
+            time.sleep(0.05)
+        time.sleep(rng.uniform(0.3, 1.5))
+        disk.fill()
+        _, err = proc.communicate(timeout=60)
+        raw = open(path, "rb").read()
+        lines = raw.split(b"\n")
+        torn = (len(raw) > 0 and not raw.endswith(b"\n")) or any(
+            not line.strip().startswith(b"{") for line in lines[:-1])
+        finished = False
+        for line in lines[:-1]:
+            try:
+                finished = finished or json.loads(line).get("record") == "run_finished"
+            except ValueError:
+                torn = True
+        disk.free()
+        # The next command brings the ledger up to the journal.
+        frugal_json(args.frugal, home, ["ledger", "sweep", "--stale", "1s"], env)
+        show = frugal_json(args.frugal, home, ["runs", "show", run_id], env)
+        journal = sum(r.get("cost_micros", 0) for r in journal_records(home, run_id)
+                      if r["record"] == "segment_closed")
+        return {"exit": proc.returncode, "torn": torn, "finished_in_journal": finished,
+                "status": show["status"], "ledger_minus_journal_micros": show["cost_micros"] - journal,
+                "warning": err.strip().splitlines()[-1] if err.strip() else ""}
+    finally:
+        disk.close()
+
+
+def trial_journal_micros(path):
+    micros = 0
+    with open(path, "rb") as f:
+        for line in f:
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue  # a torn last line
+            if r.get("record") == "segment_closed":
+                micros += r.get("cost_micros", 0)
+    return micros
+
+
+def tuner_iteration(args, rng, index, work):
+    """SIGKILLs the tuner of the shipped study, resumes it, compares ledger and journals."""
+    home = os.path.join(work, f"tuner{index}")
+    study_dir = os.path.join(home, "study")
+    shutil.copytree(os.path.join(ROOT, "examples", "pytorch"), study_dir)
+    # The trials run under the Python that has PyTorch.
+    spec = os.path.join(study_dir, "study.yaml")
+    with open(spec) as f:
+        text = f.read().replace("command: [python3,", f"command: [{PYTHON},")
+    with open(spec, "w") as f:
+        f.write(text)
+    # The copy finds frugal's Python helper where the shipped one does (../../python).
+    env = dict(os.environ, FRUGAL_HOME=home,
+               PYTHONPATH=os.path.join(ROOT, "python") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([args.frugal, "-q", "tune", os.path.join(study_dir, "study.yaml")],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    kill_after = rng.uniform(1.5, 6.0)
+    time.sleep(kill_after)
+    killed = proc.poll() is None
+    if killed:
+        os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    # The trials' commands see their supervisors die and exit; what is left goes too.
+    time.sleep(0.5)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    resumed = subprocess.run([args.frugal, "--json", "tune", "resume", "pytorch-mlp"], env=env,
+                             capture_output=True, text=True)
+    try:
+        doc = json.loads(resumed.stdout)
+    except ValueError:
+        doc = {}
+    runs = frugal_json(args.frugal, home,
+                       ["runs", "list", "--tag", "study=pytorch-mlp", "--limit", "100"], env)
+    diffs = []
+    ledger_total = 0
+    for run in runs["runs"]:
+        journal = os.path.join(home, "data", "studies", "pytorch-mlp", "trials",
+                               run["tags"]["trial"], "journal.jsonl")
+        ledger_total += run["cost_micros"]
+        diffs.append(run["cost_micros"] - trial_journal_micros(journal))
+    status = frugal_json(args.frugal, home, ["tune", "status", "pytorch-mlp"], env)
+    per_trial = sum(round(t["spend_usd"] * 1e6) for t in status.get("per_trial", []))
+    return {
+        "iteration": index,
+        "killed_at_s": round(kill_after, 2),
+        "killed": killed,
+        "resume_exit": resumed.returncode,
+        "resume_error": resumed.stderr.strip().splitlines()[-1] if resumed.stderr.strip() else "",
+        "trials": len(runs["runs"]),
+        "running_after": sum(r["status"] == "running" for r in runs["runs"]),
+        "ledger_minus_journal_micros": diffs,
+        "study_minus_trials_micros": round(doc.get("spend_usd", 0) * 1e6) - per_trial,
+        "study_minus_ledger_micros": round(doc.get("spend_usd", 0) * 1e6) - ledger_total,
+    }
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("frugal")
@@ -201,6 +333,9 @@ def main():
     p.add_argument("--full-disk", choices=["auto", "on", "off"], default="auto")
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--step-delay", type=float, default=0.02)
+    p.add_argument("--tuners", type=int, default=0, help="killed tuners of the shipped study")
+    p.add_argument("--journal-disks", type=int, default=0,
+                   help="runs whose journal's disk (a 2 MiB tmpfs) fills up mid-run")
     p.add_argument("--json", action="store_true", help="print the results as one JSON document")
     args = p.parse_args()
     if subprocess.run([PYTHON, "-c", "import torch"], capture_output=True).returncode != 0:
@@ -216,16 +351,21 @@ def main():
             print("kill_campaign: cannot mount a tmpfs for the full-disk runs", file=sys.stderr)
             return 125
     started = time.time()
+    tuners = []
+    jdisks = []
     try:
         digest = baseline_digest(args, work)
         results = [one_iteration(args, rng, i, work, digest, disk) for i in range(args.iterations)]
+        tuners = [tuner_iteration(args, rng, i, work) for i in range(args.tuners)]
+        jdisks = [journal_disk_iteration(args, rng, i, work) for i in range(args.journal_disks)]
+        jdisks = [j for j in jdisks if j is not None]
     finally:
         if disk:
             disk.close()
         shutil.rmtree(work, ignore_errors=True)
     kills = [k for r in results for k in r["kills"]]
     gaps = [g for r in results for g in r["unrecorded_s"]]
-    worst_diff = max(abs(r["ledger_micros"] - r["journal_micros"]) for r in results)
+    worst_diff = max((abs(r["ledger_micros"] - r["journal_micros"]) for r in results), default=0)
     summary = {
         "iterations": len(results),
         "seed": args.seed,
@@ -244,9 +384,34 @@ def main():
     }
     ok = (worst_diff < 10_000 and all(g <= SAMPLE_INTERVAL_S + SLACK_S for g in gaps)
           and summary["weights_equal"] == len(results) and summary["not_succeeded"] == 0)
+    if tuners:
+        tuner_diffs = [d for t in tuners for d in t["ledger_minus_journal_micros"]]
+        summary["tuners_killed"] = sum(t["killed"] for t in tuners)
+        summary["tuner_trials"] = sum(t["trials"] for t in tuners)
+        summary["tuner_resumes_failed"] = sum(t["resume_exit"] != 0 for t in tuners)
+        summary["tuner_runs_left_running"] = sum(t["running_after"] for t in tuners)
+        summary["tuner_ledger_vs_journal_max_diff_micros"] = max(map(abs, tuner_diffs), default=0)
+        summary["tuner_study_vs_trials_max_diff_micros"] = max(
+            abs(t["study_minus_trials_micros"]) for t in tuners)
+        summary["tuner_study_vs_ledger_max_diff_micros"] = max(
+            abs(t["study_minus_ledger_micros"]) for t in tuners)
+        ok = ok and (summary["tuner_resumes_failed"] == 0
+                     and summary["tuner_runs_left_running"] == 0
+                     and summary["tuner_ledger_vs_journal_max_diff_micros"] == 0
+                     and summary["tuner_study_vs_trials_max_diff_micros"] == 0)
+    if jdisks:
+        summary["journal_disk_runs"] = len(jdisks)
+        summary["journal_disk_torn"] = sum(j["torn"] for j in jdisks)
+        summary["journal_disk_not_succeeded"] = sum(j["status"] != "succeeded" for j in jdisks)
+        summary["journal_disk_ledger_vs_journal_max_diff_micros"] = max(
+            abs(j["ledger_minus_journal_micros"]) for j in jdisks)
+        ok = ok and (summary["journal_disk_torn"] == 0
+                     and summary["journal_disk_not_succeeded"] == 0
+                     and summary["journal_disk_ledger_vs_journal_max_diff_micros"] == 0)
     summary["ok"] = ok
     if args.json:
-        print(json.dumps({"summary": summary, "iterations": results}, indent=1))
+        print(json.dumps({"summary": summary, "iterations": results, "tuners": tuners,
+                          "journal_disks": jdisks}, indent=1))
     else:
         for key, value in summary.items():
             print(f"{key:36} {value}")

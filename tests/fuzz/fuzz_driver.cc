@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -242,12 +243,31 @@ Outcome RunCase(const fs::path& binary, const std::vector<std::string>& args, co
   return o;
 }
 
+/// What a case feeds the command beside mutated bytes. After a target's seeds have run
+/// unmutated, one case gives a named pipe nobody writes to (a plain open of one waits for ever)
+/// and, for YAML inputs, one gives the seed followed by a second document: both are bad input
+/// the command must refuse (exit 2, naming the file), never a hang or a silently ignored part.
+enum class Special { kNone, kFifo, kSecondDocument };
+
+Special SpecialCase(const Target& t, int n, size_t seeds) {
+  if (!t.bad_input_names_file) return Special::kNone;  // the input is not a file a user names
+  const bool yaml = t.input_name.ends_with(".yaml");
+  if (n == static_cast<int>(seeds)) return Special::kFifo;
+  if (yaml && n == static_cast<int>(seeds) + 1) return Special::kSecondDocument;
+  return Special::kNone;
+}
+
 /// What is wrong with an outcome, or "" when nothing is.
-std::string Judge(const Target& t, const Outcome& o, const std::string& input_name) {
+std::string Judge(const Target& t, const Outcome& o, const std::string& input_name,
+                  Special special) {
   if (o.timed_out) return "hang";
   if (o.signal != 0) return fmt::format("crash (signal {})", o.signal);
   if (o.err.find("internal error") != std::string::npos) return "wrong exit: internal error";
   if (!t.allowed_exits.contains(o.exit_code)) return fmt::format("wrong exit: {}", o.exit_code);
+  if (special != Special::kNone && o.exit_code != 2) {
+    return fmt::format("wrong exit: {} for {}", o.exit_code,
+                       special == Special::kFifo ? "a named pipe" : "a second YAML document");
+  }
   // --json: exactly one document on stdout, whatever the outcome.
   if (!nlohmann::json::accept(o.out)) return "bad report: stdout is not one JSON document";
   if (o.exit_code == 2 && t.bad_input_names_file &&
@@ -344,15 +364,25 @@ Tally Campaign(const Target& t, const Flags& f, Mutator& mutator) {
     }
     const std::string& seed = seeds[static_cast<size_t>(n) % seeds.size()];
     // Each seed runs once unmutated first: a failure there is the seed's, not a mutation's.
-    const std::string text =
-        n < static_cast<int>(seeds.size()) ? seed : mutator.Mutate(seed, seeds);
-    WriteAll(c.input, text);
+    const Special special = SpecialCase(t, n, seeds.size());
+    if (special == Special::kFifo) {
+      fs::create_directories(c.input.parent_path());
+      if (mkfifo(c.input.c_str(), 0600) != 0) {
+        std::cerr << fmt::format("{} case {}: cannot make a named pipe, skipped\n", t.name, n);
+        ++tally.skipped;
+        continue;
+      }
+    } else if (special == Special::kSecondDocument) {
+      WriteAll(c.input, seed + "\n---\n" + seed);
+    } else {
+      WriteAll(c.input, n < static_cast<int>(seeds.size()) ? seed : mutator.Mutate(seed, seeds));
+    }
     const std::vector<std::string> args = t.args(c);
     const Outcome o = RunCase(f.frugal, args, c.dir, f.timeout_ms);
     ++tally.cases;
     ++tally.exits[o.exit_code];
     tally.slowest_ms = std::max(tally.slowest_ms, o.millis);
-    const std::string verdict = Judge(t, o, t.input_name);
+    const std::string verdict = Judge(t, o, t.input_name, special);
     if (!verdict.empty()) {
       if (verdict == "hang")
         ++tally.hangs;
@@ -365,8 +395,12 @@ Tally Campaign(const Target& t, const Flags& f, Mutator& mutator) {
       const fs::path kept = f.keep / fmt::format("{}-{}", t.name, n);
       fs::remove_all(kept);
       fs::create_directories(kept.parent_path());
+      // A named pipe cannot be copied (the copy would read it): the VERDICT says it was one.
+      if (special == Special::kFifo) fs::remove(c.input);
       fs::copy(c.dir, kept, fs::copy_options::recursive);
-      std::string line = verdict + "\n" + f.frugal.string();
+      std::string line = verdict +
+                         (special == Special::kFifo ? " (the input was a named pipe)" : "") + "\n" +
+                         f.frugal.string();
       for (const std::string& a : args) line += " '" + a + "'";
       WriteAll(kept / "VERDICT", line + "\n");
       std::cerr << fmt::format("{} case {}: {} ({:.0f} ms; kept in {})\n  {}\n", t.name, n, verdict,

@@ -167,6 +167,39 @@ std::vector<Target> AllTargets() {
                  return {"--json", "--db", Db(c), "audit", "--inventory", c.input.string()};
                },
                {0, 2}});
+  // The queue's fields: pools, prices and schedules, windows and budgets; jobs with their
+  // sizes, GPUs, arrivals, deadlines and dependencies. Each is simulated against the other's
+  // seed.
+  t.push_back({"capacity",
+               "capacity.yaml",
+               [](const CaseDir& c) {
+                 Copy(c.seeds / "workload" / "seed-workload.yaml", c.dir / "workload.yaml");
+               },
+               [](const CaseDir& c) -> std::vector<std::string> {
+                 return {"--json",
+                         "queue",
+                         "simulate",
+                         "--workload",
+                         (c.dir / "workload.yaml").string(),
+                         "--capacity",
+                         c.input.string()};
+               },
+               {0, 2}});
+  t.push_back({"workload",
+               "workload.yaml",
+               [](const CaseDir& c) {
+                 Copy(c.seeds / "capacity" / "seed-capacity.yaml", c.dir / "capacity.yaml");
+               },
+               [](const CaseDir& c) -> std::vector<std::string> {
+                 return {"--json",
+                         "queue",
+                         "simulate",
+                         "--workload",
+                         c.input.string(),
+                         "--capacity",
+                         (c.dir / "capacity.yaml").string()};
+               },
+               {0, 2}});
   return t;
 }
 

@@ -2,12 +2,12 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace frugal {
 namespace {
@@ -114,32 +114,116 @@ Result<void> WriteFileAtomically(const std::filesystem::path& path, std::string_
   return file.Commit();
 }
 
-Result<std::string> ReadFile(const std::filesystem::path& path) {
-  // An ifstream opens a directory without complaint and then reads nothing, which would surface
-  // later as a misleading "empty document".
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("{}: is a directory, expected a file", path.string()));
+namespace {
+
+/// How long a pipe may keep its reader waiting for the next byte, and how much it may send: a
+/// named pipe whose writer never writes (or never stops) must not hold a command forever.
+constexpr int kPipeIdleMillis = 10'000;
+constexpr size_t kMaxPipeBytes = size_t{64} << 20;
+
+/// Closes a descriptor on every path out of ReadFile.
+struct FdCloser {
+  int fd;
+  ~FdCloser() { ::close(fd); }
+};
+
+Result<std::string> ReadRegular(int fd, const std::filesystem::path& path) {
+  std::string out;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: read failed: {}", path.string(), std::strerror(errno)));
+    }
+    if (n == 0) return out;
+    out.append(buffer, static_cast<size_t>(n));
   }
-  // A device (/dev/zero, /dev/urandom) may never end: reading it whole would hang and grow
-  // memory without bound. A pipe is read (a shell's <(...) names one).
-  const std::filesystem::file_status status = std::filesystem::status(path, ec);
-  if (!ec && (std::filesystem::is_character_file(status) ||
-              std::filesystem::is_block_file(status) || std::filesystem::is_socket(status))) {
+}
+
+/// A pipe (a shell's <(...), a named pipe) is read while its writer sends; one with nothing
+/// written to it (no writer at all: `mkfifo f; frugal plan f`), one idle past kPipeIdleMillis
+/// and one past kMaxPipeBytes are refused, naming it.
+Result<std::string> ReadPipe(int fd, const std::filesystem::path& path) {
+  std::string out;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n > 0) {
+      out.append(buffer, static_cast<size_t>(n));
+      if (out.size() > kMaxPipeBytes) {
+        return Fail(ErrorCode::kBadInput,
+                    fmt::format("{}: a pipe that sent more than {} MiB, expected a file",
+                                path.string(), kMaxPipeBytes >> 20));
+      }
+      continue;
+    }
+    if (n == 0) {
+      if (out.empty()) {
+        return Fail(ErrorCode::kBadInput,
+                    fmt::format("{}: not a regular file (a pipe with nothing written to it), "
+                                "expected a file",
+                                path.string()));
+      }
+      return out;
+    }
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: read failed: {}", path.string(), std::strerror(errno)));
+    }
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, kPipeIdleMillis);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: a pipe that sent nothing for {} s, expected a file",
+                              path.string(), kPipeIdleMillis / 1000));
+    }
+    if (ready < 0) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("{}: read failed: {}", path.string(), std::strerror(errno)));
+    }
+  }
+}
+
+}  // namespace
+
+Result<std::string> ReadFile(const std::filesystem::path& path) {
+  // A device (/dev/zero) may never end, and opening one can itself act (a terminal, a tape):
+  // refused before it is opened. The rest is opened without blocking and judged again by fstat
+  // before a byte is read: a plain open of a named pipe waits for a writer that may never come.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 &&
+      (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode))) {
     return Fail(
         ErrorCode::kBadInput,
         fmt::format("{}: not a regular file (a device or socket), expected a file", path.string()));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
     return Fail(ErrorCode::kBadInput,
                 fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return Fail(ErrorCode::kBadInput, fmt::format("{}: read failed", path.string()));
-  return buffer.str();
+  const FdCloser closer{fd};
+  if (::fstat(fd, &st) != 0) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: cannot read: {}", path.string(), std::strerror(errno)));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    // Read, a directory gives nothing, which would surface later as a misleading "empty
+    // document".
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: is a directory, expected a file", path.string()));
+  }
+  if (S_ISFIFO(st.st_mode)) return ReadPipe(fd, path);
+  if (!S_ISREG(st.st_mode)) {
+    return Fail(
+        ErrorCode::kBadInput,
+        fmt::format("{}: not a regular file (a device or socket), expected a file", path.string()));
+  }
+  return ReadRegular(fd, path);
 }
 
 Result<void> SyncDirectory(const std::filesystem::path& dir) {

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace frugal {
 
@@ -46,6 +47,11 @@ Result<double> ParseDouble(std::string_view text) {
   }
   if (t.empty() || ec != std::errc() || ptr != end || !std::isfinite(value)) {
     return Fail(ErrorCode::kBadInput, fmt::format("'{}' is not a number", text));
+  }
+  if (value != 0 && std::fabs(value) < std::numeric_limits<double>::min()) {
+    // A subnormal (1e-320) has lost its precision: no quantity frugal reads is that small.
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("'{}' is out of range (too close to zero)", text));
   }
   return value;
 }

@@ -148,6 +148,44 @@ Result<void> CheckAliases(const std::string& text, const std::string& source) {
   return {};
 }
 
+/// Notes where each document starts; the events inside are of no interest.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override { starts_.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+  const std::vector<YAML::Mark>& starts() const { return starts_; }
+
+ private:
+  std::vector<YAML::Mark> starts_;
+};
+
+/// kBadInput at a second document (`---` then more, or anything after `...`): every frugal
+/// file holds one, and the loader reads only the first, so the rest would be silently ignored.
+Result<void> CheckSingleDocument(const std::string& text, const std::string& source) {
+  // Only a document marker can start another document.
+  if (text.find("---") == std::string::npos && text.find("...") == std::string::npos) return {};
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts starts;
+  if (!parser.HandleNextDocument(starts) || !parser.HandleNextDocument(starts)) return {};
+  const YAML::Mark mark = starts.starts().size() > 1 ? starts.starts()[1] : YAML::Mark();
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("{}:{}:{}: a second YAML document; a frugal file holds one (remove the "
+                          "'---' or '...' before it, or put it in a file of its own)",
+                          source, std::max(mark.line, 0) + 1, std::max(mark.column, 0) + 1));
+}
+
 }  // namespace
 
 Result<YamlDoc> YamlDoc::Parse(std::string_view text, std::string source) {
@@ -155,6 +193,7 @@ Result<YamlDoc> YamlDoc::Parse(std::string_view text, std::string source) {
   try {
     const std::string copy(text);
     FRUGAL_TRY(CheckAliases(copy, source));
+    FRUGAL_TRY(CheckSingleDocument(copy, source));
     YAML::Node root = YAML::Load(copy);
     if (!root.IsDefined() || root.IsNull()) {
       return Fail(ErrorCode::kBadInput,

@@ -4,7 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "frugal/catalog/gpu_names.h"
-#include "frugal/core/record_name.h"
+#include "frugal/core/file_name.h"
 #include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
 #include "frugal/core/yaml_bounds.h"
@@ -410,12 +410,7 @@ Result<std::optional<DrillRecord>> FindDrill(const YamlDoc& doc, const Node& n,
   if (drills_dir.empty()) return std::nullopt;
   std::error_code ec;
   if (named) {
-    // The name becomes a file's name in the drills directory, never a path.
-    if (!IsRecordName(*named)) {
-      return Fail(
-          doc.ErrorAt(n["drill"], "drill",
-                      fmt::format("a drill record's name, not a path: {}", RecordNameRule())));
-    }
+    FRUGAL_TRY(CheckFileName(*named, fmt::format("{}: field 'drill'", doc.Where(n["drill"]))));
     const std::filesystem::path path = drills_dir / (*named + ".json");
     if (std::filesystem::exists(path, ec)) return FRUGAL_TRY(ReadDrillRecord(path));
     return Fail(doc.ErrorAt(n["drill"], "drill",
@@ -425,7 +420,7 @@ Result<std::optional<DrillRecord>> FindDrill(const YamlDoc& doc, const Node& n,
   }
   for (const std::string& name : {job_name, std::filesystem::path(doc.source()).stem().string()}) {
     const std::filesystem::path path = drills_dir / (name + ".json");
-    if (IsRecordName(name) && std::filesystem::exists(path, ec)) {
+    if (CheckFileName(name, "").has_value() && std::filesystem::exists(path, ec)) {
       return FRUGAL_TRY(ReadDrillRecord(path));
     }
   }
@@ -504,6 +499,9 @@ Result<JobSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& base_d
   JobSpec spec;
   spec.source = doc.source();
   const std::optional<std::string> name = FRUGAL_TRY(doc.OptionalString(root, "name"));
+  // The job's measurements and drill records are files named after it.
+  if (name)
+    FRUGAL_TRY(CheckFileName(*name, fmt::format("{}: field 'name'", doc.Where(root["name"]))));
   spec.name = name.value_or("job");
   spec.measurement_name = name ? *name : std::filesystem::path(spec.source).stem().string();
   // Any tags: team, project and owner are what reports group by; a policy may require others.

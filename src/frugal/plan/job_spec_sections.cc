@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "frugal/core/atomic_file.h"
 #include "frugal/core/duration.h"
-#include "frugal/core/record_name.h"
+#include "frugal/core/file_name.h"
 #include "frugal/core/text.h"
 #include "frugal/core/yaml_bounds.h"
 
@@ -161,20 +161,18 @@ Result<DataSpec> ReadData(const YamlDoc& doc, const YAML::Node& root) {
 
 Result<void> ReadRecordedProfile(const YamlDoc& doc, const YAML::Node& at, const std::string& name,
                                  const std::filesystem::path& profiles_dir, MeasuredProfile& p) {
-  // The name becomes a file's name in the profiles directory, never a path.
-  if (!IsRecordName(name)) {
-    return Fail(doc.ErrorAt(
-        at, "profile", fmt::format("a recorded profile's name, not a path: {}", RecordNameRule())));
-  }
+  FRUGAL_TRY(CheckFileName(name, fmt::format("{}: field 'profile'", doc.Where(at))));
   const std::filesystem::path path = profiles_dir / (name + ".json");
-  std::ifstream in(path);
-  if (profiles_dir.empty() || !in) {
+  std::error_code ec;
+  if (profiles_dir.empty() || !std::filesystem::exists(path, ec)) {
     return Fail(doc.ErrorAt(at, "profile",
                             fmt::format("no recorded profile '{}' ({}); record one with `frugal "
                                         "profile --name {} -- COMMAND`",
                                         name, path.string(), name)));
   }
-  const auto record = nlohmann::json::parse(in, nullptr, false);
+  const Result<std::string> text = ReadFile(path);
+  if (!text) return Fail(doc.ErrorAt(at, "profile", text.error().message));
+  const auto record = nlohmann::json::parse(*text, nullptr, false);
   if (!record.is_object() || record.value("format_version", 0) != 1 ||
       !record.contains("units_per_second") || !record["units_per_second"].is_number() ||
       !(record["units_per_second"].get<double>() > 0)) {

@@ -1,7 +1,9 @@
 #include "frugal/queue/capacity.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -48,6 +50,23 @@ Result<int> PositiveInt(const YamlDoc& doc, const YAML::Node& map, std::string_v
   return static_cast<int>(*v);
 }
 
+/// The longest pool name: it is printed in every table and decision.
+constexpr size_t kMaxPoolNameBytes = 200;
+/// The highest price per GPU-hour a pool may state: well past any GPU rented or owned, so a
+/// price past it is a typo (a missing decimal point), not a figure to schedule and bill by.
+const Money kMaxPricePerGpuHour = Money::FromDollars(1000);
+
+/// A price per GPU-hour within [0, kMaxPricePerGpuHour].
+Result<void> CheckPrice(const YamlDoc& doc, const YAML::Node& at, Money price) {
+  if (price < Money()) return At(doc, at, "price_per_gpu_hour", "must not be negative");
+  if (price > kMaxPricePerGpuHour) {
+    return At(doc, at, "price_per_gpu_hour",
+              fmt::format("{} per GPU-hour is past the most a pool may cost ({})", price.ToString(),
+                          kMaxPricePerGpuHour.ToString()));
+  }
+  return {};
+}
+
 Result<void> ParseSchedule(const YamlDoc& doc, const YAML::Node& node, Pool& pool) {
   if (!node) return {};
   if (!node.IsSequence()) {
@@ -57,9 +76,7 @@ Result<void> ParseSchedule(const YamlDoc& doc, const YAML::Node& node, Pool& poo
     const HourSet hours = FRUGAL_TRY(ParseHours(doc, rule, "price_schedule rule"));
     const std::optional<Money> price = FRUGAL_TRY(doc.OptionalMoney(rule, "price_per_gpu_hour"));
     if (!price) return At(doc, rule, "price_per_gpu_hour", "missing: each rule needs a price");
-    if (*price < Money()) {
-      return At(doc, rule["price_per_gpu_hour"], "price_per_gpu_hour", "must not be negative");
-    }
+    FRUGAL_TRY(CheckPrice(doc, rule["price_per_gpu_hour"], *price));
     pool.schedule.push_back({hours, *price});
   }
   return {};
@@ -104,6 +121,11 @@ Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,
   Pool pool;
   pool.line = static_cast<int>(node.Mark().line) + 1;
   pool.name = FRUGAL_TRY(doc.RequiredString(node, "name"));
+  if (pool.name.empty() || pool.name.size() > kMaxPoolNameBytes) {
+    return At(
+        doc, node["name"], "name",
+        fmt::format("give a name of 1 to {} bytes (got {})", kMaxPoolNameBytes, pool.name.size()));
+  }
   const std::string kind = FRUGAL_TRY(doc.OptionalString(node, "kind")).value_or("local");
   if (kind == "slurm") {
     pool.kind = PoolKind::kSlurm;
@@ -152,9 +174,7 @@ Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,
               "zero)");
   }
   pool.price_per_gpu_hour = price.value_or(Money());
-  if (pool.price_per_gpu_hour < Money()) {
-    return At(doc, node["price_per_gpu_hour"], "price_per_gpu_hour", "must not be negative");
-  }
+  FRUGAL_TRY(CheckPrice(doc, node["price_per_gpu_hour"], pool.price_per_gpu_hour));
   FRUGAL_TRY(ParseSchedule(doc, node["price_schedule"], pool));
   pool.preemptions_per_hour =
       FRUGAL_TRY(doc.OptionalDouble(node, "preemptions_per_hour")).value_or(0.0);
@@ -220,6 +240,7 @@ Result<Capacity> FromDoc(const YamlDoc& doc, const std::vector<std::string>& kno
     return At(doc, root["kind"], "kind", "must be Capacity");
   }
   Capacity cap;
+  cap.known_gpus = known_gpus;
   cap.source = doc.source();
   const YAML::Node pools = root["pools"];
   if (!pools || !pools.IsSequence() || pools.size() == 0) {
@@ -373,6 +394,43 @@ Result<Capacity> LoadCapacity(const std::filesystem::path& path,
                               const std::vector<std::string>& known_gpus) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
   return FromDoc(doc, known_gpus);
+}
+
+Result<std::string> Capacity::PoolGpuFor(const std::string& gpu) const {
+  std::vector<std::string> pool_gpus;
+  for (const Pool& p : pools) {
+    if (p.gpu == gpu) return gpu;
+    if (!p.gpu.empty() && std::find(pool_gpus.begin(), pool_gpus.end(), p.gpu) == pool_gpus.end())
+      pool_gpus.push_back(p.gpu);
+  }
+  const std::vector<std::string>& known = known_gpus.empty() ? pool_gpus : known_gpus;
+  const std::vector<std::string> wanted = catalog::ResolveGpuName(gpu, known);
+  std::vector<std::string> matches;
+  for (const std::string& p : pool_gpus) {
+    for (const std::string& name : catalog::ResolveGpuName(p, known)) {
+      if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) {
+        matches.push_back(p);
+        break;
+      }
+    }
+  }
+  if (matches.size() == 1) return matches.front();
+  if (!matches.empty()) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("'{}' names the GPUs of pools of more than one model ({}); name one",
+                            Abbreviate(gpu), fmt::join(matches, ", ")));
+  }
+  const std::string pools_have = pool_gpus.empty()
+                                     ? "no pool has GPUs"
+                                     : fmt::format("the pools have {}", fmt::join(pool_gpus, ", "));
+  if (wanted.empty()) {
+    std::vector<std::string> names = pool_gpus;
+    names.insert(names.end(), known_gpus.begin(), known_gpus.end());
+    return Fail(ErrorCode::kBadInput, fmt::format("unknown GPU model '{}'{} ({})", Abbreviate(gpu),
+                                                  DidYouMean(gpu, names), pools_have));
+  }
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("no pool has a {} ({})", Abbreviate(gpu), pools_have));
 }
 
 Result<Capacity> ParseCapacity(std::string_view text, const std::string& source,

@@ -123,8 +123,15 @@ struct Capacity {
   std::vector<Pool> pools;
   std::vector<TeamBudget> budgets;
   std::vector<Window> windows;  ///< built-in nights, weekends, off_peak, then the file's
+  /// The catalog's GPU names the pools' were checked against (empty: the pools' own names).
+  std::vector<std::string> known_gpus;
 
   [[nodiscard]] const Pool* FindPool(std::string_view name) const;
+  /// A job's `gpu` (or a `runtime_by_gpu` key) as the pools write it: the one pool GPU it
+  /// denotes, resolved with the catalog's names as a pool's is (A100, a100-80gb for a pool of
+  /// A100-80GB). kBadInput, for the caller to locate, on a name no pool's GPU answers to (with
+  /// a suggestion) or one that denotes the GPUs of pools of more than one model.
+  [[nodiscard]] Result<std::string> PoolGpuFor(const std::string& gpu) const;
   /// The window by name; kBadInput with a suggestion when there is none.
   [[nodiscard]] Result<HourSet> FindWindow(std::string_view name) const;
 };

@@ -116,6 +116,11 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
   job.cpu_only = slots > 0;
   job.units = job.cpu_only ? slots : std::max(1, gpus);
   job.gpu = FRUGAL_TRY(doc.OptionalString(root, "gpu")).value_or("");
+  if (!job.gpu.empty()) {
+    const Result<std::string> pool_gpu = capacity.PoolGpuFor(job.gpu);
+    if (!pool_gpu) return At(doc, root["gpu"], "gpu", pool_gpu.error().message);
+    job.gpu = *pool_gpu;
+  }
   const std::optional<Duration> runtime = FRUGAL_TRY(doc.OptionalDuration(root, "runtime"));
   if (!runtime || runtime->count() <= 0) {
     return At(doc, runtime ? root["runtime"] : root, "runtime",
@@ -130,7 +135,9 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
       const std::optional<Duration> d = FRUGAL_TRY(doc.OptionalDuration(by, model));
       if (!d || d->count() <= 0)
         return At(doc, entry.second, "runtime_by_gpu." + model, "must be positive");
-      job.runtime_by_gpu[model] = ToHours(*d);
+      const Result<std::string> pool_gpu = capacity.PoolGpuFor(model);
+      if (!pool_gpu) return At(doc, entry.first, "runtime_by_gpu", pool_gpu.error().message);
+      job.runtime_by_gpu[*pool_gpu] = ToHours(*d);
     }
   }
   job.checkpoints = FRUGAL_TRY(doc.OptionalBool(root, "checkpoints")).value_or(false);

@@ -63,12 +63,19 @@ Result<void> ParseGroup(const YamlDoc& doc, const YAML::Node& node, const Capaci
   base.cpu_only = slots > 0;
   base.units = base.cpu_only ? slots : std::max(1, gpus);
   base.gpu = FRUGAL_TRY(doc.OptionalString(node, "gpu")).value_or("");
+  if (!base.gpu.empty()) {
+    const Result<std::string> pool_gpu = capacity.PoolGpuFor(base.gpu);
+    if (!pool_gpu) return At(doc, node["gpu"], "gpu", pool_gpu.error().message);
+    base.gpu = *pool_gpu;
+  }
   base.runtime_hours = FRUGAL_TRY(Hours(doc, node, "runtime"));
   if (const YAML::Node by = node["runtime_by_gpu"]) {
     if (!by.IsMap()) return At(doc, by, "runtime_by_gpu", "must map GPU models to runtimes");
     for (const auto& entry : by) {
       const std::string model = entry.first.as<std::string>();
-      base.runtime_by_gpu[model] = FRUGAL_TRY(Hours(doc, by, model));
+      const Result<std::string> pool_gpu = capacity.PoolGpuFor(model);
+      if (!pool_gpu) return At(doc, entry.first, "runtime_by_gpu", pool_gpu.error().message);
+      base.runtime_by_gpu[*pool_gpu] = FRUGAL_TRY(Hours(doc, by, model));
     }
   }
   if (base.runtime_hours <= 0 && base.runtime_by_gpu.empty()) {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "frugal/core/atomic_file.h"
+#include "frugal/core/file_name.h"
 #include "frugal/core/paths.h"
 #include "frugal/run/run_journal.h"
 
@@ -196,6 +197,7 @@ std::filesystem::path DrillRecordPath(const std::string& name) {
 }
 
 Result<std::filesystem::path> SaveDrillRecord(const std::string& name, const json& record) {
+  FRUGAL_TRY(CheckFileName(name, "the drill's name"));
   const std::filesystem::path path = DrillRecordPath(name);
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "frugal/core/atomic_file.h"
-#include "frugal/core/record_name.h"
+#include "frugal/core/file_name.h"
 #include "frugal/core/text.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/monitor/proc_sampler.h"
@@ -371,9 +371,7 @@ Result<std::string> ProfileName(const std::string& flag_name,
       }
     }
   }
-  if (!IsRecordName(name)) {
-    return Fail(ErrorCode::kBadInput, "option --name: " + std::string(RecordNameRule()));
-  }
+  FRUGAL_TRY(CheckFileName(name, "option --name"));
   return name;
 }
 
@@ -432,6 +430,7 @@ Result<void> WritePlanProfile(const ledger::Profile& profile, const std::filesys
       {"units_per_second", rate},
       {"profile_id", profile.id},
       {"run_id", r.run_id ? nlohmann::json(*r.run_id) : nlohmann::json(nullptr)}};
+  FRUGAL_TRY(CheckFileName(r.name, "the profile's name"));
   return WriteFileAtomically(dir / (r.name + ".json"), doc.dump(2) + "\n");
 }
 

@@ -12,6 +12,7 @@
 
 #include "frugal/core/log.h"
 #include "frugal/core/timestamp.h"
+#include "frugal/run/journal_file.h"
 #include "frugal/run/run_text.h"
 
 namespace frugal::run {
@@ -165,10 +166,6 @@ RunJournal::RunJournal(std::filesystem::path path) : path_(std::move(path)) {}
 
 namespace {
 
-/// Bytes reserved past the journal's end when it is opened: one filesystem block, what the
-/// first records need.
-constexpr off_t kReservedBytes = 4096;
-
 /// Why `path` cannot be written, in the user's words: "disk full" for ENOSPC and EDQUOT.
 std::string CannotWrite(const std::filesystem::path& path, int error, const char* doing) {
   if (error == ENOSPC || error == EDQUOT) {
@@ -191,15 +188,13 @@ Result<void> RunJournal::Open() {
     return Fail(ErrorCode::kFailed,
                 CannotWrite(path_.parent_path(), ec.value(), "create the folder of"));
   }
-  const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return Fail(ErrorCode::kFailed, CannotWrite(path_, errno, "open"));
-  // An empty file can be created on a full disk; its first record could not. Reserving a block
-  // past the end (the file's size is unchanged) asks the filesystem for room now.
-  struct stat st {};
-  const off_t end = ::fstat(fd, &st) == 0 ? st.st_size : 0;
-  if (::fallocate(fd, FALLOC_FL_KEEP_SIZE, end, kReservedBytes) != 0 && errno != EOPNOTSUPP &&
-      errno != ENOSYS) {
-    const int error = errno;
+  CutTornTail(fd);
+  // An empty file can be created on a full disk; its first record could not. Reserving room
+  // past the end (the file's size is unchanged) asks the filesystem for it now.
+  reserved_end_ = 0;
+  if (const int error = KeepReserve(fd, reserved_end_); error != 0) {
     ::close(fd);
     return Fail(ErrorCode::kFailed, CannotWrite(path_, error, "write"));
   }
@@ -227,30 +222,40 @@ void RunJournal::Append(json record) {
   Flush();
 }
 
+void RunJournal::CutTornTail(int fd) const {
+  if (const long cut = CutTornLastLine(fd); cut > 0) {
+    log::Warning("{}: cut off a torn last record ({} bytes) before appending",
+                 EscapeNonUtf8(path_.string()), cut);
+  }
+}
+
 void RunJournal::Flush() {
   if (pending_.empty()) return;
   if (fd_ < 0) {
     std::error_code ec;
     std::filesystem::create_directories(path_.parent_path(), ec);
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd_ >= 0) CutTornTail(fd_);
+    reserved_end_ = 0;
   }
   size_t written = 0;
   int error = 0;
   if (fd_ < 0) error = errno;
+  // Each record whole or not at all (journal_file.h); the first that fails and all after it
+  // stay in memory, in order, for the next try.
   for (; error == 0 && written < pending_.size(); ++written) {
-    const std::string& line = pending_[written];
-    const ssize_t n = ::write(fd_, line.data(), line.size());
-    if (n != static_cast<ssize_t>(line.size())) {
-      error = n < 0 ? errno : ENOSPC;
-      // A short append leaves a torn line; end it so the next record starts on its own line.
-      if (n > 0) {
-        ssize_t ignored = ::write(fd_, "\n", 1);
-        (void)ignored;
-      }
+    error = AppendWholeLine(fd_, pending_[written]);
+    if (error != 0) {
+      reserved_end_ = 0;  // a record cut back off took the room past it along
       break;
     }
   }
-  if (written > 0) ::fdatasync(fd_);
+  if (written > 0) {
+    ::fdatasync(fd_);
+    // Room for the records that end the run, should the disk fill up (best effort: a full disk
+    // refuses it, and what is still reserved is used first).
+    [[maybe_unused]] const int reserved = KeepReserve(fd_, reserved_end_);
+  }
   pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(written));
   if (error != 0 && !warned_) {
     warned_ = true;
@@ -375,6 +380,12 @@ void CloseLostAttempt(const JournalHistory& h, WallTime at, RunRecorder& recorde
   f.exit_code = -1;
   f.usage = h.unfinished_usage;
   recorder.RunFinished(f);
+}
+
+WallTime CloseLostAttemptAtLastRecord(const JournalHistory& h, RunRecorder& recorder) {
+  const WallTime at = h.last_seen.value_or(std::chrono::system_clock::now());
+  CloseLostAttempt(h, at, recorder);
+  return at;
 }
 
 namespace {

@@ -50,18 +50,24 @@ class RunJournal : public RunRecorder {
   /// `end`, whatever its last attempt's outcome says (a tuner's paused or pruned trial).
   void RunStatusDecided(const std::string& status, WallTime end);
 
-  /// Records not yet on disk (after write failures).
+  /// Tries again to write the records a failure kept in memory (a full disk since freed).
+  void Retry() { Flush(); }
+  /// Records not yet on disk (after write failures). Each record is on disk whole or not at
+  /// all (journal_file.h), so these are exactly the journal's missing last records.
   [[nodiscard]] size_t pending() const { return pending_.size(); }
   const std::filesystem::path& path() const { return path_; }
 
  private:
   void Append(nlohmann::json record);
   void Flush();
+  /// Cuts a torn last line off the journal open at `fd`, saying so.
+  void CutTornTail(int fd) const;
 
   std::filesystem::path path_;
   int fd_ = -1;
   std::vector<std::string> pending_;
   bool warned_ = false;
+  long reserved_end_ = 0;  ///< where the room kept past the journal's end ends (journal_file.h)
 };
 
 /// Reads every complete record of a journal (a torn last line is skipped). Empty when the
@@ -99,6 +105,12 @@ JournalHistory ReadJournalHistory(const std::filesystem::path& path);
 /// Ends an attempt whose supervisor died (h.unfinished_attempt): its open segment closes as
 /// lost at `at`, and the attempt finishes "lost" with the usage it had reached.
 void CloseLostAttempt(const JournalHistory& h, WallTime at, RunRecorder& recorder);
+/// The one end of an attempt whose supervisor died, whoever closes it (a restarted `frugal
+/// run`, a resumed tuner's trial): its last journal record (now when it has none), which is
+/// what the journal's usage counts to, the moment its last checkpoint and sample are dated up
+/// to, and what `ledger sweep`'s catch-up extends a swept run to. Closes it there through
+/// `recorder` (CloseLostAttempt) and returns it.
+WallTime CloseLostAttemptAtLastRecord(const JournalHistory& h, RunRecorder& recorder);
 
 /// RFC 3339 UTC with milliseconds: "2026-05-20T10:04:05.123Z".
 std::string FormatWallTime(WallTime t);

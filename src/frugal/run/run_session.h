@@ -90,6 +90,10 @@ class RunSession {
   bool Flush(Duration patience = Duration(0));
   [[nodiscard]] size_t pending() const;
 
+  /// The run's journal: its path, and the records a full disk kept from it (`pending()`,
+  /// `Retry()`), which the caller reports.
+  [[nodiscard]] RunJournal& journal() { return journal_; }
+
  private:
   RunSession(SupervisorConfig config, const Clock& clock, RunSampling sampling);
 

@@ -17,15 +17,22 @@ using YAML::Node;
 namespace est = estimate;
 
 constexpr double kMaxRps = 1e9;
+/// One request in about 12 days: below that, serving is a batch job.
+constexpr double kMinRps = 1e-6;
+constexpr double kMinParams = 1;
+constexpr double kMaxParams = 1e15;
+/// The shortest serving day or week frugal prices: about half a minute.
+constexpr double kMinServingShare = 0.01;
 constexpr int kMaxTokens = 100'000'000;
 
-/// An optional positive number, at most `high`.
+/// An optional number in [low, high], low > 0: a positive figure so small that it cannot be
+/// meant (rps: 1e-300) would price to infinity or a $0 bill.
 Result<std::optional<double>> Positive(const YamlDoc& doc, const Node& map, std::string_view key,
-                                       double high) {
+                                       double low, double high) {
   auto v = FRUGAL_TRY(doc.OptionalDouble(map, key));
-  if (v && !(*v > 0 && *v <= high)) {
+  if (v && !(*v >= low && *v <= high)) {
     return Fail(doc.ErrorAt(map[std::string(key)], key,
-                            fmt::format("must be positive and at most {:g}", high)));
+                            fmt::format("must be between {:g} and {:g}, got {:g}", low, high, *v)));
   }
   return v;
 }
@@ -65,6 +72,11 @@ Result<ServedModel> ReadModel(const YamlDoc& doc, const Node& root) {
   }
   est::ModelSpec spec;
   spec.params = FRUGAL_TRY(doc.OptionalCount(m, "params"));
+  if (spec.params && !(*spec.params >= kMinParams && *spec.params <= kMaxParams)) {
+    return Fail(doc.ErrorAt(m["params"], "params",
+                            fmt::format("must be between {:g} and {:g} parameters, got {:g}",
+                                        kMinParams, kMaxParams, *spec.params)));
+  }
   spec.layers = FRUGAL_TRY(OptionalIntIn(doc, m, "layers", 1, 10'000));
   spec.hidden = FRUGAL_TRY(OptionalIntIn(doc, m, "hidden", 1, 1'000'000));
   spec.heads = FRUGAL_TRY(OptionalIntIn(doc, m, "heads", 1, 100'000));
@@ -82,8 +94,9 @@ Result<ServedModel> ReadModel(const YamlDoc& doc, const Node& root) {
   if (!shape) return Fail(doc.ErrorAt(m, "model", shape.error().message));
   out.shape = *shape;
   out.flops_per_item = FRUGAL_TRY(doc.OptionalCount(m, "flops_per_item"));
-  if (out.flops_per_item && !(*out.flops_per_item > 0 && *out.flops_per_item < 1e18)) {
-    return Fail(doc.ErrorAt(m["flops_per_item"], "flops_per_item", "must be positive"));
+  if (out.flops_per_item && !(*out.flops_per_item >= 1 && *out.flops_per_item < 1e18)) {
+    return Fail(
+        doc.ErrorAt(m["flops_per_item"], "flops_per_item", "must be between 1 and 1e18 FLOPs"));
   }
   if (out.architecture == Architecture::kCnn && !out.flops_per_item) {
     return Fail(doc.ErrorAt(m, "flops_per_item",
@@ -136,8 +149,8 @@ Result<Workload> ReadWorkload(const YamlDoc& doc, const Node& root, const Served
                             "items_per_request", "tokens_per_item"}));
   Workload w;
   w.daily_shape = FRUGAL_TRY(ReadShape(doc, n));
-  const auto rps = FRUGAL_TRY(Positive(doc, n, "rps", kMaxRps));
-  const auto peak = FRUGAL_TRY(Positive(doc, n, "peak_rps", kMaxRps));
+  const auto rps = FRUGAL_TRY(Positive(doc, n, "rps", kMinRps, kMaxRps));
+  const auto peak = FRUGAL_TRY(Positive(doc, n, "peak_rps", kMinRps, kMaxRps));
   if (!w.daily_shape.empty()) {
     w.peak_rps = *std::max_element(w.daily_shape.begin(), w.daily_shape.end());
     w.mean_rps = std::accumulate(w.daily_shape.begin(), w.daily_shape.end(), 0.0) / 24;
@@ -168,7 +181,7 @@ Result<Workload> ReadWorkload(const YamlDoc& doc, const Node& root, const Served
                             "only for a decoder (model.type: decoder); an encoder or cnn "
                             "takes items_per_request and tokens_per_item"));
   }
-  w.items_per_request = FRUGAL_TRY(Positive(doc, n, "items_per_request", 1e6)).value_or(1.0);
+  w.items_per_request = FRUGAL_TRY(Positive(doc, n, "items_per_request", 1e-3, 1e6)).value_or(1.0);
   w.tokens_per_item =
       FRUGAL_TRY(OptionalIntIn(doc, n, "tokens_per_item", 1, kMaxTokens)).value_or(model.shape.seq);
   const int context = w.input_tokens + w.output_tokens;
@@ -233,8 +246,8 @@ Result<ServingSchedule> ReadSchedule(const YamlDoc& doc, const Node& root) {
                                           *hours)));
     }
   }
-  if (auto d = FRUGAL_TRY(Positive(doc, n, "hours_per_day", 24))) per_day = *d;
-  if (auto w = FRUGAL_TRY(Positive(doc, n, "days_per_week", 7))) per_week = *w;
+  if (auto d = FRUGAL_TRY(Positive(doc, n, "hours_per_day", kMinServingShare, 24))) per_day = *d;
+  if (auto w = FRUGAL_TRY(Positive(doc, n, "days_per_week", kMinServingShare, 7))) per_week = *w;
   s.hours_per_month = 730.0 * per_day * per_week / 168.0;
   if (per_day < 24 || per_week < 7) {
     s.label = fmt::format("{:g} h/day x {:g} days/week", per_day, per_week);
@@ -273,7 +286,7 @@ Result<MeasuredServing> ReadProfile(const YamlDoc& doc, const Node& n,
     return Fail(doc.ErrorAt(n[other], other,
                             fmt::format("this model is a {}: give {}", ArchitectureName(a), key)));
   }
-  const auto rate = FRUGAL_TRY(Positive(doc, n, key, 1e12));
+  const auto rate = FRUGAL_TRY(Positive(doc, n, key, 1e-6, 1e12));
   if (!rate) return Fail(doc.ErrorAt(n, key, "missing: the measured throughput per replica"));
   p.per_second = *rate;
   p.concurrency = FRUGAL_TRY(OptionalIntIn(doc, n, "concurrency", 1, 1'000'000));

@@ -329,7 +329,7 @@ void Study::AccrueStop(Trial& trial) {
   const Progress tail = runner_.Stop(trial.id);
   trial.cost_seconds += tail.wall_seconds;
   gate_.Accrue(tail.wall_seconds);
-  trial.spend = gate_.SpendFor(trial.cost_seconds);
+  trial.spend = SpendOf(trial, SegmentNow::kEnded);
   KeepTrainedPast(trial, tail);
 }
 
@@ -340,7 +340,8 @@ Result<void> Study::Handle(const Progress& p) {
     // A segment stopped in the background: its checkpoint and exit are the trial's spend.
     trial.cost_seconds += p.wall_seconds;
     gate_.Accrue(p.wall_seconds);
-    trial.spend = gate_.SpendFor(trial.cost_seconds);
+    trial.spend =
+        SpendOf(trial, p.end != SegmentEnd::kNone ? SegmentNow::kEnded : SegmentNow::kRunning);
     if (p.end != SegmentEnd::kNone) {
       released_.erase(it);
       KeepTrainedPast(trial, p);
@@ -354,7 +355,8 @@ Result<void> Study::Handle(const Progress& p) {
   // reports (start-up, checkpoints, a slow epoch's heartbeats, work redone after a preemption)
   // are as much its price as the seconds that end in one.
   estimator_.Observe(std::max(units, 0.0), p.wall_seconds);
-  trial.spend = gate_.SpendFor(trial.cost_seconds);
+  trial.spend =
+      SpendOf(trial, p.end != SegmentEnd::kNone ? SegmentNow::kEnded : SegmentNow::kRunning);
   if (units > kEps && p.wall_seconds > 0) {
     recent_pace_[trial.id] = {p.wall_seconds / units, units};
     max_pace_ = std::max(max_pace_, p.wall_seconds / units);

@@ -160,6 +160,12 @@ class Study {
   void EndTrial(Trial& trial, TrialState state);
   /// Stops the trial's segment and accrues what the stop itself took.
   void AccrueStop(Trial& trial);
+  /// Whether a trial's segment has just ended (its runner has charged it) or still runs.
+  enum class SegmentNow { kRunning, kEnded };
+  /// What a trial cost: once a segment ends, what its runner charged it (for a supervised trial
+  /// its ledger run's figure to the micro-dollar) plus any seconds it has not charged; else its
+  /// seconds at the study's price, rounded once. The study's spend is the sum of these.
+  Money SpendOf(const Trial& trial, SegmentNow now) const;
   /// A running trial stopped at a cap: charged its stop, and ended `cap_state` unless it
   /// reached its full fidelity before the stop reached it (then it is complete).
   void StopAtCap(Trial& trial, TrialState cap_state);

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <utility>
@@ -38,10 +37,10 @@ Result<void> ParseObjective(const YamlDoc& doc, const YAML::Node& node, Objectiv
 /// The header of a replay study's curves.csv; nullopt when it cannot be read (the table's own
 /// load reports that).
 std::optional<std::vector<std::string>> CurvesHeader(const ReplaySource& replay) {
-  std::ifstream in(replay.dir / "curves.csv");
-  std::string line;
-  if (!in || !std::getline(in, line)) return std::nullopt;
-  auto header = CsvTable::Parse(line, "curves.csv");
+  // Through ReadFile, as the table's own load: a named pipe there is refused, not waited on.
+  const Result<std::string> text = ReadFile(replay.dir / "curves.csv");
+  if (!text) return std::nullopt;
+  auto header = CsvTable::Parse(std::string_view(*text).substr(0, text->find('\n')), "curves.csv");
   if (!header) return std::nullopt;
   return header->header();
 }

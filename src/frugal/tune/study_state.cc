@@ -282,11 +282,23 @@ Result<std::unique_ptr<Study>> Study::Restore(const nlohmann::json& state, Study
   }
 }
 
+Money Study::SpendOf(const Trial& trial, SegmentNow now) const {
+  if (now == SegmentNow::kEnded) {
+    if (const std::optional<ChargedCost> charged = runner_.Charged(trial.id)) {
+      return charged->spent +
+             gate_.SpendFor(std::max(0.0, trial.cost_seconds - charged->wall_seconds - 1e-9));
+    }
+  }
+  return gate_.SpendFor(trial.cost_seconds);
+}
+
 StudySummary Study::Summary() const {
   StudySummary s;
   s.name = spec_.name;
   s.stop_reason = stop_reason_;
-  s.spend = gate_.spend();
+  // One sum of the trials' spends (each rounded once, a supervised one's as its ledger run):
+  // the study's spend is what its trials cost and what the ledger holds, to the micro-dollar.
+  for (const Trial& t : trials_) s.spend += t.spend;
   s.gpu_hours = gate_.gpu_hours();
   s.overshoot = gate_.Overshoot();
   s.overshoot_gpu_hours = gate_.OvershootGpuHours();

@@ -134,6 +134,7 @@ class SupervisedRunner final : public TrialRunner {
   double Now() const override;
   std::optional<double> FullFidelitySeconds(const Trial&) const override { return std::nullopt; }
   std::string RunName(int64_t trial_id) const override;
+  std::optional<ChargedCost> Charged(int64_t trial_id) const override;
   nlohmann::json Save() const override;
   [[nodiscard]] Result<void> Load(const nlohmann::json& state) override;
   /// Each trial whose segment has ended and whose state changed since: its journal gets a
@@ -175,7 +176,7 @@ class SupervisedRunner final : public TrialRunner {
   /// The seconds of trial `trial_id`'s run segments as journaled, every attempt.
   double JournaledSeconds(int64_t trial_id) const;
   /// On resume: closes every trial run the stopped tuner left unfinished (its supervisor died
-  /// with it) as lost, in the journal and the ledger, at the ledger's last heartbeat for it.
+  /// with it) as lost, in the journal and the ledger, at its journal's last record.
   /// A trial relaunched later continues the same run; one never relaunched stays closed.
   void CloseLostAttempts();
   [[nodiscard]] Result<Progress> FinishActive(Active& active);

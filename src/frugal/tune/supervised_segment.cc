@@ -184,6 +184,11 @@ run::SupervisorConfig SupervisedRunner::ConfigFor(const Pending& p) const {
   return c;
 }
 
+std::optional<ChargedCost> SupervisedRunner::Charged(int64_t trial_id) const {
+  const run::JournalHistory h = run::ReadJournalHistory(TrialDir(trial_id) / "journal.jsonl");
+  return ChargedCost{h.recorded.spent, ToSeconds(h.recorded.wall)};
+}
+
 double SupervisedRunner::JournaledSeconds(int64_t trial_id) const {
   return ToSeconds(run::ReadJournalHistory(TrialDir(trial_id) / "journal.jsonl").recorded.wall);
 }
@@ -214,28 +219,24 @@ void SupervisedRunner::CloseLostAttempts() {
     if (ledger) CatchUpTrial(*ledger, run_id, path, options_.record);
     const run::JournalHistory h = run::ReadJournalHistory(path);
     if (!h.unfinished_attempt) continue;
-    // The ledger closes a lost attempt at the last heartbeat it has (LedgerRecorder, as after a
-    // killed `frugal run`); the journal ends the segment there too, so that the seconds the
-    // study is told (JournaledSeconds) are the seconds the ledger prices.
-    run::WallTime at = h.last_seen.value_or(std::chrono::system_clock::now());
+    // Closed where a killed `frugal run` is closed (its journal's last record), in the journal
+    // and the ledger alike: the journal's usage counts to there and its last checkpoints are
+    // dated up to there, so the seconds the study is told (JournaledSeconds) are the seconds
+    // the ledger prices, and the ledger keeps no event past the run's end.
     std::optional<run::LedgerRecorder> to_ledger;
-    if (ledger) {
-      Result<std::optional<ledger::Run>> found = run::FindRunByName(*ledger, run_id);
-      if (found && *found) at = (*found)->heartbeat.value_or((*found)->start);
-      to_ledger.emplace(*ledger, run_id, options_.record);
-    }
+    if (ledger) to_ledger.emplace(*ledger, run_id, options_.record);
     run::RunJournal journal(path);
     std::optional<run::TeeRecorder> tee;
     run::RunRecorder* recorder = &journal;
     if (to_ledger) recorder = &tee.emplace(journal, *to_ledger);
-    run::CloseLostAttempt(h, at, *recorder);
+    run::CloseLostAttemptAtLastRecord(h, *recorder);
     if (to_ledger && !to_ledger->Flush()) {
       log::Warning("{}: {} record(s) could not be written to the ledger", run_id,
                    to_ledger->pending());
     }
     log::Warning(
         "trial {}: its supervisor died with the tuner; run {} closed as lost at its last "
-        "heartbeat",
+        "journal record",
         id, run_id);
   }
 }

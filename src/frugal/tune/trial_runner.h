@@ -16,6 +16,7 @@
 
 #include "frugal/core/duration.h"
 #include "frugal/core/error.h"
+#include "frugal/core/money.h"
 #include "frugal/tune/trial.h"
 
 namespace frugal::tune {
@@ -40,6 +41,13 @@ struct Progress {
   /// (the runner's own clock said the trial used less than it was told so far).
   double wall_seconds = 0.0;
   SegmentEnd end = SegmentEnd::kNone;
+};
+
+/// What a runner has charged a trial for its ended segments, priced as the ledger prices them
+/// (each segment's price × length, rounded once to the micro-dollar).
+struct ChargedCost {
+  Money spent;
+  double wall_seconds = 0.0;  ///< the ended segments' summed length
 };
 
 class TrialRunner {
@@ -69,6 +77,10 @@ class TrialRunner {
   /// hold: a trial whose cost would pass it stops there, its segment ending kWallStopped. The
   /// study checks the cap at every accrual too; the runner also holds it within one.
   virtual void SetTrialMaxWall(std::optional<Duration> /*wall*/) {}
+  /// What the runner charged the trial (a supervised trial's journal, which is what its ledger
+  /// run holds), or nullopt where it charges nothing itself (a replay): the study then prices
+  /// the trial's seconds.
+  virtual std::optional<ChargedCost> Charged(int64_t /*trial_id*/) const { return std::nullopt; }
   /// The name of the ledger run that records the trial's spend, or "" when none does.
   virtual std::string RunName(int64_t /*trial_id*/) const { return {}; }
   /// The study clock: seconds since the study began.

@@ -173,5 +173,21 @@ TEST(Drill, BadInputIsExitTwo) {
   EXPECT_EQ(RunFrugal({"drill", "--", "frugal-no-such-trainer"}, home.path()).exit_code, 2);
 }
 
+TEST(Drill, ANameThatIsAPathIsExitTwoBeforeAnythingRuns) {
+  // `--name ../../x` stored the record at .../data/drills/../../x.json, outside the data folder.
+  TempDir home;
+  const std::filesystem::path marker = home / "ran";
+  for (const std::string& name : std::vector<std::string>{"../../x", "/tmp/x", "..", "a/b"}) {
+    const auto r = RunFrugal({"drill", "--preemptions", "1", "--name", name, "--", "/bin/sh", "-c",
+                              "touch " + marker.string()},
+                             home.path());
+    EXPECT_EQ(r.exit_code, 2) << name << ": " << r.err;
+    EXPECT_NE(r.err.find("option --name"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(marker)) << name << ": the drill ran";
+  }
+  EXPECT_FALSE(std::filesystem::exists(home / "x.json"));
+  EXPECT_FALSE(std::filesystem::exists(home / "data" / "x.json"));
+}
+
 }  // namespace
 }  // namespace frugal::run

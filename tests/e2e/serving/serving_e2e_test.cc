@@ -2,6 +2,7 @@
 // examples (examples/serving/), with the seed's prices.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 #include <set>
@@ -211,6 +212,29 @@ TEST(ServingCli, BadInferenceSpecIsExitTwoWithFileLineAndField) {
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_NE(r.err.find("bad.yaml:5:12: field 'weights'"), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+TEST(ServingCli, AnEmptyRunOrStudyFlagIsExitTwoNotTheSpecsTraining) {
+  // `tco --run ""` exited 0, pricing the spec's own training as if no flag were given.
+  TempDir home;
+  for (const char* flag : {"--run", "--study"}) {
+    const auto r = RunFrugal({"tco", Example("lifetime.yaml"), flag, ""}, home.path());
+    EXPECT_EQ(r.exit_code, 2) << flag << ": " << r.err;
+    EXPECT_NE(r.err.find(std::string("option ") + flag + ": is empty"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+TEST(ServingCli, ANamedPipeAsTheSpecIsExitTwoNotAWaitForever) {
+  // `mkfifo f; frugal plan f` waited for a writer for ever.
+  TempDir home;
+  const auto fifo = home / "serve.yaml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const char* command : {"plan", "tco"}) {
+    const auto r = RunFrugal({command, fifo.string()}, home.path());
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
+    EXPECT_NE(r.err.find(fifo.string() + ": not a regular file"), std::string::npos) << r.err;
   }
 }
 

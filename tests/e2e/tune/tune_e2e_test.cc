@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -67,9 +68,12 @@ TEST_F(TuneE2e, KilledStudyResumesWithItsRungStateAndEndsWhereAnUninterruptedOne
   EXPECT_EQ(before["rungs"][0]["early"], true);
   EXPECT_EQ(before["rungs"][1]["early"], false);
   EXPECT_TRUE(before["eta_seconds"].is_number());
-  double per_trial_spend = 0;
-  for (const auto& t : before["per_trial"]) per_trial_spend += t["spend_usd"].get<double>();
-  EXPECT_NEAR(per_trial_spend, before["spend_usd"].get<double>(), 0.01);
+  // The study's spend is its trials' spends summed, to the micro-dollar (it was the whole
+  // study's seconds priced and rounded once more, a micro-dollar or two off their sum).
+  int64_t per_trial_micros = 0;
+  for (const auto& t : before["per_trial"])
+    per_trial_micros += std::llround(t["spend_usd"].get<double>() * 1e6);
+  EXPECT_EQ(per_trial_micros, std::llround(before["spend_usd"].get<double>() * 1e6));
 
   // Running it again by name is refused: it would throw the rung state away.
   EXPECT_EQ(RunFrugal(Flags("killed"), home_.path()).exit_code, 2);

@@ -247,11 +247,25 @@ resources: {gpus: 1, price_per_hour: 36, workers: 2}
 gates: {budget_usd: 1, max_trials: 6}
 )";
 
-TEST_F(TuneSupervised, AKilledTunersTrialRunsAreClosedAtTheirLastHeartbeatOnResume) {
+/// What a trial's journal charged: the sum of its closed segments' costs.
+int64_t JournalMicros(const std::filesystem::path& journal) {
+  std::ifstream in(journal);
+  int64_t micros = 0;
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json r = nlohmann::json::parse(line, nullptr, false);
+    if (r.is_object() && r.value("record", "") == "segment_closed")
+      micros += r.value("cost_micros", int64_t{0});
+  }
+  return micros;
+}
+
+TEST_F(TuneSupervised, AKilledTunersTrialRunsAreClosedAtTheirLastJournalRecordOnResume) {
   // SIGKILL to the tuner while a trial it stopped in flight is still checkpointing: that trial
   // is decided (pruned) and never relaunched, and the other one was mid-segment. On resume,
-  // every run the dead tuner left open is closed at its last heartbeat, not left running (and
-  // charging by the wall clock), and the runs still cost what the study says it spent.
+  // every run the dead tuner left open is closed at its journal's last record (as a killed
+  // `frugal run` is), not left running (and charging by the wall clock), and not at the
+  // ledger's last heartbeat either: the ledger charges each run what its journal does, to the
+  // micro-dollar, and the runs still cost what the study says it spent.
   const pid_t pid = StartStudy(kSlowToStopTrainer, kOrphanStudy);
   ASSERT_GE(pid, 0);
   // The file exists a moment before its line is written: wait for the whole line.
@@ -301,6 +315,10 @@ TEST_F(TuneSupervised, AKilledTunersTrialRunsAreClosedAtTheirLastHeartbeatOnResu
   for (const auto& run : listed["runs"]) {
     micros += run["cost_micros"].get<int64_t>();
     EXPECT_NE(run["status"], "running") << run.dump();
+    const std::filesystem::path journal = home_.path() / "data" / "studies" / "orphan" / "trials" /
+                                          run["tags"]["trial"].get<std::string>() / "journal.jsonl";
+    ASSERT_TRUE(std::filesystem::exists(journal)) << journal;
+    EXPECT_EQ(run["cost_micros"].get<int64_t>(), JournalMicros(journal)) << run.dump();
     if (run["tags"]["trial"] == std::to_string(stopped)) {
       found_stopped = true;
       EXPECT_GT(run["cost_micros"].get<int64_t>(), 0) << run.dump();
@@ -310,6 +328,17 @@ TEST_F(TuneSupervised, AKilledTunersTrialRunsAreClosedAtTheirLastHeartbeatOnResu
   // Within one accrual interval (1 s at $36/h) of the study's spend.
   const double spend = doc["spend_usd"].get<double>();
   EXPECT_NEAR(static_cast<double>(micros) / 1e6, spend, 0.01) << runs.out << r.err;
+  // And the trials' own spends, summed, are the study's to the micro-dollar.
+  const CommandResult after =
+      RunFrugal({"--json", "tune", "status", "orphan"}, home_.path(), Env());
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  const nlohmann::json shown_doc = nlohmann::json::parse(after.out, nullptr, false);
+  ASSERT_TRUE(shown_doc.contains("per_trial")) << after.out;
+  int64_t per_trial_micros = 0;
+  for (const auto& t : shown_doc["per_trial"])
+    per_trial_micros += std::llround(t["spend_usd"].get<double>() * 1e6);
+  EXPECT_EQ(per_trial_micros, std::llround(shown_doc["spend_usd"].get<double>() * 1e6))
+      << after.out;
 }
 
 }  // namespace

@@ -114,6 +114,31 @@ TEST(ReadFile, ADeviceIsBadInputNotAnEndlessRead) {
   }
 }
 
+TEST(ReadFile, ANamedPipeNobodyWritesIsBadInputNotAWaitForever) {
+  // `mkfifo f; frugal plan f`: a plain open waits for a writer that never comes.
+  testing::TempDir dir;
+  const std::filesystem::path fifo = dir / "spec.yaml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto r = ReadFile(fifo);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(r.error().message.find(fifo.string() + ": not a regular file"), std::string::npos)
+      << r.error().message;
+}
+
+TEST(ReadFile, APipeWithAWriterIsReadToItsEnd) {
+  // A shell's <(...) names a pipe whose writer is already there: it is read, not refused.
+  int ends[2];
+  ASSERT_EQ(::pipe(ends), 0);
+  const std::string text = "kind: Job\n";
+  ASSERT_EQ(::write(ends[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(ends[1]);
+  auto r = ReadFile("/proc/self/fd/" + std::to_string(ends[0]));
+  ::close(ends[0]);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  EXPECT_EQ(*r, text);
+}
+
 TEST(AtomicFile, ATargetThatIsAPipeOrDeviceIsWrittenThroughNotReplaced) {
   // `-o /dev/stdout`, `-o /dev/null`, a named pipe: renaming a temporary over one would
   // replace the device node itself with a regular file (as root, /dev/null).

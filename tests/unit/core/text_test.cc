@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "frugal/core/file_name.h"
+
 namespace frugal {
 namespace {
 
@@ -18,6 +20,31 @@ TEST(Text, ParsesCountsWithSuffixes) {
   EXPECT_FALSE(ParseCount("-7b").has_value());
   EXPECT_FALSE(ParseCount("7x").has_value());
   EXPECT_FALSE(ParseCount("").has_value());
+}
+
+TEST(Text, ANameThatBecomesAFileStaysInItsFolder) {
+  for (const std::string& name :
+       std::vector<std::string>{"llama-7b", "run.v2", "a b", "名前", std::string(200, 'n')}) {
+    EXPECT_TRUE(CheckFileName(name, "option --name")) << name;
+  }
+  for (const std::string& name :
+       std::vector<std::string>{std::string(), std::string("."), std::string(".."),
+                                std::string("../../x"), std::string("/abs"), std::string("a/b"),
+                                std::string("a\nb"), std::string(201, 'n'), std::string("\xff")}) {
+    const Result<void> r = CheckFileName(name, "option --name");
+    ASSERT_FALSE(r) << name;
+    EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+    EXPECT_EQ(r.error().message.rfind("option --name: ", 0), 0u) << r.error().message;
+  }
+}
+
+TEST(Text, SubnormalNumbersAreOutOfRangeNotTinyPositives) {
+  // 1e-320 has lost its precision: read as a rate it priced to infinity.
+  EXPECT_FALSE(ParseDouble("1e-320"));
+  EXPECT_FALSE(ParseDouble("-4e-310"));
+  EXPECT_FALSE(ParseCount("1e-320"));
+  EXPECT_EQ(*ParseDouble("1e-300"), 1e-300);
+  EXPECT_EQ(*ParseDouble("0"), 0.0);
 }
 
 TEST(Text, StrictNumbers) {

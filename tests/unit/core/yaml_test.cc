@@ -35,6 +35,22 @@ TEST(YamlDoc, DuplicateKeyIsAnErrorNotASilentlyIgnoredValue) {
   EXPECT_NE(in_list.error().message.find("duplicate key 'a'"), std::string::npos);
 }
 
+TEST(YamlDoc, ASecondDocumentIsRefusedAtItsLineNotIgnored) {
+  // The loader reads the first document only: the second one's keys would be lost unseen.
+  auto second = YamlDoc::Parse("kind: Job\nname: a\n---\nname: b\n", "job.yaml");
+  ASSERT_FALSE(second.has_value());
+  EXPECT_EQ(second.error().code, ErrorCode::kBadInput);
+  EXPECT_EQ(second.error().message.rfind("job.yaml:3:", 0), 0u) << second.error().message;
+  EXPECT_NE(second.error().message.find("second YAML document"), std::string::npos);
+  auto after_end = YamlDoc::Parse("kind: Job\n...\njunk: 1\n", "job.yaml");
+  ASSERT_FALSE(after_end.has_value());
+  EXPECT_EQ(after_end.error().message.rfind("job.yaml:3:", 0), 0u) << after_end.error().message;
+  // One document, with its markers or with three dots inside a value, is read as before.
+  auto one = YamlDoc::Parse("---\nkind: Job\nnote: wait...\n...\n", "job.yaml");
+  ASSERT_TRUE(one.has_value()) << one.error().message;
+  EXPECT_EQ(one->root()["note"].Scalar(), "wait...");
+}
+
 TEST(YamlDoc, TypedFieldsReportField) {
   auto doc = YamlDoc::Parse("budget: lots\ndeadline: 36h\nprice: $3.06\nn: 4\n", "s.yaml");
   ASSERT_TRUE(doc.has_value());

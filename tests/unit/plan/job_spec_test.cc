@@ -19,6 +19,23 @@ work:
   tokens: 1b
 )";
 
+TEST(JobSpec, ANameThatIsAPathIsBadInputAtItsLine) {
+  // `run --spec` writes the job's measurements to a file named after it: `../../../escaped-job`
+  // wrote escaped-job.json three folders up, an absolute name wherever it pointed.
+  for (const std::string& name :
+       std::vector<std::string>{"../../../escaped-job", "/tmp/escaped", "..", "a/b"}) {
+    auto spec = Parse("apiVersion: frugal/v1\nkind: Job\nname: " + name +
+                      "\nmodel: {params: 1b}\nwork: {tokens: 1b}\n");
+    ASSERT_FALSE(spec) << name;
+    EXPECT_EQ(spec.error().code, ErrorCode::kBadInput);
+    EXPECT_EQ(spec.error().message.rfind("job.yaml:3:7: field 'name'", 0), 0u)
+        << spec.error().message;
+  }
+  auto plain = Parse(std::string(kMinimal) + "name: llama-7b.v2\n");
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_EQ(plain->measurement_name, "llama-7b.v2");
+}
+
 TEST(JobSpec, MinimalSpecGetsDefaultKnobSpace) {
   auto spec = Parse(kMinimal);
   ASSERT_TRUE(spec) << spec.error().message;

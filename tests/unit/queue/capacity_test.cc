@@ -125,6 +125,65 @@ TEST(Capacity, BadInputNamesFileLineAndField) {
   }
 }
 
+TEST(Capacity, APriceOrNamePastItsBoundIsBadInputAtItsLine) {
+  // 9e12 $/GPU-hour printed as 7.2006e+16 on submit and $9,000,000,000,000.00 in list.
+  const std::string pool = "pools:\n  - name: a\n    tier: on_demand\n    cpu_slots: 4\n";
+  auto huge = Parse(pool + "    price_per_gpu_hour: 9000000000000\n");
+  ASSERT_FALSE(huge);
+  EXPECT_EQ(huge.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(huge.error().message.find("cap.yaml:7:"), std::string::npos) << huge.error().message;
+  EXPECT_NE(huge.error().message.find("field 'price_per_gpu_hour'"), std::string::npos)
+      << huge.error().message;
+  auto scheduled = Parse(pool +
+                         "    price_per_gpu_hour: 2\n    price_schedule:\n"
+                         "      - {days: mon-fri, hours: 9-17, price_per_gpu_hour: 1e9}\n");
+  ASSERT_FALSE(scheduled);
+  EXPECT_NE(scheduled.error().message.find("cap.yaml:9:"), std::string::npos)
+      << scheduled.error().message;
+  EXPECT_TRUE(Parse(pool + "    price_per_gpu_hour: 98.32\n")) << "a real 8-GPU price per GPU";
+  // A megabyte of pool name made `queue simulate` take 20 s.
+  auto long_name = Parse("pools:\n  - name: " + std::string(1 << 20, 'p') +
+                         "\n    tier: owned\n    cpu_slots: 4\n");
+  ASSERT_FALSE(long_name);
+  EXPECT_NE(long_name.error().message.find("cap.yaml:4:"), std::string::npos)
+      << long_name.error().message.substr(0, 200);
+  EXPECT_LT(long_name.error().message.size(), 400u) << "the name is echoed whole";
+}
+
+TEST(Workload, AJobsGpuIsResolvedAsAPoolsIsWithItsLineAndASuggestion) {
+  // `gpu: A100` (an alias pools accept), `a100-80gb` or a typo answered "fits no pool" with no
+  // location; a job naming its pool's GPU another way must fit it.
+  auto cap = Parse(
+      "pools:\n  - {name: big, tier: owned, gpu: A100-80GB, gpus_per_node: 8}\n"
+      "  - {name: old, tier: owned, gpu: A100, gpus_per_node: 8}\n");
+  ASSERT_TRUE(cap) << cap.error().message;
+  const std::string head =
+      "apiVersion: frugal/v1\nkind: Workload\nstart: 2026-11-30T00:00Z\njobs:\n";
+  auto w =
+      ParseWorkload(head +
+                        "  - {name: a, gpus: 1, gpu: a100-80gb, runtime: 1h}\n"
+                        "  - {name: b, gpus: 1, gpu: A100-40GB, runtime_by_gpu: {a100-40gb: 2h}}\n",
+                    "w.yaml", *cap);
+  ASSERT_TRUE(w) << w.error().message;
+  EXPECT_EQ(w->jobs[0].gpu, "A100-80GB");
+  EXPECT_EQ(w->jobs[1].gpu, "A100");  // the alias the pool was written with
+  EXPECT_EQ(w->jobs[1].runtime_by_gpu.count("A100"), 1u);
+  EXPECT_TRUE(w->jobs[0].RuntimeOn(cap->pools[0]).has_value());
+  EXPECT_TRUE(w->jobs[1].RuntimeOn(cap->pools[1]).has_value());
+  auto typo =
+      ParseWorkload(head + "  - {name: a, gpus: 1, gpu: A100-8OGB, runtime: 1h}\n", "w.yaml", *cap);
+  ASSERT_FALSE(typo);
+  EXPECT_EQ(typo.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(typo.error().message.find("w.yaml:5:"), std::string::npos) << typo.error().message;
+  EXPECT_NE(typo.error().message.find("did you mean 'A100-80GB'"), std::string::npos)
+      << typo.error().message;
+  auto absent =
+      ParseWorkload(head + "  - {name: a, gpus: 1, gpu: T4, runtime: 1h}\n", "w.yaml", *cap);
+  ASSERT_FALSE(absent);
+  EXPECT_NE(absent.error().message.find("no pool has a T4"), std::string::npos)
+      << absent.error().message;
+}
+
 TEST(Capacity, AWindowOrBudgetGivenTwiceIsBadInput) {
   // A window named like a built-in one was ignored (the built-in won); a second budget for the
   // same tag and period was kept beside the first.

@@ -130,5 +130,25 @@ TEST(InferenceSpec, BadInputNamesFileLineAndField) {
               "serve.yaml:5:", "unknown 'weekends'");
 }
 
+TEST(InferenceSpec, AbsurdlySmallPositivesAreBadInputNotAZeroBill) {
+  // 1e-320 is positive, yet prices to infinity (rps), a $0 bill (hours_per_day) or
+  // "9.88e-324K parameters"; 1e-9 is a normal double and just as meaningless here.
+  const std::string head = "apiVersion: frugal/v1\nkind: Inference\n";
+  for (const char* tiny : {"1e-320", "1e-9"}) {
+    const std::string t(tiny);
+    const std::string model = "model: {type: encoder, params: 7b}\n";
+    ExpectError(head + "model: {type: encoder, params: " + t + "}\nworkload: {rps: 1}\n",
+                "serve.yaml:3:", "field 'params'");
+    ExpectError(head + model + "workload: {rps: " + t + "}\n", "serve.yaml:4:", "field 'rps'");
+    ExpectError(head + model + "workload: {rps: 1}\nserving: {hours_per_day: " + t + "}\n",
+                "serve.yaml:5:", "field 'hours_per_day'");
+  }
+  // The smallest sensible figures still read.
+  auto small = Parse(head +
+                     "model: {type: encoder, params: 1k}\nworkload: {rps: 0.001}\n"
+                     "serving: {hours_per_day: 0.5}\n");
+  ASSERT_TRUE(small) << small.error().message;
+}
+
 }  // namespace
 }  // namespace frugal::serving
