@@ -237,7 +237,7 @@ TEST_F(Attack, APostedSpecCannotNameFilesOnTheServer) {
       const auto r = c.Post("/api/v1/plan", spec, "application/yaml");
       ASSERT_TRUE(r);
       EXPECT_EQ(r->status, 400) << spec << r->body;
-      EXPECT_NE(r->body.find("not a path"), std::string::npos) << spec << r->body;
+      EXPECT_NE(r->body.find("give a name of"), std::string::npos) << spec << r->body;
       EXPECT_EQ(r->body.find(UserDataDir().string()), std::string::npos) << r->body;
     }
   }
