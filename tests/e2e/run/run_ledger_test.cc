@@ -196,7 +196,9 @@ TEST(RunLedger, ChaosPreemptedLocalRestartsAreOneSegmentPerStretch) {
                              "local", "--restart-backoff", "100ms", "--chaos-preempt-every",
                              "700ms", "--chaos-max",       "2",     "--seed",
                              "7",     "--grace",           "5s",    "--"},
-                            Counter(60, 0.04, 10)),
+                            // Work enough that neither notice (at most 1.05 s after each
+                            // first progress) comes after the last step, even under load.
+                            Counter(60, 0.08, 10)),
                      home.path(), {PythonPath()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json show = ShowRun("L3", home.path());
@@ -219,7 +221,7 @@ TEST(RunLedger, LocalRestartsArePricedThroughTheBackoffAndTheSummarySpendIsTheLe
   auto r = RunFrugal(Concat({"--json", "run", "--price", "36/h", "--run-id", "L10", "--restart",
                              "local", "--restart-backoff", "300ms", "--chaos-preempt-every",
                              "600ms", "--chaos-max", "2", "--seed", "3", "--grace", "5s", "--"},
-                            Counter(50, 0.04, 5)),
+                            Counter(50, 0.08, 5)),
                      home.path(), {PythonPath()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json summary = json::parse(r.out, nullptr, false);
