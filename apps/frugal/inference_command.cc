@@ -112,9 +112,9 @@ void PrintServing(const serving::InferenceSpec& spec, const serving::ServingPlan
 
 Result<void> RunInferencePlan(const std::string& path, size_t top, const GlobalOptions& global,
                               Streams& s) {
-  catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
-  const serving::InferenceSpec spec = FRUGAL_TRY(serving::LoadInferenceSpec(path, c.gpu_names()));
-  if (!spec.catalog_files.empty()) c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
+  const std::vector<std::string> gpu_names = FRUGAL_TRY(LoadGpuNames());
+  const serving::InferenceSpec spec = FRUGAL_TRY(serving::LoadInferenceSpec(path, gpu_names));
+  const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
   const serving::ServingPlan p = FRUGAL_TRY(serving::PlanServing(spec, c, {top}));
   if (global.json) {
     WriteJson(s, serving::ServingPlanJson(spec, p));

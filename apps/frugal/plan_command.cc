@@ -366,12 +366,9 @@ Result<void> RunPlan(const PlanOptions& o, const GlobalOptions& global, Streams&
     return RunInferencePlan(o.job, o.top, global, s);
   }
   plan::PlanRequest request = FRUGAL_TRY(RequestFrom(o));
-  catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
-  plan::JobSpec spec =
-      FRUGAL_TRY(plan::LoadJobSpec(o.job, c.gpu_names(), UserDataDir() / "drills"));
-  if (!spec.catalog_files.empty()) {
-    c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
-  }
+  const std::vector<std::string> gpu_names = FRUGAL_TRY(LoadGpuNames());
+  plan::JobSpec spec = FRUGAL_TRY(plan::LoadJobSpec(o.job, gpu_names, UserDataDir() / "drills"));
+  catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
   // What earlier runs of this job measured: the newest of each GPU model, without `measured:`.
   AddRecordedMeasurements(spec, c, global);
   PlanPolicy pp;

@@ -75,9 +75,9 @@ void PrintBill(const serving::InferenceSpec& spec, const serving::LifetimeBill& 
 }
 
 Result<void> RunTco(const TcoOptions& o, const GlobalOptions& global, Streams& s) {
-  catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
-  const serving::InferenceSpec spec = FRUGAL_TRY(serving::LoadInferenceSpec(o.spec, c.gpu_names()));
-  if (!spec.catalog_files.empty()) c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
+  const std::vector<std::string> gpu_names = FRUGAL_TRY(LoadGpuNames());
+  const serving::InferenceSpec spec = FRUGAL_TRY(serving::LoadInferenceSpec(o.spec, gpu_names));
+  const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
   const serving::TrainingCost training =
       FRUGAL_TRY(serving::ResolveTrainingCost(spec.training, o.run, o.study, Lookups(global)));
   const serving::LifetimeBill bill = FRUGAL_TRY(serving::ComputeLifetimeBill(spec, c, training));
