@@ -29,10 +29,11 @@ nlohmann::json Optional(const std::optional<double>& v) {
 std::string Tflops(const std::optional<double>& v) { return v ? fmt::format("{:g}", *v) : "-"; }
 
 Result<void> RunGpus(const GlobalOptions& global, Streams& s) {
-  const Catalog c = FRUGAL_TRY(LoadCatalog(global));
+  // GPUs only: the offer table (1 MB and more) is not read.
+  const std::vector<catalog::GpuSpec> all = FRUGAL_TRY(Catalog::LoadDefaultGpus());
   if (global.json) {
     nlohmann::json gpus = nlohmann::json::array();
-    for (const auto& g : c.gpus()) {
+    for (const auto& g : all) {
       gpus.push_back({{"name", g.name},
                       {"memory_gib", g.memory_gib},
                       {"memory_bandwidth_gbps", g.memory_bandwidth_gbps > 0
@@ -62,7 +63,7 @@ Result<void> RunGpus(const GlobalOptions& global, Streams& s) {
            {"ARCH"},
            {"SOURCE"}});
   bool any_estimated = false;
-  for (const auto& g : c.gpus()) {
+  for (const auto& g : all) {
     any_estimated = any_estimated || g.estimated;
     t.AddRow({g.estimated ? g.name + " (est.)" : g.name, fmt::format("{:g} GiB", g.memory_gib),
               g.memory_bandwidth_gbps > 0 ? fmt::format("{:g}", g.memory_bandwidth_gbps) : "-",

@@ -126,10 +126,9 @@ struct LoadedSpec {
 };
 
 Result<LoadedSpec> LoadSpec(const SuperviseOptions& o, const GlobalOptions& global) {
-  catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
-  plan::JobSpec spec =
-      FRUGAL_TRY(plan::LoadJobSpec(o.spec, c.gpu_names(), UserDataDir() / "drills"));
-  if (!spec.catalog_files.empty()) c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
+  const std::vector<std::string> gpu_names = FRUGAL_TRY(LoadGpuNames());
+  plan::JobSpec spec = FRUGAL_TRY(plan::LoadJobSpec(o.spec, gpu_names, UserDataDir() / "drills"));
+  catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
   AddRecordedMeasurements(spec, c, global);
   std::string text = FRUGAL_TRY(ReadFile(o.spec));
   return LoadedSpec{std::move(spec), std::move(text), std::move(c)};

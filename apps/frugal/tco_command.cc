@@ -85,9 +85,9 @@ Result<void> RunTco(const TcoOptions& o, const GlobalOptions& global, Streams& s
           fmt::format("option {}: is empty (give a ledger {} by name or number)", flag, flag + 2));
     }
   }
-  catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
-  const serving::InferenceSpec spec = FRUGAL_TRY(serving::LoadInferenceSpec(o.spec, c.gpu_names()));
-  if (!spec.catalog_files.empty()) c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
+  const std::vector<std::string> gpu_names = FRUGAL_TRY(LoadGpuNames());
+  const serving::InferenceSpec spec = FRUGAL_TRY(serving::LoadInferenceSpec(o.spec, gpu_names));
+  const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
   const serving::TrainingCost training = FRUGAL_TRY(serving::ResolveTrainingCost(
       spec.training, o.run.value_or(""), o.study.value_or(""), Lookups(global)));
   const serving::LifetimeBill bill = FRUGAL_TRY(serving::ComputeLifetimeBill(spec, c, training));

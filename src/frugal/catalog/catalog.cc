@@ -83,6 +83,10 @@ Result<Catalog> Catalog::LoadDefault(const std::vector<fs::path>& custom_files) 
   return c;
 }
 
+Result<std::vector<GpuSpec>> Catalog::LoadDefaultGpus() {
+  return ReadGpuTable(ShippedDataDir() / "gpus.csv");
+}
+
 void Catalog::IndexGpus() {
   gpu_names_.clear();
   gpus_by_name_.clear();

@@ -60,6 +60,9 @@ class Catalog {
   /// config-directory offers.yaml if it exists. kBadInput names file and line on a malformed row.
   [[nodiscard]] static Result<Catalog> LoadDefault(
       const std::vector<std::filesystem::path>& custom_files = {});
+  /// The shipped GPU table alone (data/gpus.csv), for what needs no offer: `catalog gpus` does
+  /// not read the offer table. kBadInput names file and line on a malformed row.
+  [[nodiscard]] static Result<std::vector<GpuSpec>> LoadDefaultGpus();
   /// Loads from an explicit data directory (tests, benchmarks).
   [[nodiscard]] static Result<Catalog> LoadFrom(
       const std::filesystem::path& data_dir,

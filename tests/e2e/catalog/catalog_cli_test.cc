@@ -351,3 +351,29 @@ TEST(CatalogCli, EstimatedGpuFiguresAreFlaggedAndMemoryQuestionsNeedNoFlops) {
 
 }  // namespace
 }  // namespace frugal
+
+namespace frugal {
+namespace {
+
+// `catalog gpus` reads the GPU table alone: with an offer table that cannot be parsed, it still
+// lists every GPU, while a command that needs offers names the broken file.
+TEST(CatalogCli, GpusDoNotReadTheOfferTable) {
+  TempDir home;
+  TempDir data;
+  const std::filesystem::path shipped = std::filesystem::path(FRUGAL_SOURCE_DIR) / "data";
+  std::filesystem::copy(shipped, data.path(), std::filesystem::copy_options::recursive);
+  WriteTestFile(data / "catalog" / "offers.csv", "cloud,instance_type\naws\n");
+  const std::vector<std::string> env = {"FRUGAL_DATA_DIR=" + data.path().string()};
+  const auto gpus = RunFrugal({"--json", "catalog", "gpus"}, home.path(), env);
+  ASSERT_EQ(gpus.exit_code, 0) << gpus.err;
+  const auto listed = nlohmann::json::parse(gpus.out).at("gpus");
+  const auto shipped_list = Json(RunFrugal({"--json", "catalog", "gpus"}, home.path()));
+  EXPECT_EQ(listed, shipped_list.at("gpus"));
+  EXPECT_GT(listed.size(), 10u);
+  const auto offers = RunFrugal({"catalog", "offers"}, home.path(), env);
+  EXPECT_EQ(offers.exit_code, 2);
+  EXPECT_NE(offers.err.find("offers.csv"), std::string::npos) << offers.err;
+}
+
+}  // namespace
+}  // namespace frugal
