@@ -232,9 +232,9 @@ void AddModelled(Context& ctx, const Offer& o, int instances, int total,
   }
   if (!k.best && k.evaluated == 0) {
     // Not a memory problem: the knobs leave nothing to estimate at this GPU count.
-    Exclude(ctx, fmt::format("{} x{}: no knob combination applies at {} GPUs (each micro_batch "
+    Exclude(ctx, fmt::format("{} x{}: no knob combination applies at {} (each micro_batch "
                              "must divide the global batch per GPU; ZeRO needs 2 or more GPUs)",
-                             gpu.name, total, total));
+                             gpu.name, total, Counted(total, "GPU")));
     return;
   }
   if (!k.best) {
@@ -309,8 +309,8 @@ void AddOffer(Context& ctx, const Offer& o) {
     } else if (ctx.spec.modelled) {
       AddModelled(ctx, o, instances, total, *gpu);
     } else {
-      Exclude(ctx, fmt::format("{} job: no measured profile applies to {} (a {} is planned from "
-                               "measurements only)",
+      Exclude(ctx, fmt::format("{} job: no measured profile applies to {} (the {} family is "
+                               "planned from measurements only)",
                                est::ModelFamilyName(ctx.spec.family), gpu->name,
                                est::ModelFamilyName(ctx.spec.family)));
     }
@@ -463,11 +463,12 @@ Result<void> CheckMeasuredFamily(const JobSpec& spec) {
                           u.measurement.run_id.empty() ? "profile" : "run " + u.measurement.run_id,
                           u.measurement.recorded_at, u.note);
   }
-  return Fail(ErrorCode::kBadInput,
-              fmt::format("{}: a {} job is planned from measured profiles: add at least one "
-                          "under 'measured:' (frugal profile records them), or run it once with "
-                          "`frugal run --spec` on a chosen --gpu or --offer{}",
-                          spec.source, est::ModelFamilyName(spec.family), unused));
+  return Fail(
+      ErrorCode::kBadInput,
+      fmt::format("{}: a job of the {} family is planned from measured profiles: add at least one "
+                  "under 'measured:' (frugal profile records them), or run it once with "
+                  "`frugal run --spec` on a chosen --gpu or --offer{}",
+                  spec.source, est::ModelFamilyName(spec.family), unused));
 }
 
 /// kBadInput for a measured profile naming an offer no catalog offer matches: a typo there
