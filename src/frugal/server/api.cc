@@ -233,6 +233,9 @@ Result<Json> Report(Server::Impl& impl, const Request& req) {
   options.by = FRUGAL_TRY(ledger::ParseGroupKeys(Param(req, "by")));
   options.since = FRUGAL_TRY(TimeParam(req, "since", "30d", options.now));
   options.until = FRUGAL_TRY(TimeParam(req, "until", "", options.now));
+  // The budgets on the same page forecast over the audit's burn window: one forecast.
+  options.burn_window = std::chrono::duration_cast<Duration>(
+      std::chrono::duration<double, std::ratio<86400>>(impl.thresholds.budget_burn_days));
   auto db = FRUGAL_TRY(impl.pool.Acquire());
   return ledger::ReportToJson(FRUGAL_TRY(ledger::BuildReport(*db, options)));
 }
@@ -292,7 +295,7 @@ Result<Json> ListStudies(Server::Impl& impl) {
       const Json status = tune::StatusJson(st->spec, st->state, st->trials);
       Json item = {{"name", name}};
       for (const char* key : {"status", "spend_usd", "gpu_hours", "trials_started", "best_value",
-                              "best_config_id", "pruning_saved_usd"}) {
+                              "best_config_id", "pruning_saved_usd", "replay"}) {
         if (status.contains(key)) item[key] = status.at(key);
       }
       list.push_back(std::move(item));
