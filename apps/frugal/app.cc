@@ -103,6 +103,26 @@ int Failed(const Error& error, bool json, const WatchedBuf& out_buf, std::ostrea
   return error.ExitCode();
 }
 
+/// CLI11's "not expected" message lists every word it did not use, the command after `--`
+/// among them and in reverse. Only frugal's own words can be unexpected: those before `--`
+/// that CLI11 left over, in the order they were typed.
+std::string ExtrasMessage(const CLI::App& app, const char* const* words_begin,
+                          const char* const* words_end) {
+  std::vector<std::string> left = app.remaining(true);
+  std::vector<std::string> unexpected;
+  for (const char* const* w = words_begin; w != words_end; ++w) {
+    const auto it = std::find(left.begin(), left.end(), std::string_view(*w));
+    if (it == left.end()) continue;
+    unexpected.emplace_back(*w);
+    left.erase(it);
+  }
+  if (unexpected.empty()) return "";
+  std::string words;
+  for (const std::string& u : unexpected) words += (words.empty() ? "" : " ") + u;
+  return fmt::format("The following argument{} not expected: {}",
+                     unexpected.size() == 1 ? " was" : "s were", words);
+}
+
 }  // namespace
 
 void WriteJson(Streams& streams, nlohmann::json doc) {
@@ -164,7 +184,12 @@ int Main(int argc, const char* const* argv, std::ostream& out, std::ostream& err
     const bool json = global.json || std::any_of(argv + 1, words_end, [](const char* arg) {
                         return std::string_view(arg) == "--json";
                       });
-    const int code = Failed(Error{ErrorCode::kBadInput, e.what()}, json, out_buf, out, err);
+    std::string message = e.what();
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+      if (std::string own = ExtrasMessage(app, argv + 1, words_end); !own.empty())
+        message = std::move(own);
+    }
+    const int code = Failed(Error{ErrorCode::kBadInput, message}, json, out_buf, out, err);
     err << "Run 'frugal --help' or 'frugal <command> --help' for usage.\n";
     return code;
   }

@@ -176,8 +176,9 @@ void PrintHuman(const estimate::Estimate& e, const std::string& gpu,
   out << fmt::format("Compute: {:.3e} FLOPs ({:.3e} recompute); MFU {:.1f}% ({})\n",
                      e.flops.Total(), e.flops.recompute, 100 * e.mfu,
                      estimate::UtilizationSourceName(e.source));
-  out << fmt::format("Time: {:.2f} h wall on {} GPUs, {:.1f} GPU-hours\n", e.WallHours(),
-                     e.training.gpus, e.GpuHours());
+  out << fmt::format("Time: {:.2f} h wall on {}, {:.1f} GPU-hours\n", e.WallHours(),
+                     Counted(e.training.gpus, "GPU"), e.GpuHours());
+  for (const std::string& w : e.warnings) out << "Warning: " << w << "\n";
   const estimate::Training& tr = e.training;
   if (tr.gpus > 1 && e.source == estimate::UtilizationSource::kPrior) {
     const estimate::StepTime& s = e.step;

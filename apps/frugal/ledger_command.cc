@@ -11,6 +11,8 @@
 #include "commands.h"
 #include "frugal/app/sweep.h"
 #include "frugal/core/atomic_file.h"
+#include "frugal/core/paths.h"
+#include "frugal/core/text.h"
 #include "frugal/ledger/focus.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/ledger/schema.h"
@@ -156,8 +158,8 @@ Result<void> RunSweep(const SweepOptions& o, const GlobalOptions& global, Stream
   const std::vector<ledger::RunId>& lost = swept.lost;
   std::map<ledger::RunId, std::string> from_journal;
   for (const app::CaughtUpRun& c : swept.caught_up) from_journal[c.run] = c.from_journal;
-  s.out << fmt::format("{} runs marked lost (no heartbeat for {})\n", lost.size(),
-                       FormatDuration(stale));
+  s.out << fmt::format("{} marked lost (no heartbeat for {})\n",
+                       Counted(static_cast<int64_t>(lost.size()), "run"), FormatDuration(stale));
   for (ledger::RunId id : lost) {
     s.out << "  run " << id;
     if (from_journal.contains(id)) s.out << ": from its journal, " << from_journal[id];
@@ -200,8 +202,9 @@ void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action) {
 
   auto exp = std::make_shared<ExportOptions>();
   CLI::App* e = cmd->add_subcommand("export", "Measured spend as FOCUS 1.2 CSV");
-  e->add_option("--format", exp->format, "Output format (focus)")
-      ->required()
+  // FOCUS is the only format: --format may be left out.
+  exp->format = "focus";
+  e->add_option("--format", exp->format, "Output format (focus, the default)")
       ->check(CLI::IsMember({"focus"}));
   e->add_option("--since", exp->since, "Start: a duration back (30d) or a date (default 30d)");
   e->add_option("--until", exp->until, "End (exclusive); default now");
@@ -212,8 +215,8 @@ void RegisterLedger(CLI::App& app, GlobalOptions& global, Action& action) {
 
   auto imp = std::make_shared<ImportOptions>();
   CLI::App* i = cmd->add_subcommand("import", "Cloud bills in FOCUS CSV, kept apart from runs");
-  i->add_option("--format", imp->format, "Input format (focus)")
-      ->required()
+  imp->format = "focus";
+  i->add_option("--format", imp->format, "Input format (focus, the default)")
       ->check(CLI::IsMember({"focus"}));
   i->add_option("FILE", imp->file, "FOCUS CSV file")->required();
   i->add_flag("--skip-bad-rows", imp->skip_bad_rows,

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "frugal/core/duration.h"
+#include "frugal/core/log.h"
 #include "frugal/core/paths.h"
 #include "frugal/core/table.h"
 #include "frugal/ledger/ledger.h"
@@ -98,6 +99,8 @@ Result<void> RunProfile(const ProfileOptions& o, const GlobalOptions& global, St
   request.work_dir = UserDataDir() / "profiles" / run::ProfileWorkDirName(name, ledger::Now());
   request.child_stdout = global.json ? run::ChildStdout::kToStderr : run::ChildStdout::kInherit;
   ledger::NewProfile measured = FRUGAL_TRY(run::ProfileCommand(request));
+  if (const auto short_window = run::ShortWindowWarning(measured))
+    log::Warning("{}", *short_window);
   const ledger::Profile stored =
       FRUGAL_TRY(run::StoreProfile(*db, std::move(measured), UserDataDir() / "profiles"));
   if (global.json) {

@@ -146,11 +146,13 @@ Result<Pricing> PriceSpecRun(const SuperviseOptions& o, const LoadedSpec& loaded
   const bool unmeasured = !loaded.spec.modelled && loaded.spec.measured.empty();
   if (!estimate && unmeasured) {
     if (offer_id.empty()) {
-      return Fail(ErrorCode::kBadInput,
-                  fmt::format("{}: a {} job is planned from measurements and none is recorded "
-                              "yet: give its first run --offer, --gpu or --price; that run "
-                              "measures it for the next plan",
-                              o.spec, estimate::ModelFamilyName(loaded.spec.family)));
+      return Fail(
+          ErrorCode::kBadInput,
+          fmt::format(
+              "{}: a job of the {} family is planned from measurements and none is recorded "
+              "yet: give its first run --offer, --gpu or --price; that run "
+              "measures it for the next plan",
+              o.spec, estimate::ModelFamilyName(loaded.spec.family)));
     }
     log::Info(
         "{}: nothing measured of this job yet: running on {} unestimated; this run "

@@ -67,7 +67,8 @@ Result<void> RunList(const ListOptions& o, const GlobalOptions& global, Streams&
               Elapsed(r.run, now), fmt::format("{:.2f}", r.gpu_hours), r.cost.ToString()});
   }
   t.Render(s.out);
-  s.out << fmt::format("{} runs, {} in total\n", runs.size(), total.ToString());
+  s.out << fmt::format("{}, {} in total\n", Counted(static_cast<int64_t>(runs.size()), "run"),
+                       total.ToString());
   return {};
 }
 
@@ -139,9 +140,14 @@ Result<void> RunShow(const std::string& ref, const GlobalOptions& global, Stream
 
 void RegisterRuns(CLI::App& app, GlobalOptions& global, Action& action) {
   CLI::App* cmd = app.add_subcommand("runs", "Runs recorded in the ledger: where, how long, cost");
-  cmd->require_subcommand(1);
+  cmd->require_subcommand(0, 1);
 
   auto list = std::make_shared<ListOptions>();
+  // `frugal runs` alone is `frugal runs list`.
+  cmd->callback([&, cmd, list] {
+    if (cmd->get_subcommands().empty())
+      action = [&global, list](Streams& s) { return RunList(*list, global, s); };
+  });
   CLI::App* l = cmd->add_subcommand("list", "Runs, newest first, with spend and GPU-hours");
   l->add_option("--since", list->since, "Active since: a duration back (7d) or a date");
   l->add_option("--until", list->until, "Started before: a duration back or a date");

@@ -306,9 +306,10 @@ Result<void> ListTune(const GlobalOptions& global, Streams& s) {
 }
 
 Result<void> CheckTune(const TuneOptions& o, const GlobalOptions& global, Streams& s) {
-  const fs::path path = o.check_path;
-  const std::string yaml = FRUGAL_TRY(ReadFile(path));
-  const tune::SpecText text{yaml, path.string(), fs::absolute(path).parent_path()};
+  // The spec as `tune SPEC --replay DIR` would run it: --replay replaces the spec's table.
+  TuneOptions file = o;
+  file.spec_path = o.check_path;
+  const tune::SpecText text = FRUGAL_TRY(SpecFromFile(file));
   const StudySpec spec = FRUGAL_TRY(ParsePriced(text, global));
   std::optional<tune::CheckItem> full_run;
   // What `tune` would refuse before spending, `check` refuses too (exit 2): a trial program

@@ -5,8 +5,9 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
-export const palette = ['#2563eb', '#dc2626', '#16a34a', '#d97706', '#7c3aed', '#0891b2',
-  '#db2777', '#65a30d', '#4b5563', '#ea580c'];
+import { palette } from './format.js';
+
+export { palette };
 
 /**
  * A line chart. `data` is uPlot's [xs, ...ys]; `series` names each y ({label, color, dash,
@@ -21,7 +22,8 @@ export function LineChart({ data, series, width = 640, height = 240, x = 'time',
     const opts = {
       width, height,
       scales: { x: { time: x === 'time' } },
-      legend: { show: true },
+      // Names and colours only: a live legend reads "time: --" until the cursor is on the plot.
+      legend: { show: true, live: false },
       axes: [
         { label: xLabel, stroke: '#555', grid: { stroke: '#eee' } },
         { label: yLabel, stroke: '#555', grid: { stroke: '#eee' }, size: 96,
@@ -43,7 +45,8 @@ export function LineChart({ data, series, width = 640, height = 240, x = 'time',
   useEffect(() => {
     if (plot.current) plot.current.setData(data);
   }, [data]);
-  return html`<div class="chart" data-testid=${testid} ref=${el}></div>`;
+  return html`<div class="chart" data-testid=${testid} ref=${el}
+    data-colors=${JSON.stringify(Object.fromEntries(series.map((s, i) => [s.label, s.color || palette[i % palette.length]])))}></div>`;
 }
 
 /** A small line without axes: a run's spend or utilization over time. */

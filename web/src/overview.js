@@ -4,7 +4,7 @@ import { html } from 'htm/preact';
 import { useRef } from 'preact/hooks';
 import { get, post } from './api.js';
 import { LineChart, palette, Sparkline } from './charts.js';
-import { duration, hours, ms, time, usd } from './format.js';
+import { colorFor, duration, hours, ms, time, usd } from './format.js';
 import { usePoll } from './poll.js';
 import { spendSteps, utilization } from './series.js';
 
@@ -33,8 +33,8 @@ function SpendChart({ daily, budgets, report }) {
   const rows = new Map(report.rows.map((r) => [r.team, r]));
   const series = [];
   const data = [xs];
-  daily.series.forEach((s, i) => {
-    const color = palette[i % palette.length];
+  daily.series.forEach((s) => {
+    const color = colorFor(s.key, palette);  // by name: a team keeps its colour between loads
     let total = 0;
     const spent = xs.map((_, k) => (k <= today ? (total += Number(s.spend_usd[k] ?? 0)) : null));
     data.push(spent);
@@ -144,6 +144,8 @@ export function Overview() {
         <td><a href=${`#/studies/${encodeURIComponent(s.name)}`}>${s.name}</a></td>
         <td>${s.status || s.error}</td><td class="num">${s.trials_started ?? '-'}</td>
         <td class="num">${s.best_value != null ? Number(s.best_value).toPrecision(4) : '-'}</td>
-        <td class="num">${s.spend_usd != null ? usd(s.spend_usd) : '-'}</td>
+        <td class="num" data-testid="study-list-spend">${s.spend_usd == null ? '-'
+          : s.replay ? html`<span class="muted" title="a replay pays nothing: the table's cost at its declared price">declared ${usd(s.spend_usd)} (replay)</span>`
+          : usd(s.spend_usd)}</td>
       </tr>`)}</tbody></table></section>`;
 }

@@ -2,7 +2,7 @@
 import { html } from 'htm/preact';
 import { get } from './api.js';
 import { LineChart } from './charts.js';
-import { duration, ms, pct, time, usd } from './format.js';
+import { duration, eventText, ms, pct, time, usd } from './format.js';
 import { usePoll } from './poll.js';
 import { spendSteps, utilization } from './series.js';
 import { useCancel } from './overview.js';
@@ -24,7 +24,7 @@ function Timeline({ run }) {
         style=${`left:${at(a)};width:calc(${at(b)} - ${at(a)})`}>#${i + 1} ${s.tier}</div>`;
     })}
     ${run.events.filter((e) => MARKS[e.type]).map((e) => html`<span class=${`mark ${e.type}`}
-      data-testid="event-mark" title=${`${e.type} ${time(e.time)}`} style=${`left:${at(ms(e.time))}`}>
+      data-testid="event-mark" title=${`${time(e.time)} ${eventText(e)}`} style=${`left:${at(ms(e.time))}`}>
       ${MARKS[e.type]}</span>`)}
   </div>
   <p class="muted">${time(run.start)} → ${run.end ? time(run.end) : 'now'} ·
@@ -71,6 +71,6 @@ export function RunPage({ id }) {
         : html`<p class="muted">No samples recorded.</p>`}</div>
     </section>
     <section><h2>Events</h2><table data-testid="events"><tbody>${run.events.map((e) => html`<tr>
-      <td>${time(e.time)}</td><td>${e.type}</td><td class="mono">${JSON.stringify(e.payload)}</td></tr>`)}
+      <td>${time(e.time)}</td><td data-testid="event-text">${eventText(e)}</td></tr>`)}
     </tbody></table></section>`;
 }

@@ -1,8 +1,8 @@
 // One study: leaderboard, learning curves by rung, spend against the gates, pruning savings.
 import { html } from 'htm/preact';
 import { get, post } from './api.js';
-import { LineChart } from './charts.js';
-import { usd } from './format.js';
+import { LineChart, palette } from './charts.js';
+import { colorFor, usd } from './format.js';
 import { usePoll } from './poll.js';
 import { alertBox } from './overview.js';
 
@@ -22,7 +22,8 @@ function Curves({ curves }) {
   const xs = curves.rungs;
   const shown = curves.trials.filter((t) => t.values.some((v) => v != null)).slice(0, 40);
   const data = [xs, ...shown.map((t) => t.values)];
-  const series = shown.map((t) => ({ label: `${t.config_id} (${t.state})`, points: true, width: 1.5 }));
+  const series = shown.map((t) => ({ label: `${t.config_id} (${t.state})`, points: true, width: 1.5,
+    color: colorFor(t.config_id, palette) }));
   if (xs.length === 0 || shown.length === 0) return html`<p class="muted">No rung results yet.</p>`;
   return html`<${LineChart} testid="curves-chart" x="num" xLabel=${curves.fidelity} yLabel="objective"
     data=${data} series=${series} width=${900} height=${300} />`;
@@ -51,7 +52,8 @@ export function StudyPage({ name }) {
     <h2>Study ${name} <span class=${`status ${status.status}`} data-testid="study-status">${status.status}</span>
       ${status.status === 'running' && html`<button data-testid="pause" onClick=${() => pause(name)}>Pause</button>`}</h2>
     <section class="cards">
-      <div class="card"><h3>Spent</h3><b data-testid="study-spend">${usd(status.spend_usd)}</b></div>
+      <div class="card"><h3 data-testid="study-spend-label">${status.replay ? 'Declared price (replay, nothing paid)' : 'Spent'}</h3>
+        <b data-testid="study-spend">${usd(status.spend_usd)}</b></div>
       <div class="card"><h3>Trials started</h3><b>${status.trials_started ?? '-'}</b></div>
       <div class="card"><h3>Pruning saved</h3><b data-testid="pruning-saved">${saved != null ? usd(saved) : '-'}</b></div>
       <div class="card"><h3>Every trial at full fidelity</h3><b>${status.full_fidelity_cost_usd != null ? usd(status.full_fidelity_cost_usd) : '-'}</b></div>

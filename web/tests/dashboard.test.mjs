@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { usd } from '../src/format.js';
+import { colorFor, eventText, usd } from '../src/format.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const web = join(here, '..');
@@ -112,6 +112,26 @@ try {
     `the vision run costs ${usd(vision.cost_usd)} as the API says`);
   await page.waitForSelector('[data-testid=spend-chart] canvas');
   check(await page.locator('[data-testid=budgets] tbody tr').count() === 2, 'both budgets are listed');
+  // One forecast: a team's monthly budget forecasts what the team's month forecast says.
+  const [budgetDoc, byTeam] = await Promise.all([api('budgets'), api('report?by=team')]);
+  for (const team of ['nlp', 'vision']) {
+    const b = budgetDoc.budgets.find((x) => x.team === team && !x.project);
+    const r = byTeam.rows.find((x) => (x.key?.[0] ?? x.team) === team);
+    check(b && r && usd(b.forecast) === usd(r.month_forecast_usd),
+      `team ${team}: budget forecast ${b && usd(b.forecast)} = month forecast ${r && usd(r.month_forecast_usd)}`);
+  }
+  // A replayed study's spend is its declared price, never shown as money paid.
+  const listed = await page.locator('[data-testid=studies] [data-testid=study-list-spend]').first().innerText();
+  check(/^declared \$.* \(replay\)$/.test(listed), `the replayed study reads as declared: "${listed}"`);
+  // A team's colour is fixed by its name: the same after a reload, whatever the series order.
+  const colors = async () => JSON.parse(await page.locator('[data-testid=spend-chart]').getAttribute('data-colors'));
+  const before = await colors();
+  await page.reload();
+  await page.waitForSelector('[data-testid=spend-chart] canvas');
+  const after = await colors();
+  check(Object.keys(before).length > 0 && JSON.stringify(before) === JSON.stringify(after), 'the spend chart keeps its colours across loads');
+  check(['nlp', 'vision'].every((team) => before[`${team} spent`] === colorFor(team)
+    && before[`${team} forecast`] === colorFor(team)), `each team's colour is its name's: ${JSON.stringify(before)}`);
   await page.waitForSelector(`tr[data-run="${ids.running_run}"] [data-testid=util-spark] canvas`);
   const points = Number(await page.locator(`tr[data-run="${ids.running_run}"] [data-testid=util-spark]`).getAttribute('data-points'));
   check(points === 12, `the live run's utilization sparkline has its 12 samples (${points})`);
@@ -156,6 +176,18 @@ try {
   check(await page.locator('[data-testid=run-cost]').innerText() === usd(detail.cost_usd), `the run cost ${usd(detail.cost_usd)}`);
   await page.waitForSelector('[data-testid=util-chart] canvas');
   await page.waitForSelector('[data-testid=cost-chart] canvas');
+  // Events read as words, not as the payload's JSON.
+  const texts = await page.locator('[data-testid=events] [data-testid=event-text]').allInnerTexts();
+  check(texts.length === detail.events.length && texts.every((t) => !t.includes('{')),
+    `the ${detail.events.length} events read as words: ${JSON.stringify(texts)}`);
+  const committed = detail.events.find((e) => e.type === 'checkpoint_committed');
+  check(committed && texts.includes(eventText(committed)) && /^checkpoint .*committed/.test(eventText(committed)),
+    `a checkpoint reads "${committed && eventText(committed)}"`);
+  check(eventText({ type: 'checkpoint_committed', payload: { detail: 'ckpt-000011', step: 456, bytes: 49461, write_seconds: 0.023 } })
+    === 'checkpoint 11 committed at step 456: 48 KiB in 23 ms', 'a checkpoint event in words');
+  // Legends name the series and never show an empty cursor value ("time: --").
+  const legends = await page.locator('.u-legend').allInnerTexts();
+  check(legends.length > 0 && legends.every((l) => !l.includes('--')), `no legend reads "--": ${JSON.stringify(legends)}`);
   await page.screenshot({ path: join(shots, 'run.png'), fullPage: true });
 
   // --- A study ----------------------------------------------------------------------------
@@ -164,7 +196,9 @@ try {
   const study = await api('studies/sweep');
   check(await page.locator('[data-testid=leaderboard] tbody tr').count() === study.leaderboard.length,
     `the leaderboard has the API's ${study.leaderboard.length} rows`);
-  check(await page.locator('[data-testid=study-spend]').innerText() === usd(study.spend_usd), `the study spent ${usd(study.spend_usd)}`);
+  check(await page.locator('[data-testid=study-spend]').innerText() === usd(study.spend_usd), `the study's declared price ${usd(study.spend_usd)}`);
+  check(study.replay === true && /Declared price \(replay/.test(await page.locator('[data-testid=study-spend-label]').innerText()),
+    'a replayed study labels its spend as a declared price');
   check(await page.locator('[data-testid=rungs] tbody tr').count() === study.rungs.length, 'every rung is listed');
   await page.waitForSelector('[data-testid=curves-chart] canvas');
   check(await page.locator('[data-testid=gates] tbody tr').count() >= 1, 'the gates are shown');

@@ -16,7 +16,7 @@ Result<nlohmann::json> StudyListJson(const tune::StudyStore& store) {
     const nlohmann::json status = tune::StatusJson(st->spec, st->state, st->trials);
     nlohmann::json item = {{"name", name}};
     for (const char* key : {"status", "spend_usd", "gpu_hours", "trials_started", "best_value",
-                            "best_config_id", "pruning_saved_usd"}) {
+                            "best_config_id", "pruning_saved_usd", "replay"}) {
       if (status.contains(key)) item[key] = status.at(key);
     }
     list.push_back(std::move(item));

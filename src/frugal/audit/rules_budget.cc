@@ -6,10 +6,12 @@
 #include <vector>
 
 #include "frugal/audit/audit_data.h"
+#include "frugal/ledger/report.h"
 
 namespace frugal::audit {
 namespace {
 
+using ledger::ForecastSpend;
 using ledger::Timestamp;
 
 /// Spend the budget covers in [from, to): ledger segments by their run's tags, plus imported
@@ -54,9 +56,13 @@ void BudgetForecasts(const AuditData& data, const AuditOptions& o, AuditResult& 
     st.period = PeriodAround(b.period, o.now);
     st.spent = SpendBetween(b, data, inventory, st.period.start, o.now);
     st.burn_days = burn_days;
-    st.burn_per_day = SpendBetween(b, data, inventory, burn_from, o.now).Scaled(1 / burn_days);
+    const Money burned = SpendBetween(b, data, inventory, burn_from, o.now);
     const double days_left = ToHours(st.period.end - o.now) / 24;
-    st.forecast = st.spent + st.burn_per_day.Scaled(days_left);
+    st.burn_per_day = burned.Scaled(1 / burn_days);
+    // The report's month forecast is the same function over the same window (report.h).
+    st.forecast =
+        ForecastSpend(st.spent, burned, std::chrono::duration_cast<Duration>(o.now - burn_from),
+                      std::chrono::duration_cast<Duration>(st.period.end - o.now));
     out.budgets.push_back(st);
     if (st.forecast <= b.amount) continue;
     const Money over = st.forecast - b.amount;

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "frugal/audit/audit_data.h"
+#include "frugal/core/text.h"
 
 namespace frugal::audit {
 namespace {
@@ -111,8 +112,9 @@ void FarFinding(const FarGroup& g, const AuditOptions& o, AuditResult& out) {
     total_gb += *r->data.size_gb;
     dataset_gb = std::max(dataset_gb, *r->data.size_gb);
   }
-  f.evidence = fmt::format("{} runs read their data from another {}; {:.0f} GB moved",
-                           g.runs.size(), g.data_cloud == g.cloud ? "region" : "cloud", total_gb);
+  f.evidence = fmt::format("{} read their data from another {}; {:.0f} GB moved",
+                           Counted(static_cast<int64_t>(g.runs.size()), "run"),
+                           g.data_cloud == g.cloud ? "region" : "cloud", total_gb);
   f.facts = {{"runs", g.runs.size()}, {"gb_moved", total_gb}};
   f.action = fmt::format("keep a copy of the dataset in {} {} (or run in {} {})", g.cloud, g.region,
                          g.data_cloud, g.data_region);
@@ -134,10 +136,10 @@ void FarFinding(const FarGroup& g, const AuditOptions& o, AuditResult& out) {
   const Money saving = paid - copy - storage;
   if (saving <= Money()) {
     out.notes.push_back(fmt::format(
-        "{}: {}: {} runs paid {} egress, less than a copy there would cost in this window ({} "
+        "{}: {}: {} paid {} egress, less than a copy there would cost in this window ({} "
         "to move, {} to keep)",
-        kDataFarFromCompute, f.subject, g.runs.size(), paid.ToString(), copy.ToString(),
-        storage.ToString()));
+        kDataFarFromCompute, f.subject, Counted(static_cast<int64_t>(g.runs.size()), "run"),
+        paid.ToString(), copy.ToString(), storage.ToString()));
     return;
   }
   f.facts["egress_paid"] = paid.ToPlainString();
@@ -236,9 +238,10 @@ void PreprocessingRecomputed(const AuditData& data, const AuditOptions& o, Audit
     } else {
       f.saving_per_month = PerMonth(repeated, o);
       f.saving_basis = fmt::format(
-          "{} runs after the first × their preprocessing time at their price = {}, × {} / window "
+          "{} after the first × their preprocessing time at their price = {}, × {} / window "
           "days",
-          runs.size() - 1, repeated.ToString(), o.thresholds.month_days);
+          Counted(static_cast<int64_t>(runs.size()) - 1, "run"), repeated.ToString(),
+          o.thresholds.month_days);
     }
     out.findings.push_back(std::move(f));
   }

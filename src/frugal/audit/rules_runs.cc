@@ -259,6 +259,9 @@ void IdleAndUnderutilized(const AuditData& data, const AuditOptions& o, AuditRes
 void SpotCandidates(const AuditData& data, const AuditOptions& o, AuditResult& out) {
   for (const RunFacts& r : data.runs) {
     if (!r.run.end || r.segments.empty() || r.Checkpoints() == 0) continue;
+    // A drill's runs are a measurement of the job on spot (the baseline runs uninterrupted on
+    // purpose): `frugal plan` reads the verdict, and moving them is no saving.
+    if (!r.run.tags.Get("drill").empty()) continue;
     const bool all_on_demand = std::all_of(r.segments.begin(), r.segments.end(), [](auto& s) {
       return s.offer.tier == "on_demand" && s.offer.gpu_count > 0;
     });
@@ -327,12 +330,19 @@ void SpotWithoutCheckpoints(const AuditData& data, const AuditOptions& o, AuditR
     // Without a checkpoint, a preempted segment's whole work is redone.
     Money lost;
     int preemptions = 0;
+    Duration spot_time(0);
     for (const Segment& s : r.segments) {
+      if (ledger::IsSpotTier(s.offer.tier) && s.end) spot_time += *s.end - s.start;
       if (s.end_reason == ledger::EndReason::kPreempted) {
         lost += s.offer.price.For(InWindow(s, o));
         ++preemptions;
       }
     }
+    // A run that died within seconds of its start (an import error) had no checkpoint due.
+    const bool died_at_start_up =
+        r.run.end && preemptions == 0 &&
+        ToHours(spot_time) * 60 < o.thresholds.spot_checkpoint_min_minutes;
+    if (died_at_start_up) continue;
     Finding f;
     f.rule = kSpotNoCheckpoint;
     f.subject = r.Label();

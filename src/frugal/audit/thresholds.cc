@@ -34,6 +34,7 @@ Result<Thresholds> FromDoc(const YamlDoc& doc) {
                             "memory_headroom_pct",
                             "spot_max_run_hours",
                             "spot_restart_minutes",
+                            "spot_checkpoint_min_minutes",
                             "commitment_min_days",
                             "commitment_tier",
                             "untagged_max_share_pct",
@@ -64,6 +65,8 @@ Result<Thresholds> FromDoc(const YamlDoc& doc) {
   FRUGAL_TRY(ReadNumber(doc, "memory_headroom_pct", 0, 100, t.memory_headroom_pct));
   FRUGAL_TRY(ReadNumber(doc, "spot_max_run_hours", 0.1, 24 * 30, t.spot_max_run_hours));
   FRUGAL_TRY(ReadNumber(doc, "spot_restart_minutes", 0, 24 * 60, t.spot_restart_minutes));
+  FRUGAL_TRY(
+      ReadNumber(doc, "spot_checkpoint_min_minutes", 0, 24 * 60, t.spot_checkpoint_min_minutes));
   FRUGAL_TRY(ReadNumber(doc, "commitment_min_days", 1, 365 * 3, t.commitment_min_days));
   FRUGAL_TRY(ReadNumber(doc, "untagged_max_share_pct", 0, 100, t.untagged_max_share_pct));
   FRUGAL_TRY(ReadNumber(doc, "study_min_trials", 1, 1e6, t.study_min_trials));

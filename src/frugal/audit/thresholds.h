@@ -22,19 +22,24 @@ struct Thresholds {
   double memory_headroom_pct = 10;     ///< a cheaper GPU needs peak memory × (1 + this)
   double spot_max_run_hours = 24;      ///< on-demand runs shorter than this can move to spot
   double spot_restart_minutes = 10;    ///< per preemption: provisioning and restart
-  double commitment_min_days = 30;     ///< steady use must span this many days
+  /// A spot run that ended within this many minutes without a preemption died at start-up
+  /// (an import error, a bad flag): no checkpoint was due, so it is not judged for one.
+  double spot_checkpoint_min_minutes = 1;
+  double commitment_min_days = 30;  ///< steady use must span this many days
   std::string commitment_tier = "reserved_1y";
   double untagged_max_share_pct = 5;  ///< untagged spend above this share is a finding
   std::vector<std::string> attribution_tags = {"team", "project", "owner"};
-  double study_min_trials = 4;             ///< studies with fewer trials are not judged
-  double forgotten_days = 14;              ///< billed GPU capacity with no run for this long
-  double forgotten_idle_days = 7;          ///< an inventory instance idle this long is forgotten
-  double tensor_min_sm_active_pct = 40;    ///< SMs busy at least this much ...
-  double tensor_unused_pct = 1;            ///< ... with tensor pipes active under this: unused
-  double tensor_matmul_share_pct = 50;     ///< share of SM-active time assumed to be matrix math
-  double data_far_min_gb = 10;             ///< datasets smaller than this are not judged
-  double preprocess_min_runs = 2;          ///< runs sharing a cache key that make a family
-  double budget_burn_days = 14;            ///< the burn rate is the spend of this many days
+  double study_min_trials = 4;           ///< studies with fewer trials are not judged
+  double forgotten_days = 14;            ///< billed GPU capacity with no run for this long
+  double forgotten_idle_days = 7;        ///< an inventory instance idle this long is forgotten
+  double tensor_min_sm_active_pct = 40;  ///< SMs busy at least this much ...
+  double tensor_unused_pct = 1;          ///< ... with tensor pipes active under this: unused
+  double tensor_matmul_share_pct = 50;   ///< share of SM-active time assumed to be matrix math
+  double data_far_min_gb = 10;           ///< datasets smaller than this are not judged
+  double preprocess_min_runs = 2;        ///< runs sharing a cache key that make a family
+  /// The burn rate is the spend of this many days: the report's month forecast's window too
+  /// (ledger::kDefaultBurnWindow), so a team's budget and month forecasts agree.
+  double budget_burn_days = 7;
   double commitment_min_history_days = 7;  ///< a commitment needs this much history to judge
   double commitment_max_unused_pct = 5;    ///< a billed commitment unused above this is a finding
   double month_days = 30;  ///< savings per month = saving in window × month / window

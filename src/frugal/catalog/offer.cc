@@ -26,10 +26,11 @@ Result<Tier> ParseTier(std::string_view text) {
   if (t == "spot" || t == "preemptible") return Tier::kSpot;
   if (t == "reserved_1y" || t == "reserved-1y") return Tier::kReserved1y;
   if (t == "reserved_3y" || t == "reserved-3y") return Tier::kReserved3y;
-  return Fail(
-      ErrorCode::kBadInput,
-      fmt::format("unknown tier '{}' (expected on_demand, spot, reserved_1y or reserved_3y)",
-                  text));
+  const std::vector<std::string> names = {"on_demand", "spot", "reserved_1y", "reserved_3y"};
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("unknown tier '{}'{} (expected on_demand, spot, reserved_1y or "
+                          "reserved_3y)",
+                          Abbreviate(text), DidYouMean(t, names)));
 }
 
 Money Offer::PricePerGpuHour() const {

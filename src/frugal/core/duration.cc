@@ -54,6 +54,16 @@ Result<Duration> ParseDuration(std::string_view text) {
   return Duration(std::llround(total_ms));
 }
 
+std::string FormatDurationAtMost(Duration d) {
+  const int64_t ms = d.count();
+  if (ms < 1'000) return FormatDuration(d);
+  if (ms < 60'000) {
+    const int64_t centis = (ms + 9) / 10;
+    return fmt::format("{}.{:02d}s", centis / 100, centis % 100);
+  }
+  return FormatDuration(Duration((ms + 999) / 1'000 * 1'000));  // whole seconds, rounded up
+}
+
 std::string FormatDuration(Duration d) {
   int64_t ms = d.count();
   const char* sign = "";

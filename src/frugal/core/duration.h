@@ -19,6 +19,9 @@ using Duration = std::chrono::milliseconds;
 
 /// Humanized: "2h05m", "45m", "1m30s", "3d4h", "850ms"; zero is "0s".
 [[nodiscard]] std::string FormatDuration(Duration d);
+/// Humanized as an upper bound, never shown below `d`: under a minute to the hundredth of a
+/// second rounded up ("1.23s", "850ms"), else FormatDuration of `d` rounded up to the second.
+[[nodiscard]] std::string FormatDurationAtMost(Duration d);
 
 inline double ToHours(Duration d) { return static_cast<double>(d.count()) / 3'600'000.0; }
 inline double ToSeconds(Duration d) { return static_cast<double>(d.count()) / 1'000.0; }

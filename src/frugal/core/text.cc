@@ -81,6 +81,7 @@ Result<double> ParseCount(std::string_view text) {
         multiplier = 1e6;
         break;
       case 'b':
+      case 'g':  // SI giga, as FLOP counts are written ("8.2g")
         multiplier = 1e9;
         break;
       case 't':
@@ -235,6 +236,14 @@ std::string XmlEscape(std::string_view text) {
         out += c;
     }
   }
+  return out;
+}
+
+std::string Counted(int64_t count, std::string_view noun) {
+  std::string out = std::to_string(count);
+  out += ' ';
+  out += noun;
+  if (count != 1) out += 's';
   return out;
 }
 

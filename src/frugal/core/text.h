@@ -20,7 +20,8 @@ namespace frugal {
 [[nodiscard]] Result<double> ParseDouble(std::string_view text);
 /// Strict integer parse; kBadInput otherwise.
 [[nodiscard]] Result<int64_t> ParseInt(std::string_view text);
-/// A count with an optional k/m/b/t suffix ("7b", "2t", "350m", "7e9"), as a double.
+/// A count with an optional k/m/b/t suffix ("7b", "2t", "350m", "7e9"), or g for giga (the same
+/// as b: "8.2g" FLOPs), as a double.
 [[nodiscard]] Result<double> ParseCount(std::string_view text);
 
 /// The candidate closest to `word` by edit distance, when it is close enough to be a likely
@@ -43,6 +44,10 @@ namespace frugal {
 /// `value` cut to at most `max_bytes` for echoing in a message ("abc… (20000 bytes)"), never
 /// cutting a UTF-8 sequence in two.
 [[nodiscard]] std::string Abbreviate(std::string_view value, size_t max_bytes = 80);
+
+/// "1 GPU", "2 GPUs", "0 runs": a count and its noun, plural unless the count is 1 (the noun's
+/// plural is the noun + "s").
+[[nodiscard]] std::string Counted(int64_t count, std::string_view noun);
 
 /// `text` safe inside XML/HTML/SVG text and attribute values (& < > " ' escaped).
 [[nodiscard]] std::string XmlEscape(std::string_view text);

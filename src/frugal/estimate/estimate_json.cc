@@ -96,6 +96,7 @@ nlohmann::json EstimateJson(const Estimate& e, const std::vector<TierCost>& cost
       {"step_seconds", StepJson(e.step)},
       {"wall_hours", e.WallHours()},
       {"gpu_hours", e.GpuHours()},
+      {"warnings", e.warnings},
       {"costs", CostJson(costs)}};
 }
 

@@ -93,7 +93,39 @@ Result<Estimate> EstimateTraining(const Model& m, const Training& t, const Hardw
     e.wall_seconds = prior_wall;
   }
   e.mfu = e.flops.model / (cluster_peak * e.wall_seconds);
+  e.warnings = EstimateWarnings(e);
   return e;
+}
+
+std::vector<std::string> EstimateWarnings(const Estimate& e) {
+  std::vector<std::string> out;
+  const Training& t = e.training;
+  if (t.method == Method::kInference) return out;
+  if (t.zero_stage == 3 && t.gpus > kGpusPerNode) {
+    out.push_back(fmt::format(
+        "ZeRO-3 over {} GPUs ({} nodes) gathers every layer's weights over the network at each "
+        "of the {} micro-step(s) per step ({:.3g} s of traffic per step, {:.3g} s of it not "
+        "hidden by compute in this model): at this scale that is optimistic; measure a step "
+        "(frugal profile) before trusting the time, or compare ZeRO-1/2",
+        t.gpus, (t.gpus + kGpusPerNode - 1) / kGpusPerNode, t.AccumulationSteps(),
+        e.step.data_parallel, e.step.exposed_data_parallel));
+  }
+  const double step = e.step.Total();
+  if (t.pipeline_parallel > 1 && step > 0 && e.step.bubble / step > kBubbleWarnShare) {
+    out.push_back(fmt::format(
+        "pipeline parallel {} with {} micro-step(s) per step: the bubble is {:.0f}% of each "
+        "step; more accumulation steps (a larger global_batch) or fewer stages shrink it",
+        t.pipeline_parallel, t.AccumulationSteps(), 100 * e.step.bubble / step));
+  }
+  if (e.source == UtilizationSource::kPrior && e.mfu > 0 && e.mfu < kLowMfuWarn) {
+    out.push_back(fmt::format(
+        "MFU {:.1f}%: a global batch of {} sequence(s) over {} GPU(s) ({} per GPU per step) "
+        "leaves the GPUs waiting on launches and communication; raise training.global_batch "
+        "(or micro_batch), or use fewer GPUs",
+        100 * e.mfu, t.GlobalBatch(), t.gpus,
+        static_cast<double>(t.GlobalBatch()) / static_cast<double>(t.gpus)));
+  }
+  return out;
 }
 
 }  // namespace frugal::estimate

@@ -2,6 +2,8 @@
 // One job on one configuration: memory per GPU, FLOPs, utilization, wall-clock and GPU-hours.
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "frugal/estimate/flops.h"
 #include "frugal/estimate/memory.h"
@@ -50,11 +52,24 @@ struct Estimate {
   UtilizationSource source = UtilizationSource::kPrior;
   double mfu = 0;  ///< model FLOPs / (GPUs × peak × wall)
   double wall_seconds = 0;
+  /// What makes this estimate less sure or the layout wasteful, one sentence each (ZeRO-3
+  /// across nodes, a large pipeline bubble, a utilization so low the batch is to blame);
+  /// EstimateWarnings fills it.
+  std::vector<std::string> warnings;
 
   [[nodiscard]] double HeadroomBytes() const { return capacity_bytes - memory.Total(); }
   [[nodiscard]] double WallHours() const { return wall_seconds / 3600.0; }
   [[nodiscard]] double GpuHours() const { return WallHours() * training.gpus; }
 };
+
+/// The warnings of `e` (set in Estimate::warnings by EstimateTraining):
+/// - ZeRO-3 over more than one node: every micro-step gathers the weights over the network;
+///   the prior hides it behind compute, which at that scale is optimistic;
+/// - a pipeline bubble above kBubbleWarnShare of the step: too few micro-steps per step;
+/// - a predicted MFU under kLowMfuWarn: the batch per GPU is too small to keep it busy.
+inline constexpr double kBubbleWarnShare = 0.25;
+inline constexpr double kLowMfuWarn = 0.05;
+[[nodiscard]] std::vector<std::string> EstimateWarnings(const Estimate& e);
 
 /// Estimates training `tokens` tokens of `m` with `t` on t.gpus GPUs of `hw`. Under the prior,
 /// runtime is steps × step time: compute (total FLOPs / (GPUs × peak × compute utilization))

@@ -26,8 +26,6 @@ constexpr std::array<std::pair<GroupKey, std::string_view>, 7> kGroupKeys{{
     {GroupKey::kWorkload, "workload"},
 }};
 
-constexpr Duration kBurnWindow = std::chrono::hours(24 * 7);
-
 Timestamp MonthStart(Timestamp t, int months_ahead) {
   const auto seconds = static_cast<std::time_t>(ToMillis(t) / 1000);
   std::tm tm{};
@@ -49,7 +47,7 @@ Duration Overlap(Timestamp from, Timestamp to, Timestamp lo, Timestamp hi) {
 /// a run's segments are adjacent and comparing with the last id seen dedupes.
 struct Accumulator {
   ReportRow row;
-  Money burn;  ///< spend over the last kBurnWindow before now
+  Money burn;  ///< spend over the last burn window before now
   std::vector<RunId> runs;
   int64_t successful = 0;
 };
@@ -71,14 +69,15 @@ void Add(Accumulator& acc, const SegmentFact& fact, const ReportOptions& o, Time
     }
   }
   acc.row.month_to_date += s.offer.price.For(Overlap(s.start, end, month_start, o.now));
-  acc.burn += s.offer.price.For(Overlap(s.start, end, o.now - kBurnWindow, o.now));
+  acc.burn += s.offer.price.For(Overlap(s.start, end, o.now - o.burn_window, o.now));
   if (s.start < o.until && end > o.since && (acc.runs.empty() || acc.runs.back() != s.run_id)) {
     acc.runs.push_back(s.run_id);
     if (fact.run_status == RunStatus::kSucceeded) ++acc.successful;
   }
 }
 
-void Finish(Accumulator& acc, const UtilByRun& util, Timestamp now, Timestamp month_end) {
+void Finish(Accumulator& acc, const UtilByRun& util, const ReportOptions& o, Timestamp month_end) {
+  const Timestamp now = o.now;
   ReportRow& row = acc.row;
   row.runs = static_cast<int64_t>(acc.runs.size());
   row.successful_runs = acc.successful;
@@ -96,9 +95,8 @@ void Finish(Accumulator& acc, const UtilByRun& util, Timestamp now, Timestamp mo
     sum += it->second.second;
   }
   if (n > 0) row.gpu_util = sum / static_cast<double>(n);
-  const double rest =
-      month_end > now ? ToHours(std::chrono::duration_cast<Duration>(month_end - now)) : 0.0;
-  row.month_forecast = row.month_to_date + acc.burn.Scaled(rest / ToHours(kBurnWindow));
+  row.month_forecast = ForecastSpend(row.month_to_date, acc.burn, o.burn_window,
+                                     std::chrono::duration_cast<Duration>(month_end - now));
 }
 
 Result<UtilByRun> GpuUtilByRun(Connection& db, Timestamp since, Timestamp until) {
@@ -147,13 +145,22 @@ Result<std::vector<GroupKey>> ParseGroupKeys(std::string_view text) {
   return keys;
 }
 
+Money ForecastSpend(Money spent, Money burned, Duration burn_window, Duration left) {
+  if (left <= Duration(0) || burn_window <= Duration(0)) return spent;
+  return spent + burned.Scaled(ToHours(left) / ToHours(burn_window));
+}
+
 Result<Report> BuildReport(Ledger& ledger, const ReportOptions& options) {
   if (options.until <= options.since) {
     return Fail(ErrorCode::kBadInput, "report: --until must be after --since");
   }
   const Timestamp month_start = MonthStart(options.now, 0);
   const Timestamp month_end = MonthStart(options.now, 1);
-  const Timestamp load_from = std::min({options.since, month_start, options.now - kBurnWindow});
+  if (options.burn_window <= Duration(0)) {
+    return Fail(ErrorCode::kBadInput, "report: the burn window must be positive");
+  }
+  const Timestamp load_from =
+      std::min({options.since, month_start, options.now - options.burn_window});
   const Timestamp load_to = std::max(options.until, options.now);
   std::vector<SegmentFact> facts = FRUGAL_TRY(ledger.SegmentsBetween(load_from, load_to));
   const auto util = FRUGAL_TRY(GpuUtilByRun(ledger.connection(), options.since, options.until));
@@ -171,11 +178,11 @@ Result<Report> BuildReport(Ledger& ledger, const ReportOptions& options) {
   Report report;
   report.options = options;
   for (auto& [key, acc] : groups) {
-    Finish(acc, util, options.now, month_end);
+    Finish(acc, util, options, month_end);
     if (acc.runs.empty()) continue;  // no time in the window; still in the total's forecast
     report.rows.push_back(std::move(acc.row));
   }
-  Finish(total, util, options.now, month_end);
+  Finish(total, util, options, month_end);
   report.total = std::move(total.row);
   std::stable_sort(report.rows.begin(), report.rows.end(),
                    [](const ReportRow& a, const ReportRow& b) { return a.spend > b.spend; });

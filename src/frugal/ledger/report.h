@@ -22,11 +22,20 @@ enum class GroupKey { kTeam, kProject, kOwner, kGpu, kTier, kCloud, kWorkload };
 /// "team,project" → keys; kBadInput names an unknown key (with a suggestion).
 [[nodiscard]] Result<std::vector<GroupKey>> ParseGroupKeys(std::string_view text);
 
+/// The burn window of a forecast unless told otherwise (the audit's `budget_burn_days` default).
+inline constexpr Duration kDefaultBurnWindow = std::chrono::hours(24 * 7);
+
+/// The one spend forecast, of the report's month and of the audit's budgets alike: `spent`
+/// so far, plus `burned` (the spend of the last `burn_window`) carried on at that rate over
+/// `left`. `left` at or below zero: `spent`.
+[[nodiscard]] Money ForecastSpend(Money spent, Money burned, Duration burn_window, Duration left);
+
 struct ReportOptions {
   std::vector<GroupKey> by;  ///< empty: one total row
   Timestamp since{};
   Timestamp until{};  ///< exclusive
   Timestamp now{};    ///< open segments are costed up to here; the forecast starts here
+  Duration burn_window = kDefaultBurnWindow;  ///< the month forecast's burn rate is over this
 };
 
 struct ReportRow {

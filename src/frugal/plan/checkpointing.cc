@@ -133,7 +133,7 @@ SpotRun ModelSpotRun(double work_hours, double preemptions_per_hour, const Fault
   if (!ft.resumes) return FromScratchRun(work_hours, rate, ft.restart_hours, deadline_hours);
   const double c = ft.checkpoint_write_hours;
   const double r = ft.restart_hours;
-  if (ft.checkpoint_on_notice && c <= ft.notice_hours) {
+  if (SavesOnNotice(ft)) {
     run.strategy = CheckpointStrategy::kOnNotice;
     const double lost_share = rate * (r + c);  // each preemption costs a save and a restart
     run.viable = lost_share < 1.0;

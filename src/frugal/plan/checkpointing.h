@@ -43,6 +43,12 @@ struct FaultTolerance {
 /// each preemption; ..." or where the figures came from.
 [[nodiscard]] std::string CheckpointAssumption(const FaultTolerance& ft);
 
+/// Whether the job saves when the preemption notice arrives: it says it can and one checkpoint
+/// write fits in the notice. Otherwise it checkpoints periodically on spot.
+[[nodiscard]] inline bool SavesOnNotice(const FaultTolerance& ft) {
+  return ft.checkpoint_on_notice && ft.checkpoint_write_hours <= ft.notice_hours;
+}
+
 /// Young (1974): τ = √(2·C·M), checkpoint cost C, mean time between failures M (hours here).
 using frugal::YoungInterval;
 

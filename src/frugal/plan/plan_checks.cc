@@ -31,11 +31,12 @@ Result<void> CheckMeasuredFamily(const JobSpec& spec) {
                           u.measurement.run_id.empty() ? "profile" : "run " + u.measurement.run_id,
                           u.measurement.recorded_at, u.note);
   }
-  return Fail(ErrorCode::kBadInput,
-              fmt::format("{}: a {} job is planned from measured profiles: add at least one "
-                          "under 'measured:' (frugal profile records them), or run it once with "
-                          "`frugal run --spec` on a chosen --gpu or --offer{}",
-                          spec.source, est::ModelFamilyName(spec.family), unused));
+  return Fail(
+      ErrorCode::kBadInput,
+      fmt::format("{}: a job of the {} family is planned from measured profiles: add at least one "
+                  "under 'measured:' (frugal profile records them), or run it once with "
+                  "`frugal run --spec` on a chosen --gpu or --offer{}",
+                  spec.source, est::ModelFamilyName(spec.family), unused));
 }
 
 Result<void> CheckProfileOffers(const JobSpec& spec, const catalog::Catalog& c) {

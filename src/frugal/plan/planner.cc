@@ -253,9 +253,9 @@ void AddModelled(Context& ctx, const Offer& o, int instances, int total,
   }
   if (!k.best && k.evaluated == 0) {
     // Not a memory problem: the knobs leave nothing to estimate at this GPU count.
-    Exclude(ctx, fmt::format("{} x{}: no knob combination applies at {} GPUs (each micro_batch "
+    Exclude(ctx, fmt::format("{} x{}: no knob combination applies at {} (each micro_batch "
                              "must divide the global batch per GPU; ZeRO needs 2 or more GPUs)",
-                             gpu.name, total, total));
+                             gpu.name, total, Counted(total, "GPU")));
     return;
   }
   if (!k.best) {
@@ -342,8 +342,8 @@ void AddOffer(Context& ctx, const Offer& o) {
     } else if (ctx.spec.modelled) {
       AddModelled(ctx, o, instances, total, *gpu);
     } else {
-      Exclude(ctx, fmt::format("{} job: no measured profile applies to {} (a {} is planned from "
-                               "measurements only)",
+      Exclude(ctx, fmt::format("{} job: no measured profile applies to {} (the {} family is "
+                               "planned from measurements only)",
                                est::ModelFamilyName(ctx.spec.family), gpu->name,
                                est::ModelFamilyName(ctx.spec.family)));
     }

@@ -103,13 +103,19 @@ void SpotRules(const Policy& p, const Subject& s, const Fields& f, std::vector<V
     return;
   }
   const std::string max = FormatDuration(*p.max_spot_checkpoint_interval);
-  const std::string fix =
+  std::string fix =
       s.kind == "Study"
           ? fmt::format("set {} to {} or less", f.checkpoint, max)
           : fmt::format(
                 "checkpoint when the preemption notice arrives ({}: true), or keep off "
                 "spot ({})",
                 f.checkpoint, f.tiers);
+  if (s.notice_too_short) {
+    fix = fmt::format(
+        "{} is true, but {}: make the write fit (fault_tolerance.checkpoint_write, "
+        "fault_tolerance.notice), or keep off spot ({})",
+        f.checkpoint, *s.notice_too_short, f.tiers);
+  }
   if (!s.checkpoint_interval) {
     out.push_back({"checkpoint-interval",
                    fmt::format("no maximum checkpoint interval on spot (policy: at most {})", max),

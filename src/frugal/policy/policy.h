@@ -69,6 +69,8 @@ struct Subject {
   bool fault_tolerant = false;     ///< declares checkpointing (fault_tolerance / interval)
   std::optional<Duration> checkpoint_interval;  ///< the longest interval it may use
   bool checkpoint_on_notice = false;  ///< saves when the preemption notice arrives (any interval)
+  /// Set when the spec asks to save on notice but the save does not fit in it: why.
+  std::optional<std::string> notice_too_short;
   std::optional<Money> budget;
 };
 

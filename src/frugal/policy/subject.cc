@@ -84,7 +84,15 @@ Subject JobSubject(const YamlDoc& doc, const plan::JobSpec& spec) {
   for (catalog::Tier t : spec.constraints.tiers) s.tiers.emplace_back(catalog::TierName(t));
   s.fault_tolerant =
       static_cast<bool>(doc.root()["fault_tolerance"]) || !spec.fault_tolerance.drill.empty();
-  s.checkpoint_on_notice = s.fault_tolerant && spec.fault_tolerance.checkpoint_on_notice;
+  // On notice only when the save fits in the notice: else the planner checkpoints periodically
+  // and the policy's interval applies.
+  const plan::FaultTolerance& ft = spec.fault_tolerance;
+  s.checkpoint_on_notice = s.fault_tolerant && plan::SavesOnNotice(ft);
+  if (s.fault_tolerant && ft.checkpoint_on_notice && !s.checkpoint_on_notice) {
+    s.notice_too_short = fmt::format("its checkpoint write ({}) does not fit in the {} notice",
+                                     FormatDuration(FromHours(ft.checkpoint_write_hours)),
+                                     FormatDuration(FromHours(ft.notice_hours)));
+  }
   s.budget = spec.constraints.budget;
   return s;
 }
@@ -129,9 +137,12 @@ Subject ForOption(const Subject& job, const plan::Option& option) {
   } else {
     s.tiers = {spot ? std::string("spot") : std::string(catalog::TierName(option.offer->tier))};
   }
+  // What the option does on spot, not what the spec wishes: a save that does not fit in the
+  // notice is planned as periodic checkpoints, which the policy's interval judges.
   if (spot && option.spot.strategy == plan::CheckpointStrategy::kOnNotice) {
     s.checkpoint_on_notice = true;
   } else if (spot && option.spot.strategy == plan::CheckpointStrategy::kPeriodic) {
+    s.checkpoint_on_notice = false;
     s.checkpoint_interval = FromHours(option.spot.interval_hours);
   }
   return s;

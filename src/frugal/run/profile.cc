@@ -114,6 +114,15 @@ Result<Throughput> MeasureThroughput(const std::vector<ProgressPoint>& points) {
   return t;
 }
 
+std::optional<std::string> ShortWindowWarning(const ledger::NewProfile& p) {
+  if (p.measured >= kShortestTrustedWindow) return std::nullopt;
+  return fmt::format(
+      "the measured window is {:.2f}s ({} steps): too short to trust its rate (the clock, the "
+      "reading of the reports and the first steps weigh more than the steps); profile longer "
+      "(--steps, --for) so that it measures at least {}s",
+      ToSeconds(p.measured), p.steps, ToSeconds(kShortestTrustedWindow));
+}
+
 std::string CpuModelName(std::string_view cpuinfo) {
   std::string fallback;
   for (const std::string& line : Split(cpuinfo, '\n')) {

@@ -82,6 +82,15 @@ struct Throughput {
 /// progress).
 [[nodiscard]] Result<Throughput> MeasureThroughput(const std::vector<ProgressPoint>& points);
 
+/// The shortest measured stretch whose rate a profile trusts: under it, the clock's
+/// resolution, the time between reads of the reports and the first steps' warm-up weigh more
+/// than the steps themselves.
+inline constexpr Duration kShortestTrustedWindow = std::chrono::seconds(1);
+
+/// A warning when `p` was measured over less than kShortestTrustedWindow ("the measured window
+/// is 0.01s (63 steps): too short to trust its rate; profile longer ..."); nullopt otherwise.
+[[nodiscard]] std::optional<std::string> ShortWindowWarning(const ledger::NewProfile& p);
+
 /// The device a profile ran on.
 struct DeviceInfo {
   std::string name;          ///< "NVIDIA A100-SXM4-80GB" or the CPU model

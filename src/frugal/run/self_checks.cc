@@ -35,7 +35,7 @@ std::vector<SelfCheck> RunSelfChecks(const RunResult& r, bool on_spot) {
     } else {
       checks.push_back({CheckLevel::kOk, "spot_ready",
                         fmt::format("resumed from a checkpoint in at most {}: spot-ready",
-                                    FormatDuration(slowest))});
+                                    FormatDurationAtMost(slowest))});
     }
   }
   if (r.checkpoints_rejected > 0) {

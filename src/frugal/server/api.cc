@@ -253,6 +253,9 @@ Result<Json> Report(Server::Impl& impl, const Request& req) {
   const ledger::TimeWindow window = FRUGAL_TRY(WindowParam(req, "30d", options.now));
   options.since = window.since;
   options.until = window.until;
+  // The budgets on the same page forecast over the audit's burn window: one forecast.
+  options.burn_window = std::chrono::duration_cast<Duration>(
+      std::chrono::duration<double, std::ratio<86400>>(impl.thresholds.budget_burn_days));
   auto db = FRUGAL_TRY(impl.pool.Acquire());
   return ledger::ReportToJson(FRUGAL_TRY(ledger::BuildReport(*db, options)));
 }

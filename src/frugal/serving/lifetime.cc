@@ -97,8 +97,16 @@ Lever Unavailable(std::string name, std::string why) {
   return Lever{std::move(name), std::move(why), false, {}, {}};
 }
 
+/// Whether `o` runs the baseline's hardware: the same GPU model and replica shape (or the same
+/// CPU instance), which is what every lever but "smaller GPU" keeps.
+bool SameHardware(const ServingOption& o, const ServingOption& baseline) {
+  if (o.gpu != baseline.gpu) return false;
+  if (o.gpu == "cpu") return o.offer->instance_type == baseline.offer->instance_type;
+  return o.gpus_per_replica == baseline.gpus_per_replica;
+}
+
 Result<Lever> QuantizationLever(const InferenceSpec& spec, const catalog::Catalog& c,
-                                const ServingOption& od, int months) {
+                                const ServingOption& baseline, int months) {
   const WeightFormat target =
       spec.model.architecture == Architecture::kDecoder ? WeightFormat::kInt4 : WeightFormat::kInt8;
   if (WeightBytes(spec.model.weights) <= WeightBytes(target)) {
@@ -109,12 +117,19 @@ Result<Lever> QuantizationLever(const InferenceSpec& spec, const catalog::Catalo
   q.model.weights = target;
   q.measured.clear();  // a measurement of the wider weights does not describe these
   const ServingPlan p = FRUGAL_TRY(PlanServing(q, c, {kAll}));
-  const ServingOption* best = First(p, OnDemandStatic);
-  if (best == nullptr) return Unavailable("quantization", "no option meets the latency");
+  // The baseline's GPU with the narrower weights (fewer replicas, or a smaller shape of it):
+  // a move to another GPU is the "smaller GPU" lever's.
+  const ServingOption* best =
+      First(p, [&](const ServingOption& o) { return OnDemandStatic(o) && o.gpu == baseline.gpu; });
+  if (best == nullptr) {
+    return Unavailable("quantization", fmt::format("no option on {} meets the latency with {} "
+                                                   "weights",
+                                                   baseline.gpu, WeightFormatName(target)));
+  }
   return Saving("quantization",
                 fmt::format("{} weights: {} instead of {}", WeightFormatName(target),
-                            DescribeOption(*best), DescribeOption(od)),
-                od.lifetime, best->lifetime, months);
+                            DescribeOption(*best), DescribeOption(baseline)),
+                baseline.lifetime, best->lifetime, months);
 }
 
 std::vector<Lever> OtherLevers(const InferenceSpec& spec, const ServingPlan& p,
@@ -128,8 +143,10 @@ std::vector<Lever> OtherLevers(const InferenceSpec& spec, const ServingPlan& p,
   } else {
     out.push_back(Unavailable("smaller GPU", "the baseline is already the cheapest GPU"));
   }
+  // Every lever but "smaller GPU" keeps the baseline's hardware and changes how it is paid for
+  // or scaled.
   auto same_config = [&](const ServingOption& o) {
-    return o.gpu == od.gpu && o.gpus_per_replica == od.gpus_per_replica && o.perf.meets_latency;
+    return SameHardware(o, baseline) && o.perf.meets_latency;
   };
   const ServingOption* committed = First(p, [&](const ServingOption& o) {
     return same_config(o) && o.committed() && o.tier.find('+') == std::string::npos;
@@ -139,14 +156,14 @@ std::vector<Lever> OtherLevers(const InferenceSpec& spec, const ServingPlan& p,
         Saving("commitment",
                fmt::format("{} (break-even at {:.0f}% of the hours)", DescribeOption(*committed),
                            100 * committed->break_even_utilization.value_or(0)),
-               od.lifetime, committed->lifetime, months));
+               baseline.lifetime, committed->lifetime, months));
   } else {
     out.push_back(Unavailable("commitment", "no committed offer for this GPU"));
   }
   const ServingOption* scaled =
       First(p, [&](const ServingOption& o) { return same_config(o) && o.autoscaled; });
   if (scaled != nullptr) {
-    out.push_back(Saving("autoscaling", "on demand, following the daily shape", od.lifetime,
+    out.push_back(Saving("autoscaling", "on demand, following the daily shape", baseline.lifetime,
                          scaled->lifetime, months));
   } else {
     out.push_back(Unavailable("autoscaling", spec.workload.daily_shape.empty()
@@ -156,7 +173,7 @@ std::vector<Lever> OtherLevers(const InferenceSpec& spec, const ServingPlan& p,
   const ServingOption* spot =
       First(p, [&](const ServingOption& o) { return same_config(o) && o.tier == "spot"; });
   if (spot != nullptr) {
-    out.push_back(Saving("spot", DescribeOption(*spot), od.lifetime, spot->lifetime, months));
+    out.push_back(Saving("spot", DescribeOption(*spot), baseline.lifetime, spot->lifetime, months));
   } else {
     out.push_back(Unavailable("spot", spec.schedule.interruptible
                                           ? "no spot offer for this GPU"
@@ -236,7 +253,7 @@ Result<LifetimeBill> ComputeLifetimeBill(const InferenceSpec& spec, const catalo
     bill.baseline_label = "the most powerful GPU on demand: " + DescribeOption(*habit);
   }
   if (od == nullptr || !bill.baseline) return bill;
-  bill.levers.push_back(FRUGAL_TRY(QuantizationLever(spec, c, *od, months)));
+  bill.levers.push_back(FRUGAL_TRY(QuantizationLever(spec, c, *bill.baseline, months)));
   for (Lever& l : OtherLevers(spec, plan, *od, *bill.baseline, months))
     bill.levers.push_back(std::move(l));
   return bill;

@@ -1,9 +1,13 @@
 #include "frugal/tune/study.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
+
+#include "frugal/core/log.h"
 
 namespace frugal::tune {
 
@@ -19,6 +23,29 @@ double Study::Loss(double value) const {
 bool Study::MayStart() const {
   if (stopping_ || endgame_ || !stop_reason_.empty()) return false;
   return gate_.MayStartTrial(static_cast<int64_t>(trials_.size()));
+}
+
+void Study::StopOnIdenticalFailures(const Trial& failed, const std::string& failure) {
+  if (failure.empty() || failed.last_value) return;
+  // Only while nothing has reported: once a trial has, the command works, and a failure is
+  // the configuration's.
+  size_t same = 0;
+  for (const Trial& t : trials_) {
+    if (t.last_value) return;
+    if (t.state == TrialState::kFailed) ++same;
+  }
+  if (first_failure_.empty()) first_failure_ = failure;
+  failures_differ_ = failures_differ_ || first_failure_ != failure;
+  if (failures_differ_) return;  // they failed in different ways: the configurations differ
+  const size_t needed = std::min<size_t>(
+      kIdenticalFailures, static_cast<size_t>(spec_.gates.max_trials.value_or(kIdenticalFailures)));
+  if (same < needed || !stop_reason_.empty()) return;
+  stop_reason_ = fmt::format(
+      "the first {} trials all failed the same way ({}) before their first report: the trial "
+      "command fails whatever the configuration; run it alone to see why, fix it, and start "
+      "the study again",
+      same, failure);
+  log::Warning("study '{}': {}", spec_.name, stop_reason_);
 }
 
 void Study::CloseStarts(const std::string& reason) {
@@ -385,6 +412,7 @@ Result<void> Study::Handle(const Progress& p) {
   }
   if (p.end == SegmentEnd::kFailed) {
     EndTrial(trial, TrialState::kFailed);
+    StopOnIdenticalFailures(trial, p.failure);
     return {};
   }
   if (p.end == SegmentEnd::kBudgetStopped) {

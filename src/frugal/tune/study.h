@@ -28,6 +28,10 @@
 
 namespace frugal::tune {
 
+/// The trials that failing the same way before any trial has reported stops a study (fewer
+/// when max_trials is lower).
+inline constexpr size_t kIdenticalFailures = 3;
+
 /// The spec as the user gave it, so a resumed study re-reads exactly the same thing.
 struct SpecText {
   std::string yaml;
@@ -176,6 +180,10 @@ class Study {
   void ApplyPruned();
   void UpdateIncumbent(const Trial& trial);
   void CloseStarts(const std::string& reason);
+  /// Ends the study (stop reason and a warning saying why) when its first trials, and none
+  /// that reported, all failed the same way (`failure`, the runner's words): a command that
+  /// fails whatever the configuration would fail every trial the study pays to start.
+  void StopOnIdenticalFailures(const Trial& failed, const std::string& failure);
   bool MayStart() const;
   std::optional<double> RateOf(const Trial& trial) const;
   std::optional<double> ReservedSeconds() const;
@@ -226,8 +234,13 @@ class Study {
   double FinishReserve(int64_t except) const;
   /// Whether free workers promote paused trials past the scheduler's quota (asha only).
   bool Drains() const;
-  /// Promotes the best paused trial the budget can pay for; false when none can run now.
+  /// Promotes the best paused trial the budget can pay for, of those that could still beat the
+  /// leader (InRungCut); false when none can run now.
   [[nodiscard]] Result<bool> Drain();
+  /// Whether `trial`'s result at `rung` is within the top 1/η of every result at that rung
+  /// (at least the best): the ones a promotion past the scheduler's quota may still pay for.
+  /// A trial further behind stays paused, and its full run is counted as pruning's saving.
+  bool InRungCut(const Trial& trial, int rung) const;
   /// The next interval of every running trial, each at its own last interval (`fallback`
   /// for a trial that has none yet).
   double NextIntervals(double fallback) const;
@@ -287,6 +300,8 @@ class Study {
       table_order_;  ///< replay: the order rows are offered in (shuffled when opaque)
   int64_t events_ = 0;
   int64_t promotions_ = 0;
+  std::string first_failure_;     ///< how the first failed trial failed ("" before one has)
+  bool failures_differ_ = false;  ///< a later failure was another one
   int64_t pauses_ = 0;
   std::string stop_reason_;
   bool stopping_ = false;  ///< a plateau: no starts, no resumes

@@ -150,7 +150,24 @@ std::vector<CheckItem> CheckStudy(const StudySpec& spec) {
                            ? "only '" + spec.objective.metric + "' is watched"
                            : fmt::format("watching {}", fmt::join(spec.objective.watch, ", ")),
                        "add 'objective: {watch: [train_loss]}' to see divergence and overfitting"));
+  items.push_back(UtilizationItem(spec));
   return items;
+}
+
+CheckItem UtilizationItem(const StudySpec& spec) {
+  if (spec.replay) {
+    return Item("utilization", true,
+                "a replay spends no GPU time: nothing to watch (a real study's trials are "
+                "sampled by their supervisors)",
+                "");
+  }
+  // Every trial runs under the run supervisor, which samples what the seed's checklist asks
+  // to watch; the item says which figures to read and where.
+  return Item("utilization", !spec.command.empty(),
+              "each trial's supervisor samples GPU utilization and idle time (NVML), CPU cores "
+              "in use and I/O wait; watch them with `frugal runs show RUN` per trial, and "
+              "`frugal audit` flags a GPU busy under half the time (right-size down)",
+              "give 'trial.command' so trials run under the supervisor");
 }
 
 std::optional<double> CheapestFullRunSeconds(const StudySpec& spec, const ReplayTable* table) {

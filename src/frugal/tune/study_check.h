@@ -22,6 +22,10 @@ struct CheckItem {
 /// train.py`): the script must exist, relative to the spec's directory where trials run.
 std::vector<CheckItem> CheckStudy(const StudySpec& spec);
 
+/// The `utilization` item: which utilization figures (GPU busy and idle, CPU, I/O wait) the
+/// trials' supervisors record, and where to watch them; a replay has none to watch.
+CheckItem UtilizationItem(const StudySpec& spec);
+
 /// The `trial_script` item alone: nullopt when the command runs no script through an
 /// interpreter. `frugal tune` refuses to start a study whose item is not ok.
 std::optional<CheckItem> TrialScriptItem(const StudySpec& spec);

@@ -125,12 +125,33 @@ bool Study::Drains() const {
   return spec_.scheduler == SchedulerKind::kAsha && !stopping_ && !MayStart();
 }
 
+bool Study::InRungCut(const Trial& trial, int rung) const {
+  const auto k = static_cast<size_t>(rung);
+  const double loss = trial.rung_losses[k];
+  if (std::isnan(loss)) return false;
+  size_t results = 0;
+  size_t better = 0;
+  for (const Trial& t : trials_) {
+    if (t.rung_losses.size() <= k || std::isnan(t.rung_losses[k])) continue;
+    ++results;
+    if (t.rung_losses[k] < loss) ++better;
+  }
+  const double keep =
+      std::max(1.0, std::ceil(static_cast<double>(results) / ladder_.reduction_factor));
+  return static_cast<double>(better) < keep;
+}
+
 Result<bool> Study::Drain() {
   std::vector<Trial*> candidates;
+  // When starts closed with money to spare (max_trials, an exhausted space), only those that
+  // could still matter: a trial far behind at its rung (a diverged one) keeps its pause, and
+  // the money its promotion would cost is kept. When the budget closed them, the drain spends
+  // what is left best first, as the budget evaluations measured (bench/RESULTS.md).
+  const bool budget_bound = endgame_ || stop_reason_ == "budget";
   for (Trial& t : trials_) {
     const int rung = t.RungReached();
     if (t.state == TrialState::kPaused && rung >= 0 && rung < ladder_.top() &&
-        t.target_rung <= rung) {
+        t.target_rung <= rung && (budget_bound || InRungCut(t, rung))) {
       candidates.push_back(&t);
     }
   }

@@ -148,6 +148,8 @@ nlohmann::json StatusJson(const StudySpec& spec, const nlohmann::json& state,
                           const std::vector<Trial>& trials) {
   nlohmann::json doc = state.value("summary", nlohmann::json::object());
   doc["status"] = state.value("status", "unknown");
+  // A replay's spend is the table's cost at a declared price: nothing was paid.
+  doc["replay"] = spec.replay.has_value();
   doc["leaderboard"] = LeaderboardJson(trials, spec.objective.direction);
   // Spend per trial, every trial (the cost of each successful one among them).
   nlohmann::json per_trial = nlohmann::json::array();

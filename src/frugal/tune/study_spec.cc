@@ -234,12 +234,12 @@ Result<void> ParseResources(const YamlDoc& doc, const YAML::Node& node, Resource
   if (out.workers < 1)
     return Fail(doc.ErrorAt(node["workers"], "resources.workers", "must be at least 1"));
   out.tier = FRUGAL_TRY(doc.OptionalString(node, "tier")).value_or("");
-  constexpr std::string_view kTiers[] = {"on_demand", "spot", "reserved_1y", "reserved_3y"};
-  if (!out.tier.empty() &&
-      std::find(std::begin(kTiers), std::end(kTiers), out.tier) == std::end(kTiers)) {
-    return Fail(
-        doc.ErrorAt(node["tier"], "resources.tier",
-                    "unknown tier '" + out.tier + "' (on_demand, spot, reserved_1y, reserved_3y)"));
+  const std::vector<std::string> tiers = {"on_demand", "spot", "reserved_1y", "reserved_3y"};
+  if (!out.tier.empty() && std::find(tiers.begin(), tiers.end(), out.tier) == tiers.end()) {
+    return Fail(doc.ErrorAt(node["tier"], "resources.tier",
+                            fmt::format("unknown tier '{}'{} (on_demand, spot, reserved_1y, "
+                                        "reserved_3y)",
+                                        Abbreviate(out.tier), DidYouMean(out.tier, tiers))));
   }
   out.offer = FRUGAL_TRY(doc.OptionalString(node, "offer")).value_or("");
   out.gpu = FRUGAL_TRY(doc.OptionalString(node, "gpu")).value_or("");

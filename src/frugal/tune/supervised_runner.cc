@@ -257,6 +257,11 @@ Result<Progress> SupervisedRunner::FinishActive(Active& a) {
     }
   }
   Progress p = TimeEvent(a, end);
+  if (end == SegmentEnd::kFailed) {
+    p.failure = !a.result              ? a.result.error().message
+                : a.result->child_exit ? a.result->child_exit->Describe()
+                                       : a.result->message;
+  }
   // The segment's reports are ahead of it in ready_ and will be told before it: the trial's
   // total must come out at the supervisor's own figure.
   double queued = 0.0;

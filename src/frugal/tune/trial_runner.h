@@ -41,6 +41,10 @@ struct Progress {
   /// (the runner's own clock said the trial used less than it was told so far).
   double wall_seconds = 0.0;
   SegmentEnd end = SegmentEnd::kNone;
+  /// With end kFailed, how the trial's command failed ("exit code 1"), for a runner that runs
+  /// real commands: the same text for several trials says the command, not the configuration,
+  /// is broken. Empty where a failure is the configuration's own (a replayed table's row).
+  std::string failure;
 };
 
 /// What a runner has charged a trial for its ended segments, priced as the ledger prices them

@@ -166,6 +166,26 @@ TEST_F(LedgerE2E, ReportGroupsByTeamInEveryFormat) {
   EXPECT_NE(bad.err.find("did you mean 'team'"), std::string::npos) << bad.err;
 }
 
+TEST_F(LedgerE2E, FocusIsTheDefaultFormatAndRunsAloneLists) {
+  // FOCUS is the only format: export and import do without --format, as the README writes them.
+  const std::string out = (home_ / "default.csv").string();
+  auto exported = Frugal({"ledger", "export", "--since", "7d", "-o", out});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_NE(exported.err.find("Wrote 5 FOCUS rows"), std::string::npos) << exported.err;
+  const std::string other = (home_ / "imported.sqlite").string();
+  auto imported = RunFrugal({"--db", other, "--json", "ledger", "import", out}, home_.path());
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_EQ(nlohmann::json::parse(imported.out)["imported"], 5);
+  // `frugal runs` alone is `frugal runs list`.
+  auto runs = Frugal({"runs"});
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  const std::string listed = Frugal({"runs", "list"}).out;
+  // The last line ("5 runs, $X in total"); a running run's elapsed time may tick between the two.
+  EXPECT_EQ(runs.out.substr(runs.out.rfind('\n', runs.out.size() - 2)),
+            listed.substr(listed.rfind('\n', listed.size() - 2)));
+  EXPECT_NE(runs.out.find("bert-finetune"), std::string::npos) << runs.out;
+}
+
 TEST_F(LedgerE2E, FocusExportImportsBackIdempotently) {
   const std::string out = (home_ / "focus.csv").string();
   auto exported = Frugal({"ledger", "export", "--format", "focus", "--since", "7d", "-o", out});

@@ -152,6 +152,33 @@ TEST_F(PolicyE2e, PlanScreensOptionsAndRefusesWhenNoneIsAllowed) {
   EXPECT_EQ(AuditOverrides(home_.path()).size(), 1u);
 }
 
+TEST_F(PolicyE2e, ASaveThatDoesNotFitTheNoticeIsJudgedByTheCheckpointInterval) {
+  // The job says it saves on notice, but its 3-minute write does not fit in the default 30 s
+  // notice: the planner checkpoints periodically (every half hour or more), which the policy's
+  // 30-minute maximum refuses, in `policy check` and in `plan` alike.
+  WriteTestFile(dir_ / "strict.yaml", std::string(kPolicy) + "max_spot_checkpoint_interval: 30m\n");
+  std::string job = ReadTestFile(example_);
+  job.replace(job.find("tiers: [on_demand, spot, reserved_1y]"), 37, "tiers: [spot]");
+  job.replace(job.find("checkpoint_on_notice: false"), 27, "checkpoint_on_notice: true");
+  WriteTestFile(dir_ / "spot.yaml", job);
+  const std::string policy = (dir_ / "strict.yaml").string();
+  auto check = RunFrugal({"policy", "check", "--policy", policy, (dir_ / "spot.yaml").string()},
+                         home_.path());
+  EXPECT_EQ(check.exit_code, 3) << check.out << check.err;
+  EXPECT_NE(check.out.find("checkpoint-interval"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("does not fit in the 30s notice"), std::string::npos) << check.out;
+  auto plan = RunFrugal({"--policy", policy, "plan", (dir_ / "spot.yaml").string()}, home_.path());
+  EXPECT_EQ(plan.exit_code, 3) << plan.out << plan.err;
+  EXPECT_NE(plan.err.find("checkpoint-interval"), std::string::npos) << plan.err;
+
+  // A write that fits the notice complies.
+  job.replace(job.find("checkpoint_write: 3m"), 20, "checkpoint_write: 20s");
+  WriteTestFile(dir_ / "fits.yaml", job);
+  auto fits = RunFrugal({"policy", "check", "--policy", policy, (dir_ / "fits.yaml").string()},
+                        home_.path());
+  EXPECT_EQ(fits.exit_code, 0) << fits.out << fits.err;
+}
+
 TEST_F(PolicyE2e, RunIsRefusedBeforeAnythingIsWrittenAndOverridesAreLinkedToTheRun) {
   const std::vector<std::string> env = {"FRUGAL_POLICY=" + (dir_ / "policy.yaml").string()};
   const std::vector<std::string> run = {"run",          "--gpu",    "T4",       "--tier",

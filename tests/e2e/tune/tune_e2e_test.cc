@@ -225,6 +225,33 @@ TEST_F(TuneE2e, CheckPassesTheSeedPlanAndNamesEachMissingItemWithItsFix) {
   EXPECT_TRUE(schedule_item("fidelity: {max: 20, scale_by: epochs}\n")["ok"].get<bool>());
 }
 
+TEST_F(TuneE2e, CheckReadsTheReplayTableItIsGivenAndNamesTheUtilizationToWatch) {
+  TempDir dir;
+  const auto spec = dir / "study.yaml";
+  WriteTestFile(dir / "train.py", "print('trained')\n");
+  WriteTestFile(spec,
+                "name: checked\ntrial: {command: [python3, train.py]}\n"
+                "space: {lr: {type: float, low: 0.0001, high: 0.1, scale: log}}\n"
+                "objective: {metric: score, direction: maximize}\nfidelity: {max: 27}\n"
+                "resources: {price_per_hour: 3.6}\ngates: {budget_usd: 30}\n");
+  // The trials' own run: the checklist names the utilization figures to watch.
+  const CommandResult real = RunFrugal({"tune", "check", spec.string()}, home_.path());
+  EXPECT_NE(real.exit_code, 2) << real.err;
+  EXPECT_NE(real.out.find("utilization: each trial's supervisor samples GPU utilization"),
+            std::string::npos)
+      << real.out;
+  // --replay is read, not ignored: a folder without a table is an error naming it.
+  const std::string missing = (dir / "no-table").string();
+  const CommandResult bad =
+      RunFrugal({"tune", "check", spec.string(), "--replay", missing}, home_.path());
+  EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
+  EXPECT_NE(bad.err.find("no-table"), std::string::npos) << bad.err;
+  const CommandResult replay =
+      RunFrugal({"tune", "check", spec.string(), "--replay", table_.path().string()}, home_.path());
+  EXPECT_NE(replay.exit_code, 2) << replay.err;
+  EXPECT_NE(replay.out.find("a replay spends no GPU time"), std::string::npos) << replay.out;
+}
+
 TEST_F(TuneE2e, CheckNamesATrialScriptThatIsNotWhereTrialsRun) {
   // Trials run in the spec's directory: `python3 nosuch.py` there would fail every trial.
   TempDir dir;

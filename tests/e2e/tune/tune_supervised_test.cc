@@ -156,6 +156,25 @@ TEST_F(TuneSupervised, AStudyWhoseEveryTrialFailsIsAFailureThatSavedNothing) {
       << r.out;
 }
 
+TEST_F(TuneSupervised, AStudyStopsWhenItsFirstTrialsFailTheSameWay) {
+  // A python3 that cannot import torch: every trial fails at once with the same error. The
+  // study stops after the first three instead of paying for all eight, and says why.
+  WriteTestFile(
+      dir_ / "trainer.py",
+      "import sys\nsys.stderr.write(\"ModuleNotFoundError: No module named 'torch'\\n\")\n"
+      "sys.exit(1)\n");
+  const CommandResult r = RunFakeStudy("no-torch", ", grace: 1", "asha", 1, 8);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  EXPECT_EQ(doc["trials"]["failed"], 3) << r.out;
+  const std::string reason = doc["stop_reason"].get<std::string>();
+  EXPECT_NE(reason.find("the first 3 trials all failed the same way (exit code 1)"),
+            std::string::npos)
+      << reason;
+  EXPECT_NE(r.err.find("failed the same way"), std::string::npos) << r.err;
+}
+
 TEST_F(TuneSupervised, AnEarlyRungNotYetTrustedIsPassedWithoutRestartingTheTrial) {
   // The default ladder for max 9: an early rung at epoch 1 below the grace of 3. Every segment
   // runs to the top and the rungs are decided in flight: nobody restarts at epoch 1, and its

@@ -206,6 +206,39 @@ TEST_F(AuditTest, SaysWhatIsMissingInsteadOfASaving) {
   EXPECT_TRUE(commitment_note);
 }
 
+TEST_F(AuditTest, StartUpFailuresAndDrillsAreNotSpotFindings) {
+  const auto a100 = TestOffer("big-a100", "A100-80GB", 4.0);
+  const auto a100_spot = TestOffer("big-a100", "A100-80GB", 1.2, "spot");
+  const Timestamp start = options_.since + hours(24);
+  // A trial that died at `import torch` 0.3 s into its spot segment: no checkpoint was due.
+  const auto died = AddRun("trial-0", start, {{a100_spot, 0.3 / 3600, ledger::EndReason::kFailed}});
+  // One that ran on spot for 2 h without a checkpoint is still a finding.
+  const auto fragile = AddRun("fragile", start, {{a100_spot, 2, ledger::EndReason::kFinished}});
+  // A drill's uninterrupted baseline on demand, checkpointing: a measurement, not a candidate.
+  ledger::NewRun baseline;
+  baseline.name = "train";
+  baseline.command = "train";
+  baseline.start = start;
+  baseline.tags.team = "ml";
+  baseline.tags.Set("drill", "baseline");
+  const ledger::RunId drill = *ledger_->BeginRun(baseline);
+  const ledger::SegmentId seg = *ledger_->OpenSegment(drill, a100, start);
+  ASSERT_TRUE(ledger_->CloseSegment(seg, start + hours(2), ledger::EndReason::kFinished));
+  ASSERT_TRUE(ledger_->FinishRun(drill, ledger::RunStatus::kSucceeded, start + hours(2)));
+  AddCheckpoints(drill, start, 2, minutes(30));
+  options_.since = start - hours(1);
+  auto result = RunAudit(*ledger_, options_);
+  ASSERT_TRUE(result) << result.error().message;
+  std::vector<ledger::RunId> no_checkpoint, candidates;
+  for (const Finding& f : result->findings) {
+    if (f.rule == kSpotNoCheckpoint)
+      no_checkpoint.insert(no_checkpoint.end(), f.runs.begin(), f.runs.end());
+    if (f.rule == kSpotCandidate) candidates.insert(candidates.end(), f.runs.begin(), f.runs.end());
+  }
+  EXPECT_EQ(no_checkpoint, std::vector<ledger::RunId>{fragile}) << "not run " << died;
+  EXPECT_TRUE(candidates.empty()) << "drill baseline " << drill;
+}
+
 /// A FOCUS file with the columns the import needs, one row per (resource, sku, day).
 std::string FocusCsv(
     const std::vector<std::tuple<std::string, std::string, std::string, double, std::string>>&

@@ -18,7 +18,7 @@ TEST(AuditThresholds, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(t->tensor_matmul_share_pct, 50);
   EXPECT_EQ(t->data_far_min_gb, 10);
   EXPECT_EQ(t->preprocess_min_runs, 2);
-  EXPECT_EQ(t->budget_burn_days, 14);
+  EXPECT_EQ(t->budget_burn_days, 7);
   EXPECT_EQ(t->commitment_min_history_days, 7);
   EXPECT_TRUE(t->budgets.empty());
   EXPECT_EQ(t->source, "t.yaml");

@@ -17,6 +17,7 @@ TEST(Text, ParsesCountsWithSuffixes) {
   EXPECT_DOUBLE_EQ(*ParseCount("350m"), 350e6);
   EXPECT_DOUBLE_EQ(*ParseCount("7e9"), 7e9);
   EXPECT_DOUBLE_EQ(*ParseCount("1.5k"), 1500);
+  EXPECT_DOUBLE_EQ(*ParseCount("8.2g"), 8.2e9);  // SI giga, as FLOPs are written
   EXPECT_FALSE(ParseCount("-7b").has_value());
   EXPECT_FALSE(ParseCount("7x").has_value());
   EXPECT_FALSE(ParseCount("").has_value());
@@ -45,6 +46,12 @@ TEST(Text, SubnormalNumbersAreOutOfRangeNotTinyPositives) {
   EXPECT_FALSE(ParseCount("1e-320"));
   EXPECT_EQ(*ParseDouble("1e-300"), 1e-300);
   EXPECT_EQ(*ParseDouble("0"), 0.0);
+}
+
+TEST(Text, CountsTheirNoun) {
+  EXPECT_EQ(Counted(1, "GPU"), "1 GPU");
+  EXPECT_EQ(Counted(2, "GPU"), "2 GPUs");
+  EXPECT_EQ(Counted(0, "run"), "0 runs");
 }
 
 TEST(Text, StrictNumbers) {

@@ -134,6 +134,62 @@ TEST(Estimator, PipelineBubbleAndTensorParallelTrafficLengthenTheStep) {
   EXPECT_EQ(e->step.data_parallel, 0);
 }
 
+bool Warns(const Estimate& e, const std::string& words) {
+  for (const std::string& w : e.warnings)
+    if (w.find(words) != std::string::npos) return true;
+  return false;
+}
+
+TEST(Estimator, WarnsOfZeroThreeAcrossNodesABigBubbleAndATinyBatch) {
+  const Model m = Llama7b();
+  Hardware hw = A100();
+  hw.network_gbps = 400;
+  Training t;
+  t.micro_batch = 1;
+  // ZeRO-3 on one node: nothing to say; across 32 nodes: the gathers go over the network.
+  t.zero_stage = 3;
+  t.gpus = 8;
+  t.global_batch = 64;
+  auto node = EstimateTraining(m, t, hw, 1e10);
+  ASSERT_TRUE(node) << node.error().message;
+  EXPECT_FALSE(Warns(*node, "ZeRO-3")) << node->warnings.size();
+  t.gpus = 256;
+  t.global_batch = 256;
+  auto nodes = EstimateTraining(m, t, hw, 1e10);
+  ASSERT_TRUE(nodes) << nodes.error().message;
+  EXPECT_TRUE(Warns(*nodes, "ZeRO-3 over 256 GPUs (32 nodes)"));
+  // Pipeline parallel 4 with 2 micro-steps: the bubble is 3/5 of the step.
+  Training p;
+  p.gpus = 32;
+  p.tensor_parallel = 8;
+  p.pipeline_parallel = 4;
+  p.micro_batch = 1;
+  p.global_batch = 2;
+  auto bubble = EstimateTraining(m, p, A100(), 1e9);
+  ASSERT_TRUE(bubble) << bubble.error().message;
+  EXPECT_TRUE(Warns(*bubble, "pipeline parallel 4 with 2 micro-step(s) per step"));
+  p.global_batch = 64;
+  auto full = EstimateTraining(m, p, A100(), 1e9);
+  ASSERT_TRUE(full) << full.error().message;
+  EXPECT_FALSE(Warns(*full, "pipeline parallel"));
+  // A tiny model with one short sequence per GPU per step: the MFU collapses, and it is said.
+  Model tiny = m;
+  tiny.layers = 2;
+  tiny.hidden = 256;
+  tiny.heads = 4;
+  tiny.ffn = 1024;
+  tiny.seq = 128;
+  tiny.params = 2e6;
+  Training small;
+  small.gpus = 8;
+  small.micro_batch = 1;
+  small.global_batch = 8;
+  auto low = EstimateTraining(tiny, small, hw, 1e8);
+  ASSERT_TRUE(low) << low.error().message;
+  ASSERT_LT(low->mfu, kLowMfuWarn);
+  EXPECT_TRUE(Warns(*low, "raise training.global_batch"));
+}
+
 TEST(Estimator, FrameworksDefaultToFullRecomputeForVeryLargeModels) {
   EXPECT_EQ(DefaultRecompute(175e9), Recompute::kFull);
   EXPECT_EQ(DefaultRecompute(176e9), Recompute::kFull);

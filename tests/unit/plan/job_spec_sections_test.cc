@@ -45,6 +45,8 @@ TEST(JobSpecSections, BadSectionsNameTheLineAndField) {
             "field 'staging_gbps': must be positive"},
            {"model: {params: 1b}\nwork: {tokens: 1b}\nfixed_costs: {bot: 5m}\n",
             "did you mean 'boot'"},
+           {"model: {params: 1b}\nwork: {tokens: 1b}\nconstraints: {tiers: [on_demand, spto]}\n",
+            "unknown tier 'spto' (did you mean 'spot'?)"},
        }) {
     auto spec = Parse(c.text);
     ASSERT_FALSE(spec) << c.text;

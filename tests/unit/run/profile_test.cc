@@ -190,5 +190,18 @@ TEST(ProfileWorkDirName, KeepsSafeCharactersAndTheTime) {
             "profile-" + std::string(64, 'a') + "-1767225600000");
 }
 
+TEST(ShortWindowWarning, WarnsWhenTheMeasuredStretchIsTooShortToTrust) {
+  // 63 steps in 2 ms (a rate of tens of thousands per second): a warning that says so.
+  ledger::NewProfile p;
+  p.steps = 63;
+  p.measured = milliseconds(2);
+  const auto warning = ShortWindowWarning(p);
+  ASSERT_TRUE(warning);
+  EXPECT_NE(warning->find("0.00s (63 steps): too short"), std::string::npos) << *warning;
+  EXPECT_NE(warning->find("--steps"), std::string::npos) << *warning;
+  p.measured = milliseconds(4000);
+  EXPECT_FALSE(ShortWindowWarning(p));
+}
+
 }  // namespace
 }  // namespace frugal::run

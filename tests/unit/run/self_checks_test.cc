@@ -40,6 +40,19 @@ TEST(SelfChecks, TheRightSizeAdviceJudgesTheTrainingSamplesAndNeedsEnoughOfThem)
   EXPECT_FALSE(Advises(r));
 }
 
+TEST(SelfChecks, TheSpotReadyVerdictNeverRoundsTheSlowestResumeDown) {
+  RunResult r;
+  r.resume_times = {milliseconds(400), milliseconds(1230)};
+  std::string verdict;
+  for (const SelfCheck& c : RunSelfChecks(r, true)) {
+    if (c.id == "spot_ready") verdict = c.message;
+  }
+  EXPECT_NE(verdict.find("in at most 1.23s"), std::string::npos) << verdict;
+  EXPECT_EQ(FormatDurationAtMost(milliseconds(1231)), "1.24s");
+  EXPECT_EQ(FormatDurationAtMost(milliseconds(61'200)), "1m02s");
+  EXPECT_EQ(FormatDurationAtMost(milliseconds(850)), "850ms");
+}
+
 // A GPU that idles for the command's first 400 ms (imports, model build) and is busy after.
 class StartUpThenBusyGpu : public monitor::Sampler {
  public:

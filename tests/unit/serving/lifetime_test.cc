@@ -57,8 +57,11 @@ TEST(LifetimeBill, TrainingRetrainingAndServingAddUp) {
   EXPECT_EQ(bill->points[12].inference, bill->inference_total);
 }
 
+const std::string kA100Reserved =
+    "  - {name: a100, cloud: test, gpu: A100-80GB, price_per_hour: 19.00, tier: reserved_1y}\n";
+
 TEST(LifetimeBill, LeversAgainstTheDeploymentRunningToday) {
-  auto f = Load(kOffers);
+  auto f = Load(kOffers + kA100Reserved);
   std::string spec = kSeed;
   spec.replace(spec.find("tiers: [on_demand]"), 18, "tiers: [on_demand, reserved_1y]");
   spec += "deployment: {gpu: A100-80GB, replicas: 2}\n";
@@ -77,11 +80,38 @@ TEST(LifetimeBill, LeversAgainstTheDeploymentRunningToday) {
   EXPECT_EQ(smaller.monthly_saving, Money::FromCents((2 * 3200 - 4 * 50) * 730));
   const Lever& commit = bill->levers[2];
   EXPECT_EQ(commit.name, "commitment");
-  EXPECT_EQ(commit.lifetime_saving, Money::FromCents(4 * 20 * 730 * 12));
+  // The deployment's two A100s committed at $19/h against $32/h on demand (not the T4s the
+  // "smaller GPU" lever moves to).
+  EXPECT_TRUE(commit.available) << commit.detail;
+  EXPECT_EQ(commit.lifetime_saving, Money::FromCents(2 * 1300 * 730 * 12));
   EXPECT_FALSE(bill->levers[3].available);  // no daily shape: autoscaling is not priced
   EXPECT_FALSE(bill->levers[4].available);  // interactive: no spot
   EXPECT_EQ(bill->training_total, Money());
   EXPECT_DOUBLE_EQ(bill->inference_to_training, 0);
+}
+
+TEST(LifetimeBill, LeversKeepTheHabitsGpu) {
+  // No deployment: the baseline is the most powerful GPU on demand (A100), and every lever but
+  // "smaller GPU" is priced on it, not on the cheapest option (T4).
+  auto f = Load(kOffers + kA100Reserved);
+  std::string spec = kSeed;
+  spec.replace(spec.find("tiers: [on_demand]"), 18, "tiers: [on_demand, reserved_1y]");
+  auto bill = ComputeLifetimeBill(Spec(*f, spec), f->catalog, TrainingCost{});
+  ASSERT_TRUE(bill) << bill.error().message;
+  ASSERT_TRUE(bill->baseline);
+  EXPECT_EQ(bill->baseline->gpu, "A100-80GB");
+  const int replicas = bill->baseline->replicas;
+  ASSERT_EQ(bill->levers.size(), 5u);
+  const Lever& quant = bill->levers[0];
+  EXPECT_EQ(quant.name, "quantization");
+  ASSERT_TRUE(quant.available) << quant.detail;
+  EXPECT_EQ(quant.detail.find("T4"), std::string::npos) << quant.detail;
+  EXPECT_NE(quant.detail.find("int8 weights: A100-80GB"), std::string::npos) << quant.detail;
+  const Lever& commit = bill->levers[2];
+  EXPECT_EQ(commit.name, "commitment");
+  ASSERT_TRUE(commit.available) << commit.detail;
+  EXPECT_NE(commit.detail.find("A100-80GB"), std::string::npos) << commit.detail;
+  EXPECT_EQ(commit.monthly_saving, Money::FromCents(replicas * 1300 * 730));
 }
 
 TEST(LifetimeBill, ChartStacksTrainingUnderInference) {
