@@ -239,7 +239,7 @@ TEST_F(StudyTest, TheBestSoFarCurveIsKeptWithTheStateAndDrawn) {
   ReplayStudy rs(dir_.path(),
                  "resources: {price_per_hour: 3.60, workers: 4}\n"
                  "gates: {budget_usd: 200}\n");
-  auto halted = RunUntilHalted(rs, 400);
+  auto halted = RunUntilHalted(rs, 330);
   const std::vector<BestSoFar> before = halted->improvements();
   ASSERT_GE(before.size(), 2u);
   for (size_t i = 1; i < before.size(); ++i) {
