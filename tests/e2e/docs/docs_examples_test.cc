@@ -121,11 +121,13 @@ std::vector<std::string> Words(const std::string& command) {
 /// A line with its figures masked: numbers become '#', durations "~t", runs of spaces one
 /// space, runs of dashes (table rules) one dash.
 std::string Shape(std::string line) {
+  static const std::regex run_id("r-[0-9]{8}-[0-9]{6}-[0-9a-f]{4}");
   static const std::regex number("[0-9]+([.,][0-9]+)*");
   static const std::regex duration("#(ms|[dhms])(#(ms|[dhms]))*");
   static const std::regex negative("(^|\\s)-#");
   static const std::regex spaces("\\s+");
   static const std::regex dashes("-{2,}");
+  line = std::regex_replace(line, run_id, "RUN-ID");
   line = std::regex_replace(line, number, "#");
   line = std::regex_replace(line, duration, "~t");
   line = std::regex_replace(line, negative, "$1#");
@@ -212,8 +214,16 @@ void RunExamples(const fs::path& doc) {
                "PYTHONPATH=" + (SourceDir() / "python").string(), "NO_COLOR=1", "TERM=dumb"});
     ++ran;
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-    std::vector<std::string> actual = Lines(r.out);
-    for (const std::string& l : Lines(r.err)) actual.push_back(l);
+    // Paths into the tree print as the example wrote them: relative to the source directory.
+    const std::string root = SourceDir().string() + "/";
+    std::vector<std::string> actual;
+    for (const std::string& text : {r.out, r.err}) {
+      for (std::string l : Lines(text)) {
+        for (size_t at = l.find(root); at != std::string::npos; at = l.find(root))
+          l.erase(at, root.size());
+        actual.push_back(l);
+      }
+    }
     size_t at = 0;
     for (const std::string& want : e.expected) {
       if (Shape(want).empty() || Shape(want) == "...") continue;

@@ -225,7 +225,9 @@ TEST_F(AuditFleetTest, InventoryErrorsNameFileLineAndField) {
 }
 
 TEST_F(AuditFleetTest, BudgetsForecastTheBurnRateToThePeriodEnd) {
-  // Day 20 of a 31-day month; the burn window is the last 14 days (Mar 7 to Mar 21).
+  // Day 20 of a 31-day month; the burn window is the last 14 days (Mar 7 to Mar 21), set here
+  // (the default is the report's 7).
+  options_.thresholds.budget_burn_days = 14;
   options_.now = *ledger::ParseTimestamp("2026-03-21T00:00:00Z");
   options_.since = options_.now - hours(24 * 90);
   options_.thresholds.budgets = {{"ml", "", Money::FromDollars(1000), BudgetPeriod::kMonth},

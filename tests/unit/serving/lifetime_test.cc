@@ -80,10 +80,12 @@ TEST(LifetimeBill, LeversAgainstTheDeploymentRunningToday) {
   EXPECT_EQ(smaller.monthly_saving, Money::FromCents((2 * 3200 - 4 * 50) * 730));
   const Lever& commit = bill->levers[2];
   EXPECT_EQ(commit.name, "commitment");
-  // The deployment's two A100s committed at $19/h against $32/h on demand (not the T4s the
-  // "smaller GPU" lever moves to).
+  // The deployment's GPU committed (not the T4s the "smaller GPU" lever moves to): the plan's
+  // A100 at $19/h reserved, one replica for the peak, against the two on demand at $32/h.
   EXPECT_TRUE(commit.available) << commit.detail;
-  EXPECT_EQ(commit.lifetime_saving, Money::FromCents(2 * 1300 * 730 * 12));
+  EXPECT_NE(commit.detail.find("A100-80GB x1, 1 replica, reserved_1y"), std::string::npos)
+      << commit.detail;
+  EXPECT_EQ(commit.lifetime_saving, Money::FromCents((2 * 3200 - 1900) * 730 * 12));
   EXPECT_FALSE(bill->levers[3].available);  // no daily shape: autoscaling is not priced
   EXPECT_FALSE(bill->levers[4].available);  // interactive: no spot
   EXPECT_EQ(bill->training_total, Money());

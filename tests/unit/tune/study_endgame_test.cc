@@ -239,7 +239,7 @@ TEST_F(StudyTest, TheBestSoFarCurveIsKeptWithTheStateAndDrawn) {
   ReplayStudy rs(dir_.path(),
                  "resources: {price_per_hour: 3.60, workers: 4}\n"
                  "gates: {budget_usd: 200}\n");
-  auto halted = RunUntilHalted(rs, 400);
+  auto halted = RunUntilHalted(rs, 330);
   const std::vector<BestSoFar> before = halted->improvements();
   ASSERT_GE(before.size(), 2u);
   for (size_t i = 1; i < before.size(); ++i) {
@@ -269,7 +269,7 @@ TEST(StudyEndgame, AResumedStudyKeepsTheReserveItLearned) {
   frugal::testing::TempDir dir;
   WriteTable(dir.path(), 60, 27, [](int, int e) { return 10.0 * e; });
   bool checked = false;
-  for (const int events : {60, 150, 300}) {
+  for (const int events : {60, 120, 180}) {
     ReplayStudy rs(dir.path(),
                    "scheduler: asha\nresources: {price_per_hour: 3.60, workers: 4}\n"
                    "gates: {budget_usd: 40}\n");

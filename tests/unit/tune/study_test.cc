@@ -229,7 +229,7 @@ class BackgroundStopRunner final : public ForwardingRunner {
   }
   bool StopInBackground(int64_t id) override {
     inner_.Stop(id);
-    released_.push_back(Progress{id, 0.0, std::nullopt, kStopSeconds, SegmentEnd::kReleased});
+    released_.push_back(Progress{id, 0.0, std::nullopt, kStopSeconds, SegmentEnd::kReleased, {}});
     ++stops_;
     return true;
   }
