@@ -13,6 +13,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "support/small_disk.h"
 #include "support/test_support.h"
 
 namespace frugal::ledger {
@@ -89,31 +90,7 @@ TEST(LedgerAccess, ReadOnlyCommandsWorkOnALedgerThisUserMayReadButNotWrite) {
   EXPECT_NE(sweep.err.find("not writable by this user"), std::string::npos) << sweep.err;
 }
 
-/// A tmpfs of `size` mounted at `dir`, unmounted when it goes away.
-class SmallDisk {
- public:
-  SmallDisk(const fs::path& dir, const char* size) : dir_(dir) {
-    fs::create_directories(dir_);
-    mounted_ = ::mount("tmpfs", dir_.c_str(), "tmpfs", 0, size) == 0;
-  }
-  ~SmallDisk() {
-    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
-  }
-  SmallDisk(const SmallDisk&) = delete;
-  SmallDisk& operator=(const SmallDisk&) = delete;
-  [[nodiscard]] bool mounted() const { return mounted_; }
-  /// Writes a file until the disk has no byte left.
-  void Fill() const {
-    std::ofstream fill(dir_ / "fill", std::ios::binary);
-    const std::string block(512, 'x');
-    while (fill.write(block.data(), static_cast<std::streamsize>(block.size())) && fill.flush()) {
-    }
-  }
-
- private:
-  fs::path dir_;
-  bool mounted_ = false;
-};
+using testing::SmallDisk;
 
 TEST(LedgerAccess, ADiskWithNoByteFreeIsReportedAsDiskFull) {
   TempDir home;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "frugal/run/run_journal.h"
+#include "support/small_disk.h"
 #include "support/test_support.h"
 
 namespace frugal::run {
@@ -22,33 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// A tmpfs of `size` mounted at `dir`, unmounted when it goes away.
-class SmallDisk {
- public:
-  SmallDisk(const fs::path& dir, const char* size) : dir_(dir) {
-    fs::create_directories(dir_);
-    mounted_ = ::mount("tmpfs", dir_.c_str(), "tmpfs", 0, size) == 0;
-  }
-  ~SmallDisk() {
-    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
-  }
-  SmallDisk(const SmallDisk&) = delete;
-  SmallDisk& operator=(const SmallDisk&) = delete;
-  [[nodiscard]] bool mounted() const { return mounted_; }
-
-  /// Fills what is left of the disk with a file of its own.
-  void Fill() const {
-    std::ofstream fill(dir_ / "fill", std::ios::binary);
-    const std::string block(4096, 'x');
-    while (fill.write(block.data(), static_cast<std::streamsize>(block.size())) && fill.flush()) {
-    }
-  }
-  void Free() const { fs::remove(dir_ / "fill"); }
-
- private:
-  fs::path dir_;
-  bool mounted_ = false;
-};
+using testing::SmallDisk;
 
 /// The journal's lines: each must be one whole JSON record.
 std::vector<nlohmann::json> WholeRecords(const fs::path& journal, std::string* bad) {
