@@ -67,7 +67,8 @@ TEST(DrillRecord, ARecordIsNamedNeverReachedByAPath) {
                                    std::string("\"x\\0\""), std::string("..")}) {
     auto spec = ParseJobSpec(job + named + "\n", "job.yaml", root.path(), gpus, root / "drills");
     ASSERT_FALSE(spec) << named;
-    EXPECT_NE(spec.error().message.find("give a name of"), std::string::npos) << spec.error().message;
+    EXPECT_NE(spec.error().message.find("give a name of"), std::string::npos)
+        << spec.error().message;
   }
   std::string renamed = kJob;
   renamed.replace(renamed.find("name: train"), 11, "name: ../elsewhere");
