@@ -36,7 +36,7 @@ Capacity MakeCapacity(int pools) {
   std::string yaml = "apiVersion: frugal/v1\nkind: Capacity\npools:\n";
   for (int p = 0; p < pools; ++p) {
     const int kind = p % 3;
-    yaml += "  - {name: p" + std::to_string(p) + ", gpu: A100, gpus_per_node: 8, nodes: 4";
+    yaml += "  - {name: p" + std::to_string(p) + ", gpu: A100-80GB, gpus_per_node: 8, nodes: 4";
     if (kind == 0) yaml += ", tier: owned";
     if (kind == 1) {
       yaml += ", tier: on_demand, price_per_gpu_hour: " + std::to_string(3 + p % 4);

@@ -252,7 +252,7 @@ TEST_F(LedgerE2E, RunsWhoseSupervisorDiedAreFoundLostCostedToTheLastHeartbeat) {
   // A stricter threshold by hand also catches the run that beat 3 minutes ago.
   auto sweep = Frugal({"ledger", "sweep", "--stale", "1m"});
   ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
-  EXPECT_NE(sweep.out.find("1 runs marked lost"), std::string::npos) << sweep.out;
+  EXPECT_NE(sweep.out.find("1 run marked lost"), std::string::npos) << sweep.out;
   auto fresh = Frugal({"--json", "runs", "show", std::to_string(ids_[2])});
   EXPECT_EQ(nlohmann::json::parse(fresh.out)["status"], "lost");
   EXPECT_EQ(nlohmann::json::parse(fresh.out)["cost_micros"], 780'000);  // 1.95 h at $0.40

@@ -69,7 +69,7 @@ TEST(QueueSimulateE2e, BadCapacityExitsTwoNamingFileAndLine) {
   TempDir home;
   WriteTestFile(home / "cap.yaml",
                 "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
-                "  - name: a\n    tier: spot\n    gpu: A100\n    gpus_per_node: 8\n"
+                "  - name: a\n    tier: spot\n    gpu: A100-80GB\n    gpus_per_node: 8\n"
                 "    price_per_gpu_hour: -1\n");
   auto r = RunFrugal({"queue", "simulate", "--workload", Example("week.yaml"), "--capacity",
                       (home / "cap.yaml").string()},

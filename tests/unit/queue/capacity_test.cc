@@ -76,7 +76,7 @@ TEST(Capacity, ParsesTheShippedSlurmExample) {
 TEST(Capacity, PriceScheduleIsIntegratedHourByHour) {
   auto cap = Parse(
       "pools:\n"
-      "  - name: colo\n    tier: on_demand\n    gpu: A100\n    gpus_per_node: 8\n"
+      "  - name: colo\n    tier: on_demand\n    gpu: A100-80GB\n    gpus_per_node: 8\n"
       "    price_per_gpu_hour: 3\n"
       "    price_schedule:\n      - {days: daily, hours: 22-06, price_per_gpu_hour: 1}\n");
   ASSERT_TRUE(cap) << cap.error().message;
@@ -97,20 +97,20 @@ TEST(Capacity, BadInputNamesFileLineAndField) {
     std::string expect;
   };
   const std::vector<Case> cases = {
-      {"pools:\n  - name: a\n    tier: owend\n    gpu: A100\n    gpus_per_node: 8\n",
+      {"pools:\n  - name: a\n    tier: owend\n    gpu: A100-80GB\n    gpus_per_node: 8\n",
        "cap.yaml:5:11: field 'tier'"},
-      {"pools:\n  - name: a\n    tier: spot\n    gpu: A100\n    gpus_per_node: 8\n",
+      {"pools:\n  - name: a\n    tier: spot\n    gpu: A100-80GB\n    gpus_per_node: 8\n",
        "field 'price_per_gpu_hour': missing"},
-      {"pools:\n  - name: a\n    tier: owned\n    gpu: A100\n    gpus_per_node: 8\n"
+      {"pools:\n  - name: a\n    tier: owned\n    gpu: A100-80GB\n    gpus_per_node: 8\n"
        "    gpus_pernode: 4\n",
        "did you mean 'gpus_per_node'"},
-      {"pools:\n  - name: a\n    kind: slurm\n    tier: owned\n    gpu: A100\n"
+      {"pools:\n  - name: a\n    kind: slurm\n    tier: owned\n    gpu: A100-80GB\n"
        "    gpus_per_node: 8\n",
        "field 'partition'"},
       {"pools:\n  - name: a\n    tier: owned\n    cpu_slots: 4\n"
        "budgets:\n  - {tag: team, limit: 5}\n",
        "cap.yaml:8:"},
-      {"pools:\n  - name: a\n    tier: on_demand\n    gpu: A100\n    gpus_per_node: 8\n"
+      {"pools:\n  - name: a\n    tier: on_demand\n    gpu: A100-80GB\n    gpus_per_node: 8\n"
        "    price_per_gpu_hour: 2\n    price_schedule:\n      - {days: moonday, "
        "price_per_gpu_hour: 1}\n",
        "field 'days'"},
@@ -151,11 +151,11 @@ TEST(Capacity, APriceOrNamePastItsBoundIsBadInputAtItsLine) {
 }
 
 TEST(Workload, AJobsGpuIsResolvedAsAPoolsIsWithItsLineAndASuggestion) {
-  // `gpu: A100` (an alias pools accept), `a100-80gb` or a typo answered "fits no pool" with no
-  // location; a job naming its pool's GPU another way must fit it.
+  // `a100-80gb`, `A100` or a typo answered "fits no pool" with no location; a job naming its
+  // pool's GPU another way must fit it.
   auto cap = Parse(
       "pools:\n  - {name: big, tier: owned, gpu: A100-80GB, gpus_per_node: 8}\n"
-      "  - {name: old, tier: owned, gpu: A100, gpus_per_node: 8}\n");
+      "  - {name: old, tier: owned, gpu: A100-40GB, gpus_per_node: 8}\n");
   ASSERT_TRUE(cap) << cap.error().message;
   const std::string head =
       "apiVersion: frugal/v1\nkind: Workload\nstart: 2026-11-30T00:00Z\njobs:\n";
@@ -166,8 +166,8 @@ TEST(Workload, AJobsGpuIsResolvedAsAPoolsIsWithItsLineAndASuggestion) {
                     "w.yaml", *cap);
   ASSERT_TRUE(w) << w.error().message;
   EXPECT_EQ(w->jobs[0].gpu, "A100-80GB");
-  EXPECT_EQ(w->jobs[1].gpu, "A100");  // the alias the pool was written with
-  EXPECT_EQ(w->jobs[1].runtime_by_gpu.count("A100"), 1u);
+  EXPECT_EQ(w->jobs[1].gpu, "A100-40GB");
+  EXPECT_EQ(w->jobs[1].runtime_by_gpu.count("A100-40GB"), 1u);
   EXPECT_TRUE(w->jobs[0].RuntimeOn(cap->pools[0]).has_value());
   EXPECT_TRUE(w->jobs[1].RuntimeOn(cap->pools[1]).has_value());
   auto typo =

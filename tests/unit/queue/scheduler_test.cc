@@ -18,12 +18,13 @@ Capacity MakeCapacity(const std::string& pools) {
   return *cap;
 }
 
-const char* kOwned8 = "  - {name: lab, tier: owned, gpu: A100, gpus_per_node: 8, changeover: 1m}\n";
+const char* kOwned8 =
+    "  - {name: lab, tier: owned, gpu: A100-80GB, gpus_per_node: 8, changeover: 1m}\n";
 const char* kOnDemand =
-    "  - {name: od, tier: on_demand, gpu: A100, gpus_per_node: 8, nodes: 4, "
+    "  - {name: od, tier: on_demand, gpu: A100-80GB, gpus_per_node: 8, nodes: 4, "
     "price_per_gpu_hour: 4, changeover: 1m}\n";
 const char* kSpot =
-    "  - {name: sp, tier: spot, gpu: A100, gpus_per_node: 8, nodes: 4, price_per_gpu_hour: 1, "
+    "  - {name: sp, tier: spot, gpu: A100-80GB, gpus_per_node: 8, nodes: 4, price_per_gpu_hour: 1, "
     "preemptions_per_hour: 0.05, changeover: 1m}\n";
 
 struct Fixture {
@@ -82,7 +83,7 @@ TEST(Scheduler, IdleOwnedCapacityFirstAndFree) {
 
 TEST(Scheduler, PacksIntoTheTightestOwnedPool) {
   Fixture f(std::string(kOwned8) +
-            "  - {name: lab2, tier: owned, gpu: A100, gpus_per_node: 8, changeover: 1m}\n");
+            "  - {name: lab2, tier: owned, gpu: A100-80GB, gpus_per_node: 8, changeover: 1m}\n");
   f.Busy(1, 6, 5);  // lab2 has 2 idle GPUs, lab 8
   f.Add("small", 2, 1, 10);
   const auto pls = f.Run();
@@ -120,7 +121,7 @@ TEST(Scheduler, SpotOnlyForJobsThatCheckpoint) {
 
 TEST(Scheduler, SpotRiskTooHighForATightDeadlineGoesOnDemand) {
   Fixture f(std::string(kOnDemand) +
-            "  - {name: sp, tier: spot, gpu: A100, gpus_per_node: 8, nodes: 4, "
+            "  - {name: sp, tier: spot, gpu: A100-80GB, gpus_per_node: 8, nodes: 4, "
             "price_per_gpu_hour: 1, preemptions_per_hour: 2, changeover: 1m}\n");
   f.Add("tight", 8, 4, 4.5, true);
   const auto pls = f.Run();
@@ -136,7 +137,7 @@ TEST(Scheduler, SpotThatIsDownIsNotOffered) {
 
 TEST(Scheduler, DefersIntoACheaperWindowOnlyWhenTheSlackAllows) {
   const std::string colo =
-      "  - {name: colo, tier: on_demand, gpu: A100, gpus_per_node: 8, price_per_gpu_hour: 3,\n"
+      "  - {name: colo, tier: on_demand, gpu: A100-80GB, gpus_per_node: 8, price_per_gpu_hour: 3,\n"
       "     changeover: 1m, price_schedule: [{days: daily, hours: 22-06, "
       "price_per_gpu_hour: 1}]}\n";
   Fixture f(colo);  // now is Monday 10:00
@@ -284,7 +285,7 @@ TEST(Scheduler, TenThousandJobsOverAHundredPoolsInOnePass) {
   for (int p = 0; p < 100; ++p) {
     const char* tier = p % 3 == 0 ? "owned" : p % 3 == 1 ? "on_demand" : "spot";
     pools += "  - {name: p" + std::to_string(p) + ", tier: " + tier +
-             ", gpu: A100, gpus_per_node: 8, nodes: 4" +
+             ", gpu: A100-80GB, gpus_per_node: 8, nodes: 4" +
              (p % 3 == 0 ? "" : ", price_per_gpu_hour: " + std::to_string(1 + p % 5)) +
              (p % 3 == 2 ? ", preemptions_per_hour: 0.1" : "") + "}\n";
   }

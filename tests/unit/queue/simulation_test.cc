@@ -68,9 +68,9 @@ TEST(QueueSimulation, WeekCostsAtLeastThirtyPercentLessThanFifoWithNoMoreIdleTha
 Capacity SmallCapacity(const std::string& extra) {
   auto cap = ParseCapacity(
       "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
-      "  - {name: od, tier: on_demand, gpu: A100, gpus_per_node: 8, nodes: 4, "
+      "  - {name: od, tier: on_demand, gpu: A100-80GB, gpus_per_node: 8, nodes: 4, "
       "price_per_gpu_hour: 3, changeover: 5m}\n"
-      "  - {name: sp, tier: spot, gpu: A100, gpus_per_node: 8, nodes: 4, "
+      "  - {name: sp, tier: spot, gpu: A100-80GB, gpus_per_node: 8, nodes: 4, "
       "price_per_gpu_hour: 1, preemptions_per_hour: 0.05, changeover: 5m}\n" +
           extra,
       "c.yaml", ShippedGpus());
