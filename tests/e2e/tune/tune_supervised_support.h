@@ -23,6 +23,8 @@
 #include <thread>
 #include <vector>
 
+#include "frugal/ledger/ledger.h"
+#include "frugal/tune/ledger_study_store.h"
 #include "support/test_support.h"
 
 namespace frugal::testing {
@@ -173,12 +175,17 @@ gates: {{budget_usd: 10, max_trials: {}}}
     WriteTestFile(dir_ / "study.yaml", study);
     return StartFrugal({"-q", "tune", (dir_ / "study.yaml").string()}, home_.path(), Env());
   }
-  /// The state the study saved (the file store beside its trials directory).
+  /// The state the study saved, from the ledger (the one study store) of the data directory
+  /// its trials directory is in (`<data>/studies/<study>/trials`); null when there is none.
   static nlohmann::json SavedState(const CommandResult& r, const std::string& name) {
     const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
     const std::filesystem::path trials = doc["supervised"]["trials_dir"].get<std::string>();
-    std::ifstream in(trials.parent_path().parent_path() / (name + ".json"));
-    return nlohmann::json::parse(in, nullptr, false);
+    const std::filesystem::path data = trials.parent_path().parent_path().parent_path();
+    auto db =
+        ledger::OpenForCommand((data / "ledger.sqlite").string(), ledger::CreateMode::kMustExist);
+    if (!db) return nullptr;
+    Result<nlohmann::json> state = tune::LedgerStudyStore(**db).Load(name);
+    return state ? *state : nlohmann::json();
   }
   TempDir home_;
   TempDir dir_;
