@@ -166,8 +166,8 @@ void PrintSpotDetails(const plan::Plan& p, std::ostream& out) {
     if (o.kind != RunKind::kSpot && o.kind != RunKind::kFallback) continue;
     const plan::SpotRun& sp = o.spot;
     out << fmt::format(
-        "  {} {}: {}; {:.2f} preemptions expected, {} lost work, {} restarts, {} checkpoints: "
-        "time x{:.2f}",
+        "  {} {}: {}; {:.2f} preemptions expected, {} lost work, {} restarts, {} checkpoints, "
+        "{} waiting for capacity (unbilled): time x{:.2f}",
         o.offer->Id(), app::RunLabel(o),
         sp.strategy == plan::CheckpointStrategy::kOnNotice ? "checkpoint on notice"
         : sp.strategy == plan::CheckpointStrategy::kFromScratch
@@ -175,7 +175,7 @@ void PrintSpotDetails(const plan::Plan& p, std::ostream& out) {
             : fmt::format("checkpoint every {}", FormatDuration(FromHours(sp.interval_hours))),
         sp.expected_preemptions, FormatDuration(FromHours(sp.lost_work_hours)),
         FormatDuration(FromHours(sp.restart_hours)), FormatDuration(FromHours(sp.checkpoint_hours)),
-        sp.Inflation(o.work_hours));
+        FormatDuration(FromHours(sp.capacity_wait_hours)), sp.Inflation(o.work_hours));
     if (o.kind == RunKind::kFallback) {
       const plan::FallbackRun& fb = o.fallback;
       const std::string then =

@@ -39,20 +39,30 @@ double PoissonTail(double mean, double n) {
 
 namespace {
 
+// The deadline risk: P(N > n) for N ~ Poisson over the hours an instance runs (no preemption
+// while waiting for capacity), n the preemptions the slack absorbs at `per_preemption_hours`.
 void SetDeadlineRisk(SpotRun& run, double base_hours, double per_preemption_hours, double rate,
-                     std::optional<double> deadline_hours) {
+                     double running_hours, std::optional<double> deadline_hours) {
   if (!deadline_hours) return;
   if (!run.viable || *deadline_hours < base_hours) {
     run.deadline_miss_probability = 1.0;
     return;
   }
   const double absorbed = std::floor((*deadline_hours - base_hours) / per_preemption_hours);
-  run.deadline_miss_probability = PoissonTail(rate * run.expected_wall_hours, absorbed);
+  run.deadline_miss_probability = PoissonTail(rate * running_hours, absorbed);
+}
+
+// E[t | t < L] for t exponential at `rate`: where in a stretch of L hours a preemption that
+// ends it lands on average.
+double MeanLossWithin(double stretch_hours, double rate) {
+  const double x = rate * stretch_hours;
+  if (x < 1e-8) return stretch_hours / 2.0;
+  return 1.0 / rate - stretch_hours / std::expm1(x);
 }
 
 // A job that cannot resume: every preemption throws away the attempt. Attempts fail
 // geometrically with success probability e^(−λW).
-SpotRun FromScratchRun(double work_hours, double rate, double restart_hours,
+SpotRun FromScratchRun(double work_hours, double rate, double restart_hours, double outage_hours,
                        std::optional<double> deadline_hours) {
   SpotRun run;
   run.strategy = CheckpointStrategy::kFromScratch;
@@ -65,6 +75,8 @@ SpotRun FromScratchRun(double work_hours, double rate, double restart_hours,
   run.expected_preemptions = failures;
   run.restart_hours = failures * restart_hours;
   run.lost_work_hours = run.viable ? run.expected_wall_hours - work_hours - run.restart_hours : 0;
+  run.capacity_wait_hours = run.viable ? failures * outage_hours : 0;
+  run.expected_wall_hours += run.capacity_wait_hours;
   if (!deadline_hours) return run;
   if (!run.viable || *deadline_hours < work_hours) {
     run.deadline_miss_probability = 1.0;
@@ -74,7 +86,8 @@ SpotRun FromScratchRun(double work_hours, double rate, double restart_hours,
   const double lost_per_failure =
       1.0 / rate - work_hours * std::exp(-exponent) / std::max(p_fail, 1e-300);
   const double absorbed =
-      std::floor((*deadline_hours - work_hours) / std::max(lost_per_failure + restart_hours, 1e-9));
+      std::floor((*deadline_hours - work_hours) /
+                 std::max(lost_per_failure + restart_hours + outage_hours, 1e-9));
   run.deadline_miss_probability = std::pow(p_fail, absorbed + 1);
   return run;
 }
@@ -122,7 +135,7 @@ std::string_view CheckpointStrategyName(CheckpointStrategy s) {
 }
 
 SpotRun ModelSpotRun(double work_hours, double preemptions_per_hour, const FaultTolerance& ft,
-                     std::optional<double> deadline_hours) {
+                     std::optional<double> deadline_hours, double outage_hours) {
   SpotRun run;
   const double rate = preemptions_per_hour;
   if (rate <= 0) {
@@ -130,7 +143,9 @@ SpotRun ModelSpotRun(double work_hours, double preemptions_per_hour, const Fault
     run.deadline_miss_probability = deadline_hours && *deadline_hours < work_hours ? 1.0 : 0.0;
     return run;
   }
-  if (!ft.resumes) return FromScratchRun(work_hours, rate, ft.restart_hours, deadline_hours);
+  if (!ft.resumes) {
+    return FromScratchRun(work_hours, rate, ft.restart_hours, outage_hours, deadline_hours);
+  }
   const double c = ft.checkpoint_write_hours;
   const double r = ft.restart_hours;
   if (SavesOnNotice(ft)) {
@@ -141,7 +156,10 @@ SpotRun ModelSpotRun(double work_hours, double preemptions_per_hour, const Fault
     run.expected_preemptions = rate * run.expected_wall_hours;
     run.checkpoint_hours = run.expected_preemptions * c;
     run.restart_hours = run.expected_preemptions * r;
-    SetDeadlineRisk(run, work_hours, r + c, rate, deadline_hours);
+    const double running = run.expected_wall_hours;
+    run.capacity_wait_hours = run.expected_preemptions * outage_hours;
+    run.expected_wall_hours += run.capacity_wait_hours;
+    SetDeadlineRisk(run, work_hours, r + c + outage_hours, rate, running, deadline_hours);
     return run;
   }
   run.strategy = CheckpointStrategy::kPeriodic;
@@ -151,11 +169,23 @@ SpotRun ModelSpotRun(double work_hours, double preemptions_per_hour, const Fault
   run.viable = std::isfinite(run.expected_wall_hours);
   run.expected_preemptions = rate * run.expected_wall_hours;
   run.checkpoint_hours = work_hours / run.interval_hours * c;
-  run.restart_hours = run.expected_preemptions * r;
-  run.lost_work_hours = std::max(
-      0.0, run.expected_wall_hours - work_hours - run.checkpoint_hours - run.restart_hours);
-  SetDeadlineRisk(run, work_hours + run.checkpoint_hours, r + (run.interval_hours + c) / 2.0, rate,
-                  deadline_hours);
+  // A preemption lands in a restart (losing part of it) or in a segment of work and its write
+  // (losing the work since the last commit). Per segment of L = τ + C the model expects
+  // e^(λL) − 1 preemptions inside the segment out of e^(λR)·(e^(λL) − 1) in all: a share
+  // e^(−λR), each losing E[t | t < L]. The rest of the overhead is restarts, so the parts add
+  // up to the expected wall.
+  const double stretch = run.interval_hours + c;
+  const double segment_share = std::exp(-rate * r);
+  const double overhead = run.expected_wall_hours - work_hours - run.checkpoint_hours;
+  run.lost_work_hours =
+      std::clamp(run.expected_preemptions * segment_share * MeanLossWithin(stretch, rate), 0.0,
+                 std::max(0.0, overhead));
+  run.restart_hours = std::max(0.0, overhead - run.lost_work_hours);
+  const double running = run.expected_wall_hours;
+  run.capacity_wait_hours = run.expected_preemptions * outage_hours;
+  run.expected_wall_hours += run.capacity_wait_hours;
+  SetDeadlineRisk(run, work_hours + run.checkpoint_hours,
+                  r + outage_hours + (run.interval_hours + c) / 2.0, rate, running, deadline_hours);
   return run;
 }
 
@@ -211,10 +241,16 @@ std::optional<FallbackRun> ModelFallback(double work_hours, const SpotRun& spot,
     f.unswitched_hours = std::min(spot.expected_wall_hours, horizon);
   }
   const double p = f.switch_probability;
-  const double switched_cost =
-      prices.spot_per_hour * f.switch_at_hours + prices.on_demand_per_hour * f.on_demand_hours;
+  // Spot's waits for capacity are in its wall but not on its bill, in the same share.
+  const double billed_share = spot.expected_wall_hours > 0
+                                  ? 1.0 - spot.capacity_wait_hours / spot.expected_wall_hours
+                                  : 1.0;
+  const double switched_cost = prices.spot_per_hour * f.switch_at_hours * billed_share +
+                               prices.on_demand_per_hour * f.on_demand_hours;
   f.expected_cost_dollars =
-      (1.0 - p) * prices.spot_per_hour * f.unswitched_hours + p * switched_cost;
+      (1.0 - p) * prices.spot_per_hour * f.unswitched_hours * billed_share + p * switched_cost;
+  f.unbilled_wait_hours =
+      ((1.0 - p) * f.unswitched_hours + p * f.switch_at_hours) * (1.0 - billed_share);
   f.expected_wall_hours =
       (1.0 - p) * f.unswitched_hours + p * (f.switch_at_hours + f.on_demand_hours);
   return f;

@@ -79,6 +79,9 @@ struct SpotRun {
   double checkpoint_hours = 0;  ///< time spent writing checkpoints
   double restart_hours = 0;     ///< time spent restarting
   double lost_work_hours = 0;   ///< work redone after preemptions
+  /// Waiting for spot capacity to come back after preemptions: in the wall time, but no
+  /// instance runs (none is billed, none is preempted).
+  double capacity_wait_hours = 0;
   double deadline_miss_probability = 0;
   bool viable = true;  ///< false when preemptions come faster than restarts
   [[nodiscard]] double Inflation(double work_hours) const {
@@ -94,8 +97,11 @@ struct SpotRun {
 /// write fits in the notice; else periodic at the Daly interval. The deadline-miss probability
 /// is P(N > n) for N ~ Poisson(rate × expected wall), n the preemptions the slack absorbs at
 /// the expected cost of each (restart plus half an interval of lost work plus the checkpoint).
+/// After each preemption the job first waits `outage_hours` for capacity (no instance: it is
+/// not billed and not preempted), then restarts (`ft.restart_hours`, which can be preempted).
 [[nodiscard]] SpotRun ModelSpotRun(double work_hours, double preemptions_per_hour,
-                                   const FaultTolerance& ft, std::optional<double> deadline_hours);
+                                   const FaultTolerance& ft, std::optional<double> deadline_hours,
+                                   double outage_hours = 0);
 
 /// P(N > n) for N ~ Poisson(mean).
 [[nodiscard]] double PoissonTail(double mean, double n);
@@ -128,6 +134,7 @@ struct FallbackRun {
   bool planned_switch = false;      ///< spot is too slow for the reserve: switch at a set time
   double expected_cost_dollars = 0;
   double expected_wall_hours = 0;
+  double unbilled_wait_hours = 0;  ///< expected spot wall spent waiting for capacity
 };
 
 /// The two offers' hourly prices (dollars, all instances) and the on-demand offer's undisturbed

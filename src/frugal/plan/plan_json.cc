@@ -46,6 +46,7 @@ nlohmann::json SpotJson(const Option& o) {
       {"capacity_available_share", o.offer->spot_risk.available_share},
       {"capacity_mean_outage_hours", o.offer->spot_risk.mean_outage_hours},
       {"capacity_wait_hours", o.capacity_wait_hours},
+      {"capacity_wait_after_preemptions_hours", s.capacity_wait_hours},
       {"risk_basis", o.offer->spot_risk.basis}};
   if (o.kind == RunKind::kFallback) {
     j["fallback"] = {{"on_demand_offer", o.fallback_offer->Id()},

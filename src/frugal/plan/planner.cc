@@ -142,12 +142,14 @@ bool Price(Context& ctx, Option& opt) {
       const catalog::SpotRisk& risk = o.spot_risk;
       opt.capacity_wait_hours = (1.0 - risk.available_share) * risk.mean_outage_hours;
       opt.launch_hours += opt.capacity_wait_hours;
-      // Each restart waits for capacity and stages the dataset again on the new instance.
+      // Each restart waits for capacity (no instance, nothing billed) and stages the dataset
+      // again on the new instance.
       FaultTolerance ft = ctx.spec.fault_tolerance;
-      ft.restart_hours += StagingHours(launch, data.gb) + risk.mean_outage_hours;
+      ft.restart_hours += StagingHours(launch, data.gb);
       opt.spot = ModelSpotRun(
           opt.work_hours, o.preemptions_per_hour * opt.instances, ft,
-          deadline ? std::optional<double>(*deadline - opt.launch_hours) : std::nullopt);
+          deadline ? std::optional<double>(*deadline - opt.launch_hours) : std::nullopt,
+          risk.mean_outage_hours);
       if (!opt.spot.viable) {
         Exclude(ctx, opt.spot.strategy == CheckpointStrategy::kFromScratch
                          ? "spot: the job does not resume from checkpoints and a preemption "
@@ -156,7 +158,8 @@ bool Price(Context& ctx, Option& opt) {
         return false;
       }
       opt.wall_hours = opt.launch_hours + opt.spot.expected_wall_hours;
-      opt.billed_hours = BilledHours(launch, opt.wall_hours);
+      opt.billed_hours = BilledHours(
+          launch, opt.wall_hours - opt.capacity_wait_hours - opt.spot.capacity_wait_hours);
       opt.expected_cost = rate.ForHours(opt.billed_hours);
       opt.deadline_miss_probability = opt.spot.deadline_miss_probability;
       break;
@@ -187,7 +190,10 @@ bool Price(Context& ctx, Option& opt) {
   }
   opt.data = *data_cost;
   opt.expected_cost += opt.data.cost;
-  opt.gpu_hours = opt.wall_hours * std::max(opt.gpus, 1);
+  // GPU-hours an instance runs: waits for spot capacity hold none.
+  const double waits =
+      opt.kind == RunKind::kSpot ? opt.capacity_wait_hours + opt.spot.capacity_wait_hours : 0.0;
+  opt.gpu_hours = (opt.wall_hours - waits) * std::max(opt.gpus, 1);
   opt.meets_deadline =
       !deadline || (opt.kind == RunKind::kSpot ? opt.deadline_miss_probability <= kMaxDeadlineRisk
                                                : opt.wall_hours <= *deadline);
@@ -379,7 +385,7 @@ void AddFallbacks(Context& ctx) {
     // The data as spot reads it (restarts after the switch read it on the on-demand offer).
     f.expected_cost = Money::FromDollars(f.fallback.expected_cost_dollars) + spot.data.cost;
     f.wall_hours = f.fallback.expected_wall_hours;
-    f.gpu_hours = f.wall_hours * f.gpus;
+    f.gpu_hours = (f.wall_hours - f.fallback.unbilled_wait_hours) * f.gpus;
     // The switch rule leaves the restart and the rest of the work on on-demand before the
     // deadline, so in the model no run misses it.
     f.deadline_miss_probability = 0;

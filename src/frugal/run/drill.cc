@@ -37,7 +37,7 @@ DrillPreemptions::DrillPreemptions(int preemptions, int64_t total_steps, Duratio
                                    Duration work, uint64_t seed)
     : preemptions_(preemptions), load_(load), share_(work / (preemptions + 1)), rng_(seed) {
   if (total_steps <= 0) return;
-  std::uniform_real_distribution<double> u(0.15, 0.85);
+  std::uniform_real_distribution<double> u(0.1, 0.7);
   for (int k = 0; k < preemptions; ++k) {
     const double fraction = (k + u(rng_)) / preemptions;
     step_targets_.push_back(

@@ -25,10 +25,10 @@ namespace frugal::run {
 /// Preempts the first `preemptions` segments, one each, at random moments spread over the
 /// job. When the baseline reported steps (`total_steps` > 0), preemption k (1-based) lands at
 /// the first progress at or past step total × (k − 1 + u) / preemptions, u uniform in
-/// [0.15, 0.85]: so every one lands before the job's last step, however far the stop sequence
-/// lets a segment run past its notice. Otherwise (a command that reports no progress) it lands
-/// at the baseline's load time plus a uniform 20–90% of its work divided among
-/// preemptions + 1 segments.
+/// [0.1, 0.7]: so every one lands with at least 30% of its share of the steps still to run,
+/// time for the notice to reach the command before it finishes on its own. Otherwise (a command
+/// that reports no progress) it lands at the baseline's load time plus a uniform 20–90% of its work
+/// divided among preemptions + 1 segments.
 class DrillPreemptions : public PreemptionSource {
  public:
   DrillPreemptions(int preemptions, int64_t total_steps, Duration load, Duration work,

@@ -2,6 +2,7 @@
 // and the errors a user sees for bad ledgers. The ledger is populated through the library API,
 // as the supervisor will write it.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -87,19 +88,37 @@ std::vector<RunId> Populate(Ledger& ledger, Timestamp now) {
   return ids;
 }
 
+/// FOCUS rows are one per segment and UTC day: a segment a UTC midnight cuts is two rows, so
+/// how many the fixture gives depends on the time of day the test runs. `segments`: each
+/// segment's start and end in hours before `now` (an open one is charged until now).
+int FocusRows(Timestamp now, std::initializer_list<std::pair<double, double>> segments) {
+  using std::chrono::days;
+  int rows = 0;
+  for (const auto& [from, to] : segments) {
+    const auto first = std::chrono::floor<days>(now - FromHours(from));
+    const auto last = std::chrono::floor<days>(now - FromHours(to) - std::chrono::milliseconds(1));
+    rows += static_cast<int>((last - first).count()) + 1;
+  }
+  return rows;
+}
+
 class LedgerE2E : public ::testing::Test {
  protected:
   void SetUp() override {
     db_ = (home_ / "team.sqlite").string();
     auto ledger = Ledger::Open(db_).value();
-    ids_ = Populate(*ledger, Now());
+    ids_ = Populate(*ledger, now_);
   }
+  /// The rows of bert-finetune's two segments, and of all five.
+  int BertRows() const { return FocusRows(now_, {{30, 28}, {27.5, 25.5}}); }
+  int AllRows() const { return BertRows() + FocusRows(now_, {{10, 8}, {2, 0}, {2, 0}}); }
   frugal::testing::CommandResult Frugal(std::vector<std::string> args) {
     args.insert(args.begin(), {"--db", db_});
     return RunFrugal(args, home_.path());
   }
 
   TempDir home_;
+  Timestamp now_ = Now();
   std::string db_;
   std::vector<RunId> ids_;
 };
@@ -171,11 +190,12 @@ TEST_F(LedgerE2E, FocusIsTheDefaultFormatAndRunsAloneLists) {
   const std::string out = (home_ / "default.csv").string();
   auto exported = Frugal({"ledger", "export", "--since", "7d", "-o", out});
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
-  EXPECT_NE(exported.err.find("Wrote 5 FOCUS rows"), std::string::npos) << exported.err;
+  EXPECT_NE(exported.err.find(fmt::format("Wrote {} FOCUS rows", AllRows())), std::string::npos)
+      << exported.err;
   const std::string other = (home_ / "imported.sqlite").string();
   auto imported = RunFrugal({"--db", other, "--json", "ledger", "import", out}, home_.path());
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
-  EXPECT_EQ(nlohmann::json::parse(imported.out)["imported"], 5);
+  EXPECT_EQ(nlohmann::json::parse(imported.out)["imported"], AllRows());
   // `frugal runs` alone is `frugal runs list`.
   auto runs = Frugal({"runs"});
   ASSERT_EQ(runs.exit_code, 0) << runs.err;
@@ -190,16 +210,17 @@ TEST_F(LedgerE2E, FocusExportImportsBackIdempotently) {
   const std::string out = (home_ / "focus.csv").string();
   auto exported = Frugal({"ledger", "export", "--format", "focus", "--since", "7d", "-o", out});
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
-  EXPECT_NE(exported.err.find("Wrote 5 FOCUS rows"), std::string::npos) << exported.err;
+  EXPECT_NE(exported.err.find(fmt::format("Wrote {} FOCUS rows", AllRows())), std::string::npos)
+      << exported.err;
   auto first = Frugal({"--json", "ledger", "import", "--format", "focus", out});
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const nlohmann::json doc = nlohmann::json::parse(first.out);
-  EXPECT_EQ(doc["imported"], 5);
-  EXPECT_EQ(doc["linked_to_runs"], 5);
+  EXPECT_EQ(doc["imported"], AllRows());
+  EXPECT_EQ(doc["linked_to_runs"], AllRows());
   auto second = Frugal({"ledger", "import", "--format", "focus", out});
   ASSERT_EQ(second.exit_code, 0);
   EXPECT_NE(second.out.find("0 imported"), std::string::npos) << second.out;
-  EXPECT_NE(second.out.find("5 already in the ledger"), std::string::npos);
+  EXPECT_NE(second.out.find(fmt::format("{} already in the ledger", AllRows())), std::string::npos);
 
   // Into another ledger, whose first run is another one: rows link by run name only, and
   // rows naming runs it has not are imported unlinked with a warning naming the line.
@@ -212,10 +233,12 @@ TEST_F(LedgerE2E, FocusExportImportsBackIdempotently) {
   auto elsewhere = RunFrugal(
       {"--db", other, "--json", "ledger", "import", "--format", "focus", out}, home_.path());
   ASSERT_EQ(elsewhere.exit_code, 0) << elsewhere.err;
-  EXPECT_EQ(nlohmann::json::parse(elsewhere.out)["linked_to_runs"], 1);
+  const int resnet_rows = FocusRows(now_, {{10, 8}});
+  EXPECT_EQ(nlohmann::json::parse(elsewhere.out)["linked_to_runs"], resnet_rows);
   EXPECT_NE(elsewhere.err.find("warning: " + out +
                                ":2: x_RunId 'bert-finetune' names no run in "
-                               "this ledger; imported unlinked (2 rows"),
+                               "this ledger; imported unlinked (" +
+                               std::to_string(BertRows()) + " rows"),
             std::string::npos)
       << elsewhere.err;
   const std::vector<Row> linked =
@@ -224,7 +247,7 @@ TEST_F(LedgerE2E, FocusExportImportsBackIdempotently) {
           ->connection()
           .Query("SELECT r.name FROM billing_rows b JOIN runs r ON r.id = b.run_id")
           .value();
-  ASSERT_EQ(linked.size(), 1u);
+  ASSERT_EQ(linked.size(), static_cast<size_t>(resnet_rows));
   EXPECT_EQ(AsText(linked[0][0]), "resnet-sweep");
 }
 
@@ -368,7 +391,7 @@ TEST_F(LedgerE2E, ExportWithJsonPrintsOneSummaryDocumentNeverCsv) {
       Frugal({"--json", "ledger", "export", "--format", "focus", "--since", "7d", "-o", out});
   ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
   const nlohmann::json doc = nlohmann::json::parse(to_file.out);
-  EXPECT_EQ(doc["rows"], 5);
+  EXPECT_EQ(doc["rows"], AllRows());
   EXPECT_EQ(doc["output"], out);
   EXPECT_TRUE(std::filesystem::exists(out));
 }

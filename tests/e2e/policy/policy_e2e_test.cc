@@ -152,49 +152,62 @@ TEST_F(PolicyE2e, PlanScreensOptionsAndRefusesWhenNoneIsAllowed) {
   EXPECT_EQ(AuditOverrides(home_.path()).size(), 1u);
 }
 
-TEST_F(PolicyE2e, ASaveThatDoesNotFitTheNoticeIsJudgedByTheCheckpointInterval) {
+// The shipped example on spot only, on a GPU the policy allows, saying it saves on notice with
+// a checkpoint write of `write`; and a policy allowing at most 30 minutes between checkpoints.
+class SpotCheckpointPolicy : public PolicyE2e {
+ protected:
+  void SetUp() override {
+    PolicyE2e::SetUp();
+    WriteTestFile(policy_, std::string(kPolicy) + "max_spot_checkpoint_interval: 30m\n");
+  }
+  fs::path Job(const std::string& name, const std::string& write) {
+    std::string job = ReadTestFile(example_);
+    job.replace(job.find("tiers: [on_demand, spot, reserved_1y]"), 37, "tiers: [spot]");
+    job.replace(job.find("checkpoint_on_notice: false"), 27, "checkpoint_on_notice: true");
+    job.replace(job.find("max_gpus: 8"), 11, "max_gpus: 8\n  gpus: [A100-80GB]");
+    job.replace(job.find("checkpoint_write: 3m"), 20, "checkpoint_write: " + write);
+    const fs::path path = dir_ / (name + ".yaml");
+    WriteTestFile(path, job);
+    return path;
+  }
+  fs::path policy_ = dir_ / "strict.yaml";
+};
+
+TEST_F(SpotCheckpointPolicy, ASaveThatDoesNotFitTheNoticeIsJudgedByTheCheckpointInterval) {
   // The job says it saves on notice, but its 10-minute write does not fit in the default 30 s
-  // notice: the planner checkpoints periodically, which the policy's
-  // 30-minute maximum refuses, in `policy check` and in `plan` alike.
-  WriteTestFile(dir_ / "strict.yaml", std::string(kPolicy) + "max_spot_checkpoint_interval: 30m\n");
-  std::string job = ReadTestFile(example_);
-  job.replace(job.find("tiers: [on_demand, spot, reserved_1y]"), 37, "tiers: [spot]");
-  job.replace(job.find("checkpoint_on_notice: false"), 27, "checkpoint_on_notice: true");
-  // A GPU the policy allows, and a write long enough that every periodic interval (Young's,
-  // at 1-GPU and 8-GPU preemption rates alike) is past 30 minutes.
-  job.replace(job.find("max_gpus: 8"), 11, "max_gpus: 8\n  gpus: [A100-80GB]");
-  job.replace(job.find("checkpoint_write: 3m"), 20, "checkpoint_write: 10m");
-  WriteTestFile(dir_ / "spot.yaml", job);
-  const std::string policy = (dir_ / "strict.yaml").string();
-  auto check = RunFrugal({"policy", "check", "--policy", policy, (dir_ / "spot.yaml").string()},
-                         home_.path());
+  // notice: the planner checkpoints periodically, so the spec alone bounds no interval.
+  auto check = RunFrugal(
+      {"policy", "check", "--policy", policy_.string(), Job("spot", "10m").string()}, home_.path());
   EXPECT_EQ(check.exit_code, 3) << check.out << check.err;
   EXPECT_NE(check.out.find("checkpoint-interval"), std::string::npos) << check.out;
   EXPECT_NE(check.out.find("does not fit in the 30s notice"), std::string::npos) << check.out;
 
   // A write that fits the notice complies.
-  job.replace(job.find("checkpoint_write: 10m"), 21, "checkpoint_write: 20s");
-  WriteTestFile(dir_ / "fits.yaml", job);
-  auto fits = RunFrugal({"policy", "check", "--policy", policy, (dir_ / "fits.yaml").string()},
-                        home_.path());
+  auto fits = RunFrugal(
+      {"policy", "check", "--policy", policy_.string(), Job("fits", "20s").string()}, home_.path());
   EXPECT_EQ(fits.exit_code, 0) << fits.out << fits.err;
 }
 
-// Known open defect: since spot options wait for capacity and use per-GPU-count preemption
-// rates, `plan` no longer refuses these periodic options under the 30-minute maximum (exit 0
-// where `policy check` says 3). Disabled until the plan's screen and `policy check` agree again.
-TEST_F(PolicyE2e, DISABLED_APlanWhoseSaveDoesNotFitTheNoticeIsRefusedByTheCheckpointInterval) {
-  WriteTestFile(dir_ / "strict.yaml", std::string(kPolicy) + "max_spot_checkpoint_interval: 30m\n");
-  std::string job = ReadTestFile(example_);
-  job.replace(job.find("tiers: [on_demand, spot, reserved_1y]"), 37, "tiers: [spot]");
-  job.replace(job.find("checkpoint_on_notice: false"), 27, "checkpoint_on_notice: true");
-  job.replace(job.find("max_gpus: 8"), 11, "max_gpus: 8\n  gpus: [A100-80GB]");
-  job.replace(job.find("checkpoint_write: 3m"), 20, "checkpoint_write: 10m");
-  WriteTestFile(dir_ / "spot.yaml", job);
-  const std::string policy = (dir_ / "strict.yaml").string();
-  auto plan = RunFrugal({"--policy", policy, "plan", (dir_ / "spot.yaml").string()}, home_.path());
-  EXPECT_EQ(plan.exit_code, 3) << plan.out << plan.err;
-  EXPECT_NE(plan.err.find("checkpoint-interval"), std::string::npos) << plan.err;
+TEST_F(SpotCheckpointPolicy, ThePlanKeepsOnlyOptionsWhoseIntervalThePolicyAllows) {
+  // A 10-minute write: the 8-GPU instances, preempted about once an hour, checkpoint every
+  // 27 minutes (Daly), the single GPUs every hour. The plan keeps the first and names the rule
+  // for the second.
+  auto plan = RunFrugal(
+      {"--policy", policy_.string(), "--json", "plan", Job("spot", "10m").string()}, home_.path());
+  ASSERT_EQ(plan.exit_code, 0) << plan.out << plan.err;
+  const nlohmann::json doc = Json(plan);
+  ASSERT_FALSE(doc["options"].empty()) << plan.out;
+  for (const nlohmann::json& o : doc["options"]) {
+    ASSERT_EQ(o["spot"]["strategy"], "periodic") << o.dump();
+    EXPECT_LE(o["spot"]["checkpoint_interval_hours"].get<double>(), 0.5) << o.dump();
+  }
+  EXPECT_NE(plan.out.find("checkpoint-interval"), std::string::npos) << plan.out;
+
+  // A 20-minute write puts every interval past 30 minutes: nothing is allowed, exit 3.
+  auto refused =
+      RunFrugal({"--policy", policy_.string(), "plan", Job("slow", "20m").string()}, home_.path());
+  EXPECT_EQ(refused.exit_code, 3) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("checkpoint-interval"), std::string::npos) << refused.err;
 }
 
 TEST_F(PolicyE2e, RunIsRefusedBeforeAnythingIsWrittenAndOverridesAreLinkedToTheRun) {

@@ -93,7 +93,8 @@ TEST(Drill, RestartsFromScratchAreTheOnlyReason) {
 import frugal
 step = 0
 while step < 100:
-    time.sleep(0.03)
+    # The last steps are slow: a loaded machine still delivers the notice before the end.
+    time.sleep(0.03 if step < 80 else 0.1)
     step += 1
     frugal.report(step)
     if frugal.should_stop():

@@ -111,6 +111,61 @@ TEST(Checkpointing, PeriodicRunBreaksDownItsOverhead) {
   EXPECT_GT(run.lost_work_hours, 0);
 }
 
+// A restart longer than the mean time between preemptions (a slow boot and staging) with waits
+// for capacity after each preemption: against a seeded simulation of segments (wait, then a
+// restart that can itself be preempted, then the work and its write), the expected wall, the
+// work lost, the restarts and the waits each agree; the waits are neither preempted nor billed.
+TEST(Checkpointing, LongRestartsAndCapacityWaitsAreSplitAsASimulationSplitsThem) {
+  FaultTolerance ft;
+  ft.checkpoint_write_hours = 0.1;
+  ft.restart_hours = 1.2;
+  const double work = 10, rate = 1.0, outage = 0.5;
+  const SpotRun run = ModelSpotRun(work, rate, ft, std::nullopt, outage);
+  ASSERT_EQ(run.strategy, CheckpointStrategy::kPeriodic);
+  const double stretch = run.interval_hours + ft.checkpoint_write_hours;
+  std::mt19937_64 rng(11);
+  std::exponential_distribution<double> failure(rate);
+  const int segments = 400'000;
+  double wall = 0, lost = 0, restarts = 0, waits = 0, preemptions = 0;
+  for (int i = 0; i < segments; ++i) {
+    bool first = true;
+    while (true) {
+      if (!first) {
+        waits += outage;
+        const double f = failure(rng);
+        if (f < ft.restart_hours) {
+          restarts += f;
+          ++preemptions;
+          continue;
+        }
+        restarts += ft.restart_hours;
+      }
+      first = false;
+      const double f = failure(rng);
+      if (f >= stretch) {
+        wall += stretch;
+        break;
+      }
+      lost += f;
+      ++preemptions;
+    }
+  }
+  const double scale = work / run.interval_hours / segments;
+  const double simulated_wall = (wall + lost + restarts + waits) * scale;
+  EXPECT_NEAR(run.expected_wall_hours / simulated_wall, 1.0, 0.01);
+  EXPECT_NEAR(run.expected_preemptions / (preemptions * scale), 1.0, 0.01);
+  EXPECT_NEAR(run.capacity_wait_hours / (waits * scale), 1.0, 0.01);
+  EXPECT_NEAR(run.lost_work_hours / (lost * scale), 1.0, 0.02);
+  EXPECT_NEAR(run.restart_hours / (restarts * scale), 1.0, 0.02);
+  EXPECT_GT(run.lost_work_hours, 0);
+  EXPECT_NEAR(run.checkpoint_hours + run.restart_hours + run.lost_work_hours +
+                  run.capacity_wait_hours + work,
+              run.expected_wall_hours, 1e-9);
+  // Without the waits the same run is shorter by exactly them.
+  EXPECT_NEAR(ModelSpotRun(work, rate, ft, std::nullopt).expected_wall_hours,
+              run.expected_wall_hours - run.capacity_wait_hours, 1e-9);
+}
+
 TEST(Checkpointing, CheckpointOnNoticeLosesOnlyRestartsWhenTheSaveFitsTheNotice) {
   FaultTolerance ft;
   ft.checkpoint_on_notice = true;
