@@ -48,7 +48,17 @@ if [[ -z "$node_have" ]] || [[ "$(printf '%s\n%s\n' "$node_needed" "$node_have" 
   echo "setup: the dashboard needs Node.js $node_needed or newer; this machine has ${node_have:-none} ($(command -v node || echo 'no node on PATH'))" >&2
   exit 1
 fi
-(cd web && npm ci --no-audit --no-fund --loglevel=error --engine-strict && npm run build --silent) >/dev/null
+# It installs and bundles beside the C++ build (mostly waiting on the network and the disk).
+web_log=$(mktemp)
+(cd web && npm ci --no-audit --no-fund --loglevel=error --engine-strict && npm run build --silent) \
+  >"$web_log" 2>&1 &
+web_pid=$!
+trap 'kill "$web_pid" 2>/dev/null; rm -f "$web_log"' EXIT
 
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset"
+if ! wait "$web_pid"; then
+  echo "setup: the dashboard's build (npm ci, npm run build in web/) failed:" >&2
+  cat "$web_log" >&2
+  exit 1
+fi

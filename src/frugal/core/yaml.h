@@ -36,6 +36,11 @@ class YamlDoc {
   std::string Where(const YAML::Node& node) const;
   /// A kBadInput error located at `node`: "file:line:col: field 'key': message".
   Error ErrorAt(const YAML::Node& node, std::string_view field, std::string_view message) const;
+  /// ErrorAt as the failed Result a parser returns.
+  [[nodiscard]] tl::unexpected<Error> FailAt(const YAML::Node& node, std::string_view field,
+                                             std::string_view message) const {
+    return tl::unexpected(ErrorAt(node, field, message));
+  }
   /// A kBadInput error "file:line:col: missing required field 'key'" located at `map` (at the
   /// document's start when `map` is absent).
   Error Missing(const YAML::Node& map, std::string_view key) const;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "frugal/core/text.h"
+#include "frugal/estimate/parallelism.h"
 
 namespace frugal::estimate {
 namespace {
@@ -33,7 +34,6 @@ constexpr double kNetworkLossPerDoubling = 0.05;
 constexpr double kExposedAllReduce = 0.3;
 constexpr double kPcieBytesPerSecond = 12e9;       // PCIe 3/4 x16 as all-reduce achieves it
 constexpr double kNetworkBytesPerSecond = 12.5e9;  // 100 Gb/s per GPU between nodes
-constexpr int kGpusPerNode = 8;
 // Part of a step that no GPU speeds up (kernel launches and host dispatch, synchronizations,
 // the input pipeline): this share of the job's roofline time on the reference GPU, the same
 // number of seconds on every GPU. Chosen with the family intensities on the `fit` rows of

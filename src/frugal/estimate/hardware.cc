@@ -4,11 +4,9 @@
 
 #include <algorithm>
 
-namespace frugal::estimate {
+#include "frugal/estimate/parallelism.h"
 
-namespace {
-constexpr int kGpusPerNode = 8;
-}  // namespace
+namespace frugal::estimate {
 
 Result<Hardware> HardwareFor(const catalog::GpuSpec& gpu, Precision p) {
   if ((p == Precision::kBf16 || p == Precision::kTf32) && !gpu.supports_bf16) {

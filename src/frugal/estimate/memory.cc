@@ -3,14 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "frugal/core/numbers.h"
+
 namespace frugal::estimate {
 
 namespace {
-
-double D(int v) { return static_cast<double>(v); }
-
-/// Bytes of a weight, gradient or activation element in the training precision.
-double ElementBytes(Precision p) { return IsMixedPrecision(p) ? 2.0 : 4.0; }
 
 /// Bytes per trainable parameter of the optimizer's moments, and whether they live on the GPU.
 double MomentBytesPerParam(const Model& m, Optimizer o) {

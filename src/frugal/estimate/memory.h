@@ -7,6 +7,9 @@
 
 namespace frugal::estimate {
 
+/// Bytes of a weight, gradient or activation element in the training precision.
+[[nodiscard]] inline double ElementBytes(Precision p) { return IsMixedPrecision(p) ? 2.0 : 4.0; }
+
 inline constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
 /// CUDA context (about 0.3 GiB bare with lazy module loading, PyTorch issue #107667; well over
 /// 1 GiB once the kernels of a training step are loaded, #55277), cuBLAS/cuDNN workspaces and

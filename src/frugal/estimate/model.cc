@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "frugal/core/numbers.h"
 #include "frugal/core/text.h"
 
 namespace frugal::estimate {
@@ -28,8 +29,6 @@ Result<Mlp> ParseMlp(std::string_view text) {
 }
 
 namespace {
-
-double D(int v) { return static_cast<double>(v); }
 
 constexpr int kDefaultVocab = 32000;
 constexpr int kHeadDim = 128;

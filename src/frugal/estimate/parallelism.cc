@@ -3,15 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "frugal/core/numbers.h"
 #include "frugal/estimate/memory.h"
 
 namespace frugal::estimate {
 
 namespace {
-
-double D(int v) { return static_cast<double>(v); }
-
-double ElementBytes(Precision p) { return IsMixedPrecision(p) ? 2.0 : 4.0; }
 
 /// Share of a ring collective's buffer each rank sends: (n − 1) / n.
 double RingShare(int n) { return n <= 1 ? 0.0 : D(n - 1) / D(n); }

@@ -7,9 +7,9 @@
 #include "frugal/core/log.h"
 
 namespace frugal::monitor {
-namespace {
-
-// The few NVML declarations used, from NVML's public C API (nvml.h); ABI-stable since v2.
+// The few NVML declarations used, from NVML's public C API (nvml.h); ABI-stable since v2. A
+// named namespace: NvmlProbe::Api, a class with linkage, holds pointers to functions of them.
+namespace nvml_abi {
 using nvmlReturn_t = int;
 using nvmlDevice_t = struct nvmlDevice_st*;
 struct nvmlUtilization_t {
@@ -21,6 +21,14 @@ struct nvmlMemory_t {
   unsigned long long free;
   unsigned long long used;
 };
+}  // namespace nvml_abi
+using nvml_abi::nvmlDevice_t;
+using nvml_abi::nvmlMemory_t;
+using nvml_abi::nvmlReturn_t;
+using nvml_abi::nvmlUtilization_t;
+
+namespace {
+
 constexpr int kNvmlSuccess = 0;
 constexpr int kNvmlClockSm = 1;
 

@@ -77,7 +77,7 @@ JobUnits InJobUnits(const JobSpec& spec, const RecordedMeasurement& m) {
           "(docs/protocol.md)"};
 }
 
-std::string Describe(const RecordedMeasurement& m) {
+std::string DescribeMeasurement(const RecordedMeasurement& m) {
   const std::string by =
       m.run_id.empty() ? fmt::format("profile {}", m.profile_id) : fmt::format("run {}", m.run_id);
   if (m.device_kind != "gpu") {
@@ -140,13 +140,14 @@ void AddRecordedMeasurements(JobSpec& spec, const catalog::Catalog& c,
         p.runtime_hours = units.runtime_hours;
         figure = fmt::format("runtime {:.4g} h", *units.runtime_hours);
       }
-      p.source = fmt::format("{}: {} (ledger profile {})", Describe(m), figure, m.profile_id);
+      p.source =
+          fmt::format("{}: {} (ledger profile {})", DescribeMeasurement(m), figure, m.profile_id);
       p.profile_id = m.profile_id;
       p.recorded = m;
       p.where = spec.source;
       p.gpus_where = spec.source;
       spec.measured.push_back(std::move(p));
-      taken.emplace_back(key, Describe(m));
+      taken.emplace_back(key, DescribeMeasurement(m));
       use.used = true;
     }
     spec.recorded_measurements.push_back(std::move(use));
@@ -180,7 +181,7 @@ DeviceMeasurementsFromRecords SelectDeviceMeasurements(
       use.note = fmt::format("no {} per second measured", out.units);
     } else {
       out.measured.push_back({gpu, std::max(m.device_count, 1), *rate});
-      taken.emplace_back(use.gpu, Describe(m));
+      taken.emplace_back(use.gpu, DescribeMeasurement(m));
       use.used = true;
     }
     out.uses.push_back(std::move(use));

@@ -14,18 +14,14 @@
 namespace frugal::queue {
 namespace {
 
-tl::unexpected<Error> At(const YamlDoc& doc, const YAML::Node& node, std::string_view field,
-                         std::string_view message) {
-  return tl::unexpected(doc.ErrorAt(node, field, message));
-}
-
 Result<Tier> ParseTier(const YamlDoc& doc, const YAML::Node& pool, const std::string& text) {
   if (text == "owned") return Tier::kOwned;
   if (text == "on_demand") return Tier::kOnDemand;
   if (text == "spot") return Tier::kSpot;
   const std::vector<std::string> names = {"owned", "on_demand", "spot"};
-  return At(doc, pool["tier"], "tier",
-            fmt::format("'{}' is not owned, on_demand or spot{}", text, DidYouMean(text, names)));
+  return doc.FailAt(
+      pool["tier"], "tier",
+      fmt::format("'{}' is not owned, on_demand or spot{}", text, DidYouMean(text, names)));
 }
 
 Result<HourSet> ParseHours(const YamlDoc& doc, const YAML::Node& map, std::string_view what) {
@@ -33,9 +29,9 @@ Result<HourSet> ParseHours(const YamlDoc& doc, const YAML::Node& map, std::strin
   const std::string days_text = FRUGAL_TRY(doc.OptionalString(map, "days")).value_or("daily");
   const std::string hours_text = FRUGAL_TRY(doc.OptionalString(map, "hours")).value_or("all");
   auto days = ParseDays(days_text);
-  if (!days) return At(doc, map["days"], "days", days.error().message);
+  if (!days) return doc.FailAt(map["days"], "days", days.error().message);
   auto hours = ParseHourRange(hours_text);
-  if (!hours) return At(doc, map["hours"], "hours", hours.error().message);
+  if (!hours) return doc.FailAt(map["hours"], "hours", hours.error().message);
   return MakeHourSet(*days, hours->first, hours->second);
 }
 
@@ -44,8 +40,8 @@ Result<int> PositiveInt(const YamlDoc& doc, const YAML::Node& map, std::string_v
   const std::optional<int64_t> v = FRUGAL_TRY(doc.OptionalInt(map, key));
   if (!v) return fallback;
   if (*v < min || *v > 1'000'000) {
-    return At(doc, map[std::string(key)], key,
-              fmt::format("must be a whole number from {} to 1000000", min));
+    return doc.FailAt(map[std::string(key)], key,
+                      fmt::format("must be a whole number from {} to 1000000", min));
   }
   return static_cast<int>(*v);
 }
@@ -58,11 +54,11 @@ const Money kMaxPricePerGpuHour = Money::FromDollars(1000);
 
 /// A price per GPU-hour within [0, kMaxPricePerGpuHour].
 Result<void> CheckPrice(const YamlDoc& doc, const YAML::Node& at, Money price) {
-  if (price < Money()) return At(doc, at, "price_per_gpu_hour", "must not be negative");
+  if (price < Money()) return doc.FailAt(at, "price_per_gpu_hour", "must not be negative");
   if (price > kMaxPricePerGpuHour) {
-    return At(doc, at, "price_per_gpu_hour",
-              fmt::format("{} per GPU-hour is past the most a pool may cost ({})", price.ToString(),
-                          kMaxPricePerGpuHour.ToString()));
+    return doc.FailAt(at, "price_per_gpu_hour",
+                      fmt::format("{} per GPU-hour is past the most a pool may cost ({})",
+                                  price.ToString(), kMaxPricePerGpuHour.ToString()));
   }
   return {};
 }
@@ -70,12 +66,13 @@ Result<void> CheckPrice(const YamlDoc& doc, const YAML::Node& at, Money price) {
 Result<void> ParseSchedule(const YamlDoc& doc, const YAML::Node& node, Pool& pool) {
   if (!node) return {};
   if (!node.IsSequence()) {
-    return At(doc, node, "price_schedule", "must be a list of {days, hours, price_per_gpu_hour}");
+    return doc.FailAt(node, "price_schedule",
+                      "must be a list of {days, hours, price_per_gpu_hour}");
   }
   for (const YAML::Node& rule : node) {
     const HourSet hours = FRUGAL_TRY(ParseHours(doc, rule, "price_schedule rule"));
     const std::optional<Money> price = FRUGAL_TRY(doc.OptionalMoney(rule, "price_per_gpu_hour"));
-    if (!price) return At(doc, rule, "price_per_gpu_hour", "missing: each rule needs a price");
+    if (!price) return doc.FailAt(rule, "price_per_gpu_hour", "missing: each rule needs a price");
     FRUGAL_TRY(CheckPrice(doc, rule["price_per_gpu_hour"], *price));
     pool.schedule.push_back({hours, *price});
   }
@@ -103,11 +100,12 @@ Result<void> CheckGpu(const YamlDoc& doc, const YAML::Node& node, const std::str
   const std::vector<std::string> names = catalog::ResolveGpuName(gpu, known);
   if (names.size() == 1) return {};
   if (names.empty()) {
-    return At(doc, node["gpu"], "gpu",
-              fmt::format("unknown GPU model '{}'{}", Abbreviate(gpu), DidYouMean(gpu, known)));
+    return doc.FailAt(
+        node["gpu"], "gpu",
+        fmt::format("unknown GPU model '{}'{}", Abbreviate(gpu), DidYouMean(gpu, known)));
   }
-  return At(
-      doc, node["gpu"], "gpu",
+  return doc.FailAt(
+      node["gpu"], "gpu",
       fmt::format("'{}' is ambiguous ({}); name the exact part", gpu, fmt::join(names, ", ")));
 }
 
@@ -122,26 +120,26 @@ Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,
   pool.line = static_cast<int>(node.Mark().line) + 1;
   pool.name = FRUGAL_TRY(doc.RequiredString(node, "name"));
   if (pool.name.empty() || pool.name.size() > kMaxPoolNameBytes) {
-    return At(
-        doc, node["name"], "name",
+    return doc.FailAt(
+        node["name"], "name",
         fmt::format("give a name of 1 to {} bytes (got {})", kMaxPoolNameBytes, pool.name.size()));
   }
   const std::string kind = FRUGAL_TRY(doc.OptionalString(node, "kind")).value_or("local");
   if (kind == "slurm") {
     pool.kind = PoolKind::kSlurm;
   } else if (kind != "local") {
-    return At(doc, node["kind"], "kind", fmt::format("'{}' is not local or slurm", kind));
+    return doc.FailAt(node["kind"], "kind", fmt::format("'{}' is not local or slurm", kind));
   }
   const std::string tier = FRUGAL_TRY(doc.RequiredString(node, "tier"));
   pool.tier = FRUGAL_TRY(ParseTier(doc, node, tier));
   pool.partition = FRUGAL_TRY(doc.OptionalString(node, "partition")).value_or("");
   pool.gres = FRUGAL_TRY(doc.OptionalString(node, "gres")).value_or("");
   if (pool.kind == PoolKind::kSlurm && pool.partition.empty()) {
-    return At(doc, node, "partition", "missing: a slurm pool names its partition");
+    return doc.FailAt(node, "partition", "missing: a slurm pool names its partition");
   }
   if (pool.kind == PoolKind::kLocal && (!pool.partition.empty() || !pool.gres.empty())) {
     const YAML::Node at = node["partition"] ? node["partition"] : node["gres"];
-    return At(doc, at, node["partition"] ? "partition" : "gres", "only a slurm pool has one");
+    return doc.FailAt(at, node["partition"] ? "partition" : "gres", "only a slurm pool has one");
   }
   pool.offer = FRUGAL_TRY(doc.OptionalString(node, "offer")).value_or("");
   pool.gpu = FRUGAL_TRY(doc.OptionalString(node, "gpu")).value_or("");
@@ -149,15 +147,15 @@ Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,
   pool.gpus_per_node = FRUGAL_TRY(PositiveInt(doc, node, "gpus_per_node", 0, 1));
   pool.cpu_slots = FRUGAL_TRY(PositiveInt(doc, node, "cpu_slots", 0, 1));
   if (!pool.gpu.empty() && pool.gpus_per_node == 0) {
-    return At(doc, node, "gpus_per_node", "missing: a GPU pool says how many GPUs a node has");
+    return doc.FailAt(node, "gpus_per_node", "missing: a GPU pool says how many GPUs a node has");
   }
   if (pool.gpu.empty() && pool.gpus_per_node > 0) {
-    return At(doc, node["gpus_per_node"], "gpu", "missing: name the GPU model the nodes carry");
+    return doc.FailAt(node["gpus_per_node"], "gpu", "missing: name the GPU model the nodes carry");
   }
   if (pool.gpu.empty() && pool.cpu_slots == 0) {
-    return At(doc, node, "gpu",
-              "missing: a pool runs GPUs (gpu, gpus_per_node) or CPU slots "
-              "(cpu_slots)");
+    return doc.FailAt(node, "gpu",
+                      "missing: a pool runs GPUs (gpu, gpus_per_node) or CPU slots "
+                      "(cpu_slots)");
   }
   pool.nodes = FRUGAL_TRY(PositiveInt(doc, node, "nodes", 1, 1));
   // Absent means no cap; a written 0 would read as "no jobs" to one user and "no limit" to
@@ -169,9 +167,10 @@ Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,
   }
   const std::optional<Money> price = FRUGAL_TRY(doc.OptionalMoney(node, "price_per_gpu_hour"));
   if (!price && pool.tier != Tier::kOwned) {
-    return At(doc, node, "price_per_gpu_hour",
-              "missing: an on_demand or spot pool needs its price (a missing price is never "
-              "zero)");
+    return doc.FailAt(
+        node, "price_per_gpu_hour",
+        "missing: an on_demand or spot pool needs its price (a missing price is never "
+        "zero)");
   }
   pool.price_per_gpu_hour = price.value_or(Money());
   FRUGAL_TRY(CheckPrice(doc, node["price_per_gpu_hour"], pool.price_per_gpu_hour));
@@ -179,15 +178,16 @@ Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,
   pool.preemptions_per_hour =
       FRUGAL_TRY(doc.OptionalDouble(node, "preemptions_per_hour")).value_or(0.0);
   if (pool.preemptions_per_hour < 0 || pool.preemptions_per_hour > 100) {
-    return At(doc, node["preemptions_per_hour"], "preemptions_per_hour", "must be from 0 to 100");
+    return doc.FailAt(node["preemptions_per_hour"], "preemptions_per_hour",
+                      "must be from 0 to 100");
   }
   if (pool.tier != Tier::kSpot && node["preemptions_per_hour"]) {
-    return At(doc, node["preemptions_per_hour"], "preemptions_per_hour",
-              "only a spot pool is preempted");
+    return doc.FailAt(node["preemptions_per_hour"], "preemptions_per_hour",
+                      "only a spot pool is preempted");
   }
   pool.trace = FRUGAL_TRY(doc.OptionalString(node, "trace")).value_or("");
   if (!pool.trace.empty() && pool.tier != Tier::kSpot) {
-    return At(doc, node["trace"], "trace", "only a spot pool has an availability trace");
+    return doc.FailAt(node["trace"], "trace", "only a spot pool has an availability trace");
   }
   if (!pool.trace.empty()) pool.trace_where = doc.Where(node["trace"]) + ": field 'trace'";
   pool.changeover = FRUGAL_TRY(doc.OptionalDuration(node, "changeover")).value_or(pool.changeover);
@@ -202,7 +202,8 @@ Result<TeamBudget> ParseBudget(const YamlDoc& doc, const YAML::Node& node) {
   const std::string tag = FRUGAL_TRY(doc.RequiredString(node, "tag"));
   const size_t eq = tag.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == tag.size()) {
-    return At(doc, node["tag"], "tag", fmt::format("'{}' is not key=value (e.g. team=nlp)", tag));
+    return doc.FailAt(node["tag"], "tag",
+                      fmt::format("'{}' is not key=value (e.g. team=nlp)", tag));
   }
   b.tag_key = tag.substr(0, eq);
   b.tag_value = tag.substr(eq + 1);
@@ -212,12 +213,12 @@ Result<TeamBudget> ParseBudget(const YamlDoc& doc, const YAML::Node& node) {
   } else if (period == "quarter") {
     b.period = BudgetPeriod::kQuarter;
   } else if (period != "month") {
-    return At(doc, node["period"], "period",
-              fmt::format("'{}' is not week, month or quarter", period));
+    return doc.FailAt(node["period"], "period",
+                      fmt::format("'{}' is not week, month or quarter", period));
   }
   const std::optional<Money> limit = FRUGAL_TRY(doc.OptionalMoney(node, "limit"));
   if (!limit || *limit <= Money()) {
-    return At(doc, node["limit"] ? node["limit"] : node, "limit", "must be a positive amount");
+    return doc.FailAt(node["limit"] ? node["limit"] : node, "limit", "must be a positive amount");
   }
   b.limit = *limit;
   return b;
@@ -234,56 +235,56 @@ Result<Capacity> FromDoc(const YamlDoc& doc, const std::vector<std::string>& kno
   FRUGAL_TRY(
       doc.CheckKeys(root, "capacity", {"apiVersion", "kind", "pools", "windows", "budgets"}));
   if (FRUGAL_TRY(doc.RequiredString(root, "apiVersion")) != "frugal/v1") {
-    return At(doc, root["apiVersion"], "apiVersion", "must be frugal/v1");
+    return doc.FailAt(root["apiVersion"], "apiVersion", "must be frugal/v1");
   }
   if (FRUGAL_TRY(doc.RequiredString(root, "kind")) != "Capacity") {
-    return At(doc, root["kind"], "kind", "must be Capacity");
+    return doc.FailAt(root["kind"], "kind", "must be Capacity");
   }
   Capacity cap;
   cap.known_gpus = known_gpus;
   cap.source = doc.source();
   const YAML::Node pools = root["pools"];
   if (!pools || !pools.IsSequence() || pools.size() == 0) {
-    return At(doc, pools ? pools : root, "pools", "must be a non-empty list of pools");
+    return doc.FailAt(pools ? pools : root, "pools", "must be a non-empty list of pools");
   }
   std::set<std::string> names;
   for (const YAML::Node& node : pools) {
     Pool pool = FRUGAL_TRY(ParsePool(doc, node, known_gpus));
     if (!names.insert(pool.name).second) {
-      return At(doc, node["name"], "name", fmt::format("pool '{}' is named twice", pool.name));
+      return doc.FailAt(node["name"], "name", fmt::format("pool '{}' is named twice", pool.name));
     }
     cap.pools.push_back(std::move(pool));
   }
   cap.windows = BuiltInWindows();
   if (const YAML::Node windows = root["windows"]) {
-    if (!windows.IsSequence()) return At(doc, windows, "windows", "must be a list");
+    if (!windows.IsSequence()) return doc.FailAt(windows, "windows", "must be a list");
     for (const YAML::Node& node : windows) {
       const std::string name = FRUGAL_TRY(doc.RequiredString(node, "name"));
       if (node["price_per_gpu_hour"]) {
-        return At(doc, node["price_per_gpu_hour"], "price_per_gpu_hour",
-                  "a window has no price (prices go in a pool's price_schedule)");
+        return doc.FailAt(node["price_per_gpu_hour"], "price_per_gpu_hour",
+                          "a window has no price (prices go in a pool's price_schedule)");
       }
       // A built-in name (nights, weekends, off_peak) would be found first and this one ignored.
       const size_t builtin = BuiltInWindows().size();
       for (size_t i = 0; i < cap.windows.size(); ++i) {
         if (cap.windows[i].name == name) {
-          return At(doc, node["name"], "name",
-                    fmt::format("window '{}' is named twice{}", name,
-                                i < builtin ? " (it is built in)" : ""));
+          return doc.FailAt(node["name"], "name",
+                            fmt::format("window '{}' is named twice{}", name,
+                                        i < builtin ? " (it is built in)" : ""));
         }
       }
       cap.windows.push_back({name, FRUGAL_TRY(ParseHours(doc, node, "window"))});
     }
   }
   if (const YAML::Node budgets = root["budgets"]) {
-    if (!budgets.IsSequence()) return At(doc, budgets, "budgets", "must be a list");
+    if (!budgets.IsSequence()) return doc.FailAt(budgets, "budgets", "must be a list");
     for (const YAML::Node& node : budgets) {
       TeamBudget b = FRUGAL_TRY(ParseBudget(doc, node));
       for (const TeamBudget& o : cap.budgets) {
         if (o.tag_key == b.tag_key && o.tag_value == b.tag_value && o.period == b.period) {
-          return At(doc, node, "budgets",
-                    fmt::format("{}={} already has a {} budget (line {})", b.tag_key, b.tag_value,
-                                PeriodName(b.period), o.line));
+          return doc.FailAt(node, "budgets",
+                            fmt::format("{}={} already has a {} budget (line {})", b.tag_key,
+                                        b.tag_value, PeriodName(b.period), o.line));
         }
       }
       cap.budgets.push_back(std::move(b));

@@ -21,18 +21,14 @@
 namespace frugal::queue {
 namespace {
 
-tl::unexpected<Error> At(const YamlDoc& doc, const YAML::Node& node, std::string_view field,
-                         std::string_view message) {
-  return tl::unexpected(doc.ErrorAt(node, field, message));
-}
-
 Result<std::optional<Seconds>> When(const YamlDoc& doc, const YAML::Node& root, const char* key,
                                     Seconds now) {
   const std::optional<std::string> text = FRUGAL_TRY(doc.OptionalString(root, key));
   if (!text) return std::optional<Seconds>();
   auto t = ParseWhen(key, *text, now);
   if (!t)
-    return At(doc, root[key], key, "expected a duration (36h) or a UTC time (2026-12-01T08:00Z)");
+    return doc.FailAt(root[key], key,
+                      "expected a duration (36h) or a UTC time (2026-12-01T08:00Z)");
   return std::optional<Seconds>(*t);
 }
 
@@ -41,7 +37,8 @@ Result<int> Whole(const YamlDoc& doc, const YAML::Node& root, const char* key, i
   const std::optional<int64_t> v = FRUGAL_TRY(doc.OptionalInt(root, key));
   if (!v) return fallback;
   if (*v < min || *v > max) {
-    return At(doc, root[key], key, fmt::format("must be a whole number from {} to {}", min, max));
+    return doc.FailAt(root[key], key,
+                      fmt::format("must be a whole number from {} to {}", min, max));
   }
   return static_cast<int>(*v);
 }
@@ -95,48 +92,48 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
                      "tags",       "budget",   "depends_on",     "cache",       "warm_start",
                      "command",    "steps"}));
   if (FRUGAL_TRY(doc.RequiredString(root, "apiVersion")) != "frugal/v1") {
-    return At(doc, root["apiVersion"], "apiVersion", "must be frugal/v1");
+    return doc.FailAt(root["apiVersion"], "apiVersion", "must be frugal/v1");
   }
   if (FRUGAL_TRY(doc.OptionalString(root, "kind")).value_or("QueueJob") != "QueueJob") {
-    return At(doc, root["kind"], "kind", "must be QueueJob");
+    return doc.FailAt(root["kind"], "kind", "must be QueueJob");
   }
   JobRequest job;
   job.name = FRUGAL_TRY(doc.OptionalString(root, "name")).value_or(path.stem().string());
-  if (job.name.empty()) return At(doc, root["name"], "name", "must not be empty");
+  if (job.name.empty()) return doc.FailAt(root["name"], "name", "must not be empty");
   if (job.name.size() > 200) {
     // Without a name key the file's name is the job's: located at the document then.
-    return At(doc, root["name"] ? root["name"] : root, "name",
-              fmt::format("{} bytes is too long (at most 200)", job.name.size()));
+    return doc.FailAt(root["name"] ? root["name"] : root, "name",
+                      fmt::format("{} bytes is too long (at most 200)", job.name.size()));
   }
   const int gpus = FRUGAL_TRY(Whole(doc, root, "gpus", 0, 1, 100000));
   const int slots = FRUGAL_TRY(Whole(doc, root, "cpu_slots", 0, 1, 100000));
   if (gpus > 0 && slots > 0) {
-    return At(doc, root["cpu_slots"], "cpu_slots", "a job asks for gpus or cpu_slots, not both");
+    return doc.FailAt(root["cpu_slots"], "cpu_slots", "a job asks for gpus or cpu_slots, not both");
   }
   job.cpu_only = slots > 0;
   job.units = job.cpu_only ? slots : std::max(1, gpus);
   job.gpu = FRUGAL_TRY(doc.OptionalString(root, "gpu")).value_or("");
   if (!job.gpu.empty()) {
     const Result<std::string> pool_gpu = capacity.PoolGpuFor(job.gpu);
-    if (!pool_gpu) return At(doc, root["gpu"], "gpu", pool_gpu.error().message);
+    if (!pool_gpu) return doc.FailAt(root["gpu"], "gpu", pool_gpu.error().message);
     job.gpu = *pool_gpu;
   }
   const std::optional<Duration> runtime = FRUGAL_TRY(doc.OptionalDuration(root, "runtime"));
   if (!runtime || runtime->count() <= 0) {
-    return At(doc, runtime ? root["runtime"] : root, "runtime",
-              "missing or not positive: how long the job runs (from plan's estimate or a "
-              "measured profile)");
+    return doc.FailAt(runtime ? root["runtime"] : root, "runtime",
+                      "missing or not positive: how long the job runs (from plan's estimate or a "
+                      "measured profile)");
   }
   job.runtime_hours = ToHours(*runtime);
   if (const YAML::Node by = root["runtime_by_gpu"]) {
-    if (!by.IsMap()) return At(doc, by, "runtime_by_gpu", "must map GPU models to runtimes");
+    if (!by.IsMap()) return doc.FailAt(by, "runtime_by_gpu", "must map GPU models to runtimes");
     for (const auto& entry : by) {
       const std::string model = entry.first.as<std::string>();
       const std::optional<Duration> d = FRUGAL_TRY(doc.OptionalDuration(by, model));
       if (!d || d->count() <= 0)
-        return At(doc, entry.second, "runtime_by_gpu." + model, "must be positive");
+        return doc.FailAt(entry.second, "runtime_by_gpu." + model, "must be positive");
       const Result<std::string> pool_gpu = capacity.PoolGpuFor(model);
-      if (!pool_gpu) return At(doc, entry.first, "runtime_by_gpu", pool_gpu.error().message);
+      if (!pool_gpu) return doc.FailAt(entry.first, "runtime_by_gpu", pool_gpu.error().message);
       job.runtime_by_gpu[*pool_gpu] = ToHours(*d);
     }
   }
@@ -145,18 +142,18 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
        {std::pair<const char*, double*>{"checkpoint_every", &job.checkpoint_every_hours},
         std::pair<const char*, double*>{"restart", &job.restart_hours}}) {
     const std::optional<Duration> d = FRUGAL_TRY(doc.OptionalDuration(root, key));
-    if (d && d->count() <= 0) return At(doc, root[key], key, "must be positive");
+    if (d && d->count() <= 0) return doc.FailAt(root[key], key, "must be positive");
     if (d) *hours = ToHours(*d);
   }
   job.arrival = now;
   job.deadline = FRUGAL_TRY(When(doc, root, "deadline", now)).value_or(kNever);
   if (job.deadline != kNever && job.deadline <= now) {
-    return At(doc, root["deadline"], "deadline", "already past");
+    return doc.FailAt(root["deadline"], "deadline", "already past");
   }
   job.not_before = FRUGAL_TRY(When(doc, root, "not_before", now)).value_or(now);
   if (const std::optional<std::string> w = FRUGAL_TRY(doc.OptionalString(root, "window"))) {
     auto set = capacity.FindWindow(*w);
-    if (!set) return At(doc, root["window"], "window", set.error().message);
+    if (!set) return doc.FailAt(root["window"], "window", set.error().message);
     job.window = *set;
     job.window_name = *w;
   }
@@ -165,7 +162,7 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
   job.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
   job.budget = FRUGAL_TRY(doc.OptionalMoney(root, "budget"));
   if (job.budget && *job.budget <= Money()) {
-    return At(doc, root["budget"], "budget", "must be a positive amount");
+    return doc.FailAt(root["budget"], "budget", "must be a positive amount");
   }
   job.depends_on = FRUGAL_TRY(doc.StringList(root, "depends_on"));
   if (root["depends_on"]) {
@@ -180,7 +177,7 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
     job.cache_output = output.string();
   }
   if (const std::optional<std::string> w = FRUGAL_TRY(doc.OptionalString(root, "warm_start"))) {
-    if (w->empty()) return At(doc, root["warm_start"], "warm_start", "expected a run id");
+    if (w->empty()) return doc.FailAt(root["warm_start"], "warm_start", "expected a run id");
     job.warm_start = *w;
     job.warm_start_where = fmt::format("{}: field 'warm_start'", doc.Where(root["warm_start"]));
   }

@@ -11,11 +11,6 @@
 namespace frugal::queue {
 namespace {
 
-tl::unexpected<Error> At(const YamlDoc& doc, const YAML::Node& node, std::string_view field,
-                         std::string_view message) {
-  return tl::unexpected(doc.ErrorAt(node, field, message));
-}
-
 Seconds ToSecondsFloor(Duration d) { return static_cast<Seconds>(d.count() / 1000); }
 
 Result<int> Count(const YamlDoc& doc, const YAML::Node& node, std::string_view key, int fallback,
@@ -23,8 +18,8 @@ Result<int> Count(const YamlDoc& doc, const YAML::Node& node, std::string_view k
   const std::optional<int64_t> v = FRUGAL_TRY(doc.OptionalInt(node, key));
   if (!v) return fallback;
   if (*v < min || *v > max) {
-    return At(doc, node[std::string(key)], key,
-              fmt::format("must be a whole number from {} to {}", min, max));
+    return doc.FailAt(node[std::string(key)], key,
+                      fmt::format("must be a whole number from {} to {}", min, max));
   }
   return static_cast<int>(*v);
 }
@@ -32,7 +27,7 @@ Result<int> Count(const YamlDoc& doc, const YAML::Node& node, std::string_view k
 Result<double> Hours(const YamlDoc& doc, const YAML::Node& node, std::string_view key) {
   const std::optional<Duration> d = FRUGAL_TRY(doc.OptionalDuration(node, key));
   if (!d) return 0.0;
-  if (d->count() <= 0) return At(doc, node[std::string(key)], key, "must be positive");
+  if (d->count() <= 0) return doc.FailAt(node[std::string(key)], key, "must be positive");
   return ToHours(*d);
 }
 
@@ -59,27 +54,27 @@ Result<void> ParseGroup(const YamlDoc& doc, const YAML::Node& node, const Capaci
   const int gpus = FRUGAL_TRY(Count(doc, node, "gpus", 0, 1, 100000));
   const int slots = FRUGAL_TRY(Count(doc, node, "cpu_slots", 0, 1, 100000));
   if (gpus > 0 && slots > 0)
-    return At(doc, node["cpu_slots"], "cpu_slots", "a job asks for gpus or cpu_slots, not both");
+    return doc.FailAt(node["cpu_slots"], "cpu_slots", "a job asks for gpus or cpu_slots, not both");
   base.cpu_only = slots > 0;
   base.units = base.cpu_only ? slots : std::max(1, gpus);
   base.gpu = FRUGAL_TRY(doc.OptionalString(node, "gpu")).value_or("");
   if (!base.gpu.empty()) {
     const Result<std::string> pool_gpu = capacity.PoolGpuFor(base.gpu);
-    if (!pool_gpu) return At(doc, node["gpu"], "gpu", pool_gpu.error().message);
+    if (!pool_gpu) return doc.FailAt(node["gpu"], "gpu", pool_gpu.error().message);
     base.gpu = *pool_gpu;
   }
   base.runtime_hours = FRUGAL_TRY(Hours(doc, node, "runtime"));
   if (const YAML::Node by = node["runtime_by_gpu"]) {
-    if (!by.IsMap()) return At(doc, by, "runtime_by_gpu", "must map GPU models to runtimes");
+    if (!by.IsMap()) return doc.FailAt(by, "runtime_by_gpu", "must map GPU models to runtimes");
     for (const auto& entry : by) {
       const std::string model = entry.first.as<std::string>();
       const Result<std::string> pool_gpu = capacity.PoolGpuFor(model);
-      if (!pool_gpu) return At(doc, entry.first, "runtime_by_gpu", pool_gpu.error().message);
+      if (!pool_gpu) return doc.FailAt(entry.first, "runtime_by_gpu", pool_gpu.error().message);
       base.runtime_by_gpu[*pool_gpu] = FRUGAL_TRY(Hours(doc, by, model));
     }
   }
   if (base.runtime_hours <= 0 && base.runtime_by_gpu.empty()) {
-    return At(doc, node, "runtime", "missing: how long the job runs");
+    return doc.FailAt(node, "runtime", "missing: how long the job runs");
   }
   base.checkpoints = FRUGAL_TRY(doc.OptionalBool(node, "checkpoints")).value_or(false);
   if (const double every_h = FRUGAL_TRY(Hours(doc, node, "checkpoint_every")); every_h > 0) {
@@ -93,7 +88,7 @@ Result<void> ParseGroup(const YamlDoc& doc, const YAML::Node& node, const Capaci
       ToSecondsFloor(FRUGAL_TRY(doc.OptionalDuration(node, "not_before")).value_or(Duration{}));
   if (const std::optional<std::string> window = FRUGAL_TRY(doc.OptionalString(node, "window"))) {
     auto set = capacity.FindWindow(*window);
-    if (!set) return At(doc, node["window"], "window", set.error().message);
+    if (!set) return doc.FailAt(node["window"], "window", set.error().message);
     base.window = *set;
     base.window_name = *window;
   }
@@ -123,8 +118,8 @@ Result<void> ResolveDependencies(const YamlDoc& doc, std::vector<JobRequest>& jo
     for (const std::string& dep : g.depends_on) {
       const auto it = by_name.find(dep);
       if (it == by_name.end() || it->second == &g) {
-        return At(doc, g.node["depends_on"], "depends_on",
-                  fmt::format("'{}' is not another job of this workload", dep));
+        return doc.FailAt(g.node["depends_on"], "depends_on",
+                          fmt::format("'{}' is not another job of this workload", dep));
       }
       const Group& d = *it->second;
       for (int i = 0; i < g.count; ++i) {
@@ -173,8 +168,8 @@ Result<void> CheckNoCycle(const YamlDoc& doc, const std::vector<Group>& groups) 
         for (auto it = from; it != path.end(); ++it) cycle += groups[*it].name + " -> ";
         cycle += groups[d].name;
         const Group& first = groups[d];
-        return At(doc, first.node["depends_on"], "depends_on",
-                  fmt::format("a cycle: {} (none of its jobs could ever start)", cycle));
+        return doc.FailAt(first.node["depends_on"], "depends_on",
+                          fmt::format("a cycle: {} (none of its jobs could ever start)", cycle));
       }
       if (mark[d] == Mark::kNew) {
         mark[d] = Mark::kOnPath;
@@ -196,10 +191,11 @@ Result<void> CheckArrivals(const YamlDoc& doc, const Workload& w,
       const JobRequest& job = w.jobs[first + static_cast<size_t>(i)];
       if (job.arrival < w.horizon_end) continue;
       const YAML::Node where = g.count > 1 && g.node["every"] ? g.node["every"] : g.node["at"];
-      return At(doc, where ? where : g.node, where && g.count > 1 ? "every" : "at",
-                fmt::format("{} arrives {} after the start, at or past the horizon ({})", job.name,
-                            FormatDuration(Duration((job.arrival - w.start) * 1000)),
-                            FormatDuration(Duration((w.horizon_end - w.start) * 1000))));
+      return doc.FailAt(
+          where ? where : g.node, where && g.count > 1 ? "every" : "at",
+          fmt::format("{} arrives {} after the start, at or past the horizon ({})", job.name,
+                      FormatDuration(Duration((job.arrival - w.start) * 1000)),
+                      FormatDuration(Duration((w.horizon_end - w.start) * 1000))));
     }
     first += static_cast<size_t>(g.count);
   }
@@ -211,10 +207,10 @@ Result<Workload> FromDoc(const YamlDoc& doc, const Capacity& capacity) {
   FRUGAL_TRY(
       doc.CheckKeys(root, "workload", {"apiVersion", "kind", "name", "start", "horizon", "jobs"}));
   if (FRUGAL_TRY(doc.RequiredString(root, "apiVersion")) != "frugal/v1") {
-    return At(doc, root["apiVersion"], "apiVersion", "must be frugal/v1");
+    return doc.FailAt(root["apiVersion"], "apiVersion", "must be frugal/v1");
   }
   if (FRUGAL_TRY(doc.RequiredString(root, "kind")) != "Workload") {
-    return At(doc, root["kind"], "kind", "must be Workload");
+    return doc.FailAt(root["kind"], "kind", "must be Workload");
   }
   Workload w;
   w.source = doc.source();
@@ -222,21 +218,21 @@ Result<Workload> FromDoc(const YamlDoc& doc, const Capacity& capacity) {
   const std::string start =
       FRUGAL_TRY(doc.OptionalString(root, "start")).value_or("2026-11-30T00:00Z");
   auto t = ParseUtcTime(start);
-  if (!t) return At(doc, root["start"], "start", t.error().message);
+  if (!t) return doc.FailAt(root["start"], "start", t.error().message);
   w.start = *t;
   const YAML::Node jobs = root["jobs"];
   if (!jobs || !jobs.IsSequence() || jobs.size() == 0) {
-    return At(doc, jobs ? jobs : root, "jobs", "must be a non-empty list of jobs");
+    return doc.FailAt(jobs ? jobs : root, "jobs", "must be a non-empty list of jobs");
   }
   std::vector<Group> groups;
   std::set<std::string> names;
   for (const YAML::Node& node : jobs) {
     FRUGAL_TRY(ParseGroup(doc, node, capacity, w.start, w.jobs, groups));
     if (!names.insert(groups.back().name).second) {
-      return At(doc, node["name"], "name",
-                fmt::format("job '{}' is named twice", groups.back().name));
+      return doc.FailAt(node["name"], "name",
+                        fmt::format("job '{}' is named twice", groups.back().name));
     }
-    if (w.jobs.size() > 200000) return At(doc, node, "count", "more than 200000 jobs in all");
+    if (w.jobs.size() > 200000) return doc.FailAt(node, "count", "more than 200000 jobs in all");
   }
   FRUGAL_TRY(ResolveDependencies(doc, w.jobs, groups));
   FRUGAL_TRY(CheckNoCycle(doc, groups));
@@ -246,7 +242,7 @@ Result<Workload> FromDoc(const YamlDoc& doc, const Capacity& capacity) {
   }
   const std::optional<Duration> horizon = FRUGAL_TRY(doc.OptionalDuration(root, "horizon"));
   if (horizon && horizon->count() <= 0)
-    return At(doc, root["horizon"], "horizon", "must be positive");
+    return doc.FailAt(root["horizon"], "horizon", "must be positive");
   w.horizon_end = horizon ? w.start + ToSecondsFloor(*horizon) : last;
   if (horizon) FRUGAL_TRY(CheckArrivals(doc, w, groups));
   std::stable_sort(w.jobs.begin(), w.jobs.end(),

@@ -5,12 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "frugal/core/numbers.h"
+
 namespace frugal::serving {
 namespace {
-
-constexpr double kGib = 1024.0 * 1024.0 * 1024.0;
-
-double D(int v) { return static_cast<double>(v); }
 
 /// Tensor parallelism's all-reduces cost time: a factor on every step of a multi-GPU replica.
 double TensorParallelEfficiency(const ReplicaHardware& hw) {

@@ -1,9 +1,9 @@
 #include "frugal/serving/serving_json.h"
 
+#include "frugal/core/numbers.h"
+
 namespace frugal::serving {
 namespace {
-
-constexpr double kGib = 1024.0 * 1024.0 * 1024.0;
 
 nlohmann::json Seconds(const std::optional<double>& s) {
   return s ? nlohmann::json(*s) : nlohmann::json();

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "frugal/catalog/twin.h"
+#include "frugal/core/numbers.h"
 #include "frugal/core/text.h"
 
 namespace frugal::serving {
@@ -16,12 +17,9 @@ namespace {
 using catalog::Offer;
 using catalog::Tier;
 
-constexpr double kGib = 1024.0 * 1024.0 * 1024.0;
 constexpr double kHoursPerMonth = 730;
 /// More replicas than this is not a deployment this planner sizes (and keeps costs in range).
 constexpr double kMaxReplicas = 100'000;
-
-double D(int v) { return static_cast<double>(v); }
 
 /// One replica shape: a GPU model and count, or a CPU instance type, with the offers that can
 /// host it (already filtered by the constraints).

@@ -4,11 +4,9 @@
 #include <cmath>
 #include <limits>
 
-namespace frugal::tune {
+#include "frugal/tune/trial.h"
 
-namespace {
-constexpr double kEps = 1e-9;
-}  // namespace
+namespace frugal::tune {
 
 ReplayRunner::ReplayRunner(const ReplayTable& table, double max_fidelity)
     : table_(table), max_fidelity_(max_fidelity) {

@@ -8,11 +8,11 @@
 #include <limits>
 
 #include "frugal/core/log.h"
+#include "frugal/tune/trial.h"
 
 namespace frugal::tune {
 
 namespace {
-constexpr double kEps = 1e-9;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 

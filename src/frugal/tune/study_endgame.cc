@@ -9,11 +9,11 @@
 #include <tuple>
 
 #include "frugal/tune/study.h"
+#include "frugal/tune/trial.h"
 
 namespace frugal::tune {
 
 namespace {
-constexpr double kEps = 1e-9;
 /// Bounds on the learned growth of pace: a full run is not cheaper per unit than its start,
 /// and a growth past 3× is taken for noise.
 constexpr double kMaxPaceGrowth = 3.0;

@@ -11,12 +11,12 @@
 
 #include "frugal/core/log.h"
 #include "frugal/tune/supervised_runner_internal.h"
+#include "frugal/tune/trial.h"
 
 namespace frugal::tune {
 
 namespace {
 
-constexpr double kEps = 1e-9;
 /// Below this, what the study was told of a trial already matches its journal (milliseconds).
 constexpr double kToldSlack = 1e-4;
 constexpr auto kPoll = std::chrono::milliseconds(50);

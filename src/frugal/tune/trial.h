@@ -14,6 +14,9 @@
 
 namespace frugal::tune {
 
+/// The tolerance the tuner compares fidelities, steps and dollars with.
+inline constexpr double kEps = 1e-9;
+
 enum class TrialState {
   kRunning,          ///< a segment is in flight toward target_rung
   kPaused,           ///< checkpointed at a rung, waiting to be promoted (asha) or for budget
