@@ -41,21 +41,20 @@ else
       *.h) [[ -f ${f%.h}.cc ]] && wanted[${f%.h}.cc]=1 ;;
     esac
   done < <(git diff --name-only "$base" HEAD -- '*.cc' '*.h')
+  # The sources as written, one command each (the build compiles most in unity batches),
+  # without GCC's precompiled header: scripts/lib/tidy_database.py.
+  tidy_db=$(mktemp -d)
+  trap 'rm -rf "$tidy_db"' EXIT
+  python3 scripts/lib/tidy_database.py "$database" "$tidy_db"
   # Only files the build compiles (a deleted or generated one has no entry).
   files=()
   for f in "${!wanted[@]}"; do
-    grep -q "\"file\": \"[^\"]*/$f\"" "$database" && files+=("$f")
+    grep -q "\"file\": \"[^\"]*/$f\"" "$tidy_db/compile_commands.json" && files+=("$f")
   done
   if ((${#files[@]} == 0)); then
     echo "lint: clang-tidy: no changed C++ source since $base"
   else
     echo "lint: clang-tidy: ${#files[@]} changed source(s) since $base"
-    # The sources as written, without the build's precompiled header (GCC's, which clang
-    # cannot read): a source that leans on it for an include it lacks is an error here.
-    tidy_db=$(mktemp -d)
-    trap 'rm -rf "$tidy_db"' EXIT
-    sed -E 's# -Winvalid-pch##g; s# -include [^ "]*cmake_pch\.hxx##g' "$database" \
-      >"$tidy_db/compile_commands.json"
     # Findings in the changed files only: a changed source also reports what its unchanged
     # headers hold, which is not this change's to fix.
     findings=$(printf '%s\n' "${files[@]}" |

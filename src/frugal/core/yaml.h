@@ -79,8 +79,7 @@ class YamlDoc {
   [[nodiscard]] Result<double> RequiredDouble(const YAML::Node& map, std::string_view key) const;
 
  private:
-  YamlDoc(YAML::Node root, std::string source)
-      : root_(std::move(root)), source_(std::move(source)) {}
+  YamlDoc(const YAML::Node& root, std::string source) : root_(root), source_(std::move(source)) {}
   /// The scalar at key, nullopt when absent or null; an error when it is not a scalar.
   Result<std::optional<std::string>> Scalar(const YAML::Node& map, std::string_view key) const;
 

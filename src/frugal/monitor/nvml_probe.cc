@@ -10,6 +10,7 @@ namespace frugal::monitor {
 // The few NVML declarations used, from NVML's public C API (nvml.h); ABI-stable since v2. A
 // named namespace: NvmlProbe::Api, a class with linkage, holds pointers to functions of them.
 namespace nvml_abi {
+// NOLINTBEGIN(readability-identifier-naming): NVML's own names.
 using nvmlReturn_t = int;
 using nvmlDevice_t = struct nvmlDevice_st*;
 struct nvmlUtilization_t {
@@ -21,6 +22,7 @@ struct nvmlMemory_t {
   unsigned long long free;
   unsigned long long used;
 };
+// NOLINTEND(readability-identifier-naming)
 }  // namespace nvml_abi
 using nvml_abi::nvmlDevice_t;
 using nvml_abi::nvmlMemory_t;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace frugal::plan {
 
@@ -30,8 +31,8 @@ double PoissonTail(double mean, double n) {
   // Sum the CDF in log space term by term (k_max is small whenever the tail matters).
   double term = std::exp(-mean);
   double cdf = term;
-  for (double k = 1; k <= k_max; ++k) {
-    term *= mean / k;
+  for (int64_t k = 1; static_cast<double>(k) <= k_max; ++k) {
+    term *= mean / static_cast<double>(k);
     cdf += term;
   }
   return std::clamp(1.0 - cdf, 0.0, 1.0);

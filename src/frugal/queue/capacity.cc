@@ -354,9 +354,10 @@ double Pool::UnitCost(Seconds start, Seconds end) const {
   // at their own hour's price.
   const double week = hourly_prefix[kHoursPerWeek];
   const Seconds span = end - start;
-  const Seconds weeks = span / (kHoursPerWeek * 3600);
+  const Seconds week_seconds = Seconds{kHoursPerWeek} * 3600;
+  const Seconds weeks = span / week_seconds;
   double cost = static_cast<double>(weeks) * week;
-  Seconds t = start + weeks * kHoursPerWeek * 3600;
+  Seconds t = start + weeks * week_seconds;
   const Seconds first_hour_end = (t / 3600 + 1) * 3600;
   if (end <= first_hour_end) return cost + PriceAt(t) * static_cast<double>(end - t) / 3600.0;
   cost += PriceAt(t) * static_cast<double>(first_hour_end - t) / 3600.0;

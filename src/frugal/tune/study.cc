@@ -248,7 +248,7 @@ Result<bool> Study::TryResume(Trial& trial) {
 }
 
 Result<void> Study::FillWorkers() {
-  const Result<void> filled = AssignFreeWorkers();
+  Result<void> filled = AssignFreeWorkers();
   SettleParked();
   return filled;
 }

@@ -166,7 +166,7 @@ class SpotCheckpointPolicy : public PolicyE2e {
     job.replace(job.find("checkpoint_on_notice: false"), 27, "checkpoint_on_notice: true");
     job.replace(job.find("max_gpus: 8"), 11, "max_gpus: 8\n  gpus: [A100-80GB]");
     job.replace(job.find("checkpoint_write: 3m"), 20, "checkpoint_write: " + write);
-    const fs::path path = dir_ / (name + ".yaml");
+    fs::path path = dir_ / (name + ".yaml");
     WriteTestFile(path, job);
     return path;
   }
