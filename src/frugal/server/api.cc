@@ -94,7 +94,8 @@ Result<int64_t> IntParam(const Request& req, const char* name, int64_t fallback,
   return *n;
 }
 
-/// The token the request carries ("Authorization: Bearer T"), or "".
+}  // namespace
+
 std::string TokenOf(const Request& req) {
   const std::string auth = req.get_header_value("Authorization");
   constexpr std::string_view kBearer = "Bearer ";
@@ -102,7 +103,6 @@ std::string TokenOf(const Request& req) {
 }
 
 bool SameToken(std::string_view a, std::string_view b) {
-  // Compared in time independent of where they differ.
   unsigned diff = a.size() == b.size() ? 0U : 1U;
   for (size_t i = 0; i < a.size(); ++i) {
     diff |= static_cast<unsigned>(static_cast<unsigned char>(a[i]) ^
@@ -111,7 +111,6 @@ bool SameToken(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
-/// Refuses (and answers) a request the token does not allow; true when it may go on.
 bool Authorized(const Server::Impl& impl, const Request& req, Response& res, bool changes) {
   const bool needed = changes || !IsLoopback(impl.options.listen.host);
   if (!needed) return true;
@@ -133,6 +132,8 @@ bool Authorized(const Server::Impl& impl, const Request& req, Response& res, boo
   }
   return true;
 }
+
+namespace {
 
 template <typename Fn>
 Handler Reading(Server::Impl& impl, Fn fn) {

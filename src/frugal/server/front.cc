@@ -35,6 +35,16 @@ bool Screen(const Server::Impl& impl, const Request& req, Response& res) {
                      ") cannot change anything or post work here");
     return false;
   }
+  if (reading) return true;
+  // Before the body is read: a request off loopback without the token, or one with a wrong
+  // token, is answered now, so no client without the token makes the server take in a body.
+  // (A loopback request without one still may: only the route knows whether it changes state.)
+  if (!Authorized(impl, req, res, false)) return false;
+  const std::string given = TokenOf(req);
+  if (!given.empty() && impl.options.token && !SameToken(given, *impl.options.token)) {
+    SetJsonError(res, 403, "wrong token");
+    return false;
+  }
   return true;
 }
 

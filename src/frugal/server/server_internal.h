@@ -5,6 +5,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "frugal/audit/thresholds.h"
 #include "frugal/catalog/catalog.h"
@@ -41,6 +42,15 @@ struct Server::Impl {
         thresholds(std::move(t)),
         transfer(std::move(p)) {}
 };
+
+/// The token the request carries ("Authorization: Bearer T"), or "".
+[[nodiscard]] std::string TokenOf(const Request& req);
+/// Whether two tokens are equal, compared in time independent of where they differ.
+[[nodiscard]] bool SameToken(std::string_view a, std::string_view b);
+/// Refuses (and answers) a request the token does not allow; true when it may go on. A request
+/// that `changes` state always needs the token; one that only reads, off loopback.
+[[nodiscard]] bool Authorized(const Server::Impl& impl, const Request& req, Response& res,
+                              bool changes);
 
 /// Adds /api/v1/... and /metrics to `impl.http`.
 void AddApiRoutes(Server::Impl& impl);

@@ -271,6 +271,24 @@ TEST_F(Attack, APostWithoutABodyIsAnsweredAtOnce) {
   EXPECT_EQ(plan->body.find("Content-Length"), std::string::npos) << plan->body;
 }
 
+// A client with a wrong token is answered from the headers: it never gets the server to take in
+// the body it announces (here 4 MiB it does not send).
+TEST_F(Attack, AWrongTokenIsRefusedBeforeTheBody) {
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  RawConnection c(s.port());
+  ASSERT_TRUE(
+      c.Send(fmt::format("POST /api/v1/runs/{}/cancel HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                         "Authorization: Bearer not-the-token-at-all\r\n"
+                         "Content-Type: application/json\r\n"
+                         "Content-Length: 4194304\r\n\r\n",
+                         fleet_.running_run)));
+  const auto refused = c.Read(std::chrono::seconds(10));
+  ASSERT_TRUE(refused) << "no answer before the body";
+  EXPECT_EQ(refused->status, 403) << refused->body;
+  EXPECT_NE(refused->body.find("wrong token"), std::string::npos) << refused->body;
+}
+
 TEST_F(Attack, UnknownResourcesAre404AndNameNoServerPath) {
   RunningServer s(Options());
   ASSERT_TRUE(s.ok());
