@@ -53,7 +53,7 @@ web_log=$(mktemp)
 (cd web && npm ci --no-audit --no-fund --loglevel=error --engine-strict && npm run build --silent) \
   >"$web_log" 2>&1 &
 web_pid=$!
-trap 'kill "$web_pid" 2>/dev/null; rm -f "$web_log"' EXIT
+trap 'kill "$web_pid" 2>/dev/null || true; rm -f "$web_log"' EXIT
 
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset"
