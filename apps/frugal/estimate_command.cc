@@ -91,7 +91,8 @@ Error NameFlags(Error e) {
     for (const auto& [field, flag] : kFlags) {
       const bool starts_word = i == 0 || m[i - 1] == ' ';
       const size_t end = i + field.size();
-      const bool ends_word = end == m.size() || m[end] == ' ' || m[end] == ',';
+      // A field longer than the rest of the message ends past it: no match (and no read there).
+      const bool ends_word = end <= m.size() && (end == m.size() || m[end] == ' ' || m[end] == ',');
       if (starts_word && ends_word && m.compare(i, field.size(), field) == 0) {
         out += flag;
         i = end;

@@ -59,6 +59,9 @@ struct CalibrationRow {
 /// file:line:column and the column on any bad field.
 [[nodiscard]] Result<std::vector<CalibrationRow>> ReadCalibration(
     const std::filesystem::path& path, const std::vector<catalog::GpuSpec>& gpus);
+/// The rows borrow their GPU from `gpus`: a temporary table would leave them dangling.
+Result<std::vector<CalibrationRow>> ReadCalibration(const std::filesystem::path& path,
+                                                    std::vector<catalog::GpuSpec>&& gpus) = delete;
 
 /// One row's comparison. Time rows compare GPU-hours (throughput rows are converted with the
 /// estimator's own FLOP count); memory rows compare GB allocated.

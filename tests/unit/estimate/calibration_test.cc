@@ -53,7 +53,8 @@ TEST(Calibration, BadRowNamesFileLineAndColumn) {
       header +
           "x,gpu_hours,2,256,2,2,512,1000,128,gelu,false,full,0,all,bf16,fp32,adamw,1,"
           "none,0,A100-80GB,1,1e9,-5,src,verified,\n");
-  auto rows = ReadCalibration(dir / "c.csv", Gpus());
+  const std::vector<catalog::GpuSpec> gpus = Gpus();
+  auto rows = ReadCalibration(dir / "c.csv", gpus);
   ASSERT_FALSE(rows);
   EXPECT_NE(rows.error().message.find("c.csv:2:"), std::string::npos) << rows.error().message;
   EXPECT_NE(rows.error().message.find("'published'"), std::string::npos) << rows.error().message;
@@ -109,7 +110,8 @@ TEST(Calibration, OptionalColumnsCarryTheLayoutAndBadValuesNameTheColumn) {
       "gpt-x,tokens_per_second_per_gpu,4,256,2,2,1024,1000,128,gelu,false,full,0,all,bf16,fp32,"
       "adamw,1,full,1,A100-80GB,32,1e9,1000,src,verified,,gpt,2,2,16,1600,";
   testing::WriteTestFile(dir / "ok.csv", header + row + "eager\n");
-  auto rows = ReadCalibration(dir / "ok.csv", Gpus());
+  const std::vector<catalog::GpuSpec> gpus = Gpus();
+  auto rows = ReadCalibration(dir / "ok.csv", gpus);
   ASSERT_TRUE(rows) << rows.error().message;
   const CalibrationRow& r = rows->front();
   EXPECT_EQ(r.family, "gpt");
@@ -122,7 +124,7 @@ TEST(Calibration, OptionalColumnsCarryTheLayoutAndBadValuesNameTheColumn) {
   ASSERT_TRUE(results);
   EXPECT_DOUBLE_EQ(results->front().published, 1e9 / (1000 * 3600.0));
   testing::WriteTestFile(dir / "bad.csv", header + row + "fast\n");
-  auto bad = ReadCalibration(dir / "bad.csv", Gpus());
+  auto bad = ReadCalibration(dir / "bad.csv", gpus);
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("bad.csv:2:"), std::string::npos) << bad.error().message;
   EXPECT_NE(bad.error().message.find("'attention'"), std::string::npos) << bad.error().message;

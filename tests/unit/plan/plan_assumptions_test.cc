@@ -82,13 +82,14 @@ TEST(PlanAssumptions, JobWithoutFaultToleranceIsPricedRestartingFromScratch) {
                                                 : doc["options"][0]["spot"]["strategy"],
             "restart_from_scratch");
 
+  const double from_scratch_wall = spot->wall_hours;  // `spot` points into the plan replaced below
   const JobSpec declared = Spec(*f, job + "fault_tolerance: {checkpoint_write: 1m, restart: 5m}\n");
   EXPECT_TRUE(declared.fault_tolerance.resumes);
   plan = MakePlan(declared, f->catalog, PlanRequest{});
   ASSERT_TRUE(plan);
   ASSERT_NE(SpotOption(*plan), nullptr);
   EXPECT_EQ(SpotOption(*plan)->spot.strategy, CheckpointStrategy::kPeriodic);
-  EXPECT_LT(SpotOption(*plan)->wall_hours, spot->wall_hours);
+  EXPECT_LT(SpotOption(*plan)->wall_hours, from_scratch_wall);
 
   const JobSpec cannot = Spec(*f, job + "fault_tolerance: {checkpoints: false}\n");
   EXPECT_FALSE(cannot.fault_tolerance.resumes);
