@@ -50,7 +50,8 @@ struct EstimateOptions {
 };
 
 Result<double> Count(const std::string& text, std::string_view flag) {
-  return ParseCount(text).map_error([&](Error e) { return e.Wrap(fmt::format("--{}", flag)); });
+  return ParseCount(text).map_error(
+      [&](const Error& e) { return e.Wrap(fmt::format("--{}", flag)); });
 }
 
 Result<estimate::Model> ModelFrom(const EstimateOptions& o) {
@@ -109,7 +110,7 @@ Error NameFlags(Error e) {
 Result<estimate::Training> TrainingFrom(const EstimateOptions& o, const estimate::Model& m) {
   estimate::Training t;
   t.precision = FRUGAL_TRY(
-      catalog::ParsePrecision(o.dtype).map_error([](Error e) { return e.Wrap("--dtype"); }));
+      catalog::ParsePrecision(o.dtype).map_error([](const Error& e) { return e.Wrap("--dtype"); }));
   t.optimizer = FRUGAL_TRY(estimate::ParseOptimizer(o.optimizer));
   t.method = FRUGAL_TRY(estimate::ParseMethod(o.method));
   t.recompute = o.recompute.empty() ? estimate::DefaultRecompute(m.params)
@@ -126,13 +127,13 @@ Result<estimate::Training> TrainingFrom(const EstimateOptions& o, const estimate
   t.virtual_stages = o.virtual_stages;
   t.expert_parallel = o.expert_parallel;
   t.sequence_parallel = o.sequence_parallel;
-  t.attention = FRUGAL_TRY(estimate::ParseAttention(o.attention).map_error([](Error e) {
+  t.attention = FRUGAL_TRY(estimate::ParseAttention(o.attention).map_error([](const Error& e) {
     return e.Wrap("--attention");
   }));
-  t.loss =
-      FRUGAL_TRY(estimate::ParseLoss(o.loss).map_error([](Error e) { return e.Wrap("--loss"); }));
-  t.offload = FRUGAL_TRY(
-      estimate::ParseOffload(o.offload).map_error([](Error e) { return e.Wrap("--offload"); }));
+  t.loss = FRUGAL_TRY(
+      estimate::ParseLoss(o.loss).map_error([](const Error& e) { return e.Wrap("--loss"); }));
+  t.offload = FRUGAL_TRY(estimate::ParseOffload(o.offload).map_error(
+      [](const Error& e) { return e.Wrap("--offload"); }));
   t.optimizer_in_backward = o.optimizer_in_backward;
   FRUGAL_TRY(t.Validate().map_error(NameFlags));
   return t;
@@ -235,15 +236,13 @@ Result<std::vector<estimate::TierCost>> Costs(const EstimateOptions& o, const ca
   }
   std::vector<estimate::TierCost> costs = estimate::CheapestPerTier(c, gpu, gpus, wall_hours);
   if (!o.tier.empty()) {
-    const catalog::Tier tier =
-        FRUGAL_TRY(catalog::ParseTier(o.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
+    const catalog::Tier tier = FRUGAL_TRY(
+        catalog::ParseTier(o.tier).map_error([](const Error& e) { return e.Wrap("--tier"); }));
     std::erase_if(costs, [&](const estimate::TierCost& t) { return t.offer->tier != tier; });
   }
   // A reservation is paid whether used or not: shown only at a stated utilization.
-  FRUGAL_TRY(
-      estimate::ApplyReservedUtilization(costs, o.utilization, wall_hours).map_error([](Error e) {
-        return e.Wrap("--utilization");
-      }));
+  FRUGAL_TRY(estimate::ApplyReservedUtilization(costs, o.utilization, wall_hours)
+                 .map_error([](const Error& e) { return e.Wrap("--utilization"); }));
   return costs;
 }
 
@@ -325,8 +324,8 @@ Result<plan::KnobQuestion> KnobQuestionFrom(const EstimateOptions& o, const esti
   q.gpu = &gpu;
   q.network_gbps = FRUGAL_TRY(ChooseNetwork(o, c, gpu.name)).gbps;
   if (!o.tier.empty()) {
-    q.tier =
-        FRUGAL_TRY(catalog::ParseTier(o.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
+    q.tier = FRUGAL_TRY(
+        catalog::ParseTier(o.tier).map_error([](const Error& e) { return e.Wrap("--tier"); }));
   }
   // --offer: the same checks as the plain estimate's costs, and that offer's price.
   if (!o.offer.empty()) q.offer = FRUGAL_TRY(Costs(o, c, gpu.name, training.gpus, 1)).front().offer;
@@ -409,7 +408,7 @@ Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, 
   const estimate::Training training = FRUGAL_TRY(TrainingFrom(o, model));
   const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
   const catalog::GpuSpec* gpu =
-      FRUGAL_TRY(c.RequireGpu(o.gpu).map_error([](Error e) { return e.Wrap("--gpu"); }));
+      FRUGAL_TRY(c.RequireGpu(o.gpu).map_error([](const Error& e) { return e.Wrap("--gpu"); }));
   const bool no_work = o.tokens.empty() && o.samples.empty() && o.steps.empty();
   std::optional<double> tokens;
   if (!no_work) {
