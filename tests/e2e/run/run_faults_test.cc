@@ -42,18 +42,46 @@ ledger::Timestamp TimeOf(const json& j) {
   return t.value_or(ledger::Timestamp{});
 }
 
-/// Starts `frugal run ARGS` in its own process group and SIGKILLs the group (the supervisor
-/// and its command) after `after`; `killed_at` is when.
-void RunAndKill(const std::vector<std::string>& args, const TempDir& home,
+/// How long run `id`'s journal says its segment number `segment` (counted from 1 over every
+/// attempt) has run: from its `segment_opened` record to the latest record (samples and
+/// heartbeats keep coming while it runs); zero before it opens.
+std::chrono::milliseconds JournalledSegmentTime(const std::string& id, const TempDir& home,
+                                                size_t segment) {
+  std::optional<WallTime> opened;
+  std::optional<WallTime> last;
+  size_t opened_count = 0;
+  for (const json& r : ReadJournal(home.path() / "data" / "runs" / id / "journal.jsonl")) {
+    const std::optional<WallTime> at = ParseWallTime(r.value("at", ""));
+    if (!at) continue;
+    if (r.value("record", "") == "segment_opened" && ++opened_count == segment) opened = at;
+    if (opened) last = at;
+  }
+  if (!opened || !last) return std::chrono::milliseconds(0);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*last - *opened);
+}
+
+/// Starts `frugal run ARGS` (whose `--run-id` is `id`) in its own process group and SIGKILLs
+/// the group (the supervisor and its command) once its journal shows the segment has run for
+/// `after`, however long the supervisor took to start; `killed_at` is when.
+void RunAndKill(const std::vector<std::string>& args, const std::string& id, const TempDir& home,
                 std::chrono::milliseconds after, ledger::Timestamp* killed_at = nullptr) {
+  const fs::path journal = home.path() / "data" / "runs" / id / "journal.jsonl";
+  size_t segment = 1;  // the one this attempt opens
+  for (const json& r : ReadJournal(journal)) segment += r.value("record", "") == "segment_opened";
   auto frugal = ChildProcess::Spawn({Concat({FRUGAL_BINARY, "-q", "run"}, args),
                                      {{"FRUGAL_HOME", home.path().string()}},
                                      ChildStdout::kInherit});
   ASSERT_TRUE(frugal.has_value());
-  std::this_thread::sleep_for(after);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (JournalledSegmentTime(id, home, segment) < after && (*frugal)->Poll() == std::nullopt &&
+         std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   if (killed_at != nullptr) *killed_at = ledger::Now();
   (*frugal)->SignalGroup(SIGKILL);
   (*frugal)->WaitFor(std::chrono::seconds(10));
+  ASSERT_GE(JournalledSegmentTime(id, home, segment), after)
+      << "run " << id << " never ran that long";
 }
 
 /// The time of the last record of run `id`'s journal.
@@ -72,7 +100,7 @@ TEST(RunFaults, ASweepCostsAKilledSupervisorToItsJournalsLastRecordAndARestartAg
   ledger::Timestamp killed_at{};
   ASSERT_NO_FATAL_FAILURE(RunAndKill({"--price", "36/h", "--run-id", "K1", "--sample-interval",
                                       "100ms", "--", "/bin/sh", "-c", "exec sleep 30"},
-                                     home, std::chrono::milliseconds(1500), &killed_at));
+                                     "K1", home, std::chrono::milliseconds(1500), &killed_at));
   const ledger::Timestamp last_record = LastJournalRecord("K1", home);
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   const json swept = JsonOf({"ledger", "sweep", "--stale", "1s"}, home.path());
@@ -112,7 +140,7 @@ TEST(RunFaults, ASweepCatchesUpARunAnEarlierSweepAlreadyMarkedLost) {
   ledger::Timestamp killed_at{};
   ASSERT_NO_FATAL_FAILURE(RunAndKill({"--price", "36/h", "--run-id", "K2", "--sample-interval",
                                       "100ms", "--", "/bin/sh", "-c", "exec sleep 30"},
-                                     home, std::chrono::milliseconds(1500), &killed_at));
+                                     "K2", home, std::chrono::milliseconds(1500), &killed_at));
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   {
     // What every command's own sweep does (after 10 minutes): lost at the last heartbeat, with
@@ -152,8 +180,8 @@ TEST(RunFaults, KilledAttemptsCountOnceSoTheCapsAndTheLedgerAgreeToTheCent) {
                                         "--stop-grace",
                                         "300ms"};
   for (int i = 0; i < 2; ++i) {
-    ASSERT_NO_FATAL_FAILURE(RunAndKill(Concat(run, {"--", "/bin/sh", "-c", "exec sleep 60"}), home,
-                                       std::chrono::milliseconds(2500)));
+    ASSERT_NO_FATAL_FAILURE(RunAndKill(Concat(run, {"--", "/bin/sh", "-c", "exec sleep 60"}),
+                                       "cap1", home, std::chrono::milliseconds(2500)));
   }
   // About 5 s of the budget are left for the third attempt.
   const auto started = std::chrono::steady_clock::now();

@@ -63,6 +63,25 @@ class SignalAtFirstProgress final : public PreemptionSource {
   bool sent_ = false;
 };
 
+/// A capacity notice once the command has reported `step`.
+class NoticeAtStep final : public PreemptionSource {
+ public:
+  explicit NoticeAtStep(int64_t step) : step_(step) {}
+  void SegmentStarted(SteadyTime /*now*/) override {}
+  void Progress(int64_t step) override { due_ = due_ || (!fired_ && step >= step_); }
+  std::optional<PreemptionNotice> Poll(SteadyTime /*now*/) override {
+    if (!due_) return std::nullopt;
+    due_ = false;
+    fired_ = true;
+    return PreemptionNotice{"test", "notice at step " + std::to_string(step_)};
+  }
+
+ private:
+  int64_t step_;
+  bool due_ = false;
+  bool fired_ = false;
+};
+
 TEST(Supervisor, RunsToTheEndCommittingCheckpoints) {
   frugal::testing::TempDir dir;
   auto config = Config(dir.path(), CounterCommand(12, 0.02, 4));
@@ -170,7 +189,9 @@ TEST(Supervisor, LocalRestartsHoldTheCapacityAndTheSpendIsWhatTheSegmentsPrice) 
 TEST(Supervisor, PreemptionWithoutLocalRestartAsksForARequeueAndTheNextAttemptResumes) {
   frugal::testing::TempDir dir;
   auto config = Config(dir.path(), CounterCommand(30, 0.03, 100));
-  auto first = RunOnce(config, std::make_unique<ChaosPreemptions>(milliseconds(500), 5, 1));
+  // The notice comes once the command has reported its third step, however long it took to
+  // start: it is running, with its handler installed, and 27 steps from its end.
+  auto first = RunOnce(config, std::make_unique<NoticeAtStep>(3));
   ASSERT_TRUE(first.has_value()) << first.error().message;
   EXPECT_EQ(first->outcome, RunOutcome::kPreempted);
   EXPECT_EQ(first->exit_code, kRequeueExitCode);
@@ -186,6 +207,21 @@ TEST(Supervisor, PreemptionWithoutLocalRestartAsksForARequeueAndTheNextAttemptRe
   EXPECT_EQ(opened[1]["segment"], 2);
   EXPECT_GT(opened[1]["resume_step"].get<int>(), 0);
   EXPECT_GT(second->total.spent, second->usage.spent);  // the first attempt's spend carried over
+}
+
+/// The longest gap between two consecutive records of `journal` up to `until`, in ms.
+int64_t LongestStepBefore(const std::vector<nlohmann::json>& journal, WallTime until) {
+  int64_t longest = 0;
+  std::optional<WallTime> previous;
+  for (const nlohmann::json& r : journal) {
+    const auto at = ParseWallTime(r.value("at", ""));
+    if (!at || *at > until) continue;
+    if (previous)
+      longest = std::max<int64_t>(
+          longest, std::chrono::duration_cast<milliseconds>(*at - *previous).count());
+    previous = at;
+  }
+  return longest;
 }
 
 TEST(Supervisor, BudgetCapsAtRandomMomentsOvershootByAtMostOneIntervalPlusGrace) {
@@ -206,12 +242,37 @@ TEST(Supervisor, BudgetCapsAtRandomMomentsOvershootByAtMostOneIntervalPlusGrace)
     EXPECT_EQ(r->exit_code, 3);
     ASSERT_TRUE(r->cap.has_value());
     EXPECT_EQ(*r->cap, CapKind::kDollars);
-    const Money overshoot = r->total.spent - *config.caps.dollars;
-    // interval 100 ms + grace 150 + 150 ms, plus 300 ms for a loaded machine's scheduling.
-    EXPECT_GE(overshoot, Money());
-    EXPECT_LE(overshoot, Money::FromMicros(700 * 10)) << "cap " << cap << " ms";
-    EXPECT_EQ(Records(config.run_dir / "journal.jsonl", "event", "budget_stop").size(), 1u);
+    const auto stops = Records(config.run_dir / "journal.jsonl", "event", "budget_stop");
+    const auto closed = Records(config.run_dir / "journal.jsonl", "segment_closed");
+    ASSERT_EQ(stops.size(), 1u);
+    ASSERT_EQ(closed.size(), 1u);
     EXPECT_EQ(Records(config.run_dir / "journal.jsonl", "event", "budget_warning").size(), 1u);
+    const auto stopped_at = ParseWallTime(stops[0].value("at", ""));
+    const auto closed_at = ParseWallTime(closed[0].value("at", ""));
+    ASSERT_TRUE(stopped_at && closed_at);
+    // From the stop to the segment's end: SIGTERM's grace (a command that never spoke the
+    // protocol is not asked for a checkpoint), then SIGKILL. How long the kill itself takes is
+    // the machine's; 2 s more than both graces still says the escalation happened.
+    const auto stop_to_close =
+        std::chrono::duration_cast<milliseconds>(*closed_at - *stopped_at).count();
+    EXPECT_GE(stop_to_close, 150) << "SIGTERM's grace is waited out: the child ignores it";
+    EXPECT_LE(stop_to_close, 300 + 2000) << "cap " << cap << " ms";
+    // The money: past the cap by at most one accrual interval (100 ms) before the stop, or by
+    // the longest the supervisor went between two records (a loaded machine runs a tick late;
+    // spawning the child is one such step), then every millisecond from the stop to the run's
+    // last accrual, just before it records its end.
+    const auto journal = ReadJournal(config.run_dir / "journal.jsonl");
+    const auto finished = Records(config.run_dir / "journal.jsonl", "run_finished");
+    ASSERT_EQ(finished.size(), 1u);
+    const auto finished_at = ParseWallTime(finished[0].value("at", ""));
+    ASSERT_TRUE(finished_at);
+    const auto stop_to_end =
+        std::chrono::duration_cast<milliseconds>(*finished_at - *stopped_at).count();
+    const auto step_ms = std::max<int64_t>(100, LongestStepBefore(journal, *stopped_at));
+    const Money overshoot = r->total.spent - *config.caps.dollars;
+    EXPECT_GE(overshoot, Money());
+    EXPECT_LE(overshoot, Money::FromMicros((step_ms + stop_to_end + 2) * 10))
+        << "cap " << cap << " ms";
   }
 }
 
