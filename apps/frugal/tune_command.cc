@@ -92,8 +92,10 @@ Result<void> Finish(Streams& s, const GlobalOptions& global, const tune::Study& 
   const int64_t failed = result->trials_by_state.at("failed");
   if (result->trials_started > 0 && failed == result->trials_started) {
     return Fail(ErrorCode::kFailed,
-                fmt::format("study '{}': all {} trials failed; see their logs under {}",
-                            result->name, failed,
+                fmt::format("study '{}': {} failed; see {} under {}", result->name,
+                            failed == 1 ? std::string("its one trial")
+                                        : fmt::format("all {} trials", failed),
+                            failed == 1 ? "its log" : "their logs",
                             b.supervised != nullptr ? (StudyDir(result->name) / "trials").string()
                                                     : "the replay table (every curve diverged)"));
   }

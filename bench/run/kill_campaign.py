@@ -245,9 +245,15 @@ def journal_disk_iteration(args, rng, index, work):
         show = frugal_json(args.frugal, home, ["runs", "show", run_id], env)
         journal = sum(r.get("cost_micros", 0) for r in journal_records(home, run_id)
                       if r["record"] == "segment_closed")
+        warning = err.strip().splitlines()[-1] if err.strip() else ""
+        # What the exit warning says is kept must be kept: "the journal ... has them" only when
+        # the journal holds the run's end.
+        claims_journal = "could not be written to the ledger" in warning
+        warning_true = finished or not claims_journal
         return {"exit": proc.returncode, "torn": torn, "finished_in_journal": finished,
+                "warning_true": warning_true,
                 "status": show["status"], "ledger_minus_journal_micros": show["cost_micros"] - journal,
-                "warning": err.strip().splitlines()[-1] if err.strip() else ""}
+                "warning": warning}
     finally:
         disk.close()
 
@@ -398,14 +404,19 @@ def main():
         ok = ok and (summary["tuner_resumes_failed"] == 0
                      and summary["tuner_runs_left_running"] == 0
                      and summary["tuner_ledger_vs_journal_max_diff_micros"] == 0
-                     and summary["tuner_study_vs_trials_max_diff_micros"] == 0)
+                     and summary["tuner_study_vs_trials_max_diff_micros"] == 0
+                     and summary["tuner_study_vs_ledger_max_diff_micros"] == 0)
     if jdisks:
         summary["journal_disk_runs"] = len(jdisks)
         summary["journal_disk_torn"] = sum(j["torn"] for j in jdisks)
         summary["journal_disk_not_succeeded"] = sum(j["status"] != "succeeded" for j in jdisks)
         summary["journal_disk_ledger_vs_journal_max_diff_micros"] = max(
             abs(j["ledger_minus_journal_micros"]) for j in jdisks)
+        summary["journal_disk_false_warnings"] = sum(not j["warning_true"] for j in jdisks)
+        summary["journal_disk_exit_not_zero"] = sum(j["exit"] != 0 for j in jdisks)
         ok = ok and (summary["journal_disk_torn"] == 0
+                     and summary["journal_disk_false_warnings"] == 0
+                     and summary["journal_disk_exit_not_zero"] == 0
                      and summary["journal_disk_not_succeeded"] == 0
                      and summary["journal_disk_ledger_vs_journal_max_diff_micros"] == 0)
     summary["ok"] = ok

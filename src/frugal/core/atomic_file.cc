@@ -191,6 +191,12 @@ Result<std::string> ReadPipe(int fd, const std::filesystem::path& path) {
 }  // namespace
 
 Result<std::string> ReadFile(const std::filesystem::path& path) {
+  // The system reads a name up to its first NUL: "/etc/passwd\0.yaml" would open /etc/passwd.
+  if (path.native().find('\0') != std::string::npos) {
+    const std::string shown = path.native().substr(0, path.native().find('\0'));
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}\\0...: not a path (it holds a NUL byte)", shown));
+  }
   // A device (/dev/zero) may never end, and opening one can itself act (a terminal, a tape):
   // refused before it is opened. The rest is opened without blocking and judged again by fstat
   // before a byte is read: a plain open of a named pipe waits for a writer that may never come.

@@ -121,9 +121,10 @@ std::vector<std::string> EstimateWarnings(const Estimate& e) {
     out.push_back(fmt::format(
         "MFU {:.1f}%: a global batch of {} sequence(s) over {} GPU(s) ({} per GPU per step) "
         "leaves the GPUs waiting on launches and communication; raise training.global_batch "
-        "(or micro_batch), or use fewer GPUs",
+        "(or micro_batch){}",
         100 * e.mfu, t.GlobalBatch(), t.gpus,
-        static_cast<double>(t.GlobalBatch()) / static_cast<double>(t.gpus)));
+        static_cast<double>(t.GlobalBatch()) / static_cast<double>(t.gpus),
+        t.gpus > 1 ? ", or use fewer GPUs" : ""));
   }
   return out;
 }

@@ -45,6 +45,9 @@ std::optional<PreemptionNotice> ProfileMeter::Poll(SteadyTime now) {
 }
 
 void ProfileMeter::ProgressReported(const ProgressReport& report, SteadyTime at) {
+  // The window ends where the profile asked the command to stop: what it trains on its way
+  // out (a command that ignores the request trains on until it is killed) is not measured.
+  if (!stopped_by_.empty()) return;
   points_.push_back(
       {at, report.step, report.tokens, report.samples, report.time_seconds, std::max(segment_, 0)});
 }

@@ -126,6 +126,11 @@ Result<Lever> QuantizationLever(const InferenceSpec& spec, const catalog::Catalo
                                                    "weights",
                                                    baseline.gpu, WeightFormatName(target)));
   }
+  if (DescribeOption(*best) == DescribeOption(baseline)) {
+    return Unavailable("quantization",
+                       fmt::format("{} weights still need {}: nothing to save",
+                                   WeightFormatName(target), DescribeOption(baseline)));
+  }
   return Saving("quantization",
                 fmt::format("{} weights: {} instead of {}", WeightFormatName(target),
                             DescribeOption(*best), DescribeOption(baseline)),

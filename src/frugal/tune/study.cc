@@ -39,7 +39,9 @@ void Study::StopOnIdenticalFailures(const Trial& failed, const std::string& fail
   if (failures_differ_) return;  // they failed in different ways: the configurations differ
   const size_t needed = std::min<size_t>(
       kIdenticalFailures, static_cast<size_t>(spec_.gates.max_trials.value_or(kIdenticalFailures)));
-  if (same < needed || !stop_reason_.empty()) return;
+  // A "budget" close is the endgame's, which reopens starts around each probe: the failures
+  // say more than it does. Any other reason already ends the study.
+  if (same < needed || (!stop_reason_.empty() && stop_reason_ != "budget")) return;
   stop_reason_ = fmt::format(
       "the first {} trials all failed the same way ({}) before their first report: the trial "
       "command fails whatever the configuration; run it alone to see why, fix it, and start "

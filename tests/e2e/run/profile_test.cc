@@ -21,7 +21,11 @@ using frugal::testing::RunFrugal;
 using frugal::testing::TempDir;
 
 /// The child: `steps` steps of `step_seconds`, 512 tokens and 4 samples a step, 64 MiB held.
-std::vector<std::string> Child(int steps, double step_seconds, bool silent = false) {
+/// The child's mode: a protocol-following one, one that never reports, or one that trains on
+/// for 30 steps after it is asked to stop.
+enum class ChildMode { kFollows, kSilent, kSlowStopper };
+
+std::vector<std::string> Child(int steps, double step_seconds, ChildMode mode = ChildMode::kFollows) {
   std::vector<std::string> c = {FRUGAL_PYTHON,
                                 std::string(FRUGAL_TEST_DIR) + "/profile_child.py",
                                 std::to_string(steps),
@@ -29,7 +33,8 @@ std::vector<std::string> Child(int steps, double step_seconds, bool silent = fal
                                 "512",
                                 "4",
                                 "64"};
-  if (silent) c.push_back("1");
+  if (mode == ChildMode::kSilent) c.push_back("1");
+  if (mode == ChildMode::kSlowStopper) c.push_back("2");
   return c;
 }
 
@@ -51,6 +56,22 @@ std::string Journals(const TempDir& home) {
     all.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
   return all;
+}
+
+TEST(ProfileCli, TheWindowEndsAtTheStepsAskedForNotWhereTheCommandStops) {
+  // `profile --steps 15` of a command that trains 30 steps more before it honours the stop:
+  // what it trains on its way out is not measured (it stored 45 steps before).
+  TempDir home;
+  auto r = RunFrugal(Args({"--json", "profile", "--steps", "15", "--name", "slow-stop"},
+                          Child(100000, 0.03, ChildMode::kSlowStopper)),
+                     home.path(), {PythonPath()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["ended"], "steps");
+  // From the first report to the one that reached 15, plus what one read of the reports
+  // brings beside it on a loaded machine.
+  EXPECT_GE(doc["steps"].get<int64_t>(), 14) << r.out;
+  EXPECT_LE(doc["steps"].get<int64_t>(), 24) << r.out;
 }
 
 TEST(ProfileCli, StopsAfterTheStepsAndStoresWhatItMeasured) {
@@ -128,7 +149,7 @@ TEST(ProfileCli, StopsAfterTheDurationAndNamesItFromTheScript) {
 TEST(ProfileCli, ACommandThatNeverReportsIsAFailureAndStoresNothing) {
   TempDir home;
   auto r =
-      RunFrugal(Args({"profile", "--for", "1s", "--name", "silent"}, Child(100000, 0.02, true)),
+      RunFrugal(Args({"profile", "--for", "1s", "--name", "silent"}, Child(100000, 0.02, ChildMode::kSilent)),
                 home.path(), {PythonPath()});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("progress"), std::string::npos) << r.err;

@@ -73,6 +73,16 @@ TEST(RunCli, BadInputIsExitCodeTwoWithTheOptionNamed) {
     EXPECT_EQ(refused.exit_code, 2) << limit[0] << " " << limit[1] << ": " << refused.err;
     EXPECT_NE(refused.err.find(limit[0]), std::string::npos) << refused.err;
   }
+  // An unknown option of frugal's is named alone, not beside the training command's own.
+  for (const char* command : {"run", "drill"}) {
+    auto bogus = RunFrugal({command, "--price", "1/h", "--bogus", "--", "python3", "train.py",
+                            "--epochs", "3", "--step-delay", "0.05"},
+                           home.path());
+    EXPECT_EQ(bogus.exit_code, 2) << command << ": " << bogus.err;
+    EXPECT_NE(bogus.err.find("--bogus"), std::string::npos) << command << ": " << bogus.err;
+    EXPECT_EQ(bogus.err.find("--epochs"), std::string::npos) << command << ": " << bogus.err;
+    EXPECT_EQ(bogus.err.find("0.05"), std::string::npos) << command << ": " << bogus.err;
+  }
   // Nothing refused leaves a run folder behind.
   EXPECT_FALSE(std::filesystem::exists(home / "data" / "runs" / "refused"));
 }

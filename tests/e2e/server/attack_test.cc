@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <chrono>
 #include <random>
 
 #include "frugal/core/atomic_file.h"
@@ -152,9 +153,14 @@ TEST_F(Attack, IdleAndSlowClientsDoNotLockOthersOut) {
     httplib::Client c = s.Client();
     c.set_read_timeout(20, 0);
     c.set_connection_timeout(20, 0);
+    const auto asked = std::chrono::steady_clock::now();
     const auto r = c.Get("/api/v1/runs?limit=1");
+    const auto took = std::chrono::steady_clock::now() - asked;
     ASSERT_TRUE(r) << "round " << round << ": " << httplib::to_string(r.error());
     EXPECT_EQ(r->status, 200);
+    // Not a speed target: a server that makes a client wait for an idle one to time out (10 s)
+    // locks it out. An answer takes milliseconds; 5 s is far from both.
+    EXPECT_LT(took, std::chrono::seconds(5)) << "round " << round;
     for (size_t i = 0; i < slow.size(); ++i) {
       const size_t more = std::min<size_t>(1 + Draw(3), slow_request.size() - 1 - sent[i]);
       (void)slow[i]->Send(std::string_view(slow_request).substr(sent[i], more));

@@ -3,6 +3,7 @@
 // the PyTorch example study when torch is importable. The kill and Ctrl-C drills are in
 // tune_supervised_drill_test.cc.
 
+#include "frugal/core/atomic_file.h"
 #include "tune_supervised_support.h"
 
 namespace frugal::testing {
@@ -173,6 +174,30 @@ TEST_F(TuneSupervised, AStudyStopsWhenItsFirstTrialsFailTheSameWay) {
             std::string::npos)
       << reason;
   EXPECT_NE(r.err.find("failed the same way"), std::string::npos) << r.err;
+}
+
+TEST_F(TuneSupervised, TheShippedStudyStopsAtTheFirstIdenticalFailuresToo) {
+  // examples/pytorch/study.yaml on a python3 without torch: two workers, a budget of a few
+  // trials. The budget's endgame closes and reopens starts around each failed probe; the
+  // identical failures still stop the study at the third instead of paying for all eight.
+  const std::string shipped =
+      ReadFile(SourceDir() / "examples" / "pytorch" / "study.yaml").value();
+  WriteTestFile(dir_ / "study.yaml", shipped);
+  WriteTestFile(
+      dir_ / "tune_train.py",
+      "import sys\nsys.stderr.write(\"ModuleNotFoundError: No module named 'torch'\\n\")\n"
+      "sys.exit(1)\n");
+  const CommandResult r =
+      RunFrugal({"--json", "tune", (dir_ / "study.yaml").string()}, home_.path(), Env());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  // Three failed alike; a fourth may have started beside the third before it failed.
+  EXPECT_GE(doc["trials"]["failed"].get<int>(), 3) << r.out;
+  EXPECT_LE(doc["trials"]["failed"].get<int>(), 4) << r.out;
+  EXPECT_NE(doc["stop_reason"].get<std::string>().find("failed the same way (exit code 1)"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST_F(TuneSupervised, AnEarlyRungNotYetTrustedIsPassedWithoutRestartingTheTrial) {

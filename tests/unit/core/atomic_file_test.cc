@@ -114,6 +114,18 @@ TEST(ReadFile, ADeviceIsBadInputNotAnEndlessRead) {
   }
 }
 
+TEST(ReadFile, ANameWithANulByteIsNotAPath) {
+  // A spec's `catalog: "/etc/passwd\0.yaml"`: the system would read the name up to the NUL.
+  testing::TempDir dir;
+  ASSERT_TRUE(WriteFileAtomically(dir / "real", "kind: Job\n").has_value());
+  const std::string name = (dir / "real").string() + std::string("\0.yaml", 6);
+  auto r = ReadFile(std::filesystem::path(name));
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(r.error().message.find("not a path (it holds a NUL byte)"), std::string::npos)
+      << r.error().message;
+}
+
 TEST(ReadFile, ANamedPipeNobodyWritesIsBadInputNotAWaitForever) {
   // `mkfifo f; frugal plan f`: a plain open waits for a writer that never comes.
   testing::TempDir dir;
