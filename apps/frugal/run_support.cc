@@ -20,6 +20,7 @@
 #include "frugal/queue/run_args.h"
 #include "frugal/run/metadata_notice.h"
 #include "frugal/run/profile.h"
+#include "frugal/run/run_control.h"
 #include "frugal/run/run_text.h"
 #include "frugal/run/spec_gate.h"
 
@@ -358,7 +359,7 @@ Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o,
   c.command = o.command;
   c.run_id = o.run_id.empty() ? DefaultRunId() : o.run_id;
   FRUGAL_TRY(run::CheckRunId(c.run_id, "--run-id"));
-  c.run_dir = o.run_dir.empty() ? UserDataDir() / "runs" / c.run_id : fs::path(o.run_dir);
+  c.run_dir = o.run_dir.empty() ? run::DefaultRunDir(c.run_id) : fs::path(o.run_dir);
   c.child_stdout = global.json ? run::ChildStdout::kToStderr : run::ChildStdout::kInherit;
   return setup;
 }

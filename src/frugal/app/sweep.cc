@@ -5,6 +5,7 @@
 
 #include "frugal/core/paths.h"
 #include "frugal/run/ledger_catch_up.h"
+#include "frugal/run/run_control.h"
 #include "frugal/tune/supervised_runner.h"
 
 namespace frugal::app {
@@ -15,7 +16,7 @@ namespace fs = std::filesystem;
 /// Where the run's journal is on this host, if it is: its run folder's, or, for a tune trial,
 /// its study's trial folder's.
 std::optional<fs::path> JournalOf(const ledger::Run& run) {
-  const fs::path journal = UserDataDir() / "runs" / run.name / "journal.jsonl";
+  const fs::path journal = run::DefaultRunDir(run.name) / "journal.jsonl";
   std::error_code ec;
   if (fs::exists(journal, ec)) return journal;
   return tune::FindTrialJournal(UserDataDir() / "studies", run.name);

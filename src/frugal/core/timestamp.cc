@@ -95,4 +95,11 @@ Result<Timestamp> ParseIsoTime(std::string_view raw) {
   return Timestamp(Duration(static_cast<int64_t>(seconds) * 1000 + millis));
 }
 
+Timestamp MonthStart(Timestamp t, int months_ahead) {
+  using namespace std::chrono;
+  const year_month_day day{floor<days>(t)};
+  const year_month month = year_month{day.year(), day.month()} + months{months_ahead};
+  return Timestamp(sys_days{month / 1}.time_since_epoch());
+}
+
 }  // namespace frugal

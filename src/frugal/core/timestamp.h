@@ -28,4 +28,8 @@ enum class IsoMillis {
 /// without digits are refused). kBadInput quoting the text otherwise.
 [[nodiscard]] Result<Timestamp> ParseIsoTime(std::string_view text);
 
+/// The first instant (00:00 UTC on the 1st) of the calendar month `months_ahead` months after
+/// the one `t` is in (0: its own month, 1: the next, -1: the one before).
+[[nodiscard]] Timestamp MonthStart(Timestamp t, int months_ahead = 0);
+
 }  // namespace frugal

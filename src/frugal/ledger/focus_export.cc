@@ -3,23 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <ctime>
 
 #include "frugal/core/csv.h"
+#include "frugal/core/timestamp.h"
 #include "frugal/ledger/focus.h"
 
 namespace frugal::ledger {
 namespace {
-
-Timestamp MonthBoundary(Timestamp t, int months_ahead) {
-  const auto seconds = static_cast<std::time_t>(ToMillis(t) / 1000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  tm.tm_mday = 1;
-  tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-  tm.tm_mon += months_ahead;
-  return FromMillis(static_cast<int64_t>(timegm(&tm)) * 1000);
-}
 
 /// `t` rounded down to a whole second (FOCUS date-times have no fraction).
 Timestamp FloorSecond(Timestamp t) {
@@ -78,8 +68,8 @@ Cells SegmentCells(const SegmentFact& fact, const Run& run, const Utilization& u
   c["BillingAccountId"] = o.billing_account_id;
   c["BillingAccountName"] = o.billing_account_name;
   c["BillingCurrency"] = "USD";
-  c["BillingPeriodStart"] = FocusTime(MonthBoundary(from, 0));
-  c["BillingPeriodEnd"] = FocusTime(MonthBoundary(from, 1));
+  c["BillingPeriodStart"] = FocusTime(MonthStart(from, 0));
+  c["BillingPeriodEnd"] = FocusTime(MonthStart(from, 1));
   c["ChargeCategory"] = "Usage";
   c["ChargeDescription"] =
       fmt::format("{} on {} {} in {} ({}), frugal run {} segment {}", gpu, offer.cloud,
@@ -247,7 +237,7 @@ Result<int64_t> ExportFocus(Ledger& ledger, const FocusExportOptions& asked, std
     Timestamp from = std::max(s.start, options.since);
     const Timestamp end = std::min({s.end.value_or(options.now), options.until, options.now});
     while (from < end) {
-      const Timestamp to = std::min(end, MonthBoundary(from, 1));
+      const Timestamp to = std::min(end, MonthStart(from, 1));
       const Cells cells = SegmentCells(fact, run, util, from, to, options);
       for (size_t i = 0; i < columns.size(); ++i) {
         auto it = cells.find(columns[i]);

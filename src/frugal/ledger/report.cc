@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <array>
-#include <ctime>
 #include <map>
 #include <unordered_map>
 
 #include "frugal/core/csv.h"
 #include "frugal/core/table.h"
 #include "frugal/core/text.h"
+#include "frugal/core/timestamp.h"
 #include "frugal/ledger/fleet.h"
 
 namespace frugal::ledger {
@@ -25,16 +25,6 @@ constexpr std::array<std::pair<GroupKey, std::string_view>, 7> kGroupKeys{{
     {GroupKey::kCloud, "cloud"},
     {GroupKey::kWorkload, "workload"},
 }};
-
-Timestamp MonthStart(Timestamp t, int months_ahead) {
-  const auto seconds = static_cast<std::time_t>(ToMillis(t) / 1000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  tm.tm_mday = 1;
-  tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-  tm.tm_mon += months_ahead;
-  return FromMillis(static_cast<int64_t>(timegm(&tm)) * 1000);
-}
 
 /// The part of [from, to) that overlaps [lo, hi); zero when none.
 Duration Overlap(Timestamp from, Timestamp to, Timestamp lo, Timestamp hi) {

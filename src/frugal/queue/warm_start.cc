@@ -7,6 +7,7 @@
 #include "frugal/core/paths.h"
 #include "frugal/ledger/run_rows.h"
 #include "frugal/run/checkpoint_manifest.h"
+#include "frugal/run/run_control.h"
 
 namespace frugal::queue {
 namespace {
@@ -18,7 +19,7 @@ constexpr int kKeep = 3;
 
 }  // namespace
 
-fs::path RunDirOf(const std::string& run_id) { return UserDataDir() / "runs" / run_id; }
+fs::path RunDirOf(const std::string& run_id) { return run::DefaultRunDir(run_id); }
 
 Result<WarmStart> FindWarmStart(ledger::Connection& db, const std::string& run_id,
                                 const fs::path& run_dir, std::string_view where) {

@@ -44,5 +44,20 @@ TEST(IsoTime, RefusesEveryMalformedField) {
   }
 }
 
+TEST(MonthStart, TheFirstInstantOfTheMonthSoManyMonthsOn) {
+  const Timestamp mid = ParseIsoTime("2026-12-02T05:03:14.250Z").value();
+  EXPECT_EQ(FormatIsoTime(MonthStart(mid)), "2026-12-01T00:00:00Z");
+  EXPECT_EQ(FormatIsoTime(MonthStart(mid, 1)), "2027-01-01T00:00:00Z");
+  EXPECT_EQ(FormatIsoTime(MonthStart(mid, -12)), "2025-12-01T00:00:00Z");
+  EXPECT_EQ(FormatIsoTime(MonthStart(mid, 14)), "2028-02-01T00:00:00Z");
+  // The last millisecond of a month is still in it; the next is the next month's first.
+  const Timestamp last = ParseIsoTime("2028-02-29T23:59:59.999Z").value();
+  EXPECT_EQ(FormatIsoTime(MonthStart(last)), "2028-02-01T00:00:00Z");
+  EXPECT_EQ(MonthStart(last + milliseconds(1)), last + milliseconds(1));
+  // Before the epoch as after it.
+  EXPECT_EQ(FormatIsoTime(MonthStart(ParseIsoTime("1969-12-31T12:00:00Z").value(), 1)),
+            "1970-01-01T00:00:00Z");
+}
+
 }  // namespace
 }  // namespace frugal

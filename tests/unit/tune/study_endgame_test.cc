@@ -93,6 +93,30 @@ TEST_F(StudyTest, AnExhaustedSearchSpaceDrainsOnlyThePausedTrialsThatCouldStillW
   EXPECT_LT(s->spend.dollars(), 1000);
 }
 
+TEST_F(StudyTest, AMaxTrialsGateDrainsOnlyThePausedTrialsThatCouldStillWin) {
+  // As above, but the starts close at max_trials (12 of the table's configurations) with money
+  // left: the drain promotes the paused trials in the top third of their rung, and leaves the
+  // rest (the diverged among them) paused, what they would have cost reported as saved.
+  ReplayStudy rs(dir_.path(),
+                 "scheduler: asha\nresources: {price_per_hour: 3.60, workers: 4}\n"
+                 "gates: {budget_usd: 1000, max_trials: 12}\n");
+  auto study = rs.Create();
+  ASSERT_TRUE(study) << study.error().message;
+  auto s = (*study)->Run({});
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->trials_started, 12);
+  const std::vector<Trial>& trials = (*study)->trials();
+  int paused = 0;
+  for (const Trial& t : trials) {
+    if (t.state != TrialState::kPaused) continue;
+    ++paused;
+    EXPECT_FALSE(InTopThird(trials, t, t.RungReached())) << "trial " << t.id;
+  }
+  EXPECT_GT(paused, 0);
+  EXPECT_GT(s->pruning_saved.dollars(), 0);
+  EXPECT_LT(s->spend.dollars(), 1000);
+}
+
 TEST_F(StudyTest, ABudgetBelowTheTableIsSpentOnPromotionsOnceTheSpaceIsExhausted) {
   for (int seed = 1; seed <= 3; ++seed) {
     ReplayStudy rs(dir_.path(),
