@@ -14,6 +14,7 @@
 #include "frugal/core/paths.h"
 #include "frugal/core/text.h"
 #include "frugal/ledger/ledger.h"
+#include "frugal/ledger/types.h"
 #include "frugal/queue/queue_service.h"
 #include "frugal/queue/queue_view.h"
 #include "frugal/run/run_text.h"
@@ -102,11 +103,10 @@ Result<void> ApplyFlags(const SubmitOptions& o, const queue::Capacity& cap, Seco
     job.window_name = o.window;
   }
   for (const std::string& t : o.tags) {
-    const size_t eq = t.find('=');
-    if (eq == std::string::npos || eq == 0)
-      return Fail(ErrorCode::kBadInput, "--tag: expected k=v, got '" + t + "'");
-    FRUGAL_TRY(run::CheckTagText(t.substr(0, eq), t.substr(eq + 1), "--tag"));
-    job.tags[t.substr(0, eq)] = t.substr(eq + 1);
+    const ledger::Tag tag = FRUGAL_TRY(ledger::ParseTag(t).map_error(
+        [](const Error& e) { return e.Wrap("option --tag"); }));
+    FRUGAL_TRY(run::CheckTagText(tag.key, tag.value, "--tag"));
+    job.tags[tag.key] = tag.value;
   }
   FRUGAL_TRY(run::CheckFlagText("--override", o.override_reason));
   FRUGAL_TRY(run::CheckFlagText("--warm-start", o.warm_start));

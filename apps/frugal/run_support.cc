@@ -16,6 +16,7 @@
 #include "frugal/core/text.h"
 #include "frugal/core/tier.h"
 #include "frugal/ledger/ledger.h"
+#include "frugal/ledger/types.h"
 #include "frugal/plan/job_spec.h"
 #include "frugal/queue/run_args.h"
 #include "frugal/run/metadata_notice.h"
@@ -321,14 +322,14 @@ Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o,
     if (c.caps.wall->count() <= 0)
       return Fail(ErrorCode::kBadInput, "option --max-wall: must be positive");
   }
-  for (const std::string& tag : o.tags) {
-    const size_t eq = tag.find('=');
-    FRUGAL_TRY(run::CheckTagText(tag.substr(0, std::min(eq, tag.size())),
-                                 eq == std::string::npos ? "" : tag.substr(eq + 1), "--tag"));
-    if (eq == std::string::npos || eq == 0) {
-      return Fail(ErrorCode::kBadInput, fmt::format("option --tag: '{}' is not KEY=VALUE", tag));
-    }
-    c.tags[tag.substr(0, eq)] = tag.substr(eq + 1);
+  for (const std::string& text : o.tags) {
+    // Checked as UTF-8 before the message below quotes it.
+    const size_t eq = text.find('=');
+    FRUGAL_TRY(run::CheckTagText(text.substr(0, std::min(eq, text.size())),
+                                 eq == std::string::npos ? "" : text.substr(eq + 1), "--tag"));
+    const ledger::Tag tag = FRUGAL_TRY(ledger::ParseTag(text).map_error(
+        [](const Error& e) { return e.Wrap("option --tag"); }));
+    c.tags[tag.key] = tag.value;
   }
   Pricing p;
   if (loaded && o.price.empty()) {

@@ -89,11 +89,9 @@ Result<RunFilter> ParseRunFilter(const RunFilterText& o, Timestamp now, std::str
     filter.until = FRUGAL_TRY(ParseTimeOrAgo(o.until, now).map_error(wrap("until")));
   if (!o.status.empty())
     filter.status = FRUGAL_TRY(ParseRunStatus(o.status).map_error(wrap("status")));
-  for (const std::string& tag : o.tags) {
-    Tags parsed;
-    FRUGAL_TRY(parsed.SetFromText(tag));
-    const size_t eq = tag.find('=');
-    filter.tags.emplace_back(tag.substr(0, eq), tag.substr(eq + 1));
+  for (const std::string& text : o.tags) {
+    const Tag tag = FRUGAL_TRY(ParseTag(text).map_error(wrap("tag")));
+    filter.tags.emplace_back(tag.key, tag.value);
   }
   filter.limit = o.limit;
   return filter;

@@ -136,12 +136,19 @@ nlohmann::json Tags::ToJson() const {
   return out;
 }
 
-Result<void> Tags::SetFromText(std::string_view key_value) {
+Result<Tag> ParseTag(std::string_view key_value) {
   const size_t eq = key_value.find('=');
-  if (eq == std::string_view::npos || eq == 0) {
-    return Fail(ErrorCode::kBadInput, fmt::format("tag '{}' is not key=value", key_value));
+  const std::string_view key = Trim(key_value.substr(0, std::min(eq, key_value.size())));
+  if (eq == std::string_view::npos || key.empty()) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("'{}' is not key=value (e.g. team=nlp)", key_value));
   }
-  Set(std::string(Trim(key_value.substr(0, eq))), std::string(Trim(key_value.substr(eq + 1))));
+  return Tag{std::string(key), std::string(Trim(key_value.substr(eq + 1)))};
+}
+
+Result<void> Tags::SetFromText(std::string_view key_value) {
+  const Tag tag = FRUGAL_TRY(ParseTag(key_value));
+  Set(tag.key, tag.value);
   return {};
 }
 

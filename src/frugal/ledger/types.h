@@ -96,6 +96,15 @@ struct Tags {
   [[nodiscard]] Result<void> SetFromText(std::string_view key_value);
 };
 
+/// One "key=value" tag, both sides trimmed: the one reading of a tag every flag and file uses
+/// (--tag, a queue budget's tag:, a filter). kBadInput ("'x' is not key=value (e.g.
+/// team=nlp)") without '=' or with an empty key.
+struct Tag {
+  std::string key;
+  std::string value;
+};
+[[nodiscard]] Result<Tag> ParseTag(std::string_view key_value);
+
 /// What a new run is: what the supervisor knows when it starts.
 struct NewRun {
   std::string name;

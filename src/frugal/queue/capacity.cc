@@ -10,6 +10,7 @@
 #include "frugal/catalog/gpu_names.h"
 #include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
+#include "frugal/ledger/types.h"
 
 namespace frugal::queue {
 namespace {
@@ -199,14 +200,14 @@ Result<TeamBudget> ParseBudget(const YamlDoc& doc, const YAML::Node& node) {
   FRUGAL_TRY(doc.CheckKeys(node, "budget", {"tag", "period", "limit"}));
   TeamBudget b;
   b.line = static_cast<int>(node.Mark().line) + 1;
-  const std::string tag = FRUGAL_TRY(doc.RequiredString(node, "tag"));
-  const size_t eq = tag.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == tag.size()) {
+  const std::string text = FRUGAL_TRY(doc.RequiredString(node, "tag"));
+  const Result<ledger::Tag> tag = ledger::ParseTag(text);
+  if (!tag || tag->value.empty()) {
     return doc.FailAt(node["tag"], "tag",
-                      fmt::format("'{}' is not key=value (e.g. team=nlp)", tag));
+                      fmt::format("'{}' is not key=value (e.g. team=nlp)", text));
   }
-  b.tag_key = tag.substr(0, eq);
-  b.tag_value = tag.substr(eq + 1);
+  b.tag_key = tag->key;
+  b.tag_value = tag->value;
   const std::string period = FRUGAL_TRY(doc.OptionalString(node, "period")).value_or("month");
   if (period == "week") {
     b.period = BudgetPeriod::kWeek;
