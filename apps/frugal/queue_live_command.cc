@@ -103,8 +103,8 @@ Result<void> ApplyFlags(const SubmitOptions& o, const queue::Capacity& cap, Seco
     job.window_name = o.window;
   }
   for (const std::string& t : o.tags) {
-    const ledger::Tag tag = FRUGAL_TRY(ledger::ParseTag(t).map_error(
-        [](const Error& e) { return e.Wrap("option --tag"); }));
+    const ledger::Tag tag = FRUGAL_TRY(
+        ledger::ParseTag(t).map_error([](const Error& e) { return e.Wrap("option --tag"); }));
     FRUGAL_TRY(run::CheckTagText(tag.key, tag.value, "--tag"));
     job.tags[tag.key] = tag.value;
   }

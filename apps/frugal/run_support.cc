@@ -327,8 +327,8 @@ Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o,
     const size_t eq = text.find('=');
     FRUGAL_TRY(run::CheckTagText(text.substr(0, std::min(eq, text.size())),
                                  eq == std::string::npos ? "" : text.substr(eq + 1), "--tag"));
-    const ledger::Tag tag = FRUGAL_TRY(ledger::ParseTag(text).map_error(
-        [](const Error& e) { return e.Wrap("option --tag"); }));
+    const ledger::Tag tag = FRUGAL_TRY(
+        ledger::ParseTag(text).map_error([](const Error& e) { return e.Wrap("option --tag"); }));
     c.tags[tag.key] = tag.value;
   }
   Pricing p;

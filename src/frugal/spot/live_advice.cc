@@ -1,12 +1,59 @@
 #include "frugal/spot/live_advice.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <atomic>
+#include <deque>
+#include <mutex>
+#include <string>
 #include <vector>
 
 #include "frugal/spot/frugal_policy.h"
 
 namespace frugal::spot {
 namespace {
+
+/// Plans kept for reuse: a few, since each holds its planner's table.
+constexpr size_t kKeptPlans = 4;
+
+std::atomic<int64_t> plans_solved{0};
+
+/// Everything FrugalPolicy::Start reads, as one text.
+std::string PlanKey(const PolicyContext& c) {
+  const StepJob& j = c.job;
+  std::string key =
+      fmt::format("{} {} {} {} {} {} {} {:a} {:a} {:a}|", j.step_seconds, j.compute, j.deadline,
+                  j.changeover, j.checkpoint_cost, j.checkpoint_every, j.notice, c.price_ratio,
+                  c.prior_lifetime_steps, c.prior_outage_steps);
+  key.append(c.past.begin(), c.past.end());
+  return key;
+}
+
+/// A policy started on `context`: a copy of a kept one when the same context was planned
+/// recently, else a new solve (then kept, the oldest dropped).
+FrugalPolicy StartedPolicy(const PolicyContext& context) {
+  struct Kept {
+    std::string key;
+    FrugalPolicy policy;
+  };
+  static std::mutex mu;
+  static std::deque<Kept> kept;
+  const std::string key = PlanKey(context);
+  {
+    const std::lock_guard<std::mutex> lock(mu);
+    for (const Kept& k : kept) {
+      if (k.key == key) return k.policy;
+    }
+  }
+  FrugalPolicy policy;
+  policy.Start(context);
+  ++plans_solved;
+  const std::lock_guard<std::mutex> lock(mu);
+  kept.push_front({key, policy});
+  if (kept.size() > kKeptPlans) kept.pop_back();
+  return policy;
+}
 
 // A grid a sixth of the changeover fine (as the evaluation's 2-minute steps are to a 12-minute
 // changeover), between a second and ten minutes.
@@ -57,8 +104,7 @@ Result<LiveAdvice> AdviseLive(const LiveJob& live, std::span<const AvailabilityS
   const double step_ms = advice.step_seconds * 1000.0;
   context.prior_lifetime_steps = static_cast<double>(live.prior_lifetime.count()) / step_ms;
   context.prior_outage_steps = static_cast<double>(live.prior_outage.count()) / step_ms;
-  FrugalPolicy policy;
-  policy.Start(context);
+  FrugalPolicy policy = StartedPolicy(context);
 
   Observation obs;
   obs.step = Steps(state.elapsed, advice.step_seconds);
@@ -74,5 +120,7 @@ Result<LiveAdvice> AdviseLive(const LiveJob& live, std::span<const AvailabilityS
   advice.spare = std::max(0, SpareSteps(job, obs)) * step;
   return advice;
 }
+
+int64_t LivePlansSolved() { return plans_solved.load(); }
 
 }  // namespace frugal::spot

@@ -51,9 +51,16 @@ struct LiveAdvice {
 /// "wait_for_spot", "spot" or "on_demand": what the advice asks of the scheduler.
 [[nodiscard]] std::string AdviceName(Mode mode);
 
-/// Asks FrugalPolicy. kBadInput when the compute or deadline is not positive.
+/// Asks FrugalPolicy. kBadInput when the compute or deadline is not positive. The plan (the
+/// planner's solved table) depends only on the job's shape, its spot history on the policy's
+/// grid and the price ratio, not on its state: the last few plans are kept, so jobs of one
+/// shape that saw the same history (a burst of jobs preempted together, one job asked again
+/// before anything changed) share one solve. The advice is the same either way.
 [[nodiscard]] Result<LiveAdvice> AdviseLive(const LiveJob& job,
                                             std::span<const AvailabilitySpan> history,
                                             const LiveState& state);
+
+/// Plans solved by AdviseLive in this process so far (kept plans reused are not counted).
+[[nodiscard]] int64_t LivePlansSolved();
 
 }  // namespace frugal::spot

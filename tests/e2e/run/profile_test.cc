@@ -25,7 +25,8 @@ using frugal::testing::TempDir;
 /// for 30 steps after it is asked to stop.
 enum class ChildMode { kFollows, kSilent, kSlowStopper };
 
-std::vector<std::string> Child(int steps, double step_seconds, ChildMode mode = ChildMode::kFollows) {
+std::vector<std::string> Child(int steps, double step_seconds,
+                               ChildMode mode = ChildMode::kFollows) {
   std::vector<std::string> c = {FRUGAL_PYTHON,
                                 std::string(FRUGAL_TEST_DIR) + "/profile_child.py",
                                 std::to_string(steps),
@@ -148,9 +149,9 @@ TEST(ProfileCli, StopsAfterTheDurationAndNamesItFromTheScript) {
 
 TEST(ProfileCli, ACommandThatNeverReportsIsAFailureAndStoresNothing) {
   TempDir home;
-  auto r =
-      RunFrugal(Args({"profile", "--for", "1s", "--name", "silent"}, Child(100000, 0.02, ChildMode::kSilent)),
-                home.path(), {PythonPath()});
+  auto r = RunFrugal(
+      Args({"profile", "--for", "1s", "--name", "silent"}, Child(100000, 0.02, ChildMode::kSilent)),
+      home.path(), {PythonPath()});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("progress"), std::string::npos) << r.err;
   auto list = RunFrugal({"--json", "profile", "list"}, home.path());

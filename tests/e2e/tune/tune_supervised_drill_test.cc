@@ -45,7 +45,7 @@ fidelity: {name: epoch, min: 1, max: 9, grace: 1, reduction_factor: 3, cost_per_
 scheduler: asha
 seed: 5
 resources: {gpus: 1, price_per_hour: 36, workers: 3}
-gates: {budget_usd: 0.12, max_trials: 12}
+gates: {budget_usd: 0.24, max_trials: 24}
 )";
 
 /// Segments begun and not yet ended, from spans.log.
@@ -113,9 +113,9 @@ TEST_F(TuneSupervised, ParallelTrialsOverlapHoldTheBudgetAndResumeAfterAKill) {
   // of each of the three trials.
   EXPECT_EQ(doc["stop_reason"], "budget") << r.out;
   const double spend = doc["spend_usd"].get<double>();
-  EXPECT_GT(spend, 0.12 * 0.7);
-  EXPECT_LE(spend, 0.12 + 0.01 * 3 * 1.0) << "more than one interval of three trials past the cap";
-  EXPECT_NEAR(doc["overshoot_usd"].get<double>(), std::max(0.0, spend - 0.12), 1e-6) << r.out;
+  EXPECT_GT(spend, 0.24 * 0.7);
+  EXPECT_LE(spend, 0.24 + 0.01 * 3 * 1.0) << "more than one interval of three trials past the cap";
+  EXPECT_NEAR(doc["overshoot_usd"].get<double>(), std::max(0.0, spend - 0.24), 1e-6) << r.out;
   // No epoch was trained twice: every segment started where its trial's work stopped.
   for (const auto& [trial, list] : ReadLog()) {
     for (const Segment& s : list) EXPECT_EQ(s.from, s.done_before) << "trial " << trial;

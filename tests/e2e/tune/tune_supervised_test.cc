@@ -180,8 +180,7 @@ TEST_F(TuneSupervised, TheShippedStudyStopsAtTheFirstIdenticalFailuresToo) {
   // examples/pytorch/study.yaml on a python3 without torch: two workers, a budget of a few
   // trials. The budget's endgame closes and reopens starts around each failed probe; the
   // identical failures still stop the study at the third instead of paying for all eight.
-  const std::string shipped =
-      ReadFile(SourceDir() / "examples" / "pytorch" / "study.yaml").value();
+  const std::string shipped = ReadFile(SourceDir() / "examples" / "pytorch" / "study.yaml").value();
   WriteTestFile(dir_ / "study.yaml", shipped);
   WriteTestFile(
       dir_ / "tune_train.py",
