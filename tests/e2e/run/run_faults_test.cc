@@ -72,10 +72,12 @@ void RunAndKill(const std::vector<std::string>& args, const std::string& id, con
                                      {{"FRUGAL_HOME", home.path().string()}},
                                      ChildStdout::kInherit});
   ASSERT_TRUE(frugal.has_value());
+  // Between two reads of the journal, waits on the supervisor's exit (a run that ends early
+  // ends the wait) for at most 20 ms.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (JournalledSegmentTime(id, home, segment) < after && (*frugal)->Poll() == std::nullopt &&
+  while (JournalledSegmentTime(id, home, segment) < after &&
          std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if ((*frugal)->WaitFor(std::chrono::milliseconds(20))) break;
   }
   if (killed_at != nullptr) *killed_at = ledger::Now();
   (*frugal)->SignalGroup(SIGKILL);

@@ -65,6 +65,22 @@ bool InTopThird(const std::vector<Trial>& trials, const Trial& t, int rung) {
   return static_cast<double>(better) < std::max(1.0, std::ceil(static_cast<double>(results) / 3.0));
 }
 
+/// A $1,000 budget the drain did not spend: some trials are left paused, every one of them
+/// behind the top third of its rung (none that could still win is left while money remains),
+/// and what their promotion would have cost is reported as saved.
+void ExpectOnlyTrialsThatCouldNotWinLeftPaused(const std::vector<Trial>& trials,
+                                               const StudySummary& s) {
+  int paused = 0;
+  for (const Trial& t : trials) {
+    if (t.state != TrialState::kPaused) continue;
+    ++paused;
+    EXPECT_FALSE(InTopThird(trials, t, t.RungReached())) << "trial " << t.id;
+  }
+  EXPECT_GT(paused, 0);
+  EXPECT_GT(s.pruning_saved.dollars(), 0);
+  EXPECT_LT(s.spend.dollars(), 1000);
+}
+
 TEST_F(StudyTest, AnExhaustedSearchSpaceDrainsOnlyThePausedTrialsThatCouldStillWin) {
   // The whole table costs about $390: the budget could train every configuration fully, but
   // a trial outside the top third of its rung (a diverged one) is not trained on: its pause
@@ -80,41 +96,21 @@ TEST_F(StudyTest, AnExhaustedSearchSpaceDrainsOnlyThePausedTrialsThatCouldStillW
   EXPECT_EQ(s->trials_by_state.at("completed") + s->trials_by_state.at("failed") +
                 s->trials_by_state.at("paused"),
             kConfigs);
-  EXPECT_GT(s->trials_by_state.at("paused"), 0);
-  const std::vector<Trial>& trials = (*study)->trials();
-  for (const Trial& t : trials) {
-    // Every trial left paused is behind the top third of its rung: none that could still win
-    // is left while money remains.
-    if (t.state == TrialState::kPaused) {
-      EXPECT_FALSE(InTopThird(trials, t, t.RungReached())) << "trial " << t.id;
-    }
-  }
-  EXPECT_GT(s->pruning_saved.dollars(), 0);
-  EXPECT_LT(s->spend.dollars(), 1000);
+  ExpectOnlyTrialsThatCouldNotWinLeftPaused((*study)->trials(), *s);
 }
 
 TEST_F(StudyTest, AMaxTrialsGateDrainsOnlyThePausedTrialsThatCouldStillWin) {
   // As above, but the starts close at max_trials (12 of the table's configurations) with money
   // left: the drain promotes the paused trials in the top third of their rung, and leaves the
   // rest (the diverged among them) paused, what they would have cost reported as saved.
-  ReplayStudy rs(dir_.path(),
-                 "scheduler: asha\nresources: {price_per_hour: 3.60, workers: 4}\n"
-                 "gates: {budget_usd: 1000, max_trials: 12}\n");
-  auto study = rs.Create();
-  ASSERT_TRUE(study) << study.error().message;
-  auto s = (*study)->Run({});
-  ASSERT_TRUE(s) << s.error().message;
-  EXPECT_EQ(s->trials_started, 12);
-  const std::vector<Trial>& trials = (*study)->trials();
-  int paused = 0;
-  for (const Trial& t : trials) {
-    if (t.state != TrialState::kPaused) continue;
-    ++paused;
-    EXPECT_FALSE(InTopThird(trials, t, t.RungReached())) << "trial " << t.id;
-  }
-  EXPECT_GT(paused, 0);
-  EXPECT_GT(s->pruning_saved.dollars(), 0);
-  EXPECT_LT(s->spend.dollars(), 1000);
+  std::unique_ptr<Study> study;
+  const StudySummary s = RunSpec(dir_.path(),
+                                 "scheduler: asha\nresources: {price_per_hour: 3.60, workers: 4}\n"
+                                 "gates: {budget_usd: 1000, max_trials: 12}\n",
+                                 &study);
+  ASSERT_TRUE(study);
+  EXPECT_EQ(s.trials_started, 12);
+  ExpectOnlyTrialsThatCouldNotWinLeftPaused(study->trials(), s);
 }
 
 TEST_F(StudyTest, ABudgetBelowTheTableIsSpentOnPromotionsOnceTheSpaceIsExhausted) {
