@@ -51,7 +51,12 @@ Result<void> Load(const fs::path& data_dir, const fs::path& offers_dir, bool imp
   DeriveReservedOffers(
       FRUGAL_TRY(ReadReservedDiscounts(data_dir / "catalog" / "reserved_discounts.csv")), offers);
   ApplyPreemptionRates(rates, offers);
-  CheckSpotPrices(offers);
+  // Optional: without it every cloud's spot quotes are taken as moving (spot_prices.h).
+  std::vector<SpotMarket> markets;
+  if (fs::exists(data_dir / "catalog" / "spot_markets.csv", ec)) {
+    markets = FRUGAL_TRY(ReadSpotMarkets(data_dir / "catalog" / "spot_markets.csv"));
+  }
+  CheckSpotPrices(offers, markets);
   for (const Offer& o : offers) ++info.counts[o.cloud][std::string(TierName(o.tier))];
   return {};
 }
