@@ -248,10 +248,15 @@ Result<void> RunImport(const ImportOptions& opts, const GlobalOptions& global, S
   if (!opts.snapshot_date.empty()) FRUGAL_TRY(CheckDate("--snapshot-date", opts.snapshot_date));
   const auto gpus = FRUGAL_TRY(catalog::ReadGpuTable(ShippedDataDir() / "gpus.csv"));
   std::vector<std::string> known;
-  for (const auto& g : gpus) known.push_back(g.name);
+  std::map<std::string, double> memory;
+  for (const auto& g : gpus) {
+    known.push_back(g.name);
+    memory[g.name] = g.memory_gib;
+  }
   std::vector<fs::path> inputs(opts.inputs.begin(), opts.inputs.end());
   const catalog::GpuShares shares = FRUGAL_TRY(catalog::LoadShippedGpuShares());
-  catalog::ImportResult imported = FRUGAL_TRY(catalog::ImportSkyPilot(inputs, known, &shares));
+  catalog::ImportResult imported =
+      FRUGAL_TRY(catalog::ImportSkyPilot(inputs, known, &shares, &memory));
 
   std::vector<Offer> offers;
   catalog::SnapshotMeta meta;

@@ -129,11 +129,13 @@ struct HostPrice {
 class FileImporter {
  public:
   FileImporter(const CsvTable& table, std::string cloud, const std::vector<std::string>& known,
-               const GpuShares* shares, ImportReport& report, std::vector<Offer>& out)
+               const GpuShares* shares, const std::map<std::string, double>* memory,
+               ImportReport& report, std::vector<Offer>& out)
       : t_(table),
         cloud_(std::move(cloud)),
         known_(known),
         shares_(shares),
+        memory_(memory),
         report_(report),
         out_(out) {}
 
@@ -194,11 +196,15 @@ class FileImporter {
     }
     const int gpus = static_cast<int>(*count);
     const std::string gpu_info = c.gpu_info ? CsvTable::Field(r, *c.gpu_info) : "";
-    const std::string gpu = NormalizeGpuName(
-        {cloud_, accelerator, instance_type, MemoryPerGpu(gpu_info, cloud_, gpus)});
+    const std::optional<double> stated = MemoryPerGpu(gpu_info, cloud_, gpus);
+    const std::string gpu = NormalizeGpuName({cloud_, accelerator, instance_type, stated});
     if (std::find(known_.begin(), known_.end(), gpu) == known_.end()) {
       ++report_.unknown_gpus[accelerator];
       Skip("unknown GPU name");
+      return {};
+    }
+    if (IsAnotherPart(gpu, stated)) {
+      Skip("GPU memory below the named part's (another part under the same name)");
       return {};
     }
     Offer base;
@@ -324,8 +330,20 @@ class FileImporter {
 
   const CsvTable& t_;
   std::string cloud_;
+  /// True when the row states less memory per GPU than `gpu` has (kMinMemoryShare of it): a
+  /// marketplace row naming an RTX 3060 Ti (8 GB) "RTX3060" (12 GB) is not an RTX 3060.
+  [[nodiscard]] bool IsAnotherPart(const std::string& gpu, std::optional<double> stated) const {
+    if (memory_ == nullptr || !stated || *stated <= 0) return false;
+    const auto it = memory_->find(gpu);
+    return it != memory_->end() && *stated < kMinMemoryShare * it->second;
+  }
+
+  /// Listings state usable memory a little under the nameplate (an L4 as 22.5 GiB of 24 GB).
+  static constexpr double kMinMemoryShare = 0.85;
+
   const std::vector<std::string>& known_;
   const GpuShares* shares_;
+  const std::map<std::string, double>* memory_;
   ImportReport& report_;
   std::vector<Offer>& out_;
   std::map<std::pair<std::string, std::string>, HostPrice> hosts_;
@@ -364,7 +382,8 @@ Result<std::vector<fs::path>> ExpandInputs(const std::vector<fs::path>& inputs) 
 
 Result<ImportResult> ImportSkyPilot(const std::vector<fs::path>& inputs,
                                     const std::vector<std::string>& known_gpus,
-                                    const GpuShares* shares) {
+                                    const GpuShares* shares,
+                                    const std::map<std::string, double>* memory_gib) {
   ImportResult result;
   for (const fs::path& file : FRUGAL_TRY(ExpandInputs(inputs))) {
     const std::string cloud = CloudOf(file);
@@ -382,7 +401,7 @@ Result<ImportResult> ImportSkyPilot(const std::vector<fs::path>& inputs,
     ImportReport report;
     report.cloud = cloud;
     report.file = file;
-    FileImporter importer(table, cloud, known_gpus, shares, report, result.offers);
+    FileImporter importer(table, cloud, known_gpus, shares, memory_gib, report, result.offers);
     auto ran = importer.Run();
     if (!ran) {
       return Fail(ErrorCode::kBadInput, ran.error().message + " (nothing was imported)");

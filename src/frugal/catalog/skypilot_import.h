@@ -37,13 +37,15 @@ struct ImportResult {
 /// TPUs and duplicate conflicting rows are skipped and counted. An instance type `shares` lists
 /// (data/catalog/gpu_fractions.csv) holds the share it states, whatever AcceleratorCount says
 /// (a share below 1 is one GPU with Offer::gpu_fraction set); other rows with a fractional
-/// AcceleratorCount are skipped and counted. Fails with
+/// AcceleratorCount are skipped and counted. With `memory_gib` (canonical name → nameplate GiB),
+/// a row whose GpuInfo states well under the named part's memory per GPU is another part under
+/// the same name (an 8 GB RTX 3060 Ti listed as RTX3060): skipped and counted. Fails with
 /// kBadInput, importing nothing, when a file is not in the expected format (missing columns, a
 /// cloud that cannot be told), a price is malformed (names file:line:column), or a file yields
 /// no offer at all (importing it would delete every offer of its cloud). Negative prices and
 /// GPU counts are skipped and counted as bad rows.
-[[nodiscard]] Result<ImportResult> ImportSkyPilot(const std::vector<std::filesystem::path>& inputs,
-                                                  const std::vector<std::string>& known_gpus,
-                                                  const GpuShares* shares = nullptr);
+[[nodiscard]] Result<ImportResult> ImportSkyPilot(
+    const std::vector<std::filesystem::path>& inputs, const std::vector<std::string>& known_gpus,
+    const GpuShares* shares = nullptr, const std::map<std::string, double>* memory_gib = nullptr);
 
 }  // namespace frugal::catalog

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "frugal/catalog/cpu_instance.h"
 #include "frugal/catalog/offer_table.h"
 #include "support/test_support.h"
@@ -222,6 +224,32 @@ TEST(ImportSkyPilot, GcpHostRowsOfGpuVmsAreNotCpuOffers) {
   const Offer* t4 = Find(r->offers, "n1-highmem-8", Tier::kOnDemand);
   ASSERT_NE(t4, nullptr);
   EXPECT_EQ(t4->gpu, "T4");
+}
+
+// A marketplace row that names the RTX 3060 but states 8 GB (an RTX 3060 Ti) is another part:
+// skipped and counted, while a row stating the part's own memory is kept.
+TEST(ImportSkyPilot, ARowStatingLessMemoryThanTheNamedPartIsAnotherPart) {
+  TempDir dir;
+  WriteTestFile(dir / "vast_vms.csv",
+                "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,"
+                "SpotPrice,Region\n"
+                "1x-RTX_3060_Ti,RTX3060,1,32,64.0,\"{'Gpus': [{'Name': 'RTX3060', 'Count': 1, "
+                "'MemoryInfo': {'SizeInMiB': 8192}}]}\",0.16,0.00,\"Ontario, CA, NA\"\n"
+                "4x-RTX_3060,RTX3060,4,32,64.0,\"{'Gpus': [{'Name': 'RTX3060', 'Count': 4, "
+                "'MemoryInfo': {'SizeInMiB': 49152}}]}\",0.21,0.00,\"Hong Kong, HK, AS\"\n");
+  const std::vector<std::string> known = {"RTX3060"};
+  const std::map<std::string, double> memory = {{"RTX3060", 12}};
+  auto r = ImportSkyPilot({dir / "vast_vms.csv"}, known, nullptr, &memory);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  ASSERT_EQ(r->offers.size(), 1u);
+  EXPECT_EQ(r->offers[0].instance_type, "4x-RTX_3060");
+  EXPECT_EQ(r->reports[0].skipped.at(
+                "GPU memory below the named part's (another part under the same name)"),
+            1u);
+  // Without the memory table the importer cannot tell, and keeps both.
+  auto blind = ImportSkyPilot({dir / "vast_vms.csv"}, known);
+  ASSERT_TRUE(blind.has_value());
+  EXPECT_EQ(blind->offers.size(), 2u);
 }
 
 }  // namespace
