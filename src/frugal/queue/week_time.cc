@@ -4,9 +4,9 @@
 
 #include <array>
 #include <chrono>
-#include <cstdio>
 
 #include "frugal/core/text.h"
+#include "frugal/core/timestamp.h"
 
 namespace frugal::queue {
 namespace {
@@ -94,41 +94,13 @@ HourSet MakeHourSet(uint8_t days, int from_hour, int to_hour) {
 }
 
 Result<Seconds> ParseUtcTime(std::string_view text) {
-  const std::string t(Trim(text));
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
-  char tail = 0;
-  int n = 0;
-  bool ok = false;
-  if (std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c%n", &y, &mo, &d, &h, &mi, &s, &tail, &n) ==
-      7) {
-    ok = tail == 'Z' && static_cast<size_t>(n) == t.size();
-  } else if (std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d%c%n", &y, &mo, &d, &h, &mi, &tail, &n) ==
-             6) {
-    s = 0;
-    ok = tail == 'Z' && static_cast<size_t>(n) == t.size();
-  } else if (std::sscanf(t.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &n) == 3) {
-    ok = static_cast<size_t>(n) == t.size();
-  }
-  using namespace std::chrono;
-  const year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)},
-                           day{static_cast<unsigned>(d)}};
-  if (!ok || !ymd.ok() || h > 23 || mi > 59 || s > 59 || h < 0 || mi < 0 || s < 0) {
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("'{}' is not a UTC time (e.g. 2026-12-01T08:00Z)", text));
-  }
-  const Seconds days = sys_days(ymd).time_since_epoch().count();
-  return days * 86400 + h * 3600 + mi * 60 + s;
+  const Timestamp t = FRUGAL_TRY(ParseIsoTime(text));
+  return std::chrono::floor<std::chrono::seconds>(t).time_since_epoch().count();
 }
 
 std::string FormatUtcTime(Seconds t) {
-  using namespace std::chrono;
-  const Seconds day_count = t >= 0 ? t / 86400 : (t - 86399) / 86400;
-  const Seconds rest = t - day_count * 86400;
-  const year_month_day ymd{sys_days{days{day_count}}};
-  // Always with seconds: "20:35:00Z", never "20:35Z" for one time and "20:35:07Z" for the next.
-  return fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}Z", static_cast<int>(ymd.year()),
-                     static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                     rest / 3600, rest % 3600 / 60, rest % 60);
+  // Whole seconds, so always "20:35:00Z", never "20:35Z" for one time and "20:35:07Z" the next.
+  return FormatIsoTime(Timestamp(std::chrono::seconds(t)));
 }
 
 }  // namespace frugal::queue

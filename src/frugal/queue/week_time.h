@@ -33,10 +33,10 @@ using HourSet = std::bitset<kHoursPerWeek>;
 /// when from > to, as a night that begins on Friday ends on Saturday morning).
 [[nodiscard]] HourSet MakeHourSet(uint8_t days, int from_hour, int to_hour);
 
-/// Parses "2026-12-01T08:00Z", "2026-12-01T08:00:00Z" or "2026-12-01" (midnight UTC).
-/// kBadInput otherwise.
+/// A UTC time as every frugal command reads one (core's ParseIsoTime: "2026-12-01T08:00Z",
+/// "2026-12-01T08:00:00Z", "2026-12-01" for midnight; no offset means UTC), in whole seconds.
 [[nodiscard]] Result<Seconds> ParseUtcTime(std::string_view text);
-/// "2026-12-01T08:00:00Z": ISO 8601 in UTC, always with seconds.
+/// "2026-12-01T08:00:00Z": core's FormatIsoTime of whole seconds, so always with seconds.
 [[nodiscard]] std::string FormatUtcTime(Seconds t);
 
 }  // namespace frugal::queue

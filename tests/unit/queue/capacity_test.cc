@@ -22,7 +22,12 @@ TEST(WeekTime, MondayMidnightIsHourZero) {
   EXPECT_EQ(HourOfWeek(monday - 3600), 167);
   EXPECT_EQ(FormatUtcTime(monday + 90 * 60), "2026-11-30T01:30:00Z");
   EXPECT_FALSE(ParseUtcTime("2026-13-01"));
-  EXPECT_FALSE(ParseUtcTime("2026-11-30T08:00"));
+  EXPECT_FALSE(ParseUtcTime("2026-02-30"));
+  EXPECT_FALSE(ParseUtcTime("2026-11-30T24:00Z"));
+  EXPECT_FALSE(ParseUtcTime("2026-11-30T08:00+02:00"));
+  // The queue reads times as every other command does: no offset is UTC.
+  EXPECT_EQ(*ParseUtcTime("2026-11-30T08:00"), monday + 8 * 3600);
+  EXPECT_EQ(*ParseUtcTime("2026-11-30T08:00:00.900Z"), monday + 8 * 3600);
 }
 
 TEST(WeekTime, NightsWrapPastMidnightIntoTheNextDay) {
