@@ -8,18 +8,6 @@
 
 namespace frugal::audit {
 
-std::string_view BudgetPeriodName(BudgetPeriod p) {
-  switch (p) {
-    case BudgetPeriod::kMonth:
-      return "month";
-    case BudgetPeriod::kQuarter:
-      return "quarter";
-    case BudgetPeriod::kYear:
-      return "year";
-  }
-  return "month";
-}
-
 std::string Budget::Label() const {
   if (project.empty()) return "team " + team;
   if (team.empty()) return "project " + project;
@@ -28,22 +16,6 @@ std::string Budget::Label() const {
 
 bool Budget::Covers(std::string_view team_tag, std::string_view project_tag) const {
   return (team.empty() || team == team_tag) && (project.empty() || project == project_tag);
-}
-
-PeriodBounds PeriodAround(BudgetPeriod p, ledger::Timestamp t) {
-  using namespace std::chrono;
-  const year_month_day day{floor<days>(t)};
-  const unsigned month = static_cast<unsigned>(day.month());
-  const unsigned first = p == BudgetPeriod::kMonth     ? month
-                         : p == BudgetPeriod::kQuarter ? (month - 1) / 3 * 3 + 1
-                                                       : 1;
-  const int span = p == BudgetPeriod::kMonth ? 1 : p == BudgetPeriod::kQuarter ? 3 : 12;
-  const year_month start_month{day.year(), std::chrono::month{first}};
-  const year_month end_month = start_month + months{span};
-  PeriodBounds b;
-  b.start = ledger::Timestamp(sys_days{start_month / 1}.time_since_epoch());
-  b.end = ledger::Timestamp(sys_days{end_month / 1}.time_since_epoch());
-  return b;
 }
 
 Result<std::vector<Budget>> ReadBudgets(const YamlDoc& doc, const YAML::Node& map) {

@@ -14,13 +14,17 @@
 
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
+#include "frugal/core/timestamp.h"
 #include "frugal/core/yaml.h"
 #include "frugal/ledger/types.h"
 
 namespace frugal::audit {
 
-enum class BudgetPeriod { kMonth, kQuarter, kYear };
-[[nodiscard]] std::string_view BudgetPeriodName(BudgetPeriod p);
+/// Budgets here are kept by month, quarter or year (core's calendar periods).
+using BudgetPeriod = CalendarPeriod;
+[[nodiscard]] inline std::string_view BudgetPeriodName(BudgetPeriod p) {
+  return CalendarPeriodName(p);
+}
 
 struct Budget {
   std::string team;     ///< empty: any team
@@ -34,12 +38,8 @@ struct Budget {
   [[nodiscard]] bool Covers(std::string_view team_tag, std::string_view project_tag) const;
 };
 
-/// The calendar period (UTC) of `p` that contains `t`: [start, end).
-struct PeriodBounds {
-  ledger::Timestamp start{};
-  ledger::Timestamp end{};
-};
-[[nodiscard]] PeriodBounds PeriodAround(BudgetPeriod p, ledger::Timestamp t);
+using frugal::PeriodAround;
+using frugal::PeriodBounds;
 
 /// Where a budget stands at the audit's `now`.
 struct BudgetStatus {

@@ -102,4 +102,36 @@ Timestamp MonthStart(Timestamp t, int months_ahead) {
   return Timestamp(sys_days{month / 1}.time_since_epoch());
 }
 
+std::string_view CalendarPeriodName(CalendarPeriod p) {
+  switch (p) {
+    case CalendarPeriod::kWeek:
+      return "week";
+    case CalendarPeriod::kMonth:
+      return "month";
+    case CalendarPeriod::kQuarter:
+      return "quarter";
+    case CalendarPeriod::kYear:
+      return "year";
+  }
+  return "month";
+}
+
+PeriodBounds PeriodAround(CalendarPeriod p, Timestamp t) {
+  using namespace std::chrono;
+  const sys_days day = floor<days>(t);
+  if (p == CalendarPeriod::kWeek) {
+    const sys_days monday = day - (weekday{day} - Monday);
+    return {Timestamp(monday.time_since_epoch()),
+            Timestamp((monday + weeks{1}).time_since_epoch())};
+  }
+  const year_month_day ymd{day};
+  const auto month_index = static_cast<int>(static_cast<unsigned>(ymd.month())) - 1;
+  const int first = p == CalendarPeriod::kMonth     ? month_index
+                    : p == CalendarPeriod::kQuarter ? month_index / 3 * 3
+                                                    : 0;
+  const int span = p == CalendarPeriod::kMonth ? 1 : p == CalendarPeriod::kQuarter ? 3 : 12;
+  const Timestamp year_start = MonthStart(t, -month_index);
+  return {MonthStart(year_start, first), MonthStart(year_start, first + span)};
+}
+
 }  // namespace frugal

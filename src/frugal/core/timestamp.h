@@ -32,4 +32,16 @@ enum class IsoMillis {
 /// the one `t` is in (0: its own month, 1: the next, -1: the one before).
 [[nodiscard]] Timestamp MonthStart(Timestamp t, int months_ahead = 0);
 
+/// The calendar periods budgets are kept over (UTC; weeks start on Monday, ISO 8601).
+enum class CalendarPeriod { kWeek, kMonth, kQuarter, kYear };
+/// "week", "month", "quarter", "year".
+[[nodiscard]] std::string_view CalendarPeriodName(CalendarPeriod p);
+
+/// The period of kind `p` that contains `t`: [start, end).
+struct PeriodBounds {
+  Timestamp start{};
+  Timestamp end{};
+};
+[[nodiscard]] PeriodBounds PeriodAround(CalendarPeriod p, Timestamp t);
+
 }  // namespace frugal

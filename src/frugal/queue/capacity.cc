@@ -322,29 +322,11 @@ CapacityTier RecordedTier(Tier tier) {
 
 const char* PoolKindName(PoolKind kind) { return kind == PoolKind::kSlurm ? "slurm" : "local"; }
 
-const char* PeriodName(BudgetPeriod period) {
-  switch (period) {
-    case BudgetPeriod::kWeek:
-      return "week";
-    case BudgetPeriod::kMonth:
-      return "month";
-    case BudgetPeriod::kQuarter:
-      return "quarter";
-  }
-  return "?";
-}
+const char* PeriodName(BudgetPeriod period) { return CalendarPeriodName(period).data(); }
 
 Seconds PeriodStart(BudgetPeriod period, Seconds t) {
-  using namespace std::chrono;
-  const Seconds day_count = t >= 0 ? t / 86400 : (t - 86399) / 86400;
-  if (period == BudgetPeriod::kWeek) {
-    return (day_count - (HourOfWeek(t) / 24)) * 86400;
-  }
-  const year_month_day ymd{sys_days{days{day_count}}};
-  unsigned m = static_cast<unsigned>(ymd.month());
-  if (period == BudgetPeriod::kQuarter) m = (m - 1) / 3 * 3 + 1;
-  const year_month_day first{ymd.year(), month{m}, day{1}};
-  return sys_days(first).time_since_epoch().count() * 86400;
+  const PeriodBounds b = PeriodAround(period, Timestamp(std::chrono::seconds(t)));
+  return std::chrono::floor<std::chrono::seconds>(b.start).time_since_epoch().count();
 }
 
 double Pool::UnitCost(Seconds start, Seconds end) const {

@@ -40,6 +40,7 @@
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
 #include "frugal/core/tier.h"
+#include "frugal/core/timestamp.h"
 #include "frugal/queue/week_time.h"
 
 namespace frugal::queue {
@@ -99,7 +100,8 @@ struct Pool {
   [[nodiscard]] bool HasSchedule() const { return !schedule.empty(); }
 };
 
-enum class BudgetPeriod { kWeek, kMonth, kQuarter };
+/// The queue keeps team budgets by week, month or quarter (core's calendar periods).
+using BudgetPeriod = CalendarPeriod;
 
 struct TeamBudget {
   std::string tag_key;    ///< "team"
@@ -110,7 +112,8 @@ struct TeamBudget {
 };
 
 [[nodiscard]] const char* PeriodName(BudgetPeriod period);
-/// The start of the period containing `t` (Monday 00:00, the 1st, the quarter's first day).
+/// The start of the period containing `t` (Monday 00:00, the 1st, the quarter's first day):
+/// core's PeriodAround in the queue's seconds.
 [[nodiscard]] Seconds PeriodStart(BudgetPeriod period, Seconds t);
 
 struct Window {

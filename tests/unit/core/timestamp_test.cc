@@ -59,5 +59,28 @@ TEST(MonthStart, TheFirstInstantOfTheMonthSoManyMonthsOn) {
             "1970-01-01T00:00:00Z");
 }
 
+TEST(PeriodAround, EachCalendarPeriodHoldsItsInstantFromItsFirstToTheNextsFirst) {
+  const auto bounds = [](CalendarPeriod p, const char* at) {
+    const PeriodBounds b = PeriodAround(p, ParseIsoTime(at).value());
+    return FormatIsoTime(b.start) + " " + FormatIsoTime(b.end);
+  };
+  // 2026-11-29 is a Sunday: its week began on Monday the 23rd.
+  EXPECT_EQ(bounds(CalendarPeriod::kWeek, "2026-11-29T23:59:59.999Z"),
+            "2026-11-23T00:00:00Z 2026-11-30T00:00:00Z");
+  EXPECT_EQ(bounds(CalendarPeriod::kWeek, "2026-11-30T00:00:00Z"),
+            "2026-11-30T00:00:00Z 2026-12-07T00:00:00Z");
+  EXPECT_EQ(bounds(CalendarPeriod::kWeek, "1970-01-01T12:00:00Z"),  // a Thursday
+            "1969-12-29T00:00:00Z 1970-01-05T00:00:00Z");
+  EXPECT_EQ(bounds(CalendarPeriod::kMonth, "2028-02-29T12:00:00Z"),
+            "2028-02-01T00:00:00Z 2028-03-01T00:00:00Z");
+  EXPECT_EQ(bounds(CalendarPeriod::kQuarter, "2026-12-31T23:59:59Z"),
+            "2026-10-01T00:00:00Z 2027-01-01T00:00:00Z");
+  EXPECT_EQ(bounds(CalendarPeriod::kQuarter, "2026-04-01T00:00:00Z"),
+            "2026-04-01T00:00:00Z 2026-07-01T00:00:00Z");
+  EXPECT_EQ(bounds(CalendarPeriod::kYear, "2026-07-15T08:00:00Z"),
+            "2026-01-01T00:00:00Z 2027-01-01T00:00:00Z");
+  EXPECT_EQ(CalendarPeriodName(CalendarPeriod::kQuarter), "quarter");
+}
+
 }  // namespace
 }  // namespace frugal
