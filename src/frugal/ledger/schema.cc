@@ -241,6 +241,7 @@ Result<std::vector<std::string>> TableNames(Connection& db) {
                           "current_schema() ORDER BY table_name";
   std::vector<Row> rows = FRUGAL_TRY(db.Query(sql));
   std::vector<std::string> names;
+  names.reserve(rows.size());
   for (const Row& r : rows) names.push_back(AsText(r[0]));
   return names;
 }

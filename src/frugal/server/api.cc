@@ -80,7 +80,7 @@ void Send(Response& res, Result<Json> doc) {
 }
 
 std::string Param(const Request& req, const char* name, std::string fallback = "") {
-  return req.has_param(name) ? req.get_param_value(name) : fallback;
+  return req.has_param(name) ? req.get_param_value(name) : std::move(fallback);
 }
 
 Result<int64_t> IntParam(const Request& req, const char* name, int64_t fallback, int64_t max) {
@@ -334,13 +334,14 @@ Result<Json> Offers(Server::Impl& impl, const Request& req) {
   if (req.has_param("cloud")) q.cloud = req.get_param_value("cloud");
   if (req.has_param("region")) q.region = req.get_param_value("region");
   if (req.has_param("tier")) {
-    q.tier = FRUGAL_TRY(catalog::ParseTier(req.get_param_value("tier")).map_error([](Error e) {
-      return e.Wrap("tier");
-    }));
+    q.tier =
+        FRUGAL_TRY(catalog::ParseTier(req.get_param_value("tier")).map_error([](const Error& e) {
+          return e.Wrap("tier");
+        }));
   }
   if (req.has_param("max_price")) {
     q.max_price_per_hour =
-        FRUGAL_TRY(Money::Parse(req.get_param_value("max_price")).map_error([](Error e) {
+        FRUGAL_TRY(Money::Parse(req.get_param_value("max_price")).map_error([](const Error& e) {
           return e.Wrap("max_price");
         }));
   }
