@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # frugal serve with IDLE (default 1,000) TCP connections open that send nothing and SLOW (70)
 # that trickle a header byte every second: the time of a normal GET /api/v1/runs?limit=1
-# (median of 10), then the server's resident memory before and after a long wrk run
-# (WRK_SECONDS, default 60; 200 keep-alive connections).
+# (median of 10), then the server's resident memory before, every 10 s during and after a long
+# wrk run (WRK_SECONDS, default 60; 200 keep-alive connections).
 #   bench/server/idle_bench.sh [BUILD_DIR]     (default build/dev; needs curl, wrk, python3)
+# FIXTURE=path: server_fixture from another build (the release preset builds no tests).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build="${1:-build/dev}"
 frugal="$build/apps/frugal/frugal"
-fixture="$build/tests/e2e/server/server_fixture"
+fixture="${FIXTURE:-$build/tests/e2e/server/server_fixture}"
 idle="${IDLE:-1000}"
 ulimit -n 65536 2>/dev/null || ulimit -n 8192 2>/dev/null || true
 tmp=$(mktemp -d)
@@ -50,5 +51,14 @@ printf '%s\n' "${times[@]}" | sort -n | awk -v n="$idle" '{a[NR]=$1} END {printf
 kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null || true; holder=""
 rss() { awk '/VmRSS/ {printf "%.1f MiB", $2 / 1024}' "/proc/$server/status"; }
 echo "resident before wrk: $(rss)"
-wrk -t2 -c200 -d"${WRK_SECONDS:-60}s" --latency "$url/api/v1/runs?limit=10" | sed -n '1,12p'
+wrk -t2 -c200 -d"${WRK_SECONDS:-60}s" --latency "$url/api/v1/runs?limit=10" >"$tmp/wrk.log" &
+wrk_pid=$!
+samples=()
+while kill -0 "$wrk_pid" 2>/dev/null; do
+  sleep 10
+  kill -0 "$wrk_pid" 2>/dev/null && samples+=("$(rss)")
+done
+wait "$wrk_pid"
+sed -n '1,12p' "$tmp/wrk.log"
+echo "resident every 10 s during wrk: $(IFS=,; echo "${samples[*]}" | sed 's/,/, /g')"
 echo "resident after wrk: $(rss)"

@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # frugal serve over a 100,000-run ledger: the time of GET /api/v1/runs (a page of 100, and
-# 1,000) and GET /metrics (median of 20 requests each, one keep-alive client), then 1,000
-# concurrent keep-alive connections on loopback for 10 s with wrk, counting errors.
+# 1,000), GET /metrics and a report (median of 20 requests each, one keep-alive client, with the
+# server's CPU time per request), the first /metrics, and the first after the history changed
+# (the running run finishes); then 1,000 concurrent keep-alive connections on loopback for 10 s with wrk,
+# counting errors and the cores the server kept busy.
 #   bench/server/server_bench.sh [BUILD_DIR]     (default build/dev; needs frugal and
-#                                                 server_fixture built, and curl, wrk)
+#                                                 server_fixture built, and curl, wrk, sqlite3)
+# FIXTURE=path: server_fixture from another build (the release preset builds no tests).
+# BEFORE=path: another frugal binary (an older build) measured the same way in the same run,
+# on a copy of the same ledger taken back to schema version 8 (before history_version).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build="${1:-build/dev}"
 frugal="$build/apps/frugal/frugal"
-fixture="$build/tests/e2e/server/server_fixture"
+fixture="${FIXTURE:-$build/tests/e2e/server/server_fixture}"
 runs="${RUNS:-100000}"
-for tool in curl wrk; do command -v "$tool" >/dev/null || { echo "needs $tool" >&2; exit 2; }; done
+for tool in curl wrk sqlite3; do
+  command -v "$tool" >/dev/null || { echo "needs $tool" >&2; exit 2; }
+done
 ulimit -n 65536 2>/dev/null || ulimit -n 4096
 
 tmp=$(mktemp -d)
@@ -24,26 +31,54 @@ start=$(date +%s.%N)
 "$fixture" many "$tmp/ledger.sqlite" "$runs"
 echo "ledger: $(sqlite3 "$tmp/ledger.sqlite" 'SELECT COUNT(*) FROM runs') runs, $(sqlite3 "$tmp/ledger.sqlite" 'SELECT COUNT(*) FROM segments') segments, written in $(echo "$(date +%s.%N) - $start" | bc) s"
 
-"$frugal" serve --listen 127.0.0.1:0 --db "$tmp/ledger.sqlite" --threads "${THREADS:-64}" 2>"$tmp/serve.log" &
-server=$!
-for _ in $(seq 100); do grep -q 'frugal serve: http' "$tmp/serve.log" && break; sleep 0.1; done
-url=$(sed -n 's/^frugal serve: \(http:[^ ]*\).*/\1/p' "$tmp/serve.log")
-[[ -n "$url" ]] || { cat "$tmp/serve.log"; exit 1; }
-
+cpu_ms() {  # CPU time (user + system) the server has used so far, in ms
+  awk -v hz="$(getconf CLK_TCK)" '{printf "%d", ($14 + $15) * 1000 / hz}' "/proc/$server/stat"
+}
 median_ms() {  # median wall time of 20 GETs of $1 over one keep-alive connection, in ms
   local args=()
   for _ in $(seq 20); do args+=("$1" -o /dev/null); done
   curl -s -w '%{time_total}\n' "${args[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.1f", 1000*(a[10]+a[11])/2}'
 }
-first=$(curl -s -w '%{time_total}' "$url/metrics" -o /dev/null)
-echo "first /metrics (sums the whole history): $(echo "$first * 1000" | bc) ms; later scrapes reuse those sums while the history is unchanged"
-curl -sf "$url/api/v1/runs" -o /dev/null  # warm the connection pool
-printf '%-40s %10s %10s\n' "request" "median ms" "bytes"
-for path in "/api/v1/runs" "/api/v1/runs?limit=1000" "/metrics" "/api/v1/report?by=team,tier"; do
-  bytes=$(curl -s "$url$path" | wc -c)
-  printf '%-40s %10s %10s\n' "$path" "$(median_ms "$url$path")" "$bytes"
-done
+once_ms() { curl -s -w '%{time_total}' "$1" -o /dev/null | awk '{printf "%.1f", 1000*$1}'; }
 
-echo
-echo "wrk: 1,000 keep-alive connections, 4 threads, 10 s, GET /api/v1/runs?limit=10"
-wrk -t4 -c1000 -d10s --timeout 10s --latency "$url/api/v1/runs?limit=10" | sed -n '1,40p'
+measure() {  # measure BINARY LEDGER LABEL
+  local bin="$1" db="$2" label="$3"
+  echo
+  echo "== $label"
+  "$bin" serve --listen 127.0.0.1:0 --db "$db" --threads "${THREADS:-64}" 2>"$tmp/serve.log" &
+  server=$!
+  for _ in $(seq 100); do grep -q 'frugal serve: http' "$tmp/serve.log" && break; sleep 0.1; done
+  local url
+  url=$(sed -n 's/^frugal serve: \(http:[^ ]*\).*/\1/p' "$tmp/serve.log")
+  [[ -n "$url" ]] || { cat "$tmp/serve.log"; exit 1; }
+  echo "first /metrics (sums the whole history): $(once_ms "$url/metrics") ms"
+  curl -sf "$url/api/v1/runs" -o /dev/null  # warm the connection pool
+  printf '%-40s %10s %14s %10s\n' "request" "median ms" "server CPU ms" "bytes"
+  local path bytes before ms
+  for path in "/api/v1/runs" "/api/v1/runs?limit=1000" "/metrics" "/api/v1/report?by=team,tier"; do
+    bytes=$(curl -s "$url$path" | wc -c)
+    before=$(cpu_ms)
+    ms=$(median_ms "$url$path")
+    printf '%-40s %10s %14s %10s\n' "$path" "$ms" "$(echo "scale=1; ($(cpu_ms) - $before) / 20" | bc)" "$bytes"
+  done
+  # Any writer's change counts (here the sqlite3 shell's, as an older frugal could not take a
+  # change through a newer fixture): the running run ends now.
+  local now_ms=$(($(date +%s%N) / 1000000))
+  sqlite3 "$db" "UPDATE runs SET status = 'succeeded', end_ms = $now_ms WHERE status = 'running'; UPDATE segments SET end_ms = $now_ms, end_reason = 'finished' WHERE end_ms IS NULL;"
+  echo "first /metrics after a run finished (the history changed): $(once_ms "$url/metrics") ms; the next: $(once_ms "$url/metrics") ms"
+  echo "wrk: 1,000 keep-alive connections, 4 threads, 10 s, GET /api/v1/runs?limit=10"
+  before=$(cpu_ms)
+  wrk -t4 -c1000 -d10s --timeout 10s --latency "$url/api/v1/runs?limit=10" | sed -n '1,40p'
+  echo "server CPU during wrk: $(echo "scale=2; ($(cpu_ms) - $before) / 10000" | bc) cores (of $(nproc))"
+  kill "$server"
+  wait "$server" 2>/dev/null || true
+  server=""
+}
+
+if [[ -n "${BEFORE:-}" ]]; then
+  # The same ledger as an older frugal knows it: without version 9's index, triggers and table.
+  cp "$tmp/ledger.sqlite" "$tmp/before.sqlite"
+  sqlite3 "$tmp/before.sqlite" "$(sqlite3 "$tmp/before.sqlite" "SELECT 'DROP TRIGGER ' || name || ';' FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'history_%'") DROP TABLE history_version; DROP INDEX segments_end; UPDATE frugal_meta SET value = '8' WHERE key = 'schema_version';"
+  measure "$BEFORE" "$tmp/before.sqlite" "before: $BEFORE"
+fi
+measure "$frugal" "$tmp/ledger.sqlite" "this build: $frugal"

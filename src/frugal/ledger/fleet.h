@@ -40,13 +40,9 @@ struct FleetFacts {
 /// history row by row. Errors come from the ledger.
 [[nodiscard]] Result<FleetFacts> LoadFleetFacts(Ledger& ledger, Timestamp now);
 
-/// A cheap summary of the history LoadFleetFacts sums (the count, last id and sums of the
-/// segments ended by `now`, and the count and last id of the events), one scan without a sort:
-/// while it stays the same, so do the facts' ended groups, timings and lost work, and a caller
-/// may keep them and reload only the open segments.
-[[nodiscard]] Result<std::string> HistoryFingerprint(Ledger& ledger, Timestamp now);
-
-/// The segments open at `now` (and any whose recorded end is still ahead of it).
+/// The segments open at `now` (and any whose recorded end is still ahead of it), through the
+/// index on their end. FleetFactsCache (fleet_cache.h) keeps the rest
+/// of the facts between scrapes.
 [[nodiscard]] Result<std::vector<SegmentFact>> OpenSegments(Ledger& ledger, Timestamp now);
 
 /// What segments of runs tagged `team` and `project` ("" = any) cost within [from, to), open

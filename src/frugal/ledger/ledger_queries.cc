@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "frugal/ledger/ledger.h"
+#include "frugal/ledger/segment_facts.h"
 
 namespace frugal::ledger {
 namespace {
@@ -196,17 +197,18 @@ Result<std::vector<RunSummary>> Ledger::ListRuns(const RunFilter& filter, Timest
   return out;
 }
 
-Result<std::vector<SegmentFact>> Ledger::SegmentsBetween(Timestamp since, Timestamp until) {
+Result<std::vector<SegmentFact>> SegmentFactsWhere(Connection& db, std::string_view where,
+                                                   std::span<const Value> params) {
   // One pass with the run columns reports group by; of the extra tags only `workload` (serving
   // apart from training) is read (a report over 100,000 runs reads only these rows).
-  std::vector<Row> rows = FRUGAL_TRY(db_->Query(
-      "SELECT s.id, s.run_id, s.cloud, s.instance_type, s.region, s.zone, s.gpu, s.gpu_count, "
-      "s.tier, s.price_micros_per_hour, s.on_demand_micros_per_hour, s.start_ms, s.end_ms, "
-      "s.end_reason, r.team, r.project, r.owner, r.status, w.value FROM segments s JOIN runs r "
-      "ON r.id = s.run_id LEFT JOIN run_tags w ON w.run_id = r.id AND w.key = 'workload' "
-      "WHERE s.start_ms < ? AND (s.end_ms IS NULL OR s.end_ms > ?) ORDER BY s.run_id, "
-      "s.start_ms",
-      std::vector<Value>{ToMillis(until), ToMillis(since)}));
+  std::vector<Row> rows = FRUGAL_TRY(db.Query(
+      fmt::format("SELECT s.id, s.run_id, s.cloud, s.instance_type, s.region, s.zone, s.gpu, "
+                  "s.gpu_count, s.tier, s.price_micros_per_hour, s.on_demand_micros_per_hour, "
+                  "s.start_ms, s.end_ms, s.end_reason, r.team, r.project, r.owner, r.status, "
+                  "w.value FROM segments s JOIN runs r ON r.id = s.run_id LEFT JOIN run_tags w ON "
+                  "w.run_id = r.id AND w.key = 'workload' WHERE {} ORDER BY s.run_id, s.start_ms",
+                  where),
+      params));
   std::vector<SegmentFact> facts;
   facts.reserve(rows.size());
   for (const Row& r : rows) {
@@ -221,6 +223,11 @@ Result<std::vector<SegmentFact>> Ledger::SegmentsBetween(Timestamp since, Timest
     facts.push_back(std::move(fact));
   }
   return facts;
+}
+
+Result<std::vector<SegmentFact>> Ledger::SegmentsBetween(Timestamp since, Timestamp until) {
+  return SegmentFactsWhere(*db_, "s.start_ms < ? AND (s.end_ms IS NULL OR s.end_ms > ?)",
+                           std::vector<Value>{ToMillis(until), ToMillis(since)});
 }
 
 Result<std::vector<Sample>> Ledger::SamplesOf(RunId run) {

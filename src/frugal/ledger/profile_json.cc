@@ -4,7 +4,7 @@ namespace frugal::ledger {
 
 namespace {
 
-nlohmann::json Optional(const std::optional<double>& v) {
+nlohmann::json NumberOrNull(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
@@ -21,8 +21,8 @@ nlohmann::json ProfileJson(const Profile& p) {
       {"device_kind", r.device_kind},
       {"device_count", r.device_count},
       {"steps_per_second", r.steps_per_second},
-      {"tokens_per_second", Optional(r.tokens_per_second)},
-      {"samples_per_second", Optional(r.samples_per_second)},
+      {"tokens_per_second", NumberOrNull(r.tokens_per_second)},
+      {"samples_per_second", NumberOrNull(r.samples_per_second)},
       {"steps", r.steps},
       {"measured_seconds", ToSeconds(r.measured)},
       {"wall_seconds", ToSeconds(r.wall)},

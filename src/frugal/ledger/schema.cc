@@ -155,6 +155,59 @@ CREATE TABLE queue_decisions (
 CREATE INDEX queue_decisions_job ON queue_decisions (job_id);
 )sql";
 
+// Version 9: what /metrics sums can be told unchanged without reading it again. The one row of
+// `history_version` counts the changes to what the fleet's history sums (an ended segment, a
+// checkpoint or resume event, a run's team or project); triggers keep it, so every writer
+// counts, inside the transaction that made the change. `segments_end` finds the segments open
+// at a time without walking the history.
+constexpr const char* kVersion9 = R"sql(
+CREATE INDEX segments_end ON segments (end_ms);
+CREATE TABLE history_version (version BIGINT NOT NULL);
+INSERT INTO history_version (version) VALUES (0);
+)sql";
+
+// The triggers of version 9, by dialect: the table, the event and the condition of each.
+struct HistoryTrigger {
+  const char* name;
+  const char* when;   ///< "AFTER INSERT ON segments"
+  const char* where;  ///< a condition on NEW/OLD, or nullptr
+};
+constexpr HistoryTrigger kHistoryTriggers[] = {
+    {"history_segment_insert", "AFTER INSERT ON segments", "NEW.end_ms IS NOT NULL"},
+    {"history_segment_update", "AFTER UPDATE ON segments",
+     "OLD.end_ms IS NOT NULL OR NEW.end_ms IS NOT NULL"},
+    {"history_segment_delete", "AFTER DELETE ON segments", "OLD.end_ms IS NOT NULL"},
+    {"history_event_insert", "AFTER INSERT ON events",
+     "NEW.type IN ('checkpoint_committed', 'resumed')"},
+    {"history_event_update", "AFTER UPDATE ON events", nullptr},
+    {"history_event_delete", "AFTER DELETE ON events", nullptr},
+    {"history_run_update", "AFTER UPDATE OF id, team, project ON runs", nullptr},
+    {"history_run_delete", "AFTER DELETE ON runs", nullptr},
+};
+
+Result<void> CreateHistoryTriggers(Connection& db) {
+  std::string sql;
+  if (db.dialect() == Dialect::kPostgres) {
+    sql =
+        "CREATE FUNCTION frugal_history_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        "UPDATE history_version SET version = version + 1; RETURN NULL; END $$;\n";
+  }
+  for (const HistoryTrigger& t : kHistoryTriggers) {
+    if (db.dialect() == Dialect::kPostgres) {
+      sql += fmt::format(
+          "CREATE TRIGGER {} {} FOR EACH ROW {} EXECUTE FUNCTION "
+          "frugal_history_changed();\n",
+          t.name, t.when, t.where == nullptr ? std::string() : fmt::format("WHEN ({})", t.where));
+    } else {
+      sql += fmt::format(
+          "CREATE TRIGGER {} {} {} BEGIN UPDATE history_version SET version = version + 1; "
+          "END;\n",
+          t.name, t.when, t.where == nullptr ? std::string() : fmt::format("WHEN {}", t.where));
+    }
+  }
+  return db.ExecuteScript(sql);
+}
+
 struct Migration {
   const char* ddl;
   Result<void> (*then)(Connection&);  ///< a step SQL cannot do, or nullptr
@@ -167,7 +220,8 @@ constexpr Migration kMigrations[] = {{kVersion1, nullptr},
                                      {kVersion5, RecomputeChargeKeys},
                                      {kVersion6, nullptr},
                                      {kVersion7, nullptr},
-                                     {kVersion8, nullptr}};
+                                     {kVersion8, nullptr},
+                                     {kVersion9, CreateHistoryTriggers}};
 
 std::string ForDialect(std::string ddl, Dialect dialect) {
   const std::string id_type =
@@ -187,6 +241,7 @@ Result<std::vector<std::string>> TableNames(Connection& db) {
                           "current_schema() ORDER BY table_name";
   std::vector<Row> rows = FRUGAL_TRY(db.Query(sql));
   std::vector<std::string> names;
+  names.reserve(rows.size());
   for (const Row& r : rows) names.push_back(AsText(r[0]));
   return names;
 }

@@ -80,7 +80,7 @@ void Send(Response& res, Result<Json> doc) {
 }
 
 std::string Param(const Request& req, const char* name, std::string fallback = "") {
-  return req.has_param(name) ? req.get_param_value(name) : fallback;
+  return req.has_param(name) ? req.get_param_value(name) : std::move(fallback);
 }
 
 Result<int64_t> IntParam(const Request& req, const char* name, int64_t fallback, int64_t max) {
@@ -334,13 +334,14 @@ Result<Json> Offers(Server::Impl& impl, const Request& req) {
   if (req.has_param("cloud")) q.cloud = req.get_param_value("cloud");
   if (req.has_param("region")) q.region = req.get_param_value("region");
   if (req.has_param("tier")) {
-    q.tier = FRUGAL_TRY(catalog::ParseTier(req.get_param_value("tier")).map_error([](Error e) {
-      return e.Wrap("tier");
-    }));
+    q.tier =
+        FRUGAL_TRY(catalog::ParseTier(req.get_param_value("tier")).map_error([](const Error& e) {
+          return e.Wrap("tier");
+        }));
   }
   if (req.has_param("max_price")) {
     q.max_price_per_hour =
-        FRUGAL_TRY(Money::Parse(req.get_param_value("max_price")).map_error([](Error e) {
+        FRUGAL_TRY(Money::Parse(req.get_param_value("max_price")).map_error([](const Error& e) {
           return e.Wrap("max_price");
         }));
   }
@@ -381,28 +382,6 @@ Result<Json> Plan(Server::Impl& impl, const Request& req) {
 
 // --- Metrics ----------------------------------------------------------------------------
 
-/// The fleet's facts at `now`: the ended history from the last scrape while the ledger's
-/// history fingerprint is unchanged (reloaded otherwise), the open segments always fresh.
-Result<ledger::FleetFacts> HistoryFacts(Server::Impl& impl, ledger::Ledger& db,
-                                        ledger::Timestamp now) {
-  const std::string fingerprint = FRUGAL_TRY(ledger::HistoryFingerprint(db, now));
-  {
-    const std::lock_guard<std::mutex> lock(impl.metrics_mu);
-    if (fingerprint == impl.metrics_fingerprint) {
-      ledger::FleetFacts facts = impl.metrics_history;
-      facts.now = now;
-      facts.open = FRUGAL_TRY(ledger::OpenSegments(db, now));
-      return facts;
-    }
-  }
-  ledger::FleetFacts facts = FRUGAL_TRY(ledger::LoadFleetFacts(db, now));
-  const std::lock_guard<std::mutex> lock(impl.metrics_mu);
-  impl.metrics_fingerprint = fingerprint;
-  impl.metrics_history = facts;
-  impl.metrics_history.open.clear();
-  return facts;
-}
-
 void Metrics(Server::Impl& impl, const Request& req, Response& res) {
   if (!Authorized(impl, req, res, false)) return;
   const auto start = std::chrono::steady_clock::now();
@@ -410,7 +389,7 @@ void Metrics(Server::Impl& impl, const Request& req, Response& res) {
   Result<ledger::FleetFacts> facts = [&]() -> Result<ledger::FleetFacts> {
     auto db = FRUGAL_TRY(impl.pool.Acquire());
     const ledger::Timestamp now = ledger::Now();
-    ledger::FleetFacts f = FRUGAL_TRY(HistoryFacts(impl, *db, now));
+    ledger::FleetFacts f = FRUGAL_TRY(impl.metrics_cache.Load(*db, now));
     budgets = FRUGAL_TRY(LoadBudgetSpend(*db, impl.thresholds.budgets, now));
     return f;
   }();

@@ -2,7 +2,6 @@
 // What the server's request handlers share (server.cc builds it, api.cc adds the routes).
 
 #include <filesystem>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,7 +9,7 @@
 #include "frugal/audit/thresholds.h"
 #include "frugal/catalog/catalog.h"
 #include "frugal/catalog/transfer_prices.h"
-#include "frugal/ledger/fleet.h"
+#include "frugal/ledger/fleet_cache.h"
 #include "frugal/server/http_daemon.h"
 #include "frugal/server/ledger_pool.h"
 #include "frugal/server/router.h"
@@ -30,10 +29,8 @@ struct Server::Impl {
   catalog::TransferPrices transfer;
   int port = 0;
 
-  /// The last scrape's facts about the ended history, kept while HistoryFingerprint stays.
-  std::mutex metrics_mu;
-  std::string metrics_fingerprint;     // GUARDED_BY(metrics_mu)
-  ledger::FleetFacts metrics_history;  // GUARDED_BY(metrics_mu)
+  /// The ended history /metrics sums, kept while the ledger's history version stays.
+  ledger::FleetFactsCache metrics_cache;
 
   Impl(ServerOptions o, catalog::Catalog c, audit::Thresholds t, catalog::TransferPrices p)
       : options(std::move(o)),
