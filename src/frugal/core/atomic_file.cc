@@ -6,8 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
+
+#include "frugal/core/file_head.h"
 
 namespace frugal {
 namespace {
@@ -127,11 +131,12 @@ struct FdCloser {
   ~FdCloser() { ::close(fd); }
 };
 
-Result<std::string> ReadRegular(int fd, const std::filesystem::path& path) {
+/// Up to `max_bytes` of a regular file, from its start.
+Result<std::string> ReadRegular(int fd, const std::filesystem::path& path, size_t max_bytes) {
   std::string out;
   char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+  while (out.size() < max_bytes) {
+    const ssize_t n = ::read(fd, buffer, std::min(sizeof buffer, max_bytes - out.size()));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       return Fail(ErrorCode::kBadInput,
@@ -140,6 +145,7 @@ Result<std::string> ReadRegular(int fd, const std::filesystem::path& path) {
     if (n == 0) return out;
     out.append(buffer, static_cast<size_t>(n));
   }
+  return out;
 }
 
 /// A pipe (a shell's <(...), a named pipe) is read while its writer sends; one with nothing
@@ -191,6 +197,10 @@ Result<std::string> ReadPipe(int fd, const std::filesystem::path& path) {
 }  // namespace
 
 Result<std::string> ReadFile(const std::filesystem::path& path) {
+  return ReadFileHead(path, std::numeric_limits<size_t>::max());
+}
+
+Result<std::string> ReadFileHead(const std::filesystem::path& path, size_t max_bytes) {
   // The system reads a name up to its first NUL: "/etc/passwd\0.yaml" would open /etc/passwd.
   if (path.native().find('\0') != std::string::npos) {
     const std::string shown = path.native().substr(0, path.native().find('\0'));
@@ -229,7 +239,7 @@ Result<std::string> ReadFile(const std::filesystem::path& path) {
         ErrorCode::kBadInput,
         fmt::format("{}: not a regular file (a device or socket), expected a file", path.string()));
   }
-  return ReadRegular(fd, path);
+  return ReadRegular(fd, path, max_bytes);
 }
 
 Result<void> SyncDirectory(const std::filesystem::path& dir) {

@@ -29,9 +29,7 @@ Result<std::vector<Loaded>> LoadAll(ledger::Connection& db, RequestCache* cache 
   std::vector<Loaded> out;
   if (cache != nullptr) {
     FRUGAL_TRY(cache->Sync(db));
-    out.reserve(cache->rows().size());
-    for (const auto& [id, entry] : cache->rows()) out.push_back({entry.row, entry.request});
-    return out;
+    return cache->Lend();
   }
   for (QueueJobRow& row : FRUGAL_TRY(ledger::ListQueueJobs(db, {}))) {
     JobRequest request = FRUGAL_TRY(RequestFromJson(row.request));
@@ -423,26 +421,47 @@ Result<JobRequest> RequestCache::Get(int64_t id, const std::string& text) {
 Result<void> RequestCache::Sync(ledger::Connection& db) {
   const std::vector<ledger::QueueJobVersion> versions =
       FRUGAL_TRY(ledger::ListQueueJobVersions(db));
+  // Both by increasing id: one walk keeps the unchanged rows (moved, not copied) and leaves a
+  // slot for each row to read again.
+  std::vector<Entry> next;
+  next.reserve(versions.size());
   std::vector<int64_t> changed;
-  std::map<int64_t, Entry> kept;
+  auto old = rows_.begin();
   for (const ledger::QueueJobVersion& v : versions) {
-    auto it = rows_.find(v.id);
-    if (it != rows_.end() && it->second.row.updated_ms == v.updated_ms) {
-      kept.insert(rows_.extract(it));
+    while (old != rows_.end() && old->row.id < v.id) ++old;
+    if (old != rows_.end() && old->row.id == v.id && old->row.updated_ms == v.updated_ms) {
+      next.push_back(std::move(*old));
     } else {
+      next.emplace_back().row.id = v.id;
       changed.push_back(v.id);
     }
   }
+  rows_.clear();
+  std::vector<bool> read(next.size(), false);
   for (QueueJobRow& row : FRUGAL_TRY(ledger::ListQueueJobsById(db, changed))) {
-    JobRequest request = FRUGAL_TRY(Get(row.id, row.request));
-    const int64_t id = row.id;
-    kept.insert_or_assign(id, Entry{std::move(row), std::move(request)});
+    const auto slot = std::lower_bound(next.begin(), next.end(), row.id,
+                                       [](const Entry& e, int64_t id) { return e.row.id < id; });
+    if (slot == next.end() || slot->row.id != row.id) continue;
+    slot->request = FRUGAL_TRY(Get(row.id, row.request));
+    slot->row = std::move(row);
+    read[static_cast<size_t>(slot - next.begin())] = true;
+  }
+  // A row gone between the two reads leaves its slot unread.
+  for (size_t i = 0, n = next.size(); i < n; ++i) {
+    const bool to_read = std::binary_search(changed.begin(), changed.end(), next[i].row.id);
+    if (!to_read || read[i]) rows_.push_back(std::move(next[i]));
   }
   // Gone rows (none are deleted today) leave the parsed requests too.
-  if (kept.size() < entries_.size())
-    std::erase_if(entries_, [&](const auto& e) { return !kept.contains(e.first); });
-  rows_ = std::move(kept);
+  if (rows_.size() < entries_.size()) {
+    std::erase_if(entries_, [&](const auto& e) { return Find(e.first) == nullptr; });
+  }
   return {};
+}
+
+const RequestCache::Entry* RequestCache::Find(int64_t id) const {
+  const auto it = std::lower_bound(rows_.begin(), rows_.end(), id,
+                                   [](const Entry& e, int64_t key) { return e.row.id < key; });
+  return it != rows_.end() && it->row.id == id ? &*it : nullptr;
 }
 
 Result<PassReport> RunPass(ledger::Connection& db, const Capacity& capacity, Executor& executor,
@@ -465,6 +484,8 @@ Result<PassReport> RunPass(ledger::Connection& db, const Capacity& capacity, Exe
   for (const PlannedMove& m : moves) {
     FRUGAL_TRY(MoveJob(db, capacity, executor, jobs[m.job], m, now, report));
   }
+  // Only a pass that succeeded gives its rows back (a failed one's may hold rolled-back moves).
+  if (cache != nullptr) cache->Return(std::move(jobs));
   return report;
 }
 

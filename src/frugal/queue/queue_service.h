@@ -11,7 +11,6 @@
 // found by the id sbatch gave (kept in the row's pid) or by its name `frugal-queue-ID`.
 
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -63,26 +62,38 @@ struct PassReport {
   std::vector<std::string> lines;  ///< one per decision that changed, for the log
 };
 
+/// A job as a pass sees it: its row and its stored request parsed.
+struct LoadedJob {
+  ledger::QueueJobRow row;
+  JobRequest request;
+};
+
 /// The jobs' rows and stored requests parsed, kept between the passes of one scheduling loop:
 /// a pass reads every job's version (its id and updated_ms, which grows with every change)
 /// and re-reads in full only the rows that changed, parsing a request again only when its
 /// stored text changed (reading and parsing every job was most of a pass over 10,000
-/// waiting jobs). One per loop; not shared between threads.
+/// waiting jobs). The rows are lent to a pass, not copied for it, and given back when it
+/// succeeds: a row the pass changed was changed in the ledger first, so its version there has
+/// moved on and the next Sync reads it again; after a pass that failed (its changes may have
+/// been rolled back) the next Sync reads every row. One per loop; not shared between threads.
 class RequestCache {
  public:
-  struct Entry {
-    ledger::QueueJobRow row;
-    JobRequest request;
-  };
+  using Entry = LoadedJob;
   [[nodiscard]] Result<JobRequest> Get(int64_t id, const std::string& text);
   /// Brings the kept rows up to the ledger's: new and changed rows read, gone ones dropped.
   [[nodiscard]] Result<void> Sync(ledger::Connection& db);
-  /// The rows as of the last Sync, by id.
-  [[nodiscard]] const std::map<int64_t, Entry>& rows() const { return rows_; }
+  /// The rows as of the last Sync, by increasing id (empty while they are lent).
+  [[nodiscard]] const std::vector<Entry>& rows() const { return rows_; }
+  /// The kept row of job `id`, or nullptr.
+  [[nodiscard]] const Entry* Find(int64_t id) const;
+  /// Hands the rows to one pass; the cache keeps none until Return.
+  [[nodiscard]] std::vector<Entry> Lend() { return std::move(rows_); }
+  /// Takes back what Lend handed out, as the pass left it (same jobs, same order).
+  void Return(std::vector<Entry> rows) { rows_ = std::move(rows); }
 
  private:
   std::unordered_map<int64_t, std::pair<std::string, JobRequest>> entries_;
-  std::map<int64_t, Entry> rows_;
+  std::vector<Entry> rows_;  ///< by increasing id
 };
 
 /// One pass of `frugal queue run`: catch up with the executors (a Slurm requeue on a spot pool

@@ -18,11 +18,6 @@
 
 namespace frugal::queue {
 
-struct LoadedJob {
-  ledger::QueueJobRow row;
-  JobRequest request;
-};
-
 /// A move claimed in the locked part of a pass, carried out after it.
 struct PlannedMove {
   size_t job = 0;               ///< index into the pass's jobs

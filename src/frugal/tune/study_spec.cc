@@ -11,6 +11,7 @@
 
 #include "frugal/core/atomic_file.h"
 #include "frugal/core/csv.h"
+#include "frugal/core/file_head.h"
 #include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
 #include "frugal/core/yaml_guard.h"
@@ -37,8 +38,13 @@ Result<void> ParseObjective(const YamlDoc& doc, const YAML::Node& node, Objectiv
 /// The header of a replay study's curves.csv; nullopt when it cannot be read (the table's own
 /// load reports that).
 std::optional<std::vector<std::string>> CurvesHeader(const ReplaySource& replay) {
-  // Through ReadFile, as the table's own load: a named pipe there is refused, not waited on.
-  const Result<std::string> text = ReadFile(replay.dir / "curves.csv");
+  // By ReadFile's rules, as the table's own load: a named pipe there is refused, not waited on.
+  // Only the header is needed, and a spec is checked several times per command: the start of
+  // a file of megabytes, the whole only for a header longer than that.
+  constexpr size_t kHeadBytes = size_t{64} << 10;
+  Result<std::string> text = ReadFileHead(replay.dir / "curves.csv", kHeadBytes);
+  if (text && text->find('\n') == std::string::npos && text->size() >= kHeadBytes)
+    text = ReadFile(replay.dir / "curves.csv");
   if (!text) return std::nullopt;
   auto header = CsvTable::Parse(std::string_view(*text).substr(0, text->find('\n')), "curves.csv");
   if (!header) return std::nullopt;

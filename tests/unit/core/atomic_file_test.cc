@@ -8,6 +8,7 @@
 
 #include <csignal>
 
+#include "frugal/core/file_head.h"
 #include "support/test_support.h"
 
 namespace frugal {
@@ -149,6 +150,32 @@ TEST(ReadFile, APipeWithAWriterIsReadToItsEnd) {
   ::close(ends[0]);
   ASSERT_TRUE(r.has_value()) << r.error().message;
   EXPECT_EQ(*r, text);
+}
+
+TEST(ReadFileHead, ReadsOnlyTheStartOfALongFileAndAShortOneWhole) {
+  testing::TempDir dir;
+  std::string text = "config_id,epoch,val\n";
+  while (text.size() < 300'000) text += "17,3,0.25\n";
+  ASSERT_TRUE(WriteFileAtomically(dir / "curves.csv", text).has_value());
+  auto head = ReadFileHead(dir / "curves.csv", 100'000);
+  ASSERT_TRUE(head.has_value()) << head.error().message;
+  EXPECT_EQ(*head, text.substr(0, 100'000));
+  auto whole = ReadFileHead(dir / "curves.csv", 1'000'000);
+  ASSERT_TRUE(whole.has_value());
+  EXPECT_EQ(*whole, text);
+}
+
+TEST(ReadFileHead, RefusesWhatReadFileRefuses) {
+  testing::TempDir dir;
+  const std::filesystem::path fifo = dir / "curves.csv";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::filesystem::path& p :
+       {fifo, std::filesystem::path("/dev/zero"), dir.path(), dir / "missing.csv"}) {
+    auto r = ReadFileHead(p, 4096);
+    ASSERT_FALSE(r.has_value()) << p;
+    EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+    EXPECT_NE(r.error().message.find(p.string()), std::string::npos) << r.error().message;
+  }
 }
 
 TEST(AtomicFile, ATargetThatIsAPipeOrDeviceIsWrittenThroughNotReplaced) {

@@ -139,7 +139,7 @@ TEST(QueueRequestCache, KeepsRowsBetweenPassesAndReadsAgainEveryRowThatChanged) 
   RequestCache cache;
   ASSERT_TRUE(cache.Sync(db));
   ASSERT_EQ(cache.rows().size(), 2u);
-  EXPECT_EQ(cache.rows().at(a->id).row.state, "waiting");
+  EXPECT_EQ(cache.Find(a->id)->row.state, "waiting");
   // Moved in the very millisecond it was submitted (two schedulers' clocks can agree): the
   // row's version still changes, so the kept copy is read again.
   const std::vector<std::string> waiting = {"waiting"};
@@ -150,15 +150,16 @@ TEST(QueueRequestCache, KeepsRowsBetweenPassesAndReadsAgainEveryRowThatChanged) 
   ASSERT_TRUE(c);
   ASSERT_TRUE(cache.Sync(db));
   ASSERT_EQ(cache.rows().size(), 3u);
-  EXPECT_EQ(cache.rows().at(a->id).row.state, "held");
-  EXPECT_EQ(cache.rows().at(a->id).row.reason, "held");
-  EXPECT_EQ(cache.rows().at(b->id).row.state, "waiting");
-  EXPECT_EQ(cache.rows().at(c->id).request.name, "train");
+  EXPECT_EQ(cache.Find(a->id)->row.state, "held");
+  EXPECT_EQ(cache.Find(a->id)->row.reason, "held");
+  EXPECT_EQ(cache.Find(b->id)->row.state, "waiting");
+  EXPECT_EQ(cache.Find(c->id)->request.name, "train");
   auto all = ledger::ListQueueJobs(db, {});
   ASSERT_TRUE(all);
   for (const ledger::QueueJobRow& r : *all) {
-    EXPECT_EQ(cache.rows().at(r.id).row.updated_ms, r.updated_ms);
-    EXPECT_EQ(cache.rows().at(r.id).row.request, r.request);
+    ASSERT_NE(cache.Find(r.id), nullptr);
+    EXPECT_EQ(cache.Find(r.id)->row.updated_ms, r.updated_ms);
+    EXPECT_EQ(cache.Find(r.id)->row.request, r.request);
   }
 }
 
