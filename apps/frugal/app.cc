@@ -123,6 +123,32 @@ std::string ExtrasMessage(const CLI::App& app, const char* const* words_begin,
                      unexpected.size() == 1 ? " was" : "s were", words);
 }
 
+/// The word naming the command (`catalog` in `frugal --db x catalog gpus`): the first that is
+/// neither one of `app`'s own options nor such an option's value; empty when there is none.
+std::string_view CommandWord(const CLI::App& app, int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") break;
+    if (!word.starts_with('-')) return word;
+    if (word.find('=') != std::string_view::npos) continue;
+    const CLI::Option* option = app.get_option_no_throw(std::string(word));
+    if (option != nullptr && option->get_items_expected_min() > 0) ++i;  // its value
+  }
+  return {};
+}
+
+/// Whether the words ask for the version and for nothing that needs the commands (help does).
+bool AsksOnlyForVersion(int argc, const char* const* argv) {
+  bool version = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") break;
+    if (word == "-h" || word == "--help") return false;
+    version = version || word == "--version";
+  }
+  return version;
+}
+
 }  // namespace
 
 void WriteJson(Streams& streams, nlohmann::json doc) {
@@ -162,8 +188,10 @@ int Main(int argc, const char* const* argv, std::ostream& out, std::ostream& err
       "-q,--quiet", [&](int64_t n) { global.verbosity -= static_cast<int>(n); },
       "Fewer diagnostics");
 
+  // Only the command being run is built (and none for --version alone).
   Action action;
-  RegisterCommands(app, global, action);
+  const std::string_view word = CommandWord(app, argc, argv);
+  if (!word.empty() || !AsksOnlyForVersion(argc, argv)) RegisterCommands(app, global, action, word);
 
   try {
     app.parse(argc, argv);

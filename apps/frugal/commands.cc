@@ -1,25 +1,31 @@
 #include "commands.h"
 
+#include <algorithm>
+
 namespace frugal::cli {
 
-void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action) {
-  RegisterCatalog(app, global, action);
-  RegisterRuns(app, global, action);
-  RegisterReport(app, global, action);
-  RegisterLedger(app, global, action);
-  RegisterSimulate(app, global, action);
-  RegisterEstimate(app, global, action);
-  RegisterPlan(app, global, action);
-  RegisterRun(app, global, action);
-  RegisterTune(app, global, action);
-  RegisterDrill(app, global, action);
-  RegisterAudit(app, global, action);
-  RegisterPolicy(app, global, action);
-  RegisterTco(app, global, action);
-  RegisterServe(app, global, action);
-  RegisterCommit(app, global, action);
-  RegisterProfile(app, global, action);
-  RegisterQueue(app, global, action);
+const std::vector<Command>& Commands() {
+  // In the order `frugal --help` lists them.
+  static const std::vector<Command> kCommands = {
+      {"catalog", RegisterCatalog}, {"runs", RegisterRuns},         {"report", RegisterReport},
+      {"ledger", RegisterLedger},   {"simulate", RegisterSimulate}, {"estimate", RegisterEstimate},
+      {"plan", RegisterPlan},       {"run", RegisterRun},           {"tune", RegisterTune},
+      {"drill", RegisterDrill},     {"audit", RegisterAudit},       {"policy", RegisterPolicy},
+      {"tco", RegisterTco},         {"serve", RegisterServe},       {"commit", RegisterCommit},
+      {"profile", RegisterProfile}, {"queue", RegisterQueue},
+  };
+  return kCommands;
+}
+
+void RegisterCommands(CLI::App& app, GlobalOptions& global, Action& action, std::string_view word) {
+  const std::vector<Command>& commands = Commands();
+  const auto named = std::find_if(commands.begin(), commands.end(),
+                                  [&](const Command& c) { return c.name == word; });
+  if (named != commands.end()) {
+    named->add(app, global, action);
+    return;
+  }
+  for (const Command& c : commands) c.add(app, global, action);
 }
 
 }  // namespace frugal::cli

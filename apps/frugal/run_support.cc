@@ -377,8 +377,9 @@ Result<std::unique_ptr<run::PreemptionSource>> MetadataSource(const SuperviseOpt
       FRUGAL_TRY(ParseOptionDuration("--metadata-interval", o.metadata_interval));
   const std::string endpoint =
       o.metadata_endpoint.empty() ? run::DefaultMetadataEndpoint(*kind) : o.metadata_endpoint;
-  return std::unique_ptr<run::PreemptionSource>(
-      std::make_unique<run::MetadataPreemptions>(*kind, endpoint, interval));
+  std::unique_ptr<run::MetadataPreemptions> poller =
+      FRUGAL_TRY(run::MetadataPreemptions::Start(*kind, endpoint, interval));
+  return std::unique_ptr<run::PreemptionSource>(std::move(poller));
 }
 
 }  // namespace frugal::cli

@@ -1,6 +1,8 @@
 // The PostgreSQL backend of the ledger's SQL seam (libpqxx). `?` placeholders become `$n`;
 // statements outside an explicit transaction run in autocommit; serialization failures,
-// deadlocks and lock timeouts are reported as transient so Transact retries them.
+// deadlocks and lock timeouts are reported as transient so Transact retries them. Built as the
+// module frugal_postgres (postgres_module.h): libpqxx and libpq are loaded only by the commands
+// that open a postgresql:// ledger.
 
 #include <fmt/format.h>
 #include <libpq-fe.h>
@@ -14,6 +16,7 @@
 #include <string_view>
 
 #include "frugal/core/text.h"
+#include "frugal/ledger/postgres_module.h"
 #include "frugal/ledger/sql.h"
 
 namespace frugal::ledger {
@@ -249,9 +252,7 @@ Result<void> CheckConninfoValues(const PQconninfoOption* options, const std::str
   return {};
 }
 
-}  // namespace
-
-Result<std::unique_ptr<Connection>> OpenPostgres(const std::string& url) {
+Result<std::unique_ptr<Connection>> Connect(const std::string& url) {
   // A URL libpq cannot even parse is the user's typo, not a server that is down.
   char* parse_error = nullptr;
   PQconninfoOption* parsed = PQconninfoParse(url.c_str(), &parse_error);
@@ -285,4 +286,11 @@ Result<std::unique_ptr<Connection>> OpenPostgres(const std::string& url) {
   }
 }
 
+}  // namespace
 }  // namespace frugal::ledger
+
+extern "C" void frugal_postgres_open(
+    const std::string* url,
+    frugal::Result<std::unique_ptr<frugal::ledger::Connection>>* connection) {
+  *connection = frugal::ledger::Connect(*url);
+}

@@ -1,11 +1,11 @@
 #include "frugal/run/metadata_notice.h"
 
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include <nlohmann/json.hpp>
 
 #include "frugal/core/log.h"
+#include "frugal/core/module.h"
 #include "frugal/core/text.h"
 
 namespace frugal::run {
@@ -57,8 +57,21 @@ std::optional<std::string> ParseAzureScheduledEvents(int status, std::string_vie
   return std::nullopt;
 }
 
-MetadataPreemptions::MetadataPreemptions(MetadataKind kind, std::string endpoint, Duration interval)
-    : kind_(kind), endpoint_(std::move(endpoint)), interval_(interval) {
+Result<MetadataEntry> LoadMetadataClient() {
+  void* entry = FRUGAL_TRY(ModuleEntry(kMetadataModule, kMetadataEntry));
+  return reinterpret_cast<MetadataEntry>(entry);
+}
+
+Result<std::unique_ptr<MetadataPreemptions>> MetadataPreemptions::Start(MetadataKind kind,
+                                                                        std::string endpoint,
+                                                                        Duration interval) {
+  const MetadataEntry request = FRUGAL_TRY(LoadMetadataClient());
+  return std::make_unique<MetadataPreemptions>(kind, std::move(endpoint), interval, request);
+}
+
+MetadataPreemptions::MetadataPreemptions(MetadataKind kind, std::string endpoint, Duration interval,
+                                         MetadataEntry request)
+    : kind_(kind), endpoint_(std::move(endpoint)), request_(request), interval_(interval) {
   poller_ = std::thread([this] { PollLoop(); });
 }
 
@@ -86,47 +99,58 @@ std::optional<PreemptionNotice> MetadataPreemptions::Poll(SteadyTime /*now*/) {
   return PreemptionNotice{kNames[static_cast<int>(kind_)], *notice_};
 }
 
+MetadataExchange MetadataPreemptions::Request(
+    const std::string& method, const std::string& path,
+    std::vector<std::pair<std::string, std::string>> headers) const {
+  MetadataExchange exchange;
+  exchange.endpoint = endpoint_;
+  exchange.method = method;
+  exchange.path = path;
+  exchange.headers = std::move(headers);
+  request_(&exchange);
+  return exchange;
+}
+
 std::optional<std::string> MetadataPreemptions::PollOnce() {
-  httplib::Client client(endpoint_);
-  client.set_connection_timeout(1, 0);
-  client.set_read_timeout(2, 0);
-  httplib::Headers headers;
+  std::vector<std::pair<std::string, std::string>> headers;
   std::string path;
   switch (kind_) {
     case MetadataKind::kAws: {
       path = "/latest/meta-data/spot/instance-action";
       // IMDSv2: a session token when the endpoint hands one out; IMDSv1 otherwise.
-      auto token = client.Put("/latest/api/token",
-                              {{"X-aws-ec2-metadata-token-ttl-seconds", "300"}}, "", "text/plain");
-      if (token && token->status == 200) headers.emplace("X-aws-ec2-metadata-token", token->body);
+      const MetadataExchange token =
+          Request("PUT", "/latest/api/token", {{"X-aws-ec2-metadata-token-ttl-seconds", "300"}});
+      if (token.answered && token.status == 200) {
+        headers.emplace_back("X-aws-ec2-metadata-token", token.body);
+      }
       break;
     }
     case MetadataKind::kGcp:
       path = "/computeMetadata/v1/instance/preempted";
-      headers.emplace("Metadata-Flavor", "Google");
+      headers.emplace_back("Metadata-Flavor", "Google");
       break;
     case MetadataKind::kAzure:
       path = "/metadata/scheduled-events?api-version=2020-07-01";
-      headers.emplace("Metadata", "true");
+      headers.emplace_back("Metadata", "true");
       break;
   }
-  auto response = client.Get(path, headers);
+  const MetadataExchange response = Request("GET", path, std::move(headers));
   ++polls_;
-  if (!response) {
+  if (!response.answered) {
     if (!warned_unreachable_) {
       warned_unreachable_ = true;
       log::Warning("metadata endpoint {} unreachable ({}); still polling", endpoint_,
-                   httplib::to_string(response.error()));
+                   response.error);
     }
     return std::nullopt;
   }
   switch (kind_) {
     case MetadataKind::kAws:
-      return ParseAwsInstanceAction(response->status, response->body);
+      return ParseAwsInstanceAction(response.status, response.body);
     case MetadataKind::kGcp:
-      return ParseGcpPreempted(response->status, response->body);
+      return ParseGcpPreempted(response.status, response.body);
     case MetadataKind::kAzure:
-      return ParseAzureScheduledEvents(response->status, response->body);
+      return ParseAzureScheduledEvents(response.status, response.body);
   }
   return std::nullopt;
 }

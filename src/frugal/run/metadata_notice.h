@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 
 #include "frugal/core/duration.h"
 #include "frugal/core/error.h"
+#include "frugal/run/metadata_http.h"
 #include "frugal/run/preemption_source.h"
 
 namespace frugal::run {
@@ -35,8 +37,15 @@ std::optional<std::string> ParseAzureScheduledEvents(int status, std::string_vie
 
 class MetadataPreemptions : public PreemptionSource {
  public:
-  /// Starts polling `endpoint` ("http://host:port") every `interval`.
-  MetadataPreemptions(MetadataKind kind, std::string endpoint, Duration interval);
+  /// Opens the metadata client (metadata_http.h) and starts polling `endpoint`
+  /// ("http://host:port") every `interval`; kBadInput naming the client's module when it is
+  /// missing.
+  [[nodiscard]] static Result<std::unique_ptr<MetadataPreemptions>> Start(MetadataKind kind,
+                                                                          std::string endpoint,
+                                                                          Duration interval);
+  /// Starts polling through `request`, the metadata client's entry point.
+  MetadataPreemptions(MetadataKind kind, std::string endpoint, Duration interval,
+                      MetadataEntry request);
   /// Stops and joins the polling thread.
   ~MetadataPreemptions() override;
   MetadataPreemptions(const MetadataPreemptions&) = delete;
@@ -53,8 +62,13 @@ class MetadataPreemptions : public PreemptionSource {
   void PollLoop();
   std::optional<std::string> PollOnce();
 
+  /// One request through the client.
+  MetadataExchange Request(const std::string& method, const std::string& path,
+                           std::vector<std::pair<std::string, std::string>> headers) const;
+
   MetadataKind kind_;
   std::string endpoint_;
+  MetadataEntry request_;
   Duration interval_;
   std::atomic<int64_t> polls_{0};
   std::mutex mu_;

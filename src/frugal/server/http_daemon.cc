@@ -1,7 +1,6 @@
 #include "frugal/server/http_daemon.h"
 
 #include <fcntl.h>
-#include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -10,6 +9,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+
+#include "frugal/server/mhd_api.h"
 
 namespace frugal::server {
 
@@ -51,7 +52,7 @@ void Connected(void* /*cls*/, MHD_Connection* connection, void** /*socket_contex
   if (code != MHD_CONNECTION_NOTIFY_STARTED) return;
   // A response must not wait for the client's delayed ACK of the one before.
   const MHD_ConnectionInfo* info =
-      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+      Mhd().get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
   if (info == nullptr) return;
   int yes = 1;
   ::setsockopt(info->connect_fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
@@ -72,6 +73,7 @@ unsigned ConnectionCap(unsigned asked) {
 
 Result<std::unique_ptr<HttpDaemon>> HttpDaemon::Bind(const ListenAddress& address,
                                                      HttpLimits limits, HttpHooks hooks) {
+  FRUGAL_TRY(LoadMhd());
   const std::string where = address.host + ":" + std::to_string(address.port);
   const auto unavailable = [&where](std::string_view why) {
     return Fail(ErrorCode::kUnavailable, "cannot listen on " + where + ": " + std::string(why) +
@@ -121,14 +123,14 @@ Result<void> HttpDaemon::Serve() {
     if (stop_) return {};
   }
   const unsigned threads = std::max(1U, limits_.threads);
-  MHD_Daemon* daemon =
-      MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD, 0, nullptr, nullptr, &Access, this,
-                       MHD_OPTION_LISTEN_SOCKET, static_cast<MHD_socket>(listen_fd_),
-                       MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_TIMEOUT,
-                       std::max(1U, limits_.idle_seconds), MHD_OPTION_CONNECTION_LIMIT,
-                       ConnectionCap(limits_.connections), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-                       limits_.connections_per_client, MHD_OPTION_NOTIFY_COMPLETED, &Completed,
-                       nullptr, MHD_OPTION_NOTIFY_CONNECTION, &Connected, nullptr, MHD_OPTION_END);
+  MHD_Daemon* daemon = Mhd().start_daemon(
+      MHD_USE_EPOLL_INTERNAL_THREAD, 0, nullptr, nullptr, &Access, this, MHD_OPTION_LISTEN_SOCKET,
+      static_cast<MHD_socket>(listen_fd_), MHD_OPTION_THREAD_POOL_SIZE, threads,
+      MHD_OPTION_CONNECTION_TIMEOUT, std::max(1U, limits_.idle_seconds),
+      MHD_OPTION_CONNECTION_LIMIT, ConnectionCap(limits_.connections),
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits_.connections_per_client,
+      MHD_OPTION_NOTIFY_COMPLETED, &Completed, nullptr, MHD_OPTION_NOTIFY_CONNECTION, &Connected,
+      nullptr, MHD_OPTION_END);
   if (daemon == nullptr) {
     return Fail(ErrorCode::kFailed, "the HTTP listener on port " + std::to_string(port_) +
                                         " could not start its event loop");
@@ -138,7 +140,7 @@ Result<void> HttpDaemon::Serve() {
     std::unique_lock<std::mutex> lock(mu_);
     stop_cv_.wait(lock, [this] { return stop_; });
   }
-  MHD_stop_daemon(daemon);
+  Mhd().stop_daemon(daemon);
   return {};
 }
 
@@ -159,8 +161,8 @@ int HttpDaemon::OnRequest(void* connection, const char* url, const char* method,
     auto fresh = std::make_unique<Exchange>();
     fresh->request.method = method;
     fresh->request.path = url;
-    MHD_get_connection_values_n(c, MHD_HEADER_KIND, &AddField, &fresh->request.headers);
-    MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, &AddField, &fresh->request.params);
+    Mhd().get_connection_values_n(c, MHD_HEADER_KIND, &AddField, &fresh->request.headers);
+    Mhd().get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, &AddField, &fresh->request.params);
     x = fresh.release();
     *state = x;
     if (hooks_.screen && !hooks_.screen(x->request, x->response)) return Send(connection, *x);
@@ -203,7 +205,7 @@ int HttpDaemon::Send(void* connection, Exchange& x) {
     const int fd = ::open(r.file.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
       // The daemon owns the descriptor from here and closes it with the response.
-      m = MHD_create_response_from_fd_at_offset64(r.file_length, fd, r.file_offset);
+      m = Mhd().create_response_from_fd_at_offset64(r.file_length, fd, r.file_offset);
       if (m == nullptr) ::close(fd);
     }
     if (m == nullptr) {
@@ -212,16 +214,16 @@ int HttpDaemon::Send(void* connection, Exchange& x) {
     }
   }
   if (m == nullptr) {
-    m = MHD_create_response_from_buffer(r.body.size(), r.body.data(), MHD_RESPMEM_MUST_COPY);
+    m = Mhd().create_response_from_buffer(r.body.size(), r.body.data(), MHD_RESPMEM_MUST_COPY);
   }
   if (m == nullptr) return 0;
-  MHD_add_response_header(m, "Content-Type", r.content_type.c_str());
+  Mhd().add_response_header(m, "Content-Type", r.content_type.c_str());
   for (const auto& [name, value] : r.headers) {
-    MHD_add_response_header(m, name.c_str(), value.c_str());
+    Mhd().add_response_header(m, name.c_str(), value.c_str());
   }
-  const MHD_Result queued = MHD_queue_response(static_cast<MHD_Connection*>(connection),
-                                               static_cast<unsigned>(r.status), m);
-  MHD_destroy_response(m);
+  const MHD_Result queued = Mhd().queue_response(static_cast<MHD_Connection*>(connection),
+                                                 static_cast<unsigned>(r.status), m);
+  Mhd().destroy_response(m);
   return queued == MHD_YES ? 1 : 0;
 }
 

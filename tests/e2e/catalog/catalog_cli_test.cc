@@ -35,6 +35,36 @@ TEST(CatalogCli, HelpAndVersion) {
   }
 }
 
+// Only the command being run is built: it is found past the global options and their values,
+// and help, --version and a word that names no command behave as with every command built.
+TEST(CatalogCli, TheCommandIsFoundPastGlobalOptionsAndHelpStillListsEvery) {
+  TempDir home;
+  auto help = RunFrugal({"--help"}, home.path());
+  ASSERT_EQ(help.exit_code, 0);
+  for (const char* command :
+       {"catalog", "runs", "report", "ledger", "simulate", "estimate", "plan", "run", "tune",
+        "drill", "audit", "policy", "tco", "serve", "commit", "profile", "queue"}) {
+    EXPECT_NE(help.out.find(std::string("\n  ") + command + " "), std::string::npos) << command;
+  }
+  // CLI11 answers --version first, whatever follows it.
+  auto version_then_help = RunFrugal({"--version", "--help"}, home.path());
+  EXPECT_EQ(version_then_help.exit_code, 0);
+  EXPECT_EQ(version_then_help.out.rfind("frugal ", 0), 0u) << version_then_help.out;
+  const std::string db = (home / "ledger.sqlite").string();
+  auto gpus =
+      RunFrugal({"--db", db, "--color", "never", "-v", "--json", "catalog", "gpus"}, home.path());
+  ASSERT_EQ(gpus.exit_code, 0) << gpus.err;
+  EXPECT_FALSE(Json(gpus)["gpus"].empty());
+  auto equals = RunFrugal({"--db=" + db, "catalog", "gpus", "--json"}, home.path());
+  EXPECT_EQ(equals.exit_code, 0) << equals.err;
+  // A value that spells a command's name is still the option's value.
+  auto named_run = RunFrugal({"--catalog", "run", "catalog", "offers"}, home.path());
+  EXPECT_EQ(named_run.exit_code, 2) << named_run.err;
+  EXPECT_NE(named_run.err.find("run"), std::string::npos) << named_run.err;
+  auto typo = RunFrugal({"--color", "never", "catlog", "gpus"}, home.path());
+  EXPECT_EQ(typo.exit_code, 2) << typo.err;
+}
+
 // A script reading --json output gets one document on a failure too: the error, its kind and
 // the exit code, while the message still goes to stderr for people.
 TEST(CatalogCli, AJsonFailureIsOneErrorDocument) {

@@ -595,6 +595,15 @@ TEST(LedgerE2ELocation, BadLedgersGiveClearErrorsAndExitCodes) {
   EXPECT_EQ(malformed.exit_code, 2) << malformed.err;
   EXPECT_NE(malformed.err.find("not a valid PostgreSQL URL"), std::string::npos) << malformed.err;
   EXPECT_EQ(malformed.err.find(":pw@"), std::string::npos) << malformed.err;
+  // PostgreSQL is a module opened on demand: a missing one is named, exit 2, no crash.
+  TempDir no_modules;
+  auto no_module = RunFrugal({"--db", "postgresql://frugal@127.0.0.1:1/x", "runs", "list"},
+                             home.path(), {"FRUGAL_MODULE_DIR=" + no_modules.path().string()});
+  EXPECT_EQ(no_module.exit_code, 2) << no_module.err;
+  EXPECT_NE(no_module.err.find("module frugal_postgres cannot be loaded from " +
+                               (no_modules.path() / "frugal_postgres.so").string()),
+            std::string::npos)
+      << no_module.err;
   auto scheme = RunFrugal({"--db", "mysql://host/x", "ledger", "info"}, home.path());
   EXPECT_EQ(scheme.exit_code, 2);
   EXPECT_NE(scheme.err.find("unsupported ledger URL scheme 'mysql'"), std::string::npos)

@@ -60,6 +60,14 @@ TEST(RunCli, BadInputIsExitCodeTwoWithTheOptionNamed) {
   auto unknown_offer =
       RunFrugal({"run", "--offer", "aws:nope:us-east-1:spot", "--", "true"}, home.path());
   EXPECT_EQ(unknown_offer.exit_code, 2);
+  // The metadata client is a module opened on demand: a missing one is named, exit 2.
+  TempDir no_modules;
+  auto no_module = RunFrugal({"run", "--price", "1/h", "--metadata", "gcp", "--metadata-endpoint",
+                              "http://127.0.0.1:1", "--", "true"},
+                             home.path(), {"FRUGAL_MODULE_DIR=" + no_modules.path().string()});
+  EXPECT_EQ(no_module.exit_code, 2) << no_module.err;
+  EXPECT_NE(no_module.err.find("module frugal_metadata cannot be loaded"), std::string::npos)
+      << no_module.err;
   // Limits that would silently remove a cap, or could never be met, are refused by name.
   for (const std::vector<std::string>& limit : {std::vector<std::string>{"--max-gpu-hours", "-1"},
                                                 {"--max-gpu-hours", "0"},

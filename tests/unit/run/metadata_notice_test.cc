@@ -80,7 +80,10 @@ TEST(MetadataNotice, ParsesEachCloudsDocuments) {
 
 void ExpectNoticeAfterPreempt(MetadataKind kind, const std::string& source) {
   FakeMetadataServer server;
-  MetadataPreemptions poller(kind, server.endpoint(), milliseconds(20));
+  Result<std::unique_ptr<MetadataPreemptions>> started =
+      MetadataPreemptions::Start(kind, server.endpoint(), milliseconds(20));
+  ASSERT_TRUE(started.has_value()) << started.error().message;
+  MetadataPreemptions& poller = **started;
   poller.SegmentStarted(std::chrono::steady_clock::now());
   for (int i = 0; i < 500 && poller.polls() < 3; ++i) std::this_thread::sleep_for(milliseconds(5));
   ASSERT_GE(poller.polls(), 3);
@@ -107,7 +110,10 @@ TEST(MetadataNotice, AzureScheduledEventsPreempt) {
 }
 
 TEST(MetadataNotice, UnreachableEndpointIsNotFatal) {
-  MetadataPreemptions poller(MetadataKind::kGcp, "http://127.0.0.1:1", milliseconds(20));
+  Result<std::unique_ptr<MetadataPreemptions>> started =
+      MetadataPreemptions::Start(MetadataKind::kGcp, "http://127.0.0.1:1", milliseconds(20));
+  ASSERT_TRUE(started.has_value()) << started.error().message;
+  MetadataPreemptions& poller = **started;
   for (int i = 0; i < 500 && poller.polls() < 2; ++i) std::this_thread::sleep_for(milliseconds(5));
   EXPECT_FALSE(poller.Poll(std::chrono::steady_clock::now()));
 }
