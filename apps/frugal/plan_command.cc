@@ -273,9 +273,8 @@ void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, const app::Policy
 app::PlanContext ContextFor(const GlobalOptions& global, const catalog::Catalog& c) {
   app::PlanContext ctx;
   ctx.catalog = &c;
-  ctx.catalog_with = [&global](const std::vector<fs::path>& files) {
-    return LoadCatalog(global, files);
-  };
+  // A spec's `catalog:` files join the catalog already loaded: the offer table is not read again.
+  ctx.catalog_with = [&c](const std::vector<fs::path>& files) { return c.WithCustomFiles(files); };
   ctx.ledger = [&global](ledger::CreateMode create, const app::LedgerUse& use) -> Result<void> {
     auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, create));
     return use(*db);

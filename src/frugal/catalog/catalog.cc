@@ -8,6 +8,7 @@
 
 #include "frugal/catalog/custom_offers.h"
 #include "frugal/catalog/gpu_names.h"
+#include "frugal/catalog/offer_cache.h"
 #include "frugal/catalog/offer_table.h"
 #include "frugal/catalog/pricing_rules.h"
 #include "frugal/catalog/spot_prices.h"
@@ -17,61 +18,92 @@
 namespace frugal::catalog {
 namespace fs = std::filesystem;
 
+// The data directory's tables as read, before custom offers and derived prices: what every
+// catalog built on them shares (WithCustomFiles reads none of them again).
+struct Catalog::Tables {
+  std::vector<GpuSpec> gpus;  ///< with their usable memory
+  SnapshotMeta meta;
+  fs::path offers_path;
+  bool imported = false;
+  std::vector<Offer> offers;  ///< the offer table's rows, nothing derived
+  std::vector<PreemptionRate> rates;
+  std::vector<ReservedDiscount> discounts;
+  std::vector<SpotMarket> markets;
+};
+
 namespace {
 
-// Loads the data directory's GPU table, offers and pricing rules, then the custom files.
-Result<void> Load(const fs::path& data_dir, const fs::path& offers_dir, bool imported,
-                  const std::vector<fs::path>& custom_files, std::vector<GpuSpec>& gpus,
-                  std::vector<Offer>& offers, CatalogInfo& info) {
-  gpus = FRUGAL_TRY(ReadGpuTable(data_dir / "gpus.csv"));
+// Reads the data directory's GPU table, offers and pricing rules; the offers through the cache
+// in `cache_dir` when one is given (catalog/offer_cache.h).
+Result<std::shared_ptr<const Catalog::Tables>> ReadTables(
+    const fs::path& data_dir, const fs::path& offers_dir, bool imported,
+    const std::optional<fs::path>& cache_dir) {
+  auto t = std::make_shared<Catalog::Tables>();
+  t->gpus = FRUGAL_TRY(ReadGpuTable(data_dir / "gpus.csv"));
   // Optional: a data directory without it takes every GPU at the default usable share.
   std::error_code ec;
   if (fs::exists(data_dir / "gpu_memory.csv", ec)) {
-    FRUGAL_TRY(ReadUsableMemory(data_dir / "gpu_memory.csv", gpus));
+    FRUGAL_TRY(ReadUsableMemory(data_dir / "gpu_memory.csv", t->gpus));
   }
-  const SnapshotMeta meta = FRUGAL_TRY(ReadSnapshotMeta(offers_dir / "snapshot.json"));
-  offers = FRUGAL_TRY(ReadOfferTable(offers_dir / "offers.csv",
-                                     imported ? OfferSource::kImported : OfferSource::kShipped));
-  info.snapshot_date = meta.snapshot_date;
-  info.sources = meta.sources;
-  info.offers_path = offers_dir / "offers.csv";
-  info.imported = imported;
-
-  std::vector<PreemptionRate> rates;
-  for (const fs::path& file : custom_files) {
-    CustomCatalog custom = FRUGAL_TRY(ReadCustomOffers(file, gpus));
-    offers.insert(offers.end(), custom.offers.begin(), custom.offers.end());
-    // Later files override earlier ones, and every user rule beats the shipped table.
-    rates.insert(rates.begin(), custom.preemption_rates.begin(), custom.preemption_rates.end());
-    info.custom_files.push_back(file);
-  }
-  const auto shipped_rates =
-      FRUGAL_TRY(ReadPreemptionRates(data_dir / "catalog" / "preemption_rates.csv"));
-  rates.insert(rates.end(), shipped_rates.begin(), shipped_rates.end());
-  DeriveReservedOffers(
-      FRUGAL_TRY(ReadReservedDiscounts(data_dir / "catalog" / "reserved_discounts.csv")), offers);
-  ApplyPreemptionRates(rates, offers);
+  t->meta = FRUGAL_TRY(ReadSnapshotMeta(offers_dir / "snapshot.json"));
+  t->offers_path = offers_dir / "offers.csv";
+  t->imported = imported;
+  const OfferSource source = imported ? OfferSource::kImported : OfferSource::kShipped;
+  t->offers = cache_dir ? FRUGAL_TRY(ReadOfferTableCached(t->offers_path, source, *cache_dir))
+                        : FRUGAL_TRY(ReadOfferTable(t->offers_path, source));
+  t->rates = FRUGAL_TRY(ReadPreemptionRates(data_dir / "catalog" / "preemption_rates.csv"));
+  t->discounts = FRUGAL_TRY(ReadReservedDiscounts(data_dir / "catalog" / "reserved_discounts.csv"));
   // Optional: without it every cloud's spot quotes are taken as moving (spot_prices.h).
-  std::vector<SpotMarket> markets;
   if (fs::exists(data_dir / "catalog" / "spot_markets.csv", ec)) {
-    markets = FRUGAL_TRY(ReadSpotMarkets(data_dir / "catalog" / "spot_markets.csv"));
+    t->markets = FRUGAL_TRY(ReadSpotMarkets(data_dir / "catalog" / "spot_markets.csv"));
   }
-  CheckSpotPrices(offers, markets);
-  for (const Offer& o : offers) ++info.counts[o.cloud][std::string(TierName(o.tier))];
-  return {};
+  return std::shared_ptr<const Catalog::Tables>(std::move(t));
 }
 
 }  // namespace
+
+Result<Catalog> Catalog::Build(std::shared_ptr<const Tables> tables,
+                               const std::vector<fs::path>& custom_files) {
+  Catalog c;
+  c.tables_ = std::move(tables);
+  const Tables& t = *c.tables_;
+  c.gpus_ = t.gpus;
+  std::vector<CustomCatalog> customs;
+  size_t custom_offers = 0;
+  for (const fs::path& file : custom_files) {
+    customs.push_back(FRUGAL_TRY(ReadCustomOffers(file, t.gpus)));
+    custom_offers += customs.back().offers.size();
+  }
+  std::vector<Offer>& offers = c.offers_;
+  offers.reserve(t.offers.size() + custom_offers);
+  offers = t.offers;
+  // Later files override earlier ones, and every user rule beats the shipped table.
+  std::vector<PreemptionRate> rates;
+  for (size_t i = 0; i < customs.size(); ++i) {
+    offers.insert(offers.end(), customs[i].offers.begin(), customs[i].offers.end());
+    rates.insert(rates.begin(), customs[i].preemption_rates.begin(),
+                 customs[i].preemption_rates.end());
+    c.info_.custom_files.push_back(custom_files[i]);
+  }
+  rates.insert(rates.end(), t.rates.begin(), t.rates.end());
+  DeriveReservedOffers(t.discounts, offers);
+  ApplyPreemptionRates(rates, offers);
+  CheckSpotPrices(offers, t.markets);
+  c.info_.snapshot_date = t.meta.snapshot_date;
+  c.info_.sources = t.meta.sources;
+  c.info_.offers_path = t.offers_path;
+  c.info_.imported = t.imported;
+  for (const Offer& o : offers) ++c.info_.counts[o.cloud][std::string(TierName(o.tier))];
+  c.IndexGpus();
+  return c;
+}
 
 bool IsCpuName(std::string_view name) { return ToLower(name) == "cpu"; }
 
 Result<Catalog> Catalog::LoadFrom(const fs::path& data_dir,
                                   const std::vector<fs::path>& custom_files) {
-  Catalog c;
-  FRUGAL_TRY(
-      Load(data_dir, data_dir / "catalog", false, custom_files, c.gpus_, c.offers_, c.info_));
-  c.IndexGpus();
-  return c;
+  return Build(FRUGAL_TRY(ReadTables(data_dir, data_dir / "catalog", false, std::nullopt)),
+               custom_files);
 }
 
 Result<Catalog> Catalog::LoadDefault(const std::vector<fs::path>& custom_files) {
@@ -81,11 +113,16 @@ Result<Catalog> Catalog::LoadDefault(const std::vector<fs::path>& custom_files) 
   if (fs::exists(user_offers, ec)) files.insert(files.begin(), user_offers);
   const fs::path imported = UserDataDir() / "catalog";
   const bool use_imported = fs::exists(imported / "offers.csv", ec);
-  Catalog c;
-  FRUGAL_TRY(Load(ShippedDataDir(), use_imported ? imported : ShippedDataDir() / "catalog",
-                  use_imported, files, c.gpus_, c.offers_, c.info_));
-  c.IndexGpus();
-  return c;
+  return Build(FRUGAL_TRY(ReadTables(ShippedDataDir(),
+                                     use_imported ? imported : ShippedDataDir() / "catalog",
+                                     use_imported, UserCacheDir() / "catalog")),
+               files);
+}
+
+Result<Catalog> Catalog::WithCustomFiles(const std::vector<fs::path>& files) const {
+  std::vector<fs::path> all = info_.custom_files;
+  all.insert(all.end(), files.begin(), files.end());
+  return Build(tables_ ? tables_ : std::make_shared<const Tables>(), all);
 }
 
 Result<std::vector<GpuSpec>> Catalog::LoadDefaultGpus() {

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,8 @@ class Catalog {
   /// Loads the catalog: the user's imported offers when present (UserDataDir()/catalog),
   /// otherwise the shipped snapshot; then the custom offers in `custom_files`, then the user's
   /// config-directory offers.yaml if it exists. kBadInput names file and line on a malformed row.
+  /// The offer table is read through the binary cache in UserCacheDir()/catalog, rebuilt when
+  /// the table's content changes or the cache is damaged (catalog/offer_cache.h).
   [[nodiscard]] static Result<Catalog> LoadDefault(
       const std::vector<std::filesystem::path>& custom_files = {});
   /// The shipped GPU table alone (data/gpus.csv), for what needs no offer: `catalog gpus` does
@@ -67,6 +70,13 @@ class Catalog {
   [[nodiscard]] static Result<Catalog> LoadFrom(
       const std::filesystem::path& data_dir,
       const std::vector<std::filesystem::path>& custom_files = {});
+
+  /// This catalog with more custom offer files after its own (a spec's `catalog:`), as if they
+  /// had been given when it was loaded: the data directory's tables are not read again, only
+  /// the files, and the derived prices are worked out again over the whole (a file's preemption
+  /// rates and spot offers bear on every offer). Errors as LoadDefault's for a custom file.
+  [[nodiscard]] Result<Catalog> WithCustomFiles(
+      const std::vector<std::filesystem::path>& files) const;
 
   const std::vector<GpuSpec>& gpus() const { return gpus_; }
   /// The canonical GPU names, in table order (for name resolution and suggestions).
@@ -89,10 +99,17 @@ class Catalog {
   /// cloud no offer is from ("unknown cloud 'awz' (did you mean 'aws'?)").
   [[nodiscard]] Result<std::vector<const Offer*>> Query(const OfferQuery& query) const;
 
+  /// The data directory's tables as read, shared by the catalogs built on them (catalog.cc).
+  struct Tables;
+
  private:
+  /// The catalog of `tables` and these custom files, with every derived price.
+  [[nodiscard]] static Result<Catalog> Build(
+      std::shared_ptr<const Tables> tables, const std::vector<std::filesystem::path>& custom_files);
   /// Builds gpu_names_ and gpus_by_name_ from gpus_; called once after loading.
   void IndexGpus();
 
+  std::shared_ptr<const Tables> tables_;
   std::vector<GpuSpec> gpus_;
   std::vector<std::string> gpu_names_;
   std::map<std::string, const GpuSpec*, std::less<>> gpus_by_name_;

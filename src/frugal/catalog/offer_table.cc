@@ -32,7 +32,12 @@ Result<std::optional<double>> OptionalNumber(const CsvTable& t, const CsvRecord&
 }  // namespace
 
 Result<std::vector<Offer>> ReadOfferTable(const std::filesystem::path& path, OfferSource source) {
-  const CsvTable t = FRUGAL_TRY(CsvTable::Load(path));
+  return ParseOfferTable(FRUGAL_TRY(ReadFile(path)), path.string(), source);
+}
+
+Result<std::vector<Offer>> ParseOfferTable(std::string_view text, std::string source_name,
+                                           OfferSource source) {
+  const CsvTable t = FRUGAL_TRY(CsvTable::Parse(text, std::move(source_name)));
   const size_t cloud = FRUGAL_TRY(t.RequireColumn("cloud"));
   const size_t type = FRUGAL_TRY(t.RequireColumn("instance_type"));
   const size_t region = FRUGAL_TRY(t.RequireColumn("region"));

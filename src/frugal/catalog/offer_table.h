@@ -14,6 +14,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "frugal/catalog/gpu.h"
@@ -32,6 +33,10 @@ struct SnapshotMeta {
 
 [[nodiscard]] Result<std::vector<Offer>> ReadOfferTable(const std::filesystem::path& path,
                                                         OfferSource source);
+/// As ReadOfferTable, from the table's text; `source_name` names it in errors.
+[[nodiscard]] Result<std::vector<Offer>> ParseOfferTable(std::string_view text,
+                                                         std::string source_name,
+                                                         OfferSource source);
 /// Writes offers.csv and snapshot.json into `dir` atomically (each file temp → fsync → rename).
 [[nodiscard]] Result<void> WriteOfferTable(const std::filesystem::path& dir,
                                            const std::vector<Offer>& offers,

@@ -86,6 +86,12 @@ Result<std::vector<PreemptionRate>> ReadPreemptionRates(const std::filesystem::p
 void DeriveReservedOffers(const std::vector<ReservedDiscount>& discounts,
                           std::vector<Offer>& offers) {
   const size_t n = offers.size();
+  size_t derived = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (offers[i].tier != Tier::kOnDemand) continue;
+    for (const ReservedDiscount& d : discounts) derived += d.cloud == offers[i].cloud ? 1u : 0u;
+  }
+  offers.reserve(n + derived);
   for (size_t i = 0; i < n; ++i) {
     if (offers[i].tier != Tier::kOnDemand) continue;
     for (const ReservedDiscount& d : discounts) {

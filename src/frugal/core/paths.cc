@@ -30,6 +30,12 @@ std::filesystem::path UserConfigDir() {
   return Home() / ".config" / "frugal";
 }
 
+std::filesystem::path UserCacheDir() {
+  if (auto root = FromEnv("FRUGAL_HOME"); !root.empty()) return root / "cache";
+  if (auto xdg = FromEnv("XDG_CACHE_HOME"); !xdg.empty()) return xdg / "frugal";
+  return Home() / ".cache" / "frugal";
+}
+
 std::filesystem::path ShippedDataDir() {
   if (auto dir = FromEnv("FRUGAL_DATA_DIR"); !dir.empty()) return dir;
   std::error_code ec;

@@ -407,3 +407,53 @@ TEST(CatalogCli, GpusDoNotReadTheOfferTable) {
 
 }  // namespace
 }  // namespace frugal
+
+namespace frugal {
+namespace {
+
+// The offer table is read through a binary cache keyed by the table's content: a changed table
+// is read afresh, and a damaged cache is rebuilt, never believed (docs/catalog.md).
+TEST(CatalogCli, TheOfferCacheFollowsTheTableAndADamagedOneIsRebuilt) {
+  TempDir home;
+  TempDir data;
+  const std::filesystem::path shipped = std::filesystem::path(FRUGAL_SOURCE_DIR) / "data";
+  std::filesystem::copy(shipped, data.path(), std::filesystem::copy_options::recursive);
+  const std::vector<std::string> env = {"FRUGAL_DATA_DIR=" + data.path().string()};
+  const std::vector<std::string> cheapest = {
+      "--json",   "catalog",   "offers", "--gpu",     "T4",      "--cloud", "aws",
+      "--region", "us-east-1", "--tier", "on_demand", "--limit", "1"};
+  const auto first = Json(RunFrugal(cheapest, home.path(), env));
+  const std::filesystem::path cache_dir = home / "cache" / "catalog";
+  const auto cache_files = [&] {
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::directory_iterator(cache_dir)) files.push_back(e.path());
+    return files;
+  };
+  ASSERT_EQ(cache_files().size(), 1u);
+  EXPECT_EQ(first["offers"][0]["instance_type"], "g4dn.xlarge");
+  // A cheaper row appended: the next command lists it, not the cached table.
+  std::string table = testing::ReadTestFile(data / "catalog" / "offers.csv");
+  table += "aws,zz-test.xlarge,us-east-1,,T4,1,4,16,on_demand,0.000123,\n";
+  WriteTestFile(data / "catalog" / "offers.csv", table);
+  const auto changed = Json(RunFrugal(cheapest, home.path(), env));
+  EXPECT_EQ(changed["offers"][0]["instance_type"], "zz-test.xlarge");
+  EXPECT_EQ(changed["offers"][0]["price_per_hour"], 0.000123);
+  // Every cache file damaged in place (same size, other bytes): the same answer, and a valid
+  // cache again afterwards.
+  for (const auto& file : cache_files()) {
+    std::string bytes = testing::ReadTestFile(file);
+    for (size_t i = 64; i < bytes.size(); i += 97) bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
+    WriteTestFile(file, bytes);
+  }
+  const auto damaged = RunFrugal(cheapest, home.path(), env);
+  ASSERT_EQ(damaged.exit_code, 0) << damaged.err;
+  EXPECT_EQ(nlohmann::json::parse(damaged.out), changed);
+  EXPECT_EQ(Json(RunFrugal(cheapest, home.path(), env)), changed);
+  // Without a cache directory that can be written, the same answer still.
+  std::filesystem::remove_all(home / "cache");
+  WriteTestFile(home / "cache", "a file where the cache directory would be");
+  EXPECT_EQ(Json(RunFrugal(cheapest, home.path(), env)), changed);
+}
+
+}  // namespace
+}  // namespace frugal

@@ -1,6 +1,9 @@
 #include "frugal/catalog/catalog.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "support/test_support.h"
 
@@ -163,6 +166,71 @@ TEST(Catalog, EveryRentedGpuHasComputeFiguresAndEstimatedOnesSayHow) {
   EXPECT_FALSE(c.FindGpu("A100-80GB")->estimated);
   EXPECT_FALSE(c.FindGpu("P100")->tensor_cores);
   EXPECT_TRUE(c.FindGpu("T4")->tensor_cores);
+}
+
+}  // namespace
+}  // namespace frugal::catalog
+
+namespace frugal::catalog {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every field a load sets or derives, so two catalogs can be compared whole.
+std::string Described(const Catalog& c) {
+  std::string out;
+  for (const Offer& o : c.offers()) {
+    out += fmt::format("{} {} {} {:.17g} {} {} {} {}\n", o.Id(), o.price.per_hour.micros(),
+                       o.price_estimated, o.preemptions_per_hour, o.spot_risk.basis,
+                       o.spot_outlier ? o.spot_outlier->planned.micros() : -1,
+                       static_cast<int>(o.source), o.launch.boot_hours.value_or(-1));
+  }
+  return out;
+}
+
+TEST(Catalog, CustomFilesAddedLaterGiveTheCatalogThatLoadingThemGives) {
+  frugal::testing::TempDir dir;
+  // A spot pool and a user rate that bears on shipped offers, so derived prices must be
+  // worked out again over the whole catalog.
+  frugal::testing::WriteTestFile(dir / "a.yaml",
+                                 "apiVersion: frugal/v1\n"
+                                 "offers:\n"
+                                 "  - {name: lab-a100, cloud: aws, region: us-east-1, gpu: "
+                                 "A100-80GB, gpus: 8, tier: spot, price_per_gpu_hour: 0.01}\n"
+                                 "preemption_rates:\n"
+                                 "  - {cloud: aws, gpu: \"A100*\", per_hour: 0.77}\n");
+  frugal::testing::WriteTestFile(dir / "b.yaml",
+                                 "apiVersion: frugal/v1\n"
+                                 "offers:\n"
+                                 "  - {name: dc-t4, gpu: T4, price_per_hour: 0.2, boot: 1m}\n");
+  const fs::path data = frugal::testing::SourceDir() / "data";
+  auto base = Catalog::LoadFrom(data);
+  ASSERT_TRUE(base.has_value()) << base.error().message;
+  auto added = base->WithCustomFiles({dir / "a.yaml"});
+  ASSERT_TRUE(added.has_value()) << added.error().message;
+  auto loaded = Catalog::LoadFrom(data, {dir / "a.yaml"});
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_EQ(Described(*added), Described(*loaded));
+  EXPECT_EQ(added->info().custom_files, std::vector<fs::path>{dir / "a.yaml"});
+  EXPECT_EQ(added->offers().size(), base->offers().size() + 1);
+  const auto user_rated = [](const Catalog& c) {
+    return std::count_if(c.offers().begin(), c.offers().end(),
+                         [](const Offer& o) { return o.preemptions_per_hour == 0.77; });
+  };
+  EXPECT_GT(user_rated(*added), 1);
+  EXPECT_EQ(user_rated(*base), 0);  // the catalog it was built from is unchanged
+  // Files already given come first, as LoadFrom would order them.
+  auto both = loaded->WithCustomFiles({dir / "b.yaml"});
+  ASSERT_TRUE(both.has_value());
+  auto both_loaded = Catalog::LoadFrom(data, {dir / "a.yaml", dir / "b.yaml"});
+  ASSERT_TRUE(both_loaded.has_value());
+  EXPECT_EQ(Described(*both), Described(*both_loaded));
+  // A bad custom file is the same error either way.
+  frugal::testing::WriteTestFile(dir / "bad.yaml", "apiVersion: frugal/v1\noffers: 3\n");
+  auto bad = base->WithCustomFiles({dir / "bad.yaml"});
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().code, ErrorCode::kBadInput);
+  EXPECT_EQ(bad.error().message, Catalog::LoadFrom(data, {dir / "bad.yaml"}).error().message);
 }
 
 }  // namespace
