@@ -60,7 +60,9 @@ workload:
 
 TEST(InferenceSpec, WeightFormatsAndTheirBytes) {
   EXPECT_EQ(*ParseWeightFormat("GPTQ"), WeightFormat::kInt4);
-  EXPECT_EQ(*ParseWeightFormat("w8a8"), WeightFormat::kInt8);
+  EXPECT_EQ(*ParseWeightFormat("w8a16"), WeightFormat::kInt8);
+  EXPECT_EQ(*ParseWeightFormat("w8a8"), WeightFormat::kW8A8);  // int8 math, not weight-only
+  EXPECT_DOUBLE_EQ(WeightBytes(WeightFormat::kW8A8), 1);
   EXPECT_FALSE(ParseWeightFormat("int3"));
   EXPECT_DOUBLE_EQ(WeightBytes(WeightFormat::kFp16), 2);
   EXPECT_DOUBLE_EQ(WeightBytes(WeightFormat::kFp8), 1);

@@ -109,11 +109,11 @@ TEST(LifetimeBill, LeversKeepTheHabitsGpu) {
   EXPECT_EQ(quant.detail.find("T4"), std::string::npos) << quant.detail;
   if (quant.available) {
     // A saving on the same GPU: fewer replicas or a smaller shape of it.
-    EXPECT_NE(quant.detail.find("int8 weights: A100-80GB"), std::string::npos) << quant.detail;
+    EXPECT_NE(quant.detail.find("w8a8 weights: A100-80GB"), std::string::npos) << quant.detail;
     EXPECT_GT(quant.monthly_saving, Money()) << quant.detail;
   } else {
-    // Never "$0 int8 weights: A100-80GB x1 ... instead of A100-80GB x1 ...".
-    EXPECT_NE(quant.detail.find("int8 weights still need A100-80GB"), std::string::npos)
+    // Never "$0 w8a8 weights: A100-80GB x1 ... instead of A100-80GB x1 ...".
+    EXPECT_NE(quant.detail.find("w8a8 weights still need A100-80GB"), std::string::npos)
         << quant.detail;
   }
   const Lever& commit = bill->levers[2];
