@@ -74,6 +74,12 @@ Result<Row> ReadRow(const frugal::CsvTable& t, const frugal::CsvRecord& r,
   spec.seq = 131072;
   row.model.shape = FRUGAL_TRY(frugal::estimate::ResolveModel(spec));
   row.model.weights = FRUGAL_TRY(sv::ParseWeightFormat(frugal::CsvTable::Field(r, col["weights"])));
+  const std::string kv = frugal::CsvTable::Field(r, col["kv_cache"]);
+  if (kv != "fp16" && kv != "fp8") {
+    return frugal::Fail(frugal::ErrorCode::kBadInput,
+                        t.Where(r, col["kv_cache"]) + ": expected fp16 or fp8");
+  }
+  row.model.kv_cache_bytes = kv == "fp8" ? 1 : 2;
   row.gpus = FRUGAL_TRY(Int(t, r, col["gpus"]));
   row.workload.mean_rps = row.workload.peak_rps = 1;
   row.workload.input_tokens = FRUGAL_TRY(Int(t, r, col["input"]));
@@ -88,8 +94,8 @@ Result<std::vector<Row>> Load(const std::string& path) {
   FRUGAL_TRY(t.RequireFullRows());
   std::map<std::string, size_t> col;
   for (const char* name : {"id", "engine", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
-                           "experts", "experts_per_token", "weights", "gpu", "gpus", "metric",
-                           "input", "output", "concurrency", "published"}) {
+                           "experts", "experts_per_token", "weights", "kv_cache", "gpu", "gpus",
+                           "metric", "input", "output", "concurrency", "published"}) {
     col[name] = FRUGAL_TRY(t.RequireColumn(name));
   }
   std::vector<Row> rows;
