@@ -10,7 +10,7 @@
 namespace frugal::catalog {
 
 std::string NormalizeGpuName(const AcceleratorHint& hint) {
-  const std::string name(hint.accelerator_name);
+  std::string name(hint.accelerator_name);
   const std::string type = ToLower(hint.instance_type);
   const double memory = hint.memory_gib_per_gpu.value_or(0);
   if (name == "A100") return memory >= 70 ? "A100-80GB" : "A100-40GB";
