@@ -76,8 +76,9 @@ TEST(LifetimeBill, LeversAgainstTheDeploymentRunningToday) {
   const Lever& smaller = bill->levers[1];
   EXPECT_EQ(smaller.name, "smaller GPU");
   // Two A100s at $32/h against four T4 at $0.50/h, for 12 months.
-  EXPECT_EQ(smaller.lifetime_saving, Money::FromCents((int64_t{2} * 3200 - 4 * 50) * 730 * 12));
-  EXPECT_EQ(smaller.monthly_saving, Money::FromCents((int64_t{2} * 3200 - 4 * 50) * 730));
+  EXPECT_EQ(smaller.lifetime_saving,
+            Money::FromCents((int64_t{2} * 3200 - int64_t{4} * 50) * 730 * 12));
+  EXPECT_EQ(smaller.monthly_saving, Money::FromCents((int64_t{2} * 3200 - int64_t{4} * 50) * 730));
   const Lever& commit = bill->levers[2];
   EXPECT_EQ(commit.name, "commitment");
   // The deployment's GPU committed (not the T4s the "smaller GPU" lever moves to): the plan's
