@@ -24,6 +24,13 @@ seen = set()
 # fp32, tf32, bf16/fp16, fp8 dense TFLOPS, NVLink GB/s, TDP W, architecture, year, bf16,
 # tensor cores, estimated, source, derivation.
 DERIVED = [
+    ("A100-80GB-PCIe", 80, 1935, 19.5, 156, 312, "", "", 300, "Ampere", 2021, "true", "true",
+     "false",
+     "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/"
+     "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf",
+     "A100 80GB PCIe (datasheet column \"A100 80GB PCIe\"): HBM2e 1935 GB/s, 300 W, same dense "
+     "compute as SXM4 (TF32 156|312*, BF16 312|624*; *sparse); its NVLink bridge joins two "
+     "boards only, so taken as PCIe between GPUs"),
     ("A10G", 24, 600, 35, 35, 70, "", "", 300, "Ampere", 2021, "true", "true", "true",
      "https://www.baseten.co/blog/nvidia-a10-vs-a10g-for-ml-model-inference/",
      "AWS-only GA102 variant, no NVIDIA datasheet; FP32 35 and FP16/BF16 tensor 70 TFLOPS as "

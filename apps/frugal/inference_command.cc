@@ -56,7 +56,9 @@ void PrintOptions(const serving::InferenceSpec& spec, const serving::ServingPlan
         {std::to_string(i + 1), hw,
          o.base_replicas > 0 ? fmt::format("{}+{}", o.base_replicas, o.replicas - o.base_replicas)
                              : std::to_string(o.replicas),
-         tier, fmt::format("{:.4g}/s{}", o.perf.per_second, o.perf.measured ? " (meas.)" : ""),
+         tier,
+         fmt::format("{:.4g}/s{}{}", o.perf.per_second, o.perf.measured ? " (meas.)" : "",
+                     o.perf.saturated ? " (saturated)" : ""),
          LatencyCell(o),
          fmt::format("{:.1f}/{:.0f}", o.perf.memory.total() / kGib, o.perf.memory.capacity / kGib),
          o.monthly.ToString(), o.lifetime.ToString(),
@@ -88,6 +90,13 @@ void PrintServingPlan(const serving::InferenceSpec& spec, const serving::Serving
       FormatCount(spec.model.shape.params), serving::WeightFormatName(spec.model.weights),
       serving::ModelWeightBytes(spec.model) / kGib, w.mean_rps, w.peak_rps, spec.schedule.label,
       spec.schedule.hours_per_month, spec.schedule.lifetime_months);
+  if (w.concurrency || w.batch || w.offered_rps) {
+    s.out << (w.concurrency
+                  ? fmt::format("Each replica at {} concurrent requests.\n", *w.concurrency)
+              : w.batch
+                  ? fmt::format("Each replica at batches of {} items.\n", *w.batch)
+                  : fmt::format("Each replica at {:.4g} requests/s offered.\n", *w.offered_rps));
+  }
   if (p.options.empty()) {
     s.out << "No option can serve this model.\n";
   } else {

@@ -10,7 +10,7 @@
 namespace frugal::catalog {
 
 std::string NormalizeGpuName(const AcceleratorHint& hint) {
-  const std::string name(hint.accelerator_name);
+  std::string name(hint.accelerator_name);
   const std::string type = ToLower(hint.instance_type);
   const double memory = hint.memory_gib_per_gpu.value_or(0);
   if (name == "A100") return memory >= 70 ? "A100-80GB" : "A100-40GB";
@@ -40,7 +40,8 @@ std::vector<std::string> ResolveGpuName(std::string_view name,
   static const std::vector<Alias> kAliases = {
       // A family name names every part of it: a listing shows them all, and where one GPU
       // must be chosen (estimate --gpu, a spec, a pool) the name is refused as ambiguous.
-      {"a100", {"A100-40GB", "A100-80GB"}},
+      {"a100", {"A100-40GB", "A100-80GB", "A100-80GB-PCIe"}},
+      {"a100-pcie", {"A100-80GB-PCIe"}},
       {"a100-40g", {"A100-40GB"}},
       {"a100-80g", {"A100-80GB"}},
       {"v100", {"V100-16GB", "V100-32GB"}},

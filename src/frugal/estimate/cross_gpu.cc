@@ -8,6 +8,7 @@
 
 #include "frugal/core/text.h"
 #include "frugal/estimate/parallelism.h"
+#include "frugal/estimate/sustained_clock.h"
 
 namespace frugal::estimate {
 namespace {
@@ -20,10 +21,6 @@ using catalog::Precision;
 // fit and the accuracy on the rows left out).
 constexpr double kComputeEfficiency = 0.7;
 constexpr double kRnnComputeEfficiency = 0.3;
-// Boards capped at 75 W (T4, L4, P4) cannot hold their boost clock under sustained tensor load:
-// the share of the listed peak they keep (fitted on the V100 → T4 rows).
-constexpr double kLowPowerClock = 0.55;
-constexpr double kLowPowerWatts = 75;
 // Per-GPU batch assumed when the job does not say, in units of work.
 constexpr double kDefaultUnitsPerStep = 32;
 // Data-parallel overhead per doubling of the GPU count (input pipeline, stragglers, the
@@ -70,9 +67,8 @@ double FamilyIntensity(ModelFamily f) {
   return 30;
 }
 
-double Sustained(const GpuSpec& g) {
-  return g.tdp_watts && *g.tdp_watts <= kLowPowerWatts ? kLowPowerClock : 1.0;
-}
+// Boards capped at 75 W keep a share of their listed peak: estimate/sustained_clock.h.
+double Sustained(const GpuSpec& g) { return SustainedClockShare(g); }
 
 /// Seconds per FLOP of compute-bound work and per byte of memory traffic on one GPU.
 struct DeviceRates {

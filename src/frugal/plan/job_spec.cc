@@ -9,6 +9,7 @@
 #include "frugal/core/yaml.h"
 #include "frugal/core/yaml_bounds.h"
 #include "frugal/core/yaml_guard.h"
+#include "frugal/estimate/model_yaml.h"
 #include "frugal/plan/drill_record.h"
 #include "frugal/plan/job_spec_sections.h"
 
@@ -75,23 +76,7 @@ Result<est::Model> ReadModel(const YamlDoc& doc, const Node& root, JobSpec& job)
     other.layers = 0;
     return other;
   }
-  est::ModelSpec spec;
-  spec.params = FRUGAL_TRY(doc.OptionalCount(m, "params"));
-  spec.layers = FRUGAL_TRY(OptionalIntIn(doc, m, "layers", 1, 10'000));
-  spec.hidden = FRUGAL_TRY(OptionalIntIn(doc, m, "hidden", 1, 1'000'000));
-  spec.heads = FRUGAL_TRY(OptionalIntIn(doc, m, "heads", 1, 100'000));
-  spec.kv_heads = FRUGAL_TRY(OptionalIntIn(doc, m, "kv_heads", 1, 100'000));
-  spec.ffn = FRUGAL_TRY(OptionalIntIn(doc, m, "ffn", 1, 10'000'000));
-  spec.vocab = FRUGAL_TRY(OptionalIntIn(doc, m, "vocab", 1, 100'000'000));
-  spec.seq = FRUGAL_TRY(OptionalIntIn(doc, m, "seq", 1, 100'000'000)).value_or(spec.seq);
-  if (auto mlp = FRUGAL_TRY(doc.OptionalString(m, "mlp"))) {
-    auto parsed = est::ParseMlp(*mlp);
-    if (!parsed) return Fail(doc.ErrorAt(m["mlp"], "mlp", parsed.error().message));
-    spec.mlp = *parsed;
-  }
-  spec.tied_embeddings = FRUGAL_TRY(doc.OptionalBool(m, "tied_embeddings")).value_or(false);
-  spec.experts = FRUGAL_TRY(OptionalIntIn(doc, m, "experts", 1, 100'000));
-  spec.experts_per_token = FRUGAL_TRY(OptionalIntIn(doc, m, "experts_per_token", 1, 100'000));
+  const est::ModelSpec spec = FRUGAL_TRY(est::ReadModelSpec(doc, m));
   auto model = est::ResolveModel(spec);
   if (!model) return Fail(doc.ErrorAt(m, "model", model.error().message));
   return *model;

@@ -9,18 +9,16 @@
 #include "frugal/core/text.h"
 #include "frugal/core/yaml.h"
 #include "frugal/core/yaml_bounds.h"
+#include "frugal/serving/served_model.h"
 
 namespace frugal::serving {
 namespace {
 
 using YAML::Node;
-namespace est = estimate;
 
 constexpr double kMaxRps = 1e9;
 /// One request in about 12 days: below that, serving is a batch job.
 constexpr double kMinRps = 1e-6;
-constexpr double kMinParams = 1;
-constexpr double kMaxParams = 1e15;
 /// The shortest serving day or week frugal prices: about half a minute.
 constexpr double kMinServingShare = 0.01;
 constexpr int kMaxTokens = 100'000'000;
@@ -56,71 +54,6 @@ Result<std::string> ResolveGpu(const YamlDoc& doc, const Node& node, std::string
                               : fmt::format("'{}' is ambiguous; name the exact part", name)));
 }
 
-Result<ServedModel> ReadModel(const YamlDoc& doc, const Node& root) {
-  const Node m = root["model"];
-  if (!m.IsDefined())
-    return Fail(doc.ErrorAt(root, "model", "missing (params, or layers and hidden)"));
-  FRUGAL_TRY(
-      doc.CheckKeys(m, "model",
-                    {"type", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
-                     "seq", "mlp", "tied_embeddings", "flops_per_item", "weights", "kv_cache"}));
-  ServedModel out;
-  if (auto type = FRUGAL_TRY(doc.OptionalString(m, "type"))) {
-    auto a = ParseArchitecture(*type);
-    if (!a) return Fail(doc.ErrorAt(m["type"], "type", a.error().message));
-    out.architecture = *a;
-  }
-  est::ModelSpec spec;
-  spec.params = FRUGAL_TRY(doc.OptionalCount(m, "params"));
-  if (spec.params && !(*spec.params >= kMinParams && *spec.params <= kMaxParams)) {
-    return Fail(doc.ErrorAt(m["params"], "params",
-                            fmt::format("must be between {:g} and {:g} parameters, got {:g}",
-                                        kMinParams, kMaxParams, *spec.params)));
-  }
-  spec.layers = FRUGAL_TRY(OptionalIntIn(doc, m, "layers", 1, 10'000));
-  spec.hidden = FRUGAL_TRY(OptionalIntIn(doc, m, "hidden", 1, 1'000'000));
-  spec.heads = FRUGAL_TRY(OptionalIntIn(doc, m, "heads", 1, 100'000));
-  spec.kv_heads = FRUGAL_TRY(OptionalIntIn(doc, m, "kv_heads", 1, 100'000));
-  spec.ffn = FRUGAL_TRY(OptionalIntIn(doc, m, "ffn", 1, 10'000'000));
-  spec.vocab = FRUGAL_TRY(OptionalIntIn(doc, m, "vocab", 1, 100'000'000));
-  spec.seq = FRUGAL_TRY(OptionalIntIn(doc, m, "seq", 1, kMaxTokens)).value_or(spec.seq);
-  if (auto mlp = FRUGAL_TRY(doc.OptionalString(m, "mlp"))) {
-    auto parsed = est::ParseMlp(*mlp);
-    if (!parsed) return Fail(doc.ErrorAt(m["mlp"], "mlp", parsed.error().message));
-    spec.mlp = *parsed;
-  }
-  spec.tied_embeddings = FRUGAL_TRY(doc.OptionalBool(m, "tied_embeddings")).value_or(false);
-  auto shape = est::ResolveModel(spec);
-  if (!shape) return Fail(doc.ErrorAt(m, "model", shape.error().message));
-  out.shape = *shape;
-  out.flops_per_item = FRUGAL_TRY(doc.OptionalCount(m, "flops_per_item"));
-  if (out.flops_per_item && !(*out.flops_per_item >= 1 && *out.flops_per_item < 1e18)) {
-    return Fail(
-        doc.ErrorAt(m["flops_per_item"], "flops_per_item", "must be between 1 and 1e18 FLOPs"));
-  }
-  if (out.architecture == Architecture::kCnn && !out.flops_per_item) {
-    return Fail(doc.ErrorAt(m, "flops_per_item",
-                            "a cnn needs its forward FLOPs per item (ResNet-50 at 224 px: 8.2g)"));
-  }
-  if (auto w = FRUGAL_TRY(doc.OptionalString(m, "weights"))) {
-    auto parsed = ParseWeightFormat(*w);
-    if (!parsed) return Fail(doc.ErrorAt(m["weights"], "weights", parsed.error().message));
-    out.weights = *parsed;
-  }
-  if (auto kv = FRUGAL_TRY(doc.OptionalString(m, "kv_cache"))) {
-    const std::string k = ToLower(*kv);
-    if (k == "fp16" || k == "bf16") {
-      out.kv_cache_bytes = 2;
-    } else if (k == "fp8" || k == "int8") {
-      out.kv_cache_bytes = 1;
-    } else {
-      return Fail(doc.ErrorAt(m["kv_cache"], "kv_cache",
-                              fmt::format("unknown '{}' (expected fp16, bf16 or fp8)", *kv)));
-    }
-  }
-  return out;
-}
-
 Result<std::vector<double>> ReadShape(const YamlDoc& doc, const Node& w) {
   std::vector<double> shape;
   const Node n = w["daily_shape"];
@@ -141,20 +74,50 @@ Result<std::vector<double>> ReadShape(const YamlDoc& doc, const Node& w) {
   return shape;
 }
 
+/// The point a replica is reported at: concurrency (decoder), batch (encoder, cnn) or an
+/// offered load; at most one.
+Result<void> ReadPoint(const YamlDoc& doc, const Node& n, Architecture a, Workload& w) {
+  w.concurrency = FRUGAL_TRY(OptionalIntIn(doc, n, "concurrency", 1, 1'000'000));
+  w.batch = FRUGAL_TRY(OptionalIntIn(doc, n, "batch", 1, 1'000'000));
+  w.offered_rps = FRUGAL_TRY(Positive(doc, n, "offered_rps", kMinRps, kMaxRps));
+  const bool decoder = a == Architecture::kDecoder;
+  if (decoder && w.batch) {
+    return Fail(doc.ErrorAt(n["batch"], "batch",
+                            "only for an encoder or cnn; a decoder's point is its concurrency "
+                            "(requests decoded at a time)"));
+  }
+  if (!decoder && w.concurrency) {
+    return Fail(doc.ErrorAt(n["concurrency"], "concurrency",
+                            "only for a decoder; an encoder or cnn gives batch (items per "
+                            "forward pass)"));
+  }
+  const int given = (w.concurrency ? 1 : 0) + (w.batch ? 1 : 0) + (w.offered_rps ? 1 : 0);
+  if (given > 1) {
+    return Fail(doc.ErrorAt(n["offered_rps"], "offered_rps",
+                            "give one point to report at: concurrency (or batch), or "
+                            "offered_rps, not both"));
+  }
+  return {};
+}
+
 Result<Workload> ReadWorkload(const YamlDoc& doc, const Node& root, const ServedModel& model) {
   const Node n = root["workload"];
   if (!n.IsDefined()) return Fail(doc.ErrorAt(root, "workload", "missing (rps, or daily_shape)"));
-  FRUGAL_TRY(doc.CheckKeys(n, "workload",
-                           {"rps", "peak_rps", "daily_shape", "input_tokens", "output_tokens",
-                            "items_per_request", "tokens_per_item"}));
+  FRUGAL_TRY(doc.CheckKeys(
+      n, "workload",
+      {"rps", "peak_rps", "daily_shape", "input_tokens", "output_tokens", "items_per_request",
+       "tokens_per_item", "concurrency", "batch", "offered_rps"}));
   Workload w;
   w.daily_shape = FRUGAL_TRY(ReadShape(doc, n));
-  const auto rps = FRUGAL_TRY(Positive(doc, n, "rps", kMinRps, kMaxRps));
+  FRUGAL_TRY(ReadPoint(doc, n, model.architecture, w));
+  // Without a traffic figure, the offered load is the traffic.
+  auto rps = FRUGAL_TRY(Positive(doc, n, "rps", kMinRps, kMaxRps));
+  if (!rps && w.daily_shape.empty()) rps = w.offered_rps;
   const auto peak = FRUGAL_TRY(Positive(doc, n, "peak_rps", kMinRps, kMaxRps));
   if (!w.daily_shape.empty()) {
     w.peak_rps = *std::max_element(w.daily_shape.begin(), w.daily_shape.end());
     w.mean_rps = std::accumulate(w.daily_shape.begin(), w.daily_shape.end(), 0.0) / 24;
-    if (rps || peak) {
+    if (n["rps"].IsDefined() || peak) {
       return Fail(doc.ErrorAt(n[rps ? "rps" : "peak_rps"], rps ? "rps" : "peak_rps",
                               "give either daily_shape or rps/peak_rps, not both"));
     }
@@ -332,7 +295,8 @@ Result<ServingConstraints> ReadConstraints(const YamlDoc& doc, const Node& root,
   const Node n = root["constraints"];
   if (!n.IsDefined() || n.IsNull()) return c;
   FRUGAL_TRY(doc.CheckKeys(n, "constraints",
-                           {"clouds", "regions", "tiers", "gpus", "max_gpus_per_replica"}));
+                           {"clouds", "regions", "tiers", "gpus", "max_gpus_per_replica",
+                            "gpus_per_replica", "replicas_per_instance"}));
   c.clouds = FRUGAL_TRY(doc.StringList(n, "clouds"));
   for (auto& cloud : c.clouds) cloud = ToLower(cloud);
   c.regions = FRUGAL_TRY(doc.StringList(n, "regions"));
@@ -345,6 +309,16 @@ Result<ServingConstraints> ReadConstraints(const YamlDoc& doc, const Node& root,
     c.gpus.push_back(FRUGAL_TRY(ResolveGpu(doc, n["gpus"], "gpus", g, known)));
   c.max_gpus_per_replica = FRUGAL_TRY(OptionalIntIn(doc, n, "max_gpus_per_replica", 1, 64))
                                .value_or(c.max_gpus_per_replica);
+  c.gpus_per_replica = FRUGAL_TRY(OptionalIntIn(doc, n, "gpus_per_replica", 1, 64));
+  if (c.gpus_per_replica && *c.gpus_per_replica > c.max_gpus_per_replica) {
+    if (n["max_gpus_per_replica"].IsDefined()) {
+      return Fail(doc.ErrorAt(n["gpus_per_replica"], "gpus_per_replica",
+                              fmt::format("{} is above max_gpus_per_replica {}",
+                                          *c.gpus_per_replica, c.max_gpus_per_replica)));
+    }
+    c.max_gpus_per_replica = *c.gpus_per_replica;
+  }
+  c.replicas_per_instance = FRUGAL_TRY(OptionalIntIn(doc, n, "replicas_per_instance", 1, 64));
   return c;
 }
 
@@ -425,7 +399,7 @@ Result<InferenceSpec> ReadSpec(const YamlDoc& doc, const std::filesystem::path& 
   for (const auto& file : FRUGAL_TRY(doc.StringList(root, "catalog")))
     spec.catalog_files.push_back(base_dir / file);
   if (!spec.catalog_files.empty()) spec.catalog_where = doc.Where(root["catalog"]);
-  spec.model = FRUGAL_TRY(ReadModel(doc, root));
+  spec.model = FRUGAL_TRY(ReadServedModel(doc, root));
   spec.workload = FRUGAL_TRY(ReadWorkload(doc, root, spec.model));
   spec.latency = FRUGAL_TRY(ReadLatency(doc, root["latency"]));
   FRUGAL_TRY(CheckLatencyFits(doc, root["latency"], spec.model.architecture));
@@ -447,75 +421,6 @@ Result<void> CheckFile(const std::filesystem::path& file, const std::string& whe
 }
 
 }  // namespace
-
-std::string_view ArchitectureName(Architecture a) {
-  switch (a) {
-    case Architecture::kDecoder:
-      return "decoder";
-    case Architecture::kEncoder:
-      return "encoder";
-    case Architecture::kCnn:
-      return "cnn";
-  }
-  return "?";
-}
-
-Result<Architecture> ParseArchitecture(std::string_view text) {
-  const std::string t = ToLower(Trim(text));
-  if (t == "decoder" || t == "generative" || t == "llm") return Architecture::kDecoder;
-  if (t == "encoder" || t == "classifier" || t == "embedding") return Architecture::kEncoder;
-  if (t == "cnn" || t == "vision") return Architecture::kCnn;
-  return Fail(ErrorCode::kBadInput,
-              fmt::format("unknown model type '{}' (expected decoder, encoder or cnn)", text));
-}
-
-std::string_view WeightFormatName(WeightFormat w) {
-  switch (w) {
-    case WeightFormat::kFp32:
-      return "fp32";
-    case WeightFormat::kFp16:
-      return "fp16";
-    case WeightFormat::kBf16:
-      return "bf16";
-    case WeightFormat::kFp8:
-      return "fp8";
-    case WeightFormat::kInt8:
-      return "int8";
-    case WeightFormat::kInt4:
-      return "int4";
-  }
-  return "?";
-}
-
-Result<WeightFormat> ParseWeightFormat(std::string_view text) {
-  const std::string t = ToLower(Trim(text));
-  if (t == "fp32") return WeightFormat::kFp32;
-  if (t == "fp16") return WeightFormat::kFp16;
-  if (t == "bf16") return WeightFormat::kBf16;
-  if (t == "fp8") return WeightFormat::kFp8;
-  if (t == "int8" || t == "w8a8" || t == "w8a16") return WeightFormat::kInt8;
-  if (t == "int4" || t == "awq" || t == "gptq" || t == "w4a16") return WeightFormat::kInt4;
-  return Fail(ErrorCode::kBadInput,
-              fmt::format("unknown weight format '{}' (expected fp32, fp16, bf16, fp8, int8, "
-                          "int4, awq or gptq)",
-                          text));
-}
-
-double WeightBytes(WeightFormat w) {
-  switch (w) {
-    case WeightFormat::kFp32:
-      return 4;
-    case WeightFormat::kFp16:
-    case WeightFormat::kBf16:
-      return 2;
-    case WeightFormat::kFp8:
-    case WeightFormat::kInt8:
-      return 1;
-    case WeightFormat::kInt4:
-      return (4.0 + 32.0 / 128.0) / 8.0;
-  }
-  return 2;
-}
 
 Result<bool> IsInferenceSpec(const std::filesystem::path& path) {
   const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));

@@ -26,9 +26,11 @@ enum class Architecture {
 [[nodiscard]] Result<Architecture> ParseArchitecture(std::string_view text);
 
 /// How the weights are stored when served.
-enum class WeightFormat { kFp32, kFp16, kBf16, kFp8, kInt8, kInt4 };
+/// kInt8 is weight-only (w8a16: dequantized into 16-bit math); kW8A8 computes in int8 (weights
+/// and activations, SmoothQuant, TensorRT's int8).
+enum class WeightFormat { kFp32, kFp16, kBf16, kFp8, kInt8, kW8A8, kInt4 };
 [[nodiscard]] std::string_view WeightFormatName(WeightFormat w);
-/// fp32, fp16, bf16, fp8, int8 (w8a8, w8a16), int4 (awq, gptq, w4a16); kBadInput otherwise.
+/// fp32, fp16, bf16, fp8, int8 (w8a16), w8a8, int4 (awq, gptq, w4a16); kBadInput otherwise.
 [[nodiscard]] Result<WeightFormat> ParseWeightFormat(std::string_view text);
 /// Bytes per weight of the quantized linear layers: fp32 4, fp16/bf16 2, fp8/int8 1 (a scale
 /// per output channel is negligible), int4 0.53125 (4 bits plus a 16-bit scale and a 16-bit
@@ -37,7 +39,10 @@ enum class WeightFormat { kFp32, kFp16, kBf16, kFp8, kInt8, kInt4 };
 
 struct ServedModel {
   Architecture architecture = Architecture::kDecoder;
-  estimate::Model shape;                 ///< transformer shape (derived for a bare count)
+  estimate::Model shape;  ///< transformer shape (derived for a bare count)
+  /// Mixture of experts: parameters a token runs through (every expert's weights are in
+  /// memory, only these are read and multiplied per token); unset: derived from the shape.
+  std::optional<double> active_params;
   std::optional<double> flops_per_item;  ///< forward FLOPs per item (CNNs; overrides encoders')
   WeightFormat weights = WeightFormat::kFp16;
   double kv_cache_bytes = 2;  ///< per element: 2 (fp16/bf16) or 1 (fp8)
@@ -52,6 +57,13 @@ struct Workload {
   int output_tokens = 0;         ///< decoder: generated tokens per request
   double items_per_request = 1;  ///< encoder/cnn
   int tokens_per_item = 0;       ///< encoder: tokens per item
+  /// The point at which one replica is reported (a benchmark's setting), at most one of them:
+  /// decoder: `concurrency` requests run at a time (concurrent users); encoder/cnn: `batch`
+  /// items per forward pass; either: `offered_rps`, requests/s offered to one replica. Unset:
+  /// the replica is sized to the largest batch that fits and meets the latency.
+  std::optional<int> concurrency;
+  std::optional<int> batch;
+  std::optional<double> offered_rps;
 };
 
 /// Latency objectives in seconds; unset ones are not checked.
@@ -94,6 +106,8 @@ struct ServingConstraints {
   std::vector<catalog::Tier> tiers;
   std::vector<std::string> gpus;  ///< canonical names, and "cpu" for CPU instances
   int max_gpus_per_replica = 8;
+  std::optional<int> gpus_per_replica;       ///< exactly this tensor-parallel degree
+  std::optional<int> replicas_per_instance;  ///< data-parallel replicas on one instance
 };
 
 /// What the model's training costs, for the lifetime bill (`frugal tco`).

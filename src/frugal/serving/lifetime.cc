@@ -108,7 +108,7 @@ bool SameHardware(const ServingOption& o, const ServingOption& baseline) {
 Result<Lever> QuantizationLever(const InferenceSpec& spec, const catalog::Catalog& c,
                                 const ServingOption& baseline, int months) {
   const WeightFormat target =
-      spec.model.architecture == Architecture::kDecoder ? WeightFormat::kInt4 : WeightFormat::kInt8;
+      spec.model.architecture == Architecture::kDecoder ? WeightFormat::kInt4 : WeightFormat::kW8A8;
   if (WeightBytes(spec.model.weights) <= WeightBytes(target)) {
     return Unavailable("quantization",
                        fmt::format("weights are already {}", WeightFormatName(spec.model.weights)));

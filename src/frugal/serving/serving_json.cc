@@ -15,6 +15,11 @@ nlohmann::json LatencyJson(const LatencyObjective& l) {
           {"request_p50_s", Seconds(l.request_p50)}, {"request_p95_s", Seconds(l.request_p95)}};
 }
 
+template <typename T>
+nlohmann::json Optional(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
+
 }  // namespace
 
 nlohmann::json ServingOptionJson(const ServingOption& o, size_t rank) {
@@ -30,6 +35,12 @@ nlohmann::json ServingOptionJson(const ServingOption& o, size_t rank) {
       {"monthly_usd", o.monthly.dollars()},
       {"lifetime_usd", o.lifetime.dollars()},
       {"throughput_per_replica", o.perf.per_second},
+      {"replicas_per_instance", o.replicas_per_instance},
+      {"throughput_per_instance", o.perf.per_second * o.replicas_per_instance},
+      {"capacity_per_replica", o.perf.capacity_per_second
+                                   ? nlohmann::json(*o.perf.capacity_per_second)
+                                   : nlohmann::json(o.perf.per_second)},
+      {"saturated", o.perf.saturated},
       {"requests_per_second_per_replica", o.perf.requests_per_second},
       {"meets_latency", o.perf.meets_latency},
       {"latency_miss",
@@ -77,10 +88,18 @@ nlohmann::json ServingPlanJson(const InferenceSpec& spec, const ServingPlan& p) 
           {"model",
            {{"type", ArchitectureName(spec.model.architecture)},
             {"params", spec.model.shape.params},
+            {"active_params", Optional(spec.model.active_params)},
+            {"experts", spec.model.shape.experts},
+            {"experts_per_token", spec.model.shape.experts_per_token},
             {"weights", WeightFormatName(spec.model.weights)},
             {"weights_gib", ModelWeightBytes(spec.model) / kGib}}},
           {"workload",
-           {{"mean_rps", w.mean_rps}, {"peak_rps", w.peak_rps}, {"daily_shape", w.daily_shape}}},
+           {{"mean_rps", w.mean_rps},
+            {"peak_rps", w.peak_rps},
+            {"daily_shape", w.daily_shape},
+            {"concurrency", Optional(w.concurrency)},
+            {"batch", Optional(w.batch)},
+            {"offered_rps", Optional(w.offered_rps)}}},
           {"hours_per_month", spec.schedule.hours_per_month},
           {"serving_hours", spec.schedule.label},
           {"lifetime_months", spec.schedule.lifetime_months},

@@ -30,6 +30,7 @@ struct Config {
   ReplicaHardware hw;
   std::vector<const Offer*> offers;
   ReplicaPerformance perf;
+  std::optional<int> replicas_per_instance;  ///< stated (constraints.replicas_per_instance)
 };
 
 bool Allowed(const Offer& o, const ServingConstraints& c) {
@@ -48,6 +49,7 @@ int ReplicasFor(double rps, double replica_rps, double headroom) {
 }
 
 int PerInstance(const Config& cfg, const Offer& o) {
+  if (cfg.replicas_per_instance) return *cfg.replicas_per_instance;
   return cfg.gpus == 0 ? 1 : std::max(1, o.gpu_count / cfg.gpus);
 }
 
@@ -125,6 +127,7 @@ ServingOption BaseOption(const Config& cfg, const Pricing& p, const Offer& o) {
   opt.gpus_per_replica = cfg.gpus;
   opt.replicas = p.peak_replicas;
   opt.instances = InstancesFor(p.peak_replicas, PerInstance(cfg, o));
+  opt.replicas_per_instance = PerInstance(cfg, o);
   opt.perf = cfg.perf;
   opt.tier = std::string(catalog::TierName(o.tier));
   opt.estimated_price = o.price_estimated;
@@ -281,19 +284,27 @@ void AddGpuConfigs(const InferenceSpec& spec, const catalog::Catalog& c, const s
   const catalog::GpuSpec* gpu = c.FindGpu(name);
   int most = 0;
   for (const Offer* o : offers) most = std::max(most, o->gpu_count);
-  most = std::min(most, spec.constraints.max_gpus_per_replica);
+  const ServingConstraints& limits = spec.constraints;
+  most = std::min(most, limits.max_gpus_per_replica);
+  const int per_instance = limits.replicas_per_instance.value_or(1);
   std::string no_fit;
   bool any_fit = false;
-  for (int g = 1; g <= most; g *= 2) {
+  for (int g = limits.gpus_per_replica.value_or(1); g <= most;
+       g = limits.gpus_per_replica ? most + 1 : 2 * g) {
     auto hw = gpu ? GpuReplica(*gpu, g, spec.model.weights)
                   : Result<ReplicaHardware>(Fail(ErrorCode::kBadInput, name + ": unknown GPU"));
     if (!hw) {
       why[hw.error().message] += offers.size();
       return;
     }
-    Config cfg{name, g, "", *hw, {}, {}};
+    Config cfg{name, g, "", *hw, {}, {}, limits.replicas_per_instance};
     for (const Offer* o : offers) {
-      if (o->gpu_count >= g) cfg.offers.push_back(o);
+      if (o->gpu_count >= g * per_instance) cfg.offers.push_back(o);
+    }
+    if (cfg.offers.empty()) {
+      no_fit = fmt::format("{}: no instance holds {} replicas of {} GPU{}", name, per_instance, g,
+                           g == 1 ? "" : "s");
+      continue;
     }
     auto perf = SizeReplica(spec.model, spec.workload, spec.latency, cfg.hw);
     if (!perf) {
@@ -342,7 +353,7 @@ std::vector<Config> BuildConfigs(const InferenceSpec& spec, const catalog::Catal
       why["CPU instances without a vCPU count in the catalog"] += offers.size();
       continue;
     }
-    Config cfg{"cpu", 0, key, CpuReplica(first.vcpus, first.ram_gib), offers, {}};
+    Config cfg{"cpu", 0, key, CpuReplica(first.vcpus, first.ram_gib), offers, {}, {}};
     auto perf = SizeReplica(spec.model, spec.workload, spec.latency, cfg.hw);
     if (!perf) {
       const MemoryFit f = Memory(spec.model, spec.workload, cfg.hw, 1);

@@ -29,6 +29,7 @@ struct ServingOption {
   int replicas = 0;                            ///< for the peak, with headroom
   int base_replicas = 0;                       ///< a mix's committed replicas
   int instances = 0;                           ///< at the peak
+  int replicas_per_instance = 1;               ///< data-parallel replicas one instance holds
   std::string tier;  ///< on_demand, reserved_1y, reserved_3y, spot, reserved_1y+on_demand, ...
   bool autoscaled = false;  ///< on demand, following the daily shape
   ReplicaPerformance perf;

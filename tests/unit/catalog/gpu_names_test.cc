@@ -38,6 +38,10 @@ TEST(ResolveGpuName, AcceptsCanonicalNamesAliasesAndFamilies) {
   EXPECT_EQ(ResolveGpuName("a100-40g", known), std::vector<std::string>{"A100-40GB"});
   EXPECT_EQ(ResolveGpuName("H100", known).size(), 2u);
   EXPECT_TRUE(ResolveGpuName("A100-90GB", known).empty());
+  // The PCIe part is its own row (data/gpus.csv), in the family and by its own alias.
+  const std::vector<std::string> with_pcie = {"A100-40GB", "A100-80GB", "A100-80GB-PCIe"};
+  EXPECT_EQ(ResolveGpuName("a100-pcie", with_pcie), std::vector<std::string>{"A100-80GB-PCIe"});
+  EXPECT_EQ(ResolveGpuName("A100", with_pcie).size(), 3u);
 }
 
 }  // namespace

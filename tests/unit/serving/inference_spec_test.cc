@@ -1,5 +1,6 @@
 #include "frugal/serving/inference_spec.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace frugal::serving {
@@ -60,7 +61,9 @@ workload:
 
 TEST(InferenceSpec, WeightFormatsAndTheirBytes) {
   EXPECT_EQ(*ParseWeightFormat("GPTQ"), WeightFormat::kInt4);
-  EXPECT_EQ(*ParseWeightFormat("w8a8"), WeightFormat::kInt8);
+  EXPECT_EQ(*ParseWeightFormat("w8a16"), WeightFormat::kInt8);
+  EXPECT_EQ(*ParseWeightFormat("w8a8"), WeightFormat::kW8A8);  // int8 math, not weight-only
+  EXPECT_DOUBLE_EQ(WeightBytes(WeightFormat::kW8A8), 1);
   EXPECT_FALSE(ParseWeightFormat("int3"));
   EXPECT_DOUBLE_EQ(WeightBytes(WeightFormat::kFp16), 2);
   EXPECT_DOUBLE_EQ(WeightBytes(WeightFormat::kFp8), 1);
@@ -137,11 +140,14 @@ TEST(InferenceSpec, AbsurdlySmallPositivesAreBadInputNotAZeroBill) {
   for (const char* tiny : {"1e-320", "1e-9"}) {
     const std::string t(tiny);
     const std::string model = "model: {type: encoder, params: 7b}\n";
-    ExpectError(head + "model: {type: encoder, params: " + t + "}\nworkload: {rps: 1}\n",
-                "serve.yaml:3:", "field 'params'");
-    ExpectError(head + model + "workload: {rps: " + t + "}\n", "serve.yaml:4:", "field 'rps'");
-    ExpectError(head + model + "workload: {rps: 1}\nserving: {hours_per_day: " + t + "}\n",
-                "serve.yaml:5:", "field 'hours_per_day'");
+    ExpectError(
+        fmt::format("{}model: {{type: encoder, params: {}}}\nworkload: {{rps: 1}}\n", head, t),
+        "serve.yaml:3:", "field 'params'");
+    ExpectError(fmt::format("{}{}workload: {{rps: {}}}\n", head, model, t),
+                "serve.yaml:4:", "field 'rps'");
+    ExpectError(
+        fmt::format("{}{}workload: {{rps: 1}}\nserving: {{hours_per_day: {}}}\n", head, model, t),
+        "serve.yaml:5:", "field 'hours_per_day'");
   }
   // The smallest sensible figures still read.
   auto small = Parse(head +

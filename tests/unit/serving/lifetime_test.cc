@@ -44,7 +44,7 @@ TEST(LifetimeBill, TrainingRetrainingAndServingAddUp) {
   EXPECT_EQ(bill->serving.replicas, 4);
   // Retrained at the ends of months 3, 6 and 9 (not after the model's last month).
   EXPECT_EQ(bill->retrains, 3);
-  EXPECT_EQ(bill->training_total, Money::FromCents(4 * 308));
+  EXPECT_EQ(bill->training_total, Money::FromCents(int64_t{4} * 308));
   EXPECT_EQ(bill->inference_total, Money::FromCents(1'752'000));
   EXPECT_EQ(bill->total, Money::FromCents(1'752'000 + 4 * 308));
   EXPECT_NEAR(bill->inference_to_training, 17520 / 12.32, 1e-9);
@@ -52,7 +52,7 @@ TEST(LifetimeBill, TrainingRetrainingAndServingAddUp) {
   EXPECT_EQ(bill->points[0].training, Money::FromCents(308));
   EXPECT_EQ(bill->points[0].inference, Money());
   EXPECT_EQ(bill->points[1].inference, Money::FromCents(146'000));
-  EXPECT_EQ(bill->points[3].training, Money::FromCents(2 * 308));
+  EXPECT_EQ(bill->points[3].training, Money::FromCents(int64_t{2} * 308));
   EXPECT_EQ(bill->points[12].training, bill->training_total);
   EXPECT_EQ(bill->points[12].inference, bill->inference_total);
 }
@@ -68,7 +68,7 @@ TEST(LifetimeBill, LeversAgainstTheDeploymentRunningToday) {
   auto bill = ComputeLifetimeBill(Spec(*f, spec), f->catalog, TrainingCost{});
   ASSERT_TRUE(bill) << bill.error().message;
   ASSERT_TRUE(bill->baseline);
-  EXPECT_EQ(bill->baseline->monthly, Money::FromCents(2 * 3200 * 730));
+  EXPECT_EQ(bill->baseline->monthly, Money::FromCents(int64_t{2} * 3200 * 730));
   ASSERT_EQ(bill->levers.size(), 5u);
   const Lever& quant = bill->levers[0];
   EXPECT_EQ(quant.name, "quantization");
@@ -76,8 +76,9 @@ TEST(LifetimeBill, LeversAgainstTheDeploymentRunningToday) {
   const Lever& smaller = bill->levers[1];
   EXPECT_EQ(smaller.name, "smaller GPU");
   // Two A100s at $32/h against four T4 at $0.50/h, for 12 months.
-  EXPECT_EQ(smaller.lifetime_saving, Money::FromCents((2 * 3200 - 4 * 50) * 730 * 12));
-  EXPECT_EQ(smaller.monthly_saving, Money::FromCents((2 * 3200 - 4 * 50) * 730));
+  EXPECT_EQ(smaller.lifetime_saving,
+            Money::FromCents((int64_t{2} * 3200 - int64_t{4} * 50) * 730 * 12));
+  EXPECT_EQ(smaller.monthly_saving, Money::FromCents((int64_t{2} * 3200 - int64_t{4} * 50) * 730));
   const Lever& commit = bill->levers[2];
   EXPECT_EQ(commit.name, "commitment");
   // The deployment's GPU committed (not the T4s the "smaller GPU" lever moves to): the plan's
@@ -85,7 +86,7 @@ TEST(LifetimeBill, LeversAgainstTheDeploymentRunningToday) {
   EXPECT_TRUE(commit.available) << commit.detail;
   EXPECT_NE(commit.detail.find("A100-80GB x1, 1 replica, reserved_1y"), std::string::npos)
       << commit.detail;
-  EXPECT_EQ(commit.lifetime_saving, Money::FromCents((2 * 3200 - 1900) * 730 * 12));
+  EXPECT_EQ(commit.lifetime_saving, Money::FromCents((int64_t{2} * 3200 - 1900) * 730 * 12));
   EXPECT_FALSE(bill->levers[3].available);  // no daily shape: autoscaling is not priced
   EXPECT_FALSE(bill->levers[4].available);  // interactive: no spot
   EXPECT_EQ(bill->training_total, Money());
@@ -109,18 +110,18 @@ TEST(LifetimeBill, LeversKeepTheHabitsGpu) {
   EXPECT_EQ(quant.detail.find("T4"), std::string::npos) << quant.detail;
   if (quant.available) {
     // A saving on the same GPU: fewer replicas or a smaller shape of it.
-    EXPECT_NE(quant.detail.find("int8 weights: A100-80GB"), std::string::npos) << quant.detail;
+    EXPECT_NE(quant.detail.find("w8a8 weights: A100-80GB"), std::string::npos) << quant.detail;
     EXPECT_GT(quant.monthly_saving, Money()) << quant.detail;
   } else {
-    // Never "$0 int8 weights: A100-80GB x1 ... instead of A100-80GB x1 ...".
-    EXPECT_NE(quant.detail.find("int8 weights still need A100-80GB"), std::string::npos)
+    // Never "$0 w8a8 weights: A100-80GB x1 ... instead of A100-80GB x1 ...".
+    EXPECT_NE(quant.detail.find("w8a8 weights still need A100-80GB"), std::string::npos)
         << quant.detail;
   }
   const Lever& commit = bill->levers[2];
   EXPECT_EQ(commit.name, "commitment");
   ASSERT_TRUE(commit.available) << commit.detail;
   EXPECT_NE(commit.detail.find("A100-80GB"), std::string::npos) << commit.detail;
-  EXPECT_EQ(commit.monthly_saving, Money::FromCents(replicas * 1300 * 730));
+  EXPECT_EQ(commit.monthly_saving, Money::FromCents(int64_t{replicas} * 1300 * 730));
 }
 
 TEST(LifetimeBill, ChartStacksTrainingUnderInference) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "frugal/serving/serving_json.h"
 #include "support/test_support.h"
 
 namespace frugal::serving {
@@ -275,6 +276,43 @@ TEST(ServingPlan, AbsurdTrafficIsALossNotAnOverflow) {
   ASSERT_FALSE(dear.options.empty());
   EXPECT_GT(dear.options.front().lifetime, Money());
   EXPECT_GE(dear.options.front().lifetime, dear.options.front().monthly);
+}
+
+TEST(ServingPlan, ReplicasPerInstanceAndAFixedTensorParallelDegree) {
+  auto f = Load(
+      "  - {name: a100x2, cloud: test, gpu: A100-80GB, gpus: 2, price_per_hour: 6.00}\n"
+      "  - {name: a100x8, cloud: test, gpu: A100-80GB, gpus: 8, price_per_hour: 20.00}\n");
+  const std::string model =
+      "model: {params: 7b}\n"
+      "workload: {rps: 1, input_tokens: 512, output_tokens: 256, concurrency: 16}\n";
+  // Eight data-parallel replicas of one GPU: only the 8-GPU instance holds them.
+  const InferenceSpec dp_spec = Spec(
+      *f, model + "constraints: {clouds: [test], gpus_per_replica: 1, replicas_per_instance: 8}\n");
+  const ServingPlan dp = Plan(*f, dp_spec);
+  ASSERT_FALSE(dp.options.empty());
+  // The document keeps the keys it had and adds the instance's throughput.
+  const nlohmann::json best = ServingPlanJson(dp_spec, dp)["options"][0];
+  for (const char* key : {"gpu", "gpus_per_replica", "replicas", "tier", "monthly_usd",
+                          "throughput_per_replica", "meets_latency"}) {
+    EXPECT_TRUE(best.contains(key)) << key;
+  }
+  EXPECT_EQ(best["replicas_per_instance"], 8);
+  EXPECT_DOUBLE_EQ(best["throughput_per_instance"].get<double>(),
+                   8 * best["throughput_per_replica"].get<double>());
+  for (const ServingOption& o : dp.options) {
+    EXPECT_EQ(o.gpus_per_replica, 1);
+    EXPECT_EQ(o.replicas_per_instance, 8);
+    EXPECT_EQ(o.offer->gpu_count, 8);
+    EXPECT_EQ(o.perf.batch, 16);
+  }
+  // Unstated, the planner sizes 1-, 2-, 4- and 8-GPU replicas; stated, only 2.
+  const ServingPlan tp =
+      Plan(*f, Spec(*f, model + "constraints: {clouds: [test], gpus_per_replica: 2}\n"));
+  ASSERT_FALSE(tp.options.empty());
+  for (const ServingOption& o : tp.options) EXPECT_EQ(o.gpus_per_replica, 2);
+  const ServingPlan any = Plan(*f, Spec(*f, model + "constraints: {clouds: [test]}\n"));
+  EXPECT_TRUE(std::any_of(any.options.begin(), any.options.end(),
+                          [](const ServingOption& o) { return o.gpus_per_replica == 1; }));
 }
 
 }  // namespace

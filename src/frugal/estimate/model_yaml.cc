@@ -1,0 +1,42 @@
+#include "frugal/estimate/model_yaml.h"
+
+#include <fmt/format.h>
+
+#include "frugal/core/yaml_bounds.h"
+
+namespace frugal::estimate {
+namespace {
+
+constexpr double kMinSpecParams = 1;
+constexpr double kMaxSpecParams = 1e15;
+constexpr int kMaxSpecTokens = 100'000'000;
+
+}  // namespace
+
+Result<ModelSpec> ReadModelSpec(const YamlDoc& doc, const YAML::Node& m) {
+  ModelSpec spec;
+  spec.params = FRUGAL_TRY(doc.OptionalCount(m, "params"));
+  if (spec.params && !(*spec.params >= kMinSpecParams && *spec.params <= kMaxSpecParams)) {
+    return Fail(doc.ErrorAt(m["params"], "params",
+                            fmt::format("must be between {:g} and {:g} parameters, got {:g}",
+                                        kMinSpecParams, kMaxSpecParams, *spec.params)));
+  }
+  spec.layers = FRUGAL_TRY(OptionalIntIn(doc, m, "layers", 1, 10'000));
+  spec.hidden = FRUGAL_TRY(OptionalIntIn(doc, m, "hidden", 1, 1'000'000));
+  spec.heads = FRUGAL_TRY(OptionalIntIn(doc, m, "heads", 1, 100'000));
+  spec.kv_heads = FRUGAL_TRY(OptionalIntIn(doc, m, "kv_heads", 1, 100'000));
+  spec.ffn = FRUGAL_TRY(OptionalIntIn(doc, m, "ffn", 1, 10'000'000));
+  spec.vocab = FRUGAL_TRY(OptionalIntIn(doc, m, "vocab", 1, kMaxSpecTokens));
+  spec.seq = FRUGAL_TRY(OptionalIntIn(doc, m, "seq", 1, kMaxSpecTokens)).value_or(spec.seq);
+  if (auto mlp = FRUGAL_TRY(doc.OptionalString(m, "mlp"))) {
+    auto parsed = ParseMlp(*mlp);
+    if (!parsed) return Fail(doc.ErrorAt(m["mlp"], "mlp", parsed.error().message));
+    spec.mlp = *parsed;
+  }
+  spec.tied_embeddings = FRUGAL_TRY(doc.OptionalBool(m, "tied_embeddings")).value_or(false);
+  spec.experts = FRUGAL_TRY(OptionalIntIn(doc, m, "experts", 1, 100'000));
+  spec.experts_per_token = FRUGAL_TRY(OptionalIntIn(doc, m, "experts_per_token", 1, 100'000));
+  return spec;
+}
+
+}  // namespace frugal::estimate
