@@ -36,8 +36,10 @@ struct EstimateOptions {
   std::string gpu;
   int gpus = 1;
   int tensor_parallel = 1, pipeline_parallel = 1, virtual_stages = 1, expert_parallel = 1;
+  int context_parallel = 1;
   bool sequence_parallel = false, optimizer_in_backward = false;
   std::string attention = "flash", loss = "standard", offload = "none";
+  std::string memory_basis = "nvidia-smi";  ///< what the reported peak counts
   std::optional<double> network_gbps;
   std::string tier;                   ///< only this tier's cheapest offer
   std::string offer;                  ///< exactly this offer (id or instance type)
@@ -81,6 +83,7 @@ Error NameFlags(Error e) {
       {"pipeline_parallel", "--pipeline-parallel"},
       {"virtual_stages", "--virtual-stages"},
       {"expert_parallel", "--expert-parallel"},
+      {"context_parallel", "--context-parallel"},
       {"sequence_parallel", "--sequence-parallel"},
       {"lora_rank", "--lora-rank"},
       {"zero stage", "--zero"},
@@ -126,6 +129,7 @@ Result<estimate::Training> TrainingFrom(const EstimateOptions& o, const estimate
   t.pipeline_parallel = o.pipeline_parallel;
   t.virtual_stages = o.virtual_stages;
   t.expert_parallel = o.expert_parallel;
+  t.context_parallel = o.context_parallel;
   t.sequence_parallel = o.sequence_parallel;
   t.attention = FRUGAL_TRY(estimate::ParseAttention(o.attention).map_error([](const Error& e) {
     return e.Wrap("--attention");
@@ -135,6 +139,10 @@ Result<estimate::Training> TrainingFrom(const EstimateOptions& o, const estimate
   t.offload = FRUGAL_TRY(estimate::ParseOffload(o.offload).map_error(
       [](const Error& e) { return e.Wrap("--offload"); }));
   t.optimizer_in_backward = o.optimizer_in_backward;
+  t.memory_basis =
+      FRUGAL_TRY(estimate::ParseMemoryBasis(o.memory_basis).map_error([](const Error& e) {
+        return e.Wrap("--memory-basis");
+      }));
   FRUGAL_TRY(t.Validate().map_error(NameFlags));
   return t;
 }
@@ -158,8 +166,14 @@ void PrintHuman(const estimate::Estimate& e, const std::string& gpu,
                      e.model.params / 1e9,
                      e.model.shape_derived ? " (shape derived from the count)" : "", e.model.layers,
                      e.model.hidden, e.model.seq);
+  const estimate::MemoryBasis basis = e.training.memory_basis;
   out << fmt::format(
-      "Memory per GPU: {:.1f} GiB of {:.0f} GiB on {} — {}\n", Gib(b.Total()),
+      "Memory per GPU: {:.1f} GiB{} of {:.0f} GiB on {} — {}\n",
+      Gib(estimate::MemoryInBasis(b, basis)),
+      basis == estimate::MemoryBasis::kNvidiaSmi
+          ? ""
+          : fmt::format(" {} ({:.1f} GiB on the device)", estimate::MemoryBasisName(basis),
+                        Gib(b.Total())),
       Gib(e.capacity_bytes), gpu,
       e.fits ? fmt::format("fits ({:.1f} GiB headroom)", Gib(e.HeadroomBytes()))
              : fmt::format("does NOT fit (short by {:.1f} GiB)", -Gib(e.HeadroomBytes())));
@@ -185,11 +199,16 @@ void PrintHuman(const estimate::Estimate& e, const std::string& gpu,
   if (tr.gpus > 1 && e.source == estimate::UtilizationSource::kPrior) {
     const estimate::StepTime& s = e.step;
     out << fmt::format(
-        "Parallelism: TP {} x PP {} x DP {}; per step {:.3g} s = compute {:.3g} + bubble {:.3g} "
-        "+ tensor-parallel {:.3g} + expert-parallel {:.3g} + data-parallel {:.3g} not hidden (of "
+        "Parallelism: TP {} x PP {}{} x DP {}; per step {:.3g} s = compute {:.3g} + bubble {:.3g} "
+        "+ tensor-parallel {:.3g} + expert-parallel {:.3g}{} + data-parallel {:.3g} not hidden (of "
         "{:.3g})\n",
-        tr.tensor_parallel, tr.pipeline_parallel, tr.DataParallel(), s.Total(), s.compute, s.bubble,
-        s.tensor_parallel, s.expert_parallel, s.exposed_data_parallel, s.data_parallel);
+        tr.tensor_parallel, tr.pipeline_parallel,
+        tr.context_parallel > 1 ? fmt::format(" x CP {}", tr.context_parallel) : "",
+        tr.DataParallel(), s.Total(), s.compute, s.bubble, s.tensor_parallel, s.expert_parallel,
+        tr.context_parallel > 1 ? fmt::format(" + context-parallel {:.3g} not hidden (of {:.3g})",
+                                              s.exposed_context_parallel, s.context_parallel)
+                                : "",
+        s.exposed_data_parallel, s.data_parallel);
   }
   if (costs.empty()) {
     out << "Cost: no offer for this GPU in the catalog.\n";
@@ -443,14 +462,18 @@ void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--experts-per-token,--top-k", o->experts_per_token,
                   "Experts each token is routed to (default 2 with --experts)");
   cmd->add_option("--dtype", o->dtype, "fp32, tf32, bf16, fp16, fp8")->capture_default_str();
-  cmd->add_option("--optimizer", o->optimizer, "adamw, adam8bit, paged_adam8bit, sgd, adafactor")
+  cmd->add_option("--optimizer", o->optimizer,
+                  "adamw, adam8bit, paged_adam8bit, paged_adamw, sgd, adafactor")
       ->capture_default_str();
   cmd->add_option("--method", o->method, "full, lora, qlora, inference (weights-only load)")
       ->capture_default_str();
   cmd->add_option("--lora-rank", o->lora_rank, "LoRA rank")->capture_default_str();
-  cmd->add_option("--lora-targets", o->lora_targets, "all (every linear layer) or qv")
+  cmd->add_option("--lora-targets", o->lora_targets,
+                  "all (every linear layer), qv, qkv or qkv_fused")
       ->capture_default_str();
-  cmd->add_option("--master-weights", o->master_weights, "fp32 (AMP) or none (pure 16-bit)")
+  cmd->add_option(
+         "--master-weights", o->master_weights,
+         "fp32 (16-bit weights, fp32 master), amp (torch autocast: fp32 weights and grads) or none")
       ->capture_default_str();
   cmd->add_option("--micro-batch", o->micro_batch, "Sequences per GPU per step")
       ->capture_default_str();
@@ -474,6 +497,9 @@ void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--expert-parallel,--ep", o->expert_parallel,
                   "GPUs the experts are split over (all-to-all token exchange)")
       ->capture_default_str();
+  cmd->add_option("--context-parallel,--cp", o->context_parallel,
+                  "Context parallelism: GPUs each sequence is split over (ring attention)")
+      ->capture_default_str();
   cmd->add_option("--virtual-stages", o->virtual_stages,
                   "Interleaved pipeline: model chunks per stage (shrinks the bubble)")
       ->capture_default_str();
@@ -483,6 +509,9 @@ void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--loss", o->loss, "standard, chunked (torchtune) or fused (Liger)")
       ->capture_default_str();
   cmd->add_option("--offload", o->offload, "none, optimizer (ZeRO-Offload) or all (FSDP CPU)")
+      ->capture_default_str();
+  cmd->add_option("--memory-basis", o->memory_basis,
+                  "What the reported peak counts: allocated, reserved or nvidia-smi")
       ->capture_default_str();
   cmd->add_flag("--optimizer-in-backward", o->optimizer_in_backward,
                 "Step each parameter in backward and free its gradient (torchtune)");

@@ -29,6 +29,7 @@ Result<CalibrationKind> ParseKind(std::string_view t) {
   if (t == "memory_gb_allocated") return CalibrationKind::kMemoryGbAllocated;
   if (t == "tokens_per_second_per_gpu") return CalibrationKind::kTokensPerSecondPerGpu;
   if (t == "memory_gib_reserved") return CalibrationKind::kMemoryGibReserved;
+  if (t == "memory_gib_nvidia_smi") return CalibrationKind::kMemoryGibNvidiaSmi;
   return Fail(ErrorCode::kBadInput, fmt::format("unknown kind '{}'", t));
 }
 
@@ -181,9 +182,7 @@ Result<CalibrationRow> ReadRow(const RowReader& r, const std::vector<catalog::Gp
   row.tokens = FRUGAL_TRY(r.Number(22));
   row.published = FRUGAL_TRY(r.Number(23));
   if (!(row.published > 0)) return Fail(r.At(23, Error{ErrorCode::kBadInput, "must be positive"}));
-  const bool memory = row.kind == CalibrationKind::kMemoryGbAllocated ||
-                      row.kind == CalibrationKind::kMemoryGibReserved;
-  if (!memory && !(row.tokens > 0)) {
+  if (!IsMemoryKind(row.kind) && !(row.tokens > 0)) {
     return Fail(r.At(22, Error{ErrorCode::kBadInput, "a time row needs tokens"}));
   }
   row.source = r.Text(24);
@@ -225,8 +224,7 @@ Result<std::vector<CalibrationResult>> EvaluateCalibration(
     const auto wrap = [&](Error error) { return error.Wrap(row.id); };
     Hardware hw = FRUGAL_TRY(HardwareFor(*row.gpu, row.training.precision).map_error(wrap));
     hw.network_gbps = row.network_gbps;
-    const bool memory = row.kind == CalibrationKind::kMemoryGbAllocated ||
-                        row.kind == CalibrationKind::kMemoryGibReserved;
+    const bool memory = IsMemoryKind(row.kind);
     const double tokens = memory ? 1.0 : row.tokens;
     const Estimate e =
         FRUGAL_TRY(EstimateTraining(row.model, row.training, hw, tokens).map_error(wrap));
@@ -236,12 +234,17 @@ Result<std::vector<CalibrationResult>> EvaluateCalibration(
     switch (row.kind) {
       case CalibrationKind::kMemoryGbAllocated:
         r.is_memory = true;
-        r.predicted = (e.memory.Total() - kFixedOverheadBytes) / 1e9;
+        r.predicted = MemoryInBasis(e.memory, MemoryBasis::kAllocated) / 1e9;
         r.published = row.published;
         break;
       case CalibrationKind::kMemoryGibReserved:
         r.is_memory = true;
-        r.predicted = (e.memory.Total() - kFixedOverheadBytes) / kBytesPerGib;
+        r.predicted = MemoryInBasis(e.memory, MemoryBasis::kReserved) / kBytesPerGib;
+        r.published = row.published;
+        break;
+      case CalibrationKind::kMemoryGibNvidiaSmi:
+        r.is_memory = true;
+        r.predicted = MemoryInBasis(e.memory, MemoryBasis::kNvidiaSmi) / kBytesPerGib;
         r.published = row.published;
         break;
       case CalibrationKind::kGpuHours:

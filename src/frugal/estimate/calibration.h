@@ -12,8 +12,9 @@
 // memory_gb_allocated (peak torch.cuda.max_memory_allocated in 1e9 bytes, which leaves out the
 // CUDA context), tokens_per_second_per_gpu (measured throughput per GPU; tokens is any positive
 // amount to convert it to GPU-hours) or memory_gib_reserved (peak memory the caching allocator
-// reserved, GiB, also without the context). confidence is free text ("verified",
-// "paper-from-memory", ...).
+// reserved, GiB: tensors and allocator slack, without the context) or memory_gib_nvidia_smi
+// (what nvidia-smi showed for the process, GiB: the context included). confidence is free text
+// ("verified", "paper-from-memory", ...).
 //
 // Optional columns (version 2; a table without them reads as before): family (the model family
 // a leave-one-family-out evaluation holds out together; default: the id up to its first '-'),
@@ -39,7 +40,13 @@ enum class CalibrationKind {
   kMemoryGbAllocated,
   kTokensPerSecondPerGpu,
   kMemoryGibReserved,
+  kMemoryGibNvidiaSmi,
 };
+/// True for the memory kinds (each compared on its own basis, memory.h MemoryInBasis).
+[[nodiscard]] inline bool IsMemoryKind(CalibrationKind k) {
+  return k == CalibrationKind::kMemoryGbAllocated || k == CalibrationKind::kMemoryGibReserved ||
+         k == CalibrationKind::kMemoryGibNvidiaSmi;
+}
 
 struct CalibrationRow {
   std::string id;

@@ -11,6 +11,8 @@ nlohmann::json StepJson(const StepTime& s) {
           {"pipeline_bubble", s.bubble},
           {"tensor_parallel", s.tensor_parallel},
           {"expert_parallel", s.expert_parallel},
+          {"context_parallel", s.context_parallel},
+          {"context_parallel_exposed", s.exposed_context_parallel},
           {"data_parallel", s.data_parallel},
           {"data_parallel_exposed", s.exposed_data_parallel}};
 }
@@ -46,10 +48,17 @@ nlohmann::json EstimateJson(const Estimate& e, const std::vector<TierCost>& cost
   const Training& t = e.training;
   return {
       {"fits", e.fits},
-      {"peak_memory_gib_per_gpu", Gib(e.memory.Total())},
+      {"peak_memory_gib_per_gpu", Gib(MemoryInBasis(e.memory, t.memory_basis))},
+      {"memory_basis", MemoryBasisName(t.memory_basis)},
+      {"device_memory_gib_per_gpu", Gib(e.memory.Total())},
       {"capacity_gib_per_gpu", Gib(e.capacity_bytes)},
       {"headroom_gib", Gib(e.HeadroomBytes())},
       {"memory", MemoryJson(e.memory)},
+      // The two parts of memory.overhead_gib, outside `memory` so that its terms still sum to
+      // the device total.
+      {"overhead_parts",
+       {{"context_gib", Gib(e.memory.context)},
+        {"fragmentation_gib", Gib(e.memory.overhead - e.memory.context)}}},
       {"model",
        {{"params", m.params},
         {"layers", m.layers},
@@ -78,6 +87,7 @@ nlohmann::json EstimateJson(const Estimate& e, const std::vector<TierCost>& cost
         {"pipeline_parallel", t.pipeline_parallel},
         {"virtual_stages", t.virtual_stages},
         {"expert_parallel", t.expert_parallel},
+        {"context_parallel", t.context_parallel},
         {"data_parallel", t.DataParallel()},
         {"sequence_parallel", t.sequence_parallel},
         {"attention", AttentionName(t.attention)},

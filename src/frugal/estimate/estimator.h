@@ -62,13 +62,19 @@ struct Estimate {
   [[nodiscard]] double GpuHours() const { return WallHours() * training.gpus; }
 };
 
-/// The warnings of `e` (set in Estimate::warnings by EstimateTraining):
-/// - ZeRO-3 over more than one node: every micro-step gathers the weights over the network;
-///   the prior hides it behind compute, which at that scale is optimistic;
-/// - a pipeline bubble above kBubbleWarnShare of the step: too few micro-steps per step;
-/// - a predicted MFU under kLowMfuWarn: the batch per GPU is too small to keep it busy.
+/// The warnings of `e` (set in Estimate::warnings by EstimateTraining), each naming the knob to
+/// change (the job spec's field and the estimate flag):
+/// - ZeRO-3 over more than one node: every micro-step gathers the weights over the network,
+///   and how much of it the micro-batch's compute does not hide;
+/// - tensor parallelism wider than a node: its all-reduces cross the network at every layer;
+/// - a pipeline bubble above kBubbleWarnShare of the step, with the global batch that brings it
+///   under (also when no global batch was given: one micro-batch per pipeline);
+/// - utilization collapsed (MFU under kLowMfuWarn, or compute under kComputeShareWarn of the
+///   step): what the rest of the step goes to (bubble, tensor-parallel or data-parallel
+///   traffic, launches) and the knob that shrinks it.
 inline constexpr double kBubbleWarnShare = 0.25;
 inline constexpr double kLowMfuWarn = 0.05;
+inline constexpr double kComputeShareWarn = 0.5;
 [[nodiscard]] std::vector<std::string> EstimateWarnings(const Estimate& e);
 
 /// Estimates training `tokens` tokens of `m` with `t` on t.gpus GPUs of `hw`. Under the prior,

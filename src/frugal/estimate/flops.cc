@@ -6,11 +6,20 @@
 
 namespace frugal::estimate {
 
+namespace {
+
+/// QKᵀ and AV of one forward pass per token, over every layer.
+double AttentionForward(const Model& m) {
+  return 4.0 * static_cast<double>(m.layers) * static_cast<double>(m.hidden) *
+         static_cast<double>(m.seq);
+}
+
+}  // namespace
+
 Flops TrainingFlops(const Model& m, const Training& t, double tokens) {
   // Experts a token is not routed to hold memory but do no work for it.
   const double n = m.MatmulParams() - m.InactiveExpertParams();
-  const double attention_forward = 4.0 * static_cast<double>(m.layers) *
-                                   static_cast<double>(m.hidden) * static_cast<double>(m.seq);
+  const double attention_forward = AttentionForward(m);
   const double dense_forward = 2.0 * n;
   Flops f;
   if (t.method == Method::kFull) {
@@ -29,6 +38,23 @@ Flops TrainingFlops(const Model& m, const Training& t, double tokens) {
     f.recompute = (dense_forward + attention_forward) * tokens;
   }
   return f;
+}
+
+double AttentionShare(const Model& m, const Training& t) {
+  const double total = TrainingFlops(m, t, 1.0).Total();
+  if (!(total > 0)) return 0.0;
+  double passes = t.method == Method::kInference ? 1.0 : 3.0;
+  if (t.method != Method::kInference && t.recompute == Recompute::kFull) passes += 1.0;
+  return std::min(1.0, passes * AttentionForward(m) / total);
+}
+
+double ForwardShare(const Model& m, const Training& t) {
+  Training forward = t;
+  forward.method = Method::kInference;
+  forward.recompute = Recompute::kNone;
+  const double total = TrainingFlops(m, t, 1.0).Total();
+  if (!(total > 0)) return 1.0;
+  return std::min(1.0, TrainingFlops(m, forward, 1.0).model / total);
 }
 
 }  // namespace frugal::estimate

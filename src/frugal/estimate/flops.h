@@ -22,4 +22,13 @@ struct Flops {
 /// forward, 2·N·D + 4·L·h·s·D, nothing more.
 [[nodiscard]] Flops TrainingFlops(const Model& m, const Training& t, double tokens);
 
+/// Share of a training step's FLOPs the forward pass takes (the rest is backward, with any
+/// recompute): about 1/3 for full training, 1/4 under full recompute, 1/2 for LoRA; 1 for
+/// inference. It bounds the communication the forward pass can hide (parallelism.h).
+[[nodiscard]] double ForwardShare(const Model& m, const Training& t);
+
+/// Share of a training step's FLOPs in attention's QKᵀ and AV (forward, backward and any
+/// recompute): the compute context parallelism's K/V exchange overlaps.
+[[nodiscard]] double AttentionShare(const Model& m, const Training& t);
+
 }  // namespace frugal::estimate

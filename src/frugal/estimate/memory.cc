@@ -13,6 +13,7 @@ namespace {
 double MomentBytesPerParam(const Model& m, Optimizer o) {
   switch (o) {
     case Optimizer::kAdamW:
+    case Optimizer::kPagedAdamW:
       return 8.0;
     case Optimizer::kAdam8bit:
     case Optimizer::kPagedAdam8bit:
@@ -27,7 +28,7 @@ double MomentBytesPerParam(const Model& m, Optimizer o) {
 }
 
 double ShardFor(int zero_stage, int needed_stage, const Training& t) {
-  return zero_stage >= needed_stage ? D(t.DataParallel()) : 1.0;
+  return zero_stage >= needed_stage ? D(t.ShardParallel()) : 1.0;
 }
 
 /// Layers one pipeline stage holds (the first stage when they do not divide evenly).
@@ -51,26 +52,31 @@ double WeightBytes(const Model& m, const Training& t) {
   const double element = ElementBytes(t.precision);
   const double share = ModelShare(m, t);
   if (t.method == Method::kInference) return m.params * share * element;
-  const double adapters = t.method == Method::kFull ? 0.0 : TrainableParams(m, t) * element;
-  double base = m.params * element;
+  const double trainable = TrainableElementBytes(t);
+  const double adapters = t.method == Method::kFull ? 0.0 : TrainableParams(m, t) * trainable;
+  double base = m.params * (t.method == Method::kFull ? trainable : element);
   if (t.method == Method::kQlora) {
     // Linear layers of the blocks are NF4; embeddings, head and norms stay 16-bit.
     const double linear = D(m.layers) * m.LayerLinearParams();
     const double quantized = std::min(linear, m.params);
     base = quantized * kNf4BytesPerParam + (m.params - quantized) * 2.0;
   }
+  // Autocast casts each fp32 matmul weight to 16 bits in the forward pass and autograd keeps
+  // the copy for backward (the input gradient needs it): a 16-bit copy of every matmul weight.
+  const double autocast_copies =
+      IsAutocast(t) && t.method == Method::kFull ? m.MatmulParams() * share * element : 0.0;
   // FSDP/ZeRO-3 gathers the current layer and prefetches the next in full; with parameters
   // offloaded that working set is all the GPU holds.
   const double gathered = 2.0 * LayerShardParams(m, t) * element;
   if (t.offload == Offload::kAll) return gathered + adapters * share;
-  double bytes = (base + adapters) * share / ShardFor(t.zero_stage, 3, t);
-  if (t.zero_stage == 3 && t.DataParallel() > 1) bytes += gathered;
+  double bytes = (base + adapters) * share / ShardFor(t.zero_stage, 3, t) + autocast_copies;
+  if (t.zero_stage == 3 && t.ShardParallel() > 1) bytes += gathered;
   return bytes;
 }
 
 double GradientBytes(const Model& m, const Training& t) {
   if (t.method == Method::kInference) return 0;
-  const double element = ElementBytes(t.precision);
+  const double element = TrainableElementBytes(t);
   const double grads = TrainableParams(m, t) * ModelShare(m, t) * element;
   if (t.optimizer_in_backward) {
     // Each parameter is stepped as soon as its gradient is ready and the gradient freed: the
@@ -81,19 +87,21 @@ double GradientBytes(const Model& m, const Training& t) {
     return std::min(grads, largest * element);
   }
   if (t.offload == Offload::kAll) return std::min(grads, 2.0 * LayerShardParams(m, t) * element);
-  if (t.zero_stage >= 2) return grads / D(t.DataParallel());
+  if (t.zero_stage >= 2) return grads / D(t.ShardParallel());
   // Plain DDP copies gradients into communication buckets of the same total size.
-  const double buckets = (t.zero_stage == 0 && t.DataParallel() > 1) ? grads : 0.0;
+  const double buckets = (t.zero_stage == 0 && t.ShardParallel() > 1) ? grads : 0.0;
   return grads + buckets;
 }
 
 double OptimizerBytes(const Model& m, const Training& t) {
   if (t.method == Method::kInference || t.offload != Offload::kNone) return 0;
+  // AMP's weights are fp32 already: no separate master copy.
   const bool has_master = IsMixedPrecision(t.precision) && t.master_weights == MasterWeights::kFp32;
   const double master = has_master ? 4.0 : 0.0;
   // Paged moments sit in CUDA unified memory and page out to the host when the GPU is full.
-  const double moments =
-      t.optimizer == Optimizer::kPagedAdam8bit ? 0.0 : MomentBytesPerParam(m, t.optimizer);
+  const bool paged =
+      t.optimizer == Optimizer::kPagedAdam8bit || t.optimizer == Optimizer::kPagedAdamW;
+  const double moments = paged ? 0.0 : MomentBytesPerParam(m, t.optimizer);
   return TrainableParams(m, t) * ModelShare(m, t) * (master + moments) /
          ShardFor(t.zero_stage, 1, t);
 }
@@ -121,7 +129,8 @@ double LogitBytes(const Model& m, const Training& t) {
         break;
     }
   }
-  return D(m.seq) * D(t.micro_batch) * D(m.vocab) / D(t.tensor_parallel) * per_element;
+  return D(m.seq) / D(t.context_parallel) * D(t.micro_batch) * D(m.vocab) / D(t.tensor_parallel) *
+         per_element;
 }
 
 }  // namespace
@@ -147,16 +156,29 @@ double TrainableParams(const Model& m, const Training& t) {
   const double h = D(m.hidden);
   const double kv = h * m.KvRatio();
   const double f = D(m.ffn);
-  // rank × (in + out) for q, k, v, o and the MLP matrices (or q and v only).
-  double widths = (h + h) + (h + kv);
-  if (t.lora_targets == LoraTargets::kAllLinear) {
-    widths += (h + kv) + (h + h) + (m.mlp == Mlp::kSwiGlu ? 3.0 : 2.0) * (h + f);
+  // rank × (in + out) for q, k, v, o and the MLP matrices (or q and v, or q, k and v; a fused
+  // QKV projection is one h → h + 2·kv layer).
+  double widths = 0;
+  switch (t.lora_targets) {
+    case LoraTargets::kAllLinear:
+      widths = (h + h) + 2.0 * (h + kv) + (h + h) + (m.mlp == Mlp::kSwiGlu ? 3.0 : 2.0) * (h + f);
+      break;
+    case LoraTargets::kAttentionQv:
+      widths = (h + h) + (h + kv);
+      break;
+    case LoraTargets::kAttentionQkv:
+      widths = (h + h) + 2.0 * (h + kv);
+      break;
+    case LoraTargets::kFusedQkv:
+      widths = h + (h + 2.0 * kv);
+      break;
   }
   return D(m.layers) * D(t.lora_rank) * widths;
 }
 
 double LayerActivationBytes(const Model& m, const Training& t) {
-  const double sb = D(m.seq) * D(t.micro_batch);
+  // Context parallelism keeps each GPU's share of the sequence (its queries against every key).
+  const double sb = D(m.seq) / D(t.context_parallel) * D(t.micro_batch);
   const double h = D(m.hidden);
   const double f = D(m.ffn);
   const double g = m.KvRatio();
@@ -203,7 +225,8 @@ double LayerActivationBytes(const Model& m, const Training& t) {
 double ActivationBytes(const Model& m, const Training& t) {
   const double element = ElementBytes(t.precision);
   const double whole_share = t.sequence_parallel ? D(t.tensor_parallel) : 1.0;
-  const double sbh = D(m.seq) * D(t.micro_batch) * D(m.hidden) / whole_share;
+  const double sbh =
+      D(m.seq) / D(t.context_parallel) * D(t.micro_batch) * D(m.hidden) / whole_share;
   // Embedding output and final-norm input.
   const double ends = 2.0 * sbh * element;
   // A forward pass keeps nothing for backward: only the layer being computed.
@@ -228,8 +251,21 @@ MemoryBreakdown EstimateMemory(const Model& m, const Training& t) {
   b.activations = ActivationBytes(m, t);
   b.logits = LogitBytes(m, t);
   const double dynamic = b.weights + b.gradients + b.optimizer_states + b.activations + b.logits;
-  b.overhead = kFixedOverheadBytes + kAllocatorOverheadShare * dynamic;
+  b.context = kFixedOverheadBytes;
+  b.overhead = b.context + kAllocatorOverheadShare * dynamic;
   return b;
+}
+
+double MemoryInBasis(const MemoryBreakdown& b, MemoryBasis basis) {
+  switch (basis) {
+    case MemoryBasis::kAllocated:
+      return b.Total() - b.overhead;
+    case MemoryBasis::kReserved:
+      return b.Total() - b.context;
+    case MemoryBasis::kNvidiaSmi:
+      return b.Total();
+  }
+  return b.Total();
 }
 
 }  // namespace frugal::estimate

@@ -10,6 +10,16 @@ namespace frugal::estimate {
 /// Bytes of a weight, gradient or activation element in the training precision.
 [[nodiscard]] inline double ElementBytes(Precision p) { return IsMixedPrecision(p) ? 2.0 : 4.0; }
 
+/// True when `t` trains with torch AMP's fp32 weights and gradients under 16-bit autocast.
+[[nodiscard]] inline bool IsAutocast(const Training& t) {
+  return IsMixedPrecision(t.precision) && t.master_weights == MasterWeights::kAmp;
+}
+/// Bytes of a trainable weight and of its gradient: fp32 under AMP, else the training
+/// precision's element. Gradients are communicated at this width too.
+[[nodiscard]] inline double TrainableElementBytes(const Training& t) {
+  return IsAutocast(t) ? 4.0 : ElementBytes(t.precision);
+}
+
 inline constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
 /// CUDA context (about 0.3 GiB bare with lazy module loading, PyTorch issue #107667; well over
 /// 1 GiB once the kernels of a training step are loaded, #55277), cuBLAS/cuDNN workspaces and
@@ -34,11 +44,17 @@ struct MemoryBreakdown {
   double activations = 0;       ///< saved for backward, per micro-batch
   double logits = 0;            ///< output logits, fp32 loss copies and their gradient
   double overhead = 0;          ///< fixed context plus allocator fragmentation
+  double context = 0;           ///< the part of overhead outside the caching allocator: the
+                                ///< CUDA context, cuBLAS/cuDNN workspaces, NCCL buffers
 
   [[nodiscard]] double Total() const {
     return weights + gradients + optimizer_states + activations + logits + overhead;
   }
 };
+
+/// The peak as `basis` counts it: kAllocated the tensors alone (everything but overhead),
+/// kReserved adds the allocator's fragmentation, kNvidiaSmi the context too (Total()).
+[[nodiscard]] double MemoryInBasis(const MemoryBreakdown& b, MemoryBasis basis);
 
 /// Parameters that receive gradients: all of them for full training; for LoRA/QLoRA the
 /// adapters, rank × (in + out) on every targeted linear layer of every transformer layer.

@@ -34,13 +34,16 @@ inline constexpr double kGradientBucketBytes = 25e6;
 struct StepTime {
   double compute = 0;  ///< every micro-batch's FLOPs at the compute utilization
   double bubble = 0;   ///< pipeline fill and drain: compute × (stages − 1) / micro-batches
-  double tensor_parallel = 0;        ///< tensor-parallel all-reduces (on the critical path)
-  double expert_parallel = 0;        ///< mixture-of-experts all-to-all token exchange (ditto)
-  double data_parallel = 0;          ///< data-parallel traffic in total
-  double exposed_data_parallel = 0;  ///< the part of it compute does not hide
+  double tensor_parallel = 0;           ///< tensor-parallel all-reduces (on the critical path)
+  double expert_parallel = 0;           ///< mixture-of-experts all-to-all token exchange (ditto)
+  double context_parallel = 0;          ///< context-parallel K/V ring exchange in total
+  double exposed_context_parallel = 0;  ///< the part of it the attention compute does not hide
+  double data_parallel = 0;             ///< data-parallel traffic in total
+  double exposed_data_parallel = 0;     ///< the part of it compute does not hide
 
   [[nodiscard]] double Total() const {
-    return compute + bubble + tensor_parallel + expert_parallel + exposed_data_parallel;
+    return compute + bubble + tensor_parallel + expert_parallel + exposed_context_parallel +
+           exposed_data_parallel;
   }
 };
 
@@ -70,9 +73,17 @@ struct StepTime {
 /// (four all-to-alls of s·b·h × experts_per_token), (ep − 1)/ep of them leaving the GPU.
 [[nodiscard]] double ExpertParallelBytes(const Model& m, const Training& t);
 
-/// The step given its compute time (`compute_seconds`, all micro-batches): data-parallel traffic
-/// overlaps backward (ZeRO-3 prefetching: forward and backward), tensor-parallel traffic does
-/// not, and the 1F1B pipeline idles (stages − 1) / virtual_stages micro-batch slots.
+/// Bytes each GPU receives per optimizer step for context parallelism (ring attention): per
+/// layer and micro-batch the K and V of the other cp − 1 ranks' chunks forward, again with
+/// their gradients backward (three passes of 2·s·b·h_kv, (cp − 1)/cp of it from elsewhere; four
+/// under full recompute).
+[[nodiscard]] double ContextParallelBytes(const Model& m, const Training& t);
+
+/// The step given its compute time (`compute_seconds`, all micro-batches): DDP and ZeRO-1/2
+/// gradient traffic overlaps the backward pass; ZeRO-3 / FSDP gathers and reduce-scatters are
+/// prefetched one layer ahead, each pass's behind that pass's compute, so at a small batch per
+/// GPU what the layer's compute cannot cover is exposed; tensor-parallel traffic is never
+/// hidden, and the 1F1B pipeline idles (stages − 1) / virtual_stages micro-batch slots.
 [[nodiscard]] StepTime EstimateStepTime(const Model& m, const Training& t, const Hardware& hw,
                                         double compute_seconds);
 

@@ -18,6 +18,8 @@ std::string_view OptimizerName(Optimizer o) {
       return "adafactor";
     case Optimizer::kPagedAdam8bit:
       return "paged_adam8bit";
+    case Optimizer::kPagedAdamW:
+      return "paged_adamw";
   }
   return "?";
 }
@@ -49,11 +51,51 @@ std::string_view RecomputeName(Recompute r) {
 }
 
 std::string_view MasterWeightsName(MasterWeights m) {
-  return m == MasterWeights::kFp32 ? "fp32" : "none";
+  switch (m) {
+    case MasterWeights::kFp32:
+      return "fp32";
+    case MasterWeights::kNone:
+      return "none";
+    case MasterWeights::kAmp:
+      return "amp";
+  }
+  return "?";
 }
 
 std::string_view LoraTargetsName(LoraTargets t) {
-  return t == LoraTargets::kAllLinear ? "all" : "qv";
+  switch (t) {
+    case LoraTargets::kAllLinear:
+      return "all";
+    case LoraTargets::kAttentionQv:
+      return "qv";
+    case LoraTargets::kAttentionQkv:
+      return "qkv";
+    case LoraTargets::kFusedQkv:
+      return "qkv_fused";
+  }
+  return "?";
+}
+
+std::string_view MemoryBasisName(MemoryBasis b) {
+  switch (b) {
+    case MemoryBasis::kAllocated:
+      return "allocated";
+    case MemoryBasis::kReserved:
+      return "reserved";
+    case MemoryBasis::kNvidiaSmi:
+      return "nvidia-smi";
+  }
+  return "?";
+}
+
+Result<MemoryBasis> ParseMemoryBasis(std::string_view text) {
+  const std::string t = ToLower(Trim(text));
+  if (t == "allocated") return MemoryBasis::kAllocated;
+  if (t == "reserved") return MemoryBasis::kReserved;
+  if (t == "nvidia-smi" || t == "nvidia_smi" || t == "device") return MemoryBasis::kNvidiaSmi;
+  return Fail(
+      ErrorCode::kBadInput,
+      fmt::format("unknown memory basis '{}' (expected allocated, reserved or nvidia-smi)", text));
 }
 
 std::string_view AttentionName(Attention a) { return a == Attention::kFlash ? "flash" : "eager"; }
@@ -116,16 +158,19 @@ Result<MasterWeights> ParseMasterWeights(std::string_view text) {
   const std::string t = ToLower(Trim(text));
   if (t == "fp32") return MasterWeights::kFp32;
   if (t == "none") return MasterWeights::kNone;
+  if (t == "amp") return MasterWeights::kAmp;
   return Fail(ErrorCode::kBadInput,
-              fmt::format("unknown master weights '{}' (expected fp32 or none)", text));
+              fmt::format("unknown master weights '{}' (expected fp32, none or amp)", text));
 }
 
 Result<LoraTargets> ParseLoraTargets(std::string_view text) {
   const std::string t = ToLower(Trim(text));
   if (t == "all" || t == "all-linear" || t == "all_linear") return LoraTargets::kAllLinear;
   if (t == "qv") return LoraTargets::kAttentionQv;
+  if (t == "qkv") return LoraTargets::kAttentionQkv;
+  if (t == "qkv_fused" || t == "fused_qkv") return LoraTargets::kFusedQkv;
   return Fail(ErrorCode::kBadInput,
-              fmt::format("unknown LoRA targets '{}' (expected all or qv)", text));
+              fmt::format("unknown LoRA targets '{}' (expected all, qv, qkv or qkv_fused)", text));
 }
 
 Result<Optimizer> ParseOptimizer(std::string_view text) {
@@ -136,9 +181,11 @@ Result<Optimizer> ParseOptimizer(std::string_view text) {
   if (t == "adafactor") return Optimizer::kAdafactor;
   if (t == "paged_adam8bit" || t == "paged_adamw8bit" || t == "paged-adam8bit")
     return Optimizer::kPagedAdam8bit;
+  if (t == "paged_adamw" || t == "paged_adamw32bit" || t == "paged_adamw_32bit")
+    return Optimizer::kPagedAdamW;
   return Fail(ErrorCode::kBadInput,
-              fmt::format("unknown optimizer '{}' (expected adamw, adam8bit, paged_adam8bit, sgd "
-                          "or adafactor)",
+              fmt::format("unknown optimizer '{}' (expected adamw, adam8bit, paged_adam8bit, "
+                          "paged_adamw, sgd or adafactor)",
                           text));
 }
 
@@ -188,10 +235,11 @@ Result<void> Training::Validate() const {
     return Fail(ErrorCode::kBadInput,
                 fmt::format("global_batch must not be negative, got {}", global_batch));
   }
-  for (const auto& [value, name] : {std::pair{tensor_parallel, "tensor_parallel"},
-                                    std::pair{pipeline_parallel, "pipeline_parallel"},
-                                    std::pair{virtual_stages, "virtual_stages"},
-                                    std::pair{expert_parallel, "expert_parallel"}}) {
+  for (const auto& [value, name] :
+       {std::pair{tensor_parallel, "tensor_parallel"},
+        std::pair{pipeline_parallel, "pipeline_parallel"},
+        std::pair{virtual_stages, "virtual_stages"}, std::pair{expert_parallel, "expert_parallel"},
+        std::pair{context_parallel, "context_parallel"}}) {
     if (value < 1 || value > 4096) {
       return Fail(ErrorCode::kBadInput,
                   fmt::format("{} must be between 1 and 4096, got {}", name, value));
@@ -200,8 +248,10 @@ Result<void> Training::Validate() const {
   if (gpus % ModelParallel() != 0) {
     return Fail(
         ErrorCode::kBadInput,
-        fmt::format("gpus {} is not a multiple of tensor_parallel {} × pipeline_parallel {}", gpus,
-                    tensor_parallel, pipeline_parallel));
+        fmt::format("gpus {} is not a multiple of tensor_parallel {} × pipeline_parallel {}{}",
+                    gpus, tensor_parallel, pipeline_parallel,
+                    context_parallel > 1 ? fmt::format(" × context_parallel {}", context_parallel)
+                                         : std::string()));
   }
   if (DataParallel() % expert_parallel != 0) {
     return Fail(ErrorCode::kBadInput,

@@ -17,6 +17,7 @@ enum class Optimizer {
   kAdafactor,      ///< factored second moment, no first moment
   kPagedAdam8bit,  ///< 8-bit moments in CUDA unified memory (bitsandbytes paged): they page
                    ///< out to the host under pressure, so they never decide whether a job fits
+  kPagedAdamW,     ///< 32-bit moments in CUDA unified memory (bitsandbytes paged_adamw_32bit)
 };
 enum class Method {
   kFull,       ///< every weight trained
@@ -28,11 +29,22 @@ enum class Method {
 enum class MasterWeights {
   kFp32,  ///< an fp32 master copy beside the 16-bit weights (AMP, DeepSpeed, Megatron)
   kNone,  ///< weights updated in place in 16 bits ("bf16-true", pure bf16)
+  kAmp,   ///< torch AMP (autocast): fp32 weights and fp32 gradients, no separate master copy;
+          ///< autocast's 16-bit copies of the matmul weights are saved for backward
 };
 /// Which linear layers LoRA adapts.
 enum class LoraTargets {
-  kAllLinear,    ///< q, k, v, o and the MLP matrices (QLoRA paper, most recipes today)
-  kAttentionQv,  ///< q and v only (the original LoRA paper, PEFT's default for Llama)
+  kAllLinear,     ///< q, k, v, o and the MLP matrices (QLoRA paper, most recipes today)
+  kAttentionQv,   ///< q and v only (the original LoRA paper, PEFT's default for Llama)
+  kAttentionQkv,  ///< q, k and v as three linear layers
+  kFusedQkv,      ///< one fused QKV projection (GPT-2's c_attn, Falcon, Phi): one adapter
+};
+/// What a reported memory peak counts (what a measurement of it would read).
+enum class MemoryBasis {
+  kAllocated,  ///< torch.cuda.max_memory_allocated: live tensors only
+  kReserved,   ///< torch.cuda.max_memory_reserved: tensors and the caching allocator's slack
+  kNvidiaSmi,  ///< what nvidia-smi shows: reserved plus the CUDA context, cuBLAS and NCCL
+               ///< workspaces (the device total a job must fit in)
 };
 enum class Recompute {
   kNone,       ///< every activation kept for backward
@@ -65,12 +77,15 @@ enum class Offload {
 [[nodiscard]] std::string_view AttentionName(Attention a);
 [[nodiscard]] std::string_view LossName(Loss l);
 [[nodiscard]] std::string_view OffloadName(Offload o);
+[[nodiscard]] std::string_view MemoryBasisName(MemoryBasis b);
+/// "allocated", "reserved" or "nvidia-smi" (also "nvidia_smi", "device"); kBadInput lists them.
+[[nodiscard]] Result<MemoryBasis> ParseMemoryBasis(std::string_view text);
 /// Parsers accept the names above ("adamw", "adam8bit", "sgd", "adafactor"; "full", "lora",
 /// "qlora"; "none", "selective", "full"), case-insensitively; kBadInput lists the choices.
 [[nodiscard]] Result<Optimizer> ParseOptimizer(std::string_view text);
 [[nodiscard]] Result<Method> ParseMethod(std::string_view text);
 [[nodiscard]] Result<Recompute> ParseRecompute(std::string_view text);
-/// "fp32" or "none"; "all" or "qv".
+/// "fp32", "none" or "amp"; "all", "qv", "qkv" or "qkv_fused".
 [[nodiscard]] Result<MasterWeights> ParseMasterWeights(std::string_view text);
 [[nodiscard]] Result<LoraTargets> ParseLoraTargets(std::string_view text);
 /// "flash" (also "sdpa") or "eager"; "standard", "chunked" or "fused"; "none", "optimizer" or
@@ -106,16 +121,28 @@ struct Training {
   bool sequence_parallel = false;  ///< Megatron sequence parallelism (with tensor_parallel > 1)
   int expert_parallel = 1;         ///< mixture of experts: the experts split over this many of the
                                    ///< data-parallel GPUs (tokens exchanged all-to-all)
+  int context_parallel = 1;        ///< context parallelism (ring attention, Megatron --cp): each
+                                   ///< sequence split over this many GPUs, K and V passed around
   Attention attention = Attention::kFlash;
   Loss loss = Loss::kStandard;
   Offload offload = Offload::kNone;
   bool optimizer_in_backward = false;  ///< each parameter stepped and its gradient freed in
                                        ///< backward (torchtune optimizer_in_bwd)
+  /// What the reported peak counts; whether the job fits is always judged on the device total
+  /// (kNvidiaSmi).
+  MemoryBasis memory_basis = MemoryBasis::kNvidiaSmi;
 
-  /// GPUs that hold one copy of the model: tensor_parallel × pipeline_parallel.
-  [[nodiscard]] int ModelParallel() const { return tensor_parallel * pipeline_parallel; }
-  /// Data-parallel degree: gpus / ModelParallel() (at least 1).
+  /// GPUs that work on the same sequences together: tensor_parallel × pipeline_parallel ×
+  /// context_parallel (each of the context-parallel ranks holds the TP × PP shard of the model).
+  [[nodiscard]] int ModelParallel() const {
+    return tensor_parallel * pipeline_parallel * context_parallel;
+  }
+  /// Data-parallel degree: gpus / ModelParallel() (at least 1), the replicas that read
+  /// different sequences.
   [[nodiscard]] int DataParallel() const;
+  /// The ranks that share ZeRO/FSDP shards and reduce gradients together: the data-parallel
+  /// replicas times the context-parallel ranks (Megatron's data-parallel group with CP).
+  [[nodiscard]] int ShardParallel() const { return DataParallel() * context_parallel; }
   /// Sequences per optimizer step: global_batch, or micro_batch × DataParallel() when unset.
   [[nodiscard]] int GlobalBatch() const;
   /// Gradient-accumulation steps (micro-batches per pipeline per step) that turn micro-batches

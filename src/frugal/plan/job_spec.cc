@@ -99,6 +99,7 @@ Result<void> ReadParallelism(const YamlDoc& doc, const Node& n, est::Training& t
   t.pipeline_parallel = FRUGAL_TRY(OptionalIntIn(doc, n, "pipeline_parallel", 1, 4096)).value_or(1);
   t.virtual_stages = FRUGAL_TRY(OptionalIntIn(doc, n, "virtual_stages", 1, 4096)).value_or(1);
   t.expert_parallel = FRUGAL_TRY(OptionalIntIn(doc, n, "expert_parallel", 1, 4096)).value_or(1);
+  t.context_parallel = FRUGAL_TRY(OptionalIntIn(doc, n, "context_parallel", 1, 4096)).value_or(1);
   t.sequence_parallel = FRUGAL_TRY(doc.OptionalBool(n, "sequence_parallel")).value_or(false);
   if (t.sequence_parallel && t.tensor_parallel < 2) {
     return Fail(doc.ErrorAt(n["sequence_parallel"], "sequence_parallel",
@@ -107,6 +108,7 @@ Result<void> ReadParallelism(const YamlDoc& doc, const Node& n, est::Training& t
   FRUGAL_TRY(ReadEnum(doc, n, "attention", est::ParseAttention, t.attention));
   FRUGAL_TRY(ReadEnum(doc, n, "loss", est::ParseLoss, t.loss));
   FRUGAL_TRY(ReadEnum(doc, n, "offload", est::ParseOffload, t.offload));
+  FRUGAL_TRY(ReadEnum(doc, n, "memory_basis", est::ParseMemoryBasis, t.memory_basis));
   t.optimizer_in_backward =
       FRUGAL_TRY(doc.OptionalBool(n, "optimizer_in_backward")).value_or(false);
   return {};
@@ -118,28 +120,18 @@ Result<est::Training> ReadTraining(const YamlDoc& doc, const Node& root, const e
   t.recompute = est::DefaultRecompute(model.params);
   const Node n = root["training"];
   if (!n.IsDefined()) return t;
-  FRUGAL_TRY(doc.CheckKeys(n, "training",
-                           {"precision",
-                            "optimizer",
-                            "method",
-                            "lora_rank",
-                            "lora_targets",
-                            "master_weights",
-                            "micro_batch",
-                            "global_batch",
-                            "recompute",
-                            "zero",
-                            "tensor_parallel",
-                            "pipeline_parallel",
-                            "virtual_stages",
-                            "expert_parallel",
-                            "sequence_parallel",
-                            "attention",
-                            "loss",
-                            "offload",
-                            "optimizer_in_backward",
-                            "network_gbps",
-                            "memory_headroom"}));
+  FRUGAL_TRY(doc.CheckKeys(n, "training", {"precision",        "optimizer",
+                                           "method",           "lora_rank",
+                                           "lora_targets",     "master_weights",
+                                           "micro_batch",      "global_batch",
+                                           "recompute",        "zero",
+                                           "tensor_parallel",  "pipeline_parallel",
+                                           "virtual_stages",   "expert_parallel",
+                                           "context_parallel", "sequence_parallel",
+                                           "attention",        "loss",
+                                           "offload",          "optimizer_in_backward",
+                                           "network_gbps",     "memory_headroom",
+                                           "memory_basis"}));
   FRUGAL_TRY(ReadParallelism(doc, n, t));
   FRUGAL_TRY(ReadEnum(doc, n, "precision", catalog::ParsePrecision, t.precision));
   FRUGAL_TRY(ReadEnum(doc, n, "optimizer", est::ParseOptimizer, t.optimizer));

@@ -224,8 +224,12 @@ void AddMeasured(Context& ctx, const Offer& o, int instances, int total, const M
     opt.nameplate_gib = gpu->memory_gib;
     if (k.baseline) {
       opt.peak_gib = k.baseline->memory.Total() * k.memory_correction / est::kBytesPerGib;
+      opt.reported_peak_gib =
+          est::MemoryInBasis(k.baseline->memory, k.baseline->training.memory_basis) *
+          k.memory_correction / est::kBytesPerGib;
     } else if (p.peak_memory_gib) {
       opt.peak_gib = *p.peak_memory_gib;
+      opt.reported_peak_gib = opt.peak_gib;
     }
     opt.peak_known = k.baseline.has_value() || p.peak_memory_gib.has_value();
     opt.inside_headroom =
@@ -277,6 +281,8 @@ void AddModelled(Context& ctx, const Offer& o, int instances, int total,
   opt.gpus = total;
   opt.knobs = k.best->training;
   opt.peak_gib = k.best->memory.Total() * k.memory_correction / est::kBytesPerGib;
+  opt.reported_peak_gib = est::MemoryInBasis(k.best->memory, k.best->training.memory_basis) *
+                          k.memory_correction / est::kBytesPerGib;
   opt.capacity_gib = gpu.UsableMemoryGib();
   opt.nameplate_gib = gpu.memory_gib;
   opt.peak_known = true;

@@ -58,6 +58,9 @@ struct Option {
   DataCost data;            ///< what bringing the data costs (in expected_cost, launch_hours)
   double billed_hours = 0;  ///< wall time as the cloud bills it
   double peak_gib = 0;      ///< per GPU (0 when unknown: CPU, or measured without a peak)
+  /// The peak as knobs.memory_basis counts it (training.memory_basis; a measured peak is what
+  /// NVML showed, the nvidia-smi basis, and is reported as is).
+  double reported_peak_gib = 0;
   bool peak_known = false;  ///< false: no model or measurement gives the peak
   double capacity_gib = 0;  ///< usable per GPU: the nameplate less reservation and ECC
   double nameplate_gib = 0;

@@ -236,6 +236,39 @@ TEST(EstimateCli, MemoryKnobsChangeThePeak) {
   EXPECT_LT(peak({"--method", "inference"}), 20);  // 16 GB of bf16 weights and a little more
 }
 
+// The reported peak in the basis asked for; whether it fits is judged on the device total.
+TEST(EstimateCli, MemoryBasisSetsWhatThePeakCountsAndContextParallelSplitsTheSequence) {
+  TempDir home;
+  const std::vector<std::string> base = {"--params", "7b", "--gpu", "A100-80GB", "--tokens", "1b"};
+  const auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunJson(args, home);
+  };
+  const auto smi = with({});
+  const auto allocated = with({"--memory-basis", "allocated"});
+  const auto reserved = with({"--memory-basis", "reserved"});
+  EXPECT_EQ(smi["memory_basis"], "nvidia-smi");
+  EXPECT_EQ(allocated["memory_basis"], "allocated");
+  const double device = smi["device_memory_gib_per_gpu"].get<double>();
+  EXPECT_DOUBLE_EQ(smi["peak_memory_gib_per_gpu"].get<double>(), device);
+  EXPECT_DOUBLE_EQ(allocated["device_memory_gib_per_gpu"].get<double>(), device);
+  const auto& mem = smi["memory"];
+  EXPECT_NEAR(allocated["peak_memory_gib_per_gpu"].get<double>(),
+              device - mem["overhead_gib"].get<double>(), 1e-9);
+  EXPECT_NEAR(reserved["peak_memory_gib_per_gpu"].get<double>(),
+              device - smi["overhead_parts"]["context_gib"].get<double>(), 1e-9);
+  EXPECT_EQ(allocated["fits"], smi["fits"]);
+  // Context parallel 4 over 8 GPUs at a 32k context: two replicas, a quarter of the activations.
+  const auto one = with({"--gpus", "8", "--seq", "32768", "--recompute", "full"});
+  const auto cp = with({"--gpus", "8", "--seq", "32768", "--recompute", "full", "--cp", "4"});
+  EXPECT_EQ(cp["training"]["context_parallel"], 4);
+  EXPECT_EQ(cp["training"]["data_parallel"], 2);
+  EXPECT_LT(cp["memory"]["activations_gib"].get<double>(),
+            0.26 * one["memory"]["activations_gib"].get<double>());
+  EXPECT_GT(cp["step_seconds"]["context_parallel"].get<double>(), 0);
+}
+
 TEST(EstimateCli, BadInputExitsTwoNamingTheFlag) {
   TempDir home;
   struct Case {
@@ -261,6 +294,10 @@ TEST(EstimateCli, BadInputExitsTwoNamingTheFlag) {
        "--gpus 8 is not a multiple of --tensor-parallel 3"},
       {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--network-gbps", "0"},
        "--network-gbps"},
+      {{"--params", "7b", "--gpu", "L4", "--tokens", "1b", "--memory-basis", "peak"},
+       "--memory-basis"},
+      {{"--params", "7b", "--gpu", "A100-80GB", "--gpus", "8", "--cp", "3", "--tokens", "1b"},
+       "× --context-parallel 3"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = {"estimate"};

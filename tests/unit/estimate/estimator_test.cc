@@ -187,7 +187,7 @@ TEST(Estimator, WarnsOfZeroThreeAcrossNodesABigBubbleAndATinyBatch) {
   auto low = EstimateTraining(tiny, small, hw, 1e8);
   ASSERT_TRUE(low) << low.error().message;
   ASSERT_LT(low->mfu, kLowMfuWarn);
-  EXPECT_TRUE(Warns(*low, "raise training.global_batch"));
+  EXPECT_TRUE(Warns(*low, "raise global_batch (--global-batch)"));
 }
 
 TEST(Estimator, FrameworksDefaultToFullRecomputeForVeryLargeModels) {
