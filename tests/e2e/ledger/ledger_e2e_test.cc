@@ -10,6 +10,7 @@
 
 #include "frugal/core/csv.h"
 #include "frugal/ledger/ledger.h"
+#include "frugal/ledger/schema.h"
 #include "postgres_server.h"
 #include "support/test_support.h"
 
@@ -576,11 +577,13 @@ TEST(LedgerE2ELocation, BadLedgersGiveClearErrorsAndExitCodes) {
   EXPECT_FALSE(std::filesystem::exists(home / "typo.sqlite"));
 
   const std::string newer = (home / "newer.sqlite").string();
-  ASSERT_TRUE(Ledger::Open(newer)
-                  .value()
-                  ->connection()
-                  .Query("UPDATE frugal_meta SET value = '9' WHERE key = 'schema_version'")
-                  .has_value());
+  ASSERT_TRUE(
+      Ledger::Open(newer)
+          .value()
+          ->connection()
+          .Query(fmt::format("UPDATE frugal_meta SET value = '{}' WHERE key = 'schema_version'",
+                             frugal::ledger::kSchemaVersion + 1))
+          .has_value());
   auto too_new = RunFrugal({"--db", newer, "runs", "list"}, home.path());
   EXPECT_EQ(too_new.exit_code, 4);
   EXPECT_NE(too_new.err.find("upgrade frugal"), std::string::npos) << too_new.err;
