@@ -13,6 +13,7 @@
 #include <iostream>
 #include <map>
 
+#include "csv_fields.h"
 #include "frugal/core/csv.h"
 #include "frugal/core/table.h"
 #include "frugal/core/text.h"
@@ -23,6 +24,8 @@ namespace {
 using frugal::Align;
 using frugal::Result;
 using frugal::Table;
+using frugal::bench::Int;
+using frugal::bench::Num;
 namespace sv = frugal::serving;
 
 struct Row {
@@ -36,18 +39,6 @@ struct Row {
   double published = 0;
   double predicted = 0;
 };
-
-Result<int> Int(const frugal::CsvTable& t, const frugal::CsvRecord& r, size_t c) {
-  auto v = frugal::ParseInt(frugal::CsvTable::Field(r, c));
-  if (!v) return frugal::Fail(frugal::ErrorCode::kBadInput, t.Where(r, c) + ": not an integer");
-  return static_cast<int>(*v);
-}
-
-Result<double> Num(const frugal::CsvTable& t, const frugal::CsvRecord& r, size_t c) {
-  auto v = frugal::ParseDouble(frugal::CsvTable::Field(r, c));
-  if (!v) return frugal::Fail(frugal::ErrorCode::kBadInput, t.Where(r, c) + ": not a number");
-  return *v;
-}
 
 Result<std::vector<Row>> Load(const std::string& path) {
   const frugal::CsvTable t = FRUGAL_TRY(frugal::CsvTable::Load(path));

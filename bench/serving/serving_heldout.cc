@@ -15,6 +15,7 @@
 #include <iostream>
 #include <map>
 
+#include "csv_fields.h"
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/csv.h"
 #include "frugal/core/table.h"
@@ -26,6 +27,8 @@ namespace {
 using frugal::Align;
 using frugal::Result;
 using frugal::Table;
+using frugal::bench::Int;
+using frugal::bench::Num;
 namespace sv = frugal::serving;
 
 struct Row {
@@ -38,18 +41,6 @@ struct Row {
   int gpus = 1;
   double published = 0;
 };
-
-Result<int> Int(const frugal::CsvTable& t, const frugal::CsvRecord& r, size_t c) {
-  auto v = frugal::ParseInt(frugal::CsvTable::Field(r, c));
-  if (!v) return frugal::Fail(frugal::ErrorCode::kBadInput, t.Where(r, c) + ": not an integer");
-  return static_cast<int>(*v);
-}
-
-Result<double> Num(const frugal::CsvTable& t, const frugal::CsvRecord& r, size_t c) {
-  auto v = frugal::ParseDouble(frugal::CsvTable::Field(r, c));
-  if (!v) return frugal::Fail(frugal::ErrorCode::kBadInput, t.Where(r, c) + ": not a number");
-  return *v;
-}
 
 Result<Row> ReadRow(const frugal::CsvTable& t, const frugal::CsvRecord& r,
                     std::map<std::string, size_t>& col) {
