@@ -7,6 +7,8 @@
 # and runs inside a chroot (/proc, /sys and /dev bound, a tmpfs /tmp, a resolvable hostname):
 #   1. scripts/setup.sh && scripts/main-job.sh
 #   2. scripts/test.sh
+# STEPS=main runs only the first (the set-up and the main job: what a change to linking or to
+# the dependency list puts at risk); the default runs both.
 # It prints each command's wall time, exit status and the test runner's summary, and exits 0 only
 # when both pass. It takes long (two builds from nothing), so it is not part of .ci/run: run it
 # after any change to scripts/setup.sh, the front end or the dependency list.
@@ -71,7 +73,9 @@ run_in() {
 }
 results=()
 overall=0
-for step in "scripts/setup.sh && scripts/main-job.sh" "scripts/test.sh"; do
+steps=("scripts/setup.sh && scripts/main-job.sh" "scripts/test.sh")
+[[ ${STEPS:-all} == main ]] && steps=("${steps[0]}")
+for step in "${steps[@]}"; do
   [[ $step == scripts/test.sh ]] && log="$root.test.log" || log="$root.main.log"
   echo "check-fresh: running '$step' (log: $log)"
   t0=$(date +%s)
