@@ -157,7 +157,7 @@ void PrintSpotDetails(const plan::Plan& p, std::ostream& out) {
   std::vector<std::string> bases;
   for (const Option& o : p.options) {
     if (o.kind != RunKind::kSpot && o.kind != RunKind::kFallback) continue;
-    const std::string& basis = o.offer->spot_risk.basis;
+    const std::string& basis = o.offer->spot_risk.basis();
     if (!basis.empty() && std::find(bases.begin(), bases.end(), basis) == bases.end())
       bases.push_back(basis);
   }
@@ -270,11 +270,14 @@ void PrintPlan(const plan::JobSpec& spec, const plan::Plan& p, const app::Policy
 }
 
 /// The catalog, ledger and policy `frugal plan` plans with: the flags' (app/plan.h).
-app::PlanContext ContextFor(const GlobalOptions& global, const catalog::Catalog& c) {
+app::PlanContext ContextFor(const GlobalOptions& global, catalog::Catalog& c) {
   app::PlanContext ctx;
   ctx.catalog = &c;
-  // A spec's `catalog:` files join the catalog already loaded: the offer table is not read again.
-  ctx.catalog_with = [&c](const std::vector<fs::path>& files) { return c.WithCustomFiles(files); };
+  // A spec's `catalog:` files join the catalog already loaded: the offer table is not read
+  // again, and its rows move into the spec's catalog (nothing plans on `c` after it).
+  ctx.catalog_with = [&c](const std::vector<fs::path>& files) {
+    return std::move(c).WithCustomFiles(files);
+  };
   ctx.ledger = [&global](ledger::CreateMode create, const app::LedgerUse& use) -> Result<void> {
     auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, create));
     return use(*db);
@@ -293,7 +296,7 @@ Result<void> RunPlan(const PlanOptions& o, const GlobalOptions& global, Streams&
   in.top = o.top;
   in.override_reason = o.override_reason;
   FRUGAL_TRY(app::CheckOverrideReason(in.override_reason));
-  const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
+  catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
   const app::PlanResult r = FRUGAL_TRY(app::Plan(in, ContextFor(global, c)));
   for (const std::string& w : r.warnings) s.err << "frugal: warning: " << w << "\n";
   if (r.refusal) {

@@ -54,6 +54,8 @@ using WithLedger = std::function<Result<void>(ledger::CreateMode create, const L
 struct PlanContext {
   const catalog::Catalog* catalog = nullptr;  ///< the catalog in effect; must outlive the result
   /// The catalog in effect plus a spec file's `catalog:` files; unset: such specs are refused.
+  /// It may consume `catalog` (Catalog::WithCustomFiles &&): the plan reads only the catalog it
+  /// returns from then on.
   std::function<Result<catalog::Catalog>(const std::vector<std::filesystem::path>&)> catalog_with;
   WithLedger ledger;
   std::string policy_flag;  ///< --policy ("" = $FRUGAL_POLICY or the config dir's policy.yaml)

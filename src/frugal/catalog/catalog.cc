@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include "frugal/catalog/custom_offers.h"
@@ -19,13 +20,14 @@ namespace frugal::catalog {
 namespace fs = std::filesystem;
 
 // The data directory's tables as read, before custom offers and derived prices: what every
-// catalog built on them shares (WithCustomFiles reads none of them again).
+// catalog built on them shares (WithCustomFiles reads none of them again). The offer table's
+// rows are not kept here but moved into the first catalog, which starts with them
+// (Catalog::TableRows gives them back without their derived prices).
 struct Catalog::Tables {
   std::vector<GpuSpec> gpus;  ///< with their usable memory
   SnapshotMeta meta;
   fs::path offers_path;
   bool imported = false;
-  std::vector<Offer> offers;  ///< the offer table's rows, nothing derived
   std::vector<PreemptionRate> rates;
   std::vector<ReservedDiscount> discounts;
   std::vector<SpotMarket> markets;
@@ -33,11 +35,15 @@ struct Catalog::Tables {
 
 namespace {
 
+struct ReadTablesResult {
+  std::shared_ptr<const Catalog::Tables> tables;
+  std::vector<Offer> rows;  ///< the offer table's rows, nothing derived
+};
+
 // Reads the data directory's GPU table, offers and pricing rules; the offers through the cache
 // in `cache_dir` when one is given (catalog/offer_cache.h).
-Result<std::shared_ptr<const Catalog::Tables>> ReadTables(
-    const fs::path& data_dir, const fs::path& offers_dir, bool imported,
-    const std::optional<fs::path>& cache_dir) {
+Result<ReadTablesResult> ReadTables(const fs::path& data_dir, const fs::path& offers_dir,
+                                    bool imported, const std::optional<fs::path>& cache_dir) {
   auto t = std::make_shared<Catalog::Tables>();
   t->gpus = FRUGAL_TRY(ReadGpuTable(data_dir / "gpus.csv"));
   // Optional: a data directory without it takes every GPU at the default usable share.
@@ -49,20 +55,31 @@ Result<std::shared_ptr<const Catalog::Tables>> ReadTables(
   t->offers_path = offers_dir / "offers.csv";
   t->imported = imported;
   const OfferSource source = imported ? OfferSource::kImported : OfferSource::kShipped;
-  t->offers = cache_dir ? FRUGAL_TRY(ReadOfferTableCached(t->offers_path, source, *cache_dir))
-                        : FRUGAL_TRY(ReadOfferTable(t->offers_path, source));
+  std::vector<Offer> rows =
+      cache_dir ? FRUGAL_TRY(ReadOfferTableCached(t->offers_path, source, *cache_dir))
+                : FRUGAL_TRY(ReadOfferTable(t->offers_path, source));
   t->rates = FRUGAL_TRY(ReadPreemptionRates(data_dir / "catalog" / "preemption_rates.csv"));
   t->discounts = FRUGAL_TRY(ReadReservedDiscounts(data_dir / "catalog" / "reserved_discounts.csv"));
   // Optional: without it every cloud's spot quotes are taken as moving (spot_prices.h).
   if (fs::exists(data_dir / "catalog" / "spot_markets.csv", ec)) {
     t->markets = FRUGAL_TRY(ReadSpotMarkets(data_dir / "catalog" / "spot_markets.csv"));
   }
-  return std::shared_ptr<const Catalog::Tables>(std::move(t));
+  return ReadTablesResult{std::move(t), std::move(rows)};
+}
+
+// What Build derives for the offer table's rows (ApplyPreemptionRates, CheckSpotPrices), undone:
+// the rows as the table holds them.
+void UndoDerived(std::vector<Offer>& rows) {
+  for (Offer& o : rows) {
+    o.preemptions_per_hour = 0;
+    o.spot_risk = SpotRisk{};
+    o.spot_outlier.reset();
+  }
 }
 
 }  // namespace
 
-Result<Catalog> Catalog::Build(std::shared_ptr<const Tables> tables,
+Result<Catalog> Catalog::Build(std::shared_ptr<const Tables> tables, std::vector<Offer> rows,
                                const std::vector<fs::path>& custom_files) {
   Catalog c;
   c.tables_ = std::move(tables);
@@ -75,8 +92,9 @@ Result<Catalog> Catalog::Build(std::shared_ptr<const Tables> tables,
     custom_offers += customs.back().offers.size();
   }
   std::vector<Offer>& offers = c.offers_;
-  offers.reserve(t.offers.size() + custom_offers);
-  offers = t.offers;
+  c.table_rows_ = rows.size();
+  offers = std::move(rows);
+  offers.reserve(offers.size() + custom_offers);
   // Later files override earlier ones, and every user rule beats the shipped table.
   std::vector<PreemptionRate> rates;
   for (size_t i = 0; i < customs.size(); ++i) {
@@ -93,7 +111,18 @@ Result<Catalog> Catalog::Build(std::shared_ptr<const Tables> tables,
   c.info_.sources = t.meta.sources;
   c.info_.offers_path = t.offers_path;
   c.info_.imported = t.imported;
-  for (const Offer& o : offers) ++c.info_.counts[o.cloud][std::string(TierName(o.tier))];
+  // Counted per run of one cloud (the table is grouped by cloud) before the map is touched.
+  constexpr size_t kTiers = static_cast<size_t>(Tier::kReserved3y) + 1;  // offers' tiers
+  for (size_t i = 0; i < offers.size();) {
+    const std::string& cloud = offers[i].cloud;
+    std::array<size_t, kTiers> n{};
+    for (; i < offers.size() && offers[i].cloud == cloud; ++i) {
+      ++n[static_cast<size_t>(offers[i].tier)];
+    }
+    for (size_t k = 0; k < kTiers; ++k) {
+      if (n[k] > 0) c.info_.counts[cloud][std::string(TierName(static_cast<Tier>(k)))] += n[k];
+    }
+  }
   c.IndexGpus();
   return c;
 }
@@ -102,8 +131,9 @@ bool IsCpuName(std::string_view name) { return ToLower(name) == "cpu"; }
 
 Result<Catalog> Catalog::LoadFrom(const fs::path& data_dir,
                                   const std::vector<fs::path>& custom_files) {
-  return Build(FRUGAL_TRY(ReadTables(data_dir, data_dir / "catalog", false, std::nullopt)),
-               custom_files);
+  ReadTablesResult read =
+      FRUGAL_TRY(ReadTables(data_dir, data_dir / "catalog", false, std::nullopt));
+  return Build(std::move(read.tables), std::move(read.rows), custom_files);
 }
 
 Result<Catalog> Catalog::LoadDefault(const std::vector<fs::path>& custom_files) {
@@ -113,16 +143,39 @@ Result<Catalog> Catalog::LoadDefault(const std::vector<fs::path>& custom_files) 
   if (fs::exists(user_offers, ec)) files.insert(files.begin(), user_offers);
   const fs::path imported = UserDataDir() / "catalog";
   const bool use_imported = fs::exists(imported / "offers.csv", ec);
-  return Build(FRUGAL_TRY(ReadTables(ShippedDataDir(),
-                                     use_imported ? imported : ShippedDataDir() / "catalog",
-                                     use_imported, UserCacheDir() / "catalog")),
-               files);
+  ReadTablesResult read = FRUGAL_TRY(
+      ReadTables(ShippedDataDir(), use_imported ? imported : ShippedDataDir() / "catalog",
+                 use_imported, UserCacheDir() / "catalog"));
+  return Build(std::move(read.tables), std::move(read.rows), files);
 }
 
-Result<Catalog> Catalog::WithCustomFiles(const std::vector<fs::path>& files) const {
+std::vector<fs::path> Catalog::FilesAnd(const std::vector<fs::path>& files) const {
   std::vector<fs::path> all = info_.custom_files;
   all.insert(all.end(), files.begin(), files.end());
-  return Build(tables_ ? tables_ : std::make_shared<const Tables>(), all);
+  return all;
+}
+
+Result<Catalog> Catalog::WithCustomFiles(const std::vector<fs::path>& files) const& {
+  return Build(tables_ ? tables_ : std::make_shared<const Tables>(), TableRows(), FilesAnd(files));
+}
+
+Result<Catalog> Catalog::WithCustomFiles(const std::vector<fs::path>& files) && {
+  const std::vector<fs::path> all = FilesAnd(files);
+  std::vector<Offer> rows = std::move(offers_);
+  offers_.clear();
+  rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(table_rows_), rows.end());
+  UndoDerived(rows);
+  std::shared_ptr<const Tables> tables =
+      tables_ ? std::move(tables_) : std::make_shared<const Tables>();
+  *this = Catalog();
+  return Build(std::move(tables), std::move(rows), all);
+}
+
+std::vector<Offer> Catalog::TableRows() const {
+  std::vector<Offer> rows(offers_.begin(),
+                          offers_.begin() + static_cast<std::ptrdiff_t>(table_rows_));
+  UndoDerived(rows);
+  return rows;
 }
 
 Result<std::vector<GpuSpec>> Catalog::LoadDefaultGpus() {

@@ -76,7 +76,11 @@ class Catalog {
   /// the files, and the derived prices are worked out again over the whole (a file's preemption
   /// rates and spot offers bear on every offer). Errors as LoadDefault's for a custom file.
   [[nodiscard]] Result<Catalog> WithCustomFiles(
-      const std::vector<std::filesystem::path>& files) const;
+      const std::vector<std::filesystem::path>& files) const&;
+  /// The same, consuming this catalog: its offer table's rows move into the new one instead of
+  /// being copied (a command that plans one spec needs only the catalog with its files). This
+  /// catalog is left empty, also when it fails.
+  [[nodiscard]] Result<Catalog> WithCustomFiles(const std::vector<std::filesystem::path>& files) &&;
 
   const std::vector<GpuSpec>& gpus() const { return gpus_; }
   /// The canonical GPU names, in table order (for name resolution and suggestions).
@@ -103,9 +107,17 @@ class Catalog {
   struct Tables;
 
  private:
-  /// The catalog of `tables` and these custom files, with every derived price.
+  /// The catalog of `tables`, the offer table's `rows` and these custom files, with every
+  /// derived price. The rows come first in offers_ (table_rows_ of them), then the custom
+  /// offers, then the derived reserved tiers.
   [[nodiscard]] static Result<Catalog> Build(
-      std::shared_ptr<const Tables> tables, const std::vector<std::filesystem::path>& custom_files);
+      std::shared_ptr<const Tables> tables, std::vector<Offer> rows,
+      const std::vector<std::filesystem::path>& custom_files);
+  /// The offer table's rows as read: the first table_rows_ offers without what Build derived.
+  [[nodiscard]] std::vector<Offer> TableRows() const;
+  /// Every custom file of this catalog, then `files`.
+  [[nodiscard]] std::vector<std::filesystem::path> FilesAnd(
+      const std::vector<std::filesystem::path>& files) const;
   /// Builds gpu_names_ and gpus_by_name_ from gpus_; called once after loading.
   void IndexGpus();
 
@@ -114,6 +126,7 @@ class Catalog {
   std::vector<std::string> gpu_names_;
   std::map<std::string, const GpuSpec*, std::less<>> gpus_by_name_;
   std::vector<Offer> offers_;
+  size_t table_rows_ = 0;
   CatalogInfo info_;
 };
 

@@ -71,18 +71,23 @@ Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node,
     return Fail(doc.ErrorAt(node["preemptions_per_hour"], "preemptions_per_hour",
                             "expected a rate in [0, 60]"));
   }
-  for (const auto& [key, field] : {std::pair{"boot", &o.launch.boot_hours},
-                                   {"setup", &o.launch.setup_hours},
-                                   {"billing_increment", &o.launch.billing_increment_hours},
-                                   {"minimum_billed", &o.launch.minimum_billed_hours}}) {
+  OfferLaunch launch;
+  for (const auto& [key, field] : {std::pair{"boot", &launch.boot_hours},
+                                   {"setup", &launch.setup_hours},
+                                   {"billing_increment", &launch.billing_increment_hours},
+                                   {"minimum_billed", &launch.minimum_billed_hours}}) {
     if (auto d = FRUGAL_TRY(doc.OptionalDuration(node, key))) {
       if (d->count() < 0) return Fail(doc.ErrorAt(node[key], key, "must not be negative"));
       *field = ToHours(*d);
     }
   }
-  o.launch.staging_gbps = FRUGAL_TRY(doc.OptionalDouble(node, "staging_gbps"));
-  if (o.launch.staging_gbps && !(*o.launch.staging_gbps > 0)) {
+  launch.staging_gbps = FRUGAL_TRY(doc.OptionalDouble(node, "staging_gbps"));
+  if (launch.staging_gbps && !(*launch.staging_gbps > 0)) {
     return Fail(doc.ErrorAt(node["staging_gbps"], "staging_gbps", "must be positive"));
+  }
+  if (launch.boot_hours || launch.setup_hours || launch.billing_increment_hours ||
+      launch.minimum_billed_hours || launch.staging_gbps) {
+    o.launch = std::make_shared<const OfferLaunch>(launch);
   }
   o.vcpus = FRUGAL_TRY(doc.OptionalDouble(node, "vcpus")).value_or(0);
   if (o.vcpus < 0) return Fail(doc.ErrorAt(node["vcpus"], "vcpus", "must not be negative"));

@@ -1,6 +1,7 @@
 #pragma once
 // An offer: one way to rent compute at one price. See DESIGN.md "Units and core types".
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,7 +40,11 @@ struct SpotPriceCheck {
 struct SpotRisk {
   double available_share = 1;    ///< share of the time capacity can be launched
   double mean_outage_hours = 0;  ///< mean stretch without capacity: the wait after a preemption
-  std::string basis;             ///< the rule's source
+  /// The rule's source, shared by every offer the rule matched (thousands of spot offers carry
+  /// one of a dozen texts); null where no rule matched.
+  std::shared_ptr<const std::string> source;
+  /// The rule's source, "" where none matched.
+  [[nodiscard]] const std::string& basis() const;
 };
 
 struct Offer {
@@ -61,7 +66,9 @@ struct Offer {
   std::optional<SpotPriceCheck> spot_outlier;  ///< spot only: set when the price is an outlier
   SpotRisk spot_risk;                          ///< spot only
   OfferSource source = OfferSource::kShipped;
-  OfferLaunch launch;  ///< custom offers only
+  /// Custom offers that set any launch figure only (null: the cloud's defaults); shared by the
+  /// offer's derived copies, so the thousands of table rows carry a pointer, not the figures.
+  std::shared_ptr<const OfferLaunch> launch;
 
   /// True for a GPU partition (gpu_fraction below 1).
   [[nodiscard]] bool IsGpuShare() const { return !gpu.empty() && gpu_fraction < 1; }
@@ -74,6 +81,10 @@ struct Offer {
   }
   /// "aws:p4de.24xlarge:us-east-1:spot" (zone appended as region/zone when present).
   [[nodiscard]] std::string Id() const;
+  /// Whether `name` (a measured profile's `offer:`) names this offer: its instance type, or a
+  /// prefix of its Id ("aws:m6i.8xlarge:us-east-1" names every tier there). Formats nothing:
+  /// callers ask it of every offer of the catalog.
+  [[nodiscard]] bool NamedBy(std::string_view name) const;
 };
 
 }  // namespace frugal::catalog

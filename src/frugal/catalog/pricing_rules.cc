@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <memory>
+
 #include "frugal/core/csv.h"
 #include "frugal/core/text.h"
 
@@ -106,12 +108,17 @@ void DeriveReservedOffers(const std::vector<ReservedDiscount>& discounts,
 }
 
 void ApplyPreemptionRates(const std::vector<PreemptionRate>& rates, std::vector<Offer>& offers) {
+  std::vector<std::shared_ptr<const std::string>> sources;
+  sources.reserve(rates.size());
+  for (const PreemptionRate& r : rates)
+    sources.push_back(std::make_shared<const std::string>(r.source));
   for (Offer& o : offers) {
     if (o.tier != Tier::kSpot || o.preemptions_per_hour > 0) continue;
-    for (const PreemptionRate& r : rates) {
+    for (size_t i = 0; i < rates.size(); ++i) {
+      const PreemptionRate& r = rates[i];
       if (r.Matches(o)) {
         o.preemptions_per_hour = r.per_hour;
-        o.spot_risk = {r.available_share, r.mean_outage_hours, r.source};
+        o.spot_risk = {r.available_share, r.mean_outage_hours, sources[i]};
         break;
       }
     }

@@ -210,8 +210,7 @@ void ResolveCpuOfferMeasurements(JobSpec& spec, const catalog::Catalog& c) {
   for (MeasuredProfile& p : spec.measured) {
     if (p.offer.empty() || p.cpu_vcpus) continue;
     for (const catalog::Offer& o : c.offers()) {
-      const bool match = p.offer == o.instance_type || o.Id().rfind(p.offer, 0) == 0;
-      if (!match) continue;
+      if (!o.NamedBy(p.offer)) continue;
       if (o.gpu.empty() && o.vcpus > 0) p.cpu_vcpus = o.vcpus;
       break;
     }

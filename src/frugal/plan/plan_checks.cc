@@ -42,13 +42,12 @@ Result<void> CheckMeasuredFamily(const JobSpec& spec) {
 Result<void> CheckProfileOffers(const JobSpec& spec, const catalog::Catalog& c) {
   for (const MeasuredProfile& p : spec.measured) {
     if (p.offer.empty()) continue;
-    std::vector<std::string> names;
-    bool found = false;
-    for (const Offer& o : c.offers()) {
-      found = found || p.offer == o.instance_type || o.Id().rfind(p.offer, 0) == 0;
-      names.push_back(o.instance_type);
-    }
+    const auto& offers = c.offers();
+    const bool found = std::any_of(offers.begin(), offers.end(),
+                                   [&](const Offer& o) { return o.NamedBy(p.offer); });
     if (!found) {
+      std::vector<std::string> names;
+      for (const Offer& o : offers) names.push_back(o.instance_type);
       return Fail(ErrorCode::kBadInput,
                   fmt::format("{}: field 'offer': no offer '{}' in the catalog{}", p.where,
                               Abbreviate(p.offer), DidYouMean(p.offer, names)));

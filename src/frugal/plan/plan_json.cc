@@ -47,7 +47,7 @@ nlohmann::json SpotJson(const Option& o) {
       {"capacity_mean_outage_hours", o.offer->spot_risk.mean_outage_hours},
       {"capacity_wait_hours", o.capacity_wait_hours},
       {"capacity_wait_after_preemptions_hours", s.capacity_wait_hours},
-      {"risk_basis", o.offer->spot_risk.basis}};
+      {"risk_basis", o.offer->spot_risk.basis()}};
   if (o.kind == RunKind::kFallback) {
     j["fallback"] = {{"on_demand_offer", o.fallback_offer->Id()},
                      {"switch_probability", o.fallback.switch_probability},

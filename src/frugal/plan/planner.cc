@@ -82,8 +82,7 @@ const MeasuredProfile* FindProfile(const JobSpec& spec, const Offer& o, int tota
     // Carried to CPU offers by their vCPUs (CarryToCpuOffer), except to the offer it names.
     if (p.cpu_vcpus && p.offer.empty()) continue;
     if (!p.offer.empty()) {
-      const bool match = p.offer == o.instance_type || o.Id().rfind(p.offer, 0) == 0;
-      if (match && total == o.gpu_count) return &p;
+      if (o.NamedBy(p.offer) && total == o.gpu_count) return &p;
     } else if (p.gpu == o.gpu && (p.gpus == total || (p.gpus == 0 && total == o.gpu_count))) {
       return &p;
     }

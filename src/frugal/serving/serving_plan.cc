@@ -233,8 +233,7 @@ void PriceConfig(const Config& cfg, const Pricing& p, const catalog::Catalog& c,
 bool Matches(const MeasuredServing& m, const Config& cfg) {
   if (!m.gpu.empty()) return m.gpu == cfg.gpu && (m.gpus == 0 || m.gpus == cfg.gpus);
   for (const Offer* o : cfg.offers) {
-    const bool named = o->instance_type == m.offer || o->Id().rfind(m.offer, 0) == 0;
-    if (!named) continue;
+    if (!o->NamedBy(m.offer)) continue;
     if (cfg.gpus == 0) return true;
     return m.gpus == 0 ? o->gpu_count == cfg.gpus : m.gpus == cfg.gpus;
   }

@@ -181,9 +181,10 @@ std::string Described(const Catalog& c) {
   std::string out;
   for (const Offer& o : c.offers()) {
     out += fmt::format("{} {} {} {:.17g} {} {} {} {}\n", o.Id(), o.price.per_hour.micros(),
-                       o.price_estimated, o.preemptions_per_hour, o.spot_risk.basis,
+                       o.price_estimated, o.preemptions_per_hour, o.spot_risk.basis(),
                        o.spot_outlier ? o.spot_outlier->planned.micros() : -1,
-                       static_cast<int>(o.source), o.launch.boot_hours.value_or(-1));
+                       static_cast<int>(o.source),
+                       o.launch ? o.launch->boot_hours.value_or(-1) : -1.0);
   }
   return out;
 }
@@ -225,12 +226,55 @@ TEST(Catalog, CustomFilesAddedLaterGiveTheCatalogThatLoadingThemGives) {
   auto both_loaded = Catalog::LoadFrom(data, {dir / "a.yaml", dir / "b.yaml"});
   ASSERT_TRUE(both_loaded.has_value());
   EXPECT_EQ(Described(*both), Described(*both_loaded));
+  // Consuming the catalog it is built on gives the same catalog and leaves that one empty.
+  auto consumed = Catalog::LoadFrom(data, {dir / "a.yaml"});
+  ASSERT_TRUE(consumed.has_value());
+  auto moved = std::move(*consumed).WithCustomFiles({dir / "b.yaml"});
+  ASSERT_TRUE(moved.has_value()) << moved.error().message;
+  EXPECT_EQ(Described(*moved), Described(*both_loaded));
+  EXPECT_EQ(moved->info().custom_files, both_loaded->info().custom_files);
+  EXPECT_TRUE(consumed->offers().empty());  // NOLINT(bugprone-use-after-move): checked on purpose
   // A bad custom file is the same error either way.
   frugal::testing::WriteTestFile(dir / "bad.yaml", "apiVersion: frugal/v1\noffers: 3\n");
   auto bad = base->WithCustomFiles({dir / "bad.yaml"});
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().code, ErrorCode::kBadInput);
   EXPECT_EQ(bad.error().message, Catalog::LoadFrom(data, {dir / "bad.yaml"}).error().message);
+}
+
+// NamedBy walks the Id's pieces instead of formatting it: the same answer as the Id's prefix
+// for every shipped offer, for names cut at every length and for other offers' names.
+TEST(Catalog, NamedByIsThePrefixOfTheOffersId) {
+  const std::vector<Offer>& offers = Shipped().offers();
+  ASSERT_GT(offers.size(), 1000u);
+  size_t checked = 0;
+  for (size_t i = 0; i < offers.size(); i += 97) {
+    const Offer& o = offers[i];
+    const Offer& other = offers[(i * 7 + 13) % offers.size()];
+    const std::string id = o.Id();
+    std::vector<std::string> names = {o.instance_type,
+                                      other.instance_type,
+                                      other.Id(),
+                                      id + "x",
+                                      "",
+                                      o.cloud + ":" + other.instance_type};
+    for (size_t n = 1; n <= id.size(); n += 3) names.push_back(id.substr(0, n));
+    for (const std::string& name : names) {
+      const bool expected = name == o.instance_type || id.rfind(name, 0) == 0;
+      EXPECT_EQ(o.NamedBy(name), expected) << id << " named by '" << name << "'";
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 1000u);
+  Offer zoned;
+  zoned.cloud = "aws";
+  zoned.instance_type = "p4d.24xlarge";
+  zoned.region = "us-east-1";
+  zoned.zone = "use1-az1";
+  zoned.tier = Tier::kSpot;
+  EXPECT_TRUE(zoned.NamedBy("aws:p4d.24xlarge:us-east-1/use1-az1:sp"));
+  EXPECT_TRUE(zoned.NamedBy("aws:p4d.24xlarge:us-east-1"));
+  EXPECT_FALSE(zoned.NamedBy("aws:p4d.24xlarge:us-east-1:spot"));  // the zone comes first
 }
 
 }  // namespace

@@ -56,7 +56,7 @@ TEST(PricingRules, PreemptionRuleMatchesByGpuCountAndCarriesObtainability) {
   EXPECT_DOUBLE_EQ(offers[0].preemptions_per_hour, 1.09);
   EXPECT_DOUBLE_EQ(offers[0].spot_risk.available_share, 0.475);
   EXPECT_DOUBLE_EQ(offers[0].spot_risk.mean_outage_hours, 1.06);
-  EXPECT_EQ(offers[0].spot_risk.basis, "8-GPU traces");
+  EXPECT_EQ(offers[0].spot_risk.basis(), "8-GPU traces");
   EXPECT_DOUBLE_EQ(offers[1].preemptions_per_hour, 0.30);
   EXPECT_DOUBLE_EQ(offers[1].spot_risk.available_share, 0.755);
 }

@@ -42,7 +42,12 @@ TEST(FixedCosts, LaunchIsBootSetupAndStagingAtTheOffersBandwidth) {
   const LaunchCosts c = LaunchCostsFor(eight, job);
   EXPECT_DOUBLE_EQ(LaunchHours(c, eight, 450), 5.0 / 60 + 0.01);
   catalog::Offer custom = one;
-  custom.launch.setup_hours = 0.5;
+  custom.launch = std::make_shared<const catalog::OfferLaunch>(
+      catalog::OfferLaunch{.boot_hours = {},
+                           .setup_hours = 0.5,
+                           .staging_gbps = {},
+                           .billing_increment_hours = {},
+                           .minimum_billed_hours = {}});
   EXPECT_DOUBLE_EQ(LaunchCostsFor(custom, {}).setup_hours, 0.5);
   EXPECT_EQ(ShortDuration(13.0 / 60), "13m");
 }
