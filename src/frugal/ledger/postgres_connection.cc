@@ -96,10 +96,13 @@ class PostgresConnection final : public Connection {
     return {};
   }
 
-  Result<void> Begin(TxnMode /*mode*/) override {
+  Result<void> Begin(TxnMode mode) override {
     last_transient_ = false;
     Result<std::vector<Row>> done = Guard([&]() {
       work_ = std::make_unique<pqxx::work>(*conn_);
+      // One snapshot for the whole read, taken at its first statement.
+      if (mode == TxnMode::kRead)
+        work_->exec("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
       return std::vector<Row>{};
     });
     if (!done) return Fail(done.error());
