@@ -53,21 +53,27 @@ stop() {
   server=""
 }
 
+stats() {  # median, min and max of the numbers in file $1, in ms
+  sort -n "$1" | awk '{a[NR]=$1} END {m = NR % 2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2; printf "median %.1f ms, min %.1f, max %.1f", m, a[1], a[NR]}'
+}
+
 live() {  # live LEDGER URL: scrapes of a fleet where the history changes between every two
   local db="$1" url="$2" n="${SCRAPES:-20}" run now_ms cpu=0 before ms
   run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
   : >"$tmp/live.txt"
+  : >"$tmp/live_read.txt"
   for _ in $(seq "$n"); do
     # One checkpoint committed on a segment of the last 10 minutes, which then ends preempted:
     # an event and a segment end, written by the sqlite3 shell (any writer's change counts).
     now_ms=$(($(date +%s%N) / 1000000))
     sqlite3 "$db" "INSERT INTO segments (run_id, cloud, instance_type, region, gpu, gpu_count, tier, price_micros_per_hour, start_ms) VALUES ($run, 'aws', 'p4d.24xlarge', 'us-east-1', 'A100', 8, 'spot', 12000000, $((now_ms - 600000))); INSERT INTO events (run_id, segment_id, time_ms, type, payload) VALUES ($run, (SELECT MAX(id) FROM segments), $((now_ms - 60000)), 'checkpoint_committed', '{\"write_seconds\": 2.5}'); UPDATE segments SET end_ms = $now_ms, end_reason = 'preempted' WHERE id = (SELECT MAX(id) FROM segments);"
     before=$(cpu_ms)
-    ms=$(once_ms "$url/metrics")
+    curl -s -w '%{time_total}\n' "$url/metrics" -o "$tmp/live.prom" | awk '{printf "%.1f\n", 1000*$1}' >>"$tmp/live.txt"
     cpu=$((cpu + $(cpu_ms) - before))
-    echo "$ms" >>"$tmp/live.txt"
+    # The server's own figure: the time the scrape spent reading the ledger.
+    awk '/^frugal_ledger_scrape_duration_seconds / {printf "%.2f\n", 1000*$2}' "$tmp/live.prom" >>"$tmp/live_read.txt"
   done
-  echo "/metrics of a live fleet ($n scrapes, each after a checkpoint and a preempted segment's end): $(sort -n "$tmp/live.txt" | awk '{a[NR]=$1} END {m = NR % 2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2; printf "median %.1f ms, min %.1f, max %.1f", m, a[1], a[NR]}'), server CPU $(echo "scale=1; $cpu / $n" | bc) ms per scrape"
+  echo "/metrics of a live fleet ($n scrapes, each after a checkpoint and a preempted segment's end): $(stats "$tmp/live.txt"), server CPU $(echo "scale=1; $cpu / $n" | bc) ms per scrape; of which reading the ledger (frugal_ledger_scrape_duration_seconds): $(stats "$tmp/live_read.txt")"
   curl -s "$url/metrics" | grep -E '^frugal_(preemptions_total|checkpoint_commit_duration_seconds_count)' | tr '\n' ' '
   echo
 }
