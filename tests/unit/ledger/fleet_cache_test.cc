@@ -259,7 +259,8 @@ TYPED_TEST(FleetCacheSuite, AddsAppendsBetweenScrapesAndSumsAgainAfterARewrite) 
   ASSERT_TRUE(l.AddEvent(a, std::nullopt, EventType::kResumed, At(9.5), {{"note", "x"}}));
   EXPECT_EQ(Path::kMerged, this->Scrape(l, At(10)));
   // A run's team changed by hand, an ended segment deleted: rewrites.
-  ASSERT_TRUE(db.Query("UPDATE runs SET team = 'speech' WHERE id = ?", std::vector<Value>{b}));
+  ASSERT_TRUE(
+      db.Query("UPDATE runs SET team = 'speech' WHERE id = ?", std::vector<Value>{Value{b}}));
   EXPECT_EQ(LastChange(l), kChangeRewrite);
   EXPECT_EQ(Path::kFull, this->Scrape(l, At(10)));
   ASSERT_TRUE(db.Query("DELETE FROM segments WHERE id = ?", std::vector<Value>{inserted[0][0]}));
@@ -294,7 +295,8 @@ TYPED_TEST(FleetCacheSuite, ALogThatNoLongerReachesTheKeptVersionSumsAgain) {
   const SegmentId s = l.OpenSegment(a, Offer(1200, "spot"), At(2)).value();
   ASSERT_TRUE(l.CloseSegment(s, At(2.5), EndReason::kFinished));
   ASSERT_TRUE(l.AddEvent(a, s, EventType::kCheckpointCommitted, At(2.5), {{"write_seconds", 1}}));
-  ASSERT_TRUE(db.Query("DELETE FROM history_changes WHERE segment_id = ?", std::vector<Value>{s}));
+  ASSERT_TRUE(
+      db.Query("DELETE FROM history_changes WHERE segment_id = ?", std::vector<Value>{Value{s}}));
   EXPECT_EQ(Path::kFull, this->Scrape(l, At(3)));
   ASSERT_TRUE(l.AddEvent(a, s, EventType::kResumed, At(3), {{"seconds_to_first_progress", 2}}));
   EXPECT_EQ(Path::kMerged, this->Scrape(l, At(3.5)));
