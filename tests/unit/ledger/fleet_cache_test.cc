@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 
 #include "backends.h"
 #include "frugal/ledger/history_triggers.h"
@@ -300,6 +302,54 @@ TYPED_TEST(FleetCacheSuite, ALogThatNoLongerReachesTheKeptVersionSumsAgain) {
   EXPECT_EQ(Path::kFull, this->Scrape(l, At(3)));
   ASSERT_TRUE(l.AddEvent(a, s, EventType::kResumed, At(3), {{"seconds_to_first_progress", 2}}));
   EXPECT_EQ(Path::kMerged, this->Scrape(l, At(3.5)));
+}
+
+TYPED_TEST(FleetCacheSuite, ChangesCommittedWhileItScrapesAreNeitherMissedNorAddedTwice) {
+  auto ledger = this->Open();
+  ASSERT_TRUE(ledger);
+  Ledger& l = *ledger;
+  constexpr int kWriters = 3;
+  constexpr int kEach = 25;
+  std::vector<RunId> runs;
+  runs.reserve(kWriters);
+  for (int w = 0; w < kWriters; ++w) {
+    runs.push_back(l.BeginRun(MakeRun(fmt::format("w{}", w), w % 2 ? "nlp" : "vision")).value());
+  }
+  EXPECT_EQ(Path::kFull, this->Scrape(l, At(100)));
+  // Writers on their own connections commit segments that end and checkpoints while the cache
+  // loads: every other scrape's clock is a little behind the last, so it sums the whole history,
+  // and the next adds to that what it finds. Each change must be counted once, whichever
+  // scrape sees it: the version, the log and the rows are read from one state.
+  std::atomic<int> finished{0};
+  std::vector<std::thread> writers;
+  writers.reserve(kWriters);
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      auto mine = this->Open();
+      for (int i = 0; mine && i < kEach; ++i) {
+        const double at = 1 + w + i / 100.0;
+        const Result<SegmentId> s =
+            mine->OpenSegment(runs[static_cast<size_t>(w)], Offer(1200 + 100 * i, "spot"), At(at));
+        EXPECT_TRUE(s);
+        if (!s) break;
+        EXPECT_TRUE(mine->AddEvent(runs[static_cast<size_t>(w)], *s,
+                                   EventType::kCheckpointCommitted, At(at + 0.001),
+                                   {{"write_seconds", i}}));
+        EXPECT_TRUE(mine->CloseSegment(*s, At(at + 0.005),
+                                       i % 3 == 0 ? EndReason::kPreempted : EndReason::kFinished));
+      }
+      ++finished;
+    });
+  }
+  int64_t scrapes = 0;
+  while (finished.load() < kWriters) {
+    EXPECT_TRUE(this->cache_.Load(l, scrapes % 2 == 0 ? At(100) : At(99)));
+    ++scrapes;
+  }
+  for (std::thread& t : writers) t.join();
+  // What the last full sum and the changes added after it come to equals summing it all again.
+  EXPECT_NE(Path::kFull, this->Scrape(l, At(100))) << "after " << scrapes << " scrapes";
+  EXPECT_GT(this->cache_.full_loads(), 1);
 }
 
 TYPED_TEST(FleetCacheSuite, ALedgerMigratedFromVersion8CountsItsChanges) {
