@@ -26,7 +26,8 @@ struct EndedSums {
 using GroupOf = std::tuple<std::string, std::string, std::string>;  ///< team, project, tier
 using EndedGroups = std::map<GroupOf, EndedSums>;
 
-/// What LoadFleetFacts returns, read on `db`; the ended groups' integer sums go to `ended`.
+/// What LoadFleetFacts returns, read on the ledger's connection (the caller's transaction);
+/// the ended groups' integer sums go to `ended`.
 [[nodiscard]] Result<FleetFacts> ReadFleetFacts(Ledger& ledger, Timestamp now, EndedGroups& ended);
 
 /// The groups as FleetFacts::ended lists them.
