@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <variant>
 
+#include "frugal/ledger/fleet_history.h"
 #include "frugal/ledger/segment_facts.h"
 
 namespace frugal::ledger {
@@ -45,60 +45,16 @@ std::string GroupValue(const SegmentFact& fact, GroupKey key) {
   return v.empty() ? "-" : v;
 }
 
-namespace {
-
-// A segment's cost in SQL, rounded half up to the micro-dollar as Rate::For rounds (costs are
-// never negative): price per hour × milliseconds ÷ 3,600,000.
-constexpr const char* kEndedCost =
-    "(s.price_micros_per_hour * (s.end_ms - s.start_ms) + 1800000) / 3600000";
-
-}  // namespace
-
 Result<FleetFacts> LoadFleetFacts(Ledger& ledger, Timestamp now) {
   FleetFacts facts;
-  facts.now = now;
-  Connection& db = ledger.connection();
-  const std::vector<Row> groups = FRUGAL_TRY(db.Query(
-      fmt::format("SELECT r.team, r.project, s.tier, SUM({}), SUM(s.gpu_count * (s.end_ms - "
-                  "s.start_ms)), SUM(CASE WHEN s.end_reason = 'preempted' THEN 1 ELSE 0 END) "
-                  "FROM segments s JOIN runs r ON r.id = s.run_id WHERE s.end_ms IS NOT NULL "
-                  "AND s.end_ms <= ? GROUP BY r.team, r.project, s.tier",
-                  kEndedCost),
-      std::vector<Value>{ToMillis(now)}));
-  for (const Row& r : groups) {
-    SpendGroup g;
-    g.team = AsText(r[0]);
-    g.project = AsText(r[1]);
-    g.tier = AsText(r[2]);
-    g.spend = Money::FromMicros(AsInt(r[3]));
-    g.gpu_seconds = static_cast<double>(AsInt(r[4])) / 1000.0;
-    g.preemptions = AsInt(r[5]);
-    facts.ended.push_back(std::move(g));
-  }
-  // Open at now, and the rare segment whose recorded end is still ahead of this clock.
-  facts.open = FRUGAL_TRY(OpenSegments(ledger, now));
-  const std::vector<Row> timed = FRUGAL_TRY(db.Query(
-      "SELECT type, payload FROM events WHERE type IN ('checkpoint_committed', 'resumed')"));
-  for (const Row& r : timed) {
-    const nlohmann::json p = nlohmann::json::parse(AsText(r[1]), nullptr, false);
-    if (!p.is_object()) continue;
-    const bool commit = AsText(r[0]) == "checkpoint_committed";
-    const char* field = commit ? "write_seconds" : "seconds_to_first_progress";
-    const auto it = p.find(field);
-    if (it == p.end() || !it->is_number()) continue;
-    (commit ? facts.checkpoint_write_seconds : facts.resume_seconds).push_back(it->get<double>());
-  }
-  // Each preempted segment with the time of the last checkpoint it committed, if any.
-  const std::vector<Row> preempted = FRUGAL_TRY(db.Query(
-      "SELECT s.tier, s.start_ms, s.end_ms, MAX(e.time_ms) FROM segments s LEFT JOIN events e "
-      "ON e.segment_id = s.id AND e.type = 'checkpoint_committed' WHERE s.end_reason = "
-      "'preempted' AND s.end_ms IS NOT NULL GROUP BY s.id, s.tier, s.start_ms, s.end_ms"));
-  for (const Row& r : preempted) {
-    int64_t from = AsInt(r[1]);
-    if (!std::holds_alternative<std::monostate>(r[3])) from = std::max(from, AsInt(r[3]));
-    const int64_t lost_ms = std::max<int64_t>(0, AsInt(r[2]) - from);
-    facts.lost_work_seconds.emplace_back(AsText(r[0]), static_cast<double>(lost_ms) / 1000.0);
-  }
+  // One read transaction: the pieces are read from one state of the ledger.
+  const Result<void> done =
+      Transact(ledger.connection(), TxnMode::kRead, [&](Connection& /*c*/) -> Result<void> {
+        EndedGroups ended;
+        facts = FRUGAL_TRY(ReadFleetFacts(ledger, now, ended));
+        return {};
+      });
+  if (!done) return Fail(done.error());
   return facts;
 }
 

@@ -36,8 +36,9 @@ struct FleetFacts {
 };
 
 /// Reads the facts in four queries (ended segments summed by group, open segments, timed
-/// events, preempted segments with their last checkpoint), so a scrape never loads the whole
-/// history row by row. Errors come from the ledger.
+/// events, preempted segments with their last checkpoint: fleet_history.h), in one read
+/// transaction, so a scrape never loads the whole history row by row. Errors come from the
+/// ledger.
 [[nodiscard]] Result<FleetFacts> LoadFleetFacts(Ledger& ledger, Timestamp now);
 
 /// The segments open at `now` (and any whose recorded end is still ahead of it), through the

@@ -96,10 +96,13 @@ class PostgresConnection final : public Connection {
     return {};
   }
 
-  Result<void> Begin(TxnMode /*mode*/) override {
+  Result<void> Begin(TxnMode mode) override {
     last_transient_ = false;
     Result<std::vector<Row>> done = Guard([&]() {
       work_ = std::make_unique<pqxx::work>(*conn_);
+      // One snapshot for the whole read, taken at its first statement.
+      if (mode == TxnMode::kRead)
+        work_->exec("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
       return std::vector<Row>{};
     });
     if (!done) return Fail(done.error());
@@ -183,7 +186,7 @@ class PostgresConnection final : public Connection {
       return Fail(ErrorCode::kUnavailable,
                   fmt::format("{}: connection lost: {}", where_, e.what()));
     } catch (const pqxx::sql_error& e) {
-      const std::string state = e.sqlstate();
+      const std::string& state = e.sqlstate();
       // 40001 serialization failure, 40P01 deadlock, 55P03 lock not available.
       last_transient_ = state == "40001" || state == "40P01" || state == "55P03";
       return Fail(last_transient_ ? ErrorCode::kUnavailable : ErrorCode::kFailed,

@@ -10,12 +10,12 @@
 namespace frugal::ledger {
 namespace {
 
-constexpr const char* kColumns =
+constexpr const char* kProfileColumns =
     "id, name, time_ms, command, device, device_kind, device_count, wall_ms, measured_ms, steps, "
     "steps_per_second, tokens_per_second, samples_per_second, peak_gpu_memory_bytes, "
     "peak_rss_bytes, cpu_cores, ended, run_id";
 
-Profile FromRow(const Row& r) {
+Profile ProfileFromRow(const Row& r) {
   Profile p;
   p.id = AsInt(r[0]);
   NewProfile& n = p.record;
@@ -67,9 +67,9 @@ Result<std::vector<Profile>> Select(Ledger& ledger, const std::string& where,
         out.clear();
         const std::vector<Row> rows = FRUGAL_TRY(
             c.Query(fmt::format("SELECT {} FROM profiles {} ORDER BY time_ms DESC, id DESC {}",
-                                kColumns, where, tail),
+                                kProfileColumns, where, tail),
                     params));
-        for (const Row& r : rows) out.push_back(FromRow(r));
+        for (const Row& r : rows) out.push_back(ProfileFromRow(r));
         return {};
       });
   if (!done) return Fail(done.error());

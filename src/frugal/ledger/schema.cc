@@ -6,6 +6,7 @@
 
 #include "frugal/core/log.h"
 #include "frugal/ledger/focus_key.h"
+#include "frugal/ledger/history_triggers.h"
 
 namespace frugal::ledger {
 namespace {
@@ -166,47 +167,14 @@ CREATE TABLE history_version (version BIGINT NOT NULL);
 INSERT INTO history_version (version) VALUES (0);
 )sql";
 
-// The triggers of version 9, by dialect: the table, the event and the condition of each.
-struct HistoryTrigger {
-  const char* name;
-  const char* when;   ///< "AFTER INSERT ON segments"
-  const char* where;  ///< a condition on NEW/OLD, or nullptr
-};
-constexpr HistoryTrigger kHistoryTriggers[] = {
-    {"history_segment_insert", "AFTER INSERT ON segments", "NEW.end_ms IS NOT NULL"},
-    {"history_segment_update", "AFTER UPDATE ON segments",
-     "OLD.end_ms IS NOT NULL OR NEW.end_ms IS NOT NULL"},
-    {"history_segment_delete", "AFTER DELETE ON segments", "OLD.end_ms IS NOT NULL"},
-    {"history_event_insert", "AFTER INSERT ON events",
-     "NEW.type IN ('checkpoint_committed', 'resumed')"},
-    {"history_event_update", "AFTER UPDATE ON events", nullptr},
-    {"history_event_delete", "AFTER DELETE ON events", nullptr},
-    {"history_run_update", "AFTER UPDATE OF id, team, project ON runs", nullptr},
-    {"history_run_delete", "AFTER DELETE ON runs", nullptr},
-};
-
-Result<void> CreateHistoryTriggers(Connection& db) {
-  std::string sql;
-  if (db.dialect() == Dialect::kPostgres) {
-    sql =
-        "CREATE FUNCTION frugal_history_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-        "UPDATE history_version SET version = version + 1; RETURN NULL; END $$;\n";
-  }
-  for (const HistoryTrigger& t : kHistoryTriggers) {
-    if (db.dialect() == Dialect::kPostgres) {
-      sql += fmt::format(
-          "CREATE TRIGGER {} {} FOR EACH ROW {} EXECUTE FUNCTION "
-          "frugal_history_changed();\n",
-          t.name, t.when, t.where == nullptr ? std::string() : fmt::format("WHEN ({})", t.where));
-    } else {
-      sql += fmt::format(
-          "CREATE TRIGGER {} {} {} BEGIN UPDATE history_version SET version = version + 1; "
-          "END;\n",
-          t.name, t.when, t.where == nullptr ? std::string() : fmt::format("WHEN {}", t.where));
-    }
-  }
-  return db.ExecuteScript(sql);
-}
+// Version 10: the change log that lets /metrics add what changed to its kept sums instead of
+// summing the whole history again: `history_changes` (history_triggers.h: one row per change,
+// numbered by the version it made, of kind 'ended', 'timed' or 'rewrite'), written by triggers
+// that replace version 9's.
+constexpr const char* kVersion10 = R"sql(
+CREATE TABLE history_changes (
+  version BIGINT PRIMARY KEY, kind TEXT NOT NULL, segment_id BIGINT, event_id BIGINT);
+)sql";
 
 struct Migration {
   const char* ddl;
@@ -221,7 +189,8 @@ constexpr Migration kMigrations[] = {{kVersion1, nullptr},
                                      {kVersion6, nullptr},
                                      {kVersion7, nullptr},
                                      {kVersion8, nullptr},
-                                     {kVersion9, CreateHistoryTriggers}};
+                                     {kVersion9, CreateHistoryTriggers},
+                                     {kVersion10, CreateChangeLogTriggers}};
 
 std::string ForDialect(std::string ddl, Dialect dialect) {
   const std::string id_type =

@@ -1,7 +1,7 @@
 #pragma once
 // The ledger's on-disk schema and its forward migrations.
 //
-// Format (version 9; the versions that added a table are marked):
+// Format (version 10; the versions that added a table are marked):
 //   frugal_meta(key, value)    'application' = 'frugal-ledger', 'schema_version' = N
 //   runs, run_tags             one row per run; tags other than team/project/owner in run_tags
 //   segments                   one uninterrupted stretch on one offer; price and on-demand
@@ -20,6 +20,10 @@
 //   history_version (v9)       one counter, bumped by triggers on every change to what the
 //                              fleet's history sums (fleet.h: an ended segment, a checkpoint or
 //                              resume event, a run's team or project); index segments_end
+//   history_changes (v10)      the last changes that counter counted, one row each, numbered by
+//                              the version it made: a segment that ended, a timed event, or a
+//                              rewrite of what was summed (history_triggers.h); /metrics adds
+//                              the first two to its kept sums (fleet_cache.h)
 // A ledger at an older version is migrated forward inside one transaction when opened; one at
 // a newer version is refused, never rewritten.
 
@@ -28,7 +32,7 @@
 
 namespace frugal::ledger {
 
-inline constexpr int kSchemaVersion = 9;
+inline constexpr int kSchemaVersion = 10;
 
 /// Brings the database to `target_version` (tests pass an older one to build old ledgers).
 /// Creates the schema in an empty database. kBadInput when the database holds tables that are

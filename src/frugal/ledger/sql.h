@@ -41,7 +41,9 @@ Value OrNull(const std::optional<T>& v) {
 enum class Dialect { kSqlite, kPostgres };
 
 /// How a transaction starts: kWrite takes the write lock up front (SQLite BEGIN IMMEDIATE), so
-/// a writer never fails half-way through on a lock upgrade.
+/// a writer never fails half-way through on a lock upgrade; kRead only reads, and every
+/// statement in it sees the same state of the database (SQLite's read transaction, PostgreSQL
+/// REPEATABLE READ READ ONLY).
 enum class TxnMode { kRead, kWrite };
 
 /// One database session. Not thread-safe; one per thread or process.

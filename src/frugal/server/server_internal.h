@@ -29,7 +29,7 @@ struct Server::Impl {
   catalog::TransferPrices transfer;
   int port = 0;
 
-  /// The ended history /metrics sums, kept while the ledger's history version stays.
+  /// The ended history /metrics sums, kept and extended by what the ledger's change log adds.
   ledger::FleetFactsCache metrics_cache;
 
   Impl(ServerOptions o, catalog::Catalog c, audit::Thresholds t, catalog::TransferPrices p)
