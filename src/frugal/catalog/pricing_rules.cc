@@ -85,15 +85,20 @@ Result<std::vector<PreemptionRate>> ReadPreemptionRates(const std::filesystem::p
   return out;
 }
 
+size_t CountReservedOffers(const std::vector<ReservedDiscount>& discounts,
+                           const std::vector<Offer>& offers) {
+  size_t derived = 0;
+  for (const Offer& o : offers) {
+    if (o.tier != Tier::kOnDemand) continue;
+    for (const ReservedDiscount& d : discounts) derived += d.cloud == o.cloud ? 1u : 0u;
+  }
+  return derived;
+}
+
 void DeriveReservedOffers(const std::vector<ReservedDiscount>& discounts,
                           std::vector<Offer>& offers) {
   const size_t n = offers.size();
-  size_t derived = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (offers[i].tier != Tier::kOnDemand) continue;
-    for (const ReservedDiscount& d : discounts) derived += d.cloud == offers[i].cloud ? 1u : 0u;
-  }
-  offers.reserve(n + derived);
+  offers.reserve(n + CountReservedOffers(discounts, offers));
   for (size_t i = 0; i < n; ++i) {
     if (offers[i].tier != Tier::kOnDemand) continue;
     for (const ReservedDiscount& d : discounts) {

@@ -41,6 +41,9 @@ struct PreemptionRate {
 [[nodiscard]] Result<std::vector<PreemptionRate>> ReadPreemptionRates(
     const std::filesystem::path& path);
 
+/// How many offers DeriveReservedOffers appends to `offers` (to reserve the room once).
+[[nodiscard]] size_t CountReservedOffers(const std::vector<ReservedDiscount>& discounts,
+                                         const std::vector<Offer>& offers);
 /// Appends a reserved offer per on-demand offer and term its cloud has a discount for.
 void DeriveReservedOffers(const std::vector<ReservedDiscount>& discounts,
                           std::vector<Offer>& offers);
