@@ -279,6 +279,10 @@ app::PlanContext ContextFor(const GlobalOptions& global, catalog::Catalog& c) {
     return std::move(c).WithCustomFiles(files);
   };
   ctx.ledger = [&global](ledger::CreateMode create, const app::LedgerUse& use) -> Result<void> {
+    // Looking up measurements in a ledger not made yet finds none: no empty one is laid down.
+    if (create == ledger::CreateMode::kMustExist && ledger::NothingRecordedYet(global.db)) {
+      return {};
+    }
     auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, create));
     return use(*db);
   };

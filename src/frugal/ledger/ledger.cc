@@ -88,10 +88,15 @@ std::string ResolveLocation(const std::string& db_flag) {
   return (UserDataDir() / "ledger.sqlite").string();
 }
 
+bool NothingRecordedYet(const std::string& db_flag) {
+  const bool is_default = db_flag.empty() && std::getenv("FRUGAL_DB") == nullptr;
+  return is_default && NoSqliteLedgerYet(ResolveLocation(db_flag));
+}
+
 Result<std::unique_ptr<Ledger>> OpenForCommand(const std::string& db_flag, CreateMode create) {
   const std::string location = ResolveLocation(db_flag);
   const bool is_default = db_flag.empty() && std::getenv("FRUGAL_DB") == nullptr;
-  if (is_default && create == CreateMode::kMustExist && NoSqliteLedgerYet(location)) {
+  if (create == CreateMode::kMustExist && NothingRecordedYet(db_flag)) {
     // Nothing recorded yet: a read-only command shows an empty ledger and creates none.
     std::unique_ptr<Connection> empty =
         FRUGAL_TRY(OpenSqliteInMemory(fmt::format("{} (none yet)", location)));

@@ -37,6 +37,9 @@ inline constexpr Duration kHeartbeatStaleAfter = std::chrono::minutes(10);
 /// so what a command shows never keeps charging a dead run.
 [[nodiscard]] Result<std::unique_ptr<class Ledger>> OpenForCommand(const std::string& db_flag,
                                                                    CreateMode create);
+/// True where OpenForCommand(db_flag, kMustExist) would read the empty in-memory ledger: the
+/// default file is missing or empty. A command that only looks something up can skip the read.
+[[nodiscard]] bool NothingRecordedYet(const std::string& db_flag);
 
 /// Connects to a location without touching the schema: a postgresql:// URL or a SQLite path.
 [[nodiscard]] Result<std::unique_ptr<Connection>> Connect(const std::string& location,
