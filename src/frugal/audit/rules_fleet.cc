@@ -41,7 +41,7 @@ std::vector<double> HourlyUsage(const std::vector<const Segment*>& segments,
 }
 
 const catalog::Offer* FindOffer(const AuditOptions& o, const ledger::SegmentOffer& s,
-                                catalog::Tier tier) {
+                                CapacityTier tier) {
   if (o.catalog == nullptr) return nullptr;
   return catalog::TwinOffer(*o.catalog, {s.cloud, s.instance_type, s.region, s.zone}, tier);
 }
@@ -104,9 +104,9 @@ void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditRes
                     o.thresholds.commitment_min_days));
     return;
   }
-  const catalog::Tier tier = o.thresholds.commitment_tier == "reserved_3y"
-                                 ? catalog::Tier::kReserved3y
-                                 : catalog::Tier::kReserved1y;
+  const CapacityTier tier = o.thresholds.commitment_tier == "reserved_3y"
+                                ? CapacityTier::kReserved3y
+                                : CapacityTier::kReserved1y;
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<const Segment*>> groups;
   for (const RunFacts& r : data.runs) {
     for (const Segment& s : r.segments) {
@@ -132,7 +132,7 @@ void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditRes
     }
     std::vector<double> usage = HourlyUsage(segments, o);
     if (usage.empty()) continue;
-    const catalog::Offer* od = FindOffer(o, offer, catalog::Tier::kOnDemand);
+    const catalog::Offer* od = FindOffer(o, offer, CapacityTier::kOnDemand);
     const catalog::Offer* committed = FindOffer(o, offer, tier);
     if (od == nullptr || committed == nullptr || od->price.per_hour.IsZero()) continue;
     const double discount = 1 - committed->price.per_hour.RatioTo(od->price.per_hour);

@@ -310,7 +310,7 @@ void UnderusedCommitments(const AuditData& data, const AuditOptions& o, AuditRes
     const catalog::Offer* od =
         o.catalog != nullptr && !i.instance_type.empty()
             ? catalog::TwinOffer(*o.catalog, {i.cloud, i.instance_type, i.region, ""},
-                                 catalog::Tier::kOnDemand)
+                                 CapacityTier::kOnDemand)
             : nullptr;
     if (od == nullptr) {
       out.notes.push_back(fmt::format(

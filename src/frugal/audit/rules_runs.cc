@@ -123,7 +123,7 @@ const catalog::Offer* CheaperOffer(const Segment& s, double peak_bytes, double m
   const catalog::Offer* best = nullptr;
   for (const catalog::Offer& offer : o.catalog->offers()) {
     if (offer.cloud != s.offer.cloud || offer.gpu_count != s.offer.gpu_count ||
-        offer.gpu == current->name || catalog::TierName(offer.tier) != s.offer.tier ||
+        offer.gpu == current->name || CapacityTierName(offer.tier) != s.offer.tier ||
         offer.price >= s.offer.price) {
       continue;
     }
@@ -287,7 +287,7 @@ void SpotCandidates(const AuditData& data, const AuditOptions& o, AuditResult& o
     const catalog::Offer* spot = nullptr;
     if (o.catalog != nullptr) {
       for (const catalog::Offer& offer : o.catalog->offers()) {
-        if (offer.tier != catalog::Tier::kSpot || offer.cloud != s.offer.cloud ||
+        if (offer.tier != CapacityTier::kSpot || offer.cloud != s.offer.cloud ||
             offer.instance_type != s.offer.instance_type || offer.region != s.offer.region) {
           continue;
         }

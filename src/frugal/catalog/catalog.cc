@@ -93,7 +93,7 @@ Result<Catalog> Catalog::Build(std::shared_ptr<const Tables> tables,
   c.info_.sources = t.meta.sources;
   c.info_.offers_path = t.offers_path;
   c.info_.imported = t.imported;
-  for (const Offer& o : offers) ++c.info_.counts[o.cloud][std::string(TierName(o.tier))];
+  for (const Offer& o : offers) ++c.info_.counts[o.cloud][std::string(CapacityTierName(o.tier))];
   c.IndexGpus();
   return c;
 }

@@ -62,7 +62,7 @@ Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node,
                             "must be positive, at least $0.000001 an hour (amounts are kept to "
                             "the millionth of a dollar)"));
   if (auto tier = FRUGAL_TRY(doc.OptionalString(node, "tier"))) {
-    auto t = ParseTier(*tier);
+    auto t = ParseRentedTier(*tier);
     if (!t) return Fail(doc.ErrorAt(node["tier"], "tier", t.error().message));
     o.tier = *t;
   }

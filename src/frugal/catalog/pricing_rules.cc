@@ -27,9 +27,9 @@ Result<std::vector<ReservedDiscount>> ReadReservedDiscounts(const std::filesyste
     d.cloud = CsvTable::Field(r, cloud);
     const std::string& term_text = CsvTable::Field(r, term);
     if (term_text == "1y") {
-      d.term = Tier::kReserved1y;
+      d.term = CapacityTier::kReserved1y;
     } else if (term_text == "3y") {
-      d.term = Tier::kReserved3y;
+      d.term = CapacityTier::kReserved3y;
     } else {
       return Fail(ErrorCode::kBadInput,
                   fmt::format("{}: field 'term': expected 1y or 3y", t.Where(r, term)));
@@ -88,12 +88,12 @@ void DeriveReservedOffers(const std::vector<ReservedDiscount>& discounts,
   const size_t n = offers.size();
   size_t derived = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (offers[i].tier != Tier::kOnDemand) continue;
+    if (offers[i].tier != CapacityTier::kOnDemand) continue;
     for (const ReservedDiscount& d : discounts) derived += d.cloud == offers[i].cloud ? 1u : 0u;
   }
   offers.reserve(n + derived);
   for (size_t i = 0; i < n; ++i) {
-    if (offers[i].tier != Tier::kOnDemand) continue;
+    if (offers[i].tier != CapacityTier::kOnDemand) continue;
     for (const ReservedDiscount& d : discounts) {
       if (d.cloud != offers[i].cloud) continue;
       Offer reserved = offers[i];
@@ -107,7 +107,7 @@ void DeriveReservedOffers(const std::vector<ReservedDiscount>& discounts,
 
 void ApplyPreemptionRates(const std::vector<PreemptionRate>& rates, std::vector<Offer>& offers) {
   for (Offer& o : offers) {
-    if (o.tier != Tier::kSpot || o.preemptions_per_hour > 0) continue;
+    if (o.tier != CapacityTier::kSpot || o.preemptions_per_hour > 0) continue;
     for (const PreemptionRate& r : rates) {
       if (r.Matches(o)) {
         o.preemptions_per_hour = r.per_hour;

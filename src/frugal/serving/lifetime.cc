@@ -59,7 +59,7 @@ std::optional<ServingOption> PriceDeployment(const InferenceSpec& spec, const ca
   opt.gpus_per_replica = best->gpu.empty() ? 0 : d.gpus_per_replica;
   opt.replicas = d.replicas;
   opt.instances = best_instances;
-  opt.tier = std::string(catalog::TierName(d.tier));
+  opt.tier = std::string(CapacityTierName(d.tier));
   opt.paid_hours_per_month = hours;
   opt.monthly = best_monthly;
   opt.lifetime = best_monthly.Scaled(

@@ -68,6 +68,6 @@ struct ServingPlan {
                                               const ServingRequest& request = {});
 
 /// Months a commitment tier binds: 12 (reserved_1y), 36 (reserved_3y), else 0.
-[[nodiscard]] int CommitmentMonths(catalog::Tier t);
+[[nodiscard]] int CommitmentMonths(CapacityTier t);
 
 }  // namespace frugal::serving

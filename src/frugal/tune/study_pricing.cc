@@ -55,7 +55,7 @@ Result<OfferText> SplitOffer(const StudySpec& spec) {
 }
 
 /// The tier to price at: the offer text's, else the spec's, else on demand.
-Result<catalog::Tier> TierFor(const StudySpec& spec, const std::string& from_text) {
+Result<CapacityTier> TierFor(const StudySpec& spec, const std::string& from_text) {
   if (!from_text.empty() && !spec.resources.tier.empty() && from_text != spec.resources.tier) {
     return Fail(At(
         spec, "resources.offer",
@@ -64,14 +64,14 @@ Result<catalog::Tier> TierFor(const StudySpec& spec, const std::string& from_tex
   const std::string tier = !from_text.empty()
                                ? from_text
                                : (spec.resources.tier.empty() ? "on_demand" : spec.resources.tier);
-  Result<catalog::Tier> parsed = catalog::ParseTier(tier);
+  Result<CapacityTier> parsed = ParseRentedTier(tier);
   if (!parsed) return Fail(At(spec, "resources.offer", parsed.error().message));
   return parsed;
 }
 
 Result<const catalog::Offer*> FindOffer(const StudySpec& spec, const catalog::Catalog& c) {
   const OfferText want = FRUGAL_TRY(SplitOffer(spec));
-  const catalog::Tier tier = FRUGAL_TRY(TierFor(spec, want.tier));
+  const CapacityTier tier = FRUGAL_TRY(TierFor(spec, want.tier));
   const catalog::Offer* best = nullptr;
   std::set<std::string> instances;  // cloud:instance, for "did you mean"
   std::set<std::string> tiers;      // the instance's tiers, where the tier is what is missing
@@ -84,7 +84,7 @@ Result<const catalog::Offer*> FindOffer(const StudySpec& spec, const catalog::Ca
     const std::string where = ToLower(o.zone.empty() ? o.region : o.region + "/" + o.zone);
     regions.insert(where);
     if (!want.region.empty() && where != want.region && ToLower(o.region) != want.region) continue;
-    tiers.insert(std::string(catalog::TierName(o.tier)));
+    tiers.insert(std::string(CapacityTierName(o.tier)));
     if (o.tier != tier) continue;
     if (best == nullptr || o.price.per_hour < best->price.per_hour) best = &o;
   }
@@ -103,7 +103,7 @@ Result<const catalog::Offer*> FindOffer(const StudySpec& spec, const catalog::Ca
                                Abbreviate(want.region), DidYouMean(want.region, known))));
   }
   return Fail(At(spec, "resources.offer",
-                 fmt::format("{} has no {} offer (it has: {})", pair, catalog::TierName(tier),
+                 fmt::format("{} has no {} offer (it has: {})", pair, CapacityTierName(tier),
                              fmt::join(tiers, ", "))));
 }
 
@@ -119,7 +119,7 @@ Result<const catalog::Offer*> CheapestWithGpu(const StudySpec& spec, const catal
   if (offers.empty()) {
     return Fail(At(spec, "resources.gpu",
                    fmt::format("no {} offer with at least {} x {} in the catalog",
-                               catalog::TierName(*q.tier), q.min_gpus, (*gpu)->name)));
+                               CapacityTierName(*q.tier), q.min_gpus, (*gpu)->name)));
   }
   return offers.front();
 }
@@ -143,7 +143,7 @@ Result<void> ResolvePricing(StudySpec& spec, const catalog::Catalog& catalog) {
                                r.gpus, offer->Id(), offer->gpu_count)));
   }
   r.gpus = gpus;
-  r.tier = std::string(catalog::TierName(offer->tier));
+  r.tier = std::string(CapacityTierName(offer->tier));
   r.price_per_gpu_hour = Rate{offer->price.per_hour.Scaled(1.0 / static_cast<double>(gpus))};
   r.offer_id = offer->Id();
   r.record.cloud = offer->cloud;
