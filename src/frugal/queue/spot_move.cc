@@ -19,7 +19,7 @@ int OnDemandPool(const Capacity& capacity, const JobRequest& request) {
   int best = -1;
   for (size_t p = 0; p < capacity.pools.size(); ++p) {
     const Pool& pool = capacity.pools[p];
-    if (pool.tier != Tier::kOnDemand || !request.RuntimeOn(pool)) continue;
+    if (pool.tier != CapacityTier::kOnDemand || !request.RuntimeOn(pool)) continue;
     if (best < 0) {
       best = static_cast<int>(p);
       continue;
