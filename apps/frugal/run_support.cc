@@ -68,7 +68,7 @@ Pricing PriceOf(const catalog::Catalog& c, const catalog::Offer& offer, int inst
   p.record.zone = offer.zone;
   p.record.gpu = offer.gpu;
   p.record.gpu_count = offer.gpu_count * instances;
-  p.record.tier = p.tier;
+  p.record.tier = offer.tier;
   p.record.price = p.rate;
   if (std::optional<Rate> twin = catalog::OnDemandTwinPrice(c, offer))
     p.record.on_demand_price = Rate{twin->per_hour * instances};
@@ -86,11 +86,11 @@ Result<Pricing> PriceOnly(const SuperviseOptions& o) {
     Result<CapacityTier> tier = ParseCapacityTier(o.tier);
     if (!tier) return Fail(ErrorCode::kBadInput, "option --tier: " + tier.error().message);
     p.tier = std::string(CapacityTierName(*tier));
+    p.record.tier = *tier;
   }
   p.record.cloud = "custom";
   p.record.gpu = o.gpu;  // with --price, --gpu names the model recorded, not an offer to pick
   p.record.gpu_count = p.gpus;
-  p.record.tier = p.tier.empty() ? "on_demand" : p.tier;
   p.record.price = p.rate;
   return p;
 }

@@ -70,7 +70,7 @@ std::vector<Segment> InventoryBusySegments(const AuditOptions& o) {
   std::vector<Segment> out;
   if (o.inventory == nullptr) return out;
   for (const InventoryInstance& i : o.inventory->instances) {
-    if (i.tier != "on_demand" || i.instance_type.empty()) continue;
+    if (i.tier != CapacityTier::kOnDemand || i.instance_type.empty()) continue;
     for (const UtilizationSpan& span : i.history) {
       if (span.gpu_util_pct < o.thresholds.idle_gpu_util_pct) continue;
       if (!out.empty() && out.back().offer.zone == i.id && out.back().end == span.start) {
@@ -104,13 +104,11 @@ void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditRes
                     o.thresholds.commitment_min_days));
     return;
   }
-  const CapacityTier tier = o.thresholds.commitment_tier == "reserved_3y"
-                                ? CapacityTier::kReserved3y
-                                : CapacityTier::kReserved1y;
+  const CapacityTier tier = o.thresholds.commitment_tier;
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<const Segment*>> groups;
   for (const RunFacts& r : data.runs) {
     for (const Segment& s : r.segments) {
-      if (s.offer.tier == "on_demand" && s.offer.gpu_count > 0) {
+      if (s.offer.tier == CapacityTier::kOnDemand && s.offer.gpu_count > 0) {
         groups[{s.offer.cloud, s.offer.instance_type, s.offer.region}].push_back(&s);
       }
     }
@@ -188,10 +186,11 @@ void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditRes
         "= {}, × {} / window days; discount {:.0f}% from the catalog's {} offer",
         without.ToString(), level, usage.size(), price.ToString(), (1 - discount) * 100,
         overflow_hours, (without - with).ToString(), o.thresholds.month_days, discount * 100,
-        o.thresholds.commitment_tier);
+        CapacityTierName(o.thresholds.commitment_tier));
     f.action = fmt::format(
         "commit to {} × {} ({}); break-even utilization {:.0f}%: below it on demand is cheaper",
-        level, offer.instance_type, o.thresholds.commitment_tier, (1 - discount) * 100);
+        level, offer.instance_type, CapacityTierName(o.thresholds.commitment_tier),
+        (1 - discount) * 100);
     out.findings.push_back(std::move(f));
   }
 }

@@ -243,7 +243,12 @@ Result<std::vector<RunSpanRow>> RunSpansOf(Connection& db, std::string_view run_
     RunSpanRow span;
     span.start_ms = AsInt(r[0]);
     span.end_ms = AsOptionalInt(r[1]);
-    span.tier = AsText(r[2]);
+    const Result<CapacityTier> tier = ParseCapacityTier(AsText(r[2]));
+    if (!tier) {
+      return Fail(ErrorCode::kFailed,
+                  fmt::format("{}: run '{}': {}", db.where(), run_name, tier.error().message));
+    }
+    span.tier = *tier;
     span.end_reason = AsText(r[3]);
     span.last_checkpoint_ms = AsOptionalInt(r[4]);
     spans.push_back(std::move(span));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "frugal/core/error.h"
+#include "frugal/core/tier.h"
 #include "frugal/ledger/sql.h"
 
 namespace frugal::ledger {
@@ -96,7 +97,7 @@ struct QueueJobVersion {
 struct RunSpanRow {
   int64_t start_ms = 0;
   std::optional<int64_t> end_ms;
-  std::string tier;
+  CapacityTier tier = CapacityTier::kOnDemand;
   std::string end_reason;
   std::optional<int64_t> last_checkpoint_ms;
 };

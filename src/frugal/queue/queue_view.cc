@@ -185,7 +185,7 @@ json JobViewJson(const JobView& v) {
   j["will_miss"] = v.will_miss;
   j["spend_usd"] = v.spend.dollars();
   j["spend_gpu_hours"] = std::round(v.spend_gpu_hours * 10000) / 10000;
-  j["tier"] = v.tier.empty() ? json() : json(v.tier);
+  j["tier"] = v.tier ? json(CapacityTierName(*v.tier)) : json();
   if (v.latest) {
     j["on_demand_cost_usd"] = DollarsOrNull(v.latest->on_demand_micros);
   }
@@ -247,7 +247,7 @@ void PrintJobTable(std::span<const JobView> jobs, std::ostream& out) {
               r.expected_cost_micros ? Money::FromMicros(*r.expected_cost_micros).ToString() : "-",
               // Owned capacity's spend is its reported rate, paid whether used or not: said so
               // beside an expected (marginal) cost of nothing.
-              v.spend.ToString() + (v.tier == "owned" ? " owned" : ""),
+              v.spend.ToString() + (v.tier == CapacityTier::kOwned ? " owned" : ""),
               v.eta ? FormatUtcTime(*v.eta) : "-", Slack(v), r.reason});
   }
   t.Render(out);

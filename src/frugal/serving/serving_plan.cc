@@ -420,7 +420,7 @@ void Rank(std::vector<ServingOption>& options, int lifetime_months) {
     }
     o.lost_because = fmt::format("{} more over {} months than #1",
                                  (o.lifetime - best.lifetime).ToString(), lifetime_months);
-    const int term = o.committed() ? (o.tier.find("3y") != std::string::npos ? 36 : 12) : 0;
+    const int term = o.committed() ? CommitmentMonths(o.offer->tier) : 0;
     if (term > lifetime_months) {
       o.lost_because +=
           fmt::format(" (the {}-month commitment outlasts the model's {})", term, lifetime_months);

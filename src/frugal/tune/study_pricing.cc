@@ -56,15 +56,14 @@ Result<OfferText> SplitOffer(const StudySpec& spec) {
 
 /// The tier to price at: the offer text's, else the spec's, else on demand.
 Result<CapacityTier> TierFor(const StudySpec& spec, const std::string& from_text) {
-  if (!from_text.empty() && !spec.resources.tier.empty() && from_text != spec.resources.tier) {
-    return Fail(At(
-        spec, "resources.offer",
-        fmt::format("names tier '{}' but resources.tier is '{}'", from_text, spec.resources.tier)));
+  const std::optional<CapacityTier> stated = spec.resources.tier;
+  if (!from_text.empty() && stated && from_text != CapacityTierName(*stated)) {
+    return Fail(At(spec, "resources.offer",
+                   fmt::format("names tier '{}' but resources.tier is '{}'", from_text,
+                               CapacityTierName(*stated))));
   }
-  const std::string tier = !from_text.empty()
-                               ? from_text
-                               : (spec.resources.tier.empty() ? "on_demand" : spec.resources.tier);
-  Result<CapacityTier> parsed = ParseRentedTier(tier);
+  if (from_text.empty()) return stated.value_or(CapacityTier::kOnDemand);
+  Result<CapacityTier> parsed = ParseRentedTier(from_text);
   if (!parsed) return Fail(At(spec, "resources.offer", parsed.error().message));
   return parsed;
 }
@@ -130,7 +129,7 @@ Result<void> ResolvePricing(StudySpec& spec, const catalog::Catalog& catalog) {
   Resources& r = spec.resources;
   r.record = ledger::SegmentOffer{};
   r.record.gpu_count = r.gpus;
-  r.record.tier = r.tier.empty() ? "on_demand" : r.tier;
+  r.record.tier = r.tier.value_or(CapacityTier::kOnDemand);
   if (r.price_per_gpu_hour) r.record.price = Rate{r.price_per_gpu_hour->per_hour * r.gpus};
   if (!NeedsCatalog(spec)) return {};
   const catalog::Offer* offer = r.offer.empty() ? FRUGAL_TRY(CheapestWithGpu(spec, catalog))
@@ -143,7 +142,7 @@ Result<void> ResolvePricing(StudySpec& spec, const catalog::Catalog& catalog) {
                                r.gpus, offer->Id(), offer->gpu_count)));
   }
   r.gpus = gpus;
-  r.tier = std::string(CapacityTierName(offer->tier));
+  r.tier = offer->tier;
   r.price_per_gpu_hour = Rate{offer->price.per_hour.Scaled(1.0 / static_cast<double>(gpus))};
   r.offer_id = offer->Id();
   r.record.cloud = offer->cloud;
@@ -152,7 +151,7 @@ Result<void> ResolvePricing(StudySpec& spec, const catalog::Catalog& catalog) {
   r.record.zone = offer->zone;
   r.record.gpu = offer->gpu;
   r.record.gpu_count = offer->gpu_count;
-  r.record.tier = r.tier;
+  r.record.tier = offer->tier;
   // The rate the study and the supervisor charge (equal to the offer's up to rounding).
   r.record.price = Rate{r.price_per_gpu_hour->per_hour * gpus};
   r.record.on_demand_price = catalog::OnDemandTwinPrice(catalog, *offer);
@@ -162,7 +161,7 @@ Result<void> ResolvePricing(StudySpec& spec, const catalog::Catalog& catalog) {
 nlohmann::json PricingToJson(const Resources& r) {
   const ledger::SegmentOffer& o = r.record;
   return {{"gpus", r.gpus},
-          {"tier", r.tier},
+          {"tier", r.tier ? nlohmann::json(CapacityTierName(*r.tier)) : nlohmann::json("")},
           {"price_per_gpu_hour_micros",
            r.price_per_gpu_hour ? nlohmann::json(r.price_per_gpu_hour->per_hour.micros())
                                 : nlohmann::json(nullptr)},
@@ -174,12 +173,22 @@ nlohmann::json PricingToJson(const Resources& r) {
             {"zone", o.zone},
             {"gpu", o.gpu},
             {"gpu_count", o.gpu_count},
-            {"tier", o.tier},
+            {"tier", CapacityTierName(o.tier)},
             {"price_micros", o.price.per_hour.micros()},
             {"on_demand_price_micros", o.on_demand_price
                                            ? nlohmann::json(o.on_demand_price->per_hour.micros())
                                            : nlohmann::json(nullptr)}}}};
 }
+
+namespace {
+
+/// A pinned pricing's tier name, read back; an error names where it was.
+Result<CapacityTier> PinnedTier(Result<CapacityTier> tier) {
+  if (!tier) return Fail(ErrorCode::kBadInput, "study state: pricing: " + tier.error().message);
+  return tier;
+}
+
+}  // namespace
 
 Result<void> ApplyPinnedPricing(StudySpec& spec, const nlohmann::json& pricing) {
   auto rate = [](const nlohmann::json& micros) -> std::optional<Rate> {
@@ -189,7 +198,9 @@ Result<void> ApplyPinnedPricing(StudySpec& spec, const nlohmann::json& pricing) 
   try {
     Resources& r = spec.resources;
     r.gpus = pricing.at("gpus").get<int>();
-    r.tier = pricing.at("tier").get<std::string>();
+    const std::string tier = pricing.at("tier").get<std::string>();
+    r.tier.reset();
+    if (!tier.empty()) r.tier = FRUGAL_TRY(PinnedTier(ParseRentedTier(tier)));
     r.price_per_gpu_hour = rate(pricing.at("price_per_gpu_hour_micros"));
     r.offer_id = pricing.at("offer_id").get<std::string>();
     const auto& o = pricing.at("record");
@@ -199,7 +210,7 @@ Result<void> ApplyPinnedPricing(StudySpec& spec, const nlohmann::json& pricing) 
     r.record.zone = o.at("zone").get<std::string>();
     r.record.gpu = o.at("gpu").get<std::string>();
     r.record.gpu_count = o.at("gpu_count").get<int>();
-    r.record.tier = o.at("tier").get<std::string>();
+    r.record.tier = FRUGAL_TRY(PinnedTier(ParseCapacityTier(o.at("tier").get<std::string>())));
     r.record.price = Rate{Money::FromMicros(o.at("price_micros").get<int64_t>())};
     r.record.on_demand_price = rate(o.at("on_demand_price_micros"));
   } catch (const nlohmann::json::exception& e) {

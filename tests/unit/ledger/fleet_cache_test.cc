@@ -31,7 +31,7 @@ NewRun MakeRun(const std::string& name, const std::string& team) {
   return run;
 }
 
-SegmentOffer Offer(int64_t cents_per_hour, const std::string& tier) {
+SegmentOffer Offer(int64_t cents_per_hour, CapacityTier tier) {
   return SegmentOffer{"aws",       "p4d.24xlarge",
                       "us-east-1", "",
                       "A100",      8,
@@ -49,7 +49,7 @@ std::string Describe(const FleetFacts& f) {
   for (const SegmentFact& s : f.open) {
     lines.push_back(
         fmt::format("open {} run {} {}/{} from {} to {} cost {}", s.segment.id, s.segment.run_id,
-                    s.tags.team, s.segment.offer.tier, ToMillis(s.segment.start),
+                    s.tags.team, CapacityTierName(s.segment.offer.tier), ToMillis(s.segment.start),
                     s.segment.end ? ToMillis(*s.segment.end) : -1, s.segment.Cost(f.now).micros()));
   }
   for (double v : f.checkpoint_write_seconds) lines.push_back(fmt::format("commit {}", v));
@@ -85,19 +85,19 @@ TYPED_TEST(FleetCacheSuite, AgreesWithAFullRecomputationAsRunsComeAndGo) {
   ASSERT_TRUE(ledger);
   Ledger& l = *ledger;
   const RunId a = l.BeginRun(MakeRun("a", "nlp")).value();
-  const SegmentId a1 = l.OpenSegment(a, Offer(1200, "spot"), At(0)).value();
+  const SegmentId a1 = l.OpenSegment(a, Offer(1200, CapacityTier::kSpot), At(0)).value();
   ASSERT_TRUE(
       l.AddEvent(a, a1, EventType::kCheckpointCommitted, At(2.25), {{"write_seconds", 4.5}}));
   ASSERT_TRUE(l.CloseSegment(a1, At(3), EndReason::kPreempted));
   const RunId b = l.BeginRun(MakeRun("b", "vision")).value();
-  ASSERT_TRUE(l.OpenSegment(b, Offer(410, "on_demand"), At(1)));
+  ASSERT_TRUE(l.OpenSegment(b, Offer(410, CapacityTier::kOnDemand), At(1)));
 
   EXPECT_TRUE(this->Scrape(l, At(4)));
   // Nothing summed has changed: later scrapes reuse the sums, and the open segment's cost grows.
   EXPECT_FALSE(this->Scrape(l, At(5)));
   ASSERT_TRUE(l.Heartbeat(b, At(5)));
   const RunId c = l.BeginRun(MakeRun("c", "nlp")).value();
-  ASSERT_TRUE(l.OpenSegment(c, Offer(3277, "on_demand"), At(5)));
+  ASSERT_TRUE(l.OpenSegment(c, Offer(3277, CapacityTier::kOnDemand), At(5)));
   ASSERT_TRUE(l.AddEvent(c, std::nullopt, EventType::kNote, At(5), {{"text", "hi"}}));
   EXPECT_FALSE(this->Scrape(l, At(5.5)));
 
@@ -110,7 +110,7 @@ TYPED_TEST(FleetCacheSuite, AgreesWithAFullRecomputationAsRunsComeAndGo) {
   ASSERT_TRUE(l.FinishRun(a, RunStatus::kPaused, At(3)));
   EXPECT_FALSE(this->Scrape(l, At(7)));
   ASSERT_TRUE(ReopenRun(l, a, At(7)));
-  const SegmentId a2 = l.OpenSegment(a, Offer(1200, "spot"), At(7)).value();
+  const SegmentId a2 = l.OpenSegment(a, Offer(1200, CapacityTier::kSpot), At(7)).value();
   EXPECT_FALSE(this->Scrape(l, At(7.5)));
   ASSERT_TRUE(l.AddEvent(a, a2, EventType::kResumed, At(7.1), {{"seconds_to_first_progress", 42}}));
   EXPECT_TRUE(this->Scrape(l, At(7.5)));
@@ -146,7 +146,7 @@ TYPED_TEST(FleetCacheSuite, TheHistoryVersionMovesOnlyWithWhatIsSummed) {
   const auto version = [&l] { return HistoryVersion(l).value(); };
   const int64_t v0 = version();
   const RunId a = l.BeginRun(MakeRun("a", "nlp")).value();
-  const SegmentId s = l.OpenSegment(a, Offer(1200, "spot"), At(0)).value();
+  const SegmentId s = l.OpenSegment(a, Offer(1200, CapacityTier::kSpot), At(0)).value();
   ASSERT_TRUE(l.Heartbeat(a, At(1)));
   ASSERT_TRUE(l.AddEvent(a, s, EventType::kNote, At(1), {{"text", "x"}}));
   Sample sample;
@@ -169,14 +169,14 @@ TYPED_TEST(FleetCacheSuite, ALedgerMigratedFromVersion8CountsItsChanges) {
     auto ledger = this->Open(old);
     ASSERT_TRUE(ledger);
     const RunId a = ledger->BeginRun(MakeRun("a", "nlp")).value();
-    const SegmentId s = ledger->OpenSegment(a, Offer(1200, "spot"), At(0)).value();
+    const SegmentId s = ledger->OpenSegment(a, Offer(1200, CapacityTier::kSpot), At(0)).value();
     ASSERT_TRUE(ledger->CloseSegment(s, At(1), EndReason::kFinished));
     b = ledger->BeginRun(MakeRun("b", "nlp")).value();
   }
   auto ledger = this->Open();
   ASSERT_TRUE(ledger);
   EXPECT_TRUE(this->Scrape(*ledger, At(2)));
-  ASSERT_TRUE(ledger->OpenSegment(b, Offer(410, "on_demand"), At(2)));
+  ASSERT_TRUE(ledger->OpenSegment(b, Offer(410, CapacityTier::kOnDemand), At(2)));
   EXPECT_FALSE(this->Scrape(*ledger, At(3)));
   ASSERT_TRUE(ledger->FinishRun(b, RunStatus::kFailed, At(3)));
   EXPECT_TRUE(this->Scrape(*ledger, At(4)));

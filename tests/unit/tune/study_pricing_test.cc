@@ -46,7 +46,7 @@ TEST(StudyPricing, AnOfferAndTierArePricedFromTheCatalog) {
   const std::optional<Money> expected = Cheapest(CapacityTier::kSpot);
   ASSERT_TRUE(expected);
   EXPECT_EQ(spec->resources.price_per_gpu_hour->per_hour, *expected);
-  EXPECT_EQ(spec->resources.tier, "spot");
+  EXPECT_EQ(spec->resources.tier, CapacityTier::kSpot);
   EXPECT_EQ(spec->resources.gpus, 1);
   EXPECT_EQ(spec->resources.record.cloud, "aws");
   EXPECT_EQ(spec->resources.record.instance_type, "g5.xlarge");
@@ -59,7 +59,7 @@ TEST(StudyPricing, AnOfferAndTierArePricedFromTheCatalog) {
   ASSERT_TRUE(regional) << regional.error().message;
   EXPECT_EQ(regional->resources.price_per_gpu_hour->per_hour,
             *Cheapest(CapacityTier::kOnDemand, "us-east-1"));
-  EXPECT_EQ(regional->resources.tier, "on_demand");
+  EXPECT_EQ(regional->resources.tier, CapacityTier::kOnDemand);
 }
 
 TEST(StudyPricing, AGpuNameTakesTheCheapestOfferWithIt) {
