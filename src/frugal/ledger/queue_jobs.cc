@@ -119,6 +119,7 @@ Result<std::vector<QueueJobRow>> ListQueueJobs(Connection& db,
   const std::vector<Row> rows = FRUGAL_TRY(
       db.Query(fmt::format("SELECT {} FROM queue_jobs{} ORDER BY id", kJobColumns, where), params));
   std::vector<QueueJobRow> jobs;
+  jobs.reserve(rows.size());
   for (const Row& r : rows) jobs.push_back(FRUGAL_TRY(JobFromRow(db, r)));
   return jobs;
 }
@@ -215,6 +216,7 @@ Result<std::vector<QueueDecisionRow>> ListQueueDecisions(Connection& db, int64_t
       fmt::format("SELECT {} FROM queue_decisions WHERE job_id = ? ORDER BY id", kDecisionColumns),
       params));
   std::vector<QueueDecisionRow> out;
+  out.reserve(rows.size());
   for (const Row& r : rows) out.push_back(DecisionFromRow(r));
   return out;
 }
@@ -226,6 +228,7 @@ Result<std::vector<QueueDecisionRow>> ListLatestQueueDecisions(Connection& db) {
                            kDecisionColumns),
                {}));
   std::vector<QueueDecisionRow> out;
+  out.reserve(rows.size());
   for (const Row& r : rows) out.push_back(DecisionFromRow(r));
   return out;
 }

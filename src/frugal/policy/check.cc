@@ -22,6 +22,7 @@ std::string List(const std::vector<std::string>& v) {
 
 std::string List(const std::vector<CapacityTier>& tiers) {
   std::vector<std::string> names;
+  names.reserve(tiers.size());
   for (const CapacityTier t : tiers) names.emplace_back(CapacityTierName(t));
   return List(names);
 }

@@ -78,7 +78,7 @@ Result<const catalog::Offer*> FindOffer(const StudySpec& spec, const catalog::Ca
   for (const catalog::Offer& o : c.offers()) {
     const std::string cloud = ToLower(o.cloud);
     const std::string instance = ToLower(o.instance_type);
-    instances.insert(cloud + ":" + instance);
+    instances.insert(fmt::format("{}:{}", cloud, instance));
     if (cloud != want.cloud || instance != want.instance) continue;
     const std::string where = ToLower(o.zone.empty() ? o.region : o.region + "/" + o.zone);
     regions.insert(where);
