@@ -126,6 +126,7 @@ Result<CustomCatalog> ReadCustomOffersDoc(const YamlDoc& doc, const std::vector<
         fmt::format("unsupported version '{}' (this frugal reads frugal/v1)", version)));
   }
   std::vector<std::string> known;
+  known.reserve(gpus.size());
   for (const GpuSpec& g : gpus) known.push_back(g.name);
   CustomCatalog out;
   if (const YAML::Node offers = doc.root()["offers"]; offers) {

@@ -146,7 +146,9 @@ Result<void> CheckScaleBy(const YamlDoc& doc, const YAML::Node& node, const Stud
   } else {
     for (const std::string& choice : it->choices) {
       auto number = ParseDouble(choice);
-      if (!number) return fail("'" + name + "' has a value that is not a number: '" + choice + "'");
+      if (!number) {
+        return fail(fmt::format("'{}' has a value that is not a number: '{}'", name, choice));
+      }
       values.push_back(*number);
     }
   }
