@@ -109,8 +109,8 @@ Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, S
   if (!opts.cloud.empty()) q.cloud = opts.cloud;
   if (!opts.region.empty()) q.region = opts.region;
   if (!opts.tier.empty())
-    q.tier = FRUGAL_TRY(
-        catalog::ParseTier(opts.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
+    q.tier =
+        FRUGAL_TRY(ParseRentedTier(opts.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
   if (!opts.max_price.empty()) {
     q.max_price_per_hour = FRUGAL_TRY(
         Money::Parse(opts.max_price).map_error([](Error e) { return e.Wrap("--max-price"); }));
@@ -153,7 +153,7 @@ Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, S
                   : o->gpu,
               o->IsGpuShare() ? catalog::ShareLabel(o->gpu_fraction) : std::to_string(o->gpu_count),
               fmt::format("{:g}", o->vcpus), fmt::format("{:g} GiB", o->ram_gib),
-              std::string(catalog::TierName(o->tier)), o->price.per_hour.ToString() + mark,
+              std::string(CapacityTierName(o->tier)), o->price.per_hour.ToString() + mark,
               o->gpu.empty() ? std::string("-") : o->PricePerGpuHour().ToString() + mark});
   }
   t.Render(s.out);

@@ -39,7 +39,7 @@ void PrintAnalysis(const estimate::CommitmentAnalysis& a, Streams& s) {
            {"VS SPOT", Align::kRight}});
   auto row = [&](const estimate::TierQuote& q, const std::string& vs_od,
                  const std::string& vs_spot) {
-    const std::string tier = std::string(catalog::TierName(q.tier)) +
+    const std::string tier = std::string(CapacityTierName(q.tier)) +
                              (q.offer.price_estimated ? " (estimated)" : "") +
                              (a.winner == q.tier ? " <- cheapest" : "");
     const std::string offer =

@@ -221,7 +221,7 @@ void PrintHuman(const estimate::Estimate& e, const std::string& gpu,
            {"COST", Align::kRight}});
   for (const auto& c : costs) {
     const std::string mark = c.offer->price_estimated ? " (est.)" : "";
-    t.AddRow({std::string(catalog::TierName(c.offer->tier)), c.offer->Id(),
+    t.AddRow({std::string(CapacityTierName(c.offer->tier)), c.offer->Id(),
               std::to_string(c.instances), c.offer->price.ToString() + mark,
               c.cost.ToString() + mark});
   }
@@ -255,8 +255,8 @@ Result<std::vector<estimate::TierCost>> Costs(const EstimateOptions& o, const ca
   }
   std::vector<estimate::TierCost> costs = estimate::CheapestPerTier(c, gpu, gpus, wall_hours);
   if (!o.tier.empty()) {
-    const catalog::Tier tier = FRUGAL_TRY(
-        catalog::ParseTier(o.tier).map_error([](const Error& e) { return e.Wrap("--tier"); }));
+    const CapacityTier tier = FRUGAL_TRY(
+        ParseRentedTier(o.tier).map_error([](const Error& e) { return e.Wrap("--tier"); }));
     std::erase_if(costs, [&](const estimate::TierCost& t) { return t.offer->tier != tier; });
   }
   // A reservation is paid whether used or not: shown only at a stated utilization.
@@ -344,7 +344,7 @@ Result<plan::KnobQuestion> KnobQuestionFrom(const EstimateOptions& o, const esti
   q.network_gbps = FRUGAL_TRY(ChooseNetwork(o, c, gpu.name)).gbps;
   if (!o.tier.empty()) {
     q.tier = FRUGAL_TRY(
-        catalog::ParseTier(o.tier).map_error([](const Error& e) { return e.Wrap("--tier"); }));
+        ParseRentedTier(o.tier).map_error([](const Error& e) { return e.Wrap("--tier"); }));
   }
   // --offer: the same checks as the plain estimate's costs, and that offer's price.
   if (!o.offer.empty()) q.offer = FRUGAL_TRY(Costs(o, c, gpu.name, training.gpus, 1)).front().offer;

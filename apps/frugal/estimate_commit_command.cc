@@ -17,7 +17,7 @@ Result<void> RunCommitmentEstimate(const std::string& term_text, double utilizat
   const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
   const catalog::GpuSpec* gpu =
       FRUGAL_TRY(c.RequireGpu(gpu_name).map_error([](Error e) { return e.Wrap("--gpu"); }));
-  const catalog::Tier term = FRUGAL_TRY(estimate::ParseCommitmentTerm(term_text));
+  const CapacityTier term = FRUGAL_TRY(estimate::ParseCommitmentTerm(term_text));
   estimate::CommitmentQuery q;
   q.gpu = gpu->name;
   q.gpus = gpus;

@@ -185,8 +185,8 @@ Result<void> RunMeasuredEstimate(const MeasuredEstimateOptions& o, const Measure
     // Reservations are not rented per job (`--commitment` answers whether one would pay).
     FRUGAL_TRY(estimate::ApplyReservedUtilization(costs, std::nullopt, *wall_hours));
     if (!job.tier.empty()) {
-      const catalog::Tier tier = FRUGAL_TRY(
-          catalog::ParseTier(job.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
+      const CapacityTier tier =
+          FRUGAL_TRY(ParseRentedTier(job.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
       std::erase_if(costs, [&](const estimate::TierCost& t) { return t.offer->tier != tier; });
     }
   }
@@ -197,7 +197,7 @@ Result<void> RunMeasuredEstimate(const MeasuredEstimateOptions& o, const Measure
     }
     nlohmann::json cost_list = nlohmann::json::array();
     for (const auto& t : costs) {
-      cost_list.push_back({{"tier", catalog::TierName(t.offer->tier)},
+      cost_list.push_back({{"tier", CapacityTierName(t.offer->tier)},
                            {"offer", t.offer->Id()},
                            {"instances", t.instances},
                            {"price_per_hour", t.offer->price.per_hour.dollars()},
@@ -241,7 +241,7 @@ Result<void> RunMeasuredEstimate(const MeasuredEstimateOptions& o, const Measure
   Table t({{"TIER"}, {"OFFER"}, {"INSTANCES", Align::kRight}, {"COST", Align::kRight}});
   for (const auto& c_ : costs) {
     const std::string mark = c_.offer->price_estimated ? " (est.)" : "";
-    t.AddRow({std::string(catalog::TierName(c_.offer->tier)), c_.offer->Id(),
+    t.AddRow({std::string(CapacityTierName(c_.offer->tier)), c_.offer->Id(),
               std::to_string(c_.instances), c_.cost.ToString() + mark});
   }
   if (!costs.empty()) t.Render(s.out);

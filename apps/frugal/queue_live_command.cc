@@ -205,7 +205,8 @@ Result<void> RunSteer(int64_t id, queue::Steer steer, const std::string& capacit
   if (global.json) {
     WriteJson(s, queue::JobViewJson(FRUGAL_TRY(queue::ShowJob(*db, id, Now()))));
   } else {
-    s.out << fmt::format("job {} ({}): {}\n", row.id, row.name, row.state);
+    s.out << fmt::format("job {} ({}): {}\n", row.id, row.name,
+                         ledger::QueueJobStateName(row.state));
   }
   return {};
 }

@@ -50,7 +50,7 @@ Result<PolicyCheck> CheckRunAgainstPolicy(const RunOptions& o, const SuperviseSe
   } else {
     subject.kind = "Run";
     subject.name = c.run_id;
-    subject.fault_tolerant = setup.offer.tier == "spot";  // chosen to be interruptible
+    subject.fault_tolerant = setup.offer.tier == CapacityTier::kSpot;  // chosen to be interruptible
   }
   subject.checkpoint_on_notice = true;
   subject.gpus.clear();
@@ -202,7 +202,7 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
     override_id = FRUGAL_TRY(RecordOverride(*db, policy_check.enforcement, *policy_check.policy));
   }
   run::Supervisor& supervisor = session->NewSupervisor();
-  bool preemptible = config.tier == "spot";
+  bool preemptible = setup.offer.tier == CapacityTier::kSpot;
   if (!o.chaos_every.empty()) {
     Result<Duration> every = ParseDuration(o.chaos_every);
     if (!every || every->count() <= 0) {

@@ -61,14 +61,14 @@ Pricing PriceOf(const catalog::Catalog& c, const catalog::Offer& offer, int inst
   p.rate = Rate{offer.price.per_hour * instances};
   p.gpus = std::max(offer.gpu_count * instances, 1);
   p.offer = offer.Id();
-  p.tier = std::string(catalog::TierName(offer.tier));
+  p.tier = std::string(CapacityTierName(offer.tier));
   p.record.cloud = offer.cloud;
   p.record.instance_type = offer.instance_type;
   p.record.region = offer.region;
   p.record.zone = offer.zone;
   p.record.gpu = offer.gpu;
   p.record.gpu_count = offer.gpu_count * instances;
-  p.record.tier = p.tier;
+  p.record.tier = offer.tier;
   p.record.price = p.rate;
   if (std::optional<Rate> twin = catalog::OnDemandTwinPrice(c, offer))
     p.record.on_demand_price = Rate{twin->per_hour * instances};
@@ -86,11 +86,11 @@ Result<Pricing> PriceOnly(const SuperviseOptions& o) {
     Result<CapacityTier> tier = ParseCapacityTier(o.tier);
     if (!tier) return Fail(ErrorCode::kBadInput, "option --tier: " + tier.error().message);
     p.tier = std::string(CapacityTierName(*tier));
+    p.record.tier = *tier;
   }
   p.record.cloud = "custom";
   p.record.gpu = o.gpu;  // with --price, --gpu names the model recorded, not an offer to pick
   p.record.gpu_count = p.gpus;
-  p.record.tier = p.tier.empty() ? "on_demand" : p.tier;
   p.record.price = p.rate;
   return p;
 }
@@ -108,14 +108,14 @@ Result<const catalog::Offer*> ChooseOffer(const SuperviseOptions& o, const catal
   catalog::OfferQuery q;
   q.gpu = o.gpu;
   q.min_gpus = o.gpus > 0 ? o.gpus : 1;
-  Result<catalog::Tier> tier = catalog::ParseTier(o.tier.empty() ? "spot" : o.tier);
+  Result<CapacityTier> tier = ParseRentedTier(o.tier.empty() ? "spot" : o.tier);
   if (!tier) return Fail(ErrorCode::kBadInput, "option --tier: " + tier.error().message);
   q.tier = *tier;
   q.limit = 1;
   const auto offers = FRUGAL_TRY(c.Query(q));
   if (offers.empty()) {
     return Fail(ErrorCode::kBadInput, fmt::format("no {} offer with at least {} x {}",
-                                                  catalog::TierName(*tier), q.min_gpus, o.gpu));
+                                                  CapacityTierName(*tier), q.min_gpus, o.gpu));
   }
   return offers.front();
 }

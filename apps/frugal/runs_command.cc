@@ -63,8 +63,9 @@ Result<void> RunList(const ListOptions& o, const GlobalOptions& global, Streams&
               r.run.tags.team.empty() ? "-" : r.run.tags.team,
               r.run.tags.project.empty() ? "-" : r.run.tags.project,
               r.run.tags.owner.empty() ? "-" : r.run.tags.owner, r.gpu.empty() ? "-" : r.gpu,
-              r.tier.empty() ? "-" : r.tier, ledger::FormatTimestamp(r.run.start),
-              Elapsed(r.run, now), fmt::format("{:.2f}", r.gpu_hours), r.cost.ToString()});
+              r.tier ? std::string(CapacityTierName(*r.tier)) : "-",
+              ledger::FormatTimestamp(r.run.start), Elapsed(r.run, now),
+              fmt::format("{:.2f}", r.gpu_hours), r.cost.ToString()});
   }
   t.Render(s.out);
   s.out << fmt::format("{}, {} in total\n", Counted(static_cast<int64_t>(runs.size()), "run"),
@@ -108,8 +109,8 @@ void PrintDetail(const ledger::RunDetail& d, Timestamp now, Streams& s) {
         {std::to_string(++number),
          fmt::format("{}:{}:{}", seg.offer.cloud, seg.offer.instance_type, seg.offer.region),
          seg.offer.gpu.empty() ? "-" : fmt::format("{}x{}", seg.offer.gpu_count, seg.offer.gpu),
-         seg.offer.tier, seg.offer.price.ToString(), ledger::FormatTimestamp(seg.start),
-         FormatDuration(seg.Length(now)),
+         std::string(CapacityTierName(seg.offer.tier)), seg.offer.price.ToString(),
+         ledger::FormatTimestamp(seg.start), FormatDuration(seg.Length(now)),
          seg.end_reason ? std::string(ledger::EndReasonName(*seg.end_reason)) : "running",
          seg.Cost(now).ToString()});
   }

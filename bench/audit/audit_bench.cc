@@ -36,13 +36,14 @@ struct Choice {
   const char* gpu;
   int gpus;
   double price;
-  const char* tier;
+  frugal::CapacityTier tier;
 };
-constexpr Choice kChoices[] = {{"p4d.24xlarge", "A100-40GB", 8, 21.96, "on_demand"},
-                               {"p4d.24xlarge", "A100-40GB", 8, 8.19, "spot"},
-                               {"g5.xlarge", "A10G", 1, 1.006, "on_demand"},
-                               {"g4dn.xlarge", "T4", 1, 0.526, "on_demand"},
-                               {"p5.48xlarge", "H100-80GB-SXM", 8, 98.32, "on_demand"}};
+constexpr Choice kChoices[] = {
+    {"p4d.24xlarge", "A100-40GB", 8, 21.96, frugal::CapacityTier::kOnDemand},
+    {"p4d.24xlarge", "A100-40GB", 8, 8.19, frugal::CapacityTier::kSpot},
+    {"g5.xlarge", "A10G", 1, 1.006, frugal::CapacityTier::kOnDemand},
+    {"g4dn.xlarge", "T4", 1, 0.526, frugal::CapacityTier::kOnDemand},
+    {"p5.48xlarge", "H100-80GB-SXM", 8, 98.32, frugal::CapacityTier::kOnDemand}};
 
 void AddRun(ledger::Ledger& l, int64_t r, std::mt19937& rng) {
   const Choice& c = kChoices[rng() % std::size(kChoices)];

@@ -6,15 +6,15 @@
 
 namespace {
 
+using frugal::CapacityTier;
 using frugal::catalog::Catalog;
 using frugal::catalog::OfferQuery;
-using frugal::catalog::Tier;
 
 OfferQuery EightA100OnSpot() {
   OfferQuery q;
   q.gpu = "A100-80GB";
   q.min_gpus = 8;
-  q.tier = Tier::kSpot;
+  q.tier = CapacityTier::kSpot;
   q.sort = OfferQuery::Sort::kPricePerGpu;
   q.limit = 10;
   return q;

@@ -73,7 +73,8 @@ std::string LargeLedger(int64_t runs, int64_t samples) {
   std::mt19937 rng(42);
   const char* teams[] = {"nlp", "vision", "speech", "recsys", "research"};
   const char* gpus[] = {"A10G", "A100", "H100", "L4", "T4"};
-  const char* tiers[] = {"spot", "on_demand", "reserved_1y"};
+  const CapacityTier tiers[] = {CapacityTier::kSpot, CapacityTier::kOnDemand,
+                                CapacityTier::kReserved1y};
   const int64_t per_run = samples / runs;
   for (int64_t r = 0; r < runs; ++r) {
     NewRun run;
@@ -86,7 +87,7 @@ std::string LargeLedger(int64_t runs, int64_t samples) {
     Timestamp t = run.start;
     const int segments = 1 + static_cast<int>(rng() % 3);
     for (int s = 0; s < segments; ++s) {
-      const std::string tier = tiers[rng() % 3];
+      const CapacityTier tier = tiers[rng() % 3];
       const int64_t cents = 50 + static_cast<int64_t>(rng() % 3000);
       SegmentOffer offer{"aws",
                          "inst",

@@ -128,7 +128,7 @@ void WriteLedger(const std::filesystem::path& path, int jobs) {
   for (const JobRequest& r : MakeJobs(jobs, kNow)) {
     frugal::ledger::QueueJobRow row;
     row.name = r.name;
-    row.state = "waiting";
+    row.state = frugal::ledger::QueueJobState::kWaiting;
     row.command = R"(["python3","train.py"])";
     row.request = frugal::queue::RequestToJson(r);
     row.submitted_ms = r.arrival * 1000;

@@ -264,13 +264,13 @@ std::string FieldName(Spelling spelling, std::string_view name) {
 std::string RunLabel(const Option& o) {
   switch (o.kind) {
     case RunKind::kPlain:
-      return std::string(catalog::TierName(o.offer->tier));
+      return std::string(CapacityTierName(o.offer->tier));
     case RunKind::kSpot:
       return "spot";
     case RunKind::kFallback:
       return "spot+fallback";
     case RunKind::kReserved:
-      return std::string(catalog::TierName(o.offer->tier)) + " (est.)";
+      return std::string(CapacityTierName(o.offer->tier)) + " (est.)";
   }
   return "?";
 }

@@ -34,8 +34,8 @@ Result<std::string> ResolveGpu(std::string_view name, const catalog::Catalog& ca
       fmt::format("'{}' is ambiguous ({}); name the exact part", name, fmt::join(names, ", "))));
 }
 
-Result<std::string> ResolveTier(std::string_view text, std::string_view where) {
-  Result<std::string> tier = ledger::NormalizeTier(text);
+Result<CapacityTier> ResolveTier(std::string_view text, std::string_view where) {
+  Result<CapacityTier> tier = ParseCapacityTier(text);
   if (!tier) return Fail(FieldError(where, "tier", tier.error().message));
   return *tier;
 }

@@ -37,6 +37,7 @@
 #include "frugal/catalog/catalog.h"
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
+#include "frugal/core/tier.h"
 #include "frugal/ledger/types.h"
 
 namespace frugal::audit {
@@ -55,7 +56,7 @@ struct InventoryInstance {
   std::string instance_type;  ///< may be empty
   std::string gpu;            ///< canonical catalog name
   int gpu_count = 1;
-  std::string tier = "on_demand";
+  CapacityTier tier = CapacityTier::kOnDemand;
   Rate price;  ///< per instance
   ledger::Tags tags;
   std::optional<ledger::Timestamp> launched;

@@ -91,7 +91,8 @@ void BuildCharts(const AuditData& data, const AuditOptions& o, AuditResult& out)
       const Money cost = s.offer.price.For(end - s.start);
       auto& t = teams.try_emplace(team, zeros).first->second;
       Spread(c, s.start, end, cost, t);
-      Spread(c, s.start, end, cost, tiers.try_emplace(s.offer.tier, zeros).first->second);
+      Spread(c, s.start, end, cost,
+             tiers.try_emplace(std::string(CapacityTierName(s.offer.tier)), zeros).first->second);
     }
     // Run-hours by utilization: each clock hour with samples, weighted by the GPU time in it.
     for (const auto& [hour, util] : HourlyGpuUtil(r)) {
@@ -120,7 +121,8 @@ void BuildCharts(const AuditData& data, const AuditOptions& o, AuditResult& out)
     const Money cost = spend.Between(start, o.now);
     Spread(c, start, o.now, cost,
            teams.try_emplace(i.tags.team.empty() ? "(no team)" : i.tags.team, zeros).first->second);
-    Spread(c, start, o.now, cost, tiers.try_emplace(i.tier, zeros).first->second);
+    Spread(c, start, o.now, cost,
+           tiers.try_emplace(std::string(CapacityTierName(i.tier)), zeros).first->second);
   }
   if (o.inventory != nullptr) {
     for (const InventoryInstance& i : o.inventory->instances) {

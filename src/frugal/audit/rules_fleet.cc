@@ -41,7 +41,7 @@ std::vector<double> HourlyUsage(const std::vector<const Segment*>& segments,
 }
 
 const catalog::Offer* FindOffer(const AuditOptions& o, const ledger::SegmentOffer& s,
-                                catalog::Tier tier) {
+                                CapacityTier tier) {
   if (o.catalog == nullptr) return nullptr;
   return catalog::TwinOffer(*o.catalog, {s.cloud, s.instance_type, s.region, s.zone}, tier);
 }
@@ -70,7 +70,7 @@ std::vector<Segment> InventoryBusySegments(const AuditOptions& o) {
   std::vector<Segment> out;
   if (o.inventory == nullptr) return out;
   for (const InventoryInstance& i : o.inventory->instances) {
-    if (i.tier != "on_demand" || i.instance_type.empty()) continue;
+    if (i.tier != CapacityTier::kOnDemand || i.instance_type.empty()) continue;
     for (const UtilizationSpan& span : i.history) {
       if (span.gpu_util_pct < o.thresholds.idle_gpu_util_pct) continue;
       if (!out.empty() && out.back().offer.zone == i.id && out.back().end == span.start) {
@@ -104,13 +104,11 @@ void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditRes
                     o.thresholds.commitment_min_days));
     return;
   }
-  const catalog::Tier tier = o.thresholds.commitment_tier == "reserved_3y"
-                                 ? catalog::Tier::kReserved3y
-                                 : catalog::Tier::kReserved1y;
+  const CapacityTier tier = o.thresholds.commitment_tier;
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<const Segment*>> groups;
   for (const RunFacts& r : data.runs) {
     for (const Segment& s : r.segments) {
-      if (s.offer.tier == "on_demand" && s.offer.gpu_count > 0) {
+      if (s.offer.tier == CapacityTier::kOnDemand && s.offer.gpu_count > 0) {
         groups[{s.offer.cloud, s.offer.instance_type, s.offer.region}].push_back(&s);
       }
     }
@@ -132,7 +130,7 @@ void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditRes
     }
     std::vector<double> usage = HourlyUsage(segments, o);
     if (usage.empty()) continue;
-    const catalog::Offer* od = FindOffer(o, offer, catalog::Tier::kOnDemand);
+    const catalog::Offer* od = FindOffer(o, offer, CapacityTier::kOnDemand);
     const catalog::Offer* committed = FindOffer(o, offer, tier);
     if (od == nullptr || committed == nullptr || od->price.per_hour.IsZero()) continue;
     const double discount = 1 - committed->price.per_hour.RatioTo(od->price.per_hour);
@@ -188,10 +186,11 @@ void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditRes
         "= {}, × {} / window days; discount {:.0f}% from the catalog's {} offer",
         without.ToString(), level, usage.size(), price.ToString(), (1 - discount) * 100,
         overflow_hours, (without - with).ToString(), o.thresholds.month_days, discount * 100,
-        o.thresholds.commitment_tier);
+        CapacityTierName(o.thresholds.commitment_tier));
     f.action = fmt::format(
         "commit to {} × {} ({}); break-even utilization {:.0f}%: below it on demand is cheaper",
-        level, offer.instance_type, o.thresholds.commitment_tier, (1 - discount) * 100);
+        level, offer.instance_type, CapacityTierName(o.thresholds.commitment_tier),
+        (1 - discount) * 100);
     out.findings.push_back(std::move(f));
   }
 }

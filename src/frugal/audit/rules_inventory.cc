@@ -170,7 +170,7 @@ void InventoryIdleAndForgotten(const AuditData& data, const AuditOptions& o, Aud
   if (o.inventory == nullptr) return;
   for (const InventoryInstance& i : o.inventory->instances) {
     // Committed capacity is paid whether it runs or not: UnderusedCommitments judges it.
-    if (ledger::IsCommittedTier(i.tier)) continue;
+    if (IsReservedTier(i.tier)) continue;
     const std::vector<UtilizationSpan> spans = InWindow(i, o);
     Timestamp from{};
     if (IdleForAWeek(spans, o, from)) {
@@ -293,7 +293,7 @@ void UnderusedCommitments(const AuditData& data, const AuditOptions& o, AuditRes
     return;
   }
   for (const InventoryInstance& i : o.inventory->instances) {
-    if (!ledger::IsCommittedTier(i.tier)) continue;
+    if (!IsReservedTier(i.tier)) continue;
     const std::vector<UtilizationSpan> spans = InWindow(i, o);
     const Duration observed = spans.empty() ? Duration(0) : spans.back().end - spans.front().start;
     if (ToHours(observed) / 24 < o.thresholds.commitment_min_history_days) {
@@ -310,7 +310,7 @@ void UnderusedCommitments(const AuditData& data, const AuditOptions& o, AuditRes
     const catalog::Offer* od =
         o.catalog != nullptr && !i.instance_type.empty()
             ? catalog::TwinOffer(*o.catalog, {i.cloud, i.instance_type, i.region, ""},
-                                 catalog::Tier::kOnDemand)
+                                 CapacityTier::kOnDemand)
             : nullptr;
     if (od == nullptr) {
       out.notes.push_back(fmt::format(
@@ -328,8 +328,8 @@ void UnderusedCommitments(const AuditData& data, const AuditOptions& o, AuditRes
     f.evidence = fmt::format(
         "{} busy (GPU utilization ≥ {}%) {:.0f}% of {} of history; break-even {:.0f}% at {} "
         "committed against {} on demand",
-        i.tier, o.thresholds.idle_gpu_util_pct, used * 100, FormatDuration(observed),
-        break_even * 100, i.price.ToString(), od->price.ToString());
+        CapacityTierName(i.tier), o.thresholds.idle_gpu_util_pct, used * 100,
+        FormatDuration(observed), break_even * 100, i.price.ToString(), od->price.ToString());
     f.facts = {{"instance", i.id},
                {"used_share", used},
                {"break_even", break_even},

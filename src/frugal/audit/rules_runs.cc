@@ -123,8 +123,7 @@ const catalog::Offer* CheaperOffer(const Segment& s, double peak_bytes, double m
   const catalog::Offer* best = nullptr;
   for (const catalog::Offer& offer : o.catalog->offers()) {
     if (offer.cloud != s.offer.cloud || offer.gpu_count != s.offer.gpu_count ||
-        offer.gpu == current->name || catalog::TierName(offer.tier) != s.offer.tier ||
-        offer.price >= s.offer.price) {
+        offer.gpu == current->name || offer.tier != s.offer.tier || offer.price >= s.offer.price) {
       continue;
     }
     const catalog::GpuSpec* gpu = o.catalog->FindGpu(offer.gpu);
@@ -138,7 +137,7 @@ const catalog::Offer* CheaperOffer(const Segment& s, double peak_bytes, double m
   if (best == nullptr) {
     missing =
         fmt::format("no cheaper {} offer on {} has {:.1f} GiB per GPU and the compute the run used",
-                    s.offer.tier, s.offer.cloud, need_bytes / kBytesPerGib);
+                    CapacityTierName(s.offer.tier), s.offer.cloud, need_bytes / kBytesPerGib);
   }
   return best;
 }
@@ -263,7 +262,7 @@ void SpotCandidates(const AuditData& data, const AuditOptions& o, AuditResult& o
     // purpose): `frugal plan` reads the verdict, and moving them is no saving.
     if (!r.run.tags.Get("drill").empty()) continue;
     const bool all_on_demand = std::all_of(r.segments.begin(), r.segments.end(), [](auto& s) {
-      return s.offer.tier == "on_demand" && s.offer.gpu_count > 0;
+      return s.offer.tier == CapacityTier::kOnDemand && s.offer.gpu_count > 0;
     });
     const double wall_hours = ToHours(*r.run.end - r.run.start);
     if (!all_on_demand || wall_hours >= o.thresholds.spot_max_run_hours) continue;
@@ -287,7 +286,7 @@ void SpotCandidates(const AuditData& data, const AuditOptions& o, AuditResult& o
     const catalog::Offer* spot = nullptr;
     if (o.catalog != nullptr) {
       for (const catalog::Offer& offer : o.catalog->offers()) {
-        if (offer.tier != catalog::Tier::kSpot || offer.cloud != s.offer.cloud ||
+        if (offer.tier != CapacityTier::kSpot || offer.cloud != s.offer.cloud ||
             offer.instance_type != s.offer.instance_type || offer.region != s.offer.region) {
           continue;
         }
@@ -325,14 +324,14 @@ void SpotCandidates(const AuditData& data, const AuditOptions& o, AuditResult& o
 void SpotWithoutCheckpoints(const AuditData& data, const AuditOptions& o, AuditResult& out) {
   for (const RunFacts& r : data.runs) {
     const bool on_spot = std::any_of(r.segments.begin(), r.segments.end(),
-                                     [](auto& s) { return ledger::IsSpotTier(s.offer.tier); });
+                                     [](auto& s) { return s.offer.tier == CapacityTier::kSpot; });
     if (!on_spot || r.Checkpoints() > 0) continue;
     // Without a checkpoint, a preempted segment's whole work is redone.
     Money lost;
     int preemptions = 0;
     Duration spot_time(0);
     for (const Segment& s : r.segments) {
-      if (ledger::IsSpotTier(s.offer.tier) && s.end) spot_time += *s.end - s.start;
+      if (s.offer.tier == CapacityTier::kSpot && s.end) spot_time += *s.end - s.start;
       if (s.end_reason == ledger::EndReason::kPreempted) {
         lost += s.offer.price.For(InWindow(s, o));
         ++preemptions;

@@ -83,11 +83,12 @@ Result<Thresholds> FromDoc(const YamlDoc& doc) {
   FRUGAL_TRY(ReadNumber(doc, "month_days", 28, 31, t.month_days));
   t.budgets = FRUGAL_TRY(ReadBudgets(doc, doc.root()));
   if (auto tier = FRUGAL_TRY(doc.OptionalString(doc.root(), "commitment_tier"))) {
-    if (*tier != "reserved_1y" && *tier != "reserved_3y") {
+    const Result<CapacityTier> parsed = ParseCapacityTier(*tier);
+    if (!parsed || !IsReservedTier(*parsed) || CapacityTierName(*parsed) != *tier) {
       return tl::unexpected(doc.ErrorAt(doc.root()["commitment_tier"], "commitment_tier",
                                         "must be reserved_1y or reserved_3y"));
     }
-    t.commitment_tier = *tier;
+    t.commitment_tier = *parsed;
   }
   if (doc.root()["attribution_tags"]) {
     t.attribution_tags = FRUGAL_TRY(doc.StringList(doc.root(), "attribution_tags"));

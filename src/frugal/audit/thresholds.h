@@ -11,6 +11,7 @@
 
 #include "frugal/audit/budgets.h"
 #include "frugal/core/error.h"
+#include "frugal/core/tier.h"
 
 namespace frugal::audit {
 
@@ -26,7 +27,7 @@ struct Thresholds {
   /// (an import error, a bad flag): no checkpoint was due, so it is not judged for one.
   double spot_checkpoint_min_minutes = 1;
   double commitment_min_days = 30;  ///< steady use must span this many days
-  std::string commitment_tier = "reserved_1y";
+  CapacityTier commitment_tier = CapacityTier::kReserved1y;  ///< reserved_1y or reserved_3y
   double untagged_max_share_pct = 5;  ///< untagged spend above this share is a finding
   std::vector<std::string> attribution_tags = {"team", "project", "owner"};
   double study_min_trials = 4;           ///< studies with fewer trials are not judged

@@ -117,7 +117,7 @@ Result<Catalog> Catalog::Build(std::shared_ptr<const Tables> tables, std::vector
   c.info_.offers_path = t.offers_path;
   c.info_.imported = t.imported;
   // Counted per run of one cloud (the table is grouped by cloud) before the map is touched.
-  constexpr size_t kTiers = static_cast<size_t>(Tier::kReserved3y) + 1;  // offers' tiers
+  constexpr size_t kTiers = static_cast<size_t>(CapacityTier::kReserved3y) + 1;  // offers' tiers
   for (size_t i = 0; i < offers.size();) {
     const std::string& cloud = offers[i].cloud;
     std::array<size_t, kTiers> n{};
@@ -125,7 +125,8 @@ Result<Catalog> Catalog::Build(std::shared_ptr<const Tables> tables, std::vector
       ++n[static_cast<size_t>(offers[i].tier)];
     }
     for (size_t k = 0; k < kTiers; ++k) {
-      if (n[k] > 0) c.info_.counts[cloud][std::string(TierName(static_cast<Tier>(k)))] += n[k];
+      if (n[k] > 0)
+        c.info_.counts[cloud][std::string(CapacityTierName(static_cast<CapacityTier>(k)))] += n[k];
     }
   }
   c.IndexGpus();

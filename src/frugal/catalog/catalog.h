@@ -27,7 +27,7 @@ struct OfferQuery {
   double min_ram_gib = 0;
   std::optional<std::string> cloud;
   std::optional<std::string> region;
-  std::optional<Tier> tier;
+  std::optional<CapacityTier> tier;
   std::optional<Money> max_price_per_hour;
   enum class Sort { kPrice, kPricePerGpu } sort = Sort::kPrice;
   size_t limit = 0;  ///< 0: no limit

@@ -62,7 +62,7 @@ Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node,
                             "must be positive, at least $0.000001 an hour (amounts are kept to "
                             "the millionth of a dollar)"));
   if (auto tier = FRUGAL_TRY(doc.OptionalString(node, "tier"))) {
-    auto t = ParseTier(*tier);
+    auto t = ParseRentedTier(*tier);
     if (!t) return Fail(doc.ErrorAt(node["tier"], "tier", t.error().message));
     o.tier = *t;
   }
@@ -131,6 +131,7 @@ Result<CustomCatalog> ReadCustomOffersDoc(const YamlDoc& doc, const std::vector<
         fmt::format("unsupported version '{}' (this frugal reads frugal/v1)", version)));
   }
   std::vector<std::string> known;
+  known.reserve(gpus.size());
   for (const GpuSpec& g : gpus) known.push_back(g.name);
   CustomCatalog out;
   if (const YAML::Node offers = doc.root()["offers"]; offers) {

@@ -8,14 +8,9 @@
 
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
+#include "frugal/core/tier.h"
 
 namespace frugal::catalog {
-
-enum class Tier { kOnDemand, kSpot, kReserved1y, kReserved3y };
-/// "on_demand", "spot", "reserved_1y", "reserved_3y".
-[[nodiscard]] std::string_view TierName(Tier t);
-/// Accepts the names above (and "ondemand", "on-demand", "preemptible"); kBadInput otherwise.
-[[nodiscard]] Result<Tier> ParseTier(std::string_view text);
 
 /// Where an offer's price came from.
 enum class OfferSource { kShipped, kImported, kCustom };
@@ -59,7 +54,10 @@ struct Offer {
   double gpu_fraction = 1;
   double vcpus = 0;
   double ram_gib = 0;
-  Tier tier = Tier::kOnDemand;
+  /// A rented tier, never kOwned: owned capacity is bought, not offered, so it is never a spot
+  /// candidate. Every reader of offers (the offer table, the offer cache, custom offers, the
+  /// SkyPilot importer) sets one of the rented tiers only (core/tier.h ParseRentedTier).
+  CapacityTier tier = CapacityTier::kOnDemand;
   Rate price;                                  ///< for the whole instance
   bool price_estimated = false;                ///< derived (reserved tiers), not a listed price
   double preemptions_per_hour = 0;             ///< expected, spot only

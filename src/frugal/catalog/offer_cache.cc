@@ -132,9 +132,10 @@ std::optional<std::vector<Offer>> DecodeBody(std::string_view body, OfferSource 
     // The ranges ReadOfferTable accepts: a cache of other rows is not a cache of this table.
     if (!in.ok() || o.gpu_count < 0 || !(o.gpu_fraction > 0 && o.gpu_fraction <= 1) ||
         !(o.vcpus >= 0) || !(o.ram_gib >= 0) || !std::isfinite(o.vcpus) ||
-        !std::isfinite(o.ram_gib) || tier > static_cast<uint8_t>(Tier::kReserved3y) || micros <= 0)
+        !std::isfinite(o.ram_gib) || tier > static_cast<uint8_t>(CapacityTier::kReserved3y) ||
+        micros <= 0)
       return std::nullopt;
-    o.tier = static_cast<Tier>(tier);
+    o.tier = static_cast<CapacityTier>(tier);
     o.price = Rate{Money::FromMicros(micros)};
     o.source = source;
   }

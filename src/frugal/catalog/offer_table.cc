@@ -66,7 +66,7 @@ Result<std::vector<Offer>> ParseOfferTable(std::string_view text, std::string so
     o.gpu_count = static_cast<int>(*n);
     o.vcpus = FRUGAL_TRY(NumberField(t, r, vcpus, "vcpus"));
     o.ram_gib = FRUGAL_TRY(NumberField(t, r, ram, "ram_gib"));
-    auto parsed_tier = ParseTier(CsvTable::Field(r, tier));
+    auto parsed_tier = ParseRentedTier(CsvTable::Field(r, tier));
     if (!parsed_tier)
       return Fail(ErrorCode::kBadInput, fmt::format("{}: field 'tier': {}", t.Where(r, tier),
                                                     parsed_tier.error().message));
@@ -101,7 +101,7 @@ Result<void> WriteOfferTable(const std::filesystem::path& dir, const std::vector
     const std::string fraction = o.gpu_fraction < 1 ? fmt::format("{:g}", o.gpu_fraction) : "";
     csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", CsvEscape(o.cloud),
                        CsvEscape(o.instance_type), CsvEscape(o.region), CsvEscape(o.zone),
-                       CsvEscape(o.gpu), o.gpu_count, o.vcpus, o.ram_gib, TierName(o.tier),
+                       CsvEscape(o.gpu), o.gpu_count, o.vcpus, o.ram_gib, CapacityTierName(o.tier),
                        o.price.per_hour.ToPlainString(), fraction);
   }
   nlohmann::json j = {{"format_version", meta.format_version},

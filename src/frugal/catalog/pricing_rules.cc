@@ -29,9 +29,9 @@ Result<std::vector<ReservedDiscount>> ReadReservedDiscounts(const std::filesyste
     d.cloud = CsvTable::Field(r, cloud);
     const std::string& term_text = CsvTable::Field(r, term);
     if (term_text == "1y") {
-      d.term = Tier::kReserved1y;
+      d.term = CapacityTier::kReserved1y;
     } else if (term_text == "3y") {
-      d.term = Tier::kReserved3y;
+      d.term = CapacityTier::kReserved3y;
     } else {
       return Fail(ErrorCode::kBadInput,
                   fmt::format("{}: field 'term': expected 1y or 3y", t.Where(r, term)));
@@ -89,7 +89,7 @@ size_t CountReservedOffers(const std::vector<ReservedDiscount>& discounts,
                            const std::vector<Offer>& offers) {
   size_t derived = 0;
   for (const Offer& o : offers) {
-    if (o.tier != Tier::kOnDemand) continue;
+    if (o.tier != CapacityTier::kOnDemand) continue;
     for (const ReservedDiscount& d : discounts) derived += d.cloud == o.cloud ? 1u : 0u;
   }
   return derived;
@@ -100,7 +100,7 @@ void DeriveReservedOffers(const std::vector<ReservedDiscount>& discounts,
   const size_t n = offers.size();
   offers.reserve(n + CountReservedOffers(discounts, offers));
   for (size_t i = 0; i < n; ++i) {
-    if (offers[i].tier != Tier::kOnDemand) continue;
+    if (offers[i].tier != CapacityTier::kOnDemand) continue;
     for (const ReservedDiscount& d : discounts) {
       if (d.cloud != offers[i].cloud) continue;
       Offer reserved = offers[i];
@@ -118,7 +118,7 @@ void ApplyPreemptionRates(const std::vector<PreemptionRate>& rates, std::vector<
   for (const PreemptionRate& r : rates)
     sources.push_back(std::make_shared<const std::string>(r.source));
   for (Offer& o : offers) {
-    if (o.tier != Tier::kSpot || o.preemptions_per_hour > 0) continue;
+    if (o.tier != CapacityTier::kSpot || o.preemptions_per_hour > 0) continue;
     for (size_t i = 0; i < rates.size(); ++i) {
       const PreemptionRate& r = rates[i];
       if (r.Matches(o)) {

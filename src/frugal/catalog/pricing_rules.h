@@ -19,7 +19,7 @@ namespace frugal::catalog {
 
 struct ReservedDiscount {
   std::string cloud;
-  Tier term = Tier::kReserved1y;
+  CapacityTier term = CapacityTier::kReserved1y;
   double discount = 0;  ///< fraction off on-demand, in [0, 1)
   std::string source;
 };

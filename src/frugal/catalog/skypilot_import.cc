@@ -290,7 +290,7 @@ class FileImporter {
       Skip("absurd on-demand price");
     } else {
       Offer od = o;
-      od.tier = Tier::kOnDemand;
+      od.tier = CapacityTier::kOnDemand;
       od.price = Rate{*price};
       Add(od);
     }
@@ -310,7 +310,7 @@ class FileImporter {
       Skip("absurd spot price");
       return;
     }
-    o.tier = Tier::kSpot;
+    o.tier = CapacityTier::kSpot;
     o.zone = zone;
     o.price = Rate{*spot};
     Add(o);
@@ -347,7 +347,8 @@ class FileImporter {
   ImportReport& report_;
   std::vector<Offer>& out_;
   std::map<std::pair<std::string, std::string>, HostPrice> hosts_;
-  std::map<std::tuple<std::string, std::string, std::string, std::string, int, Tier>, Money> seen_;
+  std::map<std::tuple<std::string, std::string, std::string, std::string, int, CapacityTier>, Money>
+      seen_;
 };
 
 Result<std::vector<fs::path>> ExpandInputs(const std::vector<fs::path>& inputs) {

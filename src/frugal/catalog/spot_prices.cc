@@ -62,7 +62,7 @@ void CheckSpotPrices(std::vector<Offer>& offers, const std::vector<SpotMarket>& 
   std::map<std::tuple<std::string, std::string, std::string, int>, Peers> by_type;
   std::map<std::pair<std::string, int>, Peers> by_gpu;
   for (const Offer& o : offers) {
-    if (o.tier != Tier::kSpot || o.gpu.empty()) continue;
+    if (o.tier != CapacityTier::kSpot || o.gpu.empty()) continue;
     const int64_t per_gpu = o.PricePerGpuHour().micros();
     by_type[{o.cloud, o.instance_type, o.gpu, o.gpu_count}].micros_per_gpu.push_back(per_gpu);
     by_gpu[{o.gpu, o.gpu_count}].micros_per_gpu.push_back(per_gpu);
@@ -76,7 +76,7 @@ void CheckSpotPrices(std::vector<Offer>& offers, const std::vector<SpotMarket>& 
     return true;
   };
   for (Offer& o : offers) {
-    if (o.tier != Tier::kSpot || o.gpu.empty()) continue;
+    if (o.tier != CapacityTier::kSpot || o.gpu.empty()) continue;
     const Peers& same_type = by_type[{o.cloud, o.instance_type, o.gpu, o.gpu_count}];
     const Peers& peers = static_cast<int>(same_type.micros_per_gpu.size()) >= kMinSpotPeers
                              ? same_type

@@ -6,7 +6,7 @@ OfferPlace PlaceOf(const Offer& offer) {
   return {offer.cloud, offer.instance_type, offer.region, offer.zone};
 }
 
-const Offer* TwinOffer(const Catalog& c, const OfferPlace& at, Tier tier) {
+const Offer* TwinOffer(const Catalog& c, const OfferPlace& at, CapacityTier tier) {
   const Offer* best = nullptr;
   for (const Offer& o : c.offers()) {
     if (o.tier != tier || o.cloud != at.cloud || o.instance_type != at.instance_type ||
@@ -19,8 +19,8 @@ const Offer* TwinOffer(const Catalog& c, const OfferPlace& at, Tier tier) {
 }
 
 std::optional<Rate> OnDemandTwinPrice(const Catalog& c, const Offer& offer) {
-  if (offer.tier == Tier::kOnDemand) return offer.price;
-  if (const Offer* twin = TwinOffer(c, PlaceOf(offer), Tier::kOnDemand)) return twin->price;
+  if (offer.tier == CapacityTier::kOnDemand) return offer.price;
+  if (const Offer* twin = TwinOffer(c, PlaceOf(offer), CapacityTier::kOnDemand)) return twin->price;
   return std::nullopt;
 }
 

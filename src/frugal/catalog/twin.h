@@ -23,7 +23,7 @@ struct OfferPlace {
 /// The offer of `tier` for the same instance in the same place: same cloud, instance type and
 /// region, and either priced for the whole region or in `at`'s zone; the cheapest where
 /// several match. nullptr when the catalog has none.
-[[nodiscard]] const Offer* TwinOffer(const Catalog& c, const OfferPlace& at, Tier tier);
+[[nodiscard]] const Offer* TwinOffer(const Catalog& c, const OfferPlace& at, CapacityTier tier);
 
 /// The on-demand price of `offer`'s instance in its place: its own price when it is on demand,
 /// else its on-demand twin's; nullopt when the catalog has none.

@@ -12,10 +12,6 @@ namespace frugal::estimate {
 
 namespace {
 
-using catalog::Tier;
-
-bool IsCommitment(Tier tier) { return tier == Tier::kReserved1y || tier == Tier::kReserved3y; }
-
 /// Instances of `gpus_per_instance` GPUs that cover `gpus`.
 int InstancesFor(int gpus, int gpus_per_instance) {
   return (gpus + gpus_per_instance - 1) / gpus_per_instance;
@@ -37,19 +33,20 @@ std::optional<int> ChooseLayout(const OffersBySize& by_size, int gpus) {
                                [&](const catalog::Offer* o) { return tier_matches(o->tier); });
   };
   for (const int size : sizes) {
-    if (has(size, IsCommitment) && has(size, [](Tier t) { return t == Tier::kOnDemand; })) {
+    if (has(size, IsReservedTier) &&
+        has(size, [](CapacityTier t) { return t == CapacityTier::kOnDemand; })) {
       return size;
     }
   }
   for (const int size : sizes) {
-    if (has(size, IsCommitment)) return size;
+    if (has(size, IsReservedTier)) return size;
   }
   return std::nullopt;
 }
 
 /// The cheapest offer of `tier` among `offers` (ties: the smaller id), or nullopt.
 std::optional<TierQuote> CheapestOn(const std::vector<const catalog::Offer*>& offers, int gpus,
-                                    Tier tier) {
+                                    CapacityTier tier) {
   std::optional<TierQuote> best;
   for (const catalog::Offer* o : offers) {
     if (o->tier != tier) continue;
@@ -72,7 +69,7 @@ std::optional<double> BreakEven(const TierQuote& commitment,
 /// Prices the pay-as-you-go tiers at the utilization and names the cheapest tier.
 void PickWinner(CommitmentAnalysis& a, double utilization) {
   std::optional<Money> best;
-  auto consider = [&](Tier tier, Money monthly) {
+  auto consider = [&](CapacityTier tier, Money monthly) {
     if (best && monthly >= *best) return;
     best = monthly;
     a.winner = tier;
@@ -90,7 +87,7 @@ void PickWinner(CommitmentAnalysis& a, double utilization) {
 
 Result<void> ApplyReservedUtilization(std::vector<TierCost>& costs,
                                       std::optional<double> utilization, double wall_hours) {
-  const auto reserved = [](const TierCost& t) { return IsCommitment(t.offer->tier); };
+  const auto reserved = [](const TierCost& t) { return IsReservedTier(t.offer->tier); };
   if (!utilization) {
     std::erase_if(costs, reserved);
     return {};
@@ -106,7 +103,7 @@ Result<void> ApplyReservedUtilization(std::vector<TierCost>& costs,
   return {};
 }
 
-const CommitmentTerm* CommitmentAnalysis::Term(Tier term) const {
+const CommitmentTerm* CommitmentAnalysis::Term(CapacityTier term) const {
   for (const CommitmentTerm& t : commitments) {
     if (t.quote.tier == term) return &t;
   }
@@ -127,9 +124,9 @@ Result<double> ParseUtilization(std::string_view text) {
   return share;
 }
 
-Result<Tier> ParseCommitmentTerm(std::string_view text) {
-  if (text == "1y" || text == "reserved_1y") return Tier::kReserved1y;
-  if (text == "3y" || text == "reserved_3y") return Tier::kReserved3y;
+Result<CapacityTier> ParseCommitmentTerm(std::string_view text) {
+  if (text == "1y" || text == "reserved_1y") return CapacityTier::kReserved1y;
+  if (text == "3y" || text == "reserved_3y") return CapacityTier::kReserved3y;
   return Fail(ErrorCode::kBadInput, fmt::format("--commitment: expected 1y or 3y, got '{}'", text));
 }
 
@@ -163,7 +160,7 @@ Result<CommitmentAnalysis> AnalyzeCommitment(const catalog::Catalog& catalog,
   a.utilization = query.utilization;
   const std::optional<int> layout = ChooseLayout(by_size, query.gpus);
   if (!layout) {
-    auto offered = [&](Tier tier) {
+    auto offered = [&](CapacityTier tier) {
       for (const auto& [size, offers] : by_size) {
         if (CheapestOn(offers, query.gpus, tier)) return "offered";
       }
@@ -173,13 +170,13 @@ Result<CommitmentAnalysis> AnalyzeCommitment(const catalog::Catalog& catalog,
                 fmt::format("no 1- or 3-year commitment offer for {}{} in the catalog (on-demand: "
                             "{}, spot: {})",
                             a.gpu, query.cloud ? " on " + *query.cloud : "",
-                            offered(Tier::kOnDemand), offered(Tier::kSpot)));
+                            offered(CapacityTier::kOnDemand), offered(CapacityTier::kSpot)));
   }
   a.gpus_per_instance = *layout;
   const std::vector<const catalog::Offer*>& offers = by_size.at(*layout);
-  a.on_demand = CheapestOn(offers, query.gpus, Tier::kOnDemand);
-  a.spot = CheapestOn(offers, query.gpus, Tier::kSpot);
-  for (const Tier term : {Tier::kReserved1y, Tier::kReserved3y}) {
+  a.on_demand = CheapestOn(offers, query.gpus, CapacityTier::kOnDemand);
+  a.spot = CheapestOn(offers, query.gpus, CapacityTier::kSpot);
+  for (const CapacityTier term : {CapacityTier::kReserved1y, CapacityTier::kReserved3y}) {
     std::optional<TierQuote> quote = CheapestOn(offers, query.gpus, term);
     if (!quote) continue;
     quote->monthly = MonthlyCost(quote->hourly, 1.0);
@@ -189,11 +186,11 @@ Result<CommitmentAnalysis> AnalyzeCommitment(const catalog::Catalog& catalog,
   return a;
 }
 
-Result<CommitmentAnswer> AnswerFor(const CommitmentAnalysis& a, Tier term) {
+Result<CommitmentAnswer> AnswerFor(const CommitmentAnalysis& a, CapacityTier term) {
   const CommitmentTerm* t = a.Term(term);
   if (t == nullptr || !a.on_demand || !a.utilization) {
     return Fail(ErrorCode::kBadInput, fmt::format("no {} and on-demand offers of {} x{} to compare",
-                                                  catalog::TierName(term), a.gpu, a.gpus));
+                                                  CapacityTierName(term), a.gpu, a.gpus));
   }
   const double u = *a.utilization;
   CommitmentAnswer answer;

@@ -49,7 +49,7 @@ struct CommitmentQuery {
 
 /// The cheapest offer of one tier on the analysis's layout.
 struct TierQuote {
-  catalog::Tier tier = catalog::Tier::kOnDemand;
+  CapacityTier tier = CapacityTier::kOnDemand;
   catalog::Offer offer;  ///< the instance rented
   int instances = 1;     ///< ceil(gpus / offer.gpu_count)
   Rate hourly;           ///< instances × the offer's price per instance-hour
@@ -76,10 +76,10 @@ struct CommitmentAnalysis {
   std::optional<TierQuote> spot;
   std::vector<CommitmentTerm> commitments;  ///< 1-year first, then 3-year; only those offered
   /// The cheapest tier at the stated utilization (unset without one).
-  std::optional<catalog::Tier> winner;
+  std::optional<CapacityTier> winner;
 
   /// The term's entry, or nullptr when the layout has no offer on it.
-  [[nodiscard]] const CommitmentTerm* Term(catalog::Tier term) const;
+  [[nodiscard]] const CommitmentTerm* Term(CapacityTier term) const;
 };
 
 /// Parses a utilization: "60%" (percent, 0 < p ≤ 100) or a fraction "0.6" (0 < f ≤ 1).
@@ -88,7 +88,7 @@ struct CommitmentAnalysis {
 
 /// Parses a commitment term: "1y" or "reserved_1y", "3y" or "reserved_3y". kBadInput otherwise,
 /// naming --commitment.
-[[nodiscard]] Result<catalog::Tier> ParseCommitmentTerm(std::string_view text);
+[[nodiscard]] Result<CapacityTier> ParseCommitmentTerm(std::string_view text);
 
 /// Monthly cost of renting at `hourly` for `share` of 730 hours, rounded to the micro-dollar.
 /// A share of 1 is exact: hourly × 730 h.
@@ -112,6 +112,6 @@ struct CommitmentAnswer {
 /// The answer for `term` from an analysis made with a utilization. kBadInput when the layout has
 /// no offer on that term or on demand.
 [[nodiscard]] Result<CommitmentAnswer> AnswerFor(const CommitmentAnalysis& analysis,
-                                                 catalog::Tier term);
+                                                 CapacityTier term);
 
 }  // namespace frugal::estimate

@@ -9,7 +9,7 @@ nlohmann::json OptionalShare(const std::optional<double>& share) {
 }
 
 nlohmann::json QuoteJson(const TierQuote& q) {
-  return {{"tier", catalog::TierName(q.tier)},
+  return {{"tier", CapacityTierName(q.tier)},
           {"offer", q.offer.Id()},
           {"instance_type", q.offer.instance_type},
           {"gpus_per_instance", q.offer.gpu_count},
@@ -36,7 +36,7 @@ nlohmann::json CommitmentAnalysisJson(const CommitmentAnalysis& a) {
           {"on_demand", a.on_demand ? QuoteJson(*a.on_demand) : nlohmann::json(nullptr)},
           {"spot", a.spot ? QuoteJson(*a.spot) : nlohmann::json(nullptr)},
           {"commitments", terms},
-          {"winner", a.winner ? nlohmann::json(catalog::TierName(*a.winner)) : nullptr}};
+          {"winner", a.winner ? nlohmann::json(CapacityTierName(*a.winner)) : nullptr}};
 }
 
 nlohmann::json CommitmentAnswerJson(const CommitmentAnalysis& a, const CommitmentAnswer& answer) {
@@ -44,7 +44,7 @@ nlohmann::json CommitmentAnswerJson(const CommitmentAnalysis& a, const Commitmen
   const std::optional<Money> spot_monthly =
       answer.spot ? answer.spot->monthly : std::optional<Money>();
   return {
-      {"term", catalog::TierName(reserved.tier)},
+      {"term", CapacityTierName(reserved.tier)},
       {"gpu", a.gpu},
       {"gpus", a.gpus},
       {"instances", reserved.instances},

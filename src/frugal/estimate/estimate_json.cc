@@ -31,7 +31,7 @@ nlohmann::json MemoryJson(const MemoryBreakdown& m) {
 nlohmann::json CostJson(const std::vector<TierCost>& costs) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& c : costs) {
-    list.push_back({{"tier", catalog::TierName(c.offer->tier)},
+    list.push_back({{"tier", CapacityTierName(c.offer->tier)},
                     {"cloud", c.offer->cloud},
                     {"instance_type", c.offer->instance_type},
                     {"region", c.offer->region},

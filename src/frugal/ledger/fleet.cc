@@ -32,7 +32,7 @@ std::string GroupValue(const SegmentFact& fact, GroupKey key) {
       v = fact.segment.offer.gpu;
       break;
     case GroupKey::kTier:
-      v = fact.segment.offer.tier;
+      v = CapacityTierName(fact.segment.offer.tier);
       break;
     case GroupKey::kCloud:
       v = fact.segment.offer.cloud;

@@ -56,10 +56,10 @@ Cells SegmentCells(const SegmentFact& fact, const Run& run, const Utilization& u
   const double hours = ToHours(length);
   const Money cost = offer.price.For(length);
   const Rate list = offer.on_demand_price.value_or(offer.price);
-  const bool committed = IsCommittedTier(offer.tier);
-  const std::string pricing = IsSpotTier(offer.tier) ? "Dynamic"
-                              : committed            ? "Committed"
-                                                     : "Standard";
+  const bool committed = IsReservedTier(offer.tier);
+  const std::string pricing = offer.tier == CapacityTier::kSpot ? "Dynamic"
+                              : committed                       ? "Committed"
+                                                                : "Standard";
   const std::string gpu =
       offer.gpu.empty() ? "no GPU" : fmt::format("{} x{}", offer.gpu, offer.gpu_count);
   Cells c;
@@ -73,16 +73,16 @@ Cells SegmentCells(const SegmentFact& fact, const Run& run, const Utilization& u
   c["ChargeCategory"] = "Usage";
   c["ChargeDescription"] =
       fmt::format("{} on {} {} in {} ({}), frugal run {} segment {}", gpu, offer.cloud,
-                  offer.instance_type, offer.region, offer.tier, s.run_id, s.id);
+                  offer.instance_type, offer.region, CapacityTierName(offer.tier), s.run_id, s.id);
   c["ChargeFrequency"] = "Usage-Based";
   c["ChargePeriodStart"] = FocusTime(from);
   c["ChargePeriodEnd"] = FocusEndTime(to);
   if (committed) {
     c["CommitmentDiscountCategory"] = "Usage";
     c["CommitmentDiscountId"] = fmt::format("frugal:{}:{}:{}:{}", offer.cloud, offer.instance_type,
-                                            offer.region, offer.tier);
+                                            offer.region, CapacityTierName(offer.tier));
     c["CommitmentDiscountName"] =
-        fmt::format("{} {} {}", offer.instance_type, offer.region, offer.tier);
+        fmt::format("{} {} {}", offer.instance_type, offer.region, CapacityTierName(offer.tier));
     c["CommitmentDiscountQuantity"] = Decimal(hours);
     c["CommitmentDiscountStatus"] = "Used";
     c["CommitmentDiscountType"] = "Reserved";
@@ -115,11 +115,12 @@ Cells SegmentCells(const SegmentFact& fact, const Run& run, const Utilization& u
   c["ServiceSubcategory"] = "Virtual Machines";
   c["SkuId"] = offer.instance_type;
   c["SkuMeter"] = "Instance hours";
-  c["SkuPriceId"] = fmt::format("{}:{}:{}", offer.instance_type, offer.region, offer.tier);
-  c["SkuPriceDetails"] = nlohmann::json{
-      {"x_GpuModel", offer.gpu},
-      {"x_GpuCount", offer.gpu_count},
-      {"x_Tier", offer.tier}}.dump();
+  c["SkuPriceId"] =
+      fmt::format("{}:{}:{}", offer.instance_type, offer.region, CapacityTierName(offer.tier));
+  c["SkuPriceDetails"] = nlohmann::json{{"x_GpuModel", offer.gpu},
+                                        {"x_GpuCount", offer.gpu_count},
+                                        {"x_Tier", CapacityTierName(offer.tier)}}
+                             .dump();
   const nlohmann::json tags = run.tags.ToJson();
   if (!tags.empty()) c["Tags"] = tags.dump();
   // A run is known by its name (the run id `frugal run` prints); the ledger's row number
@@ -133,81 +134,81 @@ Cells SegmentCells(const SegmentFact& fact, const Run& run, const Utilization& u
   c["x_GpuCount"] = std::to_string(offer.gpu_count);
   c["x_GpuHours"] = Decimal(hours * offer.gpu_count);
   c["x_GpuUtilization"] = util.gpu_util ? Decimal(*util.gpu_util) : "";
-  c["x_Tier"] = offer.tier;
+  c["x_Tier"] = CapacityTierName(offer.tier);
   return c;
 }
 
 }  // namespace
 
 const std::vector<std::string>& FocusExportColumns() {
-  static const std::vector<std::string> columns = {"AvailabilityZone",
-                                                   "BilledCost",
-                                                   "BillingAccountId",
-                                                   "BillingAccountName",
-                                                   "BillingAccountType",
-                                                   "BillingCurrency",
-                                                   "BillingPeriodEnd",
-                                                   "BillingPeriodStart",
-                                                   "CapacityReservationId",
-                                                   "CapacityReservationStatus",
-                                                   "ChargeCategory",
-                                                   "ChargeClass",
-                                                   "ChargeDescription",
-                                                   "ChargeFrequency",
-                                                   "ChargePeriodEnd",
-                                                   "ChargePeriodStart",
-                                                   "CommitmentDiscountCategory",
-                                                   "CommitmentDiscountId",
-                                                   "CommitmentDiscountName",
-                                                   "CommitmentDiscountQuantity",
-                                                   "CommitmentDiscountStatus",
-                                                   "CommitmentDiscountType",
-                                                   "CommitmentDiscountUnit",
-                                                   "ConsumedQuantity",
-                                                   "ConsumedUnit",
-                                                   "ContractedCost",
-                                                   "ContractedUnitPrice",
-                                                   "EffectiveCost",
-                                                   "InvoiceId",
-                                                   "InvoiceIssuerName",
-                                                   "ListCost",
-                                                   "ListUnitPrice",
-                                                   "PricingCategory",
-                                                   "PricingCurrency",
-                                                   "PricingCurrencyContractedUnitPrice",
-                                                   "PricingCurrencyEffectiveCost",
-                                                   "PricingCurrencyListUnitPrice",
-                                                   "PricingQuantity",
-                                                   "PricingUnit",
-                                                   "ProviderName",
-                                                   "PublisherName",
-                                                   "RegionId",
-                                                   "RegionName",
-                                                   "ResourceId",
-                                                   "ResourceName",
-                                                   "ResourceType",
-                                                   "ServiceCategory",
-                                                   "ServiceName",
-                                                   "ServiceSubcategory",
-                                                   "SkuId",
-                                                   "SkuMeter",
-                                                   "SkuPriceDetails",
-                                                   "SkuPriceId",
-                                                   "SubAccountId",
-                                                   "SubAccountName",
-                                                   "SubAccountType",
-                                                   "Tags",
-                                                   "x_RunId",
-                                                   "x_RunName",
-                                                   "x_RunStatus",
-                                                   "x_SegmentId",
-                                                   "x_SegmentEndReason",
-                                                   "x_GpuModel",
-                                                   "x_GpuCount",
-                                                   "x_GpuHours",
-                                                   "x_GpuUtilization",
-                                                   "x_Tier"};
-  return columns;
+  static const std::vector<std::string> kColumns = {"AvailabilityZone",
+                                                    "BilledCost",
+                                                    "BillingAccountId",
+                                                    "BillingAccountName",
+                                                    "BillingAccountType",
+                                                    "BillingCurrency",
+                                                    "BillingPeriodEnd",
+                                                    "BillingPeriodStart",
+                                                    "CapacityReservationId",
+                                                    "CapacityReservationStatus",
+                                                    "ChargeCategory",
+                                                    "ChargeClass",
+                                                    "ChargeDescription",
+                                                    "ChargeFrequency",
+                                                    "ChargePeriodEnd",
+                                                    "ChargePeriodStart",
+                                                    "CommitmentDiscountCategory",
+                                                    "CommitmentDiscountId",
+                                                    "CommitmentDiscountName",
+                                                    "CommitmentDiscountQuantity",
+                                                    "CommitmentDiscountStatus",
+                                                    "CommitmentDiscountType",
+                                                    "CommitmentDiscountUnit",
+                                                    "ConsumedQuantity",
+                                                    "ConsumedUnit",
+                                                    "ContractedCost",
+                                                    "ContractedUnitPrice",
+                                                    "EffectiveCost",
+                                                    "InvoiceId",
+                                                    "InvoiceIssuerName",
+                                                    "ListCost",
+                                                    "ListUnitPrice",
+                                                    "PricingCategory",
+                                                    "PricingCurrency",
+                                                    "PricingCurrencyContractedUnitPrice",
+                                                    "PricingCurrencyEffectiveCost",
+                                                    "PricingCurrencyListUnitPrice",
+                                                    "PricingQuantity",
+                                                    "PricingUnit",
+                                                    "ProviderName",
+                                                    "PublisherName",
+                                                    "RegionId",
+                                                    "RegionName",
+                                                    "ResourceId",
+                                                    "ResourceName",
+                                                    "ResourceType",
+                                                    "ServiceCategory",
+                                                    "ServiceName",
+                                                    "ServiceSubcategory",
+                                                    "SkuId",
+                                                    "SkuMeter",
+                                                    "SkuPriceDetails",
+                                                    "SkuPriceId",
+                                                    "SubAccountId",
+                                                    "SubAccountName",
+                                                    "SubAccountType",
+                                                    "Tags",
+                                                    "x_RunId",
+                                                    "x_RunName",
+                                                    "x_RunStatus",
+                                                    "x_SegmentId",
+                                                    "x_SegmentEndReason",
+                                                    "x_GpuModel",
+                                                    "x_GpuCount",
+                                                    "x_GpuHours",
+                                                    "x_GpuUtilization",
+                                                    "x_Tier"};
+  return kColumns;
 }
 
 Result<int64_t> ExportFocus(Ledger& ledger, const FocusExportOptions& asked, std::ostream& out) {

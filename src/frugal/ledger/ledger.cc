@@ -195,7 +195,7 @@ Result<RunId> Ledger::BeginRun(const NewRun& run) {
 }
 
 Result<SegmentId> Ledger::OpenSegment(RunId run, const SegmentOffer& offer, Timestamp start) {
-  const std::string tier = FRUGAL_TRY(NormalizeTier(offer.tier));
+  const std::string tier(CapacityTierName(offer.tier));
   SegmentId id = 0;
   Result<void> done = Transact(*db_, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
     std::vector<Row> state = FRUGAL_TRY(c.Query(

@@ -68,8 +68,8 @@ struct RunSummary {
   Run run;
   Money cost;
   double gpu_hours = 0;
-  std::string gpu;   ///< of the latest segment
-  std::string tier;  ///< of the latest segment
+  std::string gpu;                   ///< of the latest segment
+  std::optional<CapacityTier> tier;  ///< of the latest segment; unset without one
   int segments = 0;
 };
 

@@ -15,7 +15,9 @@ constexpr const char* kSegmentColumns =
     "id, run_id, cloud, instance_type, region, zone, gpu, gpu_count, tier, "
     "price_micros_per_hour, on_demand_micros_per_hour, start_ms, end_ms, end_reason";
 
-Segment SegmentFromRow(const Row& r) {
+/// A segment read back; a tier the vocabulary does not know (a ledger written by something
+/// else) is an error naming the segment, never a segment on some other tier.
+Result<Segment> SegmentFromRow(const Row& r) {
   Segment s;
   s.id = AsInt(r[0]);
   s.run_id = AsInt(r[1]);
@@ -25,7 +27,10 @@ Segment SegmentFromRow(const Row& r) {
   s.offer.zone = AsText(r[5]);
   s.offer.gpu = AsText(r[6]);
   s.offer.gpu_count = static_cast<int>(AsInt(r[7]));
-  s.offer.tier = AsText(r[8]);
+  const Result<CapacityTier> tier = ParseCapacityTier(AsText(r[8]));
+  if (!tier)
+    return Fail(ErrorCode::kFailed, fmt::format("segment {}: {}", s.id, tier.error().message));
+  s.offer.tier = *tier;
   s.offer.price = Rate{Money::FromMicros(AsInt(r[9]))};
   if (!IsNull(r[10])) s.offer.on_demand_price = Rate{Money::FromMicros(AsInt(r[10]))};
   s.start = FromMillis(AsInt(r[11]));
@@ -89,7 +94,7 @@ Result<std::vector<Segment>> Ledger::LoadSegments(std::string_view where,
       db_->Query(fmt::format("SELECT {} FROM segments {}", kSegmentColumns, where), params));
   std::vector<Segment> segments;
   segments.reserve(rows.size());
-  for (const Row& r : rows) segments.push_back(SegmentFromRow(r));
+  for (const Row& r : rows) segments.push_back(FRUGAL_TRY(SegmentFromRow(r)));
   return segments;
 }
 
@@ -213,7 +218,7 @@ Result<std::vector<SegmentFact>> SegmentFactsWhere(Connection& db, std::string_v
   facts.reserve(rows.size());
   for (const Row& r : rows) {
     SegmentFact fact;
-    fact.segment = SegmentFromRow(r);
+    fact.segment = FRUGAL_TRY(SegmentFromRow(r));
     fact.tags.team = AsText(r[14]);
     fact.tags.project = AsText(r[15]);
     fact.tags.owner = AsText(r[16]);

@@ -1,21 +1,42 @@
 #include "frugal/ledger/queue_jobs.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
+
+#include "frugal/core/text.h"
 
 namespace frugal::ledger {
 namespace {
+
+constexpr std::array<std::pair<QueueJobState, std::string_view>, 7> kStateNames{{
+    {QueueJobState::kWaiting, "waiting"},
+    {QueueJobState::kHeld, "held"},
+    {QueueJobState::kStarting, "starting"},
+    {QueueJobState::kRunning, "running"},
+    {QueueJobState::kSucceeded, "succeeded"},
+    {QueueJobState::kFailed, "failed"},
+    {QueueJobState::kCancelled, "cancelled"},
+}};
 
 constexpr const char* kJobColumns =
     "id, name, state, command, request, submitted_ms, updated_ms, pool, devices, pid, run_id, "
     "started_ms, finished_ms, exit_code, expected_cost_micros, reason";
 
-QueueJobRow JobFromRow(const Row& r) {
+/// A row read back; a state the queue does not know is an error naming the job (a ledger
+/// written by something else), never a job in no state.
+Result<QueueJobRow> JobFromRow(const Connection& db, const Row& r) {
   QueueJobRow j;
   j.id = AsInt(r[0]);
   j.name = AsText(r[1]);
-  j.state = AsText(r[2]);
+  const Result<QueueJobState> state = ParseQueueJobState(AsText(r[2]));
+  if (!state) {
+    return Fail(ErrorCode::kFailed,
+                fmt::format("{}: queue job {}: {}", db.where(), j.id, state.error().message));
+  }
+  j.state = *state;
   j.command = AsText(r[3]);
   j.request = AsText(r[4]);
   j.submitted_ms = AsInt(r[5]);
@@ -41,6 +62,12 @@ QueueDecisionRow DecisionFromRow(const Row& r) {
           AsOptionalInt(r[6]), AsOptionalInt(r[7]), AsText(r[8])};
 }
 
+std::vector<Value> StateNames(std::span<const QueueJobState> states) {
+  std::vector<Value> names;
+  for (const QueueJobState s : states) names.emplace_back(std::string(QueueJobStateName(s)));
+  return names;
+}
+
 std::string Placeholders(size_t n) {
   std::string s;
   for (size_t i = 0; i < n; ++i) s += i == 0 ? "?" : ", ?";
@@ -49,9 +76,27 @@ std::string Placeholders(size_t n) {
 
 }  // namespace
 
+std::string_view QueueJobStateName(QueueJobState state) {
+  for (const auto& [s, name] : kStateNames) {
+    if (s == state) return name;
+  }
+  return "waiting";
+}
+
+Result<QueueJobState> ParseQueueJobState(std::string_view text) {
+  std::vector<std::string> names;
+  for (const auto& [s, name] : kStateNames) {
+    if (name == text) return s;
+    names.emplace_back(name);
+  }
+  return Fail(ErrorCode::kBadInput,
+              fmt::format("unknown job state '{}'{} (one of {})", Abbreviate(text),
+                          DidYouMean(text, names), fmt::join(names, ", ")));
+}
+
 Result<int64_t> InsertQueueJob(Connection& db, const QueueJobRow& job) {
   const std::vector<Value> params = {job.name,
-                                     job.state,
+                                     std::string(QueueJobStateName(job.state)),
                                      job.command,
                                      job.request,
                                      job.submitted_ms,
@@ -67,14 +112,15 @@ Result<int64_t> InsertQueueJob(Connection& db, const QueueJobRow& job) {
 }
 
 Result<std::vector<QueueJobRow>> ListQueueJobs(Connection& db,
-                                               std::span<const std::string> states) {
-  std::vector<Value> params(states.begin(), states.end());
+                                               std::span<const QueueJobState> states) {
+  const std::vector<Value> params = StateNames(states);
   const std::string where =
       states.empty() ? "" : " WHERE state IN (" + Placeholders(states.size()) + ")";
   const std::vector<Row> rows = FRUGAL_TRY(
       db.Query(fmt::format("SELECT {} FROM queue_jobs{} ORDER BY id", kJobColumns, where), params));
   std::vector<QueueJobRow> jobs;
-  for (const Row& r : rows) jobs.push_back(JobFromRow(r));
+  jobs.reserve(rows.size());
+  for (const Row& r : rows) jobs.push_back(FRUGAL_TRY(JobFromRow(db, r)));
   return jobs;
 }
 
@@ -99,7 +145,7 @@ Result<std::vector<QueueJobRow>> ListQueueJobsById(Connection& db, std::span<con
         FRUGAL_TRY(db.Query(fmt::format("SELECT {} FROM queue_jobs WHERE id IN ({}) ORDER BY id",
                                         kJobColumns, Placeholders(n)),
                             params));
-    for (const Row& r : rows) jobs.push_back(JobFromRow(r));
+    for (const Row& r : rows) jobs.push_back(FRUGAL_TRY(JobFromRow(db, r)));
   }
   std::sort(jobs.begin(), jobs.end(),
             [](const QueueJobRow& a, const QueueJobRow& b) { return a.id < b.id; });
@@ -111,14 +157,14 @@ Result<std::optional<QueueJobRow>> GetQueueJob(Connection& db, int64_t id) {
   const std::vector<Row> rows = FRUGAL_TRY(
       db.Query(fmt::format("SELECT {} FROM queue_jobs WHERE id = ?", kJobColumns), params));
   if (rows.empty()) return std::optional<QueueJobRow>();
-  return std::optional<QueueJobRow>(JobFromRow(rows[0]));
+  return std::optional<QueueJobRow>(FRUGAL_TRY(JobFromRow(db, rows[0])));
 }
 
-Result<bool> MoveQueueJob(Connection& db, int64_t id, std::span<const std::string> from,
-                          std::string_view to, const QueueJobRow& f, int64_t now_ms) {
+Result<bool> MoveQueueJob(Connection& db, int64_t id, std::span<const QueueJobState> from,
+                          QueueJobState to, const QueueJobRow& f, int64_t now_ms) {
   // updated_ms only grows, by a millisecond at least, whatever the caller's clock says: a
   // reader that keeps rows between passes (queue_service.h) tells every change by it.
-  std::vector<Value> params = {std::string(to), now_ms, now_ms};
+  std::vector<Value> params = {std::string(QueueJobStateName(to)), now_ms, now_ms};
   std::string set =
       "state = ?, updated_ms = CASE WHEN updated_ms >= ? THEN updated_ms + 1 ELSE ? END";
   const auto text = [&](const char* column, const std::string& v) {
@@ -142,7 +188,7 @@ Result<bool> MoveQueueJob(Connection& db, int64_t id, std::span<const std::strin
   text("reason", f.reason);
   text("request", f.request);
   params.emplace_back(id);
-  params.insert(params.end(), from.begin(), from.end());
+  for (Value& state : StateNames(from)) params.push_back(std::move(state));
   const std::vector<Row> rows = FRUGAL_TRY(
       db.Query(fmt::format("UPDATE queue_jobs SET {} WHERE id = ? AND state IN ({}) RETURNING id",
                            set, Placeholders(from.size())),
@@ -170,6 +216,7 @@ Result<std::vector<QueueDecisionRow>> ListQueueDecisions(Connection& db, int64_t
       fmt::format("SELECT {} FROM queue_decisions WHERE job_id = ? ORDER BY id", kDecisionColumns),
       params));
   std::vector<QueueDecisionRow> out;
+  out.reserve(rows.size());
   for (const Row& r : rows) out.push_back(DecisionFromRow(r));
   return out;
 }
@@ -181,6 +228,7 @@ Result<std::vector<QueueDecisionRow>> ListLatestQueueDecisions(Connection& db) {
                            kDecisionColumns),
                {}));
   std::vector<QueueDecisionRow> out;
+  out.reserve(rows.size());
   for (const Row& r : rows) out.push_back(DecisionFromRow(r));
   return out;
 }
@@ -198,7 +246,12 @@ Result<std::vector<RunSpanRow>> RunSpansOf(Connection& db, std::string_view run_
     RunSpanRow span;
     span.start_ms = AsInt(r[0]);
     span.end_ms = AsOptionalInt(r[1]);
-    span.tier = AsText(r[2]);
+    const Result<CapacityTier> tier = ParseCapacityTier(AsText(r[2]));
+    if (!tier) {
+      return Fail(ErrorCode::kFailed,
+                  fmt::format("{}: run '{}': {}", db.where(), run_name, tier.error().message));
+    }
+    span.tier = *tier;
     span.end_reason = AsText(r[3]);
     span.last_checkpoint_ms = AsOptionalInt(r[4]);
     spans.push_back(std::move(span));

@@ -2,7 +2,8 @@
 // The job queue's rows in the ledger (schema version 7): queue_jobs, one per submitted job,
 // and queue_decisions, every placement decision made for them. The queue layer owns what the
 // columns mean; the ledger stores them, and moves a job between states atomically so that two
-// schedulers on one ledger never both start it.
+// schedulers on one ledger never both start it. A job's state is a QueueJobState: its name is
+// what the state column holds, parsed once where a row is read.
 
 #include <cstdint>
 #include <optional>
@@ -12,14 +13,21 @@
 #include <vector>
 
 #include "frugal/core/error.h"
+#include "frugal/core/tier.h"
 #include "frugal/ledger/sql.h"
 
 namespace frugal::ledger {
 
+enum class QueueJobState { kWaiting, kHeld, kStarting, kRunning, kSucceeded, kFailed, kCancelled };
+/// "waiting", "held", "starting", "running", "succeeded", "failed", "cancelled".
+[[nodiscard]] std::string_view QueueJobStateName(QueueJobState state);
+/// The names above, exactly; kBadInput naming them (with a suggestion) otherwise.
+[[nodiscard]] Result<QueueJobState> ParseQueueJobState(std::string_view text);
+
 struct QueueJobRow {
   int64_t id = 0;
   std::string name;
-  std::string state;    ///< waiting, held, starting, running, succeeded, failed, cancelled
+  QueueJobState state = QueueJobState::kWaiting;
   std::string command;  ///< JSON array of argv
   std::string request;  ///< JSON: the job as the scheduler sees it
   int64_t submitted_ms = 0;
@@ -51,7 +59,7 @@ struct QueueDecisionRow {
 [[nodiscard]] Result<int64_t> InsertQueueJob(Connection& db, const QueueJobRow& job);
 /// Jobs, oldest first; all when `states` is empty.
 [[nodiscard]] Result<std::vector<QueueJobRow>> ListQueueJobs(Connection& db,
-                                                             std::span<const std::string> states);
+                                                             std::span<const QueueJobState> states);
 /// A job's id and when its row last changed (updated_ms grows with every move, by a
 /// millisecond at least, so an unchanged value means an unchanged row).
 struct QueueJobVersion {
@@ -73,7 +81,7 @@ struct QueueJobVersion {
 /// keeps what it learns of a job, its spot history, there) that are set, and updated_ms:
 /// `now_ms`, or one more than it was when that is not later. Returns whether it moved.
 [[nodiscard]] Result<bool> MoveQueueJob(Connection& db, int64_t id,
-                                        std::span<const std::string> from, std::string_view to,
+                                        std::span<const QueueJobState> from, QueueJobState to,
                                         const QueueJobRow& fields, int64_t now_ms);
 
 [[nodiscard]] Result<void> InsertQueueDecisions(Connection& db,
@@ -89,7 +97,7 @@ struct QueueJobVersion {
 struct RunSpanRow {
   int64_t start_ms = 0;
   std::optional<int64_t> end_ms;
-  std::string tier;
+  CapacityTier tier = CapacityTier::kOnDemand;
   std::string end_reason;
   std::optional<int64_t> last_checkpoint_ms;
 };

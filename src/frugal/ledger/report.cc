@@ -52,7 +52,7 @@ void Add(Accumulator& acc, const SegmentFact& fact, const ReportOptions& o, Time
   const Money spend = s.offer.price.For(in_window);
   acc.row.spend += spend;
   acc.row.gpu_hours += ToHours(in_window) * s.offer.gpu_count;
-  if (IsSpotTier(s.offer.tier)) {
+  if (s.offer.tier == CapacityTier::kSpot) {
     acc.row.spot_spend += spend;
     if (s.offer.on_demand_price) {
       acc.row.spot_savings += s.offer.on_demand_price->For(in_window) - spend;

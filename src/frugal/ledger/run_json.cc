@@ -15,7 +15,7 @@ nlohmann::json RunSummaryJson(const RunSummary& r) {
           {"cost_micros", r.cost.micros()},
           {"gpu_hours", r.gpu_hours},
           {"gpu", r.gpu.empty() ? nlohmann::json() : nlohmann::json(r.gpu)},
-          {"tier", r.tier.empty() ? nlohmann::json() : nlohmann::json(r.tier)},
+          {"tier", r.tier ? nlohmann::json(CapacityTierName(*r.tier)) : nlohmann::json()},
           {"segments", r.segments}};
 }
 
@@ -35,7 +35,7 @@ nlohmann::json SegmentJson(const Segment& seg, Timestamp now) {
           {"zone", seg.offer.zone.empty() ? nlohmann::json() : nlohmann::json(seg.offer.zone)},
           {"gpu", seg.offer.gpu},
           {"gpu_count", seg.offer.gpu_count},
-          {"tier", seg.offer.tier},
+          {"tier", CapacityTierName(seg.offer.tier)},
           {"price_per_hour_usd", seg.offer.price.per_hour.ToPlainString()},
           {"on_demand_price_per_hour_usd",
            seg.offer.on_demand_price

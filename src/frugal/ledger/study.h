@@ -19,6 +19,10 @@ using StudyId = int64_t;
 using TrialId = int64_t;
 
 enum class StudyState { kRunning, kFinished, kBudgetStopped, kCancelled };
+/// A trial row's stored status, for the ledger's readers (audit, reports). Not tune::TrialState
+/// (tune/trial.h), which names the tuner's own lifecycle: it has no pending trial and tells a
+/// stop at a budget or at the wall-clock cap apart, both of which the ledger records as paused
+/// (resumable). The tuner maps its state onto this one (tune/ledger_study_store.cc).
 enum class TrialState { kPending, kRunning, kPaused, kPruned, kCompleted, kFailed };
 [[nodiscard]] std::string_view StudyStateName(StudyState s);
 [[nodiscard]] Result<StudyState> ParseStudyState(std::string_view text);

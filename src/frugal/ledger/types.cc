@@ -102,11 +102,6 @@ Result<EventType> ParseEventType(std::string_view text) {
   return ParseName(text, kEventTypeNames, "event type");
 }
 
-Result<std::string> NormalizeTier(std::string_view raw) {
-  const CapacityTier tier = FRUGAL_TRY(ParseCapacityTier(raw));
-  return std::string(CapacityTierName(tier));
-}
-
 std::string Tags::Get(std::string_view key) const {
   if (key == "team") return team;
   if (key == "project") return project;

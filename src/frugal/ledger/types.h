@@ -15,6 +15,7 @@
 #include "frugal/core/duration.h"
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
+#include "frugal/core/tier.h"
 
 namespace frugal::ledger {
 
@@ -71,14 +72,6 @@ enum class EventType {
 [[nodiscard]] std::string_view EventTypeName(EventType t);
 [[nodiscard]] Result<EventType> ParseEventType(std::string_view text);
 
-/// Tiers as core/tier.h names them: "on_demand", "spot", "reserved_1y", "reserved_3y",
-/// "owned" (capacity paid for whether used or not: never a spot candidate).
-[[nodiscard]] Result<std::string> NormalizeTier(std::string_view text);
-[[nodiscard]] inline bool IsSpotTier(std::string_view tier) { return tier == "spot"; }
-[[nodiscard]] inline bool IsCommittedTier(std::string_view tier) {
-  return tier.starts_with("reserved");
-}
-
 /// team, project and owner, plus any other key=value.
 struct Tags {
   std::string team;
@@ -124,7 +117,9 @@ struct SegmentOffer {
   std::string zone;  ///< empty when unknown
   std::string gpu;   ///< empty for CPU-only
   int gpu_count = 0;
-  std::string tier = "on_demand";
+  /// core/tier.h's tier (owned: capacity paid for whether used or not, never a spot
+  /// candidate); the segments table holds its name, parsed once where a row is read.
+  CapacityTier tier = CapacityTier::kOnDemand;
   Rate price;
   std::optional<Rate> on_demand_price;  ///< the same offer's on-demand price, when known
 };

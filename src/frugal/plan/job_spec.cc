@@ -351,7 +351,7 @@ Result<Constraints> ReadConstraints(const YamlDoc& doc, const Node& root,
     c.clouds_where.push_back(doc.Where(list));
   }
   c.regions = FRUGAL_TRY(doc.StringList(n, "regions"));
-  c.tiers = FRUGAL_TRY(ParsedList<catalog::Tier>(doc, n, "tiers", catalog::ParseTier));
+  c.tiers = FRUGAL_TRY(ParsedList<CapacityTier>(doc, n, "tiers", ParseRentedTier));
   for (const auto& g : FRUGAL_TRY(doc.StringList(n, "gpus"))) {
     c.gpus.push_back(FRUGAL_TRY(ResolveGpu(doc, n["gpus"], "gpus", g, known)));
   }

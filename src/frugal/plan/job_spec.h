@@ -58,7 +58,7 @@ struct Constraints {
   std::vector<std::string> clouds;
   std::vector<std::string> clouds_where;  ///< file:line:col of each of `clouds`
   std::vector<std::string> regions;
-  std::vector<catalog::Tier> tiers;
+  std::vector<CapacityTier> tiers;
   std::vector<std::string> gpus;  ///< canonical names
   int max_gpus = 8;
   std::optional<double> reserved_utilization;  ///< share of a reservation this job's team uses

@@ -25,7 +25,7 @@ std::vector<const catalog::GpuSpec*> RentedGpus(const catalog::Catalog& c) {
   std::map<std::string, Money> cheapest;  // GPU → lowest on-demand price per GPU-hour
   for (const catalog::Offer& o : c.offers()) {
     if (o.gpu.empty() || o.gpu_count <= 0) continue;
-    const Money per_gpu = o.tier == catalog::Tier::kOnDemand
+    const Money per_gpu = o.tier == CapacityTier::kOnDemand
                               ? o.price.per_hour.Scaled(1.0 / o.gpu_count)
                               : Money::FromDollars(1e9);  // rented, but not on demand: last
     auto [it, inserted] = cheapest.emplace(o.gpu, per_gpu);
@@ -241,7 +241,7 @@ nlohmann::json KnobComparisonJson(const KnobQuestion& q, const KnobComparison& k
           {"capacity_gib_per_gpu", q.gpu->UsableMemoryGib()},
           {"nameplate_gib_per_gpu", q.gpu->memory_gib},
           {"tokens", q.tokens ? nlohmann::json(*q.tokens) : nlohmann::json()},
-          {"tier", catalog::TierName(q.tier)},
+          {"tier", CapacityTierName(q.tier)},
           {"offer", k.offer ? nlohmann::json(k.offer->Id()) : nlohmann::json()},
           {"evaluated_configurations", k.evaluated},
           {"rows", rows}};

@@ -20,12 +20,12 @@ namespace frugal::plan {
 /// What to compare: the job, its knobs as given, and where.
 struct KnobQuestion {
   estimate::Model model;
-  estimate::Training base;                        ///< the knobs as given; `gpus` is the GPU count
-  std::optional<double> tokens;                   ///< the work; none: memory only (no time or cost)
-  const catalog::GpuSpec* gpu = nullptr;          ///< the chosen GPU (borrowed)
-  double network_gbps = 0;                        ///< between nodes; 0: the estimator's default
-  catalog::Tier tier = catalog::Tier::kOnDemand;  ///< cost at this tier's cheapest offer
-  const catalog::Offer* offer = nullptr;          ///< or at exactly this offer (borrowed)
+  estimate::Training base;                      ///< the knobs as given; `gpus` is the GPU count
+  std::optional<double> tokens;                 ///< the work; none: memory only (no time or cost)
+  const catalog::GpuSpec* gpu = nullptr;        ///< the chosen GPU (borrowed)
+  double network_gbps = 0;                      ///< between nodes; 0: the estimator's default
+  CapacityTier tier = CapacityTier::kOnDemand;  ///< cost at this tier's cheapest offer
+  const catalog::Offer* offer = nullptr;        ///< or at exactly this offer (borrowed)
 };
 
 /// One knob setting.

@@ -159,7 +159,7 @@ nlohmann::json OptionJson(const Option& o, size_t rank) {
       {"instance_type", o.offer->instance_type},
       {"region", o.offer->region},
       {"zone", o.offer->zone.empty() ? nlohmann::json() : nlohmann::json(o.offer->zone)},
-      {"tier", catalog::TierName(o.offer->tier)},
+      {"tier", CapacityTierName(o.offer->tier)},
       {"run", RunKindName(o.kind)},
       {"gpu", cpu ? nlohmann::json() : nlohmann::json(o.offer->gpu)},
       {"gpu_count", o.gpus},

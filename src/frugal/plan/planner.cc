@@ -40,7 +40,6 @@ namespace est = estimate;
 /// Options that would run longer are excluded rather than priced.
 constexpr double kMaxPlannedHours = 1e6;
 using catalog::Offer;
-using catalog::Tier;
 
 /// Below this spot deadline risk a fallback changes nothing worth listing.
 constexpr double kMinFallbackRisk = 0.005;
@@ -124,12 +123,12 @@ bool Price(Context& ctx, Option& opt) {
   const DataSource& data = ctx.plan.data;
   opt.launch_hours = LaunchHours(launch, o, data.gb) + data.preprocess_hours;
   switch (o.tier) {
-    case Tier::kOnDemand:
+    case CapacityTier::kOnDemand:
       opt.wall_hours = opt.launch_hours + opt.work_hours;
       opt.billed_hours = BilledHours(launch, opt.wall_hours);
       opt.expected_cost = rate.ForHours(opt.billed_hours);
       break;
-    case Tier::kSpot: {
+    case CapacityTier::kSpot: {
       if (const auto& why = ctx.spec.fault_tolerance.not_spot_ready) {
         Exclude(ctx, fmt::format("spot: drill '{}' found the job not spot-ready ({})",
                                  ctx.spec.fault_tolerance.drill, *why));
@@ -163,8 +162,8 @@ bool Price(Context& ctx, Option& opt) {
       opt.deadline_miss_probability = opt.spot.deadline_miss_probability;
       break;
     }
-    case Tier::kReserved1y:
-    case Tier::kReserved3y: {
+    case CapacityTier::kReserved1y:
+    case CapacityTier::kReserved3y: {
       const auto utilization = ctx.spec.constraints.reserved_utilization;
       if (!utilization) {
         Exclude(ctx, "reserved tiers: shown only with constraints.reserved_utilization");
@@ -177,6 +176,8 @@ bool Price(Context& ctx, Option& opt) {
       opt.expected_cost = rate.ForHours(opt.wall_hours / *utilization);
       break;
     }
+    case CapacityTier::kOwned:  // never an offer's tier (catalog/offer.h)
+      return false;
   }
   // Egress (or a copy's share) for every read of the data; spot restarts read it again.
   const double restarts = opt.kind == RunKind::kSpot ? opt.spot.expected_preemptions : 0;
@@ -289,7 +290,7 @@ void AddModelled(Context& ctx, const Offer& o, int instances, int total,
   opt.work_hours = k.best->WallHours();
   if (!Price(ctx, opt)) return;
   ctx.candidates.push_back(opt);
-  if (k.baseline && k.baseline->fits && o.tier == Tier::kOnDemand &&
+  if (k.baseline && k.baseline->fits && o.tier == CapacityTier::kOnDemand &&
       k.baseline->WallHours() <= kMaxPlannedHours) {
     const double hours = k.baseline->WallHours();
     // The same offer reads the same data: its data cost is the baseline's too.
@@ -365,7 +366,7 @@ void AddFallbacks(Context& ctx) {
   if (!ctx.plan.deadline_hours) return;
   std::map<std::tuple<std::string, std::string, int>, const Option*> on_demand;
   for (const Option& opt : ctx.candidates) {
-    if (opt.offer->tier != Tier::kOnDemand) continue;
+    if (opt.offer->tier != CapacityTier::kOnDemand) continue;
     const auto key = std::make_tuple(opt.offer->cloud, opt.offer->gpu, opt.gpus);
     auto [it, inserted] = on_demand.emplace(key, &opt);
     if (!inserted && opt.expected_cost < it->second->expected_cost) it->second = &opt;
@@ -453,7 +454,7 @@ void GroupLosers(Context& ctx) {
     const std::pair<std::string_view, std::string_view> name{
         o.offer->gpu.empty() ? std::string_view("CPU") : std::string_view(o.offer->gpu),
         o.kind == RunKind::kFallback ? std::string_view("spot+fallback")
-                                     : catalog::TierName(o.offer->tier)};
+                                     : CapacityTierName(o.offer->tier)};
     Group& g = groups[name];
     ++g.count;
     if (best.meets_deadline && !o.meets_deadline) {

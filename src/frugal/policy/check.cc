@@ -20,6 +20,13 @@ std::string List(const std::vector<std::string>& v) {
   return fmt::format("{}", fmt::join(v, ", "));
 }
 
+std::string List(const std::vector<CapacityTier>& tiers) {
+  std::vector<std::string> names;
+  names.reserve(tiers.size());
+  for (const CapacityTier t : tiers) names.emplace_back(CapacityTierName(t));
+  return List(names);
+}
+
 /// Where a subject of each kind states what a rule judges.
 struct Fields {
   std::string gpus, tiers, budget, checkpoint;
@@ -88,9 +95,9 @@ void H100Justification(const Policy& p, const Subject& s, const Fields& f,
 }
 
 void SpotRules(const Policy& p, const Subject& s, const Fields& f, std::vector<Violation>& out) {
-  const bool spot_only = s.tiers.size() == 1 && s.tiers[0] == "spot";
-  const bool may_use_spot =
-      s.tiers.empty() || std::find(s.tiers.begin(), s.tiers.end(), "spot") != s.tiers.end();
+  const bool spot_only = s.tiers.size() == 1 && s.tiers[0] == CapacityTier::kSpot;
+  const bool may_use_spot = s.tiers.empty() || std::find(s.tiers.begin(), s.tiers.end(),
+                                                         CapacityTier::kSpot) != s.tiers.end();
   if (p.spot_for_fault_tolerant_training && WorkloadClass(p, s) == "training" && s.fault_tolerant &&
       !spot_only) {
     out.push_back({"spot-required",

@@ -29,6 +29,7 @@
 #include "frugal/core/duration.h"
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
+#include "frugal/core/tier.h"
 #include "frugal/plan/planner.h"
 
 namespace frugal::policy {
@@ -63,10 +64,10 @@ struct Subject {
   std::string kind;  ///< "Job", "Study", or "Run" (a `frugal run` without a spec)
   std::string name;
   std::map<std::string, std::string> tags;
-  std::vector<std::string> gpus;   ///< allowed or chosen GPU models; empty = any
-  bool no_gpu = false;             ///< runs on CPUs only: the GPU rules do not apply
-  std::vector<std::string> tiers;  ///< allowed tiers; empty = any
-  bool fault_tolerant = false;     ///< declares checkpointing (fault_tolerance / interval)
+  std::vector<std::string> gpus;    ///< allowed or chosen GPU models; empty = any
+  bool no_gpu = false;              ///< runs on CPUs only: the GPU rules do not apply
+  std::vector<CapacityTier> tiers;  ///< allowed tiers; empty = any
+  bool fault_tolerant = false;      ///< declares checkpointing (fault_tolerance / interval)
   std::optional<Duration> checkpoint_interval;  ///< the longest interval it may use
   bool checkpoint_on_notice = false;  ///< saves when the preemption notice arrives (any interval)
   /// Set when the spec asks to save on notice but the save does not fit in it: why.

@@ -20,7 +20,13 @@ Result<Subject> StudySubject(const YamlDoc& doc, const catalog::Catalog& catalog
   s.name = FRUGAL_TRY(doc.RequiredString(root, "name"));
   s.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
   if (const YAML::Node r = root["resources"]) {
-    if (auto tier = FRUGAL_TRY(doc.OptionalString(r, "tier"))) s.tiers = {*tier};
+    if (auto tier = FRUGAL_TRY(doc.OptionalString(r, "tier"))) {
+      const Result<CapacityTier> parsed = ParseRentedTier(*tier);
+      if (!parsed) {
+        return tl::unexpected(doc.ErrorAt(r["tier"], "resources.tier", parsed.error().message));
+      }
+      s.tiers = {*parsed};
+    }
     if (auto gpu = FRUGAL_TRY(doc.OptionalString(r, "gpu"))) {
       const catalog::GpuSpec* spec = catalog.FindGpu(*gpu);
       if (spec == nullptr) {
@@ -52,8 +58,8 @@ Result<Subject> StudySubject(const YamlDoc& doc, const catalog::Catalog& catalog
       const std::string tier_text = space != std::string::npos
                                         ? std::string(Trim(offer->substr(space + 1)))
                                         : offer->substr(offer->rfind(':') + 1);
-      if (const auto tier = catalog::ParseTier(tier_text); s.tiers.empty() && tier) {
-        s.tiers = {std::string(catalog::TierName(*tier))};
+      if (const auto tier = ParseRentedTier(tier_text); s.tiers.empty() && tier) {
+        s.tiers = {*tier};
       }
     }
     if (const YAML::Node ci = r["checkpoint_interval"]) {
@@ -81,7 +87,7 @@ Subject JobSubject(const YamlDoc& doc, const plan::JobSpec& spec) {
   s.name = spec.name;
   s.tags = spec.tags;
   s.gpus = spec.constraints.gpus;
-  for (catalog::Tier t : spec.constraints.tiers) s.tiers.emplace_back(catalog::TierName(t));
+  s.tiers = spec.constraints.tiers;
   s.fault_tolerant =
       static_cast<bool>(doc.root()["fault_tolerance"]) || !spec.fault_tolerance.drill.empty();
   // On notice only when the save fits in the notice: else the planner checkpoints periodically
@@ -131,11 +137,11 @@ Subject ForOption(const Subject& job, const plan::Option& option) {
   if (!s.no_gpu) s.gpus.push_back(option.offer->gpu);
   const bool spot = option.kind == plan::RunKind::kSpot || option.kind == plan::RunKind::kFallback;
   if (option.kind == plan::RunKind::kFallback) {
-    s.tiers = {"spot", std::string(catalog::TierName(option.fallback_offer->tier))};
+    s.tiers = {CapacityTier::kSpot, option.fallback_offer->tier};
     const std::string& gpu = option.fallback_offer->gpu;
     if (!gpu.empty() && gpu != option.offer->gpu) s.gpus.push_back(gpu);
   } else {
-    s.tiers = {spot ? std::string("spot") : std::string(catalog::TierName(option.offer->tier))};
+    s.tiers = {spot ? CapacityTier::kSpot : option.offer->tier};
   }
   // What the option does on spot, not what the spec wishes: a save that does not fit in the
   // notice is planned as periodic checkpoints, which the policy's interval judges.

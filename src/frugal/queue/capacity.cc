@@ -15,10 +15,11 @@
 namespace frugal::queue {
 namespace {
 
-Result<Tier> ParseTier(const YamlDoc& doc, const YAML::Node& pool, const std::string& text) {
-  if (text == "owned") return Tier::kOwned;
-  if (text == "on_demand") return Tier::kOnDemand;
-  if (text == "spot") return Tier::kSpot;
+/// A pool's tier: owned, on_demand or spot, as core/tier.h names them (a pool is not reserved).
+Result<CapacityTier> ParsePoolTier(const YamlDoc& doc, const YAML::Node& pool,
+                                   const std::string& text) {
+  const Result<CapacityTier> tier = ParseCapacityTier(text);
+  if (tier && CapacityTierName(*tier) == text && !IsReservedTier(*tier)) return *tier;
   const std::vector<std::string> names = {"owned", "on_demand", "spot"};
   return doc.FailAt(
       pool["tier"], "tier",
@@ -132,7 +133,7 @@ Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,
     return doc.FailAt(node["kind"], "kind", fmt::format("'{}' is not local or slurm", kind));
   }
   const std::string tier = FRUGAL_TRY(doc.RequiredString(node, "tier"));
-  pool.tier = FRUGAL_TRY(ParseTier(doc, node, tier));
+  pool.tier = FRUGAL_TRY(ParsePoolTier(doc, node, tier));
   pool.partition = FRUGAL_TRY(doc.OptionalString(node, "partition")).value_or("");
   pool.gres = FRUGAL_TRY(doc.OptionalString(node, "gres")).value_or("");
   if (pool.kind == PoolKind::kSlurm && pool.partition.empty()) {
@@ -167,7 +168,7 @@ Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,
     pool.gres = fmt::format("gpu:{}", pool.gpus_per_node);
   }
   const std::optional<Money> price = FRUGAL_TRY(doc.OptionalMoney(node, "price_per_gpu_hour"));
-  if (!price && pool.tier != Tier::kOwned) {
+  if (!price && pool.tier != CapacityTier::kOwned) {
     return doc.FailAt(
         node, "price_per_gpu_hour",
         "missing: an on_demand or spot pool needs its price (a missing price is never "
@@ -182,12 +183,12 @@ Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,
     return doc.FailAt(node["preemptions_per_hour"], "preemptions_per_hour",
                       "must be from 0 to 100");
   }
-  if (pool.tier != Tier::kSpot && node["preemptions_per_hour"]) {
+  if (pool.tier != CapacityTier::kSpot && node["preemptions_per_hour"]) {
     return doc.FailAt(node["preemptions_per_hour"], "preemptions_per_hour",
                       "only a spot pool is preempted");
   }
   pool.trace = FRUGAL_TRY(doc.OptionalString(node, "trace")).value_or("");
-  if (!pool.trace.empty() && pool.tier != Tier::kSpot) {
+  if (!pool.trace.empty() && pool.tier != CapacityTier::kSpot) {
     return doc.FailAt(node["trace"], "trace", "only a spot pool has an availability trace");
   }
   if (!pool.trace.empty()) pool.trace_where = doc.Where(node["trace"]) + ": field 'trace'";
@@ -295,30 +296,6 @@ Result<Capacity> FromDoc(const YamlDoc& doc, const std::vector<std::string>& kno
 }
 
 }  // namespace
-
-const char* TierName(Tier tier) {
-  switch (tier) {
-    case Tier::kOwned:
-      return "owned";
-    case Tier::kOnDemand:
-      return "on_demand";
-    case Tier::kSpot:
-      return "spot";
-  }
-  return "?";
-}
-
-CapacityTier RecordedTier(Tier tier) {
-  switch (tier) {
-    case Tier::kOwned:
-      return CapacityTier::kOwned;
-    case Tier::kOnDemand:
-      return CapacityTier::kOnDemand;
-    case Tier::kSpot:
-      return CapacityTier::kSpot;
-  }
-  return CapacityTier::kOnDemand;
-}
 
 const char* PoolKindName(PoolKind kind) { return kind == PoolKind::kSlurm ? "slurm" : "local"; }
 

@@ -46,11 +46,7 @@
 namespace frugal::queue {
 
 enum class PoolKind { kLocal, kSlurm };
-enum class Tier { kOwned, kOnDemand, kSpot };
 
-[[nodiscard]] const char* TierName(Tier tier);
-/// The tier the ledger records a run on a pool of `tier` under.
-[[nodiscard]] CapacityTier RecordedTier(Tier tier);
 [[nodiscard]] const char* PoolKindName(PoolKind kind);
 
 struct PriceRule {
@@ -61,7 +57,8 @@ struct PriceRule {
 struct Pool {
   std::string name;
   PoolKind kind = PoolKind::kLocal;
-  Tier tier = Tier::kOnDemand;
+  /// owned, on_demand or spot (a pool is not reserved); the tier the ledger records its runs on.
+  CapacityTier tier = CapacityTier::kOnDemand;
   std::string partition;  ///< slurm only
   std::string gres;       ///< slurm only; "gpu:<gpus_per_node>" when not given
   std::string offer;      ///< the catalog offer a cloud partition launches; "" when none

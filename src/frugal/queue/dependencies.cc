@@ -11,8 +11,11 @@
 namespace frugal::queue {
 namespace {
 
-bool Live(const std::string& state) {
-  return state == "waiting" || state == "held" || state == "starting" || state == "running";
+using ledger::QueueJobState;
+
+bool Live(QueueJobState state) {
+  return state == QueueJobState::kWaiting || state == QueueJobState::kHeld ||
+         state == QueueJobState::kStarting || state == QueueJobState::kRunning;
 }
 
 /// The names a dependency on which may still be met: a job of that name succeeded, or one is
@@ -23,7 +26,7 @@ std::set<std::string> MeetableNames(const std::vector<LoadedJob>& jobs) {
   std::set<std::string> meetable;
   std::vector<std::string> ready;
   for (const LoadedJob& j : jobs) {
-    if (j.row.state == "succeeded" && meetable.insert(j.row.name).second)
+    if (j.row.state == QueueJobState::kSucceeded && meetable.insert(j.row.name).second)
       ready.push_back(j.row.name);
   }
   std::map<std::string, std::vector<size_t>> waiting_on;  // a name -> live jobs depending on it
@@ -67,9 +70,9 @@ DependencyState CheckDependencies(const std::vector<std::string>& depends_on,
     const ledger::QueueJobRow* last_end = nullptr;  // the newest failed or cancelled one
     for (const LoadedJob& j : jobs) {
       if (j.row.id == self_id || j.row.name != dep) continue;
-      succeeded = succeeded || j.row.state == "succeeded";
+      succeeded = succeeded || j.row.state == QueueJobState::kSucceeded;
       live = live || Live(j.row.state);
-      if (j.row.state == "failed" || j.row.state == "cancelled") {
+      if (j.row.state == QueueJobState::kFailed || j.row.state == QueueJobState::kCancelled) {
         if (last_end == nullptr || j.row.id > last_end->id) last_end = &j.row;
       }
     }
@@ -96,7 +99,7 @@ DependencyState CheckDependencies(const std::vector<std::string>& depends_on,
           fmt::format("no queue job is named '{}'{}", Abbreviate(dep), DidYouMean(dep, names));
     } else {
       out.never = fmt::format("'{}' {} (job {}{}{}) and no job of that name is waiting or running",
-                              dep, last_end->state, last_end->id,
+                              dep, ledger::QueueJobStateName(last_end->state), last_end->id,
                               last_end->reason.empty() ? "" : ": ", last_end->reason);
     }
   }

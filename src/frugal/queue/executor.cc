@@ -68,7 +68,7 @@ Result<std::vector<std::string>> FrugalRunArgv(const ledger::QueueJobRow& row, c
     run.gpu = pool.gpu;
     run.gpus = request.units;
   }
-  run.tier = RecordedTier(pool.tier);
+  run.tier = pool.tier;
   run.tags = request.tags;
   run.tags["queue_job"] = std::to_string(row.id);
   run.tags["queue_pool"] = pool.name;

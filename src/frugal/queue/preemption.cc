@@ -11,6 +11,8 @@
 namespace frugal::queue {
 namespace {
 
+using ledger::QueueJobState;
+
 constexpr Seconds kRecheckSeconds = 3600;
 /// A job without a deadline loses nothing but time by waiting: a day without spot is enough.
 constexpr Seconds kNoDeadlineWaitSeconds = 86400;
@@ -19,7 +21,7 @@ constexpr Seconds kNoDeadlineWaitSeconds = 86400;
 double OnDemandHours(const Capacity& cap, const JobRequest& r) {
   double best = -1;
   for (const Pool& p : cap.pools) {
-    if (p.tier == Tier::kSpot) continue;
+    if (p.tier == CapacityTier::kSpot) continue;
     if (const auto h = r.RuntimeOn(p); h && (best < 0 || *h < best)) best = *h;
   }
   return best > 0 ? best : std::max(r.runtime_hours, 1.0 / 60);
@@ -36,10 +38,10 @@ Prices PricesFor(const Capacity& cap, const JobRequest& r, Seconds now) {
   for (const Pool& p : cap.pools) {
     if (!r.RuntimeOn(p)) continue;
     const double price = p.PriceAt(now);
-    if (p.tier == Tier::kOnDemand && (out.on_demand == 0 || price < out.on_demand))
+    if (p.tier == CapacityTier::kOnDemand && (out.on_demand == 0 || price < out.on_demand))
       out.on_demand = price;
-    if (p.tier == Tier::kSpot && (out.spot == 0 || price < out.spot)) out.spot = price;
-    if (p.tier != Tier::kSpot) {
+    if (p.tier == CapacityTier::kSpot && (out.spot == 0 || price < out.spot)) out.spot = price;
+    if (p.tier != CapacityTier::kSpot) {
       const double c = ToHours(p.changeover);
       if (out.paid_changeover_hours < 0 || c < out.paid_changeover_hours)
         out.paid_changeover_hours = c;
@@ -127,7 +129,7 @@ ledger::QueueDecisionRow AfterPreemption(const Capacity& capacity, int64_t job_i
                                          Seconds now) {
   SpotHistory& h = request.spot;
   if (h.first_start == 0) h.first_start = started;
-  const bool on_spot = pool.tier == Tier::kSpot;
+  const bool on_spot = pool.tier == CapacityTier::kSpot;
   // The stretch it waited for spot before this start, then the stretch spot lasted.
   if (on_spot && h.preemptions > 0 && h.preempted_at > 0 && started > h.preempted_at) {
     h.spans.emplace_back(false, started - h.preempted_at);
@@ -150,7 +152,7 @@ ledger::QueueDecisionRow AfterPreemption(const Capacity& capacity, int64_t job_i
                                         h.preemptions, h.preemptions == 1 ? "" : "s");
   bool paid_fits = false;
   for (const Pool& p : capacity.pools)
-    paid_fits = paid_fits || (p.tier != Tier::kSpot && request.RuntimeOn(p));
+    paid_fits = paid_fits || (p.tier != CapacityTier::kSpot && request.RuntimeOn(p));
   if (!on_spot || !h.spot_allowed || !paid_fits) {
     ledger::QueueDecisionRow d;
     d.job_id = job_id;
@@ -187,11 +189,11 @@ Result<std::optional<std::string>> RecordPreemption(ledger::Connection& db,
   ledger::QueueJobRow f;
   f.request = RequestToJson(request);
   f.reason = d.reason;
-  const std::vector<std::string> from = {"starting", "running"};
-  if (!FRUGAL_TRY(ledger::MoveQueueJob(db, row.id, from, "waiting", f, now * 1000))) {
+  const std::vector<QueueJobState> from = {QueueJobState::kStarting, QueueJobState::kRunning};
+  if (!FRUGAL_TRY(ledger::MoveQueueJob(db, row.id, from, QueueJobState::kWaiting, f, now * 1000))) {
     return std::optional<std::string>();
   }
-  row.state = "waiting";
+  row.state = QueueJobState::kWaiting;
   row.reason = d.reason;
   const std::vector<ledger::QueueDecisionRow> ds = {d};
   FRUGAL_TRY(ledger::InsertQueueDecisions(db, ds));
@@ -206,8 +208,10 @@ Result<std::optional<std::string>> RecordSpotRecheck(ledger::Connection& db,
   ledger::QueueJobRow f;
   f.request = RequestToJson(request);
   if (d) f.reason = d->reason;
-  const std::vector<std::string> waiting = {"waiting"};
-  if (!FRUGAL_TRY(ledger::MoveQueueJob(db, row.id, waiting, "waiting", f, now * 1000)) || !d) {
+  const std::vector<QueueJobState> waiting = {QueueJobState::kWaiting};
+  if (!FRUGAL_TRY(
+          ledger::MoveQueueJob(db, row.id, waiting, QueueJobState::kWaiting, f, now * 1000)) ||
+      !d) {
     return std::optional<std::string>();
   }
   row.reason = d->reason;

@@ -20,8 +20,9 @@ namespace frugal::queue {
 namespace {
 
 using ledger::QueueJobRow;
+using ledger::QueueJobState;
 
-const std::vector<std::string> kActive = {"starting", "running"};
+const std::vector<QueueJobState> kActive = {QueueJobState::kStarting, QueueJobState::kRunning};
 
 using Loaded = LoadedJob;
 
@@ -50,7 +51,7 @@ std::vector<PoolState> CurrentPools(const Capacity& cap, const std::vector<Loade
                                     Seconds now) {
   std::vector<PoolState> pools(cap.pools.size());
   for (const Loaded& j : jobs) {
-    if (j.row.state != "starting" && j.row.state != "running") continue;
+    if (j.row.state != QueueJobState::kStarting && j.row.state != QueueJobState::kRunning) continue;
     const int p = PoolIndex(cap, j.row.pool);
     if (p < 0) continue;
     const Seconds started = j.row.started_ms.value_or(now * 1000) / 1000;
@@ -78,7 +79,7 @@ std::map<std::string, Money> Committed(const Capacity& cap, const std::vector<Lo
     const std::string key = b.tag_key + "=" + b.tag_value;
     const Seconds from = PeriodStart(b.period, now);
     for (const Loaded& j : jobs) {
-      if (j.row.state == "cancelled" || j.row.submitted_ms / 1000 < from) continue;
+      if (j.row.state == QueueJobState::kCancelled || j.row.submitted_ms / 1000 < from) continue;
       const auto tag = j.request.tags.find(b.tag_key);
       if (tag == j.request.tags.end() || tag->second != b.tag_value) continue;
       committed[key] += Money::FromMicros(j.row.expected_cost_micros.value_or(0));
@@ -111,7 +112,9 @@ std::string FreeDevices(const Capacity& cap, const std::vector<Loaded>& jobs, in
   if (p.gpu.empty()) return "";
   std::set<int> used;
   for (const Loaded& j : jobs) {
-    if ((j.row.state != "starting" && j.row.state != "running") || j.row.pool != p.name) continue;
+    if ((j.row.state != QueueJobState::kStarting && j.row.state != QueueJobState::kRunning) ||
+        j.row.pool != p.name)
+      continue;
     for (const std::string& d : Split(j.row.devices, ',')) {
       if (auto n = ParseInt(d)) used.insert(static_cast<int>(*n));
     }
@@ -132,11 +135,12 @@ Result<bool> FailDependent(ledger::Connection& db, Loaded& j, const std::string&
   QueueJobRow f;
   f.reason = "dependency_failed: " + why;
   f.finished_ms = now * 1000;
-  const std::vector<std::string> waiting = {"waiting"};
-  if (!FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, waiting, "failed", f, now * 1000))) {
+  const std::vector<QueueJobState> waiting = {QueueJobState::kWaiting};
+  if (!FRUGAL_TRY(
+          ledger::MoveQueueJob(db, j.row.id, waiting, QueueJobState::kFailed, f, now * 1000))) {
     return false;
   }
-  j.row.state = "failed";
+  j.row.state = QueueJobState::kFailed;
   j.row.reason = f.reason;
   report.lines.push_back(fmt::format("job {} ({}) failed: {}", j.row.id, j.row.name, f.reason));
   ledger::QueueDecisionRow d;
@@ -169,12 +173,13 @@ Result<bool> Claim(ledger::Connection& db, const Capacity& cap, Loaded& j, const
   JobRequest placed = j.request;
   placed.executor = ExecutorKind(cap.pools[static_cast<size_t>(p.pool)]);
   f.request = RequestToJson(placed);
-  const std::vector<std::string> waiting = {"waiting"};
-  if (!FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, waiting, "starting", f, now * 1000)))
+  const std::vector<QueueJobState> waiting = {QueueJobState::kWaiting};
+  if (!FRUGAL_TRY(
+          ledger::MoveQueueJob(db, j.row.id, waiting, QueueJobState::kStarting, f, now * 1000)))
     return false;
   j.request.executor = placed.executor;
   j.row.request = f.request;
-  j.row.state = "starting";
+  j.row.state = QueueJobState::kStarting;
   j.row.pool = f.pool;
   j.row.devices = devices;
   j.row.run_id = f.run_id;
@@ -196,27 +201,27 @@ Result<void> LaunchJob(ledger::Connection& db, Executor& executor, const Capacit
                        const Launch& l, Seconds now, PassReport& report) {
   const int64_t now_ms = now * 1000;
   const Pool& pool = cap.pools[static_cast<size_t>(l.pool)];
-  const std::vector<std::string> starting = {"starting"};
+  const std::vector<QueueJobState> starting = {QueueJobState::kStarting};
   QueueJobRow g;
   if (Result<void> seeded = SeedWarmStart(j); !seeded) {
     g.reason = "could not start: " + seeded.error().message;
     g.finished_ms = now_ms;
-    FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, starting, "failed", g, now_ms));
-    j.row.state = "failed";
+    FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, starting, QueueJobState::kFailed, g, now_ms));
+    j.row.state = QueueJobState::kFailed;
     report.lines.push_back(fmt::format("job {} ({}) failed: {}", j.row.id, j.row.name, g.reason));
     return {};
   }
   Result<int64_t> pid = executor.Start(j.row, pool, l.devices, std::max<Seconds>(0, l.begin - now));
   if (!pid) {
     g.reason = "could not start: " + pid.error().message;
-    FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, starting, "waiting", g, now_ms));
-    j.row.state = "waiting";
+    FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, starting, QueueJobState::kWaiting, g, now_ms));
+    j.row.state = QueueJobState::kWaiting;
     report.lines.push_back(fmt::format("job {} ({}) {}", j.row.id, j.row.name, g.reason));
     return {};
   }
   g.pid = *pid;
-  if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, starting, "running", g, now_ms)))
-    j.row.state = "running";
+  if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, starting, QueueJobState::kRunning, g, now_ms)))
+    j.row.state = QueueJobState::kRunning;
   ++report.started;
   std::string when = l.begin > now ? " from " + FormatUtcTime(l.begin) : "";
   if (pool.kind == PoolKind::kSlurm) when += fmt::format(" (slurm job {})", *pid);
@@ -256,9 +261,9 @@ Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
   in.pools = CurrentPools(capacity, jobs, now);
   in.committed = Committed(capacity, jobs, now);
   std::vector<size_t> index;
-  const std::vector<std::string> waiting = {"waiting"};
+  const std::vector<QueueJobState> waiting = {QueueJobState::kWaiting};
   for (size_t i = 0; i < jobs.size(); ++i) {
-    if (jobs[i].row.state != "waiting") continue;
+    if (jobs[i].row.state != QueueJobState::kWaiting) continue;
     ++report.waiting;
     if (!jobs[i].request.cache_output.empty() &&
         std::filesystem::exists(jobs[i].request.cache_output)) {
@@ -268,9 +273,9 @@ Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
       f.finished_ms = now * 1000;
       f.exit_code = 0;
       f.expected_cost_micros = 0;
-      if (FRUGAL_TRY(
-              ledger::MoveQueueJob(db, jobs[i].row.id, waiting, "succeeded", f, now * 1000))) {
-        jobs[i].row.state = "succeeded";
+      if (FRUGAL_TRY(ledger::MoveQueueJob(db, jobs[i].row.id, waiting, QueueJobState::kSucceeded, f,
+                                          now * 1000))) {
+        jobs[i].row.state = QueueJobState::kSucceeded;
         report.lines.push_back(
             fmt::format("job {} ({}) {}", jobs[i].row.id, jobs[i].row.name, f.reason));
         ledger::QueueDecisionRow d;
@@ -295,7 +300,8 @@ Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
       if (reason != jobs[i].row.reason) {
         QueueJobRow f;
         f.reason = reason;
-        FRUGAL_TRY(ledger::MoveQueueJob(db, jobs[i].row.id, waiting, "waiting", f, now * 1000));
+        FRUGAL_TRY(ledger::MoveQueueJob(db, jobs[i].row.id, waiting, QueueJobState::kWaiting, f,
+                                        now * 1000));
       }
       continue;
     }
@@ -338,7 +344,7 @@ Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
     QueueJobRow f;
     f.reason = d.reason;
     f.expected_cost_micros = d.cost_micros;
-    FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, waiting, "waiting", f, now * 1000));
+    FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, waiting, QueueJobState::kWaiting, f, now * 1000));
   }
   return ledger::InsertQueueDecisions(db, decisions);
 }
@@ -393,7 +399,7 @@ Result<Submitted> SubmitJob(ledger::Connection& db, const Capacity& capacity, co
     }
     QueueJobRow row;
     row.name = job.name;
-    row.state = "waiting";
+    row.state = QueueJobState::kWaiting;
     row.command = nlohmann::json(command).dump();
     row.request = RequestToJson(job);
     row.submitted_ms = now * 1000;
@@ -493,35 +499,37 @@ Result<QueueJobRow> SteerJob(ledger::Connection& db, Executor& executor, int64_t
                              Seconds now) {
   const std::optional<QueueJobRow> job = FRUGAL_TRY(ledger::GetQueueJob(db, id));
   if (!job) return Fail(ErrorCode::kBadInput, fmt::format("no queue job {}", id));
-  std::vector<std::string> from;
-  std::string to;
+  std::vector<QueueJobState> from;
+  QueueJobState to = QueueJobState::kWaiting;
   QueueJobRow f;
   switch (steer) {
     case Steer::kCancel:
-      from = {"waiting", "held", "starting", "running"};
-      to = "cancelled";
+      from = {QueueJobState::kWaiting, QueueJobState::kHeld, QueueJobState::kStarting,
+              QueueJobState::kRunning};
+      to = QueueJobState::kCancelled;
       f.reason = "cancelled";
       f.finished_ms = now * 1000;
       break;
     case Steer::kHold:
-      from = {"waiting"};
-      to = "held";
+      from = {QueueJobState::kWaiting};
+      to = QueueJobState::kHeld;
       f.reason = "held";
       break;
     case Steer::kRelease:
-      from = {"held"};
-      to = "waiting";
+      from = {QueueJobState::kHeld};
+      to = QueueJobState::kWaiting;
       f.reason = "released";
       break;
   }
   if (!FRUGAL_TRY(ledger::MoveQueueJob(db, id, from, to, f, now * 1000))) {
     return Fail(ErrorCode::kBadInput,
-                fmt::format("job {} is {}: it cannot be {}", id, job->state,
+                fmt::format("job {} is {}: it cannot be {}", id, QueueJobStateName(job->state),
                             steer == Steer::kCancel ? "cancelled"
                             : steer == Steer::kHold ? "held (only a waiting job can)"
                                                     : "released (only a held job can)"));
   }
-  if (steer == Steer::kCancel && (job->state == "running" || job->state == "starting")) {
+  if (steer == Steer::kCancel &&
+      (job->state == QueueJobState::kRunning || job->state == QueueJobState::kStarting)) {
     executor.Stop(*job);
   }
   return *FRUGAL_TRY(ledger::GetQueueJob(db, id));

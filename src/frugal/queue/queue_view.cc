@@ -16,6 +16,7 @@
 namespace frugal::queue {
 namespace {
 
+using ledger::QueueJobState;
 using nlohmann::json;
 
 std::string Time(std::optional<int64_t> ms) { return ms ? FormatUtcTime(*ms / 1000) : "-"; }
@@ -31,10 +32,10 @@ void Estimate(JobView& v, Seconds now) {
   const ledger::QueueJobRow& r = v.row;
   // The expected finish of its newest placement; 0 when it has none.
   const Seconds placed_finish = v.latest ? v.latest->finish_ms.value_or(0) / 1000 : 0;
-  if (r.state == "succeeded" && r.finished_ms) {
+  if (r.state == QueueJobState::kSucceeded && r.finished_ms) {
     v.eta = *r.finished_ms / 1000;
     v.eta_basis = "finished";
-  } else if (r.state == "starting" || r.state == "running") {
+  } else if (r.state == QueueJobState::kStarting || r.state == QueueJobState::kRunning) {
     const std::optional<double> measured =
         v.progress && v.request ? MeasuredFinish(*v.progress, v.request->steps) : std::nullopt;
     Seconds expected = 0;
@@ -50,7 +51,7 @@ void Estimate(JobView& v, Seconds now) {
       v.eta = std::max(expected, now);
       v.eta_basis = expected >= now ? "expected_runtime" : "overdue";
     }
-  } else if (r.state == "waiting" && placed_finish > 0) {
+  } else if (r.state == QueueJobState::kWaiting && placed_finish > 0) {
     v.eta = placed_finish;
     v.eta_basis = "placement";
   }
@@ -61,7 +62,8 @@ void Estimate(JobView& v, Seconds now) {
   }
   // Flagged late with no ETA to measure against: a miss is all that is known. With one, the
   // slack says it (a late job can finish before its deadline, inside the safety margin).
-  if (r.state == "waiting" && !v.eta && v.latest && v.latest->verdict == "late") v.will_miss = true;
+  if (r.state == QueueJobState::kWaiting && !v.eta && v.latest && v.latest->verdict == "late")
+    v.will_miss = true;
 }
 
 /// Spend per run name, from the ledger runs active since `since_ms`.
@@ -101,7 +103,8 @@ Result<std::vector<JobView>> Build(ledger::Ledger& ledger, std::vector<ledger::Q
       v.tier = it->second.tier;
     }
     v.row = std::move(r);
-    if ((v.row.state == "starting" || v.row.state == "running") && !v.row.run_id.empty()) {
+    if ((v.row.state == QueueJobState::kStarting || v.row.state == QueueJobState::kRunning) &&
+        !v.row.run_id.empty()) {
       v.progress = ReadMeasuredProgress(RunDirOf(v.row.run_id) / "journal.jsonl");
     }
     Estimate(v, now);
@@ -114,7 +117,8 @@ std::string Slack(const JobView& v) {
   if (!v.deadline_slack_seconds) return v.will_miss ? "will miss" : "-";
   const Seconds s = *v.deadline_slack_seconds;
   const std::string d = FormatDuration(std::chrono::seconds(s < 0 ? -s : s));
-  if (v.will_miss) return (v.row.state == "succeeded" ? "missed by " : "will miss by ") + d;
+  if (v.will_miss)
+    return (v.row.state == QueueJobState::kSucceeded ? "missed by " : "will miss by ") + d;
   return d + " to spare";
 }
 
@@ -122,18 +126,12 @@ std::string Slack(const JobView& v) {
 
 Result<std::vector<JobView>> ListJobs(ledger::Ledger& ledger, std::span<const std::string> states,
                                       Seconds now) {
-  // A state that is none of these would list nothing, as if there were no such jobs.
-  static const std::vector<std::string> kStates = {"waiting",   "held",   "starting", "running",
-                                                   "succeeded", "failed", "cancelled"};
-  for (const std::string& s : states) {
-    if (std::find(kStates.begin(), kStates.end(), s) == kStates.end()) {
-      return Fail(ErrorCode::kBadInput,
-                  fmt::format("unknown job state '{}'{} (one of {})", Abbreviate(s),
-                              DidYouMean(s, kStates), fmt::join(kStates, ", ")));
-    }
-  }
+  // Parsed here, at the edge: a state that is none of the queue's is refused (it would list
+  // nothing, as if there were no such jobs).
+  std::vector<QueueJobState> wanted;
+  for (const std::string& s : states) wanted.push_back(FRUGAL_TRY(ledger::ParseQueueJobState(s)));
   Result<std::vector<ledger::QueueJobRow>> rows =
-      ledger::ListQueueJobs(ledger.connection(), states);
+      ledger::ListQueueJobs(ledger.connection(), wanted);
   if (!rows) {
     // A read-only command on a ledger not created yet reads an empty one with no tables.
     if (ledger.connection().where().find("(none yet)") != std::string::npos)
@@ -161,7 +159,7 @@ json JobViewJson(const JobView& v) {
   const ledger::QueueJobRow& row = v.row;
   json j = {{"id", row.id},
             {"name", row.name},
-            {"state", row.state},
+            {"state", ledger::QueueJobStateName(row.state)},
             {"pool", row.pool},
             {"devices", row.devices},
             {"pid", row.pid ? json(*row.pid) : json()},
@@ -187,7 +185,7 @@ json JobViewJson(const JobView& v) {
   j["will_miss"] = v.will_miss;
   j["spend_usd"] = v.spend.dollars();
   j["spend_gpu_hours"] = std::round(v.spend_gpu_hours * 10000) / 10000;
-  j["tier"] = v.tier.empty() ? json() : json(v.tier);
+  j["tier"] = v.tier ? json(CapacityTierName(*v.tier)) : json();
   if (v.latest) {
     j["on_demand_cost_usd"] = DollarsOrNull(v.latest->on_demand_micros);
   }
@@ -244,11 +242,12 @@ void PrintJobTable(std::span<const JobView> jobs, std::ostream& out) {
            {"why"}});
   for (const JobView& v : jobs) {
     const ledger::QueueJobRow& r = v.row;
-    t.AddRow({std::to_string(r.id), r.name, r.state, r.pool.empty() ? "-" : r.pool,
+    t.AddRow({std::to_string(r.id), r.name, std::string(ledger::QueueJobStateName(r.state)),
+              r.pool.empty() ? "-" : r.pool,
               r.expected_cost_micros ? Money::FromMicros(*r.expected_cost_micros).ToString() : "-",
               // Owned capacity's spend is its reported rate, paid whether used or not: said so
               // beside an expected (marginal) cost of nothing.
-              v.spend.ToString() + (v.tier == "owned" ? " owned" : ""),
+              v.spend.ToString() + (v.tier == CapacityTier::kOwned ? " owned" : ""),
               v.eta ? FormatUtcTime(*v.eta) : "-", Slack(v), r.reason});
   }
   t.Render(out);
@@ -256,7 +255,7 @@ void PrintJobTable(std::span<const JobView> jobs, std::ostream& out) {
 
 void PrintJob(const JobView& v, std::ostream& out) {
   const ledger::QueueJobRow& r = v.row;
-  out << fmt::format("job {} ({}): {}\n", r.id, r.name, r.state);
+  out << fmt::format("job {} ({}): {}\n", r.id, r.name, ledger::QueueJobStateName(r.state));
   const json doc = JobViewJson(v);
   for (const char* key : {"pool", "slurm_job_id", "devices", "run_id", "warm_start", "deadline",
                           "submitted", "started", "finished", "exit_code", "reason"}) {

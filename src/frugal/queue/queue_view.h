@@ -32,6 +32,7 @@
 
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
+#include "frugal/core/tier.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/ledger/queue_jobs.h"
 #include "frugal/queue/job.h"
@@ -51,9 +52,8 @@ struct JobView {
   std::optional<int64_t> deadline_slack_seconds;
   bool will_miss = false;
   Money spend;  ///< its ledger run's segments so far (zero before it starts)
-  /// The tier its run is recorded on (its newest segment): "owned", "on_demand", "spot";
-  /// "" before it starts.
-  std::string tier;
+  /// The tier its run is recorded on (its newest segment); unset before it starts.
+  std::optional<CapacityTier> tier;
   double spend_gpu_hours = 0;
   std::vector<ledger::QueueDecisionRow> decisions;  ///< every decision (ShowJob only)
 };

@@ -11,6 +11,7 @@ namespace frugal::queue {
 namespace {
 
 using ledger::QueueJobRow;
+using ledger::QueueJobState;
 
 /// A start is taken for cut short only after this long (another scheduler may be starting it).
 constexpr int64_t kStartGraceMs = 60'000;
@@ -76,20 +77,21 @@ Result<void> OnPreemption(ledger::Connection& db, const Capacity& capacity, Load
     JobRequest placed = j.request;
     placed.executor = ExecutorKind(capacity.pools[static_cast<size_t>(answer.pool)]);
     f.request = RequestToJson(placed);
-    const std::vector<std::string> running = {"running"};
-    if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, running, "starting", f, now * 1000))) {
+    const std::vector<QueueJobState> running = {QueueJobState::kRunning};
+    if (FRUGAL_TRY(
+            ledger::MoveQueueJob(db, j.row.id, running, QueueJobState::kStarting, f, now * 1000))) {
       moves.push_back({index, j.row, answer.pool});
       j.request.executor = placed.executor;
       j.row.request = f.request;
-      j.row.state = "starting";
+      j.row.state = QueueJobState::kStarting;
       j.row.pool = f.pool;
       j.row.pid = 0;
     }
   } else {
     QueueJobRow f;
     f.reason = answer.reason;
-    const std::vector<std::string> running = {"running"};
-    FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, running, "running", f, now * 1000));
+    const std::vector<QueueJobState> running = {QueueJobState::kRunning};
+    FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, running, QueueJobState::kRunning, f, now * 1000));
   }
   return ledger::InsertQueueDecisions(db, std::vector<ledger::QueueDecisionRow>{d});
 }
@@ -100,23 +102,24 @@ Result<void> StillThere(ledger::Connection& db, const Capacity& capacity, Loaded
                         std::vector<PlannedMove>& moves) {
   // A start or a move under way (this scheduler's cut short, or another's in progress) is
   // left alone for a while: whoever claimed it records the handle.
-  if (j.row.state == "starting" && now * 1000 - j.row.updated_ms < kStartGraceMs) {
+  if (j.row.state == QueueJobState::kStarting && now * 1000 - j.row.updated_ms < kStartGraceMs) {
     ++report.running;
     return {};
   }
-  const std::vector<std::string> from = {j.row.state};
+  const std::vector<QueueJobState> from = {j.row.state};
   QueueJobRow f;
   if (status.handle && status.handle != j.row.pid) f.pid = status.handle;
-  if (j.row.state == "starting" || f.pid) {
-    if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, from, "running", f, now * 1000))) {
-      j.row.state = "running";
+  if (j.row.state == QueueJobState::kStarting || f.pid) {
+    if (FRUGAL_TRY(
+            ledger::MoveQueueJob(db, j.row.id, from, QueueJobState::kRunning, f, now * 1000))) {
+      j.row.state = QueueJobState::kRunning;
       if (f.pid) j.row.pid = f.pid;
     }
   }
   ++report.running;
   const Pool* pool = capacity.FindPool(j.row.pool);
-  if (pool == nullptr || pool->tier != Tier::kSpot || pool->kind != PoolKind::kSlurm ||
-      status.restarts == 0 || j.row.state != "running") {
+  if (pool == nullptr || pool->tier != CapacityTier::kSpot || pool->kind != PoolKind::kSlurm ||
+      status.restarts == 0 || j.row.state != QueueJobState::kRunning) {
     return {};
   }
   // A new preemption gets an answer on record; while the job then waits in Slurm for spot,
@@ -132,10 +135,12 @@ Result<void> StillThere(ledger::Connection& db, const Capacity& capacity, Loaded
 Result<void> Gone(ledger::Connection& db, const Capacity& capacity, LoadedJob& j,
                   const JobStatus& status, Seconds now, PassReport& report) {
   const int64_t now_ms = now * 1000;
-  const std::vector<std::string> from = {j.row.state};
+  const std::vector<QueueJobState> from = {j.row.state};
   QueueJobRow f;
   const bool ended = status.phase == JobPhase::kEnded;
-  if (!ended && j.row.state == "starting" && now_ms - j.row.updated_ms < kStartGraceMs) return {};
+  if (!ended && j.row.state == QueueJobState::kStarting &&
+      now_ms - j.row.updated_ms < kStartGraceMs)
+    return {};
   // `frugal run` exits kPreempted when a preemption only it heard of stopped the job (a cloud
   // notice, a signal): the job waits again, to resume from its checkpoint wherever the spot
   // policy sends it (preemption.h).
@@ -146,10 +151,10 @@ Result<void> Gone(ledger::Connection& db, const Capacity& capacity, LoadedJob& j
     if (line) report.lines.push_back(*line);
     return {};
   }
-  if (!ended && j.row.state == "starting") {
+  if (!ended && j.row.state == QueueJobState::kStarting) {
     f.reason = "its start was interrupted before the process began: waiting again";
-    if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, from, "waiting", f, now_ms))) {
-      j.row.state = "waiting";
+    if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, from, QueueJobState::kWaiting, f, now_ms))) {
+      j.row.state = QueueJobState::kWaiting;
       report.lines.push_back(fmt::format("job {} ({}) {}", j.row.id, j.row.name, f.reason));
     }
     return {};
@@ -160,11 +165,12 @@ Result<void> Gone(ledger::Connection& db, const Capacity& capacity, LoadedJob& j
   f.reason = exit ? fmt::format("exited with status {}{}", *exit, RunStatusMeaning(*exit))
                   : "its process ended without recording an exit status";
   if (!status.detail.empty()) f.reason += " (" + status.detail + ")";
-  const std::string to = exit && *exit == 0 ? "succeeded" : "failed";
+  const QueueJobState to = exit && *exit == 0 ? QueueJobState::kSucceeded : QueueJobState::kFailed;
   if (FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, from, to, f, now_ms))) {
     j.row.state = to;
     ++report.finished;
-    report.lines.push_back(fmt::format("job {} ({}) {}: {}", j.row.id, j.row.name, to, f.reason));
+    report.lines.push_back(fmt::format("job {} ({}) {}: {}", j.row.id, j.row.name,
+                                       ledger::QueueJobStateName(to), f.reason));
   }
   return {};
 }
@@ -176,7 +182,7 @@ Result<void> Reconcile(ledger::Connection& db, const Capacity& capacity, Executo
                        std::vector<PlannedMove>& moves) {
   for (size_t i = 0; i < jobs.size(); ++i) {
     LoadedJob& j = jobs[i];
-    if (j.row.state != "starting" && j.row.state != "running") continue;
+    if (j.row.state != QueueJobState::kStarting && j.row.state != QueueJobState::kRunning) continue;
     const Result<JobStatus> status = executor.Status(j.row);
     if (!status) {
       ++report.running;
@@ -203,19 +209,21 @@ Result<void> MoveJob(ledger::Connection& db, const Capacity& capacity, Executor&
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
   const Pool& pool = capacity.pools[static_cast<size_t>(move.pool)];
-  const std::vector<std::string> starting = {"starting"};
+  const std::vector<QueueJobState> starting = {QueueJobState::kStarting};
   const Result<int64_t> started = executor.Start(job.row, pool, "", 0);
   QueueJobRow f;
   if (!started) {
     f.reason = "could not start on " + pool.name + ": " + started.error().message;
-    FRUGAL_TRY(ledger::MoveQueueJob(db, job.row.id, starting, "waiting", f, now * 1000));
-    job.row.state = "waiting";
+    FRUGAL_TRY(
+        ledger::MoveQueueJob(db, job.row.id, starting, QueueJobState::kWaiting, f, now * 1000));
+    job.row.state = QueueJobState::kWaiting;
     report.lines.push_back(fmt::format("job {} ({}) {}", job.row.id, job.row.name, f.reason));
     return {};
   }
   f.pid = *started;
-  if (FRUGAL_TRY(ledger::MoveQueueJob(db, job.row.id, starting, "running", f, now * 1000))) {
-    job.row.state = "running";
+  if (FRUGAL_TRY(
+          ledger::MoveQueueJob(db, job.row.id, starting, QueueJobState::kRunning, f, now * 1000))) {
+    job.row.state = QueueJobState::kRunning;
     job.row.pid = *started;
   }
   ++report.started;

@@ -96,7 +96,7 @@ std::optional<Option> Evaluate(const WaitingJob& w, const PoolView& v, int pool_
   o.pool = pool_index;
   o.start = start;
   double wall = changeover + work;
-  if (pool.tier == Tier::kSpot && job.checkpoints) {
+  if (pool.tier == CapacityTier::kSpot && job.checkpoints) {
     const int nodes = std::max(1, (job.units + pool.units_per_node() - 1) / pool.units_per_node());
     plan::FaultTolerance ft;
     ft.checkpoint_write_hours = kCheckpointWriteHours;
@@ -113,20 +113,22 @@ std::optional<Option> Evaluate(const WaitingJob& w, const PoolView& v, int pool_
     o.risk = job.deadline == kNever ? 0 : run.deadline_miss_probability;
   }
   o.finish = start + static_cast<Seconds>(std::ceil(wall * 3600));
-  o.cost = pool.tier == Tier::kOwned ? 0 : pool.UnitCost(start, o.finish) * job.units;
+  o.cost = pool.tier == CapacityTier::kOwned ? 0 : pool.UnitCost(start, o.finish) * job.units;
   o.meets = (job.deadline == kNever || o.finish + opts.safety_seconds <= job.deadline) &&
             o.risk <= opts.max_deadline_risk;
   o.leftover = pool.units() - static_cast<int>(v.state->busy_until.size()) - job.units;
   return o;
 }
 
-int TierRank(Tier tier) {
+int TierRank(CapacityTier tier) {
   switch (tier) {
-    case Tier::kOwned:
+    case CapacityTier::kOwned:
       return 0;
-    case Tier::kSpot:
+    case CapacityTier::kSpot:
       return 1;
-    case Tier::kOnDemand:
+    case CapacityTier::kOnDemand:
+    case CapacityTier::kReserved1y:  // a pool is never reserved (capacity.h)
+    case CapacityTier::kReserved3y:
       return 2;
   }
   return 3;
@@ -176,10 +178,10 @@ void Candidates(const WaitingJob& w, const PoolView& v, Seconds earliest, double
 std::string DescribeChoice(const Option& o, const std::vector<PoolView>& views, Seconds now,
                            double od_cost) {
   const Pool& pool = *views[static_cast<size_t>(o.pool)].pool;
-  std::string s = fmt::format("{} ({}) ", pool.name, TierName(pool.tier));
+  std::string s = fmt::format("{} ({}) ", pool.name, CapacityTierName(pool.tier));
   if (o.start > now) s += fmt::format("from {} ", FormatUtcTime(o.start));
   s += fmt::format("${:.2f}", o.cost);
-  if (od_cost >= 0 && pool.tier != Tier::kOnDemand)
+  if (od_cost >= 0 && pool.tier != CapacityTier::kOnDemand)
     s += fmt::format(" vs on-demand now ${:.2f}", od_cost);
   if (o.risk > 0) s += fmt::format(", deadline risk {:.1f}%", 100 * o.risk);
   return s;
@@ -308,21 +310,22 @@ std::vector<Placement> Schedule(ScheduleInput& in) {
     double od_cost = -1;
     for (size_t p = 0; p < views.size(); ++p) {
       const PoolView& v = views[p];
-      const Tier tier = v.pool->tier;
-      if (tier == Tier::kSpot && (!spot_ok || !v.state->available)) continue;
-      if (tier == Tier::kOnDemand && !w.paid_allowed) continue;
+      const CapacityTier tier = v.pool->tier;
+      if (tier == CapacityTier::kSpot && (!spot_ok || !v.state->available)) continue;
+      if (tier == CapacityTier::kOnDemand && !w.paid_allowed) continue;
       const std::optional<double> runtime = job.RuntimeOn(*v.pool);
       if (!runtime) continue;
       Seconds earliest = EarliestFor(v, job.units, std::max(in.now, job.not_before));
       earliest = NextInWindow(earliest, job.window);
       if (earliest >= kNever) continue;
       // Spot capacity is known only now: a later start on it cannot be promised.
-      if (tier == Tier::kSpot && earliest > in.now) continue;
+      if (tier == CapacityTier::kSpot && earliest > in.now) continue;
       Candidates(w, v, earliest, *runtime, in, starts);
       for (Seconds start : starts) {
         const std::optional<Option> o = Evaluate(w, v, static_cast<int>(p), start, *runtime, opts);
         if (!o) continue;
-        if (tier == Tier::kOnDemand && start == earliest && (od_cost < 0 || o->cost < od_cost)) {
+        if (tier == CapacityTier::kOnDemand && start == earliest &&
+            (od_cost < 0 || o->cost < od_cost)) {
           od_cost = o->cost;
         }
         if (!best || Better(*o, *best, views, opts.choice)) best = o;

@@ -96,7 +96,7 @@ class Simulator {
   [[nodiscard]] double OnDemandRuntime(const SimJob& j) const {
     double best = 1e18;
     for (const Pool& p : cap_.pools) {
-      if (p.tier == Tier::kSpot) continue;
+      if (p.tier == CapacityTier::kSpot) continue;
       if (const auto r = j.request->RuntimeOn(p)) best = std::min(best, *r);
     }
     return best < 1e18 ? best : j.request->runtime_hours;
@@ -135,7 +135,7 @@ class Simulator {
     }
     bool spot_up = false;
     for (size_t p = 0; p < cap_.pools.size(); ++p) {
-      if (cap_.pools[p].tier == Tier::kSpot && up_[p]) spot_up = true;
+      if (cap_.pools[p].tier == CapacityTier::kSpot && up_[p]) spot_up = true;
     }
     j.paid_allowed = true;
     if (spot_up || !Frugal() || !j.spot_allowed) return;
@@ -162,9 +162,9 @@ class Simulator {
     double spot_price = 0;
     for (const Pool& p : cap_.pools) {
       if (!r.RuntimeOn(p)) continue;
-      if (p.tier == Tier::kOnDemand && (od_price == 0 || p.PriceAt(now_) < od_price))
+      if (p.tier == CapacityTier::kOnDemand && (od_price == 0 || p.PriceAt(now_) < od_price))
         od_price = p.PriceAt(now_);
-      if (p.tier == Tier::kSpot && (spot_price == 0 || p.PriceAt(now_) < spot_price))
+      if (p.tier == CapacityTier::kSpot && (spot_price == 0 || p.PriceAt(now_) < spot_price))
         spot_price = p.PriceAt(now_);
     }
     spot::LiveJob live;
@@ -192,7 +192,7 @@ class Simulator {
     double changeover = 0;
     for (size_t p = 0; p < cap_.pools.size(); ++p) {
       const Pool& pool = cap_.pools[p];
-      if (pool.tier == Tier::kSpot || !j.request->RuntimeOn(pool)) continue;
+      if (pool.tier == CapacityTier::kSpot || !j.request->RuntimeOn(pool)) continue;
       std::vector<Seconds> ends;
       for (const SimJob& o : jobs_) {
         if (o.state != State::kRunning || o.pool != static_cast<int>(p)) continue;
@@ -236,7 +236,7 @@ class Simulator {
         continue;
       }
       if (j.state != State::kRunning) continue;
-      if (cap_.pools[static_cast<size_t>(j.pool)].tier != Tier::kSpot) continue;
+      if (cap_.pools[static_cast<size_t>(j.pool)].tier != CapacityTier::kSpot) continue;
       if (!MustLeaveSpot(j, j.progress, 3 * step_)) continue;
       j.history.push_back({true, std::chrono::seconds(now_ - j.stint_start)});
       StopRunning(j, j.progress);  // a checkpoint on the way out
@@ -310,9 +310,9 @@ class Simulator {
       const Pool& p = cap_.pools[static_cast<size_t>(j.pool)];
       used[static_cast<size_t>(j.pool)] += j.request->units;
       const double gpu_hours = h * j.request->units;
-      if (p.tier == Tier::kOwned) result_.owned_gpu_hours += gpu_hours;
-      if (p.tier == Tier::kSpot) result_.spot_gpu_hours += gpu_hours;
-      if (p.tier == Tier::kOnDemand) result_.on_demand_gpu_hours += gpu_hours;
+      if (p.tier == CapacityTier::kOwned) result_.owned_gpu_hours += gpu_hours;
+      if (p.tier == CapacityTier::kSpot) result_.spot_gpu_hours += gpu_hours;
+      if (p.tier == CapacityTier::kOnDemand) result_.on_demand_gpu_hours += gpu_hours;
       usage_[j.request->Team()] += gpu_hours;
       double work_h = h;
       const double change = std::min(work_h, j.changeover_left_hours);
@@ -323,7 +323,8 @@ class Simulator {
       j.progress = std::min(1.0, j.progress + work_h / runtime);
       // Billed for the part of the step it ran.
       const double ran_h = change + (j.progress - before) * runtime;
-      if (p.tier != Tier::kOwned) result_.cost_usd += p.PriceAt(now_) * ran_h * j.request->units;
+      if (p.tier != CapacityTier::kOwned)
+        result_.cost_usd += p.PriceAt(now_) * ran_h * j.request->units;
       if (j.request->checkpoints &&
           (j.progress - j.committed) * runtime >= j.request->checkpoint_every_hours) {
         j.committed = j.progress;
@@ -338,7 +339,7 @@ class Simulator {
     const double in_horizon =
         std::min<double>(h, static_cast<double>(w_.horizon_end - now_) / 3600.0);
     for (size_t p = 0; p < cap_.pools.size(); ++p) {
-      if (cap_.pools[p].tier != Tier::kOwned || cap_.pools[p].gpu.empty()) continue;
+      if (cap_.pools[p].tier != CapacityTier::kOwned || cap_.pools[p].gpu.empty()) continue;
       result_.idle_owned_gpu_hours += (cap_.pools[p].units() - used[p]) * in_horizon;
     }
   }
@@ -386,7 +387,7 @@ Result<void> CheckFits(const Workload& w, const Capacity& cap) {
   for (const JobRequest& j : w.jobs) {
     bool fits = false;
     for (const Pool& p : cap.pools) {
-      if (p.tier != Tier::kSpot && j.RuntimeOn(p)) fits = true;
+      if (p.tier != CapacityTier::kSpot && j.RuntimeOn(p)) fits = true;
     }
     if (!fits) {
       return Fail(ErrorCode::kBadInput,
@@ -433,7 +434,7 @@ Result<std::vector<PolicyResult>> SimulateWorkload(const Workload& workload,
   // Traces: --trace files in spot-pool order, else each pool's own file.
   std::vector<spot::Trace> own;
   for (const Pool& p : cap.pools) {
-    if (p.tier == Tier::kSpot && config.traces.empty() && !p.trace.empty()) {
+    if (p.tier == CapacityTier::kSpot && config.traces.empty() && !p.trace.empty()) {
       // A relative path is read beside the capacity file first, then from the working folder.
       std::filesystem::path path = p.trace;
       const std::filesystem::path beside = std::filesystem::path(cap.source).parent_path() / path;
@@ -449,7 +450,7 @@ Result<std::vector<PolicyResult>> SimulateWorkload(const Workload& workload,
   std::vector<Availability> avail(cap.pools.size());
   size_t next = 0;
   for (size_t p = 0; p < cap.pools.size(); ++p) {
-    if (cap.pools[p].tier != Tier::kSpot || traces.empty()) continue;
+    if (cap.pools[p].tier != CapacityTier::kSpot || traces.empty()) continue;
     if (config.traces.empty() && cap.pools[p].trace.empty()) continue;
     const spot::Trace& t = traces[next++ % traces.size()];
     if (t.launchable.empty() || t.gap_seconds <= 0) continue;

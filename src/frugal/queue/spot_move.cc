@@ -19,7 +19,7 @@ int OnDemandPool(const Capacity& capacity, const JobRequest& request) {
   int best = -1;
   for (size_t p = 0; p < capacity.pools.size(); ++p) {
     const Pool& pool = capacity.pools[p];
-    if (pool.tier != Tier::kOnDemand || !request.RuntimeOn(pool)) continue;
+    if (pool.tier != CapacityTier::kOnDemand || !request.RuntimeOn(pool)) continue;
     if (best < 0) {
       best = static_cast<int>(p);
       continue;
@@ -51,7 +51,7 @@ History HistoryOf(const std::vector<ledger::RunSpanRow>& segments, int64_t fallb
   for (size_t i = 0; i < segments.size(); ++i) {
     const ledger::RunSpanRow& s = segments[i];
     const int64_t end = s.end_ms.value_or(now_ms);
-    h.spans.push_back({s.tier == "spot", Ms(end - s.start_ms)});
+    h.spans.push_back({s.tier == CapacityTier::kSpot, Ms(end - s.start_ms)});
     if (s.last_checkpoint_ms) h.work_done += Ms(*s.last_checkpoint_ms - s.start_ms);
     const int64_t next = i + 1 < segments.size() ? segments[i + 1].start_ms : now_ms;
     if (s.end_ms && next > end) h.spans.push_back({false, Ms(next - end)});

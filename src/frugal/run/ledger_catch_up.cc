@@ -69,9 +69,11 @@ ledger::EndReason EndReasonOf(const std::string& end) {
   return ledger::ParseEndReason(end).value_or(ledger::EndReason::kFailed);
 }
 
-/// The offer an attempt's missing segments are recorded on.
-ledger::SegmentOffer OfferOf(const JournalAttempt& a, const ledger::SegmentOffer& current) {
-  const std::string tier = a.tier.empty() ? "on_demand" : a.tier;
+/// The offer an attempt's missing segments are recorded on; its journal's tier name is read
+/// here (kBadInput on one that is not a tier).
+Result<ledger::SegmentOffer> OfferOf(const JournalAttempt& a, const ledger::SegmentOffer& current) {
+  const CapacityTier tier =
+      a.tier.empty() ? CapacityTier::kOnDemand : FRUGAL_TRY(ParseCapacityTier(a.tier));
   if (a.price.per_hour == current.price.per_hour && tier == current.tier) return current;
   ledger::SegmentOffer offer;
   offer.cloud = "custom";
@@ -228,8 +230,8 @@ Result<LedgerCatchUp> CatchUpFromJournal(ledger::Ledger& ledger, const std::stri
         run.status = ledger::RunStatus::kRunning;
         run.end.reset();
       }
-      const ledger::SegmentId id =
-          FRUGAL_TRY(ledger.OpenSegment(run.id, OfferOf(attempt, offer), seg.opened));
+      const ledger::SegmentOffer on = FRUGAL_TRY(OfferOf(attempt, offer));
+      const ledger::SegmentId id = FRUGAL_TRY(ledger.OpenSegment(run.id, on, seg.opened));
       segment_ids[seg.number] = id;
       if (seg.closed) FRUGAL_TRY(ledger.CloseSegment(id, *seg.closed, reason));
       ++done.segments_added;

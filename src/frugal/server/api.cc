@@ -334,10 +334,9 @@ Result<Json> Offers(Server::Impl& impl, const Request& req) {
   if (req.has_param("cloud")) q.cloud = req.get_param_value("cloud");
   if (req.has_param("region")) q.region = req.get_param_value("region");
   if (req.has_param("tier")) {
-    q.tier =
-        FRUGAL_TRY(catalog::ParseTier(req.get_param_value("tier")).map_error([](const Error& e) {
-          return e.Wrap("tier");
-        }));
+    q.tier = FRUGAL_TRY(ParseRentedTier(req.get_param_value("tier")).map_error([](const Error& e) {
+      return e.Wrap("tier");
+    }));
   }
   if (req.has_param("max_price")) {
     q.max_price_per_hour =

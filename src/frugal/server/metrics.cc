@@ -108,7 +108,7 @@ std::string RenderMetrics(const ledger::FleetFacts& facts, const std::vector<Bud
   }
   for (const ledger::SegmentFact& f : facts.open) {
     const ledger::Segment& s = f.segment;
-    const std::string& tier = s.offer.tier;
+    const std::string tier(CapacityTierName(s.offer.tier));
     const Key3 key{Tag(f.tags.team), Tag(f.tags.project), tier};
     spend[key] += s.Cost(facts.now);
     gpu_seconds[key] += s.GpuHours(facts.now) * 3600.0;

@@ -301,7 +301,7 @@ Result<ServingConstraints> ReadConstraints(const YamlDoc& doc, const Node& root,
   for (auto& cloud : c.clouds) cloud = ToLower(cloud);
   c.regions = FRUGAL_TRY(doc.StringList(n, "regions"));
   for (const auto& t : FRUGAL_TRY(doc.StringList(n, "tiers"))) {
-    auto tier = catalog::ParseTier(t);
+    auto tier = ParseRentedTier(t);
     if (!tier) return Fail(doc.ErrorAt(n["tiers"], "tiers", tier.error().message));
     c.tiers.push_back(*tier);
   }
@@ -368,7 +368,7 @@ Result<std::optional<Deployment>> ReadDeployment(const YamlDoc& doc, const Node&
   d.gpus_per_replica = FRUGAL_TRY(OptionalIntIn(doc, n, "gpus_per_replica", 1, 64)).value_or(1);
   d.replicas = FRUGAL_TRY(OptionalIntIn(doc, n, "replicas", 1, 1'000'000)).value_or(1);
   if (auto tier = FRUGAL_TRY(doc.OptionalString(n, "tier"))) {
-    auto t = catalog::ParseTier(*tier);
+    auto t = ParseRentedTier(*tier);
     if (!t) return Fail(doc.ErrorAt(n["tier"], "tier", t.error().message));
     d.tier = *t;
   }

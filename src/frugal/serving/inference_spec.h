@@ -103,7 +103,7 @@ struct MeasuredServing {
 struct ServingConstraints {
   std::vector<std::string> clouds;
   std::vector<std::string> regions;
-  std::vector<catalog::Tier> tiers;
+  std::vector<CapacityTier> tiers;
   std::vector<std::string> gpus;  ///< canonical names, and "cpu" for CPU instances
   int max_gpus_per_replica = 8;
   std::optional<int> gpus_per_replica;       ///< exactly this tensor-parallel degree
@@ -130,7 +130,7 @@ struct Deployment {
   std::string offer;  ///< or an instance type
   int gpus_per_replica = 1;
   int replicas = 1;
-  catalog::Tier tier = catalog::Tier::kOnDemand;
+  CapacityTier tier = CapacityTier::kOnDemand;
   std::string where;
 };
 

@@ -13,7 +13,7 @@ namespace {
 constexpr size_t kAll = std::numeric_limits<size_t>::max();
 
 bool OnDemandStatic(const ServingOption& o) {
-  return o.tier == "on_demand" && !o.autoscaled && o.perf.meets_latency;
+  return o.OnTier(CapacityTier::kOnDemand) && !o.autoscaled && o.perf.meets_latency;
 }
 
 const ServingOption* First(const ServingPlan& p, auto pred) {
@@ -59,7 +59,7 @@ std::optional<ServingOption> PriceDeployment(const InferenceSpec& spec, const ca
   opt.gpus_per_replica = best->gpu.empty() ? 0 : d.gpus_per_replica;
   opt.replicas = d.replicas;
   opt.instances = best_instances;
-  opt.tier = std::string(catalog::TierName(d.tier));
+  opt.tier = std::string(CapacityTierName(d.tier));
   opt.paid_hours_per_month = hours;
   opt.monthly = best_monthly;
   opt.lifetime = best_monthly.Scaled(
@@ -153,9 +153,8 @@ std::vector<Lever> OtherLevers(const InferenceSpec& spec, const ServingPlan& p,
   auto same_config = [&](const ServingOption& o) {
     return SameHardware(o, baseline) && o.perf.meets_latency;
   };
-  const ServingOption* committed = First(p, [&](const ServingOption& o) {
-    return same_config(o) && o.committed() && o.tier.find('+') == std::string::npos;
-  });
+  const ServingOption* committed =
+      First(p, [&](const ServingOption& o) { return same_config(o) && o.committed() && !o.mix(); });
   if (committed != nullptr) {
     out.push_back(
         Saving("commitment",
@@ -175,8 +174,8 @@ std::vector<Lever> OtherLevers(const InferenceSpec& spec, const ServingPlan& p,
                                                  ? "give workload.daily_shape to price it"
                                                  : "the load is flat at this replica count"));
   }
-  const ServingOption* spot =
-      First(p, [&](const ServingOption& o) { return same_config(o) && o.tier == "spot"; });
+  const ServingOption* spot = First(
+      p, [&](const ServingOption& o) { return same_config(o) && o.OnTier(CapacityTier::kSpot); });
   if (spot != nullptr) {
     out.push_back(Saving("spot", DescribeOption(*spot), baseline.lifetime, spot->lifetime, months));
   } else {

@@ -15,7 +15,6 @@ namespace frugal::serving {
 namespace {
 
 using catalog::Offer;
-using catalog::Tier;
 
 constexpr double kHoursPerMonth = 730;
 /// More replicas than this is not a deployment this planner sizes (and keeps costs in range).
@@ -93,7 +92,7 @@ Money LifetimeOf(Money monthly, int lifetime_months, int commitment_months) {
 
 /// The on-demand price the same instance lists (for a commitment's break-even), if any.
 std::optional<Money> OnDemandPrice(const catalog::Catalog& c, const Offer& o) {
-  const Offer* twin = catalog::TwinOffer(c, catalog::PlaceOf(o), Tier::kOnDemand);
+  const Offer* twin = catalog::TwinOffer(c, catalog::PlaceOf(o), CapacityTier::kOnDemand);
   return twin != nullptr ? std::optional<Money>(twin->price.per_hour) : std::nullopt;
 }
 
@@ -109,7 +108,8 @@ void Finish(ServingOption& opt, const Pricing& p, const ServingPlan& plan) {
 
 /// The cheapest offer of `tier` for the config under `cost`, or nullopt.
 template <typename Cost>
-std::optional<std::pair<const Offer*, Money>> Cheapest(const Config& cfg, Tier tier, Cost cost) {
+std::optional<std::pair<const Offer*, Money>> Cheapest(const Config& cfg, CapacityTier tier,
+                                                       Cost cost) {
   std::optional<std::pair<const Offer*, Money>> best;
   for (const Offer* o : cfg.offers) {
     if (o->tier != tier) continue;
@@ -129,7 +129,7 @@ ServingOption BaseOption(const Config& cfg, const Pricing& p, const Offer& o) {
   opt.instances = InstancesFor(p.peak_replicas, PerInstance(cfg, o));
   opt.replicas_per_instance = PerInstance(cfg, o);
   opt.perf = cfg.perf;
-  opt.tier = std::string(catalog::TierName(o.tier));
+  opt.tier = std::string(CapacityTierName(o.tier));
   opt.estimated_price = o.price_estimated;
   return opt;
 }
@@ -138,18 +138,18 @@ ServingOption BaseOption(const Config& cfg, const Pricing& p, const Offer& o) {
 /// and a committed base with an on-demand peak when the load varies.
 /// A committed base for the quietest hour of the shape, on demand for the rest of the day.
 std::optional<ServingOption> PriceMix(const Config& cfg, const Pricing& p, const ServingPlan& plan,
-                                      const ServingOption& committed, Tier t) {
+                                      const ServingOption& committed, CapacityTier t) {
   const int lifetime = p.spec.schedule.lifetime_months;
   const int base = *std::min_element(p.hourly_replicas.begin(), p.hourly_replicas.end());
   const Offer& co = *committed.offer;
   const int base_instances = InstancesFor(std::max(base, 1), PerInstance(cfg, co));
   const int base_replicas = base_instances * PerInstance(cfg, co);
   auto peak_cost = [&](const Offer& o) { return AutoscaledMonthly(p, cfg, o, base_replicas); };
-  auto od = Cheapest(cfg, Tier::kOnDemand, peak_cost);
+  auto od = Cheapest(cfg, CapacityTier::kOnDemand, peak_cost);
   if (!od) return std::nullopt;
   ServingOption mix = BaseOption(cfg, p, co);
   mix.peak_offer = od->first;
-  mix.tier = fmt::format("{}+on_demand", catalog::TierName(t));
+  mix.tier = fmt::format("{}+on_demand", CapacityTierName(t));
   mix.base_replicas = base_replicas;
   mix.paid_hours_per_month = kHoursPerMonth;
   const Money base_monthly = StaticMonthly(co, base_instances, kHoursPerMonth);
@@ -165,7 +165,7 @@ std::optional<ServingOption> PriceMix(const Config& cfg, const Pricing& p, const
 /// with an on-demand peak.
 void PriceCommitted(const Config& cfg, const Pricing& p, const catalog::Catalog& c,
                     const ServingPlan& plan, bool varies, std::vector<ServingOption>& out) {
-  for (Tier t : {Tier::kReserved1y, Tier::kReserved3y}) {
+  for (CapacityTier t : {CapacityTier::kReserved1y, CapacityTier::kReserved3y}) {
     auto committed = Cheapest(cfg, t, [&](const Offer& o) {
       return StaticMonthly(o, InstancesFor(p.peak_replicas, PerInstance(cfg, o)), kHoursPerMonth);
     });
@@ -204,14 +204,14 @@ void PriceConfig(const Config& cfg, const Pricing& p, const catalog::Catalog& c,
   auto static_cost = [&](const Offer& o) {
     return StaticMonthly(o, InstancesFor(p.peak_replicas, PerInstance(cfg, o)), s.hours_per_month);
   };
-  if (auto od = Cheapest(cfg, Tier::kOnDemand, static_cost))
+  if (auto od = Cheapest(cfg, CapacityTier::kOnDemand, static_cost))
     out.push_back(Uncommitted(cfg, p, plan, *od, false));
   const bool varies =
       !p.spec.workload.daily_shape.empty() &&
       *std::min_element(p.hourly_replicas.begin(), p.hourly_replicas.end()) < p.peak_replicas;
   if (varies) {
     auto autoscaled = [&](const Offer& o) { return AutoscaledMonthly(p, cfg, o, 0); };
-    if (auto od = Cheapest(cfg, Tier::kOnDemand, autoscaled))
+    if (auto od = Cheapest(cfg, CapacityTier::kOnDemand, autoscaled))
       out.push_back(Uncommitted(cfg, p, plan, *od, true));
   }
   PriceCommitted(cfg, p, c, plan, varies, out);
@@ -220,7 +220,7 @@ void PriceConfig(const Config& cfg, const Pricing& p, const catalog::Catalog& c,
     const double hours = s.hours_per_month * (1 + o.preemptions_per_hour * s.restart_hours);
     return StaticMonthly(o, InstancesFor(p.peak_replicas, PerInstance(cfg, o)), hours);
   };
-  if (auto spot = Cheapest(cfg, Tier::kSpot, spot_cost)) {
+  if (auto spot = Cheapest(cfg, CapacityTier::kSpot, spot_cost)) {
     if (!s.interruptible) {
       ++spot_refused;
       return;
@@ -419,7 +419,7 @@ void Rank(std::vector<ServingOption>& options, int lifetime_months) {
     }
     o.lost_because = fmt::format("{} more over {} months than #1",
                                  (o.lifetime - best.lifetime).ToString(), lifetime_months);
-    const int term = o.committed() ? (o.tier.find("3y") != std::string::npos ? 36 : 12) : 0;
+    const int term = o.committed() ? CommitmentMonths(o.offer->tier) : 0;
     if (term > lifetime_months) {
       o.lost_because +=
           fmt::format(" (the {}-month commitment outlasts the model's {})", term, lifetime_months);
@@ -431,11 +431,11 @@ void Rank(std::vector<ServingOption>& options, int lifetime_months) {
 
 }  // namespace
 
-int CommitmentMonths(Tier t) {
+int CommitmentMonths(CapacityTier t) {
   switch (t) {
-    case Tier::kReserved1y:
+    case CapacityTier::kReserved1y:
       return 12;
-    case Tier::kReserved3y:
+    case CapacityTier::kReserved3y:
       return 36;
     default:
       return 0;

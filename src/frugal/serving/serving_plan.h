@@ -30,7 +30,9 @@ struct ServingOption {
   int base_replicas = 0;                       ///< a mix's committed replicas
   int instances = 0;                           ///< at the peak
   int replicas_per_instance = 1;               ///< data-parallel replicas one instance holds
-  std::string tier;  ///< on_demand, reserved_1y, reserved_3y, spot, reserved_1y+on_demand, ...
+  /// The label printed: the offer's tier's name, or a mix's (reserved_1y+on_demand). Rules read
+  /// the offers' tiers (OnTier, committed), never this.
+  std::string tier;
   bool autoscaled = false;  ///< on demand, following the daily shape
   ReplicaPerformance perf;
   double paid_hours_per_month = 0;  ///< per instance at the peak (committed: 730)
@@ -42,7 +44,14 @@ struct ServingOption {
   double utilization = 0;                        ///< mean load ÷ the peak replicas' capacity
   bool estimated_price = false;
   std::string lost_because;  ///< why it ranks below the best; empty for the best
-  [[nodiscard]] bool committed() const { return tier.rfind("reserved", 0) == 0; }
+  /// Whether it is a committed base with an on-demand peak.
+  [[nodiscard]] bool mix() const { return peak_offer != nullptr; }
+  /// Whether all of it runs on `t` (a mix runs on two tiers).
+  [[nodiscard]] bool OnTier(CapacityTier t) const {
+    return offer != nullptr && offer->tier == t && !mix();
+  }
+  /// Whether it is, or has a base, on a reserved tier.
+  [[nodiscard]] bool committed() const { return offer != nullptr && IsReservedTier(offer->tier); }
 };
 
 /// Options that lost before ranking, grouped by reason.
@@ -68,6 +77,6 @@ struct ServingPlan {
                                               const ServingRequest& request = {});
 
 /// Months a commitment tier binds: 12 (reserved_1y), 36 (reserved_3y), else 0.
-[[nodiscard]] int CommitmentMonths(catalog::Tier t);
+[[nodiscard]] int CommitmentMonths(CapacityTier t);
 
 }  // namespace frugal::serving

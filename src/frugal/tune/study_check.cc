@@ -80,7 +80,7 @@ std::vector<CheckItem> CheckStudy(const StudySpec& spec) {
                        : !r.offer.empty() ? "priced by offer '" + r.offer + "'"
                                           : "no price: dollars cannot be counted",
                        "add 'resources: {price_per_hour: 2.50}' or name an offer"));
-  if (r.tier == "spot") {
+  if (r.tier == CapacityTier::kSpot) {
     const bool ok = r.checkpoint_max && *r.checkpoint_max <= kSpotMaxCheckpointInterval;
     items.push_back(
         Item("checkpoint_interval", ok,
@@ -91,7 +91,8 @@ std::vector<CheckItem> CheckStudy(const StudySpec& spec) {
              "30 s–2 min notice and everything since the last checkpoint is lost"));
   } else {
     items.push_back(
-        Item("tier", !r.tier.empty(), r.tier.empty() ? "pricing tier not stated" : "tier " + r.tier,
+        Item("tier", r.tier.has_value(),
+             r.tier ? "tier " + std::string(CapacityTierName(*r.tier)) : "pricing tier not stated",
              "state 'resources: {tier: spot}' (with 15–30 min checkpoints) or on_demand"));
   }
   const bool prunes = spec.scheduler != SchedulerKind::kNone;

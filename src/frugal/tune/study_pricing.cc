@@ -55,23 +55,22 @@ Result<OfferText> SplitOffer(const StudySpec& spec) {
 }
 
 /// The tier to price at: the offer text's, else the spec's, else on demand.
-Result<catalog::Tier> TierFor(const StudySpec& spec, const std::string& from_text) {
-  if (!from_text.empty() && !spec.resources.tier.empty() && from_text != spec.resources.tier) {
-    return Fail(At(
-        spec, "resources.offer",
-        fmt::format("names tier '{}' but resources.tier is '{}'", from_text, spec.resources.tier)));
+Result<CapacityTier> TierFor(const StudySpec& spec, const std::string& from_text) {
+  const std::optional<CapacityTier> stated = spec.resources.tier;
+  if (!from_text.empty() && stated && from_text != CapacityTierName(*stated)) {
+    return Fail(At(spec, "resources.offer",
+                   fmt::format("names tier '{}' but resources.tier is '{}'", from_text,
+                               CapacityTierName(*stated))));
   }
-  const std::string tier = !from_text.empty()
-                               ? from_text
-                               : (spec.resources.tier.empty() ? "on_demand" : spec.resources.tier);
-  Result<catalog::Tier> parsed = catalog::ParseTier(tier);
+  if (from_text.empty()) return stated.value_or(CapacityTier::kOnDemand);
+  Result<CapacityTier> parsed = ParseRentedTier(from_text);
   if (!parsed) return Fail(At(spec, "resources.offer", parsed.error().message));
   return parsed;
 }
 
 Result<const catalog::Offer*> FindOffer(const StudySpec& spec, const catalog::Catalog& c) {
   const OfferText want = FRUGAL_TRY(SplitOffer(spec));
-  const catalog::Tier tier = FRUGAL_TRY(TierFor(spec, want.tier));
+  const CapacityTier tier = FRUGAL_TRY(TierFor(spec, want.tier));
   const catalog::Offer* best = nullptr;
   std::set<std::string> instances;  // cloud:instance, for "did you mean"
   std::set<std::string> tiers;      // the instance's tiers, where the tier is what is missing
@@ -79,12 +78,12 @@ Result<const catalog::Offer*> FindOffer(const StudySpec& spec, const catalog::Ca
   for (const catalog::Offer& o : c.offers()) {
     const std::string cloud = ToLower(o.cloud);
     const std::string instance = ToLower(o.instance_type);
-    instances.insert(cloud + ":" + instance);
+    instances.insert(fmt::format("{}:{}", cloud, instance));
     if (cloud != want.cloud || instance != want.instance) continue;
     const std::string where = ToLower(o.zone.empty() ? o.region : o.region + "/" + o.zone);
     regions.insert(where);
     if (!want.region.empty() && where != want.region && ToLower(o.region) != want.region) continue;
-    tiers.insert(std::string(catalog::TierName(o.tier)));
+    tiers.insert(std::string(CapacityTierName(o.tier)));
     if (o.tier != tier) continue;
     if (best == nullptr || o.price.per_hour < best->price.per_hour) best = &o;
   }
@@ -103,7 +102,7 @@ Result<const catalog::Offer*> FindOffer(const StudySpec& spec, const catalog::Ca
                                Abbreviate(want.region), DidYouMean(want.region, known))));
   }
   return Fail(At(spec, "resources.offer",
-                 fmt::format("{} has no {} offer (it has: {})", pair, catalog::TierName(tier),
+                 fmt::format("{} has no {} offer (it has: {})", pair, CapacityTierName(tier),
                              fmt::join(tiers, ", "))));
 }
 
@@ -119,7 +118,7 @@ Result<const catalog::Offer*> CheapestWithGpu(const StudySpec& spec, const catal
   if (offers.empty()) {
     return Fail(At(spec, "resources.gpu",
                    fmt::format("no {} offer with at least {} x {} in the catalog",
-                               catalog::TierName(*q.tier), q.min_gpus, (*gpu)->name)));
+                               CapacityTierName(*q.tier), q.min_gpus, (*gpu)->name)));
   }
   return offers.front();
 }
@@ -130,7 +129,7 @@ Result<void> ResolvePricing(StudySpec& spec, const catalog::Catalog& catalog) {
   Resources& r = spec.resources;
   r.record = ledger::SegmentOffer{};
   r.record.gpu_count = r.gpus;
-  r.record.tier = r.tier.empty() ? "on_demand" : r.tier;
+  r.record.tier = r.tier.value_or(CapacityTier::kOnDemand);
   if (r.price_per_gpu_hour) r.record.price = Rate{r.price_per_gpu_hour->per_hour * r.gpus};
   if (!NeedsCatalog(spec)) return {};
   const catalog::Offer* offer = r.offer.empty() ? FRUGAL_TRY(CheapestWithGpu(spec, catalog))
@@ -143,7 +142,7 @@ Result<void> ResolvePricing(StudySpec& spec, const catalog::Catalog& catalog) {
                                r.gpus, offer->Id(), offer->gpu_count)));
   }
   r.gpus = gpus;
-  r.tier = std::string(catalog::TierName(offer->tier));
+  r.tier = offer->tier;
   r.price_per_gpu_hour = Rate{offer->price.per_hour.Scaled(1.0 / static_cast<double>(gpus))};
   r.offer_id = offer->Id();
   r.record.cloud = offer->cloud;
@@ -152,7 +151,7 @@ Result<void> ResolvePricing(StudySpec& spec, const catalog::Catalog& catalog) {
   r.record.zone = offer->zone;
   r.record.gpu = offer->gpu;
   r.record.gpu_count = offer->gpu_count;
-  r.record.tier = r.tier;
+  r.record.tier = offer->tier;
   // The rate the study and the supervisor charge (equal to the offer's up to rounding).
   r.record.price = Rate{r.price_per_gpu_hour->per_hour * gpus};
   r.record.on_demand_price = catalog::OnDemandTwinPrice(catalog, *offer);
@@ -162,7 +161,7 @@ Result<void> ResolvePricing(StudySpec& spec, const catalog::Catalog& catalog) {
 nlohmann::json PricingToJson(const Resources& r) {
   const ledger::SegmentOffer& o = r.record;
   return {{"gpus", r.gpus},
-          {"tier", r.tier},
+          {"tier", r.tier ? nlohmann::json(CapacityTierName(*r.tier)) : nlohmann::json("")},
           {"price_per_gpu_hour_micros",
            r.price_per_gpu_hour ? nlohmann::json(r.price_per_gpu_hour->per_hour.micros())
                                 : nlohmann::json(nullptr)},
@@ -174,12 +173,22 @@ nlohmann::json PricingToJson(const Resources& r) {
             {"zone", o.zone},
             {"gpu", o.gpu},
             {"gpu_count", o.gpu_count},
-            {"tier", o.tier},
+            {"tier", CapacityTierName(o.tier)},
             {"price_micros", o.price.per_hour.micros()},
             {"on_demand_price_micros", o.on_demand_price
                                            ? nlohmann::json(o.on_demand_price->per_hour.micros())
                                            : nlohmann::json(nullptr)}}}};
 }
+
+namespace {
+
+/// A pinned pricing's tier name, read back; an error names where it was.
+Result<CapacityTier> PinnedTier(Result<CapacityTier> tier) {
+  if (!tier) return Fail(ErrorCode::kBadInput, "study state: pricing: " + tier.error().message);
+  return tier;
+}
+
+}  // namespace
 
 Result<void> ApplyPinnedPricing(StudySpec& spec, const nlohmann::json& pricing) {
   auto rate = [](const nlohmann::json& micros) -> std::optional<Rate> {
@@ -189,7 +198,9 @@ Result<void> ApplyPinnedPricing(StudySpec& spec, const nlohmann::json& pricing) 
   try {
     Resources& r = spec.resources;
     r.gpus = pricing.at("gpus").get<int>();
-    r.tier = pricing.at("tier").get<std::string>();
+    const std::string tier = pricing.at("tier").get<std::string>();
+    r.tier.reset();
+    if (!tier.empty()) r.tier = FRUGAL_TRY(PinnedTier(ParseRentedTier(tier)));
     r.price_per_gpu_hour = rate(pricing.at("price_per_gpu_hour_micros"));
     r.offer_id = pricing.at("offer_id").get<std::string>();
     const auto& o = pricing.at("record");
@@ -199,7 +210,7 @@ Result<void> ApplyPinnedPricing(StudySpec& spec, const nlohmann::json& pricing) 
     r.record.zone = o.at("zone").get<std::string>();
     r.record.gpu = o.at("gpu").get<std::string>();
     r.record.gpu_count = o.at("gpu_count").get<int>();
-    r.record.tier = o.at("tier").get<std::string>();
+    r.record.tier = FRUGAL_TRY(PinnedTier(ParseCapacityTier(o.at("tier").get<std::string>())));
     r.record.price = Rate{Money::FromMicros(o.at("price_micros").get<int64_t>())};
     r.record.on_demand_price = rate(o.at("on_demand_price_micros"));
   } catch (const nlohmann::json::exception& e) {

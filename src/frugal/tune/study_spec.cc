@@ -146,7 +146,9 @@ Result<void> CheckScaleBy(const YamlDoc& doc, const YAML::Node& node, const Stud
   } else {
     for (const std::string& choice : it->choices) {
       auto number = ParseDouble(choice);
-      if (!number) return fail("'" + name + "' has a value that is not a number: '" + choice + "'");
+      if (!number) {
+        return fail(fmt::format("'{}' has a value that is not a number: '{}'", name, choice));
+      }
       values.push_back(*number);
     }
   }
@@ -239,13 +241,18 @@ Result<void> ParseResources(const YamlDoc& doc, const YAML::Node& node, Resource
   if (out.gpus < 1) return Fail(doc.ErrorAt(node["gpus"], "resources.gpus", "must be at least 1"));
   if (out.workers < 1)
     return Fail(doc.ErrorAt(node["workers"], "resources.workers", "must be at least 1"));
-  out.tier = FRUGAL_TRY(doc.OptionalString(node, "tier")).value_or("");
-  const std::vector<std::string> tiers = {"on_demand", "spot", "reserved_1y", "reserved_3y"};
-  if (!out.tier.empty() && std::find(tiers.begin(), tiers.end(), out.tier) == tiers.end()) {
-    return Fail(doc.ErrorAt(node["tier"], "resources.tier",
-                            fmt::format("unknown tier '{}'{} (on_demand, spot, reserved_1y, "
-                                        "reserved_3y)",
-                                        Abbreviate(out.tier), DidYouMean(out.tier, tiers))));
+  const std::string tier = FRUGAL_TRY(doc.OptionalString(node, "tier")).value_or("");
+  if (!tier.empty()) {
+    // A rented tier by its one name exactly (core/tier.h).
+    const Result<CapacityTier> parsed = ParseRentedTier(tier);
+    if (!parsed || CapacityTierName(*parsed) != tier) {
+      const std::vector<std::string> tiers = {"on_demand", "spot", "reserved_1y", "reserved_3y"};
+      return Fail(doc.ErrorAt(node["tier"], "resources.tier",
+                              fmt::format("unknown tier '{}'{} (on_demand, spot, reserved_1y, "
+                                          "reserved_3y)",
+                                          Abbreviate(tier), DidYouMean(tier, tiers))));
+    }
+    out.tier = *parsed;
   }
   out.offer = FRUGAL_TRY(doc.OptionalString(node, "offer")).value_or("");
   out.gpu = FRUGAL_TRY(doc.OptionalString(node, "gpu")).value_or("");

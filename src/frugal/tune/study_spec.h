@@ -13,6 +13,7 @@
 #include "frugal/core/duration.h"
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
+#include "frugal/core/tier.h"
 #include "frugal/ledger/types.h"
 #include "frugal/tune/sampler.h"
 #include "frugal/tune/scheduler.h"
@@ -63,8 +64,8 @@ struct FidelitySpec {
 
 struct Resources {
   int gpus = 1;
-  bool gpus_stated = false;  ///< `gpus` was written in the spec (not the default)
-  std::string tier;          ///< on_demand, spot, reserved_1y, reserved_3y ("" = not stated)
+  bool gpus_stated = false;          ///< `gpus` was written in the spec (not the default)
+  std::optional<CapacityTier> tier;  ///< a rented tier; unset: not stated
   /// A catalog offer: "aws:g5.xlarge", "aws:g5.xlarge spot", "aws:g5.xlarge:us-east-1" or a
   /// full id "aws:g5.xlarge:us-east-1:spot" ("" = not stated). Priced by ResolvePricing.
   std::string offer;

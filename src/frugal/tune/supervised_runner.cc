@@ -61,13 +61,13 @@ SupervisedRunnerOptions SupervisedRunnerOptions::ForSpec(const StudySpec& spec,
       spec.resources.price_per_gpu_hour ? spec.resources.price_per_gpu_hour->per_hour : Money{};
   o.price = Rate{per_gpu * spec.resources.gpus};
   o.gpus = spec.resources.gpus;
-  o.tier = spec.resources.tier;
+  o.tier = spec.resources.tier ? std::string(CapacityTierName(*spec.resources.tier)) : "";
   o.offer = spec.resources.offer_id.empty() ? spec.resources.offer : spec.resources.offer_id;
   o.workers = spec.resources.workers;
   o.tags = spec.tags;
   o.record = spec.resources.record;
   o.record.gpu_count = spec.resources.gpus;
-  o.record.tier = spec.resources.tier.empty() ? "on_demand" : spec.resources.tier;
+  o.record.tier = spec.resources.tier.value_or(CapacityTier::kOnDemand);
   o.record.price = o.price;
   o.trial_max_wall = spec.gates.trial_max_wall;
   o.chaos = spec.chaos;

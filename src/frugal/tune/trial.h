@@ -17,6 +17,11 @@ namespace frugal::tune {
 /// The tolerance the tuner compares fidelities, steps and dollars with.
 inline constexpr double kEps = 1e-9;
 
+/// Where a trial is in the tuner's own lifecycle, as the study state file and `tune status`
+/// name it. Not ledger::TrialState (ledger/study.h), which names something else: a trial row's
+/// stored status for the ledger's readers (audit, reports), with a pending row and no budget
+/// or wall stop (both are recorded as paused: resumable). The tuner maps its state onto the
+/// ledger's in one place (ledger_study_store.cc LedgerState); the ledger cannot read this one.
 enum class TrialState {
   kRunning,          ///< a segment is in flight toward target_rung
   kPaused,           ///< checkpointed at a rung, waiting to be promoted (asha) or for budget

@@ -40,7 +40,7 @@ std::vector<RunId> Populate(Ledger& ledger, Timestamp now) {
                     "us-east-1a",
                     "A10G",
                     1,
-                    "spot",
+                    CapacityTier::kSpot,
                     Rate{Money::FromCents(40)},
                     Rate{Money::FromCents(101)}};
   const SegmentId s1 = ledger.OpenSegment(ids[0], spot, hours_ago(30)).value();
@@ -64,10 +64,14 @@ std::vector<RunId> Populate(Ledger& ledger, Timestamp now) {
   b.tags.extra.clear();
   b.start = hours_ago(10);
   ids.push_back(ledger.BeginRun(b).value());
-  SegmentOffer on_demand{"gcp",         "a2-highgpu-1g",
-                         "us-central1", "",
-                         "A100",        1,
-                         "on_demand",   Rate{Money::FromCents(367)},
+  SegmentOffer on_demand{"gcp",
+                         "a2-highgpu-1g",
+                         "us-central1",
+                         "",
+                         "A100",
+                         1,
+                         CapacityTier::kOnDemand,
+                         Rate{Money::FromCents(367)},
                          std::nullopt};
   EXPECT_TRUE(ledger.OpenSegment(ids[1], on_demand, hours_ago(10)).has_value());
   EXPECT_TRUE(ledger.FinishRun(ids[1], RunStatus::kFailed, hours_ago(8)).has_value());
@@ -348,8 +352,14 @@ TEST(LedgerExport, ClippedRowsChargeTheirClippedPeriodAndNeverPrintAnEmptyOne) {
   {
     auto ledger = Ledger::Open(db).value();
     const RunId run = ledger->BeginRun(NewRun{"short", "", "", {}, {}, {}, ms(-1000)}).value();
-    const SegmentOffer offer{"aws",       "g5.xlarge", "us-east-1", "",
-                             "A10G",      1,           "on_demand", Rate{Money::FromCents(360)},
+    const SegmentOffer offer{"aws",
+                             "g5.xlarge",
+                             "us-east-1",
+                             "",
+                             "A10G",
+                             1,
+                             CapacityTier::kOnDemand,
+                             Rate{Money::FromCents(360)},
                              std::nullopt};
     // [09:59:59.000, 10:00:00.700): clipped by --since to its last 0.7 s.
     const SegmentId a = ledger->OpenSegment(run, offer, ms(-1000)).value();

@@ -12,7 +12,7 @@ using ledger::Timestamp;
 using std::chrono::hours;
 using std::chrono::minutes;
 
-ledger::SegmentOffer Offer(std::string gpu, int count, std::string tier, double per_hour,
+ledger::SegmentOffer Offer(std::string gpu, int count, CapacityTier tier, double per_hour,
                            std::optional<double> on_demand = std::nullopt) {
   ledger::SegmentOffer o;
   o.cloud = "aws";
@@ -20,7 +20,7 @@ ledger::SegmentOffer Offer(std::string gpu, int count, std::string tier, double 
   o.region = "us-east-1";
   o.gpu = std::move(gpu);
   o.gpu_count = count;
-  o.tier = std::move(tier);
+  o.tier = tier;
   o.price = Rate{Money::FromDollars(per_hour)};
   if (on_demand) o.on_demand_price = Rate{Money::FromDollars(*on_demand)};
   return o;
@@ -61,7 +61,8 @@ Result<SeededFleet> SeedFleet(const std::filesystem::path& path, Timestamp now) 
     const Timestamp start = now - hours(30);
     const ledger::RunId id =
         FRUGAL_TRY(db->BeginRun(Run("nlp-pretrain", "nlp", "assistant", start)));
-    const auto spot = FRUGAL_TRY(db->OpenSegment(id, Offer("A100", 8, "spot", 12.0, 32.77), start));
+    const auto spot =
+        FRUGAL_TRY(db->OpenSegment(id, Offer("A100", 8, CapacityTier::kSpot, 12.0, 32.77), start));
     for (int k = 1; k <= 2; ++k) {
       FRUGAL_TRY(db->AddEvent(id, spot, ledger::EventType::kCheckpointCommitted,
                               start + minutes(60 * k + 20),
@@ -69,8 +70,8 @@ Result<SeededFleet> SeedFleet(const std::filesystem::path& path, Timestamp now) 
     }
     FRUGAL_TRY(db->AddEvent(id, spot, ledger::EventType::kPreempted, start + hours(3), {}));
     FRUGAL_TRY(db->CloseSegment(spot, start + hours(3), ledger::EndReason::kPreempted));
-    const auto od =
-        FRUGAL_TRY(db->OpenSegment(id, Offer("A100", 8, "on_demand", 32.77), start + hours(3)));
+    const auto od = FRUGAL_TRY(
+        db->OpenSegment(id, Offer("A100", 8, CapacityTier::kOnDemand, 32.77), start + hours(3)));
     FRUGAL_TRY(db->AddEvent(id, od, ledger::EventType::kResumed, start + hours(3) + minutes(1),
                             {{"kind", "resumed"}, {"seconds_to_first_progress", 42.0}}));
     FRUGAL_TRY(Samples(*db, id, start, start + hours(5), 71));
@@ -82,7 +83,8 @@ Result<SeededFleet> SeedFleet(const std::filesystem::path& path, Timestamp now) 
     const Timestamp start = now - hours(20);
     const ledger::RunId id =
         FRUGAL_TRY(db->BeginRun(Run("vision-sweep", "vision", "detector", start)));
-    const auto seg = FRUGAL_TRY(db->OpenSegment(id, Offer("A100", 1, "on_demand", 4.10), start));
+    const auto seg =
+        FRUGAL_TRY(db->OpenSegment(id, Offer("A100", 1, CapacityTier::kOnDemand, 4.10), start));
     FRUGAL_TRY(Samples(*db, id, start, start + hours(5), 22));
     FRUGAL_TRY(db->CloseSegment(seg, start + hours(5), ledger::EndReason::kFinished));
     FRUGAL_TRY(db->FinishRun(id, ledger::RunStatus::kSucceeded, start + hours(5)));
@@ -92,7 +94,7 @@ Result<SeededFleet> SeedFleet(const std::filesystem::path& path, Timestamp now) 
   {
     const Timestamp start = now - hours(2);
     const ledger::RunId id = FRUGAL_TRY(db->BeginRun(Run("nlp-live", "nlp", "assistant", start)));
-    FRUGAL_TRY(db->OpenSegment(id, Offer("H100", 8, "spot", 25.0, 98.32), start));
+    FRUGAL_TRY(db->OpenSegment(id, Offer("H100", 8, CapacityTier::kSpot, 25.0, 98.32), start));
     FRUGAL_TRY(Samples(*db, id, start, now, 88));
     FRUGAL_TRY(db->Heartbeat(id, now));
     fleet.running_run = id;

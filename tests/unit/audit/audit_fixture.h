@@ -35,7 +35,7 @@ offers:
 )";
 
 inline ledger::SegmentOffer TestOffer(const std::string& type, const std::string& gpu, double price,
-                                      const std::string& tier = "on_demand") {
+                                      CapacityTier tier = CapacityTier::kOnDemand) {
   ledger::SegmentOffer o;
   o.cloud = "testcloud";
   o.instance_type = type;

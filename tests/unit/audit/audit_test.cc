@@ -31,7 +31,7 @@ using std::chrono::minutes;
 
 TEST_F(AuditTest, FindsEveryPlantedCaseWithItsSavingAndNothingElse) {
   const auto a100 = TestOffer("big-a100", "A100-80GB", 4.0);
-  const auto a100_spot = TestOffer("big-a100", "A100-80GB", 1.2, "spot");
+  const auto a100_spot = TestOffer("big-a100", "A100-80GB", 1.2, CapacityTier::kSpot);
   const auto h100 = TestOffer("steady-h100", "H100-80GB-SXM", 8.0);
   const auto done = ledger::EndReason::kFinished;
   const Timestamp day10 = options_.since + hours(24 * 10);
@@ -208,7 +208,7 @@ TEST_F(AuditTest, SaysWhatIsMissingInsteadOfASaving) {
 
 TEST_F(AuditTest, StartUpFailuresAndDrillsAreNotSpotFindings) {
   const auto a100 = TestOffer("big-a100", "A100-80GB", 4.0);
-  const auto a100_spot = TestOffer("big-a100", "A100-80GB", 1.2, "spot");
+  const auto a100_spot = TestOffer("big-a100", "A100-80GB", 1.2, CapacityTier::kSpot);
   const Timestamp start = options_.since + hours(24);
   // A trial that died at `import torch` 0.3 s into its spot segment: no checkpoint was due.
   const auto died = AddRun("trial-0", start, {{a100_spot, 0.3 / 3600, ledger::EndReason::kFailed}});

@@ -26,8 +26,14 @@ TEST(AuditPolicyOverrides, ListsEachOverrideInTheWindowWithItsSpendAndNoSaving) 
   run.tags.team = "nlp";
   run.start = options.now - hours(48);
   const ledger::RunId run_id = *db.BeginRun(run);
-  ledger::SegmentOffer offer{"testcloud",     "big", "r1",        "",
-                             "H100-80GB-SXM", 1,     "on_demand", Rate{Money::FromDollars(8)},
+  ledger::SegmentOffer offer{"testcloud",
+                             "big",
+                             "r1",
+                             "",
+                             "H100-80GB-SXM",
+                             1,
+                             CapacityTier::kOnDemand,
+                             Rate{Money::FromDollars(8)},
                              std::nullopt};
   const ledger::SegmentId seg = *db.OpenSegment(run_id, offer, run.start);
   ASSERT_TRUE(db.CloseSegment(seg, run.start + hours(3), ledger::EndReason::kFinished));

@@ -39,7 +39,8 @@ class AuditReportTest : public AuditTest {
                               true, "", "vision");
     AddSamples(under, day40, 10, 30, 20);
     const Timestamp day60 = options_.since + hours(24 * 60);
-    AddRun("spot", day60, {{TestOffer("big-a100", "A100-80GB", 1.2, "spot"), 10, done}});
+    AddRun("spot", day60,
+           {{TestOffer("big-a100", "A100-80GB", 1.2, CapacityTier::kSpot), 10, done}});
     auto r = RunAudit(*ledger_, options_);
     ASSERT_TRUE(r) << r.error().message;
     result_ = std::move(*r);

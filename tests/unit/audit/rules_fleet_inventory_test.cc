@@ -179,7 +179,7 @@ TEST_F(AuditFleetTest, CsvInventoryReadsLikeItsYaml) {
   EXPECT_EQ(a.history[1].end - a.history[1].start, hours(2));
   EXPECT_EQ(a.history[2].end - a.history[2].start, hours(2));
   EXPECT_TRUE(inv->instances[1].history.empty());
-  EXPECT_EQ(inv->instances[1].tier, "on_demand");
+  EXPECT_EQ(inv->instances[1].tier, CapacityTier::kOnDemand);
   EXPECT_TRUE(inv->instances[1].launched.has_value());
 }
 

@@ -72,7 +72,7 @@ TEST(AuditThresholds, OverridesApply) {
       "t.yaml");
   ASSERT_TRUE(t) << t.error().message;
   EXPECT_EQ(t->underutil_gpu_util_pct, 40);
-  EXPECT_EQ(t->commitment_tier, "reserved_3y");
+  EXPECT_EQ(t->commitment_tier, CapacityTier::kReserved3y);
   EXPECT_EQ(t->attribution_tags, (std::vector<std::string>{"team", "cost_center"}));
 }
 

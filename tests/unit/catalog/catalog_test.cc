@@ -29,10 +29,11 @@ TEST(Catalog, ShippedSnapshotLoadsWithEveryCloudAndTier) {
   EXPECT_GT(c.info().counts.at("gcp").at("reserved_3y"), 0u);
   for (const Offer& o : c.offers()) {
     EXPECT_GT(o.price.per_hour, Money()) << o.Id();
-    if (o.tier == Tier::kSpot) {
+    if (o.tier == CapacityTier::kSpot) {
       EXPECT_GT(o.preemptions_per_hour, 0.0) << o.Id();
     }
-    EXPECT_EQ(o.price_estimated, o.tier == Tier::kReserved1y || o.tier == Tier::kReserved3y)
+    EXPECT_EQ(o.price_estimated,
+              o.tier == CapacityTier::kReserved1y || o.tier == CapacityTier::kReserved3y)
         << o.Id();
     if (!o.gpu.empty()) {
       EXPECT_NE(c.FindGpu(o.gpu), nullptr) << o.gpu;
@@ -44,7 +45,7 @@ TEST(Catalog, QueryFiltersSortsAndLimits) {
   OfferQuery q;
   q.gpu = "A100-80GB";
   q.min_gpus = 8;
-  q.tier = Tier::kSpot;
+  q.tier = CapacityTier::kSpot;
   q.sort = OfferQuery::Sort::kPricePerGpu;
   auto offers = Shipped().Query(q);
   ASSERT_TRUE(offers.has_value());
@@ -53,7 +54,7 @@ TEST(Catalog, QueryFiltersSortsAndLimits) {
     const Offer* o = (*offers)[i];
     EXPECT_EQ(o->gpu, "A100-80GB");
     EXPECT_GE(o->gpu_count, 8);
-    EXPECT_EQ(o->tier, Tier::kSpot);
+    EXPECT_EQ(o->tier, CapacityTier::kSpot);
     if (i > 0) {
       EXPECT_LE((*offers)[i - 1]->PricePerGpuHour(), o->PricePerGpuHour());
     }
@@ -118,7 +119,8 @@ namespace {
 TEST(Catalog, ShipsCpuInstancesOfEveryClassOnEveryTier) {
   for (const CpuClass cls : {CpuClass::kGeneral, CpuClass::kMemory, CpuClass::kCompute}) {
     for (const char* cloud : {"aws", "gcp", "azure"}) {
-      for (const Tier tier : {Tier::kOnDemand, Tier::kSpot, Tier::kReserved1y, Tier::kReserved3y}) {
+      for (const CapacityTier tier : {CapacityTier::kOnDemand, CapacityTier::kSpot,
+                                      CapacityTier::kReserved1y, CapacityTier::kReserved3y}) {
         OfferQuery q;
         q.gpu = "cpu";
         q.cpu_class = cls;
@@ -127,7 +129,8 @@ TEST(Catalog, ShipsCpuInstancesOfEveryClassOnEveryTier) {
         q.limit = 1;
         auto offers = Shipped().Query(q);
         ASSERT_TRUE(offers.has_value()) << offers.error().message;
-        ASSERT_EQ(offers->size(), 1u) << CpuClassName(cls) << " " << cloud << " " << TierName(tier);
+        ASSERT_EQ(offers->size(), 1u)
+            << CpuClassName(cls) << " " << cloud << " " << CapacityTierName(tier);
         EXPECT_TRUE(offers->front()->gpu.empty());
         EXPECT_GT(offers->front()->vcpus, 0);
       }
@@ -271,7 +274,7 @@ TEST(Catalog, NamedByIsThePrefixOfTheOffersId) {
   zoned.instance_type = "p4d.24xlarge";
   zoned.region = "us-east-1";
   zoned.zone = "use1-az1";
-  zoned.tier = Tier::kSpot;
+  zoned.tier = CapacityTier::kSpot;
   EXPECT_TRUE(zoned.NamedBy("aws:p4d.24xlarge:us-east-1/use1-az1:sp"));
   EXPECT_TRUE(zoned.NamedBy("aws:p4d.24xlarge:us-east-1"));
   EXPECT_FALSE(zoned.NamedBy("aws:p4d.24xlarge:us-east-1:spot"));  // the zone comes first

@@ -48,7 +48,7 @@ TEST(CustomOffers, ReadsPoolsAtInternalRates) {
   EXPECT_EQ(c->offers[0].cloud, "onprem");
   EXPECT_EQ(c->offers[0].price.per_hour, Money::FromCents(880));
   EXPECT_EQ(c->offers[0].PricePerGpuHour(), Money::FromCents(110));
-  EXPECT_EQ(c->offers[1].tier, Tier::kSpot);
+  EXPECT_EQ(c->offers[1].tier, CapacityTier::kSpot);
   EXPECT_DOUBLE_EQ(c->offers[1].preemptions_per_hour, 0.5);
   EXPECT_EQ(c->offers[2].gpu_count, 0);
   EXPECT_EQ(c->offers[2].source, OfferSource::kCustom);
@@ -88,6 +88,11 @@ TEST(CustomOffers, BadInputNamesFileLineAndField) {
       {"apiVersion: frugal/v1\noffers:\n  - name: x\n    gpu: L4\n    price_per_hour: 1\n"
        "  - name: x\n    gpu: L4\n    gpus: 2\n    price_per_hour: 2\n",
        "offers.yaml:6:11: field 'name': offer 'onprem:x:local:on_demand' is already defined at "},
+      // Owned capacity is never an offer (so never a spot candidate): a capacity pool's tier.
+      {"apiVersion: frugal/v1\noffers:\n  - name: x\n    gpu: L4\n    price_per_hour: 1\n"
+       "    tier: owned\n",
+       "offers.yaml:6:11: field 'tier': tier 'owned' is not rented: owned capacity is never an "
+       "offer"},
   };
   for (const BadCase& c : cases) {
     TempDir dir;

@@ -61,7 +61,7 @@ TEST(ImportSkyPilot, GpuSharesComeFromTheTableNotTheRowsCount) {
   ASSERT_TRUE(r) << r.error().message;
   std::map<std::string, const Offer*> on_demand;
   for (const Offer& o : r->offers) {
-    if (o.tier == Tier::kOnDemand) on_demand[o.instance_type] = &o;
+    if (o.tier == CapacityTier::kOnDemand) on_demand[o.instance_type] = &o;
   }
   ASSERT_TRUE(on_demand.contains("Standard_NV4as_v4"));
   EXPECT_DOUBLE_EQ(on_demand["Standard_NV4as_v4"]->gpu_fraction, 0.125);

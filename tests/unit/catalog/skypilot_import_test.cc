@@ -17,7 +17,7 @@ using frugal::testing::WriteTestFile;
 const std::vector<std::string> kKnown = {"A100-40GB", "A100-80GB",     "L4",
                                          "T4",        "H100-80GB-SXM", "V100-16GB"};
 
-const Offer* Find(const std::vector<Offer>& offers, std::string_view type, Tier tier,
+const Offer* Find(const std::vector<Offer>& offers, std::string_view type, CapacityTier tier,
                   std::string_view zone = "") {
   for (const Offer& o : offers) {
     if (o.instance_type == type && o.tier == tier && o.zone == zone) return &o;
@@ -39,17 +39,17 @@ TEST(ImportSkyPilot, PricesGcpGpuVmsAsHostPlusAccelerator) {
                 ",,,A100,2,,us-central1,us-central1-a,5.86,2.2\n");
   auto r = ImportSkyPilot({dir.path()}, kKnown);
   ASSERT_TRUE(r.has_value()) << r.error().message;
-  const Offer* a100 = Find(r->offers, "a2-highgpu-1g", Tier::kOnDemand);
+  const Offer* a100 = Find(r->offers, "a2-highgpu-1g", CapacityTier::kOnDemand);
   ASSERT_NE(a100, nullptr);
   EXPECT_EQ(a100->price.per_hour, *Money::Parse("3.66948"));  // 0.73948 + 2.93
   EXPECT_EQ(a100->gpu, "A100-40GB");
   EXPECT_EQ(a100->vcpus, 12.0);
-  const Offer* a100_spot = Find(r->offers, "a2-highgpu-1g", Tier::kSpot, "us-central1-a");
+  const Offer* a100_spot = Find(r->offers, "a2-highgpu-1g", CapacityTier::kSpot, "us-central1-a");
   ASSERT_NE(a100_spot, nullptr);
   EXPECT_EQ(a100_spot->price.per_hour, *Money::Parse("1.39"));
   // One L4 fits several g2 hosts: each is an offer of its own.
-  EXPECT_NE(Find(r->offers, "g2-standard-4", Tier::kOnDemand), nullptr);
-  EXPECT_EQ(Find(r->offers, "g2-standard-8", Tier::kOnDemand)->price.per_hour,
+  EXPECT_NE(Find(r->offers, "g2-standard-4", CapacityTier::kOnDemand), nullptr);
+  EXPECT_EQ(Find(r->offers, "g2-standard-8", CapacityTier::kOnDemand)->price.per_hour,
             *Money::Parse("0.8"));
   // A100 ×2 needs a2-highgpu-2g, which this zone does not price.
   EXPECT_EQ(r->reports[0].skipped.at("GCP accelerator with no host VM priced in its zone"), 1u);
@@ -78,8 +78,8 @@ TEST(ImportSkyPilot, SkipsAndCountsUnusableRows) {
   EXPECT_EQ(report.skipped.at("bad row: negative on-demand Price"), 1u);
   EXPECT_EQ(report.skipped.at("bad row: negative SpotPrice"), 1u);
   // On-demand rows repeated per zone collapse to one regional offer; spot stays per zone.
-  EXPECT_NE(Find(r->offers, "g4dn.xlarge", Tier::kOnDemand), nullptr);
-  EXPECT_NE(Find(r->offers, "g4dn.xlarge", Tier::kSpot, "use1-az2"), nullptr);
+  EXPECT_NE(Find(r->offers, "g4dn.xlarge", CapacityTier::kOnDemand), nullptr);
+  EXPECT_NE(Find(r->offers, "g4dn.xlarge", CapacityTier::kSpot, "use1-az2"), nullptr);
   EXPECT_EQ(report.skipped.at("no on-demand price"), 1u);
   EXPECT_EQ(report.skipped.at("spot capped at the on-demand price (unavailable)"), 1u);
   EXPECT_EQ(report.unknown_gpus.at("Inferentia2"), 1u);
@@ -183,7 +183,7 @@ TEST(ImportSkyPilot, ImportsCpuInstancesOfTheGeneralMemoryAndComputeFamilies) {
   const ImportReport& report = r->reports.at(0);
   // <cloud>_cpu_vms.csv is a price list of the same cloud.
   EXPECT_EQ(report.cloud, "aws");
-  const Offer* r6i = Find(r->offers, "r6i.2xlarge", Tier::kOnDemand);
+  const Offer* r6i = Find(r->offers, "r6i.2xlarge", CapacityTier::kOnDemand);
   ASSERT_NE(r6i, nullptr);
   EXPECT_TRUE(r6i->gpu.empty());
   EXPECT_EQ(r6i->gpu_count, 0);
@@ -191,12 +191,13 @@ TEST(ImportSkyPilot, ImportsCpuInstancesOfTheGeneralMemoryAndComputeFamilies) {
   EXPECT_EQ(r6i->ram_gib, 64.0);
   EXPECT_EQ(r6i->price.per_hour, *Money::Parse("0.504"));
   EXPECT_EQ(ClassifyCpuOffer(*r6i), CpuClass::kMemory);
-  const Offer* spot = Find(r->offers, "r6i.2xlarge", Tier::kSpot, "use1-az2");
+  const Offer* spot = Find(r->offers, "r6i.2xlarge", CapacityTier::kSpot, "use1-az2");
   ASSERT_NE(spot, nullptr);
   EXPECT_EQ(spot->price.per_hour, *Money::Parse("0.16"));
-  EXPECT_EQ(ClassifyCpuOffer(*Find(r->offers, "m6i.xlarge", Tier::kOnDemand)), CpuClass::kGeneral);
+  EXPECT_EQ(ClassifyCpuOffer(*Find(r->offers, "m6i.xlarge", CapacityTier::kOnDemand)),
+            CpuClass::kGeneral);
   // Burstable t3 is outside the imported families: skipped and counted, not silently dropped.
-  EXPECT_EQ(Find(r->offers, "t3.micro", Tier::kOnDemand), nullptr);
+  EXPECT_EQ(Find(r->offers, "t3.micro", CapacityTier::kOnDemand), nullptr);
   EXPECT_EQ(
       report.skipped.at("CPU instance outside the imported general, memory and compute families"),
       1u);
@@ -221,7 +222,7 @@ TEST(ImportSkyPilot, GcpHostRowsOfGpuVmsAreNotCpuOffers) {
   }
   EXPECT_EQ(cpu_offers, 2);  // on-demand and spot
   EXPECT_EQ(r->reports[0].skipped.at("GCP host VM row (joined with accelerators)"), 1u);
-  const Offer* t4 = Find(r->offers, "n1-highmem-8", Tier::kOnDemand);
+  const Offer* t4 = Find(r->offers, "n1-highmem-8", CapacityTier::kOnDemand);
   ASSERT_NE(t4, nullptr);
   EXPECT_EQ(t4->gpu, "T4");
 }

@@ -15,7 +15,7 @@ Offer Spot(std::string zone, double dollars, int gpus = 8, std::string cloud = "
   o.zone = std::move(zone);
   o.gpu = "A100-40GB";
   o.gpu_count = gpus;
-  o.tier = Tier::kSpot;
+  o.tier = CapacityTier::kSpot;
   o.price = Rate{Money::FromDollars(dollars)};
   return o;
 }

@@ -33,7 +33,7 @@ Catalog Pools(const TempDir& dir) {
   return c ? std::move(*c) : Catalog();
 }
 
-const Offer* Find(const Catalog& c, std::string_view zone, Tier tier, double price) {
+const Offer* Find(const Catalog& c, std::string_view zone, CapacityTier tier, double price) {
   for (const Offer& o : c.offers()) {
     if (o.cloud == "dc" && o.zone == zone && o.tier == tier &&
         o.price.per_hour == Money::FromDollars(price)) {
@@ -46,19 +46,19 @@ const Offer* Find(const Catalog& c, std::string_view zone, Tier tier, double pri
 TEST(TwinOffer, IsTheCheapestInTheRegionOrTheSameZone) {
   TempDir dir;
   const Catalog c = Pools(dir);
-  const Offer* spot_a = Find(c, "a", Tier::kSpot, 0.30);
-  const Offer* spot_b = Find(c, "b", Tier::kSpot, 0.35);
+  const Offer* spot_a = Find(c, "a", CapacityTier::kSpot, 0.30);
+  const Offer* spot_b = Find(c, "b", CapacityTier::kSpot, 0.35);
   ASSERT_NE(spot_a, nullptr);
   ASSERT_NE(spot_b, nullptr);
   // Zone a: only the regional offer matches.
-  const Offer* twin_a = TwinOffer(c, PlaceOf(*spot_a), Tier::kOnDemand);
+  const Offer* twin_a = TwinOffer(c, PlaceOf(*spot_a), CapacityTier::kOnDemand);
   ASSERT_NE(twin_a, nullptr);
   EXPECT_EQ(twin_a->price.per_hour, Money::FromDollars(0.80));
   // Zone b: both match, and its own zone's is the cheaper.
   EXPECT_EQ(OnDemandTwinPrice(c, *spot_b)->per_hour, Money::FromDollars(0.50));
   // An on-demand offer is its own twin; another place has none.
   EXPECT_EQ(OnDemandTwinPrice(c, *twin_a)->per_hour, Money::FromDollars(0.80));
-  EXPECT_EQ(TwinOffer(c, {"dc", "pool-a", "dc2", ""}, Tier::kOnDemand), nullptr);
+  EXPECT_EQ(TwinOffer(c, {"dc", "pool-a", "dc2", ""}, CapacityTier::kOnDemand), nullptr);
 }
 
 TEST(TwinOffer, AShippedSpotOfferHasItsRegionsOnDemandPrice) {
@@ -66,8 +66,9 @@ TEST(TwinOffer, AShippedSpotOfferHasItsRegionsOnDemandPrice) {
   ASSERT_TRUE(c) << c.error().message;
   size_t checked = 0;
   for (const Offer& o : c->offers()) {
-    if (o.tier != Tier::kSpot || o.cloud != "aws" || o.zone.empty() || checked >= 50) continue;
-    const Offer* twin = TwinOffer(*c, PlaceOf(o), Tier::kOnDemand);
+    if (o.tier != CapacityTier::kSpot || o.cloud != "aws" || o.zone.empty() || checked >= 50)
+      continue;
+    const Offer* twin = TwinOffer(*c, PlaceOf(o), CapacityTier::kOnDemand);
     if (twin == nullptr) continue;
     ++checked;
     EXPECT_EQ(twin->instance_type, o.instance_type);

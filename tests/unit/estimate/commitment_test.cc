@@ -41,7 +41,7 @@ TEST(Commitment, SeedBreakEvenIsNineteenOverThirtyTwo) {
   EXPECT_EQ(a->gpu, "A100-80GB");
   ASSERT_EQ(a->commitments.size(), 2u);
   const CommitmentTerm& one = a->commitments[0];
-  EXPECT_EQ(one.quote.tier, catalog::Tier::kReserved1y);
+  EXPECT_EQ(one.quote.tier, CapacityTier::kReserved1y);
   // 19 / 32 = 0.59375: the 1-year commitment pays above 59.4% utilization.
   EXPECT_DOUBLE_EQ(*one.break_even_vs_on_demand, 19.0 / 32.0);
   EXPECT_EQ(fmt::format("{:.1f}%", *one.break_even_vs_on_demand * 100), "59.4%");
@@ -66,12 +66,12 @@ TEST(Commitment, WinnerFlipsAtTheBreakEven) {
   ASSERT_TRUE(low) << low.error().message;
   // On demand at 50%: $32 x 365 h = $11,680 < $13,870.
   EXPECT_EQ(*low->on_demand->monthly, Money::FromCents(1'168'000));
-  EXPECT_EQ(low->winner, catalog::Tier::kOnDemand);
+  EXPECT_EQ(low->winner, CapacityTier::kOnDemand);
   auto high = AnalyzeCommitment(f->catalog, Query(0.6));
   ASSERT_TRUE(high);
   // At 60%: $32 x 438 h = $14,016 > $13,870.
   EXPECT_EQ(*high->on_demand->monthly, Money::FromCents(1'401'600));
-  EXPECT_EQ(high->winner, catalog::Tier::kReserved1y);
+  EXPECT_EQ(high->winner, CapacityTier::kReserved1y);
 }
 
 TEST(Commitment, SpotWinsAtLowUtilizationWhenOffered) {
@@ -80,10 +80,10 @@ TEST(Commitment, SpotWinsAtLowUtilizationWhenOffered) {
   ASSERT_TRUE(a);
   // Spot at 60%: $12.80 x 438 h = $5,606.40; the 3-year term's month: $13 x 730 = $9,490.
   EXPECT_EQ(*a->spot->monthly, Money::FromCents(560'640));
-  EXPECT_EQ(a->winner, catalog::Tier::kSpot);
+  EXPECT_EQ(a->winner, CapacityTier::kSpot);
   auto full = AnalyzeCommitment(f->catalog, Query(1.0));
   ASSERT_TRUE(full);
-  EXPECT_EQ(full->winner, catalog::Tier::kSpot);  // 12.80 < 13 even at 100%
+  EXPECT_EQ(full->winner, CapacityTier::kSpot);  // 12.80 < 13 even at 100%
 }
 
 TEST(Commitment, WholeInstancesOfOneLayoutCoverTheGpusAsked) {
@@ -148,13 +148,13 @@ TEST(Commitment, HandComputedEightA100sAtSixtyPercent) {
   EXPECT_EQ(a->on_demand->instances, 1);
   EXPECT_EQ(*a->on_demand->monthly, Money::FromCents(1'752'000));
   EXPECT_EQ(*a->spot->monthly, Money::FromCents(613'200));
-  const CommitmentTerm* one_year = a->Term(catalog::Tier::kReserved1y);
+  const CommitmentTerm* one_year = a->Term(CapacityTier::kReserved1y);
   ASSERT_NE(one_year, nullptr);
   EXPECT_EQ(*one_year->quote.monthly, Money::FromCents(1'898'000));
   EXPECT_DOUBLE_EQ(*one_year->break_even_vs_on_demand, 0.65);
   EXPECT_DOUBLE_EQ(*one_year->break_even_vs_spot, 18980.0 / 10220.0);
-  EXPECT_EQ(a->winner, catalog::Tier::kSpot);
-  EXPECT_EQ(a->Term(catalog::Tier::kReserved3y), nullptr);
+  EXPECT_EQ(a->winner, CapacityTier::kSpot);
+  EXPECT_EQ(a->Term(CapacityTier::kReserved3y), nullptr);
 }
 
 TEST(Commitment, ParsesUtilizationAndRefusesNonsense) {
@@ -217,13 +217,13 @@ TEST(Commitment, ReservedIsNeverAPerJobPriceWithoutAUtilization) {
   auto without = costs;
   ASSERT_TRUE(ApplyReservedUtilization(without, std::nullopt, 19.6));
   for (const auto& t : without) {
-    EXPECT_TRUE(t.offer->tier == catalog::Tier::kOnDemand || t.offer->tier == catalog::Tier::kSpot);
+    EXPECT_TRUE(t.offer->tier == CapacityTier::kOnDemand || t.offer->tier == CapacityTier::kSpot);
   }
   // At 50% utilization the job pays twice its hours of the reservation.
   auto half = costs;
   ASSERT_TRUE(ApplyReservedUtilization(half, 0.5, 19.6));
   for (const auto& t : half) {
-    if (t.offer->tier != catalog::Tier::kReserved1y) continue;
+    if (t.offer->tier != CapacityTier::kReserved1y) continue;
     EXPECT_EQ(t.cost, Rate{t.offer->price.per_hour * t.instances}.ForHours(39.2));
   }
   EXPECT_FALSE(ApplyReservedUtilization(half, 1.5, 19.6));
@@ -259,7 +259,7 @@ TEST(Commitment, ShippedEightA100sArePricedOnOneLayout) {
   q.utilization = 0;
   EXPECT_FALSE(AnalyzeCommitment(Shipped(), q));
   EXPECT_FALSE(ParseCommitmentTerm("spot"));
-  EXPECT_EQ(*ParseCommitmentTerm("3y"), catalog::Tier::kReserved3y);
+  EXPECT_EQ(*ParseCommitmentTerm("3y"), CapacityTier::kReserved3y);
 }
 
 }  // namespace

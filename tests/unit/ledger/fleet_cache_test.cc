@@ -37,7 +37,7 @@ NewRun MakeRun(const std::string& name, const std::string& team) {
   return run;
 }
 
-SegmentOffer Offer(int64_t cents_per_hour, const std::string& tier) {
+SegmentOffer Offer(int64_t cents_per_hour, CapacityTier tier) {
   return SegmentOffer{"aws",       "p4d.24xlarge",
                       "us-east-1", "",
                       "A100",      8,
@@ -55,7 +55,7 @@ std::string Describe(const FleetFacts& f) {
   for (const SegmentFact& s : f.open) {
     lines.push_back(
         fmt::format("open {} run {} {}/{} from {} to {} cost {}", s.segment.id, s.segment.run_id,
-                    s.tags.team, s.segment.offer.tier, ToMillis(s.segment.start),
+                    s.tags.team, CapacityTierName(s.segment.offer.tier), ToMillis(s.segment.start),
                     s.segment.end ? ToMillis(*s.segment.end) : -1, s.segment.Cost(f.now).micros()));
   }
   for (double v : f.checkpoint_write_seconds) lines.push_back(fmt::format("commit {}", v));
@@ -109,19 +109,19 @@ TYPED_TEST(FleetCacheSuite, AgreesWithAFullRecomputationAsRunsComeAndGo) {
   ASSERT_TRUE(ledger);
   Ledger& l = *ledger;
   const RunId a = l.BeginRun(MakeRun("a", "nlp")).value();
-  const SegmentId a1 = l.OpenSegment(a, Offer(1200, "spot"), At(0)).value();
+  const SegmentId a1 = l.OpenSegment(a, Offer(1200, CapacityTier::kSpot), At(0)).value();
   ASSERT_TRUE(
       l.AddEvent(a, a1, EventType::kCheckpointCommitted, At(2.25), {{"write_seconds", 4.5}}));
   ASSERT_TRUE(l.CloseSegment(a1, At(3), EndReason::kPreempted));
   const RunId b = l.BeginRun(MakeRun("b", "vision")).value();
-  ASSERT_TRUE(l.OpenSegment(b, Offer(410, "on_demand"), At(1)));
+  ASSERT_TRUE(l.OpenSegment(b, Offer(410, CapacityTier::kOnDemand), At(1)));
 
   EXPECT_EQ(Path::kFull, this->Scrape(l, At(4)));
   // Nothing summed has changed: later scrapes reuse the sums, and the open segment's cost grows.
   EXPECT_EQ(Path::kKept, this->Scrape(l, At(5)));
   ASSERT_TRUE(l.Heartbeat(b, At(5)));
   const RunId c = l.BeginRun(MakeRun("c", "nlp")).value();
-  ASSERT_TRUE(l.OpenSegment(c, Offer(3277, "on_demand"), At(5)));
+  ASSERT_TRUE(l.OpenSegment(c, Offer(3277, CapacityTier::kOnDemand), At(5)));
   ASSERT_TRUE(l.AddEvent(c, std::nullopt, EventType::kNote, At(5), {{"text", "hi"}}));
   EXPECT_EQ(Path::kKept, this->Scrape(l, At(5.5)));
 
@@ -134,7 +134,7 @@ TYPED_TEST(FleetCacheSuite, AgreesWithAFullRecomputationAsRunsComeAndGo) {
   ASSERT_TRUE(l.FinishRun(a, RunStatus::kPaused, At(3)));
   EXPECT_EQ(Path::kKept, this->Scrape(l, At(7)));
   ASSERT_TRUE(ReopenRun(l, a, At(7)));
-  const SegmentId a2 = l.OpenSegment(a, Offer(1200, "spot"), At(7)).value();
+  const SegmentId a2 = l.OpenSegment(a, Offer(1200, CapacityTier::kSpot), At(7)).value();
   EXPECT_EQ(Path::kKept, this->Scrape(l, At(7.5)));
   ASSERT_TRUE(l.AddEvent(a, a2, EventType::kResumed, At(7.1), {{"seconds_to_first_progress", 42}}));
   EXPECT_EQ(Path::kMerged, this->Scrape(l, At(7.5)));
@@ -171,7 +171,7 @@ TYPED_TEST(FleetCacheSuite, TheHistoryVersionMovesOnlyWithWhatIsSummed) {
   const auto version = [&l] { return HistoryVersion(l).value(); };
   const int64_t v0 = version();
   const RunId a = l.BeginRun(MakeRun("a", "nlp")).value();
-  const SegmentId s = l.OpenSegment(a, Offer(1200, "spot"), At(0)).value();
+  const SegmentId s = l.OpenSegment(a, Offer(1200, CapacityTier::kSpot), At(0)).value();
   ASSERT_TRUE(l.Heartbeat(a, At(1)));
   ASSERT_TRUE(l.AddEvent(a, s, EventType::kNote, At(1), {{"text", "x"}}));
   Sample sample;
@@ -211,8 +211,8 @@ TYPED_TEST(FleetCacheSuite, AddsAppendsBetweenScrapesAndSumsAgainAfterARewrite) 
   Connection& db = l.connection();
   const RunId a = l.BeginRun(MakeRun("a", "nlp")).value();
   const RunId b = l.BeginRun(MakeRun("b", "vision")).value();
-  const SegmentId a1 = l.OpenSegment(a, Offer(1200, "spot"), At(0)).value();
-  const SegmentId b1 = l.OpenSegment(b, Offer(410, "on_demand"), At(0)).value();
+  const SegmentId a1 = l.OpenSegment(a, Offer(1200, CapacityTier::kSpot), At(0)).value();
+  const SegmentId b1 = l.OpenSegment(b, Offer(410, CapacityTier::kOnDemand), At(0)).value();
   EXPECT_EQ(Path::kFull, this->Scrape(l, At(1)));
 
   // Several appends between two scrapes: two segments end (one preempted after a checkpoint),
@@ -221,7 +221,7 @@ TYPED_TEST(FleetCacheSuite, AddsAppendsBetweenScrapesAndSumsAgainAfterARewrite) 
   ASSERT_TRUE(l.CloseSegment(a1, At(2), EndReason::kPreempted));
   ASSERT_TRUE(l.AddEvent(b, b1, EventType::kCheckpointCommitted, At(1), {{"write_seconds", 7}}));
   ASSERT_TRUE(l.CloseSegment(b1, At(2.5), EndReason::kFinished));
-  const SegmentId a2 = l.OpenSegment(a, Offer(1200, "spot"), At(2)).value();
+  const SegmentId a2 = l.OpenSegment(a, Offer(1200, CapacityTier::kSpot), At(2)).value();
   ASSERT_TRUE(l.AddEvent(a, a2, EventType::kResumed, At(2.1), {{"seconds_to_first_progress", 30}}));
   const std::vector<Row> inserted =
       db.Query(
@@ -242,9 +242,9 @@ TYPED_TEST(FleetCacheSuite, AddsAppendsBetweenScrapesAndSumsAgainAfterARewrite) 
 
   // A segment with an end ahead of the clock: open until then. Appends while it is ahead, then
   // its end passes with nothing else changed; a second one's end passes with an append.
-  const SegmentId a3 = l.OpenSegment(a, Offer(1200, "spot"), At(5)).value();
+  const SegmentId a3 = l.OpenSegment(a, Offer(1200, CapacityTier::kSpot), At(5)).value();
   ASSERT_TRUE(l.CloseSegment(a3, At(8), EndReason::kPreempted));
-  const SegmentId b2 = l.OpenSegment(b, Offer(410, "on_demand"), At(5)).value();
+  const SegmentId b2 = l.OpenSegment(b, Offer(410, CapacityTier::kOnDemand), At(5)).value();
   ASSERT_TRUE(l.CloseSegment(b2, At(9), EndReason::kFinished));
   EXPECT_EQ(Path::kMerged, this->Scrape(l, At(6)));
   ASSERT_TRUE(l.AddEvent(b, std::nullopt, EventType::kCheckpointCommitted, At(6),
@@ -253,7 +253,7 @@ TYPED_TEST(FleetCacheSuite, AddsAppendsBetweenScrapesAndSumsAgainAfterARewrite) 
   EXPECT_EQ(Path::kKept, this->Scrape(l, At(7.5)));
   EXPECT_EQ(Path::kMerged, this->Scrape(l, At(8)));  // an end at now is summed
   EXPECT_EQ(Path::kKept, this->Scrape(l, At(8.5)));
-  const SegmentId b3 = l.OpenSegment(b, Offer(410, "on_demand"), At(8.5)).value();
+  const SegmentId b3 = l.OpenSegment(b, Offer(410, CapacityTier::kOnDemand), At(8.5)).value();
   ASSERT_TRUE(l.CloseSegment(b3, At(8.75), EndReason::kFinished));
   EXPECT_EQ(Path::kMerged, this->Scrape(l, At(9.5)));
 
@@ -294,7 +294,7 @@ TYPED_TEST(FleetCacheSuite, ALogThatNoLongerReachesTheKeptVersionSumsAgain) {
   EXPECT_EQ(AsInt(kept[0][0]), kHistoryChangesKept);
   EXPECT_EQ(Path::kFull, this->Scrape(l, At(2)));
   // A log with a hole in it (rows deleted by hand) is not trusted either.
-  const SegmentId s = l.OpenSegment(a, Offer(1200, "spot"), At(2)).value();
+  const SegmentId s = l.OpenSegment(a, Offer(1200, CapacityTier::kSpot), At(2)).value();
   ASSERT_TRUE(l.CloseSegment(s, At(2.5), EndReason::kFinished));
   ASSERT_TRUE(l.AddEvent(a, s, EventType::kCheckpointCommitted, At(2.5), {{"write_seconds", 1}}));
   ASSERT_TRUE(
@@ -328,8 +328,8 @@ TYPED_TEST(FleetCacheSuite, ChangesCommittedWhileItScrapesAreNeitherMissedNorAdd
       auto mine = this->Open();
       for (int i = 0; mine && i < kEach; ++i) {
         const double at = 1 + w + i / 100.0;
-        const Result<SegmentId> s =
-            mine->OpenSegment(runs[static_cast<size_t>(w)], Offer(1200 + 100 * i, "spot"), At(at));
+        const Result<SegmentId> s = mine->OpenSegment(
+            runs[static_cast<size_t>(w)], Offer(1200 + 100 * i, CapacityTier::kSpot), At(at));
         EXPECT_TRUE(s);
         if (!s) break;
         EXPECT_TRUE(mine->AddEvent(runs[static_cast<size_t>(w)], *s,
@@ -360,14 +360,14 @@ TYPED_TEST(FleetCacheSuite, ALedgerMigratedFromVersion8CountsItsChanges) {
     auto ledger = this->Open(old);
     ASSERT_TRUE(ledger);
     const RunId a = ledger->BeginRun(MakeRun("a", "nlp")).value();
-    const SegmentId s = ledger->OpenSegment(a, Offer(1200, "spot"), At(0)).value();
+    const SegmentId s = ledger->OpenSegment(a, Offer(1200, CapacityTier::kSpot), At(0)).value();
     ASSERT_TRUE(ledger->CloseSegment(s, At(1), EndReason::kFinished));
     b = ledger->BeginRun(MakeRun("b", "nlp")).value();
   }
   auto ledger = this->Open();
   ASSERT_TRUE(ledger);
   EXPECT_EQ(Path::kFull, this->Scrape(*ledger, At(2)));
-  ASSERT_TRUE(ledger->OpenSegment(b, Offer(410, "on_demand"), At(2)));
+  ASSERT_TRUE(ledger->OpenSegment(b, Offer(410, CapacityTier::kOnDemand), At(2)));
   EXPECT_EQ(Path::kKept, this->Scrape(*ledger, At(3)));
   ASSERT_TRUE(ledger->FinishRun(b, RunStatus::kFailed, At(3)));
   EXPECT_EQ(Path::kMerged, this->Scrape(*ledger, At(4)));
@@ -383,7 +383,7 @@ TYPED_TEST(FleetCacheSuite, ALedgerMigratedFromVersion9LogsItsChanges) {
     auto ledger = this->Open(old);
     ASSERT_TRUE(ledger);
     const RunId a = ledger->BeginRun(MakeRun("a", "nlp")).value();
-    s = ledger->OpenSegment(a, Offer(1200, "spot"), At(0)).value();
+    s = ledger->OpenSegment(a, Offer(1200, CapacityTier::kSpot), At(0)).value();
     ASSERT_TRUE(ledger->CloseSegment(s, At(1), EndReason::kPreempted));
     b = ledger->BeginRun(MakeRun("b", "nlp")).value();
     v9 = HistoryVersion(*ledger).value();
@@ -395,7 +395,7 @@ TYPED_TEST(FleetCacheSuite, ALedgerMigratedFromVersion9LogsItsChanges) {
   EXPECT_EQ(HistoryVersion(*ledger).value(), v9);
   EXPECT_EQ(LastChange(*ledger), "none");
   EXPECT_EQ(Path::kFull, this->Scrape(*ledger, At(2)));
-  ASSERT_TRUE(ledger->OpenSegment(b, Offer(410, "on_demand"), At(2)));
+  ASSERT_TRUE(ledger->OpenSegment(b, Offer(410, CapacityTier::kOnDemand), At(2)));
   ASSERT_TRUE(ledger->FinishRun(b, RunStatus::kFailed, At(3)));
   // Version 9's triggers are gone: one change, one step of the version, one logged row.
   EXPECT_EQ(HistoryVersion(*ledger).value(), v9 + 1);

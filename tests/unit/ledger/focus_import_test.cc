@@ -29,8 +29,14 @@ RunId AddRun(Ledger& ledger, const std::string& name, Timestamp start, Timestamp
   run.name = name;
   run.start = start;
   const RunId id = ledger.BeginRun(run).value();
-  const SegmentOffer offer{"aws",       "g5.xlarge", "us-east-1", "",
-                           "A10G",      1,           "on_demand", Rate{Money::FromCents(100)},
+  const SegmentOffer offer{"aws",
+                           "g5.xlarge",
+                           "us-east-1",
+                           "",
+                           "A10G",
+                           1,
+                           CapacityTier::kOnDemand,
+                           Rate{Money::FromCents(100)},
                            std::nullopt};
   EXPECT_TRUE(ledger.OpenSegment(id, offer, start).has_value());
   EXPECT_TRUE(ledger.FinishRun(id, RunStatus::kSucceeded, end).has_value());

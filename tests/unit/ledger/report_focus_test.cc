@@ -21,7 +21,7 @@ Timestamp Day(int day, double hour = 0) {  // January 2026
   return ParseTimestamp(fmt::format("2026-01-{:02}", day)).value() + FromHours(hour);
 }
 
-SegmentOffer Offer(const std::string& gpu, int count, const std::string& tier, int64_t cents,
+SegmentOffer Offer(const std::string& gpu, int count, CapacityTier tier, int64_t cents,
                    std::optional<int64_t> on_demand_cents = std::nullopt) {
   SegmentOffer o{"aws",       "p-" + gpu, "us-east-1", "us-east-1a",
                  gpu,         count,      tier,        Rate{Money::FromCents(cents)},
@@ -57,15 +57,15 @@ class ReportFocus : public BackendTest<B> {
     ledger_ = this->Open();
     ASSERT_TRUE(ledger_);
     Ledger& l = *ledger_;
-    AddRun(l, "a", "nlp", Offer("A10G", 1, "spot", 100, 300), Day(10), Day(10, 10),
+    AddRun(l, "a", "nlp", Offer("A10G", 1, CapacityTier::kSpot, 100, 300), Day(10), Day(10, 10),
            RunStatus::kSucceeded);
-    AddRun(l, "b", "nlp", Offer("A100", 2, "on_demand", 400), Day(11), Day(11, 5),
+    AddRun(l, "b", "nlp", Offer("A100", 2, CapacityTier::kOnDemand, 400), Day(11), Day(11, 5),
            RunStatus::kFailed);
-    AddRun(l, "c", "vision", Offer("L4", 1, "reserved_1y", 200), Day(12), Day(12, 2),
+    AddRun(l, "c", "vision", Offer("L4", 1, CapacityTier::kReserved1y, 200), Day(12), Day(12, 2),
            RunStatus::kSucceeded);
-    AddRun(l, "d", "vision", Offer("T4", 1, "spot", 50, 150), Day(19, 12), std::nullopt,
-           RunStatus::kRunning);
-    AddRun(l, "old", "nlp", Offer("A10G", 1, "on_demand", 100),
+    AddRun(l, "d", "vision", Offer("T4", 1, CapacityTier::kSpot, 50, 150), Day(19, 12),
+           std::nullopt, RunStatus::kRunning);
+    AddRun(l, "old", "nlp", Offer("A10G", 1, CapacityTier::kOnDemand, 100),
            ParseTimestamp("2025-12-01").value(), ParseTimestamp("2025-12-01T05:00:00Z").value(),
            RunStatus::kSucceeded);
   }
@@ -128,7 +128,7 @@ TYPED_TEST(ReportFocus, ByWorkloadSeparatesServingFromTraining) {
   run.tags.Set("workload", "serving");
   run.start = Day(13);
   const RunId id = this->ledger_->BeginRun(run).value();
-  ASSERT_TRUE(this->ledger_->OpenSegment(id, Offer("T4", 1, "on_demand", 50), Day(13)));
+  ASSERT_TRUE(this->ledger_->OpenSegment(id, Offer("T4", 1, CapacityTier::kOnDemand, 50), Day(13)));
   ASSERT_TRUE(this->ledger_->FinishRun(id, RunStatus::kSucceeded, Day(15)));
   const Report r = BuildReport(*this->ledger_, this->Options("workload")).value();
   ASSERT_EQ(r.rows.size(), 2u);
@@ -244,8 +244,8 @@ TYPED_TEST(ReportFocus, ExportsStrictFocusThatRoundTripsThroughImport) {
 }
 
 TYPED_TEST(ReportFocus, SplitsChargesAtMonthBoundaries) {
-  AddRun(*this->ledger_, "late", "nlp", Offer("H100", 8, "on_demand", 9800), Day(31, 22),
-         Day(31, 26), RunStatus::kSucceeded);
+  AddRun(*this->ledger_, "late", "nlp", Offer("H100", 8, CapacityTier::kOnDemand, 9800),
+         Day(31, 22), Day(31, 26), RunStatus::kSucceeded);
   FocusExportOptions o;
   o.since = Day(31);
   o.now = ParseTimestamp("2026-02-10").value();

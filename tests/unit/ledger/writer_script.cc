@@ -57,7 +57,7 @@ Result<int64_t> RunScript(Ledger& ledger, const ScriptOptions& options) {
                        "us-east-1a",
                        "A10G",
                        1,
-                       "spot",
+                       CapacityTier::kSpot,
                        Rate{Money::FromMicros(price_micros)},
                        Rate{Money::FromMicros(price_micros * 3)}};
     int64_t t = t0;

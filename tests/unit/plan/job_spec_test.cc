@@ -91,7 +91,7 @@ fault_tolerance: {checkpoint_write: 90s, restart: 4m, checkpoint_on_notice: true
   EXPECT_DOUBLE_EQ(*spec->constraints.deadline_hours, 36);
   EXPECT_EQ(*spec->constraints.budget, Money::FromCents(50000));
   EXPECT_EQ(spec->constraints.clouds, std::vector<std::string>{"aws"});
-  EXPECT_EQ(spec->constraints.tiers, std::vector<catalog::Tier>{catalog::Tier::kSpot});
+  EXPECT_EQ(spec->constraints.tiers, std::vector<CapacityTier>{CapacityTier::kSpot});
   EXPECT_DOUBLE_EQ(spec->fault_tolerance.checkpoint_write_hours, 90.0 / 3600);
   EXPECT_TRUE(spec->fault_tolerance.checkpoint_on_notice);
 }

@@ -106,7 +106,7 @@ TEST(PlanAssumptions, SpotThatCannotMeetTheDeadlineFromScratchLosesToOnDemand) {
   auto plan = MakePlan(spec, f->catalog, PlanRequest{});
   ASSERT_TRUE(plan);
   ASSERT_FALSE(plan->options.empty());
-  EXPECT_EQ(plan->options.front().offer->tier, catalog::Tier::kOnDemand);
+  EXPECT_EQ(plan->options.front().offer->tier, CapacityTier::kOnDemand);
   const Option* spot = SpotOption(*plan);
   ASSERT_NE(spot, nullptr);
   EXPECT_FALSE(spot->meets_deadline);

@@ -56,7 +56,7 @@ Subject Compliant() {
   s.kind = "Job";
   s.tags = {{"team", "nlp"}, {"project", "chat"}};
   s.gpus = {"A100-80GB", "L4"};
-  s.tiers = {"spot"};
+  s.tiers = {CapacityTier::kSpot};
   s.fault_tolerant = true;
   s.checkpoint_interval = std::chrono::minutes(20);
   s.budget = Money::FromDollars(200);
@@ -77,7 +77,7 @@ TEST_F(PolicyTest, EachRuleFiresOnItsOwnBreach) {
   h100.tags["justification"] = "70B pretraining needs FP8";
   EXPECT_TRUE(Rules(h100).empty());
   Subject od = Compliant();
-  od.tiers = {"on_demand", "spot"};
+  od.tiers = {CapacityTier::kOnDemand, CapacityTier::kSpot};
   EXPECT_EQ(Rules(od), std::set<std::string>{"spot-required"});
   Subject ckpt = Compliant();
   ckpt.checkpoint_interval = std::chrono::minutes(45);
@@ -196,7 +196,7 @@ TEST_F(PolicyTest, ScreensEachPlanOptionByItsGpuTierAndCheckpointing) {
     if (!Check(strict, s).empty()) ++expected_refused;
     if (o.kind == plan::RunKind::kSpot && o.spot.strategy == plan::CheckpointStrategy::kPeriodic) {
       ASSERT_TRUE(s.checkpoint_interval);
-      EXPECT_EQ(s.tiers, std::vector<std::string>{"spot"});
+      EXPECT_EQ(s.tiers, std::vector<CapacityTier>{CapacityTier::kSpot});
     }
   }
   EXPECT_EQ(screened.refused_count, expected_refused);
@@ -280,7 +280,9 @@ TEST_F(PolicyTest, AStudysOfferTextCarriesItsGpuAndTier) {
     auto s = LoadSubject(dir / "study.yaml", *catalog_);
     ASSERT_TRUE(s) << s.error().message;
     EXPECT_EQ(s->gpus, std::vector<std::string>{"T4"}) << offer;
-    EXPECT_EQ(s->tiers, tier.empty() ? std::vector<std::string>{} : std::vector<std::string>{tier})
+    std::vector<std::string> tiers;
+    for (const CapacityTier t : s->tiers) tiers.emplace_back(CapacityTierName(t));
+    EXPECT_EQ(tiers, tier.empty() ? std::vector<std::string>{} : std::vector<std::string>{tier})
         << offer;
   }
 }

@@ -47,7 +47,7 @@ TEST(Capacity, ParsesTheShippedExample) {
   ASSERT_EQ(cap->pools.size(), 5u);
   const Pool& spot = *cap->FindPool("cloud-spot");
   EXPECT_EQ(spot.kind, PoolKind::kSlurm);
-  EXPECT_EQ(spot.tier, Tier::kSpot);
+  EXPECT_EQ(spot.tier, CapacityTier::kSpot);
   EXPECT_EQ(spot.partition, "spot");
   EXPECT_EQ(spot.units(), 32);
   EXPECT_EQ(cap->FindPool("cpu")->units(), 16);
@@ -66,16 +66,16 @@ TEST(Capacity, ParsesTheShippedSlurmExample) {
   for (const Pool& p : cap->pools) EXPECT_EQ(p.kind, PoolKind::kSlurm) << p.name;
   const Pool& spot = *cap->FindPool("cloud-spot");
   const Pool& od = *cap->FindPool("cloud-ondemand");
-  EXPECT_EQ(spot.tier, Tier::kSpot);
+  EXPECT_EQ(spot.tier, CapacityTier::kSpot);
   EXPECT_EQ(spot.partition, "spot");
   EXPECT_EQ(spot.gres, "gpu:a10g:4");
   EXPECT_EQ(spot.units(), 64);
-  EXPECT_EQ(od.tier, Tier::kOnDemand);
+  EXPECT_EQ(od.tier, CapacityTier::kOnDemand);
   EXPECT_EQ(od.partition, "ondemand");
   EXPECT_EQ(od.gpu, spot.gpu);
   EXPECT_LT(spot.price_per_gpu_hour, od.price_per_gpu_hour);
   EXPECT_EQ(cap->FindPool("prep")->units(), 32);
-  EXPECT_EQ(cap->FindPool("onprem")->tier, Tier::kOwned);
+  EXPECT_EQ(cap->FindPool("onprem")->tier, CapacityTier::kOwned);
 }
 
 TEST(Capacity, PriceScheduleIsIntegratedHourByHour) {
@@ -120,6 +120,11 @@ TEST(Capacity, BadInputNamesFileLineAndField) {
        "price_per_gpu_hour: 1}\n",
        "field 'days'"},
       {"pools: []\n", "field 'pools'"},
+      // A pool is owned, on demand or spot by those names: never reserved, never a synonym.
+      {"pools:\n  - name: a\n    tier: reserved_1y\n    gpu: A100-80GB\n    gpus_per_node: 8\n",
+       "cap.yaml:5:11: field 'tier': 'reserved_1y' is not owned, on_demand or spot"},
+      {"pools:\n  - name: a\n    tier: preemptible\n    gpu: A100-80GB\n    gpus_per_node: 8\n",
+       "cap.yaml:5:11: field 'tier': 'preemptible' is not owned, on_demand or spot"},
   };
   for (const Case& c : cases) {
     auto cap = Parse(c.body);

@@ -16,6 +16,8 @@
 namespace frugal::queue {
 namespace {
 
+using ledger::QueueJobState;
+
 using frugal::testing::TempDir;
 
 const Seconds kMonday = 1'795'996'800;  // 2026-11-30T00:00:00Z
@@ -124,7 +126,7 @@ TEST(PlacementReplay, TheLiveLoopAndTheSimulatorDecideAlikeAtEveryPass) {
       // The same verdict, pool, times and cost give the same reason, word for word.
       EXPECT_EQ((*row)->reason, std::string(VerdictName(pl.verdict)) + ": " + pl.reason) << at;
       const bool started = pl.action == Action::kStartNow;
-      EXPECT_EQ((*row)->state, started ? "running" : "waiting") << at;
+      EXPECT_EQ((*row)->state, started ? QueueJobState::kRunning : QueueJobState::kWaiting) << at;
       if (started) {
         EXPECT_EQ((*row)->pool, cap->pools[static_cast<size_t>(pl.pool)].name) << at;
         if (pl.verdict == Verdict::kLate) ++late_starts;
@@ -136,7 +138,8 @@ TEST(PlacementReplay, TheLiveLoopAndTheSimulatorDecideAlikeAtEveryPass) {
   EXPECT_EQ(late_starts, 2);  // "tight" and "urgent" started, not left waiting
   auto rows = ledger::ListQueueJobs(db, {});
   ASSERT_TRUE(rows);
-  for (const ledger::QueueJobRow& r : *rows) EXPECT_EQ(r.state, "succeeded") << r.name;
+  for (const ledger::QueueJobRow& r : *rows)
+    EXPECT_EQ(r.state, QueueJobState::kSucceeded) << r.name;
 }
 
 /// Every row of a ledger's queue and every decision, as text, for comparing two ledgers.
@@ -146,7 +149,8 @@ std::string QueueState(ledger::Connection& db) {
   if (!rows) return "cannot list: " + rows.error().message;
   for (const ledger::QueueJobRow& r : *rows) {
     out += fmt::format("{} {} {} pool={} devices={} pid={} reason={} request={}\n", r.id, r.name,
-                       r.state, r.pool, r.devices, r.pid.value_or(-1), r.reason, r.request);
+                       ledger::QueueJobStateName(r.state), r.pool, r.devices, r.pid.value_or(-1),
+                       r.reason, r.request);
     auto decisions = ledger::ListQueueDecisions(db, r.id);
     if (!decisions) return "cannot list: " + decisions.error().message;
     for (const ledger::QueueDecisionRow& d : *decisions) {

@@ -16,6 +16,8 @@
 namespace frugal::queue {
 namespace {
 
+using ledger::QueueJobState;
+
 using frugal::testing::TempDir;
 using frugal::testing::WriteTestFile;
 
@@ -139,20 +141,20 @@ TEST(QueueRequestCache, KeepsRowsBetweenPassesAndReadsAgainEveryRowThatChanged) 
   RequestCache cache;
   ASSERT_TRUE(cache.Sync(db));
   ASSERT_EQ(cache.rows().size(), 2u);
-  EXPECT_EQ(cache.Find(a->id)->row.state, "waiting");
+  EXPECT_EQ(cache.Find(a->id)->row.state, QueueJobState::kWaiting);
   // Moved in the very millisecond it was submitted (two schedulers' clocks can agree): the
   // row's version still changes, so the kept copy is read again.
-  const std::vector<std::string> waiting = {"waiting"};
+  const std::vector<QueueJobState> waiting = {QueueJobState::kWaiting};
   ledger::QueueJobRow f;
   f.reason = "held";
-  ASSERT_TRUE(*ledger::MoveQueueJob(db, a->id, waiting, "held", f, kNow * 1000));
+  ASSERT_TRUE(*ledger::MoveQueueJob(db, a->id, waiting, QueueJobState::kHeld, f, kNow * 1000));
   auto c = SubmitJob(db, cap, SpotJob(kNever), {"true"}, kNow);
   ASSERT_TRUE(c);
   ASSERT_TRUE(cache.Sync(db));
   ASSERT_EQ(cache.rows().size(), 3u);
-  EXPECT_EQ(cache.Find(a->id)->row.state, "held");
+  EXPECT_EQ(cache.Find(a->id)->row.state, QueueJobState::kHeld);
   EXPECT_EQ(cache.Find(a->id)->row.reason, "held");
-  EXPECT_EQ(cache.Find(b->id)->row.state, "waiting");
+  EXPECT_EQ(cache.Find(b->id)->row.state, QueueJobState::kWaiting);
   EXPECT_EQ(cache.Find(c->id)->request.name, "train");
   auto all = ledger::ListQueueJobs(db, {});
   ASSERT_TRUE(all);

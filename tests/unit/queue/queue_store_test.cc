@@ -1,6 +1,7 @@
 // The live queue's state in the ledger, on SQLite and on the real PostgreSQL server the
 // fixture starts: submission, budgets, and two schedulers never starting one job twice.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -16,6 +17,8 @@
 
 namespace frugal::queue {
 namespace {
+
+using ledger::QueueJobState;
 
 using ledger::testing::BackendNames;
 using ledger::testing::Backends;
@@ -85,7 +88,7 @@ TYPED_TEST(QueueStore, SubmittedJobsRoundTripWithTheirDecision) {
   ASSERT_TRUE(sub) << sub.error().message;
   auto row = ledger::GetQueueJob(ledger->connection(), sub->id);
   ASSERT_TRUE(row && *row);
-  EXPECT_EQ((*row)->state, "waiting");
+  EXPECT_EQ((*row)->state, QueueJobState::kWaiting);
   EXPECT_EQ((*row)->command, R"(["python3","train.py"])");
   auto back = RequestFromJson((*row)->request);
   ASSERT_TRUE(back) << back.error().message;
@@ -105,10 +108,48 @@ TYPED_TEST(QueueStore, OnlyOneMoveOutOfWaitingWins) {
   const Capacity cap = TestCapacity();
   auto sub = SubmitJob(ledger->connection(), cap, Job("a", 1), {"true"}, kNow);
   ASSERT_TRUE(sub);
-  const std::vector<std::string> from = {"waiting"};
+  const std::vector<QueueJobState> from = {QueueJobState::kWaiting};
   ledger::QueueJobRow f;
-  EXPECT_TRUE(*ledger::MoveQueueJob(ledger->connection(), sub->id, from, "starting", f, 1));
-  EXPECT_FALSE(*ledger::MoveQueueJob(ledger->connection(), sub->id, from, "starting", f, 2));
+  EXPECT_TRUE(
+      *ledger::MoveQueueJob(ledger->connection(), sub->id, from, QueueJobState::kStarting, f, 1));
+  EXPECT_FALSE(
+      *ledger::MoveQueueJob(ledger->connection(), sub->id, from, QueueJobState::kStarting, f, 2));
+}
+
+TYPED_TEST(QueueStore, EveryJobStateIsStoredByItsNameAndAnUnknownOneIsAnError) {
+  auto ledger = this->Open();
+  ASSERT_TRUE(ledger);
+  const Capacity cap = TestCapacity();
+  auto sub = SubmitJob(ledger->connection(), cap, Job("a", 1), {"true"}, kNow);
+  ASSERT_TRUE(sub) << sub.error().message;
+  QueueJobState at = QueueJobState::kWaiting;
+  for (const QueueJobState to :
+       {QueueJobState::kHeld, QueueJobState::kStarting, QueueJobState::kRunning,
+        QueueJobState::kSucceeded, QueueJobState::kFailed, QueueJobState::kCancelled,
+        QueueJobState::kWaiting}) {
+    const std::vector<QueueJobState> from = {at};
+    ASSERT_TRUE(*ledger::MoveQueueJob(ledger->connection(), sub->id, from, to, {}, kNow * 1000));
+    auto rows = ledger::ListQueueJobs(ledger->connection(), std::vector<QueueJobState>{to});
+    ASSERT_TRUE(rows) << rows.error().message;
+    ASSERT_EQ(rows->size(), 1u) << ledger::QueueJobStateName(to);
+    EXPECT_EQ(rows->front().state, to);
+    const std::string name(ledger::QueueJobStateName(to));
+    EXPECT_EQ(ledger::ParseQueueJobState(name).value_or(QueueJobState::kHeld), to) << name;
+    at = to;
+  }
+  const auto typo = ledger::ParseQueueJobState("runing");
+  ASSERT_FALSE(typo);
+  EXPECT_NE(typo.error().message.find("unknown job state 'runing' (did you mean 'running'?)"),
+            std::string::npos)
+      << typo.error().message;
+  // A state the queue does not know, written by something else: an error naming the job.
+  ASSERT_TRUE(ledger->connection().Query("UPDATE queue_jobs SET state = 'paused'").has_value());
+  auto bad = ledger::GetQueueJob(ledger->connection(), sub->id);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(
+      bad.error().message.find(fmt::format("queue job {}: unknown job state 'paused'", sub->id)),
+      std::string::npos)
+      << bad.error().message;
 }
 
 TYPED_TEST(QueueStore, TwoSchedulersOnOneLedgerStartEachJobOnce) {
@@ -160,14 +201,14 @@ TYPED_TEST(QueueStore, APreemptedJobWaitsAgainWithItsSpotHistoryAndItsNewestDeci
   ASSERT_TRUE(RunPass(ledger->connection(), *cap, executor, kNow));
   auto row = *ledger::GetQueueJob(ledger->connection(), sub->id);
   ASSERT_TRUE(row);
-  ASSERT_EQ(row->state, "running");
+  ASSERT_EQ(row->state, QueueJobState::kRunning);
   ASSERT_EQ(row->pool, "spot");
   JobRequest request = *RequestFromJson(row->request);
   ledger::QueueJobRow seen_running = *row;
   auto line = RecordPreemption(ledger->connection(), *cap, *row, request, kNow + 1800);
   ASSERT_TRUE(line && *line) << (line ? "moved by another" : line.error().message);
   row = *ledger::GetQueueJob(ledger->connection(), sub->id);
-  EXPECT_EQ(row->state, "waiting");
+  EXPECT_EQ(row->state, QueueJobState::kWaiting);
   const JobRequest stored = *RequestFromJson(row->request);
   EXPECT_EQ(stored.spot.preemptions, 1);
   EXPECT_FALSE(stored.spot.paid_allowed);  // no deadline: it waits for spot
@@ -181,8 +222,8 @@ TYPED_TEST(QueueStore, APreemptedJobWaitsAgainWithItsSpotHistoryAndItsNewestDeci
   EXPECT_FALSE(*again);
   // Preempted on a pool the capacity file no longer has: it waits again, the pass goes on.
   ASSERT_TRUE(ledger::MoveQueueJob(ledger->connection(), sub->id,
-                                   std::vector<std::string>{"waiting"}, "running",
-                                   ledger::QueueJobRow{}, 1));
+                                   std::vector<QueueJobState>{QueueJobState::kWaiting},
+                                   QueueJobState::kRunning, ledger::QueueJobRow{}, 1));
   auto without_spot = ParseCapacity(
       "apiVersion: frugal/v1\nkind: Capacity\npools:\n"
       "  - {name: od, tier: on_demand, gpu: T4, gpus_per_node: 1, price_per_gpu_hour: 0.6}\n",

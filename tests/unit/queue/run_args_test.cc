@@ -63,7 +63,7 @@ TEST(QueueRunArgv, TheRunCommandParsesWhatTheExecutorBuildsForAnOwnedGpuPool) {
   const ledger::SegmentOffer& offer = p.setup.offer;
   EXPECT_EQ(offer.gpu, "A100-80GB");
   EXPECT_EQ(offer.gpu_count, 1);
-  EXPECT_EQ(offer.tier, "owned");
+  EXPECT_EQ(offer.tier, CapacityTier::kOwned);
   EXPECT_EQ(p.setup.config.tier, "owned");
   EXPECT_EQ(p.setup.config.gpus, 1);
   EXPECT_EQ(p.setup.config.run_id, "queue-7");
@@ -92,7 +92,7 @@ TEST(QueueRunArgv, ASpotPoolIsRecordedOnSpotAndACpuPoolWithNoGpu) {
   EXPECT_EQ((*argv)[1], "--db");
   argv->erase(argv->begin() + 1, argv->begin() + 3);
   Parsed p = ParseAsTheCliDoes(*argv);
-  EXPECT_EQ(p.setup.offer.tier, "spot");
+  EXPECT_EQ(p.setup.offer.tier, CapacityTier::kSpot);
   EXPECT_EQ(p.setup.offer.gpu, "T4");
   EXPECT_EQ(p.setup.offer.gpu_count, 2);
   EXPECT_EQ(p.setup.config.price.per_hour, Money::FromDollars(0.5));
@@ -102,7 +102,7 @@ TEST(QueueRunArgv, ASpotPoolIsRecordedOnSpotAndACpuPoolWithNoGpu) {
   ASSERT_TRUE(argv) << argv.error().message;
   EXPECT_EQ(std::find(argv->begin(), argv->end(), std::string(RunFlag::kGpu)), argv->end());
   p = ParseAsTheCliDoes(*argv);
-  EXPECT_EQ(p.setup.offer.tier, "on_demand");
+  EXPECT_EQ(p.setup.offer.tier, CapacityTier::kOnDemand);
   EXPECT_EQ(p.setup.offer.gpu, "");
 }
 

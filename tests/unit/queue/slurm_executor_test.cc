@@ -20,6 +20,8 @@
 namespace frugal::queue {
 namespace {
 
+using ledger::QueueJobState;
+
 const Seconds kNow = 1'795'996'800 + 10 * 3600;
 
 TEST(ScontrolFields, ReadsTheOneLineForm) {
@@ -95,7 +97,7 @@ TEST(SlurmExecutor, AFailedSbatchLeavesTheJobWaitingWithTheReason) {
   auto pass = RunPass(f.ledger->connection(), f.cap, *executor, kNow);
   ASSERT_TRUE(pass) << pass.error().message;
   EXPECT_EQ(slurm->calls, std::vector<std::string>{"sbatch"});
-  EXPECT_EQ(f.Row().state, "waiting");
+  EXPECT_EQ(f.Row().state, QueueJobState::kWaiting);
   EXPECT_NE(f.Row().reason.find("invalid partition specified"), std::string::npos)
       << f.Row().reason;
 }
@@ -105,13 +107,13 @@ TEST(SlurmExecutor, AControllerThatDoesNotAnswerChangesNoJob) {
   ScriptedSlurm* slurm = nullptr;
   auto started = f.SlurmWith(SlurmOutput{0, "4242\n", ""}, &slurm);
   ASSERT_TRUE(RunPass(f.ledger->connection(), f.cap, *started, kNow));
-  ASSERT_EQ(f.Row().state, "running");
+  ASSERT_EQ(f.Row().state, QueueJobState::kRunning);
   EXPECT_EQ(f.Row().pid, 4242);
   // Minutes later the controller is gone: the job is neither failed nor started again.
   auto down = f.SlurmWith(Fail(ErrorCode::kUnavailable, "scontrol: no answer within 30 s"), &slurm);
   auto pass = RunPass(f.ledger->connection(), f.cap, *down, kNow + 600);
   ASSERT_TRUE(pass) << pass.error().message;
-  EXPECT_EQ(f.Row().state, "running");
+  EXPECT_EQ(f.Row().state, QueueJobState::kRunning);
   EXPECT_EQ(f.Row().pid, 4242);
   EXPECT_EQ(slurm->calls, std::vector<std::string>{"scontrol"});
 }
@@ -123,9 +125,9 @@ TEST(SlurmExecutor, AStartCutShortAfterSbatchIsFoundByNameAndNotSubmittedAgain) 
   claim.pool = "od";
   claim.run_id = fmt::format("queue-{}", f.id);
   claim.started_ms = kNow * 1000;
-  const std::vector<std::string> waiting = {"waiting"};
-  ASSERT_TRUE(
-      *ledger::MoveQueueJob(f.ledger->connection(), f.id, waiting, "starting", claim, kNow * 1000));
+  const std::vector<QueueJobState> waiting = {QueueJobState::kWaiting};
+  ASSERT_TRUE(*ledger::MoveQueueJob(f.ledger->connection(), f.id, waiting, QueueJobState::kStarting,
+                                    claim, kNow * 1000));
   ScriptedSlurm* slurm = nullptr;
   auto executor = f.SlurmWith(Fail(ErrorCode::kFailed, "unexpected command"), &slurm);
   slurm->by_tool.emplace("squeue", SlurmOutput{0, "5151\n", ""});
@@ -136,10 +138,10 @@ TEST(SlurmExecutor, AStartCutShortAfterSbatchIsFoundByNameAndNotSubmittedAgain) 
                               ""});
   // Within the minute another scheduler may still be starting it: nothing is decided.
   ASSERT_TRUE(RunPass(f.ledger->connection(), f.cap, *executor, kNow + 10));
-  EXPECT_EQ(f.Row().state, "starting");
+  EXPECT_EQ(f.Row().state, QueueJobState::kStarting);
   auto pass = RunPass(f.ledger->connection(), f.cap, *executor, kNow + 120);
   ASSERT_TRUE(pass) << pass.error().message;
-  EXPECT_EQ(f.Row().state, "running");
+  EXPECT_EQ(f.Row().state, QueueJobState::kRunning);
   EXPECT_EQ(f.Row().pid, 5151);
   EXPECT_EQ(std::count(slurm->calls.begin(), slurm->calls.end(), "sbatch"), 0);
 }
@@ -191,7 +193,7 @@ TEST(SlurmExecutor, SubmitsWithThePoolsPartitionGresRequeueSignalAndBeginTime) {
   EXPECT_EQ(*(script + 6), fmt::format("queue-{}", id));
   EXPECT_EQ(a.back(), "train.py");
   const auto row = **ledger::GetQueueJob(ledger->connection(), id);
-  EXPECT_EQ(row.state, "running");
+  EXPECT_EQ(row.state, QueueJobState::kRunning);
   EXPECT_EQ(row.pid, 77);
   EXPECT_EQ(row.pool, "cloud");
 }

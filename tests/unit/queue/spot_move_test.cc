@@ -50,7 +50,7 @@ struct Fixture {
     offer.region = "local";
     offer.gpu = "A10G";
     offer.gpu_count = 1;
-    offer.tier = "spot";
+    offer.tier = CapacityTier::kSpot;
     const ledger::SegmentId seg = *ledger->OpenSegment(id, offer, At(kStart));
     ASSERT_TRUE(ledger->AddEvent(id, seg, ledger::EventType::kCheckpointCommitted,
                                  At(kStart + saved_after), nlohmann::json::object()));

@@ -27,7 +27,7 @@ ledger::SegmentOffer Offer(int64_t cents_per_hour) {
   ledger::SegmentOffer o;
   o.cloud = "custom";
   o.gpu_count = 1;
-  o.tier = "on_demand";
+  o.tier = CapacityTier::kOnDemand;
   o.price = Rate{Money::FromCents(cents_per_hour)};
   return o;
 }

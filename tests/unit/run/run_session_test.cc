@@ -32,7 +32,7 @@ RunSessionOptions Options(RunHold hold = RunHold::kLockAndClaim) {
   o.sampling = RunSampling::kNone;
   o.offer.cloud = "custom";
   o.offer.gpu_count = 1;
-  o.offer.tier = "on_demand";
+  o.offer.tier = CapacityTier::kOnDemand;
   o.offer.price = Rate{Money::FromCents(360)};
   return o;
 }

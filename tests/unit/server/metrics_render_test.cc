@@ -7,11 +7,11 @@ namespace {
 
 using std::chrono::hours;
 
-ledger::SegmentFact Fact(std::string team, std::string tier, double per_hour,
+ledger::SegmentFact Fact(std::string team, CapacityTier tier, double per_hour,
                          ledger::Timestamp start, std::optional<ledger::Timestamp> end) {
   ledger::SegmentFact f;
   f.tags.team = std::move(team);
-  f.segment.offer.tier = std::move(tier);
+  f.segment.offer.tier = tier;
   f.segment.offer.gpu_count = 4;
   f.segment.offer.price = Rate{Money::FromDollars(per_hour)};
   f.segment.start = start;
@@ -23,7 +23,7 @@ TEST(RenderMetrics, CountersSumSegmentsAndGaugesCountOnlyOpenOnes) {
   ledger::FleetFacts facts;
   facts.now = ledger::FromMillis(100 * 3'600'000LL);
   facts.ended.push_back({"a", "", "spot", Money::FromDollars(4.0), 8 * 3600.0, 1});
-  facts.open.push_back(Fact("a", "spot", 2.0, facts.now - hours(1), std::nullopt));
+  facts.open.push_back(Fact("a", CapacityTier::kSpot, 2.0, facts.now - hours(1), std::nullopt));
   facts.open.back().segment.run_id = 7;
   facts.checkpoint_write_seconds = {0.2, 3, 400};
   const std::string m = RenderMetrics(facts, {}, 0.001);
@@ -49,7 +49,8 @@ TEST(RenderMetrics, EscapesLabelValues) {
   EXPECT_EQ(EscapeLabel("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
   ledger::FleetFacts facts;
   facts.now = ledger::FromMillis(10 * 3'600'000LL);
-  facts.open.push_back(Fact("say \"hi\"", "spot", 1.0, facts.now - hours(1), facts.now));
+  facts.open.push_back(
+      Fact("say \"hi\"", CapacityTier::kSpot, 1.0, facts.now - hours(1), facts.now));
   const std::string m = RenderMetrics(facts, {}, 0);
   EXPECT_NE(m.find("team=\"say \\\"hi\\\"\""), std::string::npos) << m;
 }

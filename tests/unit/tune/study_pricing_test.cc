@@ -30,7 +30,7 @@ Result<StudySpec> Priced(const std::string& resources) {
 }
 
 /// The cheapest offer of aws g5.xlarge at `tier` (in `region` when given), found the plain way.
-std::optional<Money> Cheapest(catalog::Tier tier, const std::string& region = "") {
+std::optional<Money> Cheapest(CapacityTier tier, const std::string& region = "") {
   std::optional<Money> best;
   for (const catalog::Offer& o : Shipped().offers()) {
     if (o.cloud != "aws" || o.instance_type != "g5.xlarge" || o.tier != tier) continue;
@@ -43,10 +43,10 @@ std::optional<Money> Cheapest(catalog::Tier tier, const std::string& region = ""
 TEST(StudyPricing, AnOfferAndTierArePricedFromTheCatalog) {
   auto spec = Priced("resources: {offer: 'aws:g5.xlarge spot', workers: 2}\n");
   ASSERT_TRUE(spec) << spec.error().message;
-  const std::optional<Money> expected = Cheapest(catalog::Tier::kSpot);
+  const std::optional<Money> expected = Cheapest(CapacityTier::kSpot);
   ASSERT_TRUE(expected);
   EXPECT_EQ(spec->resources.price_per_gpu_hour->per_hour, *expected);
-  EXPECT_EQ(spec->resources.tier, "spot");
+  EXPECT_EQ(spec->resources.tier, CapacityTier::kSpot);
   EXPECT_EQ(spec->resources.gpus, 1);
   EXPECT_EQ(spec->resources.record.cloud, "aws");
   EXPECT_EQ(spec->resources.record.instance_type, "g5.xlarge");
@@ -58,8 +58,8 @@ TEST(StudyPricing, AnOfferAndTierArePricedFromTheCatalog) {
   auto regional = Priced("resources: {offer: 'AWS:g5.xlarge:us-east-1'}\n");
   ASSERT_TRUE(regional) << regional.error().message;
   EXPECT_EQ(regional->resources.price_per_gpu_hour->per_hour,
-            *Cheapest(catalog::Tier::kOnDemand, "us-east-1"));
-  EXPECT_EQ(regional->resources.tier, "on_demand");
+            *Cheapest(CapacityTier::kOnDemand, "us-east-1"));
+  EXPECT_EQ(regional->resources.tier, CapacityTier::kOnDemand);
 }
 
 TEST(StudyPricing, AGpuNameTakesTheCheapestOfferWithIt) {
@@ -68,7 +68,7 @@ TEST(StudyPricing, AGpuNameTakesTheCheapestOfferWithIt) {
   catalog::OfferQuery q;
   q.gpu = "A10G";
   q.min_gpus = 1;
-  q.tier = catalog::Tier::kSpot;
+  q.tier = CapacityTier::kSpot;
   const auto offers = Shipped().Query(q);
   ASSERT_TRUE(offers && !offers->empty());
   const catalog::Offer& cheapest = *offers->front();

@@ -16,7 +16,7 @@ Result<StudySpec> Parse(const std::string& yaml) {
 TEST(StudySpec, TheSeedPlanIsExpressibleExactly) {
   auto spec = LoadStudySpec(frugal::testing::SourceDir() / "examples" / "seed-plan.yaml");
   ASSERT_TRUE(spec) << spec.error().message;
-  EXPECT_EQ(spec->resources.tier, "spot");
+  EXPECT_EQ(spec->resources.tier, CapacityTier::kSpot);
   EXPECT_EQ(*spec->resources.checkpoint_min, std::chrono::minutes(15));
   EXPECT_EQ(*spec->resources.checkpoint_max, std::chrono::minutes(30));
   EXPECT_EQ(spec->fidelity.grace, 3);
