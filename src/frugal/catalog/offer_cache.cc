@@ -1,6 +1,7 @@
 #include "frugal/catalog/offer_cache.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
@@ -160,11 +161,93 @@ void PruneOldCaches(const fs::path& dir, const fs::path& written) {
   for (size_t i = kKeptCaches - 1; i < others.size(); ++i) fs::remove(others[i].second, ec);
 }
 
+fs::path CachePathFor(const fs::path& cache_dir, XXH128_hash_t h) {
+  return cache_dir / fmt::format("offers-{:016x}{:016x}.bin", h.high64, h.low64);
+}
+
+std::optional<std::vector<Offer>> DecodeHashed(std::string_view bytes, XXH128_hash_t h,
+                                               OfferSource source) {
+  if (bytes.size() < kHeaderSize || !bytes.starts_with(kMagic)) return std::nullopt;
+  Reader header(bytes.substr(kMagic.size(), kHeaderSize - kMagic.size()));
+  const auto version = header.Get<uint32_t>();
+  const auto flags = header.Get<uint32_t>();
+  const auto high = header.Get<uint64_t>();
+  const auto low = header.Get<uint64_t>();
+  const auto body_size = header.Get<uint64_t>();
+  const auto checksum = header.Get<uint64_t>();
+  if (version != kOfferCacheVersion || flags != 0 || high != h.high64 || low != h.low64)
+    return std::nullopt;
+  const std::string_view body = bytes.substr(kHeaderSize);
+  if (body.size() != body_size || XXH3_64bits(body.data(), body.size()) != checksum)
+    return std::nullopt;
+  return DecodeBody(body, source);
+}
+
+// The key file of a table: where the table is, and its size, modification time and inode when
+// its content hashed to the hash it names ("<size> <mtime s> <ns> <dev> <ino> <xxh128 hex>").
+// While all five are unchanged the table is taken as unchanged and is not read to be hashed,
+// as make and ninja take a file with an unchanged modification time.
+fs::path KeyPathFor(const fs::path& cache_dir, const fs::path& csv) {
+  std::error_code ec;
+  const std::string where = fs::absolute(csv, ec).string();
+  return cache_dir / fmt::format("offers-{:016x}.key", XXH3_64bits(where.data(), where.size()));
+}
+
+struct TableStat {
+  std::string key;            ///< "<size> <mtime s> <ns> <dev> <ino> "
+  int64_t modified_secs = 0;  ///< the modification time's seconds
+};
+
+std::optional<TableStat> StatTable(const fs::path& csv) {
+  struct stat st {};
+  if (::stat(csv.c_str(), &st) != 0) return std::nullopt;
+  return TableStat{fmt::format("{} {} {} {} {} ", st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                               st.st_dev, st.st_ino),
+                   static_cast<int64_t>(st.st_mtim.tv_sec)};
+}
+
+// A key written less than this after the table's last modification is not trusted: the file
+// system's clock is coarse, so the table may have been written again within the same tick
+// after it was hashed (git's "racily clean" rule). Such a table is hashed again until a key
+// written later records it.
+constexpr int64_t kRacySeconds = 2;
+
+// The content hash the key file records for a table of this stat, if it records one and was
+// written well after the table last changed.
+std::optional<XXH128_hash_t> KnownHash(const fs::path& key_path, const TableStat& table) {
+  struct stat key_stat {};
+  if (::stat(key_path.c_str(), &key_stat) != 0 || !S_ISREG(key_stat.st_mode) ||
+      key_stat.st_size > 256 ||
+      static_cast<int64_t>(key_stat.st_mtim.tv_sec) < table.modified_secs + kRacySeconds) {
+    return std::nullopt;
+  }
+  const std::string& stat_key = table.key;
+  const Result<std::string> text = ReadFile(key_path);
+  if (!text || !text->starts_with(stat_key)) return std::nullopt;
+  const std::string hex = text->substr(stat_key.size());
+  if (hex.size() != 33 || hex.back() != '\n') return std::nullopt;
+  XXH128_hash_t h{};
+  for (size_t i = 0; i < 32; ++i) {
+    const char c = hex[i];
+    const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (v < 0) return std::nullopt;
+    uint64_t& half = i < 16 ? h.high64 : h.low64;
+    half = (half << 4) | static_cast<uint64_t>(v);
+  }
+  return h;
+}
+
+void WriteKey(const fs::path& key_path, const std::string& stat_key, XXH128_hash_t h) {
+  const std::string text = fmt::format("{}{:016x}{:016x}\n", stat_key, h.high64, h.low64);
+  if (auto written = WriteFileAtomically(key_path, text); !written) {
+    log::Debug("offer cache key not written: {}", written.error().message);
+  }
+}
+
 }  // namespace
 
 fs::path OfferCachePath(const fs::path& cache_dir, std::string_view csv_text) {
-  const XXH128_hash_t h = ContentHash(csv_text);
-  return cache_dir / fmt::format("offers-{:016x}{:016x}.bin", h.high64, h.low64);
+  return CachePathFor(cache_dir, ContentHash(csv_text));
 }
 
 std::string EncodeOfferCache(std::string_view csv_text, const std::vector<Offer>& offers) {
@@ -182,31 +265,33 @@ std::string EncodeOfferCache(std::string_view csv_text, const std::vector<Offer>
 
 std::optional<std::vector<Offer>> DecodeOfferCache(std::string_view bytes,
                                                    std::string_view csv_text, OfferSource source) {
-  if (bytes.size() < kHeaderSize || !bytes.starts_with(kMagic)) return std::nullopt;
-  Reader header(bytes.substr(kMagic.size(), kHeaderSize - kMagic.size()));
-  const auto version = header.Get<uint32_t>();
-  const auto flags = header.Get<uint32_t>();
-  const auto high = header.Get<uint64_t>();
-  const auto low = header.Get<uint64_t>();
-  const auto body_size = header.Get<uint64_t>();
-  const auto checksum = header.Get<uint64_t>();
-  const XXH128_hash_t h = ContentHash(csv_text);
-  if (version != kOfferCacheVersion || flags != 0 || high != h.high64 || low != h.low64)
-    return std::nullopt;
-  const std::string_view body = bytes.substr(kHeaderSize);
-  if (body.size() != body_size || XXH3_64bits(body.data(), body.size()) != checksum)
-    return std::nullopt;
-  return DecodeBody(body, source);
+  return DecodeHashed(bytes, ContentHash(csv_text), source);
 }
 
 Result<std::vector<Offer>> ReadOfferTableCached(const fs::path& csv, OfferSource source,
                                                 const fs::path& cache_dir) {
+  // Taken before the table is read: a table changed after it is seen as changed next time.
+  const std::optional<TableStat> table = StatTable(csv);
+  const std::optional<std::string> stat_key =
+      table ? std::optional<std::string>(table->key) : std::nullopt;
+  const fs::path key_path = KeyPathFor(cache_dir, csv);
+  if (table) {
+    if (const std::optional<XXH128_hash_t> known = KnownHash(key_path, *table)) {
+      if (auto bytes = ReadFile(CachePathFor(cache_dir, *known))) {
+        if (auto offers = DecodeHashed(*bytes, *known, source)) return std::move(*offers);
+      }
+    }
+  }
   const std::string text = FRUGAL_TRY(ReadFile(csv));
-  const fs::path cache = OfferCachePath(cache_dir, text);
+  const XXH128_hash_t hash = ContentHash(text);
+  const fs::path cache = CachePathFor(cache_dir, hash);
   std::error_code ec;
   if (fs::is_regular_file(cache, ec)) {
     if (auto bytes = ReadFile(cache)) {
-      if (auto offers = DecodeOfferCache(*bytes, text, source)) return std::move(*offers);
+      if (auto offers = DecodeHashed(*bytes, hash, source)) {
+        if (stat_key) WriteKey(key_path, *stat_key, hash);
+        return std::move(*offers);
+      }
     }
     log::Debug("{}: not a valid cache of {}; rebuilding it", cache.string(), csv.string());
   }
@@ -216,6 +301,7 @@ Result<std::vector<Offer>> ReadOfferTableCached(const fs::path& csv, OfferSource
     log::Debug("offer cache not written: {}", written.error().message);
   } else {
     PruneOldCaches(cache_dir, cache);
+    if (stat_key) WriteKey(key_path, *stat_key, hash);
   }
   return offers;
 }

@@ -9,6 +9,12 @@
 // rebuilt from the CSV. Writes are atomic (temp, fsync, rename); a cache directory that cannot
 // be written only costs the parse.
 //
+// Finding the cache without reading the CSV: beside the caches, a key file per table path
+// ("offers-<xxh64 of the path>.key") records the table's size, modification time (to the
+// nanosecond), device and inode when its content had the hash it names. While all of them are
+// unchanged the table is not read at all, as make and ninja trust an unchanged modification
+// time; any change (an edit, a copy, a checkout) reads and hashes it again.
+//
 // Format version 1, native byte order (a cache never leaves the machine that wrote it):
 //   "FRUGALOC" | u32 version | u32 0 | XXH128 of the CSV (high, low u64) | u64 body size |
 //   u64 XXH3-64 of the body | body

@@ -426,7 +426,11 @@ TEST(CatalogCli, TheOfferCacheFollowsTheTableAndADamagedOneIsRebuilt) {
   const std::filesystem::path cache_dir = home / "cache" / "catalog";
   const auto cache_files = [&] {
     std::vector<std::filesystem::path> files;
-    for (const auto& e : std::filesystem::directory_iterator(cache_dir)) files.push_back(e.path());
+    // The caches (.bin), one per table content; the key file beside them (.key) names the
+    // table's path.
+    for (const auto& e : std::filesystem::directory_iterator(cache_dir)) {
+      if (e.path().extension() == ".bin") files.push_back(e.path());
+    }
     return files;
   };
   ASSERT_EQ(cache_files().size(), 1u);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "frugal/catalog/offer_table.h"
 #include "support/test_support.h"
 
@@ -67,6 +69,48 @@ TEST(OfferCache, AValidCacheIsWhatIsReadAndTheFirstReadWritesIt) {
   auto second = ReadOfferTableCached(dir / "offers.csv", OfferSource::kShipped, dir / "cache");
   ASSERT_TRUE(second.has_value());
   EXPECT_EQ(Rows(*second), Rows(other));
+}
+
+// The key file finds the cache without reading the table while its size, modification time
+// and inode are unchanged; any of them changing reads and hashes it again. A key written
+// within seconds of the table's last change is not trusted (the file system's clock is coarse).
+TEST(OfferCache, AnUnchangedTableIsNotReadAgainAndAChangedOneIs) {
+  TempDir dir;
+  const fs::path csv = dir / "offers.csv";
+  WriteTestFile(csv, kTable);
+  const auto an_hour_ago = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  fs::last_write_time(csv, an_hour_ago);
+  ASSERT_TRUE(ReadOfferTableCached(csv, OfferSource::kShipped, dir / "cache"));
+  // The same size, written in place, its modification time put back: taken as unchanged, so
+  // the rows are the cached ones (the table was not read).
+  std::string same_size = kTable;
+  same_size.replace(same_size.find("32.7726"), 7, "30.0001");
+  WriteTestFile(csv, same_size);
+  fs::last_write_time(csv, an_hour_ago);
+  auto kept = ReadOfferTableCached(csv, OfferSource::kShipped, dir / "cache");
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(Rows(*kept), Rows(Parsed(kTable)));
+  // A new modification time: read and hashed again.
+  fs::last_write_time(csv, an_hour_ago + std::chrono::minutes(1));
+  auto fresh = ReadOfferTableCached(csv, OfferSource::kShipped, dir / "cache");
+  ASSERT_TRUE(fresh.has_value());
+  EXPECT_EQ(Rows(*fresh), Rows(Parsed(same_size)));
+  // A table changed just now, within the same tick as its hashing: the key is not trusted and
+  // every read hashes the table until it has been still for a while.
+  WriteTestFile(csv, kTable);
+  ASSERT_TRUE(ReadOfferTableCached(csv, OfferSource::kShipped, dir / "cache"));
+  WriteTestFile(csv, same_size);  // same size, and likely the same coarse modification time
+  auto racy = ReadOfferTableCached(csv, OfferSource::kShipped, dir / "cache");
+  ASSERT_TRUE(racy.has_value());
+  EXPECT_EQ(Rows(*racy), Rows(Parsed(same_size)));
+  // A damaged key file is only a miss.
+  fs::last_write_time(csv, an_hour_ago);
+  for (const auto& entry : fs::directory_iterator(dir / "cache")) {
+    if (entry.path().extension() == ".key") WriteTestFile(entry.path(), "12 x\n");
+  }
+  auto damaged = ReadOfferTableCached(csv, OfferSource::kShipped, dir / "cache");
+  ASSERT_TRUE(damaged.has_value());
+  EXPECT_EQ(Rows(*damaged), Rows(Parsed(same_size)));
 }
 
 TEST(OfferCache, AChangedTableIsParsedAgainAndAStaleCacheUnderItsNameIsRefused) {
