@@ -254,15 +254,24 @@ void CheckServing(const PanelJob& job, const nlohmann::json& doc) {
   EXPECT_EQ(type.find("as_v4"), std::string::npos) << where;
 }
 
-// Disabled: the panel's first run found answers it does not accept, left open for now:
+// The jobs whose top option the panel does not accept yet (issue 34), each with what it gets:
 // 4x RTX A5000 marketplace offers (vast) win the 1.3B full, 7B LoRA/QLoRA and 13B LoRA jobs
-// (a 7B QLoRA on four GPUs); an RTX 3060 Ti serves the BERT classifier and 4x RTX 5070 the
-// 7B AWQ model; the 70B fp16 model is served on one B200 where the panel expected two or
-// more 80 GB GPUs. Run it with --gtest_also_run_disabled_tests.
-TEST(PlanPanel, DISABLED_EveryEverydayJobGetsATopOptionAnEngineerWouldSign) {
+// (a 7B QLoRA on four GPUs); the 70B full fine-tune goes to 8 MI300X where the panel asks for
+// 16 GPUs or more; a marketplace V100 serves the BERT classifier and the 7B AWQ model (24/7
+// production serving on a marketplace host); the 70B fp16 model is served on one B200 where
+// the panel expected two or more 80 GB GPUs.
+const std::set<std::string> kOpen = {"gpt-1.3b-full-finetune",  "llama-7b-lora",
+                                     "llama-7b-qlora",          "llama-13b-lora",
+                                     "llama-70b-full-finetune", "serve-bert-base-classifier",
+                                     "serve-llama-7b-awq",      "serve-llama-70b-fp16"};
+
+void PlanPanelJobs(bool open) {
   TempDir home;
+  size_t planned = 0;
   for (const PanelJob& job : Panel()) {
+    if (kOpen.contains(job.name) != open) continue;
     SCOPED_TRACE(job.name);
+    ++planned;
     const auto path = home.path() / (job.name + ".yaml");
     WriteTestFile(path, "apiVersion: frugal/v1\n" + job.spec);
     const auto r = RunFrugal({"--json", "plan", path.string(), "--top", "3"}, home.path());
@@ -274,7 +283,15 @@ TEST(PlanPanel, DISABLED_EveryEverydayJobGetsATopOptionAnEngineerWouldSign) {
       CheckTraining(job, doc);
     }
   }
+  EXPECT_EQ(planned, open ? kOpen.size() : Panel().size() - kOpen.size());
 }
+
+// Every job of the panel whose answer is accepted today keeps getting one.
+TEST(PlanPanel, EveryAcceptedJobKeepsATopOptionAnEngineerWouldSign) { PlanPanelJobs(false); }
+
+// The open ones, run with --gtest_also_run_disabled_tests; a job that passes here moves out of
+// kOpen.
+TEST(PlanPanel, DISABLED_TheOpenJobsGetATopOptionAnEngineerWouldSign) { PlanPanelJobs(true); }
 
 }  // namespace
 }  // namespace frugal
