@@ -299,6 +299,7 @@ Result<void> Ledger::AddSamples(RunId run, std::span<const Sample> samples) {
           sql, std::span<const Value>(values).subspan(first * kSampleColumns, n * kSampleColumns)));
     }
     std::vector<Row> rollups;
+    rollups.reserve(hours.size());
     for (const auto& [hour, h] : hours) {
       rollups.push_back({run, hour, h.n, h.counts[0], h.sums[0], h.counts[1], h.sums[1],
                          h.counts[2], h.sums[2], h.counts[3], h.sums[3], h.counts[4], h.sums[4]});

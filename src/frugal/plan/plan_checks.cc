@@ -47,6 +47,7 @@ Result<void> CheckProfileOffers(const JobSpec& spec, const catalog::Catalog& c) 
                                    [&](const Offer& o) { return o.NamedBy(p.offer); });
     if (!found) {
       std::vector<std::string> names;
+      names.reserve(offers.size());
       for (const Offer& o : offers) names.push_back(o.instance_type);
       return Fail(ErrorCode::kBadInput,
                   fmt::format("{}: field 'offer': no offer '{}' in the catalog{}", p.where,
