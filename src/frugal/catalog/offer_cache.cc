@@ -237,8 +237,8 @@ std::optional<XXH128_hash_t> KnownHash(const fs::path& key_path, const TableStat
   return h;
 }
 
-void WriteKey(const fs::path& key_path, const std::string& stat_key, XXH128_hash_t h) {
-  const std::string text = fmt::format("{}{:016x}{:016x}\n", stat_key, h.high64, h.low64);
+void WriteKey(const fs::path& key_path, const TableStat& table, XXH128_hash_t h) {
+  const std::string text = fmt::format("{}{:016x}{:016x}\n", table.key, h.high64, h.low64);
   if (auto written = WriteFileAtomically(key_path, text); !written) {
     log::Debug("offer cache key not written: {}", written.error().message);
   }
@@ -272,8 +272,6 @@ Result<std::vector<Offer>> ReadOfferTableCached(const fs::path& csv, OfferSource
                                                 const fs::path& cache_dir) {
   // Taken before the table is read: a table changed after it is seen as changed next time.
   const std::optional<TableStat> table = StatTable(csv);
-  const std::optional<std::string> stat_key =
-      table ? std::optional<std::string>(table->key) : std::nullopt;
   const fs::path key_path = KeyPathFor(cache_dir, csv);
   if (table) {
     if (const std::optional<XXH128_hash_t> known = KnownHash(key_path, *table)) {
@@ -289,7 +287,7 @@ Result<std::vector<Offer>> ReadOfferTableCached(const fs::path& csv, OfferSource
   if (fs::is_regular_file(cache, ec)) {
     if (auto bytes = ReadFile(cache)) {
       if (auto offers = DecodeHashed(*bytes, hash, source)) {
-        if (stat_key) WriteKey(key_path, *stat_key, hash);
+        if (table) WriteKey(key_path, *table, hash);
         return std::move(*offers);
       }
     }
@@ -301,7 +299,7 @@ Result<std::vector<Offer>> ReadOfferTableCached(const fs::path& csv, OfferSource
     log::Debug("offer cache not written: {}", written.error().message);
   } else {
     PruneOldCaches(cache_dir, cache);
-    if (stat_key) WriteKey(key_path, *stat_key, hash);
+    if (table) WriteKey(key_path, *table, hash);
   }
   return offers;
 }

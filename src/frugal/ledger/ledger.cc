@@ -80,6 +80,11 @@ bool SqliteWritableByUs(const std::string& location) {
          ::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) == 0;
 }
 
+// True where no --db flag or FRUGAL_DB names the ledger: the default file is in use.
+bool IsDefaultLocation(const std::string& db_flag) {
+  return db_flag.empty() && std::getenv("FRUGAL_DB") == nullptr;
+}
+
 }  // namespace
 
 std::string ResolveLocation(const std::string& db_flag) {
@@ -89,13 +94,12 @@ std::string ResolveLocation(const std::string& db_flag) {
 }
 
 bool NothingRecordedYet(const std::string& db_flag) {
-  const bool is_default = db_flag.empty() && std::getenv("FRUGAL_DB") == nullptr;
-  return is_default && NoSqliteLedgerYet(ResolveLocation(db_flag));
+  return IsDefaultLocation(db_flag) && NoSqliteLedgerYet(ResolveLocation(db_flag));
 }
 
 Result<std::unique_ptr<Ledger>> OpenForCommand(const std::string& db_flag, CreateMode create) {
   const std::string location = ResolveLocation(db_flag);
-  const bool is_default = db_flag.empty() && std::getenv("FRUGAL_DB") == nullptr;
+  const bool is_default = IsDefaultLocation(db_flag);
   if (create == CreateMode::kMustExist && NothingRecordedYet(db_flag)) {
     // Nothing recorded yet: a read-only command shows an empty ledger and creates none.
     std::unique_ptr<Connection> empty =

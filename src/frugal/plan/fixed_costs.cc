@@ -40,7 +40,8 @@ LaunchCosts DefaultLaunchCosts(std::string_view cloud) {
 
 LaunchCosts LaunchCostsFor(const catalog::Offer& offer, const LaunchOverrides& job) {
   LaunchCosts c = DefaultLaunchCosts(offer.cloud);
-  const catalog::OfferLaunch& own = offer.launch ? *offer.launch : catalog::OfferLaunch{};
+  static const catalog::OfferLaunch kNone;
+  const catalog::OfferLaunch& own = offer.launch ? *offer.launch : kNone;
   if (own.boot_hours) c.boot_hours = c.boot_large_hours = *own.boot_hours;
   if (own.setup_hours) c.setup_hours = *own.setup_hours;
   if (own.staging_gbps) c.staging_gbps = *own.staging_gbps;
