@@ -12,6 +12,7 @@
 #include "frugal/catalog/offer_cache.h"
 #include "frugal/catalog/offer_table.h"
 #include "frugal/catalog/pricing_rules.h"
+#include "frugal/catalog/providers.h"
 #include "frugal/catalog/spot_prices.h"
 #include "frugal/core/paths.h"
 #include "frugal/core/text.h"
@@ -31,6 +32,7 @@ struct Catalog::Tables {
   std::vector<PreemptionRate> rates;
   std::vector<ReservedDiscount> discounts;
   std::vector<SpotMarket> markets;
+  std::set<std::string, std::less<>> marketplaces;  ///< clouds whose hosts are a marketplace's
 };
 
 namespace {
@@ -63,6 +65,10 @@ Result<ReadTablesResult> ReadTables(const fs::path& data_dir, const fs::path& of
   // Optional: without it every cloud's spot quotes are taken as moving (spot_prices.h).
   if (fs::exists(data_dir / "catalog" / "spot_markets.csv", ec)) {
     t->markets = FRUGAL_TRY(ReadSpotMarkets(data_dir / "catalog" / "spot_markets.csv"));
+  }
+  // Optional: without it no cloud is taken as a marketplace (catalog/providers.h).
+  if (fs::exists(data_dir / "catalog" / "providers.csv", ec)) {
+    t->marketplaces = FRUGAL_TRY(ReadMarketplaces(data_dir / "catalog" / "providers.csv"));
   }
   return ReadTablesResult{std::move(t), std::move(rows)};
 }
@@ -131,6 +137,10 @@ Result<Catalog> Catalog::Build(std::shared_ptr<const Tables> tables, std::vector
   }
   c.IndexGpus();
   return c;
+}
+
+bool Catalog::IsMarketplace(std::string_view cloud) const {
+  return tables_ && tables_->marketplaces.contains(cloud);
 }
 
 bool IsCpuName(std::string_view name) { return ToLower(name) == "cpu"; }

@@ -96,6 +96,10 @@ class Catalog {
   /// "'H100' is ambiguous (H100-80GB-SXM, H100-80GB-PCIe); name the exact part".
   [[nodiscard]] Result<const GpuSpec*> RequireGpu(std::string_view name) const;
 
+  /// True for a cloud whose hosts are independent machines listed on a marketplace
+  /// (data/catalog/providers.csv): no uptime commitment across its hosts.
+  [[nodiscard]] bool IsMarketplace(std::string_view cloud) const;
+
   /// The clouds with at least one offer (custom offers included), sorted.
   [[nodiscard]] std::vector<std::string> Clouds() const;
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <array>
+
 #include "frugal/core/text.h"
 
 namespace frugal::catalog {
@@ -65,6 +67,24 @@ std::optional<double> GpuSpec::DenseTflops(Precision p) const {
       [[fallthrough]];
     case Precision::kFp32:
       return fp32_tflops;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> ComputeCapability(std::string_view architecture) {
+  static constexpr std::array<std::pair<std::string_view, double>, 9> kCapability = {{
+      {"Kepler", 3.5},
+      {"Maxwell", 5.0},
+      {"Pascal", 6.0},
+      {"Volta", 7.0},
+      {"Turing", 7.5},
+      {"Ampere", 8.0},
+      {"Ada Lovelace", 8.9},
+      {"Hopper", 9.0},
+      {"Blackwell", 10.0},
+  }};
+  for (const auto& [name, cc] : kCapability) {
+    if (name == architecture) return cc;
   }
   return std::nullopt;
 }

@@ -52,4 +52,9 @@ struct GpuSpec {
   [[nodiscard]] std::optional<double> DenseTflops(Precision p) const;
 };
 
+/// CUDA compute capability of an NVIDIA architecture name as gpus.csv spells it (the lowest of
+/// its parts where they differ: Ampere 8.0 for the A100, 8.6 for the rest), from NVIDIA's table
+/// (developer.nvidia.com/cuda-gpus); nullopt for other vendors and unknown names.
+[[nodiscard]] std::optional<double> ComputeCapability(std::string_view architecture);
+
 }  // namespace frugal::catalog

@@ -330,7 +330,7 @@ Result<Constraints> ReadConstraints(const YamlDoc& doc, const Node& root,
   if (!n.IsDefined()) return c;
   FRUGAL_TRY(doc.CheckKeys(n, "constraints",
                            {"deadline", "budget", "max_gpu_hours", "clouds", "regions", "tiers",
-                            "gpus", "max_gpus", "reserved_utilization"}));
+                            "gpus", "max_gpus", "reserved_utilization", "fewer_gpus_within"}));
   if (auto d = FRUGAL_TRY(doc.OptionalDuration(n, "deadline"))) {
     if (d->count() <= 0) return Fail(doc.ErrorAt(n["deadline"], "deadline", "must be positive"));
     c.deadline_hours = ToHours(*d);
@@ -360,6 +360,11 @@ Result<Constraints> ReadConstraints(const YamlDoc& doc, const Node& root,
   if (c.reserved_utilization && !(*c.reserved_utilization > 0 && *c.reserved_utilization <= 1)) {
     return Fail(
         doc.ErrorAt(n["reserved_utilization"], "reserved_utilization", "must be in (0, 1]"));
+  }
+  c.fewer_gpus_within = FRUGAL_TRY(doc.OptionalDouble(n, "fewer_gpus_within"));
+  if (c.fewer_gpus_within && !(*c.fewer_gpus_within >= 0 && *c.fewer_gpus_within < 1)) {
+    return Fail(doc.ErrorAt(n["fewer_gpus_within"], "fewer_gpus_within",
+                            "must be a share of the cheapest option's cost in [0, 1), e.g. 0.05"));
   }
   return c;
 }

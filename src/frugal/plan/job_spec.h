@@ -62,6 +62,9 @@ struct Constraints {
   std::vector<std::string> gpus;  ///< canonical names
   int max_gpus = 8;
   std::optional<double> reserved_utilization;  ///< share of a reservation this job's team uses
+  /// constraints.fewer_gpus_within: options within this share of the cheapest rank by fewer
+  /// GPUs first; unset: kDefaultFewerGpusWithin (planner.h); 0 ranks by cost alone.
+  std::optional<double> fewer_gpus_within;
 };
 
 /// Where one copy of data is stored: a cloud and one of its regions.

@@ -210,6 +210,7 @@ nlohmann::json PlanJson(const JobSpec& spec, const Plan& p, const std::string& o
       {"deadline_hours", p.deadline_hours ? nlohmann::json(*p.deadline_hours) : nlohmann::json()},
       {"budget_usd", p.budget ? nlohmann::json(p.budget->dollars()) : nlohmann::json()},
       {"memory_headroom_share", p.memory_headroom},
+      {"fewer_gpus_within", p.fewer_gpus_within},
       {"prices_as_of", p.prices_as_of.empty() ? nlohmann::json() : nlohmann::json(p.prices_as_of)},
       {"price_age_days",
        DaysSince(p.prices_as_of) ? nlohmann::json(*DaysSince(p.prices_as_of)) : nlohmann::json()},

@@ -417,7 +417,34 @@ void ApplyCaps(Context& ctx) {
   ctx.candidates = std::move(kept);
 }
 
-void Rank(Context& ctx) {
+/// By cost, the options that meet the deadline within plan.fewer_gpus_within of the cheapest
+/// rank by GPU count (cost order kept among equal counts); the note when that changed #1.
+std::optional<std::string> PreferFewerGpus(Context& ctx) {
+  auto& c = ctx.candidates;
+  const double band = ctx.plan.fewer_gpus_within;
+  if (ctx.request.objective != Objective::kCost || band <= 0 || c.size() < 2 ||
+      !c.front().meets_deadline) {
+    return std::nullopt;
+  }
+  const double limit = c.front().expected_cost.dollars() * (1.0 + band);
+  const auto end = std::find_if(c.begin(), c.end(), [&](const Option& o) {
+    return !o.meets_deadline || o.expected_cost.dollars() > limit;
+  });
+  const Option cheapest = c.front();
+  std::stable_sort(c.begin(), end,
+                   [](const Option& a, const Option& b) { return a.gpus < b.gpus; });
+  if (c.front().gpus >= cheapest.gpus) return std::nullopt;
+  return fmt::format(
+      "#1 takes {} GPU{} where the cheapest option takes {} for {} less ({:.1f}%): within "
+      "constraints.fewer_gpus_within ({:g}%) fewer GPUs rank first; set it to 0 to rank by "
+      "cost alone",
+      c.front().gpus, c.front().gpus == 1 ? "" : "s", cheapest.gpus,
+      (c.front().expected_cost - cheapest.expected_cost).ToString(),
+      100.0 * (c.front().expected_cost.RatioTo(cheapest.expected_cost) - 1.0), 100.0 * band);
+}
+
+/// Ranks the candidates; the note of PreferFewerGpus when it changed #1.
+std::optional<std::string> Rank(Context& ctx) {
   const bool by_cost = ctx.request.objective == Objective::kCost;
   std::sort(ctx.candidates.begin(), ctx.candidates.end(), [&](const Option& a, const Option& b) {
     const auto key = [&](const Option& o) {
@@ -433,6 +460,7 @@ void Rank(Context& ctx) {
     };
     return id(*a.offer) < id(*b.offer);
   });
+  return PreferFewerGpus(ctx);
 }
 
 /// The options past `top`, grouped by GPU and tier with their distance from the best. When the
@@ -511,6 +539,7 @@ Result<Plan> MakePlan(const JobSpec& given, const catalog::Catalog& c, const Pla
   plan.prices_as_of = c.info().snapshot_date;
   plan.memory_headroom =
       request.memory_headroom.value_or(spec.memory_headroom.value_or(est::kDefaultMemoryHeadroom));
+  plan.fewer_gpus_within = spec.constraints.fewer_gpus_within.value_or(kDefaultFewerGpusWithin);
   est::Training base = spec.baseline;
   plan.tokens = spec.modelled ? FRUGAL_TRY(est::WorkTokens(spec.work, spec.model, base))
                               : spec.work.tokens.value_or(0);
@@ -530,10 +559,11 @@ Result<Plan> MakePlan(const JobSpec& given, const catalog::Catalog& c, const Pla
   for (const Offer& o : c.offers()) AddOffer(ctx, o);
   AddFallbacks(ctx);
   ApplyCaps(ctx);
-  Rank(ctx);
+  const std::optional<std::string> ranking_note = Rank(ctx);
   Screen(ctx);
   plan.ranked = ctx.candidates.size();
   plan.advice = Advise(spec, plan, ctx.candidates, ctx.baselines, ctx.excluded);
+  if (ranking_note) plan.advice.push_back(*ranking_note);
   if (auto why = FitAdvice(spec, c, ctx.candidates.size())) plan.advice.push_back(*why);
   if (auto why = LaunchOverheadAdvice(ctx.candidates)) plan.advice.push_back(*why);
   if (auto why = DataAdvice(plan.data, ctx.candidates)) plan.advice.push_back(*why);

@@ -100,6 +100,8 @@ struct Plan {
   std::optional<double> deadline_hours;
   std::optional<Money> budget;
   double memory_headroom = estimate::kDefaultMemoryHeadroom;  ///< share of usable memory kept free
+  /// Options within this share of the cheapest rank by fewer GPUs (constraints.fewer_gpus_within).
+  double fewer_gpus_within = 0;
   std::string prices_as_of;  ///< the catalog's snapshot date (YYYY-MM-DD)
   double tokens = 0;
   DataSource data;       ///< where runs read the data from (data_locality.h)
@@ -113,5 +115,10 @@ struct Plan {
                                     const PlanRequest& request);
 
 inline constexpr double kMaxDeadlineRisk = 0.10;
+
+/// By cost, options within 5% of the cheapest rank by fewer GPUs: a saving that small is inside
+/// the estimate's error on what splitting costs (the host's PCIe topology, overlap taken as
+/// perfect, one more machine to fail), and an engineer takes the simpler layout there.
+inline constexpr double kDefaultFewerGpusWithin = 0.05;
 
 }  // namespace frugal::plan

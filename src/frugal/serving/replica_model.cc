@@ -75,6 +75,28 @@ std::optional<double> Int8DenseTops(const catalog::GpuSpec& gpu) {
   return 2.0 * *half;
 }
 
+std::string KernelSupport(WeightFormat weights, const catalog::GpuSpec& gpu) {
+  double needs = 0;
+  std::string_view what;
+  switch (weights) {
+    case WeightFormat::kInt4:
+      needs = 7.5, what = "4-bit (AWQ/GPTQ) kernels";
+      break;
+    case WeightFormat::kW8A8:
+      needs = 7.5, what = "int8 (w8a8) kernels";
+      break;
+    case WeightFormat::kFp8:
+      needs = 8.0, what = "fp8 kernels";
+      break;
+    default:
+      return "";
+  }
+  const std::optional<double> cc = catalog::ComputeCapability(gpu.architecture);
+  if (!cc || *cc >= needs) return "";
+  return fmt::format("{} need CUDA compute capability {:.1f} or later; {} ({}) is {:.1f}", what,
+                     needs, gpu.name, gpu.architecture, *cc);
+}
+
 Result<ReplicaHardware> GpuReplica(const catalog::GpuSpec& gpu, int gpus, WeightFormat weights) {
   ReplicaHardware hw;
   hw.gpu = gpu.name;

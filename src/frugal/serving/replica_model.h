@@ -79,6 +79,11 @@ struct ReplicaHardware {
 /// dense rate (T4 130 vs 65, A100 624 vs 312, L4 242 vs 121, H100 SXM 1979 vs 989, MI300X
 /// 2615 vs 1307); Volta and older have no int8 tensor math: their 16-bit rate.
 [[nodiscard]] std::optional<double> Int8DenseTops(const catalog::GpuSpec& gpu);
+/// Empty when the serving engines' kernels for `weights` run on `gpu`, else why not. vLLM's
+/// AWQ and int8 (w8a8) kernels need CUDA compute capability 7.5 (Turing) or later, its fp8
+/// ones 8.0 (weight-only on Ampere, fp8 math from Ada); 16- and 32-bit weights run anywhere.
+/// Non-NVIDIA parts (no compute capability) are not screened here.
+[[nodiscard]] std::string KernelSupport(WeightFormat weights, const catalog::GpuSpec& gpu);
 /// A CPU instance with `vcpus` and `ram_gib` (0: 4 GiB per vCPU assumed).
 [[nodiscard]] ReplicaHardware CpuReplica(double vcpus, double ram_gib);
 

@@ -281,6 +281,12 @@ void AddGpuConfigs(const InferenceSpec& spec, const catalog::Catalog& c, const s
                    const std::vector<const Offer*>& offers, std::map<std::string, size_t>& why,
                    std::vector<Config>& out) {
   const catalog::GpuSpec* gpu = c.FindGpu(name);
+  if (gpu) {
+    if (std::string lacks = KernelSupport(spec.model.weights, *gpu); !lacks.empty()) {
+      why[name + ": " + lacks] += offers.size();
+      return;
+    }
+  }
   int most = 0;
   for (const Offer* o : offers) most = std::max(most, o->gpu_count);
   const ServingConstraints& limits = spec.constraints;
@@ -331,6 +337,17 @@ std::vector<Config> BuildConfigs(const InferenceSpec& spec, const catalog::Catal
   for (const Offer& o : c.offers()) {
     if (!Allowed(o, spec.constraints)) {
       ++why["outside the constraints (clouds, regions, tiers, gpus)"];
+      continue;
+    }
+    if (!spec.schedule.interruptible && c.IsMarketplace(o.cloud) &&
+        std::find(spec.constraints.clouds.begin(), spec.constraints.clouds.end(), o.cloud) ==
+            spec.constraints.clouds.end()) {
+      // A marketplace host may go offline with no notice and no commitment (providers.csv);
+      // naming the cloud in constraints.clouds takes that risk knowingly.
+      ++why[fmt::format(
+          "{}: marketplace hosts carry no uptime commitment; serving that does not "
+          "tolerate interruption goes there only when constraints.clouds names it",
+          o.cloud)];
       continue;
     }
     if (o.IsGpuShare()) {

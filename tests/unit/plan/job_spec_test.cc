@@ -105,6 +105,8 @@ void ExpectError(const std::string& text, const std::string& where, const std::s
 }
 
 TEST(JobSpec, BadInputNamesFileLineAndField) {
+  ExpectError(std::string(kMinimal) + "constraints:\n  fewer_gpus_within: 1.5\n", "job.yaml:8:",
+              "'fewer_gpus_within': must be a share of the cheapest option's cost in [0, 1)");
   ExpectError(std::string(kMinimal) + "constraints:\n  deadlin: 3h\n",
               "job.yaml:8:", "did you mean 'deadline'");
   ExpectError(std::string(kMinimal) + "training:\n  micro_batch: -2\n",

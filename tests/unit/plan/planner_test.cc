@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "support/catalog_support.h"
 #include "support/test_support.h"
 
@@ -274,6 +276,49 @@ TEST(Planner, LosersThatMissTheDeadlineAreNotCalledCheaper) {
                       "A100-80GB on_demand: 1.3x the cost of the best option"),
             reasons.end())
       << ::testing::PrintToString(reasons);
+}
+
+// By cost, an option within constraints.fewer_gpus_within (default 5%) of the cheapest that
+// takes fewer GPUs ranks first, with a note; past the band, or with 0, cost alone decides.
+TEST(Planner, FewerGpusRankFirstWithinTheBandOfTheCheapest) {
+  // The offers the plan points at live in the fixture: each plan keeps its own.
+  std::vector<std::unique_ptr<Fixture>> fixtures;
+  const auto plan_with = [&](const std::string& four_per_hour, const std::string& band) {
+    fixtures.push_back(
+        Load("  - {name: one, cloud: test, gpu: L4, price_per_hour: 1.00}\n"
+             "  - {name: four, cloud: test, gpu: L4, gpus: 4, price_per_hour: " +
+             four_per_hour + "}\n"));
+    const Fixture& f = *fixtures.back();
+    const JobSpec spec =
+        Spec(f,
+             "model: {params: 500m, seq: 1024}\ntraining: {micro_batch: 4, global_batch: 32}\n"
+             "work: {tokens: 200m}\nconstraints: {clouds: [test]" +
+                 band +
+                 "}\n"
+                 "measured:\n  - {offer: one, runtime: 2h}\n  - {offer: four, runtime: 30m}\n");
+    auto plan = MakePlan(spec, f.catalog, PlanRequest{});
+    EXPECT_TRUE(plan) << plan.error().message;
+    return plan ? *plan : Plan{};
+  };
+  // Four L4 for $1.96 against one for $2.00: 2% less, inside the band.
+  Plan p = plan_with("3.92", "");
+  ASSERT_EQ(p.options.size(), 2u);
+  EXPECT_EQ(p.options[0].offer->instance_type, "one");
+  EXPECT_DOUBLE_EQ(p.fewer_gpus_within, kDefaultFewerGpusWithin);
+  EXPECT_TRUE(std::any_of(p.advice.begin(), p.advice.end(), [](const std::string& a) {
+    return a.find("#1 takes 1 GPU where the cheapest option takes 4") == 0 &&
+           a.find("constraints.fewer_gpus_within (5%)") != std::string::npos;
+  }));
+  p = plan_with("3.92", ", fewer_gpus_within: 0");
+  ASSERT_FALSE(p.options.empty());
+  EXPECT_EQ(p.options[0].offer->instance_type, "four");
+  // $1.50 against $2.00: 25% less is a saving worth the split.
+  p = plan_with("3.00", "");
+  ASSERT_FALSE(p.options.empty());
+  EXPECT_EQ(p.options[0].offer->instance_type, "four");
+  EXPECT_TRUE(std::none_of(p.advice.begin(), p.advice.end(), [](const std::string& a) {
+    return a.find("fewer_gpus_within") != std::string::npos;
+  }));
 }
 
 }  // namespace

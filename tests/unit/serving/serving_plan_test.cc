@@ -315,5 +315,57 @@ TEST(ServingPlan, ReplicasPerInstanceAndAFixedTensorParallelDegree) {
                           [](const ServingOption& o) { return o.gpus_per_replica == 1; }));
 }
 
+bool Excludes(const ServingPlan& p, const std::string& text) {
+  return std::any_of(p.excluded.begin(), p.excluded.end(),
+                     [&](const auto& e) { return e.reason.find(text) != std::string::npos; });
+}
+
+// A marketplace host (providers.csv: vast) carries no uptime commitment: 24/7 serving that does
+// not tolerate interruption goes elsewhere unless the spec names the cloud, or tolerates it.
+TEST(ServingPlan, MarketplaceHostsServeOnlyWhatToleratesInterruptionOrNamesThem) {
+  auto f = Load(
+      "  - {name: t4, cloud: test, gpu: T4, price_per_hour: 1.00}\n"
+      "  - {name: t4-host, cloud: vast, gpu: T4, price_per_hour: 0.20}\n");
+  const std::string shaped = kShaped.substr(0, kShaped.find("constraints:"));
+  const std::string gpus = "constraints: {gpus: [T4]}\n";
+  const ServingPlan strict = Plan(*f, Spec(*f, kEncoder + shaped + gpus));
+  ASSERT_FALSE(strict.options.empty());
+  for (const ServingOption& o : strict.options) EXPECT_NE(o.offer->cloud, "vast");
+  EXPECT_TRUE(Excludes(strict, "vast: marketplace hosts carry no uptime commitment"));
+
+  const ServingPlan named =
+      Plan(*f, Spec(*f, kEncoder + shaped + "constraints: {gpus: [T4], clouds: [test, vast]}\n"));
+  ASSERT_FALSE(named.options.empty());
+  EXPECT_EQ(named.options.front().offer->cloud, "vast");
+
+  std::string batch = shaped;
+  batch.replace(batch.find("headroom: 0"), 11, "headroom: 0, interruptible: true");
+  const ServingPlan tolerant = Plan(*f, Spec(*f, kEncoder + batch + gpus));
+  EXPECT_FALSE(Excludes(tolerant, "marketplace hosts"));
+  EXPECT_TRUE(std::any_of(tolerant.options.begin(), tolerant.options.end(),
+                          [](const ServingOption& o) { return o.offer->cloud == "vast"; }));
+}
+
+// vLLM's AWQ kernels need compute capability 7.5: a 4-bit model is not sized on a V100 (7.0),
+// however cheap; 16-bit weights are.
+TEST(ServingPlan, FourBitWeightsSkipGpusTheirKernelsDoNotRunOn) {
+  auto f = Load(
+      "  - {name: v100, cloud: test, gpu: V100-16GB, price_per_hour: 0.10}\n"
+      "  - {name: t4, cloud: test, gpu: T4, price_per_hour: 1.00}\n");
+  const std::string decoder =
+      "model: {type: decoder, params: 7b, layers: 32, hidden: 4096, heads: 32, seq: 4096, "
+      "weights: WEIGHTS}\nworkload: {rps: 1, input_tokens: 256, output_tokens: 128}\n"
+      "latency: {tpot_p95: 200ms}\nconstraints: {clouds: [test]}\n";
+  std::string awq = decoder;
+  awq.replace(awq.find("WEIGHTS"), 7, "awq");
+  const ServingPlan p = Plan(*f, Spec(*f, awq));
+  for (const ServingOption& o : p.options) EXPECT_NE(o.gpu, "V100-16GB");
+  EXPECT_TRUE(Excludes(p, "V100-16GB: 4-bit (AWQ/GPTQ) kernels need CUDA compute capability 7.5"));
+  std::string fp16 = decoder;
+  fp16.replace(fp16.find("WEIGHTS"), 7, "fp16");
+  const ServingPlan q = Plan(*f, Spec(*f, fp16));
+  EXPECT_FALSE(Excludes(q, "compute capability"));
+}
+
 }  // namespace
 }  // namespace frugal::serving
