@@ -5,6 +5,7 @@
 #include <numeric>
 #include <ostream>
 
+#include "frugal/core/tier.h"
 #include "frugal/run/run_text.h"
 #include "run_support.h"
 
@@ -94,7 +95,8 @@ void PrintRunSummary(std::ostream& out, const run::SupervisorConfig& config, con
   out << fmt::format("  segments     {}, preemptions {}, restarts {}\n", r.segments, r.preemptions,
                      r.restarts);
   if (r.recommended_tier)
-    out << fmt::format("  deadline     resume on {} ({})\n", *r.recommended_tier, r.advice);
+    out << fmt::format("  deadline     resume on {} ({})\n", CapacityTierName(*r.recommended_tier),
+                       r.advice);
   if (!r.lost_steps.empty()) {
     out << fmt::format("  lost work    {} step(s) over {} preemption(s)\n",
                        std::accumulate(r.lost_steps.begin(), r.lost_steps.end(), int64_t{0}),
@@ -183,7 +185,9 @@ nlohmann::json RunSummaryJson(const run::SupervisorConfig& config, const RunResu
           {"segments", r.segments},
           {"preemptions", r.preemptions},
           {"restarts", r.restarts},
-          {"recommended_tier", opt(r.recommended_tier)},
+          {"recommended_tier", r.recommended_tier
+                                   ? nlohmann::json(CapacityTierName(*r.recommended_tier))
+                                   : nlohmann::json()},
           {"advice", r.advice},
           {"lost_steps", r.lost_steps},
           {"last_step", r.last_step},

@@ -52,8 +52,9 @@ std::string DefaultRunId() {
 struct Pricing {
   Rate rate;
   int gpus = 1;
-  std::string offer, tier;
-  ledger::SegmentOffer record;  ///< what the ledger's segments say the run ran on
+  std::string offer;
+  std::optional<CapacityTier> tier;  ///< unset: --price without --tier
+  ledger::SegmentOffer record;       ///< what the ledger's segments say the run ran on
 };
 
 Pricing PriceOf(const catalog::Catalog& c, const catalog::Offer& offer, int instances) {
@@ -61,7 +62,7 @@ Pricing PriceOf(const catalog::Catalog& c, const catalog::Offer& offer, int inst
   p.rate = Rate{offer.price.per_hour * instances};
   p.gpus = std::max(offer.gpu_count * instances, 1);
   p.offer = offer.Id();
-  p.tier = std::string(CapacityTierName(offer.tier));
+  p.tier = offer.tier;
   p.record.cloud = offer.cloud;
   p.record.instance_type = offer.instance_type;
   p.record.region = offer.region;
@@ -85,7 +86,7 @@ Result<Pricing> PriceOnly(const SuperviseOptions& o) {
     // Capacity priced by hand may be owned (on-prem, a queue's owned pool): a tier of its own.
     Result<CapacityTier> tier = ParseCapacityTier(o.tier);
     if (!tier) return Fail(ErrorCode::kBadInput, "option --tier: " + tier.error().message);
-    p.tier = std::string(CapacityTierName(*tier));
+    p.tier = *tier;
     p.record.tier = *tier;
   }
   p.record.cloud = "custom";
@@ -108,7 +109,8 @@ Result<const catalog::Offer*> ChooseOffer(const SuperviseOptions& o, const catal
   catalog::OfferQuery q;
   q.gpu = o.gpu;
   q.min_gpus = o.gpus > 0 ? o.gpus : 1;
-  Result<CapacityTier> tier = ParseRentedTier(o.tier.empty() ? "spot" : o.tier);
+  const Result<CapacityTier> tier =
+      o.tier.empty() ? Result<CapacityTier>(CapacityTier::kSpot) : ParseRentedTier(o.tier);
   if (!tier) return Fail(ErrorCode::kBadInput, "option --tier: " + tier.error().message);
   q.tier = *tier;
   q.limit = 1;

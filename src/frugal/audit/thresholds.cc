@@ -83,8 +83,8 @@ Result<Thresholds> FromDoc(const YamlDoc& doc) {
   FRUGAL_TRY(ReadNumber(doc, "month_days", 28, 31, t.month_days));
   t.budgets = FRUGAL_TRY(ReadBudgets(doc, doc.root()));
   if (auto tier = FRUGAL_TRY(doc.OptionalString(doc.root(), "commitment_tier"))) {
-    const Result<CapacityTier> parsed = ParseCapacityTier(*tier);
-    if (!parsed || !IsReservedTier(*parsed) || CapacityTierName(*parsed) != *tier) {
+    const std::optional<CapacityTier> parsed = TierNamed(*tier);
+    if (!parsed || !IsReservedTier(*parsed)) {
       return tl::unexpected(doc.ErrorAt(doc.root()["commitment_tier"], "commitment_tier",
                                         "must be reserved_1y or reserved_3y"));
     }

@@ -51,6 +51,12 @@ Result<CapacityTier> ParseCapacityTier(std::string_view raw) {
                           Abbreviate(raw), DidYouMean(t, known)));
 }
 
+std::optional<CapacityTier> TierNamed(std::string_view text) {
+  const std::optional<CapacityTier> tier = TierOf(std::string(text));
+  if (tier && CapacityTierName(*tier) == text) return tier;
+  return std::nullopt;
+}
+
 Result<CapacityTier> ParseRentedTier(std::string_view raw) {
   const std::string t = ToLower(Trim(raw));
   const std::optional<CapacityTier> tier = TierOf(t);

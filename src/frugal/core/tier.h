@@ -5,6 +5,7 @@
 // candidate for spot. The catalog's offers use the rented tiers only (catalog/offer.h): an
 // offer's tier is read with ParseRentedTier.
 
+#include <optional>
 #include <string_view>
 
 #include "frugal/core/error.h"
@@ -19,6 +20,9 @@ enum class CapacityTier { kOnDemand, kSpot, kReserved1y, kReserved3y, kOwned };
 /// "on-demand", "od", "preemptible", "reserved-1y", "reserved-3y"; kBadInput naming the known
 /// tiers (with a suggestion) otherwise.
 [[nodiscard]] Result<CapacityTier> ParseCapacityTier(std::string_view text);
+/// The tier `text` is the name of, spelled exactly as CapacityTierName writes it (no other case,
+/// blank or spelling): for a file that states a tier by its one name. Nullopt otherwise.
+[[nodiscard]] std::optional<CapacityTier> TierNamed(std::string_view text);
 
 /// Whether capacity of `tier` is rented (an offer of the catalog can carry it): every tier
 /// but owned.

@@ -227,6 +227,11 @@ Error YamlDoc::ErrorAt(const YAML::Node& node, std::string_view field,
 
 Result<void> YamlDoc::CheckKeys(const YAML::Node& map, std::string_view what,
                                 std::initializer_list<std::string_view> allowed) const {
+  return CheckKeys(map, what, std::span<const std::string_view>(allowed.begin(), allowed.size()));
+}
+
+Result<void> YamlDoc::CheckKeys(const YAML::Node& map, std::string_view what,
+                                std::span<const std::string_view> allowed) const {
   if (!map.IsMap()) {
     return Fail(ErrorCode::kBadInput, fmt::format("{}: '{}' must be a mapping", Where(map), what));
   }

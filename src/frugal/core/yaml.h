@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,9 @@ class YamlDoc {
   /// 'gpus'?)". A node that is not a map is an error too.
   [[nodiscard]] Result<void> CheckKeys(const YAML::Node& map, std::string_view what,
                                        std::initializer_list<std::string_view> allowed) const;
+  /// The same, with the allowed keys put together at run time (named in this order).
+  [[nodiscard]] Result<void> CheckKeys(const YAML::Node& map, std::string_view what,
+                                       std::span<const std::string_view> allowed) const;
 
   // Typed field access. Optional* return nullopt when the key is absent (or null); Required*
   // fail when it is. All fail with the field's location when the value has the wrong type.

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "frugal/core/yaml_bounds.h"
 
 namespace frugal::estimate {
@@ -37,6 +39,28 @@ Result<ModelSpec> ReadModelSpec(const YamlDoc& doc, const YAML::Node& m) {
   spec.experts = FRUGAL_TRY(OptionalIntIn(doc, m, "experts", 1, 100'000));
   spec.experts_per_token = FRUGAL_TRY(OptionalIntIn(doc, m, "experts_per_token", 1, 100'000));
   return spec;
+}
+
+Result<YAML::Node> ModelSection(const YamlDoc& doc, const YAML::Node& root) {
+  const YAML::Node m = root["model"];
+  if (!m.IsDefined())
+    return Fail(doc.ErrorAt(root, "model", "missing (params, or layers and hidden)"));
+  return m;
+}
+
+Result<void> CheckModelKeys(const YamlDoc& doc, const YAML::Node& m, std::string_view own,
+                            std::initializer_list<std::string_view> extra) {
+  std::vector<std::string_view> allowed = {own};
+  allowed.insert(allowed.end(), kModelShapeKeys.begin(), kModelShapeKeys.end());
+  allowed.insert(allowed.end(), extra.begin(), extra.end());
+  return doc.CheckKeys(m, "model", allowed);
+}
+
+Result<Model> ReadModelShape(const YamlDoc& doc, const YAML::Node& m) {
+  const ModelSpec spec = FRUGAL_TRY(ReadModelSpec(doc, m));
+  Result<Model> model = ResolveModel(spec);
+  if (!model) return Fail(doc.ErrorAt(m, "model", model.error().message));
+  return model;
 }
 
 }  // namespace frugal::estimate

@@ -59,13 +59,8 @@ Result<int> ParseZeroValue(const std::string& text) {
 }
 
 Result<est::Model> ReadModel(const YamlDoc& doc, const Node& root, JobSpec& job) {
-  const Node m = root["model"];
-  if (!m.IsDefined())
-    return Fail(doc.ErrorAt(root, "model", "missing (params, or layers and hidden)"));
-  FRUGAL_TRY(
-      doc.CheckKeys(m, "model",
-                    {"family", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
-                     "seq", "mlp", "tied_embeddings", "experts", "experts_per_token"}));
+  const Node m = FRUGAL_TRY(est::ModelSection(doc, root));
+  FRUGAL_TRY(est::CheckModelKeys(doc, m, "family"));
   job.family = FRUGAL_TRY(ReadFamily(doc, m));
   if (job.family != est::ModelFamily::kTransformer) {
     // Other families are planned from measured profiles; a parameter count sizes the
@@ -76,10 +71,7 @@ Result<est::Model> ReadModel(const YamlDoc& doc, const Node& root, JobSpec& job)
     other.layers = 0;
     return other;
   }
-  const est::ModelSpec spec = FRUGAL_TRY(est::ReadModelSpec(doc, m));
-  auto model = est::ResolveModel(spec);
-  if (!model) return Fail(doc.ErrorAt(m, "model", model.error().message));
-  return *model;
+  return est::ReadModelShape(doc, m);
 }
 
 template <typename T, typename Parse>

@@ -18,8 +18,8 @@ namespace {
 /// A pool's tier: owned, on_demand or spot, as core/tier.h names them (a pool is not reserved).
 Result<CapacityTier> ParsePoolTier(const YamlDoc& doc, const YAML::Node& pool,
                                    const std::string& text) {
-  const Result<CapacityTier> tier = ParseCapacityTier(text);
-  if (tier && CapacityTierName(*tier) == text && !IsReservedTier(*tier)) return *tier;
+  const std::optional<CapacityTier> tier = TierNamed(text);
+  if (tier && !IsReservedTier(*tier)) return *tier;
   const std::vector<std::string> names = {"owned", "on_demand", "spot"};
   return doc.FailAt(
       pool["tier"], "tier",

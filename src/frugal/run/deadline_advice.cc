@@ -42,7 +42,8 @@ SpotHistory SpotHistoryOf(const std::vector<nlohmann::json>& records, WallTime n
     if (!at) continue;
     if (kind == "run_started") {
       if (!h.first_start) h.first_start = *at;
-      on_spot = r.value("tier", "") == "spot";
+      const Result<std::optional<CapacityTier>> tier = JournalTier(r);
+      on_spot = tier && *tier == CapacityTier::kSpot;
     } else if (kind == "segment_opened") {
       if (preempted_at) h.spans.push_back({false, Between(*preempted_at, *at)});
       preempted_at.reset();
@@ -81,7 +82,8 @@ Result<DeadlineAdvice> AdviseAfterPreemption(const DeadlineAdviceConfig& config,
   state.spot_available = false;
   DeadlineAdvice out;
   out.advice = FRUGAL_TRY(spot::AdviseLive(config, history.spans, state));
-  out.tier = out.advice.mode == spot::Mode::kOnDemand ? "on_demand" : "spot";
+  out.tier =
+      out.advice.mode == spot::Mode::kOnDemand ? CapacityTier::kOnDemand : CapacityTier::kSpot;
   out.detail =
       fmt::format("{}: {} of work left, {} to spare before the deadline ({} elapsed of {}; {})",
                   spot::AdviceName(out.advice.mode), FormatDuration(out.advice.work_left),

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "frugal/core/error.h"
+#include "frugal/core/tier.h"
 #include "frugal/run/recorder.h"
 #include "frugal/spot/live_advice.h"
 
@@ -35,8 +36,8 @@ struct SpotHistory {
 
 struct DeadlineAdvice {
   spot::LiveAdvice advice;
-  std::string tier;    ///< what to requeue on: "spot" (wait for it) or "on_demand"
-  std::string detail;  ///< one line for the event and the user
+  CapacityTier tier = CapacityTier::kSpot;  ///< what to requeue on: spot (wait) or on demand
+  std::string detail;                       ///< one line for the event and the user
 };
 
 /// The advice now. kBadInput when the configuration has no positive compute or deadline.

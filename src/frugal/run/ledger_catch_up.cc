@@ -32,7 +32,7 @@ std::vector<JournalAttempt> AttemptsOf(const std::vector<json>& records) {
     if (kind == "run_started") {
       JournalAttempt a;
       a.price = Rate{Money::FromMicros(r.value("price_per_hour_micros", int64_t{0}))};
-      a.tier = r.value("tier", "");
+      a.tier = JournalTier(r);
       a.offer = r.value("offer", "");
       a.gpus = r.value("gpus", 0);
       a.last_record = at;
@@ -69,11 +69,11 @@ ledger::EndReason EndReasonOf(const std::string& end) {
   return ledger::ParseEndReason(end).value_or(ledger::EndReason::kFailed);
 }
 
-/// The offer an attempt's missing segments are recorded on; its journal's tier name is read
-/// here (kBadInput on one that is not a tier).
+/// The offer an attempt's missing segments are recorded on (kBadInput when its journal's tier
+/// name is not a tier).
 Result<ledger::SegmentOffer> OfferOf(const JournalAttempt& a, const ledger::SegmentOffer& current) {
-  const CapacityTier tier =
-      a.tier.empty() ? CapacityTier::kOnDemand : FRUGAL_TRY(ParseCapacityTier(a.tier));
+  if (!a.tier) return Fail(a.tier.error());
+  const CapacityTier tier = a.tier->value_or(CapacityTier::kOnDemand);
   if (a.price.per_hour == current.price.per_hour && tier == current.tier) return current;
   ledger::SegmentOffer offer;
   offer.cloud = "custom";

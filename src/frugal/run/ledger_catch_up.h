@@ -51,7 +51,9 @@ struct JournalSegment {
 /// One invocation (attempt) of a run, as its journal tells it.
 struct JournalAttempt {
   Rate price;
-  std::string tier;
+  /// The tier the journal names (unset: none); an error when its name is not a tier, reported
+  /// when a segment of the attempt has to be added.
+  Result<std::optional<CapacityTier>> tier = std::nullopt;
   std::string offer;
   int gpus = 0;
   std::vector<JournalSegment> segments;

@@ -16,6 +16,7 @@
 
 #include "frugal/core/duration.h"
 #include "frugal/core/money.h"
+#include "frugal/core/tier.h"
 #include "frugal/monitor/sample.h"
 #include "frugal/run/budget_guard.h"
 #include "frugal/run/child_process.h"
@@ -40,8 +41,8 @@ struct RunStart {
   WallTime at;
   std::vector<std::string> command;
   std::map<std::string, std::string> tags;
-  std::string offer;  ///< "aws:p4d.24xlarge:us-east-1:spot", or empty for --price
-  std::string tier;   ///< "spot", "on_demand", ... or empty
+  std::string offer;                 ///< "aws:p4d.24xlarge:us-east-1:spot", or empty for --price
+  std::optional<CapacityTier> tier;  ///< unset when nothing states it (--price alone)
   Rate price;
   int gpus = 0;
   BudgetCaps caps;

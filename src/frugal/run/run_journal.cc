@@ -86,6 +86,12 @@ std::optional<T> Optional(const json& record, const char* key) {
 
 }  // namespace
 
+Result<std::optional<CapacityTier>> JournalTier(const json& record) {
+  const std::string name = record.value("tier", "");
+  if (name.empty()) return std::nullopt;
+  return std::optional<CapacityTier>(FRUGAL_TRY(ParseCapacityTier(name)));
+}
+
 std::optional<RunEvent> JournalEvent(const json& record) {
   if (record.value("record", "") != "event" || !record.value("kind", json()).is_string()) {
     return std::nullopt;
@@ -280,7 +286,7 @@ void RunJournal::RunStarted(const RunStart& s) {
           {"command", command},
           {"tags", s.tags},
           {"offer", s.offer},
-          {"tier", s.tier},
+          {"tier", s.tier ? CapacityTierName(*s.tier) : ""},
           {"price_per_hour_micros", s.price.per_hour.micros()},
           {"gpus", s.gpus},
           {"caps", caps}});

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "frugal/core/error.h"
+#include "frugal/core/tier.h"
 #include "frugal/run/recorder.h"
 
 namespace frugal::run {
@@ -78,6 +79,9 @@ std::vector<nlohmann::json> ReadJournal(const std::filesystem::path& path);
 /// recorded it (times to the millisecond); nullopt for another record or one that is damaged.
 std::optional<RunEvent> JournalEvent(const nlohmann::json& record);
 std::optional<monitor::Sample> JournalSample(const nlohmann::json& record);
+/// The tier a `run_started` record names: unset when it names none (""), kBadInput when its
+/// name is not a tier (core/tier.h).
+[[nodiscard]] Result<std::optional<CapacityTier>> JournalTier(const nlohmann::json& record);
 
 /// What earlier invocations of a run left in its journal.
 struct JournalHistory {

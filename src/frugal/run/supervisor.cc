@@ -319,7 +319,8 @@ void Supervisor::SetOutcome(SegmentEnd end, const Loop& loop) {
       result_.outcome = RunOutcome::kPreempted;
       result_.exit_code = kRequeueExitCode;
       result_.message = fmt::format("preempted; requeue to resume (run id {})", config_.run_id);
-      if (result_.recommended_tier) result_.message += " on " + *result_.recommended_tier;
+      if (result_.recommended_tier)
+        result_.message += fmt::format(" on {}", CapacityTierName(*result_.recommended_tier));
       break;
     case SegmentEnd::kInterrupted:
       result_.outcome = RunOutcome::kInterrupted;

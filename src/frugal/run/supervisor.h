@@ -16,6 +16,7 @@
 #include "frugal/core/duration.h"
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
+#include "frugal/core/tier.h"
 #include "frugal/monitor/sampler.h"
 #include "frugal/run/budget_guard.h"
 #include "frugal/run/checkpoint_store.h"
@@ -36,8 +37,8 @@ struct SupervisorConfig {
   std::string run_id;
   std::filesystem::path run_dir;  ///< journal, reports and checkpoints live here
   std::map<std::string, std::string> tags;
-  std::string offer;  ///< for the record only
-  std::string tier;
+  std::string offer;                 ///< for the record only
+  std::optional<CapacityTier> tier;  ///< for the record only; unset when nothing states it
   Rate price;
   int gpus = 1;
   BudgetCaps caps;
@@ -124,9 +125,9 @@ struct RunResult {
   int64_t garbage_report_lines = 0;
   UtilizationSummary utilization;
   std::vector<std::string> warnings;
-  /// After the last preemption, with a deadline: the tier to resume on ("spot" or
-  /// "on_demand") and the advice's reasoning.
-  std::optional<std::string> recommended_tier;
+  /// After the last preemption, with a deadline: the tier to resume on (spot or on demand)
+  /// and the advice's reasoning.
+  std::optional<CapacityTier> recommended_tier;
   std::string advice;
 };
 

@@ -43,24 +43,16 @@ Result<std::optional<double>> ReadActiveParams(const YamlDoc& doc, const Node& m
 }  // namespace
 
 Result<ServedModel> ReadServedModel(const YamlDoc& doc, const YAML::Node& root) {
-  const Node m = root["model"];
-  if (!m.IsDefined())
-    return Fail(doc.ErrorAt(root, "model", "missing (params, or layers and hidden)"));
-  FRUGAL_TRY(
-      doc.CheckKeys(m, "model",
-                    {"type", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
-                     "seq", "mlp", "tied_embeddings", "experts", "experts_per_token",
-                     "active_params", "flops_per_item", "weights", "kv_cache"}));
+  const Node m = FRUGAL_TRY(est::ModelSection(doc, root));
+  FRUGAL_TRY(est::CheckModelKeys(doc, m, "type",
+                                 {"active_params", "flops_per_item", "weights", "kv_cache"}));
   ServedModel out;
   if (auto type = FRUGAL_TRY(doc.OptionalString(m, "type"))) {
     auto a = ParseArchitecture(*type);
     if (!a) return Fail(doc.ErrorAt(m["type"], "type", a.error().message));
     out.architecture = *a;
   }
-  const est::ModelSpec spec = FRUGAL_TRY(est::ReadModelSpec(doc, m));
-  auto shape = est::ResolveModel(spec);
-  if (!shape) return Fail(doc.ErrorAt(m, "model", shape.error().message));
-  out.shape = *shape;
+  out.shape = FRUGAL_TRY(est::ReadModelShape(doc, m));
   out.active_params = FRUGAL_TRY(ReadActiveParams(doc, m, out.shape));
   out.flops_per_item = FRUGAL_TRY(doc.OptionalCount(m, "flops_per_item"));
   if (out.flops_per_item && !(*out.flops_per_item >= 1 && *out.flops_per_item < 1e18)) {

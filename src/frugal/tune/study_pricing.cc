@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,12 +16,12 @@ namespace frugal::tune {
 
 namespace {
 
-/// The offer text split: cloud, instance, region ("" = any), tier ("" = not in the text).
+/// The offer text split: cloud, instance, region ("" = any), tier (unset: not in the text).
 struct OfferText {
   std::string cloud;
   std::string instance;
   std::string region;
-  std::string tier;
+  std::optional<CapacityTier> tier;
 };
 
 Error At(const StudySpec& spec, std::string_view field, std::string_view message) {
@@ -28,11 +29,18 @@ Error At(const StudySpec& spec, std::string_view field, std::string_view message
                fmt::format("{}: field '{}': {}", spec.resources.offer_where, field, message)};
 }
 
+/// A tier the offer text names, read as a rented tier.
+Result<CapacityTier> OfferTier(const StudySpec& spec, std::string_view text) {
+  Result<CapacityTier> parsed = ParseRentedTier(text);
+  if (!parsed) return Fail(At(spec, "resources.offer", parsed.error().message));
+  return parsed;
+}
+
 Result<OfferText> SplitOffer(const StudySpec& spec) {
   std::string text = ToLower(spec.resources.offer);
-  OfferText out;
+  std::string tier_text;  // after the blank
   if (const size_t space = text.find(' '); space != std::string::npos) {
-    out.tier = std::string(Trim(text.substr(space + 1)));
+    tier_text = std::string(Trim(text.substr(space + 1)));
     text = text.substr(0, space);
   }
   const std::vector<std::string> parts = Split(text, ':');
@@ -42,30 +50,31 @@ Result<OfferText> SplitOffer(const StudySpec& spec) {
                                "'aws:g5.xlarge spot')",
                                spec.resources.offer)));
   }
+  OfferText out;
   out.cloud = parts[0];
   out.instance = parts[1];
   if (parts.size() >= 3) out.region = parts[2];
+  if (!tier_text.empty()) out.tier = FRUGAL_TRY(OfferTier(spec, tier_text));
   if (parts.size() == 4) {
-    if (!out.tier.empty() && out.tier != parts[3]) {
+    std::optional<CapacityTier> id_tier;  // "CLOUD:INSTANCE:REGION:" names none
+    if (!parts[3].empty()) id_tier = FRUGAL_TRY(OfferTier(spec, parts[3]));
+    if (out.tier && out.tier != id_tier) {
       return Fail(At(spec, "resources.offer", "names two tiers"));
     }
-    out.tier = parts[3];
+    out.tier = id_tier;
   }
   return out;
 }
 
 /// The tier to price at: the offer text's, else the spec's, else on demand.
-Result<CapacityTier> TierFor(const StudySpec& spec, const std::string& from_text) {
+Result<CapacityTier> TierFor(const StudySpec& spec, std::optional<CapacityTier> from_offer) {
   const std::optional<CapacityTier> stated = spec.resources.tier;
-  if (!from_text.empty() && stated && from_text != CapacityTierName(*stated)) {
+  if (from_offer && stated && *from_offer != *stated) {
     return Fail(At(spec, "resources.offer",
-                   fmt::format("names tier '{}' but resources.tier is '{}'", from_text,
-                               CapacityTierName(*stated))));
+                   fmt::format("names tier '{}' but resources.tier is '{}'",
+                               CapacityTierName(*from_offer), CapacityTierName(*stated))));
   }
-  if (from_text.empty()) return stated.value_or(CapacityTier::kOnDemand);
-  Result<CapacityTier> parsed = ParseRentedTier(from_text);
-  if (!parsed) return Fail(At(spec, "resources.offer", parsed.error().message));
-  return parsed;
+  return from_offer.value_or(stated.value_or(CapacityTier::kOnDemand));
 }
 
 Result<const catalog::Offer*> FindOffer(const StudySpec& spec, const catalog::Catalog& c) {
@@ -112,7 +121,7 @@ Result<const catalog::Offer*> CheapestWithGpu(const StudySpec& spec, const catal
   catalog::OfferQuery q;
   q.gpu = (*gpu)->name;
   q.min_gpus = spec.resources.gpus;
-  q.tier = FRUGAL_TRY(TierFor(spec, ""));
+  q.tier = FRUGAL_TRY(TierFor(spec, std::nullopt));
   q.limit = 1;
   const std::vector<const catalog::Offer*> offers = FRUGAL_TRY(c.Query(q));
   if (offers.empty()) {

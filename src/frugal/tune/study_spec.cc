@@ -244,8 +244,8 @@ Result<void> ParseResources(const YamlDoc& doc, const YAML::Node& node, Resource
   const std::string tier = FRUGAL_TRY(doc.OptionalString(node, "tier")).value_or("");
   if (!tier.empty()) {
     // A rented tier by its one name exactly (core/tier.h).
-    const Result<CapacityTier> parsed = ParseRentedTier(tier);
-    if (!parsed || CapacityTierName(*parsed) != tier) {
+    const std::optional<CapacityTier> parsed = TierNamed(tier);
+    if (!parsed || !IsRentedTier(*parsed)) {
       const std::vector<std::string> tiers = {"on_demand", "spot", "reserved_1y", "reserved_3y"};
       return Fail(doc.ErrorAt(node["tier"], "resources.tier",
                               fmt::format("unknown tier '{}'{} (on_demand, spot, reserved_1y, "

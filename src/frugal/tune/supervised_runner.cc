@@ -61,7 +61,7 @@ SupervisedRunnerOptions SupervisedRunnerOptions::ForSpec(const StudySpec& spec,
       spec.resources.price_per_gpu_hour ? spec.resources.price_per_gpu_hour->per_hour : Money{};
   o.price = Rate{per_gpu * spec.resources.gpus};
   o.gpus = spec.resources.gpus;
-  o.tier = spec.resources.tier ? std::string(CapacityTierName(*spec.resources.tier)) : "";
+  o.tier = spec.resources.tier;
   o.offer = spec.resources.offer_id.empty() ? spec.resources.offer : spec.resources.offer_id;
   o.workers = spec.resources.workers;
   o.tags = spec.tags;

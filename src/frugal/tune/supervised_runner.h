@@ -63,6 +63,7 @@
 
 #include "frugal/core/duration.h"
 #include "frugal/core/money.h"
+#include "frugal/core/tier.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/run/report_channel.h"
 #include "frugal/run/run_session.h"
@@ -86,7 +87,7 @@ struct SupervisedRunnerOptions {
   FidelitySpec fidelity;  ///< scale_by: each trial's own full fidelity (FRUGAL_TRIAL_MAX)
   Rate price;             ///< per hour of one trial (price per GPU-hour × GPUs)
   int gpus = 1;
-  std::string tier;
+  std::optional<CapacityTier> tier;  ///< unset when the spec states none
   std::string offer;
   int workers = 1;                          ///< segments supervised at once
   std::map<std::string, std::string> tags;  ///< team/project/owner...; study and trial are added

@@ -47,6 +47,20 @@ TEST(CapacityTier, EveryRentedTierRoundTripsAndOwnedIsNotRented) {
       << owned.error().message;
 }
 
+TEST(CapacityTier, TierNamedTakesOnlyTheOneName) {
+  for (const CapacityTier tier : kEveryTier) {
+    const std::string name(CapacityTierName(tier));
+    EXPECT_EQ(TierNamed(name), tier) << name;
+    std::string shouted;
+    for (const char c : name) shouted += static_cast<char>(std::toupper(c));
+    EXPECT_FALSE(TierNamed(shouted).has_value()) << shouted;
+    EXPECT_FALSE(TierNamed(" " + name).has_value()) << name;
+  }
+  for (const char* other : {"on-demand", "od", "preemptible", "reserved-1y", "spto", ""}) {
+    EXPECT_FALSE(TierNamed(other).has_value()) << other;
+  }
+}
+
 TEST(CapacityTier, OtherSpellingsAndUnknownNames) {
   EXPECT_EQ(*ParseCapacityTier("on-demand"), CapacityTier::kOnDemand);
   EXPECT_EQ(*ParseCapacityTier("od"), CapacityTier::kOnDemand);

@@ -125,6 +125,9 @@ TEST(JobSpec, BadInputNamesFileLineAndField) {
   ExpectError("apiVersion: frugal/v1\nmodel: {params: 1b}\n", "job.yaml:", "work");
   ExpectError("apiVersion: frugal/v1\nmodel: {params: -1b}\nwork: {tokens: 1}\n",
               "job.yaml:2:", "params");
+  // The inference spec's own model keys are not a job spec's.
+  ExpectError("apiVersion: frugal/v1\nmodel: {params: 1b, weights: int4}\nwork: {tokens: 1}\n",
+              "job.yaml:2:", "unknown key 'weights' in model");
   ExpectError("apiVersion: frugal/v1\nmodel: {params: 1b}\nwork: {tokens: 1b, steps: 10}\n",
               "job.yaml:3:", "only one of");
   ExpectError(

@@ -64,7 +64,7 @@ TEST(QueueRunArgv, TheRunCommandParsesWhatTheExecutorBuildsForAnOwnedGpuPool) {
   EXPECT_EQ(offer.gpu, "A100-80GB");
   EXPECT_EQ(offer.gpu_count, 1);
   EXPECT_EQ(offer.tier, CapacityTier::kOwned);
-  EXPECT_EQ(p.setup.config.tier, "owned");
+  EXPECT_EQ(p.setup.config.tier, CapacityTier::kOwned);
   EXPECT_EQ(p.setup.config.gpus, 1);
   EXPECT_EQ(p.setup.config.run_id, "queue-7");
   EXPECT_EQ(p.setup.config.tags.at("queue_job"), "7");

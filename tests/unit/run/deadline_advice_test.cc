@@ -51,6 +51,22 @@ TEST(DeadlineAdvice, HistoryFromTheJournal) {
   EXPECT_TRUE(h.waiting_for_spot);
 }
 
+TEST(DeadlineAdvice, OnlySegmentsOfAnAttemptOnSpotCountAsSpotAvailable) {
+  // The same journal with each attempt's tier as given: off spot, or named by no tier at all,
+  // its segments say nothing of spot; the waits after the preemptions still count.
+  for (const json& tier : {json("on_demand"), json(""), json("spott")}) {
+    std::vector<json> records = Journal();
+    for (json& r : records) {
+      if (r["record"] == "run_started") r["tier"] = tier;
+    }
+    const SpotHistory h = SpotHistoryOf(records, kT0 + minutes(120));
+    ASSERT_EQ(h.spans.size(), 2u) << tier;
+    EXPECT_FALSE(h.spans[0].available);
+    EXPECT_EQ(h.spans[0].length, minutes(20));
+    EXPECT_FALSE(h.spans[1].available);
+  }
+}
+
 TEST(DeadlineAdvice, WaitsWithSpareTimeAndMovesToOnDemandWithout) {
   DeadlineAdviceConfig config;
   config.compute = minutes(240);
@@ -58,7 +74,7 @@ TEST(DeadlineAdvice, WaitsWithSpareTimeAndMovesToOnDemandWithout) {
   config.deadline = minutes(600);  // 4 h of work left at 2 h elapsed: hours to spare
   auto loose = AdviseAfterPreemption(config, Journal(), kT0 + minutes(120));
   ASSERT_TRUE(loose) << loose.error().message;
-  EXPECT_EQ(loose->tier, "spot");
+  EXPECT_EQ(loose->tier, CapacityTier::kSpot);
   EXPECT_EQ(loose->advice.mode, spot::Mode::kIdle);
   EXPECT_EQ(loose->detail.rfind("wait_for_spot:", 0), 0u) << loose->detail;
   // 170 min of work left and 6 min of changeover at 120 min elapsed: a 300-minute deadline
@@ -66,7 +82,7 @@ TEST(DeadlineAdvice, WaitsWithSpareTimeAndMovesToOnDemandWithout) {
   config.deadline = minutes(300);
   auto tight = AdviseAfterPreemption(config, Journal(), kT0 + minutes(120));
   ASSERT_TRUE(tight) << tight.error().message;
-  EXPECT_EQ(tight->tier, "on_demand");
+  EXPECT_EQ(tight->tier, CapacityTier::kOnDemand);
   EXPECT_EQ(tight->advice.work_left, minutes(170));
   EXPECT_NE(tight->detail.find("2h50m of work left"), std::string::npos) << tight->detail;
 }

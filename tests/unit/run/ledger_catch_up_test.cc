@@ -68,9 +68,11 @@ class CutRecorder : public RunRecorder {
 /// One attempt of run "C1" at $3.60/h: started at kT0, segment 1 from +10 ms to +2 s, which
 /// ends `end`, then the attempt ends `outcome` at +2.1 s. Five records.
 void RecordAttempt(RunRecorder& r, int attempt, WallTime t0, SegmentEnd end,
-                   const std::string& outcome, int64_t cents_per_hour = 360) {
+                   const std::string& outcome, int64_t cents_per_hour = 360,
+                   std::optional<CapacityTier> tier = std::nullopt) {
   RunStart start;
   start.run_id = "C1";
+  start.tier = tier;
   start.attempt = attempt;
   start.at = t0;
   start.command = {"train"};
@@ -101,12 +103,12 @@ class LedgerCatchUpTest : public BackendTest<B> {
   /// The attempt in full in the journal, its first `limit` records in the ledger.
   void RecordCut(ledger::Ledger& db, int limit, int attempt = 1, WallTime t0 = kT0,
                  SegmentEnd end = SegmentEnd::kFailed, const std::string& outcome = "failed",
-                 int64_t cents_per_hour = 360) {
+                 int64_t cents_per_hour = 360, std::optional<CapacityTier> tier = std::nullopt) {
     RunJournal journal(Journal());
     LedgerRecorder to_ledger(db, "C1", Offer(360));
     CutRecorder cut(to_ledger, limit);
     TeeRecorder both(journal, cut);
-    RecordAttempt(both, attempt, t0, end, outcome, cents_per_hour);
+    RecordAttempt(both, attempt, t0, end, outcome, cents_per_hour, tier);
     ASSERT_TRUE(to_ledger.Flush());
   }
 
@@ -206,6 +208,39 @@ TYPED_TEST(LedgerCatchUpTest, ARequeuedAttemptsMissingSegmentIsAddedAtItsOwnPric
   EXPECT_EQ(segments->at(1).end_reason, ledger::EndReason::kFinished);
   EXPECT_EQ(segments->at(1).offer.price.per_hour, Money::FromCents(1000));
   EXPECT_EQ(segments->at(1).start, Ms(t1 + milliseconds(10)));
+}
+
+TYPED_TEST(LedgerCatchUpTest, AMissingSegmentIsAddedOnTheJournalsTierAndABadTierNameIsRefused) {
+  auto db = this->Open();
+  ASSERT_NO_FATAL_FAILURE(this->RecordCut(*db, 5, 1, kT0, SegmentEnd::kPreempted, "preempted"));
+  // Requeued at the same price but on spot; the ledger heard of its start only.
+  const WallTime t1 = kT0 + std::chrono::minutes(5);
+  ASSERT_NO_FATAL_FAILURE(
+      this->RecordCut(*db, 1, 2, t1, SegmentEnd::kFinished, "finished", 360, CapacityTier::kSpot));
+  const std::string journal = frugal::testing::ReadTestFile(this->Journal());
+  const std::string named = R"("tier":"spot")";
+  const size_t at = journal.find(named);
+  ASSERT_NE(at, std::string::npos) << journal;
+
+  std::string damaged = journal;
+  damaged.replace(at, named.size(), R"("tier":"spott")");
+  frugal::testing::WriteTestFile(this->Journal(), damaged);
+  Result<LedgerCatchUp> refused = this->CatchUp(*db);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(refused.error().message.find("unknown tier 'spott'"), std::string::npos)
+      << refused.error().message;
+
+  frugal::testing::WriteTestFile(this->Journal(), journal);
+  Result<LedgerCatchUp> caught = this->CatchUp(*db);
+  ASSERT_TRUE(caught.has_value()) << caught.error().message;
+  EXPECT_EQ(caught->segments_added, 1);
+  auto segments = db->SegmentsOf(this->RunOf(*db).id);
+  ASSERT_TRUE(segments.has_value());
+  ASSERT_EQ(segments->size(), 2u);
+  EXPECT_EQ(segments->at(0).offer.tier, CapacityTier::kOnDemand);
+  EXPECT_EQ(segments->at(1).offer.tier, CapacityTier::kSpot);
+  EXPECT_EQ(segments->at(1).offer.cloud, "custom");  // not the on-demand offer it relaunched on
 }
 
 TYPED_TEST(LedgerCatchUpTest, AJournalTheLedgerHasNoRunForIsLeftAlone) {

@@ -67,6 +67,38 @@ TEST(JournalHistory, EachKilledAttemptCountsOnceThoughItsHeartbeatsIncludeTheEar
   }
 }
 
+TEST(JournalTier, TheTierARunStartedOnIsWrittenByNameAndReadBack) {
+  frugal::testing::TempDir dir;
+  const auto path = dir / "journal.jsonl";
+  {
+    RunJournal journal(path);
+    RunStart start;
+    start.run_id = "t1";
+    start.at = kT0;
+    journal.RunStarted(start);  // --price alone: no tier stated
+    start.attempt = 2;
+    start.tier = CapacityTier::kOwned;
+    journal.RunStarted(start);
+  }
+  const std::vector<nlohmann::json> records = ReadJournal(path);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0]["tier"], "");
+  EXPECT_EQ(records[1]["tier"], "owned");
+  const Result<std::optional<CapacityTier>> none = JournalTier(records[0]);
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_FALSE(none->has_value());
+  const Result<std::optional<CapacityTier>> owned = JournalTier(records[1]);
+  ASSERT_TRUE(owned) << owned.error().message;
+  EXPECT_EQ(*owned, CapacityTier::kOwned);
+  // A name that is no tier is refused, naming it and the tiers there are.
+  const Result<std::optional<CapacityTier>> bad =
+      JournalTier({{"record", "run_started"}, {"tier", "spott"}});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(bad.error().message.find("unknown tier 'spott'"), std::string::npos)
+      << bad.error().message;
+}
+
 }  // namespace
 }  // namespace frugal::run
 

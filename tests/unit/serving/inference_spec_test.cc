@@ -103,6 +103,8 @@ TEST(InferenceSpec, BadInputNamesFileLineAndField) {
   const std::string head = "apiVersion: frugal/v1\nkind: Inference\n";
   ExpectError(head + "model: {params: 7b, weigths: int4}\nworkload: {rps: 1}\n",
               "serve.yaml:3:", "unknown key 'weigths'");
+  ExpectError(head + "model: {params: 7b, family: transformer}\nworkload: {rps: 1}\n",
+              "serve.yaml:3:", "unknown key 'family' in model");
   ExpectError(head + "model: {params: 7b}\nworkload: {rps: 1, input_tokens: 10}\n",
               "serve.yaml:4:", "output_tokens");
   ExpectError(head + "model: {params: 7b, weights: int3}\nworkload: {rps: 1}\n",

@@ -1,5 +1,6 @@
 #include "frugal/tune/study_pricing.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -76,6 +77,37 @@ TEST(StudyPricing, AGpuNameTakesTheCheapestOfferWithIt) {
             spec->resources.price_per_gpu_hour->per_hour * cheapest.gpu_count);
   EXPECT_EQ(spec->resources.record.gpu, "A10G");
   EXPECT_EQ(spec->resources.offer_id, cheapest.Id());
+}
+
+TEST(StudyPricing, TheTiersAnOfferNamesMustAgree) {
+  // One tier named twice, in any spelling of it, is one tier.
+  for (const char* offer : {"aws:g5.xlarge:us-east-1:spot spot", "aws:g5.xlarge:us-east-1:spot",
+                            "aws:g5.xlarge:us-east-1 preemptible"}) {
+    auto spec = Priced(fmt::format("resources: {{offer: '{}', tier: spot}}\n", offer));
+    ASSERT_TRUE(spec) << offer << ": " << spec.error().message;
+    EXPECT_EQ(spec->resources.tier, CapacityTier::kSpot) << offer;
+    EXPECT_EQ(spec->resources.price_per_gpu_hour->per_hour,
+              *Cheapest(CapacityTier::kSpot, "us-east-1"))
+        << offer;
+  }
+  auto two = Priced("resources:\n  offer: 'aws:g5.xlarge:us-east-1:spot on_demand'\n");
+  ASSERT_FALSE(two);
+  EXPECT_EQ(two.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(two.error().message.find("study.yaml:6:"), std::string::npos) << two.error().message;
+  EXPECT_NE(two.error().message.find("'resources.offer': names two tiers"), std::string::npos)
+      << two.error().message;
+
+  auto stated = Priced("resources: {offer: 'aws:g5.xlarge OD', tier: spot}\n");
+  ASSERT_FALSE(stated);
+  EXPECT_NE(stated.error().message.find("names tier 'on_demand' but resources.tier is 'spot'"),
+            std::string::npos)
+      << stated.error().message;
+
+  auto owned = Priced("resources: {offer: 'aws:g5.xlarge:us-east-1:owned'}\n");
+  ASSERT_FALSE(owned);
+  EXPECT_NE(owned.error().message.find("'resources.offer': tier 'owned' is not rented"),
+            std::string::npos)
+      << owned.error().message;
 }
 
 TEST(StudyPricing, UnknownOffersAndGpusNameFileLineFieldAndSuggest) {
