@@ -200,7 +200,7 @@ Result<YamlDoc> YamlDoc::Parse(std::string_view text, std::string source) {
                   fmt::format("{}:1:1: empty document (no YAML mapping in the file)", source));
     }
     FRUGAL_TRY(CheckUniqueKeys(root, source));
-    return YamlDoc(std::move(root), std::move(source));
+    return YamlDoc(root, std::move(source));
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own words for this are "bad file".
     return Fail(ErrorCode::kBadInput,

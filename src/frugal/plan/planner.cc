@@ -430,17 +430,18 @@ std::optional<std::string> PreferFewerGpus(Context& ctx) {
   const auto end = std::find_if(c.begin(), c.end(), [&](const Option& o) {
     return !o.meets_deadline || o.expected_cost.dollars() > limit;
   });
-  const Option cheapest = c.front();
+  const Money cheapest_cost = c.front().expected_cost;
+  const int cheapest_gpus = c.front().gpus;
   std::stable_sort(c.begin(), end,
                    [](const Option& a, const Option& b) { return a.gpus < b.gpus; });
-  if (c.front().gpus >= cheapest.gpus) return std::nullopt;
+  if (c.front().gpus >= cheapest_gpus) return std::nullopt;
   return fmt::format(
       "#1 takes {} GPU{} where the cheapest option takes {} for {} less ({:.1f}%): within "
       "constraints.fewer_gpus_within ({:g}%) fewer GPUs rank first; set it to 0 to rank by "
       "cost alone",
-      c.front().gpus, c.front().gpus == 1 ? "" : "s", cheapest.gpus,
-      (c.front().expected_cost - cheapest.expected_cost).ToString(),
-      100.0 * (c.front().expected_cost.RatioTo(cheapest.expected_cost) - 1.0), 100.0 * band);
+      c.front().gpus, c.front().gpus == 1 ? "" : "s", cheapest_gpus,
+      (c.front().expected_cost - cheapest_cost).ToString(),
+      100.0 * (c.front().expected_cost.RatioTo(cheapest_cost) - 1.0), 100.0 * band);
 }
 
 /// Ranks the candidates; the note of PreferFewerGpus when it changed #1.

@@ -5,6 +5,7 @@
 #include <sys/prctl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <thread>
 
@@ -37,7 +38,7 @@ namespace {
 double Percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
-  const auto index = static_cast<size_t>(p * static_cast<double>(values.size() - 1) + 0.5);
+  const auto index = static_cast<size_t>(std::lround(p * static_cast<double>(values.size() - 1)));
   return values[std::min(index, values.size() - 1)];
 }
 
@@ -198,7 +199,7 @@ bool Supervisor::Backoff(Duration wait, Loop& loop) {
 
 JournalHistory Supervisor::BeginAttempt() {
   const std::optional<WallTime> lost_at = MarkLostAttempt();
-  const JournalHistory history = ReadJournalHistory(config_.run_dir / "journal.jsonl");
+  JournalHistory history = ReadJournalHistory(config_.run_dir / "journal.jsonl");
   result_ = RunResult{};
   // Only a run that was started before can have a killed supervisor's leftovers.
   if (history.attempts > 0) StopStragglers(lost_at);

@@ -29,6 +29,7 @@ Parsed ParseAsTheCliDoes(const std::vector<std::string>& argv) {
   CLI::App* run = app.add_subcommand("run");
   cli::AddSuperviseOptions(run, p.options);
   std::vector<const char*> words;
+  words.reserve(argv.size());
   for (const std::string& w : argv) words.push_back(w.c_str());
   EXPECT_NO_THROW(app.parse(static_cast<int>(words.size()), words.data()));
   auto setup = cli::BuildSupervisorConfig(p.options, cli::GlobalOptions{});

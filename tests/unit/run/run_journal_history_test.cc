@@ -50,7 +50,7 @@ TEST(JournalHistory, EachKilledAttemptCountsOnceThoughItsHeartbeatsIncludeTheEar
     RunJournal journal(path);
     CloseLostAttempt(before, *before.last_seen, journal);
     const BudgetUsage prior = ReadJournalHistory(path).usage;
-    EXPECT_EQ(prior.spent, Money::FromCents(5 * (attempt - 1))) << "attempt " << attempt;
+    EXPECT_EQ(prior.spent, Money::FromCents(int64_t{5} * (attempt - 1))) << "attempt " << attempt;
     RecordKilledAttempt(journal, attempt, kT0 + seconds(60 * attempt), prior);
   }
   // Three attempts of 5 s each: 15 s at a cent a second, 15 s of wall time.

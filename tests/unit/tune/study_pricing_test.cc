@@ -12,12 +12,12 @@ namespace frugal::tune {
 namespace {
 
 const catalog::Catalog& Shipped() {
-  static const catalog::Catalog c = [] {
+  static const catalog::Catalog kCatalog = [] {
     auto loaded = catalog::Catalog::LoadFrom(frugal::testing::SourceDir() / "data");
     EXPECT_TRUE(loaded) << loaded.error().message;
     return std::move(*loaded);
   }();
-  return c;
+  return kCatalog;
 }
 
 constexpr const char* kBase =
