@@ -28,11 +28,7 @@ constexpr int64_t kMaxJobId = std::numeric_limits<int64_t>::max();
 
 using queue::Seconds;
 
-Seconds Now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+Seconds Now() { return queue::SecondsAt(RealClock().Wall()); }
 
 /// --capacity, else $FRUGAL_CAPACITY, else <config dir>/capacity.yaml.
 Result<queue::Capacity> LoadQueueCapacity(const std::string& flag, const GlobalOptions& global) {

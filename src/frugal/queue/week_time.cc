@@ -93,6 +93,10 @@ HourSet MakeHourSet(uint8_t days, int from_hour, int to_hour) {
   return set;
 }
 
+Seconds SecondsAt(WallTime t) {
+  return std::chrono::floor<std::chrono::seconds>(t).time_since_epoch().count();
+}
+
 Result<Seconds> ParseUtcTime(std::string_view text) {
   const Timestamp t = FRUGAL_TRY(ParseIsoTime(text));
   return std::chrono::floor<std::chrono::seconds>(t).time_since_epoch().count();

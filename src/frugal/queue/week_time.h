@@ -10,11 +10,14 @@
 #include <string>
 #include <string_view>
 
+#include "frugal/core/clock.h"
 #include "frugal/core/error.h"
 
 namespace frugal::queue {
 
-using Seconds = int64_t;                   ///< seconds since 1970-01-01T00:00Z
+using Seconds = int64_t;  ///< seconds since 1970-01-01T00:00Z
+/// `t` in the queue's whole seconds (rounded down): what a queue pass or view calls now.
+[[nodiscard]] Seconds SecondsAt(WallTime t);
 constexpr Seconds kNever = INT64_MAX / 4;  ///< "no deadline"; far enough to add hours to
 constexpr int kHoursPerWeek = 168;
 using HourSet = std::bitset<kHoursPerWeek>;

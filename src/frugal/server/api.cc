@@ -20,6 +20,7 @@
 #include "frugal/ledger/report.h"
 #include "frugal/ledger/run_json.h"
 #include "frugal/ledger/window.h"
+#include "frugal/queue/queue_view.h"
 #include "frugal/run/ledger_recorder.h"
 #include "frugal/run/run_control.h"
 #include "frugal/run/run_text.h"
@@ -287,6 +288,46 @@ Result<audit::AuditResult> Audit(Server::Impl& impl, const Request& req) {
   return audit::RunAudit(*db, options);
 }
 
+// --- Queue ------------------------------------------------------------------------------
+
+/// `queue list --json`: the jobs in `state` (a comma list; all when absent).
+Result<Json> ListQueue(Server::Impl& impl, const Request& req) {
+  std::vector<std::string> states;
+  if (const std::string state = Param(req, "state"); !state.empty()) states = Split(state, ',');
+  auto db = FRUGAL_TRY(impl.pool.Acquire());
+  Result<std::vector<queue::JobView>> listed =
+      queue::ListJobs(*db, states, queue::SecondsAt(RealClock().Wall()));
+  if (!listed) {
+    return Fail(listed.error().code == ErrorCode::kBadInput ? listed.error().Wrap("state")
+                                                            : listed.error());
+  }
+  return queue::ListJson(*listed);
+}
+
+/// The job id of a /api/v1/queue/ID path: a positive whole number.
+Result<int64_t> QueueJobId(const std::string& text) {
+  const Result<int64_t> id = ParseInt(text);
+  if (!id || *id < 1) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("queue job id: expected a whole number from 1, got '{}'", text));
+  }
+  return *id;
+}
+
+/// `queue show ID --json`.
+Result<Json> ShowQueueJob(Server::Impl& impl, const std::string& ref) {
+  const int64_t id = FRUGAL_TRY(QueueJobId(ref));
+  auto db = FRUGAL_TRY(impl.pool.Acquire());
+  return queue::ShowJson(FRUGAL_TRY(queue::ShowJob(*db, id, queue::SecondsAt(RealClock().Wall()))));
+}
+
+Result<void> QueueJobExists(Server::Impl& impl, const std::string& ref) {
+  const int64_t id = FRUGAL_TRY(QueueJobId(ref));
+  auto db = FRUGAL_TRY(impl.pool.Acquire());
+  FRUGAL_TRY(queue::ShowJob(*db, id, queue::SecondsAt(RealClock().Wall())));
+  return {};
+}
+
 // --- Studies ----------------------------------------------------------------------------
 
 /// The study store the CLI reads: the ledger (app/study_store.h), with study files of older
@@ -426,6 +467,10 @@ void AddApiRoutes(Server::Impl& impl) {
           const Json doc = audit::AuditToJson(FRUGAL_TRY(Audit(*p, r)));
           return Json{{"budgets", doc.at("budgets")}, {"until", doc.at("until")}};
         }));
+  h.Get("/api/v1/queue", Reading(impl, [p](const Request& r) { return ListQueue(*p, r); }));
+  const auto job = [p](const std::string& ref) { return QueueJobExists(*p, ref); };
+  h.Get(R"(/api/v1/queue/([^/]+))",
+        Named(impl, false, job, [p](const Request& r) { return ShowQueueJob(*p, r.matches[1]); }));
   h.Get("/api/v1/studies", Reading(impl, [p](const Request&) { return ListStudies(*p); }));
   h.Get(R"(/api/v1/studies/([^/]+))",
         Named(impl, false, study, [p](const Request& r) { return ShowStudy(*p, r.matches[1]); }));

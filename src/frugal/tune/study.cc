@@ -164,13 +164,13 @@ Result<bool> Study::TryStart(const Job& job) {
   // The configuration, and so its pace, is not known yet: the dearest pace seen so far is what
   // it may cost (a mean would let a dear one overrun and eat the leader's reserve).
   auto rate = estimator_.SecondsPerUnit();
-  if (rate) rate = std::max(*rate, max_pace_);
+  if (rate) rate = std::max(*rate, pace_.MaxPace());
   // Without pruning a trial's one segment is its whole run, and reserving that at the dearest
   // pace seen would let one dear configuration close the study: its first report is what a
   // start must pay. Past it, the trial trains on only while the budget can pay its finish
   // beside those ahead of it (StopWhatCannotFinish), so a configuration too dear to complete
   // costs one report and another is tried.
-  const double units = spec_.scheduler == SchedulerKind::kNone ? FirstReportUnits(to) : to;
+  const double units = spec_.scheduler == SchedulerKind::kNone ? pace_.FirstReportUnits(to) : to;
   const auto reserved = ReservedSeconds();
   bool alone = false;  // started alone with what is left (LoneProbeFits)
   if (!rate || !reserved) {
@@ -230,7 +230,10 @@ Result<bool> Study::TryResume(Trial& trial) {
       return false;
     case Room::kNever:
       if (spec_.scheduler == SchedulerKind::kAsha && !stopping_ && Leader() != &trial &&
-          gate_.Fits(PaceOf(trial) * (to - trial.checkpoint_fidelity), 0.0)) {
+          gate_.Fits(
+              pace_.PaceAhead(trial.id, RateOf(trial), trial.state == TrialState::kCompleted) *
+                  (to - trial.checkpoint_fidelity),
+              0.0)) {
         // Only the leader's finish is in the way: it waits, paused, for what the leader
         // leaves (the drain promotes it then), and the study stops exploring.
         trial.target_rung = std::max(0, trial.RungReached());
@@ -312,7 +315,8 @@ void Study::EndTrial(Trial& trial, TrialState state) {
 void Study::UpdateIncumbent(const Trial& trial) {
   if (!trial.last_value) return;
   const double loss = Loss(*trial.last_value);
-  if (trial.state == TrialState::kCompleted) LearnPaceGrowth(trial);
+  if (trial.state == TrialState::kCompleted)
+    pace_.LearnGrowth(trial.id, trial.cost_seconds, trial.last_fidelity);
   if (improvements_.empty() || loss < Loss(improvements_.back().value)) {
     improvements_.push_back(Improvement{gate_.spend(), *trial.last_value});
   }
@@ -362,21 +366,22 @@ void Study::AccrueStop(Trial& trial) {
   KeepTrainedPast(trial, tail);
 }
 
-Result<void> Study::Handle(const Progress& p) {
-  Trial& trial = trials_[static_cast<size_t>(p.trial_id)];
-  if (const auto it = std::find(released_.begin(), released_.end(), trial.id);
-      it != released_.end()) {
-    // A segment stopped in the background: its checkpoint and exit are the trial's spend.
-    trial.cost_seconds += p.wall_seconds;
-    gate_.Accrue(p.wall_seconds);
-    trial.spend =
-        SpendOf(trial, p.end != SegmentEnd::kNone ? SegmentNow::kEnded : SegmentNow::kRunning);
-    if (p.end != SegmentEnd::kNone) {
-      released_.erase(it);
-      KeepTrainedPast(trial, p);
-    }
-    return {};
+bool Study::AccrueReleased(Trial& trial, const Progress& p) {
+  const auto it = std::find(released_.begin(), released_.end(), trial.id);
+  if (it == released_.end()) return false;
+  // A segment stopped in the background: its checkpoint and exit are the trial's spend.
+  trial.cost_seconds += p.wall_seconds;
+  gate_.Accrue(p.wall_seconds);
+  trial.spend =
+      SpendOf(trial, p.end != SegmentEnd::kNone ? SegmentNow::kEnded : SegmentNow::kRunning);
+  if (p.end != SegmentEnd::kNone) {
+    released_.erase(it);
+    KeepTrainedPast(trial, p);
   }
+  return true;
+}
+
+void Study::Accrue(Trial& trial, const Progress& p) {
   const double units = p.fidelity - trial.last_fidelity;
   trial.cost_seconds += p.wall_seconds;
   gate_.Accrue(p.wall_seconds);
@@ -386,20 +391,19 @@ Result<void> Study::Handle(const Progress& p) {
   estimator_.Observe(std::max(units, 0.0), p.wall_seconds);
   trial.spend =
       SpendOf(trial, p.end != SegmentEnd::kNone ? SegmentNow::kEnded : SegmentNow::kRunning);
-  if (units > kEps && p.wall_seconds > 0) {
-    recent_pace_[trial.id] = {p.wall_seconds / units, units};
-    max_pace_ = std::max(max_pace_, p.wall_seconds / units);
-  }
-  if (p.value && !first_pace_.contains(trial.id) && p.fidelity > kEps) {
-    first_pace_[trial.id] = trial.cost_seconds / p.fidelity;
-    if (first_report_units_ <= kEps || p.fidelity < first_report_units_)
-      first_report_units_ = p.fidelity;
-  }
+  pace_.ObserveInterval(trial.id, units, p.wall_seconds);
   if (p.value) {
+    pace_.ObserveFirstReport(trial.id, trial.cost_seconds, p.fidelity);
     trial.last_value = p.value;
     trial.last_fidelity = p.fidelity;
   }
   trial.checkpoint_fidelity = std::max(trial.checkpoint_fidelity, p.fidelity);
+}
+
+Result<void> Study::Handle(const Progress& p) {
+  Trial& trial = trials_[static_cast<size_t>(p.trial_id)];
+  if (AccrueReleased(trial, p)) return {};
+  Accrue(trial, p);
   // Rungs inside the segment are decided as the trial passes them, while it trains on. A
   // report that also ends the segment (a replayed curve's last point) is a rung result first.
   if (p.end != SegmentEnd::kReachedTarget && p.end != SegmentEnd::kBudgetStopped &&
@@ -412,37 +416,44 @@ Result<void> Study::Handle(const Progress& p) {
     }
     if (trial.state != TrialState::kRunning) return {};
   }
-  if (p.end == SegmentEnd::kFailed) {
-    EndTrial(trial, TrialState::kFailed);
-    StopOnIdenticalFailures(trial, p.failure);
-    return {};
+  switch (p.end) {
+    case SegmentEnd::kNone:
+      HoldCapsAtAccrual(trial, p.wall_seconds);
+      return {};
+    case SegmentEnd::kFailed:
+      EndTrial(trial, TrialState::kFailed);
+      StopOnIdenticalFailures(trial, p.failure);
+      return {};
+    case SegmentEnd::kBudgetStopped:
+      EndTrial(trial, TrialState::kStoppedAtBudget);
+      CloseStarts("budget");
+      return {};
+    case SegmentEnd::kWallStopped:
+      EndTrial(trial, TrialState::kStoppedAtWall);
+      return {};
+    case SegmentEnd::kReachedTarget:
+    case SegmentEnd::kScheduleEnded:
+    case SegmentEnd::kReleased:
+      return OnSegmentEnd(trial, p);
   }
-  if (p.end == SegmentEnd::kBudgetStopped) {
-    EndTrial(trial, TrialState::kStoppedAtBudget);
-    CloseStarts("budget");
-    return {};
-  }
-  if (p.end == SegmentEnd::kWallStopped) {
-    EndTrial(trial, TrialState::kStoppedAtWall);
-    return {};
-  }
-  if (p.end != SegmentEnd::kNone) return OnSegmentEnd(trial, p);
+  return {};
+}
+
+void Study::HoldCapsAtAccrual(Trial& trial, double interval) {
   // The cap holds at every accrual: the rest of the budget must pay one more interval of
   // every running trial, else this one checkpoints and stops.
   // Each trial's next interval is sized by its own last one: per-step cost differs by
   // configuration, and the reporting trial's interval is no measure of the others'.
-  const double interval = p.wall_seconds;
-  if (interval > 0) interval_[trial.id] = interval;
+  pace_.SetInterval(trial.id, interval);
   if (!gate_.CoversNextInterval(NextIntervals(interval))) {
     StopAtTheCap(interval);
-    if (trial.state != TrialState::kRunning) return {};
+    if (trial.state != TrialState::kRunning) return;
   }
   const auto& wall = spec_.gates.trial_max_wall;
   if (wall && trial.cost_seconds + interval > ToSeconds(*wall)) {
     StopAtCap(trial, TrialState::kStoppedAtWall);
   }
   StopWhatCannotFinish();
-  return {};
 }
 
 Result<void> Study::OnSegmentEnd(Trial& trial, const Progress& p) {

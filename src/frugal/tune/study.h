@@ -17,6 +17,7 @@
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
 #include "frugal/tune/budget_gate.h"
+#include "frugal/tune/pace_model.h"
 #include "frugal/tune/replay_table.h"
 #include "frugal/tune/sampler.h"
 #include "frugal/tune/scheduler.h"
@@ -157,6 +158,13 @@ class Study {
   [[nodiscard]] Result<bool> TryStart(const Job& job);
   [[nodiscard]] Result<bool> TryResume(Trial& trial);
   [[nodiscard]] Result<void> Handle(const Progress& progress);
+  /// A report of a trial stopped in the background (released_); false for any other trial.
+  bool AccrueReleased(Trial& trial, const Progress& progress);
+  /// Charges a report's seconds to the trial and the gate, and learns its pace and result.
+  void Accrue(Trial& trial, const Progress& progress);
+  /// At a report in flight: the caps on the next interval, the trial's wall, and the finishes
+  /// the budget can still pay (StopAtTheCap, StopWhatCannotFinish).
+  void HoldCapsAtAccrual(Trial& trial, double interval);
   [[nodiscard]] Result<void> OnSegmentEnd(Trial& trial, const Progress& progress);
   /// Starts or resumes the trial's segment: from its checkpoint to the first rung at or above
   /// target_rung where the scheduler may pause it (segment_rung).
@@ -215,13 +223,10 @@ class Study {
 
   // The endgame (study_endgame.cc): money is kept to finish the leader, and once exploring
   // would eat it (or nothing is left to explore) the workers promote paused trials, best first.
-  /// Seconds per fidelity unit ahead of `trial`: its own pace, its latest interval's when that
-  /// is slower, and the growth of pace that completed trials showed.
-  double PaceOf(const Trial& trial) const;
   /// Best first: deepest rung, then its result there, then progress through its own schedule.
   bool Ahead(const Trial& a, const Trial& b) const;
   /// What training `trial` from where it is to fidelity `to` costs (wall seconds), at its own
-  /// pace and the trend of that pace.
+  /// pace and the trend of that pace (PaceModel::Seconds).
   double SegmentSeconds(const Trial& trial, double to) const;
   /// What taking `trial` to its full fidelity from where it is costs (wall seconds).
   double FinishSeconds(const Trial& trial) const;
@@ -247,8 +252,6 @@ class Study {
   /// The budget cannot pay one more interval of every running trial: the trials furthest
   /// behind checkpoint and stop until the rest fit (the leaders run on).
   void StopAtTheCap(double fallback);
-  /// Learns how a finished trial's pace grew past its first report.
-  void LearnPaceGrowth(const Trial& trial);
   /// Trials training to full fidelity keep running, in rank order, while the rest of the
   /// budget can pay their finishes (at their own measured pace); the first whose finish it
   /// cannot pay beside those ahead checkpoints and stops now, not at the cap, so that the
@@ -266,12 +269,6 @@ class Study {
   /// Once no trial is left for the endgame to finish (its leader failed, or completed), the
   /// study explores again with what is left.
   void ReopenAfterTheEndgame();
-  /// The fidelity of the first report of a new trial (learned; `to` until one is seen).
-  double FirstReportUnits(double to) const;
-  /// The learned pace (see PaceOf) as kept with the state, so that a resumed study keeps the
-  /// same reserve; and its restore (absent in states saved before it: nothing learned).
-  nlohmann::json SavePace() const;
-  void RestorePace(const nlohmann::json& pace);
   [[nodiscard]] Result<void> Persist(const std::string& status);
 
   SpecText text_;
@@ -309,15 +306,8 @@ class Study {
   int64_t incumbent_trials_started_ = 0;
   double incumbent_gpu_seconds_ = 0.0;
   std::vector<Improvement> improvements_;
-  bool endgame_ = false;                ///< no more starts: the rest of the budget finishes leaders
-  std::map<int64_t, double> interval_;  ///< each trial's last accrual interval (seconds)
-  /// Each trial's pace over its last interval, and the interval's width in fidelity units.
-  std::map<int64_t, std::pair<double, double>> recent_pace_;
-  std::map<int64_t, double> first_pace_;  ///< each trial's pace at its first report
-  double max_pace_ = 0.0;    ///< the dearest pace any interval showed (a new trial's reservation)
-  double growth_sum_ = 0.0;  ///< completed trials' final pace ÷ pace at their first report
-  int growth_count_ = 0;
-  double first_report_units_ = 0.0;  ///< the smallest fidelity a trial first reported at
+  bool endgame_ = false;  ///< no more starts: the rest of the budget finishes leaders
+  PaceModel pace_;        ///< how fast trials train (kept with the state)
   nlohmann::json cap_changes_ = nlohmann::json::array();  ///< see study_caps.h
 };
 

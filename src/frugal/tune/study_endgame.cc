@@ -13,33 +13,6 @@
 
 namespace frugal::tune {
 
-namespace {
-/// Bounds on the learned growth of pace: a full run is not cheaper per unit than its start,
-/// and a growth past 3× is taken for noise.
-constexpr double kMaxPaceGrowth = 3.0;
-}  // namespace
-
-double Study::PaceOf(const Trial& trial) const {
-  double pace = RateOf(trial).value_or(0.0);
-  // A schedule can grow dearer as it goes (progressive resizing, longer evaluations): what
-  // completed trials paid per unit over their whole run, against their pace at their first
-  // report, scales the average pace of a trial still on its way.
-  if (growth_count_ > 0 && trial.state != TrialState::kCompleted) {
-    pace *= std::clamp(growth_sum_ / growth_count_, 1.0, kMaxPaceGrowth);
-  }
-  if (const auto it = recent_pace_.find(trial.id); it != recent_pace_.end())
-    pace = std::max(pace, it->second.first);
-  return pace;
-}
-
-void Study::LearnPaceGrowth(const Trial& trial) {
-  const auto it = first_pace_.find(trial.id);
-  if (it == first_pace_.end() || it->second <= 0 || trial.last_fidelity <= kEps) return;
-  growth_sum_ += trial.cost_seconds / trial.last_fidelity / it->second;
-  ++growth_count_;
-  first_pace_.erase(it);
-}
-
 bool Study::Ahead(const Trial& a, const Trial& b) const {
   const auto key = [&](const Trial& t) {
     const int rung = t.RungReached();
@@ -55,20 +28,7 @@ bool Study::Ahead(const Trial& a, const Trial& b) const {
 
 double Study::SegmentSeconds(const Trial& trial, double to) const {
   const double from = std::max(trial.last_fidelity, trial.checkpoint_fidelity);
-  const double left = std::max(0.0, to - from);
-  const double flat = PaceOf(trial) * left;
-  // A pace that grows along the schedule (its last interval dearer than its average so far)
-  // is taken to grow linearly on, as progressive resizing makes it: the slope is what turns the
-  // average over [0, from] into the last interval's pace (w units wide). Bounded by
-  // kMaxPaceGrowth × flat.
-  const auto recent = recent_pace_.find(trial.id);
-  const auto average = RateOf(trial);
-  if (recent == recent_pace_.end() || !average) return flat;
-  const auto [pace, width] = recent->second;
-  if (from <= width + kEps) return flat;
-  const double slope = std::max(0.0, (pace - *average) / ((from - width) / 2));
-  const double trend = left * (pace + slope * (left + width) / 2);
-  return std::clamp(trend, flat, kMaxPaceGrowth * flat);
+  return pace_.Seconds(trial.id, RateOf(trial), trial.state == TrialState::kCompleted, from, to);
 }
 
 double Study::FinishSeconds(const Trial& trial) const {
@@ -182,10 +142,7 @@ Result<bool> Study::Drain() {
 
 double Study::NextIntervals(double fallback) const {
   double total = fallback * static_cast<double>(released_.size());
-  for (int64_t id : running_) {
-    const auto it = interval_.find(id);
-    total += it != interval_.end() ? it->second : fallback;
-  }
+  for (int64_t id : running_) total += pace_.Interval(id).value_or(fallback);
   return total;
 }
 
@@ -199,8 +156,7 @@ void Study::StopAtTheCap(double fallback) {
   double kept = fallback * static_cast<double>(released_.size());
   std::vector<int64_t> stop;
   for (int64_t id : order) {
-    const auto it = interval_.find(id);
-    const double next = it != interval_.end() ? it->second : fallback;
+    const double next = pace_.Interval(id).value_or(fallback);
     if (stop.empty() && gate_.CoversNextInterval(kept + next)) {
       kept += next;
     } else {
@@ -221,8 +177,7 @@ void Study::StopWhatCannotFinish() {
   // interval's: a trial is stopped only when even that cannot be paid.
   const auto left = [&](const Trial& t) {
     double pace = t.cost_seconds / t.last_fidelity;
-    if (const auto it = recent_pace_.find(t.id); it != recent_pace_.end())
-      pace = std::min(pace, it->second.first);
+    if (const auto recent = pace_.RecentPace(t.id)) pace = std::min(pace, *recent);
     const double from = std::max(t.last_fidelity, t.checkpoint_fidelity);
     return pace * std::max(0.0, RungFidelity(t, top) - from);
   };
@@ -345,48 +300,6 @@ void Study::ReopenAfterTheEndgame() {
   // kept is free again, and the study explores with it (a start that no longer fits ends it).
   endgame_ = false;
   stop_reason_.clear();
-}
-
-double Study::FirstReportUnits(double to) const {
-  return first_report_units_ > kEps ? std::min(first_report_units_, to) : to;
-}
-
-nlohmann::json Study::SavePace() const {
-  nlohmann::json recent = nlohmann::json::array();
-  for (const auto& [id, p] : recent_pace_) recent.push_back({id, p.first, p.second});
-  nlohmann::json intervals = nlohmann::json::array();
-  for (const auto& [id, seconds] : interval_) intervals.push_back({id, seconds});
-  nlohmann::json first = nlohmann::json::array();
-  for (const auto& [id, pace] : first_pace_) first.push_back({id, pace});
-  return {{"recent", recent},
-          {"intervals", intervals},
-          {"first", first},
-          {"max_pace", max_pace_},
-          {"growth_sum", growth_sum_},
-          {"growth_count", growth_count_},
-          {"first_report_units", first_report_units_}};
-}
-
-void Study::RestorePace(const nlohmann::json& pace) {
-  const auto known = [&](int64_t id) {
-    return id >= 0 && static_cast<size_t>(id) < trials_.size();
-  };
-  for (const auto& r : pace.at("recent")) {
-    const auto id = r.at(0).get<int64_t>();
-    if (known(id)) recent_pace_[id] = {r.at(1).get<double>(), r.at(2).get<double>()};
-  }
-  for (const auto& r : pace.at("intervals")) {
-    const auto id = r.at(0).get<int64_t>();
-    if (known(id)) interval_[id] = r.at(1).get<double>();
-  }
-  for (const auto& r : pace.at("first")) {
-    const auto id = r.at(0).get<int64_t>();
-    if (known(id)) first_pace_[id] = r.at(1).get<double>();
-  }
-  max_pace_ = pace.at("max_pace").get<double>();
-  growth_sum_ = pace.at("growth_sum").get<double>();
-  growth_count_ = pace.at("growth_count").get<int>();
-  first_report_units_ = pace.at("first_report_units").get<double>();
 }
 
 }  // namespace frugal::tune

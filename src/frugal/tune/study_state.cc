@@ -183,7 +183,7 @@ nlohmann::json Study::SaveState() const {
         {"events", events_},
         {"promotions", promotions_},
         {"pauses", pauses_}}},
-      {"pace", SavePace()},
+      {"pace", pace_.ToJson()},
       {"flags",
        {{"stop_reason", stop_reason_},
         {"stopping", stopping_},
@@ -259,7 +259,7 @@ Result<std::unique_ptr<Study>> Study::Restore(const nlohmann::json& state, Study
     study->promotions_ = acc.at("promotions").get<int64_t>();
     study->pauses_ = acc.at("pauses").get<int64_t>();
     // States saved before the pace was kept have none: the resumed study learns it anew.
-    if (state.contains("pace")) study->RestorePace(state.at("pace"));
+    if (state.contains("pace")) study->pace_.Restore(state.at("pace"), study->trials_.size());
     const auto& flags = state.at("flags");
     study->stop_reason_ = flags.at("stop_reason").get<std::string>();
     study->stopping_ = flags.at("stopping").get<bool>();

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "frugal/core/money.h"
+#include "frugal/ledger/ledger.h"
 #include "frugal/ledger/types.h"
 #include "frugal/run/child_process.h"
 #include "frugal/run/run_journal.h"
@@ -47,10 +48,47 @@ json ShowRun(const std::string& name, const fs::path& home,
   return json::object();
 }
 
+/// Waits until the ledger has heard nothing of run `name` for longer than `stale`: past its last
+/// heartbeat, the time `ledger sweep --stale` compares, so the sweep that follows finds it. A
+/// fixed sleep would guess at when that heartbeat landed.
+void WaitUntilSilent(const std::string& name, const fs::path& home, Duration stale) {
+  const int64_t id = ShowRun(name, home)["id"].get<int64_t>();
+  const Result<ledger::Run> run = [&]() -> Result<ledger::Run> {
+    auto db = FRUGAL_TRY(ledger::Ledger::Open((home / "data" / "ledger.sqlite").string()));
+    return db->GetRun(id);
+  }();
+  ASSERT_TRUE(run.has_value()) << run.error().message;
+  ASSERT_TRUE(run->heartbeat.has_value()) << name << " never heartbeat";
+  const ledger::Timestamp due = *run->heartbeat + stale + std::chrono::milliseconds(20);
+  for (ledger::Timestamp now = ledger::Now(); now < due; now = ledger::Now()) {
+    std::this_thread::sleep_for(due - now);
+  }
+}
+
 ledger::Timestamp TimeOf(const json& j) {
   auto t = ledger::ParseTimestamp(j.get<std::string>());
   EXPECT_TRUE(t.has_value()) << j;
   return t.value_or(ledger::Timestamp{});
+}
+
+/// Waits (20 s at most) until the journal at `journal` holds a `kind` record (heartbeat, sample)
+/// at least `span` after its first segment opened: the run has then provably gone on that long,
+/// however long its start took on a loaded machine.
+void WaitForJournalSpan(const fs::path& journal, const std::string& kind, Duration span) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  const auto reached = [&] {
+    std::optional<ledger::Timestamp> opened;
+    for (const json& r : ReadJournal(journal)) {
+      if (!opened && r["record"] == "segment_opened") opened = TimeOf(r["at"]);
+      if (opened && r["record"] == kind && TimeOf(r["at"]) - *opened >= span) return true;
+    }
+    return false;
+  };
+  while (!reached()) {
+    ASSERT_LT(std::chrono::steady_clock::now(), give_up)
+        << "no " << kind << " " << span.count() << " ms into " << journal;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 /// Sum over segments of price × (end − start), exact to the micro-dollar.
@@ -282,7 +320,8 @@ TEST(RunLedger, SigkilledSupervisorLeavesARunTheSweepMarksLostAtItsLastHeartbeat
   auto frugal =
       ChildProcess::Spawn({args, {{"FRUGAL_HOME", home.path().string()}}, ChildStdout::kInherit});
   ASSERT_TRUE(frugal.has_value());
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ASSERT_NO_FATAL_FAILURE(WaitForJournalSpan(home.path() / "data" / "runs" / "L5" / "journal.jsonl",
+                                             "heartbeat", std::chrono::milliseconds(1000)));
   // A second supervisor of the same run is refused while the first lives, and writes nothing.
   auto second =
       RunFrugal({"run", "--price", "3.6/h", "--run-id", "L5", "--", "/bin/true"}, home.path());
@@ -291,7 +330,6 @@ TEST(RunLedger, SigkilledSupervisorLeavesARunTheSweepMarksLostAtItsLastHeartbeat
                             std::to_string((*frugal)->pid()) + ")"),
             std::string::npos)
       << second.err;
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   // The last heartbeat is before the kill was sent; the reaping after it may take long on a
   // loaded machine, so the lower bound is taken from the sending.
   const auto kill_sent = ledger::Now();
@@ -306,7 +344,7 @@ TEST(RunLedger, SigkilledSupervisorLeavesARunTheSweepMarksLostAtItsLastHeartbeat
 
   json show = ShowRun("L5", home.path());
   EXPECT_EQ(show["status"], "running");
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ASSERT_NO_FATAL_FAILURE(WaitUntilSilent("L5", home.path(), std::chrono::seconds(1)));
   const json swept = JsonOf({"ledger", "sweep", "--stale", "1s"}, home.path());
   ASSERT_EQ(swept["lost_runs"].size(), 1u) << swept.dump();
   show = ShowRun("L5", home.path());
@@ -356,18 +394,8 @@ void StartAndKillWithRareHeartbeats(const std::string& id, const TempDir& home) 
       ChildProcess::Spawn({args, {{"FRUGAL_HOME", home.path().string()}}, ChildStdout::kInherit});
   ASSERT_TRUE(frugal.has_value());
   // A second into the segment, however long the supervisor took to open it on a loaded machine.
-  const fs::path journal = home.path() / "data" / "runs" / id / "journal.jsonl";
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  auto opened = [&journal] {
-    for (const json& r : run::ReadJournal(journal)) {
-      if (r["record"] == "segment_opened") return true;
-    }
-    return false;
-  };
-  while (!opened() && std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  ASSERT_NO_FATAL_FAILURE(WaitForJournalSpan(home.path() / "data" / "runs" / id / "journal.jsonl",
+                                             "sample", std::chrono::milliseconds(1000)));
   (*frugal)->SignalGroup(SIGKILL);
   (*frugal)->WaitFor(std::chrono::seconds(10));
 }
@@ -409,7 +437,7 @@ TEST(RunLedger, ASweptAttemptEndsAtTheJournalsLastRecordAndTheRunStartedAgainKee
   // sweep takes the journal's end (its journal is in the data dir), and the next start closes
   // the attempt in the journal at that same moment.
   ASSERT_NO_FATAL_FAILURE(StartAndKillWithRareHeartbeats("L8", home));
-  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  ASSERT_NO_FATAL_FAILURE(WaitUntilSilent("L8", home.path(), std::chrono::seconds(1)));
   const json swept = JsonOf({"ledger", "sweep", "--stale", "1s"}, home.path());
   ASSERT_EQ(swept["lost_runs"].size(), 1u) << swept.dump();
   const auto swept_end = TimeOf(ShowRun("L8", home.path())["segments"][0]["end"]);
@@ -541,7 +569,7 @@ TEST(RunLedger, ASweepGivesARunWhoseWritesFailedTheJournalsEndAndReason) {
   ASSERT_NO_FATAL_FAILURE(RunWithTheLedgerFull("F2", home));
   const auto [closed_at, reason] = JournalFirstClose("F2", home);
   EXPECT_EQ(reason, "failed");
-  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  ASSERT_NO_FATAL_FAILURE(WaitUntilSilent("F2", home.path(), std::chrono::seconds(1)));
   // The sweep finds it silent, and its journal (in the data dir) says how it really ended.
   const json swept = JsonOf({"ledger", "sweep", "--stale", "1s"}, home.path());
   ASSERT_EQ(swept["lost_runs"].size(), 1u) << swept.dump();
