@@ -6,6 +6,7 @@
 
 #include "frugal/queue/preemption.h"
 #include "frugal/queue/spot_move.h"
+#include "frugal/spot/live_advice.h"
 
 namespace frugal::queue {
 namespace {
@@ -39,7 +40,8 @@ std::string RunStatusMeaning(int status) {
 Result<int> DecidedPreemptions(ledger::Connection& db, const QueueJobRow& row) {
   int seen = 0;
   for (const ledger::QueueDecisionRow& d : FRUGAL_TRY(ledger::ListQueueDecisions(db, row.id))) {
-    if ((d.verdict == "wait_for_spot" || d.verdict == "spot") && d.pool == row.pool &&
+    const std::optional<spot::Mode> advice = spot::ParseAdvice(d.verdict);
+    if (advice && *advice != spot::Mode::kOnDemand && d.pool == row.pool &&
         d.time_ms >= row.started_ms.value_or(0)) {
       ++seen;
     }
@@ -62,7 +64,7 @@ Result<void> OnPreemption(ledger::Connection& db, const Capacity& capacity, Load
   ledger::QueueDecisionRow d;
   d.job_id = j.row.id;
   d.time_ms = now * 1000;
-  d.verdict = answer.move ? "move_to_on_demand" : answer.advice;
+  d.verdict = answer.move ? "move_to_on_demand" : spot::AdviceName(answer.advice);
   d.pool = answer.move ? capacity.pools[static_cast<size_t>(answer.pool)].name : j.row.pool;
   if (answer.move) d.cost_micros = Money::FromDollars(answer.cost_usd).micros();
   d.reason = answer.reason;

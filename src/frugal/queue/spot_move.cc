@@ -65,7 +65,7 @@ Result<SpotAnswer> DecideAfterPreemption(ledger::Connection& db, const Capacity&
                                          const ledger::QueueJobRow& row, const JobRequest& request,
                                          int restarts, SpotNow spot_now, Seconds now) {
   SpotAnswer answer;
-  answer.advice = "wait_for_spot";
+  answer.advice = spot::Mode::kIdle;
   const Pool* spot_pool = capacity.FindPool(row.pool);
   answer.pool = OnDemandPool(capacity, request);
   const std::string head = fmt::format("preempted on {} (restart {})", row.pool, restarts);
@@ -104,17 +104,17 @@ Result<SpotAnswer> DecideAfterPreemption(ledger::Connection& db, const Capacity&
   if (!advice) {
     // No time left to plan with (the deadline has passed): on-demand is the fastest finish.
     answer.move = true;
-    answer.advice = "on_demand";
+    answer.advice = spot::Mode::kOnDemand;
     answer.reason = fmt::format("{}: spot policy: {}; moved to {} (on-demand)", head,
                                 advice.error().message, od.name);
     return answer;
   }
-  answer.advice = spot::AdviceName(advice->mode);
+  answer.advice = advice->mode;
   answer.move = advice->mode == spot::Mode::kOnDemand;
-  answer.reason =
-      fmt::format("{}: spot policy says {} (work left {}, spare {} before {})", head, answer.advice,
-                  FormatDuration(advice->work_left), FormatDuration(advice->spare),
-                  FormatUtcTime(request.deadline - kDeadlineSafetySeconds));
+  answer.reason = fmt::format("{}: spot policy says {} (work left {}, spare {} before {})", head,
+                              spot::AdviceName(answer.advice), FormatDuration(advice->work_left),
+                              FormatDuration(advice->spare),
+                              FormatUtcTime(request.deadline - kDeadlineSafetySeconds));
   answer.reason += answer.move
                        ? fmt::format("; moved to {} (on-demand, ${:.2f})", od.name, answer.cost_usd)
                    : spot_now == SpotNow::kRunningAgain ? "; it runs on spot again"

@@ -11,13 +11,16 @@
 #include "frugal/ledger/queue_jobs.h"
 #include "frugal/queue/capacity.h"
 #include "frugal/queue/job.h"
+#include "frugal/spot/job.h"
 
 namespace frugal::queue {
 
 struct SpotAnswer {
-  bool move = false;    ///< move to `pool` (on-demand); false: wait for spot where it is
-  int pool = -1;        ///< the on-demand pool; -1 when none fits
-  std::string advice;   ///< "wait_for_spot", "spot" or "on_demand"
+  bool move = false;  ///< move to `pool` (on-demand); false: wait for spot where it is
+  int pool = -1;      ///< the on-demand pool; -1 when none fits
+  /// What the spot policy asks: wait for spot, stay on spot, or go on demand
+  /// (spot::AdviceName spells it in decisions and the log).
+  spot::Mode advice = spot::Mode::kIdle;
   std::string reason;   ///< one line for the decision and the log
   double cost_usd = 0;  ///< expected cost of the work left on `pool`
 };

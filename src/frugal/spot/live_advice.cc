@@ -80,6 +80,13 @@ std::string AdviceName(Mode mode) {
   return "?";
 }
 
+std::optional<Mode> ParseAdvice(std::string_view name) {
+  for (const Mode mode : {Mode::kIdle, Mode::kSpot, Mode::kOnDemand}) {
+    if (AdviceName(mode) == name) return mode;
+  }
+  return std::nullopt;
+}
+
 Result<LiveAdvice> AdviseLive(const LiveJob& live, std::span<const AvailabilitySpan> history,
                               const LiveState& state) {
   LiveAdvice advice;

@@ -4,8 +4,10 @@
 // simulator runs, fed the run's own history (how long spot lasted, how long each wait for
 // capacity took) instead of a trace, and asked about the state the run is in now.
 
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "frugal/core/duration.h"
 #include "frugal/core/error.h"
@@ -50,6 +52,8 @@ struct LiveAdvice {
 
 /// "wait_for_spot", "spot" or "on_demand": what the advice asks of the scheduler.
 [[nodiscard]] std::string AdviceName(Mode mode);
+/// The mode AdviceName spells `name`; none for any other word (a queue decision's other verdicts).
+[[nodiscard]] std::optional<Mode> ParseAdvice(std::string_view name);
 
 /// Asks FrugalPolicy. kBadInput when the compute or deadline is not positive. The plan (the
 /// planner's solved table) depends only on the job's shape, its spot history on the policy's

@@ -97,7 +97,7 @@ TEST(SpotMove, ASlackDeadlineWaitsAndATightOneMovesToTheSlurmOnDemandPool) {
   const auto wait = slack.Ask(kStart + 3700);
   ASSERT_TRUE(wait) << wait.error().message;
   EXPECT_FALSE(wait->move) << wait->reason;
-  EXPECT_EQ(wait->advice, "wait_for_spot");
+  EXPECT_EQ(wait->advice, spot::Mode::kIdle);
 
   // The same history with the deadline (less the 15-minute margin) at the time on-demand
   // needs from now (a changeover of 6m, a checkpoint of 1m, 3h10m of work): no time to wait.
@@ -107,7 +107,7 @@ TEST(SpotMove, ASlackDeadlineWaitsAndATightOneMovesToTheSlurmOnDemandPool) {
   const auto move = tight.Ask(kStart + 3700);
   ASSERT_TRUE(move) << move.error().message;
   EXPECT_TRUE(move->move) << move->reason;
-  EXPECT_EQ(move->advice, "on_demand");
+  EXPECT_EQ(move->advice, spot::Mode::kOnDemand);
   // The Slurm on-demand pool, though a local one is cheaper: the job stays on the cluster.
   EXPECT_EQ(tight.cap.pools[static_cast<size_t>(move->pool)].name, "od");
   EXPECT_NE(move->reason.find("spot policy says on_demand"), std::string::npos) << move->reason;

@@ -22,6 +22,16 @@ LiveJob Job(Duration compute) {
   return j;
 }
 
+TEST(LiveAdvice, EachAdviceIsReadBackFromTheWordADecisionRecordsAndNoOtherWordIsOne) {
+  for (const Mode mode : {Mode::kIdle, Mode::kSpot, Mode::kOnDemand}) {
+    EXPECT_EQ(ParseAdvice(AdviceName(mode)), mode) << AdviceName(mode);
+  }
+  EXPECT_EQ(AdviceName(Mode::kIdle), "wait_for_spot");
+  EXPECT_FALSE(ParseAdvice("move_to_on_demand"));  // the queue's move, not an advice
+  EXPECT_FALSE(ParseAdvice("Spot"));
+  EXPECT_FALSE(ParseAdvice(""));
+}
+
 TEST(LiveAdvice, JobsOfOneShapeAndHistoryShareOneSolveAndGetTheSameAdvice) {
   const std::vector<AvailabilitySpan> history = {{true, hours(1)}, {false, minutes(40)}};
   LiveState early;
