@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "frugal/app/audit.h"
 #include "frugal/audit/audit.h"
 #include "frugal/audit/audit_output.h"
 #include "frugal/catalog/catalog.h"
@@ -12,7 +13,6 @@
 #include "frugal/core/paths.h"
 #include "frugal/ledger/focus.h"
 #include "frugal/ledger/ledger.h"
-#include "frugal/ledger/window.h"
 
 namespace frugal::cli {
 namespace {
@@ -28,9 +28,11 @@ struct AuditCommandOptions {
 
 Result<void> RunAuditCommand(const AuditCommandOptions& o, const GlobalOptions& global,
                              Streams& s) {
-  audit::AuditOptions options;
+  app::AuditRequest request;
+  request.since = o.since;
+  request.prefix = "--";
+  audit::AuditOptions& options = request.options;
   options.now = ledger::Now();
-  options.since = FRUGAL_TRY(ledger::ParseSince(o.since, options.now, "--"));
   options.thresholds = FRUGAL_TRY(audit::ResolveThresholds(o.thresholds));
   const catalog::Catalog catalog = FRUGAL_TRY(LoadCatalog(global));
   options.catalog = &catalog;
@@ -54,7 +56,7 @@ Result<void> RunAuditCommand(const AuditCommandOptions& o, const GlobalOptions& 
       s.err << fmt::format("{}: {}\n", file, note);
     }
   }
-  const audit::AuditResult result = FRUGAL_TRY(audit::RunAudit(*db, options));
+  const audit::AuditResult result = FRUGAL_TRY(app::RunAudit(*db, std::move(request)));
   std::ostringstream text;
   const bool json = global.json || o.format == "json";
   if (json) {

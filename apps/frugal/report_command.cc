@@ -4,9 +4,10 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "frugal/app/report.h"
+#include "frugal/audit/thresholds.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/ledger/report.h"
-#include "frugal/ledger/window.h"
 
 namespace frugal::cli {
 namespace {
@@ -15,19 +16,20 @@ struct ReportCommandOptions {
   std::string by;
   std::string since = "30d";
   std::string until;
+  std::string thresholds;
   std::string format = "table";
 };
 
 Result<void> RunReport(const ReportCommandOptions& o, const GlobalOptions& global, Streams& s) {
-  ledger::ReportOptions options;
-  options.now = ledger::Now();
-  options.by = FRUGAL_TRY(ledger::ParseGroupKeys(o.by));
-  const ledger::TimeWindow window =
-      FRUGAL_TRY(ledger::ParseWindow(o.since, o.until, options.now, "--"));
-  options.since = window.since;
-  options.until = window.until;
+  app::ReportRequest request;
+  request.by = o.by;
+  request.since = o.since;
+  request.until = o.until;
+  request.prefix = "--";
+  request.now = ledger::Now();
+  request.thresholds = FRUGAL_TRY(audit::ResolveThresholds(o.thresholds));
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
-  const ledger::Report report = FRUGAL_TRY(ledger::BuildReport(*db, options));
+  const ledger::Report report = FRUGAL_TRY(app::BuildReport(*db, request));
   if (global.json || o.format == "json") {
     WriteJson(s, ledger::ReportToJson(report));
   } else if (o.format == "csv") {
@@ -49,6 +51,9 @@ void RegisterReport(CLI::App& app, GlobalOptions& global, Action& action) {
   cmd->add_option("--since", opts->since, "Start: a duration back (30d) or a date (default 30d)");
   cmd->add_option("--until", opts->until,
                   "End (exclusive): a duration back or a date; default now");
+  cmd->add_option("--thresholds", opts->thresholds,
+                  "YAML file whose budget_burn_days is the forecast's burn window, as the audit's "
+                  "(default: audit.yaml in the config dir)");
   cmd->add_option("--format", opts->format, "table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->callback(

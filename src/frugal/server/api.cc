@@ -8,7 +8,9 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "frugal/app/audit.h"
 #include "frugal/app/plan.h"
+#include "frugal/app/report.h"
 #include "frugal/app/studies.h"
 #include "frugal/app/study_store.h"
 #include "frugal/audit/audit.h"
@@ -249,17 +251,14 @@ Result<ledger::TimeWindow> WindowParam(const Request& req, const char* default_s
 }
 
 Result<Json> Report(Server::Impl& impl, const Request& req) {
-  ledger::ReportOptions options;
-  options.now = ledger::Now();
-  options.by = FRUGAL_TRY(ledger::ParseGroupKeys(Param(req, "by")));
-  const ledger::TimeWindow window = FRUGAL_TRY(WindowParam(req, "30d", options.now));
-  options.since = window.since;
-  options.until = window.until;
-  // The budgets on the same page forecast over the audit's burn window: one forecast.
-  options.burn_window = std::chrono::duration_cast<Duration>(
-      std::chrono::duration<double, std::ratio<86400>>(impl.thresholds.budget_burn_days));
+  app::ReportRequest request;
+  request.by = Param(req, "by");
+  request.since = Param(req, "since", request.since);
+  request.until = Param(req, "until");
+  request.now = ledger::Now();
+  request.thresholds = impl.thresholds;
   auto db = FRUGAL_TRY(impl.pool.Acquire());
-  return ledger::ReportToJson(FRUGAL_TRY(ledger::BuildReport(*db, options)));
+  return ledger::ReportToJson(FRUGAL_TRY(app::BuildReport(*db, request)));
 }
 
 Result<Json> DailySpend(Server::Impl& impl, const Request& req) {
@@ -278,14 +277,14 @@ Result<Json> DailySpend(Server::Impl& impl, const Request& req) {
 // --- Audit and budgets ------------------------------------------------------------------
 
 Result<audit::AuditResult> Audit(Server::Impl& impl, const Request& req) {
-  audit::AuditOptions options;
-  options.now = ledger::Now();
-  options.since = FRUGAL_TRY(ledger::ParseSince(Param(req, "since", "90d"), options.now, ""));
-  options.thresholds = impl.thresholds;
-  options.catalog = &impl.catalog;
-  options.transfer = &impl.transfer;
+  app::AuditRequest request;
+  request.since = Param(req, "since", request.since);
+  request.options.now = ledger::Now();
+  request.options.thresholds = impl.thresholds;
+  request.options.catalog = &impl.catalog;
+  request.options.transfer = &impl.transfer;
   auto db = FRUGAL_TRY(impl.pool.Acquire());
-  return audit::RunAudit(*db, options);
+  return app::RunAudit(*db, std::move(request));
 }
 
 // --- Queue ------------------------------------------------------------------------------

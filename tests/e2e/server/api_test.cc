@@ -113,6 +113,30 @@ TEST_F(Api, ReportIsTheDocumentReportPrints) {
   EXPECT_NE(bad->body.find("team"), std::string::npos) << bad->body;
 }
 
+TEST_F(Api, AReportsForecastBurnsOverTheThresholdsWindowInTheCliAndTheApi) {
+  thresholds_ = dir_ / "audit.yaml";
+  WriteTestFile(thresholds_, "budget_burn_days: 1\n");
+  ASSERT_TRUE(FinishLive(db_, ledger::Now()));
+  RunningServer s(Options());
+  ASSERT_TRUE(s.ok());
+  const nlohmann::json api = JsonOf(s.Client().Get("/api/v1/report?by=team"));
+  const nlohmann::json cli = Cli({"report", "--by", "team", "--thresholds", thresholds_.string()});
+  const nlohmann::json week = Cli({"report", "--by", "team"});  // the default: 7 days
+  ASSERT_EQ(api["rows"].size(), cli["rows"].size());
+  ASSERT_FALSE(cli["rows"].empty());
+  bool burn_matters = false;
+  for (size_t i = 0; i < cli["rows"].size(); ++i) {
+    const auto usd = [](const nlohmann::json& row) {
+      return std::stod(row["month_forecast_usd"].get<std::string>());
+    };
+    EXPECT_EQ(api["rows"][i]["month_to_date_usd"], cli["rows"][i]["month_to_date_usd"]);
+    // The forecast runs to the end of the month from each reader's own now: cents apart at most.
+    EXPECT_NEAR(usd(api["rows"][i]), usd(cli["rows"][i]), 0.01) << api["rows"][i].dump();
+    burn_matters = burn_matters || std::abs(usd(cli["rows"][i]) - usd(week["rows"][i])) > 1.0;
+  }
+  EXPECT_TRUE(burn_matters) << "the burn window changed no forecast: " << cli.dump();
+}
+
 TEST_F(Api, AReportSinceInTheFutureNamesSinceInTheCliAndTheApi) {
   RunningServer s(Options());
   ASSERT_TRUE(s.ok());
