@@ -23,10 +23,8 @@ constexpr auto kPoll = std::chrono::milliseconds(50);
 /// How long a child that reported its target may take to checkpoint and exit by itself before
 /// it is asked to (a command that ignores FRUGAL_TRIAL_TARGET).
 constexpr auto kExitOnTargetGrace = std::chrono::seconds(3);
-using SteadyClock = std::chrono::steady_clock;
-
-double SecondsSince(SteadyClock::time_point t) {
-  return std::chrono::duration<double>(SteadyClock::now() - t).count();
+double SecondsBetween(SteadyTime from, SteadyTime to) {
+  return std::chrono::duration<double>(to - from).count();
 }
 
 /// (fidelity, objective) of a progress report that carries the objective.
@@ -76,7 +74,7 @@ SupervisedRunnerOptions SupervisedRunnerOptions::ForSpec(const StudySpec& spec,
 }
 
 SupervisedRunner::SupervisedRunner(SupervisedRunnerOptions options)
-    : options_(std::move(options)), started_(SteadyClock::now()) {}
+    : options_(std::move(options)), started_(options_.clock->Steady()) {}
 
 SupervisedRunner::~SupervisedRunner() {
   for (auto& [id, a] : active_) a->stop_requested = true;
@@ -87,7 +85,9 @@ std::filesystem::path SupervisedRunner::TrialDir(int64_t id) const {
   return options_.study_dir / "trials" / std::to_string(id);
 }
 
-double SupervisedRunner::Now() const { return elapsed_before_ + SecondsSince(started_); }
+double SupervisedRunner::Now() const {
+  return elapsed_before_ + SecondsBetween(started_, options_.clock->Steady());
+}
 
 Result<void> SupervisedRunner::Launch(const Trial& trial, double /*from_fidelity*/,
                                       double to_fidelity) {
@@ -127,7 +127,7 @@ void SupervisedRunner::StartQueued() {
     queue_.erase(next);
     a.config = ConfigFor(a.pending);
     a.first_invocation = invocations_;
-    a.last_event = SteadyClock::now();
+    a.last_event = options_.clock->Steady();
     ReadEarlierReports(a);
     const int64_t id = a.pending.trial.id;
     active_[id] = std::move(active);
@@ -147,7 +147,7 @@ Progress SupervisedRunner::TimeEvent(Active& a, SegmentEnd end) {
   Progress p;
   p.trial_id = a.pending.trial.id;
   p.fidelity = a.fidelity;
-  const auto now = SteadyClock::now();
+  const auto now = options_.clock->Steady();
   p.wall_seconds = std::chrono::duration<double>(now - a.last_event).count();
   a.last_event = now;
   p.end = end;
@@ -187,7 +187,7 @@ void SupervisedRunner::PollReports(Active& a) {
   }
   // A command that does not stop at FRUGAL_TRIAL_TARGET by itself is asked to.
   if (!a.released && a.reported && a.fidelity >= a.pending.to_fidelity - kEps) {
-    const auto now = SteadyClock::now();
+    const auto now = options_.clock->Steady();
     if (!a.reached_at) a.reached_at = now;
     if (now - *a.reached_at >= kExitOnTargetGrace) a.stop_requested = true;
   }
@@ -335,7 +335,8 @@ Result<std::optional<Progress>> SupervisedRunner::WaitNext() {
     // The running trial that has gone longest without an event accrues one interval.
     Active* due = nullptr;
     for (auto& [id, a] : active_) {
-      if (a->released || SteadyClock::now() - a->last_event < options_.accrual_interval) continue;
+      if (a->released || options_.clock->Steady() - a->last_event < options_.accrual_interval)
+        continue;
       if (due == nullptr || a->last_event < due->last_event) due = a.get();
     }
     if (due != nullptr) return std::optional<Progress>(Emit(TimeEvent(*due, SegmentEnd::kNone)));
@@ -392,7 +393,7 @@ Progress SupervisedRunner::Stop(int64_t trial_id) {
   Release(a);
   JoinActive(a);
   PollReports(a);
-  tail.wall_seconds = SecondsSince(a.last_event) + a.released_seconds;
+  tail.wall_seconds = SecondsBetween(a.last_event, options_.clock->Steady()) + a.released_seconds;
   if (const auto correction = Correction(a)) tail.wall_seconds = *correction;
   if (a.after_release) {
     tail.fidelity = a.after_release->first;
@@ -429,7 +430,7 @@ Result<void> SupervisedRunner::Load(const nlohmann::json& state) {
       options_.run_prefix = it->get<std::string>();
     }
     elapsed_before_ = state.at("elapsed_seconds").get<double>();
-    started_ = SteadyClock::now();
+    started_ = options_.clock->Steady();
     chaos_fired_ = state.at("chaos_fired").get<int>();
     if (state.contains("told_seconds")) {
       for (const auto& [id, seconds] : state.at("told_seconds").items()) {

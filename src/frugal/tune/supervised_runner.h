@@ -61,6 +61,7 @@
 #include <thread>
 #include <vector>
 
+#include "frugal/core/clock.h"
 #include "frugal/core/duration.h"
 #include "frugal/core/money.h"
 #include "frugal/core/tier.h"
@@ -104,6 +105,9 @@ struct SupervisedRunnerOptions {
   Duration stop_grace = std::chrono::seconds(10);
   int max_restarts = 10;  ///< preemptions one segment survives before its trial fails
   run::ChildStdout child_stdout = run::ChildStdout::kToStderr;
+  /// What times the trials: their supervisors, the accrual intervals, the study clock and the
+  /// ledger records (borrowed; it must outlive the runner).
+  const Clock* clock = &RealClock();
 
   /// The options for a spec whose trial is a command; study_dir is where its trials live. The
   /// spec's price must be resolved (ResolvePricing) for the ledger record to carry the offer.
@@ -196,7 +200,7 @@ class SupervisedRunner final : public TrialRunner {
   std::mutex wake_mutex_;
   std::condition_variable wake_;  ///< a segment's thread finished
   std::atomic<bool> halting_{false};
-  std::chrono::steady_clock::time_point started_;
+  SteadyTime started_;
   double elapsed_before_ = 0.0;      ///< study clock carried over from an earlier tuner process
   int preemptions_ = 0;              ///< over every invocation in this process
   std::atomic<int> chaos_fired_{0};  ///< injected ones, against chaos.max (saved)

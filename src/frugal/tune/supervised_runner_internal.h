@@ -34,10 +34,10 @@ struct SupervisedRunner::Active {
   int preemptions = 0;                ///< (thread)
   int invocations = 0;                ///< (thread)
   std::map<std::filesystem::path, std::unique_ptr<run::ReportReader>> readers;
-  std::chrono::steady_clock::time_point last_event;
-  double fidelity = 0.0;  ///< the last fidelity reported with the objective
-  bool reported = false;  ///< any objective report at all
-  std::optional<std::chrono::steady_clock::time_point> reached_at;  ///< target reported
+  SteadyTime last_event;
+  double fidelity = 0.0;                 ///< the last fidelity reported with the objective
+  bool reported = false;                 ///< any objective report at all
+  std::optional<SteadyTime> reached_at;  ///< target reported
   /// The furthest objective report in the trial's earlier report files, which the tuner may
   /// not have seen (it was killed while the trial reported): (fidelity, value).
   std::optional<std::pair<double, double>> earlier;

@@ -256,7 +256,7 @@ void SupervisedRunner::SuperviseLoop(Active& a) {
     CatchUpTrial(l, config.run_id, config.run_dir / "journal.jsonl", options_.record);
   };
   Result<std::unique_ptr<run::RunSession>> opened =
-      run::RunSession::Open(config, ledger.get(), std::move(session_options));
+      run::RunSession::Open(config, ledger.get(), std::move(session_options), *options_.clock);
   if (opened) {
     SuperviseAttempts(a, **opened);
   } else {
@@ -306,7 +306,7 @@ void SupervisedRunner::SuperviseAttempts(Active& a, run::RunSession& session) {
                              (a.stop_requested || halting_);
   if (run::LedgerRecorder* to_ledger = session.ledger_recorder(); to_ledger && tuner_stopped) {
     run::RunFinish finish;
-    finish.at = std::chrono::system_clock::now();
+    finish.at = options_.clock->Wall();
     finish.outcome = halting_ ? "paused" : "finished";
     to_ledger->RunFinished(finish);
   }
