@@ -8,10 +8,41 @@ so offers for them can be listed and memory-checked, but not timed.
 usage: scripts/build-gpu-table.py RAW_DATA_DIR > data/gpus.csv
 """
 import csv
+import re
 import sys
 
 raw = sys.argv[1]
-out = csv.writer(sys.stdout, lineterminator="\n")
+# Who a part is sold to: GeForce boards (named so in their notes, or RTX plus four digits) are
+# consumer parts, whose datasheet peak is the rated boost clock's; the professional RTX and
+# Quadro boards are workstation parts; the rest are data-centre parts.
+WORKSTATION = {"A6000", "RTXA6000", "RTXA5000", "RTXA4500", "RTXA4000", "A4000", "RTX6000",
+               "RTX8000", "RTX6000-Ada", "RTX5880-Ada", "RTX4000-Ada", "RTXPRO6000WS", "M4000",
+               "P4000"}
+
+
+def segment_of(name, notes):
+    if name in WORKSTATION:
+        return "workstation"
+    if "GeForce" in notes or re.fullmatch(r"RTX\d{4}(Ti)?", name):
+        return "consumer"
+    return "data_centre"
+
+
+class SegmentedWriter:
+    """Writes each row with its market segment (segment_of) as the last column."""
+
+    def __init__(self, writer):
+        self.writer = writer
+        self.header = True
+
+    def writerow(self, row):
+        row = list(row)
+        row.append("segment" if self.header else segment_of(row[0], row[15]))
+        self.header = False
+        self.writer.writerow(row)
+
+
+out = SegmentedWriter(csv.writer(sys.stdout, lineterminator="\n"))
 columns = ["name", "memory_gib", "memory_bandwidth_gbps", "fp32_tflops", "tf32_tflops",
            "bf16_tflops", "fp8_tflops", "nvlink_gbps", "tdp_watts", "architecture",
            "release_year", "supports_bf16", "tensor_cores", "estimated", "source_url", "notes"]

@@ -65,6 +65,8 @@ std::vector<Row> Load(const std::string& path, const std::vector<cat::GpuSpec>& 
                    frugal::CsvTable::Field(r, col("dtype"));
     const std::string& src = frugal::CsvTable::Field(r, col("source"));
     row.source = src.starts_with("NVIDIA DeepLearningExamples") ? "NVIDIA DLE" : "timm";
+    // The repositories of the consumer and workstation rows: github.com/OWNER/NAME.
+    if (src.starts_with("github.com/")) row.source = src.substr(0, src.find(' '));
     if (src.find("/NCF/") != std::string::npos || src.find("/GNMT/") != std::string::npos) {
       row.source = "NVIDIA DLE (NCF, GNMT)";
     }
@@ -165,6 +167,39 @@ void SingleGpu(const std::vector<Row>& rows) {
   family_table(by_prior);
 }
 
+/// Pairs whose two GPUs are of different segments (a data-centre board and a consumer or
+/// workstation one), by source and direction: how far off the prediction is, and to which side.
+void AcrossSegments(const std::vector<Row>& rows) {
+  std::map<std::string, std::vector<double>> signed_errors;
+  for (const Row& from : rows) {
+    for (const Row& to : rows) {
+      if (&from == &to || from.workload != to.workload || from.gpus != 1 || to.gpus != 1 ||
+          from.gpu->segment == to.gpu->segment)
+        continue;
+      auto p = est::PredictThroughput({{from.gpu, 1, from.per_second}}, *to.gpu, 1, from.shape);
+      if (!p) continue;
+      const std::string direction = fmt::format("{} -> {}", cat::GpuSegmentName(from.gpu->segment),
+                                                cat::GpuSegmentName(to.gpu->segment));
+      const double e = std::log(p->per_second / to.per_second);
+      signed_errors["all, " + direction].push_back(e);
+      signed_errors[from.source + ", " + direction].push_back(e);
+    }
+  }
+  Table t({{"SOURCE, DIRECTION"},
+           {"PAIRS", Align::kRight},
+           {"MEDIAN |LN|", Align::kRight},
+           {"MEDIAN LN", Align::kRight}});
+  for (const auto& [name, e] : signed_errors) {
+    std::vector<double> abs;
+    for (double v : e) abs.push_back(std::abs(v));
+    t.AddRow({name, std::to_string(e.size()), fmt::format("{:.3f}", Median(abs)),
+              fmt::format("{:+.3f}", Median(e))});
+  }
+  std::cout << "\nAcross segments (a data-centre GPU and a consumer or workstation one; ln < 0: "
+               "predicted too slow)\n";
+  t.Render(std::cout);
+}
+
 void TwoGpus(const std::vector<Row>& rows) {
   std::vector<double> errors;
   for (const Row& target : rows) {
@@ -221,6 +256,7 @@ int main(int argc, char** argv) {
   const std::vector<Row> rows = Load(csv, *gpus);
   std::cout << fmt::format("{} rows from {}\n\n", rows.size(), csv);
   SingleGpu(rows);
+  AcrossSegments(rows);
   TwoGpus(rows);
   MultiGpu(rows);
   return 0;

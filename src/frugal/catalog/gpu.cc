@@ -35,6 +35,28 @@ Result<Precision> ParsePrecision(std::string_view text) {
               fmt::format("unknown precision '{}' (expected fp32, tf32, bf16, fp16 or fp8)", text));
 }
 
+std::string_view GpuSegmentName(GpuSegment s) {
+  switch (s) {
+    case GpuSegment::kDataCentre:
+      return "data_centre";
+    case GpuSegment::kWorkstation:
+      return "workstation";
+    case GpuSegment::kConsumer:
+      return "consumer";
+  }
+  return "?";
+}
+
+Result<GpuSegment> ParseGpuSegment(std::string_view name) {
+  for (const GpuSegment s :
+       {GpuSegment::kDataCentre, GpuSegment::kWorkstation, GpuSegment::kConsumer}) {
+    if (GpuSegmentName(s) == name) return s;
+  }
+  return Fail(
+      ErrorCode::kBadInput,
+      fmt::format("unknown segment '{}' (expected data_centre, workstation or consumer)", name));
+}
+
 double BytesPerElement(Precision p) {
   switch (p) {
     case Precision::kFp32:

@@ -21,6 +21,17 @@ enum class Precision { kFp32, kTf32, kBf16, kFp16, kFp8 };
 /// list: between the HBM boards' ~99% and the ECC GDDR boards' ~92.5%.
 inline constexpr double kDefaultUsableShare = 0.95;
 
+/// Who a part is sold to (data/gpus.csv's `segment`): it sets how much of its datasheet peak a
+/// board sustains (estimate/sustained_clock.h).
+enum class GpuSegment {
+  kDataCentre,   ///< data-centre boards (A100, H100, L4, ...)
+  kWorkstation,  ///< professional RTX and Quadro boards (RTX A6000, RTX 6000 Ada, ...)
+  kConsumer,     ///< GeForce boards (RTX 3090, RTX 4090, ...)
+};
+[[nodiscard]] std::string_view GpuSegmentName(GpuSegment s);
+/// The segment named `name` (data_centre, workstation, consumer); kBadInput naming the three.
+[[nodiscard]] Result<GpuSegment> ParseGpuSegment(std::string_view name);
+
 struct GpuSpec {
   std::string name;  ///< canonical: "A100-80GB", "H100-80GB-SXM", "L4"
   double memory_gib = 0;
@@ -43,6 +54,7 @@ struct GpuSpec {
   /// What a job can allocate (data/gpu_memory.csv): the nameplate less the driver's reservation
   /// and, on GDDR boards with ECC on, the ECC share; unset: kDefaultUsableShare of it.
   std::optional<double> usable_memory_gib;
+  GpuSegment segment = GpuSegment::kDataCentre;
 
   /// usable_memory_gib, else kDefaultUsableShare × memory_gib.
   [[nodiscard]] double UsableMemoryGib() const;

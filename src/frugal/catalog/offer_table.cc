@@ -176,6 +176,7 @@ Result<std::vector<GpuSpec>> ReadGpuTable(const std::filesystem::path& path) {
   // Later columns: a table without them has tensor cores everywhere and no estimated figure.
   const std::optional<size_t> tensor = t.Column("tensor_cores");
   const std::optional<size_t> estimated = t.Column("estimated");
+  const std::optional<size_t> segment = t.Column("segment");  // absent: data-centre parts
   std::vector<GpuSpec> gpus;
   for (const CsvRecord& r : t.rows()) {
     GpuSpec g;
@@ -197,6 +198,14 @@ Result<std::vector<GpuSpec>> ReadGpuTable(const std::filesystem::path& path) {
     g.notes = CsvTable::Field(r, notes);
     if (tensor) g.tensor_cores = CsvTable::Field(r, *tensor) != "false";
     if (estimated) g.estimated = CsvTable::Field(r, *estimated) == "true";
+    if (segment) {
+      Result<GpuSegment> s = ParseGpuSegment(CsvTable::Field(r, *segment));
+      if (!s) {
+        return Fail(ErrorCode::kBadInput, fmt::format("{}: field 'segment': {}",
+                                                      t.Where(r, *segment), s.error().message));
+      }
+      g.segment = *s;
+    }
     gpus.push_back(std::move(g));
   }
   return gpus;

@@ -93,8 +93,9 @@ Result<DeviceRates> RatesFor(const GpuSpec& g, Precision p, ModelFamily f) {
                             "to it",
                             g.name));
   }
-  return DeviceRates{1.0 / (flops * FamilyComputeEfficiency(f) * Sustained(g)),
-                     1.0 / (g.memory_bandwidth_gbps * 1e9), flops};
+  const double speed = ConsumerSpeed(g);
+  return DeviceRates{1.0 / (flops * FamilyComputeEfficiency(f) * Sustained(g) * speed),
+                     1.0 / (g.memory_bandwidth_gbps * 1e9 * speed), flops};
 }
 
 /// Seconds per FLOP and per byte on the reference GPU, for the fixed share.

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "frugal/estimate/sustained_clock.h"
 #include "support/test_support.h"
 
 namespace frugal::estimate {
@@ -69,6 +70,33 @@ TEST(CrossGpu, ComputeBoundScalesByPeakMemoryBoundByBandwidth) {
   EXPECT_NEAR(t4->per_second, 100 * (1 / 125.0 + kFixed / 312) / (1 / (65.0 * 0.55) + kFixed / 312),
               1e-3);
   EXPECT_NE(t4->basis.find("sustained clock"), std::string::npos) << t4->basis;
+}
+
+TEST(CrossGpu, AGeForceBoardRunsItsComputeAndMemoryFasterThanItsListedFigures) {
+  // The same listed figures as a data-centre board and as a GeForce one: the GeForce board's
+  // compute and memory rates are kConsumerSpeed times its listed ones; the fixed part is not.
+  GpuSpec listed = Gpu("RTX3090", 71, 35.6, 35.6, 936, 350);
+  GpuSpec geforce = listed;
+  geforce.segment = catalog::GpuSegment::kConsumer;
+  const WorkloadShape shape = Shape(40, 1);  // a CNN's intensity: both terms count
+  auto as_listed = PredictThroughput({{&kA100, 1, 100}}, listed, 1, shape);
+  auto as_geforce = PredictThroughput({{&kA100, 1, 100}}, geforce, 1, shape);
+  ASSERT_TRUE(as_listed && as_geforce);
+  const double fixed = as_listed->fixed_share_target;
+  ASSERT_GT(fixed, 0.0);
+  // Seconds per unit: the roofline part shrinks by the speed-up, the fixed part stays.
+  EXPECT_NEAR(100 / as_geforce->per_second,
+              100 / as_listed->per_second * ((1 - fixed) / kConsumerSpeed + fixed), 1e-9);
+  // Measured on the GeForce board and carried back to the A100, the same factor divides.
+  auto back = PredictThroughput({{&geforce, 1, as_geforce->per_second}}, kA100, 1, shape);
+  ASSERT_TRUE(back);
+  EXPECT_NEAR(back->per_second, 100, 1e-6);
+  // A workstation board keeps its listed figures.
+  GpuSpec workstation = listed;
+  workstation.segment = catalog::GpuSegment::kWorkstation;
+  auto as_workstation = PredictThroughput({{&kA100, 1, 100}}, workstation, 1, shape);
+  ASSERT_TRUE(as_workstation);
+  EXPECT_DOUBLE_EQ(as_workstation->per_second, as_listed->per_second);
 }
 
 TEST(CrossGpu, FixedPartTakesTheSameSecondsOnEveryGpu) {
