@@ -34,7 +34,7 @@ Error BadDays(std::string_view text) {
 int HourOfWeek(Seconds t) {
   const Seconds hours = t >= 0 ? t / 3600 : (t - 3599) / 3600;
   // 1970-01-01 was a Thursday: day 3 when Monday is day 0.
-  const Seconds h = (hours + 3 * 24) % kHoursPerWeek;
+  const Seconds h = (hours + Seconds{3} * 24) % kHoursPerWeek;
   return static_cast<int>(h < 0 ? h + kHoursPerWeek : h);
 }
 

@@ -279,7 +279,8 @@ void SupervisedRunner::SuperviseAttempts(Active& a, run::RunSession& session) {
     if (const auto& chaos = options_.chaos;
         chaos && (chaos->max == 0 || chaos_fired_.load() < chaos->max)) {
       const auto trial = static_cast<uint64_t>(a.pending.trial.id);
-      const auto nth = static_cast<uint64_t>(a.first_invocation + a.invocations);
+      const auto nth =
+          static_cast<uint64_t>(a.first_invocation) + static_cast<uint64_t>(a.invocations);
       const uint64_t seed = options_.seed * uint64_t{1000003} + trial * uint64_t{7919} + nth;
       supervisor.AddPreemptionSource(std::make_unique<SharedChaos>(
           chaos->every, seed, static_cast<int>(chaos->max), chaos_fired_));

@@ -12,7 +12,9 @@
 namespace frugal::queue {
 namespace {
 
-const Seconds kStart = 1'795'996'800 + 10 * 3600;
+constexpr Seconds kMinute = 60;
+constexpr Seconds kHour = 60 * kMinute;
+const Seconds kStart = 1'795'996'800 + 10 * kHour;
 
 ledger::Timestamp At(Seconds s) { return ledger::Timestamp(std::chrono::seconds(s)); }
 
@@ -82,7 +84,7 @@ TEST(SpotMove, WithNoOnDemandPoolTheJobWaitsForSpot) {
   Fixture f(
       "  - {name: spot, kind: slurm, partition: spot, tier: spot, gpu: A10G,\n"
       "     gpus_per_node: 4, price_per_gpu_hour: 0.52, preemptions_per_hour: 0.3}\n");
-  f.job.deadline = kStart + 5 * 3600;
+  f.job.deadline = kStart + 5 * kHour;
   const auto a = f.Ask(kStart + 600);
   ASSERT_TRUE(a) << a.error().message;
   EXPECT_FALSE(a->move);
@@ -92,7 +94,7 @@ TEST(SpotMove, WithNoOnDemandPoolTheJobWaitsForSpot) {
 TEST(SpotMove, ASlackDeadlineWaitsAndATightOneMovesToTheSlurmOnDemandPool) {
   // Four hours of work, one done and checkpointed (50 of the 60 minutes on spot were saved).
   Fixture slack(kSpotAndOnDemand);
-  slack.job.deadline = kStart + 24 * 3600;
+  slack.job.deadline = kStart + 24 * kHour;
   slack.RanOnSpot(3600, 3000);
   const auto wait = slack.Ask(kStart + 3700);
   ASSERT_TRUE(wait) << wait.error().message;
@@ -102,7 +104,8 @@ TEST(SpotMove, ASlackDeadlineWaitsAndATightOneMovesToTheSlurmOnDemandPool) {
   // The same history with the deadline (less the 15-minute margin) at the time on-demand
   // needs from now (a changeover of 6m, a checkpoint of 1m, 3h10m of work): no time to wait.
   Fixture tight(kSpotAndOnDemand);
-  tight.job.deadline = kStart + 3700 + 15 * 60 + 6 * 60 + 60 + 3 * 3600 + 10 * 60;
+  tight.job.deadline =
+      kStart + 3700 + 15 * kMinute + 6 * kMinute + kMinute + 3 * kHour + 10 * kMinute;
   tight.RanOnSpot(3600, 3000);
   const auto move = tight.Ask(kStart + 3700);
   ASSERT_TRUE(move) << move.error().message;
