@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "frugal/core/csv.h"
+#include "frugal/core/timestamp.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/ledger/schema.h"
 #include "postgres_server.h"
@@ -93,16 +94,18 @@ std::vector<RunId> Populate(Ledger& ledger, Timestamp now) {
   return ids;
 }
 
-/// FOCUS rows are one per segment and UTC day: a segment a UTC midnight cuts is two rows, so
-/// how many the fixture gives depends on the time of day the test runs. `segments`: each
-/// segment's start and end in hours before `now` (an open one is charged until now).
+/// FOCUS rows are one per segment and calendar month (UTC) it touches (docs/ledger.md): a
+/// segment the start of a month cuts is two rows, so how many the fixture gives depends on the
+/// day the test runs. `segments`: each segment's start and end in hours before `now` (an open
+/// one is charged until now).
 int FocusRows(Timestamp now, std::initializer_list<std::pair<double, double>> segments) {
-  using std::chrono::days;
   int rows = 0;
   for (const auto& [from, to] : segments) {
-    const auto first = std::chrono::floor<days>(now - FromHours(from));
-    const auto last = std::chrono::floor<days>(now - FromHours(to) - std::chrono::milliseconds(1));
-    rows += static_cast<int>((last - first).count()) + 1;
+    const Timestamp last = MonthStart(now - FromHours(to) - std::chrono::milliseconds(1));
+    for (Timestamp month = MonthStart(now - FromHours(from)); month <= last;
+         month = MonthStart(month, 1)) {
+      ++rows;
+    }
   }
   return rows;
 }
