@@ -146,17 +146,17 @@ struct CellStep {
   }
 };
 
-/// The values of one cell `V` and its decisions: every option costed into `scratch` (8 rows of
+/// The values of one cell and its decisions: every option costed into `scratch` (8 rows of
 /// `ages`), the changeover states carried on, the cheapest option of each decision state kept.
-void SolveCell(const CellStep& step, int changeover, float* scratch, float* V,
+void SolveCell(const CellStep& step, int changeover, float* scratch, float* cell,
                uint16_t* decisions) {
   const Groups& g = step.g;
-  const int A = step.ages;
-  float* idle[2] = {scratch, scratch + A};
-  float* spot_enter = scratch + 2 * A;
-  float* spot_work = scratch + 3 * A;
-  float* od_enter[2] = {scratch + 4 * A, scratch + 5 * A};
-  float* od_work[2] = {scratch + 6 * A, scratch + 7 * A};
+  const auto ages = static_cast<size_t>(step.ages);
+  float* idle[2] = {scratch, scratch + ages};
+  float* spot_enter = scratch + 2 * ages;
+  float* spot_work = scratch + 3 * ages;
+  float* od_enter[2] = {scratch + 4 * ages, scratch + 5 * ages};
+  float* od_work[2] = {scratch + 6 * ages, scratch + 7 * ages};
   for (int a = 0; a < 2; ++a) {
     step.Idle(idle[a], a);
     step.OnDemand(od_enter[a], changeover, a);
@@ -166,18 +166,18 @@ void SolveCell(const CellStep& step, int changeover, float* scratch, float* V,
   step.Spot(spot_work, 0);
   // Changeover states in progress just carry on.
   for (int c = 1; c <= g.last && changeover > 0; ++c) {
-    step.Spot(step.At(V, g.Spot(c)), c);
-    step.OnDemand(step.At(V, g.OnDemand(c, 0)), c, 0);
-    step.OnDemand(step.At(V, g.OnDemand(c, 1)), c, 1);
+    step.Spot(step.At(cell, g.Spot(c)), c);
+    step.OnDemand(step.At(cell, g.OnDemand(c, 0)), c, 0);
+    step.OnDemand(step.At(cell, g.OnDemand(c, 1)), c, 1);
   }
   Choose(Options{{idle[0], idle[1]},
                  spot_enter,
                  spot_work,
                  {od_enter[0], od_enter[1]},
                  {od_work[0], od_work[1]}},
-         Values{step.At(V, g.Idle(0)), step.At(V, g.Idle(1)), step.At(V, g.OnDemand(0, 0)),
-                step.At(V, g.OnDemand(0, 1)), step.At(V, g.Spot(0))},
-         decisions, A);
+         Values{step.At(cell, g.Idle(0)), step.At(cell, g.Idle(1)), step.At(cell, g.OnDemand(0, 0)),
+                step.At(cell, g.OnDemand(0, 1)), step.At(cell, g.Spot(0))},
+         decisions, step.ages);
 }
 
 }  // namespace
