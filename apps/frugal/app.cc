@@ -149,6 +149,49 @@ bool AsksOnlyForVersion(int argc, const char* const* argv) {
   return version;
 }
 
+/// The options every command takes, before the command's word.
+void AddGlobalOptions(CLI::App& app, GlobalOptions& global) {
+  app.add_option("--db", global.db, "Ledger: SQLite file or postgresql:// URL (env FRUGAL_DB)")
+      ->envname("FRUGAL_DB");
+  app.add_option("--catalog", global.catalog, "Custom offers YAML file (on-prem, Slurm pools)")
+      ->envname("FRUGAL_CATALOG");
+  // Not bound to FRUGAL_POLICY here: the policy area resolves the lookup order itself
+  // (--policy, FRUGAL_POLICY, config dir) so every command and error names the same source.
+  app.add_option("--policy", global.policy,
+                 "Team GPU policy YAML enforced by plan, run and tune (else env FRUGAL_POLICY, "
+                 "else <config dir>/policy.yaml)");
+  app.add_flag("--json", global.json, "Print exactly one JSON document on stdout");
+  app.add_option("--color", global.color, "Colour: auto, always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_flag_function(
+      "-v,--verbose", [&](int64_t n) { global.verbosity += static_cast<int>(n); },
+      "More diagnostics");
+  app.add_flag_function(
+      "-q,--quiet", [&](int64_t n) { global.verbosity -= static_cast<int>(n); },
+      "Fewer diagnostics");
+}
+
+/// Reports a parse error (as JSON when the words ask for it) and returns the exit code.
+int ParseFailed(const CLI::ParseError& e, const CLI::App& app, int argc, const char* const* argv,
+                const GlobalOptions& global, const WatchedBuf& out_buf, std::ostream& out,
+                std::ostream& err) {
+  // A parse error may come before --json is read, so the words themselves are looked at,
+  // up to `--` (what follows is the command frugal runs, not frugal's options).
+  const char* const* words_end = std::find_if(
+      argv + 1, argv + argc, [](const char* arg) { return std::string_view(arg) == "--"; });
+  const bool json = global.json || std::any_of(argv + 1, words_end, [](const char* arg) {
+                      return std::string_view(arg) == "--json";
+                    });
+  std::string message = e.what();
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    if (std::string own = ExtrasMessage(app, argv + 1, words_end); !own.empty())
+      message = std::move(own);
+  }
+  const int code = Failed(Error{ErrorCode::kBadInput, message}, json, out_buf, out, err);
+  err << "Run 'frugal --help' or 'frugal <command> --help' for usage.\n";
+  return code;
+}
+
 }  // namespace
 
 void WriteJson(Streams& streams, nlohmann::json doc) {
@@ -169,24 +212,7 @@ int Main(int argc, const char* const* argv, std::ostream& out, std::ostream& err
   app.fallthrough();
 
   GlobalOptions global;
-  app.add_option("--db", global.db, "Ledger: SQLite file or postgresql:// URL (env FRUGAL_DB)")
-      ->envname("FRUGAL_DB");
-  app.add_option("--catalog", global.catalog, "Custom offers YAML file (on-prem, Slurm pools)")
-      ->envname("FRUGAL_CATALOG");
-  // Not bound to FRUGAL_POLICY here: the policy area resolves the lookup order itself
-  // (--policy, FRUGAL_POLICY, config dir) so every command and error names the same source.
-  app.add_option("--policy", global.policy,
-                 "Team GPU policy YAML enforced by plan, run and tune (else env FRUGAL_POLICY, "
-                 "else <config dir>/policy.yaml)");
-  app.add_flag("--json", global.json, "Print exactly one JSON document on stdout");
-  app.add_option("--color", global.color, "Colour: auto, always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
-  app.add_flag_function(
-      "-v,--verbose", [&](int64_t n) { global.verbosity += static_cast<int>(n); },
-      "More diagnostics");
-  app.add_flag_function(
-      "-q,--quiet", [&](int64_t n) { global.verbosity -= static_cast<int>(n); },
-      "Fewer diagnostics");
+  AddGlobalOptions(app, global);
 
   // Only the command being run is built (and none for --version alone).
   Action action;
@@ -205,21 +231,7 @@ int Main(int argc, const char* const* argv, std::ostream& out, std::ostream& err
     out << app.version() << '\n';
     return 0;
   } catch (const CLI::ParseError& e) {
-    // A parse error may come before --json is read, so the words themselves are looked at,
-    // up to `--` (what follows is the command frugal runs, not frugal's options).
-    const char* const* words_end = std::find_if(
-        argv + 1, argv + argc, [](const char* arg) { return std::string_view(arg) == "--"; });
-    const bool json = global.json || std::any_of(argv + 1, words_end, [](const char* arg) {
-                        return std::string_view(arg) == "--json";
-                      });
-    std::string message = e.what();
-    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
-      if (std::string own = ExtrasMessage(app, argv + 1, words_end); !own.empty())
-        message = std::move(own);
-    }
-    const int code = Failed(Error{ErrorCode::kBadInput, message}, json, out_buf, out, err);
-    err << "Run 'frugal --help' or 'frugal <command> --help' for usage.\n";
-    return code;
+    return ParseFailed(e, app, argc, argv, global, out_buf, out, err);
   }
   log::SetLevel(global.verbosity > 0   ? log::Level::kDebug
                 : global.verbosity < 0 ? log::Level::kWarning

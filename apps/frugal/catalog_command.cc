@@ -89,8 +89,8 @@ struct OffersOptions {
   size_t limit = 0;
 };
 
-Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, Streams& s) {
-  const Catalog c = FRUGAL_TRY(LoadCatalog(global));
+/// The catalog query the flags ask for; kBadInput naming the flag that is wrong.
+Result<catalog::OfferQuery> OfferQueryFrom(const OffersOptions& opts) {
   catalog::OfferQuery q;
   if (opts.cpu && !opts.gpu.empty() && !catalog::IsCpuName(opts.gpu)) {
     return Fail(
@@ -123,15 +123,11 @@ Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, S
   q.sort = opts.sort == "price_per_gpu" ? catalog::OfferQuery::Sort::kPricePerGpu
                                         : catalog::OfferQuery::Sort::kPrice;
   q.limit = opts.limit;
-  const auto offers = FRUGAL_TRY(c.Query(q));
-  if (global.json) {
-    WriteJson(s, catalog::OfferListJson(offers, c.info().snapshot_date));
-    return {};
-  }
-  if (offers.empty()) {
-    s.out << "No offers match.\n";
-    return {};
-  }
+  return q;
+}
+
+/// The offers as a table, marking estimated prices.
+void PrintOffers(const std::vector<const Offer*>& offers, Streams& s) {
   Table t({{"CLOUD"},
            {"INSTANCE"},
            {"REGION"},
@@ -161,6 +157,21 @@ Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, S
     s.out << "(est.): reserved prices derived from documented discount factors "
              "(data/catalog/reserved_discounts.csv), not listed prices.\n";
   }
+}
+
+Result<void> RunOffers(const OffersOptions& opts, const GlobalOptions& global, Streams& s) {
+  const Catalog c = FRUGAL_TRY(LoadCatalog(global));
+  const catalog::OfferQuery q = FRUGAL_TRY(OfferQueryFrom(opts));
+  const auto offers = FRUGAL_TRY(c.Query(q));
+  if (global.json) {
+    WriteJson(s, catalog::OfferListJson(offers, c.info().snapshot_date));
+    return {};
+  }
+  if (offers.empty()) {
+    s.out << "No offers match.\n";
+    return {};
+  }
+  PrintOffers(offers, s);
   return {};
 }
 
@@ -244,8 +255,8 @@ Result<void> CheckDate(std::string_view option, const std::string& text) {
               fmt::format("{}: '{}' is not a date written YYYY-MM-DD", option, text));
 }
 
-Result<void> RunImport(const ImportOptions& opts, const GlobalOptions& global, Streams& s) {
-  if (!opts.snapshot_date.empty()) FRUGAL_TRY(CheckDate("--snapshot-date", opts.snapshot_date));
+/// The SkyPilot tables named on the command line, read against the shipped GPU table.
+Result<catalog::ImportResult> ImportTables(const ImportOptions& opts) {
   const auto gpus = FRUGAL_TRY(catalog::ReadGpuTable(ShippedDataDir() / "gpus.csv"));
   std::vector<std::string> known;
   std::map<std::string, double> memory;
@@ -255,36 +266,28 @@ Result<void> RunImport(const ImportOptions& opts, const GlobalOptions& global, S
   }
   std::vector<fs::path> inputs(opts.inputs.begin(), opts.inputs.end());
   const catalog::GpuShares shares = FRUGAL_TRY(catalog::LoadShippedGpuShares());
-  catalog::ImportResult imported =
-      FRUGAL_TRY(catalog::ImportSkyPilot(inputs, known, &shares, &memory));
+  return catalog::ImportSkyPilot(inputs, known, &shares, &memory);
+}
 
-  std::vector<Offer> offers;
-  catalog::SnapshotMeta meta;
-  meta.snapshot_date = opts.snapshot_date.empty() ? Today() : opts.snapshot_date;
-  std::set<std::string> clouds;
-  for (const auto& r : imported.reports) {
-    clouds.insert(r.cloud);
-    meta.sources.push_back(fmt::format("{} prices imported from {} (SkyPilot catalog format)",
-                                       r.cloud, r.file.filename().string()));
+/// Adds the offers and sources of the catalog in use for the clouds `clouds` does not name.
+Result<void> KeepOtherClouds(const std::set<std::string>& clouds, std::vector<Offer>& offers,
+                             catalog::SnapshotMeta& meta) {
+  const Catalog current = FRUGAL_TRY(Catalog::LoadDefault());
+  const auto table = FRUGAL_TRY(
+      catalog::ReadOfferTable(current.info().offers_path, catalog::OfferSource::kShipped));
+  for (const Offer& o : table) {
+    if (!clouds.contains(o.cloud)) offers.push_back(o);
   }
-  if (!opts.replace) {
-    // Keep the clouds this import does not cover, from the catalog in use now.
-    const Catalog current = FRUGAL_TRY(Catalog::LoadDefault());
-    const auto table = FRUGAL_TRY(
-        catalog::ReadOfferTable(current.info().offers_path, catalog::OfferSource::kShipped));
-    for (const Offer& o : table) {
-      if (!clouds.contains(o.cloud)) offers.push_back(o);
-    }
-    for (const auto& src : current.info().sources) {
-      bool covered = false;
-      for (const auto& cloud : clouds) covered = covered || src.starts_with(cloud + " ");
-      if (!covered) meta.sources.push_back(src);
-    }
+  for (const auto& src : current.info().sources) {
+    bool covered = false;
+    for (const auto& cloud : clouds) covered = covered || src.starts_with(cloud + " ");
+    if (!covered) meta.sources.push_back(src);
   }
-  offers.insert(offers.end(), imported.offers.begin(), imported.offers.end());
-  const fs::path dir = opts.output.empty() ? UserDataDir() / "catalog" : fs::path(opts.output);
-  FRUGAL_TRY(catalog::WriteOfferTable(dir, offers, meta));
+  return {};
+}
 
+void ReportImport(const catalog::ImportResult& imported, size_t offers_written, const fs::path& dir,
+                  const GlobalOptions& global, Streams& s) {
   nlohmann::json files = nlohmann::json::array();
   for (const auto& r : imported.reports) {
     files.push_back({{"file", r.file.string()},
@@ -297,9 +300,9 @@ Result<void> RunImport(const ImportOptions& opts, const GlobalOptions& global, S
   }
   if (global.json) {
     WriteJson(s, {{"files", files},
-                  {"offers_written", offers.size()},
+                  {"offers_written", offers_written},
                   {"output", (dir / "offers.csv").string()}});
-    return {};
+    return;
   }
   for (const auto& r : imported.reports) {
     s.out << fmt::format("{}: {} rows, {} offers ({})\n", r.file.string(), r.rows_read, r.offers,
@@ -313,7 +316,28 @@ Result<void> RunImport(const ImportOptions& opts, const GlobalOptions& global, S
     for (const auto& [name, n] : r.unknown_gpus)
       s.out << fmt::format("  unknown GPU '{}': {} rows\n", name, n);
   }
-  s.out << fmt::format("Wrote {} offers to {}\n", offers.size(), (dir / "offers.csv").string());
+  s.out << fmt::format("Wrote {} offers to {}\n", offers_written, (dir / "offers.csv").string());
+}
+
+Result<void> RunImport(const ImportOptions& opts, const GlobalOptions& global, Streams& s) {
+  if (!opts.snapshot_date.empty()) FRUGAL_TRY(CheckDate("--snapshot-date", opts.snapshot_date));
+  catalog::ImportResult imported = FRUGAL_TRY(ImportTables(opts));
+
+  std::vector<Offer> offers;
+  catalog::SnapshotMeta meta;
+  meta.snapshot_date = opts.snapshot_date.empty() ? Today() : opts.snapshot_date;
+  std::set<std::string> clouds;
+  for (const auto& r : imported.reports) {
+    clouds.insert(r.cloud);
+    meta.sources.push_back(fmt::format("{} prices imported from {} (SkyPilot catalog format)",
+                                       r.cloud, r.file.filename().string()));
+  }
+  // Keep the clouds this import does not cover, from the catalog in use now.
+  if (!opts.replace) FRUGAL_TRY(KeepOtherClouds(clouds, offers, meta));
+  offers.insert(offers.end(), imported.offers.begin(), imported.offers.end());
+  const fs::path dir = opts.output.empty() ? UserDataDir() / "catalog" : fs::path(opts.output);
+  FRUGAL_TRY(catalog::WriteOfferTable(dir, offers, meta));
+  ReportImport(imported, offers.size(), dir, global, s);
   return {};
 }
 

@@ -100,6 +100,59 @@ void PrintFindings(std::ostream& out, const run::DrillFindings& f, const fs::pat
   out << fmt::format("Stored for `frugal plan`: {}\n", stored.string());
 }
 
+/// The uninterrupted run's config: the base one under its own id, folder and tag.
+run::SupervisorConfig BaselineConfig(const run::SupervisorConfig& base) {
+  run::SupervisorConfig baseline = base;
+  baseline.run_id = base.run_id + "-baseline";
+  baseline.run_dir = base.run_dir / "baseline";
+  baseline.tags["drill"] = "baseline";
+  baseline.restart = run::RestartPolicy::kRequeue;
+  return baseline;
+}
+
+/// The preempted run's config: restarted locally after each of the `preemptions`.
+run::SupervisorConfig DrilledConfig(const run::SupervisorConfig& base, int preemptions,
+                                    Duration backoff) {
+  run::SupervisorConfig drilled = base;
+  drilled.run_id = base.run_id + "-drill";
+  drilled.run_dir = base.run_dir / "drill";
+  drilled.tags["drill"] = "preempted";
+  drilled.restart = run::RestartPolicy::kLocal;
+  drilled.max_restarts = preemptions;
+  drilled.restart_backoff = backoff;
+  return drilled;
+}
+
+/// Keeps the findings as a note on the preempted run; a ledger that fails is a warning.
+void NoteFindingsInLedger(ledger::Ledger& db, std::optional<ledger::RunId> drilled_run,
+                          const nlohmann::json& record) {
+  if (!drilled_run) return;
+  nlohmann::json payload = record;
+  payload["kind"] = "drill";
+  if (auto added =
+          db.AddEvent(*drilled_run, std::nullopt, ledger::EventType::kNote, ledger::Now(), payload);
+      !added) {
+    log::Warning("ledger: the drill's findings not recorded: {}", added.error().message);
+  }
+}
+
+void ReportDrill(const nlohmann::json& record, const run::DrillFindings& findings,
+                 const fs::path& stored, std::optional<ledger::RunId> baseline_run,
+                 std::optional<ledger::RunId> drilled_run, const GlobalOptions& global,
+                 Streams& s) {
+  if (global.json) {
+    nlohmann::json doc = record;
+    doc.erase("v");
+    doc["stored"] = stored.string();
+    doc["ledger_runs"] = {
+        {"baseline", baseline_run ? nlohmann::json(*baseline_run) : nlohmann::json()},
+        {"preempted", drilled_run ? nlohmann::json(*drilled_run) : nlohmann::json()}};
+    WriteJson(s, doc);
+  } else {
+    PrintFindings(s.out, findings, stored);
+  }
+}
+
 Result<void> RunDrill(DrillOptions o, const GlobalOptions& global, Streams& s) {
   if (o.preemptions < 1)
     return Fail(ErrorCode::kBadInput, "option --preemptions: must be at least 1");
@@ -124,11 +177,7 @@ Result<void> RunDrill(DrillOptions o, const GlobalOptions& global, Streams& s) {
   std::unique_ptr<ledger::Ledger> db =
       FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kCreateIfMissing));
 
-  run::SupervisorConfig baseline = base;
-  baseline.run_id = base.run_id + "-baseline";
-  baseline.run_dir = base.run_dir / "baseline";
-  baseline.tags["drill"] = "baseline";
-  baseline.restart = run::RestartPolicy::kRequeue;
+  const run::SupervisorConfig baseline = BaselineConfig(base);
   log::Info("drill: the uninterrupted run");
   std::optional<ledger::RunId> baseline_run;
   const run::RunResult before = FRUGAL_TRY(RunBaseline(baseline, setup, *db, &baseline_run));
@@ -137,13 +186,7 @@ Result<void> RunDrill(DrillOptions o, const GlobalOptions& global, Streams& s) {
                 "drill: the uninterrupted run did not finish: " + before.message);
   }
 
-  run::SupervisorConfig drilled = base;
-  drilled.run_id = base.run_id + "-drill";
-  drilled.run_dir = base.run_dir / "drill";
-  drilled.tags["drill"] = "preempted";
-  drilled.restart = run::RestartPolicy::kLocal;
-  drilled.max_restarts = o.preemptions;
-  drilled.restart_backoff = *backoff;
+  const run::SupervisorConfig drilled = DrilledConfig(base, o.preemptions, *backoff);
   const Duration load = before.first_progress.value_or(Duration(0));
   auto source = std::make_unique<run::DrillPreemptions>(o.preemptions, before.last_step, load,
                                                         before.usage.wall - load, o.seed);
@@ -160,26 +203,8 @@ Result<void> RunDrill(DrillOptions o, const GlobalOptions& global, Streams& s) {
   const nlohmann::json record =
       run::DrillRecordJson(name, base.command, findings, std::chrono::system_clock::now());
   const fs::path stored = FRUGAL_TRY(run::SaveDrillRecord(name, record));
-  if (drilled_run) {
-    nlohmann::json payload = record;
-    payload["kind"] = "drill";
-    if (auto added = db->AddEvent(*drilled_run, std::nullopt, ledger::EventType::kNote,
-                                  ledger::Now(), payload);
-        !added) {
-      log::Warning("ledger: the drill's findings not recorded: {}", added.error().message);
-    }
-  }
-  if (global.json) {
-    nlohmann::json doc = record;
-    doc.erase("v");
-    doc["stored"] = stored.string();
-    doc["ledger_runs"] = {
-        {"baseline", baseline_run ? nlohmann::json(*baseline_run) : nlohmann::json()},
-        {"preempted", drilled_run ? nlohmann::json(*drilled_run) : nlohmann::json()}};
-    WriteJson(s, doc);
-  } else {
-    PrintFindings(s.out, findings, stored);
-  }
+  NoteFindingsInLedger(*db, drilled_run, record);
+  ReportDrill(record, findings, stored, baseline_run, drilled_run, global, s);
   if (!findings.spot_ready) return Fail(ErrorCode::kFailed, "the job is not spot-ready");
   return {};
 }

@@ -442,6 +442,7 @@ Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, 
 
 }  // namespace
 
+// One function: the flag list reads as the command's help, top to bottom.
 void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action) {
   auto o = std::make_shared<EstimateOptions>();
   CLI::App* cmd = app.add_subcommand(

@@ -137,19 +137,23 @@ nlohmann::json RecordedJson(const plan::DeviceMeasurementsFromRecords& r) {
   return list;
 }
 
-}  // namespace
-
-Result<void> RunMeasuredEstimate(const MeasuredEstimateOptions& o, const MeasuredEstimateJob& job,
-                                 const GlobalOptions& global, Streams& s) {
-  const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
+/// The measurements the prediction starts from: each --measured in order, then what the ledger
+/// recorded under --profile; one GPU model named twice, either way, is kBadInput.
+struct Measurements {
   std::vector<estimate::DeviceMeasurement> measured;
+  std::optional<plan::DeviceMeasurementsFromRecords> recorded;
+};
+
+Result<Measurements> GatherMeasurements(const MeasuredEstimateOptions& o, const catalog::Catalog& c,
+                                        const GlobalOptions& global) {
+  Measurements m;
   std::map<std::string, std::string> given;  // GPU model → the --measured text that named it
   for (const std::string& text : o.measured) {
-    measured.push_back(FRUGAL_TRY(estimate::ParseDeviceMeasurement(text, c).map_error(
+    m.measured.push_back(FRUGAL_TRY(estimate::ParseDeviceMeasurement(text, c).map_error(
         [](Error e) { return e.Wrap("--measured"); })));
     // Two figures for one model would be averaged out of sight: which one is right is the
     // user's call, not ours.
-    const auto [it, fresh] = given.try_emplace(measured.back().gpu->name, text);
+    const auto [it, fresh] = given.try_emplace(m.measured.back().gpu->name, text);
     if (!fresh) {
       return Fail(ErrorCode::kBadInput,
                   fmt::format("--measured: {} is given twice ('{}' and '{}'); give one "
@@ -157,94 +161,131 @@ Result<void> RunMeasuredEstimate(const MeasuredEstimateOptions& o, const Measure
                               it->first, it->second, text));
     }
   }
-  std::optional<plan::DeviceMeasurementsFromRecords> recorded;
   if (!o.profile.empty()) {
-    recorded = FRUGAL_TRY(FromLedger(o.profile, c, global));
-    for (const estimate::DeviceMeasurement& m : recorded->measured) {
-      if (const auto it = given.find(m.gpu->name); it != given.end()) {
+    m.recorded = FRUGAL_TRY(FromLedger(o.profile, c, global));
+    for (const estimate::DeviceMeasurement& r : m.recorded->measured) {
+      if (const auto it = given.find(r.gpu->name); it != given.end()) {
         return Fail(ErrorCode::kBadInput,
                     fmt::format("--measured: {} is given ('{}') and also recorded under "
                                 "--profile {}; give it one way",
                                 it->first, it->second, o.profile));
       }
     }
-    measured.insert(measured.end(), recorded->measured.begin(), recorded->measured.end());
+    m.measured.insert(m.measured.end(), m.recorded->measured.begin(), m.recorded->measured.end());
   }
-  const catalog::GpuSpec* gpu =
-      FRUGAL_TRY(c.RequireGpu(job.gpu).map_error([](Error e) { return e.Wrap("--gpu"); }));
-  if (job.gpus < 1) return Fail(ErrorCode::kBadInput, "--gpus: must be at least 1");
-  const estimate::WorkloadShape shape = FRUGAL_TRY(ShapeFrom(o, job));
-  const estimate::CrossGpuPrediction p =
-      FRUGAL_TRY(estimate::PredictThroughput(measured, *gpu, job.gpus, shape));
-  const std::optional<double> units = FRUGAL_TRY(WorkUnits(job));
+  return m;
+}
+
+/// What the job costs on each rented tier for `wall_hours` (one tier with --tier).
+Result<std::vector<estimate::TierCost>> CostsFor(const catalog::Catalog& c,
+                                                 const catalog::GpuSpec& gpu,
+                                                 const MeasuredEstimateJob& job,
+                                                 double wall_hours) {
+  std::vector<estimate::TierCost> costs =
+      estimate::CheapestPerTier(c, gpu.name, job.gpus, wall_hours);
+  // Reservations are not rented per job (`--commitment` answers whether one would pay).
+  FRUGAL_TRY(estimate::ApplyReservedUtilization(costs, std::nullopt, wall_hours));
+  if (!job.tier.empty()) {
+    const CapacityTier tier =
+        FRUGAL_TRY(ParseRentedTier(job.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
+    std::erase_if(costs, [&](const estimate::TierCost& t) { return t.offer->tier != tier; });
+  }
+  return costs;
+}
+
+/// The prediction and what it was made for, as the command reports it.
+struct MeasuredAnswer {
+  const catalog::GpuSpec* gpu = nullptr;
+  int gpus = 0;
+  estimate::WorkloadShape shape;
+  estimate::CrossGpuPrediction prediction;
+  std::optional<double> units;
   std::optional<double> wall_hours;
   std::vector<estimate::TierCost> costs;
-  if (units) {
-    wall_hours = *units / p.per_second / 3600.0;
-    costs = estimate::CheapestPerTier(c, gpu->name, job.gpus, *wall_hours);
-    // Reservations are not rented per job (`--commitment` answers whether one would pay).
-    FRUGAL_TRY(estimate::ApplyReservedUtilization(costs, std::nullopt, *wall_hours));
-    if (!job.tier.empty()) {
-      const CapacityTier tier =
-          FRUGAL_TRY(ParseRentedTier(job.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
-      std::erase_if(costs, [&](const estimate::TierCost& t) { return t.offer->tier != tier; });
-    }
+};
+
+void WriteMeasuredJson(const Measurements& m, const MeasuredAnswer& a, Streams& s) {
+  const estimate::CrossGpuPrediction& p = a.prediction;
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& d : m.measured) {
+    list.push_back({{"gpu", d.gpu->name}, {"gpus", d.gpus}, {"per_second", d.per_second}});
   }
-  if (global.json) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& m : measured) {
-      list.push_back({{"gpu", m.gpu->name}, {"gpus", m.gpus}, {"per_second", m.per_second}});
-    }
-    nlohmann::json cost_list = nlohmann::json::array();
-    for (const auto& t : costs) {
-      cost_list.push_back({{"tier", CapacityTierName(t.offer->tier)},
-                           {"offer", t.offer->Id()},
-                           {"instances", t.instances},
-                           {"price_per_hour", t.offer->price.per_hour.dollars()},
-                           {"price_estimated", t.offer->price_estimated},
-                           {"cost_usd", t.cost.dollars()}});
-    }
-    WriteJson(s, {{"throughput_per_second", p.per_second},
-                  {"basis", p.basis},
-                  {"single_gpu_throughput_per_second", p.single_gpu_per_second},
-                  {"compute_bound_share", p.compute_share_target},
-                  {"fixed_share", p.fixed_share_target},
-                  {"data_parallel_efficiency", p.data_parallel_efficiency},
-                  {"fitted", p.fitted},
-                  {"gpu", gpu->name},
-                  {"gpus", job.gpus},
-                  {"dtype", catalog::PrecisionName(shape.precision)},
-                  {"family", estimate::ModelFamilyName(shape.family)},
-                  {"measured", list},
-                  {"work_units", units ? nlohmann::json(*units) : nlohmann::json()},
-                  {"wall_hours", wall_hours ? nlohmann::json(*wall_hours) : nlohmann::json()},
-                  {"costs", cost_list},
-                  {"measured_from", recorded ? MeasuredFromJson(*recorded) : nlohmann::json()},
-                  {"recorded_measurements",
-                   recorded ? RecordedJson(*recorded) : nlohmann::json::array()}});
-    return {};
+  nlohmann::json cost_list = nlohmann::json::array();
+  for (const auto& t : a.costs) {
+    cost_list.push_back({{"tier", CapacityTierName(t.offer->tier)},
+                         {"offer", t.offer->Id()},
+                         {"instances", t.instances},
+                         {"price_per_hour", t.offer->price.per_hour.dollars()},
+                         {"price_estimated", t.offer->price_estimated},
+                         {"cost_usd", t.cost.dollars()}});
   }
-  if (recorded) {
-    for (const plan::RecordedUse& u : recorded->uses) {
-      const plan::RecordedMeasurement& m = u.measurement;
+  WriteJson(s, {{"throughput_per_second", p.per_second},
+                {"basis", p.basis},
+                {"single_gpu_throughput_per_second", p.single_gpu_per_second},
+                {"compute_bound_share", p.compute_share_target},
+                {"fixed_share", p.fixed_share_target},
+                {"data_parallel_efficiency", p.data_parallel_efficiency},
+                {"fitted", p.fitted},
+                {"gpu", a.gpu->name},
+                {"gpus", a.gpus},
+                {"dtype", catalog::PrecisionName(a.shape.precision)},
+                {"family", estimate::ModelFamilyName(a.shape.family)},
+                {"measured", list},
+                {"work_units", a.units ? nlohmann::json(*a.units) : nlohmann::json()},
+                {"wall_hours", a.wall_hours ? nlohmann::json(*a.wall_hours) : nlohmann::json()},
+                {"costs", cost_list},
+                {"measured_from", m.recorded ? MeasuredFromJson(*m.recorded) : nlohmann::json()},
+                {"recorded_measurements",
+                 m.recorded ? RecordedJson(*m.recorded) : nlohmann::json::array()}});
+}
+
+void PrintMeasured(const Measurements& m, const MeasuredAnswer& a, Streams& s) {
+  const estimate::CrossGpuPrediction& p = a.prediction;
+  if (m.recorded) {
+    for (const plan::RecordedUse& u : m.recorded->uses) {
+      const plan::RecordedMeasurement& r = u.measurement;
       s.out << fmt::format(
           "{}: {} measured {} on {}{}\n", u.used ? "Measured" : "Not used",
-          m.run_id.empty() ? fmt::format("profile {}", m.profile_id) : "run " + m.run_id,
-          m.recorded_at, m.device, u.used ? "" : ": " + u.note);
+          r.run_id.empty() ? fmt::format("profile {}", r.profile_id) : "run " + r.run_id,
+          r.recorded_at, r.device, u.used ? "" : ": " + u.note);
     }
   }
   s.out << fmt::format("Predicted throughput on {} x{}: {:.4g} units/s ({:.4g} on one GPU)\n",
-                       gpu->name, job.gpus, p.per_second, p.single_gpu_per_second);
+                       a.gpu->name, a.gpus, p.per_second, p.single_gpu_per_second);
   s.out << "Basis: " << p.basis << "\n";
-  if (!wall_hours) return {};
-  s.out << fmt::format("Time: {:.2f} h wall for {:.4g} units\n", *wall_hours, *units);
+  if (!a.wall_hours) return;
+  s.out << fmt::format("Time: {:.2f} h wall for {:.4g} units\n", *a.wall_hours, *a.units);
   Table t({{"TIER"}, {"OFFER"}, {"INSTANCES", Align::kRight}, {"COST", Align::kRight}});
-  for (const auto& c_ : costs) {
-    const std::string mark = c_.offer->price_estimated ? " (est.)" : "";
-    t.AddRow({std::string(CapacityTierName(c_.offer->tier)), c_.offer->Id(),
-              std::to_string(c_.instances), c_.cost.ToString() + mark});
+  for (const auto& c : a.costs) {
+    const std::string mark = c.offer->price_estimated ? " (est.)" : "";
+    t.AddRow({std::string(CapacityTierName(c.offer->tier)), c.offer->Id(),
+              std::to_string(c.instances), c.cost.ToString() + mark});
   }
-  if (!costs.empty()) t.Render(s.out);
+  if (!a.costs.empty()) t.Render(s.out);
+}
+
+}  // namespace
+
+Result<void> RunMeasuredEstimate(const MeasuredEstimateOptions& o, const MeasuredEstimateJob& job,
+                                 const GlobalOptions& global, Streams& s) {
+  const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
+  const Measurements m = FRUGAL_TRY(GatherMeasurements(o, c, global));
+  MeasuredAnswer a;
+  a.gpu = FRUGAL_TRY(c.RequireGpu(job.gpu).map_error([](Error e) { return e.Wrap("--gpu"); }));
+  if (job.gpus < 1) return Fail(ErrorCode::kBadInput, "--gpus: must be at least 1");
+  a.gpus = job.gpus;
+  a.shape = FRUGAL_TRY(ShapeFrom(o, job));
+  a.prediction = FRUGAL_TRY(estimate::PredictThroughput(m.measured, *a.gpu, job.gpus, a.shape));
+  a.units = FRUGAL_TRY(WorkUnits(job));
+  if (a.units) {
+    a.wall_hours = *a.units / a.prediction.per_second / 3600.0;
+    a.costs = FRUGAL_TRY(CostsFor(c, *a.gpu, job, *a.wall_hours));
+  }
+  if (global.json) {
+    WriteMeasuredJson(m, a, s);
+  } else {
+    PrintMeasured(m, a, s);
+  }
   return {};
 }
 

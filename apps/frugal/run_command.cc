@@ -151,7 +151,8 @@ void RecordProfile(ledger::Ledger& db, const run::RunProfiler& profiler,
       rate, units, r.device, stored->id, r.name);
 }
 
-Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s) {
+/// The flags' texts as the ledger and the journal can keep them, and the --override reason.
+Result<void> CheckRunFlagTexts(const RunOptions& o) {
   const std::string override_text = o.override_reason.value_or("");
   for (const auto& [flag, value] :
        {std::pair<const char*, const std::string&>{"--restart", o.restart},
@@ -167,8 +168,11 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
     FRUGAL_TRY(run::CheckFlagText(flag, value));
   }
   FRUGAL_TRY(CheckOverrideReason(o.override_reason));
-  SuperviseSetup setup = FRUGAL_TRY(BuildSupervisorConfig(o.supervise, global));
-  run::SupervisorConfig& config = setup.config;
+  return {};
+}
+
+/// --restart, --max-restarts, --restart-backoff and the deadline policy into `config`.
+Result<void> ApplyRestartOptions(const RunOptions& o, run::SupervisorConfig& config) {
   if (o.restart != "requeue" && o.restart != "local") {
     return Fail(ErrorCode::kBadInput,
                 fmt::format("option --restart: '{}' is not requeue or local", o.restart));
@@ -182,6 +186,68 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
     return Fail(ErrorCode::kBadInput, "option --restart-backoff: " + backoff.error().message);
   config.restart_backoff = *backoff;
   config.deadline_advice = FRUGAL_TRY(DeadlineAdviceOf(o));
+  return {};
+}
+
+/// Adds the preemptions --chaos-preempt-every makes up and those the cloud's metadata announces;
+/// true when the run can be preempted (on spot, or with either source).
+Result<bool> AddPreemptionSources(const RunOptions& o, const SuperviseSetup& setup,
+                                  run::Supervisor& supervisor) {
+  bool preemptible = setup.offer.tier == CapacityTier::kSpot;
+  if (!o.chaos_every.empty()) {
+    Result<Duration> every = ParseDuration(o.chaos_every);
+    if (!every || every->count() <= 0) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("option --chaos-preempt-every: '{}' is not a positive duration",
+                              o.chaos_every));
+    }
+    supervisor.AddPreemptionSource(
+        std::make_unique<run::ChaosPreemptions>(*every, o.seed, o.chaos_max));
+    preemptible = true;
+  }
+  if (auto metadata = FRUGAL_TRY(MetadataSource(o.supervise))) {
+    supervisor.AddPreemptionSource(std::move(metadata));
+    preemptible = true;
+  }
+  return preemptible;
+}
+
+/// Links the recorded policy override to the run the ledger now holds; a failure is a warning.
+void LinkOverrideToRun(ledger::Ledger& db, std::optional<ledger::OverrideId> override_id,
+                       const run::RunSession& session, Streams& s) {
+  if (!override_id || !session.ledger_run_id()) return;
+  if (auto linked = db.LinkOverride(*override_id, session.ledger_run_id(), std::nullopt); !linked) {
+    s.err << fmt::format("frugal: warning: override {} not linked to its run: {}\n", *override_id,
+                         linked.error().message);
+  }
+}
+
+/// What follows a run that ran: its records written as far as they go, its measurement kept,
+/// its summary, and its exit code as the command's.
+Result<void> FinishRun(const run::RunResult& result, const run::SupervisorConfig& config,
+                       run::RunSession& session, ledger::Ledger& db,
+                       const std::optional<run::RunProfiler>& profiler, bool preemptible,
+                       const GlobalOptions& global, Streams& s) {
+  const bool ledger_behind = !session.Flush(kLedgerPatienceAtExit);
+  session.journal().Retry();
+  WarnUnwritten(ledger_behind ? session.pending() : 0, session.journal().pending(),
+                ledger::ResolveLocation(global.db), session.journal().path(), config.run_id, s);
+  if (profiler) RecordProfile(db, *profiler, result, session.ledger_run_id(), s);
+  const auto checks = run::RunSelfChecks(result, preemptible);
+  if (global.json) {
+    WriteJson(s, RunSummaryJson(config, result, checks));
+  } else {
+    PrintRunSummary(s.out, config, result, checks);
+  }
+  if (result.exit_code == 0) return {};
+  return Fail(static_cast<ErrorCode>(result.exit_code), result.message);
+}
+
+Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s) {
+  FRUGAL_TRY(CheckRunFlagTexts(o));
+  SuperviseSetup setup = FRUGAL_TRY(BuildSupervisorConfig(o.supervise, global));
+  run::SupervisorConfig& config = setup.config;
+  FRUGAL_TRY(ApplyRestartOptions(o, config));
 
   // The policy before anything is written: a refused run leaves no ledger row and no run dir.
   const PolicyCheck policy_check = FRUGAL_TRY(CheckRunAgainstPolicy(o, setup, global, s));
@@ -202,22 +268,7 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
     override_id = FRUGAL_TRY(RecordOverride(*db, policy_check.enforcement, *policy_check.policy));
   }
   run::Supervisor& supervisor = session->NewSupervisor();
-  bool preemptible = setup.offer.tier == CapacityTier::kSpot;
-  if (!o.chaos_every.empty()) {
-    Result<Duration> every = ParseDuration(o.chaos_every);
-    if (!every || every->count() <= 0) {
-      return Fail(ErrorCode::kBadInput,
-                  fmt::format("option --chaos-preempt-every: '{}' is not a positive duration",
-                              o.chaos_every));
-    }
-    supervisor.AddPreemptionSource(
-        std::make_unique<run::ChaosPreemptions>(*every, o.seed, o.chaos_max));
-    preemptible = true;
-  }
-  if (auto metadata = FRUGAL_TRY(MetadataSource(o.supervise))) {
-    supervisor.AddPreemptionSource(std::move(metadata));
-    preemptible = true;
-  }
+  const bool preemptible = FRUGAL_TRY(AddPreemptionSources(o, setup, supervisor));
   // A run of a job spec measures the job as `frugal profile` would, for its next plan.
   std::optional<run::RunProfiler> profiler;
   if (!setup.job_name.empty()) {
@@ -229,28 +280,9 @@ Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s
 
   Result<run::RunResult> ran = supervisor.Run();
   status.Clear();
-  if (override_id && session->ledger_run_id()) {
-    if (auto linked = db->LinkOverride(*override_id, session->ledger_run_id(), std::nullopt);
-        !linked) {
-      s.err << fmt::format("frugal: warning: override {} not linked to its run: {}\n", *override_id,
-                           linked.error().message);
-    }
-  }
+  LinkOverrideToRun(*db, override_id, *session, s);
   if (!ran) return Fail(ran.error());
-  const run::RunResult& result = *ran;
-  const bool ledger_behind = !session->Flush(kLedgerPatienceAtExit);
-  session->journal().Retry();
-  WarnUnwritten(ledger_behind ? session->pending() : 0, session->journal().pending(),
-                ledger::ResolveLocation(global.db), session->journal().path(), config.run_id, s);
-  if (profiler) RecordProfile(*db, *profiler, result, session->ledger_run_id(), s);
-  const auto checks = run::RunSelfChecks(result, preemptible);
-  if (global.json) {
-    WriteJson(s, RunSummaryJson(config, result, checks));
-  } else {
-    PrintRunSummary(s.out, config, result, checks);
-  }
-  if (result.exit_code == 0) return {};
-  return Fail(static_cast<ErrorCode>(result.exit_code), result.message);
+  return FinishRun(*ran, config, *session, *db, profiler, preemptible, global, s);
 }
 
 }  // namespace

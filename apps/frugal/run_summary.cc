@@ -68,9 +68,10 @@ void StatusLine::Update(const run::RunStatus& status) {
 
 void StatusLine::Clear() { printer_.Clear(); }
 
-void PrintRunSummary(std::ostream& out, const run::SupervisorConfig& config, const RunResult& r,
-                     const std::vector<run::SelfCheck>& checks) {
-  out << fmt::format("run {} (attempt {}): {}\n", config.run_id, r.attempt, r.message);
+namespace {
+
+/// What the run cost (the ledger's figures, and the caps' where they differ) and any cap hit.
+void PrintSpend(std::ostream& out, const run::SupervisorConfig& config, const RunResult& r) {
   // Spend and GPU-hours are the segments' (the ledger's figures: `runs`, `report`, FOCUS); the
   // caps counted the supervisor's whole time, which is a little more.
   out << fmt::format("  spend        {} at {}{}", r.recorded.spent.ToString(),
@@ -92,6 +93,10 @@ void PrintRunSummary(std::ostream& out, const run::SupervisorConfig& config, con
   if (r.cap)
     out << fmt::format("  cap          {} reached; overshoot {}\n", run::CapKindName(*r.cap),
                        r.overshoot);
+}
+
+/// Segments, preemptions, progress, checkpoints and resumes.
+void PrintProgress(std::ostream& out, const RunResult& r) {
   out << fmt::format("  segments     {}, preemptions {}, restarts {}\n", r.segments, r.preemptions,
                      r.restarts);
   if (r.recommended_tier)
@@ -117,26 +122,37 @@ void PrintRunSummary(std::ostream& out, const run::SupervisorConfig& config, con
     out << fmt::format("  resume       to first progress: mean {} max {}\n",
                        Seconds(Mean(r.resume_times)), Seconds(Max(r.resume_times)));
   }
-  const run::UtilizationSummary& u = r.utilization;
-  if (u.samples > 0) {
+}
+
+/// What the sampler saw of the CPU, memory, I/O and GPU.
+void PrintUtilization(std::ostream& out, const run::UtilizationSummary& u) {
+  out << fmt::format(
+      "  utilization  CPU {:.2f} cores mean, {:.2f} p95; peak RSS {}; I/O wait {:.0f}%\n",
+      u.cpu_cores_mean, u.cpu_cores_p95, Gib(u.peak_rss_bytes), 100 * u.io_wait_fraction_mean);
+  if (u.gpu_util_mean) {
     out << fmt::format(
-        "  utilization  CPU {:.2f} cores mean, {:.2f} p95; peak RSS {}; I/O wait {:.0f}%\n",
-        u.cpu_cores_mean, u.cpu_cores_p95, Gib(u.peak_rss_bytes), 100 * u.io_wait_fraction_mean);
-    if (u.gpu_util_mean) {
+        "               GPU {:.0f}% mean, {:.0f}% p95, idle {:.0f}% of samples, peak memory {}\n",
+        *u.gpu_util_mean, u.gpu_util_p95.value_or(0), 100 * u.gpu_idle_fraction.value_or(0),
+        Gib(u.gpu_peak_memory_bytes.value_or(0)));
+    if (u.gpu_util_training_mean) {
       out << fmt::format(
-          "               GPU {:.0f}% mean, {:.0f}% p95, idle {:.0f}% of samples, peak memory {}\n",
-          *u.gpu_util_mean, u.gpu_util_p95.value_or(0), 100 * u.gpu_idle_fraction.value_or(0),
-          Gib(u.gpu_peak_memory_bytes.value_or(0)));
-      if (u.gpu_util_training_mean) {
-        out << fmt::format(
-            "               GPU {:.0f}% mean while training ({} samples after the first "
-            "progress)\n",
-            *u.gpu_util_training_mean, u.gpu_training_samples);
-      }
-    } else {
-      out << "               GPU: none seen\n";
+          "               GPU {:.0f}% mean while training ({} samples after the first "
+          "progress)\n",
+          *u.gpu_util_training_mean, u.gpu_training_samples);
     }
+  } else {
+    out << "               GPU: none seen\n";
   }
+}
+
+}  // namespace
+
+void PrintRunSummary(std::ostream& out, const run::SupervisorConfig& config, const RunResult& r,
+                     const std::vector<run::SelfCheck>& checks) {
+  out << fmt::format("run {} (attempt {}): {}\n", config.run_id, r.attempt, r.message);
+  PrintSpend(out, config, r);
+  PrintProgress(out, r);
+  if (r.utilization.samples > 0) PrintUtilization(out, r.utilization);
   for (const std::string& w : r.warnings) out << "  warning      " << w << "\n";
   for (const run::SelfCheck& c : checks) {
     const char* label = c.level == run::CheckLevel::kOk       ? "ok"
@@ -146,6 +162,7 @@ void PrintRunSummary(std::ostream& out, const run::SupervisorConfig& config, con
   }
 }
 
+// One function: the summary document, one field a line, reads as its schema.
 nlohmann::json RunSummaryJson(const run::SupervisorConfig& config, const RunResult& r,
                               const std::vector<run::SelfCheck>& checks) {
   auto ms = [](const std::vector<Duration>& v) {

@@ -270,10 +270,11 @@ void AddSuperviseOptions(CLI::App* cmd, SuperviseOptions& o) {
   cmd->add_option("command", o.command, "The training command, after --")->required();
 }
 
-Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o,
-                                             const GlobalOptions& global) {
-  // Flags are the user's words, quoted back in messages and kept in the journal: UTF-8 text.
-  // (--run-dir is a path, the command the user's business: both are written escaped.)
+namespace {
+
+/// Flags are the user's words, quoted back in messages and kept in the journal: UTF-8 text.
+/// (--run-dir is a path, the command the user's business: both are written escaped.)
+Result<void> CheckSuperviseFlagTexts(const SuperviseOptions& o) {
   for (const auto& [flag, value] : {std::pair<const char*, const std::string&>{"--price", o.price},
                                     {"--offer", o.offer},
                                     {"--gpu", o.gpu},
@@ -291,21 +292,11 @@ Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o,
                                     {"--metadata-interval", o.metadata_interval}}) {
     FRUGAL_TRY(run::CheckFlagText(flag, value));
   }
-  SuperviseSetup setup;
-  run::SupervisorConfig& c = setup.config;
-  std::optional<LoadedSpec> loaded;
-  if (!o.spec.empty()) {
-    loaded = FRUGAL_TRY(LoadSpec(o, global));
-    // The spec's tags and caps; the flags below override them one by one.
-    for (const auto& [key, value] : loaded->spec.tags) c.tags[key] = value;
-    c.caps.dollars = loaded->spec.constraints.budget;
-    c.caps.gpu_hours = loaded->spec.constraints.max_gpu_hours;
-    setup.spec_text = loaded->text;
-    setup.job_name = loaded->spec.measurement_name;
-  } else if (o.allow_overrun) {
-    return Fail(ErrorCode::kBadInput,
-                "option --allow-overrun: only with --spec (it lifts the estimate gate)");
-  }
+  return {};
+}
+
+/// --budget, --max-gpu-hours, --max-wall and each --tag, over what the spec said.
+Result<void> ApplyCapsAndTags(const SuperviseOptions& o, run::SupervisorConfig& c) {
   if (!o.budget.empty()) {
     Result<Money> budget = Money::Parse(o.budget);
     if (!budget || *budget <= Money()) {
@@ -333,22 +324,25 @@ Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o,
         ledger::ParseTag(text).map_error([](const Error& e) { return e.Wrap("option --tag"); }));
     c.tags[tag.key] = tag.value;
   }
-  Pricing p;
+  return {};
+}
+
+/// What the run is priced at: the planner's pick for a spec without --price, else the flags'.
+Result<Pricing> PriceRun(const SuperviseOptions& o, const std::optional<LoadedSpec>& loaded,
+                         const run::BudgetCaps& caps, const GlobalOptions& global) {
   if (loaded && o.price.empty()) {
     if (!o.offer.empty() && !o.gpu.empty())
       return Fail(ErrorCode::kBadInput, "give --offer or --gpu, not both");
-    p = FRUGAL_TRY(PriceSpecRun(o, *loaded, c.caps));
-  } else {
-    if (loaded)
-      log::Warning(
-          "--price names capacity the planner does not know: no estimate to check the budget");
-    p = FRUGAL_TRY(ResolvePricing(o, global));
+    return PriceSpecRun(o, *loaded, caps);
   }
-  setup.offer = p.record;
-  c.price = p.rate;
-  c.gpus = p.gpus;
-  c.offer = p.offer;
-  c.tier = p.tier;
+  if (loaded)
+    log::Warning(
+        "--price names capacity the planner does not know: no estimate to check the budget");
+  return ResolvePricing(o, global);
+}
+
+/// The grace periods, intervals and checkpoints kept.
+Result<void> ApplyIntervals(const SuperviseOptions& o, run::SupervisorConfig& c) {
   c.checkpoint_grace = FRUGAL_TRY(ParseOptionDuration("--grace", o.grace));
   c.stop_grace = FRUGAL_TRY(ParseOptionDuration("--stop-grace", o.stop_grace));
   c.accrual_interval = FRUGAL_TRY(ParseOptionDuration("--accrual-interval", o.accrual));
@@ -359,6 +353,37 @@ Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o,
   if (o.keep_checkpoints < 1)
     return Fail(ErrorCode::kBadInput, "option --keep-checkpoints: must be at least 1");
   c.keep_checkpoints = o.keep_checkpoints;
+  return {};
+}
+
+}  // namespace
+
+Result<SuperviseSetup> BuildSupervisorConfig(const SuperviseOptions& o,
+                                             const GlobalOptions& global) {
+  FRUGAL_TRY(CheckSuperviseFlagTexts(o));
+  SuperviseSetup setup;
+  run::SupervisorConfig& c = setup.config;
+  std::optional<LoadedSpec> loaded;
+  if (!o.spec.empty()) {
+    loaded = FRUGAL_TRY(LoadSpec(o, global));
+    // The spec's tags and caps; the flags below override them one by one.
+    for (const auto& [key, value] : loaded->spec.tags) c.tags[key] = value;
+    c.caps.dollars = loaded->spec.constraints.budget;
+    c.caps.gpu_hours = loaded->spec.constraints.max_gpu_hours;
+    setup.spec_text = loaded->text;
+    setup.job_name = loaded->spec.measurement_name;
+  } else if (o.allow_overrun) {
+    return Fail(ErrorCode::kBadInput,
+                "option --allow-overrun: only with --spec (it lifts the estimate gate)");
+  }
+  FRUGAL_TRY(ApplyCapsAndTags(o, c));
+  const Pricing p = FRUGAL_TRY(PriceRun(o, loaded, c.caps, global));
+  setup.offer = p.record;
+  c.price = p.rate;
+  c.gpus = p.gpus;
+  c.offer = p.offer;
+  c.tier = p.tier;
+  FRUGAL_TRY(ApplyIntervals(o, c));
   c.command = o.command;
   c.run_id = o.run_id.empty() ? DefaultRunId() : o.run_id;
   FRUGAL_TRY(run::CheckRunId(c.run_id, "--run-id"));

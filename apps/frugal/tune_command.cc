@@ -381,6 +381,37 @@ void AddReplayFlags(CLI::App* tune, TuneOptions& o) {
                    "Write the best-so-far curve against spend to this SVG file");
 }
 
+/// `frugal tune resume NAME`: its flags, and the caps it may replace.
+void AddResumeCommand(CLI::App* tune, const std::shared_ptr<TuneOptions>& o, GlobalOptions& global,
+                      Action& action) {
+  CLI::App* resume = tune->add_subcommand("resume", "Continue a study with its rung state intact");
+  resume->add_option("name", o->study, "Study name")->required();
+  resume->add_option("--curve-svg", o->curve_svg,
+                     "Write the best-so-far curve against spend to this SVG file");
+  resume->add_option("--halt-after", o->halt_after, "Stop after N events as if killed (drills)")
+      ->check(WholeNumber(1, 1'000'000'000));
+  resume
+      ->add_option("--save-every-ms", o->save_every_ms,
+                   "Save the study state at most this often (default 200)")
+      ->check(WholeNumber(0, 86'400'000));
+  resume->add_option("--budget", o->new_caps.budget,
+                     "New hard dollar budget (replaces the study's; lower than spent: stop)");
+  resume->add_option("--max-gpu-hours", o->new_caps.max_gpu_hours, "New hard GPU-hour cap");
+  resume->add_option("--max-trials", o->new_caps.max_trials, "New cap on the number of trials");
+  resume->add_option("--trial-max-wall", o->new_caps.trial_max_wall,
+                     "New per-trial wall-clock cap (e.g. 3h)");
+  resume->add_option("--plateau-trials", o->new_caps.plateau_trials,
+                     "New plateau gate: stop after N trials without improvement");
+  resume->add_option("--plateau-spend", o->new_caps.plateau_spend,
+                     "New plateau gate: stop after this many dollars without improvement");
+  resume->add_option("--plateau-epsilon", o->new_caps.plateau_epsilon,
+                     "New plateau ε: the least gain that counts as an improvement");
+  AddOverrideOption(resume, o->override_reason);
+  resume->callback([o, &global, &action] {
+    action = [o, &global](Streams& s) { return ResumeTune(*o, global, s); };
+  });
+}
+
 }  // namespace
 
 void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
@@ -418,32 +449,7 @@ void RegisterTune(CLI::App& app, GlobalOptions& global, Action& action) {
   status->callback([o, &global, &action] {
     action = [o, &global](Streams& s) { return StatusTune(*o, global, s); };
   });
-  CLI::App* resume = tune->add_subcommand("resume", "Continue a study with its rung state intact");
-  resume->add_option("name", o->study, "Study name")->required();
-  resume->add_option("--curve-svg", o->curve_svg,
-                     "Write the best-so-far curve against spend to this SVG file");
-  resume->add_option("--halt-after", o->halt_after, "Stop after N events as if killed (drills)")
-      ->check(WholeNumber(1, 1'000'000'000));
-  resume
-      ->add_option("--save-every-ms", o->save_every_ms,
-                   "Save the study state at most this often (default 200)")
-      ->check(WholeNumber(0, 86'400'000));
-  resume->add_option("--budget", o->new_caps.budget,
-                     "New hard dollar budget (replaces the study's; lower than spent: stop)");
-  resume->add_option("--max-gpu-hours", o->new_caps.max_gpu_hours, "New hard GPU-hour cap");
-  resume->add_option("--max-trials", o->new_caps.max_trials, "New cap on the number of trials");
-  resume->add_option("--trial-max-wall", o->new_caps.trial_max_wall,
-                     "New per-trial wall-clock cap (e.g. 3h)");
-  resume->add_option("--plateau-trials", o->new_caps.plateau_trials,
-                     "New plateau gate: stop after N trials without improvement");
-  resume->add_option("--plateau-spend", o->new_caps.plateau_spend,
-                     "New plateau gate: stop after this many dollars without improvement");
-  resume->add_option("--plateau-epsilon", o->new_caps.plateau_epsilon,
-                     "New plateau ε: the least gain that counts as an improvement");
-  AddOverrideOption(resume, o->override_reason);
-  resume->callback([o, &global, &action] {
-    action = [o, &global](Streams& s) { return ResumeTune(*o, global, s); };
-  });
+  AddResumeCommand(tune, o, global, action);
   CLI::App* check = tune->add_subcommand("check", "The checklist to run before spending");
   check->add_option("study", o->check_path, "Study spec (YAML)")->required();
   check->callback([o, &global, &action] {

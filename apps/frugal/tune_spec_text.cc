@@ -133,13 +133,15 @@ Result<std::shared_ptr<const tune::ReplayTable>> LoadReplayTableOnce(
   return loaded;
 }
 
-Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
+namespace {
+
+/// Each flag checked here so errors name the flag rather than the generated spec.
+Result<void> CheckReplayFlags(const TuneOptions& o) {
   if (o.metric.empty())
     return Fail(ErrorCode::kBadInput, "tune --replay without a spec needs --metric");
   if (!o.budget.empty() && o.price_per_hour.empty()) {
     return Fail(ErrorCode::kBadInput, "--budget is in dollars: give --price-per-hour too");
   }
-  // Check each flag here so errors name the flag rather than the generated spec.
   if (auto kind = tune::ParseSchedulerKind(o.scheduler); !kind) {
     return Fail(kind.error().Wrap("--scheduler"));
   }
@@ -160,30 +162,43 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
   if (!(o.reduction_factor > 1))
     return Fail(ErrorCode::kBadInput, "--reduction-factor: must exceed 1");
   if (!(o.grace > 0)) return Fail(ErrorCode::kBadInput, "--grace: must be positive");
-  const fs::path dir = fs::absolute(o.replay_dir);
-  tune::ReplaySource source{dir, o.config_column, o.cost_column};
-  // The ladder's top is the longest curve in the table.
-  const std::shared_ptr<const tune::ReplayTable> loaded =
-      FRUGAL_TRY(LoadReplayTableOnce(source, o.metric, o.fidelity));
-  const tune::ReplayTable& table = *loaded;
+  return {};
+}
+
+/// The fidelity ladder a replay table allows: up to its longest curve, from its first report
+/// (or --grace), rungs as shares of each configuration's own schedule where it gives one.
+struct ReplayLadder {
   double max_fidelity = 0;
+  double first_report = 0;
+  std::string scale_by;
+};
+
+Result<ReplayLadder> LadderOf(const TuneOptions& o, const tune::ReplayTable& table,
+                              const fs::path& dir) {
+  ReplayLadder l;
+  // The ladder's top is the longest curve in the table.
   for (const auto& c : table.configs()) {
-    if (!c.curve.empty()) max_fidelity = std::max(max_fidelity, c.curve.back().fidelity);
+    if (!c.curve.empty()) l.max_fidelity = std::max(l.max_fidelity, c.curve.back().fidelity);
   }
-  if (max_fidelity <= 0)
+  if (l.max_fidelity <= 0)
     return Fail(ErrorCode::kBadInput, dir.string() + ": the table has no curves");
   // Each configuration's own schedule, when the table gives it (a column equal to where each
   // curve ends): rungs are then shares of it. And no rung below the first report, where
   // nothing has been measured yet.
-  std::string scale_by = o.scale_by == "none" ? "" : o.scale_by;
-  if (o.scale_by.empty()) scale_by = table.ScheduleLengthColumn(o.fidelity).value_or("");
-  double first_report = std::max(1.0, table.FirstReport());
-  if (o.grace_given) first_report = std::min(first_report, o.grace);
-  if (o.grace_given && o.grace > max_fidelity) {
+  l.scale_by = o.scale_by == "none" ? "" : o.scale_by;
+  if (o.scale_by.empty()) l.scale_by = table.ScheduleLengthColumn(o.fidelity).value_or("");
+  l.first_report = std::max(1.0, table.FirstReport());
+  if (o.grace_given) l.first_report = std::min(l.first_report, o.grace);
+  if (o.grace_given && o.grace > l.max_fidelity) {
     return Fail(ErrorCode::kBadInput,
                 fmt::format("--grace: {:g} is past the table's longest curve ({:g} {}s)", o.grace,
-                            max_fidelity, o.fidelity));
+                            l.max_fidelity, o.fidelity));
   }
+  return l;
+}
+
+/// The study spec the flags describe, as YAML.
+std::string ReplaySpecYaml(const TuneOptions& o, const fs::path& dir, const ReplayLadder& l) {
   std::string yaml = fmt::format(
       "apiVersion: frugal/v1\nkind: Study\nname: '{}'\n"
       "replay: {{dir: '{}', config_column: {}, cost_column: {}}}\n"
@@ -191,11 +206,11 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
       "fidelity: {{name: {}, min: {}, max: {}{}, reduction_factor: {}{}}}\n"
       "{}sampler: {}\nseed: {}\nresources: {{workers: {}{}}}\n",
       DefaultStudyName(o, dir), dir.string(), o.config_column, o.cost_column, o.metric,
-      o.maximize ? "maximize" : "minimize", o.fidelity, std::min(first_report, max_fidelity),
-      max_fidelity,
+      o.maximize ? "maximize" : "minimize", o.fidelity, std::min(l.first_report, l.max_fidelity),
+      l.max_fidelity,
       // Left unstated, the spec's default grace (3) applies, with its early rungs.
       o.grace_given ? fmt::format(", grace: {}", o.grace) : "", o.reduction_factor,
-      scale_by.empty() ? "" : ", scale_by: '" + scale_by + "'",
+      l.scale_by.empty() ? "" : ", scale_by: '" + l.scale_by + "'",
       o.scheduler_given ? "scheduler: " + o.scheduler + "\n" : "", o.sampler, o.seed, o.workers,
       o.price_per_hour.empty() ? "" : ", price_per_hour: '" + o.price_per_hour + "'");
   std::string gates;
@@ -203,7 +218,19 @@ Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
   if (o.max_gpu_hours) gates += fmt::format("max_gpu_hours: {}, ", *o.max_gpu_hours);
   if (o.max_trials) gates += fmt::format("max_trials: {}, ", *o.max_trials);
   if (!gates.empty()) yaml += "gates: {" + gates.substr(0, gates.size() - 2) + "}\n";
-  tune::SpecText text{yaml, "(flags)", fs::current_path()};
+  return yaml;
+}
+
+}  // namespace
+
+Result<tune::SpecText> SpecFromFlags(const TuneOptions& o) {
+  FRUGAL_TRY(CheckReplayFlags(o));
+  const fs::path dir = fs::absolute(o.replay_dir);
+  tune::ReplaySource source{dir, o.config_column, o.cost_column};
+  const std::shared_ptr<const tune::ReplayTable> loaded =
+      FRUGAL_TRY(LoadReplayTableOnce(source, o.metric, o.fidelity));
+  const ReplayLadder ladder = FRUGAL_TRY(LadderOf(o, *loaded, dir));
+  tune::SpecText text{ReplaySpecYaml(o, dir, ladder), "(flags)", fs::current_path()};
   // What the spec's own checks find, they find in a spec the user never wrote: name the flag.
   if (auto parsed = tune::ParseStudySpec(text.yaml, text.source, text.base_dir); !parsed) {
     return Fail(FlagError(parsed.error()));

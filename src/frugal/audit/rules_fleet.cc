@@ -93,6 +93,112 @@ std::vector<Segment> InventoryBusySegments(const AuditOptions& o) {
   return out;
 }
 
+using OfferKey = std::tuple<std::string, std::string, std::string>;  // cloud, type, region
+
+/// The on-demand GPU segments of the ledger's runs, then the inventory's busy ones, by offer.
+std::map<OfferKey, std::vector<const Segment*>> OnDemandUseByOffer(
+    const AuditData& data, const std::vector<Segment>& inventory) {
+  std::map<OfferKey, std::vector<const Segment*>> groups;
+  for (const RunFacts& r : data.runs) {
+    for (const Segment& s : r.segments) {
+      if (s.offer.tier == CapacityTier::kOnDemand && s.offer.gpu_count > 0) {
+        groups[{s.offer.cloud, s.offer.instance_type, s.offer.region}].push_back(&s);
+      }
+    }
+  }
+  for (const Segment& s : inventory) {
+    groups[{s.offer.cloud, s.offer.instance_type, s.offer.region}].push_back(&s);
+  }
+  return groups;
+}
+
+/// A commitment to `level` instances of one offer, and what the window would have cost with
+/// and without it.
+struct CommitmentSizing {
+  double discount = 0;
+  double level = 0;
+  double instance_hours = 0;
+  double overflow_hours = 0;
+  Money price;  // what was paid on demand, per hour
+  Money without;
+  Money with;
+};
+
+/// The level worth committing to given the hourly `usage`; nullopt when the catalog lacks the
+/// offer's prices, the commitment has no discount, or committing would not save.
+std::optional<CommitmentSizing> SizeCommitment(const ledger::SegmentOffer& offer,
+                                               const std::vector<double>& usage,
+                                               const AuditOptions& o) {
+  const catalog::Offer* od = FindOffer(o, offer, CapacityTier::kOnDemand);
+  const catalog::Offer* committed = FindOffer(o, offer, o.thresholds.commitment_tier);
+  if (od == nullptr || committed == nullptr || od->price.per_hour.IsZero()) return std::nullopt;
+  CommitmentSizing c;
+  c.discount = 1 - committed->price.per_hour.RatioTo(od->price.per_hour);
+  if (c.discount <= 0) return std::nullopt;
+  // The level kept busy in a (1 − discount) share of hours: above it, a committed instance
+  // would be idle often enough that on-demand is cheaper.
+  std::vector<double> sorted = usage;
+  std::sort(sorted.begin(), sorted.end(), std::greater<>());
+  const auto index =
+      static_cast<size_t>(std::ceil((1 - c.discount) * static_cast<double>(sorted.size())));
+  c.level = std::floor(sorted[std::max<size_t>(index, 1) - 1] + 1e-9);
+  if (c.level < 1) return std::nullopt;
+  c.price = offer.price.per_hour;
+  for (double u : usage) {
+    c.instance_hours += u;
+    c.overflow_hours += std::max(u - c.level, 0.0);
+  }
+  c.without = c.price.Scaled(c.instance_hours);
+  c.with = c.price.Scaled((1 - c.discount) * c.level * static_cast<double>(usage.size())) +
+           c.price.Scaled(c.overflow_hours);
+  if (c.with >= c.without) return std::nullopt;
+  return c;
+}
+
+Finding CommitmentFinding(const std::vector<const Segment*>& segments,
+                          const std::vector<double>& usage, const CommitmentSizing& c,
+                          double window_days, const AuditOptions& o) {
+  const ledger::SegmentOffer& offer = segments.front()->offer;
+  Finding f;
+  f.rule = kCommitment;
+  f.subject = fmt::format("{} {} {}", offer.cloud, offer.instance_type, offer.region);
+  std::set<std::string> instances;
+  for (const Segment* s : segments) {
+    if (s->run_id == 0) {
+      instances.insert(s->offer.zone);
+    } else if (std::find(f.runs.begin(), f.runs.end(), s->run_id) == f.runs.end()) {
+      f.runs.push_back(s->run_id);
+    }
+  }
+  f.evidence = fmt::format(
+      "{:.0f} instance-hours on demand over {:.0f} days (mean {:.2f} instances); {} or more "
+      "in use {:.0f}% of hours",
+      c.instance_hours, window_days, c.instance_hours / static_cast<double>(usage.size()), c.level,
+      100.0 *
+          static_cast<double>(std::count_if(usage.begin(), usage.end(),
+                                            [&](double u) { return u >= c.level - 1e-9; })) /
+          static_cast<double>(usage.size()));
+  f.facts = {{"level", c.level},
+             {"discount", c.discount},
+             {"break_even_utilization", 1 - c.discount},
+             {"instance_hours", c.instance_hours}};
+  if (!instances.empty()) {
+    f.facts["inventory_instances"] = std::vector<std::string>(instances.begin(), instances.end());
+  }
+  f.saving_per_month = PerMonth(c.without - c.with, o);
+  f.saving_basis = fmt::format(
+      "{} on demand − ({} instances × {} h × {} × {:.0f}% + {:.1f} h above the level on demand) "
+      "= {}, × {} / window days; discount {:.0f}% from the catalog's {} offer",
+      c.without.ToString(), c.level, usage.size(), c.price.ToString(), (1 - c.discount) * 100,
+      c.overflow_hours, (c.without - c.with).ToString(), o.thresholds.month_days, c.discount * 100,
+      CapacityTierName(o.thresholds.commitment_tier));
+  f.action = fmt::format(
+      "commit to {} × {} ({}); break-even utilization {:.0f}%: below it on demand is cheaper",
+      c.level, offer.instance_type, CapacityTierName(o.thresholds.commitment_tier),
+      (1 - c.discount) * 100);
+  return f;
+}
+
 }  // namespace
 
 void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditResult& out) {
@@ -104,23 +210,10 @@ void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditRes
                     o.thresholds.commitment_min_days));
     return;
   }
-  const CapacityTier tier = o.thresholds.commitment_tier;
-  std::map<std::tuple<std::string, std::string, std::string>, std::vector<const Segment*>> groups;
-  for (const RunFacts& r : data.runs) {
-    for (const Segment& s : r.segments) {
-      if (s.offer.tier == CapacityTier::kOnDemand && s.offer.gpu_count > 0) {
-        groups[{s.offer.cloud, s.offer.instance_type, s.offer.region}].push_back(&s);
-      }
-    }
-  }
   // The inventory's on-demand instances count as used in their busy readings (an idle one is
   // a candidate for stopping, not for a commitment); run id 0 marks them.
   const std::vector<Segment> inventory = InventoryBusySegments(o);
-  for (const Segment& s : inventory) {
-    groups[{s.offer.cloud, s.offer.instance_type, s.offer.region}].push_back(&s);
-  }
-  for (const auto& [key, segments] : groups) {
-    const ledger::SegmentOffer& offer = segments.front()->offer;
+  for (const auto& [key, segments] : OnDemandUseByOffer(data, inventory)) {
     const Timestamp first_use =
         (*std::min_element(segments.begin(), segments.end(), [](auto* a, auto* b) {
           return a->start < b->start;
@@ -128,70 +221,12 @@ void CommitmentCandidates(const AuditData& data, const AuditOptions& o, AuditRes
     if (ToHours(o.now - std::max(first_use, o.since)) / 24 < o.thresholds.commitment_min_days) {
       continue;
     }
-    std::vector<double> usage = HourlyUsage(segments, o);
+    const std::vector<double> usage = HourlyUsage(segments, o);
     if (usage.empty()) continue;
-    const catalog::Offer* od = FindOffer(o, offer, CapacityTier::kOnDemand);
-    const catalog::Offer* committed = FindOffer(o, offer, tier);
-    if (od == nullptr || committed == nullptr || od->price.per_hour.IsZero()) continue;
-    const double discount = 1 - committed->price.per_hour.RatioTo(od->price.per_hour);
-    if (discount <= 0) continue;
-    // The level kept busy in a (1 − discount) share of hours: above it, a committed instance
-    // would be idle often enough that on-demand is cheaper.
-    std::vector<double> sorted = usage;
-    std::sort(sorted.begin(), sorted.end(), std::greater<>());
-    const auto index =
-        static_cast<size_t>(std::ceil((1 - discount) * static_cast<double>(sorted.size())));
-    const double level = std::floor(sorted[std::max<size_t>(index, 1) - 1] + 1e-9);
-    if (level < 1) continue;
-    const Money price = offer.price.per_hour;  // what was paid on demand
-    double instance_hours = 0;
-    double overflow_hours = 0;
-    for (double u : usage) {
-      instance_hours += u;
-      overflow_hours += std::max(u - level, 0.0);
-    }
-    const Money without = price.Scaled(instance_hours);
-    const Money with = price.Scaled((1 - discount) * level * static_cast<double>(usage.size())) +
-                       price.Scaled(overflow_hours);
-    if (with >= without) continue;
-    Finding f;
-    f.rule = kCommitment;
-    f.subject = fmt::format("{} {} {}", offer.cloud, offer.instance_type, offer.region);
-    std::set<std::string> instances;
-    for (const Segment* s : segments) {
-      if (s->run_id == 0) {
-        instances.insert(s->offer.zone);
-      } else if (std::find(f.runs.begin(), f.runs.end(), s->run_id) == f.runs.end()) {
-        f.runs.push_back(s->run_id);
-      }
-    }
-    f.evidence = fmt::format(
-        "{:.0f} instance-hours on demand over {:.0f} days (mean {:.2f} instances); {} or more "
-        "in use {:.0f}% of hours",
-        instance_hours, window_days, instance_hours / static_cast<double>(usage.size()), level,
-        100.0 *
-            static_cast<double>(std::count_if(usage.begin(), usage.end(),
-                                              [&](double u) { return u >= level - 1e-9; })) /
-            static_cast<double>(usage.size()));
-    f.facts = {{"level", level},
-               {"discount", discount},
-               {"break_even_utilization", 1 - discount},
-               {"instance_hours", instance_hours}};
-    if (!instances.empty()) {
-      f.facts["inventory_instances"] = std::vector<std::string>(instances.begin(), instances.end());
-    }
-    f.saving_per_month = PerMonth(without - with, o);
-    f.saving_basis = fmt::format(
-        "{} on demand − ({} instances × {} h × {} × {:.0f}% + {:.1f} h above the level on demand) "
-        "= {}, × {} / window days; discount {:.0f}% from the catalog's {} offer",
-        without.ToString(), level, usage.size(), price.ToString(), (1 - discount) * 100,
-        overflow_hours, (without - with).ToString(), o.thresholds.month_days, discount * 100,
-        CapacityTierName(o.thresholds.commitment_tier));
-    f.action = fmt::format(
-        "commit to {} × {} ({}); break-even utilization {:.0f}%: below it on demand is cheaper",
-        level, offer.instance_type, CapacityTierName(o.thresholds.commitment_tier),
-        (1 - discount) * 100);
-    out.findings.push_back(std::move(f));
+    const std::optional<CommitmentSizing> sizing =
+        SizeCommitment(segments.front()->offer, usage, o);
+    if (!sizing) continue;
+    out.findings.push_back(CommitmentFinding(segments, usage, *sizing, window_days, o));
   }
 }
 
@@ -269,6 +304,82 @@ void StudiesWithoutPruning(const AuditData& data, const AuditOptions& o, AuditRe
   }
 }
 
+namespace {
+
+/// The catalog's GPU instance types, lower case.
+std::set<std::string> GpuInstanceTypes(const catalog::Catalog& catalog) {
+  std::set<std::string> gpu_types;
+  for (const catalog::Offer& offer : catalog.offers()) {
+    if (offer.gpu_count > 0) gpu_types.insert(ToLower(offer.instance_type));
+  }
+  return gpu_types;
+}
+
+struct BilledGpuResource {
+  std::string type;
+  Money billed;
+  bool linked = false;
+};
+
+/// The GPU resources billed after `from`, by resource id (SKU id where the bill has none). A
+/// billed resource is GPU capacity when its resource or SKU id names a catalog GPU instance
+/// type (the longest name that matches), or else its charge description does (AWS bills name
+/// the type only there).
+std::map<std::string, BilledGpuResource> BilledGpuResources(const AuditData& data,
+                                                            const std::set<std::string>& gpu_types,
+                                                            Timestamp from) {
+  std::map<std::string, BilledGpuResource> resources;
+  for (const BillingFact& b : data.billing) {
+    if (b.end <= from) continue;
+    const std::string text = ToLower(b.resource_id + " " + b.sku_id);
+    std::string type;
+    for (const std::string& t : gpu_types) {
+      if (text.find(t) != std::string::npos && t.size() > type.size()) type = t;
+    }
+    if (type.empty()) {
+      const std::string described = InstanceTypeInDescription(b.charge_description);
+      if (gpu_types.contains(described)) type = described;
+    }
+    if (type.empty()) continue;
+    BilledGpuResource& r = resources[b.resource_id.empty() ? b.sku_id : b.resource_id];
+    r.type = type;
+    r.billed += b.billed;
+    r.linked = r.linked || b.run_id.has_value();
+  }
+  return resources;
+}
+
+/// Whether a ledger run used `type` between `from` and `bill_end`.
+bool LedgerRanOn(const AuditData& data, const std::string& type, Timestamp from, Timestamp bill_end,
+                 const AuditOptions& o) {
+  bool used = false;
+  for (const RunFacts& run : data.runs) {
+    for (const Segment& s : run.segments) {
+      used = used || (ToLower(s.offer.instance_type) == type && s.end.value_or(o.now) > from &&
+                      s.start < bill_end);
+    }
+  }
+  return used;
+}
+
+Finding ForgottenFinding(const std::string& id, const BilledGpuResource& r, Timestamp from,
+                         Timestamp bill_end, const AuditOptions& o) {
+  Finding f;
+  f.rule = kForgottenCapacity;
+  f.subject = fmt::format("{} ({})", id, r.type);
+  f.evidence = fmt::format("billed {} from {} to {} with no run in the ledger", r.billed.ToString(),
+                           ledger::FormatTimestamp(from), ledger::FormatTimestamp(bill_end));
+  f.facts = {{"billed", r.billed.ToPlainString()}, {"instance_type", r.type}};
+  f.saving_per_month = r.billed.Scaled(o.thresholds.month_days / o.thresholds.forgotten_days);
+  f.saving_basis = fmt::format("{} billed in the last {} days of the bill × {} / {}",
+                               r.billed.ToString(), o.thresholds.forgotten_days,
+                               o.thresholds.month_days, o.thresholds.forgotten_days);
+  f.action = "find its owner and terminate it, or record its work with `frugal run`";
+  return f;
+}
+
+}  // namespace
+
 void ForgottenCapacity(const AuditData& data, const AuditOptions& o, AuditResult& out) {
   if (data.billing.empty()) {
     if (o.inventory == nullptr) {
@@ -284,64 +395,17 @@ void ForgottenCapacity(const AuditData& data, const AuditOptions& o, AuditResult
         fmt::format("{}: no catalog to tell GPU instance types", kForgottenCapacity));
     return;
   }
-  // A billed resource is GPU capacity when its resource or SKU id names a catalog GPU
-  // instance type (the longest name that matches), or else its charge description does (AWS
-  // bills name the type only there).
-  std::set<std::string> gpu_types;
-  for (const catalog::Offer& offer : o.catalog->offers()) {
-    if (offer.gpu_count > 0) gpu_types.insert(ToLower(offer.instance_type));
-  }
+  const std::set<std::string> gpu_types = GpuInstanceTypes(*o.catalog);
   Timestamp bill_end{};
   for (const BillingFact& b : data.billing) bill_end = std::max(bill_end, b.end);
   const Timestamp from =
       bill_end - std::chrono::duration_cast<Duration>(
                      std::chrono::duration<double, std::ratio<86400>>(o.thresholds.forgotten_days));
-  struct Resource {
-    std::string type;
-    Money billed;
-    bool linked = false;
-  };
-  std::map<std::string, Resource> resources;
-  for (const BillingFact& b : data.billing) {
-    if (b.end <= from) continue;
-    const std::string text = ToLower(b.resource_id + " " + b.sku_id);
-    std::string type;
-    for (const std::string& t : gpu_types) {
-      if (text.find(t) != std::string::npos && t.size() > type.size()) type = t;
-    }
-    if (type.empty()) {
-      const std::string described = InstanceTypeInDescription(b.charge_description);
-      if (gpu_types.contains(described)) type = described;
-    }
-    if (type.empty()) continue;
-    Resource& r = resources[b.resource_id.empty() ? b.sku_id : b.resource_id];
-    r.type = type;
-    r.billed += b.billed;
-    r.linked = r.linked || b.run_id.has_value();
-  }
-  for (const auto& [id, r] : resources) {
+  for (const auto& [id, r] : BilledGpuResources(data, gpu_types, from)) {
     // Any ledger run on that instance type in the same two weeks accounts for the capacity.
-    bool used = r.linked;
-    for (const RunFacts& run : data.runs) {
-      for (const Segment& s : run.segments) {
-        used = used || (ToLower(s.offer.instance_type) == r.type && s.end.value_or(o.now) > from &&
-                        s.start < bill_end);
-      }
-    }
+    const bool used = r.linked || LedgerRanOn(data, r.type, from, bill_end, o);
     if (used || r.billed <= Money()) continue;
-    Finding f;
-    f.rule = kForgottenCapacity;
-    f.subject = fmt::format("{} ({})", id, r.type);
-    f.evidence =
-        fmt::format("billed {} from {} to {} with no run in the ledger", r.billed.ToString(),
-                    ledger::FormatTimestamp(from), ledger::FormatTimestamp(bill_end));
-    f.facts = {{"billed", r.billed.ToPlainString()}, {"instance_type", r.type}};
-    f.saving_per_month = r.billed.Scaled(o.thresholds.month_days / o.thresholds.forgotten_days);
-    f.saving_basis = fmt::format("{} billed in the last {} days of the bill × {} / {}",
-                                 r.billed.ToString(), o.thresholds.forgotten_days,
-                                 o.thresholds.month_days, o.thresholds.forgotten_days);
-    f.action = "find its owner and terminate it, or record its work with `frugal run`";
-    out.findings.push_back(std::move(f));
+    out.findings.push_back(ForgottenFinding(id, r, from, bill_end, o));
   }
 }
 

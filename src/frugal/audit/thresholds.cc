@@ -22,9 +22,8 @@ Result<void> ReadNumber(const YamlDoc& doc, std::string_view key, double lo, dou
   return {};
 }
 
-Result<Thresholds> FromDoc(const YamlDoc& doc) {
-  Thresholds t;
-  if (!doc.root() || doc.root().IsNull()) return t;
+/// The document's keys and version.
+Result<void> CheckThresholdsDoc(const YamlDoc& doc) {
   FRUGAL_TRY(doc.CheckKeys(doc.root(), "thresholds",
                            {"version",
                             "idle_gpu_util_pct",
@@ -58,6 +57,11 @@ Result<Thresholds> FromDoc(const YamlDoc& doc) {
         doc.ErrorAt(doc.root()["version"], "version",
                     fmt::format("unsupported version {} (this frugal reads 1)", *version)));
   }
+  return {};
+}
+
+/// Every numeric threshold the document sets, each within its range.
+Result<void> ReadNumbers(const YamlDoc& doc, Thresholds& t) {
   FRUGAL_TRY(ReadNumber(doc, "idle_gpu_util_pct", 0, 100, t.idle_gpu_util_pct));
   FRUGAL_TRY(ReadNumber(doc, "idle_min_hours", 1, 24 * 365, t.idle_min_hours));
   FRUGAL_TRY(ReadNumber(doc, "underutil_gpu_util_pct", 0, 100, t.underutil_gpu_util_pct));
@@ -81,6 +85,14 @@ Result<Thresholds> FromDoc(const YamlDoc& doc) {
   FRUGAL_TRY(ReadNumber(doc, "commitment_min_history_days", 1, 365, t.commitment_min_history_days));
   FRUGAL_TRY(ReadNumber(doc, "commitment_max_unused_pct", 0, 100, t.commitment_max_unused_pct));
   FRUGAL_TRY(ReadNumber(doc, "month_days", 28, 31, t.month_days));
+  return {};
+}
+
+Result<Thresholds> FromDoc(const YamlDoc& doc) {
+  Thresholds t;
+  if (!doc.root() || doc.root().IsNull()) return t;
+  FRUGAL_TRY(CheckThresholdsDoc(doc));
+  FRUGAL_TRY(ReadNumbers(doc, t));
   t.budgets = FRUGAL_TRY(ReadBudgets(doc, doc.root()));
   if (auto tier = FRUGAL_TRY(doc.OptionalString(doc.root(), "commitment_tier"))) {
     const std::optional<CapacityTier> parsed = TierNamed(*tier);

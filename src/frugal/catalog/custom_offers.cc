@@ -12,19 +12,9 @@
 namespace frugal::catalog {
 namespace {
 
-Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node,
-                        const std::vector<std::string>& known) {
-  FRUGAL_TRY(
-      doc.CheckKeys(node, "offer",
-                    {"name", "cloud", "region", "zone", "gpu", "gpus", "price_per_hour",
-                     "price_per_gpu_hour", "tier", "preemptions_per_hour", "vcpus", "ram_gib",
-                     "boot", "setup", "staging_gbps", "billing_increment", "minimum_billed"}));
-  Offer o;
-  o.source = OfferSource::kCustom;
-  o.instance_type = FRUGAL_TRY(doc.RequiredString(node, "name"));
-  o.cloud = FRUGAL_TRY(doc.OptionalString(node, "cloud")).value_or("onprem");
-  o.region = FRUGAL_TRY(doc.OptionalString(node, "region")).value_or("local");
-  o.zone = FRUGAL_TRY(doc.OptionalString(node, "zone")).value_or("");
+/// The offer's GPU model (one the catalog knows) and how many it has.
+Result<void> ReadOfferGpus(const YamlDoc& doc, const YAML::Node& node,
+                           const std::vector<std::string>& known, Offer& o) {
   if (auto gpu = FRUGAL_TRY(doc.OptionalString(node, "gpu"))) {
     const auto names = ResolveGpuName(*gpu, known);
     if (names.size() != 1) {
@@ -43,6 +33,11 @@ Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node,
   if (o.gpu.empty() && count > 0)
     return Fail(doc.ErrorAt(node["gpus"], "gpus", "a GPU count needs 'gpu'"));
   o.gpu_count = static_cast<int>(count);
+  return {};
+}
+
+/// The offer's price (per instance or per GPU), its tier, and how often it is preempted.
+Result<void> ReadOfferPrice(const YamlDoc& doc, const YAML::Node& node, Offer& o) {
   const auto whole = FRUGAL_TRY(doc.OptionalMoney(node, "price_per_hour"));
   const auto per_gpu = FRUGAL_TRY(doc.OptionalMoney(node, "price_per_gpu_hour"));
   if (whole.has_value() == per_gpu.has_value()) {
@@ -71,6 +66,12 @@ Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node,
     return Fail(doc.ErrorAt(node["preemptions_per_hour"], "preemptions_per_hour",
                             "expected a rate in [0, 60]"));
   }
+  return {};
+}
+
+/// The time an instance takes to boot, set up and stage data, and how it is billed; kept on
+/// the offer only when the spec gives any of it.
+Result<void> ReadOfferLaunch(const YamlDoc& doc, const YAML::Node& node, Offer& o) {
   OfferLaunch launch;
   for (const auto& [key, field] : {std::pair{"boot", &launch.boot_hours},
                                    {"setup", &launch.setup_hours},
@@ -89,6 +90,25 @@ Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node,
       launch.minimum_billed_hours || launch.staging_gbps) {
     o.launch = std::make_shared<const OfferLaunch>(launch);
   }
+  return {};
+}
+
+Result<Offer> ReadOffer(const YamlDoc& doc, const YAML::Node& node,
+                        const std::vector<std::string>& known) {
+  FRUGAL_TRY(
+      doc.CheckKeys(node, "offer",
+                    {"name", "cloud", "region", "zone", "gpu", "gpus", "price_per_hour",
+                     "price_per_gpu_hour", "tier", "preemptions_per_hour", "vcpus", "ram_gib",
+                     "boot", "setup", "staging_gbps", "billing_increment", "minimum_billed"}));
+  Offer o;
+  o.source = OfferSource::kCustom;
+  o.instance_type = FRUGAL_TRY(doc.RequiredString(node, "name"));
+  o.cloud = FRUGAL_TRY(doc.OptionalString(node, "cloud")).value_or("onprem");
+  o.region = FRUGAL_TRY(doc.OptionalString(node, "region")).value_or("local");
+  o.zone = FRUGAL_TRY(doc.OptionalString(node, "zone")).value_or("");
+  FRUGAL_TRY(ReadOfferGpus(doc, node, known, o));
+  FRUGAL_TRY(ReadOfferPrice(doc, node, o));
+  FRUGAL_TRY(ReadOfferLaunch(doc, node, o));
   o.vcpus = FRUGAL_TRY(doc.OptionalDouble(node, "vcpus")).value_or(0);
   if (o.vcpus < 0) return Fail(doc.ErrorAt(node["vcpus"], "vcpus", "must not be negative"));
   o.ram_gib = FRUGAL_TRY(doc.OptionalDouble(node, "ram_gib")).value_or(0);

@@ -7,6 +7,7 @@
 
 namespace frugal {
 
+// One function: the scanner is one state machine (quotes, line and column) that reads best whole.
 Result<CsvTable> CsvTable::Parse(std::string_view text, std::string source) {
   // Every field may end up in a JSON document or the ledger, which hold only UTF-8 text.
   FRUGAL_TRY(RequireUtf8(text, source));

@@ -48,6 +48,38 @@ std::string ProviderName(const std::string& cloud) {
 
 using Cells = std::map<std::string, std::string>;
 
+/// The commitment discount columns of a segment on a reserved tier.
+void AddCommitmentCells(const SegmentOffer& offer, double hours, Cells& c) {
+  c["CommitmentDiscountCategory"] = "Usage";
+  c["CommitmentDiscountId"] = fmt::format("frugal:{}:{}:{}:{}", offer.cloud, offer.instance_type,
+                                          offer.region, CapacityTierName(offer.tier));
+  c["CommitmentDiscountName"] =
+      fmt::format("{} {} {}", offer.instance_type, offer.region, CapacityTierName(offer.tier));
+  c["CommitmentDiscountQuantity"] = Decimal(hours);
+  c["CommitmentDiscountStatus"] = "Used";
+  c["CommitmentDiscountType"] = "Reserved";
+  c["CommitmentDiscountUnit"] = "Hours";
+}
+
+/// frugal's own columns (x_): the run and segment a row charges, and its GPUs.
+void AddRunCells(const Segment& s, const Run& run, const Utilization& util, double hours,
+                 Cells& c) {
+  const SegmentOffer& offer = s.offer;
+  // A run is known by its name (the run id `frugal run` prints); the ledger's row number
+  // means nothing in another ledger, so the import links by name.
+  c["x_RunId"] = run.name;
+  c["x_RunName"] = run.name;
+  c["x_RunStatus"] = std::string(RunStatusName(run.status));
+  c["x_SegmentId"] = std::to_string(s.id);
+  c["x_SegmentEndReason"] = s.end_reason ? std::string(EndReasonName(*s.end_reason)) : "";
+  c["x_GpuModel"] = offer.gpu;
+  c["x_GpuCount"] = std::to_string(offer.gpu_count);
+  c["x_GpuHours"] = Decimal(hours * offer.gpu_count);
+  c["x_GpuUtilization"] = util.gpu_util ? Decimal(*util.gpu_util) : "";
+  c["x_Tier"] = CapacityTierName(offer.tier);
+}
+
+// One function: the FOCUS columns a segment's row fills, one a line, in the column order.
 Cells SegmentCells(const SegmentFact& fact, const Run& run, const Utilization& util, Timestamp from,
                    Timestamp to, const FocusExportOptions& o) {
   const Segment& s = fact.segment;
@@ -77,17 +109,7 @@ Cells SegmentCells(const SegmentFact& fact, const Run& run, const Utilization& u
   c["ChargeFrequency"] = "Usage-Based";
   c["ChargePeriodStart"] = FocusTime(from);
   c["ChargePeriodEnd"] = FocusEndTime(to);
-  if (committed) {
-    c["CommitmentDiscountCategory"] = "Usage";
-    c["CommitmentDiscountId"] = fmt::format("frugal:{}:{}:{}:{}", offer.cloud, offer.instance_type,
-                                            offer.region, CapacityTierName(offer.tier));
-    c["CommitmentDiscountName"] =
-        fmt::format("{} {} {}", offer.instance_type, offer.region, CapacityTierName(offer.tier));
-    c["CommitmentDiscountQuantity"] = Decimal(hours);
-    c["CommitmentDiscountStatus"] = "Used";
-    c["CommitmentDiscountType"] = "Reserved";
-    c["CommitmentDiscountUnit"] = "Hours";
-  }
+  if (committed) AddCommitmentCells(offer, hours, c);
   c["ConsumedQuantity"] = Decimal(hours);
   c["ConsumedUnit"] = "Hours";
   c["ContractedCost"] = cost.ToPlainString();
@@ -123,23 +145,13 @@ Cells SegmentCells(const SegmentFact& fact, const Run& run, const Utilization& u
                              .dump();
   const nlohmann::json tags = run.tags.ToJson();
   if (!tags.empty()) c["Tags"] = tags.dump();
-  // A run is known by its name (the run id `frugal run` prints); the ledger's row number
-  // means nothing in another ledger, so the import links by name.
-  c["x_RunId"] = run.name;
-  c["x_RunName"] = run.name;
-  c["x_RunStatus"] = std::string(RunStatusName(run.status));
-  c["x_SegmentId"] = std::to_string(s.id);
-  c["x_SegmentEndReason"] = s.end_reason ? std::string(EndReasonName(*s.end_reason)) : "";
-  c["x_GpuModel"] = offer.gpu;
-  c["x_GpuCount"] = std::to_string(offer.gpu_count);
-  c["x_GpuHours"] = Decimal(hours * offer.gpu_count);
-  c["x_GpuUtilization"] = util.gpu_util ? Decimal(*util.gpu_util) : "";
-  c["x_Tier"] = CapacityTierName(offer.tier);
+  AddRunCells(s, run, util, hours, c);
   return c;
 }
 
 }  // namespace
 
+// One function: a flat list of the export's columns, in the order they are written.
 const std::vector<std::string>& FocusExportColumns() {
   static const std::vector<std::string> kColumns = {"AvailabilityZone",
                                                     "BilledCost",

@@ -105,6 +105,76 @@ const KnobResult& Knobs(Context& ctx, const catalog::GpuSpec& gpu, int total) {
   return it->second;
 }
 
+/// A spot option's wall time and cost, with capacity waits and the preemptions the checkpoint
+/// model expects; false (the option excluded) when the job cannot run on spot.
+bool PriceSpot(Context& ctx, Option& opt, const LaunchCosts& launch, const Rate& rate) {
+  const Offer& o = *opt.offer;
+  const auto deadline = ctx.plan.deadline_hours;
+  if (const auto& why = ctx.spec.fault_tolerance.not_spot_ready) {
+    Exclude(ctx, fmt::format("spot: drill '{}' found the job not spot-ready ({})",
+                             ctx.spec.fault_tolerance.drill, *why));
+    return false;
+  }
+  opt.kind = RunKind::kSpot;
+  // Capacity may be out at the start (the share of the time it is, for its mean outage),
+  // and is out after every preemption until it comes back.
+  const catalog::SpotRisk& risk = o.spot_risk;
+  opt.capacity_wait_hours = (1.0 - risk.available_share) * risk.mean_outage_hours;
+  opt.launch_hours += opt.capacity_wait_hours;
+  // Each restart waits for capacity (no instance, nothing billed) and stages the dataset
+  // again on the new instance.
+  FaultTolerance ft = ctx.spec.fault_tolerance;
+  ft.restart_hours += StagingHours(launch, ctx.plan.data.gb);
+  opt.spot =
+      ModelSpotRun(opt.work_hours, o.preemptions_per_hour * opt.instances, ft,
+                   deadline ? std::optional<double>(*deadline - opt.launch_hours) : std::nullopt,
+                   risk.mean_outage_hours);
+  if (!opt.spot.viable) {
+    Exclude(ctx, opt.spot.strategy == CheckpointStrategy::kFromScratch
+                     ? "spot: the job does not resume from checkpoints and a preemption "
+                       "comes long before a run from scratch could end"
+                     : "spot: preempted faster than it can restart");
+    return false;
+  }
+  opt.wall_hours = opt.launch_hours + opt.spot.expected_wall_hours;
+  opt.billed_hours =
+      BilledHours(launch, opt.wall_hours - opt.capacity_wait_hours - opt.spot.capacity_wait_hours);
+  opt.expected_cost = rate.ForHours(opt.billed_hours);
+  opt.deadline_miss_probability = opt.spot.deadline_miss_probability;
+  return true;
+}
+
+/// The option's wall time, billed hours and compute cost on its offer's tier; false (the
+/// option excluded) when the tier cannot be priced for this job.
+bool PriceByTier(Context& ctx, Option& opt, const LaunchCosts& launch, const Rate& rate) {
+  switch (opt.offer->tier) {
+    case CapacityTier::kOnDemand:
+      opt.wall_hours = opt.launch_hours + opt.work_hours;
+      opt.billed_hours = BilledHours(launch, opt.wall_hours);
+      opt.expected_cost = rate.ForHours(opt.billed_hours);
+      return true;
+    case CapacityTier::kSpot:
+      return PriceSpot(ctx, opt, launch, rate);
+    case CapacityTier::kReserved1y:
+    case CapacityTier::kReserved3y: {
+      const auto utilization = ctx.spec.constraints.reserved_utilization;
+      if (!utilization) {
+        Exclude(ctx, "reserved tiers: shown only with constraints.reserved_utilization");
+        return false;
+      }
+      opt.kind = RunKind::kReserved;
+      opt.estimated_price = true;
+      opt.wall_hours = opt.launch_hours + opt.work_hours;
+      opt.billed_hours = opt.wall_hours;
+      opt.expected_cost = rate.ForHours(opt.wall_hours / *utilization);
+      return true;
+    }
+    case CapacityTier::kOwned:  // never an offer's tier (catalog/offer.h)
+      return false;
+  }
+  return true;
+}
+
 /// Prices an option whose undisturbed wall time is known, by its offer's tier.
 bool Price(Context& ctx, Option& opt) {
   // Far past any deadline, and past what durations and money can hold: 1e30 tokens priced
@@ -122,63 +192,7 @@ bool Price(Context& ctx, Option& opt) {
   const LaunchCosts launch = LaunchCostsFor(o, ctx.spec.launch);
   const DataSource& data = ctx.plan.data;
   opt.launch_hours = LaunchHours(launch, o, data.gb) + data.preprocess_hours;
-  switch (o.tier) {
-    case CapacityTier::kOnDemand:
-      opt.wall_hours = opt.launch_hours + opt.work_hours;
-      opt.billed_hours = BilledHours(launch, opt.wall_hours);
-      opt.expected_cost = rate.ForHours(opt.billed_hours);
-      break;
-    case CapacityTier::kSpot: {
-      if (const auto& why = ctx.spec.fault_tolerance.not_spot_ready) {
-        Exclude(ctx, fmt::format("spot: drill '{}' found the job not spot-ready ({})",
-                                 ctx.spec.fault_tolerance.drill, *why));
-        return false;
-      }
-      opt.kind = RunKind::kSpot;
-      // Capacity may be out at the start (the share of the time it is, for its mean outage),
-      // and is out after every preemption until it comes back.
-      const catalog::SpotRisk& risk = o.spot_risk;
-      opt.capacity_wait_hours = (1.0 - risk.available_share) * risk.mean_outage_hours;
-      opt.launch_hours += opt.capacity_wait_hours;
-      // Each restart waits for capacity (no instance, nothing billed) and stages the dataset
-      // again on the new instance.
-      FaultTolerance ft = ctx.spec.fault_tolerance;
-      ft.restart_hours += StagingHours(launch, data.gb);
-      opt.spot = ModelSpotRun(
-          opt.work_hours, o.preemptions_per_hour * opt.instances, ft,
-          deadline ? std::optional<double>(*deadline - opt.launch_hours) : std::nullopt,
-          risk.mean_outage_hours);
-      if (!opt.spot.viable) {
-        Exclude(ctx, opt.spot.strategy == CheckpointStrategy::kFromScratch
-                         ? "spot: the job does not resume from checkpoints and a preemption "
-                           "comes long before a run from scratch could end"
-                         : "spot: preempted faster than it can restart");
-        return false;
-      }
-      opt.wall_hours = opt.launch_hours + opt.spot.expected_wall_hours;
-      opt.billed_hours = BilledHours(
-          launch, opt.wall_hours - opt.capacity_wait_hours - opt.spot.capacity_wait_hours);
-      opt.expected_cost = rate.ForHours(opt.billed_hours);
-      opt.deadline_miss_probability = opt.spot.deadline_miss_probability;
-      break;
-    }
-    case CapacityTier::kReserved1y:
-    case CapacityTier::kReserved3y: {
-      const auto utilization = ctx.spec.constraints.reserved_utilization;
-      if (!utilization) {
-        Exclude(ctx, "reserved tiers: shown only with constraints.reserved_utilization");
-        return false;
-      }
-      opt.kind = RunKind::kReserved;
-      opt.estimated_price = true;
-      opt.wall_hours = opt.launch_hours + opt.work_hours;
-      opt.billed_hours = opt.wall_hours;
-      opt.expected_cost = rate.ForHours(opt.wall_hours / *utilization);
-      break;
-    }
-    case CapacityTier::kOwned:  // never an offer's tier (catalog/offer.h)
-      return false;
-  }
+  if (!PriceByTier(ctx, opt, launch, rate)) return false;
   // Egress (or a copy's share) for every read of the data; spot restarts read it again.
   const double restarts = opt.kind == RunKind::kSpot ? opt.spot.expected_preemptions : 0;
   const auto data_cost =

@@ -13,15 +13,8 @@
 namespace frugal::policy {
 namespace {
 
-Result<Policy> FromDoc(const YamlDoc& doc, const catalog::Catalog& catalog) {
-  const YAML::Node& root = doc.root();
-  FRUGAL_TRY(doc.CheckKeys(root, "policy",
-                           {"apiVersion", "kind", "name", "version", "workload_tag",
-                            "default_workload", "workload_classes", "h100_justification_tag",
-                            "spot_for_fault_tolerant_training", "max_spot_checkpoint_interval",
-                            "max_budget_without_approval", "approval_tag", "required_tags"}));
-  Policy p;
-  p.source = doc.source();
+/// apiVersion and kind, and the policy's name and revision.
+Result<void> ReadPolicyHeader(const YamlDoc& doc, const YAML::Node& root, Policy& p) {
   const std::string api = FRUGAL_TRY(doc.RequiredString(root, "apiVersion"));
   if (api != "frugal/v1") {
     return tl::unexpected(doc.ErrorAt(root["apiVersion"], "apiVersion", "must be frugal/v1"));
@@ -40,6 +33,12 @@ Result<Policy> FromDoc(const YamlDoc& doc, const catalog::Catalog& catalog) {
   if (p.version < 1) {
     return tl::unexpected(doc.ErrorAt(root["version"], "version", "must be 1 or more"));
   }
+  return {};
+}
+
+/// The tag that names a run's workload class, the default class, and each class's GPU models.
+Result<void> ReadWorkloadClasses(const YamlDoc& doc, const YAML::Node& root,
+                                 const catalog::Catalog& catalog, Policy& p) {
   p.workload_tag = FRUGAL_TRY(doc.OptionalString(root, "workload_tag")).value_or("workload");
   p.default_workload =
       FRUGAL_TRY(doc.OptionalString(root, "default_workload")).value_or("training");
@@ -71,6 +70,11 @@ Result<Policy> FromDoc(const YamlDoc& doc, const catalog::Catalog& catalog) {
         fmt::format("'{}' is not one of workload_classes ({}){}", Abbreviate(p.default_workload),
                     fmt::join(classes, ", "), DidYouMean(p.default_workload, classes))));
   }
+  return {};
+}
+
+/// The rules on H100s, spot, checkpoints, budgets and tags.
+Result<void> ReadPolicyRules(const YamlDoc& doc, const YAML::Node& root, Policy& p) {
   p.h100_justification_tag =
       FRUGAL_TRY(doc.OptionalString(root, "h100_justification_tag")).value_or("");
   p.spot_for_fault_tolerant_training =
@@ -89,6 +93,21 @@ Result<Policy> FromDoc(const YamlDoc& doc, const catalog::Catalog& catalog) {
   }
   p.approval_tag = FRUGAL_TRY(doc.OptionalString(root, "approval_tag")).value_or("approved_by");
   p.required_tags = FRUGAL_TRY(doc.StringList(root, "required_tags"));
+  return {};
+}
+
+Result<Policy> FromDoc(const YamlDoc& doc, const catalog::Catalog& catalog) {
+  const YAML::Node& root = doc.root();
+  FRUGAL_TRY(doc.CheckKeys(root, "policy",
+                           {"apiVersion", "kind", "name", "version", "workload_tag",
+                            "default_workload", "workload_classes", "h100_justification_tag",
+                            "spot_for_fault_tolerant_training", "max_spot_checkpoint_interval",
+                            "max_budget_without_approval", "approval_tag", "required_tags"}));
+  Policy p;
+  p.source = doc.source();
+  FRUGAL_TRY(ReadPolicyHeader(doc, root, p));
+  FRUGAL_TRY(ReadWorkloadClasses(doc, root, catalog, p));
+  FRUGAL_TRY(ReadPolicyRules(doc, root, p));
   return p;
 }
 

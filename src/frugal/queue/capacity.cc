@@ -111,15 +111,8 @@ Result<void> CheckGpu(const YamlDoc& doc, const YAML::Node& node, const std::str
       fmt::format("'{}' is ambiguous ({}); name the exact part", gpu, fmt::join(names, ", ")));
 }
 
-Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,
-                       const std::vector<std::string>& known_gpus) {
-  FRUGAL_TRY(
-      doc.CheckKeys(node, "pool",
-                    {"name", "kind", "tier", "partition", "gres", "offer", "gpu", "gpus_per_node",
-                     "cpu_slots", "nodes", "max_jobs", "max_gpus", "price_per_gpu_hour",
-                     "price_schedule", "preemptions_per_hour", "trace", "changeover"}));
-  Pool pool;
-  pool.line = static_cast<int>(node.Mark().line) + 1;
+/// The pool's name, whether it is local or Slurm (its partition and gres), and its tier.
+Result<void> ReadPoolKind(const YamlDoc& doc, const YAML::Node& node, Pool& pool) {
   pool.name = FRUGAL_TRY(doc.RequiredString(node, "name"));
   if (pool.name.empty() || pool.name.size() > kMaxPoolNameBytes) {
     return doc.FailAt(
@@ -143,6 +136,12 @@ Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,
     const YAML::Node at = node["partition"] ? node["partition"] : node["gres"];
     return doc.FailAt(at, node["partition"] ? "partition" : "gres", "only a slurm pool has one");
   }
+  return {};
+}
+
+/// What the pool runs: its offer, its GPUs or CPU slots per node, its nodes and its caps.
+Result<void> ReadPoolSize(const YamlDoc& doc, const YAML::Node& node,
+                          const std::vector<std::string>& known_gpus, Pool& pool) {
   pool.offer = FRUGAL_TRY(doc.OptionalString(node, "offer")).value_or("");
   pool.gpu = FRUGAL_TRY(doc.OptionalString(node, "gpu")).value_or("");
   if (node["gpu"]) FRUGAL_TRY(CheckGpu(doc, node, pool.gpu, known_gpus));
@@ -167,6 +166,11 @@ Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,
   if (pool.kind == PoolKind::kSlurm && pool.gres.empty() && !pool.gpu.empty()) {
     pool.gres = fmt::format("gpu:{}", pool.gpus_per_node);
   }
+  return {};
+}
+
+/// What the pool costs (with its price schedule), and on spot how it is preempted.
+Result<void> ReadPoolPrice(const YamlDoc& doc, const YAML::Node& node, Pool& pool) {
   const std::optional<Money> price = FRUGAL_TRY(doc.OptionalMoney(node, "price_per_gpu_hour"));
   if (!price && pool.tier != CapacityTier::kOwned) {
     return doc.FailAt(
@@ -193,6 +197,21 @@ Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,
   }
   if (!pool.trace.empty()) pool.trace_where = doc.Where(node["trace"]) + ": field 'trace'";
   pool.changeover = FRUGAL_TRY(doc.OptionalDuration(node, "changeover")).value_or(pool.changeover);
+  return {};
+}
+
+Result<Pool> ParsePool(const YamlDoc& doc, const YAML::Node& node,
+                       const std::vector<std::string>& known_gpus) {
+  FRUGAL_TRY(
+      doc.CheckKeys(node, "pool",
+                    {"name", "kind", "tier", "partition", "gres", "offer", "gpu", "gpus_per_node",
+                     "cpu_slots", "nodes", "max_jobs", "max_gpus", "price_per_gpu_hour",
+                     "price_schedule", "preemptions_per_hour", "trace", "changeover"}));
+  Pool pool;
+  pool.line = static_cast<int>(node.Mark().line) + 1;
+  FRUGAL_TRY(ReadPoolKind(doc, node, pool));
+  FRUGAL_TRY(ReadPoolSize(doc, node, known_gpus, pool));
+  FRUGAL_TRY(ReadPoolPrice(doc, node, pool));
   FillHourly(pool);
   return pool;
 }

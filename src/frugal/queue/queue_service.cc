@@ -250,61 +250,65 @@ Result<void> Locked(ledger::Connection& db, const std::function<Result<void>()>&
   return db.Commit();
 }
 
-/// The locked part of a pass after the catch-up: place the waiting jobs, record the decisions
-/// that changed, claim the jobs to start now (and, on Slurm pools, those deferred).
-Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
-                          std::vector<Loaded>& jobs, Seconds now, PassReport& report,
-                          std::vector<Launch>& launches) {
-  ScheduleInput in;
-  in.now = now;
-  in.capacity = &capacity;
-  in.pools = CurrentPools(capacity, jobs, now);
-  in.committed = Committed(capacity, jobs, now);
-  std::vector<size_t> index;
+/// A waiting job whose cache output exists already succeeds without running; true when the
+/// job is such a one (whether or not this scheduler was the one to move it).
+Result<bool> SucceedIfCached(ledger::Connection& db, Loaded& j, Seconds now, PassReport& report) {
+  if (j.request.cache_output.empty() || !std::filesystem::exists(j.request.cache_output)) {
+    return false;
+  }
   const std::vector<QueueJobState> waiting = {QueueJobState::kWaiting};
+  QueueJobRow f;
+  f.reason = fmt::format("cached: the output of '{}' ({}) exists; not run again",
+                         j.request.cache_key, j.request.cache_output);
+  f.finished_ms = now * 1000;
+  f.exit_code = 0;
+  f.expected_cost_micros = 0;
+  if (FRUGAL_TRY(
+          ledger::MoveQueueJob(db, j.row.id, waiting, QueueJobState::kSucceeded, f, now * 1000))) {
+    j.row.state = QueueJobState::kSucceeded;
+    report.lines.push_back(fmt::format("job {} ({}) {}", j.row.id, j.row.name, f.reason));
+    ledger::QueueDecisionRow d;
+    d.job_id = j.row.id;
+    d.time_ms = now * 1000;
+    d.verdict = "cached";
+    d.reason = f.reason;
+    FRUGAL_TRY(ledger::InsertQueueDecisions(db, std::vector<ledger::QueueDecisionRow>{d}));
+  }
+  return true;
+}
+
+/// A waiting job with a dependency unmet: failed when one never will be, else left waiting
+/// with the first one named; true when the job is such a one.
+Result<bool> HoldOnDependencies(ledger::Connection& db, const std::vector<Loaded>& jobs, Loaded& j,
+                                Seconds now, PassReport& report) {
+  const DependencyState deps = CheckDependencies(j.request.depends_on, jobs, j.row.id);
+  if (deps.never) {
+    // In id order, so a chain of dependents fails in one pass.
+    FRUGAL_TRY(FailDependent(db, j, *deps.never, now, report));
+    return true;
+  }
+  const std::vector<std::string>& unmet = deps.unmet;
+  if (unmet.empty()) return false;
+  const std::string reason = "wait: for " + unmet.front() + (unmet.size() > 1 ? " and others" : "");
+  if (reason != j.row.reason) {
+    const std::vector<QueueJobState> waiting = {QueueJobState::kWaiting};
+    QueueJobRow f;
+    f.reason = reason;
+    FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, waiting, QueueJobState::kWaiting, f, now * 1000));
+  }
+  return true;
+}
+
+/// The waiting jobs the scheduler is to place this pass, into `in.jobs`, with their places in
+/// `jobs` in `index`; cached jobs and those held by dependencies are dealt with on the way.
+Result<void> CollectSchedulable(ledger::Connection& db, const Capacity& capacity,
+                                std::vector<Loaded>& jobs, Seconds now, PassReport& report,
+                                ScheduleInput& in, std::vector<size_t>& index) {
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (jobs[i].row.state != QueueJobState::kWaiting) continue;
     ++report.waiting;
-    if (!jobs[i].request.cache_output.empty() &&
-        std::filesystem::exists(jobs[i].request.cache_output)) {
-      QueueJobRow f;
-      f.reason = fmt::format("cached: the output of '{}' ({}) exists; not run again",
-                             jobs[i].request.cache_key, jobs[i].request.cache_output);
-      f.finished_ms = now * 1000;
-      f.exit_code = 0;
-      f.expected_cost_micros = 0;
-      if (FRUGAL_TRY(ledger::MoveQueueJob(db, jobs[i].row.id, waiting, QueueJobState::kSucceeded, f,
-                                          now * 1000))) {
-        jobs[i].row.state = QueueJobState::kSucceeded;
-        report.lines.push_back(
-            fmt::format("job {} ({}) {}", jobs[i].row.id, jobs[i].row.name, f.reason));
-        ledger::QueueDecisionRow d;
-        d.job_id = jobs[i].row.id;
-        d.time_ms = now * 1000;
-        d.verdict = "cached";
-        d.reason = f.reason;
-        FRUGAL_TRY(ledger::InsertQueueDecisions(db, std::vector<ledger::QueueDecisionRow>{d}));
-      }
-      continue;
-    }
-    const DependencyState deps =
-        CheckDependencies(jobs[i].request.depends_on, jobs, jobs[i].row.id);
-    if (deps.never) {
-      // In id order, so a chain of dependents fails in one pass.
-      FRUGAL_TRY(FailDependent(db, jobs[i], *deps.never, now, report));
-      continue;
-    }
-    if (const std::vector<std::string>& unmet = deps.unmet; !unmet.empty()) {
-      const std::string reason =
-          "wait: for " + unmet.front() + (unmet.size() > 1 ? " and others" : "");
-      if (reason != jobs[i].row.reason) {
-        QueueJobRow f;
-        f.reason = reason;
-        FRUGAL_TRY(ledger::MoveQueueJob(db, jobs[i].row.id, waiting, QueueJobState::kWaiting, f,
-                                        now * 1000));
-      }
-      continue;
-    }
+    if (FRUGAL_TRY(SucceedIfCached(db, jobs[i], now, report))) continue;
+    if (FRUGAL_TRY(HoldOnDependencies(db, jobs, jobs[i], now, report))) continue;
     // A waiting job's own expected cost is in the committed spend: the pass adds it back.
     for (const std::string& key : BudgetKeys(capacity, jobs[i].request)) {
       in.committed[key] -= Money::FromMicros(jobs[i].row.expected_cost_micros.value_or(0));
@@ -319,8 +323,18 @@ Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
     in.jobs.push_back({&jobs[i].request, WorkLeft(capacity, jobs[i].request), spot.spot_allowed,
                        spot.paid_allowed});
   }
+  return {};
+}
+
+/// The scheduler's placements acted on: the jobs to start claimed (into `launches`), the rest
+/// left waiting with their new reason; the decisions that changed recorded.
+Result<void> ActOnPlacements(ledger::Connection& db, const Capacity& capacity,
+                             std::vector<Loaded>& jobs, const std::vector<size_t>& index,
+                             const std::vector<Placement>& placements, Seconds now,
+                             PassReport& report, std::vector<Launch>& launches) {
+  const std::vector<QueueJobState> waiting = {QueueJobState::kWaiting};
   std::vector<ledger::QueueDecisionRow> decisions;
-  for (const Placement& p : Schedule(in)) {
+  for (const Placement& p : placements) {
     const size_t i = index[p.job];
     Loaded& j = jobs[i];
     const ledger::QueueDecisionRow d = Decision(j.row.id, p, capacity, now);
@@ -347,6 +361,22 @@ Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
     FRUGAL_TRY(ledger::MoveQueueJob(db, j.row.id, waiting, QueueJobState::kWaiting, f, now * 1000));
   }
   return ledger::InsertQueueDecisions(db, decisions);
+}
+
+/// The locked part of a pass after the catch-up: place the waiting jobs, record the decisions
+/// that changed, claim the jobs to start now (and, on Slurm pools, those deferred).
+Result<void> PlaceWaiting(ledger::Connection& db, const Capacity& capacity,
+                          std::vector<Loaded>& jobs, Seconds now, PassReport& report,
+                          std::vector<Launch>& launches) {
+  ScheduleInput in;
+  in.now = now;
+  in.capacity = &capacity;
+  in.pools = CurrentPools(capacity, jobs, now);
+  in.committed = Committed(capacity, jobs, now);
+  std::vector<size_t> index;
+  FRUGAL_TRY(CollectSchedulable(db, capacity, jobs, now, report, in, index));
+  const std::vector<Placement> placements = Schedule(in);
+  return ActOnPlacements(db, capacity, jobs, index, placements, now, report, launches);
 }
 
 }  // namespace

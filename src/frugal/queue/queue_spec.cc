@@ -80,10 +80,10 @@ Result<Seconds> ParseWhen(const std::string& flag, const std::string& text, Seco
                           flag, text));
 }
 
-Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Capacity& capacity,
-                                    Seconds now, std::vector<std::string>* command) {
-  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
-  const YAML::Node& root = doc.root();
+namespace {
+
+/// The spec's keys, apiVersion and kind.
+Result<void> CheckQueueJobHeader(const YamlDoc& doc, const YAML::Node& root) {
   FRUGAL_TRY(
       doc.CheckKeys(root, "queued job",
                     {"apiVersion", "kind",     "name",           "gpus",        "cpu_slots",
@@ -97,7 +97,14 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
   if (FRUGAL_TRY(doc.OptionalString(root, "kind")).value_or("QueueJob") != "QueueJob") {
     return doc.FailAt(root["kind"], "kind", "must be QueueJob");
   }
-  JobRequest job;
+  return {};
+}
+
+/// The job's name (the file's stem without a name key) and what it asks for: GPUs of a pool's
+/// model, or CPU slots.
+Result<void> ReadNameAndUnits(const YamlDoc& doc, const YAML::Node& root,
+                              const std::filesystem::path& path, const Capacity& capacity,
+                              JobRequest& job) {
   job.name = FRUGAL_TRY(doc.OptionalString(root, "name")).value_or(path.stem().string());
   if (job.name.empty()) return doc.FailAt(root["name"], "name", "must not be empty");
   if (job.name.size() > 200) {
@@ -118,6 +125,13 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
     if (!pool_gpu) return doc.FailAt(root["gpu"], "gpu", pool_gpu.error().message);
     job.gpu = *pool_gpu;
   }
+  return {};
+}
+
+/// How long the job runs (on each GPU model where runtime_by_gpu says), and how it checkpoints
+/// and restarts.
+Result<void> ReadRuntimes(const YamlDoc& doc, const YAML::Node& root, const Capacity& capacity,
+                          JobRequest& job) {
   const std::optional<Duration> runtime = FRUGAL_TRY(doc.OptionalDuration(root, "runtime"));
   if (!runtime || runtime->count() <= 0) {
     return doc.FailAt(runtime ? root["runtime"] : root, "runtime",
@@ -145,6 +159,12 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
     if (d && d->count() <= 0) return doc.FailAt(root[key], key, "must be positive");
     if (d) *hours = ToHours(*d);
   }
+  return {};
+}
+
+/// When the job may run: its arrival, deadline, not_before and window.
+Result<void> ReadTiming(const YamlDoc& doc, const YAML::Node& root, const Capacity& capacity,
+                        Seconds now, JobRequest& job) {
   job.arrival = now;
   job.deadline = FRUGAL_TRY(When(doc, root, "deadline", now)).value_or(kNever);
   if (job.deadline != kNever && job.deadline <= now) {
@@ -157,6 +177,11 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
     job.window = *set;
     job.window_name = *w;
   }
+  return {};
+}
+
+/// Priority, steps, tags, budget and dependencies.
+Result<void> ReadPriorityAndBudget(const YamlDoc& doc, const YAML::Node& root, JobRequest& job) {
   job.priority = FRUGAL_TRY(Whole(doc, root, "priority", 0, -1000, 1000));
   job.steps = FRUGAL_TRY(Whole(doc, root, "steps", 0, 1, 2'000'000'000));
   job.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
@@ -168,6 +193,12 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
   if (root["depends_on"]) {
     job.depends_on_where = fmt::format("{}: field 'depends_on'", doc.Where(root["depends_on"]));
   }
+  return {};
+}
+
+/// The cache entry the job fills and the run it warm-starts from.
+Result<void> ReadCacheAndWarmStart(const YamlDoc& doc, const YAML::Node& root,
+                                   const std::filesystem::path& path, JobRequest& job) {
   if (const YAML::Node cache = root["cache"]) {
     FRUGAL_TRY(doc.CheckKeys(cache, "cache", {"key", "output"}));
     job.cache_key = FRUGAL_TRY(doc.RequiredString(cache, "key"));
@@ -181,6 +212,22 @@ Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Cap
     job.warm_start = *w;
     job.warm_start_where = fmt::format("{}: field 'warm_start'", doc.Where(root["warm_start"]));
   }
+  return {};
+}
+
+}  // namespace
+
+Result<JobRequest> LoadQueueJobSpec(const std::filesystem::path& path, const Capacity& capacity,
+                                    Seconds now, std::vector<std::string>* command) {
+  const YamlDoc doc = FRUGAL_TRY(YamlDoc::Load(path));
+  const YAML::Node& root = doc.root();
+  FRUGAL_TRY(CheckQueueJobHeader(doc, root));
+  JobRequest job;
+  FRUGAL_TRY(ReadNameAndUnits(doc, root, path, capacity, job));
+  FRUGAL_TRY(ReadRuntimes(doc, root, capacity, job));
+  FRUGAL_TRY(ReadTiming(doc, root, capacity, now, job));
+  FRUGAL_TRY(ReadPriorityAndBudget(doc, root, job));
+  FRUGAL_TRY(ReadCacheAndWarmStart(doc, root, path, job));
   if (command != nullptr) *command = FRUGAL_TRY(doc.StringList(root, "command"));
   return job;
 }

@@ -254,6 +254,105 @@ std::string LateReason(const JobRequest& job, const Option& best, const Schedule
       span(job.deadline - best.finish), risk);
 }
 
+/// The pools as one pass sees them: bookings sorted, and the hours of the week a pool's
+/// price drops.
+std::vector<PoolView> ViewPools(ScheduleInput& in) {
+  std::vector<PoolView> views(in.pools.size());
+  for (size_t p = 0; p < views.size(); ++p) {
+    PoolView& v = views[p];
+    v.pool = &in.capacity->pools[p];
+    v.state = &in.pools[p];
+    std::sort(v.state->busy_until.begin(), v.state->busy_until.end());
+    std::sort(v.state->jobs_until.begin(), v.state->jobs_until.end());
+    for (int h = 0; h < kHoursPerWeek && v.pool->HasSchedule(); ++h) {
+      const int before = (h + kHoursPerWeek - 1) % kHoursPerWeek;
+      if (v.pool->hourly[static_cast<size_t>(h)] < v.pool->hourly[static_cast<size_t>(before)]) {
+        v.drop_hours.push_back(h);
+      }
+    }
+  }
+  return views;
+}
+
+/// The best start of a job over every pool it may use, and what on-demand would cost it at
+/// the earliest start (-1 without an on-demand option).
+struct BestOption {
+  std::optional<Option> best;
+  double od_cost = -1;
+};
+
+/// `starts` is scratch space, kept from job to job.
+BestOption FindBestOption(const WaitingJob& w, const std::vector<PoolView>& views,
+                          const ScheduleInput& in, std::vector<Seconds>& starts) {
+  const SchedulerOptions& opts = in.options;
+  const JobRequest& job = *w.request;
+  const bool spot_ok = SpotFor(job, w, opts.spot);
+  BestOption found;
+  for (size_t p = 0; p < views.size(); ++p) {
+    const PoolView& v = views[p];
+    const CapacityTier tier = v.pool->tier;
+    if (tier == CapacityTier::kSpot && (!spot_ok || !v.state->available)) continue;
+    if (tier == CapacityTier::kOnDemand && !w.paid_allowed) continue;
+    const std::optional<double> runtime = job.RuntimeOn(*v.pool);
+    if (!runtime) continue;
+    Seconds earliest = EarliestFor(v, job.units, std::max(in.now, job.not_before));
+    earliest = NextInWindow(earliest, job.window);
+    if (earliest >= kNever) continue;
+    // Spot capacity is known only now: a later start on it cannot be promised.
+    if (tier == CapacityTier::kSpot && earliest > in.now) continue;
+    Candidates(w, v, earliest, *runtime, in, starts);
+    for (Seconds start : starts) {
+      const std::optional<Option> o = Evaluate(w, v, static_cast<int>(p), start, *runtime, opts);
+      if (!o) continue;
+      if (tier == CapacityTier::kOnDemand && start == earliest &&
+          (found.od_cost < 0 || o->cost < found.od_cost)) {
+        found.od_cost = o->cost;
+      }
+      if (!found.best || Better(*o, *found.best, views, opts.choice)) found.best = o;
+    }
+  }
+  return found;
+}
+
+/// The verdict on job `j` given its best option; a placement that goes ahead is booked on its
+/// pool and its cost committed to the job's budgets.
+Placement PlaceJob(size_t j, const BestOption& found, std::vector<PoolView>& views,
+                   ScheduleInput& in) {
+  const WaitingJob& w = in.jobs[j];
+  const JobRequest& job = *w.request;
+  Placement pl;
+  pl.job = j;
+  pl.on_demand_cost_usd = found.od_cost;
+  if (!found.best) {
+    pl.reason = w.paid_allowed ? "no pool fits it now" : "waiting for spot capacity to return";
+    return pl;
+  }
+  const Option& best = *found.best;
+  pl.pool = best.pool;
+  pl.start = best.start;
+  pl.finish = best.finish;
+  pl.cost_usd = best.cost;
+  pl.deadline_risk = best.risk;
+  const std::string breach = BudgetBreach(in, job, best.cost);
+  if (!breach.empty() && job.override_reason.empty()) {
+    pl.verdict = Verdict::kOverBudget;
+    pl.reason = breach;
+    return pl;
+  }
+  pl.verdict = !best.meets            ? Verdict::kLate
+               : best.start <= in.now ? Verdict::kStart
+                                      : Verdict::kDefer;
+  pl.action = ActionFor(pl, *views[static_cast<size_t>(best.pool)].pool, in.now);
+  pl.reason = DescribeChoice(best, views, in.now, found.od_cost);
+  if (pl.verdict == Verdict::kLate) pl.reason = LateReason(job, best, in.options) + pl.reason;
+  if (!breach.empty()) pl.reason += "; over budget by override: " + job.override_reason;
+  Book(views[static_cast<size_t>(best.pool)], job.units, best.start, best.finish);
+  for (const std::string& key : BudgetKeys(*in.capacity, job)) {
+    in.committed[key] += Money::FromDollars(best.cost);
+  }
+  return pl;
+}
+
 }  // namespace
 
 const char* VerdictName(Verdict verdict) {
@@ -284,85 +383,13 @@ std::vector<std::string> BudgetKeys(const Capacity& capacity, const JobRequest& 
 
 std::vector<Placement> Schedule(ScheduleInput& in) {
   FRUGAL_CHECK(in.capacity != nullptr && in.pools.size() == in.capacity->pools.size());
-  const SchedulerOptions& opts = in.options;
-  std::vector<PoolView> views(in.pools.size());
-  for (size_t p = 0; p < views.size(); ++p) {
-    PoolView& v = views[p];
-    v.pool = &in.capacity->pools[p];
-    v.state = &in.pools[p];
-    std::sort(v.state->busy_until.begin(), v.state->busy_until.end());
-    std::sort(v.state->jobs_until.begin(), v.state->jobs_until.end());
-    for (int h = 0; h < kHoursPerWeek && v.pool->HasSchedule(); ++h) {
-      const int before = (h + kHoursPerWeek - 1) % kHoursPerWeek;
-      if (v.pool->hourly[static_cast<size_t>(h)] < v.pool->hourly[static_cast<size_t>(before)]) {
-        v.drop_hours.push_back(h);
-      }
-    }
-  }
+  std::vector<PoolView> views = ViewPools(in);
   std::vector<Placement> out;
   out.reserve(in.jobs.size());
   std::vector<Seconds> starts;
   for (size_t j : OrderJobs(in)) {
-    const WaitingJob& w = in.jobs[j];
-    const JobRequest& job = *w.request;
-    const bool spot_ok = SpotFor(job, w, opts.spot);
-    std::optional<Option> best;
-    double od_cost = -1;
-    for (size_t p = 0; p < views.size(); ++p) {
-      const PoolView& v = views[p];
-      const CapacityTier tier = v.pool->tier;
-      if (tier == CapacityTier::kSpot && (!spot_ok || !v.state->available)) continue;
-      if (tier == CapacityTier::kOnDemand && !w.paid_allowed) continue;
-      const std::optional<double> runtime = job.RuntimeOn(*v.pool);
-      if (!runtime) continue;
-      Seconds earliest = EarliestFor(v, job.units, std::max(in.now, job.not_before));
-      earliest = NextInWindow(earliest, job.window);
-      if (earliest >= kNever) continue;
-      // Spot capacity is known only now: a later start on it cannot be promised.
-      if (tier == CapacityTier::kSpot && earliest > in.now) continue;
-      Candidates(w, v, earliest, *runtime, in, starts);
-      for (Seconds start : starts) {
-        const std::optional<Option> o = Evaluate(w, v, static_cast<int>(p), start, *runtime, opts);
-        if (!o) continue;
-        if (tier == CapacityTier::kOnDemand && start == earliest &&
-            (od_cost < 0 || o->cost < od_cost)) {
-          od_cost = o->cost;
-        }
-        if (!best || Better(*o, *best, views, opts.choice)) best = o;
-      }
-    }
-    Placement pl;
-    pl.job = j;
-    pl.on_demand_cost_usd = od_cost;
-    if (!best) {
-      pl.reason = w.paid_allowed ? "no pool fits it now" : "waiting for spot capacity to return";
-      out.push_back(std::move(pl));
-      continue;
-    }
-    pl.pool = best->pool;
-    pl.start = best->start;
-    pl.finish = best->finish;
-    pl.cost_usd = best->cost;
-    pl.deadline_risk = best->risk;
-    const std::string breach = BudgetBreach(in, job, best->cost);
-    if (!breach.empty() && job.override_reason.empty()) {
-      pl.verdict = Verdict::kOverBudget;
-      pl.reason = breach;
-      out.push_back(std::move(pl));
-      continue;
-    }
-    pl.verdict = !best->meets            ? Verdict::kLate
-                 : best->start <= in.now ? Verdict::kStart
-                                         : Verdict::kDefer;
-    pl.action = ActionFor(pl, *views[static_cast<size_t>(best->pool)].pool, in.now);
-    pl.reason = DescribeChoice(*best, views, in.now, od_cost);
-    if (pl.verdict == Verdict::kLate) pl.reason = LateReason(job, *best, opts) + pl.reason;
-    if (!breach.empty()) pl.reason += "; over budget by override: " + job.override_reason;
-    Book(views[static_cast<size_t>(best->pool)], job.units, best->start, best->finish);
-    for (const std::string& key : BudgetKeys(*in.capacity, job)) {
-      in.committed[key] += Money::FromDollars(best->cost);
-    }
-    out.push_back(std::move(pl));
+    const BestOption found = FindBestOption(in.jobs[j], views, in, starts);
+    out.push_back(PlaceJob(j, found, views, in));
   }
   return out;
 }

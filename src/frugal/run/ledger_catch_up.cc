@@ -152,6 +152,113 @@ Result<void> CatchUpEventsAndSamples(ledger::Ledger& ledger, const ledger::Run& 
   return {};
 }
 
+/// The ledger's segment that started at `start`, if any.
+const ledger::Segment* RecordedAt(const std::vector<ledger::Segment>& recorded,
+                                  ledger::Timestamp start) {
+  for (const ledger::Segment& s : recorded) {
+    if (s.start == start) return &s;
+  }
+  return nullptr;
+}
+
+/// A segment the ledger holds, closed as the journal closed it: closed when the ledger left it
+/// open, its end corrected when the ledger had it lost.
+Result<void> CorrectRecordedSegment(ledger::Ledger& ledger, const ledger::Segment& s,
+                                    ledger::Timestamp closed, ledger::EndReason reason,
+                                    LedgerCatchUp& done) {
+  if (!s.end) {
+    FRUGAL_TRY(ledger.CloseSegment(s.id, closed, reason));
+    ++done.segments_closed;
+  } else if (s.end_reason == ledger::EndReason::kLost &&
+             (*s.end != closed || reason != ledger::EndReason::kLost)) {
+    FRUGAL_TRY(ledger.ReviseSegmentEnd(s.id, closed, reason));
+    ++done.segments_revised;
+  }
+  return {};
+}
+
+/// A segment the ledger lacks, added on the attempt's offer (the run reopened for it when the
+/// ledger had ended it).
+Result<ledger::SegmentId> AddMissingSegment(ledger::Ledger& ledger, ledger::Run& run,
+                                            const JournalAttempt& attempt,
+                                            const JournalSegment& seg,
+                                            const ledger::SegmentOffer& offer,
+                                            ledger::EndReason reason, LedgerCatchUp& done) {
+  if (run.status != ledger::RunStatus::kRunning) {
+    FRUGAL_TRY(Reopen(ledger, run.id));
+    run.status = ledger::RunStatus::kRunning;
+    run.end.reset();
+  }
+  const ledger::SegmentOffer on = FRUGAL_TRY(OfferOf(attempt, offer));
+  const ledger::SegmentId id = FRUGAL_TRY(ledger.OpenSegment(run.id, on, seg.opened));
+  if (seg.closed) FRUGAL_TRY(ledger.CloseSegment(id, *seg.closed, reason));
+  ++done.segments_added;
+  return id;
+}
+
+/// Brings the ledger's segments of the run up to the journal's; the ledger's id of each
+/// journal segment number, for its events.
+Result<std::map<int, ledger::SegmentId>> CatchUpSegments(
+    ledger::Ledger& ledger, ledger::Run& run, const std::vector<JournalAttempt>& attempts,
+    const ledger::SegmentOffer& offer, bool killed_and_swept, LedgerCatchUp& done) {
+  const std::vector<ledger::Segment> recorded = FRUGAL_TRY(ledger.SegmentsOf(run.id));
+  const JournalAttempt& last = attempts.back();
+  std::map<int, ledger::SegmentId> segment_ids;  // the journal's numbers, for its events
+  for (const JournalAttempt& attempt : attempts) {
+    for (JournalSegment seg : attempt.segments) {
+      // The segment the killed supervisor left open (earlier ones of its attempt, closed in the
+      // journal, are caught up as any other).
+      const bool killed = killed_and_swept && &attempt == &last && !seg.closed;
+      if (killed && last.last_record) {
+        seg.closed = std::max(seg.opened, *last.last_record);
+        seg.end = "lost";
+      }
+      if (seg.opened < run.start) continue;  // an older run of the same name
+      const ledger::EndReason reason = EndReasonOf(seg.end);
+      if (const ledger::Segment* s = RecordedAt(recorded, seg.opened)) {
+        segment_ids[seg.number] = s->id;
+        if (!seg.closed) continue;  // a killed supervisor's: the next one closes it lost
+        if (killed) continue;       // the sweep closed it; moved on below with the run's end
+        FRUGAL_TRY(CorrectRecordedSegment(ledger, *s, *seg.closed, reason, done));
+        continue;
+      }
+      segment_ids[seg.number] =
+          FRUGAL_TRY(AddMissingSegment(ledger, run, attempt, seg, offer, reason, done));
+    }
+  }
+  return segment_ids;
+}
+
+/// The run's end as the journal's last attempt has it: a killed attempt's lost end moved on to
+/// its last record, or the finished attempt's outcome (a tuner's word over it).
+Result<void> CatchUpRunEnd(ledger::Ledger& ledger, const ledger::Run& run,
+                           const JournalAttempt& last, bool killed_and_swept, LedgerCatchUp& done) {
+  if (killed_and_swept && last.last_record && *last.last_record > run.start) {
+    if (run.status == ledger::RunStatus::kRunning) {  // reopened for a segment it never had
+      FRUGAL_TRY(ledger.FinishRun(run.id, ledger::RunStatus::kLost, *last.last_record));
+      done.run_ended = true;
+    } else if (run.end && *run.end < *last.last_record) {
+      FRUGAL_TRY(ledger.ExtendLost(run.id, *last.last_record));
+      done.lost_extended = true;
+    }
+    return {};
+  }
+  if (!last.finished || *last.finished < run.start) return {};
+  // A tuner's word on the run (a paused trial) stands over the attempt's outcome.
+  const std::optional<ledger::RunStatus> status =
+      last.decided ? last.decided : RunStatusOf(last.outcome);
+  if (!status) return {};  // preempted: its requeue continues the run
+  const ledger::Timestamp end = last.decided ? *last.decided_end : *last.finished;
+  if (run.status == ledger::RunStatus::kRunning) {
+    FRUGAL_TRY(ledger.FinishRun(run.id, *status, end));
+    done.run_ended = true;
+  } else if (run.status != *status || run.end != end) {
+    FRUGAL_TRY(ledger.ReviseRunEnd(run.id, *status, end));
+    done.run_ended = true;
+  }
+  return {};
+}
+
 }  // namespace
 
 std::vector<JournalAttempt> ReadJournalAttempts(const std::filesystem::path& journal) {
@@ -187,82 +294,13 @@ Result<LedgerCatchUp> CatchUpFromJournal(ledger::Ledger& ledger, const std::stri
   const std::optional<ledger::Run> found = FRUGAL_TRY(FindRunByName(ledger, name));
   if (!found) return done;
   ledger::Run run = *found;
-  const std::vector<ledger::Segment> recorded = FRUGAL_TRY(ledger.SegmentsOf(run.id));
-  auto recorded_at = [&recorded](ledger::Timestamp start) -> const ledger::Segment* {
-    for (const ledger::Segment& s : recorded) {
-      if (s.start == start) return &s;
-    }
-    return nullptr;
-  };
-
   // A killed supervisor's attempt, once swept: its open segment ends where the journal last
   // heard from it.
-  const JournalAttempt& last = attempts.back();
-  const bool killed_and_swept = !last.finished && run.status == ledger::RunStatus::kLost;
-  std::map<int, ledger::SegmentId> segment_ids;  // the journal's numbers, for its events
-  for (const JournalAttempt& attempt : attempts) {
-    for (JournalSegment seg : attempt.segments) {
-      // The segment the killed supervisor left open (earlier ones of its attempt, closed in the
-      // journal, are caught up as any other).
-      const bool killed = killed_and_swept && &attempt == &last && !seg.closed;
-      if (killed && last.last_record) {
-        seg.closed = std::max(seg.opened, *last.last_record);
-        seg.end = "lost";
-      }
-      if (seg.opened < run.start) continue;  // an older run of the same name
-      const ledger::EndReason reason = EndReasonOf(seg.end);
-      if (const ledger::Segment* s = recorded_at(seg.opened)) {
-        segment_ids[seg.number] = s->id;
-        if (!seg.closed) continue;  // a killed supervisor's: the next one closes it lost
-        if (killed) continue;       // the sweep closed it; moved on below with the run's end
-        if (!s->end) {
-          FRUGAL_TRY(ledger.CloseSegment(s->id, *seg.closed, reason));
-          ++done.segments_closed;
-        } else if (s->end_reason == ledger::EndReason::kLost &&
-                   (*s->end != *seg.closed || reason != ledger::EndReason::kLost)) {
-          FRUGAL_TRY(ledger.ReviseSegmentEnd(s->id, *seg.closed, reason));
-          ++done.segments_revised;
-        }
-        continue;
-      }
-      if (run.status != ledger::RunStatus::kRunning) {
-        FRUGAL_TRY(Reopen(ledger, run.id));
-        run.status = ledger::RunStatus::kRunning;
-        run.end.reset();
-      }
-      const ledger::SegmentOffer on = FRUGAL_TRY(OfferOf(attempt, offer));
-      const ledger::SegmentId id = FRUGAL_TRY(ledger.OpenSegment(run.id, on, seg.opened));
-      segment_ids[seg.number] = id;
-      if (seg.closed) FRUGAL_TRY(ledger.CloseSegment(id, *seg.closed, reason));
-      ++done.segments_added;
-    }
-  }
-
+  const bool killed_and_swept = !attempts.back().finished && run.status == ledger::RunStatus::kLost;
+  const std::map<int, ledger::SegmentId> segment_ids =
+      FRUGAL_TRY(CatchUpSegments(ledger, run, attempts, offer, killed_and_swept, done));
   FRUGAL_TRY(CatchUpEventsAndSamples(ledger, run, attempts, segment_ids, done));
-
-  if (killed_and_swept && last.last_record && *last.last_record > run.start) {
-    if (run.status == ledger::RunStatus::kRunning) {  // reopened for a segment it never had
-      FRUGAL_TRY(ledger.FinishRun(run.id, ledger::RunStatus::kLost, *last.last_record));
-      done.run_ended = true;
-    } else if (run.end && *run.end < *last.last_record) {
-      FRUGAL_TRY(ledger.ExtendLost(run.id, *last.last_record));
-      done.lost_extended = true;
-    }
-    return done;
-  }
-  if (!last.finished || *last.finished < run.start) return done;
-  // A tuner's word on the run (a paused trial) stands over the attempt's outcome.
-  const std::optional<ledger::RunStatus> status =
-      last.decided ? last.decided : RunStatusOf(last.outcome);
-  if (!status) return done;  // preempted: its requeue continues the run
-  const ledger::Timestamp end = last.decided ? *last.decided_end : *last.finished;
-  if (run.status == ledger::RunStatus::kRunning) {
-    FRUGAL_TRY(ledger.FinishRun(run.id, *status, end));
-    done.run_ended = true;
-  } else if (run.status != *status || run.end != end) {
-    FRUGAL_TRY(ledger.ReviseRunEnd(run.id, *status, end));
-    done.run_ended = true;
-  }
+  FRUGAL_TRY(CatchUpRunEnd(ledger, run, attempts.back(), killed_and_swept, done));
   return done;
 }
 

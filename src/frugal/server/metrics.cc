@@ -59,6 +59,120 @@ struct Running {
   double gpus = 0;
 };
 
+/// The fleet's figures summed per label set, as the families below expose them.
+struct FleetTotals {
+  using Key3 = std::tuple<std::string, std::string, std::string>;  // team, project, tier
+  std::map<Key3, Money> spend;
+  std::map<Key3, double> gpu_seconds;
+  std::map<std::pair<std::string, std::string>, Money> burn;  // per hour, by team and tier
+  std::map<std::string, Running> running;
+  std::map<std::string, double> preemptions;
+  std::map<std::string, double> lost_work;
+};
+
+FleetTotals SumFleet(const ledger::FleetFacts& facts) {
+  FleetTotals t;
+  std::map<std::string, std::set<ledger::RunId>> running_runs;
+  for (const ledger::SpendGroup& g : facts.ended) {
+    const FleetTotals::Key3 key{Tag(g.team), Tag(g.project), g.tier};
+    t.spend[key] += g.spend;
+    t.gpu_seconds[key] += g.gpu_seconds;
+    if (g.preemptions > 0) t.preemptions[g.tier] += static_cast<double>(g.preemptions);
+  }
+  for (const ledger::SegmentFact& f : facts.open) {
+    const ledger::Segment& s = f.segment;
+    const std::string tier(CapacityTierName(s.offer.tier));
+    const FleetTotals::Key3 key{Tag(f.tags.team), Tag(f.tags.project), tier};
+    t.spend[key] += s.Cost(facts.now);
+    t.gpu_seconds[key] += s.GpuHours(facts.now) * 3600.0;
+    if (!s.end) {
+      t.burn[{Tag(f.tags.team), tier}] += s.offer.price.per_hour;
+      running_runs[tier].insert(s.run_id);
+      t.running[tier].gpus += static_cast<double>(s.offer.gpu_count);
+    }
+    if (s.end_reason == ledger::EndReason::kPreempted) t.preemptions[tier] += 1;
+  }
+  for (const auto& [tier, lost] : facts.lost_work_seconds) t.lost_work[tier] += lost;
+  for (const auto& [tier, ids] : running_runs) {
+    t.running[tier].runs = static_cast<double>(ids.size());
+  }
+  return t;
+}
+
+/// Spend, GPU-seconds, burn rate and what runs now.
+void ExposeSpend(const FleetTotals& t, Exposition& e) {
+  e.Family("frugal_spend_dollars_total", "counter",
+           "Dollars spent on rented capacity, every segment up to now, by the run's team and "
+           "project and the segment's pricing tier.");
+  for (const auto& [k, m] : t.spend) {
+    e.Sample("frugal_spend_dollars_total",
+             {{"team", std::get<0>(k)}, {"project", std::get<1>(k)}, {"tier", std::get<2>(k)}},
+             m.dollars());
+  }
+  e.Family("frugal_gpu_seconds_total", "counter", "GPU-seconds rented, by team, project and tier.");
+  for (const auto& [k, v] : t.gpu_seconds) {
+    e.Sample("frugal_gpu_seconds_total",
+             {{"team", std::get<0>(k)}, {"project", std::get<1>(k)}, {"tier", std::get<2>(k)}}, v);
+  }
+  e.Family("frugal_burn_rate_dollars_per_hour", "gauge",
+           "What the capacity running now costs per hour, by team and tier.");
+  for (const auto& [k, m] : t.burn) {
+    e.Sample("frugal_burn_rate_dollars_per_hour", {{"team", k.first}, {"tier", k.second}},
+             m.dollars());
+  }
+  e.Family("frugal_runs_running", "gauge", "Runs with an open segment, by tier.");
+  for (const auto& [tier, r] : t.running) e.Sample("frugal_runs_running", {{"tier", tier}}, r.runs);
+  e.Family("frugal_gpus_running", "gauge", "GPUs of the open segments, by tier.");
+  for (const auto& [tier, r] : t.running) e.Sample("frugal_gpus_running", {{"tier", tier}}, r.gpus);
+}
+
+/// Each budget's amount, what it has spent this period, and the share.
+void ExposeBudgets(const std::vector<BudgetSpend>& budgets, Exposition& e) {
+  e.Family("frugal_budget_dollars", "gauge", "A declared budget's amount for its period.");
+  for (const BudgetSpend& b : budgets) {
+    e.Sample("frugal_budget_dollars",
+             {{"budget", b.budget.Label()},
+              {"period", std::string(audit::BudgetPeriodName(b.budget.period))}},
+             b.budget.amount.dollars());
+  }
+  e.Family("frugal_budget_spent_dollars", "gauge",
+           "Ledger spend a budget covers since the start of its current period.");
+  for (const BudgetSpend& b : budgets) {
+    e.Sample("frugal_budget_spent_dollars",
+             {{"budget", b.budget.Label()},
+              {"period", std::string(audit::BudgetPeriodName(b.budget.period))}},
+             b.spent.dollars());
+  }
+  e.Family("frugal_budget_used_ratio", "gauge",
+           "Share of a budget spent in its current period (1 = all of it).");
+  for (const BudgetSpend& b : budgets) {
+    const double amount = b.budget.amount.dollars();
+    e.Sample("frugal_budget_used_ratio",
+             {{"budget", b.budget.Label()},
+              {"period", std::string(audit::BudgetPeriodName(b.budget.period))}},
+             amount > 0 ? b.spent.dollars() / amount : 0.0);
+  }
+}
+
+/// Preemptions, the work they cost, and how long checkpoints take to write and resume from.
+void ExposePreemptions(const FleetTotals& t, const ledger::FleetFacts& facts, Exposition& e) {
+  e.Family("frugal_preemptions_total", "counter", "Segments that ended in a preemption, by tier.");
+  for (const auto& [tier, n] : t.preemptions)
+    e.Sample("frugal_preemptions_total", {{"tier", tier}}, n);
+  e.Family("frugal_lost_work_seconds_total", "counter",
+           "Seconds of work redone after preemptions: from the last committed checkpoint (or the "
+           "segment's start) to the preemption, by tier.");
+  for (const auto& [tier, s] : t.lost_work) {
+    e.Sample("frugal_lost_work_seconds_total", {{"tier", tier}}, s);
+  }
+  const std::vector<double> bounds = {0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300};
+  e.Histogram("frugal_checkpoint_commit_duration_seconds",
+              "Time to write and commit one checkpoint.", facts.checkpoint_write_seconds, bounds);
+  e.Histogram("frugal_checkpoint_resume_duration_seconds",
+              "Time from a resume to the command's first progress report.", facts.resume_seconds,
+              bounds);
+}
+
 }  // namespace
 
 std::string EscapeLabel(std::string_view value) {
@@ -92,100 +206,11 @@ Result<std::vector<BudgetSpend>> LoadBudgetSpend(ledger::Ledger& ledger,
 
 std::string RenderMetrics(const ledger::FleetFacts& facts, const std::vector<BudgetSpend>& budgets,
                           double scrape_seconds) {
-  using Key3 = std::tuple<std::string, std::string, std::string>;
-  std::map<Key3, Money> spend;
-  std::map<Key3, double> gpu_seconds;
-  std::map<std::pair<std::string, std::string>, Money> burn;  // per hour
-  std::map<std::string, Running> running;
-  std::map<std::string, std::set<ledger::RunId>> running_runs;
-  std::map<std::string, double> preemptions;
-  std::map<std::string, double> lost_work;
-  for (const ledger::SpendGroup& g : facts.ended) {
-    const Key3 key{Tag(g.team), Tag(g.project), g.tier};
-    spend[key] += g.spend;
-    gpu_seconds[key] += g.gpu_seconds;
-    if (g.preemptions > 0) preemptions[g.tier] += static_cast<double>(g.preemptions);
-  }
-  for (const ledger::SegmentFact& f : facts.open) {
-    const ledger::Segment& s = f.segment;
-    const std::string tier(CapacityTierName(s.offer.tier));
-    const Key3 key{Tag(f.tags.team), Tag(f.tags.project), tier};
-    spend[key] += s.Cost(facts.now);
-    gpu_seconds[key] += s.GpuHours(facts.now) * 3600.0;
-    if (!s.end) {
-      burn[{Tag(f.tags.team), tier}] += s.offer.price.per_hour;
-      running_runs[tier].insert(s.run_id);
-      running[tier].gpus += static_cast<double>(s.offer.gpu_count);
-    }
-    if (s.end_reason == ledger::EndReason::kPreempted) preemptions[tier] += 1;
-  }
-  for (const auto& [tier, lost] : facts.lost_work_seconds) lost_work[tier] += lost;
-  for (const auto& [tier, ids] : running_runs) running[tier].runs = static_cast<double>(ids.size());
-
+  const FleetTotals totals = SumFleet(facts);
   Exposition e;
-  e.Family("frugal_spend_dollars_total", "counter",
-           "Dollars spent on rented capacity, every segment up to now, by the run's team and "
-           "project and the segment's pricing tier.");
-  for (const auto& [k, m] : spend) {
-    e.Sample("frugal_spend_dollars_total",
-             {{"team", std::get<0>(k)}, {"project", std::get<1>(k)}, {"tier", std::get<2>(k)}},
-             m.dollars());
-  }
-  e.Family("frugal_gpu_seconds_total", "counter", "GPU-seconds rented, by team, project and tier.");
-  for (const auto& [k, v] : gpu_seconds) {
-    e.Sample("frugal_gpu_seconds_total",
-             {{"team", std::get<0>(k)}, {"project", std::get<1>(k)}, {"tier", std::get<2>(k)}}, v);
-  }
-  e.Family("frugal_burn_rate_dollars_per_hour", "gauge",
-           "What the capacity running now costs per hour, by team and tier.");
-  for (const auto& [k, m] : burn) {
-    e.Sample("frugal_burn_rate_dollars_per_hour", {{"team", k.first}, {"tier", k.second}},
-             m.dollars());
-  }
-  e.Family("frugal_runs_running", "gauge", "Runs with an open segment, by tier.");
-  for (const auto& [tier, r] : running) e.Sample("frugal_runs_running", {{"tier", tier}}, r.runs);
-  e.Family("frugal_gpus_running", "gauge", "GPUs of the open segments, by tier.");
-  for (const auto& [tier, r] : running) e.Sample("frugal_gpus_running", {{"tier", tier}}, r.gpus);
-
-  e.Family("frugal_budget_dollars", "gauge", "A declared budget's amount for its period.");
-  for (const BudgetSpend& b : budgets) {
-    e.Sample("frugal_budget_dollars",
-             {{"budget", b.budget.Label()},
-              {"period", std::string(audit::BudgetPeriodName(b.budget.period))}},
-             b.budget.amount.dollars());
-  }
-  e.Family("frugal_budget_spent_dollars", "gauge",
-           "Ledger spend a budget covers since the start of its current period.");
-  for (const BudgetSpend& b : budgets) {
-    e.Sample("frugal_budget_spent_dollars",
-             {{"budget", b.budget.Label()},
-              {"period", std::string(audit::BudgetPeriodName(b.budget.period))}},
-             b.spent.dollars());
-  }
-  e.Family("frugal_budget_used_ratio", "gauge",
-           "Share of a budget spent in its current period (1 = all of it).");
-  for (const BudgetSpend& b : budgets) {
-    const double amount = b.budget.amount.dollars();
-    e.Sample("frugal_budget_used_ratio",
-             {{"budget", b.budget.Label()},
-              {"period", std::string(audit::BudgetPeriodName(b.budget.period))}},
-             amount > 0 ? b.spent.dollars() / amount : 0.0);
-  }
-  e.Family("frugal_preemptions_total", "counter", "Segments that ended in a preemption, by tier.");
-  for (const auto& [tier, n] : preemptions)
-    e.Sample("frugal_preemptions_total", {{"tier", tier}}, n);
-  e.Family("frugal_lost_work_seconds_total", "counter",
-           "Seconds of work redone after preemptions: from the last committed checkpoint (or the "
-           "segment's start) to the preemption, by tier.");
-  for (const auto& [tier, s] : lost_work) {
-    e.Sample("frugal_lost_work_seconds_total", {{"tier", tier}}, s);
-  }
-  const std::vector<double> bounds = {0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300};
-  e.Histogram("frugal_checkpoint_commit_duration_seconds",
-              "Time to write and commit one checkpoint.", facts.checkpoint_write_seconds, bounds);
-  e.Histogram("frugal_checkpoint_resume_duration_seconds",
-              "Time from a resume to the command's first progress report.", facts.resume_seconds,
-              bounds);
+  ExposeSpend(totals, e);
+  ExposeBudgets(budgets, e);
+  ExposePreemptions(totals, facts, e);
   e.Family("frugal_ledger_scrape_duration_seconds", "gauge",
            "Time this scrape took to read the ledger.");
   e.Sample("frugal_ledger_scrape_duration_seconds", {}, scrape_seconds);

@@ -111,6 +111,75 @@ void Choose(const Options& q, const Values& v, uint16_t* decisions, int ages) {
   }
 }
 
+/// One step back from a (spare, work) cell: into the cell's value rows after a work step
+/// (`after_work`) or after a step of spare time (`after_spare`, null without spare left).
+struct CellStep {
+  const Groups& g;
+  int ages;
+  float ratio;           ///< on-demand's price per step, spot's being 1
+  const float* stay[2];  ///< the chance a run goes on, in an outage / with spot available
+  const float* after_work;
+  const float* after_spare;
+
+  template <typename T>
+  T* At(T* row, int group) const {
+    return row + static_cast<size_t>(group) * static_cast<size_t>(ages);
+  }
+  // A step idle, in an outage (a = 0) or with spot available (a = 1).
+  void Idle(float* out, int a) const {
+    if (after_spare == nullptr) return Fill(out, ages);
+    Expect(out, stay[a], At(after_spare, g.Idle(a)), At(after_spare, g.Idle(1 - a))[0], 0.0f, ages);
+  }
+  // One step on spot with c changeover steps left (spot available now).
+  void Spot(float* out, int c) const {
+    const float* row = c > 0 ? after_spare : after_work;
+    if (row == nullptr) return Fill(out, ages);
+    const int next = c > 0 ? c - 1 : 0;
+    Expect(out, stay[1], At(row, g.Spot(next)), At(row, g.Idle(0))[0], 1.0f, ages);
+  }
+  void OnDemand(float* out, int c, int a) const {
+    const float* row = c > 0 ? after_spare : after_work;
+    if (row == nullptr) return Fill(out, ages);
+    const int next = c > 0 ? c - 1 : 0;
+    Expect(out, stay[a], At(row, g.OnDemand(next, a)), At(row, g.OnDemand(next, 1 - a))[0], ratio,
+           ages);
+  }
+};
+
+/// The values of one cell and its decisions: every option costed into `scratch` (8 rows of
+/// `ages`), the changeover states carried on, the cheapest option of each decision state kept.
+void SolveCell(const CellStep& step, int changeover, float* scratch, float* cell,
+               uint16_t* decisions) {
+  const Groups& g = step.g;
+  const auto ages = static_cast<size_t>(step.ages);
+  float* idle[2] = {scratch, scratch + ages};
+  float* spot_enter = scratch + 2 * ages;
+  float* spot_work = scratch + 3 * ages;
+  float* od_enter[2] = {scratch + 4 * ages, scratch + 5 * ages};
+  float* od_work[2] = {scratch + 6 * ages, scratch + 7 * ages};
+  for (int a = 0; a < 2; ++a) {
+    step.Idle(idle[a], a);
+    step.OnDemand(od_enter[a], changeover, a);
+    step.OnDemand(od_work[a], 0, a);
+  }
+  step.Spot(spot_enter, changeover);
+  step.Spot(spot_work, 0);
+  // Changeover states in progress just carry on.
+  for (int c = 1; c <= g.last && changeover > 0; ++c) {
+    step.Spot(step.At(cell, g.Spot(c)), c);
+    step.OnDemand(step.At(cell, g.OnDemand(c, 0)), c, 0);
+    step.OnDemand(step.At(cell, g.OnDemand(c, 1)), c, 1);
+  }
+  Choose(Options{{idle[0], idle[1]},
+                 spot_enter,
+                 spot_work,
+                 {od_enter[0], od_enter[1]},
+                 {od_work[0], od_work[1]}},
+         Values{step.At(cell, g.Idle(0)), step.At(cell, g.Idle(1)), step.At(cell, g.OnDemand(0, 0)),
+                step.At(cell, g.OnDemand(0, 1)), step.At(cell, g.Spot(0))},
+         decisions, step.ages);
+}
+
 }  // namespace
 
 int64_t DeadlinePlanner::Work(const PlannerInput& input) {
@@ -140,11 +209,6 @@ void DeadlinePlanner::Solve(const PlannerInput& input) {
   const float ratio = static_cast<float>(input.price_ratio);
   const float* stay[2] = {input.stay_down.data(), input.stay_up.data()};
   std::vector<float> scratch(ages * 8);
-  float* idle[2] = {scratch.data(), scratch.data() + A};
-  float* spot_enter = scratch.data() + 2 * A;
-  float* spot_work = scratch.data() + 3 * A;
-  float* od_enter[2] = {scratch.data() + 4 * A, scratch.data() + 5 * A};
-  float* od_work[2] = {scratch.data() + 6 * A, scratch.data() + 7 * A};
 
   for (int s = 0; s <= spare_units_; ++s) {
     std::fill(cur.begin(), cur.begin() + static_cast<std::ptrdiff_t>(block), 0.0f);  // done
@@ -152,52 +216,11 @@ void DeadlinePlanner::Solve(const PlannerInput& input) {
       float* V = cur.data() + static_cast<size_t>(w) * block;
       const float* Vw = cur.data() + static_cast<size_t>(w - 1) * block;  // after a work step
       const float* Vs = s > 0 ? prev.data() + static_cast<size_t>(w) * block : nullptr;
-      auto at = [A](auto* row, int group) {
-        return row + static_cast<size_t>(group) * static_cast<size_t>(A);
-      };
-      // One step on spot with c changeover steps left (spot available now).
-      auto spot_step = [&](float* out, int c) {
-        const float* row = c > 0 ? Vs : Vw;
-        if (row == nullptr) return Fill(out, A);
-        const int next = c > 0 ? c - 1 : 0;
-        Expect(out, stay[1], at(row, g.Spot(next)), at(row, g.Idle(0))[0], 1.0f, A);
-      };
-      auto od_step = [&](float* out, int c, int a) {
-        const float* row = c > 0 ? Vs : Vw;
-        if (row == nullptr) return Fill(out, A);
-        const int next = c > 0 ? c - 1 : 0;
-        Expect(out, stay[a], at(row, g.OnDemand(next, a)), at(row, g.OnDemand(next, 1 - a))[0],
-               ratio, A);
-      };
-      for (int a = 0; a < 2; ++a) {
-        if (Vs == nullptr) {
-          Fill(idle[a], A);
-        } else {
-          Expect(idle[a], stay[a], at(Vs, g.Idle(a)), at(Vs, g.Idle(1 - a))[0], 0.0f, A);
-        }
-        od_step(od_enter[a], d, a);
-        od_step(od_work[a], 0, a);
-      }
-      spot_step(spot_enter, d);
-      spot_step(spot_work, 0);
-      // Changeover states in progress just carry on.
-      for (int c = 1; c <= g.last && d > 0; ++c) {
-        spot_step(at(V, g.Spot(c)), c);
-        od_step(at(V, g.OnDemand(c, 0)), c, 0);
-        od_step(at(V, g.OnDemand(c, 1)), c, 1);
-      }
       uint16_t* decisions =
           table_.data() +
           (static_cast<size_t>(s) * static_cast<size_t>(work_units_ + 1) + static_cast<size_t>(w)) *
               static_cast<size_t>(A);
-      Choose(Options{{idle[0], idle[1]},
-                     spot_enter,
-                     spot_work,
-                     {od_enter[0], od_enter[1]},
-                     {od_work[0], od_work[1]}},
-             Values{at(V, g.Idle(0)), at(V, g.Idle(1)), at(V, g.OnDemand(0, 0)),
-                    at(V, g.OnDemand(0, 1)), at(V, g.Spot(0))},
-             decisions, A);
+      SolveCell(CellStep{g, A, ratio, {stay[0], stay[1]}, Vw, Vs}, d, scratch.data(), V, decisions);
     }
     std::swap(prev, cur);
   }

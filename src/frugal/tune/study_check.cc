@@ -61,11 +61,10 @@ std::optional<CheckItem> TrialScriptItem(const StudySpec& spec) {
                           std::filesystem::path(script).filename().string(), dir));
 }
 
-std::vector<CheckItem> CheckStudy(const StudySpec& spec) {
-  std::vector<CheckItem> items;
-  if (auto script = TrialScriptItem(spec)) items.push_back(std::move(*script));
-  const Gates& g = spec.gates;
-  const Resources& r = spec.resources;
+namespace {
+
+/// The hard stops on money: the dollar budget and the GPU-hour cap.
+void AddSpendCapItems(const Gates& g, std::vector<CheckItem>& items) {
   items.push_back(Item("budget_usd", g.budget.has_value(),
                        g.budget ? "hard stop at " + g.budget->ToString() : "no dollar budget",
                        "add 'gates: {budget_usd: 100}' so the study cannot spend past a cap"));
@@ -73,6 +72,10 @@ std::vector<CheckItem> CheckStudy(const StudySpec& spec) {
                        g.max_gpu_hours ? fmt::format("hard stop at {} GPU-hours", *g.max_gpu_hours)
                                        : "no GPU-hour cap",
                        "add 'gates: {max_gpu_hours: 20}' (a cap that holds when prices change)"));
+}
+
+/// What the trials' capacity costs, and on spot how often they checkpoint (else which tier).
+void AddCapacityItems(const Resources& r, std::vector<CheckItem>& items) {
   const bool priced = r.price_per_gpu_hour.has_value() || !r.offer.empty();
   items.push_back(Item("price", priced,
                        r.price_per_gpu_hour
@@ -95,6 +98,32 @@ std::vector<CheckItem> CheckStudy(const StudySpec& spec) {
              r.tier ? "tier " + std::string(CapacityTierName(*r.tier)) : "pricing tier not stated",
              "state 'resources: {tier: spot}' (with 15–30 min checkpoints) or on_demand"));
   }
+}
+
+/// A searched schedule length (`epochs` when the fidelity is `epoch`) with rungs at absolute
+/// fidelity compares trials at different points of their learning-rate schedules: the first
+/// such parameter, if any.
+std::optional<CheckItem> ScheduleLengthItem(const StudySpec& spec) {
+  const std::string& unit = spec.fidelity.name;
+  for (const Param& p : spec.space.params()) {
+    const bool length = p.name == unit || p.name == unit + "s" || p.name == "num_" + unit + "s";
+    const bool searched = p.kind == ParamKind::kFloat || p.kind == ParamKind::kInt ||
+                          (p.kind == ParamKind::kCategorical && p.choices.size() > 1);
+    if (!length || !searched) continue;
+    const bool scaled = spec.fidelity.scale_by == p.name;
+    return Item("schedule_length", scaled,
+                scaled ? fmt::format("rungs are shares of each trial's '{}'", p.name)
+                       : fmt::format("'{}' is searched, but rungs compare trials at the same {}",
+                                     p.name, unit),
+                fmt::format("set 'fidelity: {{scale_by: {}}}' so a trial with a short schedule is "
+                            "compared at the same share of it as a long one",
+                            p.name));
+  }
+  return std::nullopt;
+}
+
+/// Whether weak trials stop early, and not so early that winners are dropped.
+void AddPruningItems(const StudySpec& spec, std::vector<CheckItem>& items) {
   const bool prunes = spec.scheduler != SchedulerKind::kNone;
   items.push_back(Item("prune_rule", prunes,
                        prunes ? fmt::format("{} prunes with η={}", SchedulerName(spec.scheduler),
@@ -112,27 +141,12 @@ std::vector<CheckItem> CheckStudy(const StudySpec& spec) {
            fmt::format("set 'fidelity: {{grace: 3}}': early ranks correlate weakly with final "
                        "ranks, and pruning after {} {} drops winners",
                        spec.fidelity.min, spec.fidelity.name)));
-  // A searched schedule length (`epochs` when the fidelity is `epoch`) with rungs at absolute
-  // fidelity compares trials at different points of their learning-rate schedules.
-  if (prunes) {
-    const std::string& unit = spec.fidelity.name;
-    for (const Param& p : spec.space.params()) {
-      const bool length = p.name == unit || p.name == unit + "s" || p.name == "num_" + unit + "s";
-      const bool searched = p.kind == ParamKind::kFloat || p.kind == ParamKind::kInt ||
-                            (p.kind == ParamKind::kCategorical && p.choices.size() > 1);
-      if (!length || !searched) continue;
-      const bool scaled = spec.fidelity.scale_by == p.name;
-      items.push_back(
-          Item("schedule_length", scaled,
-               scaled ? fmt::format("rungs are shares of each trial's '{}'", p.name)
-                      : fmt::format("'{}' is searched, but rungs compare trials at the same {}",
-                                    p.name, unit),
-               fmt::format("set 'fidelity: {{scale_by: {}}}' so a trial with a short schedule is "
-                           "compared at the same share of it as a long one",
-                           p.name)));
-      break;
-    }
-  }
+  if (!prunes) return;
+  if (auto length = ScheduleLengthItem(spec)) items.push_back(std::move(*length));
+}
+
+/// The stops short of the budget: a trial cap, a trial's wall-clock cap, a plateau.
+void AddStopItems(const Gates& g, std::vector<CheckItem>& items) {
   items.push_back(
       Item("max_trials", g.max_trials.has_value(),
            g.max_trials ? fmt::format("at most {} trials", *g.max_trials) : "no trial cap",
@@ -146,6 +160,17 @@ std::vector<CheckItem> CheckStudy(const StudySpec& spec) {
       g.plateau ? fmt::format("stop when the best improves by less than {}", g.plateau->epsilon)
                 : "no plateau stop: the study spends its whole budget",
       "add 'gates: {plateau: {epsilon: 0.001, trials: 15}}'"));
+}
+
+}  // namespace
+
+std::vector<CheckItem> CheckStudy(const StudySpec& spec) {
+  std::vector<CheckItem> items;
+  if (auto script = TrialScriptItem(spec)) items.push_back(std::move(*script));
+  AddSpendCapItems(spec.gates, items);
+  AddCapacityItems(spec.resources, items);
+  AddPruningItems(spec, items);
+  AddStopItems(spec.gates, items);
   items.push_back(Item("watch", !spec.objective.watch.empty(),
                        spec.objective.watch.empty()
                            ? "only '" + spec.objective.metric + "' is watched"
