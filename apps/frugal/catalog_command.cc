@@ -100,7 +100,7 @@ Result<catalog::OfferQuery> OfferQueryFrom(const OffersOptions& opts) {
   if (!opts.gpu.empty()) q.gpu = opts.gpu;
   if (opts.cpu) q.gpu = "CPU";
   if (!opts.cpu_class.empty()) {
-    q.cpu_class = FRUGAL_TRY(catalog::ParseCpuClass(opts.cpu_class).map_error([](Error e) {
+    q.cpu_class = FRUGAL_TRY(catalog::ParseCpuClass(opts.cpu_class).map_error([](const Error& e) {
       return e.Wrap("--cpu-class");
     }));
   }
@@ -109,11 +109,12 @@ Result<catalog::OfferQuery> OfferQueryFrom(const OffersOptions& opts) {
   if (!opts.cloud.empty()) q.cloud = opts.cloud;
   if (!opts.region.empty()) q.region = opts.region;
   if (!opts.tier.empty())
-    q.tier =
-        FRUGAL_TRY(ParseRentedTier(opts.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
+    q.tier = FRUGAL_TRY(
+        ParseRentedTier(opts.tier).map_error([](const Error& e) { return e.Wrap("--tier"); }));
   if (!opts.max_price.empty()) {
-    q.max_price_per_hour = FRUGAL_TRY(
-        Money::Parse(opts.max_price).map_error([](Error e) { return e.Wrap("--max-price"); }));
+    q.max_price_per_hour = FRUGAL_TRY(Money::Parse(opts.max_price).map_error([](const Error& e) {
+      return e.Wrap("--max-price");
+    }));
     if (q.max_price_per_hour->micros() < 0) {
       return Fail(ErrorCode::kBadInput,
                   fmt::format("--max-price: must not be negative, got '{}'", opts.max_price));

@@ -43,13 +43,13 @@ namespace {
 Result<estimate::WorkloadShape> ShapeFrom(const MeasuredEstimateOptions& o,
                                           const MeasuredEstimateJob& job) {
   estimate::WorkloadShape shape;
-  shape.family = FRUGAL_TRY(
-      estimate::ParseModelFamily(o.family).map_error([](Error e) { return e.Wrap("--family"); }));
-  shape.precision = FRUGAL_TRY(
-      catalog::ParsePrecision(job.dtype).map_error([](Error e) { return e.Wrap("--dtype"); }));
+  shape.family = FRUGAL_TRY(estimate::ParseModelFamily(o.family).map_error(
+      [](const Error& e) { return e.Wrap("--family"); }));
+  shape.precision = FRUGAL_TRY(catalog::ParsePrecision(job.dtype).map_error(
+      [](const Error& e) { return e.Wrap("--dtype"); }));
   if (!job.params.empty()) {
-    shape.params =
-        FRUGAL_TRY(ParseCount(job.params).map_error([](Error e) { return e.Wrap("--params"); }));
+    shape.params = FRUGAL_TRY(
+        ParseCount(job.params).map_error([](const Error& e) { return e.Wrap("--params"); }));
   }
   for (const auto& [value, flag] : {std::pair{o.flops_per_sample, "--flops-per-sample"},
                                     {o.bytes_per_sample, "--bytes-per-sample"}}) {
@@ -77,14 +77,14 @@ Result<std::optional<double>> WorkUnits(const MeasuredEstimateJob& job) {
   if (forms > 1) return Fail(ErrorCode::kBadInput, "give only one of --tokens, --samples, --steps");
   if (!(job.epochs > 0)) return Fail(ErrorCode::kBadInput, "--epochs: must be positive");
   if (!job.samples.empty()) {
-    const double samples =
-        FRUGAL_TRY(ParseCount(job.samples).map_error([](Error e) { return e.Wrap("--samples"); }));
+    const double samples = FRUGAL_TRY(
+        ParseCount(job.samples).map_error([](const Error& e) { return e.Wrap("--samples"); }));
     return std::optional<double>(samples * job.epochs);
   }
   const std::string& text = job.tokens.empty() ? job.steps : job.tokens;
   const char* flag = job.tokens.empty() ? "--steps" : "--tokens";
   return std::optional<double>(
-      FRUGAL_TRY(ParseCount(text).map_error([&](Error e) { return e.Wrap(flag); })));
+      FRUGAL_TRY(ParseCount(text).map_error([&](const Error& e) { return e.Wrap(flag); })));
 }
 
 /// The ledger's measurements of `name` as device measurements; kBadInput naming --profile when
@@ -150,7 +150,7 @@ Result<Measurements> GatherMeasurements(const MeasuredEstimateOptions& o, const 
   std::map<std::string, std::string> given;  // GPU model → the --measured text that named it
   for (const std::string& text : o.measured) {
     m.measured.push_back(FRUGAL_TRY(estimate::ParseDeviceMeasurement(text, c).map_error(
-        [](Error e) { return e.Wrap("--measured"); })));
+        [](const Error& e) { return e.Wrap("--measured"); })));
     // Two figures for one model would be averaged out of sight: which one is right is the
     // user's call, not ours.
     const auto [it, fresh] = given.try_emplace(m.measured.back().gpu->name, text);
@@ -186,8 +186,8 @@ Result<std::vector<estimate::TierCost>> CostsFor(const catalog::Catalog& c,
   // Reservations are not rented per job (`--commitment` answers whether one would pay).
   FRUGAL_TRY(estimate::ApplyReservedUtilization(costs, std::nullopt, wall_hours));
   if (!job.tier.empty()) {
-    const CapacityTier tier =
-        FRUGAL_TRY(ParseRentedTier(job.tier).map_error([](Error e) { return e.Wrap("--tier"); }));
+    const CapacityTier tier = FRUGAL_TRY(
+        ParseRentedTier(job.tier).map_error([](const Error& e) { return e.Wrap("--tier"); }));
     std::erase_if(costs, [&](const estimate::TierCost& t) { return t.offer->tier != tier; });
   }
   return costs;
@@ -271,7 +271,8 @@ Result<void> RunMeasuredEstimate(const MeasuredEstimateOptions& o, const Measure
   const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global));
   const Measurements m = FRUGAL_TRY(GatherMeasurements(o, c, global));
   MeasuredAnswer a;
-  a.gpu = FRUGAL_TRY(c.RequireGpu(job.gpu).map_error([](Error e) { return e.Wrap("--gpu"); }));
+  a.gpu =
+      FRUGAL_TRY(c.RequireGpu(job.gpu).map_error([](const Error& e) { return e.Wrap("--gpu"); }));
   if (job.gpus < 1) return Fail(ErrorCode::kBadInput, "--gpus: must be at least 1");
   a.gpus = job.gpus;
   a.shape = FRUGAL_TRY(ShapeFrom(o, job));

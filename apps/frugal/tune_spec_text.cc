@@ -106,7 +106,7 @@ std::vector<std::string> ChangedFields(const std::string& then, const std::strin
       for (const auto& kv : m) inner.insert(kv.first.as<std::string>());
     }
     for (const std::string& k : inner) {
-      if (YAML::Dump(x[k]) != YAML::Dump(y[k])) changed.push_back(key + "." + k);
+      if (YAML::Dump(x[k]) != YAML::Dump(y[k])) changed.push_back(fmt::format("{}.{}", key, k));
     }
   }
   return changed;

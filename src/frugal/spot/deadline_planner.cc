@@ -197,14 +197,14 @@ void DeadlinePlanner::Solve(const PlannerInput& input) {
   work_units_ = (input.compute + unit_ - 1) / unit_;
   const int d = (input.changeover + unit_ - 1) / unit_;
   const Groups g(d);
-  const int A = ages_;
-  const auto block = static_cast<size_t>(g.count) * static_cast<size_t>(A);
-  const auto ages = static_cast<size_t>(A);
+  const int age_count = ages_;
+  const auto block = static_cast<size_t>(g.count) * static_cast<size_t>(age_count);
+  const auto ages = static_cast<size_t>(age_count);
   const auto row_size = static_cast<size_t>(work_units_ + 1) * block;
   std::vector<float> prev(row_size, kInfeasible);
   std::vector<float> cur(row_size, kInfeasible);
   table_.assign(static_cast<size_t>(spare_units_ + 1) * static_cast<size_t>(work_units_ + 1) *
-                    static_cast<size_t>(A),
+                    static_cast<size_t>(age_count),
                 0);
   const float ratio = static_cast<float>(input.price_ratio);
   const float* stay[2] = {input.stay_down.data(), input.stay_up.data()};
@@ -213,14 +213,16 @@ void DeadlinePlanner::Solve(const PlannerInput& input) {
   for (int s = 0; s <= spare_units_; ++s) {
     std::fill(cur.begin(), cur.begin() + static_cast<std::ptrdiff_t>(block), 0.0f);  // done
     for (int w = 1; w <= work_units_; ++w) {
-      float* V = cur.data() + static_cast<size_t>(w) * block;
-      const float* Vw = cur.data() + static_cast<size_t>(w - 1) * block;  // after a work step
-      const float* Vs = s > 0 ? prev.data() + static_cast<size_t>(w) * block : nullptr;
+      float* values = cur.data() + static_cast<size_t>(w) * block;
+      const float* after_work =
+          cur.data() + static_cast<size_t>(w - 1) * block;  // after a work step
+      const float* after_spare = s > 0 ? prev.data() + static_cast<size_t>(w) * block : nullptr;
       uint16_t* decisions =
           table_.data() +
           (static_cast<size_t>(s) * static_cast<size_t>(work_units_ + 1) + static_cast<size_t>(w)) *
-              static_cast<size_t>(A);
-      SolveCell(CellStep{g, A, ratio, {stay[0], stay[1]}, Vw, Vs}, d, scratch.data(), V, decisions);
+              static_cast<size_t>(age_count);
+      SolveCell(CellStep{g, age_count, ratio, {stay[0], stay[1]}, after_work, after_spare}, d,
+                scratch.data(), values, decisions);
     }
     std::swap(prev, cur);
   }
