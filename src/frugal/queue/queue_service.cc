@@ -19,6 +19,18 @@
 namespace frugal::queue {
 namespace {
 
+/// A decision that ends a job without placing it (a failed dependency, a cached result): its
+/// verdict word and the reason, at `now`.
+Result<void> RecordOutcome(ledger::Connection& db, int64_t job_id, Seconds now, const char* verdict,
+                           const std::string& reason) {
+  ledger::QueueDecisionRow d;
+  d.job_id = job_id;
+  d.time_ms = now * 1000;
+  d.verdict = verdict;
+  d.reason = reason;
+  return ledger::InsertQueueDecisions(db, std::vector<ledger::QueueDecisionRow>{d});
+}
+
 using ledger::QueueJobRow;
 using ledger::QueueJobState;
 
@@ -143,12 +155,7 @@ Result<bool> FailDependent(ledger::Connection& db, Loaded& j, const std::string&
   j.row.state = QueueJobState::kFailed;
   j.row.reason = f.reason;
   report.lines.push_back(fmt::format("job {} ({}) failed: {}", j.row.id, j.row.name, f.reason));
-  ledger::QueueDecisionRow d;
-  d.job_id = j.row.id;
-  d.time_ms = now * 1000;
-  d.verdict = "dependency_failed";
-  d.reason = f.reason;
-  FRUGAL_TRY(ledger::InsertQueueDecisions(db, std::vector<ledger::QueueDecisionRow>{d}));
+  FRUGAL_TRY(RecordOutcome(db, j.row.id, now, "dependency_failed", f.reason));
   return true;
 }
 
@@ -267,12 +274,7 @@ Result<bool> SucceedIfCached(ledger::Connection& db, Loaded& j, Seconds now, Pas
           ledger::MoveQueueJob(db, j.row.id, waiting, QueueJobState::kSucceeded, f, now * 1000))) {
     j.row.state = QueueJobState::kSucceeded;
     report.lines.push_back(fmt::format("job {} ({}) {}", j.row.id, j.row.name, f.reason));
-    ledger::QueueDecisionRow d;
-    d.job_id = j.row.id;
-    d.time_ms = now * 1000;
-    d.verdict = "cached";
-    d.reason = f.reason;
-    FRUGAL_TRY(ledger::InsertQueueDecisions(db, std::vector<ledger::QueueDecisionRow>{d}));
+    FRUGAL_TRY(RecordOutcome(db, j.row.id, now, "cached", f.reason));
   }
   return true;
 }
