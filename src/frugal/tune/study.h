@@ -141,6 +141,11 @@ class Study {
   Study(SpecText text, StudySpec spec, TrialRunner& runner, StudyStore& store,
         const ReplayTable* table);
   [[nodiscard]] Result<void> Prepare();
+  /// Restore's steps: the saved trials (checked against the spec's rungs and the table), and
+  /// the accounting, the pace and the flags. Both throw nlohmann::json's errors on a malformed
+  /// state (Restore reports them).
+  [[nodiscard]] Result<void> RestoreTrials(const nlohmann::json& trials);
+  void RestoreCounters(const nlohmann::json& state);
   /// Each full run's cost at full fidelity, on average (the table's, or cost_per_unit × max).
   std::optional<double> MeanFullRunSeconds() const;
   /// Left unstated, the scheduler is `none` when the budget pays fewer than

@@ -213,6 +213,50 @@ Result<void> Study::Persist(const std::string& status) {
   return store_.Save(spec_.name, state);
 }
 
+Result<void> Study::RestoreTrials(const nlohmann::json& trials) {
+  for (const auto& j : trials) {
+    Trial t = FRUGAL_TRY(TrialFromJson(j));
+    if (t.id != static_cast<int64_t>(trials_.size()) ||
+        t.rung_losses.size() != ladder_.fidelities.size()) {
+      return Fail(ErrorCode::kBadInput, "study state: trial records do not match the spec's rungs");
+    }
+    if (table_ != nullptr) {
+      const auto row = table_->Find(t.source_id);
+      if (!row)
+        return Fail(ErrorCode::kBadInput,
+                    "study state: config '" + t.source_id + "' not in the table");
+      table_used_[*row] = 1;
+    }
+    trials_.push_back(std::move(t));
+  }
+  return {};
+}
+
+void Study::RestoreCounters(const nlohmann::json& state) {
+  const auto& acc = state.at("accounting");
+  gate_.RestoreSpent(acc.at("spent_gpu_seconds").get<double>());
+  estimator_.Restore(acc.at("estimator_units").get<double>(),
+                     acc.at("estimator_seconds").get<double>());
+  events_ = acc.at("events").get<int64_t>();
+  promotions_ = acc.at("promotions").get<int64_t>();
+  pauses_ = acc.at("pauses").get<int64_t>();
+  // States saved before the pace was kept have none: the resumed study learns it anew.
+  if (state.contains("pace")) pace_.Restore(state.at("pace"), trials_.size());
+  const auto& flags = state.at("flags");
+  stop_reason_ = flags.at("stop_reason").get<std::string>();
+  stopping_ = flags.at("stopping").get<bool>();
+  if (!flags.at("incumbent_loss").is_null())
+    incumbent_loss_ = flags.at("incumbent_loss").get<double>();
+  incumbent_trials_started_ = flags.at("incumbent_trials_started").get<int64_t>();
+  incumbent_gpu_seconds_ = flags.at("incumbent_gpu_seconds").get<double>();
+  // States saved before the endgame have neither: no endgame yet, and no curve.
+  endgame_ = flags.value("endgame", false);
+  for (const auto& p : flags.value("best_so_far", nlohmann::json::array())) {
+    improvements_.push_back(BestSoFar{Money::FromDollars(p.at("spend_usd").get<double>()),
+                                      p.at("best_value").get<double>()});
+  }
+}
+
 Result<std::unique_ptr<Study>> Study::Restore(const nlohmann::json& state, StudySpec spec,
                                               TrialRunner& runner, StudyStore& store,
                                               const ReplayTable* table) {
@@ -231,48 +275,12 @@ Result<std::unique_ptr<Study>> Study::Restore(const nlohmann::json& state, Study
     }
     std::unique_ptr<Study> study(new Study(std::move(text), std::move(spec), runner, store, table));
     FRUGAL_TRY(study->Prepare());
-    for (const auto& j : state.at("trials")) {
-      Trial t = FRUGAL_TRY(TrialFromJson(j));
-      if (t.id != static_cast<int64_t>(study->trials_.size()) ||
-          t.rung_losses.size() != study->ladder_.fidelities.size()) {
-        return Fail(ErrorCode::kBadInput,
-                    "study state: trial records do not match the spec's rungs");
-      }
-      if (table != nullptr) {
-        const auto row = table->Find(t.source_id);
-        if (!row)
-          return Fail(ErrorCode::kBadInput,
-                      "study state: config '" + t.source_id + "' not in the table");
-        study->table_used_[*row] = 1;
-      }
-      study->trials_.push_back(std::move(t));
-    }
+    FRUGAL_TRY(study->RestoreTrials(state.at("trials")));
     study->running_ = state.at("running").get<std::vector<int64_t>>();
     study->cap_changes_ = state.value("cap_changes", nlohmann::json::array());
     FRUGAL_TRY(study->scheduler_->Load(state.at("scheduler"), study->trials_));
     FRUGAL_TRY(study->sampler_->LoadState(state.at("sampler").get<std::string>()));
-    const auto& acc = state.at("accounting");
-    study->gate_.RestoreSpent(acc.at("spent_gpu_seconds").get<double>());
-    study->estimator_.Restore(acc.at("estimator_units").get<double>(),
-                              acc.at("estimator_seconds").get<double>());
-    study->events_ = acc.at("events").get<int64_t>();
-    study->promotions_ = acc.at("promotions").get<int64_t>();
-    study->pauses_ = acc.at("pauses").get<int64_t>();
-    // States saved before the pace was kept have none: the resumed study learns it anew.
-    if (state.contains("pace")) study->pace_.Restore(state.at("pace"), study->trials_.size());
-    const auto& flags = state.at("flags");
-    study->stop_reason_ = flags.at("stop_reason").get<std::string>();
-    study->stopping_ = flags.at("stopping").get<bool>();
-    if (!flags.at("incumbent_loss").is_null())
-      study->incumbent_loss_ = flags.at("incumbent_loss").get<double>();
-    study->incumbent_trials_started_ = flags.at("incumbent_trials_started").get<int64_t>();
-    study->incumbent_gpu_seconds_ = flags.at("incumbent_gpu_seconds").get<double>();
-    // States saved before the endgame have neither: no endgame yet, and no curve.
-    study->endgame_ = flags.value("endgame", false);
-    for (const auto& p : flags.value("best_so_far", nlohmann::json::array())) {
-      study->improvements_.push_back(BestSoFar{Money::FromDollars(p.at("spend_usd").get<double>()),
-                                               p.at("best_value").get<double>()});
-    }
+    study->RestoreCounters(state);
     // In-flight segments: a replay restores them exactly; a real runner that lost them
     // relaunches from their checkpoints.
     FRUGAL_TRY(runner.Load(state.at("runner")));
