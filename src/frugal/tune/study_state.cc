@@ -51,6 +51,37 @@ Result<void> CheckLadderFitsTable(const StudySpec& spec, const ReplayTable& tabl
                           where, spec.fidelity.max, longest, spec.fidelity.name, longest));
 }
 
+/// Whether replay table row `row` gives space parameter `p` a value it can take: a column for
+/// it (unless the parameter is conditional), a number for a numeric one, one of the choices for
+/// a categorical one. kBadInput naming the row's file, line and column, and the parameter.
+Result<void> CheckTableColumn(const StudySpec& spec, const Param& p, const ReplayConfig& row) {
+  if (!row.params.contains(p.name) && p.conditions.empty()) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: space parameter '{}' is not a column of the replay table "
+                            "(no value in {})",
+                            p.where.empty() ? spec.source : p.where, p.name, row.where));
+  }
+  const auto value = row.params.find(p.name);
+  const bool numeric = p.kind == ParamKind::kFloat || p.kind == ParamKind::kInt;
+  if (numeric && value != row.params.end() && std::holds_alternative<std::string>(value->second)) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: column '{}' (config '{}'): '{}' is not a number, as space "
+                            "parameter '{}' at {} needs",
+                            row.where, p.name, row.id, std::get<std::string>(value->second), p.name,
+                            p.where.empty() ? spec.source : p.where));
+  }
+  if (!numeric && value != row.params.end() &&
+      std::find(p.choices.begin(), p.choices.end(), ValueText(value->second)) == p.choices.end()) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: column '{}' (config '{}'): '{}' is not one of the choices "
+                            "of space parameter '{}' at {} ({})",
+                            row.where, p.name, row.id, ValueText(value->second), p.name,
+                            p.where.empty() ? spec.source : p.where,
+                            fmt::format("{}", fmt::join(p.choices, ", "))));
+  }
+  return {};
+}
+
 }  // namespace
 
 std::optional<double> Study::MeanFullRunSeconds() const {
@@ -115,32 +146,7 @@ Result<void> Study::Prepare() {
     }
     std::vector<double> point;
     for (const Param& p : spec_.space.params()) {
-      if (!row.params.contains(p.name) && p.conditions.empty()) {
-        return Fail(ErrorCode::kBadInput,
-                    fmt::format("{}: space parameter '{}' is not a column of the replay table "
-                                "(no value in {})",
-                                p.where.empty() ? spec_.source : p.where, p.name, row.where));
-      }
-      const auto value = row.params.find(p.name);
-      const bool numeric = p.kind == ParamKind::kFloat || p.kind == ParamKind::kInt;
-      if (numeric && value != row.params.end() &&
-          std::holds_alternative<std::string>(value->second)) {
-        return Fail(ErrorCode::kBadInput,
-                    fmt::format("{}: column '{}' (config '{}'): '{}' is not a number, as space "
-                                "parameter '{}' at {} needs",
-                                row.where, p.name, row.id, std::get<std::string>(value->second),
-                                p.name, p.where.empty() ? spec_.source : p.where));
-      }
-      if (!numeric && value != row.params.end() &&
-          std::find(p.choices.begin(), p.choices.end(), ValueText(value->second)) ==
-              p.choices.end()) {
-        return Fail(ErrorCode::kBadInput,
-                    fmt::format("{}: column '{}' (config '{}'): '{}' is not one of the choices "
-                                "of space parameter '{}' at {} ({})",
-                                row.where, p.name, row.id, ValueText(value->second), p.name,
-                                p.where.empty() ? spec_.source : p.where,
-                                fmt::format("{}", fmt::join(p.choices, ", "))));
-      }
+      FRUGAL_TRY(CheckTableColumn(spec_, p, row));
       point.push_back(spec_.space.ToUnit(p, row.params));
     }
     table_points_.push_back(std::move(point));
