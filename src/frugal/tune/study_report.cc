@@ -211,9 +211,10 @@ nlohmann::json StatusJson(const StudySpec& spec, const nlohmann::json& state,
   return doc;
 }
 
-void PrintStatus(std::ostream& out, const StudySpec& spec, const nlohmann::json& state,
-                 const std::vector<Trial>& trials) {
-  const nlohmann::json doc = StatusJson(spec, state, trials);
+namespace {
+
+/// The status's summary lines: status, spend, best, partial, trials, cap changes, overshoot, ETA.
+void PrintStatusSummary(std::ostream& out, const StudySpec& spec, const nlohmann::json& doc) {
   out << fmt::format("study {}: {}", spec.name, doc["status"].get<std::string>());
   if (!doc.value("stop_reason", std::string()).empty())
     out << " (" << doc["stop_reason"].get<std::string>() << ")";
@@ -260,10 +261,10 @@ void PrintStatus(std::ostream& out, const StudySpec& spec, const nlohmann::json&
                        FormatDuration(FromSeconds(doc["eta_seconds"].get<double>())),
                        doc["eta_gate"].get<std::string>());
   }
-  if (!doc["gates"].empty()) {
-    out << "\ngates\n";
-    PrintGates(out, doc["gates"]);
-  }
+}
+
+/// The rung table: each rung's fidelity, results, best and what it pruned.
+void PrintRungs(std::ostream& out, const StudySpec& spec, const nlohmann::json& doc) {
   out << "\nrungs";
   if (!spec.fidelity.scale_by.empty()) {
     out << fmt::format(" (a trial with {} = L reports at the {} shown × L ÷ {:g})",
@@ -283,6 +284,19 @@ void PrintStatus(std::ostream& out, const StudySpec& spec, const nlohmann::json&
                   r["prunes"].get<std::string>()});
   }
   rungs.Render(out);
+}
+
+}  // namespace
+
+void PrintStatus(std::ostream& out, const StudySpec& spec, const nlohmann::json& state,
+                 const std::vector<Trial>& trials) {
+  const nlohmann::json doc = StatusJson(spec, state, trials);
+  PrintStatusSummary(out, spec, doc);
+  if (!doc["gates"].empty()) {
+    out << "\ngates\n";
+    PrintGates(out, doc["gates"]);
+  }
+  PrintRungs(out, spec, doc);
   out << "\nleaderboard\n";
   PrintLeaderboard(out, trials, spec);
 }
