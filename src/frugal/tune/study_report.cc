@@ -44,7 +44,7 @@ std::string ConfigText(const Trial& t) {
     const std::string v = value.is_number_float() ? fmt::format("{:.3g}", value.get<double>())
                           : value.is_string()     ? value.get<std::string>()
                                                   : value.dump();
-    text += (text.empty() ? "" : " ") + name + "=" + v;
+    text += fmt::format("{}{}={}", text.empty() ? "" : " ", name, v);
   }
   return text.empty() ? std::to_string(t.id) : text;
 }
