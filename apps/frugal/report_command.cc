@@ -27,7 +27,7 @@ Result<void> RunReport(const ReportCommandOptions& o, const GlobalOptions& globa
   request.until = o.until;
   request.prefix = "--";
   request.now = ledger::Now();
-  request.thresholds = FRUGAL_TRY(audit::ResolveThresholds(o.thresholds));
+  request.burn_window = FRUGAL_TRY(audit::ResolveThresholds(o.thresholds)).BudgetBurnWindow();
   auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, ledger::CreateMode::kMustExist));
   const ledger::Report report = FRUGAL_TRY(app::BuildReport(*db, request));
   if (global.json || o.format == "json") {

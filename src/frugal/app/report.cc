@@ -1,7 +1,5 @@
 #include "frugal/app/report.h"
 
-#include <chrono>
-
 #include "frugal/ledger/window.h"
 
 namespace frugal::app {
@@ -14,8 +12,7 @@ Result<ledger::Report> BuildReport(ledger::Ledger& db, const ReportRequest& requ
       FRUGAL_TRY(ledger::ParseWindow(request.since, request.until, request.now, request.prefix));
   options.since = window.since;
   options.until = window.until;
-  options.burn_window = std::chrono::duration_cast<Duration>(
-      std::chrono::duration<double, std::ratio<86400>>(request.thresholds.budget_burn_days));
+  options.burn_window = request.burn_window;
   return ledger::BuildReport(db, options);
 }
 

@@ -1,12 +1,11 @@
 #pragma once
 // Report over a window: spend by group, spot share, cost per successful run and the month's
-// forecast, whose burn rate is over the thresholds' `budget_burn_days` (the audit's budgets
-// forecast the same way). `frugal report` and `GET /api/v1/report` call it with what the user
-// gave, as text, and print the same document.
+// forecast, whose burn rate is over the thresholds' `budget_burn_days`
+// (audit::Thresholds::BudgetBurnWindow: the audit's budgets forecast the same way). `frugal report`
+// and `GET /api/v1/report` call it with what the user gave, as text, and print the same document.
 
 #include <string>
 
-#include "frugal/audit/thresholds.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/ledger/report.h"
 
@@ -18,7 +17,7 @@ struct ReportRequest {
   std::string until;          ///< exclusive; "" for now
   std::string prefix;         ///< how errors name the fields: "--" for flags, "" for parameters
   ledger::Timestamp now{};
-  audit::Thresholds thresholds;  ///< the forecast's burn window
+  Duration burn_window = ledger::kDefaultBurnWindow;  ///< the forecast's burn rate is over this
 };
 
 /// kBadInput naming the field for a bad group key or window; else the ledger's errors.

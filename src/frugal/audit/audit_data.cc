@@ -109,9 +109,7 @@ std::optional<Timestamp> BudgetHorizon(const AuditOptions& options) {
   std::optional<Timestamp> from;
   const Thresholds& t = options.thresholds;
   for (const Budget& b : t.budgets) {
-    const Timestamp burn =
-        options.now - std::chrono::duration_cast<Duration>(
-                          std::chrono::duration<double, std::ratio<86400>>(t.budget_burn_days));
+    const Timestamp burn = options.now - t.BudgetBurnWindow();
     const Timestamp start = std::min(PeriodAround(b.period, options.now).start, burn);
     from = from ? std::min(*from, start) : start;
   }

@@ -46,9 +46,7 @@ Money SpendBetween(const Budget& b, const AuditData& data,
 
 void BudgetForecasts(const AuditData& data, const AuditOptions& o, AuditResult& out) {
   const double burn_days = o.thresholds.budget_burn_days;
-  const Timestamp burn_from =
-      o.now - std::chrono::duration_cast<Duration>(
-                  std::chrono::duration<double, std::ratio<86400>>(burn_days));
+  const Timestamp burn_from = o.now - o.thresholds.BudgetBurnWindow();
   const std::vector<InventorySpend> inventory = InventorySpendOf(data, o);
   for (const Budget& b : o.thresholds.budgets) {
     BudgetStatus st;

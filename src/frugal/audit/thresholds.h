@@ -5,11 +5,13 @@
 // unknown keys and out-of-range values are errors naming file, line and field. The file is
 // `<config dir>/audit.yaml` when it exists; `--thresholds FILE` replaces it.
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "frugal/audit/budgets.h"
+#include "frugal/core/duration.h"
 #include "frugal/core/error.h"
 #include "frugal/core/tier.h"
 
@@ -41,6 +43,11 @@ struct Thresholds {
   /// The burn rate is the spend of this many days: the report's month forecast's window too
   /// (ledger::kDefaultBurnWindow), so a team's budget and month forecasts agree.
   double budget_burn_days = 7;
+  /// budget_burn_days as a duration: the window a forecast's burn rate is taken over.
+  [[nodiscard]] Duration BudgetBurnWindow() const {
+    return std::chrono::duration_cast<Duration>(
+        std::chrono::duration<double, std::ratio<86400>>(budget_burn_days));
+  }
   double commitment_min_history_days = 7;  ///< a commitment needs this much history to judge
   double commitment_max_unused_pct = 5;    ///< a billed commitment unused above this is a finding
   double month_days = 30;  ///< savings per month = saving in window × month / window

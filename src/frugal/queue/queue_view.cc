@@ -141,7 +141,7 @@ Result<std::vector<JobView>> ListJobs(ledger::Ledger& ledger, std::span<const st
   return Build(ledger, std::move(*rows), now);
 }
 
-Result<JobView> ShowJob(ledger::Ledger& ledger, int64_t id, Seconds now) {
+Result<ledger::QueueJobRow> FindJob(ledger::Ledger& ledger, int64_t id) {
   std::optional<ledger::QueueJobRow> row;
   if (Result<std::optional<ledger::QueueJobRow>> r = ledger::GetQueueJob(ledger.connection(), id)) {
     row = std::move(*r);
@@ -149,7 +149,12 @@ Result<JobView> ShowJob(ledger::Ledger& ledger, int64_t id, Seconds now) {
     return Fail(r.error());
   }
   if (!row) return Fail(ErrorCode::kBadInput, fmt::format("no queue job {}", id));
-  std::vector<JobView> views = FRUGAL_TRY(Build(ledger, {std::move(*row)}, now));
+  return std::move(*row);
+}
+
+Result<JobView> ShowJob(ledger::Ledger& ledger, int64_t id, Seconds now) {
+  ledger::QueueJobRow row = FRUGAL_TRY(FindJob(ledger, id));
+  std::vector<JobView> views = FRUGAL_TRY(Build(ledger, {std::move(row)}, now));
   JobView& v = views.front();
   v.decisions = FRUGAL_TRY(ledger::ListQueueDecisions(ledger.connection(), id));
   return std::move(v);

@@ -64,7 +64,11 @@ struct JobView {
                                                     std::span<const std::string> states,
                                                     Seconds now);
 
-/// One job with every decision. kBadInput when there is no job `id`.
+/// Job `id`'s row. kBadInput ("no queue job N") when there is none, a ledger with no queue yet
+/// included.
+[[nodiscard]] Result<ledger::QueueJobRow> FindJob(ledger::Ledger& ledger, int64_t id);
+
+/// One job with every decision. kBadInput when there is no job `id` (FindJob).
 [[nodiscard]] Result<JobView> ShowJob(ledger::Ledger& ledger, int64_t id, Seconds now);
 
 /// A job as `queue list --json` prints it in `jobs`: id, name, state, pool, devices, pid, run_id,

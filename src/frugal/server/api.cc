@@ -256,7 +256,7 @@ Result<Json> Report(Server::Impl& impl, const Request& req) {
   request.since = Param(req, "since", request.since);
   request.until = Param(req, "until");
   request.now = ledger::Now();
-  request.thresholds = impl.thresholds;
+  request.burn_window = impl.thresholds.BudgetBurnWindow();
   auto db = FRUGAL_TRY(impl.pool.Acquire());
   return ledger::ReportToJson(FRUGAL_TRY(app::BuildReport(*db, request)));
 }
@@ -323,7 +323,7 @@ Result<Json> ShowQueueJob(Server::Impl& impl, const std::string& ref) {
 Result<void> QueueJobExists(Server::Impl& impl, const std::string& ref) {
   const int64_t id = FRUGAL_TRY(QueueJobId(ref));
   auto db = FRUGAL_TRY(impl.pool.Acquire());
-  FRUGAL_TRY(queue::ShowJob(*db, id, queue::SecondsAt(RealClock().Wall())));
+  FRUGAL_TRY(queue::FindJob(*db, id));  // the row alone: the view is built once, by the show
   return {};
 }
 
