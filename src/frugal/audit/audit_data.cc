@@ -65,7 +65,7 @@ std::string InstanceTypeInDescription(std::string_view description) {
     }
     size_t end = at;
     while (end < description.size() && is_word(description[end])) ++end;
-    const std::string word = ToLower(description.substr(at, end - at));
+    std::string word = ToLower(description.substr(at, end - at));
     // Only a whole word: "$3.06" and "Linux/UNIX" are not types, nor "1.5" after a '$'.
     const bool whole =
         (at == 0 || std::isspace(static_cast<unsigned char>(description[at - 1])) ||
