@@ -21,13 +21,6 @@ Result<catalog::Catalog> LoadCatalog(const GlobalOptions& global,
   return catalog::Catalog::LoadDefault(custom);
 }
 
-Result<std::vector<std::string>> LoadGpuNames() {
-  std::vector<std::string> names;
-  for (const catalog::GpuSpec& g : FRUGAL_TRY(catalog::Catalog::LoadDefaultGpus()))
-    names.push_back(g.name);
-  return names;
-}
-
 CLI::Validator WholeNumber(int64_t min, int64_t max) {
   return CLI::Validator(
       [min, max](std::string& value) -> std::string {

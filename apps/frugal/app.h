@@ -34,10 +34,6 @@ struct GlobalOptions {
 [[nodiscard]] Result<catalog::Catalog> LoadCatalog(
     const GlobalOptions& global, const std::vector<std::filesystem::path>& extra = {});
 
-/// The GPU names a spec is read against (the GPU table alone): a spec's own `catalog:` files
-/// are then loaded with the catalog once, not after a first load without them.
-[[nodiscard]] Result<std::vector<std::string>> LoadGpuNames();
-
 /// Where a command writes: results to out, diagnostics to err.
 struct Streams {
   std::ostream& out;

@@ -278,14 +278,7 @@ app::PlanContext ContextFor(const GlobalOptions& global, catalog::Catalog& c) {
   ctx.catalog_with = [&c](const std::vector<fs::path>& files) {
     return std::move(c).WithCustomFiles(files);
   };
-  ctx.ledger = [&global](ledger::CreateMode create, const app::LedgerUse& use) -> Result<void> {
-    // Looking up measurements in a ledger not made yet finds none: no empty one is laid down.
-    if (create == ledger::CreateMode::kMustExist && ledger::NothingRecordedYet(global.db)) {
-      return {};
-    }
-    auto db = FRUGAL_TRY(ledger::OpenForCommand(global.db, create));
-    return use(*db);
-  };
+  ctx.ledger = app::LedgerAt(global.db);
   ctx.policy_flag = global.policy;
   return ctx;
 }

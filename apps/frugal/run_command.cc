@@ -19,7 +19,7 @@ namespace frugal::cli {
 namespace {
 
 struct RunOptions {
-  SuperviseOptions supervise;
+  app::SuperviseRequest supervise;
   std::string restart = "requeue";
   int max_restarts = 3;
   std::string restart_backoff = "1s";
@@ -35,7 +35,7 @@ struct RunOptions {
 /// The run as the policy judges it: what it will run on (the offer chosen, its tier), its
 /// tags and dollar cap, and the spec's fault tolerance. The supervisor checkpoints on notice
 /// (it forwards the preemption notice to the job), so the interval rule holds on spot.
-Result<PolicyCheck> CheckRunAgainstPolicy(const RunOptions& o, const SuperviseSetup& setup,
+Result<PolicyCheck> CheckRunAgainstPolicy(const RunOptions& o, const app::SuperviseSetup& setup,
                                           const GlobalOptions& global, Streams& s) {
   PolicyCheck check;
   const catalog::Catalog catalog = FRUGAL_TRY(LoadCatalog(global));
@@ -191,7 +191,7 @@ Result<void> ApplyRestartOptions(const RunOptions& o, run::SupervisorConfig& con
 
 /// Adds the preemptions --chaos-preempt-every makes up and those the cloud's metadata announces;
 /// true when the run can be preempted (on spot, or with either source).
-Result<bool> AddPreemptionSources(const RunOptions& o, const SuperviseSetup& setup,
+Result<bool> AddPreemptionSources(const RunOptions& o, const app::SuperviseSetup& setup,
                                   run::Supervisor& supervisor) {
   bool preemptible = setup.offer.tier == CapacityTier::kSpot;
   if (!o.chaos_every.empty()) {
@@ -205,7 +205,7 @@ Result<bool> AddPreemptionSources(const RunOptions& o, const SuperviseSetup& set
         std::make_unique<run::ChaosPreemptions>(*every, o.seed, o.chaos_max));
     preemptible = true;
   }
-  if (auto metadata = FRUGAL_TRY(MetadataSource(o.supervise))) {
+  if (auto metadata = FRUGAL_TRY(app::MetadataSource(o.supervise))) {
     supervisor.AddPreemptionSource(std::move(metadata));
     preemptible = true;
   }
@@ -245,7 +245,8 @@ Result<void> FinishRun(const run::RunResult& result, const run::SupervisorConfig
 
 Result<void> RunRun(const RunOptions& o, const GlobalOptions& global, Streams& s) {
   FRUGAL_TRY(CheckRunFlagTexts(o));
-  SuperviseSetup setup = FRUGAL_TRY(BuildSupervisorConfig(o.supervise, global));
+  app::SuperviseSetup setup =
+      FRUGAL_TRY(app::SetUpSupervisedRun(o.supervise, SuperviseContextOf(global)));
   run::SupervisorConfig& config = setup.config;
   FRUGAL_TRY(ApplyRestartOptions(o, config));
 

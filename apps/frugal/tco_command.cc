@@ -85,7 +85,7 @@ Result<void> RunTco(const TcoOptions& o, const GlobalOptions& global, Streams& s
           fmt::format("option {}: is empty (give a ledger {} by name or number)", flag, flag + 2));
     }
   }
-  const std::vector<std::string> gpu_names = FRUGAL_TRY(LoadGpuNames());
+  const std::vector<std::string> gpu_names = FRUGAL_TRY(catalog::Catalog::LoadDefaultGpuNames());
   const serving::InferenceSpec spec = FRUGAL_TRY(serving::LoadInferenceSpec(o.spec, gpu_names));
   const catalog::Catalog c = FRUGAL_TRY(LoadCatalog(global, spec.catalog_files));
   const serving::TrainingCost training = FRUGAL_TRY(serving::ResolveTrainingCost(

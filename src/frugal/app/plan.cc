@@ -9,7 +9,6 @@
 #include "frugal/core/yaml.h"
 #include "frugal/plan/plan_json.h"
 #include "frugal/policy/policy.h"
-#include "frugal/run/profile.h"
 #include "frugal/serving/serving_json.h"
 
 namespace frugal::app {
@@ -116,22 +115,6 @@ Result<void> PlanDeployment(const PlanInput& in, const PlanContext& ctx, PlanRes
   return {};
 }
 
-/// What earlier runs of the job measured: the newest of each GPU model, without `measured:`.
-void AddRecordedMeasurements(plan::JobSpec& spec, const catalog::Catalog& c, const PlanContext& ctx,
-                             PlanResult& result) {
-  const Result<void> added =
-      ctx.ledger
-          ? ctx.ledger(ledger::CreateMode::kMustExist,
-                       [&](ledger::Ledger& db) { return run::AddLedgerMeasurements(db, spec, c); })
-          : Result<void>{};
-  if (!added) {
-    result.warnings.push_back(
-        fmt::format("{}: the measurements the ledger holds of '{}' were not "
-                    "read: {}",
-                    spec.source, spec.measurement_name, added.error().message));
-  }
-}
-
 std::vector<policy::Violation> Check(const PolicyVerdict& v, const policy::Subject& job,
                                      const Option& o) {
   return policy::Check(v.policy->policy, policy::ForOption(job, o));
@@ -227,7 +210,8 @@ Result<void> PlanJob(const PlanInput& in, const PlanContext& ctx, PlanResult& re
                 : FRUGAL_TRY(plan::LoadJobSpec(in.spec_path, gpu_names, drills));
   const catalog::Catalog* c =
       FRUGAL_TRY(CatalogFor(spec.catalog_files, spec.source, in, ctx, result));
-  AddRecordedMeasurements(spec, *c, ctx, result);
+  if (std::optional<std::string> warning = AddRecordedMeasurements(spec, *c, ctx.ledger))
+    result.warnings.push_back(std::move(*warning));
   PolicyVerdict verdict;
   verdict.policy = FRUGAL_TRY(policy::LoadConfiguredPolicy(ctx.policy_flag, *c));
   policy::Subject subject;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "frugal/app/enforcement.h"
+#include "frugal/app/recorded.h"
 #include "frugal/catalog/catalog.h"
 #include "frugal/ledger/ledger.h"
 #include "frugal/plan/job_spec.h"
@@ -44,11 +45,6 @@ struct PlanInput {
   std::optional<std::string> override_reason;  ///< go ahead despite the policy, recorded
   Spelling spelling = Spelling::kFlag;
 };
-
-/// Lends the ledger to one step; `create` says whether a missing ledger may be laid down (an
-/// override is recorded) or not (measurements are read).
-using LedgerUse = std::function<Result<void>(ledger::Ledger&)>;
-using WithLedger = std::function<Result<void>(ledger::CreateMode create, const LedgerUse& use)>;
 
 /// What the front end wires in.
 struct PlanContext {

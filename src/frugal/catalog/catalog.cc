@@ -198,6 +198,12 @@ Result<std::vector<GpuSpec>> Catalog::LoadDefaultGpus() {
   return ReadGpuTable(ShippedDataDir() / "gpus.csv");
 }
 
+Result<std::vector<std::string>> Catalog::LoadDefaultGpuNames() {
+  std::vector<std::string> names;
+  for (const GpuSpec& g : FRUGAL_TRY(LoadDefaultGpus())) names.push_back(g.name);
+  return names;
+}
+
 void Catalog::IndexGpus() {
   gpu_names_.clear();
   gpus_by_name_.clear();

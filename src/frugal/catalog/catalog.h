@@ -66,6 +66,8 @@ class Catalog {
   /// The shipped GPU table alone (data/gpus.csv), for what needs no offer: `catalog gpus` does
   /// not read the offer table. kBadInput names file and line on a malformed row.
   [[nodiscard]] static Result<std::vector<GpuSpec>> LoadDefaultGpus();
+  /// The names of the shipped GPU table's models: what a spec's GPU names are read against.
+  [[nodiscard]] static Result<std::vector<std::string>> LoadDefaultGpuNames();
   /// Loads from an explicit data directory (tests, benchmarks).
   [[nodiscard]] static Result<Catalog> LoadFrom(
       const std::filesystem::path& data_dir,

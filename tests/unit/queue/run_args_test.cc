@@ -18,8 +18,8 @@ namespace frugal::queue {
 namespace {
 
 struct Parsed {
-  cli::SuperviseOptions options;
-  cli::SuperviseSetup setup;
+  app::SuperviseRequest options;
+  app::SuperviseSetup setup;
 };
 
 /// Parses `argv` (BINARY run ...) as `frugal run` does and builds its configuration.
@@ -32,7 +32,8 @@ Parsed ParseAsTheCliDoes(const std::vector<std::string>& argv) {
   words.reserve(argv.size());
   for (const std::string& w : argv) words.push_back(w.c_str());
   EXPECT_NO_THROW(app.parse(static_cast<int>(words.size()), words.data()));
-  auto setup = cli::BuildSupervisorConfig(p.options, cli::GlobalOptions{});
+  const cli::GlobalOptions global;
+  auto setup = app::SetUpSupervisedRun(p.options, cli::SuperviseContextOf(global));
   EXPECT_TRUE(setup) << (setup ? "" : setup.error().message);
   if (setup) p.setup = std::move(*setup);
   return p;
