@@ -59,14 +59,14 @@ Result<plan::PlanRequest> RequestFrom(const PlanInput& in) {
   const std::string budget = FieldName(in.spelling, "budget");
   const std::string objective = FieldName(in.spelling, "objective");
   if (!in.deadline.empty()) {
-    const Duration d =
-        FRUGAL_TRY(ParseDuration(in.deadline).map_error([&](Error e) { return e.Wrap(deadline); }));
+    const Duration d = FRUGAL_TRY(
+        ParseDuration(in.deadline).map_error([&](const Error& e) { return e.Wrap(deadline); }));
     if (d.count() <= 0) return Fail(ErrorCode::kBadInput, deadline + ": must be positive");
     r.deadline_hours = ToHours(d);
   }
   if (!in.budget.empty()) {
-    r.budget =
-        FRUGAL_TRY(Money::Parse(in.budget).map_error([&](Error e) { return e.Wrap(budget); }));
+    r.budget = FRUGAL_TRY(
+        Money::Parse(in.budget).map_error([&](const Error& e) { return e.Wrap(budget); }));
     if (*r.budget <= Money()) return Fail(ErrorCode::kBadInput, budget + ": must be positive");
   }
   if (!in.memory_headroom.empty()) {
