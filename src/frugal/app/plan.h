@@ -90,8 +90,9 @@ struct PlanRefusal {
   Error error;
 };
 
-// NOLINTNEXTLINE(bugprone-exception-escape): every member moves without throwing (checked by
-// std::is_nothrow_move_constructible with g++); clang-tidy 14 misreads the variant's move.
+// Every member moves without throwing (checked by std::is_nothrow_move_constructible with g++);
+// clang-tidy 14 misreads the variant's move.
+// NOLINTNEXTLINE(bugprone-exception-escape)
 struct PlanResult {
   std::unique_ptr<catalog::Catalog> own_catalog;  ///< the spec's, when it named files
   std::variant<JobPlan, DeploymentPlan> planned;
