@@ -523,8 +523,8 @@ Result<void> Study::PassRung(Trial& trial, RungPass pass) {
 }
 
 Result<StudySummary> Study::Run(const RunOptions& options) {
-  using Clock = std::chrono::steady_clock;
-  auto last_save = Clock::now();
+  const Clock& clock = *options.clock;
+  SteadyTime last_save = clock.Steady();
   size_t trials_saved = trials_.size();
   int64_t handled = 0;
   while (true) {
@@ -532,9 +532,9 @@ Result<StudySummary> Study::Run(const RunOptions& options) {
     if (running_.empty() && released_.empty()) break;
     // Saved between FillWorkers and the next event, when no trial is parked.
     const bool started = options.save_after_start && trials_.size() > trials_saved;
-    if (started || Clock::now() - last_save >= std::chrono::milliseconds(options.save_every_ms)) {
+    if (started || clock.Steady() - last_save >= std::chrono::milliseconds(options.save_every_ms)) {
       FRUGAL_TRY(Persist("running"));
-      last_save = Clock::now();
+      last_save = clock.Steady();
       trials_saved = trials_.size();
     }
     Result<std::optional<Progress>> next = runner_.WaitNext();

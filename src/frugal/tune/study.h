@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "frugal/core/clock.h"
 #include "frugal/core/error.h"
 #include "frugal/core/money.h"
 #include "frugal/tune/budget_gate.h"
@@ -97,6 +98,8 @@ struct RunOptions {
   /// process that spends, and one the saved state does not know of would be started again, as
   /// a new configuration, under its run's name and in its folder.
   bool save_after_start = false;
+  /// What times the save interval (a test's FakeClock, or the machine's).
+  const Clock* clock = &RealClock();
 };
 
 class Study {

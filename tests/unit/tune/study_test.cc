@@ -296,9 +296,11 @@ TEST_F(StudyTest, WithSaveAfterStartEveryStartedTrialIsSavedBeforeTheNextEvent) 
     auto study = rs.Create();
     ASSERT_TRUE(study) << study.error().message;
     size_t unsaved_events = 0, events = 0, trials_before = 0;
+    FakeClock clock;  // never advanced: the interval alone never saves
     RunOptions options;
-    options.save_every_ms = 1000 * 1000;
+    options.save_every_ms = 1000;
     options.save_after_start = save_after_start;
+    options.clock = &clock;
     // Trials started after the previous event were started before this one was waited for.
     options.on_event = [&](const Study& s) {
       ++events;
@@ -314,6 +316,30 @@ TEST_F(StudyTest, WithSaveAfterStartEveryStartedTrialIsSavedBeforeTheNextEvent) 
       EXPECT_GT(unsaved_events, 0u);  // the interval alone leaves started trials unsaved
     }
   }
+}
+
+TEST_F(StudyTest, TheSaveIntervalIsTimedByTheClockItIsGiven) {
+  // Each event moves the fake clock past the interval: from the second event on, the state is
+  // saved before every wait, so what is loaded after an event knows every trial started before
+  // it (before the first, the clock has not moved and nothing is saved).
+  ReplayStudy rs(dir_.path(), "scheduler: asha\nresources: {price_per_hour: 3.60, workers: 3}\n");
+  auto study = rs.Create();
+  ASSERT_TRUE(study) << study.error().message;
+  FakeClock clock;
+  RunOptions options;
+  options.save_every_ms = 1000;
+  options.clock = &clock;
+  size_t events = 0, unsaved_events = 0, trials_before = 0;
+  options.on_event = [&](const Study& s) {
+    ++events;
+    const auto saved = rs.store().Load("t");
+    if (events > 1 && (!saved || (*saved)["trials"].size() < trials_before)) ++unsaved_events;
+    trials_before = s.trials().size();
+    clock.Advance(std::chrono::milliseconds(1000));
+  };
+  ASSERT_TRUE((*study)->Run(options));
+  ASSERT_GT(events, 10u);
+  EXPECT_EQ(unsaved_events, 0u);
 }
 
 TEST_F(StudyTest, SpaceSnapsSamplesToUntriedTableRows) {
