@@ -233,25 +233,23 @@ void PrintHuman(const estimate::Estimate& e, const std::string& gpu,
 Result<std::vector<estimate::TierCost>> Costs(const EstimateOptions& o, const catalog::Catalog& c,
                                               const std::string& gpu, int gpus, double wall_hours) {
   if (!o.offer.empty()) {
-    for (const catalog::Offer& offer : c.offers()) {
-      if ((offer.Id() == o.offer || offer.instance_type == o.offer) && offer.gpu == gpu) {
-        if (!estimate::CanHost(offer, gpus)) {
-          return Fail(
-              ErrorCode::kBadInput,
-              fmt::format("--offer: {} has {} GPU(s) per instance; {} GPUs would be {} "
-                          "instances over the network, and instances under 8 GPUs are "
-                          "not clustered (as in `frugal plan`): use an offer with at "
-                          "least {} GPUs, or fewer --gpus",
-                          o.offer, offer.gpu_count, gpus,
-                          (gpus + offer.gpu_count - 1) / offer.gpu_count, std::min(gpus, 8)));
-        }
-        return std::vector<estimate::TierCost>{estimate::PriceOffer(offer, gpus, wall_hours)};
-      }
+    const catalog::Offer* offer = c.FindOffer(o.offer, gpu);
+    if (offer == nullptr) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("--offer: no offer '{}' with {} GPUs (see 'frugal catalog offers "
+                              "--gpu {}')",
+                              o.offer, gpu, gpu));
     }
-    return Fail(ErrorCode::kBadInput,
-                fmt::format("--offer: no offer '{}' with {} GPUs (see 'frugal catalog offers "
-                            "--gpu {}')",
-                            o.offer, gpu, gpu));
+    if (!estimate::CanHost(*offer, gpus)) {
+      return Fail(ErrorCode::kBadInput,
+                  fmt::format("--offer: {} has {} GPU(s) per instance; {} GPUs would be {} "
+                              "instances over the network, and instances under 8 GPUs are "
+                              "not clustered (as in `frugal plan`): use an offer with at "
+                              "least {} GPUs, or fewer --gpus",
+                              o.offer, offer->gpu_count, gpus,
+                              (gpus + offer->gpu_count - 1) / offer->gpu_count, std::min(gpus, 8)));
+    }
+    return std::vector<estimate::TierCost>{estimate::PriceOffer(*offer, gpus, wall_hours)};
   }
   std::vector<estimate::TierCost> costs = estimate::CheapestPerTier(c, gpu, gpus, wall_hours);
   if (!o.tier.empty()) {
@@ -318,14 +316,9 @@ Result<NetworkChoice> ChooseNetwork(const EstimateOptions& o, const catalog::Cat
     return NetworkChoice{*o.network_gbps, "flag"};
   }
   const auto table = FRUGAL_TRY(estimate::LoadShippedNetworkTable());
-  if (!o.offer.empty()) {
-    for (const catalog::Offer& offer : c.offers()) {
-      if ((offer.Id() == o.offer || offer.instance_type == o.offer) && offer.gpu == gpu) {
-        if (auto g = estimate::NetworkGbpsFor(table, offer.cloud, offer.instance_type))
-          return NetworkChoice{*g, "offer"};
-        break;
-      }
-    }
+  if (const catalog::Offer* offer = o.offer.empty() ? nullptr : c.FindOffer(o.offer, gpu)) {
+    if (auto g = estimate::NetworkGbpsFor(table, offer->cloud, offer->instance_type))
+      return NetworkChoice{*g, "offer"};
   }
   if (auto g = estimate::BestNetworkGbps(table, gpu)) return NetworkChoice{*g, "best_for_gpu"};
   return NetworkChoice{0, "default"};
@@ -440,103 +433,127 @@ Result<void> RunEstimate(const EstimateOptions& o, const GlobalOptions& global, 
   return RunModelled(o, q, c, global, s);
 }
 
+/// The model: its size and shape.
+void AddModelFlags(CLI::App* cmd, EstimateOptions& o) {
+  cmd->add_option("--params", o.params, "Parameters: 7b, 350m, 7e9");
+  cmd->add_option("--layers", o.layers, "Transformer layers");
+  cmd->add_option("--hidden", o.hidden, "Hidden size");
+  cmd->add_option("--heads", o.heads, "Attention heads (default hidden/128)");
+  cmd->add_option("--kv-heads", o.kv_heads,
+                  "Key/value heads for grouped-query attention (default: heads)");
+  cmd->add_option("--ffn", o.ffn,
+                  "Feed-forward width (default 8/3·hidden for SwiGLU, 4·hidden for GELU)");
+  cmd->add_option("--vocab", o.vocab, "Vocabulary size (default 32000)");
+  cmd->add_option("--seq", o.seq, "Sequence length in tokens")->capture_default_str();
+  cmd->add_option("--mlp", o.mlp, "swiglu or gelu")->capture_default_str();
+  cmd->add_flag("--tied-embeddings", o.tied_embeddings, "Output head shares the input embedding");
+  cmd->add_option("--experts", o.experts, "Mixture of experts: MLPs per layer (default 1)");
+  cmd->add_option("--experts-per-token,--top-k", o.experts_per_token,
+                  "Experts each token is routed to (default 2 with --experts)");
+}
+
+/// How it trains: precision, optimizer, method, batch, recompute, ZeRO.
+void AddTrainingFlags(CLI::App* cmd, EstimateOptions& o) {
+  cmd->add_option("--dtype", o.dtype, "fp32, tf32, bf16, fp16, fp8")->capture_default_str();
+  cmd->add_option("--optimizer", o.optimizer,
+                  "adamw, adam8bit, paged_adam8bit, paged_adamw, sgd, adafactor")
+      ->capture_default_str();
+  cmd->add_option("--method", o.method, "full, lora, qlora, inference (weights-only load)")
+      ->capture_default_str();
+  cmd->add_option("--lora-rank", o.lora_rank, "LoRA rank")->capture_default_str();
+  cmd->add_option("--lora-targets", o.lora_targets,
+                  "all (every linear layer), qv, qkv or qkv_fused")
+      ->capture_default_str();
+  cmd->add_option(
+         "--master-weights", o.master_weights,
+         "fp32 (16-bit weights, fp32 master), amp (torch autocast: fp32 weights and grads) or none")
+      ->capture_default_str();
+  cmd->add_option("--micro-batch", o.micro_batch, "Sequences per GPU per step")
+      ->capture_default_str();
+  cmd->add_option("--global-batch", o.global_batch,
+                  "Sequences per optimizer step (default micro-batch × GPUs)");
+  cmd->add_option("--recompute", o.recompute,
+                  "none, selective, full (default: full from 100B parameters, else none)");
+  cmd->add_option("--zero", o.zero, "ZeRO stage 0-3 (FSDP full shard = 3)")->capture_default_str();
+}
+
+/// How much it trains: tokens, samples with epochs, or steps.
+void AddWorkFlags(CLI::App* cmd, EstimateOptions& o) {
+  cmd->add_option("--tokens", o.tokens, "Training tokens: 2t, 500m");
+  cmd->add_option("--samples", o.samples, "Training samples (with --epochs, --tokens-per-sample)");
+  cmd->add_option("--epochs", o.epochs, "Epochs over --samples")->capture_default_str();
+  cmd->add_option("--tokens-per-sample", o.tokens_per_sample, "Tokens per sample (default --seq)");
+  cmd->add_option("--steps", o.steps, "Optimizer steps of the global batch");
+}
+
+/// Where it trains: the GPUs, their parallelism and the kernels' memory choices.
+void AddGpuFlags(CLI::App* cmd, EstimateOptions& o) {
+  cmd->add_option("--gpu", o.gpu, "GPU model (A100-80GB, H100, L4, ...)")->required();
+  cmd->add_option("--gpus", o.gpus, "Number of GPUs (all of them: TP x PP x data parallel)")
+      ->capture_default_str();
+  cmd->add_option("--tensor-parallel,--tp", o.tensor_parallel, "Tensor-parallel GPUs per layer")
+      ->capture_default_str();
+  cmd->add_option("--pipeline-parallel,--pp", o.pipeline_parallel, "Pipeline stages (1F1B)")
+      ->capture_default_str();
+  cmd->add_option("--expert-parallel,--ep", o.expert_parallel,
+                  "GPUs the experts are split over (all-to-all token exchange)")
+      ->capture_default_str();
+  cmd->add_option("--context-parallel,--cp", o.context_parallel,
+                  "Context parallelism: GPUs each sequence is split over (ring attention)")
+      ->capture_default_str();
+  cmd->add_option("--virtual-stages", o.virtual_stages,
+                  "Interleaved pipeline: model chunks per stage (shrinks the bubble)")
+      ->capture_default_str();
+  cmd->add_flag("--sequence-parallel", o.sequence_parallel,
+                "Megatron sequence parallelism (with --tensor-parallel > 1)");
+  cmd->add_option("--attention", o.attention, "flash (or sdpa) or eager")->capture_default_str();
+  cmd->add_option("--loss", o.loss, "standard, chunked (torchtune) or fused (Liger)")
+      ->capture_default_str();
+  cmd->add_option("--offload", o.offload, "none, optimizer (ZeRO-Offload) or all (FSDP CPU)")
+      ->capture_default_str();
+  cmd->add_option("--memory-basis", o.memory_basis,
+                  "What the reported peak counts: allocated, reserved or nvidia-smi")
+      ->capture_default_str();
+  cmd->add_flag("--optimizer-in-backward", o.optimizer_in_backward,
+                "Step each parameter in backward and free its gradient (torchtune)");
+}
+
+/// What the time costs, and measured figures that replace the prior.
+void AddPricingFlags(CLI::App* cmd, EstimateOptions& o) {
+  cmd->add_option("--network-gbps", o.network_gbps,
+                  "Network between nodes, Gbit/s per node (default: the offer's, else the best "
+                  "listed for the GPU)");
+  cmd->add_option("--tier", o.tier,
+                  "Price only this tier: on_demand, spot, reserved_1y, reserved_3y");
+  cmd->add_option("--offer", o.offer,
+                  "Price exactly this offer (id from 'frugal catalog offers', or instance type)");
+  cmd->add_option("--tokens-per-second", o.tokens_per_second,
+                  "Measured throughput of the whole job; overrides the MFU prior");
+  cmd->add_option("--mfu", o.mfu, "Measured model FLOPs utilization (0-1); overrides the prior");
+  AddMeasuredEstimateOptions(cmd, o.measured);
+  cmd->add_flag("--knobs", o.knobs,
+                "Compare knob settings side by side on --gpu: precision, micro-batch with "
+                "accumulation, recompute, LoRA/QLoRA, ZeRO; memory, time, cost and the smallest "
+                "GPU each fits");
+  cmd->add_option("--utilization", o.utilization_text,
+                  "Share (60% or 0.6) of a reservation your team keeps busy: reserved tiers are "
+                  "priced at price x hours / utilization, and shown only with it");
+  cmd->add_option("--commitment", o.commitment,
+                  "1y or 3y: would a commitment of --gpus x --gpu pay at --utilization, against "
+                  "on demand and spot? (no model needed)");
+}
+
 }  // namespace
 
-// One function: the flag list reads as the command's help, top to bottom.
 void RegisterEstimate(CLI::App& app, GlobalOptions& global, Action& action) {
   auto o = std::make_shared<EstimateOptions>();
   CLI::App* cmd = app.add_subcommand(
       "estimate", "Memory, FLOPs, runtime and cost of one job on one GPU configuration");
-  cmd->add_option("--params", o->params, "Parameters: 7b, 350m, 7e9");
-  cmd->add_option("--layers", o->layers, "Transformer layers");
-  cmd->add_option("--hidden", o->hidden, "Hidden size");
-  cmd->add_option("--heads", o->heads, "Attention heads (default hidden/128)");
-  cmd->add_option("--kv-heads", o->kv_heads,
-                  "Key/value heads for grouped-query attention (default: heads)");
-  cmd->add_option("--ffn", o->ffn,
-                  "Feed-forward width (default 8/3·hidden for SwiGLU, 4·hidden for GELU)");
-  cmd->add_option("--vocab", o->vocab, "Vocabulary size (default 32000)");
-  cmd->add_option("--seq", o->seq, "Sequence length in tokens")->capture_default_str();
-  cmd->add_option("--mlp", o->mlp, "swiglu or gelu")->capture_default_str();
-  cmd->add_flag("--tied-embeddings", o->tied_embeddings, "Output head shares the input embedding");
-  cmd->add_option("--experts", o->experts, "Mixture of experts: MLPs per layer (default 1)");
-  cmd->add_option("--experts-per-token,--top-k", o->experts_per_token,
-                  "Experts each token is routed to (default 2 with --experts)");
-  cmd->add_option("--dtype", o->dtype, "fp32, tf32, bf16, fp16, fp8")->capture_default_str();
-  cmd->add_option("--optimizer", o->optimizer,
-                  "adamw, adam8bit, paged_adam8bit, paged_adamw, sgd, adafactor")
-      ->capture_default_str();
-  cmd->add_option("--method", o->method, "full, lora, qlora, inference (weights-only load)")
-      ->capture_default_str();
-  cmd->add_option("--lora-rank", o->lora_rank, "LoRA rank")->capture_default_str();
-  cmd->add_option("--lora-targets", o->lora_targets,
-                  "all (every linear layer), qv, qkv or qkv_fused")
-      ->capture_default_str();
-  cmd->add_option(
-         "--master-weights", o->master_weights,
-         "fp32 (16-bit weights, fp32 master), amp (torch autocast: fp32 weights and grads) or none")
-      ->capture_default_str();
-  cmd->add_option("--micro-batch", o->micro_batch, "Sequences per GPU per step")
-      ->capture_default_str();
-  cmd->add_option("--global-batch", o->global_batch,
-                  "Sequences per optimizer step (default micro-batch × GPUs)");
-  cmd->add_option("--recompute", o->recompute,
-                  "none, selective, full (default: full from 100B parameters, else none)");
-  cmd->add_option("--zero", o->zero, "ZeRO stage 0-3 (FSDP full shard = 3)")->capture_default_str();
-  cmd->add_option("--tokens", o->tokens, "Training tokens: 2t, 500m");
-  cmd->add_option("--samples", o->samples, "Training samples (with --epochs, --tokens-per-sample)");
-  cmd->add_option("--epochs", o->epochs, "Epochs over --samples")->capture_default_str();
-  cmd->add_option("--tokens-per-sample", o->tokens_per_sample, "Tokens per sample (default --seq)");
-  cmd->add_option("--steps", o->steps, "Optimizer steps of the global batch");
-  cmd->add_option("--gpu", o->gpu, "GPU model (A100-80GB, H100, L4, ...)")->required();
-  cmd->add_option("--gpus", o->gpus, "Number of GPUs (all of them: TP x PP x data parallel)")
-      ->capture_default_str();
-  cmd->add_option("--tensor-parallel,--tp", o->tensor_parallel, "Tensor-parallel GPUs per layer")
-      ->capture_default_str();
-  cmd->add_option("--pipeline-parallel,--pp", o->pipeline_parallel, "Pipeline stages (1F1B)")
-      ->capture_default_str();
-  cmd->add_option("--expert-parallel,--ep", o->expert_parallel,
-                  "GPUs the experts are split over (all-to-all token exchange)")
-      ->capture_default_str();
-  cmd->add_option("--context-parallel,--cp", o->context_parallel,
-                  "Context parallelism: GPUs each sequence is split over (ring attention)")
-      ->capture_default_str();
-  cmd->add_option("--virtual-stages", o->virtual_stages,
-                  "Interleaved pipeline: model chunks per stage (shrinks the bubble)")
-      ->capture_default_str();
-  cmd->add_flag("--sequence-parallel", o->sequence_parallel,
-                "Megatron sequence parallelism (with --tensor-parallel > 1)");
-  cmd->add_option("--attention", o->attention, "flash (or sdpa) or eager")->capture_default_str();
-  cmd->add_option("--loss", o->loss, "standard, chunked (torchtune) or fused (Liger)")
-      ->capture_default_str();
-  cmd->add_option("--offload", o->offload, "none, optimizer (ZeRO-Offload) or all (FSDP CPU)")
-      ->capture_default_str();
-  cmd->add_option("--memory-basis", o->memory_basis,
-                  "What the reported peak counts: allocated, reserved or nvidia-smi")
-      ->capture_default_str();
-  cmd->add_flag("--optimizer-in-backward", o->optimizer_in_backward,
-                "Step each parameter in backward and free its gradient (torchtune)");
-  cmd->add_option("--network-gbps", o->network_gbps,
-                  "Network between nodes, Gbit/s per node (default: the offer's, else the best "
-                  "listed for the GPU)");
-  cmd->add_option("--tier", o->tier,
-                  "Price only this tier: on_demand, spot, reserved_1y, reserved_3y");
-  cmd->add_option("--offer", o->offer,
-                  "Price exactly this offer (id from 'frugal catalog offers', or instance type)");
-  cmd->add_option("--tokens-per-second", o->tokens_per_second,
-                  "Measured throughput of the whole job; overrides the MFU prior");
-  cmd->add_option("--mfu", o->mfu, "Measured model FLOPs utilization (0-1); overrides the prior");
-  AddMeasuredEstimateOptions(cmd, o->measured);
-  cmd->add_flag("--knobs", o->knobs,
-                "Compare knob settings side by side on --gpu: precision, micro-batch with "
-                "accumulation, recompute, LoRA/QLoRA, ZeRO; memory, time, cost and the smallest "
-                "GPU each fits");
-  cmd->add_option("--utilization", o->utilization_text,
-                  "Share (60% or 0.6) of a reservation your team keeps busy: reserved tiers are "
-                  "priced at price x hours / utilization, and shown only with it");
-  cmd->add_option("--commitment", o->commitment,
-                  "1y or 3y: would a commitment of --gpus x --gpu pay at --utilization, against "
-                  "on demand and spot? (no model needed)");
+  AddModelFlags(cmd, *o);
+  AddTrainingFlags(cmd, *o);
+  AddWorkFlags(cmd, *o);
+  AddGpuFlags(cmd, *o);
+  AddPricingFlags(cmd, *o);
   cmd->callback([&, o, cmd] {
     o->micro_batch_given = cmd->count("--micro-batch") > 0;
     action = [&global, o](Streams& s) -> Result<void> {

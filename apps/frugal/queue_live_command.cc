@@ -240,9 +240,7 @@ Result<void> RunLoop(const RunLoopOptions& o, const GlobalOptions& global, Strea
   }
 }
 
-}  // namespace
-
-void RegisterQueueLive(CLI::App& queue_cmd, GlobalOptions& global, Action& action) {
+void RegisterSubmit(CLI::App& queue_cmd, GlobalOptions& global, Action& action) {
   auto sub = std::make_shared<SubmitOptions>();
   CLI::App* submit = queue_cmd.add_subcommand(
       "submit", "Queue a job: frugal queue submit JOB.yaml [options] -- COMMAND");
@@ -269,7 +267,10 @@ void RegisterQueueLive(CLI::App& queue_cmd, GlobalOptions& global, Action& actio
   submit->callback([sub, &global, &action] {
     action = [sub, &global](Streams& s) { return RunSubmit(*sub, global, s); };
   });
+}
 
+/// list, show, and the steering commands (cancel, hold, release): one job or all, by id.
+void RegisterInspectAndSteer(CLI::App& queue_cmd, GlobalOptions& global, Action& action) {
   auto state = std::make_shared<std::string>();
   CLI::App* list = queue_cmd.add_subcommand(
       "list", "Queued jobs: state, where and why, ETA against the deadline, spend");
@@ -299,7 +300,9 @@ void RegisterQueueLive(CLI::App& queue_cmd, GlobalOptions& global, Action& actio
       };
     });
   }
+}
 
+void RegisterRunLoop(CLI::App& queue_cmd, GlobalOptions& global, Action& action) {
   auto loop = std::make_shared<RunLoopOptions>();
   CLI::App* run = queue_cmd.add_subcommand(
       "run", "The scheduling loop: place waiting jobs and start them (local and Slurm pools)");
@@ -309,6 +312,14 @@ void RegisterQueueLive(CLI::App& queue_cmd, GlobalOptions& global, Action& actio
   run->callback([loop, &global, &action] {
     action = [loop, &global](Streams& s) { return RunLoop(*loop, global, s); };
   });
+}
+
+}  // namespace
+
+void RegisterQueueLive(CLI::App& queue_cmd, GlobalOptions& global, Action& action) {
+  RegisterSubmit(queue_cmd, global, action);
+  RegisterInspectAndSteer(queue_cmd, global, action);
+  RegisterRunLoop(queue_cmd, global, action);
 }
 
 }  // namespace frugal::cli

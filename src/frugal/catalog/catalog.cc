@@ -213,6 +213,13 @@ void Catalog::IndexGpus() {
   }
 }
 
+const Offer* Catalog::FindOffer(std::string_view id_or_instance, std::string_view gpu) const {
+  for (const Offer& o : offers_) {
+    if ((o.Id() == id_or_instance || o.instance_type == id_or_instance) && o.gpu == gpu) return &o;
+  }
+  return nullptr;
+}
+
 const GpuSpec* Catalog::FindGpu(std::string_view name) const {
   if (auto exact = gpus_by_name_.find(name); exact != gpus_by_name_.end()) return exact->second;
   const auto names = ResolveGpuName(name, gpu_names_);

@@ -98,6 +98,10 @@ class Catalog {
   /// "'H100' is ambiguous (H100-80GB-SXM, H100-80GB-PCIe); name the exact part".
   [[nodiscard]] Result<const GpuSpec*> RequireGpu(std::string_view name) const;
 
+  /// The first offer of GPU `gpu` whose id or instance type is `id_or_instance` (a user's
+  /// `--offer`), or nullptr.
+  [[nodiscard]] const Offer* FindOffer(std::string_view id_or_instance, std::string_view gpu) const;
+
   /// True for a cloud whose hosts are independent machines listed on a marketplace
   /// (data/catalog/providers.csv): no uptime commitment across its hosts.
   [[nodiscard]] bool IsMarketplace(std::string_view cloud) const;

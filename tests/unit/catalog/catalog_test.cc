@@ -71,6 +71,20 @@ TEST(Catalog, QueryFiltersSortsAndLimits) {
   }
 }
 
+TEST(Catalog, FindOfferTakesAnIdOrAnInstanceTypeOfThatGpu) {
+  const Catalog& c = Shipped();
+  const auto it = std::find_if(c.offers().begin(), c.offers().end(), [](const Offer& o) {
+    return o.gpu == "A100-80GB" && o.tier == CapacityTier::kSpot;
+  });
+  ASSERT_NE(it, c.offers().end());
+  EXPECT_EQ(c.FindOffer(it->Id(), "A100-80GB"), &*it);
+  const Offer* by_type = c.FindOffer(it->instance_type, "A100-80GB");
+  ASSERT_NE(by_type, nullptr);
+  EXPECT_EQ(by_type->instance_type, it->instance_type);
+  EXPECT_EQ(c.FindOffer(it->Id(), "H100-80GB-SXM"), nullptr);  // not that GPU's offer
+  EXPECT_EQ(c.FindOffer("no-such-instance", "A100-80GB"), nullptr);
+}
+
 TEST(Catalog, H100FamilyCoversSxmAndPcie) {
   OfferQuery q;
   q.gpu = "H100";
