@@ -18,7 +18,7 @@ namespace frugal::ledger {
 struct SpendGroup {
   std::string team;  ///< "" where untagged
   std::string project;
-  std::string tier;
+  CapacityTier tier = CapacityTier::kOnDemand;
   Money spend;  ///< each segment's cost rounded as Segment::Cost rounds it
   double gpu_seconds = 0;
   int64_t preemptions = 0;  ///< segments that ended preempted
@@ -32,7 +32,7 @@ struct FleetFacts {
   std::vector<double> resume_seconds;            ///< one per resume that timed it
   /// Per preempted segment, by tier: the seconds from its last committed checkpoint (or its
   /// start, when it committed none) to the preemption: the work that had to be redone.
-  std::vector<std::pair<std::string, double>> lost_work_seconds;
+  std::vector<std::pair<CapacityTier, double>> lost_work_seconds;
 };
 
 /// Reads the facts in four queries (ended segments summed by group, open segments, timed

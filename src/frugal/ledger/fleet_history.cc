@@ -33,7 +33,9 @@ Result<EndedGroups> SumEndedSegments(Connection& db, Timestamp now) {
                   kEndedCost, kEndedGpuMillis, kEndedPreempted),
       std::vector<Value>{ToMillis(now)}));
   EndedGroups groups;
-  for (const Row& r : rows) groups[{AsText(r[0]), AsText(r[1]), AsText(r[2])}] += SumsOf(r, 3);
+  for (const Row& r : rows) {
+    groups[{AsText(r[0]), AsText(r[1]), FRUGAL_TRY(AsTier(r[2]))}] += SumsOf(r, 3);
+  }
   return groups;
 }
 
@@ -85,8 +87,10 @@ Result<std::vector<EndedSegment>> EndedSegmentsAmong(Connection& db,
   std::vector<EndedSegment> out;
   out.reserve(rows.size());
   for (const Row& r : rows) {
-    out.push_back(
-        {AsInt(r[0]), AsInt(r[1]), {AsText(r[2]), AsText(r[3]), AsText(r[4])}, SumsOf(r, 5)});
+    out.push_back({AsInt(r[0]),
+                   AsInt(r[1]),
+                   {AsText(r[2]), AsText(r[3]), FRUGAL_TRY(AsTier(r[4]))},
+                   SumsOf(r, 5)});
   }
   return out;
 }
@@ -127,7 +131,8 @@ Result<void> AddLostWork(Connection& db, std::string_view where, FleetFacts& fac
     int64_t from = AsInt(r[1]);
     if (!std::holds_alternative<std::monostate>(r[3])) from = std::max(from, AsInt(r[3]));
     const int64_t lost_ms = std::max<int64_t>(0, AsInt(r[2]) - from);
-    facts.lost_work_seconds.emplace_back(AsText(r[0]), static_cast<double>(lost_ms) / 1000.0);
+    facts.lost_work_seconds.emplace_back(FRUGAL_TRY(AsTier(r[0])),
+                                         static_cast<double>(lost_ms) / 1000.0);
   }
   return {};
 }

@@ -23,7 +23,7 @@ struct EndedSums {
   int64_t preemptions = 0;
   EndedSums& operator+=(const EndedSums& o);
 };
-using GroupOf = std::tuple<std::string, std::string, std::string>;  ///< team, project, tier
+using GroupOf = std::tuple<std::string, std::string, CapacityTier>;  ///< team, project, tier
 using EndedGroups = std::map<GroupOf, EndedSums>;
 
 /// What LoadFleetFacts returns, read on the ledger's connection (the caller's transaction);

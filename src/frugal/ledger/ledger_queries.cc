@@ -27,7 +27,7 @@ Result<Segment> SegmentFromRow(const Row& r) {
   s.offer.zone = AsText(r[5]);
   s.offer.gpu = AsText(r[6]);
   s.offer.gpu_count = static_cast<int>(AsInt(r[7]));
-  const Result<CapacityTier> tier = ParseCapacityTier(AsText(r[8]));
+  const Result<CapacityTier> tier = AsTier(r[8]);
   if (!tier)
     return Fail(ErrorCode::kFailed, fmt::format("segment {}: {}", s.id, tier.error().message));
   s.offer.tier = *tier;

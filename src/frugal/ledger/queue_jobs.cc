@@ -246,7 +246,7 @@ Result<std::vector<RunSpanRow>> RunSpansOf(Connection& db, std::string_view run_
     RunSpanRow span;
     span.start_ms = AsInt(r[0]);
     span.end_ms = AsOptionalInt(r[1]);
-    const Result<CapacityTier> tier = ParseCapacityTier(AsText(r[2]));
+    const Result<CapacityTier> tier = AsTier(r[2]);
     if (!tier) {
       return Fail(ErrorCode::kFailed,
                   fmt::format("{}: run '{}': {}", db.where(), run_name, tier.error().message));

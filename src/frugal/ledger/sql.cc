@@ -49,6 +49,12 @@ std::string AsText(const Value& v) {
   return "";
 }
 
+Result<CapacityTier> AsTier(const Value& v) {
+  return ParseCapacityTier(AsText(v)).map_error([](const Error& e) {
+    return Error{ErrorCode::kFailed, fmt::format("a stored tier: {}", e.message)};
+  });
+}
+
 Value NullIfEmpty(const std::string& v) { return v.empty() ? Value{} : Value{v}; }
 
 Result<void> Transact(Connection& db, TxnMode mode,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "frugal/core/error.h"
+#include "frugal/core/tier.h"
 
 namespace frugal::ledger {
 
@@ -30,6 +31,9 @@ using Row = std::vector<Value>;
 [[nodiscard]] std::optional<double> AsOptionalDouble(const Value& v);
 /// Text value ("" for NULL; numbers formatted).
 [[nodiscard]] std::string AsText(const Value& v);
+/// A stored tier (as ParseCapacityTier reads it). kFailed naming the text when it is no tier
+/// (a ledger written by something else, or damaged).
+[[nodiscard]] Result<CapacityTier> AsTier(const Value& v);
 /// NULL when `v` is empty, else the value.
 [[nodiscard]] Value NullIfEmpty(const std::string& v);
 template <typename T>

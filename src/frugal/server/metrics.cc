@@ -74,10 +74,11 @@ FleetTotals SumFleet(const ledger::FleetFacts& facts) {
   FleetTotals t;
   std::map<std::string, std::set<ledger::RunId>> running_runs;
   for (const ledger::SpendGroup& g : facts.ended) {
-    const FleetTotals::Key3 key{Tag(g.team), Tag(g.project), g.tier};
+    const std::string tier(CapacityTierName(g.tier));
+    const FleetTotals::Key3 key{Tag(g.team), Tag(g.project), tier};
     t.spend[key] += g.spend;
     t.gpu_seconds[key] += g.gpu_seconds;
-    if (g.preemptions > 0) t.preemptions[g.tier] += static_cast<double>(g.preemptions);
+    if (g.preemptions > 0) t.preemptions[tier] += static_cast<double>(g.preemptions);
   }
   for (const ledger::SegmentFact& f : facts.open) {
     const ledger::Segment& s = f.segment;
@@ -92,7 +93,9 @@ FleetTotals SumFleet(const ledger::FleetFacts& facts) {
     }
     if (s.end_reason == ledger::EndReason::kPreempted) t.preemptions[tier] += 1;
   }
-  for (const auto& [tier, lost] : facts.lost_work_seconds) t.lost_work[tier] += lost;
+  for (const auto& [tier, lost] : facts.lost_work_seconds) {
+    t.lost_work[std::string(CapacityTierName(tier))] += lost;
+  }
   for (const auto& [tier, ids] : running_runs) {
     t.running[tier].runs = static_cast<double>(ids.size());
   }

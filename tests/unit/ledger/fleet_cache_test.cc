@@ -49,8 +49,9 @@ SegmentOffer Offer(int64_t cents_per_hour, CapacityTier tier) {
 std::string Describe(const FleetFacts& f) {
   std::vector<std::string> lines;
   for (const SpendGroup& g : f.ended) {
-    lines.push_back(fmt::format("ended {}/{}/{} {} {} {}", g.team, g.project, g.tier,
-                                g.spend.micros(), g.gpu_seconds, g.preemptions));
+    lines.push_back(fmt::format("ended {}/{}/{} {} {} {}", g.team, g.project,
+                                CapacityTierName(g.tier), g.spend.micros(), g.gpu_seconds,
+                                g.preemptions));
   }
   for (const SegmentFact& s : f.open) {
     lines.push_back(
@@ -61,7 +62,7 @@ std::string Describe(const FleetFacts& f) {
   for (double v : f.checkpoint_write_seconds) lines.push_back(fmt::format("commit {}", v));
   for (double v : f.resume_seconds) lines.push_back(fmt::format("resume {}", v));
   for (const auto& [tier, s] : f.lost_work_seconds)
-    lines.push_back(fmt::format("lost {} {}", tier, s));
+    lines.push_back(fmt::format("lost {} {}", CapacityTierName(tier), s));
   std::sort(lines.begin(), lines.end());
   std::string out = fmt::format("now {}\n", ToMillis(f.now));
   for (const std::string& l : lines) out += l + "\n";

@@ -22,7 +22,7 @@ ledger::SegmentFact Fact(std::string team, CapacityTier tier, double per_hour,
 TEST(RenderMetrics, CountersSumSegmentsAndGaugesCountOnlyOpenOnes) {
   ledger::FleetFacts facts;
   facts.now = ledger::FromMillis(100 * 3'600'000LL);
-  facts.ended.push_back({"a", "", "spot", Money::FromDollars(4.0), 8 * 3600.0, 1});
+  facts.ended.push_back({"a", "", CapacityTier::kSpot, Money::FromDollars(4.0), 8 * 3600.0, 1});
   facts.open.push_back(Fact("a", CapacityTier::kSpot, 2.0, facts.now - hours(1), std::nullopt));
   facts.open.back().segment.run_id = 7;
   facts.checkpoint_write_seconds = {0.2, 3, 400};
