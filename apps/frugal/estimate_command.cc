@@ -159,24 +159,23 @@ Result<estimate::Work> WorkFrom(const EstimateOptions& o) {
 
 double Gib(double bytes) { return bytes / kBytesPerGib; }
 
-void PrintHuman(const estimate::Estimate& e, const std::string& gpu,
-                const std::vector<estimate::TierCost>& costs, std::ostream& out) {
+/// "fits (3.2 GiB headroom)" or "does NOT fit (short by 1.5 GiB)".
+std::string FitText(const estimate::Estimate& e) {
+  return e.fits ? fmt::format("fits ({:.1f} GiB headroom)", Gib(e.HeadroomBytes()))
+                : fmt::format("does NOT fit (short by {:.1f} GiB)", -Gib(e.HeadroomBytes()));
+}
+
+/// The memory line (in the --memory-basis the user reads) and its terms.
+void PrintMemory(const estimate::Estimate& e, const std::string& gpu, std::ostream& out) {
   const estimate::MemoryBreakdown& b = e.memory;
-  out << fmt::format("Model: {:.3g}B parameters{}, {} layers, hidden {}, seq {}\n",
-                     e.model.params / 1e9,
-                     e.model.shape_derived ? " (shape derived from the count)" : "", e.model.layers,
-                     e.model.hidden, e.model.seq);
   const estimate::MemoryBasis basis = e.training.memory_basis;
-  out << fmt::format(
-      "Memory per GPU: {:.1f} GiB{} of {:.0f} GiB on {} — {}\n",
-      Gib(estimate::MemoryInBasis(b, basis)),
-      basis == estimate::MemoryBasis::kNvidiaSmi
-          ? ""
-          : fmt::format(" {} ({:.1f} GiB on the device)", estimate::MemoryBasisName(basis),
-                        Gib(b.Total())),
-      Gib(e.capacity_bytes), gpu,
-      e.fits ? fmt::format("fits ({:.1f} GiB headroom)", Gib(e.HeadroomBytes()))
-             : fmt::format("does NOT fit (short by {:.1f} GiB)", -Gib(e.HeadroomBytes())));
+  out << fmt::format("Memory per GPU: {:.1f} GiB{} of {:.0f} GiB on {} — {}\n",
+                     Gib(estimate::MemoryInBasis(b, basis)),
+                     basis == estimate::MemoryBasis::kNvidiaSmi
+                         ? ""
+                         : fmt::format(" {} ({:.1f} GiB on the device)",
+                                       estimate::MemoryBasisName(basis), Gib(b.Total())),
+                     Gib(e.capacity_bytes), gpu, FitText(e));
   Table mem({{"TERM"}, {"GIB", Align::kRight}});
   for (const auto& [name, bytes] : {std::pair{"weights", b.weights},
                                     {"gradients", b.gradients},
@@ -187,29 +186,27 @@ void PrintHuman(const estimate::Estimate& e, const std::string& gpu,
     mem.AddRow({name, fmt::format("{:.2f}", Gib(bytes))});
   }
   mem.Render(out);
-  out << fmt::format("Work: {:.4g} tokens, {:.4g} optimizer steps ({} accumulation steps)\n",
-                     e.tokens, e.steps, e.training.AccumulationSteps());
-  out << fmt::format("Compute: {:.3e} FLOPs ({:.3e} recompute); MFU {:.1f}% ({})\n",
-                     e.flops.Total(), e.flops.recompute, 100 * e.mfu,
-                     estimate::UtilizationSourceName(e.source));
-  out << fmt::format("Time: {:.2f} h wall on {}, {:.1f} GPU-hours\n", e.WallHours(),
-                     Counted(e.training.gpus, "GPU"), e.GpuHours());
-  for (const std::string& w : e.warnings) out << "Warning: " << w << "\n";
+}
+
+/// How a modelled step of a multi-GPU job splits: compute, bubble and the communication not
+/// hidden behind it.
+void PrintParallelism(const estimate::Estimate& e, std::ostream& out) {
   const estimate::Training& tr = e.training;
-  if (tr.gpus > 1 && e.source == estimate::UtilizationSource::kPrior) {
-    const estimate::StepTime& s = e.step;
-    out << fmt::format(
-        "Parallelism: TP {} x PP {}{} x DP {}; per step {:.3g} s = compute {:.3g} + bubble {:.3g} "
-        "+ tensor-parallel {:.3g} + expert-parallel {:.3g}{} + data-parallel {:.3g} not hidden (of "
-        "{:.3g})\n",
-        tr.tensor_parallel, tr.pipeline_parallel,
-        tr.context_parallel > 1 ? fmt::format(" x CP {}", tr.context_parallel) : "",
-        tr.DataParallel(), s.Total(), s.compute, s.bubble, s.tensor_parallel, s.expert_parallel,
-        tr.context_parallel > 1 ? fmt::format(" + context-parallel {:.3g} not hidden (of {:.3g})",
-                                              s.exposed_context_parallel, s.context_parallel)
-                                : "",
-        s.exposed_data_parallel, s.data_parallel);
-  }
+  const estimate::StepTime& s = e.step;
+  out << fmt::format(
+      "Parallelism: TP {} x PP {}{} x DP {}; per step {:.3g} s = compute {:.3g} + bubble {:.3g} "
+      "+ tensor-parallel {:.3g} + expert-parallel {:.3g}{} + data-parallel {:.3g} not hidden (of "
+      "{:.3g})\n",
+      tr.tensor_parallel, tr.pipeline_parallel,
+      tr.context_parallel > 1 ? fmt::format(" x CP {}", tr.context_parallel) : "",
+      tr.DataParallel(), s.Total(), s.compute, s.bubble, s.tensor_parallel, s.expert_parallel,
+      tr.context_parallel > 1 ? fmt::format(" + context-parallel {:.3g} not hidden (of {:.3g})",
+                                            s.exposed_context_parallel, s.context_parallel)
+                              : "",
+      s.exposed_data_parallel, s.data_parallel);
+}
+
+void PrintCosts(const std::vector<estimate::TierCost>& costs, std::ostream& out) {
   if (costs.empty()) {
     out << "Cost: no offer for this GPU in the catalog.\n";
     return;
@@ -227,6 +224,27 @@ void PrintHuman(const estimate::Estimate& e, const std::string& gpu,
   }
   t.Render(out);
   out << "Spot cost is before preemption overhead; `frugal plan` prices that in.\n";
+}
+
+void PrintHuman(const estimate::Estimate& e, const std::string& gpu,
+                const std::vector<estimate::TierCost>& costs, std::ostream& out) {
+  out << fmt::format("Model: {:.3g}B parameters{}, {} layers, hidden {}, seq {}\n",
+                     e.model.params / 1e9,
+                     e.model.shape_derived ? " (shape derived from the count)" : "", e.model.layers,
+                     e.model.hidden, e.model.seq);
+  PrintMemory(e, gpu, out);
+  out << fmt::format("Work: {:.4g} tokens, {:.4g} optimizer steps ({} accumulation steps)\n",
+                     e.tokens, e.steps, e.training.AccumulationSteps());
+  out << fmt::format("Compute: {:.3e} FLOPs ({:.3e} recompute); MFU {:.1f}% ({})\n",
+                     e.flops.Total(), e.flops.recompute, 100 * e.mfu,
+                     estimate::UtilizationSourceName(e.source));
+  out << fmt::format("Time: {:.2f} h wall on {}, {:.1f} GPU-hours\n", e.WallHours(),
+                     Counted(e.training.gpus, "GPU"), e.GpuHours());
+  for (const std::string& w : e.warnings) out << "Warning: " << w << "\n";
+  if (e.training.gpus > 1 && e.source == estimate::UtilizationSource::kPrior) {
+    PrintParallelism(e, out);
+  }
+  PrintCosts(costs, out);
 }
 
 /// The costs to show: one offer (--offer), one tier's cheapest (--tier), or every tier's.
@@ -290,11 +308,8 @@ Result<void> RunMemoryOnly(const estimate::Model& model, const estimate::Trainin
     return {};
   }
   const estimate::MemoryBreakdown& b = e.memory;
-  s.out << fmt::format(
-      "Memory per GPU: {:.1f} GiB of {:.0f} GiB on {} — {}\n", Gib(b.Total()),
-      Gib(e.capacity_bytes), gpu.name,
-      e.fits ? fmt::format("fits ({:.1f} GiB headroom)", Gib(e.HeadroomBytes()))
-             : fmt::format("does NOT fit (short by {:.1f} GiB)", -Gib(e.HeadroomBytes())));
+  s.out << fmt::format("Memory per GPU: {:.1f} GiB of {:.0f} GiB on {} — {}\n", Gib(b.Total()),
+                       Gib(e.capacity_bytes), gpu.name, FitText(e));
   if (ways) PrintWaysToFit(*ways, q, s.out);
   s.out << "No work given (--tokens, --samples or --steps): memory only, no time or cost.\n";
   return {};

@@ -32,6 +32,63 @@ void Enter(JobState& s, Mode want, const StepJob& job, RunResult& result) {
   if (want != Mode::kIdle) ++result.changeovers;
 }
 
+/// At a step where no save is under way: the mode the policy wants (on demand past the
+/// deadline, idle for spot that is not there), entered at once or after saving the work not yet
+/// checkpointed; or, staying on spot, a checkpoint when it is due or a notice calls for one.
+template <typename Decide>
+void Steer(const StepTrace& trace, int t, int g, bool available, size_t price_index,
+           const StepJob& job, Decide& decide, JobState& s, RunResult& result) {
+  Observation obs{t,
+                  available,
+                  s.mode,
+                  s.changeover_left,
+                  s.committed,
+                  s.uncommitted,
+                  trace.on_demand_cost[price_index] / trace.spot_cost[price_index]};
+  Mode want = t >= job.deadline ? Mode::kOnDemand : decide(obs);
+  if (want == Mode::kSpot && !available) want = Mode::kIdle;
+  const bool working = s.mode != Mode::kIdle && s.changeover_left == 0;
+  const bool unsaved = working && s.uncommitted > 0 && job.checkpoint_cost > 0;
+  if (want != s.mode) {
+    if (unsaved) {
+      s.save_left = job.checkpoint_cost;  // save first; the policy is asked again after
+    } else {
+      Enter(s, want, job, result);
+    }
+  } else if (unsaved && s.mode == Mode::kSpot &&
+             (s.since_checkpoint >= job.checkpoint_every ||
+              (job.notice > 0 && NoticeCallsForCheckpoint(trace, g, job)))) {
+    s.save_left = job.checkpoint_cost;
+  }
+}
+
+/// One step on capacity (not idle): its price, and what the step does (a save, a changeover,
+/// or work, committed at once when checkpoints cost nothing).
+void BillAndAdvance(const StepTrace& trace, size_t price_index, const StepJob& job, JobState& s,
+                    RunResult& result) {
+  if (s.mode == Mode::kSpot) {
+    result.cost_usd += trace.spot_cost[price_index];
+    ++result.spot_steps;
+  } else {
+    result.cost_usd += trace.on_demand_cost[price_index];
+    ++result.on_demand_steps;
+  }
+  if (s.save_left > 0) {
+    if (--s.save_left == 0) {
+      s.committed += s.uncommitted;
+      s.uncommitted = 0;
+      s.since_checkpoint = 0;
+    }
+  } else if (s.changeover_left > 0) {
+    --s.changeover_left;
+  } else if (job.checkpoint_cost == 0) {
+    ++s.committed;
+  } else {
+    ++s.uncommitted;
+    ++s.since_checkpoint;
+  }
+}
+
 // The simulation proper; `decide(obs)` gives the wanted mode.
 template <typename Decide>
 RunResult Run(const StepTrace& trace, int start, const StepJob& job, Decide&& decide,
@@ -53,55 +110,8 @@ RunResult Run(const StepTrace& trace, int start, const StepJob& job, Decide&& de
       ++result.preemptions;
       s = JobState{Mode::kIdle, 0, 0, s.committed, 0, 0};
     }
-    if (s.save_left == 0) {
-      Observation obs{t,
-                      available,
-                      s.mode,
-                      s.changeover_left,
-                      s.committed,
-                      s.uncommitted,
-                      trace.on_demand_cost[price_index] / trace.spot_cost[price_index]};
-      Mode want = t >= job.deadline ? Mode::kOnDemand : decide(obs);
-      if (want == Mode::kSpot && !available) want = Mode::kIdle;
-      const bool working = s.mode != Mode::kIdle && s.changeover_left == 0;
-      const bool unsaved = working && s.uncommitted > 0 && job.checkpoint_cost > 0;
-      if (want != s.mode) {
-        if (unsaved) {
-          s.save_left = job.checkpoint_cost;  // save first; the policy is asked again after
-        } else {
-          Enter(s, want, job, result);
-        }
-      } else if (unsaved && s.mode == Mode::kSpot &&
-                 (s.since_checkpoint >= job.checkpoint_every ||
-                  (job.notice > 0 && NoticeCallsForCheckpoint(trace, g, job)))) {
-        s.save_left = job.checkpoint_cost;
-      }
-    }
-    if (s.mode == Mode::kIdle) {
-      if (record) record->push_back({Mode::kIdle, available, s.committed + s.uncommitted});
-      continue;
-    }
-    if (s.mode == Mode::kSpot) {
-      result.cost_usd += trace.spot_cost[price_index];
-      ++result.spot_steps;
-    } else {
-      result.cost_usd += trace.on_demand_cost[price_index];
-      ++result.on_demand_steps;
-    }
-    if (s.save_left > 0) {
-      if (--s.save_left == 0) {
-        s.committed += s.uncommitted;
-        s.uncommitted = 0;
-        s.since_checkpoint = 0;
-      }
-    } else if (s.changeover_left > 0) {
-      --s.changeover_left;
-    } else if (job.checkpoint_cost == 0) {
-      ++s.committed;
-    } else {
-      ++s.uncommitted;
-      ++s.since_checkpoint;
-    }
+    if (s.save_left == 0) Steer(trace, t, g, available, price_index, job, decide, s, result);
+    if (s.mode != Mode::kIdle) BillAndAdvance(trace, price_index, job, s, result);
     if (record) record->push_back({s.mode, available, s.committed + s.uncommitted});
   }
   return result;

@@ -82,18 +82,12 @@ bool ConfigFails(const CsvTable& table, const CsvRecord& row) {
   return false;
 }
 
-}  // namespace
+using ConfigIndex = std::unordered_map<std::string, size_t>;
 
-Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::string& metric,
-                                      const std::string& fidelity_column) {
-  const CsvTable configs = FRUGAL_TRY(CsvTable::Load(source.dir / "configs.csv"));
-  const CsvTable curves = FRUGAL_TRY(CsvTable::Load(source.dir / "curves.csv"));
-  // A short or long row is a damaged file: its fields would land in the wrong columns.
-  FRUGAL_TRY(configs.RequireFullRows());
-  FRUGAL_TRY(curves.RequireFullRows());
-  const size_t config_id = FRUGAL_TRY(configs.RequireColumn(source.config_column));
-  ReplayTable out;
-  std::unordered_map<std::string, size_t>& index = out.index_;
+/// configs.csv's rows: one configuration each, its parameters (an empty cell is one it does not
+/// have) and whether it failed.
+Result<void> ReadConfigs(const CsvTable& configs, const ReplaySource& source, size_t config_id,
+                         std::vector<ReplayConfig>& out, ConfigIndex& index) {
   for (const CsvRecord& row : configs.rows()) {
     ReplayConfig c;
     c.id = CsvTable::Field(row, config_id);
@@ -109,9 +103,17 @@ Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::str
     }
     c.fails = ConfigFails(configs, row);
     c.where = fmt::format("{}:{}", (source.dir / "configs.csv").string(), row.line);
-    index[c.id] = out.configs_.size();
-    out.configs_.push_back(std::move(c));
+    index[c.id] = out.size();
+    out.push_back(std::move(c));
   }
+  return {};
+}
+
+/// curves.csv's rows, each a point appended to its configuration's curve (in order of fidelity
+/// and cumulative cost).
+Result<void> ReadCurves(const CsvTable& curves, const ReplaySource& source,
+                        const std::string& metric, const std::string& fidelity_column,
+                        const ConfigIndex& index, std::vector<ReplayConfig>& configs) {
   const size_t curve_id = FRUGAL_TRY(curves.RequireColumn(source.config_column));
   const size_t fidelity = FRUGAL_TRY(curves.RequireColumn(fidelity_column));
   const size_t cost = FRUGAL_TRY(curves.RequireColumn(source.cost_column));
@@ -123,7 +125,7 @@ Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::str
                                             CsvTable::Field(row, curve_id) +
                                             "' is not in configs.csv");
     }
-    ReplayConfig& c = out.configs_[it->second];
+    ReplayConfig& c = configs[it->second];
     CurvePoint p;
     p.fidelity = FRUGAL_TRY(NumberAt(curves, row, fidelity, Missing::kRefuse));
     p.cost_seconds = FRUGAL_TRY(NumberAt(curves, row, cost, Missing::kRefuse));
@@ -131,10 +133,15 @@ Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::str
     FRUGAL_TRY(CheckFollows(curves, row, fidelity, cost, c.curve, p));
     c.curve.push_back(p);
   }
-  for (size_t i = 0; i < out.configs_.size(); ++i) {
-    // A configuration with no evaluation is only meaningful as one that failed before its
-    // first; otherwise it would replay as a trial that completes with no result.
-    const ReplayConfig& c = out.configs_[i];
+  return {};
+}
+
+/// A configuration with no evaluation is only meaningful as one that failed before its first;
+/// otherwise it would replay as a trial that completes with no result.
+Result<void> CheckEveryConfigHasACurve(const CsvTable& configs, size_t config_id,
+                                       const std::vector<ReplayConfig>& out) {
+  for (size_t i = 0; i < out.size(); ++i) {
+    const ReplayConfig& c = out[i];
     if (c.curve.empty() && !c.fails) {
       return Fail(ErrorCode::kBadInput,
                   fmt::format("{}: config '{}' has no rows in curves.csv (a configuration that "
@@ -143,8 +150,12 @@ Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::str
                               configs.Where(configs.rows()[i], config_id), c.id));
     }
   }
-  for (ReplayConfig& c : out.configs_) {
-    // A NaN metric is a divergence: the run paid for that evaluation and stops there.
+  return {};
+}
+
+/// A NaN metric is a divergence: the run paid for that evaluation and stops there.
+void CutAtDivergence(std::vector<ReplayConfig>& configs) {
+  for (ReplayConfig& c : configs) {
     auto nan = std::find_if(c.curve.begin(), c.curve.end(),
                             [](const CurvePoint& p) { return std::isnan(p.value); });
     if (nan != c.curve.end()) {
@@ -152,6 +163,23 @@ Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::str
       c.curve.erase(nan + 1, c.curve.end());
     }
   }
+}
+
+}  // namespace
+
+Result<ReplayTable> ReplayTable::Load(const ReplaySource& source, const std::string& metric,
+                                      const std::string& fidelity_column) {
+  const CsvTable configs = FRUGAL_TRY(CsvTable::Load(source.dir / "configs.csv"));
+  const CsvTable curves = FRUGAL_TRY(CsvTable::Load(source.dir / "curves.csv"));
+  // A short or long row is a damaged file: its fields would land in the wrong columns.
+  FRUGAL_TRY(configs.RequireFullRows());
+  FRUGAL_TRY(curves.RequireFullRows());
+  const size_t config_id = FRUGAL_TRY(configs.RequireColumn(source.config_column));
+  ReplayTable out;
+  FRUGAL_TRY(ReadConfigs(configs, source, config_id, out.configs_, out.index_));
+  FRUGAL_TRY(ReadCurves(curves, source, metric, fidelity_column, out.index_, out.configs_));
+  FRUGAL_TRY(CheckEveryConfigHasACurve(configs, config_id, out.configs_));
+  CutAtDivergence(out.configs_);
   return out;
 }
 
