@@ -77,76 +77,93 @@ void CheckCurrency(FocusRow& row) {
                           *currency));
 }
 
+/// False, with the problem in `summary.skipped`, for a row cut short (a truncated download) or
+/// with stray separators: its fields would shift or drop, so it is never read partly.
+bool HasEveryField(const CsvTable& table, const CsvRecord& record, FocusImportSummary& summary) {
+  if (record.fields.size() == table.header().size()) return true;
+  summary.skipped.push_back(fmt::format("{}:{}: {} fields, the header has {} ({})", table.source(),
+                                        record.line, record.fields.size(), table.header().size(),
+                                        record.fields.size() < table.header().size()
+                                            ? "is the file cut off?"
+                                            : "an unquoted comma in a field?"));
+  return false;
+}
+
+/// The amounts and the charge period a row was read to, checked.
+struct RowAmounts {
+  std::optional<Money> billed, effective, list;
+  FineAmount fine_billed, fine_effective, fine_list;
+  std::optional<Timestamp> start, end;
+  std::optional<double> quantity;
+};
+
+RowAmounts ReadAmounts(FocusRow& row) {
+  RowAmounts a;
+  a.billed = row.Amount("BilledCost", /*required=*/true, &a.fine_billed);
+  a.start = row.Time("ChargePeriodStart");
+  a.end = row.Time("ChargePeriodEnd");
+  if (a.start && a.end && *a.end < *a.start) {
+    row.Problem("ChargePeriodEnd", fmt::format("ChargePeriodEnd {} is before ChargePeriodStart {}",
+                                               FormatTimestamp(*a.end), FormatTimestamp(*a.start)));
+  }
+  CheckCurrency(row);
+  a.effective = row.Amount("EffectiveCost", /*required=*/false, &a.fine_effective);
+  a.list = row.Amount("ListCost", /*required=*/false, &a.fine_list);
+  a.quantity = row.Quantity("ConsumedQuantity");
+  return a;
+}
+
+/// The billing_rows columns in the table's order (row_key still empty).
+Row BillingValues(FocusRow& row, const RowAmounts& a, const std::string& source) {
+  auto micros = [](const std::optional<Money>& m) { return m ? Value{m->micros()} : Value{}; };
+  return Row{source,
+             std::string(),  // row_key, once the file's identical rows are counted
+             OrNull(row.Get("ProviderName")),
+             OrNull(row.Get("BillingAccountId")),
+             OrNull(row.Get("SubAccountId")),
+             ToMillis(*a.start),
+             ToMillis(*a.end),
+             a.billed->micros(),
+             micros(a.effective),
+             micros(a.list),
+             std::string("USD"),
+             OrNull(row.Get("ChargeCategory")),
+             OrNull(row.Allowed("PricingCategory", {"Standard", "Dynamic", "Committed", "Other"})),
+             OrNull(row.Get("ServiceName")),
+             OrNull(row.Get("ResourceId")),
+             OrNull(row.Get("RegionId")),
+             OrNull(row.Get("SkuId")),
+             OrNull(a.quantity),
+             OrNull(row.Get("ConsumedUnit")),
+             ReadTags(row).dump(),
+             Value{},  // run_id, linked when inserted
+             ToMillis(Now()),
+             OrNull(row.Get("CommitmentDiscountId")),
+             OrNull(row.Get("CommitmentDiscountName")),
+             OrNull(row.Allowed("CommitmentDiscountStatus", {"Used", "Unused"})),
+             OrNull(row.Get("ChargeDescription"))};
+}
+
 /// The billing_rows values of one row (row_key still empty); nullopt, with every problem in
 /// `summary.skipped`, when it cannot be imported.
 std::optional<FocusBatchRow> ReadBillingRow(const CsvTable& table, const CsvRecord& record,
                                             const std::string& source, bool literal_nulls,
                                             FocusImportSummary& summary) {
-  // A row cut short (a truncated download) or with stray separators would shift or drop
-  // fields; it is never read partly.
-  if (record.fields.size() != table.header().size()) {
-    summary.skipped.push_back(fmt::format(
-        "{}:{}: {} fields, the header has {} ({})", table.source(), record.line,
-        record.fields.size(), table.header().size(),
-        record.fields.size() < table.header().size() ? "is the file cut off?"
-                                                     : "an unquoted comma in a field?"));
-    return std::nullopt;
-  }
+  if (!HasEveryField(table, record, summary)) return std::nullopt;
   FocusRow row(table, record, literal_nulls, summary);
-  FineAmount fine_billed;
-  FineAmount fine_effective;
-  FineAmount fine_list;
-  const std::optional<Money> billed = row.Amount("BilledCost", /*required=*/true, &fine_billed);
-  const std::optional<Timestamp> start = row.Time("ChargePeriodStart");
-  const std::optional<Timestamp> end = row.Time("ChargePeriodEnd");
-  if (start && end && *end < *start) {
-    row.Problem("ChargePeriodEnd", fmt::format("ChargePeriodEnd {} is before ChargePeriodStart {}",
-                                               FormatTimestamp(*end), FormatTimestamp(*start)));
-  }
-  CheckCurrency(row);
-  const std::optional<Money> effective =
-      row.Amount("EffectiveCost", /*required=*/false, &fine_effective);
-  const std::optional<Money> list = row.Amount("ListCost", /*required=*/false, &fine_list);
-  const std::optional<double> quantity = row.Quantity("ConsumedQuantity");
+  const RowAmounts a = ReadAmounts(row);
   if (row.bad()) return std::nullopt;
-  NoteQuirks(row, list);
-  auto micros = [](const std::optional<Money>& m) { return m ? Value{m->micros()} : Value{}; };
+  NoteQuirks(row, a.list);
   FocusBatchRow out;
-  out.values =
-      Row{source,
-          std::string(),  // row_key, once the file's identical rows are counted
-          OrNull(row.Get("ProviderName")),
-          OrNull(row.Get("BillingAccountId")),
-          OrNull(row.Get("SubAccountId")),
-          ToMillis(*start),
-          ToMillis(*end),
-          billed->micros(),
-          micros(effective),
-          micros(list),
-          std::string("USD"),
-          OrNull(row.Get("ChargeCategory")),
-          OrNull(row.Allowed("PricingCategory", {"Standard", "Dynamic", "Committed", "Other"})),
-          OrNull(row.Get("ServiceName")),
-          OrNull(row.Get("ResourceId")),
-          OrNull(row.Get("RegionId")),
-          OrNull(row.Get("SkuId")),
-          OrNull(quantity),
-          OrNull(row.Get("ConsumedUnit")),
-          ReadTags(row).dump(),
-          Value{},  // run_id, linked when inserted
-          ToMillis(Now()),
-          OrNull(row.Get("CommitmentDiscountId")),
-          OrNull(row.Get("CommitmentDiscountName")),
-          OrNull(row.Allowed("CommitmentDiscountStatus", {"Used", "Unused"})),
-          OrNull(row.Get("ChargeDescription"))};
+  out.values = BillingValues(row, a, source);
   out.file = table.source();
   out.line = record.line;
   out.run_id = row.Get("x_RunId").value_or("");
   out.run_name = row.Get("x_RunName").value_or("");
-  out.amounts.emplace_back(BillingRowColumn("billed_cost_micros"), fine_billed);
-  if (effective)
-    out.amounts.emplace_back(BillingRowColumn("effective_cost_micros"), fine_effective);
-  if (list) out.amounts.emplace_back(BillingRowColumn("list_cost_micros"), fine_list);
+  out.amounts.emplace_back(BillingRowColumn("billed_cost_micros"), a.fine_billed);
+  if (a.effective)
+    out.amounts.emplace_back(BillingRowColumn("effective_cost_micros"), a.fine_effective);
+  if (a.list) out.amounts.emplace_back(BillingRowColumn("list_cost_micros"), a.fine_list);
   return out;
 }
 

@@ -207,70 +207,97 @@ Result<void> RoundUp(Connection& db, const std::map<size_t, KeptTotal>& kept) {
   return {};
 }
 
+/// One attempt at inserting a batch, inside its transaction: what it has counted so far.
+class BatchInsert {
+ public:
+  BatchInsert(Connection& c, FocusImportSummary& summary) : c_(c), summary_(summary), runs_(c) {}
+
+  /// Rows imported before ledger schema 5 are found by the key they got then, too.
+  Result<void> LookForLegacyKeys() {
+    legacy_keys_ =
+        !FRUGAL_TRY(c_.Query("SELECT 1 FROM billing_rows WHERE legacy_row_key IS NOT NULL "
+                             "LIMIT 1"))
+             .empty();
+    return {};
+  }
+
+  /// Inserts `row` (a duplicate is counted, not inserted), linked to its run.
+  Result<void> Insert(const FocusBatchRow& row) {
+    const Link link = FRUGAL_TRY(Resolve(runs_, row));
+    if (legacy_keys_) {
+      const std::vector<Value> params = {row.legacy_key};
+      if (!FRUGAL_TRY(c_.Query("SELECT 1 FROM billing_rows WHERE legacy_row_key = ?", params))
+               .empty()) {
+        ++summary_.duplicates;
+        return {};
+      }
+    }
+    Row values = row.values;
+    values[run_column_] = OrNull(link.run);
+    // Stored rounded down; the rows that round up are settled once all are in.
+    bool sub_micro = false;
+    for (const auto& [column, fine] : row.amounts) {
+      values[column] = KeptTotal::Split(fine).first;
+      sub_micro = sub_micro || fine.attos != 0;
+    }
+    const std::vector<Row> inserted = FRUGAL_TRY(c_.Query(insert_, values));
+    if (inserted.empty()) {
+      ++summary_.duplicates;
+      // A row imported before schema 6 gets the description it was stored without.
+      FRUGAL_TRY(
+          c_.Query("UPDATE billing_rows SET charge_description = ? WHERE row_key = ? AND "
+                   "charge_description IS NULL",
+                   std::vector<Value>{values[description_column_], values[key_column_]}));
+      return {};
+    }
+    ++summary_.imported;
+    for (const auto& [column, fine] : row.amounts) kept_[column].Add(fine, AsInt(inserted[0][0]));
+    if (sub_micro) ++summary_.sub_micro_rows;
+    // Only what is imported now is worth a word: a duplicate's link was settled before.
+    if (!link.warning.empty()) unlinked_.emplace_back(link.warning, &row);
+    if (link.by_row_number) summary_.repaired[kQuirkRowNumberRunId] += 1;
+    if (link.run) ++summary_.linked;
+    return {};
+  }
+
+  /// The warnings and totals of what was inserted; the sub-micro amounts rounded up.
+  Result<void> Finish() {
+    summary_.warnings = Warnings(unlinked_);
+    FRUGAL_TRY(RoundUp(c_, kept_));
+    const size_t billed_column = BillingRowColumn("billed_cost_micros");
+    summary_.billed = Money::FromMicros(kept_[billed_column].StoredMicros());
+    summary_.billed_exact = kept_[billed_column].ExactTotal();
+    return {};
+  }
+
+ private:
+  Connection& c_;
+  FocusImportSummary& summary_;
+  RunsByName runs_;
+  const std::string insert_ = InsertSql();
+  const size_t run_column_ = BillingRowColumn("run_id");
+  const size_t description_column_ = BillingRowColumn("charge_description");
+  const size_t key_column_ = BillingRowColumn("row_key");
+  bool legacy_keys_ = false;
+  /// Billed, effective and list cost, each kept on its own, over the rows inserted now (a
+  /// duplicate's were kept when it was).
+  std::map<size_t, KeptTotal> kept_;
+  std::vector<std::pair<std::string, const FocusBatchRow*>> unlinked_;
+};
+
 /// Inserts the rows in one transaction; counts new, duplicate and linked rows.
 Result<void> InsertBillingRows(Connection& db, const std::vector<FocusBatchRow>& batch,
                                FocusImportSummary& summary) {
-  const std::string insert = InsertSql();
-  const size_t run_column = BillingRowColumn("run_id");
-  const size_t billed_column = BillingRowColumn("billed_cost_micros");
-  const size_t description_column = BillingRowColumn("charge_description");
-  const size_t key_column = BillingRowColumn("row_key");
   return Transact(db, TxnMode::kWrite, [&](Connection& c) -> Result<void> {
     // Re-run from scratch when the transaction is retried.
     summary.imported = summary.duplicates = summary.linked = 0;
     summary.billed = Money();
     summary.sub_micro_rows = 0;
-    // Billed, effective and list cost, each kept on its own, over the rows inserted now (a
-    // duplicate's were kept when it was).
-    std::map<size_t, KeptTotal> kept;
     summary.repaired.erase(kQuirkRowNumberRunId);
-    RunsByName runs(c);
-    std::vector<std::pair<std::string, const FocusBatchRow*>> unlinked;
-    // Rows imported before ledger schema 5 are found by the key they got then, too.
-    const bool legacy_keys =
-        !FRUGAL_TRY(c.Query("SELECT 1 FROM billing_rows WHERE legacy_row_key IS NOT NULL LIMIT 1"))
-             .empty();
-    for (const FocusBatchRow& row : batch) {
-      const Link link = FRUGAL_TRY(Resolve(runs, row));
-      if (legacy_keys) {
-        const std::vector<Value> params = {row.legacy_key};
-        if (!FRUGAL_TRY(c.Query("SELECT 1 FROM billing_rows WHERE legacy_row_key = ?", params))
-                 .empty()) {
-          ++summary.duplicates;
-          continue;
-        }
-      }
-      Row values = row.values;
-      values[run_column] = OrNull(link.run);
-      // Stored rounded down; the rows that round up are settled once all are in.
-      bool sub_micro = false;
-      for (const auto& [column, fine] : row.amounts) {
-        values[column] = KeptTotal::Split(fine).first;
-        sub_micro = sub_micro || fine.attos != 0;
-      }
-      const std::vector<Row> inserted = FRUGAL_TRY(c.Query(insert, values));
-      if (inserted.empty()) {
-        ++summary.duplicates;
-        // A row imported before schema 6 gets the description it was stored without.
-        FRUGAL_TRY(
-            c.Query("UPDATE billing_rows SET charge_description = ? WHERE row_key = ? AND "
-                    "charge_description IS NULL",
-                    std::vector<Value>{values[description_column], values[key_column]}));
-        continue;
-      }
-      ++summary.imported;
-      for (const auto& [column, fine] : row.amounts) kept[column].Add(fine, AsInt(inserted[0][0]));
-      if (sub_micro) ++summary.sub_micro_rows;
-      // Only what is imported now is worth a word: a duplicate's link was settled before.
-      if (!link.warning.empty()) unlinked.emplace_back(link.warning, &row);
-      if (link.by_row_number) summary.repaired[kQuirkRowNumberRunId] += 1;
-      if (link.run) ++summary.linked;
-    }
-    summary.warnings = Warnings(unlinked);
-    FRUGAL_TRY(RoundUp(c, kept));
-    summary.billed = Money::FromMicros(kept[billed_column].StoredMicros());
-    summary.billed_exact = kept[billed_column].ExactTotal();
-    return {};
+    BatchInsert insert(c, summary);
+    FRUGAL_TRY(insert.LookForLegacyKeys());
+    for (const FocusBatchRow& row : batch) FRUGAL_TRY(insert.Insert(row));
+    return insert.Finish();
   });
 }
 

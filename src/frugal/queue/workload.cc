@@ -38,19 +38,10 @@ struct Group {
   const YAML::Node node;
 };
 
-Result<void> ParseGroup(const YamlDoc& doc, const YAML::Node& node, const Capacity& capacity,
-                        Seconds start, std::vector<JobRequest>& jobs, std::vector<Group>& groups) {
-  FRUGAL_TRY(doc.CheckKeys(node, "job",
-                           {"name", "at", "count", "every", "gpus", "cpu_slots", "gpu", "runtime",
-                            "runtime_by_gpu", "checkpoints", "checkpoint_every", "restart",
-                            "deadline", "not_before", "window", "priority", "tags", "depends_on"}));
-  JobRequest base;
-  base.name = FRUGAL_TRY(doc.RequiredString(node, "name"));
-  const Seconds at =
-      ToSecondsFloor(FRUGAL_TRY(doc.OptionalDuration(node, "at")).value_or(Duration{}));
-  const int count = FRUGAL_TRY(Count(doc, node, "count", 1, 1, 100000));
-  const Seconds every =
-      ToSecondsFloor(FRUGAL_TRY(doc.OptionalDuration(node, "every")).value_or(Duration{}));
+/// What one job of the group asks for: GPUs or CPU slots, the GPU model (as a pool names it)
+/// and its runtime, on any GPU or per model.
+Result<void> ReadResources(const YamlDoc& doc, const YAML::Node& node, const Capacity& capacity,
+                           JobRequest& base) {
   const int gpus = FRUGAL_TRY(Count(doc, node, "gpus", 0, 1, 100000));
   const int slots = FRUGAL_TRY(Count(doc, node, "cpu_slots", 0, 1, 100000));
   if (gpus > 0 && slots > 0)
@@ -76,6 +67,23 @@ Result<void> ParseGroup(const YamlDoc& doc, const YAML::Node& node, const Capaci
   if (base.runtime_hours <= 0 && base.runtime_by_gpu.empty()) {
     return doc.FailAt(node, "runtime", "missing: how long the job runs");
   }
+  return {};
+}
+
+Result<void> ParseGroup(const YamlDoc& doc, const YAML::Node& node, const Capacity& capacity,
+                        Seconds start, std::vector<JobRequest>& jobs, std::vector<Group>& groups) {
+  FRUGAL_TRY(doc.CheckKeys(node, "job",
+                           {"name", "at", "count", "every", "gpus", "cpu_slots", "gpu", "runtime",
+                            "runtime_by_gpu", "checkpoints", "checkpoint_every", "restart",
+                            "deadline", "not_before", "window", "priority", "tags", "depends_on"}));
+  JobRequest base;
+  base.name = FRUGAL_TRY(doc.RequiredString(node, "name"));
+  const Seconds at =
+      ToSecondsFloor(FRUGAL_TRY(doc.OptionalDuration(node, "at")).value_or(Duration{}));
+  const int count = FRUGAL_TRY(Count(doc, node, "count", 1, 1, 100000));
+  const Seconds every =
+      ToSecondsFloor(FRUGAL_TRY(doc.OptionalDuration(node, "every")).value_or(Duration{}));
+  FRUGAL_TRY(ReadResources(doc, node, capacity, base));
   base.checkpoints = FRUGAL_TRY(doc.OptionalBool(node, "checkpoints")).value_or(false);
   if (const double every_h = FRUGAL_TRY(Hours(doc, node, "checkpoint_every")); every_h > 0) {
     base.checkpoint_every_hours = every_h;
