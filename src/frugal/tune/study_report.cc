@@ -144,6 +144,57 @@ void PrintRun(std::ostream& out, const Study& study, const StudySummary& s,
   PrintLeaderboard(out, study.trials(), spec);
 }
 
+namespace {
+
+/// The best objective value any trial reported at rung `k`, and how many reported one.
+std::pair<int64_t, std::optional<double>> RungBest(const StudySpec& spec,
+                                                   const std::vector<Trial>& trials, size_t k) {
+  const bool maximize = spec.objective.direction == Direction::kMaximize;
+  int64_t results = 0;
+  std::optional<double> best;
+  for (const Trial& t : trials) {
+    if (k >= t.rung_losses.size() || std::isnan(t.rung_losses[k])) continue;
+    ++results;
+    const double value = maximize ? -t.rung_losses[k] : t.rung_losses[k];
+    if (!best || (maximize ? value > *best : value < *best)) best = value;
+  }
+  return {results, best};
+}
+
+/// Whether rung `rung` prunes, in words: early rungs prune from the scheduler's judgement on
+/// (see scheduler.h).
+std::string RungPrunes(const RungLadder& ladder, int rung, const nlohmann::json& scheduler) {
+  if (rung >= ladder.early) return rung == ladder.top() ? "top" : "yes";
+  const int pruning_from = scheduler.value("pruning_from", ladder.early);
+  if (rung >= pruning_from) return "yes: early, its ranks agreed with the next rung's";
+  if (rung == pruning_from - 1 && scheduler.value("early_rejected", false)) {
+    return "no: early, its ranks disagreed with the next rung's";
+  }
+  return fmt::format("not yet: early, judged after {} trials reach the next rung", kEarlyRungPairs);
+}
+
+nlohmann::json RungsJson(const StudySpec& spec, const nlohmann::json& state,
+                         const std::vector<Trial>& trials) {
+  const RungLadder ladder = spec.Ladder();
+  const nlohmann::json& scheduler = state.contains("scheduler") && state["scheduler"].is_object()
+                                        ? state["scheduler"]
+                                        : nlohmann::json::object();
+  nlohmann::json rungs = nlohmann::json::array();
+  for (size_t k = 0; k < ladder.fidelities.size(); ++k) {
+    const auto [results, best] = RungBest(spec, trials, k);
+    const int rung = static_cast<int>(k);
+    rungs.push_back({{"rung", k},
+                     {"fidelity", ladder.fidelities[k]},
+                     {"results", results},
+                     {"best", best ? nlohmann::json(*best) : nlohmann::json(nullptr)},
+                     {"early", rung < ladder.early},
+                     {"prunes", RungPrunes(ladder, rung, scheduler)}});
+  }
+  return rungs;
+}
+
+}  // namespace
+
 nlohmann::json StatusJson(const StudySpec& spec, const nlohmann::json& state,
                           const std::vector<Trial>& trials) {
   nlohmann::json doc = state.value("summary", nlohmann::json::object());
@@ -157,47 +208,7 @@ nlohmann::json StatusJson(const StudySpec& spec, const nlohmann::json& state,
   doc["per_trial"] = per_trial;
   // Caps a resume changed, oldest first (study_caps.h).
   doc["cap_changes"] = state.value("cap_changes", nlohmann::json::array());
-  const RungLadder ladder = spec.Ladder();
-  // Early rungs prune from the scheduler's judgement on (see scheduler.h).
-  const nlohmann::json& scheduler = state.contains("scheduler") && state["scheduler"].is_object()
-                                        ? state["scheduler"]
-                                        : nlohmann::json::object();
-  const int pruning_from = scheduler.value("pruning_from", ladder.early);
-  const bool early_rejected = scheduler.value("early_rejected", false);
-  nlohmann::json rungs = nlohmann::json::array();
-  for (size_t k = 0; k < ladder.fidelities.size(); ++k) {
-    int64_t results = 0;
-    std::optional<double> best;
-    for (const Trial& t : trials) {
-      if (k >= t.rung_losses.size() || std::isnan(t.rung_losses[k])) continue;
-      ++results;
-      const double value =
-          spec.objective.direction == Direction::kMaximize ? -t.rung_losses[k] : t.rung_losses[k];
-      const bool better =
-          !best ||
-          (spec.objective.direction == Direction::kMaximize ? value > *best : value < *best);
-      if (better) best = value;
-    }
-    const int rung = static_cast<int>(k);
-    std::string prunes = rung == ladder.top() ? "top" : "yes";
-    if (rung < ladder.early) {
-      if (rung >= pruning_from) {
-        prunes = "yes: early, its ranks agreed with the next rung's";
-      } else if (rung == pruning_from - 1 && early_rejected) {
-        prunes = "no: early, its ranks disagreed with the next rung's";
-      } else {
-        prunes = fmt::format("not yet: early, judged after {} trials reach the next rung",
-                             kEarlyRungPairs);
-      }
-    }
-    rungs.push_back({{"rung", k},
-                     {"fidelity", ladder.fidelities[k]},
-                     {"results", results},
-                     {"best", best ? nlohmann::json(*best) : nlohmann::json(nullptr)},
-                     {"early", rung < ladder.early},
-                     {"prunes", prunes}});
-  }
-  doc["rungs"] = rungs;
+  doc["rungs"] = RungsJson(spec, state, trials);
   if (!spec.fidelity.scale_by.empty()) doc["rungs_scaled_by"] = spec.fidelity.scale_by;
   doc["gates"] = GatesJson(spec, state, trials);
   // The study ends at the first gate its burn rate reaches (or earlier, when the scheduler
