@@ -7,88 +7,131 @@
 
 namespace frugal {
 
-// One function: the scanner is one state machine (quotes, line and column) that reads best whole.
+namespace {
+
+// The CSV state machine: where it is (line and column, for the positions every field keeps),
+// the record and field being built, and whether it is inside a quoted field.
+class CsvScanner {
+ public:
+  explicit CsvScanner(std::string_view text) : text_(text) { current_.line = 1; }
+
+  void Scan() {
+    for (size_t i = 0; i < text_.size(); ++i) {
+      if (in_quotes_) {
+        i = ScanQuoted(i);
+      } else {
+        ScanUnquoted(i);
+      }
+      ++column_;
+    }
+  }
+
+  bool in_quotes() const { return in_quotes_; }
+  int quote_line() const { return quote_line_; }
+  int quote_column() const { return quote_column_; }
+
+  /// The records read, the last one closed even without a final newline.
+  std::vector<CsvRecord> TakeRecords() {
+    if (!field_.empty() || !current_.fields.empty()) EndRecord();
+    return std::move(records_);
+  }
+
+ private:
+  // One character inside quotes; returns the index of the last character consumed (a doubled
+  // quote is two).
+  size_t ScanQuoted(size_t i) {
+    const char c = text_[i];
+    if (c == '"') {
+      if (i + 1 < text_.size() && text_[i + 1] == '"') {
+        field_.push_back('"');
+        ++i;
+        ++column_;
+      } else {
+        in_quotes_ = false;
+      }
+    } else {
+      field_.push_back(c);
+      if (c == '\n') {
+        ++line_;
+        column_ = 0;
+      }
+    }
+    return i;
+  }
+
+  void ScanUnquoted(size_t i) {
+    const char c = text_[i];
+    if (c == '"' && !field_started_) {
+      in_quotes_ = true;
+      field_started_ = true;
+      quote_line_ = line_;
+      quote_column_ = column_;
+    } else if (c == ',') {
+      EndField();
+      field_column_ = column_ + 1;
+    } else if (c == '\r' && i + 1 < text_.size() && text_[i + 1] == '\n') {
+      // CRLF: the '\n' ends the record.
+    } else if (c == '\n') {
+      EndRecord();
+      ++line_;
+      column_ = 0;
+      field_column_ = 1;
+      current_.line = line_;
+    } else {
+      field_.push_back(c);
+      field_started_ = true;
+    }
+  }
+
+  void EndField() {
+    current_.fields.push_back(std::move(field_));
+    current_.columns.push_back(field_column_);
+    field_.clear();
+    field_started_ = false;
+  }
+
+  void EndRecord() {
+    EndField();
+    // A blank line is no record.
+    if (!(current_.fields.size() == 1 && current_.fields[0].empty())) {
+      records_.push_back(std::move(current_));
+    }
+    current_ = CsvRecord{};
+  }
+
+  std::string_view text_;
+  std::vector<CsvRecord> records_;
+  CsvRecord current_;
+  std::string field_;
+  int line_ = 1;
+  int column_ = 1;
+  int field_column_ = 1;
+  bool in_quotes_ = false;
+  bool field_started_ = false;
+  int quote_line_ = 0;
+  int quote_column_ = 0;
+};
+
+// Every record of `text`, header first; kBadInput when a quoted field never ends.
+Result<std::vector<CsvRecord>> ScanRecords(std::string_view text, const std::string& source) {
+  CsvScanner scanner(text);
+  scanner.Scan();
+  if (scanner.in_quotes()) {
+    return Fail(ErrorCode::kBadInput, fmt::format("{}:{}:{}: unterminated quoted field", source,
+                                                  scanner.quote_line(), scanner.quote_column()));
+  }
+  return scanner.TakeRecords();
+}
+
+}  // namespace
+
 Result<CsvTable> CsvTable::Parse(std::string_view text, std::string source) {
   // Every field may end up in a JSON document or the ledger, which hold only UTF-8 text.
   FRUGAL_TRY(RequireUtf8(text, source));
   CsvTable table;
   table.source_ = std::move(source);
-  std::vector<CsvRecord> records;
-  CsvRecord current;
-  std::string field;
-  int line = 1;
-  int column = 1;
-  int field_column = 1;
-  bool in_quotes = false;
-  bool field_started = false;
-  int quote_line = 0;
-  int quote_column = 0;
-  current.line = 1;
-
-  auto end_field = [&] {
-    current.fields.push_back(std::move(field));
-    current.columns.push_back(field_column);
-    field.clear();
-    field_started = false;
-  };
-  auto end_record = [&] {
-    end_field();
-    // A blank line is no record.
-    if (!(current.fields.size() == 1 && current.fields[0].empty())) {
-      records.push_back(std::move(current));
-    }
-    current = CsvRecord{};
-  };
-
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 byte order mark
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_quotes) {
-      if (c == '"') {
-        if (i + 1 < text.size() && text[i + 1] == '"') {
-          field.push_back('"');
-          ++i;
-          ++column;
-        } else {
-          in_quotes = false;
-        }
-      } else {
-        field.push_back(c);
-        if (c == '\n') {
-          ++line;
-          column = 0;
-        }
-      }
-      ++column;
-      continue;
-    }
-    if (c == '"' && !field_started) {
-      in_quotes = true;
-      field_started = true;
-      quote_line = line;
-      quote_column = column;
-    } else if (c == ',') {
-      end_field();
-      field_column = column + 1;
-    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
-      // CRLF: the '\n' ends the record.
-    } else if (c == '\n') {
-      end_record();
-      ++line;
-      column = 0;
-      field_column = 1;
-      current.line = line;
-    } else {
-      field.push_back(c);
-      field_started = true;
-    }
-    ++column;
-  }
-  if (in_quotes) {
-    return Fail(ErrorCode::kBadInput, fmt::format("{}:{}:{}: unterminated quoted field",
-                                                  table.source_, quote_line, quote_column));
-  }
-  if (!field.empty() || !current.fields.empty()) end_record();
+  std::vector<CsvRecord> records = FRUGAL_TRY(ScanRecords(text, table.source_));
   if (records.empty()) {
     return Fail(ErrorCode::kBadInput, fmt::format("{}: empty CSV file (no header)", table.source_));
   }
