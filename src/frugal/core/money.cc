@@ -45,6 +45,62 @@ int64_t SaturatedMicros(double micros) {
   if (micros <= -limit) return -kMaxMicros;
   return static_cast<int64_t>(std::llround(micros));
 }
+
+/// kBadInput naming the amount as written and what is wrong with it.
+tl::unexpected<Error> BadAmount(std::string_view original, std::string_view why) {
+  return Fail(ErrorCode::kBadInput, fmt::format("invalid amount '{}': {}", original, why));
+}
+
+/// Digits read from an amount: their value, how many, and where the reading stopped.
+struct ParsedDigits {
+  Int128 value = 0;
+  int count = 0;
+  size_t end = 0;
+};
+
+/// The whole dollars of `text`, up to its '.' or its end; thousands separators, when there are
+/// any, sit every three digits.
+Result<ParsedDigits> ParseWholeDollars(std::string_view text, std::string_view original) {
+  ParsedDigits whole;
+  int digits_since_comma = -1;  // -1: no comma seen yet
+  size_t i = 0;
+  for (; i < text.size() && text[i] != '.'; ++i) {
+    const char c = text[i];
+    if (c == ',') {
+      if (whole.count == 0 || (digits_since_comma != -1 && digits_since_comma != 3) ||
+          (digits_since_comma == -1 && whole.count > 3)) {
+        return BadAmount(original, "misplaced thousands separator");
+      }
+      digits_since_comma = 0;
+      continue;
+    }
+    if (c < '0' || c > '9') return BadAmount(original, fmt::format("unexpected character '{}'", c));
+    whole.value = whole.value * 10 + (c - '0');
+    ++whole.count;
+    if (digits_since_comma != -1) ++digits_since_comma;
+    if (whole.value > kMaxMicros) return BadAmount(original, "too large");
+  }
+  if (digits_since_comma != -1 && digits_since_comma != 3) {
+    return BadAmount(original, "misplaced thousands separator");
+  }
+  whole.end = i;
+  return whole;
+}
+
+/// The digits after the '.', in units of 10^-18 (digits past the 18th are dropped).
+Result<ParsedDigits> ParseFractionDigits(std::string_view text, std::string_view original) {
+  ParsedDigits fraction;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return BadAmount(original, fmt::format("unexpected character '{}'", c));
+    if (fraction.count < 18) {
+      fraction.value = fraction.value * 10 + (c - '0');
+      ++fraction.count;
+    }
+  }
+  for (int k = fraction.count; k < 18; ++k) fraction.value *= 10;
+  fraction.end = text.size();
+  return fraction;
+}
 }  // namespace
 
 Money Money::FromDollars(double dollars) {
@@ -63,9 +119,6 @@ Result<Money> Money::FromDollarsChecked(double dollars) {
 
 Result<Money> Money::Parse(std::string_view text) {
   const std::string original(text);
-  auto bad = [&](std::string_view why) {
-    return Fail(ErrorCode::kBadInput, fmt::format("invalid amount '{}': {}", original, why));
-  };
   while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
   while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
   bool negative = false;
@@ -74,51 +127,18 @@ Result<Money> Money::Parse(std::string_view text) {
     text.remove_prefix(1);
   }
   if (!text.empty() && text.front() == '$') text.remove_prefix(1);
-  if (text.empty()) return bad("no digits");
+  if (text.empty()) return BadAmount(original, "no digits");
 
-  Int128 whole = 0;
-  int whole_digits = 0;
-  int digits_since_comma = -1;  // -1: no comma seen yet
-  size_t i = 0;
-  for (; i < text.size() && text[i] != '.'; ++i) {
-    const char c = text[i];
-    if (c == ',') {
-      if (whole_digits == 0 || (digits_since_comma != -1 && digits_since_comma != 3) ||
-          (digits_since_comma == -1 && whole_digits > 3)) {
-        return bad("misplaced thousands separator");
-      }
-      digits_since_comma = 0;
-      continue;
-    }
-    if (c < '0' || c > '9') return bad(fmt::format("unexpected character '{}'", c));
-    whole = whole * 10 + (c - '0');
-    ++whole_digits;
-    if (digits_since_comma != -1) ++digits_since_comma;
-    if (whole > kMaxMicros) return bad("too large");
+  const ParsedDigits whole = FRUGAL_TRY(ParseWholeDollars(text, original));
+  ParsedDigits fraction;  // in units of 10^-18
+  if (whole.end < text.size()) {
+    fraction = FRUGAL_TRY(ParseFractionDigits(text.substr(whole.end + 1), original));
   }
-  if (digits_since_comma != -1 && digits_since_comma != 3) {
-    return bad("misplaced thousands separator");
-  }
-  Int128 fraction = 0;  // in units of 10^-18
-  int fraction_digits = 0;
-  if (i < text.size()) {
-    ++i;  // the '.'
-    for (; i < text.size(); ++i) {
-      const char c = text[i];
-      if (c < '0' || c > '9') return bad(fmt::format("unexpected character '{}'", c));
-      if (fraction_digits < 18) {
-        fraction = fraction * 10 + (c - '0');
-        ++fraction_digits;
-      }
-    }
-    if (fraction_digits == 0 && whole_digits == 0) return bad("no digits");
-  }
-  if (whole_digits == 0 && fraction_digits == 0) return bad("no digits");
-  for (int k = fraction_digits; k < 18; ++k) fraction *= 10;
-  // fraction is now in 1e-18 dollars; micro-dollars = fraction / 1e12, rounded.
-  const Int128 micros_fraction = (fraction + 500'000'000'000) / 1'000'000'000'000;
-  const Int128 total = whole * kMicrosPerDollar + micros_fraction;
-  if (total > kMaxMicros) return bad("too large");
+  if (whole.count == 0 && fraction.count == 0) return BadAmount(original, "no digits");
+  // fraction is in 1e-18 dollars; micro-dollars = fraction / 1e12, rounded.
+  const Int128 micros_fraction = (fraction.value + 500'000'000'000) / 1'000'000'000'000;
+  const Int128 total = whole.value * kMicrosPerDollar + micros_fraction;
+  if (total > kMaxMicros) return BadAmount(original, "too large");
   const auto micros = static_cast<int64_t>(total);
   return Money(negative ? -micros : micros);
 }
