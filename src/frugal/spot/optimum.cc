@@ -50,15 +50,96 @@ struct Layout {
   [[nodiscard]] int AfterWork(int m) const { return has_work ? Work(m) : Fresh(m); }
 };
 
+// One time step of the backward induction: the value of every state of a progress value,
+// read from the values one step later (`next`, which holds progress `next_lo` and up).
+class StepLayer {
+ public:
+  StepLayer(const Layout& layout, const StepJob& job, const std::vector<Value>& next, int next_lo,
+            bool spot_available, double spot_cost, double on_demand_cost)
+      : layout_(layout),
+        job_(job),
+        next_(next),
+        next_lo_(next_lo),
+        spot_available_(spot_available),
+        cost_{spot_cost, on_demand_cost} {}
+
+  // Fills v[0 .. layout.total) for progress p.
+  void Fill(int p, Value* v) const {
+    const Value stay_idle = Next(p, 0);
+    const Value enter_spot = Enter(p, 0);
+    const Value enter_od = Enter(p, 1);
+    v[0] = std::min(stay_idle, std::min(enter_spot, enter_od));
+    for (int m = 0; m < 2; ++m) {
+      const Value leave = std::min(stay_idle, m == 0 ? enter_od : enter_spot);
+      if (m == 0 && !spot_available_) {
+        FillPreemptedSpot(v);
+      } else {
+        FillMode(p, m, leave, v);
+      }
+    }
+  }
+
+ private:
+  // The value one step later of state s at progress p.
+  [[nodiscard]] Value Next(int p, int s) const {
+    if (p >= job_.compute) return kDone;
+    if (p < next_lo_) return kNever;
+    return next_[static_cast<size_t>(p * layout_.total + s)];
+  }
+  [[nodiscard]] Value WorkStep(int p, int m) const {
+    return Step(m, cost_[m], Next(p + 1, layout_.AfterWork(m)));
+  }
+  [[nodiscard]] Value SaveStep(int p, int m, int s_left) const {
+    return Step(m, cost_[m], Next(p, s_left > 0 ? layout_.Save(m, s_left) : layout_.Fresh(m)));
+  }
+  [[nodiscard]] Value Enter(int p, int m) const {
+    const int d = job_.changeover;
+    if (m == 0 && !spot_available_) return kNever;
+    if (d == 0) return WorkStep(p, m);
+    return Step(m, cost_[m], Next(p, d - 1 > 0 ? layout_.Changeover(m, d - 1) : layout_.Fresh(m)));
+  }
+
+  // Preempted: ready or changing-over spot falls back to idle; unsaved work is lost, which the
+  // optimum never allows.
+  void FillPreemptedSpot(Value* v) const {
+    for (int r = 1; r <= layout_.changeover; ++r) v[layout_.Changeover(0, r)] = v[0];
+    v[layout_.Fresh(0)] = v[0];
+    if (layout_.has_work) {
+      v[layout_.Work(0)] = kNever;
+      for (int s = 1; s <= layout_.save; ++s) v[layout_.Save(0, s)] = kNever;
+    }
+  }
+
+  // The states of mode m, which may go on or `leave` (to idle or the other mode).
+  void FillMode(int p, int m, Value leave, Value* v) const {
+    const Layout& l = layout_;
+    for (int r = 1; r <= l.changeover; ++r) {
+      const Value go_on =
+          Step(m, cost_[m], Next(p, r - 1 > 0 ? l.Changeover(m, r - 1) : l.Fresh(m)));
+      v[l.Changeover(m, r)] = std::min(go_on, leave);
+    }
+    v[l.Fresh(m)] = std::min(WorkStep(p, m), leave);
+    if (l.has_work) {
+      v[l.Work(m)] = std::min(WorkStep(p, m), SaveStep(p, m, job_.checkpoint_cost - 1));
+      for (int s = 1; s <= l.save; ++s) v[l.Save(m, s)] = SaveStep(p, m, s - 1);
+    }
+  }
+
+  const Layout& layout_;
+  const StepJob& job_;
+  const std::vector<Value>& next_;
+  int next_lo_;
+  bool spot_available_;
+  double cost_[2];  // m: 0 spot, 1 on-demand
+};
+
 }  // namespace
 
 OptimumResult SolveOptimum(const StepTrace& trace, int start, const StepJob& job) {
   const int C = job.compute;
   const int D = job.deadline;
-  const int d = job.changeover;
-  const int c = job.checkpoint_cost;
   OptimumResult result;
-  if (C + d > D) return result;  // not even on-demand from the first step can make it
+  if (C + job.changeover > D) return result;  // not even on-demand from the first step can make it
   const Layout L(job);
   const int S = L.total;
   const int n = trace.steps();
@@ -69,54 +150,10 @@ OptimumResult SolveOptimum(const StepTrace& trace, int start, const StepJob& job
     const int g = start + t;
     const bool a = g < n && trace.available[static_cast<size_t>(g)] != 0;
     const auto pi = static_cast<size_t>(std::clamp(g, 0, n - 1));
-    const double cost[2] = {trace.spot_cost[pi], trace.on_demand_cost[pi]};
+    const StepLayer layer(L, job, next, next_lo, a, trace.spot_cost[pi], trace.on_demand_cost[pi]);
     const int lo = std::max(0, C - (D - t));
     const int hi = std::min(t, C - 1);
-    auto N = [&](int p, int s) -> Value {
-      if (p >= C) return kDone;
-      if (p < next_lo) return kNever;
-      return next[static_cast<size_t>(p * S + s)];
-    };
-    for (int p = lo; p <= hi; ++p) {
-      Value* v = &cur[static_cast<size_t>(p * S)];
-      auto work_step = [&](int m) { return Step(m, cost[m], N(p + 1, L.AfterWork(m))); };
-      auto save_step = [&](int m, int s_left) {
-        return Step(m, cost[m], N(p, s_left > 0 ? L.Save(m, s_left) : L.Fresh(m)));
-      };
-      auto enter = [&](int m) {
-        if (m == 0 && !a) return kNever;
-        if (d == 0) return work_step(m);
-        return Step(m, cost[m], N(p, d - 1 > 0 ? L.Changeover(m, d - 1) : L.Fresh(m)));
-      };
-      const Value stay_idle = N(p, 0);
-      const Value enter_spot = enter(0);
-      const Value enter_od = enter(1);
-      v[0] = std::min(stay_idle, std::min(enter_spot, enter_od));
-      for (int m = 0; m < 2; ++m) {
-        const Value leave = std::min(stay_idle, m == 0 ? enter_od : enter_spot);
-        if (m == 0 && !a) {
-          // Preempted: ready or changing-over spot falls back to idle; unsaved work is lost,
-          // which the optimum never allows.
-          for (int r = 1; r <= L.changeover; ++r) v[L.Changeover(0, r)] = v[0];
-          v[L.Fresh(0)] = v[0];
-          if (L.has_work) {
-            v[L.Work(0)] = kNever;
-            for (int s = 1; s <= L.save; ++s) v[L.Save(0, s)] = kNever;
-          }
-          continue;
-        }
-        for (int r = 1; r <= L.changeover; ++r) {
-          const Value go_on =
-              Step(m, cost[m], N(p, r - 1 > 0 ? L.Changeover(m, r - 1) : L.Fresh(m)));
-          v[L.Changeover(m, r)] = std::min(go_on, leave);
-        }
-        v[L.Fresh(m)] = std::min(work_step(m), leave);
-        if (L.has_work) {
-          v[L.Work(m)] = std::min(work_step(m), save_step(m, c - 1));
-          for (int s = 1; s <= L.save; ++s) v[L.Save(m, s)] = save_step(m, s - 1);
-        }
-      }
-    }
+    for (int p = lo; p <= hi; ++p) layer.Fill(p, &cur[static_cast<size_t>(p * S)]);
     std::swap(cur, next);
     next_lo = lo;
   }
