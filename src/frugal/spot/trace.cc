@@ -133,6 +133,72 @@ Result<void> CheckTraceSpan(const Trace& trace, const std::string& source) {
   return {};
 }
 
+/// The columns of a CSV trace: its time (a timestamp, or a tick when there is none), the
+/// launchable count, and the two prices, which come together or not at all.
+struct CsvTraceColumns {
+  size_t time = 0;
+  bool by_tick = false;
+  size_t available = 0;
+  std::optional<size_t> spot_price;
+  std::optional<size_t> on_demand_price;
+};
+
+Result<CsvTraceColumns> FindCsvTraceColumns(const CsvTable& table, const std::string& source) {
+  CsvTraceColumns columns;
+  std::optional<size_t> time_column = table.Column("timestamp");
+  columns.by_tick = !time_column.has_value();
+  if (columns.by_tick) time_column = table.Column("tick");
+  if (!time_column) {
+    return Fail(ErrorCode::kBadInput,
+                source +
+                    ":1:1: missing column 'timestamp' or 'tick' (header: "
+                    "timestamp_or_tick,available[,spot_price,on_demand_price])");
+  }
+  columns.time = *time_column;
+  columns.available = FRUGAL_TRY(table.RequireColumn("available"));
+  columns.spot_price = table.Column("spot_price");
+  columns.on_demand_price = table.Column("on_demand_price");
+  if (columns.spot_price.has_value() != columns.on_demand_price.has_value()) {
+    return Fail(ErrorCode::kBadInput, source +
+                                          ":1:1: columns 'spot_price' and 'on_demand_price' "
+                                          "come together");
+  }
+  return columns;
+}
+
+/// Checks that `row` is `gap` after the row before it, as evenly spaced as the rows read so
+/// far; the first gap between timestamps sets the trace's gap_seconds.
+Result<void> CheckRowSpacing(const CsvTable& table, const CsvRecord& row,
+                             const CsvTraceColumns& columns, int64_t gap, Trace& trace) {
+  const bool by_tick = columns.by_tick;
+  int64_t expected = by_tick ? 1 : (trace.launchable.size() == 1 ? gap : trace.gap_seconds);
+  if (gap <= 0 || gap != expected) {
+    return Fail(ErrorCode::kBadInput, table.Where(row, columns.time) + ": field '" +
+                                          (by_tick ? "tick" : "timestamp") +
+                                          "': rows must be evenly spaced and increasing");
+  }
+  if (by_tick) return {};
+  if (gap > kMaxTickSeconds) {
+    return Fail(ErrorCode::kBadInput,
+                fmt::format("{}: field 'timestamp': rows {} s apart; frugal simulates "
+                            "ticks of at most {} s (one day)",
+                            table.Where(row, columns.time), gap, kMaxTickSeconds));
+  }
+  trace.gap_seconds = static_cast<int>(gap);
+  return {};
+}
+
+Result<int> ReadAvailable(const CsvTable& table, const CsvRecord& row, size_t column) {
+  auto count = ParseInt(Trim(CsvTable::Field(row, column)));
+  if (!count || *count < 0 || *count > kMaxLaunchable) {
+    return Fail(ErrorCode::kBadInput, table.Where(row, column) +
+                                          ": field 'available': expected a count from 0 to " +
+                                          std::to_string(kMaxLaunchable) + ", got '" +
+                                          Abbreviate(CsvTable::Field(row, column)) + "'");
+  }
+  return static_cast<int>(*count);
+}
+
 }  // namespace
 
 Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source,
@@ -207,23 +273,7 @@ Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source,
 
 Result<Trace> ParseCsvTrace(const std::string& text, const std::string& source, int tick_seconds) {
   CsvTable table = FRUGAL_TRY(CsvTable::Parse(text, source));
-  std::optional<size_t> time_column = table.Column("timestamp");
-  const bool by_tick = !time_column.has_value();
-  if (by_tick) time_column = table.Column("tick");
-  if (!time_column) {
-    return Fail(ErrorCode::kBadInput,
-                source +
-                    ":1:1: missing column 'timestamp' or 'tick' (header: "
-                    "timestamp_or_tick,available[,spot_price,on_demand_price])");
-  }
-  size_t available_column = FRUGAL_TRY(table.RequireColumn("available"));
-  std::optional<size_t> spot_column = table.Column("spot_price");
-  std::optional<size_t> od_column = table.Column("on_demand_price");
-  if (spot_column.has_value() != od_column.has_value()) {
-    return Fail(ErrorCode::kBadInput, source +
-                                          ":1:1: columns 'spot_price' and 'on_demand_price' "
-                                          "come together");
-  }
+  const CsvTraceColumns columns = FRUGAL_TRY(FindCsvTraceColumns(table, source));
   if (table.rows().empty()) return Fail(ErrorCode::kBadInput, source + ": no data rows");
   Trace trace;
   trace.name = Stem(source);
@@ -231,42 +281,18 @@ Result<Trace> ParseCsvTrace(const std::string& text, const std::string& source, 
   trace.gap_seconds = tick_seconds;
   std::optional<int64_t> previous;
   for (const CsvRecord& row : table.rows()) {
-    const int64_t time = FRUGAL_TRY(ReadTime(table, row, *time_column, by_tick));
-    if (previous) {
-      const int64_t gap = time - *previous;
-      int64_t expected = by_tick ? 1 : (trace.launchable.size() == 1 ? gap : trace.gap_seconds);
-      if (gap <= 0 || gap != expected) {
-        return Fail(ErrorCode::kBadInput, table.Where(row, *time_column) + ": field '" +
-                                              (by_tick ? "tick" : "timestamp") +
-                                              "': rows must be evenly spaced and increasing");
-      }
-      if (!by_tick) {
-        if (gap > kMaxTickSeconds) {
-          return Fail(ErrorCode::kBadInput,
-                      fmt::format("{}: field 'timestamp': rows {} s apart; frugal simulates "
-                                  "ticks of at most {} s (one day)",
-                                  table.Where(row, *time_column), gap, kMaxTickSeconds));
-        }
-        trace.gap_seconds = static_cast<int>(gap);
-      }
-    }
+    const int64_t time = FRUGAL_TRY(ReadTime(table, row, columns.time, columns.by_tick));
+    if (previous) FRUGAL_TRY(CheckRowSpacing(table, row, columns, time - *previous, trace));
     previous = time;
-    auto count = ParseInt(Trim(CsvTable::Field(row, available_column)));
-    if (!count || *count < 0 || *count > kMaxLaunchable) {
-      return Fail(ErrorCode::kBadInput, table.Where(row, available_column) +
-                                            ": field 'available': expected a count from 0 to " +
-                                            std::to_string(kMaxLaunchable) + ", got '" +
-                                            Abbreviate(CsvTable::Field(row, available_column)) +
-                                            "'");
-    }
-    trace.launchable.push_back(static_cast<int>(*count));
-    if (spot_column) {
-      trace.spot_price.push_back(FRUGAL_TRY(ReadPrice(table, row, *spot_column, "spot_price")));
+    trace.launchable.push_back(FRUGAL_TRY(ReadAvailable(table, row, columns.available)));
+    if (columns.spot_price) {
+      trace.spot_price.push_back(
+          FRUGAL_TRY(ReadPrice(table, row, *columns.spot_price, "spot_price")));
       trace.on_demand_price.push_back(
-          FRUGAL_TRY(ReadPrice(table, row, *od_column, "on_demand_price")));
+          FRUGAL_TRY(ReadPrice(table, row, *columns.on_demand_price, "on_demand_price")));
     }
   }
-  if (trace.launchable.size() == 1 && !by_tick) trace.gap_seconds = tick_seconds;
+  if (trace.launchable.size() == 1 && !columns.by_tick) trace.gap_seconds = tick_seconds;
   FRUGAL_TRY(CheckTraceSpan(trace, source));
   return trace;
 }
