@@ -199,63 +199,73 @@ std::optional<double> SupervisedRunner::Correction(const Active& a) const {
   return *a.run_seconds - (told == told_seconds_.end() ? 0.0 : told->second);
 }
 
+Progress SupervisedRunner::ReleasedEnd(Active& a) {
+  // Whatever ended it (its checkpoint and exit, an interruption, a failure), the study has
+  // already decided the trial: only the time is left to tell.
+  Progress p = TimeEvent(a, SegmentEnd::kReleased);
+  p.wall_seconds += a.released_seconds;
+  if (a.after_release) {
+    p.fidelity = a.after_release->first;
+    p.value = a.after_release->second;
+  }
+  if (const auto correction = Correction(a)) p.wall_seconds = *correction;
+  return p;
+}
+
+void SupervisedRunner::TellEarlierTargetReport(Active& a) {
+  const bool reached_before =
+      !a.reported && a.earlier && a.earlier->first >= a.pending.to_fidelity - kEps;
+  if (!reached_before) return;
+  // It had reached the target before the tuner stopped (its checkpoint is there): that
+  // report is the rung's result.
+  Progress p = TimeEvent(a, SegmentEnd::kNone);
+  p.fidelity = a.earlier->first;
+  p.value = a.earlier->second;
+  a.fidelity = p.fidelity;
+  a.reported = true;
+  ready_.push_back(p);
+}
+
+Result<SegmentEnd> SupervisedRunner::SegmentEndOf(const Active& a) const {
+  const int64_t id = a.pending.trial.id;
+  if (!a.result) {
+    log::Warning("trial {}: {}", id, a.result.error().message);
+    return SegmentEnd::kFailed;
+  }
+  const run::RunResult& r = *a.result;
+  const bool reached = a.reported && a.fidelity >= a.pending.to_fidelity - kEps;
+  switch (r.outcome) {
+    case run::RunOutcome::kFinished:
+    case run::RunOutcome::kPreempted:  // our own pause request, or restarts exhausted
+      if (reached) return SegmentEnd::kReachedTarget;
+      if (r.outcome == run::RunOutcome::kFinished && a.reported) {
+        return SegmentEnd::kScheduleEnded;  // its own schedule is shorter than the ladder
+      }
+      if (halting_ && r.outcome == run::RunOutcome::kPreempted) {
+        return Fail(ErrorCode::kInterrupted, "the tuner was interrupted");
+      }
+      log::Warning("trial {}: {} before reporting '{}' at {} {}", id, r.message,
+                   options_.objective_metric, options_.fidelity_metric, a.pending.to_fidelity);
+      return SegmentEnd::kFailed;
+    case run::RunOutcome::kBudgetStop:
+      // The trial's own wall cap is no budget: the study goes on without it.
+      return r.cap == run::CapKind::kWall ? SegmentEnd::kWallStopped : SegmentEnd::kBudgetStopped;
+    case run::RunOutcome::kInterrupted:
+      return Fail(ErrorCode::kInterrupted, "interrupted");
+    case run::RunOutcome::kFailed:
+      log::Warning("trial {}: {}", id, r.message);
+      return SegmentEnd::kFailed;
+  }
+  return SegmentEnd::kFailed;
+}
+
 Result<Progress> SupervisedRunner::FinishActive(Active& a) {
   JoinActive(a);
   PollReports(a);
   const int64_t id = a.pending.trial.id;
-  if (a.released) {
-    // Whatever ended it (its checkpoint and exit, an interruption, a failure), the study has
-    // already decided the trial: only the time is left to tell.
-    Progress p = TimeEvent(a, SegmentEnd::kReleased);
-    p.wall_seconds += a.released_seconds;
-    if (a.after_release) {
-      p.fidelity = a.after_release->first;
-      p.value = a.after_release->second;
-    }
-    if (const auto correction = Correction(a)) p.wall_seconds = *correction;
-    return p;
-  }
-  if (!a.reported && a.earlier && a.earlier->first >= a.pending.to_fidelity - kEps) {
-    // It had reached the target before the tuner stopped (its checkpoint is there): that
-    // report is the rung's result.
-    Progress p = TimeEvent(a, SegmentEnd::kNone);
-    p.fidelity = a.earlier->first;
-    p.value = a.earlier->second;
-    a.fidelity = p.fidelity;
-    a.reported = true;
-    ready_.push_back(p);
-  }
-  SegmentEnd end = SegmentEnd::kFailed;
-  if (!a.result) {
-    log::Warning("trial {}: {}", id, a.result.error().message);
-  } else {
-    const run::RunResult& r = *a.result;
-    const bool reached = a.reported && a.fidelity >= a.pending.to_fidelity - kEps;
-    switch (r.outcome) {
-      case run::RunOutcome::kFinished:
-      case run::RunOutcome::kPreempted:  // our own pause request, or restarts exhausted
-        if (reached) {
-          end = SegmentEnd::kReachedTarget;
-        } else if (r.outcome == run::RunOutcome::kFinished && a.reported) {
-          end = SegmentEnd::kScheduleEnded;  // its own schedule is shorter than the ladder
-        } else if (halting_ && r.outcome == run::RunOutcome::kPreempted) {
-          return Fail(ErrorCode::kInterrupted, "the tuner was interrupted");
-        } else {
-          log::Warning("trial {}: {} before reporting '{}' at {} {}", id, r.message,
-                       options_.objective_metric, options_.fidelity_metric, a.pending.to_fidelity);
-        }
-        break;
-      case run::RunOutcome::kBudgetStop:
-        // The trial's own wall cap is no budget: the study goes on without it.
-        end = r.cap == run::CapKind::kWall ? SegmentEnd::kWallStopped : SegmentEnd::kBudgetStopped;
-        break;
-      case run::RunOutcome::kInterrupted:
-        return Fail(ErrorCode::kInterrupted, "interrupted");
-      case run::RunOutcome::kFailed:
-        log::Warning("trial {}: {}", id, r.message);
-        break;
-    }
-  }
+  if (a.released) return ReleasedEnd(a);
+  TellEarlierTargetReport(a);
+  const SegmentEnd end = FRUGAL_TRY(SegmentEndOf(a));
   Progress p = TimeEvent(a, end);
   if (end == SegmentEnd::kFailed) {
     p.failure = !a.result              ? a.result.error().message
@@ -283,6 +293,50 @@ void SupervisedRunner::WatchSignals() {
   for (auto& [id, a] : active_) a->stop_requested = true;
 }
 
+Result<std::optional<Progress>> SupervisedRunner::NoTrialRunning() const {
+  if (halting_) {
+    return Fail(ErrorCode::kInterrupted,
+                fmt::format("interrupted; the running trials were stopped (each resumes from its "
+                            "newest committed checkpoint); resume with "
+                            "'frugal tune resume {}'",
+                            options_.study));
+  }
+  return std::optional<Progress>();
+}
+
+bool SupervisedRunner::FinishDoneSegment() {
+  auto it = active_.begin();
+  for (; it != active_.end(); ++it) {
+    std::lock_guard lock(wake_mutex_);
+    if (it->second->done) break;
+  }
+  if (it == active_.end()) return false;
+  Active& a = *it->second;
+  Result<Progress> end = FinishActive(a);
+  if (end) {
+    ready_.push_back(*end);  // after the segment's last reports
+  } else {
+    // Interrupted: the segment is relaunched from its checkpoint when the study resumes.
+    const int64_t id = a.pending.trial.id;
+    std::erase_if(ready_, [id](const Progress& p) { return p.trial_id == id; });
+    queue_.push_front(std::move(a.pending));
+    halting_ = true;
+  }
+  active_.erase(it);
+  return true;
+}
+
+SupervisedRunner::Active* SupervisedRunner::DueForAccrual() {
+  // The running trial that has gone longest without an event accrues one interval.
+  Active* due = nullptr;
+  for (auto& [id, a] : active_) {
+    if (a->released || options_.clock->Steady() - a->last_event < options_.accrual_interval)
+      continue;
+    if (due == nullptr || a->last_event < due->last_event) due = a.get();
+  }
+  return due;
+}
+
 Result<std::optional<Progress>> SupervisedRunner::WaitNext() {
   while (true) {
     if (!ready_.empty()) {
@@ -291,55 +345,18 @@ Result<std::optional<Progress>> SupervisedRunner::WaitNext() {
       return std::optional<Progress>(Emit(p));
     }
     StartQueued();
-    if (active_.empty()) {
-      if (halting_) {
-        return Fail(
-            ErrorCode::kInterrupted,
-            fmt::format(
-                "interrupted; the running trials were stopped (each resumes from its newest "
-                "committed checkpoint); resume with "
-                "'frugal tune resume {}'",
-                options_.study));
-      }
-      return std::optional<Progress>();
-    }
+    if (active_.empty()) return NoTrialRunning();
     WatchSignals();
     for (auto& [id, a] : active_) PollReports(*a);
     if (!ready_.empty()) continue;
-    auto it = active_.begin();
-    for (; it != active_.end(); ++it) {
-      std::lock_guard lock(wake_mutex_);
-      if (it->second->done) break;
-    }
-    if (it != active_.end()) {
-      Active& a = *it->second;
-      Result<Progress> end = FinishActive(a);
-      if (end) {
-        ready_.push_back(*end);  // after the segment's last reports
-      } else {
-        // Interrupted: the segment is relaunched from its checkpoint when the study resumes.
-        const int64_t id = a.pending.trial.id;
-        std::erase_if(ready_, [id](const Progress& p) { return p.trial_id == id; });
-        queue_.push_front(std::move(a.pending));
-        halting_ = true;
+    if (FinishDoneSegment()) continue;
+    // While halting, only wait for the other segments to checkpoint too, then report the
+    // interruption.
+    if (!halting_) {
+      if (Active* due = DueForAccrual()) {
+        return std::optional<Progress>(Emit(TimeEvent(*due, SegmentEnd::kNone)));
       }
-      active_.erase(it);
-      continue;
     }
-    if (halting_) {
-      // Wait for the other segments to checkpoint too, then report the interruption.
-      std::unique_lock lock(wake_mutex_);
-      wake_.wait_for(lock, kPoll);
-      continue;
-    }
-    // The running trial that has gone longest without an event accrues one interval.
-    Active* due = nullptr;
-    for (auto& [id, a] : active_) {
-      if (a->released || options_.clock->Steady() - a->last_event < options_.accrual_interval)
-        continue;
-      if (due == nullptr || a->last_event < due->last_event) due = a.get();
-    }
-    if (due != nullptr) return std::optional<Progress>(Emit(TimeEvent(*due, SegmentEnd::kNone)));
     std::unique_lock lock(wake_mutex_);
     wake_.wait_for(lock, kPoll);
   }

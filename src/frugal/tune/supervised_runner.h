@@ -185,6 +185,19 @@ class SupervisedRunner final : public TrialRunner {
   /// A trial relaunched later continues the same run; one never relaunched stays closed.
   void CloseLostAttempts();
   [[nodiscard]] Result<Progress> FinishActive(Active& active);
+  /// The end of a released segment: its time, and the furthest fidelity it reached.
+  Progress ReleasedEnd(Active& active);
+  /// Queues the report of an earlier segment that had reached the target, when this one
+  /// reported nothing (the tuner was stopped after the report).
+  void TellEarlierTargetReport(Active& active);
+  /// How the segment ended; kInterrupted when the tuner or the segment was interrupted.
+  [[nodiscard]] Result<SegmentEnd> SegmentEndOf(const Active& active) const;
+  /// WaitNext's answer once no trial runs: the end, or kInterrupted while halting.
+  [[nodiscard]] Result<std::optional<Progress>> NoTrialRunning() const;
+  /// Finishes one segment whose thread is done; false when none is.
+  bool FinishDoneSegment();
+  /// The running trial that is owed a time event, or nullptr.
+  Active* DueForAccrual();
   void JoinActive(Active& active);
   /// SIGINT or SIGTERM to the tuner: every running trial checkpoints and stops.
   void WatchSignals();
