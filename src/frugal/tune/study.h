@@ -191,6 +191,9 @@ class Study {
   void StopAtCap(Trial& trial, TrialState cap_state);
   /// On a resume that lowers trial_max_wall: trials already past it end stopped_at_wall.
   void StopTrialsPastANewWall(const Gates& before);
+  /// On a resume that changes the plateau gate: a looser one ends a stop at the plateau, a
+  /// smaller epsilon restarts the plateau's count.
+  void OnPlateauChanged(const Gates& before);
   /// The end of a segment stopped in the background: the fidelity and result it reached.
   void KeepTrainedPast(Trial& trial, const Progress& p);
   void ApplyPruned();

@@ -132,7 +132,10 @@ Result<CapChange> ParseCapFlags(const CapFlags& flags) {
   return change;
 }
 
-Result<std::vector<CapEdit>> ApplyCapChange(StudySpec& spec, const CapChange& change) {
+namespace {
+
+// A dollar gate needs a price to turn GPU-hours into dollars.
+Result<void> RequirePriceForDollarGates(const StudySpec& spec, const CapChange& change) {
   const auto& price = spec.resources.price_per_gpu_hour;
   const bool priced = price && price->per_hour.micros() > 0;
   for (const auto& [given, flag] :
@@ -144,8 +147,11 @@ Result<std::vector<CapEdit>> ApplyCapChange(StudySpec& spec, const CapChange& ch
                       "' has no price per GPU-hour, so a dollar gate would never bind");
     }
   }
-  std::vector<CapEdit> edits;
-  Gates& g = spec.gates;
+  return {};
+}
+
+// The budget, GPU-hour, trial-count and wall caps the change sets, each an edit when it differs.
+void EditCaps(Gates& g, const CapChange& change, std::vector<CapEdit>& edits) {
   if (change.budget && g.budget != change.budget) {
     edits.push_back(
         {"budget_usd", g.budget ? g.budget->ToString() : "none", change.budget->ToString()});
@@ -167,30 +173,43 @@ Result<std::vector<CapEdit>> ApplyCapChange(StudySpec& spec, const CapChange& ch
                      FormatDuration(*change.trial_max_wall)});
     g.trial_max_wall = change.trial_max_wall;
   }
+}
+
+// The plateau gate's criteria the change sets (a gate is made when there was none).
+void EditPlateau(Gates& g, const CapChange& change, std::vector<CapEdit>& edits) {
+  if (!change.plateau_trials && !change.plateau_spend && !change.plateau_epsilon) return;
+  PlateauGate p = g.plateau.value_or(PlateauGate{});
+  if (change.plateau_trials && p.trials != change.plateau_trials) {
+    edits.push_back({"plateau_trials", p.trials ? std::to_string(*p.trials) : "none",
+                     std::to_string(*change.plateau_trials)});
+    p.trials = change.plateau_trials;
+  }
+  if (change.plateau_spend && p.spend != change.plateau_spend) {
+    edits.push_back({"plateau_spend_usd", p.spend ? p.spend->ToString() : "none",
+                     change.plateau_spend->ToString()});
+    p.spend = change.plateau_spend;
+  }
+  if (change.plateau_epsilon && p.epsilon != *change.plateau_epsilon) {
+    edits.push_back({"plateau_epsilon", fmt::format("{:g}", p.epsilon),
+                     fmt::format("{:g}", *change.plateau_epsilon)});
+    p.epsilon = *change.plateau_epsilon;
+  }
+  g.plateau = p;
+}
+
+}  // namespace
+
+Result<std::vector<CapEdit>> ApplyCapChange(StudySpec& spec, const CapChange& change) {
+  FRUGAL_TRY(RequirePriceForDollarGates(spec, change));
+  std::vector<CapEdit> edits;
+  Gates& g = spec.gates;
+  EditCaps(g, change, edits);
   if (change.plateau_epsilon && !g.plateau && !change.plateau_trials && !change.plateau_spend) {
     return Fail(ErrorCode::kBadInput,
                 "--plateau-epsilon: study '" + spec.name +
                     "' has no plateau gate; give --plateau-trials or --plateau-spend with it");
   }
-  if (change.plateau_trials || change.plateau_spend || change.plateau_epsilon) {
-    PlateauGate p = g.plateau.value_or(PlateauGate{});
-    if (change.plateau_trials && p.trials != change.plateau_trials) {
-      edits.push_back({"plateau_trials", p.trials ? std::to_string(*p.trials) : "none",
-                       std::to_string(*change.plateau_trials)});
-      p.trials = change.plateau_trials;
-    }
-    if (change.plateau_spend && p.spend != change.plateau_spend) {
-      edits.push_back({"plateau_spend_usd", p.spend ? p.spend->ToString() : "none",
-                       change.plateau_spend->ToString()});
-      p.spend = change.plateau_spend;
-    }
-    if (change.plateau_epsilon && p.epsilon != *change.plateau_epsilon) {
-      edits.push_back({"plateau_epsilon", fmt::format("{:g}", p.epsilon),
-                       fmt::format("{:g}", *change.plateau_epsilon)});
-      p.epsilon = *change.plateau_epsilon;
-    }
-    g.plateau = p;
-  }
+  EditPlateau(g, change, edits);
   return edits;
 }
 
@@ -223,6 +242,29 @@ void Study::StopTrialsPastANewWall(const Gates& before) {
     } else if (t.state == TrialState::kPaused) {
       EndTrial(t, TrialState::kStoppedAtWall);
     }
+  }
+}
+
+void Study::OnPlateauChanged(const Gates& before) {
+  // A plateau gate loosened: the study searches on, and stops again once the new gate sees no
+  // improvement (checked after every event, as before).
+  const bool loosened = PlateauLoosened(before.plateau, spec_.gates.plateau);
+  const bool plateaued = stop_reason_ == "plateau";
+  // A smaller ε: which earlier gains it counts is not kept, so its clock starts at this resume
+  // (unless the study stays stopped at its plateau: then the count it stopped at stands).
+  if (before.plateau && spec_.gates.plateau &&
+      spec_.gates.plateau->epsilon < before.plateau->epsilon && (!plateaued || loosened)) {
+    incumbent_trials_started_ = static_cast<int64_t>(trials_.size());
+    incumbent_gpu_seconds_ = gate_.spent_gpu_seconds();
+  }
+  if (plateaued && loosened) {
+    stop_reason_.clear();
+    stopping_ = false;
+  } else if (plateaued && before.plateau != spec_.gates.plateau) {
+    log::Warning(
+        "study '{}' stays stopped at its plateau: the new gate is not looser in every way (more "
+        "trials or spend, a smaller epsilon, nothing tighter)",
+        spec_.name);
   }
 }
 
@@ -259,26 +301,7 @@ void Study::OnCapsChanged(const Gates& before, const std::vector<CapEdit>& edits
   // The endgame stopped exploring to finish leaders within the old budget: a raised budget or
   // trial cap judges that again (study_endgame.cc decides at the next start).
   if (budget_raised || trials_raised) endgame_ = false;
-  // A plateau gate loosened: the study searches on, and stops again once the new gate sees no
-  // improvement (checked after every event, as before).
-  const bool loosened = PlateauLoosened(before.plateau, spec_.gates.plateau);
-  const bool plateaued = stop_reason_ == "plateau";
-  // A smaller ε: which earlier gains it counts is not kept, so its clock starts at this resume
-  // (unless the study stays stopped at its plateau: then the count it stopped at stands).
-  if (before.plateau && spec_.gates.plateau &&
-      spec_.gates.plateau->epsilon < before.plateau->epsilon && (!plateaued || loosened)) {
-    incumbent_trials_started_ = static_cast<int64_t>(trials_.size());
-    incumbent_gpu_seconds_ = gate_.spent_gpu_seconds();
-  }
-  if (plateaued && loosened) {
-    stop_reason_.clear();
-    stopping_ = false;
-  } else if (plateaued && before.plateau != spec_.gates.plateau) {
-    log::Warning(
-        "study '{}' stays stopped at its plateau: the new gate is not looser in every way (more "
-        "trials or spend, a smaller epsilon, nothing tighter)",
-        spec_.name);
-  }
+  OnPlateauChanged(before);
   const auto& wall = spec_.gates.trial_max_wall;
   for (Trial& t : trials_) {
     const bool budget_stopped = t.state == TrialState::kStoppedAtBudget && reopen_budget;
