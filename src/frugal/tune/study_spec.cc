@@ -230,30 +230,24 @@ Result<void> ParseSampler(const YamlDoc& doc, const YAML::Node& root, StudySpec&
   return {};
 }
 
-Result<void> ParseResources(const YamlDoc& doc, const YAML::Node& node, Resources& out) {
-  if (!node) return {};
-  FRUGAL_TRY(doc.CheckKeys(
-      node, "resources",
-      {"gpus", "tier", "offer", "gpu", "price_per_hour", "workers", "checkpoint_interval"}));
-  out.gpus_stated = static_cast<bool>(node["gpus"]);
-  out.gpus = static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "gpus")).value_or(1));
-  out.workers = static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "workers")).value_or(1));
-  if (out.gpus < 1) return Fail(doc.ErrorAt(node["gpus"], "resources.gpus", "must be at least 1"));
-  if (out.workers < 1)
-    return Fail(doc.ErrorAt(node["workers"], "resources.workers", "must be at least 1"));
+Result<void> ParseResourceTier(const YamlDoc& doc, const YAML::Node& node, Resources& out) {
   const std::string tier = FRUGAL_TRY(doc.OptionalString(node, "tier")).value_or("");
-  if (!tier.empty()) {
-    // A rented tier by its one name exactly (core/tier.h).
-    const std::optional<CapacityTier> parsed = TierNamed(tier);
-    if (!parsed || !IsRentedTier(*parsed)) {
-      const std::vector<std::string> tiers = {"on_demand", "spot", "reserved_1y", "reserved_3y"};
-      return Fail(doc.ErrorAt(node["tier"], "resources.tier",
-                              fmt::format("unknown tier '{}'{} (on_demand, spot, reserved_1y, "
-                                          "reserved_3y)",
-                                          Abbreviate(tier), DidYouMean(tier, tiers))));
-    }
-    out.tier = *parsed;
+  if (tier.empty()) return {};
+  // A rented tier by its one name exactly (core/tier.h).
+  const std::optional<CapacityTier> parsed = TierNamed(tier);
+  if (!parsed || !IsRentedTier(*parsed)) {
+    const std::vector<std::string> tiers = {"on_demand", "spot", "reserved_1y", "reserved_3y"};
+    return Fail(doc.ErrorAt(node["tier"], "resources.tier",
+                            fmt::format("unknown tier '{}'{} (on_demand, spot, reserved_1y, "
+                                        "reserved_3y)",
+                                        Abbreviate(tier), DidYouMean(tier, tiers))));
   }
+  out.tier = *parsed;
+  return {};
+}
+
+// What the study rents: an offer or a GPU the catalog prices, or a price of its own.
+Result<void> ParseResourceOffer(const YamlDoc& doc, const YAML::Node& node, Resources& out) {
   out.offer = FRUGAL_TRY(doc.OptionalString(node, "offer")).value_or("");
   out.gpu = FRUGAL_TRY(doc.OptionalString(node, "gpu")).value_or("");
   if (!out.offer.empty() && !out.gpu.empty()) {
@@ -275,20 +269,42 @@ Result<void> ParseResources(const YamlDoc& doc, const YAML::Node& node, Resource
           doc.ErrorAt(node["price_per_hour"], "resources.price_per_hour", rate.error().message));
     out.price_per_gpu_hour = *rate;
   }
-  if (const YAML::Node interval = node["checkpoint_interval"]) {
-    if (interval.IsMap()) {
-      FRUGAL_TRY(doc.CheckKeys(interval, "checkpoint_interval", {"min", "max"}));
-      out.checkpoint_min = FRUGAL_TRY(doc.OptionalDuration(interval, "min"));
-      out.checkpoint_max = FRUGAL_TRY(doc.OptionalDuration(interval, "max"));
-    } else {
-      out.checkpoint_min = FRUGAL_TRY(doc.OptionalDuration(node, "checkpoint_interval"));
-      out.checkpoint_max = out.checkpoint_min;
-    }
-    if (!out.checkpoint_min || !out.checkpoint_max || *out.checkpoint_min > *out.checkpoint_max) {
-      return Fail(doc.ErrorAt(interval, "resources.checkpoint_interval",
-                              "expected a duration or {min, max} with min <= max"));
-    }
+  return {};
+}
+
+// checkpoint_interval: one duration, or {min, max}.
+Result<void> ParseCheckpointInterval(const YamlDoc& doc, const YAML::Node& node, Resources& out) {
+  const YAML::Node interval = node["checkpoint_interval"];
+  if (!interval) return {};
+  if (interval.IsMap()) {
+    FRUGAL_TRY(doc.CheckKeys(interval, "checkpoint_interval", {"min", "max"}));
+    out.checkpoint_min = FRUGAL_TRY(doc.OptionalDuration(interval, "min"));
+    out.checkpoint_max = FRUGAL_TRY(doc.OptionalDuration(interval, "max"));
+  } else {
+    out.checkpoint_min = FRUGAL_TRY(doc.OptionalDuration(node, "checkpoint_interval"));
+    out.checkpoint_max = out.checkpoint_min;
   }
+  if (!out.checkpoint_min || !out.checkpoint_max || *out.checkpoint_min > *out.checkpoint_max) {
+    return Fail(doc.ErrorAt(interval, "resources.checkpoint_interval",
+                            "expected a duration or {min, max} with min <= max"));
+  }
+  return {};
+}
+
+Result<void> ParseResources(const YamlDoc& doc, const YAML::Node& node, Resources& out) {
+  if (!node) return {};
+  FRUGAL_TRY(doc.CheckKeys(
+      node, "resources",
+      {"gpus", "tier", "offer", "gpu", "price_per_hour", "workers", "checkpoint_interval"}));
+  out.gpus_stated = static_cast<bool>(node["gpus"]);
+  out.gpus = static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "gpus")).value_or(1));
+  out.workers = static_cast<int>(FRUGAL_TRY(doc.OptionalInt(node, "workers")).value_or(1));
+  if (out.gpus < 1) return Fail(doc.ErrorAt(node["gpus"], "resources.gpus", "must be at least 1"));
+  if (out.workers < 1)
+    return Fail(doc.ErrorAt(node["workers"], "resources.workers", "must be at least 1"));
+  FRUGAL_TRY(ParseResourceTier(doc, node, out));
+  FRUGAL_TRY(ParseResourceOffer(doc, node, out));
+  FRUGAL_TRY(ParseCheckpointInterval(doc, node, out));
   return {};
 }
 
