@@ -36,6 +36,60 @@ Result<void> RenameDurably(const fs::path& from, const fs::path& to) {
   return SyncDirectory(to.parent_path());
 }
 
+// A reported checkpoint is a single file or a directory (no link, no device).
+Result<CheckpointKind> KindOfReported(const fs::path& source) {
+  std::error_code ec;
+  if (fs::is_regular_file(fs::symlink_status(source, ec))) return CheckpointKind::kFile;
+  if (fs::is_directory(fs::symlink_status(source, ec))) return CheckpointKind::kDirectory;
+  return Fail(
+      ErrorCode::kFailed,
+      fmt::format("reported checkpoint {} is neither a file nor a directory", source.string()));
+}
+
+// The directory to commit: a single file is wrapped in a directory of its own under `staging`
+// so both kinds commit the same way.
+Result<fs::path> WrapInDirectory(const fs::path& source, CheckpointKind kind,
+                                 const fs::path& staging) {
+  if (kind != CheckpointKind::kFile) return source;
+  const fs::path dir = staging / fmt::format(".wrap-{}", source.filename().string());
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || std::rename(source.c_str(), (dir / source.filename()).c_str()) != 0) {
+    return Fail(ErrorCode::kFailed, fmt::format("cannot stage checkpoint {}", source.string()));
+  }
+  return dir;
+}
+
+// Every file the child reported is in the manifest with the size it reported.
+Result<void> CheckReportedSizes(const Manifest& manifest, const CheckpointReport& report,
+                                const fs::path& source) {
+  if (!report.files) return {};
+  const bool is_file = manifest.kind == CheckpointKind::kFile;
+  for (const auto& [name, bytes] : *report.files) {
+    const auto it =
+        std::find_if(manifest.files.begin(), manifest.files.end(), [&](const ManifestFile& f) {
+          return f.path == name || (is_file && f.path == source.filename().string());
+        });
+    if (it == manifest.files.end()) {
+      return Fail(ErrorCode::kFailed, fmt::format("checkpoint {}: reported file '{}' is missing",
+                                                  source.string(), name));
+    }
+    if (it->bytes != bytes) {
+      return Fail(ErrorCode::kFailed,
+                  fmt::format("checkpoint {}: '{}' has {} bytes, the child reported {}",
+                              source.string(), name, it->bytes, bytes));
+    }
+  }
+  return {};
+}
+
+// One past the highest sequence number committed (1 for the first).
+int64_t NextSeq(const std::vector<fs::path>& committed) {
+  int64_t seq = 1;
+  for (const fs::path& existing : committed) seq = std::max(seq, SeqOf(existing).value_or(0) + 1);
+  return seq;
+}
+
 }  // namespace
 
 CheckpointStore::CheckpointStore(fs::path root, int keep)
@@ -84,25 +138,12 @@ Result<fs::path> CheckpointStore::ResolveReported(const std::string& reported) c
 Result<CommittedCheckpoint> CheckpointStore::Commit(const CheckpointReport& report) {
   const auto started = std::chrono::steady_clock::now();
   const fs::path source = FRUGAL_TRY(ResolveReported(report.path));
-  std::error_code ec;
-  const bool is_file = fs::is_regular_file(fs::symlink_status(source, ec));
-  if (!is_file && !fs::is_directory(fs::symlink_status(source, ec))) {
-    return Fail(
-        ErrorCode::kFailed,
-        fmt::format("reported checkpoint {} is neither a file nor a directory", source.string()));
-  }
-  // A single file is wrapped in a directory of its own so both kinds commit the same way.
-  fs::path dir = source;
-  if (is_file) {
-    dir = staging_dir() / fmt::format(".wrap-{}", source.filename().string());
-    fs::create_directories(dir, ec);
-    if (ec || std::rename(source.c_str(), (dir / source.filename()).c_str()) != 0) {
-      return Fail(ErrorCode::kFailed, fmt::format("cannot stage checkpoint {}", source.string()));
-    }
-  }
+  const CheckpointKind kind = FRUGAL_TRY(KindOfReported(source));
+  const bool is_file = kind == CheckpointKind::kFile;
+  const fs::path dir = FRUGAL_TRY(WrapInDirectory(source, kind, staging_dir()));
   Manifest manifest;
   manifest.step = report.step;
-  manifest.kind = is_file ? CheckpointKind::kFile : CheckpointKind::kDirectory;
+  manifest.kind = kind;
   manifest.name = source.filename().string();
   manifest.created_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                  std::chrono::system_clock::now().time_since_epoch())
@@ -112,26 +153,8 @@ Result<CommittedCheckpoint> CheckpointStore::Commit(const CheckpointReport& repo
     return Fail(ErrorCode::kFailed,
                 fmt::format("reported checkpoint {} is empty", source.string()));
   }
-  if (report.files) {
-    for (const auto& [name, bytes] : *report.files) {
-      const auto it =
-          std::find_if(manifest.files.begin(), manifest.files.end(), [&](const ManifestFile& f) {
-            return f.path == name || (is_file && f.path == source.filename().string());
-          });
-      if (it == manifest.files.end()) {
-        return Fail(ErrorCode::kFailed, fmt::format("checkpoint {}: reported file '{}' is missing",
-                                                    source.string(), name));
-      }
-      if (it->bytes != bytes) {
-        return Fail(ErrorCode::kFailed,
-                    fmt::format("checkpoint {}: '{}' has {} bytes, the child reported {}",
-                                source.string(), name, it->bytes, bytes));
-      }
-    }
-  }
-  int64_t seq = 1;
-  for (const fs::path& existing : ListCommitted())
-    seq = std::max(seq, SeqOf(existing).value_or(0) + 1);
+  FRUGAL_TRY(CheckReportedSizes(manifest, report, source));
+  const int64_t seq = NextSeq(ListCommitted());
   manifest.seq = seq;
   FRUGAL_TRY(WriteManifestDurably(dir, manifest));
   const fs::path target = committed_dir() / fmt::format("{}{:06}", kPrefix, seq);
