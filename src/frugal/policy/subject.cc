@@ -13,60 +13,71 @@
 namespace frugal::policy {
 namespace {
 
+// resources.offer: the offer's GPU, and the tier its text names unless resources.tier did.
+Result<void> ReadStudyOffer(const YamlDoc& doc, const YAML::Node& r, const std::string& offer,
+                            const catalog::Catalog& catalog, Subject& s) {
+  // The tuner's offer text: an instance type, or "cloud:instance[:region[:tier]] [tier]".
+  std::string instance = offer.substr(0, offer.find(' '));
+  if (const size_t colon = instance.find(':'); colon != std::string::npos) {
+    instance = instance.substr(colon + 1);
+    instance = instance.substr(0, instance.find(':'));
+  }
+  for (const catalog::Offer& o : catalog.offers()) {
+    if ((o.instance_type == instance || o.Id() == offer) && !o.gpu.empty()) {
+      s.gpus = {o.gpu};
+      break;
+    }
+  }
+  if (s.gpus.empty()) {
+    return tl::unexpected(doc.ErrorAt(r["offer"], "resources.offer",
+                                      fmt::format("no GPU offer '{}' in the catalog", offer)));
+  }
+  // The tier written in the offer text (" spot", or the id's last ':' part) when
+  // resources.tier does not say it.
+  const size_t space = offer.find(' ');
+  const std::string tier_text = space != std::string::npos
+                                    ? std::string(Trim(offer.substr(space + 1)))
+                                    : offer.substr(offer.rfind(':') + 1);
+  if (const auto tier = ParseRentedTier(tier_text); s.tiers.empty() && tier) {
+    s.tiers = {*tier};
+  }
+  return {};
+}
+
+Result<void> ReadStudyResources(const YamlDoc& doc, const YAML::Node& r,
+                                const catalog::Catalog& catalog, Subject& s) {
+  if (auto tier = FRUGAL_TRY(doc.OptionalString(r, "tier"))) {
+    const Result<CapacityTier> parsed = ParseRentedTier(*tier);
+    if (!parsed) {
+      return tl::unexpected(doc.ErrorAt(r["tier"], "resources.tier", parsed.error().message));
+    }
+    s.tiers = {*parsed};
+  }
+  if (auto gpu = FRUGAL_TRY(doc.OptionalString(r, "gpu"))) {
+    const catalog::GpuSpec* spec = catalog.FindGpu(*gpu);
+    if (spec == nullptr) {
+      return tl::unexpected(
+          doc.ErrorAt(r["gpu"], "resources.gpu", fmt::format("unknown GPU '{}'", *gpu)));
+    }
+    s.gpus = {spec->name};
+  }
+  if (auto offer = FRUGAL_TRY(doc.OptionalString(r, "offer"))) {
+    FRUGAL_TRY(ReadStudyOffer(doc, r, *offer, catalog, s));
+  }
+  if (const YAML::Node ci = r["checkpoint_interval"]) {
+    s.fault_tolerant = true;
+    s.checkpoint_interval = FRUGAL_TRY(doc.OptionalDuration(ci, "max"));
+  }
+  return {};
+}
+
 Result<Subject> StudySubject(const YamlDoc& doc, const catalog::Catalog& catalog) {
   const YAML::Node& root = doc.root();
   Subject s;
   s.kind = "Study";
   s.name = FRUGAL_TRY(doc.RequiredString(root, "name"));
   s.tags = FRUGAL_TRY(doc.StringMap(root, "tags"));
-  if (const YAML::Node r = root["resources"]) {
-    if (auto tier = FRUGAL_TRY(doc.OptionalString(r, "tier"))) {
-      const Result<CapacityTier> parsed = ParseRentedTier(*tier);
-      if (!parsed) {
-        return tl::unexpected(doc.ErrorAt(r["tier"], "resources.tier", parsed.error().message));
-      }
-      s.tiers = {*parsed};
-    }
-    if (auto gpu = FRUGAL_TRY(doc.OptionalString(r, "gpu"))) {
-      const catalog::GpuSpec* spec = catalog.FindGpu(*gpu);
-      if (spec == nullptr) {
-        return tl::unexpected(
-            doc.ErrorAt(r["gpu"], "resources.gpu", fmt::format("unknown GPU '{}'", *gpu)));
-      }
-      s.gpus = {spec->name};
-    }
-    if (auto offer = FRUGAL_TRY(doc.OptionalString(r, "offer"))) {
-      // The tuner's offer text: an instance type, or "cloud:instance[:region[:tier]] [tier]".
-      std::string instance = offer->substr(0, offer->find(' '));
-      if (const size_t colon = instance.find(':'); colon != std::string::npos) {
-        instance = instance.substr(colon + 1);
-        instance = instance.substr(0, instance.find(':'));
-      }
-      for (const catalog::Offer& o : catalog.offers()) {
-        if ((o.instance_type == instance || o.Id() == *offer) && !o.gpu.empty()) {
-          s.gpus = {o.gpu};
-          break;
-        }
-      }
-      if (s.gpus.empty()) {
-        return tl::unexpected(doc.ErrorAt(r["offer"], "resources.offer",
-                                          fmt::format("no GPU offer '{}' in the catalog", *offer)));
-      }
-      // The tier written in the offer text (" spot", or the id's last ':' part) when
-      // resources.tier does not say it.
-      const size_t space = offer->find(' ');
-      const std::string tier_text = space != std::string::npos
-                                        ? std::string(Trim(offer->substr(space + 1)))
-                                        : offer->substr(offer->rfind(':') + 1);
-      if (const auto tier = ParseRentedTier(tier_text); s.tiers.empty() && tier) {
-        s.tiers = {*tier};
-      }
-    }
-    if (const YAML::Node ci = r["checkpoint_interval"]) {
-      s.fault_tolerant = true;
-      s.checkpoint_interval = FRUGAL_TRY(doc.OptionalDuration(ci, "max"));
-    }
-  }
+  if (const YAML::Node r = root["resources"]) FRUGAL_TRY(ReadStudyResources(doc, r, catalog, s));
   if (const YAML::Node g = root["gates"]) {
     if (auto usd = FRUGAL_TRY(doc.OptionalDouble(g, "budget_usd"))) {
       Result<Money> budget = Money::FromDollarsChecked(*usd);
