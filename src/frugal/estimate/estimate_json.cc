@@ -17,6 +17,45 @@ nlohmann::json StepJson(const StepTime& s) {
           {"data_parallel_exposed", s.exposed_data_parallel}};
 }
 
+nlohmann::json ModelJson(const Model& m) {
+  return {{"params", m.params},
+          {"layers", m.layers},
+          {"hidden", m.hidden},
+          {"heads", m.heads},
+          {"kv_heads", m.kv_heads},
+          {"ffn", m.ffn},
+          {"vocab", m.vocab},
+          {"seq", m.seq},
+          {"mlp", MlpName(m.mlp)},
+          {"experts", m.experts},
+          {"experts_per_token", m.experts_per_token},
+          {"shape_derived", m.shape_derived}};
+}
+
+nlohmann::json TrainingJson(const Training& t) {
+  return {{"dtype", catalog::PrecisionName(t.precision)},
+          {"optimizer", OptimizerName(t.optimizer)},
+          {"method", MethodName(t.method)},
+          {"lora_rank", t.method == Method::kFull ? nlohmann::json() : nlohmann::json(t.lora_rank)},
+          {"micro_batch", t.micro_batch},
+          {"global_batch", t.GlobalBatch()},
+          {"accumulation_steps", t.AccumulationSteps()},
+          {"recompute", RecomputeName(t.recompute)},
+          {"zero", t.zero_stage},
+          {"gpus", t.gpus},
+          {"tensor_parallel", t.tensor_parallel},
+          {"pipeline_parallel", t.pipeline_parallel},
+          {"virtual_stages", t.virtual_stages},
+          {"expert_parallel", t.expert_parallel},
+          {"context_parallel", t.context_parallel},
+          {"data_parallel", t.DataParallel()},
+          {"sequence_parallel", t.sequence_parallel},
+          {"attention", AttentionName(t.attention)},
+          {"loss", LossName(t.loss)},
+          {"offload", OffloadName(t.offload)},
+          {"optimizer_in_backward", t.optimizer_in_backward}};
+}
+
 }  // namespace
 
 nlohmann::json MemoryJson(const MemoryBreakdown& m) {
@@ -44,70 +83,35 @@ nlohmann::json CostJson(const std::vector<TierCost>& costs) {
 }
 
 nlohmann::json EstimateJson(const Estimate& e, const std::vector<TierCost>& costs) {
-  const Model& m = e.model;
   const Training& t = e.training;
-  return {
-      {"fits", e.fits},
-      {"peak_memory_gib_per_gpu", Gib(MemoryInBasis(e.memory, t.memory_basis))},
-      {"memory_basis", MemoryBasisName(t.memory_basis)},
-      {"device_memory_gib_per_gpu", Gib(e.memory.Total())},
-      {"capacity_gib_per_gpu", Gib(e.capacity_bytes)},
-      {"headroom_gib", Gib(e.HeadroomBytes())},
-      {"memory", MemoryJson(e.memory)},
-      // The two parts of memory.overhead_gib, outside `memory` so that its terms still sum to
-      // the device total.
-      {"overhead_parts",
-       {{"context_gib", Gib(e.memory.context)},
-        {"fragmentation_gib", Gib(e.memory.overhead - e.memory.context)}}},
-      {"model",
-       {{"params", m.params},
-        {"layers", m.layers},
-        {"hidden", m.hidden},
-        {"heads", m.heads},
-        {"kv_heads", m.kv_heads},
-        {"ffn", m.ffn},
-        {"vocab", m.vocab},
-        {"seq", m.seq},
-        {"mlp", MlpName(m.mlp)},
-        {"experts", m.experts},
-        {"experts_per_token", m.experts_per_token},
-        {"shape_derived", m.shape_derived}}},
-      {"training",
-       {{"dtype", catalog::PrecisionName(t.precision)},
-        {"optimizer", OptimizerName(t.optimizer)},
-        {"method", MethodName(t.method)},
-        {"lora_rank", t.method == Method::kFull ? nlohmann::json() : nlohmann::json(t.lora_rank)},
-        {"micro_batch", t.micro_batch},
-        {"global_batch", t.GlobalBatch()},
-        {"accumulation_steps", t.AccumulationSteps()},
-        {"recompute", RecomputeName(t.recompute)},
-        {"zero", t.zero_stage},
-        {"gpus", t.gpus},
-        {"tensor_parallel", t.tensor_parallel},
-        {"pipeline_parallel", t.pipeline_parallel},
-        {"virtual_stages", t.virtual_stages},
-        {"expert_parallel", t.expert_parallel},
-        {"context_parallel", t.context_parallel},
-        {"data_parallel", t.DataParallel()},
-        {"sequence_parallel", t.sequence_parallel},
-        {"attention", AttentionName(t.attention)},
-        {"loss", LossName(t.loss)},
-        {"offload", OffloadName(t.offload)},
-        {"optimizer_in_backward", t.optimizer_in_backward}}},
-      {"tokens", e.tokens},
-      {"steps", e.steps},
-      {"total_flops", e.flops.Total()},
-      {"model_flops", e.flops.model},
-      {"recompute_flops", e.flops.recompute},
-      {"mfu", e.mfu},
-      {"mfu_source", UtilizationSourceName(e.source)},
-      {"prior_hfu", e.prior_hfu},
-      {"compute_hfu", e.compute_hfu},
-      {"step_seconds", StepJson(e.step)},
-      {"wall_hours", e.WallHours()},
-      {"gpu_hours", e.GpuHours()},
-      {"warnings", e.warnings},
-      {"costs", CostJson(costs)}};
+  return {{"fits", e.fits},
+          {"peak_memory_gib_per_gpu", Gib(MemoryInBasis(e.memory, t.memory_basis))},
+          {"memory_basis", MemoryBasisName(t.memory_basis)},
+          {"device_memory_gib_per_gpu", Gib(e.memory.Total())},
+          {"capacity_gib_per_gpu", Gib(e.capacity_bytes)},
+          {"headroom_gib", Gib(e.HeadroomBytes())},
+          {"memory", MemoryJson(e.memory)},
+          // The two parts of memory.overhead_gib, outside `memory` so that its terms still sum to
+          // the device total.
+          {"overhead_parts",
+           {{"context_gib", Gib(e.memory.context)},
+            {"fragmentation_gib", Gib(e.memory.overhead - e.memory.context)}}},
+          {"model", ModelJson(e.model)},
+          {"training", TrainingJson(t)},
+          {"tokens", e.tokens},
+          {"steps", e.steps},
+          {"total_flops", e.flops.Total()},
+          {"model_flops", e.flops.model},
+          {"recompute_flops", e.flops.recompute},
+          {"mfu", e.mfu},
+          {"mfu_source", UtilizationSourceName(e.source)},
+          {"prior_hfu", e.prior_hfu},
+          {"compute_hfu", e.compute_hfu},
+          {"step_seconds", StepJson(e.step)},
+          {"wall_hours", e.WallHours()},
+          {"gpu_hours", e.GpuHours()},
+          {"warnings", e.warnings},
+          {"costs", CostJson(costs)}};
 }
 
 }  // namespace frugal::estimate
