@@ -278,6 +278,68 @@ bool BilledCommitments(const AuditData& data, const AuditOptions& o, AuditResult
   return !commitments.empty();
 }
 
+// The finding for a reserved instance used (`used`, a share of `observed`) below its
+// break-even against the on-demand offer `od`.
+Finding BelowBreakEvenFinding(const InventoryInstance& i, const AuditOptions& o, double used,
+                              Duration observed, const catalog::Offer& od, double break_even) {
+  const Money on_demand_use = od.price.per_hour.Scaled(used);
+  Finding f;
+  f.rule = kUnderusedCommitment;
+  f.subject = i.Label();
+  f.evidence = fmt::format(
+      "{} busy (GPU utilization ≥ {}%) {:.0f}% of {} of history; break-even {:.0f}% at {} "
+      "committed against {} on demand",
+      CapacityTierName(i.tier), o.thresholds.idle_gpu_util_pct, used * 100,
+      FormatDuration(observed), break_even * 100, i.price.ToString(), od.price.ToString());
+  f.facts = {{"instance", i.id},
+             {"used_share", used},
+             {"break_even", break_even},
+             {"on_demand_offer", od.Id()}};
+  f.saving_per_month = (i.price.per_hour - on_demand_use).Scaled(24 * o.thresholds.month_days);
+  f.saving_basis = fmt::format(
+      "({} − {} × {:.1f}% used) × 24 h × {} days: the commitment's month over what its busy "
+      "hours cost on demand",
+      i.price.ToString(), od.price.ToString(), used * 100, o.thresholds.month_days);
+  f.action = fmt::format(
+      "move on-demand {} work onto it; at the end of the term do not renew it (or sell it "
+      "where the cloud allows)",
+      i.instance_type);
+  return f;
+}
+
+// One reserved instance of the inventory: a finding when its history shows it used below its
+// break-even, a note when its history is too short or its on-demand price unknown.
+void JudgeReservedInstance(const InventoryInstance& i, const AuditOptions& o, AuditResult& out) {
+  const std::vector<UtilizationSpan> spans = InWindow(i, o);
+  const Duration observed = spans.empty() ? Duration(0) : spans.back().end - spans.front().start;
+  if (ToHours(observed) / 24 < o.thresholds.commitment_min_history_days) {
+    out.notes.push_back(fmt::format(
+        "{}: {} has {} of utilization history; judging it needs {} days", kUnderusedCommitment,
+        i.Label(), FormatDuration(observed), o.thresholds.commitment_min_history_days));
+    return;
+  }
+  Duration busy(0);
+  for (const UtilizationSpan& s : spans) {
+    if (s.gpu_util_pct >= o.thresholds.idle_gpu_util_pct) busy += s.end - s.start;
+  }
+  const double used = ToHours(busy) / ToHours(observed);
+  const catalog::Offer* od =
+      o.catalog != nullptr && !i.instance_type.empty()
+          ? catalog::TwinOffer(*o.catalog, {i.cloud, i.instance_type, i.region, ""},
+                               CapacityTier::kOnDemand)
+          : nullptr;
+  if (od == nullptr) {
+    out.notes.push_back(fmt::format(
+        "{}: {} is used {:.0f}% of the time, but its break-even needs the on-demand price of "
+        "'{}' in {} {}, which the catalog does not have",
+        kUnderusedCommitment, i.Label(), used * 100, i.instance_type, i.cloud, i.region));
+    return;
+  }
+  const double break_even = i.price.per_hour.RatioTo(od->price.per_hour);
+  if (used >= break_even) return;
+  out.findings.push_back(BelowBreakEvenFinding(i, o, used, observed, *od, break_even));
+}
+
 }  // namespace
 
 void UnderusedCommitments(const AuditData& data, const AuditOptions& o, AuditResult& out) {
@@ -293,57 +355,7 @@ void UnderusedCommitments(const AuditData& data, const AuditOptions& o, AuditRes
     return;
   }
   for (const InventoryInstance& i : o.inventory->instances) {
-    if (!IsReservedTier(i.tier)) continue;
-    const std::vector<UtilizationSpan> spans = InWindow(i, o);
-    const Duration observed = spans.empty() ? Duration(0) : spans.back().end - spans.front().start;
-    if (ToHours(observed) / 24 < o.thresholds.commitment_min_history_days) {
-      out.notes.push_back(fmt::format(
-          "{}: {} has {} of utilization history; judging it needs {} days", kUnderusedCommitment,
-          i.Label(), FormatDuration(observed), o.thresholds.commitment_min_history_days));
-      continue;
-    }
-    Duration busy(0);
-    for (const UtilizationSpan& s : spans) {
-      if (s.gpu_util_pct >= o.thresholds.idle_gpu_util_pct) busy += s.end - s.start;
-    }
-    const double used = ToHours(busy) / ToHours(observed);
-    const catalog::Offer* od =
-        o.catalog != nullptr && !i.instance_type.empty()
-            ? catalog::TwinOffer(*o.catalog, {i.cloud, i.instance_type, i.region, ""},
-                                 CapacityTier::kOnDemand)
-            : nullptr;
-    if (od == nullptr) {
-      out.notes.push_back(fmt::format(
-          "{}: {} is used {:.0f}% of the time, but its break-even needs the on-demand price of "
-          "'{}' in {} {}, which the catalog does not have",
-          kUnderusedCommitment, i.Label(), used * 100, i.instance_type, i.cloud, i.region));
-      continue;
-    }
-    const double break_even = i.price.per_hour.RatioTo(od->price.per_hour);
-    if (used >= break_even) continue;
-    const Money on_demand_use = od->price.per_hour.Scaled(used);
-    Finding f;
-    f.rule = kUnderusedCommitment;
-    f.subject = i.Label();
-    f.evidence = fmt::format(
-        "{} busy (GPU utilization ≥ {}%) {:.0f}% of {} of history; break-even {:.0f}% at {} "
-        "committed against {} on demand",
-        CapacityTierName(i.tier), o.thresholds.idle_gpu_util_pct, used * 100,
-        FormatDuration(observed), break_even * 100, i.price.ToString(), od->price.ToString());
-    f.facts = {{"instance", i.id},
-               {"used_share", used},
-               {"break_even", break_even},
-               {"on_demand_offer", od->Id()}};
-    f.saving_per_month = (i.price.per_hour - on_demand_use).Scaled(24 * o.thresholds.month_days);
-    f.saving_basis = fmt::format(
-        "({} − {} × {:.1f}% used) × 24 h × {} days: the commitment's month over what its busy "
-        "hours cost on demand",
-        i.price.ToString(), od->price.ToString(), used * 100, o.thresholds.month_days);
-    f.action = fmt::format(
-        "move on-demand {} work onto it; at the end of the term do not renew it (or sell it "
-        "where the cloud allows)",
-        i.instance_type);
-    out.findings.push_back(std::move(f));
+    if (IsReservedTier(i.tier)) JudgeReservedInstance(i, o, out);
   }
 }
 
