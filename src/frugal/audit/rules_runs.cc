@@ -172,23 +172,79 @@ std::optional<Busy> MeanBusy(const RunFacts& r) {
   return std::nullopt;
 }
 
-void UnderutilizedFinding(const RunFacts& r, Busy busy, const AuditOptions& o, AuditResult& out) {
-  const double mean_util = busy.mean_pct;
-  // The GPU segment the run spent longest on names the configuration to replace.
-  const Segment* main_segment = nullptr;
-  Duration gpu_time(0);
+/// The GPU segment the run spent longest on (it names the configuration to replace), and the
+/// run's GPU time in the window.
+struct MainGpuUse {
+  const Segment* segment = nullptr;
+  Duration gpu_time{0};
+};
+
+MainGpuUse MainGpuSegment(const RunFacts& r, const AuditOptions& o) {
+  MainGpuUse use;
   for (const Segment& s : r.segments) {
     if (s.offer.gpu_count == 0) continue;
-    gpu_time += InWindow(s, o);
-    if (main_segment == nullptr || InWindow(s, o) > InWindow(*main_segment, o)) main_segment = &s;
+    use.gpu_time += InWindow(s, o);
+    if (use.segment == nullptr || InWindow(s, o) > InWindow(*use.segment, o)) use.segment = &s;
   }
-  if (main_segment == nullptr || ToHours(gpu_time) * 60 < o.thresholds.underutil_min_minutes) {
-    return;
-  }
+  return use;
+}
+
+std::optional<double> PeakGpuMemBytes(const RunFacts& r) {
   std::optional<double> peak_bytes;
   for (const ledger::Sample& s : r.samples) {
     if (s.gpu_mem_bytes) peak_bytes = std::max(peak_bytes.value_or(0), *s.gpu_mem_bytes);
   }
+  return peak_bytes;
+}
+
+/// A cheaper offer the run fits, or null with `missing` saying why none could be looked for
+/// or found.
+const catalog::Offer* CheaperOfferFor(const Segment& main_segment, std::optional<double> peak_bytes,
+                                      double mean_util, const AuditOptions& o,
+                                      std::string& missing) {
+  if (o.catalog == nullptr) {
+    missing = "no catalog loaded";
+    return nullptr;
+  }
+  if (!peak_bytes) {
+    missing = "no GPU memory samples, so no smaller GPU can be shown to fit";
+    return nullptr;
+  }
+  return CheaperOffer(main_segment, *peak_bytes, mean_util, o, missing);
+}
+
+/// The saving and action of moving the run's main GPU segments to `cheaper`.
+void PriceOnCheaperOffer(Finding& f, const RunFacts& r, const MainGpuUse& use,
+                         const catalog::Offer& cheaper, const std::string& peak_text,
+                         double mean_util, const AuditOptions& o) {
+  const Segment& main_segment = *use.segment;
+  Money saving;
+  for (const Segment& s : r.segments) {
+    if (s.offer.gpu == main_segment.offer.gpu && s.offer.price > cheaper.price) {
+      saving += s.offer.price.For(InWindow(s, o)) - cheaper.price.For(InWindow(s, o));
+    }
+  }
+  f.saving_per_month = PerMonth(saving, o);
+  f.saving_basis = fmt::format(
+      "({} paid − {} for {}) × {} in the window = {}, × {} / window days; same run time "
+      "assumed: {} has the memory (+{}%) and the TFLOPS the run used",
+      main_segment.offer.price.ToString(), cheaper.price.ToString(), cheaper.Id(),
+      FormatDuration(use.gpu_time), saving.ToString(), o.thresholds.month_days, cheaper.gpu,
+      o.thresholds.memory_headroom_pct);
+  f.action = fmt::format("peaks at {} and {:.0f}% on {}: run it on {} ({}, {}) — saves {} per run",
+                         peak_text, mean_util, main_segment.offer.gpu, cheaper.gpu, cheaper.Id(),
+                         cheaper.price.ToString(), saving.ToString());
+  f.facts["cheaper_offer"] = cheaper.Id();
+}
+
+void UnderutilizedFinding(const RunFacts& r, Busy busy, const AuditOptions& o, AuditResult& out) {
+  const double mean_util = busy.mean_pct;
+  const MainGpuUse use = MainGpuSegment(r, o);
+  if (use.segment == nullptr || ToHours(use.gpu_time) * 60 < o.thresholds.underutil_min_minutes) {
+    return;
+  }
+  const Segment& main_segment = *use.segment;
+  const std::optional<double> peak_bytes = PeakGpuMemBytes(r);
   Finding f;
   f.rule = kUnderutilized;
   f.subject = r.Label();
@@ -196,46 +252,104 @@ void UnderutilizedFinding(const RunFacts& r, Busy busy, const AuditOptions& o, A
   const std::string peak_text =
       peak_bytes ? fmt::format("{:.1f} GiB", *peak_bytes / kBytesPerGib) : "unknown";
   f.evidence = fmt::format("mean {} {:.0f}% over {} on {}x {}; peak memory {}", busy.Metric(),
-                           mean_util, FormatDuration(gpu_time), main_segment->offer.gpu_count,
-                           main_segment->offer.gpu, peak_text);
+                           mean_util, FormatDuration(use.gpu_time), main_segment.offer.gpu_count,
+                           main_segment.offer.gpu, peak_text);
   f.facts = {{busy.sm_active ? "mean_sm_active_pct" : "mean_gpu_util_pct", mean_util},
-             {"gpu_hours", ToHours(gpu_time) * main_segment->offer.gpu_count},
-             {"gpu", main_segment->offer.gpu}};
+             {"gpu_hours", ToHours(use.gpu_time) * main_segment.offer.gpu_count},
+             {"gpu", main_segment.offer.gpu}};
   if (peak_bytes) f.facts["peak_gpu_mem_bytes"] = *peak_bytes;
   std::string missing;
-  const catalog::Offer* cheaper = nullptr;
-  if (o.catalog == nullptr) {
-    missing = "no catalog loaded";
-  } else if (!peak_bytes) {
-    missing = "no GPU memory samples, so no smaller GPU can be shown to fit";
-  } else {
-    cheaper = CheaperOffer(*main_segment, *peak_bytes, mean_util, o, missing);
-  }
+  const catalog::Offer* cheaper = CheaperOfferFor(main_segment, peak_bytes, mean_util, o, missing);
   if (cheaper == nullptr) {
     f.saving_basis = "not computed: " + missing;
     f.action =
         "raise utilization (larger batch, more data-loader workers) or move to a smaller GPU";
+  } else {
+    PriceOnCheaperOffer(f, r, use, *cheaper, peak_text, mean_util, o);
+  }
+  out.findings.push_back(std::move(f));
+}
+
+/// Whether spot would have served the run: finished, checkpointed, not a drill's, on on-demand
+/// GPUs only and shorter than spot_max_run_hours.
+bool IsSpotCandidate(const RunFacts& r, const AuditOptions& o) {
+  if (!r.run.end || r.segments.empty() || r.Checkpoints() == 0) return false;
+  // A drill's runs are a measurement of the job on spot (the baseline runs uninterrupted on
+  // purpose): `frugal plan` reads the verdict, and moving them is no saving.
+  if (!r.run.tags.Get("drill").empty()) return false;
+  const bool all_on_demand = std::all_of(r.segments.begin(), r.segments.end(), [](auto& s) {
+    return s.offer.tier == CapacityTier::kOnDemand && s.offer.gpu_count > 0;
+  });
+  const double wall_hours = ToHours(*r.run.end - r.run.start);
+  if (!all_on_demand || wall_hours >= o.thresholds.spot_max_run_hours) return false;
+  return true;
+}
+
+/// The catalog's spot offer of the segment's instance type and region: one in its zone when
+/// there is one, else the cheapest; null when there is none.
+const catalog::Offer* SpotTwin(const Segment& s, const AuditOptions& o) {
+  const catalog::Offer* spot = nullptr;
+  if (o.catalog == nullptr) return spot;
+  for (const catalog::Offer& offer : o.catalog->offers()) {
+    if (offer.tier != CapacityTier::kSpot || offer.cloud != s.offer.cloud ||
+        offer.instance_type != s.offer.instance_type || offer.region != s.offer.region) {
+      continue;
+    }
+    const bool better = spot == nullptr || (offer.zone == s.offer.zone) ||
+                        (spot->zone != s.offer.zone && offer.price < spot->price);
+    if (better) spot = &offer;
+  }
+  return spot;
+}
+
+/// The saving of running on `spot` what cost `paid` over `length` on demand; false when spot
+/// would cost as much or more.
+bool PriceOnSpot(Finding& f, const RunFacts& r, const catalog::Offer& spot, Money paid,
+                 Duration length, const AuditOptions& o) {
+  // Each expected preemption loses half a checkpoint interval of work plus the restart.
+  const double hours = ToHours(length);
+  const double interval_hours = hours / r.Checkpoints();
+  const double preemptions = spot.preemptions_per_hour * hours;
+  const double overhead_hours =
+      preemptions * (interval_hours / 2 + o.thresholds.spot_restart_minutes / 60);
+  const Money spot_cost = spot.price.ForHours(hours + overhead_hours);
+  if (spot_cost >= paid) return false;
+  f.saving_per_month = PerMonth(paid - spot_cost, o);
+  f.saving_basis = fmt::format(
+      "{} paid − {} × ({:.2f} h + {:.2f} expected preemptions × ({:.2f} h half-interval + {} "
+      "min restart)) = {}, × {} / window days",
+      paid.ToString(), spot.price.ToString(), hours, preemptions, interval_hours / 2,
+      o.thresholds.spot_restart_minutes, (paid - spot_cost).ToString(), o.thresholds.month_days);
+  f.facts["spot_offer"] = spot.Id();
+  return true;
+}
+
+void SpotCandidateFinding(const RunFacts& r, const AuditOptions& o, AuditResult& out) {
+  const Segment& s = r.segments.front();
+  Money paid;
+  Duration length(0);
+  for (const Segment& seg : r.segments) {
+    paid += seg.offer.price.For(InWindow(seg, o));
+    length += InWindow(seg, o);
+  }
+  Finding f;
+  f.rule = kSpotCandidate;
+  f.subject = r.Label();
+  f.runs = {r.run.id};
+  f.evidence = fmt::format("{} on on-demand {} {} ({}), {} checkpoints, cost {}",
+                           FormatDuration(length), s.offer.cloud, s.offer.instance_type,
+                           s.offer.region, r.Checkpoints(), paid.ToString());
+  f.facts = {
+      {"hours", ToHours(length)}, {"checkpoints", r.Checkpoints()}, {"paid", paid.ToPlainString()}};
+  const catalog::Offer* spot = SpotTwin(s, o);
+  f.action = "run it on spot with `frugal run` (it checkpoints, so a preemption costs little)";
+  if (spot == nullptr) {
+    f.saving_basis = fmt::format("not computed: no spot offer for {} in {} in the catalog",
+                                 s.offer.instance_type, s.offer.region);
     out.findings.push_back(std::move(f));
     return;
   }
-  Money saving;
-  for (const Segment& s : r.segments) {
-    if (s.offer.gpu == main_segment->offer.gpu && s.offer.price > cheaper->price) {
-      saving += s.offer.price.For(InWindow(s, o)) - cheaper->price.For(InWindow(s, o));
-    }
-  }
-  f.saving_per_month = PerMonth(saving, o);
-  f.saving_basis = fmt::format(
-      "({} paid − {} for {}) × {} in the window = {}, × {} / window days; same run time "
-      "assumed: {} has the memory (+{}%) and the TFLOPS the run used",
-      main_segment->offer.price.ToString(), cheaper->price.ToString(), cheaper->Id(),
-      FormatDuration(gpu_time), saving.ToString(), o.thresholds.month_days, cheaper->gpu,
-      o.thresholds.memory_headroom_pct);
-  f.action = fmt::format("peaks at {} and {:.0f}% on {}: run it on {} ({}, {}) — saves {} per run",
-                         peak_text, mean_util, main_segment->offer.gpu, cheaper->gpu, cheaper->Id(),
-                         cheaper->price.ToString(), saving.ToString());
-  f.facts["cheaper_offer"] = cheaper->Id();
-  out.findings.push_back(std::move(f));
+  if (PriceOnSpot(f, r, *spot, paid, length, o)) out.findings.push_back(std::move(f));
 }
 
 }  // namespace
@@ -257,67 +371,7 @@ void IdleAndUnderutilized(const AuditData& data, const AuditOptions& o, AuditRes
 
 void SpotCandidates(const AuditData& data, const AuditOptions& o, AuditResult& out) {
   for (const RunFacts& r : data.runs) {
-    if (!r.run.end || r.segments.empty() || r.Checkpoints() == 0) continue;
-    // A drill's runs are a measurement of the job on spot (the baseline runs uninterrupted on
-    // purpose): `frugal plan` reads the verdict, and moving them is no saving.
-    if (!r.run.tags.Get("drill").empty()) continue;
-    const bool all_on_demand = std::all_of(r.segments.begin(), r.segments.end(), [](auto& s) {
-      return s.offer.tier == CapacityTier::kOnDemand && s.offer.gpu_count > 0;
-    });
-    const double wall_hours = ToHours(*r.run.end - r.run.start);
-    if (!all_on_demand || wall_hours >= o.thresholds.spot_max_run_hours) continue;
-    const Segment& s = r.segments.front();
-    Money paid;
-    Duration length(0);
-    for (const Segment& seg : r.segments) {
-      paid += seg.offer.price.For(InWindow(seg, o));
-      length += InWindow(seg, o);
-    }
-    Finding f;
-    f.rule = kSpotCandidate;
-    f.subject = r.Label();
-    f.runs = {r.run.id};
-    f.evidence = fmt::format("{} on on-demand {} {} ({}), {} checkpoints, cost {}",
-                             FormatDuration(length), s.offer.cloud, s.offer.instance_type,
-                             s.offer.region, r.Checkpoints(), paid.ToString());
-    f.facts = {{"hours", ToHours(length)},
-               {"checkpoints", r.Checkpoints()},
-               {"paid", paid.ToPlainString()}};
-    const catalog::Offer* spot = nullptr;
-    if (o.catalog != nullptr) {
-      for (const catalog::Offer& offer : o.catalog->offers()) {
-        if (offer.tier != CapacityTier::kSpot || offer.cloud != s.offer.cloud ||
-            offer.instance_type != s.offer.instance_type || offer.region != s.offer.region) {
-          continue;
-        }
-        const bool better = spot == nullptr || (offer.zone == s.offer.zone) ||
-                            (spot->zone != s.offer.zone && offer.price < spot->price);
-        if (better) spot = &offer;
-      }
-    }
-    f.action = "run it on spot with `frugal run` (it checkpoints, so a preemption costs little)";
-    if (spot == nullptr) {
-      f.saving_basis = fmt::format("not computed: no spot offer for {} in {} in the catalog",
-                                   s.offer.instance_type, s.offer.region);
-      out.findings.push_back(std::move(f));
-      continue;
-    }
-    // Each expected preemption loses half a checkpoint interval of work plus the restart.
-    const double hours = ToHours(length);
-    const double interval_hours = hours / r.Checkpoints();
-    const double preemptions = spot->preemptions_per_hour * hours;
-    const double overhead_hours =
-        preemptions * (interval_hours / 2 + o.thresholds.spot_restart_minutes / 60);
-    const Money spot_cost = spot->price.ForHours(hours + overhead_hours);
-    if (spot_cost >= paid) continue;
-    f.saving_per_month = PerMonth(paid - spot_cost, o);
-    f.saving_basis = fmt::format(
-        "{} paid − {} × ({:.2f} h + {:.2f} expected preemptions × ({:.2f} h half-interval + {} "
-        "min restart)) = {}, × {} / window days",
-        paid.ToString(), spot->price.ToString(), hours, preemptions, interval_hours / 2,
-        o.thresholds.spot_restart_minutes, (paid - spot_cost).ToString(), o.thresholds.month_days);
-    f.facts["spot_offer"] = spot->Id();
-    out.findings.push_back(std::move(f));
+    if (IsSpotCandidate(r, o)) SpotCandidateFinding(r, o, out);
   }
 }
 
