@@ -70,6 +70,85 @@ void Buckets(const AuditOptions& o, ReportCharts& c) {
   for (Timestamp t = o.since; t < o.now; t += c.bucket_length) c.buckets.push_back(t);
 }
 
+/// Spend per bucket by team and by tier, as the charts stack it.
+struct SpendTally {
+  explicit SpendTally(const ReportCharts& charts) : c(charts), zeros(charts.buckets.size()) {}
+
+  void Add(const std::string& team, const std::string& tier, Timestamp start, Timestamp end,
+           Money cost) {
+    Spread(c, start, end, cost, teams.try_emplace(team, zeros).first->second);
+    Spread(c, start, end, cost, tiers.try_emplace(tier, zeros).first->second);
+  }
+
+  const ReportCharts& c;
+  const std::vector<Money> zeros;
+  std::map<std::string, std::vector<Money>> teams;
+  std::map<std::string, std::vector<Money>> tiers;
+};
+
+void AddRunSpend(const RunFacts& r, const AuditOptions& o, SpendTally& tally) {
+  const std::string team = r.run.tags.team.empty() ? "(no team)" : r.run.tags.team;
+  for (const ledger::Segment& s : r.segments) {
+    const Timestamp end = std::min(s.end.value_or(o.now), o.now);
+    const Money cost = s.offer.price.For(end - s.start);
+    tally.Add(team, std::string(CapacityTierName(s.offer.tier)), s.start, end, cost);
+  }
+}
+
+// Run-hours by utilization: each clock hour with samples, weighted by the GPU time in it.
+void AddRunUtilHours(const RunFacts& r, const AuditOptions& o, ReportCharts& c) {
+  for (const auto& [hour, util] : HourlyGpuUtil(r)) {
+    const Timestamp from = ledger::FromMillis(hour * 3'600'000);
+    Duration held(0);
+    for (const ledger::Segment& s : r.segments) {
+      if (s.offer.gpu_count > 0) {
+        held += Overlap(s.start, s.end.value_or(o.now), from, from + std::chrono::hours(1));
+      }
+    }
+    c.util_hours[UtilBucket(util)] += ToHours(held);
+  }
+}
+
+void AddUnlinkedBills(const AuditData& data, SpendTally& tally) {
+  for (const BillingFact& b : data.billing) {
+    if (b.run_id) continue;  // a linked row is the run's own spend, counted above
+    const std::string team = BillingTag(b, "team");
+    tally.Add(team.empty() ? "(no team)" : team, TierOfBill(b), b.start, b.end, b.billed);
+  }
+}
+
+// Capacity the inventory lists bills whether or not a run used it.
+void AddInventorySpend(const AuditData& data, const AuditOptions& o, SpendTally& tally) {
+  for (const InventorySpend& spend : InventorySpendOf(data, o)) {
+    const InventoryInstance& i = *spend.instance;
+    const Timestamp start = std::max(spend.start, o.since);
+    if (start >= o.now) continue;
+    const Money cost = spend.Between(start, o.now);
+    tally.Add(i.tags.team.empty() ? "(no team)" : i.tags.team,
+              std::string(CapacityTierName(i.tier)), start, o.now, cost);
+  }
+}
+
+void AddInventoryUtilHours(const AuditOptions& o, ReportCharts& c) {
+  if (o.inventory == nullptr) return;
+  for (const InventoryInstance& i : o.inventory->instances) {
+    for (const UtilizationSpan& s : i.history) {
+      c.util_hours[UtilBucket(s.gpu_util_pct)] += ToHours(Overlap(s.start, s.end, o.since, o.now));
+    }
+  }
+}
+
+// The findings' monthly savings summed by rule, largest first.
+void RankSavings(const std::vector<Finding>& findings, ReportCharts& c) {
+  std::map<std::string, Money> by_rule;
+  for (const Finding& f : findings) {
+    if (f.saving_per_month && *f.saving_per_month > Money()) by_rule[f.rule] += *f.saving_per_month;
+  }
+  c.savings_by_rule.assign(by_rule.begin(), by_rule.end());
+  std::stable_sort(c.savings_by_rule.begin(), c.savings_by_rule.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+}
+
 }  // namespace
 
 Money SpendSeries::Total() const {
@@ -81,66 +160,17 @@ Money SpendSeries::Total() const {
 void BuildCharts(const AuditData& data, const AuditOptions& o, AuditResult& out) {
   ReportCharts& c = out.charts;
   Buckets(o, c);
-  std::map<std::string, std::vector<Money>> teams;
-  std::map<std::string, std::vector<Money>> tiers;
-  const std::vector<Money> zeros(c.buckets.size());
+  SpendTally tally(c);
   for (const RunFacts& r : data.runs) {
-    const std::string team = r.run.tags.team.empty() ? "(no team)" : r.run.tags.team;
-    for (const ledger::Segment& s : r.segments) {
-      const Timestamp end = std::min(s.end.value_or(o.now), o.now);
-      const Money cost = s.offer.price.For(end - s.start);
-      auto& t = teams.try_emplace(team, zeros).first->second;
-      Spread(c, s.start, end, cost, t);
-      Spread(c, s.start, end, cost,
-             tiers.try_emplace(std::string(CapacityTierName(s.offer.tier)), zeros).first->second);
-    }
-    // Run-hours by utilization: each clock hour with samples, weighted by the GPU time in it.
-    for (const auto& [hour, util] : HourlyGpuUtil(r)) {
-      const Timestamp from = ledger::FromMillis(hour * 3'600'000);
-      Duration held(0);
-      for (const ledger::Segment& s : r.segments) {
-        if (s.offer.gpu_count > 0) {
-          held += Overlap(s.start, s.end.value_or(o.now), from, from + std::chrono::hours(1));
-        }
-      }
-      c.util_hours[UtilBucket(util)] += ToHours(held);
-    }
+    AddRunSpend(r, o, tally);
+    AddRunUtilHours(r, o, c);
   }
-  for (const BillingFact& b : data.billing) {
-    if (b.run_id) continue;  // a linked row is the run's own spend, counted above
-    const std::string team = BillingTag(b, "team");
-    Spread(c, b.start, b.end, b.billed,
-           teams.try_emplace(team.empty() ? "(no team)" : team, zeros).first->second);
-    Spread(c, b.start, b.end, b.billed, tiers.try_emplace(TierOfBill(b), zeros).first->second);
-  }
-  // Capacity the inventory lists bills whether or not a run used it.
-  for (const InventorySpend& spend : InventorySpendOf(data, o)) {
-    const InventoryInstance& i = *spend.instance;
-    const Timestamp start = std::max(spend.start, o.since);
-    if (start >= o.now) continue;
-    const Money cost = spend.Between(start, o.now);
-    Spread(c, start, o.now, cost,
-           teams.try_emplace(i.tags.team.empty() ? "(no team)" : i.tags.team, zeros).first->second);
-    Spread(c, start, o.now, cost,
-           tiers.try_emplace(std::string(CapacityTierName(i.tier)), zeros).first->second);
-  }
-  if (o.inventory != nullptr) {
-    for (const InventoryInstance& i : o.inventory->instances) {
-      for (const UtilizationSpan& s : i.history) {
-        c.util_hours[UtilBucket(s.gpu_util_pct)] +=
-            ToHours(Overlap(s.start, s.end, o.since, o.now));
-      }
-    }
-  }
-  c.spend_by_team = Ranked(std::move(teams), kMaxTeams);
-  c.spend_by_tier = Ranked(std::move(tiers), kMaxTeams);
-  std::map<std::string, Money> by_rule;
-  for (const Finding& f : out.findings) {
-    if (f.saving_per_month && *f.saving_per_month > Money()) by_rule[f.rule] += *f.saving_per_month;
-  }
-  c.savings_by_rule.assign(by_rule.begin(), by_rule.end());
-  std::stable_sort(c.savings_by_rule.begin(), c.savings_by_rule.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  AddUnlinkedBills(data, tally);
+  AddInventorySpend(data, o, tally);
+  AddInventoryUtilHours(o, c);
+  c.spend_by_team = Ranked(std::move(tally.teams), kMaxTeams);
+  c.spend_by_tier = Ranked(std::move(tally.tiers), kMaxTeams);
+  RankSavings(out.findings, c);
 }
 
 std::vector<RenderedChart> RenderCharts(const AuditResult& result) {
