@@ -251,6 +251,70 @@ std::vector<Window> BuiltInWindows() {
   return {{"nights", nights}, {"weekends", weekends}, {"off_peak", nights | weekends}};
 }
 
+// pools: a non-empty list, each pool named once.
+Result<void> ReadPools(const YamlDoc& doc, const std::vector<std::string>& known_gpus,
+                       Capacity& cap) {
+  const YAML::Node& root = doc.root();
+  const YAML::Node pools = root["pools"];
+  if (!pools || !pools.IsSequence() || pools.size() == 0) {
+    return doc.FailAt(pools ? pools : root, "pools", "must be a non-empty list of pools");
+  }
+  std::set<std::string> names;
+  for (const YAML::Node& node : pools) {
+    Pool pool = FRUGAL_TRY(ParsePool(doc, node, known_gpus));
+    if (!names.insert(pool.name).second) {
+      return doc.FailAt(node["name"], "name", fmt::format("pool '{}' is named twice", pool.name));
+    }
+    cap.pools.push_back(std::move(pool));
+  }
+  return {};
+}
+
+// windows: the spec's own, after the built-in ones, each named once.
+Result<void> ReadWindows(const YamlDoc& doc, Capacity& cap) {
+  cap.windows = BuiltInWindows();
+  const YAML::Node windows = doc.root()["windows"];
+  if (!windows) return {};
+  if (!windows.IsSequence()) return doc.FailAt(windows, "windows", "must be a list");
+  for (const YAML::Node& node : windows) {
+    const std::string name = FRUGAL_TRY(doc.RequiredString(node, "name"));
+    if (node["price_per_gpu_hour"]) {
+      return doc.FailAt(node["price_per_gpu_hour"], "price_per_gpu_hour",
+                        "a window has no price (prices go in a pool's price_schedule)");
+    }
+    // A built-in name (nights, weekends, off_peak) would be found first and this one ignored.
+    const size_t builtin = BuiltInWindows().size();
+    for (size_t i = 0; i < cap.windows.size(); ++i) {
+      if (cap.windows[i].name == name) {
+        return doc.FailAt(node["name"], "name",
+                          fmt::format("window '{}' is named twice{}", name,
+                                      i < builtin ? " (it is built in)" : ""));
+      }
+    }
+    cap.windows.push_back({name, FRUGAL_TRY(ParseHours(doc, node, "window"))});
+  }
+  return {};
+}
+
+// budgets: at most one per tag and period.
+Result<void> ReadBudgets(const YamlDoc& doc, Capacity& cap) {
+  const YAML::Node budgets = doc.root()["budgets"];
+  if (!budgets) return {};
+  if (!budgets.IsSequence()) return doc.FailAt(budgets, "budgets", "must be a list");
+  for (const YAML::Node& node : budgets) {
+    TeamBudget b = FRUGAL_TRY(ParseBudget(doc, node));
+    for (const TeamBudget& o : cap.budgets) {
+      if (o.tag_key == b.tag_key && o.tag_value == b.tag_value && o.period == b.period) {
+        return doc.FailAt(node, "budgets",
+                          fmt::format("{}={} already has a {} budget (line {})", b.tag_key,
+                                      b.tag_value, PeriodName(b.period), o.line));
+      }
+    }
+    cap.budgets.push_back(std::move(b));
+  }
+  return {};
+}
+
 Result<Capacity> FromDoc(const YamlDoc& doc, const std::vector<std::string>& known_gpus) {
   const YAML::Node& root = doc.root();
   FRUGAL_TRY(
@@ -264,53 +328,9 @@ Result<Capacity> FromDoc(const YamlDoc& doc, const std::vector<std::string>& kno
   Capacity cap;
   cap.known_gpus = known_gpus;
   cap.source = doc.source();
-  const YAML::Node pools = root["pools"];
-  if (!pools || !pools.IsSequence() || pools.size() == 0) {
-    return doc.FailAt(pools ? pools : root, "pools", "must be a non-empty list of pools");
-  }
-  std::set<std::string> names;
-  for (const YAML::Node& node : pools) {
-    Pool pool = FRUGAL_TRY(ParsePool(doc, node, known_gpus));
-    if (!names.insert(pool.name).second) {
-      return doc.FailAt(node["name"], "name", fmt::format("pool '{}' is named twice", pool.name));
-    }
-    cap.pools.push_back(std::move(pool));
-  }
-  cap.windows = BuiltInWindows();
-  if (const YAML::Node windows = root["windows"]) {
-    if (!windows.IsSequence()) return doc.FailAt(windows, "windows", "must be a list");
-    for (const YAML::Node& node : windows) {
-      const std::string name = FRUGAL_TRY(doc.RequiredString(node, "name"));
-      if (node["price_per_gpu_hour"]) {
-        return doc.FailAt(node["price_per_gpu_hour"], "price_per_gpu_hour",
-                          "a window has no price (prices go in a pool's price_schedule)");
-      }
-      // A built-in name (nights, weekends, off_peak) would be found first and this one ignored.
-      const size_t builtin = BuiltInWindows().size();
-      for (size_t i = 0; i < cap.windows.size(); ++i) {
-        if (cap.windows[i].name == name) {
-          return doc.FailAt(node["name"], "name",
-                            fmt::format("window '{}' is named twice{}", name,
-                                        i < builtin ? " (it is built in)" : ""));
-        }
-      }
-      cap.windows.push_back({name, FRUGAL_TRY(ParseHours(doc, node, "window"))});
-    }
-  }
-  if (const YAML::Node budgets = root["budgets"]) {
-    if (!budgets.IsSequence()) return doc.FailAt(budgets, "budgets", "must be a list");
-    for (const YAML::Node& node : budgets) {
-      TeamBudget b = FRUGAL_TRY(ParseBudget(doc, node));
-      for (const TeamBudget& o : cap.budgets) {
-        if (o.tag_key == b.tag_key && o.tag_value == b.tag_value && o.period == b.period) {
-          return doc.FailAt(node, "budgets",
-                            fmt::format("{}={} already has a {} budget (line {})", b.tag_key,
-                                        b.tag_value, PeriodName(b.period), o.line));
-        }
-      }
-      cap.budgets.push_back(std::move(b));
-    }
-  }
+  FRUGAL_TRY(ReadPools(doc, known_gpus, cap));
+  FRUGAL_TRY(ReadWindows(doc, cap));
+  FRUGAL_TRY(ReadBudgets(doc, cap));
   return cap;
 }
 
