@@ -151,7 +151,7 @@ Cells SegmentCells(const SegmentFact& fact, const Run& run, const Utilization& u
 
 }  // namespace
 
-// One function: a flat list of the export's columns, in the order they are written.
+// A table, one entry a line: the export's columns, in the order they are written.
 const std::vector<std::string>& FocusExportColumns() {
   static const std::vector<std::string> kColumns = {"AvailabilityZone",
                                                     "BilledCost",
