@@ -84,7 +84,8 @@ class StepLayer {
   [[nodiscard]] Value Next(int p, int s) const {
     if (p >= job_.compute) return kDone;
     if (p < next_lo_) return kNever;
-    return next_[static_cast<size_t>(p * layout_.total + s)];
+    return next_[static_cast<size_t>(p) * static_cast<size_t>(layout_.total) +
+                 static_cast<size_t>(s)];
   }
   [[nodiscard]] Value WorkStep(int p, int m) const {
     return Step(m, cost_[m], Next(p + 1, layout_.AfterWork(m)));
@@ -136,24 +137,26 @@ class StepLayer {
 }  // namespace
 
 OptimumResult SolveOptimum(const StepTrace& trace, int start, const StepJob& job) {
-  const int C = job.compute;
-  const int D = job.deadline;
+  const int compute = job.compute;
+  const int deadline = job.deadline;
   OptimumResult result;
-  if (C + job.changeover > D) return result;  // not even on-demand from the first step can make it
-  const Layout L(job);
-  const int S = L.total;
+  // Not even on-demand from the first step can make it.
+  if (compute + job.changeover > deadline) return result;
+  const Layout layout(job);
+  const auto states = static_cast<size_t>(layout.total);
   const int n = trace.steps();
-  std::vector<Value> next(static_cast<size_t>((C + 1) * S), kNever);
+  std::vector<Value> next(static_cast<size_t>(compute + 1) * states, kNever);
   std::vector<Value> cur(next.size(), kNever);
-  int next_lo = C;  // layer D: nothing below C is finished
-  for (int t = D - 1; t >= 0; --t) {
+  int next_lo = compute;  // the layer at the deadline: nothing below compute is finished
+  for (int t = deadline - 1; t >= 0; --t) {
     const int g = start + t;
     const bool a = g < n && trace.available[static_cast<size_t>(g)] != 0;
     const auto pi = static_cast<size_t>(std::clamp(g, 0, n - 1));
-    const StepLayer layer(L, job, next, next_lo, a, trace.spot_cost[pi], trace.on_demand_cost[pi]);
-    const int lo = std::max(0, C - (D - t));
-    const int hi = std::min(t, C - 1);
-    for (int p = lo; p <= hi; ++p) layer.Fill(p, &cur[static_cast<size_t>(p * S)]);
+    const StepLayer layer(layout, job, next, next_lo, a, trace.spot_cost[pi],
+                          trace.on_demand_cost[pi]);
+    const int lo = std::max(0, compute - (deadline - t));
+    const int hi = std::min(t, compute - 1);
+    for (int p = lo; p <= hi; ++p) layer.Fill(p, &cur[static_cast<size_t>(p) * states]);
     std::swap(cur, next);
     next_lo = lo;
   }
