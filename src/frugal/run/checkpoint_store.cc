@@ -65,7 +65,10 @@ Result<void> CheckReportedSizes(const Manifest& manifest, const CheckpointReport
                                 const fs::path& source) {
   if (!report.files) return {};
   const bool is_file = manifest.kind == CheckpointKind::kFile;
-  for (const auto& [name, bytes] : *report.files) {
+  for (const auto& reported : *report.files) {
+    // Named copies of the pair's parts: a lambda cannot capture a structured binding in clang 14.
+    const std::string& name = reported.first;
+    const uint64_t bytes = reported.second;
     const auto it =
         std::find_if(manifest.files.begin(), manifest.files.end(), [&](const ManifestFile& f) {
           return f.path == name || (is_file && f.path == source.filename().string());
@@ -107,7 +110,7 @@ Result<void> CheckpointStore::Prepare() {
   for (const auto& entry : fs::directory_iterator(staging_dir(), ec))
     fs::remove_all(entry.path(), ec);
   for (const auto& entry : fs::directory_iterator(committed_dir(), ec)) {
-    if (entry.path().filename().string().rfind(".", 0) == 0) fs::remove_all(entry.path(), ec);
+    if (entry.path().filename().string().rfind('.', 0) == 0) fs::remove_all(entry.path(), ec);
   }
   return {};
 }
@@ -180,6 +183,7 @@ std::vector<fs::path> CheckpointStore::ListCommitted() const {
   }
   std::sort(found.begin(), found.end());
   std::vector<fs::path> out;
+  out.reserve(found.size());
   for (auto& [seq, path] : found) out.push_back(std::move(path));
   return out;
 }
