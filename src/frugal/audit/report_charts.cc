@@ -30,8 +30,9 @@ void Spread(const ReportCharts& c, Timestamp start, Timestamp end, Money cost,
 }
 
 /// The series by name, largest first; past `keep` the rest are summed into "other".
-std::vector<SpendSeries> Ranked(std::map<std::string, std::vector<Money>> by_name, size_t keep) {
+std::vector<SpendSeries> Ranked(std::map<std::string, std::vector<Money>>&& by_name, size_t keep) {
   std::vector<SpendSeries> series;
+  series.reserve(by_name.size());
   for (auto& [name, values] : by_name) series.push_back({name, std::move(values)});
   std::stable_sort(series.begin(), series.end(), [](const SpendSeries& a, const SpendSeries& b) {
     return a.Total() > b.Total();
