@@ -190,6 +190,8 @@ SpotRun ModelSpotRun(double work_hours, double preemptions_per_hour, const Fault
   return run;
 }
 
+// One derivation, kept whole: both cases (a planned switch, or preemptions absorbed) read the
+// same pace, loss and reserve, and split apart they would read as formulas without a source.
 std::optional<FallbackRun> ModelFallback(double work_hours, const SpotRun& spot,
                                          double preemptions_per_hour, const FaultTolerance& ft,
                                          const FallbackPrices& prices, double deadline_hours) {

@@ -199,14 +199,10 @@ Result<int> ReadAvailable(const CsvTable& table, const CsvRecord& row, size_t co
   return static_cast<int>(*count);
 }
 
-}  // namespace
-
-Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source,
-                             TraceFormat format) {
-  FRUGAL_TRY(RequireUtf8(text, source));
-  nlohmann::json doc;
+/// The JSON document of `text`; kBadInput naming the line and column where it is not JSON.
+Result<nlohmann::json> ParseTraceJson(const std::string& text, const std::string& source) {
   try {
-    doc = nlohmann::json::parse(text);
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     return Fail(
         ErrorCode::kBadInput,
@@ -225,20 +221,15 @@ Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source,
         fmt::format("{}:{}: not valid JSON: number {} is out of range", source,
                     LineColumnAt(text, at == std::string::npos ? 0 : at), Abbreviate(number)));
   }
-  Trace trace;
-  trace.name = Stem(source);
-  trace.source = source;
-  if (!doc.is_object()) return Fail(ErrorCode::kBadInput, source + ":1:1: expected a JSON object");
-  if (doc.contains("metadata")) {
-    trace.gap_seconds = FRUGAL_TRY(ReadGapSeconds(doc["metadata"], text, source));
-  }
-  if (!doc.contains("data") || !doc["data"].is_array() || doc["data"].empty()) {
-    return Fail(ErrorCode::kBadInput,
-                source + ":1:1: field 'data': expected a non-empty array of launchable counts");
-  }
-  const auto& data = doc["data"];
-  trace.launchable.reserve(data.size());
-  bool counts = false;  // some value above 1: only launchable counts have those
+}
+
+/// `data`'s values as launchable counts (or, for kUnavailable, 0/1 flags as they are); whether
+/// any is above 1 (only launchable counts have those) goes to `counts`.
+Result<std::vector<int>> ReadDataValues(const nlohmann::json& data, const std::string& text,
+                                        const std::string& source, TraceFormat format,
+                                        bool& counts) {
+  std::vector<int> values;
+  values.reserve(data.size());
   for (size_t i = 0; i < data.size(); ++i) {
     const auto& v = data[i];
     const bool flag_ok =
@@ -254,8 +245,30 @@ Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source,
                       ", got " + Abbreviate(v.dump()));
     }
     counts = counts || v.get<int64_t>() > 1;
-    trace.launchable.push_back(static_cast<int>(v.get<int64_t>()));
+    values.push_back(static_cast<int>(v.get<int64_t>()));
   }
+  return values;
+}
+
+}  // namespace
+
+Result<Trace> ParseJsonTrace(const std::string& text, const std::string& source,
+                             TraceFormat format) {
+  FRUGAL_TRY(RequireUtf8(text, source));
+  const nlohmann::json doc = FRUGAL_TRY(ParseTraceJson(text, source));
+  Trace trace;
+  trace.name = Stem(source);
+  trace.source = source;
+  if (!doc.is_object()) return Fail(ErrorCode::kBadInput, source + ":1:1: expected a JSON object");
+  if (doc.contains("metadata")) {
+    trace.gap_seconds = FRUGAL_TRY(ReadGapSeconds(doc["metadata"], text, source));
+  }
+  if (!doc.contains("data") || !doc["data"].is_array() || doc["data"].empty()) {
+    return Fail(ErrorCode::kBadInput,
+                source + ":1:1: field 'data': expected a non-empty array of launchable counts");
+  }
+  bool counts = false;
+  trace.launchable = FRUGAL_TRY(ReadDataValues(doc["data"], text, source, format, counts));
   if (format == TraceFormat::kAuto && !counts && !IsSpotTracesLayout(doc)) {
     return Fail(ErrorCode::kBadInput,
                 source +
