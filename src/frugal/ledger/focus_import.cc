@@ -17,7 +17,7 @@ namespace frugal::ledger {
 namespace {
 
 bool IsFocusColumn(const std::string& name) {
-  static const std::set<std::string> known = [] {
+  static const std::set<std::string> kKnown = [] {
     std::set<std::string> s;
     for (const std::string& c : FocusExportColumns()) s.insert(c);
     // Columns of FOCUS 1.0/1.1 that 1.2 kept under other names or dropped.
@@ -25,7 +25,7 @@ bool IsFocusColumn(const std::string& name) {
     s.insert("SkuPriceDetails");
     return s;
   }();
-  return known.contains(name) || name.starts_with("x_");
+  return kKnown.contains(name) || name.starts_with("x_");
 }
 
 nlohmann::json ReadTags(FocusRow& row) {

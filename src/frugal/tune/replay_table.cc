@@ -294,6 +294,7 @@ std::vector<std::vector<double>> ReplayTable::ColumnPoints() const {
     if (values.size() != configs_.size() || repeats_id) continue;
     if (numeric) {
       std::vector<double> x;
+      x.reserve(values.size());
       for (const ParamValue* v : values)
         x.push_back(std::holds_alternative<double>(*v)
                         ? std::get<double>(*v)
@@ -309,6 +310,7 @@ std::vector<std::vector<double>> ReplayTable::ColumnPoints() const {
         points[i].push_back(((logs ? std::log(x[i]) : x[i]) - a) / (b - a));
     } else {
       std::vector<std::string> choices;
+      choices.reserve(values.size());
       for (const ParamValue* v : values) choices.push_back(ValueText(*v));
       std::vector<std::string> distinct = choices;
       std::sort(distinct.begin(), distinct.end());

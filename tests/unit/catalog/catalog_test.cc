@@ -11,12 +11,12 @@ namespace frugal::catalog {
 namespace {
 
 const Catalog& Shipped() {
-  static const Catalog c = [] {
+  static const Catalog kShipped = [] {
     auto loaded = Catalog::LoadFrom(frugal::testing::SourceDir() / "data");
     EXPECT_TRUE(loaded.has_value()) << loaded.error().message;
     return std::move(loaded).value();
   }();
-  return c;
+  return kShipped;
 }
 
 TEST(Catalog, ShippedSnapshotLoadsWithEveryCloudAndTier) {
