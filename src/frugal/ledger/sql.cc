@@ -51,7 +51,7 @@ std::string AsText(const Value& v) {
 
 Result<CapacityTier> AsTier(const Value& v) {
   return ParseCapacityTier(AsText(v)).map_error([](const Error& e) {
-    return Error{ErrorCode::kFailed, fmt::format("a stored tier: {}", e.message)};
+    return Error{ErrorCode::kFailed, e.message};
   });
 }
 
