@@ -124,17 +124,20 @@ TEST_F(TuneE2e, SigkilledStudyResumesFromItsLastSaveAndEndsWhereAnUninterruptedO
   args.insert(args.end(), {"--save-every-ms", "0"});
   const pid_t pid = StartFrugal(args, home_.path());
   ASSERT_GE(pid, 0);
-  // Its state is saved in the ledger, the one study store (it was a JSON file before).
+  // Its state is saved in the ledger, the one study store (it was a JSON file before). It is
+  // killed once a saved state has handled a few events: mid-study, past its first results.
   const std::string ledger_file = (home_.path() / "data" / "ledger.sqlite").string();
   const auto saved = [&] {
     auto db = ledger::OpenForCommand(ledger_file, ledger::CreateMode::kMustExist);
-    return db && tune::LedgerStudyStore(**db).Load("crashed").has_value();
+    if (!db) return false;
+    const auto state = tune::LedgerStudyStore(**db).Load("crashed");
+    return state &&
+           state->value(nlohmann::json::json_pointer("/accounting/events"), int64_t{0}) >= 3;
   };
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!saved() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ::kill(pid, SIGKILL);
   int status = 0;
   ::waitpid(pid, &status, 0);

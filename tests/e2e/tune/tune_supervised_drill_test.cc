@@ -14,11 +14,15 @@ def log(name, line):
         f.write(line + "\n")
 log("spans.log", f"B {trial} {time.time()}")
 log("trials.log", f"start {trial} {epoch} {target}")
+reported = False  # this segment has reported progress (ready.log says when)
 try:
     while epoch < target:
         for i in range(10):
             time.sleep(0.05)
             frugal.report(epoch * 10 + i, heartbeat=1)
+            if not reported:
+                reported = True
+                log("ready.log", f"R {trial} {time.time()}")
             if frugal.should_stop() or frugal.checkpoint_requested():
                 with frugal.checkpoint(epoch * 10 + i) as d:
                     with open(os.path.join(d, "state.json"), "w") as f:
@@ -142,11 +146,25 @@ TEST_F(TuneSupervised, ParallelTrialsOverlapHoldTheBudgetAndResumeAfterAKill) {
 TEST_F(TuneSupervised, CtrlCCheckpointsEveryRunningTrialAndResumeFinishesTheStudy) {
   const pid_t pid = StartStudy(kSlowTrainer, kParallelStudy);
   ASSERT_GE(pid, 0);
-  // Interrupt once trials run side by side.
-  WaitUntil(
-      [&] { return PeakOverlap(dir_ / "spans.log") >= 2 || OpenSpans(dir_ / "spans.log") >= 2; },
-      std::chrono::seconds(30));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Interrupt once two trials run side by side, each past its first report (so in the loop
+  // that answers a checkpoint request): a trial is there when its segment's last "R" in
+  // ready.log is later than its last "E" in spans.log.
+  const auto reported_and_open = [&] {
+    std::map<int, double> last_ready, last_end;
+    std::ifstream ready(dir_ / "ready.log");
+    std::string kind;
+    int trial = 0;
+    double t = 0;
+    while (ready >> kind >> trial >> t) last_ready[trial] = std::max(last_ready[trial], t);
+    std::ifstream spans(dir_ / "spans.log");
+    while (spans >> kind >> trial >> t) {
+      if (kind == "E") last_end[trial] = std::max(last_end[trial], t);
+    }
+    int open = 0;
+    for (const auto& [id, at] : last_ready) open += !last_end.contains(id) || at > last_end[id];
+    return open;
+  };
+  WaitUntil([&] { return reported_and_open() >= 2; }, std::chrono::seconds(30));
   ::kill(pid, SIGINT);
   int status = 0;
   ::waitpid(pid, &status, 0);
