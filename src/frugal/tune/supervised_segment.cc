@@ -63,6 +63,11 @@ class SharedChaos final : public run::PreemptionSource {
     }
     return std::nullopt;
   }
+  /// Whether this source delivered its notice.
+  [[nodiscard]] bool fired() const { return inner_.fired() > 0; }
+  /// Gives the notice's place under the study's limit back: the supervisor took it back (it came
+  /// as the command finished, so nothing was preempted), and `max` counts preemptions.
+  void GiveBack() { fired_total_.fetch_sub(1); }
 
  private:
   run::ChaosPreemptions inner_;
@@ -276,14 +281,17 @@ void SupervisedRunner::SuperviseAttempts(Active& a, run::RunSession& session) {
     auto stop = std::make_unique<StopRequest>(a.stop_requested, halting_);
     const StopRequest* stop_source = stop.get();
     supervisor.AddPreemptionSource(std::move(stop));
+    SharedChaos* chaos_source = nullptr;
     if (const auto& chaos = options_.chaos;
         chaos && (chaos->max == 0 || chaos_fired_.load() < chaos->max)) {
       const auto trial = static_cast<uint64_t>(a.pending.trial.id);
       const auto nth =
           static_cast<uint64_t>(a.first_invocation) + static_cast<uint64_t>(a.invocations);
       const uint64_t seed = options_.seed * uint64_t{1000003} + trial * uint64_t{7919} + nth;
-      supervisor.AddPreemptionSource(std::make_unique<SharedChaos>(
-          chaos->every, seed, static_cast<int>(chaos->max), chaos_fired_));
+      auto source = std::make_unique<SharedChaos>(chaos->every, seed, static_cast<int>(chaos->max),
+                                                  chaos_fired_);
+      chaos_source = source.get();
+      supervisor.AddPreemptionSource(std::move(source));
     }
     ++a.invocations;
     a.result = supervisor.Run();
@@ -294,7 +302,12 @@ void SupervisedRunner::SuperviseAttempts(Active& a, run::RunSession& session) {
     // Preemptions proper: spot notices and injected ones, not the tuner's own stop request. A
     // stop that came as the command finished was never counted (the supervisor takes back a
     // notice whose segment finished), so there is nothing to take back twice.
-    a.preemptions += std::max(0, a.result->preemptions - (stop_source->fired() ? 1 : 0));
+    const int preemptions = std::max(0, a.result->preemptions - (stop_source->fired() ? 1 : 0));
+    a.preemptions += preemptions;
+    // An injected notice the supervisor took back preempted nothing: another may take its place.
+    if (chaos_source != nullptr && chaos_source->fired() && preemptions == 0) {
+      chaos_source->GiveBack();
+    }
     const bool preempted = a.result->outcome == run::RunOutcome::kPreempted;
     if (!preempted || a.stop_requested || halting_ || attempt >= options_.max_restarts) break;
     log::Info("trial {}: preempted; resuming from its newest checkpoint", a.pending.trial.id);

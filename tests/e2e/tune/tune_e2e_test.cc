@@ -1,5 +1,6 @@
 // frugal tune end to end: the real binary over replayed curves.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -450,7 +451,7 @@ TEST_F(TuneE2e, BadFlagsAreNamedInTheError) {
     *(at + 1) = value;
     const CommandResult named = RunFrugal(bad, home_.path());
     EXPECT_EQ(named.exit_code, 2) << flag;
-    EXPECT_NE(named.err.find(flag + ": " + message), std::string::npos) << named.err;
+    EXPECT_NE(named.err.find(fmt::format("{}: {}", flag, message)), std::string::npos) << named.err;
     EXPECT_EQ(named.err.find("(flags)"), std::string::npos) << named.err;
   }
 }
