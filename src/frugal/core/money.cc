@@ -51,7 +51,8 @@ tl::unexpected<Error> BadAmount(std::string_view original, std::string_view why)
   return Fail(ErrorCode::kBadInput, fmt::format("invalid amount '{}': {}", original, why));
 }
 
-/// Digits read from an amount: their value, how many, and where the reading stopped.
+/// Digits read from an amount: their value, how many, and (for the whole dollars) where the
+/// reading stopped.
 struct ParsedDigits {
   Int128 value = 0;
   int count = 0;
@@ -98,7 +99,6 @@ Result<ParsedDigits> ParseFractionDigits(std::string_view text, std::string_view
     }
   }
   for (int k = fraction.count; k < 18; ++k) fraction.value *= 10;
-  fraction.end = text.size();
   return fraction;
 }
 }  // namespace

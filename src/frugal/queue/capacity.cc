@@ -252,8 +252,7 @@ std::vector<Window> BuiltInWindows() {
 }
 
 // pools: a non-empty list, each pool named once.
-Result<void> ReadPools(const YamlDoc& doc, const std::vector<std::string>& known_gpus,
-                       Capacity& cap) {
+Result<void> ReadPools(const YamlDoc& doc, Capacity& cap) {
   const YAML::Node& root = doc.root();
   const YAML::Node pools = root["pools"];
   if (!pools || !pools.IsSequence() || pools.size() == 0) {
@@ -261,7 +260,7 @@ Result<void> ReadPools(const YamlDoc& doc, const std::vector<std::string>& known
   }
   std::set<std::string> names;
   for (const YAML::Node& node : pools) {
-    Pool pool = FRUGAL_TRY(ParsePool(doc, node, known_gpus));
+    Pool pool = FRUGAL_TRY(ParsePool(doc, node, cap.known_gpus));
     if (!names.insert(pool.name).second) {
       return doc.FailAt(node["name"], "name", fmt::format("pool '{}' is named twice", pool.name));
     }
@@ -328,7 +327,7 @@ Result<Capacity> FromDoc(const YamlDoc& doc, const std::vector<std::string>& kno
   Capacity cap;
   cap.known_gpus = known_gpus;
   cap.source = doc.source();
-  FRUGAL_TRY(ReadPools(doc, known_gpus, cap));
+  FRUGAL_TRY(ReadPools(doc, cap));
   FRUGAL_TRY(ReadWindows(doc, cap));
   FRUGAL_TRY(ReadBudgets(doc, cap));
   return cap;
